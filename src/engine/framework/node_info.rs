@@ -1,0 +1,226 @@
+//! What the scheduler knows about pods and nodes during a cycle (framework/types.go):
+//! `PodInfo` with its parsed affinity terms, `NodeInfo` with per-node aggregates, both cheap to
+//! clone so the runner can evaluate "what if these pods were added or removed".
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1 as core;
+
+use crate::model::resources::Resource;
+use crate::model::selector::{Labels, Selector};
+use crate::model::{HostPort, Node, Pod};
+
+/// A parsed pod affinity term (`framework.AffinityTerm`).
+#[derive(Clone, Debug)]
+pub struct AffinityTerm {
+    /// Namespaces listed (or the pod's own when neither list nor selector is given).
+    pub namespaces: BTreeSet<String>,
+    /// Label selector for pods.
+    pub selector: Selector,
+    /// Topology key.
+    pub topology_key: String,
+    /// Namespace selector (Nothing when absent).
+    pub namespace_selector: Selector,
+}
+
+impl AffinityTerm {
+    /// Builds a term for `pod` as `newAffinityTerm` does. With `merge_label_keys`, the term's
+    /// matchLabelKeys / mismatchLabelKeys are merged into the selector (what the API server does
+    /// from 1.31 on, when MatchLabelKeysInPodAffinity is on).
+    pub fn new(pod: &Pod, t: &core::PodAffinityTerm, merge_label_keys: bool) -> Self {
+        let mut selector = Selector::from_label_selector(t.label_selector.as_ref());
+        if merge_label_keys && t.label_selector.is_some() {
+            use crate::model::selector::{Op, Requirement};
+            for k in t.match_label_keys.iter().flatten() {
+                if let Some(v) = pod.labels.get(k) {
+                    selector.push(Requirement { key: k.clone(), op: Op::In, values: vec![v.clone()] });
+                }
+            }
+            for k in t.mismatch_label_keys.iter().flatten() {
+                if let Some(v) = pod.labels.get(k) {
+                    selector.push(Requirement { key: k.clone(), op: Op::NotIn, values: vec![v.clone()] });
+                }
+            }
+        }
+        let listed = t.namespaces.clone().unwrap_or_default();
+        let namespaces = if listed.is_empty() && t.namespace_selector.is_none() {
+            [pod.key.namespace.clone()].into()
+        } else {
+            listed.into_iter().collect()
+        };
+        AffinityTerm {
+            namespaces,
+            selector,
+            topology_key: t.topology_key.clone(),
+            namespace_selector: Selector::from_label_selector(t.namespace_selector.as_ref()),
+        }
+    }
+
+    /// `AffinityTerm.Matches`: namespace listed or selected, and labels selected.
+    pub fn matches(&self, pod: &Pod, ns_labels: &Labels) -> bool {
+        (self.namespaces.contains(&pod.key.namespace) || self.namespace_selector.matches(ns_labels))
+            && self.selector.matches(&pod.labels)
+    }
+}
+
+/// A weighted term (preferred affinity).
+#[derive(Clone, Debug)]
+pub struct WeightedAffinityTerm {
+    /// The term.
+    pub term: AffinityTerm,
+    /// Its weight.
+    pub weight: i32,
+}
+
+/// A pod with its affinity terms parsed once.
+#[derive(Clone, Debug)]
+pub struct PodInfo {
+    /// The pod.
+    pub pod: Arc<Pod>,
+    /// Required pod affinity terms.
+    pub required_affinity: Vec<AffinityTerm>,
+    /// Required pod anti-affinity terms.
+    pub required_anti_affinity: Vec<AffinityTerm>,
+    /// Preferred pod affinity terms.
+    pub preferred_affinity: Vec<WeightedAffinityTerm>,
+    /// Preferred pod anti-affinity terms.
+    pub preferred_anti_affinity: Vec<WeightedAffinityTerm>,
+}
+
+impl PodInfo {
+    /// Parses a pod's affinity.
+    pub fn new(pod: Arc<Pod>, merge_label_keys: bool) -> Self {
+        let aff = pod.spec().affinity.clone().unwrap_or_default();
+        let p = &pod;
+        let req = |v: Option<&Vec<core::PodAffinityTerm>>| -> Vec<AffinityTerm> {
+            v.into_iter().flatten().map(|t| AffinityTerm::new(p, t, merge_label_keys)).collect()
+        };
+        let pref = |v: Option<&Vec<core::WeightedPodAffinityTerm>>| -> Vec<WeightedAffinityTerm> {
+            v.into_iter()
+                .flatten()
+                .map(|w| WeightedAffinityTerm {
+                    term: AffinityTerm::new(p, &w.pod_affinity_term, merge_label_keys),
+                    weight: w.weight,
+                })
+                .collect()
+        };
+        let pa = aff.pod_affinity.as_ref();
+        let paa = aff.pod_anti_affinity.as_ref();
+        PodInfo {
+            required_affinity: req(pa.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())),
+            required_anti_affinity: req(paa.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())),
+            preferred_affinity: pref(pa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref())),
+            preferred_anti_affinity: pref(
+                paa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()),
+            ),
+            pod,
+        }
+    }
+
+    /// True when the pod has any pod affinity or anti-affinity (`PodsWithAffinity`).
+    pub fn has_affinity(&self) -> bool {
+        let a = self.pod.spec().affinity.as_ref();
+        a.is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
+    }
+
+    /// True when the pod has required anti-affinity terms.
+    pub fn has_required_anti_affinity(&self) -> bool {
+        !self.required_anti_affinity.is_empty()
+    }
+}
+
+/// Per-node aggregates (`framework.NodeInfo`).
+#[derive(Clone, Debug)]
+pub struct NodeInfo {
+    /// The node.
+    pub node: Arc<Node>,
+    /// Pods on the node (bound or assumed).
+    pub pods: Vec<Arc<PodInfo>>,
+    /// Sum of the pods' requests.
+    pub requested: Resource,
+    /// Sum of the pods' non-zero requests (cpu and memory only).
+    pub non_zero_requested: Resource,
+    /// Host ports in use.
+    pub used_ports: Vec<HostPort>,
+    /// PVCs used by pods on the node, `namespace/name` → pod count.
+    pub pvc_ref_counts: BTreeMap<String, usize>,
+    /// Number of pods with pod affinity or anti-affinity.
+    pub pods_with_affinity: usize,
+    /// Number of pods with required anti-affinity.
+    pub pods_with_required_anti_affinity: usize,
+}
+
+impl NodeInfo {
+    /// An empty node.
+    pub fn new(node: Arc<Node>) -> Self {
+        NodeInfo {
+            node,
+            pods: Vec::new(),
+            requested: Resource::default(),
+            non_zero_requested: Resource::default(),
+            used_ports: Vec::new(),
+            pvc_ref_counts: BTreeMap::new(),
+            pods_with_affinity: 0,
+            pods_with_required_anti_affinity: 0,
+        }
+    }
+
+    /// Node name.
+    pub fn name(&self) -> &str {
+        &self.node.name
+    }
+
+    /// Allocatable resources.
+    pub fn allocatable(&self) -> &Resource {
+        &self.node.allocatable
+    }
+
+    fn update(&mut self, pi: &PodInfo, sign: i64) {
+        let p = &pi.pod;
+        self.requested.add_scaled(&p.requests.resource, sign);
+        self.non_zero_requested.milli_cpu += sign * p.requests.non0_cpu;
+        self.non_zero_requested.memory += sign * p.requests.non0_mem;
+        if pi.has_affinity() {
+            self.pods_with_affinity = self.pods_with_affinity.saturating_add_signed(sign as isize);
+        }
+        if pi.has_required_anti_affinity() {
+            self.pods_with_required_anti_affinity =
+                self.pods_with_required_anti_affinity.saturating_add_signed(sign as isize);
+        }
+        for hp in &p.host_ports {
+            if sign > 0 {
+                self.used_ports.push(hp.clone());
+            } else if let Some(i) = self.used_ports.iter().position(|x| x == hp) {
+                self.used_ports.remove(i);
+            }
+        }
+        for v in p.spec().volumes.iter().flatten() {
+            if let Some(c) = &v.persistent_volume_claim {
+                let k = format!("{}/{}", p.key.namespace, c.claim_name);
+                if sign > 0 {
+                    *self.pvc_ref_counts.entry(k).or_insert(0) += 1;
+                } else if let Some(n) = self.pvc_ref_counts.get_mut(&k) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.pvc_ref_counts.remove(&k);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `NodeInfo.AddPodInfo`.
+    pub fn add_pod(&mut self, pi: Arc<PodInfo>) {
+        self.update(&pi, 1);
+        self.pods.push(pi);
+    }
+
+    /// `NodeInfo.RemovePod` by uid; false when the pod is not on the node.
+    pub fn remove_pod(&mut self, uid: &str) -> bool {
+        let Some(i) = self.pods.iter().position(|p| p.pod.uid == uid) else { return false };
+        let pi = self.pods.remove(i);
+        self.update(&pi, -1);
+        true
+    }
+}

@@ -1,0 +1,463 @@
+//! Profiles: which plugins run at which extension point, in which order, with which score
+//! weights (apis/config/v1/default_plugins.go, framework/runtime/framework.go), built from the
+//! default profile of a scheduler version or from a KubeSchedulerConfiguration.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::plugin::{FilterPlugin, PostFilterPlugin, PreEnqueuePlugin, PreFilterPlugin, PreScorePlugin, ScorePlugin};
+use crate::engine::plugins::{self, names};
+use crate::engine::version::Version;
+
+/// A profile problem (unknown plugin, bad args).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProfileError {
+    /// The config file is not a KubeSchedulerConfiguration.
+    #[error("scheduler config: {0}")]
+    Config(String),
+    /// A plugin name is not known.
+    #[error("profile '{profile}': plugin '{plugin}' does not exist (known: {known})")]
+    UnknownPlugin {
+        /// Profile name.
+        profile: String,
+        /// Plugin name.
+        plugin: String,
+        /// Known plugins.
+        known: String,
+    },
+    /// A plugin rejected its args.
+    #[error("profile '{profile}': pluginConfig '{plugin}': {message}")]
+    Args {
+        /// Profile name.
+        profile: String,
+        /// Plugin.
+        plugin: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A plugin entry in a plugin set.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PluginRef {
+    /// Name.
+    pub name: String,
+    /// Score weight (0: unset).
+    #[serde(default)]
+    pub weight: i64,
+}
+
+/// enabled/disabled lists of one extension point.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PluginSet {
+    /// Enabled.
+    #[serde(default)]
+    pub enabled: Vec<PluginRef>,
+    /// Disabled ("*" disables all defaults).
+    #[serde(default)]
+    pub disabled: Vec<PluginRef>,
+}
+
+/// The `plugins` section.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct PluginsConfig {
+    #[serde(default)]
+    pub multi_point: PluginSet,
+    #[serde(default)]
+    pub pre_enqueue: PluginSet,
+    #[serde(default)]
+    pub queue_sort: PluginSet,
+    #[serde(default)]
+    pub pre_filter: PluginSet,
+    #[serde(default)]
+    pub filter: PluginSet,
+    #[serde(default)]
+    pub post_filter: PluginSet,
+    #[serde(default)]
+    pub pre_score: PluginSet,
+    #[serde(default)]
+    pub score: PluginSet,
+    #[serde(default)]
+    pub reserve: PluginSet,
+    #[serde(default)]
+    pub permit: PluginSet,
+    #[serde(default)]
+    pub pre_bind: PluginSet,
+    #[serde(default)]
+    pub bind: PluginSet,
+    #[serde(default)]
+    pub post_bind: PluginSet,
+}
+
+/// One `pluginConfig` entry.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginConfig {
+    /// Plugin name.
+    pub name: String,
+    /// Its args.
+    #[serde(default)]
+    pub args: Value,
+}
+
+/// One profile of a KubeSchedulerConfiguration.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProfileConfig {
+    /// schedulerName.
+    #[serde(default = "default_scheduler_name")]
+    pub scheduler_name: String,
+    /// Plugin sets.
+    #[serde(default)]
+    pub plugins: Option<PluginsConfig>,
+    /// Plugin args.
+    #[serde(default)]
+    pub plugin_config: Vec<PluginConfig>,
+    /// percentageOfNodesToScore (read, not used: the engine scores every node).
+    #[serde(default)]
+    pub percentage_of_nodes_to_score: Option<i64>,
+}
+
+fn default_scheduler_name() -> String {
+    "default-scheduler".into()
+}
+
+/// A KubeSchedulerConfiguration (only what shapes profiles is used).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchedulerConfig {
+    /// apiVersion.
+    #[serde(default)]
+    pub api_version: String,
+    /// kind.
+    #[serde(default)]
+    pub kind: String,
+    /// Profiles.
+    #[serde(default)]
+    pub profiles: Vec<ProfileConfig>,
+    /// Ignored fields (leader election, client connection, ...).
+    #[serde(flatten)]
+    pub other: BTreeMap<String, Value>,
+}
+
+impl SchedulerConfig {
+    /// Parses YAML/JSON text.
+    pub fn parse(text: &str) -> Result<SchedulerConfig, ProfileError> {
+        let de = serde_yaml::Deserializer::from_str(text);
+        let c: SchedulerConfig = serde_path_to_error::deserialize(de)
+            .map_err(|e| ProfileError::Config(format!("field '{}': {}", e.path(), e.inner())))?;
+        if c.kind != "KubeSchedulerConfiguration" {
+            return Err(ProfileError::Config(format!(
+                "kind is '{}', expected KubeSchedulerConfiguration",
+                c.kind
+            )));
+        }
+        if !c.api_version.starts_with("kubescheduler.config.k8s.io/") {
+            return Err(ProfileError::Config(format!(
+                "apiVersion is '{}', expected kubescheduler.config.k8s.io/v1",
+                c.api_version
+            )));
+        }
+        Ok(c)
+    }
+}
+
+/// A built profile: the plugins of each extension point, in order.
+#[derive(Clone)]
+pub struct Framework {
+    /// schedulerName served.
+    pub name: String,
+    /// Scheduler version reproduced.
+    pub version: Version,
+    /// PreEnqueue plugins.
+    pub pre_enqueue: Vec<Arc<dyn PreEnqueuePlugin>>,
+    /// QueueSort plugin names.
+    pub queue_sort: Vec<&'static str>,
+    /// PreFilter plugins.
+    pub pre_filter: Vec<Arc<dyn PreFilterPlugin>>,
+    /// Filter plugins.
+    pub filter: Vec<Arc<dyn FilterPlugin>>,
+    /// PostFilter plugins.
+    pub post_filter: Vec<Arc<dyn PostFilterPlugin>>,
+    /// PreScore plugins.
+    pub pre_score: Vec<Arc<dyn PreScorePlugin>>,
+    /// Score plugins with weights.
+    pub score: Vec<(Arc<dyn ScorePlugin>, i64)>,
+    /// Names of the plugins at Reserve, Permit, PreBind, Bind, PostBind.
+    pub later: BTreeMap<&'static str, Vec<&'static str>>,
+    /// Plugins of the profile that the engine does not reproduce yet.
+    pub not_implemented: Vec<String>,
+}
+
+/// The extension points, in cycle order.
+pub const POINTS: &[&str] = &[
+    "PreEnqueue", "QueueSort", "PreFilter", "Filter", "PostFilter", "PreScore", "Score", "Reserve", "Permit",
+    "PreBind", "Bind", "PostBind",
+];
+
+fn default_multipoint(version: Version) -> Vec<PluginRef> {
+    let mut v: Vec<(&str, i64)> = vec![
+        (names::SCHEDULING_GATES, 0),
+        (names::PRIORITY_SORT, 0),
+        (names::NODE_UNSCHEDULABLE, 0),
+        (names::NODE_NAME, 0),
+        (names::TAINT_TOLERATION, 3),
+        (names::NODE_AFFINITY, 2),
+        (names::NODE_PORTS, 0),
+        (names::NODE_RESOURCES_FIT, 1),
+        (names::VOLUME_RESTRICTIONS, 0),
+    ];
+    if version.has_in_tree_volume_limits() {
+        v.extend([(names::EBS_LIMITS, 0), (names::GCE_PD_LIMITS, 0)]);
+    }
+    v.push((names::NODE_VOLUME_LIMITS, 0));
+    if version.has_in_tree_volume_limits() {
+        v.push((names::AZURE_DISK_LIMITS, 0));
+    }
+    v.extend([
+        (names::VOLUME_BINDING, 0),
+        (names::VOLUME_ZONE, 0),
+        (names::POD_TOPOLOGY_SPREAD, 2),
+        (names::INTER_POD_AFFINITY, 2),
+        (names::DEFAULT_PREEMPTION, 0),
+        (names::NODE_RESOURCES_BALANCED_ALLOCATION, 1),
+        (names::IMAGE_LOCALITY, 1),
+        (names::DEFAULT_BINDER, 0),
+    ]);
+    v.into_iter().map(|(n, w)| PluginRef { name: n.to_string(), weight: w }).collect()
+}
+
+/// `mergePluginSet` of apis/config/v1/default_plugins.go.
+fn merge_set(default: &PluginSet, custom: &PluginSet) -> PluginSet {
+    let mut disabled: Vec<PluginRef> = custom.disabled.clone();
+    disabled.extend(default.disabled.iter().cloned());
+    let disabled_all = disabled.iter().any(|p| p.name == "*");
+    let mut replaced = vec![false; custom.enabled.len()];
+    let mut enabled = Vec::new();
+    if !disabled_all {
+        for d in &default.enabled {
+            if disabled.iter().any(|x| x.name == d.name) {
+                continue;
+            }
+            match custom.enabled.iter().position(|c| c.name == d.name) {
+                Some(i) => {
+                    replaced[i] = true;
+                    enabled.push(custom.enabled[i].clone());
+                }
+                None => enabled.push(d.clone()),
+            }
+        }
+    }
+    for (i, c) in custom.enabled.iter().enumerate() {
+        if !replaced[i] {
+            enabled.push(c.clone());
+        }
+    }
+    PluginSet { enabled, disabled }
+}
+
+struct Point<'a> {
+    name: &'static str,
+    set: &'a PluginSet,
+}
+
+impl Framework {
+    /// The default profile of a version.
+    pub fn default_profile(version: Version) -> Result<Framework, ProfileError> {
+        Framework::from_config(
+            &ProfileConfig {
+                scheduler_name: default_scheduler_name(),
+                plugins: None,
+                plugin_config: Vec::new(),
+                percentage_of_nodes_to_score: None,
+            },
+            version,
+        )
+    }
+
+    /// Builds a profile from its configuration, merged with the version's defaults.
+    pub fn from_config(cfg: &ProfileConfig, version: Version) -> Result<Framework, ProfileError> {
+        let defaults = PluginsConfig {
+            multi_point: PluginSet { enabled: default_multipoint(version), disabled: vec![] },
+            ..Default::default()
+        };
+        let custom = cfg.plugins.clone().unwrap_or_default();
+        let merged = PluginsConfig {
+            multi_point: merge_set(&defaults.multi_point, &custom.multi_point),
+            pre_enqueue: merge_set(&defaults.pre_enqueue, &custom.pre_enqueue),
+            queue_sort: merge_set(&defaults.queue_sort, &custom.queue_sort),
+            pre_filter: merge_set(&defaults.pre_filter, &custom.pre_filter),
+            filter: merge_set(&defaults.filter, &custom.filter),
+            post_filter: merge_set(&defaults.post_filter, &custom.post_filter),
+            pre_score: merge_set(&defaults.pre_score, &custom.pre_score),
+            score: merge_set(&defaults.score, &custom.score),
+            reserve: merge_set(&defaults.reserve, &custom.reserve),
+            permit: merge_set(&defaults.permit, &custom.permit),
+            pre_bind: merge_set(&defaults.pre_bind, &custom.pre_bind),
+            bind: merge_set(&defaults.bind, &custom.bind),
+            post_bind: merge_set(&defaults.post_bind, &custom.post_bind),
+        };
+        let profile = cfg.scheduler_name.clone();
+        let args: BTreeMap<&str, &Value> = cfg.plugin_config.iter().map(|p| (p.name.as_str(), &p.args)).collect();
+        // Instantiate every plugin named anywhere.
+        let mut instances: BTreeMap<String, super::plugin::PluginSlots> = BTreeMap::new();
+        let points = [
+            Point { name: "PreEnqueue", set: &merged.pre_enqueue },
+            Point { name: "QueueSort", set: &merged.queue_sort },
+            Point { name: "PreFilter", set: &merged.pre_filter },
+            Point { name: "Filter", set: &merged.filter },
+            Point { name: "PostFilter", set: &merged.post_filter },
+            Point { name: "PreScore", set: &merged.pre_score },
+            Point { name: "Score", set: &merged.score },
+            Point { name: "Reserve", set: &merged.reserve },
+            Point { name: "Permit", set: &merged.permit },
+            Point { name: "PreBind", set: &merged.pre_bind },
+            Point { name: "Bind", set: &merged.bind },
+            Point { name: "PostBind", set: &merged.post_bind },
+        ];
+        let all_names = merged
+            .multi_point
+            .enabled
+            .iter()
+            .chain(points.iter().flat_map(|p| p.set.enabled.iter()))
+            .map(|p| p.name.clone());
+        for n in all_names {
+            if instances.contains_key(&n) {
+                continue;
+            }
+            let a = args.get(n.as_str()).copied().cloned().unwrap_or(Value::Null);
+            let slots = plugins::instantiate(&n, &a, version).map_err(|e| match e {
+                plugins::InstantiateError::Unknown => ProfileError::UnknownPlugin {
+                    profile: profile.clone(),
+                    plugin: n.clone(),
+                    known: plugins::known_plugins().join(", "),
+                },
+                plugins::InstantiateError::Args(message) => {
+                    ProfileError::Args { profile: profile.clone(), plugin: n.clone(), message }
+                }
+            })?;
+            instances.insert(n, slots);
+        }
+        // Expand MultiPoint per point (expandMultiPointPlugins).
+        let implements = |name: &str, point: &str| -> bool {
+            let s = &instances[name];
+            match point {
+                "PreEnqueue" => s.pre_enqueue.is_some(),
+                "QueueSort" => s.queue_sort,
+                "PreFilter" => s.pre_filter.is_some(),
+                "Filter" => s.filter.is_some(),
+                "PostFilter" => s.post_filter.is_some(),
+                "PreScore" => s.pre_score.is_some(),
+                "Score" => s.score.is_some(),
+                other => s.later.contains(&other),
+            }
+        };
+        let mut order: BTreeMap<&'static str, Vec<PluginRef>> = BTreeMap::new();
+        for p in &points {
+            let specific: Vec<PluginRef> = p.set.enabled.iter().filter(|e| implements(&e.name, p.name)).cloned().collect();
+            let disabled_all = p.set.disabled.iter().any(|d| d.name == "*");
+            let mut overrides = Vec::new();
+            let mut multi = Vec::new();
+            if !disabled_all {
+                for e in &merged.multi_point.enabled {
+                    if !implements(&e.name, p.name) || p.set.disabled.iter().any(|d| d.name == e.name) {
+                        continue;
+                    }
+                    if specific.iter().any(|s| s.name == e.name) {
+                        overrides.push(e.name.clone());
+                        continue;
+                    }
+                    if !multi.iter().any(|m: &PluginRef| m.name == e.name) {
+                        multi.push(e.clone());
+                    }
+                }
+            }
+            let mut list: Vec<PluginRef> = Vec::new();
+            for o in &overrides {
+                if let Some(s) = specific.iter().find(|s| &s.name == o) {
+                    list.push(s.clone());
+                }
+            }
+            for m in multi {
+                list.push(m);
+            }
+            for s in &specific {
+                if !list.iter().any(|l| l.name == s.name) {
+                    list.push(s.clone());
+                }
+            }
+            order.insert(p.name, list);
+        }
+        // Score weights: the Score point's own entries first, then MultiPoint (getScoreWeights).
+        let mut weights: BTreeMap<String, i64> = BTreeMap::new();
+        for e in merged.score.enabled.iter().chain(merged.multi_point.enabled.iter()) {
+            if instances.get(&e.name).is_some_and(|s| s.score.is_some()) && !weights.contains_key(&e.name) {
+                weights.insert(e.name.clone(), if e.weight == 0 { 1 } else { e.weight });
+            }
+        }
+        let pick = |point: &str| order.get(point).cloned().unwrap_or_default();
+        let mut later = BTreeMap::new();
+        for p in ["Reserve", "Permit", "PreBind", "Bind", "PostBind"] {
+            let v: Vec<&'static str> = pick(p)
+                .iter()
+                .filter_map(|r| plugins::known_plugins().into_iter().find(|k| *k == r.name))
+                .collect();
+            later.insert(p, v);
+        }
+        let fw = Framework {
+            name: profile.clone(),
+            version,
+            pre_enqueue: pick("PreEnqueue").iter().filter_map(|r| instances[&r.name].pre_enqueue.clone()).collect(),
+            queue_sort: pick("QueueSort")
+                .iter()
+                .filter_map(|r| plugins::known_plugins().into_iter().find(|k| *k == r.name))
+                .collect(),
+            pre_filter: pick("PreFilter").iter().filter_map(|r| instances[&r.name].pre_filter.clone()).collect(),
+            filter: pick("Filter").iter().filter_map(|r| instances[&r.name].filter.clone()).collect(),
+            post_filter: pick("PostFilter").iter().filter_map(|r| instances[&r.name].post_filter.clone()).collect(),
+            pre_score: pick("PreScore").iter().filter_map(|r| instances[&r.name].pre_score.clone()).collect(),
+            score: pick("Score")
+                .iter()
+                .filter_map(|r| instances[&r.name].score.clone().map(|s| (s, weights.get(&r.name).copied().unwrap_or(1))))
+                .collect(),
+            later,
+            not_implemented: instances.iter().filter(|(_, s)| s.not_implemented).map(|(n, _)| n.clone()).collect(),
+        };
+        if fw.queue_sort.len() != 1 {
+            return Err(ProfileError::Config(format!(
+                "profile '{profile}': exactly one queue sort plugin is required, found {}",
+                fw.queue_sort.len()
+            )));
+        }
+        Ok(fw)
+    }
+
+    /// Names of the plugins at one extension point, in order.
+    pub fn plugins_at(&self, point: &str) -> Vec<&'static str> {
+        match point {
+            "PreEnqueue" => self.pre_enqueue.iter().map(|p| p.name()).collect(),
+            "QueueSort" => self.queue_sort.clone(),
+            "PreFilter" => self.pre_filter.iter().map(|p| p.name()).collect(),
+            "Filter" => self.filter.iter().map(|p| p.name()).collect(),
+            "PostFilter" => self.post_filter.iter().map(|p| p.name()).collect(),
+            "PreScore" => self.pre_score.iter().map(|p| p.name()).collect(),
+            "Score" => self.score.iter().map(|p| p.0.name()).collect(),
+            other => self.later.get(other).cloned().unwrap_or_default(),
+        }
+    }
+}
+
+/// Builds every profile of a configuration (or the default profile when none is given).
+pub fn build_profiles(config: Option<&SchedulerConfig>, version: Version) -> Result<Vec<Framework>, ProfileError> {
+    match config {
+        Some(c) if !c.profiles.is_empty() => c.profiles.iter().map(|p| Framework::from_config(p, version)).collect(),
+        _ => Ok(vec![Framework::default_profile(version)?]),
+    }
+}

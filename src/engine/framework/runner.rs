@@ -1,0 +1,449 @@
+//! Runs one scheduling attempt for a pod and records the trace: PreEnqueue, PreFilter, Filter
+//! (with nominated pods, as `RunFilterPluginsWithNominatedPods`), PostFilter, PreScore, Score,
+//! and the node selection (schedule_one.go, framework/runtime/framework.go), deterministically:
+//! every node is evaluated in name order and ties are reported, not sampled.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use super::cycle_state::CycleState;
+use super::node_info::{NodeInfo, PodInfo};
+use super::plugin::{Ctx, NodeScore};
+use super::profile::Framework;
+use super::snapshot::Snapshot;
+use super::status::{Code, Status};
+use crate::engine::trace::{
+    Explanation, FilterFailure, NodeFilter, NodeScoreTrace, PluginScore, PluginStatus,
+};
+use crate::model::ObjectKey;
+
+/// Message of a pod held back by scheduling gates (scheduling_queue.go).
+pub const GATED_MESSAGE: &str = "Scheduling is blocked due to non-empty scheduling gates";
+/// `ErrNoNodesAvailable`.
+pub const NO_NODES_MESSAGE: &str = "no nodes available to schedule pods";
+
+/// Why a pod could not be explained.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// No such pod.
+    #[error("pod '{0}' is not in the snapshot{1}")]
+    PodNotFound(ObjectKey, String),
+    /// The pod is already on a node.
+    #[error("pod '{0}' is not pending: spec.nodeName is '{1}'")]
+    AlreadyBound(ObjectKey, String),
+    /// The pod has finished.
+    #[error("pod '{0}' is not pending: status.phase is '{1}'")]
+    Finished(ObjectKey, String),
+}
+
+impl Framework {
+    /// `RunPreFilterExtensionAddPod` over the plugins not skipped.
+    pub fn add_pod_ext(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, add: &PodInfo, node: &NodeInfo) -> Status {
+        for pl in &self.pre_filter {
+            if !pl.has_extensions() || state.skip_filter.contains(pl.name()) {
+                continue;
+            }
+            let s = pl.add_pod(cx, state, pod, add, node);
+            if !s.is_success() {
+                return Status::error(format!("running AddPod on PreFilter plugin {:?}: {}", pl.name(), s.message()));
+            }
+        }
+        Status::success()
+    }
+
+    /// `RunPreFilterExtensionRemovePod` over the plugins not skipped.
+    pub fn remove_pod_ext(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, rm: &PodInfo, node: &NodeInfo) -> Status {
+        for pl in &self.pre_filter {
+            if !pl.has_extensions() || state.skip_filter.contains(pl.name()) {
+                continue;
+            }
+            let s = pl.remove_pod(cx, state, pod, rm, node);
+            if !s.is_success() {
+                return Status::error(format!("running RemovePod on PreFilter plugin {:?}: {}", pl.name(), s.message()));
+            }
+        }
+        Status::success()
+    }
+
+    /// `RunFilterPlugins`: stops at the first failing plugin and stamps it.
+    pub fn run_filters(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
+        for pl in &self.filter {
+            if state.skip_filter.contains(pl.name()) {
+                continue;
+            }
+            let s = pl.filter(cx, state, pod, node);
+            if !s.is_success() {
+                let s = if s.is_rejected() {
+                    s
+                } else {
+                    Status::error(format!("running {:?} filter plugin: {}", pl.name(), s.message()))
+                };
+                return s.with_plugin(pl.name());
+            }
+        }
+        Status::success()
+    }
+
+    /// `RunFilterPluginsWithNominatedPods`. Returns the status and the nominated pods that
+    /// were counted on the node when it failed only because of them.
+    pub fn run_filters_with_nominated(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &NodeInfo,
+    ) -> (Status, Vec<ObjectKey>) {
+        let nominated: Vec<&Arc<PodInfo>> = cx
+            .snapshot
+            .nominated
+            .get(node.name())
+            .into_iter()
+            .flatten()
+            .filter(|p| p.pod.priority >= pod.pod.priority && p.pod.uid != pod.pod.uid)
+            .collect();
+        if nominated.is_empty() {
+            return (self.run_filters(cx, state, pod, node), Vec::new());
+        }
+        let mut state2 = state.clone();
+        let mut node2 = node.clone();
+        for p in &nominated {
+            node2.add_pod((*p).clone());
+            let s = self.add_pod_ext(cx, &mut state2, pod, p, &node2);
+            if !s.is_success() {
+                return (s, Vec::new());
+            }
+        }
+        let s = self.run_filters(cx, &state2, pod, &node2);
+        if !s.is_success() {
+            let keys = if self.run_filters(cx, state, pod, node).is_success() {
+                nominated.iter().map(|p| p.pod.key.clone()).collect()
+            } else {
+                Vec::new()
+            };
+            return (s, keys);
+        }
+        (self.run_filters(cx, state, pod, node), Vec::new())
+    }
+
+    /// The diagnostic pass: every filter plugin's failure on the node.
+    fn all_filter_failures(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Vec<FilterFailure> {
+        self.filter
+            .iter()
+            .filter(|pl| !state.skip_filter.contains(pl.name()))
+            .filter_map(|pl| {
+                let s = pl.filter(cx, state, pod, node);
+                (!s.is_success()).then(|| FilterFailure { plugin: pl.name().to_string(), code: s.code, reasons: s.reasons })
+            })
+            .collect()
+    }
+}
+
+/// `FitError.Error()` of framework/types.go.
+pub fn fit_error_message(num_nodes: usize, prefilter_msg: Option<&str>, statuses: &BTreeMap<String, Status>, postfilter_msg: &str) -> String {
+    let mut msg = format!("0/{num_nodes} nodes are available:");
+    match prefilter_msg {
+        Some(m) if !m.is_empty() => msg.push_str(&format!(" {m}.")),
+        _ => {
+            let mut hist: BTreeMap<&str, usize> = BTreeMap::new();
+            for s in statuses.values() {
+                for r in &s.reasons {
+                    *hist.entry(r.as_str()).or_insert(0) += 1;
+                }
+            }
+            let mut items: Vec<String> = hist.iter().map(|(r, n)| format!("{n} {r}")).collect();
+            items.sort();
+            if !items.is_empty() {
+                msg.push_str(&format!(" {}.", items.join(", ")));
+            }
+        }
+    }
+    if !postfilter_msg.is_empty() {
+        msg.push_str(&format!(" {postfilter_msg}"));
+    }
+    msg
+}
+
+/// Explains one pod: runs the whole scheduling cycle of the profile that serves it.
+pub fn explain(snapshot: &Snapshot, profiles: &[Framework], key: &ObjectKey) -> Result<Explanation, EngineError> {
+    let Some(pod) = snapshot.cluster.pod(key) else {
+        let hint = snapshot
+            .cluster
+            .pods
+            .iter()
+            .find(|p| p.key.name == key.name)
+            .map(|p| format!(" (a pod of that name is in namespace '{}')", p.key.namespace))
+            .unwrap_or_default();
+        return Err(EngineError::PodNotFound(key.clone(), hint));
+    };
+    if pod.is_finished() {
+        return Err(EngineError::Finished(key.clone(), pod.phase.clone()));
+    }
+    if let Some(n) = &pod.node_name {
+        return Err(EngineError::AlreadyBound(key.clone(), n.clone()));
+    }
+    let pi = snapshot
+        .pod_infos
+        .get(key)
+        .cloned()
+        .unwrap_or_else(|| Arc::new(PodInfo::new(pod.clone(), snapshot.version.match_label_keys_in_pod_affinity())));
+    let mut ex = Explanation {
+        pod: key.clone(),
+        profile: pod.scheduler_name.clone(),
+        version: snapshot.version.to_string(),
+        node_count: snapshot.nodes.len(),
+        waiting_for_scheduler: None,
+        pre_enqueue: Vec::new(),
+        pre_filter: Vec::new(),
+        pre_filter_node_names: None,
+        nominated_node: None,
+        filter: Vec::new(),
+        pre_score: Vec::new(),
+        score: Vec::new(),
+        selected: Vec::new(),
+        message: None,
+        post_filter: None,
+        later_points: Vec::new(),
+        notes: Vec::new(),
+    };
+    let Some(fw) = profiles.iter().find(|f| f.name == pod.scheduler_name) else {
+        ex.waiting_for_scheduler = Some(pod.scheduler_name.clone());
+        ex.message = Some(format!(
+            "no scheduler profile serves schedulerName '{}' (profiles: {}); the pod waits for a scheduler of that name",
+            pod.scheduler_name,
+            profiles.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")
+        ));
+        return Ok(ex);
+    };
+    run_cycle(snapshot, fw, &pi, &mut ex);
+    Ok(ex)
+}
+
+fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Explanation) {
+    let cx = Ctx { snapshot };
+    let pod = &**pi;
+    for n in &fw.not_implemented {
+        ex.notes.push(format!("plugin {n} is in the profile but not implemented yet: it was not run"));
+    }
+    // PreEnqueue.
+    for pl in &fw.pre_enqueue {
+        let s = pl.pre_enqueue(pod);
+        ex.pre_enqueue.push(PluginStatus::new(pl.name(), &s));
+        if !s.is_success() {
+            ex.message = Some(GATED_MESSAGE.to_string());
+            return;
+        }
+    }
+    if snapshot.nodes.is_empty() {
+        ex.message = Some(NO_NODES_MESSAGE.to_string());
+        return;
+    }
+    let mut state = CycleState::default();
+    // PreFilter.
+    let mut result: Option<BTreeSet<String>> = None;
+    let mut with_nodes: BTreeSet<&'static str> = BTreeSet::new();
+    let mut rejection: Option<Status> = None;
+    for pl in &fw.pre_filter {
+        let (r, s) = pl.pre_filter(&cx, &mut state, pod);
+        ex.pre_filter.push(PluginStatus::new(pl.name(), &s));
+        if s.is_skip() {
+            state.skip_filter.insert(pl.name());
+            continue;
+        }
+        if !s.is_success() {
+            let s = if s.is_rejected() {
+                s.with_plugin(pl.name())
+            } else {
+                Status::error(format!("running PreFilter plugin {:?}: {}", pl.name(), s.message())).with_plugin(pl.name())
+            };
+            rejection = Some(s);
+            break;
+        }
+        if let Some(nodes) = r {
+            with_nodes.insert(pl.name());
+            result = Some(match result {
+                None => nodes,
+                Some(prev) => prev.intersection(&nodes).cloned().collect(),
+            });
+            if result.as_ref().is_some_and(BTreeSet::is_empty) {
+                let list: Vec<&str> = with_nodes.iter().copied().collect();
+                let msg = if list.len() == 1 {
+                    format!("node(s) didn't satisfy plugin {}", list[0])
+                } else {
+                    format!("node(s) didn't satisfy plugin(s) [{}] simultaneously", list.join(" "))
+                };
+                rejection = Some(Status::unresolvable(msg));
+                break;
+            }
+        }
+    }
+    ex.pre_filter_node_names = result.as_ref().map(|s| s.iter().cloned().collect());
+    let mut statuses: BTreeMap<String, Status> = BTreeMap::new();
+    if let Some(rej) = rejection {
+        if rej.code == Code::Error {
+            ex.message = Some(rej.message());
+            return;
+        }
+        for n in &snapshot.nodes {
+            statuses.insert(n.name().to_string(), rej.clone());
+            ex.filter.push(NodeFilter {
+                node: n.name().to_string(),
+                feasible: false,
+                failure: Some(FilterFailure { plugin: rej.plugin.clone(), code: rej.code, reasons: rej.reasons.clone() }),
+                excluded_by_prefilter: false,
+                rejected_by_nominated_pods: Vec::new(),
+                all_failures: Vec::new(),
+            });
+        }
+        let pre_msg = rej.message();
+        post_filter_and_message(&cx, fw, &state, pi, &statuses, Some(&pre_msg), ex);
+        return;
+    }
+    // Filter every node (the nominated node first, as upstream, then all for the trace).
+    let mut feasible: Vec<usize> = Vec::new();
+    let mut nominated_ok = false;
+    for (i, n) in snapshot.nodes.iter().enumerate() {
+        let name = n.name().to_string();
+        if let Some(set) = &result
+            && !set.contains(&name)
+        {
+            ex.filter.push(NodeFilter {
+                node: name,
+                feasible: false,
+                failure: None,
+                excluded_by_prefilter: true,
+                rejected_by_nominated_pods: Vec::new(),
+                all_failures: Vec::new(),
+            });
+            continue;
+        }
+        let (s, by_nominated) = fw.run_filters_with_nominated(&cx, &state, pod, n);
+        if s.code == Code::Error {
+            ex.message = Some(s.message());
+            return;
+        }
+        let ok = s.is_success();
+        if ok {
+            feasible.push(i);
+        } else {
+            statuses.insert(name.clone(), s.clone());
+        }
+        if pod.pod.nominated_node_name.as_deref() == Some(name.as_str()) {
+            nominated_ok = ok;
+        }
+        ex.filter.push(NodeFilter {
+            node: name,
+            feasible: ok,
+            failure: (!ok).then(|| FilterFailure { plugin: s.plugin.clone(), code: s.code, reasons: s.reasons.clone() }),
+            excluded_by_prefilter: false,
+            rejected_by_nominated_pods: by_nominated,
+            all_failures: fw.all_filter_failures(&cx, &state, pod, n),
+        });
+    }
+    if let Some(nn) = &pod.pod.nominated_node_name
+        && snapshot.node(nn).is_some()
+    {
+        ex.nominated_node = Some((nn.clone(), nominated_ok));
+    }
+    if feasible.is_empty() {
+        post_filter_and_message(&cx, fw, &state, pi, &statuses, None, ex);
+        return;
+    }
+    // PreScore and Score over every feasible node.
+    let nodes: Vec<&NodeInfo> = feasible.iter().map(|&i| &snapshot.nodes[i]).collect();
+    for pl in &fw.pre_score {
+        let s = pl.pre_score(&cx, &mut state, pod, &nodes);
+        ex.pre_score.push(PluginStatus::new(pl.name(), &s));
+        if s.is_skip() {
+            state.skip_score.insert(pl.name());
+        } else if !s.is_success() {
+            ex.message = Some(format!("running PreScore plugin {:?}: {}", pl.name(), s.message()));
+            return;
+        }
+    }
+    let mut per_node: Vec<Vec<PluginScore>> = vec![Vec::new(); nodes.len()];
+    for (pl, weight) in &fw.score {
+        if state.skip_score.contains(pl.name()) {
+            continue;
+        }
+        let mut scores = Vec::with_capacity(nodes.len());
+        for n in &nodes {
+            let (v, s) = pl.score(&cx, &state, pod, n);
+            if !s.is_success() {
+                ex.message = Some(format!("running Score plugin {:?}: {}", pl.name(), s.message()));
+                return;
+            }
+            scores.push(NodeScore { name: n.name().to_string(), score: v });
+        }
+        let raw: Vec<i64> = scores.iter().map(|s| s.score).collect();
+        if pl.has_normalize() {
+            let s = pl.normalize(&cx, &state, pod, &mut scores);
+            if !s.is_success() {
+                ex.message = Some(format!("running Normalize on Score plugin {:?}: {}", pl.name(), s.message()));
+                return;
+            }
+        }
+        for (i, s) in scores.iter().enumerate() {
+            per_node[i].push(PluginScore {
+                plugin: pl.name().to_string(),
+                raw: raw[i],
+                normalized: s.score,
+                weight: *weight,
+                weighted: s.score * weight,
+            });
+        }
+    }
+    for (i, n) in nodes.iter().enumerate() {
+        let mut plugins = std::mem::take(&mut per_node[i]);
+        plugins.sort_by(|a, b| a.plugin.cmp(&b.plugin));
+        ex.score.push(NodeScoreTrace {
+            node: n.name().to_string(),
+            total: plugins.iter().map(|p| p.weighted).sum(),
+            plugins,
+        });
+    }
+    if let Some((nn, true)) = &ex.nominated_node {
+        ex.selected = vec![nn.clone()];
+    } else {
+        let best = ex.score.iter().map(|s| s.total).max().unwrap_or(0);
+        ex.selected = ex.score.iter().filter(|s| s.total == best).map(|s| s.node.clone()).collect();
+    }
+    ex.later_points = ["Reserve", "Permit", "PreBind", "Bind", "PostBind"]
+        .iter()
+        .map(|p| ((*p).to_string(), fw.plugins_at(p).iter().map(|s| (*s).to_string()).collect()))
+        .collect();
+}
+
+fn post_filter_and_message(
+    cx: &Ctx<'_>,
+    fw: &Framework,
+    state: &CycleState,
+    pi: &Arc<PodInfo>,
+    statuses: &BTreeMap<String, Status>,
+    prefilter_msg: Option<&str>,
+    ex: &mut Explanation,
+) {
+    let mut post_msg = String::new();
+    let mut rejector = String::new();
+    let mut reasons: Vec<String> = Vec::new();
+    for pl in &fw.post_filter {
+        let (mut trace, s) = pl.post_filter(cx, fw, state, pi, statuses);
+        trace.plugin = pl.name().to_string();
+        trace.code = Some(s.code);
+        trace.message = s.message();
+        let done = s.is_success() || s.code == Code::UnschedulableAndUnresolvable || !s.is_rejected();
+        ex.post_filter = Some(trace);
+        if done {
+            post_msg = s.message();
+            break;
+        }
+        reasons.extend(s.reasons.iter().cloned());
+        if rejector.is_empty() {
+            rejector = pl.name().to_string();
+        }
+        post_msg = reasons.join(", ");
+    }
+    if fw.post_filter.is_empty() {
+        ex.notes.push("no PostFilter plugin in this profile: no preemption is attempted".into());
+    }
+    ex.message = Some(fit_error_message(ex.node_count, prefilter_msg, statuses, &post_msg));
+}

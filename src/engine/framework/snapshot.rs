@@ -1,0 +1,99 @@
+//! The frozen view a cycle runs on (internal/cache/snapshot.go): NodeInfos sorted by name, the
+//! nodes that hold pods with (anti-)affinity, image spread, and the nominated pods per node.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use super::node_info::{NodeInfo, PodInfo};
+use crate::engine::version::Version;
+use crate::model::selector::Labels;
+use crate::model::{Cluster, ObjectKey};
+
+/// The snapshot.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// The cluster it was built from.
+    pub cluster: Arc<Cluster>,
+    /// Nodes sorted by name.
+    pub nodes: Vec<NodeInfo>,
+    index: HashMap<String, usize>,
+    /// Image name → number of nodes that have it.
+    pub image_nodes: HashMap<String, usize>,
+    /// Pending pods with status.nominatedNodeName, per node (not gated, not bound).
+    pub nominated: BTreeMap<String, Vec<Arc<PodInfo>>>,
+    /// Parsed pods by key (every non-finished pod).
+    pub pod_infos: BTreeMap<ObjectKey, Arc<PodInfo>>,
+    /// The scheduler version the snapshot was built for.
+    pub version: Version,
+}
+
+static NO_LABELS: std::sync::LazyLock<Labels> = std::sync::LazyLock::new(Labels::new);
+
+impl Snapshot {
+    /// Builds the snapshot.
+    pub fn new(cluster: Arc<Cluster>, version: Version) -> Self {
+        let merge = version.match_label_keys_in_pod_affinity();
+        let mut nodes: Vec<NodeInfo> = cluster.nodes.iter().map(|n| NodeInfo::new(n.clone())).collect();
+        let index: HashMap<String, usize> =
+            nodes.iter().enumerate().map(|(i, n)| (n.name().to_string(), i)).collect();
+        let mut image_nodes: HashMap<String, usize> = HashMap::new();
+        for n in &cluster.nodes {
+            let mut names: Vec<&String> = n.images.iter().flat_map(|(names, _)| names.iter()).collect();
+            names.sort();
+            names.dedup();
+            for name in names {
+                *image_nodes.entry(name.clone()).or_insert(0) += 1;
+            }
+        }
+        let mut pod_infos = BTreeMap::new();
+        let mut nominated: BTreeMap<String, Vec<Arc<PodInfo>>> = BTreeMap::new();
+        for p in &cluster.pods {
+            if p.is_finished() {
+                continue;
+            }
+            let pi = Arc::new(PodInfo::new(p.clone(), merge));
+            pod_infos.insert(p.key.clone(), pi.clone());
+            match &p.node_name {
+                Some(n) => {
+                    if let Some(&i) = index.get(n) {
+                        nodes[i].add_pod(pi);
+                    }
+                }
+                None => {
+                    if let Some(nn) = &p.nominated_node_name
+                        && !p.gated
+                        && index.contains_key(nn)
+                    {
+                        nominated.entry(nn.clone()).or_default().push(pi);
+                    }
+                }
+            }
+        }
+        Snapshot { cluster, nodes, index, image_nodes, nominated, pod_infos, version }
+    }
+
+    /// Index of a node by name.
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// A node by name.
+    pub fn node(&self, name: &str) -> Option<&NodeInfo> {
+        self.node_index(name).map(|i| &self.nodes[i])
+    }
+
+    /// Labels of a namespace (empty when the namespace object is absent).
+    pub fn namespace_labels(&self, ns: &str) -> &Labels {
+        self.cluster.namespaces.get(ns).unwrap_or(&NO_LABELS)
+    }
+
+    /// Nodes with at least one pod that has pod (anti-)affinity.
+    pub fn nodes_with_affinity_pods(&self) -> impl Iterator<Item = &NodeInfo> {
+        self.nodes.iter().filter(|n| n.pods_with_affinity > 0)
+    }
+
+    /// Nodes with at least one pod that has required anti-affinity.
+    pub fn nodes_with_required_anti_affinity_pods(&self) -> impl Iterator<Item = &NodeInfo> {
+        self.nodes.iter().filter(|n| n.pods_with_required_anti_affinity > 0)
+    }
+}

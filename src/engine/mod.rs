@@ -1,0 +1,14 @@
+//! The scheduler engine: pure and deterministic. A snapshot and a profile go in, an
+//! [`trace::Explanation`] comes out. No I/O, no clock, no threads, no terminal.
+//!
+//! Nodes are visited in name order; ties are reported, never sampled.
+
+pub mod framework;
+pub mod plugins;
+pub mod trace;
+pub mod version;
+
+pub use framework::profile::{Framework, SchedulerConfig, build_profiles};
+pub use framework::runner::{EngineError, explain};
+pub use framework::snapshot::Snapshot;
+pub use version::Version;

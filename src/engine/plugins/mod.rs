@@ -1,0 +1,86 @@
+//! The in-tree plugins, one module per upstream package, and the registry that builds them by
+//! name (framework/plugins/registry.go).
+
+pub mod helper;
+pub mod names;
+
+pub mod image_locality;
+pub mod node_affinity;
+pub mod node_name;
+pub mod node_ports;
+pub mod node_resources;
+pub mod node_unschedulable;
+pub mod queue_sort;
+pub mod scheduling_gates;
+pub mod taint_toleration;
+
+use serde_json::Value;
+
+use super::framework::plugin::PluginSlots;
+use super::version::Version;
+
+/// Why a plugin could not be built.
+#[derive(Debug)]
+pub enum InstantiateError {
+    /// No plugin of that name.
+    Unknown,
+    /// Its args are wrong.
+    Args(String),
+}
+
+type Factory = fn(&Value, Version) -> Result<PluginSlots, String>;
+
+fn not_implemented(_: &Value, _: Version) -> Result<PluginSlots, String> {
+    Ok(PluginSlots { not_implemented: true, ..Default::default() })
+}
+
+/// name → factory.
+fn registry() -> Vec<(&'static str, Factory)> {
+    vec![
+        (names::PRIORITY_SORT, queue_sort::register),
+        (names::SCHEDULING_GATES, scheduling_gates::register),
+        (names::NODE_UNSCHEDULABLE, node_unschedulable::register),
+        (names::NODE_NAME, node_name::register),
+        (names::TAINT_TOLERATION, taint_toleration::register),
+        (names::NODE_AFFINITY, node_affinity::register),
+        (names::NODE_PORTS, node_ports::register),
+        (names::NODE_RESOURCES_FIT, node_resources::fit::register),
+        (names::NODE_RESOURCES_BALANCED_ALLOCATION, node_resources::balanced_allocation::register),
+        (names::IMAGE_LOCALITY, image_locality::register),
+        (names::VOLUME_RESTRICTIONS, not_implemented),
+        (names::EBS_LIMITS, not_implemented),
+        (names::GCE_PD_LIMITS, not_implemented),
+        (names::AZURE_DISK_LIMITS, not_implemented),
+        (names::NODE_VOLUME_LIMITS, not_implemented),
+        (names::VOLUME_BINDING, not_implemented),
+        (names::VOLUME_ZONE, not_implemented),
+        (names::POD_TOPOLOGY_SPREAD, not_implemented),
+        (names::INTER_POD_AFFINITY, not_implemented),
+        (names::DEFAULT_PREEMPTION, not_implemented),
+        (names::DEFAULT_BINDER, not_implemented),
+    ]
+}
+
+/// Builds a plugin by name.
+pub fn instantiate(name: &str, args: &Value, version: Version) -> Result<PluginSlots, InstantiateError> {
+    let f = registry().into_iter().find(|(n, _)| *n == name).map(|(_, f)| f).ok_or(InstantiateError::Unknown)?;
+    f(args, version).map_err(InstantiateError::Args)
+}
+
+/// Every plugin name the registry knows.
+pub fn known_plugins() -> Vec<&'static str> {
+    registry().into_iter().map(|(n, _)| n).collect()
+}
+
+/// Decodes a plugin's args (null → defaults), rejecting unknown fields.
+pub fn decode_args<T: serde::de::DeserializeOwned + Default>(args: &Value) -> Result<T, String> {
+    if args.is_null() {
+        return Ok(T::default());
+    }
+    let mut a = args.clone();
+    if let Value::Object(m) = &mut a {
+        m.remove("apiVersion");
+        m.remove("kind");
+    }
+    serde_path_to_error::deserialize(a).map_err(|e| format!("field '{}': {}", e.path(), e.inner()))
+}

@@ -1,0 +1,36 @@
+//! Port of framework/plugins/schedulinggates/scheduling_gates.go (v1.30.6).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::names;
+use crate::engine::framework::node_info::PodInfo;
+use crate::engine::framework::plugin::{Plugin, PluginSlots, PreEnqueuePlugin};
+use crate::engine::framework::status::Status;
+use crate::engine::version::Version;
+
+/// SchedulingGates.
+pub struct SchedulingGates;
+
+impl Plugin for SchedulingGates {
+    fn name(&self) -> &'static str {
+        names::SCHEDULING_GATES
+    }
+}
+
+impl PreEnqueuePlugin for SchedulingGates {
+    fn pre_enqueue(&self, pod: &PodInfo) -> Status {
+        let gates: Vec<String> =
+            pod.pod.spec().scheduling_gates.iter().flatten().map(|g| g.name.clone()).collect();
+        if gates.is_empty() {
+            return Status::success();
+        }
+        Status::unresolvable(format!("waiting for scheduling gates: [{}]", gates.join(" ")))
+    }
+}
+
+/// Registers SchedulingGates.
+pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
+    Ok(PluginSlots { pre_enqueue: Some(Arc::new(SchedulingGates)), ..Default::default() })
+}

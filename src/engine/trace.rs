@@ -1,0 +1,180 @@
+//! The explanation: everything one scheduling attempt did, per extension point, per plugin and
+//! per node. Every front end (JSON, text, TUI) only reads this.
+
+use serde::Serialize;
+
+use super::framework::status::{Code, Status};
+use crate::model::ObjectKey;
+
+/// A plugin's status at a point that runs once per cycle.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PluginStatus {
+    /// Plugin.
+    pub plugin: String,
+    /// Code.
+    pub code: Code,
+    /// Reasons.
+    pub reasons: Vec<String>,
+}
+
+impl PluginStatus {
+    /// From a status.
+    pub fn new(plugin: &str, s: &Status) -> Self {
+        PluginStatus { plugin: plugin.to_string(), code: s.code, reasons: s.reasons.clone() }
+    }
+}
+
+/// A failing filter status on a node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FilterFailure {
+    /// Plugin ("" for a PreFilter rejection that no single plugin owns).
+    pub plugin: String,
+    /// Code.
+    pub code: Code,
+    /// Reasons.
+    pub reasons: Vec<String>,
+}
+
+/// How a node fared at Filter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NodeFilter {
+    /// Node.
+    pub node: String,
+    /// Passed every filter (with and without nominated pods).
+    pub feasible: bool,
+    /// The verdict as upstream records it: the first failing plugin (None when feasible or
+    /// when PreFilter excluded the node).
+    pub failure: Option<FilterFailure>,
+    /// PreFilter's node set did not include this node: no filter ran.
+    pub excluded_by_prefilter: bool,
+    /// The rejection happened only with the nominated pods counted on the node.
+    pub rejected_by_nominated_pods: Vec<ObjectKey>,
+    /// Diagnostic pass (not upstream): every filter plugin's failure on the node, without
+    /// nominated pods. Never changes feasibility.
+    pub all_failures: Vec<FilterFailure>,
+}
+
+/// One plugin's score on one node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PluginScore {
+    /// Plugin.
+    pub plugin: String,
+    /// Score().
+    pub raw: i64,
+    /// After NormalizeScore.
+    pub normalized: i64,
+    /// Weight.
+    pub weight: i64,
+    /// normalized × weight.
+    pub weighted: i64,
+}
+
+/// A feasible node's scores.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NodeScoreTrace {
+    /// Node.
+    pub node: String,
+    /// Sum of weighted scores.
+    pub total: i64,
+    /// Per plugin, sorted by plugin name.
+    pub plugins: Vec<PluginScore>,
+}
+
+/// A preemption candidate node.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Candidate {
+    /// Node.
+    pub node: String,
+    /// Pods that would be evicted.
+    pub victims: Vec<ObjectKey>,
+    /// Victims whose eviction violates a PDB.
+    pub pdb_violations: usize,
+    /// Why the node was or was not chosen.
+    pub note: String,
+}
+
+/// What PostFilter (preemption) did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PostFilterTrace {
+    /// Plugin.
+    pub plugin: String,
+    /// Code.
+    pub code: Option<Code>,
+    /// Nominated node.
+    pub nominated_node: Option<String>,
+    /// Victims on it.
+    pub victims: Vec<ObjectKey>,
+    /// Status message when preemption did not help.
+    pub message: String,
+    /// Candidates evaluated.
+    pub candidates: Vec<Candidate>,
+    /// Per-node statuses of the dry run (node → reasons) where preemption could not help.
+    pub node_notes: Vec<(String, String)>,
+}
+
+/// The explanation of one pod.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Explanation {
+    /// The pod.
+    pub pod: ObjectKey,
+    /// Profile (schedulerName) used.
+    pub profile: String,
+    /// Scheduler version reproduced.
+    pub version: String,
+    /// Nodes in the snapshot.
+    pub node_count: usize,
+    /// Set when no profile serves the pod's schedulerName.
+    pub waiting_for_scheduler: Option<String>,
+    /// PreEnqueue statuses (scheduling gates).
+    pub pre_enqueue: Vec<PluginStatus>,
+    /// PreFilter plugins that ran, in order.
+    pub pre_filter: Vec<PluginStatus>,
+    /// PreFilter's node set, sorted, when it narrowed the nodes.
+    pub pre_filter_node_names: Option<Vec<String>>,
+    /// Nominated node tried first (status.nominatedNodeName), and whether it passed.
+    pub nominated_node: Option<(String, bool)>,
+    /// Filter verdicts, sorted by node.
+    pub filter: Vec<NodeFilter>,
+    /// PreScore statuses.
+    pub pre_score: Vec<PluginStatus>,
+    /// Scores of feasible nodes, sorted by node.
+    pub score: Vec<NodeScoreTrace>,
+    /// Where the pod would go (ties listed).
+    pub selected: Vec<String>,
+    /// The PodScheduled condition message when the pod is not schedulable.
+    pub message: Option<String>,
+    /// PostFilter, when it ran.
+    pub post_filter: Option<PostFilterTrace>,
+    /// Extension points after Score, as names of the plugins that would run there.
+    pub later_points: Vec<(String, Vec<String>)>,
+    /// Remarks about gaps (plugins not reproduced yet, ...).
+    pub notes: Vec<String>,
+}
+
+impl Explanation {
+    /// True when a node was selected.
+    pub fn schedulable(&self) -> bool {
+        !self.selected.is_empty()
+    }
+
+    /// One-line verdict.
+    pub fn verdict(&self) -> String {
+        if let Some(s) = &self.waiting_for_scheduler {
+            return format!("Pending: no profile serves schedulerName '{s}'; the pod waits for that scheduler");
+        }
+        if !self.selected.is_empty() {
+            if self.selected.len() == 1 {
+                return format!("Schedulable: would bind to {}", self.selected[0]);
+            }
+            return format!("Schedulable: {} nodes tie at the top ({})", self.selected.len(), self.selected.join(", "));
+        }
+        match &self.post_filter {
+            Some(pf) if pf.nominated_node.is_some() => format!(
+                "Unschedulable now; preemption would nominate {} and evict {} pod(s)",
+                pf.nominated_node.as_deref().unwrap_or_default(),
+                pf.victims.len()
+            ),
+            _ => format!("Unschedulable: {}", self.message.clone().unwrap_or_default()),
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Upstream scheduler releases whose behaviour the engine reproduces. Where releases differ
+//! (messages, default plugins, feature gates), the engine asks the version.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A kube-scheduler minor release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version {
+    /// Minor version (1.`minor`).
+    pub minor: u32,
+}
+
+impl Version {
+    /// The oldest release reproduced.
+    pub const OLDEST: Version = Version { minor: 30 };
+    /// The newest release reproduced (the default).
+    pub const NEWEST: Version = Version { minor: 34 };
+
+    /// 1.30: in-tree EBSLimits/GCEPDLimits/AzureDiskLimits in the default profile.
+    pub fn has_in_tree_volume_limits(self) -> bool {
+        self.minor <= 30
+    }
+
+    /// Since 1.31 TaintToleration no longer prints the taint in its reason.
+    pub fn taint_reason_lists_taint(self) -> bool {
+        self.minor <= 30
+    }
+
+    /// MatchLabelKeysInPodAffinity is on (beta) from 1.31.
+    pub fn match_label_keys_in_pod_affinity(self) -> bool {
+        self.minor >= 31
+    }
+
+    /// Clamps a server's minor to the supported range.
+    pub fn clamp_minor(minor: u32) -> Version {
+        Version { minor: minor.clamp(Self::OLDEST.minor, Self::NEWEST.minor) }
+    }
+}
+
+impl Default for Version {
+    fn default() -> Self {
+        Version::NEWEST
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "1.{}", self.minor)
+    }
+}
+
+impl FromStr for Version {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim().trim_start_matches('v');
+        let mut it = t.split('.');
+        let (maj, min) = (it.next(), it.next());
+        let bad = || {
+            format!(
+                "'{s}' is not a supported scheduler version (use 1.{} to 1.{}, e.g. 1.30)",
+                Self::OLDEST.minor,
+                Self::NEWEST.minor
+            )
+        };
+        if maj != Some("1") {
+            return Err(bad());
+        }
+        let minor: u32 = min.and_then(|m| m.parse().ok()).ok_or_else(bad)?;
+        if !(Self::OLDEST.minor..=Self::NEWEST.minor).contains(&minor) {
+            return Err(bad());
+        }
+        Ok(Version { minor })
+    }
+}

@@ -1,0 +1,4 @@
+//! Renders explanations: the JSON contract (shared/spec/explain-json-v1.md) and the text report.
+
+pub mod json;
+pub mod text;

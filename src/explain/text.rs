@@ -1,0 +1,104 @@
+//! The human report of `kschedtui explain -o text`: the verdict first, then the upstream
+//! message, the node table and the top of the score table.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crate::engine::trace::Explanation;
+
+/// How many nodes the score table shows.
+pub const TOP_NODES: usize = 10;
+
+/// Renders one explanation.
+pub fn render(ex: &Explanation) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "Pod {}  (profile {}, scheduler {}, {} nodes)", ex.pod, ex.profile, ex.version, ex.node_count);
+    let _ = writeln!(s, "Verdict: {}", ex.verdict());
+    if let Some(m) = &ex.message {
+        let _ = writeln!(s, "Message: {m}");
+    }
+    for n in &ex.notes {
+        let _ = writeln!(s, "Note: {n}");
+    }
+    if ex.waiting_for_scheduler.is_some() || ex.filter.is_empty() {
+        return s;
+    }
+    if !ex.pre_filter.is_empty() {
+        let _ = writeln!(s, "\nPreFilter:");
+        for p in &ex.pre_filter {
+            let reasons = if p.reasons.is_empty() { String::new() } else { format!("  {}", p.reasons.join(", ")) };
+            let _ = writeln!(s, "  {:<34} {}{}", p.plugin, p.code.as_str(), reasons);
+        }
+        if let Some(n) = &ex.pre_filter_node_names {
+            let _ = writeln!(s, "  PreFilter narrowed the nodes to: {}", if n.is_empty() { "(none)".into() } else { n.join(", ") });
+        }
+    }
+    let feasible = ex.filter.iter().filter(|f| f.feasible).count();
+    let _ = writeln!(s, "\nFilter: {feasible}/{} nodes feasible", ex.filter.len());
+    let w = ex.filter.iter().map(|f| f.node.len()).max().unwrap_or(4).max(4);
+    let _ = writeln!(s, "  {:<w$}  {:<10} {:<26} REASON", "NODE", "VERDICT", "PLUGIN");
+    for f in &ex.filter {
+        let (verdict, plugin, reason) = match &f.failure {
+            None if f.feasible => ("fit", String::new(), String::new()),
+            None => ("excluded", "(PreFilter)".to_string(), "not in PreFilter's node set".to_string()),
+            Some(fl) => ("no fit", fl.plugin.clone(), fl.reasons.join(", ")),
+        };
+        let _ = write!(s, "  {:<w$}  {:<10} {:<26} {}", f.node, verdict, plugin, reason);
+        if !f.rejected_by_nominated_pods.is_empty() {
+            let names: Vec<String> = f.rejected_by_nominated_pods.iter().map(ToString::to_string).collect();
+            let _ = write!(s, "  (only with nominated pods: {})", names.join(", "));
+        }
+        if f.all_failures.len() > 1 {
+            let more: Vec<&str> = f.all_failures.iter().skip(1).map(|a| a.plugin.as_str()).collect();
+            let _ = write!(s, "  (also: {})", more.join(", "));
+        }
+        let _ = writeln!(s);
+    }
+    if let Some(pf) = &ex.post_filter {
+        let _ = writeln!(s, "\nPostFilter ({}): {}", pf.plugin, pf.code.map_or("", |c| c.as_str()));
+        if let Some(n) = &pf.nominated_node {
+            let v: Vec<String> = pf.victims.iter().map(ToString::to_string).collect();
+            let _ = writeln!(s, "  nominated node {n}; victims: {}", v.join(", "));
+        } else if !pf.message.is_empty() {
+            let _ = writeln!(s, "  {}", pf.message);
+        }
+        for c in &pf.candidates {
+            let v: Vec<String> = c.victims.iter().map(ToString::to_string).collect();
+            let _ = writeln!(s, "  candidate {}: victims [{}], PDB violations {} {}", c.node, v.join(", "), c.pdb_violations, c.note);
+        }
+    }
+    if !ex.score.is_empty() {
+        let mut plugins: Vec<&str> = Vec::new();
+        for p in ex.score.iter().flat_map(|n| n.plugins.iter()) {
+            if !plugins.contains(&p.plugin.as_str()) {
+                plugins.push(&p.plugin);
+            }
+        }
+        let mut rows: Vec<_> = ex.score.iter().collect();
+        rows.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.node.cmp(&b.node)));
+        let _ = writeln!(s, "\nScore (weighted; top {} of {} feasible nodes):", TOP_NODES.min(rows.len()), rows.len());
+        let abbrev: BTreeMap<&str, String> = plugins.iter().map(|p| (*p, abbreviate(p))).collect();
+        let _ = write!(s, "  {:<w$}  {:>6}", "NODE", "TOTAL");
+        for p in &plugins {
+            let _ = write!(s, " {:>9}", abbrev[p]);
+        }
+        let _ = writeln!(s);
+        for r in rows.iter().take(TOP_NODES) {
+            let mark = if ex.selected.contains(&r.node) { "*" } else { " " };
+            let _ = write!(s, "{mark} {:<w$}  {:>6}", r.node, r.total);
+            for p in &plugins {
+                let v = r.plugins.iter().find(|x| x.plugin == *p).map_or("-".to_string(), |x| x.weighted.to_string());
+                let _ = write!(s, " {v:>9}");
+            }
+            let _ = writeln!(s);
+        }
+        let legend: Vec<String> = plugins.iter().map(|p| format!("{}={p}", abbrev[p])).collect();
+        let _ = writeln!(s, "  ({})", legend.join(", "));
+    }
+    s
+}
+
+fn abbreviate(p: &str) -> String {
+    let caps: String = p.chars().filter(|c| c.is_ascii_uppercase()).collect();
+    if caps.len() >= 2 { caps } else { p.chars().take(9).collect() }
+}

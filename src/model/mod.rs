@@ -1,0 +1,623 @@
+//! Cluster data built once from a snapshot: objects, quantities, selectors and the per-object
+//! facts the scheduler reads on every cycle (requests, priority, ports, images). No scheduling
+//! logic and no I/O live here.
+
+pub mod quantity;
+pub mod resources;
+pub mod selector;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::{apps::v1 as apps, policy::v1 as policy, scheduling::v1 as sched};
+use k8s_openapi::api::storage::v1 as storage;
+use serde::{Deserialize, Serialize};
+
+use quantity::Quantity;
+use resources::{PodRequests, PodResourceSpec, Resource, ResourceList, pod_requests};
+pub use selector::Labels;
+
+/// `namespace/name` of a namespaced object (namespace empty for cluster-scoped ones).
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ObjectKey {
+    /// Namespace ("" for cluster-scoped objects).
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+}
+
+impl ObjectKey {
+    /// A key.
+    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
+        ObjectKey { namespace: namespace.into(), name: name.into() }
+    }
+
+    /// Parses `ns/name`, or `name` with a default namespace.
+    pub fn parse(s: &str, default_ns: &str) -> Self {
+        match s.split_once('/') {
+            Some((ns, n)) => ObjectKey::new(ns, n),
+            None => ObjectKey::new(default_ns, s),
+        }
+    }
+}
+
+impl fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.namespace.is_empty() {
+            write!(f, "{}", self.name)
+        } else {
+            write!(f, "{}/{}", self.namespace, self.name)
+        }
+    }
+}
+
+/// Where an object came from, for error messages.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// File path (or "<live>").
+    pub file: String,
+    /// 0-based document index within the file (items of a List count individually).
+    pub doc: usize,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (document {})", self.file, self.doc)
+    }
+}
+
+/// A problem with a snapshot object, naming the object and the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{origin}: {kind} {key}: field '{field}': {message}")]
+pub struct ModelError {
+    /// Where the object came from.
+    pub origin: Origin,
+    /// Kind of the object.
+    pub kind: String,
+    /// Its namespace/name.
+    pub key: ObjectKey,
+    /// Path of the offending field.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A taint, as the scheduler reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Taint {
+    /// Key.
+    pub key: String,
+    /// Value ("" when absent).
+    pub value: String,
+    /// NoSchedule, PreferNoSchedule or NoExecute.
+    pub effect: String,
+}
+
+/// A toleration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Toleration {
+    /// Key ("" matches every key with operator Exists).
+    pub key: String,
+    /// Equal (default) or Exists.
+    pub operator: String,
+    /// Value.
+    pub value: String,
+    /// Effect ("" matches every effect).
+    pub effect: String,
+}
+
+impl Toleration {
+    /// `Toleration.ToleratesTaint` (core/v1/toleration.go).
+    pub fn tolerates(&self, t: &Taint) -> bool {
+        if !self.effect.is_empty() && self.effect != t.effect {
+            return false;
+        }
+        if !self.key.is_empty() && self.key != t.key {
+            return false;
+        }
+        match self.operator.as_str() {
+            "" | "Equal" => self.value == t.value,
+            "Exists" => true,
+            _ => false,
+        }
+    }
+}
+
+/// A host port a container asks for.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct HostPort {
+    /// hostIP ("" means 0.0.0.0).
+    pub ip: String,
+    /// TCP (default), UDP or SCTP.
+    pub protocol: String,
+    /// The port.
+    pub port: i32,
+}
+
+/// A node and the facts the scheduler reads from it.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// metadata.name.
+    pub name: String,
+    /// metadata.labels.
+    pub labels: Labels,
+    /// spec.taints.
+    pub taints: Vec<Taint>,
+    /// spec.unschedulable.
+    pub unschedulable: bool,
+    /// status.allocatable (defaulted from capacity).
+    pub allocatable: Resource,
+    /// status.images: (names, sizeBytes).
+    pub images: Vec<(Vec<String>, i64)>,
+    /// The object as read.
+    pub obj: core::Node,
+}
+
+/// A pod and the facts the scheduler reads from it.
+#[derive(Clone, Debug)]
+pub struct Pod {
+    /// namespace/name.
+    pub key: ObjectKey,
+    /// metadata.uid (or the key when absent).
+    pub uid: String,
+    /// metadata.labels.
+    pub labels: Labels,
+    /// spec.nodeName.
+    pub node_name: Option<String>,
+    /// status.nominatedNodeName.
+    pub nominated_node_name: Option<String>,
+    /// spec.schedulerName (default-scheduler when absent).
+    pub scheduler_name: String,
+    /// Resolved priority.
+    pub priority: i32,
+    /// spec.preemptionPolicy == Never.
+    pub preemption_never: bool,
+    /// Effective requests.
+    pub requests: PodRequests,
+    /// Host ports of the regular containers.
+    pub host_ports: Vec<HostPort>,
+    /// spec.tolerations.
+    pub tolerations: Vec<Toleration>,
+    /// metadata.creationTimestamp (RFC 3339), if any.
+    pub creation: Option<String>,
+    /// status.startTime (RFC 3339), if any.
+    pub start_time: Option<String>,
+    /// metadata.deletionTimestamp is set.
+    pub terminating: bool,
+    /// spec.schedulingGates is non-empty.
+    pub gated: bool,
+    /// status.phase.
+    pub phase: String,
+    /// The object as read.
+    pub obj: core::Pod,
+}
+
+impl Pod {
+    /// The pod's spec (always present after loading).
+    pub fn spec(&self) -> &core::PodSpec {
+        static EMPTY: std::sync::OnceLock<core::PodSpec> = std::sync::OnceLock::new();
+        self.obj.spec.as_ref().unwrap_or_else(|| EMPTY.get_or_init(core::PodSpec::default))
+    }
+
+    /// True when the pod is finished (Succeeded/Failed): the scheduler ignores it entirely.
+    pub fn is_finished(&self) -> bool {
+        self.phase == "Succeeded" || self.phase == "Failed"
+    }
+
+    /// True for a pod waiting for a node.
+    pub fn is_pending(&self) -> bool {
+        self.node_name.is_none() && !self.is_finished()
+    }
+}
+
+/// A scheduler-plugins PodGroup (scheduling.x-k8s.io/v1alpha1).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+pub struct PodGroup {
+    /// Metadata.
+    pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    /// Spec.
+    #[serde(default)]
+    pub spec: PodGroupSpec,
+}
+
+/// PodGroup spec.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodGroupSpec {
+    /// Quorum.
+    #[serde(default)]
+    pub min_member: i32,
+    /// Minimum total resources of the group.
+    #[serde(default)]
+    pub min_resources: Option<BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
+    /// Permit timeout in seconds.
+    #[serde(default)]
+    pub schedule_timeout_seconds: Option<i32>,
+}
+
+/// One object read from a snapshot, typed.
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum Object {
+    /// Node
+    Node(core::Node),
+    /// Pod
+    Pod(core::Pod),
+    /// Namespace
+    Namespace(core::Namespace),
+    /// PriorityClass
+    PriorityClass(sched::PriorityClass),
+    /// PodDisruptionBudget
+    Pdb(policy::PodDisruptionBudget),
+    /// PersistentVolume
+    Pv(core::PersistentVolume),
+    /// PersistentVolumeClaim
+    Pvc(core::PersistentVolumeClaim),
+    /// StorageClass
+    StorageClass(storage::StorageClass),
+    /// CSINode
+    CsiNode(storage::CSINode),
+    /// Service
+    Service(core::Service),
+    /// ReplicaSet
+    ReplicaSet(apps::ReplicaSet),
+    /// StatefulSet
+    StatefulSet(apps::StatefulSet),
+    /// ReplicationController
+    ReplicationController(core::ReplicationController),
+    /// PodGroup
+    PodGroup(PodGroup),
+    /// A kind the engine does not use (counted, then dropped).
+    Skipped(String),
+}
+
+/// The whole cluster, indexed.
+#[derive(Clone, Debug, Default)]
+pub struct Cluster {
+    /// Nodes sorted by name.
+    pub nodes: Vec<Arc<Node>>,
+    /// Pods sorted by namespace/name (bound, pending and finished).
+    pub pods: Vec<Arc<Pod>>,
+    /// Namespace labels.
+    pub namespaces: BTreeMap<String, Labels>,
+    /// PriorityClasses by name.
+    pub priority_classes: BTreeMap<String, sched::PriorityClass>,
+    /// PDBs sorted by key.
+    pub pdbs: Vec<policy::PodDisruptionBudget>,
+    /// PVs by name.
+    pub pvs: BTreeMap<String, core::PersistentVolume>,
+    /// PVCs by key.
+    pub pvcs: BTreeMap<ObjectKey, core::PersistentVolumeClaim>,
+    /// StorageClasses by name.
+    pub storage_classes: BTreeMap<String, storage::StorageClass>,
+    /// CSINodes by name.
+    pub csi_nodes: BTreeMap<String, storage::CSINode>,
+    /// Services.
+    pub services: Vec<core::Service>,
+    /// ReplicaSets.
+    pub replica_sets: Vec<apps::ReplicaSet>,
+    /// StatefulSets.
+    pub stateful_sets: Vec<apps::StatefulSet>,
+    /// ReplicationControllers.
+    pub replication_controllers: Vec<core::ReplicationController>,
+    /// PodGroups.
+    pub pod_groups: Vec<PodGroup>,
+    /// Kinds read but not used, with counts.
+    pub skipped: BTreeMap<String, usize>,
+    /// Things worth saying that are not errors (a pod bound to a missing node, ...).
+    pub warnings: Vec<String>,
+}
+
+fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjectKey {
+    ObjectKey::new(m.namespace.clone().unwrap_or_default(), m.name.clone().unwrap_or_default())
+}
+
+/// Converts a k8s resource list, naming the field on a bad quantity.
+fn resource_list(
+    rl: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
+    field: &str,
+) -> Result<ResourceList, (String, String)> {
+    let mut out = ResourceList::new();
+    for (k, v) in rl.into_iter().flatten() {
+        let q = Quantity::parse(&v.0).map_err(|e| (format!("{field}.{k}"), e.to_string()))?;
+        out.insert(k.clone(), q);
+    }
+    Ok(out)
+}
+
+/// Container requests with API-server defaulting: a limit without a request sets the request.
+fn container_requests(c: &core::Container, field: &str) -> Result<ResourceList, (String, String)> {
+    let res = c.resources.as_ref();
+    let mut req = resource_list(res.and_then(|r| r.requests.as_ref()), &format!("{field}.resources.requests"))?;
+    let lim = resource_list(res.and_then(|r| r.limits.as_ref()), &format!("{field}.resources.limits"))?;
+    for (k, v) in lim {
+        req.entry(k).or_insert(v);
+    }
+    Ok(req)
+}
+
+fn time_str(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Option<String> {
+    t.map(|t| t.0.to_string())
+}
+
+impl Node {
+    /// Builds the node model.
+    pub fn from_obj(obj: core::Node) -> Result<Self, (String, String)> {
+        let name = obj.metadata.name.clone().unwrap_or_default();
+        let labels = obj.metadata.labels.clone().unwrap_or_default();
+        let spec = obj.spec.clone().unwrap_or_default();
+        let taints = spec
+            .taints
+            .unwrap_or_default()
+            .into_iter()
+            .map(|t| Taint { key: t.key, value: t.value.unwrap_or_default(), effect: t.effect })
+            .collect();
+        let status = obj.status.clone().unwrap_or_default();
+        let alloc = match status.allocatable.as_ref() {
+            Some(a) => resource_list(Some(a), "status.allocatable")?,
+            None => resource_list(status.capacity.as_ref(), "status.capacity")?,
+        };
+        let images = status
+            .images
+            .unwrap_or_default()
+            .into_iter()
+            .map(|i| (i.names.unwrap_or_default(), i.size_bytes.unwrap_or(0)))
+            .collect();
+        Ok(Node {
+            name,
+            labels,
+            taints,
+            unschedulable: spec.unschedulable.unwrap_or(false),
+            allocatable: Resource::from_list(&alloc),
+            images,
+            obj,
+        })
+    }
+}
+
+impl Pod {
+    /// Builds the pod model; `priority` resolves priorityClassName when spec.priority is absent.
+    pub fn from_obj(
+        obj: core::Pod,
+        mut priority_of: impl FnMut(Option<&str>) -> i32,
+    ) -> Result<Self, (String, String)> {
+        let key = meta_key(&obj.metadata);
+        let spec = obj.spec.clone().unwrap_or_default();
+        let mut rspec = PodResourceSpec::default();
+        let mut host_ports = Vec::new();
+        for (i, c) in spec.containers.iter().enumerate() {
+            rspec.containers.push(container_requests(c, &format!("spec.containers[{i}]"))?);
+            for p in c.ports.iter().flatten() {
+                if let Some(hp) = p.host_port.filter(|h| *h > 0) {
+                    host_ports.push(HostPort {
+                        ip: p.host_ip.clone().unwrap_or_default(),
+                        protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+                        port: hp,
+                    });
+                }
+            }
+        }
+        for (i, c) in spec.init_containers.iter().flatten().enumerate() {
+            let sidecar = c.restart_policy.as_deref() == Some("Always");
+            rspec.init_containers.push((container_requests(c, &format!("spec.initContainers[{i}]"))?, sidecar));
+        }
+        if spec.overhead.is_some() {
+            rspec.overhead = Some(resource_list(spec.overhead.as_ref(), "spec.overhead")?);
+        }
+        let priority = spec.priority.unwrap_or_else(|| priority_of(spec.priority_class_name.as_deref()));
+        let tolerations = spec
+            .tolerations
+            .iter()
+            .flatten()
+            .map(|t| Toleration {
+                key: t.key.clone().unwrap_or_default(),
+                operator: t.operator.clone().unwrap_or_default(),
+                value: t.value.clone().unwrap_or_default(),
+                effect: t.effect.clone().unwrap_or_default(),
+            })
+            .collect();
+        let status = obj.status.clone().unwrap_or_default();
+        Ok(Pod {
+            uid: obj.metadata.uid.clone().unwrap_or_else(|| key.to_string()),
+            labels: obj.metadata.labels.clone().unwrap_or_default(),
+            node_name: spec.node_name.clone().filter(|n| !n.is_empty()),
+            nominated_node_name: status.nominated_node_name.clone().filter(|n| !n.is_empty()),
+            scheduler_name: spec.scheduler_name.clone().unwrap_or_else(|| "default-scheduler".into()),
+            priority,
+            preemption_never: spec.preemption_policy.as_deref() == Some("Never"),
+            requests: pod_requests(&rspec),
+            host_ports,
+            tolerations,
+            creation: time_str(obj.metadata.creation_timestamp.as_ref()),
+            start_time: time_str(status.start_time.as_ref()),
+            terminating: obj.metadata.deletion_timestamp.is_some(),
+            gated: spec.scheduling_gates.as_ref().is_some_and(|g| !g.is_empty()),
+            phase: status.phase.clone().unwrap_or_default(),
+            key,
+            obj,
+        })
+    }
+}
+
+impl Cluster {
+    /// Builds the cluster from typed objects with their origins.
+    pub fn build(objects: Vec<(Origin, Object)>) -> Result<Cluster, ModelError> {
+        let mut c = Cluster::default();
+        let mut seen: BTreeMap<(String, ObjectKey), Origin> = BTreeMap::new();
+        let mut raw_pods = Vec::new();
+        let mut raw_nodes = Vec::new();
+        for (origin, obj) in objects {
+            if let Object::Skipped(kind) = &obj {
+                *c.skipped.entry(kind.clone()).or_insert(0) += 1;
+                continue;
+            }
+            let (kind, meta) = kind_and_meta(&obj);
+            let key = meta_key(meta);
+            let err = |field: &str, message: String| ModelError {
+                origin: origin.clone(),
+                kind: kind.to_string(),
+                key: key.clone(),
+                field: field.to_string(),
+                message,
+            };
+            if key.name.is_empty() {
+                return Err(err("metadata.name", "is missing; every object needs a name".into()));
+            }
+            if let Some(first) = seen.insert((kind.to_string(), key.clone()), origin.clone()) {
+                return Err(err("metadata.name", format!("duplicate object: {kind} {key} was already defined at {first}")));
+            }
+            match obj {
+                Object::Node(n) => raw_nodes.push((origin, n)),
+                Object::Pod(p) => raw_pods.push((origin, p)),
+                Object::Namespace(n) => {
+                    c.namespaces.insert(key.name, n.metadata.labels.unwrap_or_default());
+                }
+                Object::PriorityClass(p) => {
+                    c.priority_classes.insert(key.name, p);
+                }
+                Object::Pdb(p) => c.pdbs.push(p),
+                Object::Pv(p) => {
+                    c.pvs.insert(key.name, p);
+                }
+                Object::Pvc(p) => {
+                    c.pvcs.insert(key, p);
+                }
+                Object::StorageClass(mut s) => {
+                    if s.volume_binding_mode.is_none() {
+                        s.volume_binding_mode = Some("Immediate".into());
+                    }
+                    c.storage_classes.insert(key.name, s);
+                }
+                Object::CsiNode(n) => {
+                    c.csi_nodes.insert(key.name, n);
+                }
+                Object::Service(s) => c.services.push(s),
+                Object::ReplicaSet(r) => c.replica_sets.push(r),
+                Object::StatefulSet(s) => c.stateful_sets.push(s),
+                Object::ReplicationController(r) => c.replication_controllers.push(r),
+                Object::PodGroup(g) => c.pod_groups.push(g),
+                Object::Skipped(_) => {}
+            }
+        }
+        for (origin, n) in raw_nodes {
+            let key = meta_key(&n.metadata);
+            let node = Node::from_obj(n).map_err(|(field, message)| ModelError {
+                origin,
+                kind: "Node".into(),
+                key,
+                field,
+                message,
+            })?;
+            c.nodes.push(Arc::new(node));
+        }
+        c.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        let global_default = c
+            .priority_classes
+            .values()
+            .filter(|p| p.global_default == Some(true))
+            .map(|p| p.value.unwrap_or(0))
+            .max();
+        for (origin, p) in raw_pods {
+            let key = meta_key(&p.metadata);
+            let mut missing_class = None;
+            let pod = Pod::from_obj(p, |class| match class {
+                Some(name) if !name.is_empty() => match c.priority_classes.get(name) {
+                    Some(pc) => pc.value.unwrap_or(0),
+                    None => {
+                        missing_class = Some(name.to_string());
+                        global_default.unwrap_or(0)
+                    }
+                },
+                _ => global_default.unwrap_or(0),
+            })
+            .map_err(|(field, message)| ModelError {
+                origin: origin.clone(),
+                kind: "Pod".into(),
+                key: key.clone(),
+                field,
+                message,
+            })?;
+            if let Some(name) = missing_class {
+                c.warnings.push(format!(
+                    "{origin}: Pod {key}: spec.priorityClassName '{name}' names no PriorityClass in the snapshot; priority taken as {}",
+                    pod.priority
+                ));
+            }
+            if let Some(n) = &pod.node_name
+                && !pod.is_finished()
+                && c.nodes.binary_search_by(|x| x.name.as_str().cmp(n)).is_err()
+            {
+                c.warnings.push(format!(
+                    "{origin}: Pod {key}: spec.nodeName '{n}' names no node in the snapshot; the pod is not counted on any node"
+                ));
+            }
+            c.pods.push(Arc::new(pod));
+        }
+        c.pods.sort_by(|a, b| a.key.cmp(&b.key));
+        c.pdbs.sort_by_key(|p| meta_key(&p.metadata));
+        Ok(c)
+    }
+
+    /// Finds a node by name.
+    pub fn node(&self, name: &str) -> Option<&Arc<Node>> {
+        self.nodes.binary_search_by(|n| n.name.as_str().cmp(name)).ok().map(|i| &self.nodes[i])
+    }
+
+    /// Finds a pod by key.
+    pub fn pod(&self, key: &ObjectKey) -> Option<&Arc<Pod>> {
+        self.pods.binary_search_by(|p| p.key.cmp(key)).ok().map(|i| &self.pods[i])
+    }
+
+    /// Pending pods in PrioritySort order: higher priority first, then earlier creation, then key.
+    pub fn pending_pods(&self) -> Vec<&Arc<Pod>> {
+        let mut v: Vec<&Arc<Pod>> = self.pods.iter().filter(|p| p.is_pending()).collect();
+        v.sort_by(|a, b| {
+            b.priority
+                .cmp(&a.priority)
+                .then_with(|| a.creation.cmp(&b.creation))
+                .then_with(|| a.key.cmp(&b.key))
+        });
+        v
+    }
+}
+
+static EMPTY_META: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        annotations: None,
+        creation_timestamp: None,
+        deletion_grace_period_seconds: None,
+        deletion_timestamp: None,
+        finalizers: None,
+        generate_name: None,
+        generation: None,
+        labels: None,
+        managed_fields: None,
+        name: None,
+        namespace: None,
+        owner_references: None,
+        resource_version: None,
+        self_link: None,
+        uid: None,
+    };
+
+fn kind_and_meta(o: &Object) -> (&'static str, &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) {
+    match o {
+        Object::Node(x) => ("Node", &x.metadata),
+        Object::Pod(x) => ("Pod", &x.metadata),
+        Object::Namespace(x) => ("Namespace", &x.metadata),
+        Object::PriorityClass(x) => ("PriorityClass", &x.metadata),
+        Object::Pdb(x) => ("PodDisruptionBudget", &x.metadata),
+        Object::Pv(x) => ("PersistentVolume", &x.metadata),
+        Object::Pvc(x) => ("PersistentVolumeClaim", &x.metadata),
+        Object::StorageClass(x) => ("StorageClass", &x.metadata),
+        Object::CsiNode(x) => ("CSINode", &x.metadata),
+        Object::Service(x) => ("Service", &x.metadata),
+        Object::ReplicaSet(x) => ("ReplicaSet", &x.metadata),
+        Object::StatefulSet(x) => ("StatefulSet", &x.metadata),
+        Object::ReplicationController(x) => ("ReplicationController", &x.metadata),
+        Object::PodGroup(x) => ("PodGroup", &x.metadata),
+        Object::Skipped(_) => ("", &EMPTY_META),
+    }
+}

@@ -1,0 +1,3 @@
+//! Where snapshots come from (files, a live cluster) and where writes go.
+
+pub mod file;
