@@ -29,17 +29,24 @@ const NANO: i128 = 1_000_000_000;
 impl Quantity {
     /// A quantity of `v` whole units.
     pub fn from_units(v: i64) -> Self {
-        Quantity { nanos: i128::from(v) * NANO }
+        Quantity {
+            nanos: i128::from(v) * NANO,
+        }
     }
 
     /// A quantity of `v` milli-units.
     pub fn from_millis(v: i64) -> Self {
-        Quantity { nanos: i128::from(v) * 1_000_000 }
+        Quantity {
+            nanos: i128::from(v) * 1_000_000,
+        }
     }
 
     /// Parses a quantity string (`500m`, `1.5Gi`, `1e3`, `+2`, `.5`).
     pub fn parse(s: &str) -> Result<Self, QuantityError> {
-        let err = |why| QuantityError { input: s.to_string(), why };
+        let err = |why| QuantityError {
+            input: s.to_string(),
+            why,
+        };
         let t = s;
         if t.is_empty() {
             return Err(err("it is empty"));
@@ -98,7 +105,9 @@ impl Quantity {
                 let rest = suffix
                     .strip_prefix('e')
                     .or_else(|| suffix.strip_prefix('E'))
-                    .ok_or_else(|| err("its suffix is not one of n u m k M G T P E Ki Mi Gi Ti Pi Ei or an exponent"))?;
+                    .ok_or_else(|| {
+                        err("its suffix is not one of n u m k M G T P E Ki Mi Gi Ti Pi Ei or an exponent")
+                    })?;
                 let (sign, digits_part) = match rest.as_bytes().first() {
                     Some(b'-') => (-1, &rest[1..]),
                     Some(b'+') => (1, &rest[1..]),
@@ -159,7 +168,9 @@ impl Quantity {
     /// Sum of two quantities.
     #[must_use]
     pub fn add(self, o: Quantity) -> Quantity {
-        Quantity { nanos: self.nanos.saturating_add(o.nanos) }
+        Quantity {
+            nanos: self.nanos.saturating_add(o.nanos),
+        }
     }
 
     /// True when the quantity is zero.
