@@ -51,6 +51,9 @@ pub fn to_value(ex: &Explanation) -> Value {
                     json!(f.rejected_by_nominated_pods.iter().map(ToString::to_string).collect::<Vec<_>>()),
                 );
             }
+            if !f.detail.is_empty() {
+                m.insert("detail".into(), json!(f.detail));
+            }
             if !f.all_failures.is_empty() {
                 m.insert("allFailures".into(), Value::Array(f.all_failures.iter().map(failure).collect()));
             }
