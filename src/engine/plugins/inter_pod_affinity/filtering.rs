@@ -14,8 +14,8 @@ use super::{InterPodAffinity, MergedTerm, TopologyCounts, matches_all};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, PreFilterPlugin};
-use crate::engine::framework::status::{Code, Status};
 use crate::engine::framework::snapshot::Snapshot;
+use crate::engine::framework::status::{Code, Status};
 use crate::model::Pod;
 use crate::model::selector::Labels;
 
@@ -25,7 +25,8 @@ pub const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: &str =
 /// The incoming pod's required affinity is not met on the node.
 pub const ERR_REASON_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod affinity rules";
 /// The incoming pod's required anti-affinity is violated on the node.
-pub const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod anti-affinity rules";
+pub const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str =
+    "node(s) didn't match pod anti-affinity rules";
 
 /// `preFilterStateKey`.
 pub(crate) const PRE_FILTER_KEY: &str = "PreFilterInterPodAffinity";
@@ -45,7 +46,7 @@ pub(crate) struct IncomingTerms {
 }
 
 /// Example pods behind a count.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Witness {
     /// Matches counted at PreFilter.
     pub count: i64,
@@ -83,20 +84,29 @@ pub(crate) struct PreFilterState {
 
 impl PreFilterState {
     /// `updateWithPod`: counts `p` on a node with `node_labels` `multiplier` times.
-    fn update_with_pod(&mut self, incoming: &Pod, p: &PodInfo, node_labels: &Labels, multiplier: i64) {
+    fn update_with_pod(
+        &mut self,
+        incoming: &Pod,
+        p: &PodInfo,
+        node_labels: &Labels,
+        multiplier: i64,
+    ) {
         for t in &p.required_anti_affinity {
             if t.matches(incoming, &self.namespace_labels) {
-                self.existing_anti_affinity.update(node_labels, &t.topology_key, multiplier);
+                self.existing_anti_affinity
+                    .update(node_labels, &t.topology_key, multiplier);
             }
         }
         if matches_all(&self.terms.affinity, &p.pod) {
             for t in &self.terms.affinity {
-                self.affinity.update(node_labels, &t.topology_key, multiplier);
+                self.affinity
+                    .update(node_labels, &t.topology_key, multiplier);
             }
         }
         for t in &self.terms.anti_affinity {
             if t.matches(&p.pod) {
-                self.anti_affinity.update(node_labels, &t.topology_key, multiplier);
+                self.anti_affinity
+                    .update(node_labels, &t.topology_key, multiplier);
             }
         }
     }
@@ -121,9 +131,16 @@ fn existing_anti_affinity_counts(
                 if !t.matches(incoming, ns_labels) {
                     continue;
                 }
-                let Some(v) = labels.get(&t.topology_key) else { continue };
+                let Some(v) = labels.get(&t.topology_key) else {
+                    continue;
+                };
                 counts.add(&t.topology_key, v, 1);
-                let wit = w.existing.entry(t.topology_key.clone()).or_default().entry(v.clone()).or_default();
+                let wit = w
+                    .existing
+                    .entry(t.topology_key.clone())
+                    .or_default()
+                    .entry(v.clone())
+                    .or_default();
                 wit.count += 1;
                 let name = witness_name(&ep.pod, node.name());
                 if wit.pods.len() < WITNESS_LIMIT && !wit.pods.contains(&name) {
@@ -136,7 +153,11 @@ fn existing_anti_affinity_counts(
 }
 
 /// `getIncomingAffinityAntiAffinityCounts`, over every node.
-fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) -> (TopologyCounts, TopologyCounts) {
+fn incoming_counts(
+    snap: &Snapshot,
+    terms: &IncomingTerms,
+    w: &mut Witnesses,
+) -> (TopologyCounts, TopologyCounts) {
     let mut affinity = TopologyCounts::default();
     let mut anti = TopologyCounts::default();
     if terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
@@ -170,7 +191,9 @@ fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) ->
             if anti_matches[i] == 0 {
                 continue;
             }
-            let Some(v) = labels.get(&t.topology_key) else { continue };
+            let Some(v) = labels.get(&t.topology_key) else {
+                continue;
+            };
             anti.add(&t.topology_key, v, anti_matches[i]);
             let wit = w.anti[i].entry(v.clone()).or_default();
             wit.count += anti_matches[i];
@@ -190,12 +213,29 @@ fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) ->
 /// Builds the PreFilter state (None for Skip).
 pub(crate) fn build_state(snap: &Snapshot, pod: &PodInfo) -> Option<PreFilterState> {
     let ns = &snap.cluster.namespaces;
-    let affinity: Vec<MergedTerm> = pod.required_affinity.iter().map(|t| MergedTerm::new(t, ns)).collect();
-    let anti_affinity: Vec<MergedTerm> = pod.required_anti_affinity.iter().map(|t| MergedTerm::new(t, ns)).collect();
+    let affinity: Vec<MergedTerm> = pod
+        .required_affinity
+        .iter()
+        .map(|t| MergedTerm::new(t, ns))
+        .collect();
+    let anti_affinity: Vec<MergedTerm> = pod
+        .required_anti_affinity
+        .iter()
+        .map(|t| MergedTerm::new(t, ns))
+        .collect();
     let matches_own_affinity = matches_all(&affinity, &pod.pod);
-    let terms = IncomingTerms { affinity, anti_affinity, matches_own_affinity };
+    let terms = IncomingTerms {
+        affinity,
+        anti_affinity,
+        matches_own_affinity,
+    };
     let namespace_labels = snap.namespace_labels(&pod.pod.key.namespace).clone();
-    let mut w = Witnesses { anti: (0..terms.anti_affinity.len()).map(|_| HashMap::new()).collect(), ..Default::default() };
+    let mut w = Witnesses {
+        anti: (0..terms.anti_affinity.len())
+            .map(|_| HashMap::new())
+            .collect(),
+        ..Default::default()
+    };
     let existing = existing_anti_affinity_counts(snap, &pod.pod, &namespace_labels, &mut w);
     let (aff, anti) = incoming_counts(snap, &terms, &mut w);
     if existing.is_empty() && terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
@@ -212,7 +252,9 @@ pub(crate) fn build_state(snap: &Snapshot, pod: &PodInfo) -> Option<PreFilterSta
 }
 
 fn missing_state() -> Status {
-    Status::error(format!("error reading {PRE_FILTER_KEY:?} from cycleState: not found"))
+    Status::error(format!(
+        "error reading {PRE_FILTER_KEY:?} from cycleState: not found"
+    ))
 }
 
 /// `satisfyPodAffinity`.
@@ -238,7 +280,11 @@ fn satisfy_pod_anti_affinity(s: &PreFilterState, labels: &Labels) -> bool {
     if s.anti_affinity.is_empty() {
         return true;
     }
-    !s.terms.anti_affinity.iter().any(|t| labels.get(&t.topology_key).is_some_and(|v| s.anti_affinity.get(&t.topology_key, v) > 0))
+    !s.terms.anti_affinity.iter().any(|t| {
+        labels
+            .get(&t.topology_key)
+            .is_some_and(|v| s.anti_affinity.get(&t.topology_key, v) > 0)
+    })
 }
 
 /// `satisfyExistingPodsAntiAffinity`: no pair of the node's labels is counted. Walks the
@@ -247,21 +293,32 @@ fn satisfy_existing_pods_anti_affinity(s: &PreFilterState, labels: &Labels) -> b
     if s.existing_anti_affinity.is_empty() {
         return true;
     }
-    !s.existing_anti_affinity
-        .keys()
-        .any(|k| labels.get(k).is_some_and(|v| s.existing_anti_affinity.get(k, v) > 0))
+    !s.existing_anti_affinity.keys().any(|k| {
+        labels
+            .get(k)
+            .is_some_and(|v| s.existing_anti_affinity.get(k, v) > 0)
+    })
 }
 
 /// The Filter verdict on a node given the state.
 pub(crate) fn filter_with_state(s: &PreFilterState, labels: &Labels) -> Status {
     if !satisfy_pod_affinity(s, labels) {
-        return Status::new(Code::UnschedulableAndUnresolvable, [ERR_REASON_AFFINITY_RULES_NOT_MATCH]);
+        return Status::new(
+            Code::UnschedulableAndUnresolvable,
+            [ERR_REASON_AFFINITY_RULES_NOT_MATCH],
+        );
     }
     if !satisfy_pod_anti_affinity(s, labels) {
-        return Status::new(Code::Unschedulable, [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH]);
+        return Status::new(
+            Code::Unschedulable,
+            [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH],
+        );
     }
     if !satisfy_existing_pods_anti_affinity(s, labels) {
-        return Status::new(Code::Unschedulable, [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH]);
+        return Status::new(
+            Code::Unschedulable,
+            [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH],
+        );
     }
     Status::success()
 }
@@ -283,7 +340,9 @@ pub(crate) fn failure_detail(s: &PreFilterState, labels: &Labels) -> Vec<String>
         for (i, t) in s.terms.affinity.iter().enumerate() {
             let tk = &t.topology_key;
             match labels.get(tk) {
-                None => out.push(format!("required pod affinity term {i}: the node has no label '{tk}' (its topologyKey)")),
+                None => out.push(format!(
+                    "required pod affinity term {i}: the node has no label '{tk}' (its topologyKey)"
+                )),
                 Some(v) if s.affinity.get(tk, v) <= 0 => {
                     out.push(format!("required pod affinity term {i}: no pod matching all required affinity terms runs in {tk}={v}"));
                 }
@@ -292,7 +351,10 @@ pub(crate) fn failure_detail(s: &PreFilterState, labels: &Labels) -> Vec<String>
         }
         if s.affinity.is_empty() && !s.terms.matches_own_affinity {
             let anywhere = if w.affinity_matches > 0 {
-                format!("{} pod(s) match them but run on nodes without the topology labels", w.affinity_matches)
+                format!(
+                    "{} pod(s) match them but run on nodes without the topology labels",
+                    w.affinity_matches
+                )
             } else {
                 "no pod in the cluster matches them".to_string()
             };
@@ -338,7 +400,12 @@ pub(crate) fn failure_detail(s: &PreFilterState, labels: &Labels) -> Vec<String>
 }
 
 impl PreFilterPlugin for InterPodAffinity {
-    fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+    fn pre_filter(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+    ) -> (Option<BTreeSet<String>>, Status) {
         match build_state(cx.snapshot, pod) {
             None => (None, Status::skip()),
             Some(s) => {
@@ -352,14 +419,32 @@ impl PreFilterPlugin for InterPodAffinity {
         true
     }
 
-    fn add_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, add: &PodInfo, node: &NodeInfo) -> Status {
-        let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else { return missing_state() };
+    fn add_pod(
+        &self,
+        _: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        add: &PodInfo,
+        node: &NodeInfo,
+    ) -> Status {
+        let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
+            return missing_state();
+        };
         s.update_with_pod(&pod.pod, add, &node.node.labels, 1);
         Status::success()
     }
 
-    fn remove_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, rm: &PodInfo, node: &NodeInfo) -> Status {
-        let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else { return missing_state() };
+    fn remove_pod(
+        &self,
+        _: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        rm: &PodInfo,
+        node: &NodeInfo,
+    ) -> Status {
+        let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
+            return missing_state();
+        };
         s.update_with_pod(&pod.pod, rm, &node.node.labels, -1);
         Status::success()
     }
@@ -373,8 +458,17 @@ impl FilterPlugin for InterPodAffinity {
         }
     }
 
-    fn failure_detail(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Vec<String> {
-        state.read::<PreFilterState>(PRE_FILTER_KEY).map(|s| failure_detail(s, &node.node.labels)).unwrap_or_default()
+    fn failure_detail(
+        &self,
+        _: &Ctx<'_>,
+        state: &CycleState,
+        _: &PodInfo,
+        node: &NodeInfo,
+    ) -> Vec<String> {
+        state
+            .read::<PreFilterState>(PRE_FILTER_KEY)
+            .map(|s| failure_detail(s, &node.node.labels))
+            .unwrap_or_default()
     }
 }
 
