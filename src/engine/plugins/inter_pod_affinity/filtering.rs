@@ -126,7 +126,7 @@ fn existing_anti_affinity_counts(
     let mut counts = TopologyCounts::default();
     for node in snap.nodes_with_required_anti_affinity_pods() {
         let labels = &node.node.labels;
-        for ep in node.pods.iter().filter(|p| p.has_required_anti_affinity()) {
+        for ep in &node.required_anti_affinity_pods {
             for t in &ep.required_anti_affinity {
                 if !t.matches(incoming, ns_labels) {
                     continue;

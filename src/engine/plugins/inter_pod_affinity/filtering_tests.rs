@@ -1241,3 +1241,50 @@ fn nil_and_empty_label_selectors() {
         assert_eq!(got, want, "{name}");
     }
 }
+
+#[test]
+fn node_info_keeps_affinity_pod_lists() {
+    // NodeInfo.PodsWithAffinity / PodsWithRequiredAntiAffinity follow AddPod and RemovePod.
+    let snap = snapshot(
+        &[node("n", &[])],
+        &[
+            pod().name("plain").node("n"),
+            pod()
+                .name("pref")
+                .node("n")
+                .pref_affinity(1, term("zone").exists("a")),
+            pod()
+                .name("anti")
+                .node("n")
+                .req_anti(term("zone").exists("a")),
+        ],
+        &[],
+        V30,
+    );
+    let names = |v: &[std::sync::Arc<PodInfo>]| {
+        v.iter().map(|p| p.pod.key.name.clone()).collect::<Vec<_>>()
+    };
+    let mut n = snap.nodes[0].clone();
+    assert_eq!(names(&n.affinity_pods), vec!["anti", "pref"]);
+    assert_eq!(names(&n.required_anti_affinity_pods), vec!["anti"]);
+    assert_eq!(
+        (n.pods_with_affinity, n.pods_with_required_anti_affinity),
+        (2, 1)
+    );
+    let anti_uid = n.required_anti_affinity_pods[0].pod.uid.clone();
+    assert!(n.remove_pod(&anti_uid));
+    assert_eq!(names(&n.affinity_pods), vec!["pref"]);
+    assert!(n.required_anti_affinity_pods.is_empty());
+    assert_eq!(
+        (n.pods_with_affinity, n.pods_with_required_anti_affinity),
+        (1, 0)
+    );
+    let extra = pod()
+        .name("again")
+        .node("n")
+        .req_anti(term("zone").exists("a"))
+        .info(V30);
+    n.add_pod(std::sync::Arc::new(extra));
+    assert_eq!(names(&n.affinity_pods), vec!["pref", "again"]);
+    assert_eq!(names(&n.required_anti_affinity_pods), vec!["again"]);
+}

@@ -107,8 +107,9 @@ impl MergedTerm {
 
     /// `AffinityTerm.Matches(pod, nil)` on the merged term.
     pub fn matches(&self, pod: &Pod) -> bool {
-        (self.all_namespaces || self.namespaces.contains(&pod.key.namespace))
-            && self.selector.matches(&pod.labels)
+        // Most pods fail the selector: test it before the namespace.
+        self.selector.matches(&pod.labels)
+            && (self.all_namespaces || self.namespaces.contains(&pod.key.namespace))
     }
 }
 

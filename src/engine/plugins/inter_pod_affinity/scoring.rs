@@ -90,7 +90,7 @@ pub(crate) fn build_score_map(
             }
         }
         // Existing pods' terms matched by the incoming pod.
-        for ep in node.pods.iter().filter(|p| p.has_affinity()) {
+        for ep in &node.affinity_pods {
             if hard > 0 {
                 for t in &ep.required_affinity {
                     if let Some(v) = labels.get(&t.topology_key)
