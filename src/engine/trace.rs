@@ -20,7 +20,11 @@ pub struct PluginStatus {
 impl PluginStatus {
     /// From a status.
     pub fn new(plugin: &str, s: &Status) -> Self {
-        PluginStatus { plugin: plugin.to_string(), code: s.code, reasons: s.reasons.clone() }
+        PluginStatus {
+            plugin: plugin.to_string(),
+            code: s.code,
+            reasons: s.reasons.clone(),
+        }
     }
 }
 
@@ -169,7 +173,11 @@ impl Explanation {
             if self.selected.len() == 1 {
                 return format!("Schedulable: would bind to {}", self.selected[0]);
             }
-            return format!("Schedulable: {} nodes tie at the top ({})", self.selected.len(), self.selected.join(", "));
+            return format!(
+                "Schedulable: {} nodes tie at the top ({})",
+                self.selected.len(),
+                self.selected.join(", ")
+            );
         }
         match &self.post_filter {
             Some(pf) if pf.nominated_node.is_some() => format!(

@@ -36,11 +36,25 @@ pub trait PreFilterPlugin: Plugin {
         false
     }
     /// Updates the state as if `add` ran on `node`.
-    fn add_pod(&self, _cx: &Ctx<'_>, _state: &mut CycleState, _pod: &PodInfo, _add: &PodInfo, _node: &NodeInfo) -> Status {
+    fn add_pod(
+        &self,
+        _cx: &Ctx<'_>,
+        _state: &mut CycleState,
+        _pod: &PodInfo,
+        _add: &PodInfo,
+        _node: &NodeInfo,
+    ) -> Status {
         Status::success()
     }
     /// Updates the state as if `rm` left `node`.
-    fn remove_pod(&self, _cx: &Ctx<'_>, _state: &mut CycleState, _pod: &PodInfo, _rm: &PodInfo, _node: &NodeInfo) -> Status {
+    fn remove_pod(
+        &self,
+        _cx: &Ctx<'_>,
+        _state: &mut CycleState,
+        _pod: &PodInfo,
+        _rm: &PodInfo,
+        _node: &NodeInfo,
+    ) -> Status {
         Status::success()
     }
 }

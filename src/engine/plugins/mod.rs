@@ -32,7 +32,10 @@ pub enum InstantiateError {
 type Factory = fn(&Value, Version) -> Result<PluginSlots, String>;
 
 fn not_implemented(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots { not_implemented: true, ..Default::default() })
+    Ok(PluginSlots {
+        not_implemented: true,
+        ..Default::default()
+    })
 }
 
 /// name → factory.
@@ -46,7 +49,10 @@ fn registry() -> Vec<(&'static str, Factory)> {
         (names::NODE_AFFINITY, node_affinity::register),
         (names::NODE_PORTS, node_ports::register),
         (names::NODE_RESOURCES_FIT, node_resources::fit::register),
-        (names::NODE_RESOURCES_BALANCED_ALLOCATION, node_resources::balanced_allocation::register),
+        (
+            names::NODE_RESOURCES_BALANCED_ALLOCATION,
+            node_resources::balanced_allocation::register,
+        ),
         (names::IMAGE_LOCALITY, image_locality::register),
         (names::VOLUME_RESTRICTIONS, not_implemented),
         (names::EBS_LIMITS, not_implemented),
@@ -64,7 +70,11 @@ fn registry() -> Vec<(&'static str, Factory)> {
 
 /// Builds a plugin by name.
 pub fn instantiate(name: &str, args: &Value, version: Version) -> Result<PluginSlots, InstantiateError> {
-    let f = registry().into_iter().find(|(n, _)| *n == name).map(|(_, f)| f).ok_or(InstantiateError::Unknown)?;
+    let f = registry()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, f)| f)
+        .ok_or(InstantiateError::Unknown)?;
     f(args, version).map_err(InstantiateError::Args)
 }
 

@@ -25,8 +25,7 @@ pub const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: &str =
 /// The incoming pod's required affinity is not met on the node.
 pub const ERR_REASON_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod affinity rules";
 /// The incoming pod's required anti-affinity is violated on the node.
-pub const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str =
-    "node(s) didn't match pod anti-affinity rules";
+pub const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod anti-affinity rules";
 
 /// `preFilterStateKey`.
 pub(crate) const PRE_FILTER_KEY: &str = "PreFilterInterPodAffinity";
@@ -84,13 +83,7 @@ pub(crate) struct PreFilterState {
 
 impl PreFilterState {
     /// `updateWithPod`: counts `p` on a node with `node_labels` `multiplier` times.
-    fn update_with_pod(
-        &mut self,
-        incoming: &Pod,
-        p: &PodInfo,
-        node_labels: &Labels,
-        multiplier: i64,
-    ) {
+    fn update_with_pod(&mut self, incoming: &Pod, p: &PodInfo, node_labels: &Labels, multiplier: i64) {
         for t in &p.required_anti_affinity {
             if t.matches(incoming, &self.namespace_labels) {
                 self.existing_anti_affinity
@@ -99,14 +92,12 @@ impl PreFilterState {
         }
         if matches_all(&self.terms.affinity, &p.pod) {
             for t in &self.terms.affinity {
-                self.affinity
-                    .update(node_labels, &t.topology_key, multiplier);
+                self.affinity.update(node_labels, &t.topology_key, multiplier);
             }
         }
         for t in &self.terms.anti_affinity {
             if t.matches(&p.pod) {
-                self.anti_affinity
-                    .update(node_labels, &t.topology_key, multiplier);
+                self.anti_affinity.update(node_labels, &t.topology_key, multiplier);
             }
         }
     }
@@ -153,11 +144,7 @@ fn existing_anti_affinity_counts(
 }
 
 /// `getIncomingAffinityAntiAffinityCounts`, over every node.
-fn incoming_counts(
-    snap: &Snapshot,
-    terms: &IncomingTerms,
-    w: &mut Witnesses,
-) -> (TopologyCounts, TopologyCounts) {
+fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) -> (TopologyCounts, TopologyCounts) {
     let mut affinity = TopologyCounts::default();
     let mut anti = TopologyCounts::default();
     if terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
@@ -213,11 +200,7 @@ fn incoming_counts(
 /// Builds the PreFilter state (None for Skip).
 pub(crate) fn build_state(snap: &Snapshot, pod: &PodInfo) -> Option<PreFilterState> {
     let ns = &snap.cluster.namespaces;
-    let affinity: Vec<MergedTerm> = pod
-        .required_affinity
-        .iter()
-        .map(|t| MergedTerm::new(t, ns))
-        .collect();
+    let affinity: Vec<MergedTerm> = pod.required_affinity.iter().map(|t| MergedTerm::new(t, ns)).collect();
     let anti_affinity: Vec<MergedTerm> = pod
         .required_anti_affinity
         .iter()
@@ -231,9 +214,7 @@ pub(crate) fn build_state(snap: &Snapshot, pod: &PodInfo) -> Option<PreFilterSta
     };
     let namespace_labels = snap.namespace_labels(&pod.pod.key.namespace).clone();
     let mut w = Witnesses {
-        anti: (0..terms.anti_affinity.len())
-            .map(|_| HashMap::new())
-            .collect(),
+        anti: (0..terms.anti_affinity.len()).map(|_| HashMap::new()).collect(),
         ..Default::default()
     };
     let existing = existing_anti_affinity_counts(snap, &pod.pod, &namespace_labels, &mut w);
@@ -252,9 +233,7 @@ pub(crate) fn build_state(snap: &Snapshot, pod: &PodInfo) -> Option<PreFilterSta
 }
 
 fn missing_state() -> Status {
-    Status::error(format!(
-        "error reading {PRE_FILTER_KEY:?} from cycleState: not found"
-    ))
+    Status::error(format!("error reading {PRE_FILTER_KEY:?} from cycleState: not found"))
 }
 
 /// `satisfyPodAffinity`.
@@ -293,11 +272,9 @@ fn satisfy_existing_pods_anti_affinity(s: &PreFilterState, labels: &Labels) -> b
     if s.existing_anti_affinity.is_empty() {
         return true;
     }
-    !s.existing_anti_affinity.keys().any(|k| {
-        labels
-            .get(k)
-            .is_some_and(|v| s.existing_anti_affinity.get(k, v) > 0)
-    })
+    !s.existing_anti_affinity
+        .keys()
+        .any(|k| labels.get(k).is_some_and(|v| s.existing_anti_affinity.get(k, v) > 0))
 }
 
 /// The Filter verdict on a node given the state.
@@ -309,16 +286,10 @@ pub(crate) fn filter_with_state(s: &PreFilterState, labels: &Labels) -> Status {
         );
     }
     if !satisfy_pod_anti_affinity(s, labels) {
-        return Status::new(
-            Code::Unschedulable,
-            [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH],
-        );
+        return Status::new(Code::Unschedulable, [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH]);
     }
     if !satisfy_existing_pods_anti_affinity(s, labels) {
-        return Status::new(
-            Code::Unschedulable,
-            [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH],
-        );
+        return Status::new(Code::Unschedulable, [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH]);
     }
     Status::success()
 }
@@ -344,7 +315,9 @@ pub(crate) fn failure_detail(s: &PreFilterState, labels: &Labels) -> Vec<String>
                     "required pod affinity term {i}: the node has no label '{tk}' (its topologyKey)"
                 )),
                 Some(v) if s.affinity.get(tk, v) <= 0 => {
-                    out.push(format!("required pod affinity term {i}: no pod matching all required affinity terms runs in {tk}={v}"));
+                    out.push(format!(
+                        "required pod affinity term {i}: no pod matching all required affinity terms runs in {tk}={v}"
+                    ));
                 }
                 Some(_) => {}
             }
@@ -400,12 +373,7 @@ pub(crate) fn failure_detail(s: &PreFilterState, labels: &Labels) -> Vec<String>
 }
 
 impl PreFilterPlugin for InterPodAffinity {
-    fn pre_filter(
-        &self,
-        cx: &Ctx<'_>,
-        state: &mut CycleState,
-        pod: &PodInfo,
-    ) -> (Option<BTreeSet<String>>, Status) {
+    fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
         match build_state(cx.snapshot, pod) {
             None => (None, Status::skip()),
             Some(s) => {
@@ -419,14 +387,7 @@ impl PreFilterPlugin for InterPodAffinity {
         true
     }
 
-    fn add_pod(
-        &self,
-        _: &Ctx<'_>,
-        state: &mut CycleState,
-        pod: &PodInfo,
-        add: &PodInfo,
-        node: &NodeInfo,
-    ) -> Status {
+    fn add_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, add: &PodInfo, node: &NodeInfo) -> Status {
         let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
             return missing_state();
         };
@@ -434,14 +395,7 @@ impl PreFilterPlugin for InterPodAffinity {
         Status::success()
     }
 
-    fn remove_pod(
-        &self,
-        _: &Ctx<'_>,
-        state: &mut CycleState,
-        pod: &PodInfo,
-        rm: &PodInfo,
-        node: &NodeInfo,
-    ) -> Status {
+    fn remove_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, rm: &PodInfo, node: &NodeInfo) -> Status {
         let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
             return missing_state();
         };
@@ -458,13 +412,7 @@ impl FilterPlugin for InterPodAffinity {
         }
     }
 
-    fn failure_detail(
-        &self,
-        _: &Ctx<'_>,
-        state: &CycleState,
-        _: &PodInfo,
-        node: &NodeInfo,
-    ) -> Vec<String> {
+    fn failure_detail(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Vec<String> {
         state
             .read::<PreFilterState>(PRE_FILTER_KEY)
             .map(|s| failure_detail(s, &node.node.labels))

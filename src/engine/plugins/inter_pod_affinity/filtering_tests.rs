@@ -21,16 +21,10 @@ fn aff() -> Status {
     )
 }
 fn anti() -> Status {
-    Status::new(
-        Code::Unschedulable,
-        [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH],
-    )
+    Status::new(Code::Unschedulable, [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH])
 }
 fn existing() -> Status {
-    Status::new(
-        Code::Unschedulable,
-        [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH],
-    )
+    Status::new(Code::Unschedulable, [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH])
 }
 
 struct Case {
@@ -43,11 +37,7 @@ struct Case {
     want: Vec<Status>,
 }
 
-fn check(
-    cases: Vec<Case>,
-    nodes: &[k8s_openapi::api::core::v1::Node],
-    nss: &[k8s_openapi::api::core::v1::Namespace],
-) {
+fn check(cases: Vec<Case>, nodes: &[k8s_openapi::api::core::v1::Node], nss: &[k8s_openapi::api::core::v1::Namespace]) {
     let pl = InterPodAffinity::default();
     for c in cases {
         let snap = snapshot(nodes, &c.pods, nss, V30);
@@ -93,11 +83,9 @@ fn required_affinity_single_node() {
         },
         Case {
             name: "Does not satisfy the PodAffinity with labelSelector because of diff Namespace",
-            pod: pod().labels(&pod_label2).req_affinity(
-                term("")
-                    .values_in("service", &sec)
-                    .namespaces(&["DiffNameSpace"]),
-            ),
+            pod: pod()
+                .labels(&pod_label2)
+                .req_affinity(term("").values_in("service", &sec).namespaces(&["DiffNameSpace"])),
             pods: vec![pod().ns("ns").labels(&pod_label).node("node1")],
             pre: ok(),
             want: vec![aff()],
@@ -155,10 +143,7 @@ fn required_affinity_single_node() {
                 .labels(&pod_label2)
                 .req_affinity(term("region").values_in("service", &sec))
                 .req_anti(term("node").values_in("service", &["antivirusscan", "value2"])),
-            pods: vec![
-                existing_pod()
-                    .req_anti(term("node").values_in("service", &["antivirusscan", "value2"])),
-            ],
+            pods: vec![existing_pod().req_anti(term("node").values_in("service", &["antivirusscan", "value2"]))],
             pre: ok(),
             want: vec![ok()],
         },
@@ -237,9 +222,7 @@ fn required_affinity_single_node() {
         },
         Case {
             name: "PodAntiAffinity symmetry check a2: incoming pod and existing pod partially match each other on AffinityTerms",
-            pod: pod()
-                .labels(&pod_label2)
-                .req_anti(term("zone").exists("security")),
+            pod: pod().labels(&pod_label2).req_anti(term("zone").exists("security")),
             pods: vec![
                 pod()
                     .node("node1")
@@ -284,33 +267,28 @@ fn required_affinity_single_node() {
         },
         Case {
             name: "affinity with NamespaceSelector",
-            pod: pod().labels(&pod_label2).req_affinity(
-                term("region")
-                    .values_in("service", &sec)
-                    .ns_in("team", &["team1"]),
-            ),
+            pod: pod()
+                .labels(&pod_label2)
+                .req_affinity(term("region").values_in("service", &sec).ns_in("team", &["team1"])),
             pods: vec![pod().ns("subteam1.team1").labels(&pod_label).node("node1")],
             pre: ok(),
             want: vec![ok()],
         },
         Case {
             name: "affinity with non-matching NamespaceSelector",
-            pod: pod().labels(&pod_label2).req_affinity(
-                term("region")
-                    .values_in("service", &sec)
-                    .ns_in("team", &["team1"]),
-            ),
+            pod: pod()
+                .labels(&pod_label2)
+                .req_affinity(term("region").values_in("service", &sec).ns_in("team", &["team1"])),
             pods: vec![pod().ns("subteam1.team2").labels(&pod_label).node("node1")],
             pre: ok(),
             want: vec![aff()],
         },
         Case {
             name: "anti-affinity with matching NamespaceSelector",
-            pod: pod().ns("subteam1.team1").labels(&pod_label2).req_anti(
-                term("zone")
-                    .values_in("service", &sec)
-                    .ns_in("team", &["team1"]),
-            ),
+            pod: pod()
+                .ns("subteam1.team1")
+                .labels(&pod_label2)
+                .req_anti(term("zone").values_in("service", &sec).ns_in("team", &["team1"])),
             pods: vec![pod().ns("subteam2.team1").labels(&pod_label).node("node1")],
             pre: ok(),
             want: vec![anti()],
@@ -327,11 +305,10 @@ fn required_affinity_single_node() {
         },
         Case {
             name: "anti-affinity with non-matching NamespaceSelector",
-            pod: pod().ns("subteam1.team1").labels(&pod_label2).req_anti(
-                term("zone")
-                    .values_in("service", &sec)
-                    .ns_in("team", &["team1"]),
-            ),
+            pod: pod()
+                .ns("subteam1.team1")
+                .labels(&pod_label2)
+                .req_anti(term("zone").values_in("service", &sec).ns_in("team", &["team1"])),
             pods: vec![pod().ns("subteam1.team2").labels(&pod_label).node("node1")],
             pre: ok(),
             want: vec![ok()],
@@ -350,28 +327,14 @@ fn required_affinity_multiple_nodes() {
     let china_az1 = [("region", "China"), ("az", "az1")];
     let india = [("region", "India")];
     let rz = |n: &'static str, z: &'static str| [("region", "r1"), ("zone", z), ("hostname", n)];
-    let three = vec![
-        node("nodeA", &china),
-        node("nodeB", &china_az1),
-        node("nodeC", &india),
-    ];
-    let ab_z12 = vec![
-        node("nodeA", &rz("nodeA", "z1")),
-        node("nodeB", &rz("nodeB", "z2")),
-    ];
-    let ab_z11 = vec![
-        node("nodeA", &rz("nodeA", "z1")),
-        node("nodeB", &rz("nodeB", "z1")),
-    ];
+    let three = vec![node("nodeA", &china), node("nodeB", &china_az1), node("nodeC", &india)];
+    let ab_z12 = vec![node("nodeA", &rz("nodeA", "z1")), node("nodeB", &rz("nodeB", "z2"))];
+    let ab_z11 = vec![node("nodeA", &rz("nodeA", "z1")), node("nodeB", &rz("nodeB", "z1"))];
     let nss = vec![super::super::testkit::namespace("NS1", &[])];
     let pl = InterPodAffinity::default();
     let groups: Vec<(Vec<k8s_openapi::api::core::v1::Node>, Vec<Case>)> = vec![
         (
-            vec![
-                node("node1", &china),
-                node("node2", &china_az1),
-                node("node3", &india),
-            ],
+            vec![node("node1", &china), node("node2", &china_az1), node("node3", &india)],
             vec![Case {
                 name: "A pod can be scheduled onto all the nodes that have the same topology key & label value with one of them has an existing pod that matches the affinity rules",
                 pod: pod().req_affinity(term("region").values_in("foo", &["bar"])),
@@ -480,12 +443,7 @@ fn required_affinity_multiple_nodes() {
                     pod: pod()
                         .req_anti(term("invalid-node-label").exists("foo"))
                         .req_anti(term("zone").exists("bar")),
-                    pods: vec![
-                        pod()
-                            .name("podA")
-                            .node("nodeA")
-                            .labels(&[("foo", ""), ("bar", "")]),
-                    ],
+                    pods: vec![pod().name("podA").node("nodeA").labels(&[("foo", ""), ("bar", "")])],
                     pre: ok(),
                     want: vec![anti(), ok()],
                 },
@@ -558,19 +516,13 @@ fn required_affinity_multiple_nodes() {
                 Case {
                     name: "Test existing pod's anti-affinity: if an existing pod has a term with invalid topologyKey, labelSelector of the term is firstly checked, and then topologyKey of the term is also checked",
                     pod: pod().labels(&[("foo", "")]),
-                    pods: vec![
-                        pod()
-                            .node("nodeA")
-                            .req_anti(term("invalid-node-label").exists("foo")),
-                    ],
+                    pods: vec![pod().node("nodeA").req_anti(term("invalid-node-label").exists("foo"))],
                     pre: Status::skip(),
                     want: vec![],
                 },
                 Case {
                     name: "Test incoming pod's anti-affinity: even if labelSelector matches, we still check if topologyKey matches",
-                    pod: pod()
-                        .node("nodeA")
-                        .req_anti(term("invalid-node-label").exists("foo")),
+                    pod: pod().node("nodeA").req_anti(term("invalid-node-label").exists("foo")),
                     pods: vec![pod().node("nodeA").labels(&[("foo", "")])],
                     pre: ok(),
                     want: vec![ok(), ok()],
@@ -580,12 +532,7 @@ fn required_affinity_multiple_nodes() {
                     pod: pod()
                         .req_affinity(term("region").exists("foo"))
                         .req_affinity(term("zone").exists("bar")),
-                    pods: vec![
-                        pod()
-                            .name("pod1")
-                            .labels(&[("foo", ""), ("bar", "")])
-                            .node("nodeA"),
-                    ],
+                    pods: vec![pod().name("pod1").labels(&[("foo", ""), ("bar", "")]).node("nodeA")],
                     pre: ok(),
                     want: vec![ok(), ok()],
                 },
@@ -636,22 +583,14 @@ fn filter_without_pre_filter_is_an_error() {
     let snap = snapshot(&[node("n", &[])], &[], &[], V30);
     let cx = Ctx { snapshot: &snap };
     let pl = InterPodAffinity::default();
-    let s = pl.filter(
-        &cx,
-        &CycleState::default(),
-        &pod().info(V30),
-        &snap.nodes[0],
-    );
+    let s = pl.filter(&cx, &CycleState::default(), &pod().info(V30), &snap.nodes[0]);
     assert_eq!(
         s,
         Status::error("error reading \"PreFilterInterPodAffinity\" from cycleState: not found")
     );
     let mut st = CycleState::default();
     let p = pod().info(V30);
-    assert_eq!(
-        pl.add_pod(&cx, &mut st, &p, &p, &snap.nodes[0]).code,
-        Code::Error
-    );
+    assert_eq!(pl.add_pod(&cx, &mut st, &p, &p, &snap.nodes[0]).code, Code::Error);
 }
 
 fn counts(v: &[(&str, &str, i64)]) -> Vec<(String, String, i64)> {
@@ -674,10 +613,8 @@ fn pre_filter_state_add_remove_pod() {
             term("zone").not_in("service", &["bar", "security", "test"]),
         ]
     };
-    let with_anti =
-        |p: PodB, ts: Vec<super::super::testkit::Term>| ts.into_iter().fold(p, PodB::req_anti);
-    let with_aff =
-        |p: PodB, ts: Vec<super::super::testkit::Term>| ts.into_iter().fold(p, PodB::req_affinity);
+    let with_anti = |p: PodB, ts: Vec<super::super::testkit::Term>| ts.into_iter().fold(p, PodB::req_anti);
+    let with_aff = |p: PodB, ts: Vec<super::super::testkit::Term>| ts.into_iter().fold(p, PodB::req_affinity);
     let sel = [("foo", "bar")];
     struct AddCase {
         name: &'static str,
@@ -695,11 +632,7 @@ fn pre_filter_state_add_remove_pod() {
                 pod().name("p1").labels(&sel).node("nodeA"),
                 pod().name("p2").node("nodeC").req_anti(foo_bar()),
             ],
-            added: pod()
-                .name("addedPod")
-                .labels(&sel)
-                .node("nodeB")
-                .req_anti(foo_bar()),
+            added: pod().name("addedPod").labels(&sel).node("nodeB").req_anti(foo_bar()),
             want_anti: counts(&[("region", "r1", 2)]),
             want_aff: vec![],
         },
@@ -719,10 +652,7 @@ fn pre_filter_state_add_remove_pod() {
             pending: with_aff(pod().name("pending").labels(&sel), complex()),
             existing: vec![
                 pod().name("p1").labels(&sel).node("nodeA"),
-                with_aff(
-                    pod().name("p2").node("nodeC").req_anti(foo_bar()),
-                    complex(),
-                ),
+                with_aff(pod().name("p2").node("nodeC").req_anti(foo_bar()), complex()),
             ],
             added: with_anti(pod().name("addedPod").labels(&sel).node("nodeA"), complex()),
             want_anti: vec![],
@@ -741,18 +671,10 @@ fn pre_filter_state_add_remove_pod() {
         let mut state = CycleState::default();
         let (_, pre) = pl.pre_filter(&cx, &mut state, &pending);
         assert!(pre.is_success(), "{}", c.name);
-        let original = state
-            .read::<PreFilterState>(PRE_FILTER_KEY)
-            .expect("state")
-            .clone();
+        let original = state.read::<PreFilterState>(PRE_FILTER_KEY).expect("state").clone();
         let added = c.added.info(V30);
-        let node_b = snap
-            .node(added.pod.node_name.as_deref().expect("bound"))
-            .expect("node");
-        assert!(
-            pl.add_pod(&cx, &mut state, &pending, &added, node_b)
-                .is_success()
-        );
+        let node_b = snap.node(added.pod.node_name.as_deref().expect("bound")).expect("node");
+        assert!(pl.add_pod(&cx, &mut state, &pending, &added, node_b).is_success());
         let s = state.read::<PreFilterState>(PRE_FILTER_KEY).expect("state");
         assert_eq!(
             s.anti_affinity.sorted(),
@@ -760,29 +682,13 @@ fn pre_filter_state_add_remove_pod() {
             "{}: anti-affinity counts",
             c.name
         );
-        assert_eq!(
-            s.affinity.sorted(),
-            c.want_aff,
-            "{}: affinity counts",
-            c.name
-        );
-        assert_eq!(
-            s.existing_anti_affinity, all_state.existing_anti_affinity,
-            "{}",
-            c.name
-        );
+        assert_eq!(s.affinity.sorted(), c.want_aff, "{}: affinity counts", c.name);
+        assert_eq!(s.existing_anti_affinity, all_state.existing_anti_affinity, "{}", c.name);
         assert_eq!(s.affinity, all_state.affinity, "{}", c.name);
         assert_eq!(s.anti_affinity, all_state.anti_affinity, "{}", c.name);
-        assert!(
-            pl.remove_pod(&cx, &mut state, &pending, &added, node_b)
-                .is_success()
-        );
+        assert!(pl.remove_pod(&cx, &mut state, &pending, &added, node_b).is_success());
         let s = state.read::<PreFilterState>(PRE_FILTER_KEY).expect("state");
-        assert_eq!(
-            s.existing_anti_affinity, original.existing_anti_affinity,
-            "{}",
-            c.name
-        );
+        assert_eq!(s.existing_anti_affinity, original.existing_anti_affinity, "{}", c.name);
         assert_eq!(s.affinity, original.affinity, "{}", c.name);
         assert_eq!(s.anti_affinity, original.anti_affinity, "{}", c.name);
     }
@@ -883,11 +789,7 @@ fn incoming_affinity_anti_affinity_counts() {
         let pi = p.info(V30);
         let ns = &snap.cluster.namespaces;
         let terms = IncomingTerms {
-            affinity: pi
-                .required_affinity
-                .iter()
-                .map(|t| MergedTerm::new(t, ns))
-                .collect(),
+            affinity: pi.required_affinity.iter().map(|t| MergedTerm::new(t, ns)).collect(),
             anti_affinity: pi
                 .required_anti_affinity
                 .iter()
@@ -942,10 +844,7 @@ fn namespace_selector_unrolls_only_existing_namespaces() {
         "NotIn must not select a namespace without a Namespace object"
     );
     // With the namespace present and not labelled t1, NotIn selects it.
-    let nss2 = vec![
-        nss[0].clone(),
-        super::super::testkit::namespace("ghost", &[]),
-    ];
+    let nss2 = vec![nss[0].clone(), super::super::testkit::namespace("ghost", &[])];
     let snap = snapshot(&nodes, &pods, &nss2, V30);
     let (_, got, _) = run_filter(&pl, &snap, &notin.info(V30));
     assert_eq!(got, vec![anti()]);
@@ -958,12 +857,8 @@ fn match_label_keys_are_ignored_in_1_30_and_merged_from_1_31() {
         node("nodeB", &[("hostname", "nodeB")]),
     ];
     let pods = vec![
-        pod()
-            .node("nodeA")
-            .labels(&[("app", "web"), ("version", "v1")]),
-        pod()
-            .node("nodeB")
-            .labels(&[("app", "web"), ("version", "v2")]),
+        pod().node("nodeA").labels(&[("app", "web"), ("version", "v1")]),
+        pod().node("nodeB").labels(&[("app", "web"), ("version", "v2")]),
     ];
     let incoming = pod().labels(&[("app", "web"), ("version", "v2")]).req_anti(
         term("hostname")
@@ -981,11 +876,9 @@ fn match_label_keys_are_ignored_in_1_30_and_merged_from_1_31() {
         pod().node("nodeA").labels(&[("tenant", "b")]),
         pod().node("nodeB").labels(&[("tenant", "a")]),
     ];
-    let incoming = pod().labels(&[("tenant", "a")]).req_anti(
-        term("hostname")
-            .exists("tenant")
-            .mismatch_label_keys(&["tenant"]),
-    );
+    let incoming = pod()
+        .labels(&[("tenant", "a")])
+        .req_anti(term("hostname").exists("tenant").mismatch_label_keys(&["tenant"]));
     for (v, want) in [(V30, vec![anti(), anti()]), (V31, vec![anti(), ok()])] {
         let snap = snapshot(&nodes, &pods, &[], v);
         let (_, got, _) = run_filter(&pl, &snap, &incoming.info(v));
@@ -1004,10 +897,7 @@ fn match_label_keys_are_ignored_in_1_30_and_merged_from_1_31() {
             ),
     ];
     let incoming = pod().labels(&[("app", "web"), ("version", "v2")]);
-    for (v, want_pre, want) in [
-        (V30, ok(), vec![existing(), ok()]),
-        (V31, Status::skip(), vec![]),
-    ] {
+    for (v, want_pre, want) in [(V30, ok(), vec![existing(), ok()]), (V31, Status::skip(), vec![])] {
         let snap = snapshot(&nodes, &pods, &[], v);
         let (pre, got, _) = run_filter(&pl, &snap, &incoming.info(v));
         assert_eq!(pre, want_pre, "existing matchLabelKeys PreFilter, {v}");
@@ -1070,10 +960,7 @@ fn failure_detail_names_terms_and_pods() {
     assert_eq!(got, vec![ok(), ok(), aff(), aff()]);
     assert_eq!(
         pl.failure_detail(&cx, &state, &p, &snap.nodes[2]),
-        vec![
-            "required pod affinity term 0: the node has no label 'zone' (its topologyKey)"
-                .to_string()
-        ]
+        vec!["required pod affinity term 0: the node has no label 'zone' (its topologyKey)".to_string()]
     );
     assert_eq!(
         pl.failure_detail(&cx, &state, &p, &snap.nodes[3]),
@@ -1100,10 +987,7 @@ fn failure_detail_names_terms_and_pods() {
         .info(V30);
     let (_, got, state) = run_filter(&pl, &snap, &p2);
     assert_eq!(got, vec![ok(), ok(), aff(), ok()], "first pod of a group");
-    assert!(
-        pl.failure_detail(&cx, &state, &p2, &snap.nodes[0])
-            .is_empty()
-    );
+    assert!(pl.failure_detail(&cx, &state, &p2, &snap.nodes[0]).is_empty());
 }
 
 #[test]
@@ -1138,12 +1022,7 @@ fn nominated_pods_are_counted_through_add_pod() {
     ];
     let snap = snapshot(&nodes, &pods, &[], V30);
     let fw = Framework::default_profile(V30).expect("profile");
-    let ex = explain(
-        &snap,
-        std::slice::from_ref(&fw),
-        &ObjectKey::new("default", "web"),
-    )
-    .expect("explain");
+    let ex = explain(&snap, std::slice::from_ref(&fw), &ObjectKey::new("default", "web")).expect("explain");
     let f: Vec<(&str, bool, Option<&str>)> = ex
         .filter
         .iter()
@@ -1173,7 +1052,10 @@ fn nominated_pods_are_counted_through_add_pod() {
     );
     assert_eq!(
         ex.filter[1].detail,
-        vec!["required pod anti-affinity term 0 matches 1 pod(s) in hostname=nodeB: default/db-bound (node nodeB)".to_string()]
+        vec![
+            "required pod anti-affinity term 0 matches 1 pod(s) in hostname=nodeB: default/db-bound (node nodeB)"
+                .to_string()
+        ]
     );
     assert_eq!(ex.selected, vec!["nodeC".to_string()]);
     // A nominated pod's own anti-affinity is not seen when PreFilter skipped the plugin
@@ -1249,36 +1131,22 @@ fn node_info_keeps_affinity_pod_lists() {
         &[node("n", &[])],
         &[
             pod().name("plain").node("n"),
-            pod()
-                .name("pref")
-                .node("n")
-                .pref_affinity(1, term("zone").exists("a")),
-            pod()
-                .name("anti")
-                .node("n")
-                .req_anti(term("zone").exists("a")),
+            pod().name("pref").node("n").pref_affinity(1, term("zone").exists("a")),
+            pod().name("anti").node("n").req_anti(term("zone").exists("a")),
         ],
         &[],
         V30,
     );
-    let names = |v: &[std::sync::Arc<PodInfo>]| {
-        v.iter().map(|p| p.pod.key.name.clone()).collect::<Vec<_>>()
-    };
+    let names = |v: &[std::sync::Arc<PodInfo>]| v.iter().map(|p| p.pod.key.name.clone()).collect::<Vec<_>>();
     let mut n = snap.nodes[0].clone();
     assert_eq!(names(&n.affinity_pods), vec!["anti", "pref"]);
     assert_eq!(names(&n.required_anti_affinity_pods), vec!["anti"]);
-    assert_eq!(
-        (n.pods_with_affinity, n.pods_with_required_anti_affinity),
-        (2, 1)
-    );
+    assert_eq!((n.pods_with_affinity, n.pods_with_required_anti_affinity), (2, 1));
     let anti_uid = n.required_anti_affinity_pods[0].pod.uid.clone();
     assert!(n.remove_pod(&anti_uid));
     assert_eq!(names(&n.affinity_pods), vec!["pref"]);
     assert!(n.required_anti_affinity_pods.is_empty());
-    assert_eq!(
-        (n.pods_with_affinity, n.pods_with_required_anti_affinity),
-        (1, 0)
-    );
+    assert_eq!((n.pods_with_affinity, n.pods_with_required_anti_affinity), (1, 0));
     let extra = pod()
         .name("again")
         .node("n")

@@ -108,8 +108,7 @@ impl MergedTerm {
     /// `AffinityTerm.Matches(pod, nil)` on the merged term.
     pub fn matches(&self, pod: &Pod) -> bool {
         // Most pods fail the selector: test it before the namespace.
-        self.selector.matches(&pod.labels)
-            && (self.all_namespaces || self.namespaces.contains(&pod.key.namespace))
+        self.selector.matches(&pod.labels) && (self.all_namespaces || self.namespaces.contains(&pod.key.namespace))
     }
 }
 
@@ -162,11 +161,7 @@ impl TopologyCounts {
 
     /// The count of a pair (0 when absent).
     pub fn get(&self, key: &str, value: &str) -> i64 {
-        self.0
-            .get(key)
-            .and_then(|m| m.get(value))
-            .copied()
-            .unwrap_or(0)
+        self.0.get(key).and_then(|m| m.get(value)).copied().unwrap_or(0)
     }
 
     /// No pair counted.
@@ -202,9 +197,7 @@ impl TopologyCounts {
 /// Registers InterPodAffinity.
 pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
-    let w = a
-        .hard_pod_affinity_weight
-        .unwrap_or(DEFAULT_HARD_POD_AFFINITY_WEIGHT);
+    let w = a.hard_pod_affinity_weight.unwrap_or(DEFAULT_HARD_POD_AFFINITY_WEIGHT);
     if !(0..=100).contains(&w) {
         return Err(format!(
             "hardPodAffinityWeight: Invalid value: {w}: not in valid range [0, 100]"
@@ -233,46 +226,16 @@ mod tests {
     #[test]
     fn args_defaults_and_validation() {
         let s = register(&Value::Null, Version::OLDEST).expect("defaults");
-        assert!(
-            s.pre_filter.is_some()
-                && s.filter.is_some()
-                && s.pre_score.is_some()
-                && s.score.is_some()
-        );
-        assert!(
-            register(
-                &serde_json::json!({"hardPodAffinityWeight": 0}),
-                Version::OLDEST
-            )
-            .is_ok()
-        );
-        assert!(
-            register(
-                &serde_json::json!({"hardPodAffinityWeight": 100}),
-                Version::OLDEST
-            )
-            .is_ok()
+        assert!(s.pre_filter.is_some() && s.filter.is_some() && s.pre_score.is_some() && s.score.is_some());
+        assert!(register(&serde_json::json!({"hardPodAffinityWeight": 0}), Version::OLDEST).is_ok());
+        assert!(register(&serde_json::json!({"hardPodAffinityWeight": 100}), Version::OLDEST).is_ok());
+        assert_eq!(
+            register(&serde_json::json!({"hardPodAffinityWeight": 101}), Version::OLDEST).err(),
+            Some("hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]".to_string())
         );
         assert_eq!(
-            register(
-                &serde_json::json!({"hardPodAffinityWeight": 101}),
-                Version::OLDEST
-            )
-            .err(),
-            Some(
-                "hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]"
-                    .to_string()
-            )
-        );
-        assert_eq!(
-            register(
-                &serde_json::json!({"hardPodAffinityWeight": -1}),
-                Version::OLDEST
-            )
-            .err(),
-            Some(
-                "hardPodAffinityWeight: Invalid value: -1: not in valid range [0, 100]".to_string()
-            )
+            register(&serde_json::json!({"hardPodAffinityWeight": -1}), Version::OLDEST).err(),
+            Some("hardPodAffinityWeight: Invalid value: -1: not in valid range [0, 100]".to_string())
         );
         assert!(register(&serde_json::json!({"bogus": 1}), Version::OLDEST).is_err());
         assert!(

@@ -43,14 +43,9 @@ fn add(m: &mut ScoreMap, key: &str, value: &str, delta: i64) {
 }
 
 /// The PreScore computation: None when there is nothing to score (Skip).
-pub(crate) fn build_score_map(
-    pl: &InterPodAffinity,
-    cx: &Ctx<'_>,
-    pod: &PodInfo,
-) -> Option<ScoreMap> {
+pub(crate) fn build_score_map(pl: &InterPodAffinity, cx: &Ctx<'_>, pod: &PodInfo) -> Option<ScoreMap> {
     let snap = cx.snapshot;
-    let has_constraints =
-        !pod.preferred_affinity.is_empty() || !pod.preferred_anti_affinity.is_empty();
+    let has_constraints = !pod.preferred_affinity.is_empty() || !pod.preferred_anti_affinity.is_empty();
     if pl.ignore_preferred_terms_of_existing_pods && !has_constraints {
         return None;
     }
@@ -100,10 +95,7 @@ pub(crate) fn build_score_map(
                     }
                 }
             }
-            for (terms, sign) in [
-                (&ep.preferred_affinity, 1),
-                (&ep.preferred_anti_affinity, -1),
-            ] {
+            for (terms, sign) in [(&ep.preferred_affinity, 1), (&ep.preferred_anti_affinity, -1)] {
                 for w in terms {
                     if let Some(v) = labels.get(&w.term.topology_key)
                         && w.term.matches(&pod.pod, ns_labels)
@@ -145,13 +137,7 @@ pub(crate) fn normalize(scores: &mut [NodeScore]) {
 }
 
 impl PreScorePlugin for InterPodAffinity {
-    fn pre_score(
-        &self,
-        cx: &Ctx<'_>,
-        state: &mut CycleState,
-        pod: &PodInfo,
-        nodes: &[&NodeInfo],
-    ) -> Status {
+    fn pre_score(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, nodes: &[&NodeInfo]) -> Status {
         if nodes.is_empty() {
             return Status::skip();
         }
@@ -171,19 +157,11 @@ impl PreScorePlugin for InterPodAffinity {
 }
 
 fn missing_state() -> Status {
-    Status::error(format!(
-        "failed to read {PRE_SCORE_KEY:?} from cycleState: not found"
-    ))
+    Status::error(format!("failed to read {PRE_SCORE_KEY:?} from cycleState: not found"))
 }
 
 impl ScorePlugin for InterPodAffinity {
-    fn score(
-        &self,
-        _: &Ctx<'_>,
-        state: &CycleState,
-        _: &PodInfo,
-        node: &NodeInfo,
-    ) -> (i64, Status) {
+    fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> (i64, Status) {
         match state.read::<PreScoreState>(PRE_SCORE_KEY) {
             Some(s) => (score_node(&s.topology_score, node), Status::success()),
             None => (0, missing_state()),
@@ -194,13 +172,7 @@ impl ScorePlugin for InterPodAffinity {
         true
     }
 
-    fn normalize(
-        &self,
-        _: &Ctx<'_>,
-        state: &CycleState,
-        _: &PodInfo,
-        scores: &mut [NodeScore],
-    ) -> Status {
+    fn normalize(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, scores: &mut [NodeScore]) -> Status {
         let Some(s) = state.read::<PreScoreState>(PRE_SCORE_KEY) else {
             return missing_state();
         };

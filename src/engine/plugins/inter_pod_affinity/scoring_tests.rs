@@ -75,12 +75,7 @@ fn run_score(pl: &InterPodAffinity, snap: &Snapshot, p: &PodInfo) -> (Status, Ve
         .collect();
     let raw: Vec<i64> = scores.iter().map(|s| s.score).collect();
     assert!(pl.normalize(&cx, &state, p, &mut scores).is_success());
-    (
-        s,
-        raw.into_iter()
-            .zip(scores.iter().map(|s| s.score))
-            .collect(),
-    )
+    (s, raw.into_iter().zip(scores.iter().map(|s| s.score)).collect())
 }
 
 struct Case {
@@ -126,11 +121,7 @@ fn preferred_affinity() {
             name: "All the nodes that have the same topology key & label value with one of them has an existing pod that match the affinity rules, have the same score",
             pod: stay_s1_region(pod()),
             pods: vec![on("node1", &s1)],
-            nodes: vec![
-                n("node1", &china),
-                n("node2", &china_az1),
-                n("node3", &india),
-            ],
+            nodes: vec![n("node1", &china), n("node2", &china_az1), n("node3", &india)],
             ignore: false,
             want: Some(vec![100, 100, 0]),
         },
@@ -166,10 +157,7 @@ fn preferred_affinity() {
         Case {
             name: "Affinity symmetry: considered only the preferredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry",
             pod: pod().labels(&s2),
-            pods: vec![
-                stay_s1_region(on("node1", &s1)),
-                stay_s2_region(on("node2", &s2)),
-            ],
+            pods: vec![stay_s1_region(on("node1", &s1)), stay_s2_region(on("node2", &s2))],
             nodes: cia(),
             ignore: false,
             want: Some(vec![0, 100, 0]),
@@ -177,10 +165,7 @@ fn preferred_affinity() {
         Case {
             name: "Affinity symmetry with namespace selector",
             pod: pod().ns("subteam1.team1").labels(&s1),
-            pods: vec![
-                affinity_ns_selector(on("node1", &s1)),
-                stay_s2_region(on("node2", &s2)),
-            ],
+            pods: vec![affinity_ns_selector(on("node1", &s1)), stay_s2_region(on("node2", &s2))],
             nodes: cia(),
             ignore: false,
             want: Some(vec![100, 0, 0]),
@@ -199,10 +184,7 @@ fn preferred_affinity() {
         Case {
             name: "Affinity symmetry: considered RequiredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry",
             pod: pod().labels(&s1),
-            pods: vec![
-                hard_affinity(on("node1", &s1)),
-                hard_affinity(on("node2", &s2)),
-            ],
+            pods: vec![hard_affinity(on("node1", &s1)), hard_affinity(on("node2", &s2))],
             nodes: cia(),
             ignore: false,
             want: Some(vec![100, 100, 0]),
@@ -290,10 +272,7 @@ fn preferred_affinity() {
         Case {
             name: "Avoid panic when partial nodes in a topology don't have pods with affinity",
             pod: pod().labels(&s1),
-            pods: vec![
-                on("node1", &s1),
-                stay_s1_region_away_s2_az(pod().node("node2")),
-            ],
+            pods: vec![on("node1", &s1), stay_s1_region_away_s2_az(pod().node("node2"))],
             nodes: vec![n("node1", &china), n("node2", &china)],
             ignore: false,
             want: Some(vec![0, 0]),
@@ -384,12 +363,7 @@ fn preferred_affinity() {
             None => assert_eq!(s.code, Code::Skip, "{}", c.name),
             Some(want) => {
                 assert!(s.is_success(), "{}: {s:?}", c.name);
-                assert_eq!(
-                    got.iter().map(|x| x.1).collect::<Vec<_>>(),
-                    want,
-                    "{}",
-                    c.name
-                );
+                assert_eq!(got.iter().map(|x| x.1).collect::<Vec<_>>(), want, "{}", c.name);
             }
         }
     }
@@ -449,11 +423,7 @@ fn raw_scores_of_upstream_cases() {
         &[],
         V30,
     );
-    let (_, got) = run_score(
-        &InterPodAffinity::default(),
-        &snap,
-        &away_s1_az(pod()).info(V30),
-    );
+    let (_, got) = run_score(&InterPodAffinity::default(), &snap, &away_s1_az(pod()).info(V30));
     assert_eq!(got, vec![(-10, 0), (-5, 50), (0, 100)]);
 }
 
@@ -478,11 +448,7 @@ fn normalize_min_max_truncates() {
     ] {
         let mut s = ns(&input);
         normalize(&mut s);
-        assert_eq!(
-            s.iter().map(|x| x.score).collect::<Vec<_>>(),
-            want,
-            "{input:?}"
-        );
+        assert_eq!(s.iter().map(|x| x.score).collect::<Vec<_>>(), want, "{input:?}");
     }
 }
 
@@ -523,12 +489,7 @@ fn preferred_affinity_with_hard_pod_affinity_symmetric_weight() {
     let pods = vec![hard(pod().node("node1")), hard(pod().node("node2"))];
     let svc = [("service", "S1")];
     let cases: Vec<(&str, PodB, i32, Option<Vec<i64>>)> = vec![
-        (
-            "with default weight",
-            pod().labels(&svc),
-            1,
-            Some(vec![100, 100, 0]),
-        ),
+        ("with default weight", pod().labels(&svc), 1, Some(vec![100, 100, 0])),
         ("with zero weight", pod().labels(&svc), 0, None),
         (
             "with no matching namespace",
@@ -574,12 +535,7 @@ fn preferred_affinity_with_hard_pod_affinity_symmetric_weight() {
 fn score_without_pre_score_is_an_error() {
     let snap = snapshot(&[node("n", &[])], &[], &[], V30);
     let cx = Ctx { snapshot: &snap };
-    let (_, s) = InterPodAffinity::default().score(
-        &cx,
-        &CycleState::default(),
-        &pod().info(V30),
-        &snap.nodes[0],
-    );
+    let (_, s) = InterPodAffinity::default().score(&cx, &CycleState::default(), &pod().info(V30), &snap.nodes[0]);
     assert_eq!(
         s,
         Status::error("failed to read \"PreScoreInterPodAffinity\" from cycleState: not found")

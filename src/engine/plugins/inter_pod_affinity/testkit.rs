@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
-    LabelSelector, LabelSelectorRequirement, ObjectMeta,
-};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement, ObjectMeta};
 
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::PodInfo;
@@ -20,9 +18,7 @@ use crate::model::{Cluster, Object, Origin, Pod};
 use super::InterPodAffinity;
 
 fn map(kv: &[(&str, &str)]) -> BTreeMap<String, String> {
-    kv.iter()
-        .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
-        .collect()
+    kv.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
 }
 
 /// A pod affinity term under construction.
@@ -39,10 +35,7 @@ pub fn term(topology_key: &str) -> Term {
 
 impl Term {
     fn expr(mut self, key: &str, op: &str, vals: &[&str]) -> Self {
-        let ls = self
-            .0
-            .label_selector
-            .get_or_insert_with(LabelSelector::default);
+        let ls = self.0.label_selector.get_or_insert_with(LabelSelector::default);
         ls.match_expressions
             .get_or_insert_with(Vec::new)
             .push(LabelSelectorRequirement {
@@ -70,20 +63,13 @@ impl Term {
     }
     /// matchLabels.
     pub fn match_labels(mut self, kv: &[(&str, &str)]) -> Self {
-        let ls = self
-            .0
-            .label_selector
-            .get_or_insert_with(LabelSelector::default);
-        ls.match_labels
-            .get_or_insert_with(BTreeMap::new)
-            .extend(map(kv));
+        let ls = self.0.label_selector.get_or_insert_with(LabelSelector::default);
+        ls.match_labels.get_or_insert_with(BTreeMap::new).extend(map(kv));
         self
     }
     /// An empty label selector (matches every pod).
     pub fn all_pods(mut self) -> Self {
-        self.0
-            .label_selector
-            .get_or_insert_with(LabelSelector::default);
+        self.0.label_selector.get_or_insert_with(LabelSelector::default);
         self
     }
     /// `namespaces`.
@@ -93,10 +79,7 @@ impl Term {
     }
     /// `namespaceSelector` with `key In vals`.
     pub fn ns_in(mut self, key: &str, vals: &[&str]) -> Self {
-        let ls = self
-            .0
-            .namespace_selector
-            .get_or_insert_with(LabelSelector::default);
+        let ls = self.0.namespace_selector.get_or_insert_with(LabelSelector::default);
         ls.match_expressions
             .get_or_insert_with(Vec::new)
             .push(LabelSelectorRequirement {
@@ -154,11 +137,7 @@ impl PodB {
     }
     /// Adds labels.
     pub fn labels(mut self, kv: &[(&str, &str)]) -> Self {
-        self.0
-            .metadata
-            .labels
-            .get_or_insert_with(BTreeMap::new)
-            .extend(map(kv));
+        self.0.metadata.labels.get_or_insert_with(BTreeMap::new).extend(map(kv));
         self
     }
     /// spec.nodeName.
@@ -168,10 +147,7 @@ impl PodB {
     }
     /// status.nominatedNodeName.
     pub fn nominated(mut self, n: &str) -> Self {
-        self.0
-            .status
-            .get_or_insert_with(Default::default)
-            .nominated_node_name = Some(n.to_string());
+        self.0.status.get_or_insert_with(Default::default).nominated_node_name = Some(n.to_string());
         self
     }
     /// spec.priority.
@@ -181,10 +157,7 @@ impl PodB {
     }
     /// A required pod affinity term.
     pub fn req_affinity(mut self, t: Term) -> Self {
-        let a = self
-            .affinity()
-            .pod_affinity
-            .get_or_insert_with(Default::default);
+        let a = self.affinity().pod_affinity.get_or_insert_with(Default::default);
         a.required_during_scheduling_ignored_during_execution
             .get_or_insert_with(Vec::new)
             .push(t.0);
@@ -192,10 +165,7 @@ impl PodB {
     }
     /// A required pod anti-affinity term.
     pub fn req_anti(mut self, t: Term) -> Self {
-        let a = self
-            .affinity()
-            .pod_anti_affinity
-            .get_or_insert_with(Default::default);
+        let a = self.affinity().pod_anti_affinity.get_or_insert_with(Default::default);
         a.required_during_scheduling_ignored_during_execution
             .get_or_insert_with(Vec::new)
             .push(t.0);
@@ -203,10 +173,7 @@ impl PodB {
     }
     /// A preferred pod affinity term.
     pub fn pref_affinity(mut self, weight: i32, t: Term) -> Self {
-        let a = self
-            .affinity()
-            .pod_affinity
-            .get_or_insert_with(Default::default);
+        let a = self.affinity().pod_affinity.get_or_insert_with(Default::default);
         a.preferred_during_scheduling_ignored_during_execution
             .get_or_insert_with(Vec::new)
             .push(core::WeightedPodAffinityTerm {
@@ -217,10 +184,7 @@ impl PodB {
     }
     /// A preferred pod anti-affinity term.
     pub fn pref_anti(mut self, weight: i32, t: Term) -> Self {
-        let a = self
-            .affinity()
-            .pod_anti_affinity
-            .get_or_insert_with(Default::default);
+        let a = self.affinity().pod_anti_affinity.get_or_insert_with(Default::default);
         a.preferred_during_scheduling_ignored_during_execution
             .get_or_insert_with(Vec::new)
             .push(core::WeightedPodAffinityTerm {
@@ -232,9 +196,7 @@ impl PodB {
     /// The parsed incoming pod, as the engine sees it for `version`.
     pub fn info(&self, version: Version) -> PodInfo {
         let mut obj = self.0.clone();
-        obj.metadata
-            .name
-            .get_or_insert_with(|| "incoming".to_string());
+        obj.metadata.name.get_or_insert_with(|| "incoming".to_string());
         let p = Pod::from_obj(obj, |_| 0).expect("pod");
         PodInfo::new(Arc::new(p), version.match_label_keys_in_pod_affinity())
     }
@@ -284,12 +246,7 @@ pub fn team_namespaces() -> Vec<core::Namespace> {
 }
 
 /// A snapshot of the nodes, pods (unnamed ones get `pod-<i>`) and namespaces.
-pub fn snapshot(
-    nodes: &[core::Node],
-    pods: &[PodB],
-    namespaces: &[core::Namespace],
-    version: Version,
-) -> Snapshot {
+pub fn snapshot(nodes: &[core::Node], pods: &[PodB], namespaces: &[core::Namespace], version: Version) -> Snapshot {
     let mut objs = Vec::new();
     for n in nodes {
         objs.push((Origin::default(), Object::Node(n.clone())));
@@ -312,19 +269,12 @@ pub fn snapshot(
 }
 
 /// Runs PreFilter, then Filter on every node (when PreFilter succeeded).
-pub fn run_filter(
-    pl: &InterPodAffinity,
-    snap: &Snapshot,
-    pod: &PodInfo,
-) -> (Status, Vec<Status>, CycleState) {
+pub fn run_filter(pl: &InterPodAffinity, snap: &Snapshot, pod: &PodInfo) -> (Status, Vec<Status>, CycleState) {
     let cx = Ctx { snapshot: snap };
     let mut state = CycleState::default();
     let (_, pre) = pl.pre_filter(&cx, &mut state, pod);
     let statuses = if pre.is_success() {
-        snap.nodes
-            .iter()
-            .map(|n| pl.filter(&cx, &state, pod, n))
-            .collect()
+        snap.nodes.iter().map(|n| pl.filter(&cx, &state, pod, n)).collect()
     } else {
         Vec::new()
     };
