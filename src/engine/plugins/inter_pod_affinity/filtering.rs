@@ -107,6 +107,28 @@ fn witness_name(p: &Pod, node: &str) -> String {
     format!("{} (node {node})", p.key)
 }
 
+/// Counts `count` more matches for `value` and keeps up to `WITNESS_LIMIT` names from `names`
+/// (taken lazily, not allocating once the witness is full or the value already known).
+fn add_witness(m: &mut HashMap<String, Witness>, value: &str, count: i64, names: impl Iterator<Item = String>) {
+    let fill = |w: &mut Witness, names: &mut dyn Iterator<Item = String>| {
+        w.count += count;
+        while w.pods.len() < WITNESS_LIMIT {
+            let Some(n) = names.next() else { break };
+            if !w.pods.contains(&n) {
+                w.pods.push(n);
+            }
+        }
+    };
+    let mut names = names;
+    if let Some(w) = m.get_mut(value) {
+        fill(w, &mut names);
+        return;
+    }
+    let mut w = Witness::default();
+    fill(&mut w, &mut names);
+    m.insert(value.to_string(), w);
+}
+
 /// `getExistingAntiAffinityCounts`, over the nodes holding pods with required anti-affinity.
 fn existing_anti_affinity_counts(
     snap: &Snapshot,
@@ -126,16 +148,11 @@ fn existing_anti_affinity_counts(
                     continue;
                 };
                 counts.add(&t.topology_key, v, 1);
-                let wit = w
-                    .existing
-                    .entry(t.topology_key.clone())
-                    .or_default()
-                    .entry(v.clone())
-                    .or_default();
-                wit.count += 1;
-                let name = witness_name(&ep.pod, node.name());
-                if wit.pods.len() < WITNESS_LIMIT && !wit.pods.contains(&name) {
-                    wit.pods.push(name);
+                if !w.existing.contains_key(&t.topology_key) {
+                    w.existing.insert(t.topology_key.clone(), HashMap::new());
+                }
+                if let Some(inner) = w.existing.get_mut(&t.topology_key) {
+                    add_witness(inner, v, 1, std::iter::once_with(|| witness_name(&ep.pod, node.name())));
                 }
             }
         }
@@ -182,16 +199,12 @@ fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) ->
                 continue;
             };
             anti.add(&t.topology_key, v, anti_matches[i]);
-            let wit = w.anti[i].entry(v.clone()).or_default();
-            wit.count += anti_matches[i];
-            for p in &node.pods {
-                if wit.pods.len() >= WITNESS_LIMIT {
-                    break;
-                }
-                if t.matches(&p.pod) {
-                    wit.pods.push(witness_name(&p.pod, node.name()));
-                }
-            }
+            let names = node
+                .pods
+                .iter()
+                .filter(|p| t.matches(&p.pod))
+                .map(|p| witness_name(&p.pod, node.name()));
+            add_witness(&mut w.anti[i], v, anti_matches[i], names);
         }
     }
     (affinity, anti)
