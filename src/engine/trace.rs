@@ -56,6 +56,9 @@ pub struct NodeFilter {
     /// Diagnostic pass (not upstream): every filter plugin's failure on the node, without
     /// nominated pods. Never changes feasibility.
     pub all_failures: Vec<FilterFailure>,
+    /// Not upstream: what the rejecting plugin knows about why (e.g. the pods whose
+    /// anti-affinity matched), without nominated pods. Empty when the plugin says nothing.
+    pub detail: Vec<String>,
 }
 
 /// One plugin's score on one node.

@@ -59,6 +59,9 @@ pub fn to_value(ex: &Explanation) -> Value {
                     ),
                 );
             }
+            if !f.detail.is_empty() {
+                m.insert("detail".into(), json!(f.detail));
+            }
             if !f.all_failures.is_empty() {
                 m.insert(
                     "allFailures".into(),

@@ -69,6 +69,9 @@ pub fn render(ex: &Explanation) -> String {
             let _ = write!(s, "  (also: {})", more.join(", "));
         }
         let _ = writeln!(s);
+        for d in &f.detail {
+            let _ = writeln!(s, "  {:<w$}    - {d}", "");
+        }
     }
     if let Some(pf) = &ex.post_filter {
         let _ = writeln!(

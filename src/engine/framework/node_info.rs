@@ -162,6 +162,10 @@ pub struct NodeInfo {
     pub pods_with_affinity: usize,
     /// Number of pods with required anti-affinity.
     pub pods_with_required_anti_affinity: usize,
+    /// The pods with pod affinity or anti-affinity (`PodsWithAffinity`).
+    pub affinity_pods: Vec<Arc<PodInfo>>,
+    /// The pods with required anti-affinity (`PodsWithRequiredAntiAffinity`).
+    pub required_anti_affinity_pods: Vec<Arc<PodInfo>>,
 }
 
 impl NodeInfo {
@@ -176,6 +180,8 @@ impl NodeInfo {
             pvc_ref_counts: BTreeMap::new(),
             pods_with_affinity: 0,
             pods_with_required_anti_affinity: 0,
+            affinity_pods: Vec::new(),
+            required_anti_affinity_pods: Vec::new(),
         }
     }
 
@@ -227,6 +233,12 @@ impl NodeInfo {
     /// `NodeInfo.AddPodInfo`.
     pub fn add_pod(&mut self, pi: Arc<PodInfo>) {
         self.update(&pi, 1);
+        if pi.has_affinity() {
+            self.affinity_pods.push(pi.clone());
+        }
+        if pi.has_required_anti_affinity() {
+            self.required_anti_affinity_pods.push(pi.clone());
+        }
         self.pods.push(pi);
     }
 
@@ -237,6 +249,8 @@ impl NodeInfo {
         };
         let pi = self.pods.remove(i);
         self.update(&pi, -1);
+        self.affinity_pods.retain(|p| p.pod.uid != uid);
+        self.required_anti_affinity_pods.retain(|p| p.pod.uid != uid);
         true
     }
 }

@@ -63,6 +63,11 @@ pub trait PreFilterPlugin: Plugin {
 pub trait FilterPlugin: Plugin {
     /// Success when the pod may run on the node.
     fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status;
+    /// kschedtui extra (not upstream): facts behind this plugin's rejection of `node` (which
+    /// pods, which term), for the trace. Called only for the plugin that rejected the node.
+    fn failure_detail(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo, _node: &NodeInfo) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// PreScore.

@@ -145,6 +145,22 @@ impl Framework {
         (self.run_filters(cx, state, pod, node), Vec::new())
     }
 
+    /// The rejecting filter plugin's `failure_detail` for the trace.
+    fn failure_detail(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &NodeInfo,
+        plugin: &str,
+    ) -> Vec<String> {
+        self.filter
+            .iter()
+            .find(|pl| pl.name() == plugin)
+            .map(|pl| pl.failure_detail(cx, state, pod, node))
+            .unwrap_or_default()
+    }
+
     /// The diagnostic pass: every filter plugin's failure on the node.
     fn all_filter_failures(
         &self,
@@ -335,6 +351,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 excluded_by_prefilter: false,
                 rejected_by_nominated_pods: Vec::new(),
                 all_failures: Vec::new(),
+                detail: Vec::new(),
             });
         }
         let pre_msg = rej.message();
@@ -356,6 +373,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 excluded_by_prefilter: true,
                 rejected_by_nominated_pods: Vec::new(),
                 all_failures: Vec::new(),
+                detail: Vec::new(),
             });
             continue;
         }
@@ -382,6 +400,11 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 reasons: s.reasons.clone(),
             }),
             excluded_by_prefilter: false,
+            detail: if ok || !by_nominated.is_empty() {
+                Vec::new()
+            } else {
+                fw.failure_detail(&cx, &state, pod, n, &s.plugin)
+            },
             rejected_by_nominated_pods: by_nominated,
             all_failures: fw.all_filter_failures(&cx, &state, pod, n),
         });

@@ -5,6 +5,7 @@ pub mod helper;
 pub mod names;
 
 pub mod image_locality;
+pub mod inter_pod_affinity;
 pub mod node_affinity;
 pub mod node_name;
 pub mod node_ports;
@@ -61,7 +62,7 @@ fn registry() -> Vec<(&'static str, Factory)> {
         (names::VOLUME_BINDING, not_implemented),
         (names::VOLUME_ZONE, not_implemented),
         (names::POD_TOPOLOGY_SPREAD, not_implemented),
-        (names::INTER_POD_AFFINITY, not_implemented),
+        (names::INTER_POD_AFFINITY, inter_pod_affinity::register),
         (names::DEFAULT_PREEMPTION, not_implemented),
         (names::DEFAULT_BINDER, not_implemented),
     ]
