@@ -197,7 +197,22 @@ fn push_object(name: &str, index: &mut usize, mut v: Value, out: &mut Vec<(Origi
         let s = |f: &str| md.and_then(|x| x.get(f)).and_then(Value::as_str).unwrap_or("").to_string();
         ObjectKey::new(s("namespace"), s("name"))
     };
-    quote_quantities(&mut v, false);
+    // CSINode's `drivers[].allocatable.count` is an integer, not a quantity; a
+    // CSIStorageCapacity's quantities are top-level fields.
+    match kind.as_str() {
+        "CSINode" => {}
+        "CSIStorageCapacity" => {
+            if let Value::Object(m) = &mut v {
+                for f in ["capacity", "maximumVolumeSize"] {
+                    if let Some(Value::Number(n)) = m.get(f) {
+                        let q = Value::String(n.to_string());
+                        m.insert(f.to_string(), q);
+                    }
+                }
+            }
+        }
+        _ => quote_quantities(&mut v, false),
+    }
     fn typed<T: DeserializeOwned>(v: Value, origin: &Origin, kind: &str, key: &ObjectKey) -> Result<T, LoadError> {
         serde_path_to_error::deserialize(v).map_err(|e| LoadError::Field {
             origin: origin.clone(),
@@ -220,6 +235,8 @@ fn push_object(name: &str, index: &mut usize, mut v: Value, out: &mut Vec<(Origi
         "PersistentVolumeClaim" => Object::Pvc(typed(v, o, &kind, &key)?),
         "StorageClass" => Object::StorageClass(typed(v, o, &kind, &key)?),
         "CSINode" => Object::CsiNode(typed(v, o, &kind, &key)?),
+        "CSIDriver" => Object::CsiDriver(typed(v, o, &kind, &key)?),
+        "CSIStorageCapacity" => Object::CsiStorageCapacity(typed(v, o, &kind, &key)?),
         "Service" => Object::Service(typed(v, o, &kind, &key)?),
         "ReplicaSet" => Object::ReplicaSet(typed(v, o, &kind, &key)?),
         "StatefulSet" => Object::StatefulSet(typed(v, o, &kind, &key)?),
