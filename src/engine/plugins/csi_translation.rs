@@ -141,14 +141,19 @@ pub fn plugin_by_in_tree_name(name: &str) -> Option<InTree> {
 /// nodevolumelimits' `isCSIMigrationOn`: a CSINode must exist; AWS EBS, GCE PD, Azure Disk and
 /// Cinder count as migrated on any node with a CSINode; Portworx and RBD need their gate and
 /// the plugin in the CSINode's migrated-plugins annotation; others are not migrated.
-pub fn limits_migration_on(csi_node: Option<&storage::CSINode>, plugin: InTree, version: Version) -> bool {
+pub fn limits_migration_on(
+    csi_node: Option<&storage::CSINode>,
+    plugin: InTree,
+    version: Version,
+) -> bool {
     if csi_node.is_none() {
         return false;
     }
     match plugin {
         InTree::AwsEbs | InTree::GcePd | InTree::AzureDisk | InTree::Cinder => true,
         InTree::Portworx | InTree::Rbd => {
-            plugin.migration_gate(version) && migrated_plugins_on_node(csi_node, plugin.in_tree_name())
+            plugin.migration_gate(version)
+                && migrated_plugins_on_node(csi_node, plugin.in_tree_name())
         }
         InTree::AzureFile | InTree::VSphere => false,
     }
@@ -161,11 +166,16 @@ pub fn binder_translate_pv<'a>(
     csi_node: Option<&storage::CSINode>,
     version: Version,
 ) -> Result<std::borrow::Cow<'a, core::PersistentVolume>, String> {
-    let Some(plugin) = pv_plugin(pv) else { return Ok(std::borrow::Cow::Borrowed(pv)) };
-    if !plugin.migration_gate(version) || !migrated_plugins_on_node(csi_node, plugin.in_tree_name()) {
+    let Some(plugin) = pv_plugin(pv) else {
+        return Ok(std::borrow::Cow::Borrowed(pv));
+    };
+    if !plugin.migration_gate(version) || !migrated_plugins_on_node(csi_node, plugin.in_tree_name())
+    {
         return Ok(std::borrow::Cow::Borrowed(pv));
     }
-    translate_pv(pv).map(std::borrow::Cow::Owned).map_err(|e| format!("could not translate pv: {e}"))
+    translate_pv(pv)
+        .map(std::borrow::Cow::Owned)
+        .map_err(|e| format!("could not translate pv: {e}"))
 }
 
 /// `TranslateInTreePVToCSI` for the plugins whose migration can be on (AWS EBS, GCE PD, Azure
@@ -174,7 +184,9 @@ pub fn translate_pv(pv: &core::PersistentVolume) -> Result<core::PersistentVolum
     let mut out = pv.clone();
     let name = pv.metadata.name.clone().unwrap_or_default();
     let Some(plugin) = pv_plugin(pv) else {
-        return Err(format!("could not find in-tree plugin translation logic for {name:?}"));
+        return Err(format!(
+            "could not find in-tree plugin translation logic for {name:?}"
+        ));
     };
     let labels = pv.metadata.labels.clone().unwrap_or_default();
     let spec = out.spec.get_or_insert_with(Default::default);
@@ -193,13 +205,22 @@ pub fn translate_pv(pv: &core::PersistentVolume) -> Result<core::PersistentVolum
             }
             let zones: Vec<&str> = zones_label.split(LABEL_MULTI_ZONE_DELIMITER).collect();
             let h = if zones.len() == 1 && !zones[0].is_empty() {
-                format!("projects/{UNSPECIFIED}/zones/{}/disks/{}", zones[0], src.pd_name)
+                format!(
+                    "projects/{UNSPECIFIED}/zones/{}/disks/{}",
+                    zones[0], src.pd_name
+                )
             } else if zones.len() > 1 {
                 let region = gce_region_from_zones(&zones)
                     .map_err(|e| format!("failed to get region from zones: {e}"))?;
-                format!("projects/{UNSPECIFIED}/regions/{region}/disks/{}", src.pd_name)
+                format!(
+                    "projects/{UNSPECIFIED}/regions/{region}/disks/{}",
+                    src.pd_name
+                )
             } else {
-                format!("projects/{UNSPECIFIED}/zones/{UNSPECIFIED}/disks/{}", src.pd_name)
+                format!(
+                    "projects/{UNSPECIFIED}/zones/{UNSPECIFIED}/disks/{}",
+                    src.pd_name
+                )
             };
             (h, Some("topology.gke.io/zone"))
         }
@@ -210,7 +231,10 @@ pub fn translate_pv(pv: &core::PersistentVolume) -> Result<core::PersistentVolum
         }
         InTree::Cinder => {
             let src = spec.cinder.take().unwrap_or_default();
-            (src.volume_id, Some("topology.cinder.csi.openstack.org/zone"))
+            (
+                src.volume_id,
+                Some("topology.cinder.csi.openstack.org/zone"),
+            )
         }
         InTree::Portworx => {
             let src = spec.portworx_volume.take().unwrap_or_default();
@@ -237,24 +261,46 @@ pub fn translate_pv(pv: &core::PersistentVolume) -> Result<core::PersistentVolum
 /// `TranslateInTreeInlineVolumeToCSI`, reduced to the volume handle of the translated PV.
 pub fn translate_inline_handle(vol: &core::Volume) -> Result<String, String> {
     let Some(plugin) = inline_plugin(vol) else {
-        return Err(format!("could not find in-tree plugin translation logic for {:?}", vol.name));
+        return Err(format!(
+            "could not find in-tree plugin translation logic for {:?}",
+            vol.name
+        ));
     };
     match plugin {
         InTree::AwsEbs => {
-            let src = vol.aws_elastic_block_store.as_ref().map(|s| s.volume_id.as_str()).unwrap_or("");
-            ebs_volume_id(src).map_err(|e| format!("failed to translate Kubernetes ID to EBS Volume ID {e}"))
+            let src = vol
+                .aws_elastic_block_store
+                .as_ref()
+                .map(|s| s.volume_id.as_str())
+                .unwrap_or("");
+            ebs_volume_id(src)
+                .map_err(|e| format!("failed to translate Kubernetes ID to EBS Volume ID {e}"))
         }
         InTree::GcePd => {
-            let pd = vol.gce_persistent_disk.as_ref().map(|s| s.pd_name.as_str()).unwrap_or("");
-            Ok(format!("projects/{UNSPECIFIED}/zones/{UNSPECIFIED}/disks/{pd}"))
+            let pd = vol
+                .gce_persistent_disk
+                .as_ref()
+                .map(|s| s.pd_name.as_str())
+                .unwrap_or("");
+            Ok(format!(
+                "projects/{UNSPECIFIED}/zones/{UNSPECIFIED}/disks/{pd}"
+            ))
         }
         InTree::AzureDisk => {
             let src = vol.azure_disk.clone().unwrap_or_default();
             check_azure_kind(src.kind.as_deref())?;
             Ok(src.disk_uri)
         }
-        InTree::Cinder => Ok(vol.cinder.as_ref().map(|s| s.volume_id.clone()).unwrap_or_default()),
-        InTree::Portworx => Ok(vol.portworx_volume.as_ref().map(|s| s.volume_id.clone()).unwrap_or_default()),
+        InTree::Cinder => Ok(vol
+            .cinder
+            .as_ref()
+            .map(|s| s.volume_id.clone())
+            .unwrap_or_default()),
+        InTree::Portworx => Ok(vol
+            .portworx_volume
+            .as_ref()
+            .map(|s| s.volume_id.clone())
+            .unwrap_or_default()),
         other => Err(format!(
             "translation of inline {} volumes to CSI is not reproduced (its migration is off in every supported release)",
             other.in_tree_name()
@@ -275,7 +321,9 @@ fn check_azure_kind(kind: Option<&str>) -> Result<(), String> {
 
 /// `KubernetesVolumeIDToEBSVolumeID`: `aws://<zone>/<vol-id>`, `aws:///<vol-id>` or `<vol-id>`.
 pub fn ebs_volume_id(id: &str) -> Result<String, String> {
-    let Some(rest) = id.strip_prefix("aws://") else { return Ok(id.to_string()) };
+    let Some(rest) = id.strip_prefix("aws://") else {
+        return Ok(id.to_string());
+    };
     let path = match rest.find('/') {
         Some(i) => &rest[i..],
         None => "",
@@ -292,18 +340,29 @@ fn gce_region_from_zones(zones: &[&str]) -> Result<String, String> {
     for z in zones {
         let parts: Vec<&str> = z.split('-').collect();
         if parts.len() != 3 {
-            return Err(format!("zone in unexpected format, expected: {{locale}}-{{region}}-{{zone}}, got: {z}"));
+            return Err(format!(
+                "zone in unexpected format, expected: {{locale}}-{{region}}-{{zone}}, got: {z}"
+            ));
         }
         regions.insert(format!("{}-{}", parts[0], parts[1]));
     }
     if regions.len() != 1 {
-        return Err(format!("multiple or no regions gotten from zones, got: {regions:?}"));
+        return Err(format!(
+            "multiple or no regions gotten from zones, got: {regions:?}"
+        ));
     }
     Ok(regions.into_iter().next().unwrap_or_default())
 }
 
 fn terms_mut(pv: &mut core::PersistentVolume) -> Option<&mut Vec<core::NodeSelectorTerm>> {
-    let t = &mut pv.spec.as_mut()?.node_affinity.as_mut()?.required.as_mut()?.node_selector_terms;
+    let t = &mut pv
+        .spec
+        .as_mut()?
+        .node_affinity
+        .as_mut()?
+        .required
+        .as_mut()?
+        .node_selector_terms;
     (!t.is_empty()).then_some(t)
 }
 
@@ -312,13 +371,27 @@ fn topology_key_exists(pv: &core::PersistentVolume, key: &str) -> bool {
         .as_ref()
         .and_then(|s| s.node_affinity.as_ref())
         .and_then(|a| a.required.as_ref())
-        .is_some_and(|r| r.node_selector_terms.iter().flat_map(|t| t.match_expressions.iter().flatten()).any(|e| e.key == key))
+        .is_some_and(|r| {
+            r.node_selector_terms
+                .iter()
+                .flat_map(|t| t.match_expressions.iter().flatten())
+                .any(|e| e.key == key)
+        })
 }
 
 fn topology_values(pv: &core::PersistentVolume, key: &str) -> Vec<String> {
     let mut v: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    if let Some(r) = pv.spec.as_ref().and_then(|s| s.node_affinity.as_ref()).and_then(|a| a.required.as_ref()) {
-        for e in r.node_selector_terms.iter().flat_map(|t| t.match_expressions.iter().flatten()) {
+    if let Some(r) = pv
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_affinity.as_ref())
+        .and_then(|a| a.required.as_ref())
+    {
+        for e in r
+            .node_selector_terms
+            .iter()
+            .flat_map(|t| t.match_expressions.iter().flatten())
+        {
             if e.key == key {
                 v.extend(e.values.iter().flatten().cloned());
             }
@@ -329,7 +402,10 @@ fn topology_values(pv: &core::PersistentVolume, key: &str) -> Vec<String> {
 
 fn replace_topology(pv: &mut core::PersistentVolume, old: &str, new: &str) {
     if let Some(terms) = terms_mut(pv) {
-        for e in terms.iter_mut().flat_map(|t| t.match_expressions.iter_mut().flatten()) {
+        for e in terms
+            .iter_mut()
+            .flat_map(|t| t.match_expressions.iter_mut().flatten())
+        {
             if e.key == old {
                 e.key = new.to_string();
             }
@@ -338,22 +414,33 @@ fn replace_topology(pv: &mut core::PersistentVolume, old: &str, new: &str) {
 }
 
 fn add_topology(pv: &mut core::PersistentVolume, key: &str, zones: &[&str]) {
-    let zones: std::collections::BTreeSet<String> =
-        zones.iter().map(|z| z.trim()).filter(|z| !z.is_empty()).map(str::to_string).collect();
+    let zones: std::collections::BTreeSet<String> = zones
+        .iter()
+        .map(|z| z.trim())
+        .filter(|z| !z.is_empty())
+        .map(str::to_string)
+        .collect();
     if zones.is_empty() {
         return;
     }
     let spec = pv.spec.get_or_insert_with(Default::default);
-    let req = spec.node_affinity.get_or_insert_with(Default::default).required.get_or_insert_with(Default::default);
+    let req = spec
+        .node_affinity
+        .get_or_insert_with(Default::default)
+        .required
+        .get_or_insert_with(Default::default);
     if req.node_selector_terms.is_empty() {
-        req.node_selector_terms.push(core::NodeSelectorTerm::default());
+        req.node_selector_terms
+            .push(core::NodeSelectorTerm::default());
     }
     for t in &mut req.node_selector_terms {
-        t.match_expressions.get_or_insert_with(Vec::new).push(core::NodeSelectorRequirement {
-            key: key.to_string(),
-            operator: "In".into(),
-            values: Some(zones.iter().cloned().collect()),
-        });
+        t.match_expressions
+            .get_or_insert_with(Vec::new)
+            .push(core::NodeSelectorRequirement {
+                key: key.to_string(),
+                operator: "In".into(),
+                values: Some(zones.iter().cloned().collect()),
+            });
     }
 }
 
@@ -389,17 +476,31 @@ mod tests {
     #[test]
     fn ebs_ids() {
         // csi-translation-lib/plugins/aws_ebs_test.go TestKubernetesVolumeIDToEBSVolumeID
-        assert_eq!(ebs_volume_id("aws://us-east-1a/vol-01234567").as_deref(), Ok("vol-01234567"));
-        assert_eq!(ebs_volume_id("aws:///vol-01234567").as_deref(), Ok("vol-01234567"));
+        assert_eq!(
+            ebs_volume_id("aws://us-east-1a/vol-01234567").as_deref(),
+            Ok("vol-01234567")
+        );
+        assert_eq!(
+            ebs_volume_id("aws:///vol-01234567").as_deref(),
+            Ok("vol-01234567")
+        );
         assert_eq!(ebs_volume_id("vol-01234567").as_deref(), Ok("vol-01234567"));
         assert!(ebs_volume_id("aws://us-east-1a/01234567").is_err());
     }
 
-    fn ebs_pv(labels: &[(&str, &str)], terms: Vec<core::NodeSelectorTerm>) -> core::PersistentVolume {
+    fn ebs_pv(
+        labels: &[(&str, &str)],
+        terms: Vec<core::NodeSelectorTerm>,
+    ) -> core::PersistentVolume {
         core::PersistentVolume {
             metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
                 name: Some("pv".into()),
-                labels: Some(labels.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()),
+                labels: Some(
+                    labels
+                        .iter()
+                        .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+                        .collect(),
+                ),
                 ..Default::default()
             },
             spec: Some(core::PersistentVolumeSpec {
@@ -407,8 +508,10 @@ mod tests {
                     volume_id: "aws://us-east-1a/vol-1".into(),
                     ..Default::default()
                 }),
-                node_affinity: (!terms.is_empty()).then(|| core::VolumeNodeAffinity {
-                    required: Some(core::NodeSelector { node_selector_terms: terms }),
+                node_affinity: (!terms.is_empty()).then_some(core::VolumeNodeAffinity {
+                    required: Some(core::NodeSelector {
+                        node_selector_terms: terms,
+                    }),
                 }),
                 ..Default::default()
             }),
@@ -437,9 +540,22 @@ mod tests {
         let pv = ebs_pv(&[(LABEL_BETA_ZONE, "us-east-1a")], vec![]);
         let t = translate_pv(&pv).expect("translates");
         let csi = t.spec.as_ref().and_then(|s| s.csi.clone()).expect("csi");
-        assert_eq!((csi.driver.as_str(), csi.volume_handle.as_str()), ("ebs.csi.aws.com", "vol-1"));
-        assert!(t.spec.as_ref().is_some_and(|s| s.aws_elastic_block_store.is_none()));
-        assert_eq!(exprs(&t), vec![("topology.ebs.csi.aws.com/zone".to_string(), vec!["us-east-1a".to_string()])]);
+        assert_eq!(
+            (csi.driver.as_str(), csi.volume_handle.as_str()),
+            ("ebs.csi.aws.com", "vol-1")
+        );
+        assert!(
+            t.spec
+                .as_ref()
+                .is_some_and(|s| s.aws_elastic_block_store.is_none())
+        );
+        assert_eq!(
+            exprs(&t),
+            vec![(
+                "topology.ebs.csi.aws.com/zone".to_string(),
+                vec!["us-east-1a".to_string()]
+            )]
+        );
         // From node affinity: the zone key is renamed, beta region moved to GA.
         let term = core::NodeSelectorTerm {
             match_expressions: Some(vec![
@@ -460,7 +576,10 @@ mod tests {
         assert_eq!(
             exprs(&t),
             vec![
-                ("topology.ebs.csi.aws.com/zone".to_string(), vec!["z1".to_string()]),
+                (
+                    "topology.ebs.csi.aws.com/zone".to_string(),
+                    vec!["z1".to_string()]
+                ),
                 (LABEL_TOPOLOGY_REGION.to_string(), vec!["r1".to_string()]),
             ]
         );
@@ -468,33 +587,53 @@ mod tests {
 
     #[test]
     fn gce_handles() {
-        let mut pv = ebs_pv(&[(LABEL_TOPOLOGY_ZONE, "us-central1-a__us-central1-b")], vec![]);
+        let mut pv = ebs_pv(
+            &[(LABEL_TOPOLOGY_ZONE, "us-central1-a__us-central1-b")],
+            vec![],
+        );
         if let Some(s) = pv.spec.as_mut() {
             s.aws_elastic_block_store = None;
-            s.gce_persistent_disk =
-                Some(core::GCEPersistentDiskVolumeSource { pd_name: "disk".into(), ..Default::default() });
+            s.gce_persistent_disk = Some(core::GCEPersistentDiskVolumeSource {
+                pd_name: "disk".into(),
+                ..Default::default()
+            });
         }
         let t = translate_pv(&pv).expect("translates");
         assert_eq!(
-            t.spec.and_then(|s| s.csi).map(|c| c.volume_handle).as_deref(),
+            t.spec
+                .and_then(|s| s.csi)
+                .map(|c| c.volume_handle)
+                .as_deref(),
             Some("projects/UNSPECIFIED/regions/us-central1/disks/disk")
         );
         let vol = core::Volume {
             name: "v".into(),
-            gce_persistent_disk: Some(core::GCEPersistentDiskVolumeSource { pd_name: "d".into(), ..Default::default() }),
+            gce_persistent_disk: Some(core::GCEPersistentDiskVolumeSource {
+                pd_name: "d".into(),
+                ..Default::default()
+            }),
             ..Default::default()
         };
-        assert_eq!(translate_inline_handle(&vol).as_deref(), Ok("projects/UNSPECIFIED/zones/UNSPECIFIED/disks/d"));
+        assert_eq!(
+            translate_inline_handle(&vol).as_deref(),
+            Ok("projects/UNSPECIFIED/zones/UNSPECIFIED/disks/d")
+        );
     }
 
     #[test]
     fn azure_disk_needs_managed_kind() {
         let mut vol = core::Volume {
             name: "v".into(),
-            azure_disk: Some(core::AzureDiskVolumeSource { disk_uri: "uri".into(), ..Default::default() }),
+            azure_disk: Some(core::AzureDiskVolumeSource {
+                disk_uri: "uri".into(),
+                ..Default::default()
+            }),
             ..Default::default()
         };
-        assert_eq!(translate_inline_handle(&vol), Err("kind(Shared) is not supported in csi migration".into()));
+        assert_eq!(
+            translate_inline_handle(&vol),
+            Err("kind(Shared) is not supported in csi migration".into())
+        );
         if let Some(a) = vol.azure_disk.as_mut() {
             a.kind = Some("Managed".into());
         }
@@ -511,12 +650,22 @@ mod tests {
         assert!(!limits_migration_on(Some(&node), InTree::AzureFile, v30));
         let mut annotated = storage::CSINode::default();
         annotated.metadata.annotations = Some(
-            [(super::super::volume_helpers::ANN_MIGRATED_PLUGINS.to_string(), "kubernetes.io/portworx-volume".to_string())]
-                .into(),
+            [(
+                super::super::volume_helpers::ANN_MIGRATED_PLUGINS.to_string(),
+                "kubernetes.io/portworx-volume".to_string(),
+            )]
+            .into(),
         );
-        assert!(!limits_migration_on(Some(&annotated), InTree::Portworx, v30));
+        assert!(!limits_migration_on(
+            Some(&annotated),
+            InTree::Portworx,
+            v30
+        ));
         assert!(limits_migration_on(Some(&annotated), InTree::Portworx, v31));
-        assert_eq!(plugin_by_in_tree_name("kubernetes.io/gce-pd"), Some(InTree::GcePd));
+        assert_eq!(
+            plugin_by_in_tree_name("kubernetes.io/gce-pd"),
+            Some(InTree::GcePd)
+        );
         assert_eq!(plugin_by_in_tree_name("example.com/x"), None);
     }
 }

@@ -47,21 +47,33 @@ pub fn storage_class_not_found(name: &str) -> String {
 }
 
 /// A PVC of the pod's namespace by name.
-pub fn get_pvc<'a>(cluster: &'a Cluster, namespace: &str, name: &str) -> Option<&'a core::PersistentVolumeClaim> {
+pub fn get_pvc<'a>(
+    cluster: &'a Cluster,
+    namespace: &str,
+    name: &str,
+) -> Option<&'a core::PersistentVolumeClaim> {
     cluster.pvcs.get(&ObjectKey::new(namespace, name))
 }
 
-fn annotations(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Option<&std::collections::BTreeMap<String, String>> {
+fn annotations(
+    m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> Option<&std::collections::BTreeMap<String, String>> {
     m.annotations.as_ref()
 }
 
 /// True when the object has the annotation (any value).
-pub fn has_annotation(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, key: &str) -> bool {
+pub fn has_annotation(
+    m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    key: &str,
+) -> bool {
     annotations(m).is_some_and(|a| a.contains_key(key))
 }
 
 /// An annotation's value.
-pub fn annotation<'a>(m: &'a k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, key: &str) -> Option<&'a str> {
+pub fn annotation<'a>(
+    m: &'a k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    key: &str,
+) -> Option<&'a str> {
     annotations(m).and_then(|a| a.get(key)).map(String::as_str)
 }
 
@@ -70,7 +82,10 @@ pub fn claim_class(pvc: &core::PersistentVolumeClaim) -> String {
     if let Some(c) = annotation(&pvc.metadata, ANN_BETA_STORAGE_CLASS) {
         return c.to_string();
     }
-    pvc.spec.as_ref().and_then(|s| s.storage_class_name.clone()).unwrap_or_default()
+    pvc.spec
+        .as_ref()
+        .and_then(|s| s.storage_class_name.clone())
+        .unwrap_or_default()
 }
 
 /// `GetPersistentVolumeClass`: the beta annotation, else spec.storageClassName.
@@ -78,12 +93,18 @@ pub fn pv_class(pv: &core::PersistentVolume) -> String {
     if let Some(c) = annotation(&pv.metadata, ANN_BETA_STORAGE_CLASS) {
         return c.to_string();
     }
-    pv.spec.as_ref().and_then(|s| s.storage_class_name.clone()).unwrap_or_default()
+    pv.spec
+        .as_ref()
+        .and_then(|s| s.storage_class_name.clone())
+        .unwrap_or_default()
 }
 
 /// spec.volumeName of a claim ("" when unset).
 pub fn claim_volume_name(pvc: &core::PersistentVolumeClaim) -> &str {
-    pvc.spec.as_ref().and_then(|s| s.volume_name.as_deref()).unwrap_or("")
+    pvc.spec
+        .as_ref()
+        .and_then(|s| s.volume_name.as_deref())
+        .unwrap_or("")
 }
 
 /// The claim's name.
@@ -103,7 +124,10 @@ pub fn is_pvc_fully_bound(pvc: &core::PersistentVolumeClaim) -> bool {
 
 /// The claim's access modes.
 pub fn claim_access_modes(pvc: &core::PersistentVolumeClaim) -> &[String] {
-    pvc.spec.as_ref().and_then(|s| s.access_modes.as_deref()).unwrap_or(&[])
+    pvc.spec
+        .as_ref()
+        .and_then(|s| s.access_modes.as_deref())
+        .unwrap_or(&[])
 }
 
 /// `resources.requests.storage` of a claim, if set.
@@ -171,7 +195,11 @@ fn node_requirement(e: &core::NodeSelectorRequirement) -> Option<Requirement> {
         Op::Exists | Op::DoesNotExist => values.is_empty(),
         Op::Gt | Op::Lt => values.len() == 1 && values[0].parse::<i64>().is_ok(),
     };
-    ok.then(|| Requirement { key: e.key.clone(), op, values })
+    ok.then(|| Requirement {
+        key: e.key.clone(),
+        op,
+        values,
+    })
 }
 
 /// True when a field requirement parses (`nodeSelectorRequirementsAsFieldSelector`).
@@ -183,7 +211,12 @@ fn field_requirement_ok(e: &core::NodeSelectorRequirement) -> bool {
 /// labels but no name, so `matchFields` never rejects (an empty field set is not checked);
 /// empty terms are skipped and a term that does not parse never matches.
 pub fn pv_node_affinity_matches(pv: &core::PersistentVolume, labels: &Labels) -> bool {
-    let Some(req) = pv.spec.as_ref().and_then(|s| s.node_affinity.as_ref()).and_then(|a| a.required.as_ref()) else {
+    let Some(req) = pv
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_affinity.as_ref())
+        .and_then(|a| a.required.as_ref())
+    else {
         return true;
     };
     node_selector_matches_labels(req, labels)
@@ -213,7 +246,12 @@ pub fn node_selector_matches_labels(sel: &core::NodeSelector, labels: &Labels) -
 /// (`kubernetes.io/hostname In`), intersected within a term and unioned across terms; a term
 /// without such an expression adds nothing. Sorted.
 pub fn local_pv_node_names(pv: &core::PersistentVolume) -> Vec<String> {
-    let Some(req) = pv.spec.as_ref().and_then(|s| s.node_affinity.as_ref()).and_then(|a| a.required.as_ref()) else {
+    let Some(req) = pv
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_affinity.as_ref())
+        .and_then(|a| a.required.as_ref())
+    else {
         return Vec::new();
     };
     let mut result = std::collections::BTreeSet::new();
@@ -221,7 +259,8 @@ pub fn local_pv_node_names(pv: &core::PersistentVolume) -> Vec<String> {
         let mut nodes: Option<std::collections::BTreeSet<String>> = None;
         for e in term.match_expressions.iter().flatten() {
             if e.key == LABEL_HOSTNAME && e.operator == "In" {
-                let vals: std::collections::BTreeSet<String> = e.values.iter().flatten().cloned().collect();
+                let vals: std::collections::BTreeSet<String> =
+                    e.values.iter().flatten().cloned().collect();
                 nodes = Some(match nodes {
                     None => vals,
                     Some(prev) => prev.intersection(&vals).cloned().collect(),
@@ -235,14 +274,20 @@ pub fn local_pv_node_names(pv: &core::PersistentVolume) -> Vec<String> {
 
 /// `v1helper.MatchTopologySelectorTerms`: no terms match everything; otherwise some term must
 /// have every label expression satisfied (the label's value among the expression's values).
-pub fn match_topology_selector_terms(terms: Option<&[core::TopologySelectorTerm]>, labels: &Labels) -> bool {
+pub fn match_topology_selector_terms(
+    terms: Option<&[core::TopologySelectorTerm]>,
+    labels: &Labels,
+) -> bool {
     let terms = terms.unwrap_or(&[]);
     if terms.is_empty() {
         return true;
     }
     terms.iter().any(|t| {
         t.match_label_expressions.iter().flatten().all(|e| {
-            !e.values.is_empty() && labels.get(&e.key).is_some_and(|v| e.values.iter().any(|x| x == v))
+            !e.values.is_empty()
+                && labels
+                    .get(&e.key)
+                    .is_some_and(|v| e.values.iter().any(|x| x == v))
         })
     })
 }
@@ -272,13 +317,21 @@ pub fn csi_node<'a>(cluster: &'a Cluster, node: &str) -> Option<&'a storage::CSI
 /// The in-tree plugins a CSINode says are migrated (`storage.alpha.kubernetes.io/migrated-plugins`).
 pub fn migrated_plugins_on_node(csi_node: Option<&storage::CSINode>, plugin: &str) -> bool {
     let Some(n) = csi_node else { return false };
-    let Some(v) = annotation(&n.metadata, ANN_MIGRATED_PLUGINS) else { return false };
+    let Some(v) = annotation(&n.metadata, ANN_MIGRATED_PLUGINS) else {
+        return false;
+    };
     !v.is_empty() && v.split(',').any(|t| t == plugin)
 }
 
 /// SHA-1 (FIPS 180-4), only for the attach-limit key of long driver names.
 fn sha1(data: &[u8]) -> [u8; 20] {
-    let mut h: [u32; 5] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0];
+    let mut h: [u32; 5] = [
+        0x6745_2301,
+        0xEFCD_AB89,
+        0x98BA_DCFE,
+        0x1032_5476,
+        0xC3D2_E1F0,
+    ];
     let mut msg = data.to_vec();
     let bit_len = (data.len() as u64).wrapping_mul(8);
     msg.push(0x80);
@@ -302,7 +355,12 @@ fn sha1(data: &[u8]) -> [u8; 20] {
                 40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC),
                 _ => (b ^ c ^ d, 0xCA62_C1D6),
             };
-            let t = a.rotate_left(5).wrapping_add(f).wrapping_add(e).wrapping_add(k).wrapping_add(*wi);
+            let t = a
+                .rotate_left(5)
+                .wrapping_add(f)
+                .wrapping_add(e)
+                .wrapping_add(k)
+                .wrapping_add(*wi);
             e = d;
             d = c;
             c = b.rotate_left(30);
@@ -350,8 +408,14 @@ pub(crate) mod testutil {
     /// A pod in `ns` with volumes.
     pub fn pod(ns: &str, name: &str, volumes: Vec<core::Volume>) -> Pod {
         let obj = core::Pod {
-            metadata: ObjectMeta { uid: Some(format!("uid-{name}")), ..meta(ns, name) },
-            spec: Some(core::PodSpec { volumes: Some(volumes), ..Default::default() }),
+            metadata: ObjectMeta {
+                uid: Some(format!("uid-{name}")),
+                ..meta(ns, name)
+            },
+            spec: Some(core::PodSpec {
+                volumes: Some(volumes),
+                ..Default::default()
+            }),
             ..Default::default()
         };
         Pod::from_obj(obj, |_| 0).expect("pod")
@@ -383,7 +447,9 @@ pub(crate) mod testutil {
     pub fn ephemeral_vol(vol: &str) -> core::Volume {
         core::Volume {
             name: vol.into(),
-            ephemeral: Some(core::EphemeralVolumeSource { volume_claim_template: None }),
+            ephemeral: Some(core::EphemeralVolumeSource {
+                volume_claim_template: None,
+            }),
             ..Default::default()
         }
     }
@@ -398,11 +464,21 @@ pub(crate) mod testutil {
         let obj = core::Node {
             metadata: ObjectMeta {
                 name: Some(name.into()),
-                labels: Some(labels.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()),
+                labels: Some(
+                    labels
+                        .iter()
+                        .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+                        .collect(),
+                ),
                 ..Default::default()
             },
             status: Some(core::NodeStatus {
-                allocatable: Some(alloc.iter().map(|(k, v)| ((*k).to_string(), KQ((*v).to_string()))).collect()),
+                allocatable: Some(
+                    alloc
+                        .iter()
+                        .map(|(k, v)| ((*k).to_string(), KQ((*v).to_string())))
+                        .collect(),
+                ),
                 ..Default::default()
             }),
             ..Default::default()
@@ -420,8 +496,13 @@ pub(crate) mod testutil {
     }
 
     /// Sets a claim's storage class.
-    pub fn with_class(mut c: core::PersistentVolumeClaim, class: &str) -> core::PersistentVolumeClaim {
-        c.spec.get_or_insert_with(Default::default).storage_class_name = Some(class.into());
+    pub fn with_class(
+        mut c: core::PersistentVolumeClaim,
+        class: &str,
+    ) -> core::PersistentVolumeClaim {
+        c.spec
+            .get_or_insert_with(Default::default)
+            .storage_class_name = Some(class.into());
         c
     }
 
@@ -436,18 +517,25 @@ pub(crate) mod testutil {
     }
 
     /// Sets a claim's access modes.
-    pub fn with_modes(mut c: core::PersistentVolumeClaim, modes: &[&str]) -> core::PersistentVolumeClaim {
+    pub fn with_modes(
+        mut c: core::PersistentVolumeClaim,
+        modes: &[&str],
+    ) -> core::PersistentVolumeClaim {
         c.spec.get_or_insert_with(Default::default).access_modes =
             Some(modes.iter().map(|m| (*m).to_string()).collect());
         c
     }
 
     /// Sets a claim's storage request.
-    pub fn with_request(mut c: core::PersistentVolumeClaim, q: &str) -> core::PersistentVolumeClaim {
-        c.spec.get_or_insert_with(Default::default).resources = Some(core::VolumeResourceRequirements {
-            requests: Some([("storage".to_string(), KQ(q.into()))].into()),
-            limits: None,
-        });
+    pub fn with_request(
+        mut c: core::PersistentVolumeClaim,
+        q: &str,
+    ) -> core::PersistentVolumeClaim {
+        c.spec.get_or_insert_with(Default::default).resources =
+            Some(core::VolumeResourceRequirements {
+                requests: Some([("storage".to_string(), KQ(q.into()))].into()),
+                limits: None,
+            });
         c
     }
 
@@ -502,20 +590,26 @@ pub(crate) mod testutil {
             pods.sort_by(|a, b| a.key.cmp(&b.key));
             c.pods = pods;
             for p in self.pvcs {
-                let k = ObjectKey::new(p.metadata.namespace.clone().unwrap_or_default(), p.metadata.name.clone().unwrap_or_default());
+                let k = ObjectKey::new(
+                    p.metadata.namespace.clone().unwrap_or_default(),
+                    p.metadata.name.clone().unwrap_or_default(),
+                );
                 c.pvcs.insert(k, p);
             }
             for p in self.pvs {
                 c.pvs.insert(p.metadata.name.clone().unwrap_or_default(), p);
             }
             for s in self.classes {
-                c.storage_classes.insert(s.metadata.name.clone().unwrap_or_default(), s);
+                c.storage_classes
+                    .insert(s.metadata.name.clone().unwrap_or_default(), s);
             }
             for n in self.csi_nodes {
-                c.csi_nodes.insert(n.metadata.name.clone().unwrap_or_default(), n);
+                c.csi_nodes
+                    .insert(n.metadata.name.clone().unwrap_or_default(), n);
             }
             for d in self.csi_drivers {
-                c.csi_drivers.insert(d.metadata.name.clone().unwrap_or_default(), d);
+                c.csi_drivers
+                    .insert(d.metadata.name.clone().unwrap_or_default(), d);
             }
             c.csi_storage_capacities = self.capacities;
             Snapshot::new(Arc::new(c), Version::OLDEST)
@@ -540,10 +634,15 @@ mod tests {
     #[test]
     fn sha1_known_vectors() {
         let hex = |d: [u8; 20]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
-        assert_eq!(hex(sha1(b"abc")), "a9993e364706816aba3e25717850c26c9cd0d89d");
+        assert_eq!(
+            hex(sha1(b"abc")),
+            "a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
         assert_eq!(hex(sha1(b"")), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
         assert_eq!(
-            hex(sha1(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+            hex(sha1(
+                b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+            )),
             "84983e441c3bd26ebaae4aa1f95129e5e54670f1"
         );
     }
@@ -551,15 +650,24 @@ mod tests {
     #[test]
     fn attach_limit_keys() {
         // pkg/volume/util/attach_limit_test.go
-        assert_eq!(csi_attach_limit_key("com.amazon.ebs"), "attachable-volumes-csi-com.amazon.ebs");
+        assert_eq!(
+            csi_attach_limit_key("com.amazon.ebs"),
+            "attachable-volumes-csi-com.amazon.ebs"
+        );
         let long = "com.amazonaws.ebs.csi.driver-foobarbaz-1234567890";
         let key = csi_attach_limit_key(long);
         // sha1(long) = d9031d05a5a4cb27...
-        assert_eq!(key, "attachable-volumes-csi-com.amazonaws.ebs.csi.dd9031d05a5a4cb27");
+        assert_eq!(
+            key,
+            "attachable-volumes-csi-com.amazonaws.ebs.csi.dd9031d05a5a4cb27"
+        );
         assert_eq!(key.len(), 23 + 23 + 16);
     }
 
-    fn term(exprs: Vec<core::NodeSelectorRequirement>, fields: Vec<core::NodeSelectorRequirement>) -> core::NodeSelectorTerm {
+    fn term(
+        exprs: Vec<core::NodeSelectorRequirement>,
+        fields: Vec<core::NodeSelectorRequirement>,
+    ) -> core::NodeSelectorTerm {
         core::NodeSelectorTerm {
             match_expressions: (!exprs.is_empty()).then_some(exprs),
             match_fields: (!fields.is_empty()).then_some(fields),
@@ -578,7 +686,9 @@ mod tests {
         core::PersistentVolume {
             spec: Some(core::PersistentVolumeSpec {
                 node_affinity: Some(core::VolumeNodeAffinity {
-                    required: Some(core::NodeSelector { node_selector_terms: terms }),
+                    required: Some(core::NodeSelector {
+                        node_selector_terms: terms,
+                    }),
                 }),
                 ..Default::default()
             }),
@@ -587,30 +697,50 @@ mod tests {
     }
 
     fn labels(v: &[(&str, &str)]) -> Labels {
-        v.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
+        v.iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect()
     }
 
     #[test]
     fn pv_node_affinity_semantics() {
         // component-helpers/storage/volume/helpers_test.go TestCheckNodeAffinity
         let l = labels(&[("test-key1", "test-value1"), ("test-key2", "test-value2")]);
-        assert!(pv_node_affinity_matches(&core::PersistentVolume::default(), &l), "no affinity");
-        let ok = pv_with(vec![term(vec![req("test-key1", "In", &["test-value1", "test-value3"])], vec![])]);
+        assert!(
+            pv_node_affinity_matches(&core::PersistentVolume::default(), &l),
+            "no affinity"
+        );
+        let ok = pv_with(vec![term(
+            vec![req("test-key1", "In", &["test-value1", "test-value3"])],
+            vec![],
+        )]);
         assert!(pv_node_affinity_matches(&ok, &l));
-        let bad = pv_with(vec![term(vec![req("test-key1", "In", &["test-value3"])], vec![])]);
+        let bad = pv_with(vec![term(
+            vec![req("test-key1", "In", &["test-value3"])],
+            vec![],
+        )]);
         assert!(!pv_node_affinity_matches(&bad, &l));
         let two = pv_with(vec![
             term(vec![req("test-key3", "In", &["test-value1"])], vec![]),
             term(vec![req("test-key2", "In", &["test-value2"])], vec![]),
         ]);
         assert!(pv_node_affinity_matches(&two, &l), "terms are ORed");
-        let dne = pv_with(vec![term(vec![req("test-key3", "DoesNotExist", &[])], vec![])]);
+        let dne = pv_with(vec![term(
+            vec![req("test-key3", "DoesNotExist", &[])],
+            vec![],
+        )]);
         assert!(pv_node_affinity_matches(&dne, &l));
         // Fields are not checked: the matched node has no name.
-        let fields_only = pv_with(vec![term(vec![], vec![req("metadata.name", "In", &["other"])])]);
+        let fields_only = pv_with(vec![term(
+            vec![],
+            vec![req("metadata.name", "In", &["other"])],
+        )]);
         assert!(pv_node_affinity_matches(&fields_only, &l));
         // An empty term is skipped, so nothing matches.
-        assert!(!pv_node_affinity_matches(&pv_with(vec![term(vec![], vec![])]), &l));
+        assert!(!pv_node_affinity_matches(
+            &pv_with(vec![term(vec![], vec![])]),
+            &l
+        ));
         // A term that does not parse never matches, another term still can.
         let broken = pv_with(vec![
             term(vec![req("test-key1", "In", &[])], vec![]),
@@ -623,12 +753,18 @@ mod tests {
     fn local_pv_node_names_cases() {
         // pkg/volume/util/util_test.go TestGetLocalPersistentVolumeNodeNames
         assert!(local_pv_node_names(&core::PersistentVolume::default()).is_empty());
-        let one = pv_with(vec![term(vec![req(LABEL_HOSTNAME, "In", &["node1"])], vec![])]);
+        let one = pv_with(vec![term(
+            vec![req(LABEL_HOSTNAME, "In", &["node1"])],
+            vec![],
+        )]);
         assert_eq!(local_pv_node_names(&one), vec!["node1"]);
         let other_key = pv_with(vec![term(vec![req("foo", "In", &["node1"])], vec![])]);
         assert!(local_pv_node_names(&other_key).is_empty());
         let intersect = pv_with(vec![term(
-            vec![req(LABEL_HOSTNAME, "In", &["node1", "node2"]), req(LABEL_HOSTNAME, "In", &["node2", "node3"])],
+            vec![
+                req(LABEL_HOSTNAME, "In", &["node1", "node2"]),
+                req(LABEL_HOSTNAME, "In", &["node2", "node3"]),
+            ],
             vec![],
         )]);
         assert_eq!(local_pv_node_names(&intersect), vec!["node2"]);
@@ -638,7 +774,10 @@ mod tests {
             term(vec![req("foo", "In", &["bar"])], vec![]),
         ]);
         assert_eq!(local_pv_node_names(&union), vec!["node1", "node2"]);
-        let not_in = pv_with(vec![term(vec![req(LABEL_HOSTNAME, "NotIn", &["node1"])], vec![])]);
+        let not_in = pv_with(vec![term(
+            vec![req(LABEL_HOSTNAME, "NotIn", &["node1"])],
+            vec![],
+        )]);
         assert!(local_pv_node_names(&not_in).is_empty());
     }
 
@@ -652,8 +791,17 @@ mod tests {
                 values: v.iter().map(|x| (*x).to_string()).collect(),
             }]),
         };
-        assert!(match_topology_selector_terms(Some(&[t("zone", &["b"]), t("zone", &["a", "c"])]), &l));
-        assert!(!match_topology_selector_terms(Some(&[t("zone", &["b"])]), &l));
-        assert!(!match_topology_selector_terms(Some(&[t("region", &["a"])]), &l));
+        assert!(match_topology_selector_terms(
+            Some(&[t("zone", &["b"]), t("zone", &["a", "c"])]),
+            &l
+        ));
+        assert!(!match_topology_selector_terms(
+            Some(&[t("zone", &["b"])]),
+            &l
+        ));
+        assert!(!match_topology_selector_terms(
+            Some(&[t("region", &["a"])]),
+            &l
+        ));
     }
 }

@@ -53,7 +53,10 @@ impl PreFilterState {
 pub struct VolumeRestrictions;
 
 fn needs_restrictions_check(v: &core::Volume) -> bool {
-    v.gce_persistent_disk.is_some() || v.aws_elastic_block_store.is_some() || v.rbd.is_some() || v.iscsi.is_some()
+    v.gce_persistent_disk.is_some()
+        || v.aws_elastic_block_store.is_some()
+        || v.rbd.is_some()
+        || v.iscsi.is_some()
 }
 
 fn have_overlap(a: &[String], b: &[String]) -> bool {
@@ -102,7 +105,11 @@ fn satisfy_volume_conflicts(pod: &PodInfo, node: &NodeInfo) -> bool {
         if !needs_restrictions_check(v) {
             continue;
         }
-        if node.pods.iter().any(|ev| is_volume_conflict(v, ev.pod.spec())) {
+        if node
+            .pods
+            .iter()
+            .any(|ev| is_volume_conflict(v, ev.pod.spec()))
+        {
             return false;
         }
     }
@@ -116,14 +123,21 @@ impl Plugin for VolumeRestrictions {
 }
 
 impl PreFilterPlugin for VolumeRestrictions {
-    fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+    fn pre_filter(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+    ) -> (Option<BTreeSet<String>>, Status) {
         let spec = pod.pod.spec();
         let needs_check = spec.volumes.iter().flatten().any(needs_restrictions_check);
         let cluster = &cx.snapshot.cluster;
         let ns = &pod.pod.key.namespace;
         let mut rwop = BTreeSet::new();
         for v in spec.volumes.iter().flatten() {
-            let Some(c) = &v.persistent_volume_claim else { continue };
+            let Some(c) = &v.persistent_volume_claim else {
+                continue;
+            };
             let Some(pvc) = get_pvc(cluster, ns, &c.claim_name) else {
                 return (None, Status::unresolvable(pvc_not_found(&c.claim_name)));
             };
@@ -134,13 +148,22 @@ impl PreFilterPlugin for VolumeRestrictions {
         // IsPVCUsedByPods: a pod on some node of the snapshot references the claim.
         let used = |name: &String| {
             let key = format!("{ns}/{name}");
-            cx.snapshot.nodes.iter().any(|n| n.pvc_ref_counts.contains_key(&key))
+            cx.snapshot
+                .nodes
+                .iter()
+                .any(|n| n.pvc_ref_counts.contains_key(&key))
         };
         let count = i64::try_from(rwop.iter().filter(|n| used(n)).count()).unwrap_or(i64::MAX);
         if !needs_check && count == 0 {
             return (None, Status::skip());
         }
-        state.write(PRE_FILTER_KEY, PreFilterState { rwop_pvcs: rwop, conflicting_pvc_ref_count: count });
+        state.write(
+            PRE_FILTER_KEY,
+            PreFilterState {
+                rwop_pvcs: rwop,
+                conflicting_pvc_ref_count: count,
+            },
+        );
         (None, Status::success())
     }
 
@@ -148,7 +171,14 @@ impl PreFilterPlugin for VolumeRestrictions {
         true
     }
 
-    fn add_pod(&self, _: &Ctx<'_>, state: &mut CycleState, _: &PodInfo, add: &PodInfo, _: &NodeInfo) -> Status {
+    fn add_pod(
+        &self,
+        _: &Ctx<'_>,
+        state: &mut CycleState,
+        _: &PodInfo,
+        add: &PodInfo,
+        _: &NodeInfo,
+    ) -> Status {
         let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
             return Status::error(format!("cannot read {PRE_FILTER_KEY:?} from cycleState"));
         };
@@ -156,7 +186,14 @@ impl PreFilterPlugin for VolumeRestrictions {
         Status::success()
     }
 
-    fn remove_pod(&self, _: &Ctx<'_>, state: &mut CycleState, _: &PodInfo, rm: &PodInfo, _: &NodeInfo) -> Status {
+    fn remove_pod(
+        &self,
+        _: &Ctx<'_>,
+        state: &mut CycleState,
+        _: &PodInfo,
+        rm: &PodInfo,
+        _: &NodeInfo,
+    ) -> Status {
         let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
             return Status::error(format!("cannot read {PRE_FILTER_KEY:?} from cycleState"));
         };
@@ -183,7 +220,11 @@ impl FilterPlugin for VolumeRestrictions {
 /// Registers VolumeRestrictions (it takes no args).
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
     let p = Arc::new(VolumeRestrictions);
-    Ok(PluginSlots { pre_filter: Some(p.clone()), filter: Some(p), ..Default::default() })
+    Ok(PluginSlots {
+        pre_filter: Some(p.clone()),
+        filter: Some(p),
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]
@@ -269,11 +310,34 @@ mod tests {
     fn gce_disk_conflicts() {
         // volume_restrictions_test.go TestGCEDiskConflicts
         let conflict = Status::unschedulable(ERR_REASON_DISK_CONFLICT);
-        assert_eq!(disk_case(gce("foo", false), vec![]), Status::success(), "nothing");
-        assert_eq!(disk_case(gce("foo", false), vec![gce("bar", false)]), Status::success(), "one state");
-        assert_eq!(disk_case(gce("foo", false), vec![gce("foo", false), gce("bar", false)]), conflict, "same state");
-        assert_eq!(disk_case(gce("foo", false), vec![gce("foo", true)]), conflict, "one read-only");
-        assert_eq!(disk_case(gce("foo", true), vec![gce("foo", true)]), Status::success(), "both read-only");
+        assert_eq!(
+            disk_case(gce("foo", false), vec![]),
+            Status::success(),
+            "nothing"
+        );
+        assert_eq!(
+            disk_case(gce("foo", false), vec![gce("bar", false)]),
+            Status::success(),
+            "one state"
+        );
+        assert_eq!(
+            disk_case(
+                gce("foo", false),
+                vec![gce("foo", false), gce("bar", false)]
+            ),
+            conflict,
+            "same state"
+        );
+        assert_eq!(
+            disk_case(gce("foo", false), vec![gce("foo", true)]),
+            conflict,
+            "one read-only"
+        );
+        assert_eq!(
+            disk_case(gce("foo", true), vec![gce("foo", true)]),
+            Status::success(),
+            "both read-only"
+        );
     }
 
     #[test]
@@ -282,7 +346,10 @@ mod tests {
         let conflict = Status::unschedulable(ERR_REASON_DISK_CONFLICT);
         assert_eq!(disk_case(ebs("foo"), vec![]), Status::success());
         assert_eq!(disk_case(ebs("foo"), vec![ebs("bar")]), Status::success());
-        assert_eq!(disk_case(ebs("foo"), vec![ebs("foo"), ebs("bar")]), conflict);
+        assert_eq!(
+            disk_case(ebs("foo"), vec![ebs("foo"), ebs("bar")]),
+            conflict
+        );
     }
 
     #[test]
@@ -292,10 +359,29 @@ mod tests {
         let v1 = rbd(&["a", "b"], "foo", "bar", false);
         let v2 = rbd(&["c", "d"], "foo", "bar", false);
         assert_eq!(disk_case(v1.clone(), vec![]), Status::success());
-        assert_eq!(disk_case(v1.clone(), vec![v2.clone()]), Status::success(), "no monitor overlap");
-        assert_eq!(disk_case(v2.clone(), vec![v1.clone(), v2.clone()]), conflict);
-        assert_eq!(disk_case(rbd(&["a"], "foo", "bar", true), vec![rbd(&["a", "x"], "foo", "bar", true)]), Status::success());
-        assert_eq!(disk_case(rbd(&["a"], "foo", "bar", false), vec![rbd(&["a"], "other", "bar", false)]), Status::success());
+        assert_eq!(
+            disk_case(v1.clone(), vec![v2.clone()]),
+            Status::success(),
+            "no monitor overlap"
+        );
+        assert_eq!(
+            disk_case(v2.clone(), vec![v1.clone(), v2.clone()]),
+            conflict
+        );
+        assert_eq!(
+            disk_case(
+                rbd(&["a"], "foo", "bar", true),
+                vec![rbd(&["a", "x"], "foo", "bar", true)]
+            ),
+            Status::success()
+        );
+        assert_eq!(
+            disk_case(
+                rbd(&["a"], "foo", "bar", false),
+                vec![rbd(&["a"], "other", "bar", false)]
+            ),
+            Status::success()
+        );
     }
 
     #[test]
@@ -314,7 +400,12 @@ mod tests {
     fn rwop_world(used_on_n: bool) -> World {
         let mut pods = Vec::new();
         if used_on_n {
-            pods.push(pod_on("default", "user", "n", vec![pvc_vol("data", "claim-with-rwop-1")]));
+            pods.push(pod_on(
+                "default",
+                "user",
+                "n",
+                vec![pvc_vol("data", "claim-with-rwop-1")],
+            ));
         }
         World {
             nodes: vec![node("n", &[]), node("m", &[])],
@@ -341,15 +432,34 @@ mod tests {
         assert_eq!(pre, Status::skip());
         // A ReadWriteOnce claim used by another pod is no conflict (skip).
         let mut w = rwop_world(false);
-        w.pods.push(pod_on("default", "rwo-user", "n", vec![pvc_vol("d", "claim-rwo")]));
-        let (pre, _) = run(w, info(pod("default", "p", vec![pvc_vol("a", "claim-rwo")])));
+        w.pods.push(pod_on(
+            "default",
+            "rwo-user",
+            "n",
+            vec![pvc_vol("d", "claim-rwo")],
+        ));
+        let (pre, _) = run(
+            w,
+            info(pod("default", "p", vec![pvc_vol("a", "claim-rwo")])),
+        );
         assert_eq!(pre, Status::skip());
         // A missing claim.
-        let (pre, _) = run(rwop_world(false), info(pod("default", "p", vec![pvc_vol("a", "claim-not-found")])));
-        assert_eq!(pre, Status::unresolvable("persistentvolumeclaim \"claim-not-found\" not found"));
+        let (pre, _) = run(
+            rwop_world(false),
+            info(pod("default", "p", vec![pvc_vol("a", "claim-not-found")])),
+        );
+        assert_eq!(
+            pre,
+            Status::unresolvable("persistentvolumeclaim \"claim-not-found\" not found")
+        );
         // The same claim name in another namespace does not count.
         let mut w = rwop_world(false);
-        w.pods.push(pod_on("other", "user", "n", vec![pvc_vol("d", "claim-with-rwop-1")]));
+        w.pods.push(pod_on(
+            "other",
+            "user",
+            "n",
+            vec![pvc_vol("d", "claim-with-rwop-1")],
+        ));
         let (pre, _) = run(w, p1());
         assert_eq!(pre, Status::skip());
     }
@@ -359,17 +469,42 @@ mod tests {
         // TestPreFilterExtensions-like: a nominated user adds a conflict, removing the user clears it.
         let s = rwop_world(true).snapshot();
         let cx = Ctx { snapshot: &s };
-        let pod = info(pod("default", "p", vec![pvc_vol("a", "claim-with-rwop-1"), pvc_vol("b", "claim-with-rwop-2")]));
+        let pod = info(pod(
+            "default",
+            "p",
+            vec![
+                pvc_vol("a", "claim-with-rwop-1"),
+                pvc_vol("b", "claim-with-rwop-2"),
+            ],
+        ));
         let mut state = CycleState::default();
         let (_, pre) = VolumeRestrictions.pre_filter(&cx, &mut state, &pod);
         assert!(pre.is_success());
         let user = s.node("n").map(|n| n.pods[0].clone()).expect("user pod");
         let n = node_info(&s, "n");
-        assert!(VolumeRestrictions.remove_pod(&cx, &mut state, &pod, &user, n).is_success());
-        assert_eq!(state.read::<PreFilterState>(PRE_FILTER_KEY).map(|s| s.conflicting_pvc_ref_count), Some(0));
+        assert!(
+            VolumeRestrictions
+                .remove_pod(&cx, &mut state, &pod, &user, n)
+                .is_success()
+        );
+        assert_eq!(
+            state
+                .read::<PreFilterState>(PRE_FILTER_KEY)
+                .map(|s| s.conflicting_pvc_ref_count),
+            Some(0)
+        );
         assert!(VolumeRestrictions.filter(&cx, &state, &pod, n).is_success());
-        let other = info(pod_on("default", "nominated", "m", vec![pvc_vol("x", "claim-with-rwop-2")]));
-        assert!(VolumeRestrictions.add_pod(&cx, &mut state, &pod, &other, n).is_success());
+        let other = info(pod_on(
+            "default",
+            "nominated",
+            "m",
+            vec![pvc_vol("x", "claim-with-rwop-2")],
+        ));
+        assert!(
+            VolumeRestrictions
+                .add_pod(&cx, &mut state, &pod, &other, n)
+                .is_success()
+        );
         assert_eq!(
             VolumeRestrictions.filter(&cx, &state, &pod, n),
             Status::new(Code::Unschedulable, [ERR_REASON_RWOP_CONFLICT])

@@ -8,10 +8,13 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::csi_translation::{
-    LABEL_BETA_REGION, LABEL_BETA_ZONE, LABEL_MULTI_ZONE_DELIMITER, LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE,
+    LABEL_BETA_REGION, LABEL_BETA_ZONE, LABEL_MULTI_ZONE_DELIMITER, LABEL_TOPOLOGY_REGION,
+    LABEL_TOPOLOGY_ZONE,
 };
 use super::names;
-use super::volume_helpers::{claim_class, get_pvc, pv_not_found, pvc_not_found, storage_class_not_found};
+use super::volume_helpers::{
+    claim_class, get_pvc, pv_not_found, pvc_not_found, storage_class_not_found,
+};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
@@ -25,7 +28,12 @@ pub const ERR_REASON_CONFLICT: &str = "node(s) had no available volume zone";
 const PRE_FILTER_KEY: &str = "PreFilterVolumeZone";
 
 /// The topology labels read, in upstream's order.
-const TOPOLOGY_LABELS: [&str; 4] = [LABEL_BETA_ZONE, LABEL_BETA_REGION, LABEL_TOPOLOGY_ZONE, LABEL_TOPOLOGY_REGION];
+const TOPOLOGY_LABELS: [&str; 4] = [
+    LABEL_BETA_ZONE,
+    LABEL_BETA_REGION,
+    LABEL_TOPOLOGY_ZONE,
+    LABEL_TOPOLOGY_REGION,
+];
 
 /// One topology constraint of a PV.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,25 +72,35 @@ fn pv_topologies(cluster: &Cluster, pod: &PodInfo) -> Result<Vec<PvTopology>, St
     let mut out = Vec::new();
     let ns = &pod.pod.key.namespace;
     for v in pod.pod.spec().volumes.iter().flatten() {
-        let Some(c) = &v.persistent_volume_claim else { continue };
+        let Some(c) = &v.persistent_volume_claim else {
+            continue;
+        };
         if c.claim_name.is_empty() {
             return Err(Status::unresolvable("PersistentVolumeClaim had no name"));
         }
         let Some(pvc) = get_pvc(cluster, ns, &c.claim_name) else {
             return Err(Status::unresolvable(pvc_not_found(&c.claim_name)));
         };
-        let pv_name = pvc.spec.as_ref().and_then(|s| s.volume_name.as_deref()).unwrap_or("");
+        let pv_name = pvc
+            .spec
+            .as_ref()
+            .and_then(|s| s.volume_name.as_deref())
+            .unwrap_or("");
         if pv_name.is_empty() {
             let class = claim_class(pvc);
             if class.is_empty() {
-                return Err(Status::unresolvable("PersistentVolumeClaim had no pv name and storageClass name"));
+                return Err(Status::unresolvable(
+                    "PersistentVolumeClaim had no pv name and storageClass name",
+                ));
             }
             let Some(sc) = cluster.storage_classes.get(&class) else {
                 return Err(Status::unresolvable(storage_class_not_found(&class)));
             };
             match sc.volume_binding_mode.as_deref() {
                 None => {
-                    return Err(Status::unresolvable(format!("VolumeBindingMode not set for StorageClass {class:?}")));
+                    return Err(Status::unresolvable(format!(
+                        "VolumeBindingMode not set for StorageClass {class:?}"
+                    )));
                 }
                 Some("WaitForFirstConsumer") => continue,
                 Some(_) => return Err(Status::unresolvable("PersistentVolume had no name")),
@@ -93,10 +111,18 @@ fn pv_topologies(cluster: &Cluster, pod: &PodInfo) -> Result<Vec<PvTopology>, St
         };
         let labels = pv.metadata.labels.as_ref();
         for key in TOPOLOGY_LABELS {
-            let Some(value) = labels.and_then(|l| l.get(key)) else { continue };
+            let Some(value) = labels.and_then(|l| l.get(key)) else {
+                continue;
+            };
             // A label that does not parse is ignored (upstream logs it).
-            let Some(values) = label_zones_to_set(value) else { continue };
-            out.push(PvTopology { pv_name: pv_name.to_string(), key: key.to_string(), values });
+            let Some(values) = label_zones_to_set(value) else {
+                continue;
+            };
+            out.push(PvTopology {
+                pv_name: pv_name.to_string(),
+                key: key.to_string(),
+                values,
+            });
         }
     }
     Ok(out)
@@ -112,7 +138,12 @@ impl Plugin for VolumeZone {
 }
 
 impl PreFilterPlugin for VolumeZone {
-    fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+    fn pre_filter(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+    ) -> (Option<BTreeSet<String>>, Status) {
         match pv_topologies(&cx.snapshot.cluster, pod) {
             Err(s) => (None, s),
             Ok(t) if t.is_empty() => (None, Status::skip()),
@@ -145,7 +176,9 @@ impl FilterPlugin for VolumeZone {
             return Status::success();
         }
         for t in topologies {
-            let v = labels.get(&t.key).or_else(|| labels.get(translate_to_ga_label(&t.key)));
+            let v = labels
+                .get(&t.key)
+                .or_else(|| labels.get(translate_to_ga_label(&t.key)));
             if !v.is_some_and(|v| t.values.contains(v)) {
                 return Status::unresolvable(ERR_REASON_CONFLICT);
             }
@@ -157,7 +190,11 @@ impl FilterPlugin for VolumeZone {
 /// Registers VolumeZone (it takes no args).
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
     let p = Arc::new(VolumeZone);
-    Ok(PluginSlots { pre_filter: Some(p.clone()), filter: Some(p), ..Default::default() })
+    Ok(PluginSlots {
+        pre_filter: Some(p.clone()),
+        filter: Some(p),
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]
@@ -165,9 +202,26 @@ mod tests {
     use super::super::volume_helpers::testutil::*;
     use super::*;
 
-    fn labeled_pv(name: &str, labels: &[(&str, &str)]) -> k8s_openapi::api::core::v1::PersistentVolume {
+    /// (name, claim, node labels, expected PreFilter and Filter statuses)
+    type ZoneCase = (
+        &'static str,
+        Option<&'static str>,
+        Vec<(&'static str, &'static str)>,
+        Status,
+        Status,
+    );
+
+    fn labeled_pv(
+        name: &str,
+        labels: &[(&str, &str)],
+    ) -> k8s_openapi::api::core::v1::PersistentVolume {
         let mut p = pv(name);
-        p.metadata.labels = Some(labels.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect());
+        p.metadata.labels = Some(
+            labels
+                .iter()
+                .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+                .collect(),
+        );
         p
     }
 
@@ -182,7 +236,9 @@ mod tests {
     fn run(w: World, claim_name: Option<&str>) -> (Status, Status) {
         let s = w.snapshot();
         let cx = Ctx { snapshot: &s };
-        let vols = claim_name.map(|c| vec![pvc_vol("v", c)]).unwrap_or_default();
+        let vols = claim_name
+            .map(|c| vec![pvc_vol("v", c)])
+            .unwrap_or_default();
         let p = info(pod("default", "pod_1", vols));
         let mut state = CycleState::default();
         let (_, pre) = VolumeZone.pre_filter(&cx, &mut state, &p);
@@ -195,11 +251,26 @@ mod tests {
             nodes: vec![node("host1", node_labels)],
             pvs: vec![
                 labeled_pv("Vol_1", &[(LABEL_BETA_ZONE, "us-west1-a")]),
-                labeled_pv("Vol_2", &[(LABEL_BETA_REGION, "us-west1"), ("uselessLabel", "none")]),
+                labeled_pv(
+                    "Vol_2",
+                    &[(LABEL_BETA_REGION, "us-west1"), ("uselessLabel", "none")],
+                ),
                 labeled_pv("Vol_3", &[(LABEL_BETA_REGION, "us-west1")]),
                 labeled_pv("Vol_Stable_1", &[(LABEL_TOPOLOGY_ZONE, "us-west1-a")]),
-                labeled_pv("Vol_Stable_2", &[(LABEL_TOPOLOGY_REGION, "us-west1"), ("uselessLabel", "none")]),
-                labeled_pv("Vol_Stable_3", &[(LABEL_TOPOLOGY_ZONE, "us-west1-a"), (LABEL_TOPOLOGY_REGION, "us-west1-a")]),
+                labeled_pv(
+                    "Vol_Stable_2",
+                    &[
+                        (LABEL_TOPOLOGY_REGION, "us-west1"),
+                        ("uselessLabel", "none"),
+                    ],
+                ),
+                labeled_pv(
+                    "Vol_Stable_3",
+                    &[
+                        (LABEL_TOPOLOGY_ZONE, "us-west1-a"),
+                        (LABEL_TOPOLOGY_REGION, "us-west1-a"),
+                    ],
+                ),
             ],
             pvcs: vec![
                 claim("PVC_1", "Vol_1"),
@@ -220,21 +291,105 @@ mod tests {
         let ok = Status::success();
         let conflict = Status::unresolvable(ERR_REASON_CONFLICT);
         let useless = ("uselessLabel", "none");
-        let cases: Vec<(&str, Option<&str>, Vec<(&str, &str)>, Status, Status)> = vec![
-            ("pod without volume", None, vec![(LABEL_BETA_ZONE, "us-west1-a")], Status::skip(), ok.clone()),
-            ("node without labels", Some("PVC_1"), vec![], ok.clone(), ok.clone()),
-            ("beta zone matched", Some("PVC_1"), vec![(LABEL_BETA_ZONE, "us-west1-a"), useless], ok.clone(), ok.clone()),
-            ("beta region matched", Some("PVC_2"), vec![(LABEL_BETA_REGION, "us-west1"), useless], ok.clone(), ok.clone()),
-            ("beta region mismatch", Some("PVC_2"), vec![(LABEL_BETA_REGION, "no_us-west1"), useless], ok.clone(), conflict.clone()),
-            ("beta zone mismatch", Some("PVC_1"), vec![(LABEL_BETA_ZONE, "no_us-west1-a"), useless], ok.clone(), conflict.clone()),
-            ("zone matched", Some("PVC_Stable_1"), vec![(LABEL_TOPOLOGY_ZONE, "us-west1-a"), useless], ok.clone(), ok.clone()),
-            ("region matched", Some("PVC_Stable_2"), vec![(LABEL_TOPOLOGY_REGION, "us-west1"), useless], ok.clone(), ok.clone()),
-            ("region mismatch", Some("PVC_Stable_2"), vec![(LABEL_TOPOLOGY_REGION, "no_us-west1"), useless], ok.clone(), conflict.clone()),
-            ("zone mismatch", Some("PVC_Stable_1"), vec![(LABEL_TOPOLOGY_ZONE, "no_us-west1-a"), useless], ok.clone(), conflict.clone()),
-            ("pv zone+region, node zone only", Some("PVC_Stable_3"), vec![(LABEL_TOPOLOGY_ZONE, "us-west1-a")], ok.clone(), conflict.clone()),
-            ("pv GA zone, node beta zone", Some("PVC_Stable_1"), vec![(LABEL_BETA_ZONE, "us-west1-a")], ok.clone(), conflict.clone()),
-            ("pv beta, node GA, matched", Some("PVC_1"), vec![(LABEL_TOPOLOGY_ZONE, "us-west1-a")], ok.clone(), ok.clone()),
-            ("pv beta, node GA, mismatch", Some("PVC_1"), vec![(LABEL_TOPOLOGY_ZONE, "us-west1-b")], ok.clone(), conflict.clone()),
+        let cases: Vec<ZoneCase> = vec![
+            (
+                "pod without volume",
+                None,
+                vec![(LABEL_BETA_ZONE, "us-west1-a")],
+                Status::skip(),
+                ok.clone(),
+            ),
+            (
+                "node without labels",
+                Some("PVC_1"),
+                vec![],
+                ok.clone(),
+                ok.clone(),
+            ),
+            (
+                "beta zone matched",
+                Some("PVC_1"),
+                vec![(LABEL_BETA_ZONE, "us-west1-a"), useless],
+                ok.clone(),
+                ok.clone(),
+            ),
+            (
+                "beta region matched",
+                Some("PVC_2"),
+                vec![(LABEL_BETA_REGION, "us-west1"), useless],
+                ok.clone(),
+                ok.clone(),
+            ),
+            (
+                "beta region mismatch",
+                Some("PVC_2"),
+                vec![(LABEL_BETA_REGION, "no_us-west1"), useless],
+                ok.clone(),
+                conflict.clone(),
+            ),
+            (
+                "beta zone mismatch",
+                Some("PVC_1"),
+                vec![(LABEL_BETA_ZONE, "no_us-west1-a"), useless],
+                ok.clone(),
+                conflict.clone(),
+            ),
+            (
+                "zone matched",
+                Some("PVC_Stable_1"),
+                vec![(LABEL_TOPOLOGY_ZONE, "us-west1-a"), useless],
+                ok.clone(),
+                ok.clone(),
+            ),
+            (
+                "region matched",
+                Some("PVC_Stable_2"),
+                vec![(LABEL_TOPOLOGY_REGION, "us-west1"), useless],
+                ok.clone(),
+                ok.clone(),
+            ),
+            (
+                "region mismatch",
+                Some("PVC_Stable_2"),
+                vec![(LABEL_TOPOLOGY_REGION, "no_us-west1"), useless],
+                ok.clone(),
+                conflict.clone(),
+            ),
+            (
+                "zone mismatch",
+                Some("PVC_Stable_1"),
+                vec![(LABEL_TOPOLOGY_ZONE, "no_us-west1-a"), useless],
+                ok.clone(),
+                conflict.clone(),
+            ),
+            (
+                "pv zone+region, node zone only",
+                Some("PVC_Stable_3"),
+                vec![(LABEL_TOPOLOGY_ZONE, "us-west1-a")],
+                ok.clone(),
+                conflict.clone(),
+            ),
+            (
+                "pv GA zone, node beta zone",
+                Some("PVC_Stable_1"),
+                vec![(LABEL_BETA_ZONE, "us-west1-a")],
+                ok.clone(),
+                conflict.clone(),
+            ),
+            (
+                "pv beta, node GA, matched",
+                Some("PVC_1"),
+                vec![(LABEL_TOPOLOGY_ZONE, "us-west1-a")],
+                ok.clone(),
+                ok.clone(),
+            ),
+            (
+                "pv beta, node GA, mismatch",
+                Some("PVC_1"),
+                vec![(LABEL_TOPOLOGY_ZONE, "us-west1-b")],
+                ok.clone(),
+                conflict.clone(),
+            ),
         ];
         for (name, claim, labels, want_pre, want_filter) in cases {
             let got = run(single_zone_world(&labels), claim);
@@ -251,7 +406,10 @@ mod tests {
                 labeled_pv("Vol_1", &[(LABEL_BETA_ZONE, "us-west1-a")]),
                 labeled_pv("Vol_3", &[(LABEL_BETA_ZONE, "us-west1-c__us-west1-a")]),
                 labeled_pv("Vol_Stable_1", &[(LABEL_TOPOLOGY_ZONE, "us-west1-a")]),
-                labeled_pv("Vol_Stable_2", &[(LABEL_TOPOLOGY_ZONE, "us-west1-c__us-west1-a")]),
+                labeled_pv(
+                    "Vol_Stable_2",
+                    &[(LABEL_TOPOLOGY_ZONE, "us-west1-c__us-west1-a")],
+                ),
             ],
             pvcs: vec![
                 claim("PVC_1", "Vol_1"),
@@ -264,10 +422,28 @@ mod tests {
         let ok = (Status::success(), Status::success());
         let conflict = (Status::success(), Status::unresolvable(ERR_REASON_CONFLICT));
         assert_eq!(run(world(&[]), Some("PVC_3")), ok);
-        assert_eq!(run(world(&[(LABEL_BETA_ZONE, "us-west1-a")]), Some("PVC_3")), ok);
-        assert_eq!(run(world(&[(LABEL_BETA_ZONE, "us-west1-b")]), Some("PVC_1")), conflict);
-        assert_eq!(run(world(&[(LABEL_TOPOLOGY_ZONE, "us-west1-a")]), Some("PVC_Stable_2")), ok);
-        assert_eq!(run(world(&[(LABEL_TOPOLOGY_ZONE, "us-west1-b")]), Some("PVC_Stable_1")), conflict);
+        assert_eq!(
+            run(world(&[(LABEL_BETA_ZONE, "us-west1-a")]), Some("PVC_3")),
+            ok
+        );
+        assert_eq!(
+            run(world(&[(LABEL_BETA_ZONE, "us-west1-b")]), Some("PVC_1")),
+            conflict
+        );
+        assert_eq!(
+            run(
+                world(&[(LABEL_TOPOLOGY_ZONE, "us-west1-a")]),
+                Some("PVC_Stable_2")
+            ),
+            ok
+        );
+        assert_eq!(
+            run(
+                world(&[(LABEL_TOPOLOGY_ZONE, "us-west1-b")]),
+                Some("PVC_Stable_1")
+            ),
+            conflict
+        );
     }
 
     #[test]
@@ -276,8 +452,14 @@ mod tests {
         let mut immediate = class("Class_Immediate", "Immediate", "");
         immediate.volume_binding_mode = None;
         let world = || World {
-            nodes: vec![node("host1", &[(LABEL_BETA_ZONE, "us-west1-a"), ("uselessLabel", "none")])],
-            classes: vec![immediate.clone(), class("Class_Wait", "WaitForFirstConsumer", "")],
+            nodes: vec![node(
+                "host1",
+                &[(LABEL_BETA_ZONE, "us-west1-a"), ("uselessLabel", "none")],
+            )],
+            classes: vec![
+                immediate.clone(),
+                class("Class_Wait", "WaitForFirstConsumer", ""),
+            ],
             pvs: vec![labeled_pv("Vol_1", &[(LABEL_BETA_ZONE, "us-west1-a")])],
             pvcs: vec![
                 claim("PVC_1", "Vol_1"),
@@ -292,30 +474,49 @@ mod tests {
         assert_eq!(run(world(), Some("PVC_1")), both(Status::success()));
         assert_eq!(
             run(world(), Some("PVC_EmptySC")),
-            both(Status::unresolvable("PersistentVolumeClaim had no pv name and storageClass name"))
+            both(Status::unresolvable(
+                "PersistentVolumeClaim had no pv name and storageClass name"
+            ))
         );
         assert_eq!(
             run(world(), Some("PVC_NoSC")),
-            both(Status::unresolvable("storageclass.storage.k8s.io \"Class_0\" not found"))
+            both(Status::unresolvable(
+                "storageclass.storage.k8s.io \"Class_0\" not found"
+            ))
         );
         assert_eq!(
             run(world(), Some("PVC_ImmediateSC")),
-            both(Status::unresolvable("VolumeBindingMode not set for StorageClass \"Class_Immediate\""))
+            both(Status::unresolvable(
+                "VolumeBindingMode not set for StorageClass \"Class_Immediate\""
+            ))
         );
-        assert_eq!(run(world(), Some("PVC_WaitSC")), (Status::skip(), Status::success()));
+        assert_eq!(
+            run(world(), Some("PVC_WaitSC")),
+            (Status::skip(), Status::success())
+        );
         // A claim naming a missing PV, and a missing claim.
         assert_eq!(
             run(world(), Some("PVC_missing")),
-            both(Status::unresolvable("persistentvolumeclaim \"PVC_missing\" not found"))
+            both(Status::unresolvable(
+                "persistentvolumeclaim \"PVC_missing\" not found"
+            ))
         );
         let mut w = world();
         w.pvcs.push(claim("PVC_4", "Vol_not_exist"));
-        assert_eq!(run(w, Some("PVC_4")), both(Status::unresolvable("persistentvolume \"Vol_not_exist\" not found")));
+        assert_eq!(
+            run(w, Some("PVC_4")),
+            both(Status::unresolvable(
+                "persistentvolume \"Vol_not_exist\" not found"
+            ))
+        );
     }
 
     #[test]
     fn label_parsing() {
-        assert_eq!(label_zones_to_set("a__ b "), Some(["a".to_string(), "b".to_string()].into()));
+        assert_eq!(
+            label_zones_to_set("a__ b "),
+            Some(["a".to_string(), "b".to_string()].into())
+        );
         assert_eq!(label_zones_to_set("a____b"), None);
         assert_eq!(label_zones_to_set(""), None);
     }

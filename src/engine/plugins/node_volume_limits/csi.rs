@@ -10,18 +10,21 @@ use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::storage::v1 as storage;
 use serde_json::Value;
 
-use super::{ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, UNBOUND_VOLUME_ID_PREFIX, VolumeError, volume_limits};
+use super::{
+    ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, UNBOUND_VOLUME_ID_PREFIX, VolumeError, volume_limits,
+};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::csi_translation::{
-    inline_plugin, limits_migration_on, plugin_by_in_tree_name, pv_plugin, translate_inline_handle, translate_pv,
+    inline_plugin, limits_migration_on, plugin_by_in_tree_name, pv_plugin, translate_inline_handle,
+    translate_pv,
 };
 use crate::engine::plugins::names;
 use crate::engine::plugins::volume_helpers::{
-    claim_class, claim_volume_name, csi_attach_limit_key, ephemeral_claim_name, get_pvc, pvc_not_found,
-    volume_is_for_pod,
+    claim_class, claim_volume_name, csi_attach_limit_key, ephemeral_claim_name, get_pvc,
+    pvc_not_found, volume_is_for_pod,
 };
 use crate::engine::version::Version;
 use crate::model::{Cluster, Pod};
@@ -38,11 +41,22 @@ impl Plugin for CsiLimits {
 }
 
 impl PreFilterPlugin for CsiLimits {
-    fn pre_filter(&self, _: &Ctx<'_>, _: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+    fn pre_filter(
+        &self,
+        _: &Ctx<'_>,
+        _: &mut CycleState,
+        pod: &PodInfo,
+    ) -> (Option<BTreeSet<String>>, Status) {
         let relevant = pod.pod.spec().volumes.iter().flatten().any(|v| {
-            v.persistent_volume_claim.is_some() || v.ephemeral.is_some() || inline_plugin(v).is_some()
+            v.persistent_volume_claim.is_some()
+                || v.ephemeral.is_some()
+                || inline_plugin(v).is_some()
         });
-        if relevant { (None, Status::success()) } else { (None, Status::skip()) }
+        if relevant {
+            (None, Status::success())
+        } else {
+            (None, Status::skip())
+        }
     }
 }
 
@@ -54,7 +68,8 @@ impl FilterPlugin for CsiLimits {
         let cluster = &cx.snapshot.cluster;
         let csi_node = cluster.csi_nodes.get(node.name());
         let mut new_volumes = BTreeMap::new();
-        if let Err(e) = self.attachable_volumes(cluster, &pod.pod, csi_node, true, &mut new_volumes) {
+        if let Err(e) = self.attachable_volumes(cluster, &pod.pod, csi_node, true, &mut new_volumes)
+        {
             return e.status();
         }
         if new_volumes.is_empty() {
@@ -66,7 +81,9 @@ impl FilterPlugin for CsiLimits {
         }
         let mut attached = BTreeMap::new();
         for existing in &node.pods {
-            if let Err(e) = self.attachable_volumes(cluster, &existing.pod, csi_node, false, &mut attached) {
+            if let Err(e) =
+                self.attachable_volumes(cluster, &existing.pod, csi_node, false, &mut attached)
+            {
                 return Status::error(e.message);
             }
         }
@@ -91,7 +108,10 @@ impl FilterPlugin for CsiLimits {
 }
 
 /// `getVolumeLimits`: node allocatable limits, overridden per driver by the CSINode's counts.
-pub fn volume_limits_with_csi_node(node: &NodeInfo, csi_node: Option<&storage::CSINode>) -> BTreeMap<String, i64> {
+pub fn volume_limits_with_csi_node(
+    node: &NodeInfo,
+    csi_node: Option<&storage::CSINode>,
+) -> BTreeMap<String, i64> {
     let mut limits = volume_limits(node);
     if let Some(n) = csi_node {
         for d in &n.spec.drivers {
@@ -123,12 +143,18 @@ impl CsiLimits {
                 }
             };
             if claim.is_empty() {
-                return Err(VolumeError::other("PersistentVolumeClaim had no name".into()));
+                return Err(VolumeError::other(
+                    "PersistentVolumeClaim had no name".into(),
+                ));
             }
             let Some(pvc) = get_pvc(cluster, &pod.key.namespace, &claim) else {
                 if new_pod {
                     return Err(VolumeError {
-                        message: format!("looking up PVC {}/{claim}: {}", pod.key.namespace, pvc_not_found(&claim)),
+                        message: format!(
+                            "looking up PVC {}/{claim}: {}",
+                            pod.key.namespace,
+                            pvc_not_found(&claim)
+                        ),
                         not_found: true,
                     });
                 }
@@ -154,12 +180,18 @@ impl CsiLimits {
         csi_node: Option<&storage::CSINode>,
         result: &mut BTreeMap<String, String>,
     ) -> Result<(), VolumeError> {
-        let Some(plugin) = inline_plugin(vol) else { return Ok(()) };
+        let Some(plugin) = inline_plugin(vol) else {
+            return Ok(());
+        };
         if !limits_migration_on(csi_node, plugin, self.version) {
             return Ok(());
         }
-        let handle = translate_inline_handle(vol)
-            .map_err(|e| VolumeError::other(format!("converting volume({}) from inline to csi: {e}", vol.name)))?;
+        let handle = translate_inline_handle(vol).map_err(|e| {
+            VolumeError::other(format!(
+                "converting volume({}) from inline to csi: {e}",
+                vol.name
+            ))
+        })?;
         let driver = plugin.csi_driver();
         result.insert(format!("{driver}/{handle}"), csi_attach_limit_key(driver));
         Ok(())
@@ -182,11 +214,16 @@ impl CsiLimits {
         if let Some(csi) = pv.spec.as_ref().and_then(|s| s.csi.as_ref()) {
             return (csi.driver.clone(), csi.volume_handle.clone());
         }
-        let Some(plugin) = pv_plugin(pv) else { return (String::new(), String::new()) };
+        let Some(plugin) = pv_plugin(pv) else {
+            return (String::new(), String::new());
+        };
         if !limits_migration_on(csi_node, plugin, self.version) {
             return (String::new(), String::new());
         }
-        match translate_pv(pv).ok().and_then(|t| t.spec.and_then(|s| s.csi)) {
+        match translate_pv(pv)
+            .ok()
+            .and_then(|t| t.spec.and_then(|s| s.csi))
+        {
             Some(csi) => (csi.driver, csi.volume_handle),
             None => (String::new(), String::new()),
         }
@@ -203,7 +240,9 @@ impl CsiLimits {
         if class.is_empty() {
             return (String::new(), String::new());
         }
-        let Some(sc) = cluster.storage_classes.get(&class) else { return (String::new(), String::new()) };
+        let Some(sc) = cluster.storage_classes.get(&class) else {
+            return (String::new(), String::new());
+        };
         let handle = format!(
             "{UNBOUND_VOLUME_ID_PREFIX}-{}/{}",
             pvc.metadata.namespace.as_deref().unwrap_or(""),
@@ -222,7 +261,11 @@ impl CsiLimits {
 /// Registers NodeVolumeLimits (it takes no args).
 pub fn register(_: &Value, version: Version) -> Result<PluginSlots, String> {
     let p = Arc::new(CsiLimits { version });
-    Ok(PluginSlots { pre_filter: Some(p.clone()), filter: Some(p), ..Default::default() })
+    Ok(PluginSlots {
+        pre_filter: Some(p.clone()),
+        filter: Some(p),
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]
@@ -232,9 +275,9 @@ mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 
     use super::*;
+    use crate::engine::framework::status::Code;
     use crate::engine::plugins::volume_helpers::ANN_MIGRATED_PLUGINS;
     use crate::engine::plugins::volume_helpers::testutil::*;
-    use crate::engine::framework::status::Code;
 
     const EBS_CSI: &str = "ebs.csi.aws.com";
     const GCE_CSI: &str = "pd.csi.storage.gke.io";
@@ -243,7 +286,11 @@ mod tests {
     const NODE: &str = "node-for-max-pd-test-1";
 
     fn pvc_pod(name: &str, claims: &[&str]) -> Pod {
-        let vols = claims.iter().enumerate().map(|(i, c)| pvc_vol(&format!("v{i}"), c)).collect();
+        let vols = claims
+            .iter()
+            .enumerate()
+            .map(|(i, c)| pvc_vol(&format!("v{i}"), c))
+            .collect();
         pod("", name, vols)
     }
 
@@ -263,13 +310,20 @@ mod tests {
     }
 
     fn ephemeral_pod(name: &str, uid: &str, vols: &[&str]) -> Pod {
-        let mut p = pod("test", name, vols.iter().map(|v| ephemeral_vol(v)).collect());
+        let mut p = pod(
+            "test",
+            name,
+            vols.iter().map(|v| ephemeral_vol(v)).collect(),
+        );
         p.obj.metadata.uid = Some(uid.into());
         p
     }
 
     fn ephemeral_claim(pod: &Pod, vol: &str, owned: bool) -> core::PersistentVolumeClaim {
-        let mut c = with_class(self::pvc("test", &format!("{}-{vol}", pod.key.name)), "csi-sc");
+        let mut c = with_class(
+            self::pvc("test", &format!("{}-{vol}", pod.key.name)),
+            "csi-sc",
+        );
         if owned {
             c.metadata.owner_references = Some(vec![OwnerReference {
                 kind: "Pod".into(),
@@ -294,7 +348,10 @@ mod tests {
     }
 
     fn run(c: Case) -> (Code, Status) {
-        let mut w = World { nodes: vec![node(NODE, &[])], ..Default::default() };
+        let mut w = World {
+            nodes: vec![node(NODE, &[])],
+            ..Default::default()
+        };
         for d in c.drivers {
             for j in 0..4 {
                 let name = format!("csi-{d}-{j}");
@@ -302,13 +359,17 @@ mod tests {
                 let spec = v.spec.get_or_insert_with(Default::default);
                 match *d {
                     EBS_IN_TREE => {
-                        spec.aws_elastic_block_store = Some(core::AWSElasticBlockStoreVolumeSource {
-                            volume_id: name.clone(),
-                            ..Default::default()
-                        })
+                        spec.aws_elastic_block_store =
+                            Some(core::AWSElasticBlockStoreVolumeSource {
+                                volume_id: name.clone(),
+                                ..Default::default()
+                            })
                     }
                     HOSTPATH_IN_TREE => {
-                        spec.host_path = Some(core::HostPathVolumeSource { path: "/tmp".into(), type_: None })
+                        spec.host_path = Some(core::HostPathVolumeSource {
+                            path: "/tmp".into(),
+                            type_: None,
+                        })
                     }
                     _ => {
                         spec.csi = Some(core::CSIPersistentVolumeSource {
@@ -327,7 +388,10 @@ mod tests {
         w.pvcs.push(with_class(pvc("", "csi-4"), "csi-sc"));
         w.pvcs.push(pvc("", "csi-5"));
         let mut missing = with_class(pvc("", "csi-6"), "csi-sc");
-        missing.spec.get_or_insert_with(Default::default).volume_name = Some("missing-in-action".into());
+        missing
+            .spec
+            .get_or_insert_with(Default::default)
+            .volume_name = Some("missing-in-action".into());
         w.pvcs.push(missing);
         w.pvcs.extend(c.extra_claims);
         w.classes.push(class("csi-sc", "Immediate", c.drivers[0]));
@@ -337,13 +401,21 @@ mod tests {
             _ => None,
         };
         if let Some(limits) = with_limits {
-            let mut n = storage::CSINode { metadata: meta("", NODE), ..Default::default() };
-            n.metadata.annotations = Some(BTreeMap::from([(ANN_MIGRATED_PLUGINS.to_string(), EBS_IN_TREE.to_string())]));
+            let mut n = storage::CSINode {
+                metadata: meta("", NODE),
+                ..Default::default()
+            };
+            n.metadata.annotations = Some(BTreeMap::from([(
+                ANN_MIGRATED_PLUGINS.to_string(),
+                EBS_IN_TREE.to_string(),
+            )]));
             for d in c.drivers {
                 n.spec.drivers.push(storage::CSINodeDriver {
                     name: (*d).into(),
                     node_id: NODE.into(),
-                    allocatable: limits.then_some(storage::VolumeNodeResources { count: Some(c.max_vols) }),
+                    allocatable: limits.then_some(storage::VolumeNodeResources {
+                        count: Some(c.max_vols),
+                    }),
                     topology_keys: None,
                 });
             }
@@ -360,7 +432,9 @@ mod tests {
         }
         let s = w.snapshot();
         let cx = Ctx { snapshot: &s };
-        let pl = CsiLimits { version: Version::OLDEST };
+        let pl = CsiLimits {
+            version: Version::OLDEST,
+        };
         let pod = info(c.new_pod);
         let mut state = CycleState::default();
         let (_, pre) = pl.pre_filter(&cx, &mut state, &pod);
@@ -378,15 +452,30 @@ mod tests {
     fn csi_limits_table() {
         // csi_test.go TestCSILimits (the cases without VolumeAttachments, which 1.30 does not read)
         let csi_ebs_one = || pvc_pod("csi-ebs-one", &["csi-ebs.csi.aws.com-0"]);
-        let csi_ebs_two = || pvc_pod("csi-ebs-two", &["csi-ebs.csi.aws.com-1", "csi-ebs.csi.aws.com-2"]);
+        let csi_ebs_two = || {
+            pvc_pod(
+                "csi-ebs-two",
+                &["csi-ebs.csi.aws.com-1", "csi-ebs.csi.aws.com-2"],
+            )
+        };
         let running = || pvc_pod("running", &["csi-ebs.csi.aws.com-3"]);
         let pending = || pvc_pod("pending", &["csi-4"]);
         let pending2 = || pvc_pod("pending2", &["csi-4"]);
         let missing_pv = || pvc_pod("missing-pv", &["csi-6"]);
         let no_sc = || pvc_pod("no-sc", &["csi-5"]);
-        let gce_two = || pvc_pod("gce-two", &["csi-pd.csi.storage.gke.io-1", "csi-pd.csi.storage.gke.io-2"]);
+        let gce_two = || {
+            pvc_pod(
+                "gce-two",
+                &["csi-pd.csi.storage.gke.io-1", "csi-pd.csi.storage.gke.io-2"],
+            )
+        };
         let in_tree_one = || pvc_pod("in-tree-one", &["csi-kubernetes.io/aws-ebs-0"]);
-        let in_tree_two = || pvc_pod("in-tree-two", &["csi-kubernetes.io/aws-ebs-1", "csi-kubernetes.io/aws-ebs-2"]);
+        let in_tree_two = || {
+            pvc_pod(
+                "in-tree-two",
+                &["csi-kubernetes.io/aws-ebs-1", "csi-kubernetes.io/aws-ebs-2"],
+            )
+        };
         let non_migratable = || pvc_pod("hostpath", &["csi-kubernetes.io/hostpath-0"]);
         let inline = || ebs_inline_pod("inline", "aws-inline1");
         let inline_same_id = || ebs_inline_pod("inline-same", "csi-ebs.csi.aws.com-1");
@@ -395,36 +484,189 @@ mod tests {
         let migr: &[&str] = &[EBS_IN_TREE, EBS_CSI];
         let hostpath: &[&str] = &[HOSTPATH_IN_TREE, EBS_CSI];
         let ok = Status::success();
-        let case = |name: &str, new_pod, existing, max_vols, drivers, limit_source, want: Status| {
-            let got = run(Case {
-                new_pod,
-                existing,
-                extra_claims: vec![],
-                max_vols,
-                drivers,
-                limit_source,
-            });
-            assert_eq!(got, (Code::Success, want), "{name}");
-        };
-        case("fits when limit >= new CSI volume", csi_ebs_one(), vec![running(), csi_ebs_two()], 4, ebs, "csinode", ok.clone());
-        case("doesn't when limit <= CSI volumes", csi_ebs_one(), vec![running(), csi_ebs_two()], 2, ebs, "csinode", exceeded());
-        case("driver without limits", csi_ebs_one(), vec![running(), csi_ebs_two()], 2, ebs, "csinode-with-no-limit", ok.clone());
-        case("count pending PVCs", csi_ebs_one(), vec![pending(), csi_ebs_two()], 2, ebs, "csinode", exceeded());
-        case("same pending PVC counted once", csi_ebs_one(), vec![pending(), pending2(), csi_ebs_two()], 4, ebs, "csinode", ok.clone());
-        case("invalid PV name, valid SC", csi_ebs_one(), vec![missing_pv(), csi_ebs_two()], 2, ebs, "csinode", exceeded());
-        case("missing SC not counted", csi_ebs_one(), vec![running(), no_sc()], 2, ebs, "csinode", ok.clone());
-        case("same type counted", csi_ebs_one(), vec![gce_two(), csi_ebs_two()], 2, ebs_gce, "csinode", exceeded());
-        case("different type not counted", gce_two(), vec![csi_ebs_two(), running()], 2, ebs_gce, "csinode", ok.clone());
-        case("in-tree counted with migration", in_tree_one(), vec![in_tree_two()], 2, migr, "csinode", exceeded());
-        case("nil csi node", inline(), vec![in_tree_two()], 0, migr, "", ok.clone());
-        case("unbound in-tree counted with migration", pending(), vec![in_tree_two()], 2, migr, "csinode", exceeded());
-        case("volume without reported limits", in_tree_one(), vec![in_tree_two()], 2, migr, "csinode-with-no-limit", ok.clone());
-        case("non-migratable in-tree not counted", non_migratable(), vec![csi_ebs_two()], 2, hostpath, "csinode", ok.clone());
-        case("in-tree inline counted", inline(), vec![in_tree_two()], 2, migr, "csinode", exceeded());
-        case("in-tree and csi (scheduling in-tree)", in_tree_one(), vec![csi_ebs_two()], 2, migr, "csinode", exceeded());
-        case("in-tree, inline and csi", inline(), vec![csi_ebs_two(), in_tree_one()], 3, migr, "csinode", exceeded());
-        case("inline with the same CSI handle", inline_same_id(), vec![csi_ebs_two(), in_tree_one()], 3, migr, "csinode", ok.clone());
-        case("in-tree and csi (scheduling csi)", csi_ebs_one(), vec![in_tree_two()], 2, migr, "csinode", exceeded());
+        let case =
+            |name: &str, new_pod, existing, max_vols, drivers, limit_source, want: Status| {
+                let got = run(Case {
+                    new_pod,
+                    existing,
+                    extra_claims: vec![],
+                    max_vols,
+                    drivers,
+                    limit_source,
+                });
+                assert_eq!(got, (Code::Success, want), "{name}");
+            };
+        case(
+            "fits when limit >= new CSI volume",
+            csi_ebs_one(),
+            vec![running(), csi_ebs_two()],
+            4,
+            ebs,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "doesn't when limit <= CSI volumes",
+            csi_ebs_one(),
+            vec![running(), csi_ebs_two()],
+            2,
+            ebs,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "driver without limits",
+            csi_ebs_one(),
+            vec![running(), csi_ebs_two()],
+            2,
+            ebs,
+            "csinode-with-no-limit",
+            ok.clone(),
+        );
+        case(
+            "count pending PVCs",
+            csi_ebs_one(),
+            vec![pending(), csi_ebs_two()],
+            2,
+            ebs,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "same pending PVC counted once",
+            csi_ebs_one(),
+            vec![pending(), pending2(), csi_ebs_two()],
+            4,
+            ebs,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "invalid PV name, valid SC",
+            csi_ebs_one(),
+            vec![missing_pv(), csi_ebs_two()],
+            2,
+            ebs,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "missing SC not counted",
+            csi_ebs_one(),
+            vec![running(), no_sc()],
+            2,
+            ebs,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "same type counted",
+            csi_ebs_one(),
+            vec![gce_two(), csi_ebs_two()],
+            2,
+            ebs_gce,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "different type not counted",
+            gce_two(),
+            vec![csi_ebs_two(), running()],
+            2,
+            ebs_gce,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "in-tree counted with migration",
+            in_tree_one(),
+            vec![in_tree_two()],
+            2,
+            migr,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "nil csi node",
+            inline(),
+            vec![in_tree_two()],
+            0,
+            migr,
+            "",
+            ok.clone(),
+        );
+        case(
+            "unbound in-tree counted with migration",
+            pending(),
+            vec![in_tree_two()],
+            2,
+            migr,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "volume without reported limits",
+            in_tree_one(),
+            vec![in_tree_two()],
+            2,
+            migr,
+            "csinode-with-no-limit",
+            ok.clone(),
+        );
+        case(
+            "non-migratable in-tree not counted",
+            non_migratable(),
+            vec![csi_ebs_two()],
+            2,
+            hostpath,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "in-tree inline counted",
+            inline(),
+            vec![in_tree_two()],
+            2,
+            migr,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "in-tree and csi (scheduling in-tree)",
+            in_tree_one(),
+            vec![csi_ebs_two()],
+            2,
+            migr,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "in-tree, inline and csi",
+            inline(),
+            vec![csi_ebs_two(), in_tree_one()],
+            3,
+            migr,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "inline with the same CSI handle",
+            inline_same_id(),
+            vec![csi_ebs_two(), in_tree_one()],
+            3,
+            migr,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "in-tree and csi (scheduling csi)",
+            csi_ebs_one(),
+            vec![in_tree_two()],
+            2,
+            migr,
+            "csinode",
+            exceeded(),
+        );
     }
 
     #[test]
@@ -443,45 +685,120 @@ mod tests {
             got,
             (
                 Code::Success,
-                Status::unresolvable("looking up PVC test/abc-xyz: persistentvolumeclaim \"abc-xyz\" not found")
+                Status::unresolvable(
+                    "looking up PVC test/abc-xyz: persistentvolumeclaim \"abc-xyz\" not found"
+                )
             ),
             "ephemeral volume missing"
         );
         let not_owned = ephemeral_claim(&eph(), "xyz", false);
-        let got = run(base(eph(), vec![], vec![not_owned], 0, "csinode-with-no-limit"));
+        let got = run(base(
+            eph(),
+            vec![],
+            vec![not_owned],
+            0,
+            "csinode-with-no-limit",
+        ));
         assert_eq!(
             got,
-            (Code::Success, Status::error("PVC test/abc-xyz was not created for pod test/abc (pod is not owner)")),
+            (
+                Code::Success,
+                Status::error(
+                    "PVC test/abc-xyz was not created for pod test/abc (pod is not owner)"
+                )
+            ),
             "ephemeral volume not owned"
         );
         let owned = || ephemeral_claim(&eph(), "xyz", true);
-        assert_eq!(run(base(eph(), vec![], vec![owned()], 0, "csinode-with-no-limit")), (Code::Success, Status::success()));
+        assert_eq!(
+            run(base(
+                eph(),
+                vec![],
+                vec![owned()],
+                0,
+                "csinode-with-no-limit"
+            )),
+            (Code::Success, Status::success())
+        );
         let running = || pvc_pod("running", &["csi-ebs.csi.aws.com-3"]);
-        let csi_ebs_two = || pvc_pod("csi-ebs-two", &["csi-ebs.csi.aws.com-1", "csi-ebs.csi.aws.com-2"]);
-        let got = run(base(eph(), vec![running(), csi_ebs_two()], vec![owned()], 2, "csinode"));
+        let csi_ebs_two = || {
+            pvc_pod(
+                "csi-ebs-two",
+                &["csi-ebs.csi.aws.com-1", "csi-ebs.csi.aws.com-2"],
+            )
+        };
+        let got = run(base(
+            eph(),
+            vec![running(), csi_ebs_two()],
+            vec![owned()],
+            2,
+            "csinode",
+        ));
         assert_eq!(got, (Code::Success, exceeded()), "ephemeral over the limit");
         let two = ephemeral_pod("abc", "12345II", &["x", "y"]);
-        let claims = vec![ephemeral_claim(&two, "x", true), ephemeral_claim(&two, "y", true)];
-        let got = run(base(pvc_pod("one", &["csi-ebs.csi.aws.com-0"]), vec![running(), two], claims, 2, "csinode"));
-        assert_eq!(got, (Code::Success, exceeded()), "existing ephemeral volumes count");
+        let claims = vec![
+            ephemeral_claim(&two, "x", true),
+            ephemeral_claim(&two, "y", true),
+        ];
+        let got = run(base(
+            pvc_pod("one", &["csi-ebs.csi.aws.com-0"]),
+            vec![running(), two],
+            claims,
+            2,
+            "csinode",
+        ));
+        assert_eq!(
+            got,
+            (Code::Success, exceeded()),
+            "existing ephemeral volumes count"
+        );
         let existing = || vec![running(), eph(), csi_ebs_two()];
-        let got = run(base(pvc_pod("one", &["csi-ebs.csi.aws.com-0"]), existing(), vec![owned()], 3, "csinode"));
+        let got = run(base(
+            pvc_pod("one", &["csi-ebs.csi.aws.com-0"]),
+            existing(),
+            vec![owned()],
+            3,
+            "csinode",
+        ));
         assert_eq!(got, (Code::Success, exceeded()));
-        let got = run(base(pvc_pod("one", &["csi-ebs.csi.aws.com-0"]), existing(), vec![owned()], 5, "csinode"));
+        let got = run(base(
+            pvc_pod("one", &["csi-ebs.csi.aws.com-0"]),
+            existing(),
+            vec![owned()],
+            5,
+            "csinode",
+        ));
         assert_eq!(got, (Code::Success, Status::success()));
         // Only configmaps and secrets: PreFilter skips.
         let cm = pod(
             "",
             "cm",
             vec![
-                core::Volume { name: "c".into(), config_map: Some(Default::default()), ..Default::default() },
-                core::Volume { name: "s".into(), secret: Some(Default::default()), ..Default::default() },
+                core::Volume {
+                    name: "c".into(),
+                    config_map: Some(Default::default()),
+                    ..Default::default()
+                },
+                core::Volume {
+                    name: "s".into(),
+                    secret: Some(Default::default()),
+                    ..Default::default()
+                },
             ],
         );
         assert_eq!(run(base(cm, vec![], vec![], 2, "csinode")).0, Code::Skip);
         // An inline migratable volume among configmaps does not skip.
-        let in_tree_two = pvc_pod("in-tree-two", &["csi-kubernetes.io/aws-ebs-1", "csi-kubernetes.io/aws-ebs-2"]);
-        let mut c = base(ebs_inline_pod("inline", "aws-inline1"), vec![in_tree_two], vec![], 2, "csinode");
+        let in_tree_two = pvc_pod(
+            "in-tree-two",
+            &["csi-kubernetes.io/aws-ebs-1", "csi-kubernetes.io/aws-ebs-2"],
+        );
+        let mut c = base(
+            ebs_inline_pod("inline", "aws-inline1"),
+            vec![in_tree_two],
+            vec![],
+            2,
+            "csinode",
+        );
         c.drivers = &[EBS_IN_TREE, EBS_CSI];
         assert_eq!(run(c), (Code::Success, exceeded()));
     }
@@ -489,19 +806,33 @@ mod tests {
     #[test]
     fn node_allocatable_limits_apply_without_csinode_counts() {
         let mut w = World {
-            nodes: vec![node_alloc("n", &[], &[("attachable-volumes-csi-csi.example.com", "1")])],
+            nodes: vec![node_alloc(
+                "n",
+                &[],
+                &[("attachable-volumes-csi-csi.example.com", "1")],
+            )],
             classes: vec![class("sc", "WaitForFirstConsumer", "csi.example.com")],
-            pvcs: vec![with_class(pvc("default", "a"), "sc"), with_class(pvc("default", "b"), "sc")],
+            pvcs: vec![
+                with_class(pvc("default", "a"), "sc"),
+                with_class(pvc("default", "b"), "sc"),
+            ],
             ..Default::default()
         };
-        w.pods.push(pod_on("default", "old", "n", vec![pvc_vol("v", "a")]));
+        w.pods
+            .push(pod_on("default", "old", "n", vec![pvc_vol("v", "a")]));
         let s = w.snapshot();
         let cx = Ctx { snapshot: &s };
-        let pl = CsiLimits { version: Version::OLDEST };
+        let pl = CsiLimits {
+            version: Version::OLDEST,
+        };
         let state = CycleState::default();
         let p = info(pod("default", "p", vec![pvc_vol("v", "b")]));
         assert_eq!(pl.filter(&cx, &state, &p, node_info(&s, "n")), exceeded());
         let same = info(pod("default", "p2", vec![pvc_vol("v", "a")]));
-        assert_eq!(pl.filter(&cx, &state, &same, node_info(&s, "n")), Status::success(), "already attached");
+        assert_eq!(
+            pl.filter(&cx, &state, &same, node_info(&s, "n")),
+            Status::success(),
+            "already attached"
+        );
     }
 }

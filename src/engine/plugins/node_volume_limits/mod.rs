@@ -38,11 +38,18 @@ pub(crate) struct VolumeError {
 
 impl VolumeError {
     fn other(message: String) -> Self {
-        VolumeError { message, not_found: false }
+        VolumeError {
+            message,
+            not_found: false,
+        }
     }
 
     fn status(self) -> crate::engine::framework::status::Status {
         use crate::engine::framework::status::Status;
-        if self.not_found { Status::unresolvable(self.message) } else { Status::error(self.message) }
+        if self.not_found {
+            Status::unresolvable(self.message)
+        } else {
+            Status::error(self.message)
+        }
     }
 }

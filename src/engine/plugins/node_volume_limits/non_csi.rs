@@ -10,7 +10,9 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1 as core;
 use serde_json::Value;
 
-use super::{ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, UNBOUND_VOLUME_ID_PREFIX, VolumeError, volume_limits};
+use super::{
+    ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, UNBOUND_VOLUME_ID_PREFIX, VolumeError, volume_limits,
+};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
@@ -72,7 +74,10 @@ impl Kind {
     /// `FilterVolume`: the id of an inline volume of this kind.
     fn volume_id(self, v: &core::Volume) -> Option<String> {
         match self {
-            Kind::Ebs => v.aws_elastic_block_store.as_ref().map(|s| s.volume_id.clone()),
+            Kind::Ebs => v
+                .aws_elastic_block_store
+                .as_ref()
+                .map(|s| s.volume_id.clone()),
             Kind::GcePd => v.gce_persistent_disk.as_ref().map(|s| s.pd_name.clone()),
             Kind::AzureDisk => v.azure_disk.as_ref().map(|s| s.disk_name.clone()),
         }
@@ -82,7 +87,10 @@ impl Kind {
     fn pv_id(self, pv: &core::PersistentVolume) -> Option<String> {
         let s = pv.spec.as_ref()?;
         match self {
-            Kind::Ebs => s.aws_elastic_block_store.as_ref().map(|s| s.volume_id.clone()),
+            Kind::Ebs => s
+                .aws_elastic_block_store
+                .as_ref()
+                .map(|s| s.volume_id.clone()),
             Kind::GcePd => s.gce_persistent_disk.as_ref().map(|s| s.pd_name.clone()),
             Kind::AzureDisk => s.azure_disk.as_ref().map(|s| s.disk_name.clone()),
         }
@@ -110,10 +118,16 @@ impl Kind {
 
 /// `getMaxEBSVolume`: Nitro instance types (`^[cmr]5.*|t3|z1d`) have a lower default.
 pub fn max_ebs_volumes(instance_type: &str) -> i64 {
-    let nitro = ["c5", "m5", "r5"].iter().any(|p| instance_type.starts_with(p))
+    let nitro = ["c5", "m5", "r5"]
+        .iter()
+        .any(|p| instance_type.starts_with(p))
         || instance_type.contains("t3")
         || instance_type.contains("z1d");
-    if nitro { DEFAULT_MAX_EBS_NITRO_VOLUMES } else { DEFAULT_MAX_EBS_VOLUMES }
+    if nitro {
+        DEFAULT_MAX_EBS_NITRO_VOLUMES
+    } else {
+        DEFAULT_MAX_EBS_VOLUMES
+    }
 }
 
 /// One of the in-tree limits plugins.
@@ -129,11 +143,22 @@ impl Plugin for NonCsiLimits {
 }
 
 impl PreFilterPlugin for NonCsiLimits {
-    fn pre_filter(&self, _: &Ctx<'_>, _: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+    fn pre_filter(
+        &self,
+        _: &Ctx<'_>,
+        _: &mut CycleState,
+        pod: &PodInfo,
+    ) -> (Option<BTreeSet<String>>, Status) {
         let relevant = pod.pod.spec().volumes.iter().flatten().any(|v| {
-            self.kind.volume_id(v).is_some() || v.persistent_volume_claim.is_some() || v.ephemeral.is_some()
+            self.kind.volume_id(v).is_some()
+                || v.persistent_volume_claim.is_some()
+                || v.ephemeral.is_some()
         });
-        if relevant { (None, Status::success()) } else { (None, Status::skip()) }
+        if relevant {
+            (None, Status::success())
+        } else {
+            (None, Status::skip())
+        }
     }
 }
 
@@ -195,13 +220,19 @@ impl NonCsiLimits {
                 _ => continue,
             };
             if claim.is_empty() {
-                return Err(VolumeError::other("PersistentVolumeClaim had no name".into()));
+                return Err(VolumeError::other(
+                    "PersistentVolumeClaim had no name".into(),
+                ));
             }
             let pv_id = format!("{UNBOUND_VOLUME_ID_PREFIX}-{}/{claim}", pod.key.namespace);
             let Some(pvc) = get_pvc(cluster, &pod.key.namespace, &claim) else {
                 if new_pod {
                     return Err(VolumeError {
-                        message: format!("looking up PVC {}/{claim}: {}", pod.key.namespace, pvc_not_found(&claim)),
+                        message: format!(
+                            "looking up PVC {}/{claim}: {}",
+                            pod.key.namespace,
+                            pvc_not_found(&claim)
+                        ),
                         not_found: true,
                     });
                 }
@@ -211,7 +242,9 @@ impl NonCsiLimits {
                 volume_is_for_pod(pod, pvc).map_err(VolumeError::other)?;
             }
             let pv_name = claim_volume_name(pvc);
-            let pv = (!pv_name.is_empty()).then(|| cluster.pvs.get(pv_name)).flatten();
+            let pv = (!pv_name.is_empty())
+                .then(|| cluster.pvs.get(pv_name))
+                .flatten();
             match pv {
                 None => {
                     if self.matches_provisioner(cluster, pvc) {
@@ -231,14 +264,27 @@ impl NonCsiLimits {
     /// `matchProvisioner`: the claim's spec.storageClassName names a class provisioned by
     /// this in-tree plugin.
     fn matches_provisioner(&self, cluster: &Cluster, pvc: &core::PersistentVolumeClaim) -> bool {
-        let Some(class) = pvc.spec.as_ref().and_then(|s| s.storage_class_name.as_ref()) else { return false };
-        cluster.storage_classes.get(class).is_some_and(|sc| sc.provisioner == self.kind.in_tree().in_tree_name())
+        let Some(class) = pvc
+            .spec
+            .as_ref()
+            .and_then(|s| s.storage_class_name.as_ref())
+        else {
+            return false;
+        };
+        cluster
+            .storage_classes
+            .get(class)
+            .is_some_and(|sc| sc.provisioner == self.kind.in_tree().in_tree_name())
     }
 }
 
 fn register_kind(kind: Kind, version: Version) -> PluginSlots {
     let p = Arc::new(NonCsiLimits { kind, version });
-    PluginSlots { pre_filter: Some(p.clone()), filter: Some(p), ..Default::default() }
+    PluginSlots {
+        pre_filter: Some(p.clone()),
+        filter: Some(p),
+        ..Default::default()
+    }
 }
 
 /// Registers EBSLimits.
@@ -266,26 +312,43 @@ mod tests {
 
     const NODE: &str = "node-for-max-pd-test-1";
 
+    /// (name, new pod, existing pods, limit, expected PreFilter code and Filter status)
+    type LimitCase = (&'static str, Pod, Vec<Pod>, i64, (Code, Status));
+
     fn inline(kind: Kind, id: &str) -> core::Volume {
-        let mut v = core::Volume { name: format!("v-{id}"), ..Default::default() };
+        let mut v = core::Volume {
+            name: format!("v-{id}"),
+            ..Default::default()
+        };
         match kind {
             Kind::Ebs => {
-                v.aws_elastic_block_store =
-                    Some(core::AWSElasticBlockStoreVolumeSource { volume_id: id.into(), ..Default::default() })
+                v.aws_elastic_block_store = Some(core::AWSElasticBlockStoreVolumeSource {
+                    volume_id: id.into(),
+                    ..Default::default()
+                })
             }
             Kind::GcePd => {
-                v.gce_persistent_disk =
-                    Some(core::GCEPersistentDiskVolumeSource { pd_name: id.into(), ..Default::default() })
+                v.gce_persistent_disk = Some(core::GCEPersistentDiskVolumeSource {
+                    pd_name: id.into(),
+                    ..Default::default()
+                })
             }
             Kind::AzureDisk => {
-                v.azure_disk = Some(core::AzureDiskVolumeSource { disk_name: id.into(), ..Default::default() })
+                v.azure_disk = Some(core::AzureDiskVolumeSource {
+                    disk_name: id.into(),
+                    ..Default::default()
+                })
             }
         }
         v
     }
 
     fn host_path() -> core::Volume {
-        core::Volume { name: "hp".into(), host_path: Some(Default::default()), ..Default::default() }
+        core::Volume {
+            name: "hp".into(),
+            host_path: Some(Default::default()),
+            ..Default::default()
+        }
     }
 
     fn vols_pod(vols: Vec<core::Volume>) -> Pod {
@@ -293,13 +356,28 @@ mod tests {
     }
 
     fn claims_pod(claims: &[&str]) -> Pod {
-        vols_pod(claims.iter().enumerate().map(|(i, c)| pvc_vol(&format!("c{i}"), c)).collect())
+        vols_pod(
+            claims
+                .iter()
+                .enumerate()
+                .map(|(i, c)| pvc_vol(&format!("c{i}"), c))
+                .collect(),
+        )
     }
 
     /// non_csi_test.go fixtures: claims and PVs named after the filter (all fake PVs are EBS).
-    fn world(filter: &str, provisioner: &str, existing: Vec<Pod>, max_vols: i64, limit_key: &str) -> World {
+    fn world(
+        filter: &str,
+        provisioner: &str,
+        existing: Vec<Pod>,
+        max_vols: i64,
+        limit_key: &str,
+    ) -> World {
         let limit = max_vols.to_string();
-        let mut w = World { nodes: vec![node_alloc(NODE, &[], &[(limit_key, &limit)])], ..Default::default() };
+        let mut w = World {
+            nodes: vec![node_alloc(NODE, &[], &[(limit_key, &limit)])],
+            ..Default::default()
+        };
         let claim = |name: &str, pv: &str, class: &str| {
             let mut c = with_class(pvc("", name), class);
             if !pv.is_empty() {
@@ -320,7 +398,10 @@ mod tests {
             claim("unboundPVCWithInvalidSCPod", "", "invalid-sc"),
         ];
         let mut ebs_pv = pv(&some);
-        ebs_pv.spec.get_or_insert_with(Default::default).aws_elastic_block_store = Some(core::AWSElasticBlockStoreVolumeSource {
+        ebs_pv
+            .spec
+            .get_or_insert_with(Default::default)
+            .aws_elastic_block_store = Some(core::AWSElasticBlockStoreVolumeSource {
             volume_id: format!("{}Vol", filter.to_lowercase()),
             ..Default::default()
         });
@@ -338,7 +419,10 @@ mod tests {
     fn run(kind: Kind, w: World, new_pod: Pod) -> (Code, Status) {
         let s = w.snapshot();
         let cx = Ctx { snapshot: &s };
-        let pl = NonCsiLimits { kind, version: Version::OLDEST };
+        let pl = NonCsiLimits {
+            kind,
+            version: Version::OLDEST,
+        };
         let p = info(new_pod);
         let mut state = CycleState::default();
         let (_, pre) = pl.pre_filter(&cx, &mut state, &p);
@@ -366,40 +450,189 @@ mod tests {
         let unbound = || claims_pod(&["unboundPVC"]);
         let another_unbound = || claims_pod(&["anotherUnboundPVC"]);
         let ok = (Code::Success, Status::success());
-        let exceeded = (Code::Success, Status::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED));
-        let cases: Vec<(&str, Pod, Vec<Pod>, i64, (Code, Status))> = vec![
-            ("fits when capacity >= new volumes", one(), vec![two(), one()], 4, ok.clone()),
-            ("doesn't fit when capacity < new volumes", two(), vec![one()], 2, exceeded.clone()),
-            ("new pod ignores non-EBS volumes", split(), vec![two()], 3, ok.clone()),
-            ("existing pods ignore non-EBS volumes", two(), vec![split(), non_applicable(), empty()], 3, ok.clone()),
-            ("new pod counts EBS-backed PVCs", one_pvc(), vec![split(), non_applicable(), empty()], 3, ok.clone()),
-            ("new pod ignores PVCs not backed by EBS", split_pvc(), vec![split(), one()], 3, ok.clone()),
-            ("existing pods count EBS-backed PVCs", two(), vec![one(), one_pvc()], 3, exceeded.clone()),
-            ("already-mounted volumes are ok", two(), vec![one(), two(), one_pvc()], 4, ok.clone()),
-            ("same volumes counted once", split(), vec![one(), one(), one_pvc()], 3, ok.clone()),
-            ("missing PVC not counted (limit 1)", one_pvc(), vec![one(), deleted_pvc()], 1, exceeded.clone()),
-            ("missing PVC not counted (limit 2)", one_pvc(), vec![one(), deleted_pvc()], 2, ok.clone()),
-            ("two missing PVCs not counted", one_pvc(), vec![one(), two_deleted_pvc()], 2, ok.clone()),
-            ("unbound PVC with invalid SC", claims_pod(&["unboundPVCWithInvalidSCPod"]), vec![one()], 1, ok.clone()),
-            ("unbound PVC of another provisioner", claims_pod(&["unboundPVCWithDefaultSCPod"]), vec![one()], 1, ok.clone()),
-            ("missing PV counted (limit 2)", one_pvc(), vec![one(), deleted_pv()], 2, exceeded.clone()),
-            ("missing PV counted (limit 3)", one_pvc(), vec![one(), deleted_pv()], 3, ok.clone()),
-            ("same missing PV counted once", deleted_pv(), vec![one(), deleted_pv()], 2, ok.clone()),
-            ("different missing PVs counted twice", another_deleted_pv(), vec![one(), deleted_pv()], 2, exceeded.clone()),
-            ("unbound PVC counted (limit 2)", one_pvc(), vec![one(), unbound()], 2, exceeded.clone()),
-            ("unbound PVC counted (limit 3)", one_pvc(), vec![one(), unbound()], 3, ok.clone()),
-            ("same unbound PVC counted once", unbound(), vec![one(), unbound()], 2, ok.clone()),
-            ("different unbound PVCs counted twice", another_unbound(), vec![one(), unbound()], 2, exceeded.clone()),
+        let exceeded = (
+            Code::Success,
+            Status::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED),
+        );
+        let cases: Vec<LimitCase> = vec![
+            (
+                "fits when capacity >= new volumes",
+                one(),
+                vec![two(), one()],
+                4,
+                ok.clone(),
+            ),
+            (
+                "doesn't fit when capacity < new volumes",
+                two(),
+                vec![one()],
+                2,
+                exceeded.clone(),
+            ),
+            (
+                "new pod ignores non-EBS volumes",
+                split(),
+                vec![two()],
+                3,
+                ok.clone(),
+            ),
+            (
+                "existing pods ignore non-EBS volumes",
+                two(),
+                vec![split(), non_applicable(), empty()],
+                3,
+                ok.clone(),
+            ),
+            (
+                "new pod counts EBS-backed PVCs",
+                one_pvc(),
+                vec![split(), non_applicable(), empty()],
+                3,
+                ok.clone(),
+            ),
+            (
+                "new pod ignores PVCs not backed by EBS",
+                split_pvc(),
+                vec![split(), one()],
+                3,
+                ok.clone(),
+            ),
+            (
+                "existing pods count EBS-backed PVCs",
+                two(),
+                vec![one(), one_pvc()],
+                3,
+                exceeded.clone(),
+            ),
+            (
+                "already-mounted volumes are ok",
+                two(),
+                vec![one(), two(), one_pvc()],
+                4,
+                ok.clone(),
+            ),
+            (
+                "same volumes counted once",
+                split(),
+                vec![one(), one(), one_pvc()],
+                3,
+                ok.clone(),
+            ),
+            (
+                "missing PVC not counted (limit 1)",
+                one_pvc(),
+                vec![one(), deleted_pvc()],
+                1,
+                exceeded.clone(),
+            ),
+            (
+                "missing PVC not counted (limit 2)",
+                one_pvc(),
+                vec![one(), deleted_pvc()],
+                2,
+                ok.clone(),
+            ),
+            (
+                "two missing PVCs not counted",
+                one_pvc(),
+                vec![one(), two_deleted_pvc()],
+                2,
+                ok.clone(),
+            ),
+            (
+                "unbound PVC with invalid SC",
+                claims_pod(&["unboundPVCWithInvalidSCPod"]),
+                vec![one()],
+                1,
+                ok.clone(),
+            ),
+            (
+                "unbound PVC of another provisioner",
+                claims_pod(&["unboundPVCWithDefaultSCPod"]),
+                vec![one()],
+                1,
+                ok.clone(),
+            ),
+            (
+                "missing PV counted (limit 2)",
+                one_pvc(),
+                vec![one(), deleted_pv()],
+                2,
+                exceeded.clone(),
+            ),
+            (
+                "missing PV counted (limit 3)",
+                one_pvc(),
+                vec![one(), deleted_pv()],
+                3,
+                ok.clone(),
+            ),
+            (
+                "same missing PV counted once",
+                deleted_pv(),
+                vec![one(), deleted_pv()],
+                2,
+                ok.clone(),
+            ),
+            (
+                "different missing PVs counted twice",
+                another_deleted_pv(),
+                vec![one(), deleted_pv()],
+                2,
+                exceeded.clone(),
+            ),
+            (
+                "unbound PVC counted (limit 2)",
+                one_pvc(),
+                vec![one(), unbound()],
+                2,
+                exceeded.clone(),
+            ),
+            (
+                "unbound PVC counted (limit 3)",
+                one_pvc(),
+                vec![one(), unbound()],
+                3,
+                ok.clone(),
+            ),
+            (
+                "same unbound PVC counted once",
+                unbound(),
+                vec![one(), unbound()],
+                2,
+                ok.clone(),
+            ),
+            (
+                "different unbound PVCs counted twice",
+                another_unbound(),
+                vec![one(), unbound()],
+                2,
+                exceeded.clone(),
+            ),
         ];
         for (name, new_pod, existing, max, want) in cases {
             let w = world("EBS", "kubernetes.io/aws-ebs", existing, max, k.limit_key());
             assert_eq!(run(k, w, new_pod), want, "{name}");
         }
         let cm = vols_pod(vec![
-            core::Volume { name: "c".into(), config_map: Some(Default::default()), ..Default::default() },
-            core::Volume { name: "s".into(), secret: Some(Default::default()), ..Default::default() },
+            core::Volume {
+                name: "c".into(),
+                config_map: Some(Default::default()),
+                ..Default::default()
+            },
+            core::Volume {
+                name: "s".into(),
+                secret: Some(Default::default()),
+                ..Default::default()
+            },
         ]);
-        let w = world("EBS", "kubernetes.io/aws-ebs", vec![two(), one()], 4, k.limit_key());
+        let w = world(
+            "EBS",
+            "kubernetes.io/aws-ebs",
+            vec![two(), one()],
+            4,
+            k.limit_key(),
+        );
         assert_eq!(run(k, w, cm).0, Code::Skip, "only configmaps and secrets");
     }
 
@@ -420,11 +653,19 @@ mod tests {
                 (one_pvc(), vec![split()], 3),
                 (two(), vec![one(), one_pvc()], 3),
                 (one_pvc(), vec![one(), claims_pod(&["unboundPVC"])], 2),
-                (claims_pod(&["anotherUnboundPVC"]), vec![one(), claims_pod(&["unboundPVC"])], 2),
+                (
+                    claims_pod(&["anotherUnboundPVC"]),
+                    vec![one(), claims_pod(&["unboundPVC"])],
+                    2,
+                ),
             ];
             for (i, (new_pod, existing, max)) in cases.into_iter().enumerate() {
                 let w = world(filter, "", existing, max, k.limit_key());
-                assert_eq!(run(k, w, new_pod), (Code::Success, Status::success()), "{filter} case {i}");
+                assert_eq!(
+                    run(k, w, new_pod),
+                    (Code::Success, Status::success()),
+                    "{filter} case {i}"
+                );
             }
         }
     }
@@ -463,19 +704,33 @@ mod tests {
             run(k, w(vec![], 0), eph_pod()),
             (
                 Code::Success,
-                Status::unresolvable("looking up PVC test/abc-xyz: persistentvolumeclaim \"abc-xyz\" not found")
+                Status::unresolvable(
+                    "looking up PVC test/abc-xyz: persistentvolumeclaim \"abc-xyz\" not found"
+                )
             ),
             "volume missing"
         );
         assert_eq!(
             run(k, w(vec![eph_claim(false)], 0), eph_pod()),
-            (Code::Success, Status::error("PVC test/abc-xyz was not created for pod test/abc (pod is not owner)")),
+            (
+                Code::Success,
+                Status::error(
+                    "PVC test/abc-xyz was not created for pod test/abc (pod is not owner)"
+                )
+            ),
             "volume not owned"
         );
-        assert_eq!(run(k, w(vec![eph_claim(true)], 1), eph_pod()), (Code::Success, Status::success()), "allowed");
+        assert_eq!(
+            run(k, w(vec![eph_claim(true)], 1), eph_pod()),
+            (Code::Success, Status::success()),
+            "allowed"
+        );
         assert_eq!(
             run(k, w(vec![eph_claim(true)], 0), eph_pod()),
-            (Code::Success, Status::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)),
+            (
+                Code::Success,
+                Status::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
+            ),
             "exceeds limit"
         );
     }
@@ -489,15 +744,24 @@ mod tests {
             metadata: meta("", NODE),
             ..Default::default()
         });
-        assert_eq!(run(k, w, vols_pod(vec![inline(k, "a")])), (Code::Success, Status::success()));
+        assert_eq!(
+            run(k, w, vols_pod(vec![inline(k, "a")])),
+            (Code::Success, Status::success())
+        );
         // Default limits: Nitro types get 25.
         assert_eq!(max_ebs_volumes("m5.large"), 25);
         assert_eq!(max_ebs_volumes("t3.medium"), 25);
         assert_eq!(max_ebs_volumes("x1.z1d"), 25);
         assert_eq!(max_ebs_volumes("m4.large"), 39);
         assert_eq!(max_ebs_volumes(""), 39);
-        let s = World { nodes: vec![node("n", &[("node.kubernetes.io/instance-type", "c5.xlarge")])], ..Default::default() }
-            .snapshot();
+        let s = World {
+            nodes: vec![node(
+                "n",
+                &[("node.kubernetes.io/instance-type", "c5.xlarge")],
+            )],
+            ..Default::default()
+        }
+        .snapshot();
         assert_eq!(Kind::Ebs.default_limit(node_info(&s, "n")), 25);
         assert_eq!(Kind::GcePd.default_limit(node_info(&s, "n")), 16);
     }

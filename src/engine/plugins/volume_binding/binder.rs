@@ -12,10 +12,10 @@ use k8s_openapi::api::storage::v1 as storage;
 
 use crate::engine::plugins::csi_translation::binder_translate_pv;
 use crate::engine::plugins::volume_helpers::{
-    ANN_SELECTED_NODE, NOT_SUPPORTED_PROVISIONER, annotation, claim_access_modes, claim_class, claim_name,
-    claim_namespace, claim_storage_request, claim_volume_name, ephemeral_claim_name, get_pvc,
-    is_pvc_fully_bound, local_pv_node_names, match_topology_selector_terms, pv_class, pv_node_affinity_matches,
-    pv_storage_capacity, volume_is_for_pod,
+    ANN_SELECTED_NODE, NOT_SUPPORTED_PROVISIONER, annotation, claim_access_modes, claim_class,
+    claim_name, claim_namespace, claim_storage_request, claim_volume_name, ephemeral_claim_name,
+    get_pvc, is_pvc_fully_bound, local_pv_node_names, match_topology_selector_terms, pv_class,
+    pv_node_affinity_matches, pv_storage_capacity, volume_is_for_pod,
 };
 use crate::engine::version::Version;
 use crate::model::quantity::Quantity;
@@ -23,13 +23,15 @@ use crate::model::selector::{Labels, Selector};
 use crate::model::{Cluster, Node, Pod};
 
 /// Reason: no PV can be bound and the class cannot provision on the node.
-pub const ERR_REASON_BIND_CONFLICT: &str = "node(s) didn't find available persistent volumes to bind";
+pub const ERR_REASON_BIND_CONFLICT: &str =
+    "node(s) didn't find available persistent volumes to bind";
 /// Reason: a bound PV's node affinity excludes the node.
 pub const ERR_REASON_NODE_CONFLICT: &str = "node(s) had volume node affinity conflict";
 /// Reason: no CSIStorageCapacity reachable from the node is large enough.
 pub const ERR_REASON_NOT_ENOUGH_SPACE: &str = "node(s) did not have enough free storage";
 /// Reason: a bound claim names a PV that does not exist.
-pub const ERR_REASON_PV_NOT_EXIST: &str = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
+pub const ERR_REASON_PV_NOT_EXIST: &str =
+    "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
 
 /// The pod's claims, sorted (`PodVolumeClaims`).
 #[derive(Clone, Debug, Default)]
@@ -56,7 +58,11 @@ pub struct BindingInfo {
 impl BindingInfo {
     /// `StorageClassName` (the PV's spec field).
     pub fn storage_class_name(&self) -> String {
-        self.pv.spec.as_ref().and_then(|s| s.storage_class_name.clone()).unwrap_or_default()
+        self.pv
+            .spec
+            .as_ref()
+            .and_then(|s| s.storage_class_name.clone())
+            .unwrap_or_default()
     }
 
     /// `StorageResource`: (requested, capacity) in bytes.
@@ -85,14 +91,21 @@ pub fn volume_claim(pod: &Pod, vol: &core::Volume) -> Option<(String, bool)> {
 }
 
 /// `IsDelayBindingMode`.
-fn is_delay_binding_mode(cluster: &Cluster, pvc: &core::PersistentVolumeClaim) -> Result<bool, String> {
+fn is_delay_binding_mode(
+    cluster: &Cluster,
+    pvc: &core::PersistentVolumeClaim,
+) -> Result<bool, String> {
     let class = claim_class(pvc);
     if class.is_empty() {
         return Ok(false);
     }
-    let Some(sc) = cluster.storage_classes.get(&class) else { return Ok(false) };
+    let Some(sc) = cluster.storage_classes.get(&class) else {
+        return Ok(false);
+    };
     match sc.volume_binding_mode.as_deref() {
-        None => Err(format!("VolumeBindingMode not set for StorageClass {class:?}")),
+        None => Err(format!(
+            "VolumeBindingMode not set for StorageClass {class:?}"
+        )),
         Some(m) => Ok(m == "WaitForFirstConsumer"),
     }
 }
@@ -101,7 +114,9 @@ fn is_delay_binding_mode(cluster: &Cluster, pvc: &core::PersistentVolumeClaim) -
 pub fn get_pod_volume_claims(cluster: &Cluster, pod: &Pod) -> Result<PodVolumeClaims, String> {
     let mut out = PodVolumeClaims::default();
     for vol in pod.spec().volumes.iter().flatten() {
-        let Some((name, ephemeral)) = volume_claim(pod, vol) else { continue };
+        let Some((name, ephemeral)) = volume_claim(pod, vol) else {
+            continue;
+        };
         let Some(pvc) = get_pvc(cluster, &pod.key.namespace, &name) else {
             return Err(format!(
                 "error getting PVC \"{}/{name}\": persistentvolumeclaim \"{name}\" not found",
@@ -121,7 +136,12 @@ pub fn get_pod_volume_claims(cluster: &Cluster, pod: &Pod) -> Result<PodVolumeCl
     }
     for pvc in &out.unbound_delay_binding {
         let class = claim_class(pvc);
-        let pvs: Vec<core::PersistentVolume> = cluster.pvs.values().filter(|pv| pv_class(pv) == class).cloned().collect();
+        let pvs: Vec<core::PersistentVolume> = cluster
+            .pvs
+            .values()
+            .filter(|pv| pv_class(pv) == class)
+            .cloned()
+            .collect();
         out.unbound_volumes_delay_binding.insert(class, pvs);
     }
     Ok(out)
@@ -129,7 +149,10 @@ pub fn get_pod_volume_claims(cluster: &Cluster, pod: &Pod) -> Result<PodVolumeCl
 
 /// `GetEligibleNodes`: the nodes the bound claims' local PVs allow (None: no restriction, or a
 /// bound PV is missing).
-pub fn get_eligible_nodes(cluster: &Cluster, bound: &[core::PersistentVolumeClaim]) -> Option<BTreeSet<String>> {
+pub fn get_eligible_nodes(
+    cluster: &Cluster,
+    bound: &[core::PersistentVolumeClaim],
+) -> Option<BTreeSet<String>> {
     let mut eligible: Option<BTreeSet<String>> = None;
     let mut missing = false;
     for pvc in bound {
@@ -169,7 +192,12 @@ pub struct FindResult {
 
 impl Binder<'_> {
     /// `FindPodVolumes` (the pod itself is only logged upstream).
-    pub fn find_pod_volumes(&self, _pod: &Pod, claims: &PodVolumeClaims, node: &Node) -> Result<FindResult, String> {
+    pub fn find_pod_volumes(
+        &self,
+        _pod: &Pod,
+        claims: &PodVolumeClaims,
+        node: &Node,
+    ) -> Result<FindResult, String> {
         let mut unbound_satisfied = true;
         let mut bound_satisfied = true;
         let mut sufficient_storage = true;
@@ -177,7 +205,8 @@ impl Binder<'_> {
         let mut result = FindResult::default();
         'find: {
             if !claims.bound.is_empty() {
-                (bound_satisfied, bound_pvs_found) = self.check_bound_claims(&claims.bound, node)?;
+                (bound_satisfied, bound_pvs_found) =
+                    self.check_bound_claims(&claims.bound, node)?;
             }
             if claims.unbound_delay_binding.is_empty() {
                 break 'find;
@@ -202,7 +231,8 @@ impl Binder<'_> {
                 to_provision.extend(unbound);
             }
             if !to_provision.is_empty() {
-                let (provision_ok, storage_ok, provisions) = self.check_volume_provisions(&to_provision, node)?;
+                let (provision_ok, storage_ok, provisions) =
+                    self.check_volume_provisions(&to_provision, node)?;
                 unbound_satisfied = provision_ok;
                 sufficient_storage = storage_ok;
                 result.volumes.dynamic_provisions = provisions;
@@ -224,10 +254,16 @@ impl Binder<'_> {
     }
 
     /// `checkBoundClaims`: (node affinity satisfied, all PVs found).
-    fn check_bound_claims(&self, claims: &[core::PersistentVolumeClaim], node: &Node) -> Result<(bool, bool), String> {
+    fn check_bound_claims(
+        &self,
+        claims: &[core::PersistentVolumeClaim],
+        node: &Node,
+    ) -> Result<(bool, bool), String> {
         let csi_node = self.cluster.csi_nodes.get(&node.name);
         for pvc in claims {
-            let Some(pv) = self.cluster.pvs.get(claim_volume_name(pvc)) else { return Ok((true, false)) };
+            let Some(pv) = self.cluster.pvs.get(claim_volume_name(pvc)) else {
+                return Ok((true, false));
+            };
             let pv = binder_translate_pv(pv, csi_node, self.version)?;
             if !pv_node_affinity_matches(&pv, &node.labels) {
                 return Ok((false, true));
@@ -246,7 +282,11 @@ impl Binder<'_> {
         for claim in claims {
             let class_name = claim_class(claim);
             if class_name.is_empty() {
-                return Err(format!("no class for claim \"{}/{}\"", claim_namespace(claim), claim_name(claim)));
+                return Err(format!(
+                    "no class for claim \"{}/{}\"",
+                    claim_namespace(claim),
+                    claim_name(claim)
+                ));
             }
             let Some(class) = self.cluster.storage_classes.get(&class_name) else {
                 return Err(format!("failed to find storage class {class_name:?}"));
@@ -274,15 +314,21 @@ impl Binder<'_> {
         class: &storage::StorageClass,
         node: &Node,
     ) -> bool {
-        let Some(size) = claim_storage_request(claim) else { return true };
-        let Some(driver) = self.cluster.csi_drivers.get(provisioner) else { return true };
+        let Some(size) = claim_storage_request(claim) else {
+            return true;
+        };
+        let Some(driver) = self.cluster.csi_drivers.get(provisioner) else {
+            return true;
+        };
         if driver.spec.storage_capacity != Some(true) {
             return true;
         }
         let class_name = class.metadata.name.as_deref().unwrap_or("");
         let size = size.value();
         self.cluster.csi_storage_capacities.iter().any(|c| {
-            c.storage_class_name == class_name && capacity_sufficient(c, size) && node_has_access(&node.labels, c)
+            c.storage_class_name == class_name
+                && capacity_sufficient(c, size)
+                && node_has_access(&node.labels, c)
         })
     }
 }
@@ -295,13 +341,22 @@ fn capacity_sufficient(c: &storage::CSIStorageCapacity, size: i64) -> bool {
 
 /// `nodeHasAccess`: the capacity's node topology selects the node.
 fn node_has_access(labels: &Labels, c: &storage::CSIStorageCapacity) -> bool {
-    c.node_topology.as_ref().is_some_and(|t| Selector::from_label_selector(Some(t)).matches(labels))
+    c.node_topology
+        .as_ref()
+        .is_some_and(|t| Selector::from_label_selector(Some(t)).matches(labels))
 }
 
 /// `IsVolumeBoundToClaim`.
-fn is_volume_bound_to_claim(pv: &core::PersistentVolume, claim: &core::PersistentVolumeClaim) -> bool {
-    let Some(r) = pv.spec.as_ref().and_then(|s| s.claim_ref.as_ref()) else { return false };
-    if r.name.as_deref().unwrap_or("") != claim_name(claim) || r.namespace.as_deref().unwrap_or("") != claim_namespace(claim) {
+fn is_volume_bound_to_claim(
+    pv: &core::PersistentVolume,
+    claim: &core::PersistentVolumeClaim,
+) -> bool {
+    let Some(r) = pv.spec.as_ref().and_then(|s| s.claim_ref.as_ref()) else {
+        return false;
+    };
+    if r.name.as_deref().unwrap_or("") != claim_name(claim)
+        || r.namespace.as_deref().unwrap_or("") != claim_namespace(claim)
+    {
         return false;
     }
     let uid = r.uid.as_deref().unwrap_or("");
@@ -314,12 +369,20 @@ fn volume_mode(m: Option<&String>) -> &str {
 
 /// `CheckAccessModes`: every mode the claim asks for is offered by the PV.
 fn check_access_modes(claim: &core::PersistentVolumeClaim, pv: &core::PersistentVolume) -> bool {
-    let offered = pv.spec.as_ref().and_then(|s| s.access_modes.as_deref()).unwrap_or(&[]);
-    claim_access_modes(claim).iter().all(|m| offered.contains(m))
+    let offered = pv
+        .spec
+        .as_ref()
+        .and_then(|s| s.access_modes.as_deref())
+        .unwrap_or(&[]);
+    claim_access_modes(claim)
+        .iter()
+        .all(|m| offered.contains(m))
 }
 
 /// True when a label selector parses (`LabelSelectorAsSelector` succeeds).
-fn label_selector_valid(ls: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector) -> bool {
+fn label_selector_valid(
+    ls: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+) -> bool {
     !Selector::from_label_selector(Some(ls)).is_nothing()
 }
 
@@ -354,14 +417,18 @@ pub fn find_matching_volume<'a>(
             continue;
         }
         let pv_spec = pv.spec.as_ref();
-        if pv_spec.and_then(|s| s.claim_ref.as_ref()).is_some() && !is_volume_bound_to_claim(pv, claim) {
+        if pv_spec.and_then(|s| s.claim_ref.as_ref()).is_some()
+            && !is_volume_bound_to_claim(pv, claim)
+        {
             continue;
         }
         let qty = pv_storage_capacity(pv);
         if qty < requested {
             continue;
         }
-        if volume_mode(spec.volume_mode.as_ref()) != volume_mode(pv_spec.and_then(|s| s.volume_mode.as_ref())) {
+        if volume_mode(spec.volume_mode.as_ref())
+            != volume_mode(pv_spec.and_then(|s| s.volume_mode.as_ref()))
+        {
             continue;
         }
         if pv.metadata.deletion_timestamp.is_some() {
@@ -414,7 +481,10 @@ fn find_matching_volumes(
             }
             Some(pv) => {
                 chosen.insert(pv.metadata.name.clone().unwrap_or_default());
-                bindings.push(BindingInfo { pvc, pv: pv.clone() });
+                bindings.push(BindingInfo {
+                    pvc,
+                    pv: pv.clone(),
+                });
             }
         }
     }

@@ -15,10 +15,14 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use self::binder::{Binder, PodVolumeClaims, get_eligible_nodes, get_pod_volume_claims, volume_claim};
+use self::binder::{
+    Binder, PodVolumeClaims, get_eligible_nodes, get_pod_volume_claims, volume_claim,
+};
 use self::scorer::{Scorer, ShapePoint, StorageResource};
 use super::names;
-use super::volume_helpers::{claim_name, claim_volume_name, get_pvc, pvc_not_found, volume_is_for_pod};
+use super::volume_helpers::{
+    claim_name, claim_volume_name, get_pvc, pvc_not_found, volume_is_for_pod,
+};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
@@ -87,11 +91,15 @@ impl Plugin for VolumeBinding {
 fn pod_has_pvcs(cluster: &crate::model::Cluster, pod: &Pod) -> Result<bool, String> {
     let mut has = false;
     for vol in pod.spec().volumes.iter().flatten() {
-        let Some((name, ephemeral)) = volume_claim(pod, vol) else { continue };
+        let Some((name, ephemeral)) = volume_claim(pod, vol) else {
+            continue;
+        };
         has = true;
         let Some(pvc) = get_pvc(cluster, &pod.key.namespace, &name) else {
             if ephemeral {
-                return Err(format!("waiting for ephemeral volume controller to create the persistentvolumeclaim {name:?}"));
+                return Err(format!(
+                    "waiting for ephemeral volume controller to create the persistentvolumeclaim {name:?}"
+                ));
             }
             return Err(pvc_not_found(&name));
         };
@@ -103,7 +111,10 @@ fn pod_has_pvcs(cluster: &crate::model::Cluster, pod: &Pod) -> Result<bool, Stri
             ));
         }
         if pvc.metadata.deletion_timestamp.is_some() {
-            return Err(format!("persistentvolumeclaim {:?} is being deleted", claim_name(pvc)));
+            return Err(format!(
+                "persistentvolumeclaim {:?} is being deleted",
+                claim_name(pvc)
+            ));
         }
         if ephemeral {
             volume_is_for_pod(pod, pvc)?;
@@ -113,7 +124,12 @@ fn pod_has_pvcs(cluster: &crate::model::Cluster, pod: &Pod) -> Result<bool, Stri
 }
 
 impl PreFilterPlugin for VolumeBinding {
-    fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+    fn pre_filter(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+    ) -> (Option<BTreeSet<String>>, Status) {
         let cluster = &cx.snapshot.cluster;
         match pod_has_pvcs(cluster, &pod.pod) {
             Err(e) => return (None, Status::unresolvable(e)),
@@ -125,27 +141,52 @@ impl PreFilterPlugin for VolumeBinding {
             Err(e) => return (None, Status::error(e)),
         };
         if !claims.unbound_immediate.is_empty() {
-            return (None, Status::new(Code::UnschedulableAndUnresolvable, [ERR_REASON_UNBOUND_IMMEDIATE]));
+            return (
+                None,
+                Status::new(
+                    Code::UnschedulableAndUnresolvable,
+                    [ERR_REASON_UNBOUND_IMMEDIATE],
+                ),
+            );
         }
         let eligible = get_eligible_nodes(cluster, &claims.bound);
-        state.write(STATE_KEY, StateData { claims: Arc::new(claims) });
+        state.write(
+            STATE_KEY,
+            StateData {
+                claims: Arc::new(claims),
+            },
+        );
         (eligible, Status::success())
     }
 }
 
 impl VolumeBinding {
-    fn find(&self, cx: &Ctx<'_>, claims: &PodVolumeClaims, pod: &PodInfo, node: &NodeInfo) -> Result<binder::FindResult, String> {
-        Binder { cluster: &cx.snapshot.cluster, version: self.version }.find_pod_volumes(&pod.pod, claims, &node.node)
+    fn find(
+        &self,
+        cx: &Ctx<'_>,
+        claims: &PodVolumeClaims,
+        pod: &PodInfo,
+        node: &NodeInfo,
+    ) -> Result<binder::FindResult, String> {
+        Binder {
+            cluster: &cx.snapshot.cluster,
+            version: self.version,
+        }
+        .find_pod_volumes(&pod.pod, claims, &node.node)
     }
 }
 
 fn state_error() -> Status {
-    Status::error(format!("error reading {STATE_KEY:?} from cycleState: not found"))
+    Status::error(format!(
+        "error reading {STATE_KEY:?} from cycleState: not found"
+    ))
 }
 
 impl FilterPlugin for VolumeBinding {
     fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
-        let Some(s) = state.read::<StateData>(STATE_KEY) else { return state_error() };
+        let Some(s) = state.read::<StateData>(STATE_KEY) else {
+            return state_error();
+        };
         match self.find(cx, &s.claims, pod, node) {
             Err(e) => Status::error(e),
             Ok(r) if r.reasons.is_empty() => Status::success(),
@@ -155,24 +196,49 @@ impl FilterPlugin for VolumeBinding {
 }
 
 impl PreScorePlugin for VolumeBinding {
-    fn pre_score(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, nodes: &[&NodeInfo]) -> Status {
+    fn pre_score(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+    ) -> Status {
         if self.scorer.is_none() {
             return Status::skip();
         }
-        let Some(s) = state.read::<StateData>(STATE_KEY) else { return state_error() };
+        let Some(s) = state.read::<StateData>(STATE_KEY) else {
+            return state_error();
+        };
         // Upstream remembers whether Filter found static bindings on any node it passed.
-        let has_static = nodes
-            .iter()
-            .any(|n| self.find(cx, &s.claims, pod, n).is_ok_and(|r| r.reasons.is_empty() && !r.volumes.static_bindings.is_empty()));
-        if has_static { Status::success() } else { Status::skip() }
+        let has_static = nodes.iter().any(|n| {
+            self.find(cx, &s.claims, pod, n)
+                .is_ok_and(|r| r.reasons.is_empty() && !r.volumes.static_bindings.is_empty())
+        });
+        if has_static {
+            Status::success()
+        } else {
+            Status::skip()
+        }
     }
 }
 
 impl ScorePlugin for VolumeBinding {
-    fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
-        let Some(scorer) = &self.scorer else { return (0, Status::success()) };
-        let Some(s) = state.read::<StateData>(STATE_KEY) else { return (0, state_error()) };
-        let Ok(r) = self.find(cx, &s.claims, pod, node) else { return (0, Status::success()) };
+    fn score(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &NodeInfo,
+    ) -> (i64, Status) {
+        let Some(scorer) = &self.scorer else {
+            return (0, Status::success());
+        };
+        let Some(s) = state.read::<StateData>(STATE_KEY) else {
+            return (0, state_error());
+        };
+        let Ok(r) = self.find(cx, &s.claims, pod, node) else {
+            return (0, Status::success());
+        };
         let mut classes: BTreeMap<String, StorageResource> = BTreeMap::new();
         for b in &r.volumes.static_bindings {
             let (req, cap) = b.storage_resource();
@@ -198,10 +264,16 @@ fn validate_shape(shape: &[UtilizationShapePoint]) -> Result<(), String> {
     }
     for (i, p) in shape.iter().enumerate() {
         if !(0..=100).contains(&p.utilization) {
-            return Err(format!("shape[{i}].utilization: Invalid value: {}: not in valid range [0, 100]", p.utilization));
+            return Err(format!(
+                "shape[{i}].utilization: Invalid value: {}: not in valid range [0, 100]",
+                p.utilization
+            ));
         }
         if !(0..=10).contains(&p.score) {
-            return Err(format!("shape[{i}].score: Invalid value: {}: not in valid range [0, 10]", p.score));
+            return Err(format!(
+                "shape[{i}].score: Invalid value: {}: not in valid range [0, 10]",
+                p.score
+            ));
         }
     }
     Ok(())
@@ -218,8 +290,14 @@ fn build(a: Args, version: Version, capacity_priority: bool) -> Result<VolumeBin
         let shape = match a.shape {
             Some(s) if !s.is_empty() => s,
             _ => vec![
-                UtilizationShapePoint { utilization: 0, score: 0 },
-                UtilizationShapePoint { utilization: 100, score: 10 },
+                UtilizationShapePoint {
+                    utilization: 0,
+                    score: 0,
+                },
+                UtilizationShapePoint {
+                    utilization: 100,
+                    score: 10,
+                },
             ],
         };
         validate_shape(&shape)?;
@@ -228,7 +306,8 @@ fn build(a: Args, version: Version, capacity_priority: bool) -> Result<VolumeBin
                 .iter()
                 .map(|p| ShapePoint {
                     utilization: i64::from(p.utilization),
-                    score: i64::from(p.score) * (super::helper::MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE),
+                    score: i64::from(p.score)
+                        * (super::helper::MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE),
                 })
                 .collect(),
         ))

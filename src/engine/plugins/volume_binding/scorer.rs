@@ -30,7 +30,9 @@ pub fn broken_linear(shape: &[ShapePoint], p: i64) -> i64 {
                 return shape[0].score;
             }
             let prev = shape[i - 1];
-            return prev.score + (pt.score - prev.score) * (p - prev.utilization) / (pt.utilization - prev.utilization);
+            return prev.score
+                + (pt.score - prev.score) * (p - prev.utilization)
+                    / (pt.utilization - prev.utilization);
         }
     }
     shape.last().map_or(0, |s| s.score)
@@ -60,7 +62,10 @@ impl Scorer {
         if classes.is_empty() {
             return 0;
         }
-        let total: i64 = classes.values().map(|r| self.class_score(r.requested, r.capacity)).sum();
+        let total: i64 = classes
+            .values()
+            .map(|r| self.class_score(r.requested, r.capacity))
+            .sum();
         #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
         let avg = (total as f64 / classes.len() as f64).round() as i64;
         avg
@@ -73,9 +78,21 @@ mod tests {
 
     fn classes(hdd: (i64, i64), ssd: Option<(i64, i64)>) -> BTreeMap<String, StorageResource> {
         let mut m = BTreeMap::new();
-        m.insert("hdd".to_string(), StorageResource { requested: hdd.0, capacity: hdd.1 });
+        m.insert(
+            "hdd".to_string(),
+            StorageResource {
+                requested: hdd.0,
+                capacity: hdd.1,
+            },
+        );
         if let Some((r, c)) = ssd {
-            m.insert("ssd".to_string(), StorageResource { requested: r, capacity: c });
+            m.insert(
+                "ssd".to_string(),
+                StorageResource {
+                    requested: r,
+                    capacity: c,
+                },
+            );
         }
         m
     }
@@ -83,31 +100,98 @@ mod tests {
     #[test]
     fn score_table() {
         // scorer_test.go TestScore. The default shape (0,0),(100,10) scaled by 100/10.
-        let default = Scorer::new(vec![ShapePoint { utilization: 0, score: 0 }, ShapePoint { utilization: 100, score: 100 }]);
+        let default = Scorer::new(vec![
+            ShapePoint {
+                utilization: 0,
+                score: 0,
+            },
+            ShapePoint {
+                utilization: 100,
+                score: 100,
+            },
+        ]);
         for (req, want) in [(0, 0), (30, 30), (50, 50), (100, 100)] {
-            assert_eq!(default.score(&classes((req, 100), None)), want, "single class {req}");
+            assert_eq!(
+                default.score(&classes((req, 100), None)),
+                want,
+                "single class {req}"
+            );
         }
-        let multi = [((0, 0), 0), ((0, 30), 15), ((30, 30), 30), ((30, 60), 45), ((50, 50), 50), ((50, 100), 75), ((100, 100), 100)];
+        let multi = [
+            ((0, 0), 0),
+            ((0, 30), 15),
+            ((30, 30), 30),
+            ((30, 60), 45),
+            ((50, 50), 50),
+            ((50, 100), 75),
+            ((100, 100), 100),
+        ];
         for ((h, s), want) in multi {
-            assert_eq!(default.score(&classes((h, 100), Some((s, 100)))), want, "default shape {h}/{s}");
+            assert_eq!(
+                default.score(&classes((h, 100), Some((s, 100)))),
+                want,
+                "default shape {h}/{s}"
+            );
         }
         let custom = Scorer::new(vec![
-            ShapePoint { utilization: 50, score: 0 },
-            ShapePoint { utilization: 80, score: 30 },
-            ShapePoint { utilization: 100, score: 50 },
+            ShapePoint {
+                utilization: 50,
+                score: 0,
+            },
+            ShapePoint {
+                utilization: 80,
+                score: 30,
+            },
+            ShapePoint {
+                utilization: 100,
+                score: 50,
+            },
         ]);
-        let cases = [((0, 0), 0), ((0, 30), 0), ((30, 30), 0), ((30, 60), 5), ((50, 100), 25), ((90, 90), 40), ((100, 100), 50)];
+        let cases = [
+            ((0, 0), 0),
+            ((0, 30), 0),
+            ((30, 30), 0),
+            ((30, 60), 5),
+            ((50, 100), 25),
+            ((90, 90), 40),
+            ((100, 100), 50),
+        ];
         for ((h, s), want) in cases {
-            assert_eq!(custom.score(&classes((h, 100), Some((s, 100)))), want, "custom shape {h}/{s}");
+            assert_eq!(
+                custom.score(&classes((h, 100), Some((s, 100)))),
+                want,
+                "custom shape {h}/{s}"
+            );
         }
     }
 
     #[test]
     fn edges() {
-        let s = Scorer::new(vec![ShapePoint { utilization: 0, score: 0 }, ShapePoint { utilization: 100, score: 100 }]);
-        assert_eq!(s.score(&classes((10, 0), None)), 100, "no capacity counts as full");
-        assert_eq!(s.score(&classes((200, 100), None)), 100, "over capacity counts as full");
-        assert_eq!(s.score(&classes((30, 100), Some((45, 100)))), 38, "37.5 rounds up");
+        let s = Scorer::new(vec![
+            ShapePoint {
+                utilization: 0,
+                score: 0,
+            },
+            ShapePoint {
+                utilization: 100,
+                score: 100,
+            },
+        ]);
+        assert_eq!(
+            s.score(&classes((10, 0), None)),
+            100,
+            "no capacity counts as full"
+        );
+        assert_eq!(
+            s.score(&classes((200, 100), None)),
+            100,
+            "over capacity counts as full"
+        );
+        assert_eq!(
+            s.score(&classes((30, 100), Some((45, 100)))),
+            38,
+            "37.5 rounds up"
+        );
         assert_eq!(s.score(&BTreeMap::new()), 0);
     }
 }
