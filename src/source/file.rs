@@ -253,3 +253,47 @@ fn push_object(name: &str, index: &mut usize, mut v: Value, out: &mut Vec<(Origi
     Ok(())
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_objects_load_with_integer_counts_and_quantities() {
+        let text = r#"
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: node-00}
+spec:
+  drivers:
+  - name: csi.example.com
+    nodeID: node-00
+    allocatable: {count: 2}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: csi.example.com}
+spec: {storageCapacity: true}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata: {name: cap, namespace: kube-system}
+storageClassName: fast
+nodeTopology: {matchLabels: {zone: a}}
+capacity: 1Ti
+maximumVolumeSize: 100
+"#;
+        let c = load_str("t.yaml", text).expect("loads");
+        let count = c.csi_nodes["node-00"].spec.drivers[0]
+            .allocatable
+            .as_ref()
+            .and_then(|a| a.count);
+        assert_eq!(count, Some(2));
+        assert_eq!(
+            c.csi_drivers["csi.example.com"].spec.storage_capacity,
+            Some(true)
+        );
+        let cap = &c.csi_storage_capacities[0];
+        assert_eq!(cap.capacity.as_ref().map(|q| q.0.as_str()), Some("1Ti"));
+        assert_eq!(cap.maximum_volume_size.as_ref().map(|q| q.0.as_str()), Some("100"));
+    }
+}
