@@ -78,7 +78,11 @@ pub fn generate(spec: GenSpec) -> Value {
                 ]),
                 ..Default::default()
             },
-            spec: Some(core::NodeSpec { taints, unschedulable: Some(rng.u32(0..200) == 0), ..Default::default() }),
+            spec: Some(core::NodeSpec {
+                taints,
+                unschedulable: Some(rng.u32(0..200) == 0),
+                ..Default::default()
+            }),
             status: Some(core::NodeStatus {
                 capacity: Some(alloc.clone()),
                 allocatable: Some(alloc),
@@ -143,7 +147,10 @@ pub fn generate(spec: GenSpec) -> Value {
                 }],
                 ..Default::default()
             }),
-            status: Some(core::PodStatus { phase: Some("Running".into()), ..Default::default() }),
+            status: Some(core::PodStatus {
+                phase: Some("Running".into()),
+                ..Default::default()
+            }),
         };
         let mut v = serde_json::to_value(&pod).unwrap_or(Value::Null);
         v["apiVersion"] = json!("v1");

@@ -267,6 +267,10 @@ pub enum Object {
     StorageClass(storage::StorageClass),
     /// CSINode
     CsiNode(storage::CSINode),
+    /// CSIDriver
+    CsiDriver(storage::CSIDriver),
+    /// CSIStorageCapacity
+    CsiStorageCapacity(storage::CSIStorageCapacity),
     /// Service
     Service(core::Service),
     /// ReplicaSet
@@ -302,6 +306,10 @@ pub struct Cluster {
     pub storage_classes: BTreeMap<String, storage::StorageClass>,
     /// CSINodes by name.
     pub csi_nodes: BTreeMap<String, storage::CSINode>,
+    /// CSIDrivers by name.
+    pub csi_drivers: BTreeMap<String, storage::CSIDriver>,
+    /// CSIStorageCapacities sorted by namespace/name.
+    pub csi_storage_capacities: Vec<storage::CSIStorageCapacity>,
     /// Services.
     pub services: Vec<core::Service>,
     /// ReplicaSets.
@@ -526,6 +534,10 @@ impl Cluster {
                 Object::CsiNode(n) => {
                     c.csi_nodes.insert(key.name, n);
                 }
+                Object::CsiDriver(d) => {
+                    c.csi_drivers.insert(key.name, d);
+                }
+                Object::CsiStorageCapacity(s) => c.csi_storage_capacities.push(s),
                 Object::Service(s) => c.services.push(s),
                 Object::ReplicaSet(r) => c.replica_sets.push(r),
                 Object::StatefulSet(s) => c.stateful_sets.push(s),
@@ -590,6 +602,7 @@ impl Cluster {
         }
         c.pods.sort_by(|a, b| a.key.cmp(&b.key));
         c.pdbs.sort_by_key(|p| meta_key(&p.metadata));
+        c.csi_storage_capacities.sort_by_key(|s| meta_key(&s.metadata));
         Ok(c)
     }
 
@@ -657,6 +670,8 @@ fn kind_and_meta(
         Object::Pvc(x) => ("PersistentVolumeClaim", &x.metadata),
         Object::StorageClass(x) => ("StorageClass", &x.metadata),
         Object::CsiNode(x) => ("CSINode", &x.metadata),
+        Object::CsiDriver(x) => ("CSIDriver", &x.metadata),
+        Object::CsiStorageCapacity(x) => ("CSIStorageCapacity", &x.metadata),
         Object::Service(x) => ("Service", &x.metadata),
         Object::ReplicaSet(x) => ("ReplicaSet", &x.metadata),
         Object::StatefulSet(x) => ("StatefulSet", &x.metadata),

@@ -245,8 +245,21 @@ fn push_object(
         };
         ObjectKey::new(s("namespace"), s("name"))
     };
-    if kind != "CSINode" {
-        quote_quantities(&mut v, false);
+    // CSINode's `drivers[].allocatable.count` is an integer, not a quantity; a
+    // CSIStorageCapacity's quantities are top-level fields.
+    match kind.as_str() {
+        "CSINode" => {}
+        "CSIStorageCapacity" => {
+            if let Value::Object(m) = &mut v {
+                for f in ["capacity", "maximumVolumeSize"] {
+                    if let Some(Value::Number(n)) = m.get(f) {
+                        let q = Value::String(n.to_string());
+                        m.insert(f.to_string(), q);
+                    }
+                }
+            }
+        }
+        _ => quote_quantities(&mut v, false),
     }
     let mut unknown: Vec<String> = Vec::new();
     fn typed_object<T: DeserializeOwned>(
@@ -284,6 +297,8 @@ fn push_object(
         "PersistentVolumeClaim" => Object::Pvc(typed_object(v, o, &kind, &key, &mut unknown)?),
         "StorageClass" => Object::StorageClass(typed_object(v, o, &kind, &key, &mut unknown)?),
         "CSINode" => Object::CsiNode(typed_object(v, o, &kind, &key, &mut unknown)?),
+        "CSIDriver" => Object::CsiDriver(typed_object(v, o, &kind, &key, &mut unknown)?),
+        "CSIStorageCapacity" => Object::CsiStorageCapacity(typed_object(v, o, &kind, &key, &mut unknown)?),
         "Service" => Object::Service(typed_object(v, o, &kind, &key, &mut unknown)?),
         "ReplicaSet" => Object::ReplicaSet(typed_object(v, o, &kind, &key, &mut unknown)?),
         "StatefulSet" => Object::StatefulSet(typed_object(v, o, &kind, &key, &mut unknown)?),
@@ -321,5 +336,47 @@ fn field_path(p: &serde_ignored::Path<'_>) -> String {
             }
         }
         Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => field_path(parent),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_objects_load_with_integer_counts_and_quantities() {
+        let text = r#"
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: node-00}
+spec:
+  drivers:
+  - name: csi.example.com
+    nodeID: node-00
+    allocatable: {count: 2}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: csi.example.com}
+spec: {storageCapacity: true}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata: {name: cap, namespace: kube-system}
+storageClassName: fast
+nodeTopology: {matchLabels: {zone: a}}
+capacity: 1Ti
+maximumVolumeSize: 100
+"#;
+        let c = load_str("t.yaml", text).expect("loads");
+        let count = c.csi_nodes["node-00"].spec.drivers[0]
+            .allocatable
+            .as_ref()
+            .and_then(|a| a.count);
+        assert_eq!(count, Some(2));
+        assert_eq!(c.csi_drivers["csi.example.com"].spec.storage_capacity, Some(true));
+        let cap = &c.csi_storage_capacities[0];
+        assert_eq!(cap.capacity.as_ref().map(|q| q.0.as_str()), Some("1Ti"));
+        assert_eq!(cap.maximum_volume_size.as_ref().map(|q| q.0.as_str()), Some("100"));
     }
 }

@@ -39,8 +39,23 @@ fn violations(layer: &str, forbidden: &[&str]) -> Vec<String> {
 
 #[test]
 fn model_and_engine_stay_below_sources_and_front_ends() {
-    let upward = ["crate::source", "crate::cli", "crate::app", "crate::tui", "crate::explain"];
-    let io = ["std::fs", "std::net", "tokio", "ratatui", "crossterm", "kube::", "std::time::SystemTime", "Instant::now"];
+    let upward = [
+        "crate::source",
+        "crate::cli",
+        "crate::app",
+        "crate::tui",
+        "crate::explain",
+    ];
+    let io = [
+        "std::fs",
+        "std::net",
+        "tokio",
+        "ratatui",
+        "crossterm",
+        "kube::",
+        "std::time::SystemTime",
+        "Instant::now",
+    ];
     let mut v = violations("model", &upward);
     v.extend(violations("model", &["crate::engine"]));
     v.extend(violations("model", &io));
@@ -51,6 +66,16 @@ fn model_and_engine_stay_below_sources_and_front_ends() {
 
 #[test]
 fn app_has_no_terminal_runtime_or_files() {
-    let v = violations("app", &["crate::tui", "crate::cli", "tokio", "std::fs", "ratatui::Terminal", "crate::source::live"]);
+    let v = violations(
+        "app",
+        &[
+            "crate::tui",
+            "crate::cli",
+            "tokio",
+            "std::fs",
+            "ratatui::Terminal",
+            "crate::source::live",
+        ],
+    );
     assert!(v.is_empty(), "layering violations:\n{}", v.join("\n"));
 }

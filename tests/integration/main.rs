@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod cli;
-mod determinism;
-mod layering;
 mod conformance;
+mod determinism;
 mod fixtures;
+mod layering;

@@ -1,8 +1,10 @@
 //! The in-tree plugins, one module per upstream package, and the registry that builds them by
 //! name (framework/plugins/registry.go).
 
+pub mod csi_translation;
 pub mod helper;
 pub mod names;
+pub mod volume_helpers;
 
 pub mod image_locality;
 pub mod inter_pod_affinity;
@@ -11,9 +13,13 @@ pub mod node_name;
 pub mod node_ports;
 pub mod node_resources;
 pub mod node_unschedulable;
+pub mod node_volume_limits;
 pub mod queue_sort;
 pub mod scheduling_gates;
 pub mod taint_toleration;
+pub mod volume_binding;
+pub mod volume_restrictions;
+pub mod volume_zone;
 
 use serde_json::Value;
 
@@ -54,13 +60,16 @@ fn registry() -> Vec<(&'static str, Factory)> {
             node_resources::balanced_allocation::register,
         ),
         (names::IMAGE_LOCALITY, image_locality::register),
-        (names::VOLUME_RESTRICTIONS, not_implemented),
-        (names::EBS_LIMITS, not_implemented),
-        (names::GCE_PD_LIMITS, not_implemented),
-        (names::AZURE_DISK_LIMITS, not_implemented),
-        (names::NODE_VOLUME_LIMITS, not_implemented),
-        (names::VOLUME_BINDING, not_implemented),
-        (names::VOLUME_ZONE, not_implemented),
+        (names::VOLUME_RESTRICTIONS, volume_restrictions::register),
+        (names::EBS_LIMITS, node_volume_limits::non_csi::register_ebs),
+        (names::GCE_PD_LIMITS, node_volume_limits::non_csi::register_gce_pd),
+        (
+            names::AZURE_DISK_LIMITS,
+            node_volume_limits::non_csi::register_azure_disk,
+        ),
+        (names::NODE_VOLUME_LIMITS, node_volume_limits::csi::register),
+        (names::VOLUME_BINDING, volume_binding::register),
+        (names::VOLUME_ZONE, volume_zone::register),
         (names::POD_TOPOLOGY_SPREAD, not_implemented),
         (names::INTER_POD_AFFINITY, inter_pod_affinity::register),
         (names::DEFAULT_PREEMPTION, not_implemented),
