@@ -165,14 +165,6 @@ impl Quantity {
         self.nanos
     }
 
-    /// Sum of two quantities.
-    #[must_use]
-    pub fn add(self, o: Quantity) -> Quantity {
-        Quantity {
-            nanos: self.nanos.saturating_add(o.nanos),
-        }
-    }
-
     /// True when the quantity is zero.
     pub fn is_zero(&self) -> bool {
         self.nanos == 0
@@ -186,6 +178,15 @@ fn ceil_div(a: i128, b: i128) -> i128 {
 
 fn clamp(v: i128) -> i64 {
     i64::try_from(v).unwrap_or(if v > 0 { i64::MAX } else { i64::MIN })
+}
+
+impl std::ops::Add for Quantity {
+    type Output = Quantity;
+    fn add(self, o: Quantity) -> Quantity {
+        Quantity {
+            nanos: self.nanos.saturating_add(o.nanos),
+        }
+    }
 }
 
 impl fmt::Display for Quantity {
@@ -256,7 +257,7 @@ mod tests {
 
     #[test]
     fn sums_are_exact() {
-        assert_eq!(q("100m").add(q("900m")).value(), 1);
-        assert_eq!(q("0.5Gi").add(q("512Mi")), q("1Gi"));
+        assert_eq!((q("100m") + q("900m")).value(), 1);
+        assert_eq!(q("0.5Gi") + q("512Mi"), q("1Gi"));
     }
 }

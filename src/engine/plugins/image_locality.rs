@@ -59,12 +59,7 @@ impl ScorePlugin for ImageLocality {
         let mut sum = 0i64;
         for img in images {
             let want = normalized_image_name(&img);
-            if let Some((_, size)) = node
-                .node
-                .images
-                .iter()
-                .find(|(names, _)| names.iter().any(|n| *n == want))
-            {
+            if let Some((_, size)) = node.node.images.iter().find(|(names, _)| names.contains(&want)) {
                 let num = cx.snapshot.image_nodes.get(&want).copied().unwrap_or(0);
                 let spread = num as f64 / total as f64;
                 sum += (*size as f64 * spread) as i64;
