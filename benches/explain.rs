@@ -24,7 +24,11 @@ fn peak_rss_mib() -> Option<u64> {
 }
 
 fn bench(c: &mut Criterion) {
-    let spec = GenSpec { nodes: size("KSCHED_BENCH_NODES", 5000), pods: size("KSCHED_BENCH_PODS", 100_000), seed: 42 };
+    let spec = GenSpec {
+        nodes: size("KSCHED_BENCH_NODES", 5000),
+        pods: size("KSCHED_BENCH_PODS", 100_000),
+        seed: 42,
+    };
     let value = generate(spec);
     let json_text = serde_json::to_string(&value).expect("json");
     let yaml_text = serde_yaml::to_string(&value).expect("yaml");
@@ -38,8 +42,12 @@ fn bench(c: &mut Criterion) {
     );
     let mut g = c.benchmark_group("load");
     g.sample_size(10).measurement_time(Duration::from_secs(20));
-    g.bench_function("json", |b| b.iter(|| file::load_str("bench.json", &json_text).expect("load")));
-    g.bench_function("yaml", |b| b.iter(|| file::load_str("bench.yaml", &yaml_text).expect("load")));
+    g.bench_function("json", |b| {
+        b.iter(|| file::load_str("bench.json", &json_text).expect("load"))
+    });
+    g.bench_function("yaml", |b| {
+        b.iter(|| file::load_str("bench.yaml", &yaml_text).expect("load"))
+    });
     g.finish();
     drop(yaml_text);
     let t = Instant::now();
@@ -60,7 +68,9 @@ fn bench(c: &mut Criterion) {
     );
     let mut g = c.benchmark_group("explain");
     g.sample_size(20);
-    g.bench_function("pending pod, full trace", |b| b.iter(|| engine::explain(&snap, &profiles, &key).expect("explain")));
+    g.bench_function("pending pod, full trace", |b| {
+        b.iter(|| engine::explain(&snap, &profiles, &key).expect("explain"))
+    });
     g.finish();
     if let Some(mib) = peak_rss_mib() {
         eprintln!("peak memory (VmHWM): {mib} MiB");

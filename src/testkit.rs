@@ -1,6 +1,10 @@
 //! Seeded, reproducible synthetic clusters for benchmarks and scale tests: `nodes` nodes over
 //! zones and racks, `pods` bound pods with realistic requests (some with pod affinity), and one
 //! pending pod with required node affinity, pod anti-affinity and a topology spread constraint.
+//!
+//! [`builders`] holds the unit-test builders (a port of kube-scheduler's testing wrappers).
+
+pub mod builders;
 
 use std::collections::BTreeMap;
 
@@ -78,7 +82,11 @@ pub fn generate(spec: GenSpec) -> Value {
                 ]),
                 ..Default::default()
             },
-            spec: Some(core::NodeSpec { taints, unschedulable: Some(rng.u32(0..200) == 0), ..Default::default() }),
+            spec: Some(core::NodeSpec {
+                taints,
+                unschedulable: Some(rng.u32(0..200) == 0),
+                ..Default::default()
+            }),
             status: Some(core::NodeStatus {
                 capacity: Some(alloc.clone()),
                 allocatable: Some(alloc),
@@ -143,7 +151,10 @@ pub fn generate(spec: GenSpec) -> Value {
                 }],
                 ..Default::default()
             }),
-            status: Some(core::PodStatus { phase: Some("Running".into()), ..Default::default() }),
+            status: Some(core::PodStatus {
+                phase: Some("Running".into()),
+                ..Default::default()
+            }),
         };
         let mut v = serde_json::to_value(&pod).unwrap_or(Value::Null);
         v["apiVersion"] = json!("v1");

@@ -59,7 +59,11 @@ pub struct GenerateArgs {
 
 /// Runs `generate`.
 pub fn generate(a: &GenerateArgs) -> Result<()> {
-    let v = crate::testkit::generate(crate::testkit::GenSpec { nodes: a.nodes, pods: a.pods, seed: a.seed });
+    let v = crate::testkit::generate(crate::testkit::GenSpec {
+        nodes: a.nodes,
+        pods: a.pods,
+        seed: a.seed,
+    });
     let text = if a.output.extension().is_some_and(|e| e == "json") {
         serde_json::to_string(&v)?
     } else {
