@@ -30,19 +30,32 @@ pub struct Resource {
     pub scalar: BTreeMap<String, i64>,
 }
 
-/// True for resource names in the kubernetes.io namespace or without a domain.
+/// `IsPrefixedNativeResource`: the name contains `kubernetes.io/`.
+pub fn is_prefixed_native_resource(name: &str) -> bool {
+    name.contains("kubernetes.io/")
+}
+
+/// `IsNativeResource`: no domain, or in the kubernetes.io namespace.
 pub fn is_native_resource(name: &str) -> bool {
-    !name.contains('/') || name.contains("kubernetes.io/")
+    !name.contains('/') || is_prefixed_native_resource(name)
 }
 
-/// `IsExtendedResourceName`: outside the native namespace and not a quota `requests.` name.
+/// `IsExtendedResourceName`: not native, not a quota `requests.` name, and `requests.<name>`
+/// is a qualified name.
 pub fn is_extended_resource(name: &str) -> bool {
-    !is_native_resource(name) && !name.starts_with("requests.")
+    if is_native_resource(name) || name.starts_with("requests.") {
+        return false;
+    }
+    super::selector::is_qualified_name(&format!("requests.{name}"))
 }
 
-/// `IsScalarResourceName`: extended, hugepages-*, or attachable-volumes-*.
+/// `IsScalarResourceName` (scheduler/util): extended, hugepages-*, prefixed native
+/// (`*kubernetes.io/*`) or attachable-volumes-*.
 pub fn is_scalar_resource(name: &str) -> bool {
-    is_extended_resource(name) || name.starts_with("hugepages-") || name.starts_with("attachable-volumes-")
+    is_extended_resource(name)
+        || name.starts_with("hugepages-")
+        || is_prefixed_native_resource(name)
+        || name.starts_with("attachable-volumes-")
 }
 
 impl Resource {
@@ -294,11 +307,23 @@ mod tests {
         assert_eq!((r.non0_cpu, r.non0_mem), (100, 200 * 1024 * 1024));
     }
 
+    /// scheduler/util IsScalarResourceName and v1helper IsExtendedResourceName.
     #[test]
     fn scalar_resource_names() {
-        assert!(is_scalar_resource("nvidia.com/gpu"));
-        assert!(is_scalar_resource("hugepages-2Mi"));
-        assert!(!is_scalar_resource("cpu"));
-        assert!(!is_scalar_resource("kubernetes.io/foo"));
+        for (name, scalar, extended) in [
+            ("nvidia.com/gpu", true, true),
+            ("example.com/aaa", true, true),
+            ("hugepages-2Mi", true, false),
+            ("attachable-volumes-aws-ebs", true, false),
+            ("kubernetes.io/something", true, false),
+            ("subdomain.kubernetes.io/something", true, false),
+            ("cpu", false, false),
+            ("pods", false, false),
+            ("requests.example.com/x", false, false),
+            ("example.com/bad name", false, false),
+        ] {
+            assert_eq!(is_scalar_resource(name), scalar, "{name} scalar");
+            assert_eq!(is_extended_resource(name), extended, "{name} extended");
+        }
     }
 }

@@ -50,18 +50,24 @@ impl Plugin for NodePorts {
     }
 }
 
+const PRE_FILTER_KEY: &str = "PreFilterNodePorts";
+
 impl PreFilterPlugin for NodePorts {
-    fn pre_filter(&self, _: &Ctx<'_>, _: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+    fn pre_filter(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
         if pod.pod.host_ports.is_empty() {
             return (None, Status::skip());
         }
+        state.write(PRE_FILTER_KEY, pod.pod.host_ports.clone());
         (None, Status::success())
     }
 }
 
 impl FilterPlugin for NodePorts {
-    fn filter(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
-        if pod.pod.host_ports.iter().any(|p| conflicts(&node.used_ports, p)) {
+    fn filter(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
+        let Some(want) = state.read::<Vec<HostPort>>(PRE_FILTER_KEY) else {
+            return Status::error(format!("reading {PRE_FILTER_KEY:?} from cycleState: not found"));
+        };
+        if want.iter().any(|p| conflicts(&node.used_ports, p)) {
             return Status::unschedulable(ERR_REASON);
         }
         Status::success()
@@ -216,6 +222,22 @@ mod tests {
             assert_eq!(got.pre_filter.map(|p| p.1), Some(Status::skip()));
             assert!(got.filter.is_empty());
         }
+    }
+
+    /// node_ports_test.go TestPreFilterDisabled: Filter without PreFilter's state is an error.
+    #[test]
+    fn filter_without_pre_filter_state_is_an_error() {
+        let snap = snapshot(vec![node("m1").obj()], vec![], V1_30);
+        let got = run_filter(
+            &plugin(names::NODE_PORTS, Value::Null, V1_30),
+            &snap,
+            &pod("p").obj(),
+            false,
+        );
+        assert_eq!(
+            got.on("m1"),
+            &Status::error("reading \"PreFilterNodePorts\" from cycleState: not found")
+        );
     }
 
     /// node_ports_test.go TestFits.

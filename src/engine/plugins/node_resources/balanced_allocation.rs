@@ -56,9 +56,23 @@ impl ScorePlugin for BalancedAllocation {
 /// Registers NodeResourcesBalancedAllocation.
 pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
-    let p = Arc::new(BalancedAllocation {
-        resources: defaulted(a.resources),
-    });
+    let resources = defaulted(a.resources);
+    // ValidateNodeResourcesBalancedAllocationArgs: no duplicates, every weight exactly 1.
+    let mut errs = Vec::new();
+    for (i, r) in resources.iter().enumerate() {
+        if resources[..i].iter().any(|x| x.name == r.name) {
+            errs.push(format!("resources[{i}].name: Duplicate value: {:?}", r.name));
+        }
+        if r.weight != 1 {
+            errs.push(format!("resources[{i}].weight: Invalid value: {}: must be 1", r.weight));
+        }
+    }
+    match errs.len() {
+        0 => {}
+        1 => return Err(errs.remove(0)),
+        _ => return Err(format!("[{}]", errs.join(", "))),
+    }
+    let p = Arc::new(BalancedAllocation { resources });
     Ok(PluginSlots {
         pre_score: Some(p.clone()),
         score: Some(p),

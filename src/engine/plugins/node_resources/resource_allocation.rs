@@ -45,6 +45,51 @@ pub fn defaulted(mut r: Vec<ResourceSpec>) -> Vec<ResourceSpec> {
     r
 }
 
+/// `validateResources`: every weight in (0, 100].
+pub fn validate_resources(resources: &[ResourceSpec], path: &str) -> Vec<String> {
+    resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.weight <= 0 || r.weight > 100)
+        .map(|(i, r)| {
+            format!(
+                "{path}[{i}].weight: Invalid value: {}: resource weight of {} not in valid range (0, 100]",
+                r.weight, r.name
+            )
+        })
+        .collect()
+}
+
+/// `validateFunctionShape`: at least one point, utilization strictly increasing, utilization
+/// in [0, 100] and score in [0, 10].
+pub fn validate_shape(shape: &[ShapePoint], path: &str) -> Vec<String> {
+    if shape.is_empty() {
+        return vec![format!("{path}: Required value: at least one point must be specified")];
+    }
+    let mut errs = Vec::new();
+    if let Some(i) = (1..shape.len()).find(|&i| shape[i - 1].utilization >= shape[i].utilization) {
+        errs.push(format!(
+            "{path}[{i}].utilization: Invalid value: {}: utilization values must be sorted in increasing order",
+            shape[i].utilization
+        ));
+    }
+    for (i, p) in shape.iter().enumerate() {
+        if !(0..=100).contains(&p.utilization) {
+            errs.push(format!(
+                "{path}[{i}].utilization: Invalid value: {}: not in valid range [0, 100]",
+                p.utilization
+            ));
+        }
+        if !(0..=10).contains(&p.score) {
+            errs.push(format!(
+                "{path}[{i}].score: Invalid value: {}: not in valid range [0, 10]",
+                p.score
+            ));
+        }
+    }
+    errs
+}
+
 /// The pod's request for each resource (`calculatePodResourceRequestList`).
 pub fn pod_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_requested: bool) -> Vec<i64> {
     let reqs = &pod.pod.requests;
