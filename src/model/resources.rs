@@ -108,7 +108,7 @@ impl Resource {
 fn add_into(acc: &mut ResourceList, rl: &ResourceList) {
     for (k, v) in rl {
         let e = acc.entry(k.clone()).or_default();
-        *e = e.add(*v);
+        *e = *e + *v;
     }
 }
 

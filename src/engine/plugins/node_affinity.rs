@@ -269,6 +269,7 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::type_complexity)] // case tables
 mod tests {
     use super::*;
     use crate::testkit::builders::*;

@@ -106,6 +106,7 @@ pub fn register(_: &Value, version: Version) -> Result<PluginSlots, String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::type_complexity)] // case tables
 mod tests {
     use super::*;
     use crate::engine::framework::status::Code;

@@ -267,6 +267,7 @@ pub fn balanced(requested: &[i64], allocatable: &[i64]) -> i64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::type_complexity)] // case tables
 mod tests {
     use super::*;
 
