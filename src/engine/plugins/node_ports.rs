@@ -85,6 +85,7 @@ pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::type_complexity)] // case tables
 mod tests {
     use super::*;
     use crate::testkit::builders::*;
@@ -299,16 +300,82 @@ mod tests {
         }
     }
 
+    /// framework/types_test.go TestHostPortInfo_Check.
     #[test]
-    fn conflict_rules_match_host_port_info() {
-        // framework/types_test.go TestHostPortInfo_Check
-        let used = vec![hp("127.0.0.1", "TCP", 80)];
-        assert!(conflicts(&used, &hp("127.0.0.1", "TCP", 80)));
-        assert!(!conflicts(&used, &hp("127.0.0.1", "UDP", 80)));
-        assert!(!conflicts(&used, &hp("127.0.0.2", "TCP", 80)));
-        assert!(conflicts(&used, &hp("", "TCP", 80)));
-        let all = vec![hp("0.0.0.0", "TCP", 80)];
-        assert!(conflicts(&all, &hp("127.0.0.1", "TCP", 80)));
-        assert!(!conflicts(&all, &hp("127.0.0.1", "TCP", 81)));
+    fn host_port_info_check_cases_from_upstream() {
+        let cases: &[(&str, &[(&str, &str, i32)], (&str, &str, i32), bool)] = &[
+            (
+                "empty check should check 0.0.0.0 and TCP",
+                &[("TCP", "127.0.0.1", 80)],
+                ("", "", 81),
+                false,
+            ),
+            (
+                "empty check should check 0.0.0.0 and TCP (conflicted)",
+                &[("TCP", "127.0.0.1", 80)],
+                ("", "", 80),
+                true,
+            ),
+            (
+                "empty port check should pass",
+                &[("TCP", "127.0.0.1", 80)],
+                ("", "", 0),
+                false,
+            ),
+            (
+                "0.0.0.0 should check all registered IPs",
+                &[("TCP", "127.0.0.1", 80)],
+                ("TCP", "0.0.0.0", 80),
+                true,
+            ),
+            (
+                "0.0.0.0 with different protocol should be allowed",
+                &[("UDP", "127.0.0.1", 80)],
+                ("TCP", "0.0.0.0", 80),
+                false,
+            ),
+            (
+                "0.0.0.0 with different port should be allowed",
+                &[
+                    ("TCP", "127.0.0.1", 79),
+                    ("TCP", "127.0.0.1", 81),
+                    ("TCP", "127.0.0.1", 82),
+                ],
+                ("TCP", "0.0.0.0", 80),
+                false,
+            ),
+            (
+                "normal ip should check all registered 0.0.0.0",
+                &[("TCP", "0.0.0.0", 80)],
+                ("TCP", "127.0.0.1", 80),
+                true,
+            ),
+            (
+                "normal ip with different port/protocol should be allowed (0.0.0.0)",
+                &[
+                    ("TCP", "0.0.0.0", 79),
+                    ("UDP", "0.0.0.0", 80),
+                    ("TCP", "0.0.0.0", 81),
+                    ("TCP", "0.0.0.0", 82),
+                ],
+                ("TCP", "127.0.0.1", 80),
+                false,
+            ),
+            (
+                "normal ip with different port/protocol should be allowed",
+                &[
+                    ("TCP", "127.0.0.1", 79),
+                    ("UDP", "127.0.0.1", 80),
+                    ("TCP", "127.0.0.1", 81),
+                    ("TCP", "127.0.0.1", 82),
+                ],
+                ("TCP", "127.0.0.1", 80),
+                false,
+            ),
+        ];
+        for (name, added, (proto, ip, port), want) in cases {
+            let used: Vec<HostPort> = added.iter().map(|(p, i, n)| hp(i, p, *n)).collect();
+            assert_eq!(conflicts(&used, &hp(ip, proto, *port)), *want, "{name}");
+        }
     }
 }
