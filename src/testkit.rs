@@ -1,6 +1,10 @@
 //! Seeded, reproducible synthetic clusters for benchmarks and scale tests: `nodes` nodes over
 //! zones and racks, `pods` bound pods with realistic requests (some with pod affinity), and one
 //! pending pod with required node affinity, pod anti-affinity and a topology spread constraint.
+//!
+//! [`builders`] holds the unit-test builders (a port of kube-scheduler's testing wrappers).
+
+pub mod builders;
 
 use std::collections::BTreeMap;
 

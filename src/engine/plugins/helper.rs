@@ -52,9 +52,32 @@ mod tests {
             .collect()
     }
 
+    /// helper/normalize_score_test.go TestDefaultNormalizeScore.
     #[test]
     fn normalize_cases_from_upstream() {
-        // helper/normalize_score_test.go
+        let cases: &[(&[i64], bool, &[i64])] = &[
+            (&[1, 2, 3, 4], false, &[25, 50, 75, 100]),
+            (&[1, 2, 3, 4], true, &[75, 50, 25, 0]),
+            (&[1000, 10, 20, 30], false, &[100, 1, 2, 3]),
+            (&[1000, 10, 20, 30], true, &[0, 99, 98, 97]),
+            (&[1, 1, 1, 1], false, &[100, 100, 100, 100]),
+            (&[1000, 1, 1, 1], false, &[100, 0, 0, 0]),
+            (&[0, 1, 1, 1], true, &[100, 0, 0, 0]),
+        ];
+        for (input, reverse, want) in cases {
+            let mut s = ns(input);
+            default_normalize_score(MAX_NODE_SCORE, *reverse, &mut s);
+            assert_eq!(
+                s.iter().map(|x| x.score).collect::<Vec<_>>(),
+                *want,
+                "{input:?} {reverse}"
+            );
+        }
+    }
+
+    /// More inputs (derived from the same formula): all zero, reversed all zero.
+    #[test]
+    fn normalize_more_cases() {
         let cases: &[(&[i64], bool, &[i64])] = &[
             (&[10, 20, 30], false, &[33, 66, 100]),
             (&[10, 20, 30], true, &[67, 34, 0]),

@@ -43,3 +43,31 @@ pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
         ..Default::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::builders::*;
+
+    /// scheduling_gates_test.go TestPreEnqueue.
+    #[test]
+    fn pre_enqueue_cases_from_upstream() {
+        let cases = [
+            ("pod does not carry scheduling gates", pod("p").obj(), Status::success()),
+            (
+                "pod carries scheduling gates",
+                pod("p").scheduling_gates(&["foo", "bar"]).obj(),
+                Status::unresolvable("waiting for scheduling gates: [foo bar]"),
+            ),
+        ];
+        for (name, p, want) in cases {
+            let slots = plugin(names::SCHEDULING_GATES, Value::Null, V1_30);
+            let got = slots
+                .pre_enqueue
+                .as_ref()
+                .expect("PreEnqueue")
+                .pre_enqueue(&pod_info(&p, V1_30));
+            assert_eq!(got, want, "{name}");
+        }
+    }
+}
