@@ -4,6 +4,8 @@
 pub mod helper;
 pub mod names;
 
+pub mod coscheduling;
+pub mod default_binder;
 pub mod image_locality;
 pub mod node_affinity;
 pub mod node_name;
@@ -13,6 +15,7 @@ pub mod node_unschedulable;
 pub mod queue_sort;
 pub mod scheduling_gates;
 pub mod taint_toleration;
+pub mod volume_binding_cycle;
 
 use serde_json::Value;
 
@@ -37,6 +40,15 @@ fn not_implemented(_: &Value, _: Version) -> Result<PluginSlots, String> {
     })
 }
 
+/// VolumeBinding: its PreFilter/Filter/Score are not reproduced yet; its Reserve and PreBind
+/// are (volume_binding_cycle.rs). When VolumeBinding's own module lands, call its `register`
+/// here instead of `not_implemented` and keep `volume_binding_cycle::extend`.
+fn volume_binding(args: &Value, version: Version) -> Result<PluginSlots, String> {
+    let mut s = not_implemented(args, version)?;
+    volume_binding_cycle::extend(&mut s);
+    Ok(s)
+}
+
 /// name → factory.
 fn registry() -> Vec<(&'static str, Factory)> {
     vec![
@@ -58,12 +70,13 @@ fn registry() -> Vec<(&'static str, Factory)> {
         (names::GCE_PD_LIMITS, not_implemented),
         (names::AZURE_DISK_LIMITS, not_implemented),
         (names::NODE_VOLUME_LIMITS, not_implemented),
-        (names::VOLUME_BINDING, not_implemented),
+        (names::VOLUME_BINDING, volume_binding),
         (names::VOLUME_ZONE, not_implemented),
         (names::POD_TOPOLOGY_SPREAD, not_implemented),
         (names::INTER_POD_AFFINITY, not_implemented),
         (names::DEFAULT_PREEMPTION, not_implemented),
-        (names::DEFAULT_BINDER, not_implemented),
+        (names::DEFAULT_BINDER, default_binder::register),
+        (names::COSCHEDULING, coscheduling::register),
     ]
 }
 
