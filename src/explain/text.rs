@@ -215,7 +215,12 @@ fn render_cycle(s: &mut String, ex: &Explanation) {
         }
     }
     for (p, plugins) in &b.after_wait {
-        let _ = writeln!(s, "  after the wait: {p} {}", plugins.join(", "));
+        let list = if plugins.is_empty() {
+            "(no plugins)".to_string()
+        } else {
+            plugins.join(", ")
+        };
+        let _ = writeln!(s, "  after the wait: {p} {list}");
     }
     if let Some(m) = &b.message {
         let _ = writeln!(s, "  {m}");

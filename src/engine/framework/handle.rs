@@ -53,27 +53,6 @@ impl fmt::Debug for WaitingPod {
     }
 }
 
-/// Something a plugin did to a waiting pod, in order (for the trace).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WaitingPodAction {
-    /// `Allow(plugin)`.
-    Allow {
-        /// The waiting pod.
-        pod: ObjectKey,
-        /// The plugin that allowed it.
-        plugin: String,
-    },
-    /// `Reject(plugin, msg)`.
-    Reject {
-        /// The waiting pod.
-        pod: ObjectKey,
-        /// The plugin that rejected it.
-        plugin: String,
-        /// The message.
-        message: String,
-    },
-}
-
 /// The handle's state.
 #[derive(Debug, Default)]
 pub struct HandleState {
@@ -84,13 +63,11 @@ pub struct HandleState {
     pub profile: String,
     /// Waiting pods by key.
     pub waiting: BTreeMap<ObjectKey, WaitingPod>,
-    /// Actions on waiting pods since the last `take_actions`.
-    pub actions: Vec<WaitingPodAction>,
     /// Plugin caches: (profile, cache name) → key → expiry (clock ms).
     pub caches: BTreeMap<(String, String), BTreeMap<String, u64>>,
-    /// Set for a simulation: plugin caches outlive a cycle. Otherwise (one-off explanations of
-    /// a static snapshot) every explanation starts from empty caches, so explaining one pod
-    /// never changes the explanation of the next.
+    /// Set for a simulation: waiting pods and plugin caches outlive a cycle. Otherwise
+    /// (one-off explanations of a static snapshot) nothing is kept, so explaining one pod never
+    /// changes the explanation of the next.
     pub persistent: bool,
 }
 
@@ -181,10 +158,6 @@ impl FrameworkHandle {
     /// `WaitingPod.Allow(plugin)`: once no plugin is pending the pod gets Success.
     pub fn allow(&self, pod: &ObjectKey, plugin: &str) {
         let mut s = self.lock();
-        s.actions.push(WaitingPodAction::Allow {
-            pod: pod.clone(),
-            plugin: plugin.to_string(),
-        });
         if let Some(w) = s.waiting.get_mut(pod) {
             w.pending.remove(plugin);
             if w.pending.is_empty() && w.verdict.is_none() {
@@ -196,11 +169,6 @@ impl FrameworkHandle {
     /// `WaitingPod.Reject(plugin, msg)`: the first signal wins.
     pub fn reject(&self, pod: &ObjectKey, plugin: &str, message: &str) {
         let mut s = self.lock();
-        s.actions.push(WaitingPodAction::Reject {
-            pod: pod.clone(),
-            plugin: plugin.to_string(),
-            message: message.to_string(),
-        });
         if let Some(w) = s.waiting.get_mut(pod)
             && w.verdict.is_none()
         {
@@ -208,9 +176,13 @@ impl FrameworkHandle {
         }
     }
 
-    /// Adds a waiting pod (RunPermitPlugins with a Wait).
+    /// Adds a waiting pod (RunPermitPlugins with a Wait). Only a simulation's handle keeps
+    /// it: a one-off explanation reports the wait and leaves the handle as it was.
     pub fn add_waiting(&self, w: WaitingPod) {
-        self.lock().waiting.insert(w.pod.key.clone(), w);
+        let mut s = self.lock();
+        if s.persistent {
+            s.waiting.insert(w.pod.key.clone(), w);
+        }
     }
 
     /// Removes and returns the waiting pods that got a verdict, by key.
@@ -223,11 +195,6 @@ impl FrameworkHandle {
             .map(|(k, _)| k.clone())
             .collect();
         keys.iter().filter_map(|k| s.waiting.remove(k)).collect()
-    }
-
-    /// Actions since the last call.
-    pub fn take_actions(&self) -> Vec<WaitingPodAction> {
-        std::mem::take(&mut self.lock().actions)
     }
 
     /// The earliest deadline of a waiting pod without a verdict.
@@ -271,14 +238,15 @@ impl FrameworkHandle {
         }
     }
 
-    /// True when `key` is in the plugin cache `cache` and has not expired.
+    /// True when `key` is in the plugin cache `cache` and has not expired (go-cache: an item
+    /// expires once the clock is past its expiration).
     pub fn cache_contains(&self, cache: &str, key: &str) -> bool {
         let s = self.lock();
         let now = s.now_ms;
         s.caches
             .get(&(s.profile.clone(), cache.to_string()))
             .and_then(|c| c.get(key))
-            .is_some_and(|exp| *exp > now)
+            .is_some_and(|exp| *exp >= now)
     }
 
     /// Adds `key` to a plugin cache for `ttl`.

@@ -657,6 +657,7 @@ impl PermitPlugin for Coscheduling {
         let now = handle.now_ms();
         let waiting = Coscheduling::waiting_siblings(handle, &pod.key.namespace, label)
             .into_iter()
+            .filter(|p| p.key != pod.key)
             .filter_map(|p| {
                 let all = handle.with(|s| s.waiting.get(&p.key).cloned());
                 all.map(|w| WaitingMember {
@@ -668,7 +669,7 @@ impl PermitPlugin for Coscheduling {
             })
             .collect();
         let assigned = calculate_assigned_pods(cx.snapshot, label, &pod.key.namespace)
-            - usize::from(pod.node_name.is_some());
+            .saturating_sub(usize::from(pod.node_name.is_some()));
         Some(GangTrace {
             plugin: names::COSCHEDULING.into(),
             group: full,
@@ -705,4 +706,647 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
         permit: Some(pl),
         ..Default::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ObjectKey;
+    use crate::source::file::load_str;
+    use serde_json::json;
+
+    /// `st.MakeNode().Name(n).Capacity({cpu: c})`: pods 32.
+    fn node(name: &str, cpu: &str) -> Value {
+        let r = json!({"cpu": cpu, "pods": "32"});
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+               "status": {"capacity": r, "allocatable": r}})
+    }
+
+    struct P<'a> {
+        ns: &'a str,
+        name: &'a str,
+        group: Option<&'a str>,
+        node: Option<&'a str>,
+        cpu: Option<&'a str>,
+        priority: Option<i32>,
+        created: Option<&'a str>,
+    }
+
+    fn p<'a>(ns: &'a str, name: &'a str) -> P<'a> {
+        P {
+            ns,
+            name,
+            group: None,
+            node: None,
+            cpu: None,
+            priority: None,
+            created: None,
+        }
+    }
+
+    impl<'a> P<'a> {
+        fn group(mut self, g: &'a str) -> Self {
+            self.group = Some(g);
+            self
+        }
+        fn node(mut self, n: &'a str) -> Self {
+            self.node = Some(n);
+            self
+        }
+        fn cpu(mut self, c: &'a str) -> Self {
+            self.cpu = Some(c);
+            self
+        }
+        fn priority(mut self, v: i32) -> Self {
+            self.priority = Some(v);
+            self
+        }
+        fn created(mut self, t: &'a str) -> Self {
+            self.created = Some(t);
+            self
+        }
+        fn obj(&self) -> Value {
+            let mut md = json!({"name": self.name, "namespace": self.ns, "uid": self.name});
+            if let Some(g) = self.group {
+                md["labels"] = json!({POD_GROUP_LABEL: g});
+            }
+            if let Some(t) = self.created {
+                md["creationTimestamp"] = json!(t);
+            }
+            let mut c = json!({"name": "c"});
+            if let Some(cpu) = self.cpu {
+                c["resources"] = json!({"requests": {"cpu": cpu}});
+            }
+            let mut spec = json!({"containers": [c]});
+            if let Some(n) = self.node {
+                spec["nodeName"] = json!(n);
+            }
+            if let Some(v) = self.priority {
+                spec["priority"] = json!(v);
+            }
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec})
+        }
+    }
+
+    /// `tu.MakePodGroup().Name(n).Namespace(ns).MinMember(m)[.MinResources(..)][.Time(t)]`.
+    fn pg(ns: &str, name: &str, min: i32, min_cpu: Option<&str>, created: Option<&str>) -> Value {
+        let mut v = json!({"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+                           "metadata": {"name": name, "namespace": ns}, "spec": {"minMember": min}});
+        if let Some(c) = min_cpu {
+            v["spec"]["minResources"] = json!({"cpu": c});
+        }
+        if let Some(t) = created {
+            v["metadata"]["creationTimestamp"] = json!(t);
+        }
+        v
+    }
+
+    fn snapshot(items: Vec<Value>, persistent: bool) -> Snapshot {
+        let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+        let mut s = Snapshot::new(Arc::new(load_str("test.json", &text).unwrap()), Version::NEWEST);
+        if persistent {
+            s.handle = FrameworkHandle::persistent();
+        }
+        s
+    }
+
+    fn plugin(timeout_s: u64, backoff_s: Option<u64>) -> Coscheduling {
+        Coscheduling {
+            schedule_timeout: Duration::from_secs(timeout_s),
+            pg_backoff: backoff_s.map(Duration::from_secs),
+        }
+    }
+
+    fn pi(s: &Snapshot, ns: &str, name: &str) -> Arc<PodInfo> {
+        s.pod_infos[&ObjectKey::new(ns, name)].clone()
+    }
+
+    #[test]
+    fn pre_filter_cases_of_core_test() {
+        // core/core_test.go TestPreFilter: two nodes with 4 CPUs each.
+        let nodes = || vec![node("node-a", "4"), node("node-b", "4")];
+        let cases: Vec<(&str, Vec<Value>, (&str, &str), Result<(), String>)> = vec![
+            (
+                "pod does not belong to any pg",
+                vec![
+                    p("ns", "p1").group("pg1").obj(),
+                    p("ns", "p2").group("pg2").obj(),
+                    p("", "p").obj(),
+                    pg("ns", "pg1", 1, None, None),
+                    pg("ns", "pg2", 1, None, None),
+                ],
+                ("", "p"),
+                Ok(()),
+            ),
+            (
+                "pod belongs to a non-existent pg",
+                vec![p("ns", "p").group("pg-non-existent").obj(), pg("ns", "pg1", 1, None, None)],
+                ("ns", "p"),
+                Ok(()),
+            ),
+            (
+                // Upstream's table keeps the pod itself out of the pod lister (0 pods); in a
+                // snapshot the pod is listed, as it is in a running scheduler.
+                "pod count less than minMember",
+                vec![
+                    p("ns", "pg2-1").group("pg2").obj(),
+                    p("ns", "p").group("pg1").obj(),
+                    pg("ns", "pg1", 2, None, None),
+                    pg("ns", "pg2", 2, None, None),
+                ],
+                ("ns", "p"),
+                Err("pre-filter pod p cannot find enough sibling pods, current pods number: 1, minMember of group: 2"
+                    .into()),
+            ),
+            (
+                "pod count equal minMember",
+                vec![
+                    p("ns", "p1b").group("pg1").obj(),
+                    p("ns", "p1a").group("pg1").obj(),
+                    pg("ns", "pg1", 2, None, None),
+                    pg("ns", "pg2", 2, None, None),
+                ],
+                ("ns", "p1a"),
+                Ok(()),
+            ),
+            (
+                "pod count more than minMember",
+                vec![
+                    p("ns", "p1b").group("pg1").obj(),
+                    p("ns", "p1c").group("pg1").obj(),
+                    p("ns", "p1a").group("pg1").obj(),
+                    pg("ns", "pg1", 2, None, None),
+                    pg("ns", "pg2", 2, None, None),
+                ],
+                ("ns", "p1a"),
+                Ok(()),
+            ),
+            (
+                "cluster's resource satisfies minResource",
+                vec![
+                    p("ns", "p1b").group("pg1").obj(),
+                    p("ns", "p1c").group("pg1").obj(),
+                    p("ns", "p1a").group("pg1").obj(),
+                    pg("ns", "pg1", 2, Some("6"), None),
+                ],
+                ("ns", "p1a"),
+                Ok(()),
+            ),
+            (
+                "cluster's resource cannot satisfy minResource",
+                vec![
+                    p("ns", "p1b").group("pg1").obj(),
+                    p("ns", "p1c").group("pg1").obj(),
+                    p("ns", "p1a").group("pg1").obj(),
+                    pg("ns", "pg1", 2, Some("10"), None),
+                ],
+                ("ns", "p1a"),
+                Err("resource gap: map[cpu:{{2000 -3} {<nil>}  DecimalSI}]".into()),
+            ),
+        ];
+        for (name, objs, (ns, pod), want) in cases {
+            let mut items = nodes();
+            items.extend(objs);
+            let s = snapshot(items, false);
+            let pl = plugin(10, None);
+            let got = pl.check_pre_filter(&s, &pi(&s, ns, pod).pod);
+            assert_eq!(got, want, "{name}");
+            let (_, st) = pl.pre_filter(&Ctx { snapshot: &s }, &mut CycleState::default(), &pi(&s, ns, pod));
+            let want_code = if want.is_ok() {
+                Code::Success
+            } else {
+                Code::UnschedulableAndUnresolvable
+            };
+            assert_eq!(st.code, want_code, "{name}");
+        }
+    }
+
+    #[test]
+    fn check_cluster_resource_cases_of_core_test() {
+        // core/core_test.go TestCheckClusterResource: two nodes with 3 CPUs each.
+        let cases: Vec<(&str, Vec<Value>, Result<(), String>)> = vec![
+            (
+                "Cluster resource enough",
+                vec![p("ns", "p1").node("node-a").cpu("2").obj()],
+                Ok(()),
+            ),
+            (
+                "Cluster resource not enough",
+                vec![
+                    p("ns", "p1").node("node-a").cpu("2").obj(),
+                    p("ns", "p2").node("node-b").cpu("1").obj(),
+                ],
+                Err("resource gap: map[cpu:{{1000 -3} {<nil>}  DecimalSI}]".into()),
+            ),
+            (
+                "Cluster resource enough as p1's resource needs to be excluded from minResources",
+                vec![
+                    p("ns", "p1").group("pg1").node("node-a").cpu("2").obj(),
+                    p("ns", "p2").node("node-b").cpu("1").obj(),
+                ],
+                Ok(()),
+            ),
+        ];
+        for (name, pods, want) in cases {
+            let mut items = vec![node("node-a", "3"), node("node-b", "3")];
+            items.extend(pods);
+            let s = snapshot(items, false);
+            let req: BTreeMap<String, GoQuantity> = [("cpu".to_string(), GoQuantity::new(4, 0, QFormat::DecimalSI))].into();
+            assert_eq!(check_cluster_resource(&s.nodes, req, "ns/pg1"), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn permit_cases_of_core_and_plugin_tests() {
+        // core_test.go TestPermit and coscheduling_test.go TestPermit (one 4-CPU node).
+        let pl = plugin(10, None);
+        let cases: Vec<(&str, Vec<Value>, &str, Code, Vec<String>)> = vec![
+            (
+                "pod does not belong to any pg",
+                vec![p("ns", "p").obj(), pg("ns", "pg1", 2, None, None)],
+                "p",
+                Code::Success,
+                vec![],
+            ),
+            (
+                "pod specifies a non-existent pg",
+                vec![p("ns", "p").group("pg-non-existent").obj(), pg("ns", "pg1", 2, None, None)],
+                "p",
+                Code::Unschedulable,
+                vec![ERR_POD_GROUP_NOT_FOUND.into()],
+            ),
+            (
+                "pod belongs to a pg that doesn't have quorum",
+                vec![p("ns", "p").group("pg1").obj(), pg("ns", "pg1", 2, None, None)],
+                "p",
+                Code::Wait,
+                vec![],
+            ),
+            (
+                "pod belongs to a pg that have quorum satisfied",
+                vec![
+                    p("ns", "p1b").group("pg1").node("node").obj(),
+                    p("ns", "p1a").group("pg1").obj(),
+                    pg("ns", "pg1", 2, None, None),
+                ],
+                "p1a",
+                Code::Success,
+                vec![],
+            ),
+            (
+                "pods belong to a podGroup, and quorum satisfied",
+                vec![
+                    p("ns", "p").group("pg1").obj(),
+                    pg("ns", "pg1", 1, None, None),
+                    pg("ns", "pg2", 2, None, None),
+                ],
+                "p",
+                Code::Success,
+                vec![],
+            ),
+        ];
+        for (name, objs, pod, code, reasons) in cases {
+            let mut items = vec![node("node", "4")];
+            items.extend(objs);
+            let s = snapshot(items, false);
+            let (st, wait) = pl.permit(
+                &Ctx { snapshot: &s },
+                &mut CycleState::default(),
+                &pi(&s, "ns", pod),
+                "node",
+                &mut Vec::new(),
+            );
+            assert_eq!((st.code, st.reasons), (code, reasons), "{name}");
+            let want_wait = if code == Code::Wait {
+                Duration::from_secs(10)
+            } else {
+                Duration::ZERO
+            };
+            assert_eq!(wait, want_wait, "{name}");
+        }
+    }
+
+    #[test]
+    fn permit_wait_time_prefers_the_groups_timeout() {
+        // util.GetWaitTimeDuration: spec.scheduleTimeoutSeconds, else the plugin's timeout,
+        // else 60s.
+        let mut g: PodGroup = serde_json::from_value(pg("ns", "pg1", 2, None, None)).unwrap();
+        assert_eq!(wait_time(Some(&g), Duration::from_secs(10)), Duration::from_secs(10));
+        assert_eq!(wait_time(Some(&g), Duration::ZERO), DEFAULT_WAIT_TIME);
+        g.spec.schedule_timeout_seconds = Some(30);
+        assert_eq!(wait_time(Some(&g), Duration::from_secs(10)), Duration::from_secs(30));
+        assert_eq!(wait_time(None, Duration::from_secs(10)), Duration::from_secs(10));
+    }
+
+    #[test]
+    fn post_filter_cases_of_plugin_test() {
+        // coscheduling_test.go TestPostFilter (one 4-CPU node).
+        let pl = plugin(10, None);
+        let fw = Framework::default_profile(Version::NEWEST).unwrap();
+        let cases: Vec<(&str, Vec<Value>, Status)> = vec![
+            (
+                "pod does not belong to any pod group",
+                vec![p("ns", "p").obj(), pg("ns", "pg1", 2, None, None)],
+                Status::unschedulable(ERR_NO_POD_GROUP),
+            ),
+            (
+                "enough pods assigned, do not reject all",
+                vec![
+                    p("ns", "p1").group("pg1").node("node").obj(),
+                    p("ns", "p").group("pg1").obj(),
+                    pg("ns", "pg1", 1, None, None),
+                ],
+                Status::new(Code::Unschedulable, Vec::<String>::new()),
+            ),
+            (
+                "pod failed at filter phase, reject all pods",
+                vec![
+                    p("ns", "p1").group("pg1").node("node").obj(),
+                    p("ns", "p").group("pg1").obj(),
+                    pg("ns", "pg1", 2, None, None),
+                ],
+                Status::unschedulable("PodGroup ns/pg1 gets rejected due to Pod p is unschedulable even after PostFilter"),
+            ),
+        ];
+        for (name, objs, want) in cases {
+            let mut items = vec![node("node", "4")];
+            items.extend(objs);
+            let s = snapshot(items, false);
+            let (_, got) = pl.post_filter(
+                &Ctx { snapshot: &s },
+                &fw,
+                &CycleState::default(),
+                &pi(&s, "ns", "p"),
+                &BTreeMap::new(),
+            );
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn post_filter_leaves_the_group_alone_within_ten_percent_of_quorum() {
+        // 9 of 10 assigned: (10-9)/10 = 0.1 <= 0.1.
+        let mut items = vec![node("node", "40"), pg("ns", "pg1", 10, None, None)];
+        let names: Vec<String> = (0..10).map(|i| format!("m{i}")).collect();
+        for (i, n) in names.iter().enumerate() {
+            let mut b = p("ns", n).group("pg1");
+            if i < 9 {
+                b = b.node("node");
+            }
+            items.push(b.obj());
+        }
+        let s = snapshot(items, false);
+        let fw = Framework::default_profile(Version::NEWEST).unwrap();
+        let (_, st) = plugin(10, None).post_filter(
+            &Ctx { snapshot: &s },
+            &fw,
+            &CycleState::default(),
+            &pi(&s, "ns", "m9"),
+            &BTreeMap::new(),
+        );
+        assert_eq!(st, Status::new(Code::Unschedulable, Vec::<String>::new()));
+    }
+
+    #[test]
+    fn pod_group_backoff_of_plugin_test() {
+        // coscheduling_test.go TestPodGroupBackoffTime: three pods of pg1 (minMember 3),
+        // podGroupBackoffSeconds 1: Permit waits, PostFilter rejects the group and backs it off,
+        // the next PreFilter says it failed recently.
+        let items = vec![
+            node("node", "4"),
+            p("ns", "pod1").group("pg1").obj(),
+            p("ns", "pod2").group("pg1").obj(),
+            p("ns", "pod3").group("pg1").obj(),
+            pg("ns", "pg1", 3, None, None),
+        ];
+        let s = snapshot(items, true);
+        let cx = Ctx { snapshot: &s };
+        let pl = plugin(10, Some(1));
+        let fw = Framework::default_profile(Version::NEWEST).unwrap();
+        let (st, _) = pl.permit(&cx, &mut CycleState::default(), &pi(&s, "ns", "pod1"), "node", &mut Vec::new());
+        assert_eq!(st.code, Code::Wait);
+        pl.post_filter(&cx, &fw, &CycleState::default(), &pi(&s, "ns", "pod2"), &BTreeMap::new());
+        let (_, st) = pl.pre_filter(&cx, &mut CycleState::default(), &pi(&s, "ns", "pod3"));
+        assert_eq!(st.code, Code::UnschedulableAndUnresolvable);
+        assert_eq!(st.reasons, vec!["podGroup ns/pg1 failed recently".to_string()]);
+        // go-cache: still there at the expiration instant, gone after it.
+        s.handle.advance_to(1000);
+        assert!(pl.check_pre_filter(&s, &pi(&s, "ns", "pod3").pod).is_err());
+        s.handle.advance_to(1001);
+        assert_eq!(pl.check_pre_filter(&s, &pi(&s, "ns", "pod3").pod), Ok(()));
+    }
+
+    #[test]
+    fn waiting_members_are_allowed_at_quorum_and_rejected_by_post_filter_and_unreserve() {
+        use crate::engine::framework::handle::WaitingPod;
+        let items = vec![
+            node("node", "4"),
+            p("ns", "a").group("pg1").node("node").obj(),
+            p("ns", "b").group("pg1").node("node").obj(),
+            p("ns", "c").group("pg1").obj(),
+            p("ns", "x").group("other").node("node").obj(),
+            pg("ns", "pg1", 3, None, None),
+            pg("ns", "other", 2, None, None),
+        ];
+        let park = |s: &Snapshot, name: &str| {
+            s.handle.add_waiting(WaitingPod {
+                pod: s.cluster.pod(&ObjectKey::new("ns", name)).unwrap().clone(),
+                node: "node".into(),
+                profile: String::new(),
+                since_ms: 0,
+                pending: [(names::COSCHEDULING.to_string(), (Duration::from_secs(10), 10_000))].into(),
+                state: CycleState::default(),
+                verdict: None,
+            });
+        };
+        let pl = plugin(10, None);
+        // Permit of c: a and b are assumed (waiting), 2 + 1 >= 3: allow them.
+        let s = snapshot(items.clone(), true);
+        park(&s, "a");
+        park(&s, "b");
+        park(&s, "x");
+        let (st, _) = pl.permit(&Ctx { snapshot: &s }, &mut CycleState::default(), &pi(&s, "ns", "c"), "node", &mut Vec::new());
+        assert_eq!(st.code, Code::Success);
+        let decided: Vec<(String, Code)> = s
+            .handle
+            .take_decided()
+            .into_iter()
+            .map(|w| (w.pod.key.name.clone(), w.verdict.unwrap().code))
+            .collect();
+        assert_eq!(decided, vec![("a".into(), Code::Success), ("b".into(), Code::Success)]);
+        // Unreserve of c rejects the waiting members of its group only.
+        let s = snapshot(items, true);
+        park(&s, "a");
+        park(&s, "x");
+        pl.unreserve(&Ctx { snapshot: &s }, &mut CycleState::default(), &pi(&s, "ns", "c"), "node", &mut Vec::new());
+        let decided: Vec<(String, Status)> = s
+            .handle
+            .take_decided()
+            .into_iter()
+            .map(|w| (w.pod.key.name.clone(), w.verdict.unwrap()))
+            .collect();
+        assert_eq!(
+            decided,
+            vec![(
+                "a".into(),
+                Status::unschedulable(MSG_UNRESERVE_REJECTION).with_plugin(names::COSCHEDULING)
+            )]
+        );
+    }
+
+    #[test]
+    fn less_cases_of_plugin_test() {
+        // coscheduling_test.go TestLess; a pod's InitialAttemptTimestamp is its
+        // creationTimestamp here.
+        let t1 = "2024-01-01T00:00:01Z";
+        let t2 = "2024-01-01T00:00:02Z";
+        let (low, high) = (10, 100);
+        struct Case<'a> {
+            name: &'a str,
+            p1: P<'a>,
+            p2: P<'a>,
+            pgs: Vec<Value>,
+            want: bool,
+        }
+        let cases = vec![
+            Case {
+                name: "p1.priority less than p2.priority",
+                p1: p("ns1", "p1").priority(low),
+                p2: p("ns2", "p2").priority(high),
+                pgs: vec![],
+                want: false,
+            },
+            Case {
+                name: "p1.priority greater than p2.priority",
+                p1: p("ns1", "p1").priority(high),
+                p2: p("ns2", "p2").priority(low),
+                pgs: vec![],
+                want: true,
+            },
+            Case {
+                name: "equal priority. p1 is added to schedulingQ earlier than p2",
+                p1: p("ns1", "p1").priority(high).created(t1),
+                p2: p("ns2", "p2").priority(high).created(t2),
+                pgs: vec![],
+                want: true,
+            },
+            Case {
+                name: "equal priority. p2 is added to schedulingQ earlier than p1",
+                p1: p("ns1", "p1").priority(high).created(t2),
+                p2: p("ns2", "p2").priority(high).created(t1),
+                pgs: vec![],
+                want: false,
+            },
+            Case {
+                name: "p1.priority less than p2.priority, p1 belongs to pg1",
+                p1: p("ns1", "p1").priority(low).group("pg1"),
+                p2: p("ns2", "p2").priority(high),
+                pgs: vec![pg("ns1", "pg1", 0, None, None)],
+                want: false,
+            },
+            Case {
+                name: "p1.priority greater than p2.priority, p1 belongs to pg1",
+                p1: p("ns1", "p1").priority(high).group("pg1"),
+                p2: p("ns2", "p2").priority(low),
+                pgs: vec![pg("ns1", "pg1", 0, None, None)],
+                want: true,
+            },
+            Case {
+                name: "equal priority. p1 is added to schedulingQ earlier than p2, p1 belongs to pg1",
+                p1: p("ns1", "p1").priority(high).group("pg1").created(t1),
+                p2: p("ns2", "p2").priority(high).created(t2),
+                pgs: vec![pg("ns1", "pg1", 0, None, Some(t1))],
+                want: true,
+            },
+            Case {
+                name: "equal priority. p2 is added to schedulingQ earlier than p1, p1 belongs to pg1",
+                p1: p("ns1", "p1").priority(high).group("pg1").created(t2),
+                p2: p("ns2", "p2").priority(high).created(t1),
+                pgs: vec![pg("ns1", "pg1", 0, None, Some(t2))],
+                want: false,
+            },
+            Case {
+                name: "p1.priority less than p2.priority, p1 belongs to pg1 and p2 belongs to pg2",
+                p1: p("ns1", "p1").priority(low).group("pg1"),
+                p2: p("ns2", "p2").priority(high).group("pg2"),
+                pgs: vec![pg("ns1", "pg1", 0, None, Some(t1)), pg("ns2", "pg2", 0, None, Some(t2))],
+                want: false,
+            },
+            Case {
+                name: "p1.priority greater than p2.priority, p1 belongs to pg1 and and p2 belongs to pg2",
+                p1: p("ns1", "p1").priority(high).group("pg1"),
+                p2: p("ns2", "p2").priority(low).group("pg1"),
+                pgs: vec![pg("ns1", "pg1", 0, None, Some(t1)), pg("ns2", "pg2", 0, None, Some(t2))],
+                want: true,
+            },
+            Case {
+                name: "equal priority. p1 is added to schedulingQ earlier than p2, p1 belongs to pg1 and p2 belongs to pg2",
+                p1: p("ns1", "p1").priority(high).group("pg1").created(t1),
+                p2: p("ns2", "p2").priority(high).group("pg2").created(t2),
+                pgs: vec![pg("ns1", "pg1", 0, None, Some(t1)), pg("ns2", "pg2", 0, None, Some(t2))],
+                want: true,
+            },
+            Case {
+                name: "equal priority. p2 is added to schedulingQ earlier than p1, p1 belongs to pg2 and p2 belongs to pg1",
+                p1: p("ns", "p1").priority(low).group("pg2").created(t1),
+                p2: p("ns", "p2").priority(high).group("pg1").created(t2),
+                pgs: vec![pg("ns", "pg1", 0, None, Some(t1)), pg("ns", "pg2", 0, None, Some(t2))],
+                want: false,
+            },
+            Case {
+                name: "equal priority and creation time, p1 belongs pg1 and p2 belong to pg2",
+                p1: p("ns1", "p1").priority(high).group("pg2").created(t1),
+                p2: p("ns2", "p2").priority(high).group("pg2").created(t1),
+                pgs: vec![pg("ns1", "pg1", 0, None, Some(t1)), pg("ns2", "pg2", 0, None, Some(t2))],
+                want: true,
+            },
+            Case {
+                name: "equal priority and creation time, and p2 belong to pg2",
+                p1: p("ns1", "p1").priority(high).created(t1),
+                p2: p("ns2", "p2").priority(high).group("pg2").created(t1),
+                pgs: vec![pg("ns2", "pg2", 0, None, Some(t2))],
+                want: true,
+            },
+        ];
+        let pl = plugin(10, None);
+        for c in cases {
+            let mut items = c.pgs;
+            items.push(c.p1.obj());
+            items.push(c.p2.obj());
+            let s = snapshot(items, false);
+            let a = s.cluster.pod(&ObjectKey::new(c.p1.ns, c.p1.name)).unwrap();
+            let b = s.cluster.pod(&ObjectKey::new(c.p2.ns, c.p2.name)).unwrap();
+            assert_eq!(pl.compare(&s.cluster, a, b) == Ordering::Less, c.want, "{}", c.name);
+        }
+    }
+
+    #[test]
+    fn go_quantities_parse_subtract_and_print_as_apimachinery() {
+        assert_eq!(GoQuantity::parse("10"), GoQuantity::new(10, 0, QFormat::DecimalSI));
+        assert_eq!(GoQuantity::parse("500m"), GoQuantity::new(500, -3, QFormat::DecimalSI));
+        assert_eq!(GoQuantity::parse("1.5"), GoQuantity::new(15, -1, QFormat::DecimalSI));
+        assert_eq!(GoQuantity::parse("2k"), GoQuantity::new(2, 3, QFormat::DecimalSI));
+        assert_eq!(GoQuantity::parse("4Gi"), GoQuantity::new(4 << 30, 0, QFormat::BinarySI));
+        assert_eq!(GoQuantity::parse("1e3"), GoQuantity::new(1, 3, QFormat::DecimalExponent));
+        assert_eq!(GoQuantity::parse("007"), GoQuantity::new(7, 0, QFormat::DecimalSI));
+        assert!(GoQuantity::parse("1.5Gi").dec);
+        let mut q = GoQuantity::parse("2k");
+        q.sub(GoQuantity::new(500, 0, QFormat::DecimalSI));
+        assert_eq!((q.value, q.scale), (1500, 0));
+        let mut q = GoQuantity::parse("10");
+        q.sub(GoQuantity::new(4000, -3, QFormat::DecimalSI));
+        assert_eq!(q.go_value_string(), "{{6000 -3} {<nil>}  DecimalSI}");
+        let mut q = GoQuantity::parse("8Gi");
+        q.sub(GoQuantity::new(1 << 30, 0, QFormat::BinarySI));
+        assert_eq!(q.go_value_string(), "{{7516192768 0} {<nil>}  BinarySI}");
+    }
+
+    #[test]
+    fn register_reads_args_and_rejects_negative_backoff() {
+        let s = register(&json!({"permitWaitingTimeSeconds": 5}), Version::NEWEST).unwrap();
+        assert!(s.queue_sort && s.pre_filter.is_some() && s.post_filter.is_some());
+        assert!(s.reserve.is_some() && s.permit.is_some() && s.filter.is_none());
+        assert!(register(&json!({"podGroupBackoffSeconds": -1}), Version::NEWEST).is_err());
+        assert!(register(&json!({"bogus": 1}), Version::NEWEST).is_err());
+    }
 }
