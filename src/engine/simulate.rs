@@ -275,7 +275,13 @@ impl Sim<'_> {
                 .unwrap_or_default();
             if self.snap.evict_pod(v).is_ok() {
                 self.evicted.push(v.clone());
-                self.push(v, EventKind::Evicted { node: vnode, by: key.clone() });
+                self.push(
+                    v,
+                    EventKind::Evicted {
+                        node: vnode,
+                        by: key.clone(),
+                    },
+                );
             }
         }
         let prio = self.snap.cluster.pod(key).map_or(i32::MIN, |p| p.priority);
@@ -331,7 +337,11 @@ impl Sim<'_> {
             }
         } else {
             let message = ex.message.clone().unwrap_or_default();
-            match ex.post_filter.as_ref().and_then(|pf| pf.nominated_node.clone().map(|n| (n, pf))) {
+            match ex
+                .post_filter
+                .as_ref()
+                .and_then(|pf| pf.nominated_node.clone().map(|n| (n, pf)))
+            {
                 Some((node, pf)) => AttemptOutcome::Preempting {
                     node,
                     victims: pf.victims.clone(),
@@ -344,7 +354,8 @@ impl Sim<'_> {
             }
         };
         // Gated and unserved pods are reported once, not on every pass.
-        if matches!(outcome, AttemptOutcome::Gated | AttemptOutcome::NoProfile(_)) && !self.reported_once.insert(key.clone())
+        if matches!(outcome, AttemptOutcome::Gated | AttemptOutcome::NoProfile(_))
+            && !self.reported_once.insert(key.clone())
         {
             return;
         }
@@ -404,7 +415,14 @@ impl Sim<'_> {
                     after_wait: Vec::new(),
                 };
                 let verdict = w.verdict.clone().unwrap_or_else(Status::success);
-                finish_binding_cycle(&Ctx { snapshot: &self.snap }, fw, &mut w.state, &pi, Some(verdict), &mut t);
+                finish_binding_cycle(
+                    &Ctx { snapshot: &self.snap },
+                    fw,
+                    &mut w.state,
+                    &pi,
+                    Some(verdict),
+                    &mut t,
+                );
                 let key = w.pod.key.clone();
                 let _ = self.snap.forget_pod(&key);
                 if t.outcome == BindingOutcome::Bound {
@@ -566,5 +584,169 @@ pub fn simulate(cluster: Cluster, profiles: &[Framework], version: Version, opts
         converged,
         end_ms,
         snapshot: sim.snap,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::framework::cycle_state::CycleState;
+    use crate::engine::framework::plugin::{Plugin, PostFilterPlugin};
+    use crate::engine::trace::PostFilterTrace;
+    use crate::source::file::load_str;
+
+    /// A PostFilter that preempts `low` on n1 for `high`, to test how the simulator applies a
+    /// preemption whatever plugin produced it.
+    struct FakePreemption;
+
+    impl Plugin for FakePreemption {
+        fn name(&self) -> &'static str {
+            "FakePreemption"
+        }
+    }
+
+    impl PostFilterPlugin for FakePreemption {
+        fn post_filter(
+            &self,
+            _: &Ctx<'_>,
+            _: &Framework,
+            _: &CycleState,
+            pod: &PodInfo,
+            _: &BTreeMap<String, Status>,
+        ) -> (PostFilterTrace, Status) {
+            if pod.pod.key.name != "high" {
+                return (PostFilterTrace::default(), Status::unschedulable("no victims"));
+            }
+            let trace = PostFilterTrace {
+                nominated_node: Some("n1".into()),
+                victims: vec![ObjectKey::new("default", "low")],
+                ..Default::default()
+            };
+            (trace, Status::success())
+        }
+    }
+
+    const SNAP: &str = r"
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+  status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: low, namespace: default}
+  spec: {nodeName: n1, priority: 0, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: other, namespace: default}
+  spec: {priority: 50, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}
+  status: {nominatedNodeName: n1}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: high, namespace: default}
+  spec: {priority: 100, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}
+";
+
+    #[test]
+    fn preemption_deletes_victims_nominates_and_binds_on_the_next_pass() {
+        let v = Version::NEWEST;
+        let mut fw = Framework::default_profile(v).unwrap();
+        fw.post_filter = vec![Arc::new(FakePreemption)];
+        let profiles = vec![fw];
+        let r = simulate(load_str("t", SNAP).unwrap(), &profiles, v, SimOptions::default());
+        let k = |n: &str| ObjectKey::new("default", n);
+        assert_eq!(r.evicted, vec![k("low")]);
+        let kinds: Vec<(String, String)> = r
+            .events
+            .iter()
+            .map(|e| {
+                let what = match &e.kind {
+                    EventKind::Attempt { outcome, .. } => match outcome {
+                        AttemptOutcome::Preempting { node, victims, .. } => format!("preempts on {node} {victims:?}"),
+                        AttemptOutcome::Bound(n) => format!("bound {n}"),
+                        AttemptOutcome::Unschedulable(_) => "unschedulable".into(),
+                        o => format!("{o:?}"),
+                    },
+                    EventKind::Evicted { node, by } => format!("evicted from {node} by {by}"),
+                    EventKind::NominationCleared { node } => format!("nomination {node} cleared"),
+                    EventKind::WaitEnded { .. } => "wait ended".into(),
+                };
+                (e.pod.name.clone(), what)
+            })
+            .collect();
+        let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(
+            kinds,
+            vec![
+                s(
+                    "high",
+                    "preempts on n1 [ObjectKey { namespace: \"default\", name: \"low\" }]"
+                ),
+                s("low", "evicted from n1 by default/high"),
+                s("other", "nomination n1 cleared"),
+                s("other", "unschedulable"),
+                s("high", "bound n1"),
+                s("other", "unschedulable"),
+                // Pass 3: nothing changes any more.
+                s("other", "unschedulable"),
+            ]
+        );
+        assert_eq!(r.passes, 3);
+        assert_eq!(
+            r.pods,
+            vec![
+                (
+                    k("high"),
+                    FinalState::Bound {
+                        node: "n1".into(),
+                        at_ms: 1000
+                    }
+                ),
+                (
+                    k("other"),
+                    FinalState::Pending {
+                        message: "0/1 nodes are available: 1 Insufficient cpu. no victims".into(),
+                        nominated: None
+                    }
+                ),
+            ]
+        );
+        assert!(r.converged);
+        assert_eq!(r.snapshot.node("n1").unwrap().pods.len(), 1);
+    }
+
+    #[test]
+    fn queues_follow_each_profiles_queue_sort() {
+        let text = r"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Pod, metadata: {name: b, namespace: x, creationTimestamp: '2024-01-01T00:00:01Z'}, spec: {containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: a, namespace: x, creationTimestamp: '2024-01-01T00:00:02Z'}, spec: {containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: hi, namespace: x, creationTimestamp: '2024-01-01T00:00:03Z'}, spec: {priority: 5, containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: g2, namespace: x, creationTimestamp: '2024-01-01T00:00:00Z', labels: {scheduling.x-k8s.io/pod-group: pg}}, spec: {schedulerName: scheduler-plugins-scheduler, containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: g1, namespace: x, creationTimestamp: '2024-01-01T00:00:09Z', labels: {scheduling.x-k8s.io/pod-group: pg}}, spec: {schedulerName: scheduler-plugins-scheduler, containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: solo, namespace: x, creationTimestamp: '2024-01-01T00:00:05Z'}, spec: {schedulerName: scheduler-plugins-scheduler, containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: lost, namespace: x}, spec: {schedulerName: nobody, containers: [{name: c}]}}
+- {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: pg, namespace: x, creationTimestamp: '2024-01-01T00:00:07Z'}, spec: {minMember: 2}}
+";
+        let c = load_str("t", text).unwrap();
+        let profiles = crate::engine::build_profiles(None, Version::NEWEST).unwrap();
+        let names: Vec<Vec<String>> = queues(&c, &profiles)
+            .into_iter()
+            .map(|q| q.into_iter().map(|k| k.name).collect())
+            .collect();
+        // PrioritySort: priority, then creation. Coscheduling: the group's creation time for
+        // members (07s), the pod's own otherwise (solo: 05s), then namespace/name.
+        assert_eq!(
+            names,
+            vec![
+                vec!["hi".to_string(), "b".into(), "a".into()],
+                vec!["solo".into(), "g1".into(), "g2".into()],
+                vec!["lost".into()],
+            ]
+        );
     }
 }

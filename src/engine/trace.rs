@@ -219,7 +219,7 @@ pub struct WaitingMember {
     pub time_left_ms: u64,
 }
 
-/// A pod group (gang) as a Permit plugin sees it (Coscheduling).
+/// A pod group (gang) as a Permit plugin sees it (Coscheduling), when the attempt starts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct GangTrace {
     /// The plugin.
@@ -298,7 +298,11 @@ impl Explanation {
             match b.outcome {
                 BindingOutcome::Bound => {}
                 BindingOutcome::Waiting => {
-                    return format!("Waiting at Permit on {}: {}", b.node, b.message.clone().unwrap_or_default());
+                    return format!(
+                        "Waiting at Permit on {}: {}",
+                        b.node,
+                        b.message.clone().unwrap_or_default()
+                    );
                 }
                 BindingOutcome::Rejected | BindingOutcome::Error => {
                     return format!(

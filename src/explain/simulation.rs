@@ -12,7 +12,7 @@ use crate::engine::trace::BindingOutcome;
 use crate::model::ObjectKey;
 
 fn secs(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{}.{:03}s", ms / 1000, ms % 1000)
@@ -187,7 +187,11 @@ pub fn render(r: &SimReport) -> String {
         r.snapshot.nodes.len(),
         r.snapshot.version,
         r.passes,
-        if r.converged { "" } else { " (stopped before the queue settled)" },
+        if r.converged {
+            ""
+        } else {
+            " (stopped before the queue settled)"
+        },
         secs(r.end_ms)
     );
     if r.pods.is_empty() {
@@ -259,7 +263,13 @@ pub fn render(r: &SimReport) -> String {
         }
     }
     let _ = writeln!(s, "\nResult:");
-    let w = r.pods.iter().map(|(k, _)| k.to_string().len()).max().unwrap_or(3).max(3);
+    let w = r
+        .pods
+        .iter()
+        .map(|(k, _)| k.to_string().len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
     for (k, st) in &r.pods {
         let line = match st {
             FinalState::Bound { node, at_ms } => format!("Bound      {node} (t={})", secs(*at_ms)),
@@ -282,8 +292,19 @@ pub fn render(r: &SimReport) -> String {
         let _ = writeln!(s, "\nDeleted by preemption: {}", v.join(", "));
     }
     let _ = writeln!(s, "\nNodes at the end:");
-    let nw = r.snapshot.nodes.iter().map(|n| n.name().len()).max().unwrap_or(4).max(4);
-    let _ = writeln!(s, "  {:<nw$}  {:>5}  {:>15}  {:>17}  OTHER", "NODE", "PODS", "CPU req/alloc", "MEMORY req/alloc");
+    let nw = r
+        .snapshot
+        .nodes
+        .iter()
+        .map(|n| n.name().len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        s,
+        "  {:<nw$}  {:>5}  {:>15}  {:>17}  OTHER",
+        "NODE", "PODS", "CPU req/alloc", "MEMORY req/alloc"
+    );
     for n in &r.snapshot.nodes {
         let a = n.allocatable();
         let other: Vec<String> = a

@@ -138,7 +138,7 @@ pub fn render(ex: &Explanation) -> String {
 
 /// Seconds for display: `10s`, `2.5s`.
 fn secs(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{:.1}s", ms as f64 / 1000.0)

@@ -168,7 +168,10 @@ items:
         assert_eq!(p.priority, 7);
         let conds = p.obj.status.as_ref().unwrap().conditions.as_ref().unwrap();
         assert_eq!(conds.len(), 1);
-        assert_eq!((conds[0].type_.as_str(), conds[0].status.as_str()), ("PodScheduled", "True"));
+        assert_eq!(
+            (conds[0].type_.as_str(), conds[0].status.as_str()),
+            ("PodScheduled", "True")
+        );
         assert_eq!(conds[0].message, None);
         assert_eq!(
             c.bind_pod(&k, "n1").unwrap_err(),

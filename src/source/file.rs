@@ -81,6 +81,7 @@ pub fn load_str(name: &str, text: &str) -> Result<Cluster, LoadError> {
     Ok(c)
 }
 
+#[allow(clippy::result_large_err)]
 /// As `load_path`, keeping every document as read in `Cluster::source_documents` so the
 /// cluster can be saved back without losing objects or fields (`super::save`).
 pub fn load_path_keeping_documents(path: &Path) -> Result<Cluster, LoadError> {
@@ -93,6 +94,7 @@ pub fn load_path_keeping_documents(path: &Path) -> Result<Cluster, LoadError> {
     Ok(c)
 }
 
+#[allow(clippy::result_large_err)]
 /// As `load_str`, keeping every document as read (see `load_path_keeping_documents`).
 pub fn load_str_keeping_documents(name: &str, text: &str) -> Result<Cluster, LoadError> {
     let mut out = Vec::new();
@@ -112,6 +114,7 @@ pub fn read_objects(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<(Orig
     read_objects_keeping(path, warnings, None)
 }
 
+#[allow(clippy::result_large_err)]
 /// As `read_objects`; with `raw`, also collects every object document as read (List items
 /// individually), before any conversion.
 pub fn read_objects_keeping(

@@ -35,7 +35,12 @@ pub enum SaveError {
 
 fn key_of(v: &Value) -> ObjectKey {
     let md = v.get("metadata");
-    let s = |f: &str| md.and_then(|m| m.get(f)).and_then(Value::as_str).unwrap_or("").to_string();
+    let s = |f: &str| {
+        md.and_then(|m| m.get(f))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
     ObjectKey::new(s("namespace"), s("name"))
 }
 
@@ -144,7 +149,11 @@ fn typed_objects(c: &Cluster) -> Vec<Value> {
             .values()
             .map(|o| typed("scheduling.k8s.io/v1", "PriorityClass", o)),
     );
-    v.extend(c.storage_classes.values().map(|o| typed("storage.k8s.io/v1", "StorageClass", o)));
+    v.extend(
+        c.storage_classes
+            .values()
+            .map(|o| typed("storage.k8s.io/v1", "StorageClass", o)),
+    );
     v.extend(c.csi_nodes.values().map(|o| typed("storage.k8s.io/v1", "CSINode", o)));
     v.extend(c.pvs.values().map(|o| typed("v1", "PersistentVolume", o)));
     v.extend(c.pvcs.values().map(|o| typed("v1", "PersistentVolumeClaim", o)));
@@ -249,7 +258,10 @@ items:
         assert_eq!(back.pods.len(), 1);
         assert_eq!(back.pods[0].node_name.as_deref(), Some("n1"));
         assert_eq!(back.skipped.get("ConfigMap"), Some(&1));
-        assert_eq!(back.nodes[0].obj.metadata.annotations, c.nodes[0].obj.metadata.annotations);
+        assert_eq!(
+            back.nodes[0].obj.metadata.annotations,
+            c.nodes[0].obj.metadata.annotations
+        );
     }
 
     #[test]
@@ -260,7 +272,10 @@ items:
         let back = load_str("back.json", &text).unwrap();
         assert_eq!(back.nodes.len(), 1);
         assert_eq!(back.pods.len(), 2);
-        assert_eq!(back.pod(&ObjectKey::new("default", "p")).unwrap().node_name.as_deref(), Some("n1"));
+        assert_eq!(
+            back.pod(&ObjectKey::new("default", "p")).unwrap().node_name.as_deref(),
+            Some("n1")
+        );
         assert_eq!(back.nodes[0].allocatable.milli_cpu, 2000);
     }
 }

@@ -194,7 +194,15 @@ fn failure_message(node: &str, s: &Status) -> String {
     }
 }
 
-fn fail(fw: &Framework, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, t: &mut BindingCycleTrace, point: &str, s: &Status) {
+fn fail(
+    fw: &Framework,
+    cx: &Ctx<'_>,
+    state: &mut CycleState,
+    pod: &PodInfo,
+    t: &mut BindingCycleTrace,
+    point: &str,
+    s: &Status,
+) {
     let node = t.node.clone();
     t.unreserve = fw.run_unreserve(cx, state, pod, &node);
     t.outcome = if s.is_rejected() {
@@ -208,7 +216,13 @@ fn fail(fw: &Framework, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, t: 
 
 /// Runs Reserve and Permit on the first selected node and, unless a plugin asked to wait, the
 /// binding cycle. A waiting pod is parked in the snapshot's handle.
-pub fn run_binding_cycle(cx: &Ctx<'_>, fw: &Framework, state: &mut CycleState, pi: &Arc<PodInfo>, ex: &mut Explanation) {
+pub fn run_binding_cycle(
+    cx: &Ctx<'_>,
+    fw: &Framework,
+    state: &mut CycleState,
+    pi: &Arc<PodInfo>,
+    ex: &mut Explanation,
+) {
     let Some(node) = ex.selected.first().cloned() else {
         return;
     };

@@ -228,7 +228,10 @@ impl FrameworkHandle {
                 fired.push((
                     k.clone(),
                     p.clone(),
-                    format!("rejected due to timeout after waiting {} at plugin {p}", go_duration(*t)),
+                    format!(
+                        "rejected due to timeout after waiting {} at plugin {p}",
+                        go_duration(*t)
+                    ),
                 ));
             }
         }

@@ -110,15 +110,25 @@ pub trait PostFilterPlugin: Plugin {
 /// QueueSort: the order of the scheduling queue (`Less`).
 pub trait QueueSortPlugin: Plugin {
     /// Orders two queued pods: `Less` means `a` is popped first.
-    fn compare(&self, cluster: &crate::model::Cluster, a: &crate::model::Pod, b: &crate::model::Pod)
-    -> std::cmp::Ordering;
+    fn compare(
+        &self,
+        cluster: &crate::model::Cluster,
+        a: &crate::model::Pod,
+        b: &crate::model::Pod,
+    ) -> std::cmp::Ordering;
 }
 
 /// Reserve, with its Unreserve rollback (run in reverse order when a later step fails).
 pub trait ReservePlugin: Plugin {
     /// Reserves resources for the pod on `node`; `notes` gets trace-only remarks.
-    fn reserve(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>)
-    -> Status;
+    fn reserve(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        notes: &mut Vec<String>,
+    ) -> Status;
     /// Undoes `reserve`; must not fail.
     fn unreserve(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>);
 }
@@ -144,15 +154,20 @@ pub trait PermitPlugin: Plugin {
 /// PreBind.
 pub trait PreBindPlugin: Plugin {
     /// Runs before the binding; a failure aborts it.
-    fn pre_bind(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>)
-    -> Status;
+    fn pre_bind(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        notes: &mut Vec<String>,
+    ) -> Status;
 }
 
 /// Bind: the first plugin that does not return Skip binds the pod.
 pub trait BindPlugin: Plugin {
     /// Binds (in kschedtui: describes the API call it would make).
-    fn bind(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>)
-    -> Status;
+    fn bind(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>) -> Status;
 }
 
 /// PostBind: informational, after a successful bind.

@@ -589,8 +589,11 @@ pub const SCHEDULER_PLUGINS_PROFILE: &str = "scheduler-plugins-scheduler";
 
 /// Plugins the scheduler-plugins install chart also enables in that profile, which kschedtui
 /// does not reproduce (listed as not implemented in every explanation of the profile).
-pub const SCHEDULER_PLUGINS_CHART_EXTRAS: &[&str] =
-    &["CapacityScheduling", "NodeResourceTopologyMatch", "NodeResourcesAllocatable"];
+pub const SCHEDULER_PLUGINS_CHART_EXTRAS: &[&str] = &[
+    "CapacityScheduling",
+    "NodeResourceTopologyMatch",
+    "NodeResourcesAllocatable",
+];
 
 impl Framework {
     /// The built-in second profile `scheduler-plugins-scheduler`, as the scheduler-plugins

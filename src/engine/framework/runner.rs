@@ -253,8 +253,8 @@ pub fn explain(snapshot: &Snapshot, profiles: &[Framework], key: &ObjectKey) -> 
         return Ok(ex);
     };
     snapshot.handle.set_profile(&fw.name);
-    run_cycle(snapshot, fw, &pi, &mut ex);
     super::binding::gang_trace(&Ctx { snapshot }, fw, &pi, &mut ex);
+    run_cycle(snapshot, fw, &pi, &mut ex);
     Ok(ex)
 }
 

@@ -273,7 +273,11 @@ fn node_left_resources(n: &NodeInfo, group: &str) -> BTreeMap<String, GoQuantity
     );
     out.insert(
         "ephemeral-storage".to_string(),
-        GoQuantity::new(alloc.ephemeral_storage - requested.ephemeral_storage, 0, QFormat::BinarySI),
+        GoQuantity::new(
+            alloc.ephemeral_storage - requested.ephemeral_storage,
+            0,
+            QFormat::BinarySI,
+        ),
     );
     for (k, a) in &alloc.scalar {
         let v = a - requested.scalar.get(k).copied().unwrap_or(0);
@@ -439,10 +443,7 @@ impl GoQuantity {
             self.format = y.format;
         }
         self.dec |= y.dec;
-        let b = GoQuantity {
-            value: -y.value,
-            ..y
-        };
+        let b = GoQuantity { value: -y.value, ..y };
         if b.value == 0 {
             return;
         }
@@ -474,9 +475,19 @@ impl GoQuantity {
     /// `{i:{value scale} d:{Dec} s:"" Format}` (the cached string is empty after `Sub`).
     pub fn go_value_string(&self) -> String {
         if self.dec {
-            format!("{{{{0 0}} {{<inf.Dec {}e{}>}}  {}}}", self.value, self.scale, self.format.as_str())
+            format!(
+                "{{{{0 0}} {{<inf.Dec {}e{}>}}  {}}}",
+                self.value,
+                self.scale,
+                self.format.as_str()
+            )
         } else {
-            format!("{{{{{} {}}} {{<nil>}}  {}}}", self.value, self.scale, self.format.as_str())
+            format!(
+                "{{{{{} {}}} {{<nil>}}  {}}}",
+                self.value,
+                self.scale,
+                self.format.as_str()
+            )
         }
     }
 }
@@ -544,9 +555,10 @@ impl PostFilterPlugin for Coscheduling {
         let min = pg.spec.min_member;
         let assigned_i = i64::try_from(assigned).unwrap_or(i64::MAX);
         if assigned_i >= i64::from(min) {
-            trace
-                .node_notes
-                .push((String::new(), format!("{assigned} of minMember {min} already assigned: the group is not rejected")));
+            trace.node_notes.push((
+                String::new(),
+                format!("{assigned} of minMember {min} already assigned: the group is not rejected"),
+            ));
             return (trace, Status::new(Code::Unschedulable, Vec::<String>::new()));
         }
         #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
@@ -561,9 +573,10 @@ impl PostFilterPlugin for Coscheduling {
         let handle = &cx.snapshot.handle;
         for w in Coscheduling::waiting_siblings(handle, &pod.key.namespace, pg_name(pg)) {
             handle.reject(&w.key, names::COSCHEDULING, MSG_POST_FILTER_REJECTION);
-            trace
-                .node_notes
-                .push((w.key.to_string(), format!("waiting member rejected: {MSG_POST_FILTER_REJECTION}")));
+            trace.node_notes.push((
+                w.key.to_string(),
+                format!("waiting member rejected: {MSG_POST_FILTER_REJECTION}"),
+            ));
         }
         if let Some(b) = self.pg_backoff {
             let pods = group_pods(&cx.snapshot.cluster, &pod.key.namespace, pod_group_label(pod)).len();
@@ -825,7 +838,9 @@ mod tests {
     fn pre_filter_cases_of_core_test() {
         // core/core_test.go TestPreFilter: two nodes with 4 CPUs each.
         let nodes = || vec![node("node-a", "4"), node("node-b", "4")];
-        let cases: Vec<(&str, Vec<Value>, (&str, &str), Result<(), String>)> = vec![
+        type Case<'a> = (&'a str, Vec<Value>, (&'a str, &'a str), Result<(), String>);
+        let cases: Vec<Case<'_>> =
+            vec![
             (
                 "pod does not belong to any pg",
                 vec![
@@ -951,7 +966,8 @@ mod tests {
             let mut items = vec![node("node-a", "3"), node("node-b", "3")];
             items.extend(pods);
             let s = snapshot(items, false);
-            let req: BTreeMap<String, GoQuantity> = [("cpu".to_string(), GoQuantity::new(4, 0, QFormat::DecimalSI))].into();
+            let req: BTreeMap<String, GoQuantity> =
+                [("cpu".to_string(), GoQuantity::new(4, 0, QFormat::DecimalSI))].into();
             assert_eq!(check_cluster_resource(&s.nodes, req, "ns/pg1"), want, "{name}");
         }
     }
@@ -960,7 +976,8 @@ mod tests {
     fn permit_cases_of_core_and_plugin_tests() {
         // core_test.go TestPermit and coscheduling_test.go TestPermit (one 4-CPU node).
         let pl = plugin(10, None);
-        let cases: Vec<(&str, Vec<Value>, &str, Code, Vec<String>)> = vec![
+        type Case<'a> = (&'a str, Vec<Value>, &'a str, Code, Vec<String>);
+        let cases: Vec<Case<'_>> = vec![
             (
                 "pod does not belong to any pg",
                 vec![p("ns", "p").obj(), pg("ns", "pg1", 2, None, None)],
@@ -970,7 +987,10 @@ mod tests {
             ),
             (
                 "pod specifies a non-existent pg",
-                vec![p("ns", "p").group("pg-non-existent").obj(), pg("ns", "pg1", 2, None, None)],
+                vec![
+                    p("ns", "p").group("pg-non-existent").obj(),
+                    pg("ns", "pg1", 2, None, None),
+                ],
                 "p",
                 Code::Unschedulable,
                 vec![ERR_POD_GROUP_NOT_FOUND.into()],
@@ -1065,7 +1085,9 @@ mod tests {
                     p("ns", "p").group("pg1").obj(),
                     pg("ns", "pg1", 2, None, None),
                 ],
-                Status::unschedulable("PodGroup ns/pg1 gets rejected due to Pod p is unschedulable even after PostFilter"),
+                Status::unschedulable(
+                    "PodGroup ns/pg1 gets rejected due to Pod p is unschedulable even after PostFilter",
+                ),
             ),
         ];
         for (name, objs, want) in cases {
@@ -1123,9 +1145,21 @@ mod tests {
         let cx = Ctx { snapshot: &s };
         let pl = plugin(10, Some(1));
         let fw = Framework::default_profile(Version::NEWEST).unwrap();
-        let (st, _) = pl.permit(&cx, &mut CycleState::default(), &pi(&s, "ns", "pod1"), "node", &mut Vec::new());
+        let (st, _) = pl.permit(
+            &cx,
+            &mut CycleState::default(),
+            &pi(&s, "ns", "pod1"),
+            "node",
+            &mut Vec::new(),
+        );
         assert_eq!(st.code, Code::Wait);
-        pl.post_filter(&cx, &fw, &CycleState::default(), &pi(&s, "ns", "pod2"), &BTreeMap::new());
+        pl.post_filter(
+            &cx,
+            &fw,
+            &CycleState::default(),
+            &pi(&s, "ns", "pod2"),
+            &BTreeMap::new(),
+        );
         let (_, st) = pl.pre_filter(&cx, &mut CycleState::default(), &pi(&s, "ns", "pod3"));
         assert_eq!(st.code, Code::UnschedulableAndUnresolvable);
         assert_eq!(st.reasons, vec!["podGroup ns/pg1 failed recently".to_string()]);
@@ -1165,7 +1199,13 @@ mod tests {
         park(&s, "a");
         park(&s, "b");
         park(&s, "x");
-        let (st, _) = pl.permit(&Ctx { snapshot: &s }, &mut CycleState::default(), &pi(&s, "ns", "c"), "node", &mut Vec::new());
+        let (st, _) = pl.permit(
+            &Ctx { snapshot: &s },
+            &mut CycleState::default(),
+            &pi(&s, "ns", "c"),
+            "node",
+            &mut Vec::new(),
+        );
         assert_eq!(st.code, Code::Success);
         let decided: Vec<(String, Code)> = s
             .handle
@@ -1178,7 +1218,13 @@ mod tests {
         let s = snapshot(items, true);
         park(&s, "a");
         park(&s, "x");
-        pl.unreserve(&Ctx { snapshot: &s }, &mut CycleState::default(), &pi(&s, "ns", "c"), "node", &mut Vec::new());
+        pl.unreserve(
+            &Ctx { snapshot: &s },
+            &mut CycleState::default(),
+            &pi(&s, "ns", "c"),
+            "node",
+            &mut Vec::new(),
+        );
         let decided: Vec<(String, Status)> = s
             .handle
             .take_decided()
@@ -1327,7 +1373,10 @@ mod tests {
         assert_eq!(GoQuantity::parse("1.5"), GoQuantity::new(15, -1, QFormat::DecimalSI));
         assert_eq!(GoQuantity::parse("2k"), GoQuantity::new(2, 3, QFormat::DecimalSI));
         assert_eq!(GoQuantity::parse("4Gi"), GoQuantity::new(4 << 30, 0, QFormat::BinarySI));
-        assert_eq!(GoQuantity::parse("1e3"), GoQuantity::new(1, 3, QFormat::DecimalExponent));
+        assert_eq!(
+            GoQuantity::parse("1e3"),
+            GoQuantity::new(1, 3, QFormat::DecimalExponent)
+        );
         assert_eq!(GoQuantity::parse("007"), GoQuantity::new(7, 0, QFormat::DecimalSI));
         assert!(GoQuantity::parse("1.5Gi").dec);
         let mut q = GoQuantity::parse("2k");

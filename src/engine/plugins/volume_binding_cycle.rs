@@ -100,8 +100,14 @@ impl Plugin for VolumeBindingCycle {
 }
 
 impl ReservePlugin for VolumeBindingCycle {
-    fn reserve(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>)
-    -> Status {
+    fn reserve(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        notes: &mut Vec<String>,
+    ) -> Status {
         let p = plan(&cx.snapshot.cluster, &pod.pod);
         if p.is_empty() {
             notes.push("no PersistentVolumeClaims: all volumes bound, nothing to assume".into());
@@ -138,8 +144,14 @@ impl ReservePlugin for VolumeBindingCycle {
 }
 
 impl PreBindPlugin for VolumeBindingCycle {
-    fn pre_bind(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>)
-    -> Status {
+    fn pre_bind(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        notes: &mut Vec<String>,
+    ) -> Status {
         let p = match state.read::<Vec<ClaimPlan>>(STATE_KEY) {
             Some(p) => p.clone(),
             None => plan(&cx.snapshot.cluster, &pod.pod),
