@@ -269,15 +269,20 @@ pub fn run_binding_cycle(
         t.outcome = BindingOutcome::Waiting;
         t.stopped_at = Some("Permit".into());
         t.message = Some(s.message());
-        t.after_wait = ["PreBind", "Bind", "PostBind"]
-            .iter()
-            .map(|p| {
-                (
-                    (*p).to_string(),
-                    fw.plugins_at(p).iter().map(|n| (*n).to_string()).collect(),
-                )
-            })
-            .collect();
+        t.after_wait = vec![
+            (
+                "PreBind".to_string(),
+                fw.pre_bind.iter().map(|p| p.name().to_string()).collect(),
+            ),
+            (
+                "Bind".to_string(),
+                fw.bind.iter().map(|p| p.name().to_string()).collect(),
+            ),
+            (
+                "PostBind".to_string(),
+                fw.post_bind.iter().map(|p| p.name().to_string()).collect(),
+            ),
+        ];
         ex.binding_cycle = Some(t);
         return;
     }
@@ -338,4 +343,204 @@ pub fn finish_binding_cycle(
 /// Asks the profile's Permit plugins to describe the pod's gang, for the trace.
 pub fn gang_trace(cx: &Ctx<'_>, fw: &Framework, pi: &PodInfo, ex: &mut Explanation) {
     ex.gang = fw.permit.iter().find_map(|p| p.gang(cx, pi));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::framework::plugin::{BindPlugin, PermitPlugin, Plugin, PreBindPlugin, ReservePlugin};
+    use crate::engine::framework::snapshot::Snapshot;
+    use crate::engine::version::Version;
+    use crate::model::ObjectKey;
+    use crate::source::file::load_str;
+
+    /// A plugin answering `status` at every point it is put in (Permit: with `wait`).
+    struct Fake {
+        name: &'static str,
+        status: Status,
+        wait: Duration,
+    }
+
+    fn fake(name: &'static str, status: Status) -> Arc<Fake> {
+        Arc::new(Fake {
+            name,
+            status,
+            wait: Duration::ZERO,
+        })
+    }
+
+    impl Plugin for Fake {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+    }
+
+    impl ReservePlugin for Fake {
+        fn reserve(&self, _: &Ctx<'_>, _: &mut CycleState, _: &PodInfo, _: &str, _: &mut Vec<String>) -> Status {
+            self.status.clone()
+        }
+        fn unreserve(&self, _: &Ctx<'_>, _: &mut CycleState, _: &PodInfo, node: &str, notes: &mut Vec<String>) {
+            notes.push(format!("unreserved on {node}"));
+        }
+    }
+
+    impl PermitPlugin for Fake {
+        fn permit(
+            &self,
+            _: &Ctx<'_>,
+            _: &mut CycleState,
+            _: &PodInfo,
+            _: &str,
+            _: &mut Vec<String>,
+        ) -> (Status, Duration) {
+            (self.status.clone(), self.wait)
+        }
+    }
+
+    impl PreBindPlugin for Fake {
+        fn pre_bind(&self, _: &Ctx<'_>, _: &mut CycleState, _: &PodInfo, _: &str, _: &mut Vec<String>) -> Status {
+            self.status.clone()
+        }
+    }
+
+    impl BindPlugin for Fake {
+        fn bind(&self, _: &Ctx<'_>, _: &mut CycleState, _: &PodInfo, _: &str, _: &mut Vec<String>) -> Status {
+            self.status.clone()
+        }
+    }
+
+    const SNAP: &str = r"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {containers: [{name: c}]}}
+";
+
+    fn run(fw: &Framework) -> BindingCycleTrace {
+        let s = Snapshot::new(Arc::new(load_str("t", SNAP).unwrap()), Version::NEWEST);
+        let ex =
+            crate::engine::framework::runner::explain(&s, std::slice::from_ref(fw), &ObjectKey::new("default", "p"))
+                .unwrap();
+        ex.binding_cycle.unwrap()
+    }
+
+    fn base() -> Framework {
+        let mut fw = Framework::default_profile(Version::NEWEST).unwrap();
+        fw.reserve = vec![];
+        fw.permit = vec![];
+        fw.pre_bind = vec![];
+        fw.bind = vec![];
+        fw.post_bind = vec![];
+        fw
+    }
+
+    fn names(v: &[CyclePluginStatus]) -> Vec<(&str, Code)> {
+        v.iter().map(|p| (p.plugin.as_str(), p.code)).collect()
+    }
+
+    #[test]
+    fn reserve_rejection_unreserves_every_reserve_plugin_in_reverse() {
+        let mut fw = base();
+        fw.reserve = vec![
+            fake("A", Status::success()),
+            fake("B", Status::unschedulable("no room")),
+            fake("C", Status::success()),
+        ];
+        fw.bind = vec![fake("Binder", Status::success())];
+        let t = run(&fw);
+        assert_eq!(
+            names(&t.reserve),
+            vec![("A", Code::Success), ("B", Code::Unschedulable)]
+        );
+        assert_eq!(
+            names(&t.unreserve),
+            vec![("C", Code::Success), ("B", Code::Success), ("A", Code::Success)]
+        );
+        assert_eq!(t.unreserve[0].notes, vec!["unreserved on n1".to_string()]);
+        assert_eq!(t.outcome, BindingOutcome::Rejected);
+        assert_eq!(t.stopped_at.as_deref(), Some("Reserve"));
+        assert_eq!(t.message.as_deref(), Some("0/1 nodes are available: 1 no room."));
+        assert!(t.bind.is_empty());
+    }
+
+    #[test]
+    fn reserve_error_is_wrapped_as_upstream_does() {
+        let mut fw = base();
+        fw.reserve = vec![fake("A", Status::error("boom"))];
+        let t = run(&fw);
+        assert_eq!(t.outcome, BindingOutcome::Error);
+        assert_eq!(t.message.as_deref(), Some("running Reserve plugin \"A\": boom"));
+    }
+
+    #[test]
+    fn permit_waits_are_capped_and_reported() {
+        let mut fw = base();
+        fw.permit = vec![
+            fake("Allow", Status::success()),
+            Arc::new(Fake {
+                name: "Gang",
+                status: Status::new(Code::Wait, Vec::<String>::new()),
+                wait: Duration::from_secs(3600),
+            }),
+        ];
+        fw.bind = vec![fake("Binder", Status::success())];
+        let t = run(&fw);
+        assert_eq!(t.outcome, BindingOutcome::Waiting);
+        assert_eq!(t.permit[1].timeout_ms, Some(15 * 60 * 1000));
+        assert_eq!(
+            t.message.as_deref(),
+            Some("one or more plugins asked to wait and no plugin rejected pod \"p\"")
+        );
+        assert_eq!(t.after_wait[1], ("Bind".to_string(), vec!["Binder".to_string()]));
+        assert!(t.bind.is_empty(), "the binding cycle waits");
+    }
+
+    #[test]
+    fn permit_error_and_rejection() {
+        let mut fw = base();
+        fw.permit = vec![fake("P", Status::error("boom"))];
+        let t = run(&fw);
+        assert_eq!(t.message.as_deref(), Some("running Permit plugin \"P\": boom"));
+        fw.permit = vec![fake("P", Status::unresolvable("never"))];
+        let t = run(&fw);
+        assert_eq!(t.outcome, BindingOutcome::Rejected);
+        assert_eq!(t.message.as_deref(), Some("0/1 nodes are available: 1 never."));
+    }
+
+    #[test]
+    fn pre_bind_failure_unreserves_and_bind_takes_the_first_non_skip() {
+        let mut fw = base();
+        fw.reserve = vec![fake("R", Status::success())];
+        fw.pre_bind = vec![fake("PB", Status::unschedulable("volume busy"))];
+        fw.bind = vec![fake("Binder", Status::success())];
+        let t = run(&fw);
+        assert_eq!(t.stopped_at.as_deref(), Some("PreBind"));
+        assert_eq!(names(&t.unreserve), vec![("R", Code::Success)]);
+        assert_eq!(t.message.as_deref(), Some("0/1 nodes are available: 1 volume busy."));
+        fw.pre_bind = vec![];
+        fw.bind = vec![
+            fake("Skipper", Status::skip()),
+            fake("Binder", Status::success()),
+            fake("Never", Status::error("not called")),
+        ];
+        let t = run(&fw);
+        assert_eq!(names(&t.bind), vec![("Skipper", Code::Skip), ("Binder", Code::Success)]);
+        assert_eq!(t.outcome, BindingOutcome::Bound);
+        fw.bind = vec![];
+        let t = run(&fw);
+        assert_eq!(t.outcome, BindingOutcome::Error);
+        assert_eq!(t.stopped_at.as_deref(), Some("Bind"));
+    }
+
+    #[test]
+    fn default_profile_runs_volume_binding_and_default_binder() {
+        let fw = Framework::default_profile(Version::NEWEST).unwrap();
+        let t = run(&fw);
+        assert_eq!(names(&t.reserve), vec![("VolumeBinding", Code::Success)]);
+        assert_eq!(names(&t.pre_bind), vec![("VolumeBinding", Code::Success)]);
+        assert_eq!(names(&t.bind), vec![("DefaultBinder", Code::Success)]);
+        assert!(t.permit.is_empty() && t.post_bind.is_empty());
+        assert_eq!(t.outcome, BindingOutcome::Bound);
+    }
 }
