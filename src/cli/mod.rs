@@ -2,6 +2,8 @@
 //! TUI). Errors are printed as one line and give a non-zero exit code.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod simulate;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -38,6 +40,8 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Write a seeded synthetic cluster (for benchmarks and scale tests).
     Generate(GenerateArgs),
+    /// Schedule every pending pod in queue order, applying each result before the next.
+    Simulate(simulate::SimulateArgs),
 }
 
 /// `generate` arguments.
@@ -205,6 +209,7 @@ pub fn main() -> std::process::ExitCode {
     let r = match &cli.command {
         Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref()),
         Some(Command::Generate(a)) => generate(a),
+        Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref()),
         None => Err(anyhow::anyhow!(
             "the terminal UI is not implemented yet; use `kschedtui explain --demo --all-pending` or `kschedtui explain --snapshot FILE --all-pending`"
         )),

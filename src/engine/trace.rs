@@ -119,6 +119,130 @@ pub struct PostFilterTrace {
     pub node_notes: Vec<(String, String)>,
 }
 
+/// A plugin's status at Reserve, Permit, PreBind, Bind, PostBind or Unreserve.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CyclePluginStatus {
+    /// Plugin.
+    pub plugin: String,
+    /// Code.
+    pub code: Code,
+    /// Reasons.
+    pub reasons: Vec<String>,
+    /// Permit with Wait: how long the plugin lets the pod wait (ms, capped at 15 minutes).
+    pub timeout_ms: Option<u64>,
+    /// kschedtui's remarks (what the plugin would do; not upstream text).
+    pub notes: Vec<String>,
+}
+
+impl CyclePluginStatus {
+    /// From a status.
+    pub fn new(plugin: &str, s: &Status, notes: Vec<String>) -> Self {
+        CyclePluginStatus {
+            plugin: plugin.to_string(),
+            code: s.code,
+            reasons: s.reasons.clone(),
+            timeout_ms: None,
+            notes,
+        }
+    }
+}
+
+/// How the binding cycle ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum BindingOutcome {
+    /// Bound (or, in a one-off explanation, would bind).
+    Bound,
+    /// Waiting at Permit.
+    Waiting,
+    /// A plugin rejected the pod (Reserve, Permit, the wait, PreBind or Bind); it goes back to
+    /// the queue.
+    Rejected,
+    /// A plugin failed with an error.
+    Error,
+}
+
+impl BindingOutcome {
+    /// The name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BindingOutcome::Bound => "Bound",
+            BindingOutcome::Waiting => "Waiting",
+            BindingOutcome::Rejected => "Rejected",
+            BindingOutcome::Error => "Error",
+        }
+    }
+}
+
+/// Reserve → Permit → (WaitOnPermit) → PreBind → Bind → PostBind on the selected node
+/// (schedule_one.go `schedulingCycle` tail and `bindingCycle`), with Unreserve on failure.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BindingCycleTrace {
+    /// The node the pod is assumed on (upstream samples among tied nodes; kschedtui takes the
+    /// first by name and lists the others in `tied_with`).
+    pub node: String,
+    /// Other nodes tied at the top score.
+    pub tied_with: Vec<String>,
+    /// Reserve, in order.
+    pub reserve: Vec<CyclePluginStatus>,
+    /// Permit, in order.
+    pub permit: Vec<CyclePluginStatus>,
+    /// The wait at Permit, when a plugin asked for one: the result of `WaitOnPermit` once known
+    /// (None while still waiting).
+    pub wait_result: Option<PluginStatus>,
+    /// PreBind, in order.
+    pub pre_bind: Vec<CyclePluginStatus>,
+    /// Bind, in order (until the first plugin that does not Skip).
+    pub bind: Vec<CyclePluginStatus>,
+    /// PostBind, in order.
+    pub post_bind: Vec<CyclePluginStatus>,
+    /// Unreserve after a failure, in the order run (the reverse of Reserve).
+    pub unreserve: Vec<CyclePluginStatus>,
+    /// How it ended.
+    pub outcome: BindingOutcome,
+    /// The extension point that failed or is waiting.
+    pub stopped_at: Option<String>,
+    /// The status message upstream records when the pod does not bind (for a rejection, the
+    /// PodScheduled message "0/1 nodes are available: ...").
+    pub message: Option<String>,
+    /// A pod waiting at Permit: the points that run once the wait ends with Allow, with their
+    /// plugins (they have not run yet).
+    pub after_wait: Vec<(String, Vec<String>)>,
+}
+
+/// A member of a gang waiting at Permit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaitingMember {
+    /// The pod.
+    pub pod: ObjectKey,
+    /// The node it is assumed on.
+    pub node: String,
+    /// How long it has waited (ms).
+    pub waited_ms: u64,
+    /// Time left before its Permit times out (ms).
+    pub time_left_ms: u64,
+}
+
+/// A pod group (gang) as a Permit plugin sees it (Coscheduling), when the attempt starts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GangTrace {
+    /// The plugin.
+    pub plugin: String,
+    /// `namespace/name` of the group.
+    pub group: String,
+    /// The PodGroup object exists.
+    pub found: bool,
+    /// spec.minMember (the quorum).
+    pub min_member: i32,
+    /// Pods of the group in the cluster (not finished).
+    pub members: usize,
+    /// Members bound or assumed on a node (waiting ones included), this pod excluded.
+    pub assigned: usize,
+    /// Permit timeout (ms): the group's scheduleTimeoutSeconds, else the plugin's default.
+    pub timeout_ms: u64,
+    /// Members waiting at Permit now, by key.
+    pub waiting: Vec<WaitingMember>,
+}
+
 /// The explanation of one pod.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Explanation {
@@ -156,6 +280,10 @@ pub struct Explanation {
     pub later_points: Vec<(String, Vec<String>)>,
     /// Remarks about gaps (plugins not reproduced yet, ...).
     pub notes: Vec<String>,
+    /// Reserve through PostBind on the selected node (None when no node was selected).
+    pub binding_cycle: Option<BindingCycleTrace>,
+    /// The pod's gang, when a Permit plugin groups pods.
+    pub gang: Option<GangTrace>,
 }
 
 impl Explanation {
@@ -168,6 +296,26 @@ impl Explanation {
     pub fn verdict(&self) -> String {
         if let Some(s) = &self.waiting_for_scheduler {
             return format!("Pending: no profile serves schedulerName '{s}'; the pod waits for that scheduler");
+        }
+        if let Some(b) = &self.binding_cycle {
+            match b.outcome {
+                BindingOutcome::Bound => {}
+                BindingOutcome::Waiting => {
+                    return format!(
+                        "Waiting at Permit on {}: {}",
+                        b.node,
+                        b.message.clone().unwrap_or_default()
+                    );
+                }
+                BindingOutcome::Rejected | BindingOutcome::Error => {
+                    return format!(
+                        "Not scheduled: {} failed on {}: {}",
+                        b.stopped_at.clone().unwrap_or_default(),
+                        b.node,
+                        b.message.clone().unwrap_or_default()
+                    );
+                }
+            }
         }
         if !self.selected.is_empty() {
             if self.selected.len() == 1 {

@@ -4,10 +4,93 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::trace::{Explanation, FilterFailure};
+use crate::engine::trace::{BindingCycleTrace, CyclePluginStatus, Explanation, FilterFailure, GangTrace};
 
 fn failure(f: &FilterFailure) -> Value {
     json!({"plugin": f.plugin, "code": f.code.as_str(), "reasons": f.reasons})
+}
+
+fn cycle_statuses(v: &[CyclePluginStatus]) -> Value {
+    Value::Array(
+        v.iter()
+            .map(|p| {
+                let mut m = Map::new();
+                m.insert("plugin".into(), json!(p.plugin));
+                m.insert("code".into(), json!(p.code.as_str()));
+                if !p.reasons.is_empty() {
+                    m.insert("reasons".into(), json!(p.reasons));
+                }
+                if let Some(t) = p.timeout_ms {
+                    m.insert("timeoutMs".into(), json!(t));
+                }
+                if !p.notes.is_empty() {
+                    m.insert("notes".into(), json!(p.notes));
+                }
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
+/// The optional `bindingCycle` key: Reserve through PostBind on the selected node.
+pub fn binding_cycle(b: &BindingCycleTrace) -> Value {
+    let mut m = Map::new();
+    m.insert("node".into(), json!(b.node));
+    if !b.tied_with.is_empty() {
+        m.insert("tiedWith".into(), json!(b.tied_with));
+    }
+    m.insert("reserve".into(), cycle_statuses(&b.reserve));
+    m.insert("permit".into(), cycle_statuses(&b.permit));
+    if let Some(w) = &b.wait_result {
+        let mut wm = Map::new();
+        wm.insert("plugin".into(), json!(w.plugin));
+        wm.insert("code".into(), json!(w.code.as_str()));
+        if !w.reasons.is_empty() {
+            wm.insert("reasons".into(), json!(w.reasons));
+        }
+        m.insert("waitResult".into(), Value::Object(wm));
+    }
+    m.insert("preBind".into(), cycle_statuses(&b.pre_bind));
+    m.insert("bind".into(), cycle_statuses(&b.bind));
+    m.insert("postBind".into(), cycle_statuses(&b.post_bind));
+    if !b.unreserve.is_empty() {
+        m.insert("unreserve".into(), cycle_statuses(&b.unreserve));
+    }
+    m.insert("outcome".into(), json!(b.outcome.as_str()));
+    if let Some(p) = &b.stopped_at {
+        m.insert("stoppedAt".into(), json!(p));
+    }
+    if let Some(msg) = &b.message {
+        m.insert("message".into(), json!(msg));
+    }
+    if !b.after_wait.is_empty() {
+        let aw: Vec<Value> = b
+            .after_wait
+            .iter()
+            .map(|(p, pl)| json!({"point": p, "plugins": pl}))
+            .collect();
+        m.insert("afterWait".into(), Value::Array(aw));
+    }
+    Value::Object(m)
+}
+
+/// The optional `gang` key.
+pub fn gang(g: &GangTrace) -> Value {
+    json!({
+        "plugin": g.plugin,
+        "group": g.group,
+        "found": g.found,
+        "minMember": g.min_member,
+        "members": g.members,
+        "assigned": g.assigned,
+        "timeoutMs": g.timeout_ms,
+        "waiting": g.waiting.iter().map(|w| json!({
+            "pod": {"namespace": w.pod.namespace, "name": w.pod.name},
+            "node": w.node,
+            "waitedMs": w.waited_ms,
+            "timeLeftMs": w.time_left_ms,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 /// One explanation as a JSON object.
@@ -122,6 +205,12 @@ pub fn to_value(ex: &Explanation) -> Value {
     o.insert("schedulerVersion".into(), json!(ex.version));
     if !ex.notes.is_empty() {
         o.insert("notes".into(), json!(ex.notes));
+    }
+    if let Some(b) = &ex.binding_cycle {
+        o.insert("bindingCycle".into(), binding_cycle(b));
+    }
+    if let Some(g) = &ex.gang {
+        o.insert("gang".into(), gang(g));
     }
     Value::Object(o)
 }

@@ -98,6 +98,7 @@ pub fn render(ex: &Explanation) -> String {
             );
         }
     }
+    render_cycle(&mut s, ex);
     if !ex.score.is_empty() {
         let mut plugins: Vec<&str> = Vec::new();
         for p in ex.score.iter().flat_map(|n| n.plugins.iter()) {
@@ -136,6 +137,97 @@ pub fn render(ex: &Explanation) -> String {
         let _ = writeln!(s, "  ({})", legend.join(", "));
     }
     s
+}
+
+/// Seconds for display: `10s`, `2.5s`.
+fn secs(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    }
+}
+
+/// The gang and the binding cycle.
+fn render_cycle(s: &mut String, ex: &Explanation) {
+    if let Some(g) = &ex.gang {
+        let _ = writeln!(s, "\nGang ({}): group {}", g.plugin, g.group);
+        if g.found {
+            let _ = writeln!(
+                s,
+                "  minMember {}, {} member pod(s), {} other member(s) already on a node, permit timeout {}",
+                g.min_member,
+                g.members,
+                g.assigned,
+                secs(g.timeout_ms)
+            );
+        } else {
+            let _ = writeln!(s, "  the PodGroup object does not exist");
+        }
+        for w in &g.waiting {
+            let _ = writeln!(
+                s,
+                "  waiting at Permit: {} on {} (waited {}, {} left)",
+                w.pod,
+                w.node,
+                secs(w.waited_ms),
+                secs(w.time_left_ms)
+            );
+        }
+    }
+    let Some(b) = &ex.binding_cycle else {
+        return;
+    };
+    let tie = if b.tied_with.is_empty() {
+        String::new()
+    } else {
+        format!(" (first of the tied nodes; also {})", b.tied_with.join(", "))
+    };
+    let _ = writeln!(s, "\nBinding cycle on {}{tie}: {}", b.node, b.outcome.as_str());
+    let points = [
+        ("Reserve", &b.reserve),
+        ("Permit", &b.permit),
+        ("PreBind", &b.pre_bind),
+        ("Bind", &b.bind),
+        ("PostBind", &b.post_bind),
+        ("Unreserve", &b.unreserve),
+    ];
+    for (point, list) in points {
+        for p in list {
+            let mut line = format!("  {point:<10} {:<22} {}", p.plugin, p.code.as_str());
+            if let Some(t) = p.timeout_ms {
+                let _ = write!(line, " (up to {})", secs(t));
+            }
+            if !p.reasons.is_empty() {
+                let _ = write!(line, "  {}", p.reasons.join(", "));
+            }
+            let _ = writeln!(s, "{line}");
+            for n in &p.notes {
+                let _ = writeln!(s, "  {:<10} {:<22} - {n}", "", "");
+            }
+        }
+        if point == "Permit"
+            && let Some(w) = &b.wait_result
+        {
+            let r = if w.reasons.is_empty() {
+                String::new()
+            } else {
+                format!("  {}", w.reasons.join(", "))
+            };
+            let _ = writeln!(s, "  {:<10} {:<22} {}{r}", "WaitOnPermit", w.plugin, w.code.as_str());
+        }
+    }
+    for (p, plugins) in &b.after_wait {
+        let list = if plugins.is_empty() {
+            "(no plugins)".to_string()
+        } else {
+            plugins.join(", ")
+        };
+        let _ = writeln!(s, "  after the wait: {p} {list}");
+    }
+    if let Some(m) = &b.message {
+        let _ = writeln!(s, "  {m}");
+    }
 }
 
 fn abbreviate(p: &str) -> String {

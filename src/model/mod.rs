@@ -2,6 +2,7 @@
 //! facts the scheduler reads on every cycle (requests, priority, ports, images). No scheduling
 //! logic and no I/O live here.
 
+pub mod mutate;
 pub mod quantity;
 pub mod resources;
 pub mod selector;
@@ -324,6 +325,10 @@ pub struct Cluster {
     pub skipped: BTreeMap<String, usize>,
     /// Things worth saying that are not errors (a pod bound to a missing node, ...).
     pub warnings: Vec<String>,
+    /// The documents as read, in order (every kind, every field), when the loader was asked to
+    /// keep them (`source::file::load_path_keeping_documents`): saving the cluster back patches
+    /// these instead of re-serializing the typed objects, so nothing is lost.
+    pub source_documents: Vec<serde_json::Value>,
 }
 
 fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjectKey {

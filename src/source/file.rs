@@ -75,9 +75,35 @@ pub fn load_path(path: &Path) -> Result<Cluster, LoadError> {
 pub fn load_str(name: &str, text: &str) -> Result<Cluster, LoadError> {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
-    parse_text(name, text, &mut out, &mut warnings)?;
+    parse_text(name, text, &mut out, &mut warnings, None)?;
     let mut c = Cluster::build(out)?;
     c.warnings.splice(0..0, warnings);
+    Ok(c)
+}
+
+#[allow(clippy::result_large_err)]
+/// As `load_path`, keeping every document as read in `Cluster::source_documents` so the
+/// cluster can be saved back without losing objects or fields (`super::save`).
+pub fn load_path_keeping_documents(path: &Path) -> Result<Cluster, LoadError> {
+    let mut warnings = Vec::new();
+    let mut raw = Vec::new();
+    let objects = read_objects_keeping(path, &mut warnings, Some(&mut raw))?;
+    let mut c = Cluster::build(objects)?;
+    c.warnings.splice(0..0, warnings);
+    c.source_documents = raw;
+    Ok(c)
+}
+
+#[allow(clippy::result_large_err)]
+/// As `load_str`, keeping every document as read (see `load_path_keeping_documents`).
+pub fn load_str_keeping_documents(name: &str, text: &str) -> Result<Cluster, LoadError> {
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    let mut raw = Vec::new();
+    parse_text(name, text, &mut out, &mut warnings, Some(&mut raw))?;
+    let mut c = Cluster::build(out)?;
+    c.warnings.splice(0..0, warnings);
+    c.source_documents = raw;
     Ok(c)
 }
 
@@ -85,6 +111,17 @@ pub fn load_str(name: &str, text: &str) -> Result<Cluster, LoadError> {
 /// Fields the object types do not know are reported in `warnings` (a typo such as
 /// `resorces` is ignored by the scheduler too, but the user should hear of it).
 pub fn read_objects(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<(Origin, Object)>, LoadError> {
+    read_objects_keeping(path, warnings, None)
+}
+
+#[allow(clippy::result_large_err)]
+/// As `read_objects`; with `raw`, also collects every object document as read (List items
+/// individually), before any conversion.
+pub fn read_objects_keeping(
+    path: &Path,
+    warnings: &mut Vec<String>,
+    mut raw: Option<&mut Vec<Value>>,
+) -> Result<Vec<(Origin, Object)>, LoadError> {
     let io = |e| LoadError::Io {
         path: path.display().to_string(),
         source: e,
@@ -109,7 +146,7 @@ pub fn read_objects(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<(Orig
             path: f.display().to_string(),
             source: e,
         })?;
-        parse_text(&f.display().to_string(), &text, &mut out, warnings)?;
+        parse_text(&f.display().to_string(), &text, &mut out, warnings, raw.as_deref_mut())?;
     }
     Ok(out)
 }
@@ -119,6 +156,7 @@ fn parse_text(
     text: &str,
     out: &mut Vec<(Origin, Object)>,
     warnings: &mut Vec<String>,
+    mut raw: Option<&mut Vec<Value>>,
 ) -> Result<(), LoadError> {
     let trimmed = text.trim_start();
     let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
@@ -148,7 +186,7 @@ fn parse_text(
             Value::Null => {}
             Value::Array(items) => {
                 for it in items {
-                    push_object(name, &mut index, it, out, warnings)?;
+                    push_object(name, &mut index, it, out, warnings, raw.as_deref_mut())?;
                 }
             }
             Value::Object(ref m)
@@ -160,7 +198,7 @@ fn parse_text(
                 match m.remove("items") {
                     Some(Value::Array(items)) => {
                         for it in items {
-                            push_object(name, &mut index, it, out, warnings)?;
+                            push_object(name, &mut index, it, out, warnings, raw.as_deref_mut())?;
                         }
                     }
                     Some(Value::Null) | None => {}
@@ -173,7 +211,7 @@ fn parse_text(
                     }
                 }
             }
-            other => push_object(name, &mut index, other, out, warnings)?,
+            other => push_object(name, &mut index, other, out, warnings, raw.as_deref_mut())?,
         }
     }
     Ok(())
@@ -213,7 +251,11 @@ fn push_object(
     mut v: Value,
     out: &mut Vec<(Origin, Object)>,
     warnings: &mut Vec<String>,
+    raw: Option<&mut Vec<Value>>,
 ) -> Result<(), LoadError> {
+    if let Some(r) = raw {
+        r.push(v.clone());
+    }
     let doc = *index;
     *index += 1;
     let origin = Origin {

@@ -194,3 +194,49 @@ fn text_json_and_yaml_outputs() {
         serde_json::json!(["node(s) had untolerated taint(s)"])
     );
 }
+
+#[test]
+fn explain_shows_the_binding_cycle_and_the_gang() {
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        "fixtures/seeds-worked-example.yaml",
+        "web-1",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let b = &v["bindingCycle"];
+    assert_eq!(b["node"], "node-1");
+    assert_eq!(b["outcome"], "Bound");
+    assert_eq!(b["reserve"][0]["plugin"], "VolumeBinding");
+    assert_eq!(b["bind"][0]["plugin"], "DefaultBinder");
+    assert_eq!(
+        b["bind"][0]["notes"][0],
+        "would POST /api/v1/namespaces/default/pods/web-1/binding with target Node 'node-1'"
+    );
+    assert!(v.get("gang").is_none());
+    let o = run(&["explain", "--snapshot", "fixtures/gang.yaml", "ml/worker-0"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("Verdict: Waiting at Permit on gpu-1"), "{text}");
+    assert!(
+        text.contains("minMember 4, 4 member pod(s), 0 other member(s) already on a node, permit timeout 10s"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Permit     Coscheduling           Wait (up to 10s)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn simulate_needs_a_cluster() {
+    let o = run(&["simulate"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "error: no cluster to simulate: pass --snapshot FILE or --demo"
+    );
+}

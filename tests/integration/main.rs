@@ -6,3 +6,4 @@ mod conformance;
 mod determinism;
 mod fixtures;
 mod layering;
+mod simulate;

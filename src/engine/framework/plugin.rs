@@ -112,6 +112,75 @@ pub trait PostFilterPlugin: Plugin {
     ) -> (crate::engine::trace::PostFilterTrace, Status);
 }
 
+/// QueueSort: the order of the scheduling queue (`Less`).
+pub trait QueueSortPlugin: Plugin {
+    /// Orders two queued pods: `Less` means `a` is popped first.
+    fn compare(
+        &self,
+        cluster: &crate::model::Cluster,
+        a: &crate::model::Pod,
+        b: &crate::model::Pod,
+    ) -> std::cmp::Ordering;
+}
+
+/// Reserve, with its Unreserve rollback (run in reverse order when a later step fails).
+pub trait ReservePlugin: Plugin {
+    /// Reserves resources for the pod on `node`; `notes` gets trace-only remarks.
+    fn reserve(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        notes: &mut Vec<String>,
+    ) -> Status;
+    /// Undoes `reserve`; must not fail.
+    fn unreserve(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>);
+}
+
+/// Permit: Success, Wait (with the longest time to wait), or a rejection.
+pub trait PermitPlugin: Plugin {
+    /// The verdict and, with `Code::Wait`, how long the pod may wait.
+    fn permit(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        notes: &mut Vec<String>,
+    ) -> (Status, std::time::Duration);
+    /// A description of the pod's gang (group, quorum, waiting members) for the trace, when the
+    /// plugin groups pods.
+    fn gang(&self, _cx: &Ctx<'_>, _pod: &PodInfo) -> Option<crate::engine::trace::GangTrace> {
+        None
+    }
+}
+
+/// PreBind.
+pub trait PreBindPlugin: Plugin {
+    /// Runs before the binding; a failure aborts it.
+    fn pre_bind(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        notes: &mut Vec<String>,
+    ) -> Status;
+}
+
+/// Bind: the first plugin that does not return Skip binds the pod.
+pub trait BindPlugin: Plugin {
+    /// Binds (in kschedtui: describes the API call it would make).
+    fn bind(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>) -> Status;
+}
+
+/// PostBind: informational, after a successful bind.
+pub trait PostBindPlugin: Plugin {
+    /// Runs after the binding.
+    fn post_bind(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>);
+}
+
 /// The slots a plugin fills.
 #[derive(Default, Clone)]
 pub struct PluginSlots {
@@ -129,8 +198,21 @@ pub struct PluginSlots {
     pub pre_score: Option<Arc<dyn PreScorePlugin>>,
     /// Score.
     pub score: Option<Arc<dyn ScorePlugin>>,
-    /// Names of later points the plugin takes part in (Reserve, Permit, PreBind, Bind, PostBind).
+    /// Names of later points the plugin takes part in (Reserve, Permit, PreBind, Bind, PostBind)
+    /// without an implementation below (listed in the trace only).
     pub later: Vec<&'static str>,
+    /// A QueueSort implementation (with `queue_sort`).
+    pub queue_sorter: Option<Arc<dyn QueueSortPlugin>>,
+    /// Reserve.
+    pub reserve: Option<Arc<dyn ReservePlugin>>,
+    /// Permit.
+    pub permit: Option<Arc<dyn PermitPlugin>>,
+    /// PreBind.
+    pub pre_bind: Option<Arc<dyn PreBindPlugin>>,
+    /// Bind.
+    pub bind: Option<Arc<dyn BindPlugin>>,
+    /// PostBind.
+    pub post_bind: Option<Arc<dyn PostBindPlugin>>,
     /// Set for a plugin of the profile that the engine does not reproduce yet: it takes part
     /// in no extension point and every explanation says so.
     pub not_implemented: bool,

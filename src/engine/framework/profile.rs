@@ -8,7 +8,10 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::plugin::{FilterPlugin, PostFilterPlugin, PreEnqueuePlugin, PreFilterPlugin, PreScorePlugin, ScorePlugin};
+use super::plugin::{
+    BindPlugin, FilterPlugin, PermitPlugin, PostBindPlugin, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
+    PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin, ScorePlugin,
+};
 use crate::engine::plugins::{self, names};
 use crate::engine::version::Version;
 
@@ -192,6 +195,18 @@ pub struct Framework {
     pub score: Vec<(Arc<dyn ScorePlugin>, i64)>,
     /// Names of the plugins at Reserve, Permit, PreBind, Bind, PostBind.
     pub later: BTreeMap<&'static str, Vec<&'static str>>,
+    /// The QueueSort implementation (None: PrioritySort's order).
+    pub queue_sorter: Option<Arc<dyn QueueSortPlugin>>,
+    /// Reserve plugins.
+    pub reserve: Vec<Arc<dyn ReservePlugin>>,
+    /// Permit plugins.
+    pub permit: Vec<Arc<dyn PermitPlugin>>,
+    /// PreBind plugins.
+    pub pre_bind: Vec<Arc<dyn PreBindPlugin>>,
+    /// Bind plugins.
+    pub bind: Vec<Arc<dyn BindPlugin>>,
+    /// PostBind plugins.
+    pub post_bind: Vec<Arc<dyn PostBindPlugin>>,
     /// Plugins of the profile that the engine does not reproduce yet.
     pub not_implemented: Vec<String>,
 }
@@ -412,6 +427,11 @@ impl Framework {
                 "PostFilter" => s.post_filter.is_some(),
                 "PreScore" => s.pre_score.is_some(),
                 "Score" => s.score.is_some(),
+                "Reserve" => s.reserve.is_some() || s.later.contains(&point),
+                "Permit" => s.permit.is_some() || s.later.contains(&point),
+                "PreBind" => s.pre_bind.is_some() || s.later.contains(&point),
+                "Bind" => s.bind.is_some() || s.later.contains(&point),
+                "PostBind" => s.post_bind.is_some() || s.later.contains(&point),
                 other => s.later.contains(&other),
             }
         };
@@ -510,6 +530,29 @@ impl Framework {
                 })
                 .collect(),
             later,
+            queue_sorter: pick("QueueSort")
+                .iter()
+                .find_map(|r| instances[&r.name].queue_sorter.clone()),
+            reserve: pick("Reserve")
+                .iter()
+                .filter_map(|r| instances[&r.name].reserve.clone())
+                .collect(),
+            permit: pick("Permit")
+                .iter()
+                .filter_map(|r| instances[&r.name].permit.clone())
+                .collect(),
+            pre_bind: pick("PreBind")
+                .iter()
+                .filter_map(|r| instances[&r.name].pre_bind.clone())
+                .collect(),
+            bind: pick("Bind")
+                .iter()
+                .filter_map(|r| instances[&r.name].bind.clone())
+                .collect(),
+            post_bind: pick("PostBind")
+                .iter()
+                .filter_map(|r| instances[&r.name].post_bind.clone())
+                .collect(),
             not_implemented: instances
                 .iter()
                 .filter(|(_, s)| s.not_implemented)
@@ -540,10 +583,63 @@ impl Framework {
     }
 }
 
-/// Builds every profile of a configuration (or the default profile when none is given).
+/// The schedulerName of the built-in scheduler-plugins profile (the name the scheduler-plugins
+/// install chart gives its second scheduler).
+pub const SCHEDULER_PLUGINS_PROFILE: &str = "scheduler-plugins-scheduler";
+
+/// Plugins the scheduler-plugins install chart also enables in that profile, which kschedtui
+/// does not reproduce (listed as not implemented in every explanation of the profile).
+pub const SCHEDULER_PLUGINS_CHART_EXTRAS: &[&str] = &[
+    "CapacityScheduling",
+    "NodeResourceTopologyMatch",
+    "NodeResourcesAllocatable",
+];
+
+impl Framework {
+    /// The built-in second profile `scheduler-plugins-scheduler`, as the scheduler-plugins
+    /// install chart composes it (manifests/install/charts/as-a-second-scheduler: values.yaml
+    /// and templates/configmap.yaml): the default plugins, plus Coscheduling at every point it
+    /// implements through multiPoint, PrioritySort disabled, and Coscheduling's
+    /// permitWaitingTimeSeconds set to 10 as the chart's values do.
+    pub fn scheduler_plugins_profile(version: Version) -> Result<Framework, ProfileError> {
+        let mut fw = Framework::from_config(
+            &ProfileConfig {
+                scheduler_name: SCHEDULER_PLUGINS_PROFILE.into(),
+                plugins: Some(PluginsConfig {
+                    multi_point: PluginSet {
+                        enabled: vec![PluginRef {
+                            name: names::COSCHEDULING.into(),
+                            weight: 0,
+                        }],
+                        disabled: vec![PluginRef {
+                            name: names::PRIORITY_SORT.into(),
+                            weight: 0,
+                        }],
+                    },
+                    ..Default::default()
+                }),
+                plugin_config: vec![PluginConfig {
+                    name: names::COSCHEDULING.into(),
+                    args: serde_json::json!({"permitWaitingTimeSeconds": 10}),
+                }],
+                percentage_of_nodes_to_score: None,
+            },
+            version,
+        )?;
+        fw.not_implemented
+            .extend(SCHEDULER_PLUGINS_CHART_EXTRAS.iter().map(|s| (*s).to_string()));
+        Ok(fw)
+    }
+}
+
+/// Builds every profile of a configuration; without one, the default profile and the built-in
+/// `scheduler-plugins-scheduler` profile.
 pub fn build_profiles(config: Option<&SchedulerConfig>, version: Version) -> Result<Vec<Framework>, ProfileError> {
     match config {
         Some(c) if !c.profiles.is_empty() => c.profiles.iter().map(|p| Framework::from_config(p, version)).collect(),
-        _ => Ok(vec![Framework::default_profile(version)?]),
+        _ => Ok(vec![
+            Framework::default_profile(version)?,
+            Framework::scheduler_plugins_profile(version)?,
+        ]),
     }
 }

@@ -256,6 +256,8 @@ pub fn explain(snapshot: &Snapshot, profiles: &[Framework], key: &ObjectKey) -> 
         post_filter: None,
         later_points: Vec::new(),
         notes: Vec::new(),
+        binding_cycle: None,
+        gang: None,
     };
     let Some(fw) = profiles.iter().find(|f| f.name == pod.scheduler_name) else {
         ex.waiting_for_scheduler = Some(pod.scheduler_name.clone());
@@ -266,6 +268,8 @@ pub fn explain(snapshot: &Snapshot, profiles: &[Framework], key: &ObjectKey) -> 
         ));
         return Ok(ex);
     };
+    snapshot.handle.set_profile(&fw.name);
+    super::binding::gang_trace(&Ctx { snapshot }, fw, &pi, &mut ex);
     run_cycle(snapshot, fw, &pi, &mut ex);
     Ok(ex)
 }
@@ -498,6 +502,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             )
         })
         .collect();
+    super::binding::run_binding_cycle(&cx, fw, &mut state, pi, ex);
 }
 
 fn post_filter_and_message(

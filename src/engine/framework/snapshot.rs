@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use super::handle::FrameworkHandle;
 use super::node_info::{NodeInfo, PodInfo};
 use crate::engine::version::Version;
 use crate::model::selector::Labels;
@@ -25,6 +26,9 @@ pub struct Snapshot {
     pub pod_infos: BTreeMap<ObjectKey, Arc<PodInfo>>,
     /// The scheduler version the snapshot was built for.
     pub version: Version,
+    /// Waiting pods, clock and plugin caches shared across cycles (fresh for a one-off
+    /// explanation; the simulator keeps one for the whole run).
+    pub handle: FrameworkHandle,
 }
 
 static NO_LABELS: std::sync::LazyLock<Labels> = std::sync::LazyLock::new(Labels::new);
@@ -80,6 +84,7 @@ impl Snapshot {
             nominated,
             pod_infos,
             version,
+            handle: FrameworkHandle::default(),
         }
     }
 

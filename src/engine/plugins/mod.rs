@@ -6,6 +6,8 @@ pub mod helper;
 pub mod names;
 pub mod volume_helpers;
 
+pub mod coscheduling;
+pub mod default_binder;
 pub mod image_locality;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
@@ -18,6 +20,7 @@ pub mod queue_sort;
 pub mod scheduling_gates;
 pub mod taint_toleration;
 pub mod volume_binding;
+pub mod volume_binding_cycle;
 pub mod volume_restrictions;
 pub mod volume_zone;
 
@@ -44,6 +47,15 @@ fn not_implemented(_: &Value, _: Version) -> Result<PluginSlots, String> {
     })
 }
 
+/// VolumeBinding: its PreFilter/Filter/Score are not reproduced yet; its Reserve and PreBind
+/// are (volume_binding_cycle.rs). When VolumeBinding's own module lands, call its `register`
+/// here instead of `not_implemented` and keep `volume_binding_cycle::extend`.
+fn volume_binding(args: &Value, version: Version) -> Result<PluginSlots, String> {
+    let mut s = volume_binding::register(args, version)?;
+    volume_binding_cycle::extend(&mut s);
+    Ok(s)
+}
+
 /// name → factory.
 fn registry() -> Vec<(&'static str, Factory)> {
     vec![
@@ -68,12 +80,13 @@ fn registry() -> Vec<(&'static str, Factory)> {
             node_volume_limits::non_csi::register_azure_disk,
         ),
         (names::NODE_VOLUME_LIMITS, node_volume_limits::csi::register),
-        (names::VOLUME_BINDING, volume_binding::register),
+        (names::VOLUME_BINDING, volume_binding),
         (names::VOLUME_ZONE, volume_zone::register),
         (names::POD_TOPOLOGY_SPREAD, not_implemented),
         (names::INTER_POD_AFFINITY, inter_pod_affinity::register),
         (names::DEFAULT_PREEMPTION, not_implemented),
-        (names::DEFAULT_BINDER, not_implemented),
+        (names::DEFAULT_BINDER, default_binder::register),
+        (names::COSCHEDULING, coscheduling::register),
     ]
 }
 
