@@ -4,6 +4,8 @@
 pub mod helper;
 pub mod names;
 
+pub mod default_binder;
+pub mod default_preemption;
 pub mod image_locality;
 pub mod node_affinity;
 pub mod node_name;
@@ -56,8 +58,8 @@ fn registry() -> Vec<(&'static str, Factory)> {
         (names::VOLUME_ZONE, not_implemented),
         (names::POD_TOPOLOGY_SPREAD, not_implemented),
         (names::INTER_POD_AFFINITY, not_implemented),
-        (names::DEFAULT_PREEMPTION, not_implemented),
-        (names::DEFAULT_BINDER, not_implemented),
+        (names::DEFAULT_PREEMPTION, default_preemption::register),
+        (names::DEFAULT_BINDER, default_binder::register),
     ]
 }
 
