@@ -12,7 +12,10 @@ pub const POINTS: [&str; 1] = ["Bind"];
 
 /// Registers DefaultBinder. Upstream's factory ignores any args it is given.
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots { later: POINTS.to_vec(), ..Default::default() })
+    Ok(PluginSlots {
+        later: POINTS.to_vec(),
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]

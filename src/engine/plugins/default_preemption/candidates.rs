@@ -90,22 +90,18 @@ pub fn dry_run_preemption(
         }
         let mut node_copy = (*node).clone();
         let mut state_copy = state.clone();
-        let status = match select_victims_on_node(
-            cx,
-            fw,
-            &mut state_copy,
-            pod,
-            &mut node_copy,
-            pdbs,
-            sort_victims,
-        ) {
+        let status = match select_victims_on_node(cx, fw, &mut state_copy, pod, &mut node_copy, pdbs, sort_victims) {
             Ok(sel) if !sel.victims.is_empty() => {
                 let c = CandidateNode {
                     name,
                     victims: sel.victims,
                     pdb_violations: sel.pdb_violations,
                 };
-                let list = if c.pdb_violations == 0 { &mut non_violating } else { &mut violating };
+                let list = if c.pdb_violations == 0 {
+                    &mut non_violating
+                } else {
+                    &mut violating
+                };
                 if list.len() < wanted {
                     list.push(c);
                 } else {
@@ -129,10 +125,12 @@ pub fn dry_run_preemption(
     out
 }
 
-/// The criteria of `pickOneNodeForPreemption`, in order, as the trace names them.
+/// The criteria of `pickOneNodeForPreemption`, in order, as the trace names them. The second
+/// reads the priority of the first victim in upstream's order, which in 1.30 is not always the
+/// highest one: PDB-violating victims come first.
 pub const CRITERIA: [&str; 5] = [
     "fewest PDB violations",
-    "lowest priority of the first victim (the highest-priority victim)",
+    "lowest highest-victim priority",
     "smallest sum of victim priorities",
     "fewest victims",
     "latest start time of the highest-priority victims",
@@ -186,15 +184,19 @@ fn shown(c: &CandidateNode, i: usize) -> String {
     match i {
         0 => c.pdb_violations.to_string(),
         1 => c.victims.first().map_or(0, |v| v.pod.priority).to_string(),
-        2 => c.victims.iter().map(|v| i64::from(v.pod.priority)).sum::<i64>().to_string(),
+        2 => c
+            .victims
+            .iter()
+            .map(|v| i64::from(v.pod.priority))
+            .sum::<i64>()
+            .to_string(),
         3 => c.victims.len().to_string(),
         _ => {
             let n = earliest_start_of_highest(&c.victims);
             if n == super::victims::NO_START_TIME_NANOS {
                 "no startTime (counted as 2099-01-01T00:00:00Z)".to_string()
             } else {
-                k8s_openapi::jiff::Timestamp::from_nanosecond(n)
-                    .map_or_else(|_| n.to_string(), |t| t.to_string())
+                k8s_openapi::jiff::Timestamp::from_nanosecond(n).map_or_else(|_| n.to_string(), |t| t.to_string())
             }
         }
     }
@@ -209,7 +211,11 @@ pub fn pick_one_node_for_preemption(candidates: &[CandidateNode]) -> PickResult 
     let mut notes = vec![String::new(); n];
     if n == 1 {
         notes[0] = "selected: the only candidate".into();
-        return PickResult { index: 0, criteria, notes };
+        return PickResult {
+            index: 0,
+            criteria,
+            notes,
+        };
     }
     let mut remaining: Vec<usize> = (0..n).collect();
     remaining.sort_by(|&a, &b| candidates[a].name.cmp(&candidates[b].name));
@@ -228,7 +234,11 @@ pub fn pick_one_node_for_preemption(candidates: &[CandidateNode]) -> PickResult 
         if keep.len() == 1 {
             criteria[keep[0]] = (*cname).to_string();
             notes[keep[0]] = format!("selected: {cname} ({best_shown})");
-            return PickResult { index: keep[0], criteria, notes };
+            return PickResult {
+                index: keep[0],
+                criteria,
+                notes,
+            };
         }
         remaining = keep;
     }
@@ -241,5 +251,9 @@ pub fn pick_one_node_for_preemption(candidates: &[CandidateNode]) -> PickResult 
             "lost: tied on every criterion, a smaller node name wins".to_string()
         };
     }
-    PickResult { index: remaining[0], criteria, notes }
+    PickResult {
+        index: remaining[0],
+        criteria,
+        notes,
+    }
 }

@@ -36,9 +36,7 @@ use serde_json::Value;
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::PodInfo;
-use crate::engine::framework::plugin::{
-    Ctx, Plugin, PluginSlots, PostFilterPlugin, PreEnqueuePlugin,
-};
+use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PostFilterPlugin, PreEnqueuePlugin};
 use crate::engine::framework::profile::Framework;
 use crate::engine::framework::runner::fit_error_message;
 use crate::engine::framework::status::{Code, Status};
@@ -47,13 +45,10 @@ use crate::engine::version::Version;
 use crate::model::{Cluster, Pod};
 
 pub use candidates::{
-    CRITERIA, CandidateNode, DryRun, PickResult, dry_run_preemption,
-    nodes_where_preemption_might_help, pick_one_node_for_preemption,
+    CRITERIA, CandidateNode, DryRun, PickResult, dry_run_preemption, nodes_where_preemption_might_help,
+    pick_one_node_for_preemption,
 };
-pub use victims::{
-    filter_pods_with_pdb_violation, more_important_pod, pod_start_time_nanos,
-    select_victims_on_node,
-};
+pub use victims::{filter_pods_with_pdb_violation, more_important_pod, pod_start_time_nanos, select_victims_on_node};
 
 /// Status of a node whose dry run found no lower-priority pod.
 pub const ERR_NO_VICTIMS: &str = "No preemption victims found for incoming pod";
@@ -62,8 +57,7 @@ pub const ERR_NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
 /// The pod may not preempt: `preemptionPolicy: Never`.
 pub const NOT_ELIGIBLE_NEVER: &str = "not eligible due to preemptionPolicy=Never.";
 /// The pod already preempted and its victims are still terminating on the nominated node.
-pub const NOT_ELIGIBLE_TERMINATING: &str =
-    "not eligible due to a terminating pod on the nominated node.";
+pub const NOT_ELIGIBLE_TERMINATING: &str = "not eligible due to a terminating pod on the nominated node.";
 /// Prefix of every non-empty status message of the plugin.
 pub const MESSAGE_PREFIX: &str = "preemption: ";
 
@@ -238,12 +232,7 @@ impl DefaultPreemption {
             return Status::error(aggregate_errors(&errors));
         }
         if candidates.is_empty() {
-            return Status::unschedulable(fit_error_message(
-                node_statuses.len(),
-                None,
-                &node_statuses,
-                "",
-            ));
+            return Status::unschedulable(fit_error_message(node_statuses.len(), None, &node_statuses, ""));
         }
         // 4) The best candidate.
         let pick = pick_one_node_for_preemption(&candidates);
@@ -292,9 +281,10 @@ pub fn preemption_never(pod: &Pod, cluster: &Cluster) -> bool {
     }
     let class = match spec.priority_class_name.as_deref().filter(|n| !n.is_empty()) {
         Some(name) => cluster.priority_classes.get(name),
-        None if spec.priority.is_none() => {
-            cluster.priority_classes.values().find(|c| c.global_default == Some(true))
-        }
+        None if spec.priority.is_none() => cluster
+            .priority_classes
+            .values()
+            .find(|c| c.global_default == Some(true)),
         None => None,
     };
     class.and_then(|c| c.preemption_policy.as_deref()) == Some("Never")
@@ -359,5 +349,9 @@ pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
     let pl = Arc::new(pl);
     let pre_enqueue: Option<Arc<dyn PreEnqueuePlugin>> =
         (version.minor >= 32).then(|| pl.clone() as Arc<dyn PreEnqueuePlugin>);
-    Ok(PluginSlots { post_filter: Some(pl), pre_enqueue, ..Default::default() })
+    Ok(PluginSlots {
+        post_filter: Some(pl),
+        pre_enqueue,
+        ..Default::default()
+    })
 }

@@ -128,7 +128,11 @@ fn remove_victim(
         )));
     }
     let s = fw.remove_pod_ext(cx, state, pod, victim, node);
-    if s.is_success() { Ok(()) } else { Err(Status::error(s.message())) }
+    if s.is_success() {
+        Ok(())
+    } else {
+        Err(Status::error(s.message()))
+    }
 }
 
 fn add_back(
@@ -141,7 +145,11 @@ fn add_back(
 ) -> Result<(), Status> {
     node.add_pod(victim.clone());
     let s = fw.add_pod_ext(cx, state, pod, victim, node);
-    if s.is_success() { Ok(()) } else { Err(Status::error(s.message())) }
+    if s.is_success() {
+        Ok(())
+    } else {
+        Err(Status::error(s.message()))
+    }
 }
 
 /// `SelectVictimsOnNode` on a copy of the node and of the cycle state: removes every
@@ -160,8 +168,7 @@ pub fn select_victims_on_node(
     sort_victims: bool,
 ) -> Result<Selection, Status> {
     let prio = pod.pod.priority;
-    let mut potential: Vec<Arc<PodInfo>> =
-        node.pods.iter().filter(|p| p.pod.priority < prio).cloned().collect();
+    let mut potential: Vec<Arc<PodInfo>> = node.pods.iter().filter(|p| p.pod.priority < prio).cloned().collect();
     for v in &potential {
         remove_victim(cx, fw, state, pod, node, v)?;
     }
@@ -192,5 +199,8 @@ pub fn select_victims_on_node(
     if sort_victims && !violating.is_empty() && !non_violating.is_empty() {
         sort_by_importance(&mut victims);
     }
-    Ok(Selection { victims, pdb_violations })
+    Ok(Selection {
+        victims,
+        pdb_violations,
+    })
 }
