@@ -13,11 +13,12 @@
 //!
 //! Version differences reproduced:
 //! - 1.31+: the victims of a node are sorted again (most important first) after the reprieve
-//!   when some violate a PDB and some do not (upstream #128307, in 1.31.3+ but not in 1.30.6),
+//!   when some violate a PDB and some do not (upstream #128307: in 1.31.3+ and 1.30.7+, not in
+//!   1.30.6, the release "1.30" reproduces),
 //!   which changes which victim the "highest priority" criterion looks at.
-//! - 1.31+: a nominated node that has no status in the Filter result counts as
-//!   UnschedulableAndUnresolvable (NodeToStatus with an absent-nodes status), so the
-//!   terminating-victims check is skipped for it; in 1.30 it reads as Success.
+//! - 1.32+: a nominated node that has no status in the Filter result counts as
+//!   UnschedulableAndUnresolvable (NodeToStatus with an absent-nodes status, upstream #126022),
+//!   so the terminating-victims check is skipped for it; before, it reads as Success.
 //! - 1.32+: the plugin also sits at PreEnqueue (asynchronous preemption); a snapshot has no
 //!   preemption in flight, so it always lets the pod in.
 
@@ -171,7 +172,7 @@ impl DefaultPreemption {
         // 1) Eligibility.
         let nominated_code = pod.pod.nominated_node_name.as_ref().map(|nn| {
             statuses.get(nn).map_or(
-                if self.version.minor >= 31 {
+                if self.version.minor >= 32 {
                     Code::UnschedulableAndUnresolvable
                 } else {
                     Code::Success
