@@ -36,6 +36,49 @@ pub struct Cli {
 pub enum Command {
     /// Explain why pods are (or are not) schedulable.
     Explain(ExplainArgs),
+    /// Write a seeded synthetic cluster (for benchmarks and scale tests).
+    Generate(GenerateArgs),
+}
+
+/// `generate` arguments.
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// Nodes.
+    #[arg(long, default_value_t = 5000)]
+    pub nodes: usize,
+    /// Bound pods.
+    #[arg(long, default_value_t = 100_000)]
+    pub pods: usize,
+    /// Seed (the same seed gives the same cluster).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Output file; .json writes JSON, anything else YAML.
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
+/// Runs `generate`.
+pub fn generate(a: &GenerateArgs) -> Result<()> {
+    let v = crate::testkit::generate(crate::testkit::GenSpec {
+        nodes: a.nodes,
+        pods: a.pods,
+        seed: a.seed,
+    });
+    let text = if a.output.extension().is_some_and(|e| e == "json") {
+        serde_json::to_string(&v)?
+    } else {
+        serde_yaml::to_string(&v)?
+    };
+    std::fs::write(&a.output, text).with_context(|| format!("cannot write '{}'", a.output.display()))?;
+    eprintln!(
+        "wrote {} nodes and {} bound pods to {} (pending pod: {}/{})",
+        a.nodes,
+        a.pods,
+        a.output.display(),
+        crate::testkit::PENDING_POD.0,
+        crate::testkit::PENDING_POD.1
+    );
+    Ok(())
 }
 
 /// Output formats.
@@ -89,7 +132,8 @@ pub fn load_cluster(snapshot: Option<&Path>, demo: bool) -> Result<Cluster> {
 pub fn load_profiles(config: Option<&Path>, version: Version) -> Result<Vec<Framework>> {
     let cfg = match config {
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read scheduler config '{}'", p.display()))?;
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read scheduler config '{}'", p.display()))?;
             Some(SchedulerConfig::parse(&text).with_context(|| format!("in '{}'", p.display()))?)
         }
         None => None,
@@ -123,7 +167,10 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>) -> Result<()> {
             if out.is_empty() {
                 "no pending pods in the snapshot\n".to_string()
             } else {
-                out.iter().map(crate::explain::text::render).collect::<Vec<_>>().join("\n")
+                out.iter()
+                    .map(crate::explain::text::render)
+                    .collect::<Vec<_>>()
+                    .join("\n")
             }
         }
         Output::Json | Output::Yaml => {
@@ -157,6 +204,7 @@ pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let r = match &cli.command {
         Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref()),
+        Some(Command::Generate(a)) => generate(a),
         None => Err(anyhow::anyhow!(
             "the terminal UI is not implemented yet; use `kschedtui explain --demo --all-pending` or `kschedtui explain --snapshot FILE --all-pending`"
         )),

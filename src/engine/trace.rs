@@ -20,7 +20,11 @@ pub struct PluginStatus {
 impl PluginStatus {
     /// From a status.
     pub fn new(plugin: &str, s: &Status) -> Self {
-        PluginStatus { plugin: plugin.to_string(), code: s.code, reasons: s.reasons.clone() }
+        PluginStatus {
+            plugin: plugin.to_string(),
+            code: s.code,
+            reasons: s.reasons.clone(),
+        }
     }
 }
 
@@ -52,6 +56,9 @@ pub struct NodeFilter {
     /// Diagnostic pass (not upstream): every filter plugin's failure on the node, without
     /// nominated pods. Never changes feasibility.
     pub all_failures: Vec<FilterFailure>,
+    /// Not upstream: what the rejecting plugin knows about why (e.g. the pods whose
+    /// anti-affinity matched), without nominated pods. Empty when the plugin says nothing.
+    pub detail: Vec<String>,
 }
 
 /// One plugin's score on one node.
@@ -176,7 +183,11 @@ impl Explanation {
             if self.selected.len() == 1 {
                 return format!("Schedulable: would bind to {}", self.selected[0]);
             }
-            return format!("Schedulable: {} nodes tie at the top ({})", self.selected.len(), self.selected.join(", "));
+            return format!(
+                "Schedulable: {} nodes tie at the top ({})",
+                self.selected.len(),
+                self.selected.join(", ")
+            );
         }
         match &self.post_filter {
             Some(pf) if pf.nominated_node.is_some() => format!(

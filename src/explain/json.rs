@@ -15,7 +15,10 @@ pub fn to_value(ex: &Explanation) -> Value {
     let mut o = Map::new();
     o.insert("apiVersion".into(), json!("kschedtui/v1"));
     o.insert("kind".into(), json!("Explanation"));
-    o.insert("pod".into(), json!({"namespace": ex.pod.namespace, "name": ex.pod.name}));
+    o.insert(
+        "pod".into(),
+        json!({"namespace": ex.pod.namespace, "name": ex.pod.name}),
+    );
     o.insert("profile".into(), json!(ex.profile));
     o.insert("nodeCount".into(), json!(ex.node_count));
     let pre: Vec<Value> = ex
@@ -48,11 +51,22 @@ pub fn to_value(ex: &Explanation) -> Value {
             if !f.rejected_by_nominated_pods.is_empty() {
                 m.insert(
                     "rejectedByNominatedPods".into(),
-                    json!(f.rejected_by_nominated_pods.iter().map(ToString::to_string).collect::<Vec<_>>()),
+                    json!(
+                        f.rejected_by_nominated_pods
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                    ),
                 );
             }
+            if !f.detail.is_empty() {
+                m.insert("detail".into(), json!(f.detail));
+            }
             if !f.all_failures.is_empty() {
-                m.insert("allFailures".into(), Value::Array(f.all_failures.iter().map(failure).collect()));
+                m.insert(
+                    "allFailures".into(),
+                    Value::Array(f.all_failures.iter().map(failure).collect()),
+                );
             }
             Value::Object(m)
         })
@@ -61,7 +75,12 @@ pub fn to_value(ex: &Explanation) -> Value {
     if !ex.pre_score.is_empty() {
         o.insert(
             "preScore".into(),
-            Value::Array(ex.pre_score.iter().map(|p| json!({"plugin": p.plugin, "code": p.code.as_str()})).collect()),
+            Value::Array(
+                ex.pre_score
+                    .iter()
+                    .map(|p| json!({"plugin": p.plugin, "code": p.code.as_str()}))
+                    .collect(),
+            ),
         );
     }
     let score: Vec<Value> = ex

@@ -12,7 +12,11 @@ pub const TOP_NODES: usize = 10;
 /// Renders one explanation.
 pub fn render(ex: &Explanation) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "Pod {}  (profile {}, scheduler {}, {} nodes)", ex.pod, ex.profile, ex.version, ex.node_count);
+    let _ = writeln!(
+        s,
+        "Pod {}  (profile {}, scheduler {}, {} nodes)",
+        ex.pod, ex.profile, ex.version, ex.node_count
+    );
     let _ = writeln!(s, "Verdict: {}", ex.verdict());
     if let Some(m) = &ex.message {
         let _ = writeln!(s, "Message: {m}");
@@ -26,11 +30,19 @@ pub fn render(ex: &Explanation) -> String {
     if !ex.pre_filter.is_empty() {
         let _ = writeln!(s, "\nPreFilter:");
         for p in &ex.pre_filter {
-            let reasons = if p.reasons.is_empty() { String::new() } else { format!("  {}", p.reasons.join(", ")) };
+            let reasons = if p.reasons.is_empty() {
+                String::new()
+            } else {
+                format!("  {}", p.reasons.join(", "))
+            };
             let _ = writeln!(s, "  {:<34} {}{}", p.plugin, p.code.as_str(), reasons);
         }
         if let Some(n) = &ex.pre_filter_node_names {
-            let _ = writeln!(s, "  PreFilter narrowed the nodes to: {}", if n.is_empty() { "(none)".into() } else { n.join(", ") });
+            let _ = writeln!(
+                s,
+                "  PreFilter narrowed the nodes to: {}",
+                if n.is_empty() { "(none)".into() } else { n.join(", ") }
+            );
         }
     }
     let feasible = ex.filter.iter().filter(|f| f.feasible).count();
@@ -40,7 +52,11 @@ pub fn render(ex: &Explanation) -> String {
     for f in &ex.filter {
         let (verdict, plugin, reason) = match &f.failure {
             None if f.feasible => ("fit", String::new(), String::new()),
-            None => ("excluded", "(PreFilter)".to_string(), "not in PreFilter's node set".to_string()),
+            None => (
+                "excluded",
+                "(PreFilter)".to_string(),
+                "not in PreFilter's node set".to_string(),
+            ),
             Some(fl) => ("no fit", fl.plugin.clone(), fl.reasons.join(", ")),
         };
         let _ = write!(s, "  {:<w$}  {:<10} {:<26} {}", f.node, verdict, plugin, reason);
@@ -53,9 +69,17 @@ pub fn render(ex: &Explanation) -> String {
             let _ = write!(s, "  (also: {})", more.join(", "));
         }
         let _ = writeln!(s);
+        for d in &f.detail {
+            let _ = writeln!(s, "  {:<w$}    - {d}", "");
+        }
     }
     if let Some(pf) = &ex.post_filter {
-        let _ = writeln!(s, "\nPostFilter ({}): {}", pf.plugin, pf.code.map_or("", |c| c.as_str()));
+        let _ = writeln!(
+            s,
+            "\nPostFilter ({}): {}",
+            pf.plugin,
+            pf.code.map_or("", |c| c.as_str())
+        );
         if let Some(n) = &pf.nominated_node {
             let v: Vec<String> = pf.victims.iter().map(ToString::to_string).collect();
             let _ = writeln!(s, "  nominated node {n}; victims: {}", v.join(", "));
@@ -64,7 +88,14 @@ pub fn render(ex: &Explanation) -> String {
         }
         for c in &pf.candidates {
             let v: Vec<String> = c.victims.iter().map(ToString::to_string).collect();
-            let _ = writeln!(s, "  candidate {}: victims [{}], PDB violations {}; {}", c.node, v.join(", "), c.pdb_violations, c.note);
+            let _ = writeln!(
+                s,
+                "  candidate {}: victims [{}], PDB violations {}; {}",
+                c.node,
+                v.join(", "),
+                c.pdb_violations,
+                c.note
+            );
         }
         for (node, status) in &pf.node_notes {
             let _ = writeln!(s, "  dry run on {node}: {status}");
@@ -79,7 +110,12 @@ pub fn render(ex: &Explanation) -> String {
         }
         let mut rows: Vec<_> = ex.score.iter().collect();
         rows.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.node.cmp(&b.node)));
-        let _ = writeln!(s, "\nScore (weighted; top {} of {} feasible nodes):", TOP_NODES.min(rows.len()), rows.len());
+        let _ = writeln!(
+            s,
+            "\nScore (weighted; top {} of {} feasible nodes):",
+            TOP_NODES.min(rows.len()),
+            rows.len()
+        );
         let abbrev: BTreeMap<&str, String> = plugins.iter().map(|p| (*p, abbreviate(p))).collect();
         let _ = write!(s, "  {:<w$}  {:>6}", "NODE", "TOTAL");
         for p in &plugins {
@@ -90,7 +126,11 @@ pub fn render(ex: &Explanation) -> String {
             let mark = if ex.selected.contains(&r.node) { "*" } else { " " };
             let _ = write!(s, "{mark} {:<w$}  {:>6}", r.node, r.total);
             for p in &plugins {
-                let v = r.plugins.iter().find(|x| x.plugin == *p).map_or("-".to_string(), |x| x.weighted.to_string());
+                let v = r
+                    .plugins
+                    .iter()
+                    .find(|x| x.plugin == *p)
+                    .map_or("-".to_string(), |x| x.weighted.to_string());
                 let _ = write!(s, " {v:>9}");
             }
             let _ = writeln!(s);
@@ -103,5 +143,9 @@ pub fn render(ex: &Explanation) -> String {
 
 fn abbreviate(p: &str) -> String {
     let caps: String = p.chars().filter(|c| c.is_ascii_uppercase()).collect();
-    if caps.len() >= 2 { caps } else { p.chars().take(9).collect() }
+    if caps.len() >= 2 {
+        caps
+    } else {
+        p.chars().take(9).collect()
+    }
 }

@@ -29,17 +29,24 @@ const NANO: i128 = 1_000_000_000;
 impl Quantity {
     /// A quantity of `v` whole units.
     pub fn from_units(v: i64) -> Self {
-        Quantity { nanos: i128::from(v) * NANO }
+        Quantity {
+            nanos: i128::from(v) * NANO,
+        }
     }
 
     /// A quantity of `v` milli-units.
     pub fn from_millis(v: i64) -> Self {
-        Quantity { nanos: i128::from(v) * 1_000_000 }
+        Quantity {
+            nanos: i128::from(v) * 1_000_000,
+        }
     }
 
     /// Parses a quantity string (`500m`, `1.5Gi`, `1e3`, `+2`, `.5`).
     pub fn parse(s: &str) -> Result<Self, QuantityError> {
-        let err = |why| QuantityError { input: s.to_string(), why };
+        let err = |why| QuantityError {
+            input: s.to_string(),
+            why,
+        };
         let t = s;
         if t.is_empty() {
             return Err(err("it is empty"));
@@ -98,7 +105,9 @@ impl Quantity {
                 let rest = suffix
                     .strip_prefix('e')
                     .or_else(|| suffix.strip_prefix('E'))
-                    .ok_or_else(|| err("its suffix is not one of n u m k M G T P E Ki Mi Gi Ti Pi Ei or an exponent"))?;
+                    .ok_or_else(|| {
+                        err("its suffix is not one of n u m k M G T P E Ki Mi Gi Ti Pi Ei or an exponent")
+                    })?;
                 let (sign, digits_part) = match rest.as_bytes().first() {
                     Some(b'-') => (-1, &rest[1..]),
                     Some(b'+') => (1, &rest[1..]),
@@ -156,12 +165,6 @@ impl Quantity {
         self.nanos
     }
 
-    /// Sum of two quantities.
-    #[must_use]
-    pub fn add(self, o: Quantity) -> Quantity {
-        Quantity { nanos: self.nanos.saturating_add(o.nanos) }
-    }
-
     /// True when the quantity is zero.
     pub fn is_zero(&self) -> bool {
         self.nanos == 0
@@ -175,6 +178,15 @@ fn ceil_div(a: i128, b: i128) -> i128 {
 
 fn clamp(v: i128) -> i64 {
     i64::try_from(v).unwrap_or(if v > 0 { i64::MAX } else { i64::MIN })
+}
+
+impl std::ops::Add for Quantity {
+    type Output = Quantity;
+    fn add(self, o: Quantity) -> Quantity {
+        Quantity {
+            nanos: self.nanos.saturating_add(o.nanos),
+        }
+    }
 }
 
 impl fmt::Display for Quantity {
@@ -245,7 +257,7 @@ mod tests {
 
     #[test]
     fn sums_are_exact() {
-        assert_eq!(q("100m").add(q("900m")).value(), 1);
-        assert_eq!(q("0.5Gi").add(q("512Mi")), q("1Gi"));
+        assert_eq!((q("100m") + q("900m")).value(), 1);
+        assert_eq!(q("0.5Gi") + q("512Mi"), q("1Gi"));
     }
 }

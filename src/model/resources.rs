@@ -42,9 +42,7 @@ pub fn is_extended_resource(name: &str) -> bool {
 
 /// `IsScalarResourceName`: extended, hugepages-*, or attachable-volumes-*.
 pub fn is_scalar_resource(name: &str) -> bool {
-    is_extended_resource(name)
-        || name.starts_with("hugepages-")
-        || name.starts_with("attachable-volumes-")
+    is_extended_resource(name) || name.starts_with("hugepages-") || name.starts_with("attachable-volumes-")
 }
 
 impl Resource {
@@ -97,7 +95,7 @@ impl Resource {
 fn add_into(acc: &mut ResourceList, rl: &ResourceList) {
     for (k, v) in rl {
         let e = acc.entry(k.clone()).or_default();
-        *e = e.add(*v);
+        *e = *e + *v;
     }
 }
 
@@ -148,8 +146,10 @@ fn non_zero(rl: &ResourceList) -> (i64, i64) {
 
 fn with_defaults(rl: &ResourceList) -> ResourceList {
     let mut r = rl.clone();
-    r.entry("cpu".into()).or_insert(Quantity::from_millis(DEFAULT_MILLI_CPU_REQUEST));
-    r.entry("memory".into()).or_insert(Quantity::from_units(DEFAULT_MEMORY_REQUEST));
+    r.entry("cpu".into())
+        .or_insert(Quantity::from_millis(DEFAULT_MILLI_CPU_REQUEST));
+    r.entry("memory".into())
+        .or_insert(Quantity::from_units(DEFAULT_MEMORY_REQUEST));
     r
 }
 
@@ -234,7 +234,13 @@ pub fn pod_requests(spec: &PodResourceSpec) -> PodRequests {
     let resource = Resource::from_list(&reqs);
     let list = to_amounts(&reqs);
     let non_missing = to_amounts(&aggregate(spec, with_defaults));
-    PodRequests { resource, list, non0_cpu, non0_mem, non_missing }
+    PodRequests {
+        resource,
+        list,
+        non0_cpu,
+        non0_mem,
+        non_missing,
+    }
 }
 
 #[cfg(test)]
@@ -279,7 +285,10 @@ mod tests {
 
     #[test]
     fn empty_pod_counts_defaults_only_for_scoring() {
-        let spec = PodResourceSpec { containers: vec![ResourceList::new()], ..Default::default() };
+        let spec = PodResourceSpec {
+            containers: vec![ResourceList::new()],
+            ..Default::default()
+        };
         let r = pod_requests(&spec);
         assert_eq!(r.resource, Resource::default());
         assert_eq!((r.non0_cpu, r.non0_mem), (100, 200 * 1024 * 1024));

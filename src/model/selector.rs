@@ -93,7 +93,11 @@ impl Selector {
         let mut reqs = Vec::new();
         if let Some(ml) = &ls.match_labels {
             for (k, v) in ml {
-                reqs.push(Requirement { key: k.clone(), op: Op::In, values: vec![v.clone()] });
+                reqs.push(Requirement {
+                    key: k.clone(),
+                    op: Op::In,
+                    values: vec![v.clone()],
+                });
             }
         }
         if let Some(me) = &ls.match_expressions {
@@ -113,7 +117,11 @@ impl Selector {
     pub fn from_map(m: &BTreeMap<String, String>) -> Self {
         Selector::Requirements(
             m.iter()
-                .map(|(k, v)| Requirement { key: k.clone(), op: Op::In, values: vec![v.clone()] })
+                .map(|(k, v)| Requirement {
+                    key: k.clone(),
+                    op: Op::In,
+                    values: vec![v.clone()],
+                })
                 .collect(),
         )
     }
@@ -153,7 +161,11 @@ fn label_req(e: &LabelSelectorRequirement) -> Option<Requirement> {
         Op::Gt | Op::Lt => return None,
         _ => {}
     }
-    Some(Requirement { key: e.key.clone(), op, values })
+    Some(Requirement {
+        key: e.key.clone(),
+        op,
+        values,
+    })
 }
 
 fn node_req(e: &NodeSelectorRequirement) -> Option<Requirement> {
@@ -165,7 +177,11 @@ fn node_req(e: &NodeSelectorRequirement) -> Option<Requirement> {
         Op::Gt | Op::Lt if values.len() != 1 || values[0].parse::<i64>().is_err() => return None,
         _ => {}
     }
-    Some(Requirement { key: e.key.clone(), op, values })
+    Some(Requirement {
+        key: e.key.clone(),
+        op,
+        values,
+    })
 }
 
 /// One parsed node selector term.
@@ -242,7 +258,9 @@ pub struct NodeSelectorMatcher {
 impl NodeSelectorMatcher {
     /// Parses a node selector.
     pub fn new(ns: &NodeSelector) -> Self {
-        NodeSelectorMatcher { terms: ns.node_selector_terms.iter().map(NodeTerm::new).collect() }
+        NodeSelectorMatcher {
+            terms: ns.node_selector_terms.iter().map(NodeTerm::new).collect(),
+        }
     }
 
     /// Whether any term matches.
@@ -256,7 +274,10 @@ mod tests {
     use super::*;
 
     fn labels(items: &[(&str, &str)]) -> Labels {
-        items.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
+        items
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect()
     }
 
     fn nreq(key: &str, op: &str, values: &[&str]) -> NodeSelectorRequirement {

@@ -36,11 +36,25 @@ pub trait PreFilterPlugin: Plugin {
         false
     }
     /// Updates the state as if `add` ran on `node`.
-    fn add_pod(&self, _cx: &Ctx<'_>, _state: &mut CycleState, _pod: &PodInfo, _add: &PodInfo, _node: &NodeInfo) -> Status {
+    fn add_pod(
+        &self,
+        _cx: &Ctx<'_>,
+        _state: &mut CycleState,
+        _pod: &PodInfo,
+        _add: &PodInfo,
+        _node: &NodeInfo,
+    ) -> Status {
         Status::success()
     }
     /// Updates the state as if `rm` left `node`.
-    fn remove_pod(&self, _cx: &Ctx<'_>, _state: &mut CycleState, _pod: &PodInfo, _rm: &PodInfo, _node: &NodeInfo) -> Status {
+    fn remove_pod(
+        &self,
+        _cx: &Ctx<'_>,
+        _state: &mut CycleState,
+        _pod: &PodInfo,
+        _rm: &PodInfo,
+        _node: &NodeInfo,
+    ) -> Status {
         Status::success()
     }
 }
@@ -49,6 +63,11 @@ pub trait PreFilterPlugin: Plugin {
 pub trait FilterPlugin: Plugin {
     /// Success when the pod may run on the node.
     fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status;
+    /// kschedtui extra (not upstream): facts behind this plugin's rejection of `node` (which
+    /// pods, which term), for the trace. Called only for the plugin that rejected the node.
+    fn failure_detail(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo, _node: &NodeInfo) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// PreScore.

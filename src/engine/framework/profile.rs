@@ -198,8 +198,18 @@ pub struct Framework {
 
 /// The extension points, in cycle order.
 pub const POINTS: &[&str] = &[
-    "PreEnqueue", "QueueSort", "PreFilter", "Filter", "PostFilter", "PreScore", "Score", "Reserve", "Permit",
-    "PreBind", "Bind", "PostBind",
+    "PreEnqueue",
+    "QueueSort",
+    "PreFilter",
+    "Filter",
+    "PostFilter",
+    "PreScore",
+    "Score",
+    "Reserve",
+    "Permit",
+    "PreBind",
+    "Bind",
+    "PostBind",
 ];
 
 fn default_multipoint(version: Version) -> Vec<PluginRef> {
@@ -231,7 +241,12 @@ fn default_multipoint(version: Version) -> Vec<PluginRef> {
         (names::IMAGE_LOCALITY, 1),
         (names::DEFAULT_BINDER, 0),
     ]);
-    v.into_iter().map(|(n, w)| PluginRef { name: n.to_string(), weight: w }).collect()
+    v.into_iter()
+        .map(|(n, w)| PluginRef {
+            name: n.to_string(),
+            weight: w,
+        })
+        .collect()
 }
 
 /// `mergePluginSet` of apis/config/v1/default_plugins.go.
@@ -285,7 +300,10 @@ impl Framework {
     /// Builds a profile from its configuration, merged with the version's defaults.
     pub fn from_config(cfg: &ProfileConfig, version: Version) -> Result<Framework, ProfileError> {
         let defaults = PluginsConfig {
-            multi_point: PluginSet { enabled: default_multipoint(version), disabled: vec![] },
+            multi_point: PluginSet {
+                enabled: default_multipoint(version),
+                disabled: vec![],
+            },
             ..Default::default()
         };
         let custom = cfg.plugins.clone().unwrap_or_default();
@@ -309,18 +327,54 @@ impl Framework {
         // Instantiate every plugin named anywhere.
         let mut instances: BTreeMap<String, super::plugin::PluginSlots> = BTreeMap::new();
         let points = [
-            Point { name: "PreEnqueue", set: &merged.pre_enqueue },
-            Point { name: "QueueSort", set: &merged.queue_sort },
-            Point { name: "PreFilter", set: &merged.pre_filter },
-            Point { name: "Filter", set: &merged.filter },
-            Point { name: "PostFilter", set: &merged.post_filter },
-            Point { name: "PreScore", set: &merged.pre_score },
-            Point { name: "Score", set: &merged.score },
-            Point { name: "Reserve", set: &merged.reserve },
-            Point { name: "Permit", set: &merged.permit },
-            Point { name: "PreBind", set: &merged.pre_bind },
-            Point { name: "Bind", set: &merged.bind },
-            Point { name: "PostBind", set: &merged.post_bind },
+            Point {
+                name: "PreEnqueue",
+                set: &merged.pre_enqueue,
+            },
+            Point {
+                name: "QueueSort",
+                set: &merged.queue_sort,
+            },
+            Point {
+                name: "PreFilter",
+                set: &merged.pre_filter,
+            },
+            Point {
+                name: "Filter",
+                set: &merged.filter,
+            },
+            Point {
+                name: "PostFilter",
+                set: &merged.post_filter,
+            },
+            Point {
+                name: "PreScore",
+                set: &merged.pre_score,
+            },
+            Point {
+                name: "Score",
+                set: &merged.score,
+            },
+            Point {
+                name: "Reserve",
+                set: &merged.reserve,
+            },
+            Point {
+                name: "Permit",
+                set: &merged.permit,
+            },
+            Point {
+                name: "PreBind",
+                set: &merged.pre_bind,
+            },
+            Point {
+                name: "Bind",
+                set: &merged.bind,
+            },
+            Point {
+                name: "PostBind",
+                set: &merged.post_bind,
+            },
         ];
         let all_names = merged
             .multi_point
@@ -339,9 +393,11 @@ impl Framework {
                     plugin: n.clone(),
                     known: plugins::known_plugins().join(", "),
                 },
-                plugins::InstantiateError::Args(message) => {
-                    ProfileError::Args { profile: profile.clone(), plugin: n.clone(), message }
-                }
+                plugins::InstantiateError::Args(message) => ProfileError::Args {
+                    profile: profile.clone(),
+                    plugin: n.clone(),
+                    message,
+                },
             })?;
             instances.insert(n, slots);
         }
@@ -361,7 +417,13 @@ impl Framework {
         };
         let mut order: BTreeMap<&'static str, Vec<PluginRef>> = BTreeMap::new();
         for p in &points {
-            let specific: Vec<PluginRef> = p.set.enabled.iter().filter(|e| implements(&e.name, p.name)).cloned().collect();
+            let specific: Vec<PluginRef> = p
+                .set
+                .enabled
+                .iter()
+                .filter(|e| implements(&e.name, p.name))
+                .cloned()
+                .collect();
             let disabled_all = p.set.disabled.iter().any(|d| d.name == "*");
             let mut overrides = Vec::new();
             let mut multi = Vec::new();
@@ -414,21 +476,45 @@ impl Framework {
         let fw = Framework {
             name: profile.clone(),
             version,
-            pre_enqueue: pick("PreEnqueue").iter().filter_map(|r| instances[&r.name].pre_enqueue.clone()).collect(),
+            pre_enqueue: pick("PreEnqueue")
+                .iter()
+                .filter_map(|r| instances[&r.name].pre_enqueue.clone())
+                .collect(),
             queue_sort: pick("QueueSort")
                 .iter()
                 .filter_map(|r| plugins::known_plugins().into_iter().find(|k| *k == r.name))
                 .collect(),
-            pre_filter: pick("PreFilter").iter().filter_map(|r| instances[&r.name].pre_filter.clone()).collect(),
-            filter: pick("Filter").iter().filter_map(|r| instances[&r.name].filter.clone()).collect(),
-            post_filter: pick("PostFilter").iter().filter_map(|r| instances[&r.name].post_filter.clone()).collect(),
-            pre_score: pick("PreScore").iter().filter_map(|r| instances[&r.name].pre_score.clone()).collect(),
+            pre_filter: pick("PreFilter")
+                .iter()
+                .filter_map(|r| instances[&r.name].pre_filter.clone())
+                .collect(),
+            filter: pick("Filter")
+                .iter()
+                .filter_map(|r| instances[&r.name].filter.clone())
+                .collect(),
+            post_filter: pick("PostFilter")
+                .iter()
+                .filter_map(|r| instances[&r.name].post_filter.clone())
+                .collect(),
+            pre_score: pick("PreScore")
+                .iter()
+                .filter_map(|r| instances[&r.name].pre_score.clone())
+                .collect(),
             score: pick("Score")
                 .iter()
-                .filter_map(|r| instances[&r.name].score.clone().map(|s| (s, weights.get(&r.name).copied().unwrap_or(1))))
+                .filter_map(|r| {
+                    instances[&r.name]
+                        .score
+                        .clone()
+                        .map(|s| (s, weights.get(&r.name).copied().unwrap_or(1)))
+                })
                 .collect(),
             later,
-            not_implemented: instances.iter().filter(|(_, s)| s.not_implemented).map(|(n, _)| n.clone()).collect(),
+            not_implemented: instances
+                .iter()
+                .filter(|(_, s)| s.not_implemented)
+                .map(|(n, _)| n.clone())
+                .collect(),
         };
         if fw.queue_sort.len() != 1 {
             return Err(ProfileError::Config(format!(

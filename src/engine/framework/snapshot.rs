@@ -34,8 +34,11 @@ impl Snapshot {
     pub fn new(cluster: Arc<Cluster>, version: Version) -> Self {
         let merge = version.match_label_keys_in_pod_affinity();
         let mut nodes: Vec<NodeInfo> = cluster.nodes.iter().map(|n| NodeInfo::new(n.clone())).collect();
-        let index: HashMap<String, usize> =
-            nodes.iter().enumerate().map(|(i, n)| (n.name().to_string(), i)).collect();
+        let index: HashMap<String, usize> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name().to_string(), i))
+            .collect();
         let mut image_nodes: HashMap<String, usize> = HashMap::new();
         for n in &cluster.nodes {
             let mut names: Vec<&String> = n.images.iter().flat_map(|(names, _)| names.iter()).collect();
@@ -69,7 +72,15 @@ impl Snapshot {
                 }
             }
         }
-        Snapshot { cluster, nodes, index, image_nodes, nominated, pod_infos, version }
+        Snapshot {
+            cluster,
+            nodes,
+            index,
+            image_nodes,
+            nominated,
+            pod_infos,
+            version,
+        }
     }
 
     /// Index of a node by name.

@@ -28,7 +28,9 @@ mod tests {
         for v in [Version { minor: 30 }, Version::NEWEST] {
             let fw = Framework::default_profile(v).expect("default profile");
             assert_eq!(fw.plugins_at("Bind"), vec!["DefaultBinder"]);
-            assert!(fw.plugins_at("Reserve").is_empty());
+            for point in ["Reserve", "Permit", "PreBind", "PostBind"] {
+                assert!(!fw.plugins_at(point).contains(&"DefaultBinder"), "{point}");
+            }
             assert!(!fw.not_implemented.iter().any(|n| n == "DefaultBinder"));
         }
     }

@@ -32,7 +32,10 @@ pub fn find_untolerated_taint<'a>(
     tolerations: &[Toleration],
     filter: impl Fn(&Taint) -> bool,
 ) -> Option<&'a Taint> {
-    taints.iter().filter(|t| filter(t)).find(|t| !tolerations.iter().any(|tol| tol.tolerates(t)))
+    taints
+        .iter()
+        .filter(|t| filter(t))
+        .find(|t| !tolerations.iter().any(|tol| tol.tolerates(t)))
 }
 
 #[cfg(test)]
@@ -40,7 +43,13 @@ mod tests {
     use super::*;
 
     fn ns(v: &[i64]) -> Vec<NodeScore> {
-        v.iter().enumerate().map(|(i, s)| NodeScore { name: format!("n{i}"), score: *s }).collect()
+        v.iter()
+            .enumerate()
+            .map(|(i, s)| NodeScore {
+                name: format!("n{i}"),
+                score: *s,
+            })
+            .collect()
     }
 
     #[test]
@@ -56,7 +65,11 @@ mod tests {
         for (input, reverse, want) in cases {
             let mut s = ns(input);
             default_normalize_score(MAX_NODE_SCORE, *reverse, &mut s);
-            assert_eq!(s.iter().map(|x| x.score).collect::<Vec<_>>(), *want, "{input:?} {reverse}");
+            assert_eq!(
+                s.iter().map(|x| x.score).collect::<Vec<_>>(),
+                *want,
+                "{input:?} {reverse}"
+            );
         }
     }
 }

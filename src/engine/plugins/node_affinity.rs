@@ -57,7 +57,11 @@ impl PreferredTerms {
 
     /// Sum of the weights of matching terms.
     pub fn score(&self, labels: &Labels, name: &str) -> i64 {
-        self.0.iter().filter(|(t, _)| t.matches(labels, name)).map(|(_, w)| w).sum()
+        self.0
+            .iter()
+            .filter(|(t, _)| t.matches(labels, name))
+            .map(|(_, w)| w)
+            .sum()
     }
 }
 
@@ -81,14 +85,21 @@ impl RequiredNodeAffinity {
     /// From the pod.
     pub fn of(pod: &PodInfo) -> Self {
         let spec = pod.pod.spec();
-        let label_selector = spec.node_selector.as_ref().filter(|m| !m.is_empty()).map(Selector::from_map);
+        let label_selector = spec
+            .node_selector
+            .as_ref()
+            .filter(|m| !m.is_empty())
+            .map(Selector::from_map);
         let node_selector = spec
             .affinity
             .as_ref()
             .and_then(|a| a.node_affinity.as_ref())
             .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
             .map(NodeSelectorMatcher::new);
-        RequiredNodeAffinity { label_selector, node_selector }
+        RequiredNodeAffinity {
+            label_selector,
+            node_selector,
+        }
     }
 
     /// Whether the node matches.
@@ -130,7 +141,9 @@ impl PreFilterPlugin for NodeAffinity {
             return (None, Status::skip());
         }
         state.write(PRE_FILTER_KEY, RequiredNodeAffinity::of(pod));
-        let Some(required) = required else { return (None, Status::success()) };
+        let Some(required) = required else {
+            return (None, Status::success());
+        };
         if required.node_selector_terms.is_empty() {
             return (None, Status::success());
         }
@@ -146,7 +159,9 @@ impl PreFilterPlugin for NodeAffinity {
                     });
                 }
             }
-            let Some(term_names) = term_names else { return (None, Status::success()) };
+            let Some(term_names) = term_names else {
+                return (None, Status::success());
+            };
             node_names = Some(match node_names {
                 None => term_names,
                 Some(prev) => prev.union(&term_names).cloned().collect(),
@@ -172,7 +187,11 @@ impl FilterPlugin for NodeAffinity {
             Some(r) => r.matches(&n.labels, &n.name),
             None => RequiredNodeAffinity::of(pod).matches(&n.labels, &n.name),
         };
-        if ok { Status::success() } else { Status::unresolvable(ERR_REASON_POD) }
+        if ok {
+            Status::success()
+        } else {
+            Status::unresolvable(ERR_REASON_POD)
+        }
     }
 }
 
@@ -214,8 +233,14 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
     let added = a.added_affinity.unwrap_or_default();
     let p = Arc::new(NodeAffinity {
-        added_required: added.required_during_scheduling_ignored_during_execution.as_ref().map(NodeSelectorMatcher::new),
-        added_preferred: added.preferred_during_scheduling_ignored_during_execution.as_ref().map(|t| PreferredTerms::new(t)),
+        added_required: added
+            .required_during_scheduling_ignored_during_execution
+            .as_ref()
+            .map(NodeSelectorMatcher::new),
+        added_preferred: added
+            .preferred_during_scheduling_ignored_during_execution
+            .as_ref()
+            .map(|t| PreferredTerms::new(t)),
     });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),

@@ -34,5 +34,8 @@ impl FilterPlugin for NodeName {
 
 /// Registers NodeName.
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots { filter: Some(Arc::new(NodeName)), ..Default::default() })
+    Ok(PluginSlots {
+        filter: Some(Arc::new(NodeName)),
+        ..Default::default()
+    })
 }

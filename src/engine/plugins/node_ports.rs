@@ -20,8 +20,16 @@ pub const ERR_REASON: &str = "node(s) didn't have free ports for the requested p
 pub struct NodePorts;
 
 fn sanitize(p: &HostPort) -> (String, String, i32) {
-    let ip = if p.ip.is_empty() { "0.0.0.0".to_string() } else { p.ip.clone() };
-    let proto = if p.protocol.is_empty() { "TCP".to_string() } else { p.protocol.clone() };
+    let ip = if p.ip.is_empty() {
+        "0.0.0.0".to_string()
+    } else {
+        p.ip.clone()
+    };
+    let proto = if p.protocol.is_empty() {
+        "TCP".to_string()
+    } else {
+        p.protocol.clone()
+    };
     (ip, proto, p.port)
 }
 
@@ -63,7 +71,11 @@ impl FilterPlugin for NodePorts {
 /// Registers NodePorts.
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
     let p = Arc::new(NodePorts);
-    Ok(PluginSlots { pre_filter: Some(p.clone()), filter: Some(p), ..Default::default() })
+    Ok(PluginSlots {
+        pre_filter: Some(p.clone()),
+        filter: Some(p),
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]
@@ -71,7 +83,11 @@ mod tests {
     use super::*;
 
     fn hp(ip: &str, proto: &str, port: i32) -> HostPort {
-        HostPort { ip: ip.into(), protocol: proto.into(), port }
+        HostPort {
+            ip: ip.into(),
+            protocol: proto.into(),
+            port,
+        }
     }
 
     #[test]

@@ -43,5 +43,8 @@ impl FilterPlugin for NodeUnschedulable {
 
 /// Registers NodeUnschedulable.
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots { filter: Some(Arc::new(NodeUnschedulable)), ..Default::default() })
+    Ok(PluginSlots {
+        filter: Some(Arc::new(NodeUnschedulable)),
+        ..Default::default()
+    })
 }

@@ -8,5 +8,8 @@ use crate::engine::version::Version;
 
 /// Registers PrioritySort.
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots { queue_sort: true, ..Default::default() })
+    Ok(PluginSlots {
+        queue_sort: true,
+        ..Default::default()
+    })
 }

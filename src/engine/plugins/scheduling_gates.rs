@@ -21,8 +21,14 @@ impl Plugin for SchedulingGates {
 
 impl PreEnqueuePlugin for SchedulingGates {
     fn pre_enqueue(&self, pod: &PodInfo) -> Status {
-        let gates: Vec<String> =
-            pod.pod.spec().scheduling_gates.iter().flatten().map(|g| g.name.clone()).collect();
+        let gates: Vec<String> = pod
+            .pod
+            .spec()
+            .scheduling_gates
+            .iter()
+            .flatten()
+            .map(|g| g.name.clone())
+            .collect();
         if gates.is_empty() {
             return Status::success();
         }
@@ -32,5 +38,8 @@ impl PreEnqueuePlugin for SchedulingGates {
 
 /// Registers SchedulingGates.
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots { pre_enqueue: Some(Arc::new(SchedulingGates)), ..Default::default() })
+    Ok(PluginSlots {
+        pre_enqueue: Some(Arc::new(SchedulingGates)),
+        ..Default::default()
+    })
 }

@@ -9,7 +9,9 @@ use super::helper::{MAX_NODE_SCORE, default_normalize_score, find_untolerated_ta
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin};
+use crate::engine::framework::plugin::{
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin,
+};
 use crate::engine::framework::status::Status;
 use crate::engine::version::Version;
 use crate::model::Toleration;
@@ -56,7 +58,12 @@ impl PreScorePlugin for TaintToleration {
             .filter(|t| t.effect.is_empty() || t.effect == "PreferNoSchedule")
             .cloned()
             .collect();
-        state.write(PRE_SCORE_KEY, PreScoreState { tolerations_prefer_no_schedule });
+        state.write(
+            PRE_SCORE_KEY,
+            PreScoreState {
+                tolerations_prefer_no_schedule,
+            },
+        );
         Status::success()
     }
 }
@@ -64,7 +71,10 @@ impl PreScorePlugin for TaintToleration {
 impl ScorePlugin for TaintToleration {
     fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> (i64, Status) {
         let Some(s) = state.read::<PreScoreState>(PRE_SCORE_KEY) else {
-            return (0, Status::error("reading \"PreScoreTaintToleration\" from cycleState: not found"));
+            return (
+                0,
+                Status::error("reading \"PreScoreTaintToleration\" from cycleState: not found"),
+            );
         };
         let count = node
             .node
@@ -87,5 +97,10 @@ impl ScorePlugin for TaintToleration {
 /// Registers TaintToleration.
 pub fn register(_: &Value, version: Version) -> Result<PluginSlots, String> {
     let p = Arc::new(TaintToleration { version });
-    Ok(PluginSlots { filter: Some(p.clone()), pre_score: Some(p.clone()), score: Some(p), ..Default::default() })
+    Ok(PluginSlots {
+        filter: Some(p.clone()),
+        pre_score: Some(p.clone()),
+        score: Some(p),
+        ..Default::default()
+    })
 }

@@ -11,11 +11,11 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::engine::framework::node_info::PodInfo;
+use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::PreFilterPlugin;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::trace::Explanation;
-use crate::model::ObjectKey;
+use crate::model::{Object, ObjectKey, Origin};
 
 const SMALL: (&str, &str) = ("100m", "100");
 const MEDIUM: (&str, &str) = ("200m", "200");
@@ -188,9 +188,20 @@ struct World {
     version: Version,
 }
 
+/// A typed model object from its JSON form (the engine does not use the snapshot loader).
+fn typed(v: Value) -> (Origin, Object) {
+    let o = match v["kind"].as_str().expect("kind") {
+        "Node" => Object::Node(serde_json::from_value(v).expect("node")),
+        "Pod" => Object::Pod(serde_json::from_value(v).expect("pod")),
+        "PodDisruptionBudget" => Object::Pdb(serde_json::from_value(v).expect("pdb")),
+        "PriorityClass" => Object::PriorityClass(serde_json::from_value(v).expect("class")),
+        k => panic!("no test object of kind {k}"),
+    };
+    (Origin::default(), o)
+}
+
 fn world_v(objs: Vec<Value>, version: Version) -> World {
-    let text = serde_json::to_string(&Value::Array(objs)).expect("json");
-    let cluster = crate::source::file::load_str("test", &text).expect("cluster");
+    let cluster = Cluster::build(objs.into_iter().map(typed).collect()).expect("cluster");
     let snap = Snapshot::new(Arc::new(cluster), version);
     let fw = Framework::default_profile(version).expect("profile");
     World { snap, fw, version }
@@ -290,8 +301,6 @@ impl World {
         .expect("explain")
     }
 }
-
-use crate::engine::framework::node_info::NodeInfo;
 
 fn cand(node: &str, victims: &[&str], pdb: usize) -> (String, Vec<String>, usize) {
     (node.into(), victims.iter().map(|v| (*v).to_string()).collect(), pdb)

@@ -56,6 +56,12 @@ impl ScorePlugin for BalancedAllocation {
 /// Registers NodeResourcesBalancedAllocation.
 pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
-    let p = Arc::new(BalancedAllocation { resources: defaulted(a.resources) });
-    Ok(PluginSlots { pre_score: Some(p.clone()), score: Some(p), ..Default::default() })
+    let p = Arc::new(BalancedAllocation {
+        resources: defaulted(a.resources),
+    });
+    Ok(PluginSlots {
+        pre_score: Some(p.clone()),
+        score: Some(p),
+        ..Default::default()
+    })
 }

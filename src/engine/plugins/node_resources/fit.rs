@@ -13,7 +13,9 @@ use super::resource_allocation::{
 };
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin};
+use crate::engine::framework::plugin::{
+    Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
+};
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::names;
 use crate::engine::version::Version;
@@ -98,7 +100,12 @@ pub struct InsufficientResource {
 }
 
 /// `fitsRequest`.
-pub fn fits_request(req: &Resource, node: &NodeInfo, ignored: &HashSet<String>, groups: &HashSet<String>) -> Vec<InsufficientResource> {
+pub fn fits_request(
+    req: &Resource,
+    node: &NodeInfo,
+    ignored: &HashSet<String>,
+    groups: &HashSet<String>,
+) -> Vec<InsufficientResource> {
     let mut out = Vec::new();
     let alloc = node.allocatable();
     let allowed = alloc.allowed_pod_number;
@@ -128,7 +135,12 @@ pub fn fits_request(req: &Resource, node: &NodeInfo, ignored: &HashSet<String>, 
     };
     check("cpu", req.milli_cpu, alloc.milli_cpu, used.milli_cpu);
     check("memory", req.memory, alloc.memory, used.memory);
-    check("ephemeral-storage", req.ephemeral_storage, alloc.ephemeral_storage, used.ephemeral_storage);
+    check(
+        "ephemeral-storage",
+        req.ephemeral_storage,
+        alloc.ephemeral_storage,
+        used.ephemeral_storage,
+    );
     for (name, q) in &req.scalar {
         if *q == 0 {
             continue;
@@ -169,12 +181,17 @@ impl PreFilterPlugin for Fit {
 
 impl FilterPlugin for Fit {
     fn filter(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
-        let req = state.read::<Resource>(PRE_FILTER_KEY).unwrap_or(&pod.pod.requests.resource);
+        let req = state
+            .read::<Resource>(PRE_FILTER_KEY)
+            .unwrap_or(&pod.pod.requests.resource);
         let insufficient = fits_request(req, node, &self.ignored_resources, &self.ignored_groups);
         if insufficient.is_empty() {
             return Status::success();
         }
-        Status::new(crate::engine::framework::status::Code::Unschedulable, insufficient.into_iter().map(|i| i.reason))
+        Status::new(
+            crate::engine::framework::status::Code::Unschedulable,
+            insufficient.into_iter().map(|i| i.reason),
+        )
     }
 }
 
@@ -208,7 +225,10 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
     let strategy = a.scoring_strategy.unwrap_or_default();
     if strategy.kind == StrategyType::RequestedToCapacityRatio
-        && strategy.requested_to_capacity_ratio.as_ref().is_none_or(|r| r.shape.is_empty())
+        && strategy
+            .requested_to_capacity_ratio
+            .as_ref()
+            .is_none_or(|r| r.shape.is_empty())
     {
         return Err("scoringStrategy.requestedToCapacityRatio.shape: Required value: at least one point".into());
     }
@@ -217,7 +237,10 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
         ignored_groups: a.ignored_resource_groups.into_iter().collect(),
         strategy: strategy.kind,
         resources: defaulted(strategy.resources),
-        shape: strategy.requested_to_capacity_ratio.map(|r| r.shape).unwrap_or_default(),
+        shape: strategy
+            .requested_to_capacity_ratio
+            .map(|r| r.shape)
+            .unwrap_or_default(),
     });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),

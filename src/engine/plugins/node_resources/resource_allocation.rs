@@ -20,7 +20,16 @@ pub struct ResourceSpec {
 
 /// cpu and memory, weight 1 each.
 pub fn default_resources() -> Vec<ResourceSpec> {
-    vec![ResourceSpec { name: "cpu".into(), weight: 1 }, ResourceSpec { name: "memory".into(), weight: 1 }]
+    vec![
+        ResourceSpec {
+            name: "cpu".into(),
+            weight: 1,
+        },
+        ResourceSpec {
+            name: "memory".into(),
+            weight: 1,
+        },
+    ]
 }
 
 /// Applies the v1 defaults: no resources → cpu and memory; weight 0 → 1.
@@ -53,7 +62,11 @@ pub fn pod_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_requested
 
 /// `calculateResourceAllocatableRequest`: (allocatable, requested including the pod).
 pub fn allocatable_and_requested(node: &NodeInfo, resource: &str, pod_request: i64, use_requested: bool) -> (i64, i64) {
-    let requested = if use_requested { &node.requested } else { &node.non_zero_requested };
+    let requested = if use_requested {
+        &node.requested
+    } else {
+        &node.non_zero_requested
+    };
     if pod_request == 0 && is_scalar_resource(resource) {
         return (0, 0);
     }
@@ -70,7 +83,12 @@ pub fn allocatable_and_requested(node: &NodeInfo, resource: &str, pod_request: i
 }
 
 /// Requested and allocatable vectors for a node (`resourceAllocationScorer.score` inputs).
-pub fn vectors(node: &NodeInfo, resources: &[ResourceSpec], pod_requests: &[i64], use_requested: bool) -> (Vec<i64>, Vec<i64>) {
+pub fn vectors(
+    node: &NodeInfo,
+    resources: &[ResourceSpec],
+    pod_requests: &[i64],
+    use_requested: bool,
+) -> (Vec<i64>, Vec<i64>) {
     let mut requested = vec![0; resources.len()];
     let mut allocatable = vec![0; resources.len()];
     for (i, r) in resources.iter().enumerate() {
@@ -137,17 +155,30 @@ fn broken_linear(shape: &[(i64, i64)], p: i64) -> i64 {
             if i == 0 {
                 return shape[0].1;
             }
-            return shape[i - 1].1 + (shape[i].1 - shape[i - 1].1) * (p - shape[i - 1].0) / (shape[i].0 - shape[i - 1].0);
+            return shape[i - 1].1
+                + (shape[i].1 - shape[i - 1].1) * (p - shape[i - 1].0) / (shape[i].0 - shape[i - 1].0);
         }
     }
     shape.last().map_or(0, |s| s.1)
 }
 
 /// RequestedToCapacityRatio.
-pub fn requested_to_capacity_ratio(resources: &[ResourceSpec], shape: &[ShapePoint], requested: &[i64], allocatable: &[i64]) -> i64 {
-    let pts: Vec<(i64, i64)> = shape.iter().map(|p| (p.utilization, p.score * (MAX_NODE_SCORE / 10))).collect();
+pub fn requested_to_capacity_ratio(
+    resources: &[ResourceSpec],
+    shape: &[ShapePoint],
+    requested: &[i64],
+    allocatable: &[i64],
+) -> i64 {
+    let pts: Vec<(i64, i64)> = shape
+        .iter()
+        .map(|p| (p.utilization, p.score * (MAX_NODE_SCORE / 10)))
+        .collect();
     let f = |req: i64, cap: i64| {
-        if cap == 0 || req > cap { broken_linear(&pts, 100) } else { broken_linear(&pts, req * 100 / cap) }
+        if cap == 0 || req > cap {
+            broken_linear(&pts, 100)
+        } else {
+            broken_linear(&pts, req * 100 / cap)
+        }
     };
     let (mut score, mut weights) = (0i64, 0i64);
     for i in 0..requested.len() {
@@ -217,9 +248,21 @@ mod tests {
     #[test]
     fn requested_to_capacity_ratio_shape() {
         // requested_to_capacity_ratio_test.go: shape (0,0),(100,10), cpu+memory
-        let shape = vec![ShapePoint { utilization: 0, score: 0 }, ShapePoint { utilization: 100, score: 10 }];
+        let shape = vec![
+            ShapePoint {
+                utilization: 0,
+                score: 0,
+            },
+            ShapePoint {
+                utilization: 100,
+                score: 10,
+            },
+        ];
         let r = default_resources();
-        assert_eq!(requested_to_capacity_ratio(&r, &shape, &[3000, 5000], &[4000, 10000]), 63);
+        assert_eq!(
+            requested_to_capacity_ratio(&r, &shape, &[3000, 5000], &[4000, 10000]),
+            63
+        );
         assert_eq!(broken_linear(&[(0, 0), (100, 100)], 150), 100);
     }
 }
