@@ -1392,3 +1392,97 @@ fn pick_one_node_fewest_victims_and_final_tie() {
         (0, "selected: the only candidate")
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// RunPreFilterPlugins as the runner reproduces it, as far as PostFilter depends on it.
+
+/// A PreFilter plugin returning a fixed node set and status.
+struct FakePreFilter {
+    name: &'static str,
+    nodes: Option<&'static [&'static str]>,
+    status: Status,
+}
+
+impl Plugin for FakePreFilter {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl PreFilterPlugin for FakePreFilter {
+    fn pre_filter(
+        &self,
+        _: &Ctx<'_>,
+        _: &mut CycleState,
+        _: &PodInfo,
+    ) -> (Option<std::collections::BTreeSet<String>>, Status) {
+        (
+            self.nodes.map(|n| n.iter().map(|s| (*s).to_string()).collect()),
+            self.status.clone(),
+        )
+    }
+}
+
+/// An Unschedulable PreFilter status lets the other PreFilter plugins run, then marks every node
+/// with it; preemption then dry-runs every node (upstream #119770).
+#[test]
+fn prefilter_unschedulable_runs_the_remaining_prefilters_then_preemption() {
+    let mut w = world(objs(
+        vec![node("node1", VERY_LARGE), node("node2", VERY_LARGE)],
+        &[pod("p").prio(HIGH).req(SMALL)],
+    ));
+    let n = w.fw.pre_filter.len();
+    w.fw.pre_filter.insert(
+        0,
+        Arc::new(FakePreFilter {
+            name: "Gang",
+            nodes: None,
+            status: Status::unschedulable("gang incomplete"),
+        }),
+    );
+    let ex = w.explain("p");
+    assert_eq!(ex.pre_filter.len(), n + 1, "the other PreFilter plugins still ran");
+    assert_eq!(
+        ex.message.as_deref(),
+        Some(
+            "0/2 nodes are available: gang incomplete. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+        )
+    );
+    assert!(
+        ex.filter
+            .iter()
+            .all(|f| f.failure.as_ref().is_some_and(|x| x.plugin == "Gang"))
+    );
+}
+
+/// Plugins whose node sets do not intersect are named in execution order.
+#[test]
+fn prefilter_empty_intersection_names_plugins_in_execution_order() {
+    let mut w = world(objs(
+        vec![node("a", VERY_LARGE), node("b", VERY_LARGE)],
+        &[pod("p").prio(HIGH).req(SMALL)],
+    ));
+    w.fw.pre_filter.insert(
+        0,
+        Arc::new(FakePreFilter {
+            name: "Zeta",
+            nodes: Some(&["a"]),
+            status: Status::success(),
+        }),
+    );
+    w.fw.pre_filter.insert(
+        1,
+        Arc::new(FakePreFilter {
+            name: "Alpha",
+            nodes: Some(&["b"]),
+            status: Status::success(),
+        }),
+    );
+    let ex = w.explain("p");
+    assert_eq!(
+        ex.message.as_deref(),
+        Some(
+            "0/2 nodes are available: node(s) didn't satisfy plugin(s) [Zeta Alpha] simultaneously. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+        )
+    );
+}
