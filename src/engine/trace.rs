@@ -92,12 +92,19 @@ pub struct NodeScoreTrace {
 pub struct Candidate {
     /// Node.
     pub node: String,
-    /// Pods that would be evicted.
+    /// Pods that would be evicted, in upstream's order (most important first).
     pub victims: Vec<ObjectKey>,
     /// Victims whose eviction violates a PDB.
     pub pdb_violations: usize,
     /// Why the node was or was not chosen.
     pub note: String,
+    /// The victims' priorities, in the order of `victims`.
+    pub victim_priorities: Vec<i32>,
+    /// True for the node preemption nominates.
+    pub selected: bool,
+    /// The node-picking criterion that decided for or against this node ("" when it was the
+    /// only candidate).
+    pub criterion: String,
 }
 
 /// What PostFilter (preemption) did.
@@ -115,8 +122,11 @@ pub struct PostFilterTrace {
     pub message: String,
     /// Candidates evaluated.
     pub candidates: Vec<Candidate>,
-    /// Per-node statuses of the dry run (node → reasons) where preemption could not help.
+    /// Per-node statuses of the dry run (node → reasons) where preemption could not help,
+    /// sorted by node.
     pub node_notes: Vec<(String, String)>,
+    /// How many candidates the dry run looked for (DefaultPreemptionArgs), when it ran.
+    pub candidates_wanted: Option<usize>,
 }
 
 /// A plugin's status at Reserve, Permit, PreBind, Bind, PostBind or Unreserve.

@@ -196,6 +196,18 @@ pub fn to_value(ex: &Explanation) -> Value {
                 "nominatedNode": pf.nominated_node,
                 "victims": victims.iter().map(|v| json!({"namespace": v.namespace, "name": v.name})).collect::<Vec<_>>(),
                 "message": pf.message,
+                // kschedtui extras: the dry run behind the verdict.
+                "candidates": pf.candidates.iter().map(|c| json!({
+                    "node": c.node,
+                    "victims": c.victims.iter().map(|v| json!({"namespace": v.namespace, "name": v.name})).collect::<Vec<_>>(),
+                    "victimPriorities": c.victim_priorities,
+                    "pdbViolations": c.pdb_violations,
+                    "selected": c.selected,
+                    "criterion": c.criterion,
+                    "note": c.note,
+                })).collect::<Vec<_>>(),
+                "dryRun": pf.node_notes.iter().map(|(n, m)| json!({"node": n, "status": m})).collect::<Vec<_>>(),
+                "candidatesWanted": pf.candidates_wanted,
             }),
         );
     }

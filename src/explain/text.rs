@@ -90,12 +90,15 @@ pub fn render(ex: &Explanation) -> String {
             let v: Vec<String> = c.victims.iter().map(ToString::to_string).collect();
             let _ = writeln!(
                 s,
-                "  candidate {}: victims [{}], PDB violations {} {}",
+                "  candidate {}: victims [{}], PDB violations {}; {}",
                 c.node,
                 v.join(", "),
                 c.pdb_violations,
                 c.note
             );
+        }
+        for (node, status) in &pf.node_notes {
+            let _ = writeln!(s, "  dry run on {node}: {status}");
         }
     }
     render_cycle(&mut s, ex);

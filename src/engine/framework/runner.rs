@@ -298,13 +298,21 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     let mut state = CycleState::default();
     // PreFilter.
     let mut result: Option<BTreeSet<String>> = None;
-    let mut with_nodes: BTreeSet<&'static str> = BTreeSet::new();
+    // Plugins that narrowed the node set, in execution order (upstream prints them so).
+    let mut with_nodes: Vec<&'static str> = Vec::new();
     let mut rejection: Option<Status> = None;
+    // An Unschedulable PreFilter status does not stop the other PreFilter plugins (upstream
+    // #119770): the last one is returned unless a later plugin rejects for good.
+    let mut unschedulable: Option<Status> = None;
     for pl in &fw.pre_filter {
         let (r, s) = pl.pre_filter(&cx, &mut state, pod);
         ex.pre_filter.push(PluginStatus::new(pl.name(), &s));
         if s.is_skip() {
             state.skip_filter.insert(pl.name());
+            continue;
+        }
+        if s.code == Code::Unschedulable {
+            unschedulable = Some(s.with_plugin(pl.name()));
             continue;
         }
         if !s.is_success() {
@@ -318,13 +326,13 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             break;
         }
         if let Some(nodes) = r {
-            with_nodes.insert(pl.name());
+            with_nodes.push(pl.name());
             result = Some(match result {
                 None => nodes,
                 Some(prev) => prev.intersection(&nodes).cloned().collect(),
             });
             if result.as_ref().is_some_and(BTreeSet::is_empty) {
-                let list: Vec<&str> = with_nodes.iter().copied().collect();
+                let list = &with_nodes;
                 let msg = if list.len() == 1 {
                     format!("node(s) didn't satisfy plugin {}", list[0])
                 } else {
@@ -334,6 +342,9 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 break;
             }
         }
+    }
+    if rejection.is_none() {
+        rejection = unschedulable;
     }
     ex.pre_filter_node_names = result.as_ref().map(|s| s.iter().cloned().collect());
     let mut statuses: BTreeMap<String, Status> = BTreeMap::new();

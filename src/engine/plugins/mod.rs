@@ -8,6 +8,7 @@ pub mod volume_helpers;
 
 pub mod coscheduling;
 pub mod default_binder;
+pub mod default_preemption;
 pub mod image_locality;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
@@ -84,7 +85,7 @@ fn registry() -> Vec<(&'static str, Factory)> {
         (names::VOLUME_ZONE, volume_zone::register),
         (names::POD_TOPOLOGY_SPREAD, not_implemented),
         (names::INTER_POD_AFFINITY, inter_pod_affinity::register),
-        (names::DEFAULT_PREEMPTION, not_implemented),
+        (names::DEFAULT_PREEMPTION, default_preemption::register),
         (names::DEFAULT_BINDER, default_binder::register),
         (names::COSCHEDULING, coscheduling::register),
     ]
