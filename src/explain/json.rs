@@ -4,10 +4,26 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::trace::{Explanation, FilterFailure};
+use crate::engine::trace::{Explanation, FilterDetail, FilterFailure, SpreadCheck};
 
 fn failure(f: &FilterFailure) -> Value {
     json!({"plugin": f.plugin, "code": f.code.as_str(), "reasons": f.reasons})
+}
+
+fn spread_check(c: &SpreadCheck) -> Value {
+    json!({
+        "topologyKey": c.topology_key,
+        "whenUnsatisfiable": c.when_unsatisfiable,
+        "maxSkew": c.max_skew,
+        "minDomains": c.min_domains,
+        "domains": c.domains,
+        "domain": c.domain,
+        "matchNum": c.match_num,
+        "selfMatch": c.self_match,
+        "globalMin": c.global_min,
+        "skew": c.skew,
+        "satisfied": c.satisfied,
+    })
 }
 
 /// One explanation as a JSON object.
@@ -53,6 +69,13 @@ pub fn to_value(ex: &Explanation) -> Value {
             }
             if !f.all_failures.is_empty() {
                 m.insert("allFailures".into(), Value::Array(f.all_failures.iter().map(failure).collect()));
+            }
+            for d in &f.details {
+                match d {
+                    FilterDetail::TopologySpread(checks) => {
+                        m.insert("topologySpread".into(), Value::Array(checks.iter().map(spread_check).collect()));
+                    }
+                }
             }
             Value::Object(m)
         })

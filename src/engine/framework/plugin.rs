@@ -49,6 +49,16 @@ pub trait PreFilterPlugin: Plugin {
 pub trait FilterPlugin: Plugin {
     /// Success when the pod may run on the node.
     fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status;
+    /// Diagnostic only: the numbers behind the verdict on a node where the plugin failed.
+    fn filter_detail(
+        &self,
+        _cx: &Ctx<'_>,
+        _state: &CycleState,
+        _pod: &PodInfo,
+        _node: &NodeInfo,
+    ) -> Option<crate::engine::trace::FilterDetail> {
+        None
+    }
 }
 
 /// PreScore.

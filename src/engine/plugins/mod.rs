@@ -10,6 +10,7 @@ pub mod node_name;
 pub mod node_ports;
 pub mod node_resources;
 pub mod node_unschedulable;
+pub mod pod_topology_spread;
 pub mod queue_sort;
 pub mod scheduling_gates;
 pub mod taint_toleration;
@@ -54,7 +55,7 @@ fn registry() -> Vec<(&'static str, Factory)> {
         (names::NODE_VOLUME_LIMITS, not_implemented),
         (names::VOLUME_BINDING, not_implemented),
         (names::VOLUME_ZONE, not_implemented),
-        (names::POD_TOPOLOGY_SPREAD, not_implemented),
+        (names::POD_TOPOLOGY_SPREAD, pod_topology_spread::register),
         (names::INTER_POD_AFFINITY, not_implemented),
         (names::DEFAULT_PREEMPTION, not_implemented),
         (names::DEFAULT_BINDER, not_implemented),
