@@ -215,14 +215,16 @@ pub fn count_on_node(node: &NodeInfo, selector: &Selector, ns: &str) -> i64 {
     count_matching(&node.pods, selector, ns)
 }
 
-/// The topology keys of the constraints, each once, and each constraint's slot in that list.
-/// Upstream 1.30 keys its counts by topology key, so constraints that share a key share their
-/// counts (the API server forbids two constraints with the same key and action).
-pub fn key_slots(constraints: &[Constraint]) -> (Vec<String>, Vec<usize>) {
+/// The count slots and each constraint's slot. Up to 1.32 upstream keys its counts by topology
+/// key, so constraints that share a key share their counts; from 1.33 (kubernetes#129119) every
+/// constraint has its own. Only pods the API server rejects (two constraints with the same key
+/// and action) can tell the difference.
+pub fn key_slots(constraints: &[Constraint], per_constraint: bool) -> (Vec<String>, Vec<usize>) {
     let mut keys: Vec<String> = Vec::new();
     let mut slots = Vec::with_capacity(constraints.len());
     for c in constraints {
-        match keys.iter().position(|k| *k == c.topology_key) {
+        let shared = if per_constraint { None } else { keys.iter().position(|k| *k == c.topology_key) };
+        match shared {
             Some(i) => slots.push(i),
             None => {
                 keys.push(c.topology_key.clone());

@@ -155,12 +155,25 @@ fn validate(a: &Args) -> Result<(), String> {
 pub struct PodTopologySpread {
     default_constraints: Vec<core::TopologySpreadConstraint>,
     system_defaulted: bool,
+    per_constraint_counts: bool,
+}
+
+/// From 1.33 (kubernetes#129119) the counts are kept per constraint, not per topology key.
+pub fn counts_per_constraint(v: Version) -> bool {
+    v.minor >= 33
 }
 
 impl PodTopologySpread {
-    /// A plugin with explicit defaults (for tests and `register`).
+    /// A plugin with explicit defaults, as 1.30 behaves (for tests and `register`).
     pub fn new(default_constraints: Vec<core::TopologySpreadConstraint>, system_defaulted: bool) -> Self {
-        PodTopologySpread { default_constraints, system_defaulted }
+        PodTopologySpread { default_constraints, system_defaulted, per_constraint_counts: false }
+    }
+
+    /// The same plugin as another release behaves.
+    #[must_use]
+    pub fn for_version(mut self, v: Version) -> Self {
+        self.per_constraint_counts = counts_per_constraint(v);
+        self
     }
 
     /// `buildDefaultConstraints`.
@@ -213,7 +226,7 @@ impl PreFilterPlugin for PodTopologySpread {
         if constraints.is_empty() {
             return (None, Status::skip());
         }
-        state.write(PRE_FILTER_KEY, PreFilterState::compute(pod, constraints, &cx.snapshot.nodes));
+        state.write(PRE_FILTER_KEY, PreFilterState::compute(pod, constraints, &cx.snapshot.nodes, self.per_constraint_counts));
         (None, Status::success())
     }
 
@@ -262,7 +275,7 @@ impl PreScorePlugin for PodTopologySpread {
         if constraints.is_empty() {
             return Status::skip();
         }
-        state.write(PRE_SCORE_KEY, PreScoreState::compute(pod, constraints, nodes, all, require_all));
+        state.write(PRE_SCORE_KEY, PreScoreState::compute(pod, constraints, nodes, all, require_all, self.per_constraint_counts));
         Status::success()
     }
 }
@@ -291,7 +304,7 @@ impl ScorePlugin for PodTopologySpread {
 }
 
 /// Registers PodTopologySpread.
-pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
     let mut a: Args = super::decode_args(args)?;
     if a.defaulting_type.is_empty() {
         a.defaulting_type = SYSTEM_DEFAULTING.into();
@@ -299,7 +312,7 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
     validate(&a)?;
     let system = a.defaulting_type == SYSTEM_DEFAULTING;
     let defaults = if system { system_default_constraints() } else { a.default_constraints };
-    let p = Arc::new(PodTopologySpread::new(defaults, system));
+    let p = Arc::new(PodTopologySpread::new(defaults, system).for_version(version));
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
         filter: Some(p.clone()),
@@ -309,3 +322,178 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
     })
 }
 
+
+/// Builders for the tests of this plugin (after upstream's `st.MakePod()` / `st.MakeNode()`).
+#[cfg(test)]
+pub(crate) mod testkit {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+
+    use crate::engine::framework::snapshot::Snapshot;
+    use crate::engine::version::Version;
+    use crate::model::Cluster;
+
+    /// A pod under construction (JSON, as kubectl prints it).
+    #[derive(Clone)]
+    pub struct PodB(pub Value);
+
+    /// A pod named `name` in namespace default.
+    pub fn pod(name: &str) -> PodB {
+        PodB(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": name, "labels": {}},
+            "spec": {"containers": [{"name": "c", "image": "i"}]},
+            "status": {"phase": "Pending"},
+        }))
+    }
+
+    impl PodB {
+        pub fn ns(mut self, ns: &str) -> Self {
+            self.0["metadata"]["namespace"] = json!(ns);
+            self.0["metadata"]["uid"] = json!(format!("{ns}/{}", self.0["metadata"]["name"].as_str().unwrap_or("")));
+            self
+        }
+        pub fn label(mut self, k: &str, v: &str) -> Self {
+            self.0["metadata"]["labels"][k] = json!(v);
+            self
+        }
+        pub fn node(mut self, n: &str) -> Self {
+            self.0["spec"]["nodeName"] = json!(n);
+            self.0["status"]["phase"] = json!("Running");
+            self
+        }
+        pub fn nominated(mut self, n: &str) -> Self {
+            self.0["status"]["nominatedNodeName"] = json!(n);
+            self
+        }
+        pub fn priority(mut self, p: i32) -> Self {
+            self.0["spec"]["priority"] = json!(p);
+            self
+        }
+        pub fn terminating(mut self) -> Self {
+            self.0["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:00Z");
+            self
+        }
+        /// A constraint given as JSON (labelSelector, minDomains, policies, matchLabelKeys).
+        pub fn constraint(mut self, c: Value) -> Self {
+            let spec = &mut self.0["spec"];
+            if spec.get("topologySpreadConstraints").is_none() {
+                spec["topologySpreadConstraints"] = json!([]);
+            }
+            if let Some(a) = spec["topologySpreadConstraints"].as_array_mut() {
+                a.push(c);
+            }
+            self
+        }
+        /// `SpreadConstraint(maxSkew, key, when, selector, nil, nil, nil, nil)`.
+        pub fn spread(self, max_skew: i32, key: &str, when: &str, selector: Value) -> Self {
+            let mut c = json!({"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": when});
+            if !selector.is_null() {
+                c["labelSelector"] = selector;
+            }
+            self.constraint(c)
+        }
+        /// `NodeAffinityIn(key, values, required)`.
+        pub fn node_affinity_in(mut self, key: &str, values: &[&str]) -> Self {
+            self.0["spec"]["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": key, "operator": "In", "values": values}]}]}}});
+            self
+        }
+        /// `NodeAffinityNotIn(key, values, required)`.
+        pub fn node_affinity_not_in(mut self, key: &str, values: &[&str]) -> Self {
+            self.0["spec"]["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": key, "operator": "NotIn", "values": values}]}]}}});
+            self
+        }
+        pub fn node_selector(mut self, k: &str, v: &str) -> Self {
+            self.0["spec"]["nodeSelector"] = json!({k: v});
+            self
+        }
+        pub fn toleration(mut self, key: &str) -> Self {
+            self.0["spec"]["tolerations"] = json!([{"key": key, "operator": "Exists", "effect": "NoSchedule"}]);
+            self
+        }
+        pub fn owner(mut self, api_version: &str, kind: &str, name: &str) -> Self {
+            self.0["metadata"]["ownerReferences"] =
+                json!([{"apiVersion": api_version, "kind": kind, "name": name, "uid": name, "controller": true}]);
+            self
+        }
+        pub fn req_cpu(mut self, cpu: &str) -> Self {
+            self.0["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": cpu}});
+            self
+        }
+    }
+
+    /// A node under construction.
+    #[derive(Clone)]
+    pub struct NodeB(pub Value);
+
+    /// A node named `name` with room for 110 pods.
+    pub fn node(name: &str) -> NodeB {
+        NodeB(json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {}},
+            "status": {"allocatable": {"cpu": "32", "memory": "64Gi", "pods": "110"}},
+        }))
+    }
+
+    impl NodeB {
+        pub fn label(mut self, k: &str, v: &str) -> Self {
+            self.0["metadata"]["labels"][k] = json!(v);
+            self
+        }
+        pub fn taint(mut self, k: &str, v: &str, effect: &str) -> Self {
+            self.0["spec"] = json!({"taints": [{"key": k, "value": v, "effect": effect}]});
+            self
+        }
+    }
+
+    /// `st.MakeLabelSelector().Exists(key)`.
+    pub fn exists(key: &str) -> Value {
+        json!({"matchExpressions": [{"key": key, "operator": "Exists"}]})
+    }
+
+    /// `st.MakeLabelSelector().Label(k, v)`.
+    pub fn label_sel(k: &str, v: &str) -> Value {
+        json!({"matchLabels": {k: v}})
+    }
+
+    /// A cluster from objects.
+    pub fn cluster(objects: Vec<Value>) -> Cluster {
+        let text = json!({"apiVersion": "v1", "kind": "List", "items": objects}).to_string();
+        crate::source::file::load_str("test", &text).expect("test cluster loads")
+    }
+
+    /// A 1.30 snapshot of nodes, pods and other objects.
+    pub fn snapshot(nodes: Vec<NodeB>, pods: Vec<PodB>, other: Vec<Value>) -> Snapshot {
+        snapshot_at(nodes, pods, other, 30)
+    }
+
+    /// A snapshot for scheduler 1.`minor`.
+    pub fn snapshot_at(nodes: Vec<NodeB>, pods: Vec<PodB>, other: Vec<Value>, minor: u32) -> Snapshot {
+        let mut objs: Vec<Value> = nodes.into_iter().map(|n| n.0).collect();
+        objs.extend(pods.into_iter().map(|p| p.0));
+        objs.extend(other);
+        Snapshot::new(Arc::new(cluster(objs)), Version { minor })
+    }
+
+    /// The four nodes most upstream cases use: zone1 {node-a, node-b}, zone2 {node-x, node-y}.
+    pub fn four_nodes() -> Vec<NodeB> {
+        [("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2"), ("node-y", "zone2")]
+            .iter()
+            .map(|(n, z)| node(n).label("zone", z).label("node", n))
+            .collect()
+    }
+
+    /// `n` pods named `prefix<i>` with label foo on `node`.
+    pub fn foo_pods(prefix: &str, node_name: &str, n: usize) -> Vec<PodB> {
+        (1..=n).map(|i| pod(&format!("{prefix}{i}")).node(node_name).label("foo", "")).collect()
+    }
+
+    /// Sorted map helper for expectations.
+    pub fn want<V: Clone>(items: &[(&str, V)]) -> BTreeMap<String, V> {
+        items.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect()
+    }
+}

@@ -48,8 +48,9 @@ impl PreScoreState {
         feasible: &[&NodeInfo],
         all: &[NodeInfo],
         require_all_topologies: bool,
+        per_constraint: bool,
     ) -> Self {
-        let (keys, slots) = key_slots(&constraints);
+        let (keys, slots) = key_slots(&constraints, per_constraint);
         let mut ignored: HashSet<String> = HashSet::new();
         let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::new(); keys.len()];
         let mut topo_size = vec![0usize; constraints.len()];
