@@ -64,23 +64,28 @@ impl Constraint {
 /// `metav1.LabelSelectorAsSelector` with its error: nil is Nothing, an empty selector is
 /// Everything, a malformed requirement is an error.
 pub fn label_selector_as_selector(ls: Option<&LabelSelector>) -> Result<Selector, String> {
-    let Some(l) = ls else { return Ok(Selector::Nothing) };
+    let Some(l) = ls else {
+        return Ok(Selector::Nothing);
+    };
     let s = Selector::from_label_selector(Some(l));
     if s.is_nothing() {
-        let bad = l
-            .match_expressions
-            .iter()
-            .flatten()
-            .find(|e| Selector::from_label_selector(Some(&LabelSelector {
+        let bad = l.match_expressions.iter().flatten().find(|e| {
+            Selector::from_label_selector(Some(&LabelSelector {
                 match_labels: None,
                 match_expressions: Some(vec![(*e).clone()]),
             }))
-            .is_nothing());
+            .is_nothing()
+        });
         return Err(match bad {
-            Some(e) if !["In", "NotIn", "Exists", "DoesNotExist"].contains(&e.operator.as_str()) => {
+            Some(e)
+                if !["In", "NotIn", "Exists", "DoesNotExist"].contains(&e.operator.as_str()) =>
+            {
                 format!("{:?} is not a valid label selector operator", e.operator)
             }
-            Some(e) => format!("invalid label selector requirement on key {:?} with operator {:?}", e.key, e.operator),
+            Some(e) => format!(
+                "invalid label selector requirement on key {:?} with operator {:?}",
+                e.key, e.operator
+            ),
             None => "invalid label selector".to_string(),
         });
     }
@@ -95,7 +100,11 @@ fn merge_label_set(match_labels: &BTreeMap<String, String>, s: Selector) -> Sele
         Selector::Requirements(reqs) => {
             let mut out: Vec<Requirement> = match_labels
                 .iter()
-                .map(|(k, v)| Requirement { key: k.clone(), op: Op::In, values: vec![v.clone()] })
+                .map(|(k, v)| Requirement {
+                    key: k.clone(),
+                    op: Op::In,
+                    values: vec![v.clone()],
+                })
                 .collect();
             out.extend(reqs);
             Selector::Requirements(out)
@@ -112,12 +121,17 @@ pub fn filter_constraints(
     action: &str,
 ) -> Result<Vec<Constraint>, String> {
     let mut out = Vec::new();
-    for c in constraints.iter().filter(|c| c.when_unsatisfiable == action) {
+    for c in constraints
+        .iter()
+        .filter(|c| c.when_unsatisfiable == action)
+    {
         let mut selector = label_selector_as_selector(c.label_selector.as_ref())?;
         let keys = c.match_label_keys.as_deref().unwrap_or_default();
         if !keys.is_empty() {
-            let ml: BTreeMap<String, String> =
-                keys.iter().filter_map(|k| pod_labels.get(k).map(|v| (k.clone(), v.clone()))).collect();
+            let ml: BTreeMap<String, String> = keys
+                .iter()
+                .filter_map(|k| pod_labels.get(k).map(|v| (k.clone(), v.clone())))
+                .collect();
             if !ml.is_empty() {
                 selector = merge_label_set(&ml, selector);
             }
@@ -135,11 +149,22 @@ pub fn filter_constraints(
 }
 
 /// The controller owner reference of an object (`metav1.GetControllerOfNoCopy`).
-fn controller_of(pod: &Pod) -> Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference> {
-    pod.obj.metadata.owner_references.iter().flatten().find(|o| o.controller == Some(true))
+fn controller_of(
+    pod: &Pod,
+) -> Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference> {
+    pod.obj
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.controller == Some(true))
 }
 
-fn meta_is(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, ns: &str, name: &str) -> bool {
+fn meta_is(
+    m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    ns: &str,
+    name: &str,
+) -> bool {
     m.namespace.as_deref().unwrap_or_default() == ns && m.name.as_deref() == Some(name)
 }
 
@@ -160,19 +185,33 @@ pub fn default_selector(cluster: &Cluster, pod: &Pod) -> Selector {
         if svc.metadata.namespace.as_deref().unwrap_or_default() != ns {
             continue;
         }
-        let Some(sel) = svc.spec.as_ref().and_then(|s| s.selector.as_ref()) else { continue };
+        let Some(sel) = svc.spec.as_ref().and_then(|s| s.selector.as_ref()) else {
+            continue;
+        };
         if Selector::from_map(sel).matches(&pod.labels) {
             set.extend(sel.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
     }
     let as_reqs = |set: &BTreeMap<String, String>| -> Vec<Requirement> {
-        set.iter().map(|(k, v)| Requirement { key: k.clone(), op: Op::In, values: vec![v.clone()] }).collect()
+        set.iter()
+            .map(|(k, v)| Requirement {
+                key: k.clone(),
+                op: Op::In,
+                values: vec![v.clone()],
+            })
+            .collect()
     };
     let mut reqs = as_reqs(&set);
-    let Some(owner) = controller_of(pod) else { return Selector::Requirements(reqs) };
+    let Some(owner) = controller_of(pod) else {
+        return Selector::Requirements(reqs);
+    };
     match (owner.api_version.as_str(), owner.kind.as_str()) {
         ("v1", "ReplicationController") => {
-            if let Some(rc) = cluster.replication_controllers.iter().find(|r| meta_is(&r.metadata, ns, &owner.name)) {
+            if let Some(rc) = cluster
+                .replication_controllers
+                .iter()
+                .find(|r| meta_is(&r.metadata, ns, &owner.name))
+            {
                 if let Some(sel) = rc.spec.as_ref().and_then(|s| s.selector.as_ref()) {
                     set.extend(sel.iter().map(|(k, v)| (k.clone(), v.clone())));
                 }
@@ -180,12 +219,20 @@ pub fn default_selector(cluster: &Cluster, pod: &Pod) -> Selector {
             }
         }
         ("apps/v1", "ReplicaSet") => {
-            if let Some(rs) = cluster.replica_sets.iter().find(|r| meta_is(&r.metadata, ns, &owner.name)) {
+            if let Some(rs) = cluster
+                .replica_sets
+                .iter()
+                .find(|r| meta_is(&r.metadata, ns, &owner.name))
+            {
                 add_requirements(&mut reqs, &rs.spec.selector);
             }
         }
         ("apps/v1", "StatefulSet") => {
-            if let Some(ss) = cluster.stateful_sets.iter().find(|r| meta_is(&r.metadata, ns, &owner.name)) {
+            if let Some(ss) = cluster
+                .stateful_sets
+                .iter()
+                .find(|r| meta_is(&r.metadata, ns, &owner.name))
+            {
                 add_requirements(&mut reqs, &ss.spec.selector);
             }
         }
@@ -196,7 +243,9 @@ pub fn default_selector(cluster: &Cluster, pod: &Pod) -> Selector {
 
 /// `nodeLabelsMatchSpreadConstraints`: the node has every constraint's topology key.
 pub fn node_has_all_keys(labels: &Labels, constraints: &[Constraint]) -> bool {
-    constraints.iter().all(|c| labels.contains_key(&c.topology_key))
+    constraints
+        .iter()
+        .all(|c| labels.contains_key(&c.topology_key))
 }
 
 /// `countPodsMatchSelector`: pods of the namespace, not terminating, that the selector
@@ -206,7 +255,9 @@ pub fn count_matching(pods: &[std::sync::Arc<PodInfo>], selector: &Selector, ns:
         return 0;
     }
     pods.iter()
-        .filter(|p| !p.pod.terminating && p.pod.key.namespace == ns && selector.matches(&p.pod.labels))
+        .filter(|p| {
+            !p.pod.terminating && p.pod.key.namespace == ns && selector.matches(&p.pod.labels)
+        })
         .count() as i64
 }
 
@@ -223,7 +274,11 @@ pub fn key_slots(constraints: &[Constraint], per_constraint: bool) -> (Vec<Strin
     let mut keys: Vec<String> = Vec::new();
     let mut slots = Vec::with_capacity(constraints.len());
     for c in constraints {
-        let shared = if per_constraint { None } else { keys.iter().position(|k| *k == c.topology_key) };
+        let shared = if per_constraint {
+            None
+        } else {
+            keys.iter().position(|k| *k == c.topology_key)
+        };
         match shared {
             Some(i) => slots.push(i),
             None => {

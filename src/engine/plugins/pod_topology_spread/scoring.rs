@@ -65,9 +65,9 @@ impl PreScoreState {
                     continue;
                 }
                 let value = labels.get(&c.topology_key).cloned().unwrap_or_default();
-                let m = &mut counts[slots[i]];
-                if !m.contains_key(&value) {
-                    m.insert(value, 0);
+                if let std::collections::hash_map::Entry::Vacant(e) = counts[slots[i]].entry(value)
+                {
+                    e.insert(0);
                     topo_size[i] += 1;
                 }
             }
@@ -76,8 +76,11 @@ impl PreScoreState {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let size =
-                    if c.topology_key == LABEL_HOSTNAME { feasible.len() - ignored.len() } else { topo_size[i] };
+                let size = if c.topology_key == LABEL_HOSTNAME {
+                    feasible.len() - ignored.len()
+                } else {
+                    topo_size[i]
+                };
                 topology_normalizing_weight(size)
             })
             .collect();
@@ -118,7 +121,9 @@ impl PreScoreState {
         }
         let mut score = 0.0;
         for (i, c) in self.constraints.iter().enumerate() {
-            let Some(value) = node.node.labels.get(&c.topology_key) else { continue };
+            let Some(value) = node.node.labels.get(&c.topology_key) else {
+                continue;
+            };
             let cnt = if c.topology_key == LABEL_HOSTNAME {
                 count_on_node(node, &c.selector, &pod.pod.key.namespace)
             } else {
@@ -190,10 +195,17 @@ mod tests {
 
     /// PreScore over the `feasible` nodes, then Score and NormalizeScore, as upstream's
     /// TestPodTopologySpreadScore does (nodes + failedNodes make the snapshot).
-    fn scores_with(pl: &PodTopologySpread, snap: &Snapshot, feasible: &[&str]) -> (Code, Vec<(String, i64)>) {
+    fn scores_with(
+        pl: &PodTopologySpread,
+        snap: &Snapshot,
+        feasible: &[&str],
+    ) -> (Code, Vec<(String, i64)>) {
         let pi = snap.pod_infos[&ObjectKey::new("default", "p")].clone();
         let cx = Ctx { snapshot: snap };
-        let nodes: Vec<&NodeInfo> = feasible.iter().map(|n| snap.node(n).expect("node")).collect();
+        let nodes: Vec<&NodeInfo> = feasible
+            .iter()
+            .map(|n| snap.node(n).expect("node"))
+            .collect();
         let mut state = CycleState::default();
         let s = pl.pre_score(&cx, &mut state, &pi, &nodes);
         if !s.is_success() {
@@ -204,11 +216,17 @@ mod tests {
             .map(|n| {
                 let (v, st) = pl.score(&cx, &state, &pi, n);
                 assert!(st.is_success());
-                NodeScore { name: n.name().to_string(), score: v }
+                NodeScore {
+                    name: n.name().to_string(),
+                    score: v,
+                }
             })
             .collect();
         assert!(pl.normalize(&cx, &state, &pi, &mut out).is_success());
-        (Code::Success, out.into_iter().map(|s| (s.name, s.score)).collect())
+        (
+            Code::Success,
+            out.into_iter().map(|s| (s.name, s.score)).collect(),
+        )
     }
 
     fn scores(snap: &Snapshot, feasible: &[&str]) -> Vec<(String, i64)> {
@@ -234,43 +252,103 @@ mod tests {
     // scoring_test.go TestPodTopologySpreadScore.
     #[test]
     fn score_cases_one_constraint_on_node() {
-        let four = || vec![host("node-a"), host("node-b"), host("node-c"), host("node-d")];
+        let four = || {
+            vec![
+                host("node-a"),
+                host("node-b"),
+                host("node-c"),
+                host("node-d"),
+            ]
+        };
         let with = |p: PodB, mut v: Vec<PodB>| {
             v.push(p);
             v
         };
         // one constraint on node, no existing pods
-        let snap = snapshot(vec![host("node-a"), host("node-b")], vec![p1(HOST, 1, exists("foo"))], vec![]);
-        assert_eq!(scores(&snap, &["node-a", "node-b"]), want(&[("node-a", 100), ("node-b", 100)]));
+        let snap = snapshot(
+            vec![host("node-a"), host("node-b")],
+            vec![p1(HOST, 1, exists("foo"))],
+            vec![],
+        );
+        assert_eq!(
+            scores(&snap, &["node-a", "node-b"]),
+            want(&[("node-a", 100), ("node-b", 100)])
+        );
         // only one node is candidate
         let snap = snapshot(
             vec![host("node-a"), host("node-b")],
-            with(p1(HOST, 1, exists("foo")), pods_on(&[("node-a", 2), ("node-b", 1)], &[])),
+            with(
+                p1(HOST, 1, exists("foo")),
+                pods_on(&[("node-a", 2), ("node-b", 1)], &[]),
+            ),
             vec![],
         );
         assert_eq!(scores(&snap, &["node-a"]), want(&[("node-a", 100)]));
         // all nodes have the same number of matching pods
         let snap = snapshot(
             vec![host("node-a"), host("node-b")],
-            with(p1(HOST, 1, exists("foo")), pods_on(&[("node-a", 1), ("node-b", 1)], &[])),
+            with(
+                p1(HOST, 1, exists("foo")),
+                pods_on(&[("node-a", 1), ("node-b", 1)], &[]),
+            ),
             vec![],
         );
-        assert_eq!(scores(&snap, &["node-a", "node-b"]), want(&[("node-a", 100), ("node-b", 100)]));
+        assert_eq!(
+            scores(&snap, &["node-a", "node-b"]),
+            want(&[("node-a", 100), ("node-b", 100)])
+        );
         let all4 = ["node-a", "node-b", "node-c", "node-d"];
         let s2103 = || pods_on(&[("node-a", 2), ("node-b", 1), ("node-d", 3)], &[]);
         // all 4 nodes are candidates, spread 2/1/0/3
         let snap = snapshot(four(), with(p1(HOST, 1, exists("foo")), s2103()), vec![]);
-        assert_eq!(scores(&snap, &all4), want(&[("node-a", 20), ("node-b", 60), ("node-c", 100), ("node-d", 0)]));
+        assert_eq!(
+            scores(&snap, &all4),
+            want(&[
+                ("node-a", 20),
+                ("node-b", 60),
+                ("node-c", 100),
+                ("node-d", 0)
+            ])
+        );
         // null selector
         let snap = snapshot(four(), with(p1(HOST, 1, json!(null)), s2103()), vec![]);
-        assert_eq!(scores(&snap, &all4), want(&[("node-a", 100), ("node-b", 100), ("node-c", 100), ("node-d", 100)]));
+        assert_eq!(
+            scores(&snap, &all4),
+            want(&[
+                ("node-a", 100),
+                ("node-b", 100),
+                ("node-c", 100),
+                ("node-d", 100)
+            ])
+        );
         // maxSkew=2
         let snap = snapshot(four(), with(p1(HOST, 2, exists("foo")), s2103()), vec![]);
-        assert_eq!(scores(&snap, &all4), want(&[("node-a", 33), ("node-b", 66), ("node-c", 100), ("node-d", 16)]));
+        assert_eq!(
+            scores(&snap, &all4),
+            want(&[
+                ("node-a", 33),
+                ("node-b", 66),
+                ("node-c", 100),
+                ("node-d", 16)
+            ])
+        );
         // maxSkew=3, spread 4/3/2/1
-        let s4321 = || pods_on(&[("node-a", 4), ("node-b", 3), ("node-c", 2), ("node-d", 1)], &[]);
+        let s4321 = || {
+            pods_on(
+                &[("node-a", 4), ("node-b", 3), ("node-c", 2), ("node-d", 1)],
+                &[],
+            )
+        };
         let snap = snapshot(four(), with(p1(HOST, 3, exists("foo")), s4321()), vec![]);
-        assert_eq!(scores(&snap, &all4), want(&[("node-a", 44), ("node-b", 66), ("node-c", 77), ("node-d", 100)]));
+        assert_eq!(
+            scores(&snap, &all4),
+            want(&[
+                ("node-a", 44),
+                ("node-b", 66),
+                ("node-c", 77),
+                ("node-d", 100)
+            ])
+        );
         // system defaulting, nodes don't have zone, pods match service
         let svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "default"},
                          "spec": {"selector": {"foo": ""}}});
@@ -278,11 +356,29 @@ mod tests {
         let sys = PodTopologySpread::new(system_default_constraints(), true);
         let (code, got) = scores_with(&sys, &snap, &all4);
         assert_eq!(code, Code::Success);
-        assert_eq!(got, want(&[("node-a", 44), ("node-b", 66), ("node-c", 77), ("node-d", 100)]));
+        assert_eq!(
+            got,
+            want(&[
+                ("node-a", 44),
+                ("node-b", 66),
+                ("node-c", 77),
+                ("node-d", 100)
+            ])
+        );
         // 3 out of 4 nodes are candidates: 4/2/1/~3~
-        let axy = || pods_on(&[("node-a", 4), ("node-b", 2), ("node-x", 1), ("node-y", 3)], &[]);
+        let axy = || {
+            pods_on(
+                &[("node-a", 4), ("node-b", 2), ("node-x", 1), ("node-y", 3)],
+                &[],
+            )
+        };
         let snap = snapshot(
-            vec![host("node-a"), host("node-b"), host("node-x"), host("node-y")],
+            vec![
+                host("node-a"),
+                host("node-b"),
+                host("node-x"),
+                host("node-y"),
+            ],
             with(p1(HOST, 1, exists("foo")), axy()),
             vec![],
         );
@@ -292,7 +388,12 @@ mod tests {
         );
         // one candidate doesn't have the topology key: ignored, scored 0
         let snap = snapshot(
-            vec![host("node-a"), node("node-b").label("n", "node-b"), host("node-x"), host("node-y")],
+            vec![
+                host("node-a"),
+                node("node-b").label("n", "node-b"),
+                host("node-x"),
+                host("node-y"),
+            ],
             with(p1(HOST, 1, exists("foo")), axy()),
             vec![],
         );
@@ -312,11 +413,24 @@ mod tests {
             v.push(p);
             v
         };
-        let nodes4 = || vec![zh("node-a", "zone1"), zh("node-b", "zone1"), zh("node-x", "zone2"), zh("node-y", "zone2")];
+        let nodes4 = || {
+            vec![
+                zh("node-a", "zone1"),
+                zh("node-b", "zone1"),
+                zh("node-x", "zone2"),
+                zh("node-y", "zone2"),
+            ]
+        };
         // one constraint on zone, 3 out of 4 nodes are candidates
         let snap = snapshot(
             nodes4(),
-            with(p1("zone", 1, exists("foo")), pods_on(&[("node-a", 4), ("node-b", 2), ("node-x", 1), ("node-y", 3)], &[])),
+            with(
+                p1("zone", 1, exists("foo")),
+                pods_on(
+                    &[("node-a", 4), ("node-b", 2), ("node-x", 1), ("node-y", 3)],
+                    &[],
+                ),
+            ),
             vec![],
         );
         assert_eq!(
@@ -327,17 +441,30 @@ mod tests {
         let snap = snapshot(
             nodes4(),
             with(
-                pod("p").label("foo", "").spread(1, "zone", SA, exists("foo")).spread(1, HOST, SA, exists("foo")),
-                pods_on(&[("node-a", 2), ("node-b", 1), ("node-x", 2), ("node-y", 4)], &[]),
+                pod("p")
+                    .label("foo", "")
+                    .spread(1, "zone", SA, exists("foo"))
+                    .spread(1, HOST, SA, exists("foo")),
+                pods_on(
+                    &[("node-a", 2), ("node-b", 1), ("node-x", 2), ("node-y", 4)],
+                    &[],
+                ),
             ),
             vec![],
         );
-        assert_eq!(scores(&snap, &["node-a", "node-x"]), want(&[("node-a", 100), ("node-x", 63)]));
+        assert_eq!(
+            scores(&snap, &["node-a", "node-x"]),
+            want(&[("node-a", 100), ("node-x", 63)])
+        );
         // two Constraints on zone and node, with different labelSelectors
         let snap = snapshot(
             nodes4(),
             vec![
-                pod("p").label("foo", "").label("bar", "").spread(1, "zone", SA, exists("foo")).spread(1, HOST, SA, exists("bar")),
+                pod("p")
+                    .label("foo", "")
+                    .label("bar", "")
+                    .spread(1, "zone", SA, exists("foo"))
+                    .spread(1, HOST, SA, exists("bar")),
                 pod("p-a1").node("node-a").label("foo", ""),
                 pod("p-b1").node("node-b").label("foo", "").label("bar", ""),
                 pod("p-y1").node("node-y").label("foo", ""),
@@ -347,7 +474,12 @@ mod tests {
         );
         assert_eq!(
             scores(&snap, &["node-a", "node-b", "node-x", "node-y"]),
-            want(&[("node-a", 60), ("node-b", 20), ("node-x", 100), ("node-y", 60)])
+            want(&[
+                ("node-a", 60),
+                ("node-b", 20),
+                ("node-x", 100),
+                ("node-y", 60)
+            ])
         );
     }
 
@@ -358,9 +490,18 @@ mod tests {
     fn two_soft_constraints_on_the_same_key_by_version() {
         let mk = |minor: u32| {
             snapshot_at(
-                vec![node("node-a").label("zone", "zone1"), node("node-b").label("zone", "zone1"), node("node-x").label("zone", "zone2"), node("node-y").label("zone", "zone2")],
                 vec![
-                    pod("p").label("foo", "").label("bar", "").spread(1, "zone", SA, exists("foo")).spread(1, "zone", SA, exists("bar")),
+                    node("node-a").label("zone", "zone1"),
+                    node("node-b").label("zone", "zone1"),
+                    node("node-x").label("zone", "zone2"),
+                    node("node-y").label("zone", "zone2"),
+                ],
+                vec![
+                    pod("p")
+                        .label("foo", "")
+                        .label("bar", "")
+                        .spread(1, "zone", SA, exists("foo"))
+                        .spread(1, "zone", SA, exists("bar")),
                     pod("p-a1").node("node-a").label("foo", "").label("bar", ""),
                     pod("p-a2").node("node-a").label("foo", ""),
                     pod("p-b1").node("node-b").label("foo", "").label("bar", ""),
@@ -372,9 +513,15 @@ mod tests {
                 minor,
             )
         };
-        assert_eq!(scores(&mk(30), &["node-a", "node-x"]), want(&[("node-a", 80), ("node-x", 100)]));
+        assert_eq!(
+            scores(&mk(30), &["node-a", "node-x"]),
+            want(&[("node-a", 80), ("node-x", 100)])
+        );
         let pl = PodTopologySpread::new(Vec::new(), false).for_version(Version { minor: 33 });
-        assert_eq!(scores_with(&pl, &mk(33), &["node-a", "node-x"]).1, want(&[("node-a", 85), ("node-x", 100)]));
+        assert_eq!(
+            scores_with(&pl, &mk(33), &["node-a", "node-x"]).1,
+            want(&[("node-a", 85), ("node-x", 100)])
+        );
     }
 
     #[test]
@@ -383,12 +530,18 @@ mod tests {
             json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs1", "namespace": "default"},
                    "spec": {"selector": sel, "template": {}}})
         };
-        let nodes = || vec![
-            node("node-a").label(HOST, "node-a").label("topology.kubernetes.io/zone", "mars"),
-            node("node-b").label(HOST, "node-b").label("topology.kubernetes.io/zone", "mars"),
-            node("node-c").label(HOST, "node-c"),
-            node("node-d").label(HOST, "node-d"),
-        ];
+        let nodes = || {
+            vec![
+                node("node-a")
+                    .label(HOST, "node-a")
+                    .label("topology.kubernetes.io/zone", "mars"),
+                node("node-b")
+                    .label(HOST, "node-b")
+                    .label("topology.kubernetes.io/zone", "mars"),
+                node("node-c").label(HOST, "node-c"),
+                node("node-d").label(HOST, "node-d"),
+            ]
+        };
         let sys = PodTopologySpread::new(system_default_constraints(), true);
         let all = ["node-a", "node-b", "node-c", "node-d"];
         // No Service or controller selects the pod: Skip.
@@ -397,7 +550,11 @@ mod tests {
         // The controller ReplicaSet is missing: Skip (TestPreScoreSkip).
         let snap = snapshot(
             nodes(),
-            vec![pod("p").label("foo", "bar").owner("apps/v1", "ReplicaSet", "rs2")],
+            vec![
+                pod("p")
+                    .label("foo", "bar")
+                    .owner("apps/v1", "ReplicaSet", "rs2"),
+            ],
             vec![rs(exists("tar"))],
         );
         assert_eq!(scores_with(&sys, &snap, &all).0, Code::Skip);
@@ -406,7 +563,9 @@ mod tests {
         let snap = snapshot(
             nodes(),
             vec![
-                pod("p").label("foo", "tar").owner("apps/v1", "ReplicaSet", "rs1"),
+                pod("p")
+                    .label("foo", "tar")
+                    .owner("apps/v1", "ReplicaSet", "rs1"),
                 pod("q-a").node("node-a").label("foo", "x"),
                 pod("q-c").node("node-c").label("foo", "x"),
                 pod("q-c2").node("node-c").label("foo", "x"),
@@ -420,9 +579,15 @@ mod tests {
         assert!(sys.pre_score(&cx, &mut state, &pi, &feasible).is_success());
         let s = state.read::<PreScoreState>(PRE_SCORE_KEY).expect("state");
         assert!(s.ignored.is_empty());
-        assert_eq!(s.constraints.iter().map(|c| (c.topology_key.as_str(), c.max_skew)).collect::<Vec<_>>(),
-                   vec![(HOST, 3), ("topology.kubernetes.io/zone", 5)]);
-        let zone: std::collections::BTreeMap<&str, i64> = s.counts[1].iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(
+            s.constraints
+                .iter()
+                .map(|c| (c.topology_key.as_str(), c.max_skew))
+                .collect::<Vec<_>>(),
+            vec![(HOST, 3), ("topology.kubernetes.io/zone", 5)]
+        );
+        let zone: std::collections::BTreeMap<&str, i64> =
+            s.counts[1].iter().map(|(k, v)| (k.as_str(), *v)).collect();
         assert_eq!(zone, [("", 2), ("mars", 1)].into_iter().collect());
         assert!((s.weights[0] - topology_normalizing_weight(4)).abs() < 1e-12);
         assert!((s.weights[1] - topology_normalizing_weight(2)).abs() < 1e-12);
@@ -438,15 +603,26 @@ mod tests {
         // "default constraints and a replicaset": only the ScheduleAnyway defaults are scored.
         let rs = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs1", "namespace": "default"},
                         "spec": {"selector": exists("foo"), "template": {}}});
-        let defaults: Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint> = serde_json::from_value(json!([
-            {"maxSkew": 1, "topologyKey": HOST, "whenUnsatisfiable": SA},
-            {"maxSkew": 2, "topologyKey": "rack", "whenUnsatisfiable": "DoNotSchedule"},
-            {"maxSkew": 2, "topologyKey": "planet", "whenUnsatisfiable": SA},
-        ])).expect("constraints");
+        let defaults: Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint> =
+            serde_json::from_value(json!([
+                {"maxSkew": 1, "topologyKey": HOST, "whenUnsatisfiable": SA},
+                {"maxSkew": 2, "topologyKey": "rack", "whenUnsatisfiable": "DoNotSchedule"},
+                {"maxSkew": 2, "topologyKey": "planet", "whenUnsatisfiable": SA},
+            ]))
+            .expect("constraints");
         let pl = PodTopologySpread::new(defaults.clone(), false);
         let snap = snapshot(
-            vec![node("node-a").label("rack", "rack1").label(HOST, "node-a").label("planet", "mars")],
-            vec![pod("p").label("foo", "tar").label("baz", "sup").owner("apps/v1", "ReplicaSet", "rs1")],
+            vec![
+                node("node-a")
+                    .label("rack", "rack1")
+                    .label(HOST, "node-a")
+                    .label("planet", "mars"),
+            ],
+            vec![pod("p").label("foo", "tar").label("baz", "sup").owner(
+                "apps/v1",
+                "ReplicaSet",
+                "rs1",
+            )],
             vec![rs.clone()],
         );
         let pi = snap.pod_infos[&ObjectKey::new("default", "p")].clone();
@@ -455,27 +631,56 @@ mod tests {
         let feasible: Vec<&NodeInfo> = snap.nodes.iter().collect();
         assert!(pl.pre_score(&cx, &mut state, &pi, &feasible).is_success());
         let s = state.read::<PreScoreState>(PRE_SCORE_KEY).expect("state");
-        assert_eq!(s.constraints.iter().map(|c| c.topology_key.as_str()).collect::<Vec<_>>(), vec![HOST, "planet"]);
-        assert!(s.constraints.iter().all(|c| c.selector.matches(&pi.pod.labels)));
+        assert_eq!(
+            s.constraints
+                .iter()
+                .map(|c| c.topology_key.as_str())
+                .collect::<Vec<_>>(),
+            vec![HOST, "planet"]
+        );
+        assert!(
+            s.constraints
+                .iter()
+                .all(|c| c.selector.matches(&pi.pod.labels))
+        );
         // The DoNotSchedule default applies at PreFilter.
         let mut fstate = CycleState::default();
         use crate::engine::framework::plugin::PreFilterPlugin;
         assert!(pl.pre_filter(&cx, &mut fstate, &pi).1.is_success());
         // "default constraints and a replicaset, but pod has constraints": the pod's own win.
         let snap = snapshot(
-            vec![node("node-a").label("planet", "mars").label("galaxy", "andromeda")],
-            vec![pod("p").label("foo", "bar").label("baz", "sup").owner("apps/v1", "ReplicaSet", "rs1")
-                .spread(1, "zone", "DoNotSchedule", exists("bar"))
-                .spread(2, "planet", SA, json!({"matchLabels": {"baz": "sup"}}))],
+            vec![
+                node("node-a")
+                    .label("planet", "mars")
+                    .label("galaxy", "andromeda"),
+            ],
+            vec![
+                pod("p")
+                    .label("foo", "bar")
+                    .label("baz", "sup")
+                    .owner("apps/v1", "ReplicaSet", "rs1")
+                    .spread(1, "zone", "DoNotSchedule", exists("bar"))
+                    .spread(2, "planet", SA, json!({"matchLabels": {"baz": "sup"}})),
+            ],
             vec![rs],
         );
         let pi = snap.pod_infos[&ObjectKey::new("default", "p")].clone();
         let cx = Ctx { snapshot: &snap };
         let mut state = CycleState::default();
         let feasible: Vec<&NodeInfo> = snap.nodes.iter().collect();
-        assert!(PodTopologySpread::new(defaults, false).pre_score(&cx, &mut state, &pi, &feasible).is_success());
+        assert!(
+            PodTopologySpread::new(defaults, false)
+                .pre_score(&cx, &mut state, &pi, &feasible)
+                .is_success()
+        );
         let s = state.read::<PreScoreState>(PRE_SCORE_KEY).expect("state");
-        assert_eq!(s.constraints.iter().map(|c| (c.topology_key.as_str(), c.max_skew)).collect::<Vec<_>>(), vec![("planet", 2)]);
+        assert_eq!(
+            s.constraints
+                .iter()
+                .map(|c| (c.topology_key.as_str(), c.max_skew))
+                .collect::<Vec<_>>(),
+            vec![("planet", 2)]
+        );
     }
 
     #[test]
@@ -483,7 +688,11 @@ mod tests {
         let snap = snapshot(vec![host("node-a"), host("node-b")], vec![pod("p")], vec![]);
         let pl = PodTopologySpread::new(Vec::new(), false);
         assert_eq!(scores_with(&pl, &snap, &["node-a", "node-b"]).0, Code::Skip);
-        let snap = snapshot(vec![], vec![pod("p").spread(1, HOST, SA, exists("foo"))], vec![]);
+        let snap = snapshot(
+            vec![],
+            vec![pod("p").spread(1, HOST, SA, exists("foo"))],
+            vec![],
+        );
         assert_eq!(scores_with(&pl, &snap, &[]).0, Code::Skip);
     }
 
@@ -491,16 +700,23 @@ mod tests {
     fn prescore_node_inclusion_policies() {
         // "NodeAffinityPolicy honored/ignored with labelSelectors" with pods on the nodes: the
         // node outside the pod's nodeSelector is not counted unless the policy is Ignore.
-        let nodes = || vec![
-            zh("node-a", "zone1").label("foo", ""),
-            zh("node-b", "zone1").label("foo", ""),
-            zh("node-x", "zone2"),
-        ];
-        let pods = |c: serde_json::Value| vec![
-            pod("p").label("foo", "").node_selector("foo", "").constraint(c),
-            pod("q-a").node("node-a").label("bar", ""),
-            pod("q-x").node("node-x").label("bar", ""),
-        ];
+        let nodes = || {
+            vec![
+                zh("node-a", "zone1").label("foo", ""),
+                zh("node-b", "zone1").label("foo", ""),
+                zh("node-x", "zone2"),
+            ]
+        };
+        let pods = |c: serde_json::Value| {
+            vec![
+                pod("p")
+                    .label("foo", "")
+                    .node_selector("foo", "")
+                    .constraint(c),
+                pod("q-a").node("node-a").label("bar", ""),
+                pod("q-x").node("node-x").label("bar", ""),
+            ]
+        };
         let c = |policy: Option<&str>| {
             let mut v = json!({"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": SA, "labelSelector": exists("bar")});
             if let Some(p) = policy {
@@ -513,12 +729,27 @@ mod tests {
             let cx = Ctx { snapshot: snap };
             let mut state = CycleState::default();
             let feasible: Vec<&NodeInfo> = snap.nodes.iter().collect();
-            assert!(PodTopologySpread::new(Vec::new(), false).pre_score(&cx, &mut state, &pi, &feasible).is_success());
+            assert!(
+                PodTopologySpread::new(Vec::new(), false)
+                    .pre_score(&cx, &mut state, &pi, &feasible)
+                    .is_success()
+            );
             let s = state.read::<PreScoreState>(PRE_SCORE_KEY).expect("state");
-            let m: std::collections::BTreeMap<String, i64> = s.counts[0].iter().map(|(k, v)| (k.clone(), *v)).collect();
+            let m: std::collections::BTreeMap<String, i64> =
+                s.counts[0].iter().map(|(k, v)| (k.clone(), *v)).collect();
             m
         };
-        assert_eq!(count(&snapshot(nodes(), pods(c(None)), vec![])), [("zone1".to_string(), 1), ("zone2".to_string(), 0)].into_iter().collect());
-        assert_eq!(count(&snapshot(nodes(), pods(c(Some("Ignore"))), vec![])), [("zone1".to_string(), 1), ("zone2".to_string(), 1)].into_iter().collect());
+        assert_eq!(
+            count(&snapshot(nodes(), pods(c(None)), vec![])),
+            [("zone1".to_string(), 1), ("zone2".to_string(), 0)]
+                .into_iter()
+                .collect()
+        );
+        assert_eq!(
+            count(&snapshot(nodes(), pods(c(Some("Ignore"))), vec![])),
+            [("zone1".to_string(), 1), ("zone2".to_string(), 1)]
+                .into_iter()
+                .collect()
+        );
     }
 }
