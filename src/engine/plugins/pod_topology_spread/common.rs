@@ -289,3 +289,349 @@ pub fn key_slots(constraints: &[Constraint], per_constraint: bool) -> (Vec<Strin
     }
     (keys, slots)
 }
+
+/// FNV-1a, for the string interner of [`PodTable`] (short label strings, no untrusted
+/// adversary: the snapshot is the user's own).
+#[derive(Default)]
+pub struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// A selector compiled against a [`PodTable`]: label keys and values as interned ids.
+#[derive(Clone, Debug)]
+pub enum CompiledSelector {
+    /// Matches nothing.
+    Nothing,
+    /// All requirements must hold.
+    Reqs(Vec<CompiledReq>),
+    /// The selector uses an operator the table cannot evaluate: count with the selector.
+    Fallback,
+}
+
+/// One compiled requirement.
+#[derive(Clone, Debug)]
+pub struct CompiledReq {
+    key: Option<u32>,
+    op: Op,
+    values: Vec<u32>,
+}
+
+/// One pod of a node, in a [`PodTable`].
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    ns: u32,
+    terminating: bool,
+    start: u32,
+    len: u32,
+}
+
+/// The labels, namespaces and terminating flags of every pod on every node of a snapshot,
+/// interned and laid out node by node, so counting the pods a selector matches touches
+/// contiguous memory instead of every pod's label map. Built once per cluster.
+#[derive(Debug, Default)]
+pub struct PodTable {
+    strings: std::collections::HashMap<String, u32, std::hash::BuildHasherDefault<Fnv>>,
+    node_start: Vec<u32>,
+    rows: Vec<Row>,
+    labels: Vec<(u32, u32)>,
+}
+
+impl PodTable {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.strings.get(s) {
+            return id;
+        }
+        let id = self.strings.len() as u32;
+        self.strings.insert(s.to_string(), id);
+        id
+    }
+
+    /// Builds the table from the snapshot's nodes.
+    pub fn build(nodes: &[NodeInfo]) -> Self {
+        let pods: usize = nodes.iter().map(|n| n.pods.len()).sum();
+        let mut t = PodTable {
+            node_start: Vec::with_capacity(nodes.len() + 1),
+            rows: Vec::with_capacity(pods),
+            labels: Vec::with_capacity(pods * 4),
+            ..Default::default()
+        };
+        t.node_start.push(0);
+        let mut last_ns: Option<(&str, u32)> = None;
+        for n in nodes {
+            for p in &n.pods {
+                let name = p.pod.key.namespace.as_str();
+                let ns = match last_ns {
+                    Some((s, id)) if s == name => id,
+                    _ => {
+                        let id = t.intern(name);
+                        last_ns = Some((name, id));
+                        id
+                    }
+                };
+                let start = t.labels.len() as u32;
+                for (k, v) in &p.pod.labels {
+                    let (k, v) = (t.intern(k), t.intern(v));
+                    t.labels.push((k, v));
+                }
+                t.labels[start as usize..].sort_unstable();
+                let len = t.labels.len() as u32 - start;
+                t.rows.push(Row {
+                    ns,
+                    terminating: p.pod.terminating,
+                    start,
+                    len,
+                });
+            }
+            t.node_start.push(t.rows.len() as u32);
+        }
+        t
+    }
+
+    /// Whether the table still describes these nodes (same number of nodes and of pods on each).
+    pub fn fits(&self, nodes: &[NodeInfo]) -> bool {
+        self.node_start.len() == nodes.len() + 1
+            && nodes.iter().enumerate().all(|(i, n)| {
+                (self.node_start[i + 1] - self.node_start[i]) as usize == n.pods.len()
+            })
+    }
+
+    /// Compiles a selector.
+    pub fn compile(&self, s: &Selector) -> CompiledSelector {
+        match s {
+            Selector::Nothing => CompiledSelector::Nothing,
+            Selector::Requirements(reqs) => {
+                let mut out = Vec::with_capacity(reqs.len());
+                for r in reqs {
+                    if matches!(r.op, Op::Gt | Op::Lt) {
+                        return CompiledSelector::Fallback;
+                    }
+                    out.push(CompiledReq {
+                        key: self.strings.get(&r.key).copied(),
+                        op: r.op,
+                        values: r
+                            .values
+                            .iter()
+                            .filter_map(|v| self.strings.get(v).copied())
+                            .collect(),
+                    });
+                }
+                CompiledSelector::Reqs(out)
+            }
+        }
+    }
+
+    fn row_matches(&self, row: &Row, reqs: &[CompiledReq]) -> bool {
+        let labels = &self.labels[row.start as usize..(row.start + row.len) as usize];
+        reqs.iter().all(|r| {
+            let v = r
+                .key
+                .and_then(|k| labels.iter().find(|(lk, _)| *lk == k).map(|(_, v)| *v));
+            match r.op {
+                Op::In => v.is_some_and(|v| r.values.contains(&v)),
+                Op::NotIn => v.is_none_or(|v| !r.values.contains(&v)),
+                Op::Exists => v.is_some(),
+                Op::DoesNotExist => v.is_none(),
+                Op::Gt | Op::Lt => false,
+            }
+        })
+    }
+
+    /// `countPodsMatchSelector` on the node at `node_idx` of the snapshot the table was built
+    /// from. `selector` is the uncompiled form (for the empty check and the fallback).
+    pub fn count(
+        &self,
+        node: &NodeInfo,
+        node_idx: usize,
+        selector: &Selector,
+        compiled: &CompiledSelector,
+        ns: &str,
+    ) -> i64 {
+        if selector.is_empty() {
+            return 0;
+        }
+        let reqs = match compiled {
+            CompiledSelector::Nothing => return 0,
+            CompiledSelector::Fallback => return count_on_node(node, selector, ns),
+            CompiledSelector::Reqs(r) => r,
+        };
+        let Some(&ns) = self.strings.get(ns) else {
+            return 0;
+        };
+        let rows =
+            &self.rows[self.node_start[node_idx] as usize..self.node_start[node_idx + 1] as usize];
+        rows.iter()
+            .filter(|r| !r.terminating && r.ns == ns && self.row_matches(r, reqs))
+            .count() as i64
+    }
+}
+
+/// Counts the matching pods of each constraint of a cycle on a snapshot node: from the pod
+/// table with the selectors compiled once, or pod by pod when there is no table.
+#[derive(Debug)]
+pub struct Counter {
+    table: Option<std::sync::Arc<PodTable>>,
+    selectors: Vec<(Selector, CompiledSelector)>,
+}
+
+impl Counter {
+    /// A counter for these constraints.
+    pub fn new(table: Option<std::sync::Arc<PodTable>>, constraints: &[Constraint]) -> Self {
+        let selectors = constraints
+            .iter()
+            .map(|c| {
+                let compiled = table
+                    .as_ref()
+                    .map_or(CompiledSelector::Fallback, |t| t.compile(&c.selector));
+                (c.selector.clone(), compiled)
+            })
+            .collect();
+        Counter { table, selectors }
+    }
+
+    /// Matching pods of constraint `i` on `node`, the snapshot's node at `node_idx`.
+    pub fn count(&self, node: &NodeInfo, node_idx: usize, i: usize, ns: &str) -> i64 {
+        let (sel, compiled) = &self.selectors[i];
+        match &self.table {
+            Some(t) => t.count(node, node_idx, sel, compiled, ns),
+            None => count_on_node(node, sel, ns),
+        }
+    }
+}
+
+/// A [`PodTable`] cached for the cluster it was built from. The `Weak` keeps the cluster's
+/// allocation, so no other cluster can take its address while it is cached.
+#[derive(Debug, Default)]
+pub struct PodTableCache {
+    slot: std::sync::Mutex<CacheSlot>,
+}
+
+type CacheSlot = Option<(std::sync::Weak<Cluster>, Option<std::sync::Arc<PodTable>>)>;
+
+impl PodTableCache {
+    /// The table of this snapshot. The first counting pass over a cluster gets None and counts
+    /// pod by pod (building the table costs about two such passes); the second builds the
+    /// table, which is then reused while the snapshot's cluster and its pods per node are the
+    /// same.
+    pub fn get(
+        &self,
+        snapshot: &crate::engine::framework::snapshot::Snapshot,
+    ) -> Option<std::sync::Arc<PodTable>> {
+        let mut slot = self
+            .slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let same = slot.as_ref().is_some_and(|(w, _)| {
+            std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(&snapshot.cluster))
+        });
+        if !same {
+            *slot = Some((std::sync::Arc::downgrade(&snapshot.cluster), None));
+            return None;
+        }
+        if let Some((_, Some(t))) = slot.as_ref()
+            && t.fits(&snapshot.nodes)
+        {
+            return Some(t.clone());
+        }
+        let t = std::sync::Arc::new(PodTable::build(&snapshot.nodes));
+        *slot = Some((
+            std::sync::Arc::downgrade(&snapshot.cluster),
+            Some(t.clone()),
+        ));
+        Some(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testkit::{node, pod, snapshot};
+    use super::*;
+
+    // The pod table counts exactly what countPodsMatchSelector counts, selector by selector.
+    #[test]
+    fn pod_table_counts_like_count_pods_match_selector() {
+        let snap = snapshot(
+            vec![node("n1"), node("n2"), node("n3")],
+            vec![
+                pod("a").node("n1").label("app", "web").label("tier", "fe"),
+                pod("b").node("n1").label("app", "web"),
+                pod("c").node("n1").label("app", "db").terminating(),
+                pod("d").ns("other").node("n1").label("app", "web"),
+                pod("e").node("n2").label("tier", "be"),
+                pod("f").node("n2"),
+                pod("g").node("n3").label("app", "web").label("zone", ""),
+            ],
+            vec![],
+        );
+        let table = PodTable::build(&snap.nodes);
+        assert!(table.fits(&snap.nodes));
+        let sels = [
+            json!(null),
+            json!({}),
+            json!({"matchLabels": {"app": "web"}}),
+            json!({"matchLabels": {"app": "web", "tier": "fe"}}),
+            json!({"matchLabels": {"app": "unknown"}}),
+            json!({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["db", "nope"]}]}),
+            json!({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}),
+            json!({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}),
+            json!({"matchExpressions": [{"key": "missing", "operator": "DoesNotExist"}]}),
+            json!({"matchExpressions": [{"key": "zone", "operator": "In", "values": [""]}]}),
+        ];
+        for v in sels {
+            let ls: Option<LabelSelector> = serde_json::from_value(v.clone()).expect("selector");
+            let sel = label_selector_as_selector(ls.as_ref()).expect("valid");
+            let compiled = table.compile(&sel);
+            for ns in ["default", "other", "absent"] {
+                for (i, n) in snap.nodes.iter().enumerate() {
+                    assert_eq!(
+                        table.count(n, i, &sel, &compiled, ns),
+                        count_on_node(n, &sel, ns),
+                        "{v} {ns} {}",
+                        n.name()
+                    );
+                }
+            }
+        }
+        // Counting example: app=web in default on n1 is a and b (c is terminating, d elsewhere).
+        let sel = Selector::from_map(&[("app".to_string(), "web".to_string())].into());
+        assert_eq!(
+            table.count(&snap.nodes[0], 0, &sel, &table.compile(&sel), "default"),
+            2
+        );
+    }
+
+    #[test]
+    fn pod_table_cache_builds_on_second_use_and_follows_the_cluster() {
+        let snap = snapshot(
+            vec![node("n1")],
+            vec![pod("a").node("n1").label("app", "web")],
+            vec![],
+        );
+        let cache = PodTableCache::default();
+        assert!(cache.get(&snap).is_none());
+        let t1 = cache.get(&snap).expect("built on second use");
+        let t2 = cache.get(&snap).expect("reused");
+        assert!(std::sync::Arc::ptr_eq(&t1, &t2));
+        let other = snapshot(vec![node("n1")], vec![], vec![]);
+        assert!(cache.get(&other).is_none());
+        let t3 = cache.get(&other).expect("rebuilt for the other cluster");
+        assert!(t3.fits(&other.nodes) && !t3.fits(&snap.nodes));
+    }
+}

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::common::{Constraint, count_on_node, key_slots, node_has_all_keys};
+use super::common::{Constraint, key_slots, node_has_all_keys};
 use super::{ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::status::Status;
@@ -84,19 +84,20 @@ pub struct PreFilterState {
 }
 
 impl PreFilterState {
-    /// `calPreFilterState` over every node of the snapshot.
+    /// `calPreFilterState` over every node of the snapshot; `count(node index, constraint
+    /// index)` is `countPodsMatchSelector` of that constraint on that node.
     pub fn compute(
         pod: &PodInfo,
         constraints: Vec<Constraint>,
         nodes: &[NodeInfo],
         per_constraint: bool,
+        count: &dyn Fn(usize, usize) -> i64,
     ) -> Self {
         let (keys, slots) = key_slots(&constraints, per_constraint);
         let required = RequiredNodeAffinity::of(pod);
-        let ns = pod.pod.key.namespace.as_str();
         let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::new(); keys.len()];
         let mut per_node: Vec<Option<i64>> = vec![None; keys.len()];
-        for ni in nodes {
+        for (n_idx, ni) in nodes.iter().enumerate() {
             let node = &ni.node;
             if !node_has_all_keys(&node.labels, &constraints) {
                 continue;
@@ -106,7 +107,7 @@ impl PreFilterState {
                 if !c.includes_node(&pod.pod, node, &required) {
                     continue;
                 }
-                per_node[slots[i]] = Some(count_on_node(ni, &c.selector, ns));
+                per_node[slots[i]] = Some(count(n_idx, i));
             }
             for (slot, v) in per_node.iter().enumerate() {
                 if let Some(n) = v {

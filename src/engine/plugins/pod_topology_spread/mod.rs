@@ -32,8 +32,8 @@ use crate::engine::trace::FilterDetail;
 use crate::engine::version::Version;
 use crate::model::Cluster;
 use common::{
-    Constraint, DO_NOT_SCHEDULE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, SCHEDULE_ANYWAY,
-    default_selector, filter_constraints,
+    Constraint, Counter, DO_NOT_SCHEDULE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, PodTableCache,
+    SCHEDULE_ANYWAY, default_selector, filter_constraints,
 };
 use filtering::{PRE_FILTER_KEY, PreFilterState};
 use scoring::{PRE_SCORE_KEY, PreScoreState};
@@ -176,6 +176,8 @@ pub struct PodTopologySpread {
     default_constraints: Vec<core::TopologySpreadConstraint>,
     system_defaulted: bool,
     per_constraint_counts: bool,
+    /// The snapshot's pods, interned for fast counting (built once per cluster).
+    pods: PodTableCache,
 }
 
 /// From 1.33 (kubernetes#129119) the counts are kept per constraint, not per topology key.
@@ -193,6 +195,7 @@ impl PodTopologySpread {
             default_constraints,
             system_defaulted,
             per_constraint_counts: false,
+            pods: PodTableCache::default(),
         }
     }
 
@@ -222,6 +225,20 @@ impl PodTopologySpread {
             c.selector = selector.clone();
         }
         Ok(cs)
+    }
+
+    /// `count(node index, constraint index)`: matching pods of the constraint on the snapshot's
+    /// node, from the cached pod table when there is one.
+    fn counter<'a>(
+        &self,
+        cx: &'a Ctx<'_>,
+        pod: &'a PodInfo,
+        constraints: &[Constraint],
+    ) -> impl Fn(usize, usize) -> i64 + 'a {
+        let counter = Counter::new(self.pods.get(cx.snapshot), constraints);
+        let nodes = &cx.snapshot.nodes;
+        let ns = pod.pod.key.namespace.as_str();
+        move |n, i| counter.count(&nodes[n], n, i, ns)
     }
 
     /// The pod's constraints of one action, or the default ones when it has none.
@@ -288,9 +305,10 @@ impl PreFilterPlugin for PodTopologySpread {
             PRE_FILTER_KEY,
             PreFilterState::compute(
                 pod,
-                constraints,
+                constraints.clone(),
                 &cx.snapshot.nodes,
                 self.per_constraint_counts,
+                &self.counter(cx, pod, &constraints),
             ),
         );
         (None, Status::success())
@@ -378,17 +396,19 @@ impl PreScorePlugin for PodTopologySpread {
         if constraints.is_empty() {
             return Status::skip();
         }
-        state.write(
-            PRE_SCORE_KEY,
-            PreScoreState::compute(
-                pod,
-                constraints,
-                nodes,
-                all,
-                require_all,
-                self.per_constraint_counts,
-            ),
+        let counter = Counter::new(self.pods.get(cx.snapshot), &constraints);
+        let ns = pod.pod.key.namespace.as_str();
+        let mut s = PreScoreState::compute(
+            pod,
+            constraints,
+            nodes,
+            all,
+            require_all,
+            self.per_constraint_counts,
+            &|n, i| counter.count(&all[n], n, i, ns),
         );
+        s.counter = Some(Arc::new(counter));
+        state.write(PRE_SCORE_KEY, s);
         Status::success()
     }
 }
@@ -396,13 +416,24 @@ impl PreScorePlugin for PodTopologySpread {
 impl ScorePlugin for PodTopologySpread {
     fn score(
         &self,
-        _: &Ctx<'_>,
+        cx: &Ctx<'_>,
         state: &CycleState,
         pod: &PodInfo,
         node: &NodeInfo,
     ) -> (i64, Status) {
         match state.read::<PreScoreState>(PRE_SCORE_KEY) {
-            Some(s) => (s.score(pod, node), Status::success()),
+            Some(s) => {
+                // Upstream reads the node from the snapshot by name.
+                let score = match (&s.counter, cx.snapshot.node_index(node.name())) {
+                    (Some(counter), Some(idx)) => {
+                        let ns = pod.pod.key.namespace.as_str();
+                        let n = &cx.snapshot.nodes[idx];
+                        s.score_with(node, &|i| counter.count(n, idx, i, ns))
+                    }
+                    _ => s.score(pod, node),
+                };
+                (score, Status::success())
+            }
             None => (
                 0,
                 Status::error(format!(

@@ -6,7 +6,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::common::{Constraint, LABEL_HOSTNAME, count_on_node, key_slots, node_has_all_keys};
+use super::common::{
+    Constraint, Counter, LABEL_HOSTNAME, count_on_node, key_slots, node_has_all_keys,
+};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::NodeScore;
 use crate::engine::plugins::helper::MAX_NODE_SCORE;
@@ -28,6 +30,8 @@ pub struct PreScoreState {
     pub counts: Arc<Vec<HashMap<String, i64>>>,
     /// Per constraint: `log(domains + 2)`.
     pub weights: Arc<Vec<f64>>,
+    /// Counts the constraints' matching pods on a snapshot node (hostname constraints in Score).
+    pub counter: Option<Arc<Counter>>,
 }
 
 /// `topologyNormalizingWeight`.
@@ -49,6 +53,7 @@ impl PreScoreState {
         all: &[NodeInfo],
         require_all_topologies: bool,
         per_constraint: bool,
+        count: &dyn Fn(usize, usize) -> i64,
     ) -> Self {
         let (keys, slots) = key_slots(&constraints, per_constraint);
         let mut ignored: HashSet<String> = HashSet::new();
@@ -85,8 +90,7 @@ impl PreScoreState {
             })
             .collect();
         let required = RequiredNodeAffinity::of(pod);
-        let ns = pod.pod.key.namespace.as_str();
-        for ni in all {
+        for (n_idx, ni) in all.iter().enumerate() {
             let node = &ni.node;
             if require_all_topologies && !node_has_all_keys(&node.labels, &constraints) {
                 continue;
@@ -99,7 +103,7 @@ impl PreScoreState {
                 if !counts[slots[i]].contains_key(value) {
                     continue;
                 }
-                let n = count_on_node(ni, &c.selector, ns);
+                let n = count(n_idx, i);
                 if let Some(e) = counts[slots[i]].get_mut(value) {
                     *e += n;
                 }
@@ -111,11 +115,21 @@ impl PreScoreState {
             ignored: Arc::new(ignored),
             counts: Arc::new(counts),
             weights: Arc::new(weights),
+            counter: None,
         }
     }
 
-    /// Score of one feasible node.
+    /// Score of one feasible node, counting its pods directly.
     pub fn score(&self, pod: &PodInfo, node: &NodeInfo) -> i64 {
+        let ns = pod.pod.key.namespace.as_str();
+        self.score_with(node, &|i| {
+            count_on_node(node, &self.constraints[i].selector, ns)
+        })
+    }
+
+    /// Score of one feasible node; `count_here(constraint index)` is the number of matching
+    /// pods on the node, used for hostname constraints.
+    pub fn score_with(&self, node: &NodeInfo, count_here: &dyn Fn(usize) -> i64) -> i64 {
         if self.ignored.contains(node.name()) {
             return 0;
         }
@@ -125,7 +139,7 @@ impl PreScoreState {
                 continue;
             };
             let cnt = if c.topology_key == LABEL_HOSTNAME {
-                count_on_node(node, &c.selector, &pod.pod.key.namespace)
+                count_here(i)
             } else {
                 self.counts[self.slots[i]].get(value).copied().unwrap_or(0)
             };
