@@ -86,6 +86,9 @@ pub struct SpreadCheck {
     /// Global minimum used (0 when fewer than minDomains domains exist); None when upstream
     /// skips the constraint because no domain was found.
     pub global_min: Option<i64>,
+    /// A domain holding the global minimum (the first by name), when the minimum is not
+    /// forced to 0 by minDomains.
+    pub global_min_domain: Option<String>,
     /// matchNum + selfMatch - globalMin.
     pub skew: Option<i64>,
     /// skew <= maxSkew.

@@ -1,5 +1,5 @@
 //! The `explain -o json` contract, version 1: keys and sorting exactly as the spec says, with
-//! kschedtui's extra keys (`allFailures`, `rejectedByNominatedPods`, `preScore`, `notes`, ...)
+//! kschedtui's extra keys (`allFailures`, `rejectedByNominatedPods`, `preScore`, `notes`, `topologySpread`, ...)
 //! added where the contract allows.
 
 use serde_json::{Map, Value, json};
@@ -21,6 +21,7 @@ fn spread_check(c: &SpreadCheck) -> Value {
         "matchNum": c.match_num,
         "selfMatch": c.self_match,
         "globalMin": c.global_min,
+        "globalMinDomain": c.global_min_domain,
         "skew": c.skew,
         "satisfied": c.satisfied,
     })

@@ -120,6 +120,8 @@ fn spread_line(c: &SpreadCheck) -> String {
     let min = c.global_min.unwrap_or(0);
     let min_note = if c.domains < c.min_domains.max(0) as usize {
         format!(" ({} of minDomains {} domains exist, so the minimum counts as 0)", c.domains, c.min_domains)
+    } else if let Some(d) = &c.global_min_domain {
+        format!(" (in {d})")
     } else {
         String::new()
     };

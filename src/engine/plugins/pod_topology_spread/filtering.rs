@@ -218,6 +218,9 @@ impl PreFilterState {
                 match_num: value.map_or(0, |v| self.counts[slot].get(v).copied().unwrap_or(0)),
                 self_match,
                 global_min: self.min_match(i),
+                global_min_domain: (self.domains[slot] >= c.min_domains.max(0) as usize
+                    && self.domains[slot] > 0)
+                    .then(|| self.paths[slot].0[0].0.clone()),
                 skew: None,
                 satisfied: false,
             };
@@ -1355,6 +1358,7 @@ mod tests {
             ),
             (Some("z1"), 1, true, Some(0), Some(2), false, 2)
         );
+        assert_eq!(c.global_min_domain.as_deref(), Some("z2"));
         assert_eq!(s.explain(&snap.nodes[1])[0].domain, None);
         // Filter without PreFilter state is an error, as upstream.
         let empty = CycleState::default();

@@ -620,6 +620,7 @@ mod tests {
             ),
             (Some("zone-b"), 1, true, Some(0), Some(2), 2, 3)
         );
+        assert_eq!(c.global_min_domain, None);
         let text = crate::explain::text::render(&ex);
         assert!(
             text.contains("spread: topology.kubernetes.io/zone=zone-b: 1 matching pod(s) + 1 (this pod) - global minimum 0 (2 of minDomains 3 domains exist, so the minimum counts as 0) = skew 2 > maxSkew 1"),
