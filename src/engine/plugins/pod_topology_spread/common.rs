@@ -521,13 +521,20 @@ pub struct PodTableCache {
     slot: std::sync::Mutex<CacheSlot>,
 }
 
-type CacheSlot = Option<(std::sync::Weak<Cluster>, Option<std::sync::Arc<PodTable>>)>;
+type CacheSlot = Option<(
+    std::sync::Weak<Cluster>,
+    u32,
+    Option<std::sync::Arc<PodTable>>,
+)>;
+
+/// Counting passes over a cluster made pod by pod before the table is built: building it
+/// costs about two such passes, and one explanation makes one or two.
+const PASSES_BEFORE_TABLE: u32 = 2;
 
 impl PodTableCache {
-    /// The table of this snapshot. The first counting pass over a cluster gets None and counts
-    /// pod by pod (building the table costs about two such passes); the second builds the
-    /// table, which is then reused while the snapshot's cluster and its pods per node are the
-    /// same.
+    /// The table of this snapshot. The first counting passes over a cluster get None and count
+    /// pod by pod; the next builds the table, which is then reused while the snapshot's cluster
+    /// and its pods per node are the same.
     pub fn get(
         &self,
         snapshot: &crate::engine::framework::snapshot::Snapshot,
@@ -536,21 +543,28 @@ impl PodTableCache {
             .slot
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let same = slot.as_ref().is_some_and(|(w, _)| {
+        let same = slot.as_ref().is_some_and(|(w, _, _)| {
             std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(&snapshot.cluster))
         });
         if !same {
-            *slot = Some((std::sync::Arc::downgrade(&snapshot.cluster), None));
+            *slot = Some((std::sync::Arc::downgrade(&snapshot.cluster), 1, None));
             return None;
         }
-        if let Some((_, Some(t))) = slot.as_ref()
-            && t.fits(&snapshot.nodes)
-        {
-            return Some(t.clone());
+        if let Some((_, passes, table)) = slot.as_mut() {
+            if let Some(t) = table
+                && t.fits(&snapshot.nodes)
+            {
+                return Some(t.clone());
+            }
+            if *passes < PASSES_BEFORE_TABLE {
+                *passes += 1;
+                return None;
+            }
         }
         let t = std::sync::Arc::new(PodTable::build(&snapshot.nodes));
         *slot = Some((
             std::sync::Arc::downgrade(&snapshot.cluster),
+            PASSES_BEFORE_TABLE,
             Some(t.clone()),
         ));
         Some(t)
@@ -618,7 +632,7 @@ mod tests {
     }
 
     #[test]
-    fn pod_table_cache_builds_on_second_use_and_follows_the_cluster() {
+    fn pod_table_cache_builds_on_third_use_and_follows_the_cluster() {
         let snap = snapshot(
             vec![node("n1")],
             vec![pod("a").node("n1").label("app", "web")],
@@ -626,10 +640,12 @@ mod tests {
         );
         let cache = PodTableCache::default();
         assert!(cache.get(&snap).is_none());
-        let t1 = cache.get(&snap).expect("built on second use");
+        assert!(cache.get(&snap).is_none());
+        let t1 = cache.get(&snap).expect("built on third use");
         let t2 = cache.get(&snap).expect("reused");
         assert!(std::sync::Arc::ptr_eq(&t1, &t2));
         let other = snapshot(vec![node("n1")], vec![], vec![]);
+        assert!(cache.get(&other).is_none());
         assert!(cache.get(&other).is_none());
         let t3 = cache.get(&other).expect("rebuilt for the other cluster");
         assert!(t3.fits(&other.nodes) && !t3.fits(&snap.nodes));
