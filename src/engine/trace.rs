@@ -59,6 +59,47 @@ pub struct NodeFilter {
     /// Not upstream: what the rejecting plugin knows about why (e.g. the pods whose
     /// anti-affinity matched), without nominated pods. Empty when the plugin says nothing.
     pub detail: Vec<String>,
+    /// Diagnostic numbers a failing filter plugin gave for this node (not upstream output).
+    pub details: Vec<FilterDetail>,
+}
+
+/// Numbers behind a filter plugin's verdict on one node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum FilterDetail {
+    /// PodTopologySpread: one entry per DoNotSchedule constraint checked, in order, up to the
+    /// first that fails.
+    TopologySpread(Vec<SpreadCheck>),
+}
+
+/// One PodTopologySpread constraint evaluated on one node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SpreadCheck {
+    /// topologyKey.
+    pub topology_key: String,
+    /// whenUnsatisfiable.
+    pub when_unsatisfiable: String,
+    /// maxSkew.
+    pub max_skew: i32,
+    /// minDomains (1 when unset).
+    pub min_domains: i32,
+    /// Number of eligible domains of the key.
+    pub domains: usize,
+    /// The node's domain (None: the node lacks the key).
+    pub domain: Option<String>,
+    /// Matching pods already in the node's domain.
+    pub match_num: i64,
+    /// Whether the incoming pod matches the selector itself (adds 1).
+    pub self_match: bool,
+    /// Global minimum used (0 when fewer than minDomains domains exist); None when upstream
+    /// skips the constraint because no domain was found.
+    pub global_min: Option<i64>,
+    /// A domain holding the global minimum (the first by name), when the minimum is not
+    /// forced to 0 by minDomains.
+    pub global_min_domain: Option<String>,
+    /// matchNum + selfMatch - globalMin.
+    pub skew: Option<i64>,
+    /// skew <= maxSkew.
+    pub satisfied: bool,
 }
 
 /// One plugin's score on one node.

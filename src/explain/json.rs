@@ -1,10 +1,12 @@
 //! The `explain -o json` contract, version 1: keys and sorting exactly as the spec says, with
-//! kschedtui's extra keys (`allFailures`, `rejectedByNominatedPods`, `preScore`, `notes`, ...)
+//! kschedtui's extra keys (`allFailures`, `rejectedByNominatedPods`, `preScore`, `notes`, `topologySpread`, ...)
 //! added where the contract allows.
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::trace::{BindingCycleTrace, CyclePluginStatus, Explanation, FilterFailure, GangTrace};
+use crate::engine::trace::{
+    BindingCycleTrace, CyclePluginStatus, Explanation, FilterDetail, FilterFailure, GangTrace, SpreadCheck,
+};
 
 fn failure(f: &FilterFailure) -> Value {
     json!({"plugin": f.plugin, "code": f.code.as_str(), "reasons": f.reasons})
@@ -93,6 +95,23 @@ pub fn gang(g: &GangTrace) -> Value {
     })
 }
 
+fn spread_check(c: &SpreadCheck) -> Value {
+    json!({
+        "topologyKey": c.topology_key,
+        "whenUnsatisfiable": c.when_unsatisfiable,
+        "maxSkew": c.max_skew,
+        "minDomains": c.min_domains,
+        "domains": c.domains,
+        "domain": c.domain,
+        "matchNum": c.match_num,
+        "selfMatch": c.self_match,
+        "globalMin": c.global_min,
+        "globalMinDomain": c.global_min_domain,
+        "skew": c.skew,
+        "satisfied": c.satisfied,
+    })
+}
+
 /// One explanation as a JSON object.
 pub fn to_value(ex: &Explanation) -> Value {
     let mut o = Map::new();
@@ -150,6 +169,16 @@ pub fn to_value(ex: &Explanation) -> Value {
                     "allFailures".into(),
                     Value::Array(f.all_failures.iter().map(failure).collect()),
                 );
+            }
+            for d in &f.details {
+                match d {
+                    FilterDetail::TopologySpread(checks) => {
+                        m.insert(
+                            "topologySpread".into(),
+                            Value::Array(checks.iter().map(spread_check).collect()),
+                        );
+                    }
+                }
             }
             Value::Object(m)
         })

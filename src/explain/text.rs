@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::engine::trace::Explanation;
+use crate::engine::trace::{Explanation, FilterDetail, SpreadCheck};
 
 /// How many nodes the score table shows.
 pub const TOP_NODES: usize = 10;
@@ -71,6 +71,15 @@ pub fn render(ex: &Explanation) -> String {
         let _ = writeln!(s);
         for d in &f.detail {
             let _ = writeln!(s, "  {:<w$}    - {d}", "");
+        }
+        for d in &f.details {
+            match d {
+                FilterDetail::TopologySpread(checks) => {
+                    for c in checks.iter().filter(|c| !c.satisfied) {
+                        let _ = writeln!(s, "  {:<w$}    spread: {}", "", spread_line(c));
+                    }
+                }
+            }
         }
     }
     if let Some(pf) = &ex.post_filter {
@@ -240,4 +249,33 @@ fn abbreviate(p: &str) -> String {
     } else {
         p.chars().take(9).collect()
     }
+}
+
+/// One failing PodTopologySpread constraint in words and numbers.
+fn spread_line(c: &SpreadCheck) -> String {
+    let Some(domain) = &c.domain else {
+        return format!("node has no label '{}'", c.topology_key);
+    };
+    let min = c.global_min.unwrap_or(0);
+    let min_note = if c.domains < c.min_domains.max(0) as usize {
+        format!(
+            " ({} of minDomains {} domains exist, so the minimum counts as 0)",
+            c.domains, c.min_domains
+        )
+    } else if let Some(d) = &c.global_min_domain {
+        format!(" (in {d})")
+    } else {
+        String::new()
+    };
+    format!(
+        "{}={}: {} matching pod(s){} - global minimum {}{} = skew {} > maxSkew {}",
+        c.topology_key,
+        domain,
+        c.match_num,
+        if c.self_match { " + 1 (this pod)" } else { "" },
+        min,
+        min_note,
+        c.skew.unwrap_or(0),
+        c.max_skew
+    )
 }

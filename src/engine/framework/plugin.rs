@@ -68,6 +68,16 @@ pub trait FilterPlugin: Plugin {
     fn failure_detail(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo, _node: &NodeInfo) -> Vec<String> {
         Vec::new()
     }
+    /// Diagnostic only: the numbers behind the verdict on a node where the plugin failed.
+    fn filter_detail(
+        &self,
+        _cx: &Ctx<'_>,
+        _state: &CycleState,
+        _pod: &PodInfo,
+        _node: &NodeInfo,
+    ) -> Option<crate::engine::trace::FilterDetail> {
+        None
+    }
 }
 
 /// PreScore.

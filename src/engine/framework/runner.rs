@@ -161,6 +161,22 @@ impl Framework {
             .unwrap_or_default()
     }
 
+    /// Diagnostic numbers from the plugins that failed on the node (without nominated pods).
+    fn filter_details(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &NodeInfo,
+        failures: &[FilterFailure],
+    ) -> Vec<crate::engine::trace::FilterDetail> {
+        self.filter
+            .iter()
+            .filter(|pl| failures.iter().any(|f| f.plugin == pl.name()))
+            .filter_map(|pl| pl.filter_detail(cx, state, pod, node))
+            .collect()
+    }
+
     /// The diagnostic pass: every filter plugin's failure on the node.
     fn all_filter_failures(
         &self,
@@ -367,6 +383,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 rejected_by_nominated_pods: Vec::new(),
                 all_failures: Vec::new(),
                 detail: Vec::new(),
+                details: Vec::new(),
             });
         }
         let pre_msg = rej.message();
@@ -389,6 +406,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 rejected_by_nominated_pods: Vec::new(),
                 all_failures: Vec::new(),
                 detail: Vec::new(),
+                details: Vec::new(),
             });
             continue;
         }
@@ -406,6 +424,8 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         if pod.pod.nominated_node_name.as_deref() == Some(name.as_str()) {
             nominated_ok = ok;
         }
+        let all_failures = fw.all_filter_failures(&cx, &state, pod, n);
+        let details = fw.filter_details(&cx, &state, pod, n, &all_failures);
         ex.filter.push(NodeFilter {
             node: name,
             feasible: ok,
@@ -421,7 +441,8 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 fw.failure_detail(&cx, &state, pod, n, &s.plugin)
             },
             rejected_by_nominated_pods: by_nominated,
-            all_failures: fw.all_filter_failures(&cx, &state, pod, n),
+            all_failures,
+            details,
         });
     }
     if let Some(nn) = &pod.pod.nominated_node_name

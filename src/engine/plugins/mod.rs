@@ -17,6 +17,7 @@ pub mod node_ports;
 pub mod node_resources;
 pub mod node_unschedulable;
 pub mod node_volume_limits;
+pub mod pod_topology_spread;
 pub mod queue_sort;
 pub mod scheduling_gates;
 pub mod taint_toleration;
@@ -83,7 +84,7 @@ fn registry() -> Vec<(&'static str, Factory)> {
         (names::NODE_VOLUME_LIMITS, node_volume_limits::csi::register),
         (names::VOLUME_BINDING, volume_binding),
         (names::VOLUME_ZONE, volume_zone::register),
-        (names::POD_TOPOLOGY_SPREAD, not_implemented),
+        (names::POD_TOPOLOGY_SPREAD, pod_topology_spread::register),
         (names::INTER_POD_AFFINITY, inter_pod_affinity::register),
         (names::DEFAULT_PREEMPTION, default_preemption::register),
         (names::DEFAULT_BINDER, default_binder::register),
