@@ -436,3 +436,36 @@ impl App {
         self.status = Some(StatusMsg { kind: StatusKind::Error, text: text.into() });
     }
 }
+
+/// Applies an action and runs the explain effects it returns on this thread, feeding the
+/// results back, until nothing is left; editor effects are returned. For tests and headless
+/// drivers: the terminal runtime does the same work off the UI thread.
+pub fn update_sync(app: &mut App, action: Action) -> Vec<Effect> {
+    let mut queue = update(app, action);
+    let mut rest = Vec::new();
+    while let Some(e) = queue.pop() {
+        match e {
+            Effect::Explain(job) => {
+                let snap = job.snapshot();
+                for pod in &job.pods {
+                    let result = job.explain(&snap, pod);
+                    queue.extend(update(app, Action::Explained { generation: job.generation, pod: pod.clone(), result }));
+                }
+            }
+            other => rest.push(other),
+        }
+    }
+    rest
+}
+
+/// Loads a snapshot text into a new app synchronously (tests, screenshots).
+pub fn load_sync(app: &mut App, name: &str, text: &str) {
+    let r = crate::source::file::load_str(name, text).map_err(|e| e.to_string()).and_then(|cluster| {
+        let profiles = crate::engine::build_profiles(None, app.version).map_err(|e| e.to_string())?;
+        Ok(Loaded { cluster, profiles, version: app.version })
+    });
+    update_sync(app, Action::Loaded(Box::new(r)));
+}
+
+#[cfg(test)]
+mod tests;

@@ -721,3 +721,13 @@ fn edit(app: &mut App, mut form: whatif::EditForm, action: Action) -> Vec<Effect
     app.mode = Mode::Edit(form);
     Vec::new()
 }
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    /// `set_cluster` for tests.
+    pub(crate) fn set_cluster(app: &mut App, c: Cluster) -> Vec<Effect> {
+        super::set_cluster(app, c, "test change".into())
+    }
+}
