@@ -16,3 +16,5 @@ pub mod engine;
 pub mod explain;
 pub mod model;
 pub mod source;
+#[cfg(feature = "tui")]
+pub mod tui;

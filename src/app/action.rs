@@ -107,6 +107,8 @@ pub enum Action {
         /// The explanation or the engine's error.
         result: Explained,
     },
+    /// Something broke that the app cannot recover from (an engine panic): quit with it.
+    Fatal(String),
     /// The editor closed (the edited text, or why there is none).
     Edited {
         /// What was edited.

@@ -357,6 +357,8 @@ pub struct App {
     pub diff: Option<TraceDiff>,
     /// Set by quit.
     pub should_quit: bool,
+    /// Set with `should_quit` when the app cannot go on; the program exits with this error.
+    pub fatal: Option<String>,
 }
 
 impl App {
@@ -383,6 +385,7 @@ impl App {
             diff_base: None,
             diff: None,
             should_quit: false,
+            fatal: None,
         }
     }
 

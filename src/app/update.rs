@@ -46,6 +46,11 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             app.should_quit = true;
             Vec::new()
         }
+        Action::Fatal(msg) => {
+            app.fatal = Some(msg);
+            app.should_quit = true;
+            Vec::new()
+        }
         other => match std::mem::take(&mut app.mode) {
             Mode::Normal => normal(app, other),
             Mode::Search => {

@@ -1,0 +1,9 @@
+//! The one integration test binary (each extra file under tests/ would link the whole crate
+//! again); one module per area.
+#![allow(clippy::unwrap_used)]
+
+#[cfg(feature = "tui")]
+mod tui_e2e;
+mod tui_layering;
+#[cfg(feature = "tui")]
+mod tui_screens;
