@@ -30,8 +30,11 @@ pub struct NodeUsage {
 /// Requests and pods per node, counting every bound pod that has not finished (as the
 /// scheduler's NodeInfo does).
 pub fn node_usage(cluster: &Cluster) -> BTreeMap<String, NodeUsage> {
-    let mut m: BTreeMap<String, NodeUsage> =
-        cluster.nodes.iter().map(|n| (n.name.clone(), NodeUsage::default())).collect();
+    let mut m: BTreeMap<String, NodeUsage> = cluster
+        .nodes
+        .iter()
+        .map(|n| (n.name.clone(), NodeUsage::default()))
+        .collect();
     for p in &cluster.pods {
         if p.is_finished() {
             continue;
@@ -60,9 +63,19 @@ pub struct Missing {
 impl fmt::Display for Missing {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.resource == "pods" {
-            write!(f, "needs {} more pod slot{}", self.amount, if self.amount == 1 { "" } else { "s" })
+            write!(
+                f,
+                "needs {} more pod slot{}",
+                self.amount,
+                if self.amount == 1 { "" } else { "s" }
+            )
         } else {
-            write!(f, "needs {} more {}", format::amount(&self.resource, self.amount), self.resource)
+            write!(
+                f,
+                "needs {} more {}",
+                format::amount(&self.resource, self.amount),
+                self.resource
+            )
         }
     }
 }
@@ -73,9 +86,14 @@ pub fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>) -> Vec<Missing
     let empty = NodeUsage::default();
     let u = usage.unwrap_or(&empty);
     let mut out = Vec::new();
-    let slots = node.allocatable.allowed_pod_number - i64::try_from(u.pods.len()).unwrap_or(i64::MAX);
+    let slots =
+        node.allocatable.allowed_pod_number - i64::try_from(u.pods.len()).unwrap_or(i64::MAX);
     if slots < 1 {
-        out.push(Missing { resource: "pods".into(), amount: 1 - slots, per_mille: 1000 });
+        out.push(Missing {
+            resource: "pods".into(),
+            amount: 1 - slots,
+            per_mille: 1000,
+        });
     }
     for (name, &req) in &pod.requests.list {
         if req <= 0 || name == "pods" {
@@ -84,7 +102,11 @@ pub fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>) -> Vec<Missing
         let free = node.allocatable.get(name) - u.requested.get(name);
         if req > free {
             let amount = req - free.max(0);
-            out.push(Missing { resource: name.clone(), amount, per_mille: amount * 1000 / req });
+            out.push(Missing {
+                resource: name.clone(),
+                amount,
+                per_mille: amount * 1000 / req,
+            });
         }
     }
     out
@@ -131,7 +153,10 @@ pub struct FilterRow<'a> {
 impl FilterRow<'_> {
     /// The first failing plugin ("" when none).
     pub fn plugin(&self) -> &str {
-        self.entry.failure.as_ref().map_or("", |f| f.plugin.as_str())
+        self.entry
+            .failure
+            .as_ref()
+            .map_or("", |f| f.plugin.as_str())
     }
 
     /// The first failure's reasons, joined.
@@ -150,8 +175,14 @@ pub fn classify(entry: &NodeFilter) -> FilterClass {
         FilterClass::Fit
     } else if entry.excluded_by_prefilter {
         FilterClass::Excluded
-    } else if entry.failure.as_ref().is_some_and(|f| f.plugin == names::NODE_RESOURCES_FIT)
-        && entry.all_failures.iter().all(|f| f.plugin == names::NODE_RESOURCES_FIT)
+    } else if entry
+        .failure
+        .as_ref()
+        .is_some_and(|f| f.plugin == names::NODE_RESOURCES_FIT)
+        && entry
+            .all_failures
+            .iter()
+            .all(|f| f.plugin == names::NODE_RESOURCES_FIT)
     {
         FilterClass::NearlyFit
     } else {
@@ -175,14 +206,24 @@ pub fn filter_rows<'a>(
         .iter()
         .map(|entry| {
             let node = cluster.node(&entry.node);
-            let zone = node.and_then(|n| n.labels.get(ZONE_LABEL).cloned()).unwrap_or_default();
+            let zone = node
+                .and_then(|n| n.labels.get(ZONE_LABEL).cloned())
+                .unwrap_or_default();
             let class = classify(entry);
-            let resource_failure = entry.all_failures.iter().any(|f| f.plugin == names::NODE_RESOURCES_FIT);
+            let resource_failure = entry
+                .all_failures
+                .iter()
+                .any(|f| f.plugin == names::NODE_RESOURCES_FIT);
             let missing = match (pod, node) {
                 (Some(p), Some(n)) if resource_failure => missing(p, n, usage.get(&entry.node)),
                 _ => Vec::new(),
             };
-            FilterRow { entry, class, missing, zone }
+            FilterRow {
+                entry,
+                class,
+                missing,
+                zone,
+            }
         })
         .filter(|r| {
             query.is_empty() || {
@@ -201,9 +242,15 @@ pub fn filter_rows<'a>(
         }),
         FilterSort::Name => rows.sort_by(|a, b| a.entry.node.cmp(&b.entry.node)),
         FilterSort::Plugin => rows.sort_by(|a, b| {
-            a.plugin().cmp(b.plugin()).then_with(|| a.entry.node.cmp(&b.entry.node))
+            a.plugin()
+                .cmp(b.plugin())
+                .then_with(|| a.entry.node.cmp(&b.entry.node))
         }),
-        FilterSort::Zone => rows.sort_by(|a, b| a.zone.cmp(&b.zone).then_with(|| a.entry.node.cmp(&b.entry.node))),
+        FilterSort::Zone => rows.sort_by(|a, b| {
+            a.zone
+                .cmp(&b.zone)
+                .then_with(|| a.entry.node.cmp(&b.entry.node))
+        }),
     }
     rows
 }
@@ -241,8 +288,11 @@ pub fn score_plugins(ex: &Explanation, profile_order: &[&str]) -> Vec<String> {
             present.push(p.plugin.clone());
         }
     }
-    let mut out: Vec<String> =
-        profile_order.iter().filter(|p| present.iter().any(|x| x == *p)).map(|p| (*p).to_string()).collect();
+    let mut out: Vec<String> = profile_order
+        .iter()
+        .filter(|p| present.iter().any(|x| x == *p))
+        .map(|p| (*p).to_string())
+        .collect();
     for p in present {
         if !out.contains(&p) {
             out.push(p);
@@ -254,7 +304,11 @@ pub fn score_plugins(ex: &Explanation, profile_order: &[&str]) -> Vec<String> {
 /// A plugin name's capitals (`NodeResourcesFit` → `NRF`), or its first letters.
 pub fn abbreviate(p: &str) -> String {
     let caps: String = p.chars().filter(char::is_ascii_uppercase).collect();
-    if caps.len() >= 2 { caps } else { p.chars().take(6).collect() }
+    if caps.len() >= 2 {
+        caps
+    } else {
+        p.chars().take(6).collect()
+    }
 }
 
 /// The rank of a node among the scored nodes (1 = best), ties sharing a rank.
@@ -292,10 +346,20 @@ mod tests {
         let b = c.node("node-b").expect("node");
         let m = missing(pod, b, u.get("node-b"));
         // 1500m requested, 4000m - 2750m = 1250m free
-        assert_eq!(m, vec![Missing { resource: "cpu".into(), amount: 250, per_mille: 166 }]);
+        assert_eq!(
+            m,
+            vec![Missing {
+                resource: "cpu".into(),
+                amount: 250,
+                per_mille: 166
+            }]
+        );
         assert_eq!(m[0].to_string(), "needs 250m more cpu");
         let a = c.node("node-a").expect("node");
-        assert_eq!(missing(pod, a, u.get("node-a"))[0].to_string(), "needs 500m more cpu");
+        assert_eq!(
+            missing(pod, a, u.get("node-a"))[0].to_string(),
+            "needs 500m more cpu"
+        );
         let cn = c.node("node-c").expect("node");
         assert!(missing(pod, cn, u.get("node-c")).is_empty());
     }
@@ -307,8 +371,14 @@ mod tests {
         let mut node = (**c.node("node-a").expect("node")).clone();
         node.allocatable.allowed_pod_number = 1;
         node.allocatable.memory = 512 * 1024 * 1024;
-        let u = NodeUsage { requested: Resource::default(), pods: vec![ObjectKey::new("x", "y")] };
-        let m: Vec<String> = missing(pod, &node, Some(&u)).iter().map(ToString::to_string).collect();
+        let u = NodeUsage {
+            requested: Resource::default(),
+            pods: vec![ObjectKey::new("x", "y")],
+        };
+        let m: Vec<String> = missing(pod, &node, Some(&u))
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(m, vec!["needs 1 more pod slot", "needs 512Mi more memory"]);
     }
 }

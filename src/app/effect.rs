@@ -30,8 +30,14 @@ impl ExplainJob {
     }
 
     /// Explains one pod on a snapshot of this job's cluster.
-    pub fn explain(&self, snapshot: &Snapshot, pod: &ObjectKey) -> Result<Arc<Explanation>, String> {
-        engine::explain(snapshot, &self.profiles, pod).map(Arc::new).map_err(|e| e.to_string())
+    pub fn explain(
+        &self,
+        snapshot: &Snapshot,
+        pod: &ObjectKey,
+    ) -> Result<Arc<Explanation>, String> {
+        engine::explain(snapshot, &self.profiles, pod)
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
     }
 }
 

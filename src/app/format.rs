@@ -19,8 +19,13 @@ pub fn cpu(milli: i64) -> String {
 
 /// Bytes with binary suffixes, rounded up to one decimal where needed: `512Mi`, `1.5Gi`.
 pub fn bytes(b: i64) -> String {
-    const UNITS: [(&str, i64); 5] =
-        [("Pi", 1 << 50), ("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)];
+    const UNITS: [(&str, i64); 5] = [
+        ("Pi", 1 << 50),
+        ("Ti", 1 << 40),
+        ("Gi", 1 << 30),
+        ("Mi", 1 << 20),
+        ("Ki", 1 << 10),
+    ];
     if b == 0 {
         return "0".into();
     }
@@ -29,12 +34,12 @@ pub fn bytes(b: i64) -> String {
     for (suffix, unit) in UNITS {
         let unit = unit.unsigned_abs();
         if a >= unit {
-            let s = if a % unit == 0 {
+            let s = if a.is_multiple_of(unit) {
                 format!("{}{suffix}", a / unit)
             } else {
                 // one decimal, rounded up so "needs X more" never understates
                 let tenths = (a * 10).div_ceil(unit);
-                if tenths % 10 == 0 {
+                if tenths.is_multiple_of(10) {
                     format!("{}{suffix}", tenths / 10)
                 } else {
                     format!("{}.{}{suffix}", tenths / 10, tenths % 10)
@@ -59,7 +64,10 @@ pub fn amount(resource: &str, v: i64) -> String {
 /// The resource names worth showing for a node: the native ones, then every scalar the node
 /// has or the pod asks for.
 pub fn resource_names(alloc: &Resource, extra: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut v: Vec<String> = ["cpu", "memory", "pods", "ephemeral-storage"].iter().map(|s| (*s).to_string()).collect();
+    let mut v: Vec<String> = ["cpu", "memory", "pods", "ephemeral-storage"]
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
     if alloc.ephemeral_storage == 0 {
         v.retain(|n| n != "ephemeral-storage");
     }
@@ -76,12 +84,17 @@ pub fn resource_names(alloc: &Resource, extra: impl IntoIterator<Item = String>)
 
 /// Parses an RFC 3339 time to Unix seconds.
 pub fn unix_seconds(rfc3339: &str) -> Option<i64> {
-    rfc3339.parse::<k8s_openapi::jiff::Timestamp>().ok().map(|t| t.as_second())
+    rfc3339
+        .parse::<k8s_openapi::jiff::Timestamp>()
+        .ok()
+        .map(|t| t.as_second())
 }
 
 /// Age as kubectl prints it: `45s`, `12m`, `5h`, `3d`.
 pub fn age(created: Option<&str>, now: Option<i64>) -> String {
-    let (Some(c), Some(now)) = (created.and_then(unix_seconds), now) else { return "-".into() };
+    let (Some(c), Some(now)) = (created.and_then(unix_seconds), now) else {
+        return "-".into();
+    };
     let s = (now - c).max(0);
     match s {
         0..60 => format!("{s}s"),

@@ -169,12 +169,18 @@ pub fn parse_key(s: &str) -> Option<Key> {
     let Some(inner) = s.strip_prefix('<').and_then(|r| r.strip_suffix('>')) else {
         let mut cs = s.chars();
         let c = cs.next()?;
-        return cs.next().is_none().then_some(Key { code: KeyCode::Char(c), ctrl: false });
+        return cs.next().is_none().then_some(Key {
+            code: KeyCode::Char(c),
+            ctrl: false,
+        });
     };
     if let Some(c) = inner.strip_prefix("Ctrl-") {
         let mut cs = c.chars();
         let ch = cs.next()?;
-        return cs.next().is_none().then_some(Key { code: KeyCode::Char(ch), ctrl: true });
+        return cs.next().is_none().then_some(Key {
+            code: KeyCode::Char(ch),
+            ctrl: true,
+        });
     }
     let code = match inner {
         "Enter" => KeyCode::Enter,
@@ -206,7 +212,10 @@ pub fn display_key(s: &str) -> String {
         "<PageUp>" => "PgUp".into(),
         "<PageDown>" => "PgDn".into(),
         "<S-Tab>" => "Shift-Tab".into(),
-        other => other.trim_start_matches('<').trim_end_matches('>').to_string(),
+        other => other
+            .trim_start_matches('<')
+            .trim_end_matches('>')
+            .to_string(),
     }
 }
 
@@ -300,14 +309,21 @@ pub fn help_sections(app: &App) -> Vec<(Scope, Vec<(String, &'static str)>)> {
         Some(Screen::Node(_)) => vec![Scope::NodeView],
         Some(Screen::Nodes(_)) => vec![Scope::NodeList],
     };
-    screen_scopes.into_iter().chain([Scope::Global, Scope::Search]).map(|s| (s, help_rows(s))).collect()
+    screen_scopes
+        .into_iter()
+        .chain([Scope::Global, Scope::Search])
+        .map(|s| (s, help_rows(s)))
+        .collect()
 }
 
 /// Status-bar hints for the active scopes: `(key, hint)`.
 pub fn hints(app: &App) -> Vec<(String, &'static str)> {
     let mut v: Vec<(String, &'static str)> = Vec::new();
     for scope in scopes(app) {
-        for b in KEYMAP.iter().filter(|b| b.scope == scope && !b.hint.is_empty()) {
+        for b in KEYMAP
+            .iter()
+            .filter(|b| b.scope == scope && !b.hint.is_empty())
+        {
             if !v.iter().any(|x| x.1 == b.hint) {
                 v.push((display_key(b.key), b.hint));
             }
@@ -336,23 +352,52 @@ mod tests {
     fn no_key_is_bound_twice_in_a_scope() {
         for (i, a) in KEYMAP.iter().enumerate() {
             for b in &KEYMAP[i + 1..] {
-                assert!(!(a.scope == b.scope && a.key == b.key), "{:?} {} bound twice", a.scope, a.key);
+                assert!(
+                    !(a.scope == b.scope && a.key == b.key),
+                    "{:?} {} bound twice",
+                    a.scope,
+                    a.key
+                );
             }
         }
     }
 
     #[test]
     fn parse_notation() {
-        assert_eq!(parse_key("<Ctrl-c>"), Some(Key { code: KeyCode::Char('c'), ctrl: true }));
-        assert_eq!(parse_key("G"), Some(Key { code: KeyCode::Char('G'), ctrl: false }));
-        assert_eq!(parse_key("<S-Tab>"), Some(Key { code: KeyCode::BackTab, ctrl: false }));
+        assert_eq!(
+            parse_key("<Ctrl-c>"),
+            Some(Key {
+                code: KeyCode::Char('c'),
+                ctrl: true
+            })
+        );
+        assert_eq!(
+            parse_key("G"),
+            Some(Key {
+                code: KeyCode::Char('G'),
+                ctrl: false
+            })
+        );
+        assert_eq!(
+            parse_key("<S-Tab>"),
+            Some(Key {
+                code: KeyCode::BackTab,
+                ctrl: false
+            })
+        );
         assert_eq!(parse_key("<Nope>"), None);
         assert_eq!(parse_key("ab"), None);
     }
 
     #[test]
     fn resolve_by_scope_and_typing() {
-        let mut app = App::new(SourceInfo { kind: SourceKind::Demo, name: "demo".into() }, false);
+        let mut app = App::new(
+            SourceInfo {
+                kind: SourceKind::Demo,
+                name: "demo".into(),
+            },
+            false,
+        );
         app.load = Load::Ready;
         let q = press(KeyCode::Char('q'), KeyModifiers::NONE);
         assert!(matches!(resolve(&app, &q), Some(Action::Back)));
@@ -363,7 +408,10 @@ mod tests {
         assert!(matches!(resolve(&app, &cc), Some(Action::Quit)));
         app.mode = Mode::Search;
         assert!(matches!(resolve(&app, &q), Some(Action::Input('q'))));
-        assert!(matches!(resolve(&app, &press(KeyCode::Esc, KeyModifiers::NONE)), Some(Action::Cancel)));
+        assert!(matches!(
+            resolve(&app, &press(KeyCode::Esc, KeyModifiers::NONE)),
+            Some(Action::Cancel)
+        ));
     }
 
     #[test]

@@ -264,7 +264,10 @@ impl Pending {
                         "PATCH /api/v1/namespaces/{}/pods/{}/status  condition DisruptionTarget=True",
                         v.namespace, v.name
                     ));
-                    w.push(format!("DELETE /api/v1/namespaces/{}/pods/{}", v.namespace, v.name));
+                    w.push(format!(
+                        "DELETE /api/v1/namespaces/{}/pods/{}",
+                        v.namespace, v.name
+                    ));
                 }
                 w.push(format!(
                     "PATCH /api/v1/namespaces/{}/pods/{}/status  status.nominatedNodeName: {node}",
@@ -405,7 +408,9 @@ impl App {
             Some(Screen::Pod(v)) => Some(v.pod.clone()),
             Some(Screen::Node(v)) => v.pod.clone(),
             Some(Screen::Nodes(v)) => v.pod.clone(),
-            None => pod_list::rows(self).get(self.pods.selected).map(|r| r.pod.key.clone()),
+            None => pod_list::rows(self)
+                .get(self.pods.selected)
+                .map(|r| r.pod.key.clone()),
         }
     }
 
@@ -431,12 +436,18 @@ impl App {
 
     /// Sets an info message.
     pub fn info(&mut self, text: impl Into<String>) {
-        self.status = Some(StatusMsg { kind: StatusKind::Info, text: text.into() });
+        self.status = Some(StatusMsg {
+            kind: StatusKind::Info,
+            text: text.into(),
+        });
     }
 
     /// Sets an error message.
     pub fn error(&mut self, text: impl Into<String>) {
-        self.status = Some(StatusMsg { kind: StatusKind::Error, text: text.into() });
+        self.status = Some(StatusMsg {
+            kind: StatusKind::Error,
+            text: text.into(),
+        });
     }
 }
 
@@ -452,7 +463,14 @@ pub fn update_sync(app: &mut App, action: Action) -> Vec<Effect> {
                 let snap = job.snapshot();
                 for pod in &job.pods {
                     let result = job.explain(&snap, pod);
-                    queue.extend(update(app, Action::Explained { generation: job.generation, pod: pod.clone(), result }));
+                    queue.extend(update(
+                        app,
+                        Action::Explained {
+                            generation: job.generation,
+                            pod: pod.clone(),
+                            result,
+                        },
+                    ));
                 }
             }
             other => rest.push(other),
@@ -463,10 +481,17 @@ pub fn update_sync(app: &mut App, action: Action) -> Vec<Effect> {
 
 /// Loads a snapshot text into a new app synchronously (tests, screenshots).
 pub fn load_sync(app: &mut App, name: &str, text: &str) {
-    let r = crate::source::file::load_str(name, text).map_err(|e| e.to_string()).and_then(|cluster| {
-        let profiles = crate::engine::build_profiles(None, app.version).map_err(|e| e.to_string())?;
-        Ok(Loaded { cluster, profiles, version: app.version })
-    });
+    let r = crate::source::file::load_str(name, text)
+        .map_err(|e| e.to_string())
+        .and_then(|cluster| {
+            let profiles =
+                crate::engine::build_profiles(None, app.version).map_err(|e| e.to_string())?;
+            Ok(Loaded {
+                cluster,
+                profiles,
+                version: app.version,
+            })
+        });
     update_sync(app, Action::Loaded(Box::new(r)));
 }
 

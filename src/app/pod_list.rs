@@ -80,7 +80,10 @@ pub struct PodRow {
 
 /// Scheduling-queue order (PrioritySort): higher priority, then earlier creation, then key.
 fn queue_order(a: &Pod, b: &Pod) -> Ordering {
-    b.priority.cmp(&a.priority).then_with(|| a.creation.cmp(&b.creation)).then_with(|| a.key.cmp(&b.key))
+    b.priority
+        .cmp(&a.priority)
+        .then_with(|| a.creation.cmp(&b.creation))
+        .then_with(|| a.key.cmp(&b.key))
 }
 
 /// Pending first, then bound, then finished.
@@ -95,7 +98,11 @@ fn group(p: &Pod) -> u8 {
 }
 
 /// Fuzzy match of `query` against a pod: `(ns_hits, name_hits)`, or None when it does not match.
-pub fn matches(matcher: &SkimMatcherV2, pod: &Pod, query: &str) -> Option<(Vec<usize>, Vec<usize>)> {
+pub fn matches(
+    matcher: &SkimMatcherV2,
+    pod: &Pod,
+    query: &str,
+) -> Option<(Vec<usize>, Vec<usize>)> {
     if query.is_empty() {
         return Some((Vec::new(), Vec::new()));
     }
@@ -104,7 +111,11 @@ pub fn matches(matcher: &SkimMatcherV2, pod: &Pod, query: &str) -> Option<(Vec<u
         let (_, idx) = matcher.fuzzy_indices(&full, query)?;
         let ns_len = pod.key.namespace.chars().count();
         let ns = idx.iter().copied().filter(|&i| i < ns_len).collect();
-        let name = idx.iter().filter(|&&i| i > ns_len).map(|&i| i - ns_len - 1).collect();
+        let name = idx
+            .iter()
+            .filter(|&&i| i > ns_len)
+            .map(|&i| i - ns_len - 1)
+            .collect();
         Some((ns, name))
     } else {
         let (_, idx) = matcher.fuzzy_indices(&pod.key.name, query)?;
@@ -120,9 +131,17 @@ pub fn rows(app: &App) -> Vec<PodRow> {
         .cluster
         .pods
         .iter()
-        .filter(|p| st.namespace.as_ref().is_none_or(|ns| &p.key.namespace == ns))
+        .filter(|p| {
+            st.namespace
+                .as_ref()
+                .is_none_or(|ns| &p.key.namespace == ns)
+        })
         .filter_map(|p| {
-            matches(&matcher, p, &st.query).map(|(ns_hits, name_hits)| PodRow { pod: p.clone(), ns_hits, name_hits })
+            matches(&matcher, p, &st.query).map(|(ns_hits, name_hits)| PodRow {
+                pod: p.clone(),
+                ns_hits,
+                name_hits,
+            })
         })
         .collect();
     let created = |p: &Pod| p.creation.clone().unwrap_or_default();
@@ -130,7 +149,11 @@ pub fn rows(app: &App) -> Vec<PodRow> {
         let (a, b) = (&*a.pod, &*b.pod);
         match st.sort {
             SortKey::Queue => group(a).cmp(&group(b)).then_with(|| {
-                if a.is_pending() { queue_order(a, b) } else { a.key.cmp(&b.key) }
+                if a.is_pending() {
+                    queue_order(a, b)
+                } else {
+                    a.key.cmp(&b.key)
+                }
             }),
             SortKey::Name => a.key.cmp(&b.key),
             SortKey::Age => created(b).cmp(&created(a)).then_with(|| a.key.cmp(&b.key)),
@@ -150,7 +173,12 @@ pub fn rows(app: &App) -> Vec<PodRow> {
 
 /// The namespaces that have pods, sorted.
 pub fn namespaces(app: &App) -> Vec<String> {
-    let mut v: Vec<String> = app.cluster.pods.iter().map(|p| p.key.namespace.clone()).collect();
+    let mut v: Vec<String> = app
+        .cluster
+        .pods
+        .iter()
+        .map(|p| p.key.namespace.clone())
+        .collect();
     v.sort();
     v.dedup();
     v
@@ -165,7 +193,11 @@ pub fn reason_line(ex: &Explanation) -> String {
         return if ex.selected.len() == 1 {
             format!("fits: would bind to {}", ex.selected[0])
         } else {
-            format!("fits: {} nodes tie ({})", ex.selected.len(), ex.selected.join(", "))
+            format!(
+                "fits: {} nodes tie ({})",
+                ex.selected.len(),
+                ex.selected.join(", ")
+            )
         };
     }
     if let Some(pf) = &ex.post_filter
@@ -174,10 +206,12 @@ pub fn reason_line(ex: &Explanation) -> String {
         return format!("preemption: would evict {} pod(s) on {n}", pf.victims.len());
     }
     match &ex.message {
-        Some(m) => m.strip_prefix(&format!("0/{} nodes are available: ", ex.node_count)).map_or_else(
-            || m.clone(),
-            |rest| format!("0/{} nodes: {}", ex.node_count, rest.trim_end_matches('.')),
-        ),
+        Some(m) => m
+            .strip_prefix(&format!("0/{} nodes are available: ", ex.node_count))
+            .map_or_else(
+                || m.clone(),
+                |rest| format!("0/{} nodes: {}", ex.node_count, rest.trim_end_matches('.')),
+            ),
         None => String::new(),
     }
 }
@@ -204,7 +238,9 @@ mod tests {
     use crate::source::file;
 
     fn pod(ns: &str, name: &str) -> Pod {
-        let yaml = format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: {ns}}}\nspec: {{containers: []}}\n");
+        let yaml = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: {ns}}}\nspec: {{containers: []}}\n"
+        );
         let c = file::load_str("t", &yaml).expect("pod loads");
         (*c.pods[0]).clone()
     }

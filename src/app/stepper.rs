@@ -151,7 +151,10 @@ pub struct Step {
 impl Step {
     /// A point's summary step.
     pub fn at(point: Point) -> Self {
-        Step { point, plugin: None }
+        Step {
+            point,
+            plugin: None,
+        }
     }
 }
 
@@ -171,7 +174,14 @@ impl Pipeline {
     pub fn new(ex: &Explanation, profile: Option<&Framework>) -> Self {
         use PointState::{Failed, NotReached, Passed, Skipped, WouldRun};
         let plugins = |p: Point| -> Vec<String> {
-            profile.map(|f| f.plugins_at(p.name()).iter().map(|s| (*s).to_string()).collect()).unwrap_or_default()
+            profile
+                .map(|f| {
+                    f.plugins_at(p.name())
+                        .iter()
+                        .map(|s| (*s).to_string())
+                        .collect()
+                })
+                .unwrap_or_default()
         };
         let mut states = Vec::new();
         if ex.waiting_for_scheduler.is_some() {
@@ -203,7 +213,11 @@ impl Pipeline {
             states.push(filter);
             let unschedulable = filter == Failed || prefilter == Failed;
             let post = if !unschedulable {
-                if filter == Passed { Skipped } else { NotReached }
+                if filter == Passed {
+                    Skipped
+                } else {
+                    NotReached
+                }
             } else {
                 match &ex.post_filter {
                     Some(pf) if pf.nominated_node.is_some() => Passed,
@@ -213,16 +227,28 @@ impl Pipeline {
             };
             states.push(post);
             let scored = !ex.score.is_empty();
-            states.push(if filter == Passed { if scored { Passed } else { Failed } } else { NotReached });
+            states.push(if filter == Passed {
+                if scored { Passed } else { Failed }
+            } else {
+                NotReached
+            });
             states.push(if scored { Passed } else { NotReached });
             for _ in 0..5 {
-                states.push(if ex.schedulable() { WouldRun } else { NotReached });
+                states.push(if ex.schedulable() {
+                    WouldRun
+                } else {
+                    NotReached
+                });
             }
         }
         let stages = Point::ALL
             .iter()
             .zip(states)
-            .map(|(&point, state)| Stage { point, plugins: plugins(point), state })
+            .map(|(&point, state)| Stage {
+                point,
+                plugins: plugins(point),
+                state,
+            })
             .collect();
         Pipeline { stages }
     }
@@ -238,7 +264,10 @@ impl Pipeline {
         for s in &self.stages {
             v.push(Step::at(s.point));
             for i in 0..s.plugins.len() {
-                v.push(Step { point: s.point, plugin: Some(i) });
+                v.push(Step {
+                    point: s.point,
+                    plugin: Some(i),
+                });
             }
         }
         v
@@ -250,7 +279,10 @@ impl Pipeline {
         if let Some(s) = self.stages.iter().find(|s| s.state == PointState::Failed) {
             return Step::at(s.point);
         }
-        if self.stage(Point::Score).is_some_and(|s| s.state == PointState::Passed) {
+        if self
+            .stage(Point::Score)
+            .is_some_and(|s| s.state == PointState::Passed)
+        {
             return Step::at(Point::Score);
         }
         self.end()
@@ -281,20 +313,33 @@ impl Pipeline {
     pub fn next(&self, step: &Step) -> Step {
         let steps = self.steps();
         let i = self.index(step);
-        steps.get(i + 1).or(steps.get(i)).cloned().unwrap_or_else(|| step.clone())
+        steps
+            .get(i + 1)
+            .or(steps.get(i))
+            .cloned()
+            .unwrap_or_else(|| step.clone())
     }
 
     /// The previous step (stays at the first).
     pub fn prev(&self, step: &Step) -> Step {
         let steps = self.steps();
         let i = self.index(step);
-        steps.get(i.saturating_sub(1)).cloned().unwrap_or_else(|| step.clone())
+        steps
+            .get(i.saturating_sub(1))
+            .cloned()
+            .unwrap_or_else(|| step.clone())
     }
 
     /// The next point's summary (stays at the last).
     pub fn next_point(&self, step: &Step) -> Step {
-        let i = self.stages.iter().position(|s| s.point == step.point).unwrap_or(0);
-        self.stages.get(i + 1).map_or_else(|| step.clone(), |s| Step::at(s.point))
+        let i = self
+            .stages
+            .iter()
+            .position(|s| s.point == step.point)
+            .unwrap_or(0);
+        self.stages
+            .get(i + 1)
+            .map_or_else(|| step.clone(), |s| Step::at(s.point))
     }
 
     /// The previous point's summary; from a plugin step, its own point's summary first.
@@ -302,7 +347,11 @@ impl Pipeline {
         if step.plugin.is_some() {
             return Step::at(step.point);
         }
-        let i = self.stages.iter().position(|s| s.point == step.point).unwrap_or(0);
+        let i = self
+            .stages
+            .iter()
+            .position(|s| s.point == step.point)
+            .unwrap_or(0);
         Step::at(self.stages[i.saturating_sub(1)].point)
     }
 
@@ -344,8 +393,14 @@ mod tests {
     fn schedulable_pod_opens_at_score_and_runs_to_postbind() {
         let (ex, p) = explain_fixture("web-2");
         let pl = Pipeline::new(&ex, p.first());
-        assert_eq!(pl.stage(Point::PostFilter).expect("stage").state, PointState::Skipped);
-        assert_eq!(pl.stage(Point::Bind).expect("stage").state, PointState::WouldRun);
+        assert_eq!(
+            pl.stage(Point::PostFilter).expect("stage").state,
+            PointState::Skipped
+        );
+        assert_eq!(
+            pl.stage(Point::Bind).expect("stage").state,
+            PointState::WouldRun
+        );
         assert_eq!(pl.decisive(), Step::at(Point::Score));
         assert_eq!(pl.end(), Step::at(Point::PostBind));
     }
@@ -367,12 +422,21 @@ mod tests {
         let filter_plugins = pl.stage(Point::Filter).expect("filter").plugins.clone();
         assert_eq!(filter_plugins[0], "NodeUnschedulable");
         let s = pl.next(&Step::at(Point::Filter));
-        assert_eq!(s, Step { point: Point::Filter, plugin: Some(0) });
+        assert_eq!(
+            s,
+            Step {
+                point: Point::Filter,
+                plugin: Some(0)
+            }
+        );
         assert_eq!(pl.plugin(&s), Some("NodeUnschedulable"));
         assert_eq!(pl.prev(&s), Step::at(Point::Filter));
         assert_eq!(pl.next_point(&s), Step::at(Point::PostFilter));
         assert_eq!(pl.prev_point(&s), Step::at(Point::Filter));
-        assert_eq!(pl.prev_point(&Step::at(Point::Filter)), Step::at(Point::PreFilter));
+        assert_eq!(
+            pl.prev_point(&Step::at(Point::Filter)),
+            Step::at(Point::PreFilter)
+        );
         let first = Step::at(Point::PreEnqueue);
         assert_eq!(pl.prev(&first), first);
         let last = pl.steps().last().cloned().expect("steps");

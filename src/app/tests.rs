@@ -6,7 +6,13 @@ use super::*;
 const FIXTURE: &str = include_str!("../../fixtures/tui-test.yaml");
 
 fn app() -> App {
-    let mut a = App::new(SourceInfo { kind: SourceKind::Snapshot, name: "tui-test.yaml".into() }, false);
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "tui-test.yaml".into(),
+        },
+        false,
+    );
     load_sync(&mut a, "tui-test.yaml", FIXTURE);
     a
 }
@@ -18,7 +24,10 @@ fn run(a: &mut App, actions: impl IntoIterator<Item = Action>) {
 }
 
 fn names(a: &App) -> Vec<String> {
-    pod_list::rows(a).iter().map(|r| r.pod.key.to_string()).collect()
+    pod_list::rows(a)
+        .iter()
+        .map(|r| r.pod.key.to_string())
+        .collect()
 }
 
 fn typed(s: &str) -> Vec<Action> {
@@ -44,9 +53,21 @@ fn loading_explains_every_pending_pod() {
 
 #[test]
 fn load_failure_is_shown_and_q_quits() {
-    let mut a = App::new(SourceInfo { kind: SourceKind::Snapshot, name: "bad.yaml".into() }, false);
-    update(&mut a, Action::Loaded(Box::new(Err("bad.yaml: document 0: not valid YAML".into()))));
-    assert_eq!(a.load, Load::Failed("bad.yaml: document 0: not valid YAML".into()));
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "bad.yaml".into(),
+        },
+        false,
+    );
+    update(
+        &mut a,
+        Action::Loaded(Box::new(Err("bad.yaml: document 0: not valid YAML".into()))),
+    );
+    assert_eq!(
+        a.load,
+        Load::Failed("bad.yaml: document 0: not valid YAML".into())
+    );
     update(&mut a, Action::Back);
     assert!(a.should_quit);
 }
@@ -56,7 +77,14 @@ fn pending_pods_come_first_in_queue_order() {
     let a = app();
     assert_eq!(
         names(&a),
-        vec!["default/web-2", "data/etl-1", "default/batch-1", "default/gated-1", "data/db-0", "default/api-1"]
+        vec![
+            "default/web-2",
+            "data/etl-1",
+            "default/batch-1",
+            "default/gated-1",
+            "data/db-0",
+            "default/api-1"
+        ]
     );
 }
 
@@ -96,11 +124,20 @@ fn namespace_switch_and_command() {
     run(&mut a, [Action::Submit]);
     let st = a.status.clone().expect("status");
     assert_eq!(st.kind, StatusKind::Error);
-    assert_eq!(st.text, "unknown namespace 'nope' (namespaces with pods: data, default)");
+    assert_eq!(
+        st.text,
+        "unknown namespace 'nope' (namespaces with pods: data, default)"
+    );
     run(&mut a, [Action::CommandStart]);
     run(&mut a, typed("frobnicate"));
     run(&mut a, [Action::Submit]);
-    assert!(a.status.clone().expect("status").text.starts_with("unknown command ':frobnicate'"));
+    assert!(
+        a.status
+            .clone()
+            .expect("status")
+            .text
+            .starts_with("unknown command ':frobnicate'")
+    );
 }
 
 #[test]
@@ -126,7 +163,13 @@ fn open_pod_lands_on_the_decisive_step_and_steps() {
     assert_eq!(v.pod, ObjectKey::new("default", "batch-1"));
     assert_eq!(v.step, Some(Step::at(Point::Filter)));
     run(&mut a, [Action::StepNext]);
-    assert_eq!(pod_view(&a).step, Some(Step { point: Point::Filter, plugin: Some(0) }));
+    assert_eq!(
+        pod_view(&a).step,
+        Some(Step {
+            point: Point::Filter,
+            plugin: Some(0)
+        })
+    );
     run(&mut a, [Action::PointNext]);
     assert_eq!(pod_view(&a).step, Some(Step::at(Point::PostFilter)));
     run(&mut a, [Action::PointPrev, Action::PointPrev]);
@@ -144,13 +187,21 @@ fn filter_table_puts_nearly_fitting_nodes_first_and_opens_a_node() {
     let mut a = app();
     let k = ObjectKey::new("default", "batch-1");
     update_sync(&mut a, Action::Open); // web-2 first; go back and open batch-1 instead
-    run(&mut a, [Action::Back, Action::Down, Action::Down, Action::Open]);
+    run(
+        &mut a,
+        [Action::Back, Action::Down, Action::Down, Action::Open],
+    );
     assert_eq!(pod_view(&a).pod, k);
     let rows = update::pod_view_rows(&a, pod_view(&a));
     // node-b needs 250m, node-a 500m: both nearly fit, smallest shortfall first
     assert_eq!(
         rows,
-        vec![Some("node-b".into()), Some("node-a".into()), Some("node-c".into()), Some("node-d".into())]
+        vec![
+            Some("node-b".into()),
+            Some("node-a".into()),
+            Some("node-c".into()),
+            Some("node-d".into())
+        ]
     );
     run(&mut a, [Action::Down, Action::Open]);
     match a.screen() {
@@ -171,7 +222,10 @@ fn filter_search_and_toggles() {
     run(&mut a, [Action::SearchStart]);
     run(&mut a, typed("taint"));
     run(&mut a, [Action::Submit]);
-    assert_eq!(update::pod_view_rows(&a, pod_view(&a)), vec![Some("node-c".into())]);
+    assert_eq!(
+        update::pod_view_rows(&a, pod_view(&a)),
+        vec![Some("node-c".into())]
+    );
     run(&mut a, [Action::ToggleAllFailures, Action::CycleSort]);
     assert!(pod_view(&a).all_failures);
     assert_eq!(pod_view(&a).filter_sort, FilterSort::Name);
@@ -184,19 +238,31 @@ fn score_mode_cycles() {
     assert_eq!(pod_view(&a).step, Some(Step::at(Point::Score)));
     run(&mut a, [Action::CycleScoreMode]);
     assert_eq!(pod_view(&a).score_mode, ScoreMode::Raw);
-    assert_eq!(update::pod_view_rows(&a, pod_view(&a)), vec![Some("node-b".into()), Some("node-a".into())]);
+    assert_eq!(
+        update::pod_view_rows(&a, pod_view(&a)),
+        vec![Some("node-b".into()), Some("node-a".into())]
+    );
 }
 
 #[test]
 fn bind_asks_then_binds_in_memory() {
     let mut a = app();
     run(&mut a, [Action::RequestBind]);
-    let Mode::Confirm(p) = a.mode.clone() else { panic!("confirmation expected") };
+    let Mode::Confirm(p) = a.mode.clone() else {
+        panic!("confirmation expected")
+    };
     assert_eq!(
         p.writes(),
         vec!["POST /api/v1/namespaces/default/pods/web-2/binding  target: Node node-b".to_string()]
     );
-    assert_eq!(p, Pending::Bind { pod: ObjectKey::new("default", "web-2"), node: "node-b".into(), warning: None });
+    assert_eq!(
+        p,
+        Pending::Bind {
+            pod: ObjectKey::new("default", "web-2"),
+            node: "node-b".into(),
+            warning: None
+        }
+    );
     run(&mut a, [Action::Confirm]);
     assert_eq!(a.mode, Mode::Normal);
     assert_eq!(a.generation, 2);
@@ -206,7 +272,12 @@ fn bind_asks_then_binds_in_memory() {
     // re-explained: batch-1 now misses 750m on node-b
     assert_eq!(a.explanations.len(), 3);
     let st = a.status.clone().expect("status");
-    assert!(st.text.starts_with("bound default/web-2 to node-b — snapshot mode"), "{}", st.text);
+    assert!(
+        st.text
+            .starts_with("bound default/web-2 to node-b — snapshot mode"),
+        "{}",
+        st.text
+    );
     assert_eq!(a.changes, vec!["bound default/web-2 to node-b".to_string()]);
 }
 
@@ -216,17 +287,30 @@ fn bind_cancel_changes_nothing() {
     run(&mut a, [Action::RequestBind, Action::Cancel]);
     assert_eq!(a.mode, Mode::Normal);
     assert_eq!(a.generation, 1);
-    assert!(a.pod(&ObjectKey::new("default", "web-2")).expect("pod").node_name.is_none());
+    assert!(
+        a.pod(&ObjectKey::new("default", "web-2"))
+            .expect("pod")
+            .node_name
+            .is_none()
+    );
 }
 
 #[test]
 fn bind_to_a_picked_node_warns_when_it_does_not_fit() {
     let mut a = app();
-    run(&mut a, [Action::Down, Action::Down, Action::Open, Action::Open]); // batch-1 → node-b
+    run(
+        &mut a,
+        [Action::Down, Action::Down, Action::Open, Action::Open],
+    ); // batch-1 → node-b
     run(&mut a, [Action::RequestBind]);
-    let Mode::Confirm(Pending::Bind { node, warning, .. }) = a.mode.clone() else { panic!("confirmation expected") };
+    let Mode::Confirm(Pending::Bind { node, warning, .. }) = a.mode.clone() else {
+        panic!("confirmation expected")
+    };
     assert_eq!(node, "node-b");
-    assert_eq!(warning.as_deref(), Some("the scheduler would not choose node-b: NodeResourcesFit: Insufficient cpu"));
+    assert_eq!(
+        warning.as_deref(),
+        Some("the scheduler would not choose node-b: NodeResourcesFit: Insufficient cpu")
+    );
 }
 
 #[test]
@@ -236,7 +320,12 @@ fn unschedulable_pod_cannot_be_bound_without_picking() {
     assert_eq!(a.mode, Mode::Normal);
     let st = a.status.clone().expect("status");
     assert_eq!(st.kind, StatusKind::Error);
-    assert!(st.text.starts_with("no node fits default/batch-1: 0/4 nodes:"), "{}", st.text);
+    assert!(
+        st.text
+            .starts_with("no node fits default/batch-1: 0/4 nodes:"),
+        "{}",
+        st.text
+    );
 }
 
 #[test]
@@ -245,9 +334,15 @@ fn readonly_refuses_actions() {
     a.readonly = true;
     run(&mut a, [Action::RequestBind]);
     assert_eq!(a.mode, Mode::Normal);
-    assert_eq!(a.status.clone().expect("status").text, "read-only mode (--readonly): binding is disabled");
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "read-only mode (--readonly): binding is disabled"
+    );
     run(&mut a, [Action::RequestPreempt]);
-    assert_eq!(a.status.clone().expect("status").text, "read-only mode (--readonly): preemption is disabled");
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "read-only mode (--readonly): preemption is disabled"
+    );
 }
 
 #[test]
@@ -266,7 +361,9 @@ fn preempt_needs_a_postfilter_result_then_evicts_in_memory() {
     });
     a.explanations.insert(k.clone(), Ok(Arc::new(ex)));
     run(&mut a, [Action::RequestPreempt]);
-    let Mode::Confirm(p) = a.mode.clone() else { panic!("confirmation expected") };
+    let Mode::Confirm(p) = a.mode.clone() else {
+        panic!("confirmation expected")
+    };
     assert_eq!(
         p.writes(),
         vec![
@@ -277,7 +374,10 @@ fn preempt_needs_a_postfilter_result_then_evicts_in_memory() {
     );
     run(&mut a, [Action::Confirm]);
     assert!(a.pod(&ObjectKey::new("default", "api-1")).is_none());
-    assert_eq!(a.pod(&k).expect("pod").nominated_node_name.as_deref(), Some("node-a"));
+    assert_eq!(
+        a.pod(&k).expect("pod").nominated_node_name.as_deref(),
+        Some("node-a")
+    );
     // batch-1 now fits on its nominated node
     let ex = a.explanations[&k].as_ref().expect("explained");
     assert_eq!(ex.selected, vec!["node-a".to_string()]);
@@ -286,9 +386,18 @@ fn preempt_needs_a_postfilter_result_then_evicts_in_memory() {
 #[test]
 fn inline_edit_reruns_and_shows_the_diff() {
     let mut a = app();
-    run(&mut a, [Action::Down, Action::Down, Action::Open, Action::EditInline]);
-    let Mode::Edit(form) = &a.mode else { panic!("form expected") };
-    let tol = form.fields.iter().position(|f| f.kind == whatif::FieldKind::Tolerations).expect("field");
+    run(
+        &mut a,
+        [Action::Down, Action::Down, Action::Open, Action::EditInline],
+    );
+    let Mode::Edit(form) = &a.mode else {
+        panic!("form expected")
+    };
+    let tol = form
+        .fields
+        .iter()
+        .position(|f| f.kind == whatif::FieldKind::Tolerations)
+        .expect("field");
     for _ in 0..tol {
         run(&mut a, [Action::FieldNext]);
     }
@@ -297,7 +406,10 @@ fn inline_edit_reruns_and_shows_the_diff() {
     assert_eq!(a.mode, Mode::Normal);
     assert_eq!(a.generation, 2);
     let d = a.diff.clone().expect("diff");
-    assert_eq!(d.change, "edited pod default/batch-1: tolerations: dedicated=gpu:NoSchedule");
+    assert_eq!(
+        d.change,
+        "edited pod default/batch-1: tolerations: dedicated=gpu:NoSchedule"
+    );
     assert_eq!(d.after, "Schedulable: would bind to node-c");
     assert!(pod_view(&a).show_diff);
     run(&mut a, [Action::ToggleDiff]);
@@ -307,11 +419,26 @@ fn inline_edit_reruns_and_shows_the_diff() {
 #[test]
 fn inline_edit_error_keeps_the_form() {
     let mut a = app();
-    run(&mut a, [Action::Down, Action::Down, Action::EditInline, Action::ClearInput]);
+    run(
+        &mut a,
+        [
+            Action::Down,
+            Action::Down,
+            Action::EditInline,
+            Action::ClearInput,
+        ],
+    );
     run(&mut a, typed("cpu=lots"));
     run(&mut a, [Action::Submit]);
-    let Mode::Edit(form) = &a.mode else { panic!("form expected") };
-    assert!(form.error.clone().expect("error").starts_with("requests (job): 'cpu=lots'"));
+    let Mode::Edit(form) = &a.mode else {
+        panic!("form expected")
+    };
+    assert!(
+        form.error
+            .clone()
+            .expect("error")
+            .starts_with("requests (job): 'cpu=lots'")
+    );
     run(&mut a, [Action::Cancel]);
     assert_eq!(a.mode, Mode::Normal);
     assert_eq!(a.generation, 1);
@@ -321,15 +448,37 @@ fn inline_edit_error_keeps_the_form() {
 fn external_edit_round_trip() {
     let mut a = app();
     let fx = update_sync(&mut a, Action::EditExternal);
-    let [Effect::OpenEditor { target, text }] = fx.as_slice() else { panic!("editor effect expected") };
-    assert_eq!(target, &whatif::EditTarget::Pod(ObjectKey::new("default", "web-2")));
+    let [Effect::OpenEditor { target, text }] = fx.as_slice() else {
+        panic!("editor effect expected")
+    };
+    assert_eq!(
+        target,
+        &whatif::EditTarget::Pod(ObjectKey::new("default", "web-2"))
+    );
     let edited = text.replace("cpu: 500m", "cpu: '3'");
-    run(&mut a, [Action::Edited { target: target.clone(), result: Ok(edited) }]);
+    run(
+        &mut a,
+        [Action::Edited {
+            target: target.clone(),
+            result: Ok(edited),
+        }],
+    );
     assert_eq!(a.generation, 2);
-    let ex = a.explanations[&ObjectKey::new("default", "web-2")].as_ref().expect("explained");
+    let ex = a.explanations[&ObjectKey::new("default", "web-2")]
+        .as_ref()
+        .expect("explained");
     assert!(!ex.schedulable());
-    run(&mut a, [Action::Edited { target: target.clone(), result: Err("editor exited with status 1".into()) }]);
-    assert_eq!(a.status.clone().expect("status").text, "editor exited with status 1");
+    run(
+        &mut a,
+        [Action::Edited {
+            target: target.clone(),
+            result: Err("editor exited with status 1".into()),
+        }],
+    );
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "editor exited with status 1"
+    );
 }
 
 #[test]
@@ -339,7 +488,9 @@ fn cordon_from_the_node_view() {
     assert!(matches!(a.screen(), Some(Screen::Node(v)) if v.node == "node-b"));
     run(&mut a, [Action::ToggleCordon]);
     assert!(a.cluster.node("node-b").expect("node").unschedulable);
-    let ex = a.explanations[&ObjectKey::new("default", "web-2")].as_ref().expect("explained");
+    let ex = a.explanations[&ObjectKey::new("default", "web-2")]
+        .as_ref()
+        .expect("explained");
     assert_eq!(ex.selected, vec!["node-a".to_string()]);
     let d = a.diff.clone().expect("diff");
     assert_eq!(d.lines[0].text, "selected: node-b → node-a");
@@ -350,19 +501,38 @@ fn stale_explanations_are_dropped() {
     let mut a = app();
     let k = ObjectKey::new("default", "web-2");
     a.explanations.clear();
-    update(&mut a, Action::Explained { generation: 0, pod: k.clone(), result: Err("old".into()) });
+    update(
+        &mut a,
+        Action::Explained {
+            generation: 0,
+            pod: k.clone(),
+            result: Err("old".into()),
+        },
+    );
     assert!(a.explanations.is_empty());
-    update(&mut a, Action::Explained { generation: 1, pod: k.clone(), result: Err("new".into()) });
+    update(
+        &mut a,
+        Action::Explained {
+            generation: 1,
+            pod: k.clone(),
+            result: Err("new".into()),
+        },
+    );
     assert_eq!(a.explanations[&k], Err("new".to_string()));
 }
 
 #[test]
 fn focused_pod_is_explained_first_after_a_change() {
     let mut a = app();
-    run(&mut a, [Action::Down, Action::Down, Action::Down, Action::Open]); // gated-1
+    run(
+        &mut a,
+        [Action::Down, Action::Down, Action::Down, Action::Open],
+    ); // gated-1
     let (c, _) = whatif::toggle_cordon(&a.cluster, "node-a").expect("cordon");
     let fx = update::tests_support::set_cluster(&mut a, c);
-    let [Effect::Explain(job)] = fx.as_slice() else { panic!("explain effect expected") };
+    let [Effect::Explain(job)] = fx.as_slice() else {
+        panic!("explain effect expected")
+    };
     assert_eq!(job.pods[0], ObjectKey::new("default", "gated-1"));
     assert_eq!(job.generation, 2);
 }
@@ -396,7 +566,10 @@ fn mouse_click_selects_then_opens() {
     assert_eq!(pod_view(&a).pod, ObjectKey::new("default", "batch-1"));
     run(&mut a, [Action::ClickPoint(2)]);
     assert_eq!(pod_view(&a).step, Some(Step::at(Point::PreFilter)));
-    run(&mut a, [Action::Back, Action::ScrollDown, Action::ScrollDown]);
+    run(
+        &mut a,
+        [Action::Back, Action::ScrollDown, Action::ScrollDown],
+    );
     assert_eq!(a.pods.selected, 5);
 }
 

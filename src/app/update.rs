@@ -12,8 +12,8 @@ use super::pod_list;
 use super::stepper::{Pipeline, Point, Step};
 use super::whatif::{self, EditTarget};
 use super::{
-    Action, App, Effect, ExplainJob, Explained, Load, Loaded, Mode, NodeList, NodeView, Pending, PodView, Screen,
-    SourceKind,
+    Action, App, Effect, ExplainJob, Explained, Load, Loaded, Mode, NodeList, NodeView, Pending,
+    PodView, Screen, SourceKind,
 };
 use crate::model::{Cluster, ObjectKey};
 
@@ -31,17 +31,23 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::Loaded(r) => on_loaded(app, *r),
-        Action::Explained { generation, pod, result } => {
+        Action::Explained {
+            generation,
+            pod,
+            result,
+        } => {
             on_explained(app, generation, pod, result);
             Vec::new()
         }
-        Action::Edited { target, result } => match result.and_then(|t| whatif::apply_yaml(&app.cluster, &target, &t)) {
-            Ok((c, what)) => set_cluster(app, c, what),
-            Err(e) => {
-                app.error(e);
-                Vec::new()
+        Action::Edited { target, result } => {
+            match result.and_then(|t| whatif::apply_yaml(&app.cluster, &target, &t)) {
+                Ok((c, what)) => set_cluster(app, c, what),
+                Err(e) => {
+                    app.error(e);
+                    Vec::new()
+                }
             }
-        },
+        }
         Action::Quit => {
             app.should_quit = true;
             Vec::new()
@@ -61,10 +67,18 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             Mode::Confirm(p) => confirm(app, p, other),
             Mode::Help { scroll } => {
                 app.mode = match other {
-                    Action::Down | Action::ScrollDown => Mode::Help { scroll: scroll.saturating_add(1) },
-                    Action::Up | Action::ScrollUp => Mode::Help { scroll: scroll.saturating_sub(1) },
-                    Action::PageDown => Mode::Help { scroll: scroll.saturating_add(10) },
-                    Action::PageUp => Mode::Help { scroll: scroll.saturating_sub(10) },
+                    Action::Down | Action::ScrollDown => Mode::Help {
+                        scroll: scroll.saturating_add(1),
+                    },
+                    Action::Up | Action::ScrollUp => Mode::Help {
+                        scroll: scroll.saturating_sub(1),
+                    },
+                    Action::PageDown => Mode::Help {
+                        scroll: scroll.saturating_add(10),
+                    },
+                    Action::PageUp => Mode::Help {
+                        scroll: scroll.saturating_sub(10),
+                    },
                     Action::Cancel | Action::Help | Action::Back => Mode::Normal,
                     _ => Mode::Help { scroll },
                 };
@@ -81,7 +95,10 @@ fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect> {
             match l.cluster.warnings.len() {
                 0 => {}
                 1 => app.info(format!("warning: {}", l.cluster.warnings[0])),
-                n => app.info(format!("{n} warnings; the first: {}", l.cluster.warnings[0])),
+                n => app.info(format!(
+                    "{n} warnings; the first: {}",
+                    l.cluster.warnings[0]
+                )),
             }
             app.usage = node_usage(&l.cluster);
             app.cluster = Arc::new(l.cluster);
@@ -111,7 +128,12 @@ fn job(app: &App, pods: Vec<ObjectKey>) -> Effect {
 
 /// Queues every pending pod for explanation, the focused one first.
 fn explain_all(app: &mut App) -> Vec<Effect> {
-    let mut pods: Vec<ObjectKey> = app.cluster.pending_pods().iter().map(|p| p.key.clone()).collect();
+    let mut pods: Vec<ObjectKey> = app
+        .cluster
+        .pending_pods()
+        .iter()
+        .map(|p| p.key.clone())
+        .collect();
     if let Some(f) = app.focused_pod()
         && let Some(i) = pods.iter().position(|k| *k == f)
     {
@@ -119,7 +141,11 @@ fn explain_all(app: &mut App) -> Vec<Effect> {
         pods.insert(0, k);
     }
     app.queued = pods.len();
-    if pods.is_empty() { Vec::new() } else { vec![job(app, pods)] }
+    if pods.is_empty() {
+        Vec::new()
+    } else {
+        vec![job(app, pods)]
+    }
 }
 
 fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, result: Explained) {
@@ -138,7 +164,10 @@ fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, result: Explaine
             v.show_diff = true;
         }
     }
-    let pipeline = result.as_ref().ok().map(|ex| Pipeline::new(ex, app.profile(&ex.profile)));
+    let pipeline = result
+        .as_ref()
+        .ok()
+        .map(|ex| Pipeline::new(ex, app.profile(&ex.profile)));
     for s in &mut app.screens {
         if let Screen::Pod(v) = s
             && v.pod == pod
@@ -153,10 +182,12 @@ fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, result: Explaine
 
 /// Replaces the cluster after an in-memory change and re-explains.
 fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Vec<Effect> {
-    app.diff_base = app.focused_pod().and_then(|k| match app.explanations.get(&k) {
-        Some(Ok(ex)) => Some(ex.clone()),
-        _ => None,
-    });
+    app.diff_base = app
+        .focused_pod()
+        .and_then(|k| match app.explanations.get(&k) {
+            Some(Ok(ex)) => Some(ex.clone()),
+            _ => None,
+        });
     app.diff = None;
     app.usage = node_usage(&cluster);
     app.cluster = Arc::new(cluster);
@@ -181,14 +212,23 @@ fn pipeline_of(app: &App, pod: &ObjectKey) -> Option<Pipeline> {
 
 /// Node names of the pod view's table rows, in display order (None for rows that are not nodes).
 pub fn pod_view_rows(app: &App, v: &PodView) -> Vec<Option<String>> {
-    let Some(Ok(ex)) = app.explanation(&v.pod) else { return Vec::new() };
-    let Some(step) = &v.step else { return Vec::new() };
+    let Some(Ok(ex)) = app.explanation(&v.pod) else {
+        return Vec::new();
+    };
+    let Some(step) = &v.step else {
+        return Vec::new();
+    };
     match step.point {
-        Point::Filter => analysis::filter_rows(&app.cluster, &app.usage, ex, v.filter_sort, &v.query)
+        Point::Filter => {
+            analysis::filter_rows(&app.cluster, &app.usage, ex, v.filter_sort, &v.query)
+                .iter()
+                .map(|r| Some(r.entry.node.clone()))
+                .collect()
+        }
+        Point::Score => analysis::score_rows(ex)
             .iter()
-            .map(|r| Some(r.entry.node.clone()))
+            .map(|r| Some(r.node.clone()))
             .collect(),
-        Point::Score => analysis::score_rows(ex).iter().map(|r| Some(r.node.clone())).collect(),
         Point::PostFilter => ex
             .post_filter
             .as_ref()
@@ -234,21 +274,31 @@ fn selected_mut(app: &mut App) -> Option<&mut usize> {
 fn move_by(app: &mut App, delta: isize) {
     if let Some(Screen::Node(v)) = app.screens.last_mut() {
         v.scroll = if delta < 0 {
-            v.scroll.saturating_sub(u16::try_from(delta.unsigned_abs()).unwrap_or(u16::MAX))
+            v.scroll
+                .saturating_sub(u16::try_from(delta.unsigned_abs()).unwrap_or(u16::MAX))
         } else {
-            v.scroll.saturating_add(u16::try_from(delta.unsigned_abs()).unwrap_or(u16::MAX))
+            v.scroll
+                .saturating_add(u16::try_from(delta.unsigned_abs()).unwrap_or(u16::MAX))
         };
         return;
     }
     let n = row_count(app);
     if let Some(sel) = selected_mut(app) {
-        *sel = if n == 0 { 0 } else { sel.saturating_add_signed(delta).min(n - 1) };
+        *sel = if n == 0 {
+            0
+        } else {
+            sel.saturating_add_signed(delta).min(n - 1)
+        };
     }
 }
 
 fn move_to(app: &mut App, top: bool) {
     if let Some(Screen::Node(v)) = app.screens.last_mut() {
-        v.scroll = if top { 0 } else { v.scroll.saturating_add(1000) };
+        v.scroll = if top {
+            0
+        } else {
+            v.scroll.saturating_add(1000)
+        };
         return;
     }
     let n = row_count(app);
@@ -284,14 +334,24 @@ fn open(app: &mut App) -> Vec<Effect> {
             let rows = pod_view_rows(app, &v);
             match rows.get(v.selected) {
                 Some(Some(node)) => {
-                    app.screens.push(Screen::Node(NodeView { node: node.clone(), pod: Some(v.pod.clone()), scroll: 0 }));
+                    app.screens.push(Screen::Node(NodeView {
+                        node: node.clone(),
+                        pod: Some(v.pod.clone()),
+                        scroll: 0,
+                    }));
                 }
-                _ => app.info("nothing to open here: step to Filter, Score or PostFilter and pick a node row"),
+                _ => app.info(
+                    "nothing to open here: step to Filter, Score or PostFilter and pick a node row",
+                ),
             }
         }
         Some(Screen::Nodes(v)) => {
             if let Some(n) = node_list_rows(app, &v).get(v.selected) {
-                app.screens.push(Screen::Node(NodeView { node: n.clone(), pod: v.pod.clone(), scroll: 0 }));
+                app.screens.push(Screen::Node(NodeView {
+                    node: n.clone(),
+                    pod: v.pod.clone(),
+                    scroll: 0,
+                }));
             }
         }
         Some(Screen::Node(_)) => {}
@@ -300,8 +360,12 @@ fn open(app: &mut App) -> Vec<Effect> {
 }
 
 fn step(app: &mut App, f: impl Fn(&Pipeline, &Step) -> Step) {
-    let Some(Screen::Pod(v)) = app.screens.last() else { return };
-    let Some(p) = pipeline_of(app, &v.pod) else { return };
+    let Some(Screen::Pod(v)) = app.screens.last() else {
+        return;
+    };
+    let Some(p) = pipeline_of(app, &v.pod) else {
+        return;
+    };
     let cur = v.step.clone().unwrap_or_else(|| p.decisive());
     let next = f(&p, &cur);
     if let Some(Screen::Pod(v)) = app.screens.last_mut() {
@@ -344,16 +408,22 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             }
         }
         Action::ClickPoint(i) => {
-            step(app, |p, cur| p.stages.get(i).map_or_else(|| cur.clone(), |s| Step::at(s.point)));
+            step(app, |p, cur| {
+                p.stages
+                    .get(i)
+                    .map_or_else(|| cur.clone(), |s| Step::at(s.point))
+            });
         }
         Action::Open => return open(app),
         Action::Back => {
-            if app.screens.pop().is_none() {
-                app.should_quit = true;
-            }
+            // back one screen; at the pod list, quit
+            let popped = app.screens.pop().is_some();
+            app.should_quit = !popped;
         }
         Action::Cancel => {
-            if app.screens.pop().is_none() && !app.pods.query.is_empty() {
+            // back one screen; at the pod list, clear the search (never quit)
+            let popped = app.screens.pop().is_some();
+            if !popped {
                 app.pods.query.clear();
                 app.pods.selected = 0;
             }
@@ -375,7 +445,12 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::PointNext => step(app, Pipeline::next_point),
         Action::PointPrev => step(app, Pipeline::prev_point),
         Action::RunToEnd => step(app, |p, _| p.end()),
-        Action::Restart => step(app, |p, _| p.steps().first().cloned().unwrap_or_else(|| Step::at(Point::PreEnqueue))),
+        Action::Restart => step(app, |p, _| {
+            p.steps()
+                .first()
+                .cloned()
+                .unwrap_or_else(|| Step::at(Point::PreEnqueue))
+        }),
         Action::ToggleAllFailures => {
             if let Some(Screen::Pod(v)) = app.screens.last_mut() {
                 v.all_failures = !v.all_failures;
@@ -392,11 +467,7 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             }
             _ => {}
         },
-        Action::ReverseSort => {
-            if app.screen().is_none() {
-                app.pods.reverse = !app.pods.reverse;
-            }
-        }
+        Action::ReverseSort if app.screen().is_none() => app.pods.reverse = !app.pods.reverse,
         Action::CycleScoreMode => {
             if let Some(Screen::Pod(v)) = app.screens.last_mut() {
                 v.score_mode = v.score_mode.next();
@@ -413,7 +484,11 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             let all = pod_list::namespaces(app);
             app.pods.namespace = match &app.pods.namespace {
                 None => all.first().cloned(),
-                Some(cur) => all.iter().position(|n| n == cur).and_then(|i| all.get(i + 1)).cloned(),
+                Some(cur) => all
+                    .iter()
+                    .position(|n| n == cur)
+                    .and_then(|i| all.get(i + 1))
+                    .cloned(),
             };
             app.pods.selected = 0;
         }
@@ -458,10 +533,14 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
 
 fn edit_target(app: &App) -> Option<EditTarget> {
     match app.screen() {
-        None => pod_list::rows(app).get(app.pods.selected).map(|r| EditTarget::Pod(r.pod.key.clone())),
+        None => pod_list::rows(app)
+            .get(app.pods.selected)
+            .map(|r| EditTarget::Pod(r.pod.key.clone())),
         Some(Screen::Pod(v)) => Some(EditTarget::Pod(v.pod.clone())),
         Some(Screen::Node(v)) => Some(EditTarget::Node(v.node.clone())),
-        Some(Screen::Nodes(v)) => node_list_rows(app, v).get(v.selected).map(|n| EditTarget::Node(n.clone())),
+        Some(Screen::Nodes(v)) => node_list_rows(app, v)
+            .get(v.selected)
+            .map(|n| EditTarget::Node(n.clone())),
     }
 }
 
@@ -522,7 +601,11 @@ fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
         "pods" | "pod" | "po" => app.screens.clear(),
         "nodes" | "node" | "no" => {
             let pod = app.focused_pod();
-            app.screens.push(Screen::Nodes(NodeList { selected: 0, pod, query: String::new() }));
+            app.screens.push(Screen::Nodes(NodeList {
+                selected: 0,
+                pod,
+                query: String::new(),
+            }));
         }
         "help" | "h" => app.mode = Mode::Help { scroll: 0 },
         "ns" | "namespace" => match arg {
@@ -539,11 +622,17 @@ fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
                     app.screens.clear();
                     app.info(format!("namespace {ns}"));
                 } else {
-                    app.error(format!("unknown namespace '{ns}' (namespaces with pods: {})", all.join(", ")));
+                    app.error(format!(
+                        "unknown namespace '{ns}' (namespaces with pods: {})",
+                        all.join(", ")
+                    ));
                 }
             }
         },
-        other => app.error(format!("unknown command ':{other}' (commands: {})", COMMANDS.join(", "))),
+        other => app.error(format!(
+            "unknown command ':{other}' (commands: {})",
+            COMMANDS.join(", ")
+        )),
     }
     Vec::new()
 }
@@ -557,7 +646,9 @@ fn request_bind(app: &mut App) {
         Some(Screen::Node(v)) => match &v.pod {
             Some(p) => (p.clone(), Some(v.node.clone())),
             None => {
-                app.error("open this node from a pod (Enter on a Filter row) to bind that pod here");
+                app.error(
+                    "open this node from a pod (Enter on a Filter row) to bind that pod here",
+                );
                 return;
             }
         },
@@ -582,7 +673,9 @@ fn request_bind(app: &mut App) {
             return;
         }
         None => {
-            app.error(format!("pod {pod} is still being explained; try again in a moment"));
+            app.error(format!(
+                "pod {pod} is still being explained; try again in a moment"
+            ));
             return;
         }
     };
@@ -596,7 +689,10 @@ fn request_bind(app: &mut App) {
                     |fl| format!("{}: {}", fl.plugin, fl.reasons.join(", "))
                 )
             )),
-            None => ex.message.clone().map(|m| format!("the scheduler would not place the pod: {m}")),
+            None => ex
+                .message
+                .clone()
+                .map(|m| format!("the scheduler would not place the pod: {m}")),
         };
         (node, warning)
     } else if let Some(first) = ex.selected.first() {
@@ -631,21 +727,35 @@ fn request_preempt(app: &mut App) {
             return;
         }
         None => {
-            app.error(format!("pod {pod} has no explanation (not pending, or still being explained)"));
+            app.error(format!(
+                "pod {pod} has no explanation (not pending, or still being explained)"
+            ));
             return;
         }
     };
     match &ex.post_filter {
         Some(pf) if pf.nominated_node.is_some() => {
             let node = pf.nominated_node.clone().unwrap_or_default();
-            app.mode = Mode::Confirm(Pending::Preempt { pod, node, victims: pf.victims.clone() });
+            app.mode = Mode::Confirm(Pending::Preempt {
+                pod,
+                node,
+                victims: pf.victims.clone(),
+            });
         }
         Some(pf) => app.error(format!(
             "preemption cannot help {pod}: {}",
-            if pf.message.is_empty() { "PostFilter found no candidate node" } else { &pf.message }
+            if pf.message.is_empty() {
+                "PostFilter found no candidate node"
+            } else {
+                &pf.message
+            }
         )),
-        None if ex.schedulable() => app.error(format!("{pod} fits without preemption; press b to bind it")),
-        None => app.error(format!("PostFilter did not run for {pod}: no preemption plugin produced a result")),
+        None if ex.schedulable() => {
+            app.error(format!("{pod} fits without preemption; press b to bind it"))
+        }
+        None => app.error(format!(
+            "PostFilter did not run for {pod}: no preemption plugin produced a result"
+        )),
     }
 }
 
@@ -661,13 +771,17 @@ fn confirm(app: &mut App, pending: Pending, action: Action) -> Vec<Effect> {
     match action {
         Action::Confirm => {
             let r = match &pending {
-                Pending::Bind { pod, node, .. } => {
-                    whatif::bind(&app.cluster, pod, node).map(|c| (c, format!("bound {pod} to {node}")))
+                Pending::Bind { pod, node, .. } => whatif::bind(&app.cluster, pod, node)
+                    .map(|c| (c, format!("bound {pod} to {node}"))),
+                Pending::Preempt { pod, node, victims } => {
+                    whatif::preempt(&app.cluster, pod, node, victims).map(|c| {
+                        let v: Vec<String> = victims.iter().map(ToString::to_string).collect();
+                        (
+                            c,
+                            format!("preempted for {pod} on {node}: evicted {}", v.join(", ")),
+                        )
+                    })
                 }
-                Pending::Preempt { pod, node, victims } => whatif::preempt(&app.cluster, pod, node, victims).map(|c| {
-                    let v: Vec<String> = victims.iter().map(ToString::to_string).collect();
-                    (c, format!("preempted for {pod} on {node}: evicted {}", v.join(", ")))
-                }),
             };
             match r {
                 Ok((c, what)) => {

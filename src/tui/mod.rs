@@ -40,11 +40,20 @@ pub fn run(opts: &Options) -> Result<()> {
         theme = theme.monochrome();
     }
     let source = match (&opts.snapshot, opts.demo) {
-        (Some(p), _) => SourceInfo { kind: SourceKind::Snapshot, name: p.display().to_string() },
-        (None, true) => SourceInfo { kind: SourceKind::Demo, name: "demo".into() },
+        (Some(p), _) => SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: p.display().to_string(),
+        },
+        (None, true) => SourceInfo {
+            kind: SourceKind::Demo,
+            name: "demo".into(),
+        },
         (None, false) => return Err(anyhow!("no snapshot to open")),
     };
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
     rt.block_on(event_loop(opts.clone(), source, theme, warnings))
 }
 
@@ -56,9 +65,14 @@ fn now() -> i64 {
 
 fn load(opts: &Options) -> Result<Loaded, String> {
     let version = Version::NEWEST;
-    let cluster = crate::cli::load_cluster(opts.snapshot.as_deref(), opts.demo).map_err(|e| format!("{e:#}"))?;
+    let cluster = crate::cli::load_cluster(opts.snapshot.as_deref(), opts.demo)
+        .map_err(|e| format!("{e:#}"))?;
     let profiles = build_profiles(None, version).map_err(|e| format!("{e:#}"))?;
-    Ok(Loaded { cluster, profiles, version })
+    Ok(Loaded {
+        cluster,
+        profiles,
+        version,
+    })
 }
 
 /// Turns a terminal event into an action.
@@ -88,20 +102,33 @@ fn run_editor(text: &str) -> Result<String, String> {
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let path = std::env::temp_dir().join(format!("kschedtui-{}-{n}.yaml", std::process::id()));
     std::fs::write(&path, text).map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
-    let editor = std::env::var("VISUAL").or_else(|_| std::env::var("EDITOR")).unwrap_or_else(|_| "vi".into());
+    let editor = std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .unwrap_or_else(|_| "vi".into());
     let mut words = editor.split_whitespace();
     let program = words.next().unwrap_or("vi");
-    let status = std::process::Command::new(program).args(words).arg(&path).status();
+    let status = std::process::Command::new(program)
+        .args(words)
+        .arg(&path)
+        .status();
     let result = match status {
-        Ok(s) if s.success() => std::fs::read_to_string(&path).map_err(|e| format!("cannot read '{}': {e}", path.display())),
-        Ok(s) => Err(format!("editor '{editor}' exited with {s}; nothing changed")),
+        Ok(s) if s.success() => std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read '{}': {e}", path.display())),
+        Ok(s) => Err(format!(
+            "editor '{editor}' exited with {s}; nothing changed"
+        )),
         Err(e) => Err(format!("cannot start editor '{editor}': {e} (set $EDITOR)")),
     };
     let _ = std::fs::remove_file(&path);
     result
 }
 
-async fn event_loop(opts: Options, source: SourceInfo, theme: Theme, warnings: Vec<String>) -> Result<()> {
+async fn event_loop(
+    opts: Options,
+    source: SourceInfo,
+    theme: Theme,
+    warnings: Vec<String>,
+) -> Result<()> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
     let mut app = App::new(source, opts.readonly);
     if !warnings.is_empty() {
@@ -121,7 +148,9 @@ async fn event_loop(opts: Options, source: SourceInfo, theme: Theme, warnings: V
     let mut view = ViewState::default();
     let mut batch: Vec<Action> = Vec::new();
     loop {
-        guard.terminal.draw(|f| view::render(&app, &theme, &mut view, f))?;
+        guard
+            .terminal
+            .draw(|f| view::render(&app, &theme, &mut view, f))?;
         tokio::select! {
             ev = events.next() => match ev {
                 Some(Ok(ev)) => batch.extend(translate(&app, &view, &ev)),

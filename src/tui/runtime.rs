@@ -10,17 +10,24 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::app::{Action, ExplainJob};
 use crate::engine::Snapshot;
 
+/// The engine snapshot of the latest generation, shared by that generation's jobs.
+type SnapshotCache = Arc<Mutex<Option<(u64, Arc<Snapshot>)>>>;
+
 /// The effect runner.
 pub struct Runtime {
     tx: UnboundedSender<Action>,
     latest: Arc<AtomicU64>,
-    cache: Arc<Mutex<Option<(u64, Arc<Snapshot>)>>>,
+    cache: SnapshotCache,
 }
 
 impl Runtime {
     /// A runner sending results to `tx`.
     pub fn new(tx: UnboundedSender<Action>) -> Self {
-        Runtime { tx, latest: Arc::new(AtomicU64::new(0)), cache: Arc::new(Mutex::new(None)) }
+        Runtime {
+            tx,
+            latest: Arc::new(AtomicU64::new(0)),
+            cache: Arc::new(Mutex::new(None)),
+        }
     }
 
     /// Explains the job's pods in the background, one `Action::Explained` per pod.
@@ -43,14 +50,25 @@ impl Runtime {
                 if latest.load(Ordering::SeqCst) != job.generation {
                     return;
                 }
-                let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.explain(&snapshot, pod))) {
+                let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    job.explain(&snapshot, pod)
+                })) {
                     Ok(r) => r,
                     Err(_) => {
-                        let _ = tx.send(Action::Fatal(format!("the engine panicked while explaining {pod}")));
+                        let _ = tx.send(Action::Fatal(format!(
+                            "the engine panicked while explaining {pod}"
+                        )));
                         return;
                     }
                 };
-                if tx.send(Action::Explained { generation: job.generation, pod: pod.clone(), result }).is_err() {
+                if tx
+                    .send(Action::Explained {
+                        generation: job.generation,
+                        pod: pod.clone(),
+                        result,
+                    })
+                    .is_err()
+                {
                     return;
                 }
             }

@@ -17,7 +17,10 @@ use serde::Deserialize;
 pub const BUNDLED: &[(&str, &str)] = &[
     ("default", include_str!("../../themes/default.yaml")),
     ("light", include_str!("../../themes/light.yaml")),
-    ("high-contrast", include_str!("../../themes/high-contrast.yaml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.yaml"),
+    ),
 ];
 
 /// A style as written in a theme file.
@@ -149,7 +152,9 @@ pub struct ThemeFile {
 fn fallback(slot: &str) -> Style {
     let s = Style::default();
     match slot {
-        "title" | "header" | "accent" | "winner" | "fail" | "step_fail" => s.add_modifier(Modifier::BOLD),
+        "title" | "header" | "accent" | "winner" | "fail" | "step_fail" => {
+            s.add_modifier(Modifier::BOLD)
+        }
         "selected" | "step_current" | "status" => s.add_modifier(Modifier::REVERSED),
         "muted" | "step_idle" => s.add_modifier(Modifier::DIM),
         "search_match" | "tie" => s.add_modifier(Modifier::UNDERLINED),
@@ -193,7 +198,11 @@ fn resolve_style(s: &StyleSpec, key: &str, palette: &BTreeMap<String, String>) -
         let Some((_, md)) = MODIFIERS.iter().find(|(n, _)| n == m) else {
             bail!(
                 "at '{key}.modifiers': unknown modifier '{m}' (valid: {})",
-                MODIFIERS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                MODIFIERS
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         };
         st = st.add_modifier(*md);
@@ -206,8 +215,22 @@ pub fn parse_file(text: &str) -> Result<ThemeFile> {
     let de = serde_yaml::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path == "." || path.is_empty() { anyhow!("{inner}") } else { anyhow!("at '{path}': {inner}") }
+        let mut msg = e.into_inner().to_string();
+        // serde_yaml already prefixes the enclosing map's path; keep only ours
+        let parent = path.rsplit_once('.').map_or("", |(p, _)| p);
+        for prefix in [path.as_str(), parent] {
+            if !prefix.is_empty()
+                && let Some(rest) = msg.strip_prefix(&format!("{prefix}: "))
+            {
+                msg = rest.to_string();
+                break;
+            }
+        }
+        if path == "." || path.is_empty() {
+            anyhow!("{msg}")
+        } else {
+            anyhow!("at '{path}': {msg}")
+        }
     })
 }
 
@@ -223,13 +246,20 @@ fn bundled(name: &str) -> Option<&'static str> {
 }
 
 fn names() -> String {
-    BUNDLED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+    BUNDLED
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Finds a theme: for `--theme`, a bundled name first, then a file path; for `inherits:`, a
 /// file next to the inheriting one (`NAME` or `NAME.yaml`) first, then a bundled name.
 fn locate(spec: &str, relative_to: Option<&Path>) -> Result<Origin> {
-    let bundled_origin = BUNDLED.iter().find(|(n, _)| *n == spec).map(|(n, _)| Origin::Bundled(n));
+    let bundled_origin = BUNDLED
+        .iter()
+        .find(|(n, _)| *n == spec)
+        .map(|(n, _)| Origin::Bundled(n));
     let p = PathBuf::from(spec);
     match relative_to {
         None => {
@@ -241,7 +271,11 @@ fn locate(spec: &str, relative_to: Option<&Path>) -> Result<Origin> {
             }
         }
         Some(dir) => {
-            let candidates = if p.is_relative() { vec![dir.join(&p), dir.join(format!("{spec}.yaml"))] } else { vec![p] };
+            let candidates = if p.is_relative() {
+                vec![dir.join(&p), dir.join(format!("{spec}.yaml"))]
+            } else {
+                vec![p]
+            };
             if let Some(found) = candidates.into_iter().find(|c| c.is_file()) {
                 return Ok(Origin::File(found));
             }
@@ -254,28 +288,48 @@ fn locate(spec: &str, relative_to: Option<&Path>) -> Result<Origin> {
     if looks_like_path {
         bail!("cannot read theme file '{spec}': no such file");
     }
-    bail!("unknown theme '{spec}' (valid: {}, or a path to a .yaml file)", names())
+    bail!(
+        "unknown theme '{spec}' (valid: {}, or a path to a .yaml file)",
+        names()
+    )
 }
 
 /// The resolved file layer (inheritance applied) and its display name.
-fn load_layers(spec: &str, relative_to: Option<&Path>, stack: &mut Vec<String>) -> Result<(ThemeFile, String, bool)> {
+fn load_layers(
+    spec: &str,
+    relative_to: Option<&Path>,
+    stack: &mut Vec<String>,
+) -> Result<(ThemeFile, String, bool)> {
     let origin = locate(spec, relative_to)?;
     let (label, text, dir) = match &origin {
-        Origin::Bundled(n) => ((*n).to_string(), bundled(n).unwrap_or_default().to_string(), None),
+        Origin::Bundled(n) => (
+            (*n).to_string(),
+            bundled(n).unwrap_or_default().to_string(),
+            None,
+        ),
         Origin::File(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read theme file '{}'", p.display()))?;
-            (p.display().to_string(), text, p.parent().map(Path::to_path_buf))
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read theme file '{}'", p.display()))?;
+            (
+                p.display().to_string(),
+                text,
+                p.parent().map(Path::to_path_buf),
+            )
         }
     };
     if stack.contains(&label) {
-        bail!("theme '{label}': inherits forms a cycle ({} → {label})", stack.join(" → "));
+        bail!(
+            "theme '{label}': inherits forms a cycle ({} → {label})",
+            stack.join(" → ")
+        );
     }
     stack.push(label.clone());
     let file = parse_file(&text).with_context(|| format!("theme '{label}'"))?;
     let result = match file.inherits.clone() {
         None => (file, label.clone(), false),
         Some(parent) => {
-            let (pf, _, _) = load_layers(&parent, dir.as_deref(), stack).with_context(|| format!("theme '{label}'"))?;
+            let (pf, _, _) = load_layers(&parent, dir.as_deref(), stack)
+                .with_context(|| format!("theme '{label}'"))?;
             let mut palette = pf.palette;
             palette.extend(file.palette);
             let merged = ThemeFile {
@@ -300,7 +354,8 @@ pub fn load(spec: Option<&str>) -> Result<(Theme, Vec<String>)> {
         match locate(spec, None)? {
             Origin::Bundled(n) => parse_file(bundled(n).unwrap_or_default())?,
             Origin::File(p) => {
-                let text = std::fs::read_to_string(&p).with_context(|| format!("cannot read theme file '{}'", p.display()))?;
+                let text = std::fs::read_to_string(&p)
+                    .with_context(|| format!("cannot read theme file '{}'", p.display()))?;
                 parse_file(&text).with_context(|| format!("theme '{}'", p.display()))?
             }
         }
@@ -313,16 +368,24 @@ pub fn load(spec: Option<&str>) -> Result<(Theme, Vec<String>)> {
         .map(|(i, c)| parse_color(c, &format!("series[{i}]"), &file.palette))
         .collect::<Result<Vec<_>>>()
         .with_context(|| format!("theme '{label}'"))?;
-    let theme = file.styles.resolve(&label, &file.palette, series).with_context(|| format!("theme '{label}'"))?;
+    let theme = file
+        .styles
+        .resolve(&label, &file.palette, series)
+        .with_context(|| format!("theme '{label}'"))?;
     let mut warnings = Vec::new();
     if !inherited {
         let unset = file.styles.unset();
         if !unset.is_empty() {
-            warnings.push(format!("theme '{label}': slots not set (built-in fallback used): {}", unset.join(", ")));
+            warnings.push(format!(
+                "theme '{label}': slots not set (built-in fallback used): {}",
+                unset.join(", ")
+            ));
         }
     }
     if theme.series.is_empty() {
-        warnings.push(format!("theme '{label}': 'series' is empty; score bars use one colour"));
+        warnings.push(format!(
+            "theme '{label}': 'series' is empty; score bars use one colour"
+        ));
     }
     let mut used: BTreeSet<&str> = BTreeSet::new();
     for (_, s) in file.styles.specs() {
@@ -332,7 +395,9 @@ pub fn load(spec: Option<&str>) -> Result<(Theme, Vec<String>)> {
     used.extend(series_names.iter().map(String::as_str));
     for name in own.palette.keys() {
         if !used.contains(name.as_str()) {
-            warnings.push(format!("theme '{label}': palette colour '{name}' is never used"));
+            warnings.push(format!(
+                "theme '{label}': palette colour '{name}' is never used"
+            ));
         }
     }
     Ok((theme, warnings))
@@ -352,7 +417,11 @@ impl Theme {
 
     /// The colour of series `i` (cycling).
     pub fn series_color(&self, i: usize) -> Color {
-        if self.series.is_empty() { Color::Reset } else { self.series[i % self.series.len()] }
+        if self.series.is_empty() {
+            Color::Reset
+        } else {
+            self.series[i % self.series.len()]
+        }
     }
 }
 
@@ -387,7 +456,8 @@ mod tests {
     #[test]
     fn bundled_names_match_the_files() {
         for (name, text) in BUNDLED {
-            let on_disk = std::fs::read_to_string(themes_dir().join(format!("{name}.yaml"))).expect("file");
+            let on_disk =
+                std::fs::read_to_string(themes_dir().join(format!("{name}.yaml"))).expect("file");
             assert_eq!(&on_disk, text);
             let (t, w) = load(Some(name)).expect("loads");
             assert!(w.is_empty(), "{name}: {w:?}");
@@ -399,11 +469,20 @@ mod tests {
     fn unknown_key_is_named() {
         let e = parse_file("styles:\n  okk: {fg: green}\n").expect_err("unknown slot");
         let msg = format!("{e:#}");
-        assert!(msg.starts_with("at 'styles.okk': unknown field `okk`"), "{msg}");
+        assert!(
+            msg.starts_with("at 'styles.okk': unknown field `okk`"),
+            "{msg}"
+        );
         let e = parse_file("styles:\n  ok: {fg: green, colour: red}\n").expect_err("unknown field");
-        assert!(format!("{e:#}").starts_with("at 'styles.ok.colour': unknown field `colour`"), "{e:#}");
+        assert!(
+            format!("{e:#}").starts_with("at 'styles.ok.colour': unknown field `colour`"),
+            "{e:#}"
+        );
         let e = parse_file("colours: {}\n").expect_err("unknown top-level key");
-        assert!(format!("{e:#}").contains("unknown field `colours`"), "{e:#}");
+        assert!(
+            format!("{e:#}").contains("unknown field `colours`"),
+            "{e:#}"
+        );
     }
 
     #[test]
@@ -413,10 +492,20 @@ mod tests {
         let f = dir.join("bad.yaml");
         std::fs::write(&f, "inherits: default\nstyles:\n  fail: {fg: reed}\n").expect("write");
         let e = load(Some(f.to_str().expect("path"))).expect_err("bad colour");
-        assert!(format!("{e:#}").contains("at 'styles.fail.fg': unknown colour 'reed'"), "{e:#}");
-        std::fs::write(&f, "inherits: default\nstyles:\n  fail: {modifiers: [blinky]}\n").expect("write");
+        assert!(
+            format!("{e:#}").contains("at 'styles.fail.fg': unknown colour 'reed'"),
+            "{e:#}"
+        );
+        std::fs::write(
+            &f,
+            "inherits: default\nstyles:\n  fail: {modifiers: [blinky]}\n",
+        )
+        .expect("write");
         let e = load(Some(f.to_str().expect("path"))).expect_err("bad modifier");
-        assert!(format!("{e:#}").contains("at 'styles.fail.modifiers': unknown modifier 'blinky'"), "{e:#}");
+        assert!(
+            format!("{e:#}").contains("at 'styles.fail.modifiers': unknown modifier 'blinky'"),
+            "{e:#}"
+        );
         std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 
@@ -424,19 +513,30 @@ mod tests {
     fn inherits_palette_and_cycles() {
         let dir = std::env::temp_dir().join(format!("kschedtui-theme-inh-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");
-        std::fs::write(dir.join("a.yaml"), "inherits: b\nstyles:\n  ok: {fg: mint}\npalette: {mint: '#00ff99'}\n")
-            .expect("write");
+        std::fs::write(
+            dir.join("a.yaml"),
+            "inherits: b\nstyles:\n  ok: {fg: mint}\npalette: {mint: '#00ff99'}\n",
+        )
+        .expect("write");
         std::fs::write(dir.join("b.yaml"), "inherits: a\n").expect("write");
         let e = load(Some(dir.join("a.yaml").to_str().expect("path"))).expect_err("cycle");
         assert!(format!("{e:#}").contains("inherits forms a cycle"), "{e:#}");
-        std::fs::write(dir.join("b.yaml"), "inherits: light\nstyles:\n  fail: {fg: red}\n").expect("write");
+        std::fs::write(
+            dir.join("b.yaml"),
+            "inherits: light\nstyles:\n  fail: {fg: magenta}\n",
+        )
+        .expect("write");
         let (t, w) = load(Some(dir.join("a.yaml").to_str().expect("path"))).expect("loads");
         assert!(w.is_empty(), "{w:?}");
         assert_eq!(t.ok.fg, Some(Color::Rgb(0, 0xff, 0x99)));
-        assert_eq!(t.fail.fg, Some(Color::Red));
+        assert_eq!(t.fail.fg, Some(Color::Magenta));
         let light = load(Some("light")).expect("light").0;
         assert_eq!(t.border, light.border);
-        std::fs::write(dir.join("c.yaml"), "palette: {unused: red}\nseries: [red]\n").expect("write");
+        std::fs::write(
+            dir.join("c.yaml"),
+            "palette: {unused: red}\nseries: [red]\n",
+        )
+        .expect("write");
         let (_, w) = load(Some(dir.join("c.yaml").to_str().expect("path"))).expect("loads");
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w[0].contains("slots not set"));
@@ -452,7 +552,10 @@ mod tests {
             "unknown theme 'solarized' (valid: default, light, high-contrast, or a path to a .yaml file)"
         );
         let e = load(Some("./nope.yaml")).expect_err("missing file");
-        assert_eq!(format!("{e:#}"), "cannot read theme file './nope.yaml': no such file");
+        assert_eq!(
+            format!("{e:#}"),
+            "cannot read theme file './nope.yaml': no such file"
+        );
     }
 
     #[test]

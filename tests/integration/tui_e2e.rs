@@ -15,13 +15,32 @@ struct Tmux {
 
 impl Tmux {
     fn available() -> bool {
-        Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success())
+        Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success())
     }
 
     fn start(name: &str, cmd: &str) -> Tmux {
-        let t = Tmux { socket: format!("kschedtui-e2e-{name}-{}", std::process::id()) };
+        let t = Tmux {
+            socket: format!("kschedtui-e2e-{name}-{}", std::process::id()),
+        };
         let ok = Command::new("tmux")
-            .args(["-L", &t.socket, "-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", "160", "-y", "48", cmd])
+            .args([
+                "-L",
+                &t.socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "e2e",
+                "-x",
+                "160",
+                "-y",
+                "48",
+                cmd,
+            ])
             .env_remove("NO_COLOR")
             .status()
             .unwrap();
@@ -36,11 +55,20 @@ impl Tmux {
     }
 
     fn text(&self, text: &str) {
-        assert!(Command::new("tmux").args(["-L", &self.socket, "send-keys", "-t", "e2e", "-l", text]).status().unwrap().success());
+        assert!(
+            Command::new("tmux")
+                .args(["-L", &self.socket, "send-keys", "-t", "e2e", "-l", text])
+                .status()
+                .unwrap()
+                .success()
+        );
     }
 
     fn screen(&self) -> String {
-        let o = Command::new("tmux").args(["-L", &self.socket, "capture-pane", "-p", "-t", "e2e"]).output().unwrap();
+        let o = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-t", "e2e"])
+            .output()
+            .unwrap();
         String::from_utf8_lossy(&o.stdout).into_owned()
     }
 
@@ -52,7 +80,10 @@ impl Tmux {
             if texts.iter().all(|t| s.contains(t)) {
                 return s;
             }
-            assert!(start.elapsed() < TIMEOUT, "timed out waiting for {texts:?}; screen:\n{s}");
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out waiting for {texts:?}; screen:\n{s}"
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -60,32 +91,54 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
     }
 }
 
 /// A pending demo pod whose trace has a node table (from `explain --all-pending -o json`).
 fn pending_pod_with_nodes() -> (String, String) {
-    let out = Command::new(BIN).args(["explain", "--demo", "--all-pending", "-o", "json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(BIN)
+        .args(["explain", "--demo", "--all-pending", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let all = v.as_array().unwrap();
     let pick = all
         .iter()
-        .find(|e| e.get("filter").and_then(|f| f.as_array()).is_some_and(|f| !f.is_empty()))
+        .find(|e| {
+            e.get("filter")
+                .and_then(|f| f.as_array())
+                .is_some_and(|f| !f.is_empty())
+        })
         .expect("the demo has a pending pod that reaches Filter");
     let pod = &pick["pod"];
-    (pod["namespace"].as_str().unwrap().to_string(), pod["name"].as_str().unwrap().to_string())
+    (
+        pod["namespace"].as_str().unwrap().to_string(),
+        pod["name"].as_str().unwrap().to_string(),
+    )
 }
 
 /// The row index of a pod in the list on screen (rows start below the NAMESPACE header).
 fn row_of(screen: &str, ns: &str, name: &str) -> usize {
     let lines: Vec<&str> = screen.lines().collect();
-    let header = lines.iter().position(|l| l.contains("NAMESPACE") && l.contains("NAME")).expect("pod table header");
+    let header = lines
+        .iter()
+        .position(|l| l.contains("NAMESPACE") && l.contains("NAME"))
+        .expect("pod table header");
     lines[header + 1..]
         .iter()
         .position(|l| {
-            let w: Vec<&str> = l.split(|c: char| c.is_whitespace() || c == '│').filter(|s| !s.is_empty()).collect();
+            let w: Vec<&str> = l
+                .split(|c: char| c.is_whitespace() || c == '│')
+                .filter(|s| !s.is_empty())
+                .collect();
             w.windows(2).any(|p| p[0] == ns && p[1] == name)
         })
         .unwrap_or_else(|| panic!("{ns}/{name} not in the list:\n{screen}"))
@@ -98,7 +151,10 @@ fn demo_search_step_open_node_bind_help_quit() {
         return;
     }
     let (ns, name) = pending_pod_with_nodes();
-    let t = Tmux::start("flow", &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; sleep 30"));
+    let t = Tmux::start(
+        "flow",
+        &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; sleep 30"),
+    );
     // the pod list: pending pods, explained
     t.wait_for(&["kschedtui", "demo cluster", "Pods", "pending", &name]);
     // search the pod
@@ -111,7 +167,14 @@ fn demo_search_step_open_node_bind_help_quit() {
         t.keys(&["j"]);
     }
     t.keys(&["Enter"]);
-    t.wait_for(&[&format!("Pod {ns}/{name}"), "PreFilter", "Filter", "Score", "Bind", "step "]);
+    t.wait_for(&[
+        &format!("Pod {ns}/{name}"),
+        "PreFilter",
+        "Filter",
+        "Score",
+        "Bind",
+        "step ",
+    ]);
     // step the pipeline: back to the start, one step, then point by point to Filter
     t.keys(&["R"]);
     t.wait_for(&["step 1/", "PreEnqueue ("]);
@@ -121,7 +184,13 @@ fn demo_search_step_open_node_bind_help_quit() {
     t.wait_for(&["Filter (", "nodes fit", "VERDICT"]);
     // open the first node of the table
     t.keys(&["Enter"]);
-    t.wait_for(&["Node ", "Allocatable vs requested", "Taints", "Labels", &format!("Why {ns}/{name} here?")]);
+    t.wait_for(&[
+        "Node ",
+        "Allocatable vs requested",
+        "Taints",
+        "Labels",
+        &format!("Why {ns}/{name} here?"),
+    ]);
     // bind in snapshot mode: the confirmation lists the write and says it stays in memory
     t.keys(&["b"]);
     t.wait_for(&[
@@ -130,7 +199,11 @@ fn demo_search_step_open_node_bind_help_quit() {
         "Snapshot mode: nothing is sent to a cluster",
     ]);
     t.keys(&["y"]);
-    t.wait_for(&[&format!("bound {ns}/{name} to "), "snapshot mode", "1 in-memory change(s)"]);
+    t.wait_for(&[
+        &format!("bound {ns}/{name} to "),
+        "snapshot mode",
+        "1 in-memory change(s)",
+    ]);
     // help overlay generated from the key table
     t.keys(&["?"]);
     t.wait_for(&["Help", "Keys for this screen", "Pod list", "Everywhere"]);
@@ -138,7 +211,10 @@ fn demo_search_step_open_node_bind_help_quit() {
     // quit: the terminal is restored and the exit code is 0
     t.keys(&["q"]);
     let s = t.wait_for(&["KSCHEDTUI-EXITED=0"]);
-    assert!(!s.contains("Allocatable vs requested"), "alternate screen left behind:\n{s}");
+    assert!(
+        !s.contains("Allocatable vs requested"),
+        "alternate screen left behind:\n{s}"
+    );
 }
 
 #[test]
@@ -146,18 +222,29 @@ fn live_mode_is_refused_with_a_clear_message() {
     let out = Command::new(BIN).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("live mode (attaching to the current kubeconfig context) is not available in this build"), "{err}");
+    assert!(
+        err.contains(
+            "live mode (attaching to the current kubeconfig context) is not available in this build"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
 fn bad_theme_is_refused_before_the_terminal_is_touched() {
-    let out = Command::new(BIN).args(["--demo", "--theme", "solarized"]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["--demo", "--theme", "solarized"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "error: unknown theme 'solarized' (valid: default, light, high-contrast, or a path to a .yaml file)\n"
     );
-    let out = Command::new(BIN).args(["--snapshot", "no/such/file.yaml"]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["--snapshot", "no/such/file.yaml"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -174,11 +261,24 @@ fn quit_restores_the_terminal_after_a_load_error() {
     let dir = std::env::temp_dir().join(format!("kschedtui-e2e-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.yaml");
-    std::fs::write(&bad, "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: lots}}\n").unwrap();
-    let t = Tmux::start("bad", &format!("{BIN} --snapshot {}; echo KSCHEDTUI-EXITED=$?; sleep 30", bad.display()));
+    std::fs::write(
+        &bad,
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: lots}}\n",
+    )
+    .unwrap();
+    let t = Tmux::start(
+        "bad",
+        &format!(
+            "{BIN} --snapshot {}; echo KSCHEDTUI-EXITED=$?; sleep 30",
+            bad.display()
+        ),
+    );
     t.wait_for(&["The cluster could not be loaded", "status.allocatable.cpu"]);
     t.keys(&["q"]);
     let s = t.wait_for(&["KSCHEDTUI-EXITED=1"]);
-    assert!(s.contains("error: "), "the error is printed after the terminal is restored:\n{s}");
+    assert!(
+        s.contains("error: "),
+        "the error is printed after the terminal is restored:\n{s}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

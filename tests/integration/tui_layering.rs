@@ -29,7 +29,12 @@ fn app_has_no_terminal_io_or_async() {
         for (i, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or_default();
             for f in FORBIDDEN {
-                assert!(!code.contains(f), "{}:{}: '{f}' is not allowed in src/app: {line}", path.display(), i + 1);
+                assert!(
+                    !code.contains(f),
+                    "{}:{}: '{f}' is not allowed in src/app: {line}",
+                    path.display(),
+                    i + 1
+                );
             }
         }
         checked += 1;

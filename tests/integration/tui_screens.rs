@@ -24,7 +24,13 @@ fn theme() -> Theme {
 }
 
 fn new_app() -> App {
-    let mut a = App::new(SourceInfo { kind: SourceKind::Snapshot, name: "fixtures/tui-test.yaml".into() }, false);
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "fixtures/tui-test.yaml".into(),
+        },
+        false,
+    );
     a.version = "1.30".parse().expect("version");
     update(&mut a, Action::Tick { now: NOW });
     a
@@ -64,8 +70,18 @@ fn snap(name: &str, a: &App) {
 /// Opens a pod by name from the pod list.
 fn open_pod(a: &mut App, name: &str) {
     a.screens.clear();
-    let key = a.cluster.pods.iter().find(|p| p.key.name == name).expect("pod").key.clone();
-    a.pods.selected = kschedtui::app::pod_list::rows(a).iter().position(|r| r.pod.key == key).expect("row");
+    let key = a
+        .cluster
+        .pods
+        .iter()
+        .find(|p| p.key.name == name)
+        .expect("pod")
+        .key
+        .clone();
+    a.pods.selected = kschedtui::app::pod_list::rows(a)
+        .iter()
+        .position(|r| r.pod.key == key)
+        .expect("row");
     run(a, [Action::Open]);
 }
 
@@ -77,11 +93,24 @@ fn go_to(a: &mut App, step: Step) {
 }
 
 fn plugin_step(a: &App, point: Point, plugin: &str) -> Step {
-    let Some(Screen::Pod(v)) = a.screen() else { panic!("pod view expected") };
-    let Some(Ok(ex)) = a.explanation(&v.pod) else { panic!("explained") };
+    let Some(Screen::Pod(v)) = a.screen() else {
+        panic!("pod view expected")
+    };
+    let Some(Ok(ex)) = a.explanation(&v.pod) else {
+        panic!("explained")
+    };
     let pl = kschedtui::app::stepper::Pipeline::new(ex, a.profile(&ex.profile));
-    let i = pl.stage(point).expect("stage").plugins.iter().position(|p| p == plugin).expect("plugin");
-    Step { point, plugin: Some(i) }
+    let i = pl
+        .stage(point)
+        .expect("stage")
+        .plugins
+        .iter()
+        .position(|p| p == plugin)
+        .expect("plugin");
+    Step {
+        point,
+        plugin: Some(i),
+    }
 }
 
 #[test]
@@ -112,7 +141,15 @@ fn pod_list_search() {
 #[test]
 fn pod_list_namespace_and_sort() {
     let mut a = app();
-    run(&mut a, [Action::NextNamespace, Action::NextNamespace, Action::CycleSort, Action::CycleSort]);
+    run(
+        &mut a,
+        [
+            Action::NextNamespace,
+            Action::NextNamespace,
+            Action::CycleSort,
+            Action::CycleSort,
+        ],
+    );
     snap("pod_list_namespace_sorted_by_age", &a);
 }
 
@@ -142,7 +179,15 @@ fn filter_summary() {
 fn filter_all_failures_sorted_by_plugin() {
     let mut a = app();
     open_pod(&mut a, "batch-1");
-    run(&mut a, [Action::ToggleAllFailures, Action::CycleSort, Action::CycleSort, Action::Down]);
+    run(
+        &mut a,
+        [
+            Action::ToggleAllFailures,
+            Action::CycleSort,
+            Action::CycleSort,
+            Action::Down,
+        ],
+    );
     snap("pod_filter_all_failures", &a);
 }
 
@@ -226,8 +271,13 @@ fn score_ties() {
     let mut a = new_app();
     load_sync(&mut a, "tui-test.yaml", &text);
     open_pod(&mut a, "batch-1");
-    let Some(Ok(ex)) = a.explanation(&ObjectKey::new("default", "batch-1")) else { panic!("explained") };
-    assert_eq!(ex.selected, vec!["node-c".to_string(), "node-d".to_string()]);
+    let Some(Ok(ex)) = a.explanation(&ObjectKey::new("default", "batch-1")) else {
+        panic!("explained")
+    };
+    assert_eq!(
+        ex.selected,
+        vec!["node-c".to_string(), "node-d".to_string()]
+    );
     snap("pod_score_ties", &a);
 }
 
@@ -255,7 +305,8 @@ fn postfilter_candidates() {
                 node: "node-a".into(),
                 victims: vec![ObjectKey::new("default", "api-1")],
                 pdb_violations: 0,
-                note: "chosen: fewest PDB violations, then highest victim priority is lowest".into(),
+                note: "chosen: fewest PDB violations, then highest victim priority is lowest"
+                    .into(),
             },
             Candidate {
                 node: "node-b".into(),
@@ -265,8 +316,14 @@ fn postfilter_candidates() {
             },
         ],
         node_notes: vec![
-            ("node-c".into(), "preemption will not help: node(s) had untolerated taint(s)".into()),
-            ("node-d".into(), "preemption will not help: node(s) were unschedulable".into()),
+            (
+                "node-c".into(),
+                "preemption will not help: node(s) had untolerated taint(s)".into(),
+            ),
+            (
+                "node-d".into(),
+                "preemption will not help: node(s) were unschedulable".into(),
+            ),
         ],
     });
     a.explanations.insert(k, Ok(Arc::new(ex)));
@@ -355,7 +412,15 @@ fn after_bind() {
 fn edit_forms() {
     let mut a = app();
     open_pod(&mut a, "batch-1");
-    run(&mut a, [Action::EditInline, Action::FieldNext, Action::FieldNext, Action::FieldNext]);
+    run(
+        &mut a,
+        [
+            Action::EditInline,
+            Action::FieldNext,
+            Action::FieldNext,
+            Action::FieldNext,
+        ],
+    );
     run(&mut a, typed("dedicated=gpu:NoSchedule"));
     snap("edit_pod_form", &a);
     run(&mut a, [Action::Submit]);
@@ -377,7 +442,9 @@ fn edit_form_error() {
 fn find(t: &Terminal<TestBackend>, text: &str) -> (u16, u16) {
     let buf = t.backend().buffer();
     for y in 0..buf.area.height {
-        let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol().to_string()).collect();
+        let line: String = (0..buf.area.width)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect();
         if let Some(i) = line.find(text) {
             let x = line[..i].chars().count();
             return (u16::try_from(x).expect("x"), y);
@@ -393,11 +460,20 @@ fn verdicts_use_the_theme_slots() {
     let th = theme();
     let t = draw(&a, &th, 160, 48);
     let (x, y) = find(&t, "nearly");
-    assert_eq!(t.backend().buffer()[(x, y)].fg, th.warn.fg.expect("warn colour"));
+    assert_eq!(
+        t.backend().buffer()[(x, y)].fg,
+        th.warn.fg.expect("warn colour")
+    );
     let (x, y) = find(&t, "no fit ");
-    assert_eq!(t.backend().buffer()[(x, y)].fg, th.fail.fg.expect("fail colour"));
+    assert_eq!(
+        t.backend().buffer()[(x, y)].fg,
+        th.fail.fg.expect("fail colour")
+    );
     let (x, y) = find(&t, "✗ Filter");
-    assert_eq!(t.backend().buffer()[(x, y)].bg, th.step_current.bg.expect("current step colour"));
+    assert_eq!(
+        t.backend().buffer()[(x, y)].bg,
+        th.step_current.bg.expect("current step colour")
+    );
 }
 
 #[test]
@@ -409,7 +485,10 @@ fn no_color_leaves_no_colour_on_screen() {
         let t = draw(&a, &th, w, h);
         let buf = t.backend().buffer();
         for c in &buf.content {
-            assert!(c.fg == Color::Reset && c.bg == Color::Reset, "coloured cell {c:?}");
+            assert!(
+                c.fg == Color::Reset && c.bg == Color::Reset,
+                "coloured cell {c:?}"
+            );
         }
     }
 }

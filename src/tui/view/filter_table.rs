@@ -37,10 +37,19 @@ fn reason_text(r: &FilterRow<'_>, all: bool) -> String {
     };
     if !r.missing.is_empty() {
         let m: Vec<String> = r.missing.iter().map(ToString::to_string).collect();
-        s = if s.is_empty() { m.join(", ") } else { format!("{s} — {}", m.join(", ")) };
+        s = if s.is_empty() {
+            m.join(", ")
+        } else {
+            format!("{s} — {}", m.join(", "))
+        };
     }
     if !r.entry.rejected_by_nominated_pods.is_empty() {
-        let n: Vec<String> = r.entry.rejected_by_nominated_pods.iter().map(ToString::to_string).collect();
+        let n: Vec<String> = r
+            .entry
+            .rejected_by_nominated_pods
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         s.push_str(&format!(" (only with nominated pods: {})", n.join(", ")));
     }
     s
@@ -48,7 +57,12 @@ fn reason_text(r: &FilterRow<'_>, all: bool) -> String {
 
 fn plugin_text(r: &FilterRow<'_>, all: bool) -> String {
     if all && r.entry.all_failures.len() > 1 {
-        r.entry.all_failures.iter().map(|f| f.plugin.as_str()).collect::<Vec<_>>().join(", ")
+        r.entry
+            .all_failures
+            .iter()
+            .map(|f| f.plugin.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     } else if r.entry.excluded_by_prefilter {
         "(PreFilter)".into()
     } else {
@@ -57,18 +71,34 @@ fn plugin_text(r: &FilterRow<'_>, all: bool) -> String {
 }
 
 /// What one Filter plugin did on a node: (verdict, style, detail).
-fn at_plugin(r: &FilterRow<'_>, plugin: &str, order: &[String], theme: &Theme) -> (String, Style, String) {
+fn at_plugin(
+    r: &FilterRow<'_>,
+    plugin: &str,
+    order: &[String],
+    theme: &Theme,
+) -> (String, Style, String) {
     let idx = |p: &str| order.iter().position(|x| x == p);
-    let also = r.entry.all_failures.iter().find(|f| f.plugin == plugin).map(|f| f.reasons.join(", "));
+    let also = r
+        .entry
+        .all_failures
+        .iter()
+        .find(|f| f.plugin == plugin)
+        .map(|f| f.reasons.join(", "));
     if r.entry.excluded_by_prefilter {
-        return ("not run".into(), theme.muted, "excluded by PreFilter".into());
+        return (
+            "not run".into(),
+            theme.muted,
+            "excluded by PreFilter".into(),
+        );
     }
     let first = r.entry.failure.as_ref();
     match first {
         Some(f) if f.plugin == plugin => ("rejects".into(), theme.fail, f.reasons.join(", ")),
-        Some(f) if idx(&f.plugin).is_none() => {
-            ("not run".into(), theme.muted, format!("rejected at PreFilter by {}", f.plugin))
-        }
+        Some(f) if idx(&f.plugin).is_none() => (
+            "not run".into(),
+            theme.muted,
+            format!("rejected at PreFilter by {}", f.plugin),
+        ),
         Some(f) if idx(&f.plugin) < idx(plugin) => {
             let mut d = format!("rejected earlier by {}", f.plugin);
             if let Some(a) = also {
@@ -101,8 +131,14 @@ pub fn render(
 ) {
     let rows = analysis::filter_rows(&app.cluster, &app.usage, ex, v.filter_sort, &v.query);
     let feasible = ex.filter.iter().filter(|f| f.feasible).count();
-    let mut title = vec![Span::raw(format!(" Filter · {feasible}/{} nodes fit", ex.filter.len()))];
-    title.push(Span::styled(format!(" · sort {}", v.filter_sort.name()), theme.muted));
+    let mut title = vec![Span::raw(format!(
+        " Filter · {feasible}/{} nodes fit",
+        ex.filter.len()
+    ))];
+    title.push(Span::styled(
+        format!(" · sort {}", v.filter_sort.name()),
+        theme.muted,
+    ));
     if v.all_failures {
         title.push(Span::styled(" · all failing plugins", theme.warn));
     }
@@ -114,11 +150,20 @@ pub fn render(
     let inner = b.inner(area);
     frame.render_widget(b, area);
     if ex.filter.is_empty() {
-        let msg = ex.message.clone().unwrap_or_else(|| "Filter did not run.".into());
-        frame.render_widget(Paragraph::new(Span::styled(msg, theme.muted)).wrap(Wrap { trim: false }), inner);
+        let msg = ex
+            .message
+            .clone()
+            .unwrap_or_else(|| "Filter did not run.".into());
+        frame.render_widget(
+            Paragraph::new(Span::styled(msg, theme.muted)).wrap(Wrap { trim: false }),
+            inner,
+        );
         return;
     }
-    let order = pl.stage(Point::Filter).map(|s| s.plugins.clone()).unwrap_or_default();
+    let order = pl
+        .stage(Point::Filter)
+        .map(|s| s.plugins.clone())
+        .unwrap_or_default();
     // the summary line: reason counts, or what this plugin did
     let summary: Line<'_> = match plugin {
         None => {
@@ -137,25 +182,50 @@ pub fn render(
             Line::from(spans)
         }
         Some(p) => {
-            let rejected = ex.filter.iter().filter(|f| f.failure.as_ref().is_some_and(|x| x.plugin == p)).count();
-            let would = ex.filter.iter().filter(|f| f.all_failures.iter().any(|x| x.plugin == p)).count();
+            let rejected = ex
+                .filter
+                .iter()
+                .filter(|f| f.failure.as_ref().is_some_and(|x| x.plugin == p))
+                .count();
+            let would = ex
+                .filter
+                .iter()
+                .filter(|f| f.all_failures.iter().any(|x| x.plugin == p))
+                .count();
             Line::from(vec![
                 Span::styled(p.to_string(), theme.accent),
-                Span::raw(format!(" rejected {rejected} node(s) first; {would} node(s) fail it in the diagnostic pass")),
+                Span::raw(format!(
+                    " rejected {rejected} node(s) first; {would} node(s) fail it in the diagnostic pass"
+                )),
             ])
         }
     };
     let summary_h = if inner.width > 0 {
-        let w: usize = summary.spans.iter().map(|s| s.content.chars().count()).sum();
+        let w: usize = summary
+            .spans
+            .iter()
+            .map(|s| s.content.chars().count())
+            .sum();
         u16::try_from(w.div_ceil(usize::from(inner.width)).clamp(1, 3)).unwrap_or(1)
     } else {
         1
     };
-    let [sum_area, table_area] = Layout::vertical([Constraint::Length(summary_h), Constraint::Min(0)]).areas(inner);
+    let [sum_area, table_area] =
+        Layout::vertical([Constraint::Length(summary_h), Constraint::Min(0)]).areas(inner);
     frame.render_widget(Paragraph::new(summary).wrap(Wrap { trim: false }), sum_area);
-    let node_w = rows.iter().map(|r| r.entry.node.chars().count()).max().unwrap_or(4).clamp(4, 32);
+    let node_w = rows
+        .iter()
+        .map(|r| r.entry.node.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 32);
     let show_zone = inner.width >= 90 && rows.iter().any(|r| !r.zone.is_empty());
-    let zone_w = rows.iter().map(|r| r.zone.chars().count()).max().unwrap_or(4).clamp(4, 16);
+    let zone_w = rows
+        .iter()
+        .map(|r| r.zone.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 16);
     let table_rows: Vec<Row<'_>> = rows
         .iter()
         .map(|r| {
@@ -168,7 +238,10 @@ pub fn render(
                     let style = class_style(theme, r.class);
                     cells.push(Cell::from(Span::styled(r.class.label(), style)));
                     cells.push(Cell::from(plugin_text(r, v.all_failures)));
-                    cells.push(Cell::from(Span::styled(reason_text(r, v.all_failures), style)));
+                    cells.push(Cell::from(Span::styled(
+                        reason_text(r, v.all_failures),
+                        style,
+                    )));
                 }
                 Some(p) => {
                     let (verdict, style, detail) = at_plugin(r, p, &order, theme);
@@ -188,8 +261,21 @@ pub fn render(
     match plugin {
         None => {
             let plugin_w = if v.all_failures { 34 } else { 18 };
-            widths.extend([Constraint::Length(8), Constraint::Length(plugin_w), Constraint::Min(10)]);
-            header.extend(["VERDICT".into(), if v.all_failures { "FAILING PLUGINS" } else { "FIRST FAILURE" }.into(), "REASON".into()]);
+            widths.extend([
+                Constraint::Length(8),
+                Constraint::Length(plugin_w),
+                Constraint::Min(10),
+            ]);
+            header.extend([
+                "VERDICT".into(),
+                if v.all_failures {
+                    "FAILING PLUGINS"
+                } else {
+                    "FIRST FAILURE"
+                }
+                .into(),
+                "REASON".into(),
+            ]);
         }
         Some(_) => {
             widths.extend([Constraint::Length(8), Constraint::Min(10)]);
@@ -197,7 +283,13 @@ pub fn render(
         }
     }
     if rows.is_empty() {
-        frame.render_widget(Paragraph::new(Span::styled("No node matches the filter (Esc clears it).", theme.muted)), table_area);
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                "No node matches the filter (Esc clears it).",
+                theme.muted,
+            )),
+            table_area,
+        );
         return;
     }
     let table = Table::new(table_rows, widths)

@@ -22,7 +22,10 @@ pub fn render(app: &App, scroll: u16, theme: &Theme, frame: &mut Frame<'_>, area
         lines.push(Line::from(""));
         lines.push(Line::from(Span::styled(scope.title(), theme.header)));
         for (k, h) in rows {
-            lines.push(Line::from(vec![Span::styled(format!("  {k:<key_w$}"), theme.key), Span::raw(h)]));
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {k:<key_w$}"), theme.key),
+                Span::raw(h),
+            ]));
         }
     }
     lines.push(Line::from(""));
@@ -30,15 +33,26 @@ pub fn render(app: &App, scroll: u16, theme: &Theme, frame: &mut Frame<'_>, area
     for (c, h) in [
         (":pods", "the pod list"),
         (":nodes", "every node (with the focused pod's fit)"),
-        (":ns NAME", "only pods of one namespace (:ns all for every namespace)"),
+        (
+            ":ns NAME",
+            "only pods of one namespace (:ns all for every namespace)",
+        ),
         (":q", "quit"),
     ] {
-        lines.push(Line::from(vec![Span::styled(format!("  {c:<key_w$}"), theme.key), Span::raw(h)]));
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {c:<key_w$}"), theme.key),
+            Span::raw(h),
+        ]));
     }
-    let max = u16::try_from(lines.len()).unwrap_or(u16::MAX).saturating_sub(popup.height.saturating_sub(2));
+    let max = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .saturating_sub(popup.height.saturating_sub(2));
     frame.render_widget(Clear, popup);
     frame.render_widget(
-        Paragraph::new(lines).style(theme.popup).block(block(theme, " Help ").style(theme.popup)).scroll((scroll.min(max), 0)),
+        Paragraph::new(lines)
+            .style(theme.popup)
+            .block(block(theme, " Help ").style(theme.popup))
+            .scroll((scroll.min(max), 0)),
         popup,
     );
 }

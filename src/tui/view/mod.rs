@@ -49,7 +49,9 @@ impl ViewState {
 
     /// The pipeline point under a screen position.
     pub fn point_at(&self, x: u16, y: u16) -> Option<usize> {
-        self.points.iter().position(|r| x >= r.x && x < r.x + r.width && y == r.y)
+        self.points
+            .iter()
+            .position(|r| x >= r.x && x < r.x + r.width && y == r.y)
     }
 }
 
@@ -74,7 +76,12 @@ pub fn block<'a>(theme: &Theme, title: impl Into<Line<'a>>) -> Block<'a> {
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
-    Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h }
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
 }
 
 /// Draws the whole screen.
@@ -83,8 +90,12 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
     frame.render_widget(Block::default().style(theme.base), area);
     view.rows_area = None;
     view.points.clear();
-    let [top, body, bottom] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(0), Constraint::Length(1)]).areas(area);
+    let [top, body, bottom] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(area);
     header(app, theme, frame, top);
     match &app.load {
         Load::Loading => dialogs::loading(app, theme, frame, body),
@@ -111,29 +122,50 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
         SourceKind::Demo => "demo cluster (embedded snapshot)".to_string(),
         SourceKind::Snapshot => format!("snapshot {}", app.source.name),
     };
-    let mut spans = vec![Span::styled(" kschedtui ", theme.accent), sep.clone(), Span::styled(source, theme.header)];
+    let mut spans = vec![
+        Span::styled(" kschedtui ", theme.accent),
+        sep.clone(),
+        Span::styled(source, theme.header),
+    ];
     if app.load == Load::Ready {
         spans.push(sep.clone());
         spans.push(Span::raw(format!("{} nodes", app.cluster.nodes.len())));
         spans.push(sep.clone());
         let pending = app.pending_count();
         spans.push(Span::raw(format!("{} pods, ", app.cluster.pods.len())));
-        spans.push(Span::styled(format!("{pending} pending"), if pending > 0 { theme.warn } else { theme.ok }));
+        spans.push(Span::styled(
+            format!("{pending} pending"),
+            if pending > 0 { theme.warn } else { theme.ok },
+        ));
         spans.push(sep.clone());
-        spans.push(Span::raw(format!("ns: {}", app.pods.namespace.as_deref().unwrap_or("all"))));
+        spans.push(Span::raw(format!(
+            "ns: {}",
+            app.pods.namespace.as_deref().unwrap_or("all")
+        )));
         spans.push(sep.clone());
-        spans.push(Span::styled(format!("scheduler {}", app.version), theme.muted));
+        spans.push(Span::styled(
+            format!("scheduler {}", app.version),
+            theme.muted,
+        ));
         let left = app.explaining();
         if left > 0 {
             spans.push(sep.clone());
             spans.push(Span::styled(
-                format!("{} explaining {}/{}", spinner(app), app.queued - left, app.queued),
+                format!(
+                    "{} explaining {}/{}",
+                    spinner(app),
+                    app.queued - left,
+                    app.queued
+                ),
                 theme.warn,
             ));
         }
         if !app.changes.is_empty() {
             spans.push(sep.clone());
-            spans.push(Span::styled(format!("{} in-memory change(s)", app.changes.len()), theme.warn));
+            spans.push(Span::styled(
+                format!("{} in-memory change(s)", app.changes.len()),
+                theme.warn,
+            ));
         }
         if app.readonly {
             spans.push(sep);
@@ -167,7 +199,11 @@ fn status_bar(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
         ]),
         _ => match &app.status {
             Some(s) => {
-                let style = if s.kind == StatusKind::Error { theme.status_error } else { theme.status };
+                let style = if s.kind == StatusKind::Error {
+                    theme.status_error
+                } else {
+                    theme.status
+                };
                 Line::from(Span::styled(format!(" {}", s.text), style))
             }
             None => hints_line(app, theme, area.width),
@@ -193,6 +229,10 @@ fn hints_line<'a>(app: &App, theme: &Theme, width: u16) -> Line<'a> {
 
 /// Records where a table's rows were drawn (the area below a one-line header) for clicks.
 pub fn record_rows(view: &mut ViewState, table_area: Rect, offset: usize) {
-    view.rows_area = Some(Rect { y: table_area.y + 1, height: table_area.height.saturating_sub(1), ..table_area });
+    view.rows_area = Some(Rect {
+        y: table_area.y + 1,
+        height: table_area.height.saturating_sub(1),
+        ..table_area
+    });
     view.rows_offset = offset;
 }

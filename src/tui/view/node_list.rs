@@ -12,11 +12,22 @@ use crate::app::{App, NodeList, format};
 use crate::tui::theme::Theme;
 
 fn pct(used: i64, alloc: i64) -> String {
-    if alloc > 0 { format!("{}%", used * 100 / alloc) } else { "-".into() }
+    if alloc > 0 {
+        format!("{}%", used * 100 / alloc)
+    } else {
+        "-".into()
+    }
 }
 
 /// Draws the node list.
-pub fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+pub fn render(
+    app: &App,
+    v: &NodeList,
+    theme: &Theme,
+    view: &mut ViewState,
+    frame: &mut Frame<'_>,
+    area: Rect,
+) {
     let names = node_list_rows(app, v);
     let ex = v.pod.as_ref().and_then(|k| match app.explanation(k) {
         Some(Ok(ex)) => Some(ex.clone()),
@@ -45,32 +56,64 @@ pub fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewState, fram
             let a = &n.allocatable;
             let mut cells = vec![
                 Cell::from(Span::styled(n.name.clone(), theme.accent)),
-                Cell::from(Span::styled(n.labels.get(ZONE_LABEL).cloned().unwrap_or_default(), theme.muted)),
-                Cell::from(format!("{}/{} {}", format::cpu(u.requested.milli_cpu), format::cpu(a.milli_cpu), pct(u.requested.milli_cpu, a.milli_cpu))),
-                Cell::from(format!("{} {}", format::bytes(u.requested.memory), pct(u.requested.memory, a.memory))),
+                Cell::from(Span::styled(
+                    n.labels.get(ZONE_LABEL).cloned().unwrap_or_default(),
+                    theme.muted,
+                )),
+                Cell::from(format!(
+                    "{}/{} {}",
+                    format::cpu(u.requested.milli_cpu),
+                    format::cpu(a.milli_cpu),
+                    pct(u.requested.milli_cpu, a.milli_cpu)
+                )),
+                Cell::from(format!(
+                    "{} {}",
+                    format::bytes(u.requested.memory),
+                    pct(u.requested.memory, a.memory)
+                )),
                 Cell::from(format!("{}/{}", u.pods.len(), a.allowed_pod_number)),
             ];
             if wide {
-                let t: Vec<String> = n.taints.iter().map(|t| format!("{}:{}", t.key, t.effect)).collect();
+                let t: Vec<String> = n
+                    .taints
+                    .iter()
+                    .map(|t| format!("{}:{}", t.key, t.effect))
+                    .collect();
                 cells.push(Cell::from(Span::styled(t.join(", "), theme.muted)));
             }
-            let fit = ex.as_ref().and_then(|e| e.filter.iter().find(|f| f.node == n.name)).map(|f| {
-                let c = classify(f);
-                let style = match c {
-                    crate::app::analysis::FilterClass::Fit => theme.ok,
-                    crate::app::analysis::FilterClass::NearlyFit => theme.warn,
-                    _ => theme.fail,
-                };
-                let what = f.failure.as_ref().map(|x| format!(" ({})", x.plugin)).unwrap_or_default();
-                Span::styled(format!("{}{what}", c.label()), style)
-            });
-            let mut state = if n.unschedulable { vec![Span::styled("cordoned ", theme.fail)] } else { vec![] };
+            let fit = ex
+                .as_ref()
+                .and_then(|e| e.filter.iter().find(|f| f.node == n.name))
+                .map(|f| {
+                    let c = classify(f);
+                    let style = match c {
+                        crate::app::analysis::FilterClass::Fit => theme.ok,
+                        crate::app::analysis::FilterClass::NearlyFit => theme.warn,
+                        _ => theme.fail,
+                    };
+                    let what = f
+                        .failure
+                        .as_ref()
+                        .map(|x| format!(" ({})", x.plugin))
+                        .unwrap_or_default();
+                    Span::styled(format!("{}{what}", c.label()), style)
+                });
+            let mut state = if n.unschedulable {
+                vec![Span::styled("cordoned ", theme.fail)]
+            } else {
+                vec![]
+            };
             state.extend(fit);
             cells.push(Cell::from(Line::from(state)));
             Row::new(cells)
         })
         .collect();
-    let node_w = names.iter().map(|n| n.chars().count()).max().unwrap_or(4).clamp(4, 32);
+    let node_w = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 32);
     let mut widths = vec![
         Constraint::Length(u16::try_from(node_w).unwrap_or(32)),
         Constraint::Length(8),

@@ -14,7 +14,10 @@ use crate::tui::theme::Theme;
 
 /// Index of the first binding-cycle point.
 fn binding_start(p: &Pipeline) -> usize {
-    p.stages.iter().position(|s| s.point == Point::Reserve).unwrap_or(p.stages.len())
+    p.stages
+        .iter()
+        .position(|s| s.point == Point::Reserve)
+        .unwrap_or(p.stages.len())
 }
 
 struct Shape {
@@ -24,12 +27,23 @@ struct Shape {
 }
 
 fn item_text(s: &Stage, short: bool, padded: bool) -> String {
-    let name = if short { s.point.short() } else { s.point.name() };
-    if padded { format!(" {} {name} ", s.state.mark()) } else { format!("{}{name}", s.state.mark()) }
+    let name = if short {
+        s.point.short()
+    } else {
+        s.point.name()
+    };
+    if padded {
+        format!(" {} {name} ", s.state.mark())
+    } else {
+        format!("{}{name}", s.state.mark())
+    }
 }
 
 fn line_width(p: &Pipeline, idx: &[usize], short: bool, padded: bool) -> usize {
-    let items: usize = idx.iter().map(|&i| item_text(&p.stages[i], short, padded).chars().count()).sum();
+    let items: usize = idx
+        .iter()
+        .map(|&i| item_text(&p.stages[i], short, padded).chars().count())
+        .sum();
     items + idx.len().saturating_sub(1)
 }
 
@@ -37,16 +51,28 @@ fn shape(p: &Pipeline, width: u16) -> Shape {
     let w = usize::from(width);
     let all: Vec<usize> = (0..p.stages.len()).collect();
     if line_width(p, &all, false, true) <= w {
-        return Shape { lines: vec![all], short: false, padded: true };
+        return Shape {
+            lines: vec![all],
+            short: false,
+            padded: true,
+        };
     }
     let b = binding_start(p);
     let two = vec![(0..b).collect::<Vec<_>>(), (b..p.stages.len()).collect()];
     for short in [false, true] {
         if two.iter().all(|l| line_width(p, l, short, false) <= w) {
-            return Shape { lines: two, short, padded: false };
+            return Shape {
+                lines: two,
+                short,
+                padded: false,
+            };
         }
     }
-    Shape { lines: two, short: true, padded: false }
+    Shape {
+        lines: two,
+        short: true,
+        padded: false,
+    }
 }
 
 /// Lines the bar needs at this width.
@@ -63,7 +89,14 @@ fn style_of(theme: &Theme, state: PointState) -> Style {
 }
 
 /// Draws the bar and records each point's area for clicks.
-pub fn render(p: &Pipeline, step: &Step, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+pub fn render(
+    p: &Pipeline,
+    step: &Step,
+    theme: &Theme,
+    view: &mut ViewState,
+    frame: &mut Frame<'_>,
+    area: Rect,
+) {
     let sh = shape(p, area.width);
     view.points = vec![Rect::default(); p.stages.len()];
     let sep = if sh.padded { "›" } else { " " };
@@ -79,11 +112,20 @@ pub fn render(p: &Pipeline, step: &Step, theme: &Theme, view: &mut ViewState, fr
             let s = &p.stages[i];
             let text = item_text(s, sh.short, sh.padded);
             let w = u16::try_from(text.chars().count()).unwrap_or(0);
-            let style = if s.point == step.point { theme.step_current } else { style_of(theme, s.state) };
+            let style = if s.point == step.point {
+                theme.step_current
+            } else {
+                style_of(theme, s.state)
+            };
             spans.push(Span::styled(text, style));
             let y = area.y + u16::try_from(row).unwrap_or(0);
             if y < area.y + area.height {
-                view.points[i] = Rect { x, y, width: w.min((area.x + area.width).saturating_sub(x)), height: 1 };
+                view.points[i] = Rect {
+                    x,
+                    y,
+                    width: w.min((area.x + area.width).saturating_sub(x)),
+                    height: 1,
+                };
             }
             x = x.saturating_add(w);
         }

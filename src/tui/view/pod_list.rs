@@ -60,14 +60,24 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
     let pending = rows.iter().filter(|r| r.pod.is_pending()).count();
     let mut title = vec![
         Span::raw(" Pods "),
-        Span::styled(format!("{} shown, {pending} pending", rows.len()), theme.muted),
         Span::styled(
-            format!(" · sort {}{}", app.pods.sort.name(), if app.pods.reverse { " ↑" } else { "" }),
+            format!("{} shown, {pending} pending", rows.len()),
+            theme.muted,
+        ),
+        Span::styled(
+            format!(
+                " · sort {}{}",
+                app.pods.sort.name(),
+                if app.pods.reverse { " ↑" } else { "" }
+            ),
             theme.muted,
         ),
     ];
     if !app.pods.query.is_empty() {
-        title.push(Span::styled(format!(" · /{}", app.pods.query), theme.search_match));
+        title.push(Span::styled(
+            format!(" · /{}", app.pods.query),
+            theme.search_match,
+        ));
     }
     if let Some(ns) = &app.pods.namespace {
         title.push(Span::styled(format!(" · ns {ns}"), theme.accent));
@@ -82,7 +92,10 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
         } else {
             "No pod matches. Esc clears the search; 0 shows all namespaces."
         };
-        frame.render_widget(ratatui::widgets::Paragraph::new(Span::styled(msg, theme.muted)), inner);
+        frame.render_widget(
+            ratatui::widgets::Paragraph::new(Span::styled(msg, theme.muted)),
+            inner,
+        );
         return;
     }
     let mut header = vec!["", "NAMESPACE", "NAME", "AGE", "PRIO"];
@@ -90,25 +103,51 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
         header.push("SCHEDULER");
     }
     header.extend(["CPU", "MEM", "NODE / WHY PENDING"]);
-    let ns_w = rows.iter().map(|r| r.pod.key.namespace.chars().count()).max().unwrap_or(9).clamp(9, 16);
-    let name_w = rows.iter().map(|r| r.pod.key.name.chars().count()).max().unwrap_or(4).clamp(4, if wide { 36 } else { 20 });
+    let ns_w = rows
+        .iter()
+        .map(|r| r.pod.key.namespace.chars().count())
+        .max()
+        .unwrap_or(9)
+        .clamp(9, 16);
+    let name_w = rows
+        .iter()
+        .map(|r| r.pod.key.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, if wide { 36 } else { 20 });
     let table_rows: Vec<Row<'_>> = rows
         .iter()
         .map(|r| {
             let p = &r.pod;
             let mut cells = vec![
                 Cell::from(state_glyph(app, p, theme)),
-                Cell::from(highlighted(&p.key.namespace, &r.ns_hits, theme.muted, theme.search_match)),
-                Cell::from(highlighted(&p.key.name, &r.name_hits, theme.accent, theme.search_match)),
+                Cell::from(highlighted(
+                    &p.key.namespace,
+                    &r.ns_hits,
+                    theme.muted,
+                    theme.search_match,
+                )),
+                Cell::from(highlighted(
+                    &p.key.name,
+                    &r.name_hits,
+                    theme.accent,
+                    theme.search_match,
+                )),
                 Cell::from(format::age(p.creation.as_deref(), app.now)),
                 Cell::from(p.priority.to_string()),
             ];
             if wide {
-                cells.push(Cell::from(Span::styled(p.scheduler_name.clone(), theme.muted)));
+                cells.push(Cell::from(Span::styled(
+                    p.scheduler_name.clone(),
+                    theme.muted,
+                )));
             }
             cells.push(Cell::from(format::cpu(p.requests.resource.milli_cpu)));
             cells.push(Cell::from(format::bytes(p.requests.resource.memory)));
-            cells.push(Cell::from(Span::styled(pod_list::status_line(app, p), reason_style(app, p, theme))));
+            cells.push(Cell::from(Span::styled(
+                pod_list::status_line(app, p),
+                reason_style(app, p, theme),
+            )));
             Row::new(cells)
         })
         .collect();
@@ -122,12 +161,17 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
     if wide {
         widths.push(Constraint::Length(18));
     }
-    widths.extend([Constraint::Length(6), Constraint::Length(6), Constraint::Min(10)]);
+    widths.extend([
+        Constraint::Length(6),
+        Constraint::Length(6),
+        Constraint::Min(10),
+    ]);
     let table = Table::new(table_rows, widths)
         .header(Row::new(header).style(theme.header))
         .row_highlight_style(theme.selected)
         .column_spacing(1);
-    view.pods.select(Some(app.pods.selected.min(rows.len().saturating_sub(1))));
+    view.pods
+        .select(Some(app.pods.selected.min(rows.len().saturating_sub(1))));
     frame.render_stateful_widget(table, inner, &mut view.pods);
     record_rows(view, inner, view.pods.offset());
 }

@@ -42,9 +42,19 @@ fn verdict_style(ex: &Explanation, theme: &Theme) -> ratatui::style::Style {
 }
 
 /// Draws the pod view.
-pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+pub fn render(
+    app: &App,
+    v: &PodView,
+    theme: &Theme,
+    view: &mut ViewState,
+    frame: &mut Frame<'_>,
+    area: Rect,
+) {
     let pod = app.pod(&v.pod);
-    let mut title = vec![Span::raw(" Pod "), Span::styled(v.pod.to_string(), theme.accent)];
+    let mut title = vec![
+        Span::raw(" Pod "),
+        Span::styled(v.pod.to_string(), theme.accent),
+    ];
     if let Some(p) = pod {
         title.push(Span::styled(
             format!(
@@ -61,7 +71,13 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
     let inner = b.inner(area);
     frame.render_widget(b, area);
     let Some(p) = pod else {
-        frame.render_widget(Paragraph::new(Span::styled("The pod is no longer in the cluster.", theme.fail)), inner);
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                "The pod is no longer in the cluster.",
+                theme.fail,
+            )),
+            inner,
+        );
         return;
     };
     let ex = match app.explanation(&v.pod) {
@@ -72,7 +88,9 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
                 Line::from(""),
                 Line::from(Span::styled(
                     match &p.node_name {
-                        Some(n) => format!("It runs on {n}. Press Esc to go back, :nodes to see the nodes."),
+                        Some(n) => format!(
+                            "It runs on {n}. Press Esc to go back, :nodes to see the nodes."
+                        ),
                         None => "Press Esc to go back.".to_string(),
                     },
                     theme.muted,
@@ -85,8 +103,15 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
             let n = p.node_name.clone().unwrap_or_default();
             frame.render_widget(
                 Paragraph::new(vec![
-                    Line::from(vec![Span::raw("Bound to "), Span::styled(n, theme.ok), Span::raw(".")]),
-                    Line::from(Span::styled("Only pending pods have a scheduling trace. Esc goes back.", theme.muted)),
+                    Line::from(vec![
+                        Span::raw("Bound to "),
+                        Span::styled(n, theme.ok),
+                        Span::raw("."),
+                    ]),
+                    Line::from(Span::styled(
+                        "Only pending pods have a scheduling trace. Esc goes back.",
+                        theme.muted,
+                    )),
                 ]),
                 inner,
             );
@@ -94,7 +119,10 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
         }
         None => {
             frame.render_widget(
-                Paragraph::new(Span::styled(format!("{} explaining {}…", spinner(app), v.pod), theme.warn)),
+                Paragraph::new(Span::styled(
+                    format!("{} explaining {}…", spinner(app), v.pod),
+                    theme.warn,
+                )),
                 inner,
             );
             return;
@@ -104,7 +132,14 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
     let step = v.step.clone().unwrap_or_else(|| pl.decisive());
     let bar_h = pipeline::height(&pl, inner.width);
     let verdict = ex.verdict();
-    let verdict_h = u16::try_from(verdict.chars().count().div_ceil(usize::from(inner.width.max(1))).clamp(1, 2)).unwrap_or(1);
+    let verdict_h = u16::try_from(
+        verdict
+            .chars()
+            .count()
+            .div_ceil(usize::from(inner.width.max(1)))
+            .clamp(1, 2),
+    )
+    .unwrap_or(1);
     let [verdict_area, bar_area, crumb_area, panel] = Layout::vertical([
         Constraint::Length(verdict_h),
         Constraint::Length(bar_h),
@@ -113,7 +148,8 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
     ])
     .areas(inner);
     frame.render_widget(
-        Paragraph::new(Line::from(Span::styled(verdict, verdict_style(ex, theme)))).wrap(Wrap { trim: false }),
+        Paragraph::new(Line::from(Span::styled(verdict, verdict_style(ex, theme))))
+            .wrap(Wrap { trim: false }),
         verdict_area,
     );
     pipeline::render(&pl, &step, theme, view, frame, bar_area);
@@ -128,7 +164,9 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
     match step.point {
         Point::Filter => filter_table::render(app, ex, v, &pl, plugin, theme, view, frame, panel),
         Point::Score => score_matrix::render(app, ex, v, plugin, theme, view, frame, panel),
-        Point::PostFilter => postfilter::render(app, ex, &pl, plugin, v.selected, theme, view, frame, panel),
+        Point::PostFilter => {
+            postfilter::render(app, ex, &pl, plugin, v.selected, theme, view, frame, panel)
+        }
         _ => steps::render(app, ex, &pl, &step, theme, view, frame, panel),
     }
 }
@@ -156,12 +194,21 @@ fn crumb(pl: &Pipeline, step: &Step, theme: &Theme, frame: &mut Frame<'_>, area:
 fn diff_panel(d: &crate::app::diff::TraceDiff, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
     let b = block(theme, format!(" What-if diff (d hides) · {} ", d.change));
     let mut lines = vec![
-        Line::from(vec![Span::styled("before: ", theme.muted), Span::raw(d.before.clone())]),
-        Line::from(vec![Span::styled("after:  ", theme.muted), Span::styled(d.after.clone(), theme.accent)]),
+        Line::from(vec![
+            Span::styled("before: ", theme.muted),
+            Span::raw(d.before.clone()),
+        ]),
+        Line::from(vec![
+            Span::styled("after:  ", theme.muted),
+            Span::styled(d.after.clone(), theme.accent),
+        ]),
         Line::from(""),
     ];
     if d.lines.is_empty() {
-        lines.push(Line::from(Span::styled("The trace did not change.", theme.muted)));
+        lines.push(Line::from(Span::styled(
+            "The trace did not change.",
+            theme.muted,
+        )));
     }
     for l in &d.lines {
         let (mark, style) = match l.sign {
@@ -169,7 +216,13 @@ fn diff_panel(d: &crate::app::diff::TraceDiff, theme: &Theme, frame: &mut Frame<
             Sign::Worse => ("- ", theme.fail),
             Sign::Changed => ("~ ", theme.warn),
         };
-        lines.push(Line::from(vec![Span::styled(mark, style), Span::styled(l.text.clone(), style)]));
+        lines.push(Line::from(vec![
+            Span::styled(mark, style),
+            Span::styled(l.text.clone(), style),
+        ]));
     }
-    frame.render_widget(Paragraph::new(lines).block(b).wrap(Wrap { trim: false }), area);
+    frame.render_widget(
+        Paragraph::new(lines).block(b).wrap(Wrap { trim: false }),
+        area,
+    );
 }

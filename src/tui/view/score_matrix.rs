@@ -32,7 +32,11 @@ fn value(p: &PluginScore, mode: ScoreMode) -> i64 {
 
 fn row_style(ex: &Explanation, node: &str, theme: &Theme) -> Style {
     if ex.selected.iter().any(|s| s == node) {
-        if ex.selected.len() > 1 { theme.tie } else { theme.winner }
+        if ex.selected.len() > 1 {
+            theme.tie
+        } else {
+            theme.winner
+        }
     } else {
         Style::default()
     }
@@ -55,24 +59,42 @@ pub fn render(
     area: Rect,
 ) {
     let rows = score_rows(ex);
-    let ties = if ex.selected.len() > 1 { format!(" · {} nodes tie", ex.selected.len()) } else { String::new() };
+    let ties = if ex.selected.len() > 1 {
+        format!(" · {} nodes tie", ex.selected.len())
+    } else {
+        String::new()
+    };
     let title = Line::from(vec![
         Span::raw(format!(" Score · {} feasible node(s){ties}", rows.len())),
-        Span::styled(format!(" · values: {} (v) ", v.score_mode.name()), theme.muted),
+        Span::styled(
+            format!(" · values: {} (v) ", v.score_mode.name()),
+            theme.muted,
+        ),
     ]);
     let b = block(theme, title);
     let inner = b.inner(area);
     frame.render_widget(b, area);
     if rows.is_empty() {
         frame.render_widget(
-            Paragraph::new(Span::styled("Score did not run: no node passed Filter.", theme.muted)),
+            Paragraph::new(Span::styled(
+                "Score did not run: no node passed Filter.",
+                theme.muted,
+            )),
             inner,
         );
         return;
     }
-    let order: Vec<&str> = app.profile(&ex.profile).map(|f| f.plugins_at("Score")).unwrap_or_default();
+    let order: Vec<&str> = app
+        .profile(&ex.profile)
+        .map(|f| f.plugins_at("Score"))
+        .unwrap_or_default();
     let plugins = score_plugins(ex, &order);
-    let node_w = rows.iter().map(|r| r.node.chars().count()).max().unwrap_or(4).clamp(4, 28);
+    let node_w = rows
+        .iter()
+        .map(|r| r.node.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 28);
     if let Some(p) = plugin {
         plugin_table(ex, &rows, p, node_w, v, theme, view, frame, inner);
         return;
@@ -81,16 +103,24 @@ pub fn render(
         .iter()
         .enumerate()
         .flat_map(|(i, p)| {
-            let w = ex.score.first().and_then(|n| n.plugins.iter().find(|x| &x.plugin == p)).map_or(0, |x| x.weight);
+            let w = ex
+                .score
+                .first()
+                .and_then(|n| n.plugins.iter().find(|x| &x.plugin == p))
+                .map_or(0, |x| x.weight);
             [
                 Span::styled("■ ", Style::default().fg(theme.series_color(i))),
-                Span::styled(format!("{}", abbreviate(p)), theme.key),
+                Span::styled(abbreviate(p), theme.key),
                 Span::styled(format!("={p}×{w}  "), theme.muted),
             ]
         })
         .collect();
     let legend_len: usize = legend.iter().map(|s| s.content.chars().count()).sum();
-    let legend_h = u16w(legend_len.div_ceil(usize::from(inner.width.max(1))).clamp(1, 3));
+    let legend_h = u16w(
+        legend_len
+            .div_ceil(usize::from(inner.width.max(1)))
+            .clamp(1, 3),
+    );
     let matrix_h = u16w(rows.len() + 1).min(inner.height.saturating_sub(legend_h));
     let bars_h = inner.height.saturating_sub(matrix_h + legend_h + 1);
     let [m_area, l_area, _, b_area] = Layout::vertical([
@@ -101,25 +131,44 @@ pub fn render(
     ])
     .areas(inner);
     // the matrix
-    let col_w: Vec<usize> = plugins.iter().map(|p| abbreviate(p).chars().count().max(5)).collect();
+    let col_w: Vec<usize> = plugins
+        .iter()
+        .map(|p| abbreviate(p).chars().count().max(5))
+        .collect();
     let mut header = vec![Cell::from("NODE"), Cell::from("TOTAL")];
     header.extend(plugins.iter().map(|p| Cell::from(abbreviate(p))));
     let table_rows: Vec<Row<'_>> = rows
         .iter()
         .map(|r| {
             let mut cells = vec![
-                Cell::from(Span::styled(r.node.clone(), row_style(ex, &r.node, theme).patch(theme.accent))),
-                Cell::from(Span::styled(format!("{:>5}", r.total), row_style(ex, &r.node, theme))),
+                Cell::from(Span::styled(
+                    r.node.clone(),
+                    row_style(ex, &r.node, theme).patch(theme.accent),
+                )),
+                Cell::from(Span::styled(
+                    format!("{:>5}", r.total),
+                    row_style(ex, &r.node, theme),
+                )),
             ];
             for (i, p) in plugins.iter().enumerate() {
                 let w = col_w[i];
                 cells.push(match r.plugins.iter().find(|x| &x.plugin == p) {
-                    Some(s) => Cell::from(Span::styled(format!("{:>w$}", value(s, v.score_mode)), heat(theme, s.normalized))),
+                    Some(s) => Cell::from(Span::styled(
+                        format!("{:>w$}", value(s, v.score_mode)),
+                        heat(theme, s.normalized),
+                    )),
                     None => Cell::from(Span::styled(format!("{:>w$}", "-"), theme.muted)),
                 });
             }
             let mark = if ex.selected.iter().any(|s| s == &r.node) {
-                Span::styled(if ex.selected.len() > 1 { " tie" } else { " ◀ winner" }, row_style(ex, &r.node, theme))
+                Span::styled(
+                    if ex.selected.len() > 1 {
+                        " tie"
+                    } else {
+                        " ◀ winner"
+                    },
+                    row_style(ex, &r.node, theme),
+                )
             } else {
                 Span::raw("")
             };
@@ -137,7 +186,10 @@ pub fn render(
     view.panel.select(Some(v.selected.min(rows.len() - 1)));
     frame.render_stateful_widget(table, m_area, &mut view.panel);
     record_rows(view, m_area, view.panel.offset());
-    frame.render_widget(Paragraph::new(Line::from(legend)).wrap(Wrap { trim: false }), l_area);
+    frame.render_widget(
+        Paragraph::new(Line::from(legend)).wrap(Wrap { trim: false }),
+        l_area,
+    );
     if bars_h > 0 {
         bars(&rows, &plugins, ex, node_w, theme, frame, b_area);
     }
@@ -145,28 +197,52 @@ pub fn render(
 
 const MONO_FILL: [&str; 4] = ["█", "▓", "▒", "░"];
 
-fn bars(rows: &[&NodeScoreTrace], plugins: &[String], ex: &Explanation, node_w: usize, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+fn bars(
+    rows: &[&NodeScoreTrace],
+    plugins: &[String],
+    ex: &Explanation,
+    node_w: usize,
+    theme: &Theme,
+    frame: &mut Frame<'_>,
+    area: Rect,
+) {
     let max_total = rows.iter().map(|r| r.total).max().unwrap_or(0).max(1);
     let bar_w = usize::from(area.width).saturating_sub(node_w + 8);
     let n = usize::from(area.height).saturating_sub(1);
     let mut lines = vec![Line::from(Span::styled(
-        format!("Top {} total(s), stacked by plugin (weighted):", n.min(rows.len())),
+        format!(
+            "Top {} total(s), stacked by plugin (weighted):",
+            n.min(rows.len())
+        ),
         theme.muted,
     ))];
     for r in rows.iter().take(n) {
         let mut spans = vec![
-            Span::styled(format!("{:<node_w$} ", r.node), row_style(ex, &r.node, theme).patch(theme.accent)),
+            Span::styled(
+                format!("{:<node_w$} ", r.node),
+                row_style(ex, &r.node, theme).patch(theme.accent),
+            ),
             Span::styled(format!("{:>5} ", r.total), row_style(ex, &r.node, theme)),
         ];
         let mut cum = 0i64;
         let mut drawn = 0usize;
         for (i, p) in plugins.iter().enumerate() {
-            let Some(s) = r.plugins.iter().find(|x| &x.plugin == p) else { continue };
+            let Some(s) = r.plugins.iter().find(|x| &x.plugin == p) else {
+                continue;
+            };
             cum += s.weighted.max(0);
-            let end = usize::try_from(cum * i64::try_from(bar_w).unwrap_or(0) / max_total).unwrap_or(0);
+            let end =
+                usize::try_from(cum * i64::try_from(bar_w).unwrap_or(0) / max_total).unwrap_or(0);
             if end > drawn {
-                let fill = if theme.series.len() <= 1 { MONO_FILL[i % MONO_FILL.len()] } else { "█" };
-                spans.push(Span::styled(fill.repeat(end - drawn), Style::default().fg(theme.series_color(i))));
+                let fill = if theme.series.len() <= 1 {
+                    MONO_FILL[i % MONO_FILL.len()]
+                } else {
+                    "█"
+                };
+                spans.push(Span::styled(
+                    fill.repeat(end - drawn),
+                    Style::default().fg(theme.series_color(i)),
+                ));
                 drawn = end;
             }
         }
@@ -187,8 +263,13 @@ fn plugin_table(
     frame: &mut Frame<'_>,
     area: Rect,
 ) {
-    let ran = rows.iter().any(|r| r.plugins.iter().any(|x| x.plugin == plugin));
-    let skipped = ex.pre_score.iter().any(|s| s.plugin == plugin && s.code == crate::engine::framework::status::Code::Skip);
+    let ran = rows
+        .iter()
+        .any(|r| r.plugins.iter().any(|x| x.plugin == plugin));
+    let skipped = ex
+        .pre_score
+        .iter()
+        .any(|s| s.plugin == plugin && s.code == crate::engine::framework::status::Code::Skip);
     let note = if ran {
         format!("{plugin}: Score() → NormalizeScore (0-100) → × weight")
     } else if skipped {
@@ -196,26 +277,43 @@ fn plugin_table(
     } else {
         format!("{plugin} did not score (not implemented or not in the trace)")
     };
-    let [n_area, t_area] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    let [n_area, t_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
     frame.render_widget(Paragraph::new(Span::styled(note, theme.muted)), n_area);
     if !ran {
         return;
     }
-    let bar_w = usize::from(area.width).saturating_sub(node_w + 40).clamp(0, 30);
+    let bar_w = usize::from(area.width)
+        .saturating_sub(node_w + 40)
+        .clamp(0, 30);
     let table_rows: Vec<Row<'_>> = rows
         .iter()
         .map(|r| {
             let s = r.plugins.iter().find(|x| x.plugin == plugin);
             let num = |f: fn(&PluginScore) -> i64| s.map_or("-".to_string(), |s| f(s).to_string());
-            let filled = s.map_or(0, |s| usize::try_from(s.normalized.clamp(0, 100)).unwrap_or(0) * bar_w / 100);
+            let filled = s.map_or(0, |s| {
+                usize::try_from(s.normalized.clamp(0, 100)).unwrap_or(0) * bar_w / 100
+            });
             let heat_style = s.map_or(theme.muted, |s| heat(theme, s.normalized));
             Row::new(vec![
-                Cell::from(Span::styled(r.node.clone(), row_style(ex, &r.node, theme).patch(theme.accent))),
+                Cell::from(Span::styled(
+                    r.node.clone(),
+                    row_style(ex, &r.node, theme).patch(theme.accent),
+                )),
                 Cell::from(format!("{:>6}", num(|s| s.raw))),
-                Cell::from(Span::styled(format!("{:>6}", num(|s| s.normalized)), heat_style)),
+                Cell::from(Span::styled(
+                    format!("{:>6}", num(|s| s.normalized)),
+                    heat_style,
+                )),
                 Cell::from(format!("{:>3}", num(|s| s.weight))),
-                Cell::from(Span::styled(format!("{:>6}", num(|s| s.weighted)), heat_style)),
-                Cell::from(Span::styled("█".repeat(filled), Style::default().fg(theme.series_color(0)))),
+                Cell::from(Span::styled(
+                    format!("{:>6}", num(|s| s.weighted)),
+                    heat_style,
+                )),
+                Cell::from(Span::styled(
+                    "█".repeat(filled),
+                    Style::default().fg(theme.series_color(0)),
+                )),
             ])
         })
         .collect();
@@ -228,7 +326,17 @@ fn plugin_table(
         Constraint::Min(0),
     ];
     let table = Table::new(table_rows, widths)
-        .header(Row::new(vec!["NODE", "   RAW", "  NORM", "WT", " SCORE", "NORMALIZED 0-100"]).style(theme.header))
+        .header(
+            Row::new(vec![
+                "NODE",
+                "   RAW",
+                "  NORM",
+                "WT",
+                " SCORE",
+                "NORMALIZED 0-100",
+            ])
+            .style(theme.header),
+        )
         .row_highlight_style(theme.selected)
         .column_spacing(1);
     view.panel.select(Some(v.selected.min(rows.len() - 1)));

@@ -45,9 +45,17 @@ pub fn facts(plugin: &str, pod: &Pod) -> Vec<String> {
     let none = |s: &str| format!("{s}: none");
     match plugin {
         names::NODE_RESOURCES_FIT => {
-            let r: Vec<String> =
-                pod.requests.list.iter().map(|(k, v)| format!("{k} {}", format::amount(k, *v))).collect();
-            vec![if r.is_empty() { none("effective requests") } else { format!("effective requests: {}", r.join(", ")) }]
+            let r: Vec<String> = pod
+                .requests
+                .list
+                .iter()
+                .map(|(k, v)| format!("{k} {}", format::amount(k, *v)))
+                .collect();
+            vec![if r.is_empty() {
+                none("effective requests")
+            } else {
+                format!("effective requests: {}", r.join(", "))
+            }]
         }
         names::NODE_RESOURCES_BALANCED_ALLOCATION => vec![format!(
             "requests used for scoring (non-zero defaults): cpu {}, memory {}",
@@ -55,33 +63,79 @@ pub fn facts(plugin: &str, pod: &Pod) -> Vec<String> {
             format::bytes(pod.requests.non0_mem)
         )],
         names::NODE_PORTS => {
-            let p: Vec<String> = pod.host_ports.iter().map(|h| format!("{}/{}", h.port, h.protocol)).collect();
-            vec![if p.is_empty() { "host ports: none (the plugin skips)".into() } else { format!("host ports: {}", p.join(", ")) }]
+            let p: Vec<String> = pod
+                .host_ports
+                .iter()
+                .map(|h| format!("{}/{}", h.port, h.protocol))
+                .collect();
+            vec![if p.is_empty() {
+                "host ports: none (the plugin skips)".into()
+            } else {
+                format!("host ports: {}", p.join(", "))
+            }]
         }
         names::NODE_AFFINITY => {
-            let sel = spec.node_selector.iter().flatten().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
-            let na = spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref());
+            let sel = spec
+                .node_selector
+                .iter()
+                .flatten()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>();
+            let na = spec
+                .affinity
+                .as_ref()
+                .and_then(|a| a.node_affinity.as_ref());
             let req = na
-                .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
+                .and_then(|n| {
+                    n.required_during_scheduling_ignored_during_execution
+                        .as_ref()
+                })
                 .map_or(0, |r| r.node_selector_terms.len());
-            let pref = na.and_then(|n| n.preferred_during_scheduling_ignored_during_execution.as_ref()).map_or(0, Vec::len);
+            let pref = na
+                .and_then(|n| {
+                    n.preferred_during_scheduling_ignored_during_execution
+                        .as_ref()
+                })
+                .map_or(0, Vec::len);
             vec![
-                if sel.is_empty() { none("nodeSelector") } else { format!("nodeSelector: {}", sel.join(", ")) },
+                if sel.is_empty() {
+                    none("nodeSelector")
+                } else {
+                    format!("nodeSelector: {}", sel.join(", "))
+                },
                 format!("required node affinity terms: {req}; preferred: {pref}"),
             ]
         }
         names::TAINT_TOLERATION | names::NODE_UNSCHEDULABLE => {
-            let t: Vec<String> = spec.tolerations.iter().flatten().map(format_toleration).collect();
-            vec![if t.is_empty() { none("tolerations") } else { format!("tolerations: {}", t.join(", ")) }]
+            let t: Vec<String> = spec
+                .tolerations
+                .iter()
+                .flatten()
+                .map(format_toleration)
+                .collect();
+            vec![if t.is_empty() {
+                none("tolerations")
+            } else {
+                format!("tolerations: {}", t.join(", "))
+            }]
         }
         names::POD_TOPOLOGY_SPREAD => {
             let c: Vec<String> = spec
                 .topology_spread_constraints
                 .iter()
                 .flatten()
-                .map(|c| format!("{} maxSkew {} {}", c.topology_key, c.max_skew, c.when_unsatisfiable))
+                .map(|c| {
+                    format!(
+                        "{} maxSkew {} {}",
+                        c.topology_key, c.max_skew, c.when_unsatisfiable
+                    )
+                })
                 .collect();
-            vec![if c.is_empty() { none("topologySpreadConstraints (defaults may apply)") } else { format!("constraints: {}", c.join("; ")) }]
+            vec![if c.is_empty() {
+                none("topologySpreadConstraints (defaults may apply)")
+            } else {
+                format!("constraints: {}", c.join("; "))
+            }]
         }
         names::INTER_POD_AFFINITY => {
             let a = spec.affinity.as_ref();
@@ -90,27 +144,63 @@ pub fn facts(plugin: &str, pod: &Pod) -> Vec<String> {
             let paa = a.and_then(|a| a.pod_anti_affinity.as_ref());
             vec![format!(
                 "pod affinity terms: {} required, {} preferred; anti-affinity: {} required, {} preferred",
-                n(pa.and_then(|x| x.required_during_scheduling_ignored_during_execution.as_ref().map(Vec::len))),
-                n(pa.and_then(|x| x.preferred_during_scheduling_ignored_during_execution.as_ref().map(Vec::len))),
-                n(paa.and_then(|x| x.required_during_scheduling_ignored_during_execution.as_ref().map(Vec::len))),
-                n(paa.and_then(|x| x.preferred_during_scheduling_ignored_during_execution.as_ref().map(Vec::len))),
+                n(pa.and_then(|x| x
+                    .required_during_scheduling_ignored_during_execution
+                    .as_ref()
+                    .map(Vec::len))),
+                n(pa.and_then(|x| x
+                    .preferred_during_scheduling_ignored_during_execution
+                    .as_ref()
+                    .map(Vec::len))),
+                n(paa.and_then(|x| x
+                    .required_during_scheduling_ignored_during_execution
+                    .as_ref()
+                    .map(Vec::len))),
+                n(paa.and_then(|x| x
+                    .preferred_during_scheduling_ignored_during_execution
+                    .as_ref()
+                    .map(Vec::len))),
             )]
         }
-        names::VOLUME_BINDING | names::VOLUME_RESTRICTIONS | names::VOLUME_ZONE | names::NODE_VOLUME_LIMITS => {
+        names::VOLUME_BINDING
+        | names::VOLUME_RESTRICTIONS
+        | names::VOLUME_ZONE
+        | names::NODE_VOLUME_LIMITS => {
             let c: Vec<String> = spec
                 .volumes
                 .iter()
                 .flatten()
-                .filter_map(|v| v.persistent_volume_claim.as_ref().map(|c| c.claim_name.clone()))
+                .filter_map(|v| {
+                    v.persistent_volume_claim
+                        .as_ref()
+                        .map(|c| c.claim_name.clone())
+                })
                 .collect();
-            vec![if c.is_empty() { none("PersistentVolumeClaims") } else { format!("PersistentVolumeClaims: {}", c.join(", ")) }]
+            vec![if c.is_empty() {
+                none("PersistentVolumeClaims")
+            } else {
+                format!("PersistentVolumeClaims: {}", c.join(", "))
+            }]
         }
         names::SCHEDULING_GATES => {
-            let g: Vec<String> = spec.scheduling_gates.iter().flatten().map(|g| g.name.clone()).collect();
-            vec![if g.is_empty() { none("schedulingGates") } else { format!("schedulingGates: {}", g.join(", ")) }]
+            let g: Vec<String> = spec
+                .scheduling_gates
+                .iter()
+                .flatten()
+                .map(|g| g.name.clone())
+                .collect();
+            vec![if g.is_empty() {
+                none("schedulingGates")
+            } else {
+                format!("schedulingGates: {}", g.join(", "))
+            }]
         }
         names::IMAGE_LOCALITY => {
-            let i: Vec<String> = spec.containers.iter().filter_map(|c| c.image.clone()).collect();
+            let i: Vec<String> = spec
+                .containers
+                .iter()
+                .filter_map(|c| c.image.clone())
+                .collect();
             vec![format!("images: {}", i.join(", "))]
         }
         names::PRIORITY_SORT => vec![format!("priority {}", pod.priority)],
@@ -130,7 +220,9 @@ pub fn render(
     frame: &mut Frame<'_>,
     area: Rect,
 ) {
-    let Some(stage) = pl.stage(step.point) else { return };
+    let Some(stage) = pl.stage(step.point) else {
+        return;
+    };
     let title = match pl.plugin(step) {
         Some(p) => format!(" {} › {p} ", step.point.name()),
         None => format!(" {} · {} ", step.point.name(), stage.state.describe()),
@@ -140,15 +232,24 @@ pub fn render(
     frame.render_widget(b, area);
     let pod = app.pod(&ex.pod);
     if stage.state == PointState::NotReached {
-        let stop = pl.stages.iter().find(|s| s.state == PointState::Failed).map(|s| s.point.name());
+        let stop = pl
+            .stages
+            .iter()
+            .find(|s| s.state == PointState::Failed)
+            .map(|s| s.point.name());
         let msg = match (stop, &ex.waiting_for_scheduler) {
-            (_, Some(s)) => format!("No profile serves schedulerName '{s}': no scheduler of this profile set runs for the pod."),
+            (_, Some(s)) => format!(
+                "No profile serves schedulerName '{s}': no scheduler of this profile set runs for the pod."
+            ),
             (Some(p), None) => format!("Not reached: the cycle stopped at {p}."),
             (None, None) => "Not reached.".to_string(),
         };
         let mut lines = vec![Line::from(Span::styled(msg, theme.muted))];
         if !stage.plugins.is_empty() {
-            lines.push(Line::from(Span::styled(format!("plugins here: {}", stage.plugins.join(", ")), theme.muted)));
+            lines.push(Line::from(Span::styled(
+                format!("plugins here: {}", stage.plugins.join(", ")),
+                theme.muted,
+            )));
         }
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
         return;
@@ -158,12 +259,24 @@ pub fn render(
         Point::PreEnqueue | Point::PreFilter | Point::PreScore => {
             let sts = statuses(ex, step.point);
             match pl.plugin(step) {
-                None => status_table(ex, &stage.plugins, sts, step.point, theme, view, frame, inner),
+                None => status_table(
+                    ex,
+                    &stage.plugins,
+                    sts,
+                    step.point,
+                    theme,
+                    view,
+                    frame,
+                    inner,
+                ),
                 Some(p) => {
                     let mut lines = Vec::new();
                     match sts.iter().find(|s| s.plugin == p) {
                         Some(s) => {
-                            let mut spans = vec![Span::styled("status: ", theme.muted), Span::styled(s.code.as_str(), code_style(theme, s.code))];
+                            let mut spans = vec![
+                                Span::styled("status: ", theme.muted),
+                                Span::styled(s.code.as_str(), code_style(theme, s.code)),
+                            ];
                             if !s.reasons.is_empty() {
                                 spans.push(Span::raw(format!("  {}", s.reasons.join(", "))));
                             }
@@ -175,13 +288,19 @@ pub fn render(
                                 )));
                             }
                         }
-                        None => lines.push(Line::from(Span::styled("not run (an earlier plugin stopped the cycle)", theme.muted))),
+                        None => lines.push(Line::from(Span::styled(
+                            "not run (an earlier plugin stopped the cycle)",
+                            theme.muted,
+                        ))),
                     }
                     if let Some(pod) = pod {
                         let f = facts(p, pod);
                         if !f.is_empty() {
                             lines.push(Line::from(""));
-                            lines.push(Line::from(Span::styled("What it reads from the pod:", theme.header)));
+                            lines.push(Line::from(Span::styled(
+                                "What it reads from the pod:",
+                                theme.header,
+                            )));
                             lines.extend(f.into_iter().map(|x| Line::from(format!("  {x}"))));
                         }
                     }
@@ -209,7 +328,11 @@ fn status_table(
         if let Some(n) = &ex.pre_filter_node_names {
             extra.push(Line::from(vec![
                 Span::styled("PreFilter narrowed the nodes to: ", theme.muted),
-                Span::raw(if n.is_empty() { "(none)".to_string() } else { n.join(", ") }),
+                Span::raw(if n.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    n.join(", ")
+                }),
             ]));
         }
         if let Some((n, ok)) = &ex.nominated_node {
@@ -235,16 +358,40 @@ fn status_table(
         })
         .collect();
     let extra_h = u16::try_from(extra.len()).unwrap_or(0);
-    let [t_area, e_area] = Layout::vertical([Constraint::Min(0), Constraint::Length(extra_h)]).areas(area);
+    let [t_area, e_area] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(extra_h)]).areas(area);
     if rows.is_empty() {
-        frame.render_widget(Paragraph::new(Span::styled("No plugin at this point in the profile.", theme.muted)), t_area);
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                "No plugin at this point in the profile.",
+                theme.muted,
+            )),
+            t_area,
+        );
     } else {
-        let pw = plugins.iter().map(|p| p.chars().count()).max().unwrap_or(6).max(6);
-        let cw = sts.iter().map(|s| s.code.as_str().len()).max().unwrap_or(7).max(7);
+        let pw = plugins
+            .iter()
+            .map(|p| p.chars().count())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let cw = sts
+            .iter()
+            .map(|s| s.code.as_str().len())
+            .max()
+            .unwrap_or(7)
+            .max(7);
         let w = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
-        let table = Table::new(rows, [Constraint::Length(w(pw)), Constraint::Length(w(cw)), Constraint::Min(10)])
-            .header(Row::new(vec!["PLUGIN", "STATUS", "REASONS"]).style(theme.header))
-            .column_spacing(1);
+        let table = Table::new(
+            rows,
+            [
+                Constraint::Length(w(pw)),
+                Constraint::Length(w(cw)),
+                Constraint::Min(10),
+            ],
+        )
+        .header(Row::new(vec!["PLUGIN", "STATUS", "REASONS"]).style(theme.header))
+        .column_spacing(1);
         frame.render_widget(table, t_area);
         record_rows(view, t_area, 0);
     }
@@ -272,13 +419,23 @@ fn queue(app: &App, ex: &Explanation, theme: &Theme, frame: &mut Frame<'_>, area
         let aside = if p.gated {
             "  (gated: waits outside the active queue)".to_string()
         } else if app.profile(&p.scheduler_name).is_none() {
-            format!("  (schedulerName {}: another scheduler's queue)", p.scheduler_name)
+            format!(
+                "  (schedulerName {}: another scheduler's queue)",
+                p.scheduler_name
+            )
         } else {
             String::new()
         };
         lines.push(Line::from(vec![
             Span::styled(format!("{:>4}. ", i + 1), theme.muted),
-            Span::styled(p.key.to_string(), if me { theme.selected.patch(theme.accent) } else { theme.accent }),
+            Span::styled(
+                p.key.to_string(),
+                if me {
+                    theme.selected.patch(theme.accent)
+                } else {
+                    theme.accent
+                },
+            ),
             Span::styled(format!("  priority {}{aside}", p.priority), theme.muted),
         ]));
     }
@@ -286,24 +443,50 @@ fn queue(app: &App, ex: &Explanation, theme: &Theme, frame: &mut Frame<'_>, area
 }
 
 #[allow(clippy::too_many_arguments)]
-fn later(app: &App, ex: &Explanation, pl: &Pipeline, step: &Step, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+fn later(
+    app: &App,
+    ex: &Explanation,
+    pl: &Pipeline,
+    step: &Step,
+    theme: &Theme,
+    frame: &mut Frame<'_>,
+    area: Rect,
+) {
     let stage = pl.stage(step.point);
     let plugins = stage.map(|s| s.plugins.clone()).unwrap_or_default();
     let node = ex.selected.first().cloned().unwrap_or_default();
     let not_run: Vec<String> = app
         .profile(&ex.profile)
-        .map(|f| f.not_implemented.iter().filter(|n| later_point_of(n) == Some(step.point)).cloned().collect())
+        .map(|f| {
+            f.not_implemented
+                .iter()
+                .filter(|n| later_point_of(n) == Some(step.point))
+                .cloned()
+                .collect()
+        })
         .unwrap_or_default();
     let mut lines = vec![Line::from(vec![
         Span::styled("plugins: ", theme.muted),
         Span::raw(if plugins.is_empty() && not_run.is_empty() {
             "none in this profile".to_string()
         } else {
-            plugins.iter().cloned().chain(not_run.iter().map(|n| format!("{n} (not reproduced by the engine)"))).collect::<Vec<_>>().join(", ")
+            plugins
+                .iter()
+                .cloned()
+                .chain(
+                    not_run
+                        .iter()
+                        .map(|n| format!("{n} (not reproduced by the engine)")),
+                )
+                .collect::<Vec<_>>()
+                .join(", ")
         }),
     ])];
     if let Some(p) = pl.plugin(step) {
-        lines.push(Line::from(Span::styled(format!("{p} would run here once the pod is assigned to {node}."), theme.muted)));
+        lines.push(Line::from(Span::styled(
+            format!("{p} would run here once the pod is assigned to {node}."),
+            theme.muted,
+        )));
     }
     lines.push(Line::from(""));
     match step.point {
@@ -342,7 +525,13 @@ fn later_point_of(plugin: &str) -> Option<Point> {
     }
 }
 
-fn permit(app: &App, ex: &Explanation, plugins: &[String], theme: &Theme, lines: &mut Vec<Line<'_>>) {
+fn permit(
+    app: &App,
+    ex: &Explanation,
+    plugins: &[String],
+    theme: &Theme,
+    lines: &mut Vec<Line<'_>>,
+) {
     let Some(pod) = app.pod(&ex.pod) else { return };
     let Some(group) = pod.labels.get(POD_GROUP_LABEL) else {
         lines.push(Line::from(if plugins.is_empty() {
@@ -360,7 +549,9 @@ fn permit(app: &App, ex: &Explanation, plugins: &[String], theme: &Theme, lines:
         .cluster
         .pods
         .iter()
-        .filter(|p| p.key.namespace == ex.pod.namespace && p.labels.get(POD_GROUP_LABEL) == Some(group))
+        .filter(|p| {
+            p.key.namespace == ex.pod.namespace && p.labels.get(POD_GROUP_LABEL) == Some(group)
+        })
         .collect();
     let assigned = members.iter().filter(|p| p.node_name.is_some()).count();
     match pg {
@@ -369,23 +560,47 @@ fn permit(app: &App, ex: &Explanation, plugins: &[String], theme: &Theme, lines:
             lines.push(Line::from(vec![
                 Span::styled("PodGroup ", theme.muted),
                 Span::styled(group.clone(), theme.accent),
-                Span::raw(format!(": quorum (minMember) {quorum}, {} member pod(s), {assigned} assigned", members.len())),
+                Span::raw(format!(
+                    ": quorum (minMember) {quorum}, {} member pod(s), {assigned} assigned",
+                    members.len()
+                )),
             ]));
-            let waiting: Vec<String> = members.iter().filter(|p| p.node_name.is_none()).map(|p| p.key.name.clone()).collect();
-            lines.push(Line::from(format!("waiting members: {}", if waiting.is_empty() { "none".into() } else { waiting.join(", ") })));
+            let waiting: Vec<String> = members
+                .iter()
+                .filter(|p| p.node_name.is_none())
+                .map(|p| p.key.name.clone())
+                .collect();
+            lines.push(Line::from(format!(
+                "waiting members: {}",
+                if waiting.is_empty() {
+                    "none".into()
+                } else {
+                    waiting.join(", ")
+                }
+            )));
             let reach = assigned + 1 >= quorum;
             lines.push(Line::from(Span::styled(
                 if reach {
-                    "With this pod the group reaches quorum: Permit allows the whole gang.".to_string()
+                    "With this pod the group reaches quorum: Permit allows the whole gang."
+                        .to_string()
                 } else {
-                    format!("This pod would wait at Permit until {} more member(s) are assigned.", quorum - assigned - 1)
+                    format!(
+                        "This pod would wait at Permit until {} more member(s) are assigned.",
+                        quorum - assigned - 1
+                    )
                 },
                 if reach { theme.ok } else { theme.warn },
             )));
             if let Some(t) = g.spec.schedule_timeout_seconds {
-                lines.push(Line::from(Span::styled(format!("time limit: {t}s (scheduleTimeoutSeconds)"), theme.muted)));
+                lines.push(Line::from(Span::styled(
+                    format!("time limit: {t}s (scheduleTimeoutSeconds)"),
+                    theme.muted,
+                )));
             }
         }
-        None => lines.push(Line::from(Span::styled(format!("PodGroup '{group}' is not in the snapshot."), theme.warn))),
+        None => lines.push(Line::from(Span::styled(
+            format!("PodGroup '{group}' is not in the snapshot."),
+            theme.warn,
+        ))),
     }
 }
