@@ -581,3 +581,41 @@ fn quit_from_the_pod_list() {
     run(&mut a, [Action::Back]);
     assert!(a.should_quit);
 }
+
+#[test]
+fn what_if_keeps_the_step_unless_the_new_trace_never_reaches_it() {
+    let mut a = app();
+    run(&mut a, [Action::Open]); // web-2 at Score
+    assert_eq!(pod_view(&a).step, Some(Step::at(Point::Score)));
+    let t = whatif::EditTarget::Pod(ObjectKey::new("default", "web-2"));
+    let y = whatif::to_yaml(&a.cluster, &t)
+        .expect("yaml")
+        .replace("cpu: 500m", "cpu: 600m");
+    run(
+        &mut a,
+        [Action::Edited {
+            target: t.clone(),
+            result: Ok(y),
+        }],
+    );
+    assert_eq!(
+        pod_view(&a).step,
+        Some(Step::at(Point::Score)),
+        "Score is still reached"
+    );
+    let y = whatif::to_yaml(&a.cluster, &t)
+        .expect("yaml")
+        .replace("cpu: 600m", "cpu: '3'");
+    run(
+        &mut a,
+        [Action::Edited {
+            target: t,
+            result: Ok(y),
+        }],
+    );
+    assert_eq!(
+        pod_view(&a).step,
+        Some(Step::at(Point::Filter)),
+        "no node fits any more"
+    );
+}

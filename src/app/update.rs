@@ -9,7 +9,7 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 use super::analysis::{self, node_usage};
 use super::diff::diff;
 use super::pod_list;
-use super::stepper::{Pipeline, Point, Step};
+use super::stepper::{Pipeline, Point, PointState, Step};
 use super::whatif::{self, EditTarget};
 use super::{
     Action, App, Effect, ExplainJob, Explained, Load, Loaded, Mode, NodeList, NodeView, Pending,
@@ -171,10 +171,18 @@ fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, result: Explaine
     for s in &mut app.screens {
         if let Screen::Pod(v) = s
             && v.pod == pod
-            && v.step.is_none()
             && let Some(p) = &pipeline
         {
-            v.step = Some(p.decisive());
+            // keep the user's step unless the new trace never gets there
+            let reached = v
+                .step
+                .as_ref()
+                .and_then(|st| p.stage(st.point))
+                .is_some_and(|st| st.state != PointState::NotReached);
+            if !reached {
+                v.step = Some(p.decisive());
+                v.selected = 0;
+            }
         }
     }
     app.explanations.insert(pod, result);

@@ -10,9 +10,10 @@ use std::sync::Once;
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
-use ratatui::DefaultTerminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::{DefaultTerminal, Terminal};
 
 static HOOK: Once = Once::new();
 
@@ -50,11 +51,19 @@ impl TerminalGuard {
         io::stdout().flush()
     }
 
-    /// Takes the terminal again after [`TerminalGuard::suspend`].
+    /// Takes the terminal again after [`TerminalGuard::suspend`]: a cleared alternate screen
+    /// and a fresh ratatui terminal, so the next frame is drawn whole. (`Terminal::clear` would
+    /// ask the terminal for the cursor position, which races with the input reader.)
     pub fn resume(&mut self) -> io::Result<()> {
         enable_raw_mode()?;
-        execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
-        self.terminal.clear()
+        execute!(
+            io::stdout(),
+            EnterAlternateScreen,
+            Clear(ClearType::All),
+            EnableMouseCapture
+        )?;
+        self.terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+        Ok(())
     }
 }
 

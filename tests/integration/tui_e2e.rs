@@ -89,6 +89,25 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// Waits until a text has left the screen (Esc followed at once by another key would
+    /// reach the program as one Alt-key).
+    fn wait_gone(&self, text: &str) {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if !s.contains(text) {
+                return;
+            }
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out waiting for '{text}' to go; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
@@ -208,6 +227,7 @@ fn demo_search_step_open_node_bind_help_quit() {
     t.keys(&["?"]);
     t.wait_for(&["Help", "Keys for this screen", "Pod list", "Everywhere"]);
     t.keys(&["Escape"]);
+    t.wait_gone("Keys for this screen");
     // quit: the terminal is restored and the exit code is 0
     t.keys(&["q"]);
     let s = t.wait_for(&["KSCHEDTUI-EXITED=0"]);

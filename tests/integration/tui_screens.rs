@@ -439,6 +439,26 @@ fn edit_form_error() {
     snap("edit_pod_form_error", &a);
 }
 
+#[test]
+fn mouse_hit_testing_follows_the_drawn_table_and_pipeline() {
+    let mut a = app();
+    let th = theme();
+    let mut t = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+    let mut view = ViewState::default();
+    t.draw(|f| render(&a, &th, &mut view, f)).expect("draw");
+    // header row of the pod table is y=2; the first pod row y=3
+    assert_eq!(view.row_at(10, 2), None);
+    assert_eq!(view.row_at(10, 3), Some(0));
+    assert_eq!(view.row_at(10, 5), Some(2));
+    assert_eq!(view.row_at(0, 5), None, "the border is not a row");
+    open_pod(&mut a, "batch-1");
+    t.draw(|f| render(&a, &th, &mut view, f)).expect("draw");
+    let (x, y) = find(&t, "PreFilter ›");
+    assert_eq!(view.point_at(x + 1, y), Some(2));
+    let (x, y) = find(&t, "node-b ");
+    assert_eq!(view.row_at(x, y), Some(0));
+}
+
 fn find(t: &Terminal<TestBackend>, text: &str) -> (u16, u16) {
     let buf = t.backend().buffer();
     for y in 0..buf.area.height {

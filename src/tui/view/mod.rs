@@ -117,40 +117,37 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
 }
 
 fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let narrow = area.width < 120;
     let sep = Span::styled(" │ ", theme.muted);
     let source = match app.source.kind {
+        SourceKind::Demo if narrow => "demo".to_string(),
         SourceKind::Demo => "demo cluster (embedded snapshot)".to_string(),
+        SourceKind::Snapshot if narrow => std::path::Path::new(&app.source.name)
+            .file_name()
+            .map_or_else(
+                || app.source.name.clone(),
+                |f| f.to_string_lossy().into_owned(),
+            ),
         SourceKind::Snapshot => format!("snapshot {}", app.source.name),
     };
-    let mut spans = vec![
-        Span::styled(" kschedtui ", theme.accent),
-        sep.clone(),
-        Span::styled(source, theme.header),
-    ];
+    // most important first: what runs out of room on a narrow terminal is the least useful
+    let mut items: Vec<Vec<Span<'_>>> = vec![vec![Span::styled(source, theme.header)]];
     if app.load == Load::Ready {
-        spans.push(sep.clone());
-        spans.push(Span::raw(format!("{} nodes", app.cluster.nodes.len())));
-        spans.push(sep.clone());
         let pending = app.pending_count();
-        spans.push(Span::raw(format!("{} pods, ", app.cluster.pods.len())));
-        spans.push(Span::styled(
-            format!("{pending} pending"),
-            if pending > 0 { theme.warn } else { theme.ok },
-        ));
-        spans.push(sep.clone());
-        spans.push(Span::raw(format!(
-            "ns: {}",
-            app.pods.namespace.as_deref().unwrap_or("all")
-        )));
-        spans.push(sep.clone());
-        spans.push(Span::styled(
-            format!("scheduler {}", app.version),
-            theme.muted,
-        ));
+        items.push(vec![Span::raw(format!(
+            "{} nodes",
+            app.cluster.nodes.len()
+        ))]);
+        items.push(vec![
+            Span::raw(format!("{} pods, ", app.cluster.pods.len())),
+            Span::styled(
+                format!("{pending} pending"),
+                if pending > 0 { theme.warn } else { theme.ok },
+            ),
+        ]);
         let left = app.explaining();
         if left > 0 {
-            spans.push(sep.clone());
-            spans.push(Span::styled(
+            items.push(vec![Span::styled(
                 format!(
                     "{} explaining {}/{}",
                     spinner(app),
@@ -158,19 +155,33 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
                     app.queued
                 ),
                 theme.warn,
-            ));
+            )]);
         }
         if !app.changes.is_empty() {
-            spans.push(sep.clone());
-            spans.push(Span::styled(
+            items.push(vec![Span::styled(
                 format!("{} in-memory change(s)", app.changes.len()),
                 theme.warn,
-            ));
+            )]);
         }
         if app.readonly {
-            spans.push(sep);
-            spans.push(Span::styled("read-only", theme.muted));
+            items.push(vec![Span::styled("read-only", theme.muted)]);
         }
+        if let Some(ns) = &app.pods.namespace {
+            items.push(vec![Span::styled(format!("ns {ns}"), theme.accent)]);
+        } else if !narrow {
+            items.push(vec![Span::raw("all namespaces")]);
+        }
+        if !narrow {
+            items.push(vec![Span::styled(
+                format!("scheduler {}", app.version),
+                theme.muted,
+            )]);
+        }
+    }
+    let mut spans = vec![Span::styled(" kschedtui", theme.accent)];
+    for item in items {
+        spans.push(sep.clone());
+        spans.extend(item);
     }
     frame.render_widget(Paragraph::new(Line::from(spans)).style(theme.status), area);
 }
