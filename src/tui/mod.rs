@@ -96,6 +96,15 @@ fn translate(app: &App, view: &ViewState, ev: &Event) -> Option<Action> {
     }
 }
 
+/// Debug builds only: `KSCHEDTUI_DEBUG_PANIC=1` panics after the first frame, so the tests can
+/// check that a panic restores the terminal. Release builds have no such switch.
+fn debug_panic_check() {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("KSCHEDTUI_DEBUG_PANIC").is_some() {
+        panic!("KSCHEDTUI_DEBUG_PANIC is set: panicking on purpose after the first frame");
+    }
+}
+
 /// Opens `$VISUAL` / `$EDITOR` (default `vi`) on the text and returns the edited text.
 fn run_editor(text: &str) -> Result<String, String> {
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -151,6 +160,7 @@ async fn event_loop(
         guard
             .terminal
             .draw(|f| view::render(&app, &theme, &mut view, f))?;
+        debug_panic_check();
         tokio::select! {
             ev = events.next() => match ev {
                 Some(Ok(ev)) => batch.extend(translate(&app, &view, &ev)),

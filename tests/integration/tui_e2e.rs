@@ -172,7 +172,7 @@ fn demo_search_step_open_node_bind_help_quit() {
     let (ns, name) = pending_pod_with_nodes();
     let t = Tmux::start(
         "flow",
-        &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; sleep 30"),
+        &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; {TTY_MODE}; sleep 30"),
     );
     // the pod list: pending pods, explained
     t.wait_for(&["kschedtui", "demo cluster", "Pods", "pending", &name]);
@@ -230,11 +230,41 @@ fn demo_search_step_open_node_bind_help_quit() {
     t.wait_gone("Keys for this screen");
     // quit: the terminal is restored and the exit code is 0
     t.keys(&["q"]);
-    let s = t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+    let s = t.wait_for(&["KSCHEDTUI-EXITED=0", "TTY-"]);
     assert!(
         !s.contains("Allocatable vs requested"),
         "alternate screen left behind:\n{s}"
     );
+    assert!(s.contains("TTY-COOKED"), "raw mode left on:\n{s}");
+}
+
+/// Prints TTY-RAW or TTY-COOKED: whether the terminal was left in raw mode.
+const TTY_MODE: &str =
+    "if stty -a | grep -q -- -icanon; then echo TTY-RAW; else echo TTY-COOKED; fi";
+
+#[test]
+fn a_panic_restores_the_terminal() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    // debug builds panic after the first frame when KSCHEDTUI_DEBUG_PANIC is set
+    let t = Tmux::start(
+        "panic",
+        &format!(
+            "KSCHEDTUI_DEBUG_PANIC=1 {BIN} --demo; echo KSCHEDTUI-EXITED=$?; {TTY_MODE}; sleep 30"
+        ),
+    );
+    let s = t.wait_for(&["KSCHEDTUI-EXITED=101", "TTY-"]);
+    assert!(
+        s.contains("panicking on purpose"),
+        "the panic message is on the main screen:\n{s}"
+    );
+    assert!(
+        s.contains("TTY-COOKED"),
+        "raw mode left on after a panic:\n{s}"
+    );
+    assert!(!s.contains("Pods "), "alternate screen left behind:\n{s}");
 }
 
 #[test]

@@ -228,7 +228,7 @@ pub fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'_>, are
         .max()
         .unwrap_or(0);
     let bar_w = usize::from(left_area.width)
-        .saturating_sub(18 + text_w + 1)
+        .saturating_sub(18 + text_w + 3)
         .clamp(4, 40);
     for (name, alloc, used, add) in &gauges {
         left.push(gauge(name, *alloc, *used, *add, bar_w, theme));

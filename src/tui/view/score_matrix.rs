@@ -136,7 +136,12 @@ pub fn render(
         .map(|p| abbreviate(p).chars().count().max(5))
         .collect();
     let mut header = vec![Cell::from("NODE"), Cell::from("TOTAL")];
-    header.extend(plugins.iter().map(|p| Cell::from(abbreviate(p))));
+    header.extend(
+        plugins
+            .iter()
+            .zip(&col_w)
+            .map(|(p, &w)| Cell::from(format!("{:>w$}", abbreviate(p)))),
+    );
     let table_rows: Vec<Row<'_>> = rows
         .iter()
         .map(|r| {
