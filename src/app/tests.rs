@@ -320,11 +320,9 @@ fn unschedulable_pod_cannot_be_bound_without_picking() {
     assert_eq!(a.mode, Mode::Normal);
     let st = a.status.clone().expect("status");
     assert_eq!(st.kind, StatusKind::Error);
-    assert!(
-        st.text
-            .starts_with("no node fits default/batch-1: 0/4 nodes:"),
-        "{}",
-        st.text
+    assert_eq!(
+        st.text,
+        "no node fits default/batch-1; to bind anyway, open a node (Enter on a Filter row) and press b there"
     );
 }
 
@@ -618,4 +616,15 @@ fn what_if_keeps_the_step_unless_the_new_trace_never_reaches_it() {
         Some(Step::at(Point::Filter)),
         "no node fits any more"
     );
+}
+
+#[test]
+fn a_message_stays_until_the_next_key() {
+    let mut a = app();
+    run(&mut a, [Action::Down, Action::Down, Action::RequestBind]);
+    assert!(a.status.is_some());
+    update(&mut a, Action::Tick { now: 1 });
+    assert!(a.status.is_some(), "time passing keeps it");
+    run(&mut a, [Action::Up]);
+    assert!(a.status.is_none());
 }

@@ -57,35 +57,44 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             app.should_quit = true;
             Vec::new()
         }
-        other => match std::mem::take(&mut app.mode) {
-            Mode::Normal => normal(app, other),
-            Mode::Search => {
-                search(app, other);
-                Vec::new()
-            }
-            Mode::Command(text) => command(app, text, other),
-            Mode::Confirm(p) => confirm(app, p, other),
-            Mode::Help { scroll } => {
-                app.mode = match other {
-                    Action::Down | Action::ScrollDown => Mode::Help {
-                        scroll: scroll.saturating_add(1),
-                    },
-                    Action::Up | Action::ScrollUp => Mode::Help {
-                        scroll: scroll.saturating_sub(1),
-                    },
-                    Action::PageDown => Mode::Help {
-                        scroll: scroll.saturating_add(10),
-                    },
-                    Action::PageUp => Mode::Help {
-                        scroll: scroll.saturating_sub(10),
-                    },
-                    Action::Cancel | Action::Help | Action::Back => Mode::Normal,
-                    _ => Mode::Help { scroll },
-                };
-                Vec::new()
-            }
-            Mode::Edit(form) => edit(app, form, other),
-        },
+        other => {
+            // a message stays until the next thing the user does
+            app.status = None;
+            user_action(app, other)
+        }
+    }
+}
+
+/// A user intent, dispatched by input mode.
+fn user_action(app: &mut App, other: Action) -> Vec<Effect> {
+    match std::mem::take(&mut app.mode) {
+        Mode::Normal => normal(app, other),
+        Mode::Search => {
+            search(app, other);
+            Vec::new()
+        }
+        Mode::Command(text) => command(app, text, other),
+        Mode::Confirm(p) => confirm(app, p, other),
+        Mode::Help { scroll } => {
+            app.mode = match other {
+                Action::Down | Action::ScrollDown => Mode::Help {
+                    scroll: scroll.saturating_add(1),
+                },
+                Action::Up | Action::ScrollUp => Mode::Help {
+                    scroll: scroll.saturating_sub(1),
+                },
+                Action::PageDown => Mode::Help {
+                    scroll: scroll.saturating_add(10),
+                },
+                Action::PageUp => Mode::Help {
+                    scroll: scroll.saturating_sub(10),
+                },
+                Action::Cancel | Action::Help | Action::Back => Mode::Normal,
+                _ => Mode::Help { scroll },
+            };
+            Vec::new()
+        }
+        Mode::Edit(form) => edit(app, form, other),
     }
 }
 
@@ -264,7 +273,8 @@ fn row_count(app: &App) -> usize {
     match app.screen() {
         None => pod_list::rows(app).len(),
         Some(Screen::Pod(v)) => pod_view_rows(app, v).len(),
-        Some(Screen::Node(_)) => usize::from(u16::MAX),
+        // the node view scrolls; it has no rows to select
+        Some(Screen::Node(_)) => 0,
         Some(Screen::Nodes(v)) => node_list_rows(app, v).len(),
     }
 }
@@ -714,8 +724,7 @@ fn request_bind(app: &mut App) {
         (first.clone(), warning)
     } else {
         app.error(format!(
-            "no node fits {pod}: {}. To bind anyway, open a node (Enter on a Filter row) and press b there",
-            pod_list::reason_line(&ex)
+            "no node fits {pod}; to bind anyway, open a node (Enter on a Filter row) and press b there"
         ));
         return;
     };

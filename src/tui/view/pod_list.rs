@@ -2,10 +2,10 @@
 //! matches highlighted.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Row, Table};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{ViewState, block, record_rows};
 use crate::app::pod_list::{self, PodRow};
@@ -170,8 +170,38 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
         .header(Row::new(header).style(theme.header))
         .row_highlight_style(theme.selected)
         .column_spacing(1);
-    view.pods
-        .select(Some(app.pods.selected.min(rows.len().saturating_sub(1))));
-    frame.render_stateful_widget(table, inner, &mut view.pods);
-    record_rows(view, inner, view.pods.offset());
+    let sel = app.pods.selected.min(rows.len().saturating_sub(1));
+    // the selected pending pod's whole reason, which the column cuts on narrow terminals
+    let detail = rows.get(sel).filter(|r| r.pod.is_pending()).map(|r| {
+        Line::from(vec![
+            Span::styled(format!("{}: ", r.pod.key), theme.accent),
+            Span::styled(
+                pod_list::status_line(app, &r.pod),
+                reason_style(app, &r.pod, theme),
+            ),
+            Span::styled("  (Enter: why, step by step)", theme.muted),
+        ])
+    });
+    let detail_h = match &detail {
+        Some(l) if inner.width > 0 => {
+            u16::try_from(l.width().div_ceil(usize::from(inner.width)).clamp(1, 3)).unwrap_or(1)
+        }
+        _ => 0,
+    };
+    let [table_area, gap, detail_area] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(u16::from(detail_h > 0)),
+        Constraint::Length(detail_h),
+    ])
+    .areas(inner);
+    view.pods.select(Some(sel));
+    frame.render_stateful_widget(table, table_area, &mut view.pods);
+    record_rows(view, table_area, view.pods.offset());
+    if let Some(l) = detail {
+        frame.render_widget(
+            Paragraph::new("─".repeat(usize::from(gap.width))).style(theme.border),
+            gap,
+        );
+        frame.render_widget(Paragraph::new(l).wrap(Wrap { trim: false }), detail_area);
+    }
 }
