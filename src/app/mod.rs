@@ -78,6 +78,44 @@ pub enum Load {
 /// An explanation, or why there is none.
 pub type Explained = Result<Arc<Explanation>, String>;
 
+/// How many full explanations are kept (the pods on screen are always kept); every pending
+/// pod keeps its [`Summary`]. A pod whose explanation was dropped is explained again when opened.
+pub const FULL_KEEP: usize = 32;
+
+/// What the pod list and the actions need of a pod's explanation, kept for every pending pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The one-line reason.
+    pub line: String,
+    /// A node fits.
+    pub schedulable: bool,
+    /// No profile serves the pod's schedulerName.
+    pub waiting: bool,
+    /// The selected node(s), ties included.
+    pub selected: Vec<String>,
+    /// PostFilter's nominated node and victims, when preemption would help.
+    pub preemption: Option<(String, Vec<ObjectKey>)>,
+    /// PostFilter ran without finding a node (its message).
+    pub preemption_failed: Option<String>,
+}
+
+impl Summary {
+    /// The summary of an explanation.
+    pub fn of(ex: &Explanation) -> Self {
+        let pf = ex.post_filter.as_ref();
+        Summary {
+            line: pod_list::reason_line(ex),
+            schedulable: ex.schedulable(),
+            waiting: ex.waiting_for_scheduler.is_some(),
+            selected: ex.selected.clone(),
+            preemption: pf.and_then(|p| p.nominated_node.clone().map(|n| (n, p.victims.clone()))),
+            preemption_failed: pf
+                .filter(|p| p.nominated_node.is_none())
+                .map(|p| p.message.clone()),
+        }
+    }
+}
+
 /// Which values the Score matrix shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScoreMode {
@@ -334,8 +372,13 @@ pub struct App {
     pub version: Version,
     /// Bumped on every change of the cluster; explanations of older generations are dropped.
     pub generation: u64,
-    /// Explanations of the current generation.
+    /// Full explanations of the current generation (at most [`FULL_KEEP`] beyond the pods on
+    /// screen).
     pub explanations: BTreeMap<ObjectKey, Explained>,
+    /// Summaries of every pod explained at the current generation.
+    pub summaries: BTreeMap<ObjectKey, Result<Summary, String>>,
+    /// Pods of `explanations`, least recently explained first.
+    pub recent: std::collections::VecDeque<ObjectKey>,
     /// Pods queued for explanation at this generation (progress denominator).
     pub queued: usize,
     /// Requested resources and pods per node.
@@ -376,6 +419,8 @@ impl App {
             version: Version::NEWEST,
             generation: 0,
             explanations: BTreeMap::new(),
+            summaries: BTreeMap::new(),
+            recent: std::collections::VecDeque::new(),
             queued: 0,
             usage: BTreeMap::new(),
             now: None,
@@ -400,6 +445,26 @@ impl App {
     /// The explanation of a pod at the current generation.
     pub fn explanation(&self, pod: &ObjectKey) -> Option<&Explained> {
         self.explanations.get(pod)
+    }
+
+    /// The summary of a pod's explanation at the current generation.
+    pub fn summary(&self, pod: &ObjectKey) -> Option<&Result<Summary, String>> {
+        self.summaries.get(pod)
+    }
+
+    /// Pods whose full explanation must stay: those on screen and the diff's.
+    pub fn pinned(&self) -> Vec<ObjectKey> {
+        let mut v: Vec<ObjectKey> = self
+            .screens
+            .iter()
+            .filter_map(|s| match s {
+                Screen::Pod(v) => Some(v.pod.clone()),
+                Screen::Node(v) => v.pod.clone(),
+                Screen::Nodes(v) => v.pod.clone(),
+            })
+            .collect();
+        v.extend(self.diff_base.as_ref().map(|d| d.pod.clone()));
+        v
     }
 
     /// The pod the user is looking at: the pod view's, the node view's, or the selected row.
@@ -431,7 +496,7 @@ impl App {
 
     /// Explanations still to come at this generation.
     pub fn explaining(&self) -> usize {
-        self.queued.saturating_sub(self.explanations.len())
+        self.queued.saturating_sub(self.summaries.len())
     }
 
     /// Sets an info message.

@@ -193,11 +193,17 @@ pub fn reason_line(ex: &Explanation) -> String {
         return if ex.selected.len() == 1 {
             format!("fits: would bind to {}", ex.selected[0])
         } else {
-            format!(
-                "fits: {} nodes tie ({})",
-                ex.selected.len(),
-                ex.selected.join(", ")
-            )
+            let mut names = ex
+                .selected
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            if ex.selected.len() > 3 {
+                names.push_str(", …");
+            }
+            format!("fits: {} nodes tie ({names})", ex.selected.len())
         };
     }
     if let Some(pf) = &ex.post_filter
@@ -224,8 +230,8 @@ pub fn status_line(app: &App, pod: &Pod) -> String {
     if let Some(n) = &pod.node_name {
         return format!("on {n}");
     }
-    match app.explanation(&pod.key) {
-        Some(Ok(ex)) => reason_line(ex),
+    match app.summary(&pod.key) {
+        Some(Ok(s)) => s.line.clone(),
         Some(Err(e)) => e.clone(),
         None => "explaining…".into(),
     }

@@ -357,6 +357,7 @@ fn preempt_needs_a_postfilter_result_then_evicts_in_memory() {
         victims: vec![ObjectKey::new("default", "api-1")],
         ..Default::default()
     });
+    a.summaries.insert(k.clone(), Ok(Summary::of(&ex)));
     a.explanations.insert(k.clone(), Ok(Arc::new(ex)));
     run(&mut a, [Action::RequestPreempt]);
     let Mode::Confirm(p) = a.mode.clone() else {
@@ -627,4 +628,39 @@ fn a_message_stays_until_the_next_key() {
     assert!(a.status.is_some(), "time passing keeps it");
     run(&mut a, [Action::Up]);
     assert!(a.status.is_none());
+}
+
+#[test]
+fn full_explanations_are_bounded_and_come_back_when_opened() {
+    let mut text = String::from(
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}\n",
+    );
+    for i in 0..(FULL_KEEP + 8) {
+        text.push_str(&format!(
+            "- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p{i:02}, namespace: default}}\n  spec: {{containers: [{{name: c, resources: {{requests: {{cpu: 2}}}}}}]}}\n"
+        ));
+    }
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "many".into(),
+        },
+        false,
+    );
+    load_sync(&mut a, "many.yaml", &text);
+    assert_eq!(a.summaries.len(), FULL_KEEP + 8);
+    assert_eq!(a.explanations.len(), FULL_KEEP);
+    assert_eq!(a.explaining(), 0);
+    // the oldest were dropped; the list still has every reason
+    let first = ObjectKey::new("default", "p00");
+    assert!(a.explanation(&first).is_none());
+    assert_eq!(
+        pod_list::status_line(&a, a.pod(&first).expect("pod")),
+        "0/1 nodes: 1 Insufficient cpu"
+    );
+    // opening it explains it again, and it stays while on screen
+    run(&mut a, [Action::Open]);
+    assert_eq!(pod_view(&a).pod, first);
+    assert!(matches!(a.explanation(&first), Some(Ok(_))));
+    assert_eq!(pod_view(&a).step, Some(Step::at(Point::Filter)));
 }

@@ -12,8 +12,8 @@ use super::pod_list;
 use super::stepper::{Pipeline, Point, PointState, Step};
 use super::whatif::{self, EditTarget};
 use super::{
-    Action, App, Effect, ExplainJob, Explained, Load, Loaded, Mode, NodeList, NodeView, Pending,
-    PodView, Screen, SourceKind,
+    Action, App, Effect, ExplainJob, Explained, FULL_KEEP, Load, Loaded, Mode, NodeList, NodeView,
+    Pending, PodView, Screen, SourceKind, Summary,
 };
 use crate::model::{Cluster, ObjectKey};
 
@@ -115,7 +115,7 @@ fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect> {
             app.version = l.version;
             app.load = Load::Ready;
             app.generation += 1;
-            app.explanations.clear();
+            clear_explanations(app);
             explain_all(app)
         }
         Err(e) => {
@@ -194,7 +194,33 @@ fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, result: Explaine
             }
         }
     }
-    app.explanations.insert(pod, result);
+    app.summaries.insert(
+        pod.clone(),
+        result
+            .as_ref()
+            .map(|ex| Summary::of(ex))
+            .map_err(Clone::clone),
+    );
+    app.explanations.insert(pod.clone(), result);
+    app.recent.retain(|k| *k != pod);
+    app.recent.push_back(pod);
+    // keep memory bounded on big clusters: drop the oldest full explanations not on screen
+    let pinned = app.pinned();
+    while app.explanations.len() > FULL_KEEP + pinned.len() {
+        let Some(i) = app.recent.iter().position(|k| !pinned.contains(k)) else {
+            break;
+        };
+        if let Some(k) = app.recent.remove(i) {
+            app.explanations.remove(&k);
+        }
+    }
+}
+
+/// Forgets every explanation (the cluster changed).
+fn clear_explanations(app: &mut App) {
+    app.explanations.clear();
+    app.summaries.clear();
+    app.recent.clear();
 }
 
 /// Replaces the cluster after an in-memory change and re-explains.
@@ -209,7 +235,7 @@ fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Vec<Effect> {
     app.usage = node_usage(&cluster);
     app.cluster = Arc::new(cluster);
     app.generation += 1;
-    app.explanations.clear();
+    clear_explanations(app);
     app.info(format!("{change} (in memory); re-running the scheduler"));
     app.changes.push(change);
     for s in &mut app.screens {
@@ -684,8 +710,8 @@ fn request_bind(app: &mut App) {
         app.error(format!("pod {pod} has finished ({})", p.phase));
         return;
     }
-    let ex = match app.explanation(&pod) {
-        Some(Ok(ex)) => ex.clone(),
+    let summary = match app.summary(&pod) {
+        Some(Ok(s)) => s.clone(),
         Some(Err(e)) => {
             app.error(e.clone());
             return;
@@ -698,6 +724,12 @@ fn request_bind(app: &mut App) {
         }
     };
     let (node, warning) = if let Some(node) = picked {
+        let Some(Ok(ex)) = app.explanation(&pod) else {
+            app.error(format!(
+                "pod {pod} is still being explained; try again in a moment"
+            ));
+            return;
+        };
         let warning = match ex.filter.iter().find(|f| f.node == node) {
             Some(f) if f.feasible => None,
             Some(f) => Some(format!(
@@ -713,12 +745,12 @@ fn request_bind(app: &mut App) {
                 .map(|m| format!("the scheduler would not place the pod: {m}")),
         };
         (node, warning)
-    } else if let Some(first) = ex.selected.first() {
-        let warning = (ex.selected.len() > 1).then(|| {
+    } else if let Some(first) = summary.selected.first() {
+        let warning = (summary.selected.len() > 1).then(|| {
             format!(
                 "{} nodes tie at the top ({}); the scheduler picks one at random, this binds to {first}",
-                ex.selected.len(),
-                ex.selected.join(", ")
+                summary.selected.len(),
+                summary.selected.join(", ")
             )
         });
         (first.clone(), warning)
@@ -737,8 +769,8 @@ fn request_preempt(app: &mut App) {
         return;
     }
     let Some(pod) = app.focused_pod() else { return };
-    let ex = match app.explanation(&pod) {
-        Some(Ok(ex)) => ex.clone(),
+    let summary = match app.summary(&pod) {
+        Some(Ok(s)) => s.clone(),
         Some(Err(e)) => {
             app.error(e.clone());
             return;
@@ -750,27 +782,22 @@ fn request_preempt(app: &mut App) {
             return;
         }
     };
-    match &ex.post_filter {
-        Some(pf) if pf.nominated_node.is_some() => {
-            let node = pf.nominated_node.clone().unwrap_or_default();
-            app.mode = Mode::Confirm(Pending::Preempt {
-                pod,
-                node,
-                victims: pf.victims.clone(),
-            });
+    match (summary.preemption, summary.preemption_failed) {
+        (Some((node, victims)), _) => {
+            app.mode = Mode::Confirm(Pending::Preempt { pod, node, victims });
         }
-        Some(pf) => app.error(format!(
+        (None, Some(msg)) => app.error(format!(
             "preemption cannot help {pod}: {}",
-            if pf.message.is_empty() {
+            if msg.is_empty() {
                 "PostFilter found no candidate node"
             } else {
-                &pf.message
+                &msg
             }
         )),
-        None if ex.schedulable() => {
-            app.error(format!("{pod} fits without preemption; press b to bind it"))
+        (None, None) if summary.schedulable => {
+            app.error(format!("{pod} fits without preemption; press b to bind it"));
         }
-        None => app.error(format!(
+        (None, None) => app.error(format!(
             "PostFilter did not run for {pod}: no preemption plugin produced a result"
         )),
     }

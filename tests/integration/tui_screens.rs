@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use kschedtui::app::stepper::{Point, Step};
-use kschedtui::app::{Action, App, Screen, SourceInfo, SourceKind, load_sync, update, update_sync};
+use kschedtui::app::{
+    Action, App, Screen, SourceInfo, SourceKind, Summary, load_sync, update, update_sync,
+};
 use kschedtui::engine::trace::{Candidate, PostFilterTrace};
 use kschedtui::model::ObjectKey;
 use kschedtui::tui::theme::{self, Theme};
@@ -326,6 +328,7 @@ fn postfilter_candidates() {
             ),
         ],
     });
+    a.summaries.insert(k.clone(), Ok(Summary::of(&ex)));
     a.explanations.insert(k, Ok(Arc::new(ex)));
     open_pod(&mut a, "batch-1");
     go_to(&mut a, Step::at(Point::PostFilter));

@@ -33,9 +33,9 @@ fn state_glyph(app: &App, pod: &Pod, theme: &Theme) -> Span<'static> {
     if pod.node_name.is_some() {
         return Span::styled("●", theme.ok);
     }
-    match app.explanation(&pod.key) {
-        Some(Ok(ex)) if ex.schedulable() => Span::styled("◐", theme.warn),
-        Some(Ok(ex)) if ex.waiting_for_scheduler.is_some() => Span::styled("…", theme.muted),
+    match app.summary(&pod.key) {
+        Some(Ok(s)) if s.schedulable => Span::styled("◐", theme.warn),
+        Some(Ok(s)) if s.waiting => Span::styled("…", theme.muted),
         Some(_) => Span::styled("✗", theme.fail),
         None => Span::styled("?", theme.muted),
     }
@@ -45,9 +45,9 @@ fn reason_style(app: &App, pod: &Pod, theme: &Theme) -> Style {
     if pod.node_name.is_some() || pod.is_finished() {
         return theme.muted;
     }
-    match app.explanation(&pod.key) {
-        Some(Ok(ex)) if ex.schedulable() => theme.warn,
-        Some(Ok(ex)) if ex.waiting_for_scheduler.is_some() => theme.muted,
+    match app.summary(&pod.key) {
+        Some(Ok(s)) if s.schedulable => theme.warn,
+        Some(Ok(s)) if s.waiting => theme.muted,
         Some(_) => theme.fail,
         None => theme.muted,
     }
