@@ -357,9 +357,34 @@ fn status_table(
             ]),
         })
         .collect();
-    let extra_h = u16::try_from(extra.len()).unwrap_or(0);
-    let [t_area, e_area] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(extra_h)]).areas(area);
+    // reasons of the plugins that stopped the pod, whole (the table cuts them)
+    for s in sts
+        .iter()
+        .filter(|s| !matches!(s.code, Code::Success | Code::Skip) && !s.reasons.is_empty())
+    {
+        extra.push(Line::from(vec![
+            Span::styled(format!("{}: ", s.plugin), theme.accent),
+            Span::styled(s.reasons.join(", "), code_style(theme, s.code)),
+        ]));
+    }
+    let width = usize::from(area.width.max(1));
+    let extra_h = u16::try_from(
+        extra
+            .iter()
+            .map(|l| l.width().div_ceil(width).max(1))
+            .sum::<usize>(),
+    )
+    .unwrap_or(0)
+    .min(area.height / 2);
+    // the table, then the notes right below it
+    let table_h = u16::try_from(rows.len().max(1) + 1).unwrap_or(u16::MAX);
+    let [t_area, _, e_area, _] = Layout::vertical([
+        Constraint::Length(table_h),
+        Constraint::Length(u16::from(extra_h > 0)),
+        Constraint::Length(extra_h),
+        Constraint::Min(0),
+    ])
+    .areas(area);
     if rows.is_empty() {
         frame.render_widget(
             Paragraph::new(Span::styled(
@@ -395,7 +420,7 @@ fn status_table(
         frame.render_widget(table, t_area);
         record_rows(view, t_area, 0);
     }
-    frame.render_widget(Paragraph::new(extra), e_area);
+    frame.render_widget(Paragraph::new(extra).wrap(Wrap { trim: false }), e_area);
 }
 
 fn queue(app: &App, ex: &Explanation, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
@@ -439,7 +464,7 @@ fn queue(app: &App, ex: &Explanation, theme: &Theme, frame: &mut Frame<'_>, area
             Span::styled(format!("  priority {}{aside}", p.priority), theme.muted),
         ]));
     }
-    frame.render_widget(Paragraph::new(lines), area);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
 }
 
 #[allow(clippy::too_many_arguments)]
