@@ -1,4 +1,5 @@
-//! The one integration test binary (one link of the dependency graph on a 2-core CI machine).
+//! The one integration test binary (each extra file under tests/ would link the whole crate
+//! again); one module per area.
 #![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod cli;
@@ -7,3 +8,8 @@ mod determinism;
 mod fixtures;
 mod layering;
 mod simulate;
+#[cfg(feature = "tui")]
+mod tui_e2e;
+mod tui_layering;
+#[cfg(feature = "tui")]
+mod tui_screens;
