@@ -258,6 +258,8 @@ mod tests {
             post_filter: None,
             later_points: vec![],
             notes: vec![],
+            binding_cycle: None,
+            gang: None,
         };
         assert_eq!(reason_line(&ex), "0/4 nodes: 2 Insufficient cpu");
         let mut ok = ex.clone();

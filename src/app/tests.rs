@@ -170,8 +170,9 @@ fn open_pod_lands_on_the_decisive_step_and_steps() {
     assert_eq!(pod_view(&a).step, Some(Step::at(Point::PreFilter)));
     run(&mut a, [Action::Restart]);
     assert_eq!(pod_view(&a).step, Some(Step::at(Point::PreEnqueue)));
+    // the pod does not fit anywhere, so the cycle ends at PostFilter (preemption)
     run(&mut a, [Action::RunToEnd]);
-    assert_eq!(pod_view(&a).step, Some(Step::at(Point::Filter)));
+    assert_eq!(pod_view(&a).step, Some(Step::at(Point::PostFilter)));
     run(&mut a, [Action::Back]);
     assert!(a.screen().is_none());
 }
@@ -617,7 +618,7 @@ fn full_explanations_are_bounded_and_come_back_when_opened() {
     assert!(a.explanation(&first).is_none());
     assert_eq!(
         pod_list::status_line(&a, a.pod(&first).expect("pod")),
-        "0/1 nodes: 1 Insufficient cpu"
+        "0/1 nodes: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod"
     );
     // opening it explains it again, and it stays while on screen
     run(&mut a, [Action::Open]);

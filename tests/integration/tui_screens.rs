@@ -305,12 +305,14 @@ fn postfilter_candidates() {
                 victims: vec![ObjectKey::new("default", "api-1")],
                 pdb_violations: 0,
                 note: "chosen: fewest PDB violations, then highest victim priority is lowest".into(),
+                ..Default::default()
             },
             Candidate {
                 node: "node-b".into(),
                 victims: vec![ObjectKey::new("data", "db-0")],
                 pdb_violations: 1,
                 note: "1 PDB violation".into(),
+                ..Default::default()
             },
         ],
         node_notes: vec![
@@ -323,6 +325,7 @@ fn postfilter_candidates() {
                 "preemption will not help: node(s) were unschedulable".into(),
             ),
         ],
+        ..Default::default()
     });
     a.summaries.insert(k.clone(), Ok(Summary::of(&ex)));
     a.explanations.insert(k, Ok(Arc::new(ex)));
