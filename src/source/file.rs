@@ -75,6 +75,13 @@ pub fn load_str(name: &str, text: &str) -> Result<Cluster, LoadError> {
     Ok(Cluster::build(out)?)
 }
 
+/// Reads every object of a snapshot given as text; `name` is used in messages.
+pub fn read_objects_str(name: &str, text: &str) -> Result<Vec<(Origin, Object)>, LoadError> {
+    let mut out = Vec::new();
+    parse_text(name, text, &mut out)?;
+    Ok(out)
+}
+
 /// Reads every object of a file or directory (sorted file names, not recursive).
 pub fn read_objects(path: &Path) -> Result<Vec<(Origin, Object)>, LoadError> {
     let io = |e| LoadError::Io { path: path.display().to_string(), source: e };
