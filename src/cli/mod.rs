@@ -1,5 +1,6 @@
-//! Headless commands on the same engine: `explain` (and the entry point that dispatches to the
-//! TUI). Errors are printed as one line and give a non-zero exit code.
+//! Headless commands on the same engine: `explain`, `bind`, `preempt`, `snapshot` (and the
+//! entry point that dispatches to the TUI). Errors are printed as one line and give a non-zero
+//! exit code. The live-cluster side of the commands is in [`live`].
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::io::Write;
@@ -12,6 +13,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::engine::{self, Framework, SchedulerConfig, Snapshot, Version};
 use crate::model::{Cluster, ObjectKey};
 use crate::source::file;
+
+#[cfg(feature = "live")]
+pub mod live;
 
 /// The demo cluster, embedded so `--demo` works from any directory.
 pub const DEMO_SNAPSHOT: &str = include_str!("../../fixtures/demo.yaml");
@@ -29,6 +33,39 @@ pub struct Cli {
     /// Open the bundled demo cluster.
     #[arg(long)]
     pub demo: bool,
+    /// How to reach a live cluster (when no --snapshot is given).
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// Live cluster options, shared by every command (as kubectl names them).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ClusterArgs {
+    /// Kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context (default: current-context).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Never write to the cluster: no bind, no preemption, no permission checks.
+    #[arg(long, global = true)]
+    pub readonly: bool,
+    /// `server`: send writes with dryRun=All (the API server validates, then discards them).
+    #[arg(long, global = true, value_enum, default_value = "none", value_name = "MODE")]
+    pub dry_run: DryRun,
+    /// Seconds to wait for each API request.
+    #[arg(long, global = true, default_value_t = 30, value_name = "SECONDS")]
+    pub request_timeout: u64,
+}
+
+/// `--dry-run` values.
+#[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
+pub enum DryRun {
+    /// Send writes for real.
+    #[default]
+    None,
+    /// Send writes with dryRun=All.
+    Server,
 }
 
 /// Commands.
@@ -36,6 +73,74 @@ pub struct Cli {
 pub enum Command {
     /// Explain why pods are (or are not) schedulable.
     Explain(ExplainArgs),
+    /// Bind a pending pod to a node (default: the node the engine selects).
+    Bind(BindArgs),
+    /// Preempt for a pending pod: remove the victims the engine chose, then nominate the node.
+    Preempt(PreemptArgs),
+    /// Write the live cluster to a snapshot file that --snapshot reads back.
+    Snapshot(SnapshotArgs),
+}
+
+/// `bind` arguments.
+#[derive(Args, Debug)]
+pub struct BindArgs {
+    /// The pod: NAMESPACE/NAME, or NAME with -n.
+    pub pod: String,
+    /// Namespace of a pod given by name (default: the context's namespace).
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    /// The node (default: the node the engine selects).
+    #[arg(long)]
+    pub node: Option<String>,
+    /// Do not ask for confirmation.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Upstream release to reproduce (default: the server's, or the snapshot's).
+    #[arg(long)]
+    pub scheduler_version: Option<String>,
+    /// A KubeSchedulerConfiguration file with the profiles to use.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+/// `preempt` arguments.
+#[derive(Args, Debug)]
+pub struct PreemptArgs {
+    /// The preemptor: NAMESPACE/NAME, or NAME with -n.
+    pub pod: String,
+    /// Namespace of a pod given by name (default: the context's namespace).
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    /// Evict the victims through the Eviction API (honours PodDisruptionBudgets) instead of
+    /// deleting them as kube-scheduler does.
+    #[arg(long)]
+    pub evict: bool,
+    /// Do not ask for confirmation.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Upstream release to reproduce (default: the server's, or the snapshot's).
+    #[arg(long)]
+    pub scheduler_version: Option<String>,
+    /// A KubeSchedulerConfiguration file with the profiles to use.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+/// `snapshot` arguments.
+#[derive(Args, Debug)]
+pub struct SnapshotArgs {
+    /// The file to write (JSON when it ends in .json, YAML otherwise).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Read namespaced objects of this namespace only (pods elsewhere are then missing).
+    #[arg(short, long, conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Read every namespace (the default).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Replace names, label values and images with stable placeholders.
+    #[arg(long)]
+    pub anonymize: bool,
 }
 
 /// Output formats.
@@ -54,18 +159,19 @@ pub enum Output {
 pub struct ExplainArgs {
     /// The pod: NAMESPACE/NAME, or NAME with -n.
     pub pod: Option<String>,
-    /// Namespace of a pod given by name.
-    #[arg(short, long, default_value = "default")]
-    pub namespace: String,
+    /// Namespace of a pod given by name (default: the context's namespace, or "default").
+    #[arg(short, long)]
+    pub namespace: Option<String>,
     /// Explain every pending pod, in scheduling queue order.
     #[arg(long, conflicts_with = "pod")]
     pub all_pending: bool,
     /// Output format.
     #[arg(short, long, value_enum, default_value = "text")]
     pub output: Output,
-    /// Upstream release to reproduce (1.30 to the newest).
-    #[arg(long, default_value_t = Version::NEWEST.to_string())]
-    pub scheduler_version: String,
+    /// Upstream release to reproduce, 1.30 to the newest (default: a live server's release,
+    /// the one recorded in the snapshot, or the newest).
+    #[arg(long)]
+    pub scheduler_version: Option<String>,
     /// A KubeSchedulerConfiguration file with the profiles to use.
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -80,7 +186,7 @@ pub fn load_cluster(snapshot: Option<&Path>, demo: bool) -> Result<Cluster> {
         (Some(p), _) => Ok(file::load_path(p)?),
         (None, true) => Ok(file::load_str("demo.yaml (embedded)", DEMO_SNAPSHOT)?),
         (None, false) => bail!(
-            "no cluster to explain against: pass --snapshot FILE or --demo (explaining against a live cluster is not implemented yet)"
+            "no cluster to explain against: pass --snapshot FILE or --demo (this build has no live cluster support)"
         ),
     }
 }
@@ -97,10 +203,39 @@ pub fn load_profiles(config: Option<&Path>, version: Version) -> Result<Vec<Fram
     Ok(engine::build_profiles(cfg.as_ref(), version)?)
 }
 
+/// The scheduler version: `--scheduler-version`, else `default`.
+pub fn scheduler_version(arg: Option<&str>, default: Version) -> Result<Version> {
+    match arg {
+        Some(v) => v.parse().map_err(anyhow::Error::msg),
+        None => Ok(default),
+    }
+}
+
+/// The version recorded in a snapshot written by `kschedtui snapshot`, clamped to the
+/// supported range.
+pub fn recorded_version(snapshot: Option<&Path>) -> Option<Version> {
+    let info = crate::source::snapshot::SnapshotInfo::read(snapshot?)?;
+    let v = info.kubernetes_version?;
+    let minor = v.trim_start_matches('v').split('.').nth(1)?.parse().ok()?;
+    Some(Version::clamp_minor(minor))
+}
+
 /// Runs `explain`.
-pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>) -> Result<()> {
-    let version: Version = args.scheduler_version.parse().map_err(anyhow::Error::msg)?;
+pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, cluster: &ClusterArgs) -> Result<()> {
+    if snapshot.is_none() && !args.demo {
+        #[cfg(feature = "live")]
+        return live::explain(args, cluster);
+    }
+    let _ = cluster;
+    let default = recorded_version(snapshot).unwrap_or(Version::NEWEST);
+    let version = scheduler_version(args.scheduler_version.as_deref(), default)?;
     let cluster = load_cluster(snapshot, args.demo)?;
+    let text = render_explanations(args, cluster, version, "default")?;
+    write_stdout(&text)
+}
+
+/// Explains the pods `args` names against `cluster`; returns the text to print.
+pub fn render_explanations(args: &ExplainArgs, cluster: Cluster, version: Version, default_ns: &str) -> Result<String> {
     for w in &cluster.warnings {
         eprintln!("warning: {w}");
     }
@@ -110,7 +245,7 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>) -> Result<()> {
         snap.cluster.pending_pods().iter().map(|p| p.key.clone()).collect()
     } else {
         match &args.pod {
-            Some(p) => vec![ObjectKey::parse(p, &args.namespace)],
+            Some(p) => vec![ObjectKey::parse(p, args.namespace.as_deref().unwrap_or(default_ns))],
             None => bail!("name a pod (NAMESPACE/NAME, or NAME -n NAMESPACE) or pass --all-pending"),
         }
     };
@@ -118,7 +253,7 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>) -> Result<()> {
     for k in &keys {
         out.push(engine::explain(&snap, &profiles, k)?);
     }
-    let text = match args.output {
+    Ok(match args.output {
         Output::Text => {
             if out.is_empty() {
                 "no pending pods in the snapshot\n".to_string()
@@ -139,8 +274,40 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>) -> Result<()> {
                 serde_yaml::to_string(&v)?
             }
         }
-    };
-    write_stdout(&text)
+    })
+}
+
+/// Runs `bind`.
+pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
+    #[cfg(feature = "live")]
+    return live::bind(args, cli);
+    #[cfg(not(feature = "live"))]
+    {
+        let _ = (args, cli);
+        bail!("this build has no live cluster support (built without the 'live' feature)")
+    }
+}
+
+/// Runs `preempt`.
+pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
+    #[cfg(feature = "live")]
+    return live::preempt(args, cli);
+    #[cfg(not(feature = "live"))]
+    {
+        let _ = (args, cli);
+        bail!("this build has no live cluster support (built without the 'live' feature)")
+    }
+}
+
+/// Runs `snapshot`.
+pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
+    #[cfg(feature = "live")]
+    return live::snapshot(args, cli);
+    #[cfg(not(feature = "live"))]
+    {
+        let _ = (args, cli);
+        bail!("this build has no live cluster support (built without the 'live' feature)")
+    }
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
@@ -156,7 +323,10 @@ pub fn write_stdout(text: &str) -> Result<()> {
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let r = match &cli.command {
-        Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref()),
+        Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref(), &cli.cluster),
+        Some(Command::Bind(a)) => bind(a, &cli),
+        Some(Command::Preempt(a)) => preempt(a, &cli),
+        Some(Command::Snapshot(a)) => snapshot(a, &cli),
         None => Err(anyhow::anyhow!(
             "the terminal UI is not implemented yet; use `kschedtui explain --demo --all-pending` or `kschedtui explain --snapshot FILE --all-pending`"
         )),

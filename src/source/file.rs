@@ -172,7 +172,8 @@ fn quote_quantities(v: &mut Value, in_list: bool) {
         Value::Object(m) => {
             for (k, child) in m.iter_mut() {
                 let is_list = QUANTITY_MAPS.contains(&k.as_str());
-                if in_list && let Value::Number(n) = child {
+                // CSINode `allocatable: {count: N}` is an integer, not a quantity.
+                if in_list && k != "count" && let Value::Number(n) = child {
                     *child = Value::String(n.to_string());
                     continue;
                 }

@@ -19,6 +19,53 @@ pub struct SnapshotOptions {
     /// Comment lines written at the top of a YAML file (ignored when anonymizing, as they
     /// name the cluster).
     pub header: Vec<String>,
+    /// Where the snapshot came from, recorded under the top-level key [`INFO_KEY`] (the
+    /// loader ignores it; `explain --snapshot` reads the Kubernetes version from it).
+    pub info: SnapshotInfo,
+}
+
+/// The top-level key of a snapshot List that records where it came from.
+pub const INFO_KEY: &str = "kschedtuiSnapshot";
+
+/// Where a snapshot came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotInfo {
+    /// The server's gitVersion ("v1.30.6"): `explain --snapshot` reproduces that scheduler
+    /// release unless told otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubernetes_version: Option<String>,
+    /// Context name (dropped when anonymizing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Server URL (dropped when anonymizing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// Namespace read, when not all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// resourceVersion per kind.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub resource_versions: std::collections::BTreeMap<String, String>,
+}
+
+impl SnapshotInfo {
+    /// The info as recorded in a snapshot file's top level, if any (a directory has none).
+    pub fn read(path: &Path) -> Option<SnapshotInfo> {
+        if path.is_dir() {
+            return None;
+        }
+        let text = std::fs::read_to_string(path).ok()?;
+        let trimmed = text.trim_start();
+        let top: Value = if trimmed.starts_with('{') {
+            serde_json::from_str(&text).ok()?
+        } else {
+            // The first document only: a snapshot written by kschedtui is one List.
+            let first = serde_yaml::Deserializer::from_str(&text).next()?;
+            serde::Deserialize::deserialize(first).ok()?
+        };
+        serde_json::from_value(top.get(INFO_KEY)?.clone()).ok()
+    }
 }
 
 /// Why a snapshot could not be written.
@@ -57,12 +104,21 @@ pub fn items(state: &ClusterState, anonymize: bool) -> Vec<Value> {
 
 /// The snapshot file's text.
 pub fn render(state: &ClusterState, opts: &SnapshotOptions) -> Result<String, SnapshotError> {
-    let doc = json!({
+    let mut info = opts.info.clone();
+    if opts.anonymize {
+        info.context = None;
+        info.server = None;
+        info.namespace = None;
+    }
+    let mut doc = json!({
         "apiVersion": "v1",
         "kind": "List",
         "metadata": {},
         "items": items(state, opts.anonymize),
     });
+    if info != SnapshotInfo::default() {
+        doc[INFO_KEY] = serde_json::to_value(&info).map_err(|e| SnapshotError::Encode(e.to_string()))?;
+    }
     if opts.json {
         let mut s =
             serde_json::to_string_pretty(&doc).map_err(|e| SnapshotError::Encode(e.to_string()))?;
@@ -164,5 +220,28 @@ items:
         let text = render(&s, &anon).unwrap();
         assert!(!text.contains("prod"));
         assert!(load_str("anon", &text).is_ok());
+    }
+
+    #[test]
+    fn info_is_recorded_and_read_back_and_the_loader_ignores_it() {
+        let s = state();
+        let info = SnapshotInfo {
+            kubernetes_version: Some("v1.31.2".into()),
+            context: Some("prod".into()),
+            resource_versions: [("Pod".to_string(), "77".to_string())].into(),
+            ..Default::default()
+        };
+        let dir = std::env::temp_dir().join(format!("kschedtui-info-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, anonymize) in [("a.yaml", false), ("b.json", false), ("c.yaml", true)] {
+            let f = dir.join(name);
+            write_file(&f, &s, &SnapshotOptions { info: info.clone(), anonymize, ..Default::default() })
+                .unwrap();
+            let back = SnapshotInfo::read(&f).unwrap();
+            assert_eq!(back.kubernetes_version.as_deref(), Some("v1.31.2"));
+            assert_eq!(back.context.is_some(), !anonymize);
+            assert_eq!(crate::source::file::load_path(&f).unwrap().pods.len(), 1);
+        }
+        assert_eq!(SnapshotInfo::read(&dir), None);
     }
 }

@@ -153,6 +153,27 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     cur.to_string()
 }
 
+/// What an exec credential plugin wrote on stderr, from kube's error text
+/// (`... Output { status: .., stdout: "..", stderr: "MESSAGE\n" }`), on one line.
+fn exec_stderr(text: &str) -> Option<String> {
+    let start = text.find("stderr: \"")? + "stderr: \"".len();
+    let mut out = String::new();
+    let mut chars = text[start..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => break,
+            '\\' => match chars.next() {
+                Some('n') => out.push(' '),
+                Some(o) => out.push(o),
+                None => break,
+            },
+            c => out.push(c),
+        }
+    }
+    let out = out.trim().to_string();
+    if out.is_empty() { None } else { Some(out) }
+}
+
 /// Turns a client error into a user message.
 pub fn classify(e: &kube::Error, cx: &ErrorContext<'_>) -> LiveError {
     let server = cx.server.to_string();
@@ -178,7 +199,11 @@ pub fn classify(e: &kube::Error, cx: &ErrorContext<'_>) -> LiveError {
     let lower = text.to_lowercase();
     let cause = root_cause(e);
     if matches!(e, kube::Error::Auth(_)) {
-        return LiveError::Credentials { server, context: cx.context.to_string(), cause: text };
+        let cause = match exec_stderr(&text) {
+            Some(err) => format!("the exec credential plugin failed: {err}"),
+            None => text,
+        };
+        return LiveError::Credentials { server, context: cx.context.to_string(), cause };
     }
     // A server that refuses an expired client certificate sends a TLS alert.
     if lower.contains("certificateexpired")
@@ -258,6 +283,13 @@ mod tests {
             classify(&api(500, "etcd down"), &cx()).to_string(),
             "https://10.0.0.1:6443 answered 500 while listing pods: etcd down"
         );
+    }
+
+    #[test]
+    fn exec_plugin_stderr_is_extracted() {
+        let text = r#"auth error: auth exec command 'sh' failed with status exit status: 1: Output { status: ExitStatus(unix_wait_status(256)), stdout: "", stderr: "error: the SSO session has expired\nrun login\n" }"#;
+        assert_eq!(exec_stderr(text).as_deref(), Some("error: the SSO session has expired run login"));
+        assert_eq!(exec_stderr("auth error: token file missing"), None);
     }
 
     #[test]
