@@ -12,8 +12,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::{
-    BindArgs, Cli, ClusterArgs, DEMO_SNAPSHOT, DryRun, ExplainArgs, PreemptArgs, SnapshotArgs,
-    load_profiles, recorded_version, render_explanations, scheduler_version, write_stdout,
+    BindArgs, Cli, ClusterArgs, DEMO_SNAPSHOT, DryRun, ExplainArgs, PreemptArgs, SnapshotArgs, load_profiles,
+    recorded_version, render_explanations, scheduler_version, write_stdout,
 };
 use crate::engine::{self, Snapshot, Version};
 use crate::model::ObjectKey;
@@ -24,9 +24,7 @@ use crate::source::live::config::Environment;
 use crate::source::live::watch::{Progress, WatchOptions};
 use crate::source::live::{ConnectOptions, LiveSource, Scope};
 use crate::source::snapshot::{SnapshotInfo, SnapshotOptions, write_file};
-use crate::source::write::{
-    Plan, Removal, WriteMode, bind_plan, check_plan, execute, preempt_plan,
-};
+use crate::source::write::{Plan, Removal, WriteMode, bind_plan, check_plan, execute, preempt_plan};
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
@@ -48,12 +46,19 @@ fn write_mode(c: &ClusterArgs) -> WriteMode {
 
 fn connect_options(c: &ClusterArgs, namespace: Option<String>, scope: Scope) -> ConnectOptions {
     let timeout = Duration::from_secs(c.request_timeout.max(1));
-    let mut opts = ConnectOptions { scope, mode: write_mode(c), ..Default::default() };
+    let mut opts = ConnectOptions {
+        scope,
+        mode: write_mode(c),
+        ..Default::default()
+    };
     opts.config.kubeconfig.clone_from(&c.kubeconfig);
     opts.config.context.clone_from(&c.context);
     opts.config.namespace = namespace;
     opts.config.timeout = Some(timeout);
-    opts.watch = WatchOptions { request_timeout: timeout, ..WatchOptions::default() };
+    opts.watch = WatchOptions {
+        request_timeout: timeout,
+        ..WatchOptions::default()
+    };
     opts
 }
 
@@ -63,7 +68,13 @@ fn progress_printer() -> crate::source::live::ProgressFn {
     Arc::new(move |p: &Progress| {
         if tty {
             let mut e = std::io::stderr().lock();
-            let _ = write!(e, "\r\x1b[2Klisting {}: {} ({} page(s))", p.kind.plural(), p.items, p.pages);
+            let _ = write!(
+                e,
+                "\r\x1b[2Klisting {}: {} ({} page(s))",
+                p.kind.plural(),
+                p.items,
+                p.pages
+            );
             if p.done {
                 let _ = write!(e, "\r\x1b[2K");
             }
@@ -104,7 +115,9 @@ pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<()> {
         let (src, sv, state) = connect_and_load(c, args.namespace.clone(), Scope::AllNamespaces).await?;
         let version = scheduler_version(args.scheduler_version.as_deref(), server_default(&sv))?;
         if args.scheduler_version.is_none() {
-            eprintln!("kschedtui: reproducing kube-scheduler {version} (the server's release, clamped to the supported range)");
+            eprintln!(
+                "kschedtui: reproducing kube-scheduler {version} (the server's release, clamped to the supported range)"
+            );
         }
         let cluster = state.to_cluster()?;
         render_explanations(args, cluster, version, &src.info().namespace)
@@ -178,13 +191,19 @@ async fn open_target(cli: &Cli, namespace: Option<String>) -> Result<(Target, Cl
     if let Some(p) = &cli.snapshot {
         let s = FixtureSource::from_path(p)?.with_write_mode(mode);
         let state = s.load().await?;
-        eprintln!("kschedtui: rehearsal on {}: changes stay in memory, nothing is written", s.describe());
+        eprintln!(
+            "kschedtui: rehearsal on {}: changes stay in memory, nothing is written",
+            s.describe()
+        );
         return Ok((Target::Fixture(s, recorded_version(Some(p))), state, "default".into()));
     }
     if cli.demo {
         let s = FixtureSource::from_str("demo.yaml (embedded)", DEMO_SNAPSHOT)?.with_write_mode(mode);
         let state = s.load().await?;
-        eprintln!("kschedtui: rehearsal on {}: changes stay in memory, nothing is written", s.describe());
+        eprintln!(
+            "kschedtui: rehearsal on {}: changes stay in memory, nothing is written",
+            s.describe()
+        );
         return Ok((Target::Fixture(s, None), state, "default".into()));
     }
     let (src, sv, state) = connect_and_load(&cli.cluster, namespace, Scope::AllNamespaces).await?;
@@ -261,7 +280,10 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
         let version = scheduler_version(args.scheduler_version.as_deref(), default)?;
         let (cluster, ex) = explain_one(&state, &pod, version, args.config.as_deref())?;
         if ex.schedulable() {
-            bail!("{pod} needs no preemption ({}); use `kschedtui bind {pod}`", ex.verdict());
+            bail!(
+                "{pod} needs no preemption ({}); use `kschedtui bind {pod}`",
+                ex.verdict()
+            );
         }
         let Some(pf) = &ex.post_filter else {
             bail!(
@@ -270,14 +292,22 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
             );
         };
         let Some(node) = &pf.nominated_node else {
-            let why = if pf.message.is_empty() { ex.verdict() } else { pf.message.clone() };
+            let why = if pf.message.is_empty() {
+                ex.verdict()
+            } else {
+                pf.message.clone()
+            };
             bail!("preemption would not help {pod}: {why}");
         };
         let how = if args.evict { Removal::Evict } else { Removal::Delete };
         println!(
             "The engine (kube-scheduler {version}) nominates node '{node}' for {pod} and evicts {} victim(s): {}",
             pf.victims.len(),
-            pf.victims.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+            pf.victims
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         let plan = preempt_plan(&cluster, &pod, node, &pf.victims, how)?;
         match &target {
@@ -295,7 +325,11 @@ async fn confirm_and_execute<S: ClusterSource>(src: &S, plan: &Plan, yes: bool) 
     println!(
         "Requests to {}{}:",
         src.describe(),
-        if dry { ", sent as server-side dry runs (dryRun=All)" } else { "" }
+        if dry {
+            ", sent as server-side dry runs (dryRun=All)"
+        } else {
+            ""
+        }
     );
     for (i, r) in plan.requests.iter().enumerate() {
         println!("{:>3}. {}", i + 1, r.describe(dry));

@@ -195,7 +195,8 @@ pub fn load_cluster(snapshot: Option<&Path>, demo: bool) -> Result<Cluster> {
 pub fn load_profiles(config: Option<&Path>, version: Version) -> Result<Vec<Framework>> {
     let cfg = match config {
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read scheduler config '{}'", p.display()))?;
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read scheduler config '{}'", p.display()))?;
             Some(SchedulerConfig::parse(&text).with_context(|| format!("in '{}'", p.display()))?)
         }
         None => None,
@@ -258,7 +259,10 @@ pub fn render_explanations(args: &ExplainArgs, cluster: Cluster, version: Versio
             if out.is_empty() {
                 "no pending pods in the snapshot\n".to_string()
             } else {
-                out.iter().map(crate::explain::text::render).collect::<Vec<_>>().join("\n")
+                out.iter()
+                    .map(crate::explain::text::render)
+                    .collect::<Vec<_>>()
+                    .join("\n")
             }
         }
         Output::Json | Output::Yaml => {

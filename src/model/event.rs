@@ -326,7 +326,10 @@ impl ClusterState {
     }
 
     fn live_origin() -> Origin {
-        Origin { file: LIVE_ORIGIN.to_string(), doc: 0 }
+        Origin {
+            file: LIVE_ORIGIN.to_string(),
+            doc: 0,
+        }
     }
 
     fn note_version(&mut self, kind: Kind, obj: &Object) {
@@ -352,7 +355,11 @@ impl ClusterState {
                 self.note_version(kind, &obj);
                 self.objects.remove(&(kind, obj.key())).is_some()
             }
-            ClusterEvent::Resynced { kind, objects, resource_version } => {
+            ClusterEvent::Resynced {
+                kind,
+                objects,
+                resource_version,
+            } => {
                 self.stale.remove(&kind);
                 self.objects.retain(|(k, _), _| *k != kind);
                 for o in objects {
@@ -365,8 +372,7 @@ impl ClusterState {
                 }
                 true
             }
-            ClusterEvent::Bookmark { kind, resource_version }
-            | ClusterEvent::Resumed { kind, resource_version } => {
+            ClusterEvent::Bookmark { kind, resource_version } | ClusterEvent::Resumed { kind, resource_version } => {
                 self.stale.remove(&kind);
                 if !resource_version.is_empty() {
                     self.resource_versions.insert(kind, resource_version);
@@ -391,7 +397,10 @@ impl ClusterState {
 
     /// Objects of one kind.
     pub fn objects_of(&self, kind: Kind) -> impl Iterator<Item = &Object> {
-        self.objects.iter().filter(move |((k, _), _)| *k == kind).map(|(_, (_, o))| o)
+        self.objects
+            .iter()
+            .filter(move |((k, _), _)| *k == kind)
+            .map(|(_, (_, o))| o)
     }
 
     /// One object.
@@ -416,7 +425,11 @@ impl ClusterState {
 
     /// `kind=resourceVersion` pairs, for reports ("Node=1200 Pod=1234 ...").
     pub fn resource_version_summary(&self) -> String {
-        self.resource_versions.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+        self.resource_versions
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// Builds the cluster the engine reads. Objects from a live cluster are numbered by their
@@ -455,7 +468,10 @@ mod tests {
                 resource_version: Some(rv.into()),
                 ..Default::default()
             },
-            spec: Some(core::PodSpec { node_name: node.map(Into::into), ..Default::default() }),
+            spec: Some(core::PodSpec {
+                node_name: node.map(Into::into),
+                ..Default::default()
+            }),
             ..Default::default()
         })
     }
@@ -509,12 +525,24 @@ mod tests {
     #[test]
     fn stale_until_the_kind_reports_again() {
         let mut s = ClusterState::new();
-        s.apply(ClusterEvent::Stale { kind: Kind::Pod, reason: "connection reset".into() });
-        s.apply(ClusterEvent::Stale { kind: Kind::Node, reason: "timeout".into() });
+        s.apply(ClusterEvent::Stale {
+            kind: Kind::Pod,
+            reason: "connection reset".into(),
+        });
+        s.apply(ClusterEvent::Stale {
+            kind: Kind::Node,
+            reason: "timeout".into(),
+        });
         assert!(s.is_stale());
-        assert!(!s.apply(ClusterEvent::Bookmark { kind: Kind::Pod, resource_version: "7".into() }));
+        assert!(!s.apply(ClusterEvent::Bookmark {
+            kind: Kind::Pod,
+            resource_version: "7".into()
+        }));
         assert_eq!(s.stale.keys().copied().collect::<Vec<_>>(), [Kind::Node]);
-        s.apply(ClusterEvent::Resumed { kind: Kind::Node, resource_version: "8".into() });
+        s.apply(ClusterEvent::Resumed {
+            kind: Kind::Node,
+            resource_version: "8".into(),
+        });
         assert!(!s.is_stale());
         assert_eq!(s.resource_versions[&Kind::Node], "8");
         assert_eq!(s.generation, 0);
@@ -525,19 +553,31 @@ mod tests {
         let mut s = ClusterState::new();
         s.apply(ClusterEvent::Applied(Box::new(node("n1", "1"))));
         let mut bad = core::Node {
-            metadata: ObjectMeta { name: Some("n2".into()), ..Default::default() },
+            metadata: ObjectMeta {
+                name: Some("n2".into()),
+                ..Default::default()
+            },
             ..Default::default()
         };
         bad.status = Some(core::NodeStatus {
             allocatable: Some(
-                [("cpu".to_string(), k8s_openapi::apimachinery::pkg::api::resource::Quantity("x".into()))]
-                    .into(),
+                [(
+                    "cpu".to_string(),
+                    k8s_openapi::apimachinery::pkg::api::resource::Quantity("x".into()),
+                )]
+                .into(),
             ),
             ..Default::default()
         });
         s.apply(ClusterEvent::Applied(Box::new(Object::Node(bad))));
         let e = s.to_cluster().unwrap_err();
-        assert_eq!(e.origin, Origin { file: "<live>".into(), doc: 1 });
+        assert_eq!(
+            e.origin,
+            Origin {
+                file: "<live>".into(),
+                doc: 1
+            }
+        );
         assert_eq!(e.field, "status.allocatable.cpu");
     }
 

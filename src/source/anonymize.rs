@@ -22,8 +22,12 @@ use serde_json::{Map, Value};
 const KEEP_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
 
 /// Label keys whose values are kept.
-const KEEP_VALUE_KEYS: &[&str] =
-    &["kubernetes.io/os", "kubernetes.io/arch", "beta.kubernetes.io/os", "beta.kubernetes.io/arch"];
+const KEEP_VALUE_KEYS: &[&str] = &[
+    "kubernetes.io/os",
+    "kubernetes.io/arch",
+    "beta.kubernetes.io/os",
+    "beta.kubernetes.io/arch",
+];
 
 /// Fields removed wherever they appear.
 const DROP_FIELDS: &[&str] = &[
@@ -278,7 +282,11 @@ fn walk_object(m: &mut Map<String, Value>, d: &mut Dictionary, parent_key: &str)
         if let Some(Value::Array(vals)) = m.get_mut("values") {
             for x in vals.iter_mut() {
                 if let Value::String(s) = x {
-                    *s = if key == "metadata.name" { d.replace(s, "name") } else { d.value(&key, s) };
+                    *s = if key == "metadata.name" {
+                        d.replace(s, "name")
+                    } else {
+                        d.value(&key, s)
+                    };
                 }
             }
         }
@@ -389,11 +397,14 @@ mod tests {
         assert!(pod["metadata"].get("annotations").is_none());
         assert!(pod["spec"]["containers"][0].get("env").is_none());
         // Taint value and toleration value map to the same placeholder.
-        assert_eq!(pod["spec"]["tolerations"][0]["value"], node0["spec"]["taints"][0]["value"]);
+        assert_eq!(
+            pod["spec"]["tolerations"][0]["value"],
+            node0["spec"]["taints"][0]["value"]
+        );
         assert_ne!(pod["spec"]["tolerations"][0]["value"], "ml");
         // Numbers stay numbers for Gt/Lt; matchFields follows node names.
-        let term = &pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
-            ["nodeSelectorTerms"][0];
+        let term = &pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+            [0];
         assert_eq!(term["matchExpressions"][0]["values"][0], "3");
         assert_eq!(term["matchFields"][0]["values"][0], "node-0001");
         // The pod's image and the node's image are still the same image once normalized.
@@ -406,15 +417,21 @@ mod tests {
         assert!(items[3]["spec"].get("clusterIP").is_none());
         // No original identifying string is left.
         let text = serde_json::to_string(&items).unwrap();
-        for s in ["zeta", "alpha", "shop", "\"web\"", "nginx", "hunter2", "PASSWORD", "10.0.0.1", "1234", "\"ml\""] {
+        for s in [
+            "zeta", "alpha", "shop", "\"web\"", "nginx", "hunter2", "PASSWORD", "10.0.0.1", "1234", "\"ml\"",
+        ] {
             assert!(!text.contains(s), "{s} left in {text}");
         }
     }
 
     #[test]
     fn anonymizing_is_stable() {
-        let make = || vec![json!({"kind": "Pod", "metadata": {"name": "b", "namespace": "x", "labels": {"k": "v"}}}),
-                           json!({"kind": "Pod", "metadata": {"name": "a", "namespace": "x"}})];
+        let make = || {
+            vec![
+                json!({"kind": "Pod", "metadata": {"name": "b", "namespace": "x", "labels": {"k": "v"}}}),
+                json!({"kind": "Pod", "metadata": {"name": "a", "namespace": "x"}}),
+            ]
+        };
         let (mut a, mut b) = (make(), make());
         anonymize(&mut a);
         anonymize(&mut b);

@@ -44,7 +44,10 @@ impl FixtureSource {
     pub fn from_str(name: &str, text: &str) -> Result<Self, LoadError> {
         let objects = file::read_objects_str(name, text)?;
         Cluster::build(objects.clone())?;
-        Ok(Self::from_state(format!("snapshot {name}"), ClusterState::from_objects(objects)))
+        Ok(Self::from_state(
+            format!("snapshot {name}"),
+            ClusterState::from_objects(objects),
+        ))
     }
 
     /// A source over a state.
@@ -82,11 +85,7 @@ impl FixtureSource {
     }
 
     /// Computes the events a request causes (without applying them).
-    fn events_for(
-        &self,
-        state: &ClusterState,
-        req: &WriteRequest,
-    ) -> Result<(Outcome, Vec<ClusterEvent>), WriteError> {
+    fn events_for(&self, state: &ClusterState, req: &WriteRequest) -> Result<(Outcome, Vec<ClusterEvent>), WriteError> {
         let key = req.pod();
         let applied = |p: core::Pod| ClusterEvent::Applied(Box::new(Object::Pod(p)));
         match req {
@@ -101,7 +100,10 @@ impl FixtureSource {
                 }
                 let spec = p.spec.get_or_insert_with(Default::default);
                 if let Some(n) = spec.node_name.as_ref().filter(|n| !n.is_empty()) {
-                    return Err(WriteError::AlreadyBound { pod: key.clone(), node: n.clone() });
+                    return Err(WriteError::AlreadyBound {
+                        pod: key.clone(),
+                        node: n.clone(),
+                    });
                 }
                 spec.node_name = Some(node.clone());
                 set_condition(&mut p, "PodScheduled", "True", "", "");
@@ -143,10 +145,8 @@ impl FixtureSource {
                     })
                     .filter(|b| {
                         b.metadata.namespace.as_deref() == Some(key.namespace.as_str())
-                            && Selector::from_label_selector(
-                                b.spec.as_ref().and_then(|s| s.selector.as_ref()),
-                            )
-                            .matches(&labels)
+                            && Selector::from_label_selector(b.spec.as_ref().and_then(|s| s.selector.as_ref()))
+                                .matches(&labels)
                     })
                     .collect();
                 if pdbs.len() > 1 {
@@ -184,7 +184,11 @@ impl FixtureSource {
 }
 
 fn set_condition(p: &mut core::Pod, type_: &str, status: &str, reason: &str, message: &str) {
-    let conds = p.status.get_or_insert_with(Default::default).conditions.get_or_insert_with(Vec::new);
+    let conds = p
+        .status
+        .get_or_insert_with(Default::default)
+        .conditions
+        .get_or_insert_with(Vec::new);
     let c = core::PodCondition {
         type_: type_.to_string(),
         status: status.to_string(),
@@ -239,7 +243,11 @@ impl ClusterSource for FixtureSource {
             }
             (outcome, events)
         };
-        let tx = self.tx.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let tx = self
+            .tx
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         if let Some(tx) = tx {
             for e in events.1 {
                 // A closed channel means nobody watches any more; the state is still updated.
@@ -302,7 +310,10 @@ items:
             assert_eq!(p.spec.unwrap().node_name.as_deref(), Some("n1"));
             assert_eq!(
                 s.bind(&k("a/hi"), "n1").await,
-                Err(WriteError::AlreadyBound { pod: k("a/hi"), node: "n1".into() })
+                Err(WriteError::AlreadyBound {
+                    pod: k("a/hi"),
+                    node: "n1".into()
+                })
             );
             assert_eq!(
                 s.bind(&k("a/gone"), "n1").await,
@@ -318,8 +329,7 @@ items:
     async fn eviction_blocked_by_a_pdb_is_a_partial_preemption() {
         let s = source();
         let c = s.state().to_cluster().unwrap();
-        let plan = preempt_plan(&c, &k("a/hi"), "n1", &[k("a/v2"), k("a/v1")], Removal::Evict)
-            .unwrap();
+        let plan = preempt_plan(&c, &k("a/hi"), "n1", &[k("a/v2"), k("a/v1")], Removal::Evict).unwrap();
         let report = execute(&s, &plan).await;
         assert_eq!(report.steps[0], Step::Done(Outcome::Done { code: 201 }));
         assert_eq!(
@@ -346,16 +356,29 @@ items:
         assert!(report.ok(), "{}", report.render(false));
         let after = s.state().to_cluster().unwrap();
         assert!(after.pod(&k("a/v1")).is_none());
-        assert_eq!(after.pod(&k("a/hi")).unwrap().nominated_node_name.as_deref(), Some("n1"));
+        assert_eq!(
+            after.pod(&k("a/hi")).unwrap().nominated_node_name.as_deref(),
+            Some("n1")
+        );
     }
 
     #[tokio::test]
     async fn readonly_and_dry_run_change_nothing() {
         let s = source().with_write_mode(WriteMode::ReadOnly);
         assert_eq!(s.bind(&k("a/hi"), "n1").await, Err(WriteError::ReadOnly));
-        assert_eq!(s.check(&WriteRequest::Delete { pod: k("a/v1"), uid: None }).await, Err(WriteError::ReadOnly));
+        assert_eq!(
+            s.check(&WriteRequest::Delete {
+                pod: k("a/v1"),
+                uid: None
+            })
+            .await,
+            Err(WriteError::ReadOnly)
+        );
         let s = source().with_write_mode(WriteMode::DryRun);
-        assert_eq!(s.remove(&k("a/v2"), Removal::Delete).await, Ok(Outcome::Done { code: 200 }));
+        assert_eq!(
+            s.remove(&k("a/v2"), Removal::Delete).await,
+            Ok(Outcome::Done { code: 200 })
+        );
         assert!(s.state().get(Kind::Pod, &k("a/v2")).is_some());
     }
 }

@@ -120,8 +120,7 @@ pub fn render(state: &ClusterState, opts: &SnapshotOptions) -> Result<String, Sn
         doc[INFO_KEY] = serde_json::to_value(&info).map_err(|e| SnapshotError::Encode(e.to_string()))?;
     }
     if opts.json {
-        let mut s =
-            serde_json::to_string_pretty(&doc).map_err(|e| SnapshotError::Encode(e.to_string()))?;
+        let mut s = serde_json::to_string_pretty(&doc).map_err(|e| SnapshotError::Encode(e.to_string()))?;
         s.push('\n');
         return Ok(s);
     }
@@ -136,18 +135,16 @@ pub fn render(state: &ClusterState, opts: &SnapshotOptions) -> Result<String, Sn
 }
 
 /// Writes the snapshot to `path` (JSON when it ends in `.json`, whatever `opts.json` says).
-pub fn write_file(
-    path: &Path,
-    state: &ClusterState,
-    opts: &SnapshotOptions,
-) -> Result<(), SnapshotError> {
+pub fn write_file(path: &Path, state: &ClusterState, opts: &SnapshotOptions) -> Result<(), SnapshotError> {
     let mut opts = opts.clone();
     if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
         opts.json = true;
     }
     let text = render(state, &opts)?;
-    std::fs::write(path, text)
-        .map_err(|e| SnapshotError::Io { path: path.display().to_string(), source: e })
+    std::fs::write(path, text).map_err(|e| SnapshotError::Io {
+        path: path.display().to_string(),
+        source: e,
+    })
 }
 
 #[cfg(test)]
@@ -195,7 +192,14 @@ items:
     fn yaml_and_json_read_back_to_the_same_objects_without_managed_fields() {
         let s = state();
         for json in [false, true] {
-            let text = render(&s, &SnapshotOptions { json, ..Default::default() }).unwrap();
+            let text = render(
+                &s,
+                &SnapshotOptions {
+                    json,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             assert!(!text.contains("managedFields"), "{text}");
             let back = load_str("back", &text).unwrap();
             let orig = s.to_cluster().unwrap();
@@ -214,9 +218,15 @@ items:
             kind: crate::model::event::Kind::Pod,
             resource_version: "5".into(),
         });
-        let opts = SnapshotOptions { header: vec!["context 'prod'".into()], ..Default::default() };
+        let opts = SnapshotOptions {
+            header: vec!["context 'prod'".into()],
+            ..Default::default()
+        };
         assert!(render(&s, &opts).unwrap().starts_with("# context 'prod'\n"));
-        let anon = SnapshotOptions { anonymize: true, ..opts };
+        let anon = SnapshotOptions {
+            anonymize: true,
+            ..opts
+        };
         let text = render(&s, &anon).unwrap();
         assert!(!text.contains("prod"));
         assert!(load_str("anon", &text).is_ok());
@@ -235,8 +245,16 @@ items:
         std::fs::create_dir_all(&dir).unwrap();
         for (name, anonymize) in [("a.yaml", false), ("b.json", false), ("c.yaml", true)] {
             let f = dir.join(name);
-            write_file(&f, &s, &SnapshotOptions { info: info.clone(), anonymize, ..Default::default() })
-                .unwrap();
+            write_file(
+                &f,
+                &s,
+                &SnapshotOptions {
+                    info: info.clone(),
+                    anonymize,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             let back = SnapshotInfo::read(&f).unwrap();
             assert_eq!(back.kubernetes_version.as_deref(), Some("v1.31.2"));
             assert_eq!(back.context.is_some(), !anonymize);

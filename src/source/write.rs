@@ -144,16 +144,18 @@ impl WriteRequest {
         match self {
             WriteRequest::Bind { .. } => base + "/binding",
             WriteRequest::Evict { .. } => base + "/eviction",
-            WriteRequest::MarkDisruptionTarget { .. } | WriteRequest::Nominate { .. } => {
-                base + "/status"
-            }
+            WriteRequest::MarkDisruptionTarget { .. } | WriteRequest::Nominate { .. } => base + "/status",
             WriteRequest::Delete { .. } => base,
         }
     }
 
     /// Path with the query (`?dryRun=All` in dry-run mode).
     pub fn path_and_query(&self, dry_run: bool) -> String {
-        if dry_run { self.path() + "?dryRun=All" } else { self.path() }
+        if dry_run {
+            self.path() + "?dryRun=All"
+        } else {
+            self.path()
+        }
     }
 
     /// Content-Type of the body.
@@ -229,9 +231,7 @@ impl WriteRequest {
         let (verb, subresource) = match self {
             WriteRequest::Bind { .. } => ("create", "binding"),
             WriteRequest::Evict { .. } => ("create", "eviction"),
-            WriteRequest::MarkDisruptionTarget { .. } | WriteRequest::Nominate { .. } => {
-                ("patch", "status")
-            }
+            WriteRequest::MarkDisruptionTarget { .. } | WriteRequest::Nominate { .. } => ("patch", "status"),
             WriteRequest::Delete { .. } => ("delete", ""),
         };
         AccessCheck {
@@ -322,7 +322,10 @@ pub enum PlanError {
 pub fn bind_plan(cluster: &Cluster, pod: &ObjectKey, node: &str) -> Result<Plan, PlanError> {
     let p = cluster.pod(pod).ok_or_else(|| PlanError::NoPod(pod.clone()))?;
     if let Some(n) = &p.node_name {
-        return Err(PlanError::AlreadyBound { pod: pod.clone(), node: n.clone() });
+        return Err(PlanError::AlreadyBound {
+            pod: pod.clone(),
+            node: n.clone(),
+        });
     }
     if cluster.node(node).is_none() {
         return Err(PlanError::NoNode(node.to_string()));
@@ -330,7 +333,11 @@ pub fn bind_plan(cluster: &Cluster, pod: &ObjectKey, node: &str) -> Result<Plan,
     let uid = p.obj.metadata.uid.clone();
     Ok(Plan {
         action: format!("bind {pod} to node '{node}'"),
-        requests: vec![WriteRequest::Bind { pod: pod.clone(), uid, node: node.to_string() }],
+        requests: vec![WriteRequest::Bind {
+            pod: pod.clone(),
+            uid,
+            node: node.to_string(),
+        }],
         victims: Vec::new(),
     })
 }
@@ -343,9 +350,14 @@ pub fn preempt_plan(
     victims: &[ObjectKey],
     how: Removal,
 ) -> Result<Plan, PlanError> {
-    let p = cluster.pod(preemptor).ok_or_else(|| PlanError::NoPod(preemptor.clone()))?;
+    let p = cluster
+        .pod(preemptor)
+        .ok_or_else(|| PlanError::NoPod(preemptor.clone()))?;
     if let Some(n) = &p.node_name {
-        return Err(PlanError::AlreadyBound { pod: preemptor.clone(), node: n.clone() });
+        return Err(PlanError::AlreadyBound {
+            pod: preemptor.clone(),
+            node: n.clone(),
+        });
     }
     if cluster.node(node).is_none() {
         return Err(PlanError::NoNode(node.to_string()));
@@ -354,7 +366,10 @@ pub fn preempt_plan(
     for v in victims {
         let vp = cluster.pod(v).ok_or_else(|| PlanError::NoPod(v.clone()))?;
         if vp.node_name.as_deref() != Some(node) {
-            return Err(PlanError::VictimNotOnNode { victim: v.clone(), node: node.to_string() });
+            return Err(PlanError::VictimNotOnNode {
+                victim: v.clone(),
+                node: node.to_string(),
+            });
         }
         let uid = vp.obj.metadata.uid.clone();
         match how {
@@ -375,10 +390,16 @@ pub fn preempt_plan(
             && other.nominated_node_name.as_deref() == Some(node)
             && other.priority < p.priority
         {
-            requests.push(WriteRequest::Nominate { pod: other.key.clone(), node: None });
+            requests.push(WriteRequest::Nominate {
+                pod: other.key.clone(),
+                node: None,
+            });
         }
     }
-    requests.push(WriteRequest::Nominate { pod: preemptor.clone(), node: Some(node.to_string()) });
+    requests.push(WriteRequest::Nominate {
+        pod: preemptor.clone(),
+        node: Some(node.to_string()),
+    });
     let verb = match how {
         Removal::Delete => "delete",
         Removal::Evict => "evict",
@@ -527,7 +548,12 @@ impl Report {
 
     /// Victims that are gone (removed now or already gone).
     pub fn victims_removed(&self) -> Vec<ObjectKey> {
-        self.plan.victims.iter().filter(|v| self.victim_gone(v)).cloned().collect()
+        self.plan
+            .victims
+            .iter()
+            .filter(|v| self.victim_gone(v))
+            .cloned()
+            .collect()
     }
 
     /// Victims still there, with why.
@@ -582,10 +608,18 @@ impl Report {
         }
         if !self.plan.victims.is_empty() {
             let removed: Vec<String> = self.victims_removed().iter().map(|k| k.to_string()).collect();
-            let what = if dry_run { "would be removed (dry run)" } else { "removed" };
+            let what = if dry_run {
+                "would be removed (dry run)"
+            } else {
+                "removed"
+            };
             out += &format!(
                 "victims {what}: {}\n",
-                if removed.is_empty() { "none".to_string() } else { removed.join(", ") }
+                if removed.is_empty() {
+                    "none".to_string()
+                } else {
+                    removed.join(", ")
+                }
             );
             for (v, why) in self.victims_remaining() {
                 out += &format!("victim NOT removed: {v}: {why}\n");
@@ -618,9 +652,7 @@ pub async fn execute<S: super::ClusterSource>(source: &S, plan: &Plan) -> Report
                 Step::Done(Outcome::AlreadyGone)
             }
             Ok(o) => Step::Done(o),
-            Err(WriteError::NotFound { pod })
-                if matches!(r, WriteRequest::MarkDisruptionTarget { .. }) =>
-            {
+            Err(WriteError::NotFound { pod }) if matches!(r, WriteRequest::MarkDisruptionTarget { .. }) => {
                 // The victim vanished before it could be marked: nothing left to delete.
                 gone.push(pod);
                 Step::Done(Outcome::AlreadyGone)
@@ -632,15 +664,15 @@ pub async fn execute<S: super::ClusterSource>(source: &S, plan: &Plan) -> Report
         };
         steps.push(step);
     }
-    Report { plan: plan.clone(), steps }
+    Report {
+        plan: plan.clone(),
+        steps,
+    }
 }
 
 #[cfg(any(feature = "tui", feature = "live"))]
 /// Checks every distinct permission a plan needs; returns the refusals.
-pub async fn check_plan<S: super::ClusterSource>(
-    source: &S,
-    plan: &Plan,
-) -> Result<(), Vec<WriteError>> {
+pub async fn check_plan<S: super::ClusterSource>(source: &S, plan: &Plan) -> Result<(), Vec<WriteError>> {
     let mut seen: Vec<AccessCheck> = Vec::new();
     let mut refused = Vec::new();
     for r in &plan.requests {
@@ -648,10 +680,7 @@ pub async fn check_plan<S: super::ClusterSource>(
         // One review per verb/resource/namespace: the name rarely changes the answer and a
         // preemption can have many victims.
         if seen.iter().any(|s| {
-            s.verb == a.verb
-                && s.subresource == a.subresource
-                && s.namespace == a.namespace
-                && s.resource == a.resource
+            s.verb == a.verb && s.subresource == a.subresource && s.namespace == a.namespace && s.resource == a.resource
         }) {
             continue;
         }
@@ -671,8 +700,10 @@ pub async fn check_plan<S: super::ClusterSource>(
 /// needs ..."), as the API server's eviction handler words it.
 pub fn pdb_from_message(message: &str) -> Option<String> {
     let rest = message.split("disruption budget ").nth(1)?;
-    let name: String =
-        rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '.').collect();
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '.')
+        .collect();
     if name.is_empty() { None } else { Some(name) }
 }
 
@@ -732,7 +763,10 @@ items:
         assert_eq!(p.requests.len(), 1);
         let r = &p.requests[0];
         assert_eq!(r.method(), "POST");
-        assert_eq!(r.path_and_query(true), "/api/v1/namespaces/a/pods/high/binding?dryRun=All");
+        assert_eq!(
+            r.path_and_query(true),
+            "/api/v1/namespaces/a/pods/high/binding?dryRun=All"
+        );
         assert_eq!(
             r.body(false, "t"),
             json!({"apiVersion": "v1", "kind": "Binding",
@@ -742,17 +776,22 @@ items:
         assert_eq!(r.access().to_string(), "create pods/binding in namespace 'a'");
         assert_eq!(
             bind_plan(&c, &k("a/low"), "n1"),
-            Err(PlanError::AlreadyBound { pod: k("a/low"), node: "n1".into() })
+            Err(PlanError::AlreadyBound {
+                pod: k("a/low"),
+                node: "n1".into()
+            })
         );
-        assert_eq!(bind_plan(&c, &k("a/high"), "nope"), Err(PlanError::NoNode("nope".into())));
+        assert_eq!(
+            bind_plan(&c, &k("a/high"), "nope"),
+            Err(PlanError::NoNode("nope".into()))
+        );
         assert_eq!(bind_plan(&c, &k("a/none"), "n1"), Err(PlanError::NoPod(k("a/none"))));
     }
 
     #[test]
     fn preempt_plan_marks_then_deletes_each_victim_clears_lower_nominations_then_nominates() {
         let c = load_str("t", CLUSTER).unwrap();
-        let p = preempt_plan(&c, &k("a/high"), "n1", &[k("a/low"), k("a/low2")], Removal::Delete)
-            .unwrap();
+        let p = preempt_plan(&c, &k("a/high"), "n1", &[k("a/low"), k("a/low2")], Removal::Delete).unwrap();
         let summaries: Vec<String> = p.requests.iter().map(WriteRequest::summary).collect();
         assert_eq!(
             summaries,
@@ -777,8 +816,14 @@ items:
                    "preconditions": {"uid": "u-low"}, "dryRun": ["All"]})
         );
         assert!(!p.requests[4].critical());
-        assert_eq!(p.requests[5].body(false, ""), json!({"status": {"nominatedNodeName": "n1"}}));
-        assert_eq!(p.requests[4].body(false, ""), json!({"status": {"nominatedNodeName": null}}));
+        assert_eq!(
+            p.requests[5].body(false, ""),
+            json!({"status": {"nominatedNodeName": "n1"}})
+        );
+        assert_eq!(
+            p.requests[4].body(false, ""),
+            json!({"status": {"nominatedNodeName": null}})
+        );
     }
 
     #[test]
@@ -792,18 +837,23 @@ items:
                    "metadata": {"name": "low", "namespace": "a"},
                    "deleteOptions": {"preconditions": {"uid": "u-low"}, "dryRun": ["All"]}})
         );
-        assert_eq!(p.requests[0].access().to_string(), "create pods/eviction in namespace 'a'");
+        assert_eq!(
+            p.requests[0].access().to_string(),
+            "create pods/eviction in namespace 'a'"
+        );
         assert_eq!(
             preempt_plan(&c, &k("a/high"), "n1", &[k("b/nominated-low")], Removal::Evict),
-            Err(PlanError::VictimNotOnNode { victim: k("b/nominated-low"), node: "n1".into() })
+            Err(PlanError::VictimNotOnNode {
+                victim: k("b/nominated-low"),
+                node: "n1".into()
+            })
         );
     }
 
     #[test]
     fn report_names_removed_and_remaining_victims() {
         let c = load_str("t", CLUSTER).unwrap();
-        let plan = preempt_plan(&c, &k("a/high"), "n1", &[k("a/low"), k("a/low2")], Removal::Evict)
-            .unwrap();
+        let plan = preempt_plan(&c, &k("a/high"), "n1", &[k("a/low"), k("a/low2")], Removal::Evict).unwrap();
         let blocked = WriteError::PdbBlocked {
             pod: k("a/low2"),
             pdb: Some("web".into()),
@@ -853,17 +903,30 @@ items:
             "not allowed to create pods/binding in namespace 'a' (403 Forbidden: User \"bob\" cannot create resource); ask a cluster admin for this permission"
         );
         assert_eq!(
-            WriteError::AlreadyBound { pod: k("a/p"), node: "n2".into() }.to_string(),
+            WriteError::AlreadyBound {
+                pod: k("a/p"),
+                node: "n2".into()
+            }
+            .to_string(),
             "pod a/p is already bound to node 'n2' (409 Conflict); nothing to do"
         );
         assert_eq!(
-            WriteError::Timeout { what: "bind a/p to node 'n'".into(), pod: k("a/p"), secs: 5 }
-                .to_string(),
+            WriteError::Timeout {
+                what: "bind a/p to node 'n'".into(),
+                pod: k("a/p"),
+                secs: 5
+            }
+            .to_string(),
             "no answer within 5s to 'bind a/p to node 'n''; it may or may not have been applied: check with `kubectl get pod -n a p`"
         );
         assert_eq!(
-            WriteError::Api { what: "delete a/p".into(), code: 500, reason: "InternalError".into(), message: "boom".into() }
-                .to_string(),
+            WriteError::Api {
+                what: "delete a/p".into(),
+                code: 500,
+                reason: "InternalError".into(),
+                message: "boom".into()
+            }
+            .to_string(),
             "'delete a/p' failed (500 InternalError): boom"
         );
     }

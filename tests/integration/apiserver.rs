@@ -118,7 +118,11 @@ pub struct Reply {
 impl Reply {
     /// A JSON answer.
     pub fn new(code: u16, body: Value) -> Self {
-        Reply { code, body, delay_ms: 0 }
+        Reply {
+            code,
+            body,
+            delay_ms: 0,
+        }
     }
 
     /// A `Status` failure, as the API server writes it.
@@ -201,7 +205,10 @@ impl ApiServer {
     /// Serves the objects of a YAML List.
     pub fn with_cluster(yaml: &str) -> Self {
         let list: Value = serde_yaml::from_str(yaml).unwrap();
-        let mut st = State { pod_groups_served: true, ..Default::default() };
+        let mut st = State {
+            pod_groups_served: true,
+            ..Default::default()
+        };
         for kind in [
             "Node",
             "Pod",
@@ -235,8 +242,14 @@ impl ApiServer {
             st.list_rv.insert(p, "1000".into());
         }
         // A Secret and a ConfigMap the tool must never read.
-        st.items.get_mut("secrets").unwrap().push(json!({"metadata": {"name": "db", "namespace": "shop"}, "data": {"password": "czNjcjN0"}}));
-        st.items.get_mut("configmaps").unwrap().push(json!({"metadata": {"name": "cfg", "namespace": "shop"}, "data": {"k": "v"}}));
+        st.items
+            .get_mut("secrets")
+            .unwrap()
+            .push(json!({"metadata": {"name": "db", "namespace": "shop"}, "data": {"password": "czNjcjN0"}}));
+        st.items
+            .get_mut("configmaps")
+            .unwrap()
+            .push(json!({"metadata": {"name": "cfg", "namespace": "shop"}, "data": {"k": "v"}}));
         let state = Arc::new(Mutex::new(st));
         let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         std_listener.set_nonblocking(true).unwrap();
@@ -253,7 +266,9 @@ impl ApiServer {
                 let listener = TcpListener::from_std(std_listener).unwrap();
                 let accept = async {
                     loop {
-                        let Ok((sock, _)) = listener.accept().await else { continue };
+                        let Ok((sock, _)) = listener.accept().await else {
+                            continue;
+                        };
                         tokio::spawn(serve(sock, st2.clone()));
                     }
                 };
@@ -264,7 +279,12 @@ impl ApiServer {
             });
             rt.shutdown_timeout(Duration::from_millis(100));
         });
-        ApiServer { addr, state, stop: Some(stop), thread: Some(thread) }
+        ApiServer {
+            addr,
+            state,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
     }
 
     fn st(&self) -> std::sync::MutexGuard<'_, State> {
@@ -433,7 +453,13 @@ async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Result<
         Some((p, q)) => (p.to_string(), q.to_string()),
         None => (target, String::new()),
     };
-    Some(Ok(Request { method, path, query, headers, body }))
+    Some(Ok(Request {
+        method,
+        path,
+        query,
+        headers,
+        body,
+    }))
 }
 
 fn reason_phrase(code: u16) -> &'static str {
@@ -517,8 +543,11 @@ async fn serve(mut sock: TcpStream, st: Arc<Mutex<State>>) {
     }
 }
 
+/// namespace, plural, name, subresource.
+type PathParts = (Option<String>, String, Option<String>, Option<String>);
+
 /// Splits `/api/v1[/namespaces/NS]/PLURAL[/NAME[/SUB]]` and the `/apis/G/V/...` form.
-fn parse_path(path: &str) -> Option<(Option<String>, String, Option<String>, Option<String>)> {
+fn parse_path(path: &str) -> Option<PathParts> {
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     let rest: &[&str] = match segs.as_slice() {
         ["api", "v1", rest @ ..] => rest,
@@ -530,7 +559,12 @@ fn parse_path(path: &str) -> Option<(Option<String>, String, Option<String>, Opt
         r => (None, r),
     };
     let plural = rest.first()?.to_string();
-    Some((ns, plural, rest.get(1).map(|s| s.to_string()), rest.get(2).map(|s| s.to_string())))
+    Some((
+        ns,
+        plural,
+        rest.get(1).map(|s| s.to_string()),
+        rest.get(2).map(|s| s.to_string()),
+    ))
 }
 
 fn route(st: &Mutex<State>, req: &Request) -> Answer {
@@ -544,7 +578,11 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
     };
     st.requests.push(rec.clone());
     if let Some(t) = &st.token {
-        let auth = req.headers.iter().find(|(k, _)| k == "authorization").map(|(_, v)| v.as_str());
+        let auth = req
+            .headers
+            .iter()
+            .find(|(k, _)| k == "authorization")
+            .map(|(_, v)| v.as_str());
         if auth != Some(&format!("Bearer {t}")) {
             return Answer::Json(Reply::status(401, "Unauthorized", "Unauthorized"));
         }
@@ -557,27 +595,41 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
         return Answer::Json(r.clone());
     }
     if req.method == "GET" && req.path == "/version" {
-        return Answer::Json(Reply::new(200, json!({
-            "major": "1", "minor": "30", "gitVersion": "v1.30.6",
-            "gitCommit": "00f20d443ba0cee7cd2f4a7bd6bd1b8e2a5bac3a", "gitTreeState": "clean",
-            "buildDate": "2024-10-22T20:27:41Z", "goVersion": "go1.22.8", "compiler": "gc",
-            "platform": "linux/amd64"
-        })));
+        return Answer::Json(Reply::new(
+            200,
+            json!({
+                "major": "1", "minor": "30", "gitVersion": "v1.30.6",
+                "gitCommit": "00f20d443ba0cee7cd2f4a7bd6bd1b8e2a5bac3a", "gitTreeState": "clean",
+                "buildDate": "2024-10-22T20:27:41Z", "goVersion": "go1.22.8", "compiler": "gc",
+                "platform": "linux/amd64"
+            }),
+        ));
     }
     if req.method == "GET" && req.path == "/apis/scheduling.x-k8s.io/v1alpha1" {
         if st.pod_groups_served {
-            return Answer::Json(Reply::new(200, json!({
-                "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "scheduling.x-k8s.io/v1alpha1",
-                "resources": [
-                    {"name": "podgroups", "singularName": "podgroup", "namespaced": true, "kind": "PodGroup",
-                     "verbs": ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
-                     "shortNames": ["pg", "pgs"]},
-                    {"name": "podgroups/status", "singularName": "", "namespaced": true, "kind": "PodGroup",
-                     "verbs": ["get", "patch", "update"]}
-                ]
-            })));
+            return Answer::Json(Reply::new(
+                200,
+                json!({
+                    "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "scheduling.x-k8s.io/v1alpha1",
+                    "resources": [
+                        {"name": "podgroups", "singularName": "podgroup", "namespaced": true, "kind": "PodGroup",
+                         "verbs": ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+                         "shortNames": ["pg", "pgs"]},
+                        {"name": "podgroups/status", "singularName": "", "namespaced": true, "kind": "PodGroup",
+                         "verbs": ["get", "patch", "update"]}
+                    ]
+                }),
+            ));
         }
-        return Answer::Json(Reply::new(404, status_json(404, "NotFound", "the server could not find the requested resource", Some(json!({"causes": [{"reason": "UnexpectedServerResponse", "message": "404 page not found"}]})))));
+        return Answer::Json(Reply::new(
+            404,
+            status_json(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+                Some(json!({"causes": [{"reason": "UnexpectedServerResponse", "message": "404 page not found"}]})),
+            ),
+        ));
     }
     if req.path == "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews" && req.method == "POST" {
         let mut body = rec.json();
@@ -594,10 +646,22 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
         return Answer::Json(Reply::new(201, body));
     }
     let Some((ns, plural, name, sub)) = parse_path(&req.path) else {
-        return Answer::Json(Reply::status(404, "NotFound", "the server could not find the requested resource"));
+        return Answer::Json(Reply::status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        ));
     };
     let not_found = |plural: &str, name: &str| {
-        Reply::new(404, status_json(404, "NotFound", &format!("{plural} \"{name}\" not found"), Some(json!({"name": name, "kind": plural}))))
+        Reply::new(
+            404,
+            status_json(
+                404,
+                "NotFound",
+                &format!("{plural} \"{name}\" not found"),
+                Some(json!({"name": name, "kind": plural})),
+            ),
+        )
     };
     match (req.method.as_str(), name, sub.as_deref()) {
         ("GET", None, _) => {
@@ -619,7 +683,11 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                 Some(tok) => {
                     if st.expire_continue > 0 {
                         st.expire_continue -= 1;
-                        return Answer::Json(Reply::status(410, "Expired", "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."));
+                        return Answer::Json(Reply::status(
+                            410,
+                            "Expired",
+                            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+                        ));
                     }
                     tok.rsplit(':').next().and_then(|n| n.parse().ok()).unwrap_or(0)
                 }
@@ -637,9 +705,12 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                 meta["continue"] = json!(format!("{plural}:{rv}:{end}"));
                 meta["remainingItemCount"] = json!(items.len() - end);
             }
-            Answer::Json(Reply::new(200, json!({
-                "kind": format!("{kind}List"), "apiVersion": api_version, "metadata": meta, "items": page
-            })))
+            Answer::Json(Reply::new(
+                200,
+                json!({
+                    "kind": format!("{kind}List"), "apiVersion": api_version, "metadata": meta, "items": page
+                }),
+            ))
         }
         (method, Some(name), sub) if plural == "pods" => {
             let ns = ns.unwrap_or_default();
@@ -647,21 +718,30 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                 .items
                 .get("pods")
                 .and_then(|v| {
-                    v.iter().find(|p| p["metadata"]["name"] == name.as_str() && p["metadata"]["namespace"] == ns.as_str())
+                    v.iter()
+                        .find(|p| p["metadata"]["name"] == name.as_str() && p["metadata"]["namespace"] == ns.as_str())
                 })
                 .cloned();
-            let Some(mut pod) = pod else { return Answer::Json(not_found("pods", &name)) };
+            let Some(mut pod) = pod else {
+                return Answer::Json(not_found("pods", &name));
+            };
             pod["apiVersion"] = json!("v1");
             pod["kind"] = json!("Pod");
             match (method, sub) {
                 ("GET", None) => Answer::Json(Reply::new(200, pod)),
-                ("POST", Some("binding" | "eviction")) => {
-                    Answer::Json(Reply::new(201, status_json(201, "", "", None)))
-                }
+                ("POST", Some("binding" | "eviction")) => Answer::Json(Reply::new(201, status_json(201, "", "", None))),
                 ("PATCH", Some("status")) | ("DELETE", None) => Answer::Json(Reply::new(200, pod)),
-                _ => Answer::Json(Reply::status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")),
+                _ => Answer::Json(Reply::status(
+                    405,
+                    "MethodNotAllowed",
+                    "the server does not allow this method on the requested resource",
+                )),
             }
         }
-        _ => Answer::Json(Reply::status(404, "NotFound", "the server could not find the requested resource")),
+        _ => Answer::Json(Reply::status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )),
     }
 }

@@ -65,11 +65,27 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
     let dir = temp_dir("roundtrip");
     let live = run(&["explain", "--kubeconfig", &k, "--all-pending", "-o", "json"], "");
     ok(&live);
-    assert!(live.stderr.contains(&format!("from context 'mock' ({}) (Kubernetes v1.30.6) at resourceVersions ", server.url())), "{}", live.stderr);
+    assert!(
+        live.stderr.contains(&format!(
+            "from context 'mock' ({}) (Kubernetes v1.30.6) at resourceVersions ",
+            server.url()
+        )),
+        "{}",
+        live.stderr
+    );
     assert!(live.stderr.contains("Pod=1000"), "{}", live.stderr);
-    assert!(live.stderr.contains("reproducing kube-scheduler 1.30"), "{}", live.stderr);
+    assert!(
+        live.stderr.contains("reproducing kube-scheduler 1.30"),
+        "{}",
+        live.stderr
+    );
     let live_json: Value = serde_json::from_str(&live.stdout).unwrap();
-    let pods: Vec<&str> = live_json.as_array().unwrap().iter().map(|e| e["pod"]["name"].as_str().unwrap()).collect();
+    let pods: Vec<&str> = live_json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["pod"]["name"].as_str().unwrap())
+        .collect();
     assert_eq!(pods, ["web-7d4b9-pend", "big"]);
     assert_eq!(live_json[0]["schedulerVersion"], "1.30");
     for file in ["snap.yaml", "snap.json"] {
@@ -82,7 +98,11 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
         assert!(!text.contains("managedFields"));
         assert!(!text.contains("czNjcjN0"), "no Secret is ever read");
         // The same explanation, with the scheduler version recorded in the snapshot.
-        assert_eq!(explain_json(&["explain", "--snapshot", f, "--all-pending", "-o", "json"]), live_json, "{file}");
+        assert_eq!(
+            explain_json(&["explain", "--snapshot", f, "--all-pending", "-o", "json"]),
+            live_json,
+            "{file}"
+        );
         let live_text = run(&["explain", "--kubeconfig", &k, "--all-pending"], "");
         let snap_text = run(&["explain", "--snapshot", f, "--all-pending"], "");
         ok(&snap_text);
@@ -101,7 +121,22 @@ fn an_anonymized_snapshot_hides_names_but_explains_the_same_way() {
     let f = f.to_str().unwrap();
     ok(&run(&["snapshot", "--kubeconfig", &k, "-o", f, "--anonymize"], ""));
     let text = std::fs::read_to_string(f).unwrap();
-    for secret in ["web-7d4b9", "shop", "node-a", "nginx", "postgres", "s3cr3t", "DB_PASSWORD", "172.18.0.2", "mock", "127.0.0.1", "retail", "zone-a", "vol-0abc", "business critical"] {
+    for secret in [
+        "web-7d4b9",
+        "shop",
+        "node-a",
+        "nginx",
+        "postgres",
+        "s3cr3t",
+        "DB_PASSWORD",
+        "172.18.0.2",
+        "mock",
+        "127.0.0.1",
+        "retail",
+        "zone-a",
+        "vol-0abc",
+        "business critical",
+    ] {
         assert!(!text.contains(secret), "'{secret}' left in the anonymized snapshot");
     }
     let anon = explain_json(&["explain", "--snapshot", f, "--all-pending", "-o", "json"]);
@@ -111,7 +146,10 @@ fn an_anonymized_snapshot_hides_names_but_explains_the_same_way() {
             .unwrap()
             .iter()
             .map(|e| {
-                let filter = e["filter"].as_array().map(|f| f.iter().filter(|n| n["feasible"] == true).count()).unwrap_or(0);
+                let filter = e["filter"]
+                    .as_array()
+                    .map(|f| f.iter().filter(|n| n["feasible"] == true).count())
+                    .unwrap_or(0);
                 (filter, e["selected"].as_array().map_or(0, Vec::len))
             })
             .collect()
@@ -150,9 +188,19 @@ fn bind_prints_the_request_checks_access_and_sends_it() {
     let k = kc(&server, None);
     let o = run(&["bind", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes"], "");
     ok(&o);
-    assert!(o.stdout.contains("The engine selects node 'node-a' for shop/web-7d4b9-pend (kube-scheduler 1.30)."), "{}", o.stdout);
+    assert!(
+        o.stdout
+            .contains("The engine selects node 'node-a' for shop/web-7d4b9-pend (kube-scheduler 1.30)."),
+        "{}",
+        o.stdout
+    );
     assert!(o.stdout.contains(r#"  1. POST /api/v1/namespaces/shop/pods/web-7d4b9-pend/binding {"apiVersion":"v1","kind":"Binding","metadata":{"name":"web-7d4b9-pend","namespace":"shop","uid":"0b1a3c8e-0010-4000-8000-000000000007"},"target":{"apiVersion":"v1","kind":"Node","name":"node-a"}}"#), "{}", o.stdout);
-    assert!(o.stdout.contains("  1. bind shop/web-7d4b9-pend to node 'node-a': ok (201)"), "{}", o.stdout);
+    assert!(
+        o.stdout
+            .contains("  1. bind shop/web-7d4b9-pend to node 'node-a': ok (201)"),
+        "{}",
+        o.stdout
+    );
     let w = server.writes();
     assert_eq!(w.len(), 2);
     assert!(w[0].path.ends_with("/selfsubjectaccessreviews"));
@@ -163,13 +211,41 @@ fn bind_prints_the_request_checks_access_and_sends_it() {
 fn bind_asks_for_confirmation_and_sends_nothing_on_no() {
     let server = ApiServer::start();
     let k = kc(&server, None);
-    let o = run(&["bind", "web-7d4b9-pend", "-n", "shop", "--node", "node-c", "--kubeconfig", &k], "n\n");
+    let o = run(
+        &[
+            "bind",
+            "web-7d4b9-pend",
+            "-n",
+            "shop",
+            "--node",
+            "node-c",
+            "--kubeconfig",
+            &k,
+        ],
+        "n\n",
+    );
     assert_eq!(error_line(&o), "error: cancelled; nothing was sent");
     assert!(o.stdout.contains("Send 1 request(s)? [y/N] "), "{}", o.stdout);
     assert!(!server.writes().iter().any(|r| r.path.ends_with("/binding")));
-    let o = run(&["bind", "web-7d4b9-pend", "-n", "shop", "--node", "node-c", "--kubeconfig", &k], "y\n");
+    let o = run(
+        &[
+            "bind",
+            "web-7d4b9-pend",
+            "-n",
+            "shop",
+            "--node",
+            "node-c",
+            "--kubeconfig",
+            &k,
+        ],
+        "y\n",
+    );
     ok(&o);
-    let binds: Vec<_> = server.writes().into_iter().filter(|r| r.path.ends_with("/binding")).collect();
+    let binds: Vec<_> = server
+        .writes()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/binding"))
+        .collect();
     assert_eq!(binds.len(), 1);
     assert_eq!(binds[0].json()["target"]["name"], "node-c");
 }
@@ -178,10 +254,23 @@ fn bind_asks_for_confirmation_and_sends_nothing_on_no() {
 fn readonly_sends_nothing_at_all() {
     let server = ApiServer::start();
     let k = kc(&server, None);
-    let o = run(&["--readonly", "bind", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes"], "");
-    assert_eq!(error_line(&o), "error: writes are disabled (--readonly); nothing was sent");
-    assert!(o.stdout.contains("POST /api/v1/namespaces/shop/pods/web-7d4b9-pend/binding"), "the plan is still shown");
-    ok(&run(&["explain", "--readonly", "--kubeconfig", &k, "--all-pending"], ""));
+    let o = run(
+        &["--readonly", "bind", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes"],
+        "",
+    );
+    assert_eq!(
+        error_line(&o),
+        "error: writes are disabled (--readonly); nothing was sent"
+    );
+    assert!(
+        o.stdout
+            .contains("POST /api/v1/namespaces/shop/pods/web-7d4b9-pend/binding"),
+        "the plan is still shown"
+    );
+    ok(&run(
+        &["explain", "--readonly", "--kubeconfig", &k, "--all-pending"],
+        "",
+    ));
     assert!(server.writes().is_empty(), "{:?}", server.writes());
     assert!(server.requests().iter().all(|r| r.method == "GET"));
 }
@@ -190,11 +279,34 @@ fn readonly_sends_nothing_at_all() {
 fn dry_run_server_sends_dry_run_all() {
     let server = ApiServer::start();
     let k = kc(&server, None);
-    let o = run(&["bind", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes", "--dry-run=server"], "");
+    let o = run(
+        &[
+            "bind",
+            "shop/web-7d4b9-pend",
+            "--kubeconfig",
+            &k,
+            "--yes",
+            "--dry-run=server",
+        ],
+        "",
+    );
     ok(&o);
-    assert!(o.stdout.contains("sent as server-side dry runs (dryRun=All)"), "{}", o.stdout);
-    assert!(o.stdout.contains("POST /api/v1/namespaces/shop/pods/web-7d4b9-pend/binding?dryRun=All "), "{}", o.stdout);
-    let b = server.writes().into_iter().find(|r| r.path.ends_with("/binding")).unwrap();
+    assert!(
+        o.stdout.contains("sent as server-side dry runs (dryRun=All)"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("POST /api/v1/namespaces/shop/pods/web-7d4b9-pend/binding?dryRun=All "),
+        "{}",
+        o.stdout
+    );
+    let b = server
+        .writes()
+        .into_iter()
+        .find(|r| r.path.ends_with("/binding"))
+        .unwrap();
     assert_eq!(b.param("dryRun").as_deref(), Some("All"));
 }
 
@@ -216,14 +328,20 @@ fn bind_refusals_and_conflicts_are_one_line() {
         "Operation cannot be fulfilled on pods/binding \"web-7d4b9-pend\": pod web-7d4b9-pend is already assigned to node \"node-c\"",
         Some(json!({"name": "web-7d4b9-pend", "kind": "pods/binding"})))));
     let o = run(&["bind", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes"], "");
-    assert_eq!(error_line(&o), "error: pod shop/web-7d4b9-pend is already bound to node 'node-c' (409 Conflict); nothing to do");
+    assert_eq!(
+        error_line(&o),
+        "error: pod shop/web-7d4b9-pend is already bound to node 'node-c' (409 Conflict); nothing to do"
+    );
 }
 
 #[test]
 fn preempt_refuses_a_pod_that_fits() {
     let server = ApiServer::start();
     let k = kc(&server, None);
-    let o = run(&["preempt", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes", "--evict"], "");
+    let o = run(
+        &["preempt", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes", "--evict"],
+        "",
+    );
     assert_eq!(
         error_line(&o),
         "error: shop/web-7d4b9-pend needs no preemption (Schedulable: would bind to node-a); use `kschedtui bind shop/web-7d4b9-pend`"
@@ -233,23 +351,42 @@ fn preempt_refuses_a_pod_that_fits() {
 
 #[test]
 fn connection_failures_are_one_line_naming_the_server() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let url = format!("http://127.0.0.1:{port}");
     let k = write_kubeconfig(&temp_dir("down"), &url, None);
-    let line = error_line(&run(&["explain", "--all-pending", "--kubeconfig", k.to_str().unwrap()], ""));
-    assert!(line.starts_with(&format!("error: cannot reach the API server at {url} (")), "{line}");
+    let line = error_line(&run(
+        &["explain", "--all-pending", "--kubeconfig", k.to_str().unwrap()],
+        "",
+    ));
+    assert!(
+        line.starts_with(&format!("error: cannot reach the API server at {url} (")),
+        "{line}"
+    );
 
     let server = ApiServer::start();
     let https = format!("https://{}", server.addr);
     let k = write_kubeconfig(&temp_dir("tls"), &https, None);
-    let line = error_line(&run(&["explain", "--all-pending", "--kubeconfig", k.to_str().unwrap()], ""));
-    assert!(line.starts_with(&format!("error: TLS handshake with {https} failed (")), "{line}");
+    let line = error_line(&run(
+        &["explain", "--all-pending", "--kubeconfig", k.to_str().unwrap()],
+        "",
+    ));
+    assert!(
+        line.starts_with(&format!("error: TLS handshake with {https} failed (")),
+        "{line}"
+    );
 
     server.require_token("rotated");
     let k = kc(&server, None);
     assert_eq!(
         error_line(&run(&["snapshot", "-o", "/dev/null", "--kubeconfig", &k], "")),
-        format!("error: {} rejected the credentials of context 'mock' (401 Unauthorized); they have probably expired: log in again and retry", server.url())
+        format!(
+            "error: {} rejected the credentials of context 'mock' (401 Unauthorized); they have probably expired: log in again and retry",
+            server.url()
+        )
     );
 
     let server = ApiServer::start();
@@ -258,12 +395,18 @@ fn connection_failures_are_one_line_naming_the_server() {
     let k = kc(&server, None);
     assert_eq!(
         error_line(&run(&["explain", "--all-pending", "--kubeconfig", &k], "")),
-        format!("error: {} does not allow context 'mock' to list nodes (403 Forbidden: nodes is forbidden: User \"tester\" cannot list resource \"nodes\" in API group \"\" at the cluster scope); kschedtui needs get, list and watch on it: ask a cluster admin", server.url())
+        format!(
+            "error: {} does not allow context 'mock' to list nodes (403 Forbidden: nodes is forbidden: User \"tester\" cannot list resource \"nodes\" in API group \"\" at the cluster scope); kschedtui needs get, list and watch on it: ask a cluster admin",
+            server.url()
+        )
     );
 
     let k = kc(&server, None);
     assert_eq!(
-        error_line(&run(&["explain", "--all-pending", "--kubeconfig", &k, "--context", "prod"], "")),
+        error_line(&run(
+            &["explain", "--all-pending", "--kubeconfig", &k, "--context", "prod"],
+            ""
+        )),
         format!("error: context 'prod' is not in kubeconfig '{k}' (available: mock); pass --context with one of those")
     );
 }

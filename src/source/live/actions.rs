@@ -12,9 +12,7 @@ use serde_json::{Value, json};
 use super::error::{ErrorContext, classify};
 use super::kinds::POD_GROUP_GROUP;
 use crate::model::ObjectKey;
-use crate::source::write::{
-    Outcome, WriteError, WriteMode, WriteRequest, node_from_conflict, pdb_from_message,
-};
+use crate::source::write::{Outcome, WriteError, WriteMode, WriteRequest, node_from_conflict, pdb_from_message};
 
 /// What an action needs from the source.
 pub struct ActionContext<'a> {
@@ -66,7 +64,11 @@ impl ActionContext<'_> {
         let call = async {
             let resp = self.client.send(req).await.map_err(|e| self.transport(&e, what))?;
             let code = resp.status().as_u16();
-            let bytes = resp.into_body().collect_bytes().await.map_err(|e| self.transport(&e, what))?;
+            let bytes = resp
+                .into_body()
+                .collect_bytes()
+                .await
+                .map_err(|e| self.transport(&e, what))?;
             Ok((code, bytes.to_vec()))
         };
         tokio::time::timeout(self.timeout, call).await.map_err(timeout)?
@@ -83,7 +85,14 @@ impl ActionContext<'_> {
             .map_err(|e| WriteError::Transport(format!("cannot encode the request: {e}")))?;
         let what = req.summary();
         let (code, bytes) = self
-            .call(req.method(), &req.path_and_query(dry), req.content_type(), body, &what, req.pod())
+            .call(
+                req.method(),
+                &req.path_and_query(dry),
+                req.content_type(),
+                body,
+                &what,
+                req.pod(),
+            )
             .await?;
         if (200..300).contains(&code) {
             return Ok(Outcome::Done { code });
@@ -99,17 +108,22 @@ impl ActionContext<'_> {
                 return Ok(Outcome::AlreadyGone);
             }
             404 => WriteError::NotFound { pod },
-            409 if matches!(req, WriteRequest::Bind { .. }) => {
-                match node_from_conflict(&status.message) {
+            409 if matches!(req, WriteRequest::Bind { .. }) => match node_from_conflict(&status.message) {
+                Some(node) => WriteError::AlreadyBound { pod, node },
+                None => match self.bound_node(&pod).await {
                     Some(node) => WriteError::AlreadyBound { pod, node },
-                    None => match self.bound_node(&pod).await {
-                        Some(node) => WriteError::AlreadyBound { pod, node },
-                        None => WriteError::Conflict { message: status.message },
+                    None => WriteError::Conflict {
+                        message: status.message,
                     },
-                }
-            }
-            409 => WriteError::Conflict { message: status.message },
-            403 => WriteError::Forbidden { access: req.access().to_string(), message: status.message },
+                },
+            },
+            409 => WriteError::Conflict {
+                message: status.message,
+            },
+            403 => WriteError::Forbidden {
+                access: req.access().to_string(),
+                message: status.message,
+            },
             429 if matches!(req, WriteRequest::Evict { .. }) => {
                 let causes: Vec<String> = status
                     .details
@@ -117,28 +131,44 @@ impl ActionContext<'_> {
                     .map(|d| d.causes.iter().map(|c| c.message.clone()).collect())
                     .unwrap_or_default();
                 let pdb = causes.iter().find_map(|c| pdb_from_message(c));
-                let message = if causes.is_empty() { status.message } else { causes.join("; ") };
+                let message = if causes.is_empty() {
+                    status.message
+                } else {
+                    causes.join("; ")
+                };
                 WriteError::PdbBlocked { pod, pdb, message }
             }
-            429 => WriteError::TooManyRequests { message: status.message },
+            429 => WriteError::TooManyRequests {
+                message: status.message,
+            },
             401 => WriteError::Transport(format!(
                 "{} rejected the credentials of context '{}' (401 Unauthorized); they have probably expired: log in again and retry",
                 self.server, self.context
             )),
-            _ => WriteError::Api { what, code, reason: status.reason, message: status.message },
+            _ => WriteError::Api {
+                what,
+                code,
+                reason: status.reason,
+                message: status.message,
+            },
         })
     }
 
     /// Where a pod is bound, read back after a 409 whose message did not say.
     async fn bound_node(&self, pod: &ObjectKey) -> Option<String> {
         let path = format!("/api/v1/namespaces/{}/pods/{}", pod.namespace, pod.name);
-        let (code, bytes) =
-            self.call("GET", &path, "application/json", Vec::new(), "read the pod", pod).await.ok()?;
+        let (code, bytes) = self
+            .call("GET", &path, "application/json", Vec::new(), "read the pod", pod)
+            .await
+            .ok()?;
         if code != 200 {
             return None;
         }
         let v: Value = serde_json::from_slice(&bytes).ok()?;
-        v["spec"]["nodeName"].as_str().filter(|s| !s.is_empty()).map(str::to_string)
+        v["spec"]["nodeName"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
     }
 
     /// Asks the server whether the request is allowed (SelfSubjectAccessReview).
@@ -185,7 +215,10 @@ impl ActionContext<'_> {
                     } else {
                         format!("the SelfSubjectAccessReview says no: {reason}")
                     };
-                    Err(WriteError::Forbidden { access: a.to_string(), message })
+                    Err(WriteError::Forbidden {
+                        access: a.to_string(),
+                        message,
+                    })
                 }
             }
             403 => Err(WriteError::Forbidden {
@@ -203,10 +236,7 @@ impl ActionContext<'_> {
 }
 
 /// True when the PodGroup CRD is served (its group/version lists `podgroups`).
-pub async fn pod_groups_served(
-    client: &kube::Client,
-    cx: &ErrorContext<'_>,
-) -> Result<bool, super::error::LiveError> {
+pub async fn pod_groups_served(client: &kube::Client, cx: &ErrorContext<'_>) -> Result<bool, super::error::LiveError> {
     let gv = format!("{POD_GROUP_GROUP}/{}", super::kinds::POD_GROUP_VERSION);
     match client.list_api_group_resources(&gv).await {
         Ok(list) => Ok(list.resources.iter().any(|r| r.name == "podgroups")),

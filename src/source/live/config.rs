@@ -85,10 +85,7 @@ pub struct Resolved {
 }
 
 /// The kubeconfig files to read, in precedence order (empty: none found).
-pub fn kubeconfig_files(
-    explicit: Option<&Path>,
-    env: &Environment,
-) -> Result<Vec<PathBuf>, LiveError> {
+pub fn kubeconfig_files(explicit: Option<&Path>, env: &Environment) -> Result<Vec<PathBuf>, LiveError> {
     if let Some(p) = explicit {
         if !p.exists() {
             return Err(LiveError::Config(format!(
@@ -99,7 +96,9 @@ pub fn kubeconfig_files(
         return Ok(vec![p.to_path_buf()]);
     }
     if let Some(v) = env.kubeconfig.as_ref().filter(|v| !v.is_empty()) {
-        return Ok(std::env::split_paths(v).filter(|p| !p.as_os_str().is_empty() && p.exists()).collect());
+        return Ok(std::env::split_paths(v)
+            .filter(|p| !p.as_os_str().is_empty() && p.exists())
+            .collect());
     }
     if let Some(h) = &env.home {
         let p = h.join(".kube").join("config");
@@ -111,7 +110,11 @@ pub fn kubeconfig_files(
 }
 
 fn show_files(files: &[PathBuf]) -> String {
-    files.iter().map(|f| format!("'{}'", f.display())).collect::<Vec<_>>().join(", ")
+    files
+        .iter()
+        .map(|f| format!("'{}'", f.display()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Resolves the configuration.
@@ -139,15 +142,18 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
     } else {
         let mut merged = Kubeconfig::default();
         for f in &files {
-            let k = Kubeconfig::read_from(f).map_err(|e| {
-                LiveError::Config(format!("cannot read kubeconfig '{}': {e}", f.display()))
-            })?;
-            merged = merged.merge(k).map_err(|e| {
-                LiveError::Config(format!("cannot merge kubeconfig '{}': {e}", f.display()))
-            })?;
+            let k = Kubeconfig::read_from(f)
+                .map_err(|e| LiveError::Config(format!("cannot read kubeconfig '{}': {e}", f.display())))?;
+            merged = merged
+                .merge(k)
+                .map_err(|e| LiveError::Config(format!("cannot merge kubeconfig '{}': {e}", f.display())))?;
         }
         let available: Vec<String> = merged.contexts.iter().map(|c| c.name.clone()).collect();
-        let list = if available.is_empty() { "none".to_string() } else { available.join(", ") };
+        let list = if available.is_empty() {
+            "none".to_string()
+        } else {
+            available.join(", ")
+        };
         let context = match opts.context.clone().or_else(|| merged.current_context.clone()) {
             Some(c) if !c.is_empty() => c,
             _ => {
@@ -163,13 +169,18 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
                 show_files(&files)
             )));
         }
-        let kopts = KubeConfigOptions { context: Some(context.clone()), ..Default::default() };
-        let c = kube::Config::from_custom_kubeconfig(merged, &kopts).await.map_err(|e| {
-            LiveError::Config(format!(
-                "cannot use context '{context}' of kubeconfig {}: {e}",
-                show_files(&files)
-            ))
-        })?;
+        let kopts = KubeConfigOptions {
+            context: Some(context.clone()),
+            ..Default::default()
+        };
+        let c = kube::Config::from_custom_kubeconfig(merged, &kopts)
+            .await
+            .map_err(|e| {
+                LiveError::Config(format!(
+                    "cannot use context '{context}' of kubeconfig {}: {e}",
+                    show_files(&files)
+                ))
+            })?;
         (c, context, format!("kubeconfig {}", show_files(&files)))
     };
     if let Some(ns) = &opts.namespace {
@@ -180,7 +191,12 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
         config.connect_timeout = Some(t);
     }
     let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
-    let info = ConnectionInfo { server, context, namespace: config.default_namespace.clone(), origin };
+    let info = ConnectionInfo {
+        server,
+        context,
+        namespace: config.default_namespace.clone(),
+        origin,
+    };
     Ok(Resolved { config, info })
 }
 
@@ -223,21 +239,36 @@ mod tests {
         let d = dir("merge");
         let a = d.join("a");
         let b = d.join("b");
-        std::fs::write(&a, kubeconfig(Some("one"), &[("one", "http://127.0.0.1:1", Some("team"))])).unwrap();
+        std::fs::write(
+            &a,
+            kubeconfig(Some("one"), &[("one", "http://127.0.0.1:1", Some("team"))]),
+        )
+        .unwrap();
         std::fs::write(
             &b,
-            kubeconfig(Some("two"), &[("two", "http://127.0.0.1:2", None), ("one", "http://ignored:9", None)]),
+            kubeconfig(
+                Some("two"),
+                &[("two", "http://127.0.0.1:2", None), ("one", "http://ignored:9", None)],
+            ),
         )
         .unwrap();
         let missing = d.join("missing");
         let joined = std::env::join_paths([&missing, &a, &b]).unwrap();
-        let env = Environment { kubeconfig: Some(joined), home: None, in_cluster: false };
+        let env = Environment {
+            kubeconfig: Some(joined),
+            home: None,
+            in_cluster: false,
+        };
         let r = resolve(&ConfigOptions::default(), &env).await.unwrap();
         assert_eq!(r.info.context, "one");
         assert_eq!(r.info.server, "http://127.0.0.1:1");
         assert_eq!(r.info.namespace, "team");
         assert!(!r.config.default_retry);
-        let opts = ConfigOptions { context: Some("two".into()), namespace: Some("ns".into()), ..Default::default() };
+        let opts = ConfigOptions {
+            context: Some("two".into()),
+            namespace: Some("ns".into()),
+            ..Default::default()
+        };
         let r = resolve(&opts, &env).await.unwrap();
         assert_eq!(r.info.server, "http://127.0.0.1:2");
         assert_eq!(r.info.namespace, "ns");
@@ -248,14 +279,25 @@ mod tests {
         let d = dir("explicit");
         let home = d.join("home");
         std::fs::create_dir_all(home.join(".kube")).unwrap();
-        std::fs::write(home.join(".kube/config"), kubeconfig(Some("h"), &[("h", "http://home:1", None)])).unwrap();
+        std::fs::write(
+            home.join(".kube/config"),
+            kubeconfig(Some("h"), &[("h", "http://home:1", None)]),
+        )
+        .unwrap();
         let x = d.join("x");
         std::fs::write(&x, kubeconfig(Some("x"), &[("x", "http://explicit:1", None)])).unwrap();
-        let env = Environment { kubeconfig: None, home: Some(home), in_cluster: false };
+        let env = Environment {
+            kubeconfig: None,
+            home: Some(home),
+            in_cluster: false,
+        };
         let r = resolve(&ConfigOptions::default(), &env).await.unwrap();
         assert_eq!(r.info.server, "http://home:1");
         assert_eq!(r.info.namespace, "default");
-        let opts = ConfigOptions { kubeconfig: Some(x), ..Default::default() };
+        let opts = ConfigOptions {
+            kubeconfig: Some(x),
+            ..Default::default()
+        };
         assert_eq!(resolve(&opts, &env).await.unwrap().info.server, "http://explicit:1");
     }
 
@@ -272,21 +314,44 @@ mod tests {
             "no kubeconfig found (KUBECONFIG is not set and ~/.kube/config does not exist) and not running inside a cluster; pass --kubeconfig FILE, or --snapshot FILE to work offline"
         );
         let f = d.join("k");
-        std::fs::write(&f, kubeconfig(None, &[("a", "http://a:1", None), ("b", "http://b:1", None)])).unwrap();
-        let opts = ConfigOptions { kubeconfig: Some(f.clone()), ..Default::default() };
+        std::fs::write(
+            &f,
+            kubeconfig(None, &[("a", "http://a:1", None), ("b", "http://b:1", None)]),
+        )
+        .unwrap();
+        let opts = ConfigOptions {
+            kubeconfig: Some(f.clone()),
+            ..Default::default()
+        };
         assert_eq!(
             err(resolve(&opts, &env).await),
-            format!("kubeconfig '{}' sets no current-context; pass --context NAME (available: a, b)", f.display())
+            format!(
+                "kubeconfig '{}' sets no current-context; pass --context NAME (available: a, b)",
+                f.display()
+            )
         );
-        let opts = ConfigOptions { kubeconfig: Some(f.clone()), context: Some("c".into()), ..Default::default() };
+        let opts = ConfigOptions {
+            kubeconfig: Some(f.clone()),
+            context: Some("c".into()),
+            ..Default::default()
+        };
         assert_eq!(
             err(resolve(&opts, &env).await),
-            format!("context 'c' is not in kubeconfig '{}' (available: a, b); pass --context with one of those", f.display())
+            format!(
+                "context 'c' is not in kubeconfig '{}' (available: a, b); pass --context with one of those",
+                f.display()
+            )
         );
-        let opts = ConfigOptions { kubeconfig: Some(d.join("nope")), ..Default::default() };
+        let opts = ConfigOptions {
+            kubeconfig: Some(d.join("nope")),
+            ..Default::default()
+        };
         assert_eq!(
             err(resolve(&opts, &env).await),
-            format!("kubeconfig '{}' does not exist; check the --kubeconfig path", d.join("nope").display())
+            format!(
+                "kubeconfig '{}' does not exist; check the --kubeconfig path",
+                d.join("nope").display()
+            )
         );
     }
 }

@@ -179,7 +179,10 @@ pub fn classify(e: &kube::Error, cx: &ErrorContext<'_>) -> LiveError {
     let server = cx.server.to_string();
     if let kube::Error::Api(s) = e {
         return match s.code {
-            401 => LiveError::Unauthorized { server, context: cx.context.to_string() },
+            401 => LiveError::Unauthorized {
+                server,
+                context: cx.context.to_string(),
+            },
             403 => LiveError::Forbidden {
                 server,
                 context: cx.context.to_string(),
@@ -191,7 +194,11 @@ pub fn classify(e: &kube::Error, cx: &ErrorContext<'_>) -> LiveError {
                 server,
                 doing: cx.doing.to_string(),
                 code,
-                message: if s.message.is_empty() { s.reason.clone() } else { s.message.clone() },
+                message: if s.message.is_empty() {
+                    s.reason.clone()
+                } else {
+                    s.message.clone()
+                },
             },
         };
     }
@@ -203,12 +210,14 @@ pub fn classify(e: &kube::Error, cx: &ErrorContext<'_>) -> LiveError {
             Some(err) => format!("the exec credential plugin failed: {err}"),
             None => text,
         };
-        return LiveError::Credentials { server, context: cx.context.to_string(), cause };
+        return LiveError::Credentials {
+            server,
+            context: cx.context.to_string(),
+            cause,
+        };
     }
     // A server that refuses an expired client certificate sends a TLS alert.
-    if lower.contains("certificateexpired")
-        || (lower.contains("certificate expired") && lower.contains("alert"))
-    {
+    if lower.contains("certificateexpired") || (lower.contains("certificate expired") && lower.contains("alert")) {
         return LiveError::Credentials {
             server,
             context: cx.context.to_string(),
@@ -242,9 +251,17 @@ pub fn classify(e: &kube::Error, cx: &ErrorContext<'_>) -> LiveError {
         return LiveError::Unreachable { server, cause };
     }
     if lower.contains("timed out") || lower.contains("deadline has elapsed") {
-        return LiveError::Timeout { server, doing: cx.doing.to_string(), secs: 0 };
+        return LiveError::Timeout {
+            server,
+            doing: cx.doing.to_string(),
+            secs: 0,
+        };
     }
-    LiveError::Other { server, doing: cx.doing.to_string(), cause: text }
+    LiveError::Other {
+        server,
+        doing: cx.doing.to_string(),
+        cause: text,
+    }
 }
 
 #[cfg(test)]
@@ -276,7 +293,11 @@ mod tests {
             "https://10.0.0.1:6443 rejected the credentials of context 'prod' (401 Unauthorized); they have probably expired: log in again and retry"
         );
         assert_eq!(
-            classify(&api(403, "pods is forbidden: User \"bob\" cannot list resource \"pods\""), &cx()).to_string(),
+            classify(
+                &api(403, "pods is forbidden: User \"bob\" cannot list resource \"pods\""),
+                &cx()
+            )
+            .to_string(),
             "https://10.0.0.1:6443 does not allow context 'prod' to list pods in all namespaces (403 Forbidden: pods is forbidden: User \"bob\" cannot list resource \"pods\"); kschedtui needs get, list and watch on it: ask a cluster admin"
         );
         assert_eq!(
@@ -288,7 +309,10 @@ mod tests {
     #[test]
     fn exec_plugin_stderr_is_extracted() {
         let text = r#"auth error: auth exec command 'sh' failed with status exit status: 1: Output { status: ExitStatus(unix_wait_status(256)), stdout: "", stderr: "error: the SSO session has expired\nrun login\n" }"#;
-        assert_eq!(exec_stderr(text).as_deref(), Some("error: the SSO session has expired run login"));
+        assert_eq!(
+            exec_stderr(text).as_deref(),
+            Some("error: the SSO session has expired run login")
+        );
         assert_eq!(exec_stderr("auth error: token file missing"), None);
     }
 

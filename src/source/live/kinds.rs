@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use std::fmt::Debug;
 
 use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::api::{apps::v1 as apps, policy::v1 as policy, scheduling::v1 as sched};
 use k8s_openapi::api::storage::v1 as storage;
+use k8s_openapi::api::{apps::v1 as apps, policy::v1 as policy, scheduling::v1 as sched};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 
@@ -45,7 +45,11 @@ live_kind!(policy::PodDisruptionBudget, PodDisruptionBudget, Pdb);
 live_kind!(core::Service, Service, Service);
 live_kind!(apps::ReplicaSet, ReplicaSet, ReplicaSet);
 live_kind!(apps::StatefulSet, StatefulSet, StatefulSet);
-live_kind!(core::ReplicationController, ReplicationController, ReplicationController);
+live_kind!(
+    core::ReplicationController,
+    ReplicationController,
+    ReplicationController
+);
 live_kind!(PodGroup, PodGroup, PodGroup);
 live_kind!(core::Pod, Pod, Pod);
 
@@ -83,8 +87,7 @@ macro_rules! with_kind {
     ($kind:expr, $K:ident => $body:expr) => {{
         use k8s_openapi::api::core::v1 as k_core;
         use k8s_openapi::api::{
-            apps::v1 as k_apps, policy::v1 as k_policy, scheduling::v1 as k_sched,
-            storage::v1 as k_storage,
+            apps::v1 as k_apps, policy::v1 as k_policy, scheduling::v1 as k_sched, storage::v1 as k_storage,
         };
         use $crate::model::event::Kind as K_;
         match $kind {
@@ -162,7 +165,11 @@ mod tests {
         for kind in Kind::ALL {
             let (all, one) = with_kind!(kind, K => (url::<K>(None), url::<K>(Some("ns"))));
             let group_version = kind.api_version();
-            let prefix = if group_version == "v1" { "/api/v1".to_string() } else { format!("/apis/{group_version}") };
+            let prefix = if group_version == "v1" {
+                "/api/v1".to_string()
+            } else {
+                format!("/apis/{group_version}")
+            };
             assert_eq!(all, format!("{prefix}/{}", kind.plural()), "{kind}");
             if kind.namespaced() {
                 assert_eq!(one, format!("{prefix}/namespaces/ns/{}", kind.plural()), "{kind}");

@@ -84,7 +84,10 @@ pub struct LiveSource {
 
 impl std::fmt::Debug for LiveSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LiveSource").field("info", &self.info).field("scope", &self.scope).finish()
+        f.debug_struct("LiveSource")
+            .field("info", &self.info)
+            .field("scope", &self.scope)
+            .finish()
     }
 }
 
@@ -139,7 +142,13 @@ impl LiveSource {
     }
 
     fn cx<'a>(&'a self, doing: &'a str, verb: &'a str, resource: &'a str) -> ErrorContext<'a> {
-        ErrorContext { server: &self.info.server, context: &self.info.context, doing, verb, resource }
+        ErrorContext {
+            server: &self.info.server,
+            context: &self.info.context,
+            doing,
+            verb,
+            resource,
+        }
     }
 
     /// GET /version.
@@ -188,22 +197,34 @@ impl LiveSource {
     }
 
     async fn kinds(&self) -> Result<Vec<Kind>, LiveError> {
-        let known = *self.pod_groups.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let known = *self
+            .pod_groups
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let served = match known {
             Some(b) => b,
             None => {
                 let cx = self.cx("discovering the PodGroup API", "get", "API discovery");
                 let b = actions::pod_groups_served(&self.client, &cx).await?;
-                *self.pod_groups.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(b);
+                *self
+                    .pod_groups
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(b);
                 b
             }
         };
-        Ok(Kind::ALL.into_iter().filter(|k| *k != Kind::PodGroup || served).collect())
+        Ok(Kind::ALL
+            .into_iter()
+            .filter(|k| *k != Kind::PodGroup || served)
+            .collect())
     }
 
     /// Lists every kind.
     pub async fn load_state(&self) -> Result<ClusterState, LiveError> {
-        *self.pod_groups.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        *self
+            .pod_groups
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         let kinds = self.kinds().await?;
         let mut state = ClusterState::new();
         let mut listed = BTreeMap::new();
@@ -212,12 +233,19 @@ impl LiveSource {
         for kind in kinds {
             let doing = format!("listing {}", self.resource_text(kind));
             let resource = self.resource_text(kind);
-            let target = KindTarget { url: self.url_of(kind), cx: self.cx(&doing, "list", &resource) };
+            let target = KindTarget {
+                url: self.url_of(kind),
+                cx: self.cx(&doing, "list", &resource),
+            };
             let (objects, rv) = with_kind!(kind, K => {
                 watch::list_kind::<K>(&self.client, &target, &self.opts, progress.as_ref()).await?
             });
             listed.insert(kind, rv.clone());
-            state.apply(ClusterEvent::Resynced { kind, objects, resource_version: rv });
+            state.apply(ClusterEvent::Resynced {
+                kind,
+                objects,
+                resource_version: rv,
+            });
         }
         state.generation = 0;
         *self.listed.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = listed;
@@ -228,7 +256,11 @@ impl LiveSource {
     /// listed first), until `tx` closes.
     pub async fn watch_events(&self, tx: mpsc::Sender<ClusterEvent>) -> Result<(), LiveError> {
         let kinds = self.kinds().await?;
-        let listed = self.listed.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let listed = self
+            .listed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         let texts: Vec<(Kind, String, String, String)> = kinds
             .iter()
             .map(|k| {
@@ -240,7 +272,10 @@ impl LiveSource {
         for (kind, doing, resource, url) in &texts {
             let start = listed.get(kind).cloned().unwrap_or_default();
             let tx = tx.clone();
-            let target = KindTarget { url: url.clone(), cx: self.cx(doing, "watch", resource) };
+            let target = KindTarget {
+                url: url.clone(),
+                cx: self.cx(doing, "watch", resource),
+            };
             let client = &self.client;
             let opts = &self.opts;
             tasks.push(with_kind!(*kind, K => Box::pin(async move {

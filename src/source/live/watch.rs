@@ -89,7 +89,11 @@ pub struct WatchMapper {
 impl WatchMapper {
     /// Starts from a list's resourceVersion.
     pub fn new(kind: Kind, resource_version: impl Into<String>) -> Self {
-        WatchMapper { kind, resource_version: resource_version.into(), stale: false }
+        WatchMapper {
+            kind,
+            resource_version: resource_version.into(),
+            stale: false,
+        }
     }
 
     /// The resourceVersion to resume from.
@@ -133,7 +137,11 @@ impl WatchMapper {
             WatchEvent::Error(s) => Decision::Restart(format!(
                 "watch error {}{}",
                 s.code,
-                if s.message.is_empty() { String::new() } else { format!(": {}", s.message) }
+                if s.message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", s.message)
+                }
             )),
         }
     }
@@ -142,7 +150,11 @@ impl WatchMapper {
     pub fn on_relisted(&mut self, objects: Vec<Object>, resource_version: String) -> ClusterEvent {
         self.resource_version.clone_from(&resource_version);
         self.stale = false;
-        ClusterEvent::Resynced { kind: self.kind, objects, resource_version }
+        ClusterEvent::Resynced {
+            kind: self.kind,
+            objects,
+            resource_version,
+        }
     }
 
     /// The watch failed. Returns the Stale event the first time.
@@ -151,7 +163,10 @@ impl WatchMapper {
             return None;
         }
         self.stale = true;
-        Some(ClusterEvent::Stale { kind: self.kind, reason })
+        Some(ClusterEvent::Stale {
+            kind: self.kind,
+            reason,
+        })
     }
 
     /// A watch request was accepted. Returns the Resumed event when the kind was stale.
@@ -160,7 +175,10 @@ impl WatchMapper {
             return None;
         }
         self.stale = false;
-        Some(ClusterEvent::Resumed { kind: self.kind, resource_version: self.resource_version.clone() })
+        Some(ClusterEvent::Resumed {
+            kind: self.kind,
+            resource_version: self.resource_version.clone(),
+        })
     }
 }
 
@@ -175,7 +193,11 @@ pub struct Backoff {
 impl Backoff {
     /// Starts at `initial`, doubles up to `max`.
     pub fn new(initial: Duration, max: Duration) -> Self {
-        Backoff { next: initial, initial, max }
+        Backoff {
+            next: initial,
+            initial,
+            max,
+        }
     }
 
     /// The next delay.
@@ -245,7 +267,12 @@ pub async fn list_kind<K: LiveKind>(
         pages += 1;
         items.extend(list.items.into_iter().map(LiveKind::into_object));
         token = list.metadata.continue_.filter(|c| !c.is_empty());
-        progress(&Progress { kind: K::KIND, items: items.len(), pages, done: token.is_none() });
+        progress(&Progress {
+            kind: K::KIND,
+            items: items.len(),
+            pages,
+            done: token.is_none(),
+        });
         if token.is_none() {
             return Ok((items, list.metadata.resource_version.unwrap_or_default()));
         }
@@ -369,10 +396,7 @@ async fn watch_once<K: LiveKind>(
     loop {
         let next = match tokio::time::timeout(opts.idle_timeout, stream.next()).await {
             Err(_) => {
-                return Round::Failed(format!(
-                    "the watch sent nothing for {}s",
-                    opts.idle_timeout.as_secs()
-                ));
+                return Round::Failed(format!("the watch sent nothing for {}s", opts.idle_timeout.as_secs()));
             }
             Ok(None) => return Round::Ended { received },
             Ok(Some(Err(e))) if is_gone(&e) => return Round::Relist,
@@ -409,7 +433,11 @@ mod tests {
     }
 
     fn gone() -> WatchEvent<Pod> {
-        WatchEvent::Error(Box::new(Status { code: 410, message: "too old resource version: 5 (9)".into(), ..Default::default() }))
+        WatchEvent::Error(Box::new(Status {
+            code: 410,
+            message: "too old resource version: 5 (9)".into(),
+            ..Default::default()
+        }))
     }
 
     #[test]
@@ -419,14 +447,24 @@ mod tests {
         assert!(matches!(d, Decision::Emit(ClusterEvent::Applied(_))));
         m.on_event(WatchEvent::Modified(pod("p", "7")));
         let d = m.on_event(WatchEvent::Deleted(pod("p", "8")));
-        let Decision::Emit(ClusterEvent::Deleted(o)) = d else { panic!("{d:?}") };
+        let Decision::Emit(ClusterEvent::Deleted(o)) = d else {
+            panic!("{d:?}")
+        };
         assert_eq!(o.key().to_string(), "a/p");
         assert_eq!(m.resource_version(), "8");
         let bm = WatchEvent::<Pod>::Bookmark(Bookmark {
-            types: TypeMeta { api_version: "v1".into(), kind: "Pod".into() },
-            metadata: BookmarkMeta { resource_version: "12".into(), annotations: Default::default() },
+            types: TypeMeta {
+                api_version: "v1".into(),
+                kind: "Pod".into(),
+            },
+            metadata: BookmarkMeta {
+                resource_version: "12".into(),
+                annotations: Default::default(),
+            },
         });
-        let Decision::Emit(ClusterEvent::Bookmark { resource_version, .. }) = m.on_event(bm) else { panic!() };
+        let Decision::Emit(ClusterEvent::Bookmark { resource_version, .. }) = m.on_event(bm) else {
+            panic!()
+        };
         assert_eq!(resource_version, "12");
         assert_eq!(m.resource_version(), "12");
     }
@@ -435,11 +473,22 @@ mod tests {
     fn gone_asks_for_a_relist_and_other_errors_for_a_restart() {
         let mut m = WatchMapper::new(Kind::Pod, "5");
         assert!(matches!(m.on_event(gone()), Decision::Relist));
-        let d = m.on_event(WatchEvent::<Pod>::Error(Box::new(Status { code: 500, message: "boom".into(), ..Default::default() })));
+        let d = m.on_event(WatchEvent::<Pod>::Error(Box::new(Status {
+            code: 500,
+            message: "boom".into(),
+            ..Default::default()
+        })));
         let Decision::Restart(r) = d else { panic!() };
         assert_eq!(r, "watch error 500: boom");
         let ev = m.on_relisted(vec![pod("q", "20").into_object()], "20".into());
-        let ClusterEvent::Resynced { objects, resource_version, .. } = ev else { panic!() };
+        let ClusterEvent::Resynced {
+            objects,
+            resource_version,
+            ..
+        } = ev
+        else {
+            panic!()
+        };
         assert_eq!((objects.len(), resource_version.as_str()), (1, "20"));
         assert_eq!(m.resource_version(), "20");
     }
@@ -448,11 +497,15 @@ mod tests {
     fn stale_is_reported_once_and_resumed_once() {
         let mut m = WatchMapper::new(Kind::Node, "3");
         assert!(m.on_connected().is_none());
-        let Some(ClusterEvent::Stale { reason, .. }) = m.on_failure("connection refused".into()) else { panic!() };
+        let Some(ClusterEvent::Stale { reason, .. }) = m.on_failure("connection refused".into()) else {
+            panic!()
+        };
         assert_eq!(reason, "connection refused");
         assert!(m.on_failure("again".into()).is_none());
         assert!(m.is_stale());
-        let Some(ClusterEvent::Resumed { kind, resource_version }) = m.on_connected() else { panic!() };
+        let Some(ClusterEvent::Resumed { kind, resource_version }) = m.on_connected() else {
+            panic!()
+        };
         assert_eq!((kind, resource_version.as_str()), (Kind::Node, "3"));
         assert!(m.on_connected().is_none());
     }
