@@ -14,6 +14,7 @@ use crate::engine::{self, Framework, SchedulerConfig, Snapshot, Version};
 use crate::model::{Cluster, ObjectKey};
 use crate::source::file;
 
+pub mod condition;
 #[cfg(feature = "live")]
 pub mod live;
 
@@ -260,7 +261,7 @@ pub fn render_explanations(args: &ExplainArgs, cluster: Cluster, version: Versio
                 "no pending pods in the snapshot\n".to_string()
             } else {
                 out.iter()
-                    .map(crate::explain::text::render)
+                    .map(|ex| crate::explain::text::render(ex) + &condition::cluster_verdict(&snap.cluster, ex))
                     .collect::<Vec<_>>()
                     .join("\n")
             }

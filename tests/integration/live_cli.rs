@@ -180,6 +180,12 @@ fn explain_a_pod_by_name_uses_the_context_namespace() {
     ok(&o);
     assert!(o.stdout.starts_with("Pod shop/web-7d4b9-pend"), "{}", o.stdout);
     assert!(o.stdout.contains("Schedulable: would bind to node-a"), "{}", o.stdout);
+    // The condition the cluster's scheduler wrote, and the disagreement.
+    assert!(
+        o.stdout.contains("Cluster: PodScheduled=False (Unschedulable): 0/3 nodes are available: 3 Insufficient cpu.\nNote: the cluster's scheduler found no node but kschedtui does: the cluster changed since, or the scheduler runs another profile or release\n"),
+        "{}",
+        o.stdout
+    );
 }
 
 #[test]
