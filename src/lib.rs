@@ -12,3 +12,5 @@ pub mod engine;
 pub mod explain;
 pub mod model;
 pub mod source;
+#[doc(hidden)]
+pub mod testkit;

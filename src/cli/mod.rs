@@ -3,6 +3,8 @@
 //! exit code. The live-cluster side of the commands is in [`live`].
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod simulate;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -80,6 +82,10 @@ pub enum Command {
     Preempt(PreemptArgs),
     /// Write the live cluster to a snapshot file that --snapshot reads back.
     Snapshot(SnapshotArgs),
+    /// Write a seeded synthetic cluster (for benchmarks and scale tests).
+    Generate(GenerateArgs),
+    /// Schedule every pending pod in queue order, applying each result before the next.
+    Simulate(simulate::SimulateArgs),
 }
 
 /// `bind` arguments.
@@ -142,6 +148,47 @@ pub struct SnapshotArgs {
     /// Replace names, label values and images with stable placeholders.
     #[arg(long)]
     pub anonymize: bool,
+}
+
+/// `generate` arguments.
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// Nodes.
+    #[arg(long, default_value_t = 5000)]
+    pub nodes: usize,
+    /// Bound pods.
+    #[arg(long, default_value_t = 100_000)]
+    pub pods: usize,
+    /// Seed (the same seed gives the same cluster).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Output file; .json writes JSON, anything else YAML.
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
+/// Runs `generate`.
+pub fn generate(a: &GenerateArgs) -> Result<()> {
+    let v = crate::testkit::generate(crate::testkit::GenSpec {
+        nodes: a.nodes,
+        pods: a.pods,
+        seed: a.seed,
+    });
+    let text = if a.output.extension().is_some_and(|e| e == "json") {
+        serde_json::to_string(&v)?
+    } else {
+        serde_yaml::to_string(&v)?
+    };
+    std::fs::write(&a.output, text).with_context(|| format!("cannot write '{}'", a.output.display()))?;
+    eprintln!(
+        "wrote {} nodes and {} bound pods to {} (pending pod: {}/{})",
+        a.nodes,
+        a.pods,
+        a.output.display(),
+        crate::testkit::PENDING_POD.0,
+        crate::testkit::PENDING_POD.1
+    );
+    Ok(())
 }
 
 /// Output formats.
@@ -332,6 +379,8 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Bind(a)) => bind(a, &cli),
         Some(Command::Preempt(a)) => preempt(a, &cli),
         Some(Command::Snapshot(a)) => snapshot(a, &cli),
+        Some(Command::Generate(a)) => generate(a),
+        Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref()),
         None => Err(anyhow::anyhow!(
             "the terminal UI is not implemented yet; use `kschedtui explain --demo --all-pending` or `kschedtui explain --snapshot FILE --all-pending`"
         )),

@@ -20,7 +20,11 @@ pub struct PluginStatus {
 impl PluginStatus {
     /// From a status.
     pub fn new(plugin: &str, s: &Status) -> Self {
-        PluginStatus { plugin: plugin.to_string(), code: s.code, reasons: s.reasons.clone() }
+        PluginStatus {
+            plugin: plugin.to_string(),
+            code: s.code,
+            reasons: s.reasons.clone(),
+        }
     }
 }
 
@@ -52,6 +56,50 @@ pub struct NodeFilter {
     /// Diagnostic pass (not upstream): every filter plugin's failure on the node, without
     /// nominated pods. Never changes feasibility.
     pub all_failures: Vec<FilterFailure>,
+    /// Not upstream: what the rejecting plugin knows about why (e.g. the pods whose
+    /// anti-affinity matched), without nominated pods. Empty when the plugin says nothing.
+    pub detail: Vec<String>,
+    /// Diagnostic numbers a failing filter plugin gave for this node (not upstream output).
+    pub details: Vec<FilterDetail>,
+}
+
+/// Numbers behind a filter plugin's verdict on one node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum FilterDetail {
+    /// PodTopologySpread: one entry per DoNotSchedule constraint checked, in order, up to the
+    /// first that fails.
+    TopologySpread(Vec<SpreadCheck>),
+}
+
+/// One PodTopologySpread constraint evaluated on one node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SpreadCheck {
+    /// topologyKey.
+    pub topology_key: String,
+    /// whenUnsatisfiable.
+    pub when_unsatisfiable: String,
+    /// maxSkew.
+    pub max_skew: i32,
+    /// minDomains (1 when unset).
+    pub min_domains: i32,
+    /// Number of eligible domains of the key.
+    pub domains: usize,
+    /// The node's domain (None: the node lacks the key).
+    pub domain: Option<String>,
+    /// Matching pods already in the node's domain.
+    pub match_num: i64,
+    /// Whether the incoming pod matches the selector itself (adds 1).
+    pub self_match: bool,
+    /// Global minimum used (0 when fewer than minDomains domains exist); None when upstream
+    /// skips the constraint because no domain was found.
+    pub global_min: Option<i64>,
+    /// A domain holding the global minimum (the first by name), when the minimum is not
+    /// forced to 0 by minDomains.
+    pub global_min_domain: Option<String>,
+    /// matchNum + selfMatch - globalMin.
+    pub skew: Option<i64>,
+    /// skew <= maxSkew.
+    pub satisfied: bool,
 }
 
 /// One plugin's score on one node.
@@ -85,12 +133,19 @@ pub struct NodeScoreTrace {
 pub struct Candidate {
     /// Node.
     pub node: String,
-    /// Pods that would be evicted.
+    /// Pods that would be evicted, in upstream's order (most important first).
     pub victims: Vec<ObjectKey>,
     /// Victims whose eviction violates a PDB.
     pub pdb_violations: usize,
     /// Why the node was or was not chosen.
     pub note: String,
+    /// The victims' priorities, in the order of `victims`.
+    pub victim_priorities: Vec<i32>,
+    /// True for the node preemption nominates.
+    pub selected: bool,
+    /// The node-picking criterion that decided for or against this node ("" when it was the
+    /// only candidate).
+    pub criterion: String,
 }
 
 /// What PostFilter (preemption) did.
@@ -108,8 +163,135 @@ pub struct PostFilterTrace {
     pub message: String,
     /// Candidates evaluated.
     pub candidates: Vec<Candidate>,
-    /// Per-node statuses of the dry run (node → reasons) where preemption could not help.
+    /// Per-node statuses of the dry run (node → reasons) where preemption could not help,
+    /// sorted by node.
     pub node_notes: Vec<(String, String)>,
+    /// How many candidates the dry run looked for (DefaultPreemptionArgs), when it ran.
+    pub candidates_wanted: Option<usize>,
+}
+
+/// A plugin's status at Reserve, Permit, PreBind, Bind, PostBind or Unreserve.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CyclePluginStatus {
+    /// Plugin.
+    pub plugin: String,
+    /// Code.
+    pub code: Code,
+    /// Reasons.
+    pub reasons: Vec<String>,
+    /// Permit with Wait: how long the plugin lets the pod wait (ms, capped at 15 minutes).
+    pub timeout_ms: Option<u64>,
+    /// kschedtui's remarks (what the plugin would do; not upstream text).
+    pub notes: Vec<String>,
+}
+
+impl CyclePluginStatus {
+    /// From a status.
+    pub fn new(plugin: &str, s: &Status, notes: Vec<String>) -> Self {
+        CyclePluginStatus {
+            plugin: plugin.to_string(),
+            code: s.code,
+            reasons: s.reasons.clone(),
+            timeout_ms: None,
+            notes,
+        }
+    }
+}
+
+/// How the binding cycle ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum BindingOutcome {
+    /// Bound (or, in a one-off explanation, would bind).
+    Bound,
+    /// Waiting at Permit.
+    Waiting,
+    /// A plugin rejected the pod (Reserve, Permit, the wait, PreBind or Bind); it goes back to
+    /// the queue.
+    Rejected,
+    /// A plugin failed with an error.
+    Error,
+}
+
+impl BindingOutcome {
+    /// The name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BindingOutcome::Bound => "Bound",
+            BindingOutcome::Waiting => "Waiting",
+            BindingOutcome::Rejected => "Rejected",
+            BindingOutcome::Error => "Error",
+        }
+    }
+}
+
+/// Reserve → Permit → (WaitOnPermit) → PreBind → Bind → PostBind on the selected node
+/// (schedule_one.go `schedulingCycle` tail and `bindingCycle`), with Unreserve on failure.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BindingCycleTrace {
+    /// The node the pod is assumed on (upstream samples among tied nodes; kschedtui takes the
+    /// first by name and lists the others in `tied_with`).
+    pub node: String,
+    /// Other nodes tied at the top score.
+    pub tied_with: Vec<String>,
+    /// Reserve, in order.
+    pub reserve: Vec<CyclePluginStatus>,
+    /// Permit, in order.
+    pub permit: Vec<CyclePluginStatus>,
+    /// The wait at Permit, when a plugin asked for one: the result of `WaitOnPermit` once known
+    /// (None while still waiting).
+    pub wait_result: Option<PluginStatus>,
+    /// PreBind, in order.
+    pub pre_bind: Vec<CyclePluginStatus>,
+    /// Bind, in order (until the first plugin that does not Skip).
+    pub bind: Vec<CyclePluginStatus>,
+    /// PostBind, in order.
+    pub post_bind: Vec<CyclePluginStatus>,
+    /// Unreserve after a failure, in the order run (the reverse of Reserve).
+    pub unreserve: Vec<CyclePluginStatus>,
+    /// How it ended.
+    pub outcome: BindingOutcome,
+    /// The extension point that failed or is waiting.
+    pub stopped_at: Option<String>,
+    /// The status message upstream records when the pod does not bind (for a rejection, the
+    /// PodScheduled message "0/1 nodes are available: ...").
+    pub message: Option<String>,
+    /// A pod waiting at Permit: the points that run once the wait ends with Allow, with their
+    /// plugins (they have not run yet).
+    pub after_wait: Vec<(String, Vec<String>)>,
+}
+
+/// A member of a gang waiting at Permit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaitingMember {
+    /// The pod.
+    pub pod: ObjectKey,
+    /// The node it is assumed on.
+    pub node: String,
+    /// How long it has waited (ms).
+    pub waited_ms: u64,
+    /// Time left before its Permit times out (ms).
+    pub time_left_ms: u64,
+}
+
+/// A pod group (gang) as a Permit plugin sees it (Coscheduling), when the attempt starts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GangTrace {
+    /// The plugin.
+    pub plugin: String,
+    /// `namespace/name` of the group.
+    pub group: String,
+    /// The PodGroup object exists.
+    pub found: bool,
+    /// spec.minMember (the quorum).
+    pub min_member: i32,
+    /// Pods of the group in the cluster (not finished).
+    pub members: usize,
+    /// Members bound or assumed on a node (waiting ones included), this pod excluded.
+    pub assigned: usize,
+    /// Permit timeout (ms): the group's scheduleTimeoutSeconds, else the plugin's default.
+    pub timeout_ms: u64,
+    /// Members waiting at Permit now, by key.
+    pub waiting: Vec<WaitingMember>,
 }
 
 /// The explanation of one pod.
@@ -149,6 +331,10 @@ pub struct Explanation {
     pub later_points: Vec<(String, Vec<String>)>,
     /// Remarks about gaps (plugins not reproduced yet, ...).
     pub notes: Vec<String>,
+    /// Reserve through PostBind on the selected node (None when no node was selected).
+    pub binding_cycle: Option<BindingCycleTrace>,
+    /// The pod's gang, when a Permit plugin groups pods.
+    pub gang: Option<GangTrace>,
 }
 
 impl Explanation {
@@ -162,11 +348,35 @@ impl Explanation {
         if let Some(s) = &self.waiting_for_scheduler {
             return format!("Pending: no profile serves schedulerName '{s}'; the pod waits for that scheduler");
         }
+        if let Some(b) = &self.binding_cycle {
+            match b.outcome {
+                BindingOutcome::Bound => {}
+                BindingOutcome::Waiting => {
+                    return format!(
+                        "Waiting at Permit on {}: {}",
+                        b.node,
+                        b.message.clone().unwrap_or_default()
+                    );
+                }
+                BindingOutcome::Rejected | BindingOutcome::Error => {
+                    return format!(
+                        "Not scheduled: {} failed on {}: {}",
+                        b.stopped_at.clone().unwrap_or_default(),
+                        b.node,
+                        b.message.clone().unwrap_or_default()
+                    );
+                }
+            }
+        }
         if !self.selected.is_empty() {
             if self.selected.len() == 1 {
                 return format!("Schedulable: would bind to {}", self.selected[0]);
             }
-            return format!("Schedulable: {} nodes tie at the top ({})", self.selected.len(), self.selected.join(", "));
+            return format!(
+                "Schedulable: {} nodes tie at the top ({})",
+                self.selected.len(),
+                self.selected.join(", ")
+            );
         }
         match &self.post_filter {
             Some(pf) if pf.nominated_node.is_some() => format!(

@@ -34,7 +34,9 @@ impl Version {
 
     /// Clamps a server's minor to the supported range.
     pub fn clamp_minor(minor: u32) -> Version {
-        Version { minor: minor.clamp(Self::OLDEST.minor, Self::NEWEST.minor) }
+        Version {
+            minor: minor.clamp(Self::OLDEST.minor, Self::NEWEST.minor),
+        }
     }
 }
 

@@ -1,13 +1,115 @@
 //! The `explain -o json` contract, version 1: keys and sorting exactly as the spec says, with
-//! kschedtui's extra keys (`allFailures`, `rejectedByNominatedPods`, `preScore`, `notes`, ...)
+//! kschedtui's extra keys (`allFailures`, `rejectedByNominatedPods`, `preScore`, `notes`, `topologySpread`, ...)
 //! added where the contract allows.
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::trace::{Explanation, FilterFailure};
+use crate::engine::trace::{
+    BindingCycleTrace, CyclePluginStatus, Explanation, FilterDetail, FilterFailure, GangTrace, SpreadCheck,
+};
 
 fn failure(f: &FilterFailure) -> Value {
     json!({"plugin": f.plugin, "code": f.code.as_str(), "reasons": f.reasons})
+}
+
+fn cycle_statuses(v: &[CyclePluginStatus]) -> Value {
+    Value::Array(
+        v.iter()
+            .map(|p| {
+                let mut m = Map::new();
+                m.insert("plugin".into(), json!(p.plugin));
+                m.insert("code".into(), json!(p.code.as_str()));
+                if !p.reasons.is_empty() {
+                    m.insert("reasons".into(), json!(p.reasons));
+                }
+                if let Some(t) = p.timeout_ms {
+                    m.insert("timeoutMs".into(), json!(t));
+                }
+                if !p.notes.is_empty() {
+                    m.insert("notes".into(), json!(p.notes));
+                }
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
+/// The optional `bindingCycle` key: Reserve through PostBind on the selected node.
+pub fn binding_cycle(b: &BindingCycleTrace) -> Value {
+    let mut m = Map::new();
+    m.insert("node".into(), json!(b.node));
+    if !b.tied_with.is_empty() {
+        m.insert("tiedWith".into(), json!(b.tied_with));
+    }
+    m.insert("reserve".into(), cycle_statuses(&b.reserve));
+    m.insert("permit".into(), cycle_statuses(&b.permit));
+    if let Some(w) = &b.wait_result {
+        let mut wm = Map::new();
+        wm.insert("plugin".into(), json!(w.plugin));
+        wm.insert("code".into(), json!(w.code.as_str()));
+        if !w.reasons.is_empty() {
+            wm.insert("reasons".into(), json!(w.reasons));
+        }
+        m.insert("waitResult".into(), Value::Object(wm));
+    }
+    m.insert("preBind".into(), cycle_statuses(&b.pre_bind));
+    m.insert("bind".into(), cycle_statuses(&b.bind));
+    m.insert("postBind".into(), cycle_statuses(&b.post_bind));
+    if !b.unreserve.is_empty() {
+        m.insert("unreserve".into(), cycle_statuses(&b.unreserve));
+    }
+    m.insert("outcome".into(), json!(b.outcome.as_str()));
+    if let Some(p) = &b.stopped_at {
+        m.insert("stoppedAt".into(), json!(p));
+    }
+    if let Some(msg) = &b.message {
+        m.insert("message".into(), json!(msg));
+    }
+    if !b.after_wait.is_empty() {
+        let aw: Vec<Value> = b
+            .after_wait
+            .iter()
+            .map(|(p, pl)| json!({"point": p, "plugins": pl}))
+            .collect();
+        m.insert("afterWait".into(), Value::Array(aw));
+    }
+    Value::Object(m)
+}
+
+/// The optional `gang` key.
+pub fn gang(g: &GangTrace) -> Value {
+    json!({
+        "plugin": g.plugin,
+        "group": g.group,
+        "found": g.found,
+        "minMember": g.min_member,
+        "members": g.members,
+        "assigned": g.assigned,
+        "timeoutMs": g.timeout_ms,
+        "waiting": g.waiting.iter().map(|w| json!({
+            "pod": {"namespace": w.pod.namespace, "name": w.pod.name},
+            "node": w.node,
+            "waitedMs": w.waited_ms,
+            "timeLeftMs": w.time_left_ms,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn spread_check(c: &SpreadCheck) -> Value {
+    json!({
+        "topologyKey": c.topology_key,
+        "whenUnsatisfiable": c.when_unsatisfiable,
+        "maxSkew": c.max_skew,
+        "minDomains": c.min_domains,
+        "domains": c.domains,
+        "domain": c.domain,
+        "matchNum": c.match_num,
+        "selfMatch": c.self_match,
+        "globalMin": c.global_min,
+        "globalMinDomain": c.global_min_domain,
+        "skew": c.skew,
+        "satisfied": c.satisfied,
+    })
 }
 
 /// One explanation as a JSON object.
@@ -15,7 +117,10 @@ pub fn to_value(ex: &Explanation) -> Value {
     let mut o = Map::new();
     o.insert("apiVersion".into(), json!("kschedtui/v1"));
     o.insert("kind".into(), json!("Explanation"));
-    o.insert("pod".into(), json!({"namespace": ex.pod.namespace, "name": ex.pod.name}));
+    o.insert(
+        "pod".into(),
+        json!({"namespace": ex.pod.namespace, "name": ex.pod.name}),
+    );
     o.insert("profile".into(), json!(ex.profile));
     o.insert("nodeCount".into(), json!(ex.node_count));
     let pre: Vec<Value> = ex
@@ -48,11 +153,32 @@ pub fn to_value(ex: &Explanation) -> Value {
             if !f.rejected_by_nominated_pods.is_empty() {
                 m.insert(
                     "rejectedByNominatedPods".into(),
-                    json!(f.rejected_by_nominated_pods.iter().map(ToString::to_string).collect::<Vec<_>>()),
+                    json!(
+                        f.rejected_by_nominated_pods
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                    ),
                 );
             }
+            if !f.detail.is_empty() {
+                m.insert("detail".into(), json!(f.detail));
+            }
             if !f.all_failures.is_empty() {
-                m.insert("allFailures".into(), Value::Array(f.all_failures.iter().map(failure).collect()));
+                m.insert(
+                    "allFailures".into(),
+                    Value::Array(f.all_failures.iter().map(failure).collect()),
+                );
+            }
+            for d in &f.details {
+                match d {
+                    FilterDetail::TopologySpread(checks) => {
+                        m.insert(
+                            "topologySpread".into(),
+                            Value::Array(checks.iter().map(spread_check).collect()),
+                        );
+                    }
+                }
             }
             Value::Object(m)
         })
@@ -61,7 +187,12 @@ pub fn to_value(ex: &Explanation) -> Value {
     if !ex.pre_score.is_empty() {
         o.insert(
             "preScore".into(),
-            Value::Array(ex.pre_score.iter().map(|p| json!({"plugin": p.plugin, "code": p.code.as_str()})).collect()),
+            Value::Array(
+                ex.pre_score
+                    .iter()
+                    .map(|p| json!({"plugin": p.plugin, "code": p.code.as_str()}))
+                    .collect(),
+            ),
         );
     }
     let score: Vec<Value> = ex
@@ -94,6 +225,18 @@ pub fn to_value(ex: &Explanation) -> Value {
                 "nominatedNode": pf.nominated_node,
                 "victims": victims.iter().map(|v| json!({"namespace": v.namespace, "name": v.name})).collect::<Vec<_>>(),
                 "message": pf.message,
+                // kschedtui extras: the dry run behind the verdict.
+                "candidates": pf.candidates.iter().map(|c| json!({
+                    "node": c.node,
+                    "victims": c.victims.iter().map(|v| json!({"namespace": v.namespace, "name": v.name})).collect::<Vec<_>>(),
+                    "victimPriorities": c.victim_priorities,
+                    "pdbViolations": c.pdb_violations,
+                    "selected": c.selected,
+                    "criterion": c.criterion,
+                    "note": c.note,
+                })).collect::<Vec<_>>(),
+                "dryRun": pf.node_notes.iter().map(|(n, m)| json!({"node": n, "status": m})).collect::<Vec<_>>(),
+                "candidatesWanted": pf.candidates_wanted,
             }),
         );
     }
@@ -103,6 +246,12 @@ pub fn to_value(ex: &Explanation) -> Value {
     o.insert("schedulerVersion".into(), json!(ex.version));
     if !ex.notes.is_empty() {
         o.insert("notes".into(), json!(ex.notes));
+    }
+    if let Some(b) = &ex.binding_cycle {
+        o.insert("bindingCycle".into(), binding_cycle(b));
+    }
+    if let Some(g) = &ex.gang {
+        o.insert("gang".into(), gang(g));
     }
     Value::Object(o)
 }

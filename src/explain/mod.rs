@@ -1,4 +1,5 @@
 //! Renders explanations: the JSON contract (shared/spec/explain-json-v1.md) and the text report.
 
 pub mod json;
+pub mod simulation;
 pub mod text;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::engine::trace::Explanation;
+use crate::engine::trace::{Explanation, FilterDetail, SpreadCheck};
 
 /// How many nodes the score table shows.
 pub const TOP_NODES: usize = 10;
@@ -12,7 +12,11 @@ pub const TOP_NODES: usize = 10;
 /// Renders one explanation.
 pub fn render(ex: &Explanation) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "Pod {}  (profile {}, scheduler {}, {} nodes)", ex.pod, ex.profile, ex.version, ex.node_count);
+    let _ = writeln!(
+        s,
+        "Pod {}  (profile {}, scheduler {}, {} nodes)",
+        ex.pod, ex.profile, ex.version, ex.node_count
+    );
     let _ = writeln!(s, "Verdict: {}", ex.verdict());
     if let Some(m) = &ex.message {
         let _ = writeln!(s, "Message: {m}");
@@ -26,11 +30,19 @@ pub fn render(ex: &Explanation) -> String {
     if !ex.pre_filter.is_empty() {
         let _ = writeln!(s, "\nPreFilter:");
         for p in &ex.pre_filter {
-            let reasons = if p.reasons.is_empty() { String::new() } else { format!("  {}", p.reasons.join(", ")) };
+            let reasons = if p.reasons.is_empty() {
+                String::new()
+            } else {
+                format!("  {}", p.reasons.join(", "))
+            };
             let _ = writeln!(s, "  {:<34} {}{}", p.plugin, p.code.as_str(), reasons);
         }
         if let Some(n) = &ex.pre_filter_node_names {
-            let _ = writeln!(s, "  PreFilter narrowed the nodes to: {}", if n.is_empty() { "(none)".into() } else { n.join(", ") });
+            let _ = writeln!(
+                s,
+                "  PreFilter narrowed the nodes to: {}",
+                if n.is_empty() { "(none)".into() } else { n.join(", ") }
+            );
         }
     }
     let feasible = ex.filter.iter().filter(|f| f.feasible).count();
@@ -40,7 +52,11 @@ pub fn render(ex: &Explanation) -> String {
     for f in &ex.filter {
         let (verdict, plugin, reason) = match &f.failure {
             None if f.feasible => ("fit", String::new(), String::new()),
-            None => ("excluded", "(PreFilter)".to_string(), "not in PreFilter's node set".to_string()),
+            None => (
+                "excluded",
+                "(PreFilter)".to_string(),
+                "not in PreFilter's node set".to_string(),
+            ),
             Some(fl) => ("no fit", fl.plugin.clone(), fl.reasons.join(", ")),
         };
         let _ = write!(s, "  {:<w$}  {:<10} {:<26} {}", f.node, verdict, plugin, reason);
@@ -53,9 +69,26 @@ pub fn render(ex: &Explanation) -> String {
             let _ = write!(s, "  (also: {})", more.join(", "));
         }
         let _ = writeln!(s);
+        for d in &f.detail {
+            let _ = writeln!(s, "  {:<w$}    - {d}", "");
+        }
+        for d in &f.details {
+            match d {
+                FilterDetail::TopologySpread(checks) => {
+                    for c in checks.iter().filter(|c| !c.satisfied) {
+                        let _ = writeln!(s, "  {:<w$}    spread: {}", "", spread_line(c));
+                    }
+                }
+            }
+        }
     }
     if let Some(pf) = &ex.post_filter {
-        let _ = writeln!(s, "\nPostFilter ({}): {}", pf.plugin, pf.code.map_or("", |c| c.as_str()));
+        let _ = writeln!(
+            s,
+            "\nPostFilter ({}): {}",
+            pf.plugin,
+            pf.code.map_or("", |c| c.as_str())
+        );
         if let Some(n) = &pf.nominated_node {
             let v: Vec<String> = pf.victims.iter().map(ToString::to_string).collect();
             let _ = writeln!(s, "  nominated node {n}; victims: {}", v.join(", "));
@@ -64,9 +97,20 @@ pub fn render(ex: &Explanation) -> String {
         }
         for c in &pf.candidates {
             let v: Vec<String> = c.victims.iter().map(ToString::to_string).collect();
-            let _ = writeln!(s, "  candidate {}: victims [{}], PDB violations {} {}", c.node, v.join(", "), c.pdb_violations, c.note);
+            let _ = writeln!(
+                s,
+                "  candidate {}: victims [{}], PDB violations {}; {}",
+                c.node,
+                v.join(", "),
+                c.pdb_violations,
+                c.note
+            );
+        }
+        for (node, status) in &pf.node_notes {
+            let _ = writeln!(s, "  dry run on {node}: {status}");
         }
     }
+    render_cycle(&mut s, ex);
     if !ex.score.is_empty() {
         let mut plugins: Vec<&str> = Vec::new();
         for p in ex.score.iter().flat_map(|n| n.plugins.iter()) {
@@ -76,7 +120,12 @@ pub fn render(ex: &Explanation) -> String {
         }
         let mut rows: Vec<_> = ex.score.iter().collect();
         rows.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.node.cmp(&b.node)));
-        let _ = writeln!(s, "\nScore (weighted; top {} of {} feasible nodes):", TOP_NODES.min(rows.len()), rows.len());
+        let _ = writeln!(
+            s,
+            "\nScore (weighted; top {} of {} feasible nodes):",
+            TOP_NODES.min(rows.len()),
+            rows.len()
+        );
         let abbrev: BTreeMap<&str, String> = plugins.iter().map(|p| (*p, abbreviate(p))).collect();
         let _ = write!(s, "  {:<w$}  {:>6}", "NODE", "TOTAL");
         for p in &plugins {
@@ -87,7 +136,11 @@ pub fn render(ex: &Explanation) -> String {
             let mark = if ex.selected.contains(&r.node) { "*" } else { " " };
             let _ = write!(s, "{mark} {:<w$}  {:>6}", r.node, r.total);
             for p in &plugins {
-                let v = r.plugins.iter().find(|x| x.plugin == *p).map_or("-".to_string(), |x| x.weighted.to_string());
+                let v = r
+                    .plugins
+                    .iter()
+                    .find(|x| x.plugin == *p)
+                    .map_or("-".to_string(), |x| x.weighted.to_string());
                 let _ = write!(s, " {v:>9}");
             }
             let _ = writeln!(s);
@@ -98,7 +151,131 @@ pub fn render(ex: &Explanation) -> String {
     s
 }
 
+/// Seconds for display: `10s`, `2.5s`.
+fn secs(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    }
+}
+
+/// The gang and the binding cycle.
+fn render_cycle(s: &mut String, ex: &Explanation) {
+    if let Some(g) = &ex.gang {
+        let _ = writeln!(s, "\nGang ({}): group {}", g.plugin, g.group);
+        if g.found {
+            let _ = writeln!(
+                s,
+                "  minMember {}, {} member pod(s), {} other member(s) already on a node, permit timeout {}",
+                g.min_member,
+                g.members,
+                g.assigned,
+                secs(g.timeout_ms)
+            );
+        } else {
+            let _ = writeln!(s, "  the PodGroup object does not exist");
+        }
+        for w in &g.waiting {
+            let _ = writeln!(
+                s,
+                "  waiting at Permit: {} on {} (waited {}, {} left)",
+                w.pod,
+                w.node,
+                secs(w.waited_ms),
+                secs(w.time_left_ms)
+            );
+        }
+    }
+    let Some(b) = &ex.binding_cycle else {
+        return;
+    };
+    let tie = if b.tied_with.is_empty() {
+        String::new()
+    } else {
+        format!(" (first of the tied nodes; also {})", b.tied_with.join(", "))
+    };
+    let _ = writeln!(s, "\nBinding cycle on {}{tie}: {}", b.node, b.outcome.as_str());
+    let points = [
+        ("Reserve", &b.reserve),
+        ("Permit", &b.permit),
+        ("PreBind", &b.pre_bind),
+        ("Bind", &b.bind),
+        ("PostBind", &b.post_bind),
+        ("Unreserve", &b.unreserve),
+    ];
+    for (point, list) in points {
+        for p in list {
+            let mut line = format!("  {point:<10} {:<22} {}", p.plugin, p.code.as_str());
+            if let Some(t) = p.timeout_ms {
+                let _ = write!(line, " (up to {})", secs(t));
+            }
+            if !p.reasons.is_empty() {
+                let _ = write!(line, "  {}", p.reasons.join(", "));
+            }
+            let _ = writeln!(s, "{line}");
+            for n in &p.notes {
+                let _ = writeln!(s, "  {:<10} {:<22} - {n}", "", "");
+            }
+        }
+        if point == "Permit"
+            && let Some(w) = &b.wait_result
+        {
+            let r = if w.reasons.is_empty() {
+                String::new()
+            } else {
+                format!("  {}", w.reasons.join(", "))
+            };
+            let _ = writeln!(s, "  {:<10} {:<22} {}{r}", "WaitOnPermit", w.plugin, w.code.as_str());
+        }
+    }
+    for (p, plugins) in &b.after_wait {
+        let list = if plugins.is_empty() {
+            "(no plugins)".to_string()
+        } else {
+            plugins.join(", ")
+        };
+        let _ = writeln!(s, "  after the wait: {p} {list}");
+    }
+    if let Some(m) = &b.message {
+        let _ = writeln!(s, "  {m}");
+    }
+}
+
 fn abbreviate(p: &str) -> String {
     let caps: String = p.chars().filter(|c| c.is_ascii_uppercase()).collect();
-    if caps.len() >= 2 { caps } else { p.chars().take(9).collect() }
+    if caps.len() >= 2 {
+        caps
+    } else {
+        p.chars().take(9).collect()
+    }
+}
+
+/// One failing PodTopologySpread constraint in words and numbers.
+fn spread_line(c: &SpreadCheck) -> String {
+    let Some(domain) = &c.domain else {
+        return format!("node has no label '{}'", c.topology_key);
+    };
+    let min = c.global_min.unwrap_or(0);
+    let min_note = if c.domains < c.min_domains.max(0) as usize {
+        format!(
+            " ({} of minDomains {} domains exist, so the minimum counts as 0)",
+            c.domains, c.min_domains
+        )
+    } else if let Some(d) = &c.global_min_domain {
+        format!(" (in {d})")
+    } else {
+        String::new()
+    };
+    format!(
+        "{}={}: {} matching pod(s){} - global minimum {}{} = skew {} > maxSkew {}",
+        c.topology_key,
+        domain,
+        c.match_num,
+        if c.self_match { " + 1 (this pod)" } else { "" },
+        min,
+        min_note,
+        c.skew.unwrap_or(0),
+        c.max_skew
+    )
 }

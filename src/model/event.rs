@@ -29,6 +29,10 @@ pub enum Kind {
     StorageClass,
     /// CSINode (cluster-scoped).
     CsiNode,
+    /// CSIDriver (cluster-scoped).
+    CsiDriver,
+    /// CSIStorageCapacity.
+    CsiStorageCapacity,
     /// PersistentVolume (cluster-scoped).
     PersistentVolume,
     /// PersistentVolumeClaim.
@@ -51,12 +55,14 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in snapshot order.
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 16] = [
         Kind::Namespace,
         Kind::PriorityClass,
         Kind::Node,
         Kind::StorageClass,
         Kind::CsiNode,
+        Kind::CsiDriver,
+        Kind::CsiStorageCapacity,
         Kind::PersistentVolume,
         Kind::PersistentVolumeClaim,
         Kind::PodDisruptionBudget,
@@ -76,6 +82,8 @@ impl Kind {
             Kind::Node => "Node",
             Kind::StorageClass => "StorageClass",
             Kind::CsiNode => "CSINode",
+            Kind::CsiDriver => "CSIDriver",
+            Kind::CsiStorageCapacity => "CSIStorageCapacity",
             Kind::PersistentVolume => "PersistentVolume",
             Kind::PersistentVolumeClaim => "PersistentVolumeClaim",
             Kind::PodDisruptionBudget => "PodDisruptionBudget",
@@ -99,7 +107,7 @@ impl Kind {
             | Kind::ReplicationController
             | Kind::Pod => "v1",
             Kind::PriorityClass => "scheduling.k8s.io/v1",
-            Kind::StorageClass | Kind::CsiNode => "storage.k8s.io/v1",
+            Kind::StorageClass | Kind::CsiNode | Kind::CsiDriver | Kind::CsiStorageCapacity => "storage.k8s.io/v1",
             Kind::PodDisruptionBudget => "policy/v1",
             Kind::ReplicaSet | Kind::StatefulSet => "apps/v1",
             Kind::PodGroup => "scheduling.x-k8s.io/v1alpha1",
@@ -114,6 +122,8 @@ impl Kind {
             Kind::Node => "nodes",
             Kind::StorageClass => "storageclasses",
             Kind::CsiNode => "csinodes",
+            Kind::CsiDriver => "csidrivers",
+            Kind::CsiStorageCapacity => "csistoragecapacities",
             Kind::PersistentVolume => "persistentvolumes",
             Kind::PersistentVolumeClaim => "persistentvolumeclaims",
             Kind::PodDisruptionBudget => "poddisruptionbudgets",
@@ -135,6 +145,7 @@ impl Kind {
                 | Kind::Node
                 | Kind::StorageClass
                 | Kind::CsiNode
+                | Kind::CsiDriver
                 | Kind::PersistentVolume
         )
     }
@@ -159,6 +170,8 @@ impl Object {
             Object::Pvc(_) => Kind::PersistentVolumeClaim,
             Object::StorageClass(_) => Kind::StorageClass,
             Object::CsiNode(_) => Kind::CsiNode,
+            Object::CsiDriver(_) => Kind::CsiDriver,
+            Object::CsiStorageCapacity(_) => Kind::CsiStorageCapacity,
             Object::Service(_) => Kind::Service,
             Object::ReplicaSet(_) => Kind::ReplicaSet,
             Object::StatefulSet(_) => Kind::StatefulSet,
@@ -185,6 +198,8 @@ impl Object {
             Object::Pvc(x) => &mut x.metadata,
             Object::StorageClass(x) => &mut x.metadata,
             Object::CsiNode(x) => &mut x.metadata,
+            Object::CsiDriver(x) => &mut x.metadata,
+            Object::CsiStorageCapacity(x) => &mut x.metadata,
             Object::Service(x) => &mut x.metadata,
             Object::ReplicaSet(x) => &mut x.metadata,
             Object::StatefulSet(x) => &mut x.metadata,
@@ -211,6 +226,8 @@ impl Object {
             Object::Pvc(x) => serde_json::to_value(x),
             Object::StorageClass(x) => serde_json::to_value(x),
             Object::CsiNode(x) => serde_json::to_value(x),
+            Object::CsiDriver(x) => serde_json::to_value(x),
+            Object::CsiStorageCapacity(x) => serde_json::to_value(x),
             Object::Service(x) => serde_json::to_value(x),
             Object::ReplicaSet(x) => serde_json::to_value(x),
             Object::StatefulSet(x) => serde_json::to_value(x),
@@ -221,9 +238,16 @@ impl Object {
         // Serializing these types cannot fail: they hold only strings, numbers, maps and lists.
         let mut v = v.unwrap_or(serde_json::Value::Null);
         if let (Some(kind), serde_json::Value::Object(m)) = (self.kind(), &mut v) {
-            // Keys are kept sorted, which puts apiVersion and kind first as the API server does.
+            // apiVersion and kind first, as the API server writes them (whether or not the
+            // map keeps insertion order).
+            let rest = std::mem::take(m);
             m.insert("apiVersion".into(), kind.api_version().into());
             m.insert("kind".into(), kind.name().into());
+            for (k, x) in rest {
+                if k != "apiVersion" && k != "kind" {
+                    m.insert(k, x);
+                }
+            }
         }
         v
     }
@@ -590,5 +614,7 @@ mod tests {
         assert_eq!(v["kind"], "Pod");
         let pg = Object::PodGroup(super::super::PodGroup::default()).to_json();
         assert_eq!(pg["apiVersion"], "scheduling.x-k8s.io/v1alpha1");
+        let keys: Vec<&String> = pg.as_object().unwrap().keys().collect();
+        assert_eq!(keys[..2], ["apiVersion", "kind"]);
     }
 }

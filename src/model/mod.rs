@@ -3,6 +3,7 @@
 //! logic and no I/O live here.
 
 pub mod event;
+pub mod mutate;
 pub mod quantity;
 pub mod resources;
 pub mod selector;
@@ -12,8 +13,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::api::{apps::v1 as apps, policy::v1 as policy, scheduling::v1 as sched};
 use k8s_openapi::api::storage::v1 as storage;
+use k8s_openapi::api::{apps::v1 as apps, policy::v1 as policy, scheduling::v1 as sched};
 use serde::{Deserialize, Serialize};
 
 use quantity::Quantity;
@@ -32,7 +33,10 @@ pub struct ObjectKey {
 impl ObjectKey {
     /// A key.
     pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
-        ObjectKey { namespace: namespace.into(), name: name.into() }
+        ObjectKey {
+            namespace: namespace.into(),
+            name: name.into(),
+        }
     }
 
     /// Parses `ns/name`, or `name` with a default namespace.
@@ -46,7 +50,9 @@ impl ObjectKey {
 
 impl fmt::Display for ObjectKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.namespace.is_empty() {
+        if self.name.is_empty() {
+            write!(f, "(unnamed)")
+        } else if self.namespace.is_empty() {
             write!(f, "{}", self.name)
         } else {
             write!(f, "{}/{}", self.namespace, self.name)
@@ -199,7 +205,10 @@ impl Pod {
     /// The pod's spec (always present after loading).
     pub fn spec(&self) -> &core::PodSpec {
         static EMPTY: std::sync::OnceLock<core::PodSpec> = std::sync::OnceLock::new();
-        self.obj.spec.as_ref().unwrap_or_else(|| EMPTY.get_or_init(core::PodSpec::default))
+        self.obj
+            .spec
+            .as_ref()
+            .unwrap_or_else(|| EMPTY.get_or_init(core::PodSpec::default))
     }
 
     /// True when the pod is finished (Succeeded/Failed): the scheduler ignores it entirely.
@@ -260,6 +269,10 @@ pub enum Object {
     StorageClass(storage::StorageClass),
     /// CSINode
     CsiNode(storage::CSINode),
+    /// CSIDriver
+    CsiDriver(storage::CSIDriver),
+    /// CSIStorageCapacity
+    CsiStorageCapacity(storage::CSIStorageCapacity),
     /// Service
     Service(core::Service),
     /// ReplicaSet
@@ -295,6 +308,10 @@ pub struct Cluster {
     pub storage_classes: BTreeMap<String, storage::StorageClass>,
     /// CSINodes by name.
     pub csi_nodes: BTreeMap<String, storage::CSINode>,
+    /// CSIDrivers by name.
+    pub csi_drivers: BTreeMap<String, storage::CSIDriver>,
+    /// CSIStorageCapacities sorted by namespace/name.
+    pub csi_storage_capacities: Vec<storage::CSIStorageCapacity>,
     /// Services.
     pub services: Vec<core::Service>,
     /// ReplicaSets.
@@ -309,10 +326,17 @@ pub struct Cluster {
     pub skipped: BTreeMap<String, usize>,
     /// Things worth saying that are not errors (a pod bound to a missing node, ...).
     pub warnings: Vec<String>,
+    /// The documents as read, in order (every kind, every field), when the loader was asked to
+    /// keep them (`source::file::load_path_keeping_documents`): saving the cluster back patches
+    /// these instead of re-serializing the typed objects, so nothing is lost.
+    pub source_documents: Vec<serde_json::Value>,
 }
 
 fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjectKey {
-    ObjectKey::new(m.namespace.clone().unwrap_or_default(), m.name.clone().unwrap_or_default())
+    ObjectKey::new(
+        m.namespace.clone().unwrap_or_default(),
+        m.name.clone().unwrap_or_default(),
+    )
 }
 
 /// Converts a k8s resource list, naming the field on a bad quantity.
@@ -331,8 +355,14 @@ fn resource_list(
 /// Container requests with API-server defaulting: a limit without a request sets the request.
 fn container_requests(c: &core::Container, field: &str) -> Result<ResourceList, (String, String)> {
     let res = c.resources.as_ref();
-    let mut req = resource_list(res.and_then(|r| r.requests.as_ref()), &format!("{field}.resources.requests"))?;
-    let lim = resource_list(res.and_then(|r| r.limits.as_ref()), &format!("{field}.resources.limits"))?;
+    let mut req = resource_list(
+        res.and_then(|r| r.requests.as_ref()),
+        &format!("{field}.resources.requests"),
+    )?;
+    let lim = resource_list(
+        res.and_then(|r| r.limits.as_ref()),
+        &format!("{field}.resources.limits"),
+    )?;
     for (k, v) in lim {
         req.entry(k).or_insert(v);
     }
@@ -353,7 +383,11 @@ impl Node {
             .taints
             .unwrap_or_default()
             .into_iter()
-            .map(|t| Taint { key: t.key, value: t.value.unwrap_or_default(), effect: t.effect })
+            .map(|t| Taint {
+                key: t.key,
+                value: t.value.unwrap_or_default(),
+                effect: t.effect,
+            })
             .collect();
         let status = obj.status.clone().unwrap_or_default();
         let alloc = match status.allocatable.as_ref() {
@@ -389,7 +423,9 @@ impl Pod {
         let mut rspec = PodResourceSpec::default();
         let mut host_ports = Vec::new();
         for (i, c) in spec.containers.iter().enumerate() {
-            rspec.containers.push(container_requests(c, &format!("spec.containers[{i}]"))?);
+            rspec
+                .containers
+                .push(container_requests(c, &format!("spec.containers[{i}]"))?);
             for p in c.ports.iter().flatten() {
                 if let Some(hp) = p.host_port.filter(|h| *h > 0) {
                     host_ports.push(HostPort {
@@ -402,12 +438,16 @@ impl Pod {
         }
         for (i, c) in spec.init_containers.iter().flatten().enumerate() {
             let sidecar = c.restart_policy.as_deref() == Some("Always");
-            rspec.init_containers.push((container_requests(c, &format!("spec.initContainers[{i}]"))?, sidecar));
+            rspec
+                .init_containers
+                .push((container_requests(c, &format!("spec.initContainers[{i}]"))?, sidecar));
         }
         if spec.overhead.is_some() {
             rspec.overhead = Some(resource_list(spec.overhead.as_ref(), "spec.overhead")?);
         }
-        let priority = spec.priority.unwrap_or_else(|| priority_of(spec.priority_class_name.as_deref()));
+        let priority = spec
+            .priority
+            .unwrap_or_else(|| priority_of(spec.priority_class_name.as_deref()));
         let tolerations = spec
             .tolerations
             .iter()
@@ -425,7 +465,10 @@ impl Pod {
             labels: obj.metadata.labels.clone().unwrap_or_default(),
             node_name: spec.node_name.clone().filter(|n| !n.is_empty()),
             nominated_node_name: status.nominated_node_name.clone().filter(|n| !n.is_empty()),
-            scheduler_name: spec.scheduler_name.clone().unwrap_or_else(|| "default-scheduler".into()),
+            scheduler_name: spec
+                .scheduler_name
+                .clone()
+                .unwrap_or_else(|| "default-scheduler".into()),
             priority,
             preemption_never: spec.preemption_policy.as_deref() == Some("Never"),
             requests: pod_requests(&rspec),
@@ -467,7 +510,10 @@ impl Cluster {
                 return Err(err("metadata.name", "is missing; every object needs a name".into()));
             }
             if let Some(first) = seen.insert((kind.to_string(), key.clone()), origin.clone()) {
-                return Err(err("metadata.name", format!("duplicate object: {kind} {key} was already defined at {first}")));
+                return Err(err(
+                    "metadata.name",
+                    format!("duplicate object: {kind} {key} was already defined at {first}"),
+                ));
             }
             match obj {
                 Object::Node(n) => raw_nodes.push((origin, n)),
@@ -494,6 +540,10 @@ impl Cluster {
                 Object::CsiNode(n) => {
                     c.csi_nodes.insert(key.name, n);
                 }
+                Object::CsiDriver(d) => {
+                    c.csi_drivers.insert(key.name, d);
+                }
+                Object::CsiStorageCapacity(s) => c.csi_storage_capacities.push(s),
                 Object::Service(s) => c.services.push(s),
                 Object::ReplicaSet(r) => c.replica_sets.push(r),
                 Object::StatefulSet(s) => c.stateful_sets.push(s),
@@ -558,17 +608,24 @@ impl Cluster {
         }
         c.pods.sort_by(|a, b| a.key.cmp(&b.key));
         c.pdbs.sort_by_key(|p| meta_key(&p.metadata));
+        c.csi_storage_capacities.sort_by_key(|s| meta_key(&s.metadata));
         Ok(c)
     }
 
     /// Finds a node by name.
     pub fn node(&self, name: &str) -> Option<&Arc<Node>> {
-        self.nodes.binary_search_by(|n| n.name.as_str().cmp(name)).ok().map(|i| &self.nodes[i])
+        self.nodes
+            .binary_search_by(|n| n.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.nodes[i])
     }
 
     /// Finds a pod by key.
     pub fn pod(&self, key: &ObjectKey) -> Option<&Arc<Pod>> {
-        self.pods.binary_search_by(|p| p.key.cmp(key)).ok().map(|i| &self.pods[i])
+        self.pods
+            .binary_search_by(|p| p.key.cmp(key))
+            .ok()
+            .map(|i| &self.pods[i])
     }
 
     /// Pending pods in PrioritySort order: higher priority first, then earlier creation, then key.
@@ -603,7 +660,12 @@ static EMPTY_META: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
         uid: None,
     };
 
-fn kind_and_meta(o: &Object) -> (&'static str, &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) {
+fn kind_and_meta(
+    o: &Object,
+) -> (
+    &'static str,
+    &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) {
     match o {
         Object::Node(x) => ("Node", &x.metadata),
         Object::Pod(x) => ("Pod", &x.metadata),
@@ -614,6 +676,8 @@ fn kind_and_meta(o: &Object) -> (&'static str, &k8s_openapi::apimachinery::pkg::
         Object::Pvc(x) => ("PersistentVolumeClaim", &x.metadata),
         Object::StorageClass(x) => ("StorageClass", &x.metadata),
         Object::CsiNode(x) => ("CSINode", &x.metadata),
+        Object::CsiDriver(x) => ("CSIDriver", &x.metadata),
+        Object::CsiStorageCapacity(x) => ("CSIStorageCapacity", &x.metadata),
         Object::Service(x) => ("Service", &x.metadata),
         Object::ReplicaSet(x) => ("ReplicaSet", &x.metadata),
         Object::StatefulSet(x) => ("StatefulSet", &x.metadata),

@@ -29,17 +29,24 @@ const NANO: i128 = 1_000_000_000;
 impl Quantity {
     /// A quantity of `v` whole units.
     pub fn from_units(v: i64) -> Self {
-        Quantity { nanos: i128::from(v) * NANO }
+        Quantity {
+            nanos: i128::from(v) * NANO,
+        }
     }
 
     /// A quantity of `v` milli-units.
     pub fn from_millis(v: i64) -> Self {
-        Quantity { nanos: i128::from(v) * 1_000_000 }
+        Quantity {
+            nanos: i128::from(v) * 1_000_000,
+        }
     }
 
     /// Parses a quantity string (`500m`, `1.5Gi`, `1e3`, `+2`, `.5`).
     pub fn parse(s: &str) -> Result<Self, QuantityError> {
-        let err = |why| QuantityError { input: s.to_string(), why };
+        let err = |why| QuantityError {
+            input: s.to_string(),
+            why,
+        };
         let t = s;
         if t.is_empty() {
             return Err(err("it is empty"));
@@ -51,7 +58,6 @@ impl Quantity {
             negative = bytes[0] == b'-';
             i = 1;
         }
-        let num_start = i;
         let mut seen_dot = false;
         let mut digits: Vec<u8> = Vec::new();
         let mut frac_digits: i32 = 0;
@@ -72,9 +78,8 @@ impl Quantity {
             }
             i += 1;
         }
-        if i == num_start || digits.is_empty() {
-            return Err(err("it does not start with a number"));
-        }
+        // apimachinery reads an absent numerator as 0 ("." and "-" parse as zero); whatever
+        // follows must still be a valid suffix.
         let suffix = &t[i..];
         // (power of ten, power of two)
         let (exp10, exp2): (i32, u32) = match suffix {
@@ -98,7 +103,9 @@ impl Quantity {
                 let rest = suffix
                     .strip_prefix('e')
                     .or_else(|| suffix.strip_prefix('E'))
-                    .ok_or_else(|| err("its suffix is not one of n u m k M G T P E Ki Mi Gi Ti Pi Ei or an exponent"))?;
+                    .ok_or_else(|| {
+                        err("its suffix is not one of n u m k M G T P E Ki Mi Gi Ti Pi Ei or an exponent")
+                    })?;
                 let (sign, digits_part) = match rest.as_bytes().first() {
                     Some(b'-') => (-1, &rest[1..]),
                     Some(b'+') => (1, &rest[1..]),
@@ -135,6 +142,10 @@ impl Quantity {
             // round up away from zero for positives, as apimachinery rounds up when scaling
             value = if value % div == 0 { value / div } else { value / div + 1 };
         }
+        // A binary-suffixed amount is capped at 2^63-1 units (maxAllowed).
+        if exp2 > 0 {
+            value = value.min(i128::from(i64::MAX) * NANO);
+        }
         if negative {
             value = -value;
         }
@@ -156,15 +167,20 @@ impl Quantity {
         self.nanos
     }
 
-    /// Sum of two quantities.
-    #[must_use]
-    pub fn add(self, o: Quantity) -> Quantity {
-        Quantity { nanos: self.nanos.saturating_add(o.nanos) }
-    }
-
     /// True when the quantity is zero.
     pub fn is_zero(&self) -> bool {
         self.nanos == 0
+    }
+}
+
+impl std::ops::Add for Quantity {
+    type Output = Quantity;
+
+    /// Sum of two quantities (saturating).
+    fn add(self, o: Quantity) -> Quantity {
+        Quantity {
+            nanos: self.nanos.saturating_add(o.nanos),
+        }
     }
 }
 
@@ -233,7 +249,7 @@ mod tests {
 
     #[test]
     fn invalid_quantities_name_the_problem() {
-        for s in ["", "1.5.3", "abc", "1Qi", "1e", "1ee3", "--1", "1 Gi", "m"] {
+        for s in ["", "1.5.3", "abc", "1Qi", "1e", "1ee3", "--1", "1 Gi"] {
             assert!(Quantity::parse(s).is_err(), "{s:?} should not parse");
         }
         let e = Quantity::parse("1.5.3").unwrap_err();
@@ -245,7 +261,171 @@ mod tests {
 
     #[test]
     fn sums_are_exact() {
-        assert_eq!(q("100m").add(q("900m")).value(), 1);
-        assert_eq!(q("0.5Gi").add(q("512Mi")), q("1Gi"));
+        assert_eq!((q("100m") + q("900m")).value(), 1);
+        assert_eq!(q("0.5Gi") + q("512Mi"), q("1Gi"));
+    }
+
+    /// `decQuantity(i, exponent)` as nano-units: i × 10^(exponent + 9).
+    fn dec(i: i128, exponent: i32) -> i128 {
+        let e = exponent + 9;
+        assert!(e >= 0);
+        i * 10i128.pow(e.unsigned_abs())
+    }
+
+    /// apimachinery quantity_test.go TestQuantityParse: every input, also with a leading `-`
+    /// (negated) and `+` (unchanged).
+    #[test]
+    fn parse_cases_from_upstream() {
+        let max_allowed = dec(i128::from(i64::MAX), 0);
+        let cases: &[(&str, i128)] = &[
+            ("0", 0),
+            ("0n", 0),
+            ("0u", 0),
+            ("0m", 0),
+            ("0Ki", 0),
+            ("0k", 0),
+            ("0Mi", 0),
+            ("0M", 0),
+            ("0Gi", 0),
+            ("0G", 0),
+            ("0Ti", 0),
+            ("0T", 0),
+            // Quantity less numbers are allowed
+            ("1", dec(1, 0)),
+            // Binary suffixes
+            ("1Ki", dec(1024, 0)),
+            ("8Ki", dec(8 * 1024, 0)),
+            ("7Mi", dec(7 * 1024 * 1024, 0)),
+            ("6Gi", dec(6 * 1024 * 1024 * 1024, 0)),
+            ("5Ti", dec(5 * 1024 * 1024 * 1024 * 1024, 0)),
+            ("4Pi", dec(4 * 1024 * 1024 * 1024 * 1024 * 1024, 0)),
+            ("3Ei", dec(3 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024, 0)),
+            ("10Ti", dec(10 * 1024 * 1024 * 1024 * 1024, 0)),
+            ("100Ti", dec(100 * 1024 * 1024 * 1024 * 1024, 0)),
+            // Decimal suffixes
+            ("5n", dec(5, -9)),
+            ("4u", dec(4, -6)),
+            ("3m", dec(3, -3)),
+            ("9", dec(9, 0)),
+            ("8k", dec(8, 3)),
+            ("50k", dec(5, 4)),
+            ("7M", dec(7, 6)),
+            ("6G", dec(6, 9)),
+            ("5T", dec(5, 12)),
+            ("40T", dec(4, 13)),
+            ("300T", dec(3, 14)),
+            ("2P", dec(2, 15)),
+            ("1E", dec(1, 18)),
+            // Decimal exponents
+            ("1E-3", dec(1, -3)),
+            ("1e3", dec(1, 3)),
+            ("1E6", dec(1, 6)),
+            ("1e9", dec(1, 9)),
+            ("1E12", dec(1, 12)),
+            ("1e15", dec(1, 15)),
+            ("1E18", dec(1, 18)),
+            // Nonstandard but still parsable
+            ("1e14", dec(1, 14)),
+            ("1e13", dec(1, 13)),
+            ("1e3", dec(1, 3)),
+            ("100.035k", dec(100035, 0)),
+            // Things that look like floating point
+            ("0.001", dec(1, -3)),
+            ("0.0005k", dec(5, -1)),
+            ("0.005", dec(5, -3)),
+            ("0.05", dec(5, -2)),
+            ("0.5", dec(5, -1)),
+            ("0.00050k", dec(5, -1)),
+            ("0.00500", dec(5, -3)),
+            ("0.05000", dec(5, -2)),
+            ("0.50000", dec(5, -1)),
+            ("0.5e0", dec(5, -1)),
+            ("0.5e-1", dec(5, -2)),
+            ("0.5e-2", dec(5, -3)),
+            ("0.5e0", dec(5, -1)),
+            ("10.035M", dec(10035, 3)),
+            ("1.2e3", dec(12, 2)),
+            ("1.3E+6", dec(13, 5)),
+            ("1.40e9", dec(14, 8)),
+            ("1.53E12", dec(153, 10)),
+            ("1.6e15", dec(16, 14)),
+            ("1.7E18", dec(17, 17)),
+            ("9.01", dec(901, -2)),
+            ("8.1k", dec(81, 2)),
+            ("7.123456M", dec(7123456, 0)),
+            ("6.987654321G", dec(6987654321, 0)),
+            ("5.444T", dec(5444, 9)),
+            ("40.1T", dec(401, 11)),
+            ("300.2T", dec(3002, 11)),
+            ("2.5P", dec(25, 14)),
+            ("1.01E", dec(101, 16)),
+            // Things that saturate/round
+            ("3.001n", dec(4, -9)),
+            ("1.1E-9", dec(2, -9)),
+            ("0.0000000001", dec(1, -9)),
+            ("0.0000000005", dec(1, -9)),
+            ("0.00000000050", dec(1, -9)),
+            ("0.5e-9", dec(1, -9)),
+            ("0.9n", dec(1, -9)),
+            ("0.00000012345", dec(124, -9)),
+            ("0.00000012354", dec(124, -9)),
+            ("9Ei", max_allowed),
+            ("9223372036854775807Ki", max_allowed),
+            ("12E", dec(12, 18)),
+            // We'll accept fractional binary stuff, too.
+            ("100.035Ki", dec(10243584, -2)),
+            ("0.5Mi", dec(524288, 0)),
+            ("0.05Gi", dec(536870912, -1)),
+            ("0.025Ti", dec(274877906944, -1)),
+            // Things written by trolls
+            ("0.000000000001Ki", dec(2, -9)),
+            (".001", dec(1, -3)),
+            (".0001k", dec(100, -3)),
+            ("1.", dec(1, 0)),
+            ("1.G", dec(1, 9)),
+        ];
+        for (input, want) in cases {
+            assert_eq!(q(input).nanos(), *want, "{input}");
+            assert_eq!(q(&format!("-{input}")).nanos(), -*want, "-{input}");
+            assert_eq!(q(&format!("+{input}")).nanos(), *want, "+{input}");
+        }
+    }
+
+    /// TestQuantityParse's invalid inputs (those that 1.30 also rejects).
+    #[test]
+    fn invalid_cases_from_upstream() {
+        for s in [
+            "1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-", " 1", "1 ",
+        ] {
+            assert!(Quantity::parse(s).is_err(), "{s:?} should not parse");
+        }
+        assert!(Quantity::parse("").is_err());
+    }
+
+    /// TestParseQuantityString: an absent numerator reads as 0, so "." and "-." are zero.
+    #[test]
+    fn missing_numerator_is_zero() {
+        for s in [".", "-.", "+.", "-", "m", "Ki"] {
+            assert_eq!(q(s), Quantity::default(), "{s:?}");
+        }
+    }
+
+    /// TestQuantityParseEmit: the values behind the canonical forms.
+    #[test]
+    fn parse_emit_values_from_upstream() {
+        for (s, nanos) in [
+            ("1Ki", dec(1024, 0)),
+            ("1Mi", dec(1 << 20, 0)),
+            ("1Gi", dec(1 << 30, 0)),
+            ("1024Mi", dec(1 << 30, 0)),
+            ("1000M", dec(1, 9)),
+            (".001Ki", dec(1024, -3)),
+            (".000001Ki", dec(1024, -6)),
+            (".000000001Ki", dec(1024, -9)),
+            (".000000000001Ki", dec(2, -9)),
+        ] {
+            assert_eq!(q(s).nanos(), nanos, "{s}");
+            assert_eq!(q(&format!("-{s}")).nanos(), -nanos, "-{s}");
+        }
     }
 }

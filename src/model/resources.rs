@@ -30,20 +30,31 @@ pub struct Resource {
     pub scalar: BTreeMap<String, i64>,
 }
 
-/// True for resource names in the kubernetes.io namespace or without a domain.
+/// `IsPrefixedNativeResource`: the name contains `kubernetes.io/`.
+pub fn is_prefixed_native_resource(name: &str) -> bool {
+    name.contains("kubernetes.io/")
+}
+
+/// `IsNativeResource`: no domain, or in the kubernetes.io namespace.
 pub fn is_native_resource(name: &str) -> bool {
-    !name.contains('/') || name.contains("kubernetes.io/")
+    !name.contains('/') || is_prefixed_native_resource(name)
 }
 
-/// `IsExtendedResourceName`: outside the native namespace and not a quota `requests.` name.
+/// `IsExtendedResourceName`: not native, not a quota `requests.` name, and `requests.<name>`
+/// is a qualified name.
 pub fn is_extended_resource(name: &str) -> bool {
-    !is_native_resource(name) && !name.starts_with("requests.")
+    if is_native_resource(name) || name.starts_with("requests.") {
+        return false;
+    }
+    super::selector::is_qualified_name(&format!("requests.{name}"))
 }
 
-/// `IsScalarResourceName`: extended, hugepages-*, or attachable-volumes-*.
+/// `IsScalarResourceName` (scheduler/util): extended, hugepages-*, prefixed native
+/// (`*kubernetes.io/*`) or attachable-volumes-*.
 pub fn is_scalar_resource(name: &str) -> bool {
     is_extended_resource(name)
         || name.starts_with("hugepages-")
+        || is_prefixed_native_resource(name)
         || name.starts_with("attachable-volumes-")
 }
 
@@ -97,7 +108,7 @@ impl Resource {
 fn add_into(acc: &mut ResourceList, rl: &ResourceList) {
     for (k, v) in rl {
         let e = acc.entry(k.clone()).or_default();
-        *e = e.add(*v);
+        *e = *e + *v;
     }
 }
 
@@ -148,8 +159,10 @@ fn non_zero(rl: &ResourceList) -> (i64, i64) {
 
 fn with_defaults(rl: &ResourceList) -> ResourceList {
     let mut r = rl.clone();
-    r.entry("cpu".into()).or_insert(Quantity::from_millis(DEFAULT_MILLI_CPU_REQUEST));
-    r.entry("memory".into()).or_insert(Quantity::from_units(DEFAULT_MEMORY_REQUEST));
+    r.entry("cpu".into())
+        .or_insert(Quantity::from_millis(DEFAULT_MILLI_CPU_REQUEST));
+    r.entry("memory".into())
+        .or_insert(Quantity::from_units(DEFAULT_MEMORY_REQUEST));
     r
 }
 
@@ -234,7 +247,13 @@ pub fn pod_requests(spec: &PodResourceSpec) -> PodRequests {
     let resource = Resource::from_list(&reqs);
     let list = to_amounts(&reqs);
     let non_missing = to_amounts(&aggregate(spec, with_defaults));
-    PodRequests { resource, list, non0_cpu, non0_mem, non_missing }
+    PodRequests {
+        resource,
+        list,
+        non0_cpu,
+        non0_mem,
+        non_missing,
+    }
 }
 
 #[cfg(test)]
@@ -279,17 +298,211 @@ mod tests {
 
     #[test]
     fn empty_pod_counts_defaults_only_for_scoring() {
-        let spec = PodResourceSpec { containers: vec![ResourceList::new()], ..Default::default() };
+        let spec = PodResourceSpec {
+            containers: vec![ResourceList::new()],
+            ..Default::default()
+        };
         let r = pod_requests(&spec);
         assert_eq!(r.resource, Resource::default());
         assert_eq!((r.non0_cpu, r.non0_mem), (100, 200 * 1024 * 1024));
     }
 
+    /// scheduler/util IsScalarResourceName and v1helper IsExtendedResourceName.
     #[test]
     fn scalar_resource_names() {
-        assert!(is_scalar_resource("nvidia.com/gpu"));
-        assert!(is_scalar_resource("hugepages-2Mi"));
-        assert!(!is_scalar_resource("cpu"));
-        assert!(!is_scalar_resource("kubernetes.io/foo"));
+        for (name, scalar, extended) in [
+            ("nvidia.com/gpu", true, true),
+            ("example.com/aaa", true, true),
+            ("hugepages-2Mi", true, false),
+            ("attachable-volumes-aws-ebs", true, false),
+            ("kubernetes.io/something", true, false),
+            ("subdomain.kubernetes.io/something", true, false),
+            ("cpu", false, false),
+            ("pods", false, false),
+            ("requests.example.com/x", false, false),
+            ("example.com/bad name", false, false),
+        ] {
+            assert_eq!(is_scalar_resource(name), scalar, "{name} scalar");
+            assert_eq!(is_extended_resource(name), extended, "{name} extended");
+        }
+    }
+
+    fn amounts(items: &[(&str, i64)]) -> BTreeMap<String, i64> {
+        items.iter().map(|(k, v)| ((*k).to_string(), *v)).collect()
+    }
+
+    fn spec(
+        containers: &[&[(&str, &str)]],
+        init: &[(&[(&str, &str)], bool)],
+        overhead: Option<&[(&str, &str)]>,
+    ) -> PodResourceSpec {
+        PodResourceSpec {
+            containers: containers.iter().map(|c| rl(c)).collect(),
+            init_containers: init.iter().map(|(c, sidecar)| (rl(c), *sidecar)).collect(),
+            overhead: overhead.map(rl),
+        }
+    }
+
+    /// pkg/api/v1/resource helpers_test.go TestPodResourceRequests (the cases of the default
+    /// 1.30 options: sidecars on, in-place resize off, overhead included).
+    #[test]
+    fn pod_resource_requests_cases_from_upstream() {
+        let cases: Vec<(&str, PodResourceSpec, BTreeMap<String, i64>)> = vec![
+            (
+                "nil options, larger init container",
+                spec(&[&[("cpu", "1")]], &[(&[("cpu", "4")], false)], None),
+                amounts(&[("cpu", 4000)]),
+            ),
+            (
+                "nil options, larger containers",
+                spec(&[&[("cpu", "2")], &[("cpu", "3")]], &[(&[("cpu", "2")], false)], None),
+                amounts(&[("cpu", 5000)]),
+            ),
+            (
+                "pod overhead included",
+                spec(
+                    &[&[("cpu", "2")], &[("cpu", "3")]],
+                    &[(&[("cpu", "2")], false)],
+                    Some(&[("cpu", "1"), ("memory", "1Gi")]),
+                ),
+                amounts(&[("cpu", 6000), ("memory", 1 << 30)]),
+            ),
+            (
+                // the container status' allocated resources are only read with
+                // InPlacePodVerticalScaling, which is off in 1.30
+                "resized, infeasible, feature gate disabled",
+                spec(&[&[("cpu", "4")]], &[], None),
+                amounts(&[("cpu", 4000)]),
+            ),
+            (
+                "sidecar (enabled)",
+                spec(&[&[("cpu", "1")]], &[(&[("cpu", "1")], true)], None),
+                amounts(&[("cpu", 2000)]),
+            ),
+            (
+                "multiple sidecars",
+                spec(
+                    &[&[("cpu", "1")]],
+                    &[
+                        (&[("cpu", "5")], false),
+                        (&[("cpu", "1")], true),
+                        (&[("cpu", "2")], true),
+                        (&[("cpu", "3")], true),
+                    ],
+                    None,
+                ),
+                amounts(&[("cpu", 7000)]),
+            ),
+            (
+                "multiple sidecars and non-sidecars",
+                spec(
+                    &[&[("cpu", "1")]],
+                    &[
+                        (&[("cpu", "5")], false),
+                        (&[("cpu", "1")], true),
+                        (&[("cpu", "2")], true),
+                        (&[("cpu", "5")], false),
+                        (&[("cpu", "3")], true),
+                    ],
+                    None,
+                ),
+                amounts(&[("cpu", 8000)]),
+            ),
+            (
+                "sidecar, init and regular",
+                spec(
+                    &[&[("cpu", "100")]],
+                    &[(&[("cpu", "10")], true), (&[("cpu", "200")], false)],
+                    None,
+                ),
+                amounts(&[("cpu", 210_000)]),
+            ),
+        ];
+        for (name, spec, want) in cases {
+            assert_eq!(pod_requests(&spec).list, want, "{name}");
+        }
+    }
+
+    /// helpers_test.go TestPodRequestsAndLimits (requests half): getPod puts the same
+    /// resources on one container and one init container. PodRequests does not default
+    /// requests from limits (the model does that when it reads a pod, as the API server would).
+    #[test]
+    fn pod_requests_with_overhead_cases_from_upstream() {
+        let get_pod = |req: &[(&str, &str)], overhead: &[(&str, &str)]| PodResourceSpec {
+            containers: vec![rl(req)],
+            init_containers: vec![(rl(req), false)],
+            overhead: Some(rl(overhead)),
+        };
+        let cases = [
+            ("just-limit-no-overhead", get_pod(&[], &[]), amounts(&[])),
+            (
+                "just-overhead",
+                get_pod(&[], &[("cpu", "5"), ("memory", "5")]),
+                amounts(&[("cpu", 5000), ("memory", 5)]),
+            ),
+            (
+                "req-and-overhead",
+                get_pod(&[("cpu", "1"), ("memory", "10")], &[("cpu", "5"), ("memory", "5")]),
+                amounts(&[("cpu", 6000), ("memory", 15)]),
+            ),
+        ];
+        for (name, spec, want) in cases {
+            assert_eq!(pod_requests(&spec).list, want, "{name}");
+        }
+    }
+
+    /// scheduler/util pod_resources_test.go TestGetNonZeroRequest, for a one-container pod.
+    #[test]
+    fn non_zero_request_cases_from_upstream() {
+        for (name, reqs, cpu, mem) in [
+            (
+                "cpu_and_memory_not_found",
+                &[][..],
+                DEFAULT_MILLI_CPU_REQUEST,
+                DEFAULT_MEMORY_REQUEST,
+            ),
+            ("only_cpu_exist", &[("cpu", "200m")][..], 200, DEFAULT_MEMORY_REQUEST),
+            (
+                "only_memory_exist",
+                &[("memory", "400Mi")][..],
+                DEFAULT_MILLI_CPU_REQUEST,
+                400 * 1024 * 1024,
+            ),
+            (
+                "cpu_memory_exist",
+                &[("cpu", "200m"), ("memory", "400Mi")][..],
+                200,
+                400 * 1024 * 1024,
+            ),
+        ] {
+            let r = pod_requests(&spec(&[reqs], &[], None));
+            assert_eq!((r.non0_cpu, r.non0_mem), (cpu, mem), "{name}");
+        }
+        // explicitly zero is not missing
+        let r = pod_requests(&spec(&[&[("cpu", "0"), ("memory", "0")]], &[], None));
+        assert_eq!((r.non0_cpu, r.non0_mem), (0, 0));
+    }
+
+    /// framework/types.go calculateResource: the non-zero request of init containers is the
+    /// max over their effective (sidecar-cumulative) requests, compared with the sum over
+    /// regular containers; overhead cpu/memory is added on top.
+    #[test]
+    fn non_zero_requests_with_init_containers_and_overhead() {
+        let s = spec(
+            &[&[("cpu", "1")], &[]],
+            &[(&[("cpu", "3")], false), (&[("memory", "1Gi")], true)],
+            Some(&[("cpu", "100m"), ("memory", "10Mi")]),
+        );
+        let r = pod_requests(&s);
+        // containers: 1000 + 100 (default) = 1100 cpu; 2 × 200Mi memory
+        // init: max(3000 (cpu of the first), 100 (default cpu of the sidecar)) = 3000 cpu;
+        //       max(200Mi (default), 1Gi) memory
+        assert_eq!(r.non0_cpu, 3000 + 100);
+        assert_eq!(r.non0_mem, (1 << 30) + 10 * 1024 * 1024);
+        // requests: cpu max(1, 3) + 0.1; memory: sidecar 1Gi counted with the containers
+        assert_eq!(
+            r.list,
+            amounts(&[("cpu", 3100), ("memory", (1 << 30) + 10 * 1024 * 1024)])
+        );
     }
 }

@@ -93,7 +93,10 @@ impl Selector {
         let mut reqs = Vec::new();
         if let Some(ml) = &ls.match_labels {
             for (k, v) in ml {
-                reqs.push(Requirement { key: k.clone(), op: Op::In, values: vec![v.clone()] });
+                match new_requirement(k, Op::In, vec![v.clone()]) {
+                    Some(r) => reqs.push(r),
+                    None => return Selector::Nothing,
+                }
             }
         }
         if let Some(me) = &ls.match_expressions {
@@ -113,7 +116,11 @@ impl Selector {
     pub fn from_map(m: &BTreeMap<String, String>) -> Self {
         Selector::Requirements(
             m.iter()
-                .map(|(k, v)| Requirement { key: k.clone(), op: Op::In, values: vec![v.clone()] })
+                .map(|(k, v)| Requirement {
+                    key: k.clone(),
+                    op: Op::In,
+                    values: vec![v.clone()],
+                })
                 .collect(),
         )
     }
@@ -144,35 +151,96 @@ impl Selector {
     }
 }
 
-fn label_req(e: &LabelSelectorRequirement) -> Option<Requirement> {
-    let op = Op::parse(&e.operator)?;
-    let values = e.values.clone().unwrap_or_default();
-    match op {
-        Op::In | Op::NotIn if values.is_empty() => return None,
-        Op::Exists | Op::DoesNotExist if !values.is_empty() => return None,
-        Op::Gt | Op::Lt => return None,
-        _ => {}
+/// `validation.IsDNS1123Subdomain`.
+fn is_dns1123_subdomain(s: &str) -> bool {
+    s.len() <= 253
+        && s.split('.').all(|label| {
+            let b = label.as_bytes();
+            !b.is_empty()
+                && b.iter()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+                && b[0] != b'-'
+                && b[b.len() - 1] != b'-'
+        })
+}
+
+/// The `qualifiedNameFmt` regex: `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
+fn matches_qualified_name_fmt(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// `validation.IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name of at
+/// most 63 characters.
+pub fn is_qualified_name(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() || !is_dns1123_subdomain(prefix) {
+                return false;
+            }
+            *name
+        }
+        _ => return false,
+    };
+    name.len() <= 63 && matches_qualified_name_fmt(name)
+}
+
+/// `validation.IsValidLabelValue`: empty, or at most 63 characters of the qualified-name form.
+pub fn is_valid_label_value(s: &str) -> bool {
+    s.is_empty() || (s.len() <= 63 && matches_qualified_name_fmt(s))
+}
+
+/// `labels.NewRequirement`: None when apimachinery would return an error.
+fn new_requirement(key: &str, op: Op, values: Vec<String>) -> Option<Requirement> {
+    if !is_qualified_name(key) {
+        return None;
     }
-    Some(Requirement { key: e.key.clone(), op, values })
+    let ok = match op {
+        Op::In | Op::NotIn => !values.is_empty(),
+        Op::Exists | Op::DoesNotExist => values.is_empty(),
+        Op::Gt | Op::Lt => values.len() == 1 && values.iter().all(|v| v.parse::<i64>().is_ok()),
+    };
+    if !ok || !values.iter().all(|v| is_valid_label_value(v)) {
+        return None;
+    }
+    Some(Requirement {
+        key: key.to_string(),
+        op,
+        values,
+    })
+}
+
+fn label_req(e: &LabelSelectorRequirement) -> Option<Requirement> {
+    let op = match Op::parse(&e.operator)? {
+        Op::Gt | Op::Lt => return None,
+        op => op,
+    };
+    new_requirement(&e.key, op, e.values.clone().unwrap_or_default())
 }
 
 fn node_req(e: &NodeSelectorRequirement) -> Option<Requirement> {
-    let op = Op::parse(&e.operator)?;
-    let values = e.values.clone().unwrap_or_default();
-    match op {
-        Op::In | Op::NotIn if values.is_empty() => return None,
-        Op::Exists | Op::DoesNotExist if !values.is_empty() => return None,
-        Op::Gt | Op::Lt if values.len() != 1 || values[0].parse::<i64>().is_err() => return None,
-        _ => {}
-    }
-    Some(Requirement { key: e.key.clone(), op, values })
+    new_requirement(&e.key, Op::parse(&e.operator)?, e.values.clone().unwrap_or_default())
 }
 
-/// One parsed node selector term.
+/// One term of a field selector: `key == value` or `key != value`.
+#[derive(Clone, Debug)]
+struct FieldTerm {
+    key: String,
+    value: String,
+    equal: bool,
+}
+
+/// One parsed node selector term (component-helpers `nodeSelectorTerm`).
 #[derive(Clone, Debug)]
 pub struct NodeTerm {
     exprs: Vec<Requirement>,
-    fields: Vec<Requirement>,
+    fields: Vec<FieldTerm>,
     valid: bool,
 }
 
@@ -189,20 +257,32 @@ impl NodeTerm {
             }
         }
         for e in t.match_fields.iter().flatten() {
-            match node_req(e) {
-                Some(r) if r.key == "metadata.name" && matches!(r.op, Op::In | Op::NotIn) => {
-                    if r.op == Op::In && r.values.len() != 1 {
-                        valid = false;
-                    }
-                    fields.push(r);
-                }
+            let values = e.values.as_deref().unwrap_or_default();
+            match (e.operator.as_str(), values) {
+                ("In" | "NotIn", [v]) => fields.push(FieldTerm {
+                    key: e.key.clone(),
+                    value: v.clone(),
+                    equal: e.operator == "In",
+                }),
                 _ => valid = false,
             }
         }
         NodeTerm { exprs, fields, valid }
     }
 
-    /// Whether a node with these labels and name matches the term.
+    /// False when a requirement failed to parse (upstream reports a parse error).
+    pub fn is_valid(&self) -> bool {
+        self.valid
+    }
+
+    /// True for a term with neither matchExpressions nor matchFields (upstream drops it).
+    pub fn is_empty(&self) -> bool {
+        self.exprs.is_empty() && self.fields.is_empty() && self.valid
+    }
+
+    /// Whether a node with these labels and name matches the term. Field requirements are
+    /// checked against `metadata.name` only, and not at all for a node without a name, as
+    /// `nodeSelectorTerm.match` does.
     pub fn matches(&self, labels: &Labels, node_name: &str) -> bool {
         if !self.valid || (self.exprs.is_empty() && self.fields.is_empty()) {
             return false;
@@ -210,25 +290,13 @@ impl NodeTerm {
         if !self.exprs.iter().all(|r| r.matches(labels)) {
             return false;
         }
-        if !self.fields.is_empty() {
-            let mut f = Labels::new();
-            f.insert("metadata.name".to_string(), node_name.to_string());
-            if !self.fields.iter().all(|r| r.matches(&f)) {
+        if !node_name.is_empty() {
+            let get = |k: &str| if k == "metadata.name" { node_name } else { "" };
+            if !self.fields.iter().all(|f| (get(&f.key) == f.value) == f.equal) {
                 return false;
             }
         }
         true
-    }
-
-    /// The node names this term pins with `matchFields metadata.name In`, if any.
-    pub fn pinned_node_names(&self) -> Option<Vec<String>> {
-        let mut out: Option<Vec<String>> = None;
-        for r in &self.fields {
-            if r.op == Op::In {
-                out = Some(r.values.clone());
-            }
-        }
-        out
     }
 }
 
@@ -242,7 +310,9 @@ pub struct NodeSelectorMatcher {
 impl NodeSelectorMatcher {
     /// Parses a node selector.
     pub fn new(ns: &NodeSelector) -> Self {
-        NodeSelectorMatcher { terms: ns.node_selector_terms.iter().map(NodeTerm::new).collect() }
+        NodeSelectorMatcher {
+            terms: ns.node_selector_terms.iter().map(NodeTerm::new).collect(),
+        }
     }
 
     /// Whether any term matches.
@@ -256,7 +326,10 @@ mod tests {
     use super::*;
 
     fn labels(items: &[(&str, &str)]) -> Labels {
-        items.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
+        items
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect()
     }
 
     fn nreq(key: &str, op: &str, values: &[&str]) -> NodeSelectorRequirement {
@@ -287,7 +360,6 @@ mod tests {
         });
         assert!(t.matches(&labels(&[]), "n2"));
         assert!(!t.matches(&labels(&[]), "n1"));
-        assert_eq!(t.pinned_node_names(), Some(vec!["n2".to_string()]));
     }
 
     #[test]
@@ -318,5 +390,144 @@ mod tests {
         assert!(s.matches(&labels(&[("app", "web")])));
         assert!(!s.matches(&labels(&[("app", "web"), ("tier", "db")])));
         assert!(!s.matches(&labels(&[("app", "api")])));
+    }
+
+    fn term(exprs: Vec<NodeSelectorRequirement>, fields: Vec<NodeSelectorRequirement>) -> NodeTerm {
+        NodeTerm::new(&NodeSelectorTerm {
+            match_expressions: Some(exprs),
+            match_fields: Some(fields),
+        })
+    }
+
+    /// component-helpers nodeaffinity_test.go TestNodeSelectorMatch: a term that fails to parse
+    /// is reported by upstream as an error; here it is invalid and never matches.
+    #[test]
+    fn node_selector_match_cases_from_upstream() {
+        // "invalid field selector and label selector"
+        let t0 = term(vec![], vec![nreq("metadata.name", "In", &["host_1", "host_2"])]);
+        let t1 = term(
+            vec![nreq("label_1", "In", &["label_1_val"])],
+            vec![nreq("metadata.name", "In", &["host_1"])],
+        );
+        let t2 = term(vec![nreq("invalid key", "In", &["label_value"])], vec![]);
+        assert!(!t0.is_valid());
+        assert!(t1.is_valid());
+        assert!(!t2.is_valid());
+
+        let both = || {
+            NodeSelectorMatcher::new(&NodeSelector {
+                node_selector_terms: vec![NodeSelectorTerm {
+                    match_expressions: Some(vec![nreq("label_1", "In", &["label_1_val"])]),
+                    match_fields: Some(vec![nreq("metadata.name", "In", &["host_1"])]),
+                }],
+            })
+        };
+        // "node matches field selector, but not labels"
+        assert!(!both().matches(&labels(&[]), "host_1"));
+        // "node matches field selector and label selector"
+        assert!(both().matches(&labels(&[("label_1", "label_1_val")]), "host_1"));
+        // "second term matches"
+        let second = NodeSelectorMatcher::new(&NodeSelector {
+            node_selector_terms: vec![
+                NodeSelectorTerm {
+                    match_expressions: Some(vec![nreq("label_1", "In", &["label_1_val"])]),
+                    match_fields: None,
+                },
+                NodeSelectorTerm {
+                    match_expressions: None,
+                    match_fields: Some(vec![nreq("metadata.name", "In", &["host_1"])]),
+                },
+            ],
+        });
+        assert!(second.matches(&labels(&[]), "host_1"));
+    }
+
+    /// component-helpers nodeaffinity_test.go TestNodeSelectorRequirementsAsSelector.
+    #[test]
+    fn node_selector_requirements_as_selector_cases_from_upstream() {
+        // nil and empty requirement lists select nothing
+        assert!(!term(vec![], vec![]).matches(&labels(&[("foo", "bar")]), "n"));
+        // foo in (baz,bar)
+        let t = term(vec![nreq("foo", "In", &["bar", "baz"])], vec![]);
+        assert!(t.matches(&labels(&[("foo", "baz")]), "n"));
+        assert!(!t.matches(&labels(&[("foo", "qux")]), "n"));
+        // Exists with values is an error
+        assert!(!term(vec![nreq("foo", "Exists", &["bar", "baz"])], vec![]).is_valid());
+        // foo>1 and bar<7
+        let gt = term(vec![nreq("foo", "Gt", &["1"])], vec![]);
+        assert!(gt.is_valid() && gt.matches(&labels(&[("foo", "2")]), "n"));
+        let lt = term(vec![nreq("bar", "Lt", &["7"])], vec![]);
+        assert!(
+            lt.is_valid() && lt.matches(&labels(&[("bar", "6")]), "n") && !lt.matches(&labels(&[("bar", "7")]), "n")
+        );
+    }
+
+    /// labels.NewRequirement's validation (apimachinery validation.IsQualifiedName and
+    /// IsValidLabelValue), which decides whether a selector term parses.
+    #[test]
+    fn requirement_validation() {
+        for (key, ok) in [
+            ("foo", true),
+            ("example.com/foo", true),
+            ("a/b/c", false),
+            ("/foo", false),
+            ("Example.com/foo", false),
+            ("invalid key", false),
+            ("-foo", false),
+            ("foo_bar.baz-1", true),
+            (&"x".repeat(63), true),
+            (&"x".repeat(64), false),
+        ] {
+            assert_eq!(is_qualified_name(key), ok, "{key}");
+        }
+        for (value, ok) in [
+            ("", true),
+            ("bar", true),
+            ("NVIDIA-GRID-K1", true),
+            ("invalid value: ___@#$%^", false),
+            ("a_", false),
+            (&"v".repeat(64), false),
+        ] {
+            assert_eq!(is_valid_label_value(value), ok, "{value}");
+        }
+        // In/NotIn need values, Exists/DoesNotExist none, Gt/Lt exactly one integer.
+        for (op, vals, ok) in [
+            ("In", &[][..], false),
+            ("NotIn", &["a"][..], true),
+            ("DoesNotExist", &["a"][..], false),
+            ("Gt", &["1", "2"][..], false),
+            ("Lt", &["x"][..], false),
+            ("Lt", &["3"][..], true),
+            // values are label values too, so a negative number is rejected
+            ("Lt", &["-3"][..], false),
+            ("Foo", &["a"][..], false),
+        ] {
+            assert_eq!(term(vec![nreq("k", op, vals)], vec![]).is_valid(), ok, "{op} {vals:?}");
+        }
+        // matchFields: In/NotIn with exactly one value; other keys compare against "".
+        assert!(!term(vec![], vec![nreq("metadata.name", "NotIn", &["a", "b"])]).is_valid());
+        assert!(!term(vec![], vec![nreq("metadata.name", "Exists", &[])]).is_valid());
+        let other_key = term(vec![], vec![nreq("metadata.uid", "NotIn", &["x"])]);
+        assert!(other_key.is_valid() && other_key.matches(&labels(&[]), "n"));
+        // a node without a name is not checked against matchFields
+        assert!(term(vec![], vec![nreq("metadata.name", "In", &["n1"])]).matches(&labels(&[]), ""));
+    }
+
+    #[test]
+    fn label_selector_validates_keys_and_values() {
+        let bad_value = LabelSelector {
+            match_labels: Some([("app".to_string(), "not valid!".to_string())].into()),
+            match_expressions: None,
+        };
+        assert!(Selector::from_label_selector(Some(&bad_value)).is_nothing());
+        let gt = LabelSelector {
+            match_labels: None,
+            match_expressions: Some(vec![LabelSelectorRequirement {
+                key: "n".into(),
+                operator: "Gt".into(),
+                values: Some(vec!["1".into()]),
+            }]),
+        };
+        assert!(Selector::from_label_selector(Some(&gt)).is_nothing());
     }
 }

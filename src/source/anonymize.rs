@@ -10,7 +10,7 @@
 //!
 //! Kept as they are: label and taint keys, numbers (Gt/Lt selectors compare them),
 //! `kubernetes.io/os` / `kubernetes.io/arch` values, well-known namespaces and priority
-//! classes, scheduler names, resource quantities, times, ports. Dropped: annotations,
+//! classes, CSI driver names, scheduler names, resource quantities, times, ports. Dropped: annotations,
 //! managedFields, environment, commands, probes, mounts, addresses, IPs, condition messages,
 //! container statuses and node system info.
 
@@ -120,6 +120,8 @@ const KEEP_PRIORITY_CLASSES: &[&str] = &["system-cluster-critical", "system-node
 pub struct Dictionary {
     map: BTreeMap<String, String>,
     counters: BTreeMap<&'static str, usize>,
+    /// Strings kept as they are wherever they appear (CSI driver names).
+    keep: BTreeSet<String>,
 }
 
 impl Dictionary {
@@ -150,7 +152,7 @@ impl Dictionary {
     }
 
     fn replace(&mut self, original: &str, prefix: &'static str) -> String {
-        if original.is_empty() || keep_string(original) {
+        if original.is_empty() || keep_string(original) || self.keep.contains(original) {
             return original.to_string();
         }
         if let Some(p) = self.map.get(original) {
@@ -206,6 +208,7 @@ fn split_image(image: &str) -> (&str, Option<(char, &str)>) {
 fn prefix_of_kind(kind: &str) -> &'static str {
     match kind {
         "Node" | "CSINode" => "node",
+        "CSIStorageCapacity" => "csisc",
         "Namespace" => "ns",
         "Pod" => "pod",
         "PersistentVolume" => "pv",
@@ -238,6 +241,14 @@ pub fn anonymize(items: &mut [Value]) -> Dictionary {
             "ns" => 1,
             _ => 2,
         };
+        if kind == "CSIDriver" {
+            // A CSI driver is named after the driver (`ebs.csi.aws.com`): PVs, StorageClasses
+            // and CSINodes refer to it by that name, and it says nothing about the user.
+            if let Some(n) = field("name") {
+                d.keep.insert(n.to_string());
+            }
+            continue;
+        }
         if let Some(n) = field("name") {
             names.entry((rank, prefix)).or_default().insert(n.to_string());
         }
@@ -422,6 +433,24 @@ mod tests {
         ] {
             assert!(!text.contains(s), "{s} left in {text}");
         }
+    }
+
+    #[test]
+    fn csi_driver_names_are_kept_everywhere() {
+        let mut items = vec![
+            json!({"kind": "CSIDriver", "metadata": {"name": "ebs.csi.aws.com"}, "spec": {"attachRequired": true}}),
+            json!({"kind": "CSINode", "metadata": {"name": "n1"},
+                   "spec": {"drivers": [{"name": "ebs.csi.aws.com", "nodeID": "i-123", "allocatable": {"count": 25}}]}}),
+            json!({"kind": "PersistentVolume", "metadata": {"name": "pv1"},
+                   "spec": {"csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"}}}),
+        ];
+        anonymize(&mut items);
+        assert_eq!(items[0]["metadata"]["name"], "ebs.csi.aws.com");
+        assert_eq!(items[1]["spec"]["drivers"][0]["name"], "ebs.csi.aws.com");
+        assert!(items[1]["spec"]["drivers"][0].get("nodeID").is_none());
+        assert_eq!(items[1]["metadata"]["name"], "node-0001");
+        assert_eq!(items[2]["spec"]["csi"]["driver"], "ebs.csi.aws.com");
+        assert_ne!(items[2]["spec"]["csi"]["volumeHandle"], "vol-1");
     }
 
     #[test]

@@ -27,27 +27,31 @@ pub struct FixtureSource {
     mode: WriteMode,
     state: Mutex<ClusterState>,
     tx: Mutex<Option<mpsc::Sender<ClusterEvent>>>,
+    warnings: Vec<String>,
 }
 
 impl FixtureSource {
     /// Reads a snapshot file or directory (validated as `--snapshot` would).
     pub fn from_path(path: &Path) -> Result<Self, LoadError> {
-        let objects = file::read_objects(path)?;
+        let mut warnings = Vec::new();
+        let objects = file::read_objects(path, &mut warnings)?;
         Cluster::build(objects.clone())?;
-        Ok(Self::from_state(
+        let mut s = Self::from_state(
             format!("snapshot {}", path.display()),
             ClusterState::from_objects(objects),
-        ))
+        );
+        s.warnings = warnings;
+        Ok(s)
     }
 
     /// Reads a snapshot given as text (the embedded demo, tests).
     pub fn from_str(name: &str, text: &str) -> Result<Self, LoadError> {
-        let objects = file::read_objects_str(name, text)?;
+        let mut warnings = Vec::new();
+        let objects = file::read_objects_str(name, text, &mut warnings)?;
         Cluster::build(objects.clone())?;
-        Ok(Self::from_state(
-            format!("snapshot {name}"),
-            ClusterState::from_objects(objects),
-        ))
+        let mut s = Self::from_state(format!("snapshot {name}"), ClusterState::from_objects(objects));
+        s.warnings = warnings;
+        Ok(s)
     }
 
     /// A source over a state.
@@ -57,6 +61,7 @@ impl FixtureSource {
             mode: WriteMode::Enabled,
             state: Mutex::new(state),
             tx: Mutex::new(None),
+            warnings: Vec::new(),
         }
     }
 
@@ -65,6 +70,11 @@ impl FixtureSource {
     pub fn with_write_mode(mut self, mode: WriteMode) -> Self {
         self.mode = mode;
         self
+    }
+
+    /// What reading the snapshot noticed (fields no object type knows, ...).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// A copy of the current state.

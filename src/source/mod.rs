@@ -1,6 +1,8 @@
 //! Where cluster state comes from and where writes go.
 //!
 //! - [`file`]: snapshot files (`--snapshot`), read into a [`Cluster`](crate::model::Cluster).
+//! - [`save`]: writes a [`Cluster`](crate::model::Cluster) back, keeping the documents as read
+//!   (`simulate --write`).
 //! - [`snapshot`]: writes a [`ClusterState`] back as a snapshot file (`kschedtui snapshot`),
 //!   optionally anonymized by [`anonymize`].
 //! - [`write`]: the write requests kschedtui can send (bind, preempt), how they are planned,
@@ -12,6 +14,7 @@
 
 pub mod anonymize;
 pub mod file;
+pub mod save;
 pub mod snapshot;
 pub mod write;
 
@@ -59,39 +62,36 @@ mod source_trait {
         fn load(&self) -> impl Future<Output = anyhow::Result<ClusterState>> + Send;
 
         /// Sends every change after the last [`load`](Self::load) to `tx` until `tx` closes.
-        fn watch(
-            &self,
-            tx: mpsc::Sender<ClusterEvent>,
-        ) -> impl Future<Output = anyhow::Result<()>> + Send;
+        fn watch(&self, tx: mpsc::Sender<ClusterEvent>) -> impl Future<Output = anyhow::Result<()>> + Send;
 
         /// Asks whether a request would be allowed (SelfSubjectAccessReview on a live
         /// cluster). `Err(WriteError::Forbidden)` names the verb and resource.
-        fn check(&self, req: &WriteRequest)
-        -> impl Future<Output = Result<(), WriteError>> + Send;
+        fn check(&self, req: &WriteRequest) -> impl Future<Output = Result<(), WriteError>> + Send;
 
         /// Sends one request.
-        fn send(&self, req: &WriteRequest)
-        -> impl Future<Output = Result<Outcome, WriteError>> + Send;
+        fn send(&self, req: &WriteRequest) -> impl Future<Output = Result<Outcome, WriteError>> + Send;
 
         /// Binds a pod to a node (POST pods/{name}/binding).
-        fn bind(
-            &self,
-            pod: &ObjectKey,
-            node: &str,
-        ) -> impl Future<Output = Result<Outcome, WriteError>> + Send {
-            let req = WriteRequest::Bind { pod: pod.clone(), uid: None, node: node.to_string() };
+        fn bind(&self, pod: &ObjectKey, node: &str) -> impl Future<Output = Result<Outcome, WriteError>> + Send {
+            let req = WriteRequest::Bind {
+                pod: pod.clone(),
+                uid: None,
+                node: node.to_string(),
+            };
             async move { self.send(&req).await }
         }
 
         /// Removes a pod: DELETE, or POST pods/{name}/eviction (which honours PDBs).
-        fn remove(
-            &self,
-            pod: &ObjectKey,
-            how: Removal,
-        ) -> impl Future<Output = Result<Outcome, WriteError>> + Send {
+        fn remove(&self, pod: &ObjectKey, how: Removal) -> impl Future<Output = Result<Outcome, WriteError>> + Send {
             let req = match how {
-                Removal::Delete => WriteRequest::Delete { pod: pod.clone(), uid: None },
-                Removal::Evict => WriteRequest::Evict { pod: pod.clone(), uid: None },
+                Removal::Delete => WriteRequest::Delete {
+                    pod: pod.clone(),
+                    uid: None,
+                },
+                Removal::Evict => WriteRequest::Evict {
+                    pod: pod.clone(),
+                    uid: None,
+                },
             };
             async move { self.send(&req).await }
         }

@@ -184,7 +184,7 @@ items:
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("in.yaml");
         std::fs::write(&f, SNAP).unwrap();
-        out.extend(read_objects(&f).unwrap());
+        out.extend(read_objects(&f, &mut Vec::new()).unwrap());
         ClusterState::from_objects(out)
     }
 

@@ -192,6 +192,7 @@ pub fn plural(kind: &str) -> String {
         "PodDisruptionBudget" => "poddisruptionbudgets".into(),
         "PriorityClass" => "priorityclasses".into(),
         "StorageClass" => "storageclasses".into(),
+        "CSIStorageCapacity" => "csistoragecapacities".into(),
         k => format!("{}s", k.to_lowercase()),
     }
 }
@@ -219,6 +220,8 @@ impl ApiServer {
             "PersistentVolumeClaim",
             "StorageClass",
             "CSINode",
+            "CSIDriver",
+            "CSIStorageCapacity",
             "Service",
             "ReplicaSet",
             "StatefulSet",

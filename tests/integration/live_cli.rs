@@ -93,7 +93,7 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
         let f = f.to_str().unwrap();
         let s = run(&["snapshot", "--kubeconfig", &k, "-o", f], "");
         ok(&s);
-        assert!(s.stderr.contains(&format!("wrote 26 objects to '{f}'")), "{}", s.stderr);
+        assert!(s.stderr.contains(&format!("wrote 28 objects to '{f}'")), "{}", s.stderr);
         let text = std::fs::read_to_string(f).unwrap();
         assert!(!text.contains("managedFields"));
         assert!(!text.contains("czNjcjN0"), "no Secret is ever read");

@@ -88,7 +88,8 @@ async fn load_lists_every_kind_page_by_page_and_never_secrets() {
         (1, 1, 1)
     );
     assert_eq!(state.resource_versions[&Kind::Pod], "1000");
-    assert_eq!(state.resource_versions.len(), 14);
+    assert_eq!(state.resource_versions.len(), 16);
+    assert_eq!((c.csi_drivers.len(), c.csi_storage_capacities.len()), (1, 1));
     // 8 pods in pages of 2: four pages, the last one done.
     let pods: Vec<Progress> = seen
         .lock()
@@ -129,6 +130,8 @@ async fn load_lists_every_kind_page_by_page_and_never_secrets() {
         "/api/v1/persistentvolumeclaims",
         "/apis/storage.k8s.io/v1/storageclasses",
         "/apis/storage.k8s.io/v1/csinodes",
+        "/apis/storage.k8s.io/v1/csidrivers",
+        "/apis/storage.k8s.io/v1/csistoragecapacities",
         "/api/v1/services",
         "/apis/apps/v1/replicasets",
         "/apis/apps/v1/statefulsets",

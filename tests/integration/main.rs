@@ -3,7 +3,13 @@
 
 #[cfg(feature = "live")]
 mod apiserver;
+mod cli;
+mod conformance;
+mod determinism;
+mod fixtures;
+mod layering;
 #[cfg(feature = "live")]
 mod live_cli;
 #[cfg(feature = "live")]
 mod live_source;
+mod simulate;

@@ -59,6 +59,8 @@ impl CycleState {
 
     /// Reads a value for update.
     pub fn read_mut<T: 'static>(&mut self, key: &'static str) -> Option<&mut T> {
-        self.data.get_mut(key).and_then(|b| b.as_mut().as_any_mut().downcast_mut::<T>())
+        self.data
+            .get_mut(key)
+            .and_then(|b| b.as_mut().as_any_mut().downcast_mut::<T>())
     }
 }

@@ -34,12 +34,20 @@ impl AffinityTerm {
             use crate::model::selector::{Op, Requirement};
             for k in t.match_label_keys.iter().flatten() {
                 if let Some(v) = pod.labels.get(k) {
-                    selector.push(Requirement { key: k.clone(), op: Op::In, values: vec![v.clone()] });
+                    selector.push(Requirement {
+                        key: k.clone(),
+                        op: Op::In,
+                        values: vec![v.clone()],
+                    });
                 }
             }
             for k in t.mismatch_label_keys.iter().flatten() {
                 if let Some(v) = pod.labels.get(k) {
-                    selector.push(Requirement { key: k.clone(), op: Op::NotIn, values: vec![v.clone()] });
+                    selector.push(Requirement {
+                        key: k.clone(),
+                        op: Op::NotIn,
+                        values: vec![v.clone()],
+                    });
                 }
             }
         }
@@ -94,7 +102,10 @@ impl PodInfo {
         let aff = pod.spec().affinity.clone().unwrap_or_default();
         let p = &pod;
         let req = |v: Option<&Vec<core::PodAffinityTerm>>| -> Vec<AffinityTerm> {
-            v.into_iter().flatten().map(|t| AffinityTerm::new(p, t, merge_label_keys)).collect()
+            v.into_iter()
+                .flatten()
+                .map(|t| AffinityTerm::new(p, t, merge_label_keys))
+                .collect()
         };
         let pref = |v: Option<&Vec<core::WeightedPodAffinityTerm>>| -> Vec<WeightedAffinityTerm> {
             v.into_iter()
@@ -109,7 +120,9 @@ impl PodInfo {
         let paa = aff.pod_anti_affinity.as_ref();
         PodInfo {
             required_affinity: req(pa.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())),
-            required_anti_affinity: req(paa.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())),
+            required_anti_affinity: req(
+                paa.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+            ),
             preferred_affinity: pref(pa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref())),
             preferred_anti_affinity: pref(
                 paa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()),
@@ -149,6 +162,10 @@ pub struct NodeInfo {
     pub pods_with_affinity: usize,
     /// Number of pods with required anti-affinity.
     pub pods_with_required_anti_affinity: usize,
+    /// The pods with pod affinity or anti-affinity (`PodsWithAffinity`).
+    pub affinity_pods: Vec<Arc<PodInfo>>,
+    /// The pods with required anti-affinity (`PodsWithRequiredAntiAffinity`).
+    pub required_anti_affinity_pods: Vec<Arc<PodInfo>>,
 }
 
 impl NodeInfo {
@@ -163,6 +180,8 @@ impl NodeInfo {
             pvc_ref_counts: BTreeMap::new(),
             pods_with_affinity: 0,
             pods_with_required_anti_affinity: 0,
+            affinity_pods: Vec::new(),
+            required_anti_affinity_pods: Vec::new(),
         }
     }
 
@@ -185,8 +204,9 @@ impl NodeInfo {
             self.pods_with_affinity = self.pods_with_affinity.saturating_add_signed(sign as isize);
         }
         if pi.has_required_anti_affinity() {
-            self.pods_with_required_anti_affinity =
-                self.pods_with_required_anti_affinity.saturating_add_signed(sign as isize);
+            self.pods_with_required_anti_affinity = self
+                .pods_with_required_anti_affinity
+                .saturating_add_signed(sign as isize);
         }
         for hp in &p.host_ports {
             if sign > 0 {
@@ -213,14 +233,24 @@ impl NodeInfo {
     /// `NodeInfo.AddPodInfo`.
     pub fn add_pod(&mut self, pi: Arc<PodInfo>) {
         self.update(&pi, 1);
+        if pi.has_affinity() {
+            self.affinity_pods.push(pi.clone());
+        }
+        if pi.has_required_anti_affinity() {
+            self.required_anti_affinity_pods.push(pi.clone());
+        }
         self.pods.push(pi);
     }
 
     /// `NodeInfo.RemovePod` by uid; false when the pod is not on the node.
     pub fn remove_pod(&mut self, uid: &str) -> bool {
-        let Some(i) = self.pods.iter().position(|p| p.pod.uid == uid) else { return false };
+        let Some(i) = self.pods.iter().position(|p| p.pod.uid == uid) else {
+            return false;
+        };
         let pi = self.pods.remove(i);
         self.update(&pi, -1);
+        self.affinity_pods.retain(|p| p.pod.uid != uid);
+        self.required_anti_affinity_pods.retain(|p| p.pod.uid != uid);
         true
     }
 }

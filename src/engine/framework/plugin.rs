@@ -36,11 +36,25 @@ pub trait PreFilterPlugin: Plugin {
         false
     }
     /// Updates the state as if `add` ran on `node`.
-    fn add_pod(&self, _cx: &Ctx<'_>, _state: &mut CycleState, _pod: &PodInfo, _add: &PodInfo, _node: &NodeInfo) -> Status {
+    fn add_pod(
+        &self,
+        _cx: &Ctx<'_>,
+        _state: &mut CycleState,
+        _pod: &PodInfo,
+        _add: &PodInfo,
+        _node: &NodeInfo,
+    ) -> Status {
         Status::success()
     }
     /// Updates the state as if `rm` left `node`.
-    fn remove_pod(&self, _cx: &Ctx<'_>, _state: &mut CycleState, _pod: &PodInfo, _rm: &PodInfo, _node: &NodeInfo) -> Status {
+    fn remove_pod(
+        &self,
+        _cx: &Ctx<'_>,
+        _state: &mut CycleState,
+        _pod: &PodInfo,
+        _rm: &PodInfo,
+        _node: &NodeInfo,
+    ) -> Status {
         Status::success()
     }
 }
@@ -49,6 +63,21 @@ pub trait PreFilterPlugin: Plugin {
 pub trait FilterPlugin: Plugin {
     /// Success when the pod may run on the node.
     fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status;
+    /// kschedtui extra (not upstream): facts behind this plugin's rejection of `node` (which
+    /// pods, which term), for the trace. Called only for the plugin that rejected the node.
+    fn failure_detail(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo, _node: &NodeInfo) -> Vec<String> {
+        Vec::new()
+    }
+    /// Diagnostic only: the numbers behind the verdict on a node where the plugin failed.
+    fn filter_detail(
+        &self,
+        _cx: &Ctx<'_>,
+        _state: &CycleState,
+        _pod: &PodInfo,
+        _node: &NodeInfo,
+    ) -> Option<crate::engine::trace::FilterDetail> {
+        None
+    }
 }
 
 /// PreScore.
@@ -93,6 +122,75 @@ pub trait PostFilterPlugin: Plugin {
     ) -> (crate::engine::trace::PostFilterTrace, Status);
 }
 
+/// QueueSort: the order of the scheduling queue (`Less`).
+pub trait QueueSortPlugin: Plugin {
+    /// Orders two queued pods: `Less` means `a` is popped first.
+    fn compare(
+        &self,
+        cluster: &crate::model::Cluster,
+        a: &crate::model::Pod,
+        b: &crate::model::Pod,
+    ) -> std::cmp::Ordering;
+}
+
+/// Reserve, with its Unreserve rollback (run in reverse order when a later step fails).
+pub trait ReservePlugin: Plugin {
+    /// Reserves resources for the pod on `node`; `notes` gets trace-only remarks.
+    fn reserve(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        notes: &mut Vec<String>,
+    ) -> Status;
+    /// Undoes `reserve`; must not fail.
+    fn unreserve(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>);
+}
+
+/// Permit: Success, Wait (with the longest time to wait), or a rejection.
+pub trait PermitPlugin: Plugin {
+    /// The verdict and, with `Code::Wait`, how long the pod may wait.
+    fn permit(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        notes: &mut Vec<String>,
+    ) -> (Status, std::time::Duration);
+    /// A description of the pod's gang (group, quorum, waiting members) for the trace, when the
+    /// plugin groups pods.
+    fn gang(&self, _cx: &Ctx<'_>, _pod: &PodInfo) -> Option<crate::engine::trace::GangTrace> {
+        None
+    }
+}
+
+/// PreBind.
+pub trait PreBindPlugin: Plugin {
+    /// Runs before the binding; a failure aborts it.
+    fn pre_bind(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        notes: &mut Vec<String>,
+    ) -> Status;
+}
+
+/// Bind: the first plugin that does not return Skip binds the pod.
+pub trait BindPlugin: Plugin {
+    /// Binds (in kschedtui: describes the API call it would make).
+    fn bind(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>) -> Status;
+}
+
+/// PostBind: informational, after a successful bind.
+pub trait PostBindPlugin: Plugin {
+    /// Runs after the binding.
+    fn post_bind(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>);
+}
+
 /// The slots a plugin fills.
 #[derive(Default, Clone)]
 pub struct PluginSlots {
@@ -110,8 +208,21 @@ pub struct PluginSlots {
     pub pre_score: Option<Arc<dyn PreScorePlugin>>,
     /// Score.
     pub score: Option<Arc<dyn ScorePlugin>>,
-    /// Names of later points the plugin takes part in (Reserve, Permit, PreBind, Bind, PostBind).
+    /// Names of later points the plugin takes part in (Reserve, Permit, PreBind, Bind, PostBind)
+    /// without an implementation below (listed in the trace only).
     pub later: Vec<&'static str>,
+    /// A QueueSort implementation (with `queue_sort`).
+    pub queue_sorter: Option<Arc<dyn QueueSortPlugin>>,
+    /// Reserve.
+    pub reserve: Option<Arc<dyn ReservePlugin>>,
+    /// Permit.
+    pub permit: Option<Arc<dyn PermitPlugin>>,
+    /// PreBind.
+    pub pre_bind: Option<Arc<dyn PreBindPlugin>>,
+    /// Bind.
+    pub bind: Option<Arc<dyn BindPlugin>>,
+    /// PostBind.
+    pub post_bind: Option<Arc<dyn PostBindPlugin>>,
     /// Set for a plugin of the profile that the engine does not reproduce yet: it takes part
     /// in no extension point and every explanation says so.
     pub not_implemented: bool,

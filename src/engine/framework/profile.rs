@@ -8,7 +8,10 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::plugin::{FilterPlugin, PostFilterPlugin, PreEnqueuePlugin, PreFilterPlugin, PreScorePlugin, ScorePlugin};
+use super::plugin::{
+    BindPlugin, FilterPlugin, PermitPlugin, PostBindPlugin, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
+    PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin, ScorePlugin,
+};
 use crate::engine::plugins::{self, names};
 use crate::engine::version::Version;
 
@@ -192,14 +195,36 @@ pub struct Framework {
     pub score: Vec<(Arc<dyn ScorePlugin>, i64)>,
     /// Names of the plugins at Reserve, Permit, PreBind, Bind, PostBind.
     pub later: BTreeMap<&'static str, Vec<&'static str>>,
+    /// The QueueSort implementation (None: PrioritySort's order).
+    pub queue_sorter: Option<Arc<dyn QueueSortPlugin>>,
+    /// Reserve plugins.
+    pub reserve: Vec<Arc<dyn ReservePlugin>>,
+    /// Permit plugins.
+    pub permit: Vec<Arc<dyn PermitPlugin>>,
+    /// PreBind plugins.
+    pub pre_bind: Vec<Arc<dyn PreBindPlugin>>,
+    /// Bind plugins.
+    pub bind: Vec<Arc<dyn BindPlugin>>,
+    /// PostBind plugins.
+    pub post_bind: Vec<Arc<dyn PostBindPlugin>>,
     /// Plugins of the profile that the engine does not reproduce yet.
     pub not_implemented: Vec<String>,
 }
 
 /// The extension points, in cycle order.
 pub const POINTS: &[&str] = &[
-    "PreEnqueue", "QueueSort", "PreFilter", "Filter", "PostFilter", "PreScore", "Score", "Reserve", "Permit",
-    "PreBind", "Bind", "PostBind",
+    "PreEnqueue",
+    "QueueSort",
+    "PreFilter",
+    "Filter",
+    "PostFilter",
+    "PreScore",
+    "Score",
+    "Reserve",
+    "Permit",
+    "PreBind",
+    "Bind",
+    "PostBind",
 ];
 
 fn default_multipoint(version: Version) -> Vec<PluginRef> {
@@ -231,7 +256,12 @@ fn default_multipoint(version: Version) -> Vec<PluginRef> {
         (names::IMAGE_LOCALITY, 1),
         (names::DEFAULT_BINDER, 0),
     ]);
-    v.into_iter().map(|(n, w)| PluginRef { name: n.to_string(), weight: w }).collect()
+    v.into_iter()
+        .map(|(n, w)| PluginRef {
+            name: n.to_string(),
+            weight: w,
+        })
+        .collect()
 }
 
 /// `mergePluginSet` of apis/config/v1/default_plugins.go.
@@ -285,7 +315,10 @@ impl Framework {
     /// Builds a profile from its configuration, merged with the version's defaults.
     pub fn from_config(cfg: &ProfileConfig, version: Version) -> Result<Framework, ProfileError> {
         let defaults = PluginsConfig {
-            multi_point: PluginSet { enabled: default_multipoint(version), disabled: vec![] },
+            multi_point: PluginSet {
+                enabled: default_multipoint(version),
+                disabled: vec![],
+            },
             ..Default::default()
         };
         let custom = cfg.plugins.clone().unwrap_or_default();
@@ -309,18 +342,54 @@ impl Framework {
         // Instantiate every plugin named anywhere.
         let mut instances: BTreeMap<String, super::plugin::PluginSlots> = BTreeMap::new();
         let points = [
-            Point { name: "PreEnqueue", set: &merged.pre_enqueue },
-            Point { name: "QueueSort", set: &merged.queue_sort },
-            Point { name: "PreFilter", set: &merged.pre_filter },
-            Point { name: "Filter", set: &merged.filter },
-            Point { name: "PostFilter", set: &merged.post_filter },
-            Point { name: "PreScore", set: &merged.pre_score },
-            Point { name: "Score", set: &merged.score },
-            Point { name: "Reserve", set: &merged.reserve },
-            Point { name: "Permit", set: &merged.permit },
-            Point { name: "PreBind", set: &merged.pre_bind },
-            Point { name: "Bind", set: &merged.bind },
-            Point { name: "PostBind", set: &merged.post_bind },
+            Point {
+                name: "PreEnqueue",
+                set: &merged.pre_enqueue,
+            },
+            Point {
+                name: "QueueSort",
+                set: &merged.queue_sort,
+            },
+            Point {
+                name: "PreFilter",
+                set: &merged.pre_filter,
+            },
+            Point {
+                name: "Filter",
+                set: &merged.filter,
+            },
+            Point {
+                name: "PostFilter",
+                set: &merged.post_filter,
+            },
+            Point {
+                name: "PreScore",
+                set: &merged.pre_score,
+            },
+            Point {
+                name: "Score",
+                set: &merged.score,
+            },
+            Point {
+                name: "Reserve",
+                set: &merged.reserve,
+            },
+            Point {
+                name: "Permit",
+                set: &merged.permit,
+            },
+            Point {
+                name: "PreBind",
+                set: &merged.pre_bind,
+            },
+            Point {
+                name: "Bind",
+                set: &merged.bind,
+            },
+            Point {
+                name: "PostBind",
+                set: &merged.post_bind,
+            },
         ];
         let all_names = merged
             .multi_point
@@ -339,9 +408,11 @@ impl Framework {
                     plugin: n.clone(),
                     known: plugins::known_plugins().join(", "),
                 },
-                plugins::InstantiateError::Args(message) => {
-                    ProfileError::Args { profile: profile.clone(), plugin: n.clone(), message }
-                }
+                plugins::InstantiateError::Args(message) => ProfileError::Args {
+                    profile: profile.clone(),
+                    plugin: n.clone(),
+                    message,
+                },
             })?;
             instances.insert(n, slots);
         }
@@ -356,12 +427,23 @@ impl Framework {
                 "PostFilter" => s.post_filter.is_some(),
                 "PreScore" => s.pre_score.is_some(),
                 "Score" => s.score.is_some(),
+                "Reserve" => s.reserve.is_some() || s.later.contains(&point),
+                "Permit" => s.permit.is_some() || s.later.contains(&point),
+                "PreBind" => s.pre_bind.is_some() || s.later.contains(&point),
+                "Bind" => s.bind.is_some() || s.later.contains(&point),
+                "PostBind" => s.post_bind.is_some() || s.later.contains(&point),
                 other => s.later.contains(&other),
             }
         };
         let mut order: BTreeMap<&'static str, Vec<PluginRef>> = BTreeMap::new();
         for p in &points {
-            let specific: Vec<PluginRef> = p.set.enabled.iter().filter(|e| implements(&e.name, p.name)).cloned().collect();
+            let specific: Vec<PluginRef> = p
+                .set
+                .enabled
+                .iter()
+                .filter(|e| implements(&e.name, p.name))
+                .cloned()
+                .collect();
             let disabled_all = p.set.disabled.iter().any(|d| d.name == "*");
             let mut overrides = Vec::new();
             let mut multi = Vec::new();
@@ -414,21 +496,68 @@ impl Framework {
         let fw = Framework {
             name: profile.clone(),
             version,
-            pre_enqueue: pick("PreEnqueue").iter().filter_map(|r| instances[&r.name].pre_enqueue.clone()).collect(),
+            pre_enqueue: pick("PreEnqueue")
+                .iter()
+                .filter_map(|r| instances[&r.name].pre_enqueue.clone())
+                .collect(),
             queue_sort: pick("QueueSort")
                 .iter()
                 .filter_map(|r| plugins::known_plugins().into_iter().find(|k| *k == r.name))
                 .collect(),
-            pre_filter: pick("PreFilter").iter().filter_map(|r| instances[&r.name].pre_filter.clone()).collect(),
-            filter: pick("Filter").iter().filter_map(|r| instances[&r.name].filter.clone()).collect(),
-            post_filter: pick("PostFilter").iter().filter_map(|r| instances[&r.name].post_filter.clone()).collect(),
-            pre_score: pick("PreScore").iter().filter_map(|r| instances[&r.name].pre_score.clone()).collect(),
+            pre_filter: pick("PreFilter")
+                .iter()
+                .filter_map(|r| instances[&r.name].pre_filter.clone())
+                .collect(),
+            filter: pick("Filter")
+                .iter()
+                .filter_map(|r| instances[&r.name].filter.clone())
+                .collect(),
+            post_filter: pick("PostFilter")
+                .iter()
+                .filter_map(|r| instances[&r.name].post_filter.clone())
+                .collect(),
+            pre_score: pick("PreScore")
+                .iter()
+                .filter_map(|r| instances[&r.name].pre_score.clone())
+                .collect(),
             score: pick("Score")
                 .iter()
-                .filter_map(|r| instances[&r.name].score.clone().map(|s| (s, weights.get(&r.name).copied().unwrap_or(1))))
+                .filter_map(|r| {
+                    instances[&r.name]
+                        .score
+                        .clone()
+                        .map(|s| (s, weights.get(&r.name).copied().unwrap_or(1)))
+                })
                 .collect(),
             later,
-            not_implemented: instances.iter().filter(|(_, s)| s.not_implemented).map(|(n, _)| n.clone()).collect(),
+            queue_sorter: pick("QueueSort")
+                .iter()
+                .find_map(|r| instances[&r.name].queue_sorter.clone()),
+            reserve: pick("Reserve")
+                .iter()
+                .filter_map(|r| instances[&r.name].reserve.clone())
+                .collect(),
+            permit: pick("Permit")
+                .iter()
+                .filter_map(|r| instances[&r.name].permit.clone())
+                .collect(),
+            pre_bind: pick("PreBind")
+                .iter()
+                .filter_map(|r| instances[&r.name].pre_bind.clone())
+                .collect(),
+            bind: pick("Bind")
+                .iter()
+                .filter_map(|r| instances[&r.name].bind.clone())
+                .collect(),
+            post_bind: pick("PostBind")
+                .iter()
+                .filter_map(|r| instances[&r.name].post_bind.clone())
+                .collect(),
+            not_implemented: instances
+                .iter()
+                .filter(|(_, s)| s.not_implemented)
+                .map(|(n, _)| n.clone())
+                .collect(),
         };
         if fw.queue_sort.len() != 1 {
             return Err(ProfileError::Config(format!(
@@ -454,10 +583,63 @@ impl Framework {
     }
 }
 
-/// Builds every profile of a configuration (or the default profile when none is given).
+/// The schedulerName of the built-in scheduler-plugins profile (the name the scheduler-plugins
+/// install chart gives its second scheduler).
+pub const SCHEDULER_PLUGINS_PROFILE: &str = "scheduler-plugins-scheduler";
+
+/// Plugins the scheduler-plugins install chart also enables in that profile, which kschedtui
+/// does not reproduce (listed as not implemented in every explanation of the profile).
+pub const SCHEDULER_PLUGINS_CHART_EXTRAS: &[&str] = &[
+    "CapacityScheduling",
+    "NodeResourceTopologyMatch",
+    "NodeResourcesAllocatable",
+];
+
+impl Framework {
+    /// The built-in second profile `scheduler-plugins-scheduler`, as the scheduler-plugins
+    /// install chart composes it (manifests/install/charts/as-a-second-scheduler: values.yaml
+    /// and templates/configmap.yaml): the default plugins, plus Coscheduling at every point it
+    /// implements through multiPoint, PrioritySort disabled, and Coscheduling's
+    /// permitWaitingTimeSeconds set to 10 as the chart's values do.
+    pub fn scheduler_plugins_profile(version: Version) -> Result<Framework, ProfileError> {
+        let mut fw = Framework::from_config(
+            &ProfileConfig {
+                scheduler_name: SCHEDULER_PLUGINS_PROFILE.into(),
+                plugins: Some(PluginsConfig {
+                    multi_point: PluginSet {
+                        enabled: vec![PluginRef {
+                            name: names::COSCHEDULING.into(),
+                            weight: 0,
+                        }],
+                        disabled: vec![PluginRef {
+                            name: names::PRIORITY_SORT.into(),
+                            weight: 0,
+                        }],
+                    },
+                    ..Default::default()
+                }),
+                plugin_config: vec![PluginConfig {
+                    name: names::COSCHEDULING.into(),
+                    args: serde_json::json!({"permitWaitingTimeSeconds": 10}),
+                }],
+                percentage_of_nodes_to_score: None,
+            },
+            version,
+        )?;
+        fw.not_implemented
+            .extend(SCHEDULER_PLUGINS_CHART_EXTRAS.iter().map(|s| (*s).to_string()));
+        Ok(fw)
+    }
+}
+
+/// Builds every profile of a configuration; without one, the default profile and the built-in
+/// `scheduler-plugins-scheduler` profile.
 pub fn build_profiles(config: Option<&SchedulerConfig>, version: Version) -> Result<Vec<Framework>, ProfileError> {
     match config {
         Some(c) if !c.profiles.is_empty() => c.profiles.iter().map(|p| Framework::from_config(p, version)).collect(),
-        _ => Ok(vec![Framework::default_profile(version)?]),
+        _ => Ok(vec![
+            Framework::default_profile(version)?,
+            Framework::scheduler_plugins_profile(version)?,
+        ]),
     }
 }

@@ -12,9 +12,7 @@ use super::plugin::{Ctx, NodeScore};
 use super::profile::Framework;
 use super::snapshot::Snapshot;
 use super::status::{Code, Status};
-use crate::engine::trace::{
-    Explanation, FilterFailure, NodeFilter, NodeScoreTrace, PluginScore, PluginStatus,
-};
+use crate::engine::trace::{Explanation, FilterFailure, NodeFilter, NodeScoreTrace, PluginScore, PluginStatus};
 use crate::model::ObjectKey;
 
 /// Message of a pod held back by scheduling gates (scheduling_queue.go).
@@ -38,28 +36,50 @@ pub enum EngineError {
 
 impl Framework {
     /// `RunPreFilterExtensionAddPod` over the plugins not skipped.
-    pub fn add_pod_ext(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, add: &PodInfo, node: &NodeInfo) -> Status {
+    pub fn add_pod_ext(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        add: &PodInfo,
+        node: &NodeInfo,
+    ) -> Status {
         for pl in &self.pre_filter {
             if !pl.has_extensions() || state.skip_filter.contains(pl.name()) {
                 continue;
             }
             let s = pl.add_pod(cx, state, pod, add, node);
             if !s.is_success() {
-                return Status::error(format!("running AddPod on PreFilter plugin {:?}: {}", pl.name(), s.message()));
+                return Status::error(format!(
+                    "running AddPod on PreFilter plugin {:?}: {}",
+                    pl.name(),
+                    s.message()
+                ));
             }
         }
         Status::success()
     }
 
     /// `RunPreFilterExtensionRemovePod` over the plugins not skipped.
-    pub fn remove_pod_ext(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, rm: &PodInfo, node: &NodeInfo) -> Status {
+    pub fn remove_pod_ext(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        rm: &PodInfo,
+        node: &NodeInfo,
+    ) -> Status {
         for pl in &self.pre_filter {
             if !pl.has_extensions() || state.skip_filter.contains(pl.name()) {
                 continue;
             }
             let s = pl.remove_pod(cx, state, pod, rm, node);
             if !s.is_success() {
-                return Status::error(format!("running RemovePod on PreFilter plugin {:?}: {}", pl.name(), s.message()));
+                return Status::error(format!(
+                    "running RemovePod on PreFilter plugin {:?}: {}",
+                    pl.name(),
+                    s.message()
+                ));
             }
         }
         Status::success()
@@ -125,21 +145,68 @@ impl Framework {
         (self.run_filters(cx, state, pod, node), Vec::new())
     }
 
+    /// The rejecting filter plugin's `failure_detail` for the trace.
+    fn failure_detail(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &NodeInfo,
+        plugin: &str,
+    ) -> Vec<String> {
+        self.filter
+            .iter()
+            .find(|pl| pl.name() == plugin)
+            .map(|pl| pl.failure_detail(cx, state, pod, node))
+            .unwrap_or_default()
+    }
+
+    /// Diagnostic numbers from the plugins that failed on the node (without nominated pods).
+    fn filter_details(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &NodeInfo,
+        failures: &[FilterFailure],
+    ) -> Vec<crate::engine::trace::FilterDetail> {
+        self.filter
+            .iter()
+            .filter(|pl| failures.iter().any(|f| f.plugin == pl.name()))
+            .filter_map(|pl| pl.filter_detail(cx, state, pod, node))
+            .collect()
+    }
+
     /// The diagnostic pass: every filter plugin's failure on the node.
-    fn all_filter_failures(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Vec<FilterFailure> {
+    fn all_filter_failures(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &NodeInfo,
+    ) -> Vec<FilterFailure> {
         self.filter
             .iter()
             .filter(|pl| !state.skip_filter.contains(pl.name()))
             .filter_map(|pl| {
                 let s = pl.filter(cx, state, pod, node);
-                (!s.is_success()).then(|| FilterFailure { plugin: pl.name().to_string(), code: s.code, reasons: s.reasons })
+                (!s.is_success()).then(|| FilterFailure {
+                    plugin: pl.name().to_string(),
+                    code: s.code,
+                    reasons: s.reasons,
+                })
             })
             .collect()
     }
 }
 
 /// `FitError.Error()` of framework/types.go.
-pub fn fit_error_message(num_nodes: usize, prefilter_msg: Option<&str>, statuses: &BTreeMap<String, Status>, postfilter_msg: &str) -> String {
+pub fn fit_error_message(
+    num_nodes: usize,
+    prefilter_msg: Option<&str>,
+    statuses: &BTreeMap<String, Status>,
+    postfilter_msg: &str,
+) -> String {
     let mut msg = format!("0/{num_nodes} nodes are available:");
     match prefilter_msg {
         Some(m) if !m.is_empty() => msg.push_str(&format!(" {m}.")),
@@ -181,11 +248,12 @@ pub fn explain(snapshot: &Snapshot, profiles: &[Framework], key: &ObjectKey) -> 
     if let Some(n) = &pod.node_name {
         return Err(EngineError::AlreadyBound(key.clone(), n.clone()));
     }
-    let pi = snapshot
-        .pod_infos
-        .get(key)
-        .cloned()
-        .unwrap_or_else(|| Arc::new(PodInfo::new(pod.clone(), snapshot.version.match_label_keys_in_pod_affinity())));
+    let pi = snapshot.pod_infos.get(key).cloned().unwrap_or_else(|| {
+        Arc::new(PodInfo::new(
+            pod.clone(),
+            snapshot.version.match_label_keys_in_pod_affinity(),
+        ))
+    });
     let mut ex = Explanation {
         pod: key.clone(),
         profile: pod.scheduler_name.clone(),
@@ -204,6 +272,8 @@ pub fn explain(snapshot: &Snapshot, profiles: &[Framework], key: &ObjectKey) -> 
         post_filter: None,
         later_points: Vec::new(),
         notes: Vec::new(),
+        binding_cycle: None,
+        gang: None,
     };
     let Some(fw) = profiles.iter().find(|f| f.name == pod.scheduler_name) else {
         ex.waiting_for_scheduler = Some(pod.scheduler_name.clone());
@@ -214,6 +284,8 @@ pub fn explain(snapshot: &Snapshot, profiles: &[Framework], key: &ObjectKey) -> 
         ));
         return Ok(ex);
     };
+    snapshot.handle.set_profile(&fw.name);
+    super::binding::gang_trace(&Ctx { snapshot }, fw, &pi, &mut ex);
     run_cycle(snapshot, fw, &pi, &mut ex);
     Ok(ex)
 }
@@ -222,7 +294,9 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     let cx = Ctx { snapshot };
     let pod = &**pi;
     for n in &fw.not_implemented {
-        ex.notes.push(format!("plugin {n} is in the profile but not implemented yet: it was not run"));
+        ex.notes.push(format!(
+            "plugin {n} is in the profile but not implemented yet: it was not run"
+        ));
     }
     // PreEnqueue.
     for pl in &fw.pre_enqueue {
@@ -240,8 +314,12 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     let mut state = CycleState::default();
     // PreFilter.
     let mut result: Option<BTreeSet<String>> = None;
-    let mut with_nodes: BTreeSet<&'static str> = BTreeSet::new();
+    // Plugins that narrowed the node set, in execution order (upstream prints them so).
+    let mut with_nodes: Vec<&'static str> = Vec::new();
     let mut rejection: Option<Status> = None;
+    // An Unschedulable PreFilter status does not stop the other PreFilter plugins (upstream
+    // #119770): the last one is returned unless a later plugin rejects for good.
+    let mut unschedulable: Option<Status> = None;
     for pl in &fw.pre_filter {
         let (r, s) = pl.pre_filter(&cx, &mut state, pod);
         ex.pre_filter.push(PluginStatus::new(pl.name(), &s));
@@ -249,23 +327,28 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             state.skip_filter.insert(pl.name());
             continue;
         }
+        if s.code == Code::Unschedulable {
+            unschedulable = Some(s.with_plugin(pl.name()));
+            continue;
+        }
         if !s.is_success() {
             let s = if s.is_rejected() {
                 s.with_plugin(pl.name())
             } else {
-                Status::error(format!("running PreFilter plugin {:?}: {}", pl.name(), s.message())).with_plugin(pl.name())
+                Status::error(format!("running PreFilter plugin {:?}: {}", pl.name(), s.message()))
+                    .with_plugin(pl.name())
             };
             rejection = Some(s);
             break;
         }
         if let Some(nodes) = r {
-            with_nodes.insert(pl.name());
+            with_nodes.push(pl.name());
             result = Some(match result {
                 None => nodes,
                 Some(prev) => prev.intersection(&nodes).cloned().collect(),
             });
             if result.as_ref().is_some_and(BTreeSet::is_empty) {
-                let list: Vec<&str> = with_nodes.iter().copied().collect();
+                let list = &with_nodes;
                 let msg = if list.len() == 1 {
                     format!("node(s) didn't satisfy plugin {}", list[0])
                 } else {
@@ -275,6 +358,9 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 break;
             }
         }
+    }
+    if rejection.is_none() {
+        rejection = unschedulable;
     }
     ex.pre_filter_node_names = result.as_ref().map(|s| s.iter().cloned().collect());
     let mut statuses: BTreeMap<String, Status> = BTreeMap::new();
@@ -288,10 +374,16 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             ex.filter.push(NodeFilter {
                 node: n.name().to_string(),
                 feasible: false,
-                failure: Some(FilterFailure { plugin: rej.plugin.clone(), code: rej.code, reasons: rej.reasons.clone() }),
+                failure: Some(FilterFailure {
+                    plugin: rej.plugin.clone(),
+                    code: rej.code,
+                    reasons: rej.reasons.clone(),
+                }),
                 excluded_by_prefilter: false,
                 rejected_by_nominated_pods: Vec::new(),
                 all_failures: Vec::new(),
+                detail: Vec::new(),
+                details: Vec::new(),
             });
         }
         let pre_msg = rej.message();
@@ -313,6 +405,8 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 excluded_by_prefilter: true,
                 rejected_by_nominated_pods: Vec::new(),
                 all_failures: Vec::new(),
+                detail: Vec::new(),
+                details: Vec::new(),
             });
             continue;
         }
@@ -330,13 +424,25 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         if pod.pod.nominated_node_name.as_deref() == Some(name.as_str()) {
             nominated_ok = ok;
         }
+        let all_failures = fw.all_filter_failures(&cx, &state, pod, n);
+        let details = fw.filter_details(&cx, &state, pod, n, &all_failures);
         ex.filter.push(NodeFilter {
             node: name,
             feasible: ok,
-            failure: (!ok).then(|| FilterFailure { plugin: s.plugin.clone(), code: s.code, reasons: s.reasons.clone() }),
+            failure: (!ok).then(|| FilterFailure {
+                plugin: s.plugin.clone(),
+                code: s.code,
+                reasons: s.reasons.clone(),
+            }),
             excluded_by_prefilter: false,
+            detail: if ok || !by_nominated.is_empty() {
+                Vec::new()
+            } else {
+                fw.failure_detail(&cx, &state, pod, n, &s.plugin)
+            },
             rejected_by_nominated_pods: by_nominated,
-            all_failures: fw.all_filter_failures(&cx, &state, pod, n),
+            all_failures,
+            details,
         });
     }
     if let Some(nn) = &pod.pod.nominated_node_name
@@ -372,13 +478,20 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 ex.message = Some(format!("running Score plugin {:?}: {}", pl.name(), s.message()));
                 return;
             }
-            scores.push(NodeScore { name: n.name().to_string(), score: v });
+            scores.push(NodeScore {
+                name: n.name().to_string(),
+                score: v,
+            });
         }
         let raw: Vec<i64> = scores.iter().map(|s| s.score).collect();
         if pl.has_normalize() {
             let s = pl.normalize(&cx, &state, pod, &mut scores);
             if !s.is_success() {
-                ex.message = Some(format!("running Normalize on Score plugin {:?}: {}", pl.name(), s.message()));
+                ex.message = Some(format!(
+                    "running Normalize on Score plugin {:?}: {}",
+                    pl.name(),
+                    s.message()
+                ));
                 return;
             }
         }
@@ -405,12 +518,23 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         ex.selected = vec![nn.clone()];
     } else {
         let best = ex.score.iter().map(|s| s.total).max().unwrap_or(0);
-        ex.selected = ex.score.iter().filter(|s| s.total == best).map(|s| s.node.clone()).collect();
+        ex.selected = ex
+            .score
+            .iter()
+            .filter(|s| s.total == best)
+            .map(|s| s.node.clone())
+            .collect();
     }
     ex.later_points = ["Reserve", "Permit", "PreBind", "Bind", "PostBind"]
         .iter()
-        .map(|p| ((*p).to_string(), fw.plugins_at(p).iter().map(|s| (*s).to_string()).collect()))
+        .map(|p| {
+            (
+                (*p).to_string(),
+                fw.plugins_at(p).iter().map(|s| (*s).to_string()).collect(),
+            )
+        })
         .collect();
+    super::binding::run_binding_cycle(&cx, fw, &mut state, pi, ex);
 }
 
 fn post_filter_and_message(
@@ -443,7 +567,8 @@ fn post_filter_and_message(
         post_msg = reasons.join(", ");
     }
     if fw.post_filter.is_empty() {
-        ex.notes.push("no PostFilter plugin in this profile: no preemption is attempted".into());
+        ex.notes
+            .push("no PostFilter plugin in this profile: no preemption is attempted".into());
     }
     ex.message = Some(fit_error_message(ex.node_count, prefilter_msg, statuses, &post_msg));
 }

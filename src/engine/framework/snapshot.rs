@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use super::handle::FrameworkHandle;
 use super::node_info::{NodeInfo, PodInfo};
 use crate::engine::version::Version;
 use crate::model::selector::Labels;
@@ -25,6 +26,9 @@ pub struct Snapshot {
     pub pod_infos: BTreeMap<ObjectKey, Arc<PodInfo>>,
     /// The scheduler version the snapshot was built for.
     pub version: Version,
+    /// Waiting pods, clock and plugin caches shared across cycles (fresh for a one-off
+    /// explanation; the simulator keeps one for the whole run).
+    pub handle: FrameworkHandle,
 }
 
 static NO_LABELS: std::sync::LazyLock<Labels> = std::sync::LazyLock::new(Labels::new);
@@ -34,8 +38,11 @@ impl Snapshot {
     pub fn new(cluster: Arc<Cluster>, version: Version) -> Self {
         let merge = version.match_label_keys_in_pod_affinity();
         let mut nodes: Vec<NodeInfo> = cluster.nodes.iter().map(|n| NodeInfo::new(n.clone())).collect();
-        let index: HashMap<String, usize> =
-            nodes.iter().enumerate().map(|(i, n)| (n.name().to_string(), i)).collect();
+        let index: HashMap<String, usize> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name().to_string(), i))
+            .collect();
         let mut image_nodes: HashMap<String, usize> = HashMap::new();
         for n in &cluster.nodes {
             let mut names: Vec<&String> = n.images.iter().flat_map(|(names, _)| names.iter()).collect();
@@ -69,7 +76,16 @@ impl Snapshot {
                 }
             }
         }
-        Snapshot { cluster, nodes, index, image_nodes, nominated, pod_infos, version }
+        Snapshot {
+            cluster,
+            nodes,
+            index,
+            image_nodes,
+            nominated,
+            pod_infos,
+            version,
+            handle: FrameworkHandle::default(),
+        }
     }
 
     /// Index of a node by name.

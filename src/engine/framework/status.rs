@@ -56,12 +56,20 @@ impl Default for Status {
 impl Status {
     /// Success.
     pub fn success() -> Self {
-        Status { code: Code::Success, reasons: Vec::new(), plugin: String::new() }
+        Status {
+            code: Code::Success,
+            reasons: Vec::new(),
+            plugin: String::new(),
+        }
     }
 
     /// A status with one or more reasons.
     pub fn new(code: Code, reasons: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        Status { code, reasons: reasons.into_iter().map(Into::into).collect(), plugin: String::new() }
+        Status {
+            code,
+            reasons: reasons.into_iter().map(Into::into).collect(),
+            plugin: String::new(),
+        }
     }
 
     /// Skip.

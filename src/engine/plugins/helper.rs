@@ -32,7 +32,10 @@ pub fn find_untolerated_taint<'a>(
     tolerations: &[Toleration],
     filter: impl Fn(&Taint) -> bool,
 ) -> Option<&'a Taint> {
-    taints.iter().filter(|t| filter(t)).find(|t| !tolerations.iter().any(|tol| tol.tolerates(t)))
+    taints
+        .iter()
+        .filter(|t| filter(t))
+        .find(|t| !tolerations.iter().any(|tol| tol.tolerates(t)))
 }
 
 #[cfg(test)]
@@ -40,12 +43,41 @@ mod tests {
     use super::*;
 
     fn ns(v: &[i64]) -> Vec<NodeScore> {
-        v.iter().enumerate().map(|(i, s)| NodeScore { name: format!("n{i}"), score: *s }).collect()
+        v.iter()
+            .enumerate()
+            .map(|(i, s)| NodeScore {
+                name: format!("n{i}"),
+                score: *s,
+            })
+            .collect()
     }
 
+    /// helper/normalize_score_test.go TestDefaultNormalizeScore.
     #[test]
     fn normalize_cases_from_upstream() {
-        // helper/normalize_score_test.go
+        let cases: &[(&[i64], bool, &[i64])] = &[
+            (&[1, 2, 3, 4], false, &[25, 50, 75, 100]),
+            (&[1, 2, 3, 4], true, &[75, 50, 25, 0]),
+            (&[1000, 10, 20, 30], false, &[100, 1, 2, 3]),
+            (&[1000, 10, 20, 30], true, &[0, 99, 98, 97]),
+            (&[1, 1, 1, 1], false, &[100, 100, 100, 100]),
+            (&[1000, 1, 1, 1], false, &[100, 0, 0, 0]),
+            (&[0, 1, 1, 1], true, &[100, 0, 0, 0]),
+        ];
+        for (input, reverse, want) in cases {
+            let mut s = ns(input);
+            default_normalize_score(MAX_NODE_SCORE, *reverse, &mut s);
+            assert_eq!(
+                s.iter().map(|x| x.score).collect::<Vec<_>>(),
+                *want,
+                "{input:?} {reverse}"
+            );
+        }
+    }
+
+    /// More inputs (derived from the same formula): all zero, reversed all zero.
+    #[test]
+    fn normalize_more_cases() {
         let cases: &[(&[i64], bool, &[i64])] = &[
             (&[10, 20, 30], false, &[33, 66, 100]),
             (&[10, 20, 30], true, &[67, 34, 0]),
@@ -56,7 +88,11 @@ mod tests {
         for (input, reverse, want) in cases {
             let mut s = ns(input);
             default_normalize_score(MAX_NODE_SCORE, *reverse, &mut s);
-            assert_eq!(s.iter().map(|x| x.score).collect::<Vec<_>>(), *want, "{input:?} {reverse}");
+            assert_eq!(
+                s.iter().map(|x| x.score).collect::<Vec<_>>(),
+                *want,
+                "{input:?} {reverse}"
+            );
         }
     }
 }

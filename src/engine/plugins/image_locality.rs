@@ -23,12 +23,20 @@ pub struct ImageLocality;
 pub fn normalized_image_name(name: &str) -> String {
     let colon = name.rfind(':').map_or(-1, |i| i as i64);
     let slash = name.rfind('/').map_or(-1, |i| i as i64);
-    if colon <= slash { format!("{name}:latest") } else { name.to_string() }
+    if colon <= slash {
+        format!("{name}:latest")
+    } else {
+        name.to_string()
+    }
 }
 
 fn calculate_priority(sum: i64, containers: usize) -> i64 {
     let max_threshold = MAX_CONTAINER_THRESHOLD * containers as i64;
-    let s = if sum < MIN_THRESHOLD { MIN_THRESHOLD } else { sum.min(max_threshold) };
+    let s = if sum < MIN_THRESHOLD {
+        MIN_THRESHOLD
+    } else {
+        sum.min(max_threshold)
+    };
     MAX_NODE_SCORE * (s - MIN_THRESHOLD) / (max_threshold - MIN_THRESHOLD)
 }
 
@@ -42,11 +50,18 @@ impl ScorePlugin for ImageLocality {
     fn score(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
         let total = cx.snapshot.nodes.len();
         let spec = pod.pod.spec();
-        let images = spec.init_containers.iter().flatten().chain(spec.containers.iter()).map(|c| c.image.clone().unwrap_or_default());
+        let images = spec
+            .init_containers
+            .iter()
+            .flatten()
+            .chain(spec.containers.iter())
+            .map(|c| c.image.clone().unwrap_or_default());
         let mut sum = 0i64;
         for img in images {
             let want = normalized_image_name(&img);
-            if let Some((_, size)) = node.node.images.iter().find(|(names, _)| names.iter().any(|n| *n == want)) {
+            // The node's ImageStates map is built entry by entry, so for a name listed by two
+            // entries the later one wins.
+            if let Some((_, size)) = node.node.images.iter().rev().find(|(names, _)| names.contains(&want)) {
                 let num = cx.snapshot.image_nodes.get(&want).copied().unwrap_or(0);
                 let spread = num as f64 / total as f64;
                 sum += (*size as f64 * spread) as i64;
@@ -59,7 +74,10 @@ impl ScorePlugin for ImageLocality {
 
 /// Registers ImageLocality.
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots { score: Some(Arc::new(ImageLocality)), ..Default::default() })
+    Ok(PluginSlots {
+        score: Some(Arc::new(ImageLocality)),
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]
@@ -70,10 +88,140 @@ mod tests {
     fn image_names_and_priority() {
         assert_eq!(normalized_image_name("nginx"), "nginx:latest");
         assert_eq!(normalized_image_name("gcr.io/x/nginx:1.2"), "gcr.io/x/nginx:1.2");
-        assert_eq!(normalized_image_name("localhost:5000/nginx"), "localhost:5000/nginx:latest");
+        assert_eq!(
+            normalized_image_name("localhost:5000/nginx"),
+            "localhost:5000/nginx:latest"
+        );
         // image_locality_test.go: one 250MB image on 1 of 1 nodes, one container → (250-23)/(1000-23)
         assert_eq!(calculate_priority(250 * MB, 1), 23);
         assert_eq!(calculate_priority(10 * MB, 1), 0);
         assert_eq!(calculate_priority(2000 * MB, 1), 100);
+    }
+
+    use crate::testkit::builders::*;
+
+    fn node_with(name: &str, images: &[(&[&str], i64)]) -> k8s_openapi::api::core::v1::Node {
+        images
+            .iter()
+            .fold(node(name), |b, (names, size)| b.image(names, *size))
+            .obj()
+    }
+
+    /// image_locality_test.go TestImageLocalityPriority (Score only, no normalization).
+    #[test]
+    fn score_cases_from_upstream() {
+        let node_40_300_2000: &[(&[&str], i64)] = &[
+            (&["gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"], 40 * MB),
+            (&["gcr.io/300:latest", "gcr.io/300:v1"], 300 * MB),
+            (&["gcr.io/2000:latest"], 2000 * MB),
+        ];
+        let node_250_10: &[(&[&str], i64)] = &[
+            (&["gcr.io/250:latest"], 250 * MB),
+            (&["gcr.io/10:latest", "gcr.io/10:v1"], 10 * MB),
+        ];
+        let node_600_40_900: &[(&[&str], i64)] = &[
+            (&["gcr.io/600:latest"], 600 * MB),
+            (&["gcr.io/40:latest"], 40 * MB),
+            (&["gcr.io/900:latest"], 900 * MB),
+        ];
+        let node_300_600_900: &[(&[&str], i64)] = &[
+            (&["gcr.io/300:latest"], 300 * MB),
+            (&["gcr.io/600:latest"], 600 * MB),
+            (&["gcr.io/900:latest"], 900 * MB),
+        ];
+        let node_4000_30: &[(&[&str], i64)] = &[(&["gcr.io/4000:latest"], 4000 * MB), (&["gcr.io/30:latest"], 30 * MB)];
+        let node_20_30_40: &[(&[&str], i64)] = &[
+            (&["gcr.io/20:latest"], 20 * MB),
+            (&["gcr.io/30:latest"], 30 * MB),
+            (&["gcr.io/40:latest"], 40 * MB),
+        ];
+        let no_images: &[(&[&str], i64)] = &[];
+        let images = |v: &[&str]| v.iter().fold(pod("p"), |b, i| b.image(i));
+        #[allow(clippy::type_complexity)]
+        let cases: Vec<(&str, k8s_openapi::api::core::v1::Pod, Vec<&[(&[&str], i64)]>, Vec<i64>)> = vec![
+            (
+                "two images spread on two nodes, prefer the larger image one",
+                images(&["gcr.io/40", "gcr.io/250"]).obj(),
+                vec![node_40_300_2000, node_250_10],
+                vec![0, 5],
+            ),
+            (
+                "two images on one node, prefer this node",
+                images(&["gcr.io/40", "gcr.io/300"]).obj(),
+                vec![node_40_300_2000, node_250_10],
+                vec![7, 0],
+            ),
+            (
+                "if exceed limit, use limit",
+                images(&["gcr.io/10", "gcr.io/4000"]).obj(),
+                vec![node_4000_30, node_250_10],
+                vec![100, 0],
+            ),
+            (
+                "if exceed limit, use limit (with node which has no images present)",
+                images(&["gcr.io/10", "gcr.io/4000"]).obj(),
+                vec![node_4000_30, node_250_10, no_images],
+                vec![66, 0, 0],
+            ),
+            (
+                "pod with multiple large images, node2 is preferred",
+                images(&["gcr.io/300", "gcr.io/600", "gcr.io/900"]).obj(),
+                vec![node_600_40_900, node_300_600_900, no_images],
+                vec![32, 36, 0],
+            ),
+            (
+                "pod with multiple small images",
+                images(&["gcr.io/30", "gcr.io/40"]).obj(),
+                vec![node_20_30_40, node_4000_30],
+                vec![1, 0],
+            ),
+            (
+                "include InitContainers: two images spread on two nodes, prefer the larger image one",
+                images(&["gcr.io/30"]).init_image("gcr.io/300").obj(),
+                vec![node_40_300_2000, node_20_30_40],
+                vec![6, 0],
+            ),
+        ];
+        for (name, p, nodes, want) in cases {
+            let nodes = nodes
+                .iter()
+                .enumerate()
+                .map(|(i, imgs)| node_with(&format!("node{}", i + 1), imgs))
+                .collect();
+            let snap = snapshot(nodes, vec![], V1_30);
+            let got = run_score(&plugin(names::IMAGE_LOCALITY, Value::Null, V1_30), &snap, &p, true);
+            assert_eq!(got.raw, want, "{name}");
+        }
+    }
+
+    /// image_locality_test.go TestNormalizedImageName.
+    #[test]
+    fn normalized_image_name_cases_from_upstream() {
+        // getImageFakeDigest("root"): the sha256 of "root".
+        let digest = "sha256:4813494d137e1631bba301d5acab6e7bb7aa74ce1185d456565ef51d737677b2";
+        let with_digest = format!("root@{digest}");
+        for (input, want) in [
+            ("root", "root:latest"),
+            ("gcr.io:5000/root", "gcr.io:5000/root:latest"),
+            ("root:tag", "root:tag"),
+            (with_digest.as_str(), with_digest.as_str()),
+        ] {
+            assert_eq!(normalized_image_name(input), want, "{input}");
+        }
+    }
+
+    /// A name listed by two image entries takes the later entry's size, as the node's
+    /// ImageStates map is filled entry by entry.
+    #[test]
+    fn later_image_entry_wins_for_a_duplicate_name() {
+        let n = node("n").image(&["img:1"], 100 * MB).image(&["img:1"], 900 * MB).obj();
+        let snap = snapshot(vec![n], vec![], V1_30);
+        let got = run_score(
+            &plugin(names::IMAGE_LOCALITY, Value::Null, V1_30),
+            &snap,
+            &pod("p").image("img:1").obj(),
+            true,
+        );
+        assert_eq!(got.raw, vec![calculate_priority(900 * MB, 1)]);
     }
 }

@@ -34,5 +34,35 @@ impl FilterPlugin for NodeName {
 
 /// Registers NodeName.
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots { filter: Some(Arc::new(NodeName)), ..Default::default() })
+    Ok(PluginSlots {
+        filter: Some(Arc::new(NodeName)),
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::builders::*;
+
+    /// node_name_test.go TestNodeName.
+    #[test]
+    fn filter_cases_from_upstream() {
+        let cases = [
+            ("no host specified", pod("p").obj(), "n", Status::success()),
+            ("host matches", pod("p").node("foo").obj(), "foo", Status::success()),
+            (
+                "host doesn't match",
+                pod("p").node("bar").obj(),
+                "foo",
+                Status::unresolvable(ERR_REASON),
+            ),
+        ];
+        for (name, p, node_name, want) in cases {
+            let snap = snapshot(vec![node(node_name).obj()], vec![], V1_30);
+            let got = run_filter(&plugin(names::NODE_NAME, Value::Null, V1_30), &snap, &p, true);
+            assert_eq!(got.on(node_name), &want, "{name}");
+        }
+        assert_eq!(ERR_REASON, "node(s) didn't match the requested node name");
+    }
 }

@@ -20,8 +20,16 @@ pub const ERR_REASON: &str = "node(s) didn't have free ports for the requested p
 pub struct NodePorts;
 
 fn sanitize(p: &HostPort) -> (String, String, i32) {
-    let ip = if p.ip.is_empty() { "0.0.0.0".to_string() } else { p.ip.clone() };
-    let proto = if p.protocol.is_empty() { "TCP".to_string() } else { p.protocol.clone() };
+    let ip = if p.ip.is_empty() {
+        "0.0.0.0".to_string()
+    } else {
+        p.ip.clone()
+    };
+    let proto = if p.protocol.is_empty() {
+        "TCP".to_string()
+    } else {
+        p.protocol.clone()
+    };
     (ip, proto, p.port)
 }
 
@@ -42,18 +50,24 @@ impl Plugin for NodePorts {
     }
 }
 
+const PRE_FILTER_KEY: &str = "PreFilterNodePorts";
+
 impl PreFilterPlugin for NodePorts {
-    fn pre_filter(&self, _: &Ctx<'_>, _: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+    fn pre_filter(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
         if pod.pod.host_ports.is_empty() {
             return (None, Status::skip());
         }
+        state.write(PRE_FILTER_KEY, pod.pod.host_ports.clone());
         (None, Status::success())
     }
 }
 
 impl FilterPlugin for NodePorts {
-    fn filter(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
-        if pod.pod.host_ports.iter().any(|p| conflicts(&node.used_ports, p)) {
+    fn filter(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
+        let Some(want) = state.read::<Vec<HostPort>>(PRE_FILTER_KEY) else {
+            return Status::error(format!("reading {PRE_FILTER_KEY:?} from cycleState: not found"));
+        };
+        if want.iter().any(|p| conflicts(&node.used_ports, p)) {
             return Status::unschedulable(ERR_REASON);
         }
         Status::success()
@@ -63,27 +77,305 @@ impl FilterPlugin for NodePorts {
 /// Registers NodePorts.
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
     let p = Arc::new(NodePorts);
-    Ok(PluginSlots { pre_filter: Some(p.clone()), filter: Some(p), ..Default::default() })
+    Ok(PluginSlots {
+        pre_filter: Some(p.clone()),
+        filter: Some(p),
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]
+#[allow(clippy::type_complexity)] // case tables
 mod tests {
     use super::*;
+    use crate::testkit::builders::*;
 
     fn hp(ip: &str, proto: &str, port: i32) -> HostPort {
-        HostPort { ip: ip.into(), protocol: proto.into(), port }
+        HostPort {
+            ip: ip.into(),
+            protocol: proto.into(),
+            port,
+        }
     }
 
+    type Ports = &'static [(&'static str, &'static str, i32)];
+
+    /// node_ports_test.go newPod: "PROTO/IP/PORT" host ports on one container of a pod bound to `host`.
+    fn new_pod(host: &str, ports: Ports) -> k8s_openapi::api::core::v1::Pod {
+        let b = pod("");
+        let b = if host.is_empty() { b } else { b.node(host) };
+        b.container_ports(ports).obj()
+    }
+
+    fn filter(p: &k8s_openapi::api::core::v1::Pod, existing: Ports) -> FilterRun {
+        let snap = snapshot(vec![node("m1").obj()], vec![new_pod("m1", existing)], V1_30);
+        run_filter(&plugin(names::NODE_PORTS, Value::Null, V1_30), &snap, p, true)
+    }
+
+    /// node_ports_test.go TestNodePorts (the cases that exist in 1.30: ports of regular
+    /// containers only).
     #[test]
-    fn conflict_rules_match_host_port_info() {
-        // framework/types_test.go TestHostPortInfo_Check
-        let used = vec![hp("127.0.0.1", "TCP", 80)];
-        assert!(conflicts(&used, &hp("127.0.0.1", "TCP", 80)));
-        assert!(!conflicts(&used, &hp("127.0.0.1", "UDP", 80)));
-        assert!(!conflicts(&used, &hp("127.0.0.2", "TCP", 80)));
-        assert!(conflicts(&used, &hp("", "TCP", 80)));
-        let all = vec![hp("0.0.0.0", "TCP", 80)];
-        assert!(conflicts(&all, &hp("127.0.0.1", "TCP", 80)));
-        assert!(!conflicts(&all, &hp("127.0.0.1", "TCP", 81)));
+    fn filter_cases_from_upstream() {
+        let conflict = Some(Status::unschedulable(ERR_REASON));
+        let cases: &[(&str, Ports, Ports, Option<Status>)] = &[
+            (
+                "other port",
+                &[("UDP", "127.0.0.1", 8080)],
+                &[("UDP", "127.0.0.1", 9090)],
+                None,
+            ),
+            (
+                "same udp port",
+                &[("UDP", "127.0.0.1", 8080)],
+                &[("UDP", "127.0.0.1", 8080)],
+                conflict.clone(),
+            ),
+            (
+                "same tcp port",
+                &[("TCP", "127.0.0.1", 8080)],
+                &[("TCP", "127.0.0.1", 8080)],
+                conflict.clone(),
+            ),
+            (
+                "different host ip",
+                &[("TCP", "127.0.0.1", 8080)],
+                &[("TCP", "127.0.0.2", 8080)],
+                None,
+            ),
+            (
+                "different protocol",
+                &[("UDP", "127.0.0.1", 8080)],
+                &[("TCP", "127.0.0.1", 8080)],
+                None,
+            ),
+            (
+                "second udp port conflict",
+                &[("UDP", "127.0.0.1", 8000), ("UDP", "127.0.0.1", 8080)],
+                &[("UDP", "127.0.0.1", 8080)],
+                conflict.clone(),
+            ),
+            (
+                "first tcp port conflict",
+                &[("TCP", "127.0.0.1", 8001), ("UDP", "127.0.0.1", 8080)],
+                &[("TCP", "127.0.0.1", 8001), ("UDP", "127.0.0.1", 8081)],
+                conflict.clone(),
+            ),
+            (
+                "first tcp port conflict due to 0.0.0.0 hostIP",
+                &[("TCP", "0.0.0.0", 8001)],
+                &[("TCP", "127.0.0.1", 8001)],
+                conflict.clone(),
+            ),
+            (
+                "TCP hostPort conflict due to 0.0.0.0 hostIP",
+                &[("TCP", "10.0.10.10", 8001), ("TCP", "0.0.0.0", 8001)],
+                &[("TCP", "127.0.0.1", 8001)],
+                conflict.clone(),
+            ),
+            (
+                "second tcp port conflict to 0.0.0.0 hostIP",
+                &[("TCP", "127.0.0.1", 8001)],
+                &[("TCP", "0.0.0.0", 8001)],
+                conflict.clone(),
+            ),
+            (
+                "second different protocol",
+                &[("UDP", "127.0.0.1", 8001)],
+                &[("TCP", "0.0.0.0", 8001)],
+                None,
+            ),
+            (
+                "UDP hostPort conflict due to 0.0.0.0 hostIP",
+                &[("UDP", "127.0.0.1", 8001)],
+                &[("TCP", "0.0.0.0", 8001), ("UDP", "0.0.0.0", 8001)],
+                conflict.clone(),
+            ),
+        ];
+        for (name, want_ports, existing, want) in cases {
+            let got = filter(&new_pod("m1", want_ports), existing);
+            assert_eq!(
+                got.pre_filter.as_ref().map(|p| &p.1),
+                Some(&Status::success()),
+                "{name}"
+            );
+            assert_eq!(got.on("m1"), want.as_ref().unwrap_or(&Status::success()), "{name}");
+        }
+    }
+
+    /// "skip filter", and "non-sidecar initContainer using hostPort": PreFilter says Skip when
+    /// no regular container asks for a host port.
+    #[test]
+    fn pre_filter_skips_pods_without_host_ports() {
+        let init_with_port = pod("p")
+            .raw_init_container(k8s_openapi::api::core::v1::Container {
+                name: "init".into(),
+                ports: Some(vec![k8s_openapi::api::core::v1::ContainerPort {
+                    container_port: 8001,
+                    host_port: Some(8001),
+                    protocol: Some("TCP".into()),
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            })
+            .obj();
+        for p in [pod("p").obj(), init_with_port] {
+            let got = filter(&p, &[("TCP", "0.0.0.0", 8001)]);
+            assert_eq!(got.pre_filter.map(|p| p.1), Some(Status::skip()));
+            assert!(got.filter.is_empty());
+        }
+    }
+
+    /// node_ports_test.go TestPreFilterDisabled: Filter without PreFilter's state is an error.
+    #[test]
+    fn filter_without_pre_filter_state_is_an_error() {
+        let snap = snapshot(vec![node("m1").obj()], vec![], V1_30);
+        let got = run_filter(
+            &plugin(names::NODE_PORTS, Value::Null, V1_30),
+            &snap,
+            &pod("p").obj(),
+            false,
+        );
+        assert_eq!(
+            got.on("m1"),
+            &Status::error("reading \"PreFilterNodePorts\" from cycleState: not found")
+        );
+    }
+
+    /// node_ports_test.go TestFits.
+    #[test]
+    fn fits_cases_from_upstream() {
+        let cases: &[(&str, Ports, Ports, bool)] = &[
+            (
+                "non-conflicting ports",
+                &[("TCP", "127.0.0.1", 80)],
+                &[("TCP", "127.0.0.1", 9090)],
+                true,
+            ),
+            (
+                "multiple non-conflicting ports",
+                &[
+                    ("TCP", "127.0.0.1", 80),
+                    ("TCP", "127.0.1.1", 80),
+                    ("TCP", "127.0.1.1", 90),
+                    ("TCP", "127.0.1.1", 100),
+                ],
+                &[
+                    ("TCP", "127.0.0.1", 9090),
+                    ("TCP", "127.0.0.1", 9191),
+                    ("TCP", "127.0.1.1", 8080),
+                ],
+                true,
+            ),
+            (
+                "same ports on different protocols",
+                &[("TCP", "127.0.0.1", 80)],
+                &[("UDP", "127.0.0.1", 80)],
+                true,
+            ),
+            (
+                "conflicting ports",
+                &[("TCP", "127.0.0.1", 80)],
+                &[("TCP", "127.0.0.1", 80)],
+                false,
+            ),
+            (
+                "multiple ports, some conflicting",
+                &[
+                    ("TCP", "127.0.0.1", 80),
+                    ("TCP", "127.0.1.1", 80),
+                    ("TCP", "127.0.1.1", 90),
+                    ("TCP", "127.0.1.1", 100),
+                ],
+                &[
+                    ("TCP", "127.0.0.1", 9090),
+                    ("TCP", "127.0.1.1", 90),
+                    ("TCP", "127.0.1.1", 8080),
+                ],
+                false,
+            ),
+        ];
+        for (name, want_ports, existing, fits) in cases {
+            let got = filter(&new_pod("p", want_ports), existing);
+            assert_eq!(got.on("m1").is_success(), *fits, "{name}");
+        }
+    }
+
+    /// framework/types_test.go TestHostPortInfo_Check.
+    #[test]
+    fn host_port_info_check_cases_from_upstream() {
+        let cases: &[(&str, &[(&str, &str, i32)], (&str, &str, i32), bool)] = &[
+            (
+                "empty check should check 0.0.0.0 and TCP",
+                &[("TCP", "127.0.0.1", 80)],
+                ("", "", 81),
+                false,
+            ),
+            (
+                "empty check should check 0.0.0.0 and TCP (conflicted)",
+                &[("TCP", "127.0.0.1", 80)],
+                ("", "", 80),
+                true,
+            ),
+            (
+                "empty port check should pass",
+                &[("TCP", "127.0.0.1", 80)],
+                ("", "", 0),
+                false,
+            ),
+            (
+                "0.0.0.0 should check all registered IPs",
+                &[("TCP", "127.0.0.1", 80)],
+                ("TCP", "0.0.0.0", 80),
+                true,
+            ),
+            (
+                "0.0.0.0 with different protocol should be allowed",
+                &[("UDP", "127.0.0.1", 80)],
+                ("TCP", "0.0.0.0", 80),
+                false,
+            ),
+            (
+                "0.0.0.0 with different port should be allowed",
+                &[
+                    ("TCP", "127.0.0.1", 79),
+                    ("TCP", "127.0.0.1", 81),
+                    ("TCP", "127.0.0.1", 82),
+                ],
+                ("TCP", "0.0.0.0", 80),
+                false,
+            ),
+            (
+                "normal ip should check all registered 0.0.0.0",
+                &[("TCP", "0.0.0.0", 80)],
+                ("TCP", "127.0.0.1", 80),
+                true,
+            ),
+            (
+                "normal ip with different port/protocol should be allowed (0.0.0.0)",
+                &[
+                    ("TCP", "0.0.0.0", 79),
+                    ("UDP", "0.0.0.0", 80),
+                    ("TCP", "0.0.0.0", 81),
+                    ("TCP", "0.0.0.0", 82),
+                ],
+                ("TCP", "127.0.0.1", 80),
+                false,
+            ),
+            (
+                "normal ip with different port/protocol should be allowed",
+                &[
+                    ("TCP", "127.0.0.1", 79),
+                    ("UDP", "127.0.0.1", 80),
+                    ("TCP", "127.0.0.1", 81),
+                    ("TCP", "127.0.0.1", 82),
+                ],
+                ("TCP", "127.0.0.1", 80),
+                false,
+            ),
+        ];
+        for (name, added, (proto, ip, port), want) in cases {
+            let used: Vec<HostPort> = added.iter().map(|(p, i, n)| hp(i, p, *n)).collect();
+            assert_eq!(conflicts(&used, &hp(ip, proto, *port)), *want, "{name}");
+        }
     }
 }

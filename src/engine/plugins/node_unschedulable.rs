@@ -43,5 +43,68 @@ impl FilterPlugin for NodeUnschedulable {
 
 /// Registers NodeUnschedulable.
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots { filter: Some(Arc::new(NodeUnschedulable)), ..Default::default() })
+    Ok(PluginSlots {
+        filter: Some(Arc::new(NodeUnschedulable)),
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::builders::*;
+
+    /// node_unschedulable_test.go TestNodeUnschedulable.
+    #[test]
+    fn filter_cases_from_upstream() {
+        let cases = [
+            (
+                "Does not schedule pod to unschedulable node (node.Spec.Unschedulable==true)",
+                pod("p").obj(),
+                true,
+                Status::unresolvable(ERR_REASON_UNSCHEDULABLE),
+            ),
+            ("Schedule pod to normal node", pod("p").obj(), false, Status::success()),
+            (
+                "Schedule pod with toleration to unschedulable node (node.Spec.Unschedulable==true)",
+                pod("p")
+                    .toleration("node.kubernetes.io/unschedulable", "", "", "NoSchedule")
+                    .obj(),
+                true,
+                Status::success(),
+            ),
+        ];
+        for (name, p, unschedulable, want) in cases {
+            let snap = snapshot(vec![node("n").unschedulable(unschedulable).obj()], vec![], V1_30);
+            let got = run_filter(&plugin(names::NODE_UNSCHEDULABLE, Value::Null, V1_30), &snap, &p, true);
+            assert_eq!(got.on("n"), &want, "{name}");
+        }
+        assert_eq!(ERR_REASON_UNSCHEDULABLE, "node(s) were unschedulable");
+    }
+
+    /// The toleration is checked as `ToleratesTaint` does: an Exists toleration without key
+    /// tolerates it, one for another effect does not.
+    #[test]
+    fn toleration_semantics() {
+        let cases = [
+            (pod("p").toleration("", "Exists", "", "").obj(), true),
+            (
+                pod("p")
+                    .toleration("node.kubernetes.io/unschedulable", "Exists", "", "NoExecute")
+                    .obj(),
+                false,
+            ),
+            (
+                pod("p")
+                    .toleration("node.kubernetes.io/unschedulable", "Equal", "x", "NoSchedule")
+                    .obj(),
+                false,
+            ),
+        ];
+        for (p, ok) in cases {
+            let snap = snapshot(vec![node("n").unschedulable(true).obj()], vec![], V1_30);
+            let got = run_filter(&plugin(names::NODE_UNSCHEDULABLE, Value::Null, V1_30), &snap, &p, true);
+            assert_eq!(got.on("n").is_success(), ok, "{:?}", p.spec);
+        }
+    }
 }

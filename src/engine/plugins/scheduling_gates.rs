@@ -21,8 +21,14 @@ impl Plugin for SchedulingGates {
 
 impl PreEnqueuePlugin for SchedulingGates {
     fn pre_enqueue(&self, pod: &PodInfo) -> Status {
-        let gates: Vec<String> =
-            pod.pod.spec().scheduling_gates.iter().flatten().map(|g| g.name.clone()).collect();
+        let gates: Vec<String> = pod
+            .pod
+            .spec()
+            .scheduling_gates
+            .iter()
+            .flatten()
+            .map(|g| g.name.clone())
+            .collect();
         if gates.is_empty() {
             return Status::success();
         }
@@ -32,5 +38,36 @@ impl PreEnqueuePlugin for SchedulingGates {
 
 /// Registers SchedulingGates.
 pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots { pre_enqueue: Some(Arc::new(SchedulingGates)), ..Default::default() })
+    Ok(PluginSlots {
+        pre_enqueue: Some(Arc::new(SchedulingGates)),
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::builders::*;
+
+    /// scheduling_gates_test.go TestPreEnqueue.
+    #[test]
+    fn pre_enqueue_cases_from_upstream() {
+        let cases = [
+            ("pod does not carry scheduling gates", pod("p").obj(), Status::success()),
+            (
+                "pod carries scheduling gates",
+                pod("p").scheduling_gates(&["foo", "bar"]).obj(),
+                Status::unresolvable("waiting for scheduling gates: [foo bar]"),
+            ),
+        ];
+        for (name, p, want) in cases {
+            let slots = plugin(names::SCHEDULING_GATES, Value::Null, V1_30);
+            let got = slots
+                .pre_enqueue
+                .as_ref()
+                .expect("PreEnqueue")
+                .pre_enqueue(&pod_info(&p, V1_30));
+            assert_eq!(got, want, "{name}");
+        }
+    }
 }

@@ -9,7 +9,9 @@ use super::helper::{MAX_NODE_SCORE, default_normalize_score, find_untolerated_ta
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin};
+use crate::engine::framework::plugin::{
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin,
+};
 use crate::engine::framework::status::Status;
 use crate::engine::version::Version;
 use crate::model::Toleration;
@@ -56,7 +58,12 @@ impl PreScorePlugin for TaintToleration {
             .filter(|t| t.effect.is_empty() || t.effect == "PreferNoSchedule")
             .cloned()
             .collect();
-        state.write(PRE_SCORE_KEY, PreScoreState { tolerations_prefer_no_schedule });
+        state.write(
+            PRE_SCORE_KEY,
+            PreScoreState {
+                tolerations_prefer_no_schedule,
+            },
+        );
         Status::success()
     }
 }
@@ -64,7 +71,10 @@ impl PreScorePlugin for TaintToleration {
 impl ScorePlugin for TaintToleration {
     fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> (i64, Status) {
         let Some(s) = state.read::<PreScoreState>(PRE_SCORE_KEY) else {
-            return (0, Status::error("reading \"PreScoreTaintToleration\" from cycleState: not found"));
+            return (
+                0,
+                Status::error("reading \"PreScoreTaintToleration\" from cycleState: not found"),
+            );
         };
         let count = node
             .node
@@ -87,5 +97,186 @@ impl ScorePlugin for TaintToleration {
 /// Registers TaintToleration.
 pub fn register(_: &Value, version: Version) -> Result<PluginSlots, String> {
     let p = Arc::new(TaintToleration { version });
-    Ok(PluginSlots { filter: Some(p.clone()), pre_score: Some(p.clone()), score: Some(p), ..Default::default() })
+    Ok(PluginSlots {
+        filter: Some(p.clone()),
+        pre_score: Some(p.clone()),
+        score: Some(p),
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::type_complexity)] // case tables
+mod tests {
+    use super::*;
+    use crate::engine::framework::status::Code;
+    use crate::testkit::builders::*;
+
+    const NS: &str = "NoSchedule";
+    const PNS: &str = "PreferNoSchedule";
+
+    type Tol = (&'static str, &'static str, &'static str, &'static str);
+    type Tnt = (&'static str, &'static str, &'static str);
+
+    fn pod_with(tols: &[Tol]) -> k8s_openapi::api::core::v1::Pod {
+        pod("pod1")
+            .tolerations(tols.iter().map(|(k, o, v, e)| toleration(k, o, v, e)).collect())
+            .obj()
+    }
+
+    fn node_with(name: &str, taints: &[Tnt]) -> k8s_openapi::api::core::v1::Node {
+        taints.iter().fold(node(name), |b, (k, v, e)| b.taint(k, v, e)).obj()
+    }
+
+    /// taint_toleration_test.go TestTaintTolerationScore (v1.30): PreScore, Score, Normalize.
+    #[test]
+    fn score_cases_from_upstream() {
+        let cases: &[(&str, &[Tol], &[(&str, &[Tnt])], &[i64])] = &[
+            (
+                "node with taints tolerated by the pod, gets a higher score than those node with intolerable taints",
+                &[("foo", "Equal", "bar", PNS)],
+                &[("nodeA", &[("foo", "bar", PNS)]), ("nodeB", &[("foo", "blah", PNS)])],
+                &[100, 0],
+            ),
+            (
+                "the nodes that all of their taints are tolerated by the pod, get the same score, no matter how many tolerable taints a node has",
+                &[("cpu-type", "Equal", "arm64", PNS), ("disk-type", "Equal", "ssd", PNS)],
+                &[
+                    ("nodeA", &[]),
+                    ("nodeB", &[("cpu-type", "arm64", PNS)]),
+                    ("nodeC", &[("cpu-type", "arm64", PNS), ("disk-type", "ssd", PNS)]),
+                ],
+                &[100, 100, 100],
+            ),
+            (
+                "the more intolerable taints a node has, the lower score it gets.",
+                &[("foo", "Equal", "bar", PNS)],
+                &[
+                    ("nodeA", &[]),
+                    ("nodeB", &[("cpu-type", "arm64", PNS)]),
+                    ("nodeC", &[("cpu-type", "arm64", PNS), ("disk-type", "ssd", PNS)]),
+                ],
+                &[100, 50, 0],
+            ),
+            (
+                "only taints and tolerations that have effect PreferNoSchedule are checked by taints-tolerations priority function",
+                &[("cpu-type", "Equal", "arm64", NS), ("disk-type", "Equal", "ssd", NS)],
+                &[
+                    ("nodeA", &[]),
+                    ("nodeB", &[("cpu-type", "arm64", NS)]),
+                    ("nodeC", &[("cpu-type", "arm64", PNS), ("disk-type", "ssd", PNS)]),
+                ],
+                &[100, 100, 0],
+            ),
+            (
+                "Default behaviour No taints and tolerations, lands on node with no taints",
+                &[],
+                &[("nodeA", &[]), ("nodeB", &[("cpu-type", "arm64", PNS)])],
+                &[100, 0],
+            ),
+        ];
+        for version in [V1_30, V_NEWEST] {
+            for (name, tols, nodes, want) in cases {
+                let snap = snapshot(nodes.iter().map(|(n, t)| node_with(n, t)).collect(), vec![], version);
+                let p = plugin(names::TAINT_TOLERATION, Value::Null, version);
+                let got = run_score(&p, &snap, &pod_with(tols), true);
+                assert_eq!(got.pre_score, Some(Status::success()), "{name}");
+                assert_eq!(got.normalized, *want, "{version} {name}");
+            }
+        }
+    }
+
+    /// taint_toleration_test.go TestTaintTolerationFilter: the 1.30 reason names the taint,
+    /// from 1.31 on it does not.
+    #[test]
+    fn filter_cases_from_upstream() {
+        let cases: &[(&str, &[Tol], &[Tnt], Option<&str>)] = &[
+            (
+                "A pod having no tolerations can't be scheduled onto a node with nonempty taints",
+                &[],
+                &[("dedicated", "user1", NS)],
+                Some("node(s) had untolerated taint {dedicated: user1}"),
+            ),
+            (
+                "A pod which can be scheduled on a dedicated node assigned to user1 with effect NoSchedule",
+                &[("dedicated", "", "user1", NS)],
+                &[("dedicated", "user1", NS)],
+                None,
+            ),
+            (
+                "A pod which can't be scheduled on a dedicated node assigned to user2 with effect NoSchedule",
+                &[("dedicated", "Equal", "user2", NS)],
+                &[("dedicated", "user1", NS)],
+                Some("node(s) had untolerated taint {dedicated: user1}"),
+            ),
+            (
+                "A pod can be scheduled onto the node, with a toleration uses operator Exists that tolerates the taints on the node",
+                &[("foo", "Exists", "", NS)],
+                &[("foo", "bar", NS)],
+                None,
+            ),
+            (
+                "A pod has multiple tolerations, node has multiple taints, all the taints are tolerated, pod can be scheduled onto the node",
+                &[("dedicated", "Equal", "user2", NS), ("foo", "Exists", "", NS)],
+                &[("dedicated", "user2", NS), ("foo", "bar", NS)],
+                None,
+            ),
+            (
+                "A pod has a toleration that keys and values match the taint on the node, but (non-empty) effect doesn't match, can't be scheduled onto the node",
+                &[("foo", "Equal", "bar", PNS)],
+                &[("foo", "bar", NS)],
+                Some("node(s) had untolerated taint {foo: bar}"),
+            ),
+            (
+                "The pod has a toleration that keys and values match the taint on the node, the effect of toleration is empty, and the effect of taint is NoSchedule. Pod can be scheduled onto the node",
+                &[("foo", "Equal", "bar", "")],
+                &[("foo", "bar", NS)],
+                None,
+            ),
+            (
+                "The pod has a toleration that key and value don't match the taint on the node, but the effect of taint on node is PreferNoSchedule. Pod can be scheduled onto the node",
+                &[("dedicated", "Equal", "user2", NS)],
+                &[("dedicated", "user1", PNS)],
+                None,
+            ),
+            (
+                "The pod has no toleration, but the effect of taint on node is PreferNoSchedule. Pod can be scheduled onto the node",
+                &[],
+                &[("dedicated", "user1", PNS)],
+                None,
+            ),
+        ];
+        for version in [V1_30, Version { minor: 31 }, V_NEWEST] {
+            for (name, tols, taints, want) in cases {
+                let snap = snapshot(vec![node_with("nodeA", taints)], vec![], version);
+                let p = plugin(names::TAINT_TOLERATION, Value::Null, version);
+                let got = run_filter(&p, &snap, &pod_with(tols), true);
+                let want = match want {
+                    None => Status::success(),
+                    Some(m) if version.minor <= 30 => Status::unresolvable(*m),
+                    Some(_) => Status::unresolvable("node(s) had untolerated taint(s)"),
+                };
+                assert_eq!(got.on("nodeA"), &want, "{version} {name}");
+                assert_eq!(want.code == Code::Success, got.on("nodeA").is_success());
+            }
+        }
+    }
+
+    /// The reason shows up in the framework's status, stamped with the plugin, with the first
+    /// untolerated NoSchedule/NoExecute taint (PreferNoSchedule ones are skipped).
+    #[test]
+    fn framework_reports_first_untolerated_hard_taint() {
+        let n = node("n1")
+            .capacity(&[("cpu", "1")])
+            .taint("soft", "x", PNS)
+            .taint("a", "1", "NoExecute")
+            .taint("b", "2", NS)
+            .obj();
+        let snap = snapshot(vec![n], vec![], V1_30);
+        let got = framework_filter(&default_framework(V1_30), &snap, &pod("p").obj());
+        assert_eq!(
+            got[0].1,
+            Status::unresolvable("node(s) had untolerated taint {a: 1}").with_plugin(names::TAINT_TOLERATION)
+        );
+    }
 }

@@ -39,6 +39,8 @@ live_kind!(sched::PriorityClass, PriorityClass, PriorityClass);
 live_kind!(core::Node, Node, Node);
 live_kind!(storage::StorageClass, StorageClass, StorageClass);
 live_kind!(storage::CSINode, CsiNode, CsiNode);
+live_kind!(storage::CSIDriver, CsiDriver, CsiDriver);
+live_kind!(storage::CSIStorageCapacity, CsiStorageCapacity, CsiStorageCapacity);
 live_kind!(core::PersistentVolume, PersistentVolume, Pv);
 live_kind!(core::PersistentVolumeClaim, PersistentVolumeClaim, Pvc);
 live_kind!(policy::PodDisruptionBudget, PodDisruptionBudget, Pdb);
@@ -109,6 +111,14 @@ macro_rules! with_kind {
             }
             K_::CsiNode => {
                 type $K = k_storage::CSINode;
+                $body
+            }
+            K_::CsiDriver => {
+                type $K = k_storage::CSIDriver;
+                $body
+            }
+            K_::CsiStorageCapacity => {
+                type $K = k_storage::CSIStorageCapacity;
                 $body
             }
             K_::PersistentVolume => {

@@ -56,6 +56,205 @@ impl ScorePlugin for BalancedAllocation {
 /// Registers NodeResourcesBalancedAllocation.
 pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
-    let p = Arc::new(BalancedAllocation { resources: defaulted(a.resources) });
-    Ok(PluginSlots { pre_score: Some(p.clone()), score: Some(p), ..Default::default() })
+    let resources = defaulted(a.resources);
+    // ValidateNodeResourcesBalancedAllocationArgs: no duplicates, every weight exactly 1.
+    let mut errs = Vec::new();
+    for (i, r) in resources.iter().enumerate() {
+        if resources[..i].iter().any(|x| x.name == r.name) {
+            errs.push(format!("resources[{i}].name: Duplicate value: {:?}", r.name));
+        }
+        if r.weight != 1 {
+            errs.push(format!("resources[{i}].weight: Invalid value: {}: must be 1", r.weight));
+        }
+    }
+    match errs.len() {
+        0 => {}
+        1 => return Err(errs.remove(0)),
+        _ => return Err(format!("[{}]", errs.join(", "))),
+    }
+    let p = Arc::new(BalancedAllocation { resources });
+    Ok(PluginSlots {
+        pre_score: Some(p.clone()),
+        score: Some(p),
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::builders::*;
+    use k8s_openapi::api::core::v1 as core;
+    use serde_json::json;
+
+    /// balanced_allocation_test.go's pod specs.
+    fn cpu_and_memory_and_gpu() -> PodBuilder {
+        pod("")
+            .req(&[("cpu", "1000m"), ("memory", "2000")])
+            .req(&[("cpu", "2000m"), ("memory", "3000"), ("nvidia.com/gpu", "3")])
+            .node("node1")
+    }
+
+    fn cpu_only(node_name: &str) -> PodBuilder {
+        pod("")
+            .req(&[("cpu", "1000m"), ("memory", "0")])
+            .req(&[("cpu", "2000m"), ("memory", "0")])
+            .node(node_name)
+    }
+
+    fn cpu_and_memory() -> PodBuilder {
+        pod("")
+            .req(&[("cpu", "1000m"), ("memory", "2000")])
+            .req(&[("cpu", "2000m"), ("memory", "3000")])
+            .node("node2")
+    }
+
+    /// test_util.go makeNode(name, milliCPU, memory, extended).
+    fn make_node(name: &str, milli_cpu: i64, memory: i64, gpu: Option<i64>) -> core::Node {
+        let cpu = format!("{milli_cpu}m");
+        let mem = memory.to_string();
+        let gpu = gpu.map(|g| g.to_string());
+        let mut items = vec![("cpu", cpu.as_str()), ("memory", mem.as_str())];
+        if let Some(g) = &gpu {
+            items.push(("nvidia.com/gpu", g.as_str()));
+        }
+        node(name).resources(&items).obj()
+    }
+
+    /// balanced_allocation_test.go TestNodeResourcesBalancedAllocation (the 1.30 cases).
+    #[test]
+    fn balanced_allocation_cases_from_upstream() {
+        let cpu_mem = json!({"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]});
+        let with_gpu = json!({"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
+            {"name": "nvidia.com/gpu", "weight": 1}]});
+        let existing = || vec![cpu_only("node1").obj(), cpu_and_memory().obj()];
+        #[allow(clippy::type_complexity)]
+        let cases: Vec<(&str, core::Pod, Vec<core::Node>, Vec<core::Pod>, [i64; 2], Value, bool)> = vec![
+            (
+                // 1.30 has no best-effort Skip at PreScore: both fractions are 0, std 0.
+                "nothing scheduled, nothing requested",
+                pod("p").obj(),
+                vec![
+                    make_node("node1", 4000, 10000, None),
+                    make_node("node2", 4000, 10000, None),
+                ],
+                vec![],
+                [100, 100],
+                cpu_mem.clone(),
+                true,
+            ),
+            (
+                "nothing scheduled, resources requested, differently sized nodes",
+                cpu_and_memory().obj(),
+                vec![
+                    make_node("node1", 4000, 10000, None),
+                    make_node("node2", 6000, 10000, None),
+                ],
+                vec![],
+                [87, 100],
+                cpu_mem.clone(),
+                true,
+            ),
+            (
+                "resources requested, pods scheduled with resources",
+                cpu_and_memory().obj(),
+                vec![
+                    make_node("node1", 10000, 20000, None),
+                    make_node("node2", 10000, 20000, None),
+                ],
+                existing(),
+                [82, 95],
+                cpu_mem.clone(),
+                true,
+            ),
+            (
+                "resources requested, pods scheduled with resources, differently sized nodes",
+                cpu_and_memory().obj(),
+                vec![
+                    make_node("node1", 10000, 20000, None),
+                    make_node("node2", 10000, 50000, None),
+                ],
+                existing(),
+                [82, 80],
+                cpu_mem.clone(),
+                true,
+            ),
+            (
+                "requested resources at node capacity",
+                cpu_only("node1").obj(),
+                vec![
+                    make_node("node1", 6000, 10000, None),
+                    make_node("node2", 6000, 10000, None),
+                ],
+                existing(),
+                [50, 75],
+                cpu_mem.clone(),
+                true,
+            ),
+            (
+                "include scalar resource on a node for balanced resource allocation",
+                pod("p").req(&[("memory", "0"), ("nvidia.com/gpu", "1")]).obj(),
+                vec![
+                    make_node("node1", 3500, 40000, Some(8)),
+                    make_node("node2", 3500, 40000, Some(8)),
+                ],
+                vec![cpu_and_memory().obj(), cpu_and_memory_and_gpu().obj()],
+                [70, 65],
+                with_gpu.clone(),
+                true,
+            ),
+            (
+                "node without the scalar resource should skip the scalar resource",
+                cpu_and_memory().obj(),
+                vec![
+                    make_node("node1", 3500, 40000, Some(8)),
+                    make_node("node2", 3500, 40000, None),
+                ],
+                vec![],
+                [63, 63],
+                with_gpu,
+                true,
+            ),
+            (
+                "resources requested, pods scheduled with resources if PreScore not called",
+                cpu_and_memory().obj(),
+                vec![
+                    make_node("node1", 10000, 20000, None),
+                    make_node("node2", 10000, 20000, None),
+                ],
+                existing(),
+                [82, 95],
+                cpu_mem,
+                false,
+            ),
+        ];
+        for (name, p, nodes, existing, want, args, run_pre_score) in cases {
+            let snap = snapshot(nodes, existing, V1_30);
+            let got = run_score(
+                &plugin(names::NODE_RESOURCES_BALANCED_ALLOCATION, args, V1_30),
+                &snap,
+                &p,
+                run_pre_score,
+            );
+            if run_pre_score {
+                assert_eq!(got.pre_score, Some(Status::success()), "{name}");
+            }
+            assert_eq!(got.raw, want, "{name}");
+        }
+    }
+
+    /// ValidateNodeResourcesBalancedAllocationArgs: weight must be 1, names unique.
+    #[test]
+    fn args_validation() {
+        let err = |v: Value| try_plugin(names::NODE_RESOURCES_BALANCED_ALLOCATION, v, V1_30).err();
+        assert_eq!(
+            err(json!({"resources": [{"name": "cpu", "weight": 2}]})).as_deref(),
+            Some("resources[0].weight: Invalid value: 2: must be 1")
+        );
+        assert_eq!(
+            err(json!({"resources": [{"name": "cpu"}, {"name": "cpu"}]})).as_deref(),
+            Some("resources[1].name: Duplicate value: \"cpu\"")
+        );
+        assert_eq!(err(json!({"resources": [{"name": "cpu", "weight": 0}]})), None);
+    }
 }

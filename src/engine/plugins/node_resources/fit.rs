@@ -13,7 +13,9 @@ use super::resource_allocation::{
 };
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin};
+use crate::engine::framework::plugin::{
+    Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
+};
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::names;
 use crate::engine::version::Version;
@@ -98,7 +100,12 @@ pub struct InsufficientResource {
 }
 
 /// `fitsRequest`.
-pub fn fits_request(req: &Resource, node: &NodeInfo, ignored: &HashSet<String>, groups: &HashSet<String>) -> Vec<InsufficientResource> {
+pub fn fits_request(
+    req: &Resource,
+    node: &NodeInfo,
+    ignored: &HashSet<String>,
+    groups: &HashSet<String>,
+) -> Vec<InsufficientResource> {
     let mut out = Vec::new();
     let alloc = node.allocatable();
     let allowed = alloc.allowed_pod_number;
@@ -128,7 +135,12 @@ pub fn fits_request(req: &Resource, node: &NodeInfo, ignored: &HashSet<String>, 
     };
     check("cpu", req.milli_cpu, alloc.milli_cpu, used.milli_cpu);
     check("memory", req.memory, alloc.memory, used.memory);
-    check("ephemeral-storage", req.ephemeral_storage, alloc.ephemeral_storage, used.ephemeral_storage);
+    check(
+        "ephemeral-storage",
+        req.ephemeral_storage,
+        alloc.ephemeral_storage,
+        used.ephemeral_storage,
+    );
     for (name, q) in &req.scalar {
         if *q == 0 {
             continue;
@@ -168,13 +180,18 @@ impl PreFilterPlugin for Fit {
 }
 
 impl FilterPlugin for Fit {
-    fn filter(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
-        let req = state.read::<Resource>(PRE_FILTER_KEY).unwrap_or(&pod.pod.requests.resource);
+    fn filter(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
+        let Some(req) = state.read::<Resource>(PRE_FILTER_KEY) else {
+            return Status::error(format!("error reading {PRE_FILTER_KEY:?} from cycleState: not found"));
+        };
         let insufficient = fits_request(req, node, &self.ignored_resources, &self.ignored_groups);
         if insufficient.is_empty() {
             return Status::success();
         }
-        Status::new(crate::engine::framework::status::Code::Unschedulable, insufficient.into_iter().map(|i| i.reason))
+        Status::new(
+            crate::engine::framework::status::Code::Unschedulable,
+            insufficient.into_iter().map(|i| i.reason),
+        )
     }
 }
 
@@ -203,21 +220,65 @@ impl ScorePlugin for Fit {
     }
 }
 
+/// `ValidateNodeResourcesFitArgs` (apis/config/validation/validation_pluginargs.go) on the
+/// defaulted args: the errors as field.ErrorList prints them.
+fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec]) -> Vec<String> {
+    use crate::model::selector::is_qualified_name;
+    let mut errs = Vec::new();
+    for (i, r) in a.ignored_resources.iter().enumerate() {
+        if !is_qualified_name(r) {
+            errs.push(format!(
+                "ignoredResources[{i}]: Invalid value: {r:?}: not a qualified name"
+            ));
+        }
+    }
+    for (i, g) in a.ignored_resource_groups.iter().enumerate() {
+        if g.contains('/') {
+            errs.push(format!(
+                "ignoredResourceGroups[{i}]: Invalid value: {g:?}: resource group name can't contain '/'"
+            ));
+        }
+        if !is_qualified_name(g) {
+            errs.push(format!(
+                "ignoredResourceGroups[{i}]: Invalid value: {g:?}: not a qualified name"
+            ));
+        }
+    }
+    errs.extend(super::resource_allocation::validate_resources(
+        resources,
+        "scoringStrategy.resources",
+    ));
+    if let Some(r) = &strategy.requested_to_capacity_ratio {
+        errs.extend(super::resource_allocation::validate_shape(
+            &r.shape,
+            "scoringStrategy.shape",
+        ));
+    } else if strategy.kind == StrategyType::RequestedToCapacityRatio {
+        errs.push("scoringStrategy.shape: Required value: at least one point must be specified".into());
+    }
+    errs
+}
+
 /// Registers NodeResourcesFit.
 pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
-    let strategy = a.scoring_strategy.unwrap_or_default();
-    if strategy.kind == StrategyType::RequestedToCapacityRatio
-        && strategy.requested_to_capacity_ratio.as_ref().is_none_or(|r| r.shape.is_empty())
-    {
-        return Err("scoringStrategy.requestedToCapacityRatio.shape: Required value: at least one point".into());
+    let strategy = a.scoring_strategy.clone().unwrap_or_default();
+    let resources = defaulted(strategy.resources.clone());
+    let errs = validate(&a, &strategy, &resources);
+    match errs.len() {
+        0 => {}
+        1 => return Err(errs[0].clone()),
+        _ => return Err(format!("[{}]", errs.join(", "))),
     }
     let p = Arc::new(Fit {
         ignored_resources: a.ignored_resources.into_iter().collect(),
         ignored_groups: a.ignored_resource_groups.into_iter().collect(),
         strategy: strategy.kind,
-        resources: defaulted(strategy.resources),
-        shape: strategy.requested_to_capacity_ratio.map(|r| r.shape).unwrap_or_default(),
+        resources,
+        shape: strategy
+            .requested_to_capacity_ratio
+            .map(|r| r.shape)
+            .unwrap_or_default(),
     });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
@@ -226,4 +287,619 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
         score: Some(p),
         ..Default::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::builders::*;
+    use k8s_openapi::api::core::v1 as core;
+
+    const EXT_A: &str = "example.com/aaa";
+    const EXT_B: &str = "example.com/bbb";
+    const K8S_IO_A: &str = "kubernetes.io/something";
+    const K8S_IO_B: &str = "subdomain.kubernetes.io/something";
+    const HUGE_A: &str = "hugepages-2Mi";
+
+    /// A `framework.Resource` literal of the upstream tests: (milliCPU, memory, ephemeral, scalars).
+    type R = (i64, i64, i64, &'static [(&'static str, i64)]);
+
+    const fn r(cpu: i64, mem: i64) -> R {
+        (cpu, mem, 0, &[])
+    }
+
+    /// fit_test.go newResourcePod: one container per usage, each requesting cpu, memory, pods
+    /// and ephemeral-storage explicitly (zeros included) plus the scalars.
+    fn containers(usage: &[R]) -> Vec<core::Container> {
+        usage
+            .iter()
+            .enumerate()
+            .map(|(i, (cpu, mem, eph, scalars))| {
+                let mut reqs = vec![
+                    ("cpu".to_string(), format!("{cpu}m")),
+                    ("memory".to_string(), mem.to_string()),
+                    ("pods".to_string(), "0".to_string()),
+                    ("ephemeral-storage".to_string(), eph.to_string()),
+                ];
+                reqs.extend(scalars.iter().map(|(n, q)| ((*n).to_string(), q.to_string())));
+                let reqs: Vec<(&str, &str)> = reqs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                container_req(&format!("c{i}"), &reqs)
+            })
+            .collect()
+    }
+
+    fn res_pod(usage: &[R]) -> PodBuilder {
+        containers(usage).into_iter().fold(pod("p"), PodBuilder::raw_container)
+    }
+
+    fn res_init_pod(usage: &[R], init: &[R]) -> PodBuilder {
+        containers(init)
+            .into_iter()
+            .fold(res_pod(usage), PodBuilder::raw_init_container)
+    }
+
+    /// makeResources / makeAllocatableResources(milliCPU, memory, pods, extendedA, storage, hugePageA).
+    fn make_node(cpu: i64, mem: i64, pods: i64, ext_a: i64, storage: i64, huge_a: i64) -> core::Node {
+        let v = [
+            ("cpu", format!("{cpu}m")),
+            ("memory", mem.to_string()),
+            ("pods", pods.to_string()),
+            (EXT_A, ext_a.to_string()),
+            ("ephemeral-storage", storage.to_string()),
+            (HUGE_A, huge_a.to_string()),
+        ];
+        let items: Vec<(&str, &str)> = v.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        node("n").resources(&items).obj()
+    }
+
+    fn insufficient(resource: &str, requested: i64, used: i64, capacity: i64) -> InsufficientResource {
+        let reason = if resource == "pods" {
+            "Too many pods".to_string()
+        } else {
+            format!("Insufficient {resource}")
+        };
+        InsufficientResource {
+            resource: resource.into(),
+            reason,
+            requested,
+            used,
+            capacity,
+        }
+    }
+
+    /// Runs PreFilter + Filter and fitsRequest for one pod on node `n` holding `existing`.
+    fn check(
+        name: &str,
+        node: core::Node,
+        p: core::Pod,
+        existing: core::Pod,
+        args: Value,
+        want: &[InsufficientResource],
+    ) {
+        let snap = snapshot(vec![node], vec![existing], V1_30);
+        let slots = plugin(names::NODE_RESOURCES_FIT, args.clone(), V1_30);
+        let got = run_filter(&slots, &snap, &p, true);
+        assert_eq!(
+            got.pre_filter.as_ref().map(|x| &x.1),
+            Some(&Status::success()),
+            "{name}"
+        );
+        let want_status = if want.is_empty() {
+            Status::success()
+        } else {
+            Status::new(
+                crate::engine::framework::status::Code::Unschedulable,
+                want.iter().map(|w| w.reason.clone()),
+            )
+        };
+        assert_eq!(got.on("n"), &want_status, "{name}");
+        let a: Args = crate::engine::plugins::decode_args(&args).expect("args");
+        let pi = pod_info(&p, V1_30);
+        let ins = fits_request(
+            &pi.pod.requests.resource,
+            &snap.nodes[0],
+            &a.ignored_resources.into_iter().collect(),
+            &a.ignored_resource_groups.into_iter().collect(),
+        );
+        assert_eq!(ins, want, "{name} (insufficient resources)");
+    }
+
+    /// fit_test.go TestEnoughRequests (v1.30).
+    #[test]
+    fn enough_requests_cases_from_upstream() {
+        let cpu = |req, used| insufficient("cpu", req, used, 10);
+        let mem = |req, used| insufficient("memory", req, used, 20);
+        let null = Value::Null;
+        #[allow(clippy::type_complexity)]
+        let cases: Vec<(&str, core::Pod, R, Value, Vec<InsufficientResource>)> = vec![
+            (
+                "no resources requested always fits",
+                pod("p").obj(),
+                r(10, 20),
+                null.clone(),
+                vec![],
+            ),
+            (
+                "too many resources fails",
+                res_pod(&[r(1, 1)]).obj(),
+                r(10, 20),
+                null.clone(),
+                vec![cpu(1, 10), mem(1, 20)],
+            ),
+            (
+                "too many resources fails due to init container cpu",
+                res_init_pod(&[r(1, 1)], &[r(3, 1)]).obj(),
+                r(8, 19),
+                null.clone(),
+                vec![cpu(3, 8)],
+            ),
+            (
+                "too many resources fails due to highest init container cpu",
+                res_init_pod(&[r(1, 1)], &[r(3, 1), r(2, 1)]).obj(),
+                r(8, 19),
+                null.clone(),
+                vec![cpu(3, 8)],
+            ),
+            (
+                "too many resources fails due to init container memory",
+                res_init_pod(&[r(1, 1)], &[r(1, 3)]).obj(),
+                r(9, 19),
+                null.clone(),
+                vec![mem(3, 19)],
+            ),
+            (
+                "too many resources fails due to highest init container memory",
+                res_init_pod(&[r(1, 1)], &[r(1, 3), r(1, 2)]).obj(),
+                r(9, 19),
+                null.clone(),
+                vec![mem(3, 19)],
+            ),
+            (
+                "init container fits because it's the max, not sum, of containers and init containers",
+                res_init_pod(&[r(1, 1)], &[r(1, 1)]).obj(),
+                r(9, 19),
+                null.clone(),
+                vec![],
+            ),
+            (
+                "multiple init containers fit because it's the max, not sum, of containers and init containers",
+                res_init_pod(&[r(1, 1)], &[r(1, 1), r(1, 1)]).obj(),
+                r(9, 19),
+                null.clone(),
+                vec![],
+            ),
+            (
+                "both resources fit",
+                res_pod(&[r(1, 1)]).obj(),
+                r(5, 5),
+                null.clone(),
+                vec![],
+            ),
+            (
+                "one resource memory fits",
+                res_pod(&[r(2, 1)]).obj(),
+                r(9, 5),
+                null.clone(),
+                vec![cpu(2, 9)],
+            ),
+            (
+                "one resource cpu fits",
+                res_pod(&[r(1, 2)]).obj(),
+                r(5, 19),
+                null.clone(),
+                vec![mem(2, 19)],
+            ),
+            (
+                "equal edge case",
+                res_pod(&[r(5, 1)]).obj(),
+                r(5, 19),
+                null.clone(),
+                vec![],
+            ),
+            (
+                "equal edge case for init container",
+                res_init_pod(&[r(4, 1)], &[r(5, 1)]).obj(),
+                r(5, 19),
+                null.clone(),
+                vec![],
+            ),
+            (
+                "extended resource fits",
+                res_pod(&[(0, 0, 0, &[(EXT_A, 1)])]).obj(),
+                r(0, 0),
+                null.clone(),
+                vec![],
+            ),
+            (
+                "extended resource fits for init container",
+                res_init_pod(&[r(0, 0)], &[(0, 0, 0, &[(EXT_A, 1)])]).obj(),
+                r(0, 0),
+                null.clone(),
+                vec![],
+            ),
+            (
+                "extended resource capacity enforced",
+                res_pod(&[(1, 1, 0, &[(EXT_A, 10)])]).obj(),
+                (0, 0, 0, &[(EXT_A, 0)]),
+                null.clone(),
+                vec![insufficient(EXT_A, 10, 0, 5)],
+            ),
+            (
+                "extended resource capacity enforced for init container",
+                res_init_pod(&[r(0, 0)], &[(1, 1, 0, &[(EXT_A, 10)])]).obj(),
+                (0, 0, 0, &[(EXT_A, 0)]),
+                null.clone(),
+                vec![insufficient(EXT_A, 10, 0, 5)],
+            ),
+            (
+                "extended resource allocatable enforced",
+                res_pod(&[(1, 1, 0, &[(EXT_A, 1)])]).obj(),
+                (0, 0, 0, &[(EXT_A, 5)]),
+                null.clone(),
+                vec![insufficient(EXT_A, 1, 5, 5)],
+            ),
+            (
+                "extended resource allocatable enforced for init container",
+                res_init_pod(&[r(0, 0)], &[(1, 1, 0, &[(EXT_A, 1)])]).obj(),
+                (0, 0, 0, &[(EXT_A, 5)]),
+                null.clone(),
+                vec![insufficient(EXT_A, 1, 5, 5)],
+            ),
+            (
+                "extended resource allocatable enforced for multiple containers",
+                res_pod(&[(1, 1, 0, &[(EXT_A, 3)]), (1, 1, 0, &[(EXT_A, 3)])]).obj(),
+                (0, 0, 0, &[(EXT_A, 2)]),
+                null.clone(),
+                vec![insufficient(EXT_A, 6, 2, 5)],
+            ),
+            (
+                "extended resource allocatable admits multiple init containers",
+                res_init_pod(&[r(0, 0)], &[(1, 1, 0, &[(EXT_A, 3)]), (1, 1, 0, &[(EXT_A, 3)])]).obj(),
+                (0, 0, 0, &[(EXT_A, 2)]),
+                null.clone(),
+                vec![],
+            ),
+            (
+                "extended resource allocatable enforced for multiple init containers",
+                res_init_pod(&[r(0, 0)], &[(1, 1, 0, &[(EXT_A, 6)]), (1, 1, 0, &[(EXT_A, 3)])]).obj(),
+                (0, 0, 0, &[(EXT_A, 2)]),
+                null.clone(),
+                vec![insufficient(EXT_A, 6, 2, 5)],
+            ),
+            (
+                "extended resource allocatable enforced for unknown resource",
+                res_pod(&[(1, 1, 0, &[(EXT_B, 1)])]).obj(),
+                r(0, 0),
+                null.clone(),
+                vec![insufficient(EXT_B, 1, 0, 0)],
+            ),
+            (
+                "extended resource allocatable enforced for unknown resource for init container",
+                res_init_pod(&[r(0, 0)], &[(1, 1, 0, &[(EXT_B, 1)])]).obj(),
+                r(0, 0),
+                null.clone(),
+                vec![insufficient(EXT_B, 1, 0, 0)],
+            ),
+            (
+                "kubernetes.io resource capacity enforced",
+                res_pod(&[(1, 1, 0, &[(K8S_IO_A, 10)])]).obj(),
+                r(0, 0),
+                null.clone(),
+                vec![insufficient(K8S_IO_A, 10, 0, 0)],
+            ),
+            (
+                "kubernetes.io resource capacity enforced for init container",
+                res_init_pod(&[r(0, 0)], &[(1, 1, 0, &[(K8S_IO_B, 10)])]).obj(),
+                r(0, 0),
+                null.clone(),
+                vec![insufficient(K8S_IO_B, 10, 0, 0)],
+            ),
+            (
+                "hugepages resource capacity enforced",
+                res_pod(&[(1, 1, 0, &[(HUGE_A, 10)])]).obj(),
+                (0, 0, 0, &[(HUGE_A, 0)]),
+                null.clone(),
+                vec![insufficient(HUGE_A, 10, 0, 5)],
+            ),
+            (
+                "hugepages resource capacity enforced for init container",
+                res_init_pod(&[r(0, 0)], &[(1, 1, 0, &[(HUGE_A, 10)])]).obj(),
+                (0, 0, 0, &[(HUGE_A, 0)]),
+                null.clone(),
+                vec![insufficient(HUGE_A, 10, 0, 5)],
+            ),
+            (
+                "hugepages resource allocatable enforced for multiple containers",
+                res_pod(&[(1, 1, 0, &[(HUGE_A, 3)]), (1, 1, 0, &[(HUGE_A, 3)])]).obj(),
+                (0, 0, 0, &[(HUGE_A, 2)]),
+                null.clone(),
+                vec![insufficient(HUGE_A, 6, 2, 5)],
+            ),
+            (
+                "skip checking ignored extended resource",
+                res_pod(&[(1, 1, 0, &[(EXT_B, 1)])]).obj(),
+                r(0, 0),
+                serde_json::json!({"ignoredResources": ["example.com/bbb"]}),
+                vec![],
+            ),
+            (
+                "resources + pod overhead fits",
+                res_pod(&[r(1, 1)]).overhead(&[("cpu", "3m"), ("memory", "13")]).obj(),
+                r(5, 5),
+                null.clone(),
+                vec![],
+            ),
+            (
+                "requests + overhead does not fit for memory",
+                res_pod(&[r(1, 1)]).overhead(&[("cpu", "1m"), ("memory", "15")]).obj(),
+                r(5, 5),
+                null.clone(),
+                vec![mem(16, 5)],
+            ),
+            (
+                "skip checking ignored extended resource via resource groups",
+                res_pod(&[(1, 1, 0, &[(EXT_B, 1), (K8S_IO_A, 1)])]).obj(),
+                r(0, 0),
+                serde_json::json!({"ignoredResourceGroups": ["example.com"]}),
+                vec![insufficient(K8S_IO_A, 1, 0, 0)],
+            ),
+            (
+                "skip checking extended resource request with quantity zero via resource groups",
+                res_pod(&[(1, 1, 0, &[(EXT_A, 0)])]).obj(),
+                (0, 0, 0, &[(EXT_A, 6)]),
+                null.clone(),
+                vec![],
+            ),
+            (
+                "skip checking resource request with quantity zero",
+                res_pod(&[(0, 0, 0, &[(EXT_A, 1)])]).obj(),
+                (20, 30, 0, &[(EXT_A, 1)]),
+                null.clone(),
+                vec![],
+            ),
+        ];
+        assert_eq!(cases.len(), 35);
+        for (name, p, existing, args, want) in cases {
+            let existing = res_pod(&[existing]).node("n").obj();
+            check(name, make_node(10, 20, 32, 5, 20, 5), p, existing, args, &want);
+        }
+    }
+
+    /// fit_test.go TestNotEnoughRequests: a node allowing one pod already runs one.
+    #[test]
+    fn not_enough_requests_cases_from_upstream() {
+        let cases: Vec<(&str, core::Pod, R)> = vec![
+            (
+                "even without specified resources, predicate fails when there's no space for additional pod",
+                pod("p").obj(),
+                r(10, 20),
+            ),
+            (
+                "even if both resources fit, predicate fails when there's no space for additional pod",
+                res_pod(&[r(1, 1)]).obj(),
+                r(5, 5),
+            ),
+            (
+                "even for equal edge case, predicate fails when there's no space for additional pod",
+                res_pod(&[r(5, 1)]).obj(),
+                r(5, 19),
+            ),
+            (
+                "even for equal edge case, predicate fails when there's no space for additional pod due to init container",
+                res_init_pod(&[r(5, 1)], &[r(5, 1)]).obj(),
+                r(5, 19),
+            ),
+        ];
+        for (name, p, existing) in cases {
+            let n = node("n")
+                .resources(&[("cpu", "10m"), ("memory", "20"), ("pods", "1")])
+                .obj();
+            let existing = res_pod(&[existing]).node("n").obj();
+            check(name, n, p, existing, Value::Null, &[insufficient("pods", 1, 1, 1)]);
+        }
+    }
+
+    /// fit_test.go TestStorageRequests.
+    #[test]
+    fn storage_requests_cases_from_upstream() {
+        let cases: Vec<(&str, core::Pod, R, Vec<InsufficientResource>)> = vec![
+            (
+                "empty storage requested, and pod fits",
+                res_pod(&[r(1, 1)]).obj(),
+                r(2, 10),
+                vec![],
+            ),
+            (
+                "storage ephemeral local storage request exceeds allocatable",
+                res_pod(&[(0, 0, 25, &[])]).obj(),
+                r(2, 2),
+                vec![insufficient("ephemeral-storage", 25, 0, 20)],
+            ),
+            (
+                "ephemeral local storage is sufficient",
+                res_init_pod(&[(0, 0, 5, &[])], &[]).obj(),
+                (2, 2, 10, &[]),
+                vec![],
+            ),
+            ("pod fits", res_pod(&[(0, 0, 10, &[])]).obj(), r(2, 2), vec![]),
+        ];
+        for (name, p, existing, want) in cases {
+            let existing = res_pod(&[existing]).node("n").obj();
+            check(name, make_node(10, 20, 32, 5, 20, 5), p, existing, Value::Null, &want);
+        }
+    }
+
+    /// fit_test.go TestPreFilterDisabled: Filter without PreFilter's state is an error.
+    #[test]
+    fn filter_without_pre_filter_state_is_an_error() {
+        let snap = snapshot(vec![node("n").obj()], vec![], V1_30);
+        let got = run_filter(
+            &plugin(names::NODE_RESOURCES_FIT, Value::Null, V1_30),
+            &snap,
+            &pod("p").obj(),
+            false,
+        );
+        assert_eq!(
+            got.on("n"),
+            &Status::error("error reading \"PreFilterNodeResourcesFit\" from cycleState: not found")
+        );
+    }
+
+    /// fit_test.go TestRestartableInitContainers (sidecars enabled, as in 1.30 by default).
+    #[test]
+    fn restartable_init_containers_are_allowed() {
+        let p = pod("p")
+            .container("regular")
+            .raw_init_container(core::Container {
+                name: "restartable-init".into(),
+                restart_policy: Some("Always".into()),
+                ..Default::default()
+            })
+            .obj();
+        let n = node("n")
+            .resources(&[("cpu", "0"), ("memory", "0"), ("pods", "1")])
+            .obj();
+        let snap = snapshot(vec![n], vec![], V1_30);
+        let got = run_filter(&plugin(names::NODE_RESOURCES_FIT, Value::Null, V1_30), &snap, &p, true);
+        assert_eq!(got.pre_filter.as_ref().map(|x| &x.1), Some(&Status::success()));
+        assert_eq!(got.on("n"), &Status::success());
+    }
+
+    fn strategy(kind: &str, resources: Value, shape: Option<Value>) -> Value {
+        let mut s = serde_json::json!({"type": kind, "resources": resources});
+        if let Some(shape) = shape {
+            s["requestedToCapacityRatio"] = serde_json::json!({ "shape": shape });
+        }
+        serde_json::json!({ "scoringStrategy": s })
+    }
+
+    fn default_resources() -> Value {
+        serde_json::json!([{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}])
+    }
+
+    /// fit_test.go TestFitScore.
+    #[test]
+    fn fit_score_cases_from_upstream() {
+        let rtcr = |shape: Value| strategy("RequestedToCapacityRatio", default_resources(), Some(shape));
+        let down = serde_json::json!([{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]);
+        let up = serde_json::json!([{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]);
+        let most = strategy("MostAllocated", default_resources(), None);
+        let least = strategy("LeastAllocated", default_resources(), None);
+        let cases = [
+            (
+                "test case for ScoringStrategy RequestedToCapacityRatio case1",
+                ("3000", "5000"),
+                rtcr(down.clone()),
+                [10, 32],
+                true,
+            ),
+            (
+                "test case for ScoringStrategy RequestedToCapacityRatio case2",
+                ("3000", "5000"),
+                rtcr(up),
+                [95, 68],
+                true,
+            ),
+            (
+                "test case for ScoringStrategy MostAllocated",
+                ("1000", "2000"),
+                most.clone(),
+                [67, 36],
+                true,
+            ),
+            (
+                "test case for ScoringStrategy LeastAllocated",
+                ("1000", "2000"),
+                least.clone(),
+                [32, 63],
+                true,
+            ),
+            (
+                "test case for ScoringStrategy RequestedToCapacityRatio case1 if PreScore is not called",
+                ("3000", "5000"),
+                rtcr(down),
+                [10, 32],
+                false,
+            ),
+            (
+                "test case for ScoringStrategy MostAllocated if PreScore is not called",
+                ("1000", "2000"),
+                most,
+                [67, 36],
+                false,
+            ),
+            (
+                "test case for ScoringStrategy LeastAllocated if PreScore is not called",
+                ("1000", "2000"),
+                least,
+                [32, 63],
+                false,
+            ),
+        ];
+        for (name, (cpu, mem), args, want, run_pre_score) in cases {
+            let snap = snapshot(
+                vec![
+                    node("node1").capacity(&[("cpu", "4000"), ("memory", "10000")]).obj(),
+                    node("node2").capacity(&[("cpu", "6000"), ("memory", "10000")]).obj(),
+                ],
+                vec![
+                    pod("").node("node1").req(&[("cpu", "2000"), ("memory", "4000")]).obj(),
+                    pod("").node("node2").req(&[("cpu", "1000"), ("memory", "2000")]).obj(),
+                ],
+                V1_30,
+            );
+            let p = pod("p").req(&[("cpu", cpu), ("memory", mem)]).obj();
+            let got = run_score(
+                &plugin(names::NODE_RESOURCES_FIT, args, V1_30),
+                &snap,
+                &p,
+                run_pre_score,
+            );
+            assert_eq!(got.raw, want, "{name}");
+        }
+    }
+
+    /// The weight and shape validation of ValidateNodeResourcesFitArgs, as the v1 config sees
+    /// it (a zero weight is defaulted to 1 before validation).
+    #[test]
+    fn scoring_strategy_validation() {
+        let res = |w: i64| serde_json::json!([{"name": "memory", "weight": w}, {"name": "cpu", "weight": 1}]);
+        let err = |v: Value| try_plugin(names::NODE_RESOURCES_FIT, v, V1_30).err();
+        for kind in ["LeastAllocated", "MostAllocated"] {
+            // least/most_allocated_test.go "resource with negative weight"
+            assert_eq!(
+                err(strategy(kind, res(-1), None)).as_deref(),
+                Some(
+                    "scoringStrategy.resources[0].weight: Invalid value: -1: resource weight of memory not in valid range (0, 100]"
+                )
+            );
+            // "resource weight larger than MaxNodeScore"
+            assert_eq!(
+                err(strategy(kind, res(101), None)).as_deref(),
+                Some(
+                    "scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of memory not in valid range (0, 100]"
+                )
+            );
+            assert_eq!(err(strategy(kind, res(0), None)), None, "weight 0 is defaulted to 1");
+        }
+        let shape = |s: Value| strategy("RequestedToCapacityRatio", default_resources(), Some(s));
+        assert_eq!(
+            err(shape(serde_json::json!([]))).as_deref(),
+            Some("scoringStrategy.shape: Required value: at least one point must be specified")
+        );
+        assert_eq!(
+            err(shape(
+                serde_json::json!([{"utilization": 50, "score": 1}, {"utilization": 50, "score": 2}])
+            ))
+            .as_deref(),
+            Some(
+                "scoringStrategy.shape[1].utilization: Invalid value: 50: utilization values must be sorted in increasing order"
+            )
+        );
+        assert_eq!(
+            err(shape(serde_json::json!([{"utilization": 0, "score": 11}]))).as_deref(),
+            Some("scoringStrategy.shape[0].score: Invalid value: 11: not in valid range [0, 10]")
+        );
+        assert!(err(serde_json::json!({"ignoredResourceGroups": ["example.com/x"]})).is_some());
+    }
 }

@@ -20,7 +20,16 @@ pub struct ResourceSpec {
 
 /// cpu and memory, weight 1 each.
 pub fn default_resources() -> Vec<ResourceSpec> {
-    vec![ResourceSpec { name: "cpu".into(), weight: 1 }, ResourceSpec { name: "memory".into(), weight: 1 }]
+    vec![
+        ResourceSpec {
+            name: "cpu".into(),
+            weight: 1,
+        },
+        ResourceSpec {
+            name: "memory".into(),
+            weight: 1,
+        },
+    ]
 }
 
 /// Applies the v1 defaults: no resources → cpu and memory; weight 0 → 1.
@@ -34,6 +43,51 @@ pub fn defaulted(mut r: Vec<ResourceSpec>) -> Vec<ResourceSpec> {
         }
     }
     r
+}
+
+/// `validateResources`: every weight in (0, 100].
+pub fn validate_resources(resources: &[ResourceSpec], path: &str) -> Vec<String> {
+    resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.weight <= 0 || r.weight > 100)
+        .map(|(i, r)| {
+            format!(
+                "{path}[{i}].weight: Invalid value: {}: resource weight of {} not in valid range (0, 100]",
+                r.weight, r.name
+            )
+        })
+        .collect()
+}
+
+/// `validateFunctionShape`: at least one point, utilization strictly increasing, utilization
+/// in [0, 100] and score in [0, 10].
+pub fn validate_shape(shape: &[ShapePoint], path: &str) -> Vec<String> {
+    if shape.is_empty() {
+        return vec![format!("{path}: Required value: at least one point must be specified")];
+    }
+    let mut errs = Vec::new();
+    if let Some(i) = (1..shape.len()).find(|&i| shape[i - 1].utilization >= shape[i].utilization) {
+        errs.push(format!(
+            "{path}[{i}].utilization: Invalid value: {}: utilization values must be sorted in increasing order",
+            shape[i].utilization
+        ));
+    }
+    for (i, p) in shape.iter().enumerate() {
+        if !(0..=100).contains(&p.utilization) {
+            errs.push(format!(
+                "{path}[{i}].utilization: Invalid value: {}: not in valid range [0, 100]",
+                p.utilization
+            ));
+        }
+        if !(0..=10).contains(&p.score) {
+            errs.push(format!(
+                "{path}[{i}].score: Invalid value: {}: not in valid range [0, 10]",
+                p.score
+            ));
+        }
+    }
+    errs
 }
 
 /// The pod's request for each resource (`calculatePodResourceRequestList`).
@@ -53,7 +107,11 @@ pub fn pod_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_requested
 
 /// `calculateResourceAllocatableRequest`: (allocatable, requested including the pod).
 pub fn allocatable_and_requested(node: &NodeInfo, resource: &str, pod_request: i64, use_requested: bool) -> (i64, i64) {
-    let requested = if use_requested { &node.requested } else { &node.non_zero_requested };
+    let requested = if use_requested {
+        &node.requested
+    } else {
+        &node.non_zero_requested
+    };
     if pod_request == 0 && is_scalar_resource(resource) {
         return (0, 0);
     }
@@ -70,7 +128,12 @@ pub fn allocatable_and_requested(node: &NodeInfo, resource: &str, pod_request: i
 }
 
 /// Requested and allocatable vectors for a node (`resourceAllocationScorer.score` inputs).
-pub fn vectors(node: &NodeInfo, resources: &[ResourceSpec], pod_requests: &[i64], use_requested: bool) -> (Vec<i64>, Vec<i64>) {
+pub fn vectors(
+    node: &NodeInfo,
+    resources: &[ResourceSpec],
+    pod_requests: &[i64],
+    use_requested: bool,
+) -> (Vec<i64>, Vec<i64>) {
     let mut requested = vec![0; resources.len()];
     let mut allocatable = vec![0; resources.len()];
     for (i, r) in resources.iter().enumerate() {
@@ -137,17 +200,30 @@ fn broken_linear(shape: &[(i64, i64)], p: i64) -> i64 {
             if i == 0 {
                 return shape[0].1;
             }
-            return shape[i - 1].1 + (shape[i].1 - shape[i - 1].1) * (p - shape[i - 1].0) / (shape[i].0 - shape[i - 1].0);
+            return shape[i - 1].1
+                + (shape[i].1 - shape[i - 1].1) * (p - shape[i - 1].0) / (shape[i].0 - shape[i - 1].0);
         }
     }
     shape.last().map_or(0, |s| s.1)
 }
 
 /// RequestedToCapacityRatio.
-pub fn requested_to_capacity_ratio(resources: &[ResourceSpec], shape: &[ShapePoint], requested: &[i64], allocatable: &[i64]) -> i64 {
-    let pts: Vec<(i64, i64)> = shape.iter().map(|p| (p.utilization, p.score * (MAX_NODE_SCORE / 10))).collect();
+pub fn requested_to_capacity_ratio(
+    resources: &[ResourceSpec],
+    shape: &[ShapePoint],
+    requested: &[i64],
+    allocatable: &[i64],
+) -> i64 {
+    let pts: Vec<(i64, i64)> = shape
+        .iter()
+        .map(|p| (p.utilization, p.score * (MAX_NODE_SCORE / 10)))
+        .collect();
     let f = |req: i64, cap: i64| {
-        if cap == 0 || req > cap { broken_linear(&pts, 100) } else { broken_linear(&pts, req * 100 / cap) }
+        if cap == 0 || req > cap {
+            broken_linear(&pts, 100)
+        } else {
+            broken_linear(&pts, req * 100 / cap)
+        }
     };
     let (mut score, mut weights) = (0i64, 0i64);
     for i in 0..requested.len() {
@@ -191,6 +267,7 @@ pub fn balanced(requested: &[i64], allocatable: &[i64]) -> i64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::type_complexity)] // case tables
 mod tests {
     use super::*;
 
@@ -217,9 +294,590 @@ mod tests {
     #[test]
     fn requested_to_capacity_ratio_shape() {
         // requested_to_capacity_ratio_test.go: shape (0,0),(100,10), cpu+memory
-        let shape = vec![ShapePoint { utilization: 0, score: 0 }, ShapePoint { utilization: 100, score: 10 }];
+        let shape = vec![
+            ShapePoint {
+                utilization: 0,
+                score: 0,
+            },
+            ShapePoint {
+                utilization: 100,
+                score: 10,
+            },
+        ];
         let r = default_resources();
-        assert_eq!(requested_to_capacity_ratio(&r, &shape, &[3000, 5000], &[4000, 10000]), 63);
+        assert_eq!(
+            requested_to_capacity_ratio(&r, &shape, &[3000, 5000], &[4000, 10000]),
+            63
+        );
         assert_eq!(broken_linear(&[(0, 0), (100, 100)], 150), 100);
+    }
+
+    use crate::engine::plugins::names;
+    use crate::testkit::builders::*;
+    use k8s_openapi::api::core::v1 as core;
+    use serde_json::{Value, json};
+
+    type Res = &'static [(&'static str, &'static str)];
+
+    fn n(name: &str, cap: Res) -> core::Node {
+        node(name).capacity(cap).obj()
+    }
+
+    fn on(node_name: &str, req: Res) -> core::Pod {
+        let p = pod("").node(node_name);
+        if req.is_empty() { p.obj() } else { p.req(req).obj() }
+    }
+
+    fn two_containers() -> core::Pod {
+        pod("p")
+            .req(&[("cpu", "1000"), ("memory", "2000")])
+            .req(&[("cpu", "2000"), ("memory", "3000")])
+            .obj()
+    }
+
+    const EXT: &str = "abc.com/xyz";
+
+    fn fit_args(kind: &str, resources: Value) -> Value {
+        json!({"scoringStrategy": {"type": kind, "resources": resources}})
+    }
+
+    fn defaults() -> Value {
+        json!([{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}])
+    }
+
+    fn extended_set() -> Value {
+        json!([{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": EXT, "weight": 1}])
+    }
+
+    /// Fit's Score (after PreScore) per node, in the order the nodes were given.
+    fn fit_scores(
+        args: Value,
+        p: &core::Pod,
+        nodes: Vec<core::Node>,
+        existing: Vec<core::Pod>,
+        pre_score: bool,
+    ) -> Vec<i64> {
+        let order: Vec<String> = nodes
+            .iter()
+            .map(|n| n.metadata.name.clone().unwrap_or_default())
+            .collect();
+        let snap = snapshot(nodes, existing, V1_30);
+        let got = run_score(&plugin(names::NODE_RESOURCES_FIT, args, V1_30), &snap, p, pre_score);
+        order
+            .iter()
+            .map(|name| got.raw[snap.node_index(name).expect("node")])
+            .collect()
+    }
+
+    type Case = (
+        &'static str,
+        core::Pod,
+        Vec<core::Node>,
+        Vec<core::Pod>,
+        Vec<i64>,
+        Value,
+    );
+
+    /// least_allocated_test.go TestLeastAllocatedScoringStrategy (the cases a v1 config can
+    /// express; the validation cases are in fit.rs).
+    #[test]
+    fn least_allocated_cases_from_upstream() {
+        let cases: Vec<Case> = vec![
+            (
+                "nothing scheduled, nothing requested",
+                pod("p").obj(),
+                vec![
+                    n("node1", &[("cpu", "4000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "4000"), ("memory", "10000")]),
+                ],
+                vec![],
+                vec![100, 100],
+                defaults(),
+            ),
+            (
+                "nothing scheduled, resources requested, differently sized nodes",
+                two_containers(),
+                vec![
+                    n("node1", &[("cpu", "4000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000")]),
+                ],
+                vec![],
+                vec![37, 50],
+                defaults(),
+            ),
+            (
+                "no resources requested, pods scheduled",
+                pod("p").obj(),
+                vec![
+                    n("node1", &[("cpu", "4000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "4000"), ("memory", "10000")]),
+                ],
+                vec![on("node1", &[]), on("node1", &[]), on("node2", &[]), on("node2", &[])],
+                vec![100, 100],
+                defaults(),
+            ),
+            (
+                "no resources requested, pods scheduled with resources",
+                pod("p").obj(),
+                vec![
+                    n("node1", &[("cpu", "10000"), ("memory", "20000")]),
+                    n("node2", &[("cpu", "10000"), ("memory", "20000")]),
+                ],
+                vec![
+                    on("node1", &[("cpu", "3000"), ("memory", "0")]),
+                    on("node1", &[("cpu", "3000"), ("memory", "0")]),
+                    on("node2", &[("cpu", "3000"), ("memory", "0")]),
+                    on("node2", &[("cpu", "3000"), ("memory", "5000")]),
+                ],
+                vec![70, 57],
+                defaults(),
+            ),
+            (
+                "resources requested, pods scheduled with resources",
+                two_containers(),
+                vec![
+                    n("node1", &[("cpu", "10000"), ("memory", "20000")]),
+                    n("node2", &[("cpu", "10000"), ("memory", "20000")]),
+                ],
+                vec![
+                    on("node1", &[("cpu", "3000"), ("memory", "0")]),
+                    on("node2", &[("cpu", "3000"), ("memory", "5000")]),
+                ],
+                vec![57, 45],
+                defaults(),
+            ),
+            (
+                "resources requested, pods scheduled with resources, differently sized nodes",
+                two_containers(),
+                vec![
+                    n("node1", &[("cpu", "10000"), ("memory", "20000")]),
+                    n("node2", &[("cpu", "10000"), ("memory", "50000")]),
+                ],
+                vec![
+                    on("node1", &[("cpu", "3000"), ("memory", "0")]),
+                    on("node2", &[("cpu", "3000"), ("memory", "5000")]),
+                ],
+                vec![57, 60],
+                defaults(),
+            ),
+            (
+                "requested resources exceed node capacity",
+                pod("p").req(&[("cpu", "3000"), ("memory", "0")]).obj(),
+                vec![
+                    n("node1", &[("cpu", "4000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "4000"), ("memory", "10000")]),
+                ],
+                vec![
+                    on("node1", &[("cpu", "3000"), ("memory", "0")]),
+                    on("node2", &[("cpu", "3000"), ("memory", "5000")]),
+                ],
+                vec![50, 25],
+                defaults(),
+            ),
+            (
+                "zero node resources, pods scheduled with resources",
+                pod("p").obj(),
+                vec![n("node1", &[]), n("node2", &[])],
+                vec![
+                    on("node1", &[("cpu", "3000"), ("memory", "0")]),
+                    on("node2", &[("cpu", "3000"), ("memory", "5000")]),
+                ],
+                vec![0, 0],
+                defaults(),
+            ),
+            (
+                "nothing scheduled, resources requested with different weight on CPU and memory, differently sized nodes",
+                two_containers(),
+                vec![
+                    n("node1", &[("cpu", "4000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000")]),
+                ],
+                vec![],
+                vec![41, 50],
+                json!([{"name": "memory", "weight": 2}, {"name": "cpu", "weight": 1}]),
+            ),
+            (
+                "bypass extended resource if the pod does not request",
+                two_containers(),
+                vec![
+                    n("node1", &[("cpu", "6000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000"), (EXT, "4")]),
+                ],
+                vec![],
+                vec![50, 50],
+                extended_set(),
+            ),
+            (
+                "honor extended resource if the pod requests",
+                pod("p").req(&[("cpu", "3000"), ("memory", "5000"), (EXT, "2")]).obj(),
+                vec![
+                    n("node1", &[("cpu", "6000"), ("memory", "10000"), (EXT, "4")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000"), (EXT, "10")]),
+                ],
+                vec![],
+                vec![50, 60],
+                extended_set(),
+            ),
+            (
+                "if the node doesn't have a resource",
+                pod("p").req(&[("cpu", "3000"), ("memory", "4000")]).obj(),
+                vec![
+                    n("node1", &[("cpu", "6000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000"), (EXT, "4")]),
+                ],
+                vec![],
+                vec![55, 55],
+                json!([{"name": EXT, "weight": 2}, {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]),
+            ),
+        ];
+        for (name, p, nodes, existing, want, resources) in cases {
+            assert_eq!(
+                fit_scores(fit_args("LeastAllocated", resources), &p, nodes, existing, true),
+                want,
+                "{name}"
+            );
+        }
+    }
+
+    /// most_allocated_test.go TestMostAllocatedScoringStrategy (the v1-expressible cases).
+    #[test]
+    fn most_allocated_cases_from_upstream() {
+        let cases: Vec<Case> = vec![
+            (
+                "nothing scheduled, nothing requested",
+                pod("p").obj(),
+                vec![
+                    n("node1", &[("cpu", "4000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "4000"), ("memory", "10000")]),
+                ],
+                vec![],
+                vec![0, 0],
+                defaults(),
+            ),
+            (
+                "nothing scheduled, resources requested, differently sized nodes",
+                two_containers(),
+                vec![
+                    n("node1", &[("cpu", "4000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000")]),
+                ],
+                vec![],
+                vec![62, 50],
+                defaults(),
+            ),
+            (
+                "no resources requested, pods scheduled with resources",
+                pod("p").obj(),
+                vec![
+                    n("node1", &[("cpu", "10000"), ("memory", "20000")]),
+                    n("node2", &[("cpu", "10000"), ("memory", "20000")]),
+                ],
+                vec![
+                    on("node1", &[("cpu", "3000"), ("memory", "0")]),
+                    on("node1", &[("cpu", "3000"), ("memory", "0")]),
+                    on("node2", &[("cpu", "3000"), ("memory", "0")]),
+                    on("node2", &[("cpu", "3000"), ("memory", "5000")]),
+                ],
+                vec![30, 42],
+                defaults(),
+            ),
+            (
+                "resources requested, pods scheduled with resources",
+                two_containers(),
+                vec![
+                    n("node1", &[("cpu", "10000"), ("memory", "20000")]),
+                    n("node2", &[("cpu", "10000"), ("memory", "20000")]),
+                ],
+                vec![
+                    on("node1", &[("cpu", "3000"), ("memory", "0")]),
+                    on("node2", &[("cpu", "3000"), ("memory", "5000")]),
+                ],
+                vec![42, 55],
+                defaults(),
+            ),
+            (
+                "resources requested equal node capacity",
+                pod("p")
+                    .req(&[("cpu", "2000"), ("memory", "4000")])
+                    .req(&[("cpu", "3000"), ("memory", "5000")])
+                    .obj(),
+                vec![
+                    n("node1", &[("cpu", "5000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "10000"), ("memory", "9000")]),
+                ],
+                vec![],
+                vec![95, 75],
+                defaults(),
+            ),
+            (
+                "nothing scheduled, resources requested, differently sized nodes (weights)",
+                two_containers(),
+                vec![
+                    n("node1", &[("cpu", "4000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000")]),
+                ],
+                vec![],
+                vec![58, 50],
+                json!([{"name": "memory", "weight": 2}, {"name": "cpu", "weight": 1}]),
+            ),
+            (
+                "no resources requested, pods scheduled, nonzero request for resource",
+                pod("p").container("container").obj(),
+                vec![
+                    n("node1", &[("cpu", "250m"), ("memory", "1000Mi")]),
+                    n("node2", &[("cpu", "250m"), ("memory", "1000Mi")]),
+                ],
+                vec![
+                    pod("").node("node1").container("container").obj(),
+                    pod("").node("node1").container("container").obj(),
+                ],
+                vec![80, 30],
+                defaults(),
+            ),
+            (
+                "bypass extended resource if the pod does not request",
+                two_containers(),
+                vec![
+                    n("node1", &[("cpu", "6000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000"), (EXT, "4")]),
+                ],
+                vec![],
+                vec![50, 50],
+                extended_set(),
+            ),
+            (
+                "honor extended resource if the pod request",
+                pod("p").req(&[("cpu", "3000"), ("memory", "5000"), (EXT, "2")]).obj(),
+                vec![
+                    n("node1", &[("cpu", "6000"), ("memory", "10000"), (EXT, "4")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000"), (EXT, "10")]),
+                ],
+                vec![],
+                vec![50, 40],
+                extended_set(),
+            ),
+            (
+                "if the node doesn't have a resource",
+                pod("p").req(&[("cpu", "3000"), ("memory", "4000")]).obj(),
+                vec![
+                    n("node1", &[("cpu", "6000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000"), (EXT, "4")]),
+                ],
+                vec![],
+                vec![45, 45],
+                json!([{"name": EXT, "weight": 2}, {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]),
+            ),
+        ];
+        for (name, p, nodes, existing, want, resources) in cases {
+            assert_eq!(
+                fit_scores(fit_args("MostAllocated", resources), &p, nodes, existing, true),
+                want,
+                "{name}"
+            );
+        }
+    }
+
+    fn rtcr_args(resources: Value, shape: Value) -> Value {
+        json!({"scoringStrategy": {"type": "RequestedToCapacityRatio", "resources": resources,
+            "requestedToCapacityRatio": {"shape": shape}}})
+    }
+
+    /// requested_to_capacity_ratio_test.go TestRequestedToCapacityRatioScoringStrategy
+    /// (Score without PreScore, as upstream runs it).
+    #[test]
+    fn requested_to_capacity_ratio_cases_from_upstream() {
+        let shape = json!([{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]);
+        let cases: Vec<Case> = vec![
+            (
+                "nothing scheduled, nothing requested (default - least requested nodes have priority)",
+                pod("p").obj(),
+                vec![
+                    n("node1", &[("cpu", "4000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "4000"), ("memory", "10000")]),
+                ],
+                vec![on("node1", &[]), on("node1", &[])],
+                vec![100, 100],
+                shape.clone(),
+            ),
+            (
+                "nothing scheduled, resources requested, differently sized nodes (default - least requested nodes have priority)",
+                two_containers(),
+                vec![
+                    n("node1", &[("cpu", "4000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000")]),
+                ],
+                vec![on("node1", &[]), on("node1", &[])],
+                vec![38, 50],
+                shape.clone(),
+            ),
+            (
+                "no resources requested, pods scheduled with resources (default - least requested nodes have priority)",
+                pod("p").obj(),
+                vec![
+                    n("node1", &[("cpu", "4000"), ("memory", "10000")]),
+                    n("node2", &[("cpu", "6000"), ("memory", "10000")]),
+                ],
+                vec![
+                    on("node1", &[("cpu", "3000"), ("memory", "5000")]),
+                    on("node2", &[("cpu", "3000"), ("memory", "5000")]),
+                ],
+                vec![38, 50],
+                shape,
+            ),
+        ];
+        for (name, p, nodes, existing, want, shape) in cases {
+            assert_eq!(
+                fit_scores(rtcr_args(defaults(), shape), &p, nodes, existing, false),
+                want,
+                "{name}"
+            );
+        }
+    }
+
+    /// requested_to_capacity_ratio_test.go TestBrokenLinearFunction.
+    #[test]
+    fn broken_linear_function_cases_from_upstream() {
+        let cases: &[(&[(i64, i64)], &[(i64, i64)])] = &[
+            (
+                &[(10, 1), (90, 9)],
+                &[
+                    (-10, 1),
+                    (0, 1),
+                    (9, 1),
+                    (10, 1),
+                    (15, 1),
+                    (19, 1),
+                    (20, 2),
+                    (89, 8),
+                    (90, 9),
+                    (99, 9),
+                    (100, 9),
+                    (110, 9),
+                ],
+            ),
+            (
+                &[(0, 2), (40, 10), (100, 0)],
+                &[
+                    (-10, 2),
+                    (0, 2),
+                    (20, 6),
+                    (30, 8),
+                    (40, 10),
+                    (70, 5),
+                    (100, 0),
+                    (110, 0),
+                ],
+            ),
+            (
+                &[(0, 2), (40, 2), (100, 2)],
+                &[(-10, 2), (0, 2), (20, 2), (30, 2), (40, 2), (70, 2), (100, 2), (110, 2)],
+            ),
+        ];
+        for (points, assertions) in cases {
+            for (p, want) in *assertions {
+                assert_eq!(broken_linear(points, *p), *want, "{points:?} at {p}");
+            }
+        }
+    }
+
+    fn bin_node(name: &str, ext: &[(&str, &str)]) -> core::Node {
+        let mut items = vec![("cpu", "4000m"), ("memory", "10485760000")];
+        items.extend_from_slice(ext);
+        node(name).resources(&items).obj()
+    }
+
+    /// requested_to_capacity_ratio_test.go TestResourceBinPackingSingleExtended and
+    /// TestResourceBinPackingMultipleExtended.
+    #[test]
+    fn resource_bin_packing_cases_from_upstream() {
+        let shape = json!([{"utilization": 0, "score": 0}, {"utilization": 100, "score": 1}]);
+        let single = rtcr_args(json!([{"name": "intel.com/foo", "weight": 1}]), shape.clone());
+        let foo2: Res = &[("intel.com/foo", "2")];
+        let foo4: Res = &[("intel.com/foo", "4")];
+        let single_nodes = || {
+            vec![
+                bin_node("node1", &[("intel.com/foo", "8")]),
+                bin_node("node2", &[("intel.com/foo", "4")]),
+            ]
+        };
+        let single_cases: Vec<(&str, core::Pod, Vec<core::Pod>, Vec<i64>)> = vec![
+            (
+                "nothing scheduled, nothing requested",
+                pod("p").obj(),
+                vec![],
+                vec![0, 0],
+            ),
+            (
+                "resources requested, pods scheduled with less resources",
+                pod("p").req(foo2).obj(),
+                vec![pod("").obj()],
+                vec![2, 5],
+            ),
+            (
+                "resources requested, pods scheduled with resources, on node with existing pod running ",
+                pod("p").req(foo2).obj(),
+                vec![on("node2", foo2)],
+                vec![2, 10],
+            ),
+            (
+                "resources requested, pods scheduled with more resources",
+                pod("p").req(foo4).obj(),
+                vec![pod("").obj()],
+                vec![5, 10],
+            ),
+        ];
+        for (name, p, existing, want) in single_cases {
+            assert_eq!(
+                fit_scores(single.clone(), &p, single_nodes(), existing, false),
+                want,
+                "single: {name}"
+            );
+        }
+
+        let multi = rtcr_args(
+            json!([{"name": "intel.com/foo", "weight": 3}, {"name": "intel.com/bar", "weight": 5}]),
+            shape,
+        );
+        let multi_nodes = || {
+            vec![
+                bin_node("node1", &[("intel.com/foo", "8"), ("intel.com/bar", "4")]),
+                bin_node("node2", &[("intel.com/foo", "4"), ("intel.com/bar", "8")]),
+            ]
+        };
+        let pod1: Res = &[("intel.com/foo", "2"), ("intel.com/bar", "2")];
+        let pod2: Res = &[("intel.com/foo", "4"), ("intel.com/bar", "2")];
+        let multi_cases: Vec<(&str, core::Pod, Vec<core::Pod>, Vec<i64>)> = vec![
+            (
+                "nothing scheduled, nothing requested",
+                pod("p").obj(),
+                vec![],
+                vec![0, 0],
+            ),
+            (
+                "resources requested, pods scheduled with less resources",
+                pod("p").req(pod1).obj(),
+                vec![pod("").obj()],
+                vec![4, 3],
+            ),
+            (
+                "resources requested, pods scheduled with resources, on node with existing pod running ",
+                pod("p").req(pod1).obj(),
+                vec![on("node2", pod2)],
+                vec![4, 7],
+            ),
+            (
+                "resources requested, pods scheduled with more resources",
+                pod("p").req(pod2).obj(),
+                vec![pod("").obj()],
+                vec![5, 5],
+            ),
+        ];
+        for (name, p, existing, want) in multi_cases {
+            assert_eq!(
+                fit_scores(multi.clone(), &p, multi_nodes(), existing, false),
+                want,
+                "multiple: {name}"
+            );
+        }
     }
 }

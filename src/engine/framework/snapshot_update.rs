@@ -1,0 +1,193 @@
+//! Changes applied to a snapshot between cycles (what the scheduler cache sees after a bind,
+//! an assume, a forget, a preemption or a nomination): the cluster change of `model::mutate`
+//! plus the node accounting (`NodeInfo` aggregates), the parsed pods and the nominated pods,
+//! kept exactly as `Snapshot::new` would build them from the changed cluster.
+
+use std::sync::Arc;
+
+use super::node_info::PodInfo;
+use super::snapshot::Snapshot;
+use crate::model::mutate::ChangeError;
+use crate::model::{ObjectKey, Pod};
+
+impl Snapshot {
+    fn unindex(&mut self, old: &Arc<Pod>) {
+        self.pod_infos.remove(&old.key);
+        if let Some(n) = &old.node_name
+            && let Some(i) = self.node_index(n)
+        {
+            self.nodes[i].remove_pod(&old.uid);
+        }
+        if let Some(nn) = &old.nominated_node_name
+            && let Some(list) = self.nominated.get_mut(nn)
+        {
+            list.retain(|p| p.pod.key != old.key);
+            if list.is_empty() {
+                self.nominated.remove(nn);
+            }
+        }
+    }
+
+    fn index_pod(&mut self, new: &Arc<Pod>) {
+        if new.is_finished() {
+            return;
+        }
+        let pi = Arc::new(PodInfo::new(
+            new.clone(),
+            self.version.match_label_keys_in_pod_affinity(),
+        ));
+        self.pod_infos.insert(new.key.clone(), pi.clone());
+        match &new.node_name {
+            Some(n) => {
+                if let Some(i) = self.node_index(n) {
+                    self.nodes[i].add_pod(pi);
+                }
+            }
+            None => {
+                if let Some(nn) = &new.nominated_node_name
+                    && !new.gated
+                    && self.node_index(nn).is_some()
+                {
+                    self.nominated.entry(nn.clone()).or_default().push(pi);
+                }
+            }
+        }
+    }
+
+    fn change(
+        &mut self,
+        key: &ObjectKey,
+        f: impl FnOnce(&mut crate::model::Cluster) -> Result<Arc<Pod>, ChangeError>,
+    ) -> Result<Arc<Pod>, ChangeError> {
+        let old = self
+            .cluster
+            .pod(key)
+            .cloned()
+            .ok_or_else(|| ChangeError::NoPod(key.clone()))?;
+        let new = f(Arc::make_mut(&mut self.cluster))?;
+        self.unindex(&old);
+        if self.cluster.pod(key).is_some() {
+            self.index_pod(&new);
+        }
+        Ok(new)
+    }
+
+    /// Binds a pending pod (see `Cluster::bind_pod`) and counts it on its node.
+    pub fn bind_pod(&mut self, key: &ObjectKey, node: &str) -> Result<Arc<Pod>, ChangeError> {
+        self.change(key, |c| c.bind_pod(key, node))
+    }
+
+    /// Assumes a pending pod on a node (see `Cluster::assume_pod`).
+    pub fn assume_pod(&mut self, key: &ObjectKey, node: &str) -> Result<Arc<Pod>, ChangeError> {
+        self.change(key, |c| c.assume_pod(key, node))
+    }
+
+    /// Forgets an assumed pod (see `Cluster::forget_pod`).
+    pub fn forget_pod(&mut self, key: &ObjectKey) -> Result<Arc<Pod>, ChangeError> {
+        self.change(key, |c| c.forget_pod(key))
+    }
+
+    /// Deletes a pod (see `Cluster::evict_pod`).
+    pub fn evict_pod(&mut self, key: &ObjectKey) -> Result<Arc<Pod>, ChangeError> {
+        self.change(key, |c| c.evict_pod(key))
+    }
+
+    /// Sets or clears a pod's nominated node (see `Cluster::set_nominated_node`).
+    pub fn set_nominated_node(&mut self, key: &ObjectKey, node: Option<&str>) -> Result<Arc<Pod>, ChangeError> {
+        self.change(key, |c| c.set_nominated_node(key, node))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::version::Version;
+    use crate::source::file::load_str;
+
+    const SNAP: &str = r"
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+  status: {allocatable: {cpu: '4', memory: 4Gi, pods: '10'}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n2}
+  status: {allocatable: {cpu: '4', memory: 4Gi, pods: '10'}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: a, namespace: default}
+  spec:
+    containers: [{name: c, resources: {requests: {cpu: 1500m, memory: 1Gi}}, ports: [{containerPort: 80, hostPort: 80}]}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: b, namespace: default}
+  spec:
+    nodeName: n2
+    containers: [{name: c, resources: {requests: {cpu: '1'}}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: c, namespace: default}
+  spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}
+";
+
+    fn fresh(text: &str) -> Snapshot {
+        Snapshot::new(Arc::new(load_str("t", text).unwrap()), Version::NEWEST)
+    }
+
+    /// Every aggregate of every node equals the one a snapshot rebuilt from the cluster has.
+    fn assert_same_accounting(s: &Snapshot) {
+        let rebuilt = Snapshot::new(Arc::new((*s.cluster).clone()), s.version);
+        for (a, b) in s.nodes.iter().zip(&rebuilt.nodes) {
+            assert_eq!(a.requested, b.requested, "{}", a.name());
+            assert_eq!(a.non_zero_requested, b.non_zero_requested, "{}", a.name());
+            assert_eq!(a.used_ports, b.used_ports, "{}", a.name());
+            let mut x: Vec<&str> = a.pods.iter().map(|p| p.pod.key.name.as_str()).collect();
+            let mut y: Vec<&str> = b.pods.iter().map(|p| p.pod.key.name.as_str()).collect();
+            x.sort_unstable();
+            y.sort_unstable();
+            assert_eq!(x, y, "{}", a.name());
+        }
+        let nom = |s: &Snapshot| -> Vec<(String, Vec<String>)> {
+            s.nominated
+                .iter()
+                .map(|(n, v)| (n.clone(), v.iter().map(|p| p.pod.key.name.clone()).collect()))
+                .collect()
+        };
+        assert_eq!(nom(s), nom(&rebuilt));
+        assert_eq!(
+            s.pod_infos.keys().collect::<Vec<_>>(),
+            rebuilt.pod_infos.keys().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn bind_assume_forget_evict_nominate_keep_node_accounting() {
+        let mut s = fresh(SNAP);
+        let a = ObjectKey::new("default", "a");
+        let b = ObjectKey::new("default", "b");
+        let c = ObjectKey::new("default", "c");
+        s.bind_pod(&a, "n1").unwrap();
+        let n1 = s.node("n1").unwrap();
+        assert_eq!(n1.requested.milli_cpu, 1500);
+        assert_eq!(n1.requested.memory, 1 << 30);
+        assert_eq!(n1.used_ports.len(), 1);
+        assert_same_accounting(&s);
+        s.set_nominated_node(&c, Some("n2")).unwrap();
+        assert_eq!(s.nominated["n2"].len(), 1);
+        assert_same_accounting(&s);
+        s.evict_pod(&b).unwrap();
+        assert_eq!(s.node("n2").unwrap().requested.milli_cpu, 0);
+        assert_same_accounting(&s);
+        s.assume_pod(&c, "n2").unwrap();
+        assert!(s.nominated.is_empty(), "a placed pod is no longer a nominated pod");
+        assert_eq!(s.node("n2").unwrap().requested.milli_cpu, 1000);
+        assert_same_accounting(&s);
+        s.forget_pod(&c).unwrap();
+        assert_eq!(s.node("n2").unwrap().requested.milli_cpu, 0);
+        assert_eq!(s.nominated["n2"].len(), 1, "forgotten: nominated again");
+        assert_same_accounting(&s);
+    }
+}

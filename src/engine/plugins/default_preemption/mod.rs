@@ -1,0 +1,358 @@
+//! Port of framework/plugins/defaultpreemption/default_preemption.go and
+//! framework/preemption/preemption.go (v1.30.6): the PostFilter plugin that, when no node fits,
+//! looks for a node where evicting lower-priority pods would let the pod in, and nominates it.
+//!
+//! Split: this file holds the plugin (args, eligibility, `Preempt`), `victims.rs` the per-node
+//! dry run (`SelectVictimsOnNode`, PDB grouping) and `candidates.rs` the node walk and the
+//! choice among candidates (`DryRunPreemption`, `pickOneNodeForPreemption`).
+//!
+//! Upstream draws a random offset into the node list and runs the dry run in parallel; here the
+//! walk starts at offset 0, visits nodes in name order one at a time, and after upstream's
+//! criteria the smallest node name wins. A bound pod without `status.startTime` counts as started
+//! at 2099-01-01T00:00:00Z (upstream uses the current time).
+//!
+//! Version differences reproduced:
+//! - 1.31+: the victims of a node are sorted again (most important first) after the reprieve
+//!   when some violate a PDB and some do not (upstream #128307: in 1.31.3+ and 1.30.7+, not in
+//!   1.30.6, the release "1.30" reproduces),
+//!   which changes which victim the "highest priority" criterion looks at.
+//! - 1.32+: a nominated node that has no status in the Filter result counts as
+//!   UnschedulableAndUnresolvable (NodeToStatus with an absent-nodes status, upstream #126022),
+//!   so the terminating-victims check is skipped for it; before, it reads as Success.
+//! - 1.32+: the plugin also sits at PreEnqueue (asynchronous preemption); a snapshot has no
+//!   preemption in flight, so it always lets the pod in.
+
+mod candidates;
+mod victims;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::names;
+use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::node_info::PodInfo;
+use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PostFilterPlugin, PreEnqueuePlugin};
+use crate::engine::framework::profile::Framework;
+use crate::engine::framework::runner::fit_error_message;
+use crate::engine::framework::status::{Code, Status};
+use crate::engine::trace::PostFilterTrace;
+use crate::engine::version::Version;
+use crate::model::{Cluster, Pod};
+
+pub use candidates::{
+    CRITERIA, CandidateNode, DryRun, PickResult, dry_run_preemption, nodes_where_preemption_might_help,
+    pick_one_node_for_preemption,
+};
+pub use victims::{filter_pods_with_pdb_violation, more_important_pod, pod_start_time_nanos, select_victims_on_node};
+
+/// Status of a node whose dry run found no lower-priority pod.
+pub const ERR_NO_VICTIMS: &str = "No preemption victims found for incoming pod";
+/// Status of a node that Filter marked UnschedulableAndUnresolvable (or did not evaluate).
+pub const ERR_NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
+/// The pod may not preempt: `preemptionPolicy: Never`.
+pub const NOT_ELIGIBLE_NEVER: &str = "not eligible due to preemptionPolicy=Never.";
+/// The pod already preempted and its victims are still terminating on the nominated node.
+pub const NOT_ELIGIBLE_TERMINATING: &str = "not eligible due to a terminating pod on the nominated node.";
+/// Prefix of every non-empty status message of the plugin.
+pub const MESSAGE_PREFIX: &str = "preemption: ";
+
+/// `DefaultPreemptionArgs` as written in a KubeSchedulerConfiguration (v1).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Args {
+    /// Minimum candidates as a percentage of the nodes (default 10).
+    #[serde(default)]
+    pub min_candidate_nodes_percentage: Option<i32>,
+    /// Minimum candidates as an absolute number (default 100).
+    #[serde(default)]
+    pub min_candidate_nodes_absolute: Option<i32>,
+}
+
+/// `ValidateDefaultPreemptionArgs`: the error text upstream's config validation prints.
+pub fn validate_args(percentage: i32, absolute: i32) -> Result<(), String> {
+    let mut errs = Vec::new();
+    if !(0..=100).contains(&percentage) {
+        errs.push(format!(
+            "minCandidateNodesPercentage: Invalid value: {percentage}: not in valid range [0, 100]"
+        ));
+    }
+    if absolute < 0 {
+        errs.push(format!(
+            "minCandidateNodesAbsolute: Invalid value: {absolute}: not in valid range [0, inf)"
+        ));
+    }
+    if percentage == 0 && absolute == 0 {
+        errs.push(format!(
+            "minCandidateNodesPercentage: Invalid value: {percentage}: cannot be zero at the same time as minCandidateNodesAbsolute"
+        ));
+        errs.push(format!(
+            "minCandidateNodesAbsolute: Invalid value: {absolute}: cannot be zero at the same time as minCandidateNodesPercentage"
+        ));
+    }
+    match errs.len() {
+        0 => Ok(()),
+        1 => Err(errs.remove(0)),
+        _ => Err(format!("[{}]", errs.join(", "))),
+    }
+}
+
+/// DefaultPreemption.
+pub struct DefaultPreemption {
+    /// minCandidateNodesPercentage.
+    pub min_candidate_nodes_percentage: i32,
+    /// minCandidateNodesAbsolute.
+    pub min_candidate_nodes_absolute: i32,
+    /// The scheduler version reproduced.
+    pub version: Version,
+}
+
+impl DefaultPreemption {
+    /// The plugin with default args.
+    pub fn new(version: Version) -> Self {
+        DefaultPreemption {
+            min_candidate_nodes_percentage: 10,
+            min_candidate_nodes_absolute: 100,
+            version,
+        }
+    }
+
+    /// `calculateNumCandidates`: how many candidates the dry run looks for.
+    pub fn calculate_num_candidates(&self, num_nodes: usize) -> usize {
+        let num = i64::try_from(num_nodes).unwrap_or(i64::MAX);
+        let mut n = num * i64::from(self.min_candidate_nodes_percentage) / 100;
+        n = n.max(i64::from(self.min_candidate_nodes_absolute));
+        n = n.min(num);
+        usize::try_from(n).unwrap_or(0)
+    }
+
+    /// `PodEligibleToPreemptOthers`. `nominated_code` is the Filter status code of the pod's
+    /// `status.nominatedNodeName` (None when the pod has none).
+    pub fn pod_eligible_to_preempt_others(
+        &self,
+        cx: &Ctx<'_>,
+        pod: &Pod,
+        nominated_code: Option<Code>,
+    ) -> Result<(), &'static str> {
+        if preemption_never(pod, &cx.snapshot.cluster) {
+            return Err(NOT_ELIGIBLE_NEVER);
+        }
+        if let Some(nn) = &pod.nominated_node_name {
+            if nominated_code == Some(Code::UnschedulableAndUnresolvable) {
+                return Ok(());
+            }
+            if let Some(ni) = cx.snapshot.node(nn)
+                && ni
+                    .pods
+                    .iter()
+                    .any(|p| p.pod.priority < pod.priority && terminating_by_preemption(&p.pod))
+            {
+                return Err(NOT_ELIGIBLE_TERMINATING);
+            }
+        }
+        Ok(())
+    }
+
+    /// `Evaluator.Preempt`, recording what it does into `trace`. The status is the one before
+    /// the plugin adds its "preemption: " prefix.
+    fn preempt(
+        &self,
+        cx: &Ctx<'_>,
+        fw: &Framework,
+        state: &CycleState,
+        pod: &PodInfo,
+        statuses: &BTreeMap<String, Status>,
+        trace: &mut PostFilterTrace,
+    ) -> Status {
+        // 1) Eligibility.
+        let nominated_code = pod.pod.nominated_node_name.as_ref().map(|nn| {
+            statuses.get(nn).map_or(
+                if self.version.minor >= 32 {
+                    Code::UnschedulableAndUnresolvable
+                } else {
+                    Code::Success
+                },
+                |s| s.code,
+            )
+        });
+        if let Err(msg) = self.pod_eligible_to_preempt_others(cx, &pod.pod, nominated_code) {
+            return Status::unschedulable(msg);
+        }
+        // 2) Candidates.
+        let all = &cx.snapshot.nodes;
+        if all.is_empty() {
+            return Status::error("no nodes available");
+        }
+        let (potential, unresolvable) = nodes_where_preemption_might_help(all, statuses);
+        let mut node_statuses: BTreeMap<String, Status> = BTreeMap::new();
+        let mut candidates = Vec::new();
+        let mut errors = Vec::new();
+        if !potential.is_empty() {
+            let wanted = self.calculate_num_candidates(potential.len());
+            trace.candidates_wanted = Some(wanted);
+            let sort_victims = self.version.minor >= 31;
+            let dry = dry_run_preemption(
+                cx,
+                fw,
+                state,
+                pod,
+                &potential,
+                &cx.snapshot.cluster.pdbs,
+                wanted,
+                sort_victims,
+            );
+            for n in &dry.not_evaluated {
+                trace.node_notes.push((
+                    n.clone(),
+                    format!("not evaluated: the dry run had found {wanted} candidate(s) already"),
+                ));
+            }
+            for c in &dry.dropped {
+                trace.node_notes.push((
+                    c.name.clone(),
+                    format!("candidate dropped: the list of {wanted} candidates was full"),
+                ));
+            }
+            node_statuses = dry.statuses;
+            candidates = dry.candidates;
+            errors = dry.errors;
+        }
+        for (n, s) in unresolvable {
+            node_statuses.insert(n, s);
+        }
+        for (n, s) in &node_statuses {
+            trace.node_notes.push((n.clone(), s.message()));
+        }
+        trace.node_notes.sort();
+        if !errors.is_empty() && candidates.is_empty() {
+            return Status::error(aggregate_errors(&errors));
+        }
+        if candidates.is_empty() {
+            return Status::unschedulable(fit_error_message(node_statuses.len(), None, &node_statuses, ""));
+        }
+        // 4) The best candidate.
+        let pick = pick_one_node_for_preemption(&candidates);
+        for (i, c) in candidates.iter().enumerate() {
+            trace.candidates.push(crate::engine::trace::Candidate {
+                node: c.name.clone(),
+                victims: c.victims.iter().map(|v| v.pod.key.clone()).collect(),
+                pdb_violations: c.pdb_violations,
+                note: pick.notes[i].clone(),
+                victim_priorities: c.victims.iter().map(|v| v.pod.priority).collect(),
+                selected: i == pick.index,
+                criterion: pick.criteria[i].clone(),
+            });
+        }
+        trace.candidates.sort_by(|a, b| a.node.cmp(&b.node));
+        let best = &candidates[pick.index];
+        trace.nominated_node = Some(best.name.clone());
+        trace.victims = best.victims.iter().map(|v| v.pod.key.clone()).collect();
+        Status::success()
+    }
+}
+
+/// `utilerrors.NewAggregate(errs).Error()`: one message alone, several in brackets
+/// (duplicates once).
+fn aggregate_errors(errs: &[String]) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for e in errs {
+        if !seen.contains(&e.as_str()) {
+            seen.push(e);
+        }
+    }
+    if seen.len() == 1 {
+        seen[0].to_string()
+    } else {
+        format!("[{}]", seen.join(", "))
+    }
+}
+
+/// `spec.preemptionPolicy == Never`. When the pod does not say, the policy of its
+/// PriorityClass (or of the global default class) applies, as the Priority admission plugin
+/// would have written it into the pod.
+pub fn preemption_never(pod: &Pod, cluster: &Cluster) -> bool {
+    let spec = pod.spec();
+    if let Some(p) = &spec.preemption_policy {
+        return p == "Never";
+    }
+    let class = match spec.priority_class_name.as_deref().filter(|n| !n.is_empty()) {
+        Some(name) => cluster.priority_classes.get(name),
+        None if spec.priority.is_none() => cluster
+            .priority_classes
+            .values()
+            .find(|c| c.global_default == Some(true)),
+        None => None,
+    };
+    class.and_then(|c| c.preemption_policy.as_deref()) == Some("Never")
+}
+
+/// `podTerminatingByPreemption` with PodDisruptionConditions on (beta and on by default in
+/// 1.30, GA later): a pod being deleted whose first DisruptionTarget condition says
+/// PreemptionByScheduler.
+pub fn terminating_by_preemption(p: &Pod) -> bool {
+    if !p.terminating {
+        return false;
+    }
+    let conditions = p.obj.status.as_ref().and_then(|s| s.conditions.as_ref());
+    for c in conditions.into_iter().flatten() {
+        if c.type_ == "DisruptionTarget" {
+            return c.status == "True" && c.reason.as_deref() == Some("PreemptionByScheduler");
+        }
+    }
+    false
+}
+
+impl Plugin for DefaultPreemption {
+    fn name(&self) -> &'static str {
+        names::DEFAULT_PREEMPTION
+    }
+}
+
+impl PostFilterPlugin for DefaultPreemption {
+    fn post_filter(
+        &self,
+        cx: &Ctx<'_>,
+        fw: &Framework,
+        state: &CycleState,
+        pod: &PodInfo,
+        statuses: &BTreeMap<String, Status>,
+    ) -> (PostFilterTrace, Status) {
+        let mut trace = PostFilterTrace::default();
+        let s = self.preempt(cx, fw, state, pod, statuses, &mut trace);
+        let msg = s.message();
+        if msg.is_empty() {
+            return (trace, s);
+        }
+        (trace, Status::new(s.code, [format!("{MESSAGE_PREFIX}{msg}")]))
+    }
+}
+
+impl PreEnqueuePlugin for DefaultPreemption {
+    fn pre_enqueue(&self, _pod: &PodInfo) -> Status {
+        Status::success()
+    }
+}
+
+/// Registers DefaultPreemption.
+pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
+    let a: Args = super::decode_args(args)?;
+    let pl = DefaultPreemption {
+        min_candidate_nodes_percentage: a.min_candidate_nodes_percentage.unwrap_or(10),
+        min_candidate_nodes_absolute: a.min_candidate_nodes_absolute.unwrap_or(100),
+        version,
+    };
+    validate_args(pl.min_candidate_nodes_percentage, pl.min_candidate_nodes_absolute)?;
+    let pl = Arc::new(pl);
+    let pre_enqueue: Option<Arc<dyn PreEnqueuePlugin>> =
+        (version.minor >= 32).then(|| pl.clone() as Arc<dyn PreEnqueuePlugin>);
+    Ok(PluginSlots {
+        post_filter: Some(pl),
+        pre_enqueue,
+        ..Default::default()
+    })
+}

@@ -1,0 +1,206 @@
+//! The dry run on one node (`SelectVictimsOnNode` of default_preemption.go, v1.30.6) and the
+//! PDB grouping it uses (`filterPodsWithPDBViolation`), with the pod ordering of
+//! scheduler/util (`MoreImportantPod`, `GetPodStartTime`).
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+
+use super::ERR_NO_VICTIMS;
+use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+use crate::engine::framework::plugin::Ctx;
+use crate::engine::framework::profile::Framework;
+use crate::engine::framework::status::Status;
+use crate::model::Pod;
+use crate::model::selector::Selector;
+
+/// 2099-01-01T00:00:00Z in nanoseconds: the start time of a pod without `status.startTime`.
+pub const NO_START_TIME_NANOS: i128 = 4_070_908_800 * 1_000_000_000;
+
+/// `GetPodStartTime` as nanoseconds since the epoch (see [`NO_START_TIME_NANOS`]).
+pub fn pod_start_time_nanos(p: &Pod) -> i128 {
+    p.obj
+        .status
+        .as_ref()
+        .and_then(|s| s.start_time.as_ref())
+        .map_or(NO_START_TIME_NANOS, |t| t.0.as_nanosecond())
+}
+
+/// `MoreImportantPod`: higher priority first, then the one that started earlier.
+pub fn more_important_pod(a: &Pod, b: &Pod) -> bool {
+    if a.priority != b.priority {
+        return a.priority > b.priority;
+    }
+    pod_start_time_nanos(a) < pod_start_time_nanos(b)
+}
+
+/// Sorts most important first. Go's `sort.Slice` is an insertion sort up to 12 elements, which
+/// keeps equal pods in their order; a stable sort does the same.
+fn sort_by_importance(v: &mut [Arc<PodInfo>]) {
+    v.sort_by(|a, b| {
+        if more_important_pod(&a.pod, &b.pod) {
+            Ordering::Less
+        } else if more_important_pod(&b.pod, &a.pod) {
+            Ordering::Greater
+        } else {
+            Ordering::Equal
+        }
+    });
+}
+
+/// `filterPodsWithPDBViolation`: splits the pods (order kept) into those whose eviction would
+/// exceed a PDB's `status.disruptionsAllowed` and the others. A pod listed in a PDB's
+/// `status.disruptedPods` does not count against it; a PDB without status allows nothing.
+pub fn filter_pods_with_pdb_violation(
+    pods: &[Arc<PodInfo>],
+    pdbs: &[PodDisruptionBudget],
+) -> (Vec<Arc<PodInfo>>, Vec<Arc<PodInfo>>) {
+    let mut allowed: Vec<i32> = pdbs
+        .iter()
+        .map(|p| p.status.as_ref().and_then(|s| s.disruptions_allowed).unwrap_or(0))
+        .collect();
+    let selectors: Vec<Selector> = pdbs
+        .iter()
+        .map(|p| Selector::from_label_selector(p.spec.as_ref().and_then(|s| s.selector.as_ref())))
+        .collect();
+    let mut violating = Vec::new();
+    let mut non_violating = Vec::new();
+    for pi in pods {
+        let pod = &pi.pod;
+        let mut violated = false;
+        if !pod.labels.is_empty() {
+            for (i, pdb) in pdbs.iter().enumerate() {
+                if pdb.metadata.namespace.as_deref().unwrap_or_default() != pod.key.namespace {
+                    continue;
+                }
+                // A nil, empty or unparsable selector matches nothing here.
+                let empty = matches!(&selectors[i], Selector::Requirements(r) if r.is_empty());
+                if empty || !selectors[i].matches(&pod.labels) {
+                    continue;
+                }
+                let disrupted = pdb
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.disrupted_pods.as_ref())
+                    .is_some_and(|m| m.contains_key(&pod.key.name));
+                if disrupted {
+                    continue;
+                }
+                allowed[i] -= 1;
+                if allowed[i] < 0 {
+                    violated = true;
+                }
+            }
+        }
+        if violated {
+            violating.push(pi.clone());
+        } else {
+            non_violating.push(pi.clone());
+        }
+    }
+    (violating, non_violating)
+}
+
+/// What the dry run found on a node.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    /// Pods to evict, in upstream's order.
+    pub victims: Vec<Arc<PodInfo>>,
+    /// How many of them violate a PDB.
+    pub pdb_violations: usize,
+}
+
+fn remove_victim(
+    cx: &Ctx<'_>,
+    fw: &Framework,
+    state: &mut CycleState,
+    pod: &PodInfo,
+    node: &mut NodeInfo,
+    victim: &PodInfo,
+) -> Result<(), Status> {
+    if !node.remove_pod(&victim.pod.uid) {
+        return Err(Status::error(format!(
+            "no corresponding pod {} in pods of node {}",
+            victim.pod.key.name,
+            node.name()
+        )));
+    }
+    let s = fw.remove_pod_ext(cx, state, pod, victim, node);
+    if s.is_success() {
+        Ok(())
+    } else {
+        Err(Status::error(s.message()))
+    }
+}
+
+fn add_back(
+    cx: &Ctx<'_>,
+    fw: &Framework,
+    state: &mut CycleState,
+    pod: &PodInfo,
+    node: &mut NodeInfo,
+    victim: &Arc<PodInfo>,
+) -> Result<(), Status> {
+    node.add_pod(victim.clone());
+    let s = fw.add_pod_ext(cx, state, pod, victim, node);
+    if s.is_success() {
+        Ok(())
+    } else {
+        Err(Status::error(s.message()))
+    }
+}
+
+/// `SelectVictimsOnNode` on a copy of the node and of the cycle state: removes every
+/// lower-priority pod, checks that the pod then fits (Filter with nominated pods), and adds
+/// back as many as possible — PDB-violating ones first, most important first in each group.
+/// `Err` carries the status that makes the node unsuitable. With `sort_victims` (1.31+) the
+/// victims are sorted again when both groups were non-empty.
+#[allow(clippy::too_many_arguments)]
+pub fn select_victims_on_node(
+    cx: &Ctx<'_>,
+    fw: &Framework,
+    state: &mut CycleState,
+    pod: &PodInfo,
+    node: &mut NodeInfo,
+    pdbs: &[PodDisruptionBudget],
+    sort_victims: bool,
+) -> Result<Selection, Status> {
+    let prio = pod.pod.priority;
+    let mut potential: Vec<Arc<PodInfo>> = node.pods.iter().filter(|p| p.pod.priority < prio).cloned().collect();
+    for v in &potential {
+        remove_victim(cx, fw, state, pod, node, v)?;
+    }
+    if potential.is_empty() {
+        return Err(Status::unresolvable(ERR_NO_VICTIMS));
+    }
+    let s = fw.run_filters_with_nominated(cx, state, pod, node).0;
+    if !s.is_success() {
+        return Err(s);
+    }
+    sort_by_importance(&mut potential);
+    let (violating, non_violating) = filter_pods_with_pdb_violation(&potential, pdbs);
+    let mut victims: Vec<Arc<PodInfo>> = Vec::new();
+    let mut pdb_violations = 0;
+    for (group, counts) in [(&violating, true), (&non_violating, false)] {
+        for v in group {
+            add_back(cx, fw, state, pod, node, v)?;
+            let fits = fw.run_filters_with_nominated(cx, state, pod, node).0.is_success();
+            if !fits {
+                remove_victim(cx, fw, state, pod, node, v)?;
+                victims.push(v.clone());
+                if counts {
+                    pdb_violations += 1;
+                }
+            }
+        }
+    }
+    if sort_victims && !violating.is_empty() && !non_violating.is_empty() {
+        sort_by_importance(&mut victims);
+    }
+    Ok(Selection {
+        victims,
+        pdb_violations,
+    })
+}

@@ -1,0 +1,438 @@
+//! Port of framework/plugins/interpodaffinity/filtering.go (v1.30.6): PreFilter counts, per
+//! topology pair, the existing pods that match the incoming pod's required (anti-)affinity
+//! terms and the existing pods whose required anti-affinity terms match the incoming pod;
+//! AddPod/RemovePod keep those counts in step for nominated pods and preemption; Filter only
+//! looks the node's pairs up.
+//!
+//! Besides upstream's counts, PreFilter keeps a few example pods per pair (`Witnesses`, shared
+//! and never updated by AddPod/RemovePod) so the trace can name the pods behind a rejection.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use super::{InterPodAffinity, MergedTerm, TopologyCounts, matches_all};
+use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+use crate::engine::framework::plugin::{Ctx, FilterPlugin, PreFilterPlugin};
+use crate::engine::framework::snapshot::Snapshot;
+use crate::engine::framework::status::{Code, Status};
+use crate::model::Pod;
+use crate::model::selector::Labels;
+
+/// The node's domain holds a pod whose required anti-affinity matches the incoming pod.
+pub const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: &str =
+    "node(s) didn't satisfy existing pods anti-affinity rules";
+/// The incoming pod's required affinity is not met on the node.
+pub const ERR_REASON_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod affinity rules";
+/// The incoming pod's required anti-affinity is violated on the node.
+pub const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod anti-affinity rules";
+
+/// `preFilterStateKey`.
+pub(crate) const PRE_FILTER_KEY: &str = "PreFilterInterPodAffinity";
+
+/// How many example pods the trace names per topology pair.
+const WITNESS_LIMIT: usize = 3;
+
+/// The incoming pod's required terms, merged, and whether the pod matches its own affinity.
+#[derive(Debug)]
+pub(crate) struct IncomingTerms {
+    /// Required affinity terms.
+    pub affinity: Vec<MergedTerm>,
+    /// Required anti-affinity terms.
+    pub anti_affinity: Vec<MergedTerm>,
+    /// `podMatchesAllAffinityTerms(affinity, incoming pod)`.
+    pub matches_own_affinity: bool,
+}
+
+/// Example pods behind a count.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Witness {
+    /// Matches counted at PreFilter.
+    pub count: i64,
+    /// Up to `WITNESS_LIMIT` pods, as "namespace/name (node n)".
+    pub pods: Vec<String>,
+}
+
+/// What PreFilter saw, for the trace.
+#[derive(Debug, Default)]
+pub(crate) struct Witnesses {
+    /// Per incoming anti-affinity term: topology value → matching pods.
+    pub anti: Vec<HashMap<String, Witness>>,
+    /// Topology key → value → existing pods whose anti-affinity matches the incoming pod.
+    pub existing: HashMap<String, HashMap<String, Witness>>,
+    /// Pods anywhere that match all of the incoming pod's affinity terms.
+    pub affinity_matches: i64,
+}
+
+/// `preFilterState`.
+#[derive(Clone, Debug)]
+pub(crate) struct PreFilterState {
+    /// Pairs holding existing pods whose required anti-affinity matches the incoming pod.
+    pub existing_anti_affinity: TopologyCounts,
+    /// Pairs holding pods that match all the incoming pod's required affinity terms.
+    pub affinity: TopologyCounts,
+    /// Pairs holding pods that match the incoming pod's required anti-affinity terms.
+    pub anti_affinity: TopologyCounts,
+    /// The incoming pod's terms.
+    pub terms: Arc<IncomingTerms>,
+    /// Labels of the incoming pod's namespace.
+    pub namespace_labels: Arc<Labels>,
+    /// Example pods for the trace.
+    pub witnesses: Arc<Witnesses>,
+}
+
+impl PreFilterState {
+    /// `updateWithPod`: counts `p` on a node with `node_labels` `multiplier` times.
+    fn update_with_pod(&mut self, incoming: &Pod, p: &PodInfo, node_labels: &Labels, multiplier: i64) {
+        for t in &p.required_anti_affinity {
+            if t.matches(incoming, &self.namespace_labels) {
+                self.existing_anti_affinity
+                    .update(node_labels, &t.topology_key, multiplier);
+            }
+        }
+        if matches_all(&self.terms.affinity, &p.pod) {
+            for t in &self.terms.affinity {
+                self.affinity.update(node_labels, &t.topology_key, multiplier);
+            }
+        }
+        for t in &self.terms.anti_affinity {
+            if t.matches(&p.pod) {
+                self.anti_affinity.update(node_labels, &t.topology_key, multiplier);
+            }
+        }
+    }
+}
+
+fn witness_name(p: &Pod, node: &str) -> String {
+    format!("{} (node {node})", p.key)
+}
+
+/// Counts `count` more matches for `value` and keeps up to `WITNESS_LIMIT` names from `names`
+/// (taken lazily, not allocating once the witness is full or the value already known).
+fn add_witness(m: &mut HashMap<String, Witness>, value: &str, count: i64, names: impl Iterator<Item = String>) {
+    let fill = |w: &mut Witness, names: &mut dyn Iterator<Item = String>| {
+        w.count += count;
+        while w.pods.len() < WITNESS_LIMIT {
+            let Some(n) = names.next() else { break };
+            if !w.pods.contains(&n) {
+                w.pods.push(n);
+            }
+        }
+    };
+    let mut names = names;
+    if let Some(w) = m.get_mut(value) {
+        fill(w, &mut names);
+        return;
+    }
+    let mut w = Witness::default();
+    fill(&mut w, &mut names);
+    m.insert(value.to_string(), w);
+}
+
+/// `getExistingAntiAffinityCounts`, over the nodes holding pods with required anti-affinity.
+fn existing_anti_affinity_counts(
+    snap: &Snapshot,
+    incoming: &Pod,
+    ns_labels: &Labels,
+    w: &mut Witnesses,
+) -> TopologyCounts {
+    let mut counts = TopologyCounts::default();
+    for node in snap.nodes_with_required_anti_affinity_pods() {
+        let labels = &node.node.labels;
+        for ep in &node.required_anti_affinity_pods {
+            for t in &ep.required_anti_affinity {
+                if !t.matches(incoming, ns_labels) {
+                    continue;
+                }
+                let Some(v) = labels.get(&t.topology_key) else {
+                    continue;
+                };
+                counts.add(&t.topology_key, v, 1);
+                if !w.existing.contains_key(&t.topology_key) {
+                    w.existing.insert(t.topology_key.clone(), HashMap::new());
+                }
+                if let Some(inner) = w.existing.get_mut(&t.topology_key) {
+                    add_witness(inner, v, 1, std::iter::once_with(|| witness_name(&ep.pod, node.name())));
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// `getIncomingAffinityAntiAffinityCounts`, over every node.
+fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) -> (TopologyCounts, TopologyCounts) {
+    let mut affinity = TopologyCounts::default();
+    let mut anti = TopologyCounts::default();
+    if terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
+        return (affinity, anti);
+    }
+    let mut anti_matches = vec![0i64; terms.anti_affinity.len()];
+    for node in &snap.nodes {
+        if node.pods.is_empty() {
+            continue;
+        }
+        let labels = &node.node.labels;
+        let mut aff_matches = 0i64;
+        anti_matches.iter_mut().for_each(|n| *n = 0);
+        for p in &node.pods {
+            if matches_all(&terms.affinity, &p.pod) {
+                aff_matches += 1;
+            }
+            for (i, t) in terms.anti_affinity.iter().enumerate() {
+                if t.matches(&p.pod) {
+                    anti_matches[i] += 1;
+                }
+            }
+        }
+        w.affinity_matches += aff_matches;
+        if aff_matches > 0 {
+            for t in &terms.affinity {
+                affinity.update(labels, &t.topology_key, aff_matches);
+            }
+        }
+        for (i, t) in terms.anti_affinity.iter().enumerate() {
+            if anti_matches[i] == 0 {
+                continue;
+            }
+            let Some(v) = labels.get(&t.topology_key) else {
+                continue;
+            };
+            anti.add(&t.topology_key, v, anti_matches[i]);
+            let names = node
+                .pods
+                .iter()
+                .filter(|p| t.matches(&p.pod))
+                .map(|p| witness_name(&p.pod, node.name()));
+            add_witness(&mut w.anti[i], v, anti_matches[i], names);
+        }
+    }
+    (affinity, anti)
+}
+
+/// Builds the PreFilter state (None for Skip).
+pub(crate) fn build_state(snap: &Snapshot, pod: &PodInfo) -> Option<PreFilterState> {
+    let ns = &snap.cluster.namespaces;
+    let affinity: Vec<MergedTerm> = pod.required_affinity.iter().map(|t| MergedTerm::new(t, ns)).collect();
+    let anti_affinity: Vec<MergedTerm> = pod
+        .required_anti_affinity
+        .iter()
+        .map(|t| MergedTerm::new(t, ns))
+        .collect();
+    let matches_own_affinity = matches_all(&affinity, &pod.pod);
+    let terms = IncomingTerms {
+        affinity,
+        anti_affinity,
+        matches_own_affinity,
+    };
+    let namespace_labels = snap.namespace_labels(&pod.pod.key.namespace).clone();
+    let mut w = Witnesses {
+        anti: (0..terms.anti_affinity.len()).map(|_| HashMap::new()).collect(),
+        ..Default::default()
+    };
+    let existing = existing_anti_affinity_counts(snap, &pod.pod, &namespace_labels, &mut w);
+    let (aff, anti) = incoming_counts(snap, &terms, &mut w);
+    if existing.is_empty() && terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
+        return None;
+    }
+    Some(PreFilterState {
+        existing_anti_affinity: existing,
+        affinity: aff,
+        anti_affinity: anti,
+        terms: Arc::new(terms),
+        namespace_labels: Arc::new(namespace_labels),
+        witnesses: Arc::new(w),
+    })
+}
+
+fn missing_state() -> Status {
+    Status::error(format!("error reading {PRE_FILTER_KEY:?} from cycleState: not found"))
+}
+
+/// `satisfyPodAffinity`.
+fn satisfy_pod_affinity(s: &PreFilterState, labels: &Labels) -> bool {
+    let mut pods_exist = true;
+    for t in &s.terms.affinity {
+        match labels.get(&t.topology_key) {
+            Some(v) => {
+                if s.affinity.get(&t.topology_key, v) <= 0 {
+                    pods_exist = false;
+                }
+            }
+            None => return false,
+        }
+    }
+    // The first pod of a group that has affinity to itself may go anywhere the topology
+    // labels exist, when no pod in the cluster matches the terms yet.
+    pods_exist || (s.affinity.is_empty() && s.terms.matches_own_affinity)
+}
+
+/// `satisfyPodAntiAffinity`.
+fn satisfy_pod_anti_affinity(s: &PreFilterState, labels: &Labels) -> bool {
+    if s.anti_affinity.is_empty() {
+        return true;
+    }
+    !s.terms.anti_affinity.iter().any(|t| {
+        labels
+            .get(&t.topology_key)
+            .is_some_and(|v| s.anti_affinity.get(&t.topology_key, v) > 0)
+    })
+}
+
+/// `satisfyExistingPodsAntiAffinity`: no pair of the node's labels is counted. Walks the
+/// counted topology keys (few) instead of the node's labels (many); same pairs either way.
+fn satisfy_existing_pods_anti_affinity(s: &PreFilterState, labels: &Labels) -> bool {
+    if s.existing_anti_affinity.is_empty() {
+        return true;
+    }
+    !s.existing_anti_affinity
+        .keys()
+        .any(|k| labels.get(k).is_some_and(|v| s.existing_anti_affinity.get(k, v) > 0))
+}
+
+/// The Filter verdict on a node given the state.
+pub(crate) fn filter_with_state(s: &PreFilterState, labels: &Labels) -> Status {
+    if !satisfy_pod_affinity(s, labels) {
+        return Status::new(
+            Code::UnschedulableAndUnresolvable,
+            [ERR_REASON_AFFINITY_RULES_NOT_MATCH],
+        );
+    }
+    if !satisfy_pod_anti_affinity(s, labels) {
+        return Status::new(Code::Unschedulable, [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH]);
+    }
+    if !satisfy_existing_pods_anti_affinity(s, labels) {
+        return Status::new(Code::Unschedulable, [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH]);
+    }
+    Status::success()
+}
+
+fn examples(w: &Witness) -> String {
+    let mut s = w.pods.join(", ");
+    if w.count > w.pods.len() as i64 {
+        s.push_str(", ...");
+    }
+    s
+}
+
+/// Facts behind a rejection, for the trace (not upstream): which term failed on the node and
+/// which pods in the node's topology domain caused it.
+pub(crate) fn failure_detail(s: &PreFilterState, labels: &Labels) -> Vec<String> {
+    let mut out = Vec::new();
+    let w = &s.witnesses;
+    if !satisfy_pod_affinity(s, labels) {
+        for (i, t) in s.terms.affinity.iter().enumerate() {
+            let tk = &t.topology_key;
+            match labels.get(tk) {
+                None => out.push(format!(
+                    "required pod affinity term {i}: the node has no label '{tk}' (its topologyKey)"
+                )),
+                Some(v) if s.affinity.get(tk, v) <= 0 => {
+                    out.push(format!(
+                        "required pod affinity term {i}: no pod matching all required affinity terms runs in {tk}={v}"
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        if s.affinity.is_empty() && !s.terms.matches_own_affinity {
+            let anywhere = if w.affinity_matches > 0 {
+                format!(
+                    "{} pod(s) match them but run on nodes without the topology labels",
+                    w.affinity_matches
+                )
+            } else {
+                "no pod in the cluster matches them".to_string()
+            };
+            out.push(format!(
+                "{anywhere}; the pod's own labels do not match its terms, so it cannot start the group itself"
+            ));
+        }
+        return out;
+    }
+    if !satisfy_pod_anti_affinity(s, labels) {
+        for (i, t) in s.terms.anti_affinity.iter().enumerate() {
+            let tk = &t.topology_key;
+            let Some(v) = labels.get(tk) else { continue };
+            if s.anti_affinity.get(tk, v) <= 0 {
+                continue;
+            }
+            if let Some(wit) = w.anti.get(i).and_then(|m| m.get(v)) {
+                out.push(format!(
+                    "required pod anti-affinity term {i} matches {} pod(s) in {tk}={v}: {}",
+                    wit.count,
+                    examples(wit)
+                ));
+            }
+        }
+        return out;
+    }
+    if !satisfy_existing_pods_anti_affinity(s, labels) {
+        for k in s.existing_anti_affinity.keys_sorted() {
+            let Some(v) = labels.get(k) else { continue };
+            if s.existing_anti_affinity.get(k, v) <= 0 {
+                continue;
+            }
+            if let Some(wit) = w.existing.get(k).and_then(|m| m.get(v)) {
+                out.push(format!(
+                    "existing pods in {k}={v} whose required anti-affinity matches this pod: {} ({} matching term(s))",
+                    examples(wit),
+                    wit.count
+                ));
+            }
+        }
+    }
+    out
+}
+
+impl PreFilterPlugin for InterPodAffinity {
+    fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+        match build_state(cx.snapshot, pod) {
+            None => (None, Status::skip()),
+            Some(s) => {
+                state.write(PRE_FILTER_KEY, s);
+                (None, Status::success())
+            }
+        }
+    }
+
+    fn has_extensions(&self) -> bool {
+        true
+    }
+
+    fn add_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, add: &PodInfo, node: &NodeInfo) -> Status {
+        let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
+            return missing_state();
+        };
+        s.update_with_pod(&pod.pod, add, &node.node.labels, 1);
+        Status::success()
+    }
+
+    fn remove_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, rm: &PodInfo, node: &NodeInfo) -> Status {
+        let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
+            return missing_state();
+        };
+        s.update_with_pod(&pod.pod, rm, &node.node.labels, -1);
+        Status::success()
+    }
+}
+
+impl FilterPlugin for InterPodAffinity {
+    fn filter(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
+        match state.read::<PreFilterState>(PRE_FILTER_KEY) {
+            Some(s) => filter_with_state(s, &node.node.labels),
+            None => missing_state(),
+        }
+    }
+
+    fn failure_detail(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Vec<String> {
+        state
+            .read::<PreFilterState>(PRE_FILTER_KEY)
+            .map(|s| failure_detail(s, &node.node.labels))
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+#[path = "filtering_tests.rs"]
+mod tests;

@@ -1,0 +1,263 @@
+//! Port of framework/plugins/interpodaffinity/plugin.go (v1.30.6): the InterPodAffinity plugin,
+//! its args, and what filtering and scoring share: the incoming pod's terms with their
+//! namespaceSelector unrolled into namespace names, and counts per topology pair.
+//!
+//! Filtering (required terms, both directions) is in `filtering.rs`, scoring (preferred terms,
+//! both directions, and existing pods' required affinity) in `scoring.rs`.
+//!
+//! matchLabelKeys / mismatchLabelKeys: the v1.30 scheduler never reads them; the API server
+//! merges them into the label selector at pod creation when MatchLabelKeysInPodAffinity is on
+//! (beta, on by default, from 1.31). `PodInfo::new` reproduces that merge for 1.31+ snapshots,
+//! so the plugin only sees the merged selectors, as upstream does.
+
+mod filtering;
+mod scoring;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::names;
+use crate::engine::framework::node_info::AffinityTerm;
+use crate::engine::framework::plugin::{Plugin, PluginSlots};
+use crate::engine::version::Version;
+use crate::model::Pod;
+use crate::model::selector::{Labels, Selector};
+
+pub use filtering::{
+    ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+};
+
+/// Default of `hardPodAffinityWeight` (v1 defaults).
+pub const DEFAULT_HARD_POD_AFFINITY_WEIGHT: i32 = 1;
+
+/// InterPodAffinityArgs.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Args {
+    /// Score weight of existing pods' required affinity terms that the incoming pod matches.
+    #[serde(default)]
+    pub hard_pod_affinity_weight: Option<i32>,
+    /// Ignore existing pods' preferred terms unless the incoming pod has preferred terms.
+    #[serde(default)]
+    pub ignore_preferred_terms_of_existing_pods: bool,
+}
+
+/// InterPodAffinity.
+#[derive(Clone, Debug)]
+pub struct InterPodAffinity {
+    /// hardPodAffinityWeight.
+    pub hard_pod_affinity_weight: i32,
+    /// ignorePreferredTermsOfExistingPods.
+    pub ignore_preferred_terms_of_existing_pods: bool,
+}
+
+impl Default for InterPodAffinity {
+    fn default() -> Self {
+        InterPodAffinity {
+            hard_pod_affinity_weight: DEFAULT_HARD_POD_AFFINITY_WEIGHT,
+            ignore_preferred_terms_of_existing_pods: false,
+        }
+    }
+}
+
+impl Plugin for InterPodAffinity {
+    fn name(&self) -> &'static str {
+        names::INTER_POD_AFFINITY
+    }
+}
+
+/// A term of the incoming pod with its namespaceSelector unrolled into namespace names
+/// (`mergeAffinityTermNamespacesIfNotEmpty`): the selector is then either "all namespaces"
+/// (an empty selector) or gone, so matching needs no namespace labels.
+#[derive(Clone, Debug)]
+pub(crate) struct MergedTerm {
+    /// Namespaces listed, own namespace by default, plus those the selector picked.
+    pub namespaces: BTreeSet<String>,
+    /// The namespaceSelector was empty: every namespace matches.
+    pub all_namespaces: bool,
+    /// Label selector for pods.
+    pub selector: Selector,
+    /// Topology key.
+    pub topology_key: String,
+}
+
+impl MergedTerm {
+    /// Unrolls `t.namespace_selector` against the namespaces of the snapshot.
+    pub fn new(t: &AffinityTerm, namespaces: &BTreeMap<String, Labels>) -> Self {
+        let mut ns = t.namespaces.clone();
+        let all_namespaces = t.namespace_selector.is_empty();
+        if !all_namespaces && !t.namespace_selector.is_nothing() {
+            for (name, labels) in namespaces {
+                if t.namespace_selector.matches(labels) {
+                    ns.insert(name.clone());
+                }
+            }
+        }
+        MergedTerm {
+            namespaces: ns,
+            all_namespaces,
+            selector: t.selector.clone(),
+            topology_key: t.topology_key.clone(),
+        }
+    }
+
+    /// `AffinityTerm.Matches(pod, nil)` on the merged term.
+    pub fn matches(&self, pod: &Pod) -> bool {
+        // Most pods fail the selector: test it before the namespace.
+        self.selector.matches(&pod.labels) && (self.all_namespaces || self.namespaces.contains(&pod.key.namespace))
+    }
+}
+
+/// `podMatchesAllAffinityTerms`: false for no terms.
+pub(crate) fn matches_all(terms: &[MergedTerm], pod: &Pod) -> bool {
+    !terms.is_empty() && terms.iter().all(|t| t.matches(pod))
+}
+
+/// `topologyToMatchedTermCount`: topology key → value → count. Only non-zero counts are kept,
+/// so `is_empty` means "no pair counted" as upstream's `len(map) == 0`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TopologyCounts(HashMap<String, HashMap<String, i64>>);
+
+impl TopologyCounts {
+    /// Adds `delta` to the pair, dropping it when it reaches zero.
+    pub fn add(&mut self, key: &str, value: &str, delta: i64) {
+        if delta == 0 {
+            return;
+        }
+        if !self.0.contains_key(key) {
+            self.0.insert(key.to_string(), HashMap::new());
+        }
+        let Some(inner) = self.0.get_mut(key) else {
+            return;
+        };
+        let n = match inner.get_mut(value) {
+            Some(n) => {
+                *n += delta;
+                *n
+            }
+            None => {
+                inner.insert(value.to_string(), delta);
+                delta
+            }
+        };
+        if n == 0 {
+            inner.remove(value);
+            if inner.is_empty() {
+                self.0.remove(key);
+            }
+        }
+    }
+
+    /// `update`: adds `delta` to the node's pair for `key`, if the node has that label.
+    pub fn update(&mut self, node_labels: &Labels, key: &str, delta: i64) {
+        if let Some(v) = node_labels.get(key) {
+            self.add(key, v, delta);
+        }
+    }
+
+    /// The count of a pair (0 when absent).
+    pub fn get(&self, key: &str, value: &str) -> i64 {
+        self.0.get(key).and_then(|m| m.get(value)).copied().unwrap_or(0)
+    }
+
+    /// No pair counted.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Topology keys with counts, in no particular order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
+    }
+
+    /// Topology keys with counts, sorted.
+    pub fn keys_sorted(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.0.keys().map(String::as_str).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Every pair, sorted (tests and traces).
+    #[cfg(test)]
+    pub fn sorted(&self) -> Vec<(String, String, i64)> {
+        let mut v: Vec<(String, String, i64)> = self
+            .0
+            .iter()
+            .flat_map(|(k, m)| m.iter().map(move |(v, n)| (k.clone(), v.clone(), *n)))
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+/// Registers InterPodAffinity.
+pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
+    let a: Args = super::decode_args(args)?;
+    let w = a.hard_pod_affinity_weight.unwrap_or(DEFAULT_HARD_POD_AFFINITY_WEIGHT);
+    if !(0..=100).contains(&w) {
+        return Err(format!(
+            "hardPodAffinityWeight: Invalid value: {w}: not in valid range [0, 100]"
+        ));
+    }
+    let p = Arc::new(InterPodAffinity {
+        hard_pod_affinity_weight: w,
+        ignore_preferred_terms_of_existing_pods: a.ignore_preferred_terms_of_existing_pods,
+    });
+    Ok(PluginSlots {
+        pre_filter: Some(p.clone()),
+        filter: Some(p.clone()),
+        pre_score: Some(p.clone()),
+        score: Some(p),
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod testkit;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_defaults_and_validation() {
+        let s = register(&Value::Null, Version::OLDEST).expect("defaults");
+        assert!(s.pre_filter.is_some() && s.filter.is_some() && s.pre_score.is_some() && s.score.is_some());
+        assert!(register(&serde_json::json!({"hardPodAffinityWeight": 0}), Version::OLDEST).is_ok());
+        assert!(register(&serde_json::json!({"hardPodAffinityWeight": 100}), Version::OLDEST).is_ok());
+        assert_eq!(
+            register(&serde_json::json!({"hardPodAffinityWeight": 101}), Version::OLDEST).err(),
+            Some("hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]".to_string())
+        );
+        assert_eq!(
+            register(&serde_json::json!({"hardPodAffinityWeight": -1}), Version::OLDEST).err(),
+            Some("hardPodAffinityWeight: Invalid value: -1: not in valid range [0, 100]".to_string())
+        );
+        assert!(register(&serde_json::json!({"bogus": 1}), Version::OLDEST).is_err());
+        assert!(
+            register(
+                &serde_json::json!({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "InterPodAffinityArgs",
+                    "ignorePreferredTermsOfExistingPods": true}),
+                Version::OLDEST
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn counts_drop_zero_pairs() {
+        let mut c = TopologyCounts::default();
+        c.add("zone", "z1", 2);
+        c.add("zone", "z2", 1);
+        c.add("zone", "z1", -2);
+        assert_eq!(c.sorted(), vec![("zone".into(), "z2".into(), 1)]);
+        c.add("zone", "z2", -1);
+        assert!(c.is_empty());
+        c.add("zone", "z1", 0);
+        assert!(c.is_empty());
+    }
+}

@@ -1,0 +1,753 @@
+//! Port of framework/plugins/nodevolumelimits/csi.go (v1.30.6): `NodeVolumeLimits`. The pod's
+//! CSI volumes (PVCs, ephemeral claims, migrated in-tree volumes) that the node does not attach
+//! yet, per driver, must fit the driver's limit (CSINode `allocatable.count`, else the node's
+//! `attachable-volumes-csi-<driver>` allocatable).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::storage::v1 as storage;
+use serde_json::Value;
+
+use super::{ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, UNBOUND_VOLUME_ID_PREFIX, VolumeError, volume_limits};
+use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
+use crate::engine::framework::status::Status;
+use crate::engine::plugins::csi_translation::{
+    inline_plugin, limits_migration_on, plugin_by_in_tree_name, pv_plugin, translate_inline_handle, translate_pv,
+};
+use crate::engine::plugins::names;
+use crate::engine::plugins::volume_helpers::{
+    claim_class, claim_volume_name, csi_attach_limit_key, ephemeral_claim_name, get_pvc, pvc_not_found,
+    volume_is_for_pod,
+};
+use crate::engine::version::Version;
+use crate::model::{Cluster, Pod};
+
+/// NodeVolumeLimits.
+pub struct CsiLimits {
+    version: Version,
+}
+
+impl Plugin for CsiLimits {
+    fn name(&self) -> &'static str {
+        names::NODE_VOLUME_LIMITS
+    }
+}
+
+impl PreFilterPlugin for CsiLimits {
+    fn pre_filter(&self, _: &Ctx<'_>, _: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+        let relevant = pod
+            .pod
+            .spec()
+            .volumes
+            .iter()
+            .flatten()
+            .any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some() || inline_plugin(v).is_some());
+        if relevant {
+            (None, Status::success())
+        } else {
+            (None, Status::skip())
+        }
+    }
+}
+
+impl FilterPlugin for CsiLimits {
+    fn filter(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
+        if pod.pod.spec().volumes.as_ref().is_none_or(Vec::is_empty) {
+            return Status::success();
+        }
+        let cluster = &cx.snapshot.cluster;
+        let csi_node = cluster.csi_nodes.get(node.name());
+        let mut new_volumes = BTreeMap::new();
+        if let Err(e) = self.attachable_volumes(cluster, &pod.pod, csi_node, true, &mut new_volumes) {
+            return e.status();
+        }
+        if new_volumes.is_empty() {
+            return Status::success();
+        }
+        let limits = volume_limits_with_csi_node(node, csi_node);
+        if limits.is_empty() {
+            return Status::success();
+        }
+        let mut attached = BTreeMap::new();
+        for existing in &node.pods {
+            if let Err(e) = self.attachable_volumes(cluster, &existing.pod, csi_node, false, &mut attached) {
+                return Status::error(e.message);
+            }
+        }
+        let mut attached_count: BTreeMap<&str, i64> = BTreeMap::new();
+        for (unique, key) in &attached {
+            new_volumes.remove(unique);
+            *attached_count.entry(key.as_str()).or_insert(0) += 1;
+        }
+        let mut new_count: BTreeMap<&str, i64> = BTreeMap::new();
+        for key in new_volumes.values() {
+            *new_count.entry(key.as_str()).or_insert(0) += 1;
+        }
+        for (key, count) in new_count {
+            if let Some(max) = limits.get(key)
+                && attached_count.get(key).copied().unwrap_or(0) + count > *max
+            {
+                return Status::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED);
+            }
+        }
+        Status::success()
+    }
+}
+
+/// `getVolumeLimits`: node allocatable limits, overridden per driver by the CSINode's counts.
+pub fn volume_limits_with_csi_node(node: &NodeInfo, csi_node: Option<&storage::CSINode>) -> BTreeMap<String, i64> {
+    let mut limits = volume_limits(node);
+    if let Some(n) = csi_node {
+        for d in &n.spec.drivers {
+            if let Some(count) = d.allocatable.as_ref().and_then(|a| a.count) {
+                limits.insert(csi_attach_limit_key(&d.name), i64::from(count));
+            }
+        }
+    }
+    limits
+}
+
+impl CsiLimits {
+    /// `filterAttachableVolumes`: `<driver>/<handle>` → limit key for each of the pod's volumes.
+    fn attachable_volumes(
+        &self,
+        cluster: &Cluster,
+        pod: &Pod,
+        csi_node: Option<&storage::CSINode>,
+        new_pod: bool,
+        result: &mut BTreeMap<String, String>,
+    ) -> Result<(), VolumeError> {
+        for vol in pod.spec().volumes.iter().flatten() {
+            let (claim, ephemeral) = match (&vol.persistent_volume_claim, &vol.ephemeral) {
+                (Some(c), _) => (c.claim_name.clone(), false),
+                (None, Some(_)) => (ephemeral_claim_name(pod, vol), true),
+                _ => {
+                    self.inline_volume(vol, csi_node, result)?;
+                    continue;
+                }
+            };
+            if claim.is_empty() {
+                return Err(VolumeError::other("PersistentVolumeClaim had no name".into()));
+            }
+            let Some(pvc) = get_pvc(cluster, &pod.key.namespace, &claim) else {
+                if new_pod {
+                    return Err(VolumeError {
+                        message: format!(
+                            "looking up PVC {}/{claim}: {}",
+                            pod.key.namespace,
+                            pvc_not_found(&claim)
+                        ),
+                        not_found: true,
+                    });
+                }
+                continue;
+            };
+            if ephemeral {
+                volume_is_for_pod(pod, pvc).map_err(VolumeError::other)?;
+            }
+            let (driver, handle) = self.driver_info(cluster, csi_node, pvc);
+            if driver.is_empty() || handle.is_empty() {
+                continue;
+            }
+            let key = csi_attach_limit_key(&driver);
+            result.insert(format!("{driver}/{handle}"), key);
+        }
+        Ok(())
+    }
+
+    /// `checkAttachableInlineVolume`.
+    fn inline_volume(
+        &self,
+        vol: &core::Volume,
+        csi_node: Option<&storage::CSINode>,
+        result: &mut BTreeMap<String, String>,
+    ) -> Result<(), VolumeError> {
+        let Some(plugin) = inline_plugin(vol) else {
+            return Ok(());
+        };
+        if !limits_migration_on(csi_node, plugin, self.version) {
+            return Ok(());
+        }
+        let handle = translate_inline_handle(vol)
+            .map_err(|e| VolumeError::other(format!("converting volume({}) from inline to csi: {e}", vol.name)))?;
+        let driver = plugin.csi_driver();
+        result.insert(format!("{driver}/{handle}"), csi_attach_limit_key(driver));
+        Ok(())
+    }
+
+    /// `getCSIDriverInfo`: the driver and volume handle of a claim's PV, or from its class.
+    fn driver_info(
+        &self,
+        cluster: &Cluster,
+        csi_node: Option<&storage::CSINode>,
+        pvc: &core::PersistentVolumeClaim,
+    ) -> (String, String) {
+        let pv_name = claim_volume_name(pvc);
+        if pv_name.is_empty() {
+            return self.driver_info_from_class(cluster, csi_node, pvc);
+        }
+        let Some(pv) = cluster.pvs.get(pv_name) else {
+            return self.driver_info_from_class(cluster, csi_node, pvc);
+        };
+        if let Some(csi) = pv.spec.as_ref().and_then(|s| s.csi.as_ref()) {
+            return (csi.driver.clone(), csi.volume_handle.clone());
+        }
+        let Some(plugin) = pv_plugin(pv) else {
+            return (String::new(), String::new());
+        };
+        if !limits_migration_on(csi_node, plugin, self.version) {
+            return (String::new(), String::new());
+        }
+        match translate_pv(pv).ok().and_then(|t| t.spec.and_then(|s| s.csi)) {
+            Some(csi) => (csi.driver, csi.volume_handle),
+            None => (String::new(), String::new()),
+        }
+    }
+
+    /// `getCSIDriverInfoFromSC`.
+    fn driver_info_from_class(
+        &self,
+        cluster: &Cluster,
+        csi_node: Option<&storage::CSINode>,
+        pvc: &core::PersistentVolumeClaim,
+    ) -> (String, String) {
+        let class = claim_class(pvc);
+        if class.is_empty() {
+            return (String::new(), String::new());
+        }
+        let Some(sc) = cluster.storage_classes.get(&class) else {
+            return (String::new(), String::new());
+        };
+        let handle = format!(
+            "{UNBOUND_VOLUME_ID_PREFIX}-{}/{}",
+            pvc.metadata.namespace.as_deref().unwrap_or(""),
+            pvc.metadata.name.as_deref().unwrap_or("")
+        );
+        if let Some(plugin) = plugin_by_in_tree_name(&sc.provisioner) {
+            if !limits_migration_on(csi_node, plugin, self.version) {
+                return (String::new(), String::new());
+            }
+            return (plugin.csi_driver().to_string(), handle);
+        }
+        (sc.provisioner.clone(), handle)
+    }
+}
+
+/// Registers NodeVolumeLimits (it takes no args).
+pub fn register(_: &Value, version: Version) -> Result<PluginSlots, String> {
+    let p = Arc::new(CsiLimits { version });
+    Ok(PluginSlots {
+        pre_filter: Some(p.clone()),
+        filter: Some(p),
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+
+    use super::*;
+    use crate::engine::framework::status::Code;
+    use crate::engine::plugins::volume_helpers::ANN_MIGRATED_PLUGINS;
+    use crate::engine::plugins::volume_helpers::testutil::*;
+
+    const EBS_CSI: &str = "ebs.csi.aws.com";
+    const GCE_CSI: &str = "pd.csi.storage.gke.io";
+    const EBS_IN_TREE: &str = "kubernetes.io/aws-ebs";
+    const HOSTPATH_IN_TREE: &str = "kubernetes.io/hostpath";
+    const NODE: &str = "node-for-max-pd-test-1";
+
+    fn pvc_pod(name: &str, claims: &[&str]) -> Pod {
+        let vols = claims
+            .iter()
+            .enumerate()
+            .map(|(i, c)| pvc_vol(&format!("v{i}"), c))
+            .collect();
+        pod("", name, vols)
+    }
+
+    fn ebs_inline_pod(name: &str, id: &str) -> Pod {
+        pod(
+            "",
+            name,
+            vec![core::Volume {
+                name: "inline".into(),
+                aws_elastic_block_store: Some(core::AWSElasticBlockStoreVolumeSource {
+                    volume_id: id.into(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }],
+        )
+    }
+
+    fn ephemeral_pod(name: &str, uid: &str, vols: &[&str]) -> Pod {
+        let mut p = pod("test", name, vols.iter().map(|v| ephemeral_vol(v)).collect());
+        p.obj.metadata.uid = Some(uid.into());
+        p
+    }
+
+    fn ephemeral_claim(pod: &Pod, vol: &str, owned: bool) -> core::PersistentVolumeClaim {
+        let mut c = with_class(self::pvc("test", &format!("{}-{vol}", pod.key.name)), "csi-sc");
+        if owned {
+            c.metadata.owner_references = Some(vec![OwnerReference {
+                kind: "Pod".into(),
+                name: pod.key.name.clone(),
+                uid: pod.obj.metadata.uid.clone().unwrap_or_default(),
+                controller: Some(true),
+                ..Default::default()
+            }]);
+        }
+        c
+    }
+
+    /// The fixtures of csi_test.go: for each driver four PVs/PVCs `csi-<driver>-<j>`, plus
+    /// `csi-4` (unbound, class csi-sc), `csi-5` (no class), `csi-6` (missing PV, class csi-sc).
+    struct Case {
+        new_pod: Pod,
+        existing: Vec<Pod>,
+        extra_claims: Vec<core::PersistentVolumeClaim>,
+        max_vols: i32,
+        drivers: &'static [&'static str],
+        limit_source: &'static str,
+    }
+
+    fn run(c: Case) -> (Code, Status) {
+        let mut w = World {
+            nodes: vec![node(NODE, &[])],
+            ..Default::default()
+        };
+        for d in c.drivers {
+            for j in 0..4 {
+                let name = format!("csi-{d}-{j}");
+                let mut v = pv(&name);
+                let spec = v.spec.get_or_insert_with(Default::default);
+                match *d {
+                    EBS_IN_TREE => {
+                        spec.aws_elastic_block_store = Some(core::AWSElasticBlockStoreVolumeSource {
+                            volume_id: name.clone(),
+                            ..Default::default()
+                        })
+                    }
+                    HOSTPATH_IN_TREE => {
+                        spec.host_path = Some(core::HostPathVolumeSource {
+                            path: "/tmp".into(),
+                            type_: None,
+                        })
+                    }
+                    _ => {
+                        spec.csi = Some(core::CSIPersistentVolumeSource {
+                            driver: (*d).into(),
+                            volume_handle: name.clone(),
+                            ..Default::default()
+                        })
+                    }
+                }
+                w.pvs.push(v);
+                let mut claim = pvc("", &name);
+                claim.spec.get_or_insert_with(Default::default).volume_name = Some(name);
+                w.pvcs.push(claim);
+            }
+        }
+        w.pvcs.push(with_class(pvc("", "csi-4"), "csi-sc"));
+        w.pvcs.push(pvc("", "csi-5"));
+        let mut missing = with_class(pvc("", "csi-6"), "csi-sc");
+        missing.spec.get_or_insert_with(Default::default).volume_name = Some("missing-in-action".into());
+        w.pvcs.push(missing);
+        w.pvcs.extend(c.extra_claims);
+        w.classes.push(class("csi-sc", "Immediate", c.drivers[0]));
+        let with_limits = match c.limit_source {
+            "csinode" => Some(true),
+            "csinode-with-no-limit" => Some(false),
+            _ => None,
+        };
+        if let Some(limits) = with_limits {
+            let mut n = storage::CSINode {
+                metadata: meta("", NODE),
+                ..Default::default()
+            };
+            n.metadata.annotations = Some(BTreeMap::from([(
+                ANN_MIGRATED_PLUGINS.to_string(),
+                EBS_IN_TREE.to_string(),
+            )]));
+            for d in c.drivers {
+                n.spec.drivers.push(storage::CSINodeDriver {
+                    name: (*d).into(),
+                    node_id: NODE.into(),
+                    allocatable: limits.then_some(storage::VolumeNodeResources {
+                        count: Some(c.max_vols),
+                    }),
+                    topology_keys: None,
+                });
+            }
+            w.csi_nodes.push(n);
+        }
+        for (i, mut p) in c.existing.into_iter().enumerate() {
+            // Keep names (ephemeral claims are named after their pod) unless they repeat.
+            if w.pods.iter().any(|q| q.key == p.key) {
+                p.key.name = format!("existing-{i}");
+            }
+            p.uid = format!("existing-{i}");
+            p.node_name = Some(NODE.into());
+            w.pods.push(p);
+        }
+        let s = w.snapshot();
+        let cx = Ctx { snapshot: &s };
+        let pl = CsiLimits {
+            version: Version::OLDEST,
+        };
+        let pod = info(c.new_pod);
+        let mut state = CycleState::default();
+        let (_, pre) = pl.pre_filter(&cx, &mut state, &pod);
+        if pre.is_skip() {
+            return (pre.code, Status::success());
+        }
+        (pre.code, pl.filter(&cx, &state, &pod, node_info(&s, NODE)))
+    }
+
+    fn exceeded() -> Status {
+        Status::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
+    }
+
+    #[test]
+    fn csi_limits_table() {
+        // csi_test.go TestCSILimits (the cases without VolumeAttachments, which 1.30 does not read)
+        let csi_ebs_one = || pvc_pod("csi-ebs-one", &["csi-ebs.csi.aws.com-0"]);
+        let csi_ebs_two = || pvc_pod("csi-ebs-two", &["csi-ebs.csi.aws.com-1", "csi-ebs.csi.aws.com-2"]);
+        let running = || pvc_pod("running", &["csi-ebs.csi.aws.com-3"]);
+        let pending = || pvc_pod("pending", &["csi-4"]);
+        let pending2 = || pvc_pod("pending2", &["csi-4"]);
+        let missing_pv = || pvc_pod("missing-pv", &["csi-6"]);
+        let no_sc = || pvc_pod("no-sc", &["csi-5"]);
+        let gce_two = || {
+            pvc_pod(
+                "gce-two",
+                &["csi-pd.csi.storage.gke.io-1", "csi-pd.csi.storage.gke.io-2"],
+            )
+        };
+        let in_tree_one = || pvc_pod("in-tree-one", &["csi-kubernetes.io/aws-ebs-0"]);
+        let in_tree_two = || {
+            pvc_pod(
+                "in-tree-two",
+                &["csi-kubernetes.io/aws-ebs-1", "csi-kubernetes.io/aws-ebs-2"],
+            )
+        };
+        let non_migratable = || pvc_pod("hostpath", &["csi-kubernetes.io/hostpath-0"]);
+        let inline = || ebs_inline_pod("inline", "aws-inline1");
+        let inline_same_id = || ebs_inline_pod("inline-same", "csi-ebs.csi.aws.com-1");
+        let ebs: &[&str] = &[EBS_CSI];
+        let ebs_gce: &[&str] = &[EBS_CSI, GCE_CSI];
+        let migr: &[&str] = &[EBS_IN_TREE, EBS_CSI];
+        let hostpath: &[&str] = &[HOSTPATH_IN_TREE, EBS_CSI];
+        let ok = Status::success();
+        let case = |name: &str, new_pod, existing, max_vols, drivers, limit_source, want: Status| {
+            let got = run(Case {
+                new_pod,
+                existing,
+                extra_claims: vec![],
+                max_vols,
+                drivers,
+                limit_source,
+            });
+            assert_eq!(got, (Code::Success, want), "{name}");
+        };
+        case(
+            "fits when limit >= new CSI volume",
+            csi_ebs_one(),
+            vec![running(), csi_ebs_two()],
+            4,
+            ebs,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "doesn't when limit <= CSI volumes",
+            csi_ebs_one(),
+            vec![running(), csi_ebs_two()],
+            2,
+            ebs,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "driver without limits",
+            csi_ebs_one(),
+            vec![running(), csi_ebs_two()],
+            2,
+            ebs,
+            "csinode-with-no-limit",
+            ok.clone(),
+        );
+        case(
+            "count pending PVCs",
+            csi_ebs_one(),
+            vec![pending(), csi_ebs_two()],
+            2,
+            ebs,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "same pending PVC counted once",
+            csi_ebs_one(),
+            vec![pending(), pending2(), csi_ebs_two()],
+            4,
+            ebs,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "invalid PV name, valid SC",
+            csi_ebs_one(),
+            vec![missing_pv(), csi_ebs_two()],
+            2,
+            ebs,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "missing SC not counted",
+            csi_ebs_one(),
+            vec![running(), no_sc()],
+            2,
+            ebs,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "same type counted",
+            csi_ebs_one(),
+            vec![gce_two(), csi_ebs_two()],
+            2,
+            ebs_gce,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "different type not counted",
+            gce_two(),
+            vec![csi_ebs_two(), running()],
+            2,
+            ebs_gce,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "in-tree counted with migration",
+            in_tree_one(),
+            vec![in_tree_two()],
+            2,
+            migr,
+            "csinode",
+            exceeded(),
+        );
+        case("nil csi node", inline(), vec![in_tree_two()], 0, migr, "", ok.clone());
+        case(
+            "unbound in-tree counted with migration",
+            pending(),
+            vec![in_tree_two()],
+            2,
+            migr,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "volume without reported limits",
+            in_tree_one(),
+            vec![in_tree_two()],
+            2,
+            migr,
+            "csinode-with-no-limit",
+            ok.clone(),
+        );
+        case(
+            "non-migratable in-tree not counted",
+            non_migratable(),
+            vec![csi_ebs_two()],
+            2,
+            hostpath,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "in-tree inline counted",
+            inline(),
+            vec![in_tree_two()],
+            2,
+            migr,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "in-tree and csi (scheduling in-tree)",
+            in_tree_one(),
+            vec![csi_ebs_two()],
+            2,
+            migr,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "in-tree, inline and csi",
+            inline(),
+            vec![csi_ebs_two(), in_tree_one()],
+            3,
+            migr,
+            "csinode",
+            exceeded(),
+        );
+        case(
+            "inline with the same CSI handle",
+            inline_same_id(),
+            vec![csi_ebs_two(), in_tree_one()],
+            3,
+            migr,
+            "csinode",
+            ok.clone(),
+        );
+        case(
+            "in-tree and csi (scheduling csi)",
+            csi_ebs_one(),
+            vec![in_tree_two()],
+            2,
+            migr,
+            "csinode",
+            exceeded(),
+        );
+    }
+
+    #[test]
+    fn csi_limits_ephemeral_and_skip() {
+        let eph = || ephemeral_pod("abc", "12345", &["xyz"]);
+        let base = |new_pod: Pod, existing, extra, max_vols, limit_source| Case {
+            new_pod,
+            existing,
+            extra_claims: extra,
+            max_vols,
+            drivers: &[EBS_CSI],
+            limit_source,
+        };
+        let got = run(base(eph(), vec![], vec![], 0, "csinode-with-no-limit"));
+        assert_eq!(
+            got,
+            (
+                Code::Success,
+                Status::unresolvable("looking up PVC test/abc-xyz: persistentvolumeclaim \"abc-xyz\" not found")
+            ),
+            "ephemeral volume missing"
+        );
+        let not_owned = ephemeral_claim(&eph(), "xyz", false);
+        let got = run(base(eph(), vec![], vec![not_owned], 0, "csinode-with-no-limit"));
+        assert_eq!(
+            got,
+            (
+                Code::Success,
+                Status::error("PVC test/abc-xyz was not created for pod test/abc (pod is not owner)")
+            ),
+            "ephemeral volume not owned"
+        );
+        let owned = || ephemeral_claim(&eph(), "xyz", true);
+        assert_eq!(
+            run(base(eph(), vec![], vec![owned()], 0, "csinode-with-no-limit")),
+            (Code::Success, Status::success())
+        );
+        let running = || pvc_pod("running", &["csi-ebs.csi.aws.com-3"]);
+        let csi_ebs_two = || pvc_pod("csi-ebs-two", &["csi-ebs.csi.aws.com-1", "csi-ebs.csi.aws.com-2"]);
+        let got = run(base(eph(), vec![running(), csi_ebs_two()], vec![owned()], 2, "csinode"));
+        assert_eq!(got, (Code::Success, exceeded()), "ephemeral over the limit");
+        let two = ephemeral_pod("abc", "12345II", &["x", "y"]);
+        let claims = vec![ephemeral_claim(&two, "x", true), ephemeral_claim(&two, "y", true)];
+        let got = run(base(
+            pvc_pod("one", &["csi-ebs.csi.aws.com-0"]),
+            vec![running(), two],
+            claims,
+            2,
+            "csinode",
+        ));
+        assert_eq!(got, (Code::Success, exceeded()), "existing ephemeral volumes count");
+        let existing = || vec![running(), eph(), csi_ebs_two()];
+        let got = run(base(
+            pvc_pod("one", &["csi-ebs.csi.aws.com-0"]),
+            existing(),
+            vec![owned()],
+            3,
+            "csinode",
+        ));
+        assert_eq!(got, (Code::Success, exceeded()));
+        let got = run(base(
+            pvc_pod("one", &["csi-ebs.csi.aws.com-0"]),
+            existing(),
+            vec![owned()],
+            5,
+            "csinode",
+        ));
+        assert_eq!(got, (Code::Success, Status::success()));
+        // Only configmaps and secrets: PreFilter skips.
+        let cm = pod(
+            "",
+            "cm",
+            vec![
+                core::Volume {
+                    name: "c".into(),
+                    config_map: Some(Default::default()),
+                    ..Default::default()
+                },
+                core::Volume {
+                    name: "s".into(),
+                    secret: Some(Default::default()),
+                    ..Default::default()
+                },
+            ],
+        );
+        assert_eq!(run(base(cm, vec![], vec![], 2, "csinode")).0, Code::Skip);
+        // An inline migratable volume among configmaps does not skip.
+        let in_tree_two = pvc_pod(
+            "in-tree-two",
+            &["csi-kubernetes.io/aws-ebs-1", "csi-kubernetes.io/aws-ebs-2"],
+        );
+        let mut c = base(
+            ebs_inline_pod("inline", "aws-inline1"),
+            vec![in_tree_two],
+            vec![],
+            2,
+            "csinode",
+        );
+        c.drivers = &[EBS_IN_TREE, EBS_CSI];
+        assert_eq!(run(c), (Code::Success, exceeded()));
+    }
+
+    #[test]
+    fn node_allocatable_limits_apply_without_csinode_counts() {
+        let mut w = World {
+            nodes: vec![node_alloc("n", &[], &[("attachable-volumes-csi-csi.example.com", "1")])],
+            classes: vec![class("sc", "WaitForFirstConsumer", "csi.example.com")],
+            pvcs: vec![
+                with_class(pvc("default", "a"), "sc"),
+                with_class(pvc("default", "b"), "sc"),
+            ],
+            ..Default::default()
+        };
+        w.pods.push(pod_on("default", "old", "n", vec![pvc_vol("v", "a")]));
+        let s = w.snapshot();
+        let cx = Ctx { snapshot: &s };
+        let pl = CsiLimits {
+            version: Version::OLDEST,
+        };
+        let state = CycleState::default();
+        let p = info(pod("default", "p", vec![pvc_vol("v", "b")]));
+        assert_eq!(pl.filter(&cx, &state, &p, node_info(&s, "n")), exceeded());
+        let same = info(pod("default", "p2", vec![pvc_vol("v", "a")]));
+        assert_eq!(
+            pl.filter(&cx, &state, &same, node_info(&s, "n")),
+            Status::success(),
+            "already attached"
+        );
+    }
+}

@@ -1,0 +1,844 @@
+//! Port of framework/plugins/podtopologyspread/plugin.go (v1.30.6): PodTopologySpread at
+//! PreFilter/Filter (DoNotSchedule constraints, with AddPod/RemovePod), PreScore/Score
+//! (ScheduleAnyway constraints) and the args (`defaultConstraints`, `defaultingType`).
+//!
+//! Newer releases, as far as upstream's newer sources show, keep the same scheduler behaviour:
+//! the scheduler still merges matchLabelKeys into the selector (from 1.34 the API server also
+//! merges them into the stored labelSelector, which changes nothing for matching), the node
+//! inclusion policies keep their defaults (Honor affinity, Ignore taints; GA in 1.33), and the
+//! counts are kept per constraint instead of per topology key, which only matters for two
+//! constraints with the same key and action, which the API server rejects. So no difference is
+//! keyed by version here.
+
+pub mod common;
+pub mod filtering;
+pub mod scoring;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1 as core;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::names;
+use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+use crate::engine::framework::plugin::{
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
+};
+use crate::engine::framework::status::Status;
+use crate::engine::trace::FilterDetail;
+use crate::engine::version::Version;
+use crate::model::Cluster;
+use common::{
+    Constraint, Counter, DO_NOT_SCHEDULE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, PodTableCache, SCHEDULE_ANYWAY,
+    default_selector, filter_constraints,
+};
+use filtering::{PRE_FILTER_KEY, PreFilterState};
+use scoring::{PRE_SCORE_KEY, PreScoreState};
+
+/// `ErrReasonConstraintsNotMatch`.
+pub const ERR_REASON_CONSTRAINTS_NOT_MATCH: &str = "node(s) didn't match pod topology spread constraints";
+/// `ErrReasonNodeLabelNotMatch`.
+pub const ERR_REASON_NODE_LABEL_NOT_MATCH: &str =
+    "node(s) didn't match pod topology spread constraints (missing required label)";
+
+/// `config.SystemDefaulting`.
+pub const SYSTEM_DEFAULTING: &str = "System";
+/// `config.ListDefaulting`.
+pub const LIST_DEFAULTING: &str = "List";
+
+/// PodTopologySpreadArgs.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Args {
+    /// defaultConstraints (only with defaultingType List).
+    #[serde(default)]
+    pub default_constraints: Vec<core::TopologySpreadConstraint>,
+    /// defaultingType: System (default) or List.
+    #[serde(default)]
+    pub defaulting_type: String,
+}
+
+/// `systemDefaultConstraints`.
+pub fn system_default_constraints() -> Vec<core::TopologySpreadConstraint> {
+    vec![
+        core::TopologySpreadConstraint {
+            topology_key: LABEL_HOSTNAME.into(),
+            when_unsatisfiable: SCHEDULE_ANYWAY.into(),
+            max_skew: 3,
+            ..Default::default()
+        },
+        core::TopologySpreadConstraint {
+            topology_key: LABEL_TOPOLOGY_ZONE.into(),
+            when_unsatisfiable: SCHEDULE_ANYWAY.into(),
+            max_skew: 5,
+            ..Default::default()
+        },
+    ]
+}
+
+fn is_label_name(k: &str) -> bool {
+    let (prefix, name) = match k.rsplit_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, k),
+    };
+    let name_ok = !name.is_empty()
+        && name.len() <= 63
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && name.chars().last().is_some_and(|c| c.is_ascii_alphanumeric());
+    let prefix_ok = prefix.is_none_or(|p| {
+        !p.is_empty()
+            && p.len() <= 253
+            && p.split('.').all(|l| {
+                !l.is_empty()
+                    && l.len() <= 63
+                    && l.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                    && !l.starts_with('-')
+                    && !l.ends_with('-')
+            })
+    });
+    name_ok && prefix_ok
+}
+
+/// `ValidatePodTopologySpreadArgs`, with field paths as upstream prints them.
+fn validate(a: &Args) -> Result<(), String> {
+    let mut errs: Vec<String> = Vec::new();
+    let dt = a.defaulting_type.as_str();
+    if dt != SYSTEM_DEFAULTING && dt != LIST_DEFAULTING {
+        errs.push(format!(
+            "defaultingType: Unsupported value: {dt:?}: supported values: \"System\", \"List\""
+        ));
+    } else if dt == SYSTEM_DEFAULTING && !a.default_constraints.is_empty() {
+        errs.push("defaultingType: Invalid value: \"System\": when .defaultConstraints are not empty".into());
+    }
+    for (i, c) in a.default_constraints.iter().enumerate() {
+        let p = format!("defaultConstraints[{i}]");
+        if c.max_skew <= 0 {
+            errs.push(format!(
+                "{p}.maxSkew: Invalid value: {}: not in valid range (0, inf)",
+                c.max_skew
+            ));
+        }
+        if c.topology_key.is_empty() {
+            errs.push(format!("{p}.topologyKey: Required value: can not be empty"));
+        } else if !is_label_name(&c.topology_key) {
+            errs.push(format!(
+                "{p}.topologyKey: Invalid value: {:?}: not a valid label name",
+                c.topology_key
+            ));
+        }
+        match c.when_unsatisfiable.as_str() {
+            "" => errs.push(format!("{p}.whenUnsatisfiable: Required value: can not be empty")),
+            DO_NOT_SCHEDULE | SCHEDULE_ANYWAY => {}
+            w => errs.push(format!(
+                "{p}.whenUnsatisfiable: Unsupported value: {w:?}: supported values: \"DoNotSchedule\", \"ScheduleAnyway\""
+            )),
+        }
+        if c.label_selector.is_some() {
+            errs.push(format!(
+                "{p}.labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod"
+            ));
+        }
+        if a.default_constraints[..i]
+            .iter()
+            .any(|o| o.topology_key == c.topology_key && o.when_unsatisfiable == c.when_unsatisfiable)
+        {
+            errs.push(format!(
+                "{p}: Duplicate value: \"{{{}, {}}}\"",
+                c.topology_key, c.when_unsatisfiable
+            ));
+        }
+    }
+    match errs.len() {
+        0 => Ok(()),
+        1 => Err(errs.remove(0)),
+        _ => Err(format!("[{}]", errs.join(", "))),
+    }
+}
+
+/// PodTopologySpread.
+pub struct PodTopologySpread {
+    default_constraints: Vec<core::TopologySpreadConstraint>,
+    system_defaulted: bool,
+    per_constraint_counts: bool,
+    /// The snapshot's pods, interned for fast counting (built once per cluster).
+    pods: PodTableCache,
+}
+
+/// From 1.33 (kubernetes#129119) the counts are kept per constraint, not per topology key.
+pub fn counts_per_constraint(v: Version) -> bool {
+    v.minor >= 33
+}
+
+impl PodTopologySpread {
+    /// A plugin with explicit defaults, as 1.30 behaves (for tests and `register`).
+    pub fn new(default_constraints: Vec<core::TopologySpreadConstraint>, system_defaulted: bool) -> Self {
+        PodTopologySpread {
+            default_constraints,
+            system_defaulted,
+            per_constraint_counts: false,
+            pods: PodTableCache::default(),
+        }
+    }
+
+    /// The same plugin as another release behaves.
+    #[must_use]
+    pub fn for_version(mut self, v: Version) -> Self {
+        self.per_constraint_counts = counts_per_constraint(v);
+        self
+    }
+
+    /// `buildDefaultConstraints`.
+    fn build_default_constraints(
+        &self,
+        cluster: &Cluster,
+        pod: &PodInfo,
+        action: &str,
+    ) -> Result<Vec<Constraint>, String> {
+        let mut cs = filter_constraints(&self.default_constraints, &pod.pod.labels, action)?;
+        if cs.is_empty() {
+            return Ok(cs);
+        }
+        let selector = default_selector(cluster, &pod.pod);
+        if selector.is_empty() {
+            return Ok(Vec::new());
+        }
+        for c in &mut cs {
+            c.selector = selector.clone();
+        }
+        Ok(cs)
+    }
+
+    /// `count(node index, constraint index)`: matching pods of the constraint on the snapshot's
+    /// node, from the cached pod table when there is one.
+    fn counter<'a>(
+        &self,
+        cx: &'a Ctx<'_>,
+        pod: &'a PodInfo,
+        constraints: &[Constraint],
+    ) -> impl Fn(usize, usize) -> i64 + 'a {
+        let counter = Counter::new(self.pods.get(cx.snapshot), constraints);
+        let nodes = &cx.snapshot.nodes;
+        let ns = pod.pod.key.namespace.as_str();
+        move |n, i| counter.count(&nodes[n], n, i, ns)
+    }
+
+    /// The pod's constraints of one action, or the default ones when it has none.
+    fn constraints(&self, cluster: &Cluster, pod: &PodInfo, action: &str) -> Result<Vec<Constraint>, String> {
+        let (hard, soft) = (action == DO_NOT_SCHEDULE, action == SCHEDULE_ANYWAY);
+        let kind = if hard {
+            "hard"
+        } else if soft {
+            "soft"
+        } else {
+            action
+        };
+        let own = pod
+            .pod
+            .spec()
+            .topology_spread_constraints
+            .as_deref()
+            .unwrap_or_default();
+        if own.is_empty() {
+            self.build_default_constraints(cluster, pod, action)
+                .map_err(|e| format!("setting default {kind} topology spread constraints: {e}"))
+        } else {
+            filter_constraints(own, &pod.pod.labels, action)
+                .map_err(|e| format!("obtaining pod's {kind} topology spread constraints: {e}"))
+        }
+    }
+}
+
+fn not_found(key: &str) -> Status {
+    Status::error(format!("reading {key:?} from cycleState: not found"))
+}
+
+impl Plugin for PodTopologySpread {
+    fn name(&self) -> &'static str {
+        names::POD_TOPOLOGY_SPREAD
+    }
+}
+
+impl PreFilterPlugin for PodTopologySpread {
+    fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+        let constraints = match self.constraints(&cx.snapshot.cluster, pod, DO_NOT_SCHEDULE) {
+            Ok(c) => c,
+            Err(e) => {
+                return (None, Status::error(format!("get constraints from pod: {e}")));
+            }
+        };
+        if constraints.is_empty() {
+            return (None, Status::skip());
+        }
+        state.write(
+            PRE_FILTER_KEY,
+            PreFilterState::compute(
+                pod,
+                constraints.clone(),
+                &cx.snapshot.nodes,
+                self.per_constraint_counts,
+                &self.counter(cx, pod, &constraints),
+            ),
+        );
+        (None, Status::success())
+    }
+
+    fn has_extensions(&self) -> bool {
+        true
+    }
+
+    fn add_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, add: &PodInfo, node: &NodeInfo) -> Status {
+        let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
+            return not_found(PRE_FILTER_KEY);
+        };
+        s.update_with_pod(pod, add, node, 1);
+        Status::success()
+    }
+
+    fn remove_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, rm: &PodInfo, node: &NodeInfo) -> Status {
+        let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
+            return not_found(PRE_FILTER_KEY);
+        };
+        s.update_with_pod(pod, rm, node, -1);
+        Status::success()
+    }
+}
+
+impl FilterPlugin for PodTopologySpread {
+    fn filter(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
+        match state.read::<PreFilterState>(PRE_FILTER_KEY) {
+            Some(s) => s.filter(node),
+            None => not_found(PRE_FILTER_KEY),
+        }
+    }
+
+    fn filter_detail(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Option<FilterDetail> {
+        state
+            .read::<PreFilterState>(PRE_FILTER_KEY)
+            .map(|s| FilterDetail::TopologySpread(s.explain(node)))
+    }
+}
+
+impl PreScorePlugin for PodTopologySpread {
+    fn pre_score(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, nodes: &[&NodeInfo]) -> Status {
+        let all = &cx.snapshot.nodes;
+        if all.is_empty() {
+            return Status::skip();
+        }
+        let own = pod
+            .pod
+            .spec()
+            .topology_spread_constraints
+            .as_ref()
+            .is_some_and(|v| !v.is_empty());
+        let require_all = own || !self.system_defaulted;
+        let constraints = match self.constraints(&cx.snapshot.cluster, pod, SCHEDULE_ANYWAY) {
+            Ok(c) => c,
+            Err(e) => return Status::error(format!("calculating preScoreState: {e}")),
+        };
+        if constraints.is_empty() {
+            return Status::skip();
+        }
+        let counter = Counter::new(self.pods.get(cx.snapshot), &constraints);
+        let ns = pod.pod.key.namespace.as_str();
+        let mut s = PreScoreState::compute(
+            pod,
+            constraints,
+            nodes,
+            all,
+            require_all,
+            self.per_constraint_counts,
+            &|n, i| counter.count(&all[n], n, i, ns),
+        );
+        s.counter = Some(Arc::new(counter));
+        state.write(PRE_SCORE_KEY, s);
+        Status::success()
+    }
+}
+
+impl ScorePlugin for PodTopologySpread {
+    fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+        match state.read::<PreScoreState>(PRE_SCORE_KEY) {
+            Some(s) => {
+                // Upstream reads the node from the snapshot by name.
+                let score = match (&s.counter, cx.snapshot.node_index(node.name())) {
+                    (Some(counter), Some(idx)) => {
+                        let ns = pod.pod.key.namespace.as_str();
+                        let n = &cx.snapshot.nodes[idx];
+                        s.score_with(node, &|i| counter.count(n, idx, i, ns))
+                    }
+                    _ => s.score(pod, node),
+                };
+                (score, Status::success())
+            }
+            None => (
+                0,
+                Status::error(format!("error reading {PRE_SCORE_KEY:?} from cycleState: not found")),
+            ),
+        }
+    }
+
+    fn has_normalize(&self) -> bool {
+        true
+    }
+
+    fn normalize(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, scores: &mut [NodeScore]) -> Status {
+        match state.read::<PreScoreState>(PRE_SCORE_KEY) {
+            Some(s) => {
+                s.normalize(scores);
+                Status::success()
+            }
+            None => Status::error(format!("error reading {PRE_SCORE_KEY:?} from cycleState: not found")),
+        }
+    }
+}
+
+/// Registers PodTopologySpread.
+pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
+    let mut a: Args = super::decode_args(args)?;
+    if a.defaulting_type.is_empty() {
+        a.defaulting_type = SYSTEM_DEFAULTING.into();
+    }
+    validate(&a)?;
+    let system = a.defaulting_type == SYSTEM_DEFAULTING;
+    let defaults = if system {
+        system_default_constraints()
+    } else {
+        a.default_constraints
+    };
+    let p = Arc::new(PodTopologySpread::new(defaults, system).for_version(version));
+    Ok(PluginSlots {
+        pre_filter: Some(p.clone()),
+        filter: Some(p.clone()),
+        pre_score: Some(p.clone()),
+        score: Some(p),
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    use super::testkit::{NodeB, PodB, node, pod, snapshot};
+    use super::*;
+    use crate::engine::framework::profile::Framework;
+    use crate::engine::framework::runner::explain;
+    use crate::engine::framework::status::Code;
+    use crate::engine::trace::Explanation;
+    use crate::model::ObjectKey;
+
+    const ZONE: &str = "topology.kubernetes.io/zone";
+
+    fn zone_nodes(zones: &[&str], per_zone: usize) -> Vec<NodeB> {
+        let mut v = Vec::new();
+        for z in zones {
+            for i in 1..=per_zone {
+                let n = format!("{z}-node-{i}");
+                v.push(node(&n).label(ZONE, z).label(LABEL_HOSTNAME, &n));
+            }
+        }
+        v
+    }
+
+    fn replica(name: &str, c: serde_json::Value) -> PodB {
+        pod(name).label("app", "web").req_cpu("100m").constraint(c)
+    }
+
+    fn run(nodes: Vec<NodeB>, pods: Vec<PodB>, key: &str) -> Explanation {
+        let snap = snapshot(nodes, pods, vec![]);
+        let fw = Framework::default_profile(Version { minor: 30 }).expect("profile");
+        explain(&snap, &[fw], &ObjectKey::new("default", key)).expect("explain")
+    }
+
+    // Seed: 5 replicas over 3 zones with maxSkew 1, scheduled one at a time, end up 2/2/1.
+    #[test]
+    fn five_replicas_over_three_zones_place_two_two_one() {
+        let c = json!({"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
+                       "labelSelector": {"matchLabels": {"app": "web"}}});
+        let mut bound: Vec<PodB> = Vec::new();
+        let mut per_zone: BTreeMap<String, usize> = BTreeMap::new();
+        for i in 0..5 {
+            let name = format!("web-{i}");
+            let mut pods = bound.clone();
+            pods.push(replica(&name, c.clone()));
+            let ex = run(zone_nodes(&["zone-a", "zone-b", "zone-c"], 2), pods, &name);
+            assert!(ex.schedulable(), "replica {i}: {:?}", ex.message);
+            // The feasible nodes are exactly those of the zones with the fewest replicas.
+            let min = ["zone-a", "zone-b", "zone-c"]
+                .iter()
+                .map(|z| per_zone.get(*z).copied().unwrap_or(0))
+                .min();
+            for f in &ex.filter {
+                let z = f.node.split("-node-").next().unwrap_or_default();
+                let here = per_zone.get(z).copied().unwrap_or(0);
+                assert_eq!(f.feasible, Some(here) == min, "replica {i} node {}", f.node);
+            }
+            let target = ex.selected[0].clone();
+            let z = target.split("-node-").next().unwrap_or_default().to_string();
+            *per_zone.entry(z).or_insert(0) += 1;
+            bound.push(replica(&name, c.clone()).node(&target));
+        }
+        let mut counts: Vec<usize> = per_zone.values().copied().collect();
+        counts.sort_unstable();
+        assert_eq!(counts, vec![1, 2, 2]);
+        assert_eq!(per_zone.len(), 3);
+    }
+
+    fn min_domains_case(when: &str) -> Explanation {
+        let c = json!({"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": when, "minDomains": 3,
+                       "labelSelector": {"matchLabels": {"app": "web"}}});
+        let mut pods = vec![
+            replica("web-0", c.clone()).node("zone-a-node-1"),
+            replica("web-1", c.clone()).node("zone-a-node-1"),
+            replica("web-2", c.clone()).node("zone-b-node-1"),
+        ];
+        pods.push(replica("web-3", c));
+        run(zone_nodes(&["zone-a", "zone-b"], 1), pods, "web-3")
+    }
+
+    // Seed: minDomains 3 on a 2-zone cluster with DoNotSchedule: the global minimum counts as 0,
+    // every zone already holds a replica, so every node fails and the pod stays Pending.
+    #[test]
+    fn min_domains_on_two_zones_do_not_schedule_stays_pending() {
+        let ex = min_domains_case("DoNotSchedule");
+        assert!(!ex.schedulable());
+        for f in &ex.filter {
+            let fl = f.failure.as_ref().expect("failure");
+            assert_eq!(
+                (fl.plugin.as_str(), fl.code),
+                ("PodTopologySpread", Code::Unschedulable)
+            );
+            assert_eq!(fl.reasons, vec![ERR_REASON_CONSTRAINTS_NOT_MATCH.to_string()]);
+        }
+        let msg = ex.message.clone().unwrap_or_default();
+        assert!(
+            msg.starts_with("0/2 nodes are available: 2 node(s) didn't match pod topology spread constraints."),
+            "{msg}"
+        );
+        // The trace carries the numbers: zone-b has 1 replica, +1 for this pod, minimum 0.
+        let fb = ex.filter.iter().find(|f| f.node == "zone-b-node-1").expect("node");
+        let FilterDetail::TopologySpread(checks) = &fb.details[0];
+        let c = &checks[0];
+        assert_eq!(
+            (
+                c.domain.as_deref(),
+                c.match_num,
+                c.self_match,
+                c.global_min,
+                c.skew,
+                c.domains,
+                c.min_domains
+            ),
+            (Some("zone-b"), 1, true, Some(0), Some(2), 2, 3)
+        );
+        assert_eq!(c.global_min_domain, None);
+        let text = crate::explain::text::render(&ex);
+        assert!(
+            text.contains("spread: topology.kubernetes.io/zone=zone-b: 1 matching pod(s) + 1 (this pod) - global minimum 0 (2 of minDomains 3 domains exist, so the minimum counts as 0) = skew 2 > maxSkew 1"),
+            "{text}"
+        );
+        let v = crate::explain::json::to_value(&ex);
+        assert_eq!(v["filter"][1]["topologySpread"][0]["globalMin"], json!(0));
+        assert_eq!(v["filter"][1]["topologySpread"][0]["matchNum"], json!(1));
+    }
+
+    // Seed: the same with ScheduleAnyway schedules, and prefers the emptier zone.
+    #[test]
+    fn min_domains_with_schedule_anyway_prefers_the_emptier_zone() {
+        let ex = min_domains_case("ScheduleAnyway");
+        assert!(ex.schedulable());
+        assert_eq!(ex.selected, vec!["zone-b-node-1".to_string()]);
+        let pts = |n: &str| {
+            ex.score
+                .iter()
+                .find(|s| s.node == n)
+                .and_then(|s| s.plugins.iter().find(|p| p.plugin == "PodTopologySpread"))
+                .cloned()
+                .expect("score")
+        };
+        // raw: count * ln(2 + 2); zone-a 2 -> 3, zone-b 1 -> 1; normalized 100 * (3 + 1 - s) / 3.
+        assert_eq!((pts("zone-a-node-1").raw, pts("zone-a-node-1").normalized), (3, 33));
+        assert_eq!((pts("zone-b-node-1").raw, pts("zone-b-node-1").normalized), (1, 100));
+        assert_eq!(pts("zone-b-node-1").weight, 2);
+    }
+
+    #[test]
+    fn args_defaulting_and_validation() {
+        assert!(register(&Value::Null, Version { minor: 30 }).is_ok());
+        assert!(register(&json!({"defaultingType": "List"}), Version { minor: 30 }).is_ok());
+        let list = json!({"defaultingType": "List", "defaultConstraints": [
+            {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]});
+        assert!(register(&list, Version { minor: 30 }).is_ok());
+        let err = |v: serde_json::Value| register(&v, Version { minor: 30 }).err().unwrap_or_default();
+        assert_eq!(
+            err(
+                json!({"defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]})
+            ),
+            "defaultingType: Invalid value: \"System\": when .defaultConstraints are not empty"
+        );
+        assert_eq!(
+            err(json!({"defaultingType": "Other"})),
+            "defaultingType: Unsupported value: \"Other\": supported values: \"System\", \"List\""
+        );
+        assert_eq!(
+            err(json!({"defaultingType": "List", "defaultConstraints": [
+                {"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"},
+                {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
+                 "labelSelector": {"matchLabels": {"a": "b"}}}]})),
+            "[defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf), \
+             defaultConstraints[1].labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod, \
+             defaultConstraints[1]: Duplicate value: \"{zone, ScheduleAnyway}\"]"
+        );
+        assert!(err(json!({"unknown": 1})).contains("unknown field"));
+    }
+
+    #[test]
+    fn default_selector_from_services_and_controllers() {
+        let cluster = |objs: Vec<serde_json::Value>| super::testkit::cluster(objs);
+        let p = |owner: Option<(&str, &str, &str)>| {
+            let mut b = pod("p").label("app", "web").label("tier", "fe");
+            if let Some((a, k, n)) = owner {
+                b = b.owner(a, k, n);
+            }
+            b
+        };
+        let svc = |name: &str, ns: &str, sel: serde_json::Value| {
+            json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": name, "namespace": ns}, "spec": {"selector": sel}})
+        };
+        let c = cluster(vec![
+            p(None).0,
+            svc("s1", "default", json!({"app": "web"})),
+            svc("s2", "default", json!({"tier": "fe"})),
+            svc("s3", "default", json!({"app": "other"})),
+            svc("s4", "other", json!({"app": "web", "x": "y"})),
+        ]);
+        let pod0 = c.pod(&ObjectKey::new("default", "p")).expect("pod").clone();
+        let sel = default_selector(&c, &pod0);
+        let mut l = pod0.labels.clone();
+        assert!(sel.matches(&l));
+        l.remove("tier");
+        assert!(!sel.matches(&l));
+        // No service and no controller: empty, so no default constraints.
+        let c = cluster(vec![p(None).0]);
+        assert!(default_selector(&c, &c.pods[0]).is_empty());
+        // A ReplicaSet controller adds its selector; a ReplicationController merges its map.
+        let c = cluster(vec![
+            p(Some(("apps/v1", "ReplicaSet", "rs"))).0,
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "default"},
+                   "spec": {"selector": {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["fe"]}]}}}),
+        ]);
+        let s = default_selector(&c, &c.pods[0]);
+        assert!(!s.is_empty() && s.matches(&c.pods[0].labels));
+        let c = cluster(vec![
+            p(Some(("v1", "ReplicationController", "rc"))).0,
+            json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc", "namespace": "default"},
+                   "spec": {"selector": {"app": "web"}}}),
+        ]);
+        assert!(!default_selector(&c, &c.pods[0]).is_empty());
+        // A StatefulSet of another apiVersion is not a supported controller.
+        let c = cluster(vec![
+            p(Some(("apps/v1beta1", "StatefulSet", "ss"))).0,
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "ss", "namespace": "default"},
+                   "spec": {"selector": {"matchLabels": {"app": "web"}}, "serviceName": "s", "template": {}}}),
+        ]);
+        assert!(default_selector(&c, &c.pods[0]).is_empty());
+        let c = cluster(vec![
+            p(Some(("apps/v1", "StatefulSet", "ss"))).0,
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "ss", "namespace": "default"},
+                   "spec": {"selector": {"matchLabels": {"app": "web"}}, "serviceName": "s", "template": {}}}),
+        ]);
+        assert!(!default_selector(&c, &c.pods[0]).is_empty());
+    }
+}
+
+/// Builders for the tests of this plugin (after upstream's `st.MakePod()` / `st.MakeNode()`).
+#[cfg(test)]
+pub(crate) mod testkit {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+
+    use crate::engine::framework::snapshot::Snapshot;
+    use crate::engine::version::Version;
+    use crate::model::Cluster;
+
+    /// A pod under construction (JSON, as kubectl prints it).
+    #[derive(Clone)]
+    pub struct PodB(pub Value);
+
+    /// A pod named `name` in namespace default.
+    pub fn pod(name: &str) -> PodB {
+        PodB(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": name, "labels": {}},
+            "spec": {"containers": [{"name": "c", "image": "i"}]},
+            "status": {"phase": "Pending"},
+        }))
+    }
+
+    impl PodB {
+        pub fn ns(mut self, ns: &str) -> Self {
+            self.0["metadata"]["namespace"] = json!(ns);
+            self.0["metadata"]["uid"] = json!(format!("{ns}/{}", self.0["metadata"]["name"].as_str().unwrap_or("")));
+            self
+        }
+        pub fn label(mut self, k: &str, v: &str) -> Self {
+            self.0["metadata"]["labels"][k] = json!(v);
+            self
+        }
+        pub fn node(mut self, n: &str) -> Self {
+            self.0["spec"]["nodeName"] = json!(n);
+            self.0["status"]["phase"] = json!("Running");
+            self
+        }
+        pub fn nominated(mut self, n: &str) -> Self {
+            self.0["status"]["nominatedNodeName"] = json!(n);
+            self
+        }
+        pub fn priority(mut self, p: i32) -> Self {
+            self.0["spec"]["priority"] = json!(p);
+            self
+        }
+        pub fn terminating(mut self) -> Self {
+            self.0["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:00Z");
+            self
+        }
+        /// A constraint given as JSON (labelSelector, minDomains, policies, matchLabelKeys).
+        pub fn constraint(mut self, c: Value) -> Self {
+            let spec = &mut self.0["spec"];
+            if spec.get("topologySpreadConstraints").is_none() {
+                spec["topologySpreadConstraints"] = json!([]);
+            }
+            if let Some(a) = spec["topologySpreadConstraints"].as_array_mut() {
+                a.push(c);
+            }
+            self
+        }
+        /// `SpreadConstraint(maxSkew, key, when, selector, nil, nil, nil, nil)`.
+        pub fn spread(self, max_skew: i32, key: &str, when: &str, selector: Value) -> Self {
+            let mut c = json!({"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": when});
+            if !selector.is_null() {
+                c["labelSelector"] = selector;
+            }
+            self.constraint(c)
+        }
+        /// `NodeAffinityIn(key, values, required)`.
+        pub fn node_affinity_in(mut self, key: &str, values: &[&str]) -> Self {
+            self.0["spec"]["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": key, "operator": "In", "values": values}]}]}}});
+            self
+        }
+        /// `NodeAffinityNotIn(key, values, required)`.
+        pub fn node_affinity_not_in(mut self, key: &str, values: &[&str]) -> Self {
+            self.0["spec"]["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": key, "operator": "NotIn", "values": values}]}]}}});
+            self
+        }
+        pub fn node_selector(mut self, k: &str, v: &str) -> Self {
+            self.0["spec"]["nodeSelector"] = json!({k: v});
+            self
+        }
+        pub fn toleration(mut self, key: &str) -> Self {
+            self.0["spec"]["tolerations"] = json!([{"key": key, "operator": "Exists", "effect": "NoSchedule"}]);
+            self
+        }
+        pub fn owner(mut self, api_version: &str, kind: &str, name: &str) -> Self {
+            self.0["metadata"]["ownerReferences"] =
+                json!([{"apiVersion": api_version, "kind": kind, "name": name, "uid": name, "controller": true}]);
+            self
+        }
+        pub fn req_cpu(mut self, cpu: &str) -> Self {
+            self.0["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": cpu}});
+            self
+        }
+    }
+
+    /// A node under construction.
+    #[derive(Clone)]
+    pub struct NodeB(pub Value);
+
+    /// A node named `name` with room for 110 pods.
+    pub fn node(name: &str) -> NodeB {
+        NodeB(json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {}},
+            "status": {"allocatable": {"cpu": "32", "memory": "64Gi", "pods": "110"}},
+        }))
+    }
+
+    impl NodeB {
+        pub fn label(mut self, k: &str, v: &str) -> Self {
+            self.0["metadata"]["labels"][k] = json!(v);
+            self
+        }
+        pub fn taint(mut self, k: &str, v: &str, effect: &str) -> Self {
+            self.0["spec"] = json!({"taints": [{"key": k, "value": v, "effect": effect}]});
+            self
+        }
+    }
+
+    /// `st.MakeLabelSelector().Exists(key)`.
+    pub fn exists(key: &str) -> Value {
+        json!({"matchExpressions": [{"key": key, "operator": "Exists"}]})
+    }
+
+    /// `st.MakeLabelSelector().Label(k, v)`.
+    pub fn label_sel(k: &str, v: &str) -> Value {
+        json!({"matchLabels": {k: v}})
+    }
+
+    /// A cluster from objects.
+    pub fn cluster(objects: Vec<Value>) -> Cluster {
+        let text = json!({"apiVersion": "v1", "kind": "List", "items": objects}).to_string();
+        crate::source::file::load_str("test", &text).expect("test cluster loads")
+    }
+
+    /// A 1.30 snapshot of nodes, pods and other objects.
+    pub fn snapshot(nodes: Vec<NodeB>, pods: Vec<PodB>, other: Vec<Value>) -> Snapshot {
+        snapshot_at(nodes, pods, other, 30)
+    }
+
+    /// A snapshot for scheduler 1.`minor`.
+    pub fn snapshot_at(nodes: Vec<NodeB>, pods: Vec<PodB>, other: Vec<Value>, minor: u32) -> Snapshot {
+        let mut objs: Vec<Value> = nodes.into_iter().map(|n| n.0).collect();
+        objs.extend(pods.into_iter().map(|p| p.0));
+        objs.extend(other);
+        Snapshot::new(Arc::new(cluster(objs)), Version { minor })
+    }
+
+    /// The four nodes most upstream cases use: zone1 {node-a, node-b}, zone2 {node-x, node-y}.
+    pub fn four_nodes() -> Vec<NodeB> {
+        [
+            ("node-a", "zone1"),
+            ("node-b", "zone1"),
+            ("node-x", "zone2"),
+            ("node-y", "zone2"),
+        ]
+        .iter()
+        .map(|(n, z)| node(n).label("zone", z).label("node", n))
+        .collect()
+    }
+
+    /// `n` pods named `prefix<i>` with label foo on `node`.
+    pub fn foo_pods(prefix: &str, node_name: &str, n: usize) -> Vec<PodB> {
+        (1..=n)
+            .map(|i| pod(&format!("{prefix}{i}")).node(node_name).label("foo", ""))
+            .collect()
+    }
+
+    /// Sorted map helper for expectations.
+    pub fn want<V: Clone>(items: &[(&str, V)]) -> BTreeMap<String, V> {
+        items.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect()
+    }
+}

@@ -1,0 +1,307 @@
+//! Port of framework/plugins/volumebinding/volume_binding.go (v1.30.6): `VolumeBinding`.
+//! PreFilter checks that the pod's claims exist and are usable, rejects unbound Immediate
+//! claims and narrows the nodes to those the bound local PVs allow; Filter checks bound PVs'
+//! node affinity and, for WaitForFirstConsumer claims, that a PV can be bound or provisioned on
+//! the node. Score exists only with the VolumeCapacityPriority gate, which is off in every
+//! supported release, so PreScore returns Skip. Reserve and PreBind write to the cluster and are
+//! only named.
+
+pub mod binder;
+pub mod scorer;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use self::binder::{Binder, PodVolumeClaims, get_eligible_nodes, get_pod_volume_claims, volume_claim};
+use self::scorer::{Scorer, ShapePoint, StorageResource};
+use super::names;
+use super::volume_helpers::{claim_name, claim_volume_name, get_pvc, pvc_not_found, volume_is_for_pod};
+use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+use crate::engine::framework::plugin::{
+    Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
+};
+use crate::engine::framework::status::{Code, Status};
+use crate::engine::version::Version;
+use crate::model::Pod;
+
+/// PreFilter reason for claims that should be bound already.
+pub const ERR_REASON_UNBOUND_IMMEDIATE: &str = "pod has unbound immediate PersistentVolumeClaims";
+
+const STATE_KEY: &str = "VolumeBinding";
+
+/// `config.MaxCustomPriorityScore`.
+const MAX_CUSTOM_PRIORITY_SCORE: i64 = 10;
+
+/// VolumeCapacityPriority (1.30–1.32) and its successor StorageCapacityScoring (1.33+) are
+/// alpha, off by default, in every supported release.
+fn volume_capacity_priority(_: Version) -> bool {
+    false
+}
+
+/// A shape point of VolumeBindingArgs.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct UtilizationShapePoint {
+    /// Utilization (0..=100).
+    pub utilization: i32,
+    /// Score (0..=10).
+    pub score: i32,
+}
+
+/// VolumeBindingArgs.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Args {
+    /// bindTimeoutSeconds (default 600).
+    #[serde(default)]
+    pub bind_timeout_seconds: Option<i64>,
+    /// shape (VolumeCapacityPriority only).
+    #[serde(default)]
+    pub shape: Option<Vec<UtilizationShapePoint>>,
+}
+
+/// The cycle state: the pod's claims, sorted by PreFilter.
+#[derive(Clone, Debug)]
+struct StateData {
+    claims: Arc<PodVolumeClaims>,
+}
+
+/// VolumeBinding.
+pub struct VolumeBinding {
+    version: Version,
+    scorer: Option<Scorer>,
+}
+
+impl Plugin for VolumeBinding {
+    fn name(&self) -> &'static str {
+        names::VOLUME_BINDING
+    }
+}
+
+/// `podHasPVCs`: Ok(false) when the pod uses no claim; Err(message) for a claim that is
+/// missing, lost, being deleted, or an ephemeral claim the pod does not own.
+fn pod_has_pvcs(cluster: &crate::model::Cluster, pod: &Pod) -> Result<bool, String> {
+    let mut has = false;
+    for vol in pod.spec().volumes.iter().flatten() {
+        let Some((name, ephemeral)) = volume_claim(pod, vol) else {
+            continue;
+        };
+        has = true;
+        let Some(pvc) = get_pvc(cluster, &pod.key.namespace, &name) else {
+            if ephemeral {
+                return Err(format!(
+                    "waiting for ephemeral volume controller to create the persistentvolumeclaim {name:?}"
+                ));
+            }
+            return Err(pvc_not_found(&name));
+        };
+        if pvc.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Lost") {
+            return Err(format!(
+                "persistentvolumeclaim {:?} bound to non-existent persistentvolume {:?}",
+                claim_name(pvc),
+                claim_volume_name(pvc)
+            ));
+        }
+        if pvc.metadata.deletion_timestamp.is_some() {
+            return Err(format!("persistentvolumeclaim {:?} is being deleted", claim_name(pvc)));
+        }
+        if ephemeral {
+            volume_is_for_pod(pod, pvc)?;
+        }
+    }
+    Ok(has)
+}
+
+impl PreFilterPlugin for VolumeBinding {
+    fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+        let cluster = &cx.snapshot.cluster;
+        match pod_has_pvcs(cluster, &pod.pod) {
+            Err(e) => return (None, Status::unresolvable(e)),
+            Ok(false) => return (None, Status::skip()),
+            Ok(true) => {}
+        }
+        let claims = match get_pod_volume_claims(cluster, &pod.pod) {
+            Ok(c) => c,
+            Err(e) => return (None, Status::error(e)),
+        };
+        if !claims.unbound_immediate.is_empty() {
+            return (
+                None,
+                Status::new(Code::UnschedulableAndUnresolvable, [ERR_REASON_UNBOUND_IMMEDIATE]),
+            );
+        }
+        let eligible = get_eligible_nodes(cluster, &claims.bound);
+        state.write(
+            STATE_KEY,
+            StateData {
+                claims: Arc::new(claims),
+            },
+        );
+        (eligible, Status::success())
+    }
+}
+
+impl VolumeBinding {
+    fn find(
+        &self,
+        cx: &Ctx<'_>,
+        claims: &PodVolumeClaims,
+        pod: &PodInfo,
+        node: &NodeInfo,
+    ) -> Result<binder::FindResult, String> {
+        Binder {
+            cluster: &cx.snapshot.cluster,
+            version: self.version,
+        }
+        .find_pod_volumes(&pod.pod, claims, &node.node)
+    }
+}
+
+fn state_error() -> Status {
+    Status::error(format!("error reading {STATE_KEY:?} from cycleState: not found"))
+}
+
+impl FilterPlugin for VolumeBinding {
+    fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
+        let Some(s) = state.read::<StateData>(STATE_KEY) else {
+            return state_error();
+        };
+        match self.find(cx, &s.claims, pod, node) {
+            Err(e) => Status::error(e),
+            Ok(r) if r.reasons.is_empty() => Status::success(),
+            Ok(r) => Status::new(Code::UnschedulableAndUnresolvable, r.reasons),
+        }
+    }
+}
+
+impl PreScorePlugin for VolumeBinding {
+    fn pre_score(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, nodes: &[&NodeInfo]) -> Status {
+        if self.scorer.is_none() {
+            return Status::skip();
+        }
+        let Some(s) = state.read::<StateData>(STATE_KEY) else {
+            return state_error();
+        };
+        // Upstream remembers whether Filter found static bindings on any node it passed.
+        let has_static = nodes.iter().any(|n| {
+            self.find(cx, &s.claims, pod, n)
+                .is_ok_and(|r| r.reasons.is_empty() && !r.volumes.static_bindings.is_empty())
+        });
+        if has_static { Status::success() } else { Status::skip() }
+    }
+}
+
+impl ScorePlugin for VolumeBinding {
+    fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+        let Some(scorer) = &self.scorer else {
+            return (0, Status::success());
+        };
+        let Some(s) = state.read::<StateData>(STATE_KEY) else {
+            return (0, state_error());
+        };
+        let Ok(r) = self.find(cx, &s.claims, pod, node) else {
+            return (0, Status::success());
+        };
+        let mut classes: BTreeMap<String, StorageResource> = BTreeMap::new();
+        for b in &r.volumes.static_bindings {
+            let (req, cap) = b.storage_resource();
+            let e = classes.entry(b.storage_class_name()).or_default();
+            e.requested += req;
+            e.capacity += cap;
+        }
+        (scorer.score(&classes), Status::success())
+    }
+}
+
+fn validate_shape(shape: &[UtilizationShapePoint]) -> Result<(), String> {
+    if shape.is_empty() {
+        return Err("shape: Required value: at least one point must be specified".into());
+    }
+    for i in 1..shape.len() {
+        if shape[i - 1].utilization >= shape[i].utilization {
+            return Err(format!(
+                "shape[{i}].utilization: Invalid value: {}: utilization values must be sorted in increasing order",
+                shape[i].utilization
+            ));
+        }
+    }
+    for (i, p) in shape.iter().enumerate() {
+        if !(0..=100).contains(&p.utilization) {
+            return Err(format!(
+                "shape[{i}].utilization: Invalid value: {}: not in valid range [0, 100]",
+                p.utilization
+            ));
+        }
+        if !(0..=10).contains(&p.score) {
+            return Err(format!(
+                "shape[{i}].score: Invalid value: {}: not in valid range [0, 10]",
+                p.score
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn build(a: Args, version: Version, capacity_priority: bool) -> Result<VolumeBinding, String> {
+    let timeout = a.bind_timeout_seconds.unwrap_or(600);
+    if timeout < 0 {
+        return Err(format!(
+            "bindTimeoutSeconds: Invalid value: {timeout}: invalid BindTimeoutSeconds, should not be a negative value"
+        ));
+    }
+    let scorer = if capacity_priority {
+        let shape = match a.shape {
+            Some(s) if !s.is_empty() => s,
+            _ => vec![
+                UtilizationShapePoint {
+                    utilization: 0,
+                    score: 0,
+                },
+                UtilizationShapePoint {
+                    utilization: 100,
+                    score: 10,
+                },
+            ],
+        };
+        validate_shape(&shape)?;
+        Some(Scorer::new(
+            shape
+                .iter()
+                .map(|p| ShapePoint {
+                    utilization: i64::from(p.utilization),
+                    score: i64::from(p.score) * (super::helper::MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE),
+                })
+                .collect(),
+        ))
+    } else {
+        if a.shape.is_some() {
+            return Err(
+                "shape: Invalid value: the shape points: unexpected field `shape`, remove it or turn on the feature gate VolumeCapacityPriority"
+                    .into(),
+            );
+        }
+        None
+    };
+    Ok(VolumeBinding { version, scorer })
+}
+
+/// Registers VolumeBinding.
+pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
+    let a: Args = super::decode_args(args)?;
+    let p = Arc::new(build(a, version, volume_capacity_priority(version))?);
+    Ok(PluginSlots {
+        pre_filter: Some(p.clone()),
+        filter: Some(p.clone()),
+        pre_score: Some(p.clone()),
+        score: Some(p),
+        later: vec!["Reserve", "PreBind"],
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests;

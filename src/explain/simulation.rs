@@ -1,0 +1,326 @@
+//! Renders a queue simulation (`kschedtui simulate`): the timeline of attempts, waits,
+//! preemptions and bindings, each pending pod's result, and the nodes at the end; as text or
+//! as JSON (`kind: Simulation`, each attempt carrying its explain-json-v1 object).
+
+use std::fmt::Write;
+
+use serde_json::{Map, Value, json};
+
+use crate::engine::framework::node_info::NodeInfo;
+use crate::engine::simulate::{AttemptOutcome, EventKind, FinalState, SimReport};
+use crate::engine::trace::BindingOutcome;
+use crate::model::ObjectKey;
+
+fn secs(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{}.{:03}s", ms / 1000, ms % 1000)
+            .trim_end_matches('0')
+            .to_string()
+    }
+}
+
+fn key(k: &ObjectKey) -> Value {
+    json!({"namespace": k.namespace, "name": k.name})
+}
+
+fn outcome_fields(o: &AttemptOutcome, m: &mut Map<String, Value>) {
+    let (name, node, message) = match o {
+        AttemptOutcome::Bound(n) => ("Bound", Some(n), None),
+        AttemptOutcome::Waiting(n) => ("Waiting", Some(n), None),
+        AttemptOutcome::Unschedulable(msg) => ("Unschedulable", None, Some(msg)),
+        AttemptOutcome::Preempting { node, victims, message } => {
+            m.insert("victims".into(), Value::Array(victims.iter().map(key).collect()));
+            ("Preempting", Some(node), Some(message))
+        }
+        AttemptOutcome::Rejected { node, point, message } => {
+            m.insert("point".into(), json!(point));
+            ("Rejected", Some(node), Some(message))
+        }
+        AttemptOutcome::Error(msg) => ("Error", None, Some(msg)),
+        AttemptOutcome::Gated => ("Gated", None, None),
+        AttemptOutcome::NoProfile(s) => {
+            m.insert("schedulerName".into(), json!(s));
+            ("NoProfile", None, None)
+        }
+    };
+    m.insert("outcome".into(), json!(name));
+    if let Some(n) = node {
+        m.insert("node".into(), json!(n));
+    }
+    if let Some(msg) = message {
+        m.insert("message".into(), json!(msg));
+    }
+}
+
+fn node_json(n: &NodeInfo) -> Value {
+    let a = n.allocatable();
+    let r = &n.requested;
+    let mut scalar_req = Map::new();
+    let mut scalar_alloc = Map::new();
+    for (k, v) in &a.scalar {
+        scalar_alloc.insert(k.clone(), json!(v));
+        scalar_req.insert(k.clone(), json!(r.scalar.get(k).copied().unwrap_or(0)));
+    }
+    json!({
+        "node": n.name(),
+        "pods": n.pods.len(),
+        "requested": {"cpuMilli": r.milli_cpu, "memoryBytes": r.memory, "scalar": scalar_req},
+        "allocatable": {"cpuMilli": a.milli_cpu, "memoryBytes": a.memory, "pods": a.allowed_pod_number, "scalar": scalar_alloc},
+    })
+}
+
+/// The report as JSON.
+pub fn to_json(r: &SimReport) -> Value {
+    let events: Vec<Value> = r
+        .events
+        .iter()
+        .map(|e| {
+            let mut m = Map::new();
+            m.insert("pass".into(), json!(e.pass));
+            m.insert("atMs".into(), json!(e.at_ms));
+            m.insert("pod".into(), key(&e.pod));
+            match &e.kind {
+                EventKind::Attempt {
+                    profile,
+                    outcome,
+                    explanation,
+                } => {
+                    m.insert("event".into(), json!("Attempt"));
+                    m.insert("profile".into(), json!(profile));
+                    outcome_fields(outcome, &mut m);
+                    m.insert("explanation".into(), super::json::to_value(explanation));
+                }
+                EventKind::WaitEnded { trace } => {
+                    m.insert("event".into(), json!("WaitEnded"));
+                    m.insert("outcome".into(), json!(trace.outcome.as_str()));
+                    m.insert("node".into(), json!(trace.node));
+                    if let Some(msg) = &trace.message {
+                        m.insert("message".into(), json!(msg));
+                    }
+                    m.insert("bindingCycle".into(), super::json::binding_cycle(trace));
+                }
+                EventKind::Evicted { node, by } => {
+                    m.insert("event".into(), json!("Evicted"));
+                    m.insert("node".into(), json!(node));
+                    m.insert("by".into(), key(by));
+                }
+                EventKind::NominationCleared { node } => {
+                    m.insert("event".into(), json!("NominationCleared"));
+                    m.insert("node".into(), json!(node));
+                }
+            }
+            Value::Object(m)
+        })
+        .collect();
+    let pods: Vec<Value> = r
+        .pods
+        .iter()
+        .map(|(k, s)| {
+            let mut m = Map::new();
+            m.insert("pod".into(), key(k));
+            match s {
+                FinalState::Bound { node, at_ms } => {
+                    m.insert("result".into(), json!("Bound"));
+                    m.insert("node".into(), json!(node));
+                    m.insert("atMs".into(), json!(at_ms));
+                }
+                FinalState::Waiting(n) => {
+                    m.insert("result".into(), json!("Waiting"));
+                    m.insert("node".into(), json!(n));
+                }
+                FinalState::Pending { message, nominated } => {
+                    m.insert("result".into(), json!("Pending"));
+                    m.insert("message".into(), json!(message));
+                    m.insert("nominatedNode".into(), json!(nominated));
+                }
+                FinalState::Gated => {
+                    m.insert("result".into(), json!("Gated"));
+                }
+                FinalState::NoProfile(s) => {
+                    m.insert("result".into(), json!("NoProfile"));
+                    m.insert("schedulerName".into(), json!(s));
+                }
+                FinalState::Deleted => {
+                    m.insert("result".into(), json!("Deleted"));
+                }
+            }
+            Value::Object(m)
+        })
+        .collect();
+    json!({
+        "apiVersion": "kschedtui/v1",
+        "kind": "Simulation",
+        "schedulerVersion": r.snapshot.version.to_string(),
+        "passes": r.passes,
+        "converged": r.converged,
+        "endMs": r.end_ms,
+        "events": events,
+        "pods": pods,
+        "evicted": r.evicted.iter().map(key).collect::<Vec<_>>(),
+        "nodes": r.snapshot.nodes.iter().map(node_json).collect::<Vec<_>>(),
+    })
+}
+
+fn cores(milli: i64) -> String {
+    if milli % 1000 == 0 {
+        format!("{}", milli / 1000)
+    } else {
+        format!("{}m", milli)
+    }
+}
+
+fn gib(bytes: i64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let g = bytes as f64 / f64::from(1u32 << 30);
+    format!("{g:.1}Gi")
+}
+
+/// The report as text.
+pub fn render(r: &SimReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Simulated {} pending pod(s) on {} node(s), scheduler {}: {} pass(es){}, simulated time {}",
+        r.pods.len(),
+        r.snapshot.nodes.len(),
+        r.snapshot.version,
+        r.passes,
+        if r.converged {
+            ""
+        } else {
+            " (stopped before the queue settled)"
+        },
+        secs(r.end_ms)
+    );
+    if r.pods.is_empty() {
+        return s;
+    }
+    let _ = writeln!(s, "\nTimeline:");
+    for e in &r.events {
+        let head = format!("  [pass {}, t={}] {}", e.pass, secs(e.at_ms), e.pod);
+        match &e.kind {
+            EventKind::Attempt {
+                profile,
+                outcome,
+                explanation,
+            } => {
+                let what = match outcome {
+                    AttemptOutcome::Bound(n) => format!("bound to {n}"),
+                    AttemptOutcome::Waiting(n) => {
+                        let gang = explanation
+                            .gang
+                            .as_ref()
+                            .map(|g| {
+                                format!(
+                                    " (gang {}: {} of minMember {} assigned with this pod; times out after {})",
+                                    g.group,
+                                    g.assigned + 1,
+                                    g.min_member,
+                                    secs(g.timeout_ms)
+                                )
+                            })
+                            .unwrap_or_default();
+                        format!("assumed on {n}, waiting at Permit{gang}")
+                    }
+                    AttemptOutcome::Unschedulable(m) => format!("unschedulable: {m}"),
+                    AttemptOutcome::Preempting { node, victims, message } => {
+                        let v: Vec<String> = victims.iter().map(ToString::to_string).collect();
+                        format!("preempts on {node} (victims: {}); nominated: {message}", v.join(", "))
+                    }
+                    AttemptOutcome::Rejected { node, point, message } => {
+                        format!("{point} rejected it on {node}: {message}")
+                    }
+                    AttemptOutcome::Error(m) => format!("error: {m}"),
+                    AttemptOutcome::Gated => "held back by scheduling gates".into(),
+                    AttemptOutcome::NoProfile(n) => format!("no profile serves schedulerName '{n}'"),
+                };
+                let prof = if profile.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({profile})")
+                };
+                let _ = writeln!(s, "{head}{prof}: {what}");
+            }
+            EventKind::WaitEnded { trace } => {
+                let what = match trace.outcome {
+                    BindingOutcome::Bound => format!("wait ended with Allow: bound to {}", trace.node),
+                    _ => format!(
+                        "wait on {} ended: {}; forgotten, back to the queue",
+                        trace.node,
+                        trace.message.clone().unwrap_or_default()
+                    ),
+                };
+                let _ = writeln!(s, "{head}: {what}");
+            }
+            EventKind::Evicted { node, by } => {
+                let _ = writeln!(s, "{head}: deleted from {node} (preemption victim of {by})");
+            }
+            EventKind::NominationCleared { node } => {
+                let _ = writeln!(s, "{head}: nominated node {node} cleared");
+            }
+        }
+    }
+    let _ = writeln!(s, "\nResult:");
+    let w = r
+        .pods
+        .iter()
+        .map(|(k, _)| k.to_string().len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    for (k, st) in &r.pods {
+        let line = match st {
+            FinalState::Bound { node, at_ms } => format!("Bound      {node} (t={})", secs(*at_ms)),
+            FinalState::Waiting(n) => format!("Waiting    at Permit on {n}"),
+            FinalState::Pending { message, nominated } => {
+                let nom = nominated
+                    .as_ref()
+                    .map(|n| format!(" [nominated {n}]"))
+                    .unwrap_or_default();
+                format!("Pending    {message}{nom}")
+            }
+            FinalState::Gated => "Gated      scheduling gates".into(),
+            FinalState::NoProfile(n) => format!("Pending    no profile serves schedulerName '{n}'"),
+            FinalState::Deleted => "Deleted".into(),
+        };
+        let _ = writeln!(s, "  {:<w$}  {line}", k.to_string());
+    }
+    if !r.evicted.is_empty() {
+        let v: Vec<String> = r.evicted.iter().map(ToString::to_string).collect();
+        let _ = writeln!(s, "\nDeleted by preemption: {}", v.join(", "));
+    }
+    let _ = writeln!(s, "\nNodes at the end:");
+    let nw = r
+        .snapshot
+        .nodes
+        .iter()
+        .map(|n| n.name().len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        s,
+        "  {:<nw$}  {:>5}  {:>15}  {:>17}  OTHER",
+        "NODE", "PODS", "CPU req/alloc", "MEMORY req/alloc"
+    );
+    for n in &r.snapshot.nodes {
+        let a = n.allocatable();
+        let other: Vec<String> = a
+            .scalar
+            .iter()
+            .map(|(k, v)| format!("{k} {}/{v}", n.requested.scalar.get(k).copied().unwrap_or(0)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "  {:<nw$}  {:>5}  {:>15}  {:>17}  {}",
+            n.name(),
+            n.pods.len(),
+            format!("{}/{}", cores(n.requested.milli_cpu), cores(a.milli_cpu)),
+            format!("{}/{}", gib(n.requested.memory), gib(a.memory)),
+            other.join(", ")
+        );
+    }
+    s
+}

@@ -1,0 +1,281 @@
+//! Saving a cluster back to a snapshot file (a `kind: List`, YAML or JSON) that the loader
+//! reads again.
+//!
+//! When the cluster was loaded with its documents kept (`file::load_path_keeping_documents`),
+//! every document is written back as read, in the same order, with only what scheduling
+//! changed patched in: a pod's spec.nodeName, status.nominatedNodeName and status.conditions
+//! (from its typed object), and pods deleted by preemption left out. Pods the documents do not
+//! hold are appended, serialized from their typed objects. Without kept documents, every typed
+//! object is serialized with its apiVersion and kind (kinds the loader skipped are then lost,
+//! and Namespaces keep only their labels).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::model::{Cluster, ObjectKey, Pod};
+
+/// Why a cluster could not be saved.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    /// The file could not be written.
+    #[error("cannot write snapshot '{path}'")]
+    Io {
+        /// Path.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// The cluster could not be serialized.
+    #[error("cannot serialize the snapshot: {0}")]
+    Serialize(String),
+}
+
+fn key_of(v: &Value) -> ObjectKey {
+    let md = v.get("metadata");
+    let s = |f: &str| {
+        md.and_then(|m| m.get(f))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    ObjectKey::new(s("namespace"), s("name"))
+}
+
+fn typed<T: Serialize>(api_version: &str, kind: &str, obj: &T) -> Value {
+    let mut v = serde_json::to_value(obj).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.insert("apiVersion".into(), json!(api_version));
+        m.insert("kind".into(), json!(kind));
+    }
+    v
+}
+
+fn non_empty(s: Option<&str>) -> Option<&str> {
+    s.filter(|x| !x.is_empty())
+}
+
+/// Sets `obj[field]` to a string, or removes it with None.
+fn set_str(obj: &mut Map<String, Value>, field: &str, v: Option<&str>) {
+    match v {
+        Some(s) => {
+            obj.insert(field.into(), json!(s));
+        }
+        None => {
+            obj.remove(field);
+        }
+    }
+}
+
+fn child<'a>(v: &'a mut Value, field: &str) -> Option<&'a mut Map<String, Value>> {
+    let Value::Object(m) = v else { return None };
+    let c = m.entry(field.to_string()).or_insert_with(|| json!({}));
+    if c.is_null() {
+        *c = json!({});
+    }
+    c.as_object_mut()
+}
+
+/// Patches the scheduling fields of a pod document from its typed object; a field the typed
+/// object agrees with is left exactly as written.
+pub fn patch_pod(doc: &mut Value, pod: &Pod) {
+    let spec_node = pod.obj.spec.as_ref().and_then(|s| s.node_name.as_deref());
+    let raw_node = doc.pointer("/spec/nodeName").and_then(Value::as_str);
+    if non_empty(raw_node) != non_empty(spec_node)
+        && let Some(spec) = child(doc, "spec")
+    {
+        set_str(spec, "nodeName", non_empty(spec_node));
+    }
+    let status = pod.obj.status.as_ref();
+    let nominated = status.and_then(|s| s.nominated_node_name.as_deref());
+    let raw_nominated = doc.pointer("/status/nominatedNodeName").and_then(Value::as_str);
+    if non_empty(raw_nominated) != non_empty(nominated)
+        && let Some(st) = child(doc, "status")
+    {
+        set_str(st, "nominatedNodeName", non_empty(nominated));
+    }
+    let conds = status.and_then(|s| s.conditions.clone()).unwrap_or_default();
+    let raw_conds: Vec<k8s_openapi::api::core::v1::PodCondition> = doc
+        .pointer("/status/conditions")
+        .cloned()
+        .and_then(|c| serde_json::from_value(c).ok())
+        .unwrap_or_default();
+    if raw_conds != conds
+        && let Some(st) = child(doc, "status")
+    {
+        st.insert("conditions".into(), serde_json::to_value(&conds).unwrap_or(Value::Null));
+    }
+}
+
+/// The cluster as a `kind: List` value.
+pub fn to_list(c: &Cluster) -> Value {
+    let mut items: Vec<Value> = Vec::new();
+    if c.source_documents.is_empty() {
+        items.extend(typed_objects(c));
+    } else {
+        let mut written: BTreeSet<ObjectKey> = BTreeSet::new();
+        for d in &c.source_documents {
+            if d.get("kind").and_then(Value::as_str) == Some("Pod") {
+                let k = key_of(d);
+                let Some(p) = c.pod(&k) else {
+                    continue;
+                };
+                let mut d = d.clone();
+                patch_pod(&mut d, p);
+                written.insert(k);
+                items.push(d);
+            } else {
+                items.push(d.clone());
+            }
+        }
+        for p in &c.pods {
+            if !written.contains(&p.key) {
+                items.push(typed("v1", "Pod", &p.obj));
+            }
+        }
+    }
+    json!({"apiVersion": "v1", "kind": "List", "items": items})
+}
+
+fn typed_objects(c: &Cluster) -> Vec<Value> {
+    let mut v: Vec<Value> = Vec::new();
+    for (name, labels) in &c.namespaces {
+        v.push(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}));
+    }
+    v.extend(
+        c.priority_classes
+            .values()
+            .map(|o| typed("scheduling.k8s.io/v1", "PriorityClass", o)),
+    );
+    v.extend(
+        c.storage_classes
+            .values()
+            .map(|o| typed("storage.k8s.io/v1", "StorageClass", o)),
+    );
+    v.extend(c.csi_nodes.values().map(|o| typed("storage.k8s.io/v1", "CSINode", o)));
+    v.extend(c.pvs.values().map(|o| typed("v1", "PersistentVolume", o)));
+    v.extend(c.pvcs.values().map(|o| typed("v1", "PersistentVolumeClaim", o)));
+    v.extend(c.nodes.iter().map(|n| typed("v1", "Node", &n.obj)));
+    v.extend(c.pdbs.iter().map(|o| typed("policy/v1", "PodDisruptionBudget", o)));
+    v.extend(c.services.iter().map(|o| typed("v1", "Service", o)));
+    v.extend(c.replica_sets.iter().map(|o| typed("apps/v1", "ReplicaSet", o)));
+    v.extend(c.stateful_sets.iter().map(|o| typed("apps/v1", "StatefulSet", o)));
+    v.extend(
+        c.replication_controllers
+            .iter()
+            .map(|o| typed("v1", "ReplicationController", o)),
+    );
+    v.extend(
+        c.pod_groups
+            .iter()
+            .map(|o| typed("scheduling.x-k8s.io/v1alpha1", "PodGroup", o)),
+    );
+    v.extend(c.pods.iter().map(|p| typed("v1", "Pod", &p.obj)));
+    v
+}
+
+/// Serializes the cluster: JSON when `json`, else YAML.
+pub fn to_text(c: &Cluster, json: bool) -> Result<String, SaveError> {
+    let v = to_list(c);
+    if json {
+        serde_json::to_string_pretty(&v)
+            .map(|s| s + "\n")
+            .map_err(|e| SaveError::Serialize(e.to_string()))
+    } else {
+        serde_yaml::to_string(&v).map_err(|e| SaveError::Serialize(e.to_string()))
+    }
+}
+
+/// Writes the cluster to `path` (JSON for a `.json` file, YAML otherwise).
+pub fn save_path(c: &Cluster, path: &Path) -> Result<(), SaveError> {
+    let json = path.extension().is_some_and(|e| e == "json");
+    let text = to_text(c, json)?;
+    std::fs::write(path, text).map_err(|e| SaveError::Io {
+        path: path.display().to_string(),
+        source: e,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::file::{load_str, load_str_keeping_documents};
+
+    const SNAP: &str = r"
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1, annotations: {team: blue}}
+  status: {allocatable: {cpu: 2, memory: 2Gi, pods: 10}}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: cm, namespace: default}
+  data: {k: v}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: default, labels: {app: x}}
+  spec:
+    futureField: keep-me
+    containers: [{name: c, resources: {requests: {cpu: 1}}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: v, namespace: default}
+  spec: {nodeName: n1, containers: [{name: c}]}
+";
+
+    #[test]
+    fn unchanged_cluster_writes_back_every_document_as_read() {
+        let c = load_str_keeping_documents("t", SNAP).unwrap();
+        let v = to_list(&c);
+        let items = v["items"].as_array().unwrap();
+        assert_eq!(items, &c.source_documents);
+        assert_eq!(items.len(), 4);
+        assert_eq!(items[1]["kind"], "ConfigMap");
+        assert_eq!(items[2]["spec"]["futureField"], "keep-me");
+    }
+
+    #[test]
+    fn bind_and_evict_patch_only_scheduling_fields_and_read_back() {
+        let mut c = load_str_keeping_documents("t", SNAP).unwrap();
+        c.bind_pod(&ObjectKey::new("default", "p"), "n1").unwrap();
+        c.evict_pod(&ObjectKey::new("default", "v")).unwrap();
+        let v = to_list(&c);
+        let items = v["items"].as_array().unwrap();
+        assert_eq!(items.len(), 3, "the evicted pod is gone, the ConfigMap stays");
+        let p = &items[2];
+        assert_eq!(p["spec"]["nodeName"], "n1");
+        assert_eq!(p["spec"]["futureField"], "keep-me");
+        assert_eq!(p["status"]["conditions"][0]["type"], "PodScheduled");
+        assert_eq!(p["status"]["conditions"][0]["status"], "True");
+        assert_eq!(p["spec"]["containers"][0]["resources"]["requests"]["cpu"], 1);
+        assert_eq!(items[0], c.source_documents[0]);
+        let text = to_text(&c, false).unwrap();
+        let back = load_str("back", &text).unwrap();
+        assert_eq!(back.pods.len(), 1);
+        assert_eq!(back.pods[0].node_name.as_deref(), Some("n1"));
+        assert_eq!(back.skipped.get("ConfigMap"), Some(&1));
+        assert_eq!(
+            back.nodes[0].obj.metadata.annotations,
+            c.nodes[0].obj.metadata.annotations
+        );
+    }
+
+    #[test]
+    fn without_kept_documents_typed_objects_are_written_with_kind() {
+        let mut c = load_str("t", SNAP).unwrap();
+        c.bind_pod(&ObjectKey::new("default", "p"), "n1").unwrap();
+        let text = to_text(&c, true).unwrap();
+        let back = load_str("back.json", &text).unwrap();
+        assert_eq!(back.nodes.len(), 1);
+        assert_eq!(back.pods.len(), 2);
+        assert_eq!(
+            back.pod(&ObjectKey::new("default", "p")).unwrap().node_name.as_deref(),
+            Some("n1")
+        );
+        assert_eq!(back.nodes[0].allocatable.milli_cpu, 2000);
+    }
+}

@@ -1,0 +1,242 @@
+//! The `kschedtui` binary as a user runs it: exit codes and the exact error lines for the
+//! deliberate mistakes under fixtures/invalid.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kschedtui"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run kschedtui")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+#[test]
+fn invalid_fixtures_give_one_line_errors_naming_object_and_field() {
+    let cases = [
+        (
+            "bad-quantity",
+            "error: fixtures/invalid/bad-quantity.yaml (document 0): Pod default/web: field 'spec.containers[0].resources.requests.cpu': '1.5.3' is not a valid quantity: it has more than one decimal point (examples: 500m, 2, 1.5Gi, 100Mi, 1e3)",
+        ),
+        (
+            "bad-node-allocatable",
+            "error: fixtures/invalid/bad-node-allocatable.yaml (document 0): Node n1: field 'status.allocatable.memory': '8Qi' is not a valid quantity: its suffix is not one of n u m k M G T P E Ki Mi Gi Ti Pi Ei or an exponent (examples: 500m, 2, 1.5Gi, 100Mi, 1e3)",
+        ),
+        (
+            "duplicate",
+            "error: fixtures/invalid/duplicate.yaml (document 1): Node n1: field 'metadata.name': duplicate object: Node n1 was already defined at fixtures/invalid/duplicate.yaml (document 0)",
+        ),
+        (
+            "missing-name",
+            "error: fixtures/invalid/missing-name.yaml (document 0): Node (unnamed): field 'metadata.name': is missing; every object needs a name",
+        ),
+        (
+            "no-kind",
+            "error: fixtures/invalid/no-kind.yaml: document 0: object has no 'kind'",
+        ),
+        (
+            "wrong-type",
+            "error: fixtures/invalid/wrong-type.yaml (document 0): Pod default/web: field 'spec.containers': invalid type: map, expected a sequence",
+        ),
+    ];
+    for (name, want) in cases {
+        let path = format!("fixtures/invalid/{name}.yaml");
+        let o = run(&["explain", "--snapshot", &path, "--all-pending"]);
+        assert_eq!(o.status.code(), Some(1), "{name}");
+        assert_eq!(stderr(&o).trim_end(), want, "{name}");
+        assert!(o.stdout.is_empty(), "{name}: nothing on stdout");
+    }
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        "fixtures/invalid/not-yaml.yaml",
+        "--all-pending",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).starts_with("error: fixtures/invalid/not-yaml.yaml: document 0: not valid YAML: "),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn every_invalid_fixture_has_a_case() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/invalid");
+    let n = std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "yaml"))
+        .count();
+    assert_eq!(n, 7, "add a case above for each new fixtures/invalid file");
+}
+
+#[test]
+fn missing_pod_missing_file_and_bad_version_are_errors() {
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        "fixtures/seeds-worked-example.yaml",
+        "default/nope",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "error: pod 'default/nope' is not in the snapshot"
+    );
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        "fixtures/seeds-worked-example.yaml",
+        "web-1",
+        "-n",
+        "prod",
+    ]);
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "error: pod 'prod/web-1' is not in the snapshot (a pod of that name is in namespace 'default')"
+    );
+    let o = run(&["explain", "--snapshot", "fixtures/does-not-exist.yaml", "x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "error: cannot read snapshot 'fixtures/does-not-exist.yaml': No such file or directory (os error 2)"
+    );
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        "fixtures/seeds-worked-example.yaml",
+        "web-1",
+        "--scheduler-version",
+        "1.12",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("'1.12' is not a supported scheduler version"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn warnings_do_not_stop_the_explanation() {
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        "fixtures/warnings.yaml",
+        "--all-pending",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("Pod default/typo: unknown field 'spec.containers[0].resorces' (ignored)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Pod default/orphan: spec.nodeName 'gone' names no node in the snapshot"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1, "only the pending pod is explained");
+    assert_eq!(v[0]["pod"]["name"], "typo");
+    assert_eq!(v[0]["selected"], serde_json::json!(["n1"]));
+}
+
+#[test]
+fn text_json_and_yaml_outputs() {
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        "fixtures/seeds-worked-example.yaml",
+        "default/web-1",
+        "--scheduler-version",
+        "1.30",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("Verdict: Schedulable: would bind to node-1"), "{text}");
+    assert!(
+        text.contains("node-3  no fit     TaintToleration            node(s) had untolerated taint {dedicated: gpu}"),
+        "{text}"
+    );
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        "fixtures/seeds-worked-example.yaml",
+        "web-1",
+        "-o",
+        "yaml",
+        "--scheduler-version",
+        "1.30",
+    ]);
+    let y: serde_yaml::Value = serde_yaml::from_slice(&o.stdout).unwrap();
+    assert_eq!(y["selected"][0].as_str(), Some("node-1"));
+    // newer releases no longer print the taint
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        "fixtures/seeds-worked-example.yaml",
+        "web-1",
+        "-o",
+        "json",
+        "--scheduler-version",
+        "1.31",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["filter"][2]["reasons"],
+        serde_json::json!(["node(s) had untolerated taint(s)"])
+    );
+}
+
+#[test]
+fn explain_shows_the_binding_cycle_and_the_gang() {
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        "fixtures/seeds-worked-example.yaml",
+        "web-1",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let b = &v["bindingCycle"];
+    assert_eq!(b["node"], "node-1");
+    assert_eq!(b["outcome"], "Bound");
+    assert_eq!(b["reserve"][0]["plugin"], "VolumeBinding");
+    assert_eq!(b["bind"][0]["plugin"], "DefaultBinder");
+    assert_eq!(
+        b["bind"][0]["notes"][0],
+        "would POST /api/v1/namespaces/default/pods/web-1/binding with target Node 'node-1'"
+    );
+    assert!(v.get("gang").is_none());
+    let o = run(&["explain", "--snapshot", "fixtures/gang.yaml", "ml/worker-0"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("Verdict: Waiting at Permit on gpu-1"), "{text}");
+    assert!(
+        text.contains("minMember 4, 4 member pod(s), 0 other member(s) already on a node, permit timeout 10s"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Permit     Coscheduling           Wait (up to 10s)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn simulate_needs_a_cluster() {
+    let o = run(&["simulate"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "error: no cluster to simulate: pass --snapshot FILE or --demo"
+    );
+}
