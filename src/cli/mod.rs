@@ -36,6 +36,9 @@ pub struct Cli {
     /// Open the bundled demo cluster.
     #[arg(long)]
     pub demo: bool,
+    /// TUI colour theme: a bundled name (default, light, high-contrast) or a YAML file.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub theme: Option<String>,
     /// How to reach a live cluster (when no --snapshot is given).
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -371,6 +374,33 @@ pub fn write_stdout(text: &str) -> Result<()> {
     }
 }
 
+/// Opens the terminal UI on `--snapshot` or `--demo`.
+#[cfg(feature = "tui")]
+fn run_tui(cli: &Cli) -> Result<()> {
+    if cli.snapshot.is_none() && !cli.demo {
+        bail!(
+            "live mode (attaching to the current kubeconfig context) is not available in this build; open a snapshot with `kschedtui --snapshot FILE` or the demo with `kschedtui --demo`"
+        );
+    }
+    if let Some(p) = &cli.snapshot
+        && !p.exists()
+    {
+        bail!("cannot read snapshot '{}': no such file or directory", p.display());
+    }
+    crate::tui::run(&crate::tui::Options {
+        snapshot: cli.snapshot.clone(),
+        demo: cli.demo,
+        theme: cli.theme.clone(),
+        readonly: cli.cluster.readonly,
+    })
+}
+
+/// Without the `tui` feature there is no terminal UI.
+#[cfg(not(feature = "tui"))]
+fn run_tui(_cli: &Cli) -> Result<()> {
+    bail!("this build has no terminal UI (built without the 'tui' feature); use `kschedtui explain`")
+}
+
 /// The program: parses arguments and runs a command; returns the exit code.
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
@@ -381,9 +411,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Snapshot(a)) => snapshot(a, &cli),
         Some(Command::Generate(a)) => generate(a),
         Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref()),
-        None => Err(anyhow::anyhow!(
-            "the terminal UI is not implemented yet; use `kschedtui explain --demo --all-pending` or `kschedtui explain --snapshot FILE --all-pending`"
-        )),
+        None => run_tui(&cli),
     };
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -289,8 +289,25 @@ fn push_object(
         });
     };
     let api_version = m.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
+    // A namespaced object without a namespace lands in "default", as `kubectl apply` puts it.
+    const CLUSTER_SCOPED: &[&str] = &[
+        "Node",
+        "Namespace",
+        "PriorityClass",
+        "PersistentVolume",
+        "StorageClass",
+        "CSINode",
+        "CSIDriver",
+    ];
+    if !CLUSTER_SCOPED.contains(&kind.as_str())
+        && let Value::Object(m) = &mut v
+        && let Some(Value::Object(md)) = m.get_mut("metadata")
+        && md.get("namespace").and_then(Value::as_str).is_none_or(str::is_empty)
+    {
+        md.insert("namespace".into(), Value::String("default".into()));
+    }
     let key = {
-        let md = m.get("metadata");
+        let md = v.get("metadata");
         let s = |f: &str| {
             md.and_then(|x| x.get(f))
                 .and_then(Value::as_str)

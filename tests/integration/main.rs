@@ -1,4 +1,5 @@
-//! The one integration test binary (one link of the dependency graph on a 2-core CI machine).
+//! The one integration test binary (each extra file under tests/ would link the whole crate
+//! again); one module per area.
 #![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
 
 #[cfg(feature = "live")]
@@ -13,3 +14,8 @@ mod live_cli;
 #[cfg(feature = "live")]
 mod live_source;
 mod simulate;
+#[cfg(feature = "tui")]
+mod tui_e2e;
+mod tui_layering;
+#[cfg(feature = "tui")]
+mod tui_screens;

@@ -850,7 +850,8 @@ mod tests {
                     pg("ns", "pg1", 1, None, None),
                     pg("ns", "pg2", 1, None, None),
                 ],
-                ("", "p"),
+                // a pod written without a namespace is loaded into "default"
+                ("default", "p"),
                 Ok(()),
             ),
             (

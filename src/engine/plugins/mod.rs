@@ -42,6 +42,8 @@ pub enum InstantiateError {
 
 type Factory = fn(&Value, Version) -> Result<PluginSlots, String>;
 
+/// A plugin a configuration may name that the engine does not reproduce: it takes part in no
+/// extension point and every explanation says so.
 fn not_implemented(_: &Value, _: Version) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         not_implemented: true,
@@ -49,9 +51,8 @@ fn not_implemented(_: &Value, _: Version) -> Result<PluginSlots, String> {
     })
 }
 
-/// VolumeBinding: its PreFilter/Filter/Score are not reproduced yet; its Reserve and PreBind
-/// are (volume_binding_cycle.rs). When VolumeBinding's own module lands, call its `register`
-/// here instead of `not_implemented` and keep `volume_binding_cycle::extend`.
+/// VolumeBinding: PreFilter/Filter/Score from volume_binding, Reserve/PreBind from
+/// volume_binding_cycle.
 fn volume_binding(args: &Value, version: Version) -> Result<PluginSlots, String> {
     let mut s = volume_binding::register(args, version)?;
     volume_binding_cycle::extend(&mut s);
@@ -89,6 +90,7 @@ fn registry() -> Vec<(&'static str, Factory)> {
         (names::DEFAULT_PREEMPTION, default_preemption::register),
         (names::DEFAULT_BINDER, default_binder::register),
         (names::COSCHEDULING, coscheduling::register),
+        (names::DYNAMIC_RESOURCES, not_implemented),
     ]
 }
 

@@ -1,0 +1,119 @@
+//! Everything that can happen to the app: user intents (from the keymap, the mouse or the
+//! command line) and data arriving from the runtime.
+
+use super::whatif::EditTarget;
+use super::{Explained, Loaded};
+use crate::model::ObjectKey;
+
+/// One thing that happened.
+pub enum Action {
+    /// Move the selection up one row.
+    Up,
+    /// Move the selection down one row.
+    Down,
+    /// Up one page.
+    PageUp,
+    /// Down one page.
+    PageDown,
+    /// First row.
+    Top,
+    /// Last row.
+    Bottom,
+    /// Open the selected row (pod, node).
+    Open,
+    /// Go back one screen; at the pod list, quit.
+    Back,
+    /// Quit from anywhere.
+    Quit,
+    /// Toggle the help overlay.
+    Help,
+    /// Start a `:` command.
+    CommandStart,
+    /// Start typing a search (`/`).
+    SearchStart,
+    /// A typed character (search, command, form).
+    Input(char),
+    /// Delete the last character.
+    Backspace,
+    /// Clear the current text field.
+    ClearInput,
+    /// Enter in a text mode: run the command, keep the search, apply the form.
+    Submit,
+    /// Esc in a text mode or dialog.
+    Cancel,
+    /// Confirm the dialog.
+    Confirm,
+    /// Next step of the pipeline (one plugin).
+    StepNext,
+    /// Previous step.
+    StepPrev,
+    /// Next extension point.
+    PointNext,
+    /// Previous extension point.
+    PointPrev,
+    /// Run to the end: the last step the pod reached.
+    RunToEnd,
+    /// Back to the first step.
+    Restart,
+    /// Filter table: show all failing plugins per node.
+    ToggleAllFailures,
+    /// Cycle the sort order of the current table.
+    CycleSort,
+    /// Reverse the pod list order.
+    ReverseSort,
+    /// Score matrix: raw → normalized → weighted.
+    CycleScoreMode,
+    /// Show or hide the diff with the trace before the last what-if edit.
+    ToggleDiff,
+    /// Pod list: next namespace.
+    NextNamespace,
+    /// Pod list: all namespaces.
+    AllNamespaces,
+    /// Bind (asks for confirmation).
+    RequestBind,
+    /// Preempt (asks for confirmation).
+    RequestPreempt,
+    /// Edit the pod or node inline.
+    EditInline,
+    /// Edit the pod or node as YAML in $EDITOR.
+    EditExternal,
+    /// Node view: cordon or uncordon the node (what-if).
+    ToggleCordon,
+    /// Next field of the form.
+    FieldNext,
+    /// Previous field of the form.
+    FieldPrev,
+    /// Mouse: scroll up.
+    ScrollUp,
+    /// Mouse: scroll down.
+    ScrollDown,
+    /// Mouse: click on a table row (index into the rows as displayed).
+    ClickRow(usize),
+    /// Mouse: click on a pipeline point (index into the pipeline's points).
+    ClickPoint(usize),
+    /// Time passes (Unix seconds).
+    Tick {
+        /// Now.
+        now: i64,
+    },
+    /// The cluster was read.
+    Loaded(Box<Result<Loaded, String>>),
+    /// A pod was explained.
+    Explained {
+        /// Cluster generation it was computed on.
+        generation: u64,
+        /// The pod.
+        pod: ObjectKey,
+        /// The explanation or the engine's error.
+        result: Explained,
+    },
+    /// Something broke that the app cannot recover from (an engine panic): quit with it.
+    Fatal(String),
+    /// The editor closed (the edited text, or why there is none).
+    Edited {
+        /// What was edited.
+        target: EditTarget,
+        /// The text.
+        result: Result<String, String>,
+    },
+}

@@ -1,0 +1,360 @@
+//! Facts the panels show that the trace does not spell out: what each node has requested, what a
+//! node that nearly fits is missing ("needs 250m more cpu"), reason counts, and the rows of the
+//! Filter and Score tables in display order. Pure functions of the cluster and the explanation.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+
+use super::FilterSort;
+use super::format;
+use crate::engine::plugins::names;
+use crate::engine::trace::{Explanation, NodeFilter, NodeScoreTrace};
+use crate::model::resources::Resource;
+use crate::model::{Cluster, Node, ObjectKey, Pod};
+
+/// Label holding a node's zone.
+pub const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
+
+/// What the pods bound to a node request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeUsage {
+    /// Sum of the pods' effective requests.
+    pub requested: Resource,
+    /// The pods, sorted by key.
+    pub pods: Vec<ObjectKey>,
+}
+
+/// Requests and pods per node, counting every bound pod that has not finished (as the
+/// scheduler's NodeInfo does).
+pub fn node_usage(cluster: &Cluster) -> BTreeMap<String, NodeUsage> {
+    let mut m: BTreeMap<String, NodeUsage> = cluster
+        .nodes
+        .iter()
+        .map(|n| (n.name.clone(), NodeUsage::default()))
+        .collect();
+    for p in &cluster.pods {
+        if p.is_finished() {
+            continue;
+        }
+        if let Some(n) = &p.node_name
+            && let Some(u) = m.get_mut(n)
+        {
+            u.requested.add_scaled(&p.requests.resource, 1);
+            u.pods.push(p.key.clone());
+        }
+    }
+    m
+}
+
+/// One resource a node lacks for a pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Missing {
+    /// Resource name ("pods" for pod slots).
+    pub resource: String,
+    /// How much more is needed (milli-cores for cpu, bytes for memory, count otherwise).
+    pub amount: i64,
+    /// The shortfall as a fraction of the request (for ordering), in parts per thousand.
+    pub per_mille: i64,
+}
+
+impl fmt::Display for Missing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.resource == "pods" {
+            write!(
+                f,
+                "needs {} more pod slot{}",
+                self.amount,
+                if self.amount == 1 { "" } else { "s" }
+            )
+        } else {
+            write!(
+                f,
+                "needs {} more {}",
+                format::amount(&self.resource, self.amount),
+                self.resource
+            )
+        }
+    }
+}
+
+/// What `node` lacks for `pod`: each requested resource beyond allocatable minus requested,
+/// and a pod slot when the node is full.
+pub fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>) -> Vec<Missing> {
+    let empty = NodeUsage::default();
+    let u = usage.unwrap_or(&empty);
+    let mut out = Vec::new();
+    let slots = node.allocatable.allowed_pod_number - i64::try_from(u.pods.len()).unwrap_or(i64::MAX);
+    if slots < 1 {
+        out.push(Missing {
+            resource: "pods".into(),
+            amount: 1 - slots,
+            per_mille: 1000,
+        });
+    }
+    for (name, &req) in &pod.requests.list {
+        if req <= 0 || name == "pods" {
+            continue;
+        }
+        let free = node.allocatable.get(name) - u.requested.get(name);
+        if req > free {
+            let amount = req - free.max(0);
+            out.push(Missing {
+                resource: name.clone(),
+                amount,
+                per_mille: amount * 1000 / req,
+            });
+        }
+    }
+    out
+}
+
+/// A node's standing at Filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FilterClass {
+    /// Passed every filter.
+    Fit,
+    /// Failed only NodeResourcesFit: more resources would make it fit.
+    NearlyFit,
+    /// Failed for other reasons.
+    NoFit,
+    /// PreFilter left the node out; no filter ran.
+    Excluded,
+}
+
+impl FilterClass {
+    /// Short label.
+    pub fn label(self) -> &'static str {
+        match self {
+            FilterClass::Fit => "fit",
+            FilterClass::NearlyFit => "nearly",
+            FilterClass::NoFit => "no fit",
+            FilterClass::Excluded => "excluded",
+        }
+    }
+}
+
+/// One row of the Filter table.
+#[derive(Clone, Debug)]
+pub struct FilterRow<'a> {
+    /// The trace entry.
+    pub entry: &'a NodeFilter,
+    /// Its class.
+    pub class: FilterClass,
+    /// What is missing (for nearly-fit and resource failures).
+    pub missing: Vec<Missing>,
+    /// The node's zone label ("" when absent).
+    pub zone: String,
+}
+
+impl FilterRow<'_> {
+    /// The first failing plugin ("" when none).
+    pub fn plugin(&self) -> &str {
+        self.entry.failure.as_ref().map_or("", |f| f.plugin.as_str())
+    }
+
+    /// The first failure's reasons, joined.
+    pub fn reason(&self) -> String {
+        match &self.entry.failure {
+            Some(f) => f.reasons.join(", "),
+            None if self.entry.excluded_by_prefilter => "not in PreFilter's node set".into(),
+            None => String::new(),
+        }
+    }
+}
+
+/// Classifies a node's filter entry.
+pub fn classify(entry: &NodeFilter) -> FilterClass {
+    if entry.feasible {
+        FilterClass::Fit
+    } else if entry.excluded_by_prefilter {
+        FilterClass::Excluded
+    } else if entry
+        .failure
+        .as_ref()
+        .is_some_and(|f| f.plugin == names::NODE_RESOURCES_FIT)
+        && entry.all_failures.iter().all(|f| f.plugin == names::NODE_RESOURCES_FIT)
+    {
+        FilterClass::NearlyFit
+    } else {
+        FilterClass::NoFit
+    }
+}
+
+/// The Filter table rows, filtered by `query` (fuzzy, on node, zone, plugin and reason) and
+/// sorted by `sort`.
+pub fn filter_rows<'a>(
+    cluster: &Cluster,
+    usage: &BTreeMap<String, NodeUsage>,
+    ex: &'a Explanation,
+    sort: FilterSort,
+    query: &str,
+) -> Vec<FilterRow<'a>> {
+    let pod = cluster.pod(&ex.pod);
+    let matcher = SkimMatcherV2::default();
+    let mut rows: Vec<FilterRow<'a>> = ex
+        .filter
+        .iter()
+        .map(|entry| {
+            let node = cluster.node(&entry.node);
+            let zone = node.and_then(|n| n.labels.get(ZONE_LABEL).cloned()).unwrap_or_default();
+            let class = classify(entry);
+            let resource_failure = entry.all_failures.iter().any(|f| f.plugin == names::NODE_RESOURCES_FIT);
+            let missing = match (pod, node) {
+                (Some(p), Some(n)) if resource_failure => missing(p, n, usage.get(&entry.node)),
+                _ => Vec::new(),
+            };
+            FilterRow {
+                entry,
+                class,
+                missing,
+                zone,
+            }
+        })
+        .filter(|r| {
+            query.is_empty() || {
+                let hay = format!("{} {} {} {}", r.entry.node, r.zone, r.plugin(), r.reason());
+                matcher.fuzzy_match(&hay, query).is_some()
+            }
+        })
+        .collect();
+    let shortfall = |r: &FilterRow<'_>| r.missing.iter().map(|m| m.per_mille).max().unwrap_or(0);
+    match sort {
+        FilterSort::Fit => rows.sort_by(|a, b| {
+            a.class
+                .cmp(&b.class)
+                .then_with(|| shortfall(a).cmp(&shortfall(b)))
+                .then_with(|| a.entry.node.cmp(&b.entry.node))
+        }),
+        FilterSort::Name => rows.sort_by(|a, b| a.entry.node.cmp(&b.entry.node)),
+        FilterSort::Plugin => {
+            rows.sort_by(|a, b| a.plugin().cmp(b.plugin()).then_with(|| a.entry.node.cmp(&b.entry.node)))
+        }
+        FilterSort::Zone => rows.sort_by(|a, b| a.zone.cmp(&b.zone).then_with(|| a.entry.node.cmp(&b.entry.node))),
+    }
+    rows
+}
+
+/// How many nodes failed with each reason (first failures, as upstream's message counts them),
+/// most frequent first, then by reason.
+pub fn reason_counts(ex: &Explanation) -> Vec<(String, usize)> {
+    let mut m: BTreeMap<String, usize> = BTreeMap::new();
+    for f in &ex.filter {
+        if let Some(fl) = &f.failure {
+            for r in &fl.reasons {
+                *m.entry(r.clone()).or_insert(0) += 1;
+            }
+        } else if f.excluded_by_prefilter {
+            *m.entry("not in PreFilter's node set".into()).or_insert(0) += 1;
+        }
+    }
+    let mut v: Vec<(String, usize)> = m.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+/// Score rows by total (highest first), then node name.
+pub fn score_rows(ex: &Explanation) -> Vec<&NodeScoreTrace> {
+    let mut v: Vec<&NodeScoreTrace> = ex.score.iter().collect();
+    v.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.node.cmp(&b.node)));
+    v
+}
+
+/// The Score plugins in profile order (those present in the trace), then any others.
+pub fn score_plugins(ex: &Explanation, profile_order: &[&str]) -> Vec<String> {
+    let mut present: Vec<String> = Vec::new();
+    for p in ex.score.iter().flat_map(|n| n.plugins.iter()) {
+        if !present.contains(&p.plugin) {
+            present.push(p.plugin.clone());
+        }
+    }
+    let mut out: Vec<String> = profile_order
+        .iter()
+        .filter(|p| present.iter().any(|x| x == *p))
+        .map(|p| (*p).to_string())
+        .collect();
+    for p in present {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A plugin name's capitals (`NodeResourcesFit` → `NRF`), or its first letters.
+pub fn abbreviate(p: &str) -> String {
+    let caps: String = p.chars().filter(char::is_ascii_uppercase).collect();
+    if caps.len() >= 2 {
+        caps
+    } else {
+        p.chars().take(6).collect()
+    }
+}
+
+/// The rank of a node among the scored nodes (1 = best), ties sharing a rank.
+pub fn score_rank(ex: &Explanation, node: &str) -> Option<usize> {
+    let total = ex.score.iter().find(|s| s.node == node)?.total;
+    Some(1 + ex.score.iter().filter(|s| s.total > total).count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::file;
+
+    const FIXTURE: &str = include_str!("../../fixtures/tui-test.yaml");
+
+    fn cluster() -> Cluster {
+        file::load_str("tui-test.yaml", FIXTURE).expect("fixture loads")
+    }
+
+    #[test]
+    fn usage_sums_bound_pods() {
+        let c = cluster();
+        let u = node_usage(&c);
+        assert_eq!(u["node-a"].requested.milli_cpu, 3000);
+        assert_eq!(u["node-a"].pods, vec![ObjectKey::new("default", "api-1")]);
+        assert_eq!(u["node-b"].requested.milli_cpu, 2750);
+        assert!(u["node-c"].pods.is_empty());
+    }
+
+    #[test]
+    fn missing_cpu_is_request_minus_free() {
+        let c = cluster();
+        let u = node_usage(&c);
+        let pod = c.pod(&ObjectKey::new("default", "batch-1")).expect("pod");
+        let b = c.node("node-b").expect("node");
+        let m = missing(pod, b, u.get("node-b"));
+        // 1500m requested, 4000m - 2750m = 1250m free
+        assert_eq!(
+            m,
+            vec![Missing {
+                resource: "cpu".into(),
+                amount: 250,
+                per_mille: 166
+            }]
+        );
+        assert_eq!(m[0].to_string(), "needs 250m more cpu");
+        let a = c.node("node-a").expect("node");
+        assert_eq!(missing(pod, a, u.get("node-a"))[0].to_string(), "needs 500m more cpu");
+        let cn = c.node("node-c").expect("node");
+        assert!(missing(pod, cn, u.get("node-c")).is_empty());
+    }
+
+    #[test]
+    fn missing_memory_and_pod_slots() {
+        let c = cluster();
+        let pod = c.pod(&ObjectKey::new("default", "batch-1")).expect("pod");
+        let mut node = (**c.node("node-a").expect("node")).clone();
+        node.allocatable.allowed_pod_number = 1;
+        node.allocatable.memory = 512 * 1024 * 1024;
+        let u = NodeUsage {
+            requested: Resource::default(),
+            pods: vec![ObjectKey::new("x", "y")],
+        };
+        let m: Vec<String> = missing(pod, &node, Some(&u)).iter().map(ToString::to_string).collect();
+        assert_eq!(m, vec!["needs 1 more pod slot", "needs 512Mi more memory"]);
+    }
+}

@@ -1,0 +1,51 @@
+//! Work that `update` asks the terminal layer to do: explain pods off the UI thread, or open
+//! an editor. Effects carry everything they need, so the runtime holds no app state.
+
+use std::sync::Arc;
+
+use super::whatif::EditTarget;
+use crate::engine::trace::Explanation;
+use crate::engine::{self, Framework, Snapshot, Version};
+use crate::model::{Cluster, ObjectKey};
+
+/// A batch of pods to explain on one cluster generation.
+#[derive(Clone)]
+pub struct ExplainJob {
+    /// Cluster generation; results of older generations are dropped.
+    pub generation: u64,
+    /// The cluster.
+    pub cluster: Arc<Cluster>,
+    /// The profiles.
+    pub profiles: Arc<Vec<Framework>>,
+    /// The scheduler version.
+    pub version: Version,
+    /// Pods to explain, in this order.
+    pub pods: Vec<ObjectKey>,
+}
+
+impl ExplainJob {
+    /// Builds the engine snapshot of this job's cluster (the expensive part, shared by pods).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::new(self.cluster.clone(), self.version)
+    }
+
+    /// Explains one pod on a snapshot of this job's cluster.
+    pub fn explain(&self, snapshot: &Snapshot, pod: &ObjectKey) -> Result<Arc<Explanation>, String> {
+        engine::explain(snapshot, &self.profiles, pod)
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Something for the runtime to do.
+pub enum Effect {
+    /// Explain pods in the background; each result comes back as `Action::Explained`.
+    Explain(ExplainJob),
+    /// Suspend the terminal, open $EDITOR on the text, and send back `Action::Edited`.
+    OpenEditor {
+        /// What is edited.
+        target: EditTarget,
+        /// The YAML to edit.
+        text: String,
+    },
+}

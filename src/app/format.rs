@@ -1,0 +1,159 @@
+//! Short human forms of quantities and times for tables: `250m`, `1.5`, `512Mi`, `3h`.
+
+use crate::model::resources::Resource;
+
+/// CPU in milli-cores: `250m` below one core, `1.5` / `4` above.
+pub fn cpu(milli: i64) -> String {
+    if milli.abs() < 1000 || milli % 100 != 0 {
+        if milli % 1000 == 0 {
+            return (milli / 1000).to_string();
+        }
+        return format!("{milli}m");
+    }
+    if milli % 1000 == 0 {
+        (milli / 1000).to_string()
+    } else {
+        format!("{}.{}", milli / 1000, (milli % 1000).abs() / 100)
+    }
+}
+
+/// Bytes with binary suffixes, rounded up to one decimal where needed: `512Mi`, `1.5Gi`.
+pub fn bytes(b: i64) -> String {
+    const UNITS: [(&str, i64); 5] = [
+        ("Pi", 1 << 50),
+        ("Ti", 1 << 40),
+        ("Gi", 1 << 30),
+        ("Mi", 1 << 20),
+        ("Ki", 1 << 10),
+    ];
+    if b == 0 {
+        return "0".into();
+    }
+    let neg = b < 0;
+    let a = b.unsigned_abs();
+    for (suffix, unit) in UNITS {
+        let unit = unit.unsigned_abs();
+        if a >= unit {
+            let s = if a.is_multiple_of(unit) {
+                format!("{}{suffix}", a / unit)
+            } else {
+                // one decimal, rounded up so "needs X more" never understates
+                let tenths = (a * 10).div_ceil(unit);
+                if tenths.is_multiple_of(10) {
+                    format!("{}{suffix}", tenths / 10)
+                } else {
+                    format!("{}.{}{suffix}", tenths / 10, tenths % 10)
+                }
+            };
+            return if neg { format!("-{s}") } else { s };
+        }
+    }
+    if neg { format!("-{a}") } else { a.to_string() }
+}
+
+/// An amount of a named resource in its natural unit.
+pub fn amount(resource: &str, v: i64) -> String {
+    match resource {
+        "cpu" => cpu(v),
+        "memory" | "ephemeral-storage" => bytes(v),
+        r if r.starts_with("hugepages-") => bytes(v),
+        _ => v.to_string(),
+    }
+}
+
+/// The resource names worth showing for a node: the native ones, then every scalar the node
+/// has or the pod asks for.
+pub fn resource_names(alloc: &Resource, extra: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut v: Vec<String> = ["cpu", "memory", "pods", "ephemeral-storage"]
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
+    if alloc.ephemeral_storage == 0 {
+        v.retain(|n| n != "ephemeral-storage");
+    }
+    let mut scalars: Vec<String> = alloc.scalar.keys().cloned().collect();
+    for e in extra {
+        if !v.contains(&e) && !scalars.contains(&e) {
+            scalars.push(e);
+        }
+    }
+    scalars.sort();
+    v.extend(scalars);
+    v
+}
+
+/// Parses an RFC 3339 time to Unix seconds.
+pub fn unix_seconds(rfc3339: &str) -> Option<i64> {
+    rfc3339
+        .parse::<k8s_openapi::jiff::Timestamp>()
+        .ok()
+        .map(|t| t.as_second())
+}
+
+/// Age as kubectl prints it: `45s`, `12m`, `5h`, `3d`.
+pub fn age(created: Option<&str>, now: Option<i64>) -> String {
+    let (Some(c), Some(now)) = (created.and_then(unix_seconds), now) else {
+        return "-".into();
+    };
+    let s = (now - c).max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86_400 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
+    }
+}
+
+/// Cuts a string to `width` characters, ending with `…` when cut.
+pub fn ellipsize(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out: String = s.chars().take(width - 1).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_forms() {
+        assert_eq!(cpu(250), "250m");
+        assert_eq!(cpu(1000), "1");
+        assert_eq!(cpu(1500), "1.5");
+        assert_eq!(cpu(1250), "1250m");
+        assert_eq!(cpu(0), "0");
+        assert_eq!(cpu(8000), "8");
+    }
+
+    #[test]
+    fn byte_forms_round_up() {
+        assert_eq!(bytes(512 * 1024 * 1024), "512Mi");
+        assert_eq!(bytes(3 * (1 << 30) / 2), "1.5Gi");
+        assert_eq!(bytes((1 << 30) + 1), "1.1Gi");
+        assert_eq!(bytes(1717986918), "1.6Gi");
+        assert_eq!(bytes(100), "100");
+        assert_eq!(bytes(-(1 << 20)), "-1Mi");
+    }
+
+    #[test]
+    fn ages() {
+        let now = unix_seconds("2024-05-01T10:00:00Z");
+        assert_eq!(age(Some("2024-05-01T09:59:15Z"), now), "45s");
+        assert_eq!(age(Some("2024-05-01T09:30:00Z"), now), "30m");
+        assert_eq!(age(Some("2024-04-28T10:00:00Z"), now), "3d");
+        assert_eq!(age(None, now), "-");
+        assert_eq!(age(Some("2024-05-01T09:30:00Z"), None), "-");
+    }
+
+    #[test]
+    fn ellipsis() {
+        assert_eq!(ellipsize("abcdef", 4), "abc…");
+        assert_eq!(ellipsize("abc", 4), "abc");
+    }
+}

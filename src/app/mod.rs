@@ -1,0 +1,556 @@
+//! The terminal-free brain of the TUI (the Model of the Elm architecture): [`App`] holds the
+//! cluster, the explanations and what the user is looking at; [`update`] is its only mutator and
+//! returns [`Effect`]s for the terminal layer to run. No terminal, no tokio, no file I/O and no
+//! clock live here (time arrives as [`Action::Tick`]), so every key flow is a unit test on data.
+//!
+//! - [`action`]: user intents and arriving data; [`effect`]: work for the runtime.
+//! - [`update`]: the state machine. [`keymap`]: the one key table (dispatch, help, hints).
+//! - [`pod_list`]: rows, fuzzy search, sorting. [`stepper`]: the pipeline over an explanation.
+//! - [`analysis`]: node usage, what is missing on nodes that nearly fit, reason counts.
+//! - [`whatif`]: in-memory edits (inline forms, YAML), bind and preempt. [`diff`]: trace diffs.
+
+pub mod action;
+pub mod analysis;
+pub mod diff;
+pub mod effect;
+pub mod format;
+pub mod keymap;
+pub mod pod_list;
+pub mod stepper;
+pub mod update;
+pub mod whatif;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub use action::Action;
+pub use effect::{Effect, ExplainJob};
+pub use update::update;
+
+use crate::engine::trace::Explanation;
+use crate::engine::{Framework, Version};
+use crate::model::{Cluster, ObjectKey, Pod};
+use analysis::NodeUsage;
+use diff::TraceDiff;
+use pod_list::PodListState;
+use stepper::Step;
+use whatif::EditForm;
+
+/// Where the cluster came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// A snapshot file or directory.
+    Snapshot,
+    /// The bundled demo cluster.
+    Demo,
+}
+
+/// The source, for the header and the confirmations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceInfo {
+    /// Its kind.
+    pub kind: SourceKind,
+    /// Its name (file path or "demo").
+    pub name: String,
+}
+
+/// A loaded cluster with the profiles to explain it with.
+pub struct Loaded {
+    /// The cluster.
+    pub cluster: Cluster,
+    /// The scheduler profiles.
+    pub profiles: Vec<Framework>,
+    /// The scheduler version reproduced.
+    pub version: Version,
+}
+
+/// Loading state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Load {
+    /// The cluster is being read.
+    Loading,
+    /// Reading failed (the message is shown; `q` quits with an error).
+    Failed(String),
+    /// Ready.
+    Ready,
+}
+
+/// An explanation, or why there is none.
+pub type Explained = Result<Arc<Explanation>, String>;
+
+/// How many full explanations are kept (the pods on screen are always kept); every pending
+/// pod keeps its [`Summary`]. A pod whose explanation was dropped is explained again when opened.
+pub const FULL_KEEP: usize = 32;
+
+/// What the pod list and the actions need of a pod's explanation, kept for every pending pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The one-line reason.
+    pub line: String,
+    /// A node fits.
+    pub schedulable: bool,
+    /// No profile serves the pod's schedulerName.
+    pub waiting: bool,
+    /// The selected node(s), ties included.
+    pub selected: Vec<String>,
+    /// PostFilter's nominated node and victims, when preemption would help.
+    pub preemption: Option<(String, Vec<ObjectKey>)>,
+    /// PostFilter ran without finding a node (its message).
+    pub preemption_failed: Option<String>,
+}
+
+impl Summary {
+    /// The summary of an explanation.
+    pub fn of(ex: &Explanation) -> Self {
+        let pf = ex.post_filter.as_ref();
+        Summary {
+            line: pod_list::reason_line(ex),
+            schedulable: ex.schedulable(),
+            waiting: ex.waiting_for_scheduler.is_some(),
+            selected: ex.selected.clone(),
+            preemption: pf.and_then(|p| p.nominated_node.clone().map(|n| (n, p.victims.clone()))),
+            preemption_failed: pf.filter(|p| p.nominated_node.is_none()).map(|p| p.message.clone()),
+        }
+    }
+}
+
+/// Which values the Score matrix shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ScoreMode {
+    /// What Score() returned.
+    Raw,
+    /// After NormalizeScore.
+    Normalized,
+    /// Normalized × weight (what is summed).
+    #[default]
+    Weighted,
+}
+
+impl ScoreMode {
+    /// The next mode (raw → normalized → weighted → raw).
+    pub fn next(self) -> Self {
+        match self {
+            ScoreMode::Raw => ScoreMode::Normalized,
+            ScoreMode::Normalized => ScoreMode::Weighted,
+            ScoreMode::Weighted => ScoreMode::Raw,
+        }
+    }
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScoreMode::Raw => "raw",
+            ScoreMode::Normalized => "normalized",
+            ScoreMode::Weighted => "weighted",
+        }
+    }
+}
+
+/// Sort orders of the Filter node table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FilterSort {
+    /// Feasible nodes, then the nodes that nearly fit (smallest shortfall first), then the rest.
+    #[default]
+    Fit,
+    /// Node name.
+    Name,
+    /// First failing plugin, then node name.
+    Plugin,
+    /// Zone, then node name.
+    Zone,
+}
+
+impl FilterSort {
+    /// The next sort order.
+    pub fn next(self) -> Self {
+        match self {
+            FilterSort::Fit => FilterSort::Name,
+            FilterSort::Name => FilterSort::Plugin,
+            FilterSort::Plugin => FilterSort::Zone,
+            FilterSort::Zone => FilterSort::Fit,
+        }
+    }
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FilterSort::Fit => "fit",
+            FilterSort::Name => "name",
+            FilterSort::Plugin => "plugin",
+            FilterSort::Zone => "zone",
+        }
+    }
+}
+
+/// The pod view: one pod's trip through the pipeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodView {
+    /// The pod.
+    pub pod: ObjectKey,
+    /// Where the stepper is (None until the explanation arrives).
+    pub step: Option<Step>,
+    /// Selected row of the panel's table.
+    pub selected: usize,
+    /// Filter table: show every failing plugin per node (the diagnostic pass).
+    pub all_failures: bool,
+    /// Filter table sort order.
+    pub filter_sort: FilterSort,
+    /// Filter table text filter (fuzzy, on node, zone, plugin and reason).
+    pub query: String,
+    /// Score matrix values.
+    pub score_mode: ScoreMode,
+    /// Show the diff with the trace before the last what-if edit.
+    pub show_diff: bool,
+}
+
+impl PodView {
+    /// A pod view at no step yet.
+    pub fn new(pod: ObjectKey) -> Self {
+        PodView {
+            pod,
+            step: None,
+            selected: 0,
+            all_failures: false,
+            filter_sort: FilterSort::Fit,
+            query: String::new(),
+            score_mode: ScoreMode::Weighted,
+            show_diff: false,
+        }
+    }
+}
+
+/// The node view: one node, seen from a pod when there is one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeView {
+    /// The node.
+    pub node: String,
+    /// The pod whose fit is explained (the pod view it was opened from).
+    pub pod: Option<ObjectKey>,
+    /// Scroll offset of the lists.
+    pub scroll: u16,
+}
+
+/// The node list (`:nodes`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeList {
+    /// Selected row.
+    pub selected: usize,
+    /// The pod whose fit the list shows, if any.
+    pub pod: Option<ObjectKey>,
+    /// Text filter.
+    pub query: String,
+}
+
+/// A screen on the stack above the pod list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Screen {
+    /// One pod.
+    Pod(PodView),
+    /// One node.
+    Node(NodeView),
+    /// Every node.
+    Nodes(NodeList),
+}
+
+/// A write waiting for confirmation, with everything the dialog lists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pending {
+    /// Bind a pod to a node.
+    Bind {
+        /// The pod.
+        pod: ObjectKey,
+        /// The node.
+        node: String,
+        /// Set when the scheduler would not choose this node (why).
+        warning: Option<String>,
+    },
+    /// Evict the victims PostFilter chose and nominate the node.
+    Preempt {
+        /// The preemptor.
+        pod: ObjectKey,
+        /// The nominated node.
+        node: String,
+        /// The pods to evict.
+        victims: Vec<ObjectKey>,
+    },
+}
+
+impl Pending {
+    /// Dialog title.
+    pub fn title(&self) -> String {
+        match self {
+            Pending::Bind { pod, node, .. } => format!("Bind {pod} to {node}?"),
+            Pending::Preempt { pod, node, victims } => {
+                format!("Preempt {} pod(s) on {node} for {pod}?", victims.len())
+            }
+        }
+    }
+
+    /// The exact API writes this would make against a cluster, in order.
+    pub fn writes(&self) -> Vec<String> {
+        match self {
+            Pending::Bind { pod, node, .. } => vec![format!(
+                "POST /api/v1/namespaces/{}/pods/{}/binding  target: Node {node}",
+                pod.namespace, pod.name
+            )],
+            Pending::Preempt { pod, node, victims } => {
+                let mut w = Vec::new();
+                for v in victims {
+                    w.push(format!(
+                        "PATCH /api/v1/namespaces/{}/pods/{}/status  condition DisruptionTarget=True",
+                        v.namespace, v.name
+                    ));
+                    w.push(format!("DELETE /api/v1/namespaces/{}/pods/{}", v.namespace, v.name));
+                }
+                w.push(format!(
+                    "PATCH /api/v1/namespaces/{}/pods/{}/status  status.nominatedNodeName: {node}",
+                    pod.namespace, pod.name
+                ));
+                w
+            }
+        }
+    }
+}
+
+/// Input modes.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Keys drive the screens.
+    #[default]
+    Normal,
+    /// Typing a search (the top screen's query).
+    Search,
+    /// Typing a `:` command.
+    Command(String),
+    /// A confirmation dialog.
+    Confirm(Pending),
+    /// The help overlay.
+    Help {
+        /// Scroll offset.
+        scroll: u16,
+    },
+    /// The inline what-if form.
+    Edit(EditForm),
+}
+
+/// Kind of status-line message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusKind {
+    /// Information.
+    Info,
+    /// Something went wrong or was refused.
+    Error,
+}
+
+/// A status-line message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusMsg {
+    /// Kind.
+    pub kind: StatusKind,
+    /// Text.
+    pub text: String,
+}
+
+/// The whole application state.
+pub struct App {
+    /// Where the cluster came from.
+    pub source: SourceInfo,
+    /// `--readonly`: bind and preempt are refused.
+    pub readonly: bool,
+    /// Loading state.
+    pub load: Load,
+    /// The cluster as it is now (including in-memory changes).
+    pub cluster: Arc<Cluster>,
+    /// Scheduler profiles.
+    pub profiles: Arc<Vec<Framework>>,
+    /// Scheduler version reproduced.
+    pub version: Version,
+    /// Bumped on every change of the cluster; explanations of older generations are dropped.
+    pub generation: u64,
+    /// Full explanations of the current generation (at most [`FULL_KEEP`] beyond the pods on
+    /// screen).
+    pub explanations: BTreeMap<ObjectKey, Explained>,
+    /// Summaries of every pod explained at the current generation.
+    pub summaries: BTreeMap<ObjectKey, Result<Summary, String>>,
+    /// Pods of `explanations`, least recently explained first.
+    pub recent: std::collections::VecDeque<ObjectKey>,
+    /// Pods queued for explanation at this generation (progress denominator).
+    pub queued: usize,
+    /// Requested resources and pods per node.
+    pub usage: BTreeMap<String, NodeUsage>,
+    /// Current time (Unix seconds), from the last tick.
+    pub now: Option<i64>,
+    /// Ticks seen (spinner).
+    pub ticks: u64,
+    /// The pod list (the root screen).
+    pub pods: PodListState,
+    /// Screens opened above the pod list.
+    pub screens: Vec<Screen>,
+    /// Input mode.
+    pub mode: Mode,
+    /// Status-line message.
+    pub status: Option<StatusMsg>,
+    /// In-memory changes made so far, oldest first.
+    pub changes: Vec<String>,
+    /// The explanation before the last what-if edit, for the diff.
+    pub diff_base: Option<Arc<Explanation>>,
+    /// The diff between `diff_base` and the new trace, once it arrived.
+    pub diff: Option<TraceDiff>,
+    /// Set by quit.
+    pub should_quit: bool,
+    /// Set with `should_quit` when the app cannot go on; the program exits with this error.
+    pub fatal: Option<String>,
+}
+
+impl App {
+    /// A new app, loading.
+    pub fn new(source: SourceInfo, readonly: bool) -> Self {
+        App {
+            source,
+            readonly,
+            load: Load::Loading,
+            cluster: Arc::new(Cluster::default()),
+            profiles: Arc::new(Vec::new()),
+            version: Version::NEWEST,
+            generation: 0,
+            explanations: BTreeMap::new(),
+            summaries: BTreeMap::new(),
+            recent: std::collections::VecDeque::new(),
+            queued: 0,
+            usage: BTreeMap::new(),
+            now: None,
+            ticks: 0,
+            pods: PodListState::default(),
+            screens: Vec::new(),
+            mode: Mode::Normal,
+            status: None,
+            changes: Vec::new(),
+            diff_base: None,
+            diff: None,
+            should_quit: false,
+            fatal: None,
+        }
+    }
+
+    /// The top screen (None: the pod list).
+    pub fn screen(&self) -> Option<&Screen> {
+        self.screens.last()
+    }
+
+    /// The explanation of a pod at the current generation.
+    pub fn explanation(&self, pod: &ObjectKey) -> Option<&Explained> {
+        self.explanations.get(pod)
+    }
+
+    /// The summary of a pod's explanation at the current generation.
+    pub fn summary(&self, pod: &ObjectKey) -> Option<&Result<Summary, String>> {
+        self.summaries.get(pod)
+    }
+
+    /// Pods whose full explanation must stay: those on screen and the diff's.
+    pub fn pinned(&self) -> Vec<ObjectKey> {
+        let mut v: Vec<ObjectKey> = self
+            .screens
+            .iter()
+            .filter_map(|s| match s {
+                Screen::Pod(v) => Some(v.pod.clone()),
+                Screen::Node(v) => v.pod.clone(),
+                Screen::Nodes(v) => v.pod.clone(),
+            })
+            .collect();
+        v.extend(self.diff_base.as_ref().map(|d| d.pod.clone()));
+        v
+    }
+
+    /// The pod the user is looking at: the pod view's, the node view's, or the selected row.
+    pub fn focused_pod(&self) -> Option<ObjectKey> {
+        match self.screen() {
+            Some(Screen::Pod(v)) => Some(v.pod.clone()),
+            Some(Screen::Node(v)) => v.pod.clone(),
+            Some(Screen::Nodes(v)) => v.pod.clone(),
+            None => pod_list::rows(self).get(self.pods.selected).map(|r| r.pod.key.clone()),
+        }
+    }
+
+    /// A pod by key.
+    pub fn pod(&self, key: &ObjectKey) -> Option<&Arc<Pod>> {
+        self.cluster.pod(key)
+    }
+
+    /// The profile that serves a schedulerName.
+    pub fn profile(&self, scheduler_name: &str) -> Option<&Framework> {
+        self.profiles.iter().find(|f| f.name == scheduler_name)
+    }
+
+    /// How many pods are pending.
+    pub fn pending_count(&self) -> usize {
+        self.cluster.pods.iter().filter(|p| p.is_pending()).count()
+    }
+
+    /// Explanations still to come at this generation.
+    pub fn explaining(&self) -> usize {
+        self.queued.saturating_sub(self.summaries.len())
+    }
+
+    /// Sets an info message.
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.status = Some(StatusMsg {
+            kind: StatusKind::Info,
+            text: text.into(),
+        });
+    }
+
+    /// Sets an error message.
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.status = Some(StatusMsg {
+            kind: StatusKind::Error,
+            text: text.into(),
+        });
+    }
+}
+
+/// Applies an action and runs the explain effects it returns on this thread, feeding the
+/// results back, until nothing is left; editor effects are returned. For tests and headless
+/// drivers: the terminal runtime does the same work off the UI thread.
+pub fn update_sync(app: &mut App, action: Action) -> Vec<Effect> {
+    let mut queue = update(app, action);
+    let mut rest = Vec::new();
+    while let Some(e) = queue.pop() {
+        match e {
+            Effect::Explain(job) => {
+                let snap = job.snapshot();
+                for pod in &job.pods {
+                    let result = job.explain(&snap, pod);
+                    queue.extend(update(
+                        app,
+                        Action::Explained {
+                            generation: job.generation,
+                            pod: pod.clone(),
+                            result,
+                        },
+                    ));
+                }
+            }
+            other => rest.push(other),
+        }
+    }
+    rest
+}
+
+/// Loads a snapshot text into a new app synchronously (tests, screenshots).
+pub fn load_sync(app: &mut App, name: &str, text: &str) {
+    let r = crate::source::file::load_str(name, text)
+        .map_err(|e| e.to_string())
+        .and_then(|cluster| {
+            let profiles = crate::engine::build_profiles(None, app.version).map_err(|e| e.to_string())?;
+            Ok(Loaded {
+                cluster,
+                profiles,
+                version: app.version,
+            })
+        });
+    update_sync(app, Action::Loaded(Box::new(r)));
+}
+
+#[cfg(test)]
+mod tests;

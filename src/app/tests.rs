@@ -1,0 +1,628 @@
+//! Key flows on data: every test drives `update` with actions, as the terminal would.
+
+use super::stepper::{Point, Step};
+use super::*;
+
+const FIXTURE: &str = include_str!("../../fixtures/tui-test.yaml");
+
+fn app() -> App {
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "tui-test.yaml".into(),
+        },
+        false,
+    );
+    load_sync(&mut a, "tui-test.yaml", FIXTURE);
+    a
+}
+
+fn run(a: &mut App, actions: impl IntoIterator<Item = Action>) {
+    for x in actions {
+        update_sync(a, x);
+    }
+}
+
+fn names(a: &App) -> Vec<String> {
+    pod_list::rows(a).iter().map(|r| r.pod.key.to_string()).collect()
+}
+
+fn typed(s: &str) -> Vec<Action> {
+    s.chars().map(Action::Input).collect()
+}
+
+fn pod_view(a: &App) -> &PodView {
+    match a.screen() {
+        Some(Screen::Pod(v)) => v,
+        _ => panic!("not in a pod view"),
+    }
+}
+
+#[test]
+fn loading_explains_every_pending_pod() {
+    let a = app();
+    assert_eq!(a.load, Load::Ready);
+    assert_eq!(a.generation, 1);
+    assert_eq!(a.queued, 4);
+    assert_eq!(a.explanations.len(), 4);
+    assert_eq!(a.explaining(), 0);
+}
+
+#[test]
+fn load_failure_is_shown_and_q_quits() {
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "bad.yaml".into(),
+        },
+        false,
+    );
+    update(
+        &mut a,
+        Action::Loaded(Box::new(Err("bad.yaml: document 0: not valid YAML".into()))),
+    );
+    assert_eq!(a.load, Load::Failed("bad.yaml: document 0: not valid YAML".into()));
+    update(&mut a, Action::Back);
+    assert!(a.should_quit);
+}
+
+#[test]
+fn pending_pods_come_first_in_queue_order() {
+    let a = app();
+    assert_eq!(
+        names(&a),
+        vec![
+            "default/web-2",
+            "data/etl-1",
+            "default/batch-1",
+            "default/gated-1",
+            "data/db-0",
+            "default/api-1"
+        ]
+    );
+}
+
+#[test]
+fn search_filters_and_esc_clears() {
+    let mut a = app();
+    run(&mut a, [Action::SearchStart]);
+    assert_eq!(a.mode, Mode::Search);
+    run(&mut a, typed("bat"));
+    assert_eq!(names(&a), vec!["default/batch-1"]);
+    // typed letters never reach the keymap: q is text here
+    run(&mut a, typed("q"));
+    assert!(!a.should_quit);
+    assert_eq!(a.pods.query, "batq");
+    run(&mut a, [Action::Backspace, Action::Submit]);
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(names(&a), vec!["default/batch-1"]);
+    run(&mut a, [Action::Cancel]);
+    assert_eq!(a.pods.query, "");
+    assert_eq!(names(&a).len(), 6);
+}
+
+#[test]
+fn namespace_switch_and_command() {
+    let mut a = app();
+    run(&mut a, [Action::NextNamespace]);
+    assert_eq!(a.pods.namespace.as_deref(), Some("data"));
+    assert_eq!(names(&a), vec!["data/etl-1", "data/db-0"]);
+    run(&mut a, [Action::NextNamespace, Action::NextNamespace]);
+    assert_eq!(a.pods.namespace, None);
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("ns default"));
+    run(&mut a, [Action::Submit]);
+    assert_eq!(a.pods.namespace.as_deref(), Some("default"));
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("ns nope"));
+    run(&mut a, [Action::Submit]);
+    let st = a.status.clone().expect("status");
+    assert_eq!(st.kind, StatusKind::Error);
+    assert_eq!(
+        st.text,
+        "unknown namespace 'nope' (namespaces with pods: data, default)"
+    );
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("frobnicate"));
+    run(&mut a, [Action::Submit]);
+    assert!(
+        a.status
+            .clone()
+            .expect("status")
+            .text
+            .starts_with("unknown command ':frobnicate'")
+    );
+}
+
+#[test]
+fn sort_keys_cycle_and_reverse() {
+    let mut a = app();
+    run(&mut a, [Action::CycleSort]);
+    assert_eq!(a.pods.sort, pod_list::SortKey::Name);
+    assert_eq!(names(&a)[0], "data/db-0");
+    run(&mut a, [Action::ReverseSort]);
+    assert_eq!(names(&a)[0], "default/web-2");
+    run(&mut a, [Action::CycleSort, Action::ReverseSort]);
+    assert_eq!(a.pods.sort, pod_list::SortKey::Age);
+    assert_eq!(names(&a)[0], "default/gated-1");
+}
+
+#[test]
+fn open_pod_lands_on_the_decisive_step_and_steps() {
+    let mut a = app();
+    run(&mut a, [Action::SearchStart]);
+    run(&mut a, typed("batch"));
+    run(&mut a, [Action::Submit, Action::Open]);
+    let v = pod_view(&a);
+    assert_eq!(v.pod, ObjectKey::new("default", "batch-1"));
+    assert_eq!(v.step, Some(Step::at(Point::Filter)));
+    run(&mut a, [Action::StepNext]);
+    assert_eq!(
+        pod_view(&a).step,
+        Some(Step {
+            point: Point::Filter,
+            plugin: Some(0)
+        })
+    );
+    run(&mut a, [Action::PointNext]);
+    assert_eq!(pod_view(&a).step, Some(Step::at(Point::PostFilter)));
+    run(&mut a, [Action::PointPrev, Action::PointPrev]);
+    assert_eq!(pod_view(&a).step, Some(Step::at(Point::PreFilter)));
+    run(&mut a, [Action::Restart]);
+    assert_eq!(pod_view(&a).step, Some(Step::at(Point::PreEnqueue)));
+    // the pod does not fit anywhere, so the cycle ends at PostFilter (preemption)
+    run(&mut a, [Action::RunToEnd]);
+    assert_eq!(pod_view(&a).step, Some(Step::at(Point::PostFilter)));
+    run(&mut a, [Action::Back]);
+    assert!(a.screen().is_none());
+}
+
+#[test]
+fn filter_table_puts_nearly_fitting_nodes_first_and_opens_a_node() {
+    let mut a = app();
+    let k = ObjectKey::new("default", "batch-1");
+    update_sync(&mut a, Action::Open); // web-2 first; go back and open batch-1 instead
+    run(&mut a, [Action::Back, Action::Down, Action::Down, Action::Open]);
+    assert_eq!(pod_view(&a).pod, k);
+    let rows = update::pod_view_rows(&a, pod_view(&a));
+    // node-b needs 250m, node-a 500m: both nearly fit, smallest shortfall first
+    assert_eq!(
+        rows,
+        vec![
+            Some("node-b".into()),
+            Some("node-a".into()),
+            Some("node-c".into()),
+            Some("node-d".into())
+        ]
+    );
+    run(&mut a, [Action::Down, Action::Open]);
+    match a.screen() {
+        Some(Screen::Node(v)) => {
+            assert_eq!(v.node, "node-a");
+            assert_eq!(v.pod, Some(k));
+        }
+        _ => panic!("node view expected"),
+    }
+    run(&mut a, [Action::Cancel]);
+    assert!(matches!(a.screen(), Some(Screen::Pod(_))));
+}
+
+#[test]
+fn filter_search_and_toggles() {
+    let mut a = app();
+    run(&mut a, [Action::Down, Action::Down, Action::Open]);
+    run(&mut a, [Action::SearchStart]);
+    run(&mut a, typed("taint"));
+    run(&mut a, [Action::Submit]);
+    assert_eq!(update::pod_view_rows(&a, pod_view(&a)), vec![Some("node-c".into())]);
+    run(&mut a, [Action::ToggleAllFailures, Action::CycleSort]);
+    assert!(pod_view(&a).all_failures);
+    assert_eq!(pod_view(&a).filter_sort, FilterSort::Name);
+}
+
+#[test]
+fn score_mode_cycles() {
+    let mut a = app();
+    run(&mut a, [Action::Open]);
+    assert_eq!(pod_view(&a).step, Some(Step::at(Point::Score)));
+    run(&mut a, [Action::CycleScoreMode]);
+    assert_eq!(pod_view(&a).score_mode, ScoreMode::Raw);
+    assert_eq!(
+        update::pod_view_rows(&a, pod_view(&a)),
+        vec![Some("node-b".into()), Some("node-a".into())]
+    );
+}
+
+#[test]
+fn bind_asks_then_binds_in_memory() {
+    let mut a = app();
+    run(&mut a, [Action::RequestBind]);
+    let Mode::Confirm(p) = a.mode.clone() else {
+        panic!("confirmation expected")
+    };
+    assert_eq!(
+        p.writes(),
+        vec!["POST /api/v1/namespaces/default/pods/web-2/binding  target: Node node-b".to_string()]
+    );
+    assert_eq!(
+        p,
+        Pending::Bind {
+            pod: ObjectKey::new("default", "web-2"),
+            node: "node-b".into(),
+            warning: None
+        }
+    );
+    run(&mut a, [Action::Confirm]);
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(a.generation, 2);
+    let pod = a.pod(&ObjectKey::new("default", "web-2")).expect("pod");
+    assert_eq!(pod.node_name.as_deref(), Some("node-b"));
+    assert_eq!(a.usage["node-b"].requested.milli_cpu, 3250);
+    // re-explained: batch-1 now misses 750m on node-b
+    assert_eq!(a.explanations.len(), 3);
+    let st = a.status.clone().expect("status");
+    assert!(
+        st.text.starts_with("bound default/web-2 to node-b — snapshot mode"),
+        "{}",
+        st.text
+    );
+    assert_eq!(a.changes, vec!["bound default/web-2 to node-b".to_string()]);
+}
+
+#[test]
+fn bind_cancel_changes_nothing() {
+    let mut a = app();
+    run(&mut a, [Action::RequestBind, Action::Cancel]);
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(a.generation, 1);
+    assert!(
+        a.pod(&ObjectKey::new("default", "web-2"))
+            .expect("pod")
+            .node_name
+            .is_none()
+    );
+}
+
+#[test]
+fn bind_to_a_picked_node_warns_when_it_does_not_fit() {
+    let mut a = app();
+    run(&mut a, [Action::Down, Action::Down, Action::Open, Action::Open]); // batch-1 → node-b
+    run(&mut a, [Action::RequestBind]);
+    let Mode::Confirm(Pending::Bind { node, warning, .. }) = a.mode.clone() else {
+        panic!("confirmation expected")
+    };
+    assert_eq!(node, "node-b");
+    assert_eq!(
+        warning.as_deref(),
+        Some("the scheduler would not choose node-b: NodeResourcesFit: Insufficient cpu")
+    );
+}
+
+#[test]
+fn unschedulable_pod_cannot_be_bound_without_picking() {
+    let mut a = app();
+    run(&mut a, [Action::Down, Action::Down, Action::RequestBind]);
+    assert_eq!(a.mode, Mode::Normal);
+    let st = a.status.clone().expect("status");
+    assert_eq!(st.kind, StatusKind::Error);
+    assert_eq!(
+        st.text,
+        "no node fits default/batch-1; to bind anyway, open a node (Enter on a Filter row) and press b there"
+    );
+}
+
+#[test]
+fn readonly_refuses_actions() {
+    let mut a = app();
+    a.readonly = true;
+    run(&mut a, [Action::RequestBind]);
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "read-only mode (--readonly): binding is disabled"
+    );
+    run(&mut a, [Action::RequestPreempt]);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "read-only mode (--readonly): preemption is disabled"
+    );
+}
+
+#[test]
+fn preempt_needs_a_postfilter_result_then_evicts_in_memory() {
+    let mut a = app();
+    let k = ObjectKey::new("default", "batch-1");
+    run(&mut a, [Action::Down, Action::Down, Action::RequestPreempt]);
+    assert_eq!(a.mode, Mode::Normal);
+    // with a PostFilter result (as DefaultPreemption reports it), x asks and then evicts
+    let mut ex = (**a.explanations[&k].as_ref().expect("explained")).clone();
+    ex.post_filter = Some(crate::engine::trace::PostFilterTrace {
+        plugin: "DefaultPreemption".into(),
+        nominated_node: Some("node-a".into()),
+        victims: vec![ObjectKey::new("default", "api-1")],
+        ..Default::default()
+    });
+    a.summaries.insert(k.clone(), Ok(Summary::of(&ex)));
+    a.explanations.insert(k.clone(), Ok(Arc::new(ex)));
+    run(&mut a, [Action::RequestPreempt]);
+    let Mode::Confirm(p) = a.mode.clone() else {
+        panic!("confirmation expected")
+    };
+    assert_eq!(
+        p.writes(),
+        vec![
+            "PATCH /api/v1/namespaces/default/pods/api-1/status  condition DisruptionTarget=True".to_string(),
+            "DELETE /api/v1/namespaces/default/pods/api-1".to_string(),
+            "PATCH /api/v1/namespaces/default/pods/batch-1/status  status.nominatedNodeName: node-a".to_string(),
+        ]
+    );
+    run(&mut a, [Action::Confirm]);
+    assert!(a.pod(&ObjectKey::new("default", "api-1")).is_none());
+    assert_eq!(a.pod(&k).expect("pod").nominated_node_name.as_deref(), Some("node-a"));
+    // batch-1 now fits on its nominated node
+    let ex = a.explanations[&k].as_ref().expect("explained");
+    assert_eq!(ex.selected, vec!["node-a".to_string()]);
+}
+
+#[test]
+fn inline_edit_reruns_and_shows_the_diff() {
+    let mut a = app();
+    run(&mut a, [Action::Down, Action::Down, Action::Open, Action::EditInline]);
+    let Mode::Edit(form) = &a.mode else {
+        panic!("form expected")
+    };
+    let tol = form
+        .fields
+        .iter()
+        .position(|f| f.kind == whatif::FieldKind::Tolerations)
+        .expect("field");
+    for _ in 0..tol {
+        run(&mut a, [Action::FieldNext]);
+    }
+    run(&mut a, typed("dedicated=gpu:NoSchedule"));
+    run(&mut a, [Action::Submit]);
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(a.generation, 2);
+    let d = a.diff.clone().expect("diff");
+    assert_eq!(
+        d.change,
+        "edited pod default/batch-1: tolerations: dedicated=gpu:NoSchedule"
+    );
+    assert_eq!(d.after, "Schedulable: would bind to node-c");
+    assert!(pod_view(&a).show_diff);
+    run(&mut a, [Action::ToggleDiff]);
+    assert!(!pod_view(&a).show_diff);
+}
+
+#[test]
+fn inline_edit_error_keeps_the_form() {
+    let mut a = app();
+    run(
+        &mut a,
+        [Action::Down, Action::Down, Action::EditInline, Action::ClearInput],
+    );
+    run(&mut a, typed("cpu=lots"));
+    run(&mut a, [Action::Submit]);
+    let Mode::Edit(form) = &a.mode else {
+        panic!("form expected")
+    };
+    assert!(
+        form.error
+            .clone()
+            .expect("error")
+            .starts_with("requests (job): 'cpu=lots'")
+    );
+    run(&mut a, [Action::Cancel]);
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(a.generation, 1);
+}
+
+#[test]
+fn external_edit_round_trip() {
+    let mut a = app();
+    let fx = update_sync(&mut a, Action::EditExternal);
+    let [Effect::OpenEditor { target, text }] = fx.as_slice() else {
+        panic!("editor effect expected")
+    };
+    assert_eq!(target, &whatif::EditTarget::Pod(ObjectKey::new("default", "web-2")));
+    let edited = text.replace("cpu: 500m", "cpu: '3'");
+    run(
+        &mut a,
+        [Action::Edited {
+            target: target.clone(),
+            result: Ok(edited),
+        }],
+    );
+    assert_eq!(a.generation, 2);
+    let ex = a.explanations[&ObjectKey::new("default", "web-2")]
+        .as_ref()
+        .expect("explained");
+    assert!(!ex.schedulable());
+    run(
+        &mut a,
+        [Action::Edited {
+            target: target.clone(),
+            result: Err("editor exited with status 1".into()),
+        }],
+    );
+    assert_eq!(a.status.clone().expect("status").text, "editor exited with status 1");
+}
+
+#[test]
+fn cordon_from_the_node_view() {
+    let mut a = app();
+    run(&mut a, [Action::Open, Action::Open]); // web-2 at Score → node-b
+    assert!(matches!(a.screen(), Some(Screen::Node(v)) if v.node == "node-b"));
+    run(&mut a, [Action::ToggleCordon]);
+    assert!(a.cluster.node("node-b").expect("node").unschedulable);
+    let ex = a.explanations[&ObjectKey::new("default", "web-2")]
+        .as_ref()
+        .expect("explained");
+    assert_eq!(ex.selected, vec!["node-a".to_string()]);
+    let d = a.diff.clone().expect("diff");
+    assert_eq!(d.lines[0].text, "selected: node-b → node-a");
+}
+
+#[test]
+fn stale_explanations_are_dropped() {
+    let mut a = app();
+    let k = ObjectKey::new("default", "web-2");
+    a.explanations.clear();
+    update(
+        &mut a,
+        Action::Explained {
+            generation: 0,
+            pod: k.clone(),
+            result: Err("old".into()),
+        },
+    );
+    assert!(a.explanations.is_empty());
+    update(
+        &mut a,
+        Action::Explained {
+            generation: 1,
+            pod: k.clone(),
+            result: Err("new".into()),
+        },
+    );
+    assert_eq!(a.explanations[&k], Err("new".to_string()));
+}
+
+#[test]
+fn focused_pod_is_explained_first_after_a_change() {
+    let mut a = app();
+    run(&mut a, [Action::Down, Action::Down, Action::Down, Action::Open]); // gated-1
+    let (c, _) = whatif::toggle_cordon(&a.cluster, "node-a").expect("cordon");
+    let fx = update::tests_support::set_cluster(&mut a, c);
+    let [Effect::Explain(job)] = fx.as_slice() else {
+        panic!("explain effect expected")
+    };
+    assert_eq!(job.pods[0], ObjectKey::new("default", "gated-1"));
+    assert_eq!(job.generation, 2);
+}
+
+#[test]
+fn help_overlay_and_nodes_command() {
+    let mut a = app();
+    run(&mut a, [Action::Help]);
+    assert_eq!(a.mode, Mode::Help { scroll: 0 });
+    run(&mut a, [Action::Down, Action::Down]);
+    assert_eq!(a.mode, Mode::Help { scroll: 2 });
+    run(&mut a, [Action::Cancel, Action::CommandStart]);
+    run(&mut a, typed("nodes"));
+    run(&mut a, [Action::Submit]);
+    assert!(matches!(a.screen(), Some(Screen::Nodes(_))));
+    run(&mut a, [Action::Bottom, Action::Open]);
+    assert!(matches!(a.screen(), Some(Screen::Node(v)) if v.node == "node-d"));
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("q"));
+    run(&mut a, [Action::Submit]);
+    assert!(a.should_quit);
+}
+
+#[test]
+fn mouse_click_selects_then_opens() {
+    let mut a = app();
+    run(&mut a, [Action::ClickRow(2)]);
+    assert_eq!(a.pods.selected, 2);
+    assert!(a.screen().is_none());
+    run(&mut a, [Action::ClickRow(2)]);
+    assert_eq!(pod_view(&a).pod, ObjectKey::new("default", "batch-1"));
+    run(&mut a, [Action::ClickPoint(2)]);
+    assert_eq!(pod_view(&a).step, Some(Step::at(Point::PreFilter)));
+    run(&mut a, [Action::Back, Action::ScrollDown, Action::ScrollDown]);
+    assert_eq!(a.pods.selected, 5);
+}
+
+#[test]
+fn quit_from_the_pod_list() {
+    let mut a = app();
+    run(&mut a, [Action::Cancel]);
+    assert!(!a.should_quit);
+    run(&mut a, [Action::Back]);
+    assert!(a.should_quit);
+}
+
+#[test]
+fn what_if_keeps_the_step_unless_the_new_trace_never_reaches_it() {
+    let mut a = app();
+    run(&mut a, [Action::Open]); // web-2 at Score
+    assert_eq!(pod_view(&a).step, Some(Step::at(Point::Score)));
+    let t = whatif::EditTarget::Pod(ObjectKey::new("default", "web-2"));
+    let y = whatif::to_yaml(&a.cluster, &t)
+        .expect("yaml")
+        .replace("cpu: 500m", "cpu: 600m");
+    run(
+        &mut a,
+        [Action::Edited {
+            target: t.clone(),
+            result: Ok(y),
+        }],
+    );
+    assert_eq!(
+        pod_view(&a).step,
+        Some(Step::at(Point::Score)),
+        "Score is still reached"
+    );
+    let y = whatif::to_yaml(&a.cluster, &t)
+        .expect("yaml")
+        .replace("cpu: 600m", "cpu: '3'");
+    run(
+        &mut a,
+        [Action::Edited {
+            target: t,
+            result: Ok(y),
+        }],
+    );
+    assert_eq!(
+        pod_view(&a).step,
+        Some(Step::at(Point::Filter)),
+        "no node fits any more"
+    );
+}
+
+#[test]
+fn a_message_stays_until_the_next_key() {
+    let mut a = app();
+    run(&mut a, [Action::Down, Action::Down, Action::RequestBind]);
+    assert!(a.status.is_some());
+    update(&mut a, Action::Tick { now: 1 });
+    assert!(a.status.is_some(), "time passing keeps it");
+    run(&mut a, [Action::Up]);
+    assert!(a.status.is_none());
+}
+
+#[test]
+fn full_explanations_are_bounded_and_come_back_when_opened() {
+    let mut text = String::from(
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}\n",
+    );
+    for i in 0..(FULL_KEEP + 8) {
+        text.push_str(&format!(
+            "- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p{i:02}, namespace: default}}\n  spec: {{containers: [{{name: c, resources: {{requests: {{cpu: 2}}}}}}]}}\n"
+        ));
+    }
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "many".into(),
+        },
+        false,
+    );
+    load_sync(&mut a, "many.yaml", &text);
+    assert_eq!(a.summaries.len(), FULL_KEEP + 8);
+    assert_eq!(a.explanations.len(), FULL_KEEP);
+    assert_eq!(a.explaining(), 0);
+    // the oldest were dropped; the list still has every reason
+    let first = ObjectKey::new("default", "p00");
+    assert!(a.explanation(&first).is_none());
+    assert_eq!(
+        pod_list::status_line(&a, a.pod(&first).expect("pod")),
+        "0/1 nodes: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod"
+    );
+    // opening it explains it again, and it stays while on screen
+    run(&mut a, [Action::Open]);
+    assert_eq!(pod_view(&a).pod, first);
+    assert!(matches!(a.explanation(&first), Some(Ok(_))));
+    assert_eq!(pod_view(&a).step, Some(Step::at(Point::Filter)));
+}

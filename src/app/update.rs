@@ -1,0 +1,854 @@
+//! `update(&mut App, Action) -> Vec<Effect>`: the only place the app changes. No I/O, no clock,
+//! no threads: engine runs and the editor are returned as effects.
+
+use std::sync::Arc;
+
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+
+use super::analysis::{self, node_usage};
+use super::diff::diff;
+use super::pod_list;
+use super::stepper::{Pipeline, Point, PointState, Step};
+use super::whatif::{self, EditTarget};
+use super::{
+    Action, App, Effect, ExplainJob, Explained, FULL_KEEP, Load, Loaded, Mode, NodeList, NodeView, Pending, PodView,
+    Screen, SourceKind, Summary,
+};
+use crate::model::{Cluster, ObjectKey};
+
+/// Rows moved by PageUp/PageDown.
+pub const PAGE: usize = 10;
+/// Rows moved by one mouse-wheel notch.
+pub const SCROLL: usize = 3;
+
+/// Applies one action.
+pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Tick { now } => {
+            app.now = Some(now);
+            app.ticks = app.ticks.wrapping_add(1);
+            Vec::new()
+        }
+        Action::Loaded(r) => on_loaded(app, *r),
+        Action::Explained {
+            generation,
+            pod,
+            result,
+        } => {
+            on_explained(app, generation, pod, result);
+            Vec::new()
+        }
+        Action::Edited { target, result } => match result.and_then(|t| whatif::apply_yaml(&app.cluster, &target, &t)) {
+            Ok((c, what)) => set_cluster(app, c, what),
+            Err(e) => {
+                app.error(e);
+                Vec::new()
+            }
+        },
+        Action::Quit => {
+            app.should_quit = true;
+            Vec::new()
+        }
+        Action::Fatal(msg) => {
+            app.fatal = Some(msg);
+            app.should_quit = true;
+            Vec::new()
+        }
+        other => {
+            // a message stays until the next thing the user does
+            app.status = None;
+            user_action(app, other)
+        }
+    }
+}
+
+/// A user intent, dispatched by input mode.
+fn user_action(app: &mut App, other: Action) -> Vec<Effect> {
+    match std::mem::take(&mut app.mode) {
+        Mode::Normal => normal(app, other),
+        Mode::Search => {
+            search(app, other);
+            Vec::new()
+        }
+        Mode::Command(text) => command(app, text, other),
+        Mode::Confirm(p) => confirm(app, p, other),
+        Mode::Help { scroll } => {
+            app.mode = match other {
+                Action::Down | Action::ScrollDown => Mode::Help {
+                    scroll: scroll.saturating_add(1),
+                },
+                Action::Up | Action::ScrollUp => Mode::Help {
+                    scroll: scroll.saturating_sub(1),
+                },
+                Action::PageDown => Mode::Help {
+                    scroll: scroll.saturating_add(10),
+                },
+                Action::PageUp => Mode::Help {
+                    scroll: scroll.saturating_sub(10),
+                },
+                Action::Cancel | Action::Help | Action::Back => Mode::Normal,
+                _ => Mode::Help { scroll },
+            };
+            Vec::new()
+        }
+        Mode::Edit(form) => edit(app, form, other),
+    }
+}
+
+fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect> {
+    match r {
+        Ok(l) => {
+            match l.cluster.warnings.len() {
+                0 => {}
+                1 => app.info(format!("warning: {}", l.cluster.warnings[0])),
+                n => app.info(format!("{n} warnings; the first: {}", l.cluster.warnings[0])),
+            }
+            app.usage = node_usage(&l.cluster);
+            app.cluster = Arc::new(l.cluster);
+            app.profiles = Arc::new(l.profiles);
+            app.version = l.version;
+            app.load = Load::Ready;
+            app.generation += 1;
+            clear_explanations(app);
+            explain_all(app)
+        }
+        Err(e) => {
+            app.load = Load::Failed(e);
+            Vec::new()
+        }
+    }
+}
+
+fn job(app: &App, pods: Vec<ObjectKey>) -> Effect {
+    Effect::Explain(ExplainJob {
+        generation: app.generation,
+        cluster: app.cluster.clone(),
+        profiles: app.profiles.clone(),
+        version: app.version,
+        pods,
+    })
+}
+
+/// Queues every pending pod for explanation, the focused one first.
+fn explain_all(app: &mut App) -> Vec<Effect> {
+    let mut pods: Vec<ObjectKey> = app.cluster.pending_pods().iter().map(|p| p.key.clone()).collect();
+    if let Some(f) = app.focused_pod()
+        && let Some(i) = pods.iter().position(|k| *k == f)
+    {
+        let k = pods.remove(i);
+        pods.insert(0, k);
+    }
+    app.queued = pods.len();
+    if pods.is_empty() {
+        Vec::new()
+    } else {
+        vec![job(app, pods)]
+    }
+}
+
+fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, result: Explained) {
+    if generation != app.generation {
+        return;
+    }
+    if let (Some(base), Ok(ex)) = (&app.diff_base, &result)
+        && base.pod == pod
+    {
+        let change = app.changes.last().cloned().unwrap_or_default();
+        app.diff = Some(diff(&change, base, ex));
+        app.diff_base = None;
+        if let Some(Screen::Pod(v)) = app.screens.last_mut()
+            && v.pod == pod
+        {
+            v.show_diff = true;
+        }
+    }
+    let pipeline = result
+        .as_ref()
+        .ok()
+        .map(|ex| Pipeline::new(ex, app.profile(&ex.profile)));
+    for s in &mut app.screens {
+        if let Screen::Pod(v) = s
+            && v.pod == pod
+            && let Some(p) = &pipeline
+        {
+            // keep the user's step unless the new trace never gets there
+            let reached = v
+                .step
+                .as_ref()
+                .and_then(|st| p.stage(st.point))
+                .is_some_and(|st| st.state != PointState::NotReached);
+            if !reached {
+                v.step = Some(p.decisive());
+                v.selected = 0;
+            }
+        }
+    }
+    app.summaries.insert(
+        pod.clone(),
+        result.as_ref().map(|ex| Summary::of(ex)).map_err(Clone::clone),
+    );
+    app.explanations.insert(pod.clone(), result);
+    app.recent.retain(|k| *k != pod);
+    app.recent.push_back(pod);
+    // keep memory bounded on big clusters: drop the oldest full explanations not on screen
+    let pinned = app.pinned();
+    while app.explanations.len() > FULL_KEEP + pinned.len() {
+        let Some(i) = app.recent.iter().position(|k| !pinned.contains(k)) else {
+            break;
+        };
+        if let Some(k) = app.recent.remove(i) {
+            app.explanations.remove(&k);
+        }
+    }
+}
+
+/// Forgets every explanation (the cluster changed).
+fn clear_explanations(app: &mut App) {
+    app.explanations.clear();
+    app.summaries.clear();
+    app.recent.clear();
+}
+
+/// Replaces the cluster after an in-memory change and re-explains.
+fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Vec<Effect> {
+    app.diff_base = app.focused_pod().and_then(|k| match app.explanations.get(&k) {
+        Some(Ok(ex)) => Some(ex.clone()),
+        _ => None,
+    });
+    app.diff = None;
+    app.usage = node_usage(&cluster);
+    app.cluster = Arc::new(cluster);
+    app.generation += 1;
+    clear_explanations(app);
+    app.info(format!("{change} (in memory); re-running the scheduler"));
+    app.changes.push(change);
+    for s in &mut app.screens {
+        if let Screen::Pod(v) = s {
+            v.show_diff = false;
+        }
+    }
+    explain_all(app)
+}
+
+fn pipeline_of(app: &App, pod: &ObjectKey) -> Option<Pipeline> {
+    match app.explanation(pod) {
+        Some(Ok(ex)) => Some(Pipeline::new(ex, app.profile(&ex.profile))),
+        _ => None,
+    }
+}
+
+/// Node names of the pod view's table rows, in display order (None for rows that are not nodes).
+pub fn pod_view_rows(app: &App, v: &PodView) -> Vec<Option<String>> {
+    let Some(Ok(ex)) = app.explanation(&v.pod) else {
+        return Vec::new();
+    };
+    let Some(step) = &v.step else {
+        return Vec::new();
+    };
+    match step.point {
+        Point::Filter => analysis::filter_rows(&app.cluster, &app.usage, ex, v.filter_sort, &v.query)
+            .iter()
+            .map(|r| Some(r.entry.node.clone()))
+            .collect(),
+        Point::Score => analysis::score_rows(ex).iter().map(|r| Some(r.node.clone())).collect(),
+        Point::PostFilter => ex
+            .post_filter
+            .as_ref()
+            .map(|pf| pf.candidates.iter().map(|c| Some(c.node.clone())).collect())
+            .unwrap_or_default(),
+        Point::PreFilter => vec![None; ex.pre_filter.len()],
+        Point::PreScore => vec![None; ex.pre_score.len()],
+        Point::PreEnqueue => vec![None; ex.pre_enqueue.len()],
+        _ => Vec::new(),
+    }
+}
+
+/// Node names of the node list, in display order.
+pub fn node_list_rows(app: &App, v: &NodeList) -> Vec<String> {
+    let m = SkimMatcherV2::default();
+    app.cluster
+        .nodes
+        .iter()
+        .filter(|n| v.query.is_empty() || m.fuzzy_match(&n.name, &v.query).is_some())
+        .map(|n| n.name.clone())
+        .collect()
+}
+
+fn row_count(app: &App) -> usize {
+    match app.screen() {
+        None => pod_list::rows(app).len(),
+        Some(Screen::Pod(v)) => pod_view_rows(app, v).len(),
+        // the node view scrolls; it has no rows to select
+        Some(Screen::Node(_)) => 0,
+        Some(Screen::Nodes(v)) => node_list_rows(app, v).len(),
+    }
+}
+
+/// The selected row of the top screen (the node view scrolls instead and has none).
+fn selected_mut(app: &mut App) -> Option<&mut usize> {
+    match app.screens.last_mut() {
+        None => Some(&mut app.pods.selected),
+        Some(Screen::Pod(v)) => Some(&mut v.selected),
+        Some(Screen::Nodes(v)) => Some(&mut v.selected),
+        Some(Screen::Node(_)) => None,
+    }
+}
+
+fn move_by(app: &mut App, delta: isize) {
+    if let Some(Screen::Node(v)) = app.screens.last_mut() {
+        v.scroll = if delta < 0 {
+            v.scroll
+                .saturating_sub(u16::try_from(delta.unsigned_abs()).unwrap_or(u16::MAX))
+        } else {
+            v.scroll
+                .saturating_add(u16::try_from(delta.unsigned_abs()).unwrap_or(u16::MAX))
+        };
+        return;
+    }
+    let n = row_count(app);
+    if let Some(sel) = selected_mut(app) {
+        *sel = if n == 0 {
+            0
+        } else {
+            sel.saturating_add_signed(delta).min(n - 1)
+        };
+    }
+}
+
+fn move_to(app: &mut App, top: bool) {
+    if let Some(Screen::Node(v)) = app.screens.last_mut() {
+        v.scroll = if top { 0 } else { v.scroll.saturating_add(1000) };
+        return;
+    }
+    let n = row_count(app);
+    if let Some(sel) = selected_mut(app) {
+        *sel = if top { 0 } else { n.saturating_sub(1) };
+    }
+}
+
+fn open_pod(app: &mut App, key: ObjectKey) -> Vec<Effect> {
+    let mut v = PodView::new(key.clone());
+    if let Some(p) = pipeline_of(app, &key) {
+        v.step = Some(p.decisive());
+    }
+    app.screens.push(Screen::Pod(v));
+    let pending = app.pod(&key).is_some_and(|p| p.is_pending());
+    if pending && app.explanation(&key).is_none() {
+        // jump the queue: this pod first, on its own job
+        return vec![job(app, vec![key])];
+    }
+    Vec::new()
+}
+
+fn open(app: &mut App) -> Vec<Effect> {
+    match app.screen().cloned() {
+        None => {
+            let rows = pod_list::rows(app);
+            if let Some(r) = rows.get(app.pods.selected) {
+                let k = r.pod.key.clone();
+                return open_pod(app, k);
+            }
+        }
+        Some(Screen::Pod(v)) => {
+            let rows = pod_view_rows(app, &v);
+            match rows.get(v.selected) {
+                Some(Some(node)) => {
+                    app.screens.push(Screen::Node(NodeView {
+                        node: node.clone(),
+                        pod: Some(v.pod.clone()),
+                        scroll: 0,
+                    }));
+                }
+                _ => app.info("nothing to open here: step to Filter, Score or PostFilter and pick a node row"),
+            }
+        }
+        Some(Screen::Nodes(v)) => {
+            if let Some(n) = node_list_rows(app, &v).get(v.selected) {
+                app.screens.push(Screen::Node(NodeView {
+                    node: n.clone(),
+                    pod: v.pod.clone(),
+                    scroll: 0,
+                }));
+            }
+        }
+        Some(Screen::Node(_)) => {}
+    }
+    Vec::new()
+}
+
+fn step(app: &mut App, f: impl Fn(&Pipeline, &Step) -> Step) {
+    let Some(Screen::Pod(v)) = app.screens.last() else {
+        return;
+    };
+    let Some(p) = pipeline_of(app, &v.pod) else {
+        return;
+    };
+    let cur = v.step.clone().unwrap_or_else(|| p.decisive());
+    let next = f(&p, &cur);
+    if let Some(Screen::Pod(v)) = app.screens.last_mut() {
+        if v.step.as_ref() != Some(&next) {
+            v.selected = 0;
+        }
+        v.step = Some(next);
+    }
+}
+
+fn normal(app: &mut App, action: Action) -> Vec<Effect> {
+    if let Load::Failed(_) | Load::Loading = app.load {
+        match action {
+            Action::Back | Action::Cancel => app.should_quit = true,
+            Action::Help => app.mode = Mode::Help { scroll: 0 },
+            _ => {}
+        }
+        return Vec::new();
+    }
+    match action {
+        Action::Up => move_by(app, -1),
+        Action::Down => move_by(app, 1),
+        Action::ScrollUp => move_by(app, -(SCROLL as isize)),
+        Action::ScrollDown => move_by(app, SCROLL as isize),
+        Action::PageUp => move_by(app, -(PAGE as isize)),
+        Action::PageDown => move_by(app, PAGE as isize),
+        Action::Top => move_to(app, true),
+        Action::Bottom => move_to(app, false),
+        Action::ClickRow(i) => {
+            if matches!(app.screen(), Some(Screen::Node(_))) {
+                return Vec::new();
+            }
+            if i < row_count(app)
+                && let Some(sel) = selected_mut(app)
+            {
+                if *sel == i {
+                    return open(app);
+                }
+                *sel = i;
+            }
+        }
+        Action::ClickPoint(i) => {
+            step(app, |p, cur| {
+                p.stages.get(i).map_or_else(|| cur.clone(), |s| Step::at(s.point))
+            });
+        }
+        Action::Open => return open(app),
+        Action::Back => {
+            // back one screen; at the pod list, quit
+            let popped = app.screens.pop().is_some();
+            app.should_quit = !popped;
+        }
+        Action::Cancel => {
+            // back one screen; at the pod list, clear the search (never quit)
+            let popped = app.screens.pop().is_some();
+            if !popped {
+                app.pods.query.clear();
+                app.pods.selected = 0;
+            }
+        }
+        Action::Help => app.mode = Mode::Help { scroll: 0 },
+        Action::CommandStart => app.mode = Mode::Command(String::new()),
+        Action::SearchStart => {
+            let ok = match app.screen() {
+                None | Some(Screen::Nodes(_)) => true,
+                Some(Screen::Pod(v)) => v.step.as_ref().is_some_and(|s| s.point == Point::Filter),
+                Some(Screen::Node(_)) => false,
+            };
+            if ok {
+                app.mode = Mode::Search;
+            }
+        }
+        Action::StepNext => step(app, Pipeline::next),
+        Action::StepPrev => step(app, Pipeline::prev),
+        Action::PointNext => step(app, Pipeline::next_point),
+        Action::PointPrev => step(app, Pipeline::prev_point),
+        Action::RunToEnd => step(app, |p, _| p.end()),
+        Action::Restart => step(app, |p, _| {
+            p.steps()
+                .first()
+                .cloned()
+                .unwrap_or_else(|| Step::at(Point::PreEnqueue))
+        }),
+        Action::ToggleAllFailures => {
+            if let Some(Screen::Pod(v)) = app.screens.last_mut() {
+                v.all_failures = !v.all_failures;
+            }
+        }
+        Action::CycleSort => match app.screens.last_mut() {
+            None => {
+                app.pods.sort = app.pods.sort.next();
+                app.pods.selected = 0;
+            }
+            Some(Screen::Pod(v)) => {
+                v.filter_sort = v.filter_sort.next();
+                v.selected = 0;
+            }
+            _ => {}
+        },
+        Action::ReverseSort if app.screen().is_none() => app.pods.reverse = !app.pods.reverse,
+        Action::CycleScoreMode => {
+            if let Some(Screen::Pod(v)) = app.screens.last_mut() {
+                v.score_mode = v.score_mode.next();
+            }
+        }
+        Action::ToggleDiff => {
+            if app.diff.is_none() {
+                app.info("no diff yet: make a what-if edit (i or e) and the new trace is compared with the old");
+            } else if let Some(Screen::Pod(v)) = app.screens.last_mut() {
+                v.show_diff = !v.show_diff;
+            }
+        }
+        Action::NextNamespace => {
+            let all = pod_list::namespaces(app);
+            app.pods.namespace = match &app.pods.namespace {
+                None => all.first().cloned(),
+                Some(cur) => all.iter().position(|n| n == cur).and_then(|i| all.get(i + 1)).cloned(),
+            };
+            app.pods.selected = 0;
+        }
+        Action::AllNamespaces => {
+            app.pods.namespace = None;
+            app.pods.selected = 0;
+        }
+        Action::RequestBind => request_bind(app),
+        Action::RequestPreempt => request_preempt(app),
+        Action::EditInline => {
+            if let Some(t) = edit_target(app) {
+                let form = match &t {
+                    EditTarget::Pod(k) => app.pod(k).map(|p| whatif::pod_form(p)),
+                    EditTarget::Node(n) => app.cluster.node(n).map(|n| whatif::node_form(n)),
+                };
+                if let Some(f) = form {
+                    app.mode = Mode::Edit(f);
+                }
+            }
+        }
+        Action::EditExternal => {
+            if let Some(t) = edit_target(app) {
+                match whatif::to_yaml(&app.cluster, &t) {
+                    Ok(text) => return vec![Effect::OpenEditor { target: t, text }],
+                    Err(e) => app.error(e),
+                }
+            }
+        }
+        Action::ToggleCordon => {
+            if let Some(Screen::Node(v)) = app.screen() {
+                let n = v.node.clone();
+                match whatif::toggle_cordon(&app.cluster, &n) {
+                    Ok((c, what)) => return set_cluster(app, c, what),
+                    Err(e) => app.error(e),
+                }
+            }
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+fn edit_target(app: &App) -> Option<EditTarget> {
+    match app.screen() {
+        None => pod_list::rows(app)
+            .get(app.pods.selected)
+            .map(|r| EditTarget::Pod(r.pod.key.clone())),
+        Some(Screen::Pod(v)) => Some(EditTarget::Pod(v.pod.clone())),
+        Some(Screen::Node(v)) => Some(EditTarget::Node(v.node.clone())),
+        Some(Screen::Nodes(v)) => node_list_rows(app, v)
+            .get(v.selected)
+            .map(|n| EditTarget::Node(n.clone())),
+    }
+}
+
+fn search(app: &mut App, action: Action) {
+    let query = match app.screens.last_mut() {
+        None => &mut app.pods.query,
+        Some(Screen::Pod(v)) => &mut v.query,
+        Some(Screen::Nodes(v)) => &mut v.query,
+        Some(Screen::Node(_)) => return,
+    };
+    let mut keep = true;
+    match action {
+        Action::Input(c) => query.push(c),
+        Action::Backspace => {
+            query.pop();
+        }
+        Action::ClearInput => query.clear(),
+        Action::Submit => keep = false,
+        Action::Cancel => {
+            query.clear();
+            keep = false;
+        }
+        _ => {}
+    }
+    if let Some(sel) = selected_mut(app) {
+        *sel = 0;
+    }
+    if keep {
+        app.mode = Mode::Search;
+    }
+}
+
+/// The commands of `:`.
+pub const COMMANDS: &[&str] = &[":pods", ":nodes", ":ns NAME", ":ns all", ":help", ":q"];
+
+fn command(app: &mut App, mut text: String, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Input(c) => text.push(c),
+        Action::Backspace => {
+            text.pop();
+        }
+        Action::ClearInput => text.clear(),
+        Action::Cancel => return Vec::new(),
+        Action::Submit => return run_command(app, text.trim()),
+        _ => {}
+    }
+    app.mode = Mode::Command(text);
+    Vec::new()
+}
+
+fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
+    let mut words = text.split_whitespace();
+    let cmd = words.next().unwrap_or_default();
+    let arg = words.next();
+    match cmd {
+        "" => {}
+        "q" | "q!" | "quit" | "qa" => app.should_quit = true,
+        "pods" | "pod" | "po" => app.screens.clear(),
+        "nodes" | "node" | "no" => {
+            let pod = app.focused_pod();
+            app.screens.push(Screen::Nodes(NodeList {
+                selected: 0,
+                pod,
+                query: String::new(),
+            }));
+        }
+        "help" | "h" => app.mode = Mode::Help { scroll: 0 },
+        "ns" | "namespace" => match arg {
+            None | Some("all" | "*") => {
+                app.pods.namespace = None;
+                app.screens.clear();
+                app.info("all namespaces");
+            }
+            Some(ns) => {
+                let all = pod_list::namespaces(app);
+                if all.iter().any(|n| n == ns) || app.cluster.namespaces.contains_key(ns) {
+                    app.pods.namespace = Some(ns.to_string());
+                    app.pods.selected = 0;
+                    app.screens.clear();
+                    app.info(format!("namespace {ns}"));
+                } else {
+                    app.error(format!(
+                        "unknown namespace '{ns}' (namespaces with pods: {})",
+                        all.join(", ")
+                    ));
+                }
+            }
+        },
+        other => app.error(format!(
+            "unknown command ':{other}' (commands: {})",
+            COMMANDS.join(", ")
+        )),
+    }
+    Vec::new()
+}
+
+fn request_bind(app: &mut App) {
+    if app.readonly {
+        app.error("read-only mode (--readonly): binding is disabled");
+        return;
+    }
+    let (pod, picked) = match app.screen() {
+        Some(Screen::Node(v)) => match &v.pod {
+            Some(p) => (p.clone(), Some(v.node.clone())),
+            None => {
+                app.error("open this node from a pod (Enter on a Filter row) to bind that pod here");
+                return;
+            }
+        },
+        _ => match app.focused_pod() {
+            Some(p) => (p, None),
+            None => return,
+        },
+    };
+    let Some(p) = app.pod(&pod) else { return };
+    if let Some(n) = &p.node_name {
+        app.error(format!("pod {pod} is already on node {n}"));
+        return;
+    }
+    if !p.is_pending() {
+        app.error(format!("pod {pod} has finished ({})", p.phase));
+        return;
+    }
+    let summary = match app.summary(&pod) {
+        Some(Ok(s)) => s.clone(),
+        Some(Err(e)) => {
+            app.error(e.clone());
+            return;
+        }
+        None => {
+            app.error(format!("pod {pod} is still being explained; try again in a moment"));
+            return;
+        }
+    };
+    let (node, warning) = if let Some(node) = picked {
+        let Some(Ok(ex)) = app.explanation(&pod) else {
+            app.error(format!("pod {pod} is still being explained; try again in a moment"));
+            return;
+        };
+        let warning = match ex.filter.iter().find(|f| f.node == node) {
+            Some(f) if f.feasible => None,
+            Some(f) => Some(format!(
+                "the scheduler would not choose {node}: {}",
+                f.failure.as_ref().map_or_else(
+                    || "not in PreFilter's node set".to_string(),
+                    |fl| format!("{}: {}", fl.plugin, fl.reasons.join(", "))
+                )
+            )),
+            None => ex
+                .message
+                .clone()
+                .map(|m| format!("the scheduler would not place the pod: {m}")),
+        };
+        (node, warning)
+    } else if let Some(first) = summary.selected.first() {
+        let warning = (summary.selected.len() > 1).then(|| {
+            format!(
+                "{} nodes tie at the top ({}); the scheduler picks one at random, this binds to {first}",
+                summary.selected.len(),
+                summary.selected.join(", ")
+            )
+        });
+        (first.clone(), warning)
+    } else {
+        app.error(format!(
+            "no node fits {pod}; to bind anyway, open a node (Enter on a Filter row) and press b there"
+        ));
+        return;
+    };
+    app.mode = Mode::Confirm(Pending::Bind { pod, node, warning });
+}
+
+fn request_preempt(app: &mut App) {
+    if app.readonly {
+        app.error("read-only mode (--readonly): preemption is disabled");
+        return;
+    }
+    let Some(pod) = app.focused_pod() else { return };
+    let summary = match app.summary(&pod) {
+        Some(Ok(s)) => s.clone(),
+        Some(Err(e)) => {
+            app.error(e.clone());
+            return;
+        }
+        None => {
+            app.error(format!(
+                "pod {pod} has no explanation (not pending, or still being explained)"
+            ));
+            return;
+        }
+    };
+    match (summary.preemption, summary.preemption_failed) {
+        (Some((node, victims)), _) => {
+            app.mode = Mode::Confirm(Pending::Preempt { pod, node, victims });
+        }
+        (None, Some(msg)) => app.error(format!(
+            "preemption cannot help {pod}: {}",
+            if msg.is_empty() {
+                "PostFilter found no candidate node"
+            } else {
+                &msg
+            }
+        )),
+        (None, None) if summary.schedulable => {
+            app.error(format!("{pod} fits without preemption; press b to bind it"));
+        }
+        (None, None) => app.error(format!(
+            "PostFilter did not run for {pod}: no preemption plugin produced a result"
+        )),
+    }
+}
+
+fn snapshot_note(app: &App) -> &'static str {
+    match app.source.kind {
+        SourceKind::Snapshot | SourceKind::Demo => {
+            "snapshot mode: nothing was sent to a cluster; the change stays in memory (the file is unchanged)"
+        }
+    }
+}
+
+fn confirm(app: &mut App, pending: Pending, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Confirm => {
+            let r = match &pending {
+                Pending::Bind { pod, node, .. } => {
+                    whatif::bind(&app.cluster, pod, node).map(|c| (c, format!("bound {pod} to {node}")))
+                }
+                Pending::Preempt { pod, node, victims } => whatif::preempt(&app.cluster, pod, node, victims).map(|c| {
+                    let v: Vec<String> = victims.iter().map(ToString::to_string).collect();
+                    (c, format!("preempted for {pod} on {node}: evicted {}", v.join(", ")))
+                }),
+            };
+            match r {
+                Ok((c, what)) => {
+                    let effects = set_cluster(app, c, what.clone());
+                    if let Pending::Bind { .. } = pending {
+                        app.diff_base = None;
+                        app.screens.clear();
+                    }
+                    app.info(format!("{what} — {}", snapshot_note(app)));
+                    effects
+                }
+                Err(e) => {
+                    app.error(e);
+                    Vec::new()
+                }
+            }
+        }
+        Action::Cancel | Action::Back => {
+            app.info("cancelled; nothing changed");
+            Vec::new()
+        }
+        _ => {
+            app.mode = Mode::Confirm(pending);
+            Vec::new()
+        }
+    }
+}
+
+fn edit(app: &mut App, mut form: whatif::EditForm, action: Action) -> Vec<Effect> {
+    let n = form.fields.len();
+    match action {
+        Action::Input(c) => {
+            if let Some(f) = form.fields.get_mut(form.focus) {
+                f.value.push(c);
+            }
+        }
+        Action::Backspace => {
+            if let Some(f) = form.fields.get_mut(form.focus) {
+                f.value.pop();
+            }
+        }
+        Action::ClearInput => {
+            if let Some(f) = form.fields.get_mut(form.focus) {
+                f.value.clear();
+            }
+        }
+        Action::FieldNext if n > 0 => form.focus = (form.focus + 1) % n,
+        Action::FieldPrev if n > 0 => form.focus = (form.focus + n - 1) % n,
+        Action::Cancel => return Vec::new(),
+        Action::Submit => match whatif::apply_form(&app.cluster, &form) {
+            Ok((c, what)) => return set_cluster(app, c, what),
+            Err(e) => form.error = Some(e),
+        },
+        _ => {}
+    }
+    app.mode = Mode::Edit(form);
+    Vec::new()
+}
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    /// `set_cluster` for tests.
+    pub(crate) fn set_cluster(app: &mut App, c: Cluster) -> Vec<Effect> {
+        super::set_cluster(app, c, "test change".into())
+    }
+}

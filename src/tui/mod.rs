@@ -1,0 +1,194 @@
+//! The thin terminal layer: one `tokio::select!` loop over terminal events, the action channel
+//! and a tick; effects go to [`runtime`]; the screen is drawn by [`view`] from `&App`.
+//! `kschedtui --demo` / `--snapshot FILE` start here.
+
+pub mod runtime;
+pub mod terminal;
+pub mod theme;
+pub mod view;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Result, anyhow};
+use crossterm::event::{Event, EventStream, MouseButton, MouseEventKind};
+use futures_util::StreamExt as _;
+use tokio::sync::mpsc;
+
+use crate::app::{Action, App, Effect, Load, Loaded, SourceInfo, SourceKind, keymap, update};
+use crate::engine::{Version, build_profiles};
+use theme::Theme;
+use view::ViewState;
+
+/// What the TUI opens.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// A snapshot file or directory.
+    pub snapshot: Option<PathBuf>,
+    /// The bundled demo cluster.
+    pub demo: bool,
+    /// `--theme NAME|FILE`.
+    pub theme: Option<String>,
+    /// `--readonly`.
+    pub readonly: bool,
+}
+
+/// Opens the TUI and runs it until the user quits.
+pub fn run(opts: &Options) -> Result<()> {
+    let (mut theme, warnings) = theme::load(opts.theme.as_deref())?;
+    if theme::no_color(std::env::var_os("NO_COLOR").as_deref()) {
+        theme = theme.monochrome();
+    }
+    let source = match (&opts.snapshot, opts.demo) {
+        (Some(p), _) => SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: p.display().to_string(),
+        },
+        (None, true) => SourceInfo {
+            kind: SourceKind::Demo,
+            name: "demo".into(),
+        },
+        (None, false) => return Err(anyhow!("no snapshot to open")),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(event_loop(opts.clone(), source, theme, warnings))
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+fn load(opts: &Options) -> Result<Loaded, String> {
+    let version = Version::NEWEST;
+    let cluster = crate::cli::load_cluster(opts.snapshot.as_deref(), opts.demo).map_err(|e| format!("{e:#}"))?;
+    let profiles = build_profiles(None, version).map_err(|e| format!("{e:#}"))?;
+    Ok(Loaded {
+        cluster,
+        profiles,
+        version,
+    })
+}
+
+/// Turns a terminal event into an action.
+fn translate(app: &App, view: &ViewState, ev: &Event) -> Option<Action> {
+    match ev {
+        Event::Key(k) => keymap::resolve(app, k),
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::ScrollUp => Some(Action::ScrollUp),
+            MouseEventKind::ScrollDown => Some(Action::ScrollDown),
+            MouseEventKind::Down(MouseButton::Left) => {
+                if app.mode != crate::app::Mode::Normal {
+                    return None;
+                }
+                view.point_at(m.column, m.row)
+                    .map(Action::ClickPoint)
+                    .or_else(|| view.row_at(m.column, m.row).map(Action::ClickRow))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Debug builds only: `KSCHEDTUI_DEBUG_PANIC=1` panics after the first frame, so the tests can
+/// check that a panic restores the terminal. Release builds have no such switch.
+fn debug_panic_check() {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("KSCHEDTUI_DEBUG_PANIC").is_some() {
+        panic!("KSCHEDTUI_DEBUG_PANIC is set: panicking on purpose after the first frame");
+    }
+}
+
+/// Opens `$VISUAL` / `$EDITOR` (default `vi`) on the text and returns the edited text.
+fn run_editor(text: &str) -> Result<String, String> {
+    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let path = std::env::temp_dir().join(format!("kschedtui-{}-{n}.yaml", std::process::id()));
+    std::fs::write(&path, text).map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+    let editor = std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .unwrap_or_else(|_| "vi".into());
+    let mut words = editor.split_whitespace();
+    let program = words.next().unwrap_or("vi");
+    let status = std::process::Command::new(program).args(words).arg(&path).status();
+    let result = match status {
+        Ok(s) if s.success() => {
+            std::fs::read_to_string(&path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
+        }
+        Ok(s) => Err(format!("editor '{editor}' exited with {s}; nothing changed")),
+        Err(e) => Err(format!("cannot start editor '{editor}': {e} (set $EDITOR)")),
+    };
+    let _ = std::fs::remove_file(&path);
+    result
+}
+
+async fn event_loop(opts: Options, source: SourceInfo, theme: Theme, warnings: Vec<String>) -> Result<()> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
+    let mut app = App::new(source, opts.readonly);
+    if !warnings.is_empty() {
+        app.info(warnings.join("; "));
+    }
+    {
+        let tx = tx.clone();
+        let opts = opts.clone();
+        tokio::task::spawn_blocking(move || {
+            let _ = tx.send(Action::Loaded(Box::new(load(&opts))));
+        });
+    }
+    let runtime = runtime::Runtime::new(tx.clone());
+    let mut guard = terminal::init()?;
+    let mut events = EventStream::new();
+    let mut tick = tokio::time::interval(Duration::from_millis(200));
+    let mut view = ViewState::default();
+    let mut batch: Vec<Action> = Vec::new();
+    loop {
+        guard.terminal.draw(|f| view::render(&app, &theme, &mut view, f))?;
+        debug_panic_check();
+        tokio::select! {
+            ev = events.next() => match ev {
+                Some(Ok(ev)) => batch.extend(translate(&app, &view, &ev)),
+                Some(Err(e)) => return Err(e.into()),
+                None => break,
+            },
+            Some(a) = rx.recv() => batch.push(a),
+            _ = tick.tick() => batch.push(Action::Tick { now: now() }),
+        }
+        while let Ok(a) = rx.try_recv() {
+            batch.push(a);
+        }
+        let mut editor = None;
+        for a in batch.drain(..) {
+            for e in update(&mut app, a) {
+                match e {
+                    Effect::Explain(job) => runtime.explain(job),
+                    Effect::OpenEditor { target, text } => editor = Some((target, text)),
+                }
+            }
+        }
+        if app.should_quit {
+            break;
+        }
+        if let Some((target, text)) = editor {
+            // the editor owns the terminal (and its input) until it exits
+            drop(events);
+            guard.suspend()?;
+            let result = run_editor(&text);
+            guard.resume()?;
+            events = EventStream::new();
+            batch.push(Action::Edited { target, result });
+        }
+    }
+    drop(guard);
+    if let Some(msg) = &app.fatal {
+        return Err(anyhow!("{msg}"));
+    }
+    if let Load::Failed(e) = &app.load {
+        return Err(anyhow!("{e}"));
+    }
+    Ok(())
+}

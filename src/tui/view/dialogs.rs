@@ -1,0 +1,150 @@
+//! Dialogs and full-body messages: loading, load failure, confirmation of a write, and the
+//! inline what-if form.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+use super::{block, centered, spinner};
+use crate::app::whatif::EditForm;
+use crate::app::{App, Pending, SourceKind};
+use crate::tui::theme::Theme;
+
+/// The body while the cluster loads.
+pub fn loading(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let text = format!("{} loading {}…", spinner(app), app.source.name);
+    let r = centered(area, u16::try_from(text.chars().count() + 4).unwrap_or(40), 3);
+    frame.render_widget(
+        Paragraph::new(Span::styled(text, theme.warn)).block(block(theme, "")),
+        r,
+    );
+}
+
+/// The body when loading failed.
+pub fn failed(e: &str, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let lines = vec![
+        Line::from(Span::styled("The cluster could not be loaded:", theme.header)),
+        Line::from(""),
+        Line::from(Span::styled(e.to_string(), theme.fail)),
+        Line::from(""),
+        Line::from(vec![Span::styled("q", theme.key), Span::raw(" quits")]),
+    ];
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block(theme, " Error ")),
+        area,
+    );
+}
+
+/// The confirmation of a write, listing the exact writes.
+pub fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let mut lines = Vec::new();
+    if let Pending::Bind { warning: Some(w), .. } = p {
+        lines.push(Line::from(Span::styled(format!("⚠ {w}"), theme.warn)));
+        lines.push(Line::from(""));
+    }
+    lines.push(Line::from(Span::styled("Writes:", theme.header)));
+    for w in p.writes() {
+        lines.push(Line::from(Span::raw(format!("  {w}"))));
+    }
+    lines.push(Line::from(""));
+    match app.source.kind {
+        SourceKind::Snapshot | SourceKind::Demo => {
+            lines.push(Line::from(Span::styled(
+                "Snapshot mode: nothing is sent to a cluster. The change stays in memory",
+                theme.accent,
+            )));
+            lines.push(Line::from(Span::styled(
+                "(the snapshot file is not modified) and the scheduler runs again.",
+                theme.accent,
+            )));
+        }
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(vec![
+        Span::styled("y", theme.key),
+        Span::raw("/"),
+        Span::styled("Enter", theme.key),
+        Span::raw(" confirm   "),
+        Span::styled("n", theme.key),
+        Span::raw("/"),
+        Span::styled("Esc", theme.key),
+        Span::raw(" cancel"),
+    ]));
+    let width = lines.iter().map(Line::width).max().unwrap_or(40).saturating_add(4);
+    let popup = centered(
+        area,
+        u16::try_from(width).unwrap_or(100).max(50),
+        u16::try_from(lines.len() + 2).unwrap_or(12),
+    );
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .style(theme.popup)
+            .wrap(Wrap { trim: false })
+            .block(block(theme, format!(" {} ", p.title())).style(theme.popup)),
+        popup,
+    );
+}
+
+/// The inline what-if form.
+pub fn edit_form(form: &EditForm, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let label_w = form.fields.iter().map(|f| f.label.chars().count()).max().unwrap_or(8) + 2;
+    let mut lines = vec![
+        Line::from(Span::styled(
+            "Edit the fields; Enter re-runs the scheduler on the changed copy (nothing is written).",
+            theme.muted,
+        )),
+        Line::from(""),
+    ];
+    for (i, f) in form.fields.iter().enumerate() {
+        let focused = i == form.focus;
+        let mut spans = vec![
+            Span::styled(
+                format!("{:<label_w$}", f.label),
+                if focused { theme.accent } else { theme.header },
+            ),
+            Span::styled(f.value.clone(), if focused { theme.selected } else { theme.base }),
+        ];
+        if focused {
+            spans.push(Span::styled("▏", theme.accent));
+        }
+        lines.push(Line::from(spans));
+        if focused {
+            lines.push(Line::from(Span::styled(
+                format!("{:label_w$}{}", "", f.hint),
+                theme.muted,
+            )));
+        }
+    }
+    if let Some(e) = &form.error {
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled(e.clone(), theme.fail)));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(vec![
+        Span::styled("Enter", theme.key),
+        Span::raw(" apply  "),
+        Span::styled("Tab/↓", theme.key),
+        Span::raw(" next field  "),
+        Span::styled("Ctrl-u", theme.key),
+        Span::raw(" clear  "),
+        Span::styled("Esc", theme.key),
+        Span::raw(" cancel"),
+    ]));
+    let popup = centered(
+        area,
+        area.width.saturating_sub(4).min(100),
+        u16::try_from(lines.len() + 4).unwrap_or(16),
+    );
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .style(theme.popup)
+            .wrap(Wrap { trim: false })
+            .block(block(theme, format!(" What-if: {} ", form.target)).style(theme.popup)),
+        popup,
+    );
+}

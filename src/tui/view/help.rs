@@ -1,0 +1,55 @@
+//! The `?` overlay, generated from the key table: the current screen's keys, then the global
+//! ones, in table order.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use super::{block, centered};
+use crate::app::{App, keymap};
+use crate::tui::theme::Theme;
+
+/// Draws the overlay.
+pub fn render(app: &App, scroll: u16, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let popup = centered(area, 84, area.height.saturating_sub(2).max(8));
+    let mut lines = vec![Line::from(Span::styled(
+        "Keys for this screen (the same table drives them). Esc or ? closes; j/k scroll.",
+        theme.muted,
+    ))];
+    let key_w = 14;
+    for (scope, rows) in keymap::help_sections(app) {
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled(scope.title(), theme.header)));
+        for (k, h) in rows {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {k:<key_w$}"), theme.key),
+                Span::raw(h),
+            ]));
+        }
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled("Commands", theme.header)));
+    for (c, h) in [
+        (":pods", "the pod list"),
+        (":nodes", "every node (with the focused pod's fit)"),
+        (":ns NAME", "only pods of one namespace (:ns all for every namespace)"),
+        (":q", "quit"),
+    ] {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {c:<key_w$}"), theme.key),
+            Span::raw(h),
+        ]));
+    }
+    let max = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .saturating_sub(popup.height.saturating_sub(2));
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .style(theme.popup)
+            .block(block(theme, " Help ").style(theme.popup))
+            .scroll((scroll.min(max), 0)),
+        popup,
+    );
+}

@@ -1,0 +1,231 @@
+//! Rendering: pure functions of `&App` and the theme that lay out widgets. [`ViewState`] holds
+//! only ratatui widget state and where things were drawn (for mouse hit-testing), nothing of the
+//! domain. One file per panel.
+
+mod dialogs;
+mod filter_table;
+mod help;
+mod node_list;
+mod node_view;
+mod pipeline;
+mod pod_list;
+mod pod_view;
+mod postfilter;
+mod score_matrix;
+mod steps;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph, TableState};
+
+use super::theme::Theme;
+use crate::app::{App, Load, Mode, Screen, SourceKind, StatusKind, keymap};
+
+/// Widget state and hit areas from the last frame.
+#[derive(Debug, Default)]
+pub struct ViewState {
+    /// The pod list's table state.
+    pub pods: TableState,
+    /// The pod view panel's table state.
+    pub panel: TableState,
+    /// The node list's table state.
+    pub nodes: TableState,
+    /// Where the main table's rows were drawn (below its header).
+    pub rows_area: Option<Rect>,
+    /// The first row shown in `rows_area`.
+    pub rows_offset: usize,
+    /// Where each pipeline point was drawn.
+    pub points: Vec<Rect>,
+}
+
+impl ViewState {
+    /// The row index under a screen position, if it is on the main table.
+    pub fn row_at(&self, x: u16, y: u16) -> Option<usize> {
+        let a = self.rows_area?;
+        (x >= a.x && x < a.x + a.width && y >= a.y && y < a.y + a.height)
+            .then(|| self.rows_offset + usize::from(y - a.y))
+    }
+
+    /// The pipeline point under a screen position.
+    pub fn point_at(&self, x: u16, y: u16) -> Option<usize> {
+        self.points
+            .iter()
+            .position(|r| x >= r.x && x < r.x + r.width && y == r.y)
+    }
+}
+
+/// Spinner frames.
+const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
+
+/// The spinner frame for the app's tick count.
+pub fn spinner(app: &App) -> &'static str {
+    SPINNER[usize::try_from(app.ticks % 8).unwrap_or(0)]
+}
+
+/// A bordered block with a title.
+pub fn block<'a>(theme: &Theme, title: impl Into<Line<'a>>) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(theme.border)
+        .title(title.into().style(theme.title))
+}
+
+/// A rectangle of at most `w`×`h` centred in `area`.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// Draws the whole screen.
+pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>) {
+    let area = frame.area();
+    frame.render_widget(Block::default().style(theme.base), area);
+    view.rows_area = None;
+    view.points.clear();
+    let [top, body, bottom] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0), Constraint::Length(1)]).areas(area);
+    header(app, theme, frame, top);
+    match &app.load {
+        Load::Loading => dialogs::loading(app, theme, frame, body),
+        Load::Failed(e) => dialogs::failed(e, theme, frame, body),
+        Load::Ready => match app.screen() {
+            None => pod_list::render(app, theme, view, frame, body),
+            Some(Screen::Pod(v)) => pod_view::render(app, v, theme, view, frame, body),
+            Some(Screen::Node(v)) => node_view::render(app, v, theme, frame, body),
+            Some(Screen::Nodes(v)) => node_list::render(app, v, theme, view, frame, body),
+        },
+    }
+    status_bar(app, theme, frame, bottom);
+    match &app.mode {
+        Mode::Help { scroll } => help::render(app, *scroll, theme, frame, body),
+        Mode::Confirm(p) => dialogs::confirm(app, p, theme, frame, body),
+        Mode::Edit(form) => dialogs::edit_form(form, theme, frame, body),
+        Mode::Normal | Mode::Search | Mode::Command(_) => {}
+    }
+}
+
+fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let narrow = area.width < 120;
+    let sep = Span::styled(" │ ", theme.muted);
+    let source = match app.source.kind {
+        SourceKind::Demo if narrow => "demo".to_string(),
+        SourceKind::Demo => "demo cluster (embedded snapshot)".to_string(),
+        SourceKind::Snapshot if narrow => std::path::Path::new(&app.source.name)
+            .file_name()
+            .map_or_else(|| app.source.name.clone(), |f| f.to_string_lossy().into_owned()),
+        SourceKind::Snapshot => format!("snapshot {}", app.source.name),
+    };
+    // most important first: what runs out of room on a narrow terminal is the least useful
+    let mut items: Vec<Vec<Span<'_>>> = vec![vec![Span::styled(source, theme.header)]];
+    if app.load == Load::Ready {
+        let pending = app.pending_count();
+        items.push(vec![Span::raw(format!("{} nodes", app.cluster.nodes.len()))]);
+        items.push(vec![
+            Span::raw(format!("{} pods, ", app.cluster.pods.len())),
+            Span::styled(
+                format!("{pending} pending"),
+                if pending > 0 { theme.warn } else { theme.ok },
+            ),
+        ]);
+        let left = app.explaining();
+        if left > 0 {
+            items.push(vec![Span::styled(
+                format!("{} explaining {}/{}", spinner(app), app.queued - left, app.queued),
+                theme.warn,
+            )]);
+        }
+        if !app.changes.is_empty() {
+            items.push(vec![Span::styled(
+                format!("{} in-memory change(s)", app.changes.len()),
+                theme.warn,
+            )]);
+        }
+        if app.readonly {
+            items.push(vec![Span::styled("read-only", theme.muted)]);
+        }
+        if let Some(ns) = &app.pods.namespace {
+            items.push(vec![Span::styled(format!("ns {ns}"), theme.accent)]);
+        } else if !narrow {
+            items.push(vec![Span::raw("all namespaces")]);
+        }
+        if !narrow {
+            items.push(vec![Span::styled(format!("scheduler {}", app.version), theme.muted)]);
+        }
+    }
+    let mut spans = vec![Span::styled(" kschedtui", theme.accent)];
+    for item in items {
+        spans.push(sep.clone());
+        spans.extend(item);
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)).style(theme.status), area);
+}
+
+fn status_bar(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let line = match &app.mode {
+        Mode::Search => {
+            let q = match app.screen() {
+                None => app.pods.query.as_str(),
+                Some(Screen::Pod(v)) => v.query.as_str(),
+                Some(Screen::Nodes(v)) => v.query.as_str(),
+                Some(Screen::Node(_)) => "",
+            };
+            Line::from(vec![
+                Span::styled("/", theme.key),
+                Span::raw(q.to_string()),
+                Span::styled("▏", theme.accent),
+                Span::styled("   Enter keep · Esc clear", theme.muted),
+            ])
+        }
+        Mode::Command(text) => Line::from(vec![
+            Span::styled(":", theme.key),
+            Span::raw(text.clone()),
+            Span::styled("▏", theme.accent),
+            Span::styled("   :pods :nodes :ns NAME :ns all :q", theme.muted),
+        ]),
+        _ => match &app.status {
+            Some(s) => {
+                let style = if s.kind == StatusKind::Error {
+                    theme.status_error
+                } else {
+                    theme.status
+                };
+                Line::from(Span::styled(format!(" {}", s.text), style))
+            }
+            None => hints_line(app, theme, area.width),
+        },
+    };
+    frame.render_widget(Paragraph::new(line).style(theme.status), area);
+}
+
+fn hints_line<'a>(app: &App, theme: &Theme, width: u16) -> Line<'a> {
+    let mut spans = vec![Span::raw(" ")];
+    let mut used = 1usize;
+    for (k, h) in keymap::hints(app) {
+        let w = k.chars().count() + h.chars().count() + 3;
+        if used + w > usize::from(width) {
+            break;
+        }
+        used += w;
+        spans.push(Span::styled(k, theme.key));
+        spans.push(Span::styled(format!(" {h}  "), theme.status));
+    }
+    Line::from(spans)
+}
+
+/// Records where a table's rows were drawn (the area below a one-line header) for clicks.
+pub fn record_rows(view: &mut ViewState, table_area: Rect, offset: usize) {
+    view.rows_area = Some(Rect {
+        y: table_area.y + 1,
+        height: table_area.height.saturating_sub(1),
+        ..table_area
+    });
+    view.rows_offset = offset;
+}

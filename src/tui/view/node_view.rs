@@ -1,0 +1,279 @@
+//! The node view: allocatable vs requested per resource as gauges (with the pod's request on
+//! top), why the pod does or does not fit, taints (and whether the pod tolerates them), labels
+//! and the pods on the node.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::block;
+use crate::app::analysis::{self, ZONE_LABEL, classify};
+use crate::app::{App, NodeView, format};
+use crate::model::{Node, Pod};
+use crate::tui::theme::Theme;
+
+fn gauge_text(name: &str, alloc: i64, used: i64, add: i64) -> String {
+    let pct = |v: i64| {
+        if alloc > 0 {
+            format!("{}%", v * 100 / alloc)
+        } else {
+            "-".into()
+        }
+    };
+    let mut t = format!(
+        " {} / {} ({})",
+        format::amount(name, used),
+        format::amount(name, alloc),
+        pct(used)
+    );
+    if add > 0 {
+        t.push_str(&format!(" +{} → {}", format::amount(name, add), pct(used + add)));
+    }
+    t
+}
+
+fn gauge<'a>(name: &str, alloc: i64, used: i64, add: i64, bar_w: usize, theme: &Theme) -> Line<'a> {
+    let label = format!("{:<18}", format::ellipsize(name, 17));
+    let text = gauge_text(name, alloc, used, add);
+    let scale = |v: i64| -> usize {
+        if alloc <= 0 {
+            return if v > 0 { bar_w } else { 0 };
+        }
+        usize::try_from(v.max(0).min(alloc) * i64::try_from(bar_w).unwrap_or(0) / alloc).unwrap_or(0)
+    };
+    let u = scale(used);
+    let total = scale(used + add).max(u + usize::from(add > 0 && u < bar_w));
+    let over = used + add > alloc;
+    Line::from(vec![
+        Span::styled(label, theme.header),
+        Span::styled("█".repeat(u), theme.gauge),
+        Span::styled("▒".repeat(total - u), if over { theme.gauge_over } else { theme.ok }),
+        Span::styled("░".repeat(bar_w.saturating_sub(total)), theme.muted),
+        Span::styled(text, if over && add > 0 { theme.fail } else { theme.base }),
+    ])
+}
+
+fn why<'a>(app: &App, node: &Node, pod: &Pod, theme: &Theme) -> Vec<Line<'a>> {
+    let mut lines = vec![Line::from(vec![
+        Span::styled("Why ", theme.header),
+        Span::styled(pod.key.to_string(), theme.accent),
+        Span::styled(" here?", theme.header),
+    ])];
+    match app.explanation(&pod.key) {
+        Some(Ok(ex)) => match ex.filter.iter().find(|f| f.node == node.name) {
+            Some(f) if f.feasible => {
+                let rank = analysis::score_rank(ex, &node.name);
+                let total = ex.score.iter().find(|s| s.node == node.name).map(|s| s.total);
+                let winner = ex.selected.iter().any(|s| s == &node.name);
+                lines.push(Line::from(Span::styled(
+                    match (total, rank) {
+                        (Some(t), Some(r)) => format!(
+                            "fits; score {t}, rank {r} of {}{}",
+                            ex.score.len(),
+                            if winner { " — the scheduler's choice" } else { "" }
+                        ),
+                        _ => "fits".to_string(),
+                    },
+                    theme.ok,
+                )));
+            }
+            Some(f) => {
+                let class = classify(f);
+                let style = if class == analysis::FilterClass::NearlyFit {
+                    theme.warn
+                } else {
+                    theme.fail
+                };
+                if f.excluded_by_prefilter {
+                    lines.push(Line::from(Span::styled(
+                        "excluded: not in PreFilter's node set",
+                        theme.muted,
+                    )));
+                }
+                if let Some(fl) = &f.failure {
+                    lines.push(Line::from(vec![
+                        Span::styled("rejected by ", theme.muted),
+                        Span::styled(
+                            if fl.plugin.is_empty() {
+                                "PreFilter".to_string()
+                            } else {
+                                fl.plugin.clone()
+                            },
+                            style,
+                        ),
+                        Span::styled(format!(": {}", fl.reasons.join(", ")), style),
+                    ]));
+                }
+                for a in f.all_failures.iter().skip(1) {
+                    lines.push(Line::from(Span::styled(
+                        format!("also fails {}: {}", a.plugin, a.reasons.join(", ")),
+                        theme.muted,
+                    )));
+                }
+                for m in analysis::missing(pod, node, app.usage.get(&node.name)) {
+                    lines.push(Line::from(Span::styled(m.to_string(), theme.warn)));
+                }
+            }
+            None => lines.push(Line::from(Span::styled("no Filter verdict for this node", theme.muted))),
+        },
+        Some(Err(e)) => lines.push(Line::from(Span::styled(e.clone(), theme.muted))),
+        None => lines.push(Line::from(Span::styled("explaining…", theme.muted))),
+    }
+    lines
+}
+
+/// Draws the node view.
+pub fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let Some(node) = app.cluster.node(&v.node) else {
+        let b = block(theme, format!(" Node {} ", v.node));
+        frame.render_widget(Paragraph::new("The node is not in the cluster.").block(b), area);
+        return;
+    };
+    let usage = app.usage.get(&node.name).cloned().unwrap_or_default();
+    let zone = node.labels.get(ZONE_LABEL).cloned().unwrap_or_else(|| "no zone".into());
+    let mut title = vec![
+        Span::raw(" Node "),
+        Span::styled(node.name.clone(), theme.accent),
+        Span::styled(format!(" · {zone} · {} pod(s)", usage.pods.len()), theme.muted),
+    ];
+    if node.unschedulable {
+        title.push(Span::styled(" · cordoned", theme.fail));
+    }
+    title.push(Span::raw(" "));
+    let b = block(theme, Line::from(title));
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let pod = v.pod.as_ref().and_then(|k| app.pod(k)).filter(|p| p.is_pending());
+    let wide = inner.width >= 120;
+    let [left_area, right_area] = if wide {
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner)
+    } else {
+        [inner, Rect::default()]
+    };
+    // left: resources and why
+    let mut left = vec![Line::from(vec![
+        Span::styled("Allocatable vs requested", theme.header),
+        Span::styled(
+            match pod {
+                Some(p) => format!("  (▒ = {}'s request)", p.key.name),
+                None => String::new(),
+            },
+            theme.muted,
+        ),
+    ])];
+    let pod_extra = pod
+        .map(|p| p.requests.list.keys().cloned().collect::<Vec<_>>())
+        .unwrap_or_default();
+    let gauges: Vec<(String, i64, i64, i64)> = format::resource_names(&node.allocatable, pod_extra)
+        .into_iter()
+        .map(|name| {
+            let alloc = node.allocatable.get(&name);
+            let used = if name == "pods" {
+                i64::try_from(usage.pods.len()).unwrap_or(0)
+            } else {
+                usage.requested.get(&name)
+            };
+            let add = match pod {
+                Some(_) if name == "pods" => 1,
+                Some(p) => p.requests.list.get(&name).copied().unwrap_or(0),
+                None => 0,
+            };
+            (name, alloc, used, add)
+        })
+        .collect();
+    let text_w = gauges
+        .iter()
+        .map(|(n, a, u, d)| gauge_text(n, *a, *u, *d).chars().count())
+        .max()
+        .unwrap_or(0);
+    let bar_w = usize::from(left_area.width)
+        .saturating_sub(18 + text_w + 3)
+        .clamp(4, 40);
+    for (name, alloc, used, add) in &gauges {
+        left.push(gauge(name, *alloc, *used, *add, bar_w, theme));
+    }
+    if let Some(p) = pod {
+        left.push(Line::from(""));
+        left.extend(why(app, node, p, theme));
+    }
+    // right: taints, labels, pods
+    let mut right = vec![Line::from(Span::styled("Taints", theme.header))];
+    if node.taints.is_empty() {
+        right.push(Line::from(Span::styled("  none", theme.muted)));
+    }
+    for t in &node.taints {
+        let text = if t.value.is_empty() {
+            format!("  {}:{}", t.key, t.effect)
+        } else {
+            format!("  {}={}:{}", t.key, t.value, t.effect)
+        };
+        let mut spans = vec![Span::raw(text)];
+        if let Some(p) = pod {
+            let ok = p.tolerations.iter().any(|tol| tol.tolerates(t));
+            spans.push(if ok {
+                Span::styled("  tolerated", theme.ok)
+            } else {
+                Span::styled("  not tolerated", theme.fail)
+            });
+        }
+        right.push(Line::from(spans));
+    }
+    if node.unschedulable {
+        right.push(Line::from(Span::styled(
+            "  spec.unschedulable: true (cordoned)",
+            theme.fail,
+        )));
+    }
+    right.push(Line::from(Span::styled("Labels", theme.header)));
+    for (k, val) in &node.labels {
+        right.push(Line::from(vec![
+            Span::styled(format!("  {k}"), theme.muted),
+            Span::raw(format!("={val}")),
+        ]));
+    }
+    right.push(Line::from(Span::styled(
+        format!("Pods ({})", usage.pods.len()),
+        theme.header,
+    )));
+    if usage.pods.is_empty() {
+        right.push(Line::from(Span::styled("  none", theme.muted)));
+    }
+    for k in &usage.pods {
+        if let Some(p) = app.pod(k) {
+            right.push(Line::from(vec![
+                Span::styled(format!("  {k}"), theme.accent),
+                Span::styled(
+                    format!(
+                        "  cpu {} mem {} prio {}",
+                        format::cpu(p.requests.resource.milli_cpu),
+                        format::bytes(p.requests.resource.memory),
+                        p.priority
+                    ),
+                    theme.muted,
+                ),
+            ]));
+        }
+    }
+    // never scroll past the end (the app does not know the content height)
+    let clamp = |n: usize| {
+        v.scroll
+            .min(u16::try_from(n.saturating_sub(usize::from(inner.height))).unwrap_or(u16::MAX))
+    };
+    if wide {
+        let s = clamp(left.len().max(right.len()));
+        frame.render_widget(
+            Paragraph::new(left).wrap(Wrap { trim: false }).scroll((s, 0)),
+            left_area,
+        );
+        frame.render_widget(
+            Paragraph::new(right).wrap(Wrap { trim: false }).scroll((s, 0)),
+            right_area,
+        );
+    } else {
+        left.push(Line::from(""));
+        left.extend(right);
+        let s = clamp(left.len());
+        frame.render_widget(Paragraph::new(left).wrap(Wrap { trim: false }).scroll((s, 0)), inner);
+    }
+}

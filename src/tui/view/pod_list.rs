@@ -1,0 +1,183 @@
+//! The pod list: pending pods first with the one-line reason from their explanation, search
+//! matches highlighted.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+
+use super::{ViewState, block, record_rows};
+use crate::app::pod_list::{self, PodRow};
+use crate::app::{App, format};
+use crate::model::Pod;
+use crate::tui::theme::Theme;
+
+/// Text with the characters at `hits` in the match style.
+pub fn highlighted<'a>(text: &str, hits: &[usize], base: Style, hit: Style) -> Line<'a> {
+    if hits.is_empty() {
+        return Line::from(Span::styled(text.to_string(), base));
+    }
+    let spans: Vec<Span<'a>> = text
+        .chars()
+        .enumerate()
+        .map(|(i, c)| Span::styled(c.to_string(), if hits.contains(&i) { hit } else { base }))
+        .collect();
+    Line::from(spans)
+}
+
+fn state_glyph(app: &App, pod: &Pod, theme: &Theme) -> Span<'static> {
+    if pod.is_finished() {
+        return Span::styled("·", theme.muted);
+    }
+    if pod.node_name.is_some() {
+        return Span::styled("●", theme.ok);
+    }
+    match app.summary(&pod.key) {
+        Some(Ok(s)) if s.schedulable => Span::styled("◐", theme.warn),
+        Some(Ok(s)) if s.waiting => Span::styled("…", theme.muted),
+        Some(_) => Span::styled("✗", theme.fail),
+        None => Span::styled("?", theme.muted),
+    }
+}
+
+fn reason_style(app: &App, pod: &Pod, theme: &Theme) -> Style {
+    if pod.node_name.is_some() || pod.is_finished() {
+        return theme.muted;
+    }
+    match app.summary(&pod.key) {
+        Some(Ok(s)) if s.schedulable => theme.warn,
+        Some(Ok(s)) if s.waiting => theme.muted,
+        Some(_) => theme.fail,
+        None => theme.muted,
+    }
+}
+
+/// Draws the list.
+pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+    let rows: Vec<PodRow> = pod_list::rows(app);
+    let wide = area.width >= 110;
+    let pending = rows.iter().filter(|r| r.pod.is_pending()).count();
+    let mut title = vec![
+        Span::raw(" Pods "),
+        Span::styled(format!("{} shown, {pending} pending", rows.len()), theme.muted),
+        Span::styled(
+            format!(
+                " · sort {}{}",
+                app.pods.sort.name(),
+                if app.pods.reverse { " ↑" } else { "" }
+            ),
+            theme.muted,
+        ),
+    ];
+    if !app.pods.query.is_empty() {
+        title.push(Span::styled(format!(" · /{}", app.pods.query), theme.search_match));
+    }
+    if let Some(ns) = &app.pods.namespace {
+        title.push(Span::styled(format!(" · ns {ns}"), theme.accent));
+    }
+    title.push(Span::raw(" "));
+    let b = block(theme, Line::from(title));
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    if rows.is_empty() {
+        let msg = if app.cluster.pods.is_empty() {
+            "The snapshot has no pods."
+        } else {
+            "No pod matches. Esc clears the search; 0 shows all namespaces."
+        };
+        frame.render_widget(ratatui::widgets::Paragraph::new(Span::styled(msg, theme.muted)), inner);
+        return;
+    }
+    let mut header = vec!["", "NAMESPACE", "NAME", "AGE", "PRIO"];
+    if wide {
+        header.push("SCHEDULER");
+    }
+    header.extend(["CPU", "MEM", "NODE / WHY PENDING"]);
+    let ns_w = rows
+        .iter()
+        .map(|r| r.pod.key.namespace.chars().count())
+        .max()
+        .unwrap_or(9)
+        .clamp(9, 16);
+    let name_w = rows
+        .iter()
+        .map(|r| r.pod.key.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, if wide { 36 } else { 20 });
+    let table_rows: Vec<Row<'_>> = rows
+        .iter()
+        .map(|r| {
+            let p = &r.pod;
+            let mut cells = vec![
+                Cell::from(state_glyph(app, p, theme)),
+                Cell::from(highlighted(
+                    &p.key.namespace,
+                    &r.ns_hits,
+                    theme.muted,
+                    theme.search_match,
+                )),
+                Cell::from(highlighted(&p.key.name, &r.name_hits, theme.accent, theme.search_match)),
+                Cell::from(format::age(p.creation.as_deref(), app.now)),
+                Cell::from(p.priority.to_string()),
+            ];
+            if wide {
+                cells.push(Cell::from(Span::styled(p.scheduler_name.clone(), theme.muted)));
+            }
+            cells.push(Cell::from(format::cpu(p.requests.resource.milli_cpu)));
+            cells.push(Cell::from(format::bytes(p.requests.resource.memory)));
+            cells.push(Cell::from(Span::styled(
+                pod_list::status_line(app, p),
+                reason_style(app, p, theme),
+            )));
+            Row::new(cells)
+        })
+        .collect();
+    let mut widths = vec![
+        Constraint::Length(1),
+        Constraint::Length(u16::try_from(ns_w).unwrap_or(16)),
+        Constraint::Length(u16::try_from(name_w).unwrap_or(20)),
+        Constraint::Length(4),
+        Constraint::Length(6),
+    ];
+    if wide {
+        widths.push(Constraint::Length(18));
+    }
+    widths.extend([Constraint::Length(6), Constraint::Length(6), Constraint::Min(10)]);
+    let table = Table::new(table_rows, widths)
+        .header(Row::new(header).style(theme.header))
+        .row_highlight_style(theme.selected)
+        .column_spacing(1);
+    let sel = app.pods.selected.min(rows.len().saturating_sub(1));
+    // the selected pending pod's whole reason, which the column cuts on narrow terminals
+    let detail = rows.get(sel).filter(|r| r.pod.is_pending()).map(|r| {
+        Line::from(vec![
+            Span::styled(format!("{}: ", r.pod.key), theme.accent),
+            Span::styled(pod_list::status_line(app, &r.pod), reason_style(app, &r.pod, theme)),
+            Span::styled("  (Enter: why, step by step)", theme.muted),
+        ])
+    });
+    let detail_h = match &detail {
+        Some(l) if inner.width > 0 => {
+            u16::try_from(l.width().div_ceil(usize::from(inner.width)).clamp(1, 3)).unwrap_or(1)
+        }
+        _ => 0,
+    };
+    let [table_area, gap, detail_area] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(u16::from(detail_h > 0)),
+        Constraint::Length(detail_h),
+    ])
+    .areas(inner);
+    view.pods.select(Some(sel));
+    frame.render_stateful_widget(table, table_area, &mut view.pods);
+    record_rows(view, table_area, view.pods.offset());
+    if let Some(l) = detail {
+        frame.render_widget(
+            Paragraph::new("─".repeat(usize::from(gap.width))).style(theme.border),
+            gap,
+        );
+        frame.render_widget(Paragraph::new(l).wrap(Wrap { trim: false }), detail_area);
+    }
+}

@@ -1,0 +1,197 @@
+//! The pod view: the verdict, the pipeline bar, where the stepper is, and the panel of the
+//! current step (or the what-if diff).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{ViewState, block, filter_table, pipeline, postfilter, score_matrix, spinner, steps};
+use crate::app::diff::Sign;
+use crate::app::stepper::{Pipeline, Point, Step};
+use crate::app::{App, PodView, format};
+use crate::engine::trace::Explanation;
+use crate::tui::theme::Theme;
+
+/// What an extension point does, in one sentence.
+pub fn describe(point: Point) -> &'static str {
+    match point {
+        Point::PreEnqueue => "gates the pod before it may enter the queue",
+        Point::QueueSort => "orders the pods waiting in the active queue",
+        Point::PreFilter => "once per cycle: checks the pod, may narrow nodes",
+        Point::Filter => "per node; the first failing plugin rejects it",
+        Point::PostFilter => "no node fits: preemption looks for victims",
+        Point::PreScore => "once before Score: precomputes state",
+        Point::Score => "per feasible node; weighted sum, highest wins",
+        Point::Reserve => "binding cycle: reserves the node's resources",
+        Point::Permit => "approves, denies or delays binding (gangs)",
+        Point::PreBind => "work before binding (volumes)",
+        Point::Bind => "writes the binding to the API server",
+        Point::PostBind => "informational, after a successful bind",
+    }
+}
+
+fn verdict_style(ex: &Explanation, theme: &Theme) -> ratatui::style::Style {
+    if ex.schedulable() {
+        theme.ok
+    } else if ex.waiting_for_scheduler.is_some() {
+        theme.warn
+    } else {
+        theme.fail
+    }
+}
+
+/// Draws the pod view.
+pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+    let pod = app.pod(&v.pod);
+    let mut title = vec![Span::raw(" Pod "), Span::styled(v.pod.to_string(), theme.accent)];
+    if let Some(p) = pod {
+        title.push(Span::styled(
+            format!(
+                " · priority {} · {} · cpu {} mem {} ",
+                p.priority,
+                p.scheduler_name,
+                format::cpu(p.requests.resource.milli_cpu),
+                format::bytes(p.requests.resource.memory)
+            ),
+            theme.muted,
+        ));
+    }
+    let b = block(theme, Line::from(title));
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let Some(p) = pod else {
+        frame.render_widget(
+            Paragraph::new(Span::styled("The pod is no longer in the cluster.", theme.fail)),
+            inner,
+        );
+        return;
+    };
+    let ex = match app.explanation(&v.pod) {
+        Some(Ok(ex)) => ex,
+        Some(Err(e)) => {
+            let lines = vec![
+                Line::from(Span::styled(e.clone(), theme.warn)),
+                Line::from(""),
+                Line::from(Span::styled(
+                    match &p.node_name {
+                        Some(n) => format!("It runs on {n}. Press Esc to go back, :nodes to see the nodes."),
+                        None => "Press Esc to go back.".to_string(),
+                    },
+                    theme.muted,
+                )),
+            ];
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+            return;
+        }
+        None if p.node_name.is_some() => {
+            let n = p.node_name.clone().unwrap_or_default();
+            frame.render_widget(
+                Paragraph::new(vec![
+                    Line::from(vec![Span::raw("Bound to "), Span::styled(n, theme.ok), Span::raw(".")]),
+                    Line::from(Span::styled(
+                        "Only pending pods have a scheduling trace. Esc goes back.",
+                        theme.muted,
+                    )),
+                ]),
+                inner,
+            );
+            return;
+        }
+        None => {
+            frame.render_widget(
+                Paragraph::new(Span::styled(
+                    format!("{} explaining {}…", spinner(app), v.pod),
+                    theme.warn,
+                )),
+                inner,
+            );
+            return;
+        }
+    };
+    let pl = Pipeline::new(ex, app.profile(&ex.profile));
+    let step = v.step.clone().unwrap_or_else(|| pl.decisive());
+    let bar_h = pipeline::height(&pl, inner.width);
+    let verdict = ex.verdict();
+    let verdict_h = u16::try_from(
+        verdict
+            .chars()
+            .count()
+            .div_ceil(usize::from(inner.width.max(1)))
+            .clamp(1, 2),
+    )
+    .unwrap_or(1);
+    let [verdict_area, bar_area, crumb_area, panel] = Layout::vertical([
+        Constraint::Length(verdict_h),
+        Constraint::Length(bar_h),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    frame.render_widget(
+        Paragraph::new(Line::from(Span::styled(verdict, verdict_style(ex, theme)))).wrap(Wrap { trim: false }),
+        verdict_area,
+    );
+    pipeline::render(&pl, &step, theme, view, frame, bar_area);
+    crumb(&pl, &step, theme, frame, crumb_area);
+    if v.show_diff
+        && let Some(d) = &app.diff
+    {
+        diff_panel(d, theme, frame, panel);
+        return;
+    }
+    let plugin = pl.plugin(&step);
+    match step.point {
+        Point::Filter => filter_table::render(app, ex, v, &pl, plugin, theme, view, frame, panel),
+        Point::Score => score_matrix::render(app, ex, v, plugin, theme, view, frame, panel),
+        Point::PostFilter => postfilter::render(app, ex, &pl, plugin, v.selected, theme, view, frame, panel),
+        _ => steps::render(app, ex, &pl, &step, theme, view, frame, panel),
+    }
+}
+
+fn crumb(pl: &Pipeline, step: &Step, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let (i, n) = pl.position(step);
+    let state = pl.stage(step.point).map_or("", |s| s.state.describe());
+    let mut spans = vec![
+        Span::styled(format!("step {i}/{n} "), theme.muted),
+        Span::styled(step.point.name(), theme.header),
+    ];
+    match pl.plugin(step) {
+        Some(p) => {
+            spans.push(Span::styled(" › ", theme.muted));
+            spans.push(Span::styled(p.to_string(), theme.accent));
+        }
+        None => {
+            spans.push(Span::styled(format!(" ({state}): "), theme.muted));
+            spans.push(Span::raw(describe(step.point)));
+        }
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn diff_panel(d: &crate::app::diff::TraceDiff, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let b = block(theme, format!(" What-if diff (d hides) · {} ", d.change));
+    let mut lines = vec![
+        Line::from(vec![Span::styled("before: ", theme.muted), Span::raw(d.before.clone())]),
+        Line::from(vec![
+            Span::styled("after:  ", theme.muted),
+            Span::styled(d.after.clone(), theme.accent),
+        ]),
+        Line::from(""),
+    ];
+    if d.lines.is_empty() {
+        lines.push(Line::from(Span::styled("The trace did not change.", theme.muted)));
+    }
+    for l in &d.lines {
+        let (mark, style) = match l.sign {
+            Sign::Better => ("+ ", theme.ok),
+            Sign::Worse => ("- ", theme.fail),
+            Sign::Changed => ("~ ", theme.warn),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(mark, style),
+            Span::styled(l.text.clone(), style),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines).block(b).wrap(Wrap { trim: false }), area);
+}

@@ -1,0 +1,317 @@
+//! End to end: the real binary in tmux on the bundled demo. Types keys as a user would — search
+//! a pending pod, step the pipeline, open a node, bind in snapshot mode, open the help, quit —
+//! and asserts on the captured screen. Only facts that stay true for any demo cluster are
+//! asserted. Skipped (with a message) when tmux is not installed.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kschedtui");
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn available() -> bool {
+        Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    fn start(name: &str, cmd: &str) -> Tmux {
+        let t = Tmux {
+            socket: format!("kschedtui-e2e-{name}-{}", std::process::id()),
+        };
+        let ok = Command::new("tmux")
+            .args([
+                "-L",
+                &t.socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "e2e",
+                "-x",
+                "160",
+                "-y",
+                "48",
+                cmd,
+            ])
+            .env_remove("NO_COLOR")
+            .status()
+            .unwrap();
+        assert!(ok.success(), "tmux new-session failed");
+        t
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["-L", &self.socket, "send-keys", "-t", "e2e"];
+        args.extend_from_slice(keys);
+        assert!(Command::new("tmux").args(&args).status().unwrap().success());
+    }
+
+    fn text(&self, text: &str) {
+        assert!(
+            Command::new("tmux")
+                .args(["-L", &self.socket, "send-keys", "-t", "e2e", "-l", text])
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+
+    fn screen(&self) -> String {
+        let o = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-t", "e2e"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
+    /// Waits until every text is on screen; returns the screen.
+    fn wait_for(&self, texts: &[&str]) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if texts.iter().all(|t| s.contains(t)) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out waiting for {texts:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Tmux {
+    /// Waits until a text has left the screen (Esc followed at once by another key would
+    /// reach the program as one Alt-key).
+    fn wait_gone(&self, text: &str) {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if !s.contains(text) {
+                return;
+            }
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out waiting for '{text}' to go; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
+    }
+}
+
+/// A pending demo pod whose trace has a node table (from `explain --all-pending -o json`).
+fn pending_pod_with_nodes() -> (String, String) {
+    let out = Command::new(BIN)
+        .args(["explain", "--demo", "--all-pending", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let all = v.as_array().unwrap();
+    let pick = all
+        .iter()
+        .find(|e| {
+            e.get("filter")
+                .and_then(|f| f.as_array())
+                .is_some_and(|f| !f.is_empty())
+        })
+        .expect("the demo has a pending pod that reaches Filter");
+    let pod = &pick["pod"];
+    (
+        pod["namespace"].as_str().unwrap().to_string(),
+        pod["name"].as_str().unwrap().to_string(),
+    )
+}
+
+/// The row index of a pod in the list on screen (rows start below the NAMESPACE header).
+fn row_of(screen: &str, ns: &str, name: &str) -> usize {
+    let lines: Vec<&str> = screen.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.contains("NAMESPACE") && l.contains("NAME"))
+        .expect("pod table header");
+    lines[header + 1..]
+        .iter()
+        .position(|l| {
+            let w: Vec<&str> = l
+                .split(|c: char| c.is_whitespace() || c == '│')
+                .filter(|s| !s.is_empty())
+                .collect();
+            w.windows(2).any(|p| p[0] == ns && p[1] == name)
+        })
+        .unwrap_or_else(|| panic!("{ns}/{name} not in the list:\n{screen}"))
+}
+
+#[test]
+fn demo_search_step_open_node_bind_help_quit() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let (ns, name) = pending_pod_with_nodes();
+    let t = Tmux::start(
+        "flow",
+        &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; {TTY_MODE}; sleep 30"),
+    );
+    // the pod list: pending pods, explained
+    t.wait_for(&["kschedtui", "demo cluster", "Pods", "pending", &name]);
+    // search the pod
+    t.keys(&["/"]);
+    t.text(&name);
+    t.wait_for(&[&format!("/{name}"), "Enter keep"]);
+    t.keys(&["Enter"]);
+    let s = t.wait_for(&[&name]);
+    for _ in 0..row_of(&s, &ns, &name) {
+        t.keys(&["j"]);
+    }
+    t.keys(&["Enter"]);
+    t.wait_for(&[
+        &format!("Pod {ns}/{name}"),
+        "PreFilter",
+        "Filter",
+        "Score",
+        "Bind",
+        "step ",
+    ]);
+    // step the pipeline: back to the start, one step, then point by point to Filter
+    t.keys(&["R"]);
+    t.wait_for(&["step 1/", "PreEnqueue ("]);
+    t.keys(&["n"]);
+    t.wait_for(&["step 2/"]);
+    t.keys(&["R", "N", "N", "N"]);
+    t.wait_for(&["Filter (", "nodes fit", "VERDICT"]);
+    // open the first node of the table
+    t.keys(&["Enter"]);
+    t.wait_for(&[
+        "Node ",
+        "Allocatable vs requested",
+        "Taints",
+        "Labels",
+        &format!("Why {ns}/{name} here?"),
+    ]);
+    // bind in snapshot mode: the confirmation lists the write and says it stays in memory
+    t.keys(&["b"]);
+    t.wait_for(&[
+        &format!("Bind {ns}/{name} to "),
+        &format!("POST /api/v1/namespaces/{ns}/pods/{name}/binding"),
+        "Snapshot mode: nothing is sent to a cluster",
+    ]);
+    t.keys(&["y"]);
+    t.wait_for(&[
+        &format!("bound {ns}/{name} to "),
+        "snapshot mode",
+        "1 in-memory change(s)",
+    ]);
+    // help overlay generated from the key table
+    t.keys(&["?"]);
+    t.wait_for(&["Help", "Keys for this screen", "Pod list", "Everywhere"]);
+    t.keys(&["Escape"]);
+    t.wait_gone("Keys for this screen");
+    // quit: the terminal is restored and the exit code is 0
+    t.keys(&["q"]);
+    let s = t.wait_for(&["KSCHEDTUI-EXITED=0", "TTY-"]);
+    assert!(
+        !s.contains("Allocatable vs requested"),
+        "alternate screen left behind:\n{s}"
+    );
+    assert!(s.contains("TTY-COOKED"), "raw mode left on:\n{s}");
+}
+
+/// Prints TTY-RAW or TTY-COOKED: whether the terminal was left in raw mode.
+const TTY_MODE: &str = "if stty -a | grep -q -- -icanon; then echo TTY-RAW; else echo TTY-COOKED; fi";
+
+#[test]
+fn a_panic_restores_the_terminal() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    // debug builds panic after the first frame when KSCHEDTUI_DEBUG_PANIC is set
+    let t = Tmux::start(
+        "panic",
+        &format!("KSCHEDTUI_DEBUG_PANIC=1 {BIN} --demo; echo KSCHEDTUI-EXITED=$?; {TTY_MODE}; sleep 30"),
+    );
+    let s = t.wait_for(&["KSCHEDTUI-EXITED=101", "TTY-"]);
+    assert!(
+        s.contains("panicking on purpose"),
+        "the panic message is on the main screen:\n{s}"
+    );
+    assert!(s.contains("TTY-COOKED"), "raw mode left on after a panic:\n{s}");
+    assert!(!s.contains("Pods "), "alternate screen left behind:\n{s}");
+}
+
+#[test]
+fn live_mode_is_refused_with_a_clear_message() {
+    let out = Command::new(BIN).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("live mode (attaching to the current kubeconfig context) is not available in this build"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_theme_is_refused_before_the_terminal_is_touched() {
+    let out = Command::new(BIN)
+        .args(["--demo", "--theme", "solarized"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: unknown theme 'solarized' (valid: default, light, high-contrast, or a path to a .yaml file)\n"
+    );
+    let out = Command::new(BIN)
+        .args(["--snapshot", "no/such/file.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: cannot read snapshot 'no/such/file.yaml': no such file or directory\n"
+    );
+}
+
+#[test]
+fn quit_restores_the_terminal_after_a_load_error() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("kschedtui-e2e-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: lots}}\n",
+    )
+    .unwrap();
+    let t = Tmux::start(
+        "bad",
+        &format!("{BIN} --snapshot {}; echo KSCHEDTUI-EXITED=$?; sleep 30", bad.display()),
+    );
+    t.wait_for(&["The cluster could not be loaded", "status.allocatable.cpu"]);
+    t.keys(&["q"]);
+    let s = t.wait_for(&["KSCHEDTUI-EXITED=1"]);
+    assert!(
+        s.contains("error: "),
+        "the error is printed after the terminal is restored:\n{s}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

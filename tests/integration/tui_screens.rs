@@ -1,0 +1,533 @@
+//! Every TUI screen rendered with ratatui's TestBackend at 80×24 and 160×48 into insta
+//! snapshots, on fixtures/tui-test.yaml, with the app driven by actions and the time injected.
+//! Colours are not in the snapshots; the last tests check theme slots on cells.
+
+use std::sync::Arc;
+
+use kschedtui::app::stepper::{Point, Step};
+use kschedtui::app::{Action, App, Screen, SourceInfo, SourceKind, Summary, load_sync, update, update_sync};
+use kschedtui::engine::trace::{Candidate, PostFilterTrace};
+use kschedtui::model::ObjectKey;
+use kschedtui::tui::theme::{self, Theme};
+use kschedtui::tui::view::{ViewState, render};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::style::Color;
+
+const FIXTURE: &str = include_str!("../../fixtures/tui-test.yaml");
+/// 2024-05-01T10:00:00Z: ages in the fixture are then 10m to 3h.
+const NOW: i64 = 1_714_557_600;
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+fn theme() -> Theme {
+    theme::load(None).expect("default theme").0
+}
+
+fn new_app() -> App {
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "fixtures/tui-test.yaml".into(),
+        },
+        false,
+    );
+    a.version = "1.30".parse().expect("version");
+    update(&mut a, Action::Tick { now: NOW });
+    a
+}
+
+fn app() -> App {
+    let mut a = new_app();
+    load_sync(&mut a, "tui-test.yaml", FIXTURE);
+    a
+}
+
+fn run(a: &mut App, actions: impl IntoIterator<Item = Action>) {
+    for x in actions {
+        update_sync(a, x);
+    }
+}
+
+fn typed(s: &str) -> Vec<Action> {
+    s.chars().map(Action::Input).collect()
+}
+
+fn draw(a: &App, theme: &Theme, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    let mut view = ViewState::default();
+    t.draw(|f| render(a, theme, &mut view, f)).expect("draw");
+    t
+}
+
+fn snap(name: &str, a: &App) {
+    let th = theme();
+    for (w, h) in SIZES {
+        let t = draw(a, &th, w, h);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), t.backend());
+    }
+}
+
+/// Opens a pod by name from the pod list.
+fn open_pod(a: &mut App, name: &str) {
+    a.screens.clear();
+    let key = a
+        .cluster
+        .pods
+        .iter()
+        .find(|p| p.key.name == name)
+        .expect("pod")
+        .key
+        .clone();
+    a.pods.selected = kschedtui::app::pod_list::rows(a)
+        .iter()
+        .position(|r| r.pod.key == key)
+        .expect("row");
+    run(a, [Action::Open]);
+}
+
+fn go_to(a: &mut App, step: Step) {
+    if let Some(Screen::Pod(v)) = a.screens.last_mut() {
+        v.step = Some(step);
+        v.selected = 0;
+    }
+}
+
+fn plugin_step(a: &App, point: Point, plugin: &str) -> Step {
+    let Some(Screen::Pod(v)) = a.screen() else {
+        panic!("pod view expected")
+    };
+    let Some(Ok(ex)) = a.explanation(&v.pod) else {
+        panic!("explained")
+    };
+    let pl = kschedtui::app::stepper::Pipeline::new(ex, a.profile(&ex.profile));
+    let i = pl
+        .stage(point)
+        .expect("stage")
+        .plugins
+        .iter()
+        .position(|p| p == plugin)
+        .expect("plugin");
+    Step { point, plugin: Some(i) }
+}
+
+#[test]
+fn loading() {
+    snap("loading", &new_app());
+}
+
+#[test]
+fn load_failed() {
+    let mut a = new_app();
+    update(
+        &mut a,
+        Action::Loaded(Box::new(Err(
+            "fixtures/bad.yaml: document 0: Node n1: field 'status.allocatable.cpu': invalid quantity 'lots'".into(),
+        ))),
+    );
+    snap("load_failed", &a);
+}
+
+#[test]
+fn pod_list() {
+    snap("pod_list", &app());
+}
+
+#[test]
+fn pod_list_search() {
+    let mut a = app();
+    run(&mut a, [Action::SearchStart]);
+    run(&mut a, typed("bt"));
+    snap("pod_list_search", &a);
+}
+
+#[test]
+fn pod_list_namespace_and_sort() {
+    let mut a = app();
+    run(
+        &mut a,
+        [
+            Action::NextNamespace,
+            Action::NextNamespace,
+            Action::CycleSort,
+            Action::CycleSort,
+        ],
+    );
+    snap("pod_list_namespace_sorted_by_age", &a);
+}
+
+#[test]
+fn pod_list_command_line() {
+    let mut a = app();
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("ns da"));
+    snap("pod_list_command", &a);
+}
+
+#[test]
+fn status_error() {
+    let mut a = app();
+    run(&mut a, [Action::Down, Action::Down, Action::RequestBind]);
+    snap("status_error_bind_refused", &a);
+}
+
+#[test]
+fn filter_summary() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    snap("pod_filter", &a);
+}
+
+#[test]
+fn filter_all_failures_sorted_by_plugin() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(
+        &mut a,
+        [
+            Action::ToggleAllFailures,
+            Action::CycleSort,
+            Action::CycleSort,
+            Action::Down,
+        ],
+    );
+    snap("pod_filter_all_failures", &a);
+}
+
+#[test]
+fn filter_plugin_step() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    let s = plugin_step(&a, Point::Filter, "NodeResourcesFit");
+    go_to(&mut a, s);
+    snap("pod_filter_plugin_node_resources_fit", &a);
+}
+
+#[test]
+fn filter_search() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::SearchStart]);
+    run(&mut a, typed("zone-b"));
+    snap("pod_filter_search", &a);
+}
+
+#[test]
+fn prefilter() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::PointPrev]);
+    snap("pod_prefilter", &a);
+    let s = plugin_step(&a, Point::PreFilter, "NodeResourcesFit");
+    go_to(&mut a, s);
+    snap("pod_prefilter_plugin", &a);
+}
+
+#[test]
+fn queue_sort() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    go_to(&mut a, Step::at(Point::QueueSort));
+    snap("pod_queue_sort", &a);
+}
+
+#[test]
+fn gated_pod() {
+    let mut a = app();
+    open_pod(&mut a, "gated-1");
+    snap("pod_gated", &a);
+}
+
+#[test]
+fn pod_waiting_for_its_scheduler() {
+    let mut a = app();
+    open_pod(&mut a, "etl-1");
+    snap("pod_no_profile", &a);
+}
+
+#[test]
+fn score_matrix() {
+    let mut a = app();
+    open_pod(&mut a, "web-2");
+    snap("pod_score", &a);
+    run(&mut a, [Action::CycleScoreMode]);
+    snap("pod_score_raw", &a);
+}
+
+#[test]
+fn score_plugin_step() {
+    let mut a = app();
+    open_pod(&mut a, "web-2");
+    let s = plugin_step(&a, Point::Score, "NodeResourcesBalancedAllocation");
+    go_to(&mut a, s);
+    snap("pod_score_plugin", &a);
+}
+
+#[test]
+fn score_ties() {
+    // node-c without its taint, and node-d made its twin: the two empty nodes tie for batch-1
+    let text = FIXTURE.replace("    taints:\n    - {key: dedicated, value: gpu, effect: NoSchedule}\n", "").replace(
+        "  spec:\n    unschedulable: true\n    taints:\n    - {key: node.kubernetes.io/unschedulable, effect: NoSchedule}\n  status:\n    allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}",
+        "  status:\n    allocatable: {cpu: \"8\", memory: 16Gi, pods: \"110\", nvidia.com/gpu: \"2\"}",
+    );
+    assert_ne!(text, FIXTURE);
+    let mut a = new_app();
+    load_sync(&mut a, "tui-test.yaml", &text);
+    open_pod(&mut a, "batch-1");
+    let Some(Ok(ex)) = a.explanation(&ObjectKey::new("default", "batch-1")) else {
+        panic!("explained")
+    };
+    assert_eq!(ex.selected, vec!["node-c".to_string(), "node-d".to_string()]);
+    snap("pod_score_ties", &a);
+}
+
+#[test]
+fn postfilter_not_run() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    go_to(&mut a, Step::at(Point::PostFilter));
+    snap("pod_postfilter_empty", &a);
+}
+
+#[test]
+fn postfilter_candidates() {
+    let mut a = app();
+    let k = ObjectKey::new("default", "batch-1");
+    let mut ex = (**a.explanations[&k].as_ref().expect("explained")).clone();
+    ex.post_filter = Some(PostFilterTrace {
+        plugin: "DefaultPreemption".into(),
+        code: Some(kschedtui::engine::framework::status::Code::Success),
+        nominated_node: Some("node-a".into()),
+        victims: vec![ObjectKey::new("default", "api-1")],
+        message: String::new(),
+        candidates: vec![
+            Candidate {
+                node: "node-a".into(),
+                victims: vec![ObjectKey::new("default", "api-1")],
+                pdb_violations: 0,
+                note: "chosen: fewest PDB violations, then highest victim priority is lowest".into(),
+                ..Default::default()
+            },
+            Candidate {
+                node: "node-b".into(),
+                victims: vec![ObjectKey::new("data", "db-0")],
+                pdb_violations: 1,
+                note: "1 PDB violation".into(),
+                ..Default::default()
+            },
+        ],
+        node_notes: vec![
+            (
+                "node-c".into(),
+                "preemption will not help: node(s) had untolerated taint(s)".into(),
+            ),
+            (
+                "node-d".into(),
+                "preemption will not help: node(s) were unschedulable".into(),
+            ),
+        ],
+        ..Default::default()
+    });
+    a.summaries.insert(k.clone(), Ok(Summary::of(&ex)));
+    a.explanations.insert(k, Ok(Arc::new(ex)));
+    open_pod(&mut a, "batch-1");
+    go_to(&mut a, Step::at(Point::PostFilter));
+    snap("pod_postfilter_candidates", &a);
+    run(&mut a, [Action::RequestPreempt]);
+    snap("confirm_preempt", &a);
+}
+
+#[test]
+fn binding_cycle() {
+    let mut a = app();
+    open_pod(&mut a, "web-2");
+    run(&mut a, [Action::RunToEnd]);
+    go_to(&mut a, Step::at(Point::Bind));
+    snap("pod_bind", &a);
+    go_to(&mut a, Step::at(Point::Permit));
+    snap("pod_permit", &a);
+}
+
+#[test]
+fn bound_pod() {
+    let mut a = app();
+    open_pod(&mut a, "api-1");
+    snap("pod_bound", &a);
+}
+
+#[test]
+fn node_view_from_a_pod() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::Open]);
+    snap("node_view_nearly_fits", &a);
+}
+
+#[test]
+fn node_view_tainted() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::Down, Action::Down, Action::Open]);
+    snap("node_view_tainted", &a);
+}
+
+#[test]
+fn node_list() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("nodes"));
+    run(&mut a, [Action::Submit]);
+    snap("node_list", &a);
+}
+
+#[test]
+fn help_overlay() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::Help]);
+    snap("help_pod_view", &a);
+}
+
+#[test]
+fn confirm_bind() {
+    let mut a = app();
+    run(&mut a, [Action::RequestBind]);
+    snap("confirm_bind", &a);
+}
+
+#[test]
+fn confirm_bind_picked_node() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::Open, Action::RequestBind]);
+    snap("confirm_bind_picked_node", &a);
+}
+
+#[test]
+fn after_bind() {
+    let mut a = app();
+    run(&mut a, [Action::RequestBind, Action::Confirm]);
+    snap("after_bind", &a);
+}
+
+#[test]
+fn edit_forms() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(
+        &mut a,
+        [
+            Action::EditInline,
+            Action::FieldNext,
+            Action::FieldNext,
+            Action::FieldNext,
+        ],
+    );
+    run(&mut a, typed("dedicated=gpu:NoSchedule"));
+    snap("edit_pod_form", &a);
+    run(&mut a, [Action::Submit]);
+    snap("whatif_diff", &a);
+    run(&mut a, [Action::Open, Action::EditInline]);
+    snap("edit_node_form", &a);
+}
+
+#[test]
+fn edit_form_error() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::EditInline, Action::ClearInput]);
+    run(&mut a, typed("cpu=lots"));
+    run(&mut a, [Action::Submit]);
+    snap("edit_pod_form_error", &a);
+}
+
+#[test]
+fn mouse_hit_testing_follows_the_drawn_table_and_pipeline() {
+    let mut a = app();
+    let th = theme();
+    let mut t = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+    let mut view = ViewState::default();
+    t.draw(|f| render(&a, &th, &mut view, f)).expect("draw");
+    // header row of the pod table is y=2; the first pod row y=3
+    assert_eq!(view.row_at(10, 2), None);
+    assert_eq!(view.row_at(10, 3), Some(0));
+    assert_eq!(view.row_at(10, 5), Some(2));
+    assert_eq!(view.row_at(0, 5), None, "the border is not a row");
+    open_pod(&mut a, "batch-1");
+    t.draw(|f| render(&a, &th, &mut view, f)).expect("draw");
+    let (x, y) = find(&t, "PreFilter ›");
+    assert_eq!(view.point_at(x + 1, y), Some(2));
+    let (x, y) = find(&t, "node-b ");
+    assert_eq!(view.row_at(x, y), Some(0));
+}
+
+fn find(t: &Terminal<TestBackend>, text: &str) -> (u16, u16) {
+    let buf = t.backend().buffer();
+    for y in 0..buf.area.height {
+        let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol().to_string()).collect();
+        if let Some(i) = line.find(text) {
+            let x = line[..i].chars().count();
+            return (u16::try_from(x).expect("x"), y);
+        }
+    }
+    panic!("'{text}' not on screen");
+}
+
+#[test]
+fn verdicts_use_the_theme_slots() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    let th = theme();
+    let t = draw(&a, &th, 160, 48);
+    let (x, y) = find(&t, "nearly");
+    assert_eq!(t.backend().buffer()[(x, y)].fg, th.warn.fg.expect("warn colour"));
+    let (x, y) = find(&t, "no fit ");
+    assert_eq!(t.backend().buffer()[(x, y)].fg, th.fail.fg.expect("fail colour"));
+    let (x, y) = find(&t, "✗ Filter");
+    assert_eq!(
+        t.backend().buffer()[(x, y)].bg,
+        th.step_current.bg.expect("current step colour")
+    );
+}
+
+#[test]
+fn no_color_leaves_no_colour_on_screen() {
+    let mut a = app();
+    open_pod(&mut a, "web-2");
+    let th = theme().monochrome();
+    for (w, h) in SIZES {
+        let t = draw(&a, &th, w, h);
+        let buf = t.backend().buffer();
+        for c in &buf.content {
+            assert!(c.fg == Color::Reset && c.bg == Color::Reset, "coloured cell {c:?}");
+        }
+    }
+}
+
+#[test]
+fn every_bundled_theme_renders_every_screen_kind() {
+    for (name, _) in theme::BUNDLED {
+        let (th, w) = theme::load(Some(name)).expect("theme");
+        assert!(w.is_empty());
+        let mut a = app();
+        open_pod(&mut a, "web-2");
+        draw(&a, &th, 80, 24);
+        run(&mut a, [Action::Open]);
+        draw(&a, &th, 80, 24);
+    }
+}
+
+#[test]
+fn tiny_terminal_does_not_panic() {
+    let mut a = app();
+    let th = theme();
+    for (w, h) in [(1, 1), (20, 5), (40, 10), (300, 100)] {
+        draw(&a, &th, w, h);
+    }
+    open_pod(&mut a, "batch-1");
+    for (w, h) in [(1, 1), (20, 5), (40, 10), (300, 100)] {
+        draw(&a, &th, w, h);
+    }
+    run(&mut a, [Action::Help]);
+    draw(&a, &th, 10, 3);
+}
