@@ -301,7 +301,7 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
         };
         let how = if args.evict { Removal::Evict } else { Removal::Delete };
         println!(
-            "The engine (kube-scheduler {version}) nominates node '{node}' for {pod} and evicts {} victim(s): {}",
+            "The engine (kube-scheduler {version}) nominates node '{node}' for {pod}, with {} victim(s): {}",
             pf.victims.len(),
             pf.victims
                 .iter()

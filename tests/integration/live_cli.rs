@@ -416,3 +416,84 @@ fn connection_failures_are_one_line_naming_the_server() {
         format!("error: context 'prod' is not in kubeconfig '{k}' (available: mock); pass --context with one of those")
     );
 }
+
+/// A high-priority pod that fits only once default/batch-1 (priority 0) leaves node-c.
+fn add_urgent_pod(server: &ApiServer) {
+    let mut pods = server.items("pods");
+    pods.push(json!({
+        "metadata": {"name": "urgent", "namespace": "shop", "uid": "0b1a3c8e-0010-4000-8000-000000000009",
+                     "resourceVersion": "209", "creationTimestamp": "2024-05-01T11:00:00Z"},
+        "spec": {"priorityClassName": "high", "priority": 1000,
+                 "containers": [{"name": "app", "image": "busybox:1.36", "resources": {"requests": {"cpu": "2", "memory": "1Gi"}}}]},
+        "status": {"phase": "Pending"}
+    }));
+    server.set_items("pods", pods, "1000");
+}
+
+#[test]
+fn preempt_marks_and_deletes_the_victims_the_engine_chose_then_nominates() {
+    let server = ApiServer::start();
+    add_urgent_pod(&server);
+    let k = kc(&server, None);
+    let o = run(&["preempt", "shop/urgent", "--kubeconfig", &k, "--yes"], "");
+    ok(&o);
+    assert!(
+        o.stdout.contains("The engine (kube-scheduler 1.30) nominates node 'node-c' for shop/urgent, with 1 victim(s): default/batch-1"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("victims removed: default/batch-1\n"), "{}", o.stdout);
+    let sent: Vec<(String, String)> = server
+        .writes()
+        .into_iter()
+        .filter(|r| !r.path.ends_with("selfsubjectaccessreviews"))
+        .map(|r| (r.method, r.path))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            (
+                "PATCH".to_string(),
+                "/api/v1/namespaces/default/pods/batch-1/status".to_string()
+            ),
+            (
+                "DELETE".to_string(),
+                "/api/v1/namespaces/default/pods/batch-1".to_string()
+            ),
+            (
+                "PATCH".to_string(),
+                "/api/v1/namespaces/shop/pods/urgent/status".to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn preempt_with_evict_reports_a_pdb_refusal_and_does_not_nominate() {
+    let server = ApiServer::start();
+    add_urgent_pod(&server);
+    server.reply_once(
+        "POST",
+        "/api/v1/namespaces/default/pods/batch-1/eviction",
+        Reply::new(
+            429,
+            status_json(
+                429,
+                "TooManyRequests",
+                "Cannot evict pod as it would violate the pod's disruption budget.",
+                Some(json!({"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget batch-pdb needs 1 healthy pods and has 1 currently"}]})),
+            ),
+        ),
+    );
+    let k = kc(&server, None);
+    let o = run(&["preempt", "shop/urgent", "--kubeconfig", &k, "--yes", "--evict"], "");
+    assert_eq!(
+        error_line(&o),
+        "error: preemption incomplete: 0 of 1 victim(s) removed, the node was not nominated: eviction of default/batch-1 refused (429): PodDisruptionBudget 'batch-pdb' does not allow it: The disruption budget batch-pdb needs 1 healthy pods and has 1 currently; wait for it to allow a disruption or preempt without --evict"
+    );
+    assert!(o.stdout.contains("victims removed: none\n"), "{}", o.stdout);
+    assert!(
+        !server.writes().iter().any(|r| r.method == "PATCH"),
+        "the preemptor was not nominated"
+    );
+}
