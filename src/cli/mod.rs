@@ -1,5 +1,6 @@
-//! Headless commands on the same engine: `explain` (and the entry point that dispatches to the
-//! TUI). Errors are printed as one line and give a non-zero exit code.
+//! Headless commands on the same engine: `explain`, `bind`, `preempt`, `snapshot` (and the
+//! entry point that dispatches to the TUI). Errors are printed as one line and give a non-zero
+//! exit code. The live-cluster side of the commands is in [`live`].
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod simulate;
@@ -14,6 +15,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::engine::{self, Framework, SchedulerConfig, Snapshot, Version};
 use crate::model::{Cluster, ObjectKey};
 use crate::source::file;
+
+pub mod condition;
+#[cfg(feature = "live")]
+pub mod live;
 
 /// The demo cluster, embedded so `--demo` works from any directory.
 pub const DEMO_SNAPSHOT: &str = include_str!("../../fixtures/demo.yaml");
@@ -34,9 +39,39 @@ pub struct Cli {
     /// TUI colour theme: a bundled name (default, light, high-contrast) or a YAML file.
     #[arg(long, value_name = "NAME|FILE")]
     pub theme: Option<String>,
-    /// TUI: refuse writes (bind, preempt).
-    #[arg(long)]
+    /// How to reach a live cluster (when no --snapshot is given).
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// Live cluster options, shared by every command (as kubectl names them).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ClusterArgs {
+    /// Kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context (default: current-context).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Never write to the cluster: no bind, no preemption, no permission checks.
+    #[arg(long, global = true)]
     pub readonly: bool,
+    /// `server`: send writes with dryRun=All (the API server validates, then discards them).
+    #[arg(long, global = true, value_enum, default_value = "none", value_name = "MODE")]
+    pub dry_run: DryRun,
+    /// Seconds to wait for each API request.
+    #[arg(long, global = true, default_value_t = 30, value_name = "SECONDS")]
+    pub request_timeout: u64,
+}
+
+/// `--dry-run` values.
+#[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
+pub enum DryRun {
+    /// Send writes for real.
+    #[default]
+    None,
+    /// Send writes with dryRun=All.
+    Server,
 }
 
 /// Commands.
@@ -44,10 +79,78 @@ pub struct Cli {
 pub enum Command {
     /// Explain why pods are (or are not) schedulable.
     Explain(ExplainArgs),
+    /// Bind a pending pod to a node (default: the node the engine selects).
+    Bind(BindArgs),
+    /// Preempt for a pending pod: remove the victims the engine chose, then nominate the node.
+    Preempt(PreemptArgs),
+    /// Write the live cluster to a snapshot file that --snapshot reads back.
+    Snapshot(SnapshotArgs),
     /// Write a seeded synthetic cluster (for benchmarks and scale tests).
     Generate(GenerateArgs),
     /// Schedule every pending pod in queue order, applying each result before the next.
     Simulate(simulate::SimulateArgs),
+}
+
+/// `bind` arguments.
+#[derive(Args, Debug)]
+pub struct BindArgs {
+    /// The pod: NAMESPACE/NAME, or NAME with -n.
+    pub pod: String,
+    /// Namespace of a pod given by name (default: the context's namespace).
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    /// The node (default: the node the engine selects).
+    #[arg(long)]
+    pub node: Option<String>,
+    /// Do not ask for confirmation.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Upstream release to reproduce (default: the server's, or the snapshot's).
+    #[arg(long)]
+    pub scheduler_version: Option<String>,
+    /// A KubeSchedulerConfiguration file with the profiles to use.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+/// `preempt` arguments.
+#[derive(Args, Debug)]
+pub struct PreemptArgs {
+    /// The preemptor: NAMESPACE/NAME, or NAME with -n.
+    pub pod: String,
+    /// Namespace of a pod given by name (default: the context's namespace).
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    /// Evict the victims through the Eviction API (honours PodDisruptionBudgets) instead of
+    /// deleting them as kube-scheduler does.
+    #[arg(long)]
+    pub evict: bool,
+    /// Do not ask for confirmation.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Upstream release to reproduce (default: the server's, or the snapshot's).
+    #[arg(long)]
+    pub scheduler_version: Option<String>,
+    /// A KubeSchedulerConfiguration file with the profiles to use.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+/// `snapshot` arguments.
+#[derive(Args, Debug)]
+pub struct SnapshotArgs {
+    /// The file to write (JSON when it ends in .json, YAML otherwise).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Read namespaced objects of this namespace only (pods elsewhere are then missing).
+    #[arg(short, long, conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Read every namespace (the default).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Replace names, label values and images with stable placeholders.
+    #[arg(long)]
+    pub anonymize: bool,
 }
 
 /// `generate` arguments.
@@ -107,18 +210,19 @@ pub enum Output {
 pub struct ExplainArgs {
     /// The pod: NAMESPACE/NAME, or NAME with -n.
     pub pod: Option<String>,
-    /// Namespace of a pod given by name.
-    #[arg(short, long, default_value = "default")]
-    pub namespace: String,
+    /// Namespace of a pod given by name (default: the context's namespace, or "default").
+    #[arg(short, long)]
+    pub namespace: Option<String>,
     /// Explain every pending pod, in scheduling queue order.
     #[arg(long, conflicts_with = "pod")]
     pub all_pending: bool,
     /// Output format.
     #[arg(short, long, value_enum, default_value = "text")]
     pub output: Output,
-    /// Upstream release to reproduce (1.30 to the newest).
-    #[arg(long, default_value_t = Version::NEWEST.to_string())]
-    pub scheduler_version: String,
+    /// Upstream release to reproduce, 1.30 to the newest (default: a live server's release,
+    /// the one recorded in the snapshot, or the newest).
+    #[arg(long)]
+    pub scheduler_version: Option<String>,
     /// A KubeSchedulerConfiguration file with the profiles to use.
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -133,7 +237,7 @@ pub fn load_cluster(snapshot: Option<&Path>, demo: bool) -> Result<Cluster> {
         (Some(p), _) => Ok(file::load_path(p)?),
         (None, true) => Ok(file::load_str("demo.yaml (embedded)", DEMO_SNAPSHOT)?),
         (None, false) => bail!(
-            "no cluster to explain against: pass --snapshot FILE or --demo (explaining against a live cluster is not implemented yet)"
+            "no cluster to explain against: pass --snapshot FILE or --demo (this build has no live cluster support)"
         ),
     }
 }
@@ -151,10 +255,39 @@ pub fn load_profiles(config: Option<&Path>, version: Version) -> Result<Vec<Fram
     Ok(engine::build_profiles(cfg.as_ref(), version)?)
 }
 
+/// The scheduler version: `--scheduler-version`, else `default`.
+pub fn scheduler_version(arg: Option<&str>, default: Version) -> Result<Version> {
+    match arg {
+        Some(v) => v.parse().map_err(anyhow::Error::msg),
+        None => Ok(default),
+    }
+}
+
+/// The version recorded in a snapshot written by `kschedtui snapshot`, clamped to the
+/// supported range.
+pub fn recorded_version(snapshot: Option<&Path>) -> Option<Version> {
+    let info = crate::source::snapshot::SnapshotInfo::read(snapshot?)?;
+    let v = info.kubernetes_version?;
+    let minor = v.trim_start_matches('v').split('.').nth(1)?.parse().ok()?;
+    Some(Version::clamp_minor(minor))
+}
+
 /// Runs `explain`.
-pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>) -> Result<()> {
-    let version: Version = args.scheduler_version.parse().map_err(anyhow::Error::msg)?;
+pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, cluster: &ClusterArgs) -> Result<()> {
+    if snapshot.is_none() && !args.demo {
+        #[cfg(feature = "live")]
+        return live::explain(args, cluster);
+    }
+    let _ = cluster;
+    let default = recorded_version(snapshot).unwrap_or(Version::NEWEST);
+    let version = scheduler_version(args.scheduler_version.as_deref(), default)?;
     let cluster = load_cluster(snapshot, args.demo)?;
+    let text = render_explanations(args, cluster, version, "default")?;
+    write_stdout(&text)
+}
+
+/// Explains the pods `args` names against `cluster`; returns the text to print.
+pub fn render_explanations(args: &ExplainArgs, cluster: Cluster, version: Version, default_ns: &str) -> Result<String> {
     for w in &cluster.warnings {
         eprintln!("warning: {w}");
     }
@@ -164,7 +297,7 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>) -> Result<()> {
         snap.cluster.pending_pods().iter().map(|p| p.key.clone()).collect()
     } else {
         match &args.pod {
-            Some(p) => vec![ObjectKey::parse(p, &args.namespace)],
+            Some(p) => vec![ObjectKey::parse(p, args.namespace.as_deref().unwrap_or(default_ns))],
             None => bail!("name a pod (NAMESPACE/NAME, or NAME -n NAMESPACE) or pass --all-pending"),
         }
     };
@@ -172,13 +305,13 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>) -> Result<()> {
     for k in &keys {
         out.push(engine::explain(&snap, &profiles, k)?);
     }
-    let text = match args.output {
+    Ok(match args.output {
         Output::Text => {
             if out.is_empty() {
                 "no pending pods in the snapshot\n".to_string()
             } else {
                 out.iter()
-                    .map(crate::explain::text::render)
+                    .map(|ex| crate::explain::text::render(ex) + &condition::cluster_verdict(&snap.cluster, ex))
                     .collect::<Vec<_>>()
                     .join("\n")
             }
@@ -196,8 +329,40 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>) -> Result<()> {
                 serde_yaml::to_string(&v)?
             }
         }
-    };
-    write_stdout(&text)
+    })
+}
+
+/// Runs `bind`.
+pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
+    #[cfg(feature = "live")]
+    return live::bind(args, cli);
+    #[cfg(not(feature = "live"))]
+    {
+        let _ = (args, cli);
+        bail!("this build has no live cluster support (built without the 'live' feature)")
+    }
+}
+
+/// Runs `preempt`.
+pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
+    #[cfg(feature = "live")]
+    return live::preempt(args, cli);
+    #[cfg(not(feature = "live"))]
+    {
+        let _ = (args, cli);
+        bail!("this build has no live cluster support (built without the 'live' feature)")
+    }
+}
+
+/// Runs `snapshot`.
+pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
+    #[cfg(feature = "live")]
+    return live::snapshot(args, cli);
+    #[cfg(not(feature = "live"))]
+    {
+        let _ = (args, cli);
+        bail!("this build has no live cluster support (built without the 'live' feature)")
+    }
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
@@ -226,7 +391,7 @@ fn run_tui(cli: &Cli) -> Result<()> {
         snapshot: cli.snapshot.clone(),
         demo: cli.demo,
         theme: cli.theme.clone(),
-        readonly: cli.readonly,
+        readonly: cli.cluster.readonly,
     })
 }
 
@@ -240,7 +405,10 @@ fn run_tui(_cli: &Cli) -> Result<()> {
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let r = match &cli.command {
-        Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref()),
+        Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref(), &cli.cluster),
+        Some(Command::Bind(a)) => bind(a, &cli),
+        Some(Command::Preempt(a)) => preempt(a, &cli),
+        Some(Command::Snapshot(a)) => snapshot(a, &cli),
         Some(Command::Generate(a)) => generate(a),
         Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref()),
         None => run_tui(&cli),

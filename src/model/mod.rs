@@ -2,6 +2,7 @@
 //! facts the scheduler reads on every cycle (requests, priority, ports, images). No scheduling
 //! logic and no I/O live here.
 
+pub mod event;
 pub mod mutate;
 pub mod quantity;
 pub mod resources;

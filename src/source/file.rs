@@ -107,6 +107,18 @@ pub fn load_str_keeping_documents(name: &str, text: &str) -> Result<Cluster, Loa
     Ok(c)
 }
 
+/// Reads every object of a snapshot given as text; `name` is used in messages. Unknown
+/// fields are reported in `warnings`, as by [`read_objects`].
+pub fn read_objects_str(
+    name: &str,
+    text: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(Origin, Object)>, LoadError> {
+    let mut out = Vec::new();
+    parse_text(name, text, &mut out, warnings, None)?;
+    Ok(out)
+}
+
 /// Reads every object of a file or directory (sorted file names, not recursive).
 /// Fields the object types do not know are reported in `warnings` (a typo such as
 /// `resorces` is ignored by the scheduler too, but the user should hear of it).

@@ -1,4 +1,99 @@
-//! Where snapshots come from (files, a live cluster) and where writes go.
+//! Where cluster state comes from and where writes go.
+//!
+//! - [`file`]: snapshot files (`--snapshot`), read into a [`Cluster`](crate::model::Cluster).
+//! - [`save`]: writes a [`Cluster`](crate::model::Cluster) back, keeping the documents as read
+//!   (`simulate --write`).
+//! - [`snapshot`]: writes a [`ClusterState`] back as a snapshot file (`kschedtui snapshot`),
+//!   optionally anonymized by [`anonymize`].
+//! - [`write`]: the write requests kschedtui can send (bind, preempt), how they are planned,
+//!   checked, confirmed and reported. Pure data plus one generic executor.
+//! - [`ClusterSource`]: the one door to a cluster, implemented by [`fixture::FixtureSource`]
+//!   (a snapshot held in memory, writes applied in memory) and, with the `live` feature, by
+//!   [`live::LiveSource`] (a real API server). Front ends are generic over it, so the whole
+//!   loop (load, watch, bind, preempt) runs in tests and demos without a cluster.
 
+pub mod anonymize;
 pub mod file;
 pub mod save;
+pub mod snapshot;
+pub mod write;
+
+#[cfg(any(feature = "tui", feature = "live"))]
+pub mod fixture;
+#[cfg(feature = "live")]
+pub mod live;
+
+#[cfg(any(feature = "tui", feature = "live"))]
+pub use self::source_trait::ClusterSource;
+
+#[cfg(any(feature = "tui", feature = "live"))]
+mod source_trait {
+    use std::future::Future;
+
+    use tokio::sync::mpsc;
+
+    use super::write::{Outcome, Removal, WriteError, WriteMode, WriteRequest};
+    use crate::model::ObjectKey;
+    use crate::model::event::{ClusterEvent, ClusterState};
+
+    /// A cluster to read from and write to.
+    ///
+    /// Not dyn-compatible on purpose: front ends are generic (`run<S: ClusterSource>`), and
+    /// `main` picks the fixture or the live source.
+    ///
+    /// Contract:
+    /// - [`load`](Self::load) returns a complete, consistent state (every kind listed).
+    /// - [`watch`](Self::watch) then sends every later change to `tx`, in order per kind, and
+    ///   runs until `tx` is closed; it never returns early because of a transient failure (the
+    ///   kind is reported [`ClusterEvent::Stale`] and the watch retries with backoff).
+    /// - [`send`](Self::send) sends exactly one request and never retries it; the caller sees
+    ///   every answer. Changes it causes come back through `watch` like any other change.
+    /// - In [`WriteMode::ReadOnly`] `check` and `send` fail with [`WriteError::ReadOnly`]
+    ///   without contacting anything.
+    pub trait ClusterSource: Send + Sync + 'static {
+        /// One line naming the source ("context 'kind-dev' (https://127.0.0.1:6443)",
+        /// "snapshot fixtures/demo.yaml").
+        fn describe(&self) -> String;
+
+        /// Whether writes are sent, sent as server-side dry runs, or refused.
+        fn write_mode(&self) -> WriteMode;
+
+        /// Reads every object the engine uses.
+        fn load(&self) -> impl Future<Output = anyhow::Result<ClusterState>> + Send;
+
+        /// Sends every change after the last [`load`](Self::load) to `tx` until `tx` closes.
+        fn watch(&self, tx: mpsc::Sender<ClusterEvent>) -> impl Future<Output = anyhow::Result<()>> + Send;
+
+        /// Asks whether a request would be allowed (SelfSubjectAccessReview on a live
+        /// cluster). `Err(WriteError::Forbidden)` names the verb and resource.
+        fn check(&self, req: &WriteRequest) -> impl Future<Output = Result<(), WriteError>> + Send;
+
+        /// Sends one request.
+        fn send(&self, req: &WriteRequest) -> impl Future<Output = Result<Outcome, WriteError>> + Send;
+
+        /// Binds a pod to a node (POST pods/{name}/binding).
+        fn bind(&self, pod: &ObjectKey, node: &str) -> impl Future<Output = Result<Outcome, WriteError>> + Send {
+            let req = WriteRequest::Bind {
+                pod: pod.clone(),
+                uid: None,
+                node: node.to_string(),
+            };
+            async move { self.send(&req).await }
+        }
+
+        /// Removes a pod: DELETE, or POST pods/{name}/eviction (which honours PDBs).
+        fn remove(&self, pod: &ObjectKey, how: Removal) -> impl Future<Output = Result<Outcome, WriteError>> + Send {
+            let req = match how {
+                Removal::Delete => WriteRequest::Delete {
+                    pod: pod.clone(),
+                    uid: None,
+                },
+                Removal::Evict => WriteRequest::Evict {
+                    pod: pod.clone(),
+                    uid: None,
+                },
+            };
+            async move { self.send(&req).await }
+        }
+    }
+}

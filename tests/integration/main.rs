@@ -2,11 +2,17 @@
 //! again); one module per area.
 #![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
 
+#[cfg(feature = "live")]
+mod apiserver;
 mod cli;
 mod conformance;
 mod determinism;
 mod fixtures;
 mod layering;
+#[cfg(feature = "live")]
+mod live_cli;
+#[cfg(feature = "live")]
+mod live_source;
 mod simulate;
 #[cfg(feature = "tui")]
 mod tui_e2e;

@@ -1,0 +1,380 @@
+//! The commands against a live cluster: `explain` without `--snapshot`, `bind`, `preempt`
+//! and `snapshot`. `bind` and `preempt` also run on `--snapshot`/`--demo`, where the writes
+//! are applied in memory only (a rehearsal).
+//!
+//! Every write is printed exactly as it will be sent, checked with a SelfSubjectAccessReview,
+//! and confirmed (unless `--yes`); `--readonly` prints the plan and sends nothing.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow, bail};
+
+use super::{
+    BindArgs, Cli, ClusterArgs, DEMO_SNAPSHOT, DryRun, ExplainArgs, PreemptArgs, SnapshotArgs, load_profiles,
+    recorded_version, render_explanations, scheduler_version, write_stdout,
+};
+use crate::engine::{self, Snapshot, Version};
+use crate::model::ObjectKey;
+use crate::model::event::ClusterState;
+use crate::source::ClusterSource;
+use crate::source::fixture::FixtureSource;
+use crate::source::live::config::Environment;
+use crate::source::live::watch::{Progress, WatchOptions};
+use crate::source::live::{ConnectOptions, LiveSource, Scope};
+use crate::source::snapshot::{SnapshotInfo, SnapshotOptions, write_file};
+use crate::source::write::{Plan, Removal, WriteMode, bind_plan, check_plan, execute, preempt_plan};
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn write_mode(c: &ClusterArgs) -> WriteMode {
+    if c.readonly {
+        WriteMode::ReadOnly
+    } else if c.dry_run == DryRun::Server {
+        WriteMode::DryRun
+    } else {
+        WriteMode::Enabled
+    }
+}
+
+fn connect_options(c: &ClusterArgs, namespace: Option<String>, scope: Scope) -> ConnectOptions {
+    let timeout = Duration::from_secs(c.request_timeout.max(1));
+    let mut opts = ConnectOptions {
+        scope,
+        mode: write_mode(c),
+        ..Default::default()
+    };
+    opts.config.kubeconfig.clone_from(&c.kubeconfig);
+    opts.config.context.clone_from(&c.context);
+    opts.config.namespace = namespace;
+    opts.config.timeout = Some(timeout);
+    opts.watch = WatchOptions {
+        request_timeout: timeout,
+        ..WatchOptions::default()
+    };
+    opts
+}
+
+/// Prints list progress on one line of a terminal's stderr; silent otherwise.
+fn progress_printer() -> crate::source::live::ProgressFn {
+    let tty = std::io::stderr().is_terminal();
+    Arc::new(move |p: &Progress| {
+        if tty {
+            let mut e = std::io::stderr().lock();
+            let _ = write!(
+                e,
+                "\r\x1b[2Klisting {}: {} ({} page(s))",
+                p.kind.plural(),
+                p.items,
+                p.pages
+            );
+            if p.done {
+                let _ = write!(e, "\r\x1b[2K");
+            }
+            let _ = e.flush();
+        }
+    })
+}
+
+/// Connects, reads the server version and lists everything.
+async fn connect_and_load(
+    c: &ClusterArgs,
+    namespace: Option<String>,
+    scope: Scope,
+) -> Result<(LiveSource, crate::source::live::ServerVersion, ClusterState)> {
+    let opts = connect_options(c, namespace, scope);
+    let src = LiveSource::connect(&opts, &Environment::from_process())
+        .await?
+        .with_progress(progress_printer());
+    let sv = src.server_version().await?;
+    let state = src.load_state().await?;
+    eprintln!(
+        "kschedtui: read {} objects from {} (Kubernetes {}) at resourceVersions {}",
+        state.len(),
+        src.describe(),
+        sv.git_version,
+        state.resource_version_summary()
+    );
+    Ok((src, sv, state))
+}
+
+fn server_default(sv: &crate::source::live::ServerVersion) -> Version {
+    Version::clamp_minor(sv.minor)
+}
+
+/// `explain` against the live cluster.
+pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<()> {
+    let text = runtime()?.block_on(async {
+        let (src, sv, state) = connect_and_load(c, args.namespace.clone(), Scope::AllNamespaces).await?;
+        let version = scheduler_version(args.scheduler_version.as_deref(), server_default(&sv))?;
+        if args.scheduler_version.is_none() {
+            eprintln!(
+                "kschedtui: reproducing kube-scheduler {version} (the server's release, clamped to the supported range)"
+            );
+        }
+        let cluster = state.to_cluster()?;
+        render_explanations(args, cluster, version, &src.info().namespace)
+    })?;
+    write_stdout(&text)
+}
+
+/// `snapshot`.
+pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
+    let c = &cli.cluster;
+    let scope = match (&args.namespace, args.all_namespaces) {
+        (Some(ns), false) => Scope::Namespace(ns.clone()),
+        _ => Scope::AllNamespaces,
+    };
+    runtime()?.block_on(async {
+        let (src, sv, state) = connect_and_load(c, args.namespace.clone(), scope.clone()).await?;
+        let info = src.info();
+        let scope_text = match &scope {
+            Scope::AllNamespaces => "all namespaces".to_string(),
+            Scope::Namespace(ns) => format!("namespace '{ns}' (and cluster-scoped objects)"),
+        };
+        let header = vec![
+            format!("kschedtui snapshot of {} (Kubernetes {})", src.describe(), sv.git_version),
+            format!("scope: {scope_text}"),
+            format!("resourceVersions: {}", state.resource_version_summary()),
+            "read it with: kschedtui explain --snapshot FILE --all-pending".to_string(),
+        ];
+        let opts = SnapshotOptions {
+            anonymize: args.anonymize,
+            json: false,
+            header,
+            info: SnapshotInfo {
+                kubernetes_version: Some(sv.git_version.clone()),
+                context: Some(info.context.clone()),
+                server: Some(info.server.clone()),
+                namespace: match &scope {
+                    Scope::Namespace(ns) => Some(ns.clone()),
+                    Scope::AllNamespaces => None,
+                },
+                resource_versions: state
+                    .resource_versions
+                    .iter()
+                    .map(|(k, v)| (k.name().to_string(), v.clone()))
+                    .collect(),
+            },
+        };
+        write_file(&args.output, &state, &opts)?;
+        eprintln!(
+            "kschedtui: wrote {} objects to '{}'{}",
+            state.len(),
+            args.output.display(),
+            if args.anonymize { " (anonymized)" } else { "" }
+        );
+        if let Scope::Namespace(ns) = &scope {
+            eprintln!(
+                "warning: only namespace '{ns}' was read: pods of other namespaces are missing, so node usage is understated"
+            );
+        }
+        Ok(())
+    })
+}
+
+/// A source for `bind`/`preempt`: the snapshot or demo in memory, or the live cluster.
+enum Target {
+    Fixture(FixtureSource, Option<Version>),
+    Live(LiveSource, Version),
+}
+
+async fn open_target(cli: &Cli, namespace: Option<String>) -> Result<(Target, ClusterState, String)> {
+    let mode = write_mode(&cli.cluster);
+    if let Some(p) = &cli.snapshot {
+        let s = FixtureSource::from_path(p)?.with_write_mode(mode);
+        let state = s.load().await?;
+        eprintln!(
+            "kschedtui: rehearsal on {}: changes stay in memory, nothing is written",
+            s.describe()
+        );
+        return Ok((Target::Fixture(s, recorded_version(Some(p))), state, "default".into()));
+    }
+    if cli.demo {
+        let s = FixtureSource::from_str("demo.yaml (embedded)", DEMO_SNAPSHOT)?.with_write_mode(mode);
+        let state = s.load().await?;
+        eprintln!(
+            "kschedtui: rehearsal on {}: changes stay in memory, nothing is written",
+            s.describe()
+        );
+        return Ok((Target::Fixture(s, None), state, "default".into()));
+    }
+    let (src, sv, state) = connect_and_load(&cli.cluster, namespace, Scope::AllNamespaces).await?;
+    let ns = src.info().namespace.clone();
+    let v = server_default(&sv);
+    Ok((Target::Live(src, v), state, ns))
+}
+
+fn explain_one(
+    state: &ClusterState,
+    pod: &ObjectKey,
+    version: Version,
+    config: Option<&std::path::Path>,
+) -> Result<(crate::model::Cluster, crate::engine::trace::Explanation)> {
+    let cluster = state.to_cluster()?;
+    if cluster.pod(pod).is_none() {
+        bail!("pod {pod} is not in the cluster");
+    }
+    let profiles = load_profiles(config, version)?;
+    let snap = Snapshot::new(Arc::new(cluster.clone()), version);
+    let ex = engine::explain(&snap, &profiles, pod)?;
+    Ok((cluster, ex))
+}
+
+/// `bind`.
+pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
+    runtime()?.block_on(async {
+        let (target, state, ns) = open_target(cli, args.namespace.clone()).await?;
+        let pod = ObjectKey::parse(&args.pod, args.namespace.as_deref().unwrap_or(&ns));
+        let default = match &target {
+            Target::Fixture(_, v) => v.unwrap_or(Version::NEWEST),
+            Target::Live(_, v) => *v,
+        };
+        let version = scheduler_version(args.scheduler_version.as_deref(), default)?;
+        let (cluster, ex) = explain_one(&state, &pod, version, args.config.as_deref())?;
+        let node = match &args.node {
+            Some(n) => n.clone(),
+            None => match ex.selected.as_slice() {
+                [] => bail!(
+                    "the engine finds no node for {pod} ({}); pass --node NODE to bind it anyway",
+                    ex.verdict()
+                ),
+                [one] => {
+                    println!("The engine selects node '{one}' for {pod} (kube-scheduler {version}).");
+                    one.clone()
+                }
+                [first, ..] => {
+                    println!(
+                        "{} nodes tie for {pod} ({}); kube-scheduler picks one at random, kschedtui takes '{first}' (pass --node to choose).",
+                        ex.selected.len(),
+                        ex.selected.join(", ")
+                    );
+                    first.clone()
+                }
+            },
+        };
+        let plan = bind_plan(&cluster, &pod, &node)?;
+        match &target {
+            Target::Fixture(s, _) => confirm_and_execute(s, &plan, args.yes).await,
+            Target::Live(s, _) => confirm_and_execute(s, &plan, args.yes).await,
+        }
+    })
+}
+
+/// `preempt`.
+pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
+    runtime()?.block_on(async {
+        let (target, state, ns) = open_target(cli, args.namespace.clone()).await?;
+        let pod = ObjectKey::parse(&args.pod, args.namespace.as_deref().unwrap_or(&ns));
+        let default = match &target {
+            Target::Fixture(_, v) => v.unwrap_or(Version::NEWEST),
+            Target::Live(_, v) => *v,
+        };
+        let version = scheduler_version(args.scheduler_version.as_deref(), default)?;
+        let (cluster, ex) = explain_one(&state, &pod, version, args.config.as_deref())?;
+        if ex.schedulable() {
+            bail!(
+                "{pod} needs no preemption ({}); use `kschedtui bind {pod}`",
+                ex.verdict()
+            );
+        }
+        let Some(pf) = &ex.post_filter else {
+            bail!(
+                "the engine did not run preemption for {pod} ({}); nothing to preempt",
+                ex.verdict()
+            );
+        };
+        let Some(node) = &pf.nominated_node else {
+            let why = if pf.message.is_empty() {
+                ex.verdict()
+            } else {
+                pf.message.clone()
+            };
+            bail!("preemption would not help {pod}: {why}");
+        };
+        let how = if args.evict { Removal::Evict } else { Removal::Delete };
+        println!(
+            "The engine (kube-scheduler {version}) nominates node '{node}' for {pod}, with {} victim(s): {}",
+            pf.victims.len(),
+            pf.victims
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let plan = preempt_plan(&cluster, &pod, node, &pf.victims, how)?;
+        match &target {
+            Target::Fixture(s, _) => confirm_and_execute(s, &plan, args.yes).await,
+            Target::Live(s, _) => confirm_and_execute(s, &plan, args.yes).await,
+        }
+    })
+}
+
+/// Prints the plan, checks permissions, asks, sends, reports.
+async fn confirm_and_execute<S: ClusterSource>(src: &S, plan: &Plan, yes: bool) -> Result<()> {
+    let mode = src.write_mode();
+    let dry = mode == WriteMode::DryRun;
+    println!("Plan: {}", plan.action);
+    println!(
+        "Requests to {}{}:",
+        src.describe(),
+        if dry {
+            ", sent as server-side dry runs (dryRun=All)"
+        } else {
+            ""
+        }
+    );
+    for (i, r) in plan.requests.iter().enumerate() {
+        println!("{:>3}. {}", i + 1, r.describe(dry));
+    }
+    if mode == WriteMode::ReadOnly {
+        bail!("writes are disabled (--readonly); nothing was sent");
+    }
+    if let Err(refused) = check_plan(src, plan).await {
+        let msgs: Vec<String> = refused.iter().map(ToString::to_string).collect();
+        bail!("{}; nothing was sent", msgs.join("; "));
+    }
+    println!("Permission check: allowed.");
+    if !yes && !ask(&format!("Send {} request(s)? [y/N] ", plan.requests.len()))? {
+        bail!("cancelled; nothing was sent");
+    }
+    let report = execute(src, plan).await;
+    print!("{}", report.render(dry));
+    if report.ok() {
+        return Ok(());
+    }
+    let first = report
+        .steps
+        .iter()
+        .zip(&plan.requests)
+        .find_map(|(s, r)| match s {
+            crate::source::write::Step::Failed(e) if r.critical() => Some(e.to_string()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "a request failed".to_string());
+    if plan.victims.is_empty() {
+        Err(anyhow!(first))
+    } else {
+        Err(anyhow!(
+            "preemption incomplete: {} of {} victim(s) removed, the node was not nominated: {first}",
+            report.victims_removed().len(),
+            plan.victims.len()
+        ))
+    }
+}
+
+fn ask(prompt: &str) -> Result<bool> {
+    print!("{prompt}");
+    std::io::stdout().flush()?;
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    let a = line.trim().to_ascii_lowercase();
+    Ok(a == "y" || a == "yes")
+}

@@ -1,0 +1,620 @@
+//! Changes to a cluster as a source reports them ([`ClusterEvent`]), and the store they apply
+//! to ([`ClusterState`]): every object the engine uses, keyed by kind and `namespace/name`,
+//! with the resourceVersion last seen per kind. A [`Cluster`] is built from the store on demand,
+//! so each explanation runs on a frozen copy while the store keeps changing.
+//!
+//! Pure data: no I/O, no clock, no async. Sources (files, live clusters) produce the events;
+//! front ends apply them.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use super::{Cluster, ModelError, Object, ObjectKey, Origin};
+
+/// The `Origin` file name of objects read from a live cluster.
+pub const LIVE_ORIGIN: &str = "<live>";
+
+/// The kinds the engine reads, in the order a snapshot lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// Namespace (cluster-scoped).
+    Namespace,
+    /// PriorityClass (cluster-scoped).
+    PriorityClass,
+    /// Node (cluster-scoped).
+    Node,
+    /// StorageClass (cluster-scoped).
+    StorageClass,
+    /// CSINode (cluster-scoped).
+    CsiNode,
+    /// CSIDriver (cluster-scoped).
+    CsiDriver,
+    /// CSIStorageCapacity.
+    CsiStorageCapacity,
+    /// PersistentVolume (cluster-scoped).
+    PersistentVolume,
+    /// PersistentVolumeClaim.
+    PersistentVolumeClaim,
+    /// PodDisruptionBudget.
+    PodDisruptionBudget,
+    /// Service.
+    Service,
+    /// ReplicaSet.
+    ReplicaSet,
+    /// StatefulSet.
+    StatefulSet,
+    /// ReplicationController.
+    ReplicationController,
+    /// PodGroup (scheduler-plugins CRD).
+    PodGroup,
+    /// Pod.
+    Pod,
+}
+
+impl Kind {
+    /// Every kind, in snapshot order.
+    pub const ALL: [Kind; 16] = [
+        Kind::Namespace,
+        Kind::PriorityClass,
+        Kind::Node,
+        Kind::StorageClass,
+        Kind::CsiNode,
+        Kind::CsiDriver,
+        Kind::CsiStorageCapacity,
+        Kind::PersistentVolume,
+        Kind::PersistentVolumeClaim,
+        Kind::PodDisruptionBudget,
+        Kind::Service,
+        Kind::ReplicaSet,
+        Kind::StatefulSet,
+        Kind::ReplicationController,
+        Kind::PodGroup,
+        Kind::Pod,
+    ];
+
+    /// The `kind` field.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Namespace => "Namespace",
+            Kind::PriorityClass => "PriorityClass",
+            Kind::Node => "Node",
+            Kind::StorageClass => "StorageClass",
+            Kind::CsiNode => "CSINode",
+            Kind::CsiDriver => "CSIDriver",
+            Kind::CsiStorageCapacity => "CSIStorageCapacity",
+            Kind::PersistentVolume => "PersistentVolume",
+            Kind::PersistentVolumeClaim => "PersistentVolumeClaim",
+            Kind::PodDisruptionBudget => "PodDisruptionBudget",
+            Kind::Service => "Service",
+            Kind::ReplicaSet => "ReplicaSet",
+            Kind::StatefulSet => "StatefulSet",
+            Kind::ReplicationController => "ReplicationController",
+            Kind::PodGroup => "PodGroup",
+            Kind::Pod => "Pod",
+        }
+    }
+
+    /// The `apiVersion` the engine reads this kind in.
+    pub fn api_version(self) -> &'static str {
+        match self {
+            Kind::Namespace
+            | Kind::Node
+            | Kind::PersistentVolume
+            | Kind::PersistentVolumeClaim
+            | Kind::Service
+            | Kind::ReplicationController
+            | Kind::Pod => "v1",
+            Kind::PriorityClass => "scheduling.k8s.io/v1",
+            Kind::StorageClass | Kind::CsiNode | Kind::CsiDriver | Kind::CsiStorageCapacity => "storage.k8s.io/v1",
+            Kind::PodDisruptionBudget => "policy/v1",
+            Kind::ReplicaSet | Kind::StatefulSet => "apps/v1",
+            Kind::PodGroup => "scheduling.x-k8s.io/v1alpha1",
+        }
+    }
+
+    /// The resource name in API paths (`pods`, `csinodes`, ...).
+    pub fn plural(self) -> &'static str {
+        match self {
+            Kind::Namespace => "namespaces",
+            Kind::PriorityClass => "priorityclasses",
+            Kind::Node => "nodes",
+            Kind::StorageClass => "storageclasses",
+            Kind::CsiNode => "csinodes",
+            Kind::CsiDriver => "csidrivers",
+            Kind::CsiStorageCapacity => "csistoragecapacities",
+            Kind::PersistentVolume => "persistentvolumes",
+            Kind::PersistentVolumeClaim => "persistentvolumeclaims",
+            Kind::PodDisruptionBudget => "poddisruptionbudgets",
+            Kind::Service => "services",
+            Kind::ReplicaSet => "replicasets",
+            Kind::StatefulSet => "statefulsets",
+            Kind::ReplicationController => "replicationcontrollers",
+            Kind::PodGroup => "podgroups",
+            Kind::Pod => "pods",
+        }
+    }
+
+    /// True for kinds that live in a namespace.
+    pub fn namespaced(self) -> bool {
+        !matches!(
+            self,
+            Kind::Namespace
+                | Kind::PriorityClass
+                | Kind::Node
+                | Kind::StorageClass
+                | Kind::CsiNode
+                | Kind::CsiDriver
+                | Kind::PersistentVolume
+        )
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Object {
+    /// The kind (None for [`Object::Skipped`]).
+    pub fn kind(&self) -> Option<Kind> {
+        Some(match self {
+            Object::Node(_) => Kind::Node,
+            Object::Pod(_) => Kind::Pod,
+            Object::Namespace(_) => Kind::Namespace,
+            Object::PriorityClass(_) => Kind::PriorityClass,
+            Object::Pdb(_) => Kind::PodDisruptionBudget,
+            Object::Pv(_) => Kind::PersistentVolume,
+            Object::Pvc(_) => Kind::PersistentVolumeClaim,
+            Object::StorageClass(_) => Kind::StorageClass,
+            Object::CsiNode(_) => Kind::CsiNode,
+            Object::CsiDriver(_) => Kind::CsiDriver,
+            Object::CsiStorageCapacity(_) => Kind::CsiStorageCapacity,
+            Object::Service(_) => Kind::Service,
+            Object::ReplicaSet(_) => Kind::ReplicaSet,
+            Object::StatefulSet(_) => Kind::StatefulSet,
+            Object::ReplicationController(_) => Kind::ReplicationController,
+            Object::PodGroup(_) => Kind::PodGroup,
+            Object::Skipped(_) => return None,
+        })
+    }
+
+    /// The object's metadata (empty for [`Object::Skipped`]).
+    pub fn meta(&self) -> &ObjectMeta {
+        super::kind_and_meta(self).1
+    }
+
+    /// The object's metadata, mutable (None for [`Object::Skipped`]).
+    pub fn meta_mut(&mut self) -> Option<&mut ObjectMeta> {
+        Some(match self {
+            Object::Node(x) => &mut x.metadata,
+            Object::Pod(x) => &mut x.metadata,
+            Object::Namespace(x) => &mut x.metadata,
+            Object::PriorityClass(x) => &mut x.metadata,
+            Object::Pdb(x) => &mut x.metadata,
+            Object::Pv(x) => &mut x.metadata,
+            Object::Pvc(x) => &mut x.metadata,
+            Object::StorageClass(x) => &mut x.metadata,
+            Object::CsiNode(x) => &mut x.metadata,
+            Object::CsiDriver(x) => &mut x.metadata,
+            Object::CsiStorageCapacity(x) => &mut x.metadata,
+            Object::Service(x) => &mut x.metadata,
+            Object::ReplicaSet(x) => &mut x.metadata,
+            Object::StatefulSet(x) => &mut x.metadata,
+            Object::ReplicationController(x) => &mut x.metadata,
+            Object::PodGroup(x) => &mut x.metadata,
+            Object::Skipped(_) => return None,
+        })
+    }
+
+    /// `namespace/name`.
+    pub fn key(&self) -> ObjectKey {
+        super::meta_key(self.meta())
+    }
+
+    /// The object as JSON with `apiVersion` and `kind` set, as `kubectl get -o json` prints it.
+    pub fn to_json(&self) -> serde_json::Value {
+        let v = match self {
+            Object::Node(x) => serde_json::to_value(x),
+            Object::Pod(x) => serde_json::to_value(x),
+            Object::Namespace(x) => serde_json::to_value(x),
+            Object::PriorityClass(x) => serde_json::to_value(x),
+            Object::Pdb(x) => serde_json::to_value(x),
+            Object::Pv(x) => serde_json::to_value(x),
+            Object::Pvc(x) => serde_json::to_value(x),
+            Object::StorageClass(x) => serde_json::to_value(x),
+            Object::CsiNode(x) => serde_json::to_value(x),
+            Object::CsiDriver(x) => serde_json::to_value(x),
+            Object::CsiStorageCapacity(x) => serde_json::to_value(x),
+            Object::Service(x) => serde_json::to_value(x),
+            Object::ReplicaSet(x) => serde_json::to_value(x),
+            Object::StatefulSet(x) => serde_json::to_value(x),
+            Object::ReplicationController(x) => serde_json::to_value(x),
+            Object::PodGroup(x) => serde_json::to_value(x),
+            Object::Skipped(k) => return serde_json::json!({ "kind": k }),
+        };
+        // Serializing these types cannot fail: they hold only strings, numbers, maps and lists.
+        let mut v = v.unwrap_or(serde_json::Value::Null);
+        if let (Some(kind), serde_json::Value::Object(m)) = (self.kind(), &mut v) {
+            // apiVersion and kind first, as the API server writes them (whether or not the
+            // map keeps insertion order).
+            let rest = std::mem::take(m);
+            m.insert("apiVersion".into(), kind.api_version().into());
+            m.insert("kind".into(), kind.name().into());
+            for (k, x) in rest {
+                if k != "apiVersion" && k != "kind" {
+                    m.insert(k, x);
+                }
+            }
+        }
+        v
+    }
+}
+
+/// One change reported by a source.
+#[derive(Clone, Debug)]
+pub enum ClusterEvent {
+    /// An object was added or modified (watch ADDED / MODIFIED).
+    Applied(Box<Object>),
+    /// An object was deleted (watch DELETED); the last known state.
+    Deleted(Box<Object>),
+    /// Every object of a kind was listed again (after 410 Gone): replaces them all.
+    Resynced {
+        /// Kind.
+        kind: Kind,
+        /// The complete new set.
+        objects: Vec<Object>,
+        /// The list's resourceVersion.
+        resource_version: String,
+    },
+    /// The watch moved on without a change (watch BOOKMARK).
+    Bookmark {
+        /// Kind.
+        kind: Kind,
+        /// The bookmark's resourceVersion.
+        resource_version: String,
+    },
+    /// The watch of a kind broke; the view of that kind may be out of date until it resumes.
+    Stale {
+        /// Kind.
+        kind: Kind,
+        /// What happened, one line.
+        reason: String,
+    },
+    /// The watch of a kind is running again after being stale.
+    Resumed {
+        /// Kind.
+        kind: Kind,
+        /// The resourceVersion it resumed from.
+        resource_version: String,
+    },
+}
+
+impl ClusterEvent {
+    /// The kind the event is about.
+    pub fn kind(&self) -> Option<Kind> {
+        match self {
+            ClusterEvent::Applied(o) | ClusterEvent::Deleted(o) => o.kind(),
+            ClusterEvent::Resynced { kind, .. }
+            | ClusterEvent::Bookmark { kind, .. }
+            | ClusterEvent::Stale { kind, .. }
+            | ClusterEvent::Resumed { kind, .. } => Some(*kind),
+        }
+    }
+}
+
+/// Every object of a cluster, as a source last reported it.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterState {
+    objects: BTreeMap<(Kind, ObjectKey), (Origin, Object)>,
+    /// The last resourceVersion seen per kind (list, object, bookmark).
+    pub resource_versions: BTreeMap<Kind, String>,
+    /// Kinds whose watch is broken, with the reason.
+    pub stale: BTreeMap<Kind, String>,
+    /// Kinds read but not used, with counts (from snapshot files).
+    pub skipped: BTreeMap<String, usize>,
+    /// Bumped by every event that changed an object; lets a front end see that the cluster
+    /// changed since an explanation was computed.
+    pub generation: u64,
+}
+
+impl ClusterState {
+    /// An empty state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A state holding objects read from a file (later objects of the same kind and key win;
+    /// [`Cluster::build`] reports such duplicates, so validate with it first).
+    pub fn from_objects(objects: impl IntoIterator<Item = (Origin, Object)>) -> Self {
+        let mut s = ClusterState::default();
+        for (origin, obj) in objects {
+            s.insert(origin, obj);
+        }
+        s
+    }
+
+    fn insert(&mut self, origin: Origin, obj: Object) {
+        match obj.kind() {
+            Some(kind) => {
+                self.objects.insert((kind, obj.key()), (origin, obj));
+            }
+            None => {
+                if let Object::Skipped(k) = obj {
+                    *self.skipped.entry(k).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+
+    fn live_origin() -> Origin {
+        Origin {
+            file: LIVE_ORIGIN.to_string(),
+            doc: 0,
+        }
+    }
+
+    fn note_version(&mut self, kind: Kind, obj: &Object) {
+        if let Some(rv) = obj.meta().resource_version.as_ref().filter(|r| !r.is_empty()) {
+            self.resource_versions.insert(kind, rv.clone());
+        }
+    }
+
+    /// Applies an event. Returns true when an object changed.
+    pub fn apply(&mut self, ev: ClusterEvent) -> bool {
+        let changed = match ev {
+            ClusterEvent::Applied(obj) => {
+                let Some(kind) = obj.kind() else { return false };
+                self.stale.remove(&kind);
+                self.note_version(kind, &obj);
+                let origin = Self::live_origin();
+                self.objects.insert((kind, obj.key()), (origin, *obj));
+                true
+            }
+            ClusterEvent::Deleted(obj) => {
+                let Some(kind) = obj.kind() else { return false };
+                self.stale.remove(&kind);
+                self.note_version(kind, &obj);
+                self.objects.remove(&(kind, obj.key())).is_some()
+            }
+            ClusterEvent::Resynced {
+                kind,
+                objects,
+                resource_version,
+            } => {
+                self.stale.remove(&kind);
+                self.objects.retain(|(k, _), _| *k != kind);
+                for o in objects {
+                    if o.kind() == Some(kind) {
+                        self.objects.insert((kind, o.key()), (Self::live_origin(), o));
+                    }
+                }
+                if !resource_version.is_empty() {
+                    self.resource_versions.insert(kind, resource_version);
+                }
+                true
+            }
+            ClusterEvent::Bookmark { kind, resource_version } | ClusterEvent::Resumed { kind, resource_version } => {
+                self.stale.remove(&kind);
+                if !resource_version.is_empty() {
+                    self.resource_versions.insert(kind, resource_version);
+                }
+                false
+            }
+            ClusterEvent::Stale { kind, reason } => {
+                self.stale.insert(kind, reason);
+                false
+            }
+        };
+        if changed {
+            self.generation += 1;
+        }
+        changed
+    }
+
+    /// Objects in snapshot order (kind, then namespace/name).
+    pub fn objects(&self) -> impl Iterator<Item = &Object> {
+        self.objects.values().map(|(_, o)| o)
+    }
+
+    /// Objects of one kind.
+    pub fn objects_of(&self, kind: Kind) -> impl Iterator<Item = &Object> {
+        self.objects
+            .iter()
+            .filter(move |((k, _), _)| *k == kind)
+            .map(|(_, (_, o))| o)
+    }
+
+    /// One object.
+    pub fn get(&self, kind: Kind, key: &ObjectKey) -> Option<&Object> {
+        self.objects.get(&(kind, key.clone())).map(|(_, o)| o)
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// True when there is no object.
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// True when some kind's watch is broken.
+    pub fn is_stale(&self) -> bool {
+        !self.stale.is_empty()
+    }
+
+    /// `kind=resourceVersion` pairs, for reports ("Node=1200 Pod=1234 ...").
+    pub fn resource_version_summary(&self) -> String {
+        self.resource_versions
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Builds the cluster the engine reads. Objects from a live cluster are numbered by their
+    /// position, so a message names "<live> (document N)" as it would name a snapshot item.
+    pub fn to_cluster(&self) -> Result<Cluster, ModelError> {
+        let objects = self
+            .objects
+            .values()
+            .enumerate()
+            .map(|(i, (origin, o))| {
+                let mut origin = origin.clone();
+                if origin.file == LIVE_ORIGIN {
+                    origin.doc = i;
+                }
+                (origin, o.clone())
+            })
+            .collect();
+        let mut c = Cluster::build(objects)?;
+        for (k, n) in &self.skipped {
+            *c.skipped.entry(k.clone()).or_insert(0) += n;
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1 as core;
+
+    fn pod(ns: &str, name: &str, rv: &str, node: Option<&str>) -> Object {
+        Object::Pod(core::Pod {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(ns.into()),
+                resource_version: Some(rv.into()),
+                ..Default::default()
+            },
+            spec: Some(core::PodSpec {
+                node_name: node.map(Into::into),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+    }
+
+    fn node(name: &str, rv: &str) -> Object {
+        Object::Node(core::Node {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                resource_version: Some(rv.into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn applied_then_deleted_tracks_objects_versions_and_generation() {
+        let mut s = ClusterState::new();
+        assert!(s.apply(ClusterEvent::Applied(Box::new(pod("a", "p", "10", None)))));
+        assert!(s.apply(ClusterEvent::Applied(Box::new(pod("a", "p", "11", Some("n1"))))));
+        assert_eq!(s.len(), 1);
+        assert_eq!(s.resource_versions[&Kind::Pod], "11");
+        let c = s.to_cluster().unwrap();
+        assert_eq!(c.pods[0].node_name.as_deref(), Some("n1"));
+        assert!(s.apply(ClusterEvent::Deleted(Box::new(pod("a", "p", "12", Some("n1"))))));
+        assert!(s.is_empty());
+        assert_eq!(s.resource_versions[&Kind::Pod], "12");
+        assert_eq!(s.generation, 3);
+        // Deleting an object that is not there changes nothing.
+        assert!(!s.apply(ClusterEvent::Deleted(Box::new(pod("a", "p", "13", None)))));
+        assert_eq!(s.generation, 3);
+    }
+
+    #[test]
+    fn resynced_replaces_only_its_kind() {
+        let mut s = ClusterState::new();
+        s.apply(ClusterEvent::Applied(Box::new(node("n1", "5"))));
+        s.apply(ClusterEvent::Applied(Box::new(pod("a", "old", "6", None))));
+        s.apply(ClusterEvent::Resynced {
+            kind: Kind::Pod,
+            objects: vec![pod("a", "new", "9", None), pod("b", "x", "9", None)],
+            resource_version: "20".into(),
+        });
+        let keys: Vec<String> = s.objects_of(Kind::Pod).map(|o| o.key().to_string()).collect();
+        assert_eq!(keys, ["a/new", "b/x"]);
+        assert_eq!(s.objects_of(Kind::Node).count(), 1);
+        assert_eq!(s.resource_versions[&Kind::Pod], "20");
+        assert_eq!(s.resource_version_summary(), "Node=5 Pod=20");
+    }
+
+    #[test]
+    fn stale_until_the_kind_reports_again() {
+        let mut s = ClusterState::new();
+        s.apply(ClusterEvent::Stale {
+            kind: Kind::Pod,
+            reason: "connection reset".into(),
+        });
+        s.apply(ClusterEvent::Stale {
+            kind: Kind::Node,
+            reason: "timeout".into(),
+        });
+        assert!(s.is_stale());
+        assert!(!s.apply(ClusterEvent::Bookmark {
+            kind: Kind::Pod,
+            resource_version: "7".into()
+        }));
+        assert_eq!(s.stale.keys().copied().collect::<Vec<_>>(), [Kind::Node]);
+        s.apply(ClusterEvent::Resumed {
+            kind: Kind::Node,
+            resource_version: "8".into(),
+        });
+        assert!(!s.is_stale());
+        assert_eq!(s.resource_versions[&Kind::Node], "8");
+        assert_eq!(s.generation, 0);
+    }
+
+    #[test]
+    fn live_objects_are_numbered_in_messages() {
+        let mut s = ClusterState::new();
+        s.apply(ClusterEvent::Applied(Box::new(node("n1", "1"))));
+        let mut bad = core::Node {
+            metadata: ObjectMeta {
+                name: Some("n2".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        bad.status = Some(core::NodeStatus {
+            allocatable: Some(
+                [(
+                    "cpu".to_string(),
+                    k8s_openapi::apimachinery::pkg::api::resource::Quantity("x".into()),
+                )]
+                .into(),
+            ),
+            ..Default::default()
+        });
+        s.apply(ClusterEvent::Applied(Box::new(Object::Node(bad))));
+        let e = s.to_cluster().unwrap_err();
+        assert_eq!(
+            e.origin,
+            Origin {
+                file: "<live>".into(),
+                doc: 1
+            }
+        );
+        assert_eq!(e.field, "status.allocatable.cpu");
+    }
+
+    #[test]
+    fn to_json_sets_api_version_and_kind_first() {
+        let v = pod("a", "p", "1", None).to_json();
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys[..2], ["apiVersion", "kind"]);
+        assert_eq!(v["apiVersion"], "v1");
+        assert_eq!(v["kind"], "Pod");
+        let pg = Object::PodGroup(super::super::PodGroup::default()).to_json();
+        assert_eq!(pg["apiVersion"], "scheduling.x-k8s.io/v1alpha1");
+        let keys: Vec<&String> = pg.as_object().unwrap().keys().collect();
+        assert_eq!(keys[..2], ["apiVersion", "kind"]);
+    }
+}

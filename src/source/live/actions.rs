@@ -1,0 +1,246 @@
+//! Sends [`WriteRequest`]s and SelfSubjectAccessReviews, and turns every answer into an
+//! [`Outcome`] or a [`WriteError`]: 201/200 done, 404 gone, 409 already bound (naming the
+//! node), 403 naming the verb and resource, 429 naming the PodDisruptionBudget, timeouts.
+//! Nothing is retried: the client is built with kube's retry layer off.
+
+use std::time::Duration;
+
+use http::header::CONTENT_TYPE;
+use kube::core::Status;
+use serde_json::{Value, json};
+
+use super::error::{ErrorContext, classify};
+use super::kinds::POD_GROUP_GROUP;
+use crate::model::ObjectKey;
+use crate::source::write::{Outcome, WriteError, WriteMode, WriteRequest, node_from_conflict, pdb_from_message};
+
+/// What an action needs from the source.
+pub struct ActionContext<'a> {
+    /// Client.
+    pub client: &'a kube::Client,
+    /// Server, for messages.
+    pub server: &'a str,
+    /// Context, for messages.
+    pub context: &'a str,
+    /// Write mode.
+    pub mode: WriteMode,
+    /// Time allowed for an answer.
+    pub timeout: Duration,
+}
+
+impl ActionContext<'_> {
+    fn transport(&self, e: &kube::Error, doing: &str) -> WriteError {
+        let cx = ErrorContext {
+            server: self.server,
+            context: self.context,
+            doing,
+            verb: "",
+            resource: "",
+        };
+        WriteError::Transport(classify(e, &cx).to_string())
+    }
+
+    /// Sends a raw request; returns the status code and the body.
+    async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: Vec<u8>,
+        what: &str,
+        pod: &ObjectKey,
+    ) -> Result<(u16, Vec<u8>), WriteError> {
+        let req = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header(CONTENT_TYPE, content_type)
+            .body(kube::client::Body::from(body))
+            .map_err(|e| WriteError::Transport(format!("cannot build the request: {e}")))?;
+        let timeout = |_| WriteError::Timeout {
+            what: what.to_string(),
+            pod: pod.clone(),
+            secs: self.timeout.as_secs(),
+        };
+        let call = async {
+            let resp = self.client.send(req).await.map_err(|e| self.transport(&e, what))?;
+            let code = resp.status().as_u16();
+            let bytes = resp
+                .into_body()
+                .collect_bytes()
+                .await
+                .map_err(|e| self.transport(&e, what))?;
+            Ok((code, bytes.to_vec()))
+        };
+        tokio::time::timeout(self.timeout, call).await.map_err(timeout)?
+    }
+
+    /// Sends one write.
+    pub async fn send(&self, req: &WriteRequest) -> Result<Outcome, WriteError> {
+        if self.mode == WriteMode::ReadOnly {
+            return Err(WriteError::ReadOnly);
+        }
+        let dry = self.mode == WriteMode::DryRun;
+        let now = k8s_openapi::jiff::Timestamp::now().to_string();
+        let body = serde_json::to_vec(&req.body(dry, &now))
+            .map_err(|e| WriteError::Transport(format!("cannot encode the request: {e}")))?;
+        let what = req.summary();
+        let (code, bytes) = self
+            .call(
+                req.method(),
+                &req.path_and_query(dry),
+                req.content_type(),
+                body,
+                &what,
+                req.pod(),
+            )
+            .await?;
+        if (200..300).contains(&code) {
+            return Ok(Outcome::Done { code });
+        }
+        let status: Status = serde_json::from_slice(&bytes).unwrap_or_else(|_| Status {
+            code,
+            message: String::from_utf8_lossy(&bytes).trim().chars().take(300).collect(),
+            ..Default::default()
+        });
+        let pod = req.pod().clone();
+        Err(match code {
+            404 if matches!(req, WriteRequest::Delete { .. } | WriteRequest::Evict { .. }) => {
+                return Ok(Outcome::AlreadyGone);
+            }
+            404 => WriteError::NotFound { pod },
+            409 if matches!(req, WriteRequest::Bind { .. }) => match node_from_conflict(&status.message) {
+                Some(node) => WriteError::AlreadyBound { pod, node },
+                None => match self.bound_node(&pod).await {
+                    Some(node) => WriteError::AlreadyBound { pod, node },
+                    None => WriteError::Conflict {
+                        message: status.message,
+                    },
+                },
+            },
+            409 => WriteError::Conflict {
+                message: status.message,
+            },
+            403 => WriteError::Forbidden {
+                access: req.access().to_string(),
+                message: status.message,
+            },
+            429 if matches!(req, WriteRequest::Evict { .. }) => {
+                let causes: Vec<String> = status
+                    .details
+                    .as_ref()
+                    .map(|d| d.causes.iter().map(|c| c.message.clone()).collect())
+                    .unwrap_or_default();
+                let pdb = causes.iter().find_map(|c| pdb_from_message(c));
+                let message = if causes.is_empty() {
+                    status.message
+                } else {
+                    causes.join("; ")
+                };
+                WriteError::PdbBlocked { pod, pdb, message }
+            }
+            429 => WriteError::TooManyRequests {
+                message: status.message,
+            },
+            401 => WriteError::Transport(format!(
+                "{} rejected the credentials of context '{}' (401 Unauthorized); they have probably expired: log in again and retry",
+                self.server, self.context
+            )),
+            _ => WriteError::Api {
+                what,
+                code,
+                reason: status.reason,
+                message: status.message,
+            },
+        })
+    }
+
+    /// Where a pod is bound, read back after a 409 whose message did not say.
+    async fn bound_node(&self, pod: &ObjectKey) -> Option<String> {
+        let path = format!("/api/v1/namespaces/{}/pods/{}", pod.namespace, pod.name);
+        let (code, bytes) = self
+            .call("GET", &path, "application/json", Vec::new(), "read the pod", pod)
+            .await
+            .ok()?;
+        if code != 200 {
+            return None;
+        }
+        let v: Value = serde_json::from_slice(&bytes).ok()?;
+        v["spec"]["nodeName"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    }
+
+    /// Asks the server whether the request is allowed (SelfSubjectAccessReview).
+    pub async fn check(&self, req: &WriteRequest) -> Result<(), WriteError> {
+        if self.mode == WriteMode::ReadOnly {
+            return Err(WriteError::ReadOnly);
+        }
+        let a = req.access();
+        let mut attrs = json!({
+            "namespace": a.namespace,
+            "verb": a.verb,
+            "group": a.group,
+            "resource": a.resource,
+            "name": a.name,
+        });
+        if !a.subresource.is_empty() {
+            attrs["subresource"] = json!(a.subresource);
+        }
+        let body = json!({
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SelfSubjectAccessReview",
+            "spec": { "resourceAttributes": attrs },
+        });
+        let what = format!("ask whether it may {a}");
+        let (code, bytes) = self
+            .call(
+                "POST",
+                "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                "application/json",
+                serde_json::to_vec(&body).unwrap_or_default(),
+                &what,
+                req.pod(),
+            )
+            .await?;
+        let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        match code {
+            200 | 201 => {
+                if v["status"]["allowed"].as_bool() == Some(true) {
+                    Ok(())
+                } else {
+                    let reason = v["status"]["reason"].as_str().unwrap_or("").to_string();
+                    let message = if reason.is_empty() {
+                        "the SelfSubjectAccessReview says no".to_string()
+                    } else {
+                        format!("the SelfSubjectAccessReview says no: {reason}")
+                    };
+                    Err(WriteError::Forbidden {
+                        access: a.to_string(),
+                        message,
+                    })
+                }
+            }
+            403 => Err(WriteError::Forbidden {
+                access: "create selfsubjectaccessreviews (to check permissions)".into(),
+                message: v["message"].as_str().unwrap_or("").to_string(),
+            }),
+            _ => Err(WriteError::Api {
+                what,
+                code,
+                reason: v["reason"].as_str().unwrap_or("").to_string(),
+                message: v["message"].as_str().unwrap_or("").to_string(),
+            }),
+        }
+    }
+}
+
+/// True when the PodGroup CRD is served (its group/version lists `podgroups`).
+pub async fn pod_groups_served(client: &kube::Client, cx: &ErrorContext<'_>) -> Result<bool, super::error::LiveError> {
+    let gv = format!("{POD_GROUP_GROUP}/{}", super::kinds::POD_GROUP_VERSION);
+    match client.list_api_group_resources(&gv).await {
+        Ok(list) => Ok(list.resources.iter().any(|r| r.name == "podgroups")),
+        Err(kube::Error::Api(s)) if s.code == 404 || s.code == 403 => Ok(false),
+        Err(e) => Err(classify(&e, cx)),
+    }
+}

@@ -1,0 +1,357 @@
+//! Finds the cluster the way kubectl does (client-go's loading rules), using kube's
+//! `Kubeconfig` and `Config`:
+//!
+//! 1. `--kubeconfig FILE`: that file only (it must exist);
+//! 2. else `KUBECONFIG`: every listed file that exists, merged (the first file to set a value
+//!    wins, `current-context` included);
+//! 3. else `~/.kube/config` if it exists;
+//! 4. else, inside a pod (`KUBERNETES_SERVICE_HOST` set), the service account.
+//!
+//! `--context` picks a context instead of `current-context`; `-n/--namespace` overrides the
+//! context's namespace (default `default`). Every auth kind kube supports works unchanged:
+//! tokens and token files, client certificates, exec plugins, auth providers, CA data,
+//! `insecure-skip-tls-verify`, proxies.
+//!
+//! The process environment is read in one place ([`Environment::from_process`]) so tests can
+//! pass their own.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+use super::error::LiveError;
+
+/// What kubectl reads from the environment.
+#[derive(Clone, Debug, Default)]
+pub struct Environment {
+    /// `KUBECONFIG`.
+    pub kubeconfig: Option<OsString>,
+    /// The home directory (`HOME`, or `USERPROFILE` on Windows).
+    pub home: Option<PathBuf>,
+    /// `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT` are set (running in a pod).
+    pub in_cluster: bool,
+}
+
+impl Environment {
+    /// Reads the process environment.
+    pub fn from_process() -> Self {
+        let home = std::env::var_os("HOME")
+            .or_else(|| std::env::var_os("USERPROFILE"))
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        Environment {
+            kubeconfig: std::env::var_os("KUBECONFIG"),
+            home,
+            in_cluster: std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
+                && std::env::var_os("KUBERNETES_SERVICE_PORT").is_some(),
+        }
+    }
+}
+
+/// The user's choices.
+#[derive(Clone, Debug, Default)]
+pub struct ConfigOptions {
+    /// `--kubeconfig`.
+    pub kubeconfig: Option<PathBuf>,
+    /// `--context`.
+    pub context: Option<String>,
+    /// `-n/--namespace`.
+    pub namespace: Option<String>,
+    /// Connect and request timeout.
+    pub timeout: Option<Duration>,
+}
+
+/// Where the connection goes, for messages and reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnectionInfo {
+    /// Server URL without a trailing slash.
+    pub server: String,
+    /// Context name ("in-cluster" for a service account).
+    pub context: String,
+    /// Namespace (from `-n`, the context, or `default`).
+    pub namespace: String,
+    /// Where the configuration came from (files, or "in-cluster service account").
+    pub origin: String,
+}
+
+/// A configuration ready for a client.
+pub struct Resolved {
+    /// kube's configuration (retries off: kschedtui never retries a request blindly).
+    pub config: kube::Config,
+    /// Where it points.
+    pub info: ConnectionInfo,
+}
+
+/// The kubeconfig files to read, in precedence order (empty: none found).
+pub fn kubeconfig_files(explicit: Option<&Path>, env: &Environment) -> Result<Vec<PathBuf>, LiveError> {
+    if let Some(p) = explicit {
+        if !p.exists() {
+            return Err(LiveError::Config(format!(
+                "kubeconfig '{}' does not exist; check the --kubeconfig path",
+                p.display()
+            )));
+        }
+        return Ok(vec![p.to_path_buf()]);
+    }
+    if let Some(v) = env.kubeconfig.as_ref().filter(|v| !v.is_empty()) {
+        return Ok(std::env::split_paths(v)
+            .filter(|p| !p.as_os_str().is_empty() && p.exists())
+            .collect());
+    }
+    if let Some(h) = &env.home {
+        let p = h.join(".kube").join("config");
+        if p.exists() {
+            return Ok(vec![p]);
+        }
+    }
+    Ok(Vec::new())
+}
+
+fn show_files(files: &[PathBuf]) -> String {
+    files
+        .iter()
+        .map(|f| format!("'{}'", f.display()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Resolves the configuration.
+pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved, LiveError> {
+    let files = kubeconfig_files(opts.kubeconfig.as_deref(), env)?;
+    let (mut config, context, origin) = if files.is_empty() {
+        if !env.in_cluster || opts.context.is_some() {
+            let why = match (&env.kubeconfig, &opts.context) {
+                (_, Some(c)) => format!("context '{c}' was asked for but no kubeconfig was found"),
+                (Some(v), None) if !v.is_empty() => {
+                    format!("none of the files in KUBECONFIG ({}) exists", v.to_string_lossy())
+                }
+                _ => "no kubeconfig found (KUBECONFIG is not set and ~/.kube/config does not exist) and not running inside a cluster".to_string(),
+            };
+            return Err(LiveError::Config(format!(
+                "{why}; pass --kubeconfig FILE, or --snapshot FILE to work offline"
+            )));
+        }
+        let c = kube::Config::incluster().map_err(|e| {
+            LiveError::Config(format!(
+                "cannot use the in-cluster service account: {e}; pass --kubeconfig FILE"
+            ))
+        })?;
+        (c, "in-cluster".to_string(), "in-cluster service account".to_string())
+    } else {
+        let mut merged = Kubeconfig::default();
+        for f in &files {
+            let k = Kubeconfig::read_from(f)
+                .map_err(|e| LiveError::Config(format!("cannot read kubeconfig '{}': {e}", f.display())))?;
+            merged = merged
+                .merge(k)
+                .map_err(|e| LiveError::Config(format!("cannot merge kubeconfig '{}': {e}", f.display())))?;
+        }
+        let available: Vec<String> = merged.contexts.iter().map(|c| c.name.clone()).collect();
+        let list = if available.is_empty() {
+            "none".to_string()
+        } else {
+            available.join(", ")
+        };
+        let context = match opts.context.clone().or_else(|| merged.current_context.clone()) {
+            Some(c) if !c.is_empty() => c,
+            _ => {
+                return Err(LiveError::Config(format!(
+                    "kubeconfig {} sets no current-context; pass --context NAME (available: {list})",
+                    show_files(&files)
+                )));
+            }
+        };
+        if !available.contains(&context) {
+            return Err(LiveError::Config(format!(
+                "context '{context}' is not in kubeconfig {} (available: {list}); pass --context with one of those",
+                show_files(&files)
+            )));
+        }
+        let kopts = KubeConfigOptions {
+            context: Some(context.clone()),
+            ..Default::default()
+        };
+        let c = kube::Config::from_custom_kubeconfig(merged, &kopts)
+            .await
+            .map_err(|e| {
+                LiveError::Config(format!(
+                    "cannot use context '{context}' of kubeconfig {}: {e}",
+                    show_files(&files)
+                ))
+            })?;
+        (c, context, format!("kubeconfig {}", show_files(&files)))
+    };
+    if let Some(ns) = &opts.namespace {
+        config.default_namespace.clone_from(ns);
+    }
+    config.default_retry = false;
+    if let Some(t) = opts.timeout {
+        config.connect_timeout = Some(t);
+    }
+    let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
+    let info = ConnectionInfo {
+        server,
+        context,
+        namespace: config.default_namespace.clone(),
+        origin,
+    };
+    Ok(Resolved { config, info })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("kschedtui-cfg-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn kubeconfig(current: Option<&str>, contexts: &[(&str, &str, Option<&str>)]) -> String {
+        let mut s = String::from("apiVersion: v1\nkind: Config\n");
+        if let Some(c) = current {
+            s += &format!("current-context: {c}\n");
+        }
+        s += "clusters:\n";
+        for (name, server, _) in contexts {
+            s += &format!("- name: {name}\n  cluster:\n    server: {server}\n");
+        }
+        s += "users:\n";
+        for (name, _, _) in contexts {
+            s += &format!("- name: {name}\n  user:\n    token: t-{name}\n");
+        }
+        s += "contexts:\n";
+        for (name, _, ns) in contexts {
+            s += &format!("- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n");
+            if let Some(ns) = ns {
+                s += &format!("    namespace: {ns}\n");
+            }
+        }
+        s
+    }
+
+    #[tokio::test]
+    async fn kubeconfig_list_merges_first_wins_and_context_overrides() {
+        let d = dir("merge");
+        let a = d.join("a");
+        let b = d.join("b");
+        std::fs::write(
+            &a,
+            kubeconfig(Some("one"), &[("one", "http://127.0.0.1:1", Some("team"))]),
+        )
+        .unwrap();
+        std::fs::write(
+            &b,
+            kubeconfig(
+                Some("two"),
+                &[("two", "http://127.0.0.1:2", None), ("one", "http://ignored:9", None)],
+            ),
+        )
+        .unwrap();
+        let missing = d.join("missing");
+        let joined = std::env::join_paths([&missing, &a, &b]).unwrap();
+        let env = Environment {
+            kubeconfig: Some(joined),
+            home: None,
+            in_cluster: false,
+        };
+        let r = resolve(&ConfigOptions::default(), &env).await.unwrap();
+        assert_eq!(r.info.context, "one");
+        assert_eq!(r.info.server, "http://127.0.0.1:1");
+        assert_eq!(r.info.namespace, "team");
+        assert!(!r.config.default_retry);
+        let opts = ConfigOptions {
+            context: Some("two".into()),
+            namespace: Some("ns".into()),
+            ..Default::default()
+        };
+        let r = resolve(&opts, &env).await.unwrap();
+        assert_eq!(r.info.server, "http://127.0.0.1:2");
+        assert_eq!(r.info.namespace, "ns");
+    }
+
+    #[tokio::test]
+    async fn explicit_file_wins_over_kubeconfig_and_home() {
+        let d = dir("explicit");
+        let home = d.join("home");
+        std::fs::create_dir_all(home.join(".kube")).unwrap();
+        std::fs::write(
+            home.join(".kube/config"),
+            kubeconfig(Some("h"), &[("h", "http://home:1", None)]),
+        )
+        .unwrap();
+        let x = d.join("x");
+        std::fs::write(&x, kubeconfig(Some("x"), &[("x", "http://explicit:1", None)])).unwrap();
+        let env = Environment {
+            kubeconfig: None,
+            home: Some(home),
+            in_cluster: false,
+        };
+        let r = resolve(&ConfigOptions::default(), &env).await.unwrap();
+        assert_eq!(r.info.server, "http://home:1");
+        assert_eq!(r.info.namespace, "default");
+        let opts = ConfigOptions {
+            kubeconfig: Some(x),
+            ..Default::default()
+        };
+        assert_eq!(resolve(&opts, &env).await.unwrap().info.server, "http://explicit:1");
+    }
+
+    #[tokio::test]
+    async fn config_errors_say_what_to_do() {
+        let d = dir("errors");
+        let env = Environment::default();
+        let err = |r: Result<Resolved, LiveError>| match r {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("expected an error"),
+        };
+        assert_eq!(
+            err(resolve(&ConfigOptions::default(), &env).await),
+            "no kubeconfig found (KUBECONFIG is not set and ~/.kube/config does not exist) and not running inside a cluster; pass --kubeconfig FILE, or --snapshot FILE to work offline"
+        );
+        let f = d.join("k");
+        std::fs::write(
+            &f,
+            kubeconfig(None, &[("a", "http://a:1", None), ("b", "http://b:1", None)]),
+        )
+        .unwrap();
+        let opts = ConfigOptions {
+            kubeconfig: Some(f.clone()),
+            ..Default::default()
+        };
+        assert_eq!(
+            err(resolve(&opts, &env).await),
+            format!(
+                "kubeconfig '{}' sets no current-context; pass --context NAME (available: a, b)",
+                f.display()
+            )
+        );
+        let opts = ConfigOptions {
+            kubeconfig: Some(f.clone()),
+            context: Some("c".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            err(resolve(&opts, &env).await),
+            format!(
+                "context 'c' is not in kubeconfig '{}' (available: a, b); pass --context with one of those",
+                f.display()
+            )
+        );
+        let opts = ConfigOptions {
+            kubeconfig: Some(d.join("nope")),
+            ..Default::default()
+        };
+        assert_eq!(
+            err(resolve(&opts, &env).await),
+            format!(
+                "kubeconfig '{}' does not exist; check the --kubeconfig path",
+                d.join("nope").display()
+            )
+        );
+    }
+}

@@ -1,0 +1,327 @@
+//! A real cluster as a [`ClusterSource`]: connects as kubectl would ([`config`]), lists every
+//! kind the engine reads page by page with progress, watches them from the listed
+//! resourceVersions ([`watch`]), and sends the write requests ([`actions`]).
+//!
+//! Reads: Nodes, Pods, Namespaces, PriorityClasses, PodDisruptionBudgets, PersistentVolumes,
+//! PersistentVolumeClaims, StorageClasses, CSINodes, Services, ReplicaSets, StatefulSets,
+//! ReplicationControllers, and PodGroups when the scheduler-plugins CRD is served. Never
+//! Secrets or ConfigMaps.
+
+pub mod actions;
+pub mod config;
+pub mod error;
+pub mod kinds;
+pub mod watch;
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use self::actions::ActionContext;
+use self::config::{ConfigOptions, ConnectionInfo, Environment};
+use self::error::{ErrorContext, LiveError, classify};
+use self::kinds::{LiveKind, with_kind};
+use self::watch::{KindTarget, Progress, WatchOptions};
+use super::ClusterSource;
+use super::write::{Outcome, WriteError, WriteMode, WriteRequest};
+use crate::model::event::{ClusterEvent, ClusterState, Kind};
+
+/// Which namespaces' objects are read (cluster-scoped kinds are always read whole).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// Every namespace (`-A`; what the scheduler sees, so the default).
+    #[default]
+    AllNamespaces,
+    /// One namespace (`snapshot -n NS`): pods of other namespaces are missing, so node usage
+    /// is understated.
+    Namespace(String),
+}
+
+/// How to connect.
+#[derive(Clone, Debug, Default)]
+pub struct ConnectOptions {
+    /// Kubeconfig choices.
+    pub config: ConfigOptions,
+    /// Namespaces to read.
+    pub scope: Scope,
+    /// Writes.
+    pub mode: WriteMode,
+    /// Paging and timing.
+    pub watch: WatchOptions,
+}
+
+/// Called after each list page.
+pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// The server's version (GET /version).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerVersion {
+    /// Major ("1").
+    pub major: String,
+    /// Minor as a number ("30+" → 30).
+    pub minor: u32,
+    /// gitVersion ("v1.30.6").
+    pub git_version: String,
+}
+
+/// A live cluster.
+pub struct LiveSource {
+    client: kube::Client,
+    info: ConnectionInfo,
+    scope: Scope,
+    mode: WriteMode,
+    opts: WatchOptions,
+    progress: Option<ProgressFn>,
+    /// resourceVersions of the last load, where watches start.
+    listed: Mutex<BTreeMap<Kind, String>>,
+    /// Whether PodGroups are served (known after a load).
+    pod_groups: Mutex<Option<bool>>,
+}
+
+impl std::fmt::Debug for LiveSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveSource")
+            .field("info", &self.info)
+            .field("scope", &self.scope)
+            .finish()
+    }
+}
+
+impl LiveSource {
+    /// Resolves the kubeconfig and builds a client. Contacts nothing yet.
+    pub async fn connect(opts: &ConnectOptions, env: &Environment) -> Result<Self, LiveError> {
+        let mut copts = opts.config.clone();
+        if copts.timeout.is_none() {
+            copts.timeout = Some(opts.watch.request_timeout);
+        }
+        let resolved = config::resolve(&copts, env).await?;
+        let info = resolved.info;
+        let client = kube::Client::try_from(resolved.config).map_err(|e| {
+            classify(
+                &e,
+                &ErrorContext {
+                    server: &info.server,
+                    context: &info.context,
+                    doing: "setting up the client",
+                    verb: "",
+                    resource: "",
+                },
+            )
+        })?;
+        Ok(LiveSource {
+            client,
+            info,
+            scope: opts.scope.clone(),
+            mode: opts.mode,
+            opts: opts.watch.clone(),
+            progress: None,
+            listed: Mutex::new(BTreeMap::new()),
+            pod_groups: Mutex::new(None),
+        })
+    }
+
+    /// Reports list progress to `f`.
+    #[must_use]
+    pub fn with_progress(mut self, f: ProgressFn) -> Self {
+        self.progress = Some(f);
+        self
+    }
+
+    /// Where the source points.
+    pub fn info(&self) -> &ConnectionInfo {
+        &self.info
+    }
+
+    /// The namespaces read.
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    fn cx<'a>(&'a self, doing: &'a str, verb: &'a str, resource: &'a str) -> ErrorContext<'a> {
+        ErrorContext {
+            server: &self.info.server,
+            context: &self.info.context,
+            doing,
+            verb,
+            resource,
+        }
+    }
+
+    /// GET /version.
+    pub async fn server_version(&self) -> Result<ServerVersion, LiveError> {
+        let cx = self.cx("reading the server version", "get", "/version");
+        let info = tokio::time::timeout(self.opts.request_timeout, self.client.apiserver_version())
+            .await
+            .map_err(|_| LiveError::Timeout {
+                server: self.info.server.clone(),
+                doing: cx.doing.to_string(),
+                secs: self.opts.request_timeout.as_secs(),
+            })?
+            .map_err(|e| classify(&e, &cx))?;
+        let minor: String = info.minor.chars().take_while(char::is_ascii_digit).collect();
+        Ok(ServerVersion {
+            major: info.major,
+            minor: minor.parse().unwrap_or(0),
+            git_version: info.git_version,
+        })
+    }
+
+    fn actions(&self) -> ActionContext<'_> {
+        ActionContext {
+            client: &self.client,
+            server: &self.info.server,
+            context: &self.info.context,
+            mode: self.mode,
+            timeout: self.opts.request_timeout,
+        }
+    }
+
+    fn url_of(&self, kind: Kind) -> String {
+        let ns = match (&self.scope, kind.namespaced()) {
+            (Scope::Namespace(ns), true) => Some(ns.as_str()),
+            _ => None,
+        };
+        with_kind!(kind, K => <K as kube::Resource>::url_path(&(), ns))
+    }
+
+    fn resource_text(&self, kind: Kind) -> String {
+        match (&self.scope, kind.namespaced()) {
+            (Scope::Namespace(ns), true) => format!("{} in namespace '{ns}'", kind.plural()),
+            (Scope::AllNamespaces, true) => format!("{} in all namespaces", kind.plural()),
+            _ => kind.plural().to_string(),
+        }
+    }
+
+    async fn kinds(&self) -> Result<Vec<Kind>, LiveError> {
+        let known = *self
+            .pod_groups
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let served = match known {
+            Some(b) => b,
+            None => {
+                let cx = self.cx("discovering the PodGroup API", "get", "API discovery");
+                let b = actions::pod_groups_served(&self.client, &cx).await?;
+                *self
+                    .pod_groups
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(b);
+                b
+            }
+        };
+        Ok(Kind::ALL
+            .into_iter()
+            .filter(|k| *k != Kind::PodGroup || served)
+            .collect())
+    }
+
+    /// Lists every kind.
+    pub async fn load_state(&self) -> Result<ClusterState, LiveError> {
+        *self
+            .pod_groups
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        let kinds = self.kinds().await?;
+        let mut state = ClusterState::new();
+        let mut listed = BTreeMap::new();
+        let noop: ProgressFn = Arc::new(|_: &Progress| {});
+        let progress = self.progress.clone().unwrap_or(noop);
+        for kind in kinds {
+            let doing = format!("listing {}", self.resource_text(kind));
+            let resource = self.resource_text(kind);
+            let target = KindTarget {
+                url: self.url_of(kind),
+                cx: self.cx(&doing, "list", &resource),
+            };
+            let (objects, rv) = with_kind!(kind, K => {
+                watch::list_kind::<K>(&self.client, &target, &self.opts, progress.as_ref()).await?
+            });
+            listed.insert(kind, rv.clone());
+            state.apply(ClusterEvent::Resynced {
+                kind,
+                objects,
+                resource_version: rv,
+            });
+        }
+        state.generation = 0;
+        *self.listed.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = listed;
+        Ok(state)
+    }
+
+    /// Watches every kind from the last load's resourceVersions (kinds never listed are
+    /// listed first), until `tx` closes.
+    pub async fn watch_events(&self, tx: mpsc::Sender<ClusterEvent>) -> Result<(), LiveError> {
+        let kinds = self.kinds().await?;
+        let listed = self
+            .listed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let texts: Vec<(Kind, String, String, String)> = kinds
+            .iter()
+            .map(|k| {
+                let r = self.resource_text(*k);
+                (*k, format!("watching {r}"), r, self.url_of(*k))
+            })
+            .collect();
+        let mut tasks: Vec<Pin<Box<dyn Future<Output = ()> + Send + '_>>> = Vec::new();
+        for (kind, doing, resource, url) in &texts {
+            let start = listed.get(kind).cloned().unwrap_or_default();
+            let tx = tx.clone();
+            let target = KindTarget {
+                url: url.clone(),
+                cx: self.cx(doing, "watch", resource),
+            };
+            let client = &self.client;
+            let opts = &self.opts;
+            tasks.push(with_kind!(*kind, K => Box::pin(async move {
+                watch_one::<K>(client, target, start, opts, tx).await;
+            })));
+        }
+        futures::future::join_all(tasks).await;
+        Ok(())
+    }
+}
+
+async fn watch_one<K: LiveKind>(
+    client: &kube::Client,
+    target: KindTarget<'_>,
+    start: String,
+    opts: &WatchOptions,
+    tx: mpsc::Sender<ClusterEvent>,
+) {
+    watch::watch_kind::<K>(client, &target, &start, opts, &tx).await;
+}
+
+impl ClusterSource for LiveSource {
+    fn describe(&self) -> String {
+        format!("context '{}' ({})", self.info.context, self.info.server)
+    }
+
+    fn write_mode(&self) -> WriteMode {
+        self.mode
+    }
+
+    async fn load(&self) -> anyhow::Result<ClusterState> {
+        Ok(self.load_state().await?)
+    }
+
+    async fn watch(&self, tx: mpsc::Sender<ClusterEvent>) -> anyhow::Result<()> {
+        Ok(self.watch_events(tx).await?)
+    }
+
+    async fn check(&self, req: &WriteRequest) -> Result<(), WriteError> {
+        self.actions().check(req).await
+    }
+
+    async fn send(&self, req: &WriteRequest) -> Result<Outcome, WriteError> {
+        self.actions().send(req).await
+    }
+}
+
+/// Default request timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);

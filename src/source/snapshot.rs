@@ -1,0 +1,265 @@
+//! Writes a [`ClusterState`] as a snapshot file that [`super::file`] reads back to the same
+//! cluster: a `kind: List` of the objects in kind, namespace and name order, as
+//! `kubectl get -o yaml` prints them, without `metadata.managedFields`. YAML by default, JSON
+//! when the file name ends in `.json`. Optionally anonymized ([`super::anonymize`]).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::model::event::ClusterState;
+
+/// How to write.
+#[derive(Clone, Debug, Default)]
+pub struct SnapshotOptions {
+    /// Replace names, label values and images with placeholders.
+    pub anonymize: bool,
+    /// JSON instead of YAML.
+    pub json: bool,
+    /// Comment lines written at the top of a YAML file (ignored when anonymizing, as they
+    /// name the cluster).
+    pub header: Vec<String>,
+    /// Where the snapshot came from, recorded under the top-level key [`INFO_KEY`] (the
+    /// loader ignores it; `explain --snapshot` reads the Kubernetes version from it).
+    pub info: SnapshotInfo,
+}
+
+/// The top-level key of a snapshot List that records where it came from.
+pub const INFO_KEY: &str = "kschedtuiSnapshot";
+
+/// Where a snapshot came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotInfo {
+    /// The server's gitVersion ("v1.30.6"): `explain --snapshot` reproduces that scheduler
+    /// release unless told otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubernetes_version: Option<String>,
+    /// Context name (dropped when anonymizing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Server URL (dropped when anonymizing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// Namespace read, when not all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// resourceVersion per kind.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub resource_versions: std::collections::BTreeMap<String, String>,
+}
+
+impl SnapshotInfo {
+    /// The info as recorded in a snapshot file's top level, if any (a directory has none).
+    pub fn read(path: &Path) -> Option<SnapshotInfo> {
+        if path.is_dir() {
+            return None;
+        }
+        let text = std::fs::read_to_string(path).ok()?;
+        let trimmed = text.trim_start();
+        let top: Value = if trimmed.starts_with('{') {
+            serde_json::from_str(&text).ok()?
+        } else {
+            // The first document only: a snapshot written by kschedtui is one List.
+            let first = serde_yaml::Deserializer::from_str(&text).next()?;
+            serde::Deserialize::deserialize(first).ok()?
+        };
+        serde_json::from_value(top.get(INFO_KEY)?.clone()).ok()
+    }
+}
+
+/// Why a snapshot could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// Encoding failed.
+    #[error("cannot encode the snapshot: {0}")]
+    Encode(String),
+    /// Writing failed.
+    #[error("cannot write snapshot '{path}': {source}")]
+    Io {
+        /// Path.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+}
+
+/// The snapshot's objects as JSON, managedFields dropped, anonymized when asked.
+pub fn items(state: &ClusterState, anonymize: bool) -> Vec<Value> {
+    let mut items: Vec<Value> = state
+        .objects()
+        .map(|o| {
+            let mut v = o.to_json();
+            if let Some(Value::Object(meta)) = v.get_mut("metadata") {
+                meta.remove("managedFields");
+            }
+            v
+        })
+        .collect();
+    if anonymize {
+        super::anonymize::anonymize(&mut items);
+    }
+    items
+}
+
+/// The snapshot file's text.
+pub fn render(state: &ClusterState, opts: &SnapshotOptions) -> Result<String, SnapshotError> {
+    let mut info = opts.info.clone();
+    if opts.anonymize {
+        info.context = None;
+        info.server = None;
+        info.namespace = None;
+    }
+    let mut doc = json!({
+        "apiVersion": "v1",
+        "kind": "List",
+        "metadata": {},
+        "items": items(state, opts.anonymize),
+    });
+    if info != SnapshotInfo::default() {
+        doc[INFO_KEY] = serde_json::to_value(&info).map_err(|e| SnapshotError::Encode(e.to_string()))?;
+    }
+    if opts.json {
+        let mut s = serde_json::to_string_pretty(&doc).map_err(|e| SnapshotError::Encode(e.to_string()))?;
+        s.push('\n');
+        return Ok(s);
+    }
+    let mut out = String::new();
+    if !opts.anonymize {
+        for h in &opts.header {
+            out += &format!("# {h}\n");
+        }
+    }
+    out += &serde_yaml::to_string(&doc).map_err(|e| SnapshotError::Encode(e.to_string()))?;
+    Ok(out)
+}
+
+/// Writes the snapshot to `path` (JSON when it ends in `.json`, whatever `opts.json` says).
+pub fn write_file(path: &Path, state: &ClusterState, opts: &SnapshotOptions) -> Result<(), SnapshotError> {
+    let mut opts = opts.clone();
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        opts.json = true;
+    }
+    let text = render(state, &opts)?;
+    std::fs::write(path, text).map_err(|e| SnapshotError::Io {
+        path: path.display().to_string(),
+        source: e,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::event::ClusterEvent;
+    use crate::source::file::{load_str, read_objects};
+
+    const SNAP: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n1
+    labels: {zone: a, "on": "yes"}
+    managedFields: [{manager: kubelet, operation: Update}]
+  status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: a, creationTimestamp: "2024-05-01T10:00:00Z"}
+  spec:
+    containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m}}}]
+- apiVersion: scheduling.x-k8s.io/v1alpha1
+  kind: PodGroup
+  metadata: {name: g, namespace: a}
+  spec: {minMember: 2}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: skipped, namespace: a}
+"#;
+
+    fn state() -> ClusterState {
+        let mut out = Vec::new();
+        let dir = std::env::temp_dir().join(format!("kschedtui-snap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("in.yaml");
+        std::fs::write(&f, SNAP).unwrap();
+        out.extend(read_objects(&f, &mut Vec::new()).unwrap());
+        ClusterState::from_objects(out)
+    }
+
+    #[test]
+    fn yaml_and_json_read_back_to_the_same_objects_without_managed_fields() {
+        let s = state();
+        for json in [false, true] {
+            let text = render(
+                &s,
+                &SnapshotOptions {
+                    json,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            assert!(!text.contains("managedFields"), "{text}");
+            let back = load_str("back", &text).unwrap();
+            let orig = s.to_cluster().unwrap();
+            assert_eq!(back.nodes.len(), 1);
+            assert_eq!(back.nodes[0].labels, orig.nodes[0].labels);
+            assert_eq!(back.pods[0].creation.as_deref(), Some("2024-05-01T10:00:00Z"));
+            assert_eq!(back.pod_groups[0].spec.min_member, 2);
+            assert_eq!(format!("{:?}", back.pods[0].obj), format!("{:?}", orig.pods[0].obj));
+        }
+    }
+
+    #[test]
+    fn header_is_written_as_comments_unless_anonymized() {
+        let mut s = state();
+        s.apply(ClusterEvent::Bookmark {
+            kind: crate::model::event::Kind::Pod,
+            resource_version: "5".into(),
+        });
+        let opts = SnapshotOptions {
+            header: vec!["context 'prod'".into()],
+            ..Default::default()
+        };
+        assert!(render(&s, &opts).unwrap().starts_with("# context 'prod'\n"));
+        let anon = SnapshotOptions {
+            anonymize: true,
+            ..opts
+        };
+        let text = render(&s, &anon).unwrap();
+        assert!(!text.contains("prod"));
+        assert!(load_str("anon", &text).is_ok());
+    }
+
+    #[test]
+    fn info_is_recorded_and_read_back_and_the_loader_ignores_it() {
+        let s = state();
+        let info = SnapshotInfo {
+            kubernetes_version: Some("v1.31.2".into()),
+            context: Some("prod".into()),
+            resource_versions: [("Pod".to_string(), "77".to_string())].into(),
+            ..Default::default()
+        };
+        let dir = std::env::temp_dir().join(format!("kschedtui-info-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, anonymize) in [("a.yaml", false), ("b.json", false), ("c.yaml", true)] {
+            let f = dir.join(name);
+            write_file(
+                &f,
+                &s,
+                &SnapshotOptions {
+                    info: info.clone(),
+                    anonymize,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let back = SnapshotInfo::read(&f).unwrap();
+            assert_eq!(back.kubernetes_version.as_deref(), Some("v1.31.2"));
+            assert_eq!(back.context.is_some(), !anonymize);
+            assert_eq!(crate::source::file::load_path(&f).unwrap().pods.len(), 1);
+        }
+        assert_eq!(SnapshotInfo::read(&dir), None);
+    }
+}

@@ -1,0 +1,499 @@
+//! The `kschedtui` binary against the mock API server: explain, snapshot round trip, bind
+//! with confirmation, --readonly, --dry-run=server, and the one-line errors.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::apiserver::{ApiServer, Reply, status_json, temp_dir, write_kubeconfig};
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str], stdin: &str) -> Out {
+    let home = temp_dir("home");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kschedtui"))
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env("HOME", &home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).to_string(),
+        stderr: String::from_utf8_lossy(&o.stderr).to_string(),
+    }
+}
+
+fn kc(server: &ApiServer, ns: Option<&str>) -> String {
+    server.kubeconfig(&temp_dir("kc"), ns).display().to_string()
+}
+
+fn ok(o: &Out) {
+    assert_eq!(o.code, 0, "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+}
+
+/// The error line: exactly one line on stderr, starting with "error: ".
+fn error_line(o: &Out) -> String {
+    assert_eq!(o.code, 1, "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    let last = o.stderr.lines().last().unwrap_or("").to_string();
+    assert!(last.starts_with("error: "), "{}", o.stderr);
+    last
+}
+
+fn explain_json(args: &[&str]) -> Value {
+    let o = run(args, "");
+    ok(&o);
+    serde_json::from_str(&o.stdout).unwrap()
+}
+
+#[test]
+fn live_explain_equals_explain_on_the_snapshot_it_writes() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    let dir = temp_dir("roundtrip");
+    let live = run(&["explain", "--kubeconfig", &k, "--all-pending", "-o", "json"], "");
+    ok(&live);
+    assert!(
+        live.stderr.contains(&format!(
+            "from context 'mock' ({}) (Kubernetes v1.30.6) at resourceVersions ",
+            server.url()
+        )),
+        "{}",
+        live.stderr
+    );
+    assert!(live.stderr.contains("Pod=1000"), "{}", live.stderr);
+    assert!(
+        live.stderr.contains("reproducing kube-scheduler 1.30"),
+        "{}",
+        live.stderr
+    );
+    let live_json: Value = serde_json::from_str(&live.stdout).unwrap();
+    let pods: Vec<&str> = live_json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["pod"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(pods, ["web-7d4b9-pend", "big"]);
+    assert_eq!(live_json[0]["schedulerVersion"], "1.30");
+    for file in ["snap.yaml", "snap.json"] {
+        let f = dir.join(file);
+        let f = f.to_str().unwrap();
+        let s = run(&["snapshot", "--kubeconfig", &k, "-o", f], "");
+        ok(&s);
+        assert!(s.stderr.contains(&format!("wrote 28 objects to '{f}'")), "{}", s.stderr);
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(!text.contains("managedFields"));
+        assert!(!text.contains("czNjcjN0"), "no Secret is ever read");
+        // The same explanation, with the scheduler version recorded in the snapshot.
+        assert_eq!(
+            explain_json(&["explain", "--snapshot", f, "--all-pending", "-o", "json"]),
+            live_json,
+            "{file}"
+        );
+        let live_text = run(&["explain", "--kubeconfig", &k, "--all-pending"], "");
+        let snap_text = run(&["explain", "--snapshot", f, "--all-pending"], "");
+        ok(&snap_text);
+        assert_eq!(live_text.stdout, snap_text.stdout);
+        assert!(snap_text.stdout.contains("Pod shop/web-7d4b9-pend"));
+    }
+    // Only reads: nothing but GET was ever sent.
+    assert!(server.writes().is_empty());
+}
+
+#[test]
+fn an_anonymized_snapshot_hides_names_but_explains_the_same_way() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    let f = temp_dir("anon").join("anon.yaml");
+    let f = f.to_str().unwrap();
+    ok(&run(&["snapshot", "--kubeconfig", &k, "-o", f, "--anonymize"], ""));
+    let text = std::fs::read_to_string(f).unwrap();
+    for secret in [
+        "web-7d4b9",
+        "shop",
+        "node-a",
+        "nginx",
+        "postgres",
+        "s3cr3t",
+        "DB_PASSWORD",
+        "172.18.0.2",
+        "mock",
+        "127.0.0.1",
+        "retail",
+        "zone-a",
+        "vol-0abc",
+        "business critical",
+    ] {
+        assert!(!text.contains(secret), "'{secret}' left in the anonymized snapshot");
+    }
+    let anon = explain_json(&["explain", "--snapshot", f, "--all-pending", "-o", "json"]);
+    let live = explain_json(&["explain", "--kubeconfig", &k, "--all-pending", "-o", "json"]);
+    let shape = |v: &Value| -> Vec<(usize, usize)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let filter = e["filter"]
+                    .as_array()
+                    .map(|f| f.iter().filter(|n| n["feasible"] == true).count())
+                    .unwrap_or(0);
+                (filter, e["selected"].as_array().map_or(0, Vec::len))
+            })
+            .collect()
+    };
+    assert_eq!(shape(&anon), shape(&live));
+    assert_eq!(shape(&live), [(1, 1), (0, 0)]);
+}
+
+#[test]
+fn a_namespace_snapshot_warns_that_other_pods_are_missing() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    let f = temp_dir("ns").join("shop.yaml");
+    let f = f.to_str().unwrap();
+    let o = run(&["snapshot", "--kubeconfig", &k, "-o", f, "-n", "shop"], "");
+    ok(&o);
+    assert!(o.stderr.contains("warning: only namespace 'shop' was read: pods of other namespaces are missing, so node usage is understated"), "{}", o.stderr);
+    let c = kschedtui::source::file::load_path(Path::new(f)).unwrap();
+    assert!(c.pods.iter().all(|p| p.key.namespace == "shop"));
+    assert_eq!(c.nodes.len(), 3);
+}
+
+#[test]
+fn explain_a_pod_by_name_uses_the_context_namespace() {
+    let server = ApiServer::start();
+    let k = kc(&server, Some("shop"));
+    let o = run(&["explain", "--kubeconfig", &k, "web-7d4b9-pend"], "");
+    ok(&o);
+    assert!(o.stdout.starts_with("Pod shop/web-7d4b9-pend"), "{}", o.stdout);
+    assert!(o.stdout.contains("Schedulable: would bind to node-a"), "{}", o.stdout);
+    // The condition the cluster's scheduler wrote, and the disagreement.
+    assert!(
+        o.stdout.contains("Cluster: PodScheduled=False (Unschedulable): 0/3 nodes are available: 3 Insufficient cpu.\nNote: the cluster's scheduler found no node but kschedtui does: the cluster changed since, or the scheduler runs another profile or release\n"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn bind_prints_the_request_checks_access_and_sends_it() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    let o = run(&["bind", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes"], "");
+    ok(&o);
+    assert!(
+        o.stdout
+            .contains("The engine selects node 'node-a' for shop/web-7d4b9-pend (kube-scheduler 1.30)."),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains(r#"  1. POST /api/v1/namespaces/shop/pods/web-7d4b9-pend/binding {"apiVersion":"v1","kind":"Binding","metadata":{"name":"web-7d4b9-pend","namespace":"shop","uid":"0b1a3c8e-0010-4000-8000-000000000007"},"target":{"apiVersion":"v1","kind":"Node","name":"node-a"}}"#), "{}", o.stdout);
+    assert!(
+        o.stdout
+            .contains("  1. bind shop/web-7d4b9-pend to node 'node-a': ok (201)"),
+        "{}",
+        o.stdout
+    );
+    let w = server.writes();
+    assert_eq!(w.len(), 2);
+    assert!(w[0].path.ends_with("/selfsubjectaccessreviews"));
+    assert_eq!(w[1].json()["target"]["name"], "node-a");
+}
+
+#[test]
+fn bind_asks_for_confirmation_and_sends_nothing_on_no() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    let o = run(
+        &[
+            "bind",
+            "web-7d4b9-pend",
+            "-n",
+            "shop",
+            "--node",
+            "node-c",
+            "--kubeconfig",
+            &k,
+        ],
+        "n\n",
+    );
+    assert_eq!(error_line(&o), "error: cancelled; nothing was sent");
+    assert!(o.stdout.contains("Send 1 request(s)? [y/N] "), "{}", o.stdout);
+    assert!(!server.writes().iter().any(|r| r.path.ends_with("/binding")));
+    let o = run(
+        &[
+            "bind",
+            "web-7d4b9-pend",
+            "-n",
+            "shop",
+            "--node",
+            "node-c",
+            "--kubeconfig",
+            &k,
+        ],
+        "y\n",
+    );
+    ok(&o);
+    let binds: Vec<_> = server
+        .writes()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/binding"))
+        .collect();
+    assert_eq!(binds.len(), 1);
+    assert_eq!(binds[0].json()["target"]["name"], "node-c");
+}
+
+#[test]
+fn readonly_sends_nothing_at_all() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    let o = run(
+        &["--readonly", "bind", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes"],
+        "",
+    );
+    assert_eq!(
+        error_line(&o),
+        "error: writes are disabled (--readonly); nothing was sent"
+    );
+    assert!(
+        o.stdout
+            .contains("POST /api/v1/namespaces/shop/pods/web-7d4b9-pend/binding"),
+        "the plan is still shown"
+    );
+    ok(&run(
+        &["explain", "--readonly", "--kubeconfig", &k, "--all-pending"],
+        "",
+    ));
+    assert!(server.writes().is_empty(), "{:?}", server.writes());
+    assert!(server.requests().iter().all(|r| r.method == "GET"));
+}
+
+#[test]
+fn dry_run_server_sends_dry_run_all() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    let o = run(
+        &[
+            "bind",
+            "shop/web-7d4b9-pend",
+            "--kubeconfig",
+            &k,
+            "--yes",
+            "--dry-run=server",
+        ],
+        "",
+    );
+    ok(&o);
+    assert!(
+        o.stdout.contains("sent as server-side dry runs (dryRun=All)"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("POST /api/v1/namespaces/shop/pods/web-7d4b9-pend/binding?dryRun=All "),
+        "{}",
+        o.stdout
+    );
+    let b = server
+        .writes()
+        .into_iter()
+        .find(|r| r.path.ends_with("/binding"))
+        .unwrap();
+    assert_eq!(b.param("dryRun").as_deref(), Some("All"));
+}
+
+#[test]
+fn bind_refusals_and_conflicts_are_one_line() {
+    let server = ApiServer::start();
+    server.deny("create", "binding");
+    let k = kc(&server, None);
+    let o = run(&["bind", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes"], "");
+    assert_eq!(
+        error_line(&o),
+        "error: not allowed to create pods/binding in namespace 'shop' (403 Forbidden: the SelfSubjectAccessReview says no: RBAC: user \"tester\" may not create pods/binding); ask a cluster admin for this permission; nothing was sent"
+    );
+    assert!(!server.writes().iter().any(|r| r.path.ends_with("/binding")));
+
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    server.reply_once("POST", "/api/v1/namespaces/shop/pods/web-7d4b9-pend/binding", Reply::new(409, status_json(409, "Conflict",
+        "Operation cannot be fulfilled on pods/binding \"web-7d4b9-pend\": pod web-7d4b9-pend is already assigned to node \"node-c\"",
+        Some(json!({"name": "web-7d4b9-pend", "kind": "pods/binding"})))));
+    let o = run(&["bind", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes"], "");
+    assert_eq!(
+        error_line(&o),
+        "error: pod shop/web-7d4b9-pend is already bound to node 'node-c' (409 Conflict); nothing to do"
+    );
+}
+
+#[test]
+fn preempt_refuses_a_pod_that_fits() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    let o = run(
+        &["preempt", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes", "--evict"],
+        "",
+    );
+    assert_eq!(
+        error_line(&o),
+        "error: shop/web-7d4b9-pend needs no preemption (Schedulable: would bind to node-a); use `kschedtui bind shop/web-7d4b9-pend`"
+    );
+    assert!(server.writes().is_empty());
+}
+
+#[test]
+fn connection_failures_are_one_line_naming_the_server() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let k = write_kubeconfig(&temp_dir("down"), &url, None);
+    let line = error_line(&run(
+        &["explain", "--all-pending", "--kubeconfig", k.to_str().unwrap()],
+        "",
+    ));
+    assert!(
+        line.starts_with(&format!("error: cannot reach the API server at {url} (")),
+        "{line}"
+    );
+
+    let server = ApiServer::start();
+    let https = format!("https://{}", server.addr);
+    let k = write_kubeconfig(&temp_dir("tls"), &https, None);
+    let line = error_line(&run(
+        &["explain", "--all-pending", "--kubeconfig", k.to_str().unwrap()],
+        "",
+    ));
+    assert!(
+        line.starts_with(&format!("error: TLS handshake with {https} failed (")),
+        "{line}"
+    );
+
+    server.require_token("rotated");
+    let k = kc(&server, None);
+    assert_eq!(
+        error_line(&run(&["snapshot", "-o", "/dev/null", "--kubeconfig", &k], "")),
+        format!(
+            "error: {} rejected the credentials of context 'mock' (401 Unauthorized); they have probably expired: log in again and retry",
+            server.url()
+        )
+    );
+
+    let server = ApiServer::start();
+    server.reply_always("GET", "/api/v1/nodes", Reply::new(403, status_json(403, "Forbidden",
+        "nodes is forbidden: User \"tester\" cannot list resource \"nodes\" in API group \"\" at the cluster scope", Some(json!({"kind": "nodes"})))));
+    let k = kc(&server, None);
+    assert_eq!(
+        error_line(&run(&["explain", "--all-pending", "--kubeconfig", &k], "")),
+        format!(
+            "error: {} does not allow context 'mock' to list nodes (403 Forbidden: nodes is forbidden: User \"tester\" cannot list resource \"nodes\" in API group \"\" at the cluster scope); kschedtui needs get, list and watch on it: ask a cluster admin",
+            server.url()
+        )
+    );
+
+    let k = kc(&server, None);
+    assert_eq!(
+        error_line(&run(
+            &["explain", "--all-pending", "--kubeconfig", &k, "--context", "prod"],
+            ""
+        )),
+        format!("error: context 'prod' is not in kubeconfig '{k}' (available: mock); pass --context with one of those")
+    );
+}
+
+/// A high-priority pod that fits only once default/batch-1 (priority 0) leaves node-c.
+fn add_urgent_pod(server: &ApiServer) {
+    let mut pods = server.items("pods");
+    pods.push(json!({
+        "metadata": {"name": "urgent", "namespace": "shop", "uid": "0b1a3c8e-0010-4000-8000-000000000009",
+                     "resourceVersion": "209", "creationTimestamp": "2024-05-01T11:00:00Z"},
+        "spec": {"priorityClassName": "high", "priority": 1000,
+                 "containers": [{"name": "app", "image": "busybox:1.36", "resources": {"requests": {"cpu": "2", "memory": "1Gi"}}}]},
+        "status": {"phase": "Pending"}
+    }));
+    server.set_items("pods", pods, "1000");
+}
+
+#[test]
+fn preempt_marks_and_deletes_the_victims_the_engine_chose_then_nominates() {
+    let server = ApiServer::start();
+    add_urgent_pod(&server);
+    let k = kc(&server, None);
+    let o = run(&["preempt", "shop/urgent", "--kubeconfig", &k, "--yes"], "");
+    ok(&o);
+    assert!(
+        o.stdout.contains("The engine (kube-scheduler 1.30) nominates node 'node-c' for shop/urgent, with 1 victim(s): default/batch-1"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("victims removed: default/batch-1\n"), "{}", o.stdout);
+    let sent: Vec<(String, String)> = server
+        .writes()
+        .into_iter()
+        .filter(|r| !r.path.ends_with("selfsubjectaccessreviews"))
+        .map(|r| (r.method, r.path))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            (
+                "PATCH".to_string(),
+                "/api/v1/namespaces/default/pods/batch-1/status".to_string()
+            ),
+            (
+                "DELETE".to_string(),
+                "/api/v1/namespaces/default/pods/batch-1".to_string()
+            ),
+            (
+                "PATCH".to_string(),
+                "/api/v1/namespaces/shop/pods/urgent/status".to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn preempt_with_evict_reports_a_pdb_refusal_and_does_not_nominate() {
+    let server = ApiServer::start();
+    add_urgent_pod(&server);
+    server.reply_once(
+        "POST",
+        "/api/v1/namespaces/default/pods/batch-1/eviction",
+        Reply::new(
+            429,
+            status_json(
+                429,
+                "TooManyRequests",
+                "Cannot evict pod as it would violate the pod's disruption budget.",
+                Some(json!({"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget batch-pdb needs 1 healthy pods and has 1 currently"}]})),
+            ),
+        ),
+    );
+    let k = kc(&server, None);
+    let o = run(&["preempt", "shop/urgent", "--kubeconfig", &k, "--yes", "--evict"], "");
+    assert_eq!(
+        error_line(&o),
+        "error: preemption incomplete: 0 of 1 victim(s) removed, the node was not nominated: eviction of default/batch-1 refused (429): PodDisruptionBudget 'batch-pdb' does not allow it: The disruption budget batch-pdb needs 1 healthy pods and has 1 currently; wait for it to allow a disruption or preempt without --evict"
+    );
+    assert!(o.stdout.contains("victims removed: none\n"), "{}", o.stdout);
+    assert!(
+        !server.writes().iter().any(|r| r.method == "PATCH"),
+        "the preemptor was not nominated"
+    );
+}

@@ -1,0 +1,803 @@
+//! LiveSource against the mock API server: loading, watching, errors, and the write actions.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kschedtui::model::ObjectKey;
+use kschedtui::model::event::{ClusterEvent, ClusterState, Kind};
+use kschedtui::source::ClusterSource;
+use kschedtui::source::live::config::{ConfigOptions, Environment};
+use kschedtui::source::live::error::LiveError;
+use kschedtui::source::live::watch::{Progress, WatchOptions};
+use kschedtui::source::live::{ConnectOptions, LiveSource, Scope};
+use kschedtui::source::write::{
+    Outcome, Removal, Step as ReportStep, WriteError, WriteMode, WriteRequest, bind_plan, check_plan, execute,
+    preempt_plan,
+};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::apiserver::{ApiServer, Reply, Step, status_json, temp_dir, write_kubeconfig};
+
+fn fast() -> WatchOptions {
+    WatchOptions {
+        page_size: 500,
+        request_timeout: Duration::from_secs(5),
+        watch_timeout_secs: 290,
+        idle_timeout: Duration::from_secs(30),
+        backoff_initial: Duration::from_millis(20),
+        backoff_max: Duration::from_millis(100),
+    }
+}
+
+fn options(kubeconfig: std::path::PathBuf) -> ConnectOptions {
+    ConnectOptions {
+        config: ConfigOptions {
+            kubeconfig: Some(kubeconfig),
+            ..Default::default()
+        },
+        scope: Scope::AllNamespaces,
+        mode: WriteMode::Enabled,
+        watch: fast(),
+    }
+}
+
+async fn connect(server: &ApiServer, mode: WriteMode) -> LiveSource {
+    let dir = temp_dir("src");
+    let mut o = options(server.kubeconfig(&dir, None));
+    o.mode = mode;
+    LiveSource::connect(&o, &Environment::default()).await.unwrap()
+}
+
+fn k(s: &str) -> ObjectKey {
+    ObjectKey::parse(s, "")
+}
+
+#[tokio::test]
+async fn load_lists_every_kind_page_by_page_and_never_secrets() {
+    let server = ApiServer::start();
+    let dir = temp_dir("load");
+    let mut o = options(server.kubeconfig(&dir, None));
+    o.watch.page_size = 2;
+    let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+    let seen2 = seen.clone();
+    let src = LiveSource::connect(&o, &Environment::default())
+        .await
+        .unwrap()
+        .with_progress(Arc::new(move |p: &Progress| seen2.lock().unwrap().push(p.clone())));
+    assert_eq!(src.describe(), format!("context 'mock' ({})", server.url()));
+    let v = src.server_version().await.unwrap();
+    assert_eq!((v.minor, v.git_version.as_str()), (30, "v1.30.6"));
+    let state = src.load_state().await.unwrap();
+    let c = state.to_cluster().unwrap();
+    assert_eq!(c.nodes.len(), 3);
+    assert_eq!(c.pods.len(), 8);
+    assert_eq!(c.namespaces.len(), 3);
+    assert_eq!(c.priority_classes.len(), 2);
+    assert_eq!(
+        (c.pvs.len(), c.pvcs.len(), c.storage_classes.len(), c.csi_nodes.len()),
+        (1, 1, 1, 1)
+    );
+    assert_eq!((c.pdbs.len(), c.services.len(), c.replica_sets.len()), (1, 1, 1));
+    assert_eq!(
+        (
+            c.stateful_sets.len(),
+            c.replication_controllers.len(),
+            c.pod_groups.len()
+        ),
+        (1, 1, 1)
+    );
+    assert_eq!(state.resource_versions[&Kind::Pod], "1000");
+    assert_eq!(state.resource_versions.len(), 16);
+    assert_eq!((c.csi_drivers.len(), c.csi_storage_capacities.len()), (1, 1));
+    // 8 pods in pages of 2: four pages, the last one done.
+    let pods: Vec<Progress> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|p| p.kind == Kind::Pod)
+        .cloned()
+        .collect();
+    assert_eq!(
+        pods.iter().map(|p| (p.items, p.pages, p.done)).collect::<Vec<_>>(),
+        [(2, 1, false), (4, 2, false), (6, 3, false), (8, 4, true)]
+    );
+    let reqs = server.requests();
+    let pod_lists: Vec<_> = reqs.iter().filter(|r| r.path == "/api/v1/pods").collect();
+    assert_eq!(pod_lists.len(), 4);
+    assert_eq!(pod_lists[0].param("limit").as_deref(), Some("2"));
+    assert_eq!(pod_lists[0].param("continue"), None);
+    assert_eq!(pod_lists[1].param("continue").as_deref(), Some("pods:1000:2"));
+    for r in &reqs {
+        assert!(
+            !r.path.contains("secrets") && !r.path.contains("configmaps"),
+            "{}",
+            r.path
+        );
+        assert_eq!(r.method, "GET");
+        assert!(
+            r.headers
+                .contains(&("authorization".into(), "Bearer test-token".into()))
+        );
+    }
+    let paths: std::collections::BTreeSet<&str> = reqs.iter().map(|r| r.path.as_str()).collect();
+    for p in [
+        "/api/v1/nodes",
+        "/api/v1/namespaces",
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        "/apis/policy/v1/poddisruptionbudgets",
+        "/api/v1/persistentvolumes",
+        "/api/v1/persistentvolumeclaims",
+        "/apis/storage.k8s.io/v1/storageclasses",
+        "/apis/storage.k8s.io/v1/csinodes",
+        "/apis/storage.k8s.io/v1/csidrivers",
+        "/apis/storage.k8s.io/v1/csistoragecapacities",
+        "/api/v1/services",
+        "/apis/apps/v1/replicasets",
+        "/apis/apps/v1/statefulsets",
+        "/api/v1/replicationcontrollers",
+        "/apis/scheduling.x-k8s.io/v1alpha1/podgroups",
+    ] {
+        assert!(paths.contains(p), "{p} not listed");
+    }
+}
+
+#[tokio::test]
+async fn pod_groups_are_skipped_when_the_crd_is_not_served() {
+    let server = ApiServer::start();
+    server.serve_pod_groups(false);
+    let src = connect(&server, WriteMode::Enabled).await;
+    let state = src.load_state().await.unwrap();
+    assert_eq!(state.objects_of(Kind::PodGroup).count(), 0);
+    assert!(!server.requests().iter().any(|r| r.path.ends_with("/podgroups")));
+}
+
+#[tokio::test]
+async fn an_expired_continue_token_restarts_the_list() {
+    let server = ApiServer::start();
+    server.expire_continue_tokens(1);
+    let dir = temp_dir("expire");
+    let mut o = options(server.kubeconfig(&dir, None));
+    o.watch.page_size = 3;
+    let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
+    let state = src.load_state().await.unwrap();
+    assert_eq!(state.to_cluster().unwrap().pods.len(), 8);
+    // The first request with a continue token was refused (410); the same collection was
+    // then listed again from the start, and its pages followed.
+    let reqs = server.requests();
+    let i = reqs.iter().position(|r| r.param("continue").is_some()).unwrap();
+    let path = &reqs[i].path;
+    let next: Vec<Option<String>> = reqs[i + 1..]
+        .iter()
+        .filter(|r| &r.path == path)
+        .map(|r| r.param("continue"))
+        .collect();
+    assert_eq!(next[0], None, "restarted from the first page");
+    assert!(next[1].is_some(), "then paged on");
+}
+
+#[tokio::test]
+async fn a_single_namespace_scope_lists_namespaced_kinds_there_only() {
+    let server = ApiServer::start();
+    let dir = temp_dir("scope");
+    let mut o = options(server.kubeconfig(&dir, None));
+    o.scope = Scope::Namespace("shop".into());
+    let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
+    let c = src.load_state().await.unwrap().to_cluster().unwrap();
+    assert!(c.pods.iter().all(|p| p.key.namespace == "shop"));
+    assert_eq!(c.nodes.len(), 3);
+    let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(paths.contains(&"/api/v1/namespaces/shop/pods".to_string()));
+    assert!(paths.contains(&"/api/v1/nodes".to_string()));
+    assert!(!paths.contains(&"/api/v1/pods".to_string()));
+}
+
+fn pod_json(name: &str, ns: &str, rv: &str, node: Option<&str>) -> Value {
+    let mut p = json!({
+        "metadata": {"name": name, "namespace": ns, "resourceVersion": rv, "uid": format!("uid-{name}"),
+                     "creationTimestamp": "2024-05-02T00:00:00Z"},
+        "spec": {"containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "100m"}}}]},
+        "status": {"phase": "Pending"}
+    });
+    if let Some(n) = node {
+        p["spec"]["nodeName"] = json!(n);
+    }
+    p
+}
+
+/// Collects events until `done(state)` holds (or fails after 10 s).
+async fn drain_until(
+    rx: &mut mpsc::Receiver<ClusterEvent>,
+    state: &mut ClusterState,
+    events: &mut Vec<ClusterEvent>,
+    done: impl Fn(&ClusterState, &[ClusterEvent]) -> bool,
+) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !done(state, events) {
+        let ev = tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .unwrap_or_else(|_| panic!("timed out; events so far: {events:#?}"))
+            .unwrap();
+        state.apply(ev.clone());
+        events.push(ev);
+    }
+}
+
+#[tokio::test]
+async fn watch_applies_added_modified_deleted_bookmarks_and_relists_on_410() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let mut state = src.load_state().await.unwrap();
+    server.script_watch(
+        "pods",
+        vec![
+            Step::Event("ADDED", pod_json("new", "default", "1001", None)),
+            Step::Event("MODIFIED", pod_json("new", "default", "1002", Some("node-a"))),
+            Step::Event(
+                "BOOKMARK",
+                json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"resourceVersion": "1005"}}),
+            ),
+            Step::Event("DELETED", pod_json("big", "default", "1006", None)),
+            Step::Event(
+                "ERROR",
+                status_json(410, "Expired", "too old resource version: 1006 (1100)", None),
+            ),
+        ],
+    );
+    // What the re-list after 410 sees: one pod only.
+    let relisted = vec![pod_json("survivor", "default", "1200", Some("node-c"))];
+    let (tx, mut rx) = mpsc::channel(64);
+    let mut events = Vec::new();
+    let run = src.watch(tx);
+    let check = async {
+        drain_until(&mut rx, &mut state, &mut events, |s, _| {
+            s.get(Kind::Pod, &k("default/new")).is_some() && s.resource_versions[&Kind::Pod] == "1002"
+        })
+        .await;
+        let c = state.to_cluster().unwrap();
+        assert_eq!(c.pod(&k("default/new")).unwrap().node_name.as_deref(), Some("node-a"));
+        server.set_items("pods", relisted.clone(), "1200");
+        drain_until(&mut rx, &mut state, &mut events, |_, e| {
+            e.iter()
+                .any(|x| matches!(x, ClusterEvent::Resynced { kind: Kind::Pod, .. }))
+        })
+        .await;
+        drop(rx);
+    };
+    let (r, ()) = tokio::join!(run, check);
+    r.unwrap();
+    let kinds: Vec<&str> = events
+        .iter()
+        .filter(|e| e.kind() == Some(Kind::Pod))
+        .map(|e| match e {
+            ClusterEvent::Applied(_) => "applied",
+            ClusterEvent::Deleted(_) => "deleted",
+            ClusterEvent::Bookmark { .. } => "bookmark",
+            ClusterEvent::Resynced { .. } => "resynced",
+            ClusterEvent::Stale { .. } => "stale",
+            ClusterEvent::Resumed { .. } => "resumed",
+        })
+        .collect();
+    assert_eq!(kinds, ["applied", "applied", "bookmark", "deleted", "resynced"]);
+    let keys: Vec<String> = state.objects_of(Kind::Pod).map(|o| o.key().to_string()).collect();
+    assert_eq!(keys, ["default/survivor"]);
+    assert_eq!(state.resource_versions[&Kind::Pod], "1200");
+    // The watch started from the list's resourceVersion with bookmarks; after 410 the pods
+    // were listed again.
+    let reqs = server.requests();
+    let watches: Vec<_> = reqs
+        .iter()
+        .filter(|r| r.path == "/api/v1/pods" && r.is_watch())
+        .collect();
+    assert_eq!(watches[0].param("resourceVersion").as_deref(), Some("1000"));
+    assert_eq!(watches[0].param("allowWatchBookmarks").as_deref(), Some("true"));
+    let lists_after = reqs
+        .iter()
+        .filter(|r| r.path == "/api/v1/pods" && !r.is_watch())
+        .count();
+    assert_eq!(lists_after, 2);
+    if let Some(w) = watches.get(1) {
+        assert_eq!(w.param("resourceVersion").as_deref(), Some("1200"));
+    }
+}
+
+#[tokio::test]
+async fn a_dropped_watch_resumes_from_the_last_resource_version() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let mut state = src.load_state().await.unwrap();
+    let mut node = server.items("nodes")[0].clone();
+    node["metadata"]["resourceVersion"] = json!("1010");
+    node["metadata"]["labels"]["new"] = json!("yes");
+    let mut node2 = node.clone();
+    node2["metadata"]["resourceVersion"] = json!("1011");
+    node2["spec"]["unschedulable"] = json!(true);
+    server.script_watch(
+        "nodes",
+        vec![Step::Event("MODIFIED", node), Step::Sleep(50), Step::Drop],
+    );
+    server.script_watch("nodes", vec![Step::Event("MODIFIED", node2)]);
+    let (tx, mut rx) = mpsc::channel(64);
+    let mut events = Vec::new();
+    let run = src.watch(tx);
+    let check = async {
+        drain_until(&mut rx, &mut state, &mut events, |s, _| {
+            s.resource_versions.get(&Kind::Node).map(String::as_str) == Some("1011")
+        })
+        .await;
+        drop(rx);
+    };
+    let (r, ()) = tokio::join!(run, check);
+    r.unwrap();
+    let c = state.to_cluster().unwrap();
+    assert!(c.node("node-a").unwrap().unschedulable);
+    let rvs: Vec<Option<String>> = server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/api/v1/nodes" && r.is_watch())
+        .map(|r| r.param("resourceVersion"))
+        .collect();
+    assert_eq!(rvs[..2], [Some("1000".to_string()), Some("1010".to_string())]);
+}
+
+#[tokio::test]
+async fn a_failing_watch_marks_its_kind_stale_until_it_resumes() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let mut state = src.load_state().await.unwrap();
+    server.reply_once(
+        "GET",
+        "/api/v1/services",
+        Reply::status(500, "InternalError", "etcdserver: request timed out"),
+    );
+    let mut svc = server.items("services")[0].clone();
+    svc["metadata"]["resourceVersion"] = json!("1020");
+    server.script_watch("services", vec![Step::Event("MODIFIED", svc)]);
+    let (tx, mut rx) = mpsc::channel(64);
+    let mut events = Vec::new();
+    let run = src.watch(tx);
+    let check = async {
+        drain_until(&mut rx, &mut state, &mut events, |s, e| {
+            e.iter().any(|x| {
+                matches!(
+                    x,
+                    ClusterEvent::Stale {
+                        kind: Kind::Service,
+                        ..
+                    }
+                )
+            }) && s.resource_versions[&Kind::Service] == "1020"
+        })
+        .await;
+        drop(rx);
+    };
+    let (r, ()) = tokio::join!(run, check);
+    r.unwrap();
+    let svc_events: Vec<&ClusterEvent> = events.iter().filter(|e| e.kind() == Some(Kind::Service)).collect();
+    let ClusterEvent::Stale { reason, .. } = svc_events[0] else {
+        panic!("{svc_events:?}")
+    };
+    assert_eq!(
+        reason,
+        &format!(
+            "{} answered 500 while watching services in all namespaces: etcdserver: request timed out",
+            server.url()
+        )
+    );
+    assert!(matches!(svc_events[1], ClusterEvent::Resumed { .. }), "{svc_events:?}");
+    assert!(!state.is_stale());
+}
+
+async fn load_error(kubeconfig: std::path::PathBuf) -> LiveError {
+    let mut o = options(kubeconfig);
+    o.watch.request_timeout = Duration::from_secs(2);
+    let src = match LiveSource::connect(&o, &Environment::default()).await {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    match src.server_version().await {
+        Err(e) => e,
+        Ok(_) => src.load_state().await.unwrap_err(),
+    }
+}
+
+#[tokio::test]
+async fn each_failure_to_read_gives_one_line_naming_the_server() {
+    // Unreachable: a port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = temp_dir("unreachable");
+    let url = format!("http://127.0.0.1:{port}");
+    let e = load_error(write_kubeconfig(&dir, &url, None)).await;
+    assert!(matches!(e, LiveError::Unreachable { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(&format!("cannot reach the API server at {url} (")),
+        "{msg}"
+    );
+    assert!(
+        msg.ends_with(
+            "; check that the cluster is running and that the kubeconfig points at it (`kubectl cluster-info`)"
+        ),
+        "{msg}"
+    );
+
+    // TLS: https to a plain-HTTP server.
+    let server = ApiServer::start();
+    let dir = temp_dir("tls");
+    let https = format!("https://{}", server.addr);
+    let e = load_error(write_kubeconfig(&dir, &https, None)).await;
+    assert!(matches!(e, LiveError::Tls { .. }), "{e:?}");
+    assert!(
+        e.to_string()
+            .starts_with(&format!("TLS handshake with {https} failed (")),
+        "{e}"
+    );
+
+    // Expired token: 401.
+    server.require_token("another-token");
+    let dir = temp_dir("401");
+    let e = load_error(server.kubeconfig(&dir, None)).await;
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{} rejected the credentials of context 'mock' (401 Unauthorized); they have probably expired: log in again and retry",
+            server.url()
+        )
+    );
+
+    // 403 on listing pods.
+    let server = ApiServer::start();
+    server.reply_always("GET", "/api/v1/pods", Reply::new(403, status_json(403, "Forbidden",
+        "pods is forbidden: User \"tester\" cannot list resource \"pods\" in API group \"\" at the cluster scope",
+        Some(json!({"kind": "pods"})))));
+    let dir = temp_dir("403");
+    let e = load_error(server.kubeconfig(&dir, None)).await;
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{} does not allow context 'mock' to list pods in all namespaces (403 Forbidden: pods is forbidden: User \"tester\" cannot list resource \"pods\" in API group \"\" at the cluster scope); kschedtui needs get, list and watch on it: ask a cluster admin",
+            server.url()
+        )
+    );
+
+    // A list that does not answer in time.
+    server.reply_always("GET", "/api/v1/nodes", Reply::new(200, json!({})).delayed(4000));
+    let e = load_error(server.kubeconfig(&dir, None)).await;
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{} did not answer within 2s while listing nodes; check the network or retry with a longer --request-timeout",
+            server.url()
+        )
+    );
+}
+
+#[tokio::test]
+async fn an_exec_credential_plugin_that_fails_is_a_credential_error() {
+    let server = ApiServer::start();
+    let dir = temp_dir("exec");
+    let kc = dir.join("kubeconfig");
+    std::fs::write(&kc, format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: mock\nclusters:\n- name: mock\n  cluster:\n    server: {}\nusers:\n- name: sso\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sh\n      args: [\"-c\", \"echo 'error: the SSO session has expired' >&2; exit 1\"]\n      interactiveMode: Never\ncontexts:\n- name: mock\n  context:\n    cluster: mock\n    user: sso\n",
+        server.url()
+    )).unwrap();
+    let e = load_error(kc).await;
+    assert!(matches!(e, LiveError::Credentials { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "the credentials of context 'mock' for {} could not be used (the exec credential plugin failed: error: the SSO session has expired); they have probably expired: log in again (for example rerun your provider's get-credentials command) and retry",
+            server.url()
+        )
+    );
+    assert!(server.requests().is_empty(), "nothing is sent without a credential");
+}
+
+#[tokio::test]
+async fn bind_posts_a_binding_and_reads_201() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let c = src.load_state().await.unwrap().to_cluster().unwrap();
+    let plan = bind_plan(&c, &k("shop/web-7d4b9-pend"), "node-a").unwrap();
+    assert_eq!(check_plan(&src, &plan).await, Ok(()));
+    let report = execute(&src, &plan).await;
+    assert_eq!(report.steps, [ReportStep::Done(Outcome::Done { code: 201 })]);
+    let w = server.writes();
+    assert_eq!(w.len(), 2);
+    assert_eq!(w[0].path, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews");
+    assert_eq!(
+        w[0].json()["spec"]["resourceAttributes"],
+        json!({"namespace": "shop", "verb": "create", "group": "", "resource": "pods", "subresource": "binding", "name": "web-7d4b9-pend"})
+    );
+    assert_eq!(
+        (w[1].method.as_str(), w[1].path.as_str()),
+        ("POST", "/api/v1/namespaces/shop/pods/web-7d4b9-pend/binding")
+    );
+    assert_eq!(w[1].query, "");
+    assert_eq!(
+        w[1].json(),
+        json!({"apiVersion": "v1", "kind": "Binding",
+               "metadata": {"name": "web-7d4b9-pend", "namespace": "shop", "uid": "0b1a3c8e-0010-4000-8000-000000000007"},
+               "target": {"apiVersion": "v1", "kind": "Node", "name": "node-a"}})
+    );
+}
+
+#[tokio::test]
+async fn bind_answers_404_409_403_and_timeouts_become_messages() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let path = "/api/v1/namespaces/shop/pods/web-7d4b9-pend/binding";
+    let pod = k("shop/web-7d4b9-pend");
+    server.reply_once(
+        "POST",
+        path,
+        Reply::new(
+            404,
+            status_json(
+                404,
+                "NotFound",
+                "pods \"web-7d4b9-pend\" not found",
+                Some(json!({"name": "web-7d4b9-pend", "kind": "pods"})),
+            ),
+        ),
+    );
+    assert_eq!(
+        src.bind(&pod, "node-a").await,
+        Err(WriteError::NotFound { pod: pod.clone() })
+    );
+    server.reply_once("POST", path, Reply::new(409, status_json(409, "Conflict",
+        "Operation cannot be fulfilled on pods/binding \"web-7d4b9-pend\": pod web-7d4b9-pend is already assigned to node \"node-c\"",
+        Some(json!({"name": "web-7d4b9-pend", "kind": "pods/binding"})))));
+    let e = src.bind(&pod, "node-a").await.unwrap_err();
+    assert_eq!(
+        e,
+        WriteError::AlreadyBound {
+            pod: pod.clone(),
+            node: "node-c".into()
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "pod shop/web-7d4b9-pend is already bound to node 'node-c' (409 Conflict); nothing to do"
+    );
+    // A 409 that does not say where: the pod is read back.
+    let mut bound = server
+        .items("pods")
+        .into_iter()
+        .find(|p| p["metadata"]["name"] == "web-7d4b9-pend")
+        .unwrap();
+    bound["spec"]["nodeName"] = json!("node-b");
+    bound["apiVersion"] = json!("v1");
+    bound["kind"] = json!("Pod");
+    server.reply_once(
+        "POST",
+        path,
+        Reply::status(
+            409,
+            "Conflict",
+            "Operation cannot be fulfilled on pods/binding \"web-7d4b9-pend\": conflict",
+        ),
+    );
+    server.reply_once(
+        "GET",
+        "/api/v1/namespaces/shop/pods/web-7d4b9-pend",
+        Reply::new(200, bound),
+    );
+    assert_eq!(
+        src.bind(&pod, "node-a").await,
+        Err(WriteError::AlreadyBound {
+            pod: pod.clone(),
+            node: "node-b".into()
+        })
+    );
+    server.reply_once("POST", path, Reply::new(403, status_json(403, "Forbidden",
+        "pods \"web-7d4b9-pend\" is forbidden: User \"tester\" cannot create resource \"pods/binding\" in API group \"\" in the namespace \"shop\"",
+        Some(json!({"name": "web-7d4b9-pend", "kind": "pods"})))));
+    assert_eq!(
+        src.bind(&pod, "node-a").await.unwrap_err().to_string(),
+        "not allowed to create pods/binding in namespace 'shop' (403 Forbidden: pods \"web-7d4b9-pend\" is forbidden: User \"tester\" cannot create resource \"pods/binding\" in API group \"\" in the namespace \"shop\"); ask a cluster admin for this permission"
+    );
+    server.reply_once(
+        "POST",
+        path,
+        Reply::new(201, status_json(201, "", "", None)).delayed(7000),
+    );
+    assert_eq!(
+        src.bind(&pod, "node-a").await.unwrap_err().to_string(),
+        "no answer within 5s to 'bind shop/web-7d4b9-pend to node 'node-a''; it may or may not have been applied: check with `kubectl get pod -n shop web-7d4b9-pend`"
+    );
+    // Nothing was retried: one POST per call.
+    assert_eq!(server.writes().iter().filter(|r| r.path == path).count(), 5);
+}
+
+#[tokio::test]
+async fn eviction_blocked_by_a_pdb_names_it_and_the_preemption_report_is_partial() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let c = src.load_state().await.unwrap().to_cluster().unwrap();
+    let victims = [
+        k("kube-system/coredns-5d78c"),
+        k("shop/web-7d4b9-aaaaa"),
+        k("shop/web-7d4b9-bbbbb"),
+    ];
+    let plan = preempt_plan(&c, &k("default/big"), "node-a", &victims, Removal::Evict).unwrap();
+    server.reply_once("POST", "/api/v1/namespaces/shop/pods/web-7d4b9-aaaaa/eviction", Reply::new(429, status_json(
+        429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.",
+        Some(json!({"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget web-pdb needs 2 healthy pods and has 2 currently"}]})))));
+    let report = execute(&src, &plan).await;
+    assert_eq!(report.steps[0], ReportStep::Done(Outcome::Done { code: 201 }));
+    let ReportStep::Failed(e) = &report.steps[1] else {
+        panic!("{:?}", report.steps)
+    };
+    assert_eq!(
+        e.to_string(),
+        "eviction of shop/web-7d4b9-aaaaa refused (429): PodDisruptionBudget 'web-pdb' does not allow it: The disruption budget web-pdb needs 2 healthy pods and has 2 currently; wait for it to allow a disruption or preempt without --evict"
+    );
+    assert_eq!(report.steps[2..], [ReportStep::NotSent, ReportStep::NotSent]);
+    assert_eq!(report.victims_removed(), [k("kube-system/coredns-5d78c")]);
+    let text = report.render(false);
+    assert!(text.contains("victims removed: kube-system/coredns-5d78c\n"), "{text}");
+    assert!(
+        text.contains("victim NOT removed: shop/web-7d4b9-aaaaa: eviction of shop/web-7d4b9-aaaaa refused (429)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("victim NOT removed: shop/web-7d4b9-bbbbb: not attempted: an earlier request failed"),
+        "{text}"
+    );
+    // Two evictions were sent, not three, and no nomination.
+    let w = server.writes();
+    assert_eq!(w.iter().filter(|r| r.path.ends_with("/eviction")).count(), 2);
+    assert!(!w.iter().any(|r| r.method == "PATCH"));
+    let ev = w[0].json();
+    assert_eq!(
+        ev,
+        json!({"apiVersion": "policy/v1", "kind": "Eviction",
+        "metadata": {"name": "coredns-5d78c", "namespace": "kube-system"},
+        "deleteOptions": {"preconditions": {"uid": "0b1a3c8e-0010-4000-8000-000000000001"}}})
+    );
+}
+
+#[tokio::test]
+async fn delete_preemption_marks_then_deletes_then_nominates_and_a_gone_victim_counts_as_removed() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let c = src.load_state().await.unwrap().to_cluster().unwrap();
+    let plan = preempt_plan(
+        &c,
+        &k("default/big"),
+        "node-c",
+        &[k("default/batch-1")],
+        Removal::Delete,
+    )
+    .unwrap();
+    server.reply_once(
+        "DELETE",
+        "/api/v1/namespaces/default/pods/batch-1",
+        Reply::new(
+            404,
+            status_json(
+                404,
+                "NotFound",
+                "pods \"batch-1\" not found",
+                Some(json!({"name": "batch-1", "kind": "pods"})),
+            ),
+        ),
+    );
+    let report = execute(&src, &plan).await;
+    assert!(report.ok(), "{}", report.render(false));
+    assert_eq!(report.victims_removed(), [k("default/batch-1")]);
+    let w = server.writes();
+    let seq: Vec<(String, String)> = w.iter().map(|r| (r.method.clone(), r.path.clone())).collect();
+    assert_eq!(
+        seq,
+        [
+            (
+                "PATCH".to_string(),
+                "/api/v1/namespaces/default/pods/batch-1/status".to_string()
+            ),
+            (
+                "DELETE".to_string(),
+                "/api/v1/namespaces/default/pods/batch-1".to_string()
+            ),
+            (
+                "PATCH".to_string(),
+                "/api/v1/namespaces/default/pods/big/status".to_string()
+            ),
+        ]
+    );
+    let mark = w[0].json();
+    let cond = &mark["status"]["conditions"][0];
+    assert_eq!(
+        (cond["type"].as_str(), cond["reason"].as_str()),
+        (Some("DisruptionTarget"), Some("PreemptionByScheduler"))
+    );
+    assert_eq!(
+        cond["message"],
+        "default-scheduler: preempting to accommodate a higher priority pod"
+    );
+    assert!(cond["lastTransitionTime"].as_str().unwrap().ends_with('Z'));
+    assert!(
+        w[0].headers
+            .contains(&("content-type".into(), "application/strategic-merge-patch+json".into()))
+    );
+    assert_eq!(
+        w[1].json()["preconditions"],
+        json!({"uid": "0b1a3c8e-0010-4000-8000-000000000005"})
+    );
+    assert_eq!(w[2].json(), json!({"status": {"nominatedNodeName": "node-c"}}));
+}
+
+#[tokio::test]
+async fn dry_run_sends_dry_run_all_and_readonly_sends_nothing() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::DryRun).await;
+    let c = src.load_state().await.unwrap().to_cluster().unwrap();
+    let plan = preempt_plan(
+        &c,
+        &k("default/big"),
+        "node-c",
+        &[k("default/batch-1")],
+        Removal::Delete,
+    )
+    .unwrap();
+    let report = execute(&src, &plan).await;
+    assert!(report.ok());
+    let w = server.writes();
+    assert_eq!(w.len(), 3);
+    for r in &w {
+        assert_eq!(r.param("dryRun").as_deref(), Some("All"), "{} {}", r.method, r.path);
+    }
+    assert_eq!(w[1].json()["dryRun"], json!(["All"]));
+
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::ReadOnly).await;
+    let c = src.load_state().await.unwrap().to_cluster().unwrap();
+    let plan = bind_plan(&c, &k("shop/web-7d4b9-pend"), "node-a").unwrap();
+    assert_eq!(check_plan(&src, &plan).await, Err(vec![WriteError::ReadOnly]));
+    let report = execute(&src, &plan).await;
+    assert_eq!(report.steps, [ReportStep::Failed(WriteError::ReadOnly)]);
+    assert_eq!(
+        src.send(&WriteRequest::Delete {
+            pod: k("default/batch-1"),
+            uid: None
+        })
+        .await,
+        Err(WriteError::ReadOnly)
+    );
+    assert!(server.writes().is_empty(), "{:?}", server.writes());
+}
+
+#[tokio::test]
+async fn access_review_refusals_name_the_verb_and_resource() {
+    let server = ApiServer::start();
+    server.deny("delete", "");
+    let src = connect(&server, WriteMode::Enabled).await;
+    let c = src.load_state().await.unwrap().to_cluster().unwrap();
+    let plan = preempt_plan(
+        &c,
+        &k("default/big"),
+        "node-c",
+        &[k("default/batch-1")],
+        Removal::Delete,
+    )
+    .unwrap();
+    let refused = check_plan(&src, &plan).await.unwrap_err();
+    assert_eq!(refused.len(), 1);
+    assert_eq!(
+        refused[0].to_string(),
+        "not allowed to delete pods in namespace 'default' (403 Forbidden: the SelfSubjectAccessReview says no: RBAC: user \"tester\" may not delete pods); ask a cluster admin for this permission"
+    );
+    // One review per verb and resource: patch pods/status (the two status patches share one)
+    // and delete pods.
+    let reviews = server
+        .writes()
+        .iter()
+        .filter(|r| r.path.ends_with("selfsubjectaccessreviews"))
+        .count();
+    assert_eq!(reviews, 2);
+}
