@@ -448,27 +448,7 @@ fn preemption_found_no_candidate(ex: &Explanation) -> bool {
 }
 
 fn empty_explanation(key: &ObjectKey, snap: &Snapshot) -> Explanation {
-    Explanation {
-        pod: key.clone(),
-        profile: String::new(),
-        version: snap.version.to_string(),
-        node_count: snap.nodes.len(),
-        waiting_for_scheduler: None,
-        pre_enqueue: Vec::new(),
-        pre_filter: Vec::new(),
-        pre_filter_node_names: None,
-        nominated_node: None,
-        filter: Vec::new(),
-        pre_score: Vec::new(),
-        score: Vec::new(),
-        selected: Vec::new(),
-        message: None,
-        post_filter: None,
-        later_points: Vec::new(),
-        notes: Vec::new(),
-        binding_cycle: None,
-        gang: None,
-    }
+    Explanation::empty(key.clone(), String::new(), snap.version.to_string(), snap.nodes.len())
 }
 
 /// Simulates the scheduling of every pending pod of `cluster` with `profiles`.

@@ -338,6 +338,31 @@ pub struct Explanation {
 }
 
 impl Explanation {
+    /// An explanation of `pod` before any extension point ran.
+    pub fn empty(pod: ObjectKey, profile: String, version: String, node_count: usize) -> Self {
+        Explanation {
+            pod,
+            profile,
+            version,
+            node_count,
+            waiting_for_scheduler: None,
+            pre_enqueue: Vec::new(),
+            pre_filter: Vec::new(),
+            pre_filter_node_names: None,
+            nominated_node: None,
+            filter: Vec::new(),
+            pre_score: Vec::new(),
+            score: Vec::new(),
+            selected: Vec::new(),
+            message: None,
+            post_filter: None,
+            later_points: Vec::new(),
+            notes: Vec::new(),
+            binding_cycle: None,
+            gang: None,
+        }
+    }
+
     /// True when a node was selected.
     pub fn schedulable(&self) -> bool {
         !self.selected.is_empty()

@@ -254,27 +254,12 @@ pub fn explain(snapshot: &Snapshot, profiles: &[Framework], key: &ObjectKey) -> 
             snapshot.version.match_label_keys_in_pod_affinity(),
         ))
     });
-    let mut ex = Explanation {
-        pod: key.clone(),
-        profile: pod.scheduler_name.clone(),
-        version: snapshot.version.to_string(),
-        node_count: snapshot.nodes.len(),
-        waiting_for_scheduler: None,
-        pre_enqueue: Vec::new(),
-        pre_filter: Vec::new(),
-        pre_filter_node_names: None,
-        nominated_node: None,
-        filter: Vec::new(),
-        pre_score: Vec::new(),
-        score: Vec::new(),
-        selected: Vec::new(),
-        message: None,
-        post_filter: None,
-        later_points: Vec::new(),
-        notes: Vec::new(),
-        binding_cycle: None,
-        gang: None,
-    };
+    let mut ex = Explanation::empty(
+        key.clone(),
+        pod.scheduler_name.clone(),
+        snapshot.version.to_string(),
+        snapshot.nodes.len(),
+    );
     let Some(fw) = profiles.iter().find(|f| f.name == pod.scheduler_name) else {
         ex.waiting_for_scheduler = Some(pod.scheduler_name.clone());
         ex.message = Some(format!(
