@@ -72,3 +72,16 @@ impl Runtime {
         });
     }
 }
+
+/// Checks a write plan's permissions (SelfSubjectAccessReview on a live cluster) and sends it.
+/// A refusal sends nothing and names every missing permission.
+pub async fn send_plan<S: crate::source::ClusterSource>(
+    src: &S,
+    plan: &crate::source::write::Plan,
+) -> Result<crate::source::write::Report, String> {
+    if let Err(refused) = crate::source::write::check_plan(src, plan).await {
+        let msgs: Vec<String> = refused.iter().map(ToString::to_string).collect();
+        return Err(format!("{}; nothing was sent", msgs.join("; ")));
+    }
+    Ok(crate::source::write::execute(src, plan).await)
+}
