@@ -256,10 +256,23 @@ fn a_panic_restores_the_terminal() {
 }
 
 #[test]
-fn live_mode_is_refused_with_a_clear_message() {
-    let out = Command::new(BIN).output().unwrap();
+fn live_mode_without_a_kubeconfig_is_a_clear_one_line_error() {
+    let home = std::env::temp_dir().join(format!("kschedtui-e2e-home-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    let out = Command::new(BIN)
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env("HOME", &home)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
+    #[cfg(feature = "live")]
+    assert_eq!(
+        err.trim_end(),
+        "error: no kubeconfig found (KUBECONFIG is not set and ~/.kube/config does not exist) and not running inside a cluster; pass --kubeconfig FILE, or --snapshot FILE to work offline"
+    );
+    #[cfg(not(feature = "live"))]
     assert!(
         err.contains("live mode (attaching to the current kubeconfig context) is not available in this build"),
         "{err}"

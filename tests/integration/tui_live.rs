@@ -89,6 +89,9 @@ fn readonly_refuses_to_bind_and_sends_nothing() {
     t.keys(&["b"]);
     t.wait_for(&["binding is disabled"]);
     assert!(server.writes().is_empty(), "{:?}", server.writes());
+    // the pod view shows, beside kschedtui's verdict, the condition the cluster's scheduler wrote
+    t.keys(&["Enter"]);
+    t.wait_for(&["Cluster: PodScheduled=False (Unschedulable): 0/3 nodes are available: 3 Insufficient cpu."]);
     t.keys(&["q"]);
 }
 

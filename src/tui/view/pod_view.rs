@@ -123,7 +123,7 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
             .chars()
             .count()
             .div_ceil(usize::from(inner.width.max(1)))
-            .clamp(1, 4),
+            .clamp(1, if cluster.is_empty() { 2 } else { 4 }),
     )
     .unwrap_or(1);
     let [verdict_area, bar_area, crumb_area, panel] = Layout::vertical([
