@@ -2,8 +2,10 @@
 //! command line) and data arriving from the runtime.
 
 use super::whatif::EditTarget;
-use super::{Explained, Loaded};
+use super::{Attached, Explained, Loaded};
 use crate::model::ObjectKey;
+use crate::model::event::ClusterEvent;
+use crate::source::write::Report;
 
 /// One thing that happened.
 pub enum Action {
@@ -107,6 +109,17 @@ pub enum Action {
         /// The explanation or the engine's error.
         result: Explained,
     },
+    /// The live source reports progress while it lists the cluster.
+    LoadProgress(String),
+    /// The live cluster was listed (or could not be).
+    Attached(Box<Result<Attached, String>>),
+    /// A watch event from the live cluster.
+    Cluster(Box<ClusterEvent>),
+    /// The watch stopped for good (the view no longer follows the cluster).
+    WatchEnded(String),
+    /// A write plan was sent: the report, or the refusals of the permission check (nothing
+    /// was sent).
+    Written(Box<Result<Report, String>>),
     /// Something broke that the app cannot recover from (an engine panic): quit with it.
     Fatal(String),
     /// The editor closed (the edited text, or why there is none).

@@ -1,5 +1,5 @@
-//! Work that `update` asks the terminal layer to do: explain pods off the UI thread, or open
-//! an editor. Effects carry everything they need, so the runtime holds no app state.
+//! Work that `update` asks the terminal layer to do: explain pods off the UI thread, send
+//! writes to a live cluster, or open an editor. Effects carry everything they need, so the runtime holds no app state.
 
 use std::sync::Arc;
 
@@ -7,6 +7,7 @@ use super::whatif::EditTarget;
 use crate::engine::trace::Explanation;
 use crate::engine::{self, Framework, Snapshot, Version};
 use crate::model::{Cluster, ObjectKey};
+use crate::source::write::Plan;
 
 /// A batch of pods to explain on one cluster generation.
 #[derive(Clone)]
@@ -41,6 +42,9 @@ impl ExplainJob {
 pub enum Effect {
     /// Explain pods in the background; each result comes back as `Action::Explained`.
     Explain(ExplainJob),
+    /// Check and send a write plan to the live cluster; the report comes back as
+    /// `Action::Written`.
+    Write(Plan),
     /// Suspend the terminal, open $EDITOR on the text, and send back `Action::Edited`.
     OpenEditor {
         /// What is edited.

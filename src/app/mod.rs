@@ -30,6 +30,7 @@ pub use update::update;
 use crate::engine::trace::Explanation;
 use crate::engine::{Framework, Version};
 use crate::model::{Cluster, ObjectKey, Pod};
+use crate::source::write::{Plan, Removal, WriteMode, bind_plan, preempt_plan};
 use analysis::NodeUsage;
 use diff::TraceDiff;
 use pod_list::PodListState;
@@ -43,6 +44,8 @@ pub enum SourceKind {
     Snapshot,
     /// The bundled demo cluster.
     Demo,
+    /// A live cluster (the current kubeconfig context): writes are sent to it.
+    Live,
 }
 
 /// The source, for the header and the confirmations.
@@ -62,6 +65,33 @@ pub struct Loaded {
     pub profiles: Vec<Framework>,
     /// The scheduler version reproduced.
     pub version: Version,
+}
+
+/// A live cluster's state as read and watched, from which [`App::cluster`] is rebuilt.
+pub struct Attached {
+    /// Every object listed, with the resourceVersions per kind.
+    pub state: crate::model::event::ClusterState,
+    /// The scheduler profiles.
+    pub profiles: Vec<Framework>,
+    /// The scheduler version reproduced (the server's release, clamped).
+    pub version: Version,
+    /// How writes are sent.
+    pub write_mode: WriteMode,
+}
+
+/// What the app keeps of a live cluster.
+#[derive(Clone, Debug)]
+pub struct LiveView {
+    /// The store the watch events apply to.
+    pub state: crate::model::event::ClusterState,
+    /// Watch events arrived since the cluster was last rebuilt (rebuilt at the next tick).
+    pub dirty: bool,
+    /// Events applied since attaching.
+    pub events: u64,
+    /// How writes are sent.
+    pub write_mode: WriteMode,
+    /// A write plan is being sent (no second one until it is done).
+    pub writing: bool,
 }
 
 /// Loading state.
@@ -396,6 +426,10 @@ pub struct App {
     pub diff_base: Option<Arc<Explanation>>,
     /// The diff between `diff_base` and the new trace, once it arrived.
     pub diff: Option<TraceDiff>,
+    /// The live cluster (None for snapshots and the demo).
+    pub live: Option<LiveView>,
+    /// What the source reports while the cluster loads ("listing pods: 500 (1 page(s))").
+    pub progress: Option<String>,
     /// Set by quit.
     pub should_quit: bool,
     /// Set with `should_quit` when the app cannot go on; the program exits with this error.
@@ -427,6 +461,8 @@ impl App {
             changes: Vec::new(),
             diff_base: None,
             diff: None,
+            live: None,
+            progress: None,
             should_quit: false,
             fatal: None,
         }
@@ -506,6 +542,48 @@ impl App {
             kind: StatusKind::Error,
             text: text.into(),
         });
+    }
+
+    /// The requests a confirmed write sends to the live cluster (None in snapshot mode,
+    /// where the change is applied in memory). Victims are deleted as kube-scheduler does.
+    pub fn live_plan(&self, p: &Pending) -> Option<Result<Plan, String>> {
+        self.live.as_ref()?;
+        Some(
+            match p {
+                Pending::Bind { pod, node, .. } => bind_plan(&self.cluster, pod, node),
+                Pending::Preempt { pod, node, victims } => {
+                    preempt_plan(&self.cluster, pod, node, victims, Removal::Delete)
+                }
+            }
+            .map_err(|e| e.to_string()),
+        )
+    }
+
+    /// The lines of the confirmation: every request exactly as it will be sent to the live
+    /// cluster, or the in-memory writes of snapshot mode.
+    pub fn confirm_writes(&self, p: &Pending) -> Vec<String> {
+        let dry = self.live.as_ref().is_some_and(|l| l.write_mode == WriteMode::DryRun);
+        match self.live_plan(p) {
+            None => p.writes(),
+            Some(Ok(plan)) => plan
+                .requests
+                .iter()
+                .enumerate()
+                .map(|(i, r)| format!("{}. {}", i + 1, r.describe(dry)))
+                .collect(),
+            Some(Err(e)) => vec![format!("cannot plan the writes: {e}")],
+        }
+    }
+
+    /// Kinds whose watch is broken, with why (the view of them may be out of date).
+    pub fn stale_kinds(&self) -> Vec<(String, String)> {
+        self.live.as_ref().map_or_else(Vec::new, |l| {
+            l.state
+                .stale
+                .iter()
+                .map(|(k, why)| (k.to_string(), why.clone()))
+                .collect()
+        })
     }
 }
 

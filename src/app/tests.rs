@@ -626,3 +626,289 @@ fn full_explanations_are_bounded_and_come_back_when_opened() {
     assert!(matches!(a.explanation(&first), Some(Ok(_))));
     assert_eq!(pod_view(&a).step, Some(Step::at(Point::Filter)));
 }
+
+// ---- live cluster: watch events, ticks, writes sent as effects ----
+
+fn live_app(mode: crate::source::write::WriteMode) -> App {
+    let state = crate::source::fixture::FixtureSource::from_str("tui-test.yaml", FIXTURE)
+        .expect("fixture")
+        .state();
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Live,
+            name: "context 'mock' (http://127.0.0.1:1)".into(),
+        },
+        false,
+    );
+    let profiles = crate::engine::build_profiles(None, a.version).expect("profiles");
+    let version = a.version;
+    update_sync(
+        &mut a,
+        Action::Attached(Box::new(Ok(Attached {
+            state,
+            profiles,
+            version,
+            write_mode: mode,
+        }))),
+    );
+    a
+}
+
+#[test]
+fn attaching_loads_the_live_state_and_explains_it() {
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Live,
+            name: "mock".into(),
+        },
+        false,
+    );
+    update(&mut a, Action::LoadProgress("listing pods: 500 (1 page(s))".into()));
+    assert_eq!(a.progress.as_deref(), Some("listing pods: 500 (1 page(s))"));
+    let a = live_app(crate::source::write::WriteMode::Enabled);
+    assert_eq!(a.load, Load::Ready);
+    assert_eq!(a.progress, None);
+    assert_eq!(a.queued, 4);
+    assert_eq!(a.explanations.len(), 4);
+    assert!(!a.readonly);
+    assert!(live_app(crate::source::write::WriteMode::ReadOnly).readonly);
+}
+
+#[test]
+fn watch_events_mark_dirty_and_the_next_tick_rebuilds_once() {
+    let mut a = live_app(crate::source::write::WriteMode::Enabled);
+    let web2 = ObjectKey::new("default", "web-2");
+    let crate::model::Object::Pod(mut pod) = a
+        .live
+        .as_ref()
+        .expect("live")
+        .state
+        .get(crate::model::event::Kind::Pod, &web2)
+        .expect("web-2")
+        .clone()
+    else {
+        panic!("a pod")
+    };
+    // the scheduler bound web-2 to node-b
+    pod.spec.as_mut().expect("spec").node_name = Some("node-b".into());
+    let effects = update(
+        &mut a,
+        Action::Cluster(Box::new(crate::model::event::ClusterEvent::Applied(Box::new(
+            crate::model::Object::Pod(pod),
+        )))),
+    );
+    assert!(effects.is_empty(), "nothing runs before the tick");
+    assert!(a.live.as_ref().expect("live").dirty);
+    assert_eq!(a.generation, 1);
+    assert!(
+        a.pod(&web2).expect("pod").node_name.is_none(),
+        "the view is the old one until the tick"
+    );
+    let effects = update(&mut a, Action::Tick { now: 100 });
+    assert_eq!(a.generation, 2);
+    assert!(!a.live.as_ref().expect("live").dirty);
+    assert_eq!(a.pod(&web2).expect("pod").node_name.as_deref(), Some("node-b"));
+    let Some(Effect::Explain(job)) = effects.first() else {
+        panic!("the tick re-explains")
+    };
+    assert_eq!(job.generation, 2);
+    assert_eq!(job.pods.len(), 3, "web-2 is no longer pending");
+    assert!(!job.pods.contains(&web2));
+    assert!(
+        a.explanation(&web2).is_none(),
+        "explanations of pods no longer pending are dropped"
+    );
+    assert!(
+        update(&mut a, Action::Tick { now: 101 }).is_empty(),
+        "a tick without events does nothing"
+    );
+}
+
+#[test]
+fn a_broken_watch_shows_the_view_stale_until_it_resumes() {
+    use crate::model::event::{ClusterEvent, Kind};
+    let mut a = live_app(crate::source::write::WriteMode::Enabled);
+    update(
+        &mut a,
+        Action::Cluster(Box::new(ClusterEvent::Stale {
+            kind: Kind::Pod,
+            reason: "connection reset".into(),
+        })),
+    );
+    assert_eq!(
+        a.stale_kinds(),
+        vec![("Pod".to_string(), "connection reset".to_string())]
+    );
+    assert!(
+        update(&mut a, Action::Tick { now: 1 }).is_empty(),
+        "staleness alone re-runs nothing"
+    );
+    update(
+        &mut a,
+        Action::Cluster(Box::new(ClusterEvent::Resumed {
+            kind: Kind::Pod,
+            resource_version: "2000".into(),
+        })),
+    );
+    assert!(a.stale_kinds().is_empty());
+}
+
+#[test]
+fn live_bind_lists_the_request_and_sends_it_as_an_effect() {
+    let mut a = live_app(crate::source::write::WriteMode::Enabled);
+    run(&mut a, [Action::RequestBind]);
+    let Mode::Confirm(p) = a.mode.clone() else {
+        panic!("confirmation expected")
+    };
+    let lines = a.confirm_writes(&p);
+    assert_eq!(lines.len(), 1);
+    assert!(
+        lines[0].starts_with("1. POST /api/v1/namespaces/default/pods/web-2/binding {"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].contains(r#""target":{"apiVersion":"v1","kind":"Node","name":"node-b"}"#),
+        "{}",
+        lines[0]
+    );
+    let effects = update(&mut a, Action::Confirm);
+    let [Effect::Write(plan)] = effects.as_slice() else {
+        panic!("one write effect expected")
+    };
+    assert_eq!(
+        plan.requests,
+        vec![crate::source::write::WriteRequest::Bind {
+            pod: ObjectKey::new("default", "web-2"),
+            uid: None,
+            node: "node-b".into(),
+        }]
+    );
+    // nothing changes in memory: the cluster's answer comes back through the watch
+    assert!(
+        a.pod(&ObjectKey::new("default", "web-2"))
+            .expect("pod")
+            .node_name
+            .is_none()
+    );
+    assert_eq!(a.generation, 1);
+    assert!(a.changes.is_empty());
+    // one write at a time
+    run(&mut a, [Action::RequestBind]);
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "a write is still being sent; wait for its result"
+    );
+    let report = crate::source::write::Report {
+        plan: plan.clone(),
+        steps: vec![crate::source::write::Step::Done(crate::source::write::Outcome::Done {
+            code: 201,
+        })],
+    };
+    update(&mut a, Action::Written(Box::new(Ok(report))));
+    let st = a.status.clone().expect("status");
+    assert_eq!(st.kind, StatusKind::Info);
+    assert_eq!(st.text, "done: bind default/web-2 to node 'node-b'");
+    assert!(!a.live.as_ref().expect("live").writing);
+}
+
+#[test]
+fn live_write_errors_and_partial_preemption_are_reported() {
+    use crate::source::write::{Outcome, Plan, Report, Step as W, WriteError, WriteRequest};
+    let mut a = live_app(crate::source::write::WriteMode::Enabled);
+    let (pod, v1, v2) = (
+        ObjectKey::new("default", "batch-1"),
+        ObjectKey::new("default", "api-1"),
+        ObjectKey::new("data", "db-0"),
+    );
+    // 409 on a binding
+    let bind = Plan {
+        action: "bind default/batch-1 to node 'node-a'".into(),
+        requests: vec![WriteRequest::Bind {
+            pod: pod.clone(),
+            uid: None,
+            node: "node-a".into(),
+        }],
+        victims: vec![],
+    };
+    let conflict = WriteError::AlreadyBound {
+        pod: pod.clone(),
+        node: "node-c".into(),
+    };
+    update(
+        &mut a,
+        Action::Written(Box::new(Ok(Report {
+            plan: bind,
+            steps: vec![W::Failed(conflict)],
+        }))),
+    );
+    let st = a.status.clone().expect("status");
+    assert_eq!(st.kind, StatusKind::Error);
+    assert_eq!(
+        st.text,
+        "pod default/batch-1 is already bound to node 'node-c' (409 Conflict); nothing to do"
+    );
+    // a refused permission check: nothing was sent
+    update(
+        &mut a,
+        Action::Written(Box::new(Err(
+            "not allowed to create pods/binding in namespace 'default' (403 Forbidden); ask a cluster admin for this permission; nothing was sent".into(),
+        ))),
+    );
+    assert!(a.status.clone().expect("status").text.ends_with("nothing was sent"));
+    // the second victim's eviction is refused by a PDB: the first went, the node is not nominated
+    let plan = Plan {
+        action: "preempt for default/batch-1 on node 'node-a': evict 2 victim(s), then nominate the node".into(),
+        requests: vec![
+            WriteRequest::Evict {
+                pod: v1.clone(),
+                uid: None,
+            },
+            WriteRequest::Evict {
+                pod: v2.clone(),
+                uid: None,
+            },
+            WriteRequest::Nominate {
+                pod: pod.clone(),
+                node: Some("node-a".into()),
+            },
+        ],
+        victims: vec![v1, v2.clone()],
+    };
+    update(
+        &mut a,
+        Action::Written(Box::new(Ok(Report {
+            plan,
+            steps: vec![
+                W::Done(Outcome::Done { code: 201 }),
+                W::Failed(WriteError::PdbBlocked {
+                    pod: v2,
+                    pdb: Some("db-pdb".into()),
+                    message: String::new(),
+                }),
+                W::NotSent,
+            ],
+        }))),
+    );
+    let st = a.status.clone().expect("status");
+    assert_eq!(st.kind, StatusKind::Error);
+    assert_eq!(
+        st.text,
+        "preemption incomplete: removed 1 of 2 victim(s) (default/api-1); not removed: data/db-0; the node was not nominated: eviction of data/db-0 refused (429): PodDisruptionBudget 'db-pdb' does not allow it; wait for it to allow a disruption or preempt without --evict"
+    );
+}
+
+#[test]
+fn live_confirmation_in_dry_run_mode_sends_dry_runs() {
+    let mut a = live_app(crate::source::write::WriteMode::DryRun);
+    run(&mut a, [Action::RequestBind]);
+    let Mode::Confirm(p) = a.mode.clone() else {
+        panic!("confirmation expected")
+    };
+    assert!(
+        a.confirm_writes(&p)[0].starts_with("1. POST /api/v1/namespaces/default/pods/web-2/binding?dryRun=All "),
+        "{:?}",
+        a.confirm_writes(&p)
+    );
+}

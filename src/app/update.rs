@@ -12,10 +12,11 @@ use super::pod_list;
 use super::stepper::{Pipeline, Point, PointState, Step};
 use super::whatif::{self, EditTarget};
 use super::{
-    Action, App, Effect, ExplainJob, Explained, FULL_KEEP, Load, Loaded, Mode, NodeList, NodeView, Pending, PodView,
-    Screen, SourceKind, Summary,
+    Action, App, Attached, Effect, ExplainJob, Explained, FULL_KEEP, LiveView, Load, Loaded, Mode, NodeList, NodeView,
+    Pending, PodView, Screen, SourceKind, Summary,
 };
 use crate::model::{Cluster, ObjectKey};
+use crate::source::write::{Report, Step as WriteStep, WriteMode};
 
 /// Rows moved by PageUp/PageDown.
 pub const PAGE: usize = 10;
@@ -28,9 +29,32 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Tick { now } => {
             app.now = Some(now);
             app.ticks = app.ticks.wrapping_add(1);
-            Vec::new()
+            // watch events are applied as they come; the engine runs at most once per tick
+            refresh_live(app)
         }
         Action::Loaded(r) => on_loaded(app, *r),
+        Action::LoadProgress(p) => {
+            app.progress = Some(p);
+            Vec::new()
+        }
+        Action::Attached(r) => on_attached(app, *r),
+        Action::Cluster(ev) => {
+            if let Some(l) = &mut app.live {
+                l.events += 1;
+                if l.state.apply(*ev) {
+                    l.dirty = true;
+                }
+            }
+            Vec::new()
+        }
+        Action::WatchEnded(why) => {
+            app.error(format!("the view no longer follows the cluster: {why}"));
+            Vec::new()
+        }
+        Action::Written(r) => {
+            on_written(app, *r);
+            Vec::new()
+        }
         Action::Explained {
             generation,
             pod,
@@ -117,6 +141,123 @@ fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect> {
             app.load = Load::Failed(e);
             Vec::new()
         }
+    }
+}
+
+fn on_attached(app: &mut App, r: Result<Attached, String>) -> Vec<Effect> {
+    let a = match r {
+        Ok(a) => a,
+        Err(e) => return on_loaded(app, Err(e)),
+    };
+    let cluster = match a.state.to_cluster() {
+        Ok(c) => c,
+        Err(e) => {
+            return on_loaded(
+                app,
+                Err(format!("the cluster's objects do not make a valid cluster: {e}")),
+            );
+        }
+    };
+    if a.write_mode == WriteMode::ReadOnly {
+        app.readonly = true;
+    }
+    app.live = Some(LiveView {
+        state: a.state,
+        dirty: false,
+        events: 0,
+        write_mode: a.write_mode,
+        writing: false,
+    });
+    app.progress = None;
+    on_loaded(
+        app,
+        Ok(Loaded {
+            cluster,
+            profiles: a.profiles,
+            version: a.version,
+        }),
+    )
+}
+
+/// Rebuilds the cluster from the live store when watch events changed it, and re-explains.
+/// Explanations of pods still pending are kept on screen until their new ones arrive.
+fn refresh_live(app: &mut App) -> Vec<Effect> {
+    let Some(l) = &mut app.live else {
+        return Vec::new();
+    };
+    if !l.dirty || app.load != Load::Ready {
+        return Vec::new();
+    }
+    l.dirty = false;
+    let cluster = match l.state.to_cluster() {
+        Ok(c) => c,
+        Err(e) => {
+            app.error(format!("the cluster changed into something kschedtui cannot read: {e}"));
+            return Vec::new();
+        }
+    };
+    app.usage = node_usage(&cluster);
+    app.cluster = Arc::new(cluster);
+    app.generation += 1;
+    let pending: Vec<ObjectKey> = app.cluster.pending_pods().iter().map(|p| p.key.clone()).collect();
+    app.explanations.retain(|k, _| pending.contains(k));
+    app.recent.retain(|k| pending.contains(k));
+    app.summaries.clear();
+    explain_all(app)
+}
+
+fn on_written(app: &mut App, r: Result<Report, String>) {
+    let dry = app.live.as_ref().is_some_and(|l| l.write_mode == WriteMode::DryRun);
+    if let Some(l) = &mut app.live {
+        l.writing = false;
+    }
+    let report = match r {
+        Ok(r) => r,
+        Err(e) => {
+            app.error(e);
+            return;
+        }
+    };
+    let suffix = if dry {
+        " (server-side dry run: nothing changed)"
+    } else {
+        ""
+    };
+    if report.ok() {
+        let removed = report.victims_removed();
+        if removed.is_empty() {
+            app.info(format!("done: {}{suffix}", report.plan.action));
+        } else {
+            let v: Vec<String> = removed.iter().map(ToString::to_string).collect();
+            app.info(format!(
+                "done: {}; victims removed: {}{suffix}; bind once they are gone (b)",
+                report.plan.action,
+                v.join(", ")
+            ));
+        }
+        return;
+    }
+    let first = report
+        .steps
+        .iter()
+        .zip(&report.plan.requests)
+        .find_map(|(st, r)| match st {
+            WriteStep::Failed(e) if r.critical() => Some(e.to_string()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "a request failed".to_string());
+    if report.plan.victims.is_empty() {
+        app.error(first);
+    } else {
+        let removed: Vec<String> = report.victims_removed().iter().map(ToString::to_string).collect();
+        let left: Vec<String> = report.victims_remaining().iter().map(|(v, _)| v.to_string()).collect();
+        app.error(format!(
+            "preemption incomplete: removed {} of {} victim(s) ({}); not removed: {}; the node was not nominated: {first}",
+            removed.len(),
+            report.plan.victims.len(),
+            if removed.is_empty() { "none".to_string() } else { removed.join(", ") },
+            left.join(", ")
+        ));
     }
 }
 
@@ -654,6 +795,10 @@ fn request_bind(app: &mut App) {
         app.error("read-only mode (--readonly): binding is disabled");
         return;
     }
+    if app.live.as_ref().is_some_and(|l| l.writing) {
+        app.error("a write is still being sent; wait for its result");
+        return;
+    }
     let (pod, picked) = match app.screen() {
         Some(Screen::Node(v)) => match &v.pod {
             Some(p) => (p.clone(), Some(v.node.clone())),
@@ -730,6 +875,10 @@ fn request_preempt(app: &mut App) {
         app.error("read-only mode (--readonly): preemption is disabled");
         return;
     }
+    if app.live.as_ref().is_some_and(|l| l.writing) {
+        app.error("a write is still being sent; wait for its result");
+        return;
+    }
     let Some(pod) = app.focused_pod() else { return };
     let summary = match app.summary(&pod) {
         Some(Ok(s)) => s.clone(),
@@ -770,12 +919,27 @@ fn snapshot_note(app: &App) -> &'static str {
         SourceKind::Snapshot | SourceKind::Demo => {
             "snapshot mode: nothing was sent to a cluster; the change stays in memory (the file is unchanged)"
         }
+        SourceKind::Live => "sent to the cluster",
     }
 }
 
 fn confirm(app: &mut App, pending: Pending, action: Action) -> Vec<Effect> {
     match action {
         Action::Confirm => {
+            match app.live_plan(&pending) {
+                None => {}
+                Some(Ok(plan)) => {
+                    if let Some(l) = &mut app.live {
+                        l.writing = true;
+                    }
+                    app.info(format!("sending {} request(s): {}…", plan.requests.len(), plan.action));
+                    return vec![Effect::Write(plan)];
+                }
+                Some(Err(e)) => {
+                    app.error(format!("{e}; nothing was sent"));
+                    return Vec::new();
+                }
+            }
             let r = match &pending {
                 Pending::Bind { pod, node, .. } => {
                     whatif::bind(&app.cluster, pod, node).map(|c| (c, format!("bound {pod} to {node}")))

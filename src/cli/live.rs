@@ -44,7 +44,8 @@ fn write_mode(c: &ClusterArgs) -> WriteMode {
     }
 }
 
-fn connect_options(c: &ClusterArgs, namespace: Option<String>, scope: Scope) -> ConnectOptions {
+/// The live source's options from the command line.
+pub(crate) fn connect_options(c: &ClusterArgs, namespace: Option<String>, scope: Scope) -> ConnectOptions {
     let timeout = Duration::from_secs(c.request_timeout.max(1));
     let mut opts = ConnectOptions {
         scope,

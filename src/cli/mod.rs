@@ -39,6 +39,9 @@ pub struct Cli {
     /// TUI colour theme: a bundled name (default, light, high-contrast) or a YAML file.
     #[arg(long, value_name = "NAME|FILE")]
     pub theme: Option<String>,
+    /// TUI on a live cluster: the namespace the pod list starts in (the whole cluster is read).
+    #[arg(short, long, value_name = "NS")]
+    pub namespace: Option<String>,
     /// How to reach a live cluster (when no --snapshot is given).
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -374,9 +377,10 @@ pub fn write_stdout(text: &str) -> Result<()> {
     }
 }
 
-/// Opens the terminal UI on `--snapshot` or `--demo`.
+/// Opens the terminal UI on `--snapshot`, `--demo`, or the live cluster.
 #[cfg(feature = "tui")]
 fn run_tui(cli: &Cli) -> Result<()> {
+    #[cfg(not(feature = "live"))]
     if cli.snapshot.is_none() && !cli.demo {
         bail!(
             "live mode (attaching to the current kubeconfig context) is not available in this build; open a snapshot with `kschedtui --snapshot FILE` or the demo with `kschedtui --demo`"
@@ -392,6 +396,8 @@ fn run_tui(cli: &Cli) -> Result<()> {
         demo: cli.demo,
         theme: cli.theme.clone(),
         readonly: cli.cluster.readonly,
+        cluster: cli.cluster.clone(),
+        namespace: cli.namespace.clone(),
     })
 }
 

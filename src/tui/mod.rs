@@ -1,22 +1,27 @@
 //! The thin terminal layer: one `tokio::select!` loop over terminal events, the action channel
 //! and a tick; effects go to [`runtime`]; the screen is drawn by [`view`] from `&App`.
-//! `kschedtui --demo` / `--snapshot FILE` start here.
+//! `kschedtui --demo` / `--snapshot FILE` start here; `kschedtui` alone attaches to the live
+//! cluster through [`live`].
 
+#[cfg(feature = "live")]
+pub mod live;
 pub mod runtime;
 pub mod terminal;
 pub mod theme;
 pub mod view;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 use crossterm::event::{Event, EventStream, MouseButton, MouseEventKind};
 use futures_util::StreamExt as _;
-use tokio::sync::mpsc;
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use crate::app::{Action, App, Effect, Load, Loaded, SourceInfo, SourceKind, keymap, update};
 use crate::engine::{Version, build_profiles};
+use crate::source::write::Plan;
 use theme::Theme;
 use view::ViewState;
 
@@ -31,6 +36,23 @@ pub struct Options {
     pub theme: Option<String>,
     /// `--readonly`.
     pub readonly: bool,
+    /// Without a snapshot or the demo: how to reach the live cluster (`--kubeconfig`,
+    /// `--context`, `--dry-run`, `--request-timeout`).
+    pub cluster: crate::cli::ClusterArgs,
+    /// `-n`: the namespace the pod list starts in (the whole cluster is still read, as the
+    /// scheduler sees it).
+    pub namespace: Option<String>,
+}
+
+/// Sends a confirmed write plan to the live cluster in the background; the report comes back
+/// as `Action::Written`.
+pub type Writer = Arc<dyn Fn(Plan) + Send + Sync>;
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?)
 }
 
 /// Opens the TUI and runs it until the user quits.
@@ -48,13 +70,22 @@ pub fn run(opts: &Options) -> Result<()> {
             kind: SourceKind::Demo,
             name: "demo".into(),
         },
+        #[cfg(feature = "live")]
+        (None, false) => return live::run(opts, theme, warnings),
+        #[cfg(not(feature = "live"))]
         (None, false) => return Err(anyhow!("no snapshot to open")),
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    rt.block_on(event_loop(opts.clone(), source, theme, warnings))
+    runtime()?.block_on(async {
+        let (tx, rx) = mpsc::unbounded_channel::<Action>();
+        {
+            let tx = tx.clone();
+            let opts = opts.clone();
+            tokio::task::spawn_blocking(move || {
+                let _ = tx.send(Action::Loaded(Box::new(load(&opts))));
+            });
+        }
+        event_loop(opts.clone(), source, theme, warnings, (tx, rx), None).await
+    })
 }
 
 fn now() -> i64 {
@@ -127,18 +158,18 @@ fn run_editor(text: &str) -> Result<String, String> {
     result
 }
 
-async fn event_loop(opts: Options, source: SourceInfo, theme: Theme, warnings: Vec<String>) -> Result<()> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
+async fn event_loop(
+    opts: Options,
+    source: SourceInfo,
+    theme: Theme,
+    warnings: Vec<String>,
+    (tx, mut rx): (UnboundedSender<Action>, UnboundedReceiver<Action>),
+    writer: Option<Writer>,
+) -> Result<()> {
     let mut app = App::new(source, opts.readonly);
+    app.pods.namespace.clone_from(&opts.namespace);
     if !warnings.is_empty() {
         app.info(warnings.join("; "));
-    }
-    {
-        let tx = tx.clone();
-        let opts = opts.clone();
-        tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Action::Loaded(Box::new(load(&opts))));
-        });
     }
     let runtime = runtime::Runtime::new(tx.clone());
     let mut guard = terminal::init()?;
@@ -166,6 +197,14 @@ async fn event_loop(opts: Options, source: SourceInfo, theme: Theme, warnings: V
             for e in update(&mut app, a) {
                 match e {
                     Effect::Explain(job) => runtime.explain(job),
+                    Effect::Write(plan) => match &writer {
+                        Some(w) => w(plan),
+                        None => {
+                            let _ = tx.send(Action::Written(Box::new(Err(
+                                "no cluster to write to; nothing was sent".into(),
+                            ))));
+                        }
+                    },
                     Effect::OpenEditor { target, text } => editor = Some((target, text)),
                 }
             }

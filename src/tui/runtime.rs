@@ -72,3 +72,69 @@ impl Runtime {
         });
     }
 }
+
+/// Checks a write plan's permissions (SelfSubjectAccessReview on a live cluster) and sends it.
+/// A refusal sends nothing and names every missing permission.
+pub async fn send_plan<S: crate::source::ClusterSource>(
+    src: &S,
+    plan: &crate::source::write::Plan,
+) -> Result<crate::source::write::Report, String> {
+    if let Err(refused) = crate::source::write::check_plan(src, plan).await {
+        let msgs: Vec<String> = refused.iter().map(ToString::to_string).collect();
+        let text = msgs.join("; ");
+        return Err(if text.ends_with("nothing was sent") {
+            text
+        } else {
+            format!("{text}; nothing was sent")
+        });
+    }
+    Ok(crate::source::write::execute(src, plan).await)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ObjectKey;
+    use crate::source::ClusterSource as _;
+    use crate::source::fixture::FixtureSource;
+    use crate::source::write::{Outcome, Step, WriteMode, bind_plan};
+
+    const FIXTURE: &str = include_str!("../../fixtures/tui-test.yaml");
+
+    fn block<T>(f: impl std::future::Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+            .block_on(f)
+    }
+
+    #[test]
+    fn send_plan_checks_then_sends_through_the_source() {
+        let src = FixtureSource::from_str("t", FIXTURE).expect("fixture");
+        let cluster = src.state().to_cluster().expect("cluster");
+        let pod = ObjectKey::new("default", "web-2");
+        let plan = bind_plan(&cluster, &pod, "node-b").expect("plan");
+        let report = block(send_plan(&src, &plan)).expect("sent");
+        assert!(report.ok());
+        assert!(matches!(report.steps[..], [Step::Done(Outcome::Done { .. })]));
+        let after = block(src.load()).expect("state").to_cluster().expect("cluster");
+        assert_eq!(after.pod(&pod).expect("pod").node_name.as_deref(), Some("node-b"));
+    }
+
+    #[test]
+    fn send_plan_in_readonly_mode_sends_nothing() {
+        let src = FixtureSource::from_str("t", FIXTURE)
+            .expect("fixture")
+            .with_write_mode(WriteMode::ReadOnly);
+        let cluster = src.state().to_cluster().expect("cluster");
+        let pod = ObjectKey::new("default", "web-2");
+        let plan = bind_plan(&cluster, &pod, "node-b").expect("plan");
+        assert_eq!(
+            block(send_plan(&src, &plan)).expect_err("refused"),
+            "writes are disabled (--readonly); nothing was sent"
+        );
+        let after = src.state().to_cluster().expect("cluster");
+        assert!(after.pod(&pod).expect("pod").node_name.is_none());
+    }
+}

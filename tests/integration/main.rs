@@ -17,5 +17,7 @@ mod simulate;
 #[cfg(feature = "tui")]
 mod tui_e2e;
 mod tui_layering;
+#[cfg(all(feature = "tui", feature = "live"))]
+mod tui_live;
 #[cfg(feature = "tui")]
 mod tui_screens;

@@ -9,19 +9,19 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_kschedtui");
 const TIMEOUT: Duration = Duration::from_secs(20);
 
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
 impl Tmux {
-    fn available() -> bool {
+    pub(crate) fn available() -> bool {
         Command::new("tmux")
             .arg("-V")
             .output()
             .is_ok_and(|o| o.status.success())
     }
 
-    fn start(name: &str, cmd: &str) -> Tmux {
+    pub(crate) fn start(name: &str, cmd: &str) -> Tmux {
         let t = Tmux {
             socket: format!("kschedtui-e2e-{name}-{}", std::process::id()),
         };
@@ -48,13 +48,13 @@ impl Tmux {
         t
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let mut args = vec!["-L", &self.socket, "send-keys", "-t", "e2e"];
         args.extend_from_slice(keys);
         assert!(Command::new("tmux").args(&args).status().unwrap().success());
     }
 
-    fn text(&self, text: &str) {
+    pub(crate) fn text(&self, text: &str) {
         assert!(
             Command::new("tmux")
                 .args(["-L", &self.socket, "send-keys", "-t", "e2e", "-l", text])
@@ -64,7 +64,7 @@ impl Tmux {
         );
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let o = Command::new("tmux")
             .args(["-L", &self.socket, "capture-pane", "-p", "-t", "e2e"])
             .output()
@@ -73,7 +73,7 @@ impl Tmux {
     }
 
     /// Waits until every text is on screen; returns the screen.
-    fn wait_for(&self, texts: &[&str]) -> String {
+    pub(crate) fn wait_for(&self, texts: &[&str]) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
@@ -92,7 +92,7 @@ impl Tmux {
 impl Tmux {
     /// Waits until a text has left the screen (Esc followed at once by another key would
     /// reach the program as one Alt-key).
-    fn wait_gone(&self, text: &str) {
+    pub(crate) fn wait_gone(&self, text: &str) {
         let start = Instant::now();
         loop {
             let s = self.screen();
@@ -256,10 +256,23 @@ fn a_panic_restores_the_terminal() {
 }
 
 #[test]
-fn live_mode_is_refused_with_a_clear_message() {
-    let out = Command::new(BIN).output().unwrap();
+fn live_mode_without_a_kubeconfig_is_a_clear_one_line_error() {
+    let home = std::env::temp_dir().join(format!("kschedtui-e2e-home-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    let out = Command::new(BIN)
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env("HOME", &home)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
+    #[cfg(feature = "live")]
+    assert_eq!(
+        err.trim_end(),
+        "error: no kubeconfig found (KUBECONFIG is not set and ~/.kube/config does not exist) and not running inside a cluster; pass --kubeconfig FILE, or --snapshot FILE to work offline"
+    );
+    #[cfg(not(feature = "live"))]
     assert!(
         err.contains("live mode (attaching to the current kubeconfig context) is not available in this build"),
         "{err}"

@@ -13,7 +13,10 @@ use crate::tui::theme::Theme;
 
 /// The body while the cluster loads.
 pub fn loading(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
-    let text = format!("{} loading {}…", spinner(app), app.source.name);
+    let text = match &app.progress {
+        Some(p) => format!("{} loading {}: {p}", spinner(app), app.source.name),
+        None => format!("{} loading {}…", spinner(app), app.source.name),
+    };
     let r = centered(area, u16::try_from(text.chars().count() + 4).unwrap_or(40), 3);
     frame.render_widget(
         Paragraph::new(Span::styled(text, theme.warn)).block(block(theme, "")),
@@ -46,7 +49,7 @@ pub fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'_>, are
         lines.push(Line::from(""));
     }
     lines.push(Line::from(Span::styled("Writes:", theme.header)));
-    for w in p.writes() {
+    for w in app.confirm_writes(p) {
         lines.push(Line::from(Span::raw(format!("  {w}"))));
     }
     lines.push(Line::from(""));
@@ -59,6 +62,20 @@ pub fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'_>, are
             lines.push(Line::from(Span::styled(
                 "(the snapshot file is not modified) and the scheduler runs again.",
                 theme.accent,
+            )));
+        }
+        SourceKind::Live => {
+            let dry = app
+                .live
+                .as_ref()
+                .is_some_and(|l| l.write_mode == crate::source::write::WriteMode::DryRun);
+            lines.push(Line::from(Span::styled(
+                if dry {
+                    "Sent to the cluster as server-side dry runs (dryRun=All): nothing changes."
+                } else {
+                    "These requests are sent to the live cluster, in this order; a failure stops the rest."
+                },
+                theme.warn,
             )));
         }
     }

@@ -122,6 +122,7 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
             .file_name()
             .map_or_else(|| app.source.name.clone(), |f| f.to_string_lossy().into_owned()),
         SourceKind::Snapshot => format!("snapshot {}", app.source.name),
+        SourceKind::Live => app.source.name.clone(),
     };
     // most important first: what runs out of room on a narrow terminal is the least useful
     let mut items: Vec<Vec<Span<'_>>> = vec![vec![Span::styled(source, theme.header)]];
@@ -147,6 +148,23 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
                 format!("{} in-memory change(s)", app.changes.len()),
                 theme.warn,
             )]);
+        }
+        if let Some(l) = &app.live {
+            let stale = app.stale_kinds();
+            if !stale.is_empty() {
+                let kinds: Vec<&str> = stale.iter().map(|(k, _)| k.as_str()).collect();
+                items.push(vec![Span::styled(
+                    format!("STALE: {} watch broken, retrying", kinds.join(", ")),
+                    theme.fail,
+                )]);
+            } else if l.dirty || app.explaining() > 0 {
+                items.push(vec![Span::styled("cluster changed, updating", theme.warn)]);
+            } else {
+                items.push(vec![Span::styled("live", theme.ok)]);
+            }
+            if l.write_mode == crate::source::write::WriteMode::DryRun {
+                items.push(vec![Span::styled("dry-run=server", theme.muted)]);
+            }
         }
         if app.readonly {
             items.push(vec![Span::styled("read-only", theme.muted)]);

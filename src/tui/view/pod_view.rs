@@ -112,13 +112,18 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
     let pl = Pipeline::new(ex, app.profile(&ex.profile));
     let step = v.step.clone().unwrap_or_else(|| pl.decisive());
     let bar_h = pipeline::height(&pl, inner.width);
-    let verdict = ex.verdict();
+    let mut verdict = ex.verdict();
+    // beside kschedtui's verdict, what the cluster's scheduler wrote (and whether they agree)
+    let cluster = crate::cli::condition::cluster_verdict(&app.cluster, ex);
+    if !cluster.is_empty() {
+        verdict = format!("{verdict}  ‖ {}", cluster.trim_end().replace('\n', "  ‖ "));
+    }
     let verdict_h = u16::try_from(
         verdict
             .chars()
             .count()
             .div_ceil(usize::from(inner.width.max(1)))
-            .clamp(1, 2),
+            .clamp(1, if cluster.is_empty() { 2 } else { 4 }),
     )
     .unwrap_or(1);
     let [verdict_area, bar_area, crumb_area, panel] = Layout::vertical([
