@@ -113,14 +113,7 @@ impl Framework {
         pod: &PodInfo,
         node: &NodeInfo,
     ) -> (Status, Vec<ObjectKey>) {
-        let nominated: Vec<&Arc<PodInfo>> = cx
-            .snapshot
-            .nominated
-            .get(node.name())
-            .into_iter()
-            .flatten()
-            .filter(|p| p.pod.priority >= pod.pod.priority && p.pod.uid != pod.pod.uid)
-            .collect();
+        let nominated = nominated_on(cx, pod, node);
         if nominated.is_empty() {
             return (self.run_filters(cx, state, pod, node), Vec::new());
         }
@@ -143,6 +136,42 @@ impl Framework {
             return (s, keys);
         }
         (self.run_filters(cx, state, pod, node), Vec::new())
+    }
+
+    /// `RunFilterPlugins` and the diagnostic pass in one walk: the status `run_filters`
+    /// returns, and every filter plugin's failure on the node (as `all_filter_failures`).
+    fn run_filters_all(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &NodeInfo,
+    ) -> (Status, Vec<FilterFailure>) {
+        let mut first: Option<Status> = None;
+        let mut all = Vec::new();
+        for pl in &self.filter {
+            if state.skip_filter.contains(pl.name()) {
+                continue;
+            }
+            let s = pl.filter(cx, state, pod, node);
+            if s.is_success() {
+                continue;
+            }
+            if first.is_none() {
+                let f = if s.is_rejected() {
+                    s.clone()
+                } else {
+                    Status::error(format!("running {:?} filter plugin: {}", pl.name(), s.message()))
+                };
+                first = Some(f.with_plugin(pl.name()));
+            }
+            all.push(FilterFailure {
+                plugin: pl.name().to_string(),
+                code: s.code,
+                reasons: s.reasons,
+            });
+        }
+        (first.unwrap_or_else(Status::success), all)
     }
 
     /// The rejecting filter plugin's `failure_detail` for the trace.
@@ -198,6 +227,18 @@ impl Framework {
             })
             .collect()
     }
+}
+
+/// The nominated pods `RunFilterPluginsWithNominatedPods` adds to the node: those of equal or
+/// higher priority than the pod, other than the pod itself.
+fn nominated_on<'a>(cx: &Ctx<'a>, pod: &PodInfo, node: &NodeInfo) -> Vec<&'a Arc<PodInfo>> {
+    cx.snapshot
+        .nominated
+        .get(node.name())
+        .into_iter()
+        .flatten()
+        .filter(|p| p.pod.priority >= pod.pod.priority && p.pod.uid != pod.pod.uid)
+        .collect()
 }
 
 /// `FitError.Error()` of framework/types.go.
@@ -395,7 +436,15 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             });
             continue;
         }
-        let (s, by_nominated) = fw.run_filters_with_nominated(&cx, &state, pod, n);
+        // Without nominated pods on the node, one walk gives both the verdict and the
+        // diagnostic pass; with them the verdict counts them and the diagnostic pass does not.
+        let (s, by_nominated, all_failures) = if nominated_on(&cx, pod, n).is_empty() {
+            let (s, all) = fw.run_filters_all(&cx, &state, pod, n);
+            (s, Vec::new(), all)
+        } else {
+            let (s, by_nominated) = fw.run_filters_with_nominated(&cx, &state, pod, n);
+            (s, by_nominated, fw.all_filter_failures(&cx, &state, pod, n))
+        };
         if s.code == Code::Error {
             ex.message = Some(s.message());
             return;
@@ -409,8 +458,12 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         if pod.pod.nominated_node_name.as_deref() == Some(name.as_str()) {
             nominated_ok = ok;
         }
-        let all_failures = fw.all_filter_failures(&cx, &state, pod, n);
         let details = fw.filter_details(&cx, &state, pod, n, &all_failures);
+        let detail = if ok || !by_nominated.is_empty() {
+            Vec::new()
+        } else {
+            fw.failure_detail(&cx, &state, pod, n, &s.plugin)
+        };
         ex.filter.push(NodeFilter {
             node: name,
             feasible: ok,
@@ -420,11 +473,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 reasons: s.reasons.clone(),
             }),
             excluded_by_prefilter: false,
-            detail: if ok || !by_nominated.is_empty() {
-                Vec::new()
-            } else {
-                fw.failure_detail(&cx, &state, pod, n, &s.plugin)
-            },
+            detail,
             rejected_by_nominated_pods: by_nominated,
             all_failures,
             details,

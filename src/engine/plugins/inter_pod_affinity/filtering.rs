@@ -16,6 +16,7 @@ use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, PreFilterPlugin};
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::plugins::pod_topology_spread::common::{CompiledReq, CompiledSelector, PodTable};
 use crate::model::Pod;
 use crate::model::selector::Labels;
 
@@ -160,27 +161,97 @@ fn existing_anti_affinity_counts(
     counts
 }
 
+/// A merged term compiled against a [`PodTable`]; None when the table cannot evaluate it.
+struct TableTerm {
+    reqs: Vec<CompiledReq>,
+    all_namespaces: bool,
+    namespaces: Vec<u32>,
+}
+
+/// Whether a merged term matches the pod of a table row, if the table can tell.
+enum TermMatcher<'a> {
+    /// Evaluated on the pod itself.
+    Pod,
+    /// Matches no pod.
+    Nothing,
+    /// Evaluated on the interned row.
+    Table(&'a PodTable, TableTerm),
+}
+
+impl<'a> TermMatcher<'a> {
+    fn new(table: Option<&'a PodTable>, t: &MergedTerm) -> Self {
+        let Some(table) = table else { return TermMatcher::Pod };
+        match table.compile(&t.selector) {
+            CompiledSelector::Fallback => TermMatcher::Pod,
+            CompiledSelector::Nothing => TermMatcher::Nothing,
+            CompiledSelector::Reqs(reqs) => TermMatcher::Table(
+                table,
+                TableTerm {
+                    reqs,
+                    all_namespaces: t.all_namespaces,
+                    namespaces: t.namespaces.iter().filter_map(|n| table.id(n)).collect(),
+                },
+            ),
+        }
+    }
+
+    /// `t.matches(pod)` for the pod at `row` of the table (`pod` itself when no table).
+    fn matches(&self, t: &MergedTerm, pod: &Pod, row: usize) -> bool {
+        match self {
+            TermMatcher::Pod => t.matches(pod),
+            TermMatcher::Nothing => false,
+            TermMatcher::Table(table, c) => {
+                table.row_labels_match(row, &c.reqs) && (c.all_namespaces || c.namespaces.contains(&table.row_ns(row)))
+            }
+        }
+    }
+}
+
 /// `getIncomingAffinityAntiAffinityCounts`, over every node.
+#[cfg(test)]
 fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) -> (TopologyCounts, TopologyCounts) {
+    incoming_counts_with(snap, terms, w, None)
+}
+
+/// `getIncomingAffinityAntiAffinityCounts`, over every node, matching on the pod table of
+/// the snapshot when there is one (same answers, interned labels instead of label maps).
+fn incoming_counts_with(
+    snap: &Snapshot,
+    terms: &IncomingTerms,
+    w: &mut Witnesses,
+    table: Option<&PodTable>,
+) -> (TopologyCounts, TopologyCounts) {
     let mut affinity = TopologyCounts::default();
     let mut anti = TopologyCounts::default();
     if terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
         return (affinity, anti);
     }
+    let table = table.filter(|t| t.fits(&snap.nodes));
+    let aff_m: Vec<TermMatcher<'_>> = terms.affinity.iter().map(|t| TermMatcher::new(table, t)).collect();
+    let anti_m: Vec<TermMatcher<'_>> = terms.anti_affinity.iter().map(|t| TermMatcher::new(table, t)).collect();
     let mut anti_matches = vec![0i64; terms.anti_affinity.len()];
-    for node in &snap.nodes {
+    for (ni, node) in snap.nodes.iter().enumerate() {
         if node.pods.is_empty() {
             continue;
         }
         let labels = &node.node.labels;
+        let first_row = table.map_or(0, |t| t.node_rows(ni).start);
         let mut aff_matches = 0i64;
         anti_matches.iter_mut().for_each(|n| *n = 0);
-        for p in &node.pods {
-            if matches_all(&terms.affinity, &p.pod) {
+        for (j, p) in node.pods.iter().enumerate() {
+            let row = first_row + j;
+            // podMatchesAllAffinityTerms: false for no terms.
+            if !terms.affinity.is_empty()
+                && terms
+                    .affinity
+                    .iter()
+                    .zip(&aff_m)
+                    .all(|(t, m)| m.matches(t, &p.pod, row))
+            {
                 aff_matches += 1;
             }
-            for (i, t) in terms.anti_affinity.iter().enumerate() {
-                if t.matches(&p.pod) {
+            for (i, (t, m)) in terms.anti_affinity.iter().zip(&anti_m).enumerate() {
+                if m.matches(t, &p.pod, row) {
                     anti_matches[i] += 1;
                 }
             }
@@ -199,11 +270,13 @@ fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) ->
                 continue;
             };
             anti.add(&t.topology_key, v, anti_matches[i]);
+            let m = &anti_m[i];
             let names = node
                 .pods
                 .iter()
-                .filter(|p| t.matches(&p.pod))
-                .map(|p| witness_name(&p.pod, node.name()));
+                .enumerate()
+                .filter(|(j, p)| m.matches(t, &p.pod, first_row + j))
+                .map(|(_, p)| witness_name(&p.pod, node.name()));
             add_witness(&mut w.anti[i], v, anti_matches[i], names);
         }
     }
@@ -211,7 +284,14 @@ fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) ->
 }
 
 /// Builds the PreFilter state (None for Skip).
+#[cfg(test)]
 pub(crate) fn build_state(snap: &Snapshot, pod: &PodInfo) -> Option<PreFilterState> {
+    build_state_with(snap, pod, None)
+}
+
+/// Builds the PreFilter state (None for Skip), matching the incoming pod's terms on the pod
+/// table when given one.
+pub(crate) fn build_state_with(snap: &Snapshot, pod: &PodInfo, table: Option<&PodTable>) -> Option<PreFilterState> {
     let ns = &snap.cluster.namespaces;
     let affinity: Vec<MergedTerm> = pod.required_affinity.iter().map(|t| MergedTerm::new(t, ns)).collect();
     let anti_affinity: Vec<MergedTerm> = pod
@@ -231,7 +311,7 @@ pub(crate) fn build_state(snap: &Snapshot, pod: &PodInfo) -> Option<PreFilterSta
         ..Default::default()
     };
     let existing = existing_anti_affinity_counts(snap, &pod.pod, &namespace_labels, &mut w);
-    let (aff, anti) = incoming_counts(snap, &terms, &mut w);
+    let (aff, anti) = incoming_counts_with(snap, &terms, &mut w, table);
     if existing.is_empty() && terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
         return None;
     }
@@ -387,7 +467,8 @@ pub(crate) fn failure_detail(s: &PreFilterState, labels: &Labels) -> Vec<String>
 
 impl PreFilterPlugin for InterPodAffinity {
     fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
-        match build_state(cx.snapshot, pod) {
+        let table = self.pods.get(cx.snapshot);
+        match build_state_with(cx.snapshot, pod, table.as_deref()) {
             None => (None, Status::skip()),
             Some(s) => {
                 state.write(PRE_FILTER_KEY, s);

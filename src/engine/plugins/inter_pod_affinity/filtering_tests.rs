@@ -804,6 +804,23 @@ fn incoming_affinity_anti_affinity_counts() {
         let (a, aa) = incoming_counts(&snap, &terms, &mut w);
         assert_eq!(a.sorted(), want_aff, "{name}: affinity");
         assert_eq!(aa.sorted(), want_anti, "{name}: anti-affinity");
+        // The same counts and witnesses from the interned pod table.
+        let table = PodTable::build(&snap.nodes);
+        let mut wt = Witnesses {
+            anti: vec![HashMap::new(); terms.anti_affinity.len()],
+            ..Default::default()
+        };
+        let (ta, taa) = incoming_counts_with(&snap, &terms, &mut wt, Some(&table));
+        assert_eq!(ta.sorted(), want_aff, "{name}: affinity from the table");
+        assert_eq!(taa.sorted(), want_anti, "{name}: anti-affinity from the table");
+        assert_eq!(wt.affinity_matches, w.affinity_matches, "{name}: affinity matches");
+        for (x, y) in wt.anti.iter().zip(&w.anti) {
+            let mut x: Vec<_> = x.iter().map(|(k, v)| (k.clone(), v.count, v.pods.clone())).collect();
+            let mut y: Vec<_> = y.iter().map(|(k, v)| (k.clone(), v.count, v.pods.clone())).collect();
+            x.sort();
+            y.sort();
+            assert_eq!(x, y, "{name}: witnesses from the table");
+        }
     }
 }
 

@@ -20,6 +20,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::names;
+use super::pod_topology_spread::common::PodTableCache;
 use crate::engine::framework::node_info::AffinityTerm;
 use crate::engine::framework::plugin::{Plugin, PluginSlots};
 use crate::engine::version::Version;
@@ -53,6 +54,9 @@ pub struct InterPodAffinity {
     pub hard_pod_affinity_weight: i32,
     /// ignorePreferredTermsOfExistingPods.
     pub ignore_preferred_terms_of_existing_pods: bool,
+    /// The snapshot's pods, interned for fast term matching at PreFilter (built once per
+    /// cluster, shared by the clones of the plugin).
+    pub(crate) pods: Arc<PodTableCache>,
 }
 
 impl Default for InterPodAffinity {
@@ -60,6 +64,7 @@ impl Default for InterPodAffinity {
         InterPodAffinity {
             hard_pod_affinity_weight: DEFAULT_HARD_POD_AFFINITY_WEIGHT,
             ignore_preferred_terms_of_existing_pods: false,
+            pods: Arc::default(),
         }
     }
 }
@@ -206,6 +211,7 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
     let p = Arc::new(InterPodAffinity {
         hard_pod_affinity_weight: w,
         ignore_preferred_terms_of_existing_pods: a.ignore_preferred_terms_of_existing_pods,
+        pods: Arc::default(),
     });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),

@@ -356,6 +356,7 @@ fn preferred_affinity() {
         let pl = InterPodAffinity {
             hard_pod_affinity_weight: 1,
             ignore_preferred_terms_of_existing_pods: c.ignore,
+            ..Default::default()
         };
         let snap = snapshot(&c.nodes, &c.pods, &team_namespaces(), V30);
         let (s, got) = run_score(&pl, &snap, &c.pod.info(V30));
@@ -515,6 +516,7 @@ fn preferred_affinity_with_hard_pod_affinity_symmetric_weight() {
         let pl = InterPodAffinity {
             hard_pod_affinity_weight: w,
             ignore_preferred_terms_of_existing_pods: false,
+            ..Default::default()
         };
         let (s, got) = run_score(&pl, &snap, &p.info(V30));
         match want {
@@ -526,6 +528,7 @@ fn preferred_affinity_with_hard_pod_affinity_symmetric_weight() {
     let pl = InterPodAffinity {
         hard_pod_affinity_weight: 7,
         ignore_preferred_terms_of_existing_pods: false,
+        ..Default::default()
     };
     let (_, got) = run_score(&pl, &snap, &pod().labels(&svc).info(V30));
     assert_eq!(got, vec![(7, 100), (7, 100), (0, 0)]);

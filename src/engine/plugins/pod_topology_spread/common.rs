@@ -430,6 +430,26 @@ impl PodTable {
         })
     }
 
+    /// The id of an interned string (None when no pod uses it).
+    pub fn id(&self, s: &str) -> Option<u32> {
+        self.strings.get(s).copied()
+    }
+
+    /// The rows of the node at `node_idx`, in the order of its `pods`.
+    pub fn node_rows(&self, node_idx: usize) -> std::ops::Range<usize> {
+        self.node_start[node_idx] as usize..self.node_start[node_idx + 1] as usize
+    }
+
+    /// The namespace id of a row.
+    pub fn row_ns(&self, row: usize) -> u32 {
+        self.rows[row].ns
+    }
+
+    /// Whether the labels of a row satisfy every compiled requirement (terminating or not).
+    pub fn row_labels_match(&self, row: usize, reqs: &[CompiledReq]) -> bool {
+        self.row_matches(&self.rows[row], reqs)
+    }
+
     /// `countPodsMatchSelector` on the node at `node_idx` of the snapshot the table was built
     /// from. `selector` is the uncompiled form (for the empty check and the fallback).
     pub fn count(
