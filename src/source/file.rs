@@ -384,6 +384,8 @@ mod json_fast {
             doc.items.unwrap_or_default()
         };
         let mut index = 0usize;
+        // One allocation of the right size, not a doubling one: the objects are large.
+        out.reserve(items.len());
         for it in items {
             item(name, &mut index, it, out, warnings)?;
         }
