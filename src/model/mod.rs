@@ -378,33 +378,34 @@ impl Node {
     pub fn from_obj(obj: core::Node) -> Result<Self, (String, String)> {
         let name = obj.metadata.name.clone().unwrap_or_default();
         let labels = obj.metadata.labels.clone().unwrap_or_default();
-        let spec = obj.spec.clone().unwrap_or_default();
+        let spec = obj.spec.as_ref();
         let taints = spec
-            .taints
-            .unwrap_or_default()
+            .and_then(|s| s.taints.as_ref())
             .into_iter()
+            .flatten()
             .map(|t| Taint {
-                key: t.key,
-                value: t.value.unwrap_or_default(),
-                effect: t.effect,
+                key: t.key.clone(),
+                value: t.value.clone().unwrap_or_default(),
+                effect: t.effect.clone(),
             })
             .collect();
-        let status = obj.status.clone().unwrap_or_default();
-        let alloc = match status.allocatable.as_ref() {
+        let unschedulable = spec.and_then(|s| s.unschedulable).unwrap_or(false);
+        let status = obj.status.as_ref();
+        let alloc = match status.and_then(|s| s.allocatable.as_ref()) {
             Some(a) => resource_list(Some(a), "status.allocatable")?,
-            None => resource_list(status.capacity.as_ref(), "status.capacity")?,
+            None => resource_list(status.and_then(|s| s.capacity.as_ref()), "status.capacity")?,
         };
         let images = status
-            .images
-            .unwrap_or_default()
+            .and_then(|s| s.images.as_ref())
             .into_iter()
-            .map(|i| (i.names.unwrap_or_default(), i.size_bytes.unwrap_or(0)))
+            .flatten()
+            .map(|i| (i.names.clone().unwrap_or_default(), i.size_bytes.unwrap_or(0)))
             .collect();
         Ok(Node {
             name,
             labels,
             taints,
-            unschedulable: spec.unschedulable.unwrap_or(false),
+            unschedulable,
             allocatable: Resource::from_list(&alloc),
             images,
             obj,
@@ -419,7 +420,12 @@ impl Pod {
         mut priority_of: impl FnMut(Option<&str>) -> i32,
     ) -> Result<Self, (String, String)> {
         let key = meta_key(&obj.metadata);
-        let spec = obj.spec.clone().unwrap_or_default();
+        static EMPTY_SPEC: std::sync::OnceLock<core::PodSpec> = std::sync::OnceLock::new();
+        static EMPTY_STATUS: std::sync::OnceLock<core::PodStatus> = std::sync::OnceLock::new();
+        let spec = obj
+            .spec
+            .as_ref()
+            .unwrap_or_else(|| EMPTY_SPEC.get_or_init(core::PodSpec::default));
         let mut rspec = PodResourceSpec::default();
         let mut host_ports = Vec::new();
         for (i, c) in spec.containers.iter().enumerate() {
@@ -459,7 +465,10 @@ impl Pod {
                 effect: t.effect.clone().unwrap_or_default(),
             })
             .collect();
-        let status = obj.status.clone().unwrap_or_default();
+        let status = obj
+            .status
+            .as_ref()
+            .unwrap_or_else(|| EMPTY_STATUS.get_or_init(core::PodStatus::default));
         Ok(Pod {
             uid: obj.metadata.uid.clone().unwrap_or_else(|| key.to_string()),
             labels: obj.metadata.labels.clone().unwrap_or_default(),
@@ -490,8 +499,13 @@ impl Cluster {
     pub fn build(objects: Vec<(Origin, Object)>) -> Result<Cluster, ModelError> {
         let mut c = Cluster::default();
         let mut seen: BTreeMap<(String, ObjectKey), Origin> = BTreeMap::new();
-        let mut raw_pods = Vec::new();
-        let mut raw_nodes = Vec::new();
+        // Sized up front: pods are large, and a doubling Vec of them wastes a third on average.
+        let n_pods = objects.iter().filter(|(_, o)| matches!(o, Object::Pod(_))).count();
+        let n_nodes = objects.iter().filter(|(_, o)| matches!(o, Object::Node(_))).count();
+        let mut raw_pods = Vec::with_capacity(n_pods);
+        let mut raw_nodes = Vec::with_capacity(n_nodes);
+        c.pods.reserve_exact(n_pods);
+        c.nodes.reserve_exact(n_nodes);
         for (origin, obj) in objects {
             if let Object::Skipped(kind) = &obj {
                 *c.skipped.entry(kind.clone()).or_insert(0) += 1;

@@ -172,6 +172,24 @@ fn parse_text(
 ) -> Result<(), LoadError> {
     let trimmed = text.trim_start();
     let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
+    if looks_json && raw.is_none() {
+        let (n_out, n_warn) = (out.len(), warnings.len());
+        if json_fast::parse(name, text, out, warnings).is_some() {
+            return Ok(());
+        }
+        // The fast path gave up: start over on the general path, which gives the same result
+        // (and the same error, if any).
+        out.truncate(n_out);
+        warnings.truncate(n_warn);
+    }
+    if !looks_json && raw.is_none() {
+        let (n_out, n_warn) = (out.len(), warnings.len());
+        if yaml_stream::parse(name, text, out, warnings).is_some() {
+            return Ok(());
+        }
+        out.truncate(n_out);
+        warnings.truncate(n_warn);
+    }
     let mut docs: Vec<Value> = Vec::new();
     if looks_json {
         let v: Value = serde_json::from_str(text).map_err(|e| LoadError::Syntax {
@@ -257,6 +275,354 @@ fn quote_quantities(v: &mut Value, in_list: bool) {
     }
 }
 
+/// Kinds without a namespace: a namespaced object without one lands in "default", as
+/// `kubectl apply` puts it.
+const CLUSTER_SCOPED: &[&str] = &[
+    "Node",
+    "Namespace",
+    "PriorityClass",
+    "PersistentVolume",
+    "StorageClass",
+    "CSINode",
+    "CSIDriver",
+];
+
+/// The fast path for JSON snapshots: a `List` (or an array) whose items are deserialized
+/// straight from their text into the typed objects, without building a `serde_json::Value`
+/// tree of the whole file.
+///
+/// It only ever returns a result the general path would also give: whenever an item is not
+/// a plain, well-formed object of a known kind (a number where a quantity is expected, an
+/// unknown field, no name, ...) that item goes through the general per-object code
+/// (`push_object`) on its own `Value`; and on any error at all the whole file is handed back
+/// (`None`) to the general path, so error messages and their order stay exactly the same.
+mod json_fast {
+    use std::borrow::Cow;
+    use std::fmt;
+
+    use serde::de::{DeserializeOwned, MapAccess, Visitor};
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+    use serde_json::value::RawValue;
+
+    use super::{CLUSTER_SCOPED, Object, Origin, field_path, push_object};
+
+    /// A top-level `{"kind": "...List", "items": [...]}`; other keys are parsed (so numbers
+    /// are range-checked as the general path does) and dropped.
+    struct ListDoc<'a> {
+        kind: Option<Value>,
+        items: Option<Vec<&'a RawValue>>,
+    }
+
+    impl<'de> Deserialize<'de> for ListDoc<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = ListDoc<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a List object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<ListDoc<'de>, A::Error> {
+                    let mut doc = ListDoc {
+                        kind: None,
+                        items: None,
+                    };
+                    let (mut seen_kind, mut seen_items) = (false, false);
+                    while let Some(k) = m.next_key::<Cow<'de, str>>()? {
+                        match k.as_ref() {
+                            // A repeated key: let the general path decide what it means.
+                            "kind" if seen_kind => return Err(serde::de::Error::custom("duplicate key")),
+                            "items" if seen_items => return Err(serde::de::Error::custom("duplicate key")),
+                            "kind" => {
+                                seen_kind = true;
+                                doc.kind = Some(m.next_value()?);
+                            }
+                            "items" => {
+                                seen_items = true;
+                                doc.items = m.next_value()?;
+                            }
+                            _ => {
+                                m.next_value::<Value>()?;
+                            }
+                        }
+                    }
+                    Ok(doc)
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+
+    /// The two fields that choose the type of an item.
+    #[derive(Deserialize)]
+    struct Peek<'a> {
+        #[serde(borrow)]
+        kind: Option<Cow<'a, str>>,
+        #[serde(rename = "apiVersion")]
+        api_version: Option<Value>,
+    }
+
+    /// Parses a whole JSON snapshot, or gives up (`None`).
+    pub(super) fn parse(
+        name: &str,
+        text: &str,
+        out: &mut Vec<(Origin, Object)>,
+        warnings: &mut Vec<String>,
+    ) -> Option<()> {
+        let items: Vec<&RawValue> = if text.trim_start().starts_with('[') {
+            serde_json::from_str(text).ok()?
+        } else {
+            let doc: ListDoc<'_> = serde_json::from_str(text).ok()?;
+            if !doc
+                .kind
+                .as_ref()
+                .and_then(Value::as_str)
+                .is_some_and(|k| k.ends_with("List"))
+            {
+                return None;
+            }
+            doc.items.unwrap_or_default()
+        };
+        let mut index = 0usize;
+        // One allocation of the right size, not a doubling one: the objects are large.
+        out.reserve(items.len());
+        for it in items {
+            item(name, &mut index, it, out, warnings)?;
+        }
+        Some(())
+    }
+
+    fn item(
+        name: &str,
+        index: &mut usize,
+        raw: &RawValue,
+        out: &mut Vec<(Origin, Object)>,
+        warnings: &mut Vec<String>,
+    ) -> Option<()> {
+        let s = raw.get();
+        if s.starts_with('{')
+            && let Ok(p) = serde_json::from_str::<Peek<'_>>(s)
+            && let Some(kind) = p.kind.as_deref()
+        {
+            let api_version = p.api_version.as_ref().and_then(Value::as_str).unwrap_or("");
+            if let Some(obj) = typed(kind, api_version, s) {
+                let origin = Origin {
+                    file: name.to_string(),
+                    doc: *index,
+                };
+                *index += 1;
+                out.push((origin, obj));
+                return Some(());
+            }
+        }
+        let v: Value = serde_json::from_str(s).ok()?;
+        push_object(name, index, v, out, warnings, None).ok()
+    }
+
+    /// The typed object, when it reads cleanly: no unknown field, a name, every quantity a
+    /// string. A kind the engine does not use is parsed (as the general path does) and skipped.
+    fn typed(kind: &str, api_version: &str, s: &str) -> Option<Object> {
+        let mut obj = match kind {
+            "Node" => Object::Node(de(s)?),
+            "Pod" => Object::Pod(de(s)?),
+            "Namespace" => Object::Namespace(de(s)?),
+            "PriorityClass" => Object::PriorityClass(de(s)?),
+            "PodDisruptionBudget" if api_version == "policy/v1" || api_version.is_empty() => Object::Pdb(de(s)?),
+            "PersistentVolume" => Object::Pv(de(s)?),
+            "PersistentVolumeClaim" => Object::Pvc(de(s)?),
+            "StorageClass" => Object::StorageClass(de(s)?),
+            "CSINode" => Object::CsiNode(de(s)?),
+            "CSIDriver" => Object::CsiDriver(de(s)?),
+            "CSIStorageCapacity" => Object::CsiStorageCapacity(de(s)?),
+            "Service" => Object::Service(de(s)?),
+            "ReplicaSet" => Object::ReplicaSet(de(s)?),
+            "StatefulSet" => Object::StatefulSet(de(s)?),
+            "ReplicationController" => Object::ReplicationController(de(s)?),
+            "PodGroup"
+                if api_version.starts_with("scheduling.x-k8s.io/")
+                    || api_version.starts_with("scheduling.sigs.k8s.io/") =>
+            {
+                Object::PodGroup(de(s)?)
+            }
+            _ => {
+                serde_json::from_str::<Value>(s).ok()?;
+                return Some(Object::Skipped(kind.to_string()));
+            }
+        };
+        let md = meta_mut(&mut obj)?;
+        // No name (or no metadata at all): the general path words the error.
+        md.name.as_ref()?;
+        if !CLUSTER_SCOPED.contains(&kind) && md.namespace.as_deref().is_none_or(str::is_empty) {
+            md.namespace = Some("default".into());
+        }
+        Some(obj)
+    }
+
+    /// Deserializes from JSON text; `None` on any error or unknown field.
+    fn de<T: DeserializeOwned>(s: &str) -> Option<T> {
+        let mut unknown = false;
+        let mut jd = serde_json::Deserializer::from_str(s);
+        let mut note = |p: serde_ignored::Path<'_>| {
+            if !matches!(field_path(&p).as_str(), "apiVersion" | "kind") {
+                unknown = true;
+            }
+        };
+        let t = T::deserialize(serde_ignored::Deserializer::new(&mut jd, &mut note)).ok()?;
+        jd.end().ok()?;
+        (!unknown).then_some(t)
+    }
+
+    fn meta_mut(o: &mut Object) -> Option<&mut k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> {
+        Some(match o {
+            Object::Node(x) => &mut x.metadata,
+            Object::Pod(x) => &mut x.metadata,
+            Object::Namespace(x) => &mut x.metadata,
+            Object::PriorityClass(x) => &mut x.metadata,
+            Object::Pdb(x) => &mut x.metadata,
+            Object::Pv(x) => &mut x.metadata,
+            Object::Pvc(x) => &mut x.metadata,
+            Object::StorageClass(x) => &mut x.metadata,
+            Object::CsiNode(x) => &mut x.metadata,
+            Object::CsiDriver(x) => &mut x.metadata,
+            Object::CsiStorageCapacity(x) => &mut x.metadata,
+            Object::Service(x) => &mut x.metadata,
+            Object::ReplicaSet(x) => &mut x.metadata,
+            Object::StatefulSet(x) => &mut x.metadata,
+            Object::ReplicationController(x) => &mut x.metadata,
+            Object::PodGroup(x) => &mut x.metadata,
+            Object::Skipped(_) => return None,
+        })
+    }
+}
+
+/// The streaming path for YAML snapshots: each item of a `List` is read into a `Value` and
+/// converted at once, so the whole file never sits in memory as one `Value` tree.
+///
+/// Same contract as [`json_fast`]: every object goes through the general per-object code
+/// (`push_object`) on the same `Value` the general path would build, and on any error, or
+/// when a document is not what it first looked like, the whole file is handed back (`None`)
+/// to the general path, which gives the same result and the same error.
+mod yaml_stream {
+    use std::fmt;
+
+    use serde::Deserializer;
+    use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+    use serde_json::{Map, Value};
+
+    use super::{Object, Origin, push_object};
+
+    struct State<'s> {
+        name: &'s str,
+        index: usize,
+        out: &'s mut Vec<(Origin, Object)>,
+        warnings: &'s mut Vec<String>,
+    }
+
+    fn give_up<E: serde::de::Error>() -> E {
+        E::custom("handed back to the general path")
+    }
+
+    impl State<'_> {
+        fn push<E: serde::de::Error>(&mut self, v: Value) -> Result<(), E> {
+            push_object(self.name, &mut self.index, v, self.out, self.warnings, None).map_err(|_| give_up())
+        }
+    }
+
+    /// Parses a whole YAML snapshot, or gives up (`None`).
+    pub(super) fn parse(
+        name: &str,
+        text: &str,
+        out: &mut Vec<(Origin, Object)>,
+        warnings: &mut Vec<String>,
+    ) -> Option<()> {
+        let mut st = State {
+            name,
+            index: 0,
+            out,
+            warnings,
+        };
+        for d in serde_yaml::Deserializer::from_str(text) {
+            d.deserialize_any(Doc(&mut st)).ok()?;
+        }
+        Some(())
+    }
+
+    /// One document: null (skipped), a sequence of objects, a List, or one object.
+    struct Doc<'a, 's>(&'a mut State<'s>);
+
+    impl<'de> Visitor<'de> for Doc<'_, '_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a Kubernetes object, a List or a sequence of objects")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+            Items(self.0).visit_seq(seq)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+            let mut map = Map::new();
+            let mut streamed = false;
+            while let Some(k) = m.next_key::<String>()? {
+                if k == "items" {
+                    if streamed {
+                        return Err(give_up());
+                    }
+                    // Converted before `kind` is known (kubectl writes `items` first); if this
+                    // turns out not to be a List, the general path starts over.
+                    m.next_value_seed(Items(&mut *self.0))?;
+                    streamed = true;
+                } else {
+                    let v: Value = m.next_value()?;
+                    map.insert(k, v);
+                }
+            }
+            let is_list = map
+                .get("kind")
+                .and_then(Value::as_str)
+                .is_some_and(|k| k.ends_with("List"));
+            match (is_list, streamed) {
+                (true, _) => Ok(()),
+                (false, false) => self.0.push(Value::Object(map)),
+                (false, true) => Err(give_up()),
+            }
+        }
+    }
+
+    /// A List's `items`: a sequence of objects (or null).
+    struct Items<'a, 's>(&'a mut State<'s>);
+
+    impl<'de> DeserializeSeed<'de> for Items<'_, '_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Items<'_, '_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a sequence of objects")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while let Some(v) = seq.next_element::<Value>()? {
+                self.0.push(v)?;
+            }
+            Ok(())
+        }
+    }
+}
+
 fn push_object(
     name: &str,
     index: &mut usize,
@@ -290,15 +656,6 @@ fn push_object(
     };
     let api_version = m.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
     // A namespaced object without a namespace lands in "default", as `kubectl apply` puts it.
-    const CLUSTER_SCOPED: &[&str] = &[
-        "Node",
-        "Namespace",
-        "PriorityClass",
-        "PersistentVolume",
-        "StorageClass",
-        "CSINode",
-        "CSIDriver",
-    ];
     if !CLUSTER_SCOPED.contains(&kind.as_str())
         && let Value::Object(m) = &mut v
         && let Some(Value::Object(md)) = m.get_mut("metadata")
@@ -413,6 +770,130 @@ fn field_path(p: &serde_ignored::Path<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads `text` on the general path (asked to keep the documents, it never takes the fast
+    /// ones) and on the default path; both answers, objects and warnings or error, rendered.
+    fn both_paths(text: &str) -> (String, String) {
+        let run = |keep: bool| {
+            let mut out = Vec::new();
+            let mut warnings = Vec::new();
+            let mut raw = Vec::new();
+            let r = parse_text("t", text, &mut out, &mut warnings, keep.then_some(&mut raw));
+            match r {
+                Ok(()) => format!("{out:?}\n{warnings:?}"),
+                Err(e) => format!("error: {e}"),
+            }
+        };
+        (run(true), run(false))
+    }
+
+    const JSON_LIST: &str = r#"{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"zone":"a"}},
+ "spec":{"taints":[{"key":"k","value":"v","effect":"NoSchedule"}]},
+ "status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},"images":[{"names":["img:1"],"sizeBytes":1000}]}},
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p1","labels":{"app":"web"}},
+ "spec":{"nodeName":"n1","containers":[{"name":"c","image":"img:1","resources":{"requests":{"cpu":"500m"}}}],
+  "affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
+   {"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}}},
+ "status":{"phase":"Running"}},
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p2","namespace":""},"spec":{"containers":[{"name":"c"}]}},
+{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"},"data":{"a":"b"}},
+{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"pdb","namespace":"team"},
+ "spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}}
+]}"#;
+
+    #[test]
+    fn json_fast_path_reads_clean_lists_as_the_general_path_does() {
+        let mut out = Vec::new();
+        let mut warnings = Vec::new();
+        assert!(json_fast::parse("t", JSON_LIST, &mut out, &mut warnings).is_some());
+        assert_eq!(out.len(), 5);
+        // Namespaced objects without a namespace land in "default"; nodes stay cluster-scoped.
+        let Object::Pod(p2) = &out[2].1 else { panic!("a pod") };
+        assert_eq!(p2.metadata.namespace.as_deref(), Some("default"));
+        let Object::Node(n1) = &out[0].1 else { panic!("a node") };
+        assert_eq!(n1.metadata.namespace, None);
+        assert!(matches!(&out[3].1, Object::Skipped(k) if k == "ConfigMap"));
+        assert_eq!(out[4].0.doc, 4);
+        let (general, fast) = both_paths(JSON_LIST);
+        assert_eq!(general, fast);
+        // The same objects as a bare array.
+        let items = JSON_LIST
+            .split_once(r#""items":"#)
+            .map(|(_, r)| r.trim_end().trim_end_matches('}'))
+            .unwrap();
+        let (general, fast) = both_paths(items);
+        assert_eq!(general, fast);
+    }
+
+    #[test]
+    fn json_fast_path_hands_back_what_it_does_not_read_cleanly() {
+        let cases = [
+            // A number where a quantity goes: the item takes the general path, same result.
+            JSON_LIST.replace(r#""cpu":"500m""#, r#""cpu":2"#),
+            // An unknown field: the same warning.
+            JSON_LIST.replace(r#""image":"img:1","#, r#""image":"img:1","resorces":{},"#),
+            // A bad quantity: the same error.
+            JSON_LIST.replace(r#""cpu":"500m""#, r#""cpu":"1.5.3""#),
+            // The wrong type: the same error.
+            JSON_LIST.replace(r#""containers":[{"name":"c"}]"#, r#""containers":{"name":"c"}"#),
+            // A number out of range in an ignored place: the general path's syntax error.
+            JSON_LIST.replace(r#""data":{"a":"b"}"#, r#""data":{"a":1e400}"#),
+            JSON_LIST.replace(r#""resourceVersion":"""#, r#""resourceVersion":1e400"#),
+            // No name; not an object; no kind; a duplicate.
+            JSON_LIST.replace(r#""name":"p1","#, ""),
+            JSON_LIST.replace(
+                r#"{"apiVersion":"v1","kind":"ConfigMap","#,
+                r#"null, {"apiVersion":"v1","kind":"ConfigMap","#,
+            ),
+            JSON_LIST.replace(r#""kind":"ConfigMap","#, ""),
+            JSON_LIST.replace(r#""name":"p2""#, r#""name":"p1""#),
+            // Not a List, items not a sequence, repeated keys, invalid JSON.
+            JSON_LIST.replacen(r#""kind":"List""#, r#""kind":"Thing""#, 1),
+            JSON_LIST.replacen(r#""kind":"List""#, r#""kind":"List","items":3"#, 1),
+            JSON_LIST.replacen(r#""kind":"List""#, r#""kind":"List","kind":"NodeList""#, 1),
+            JSON_LIST.replace(r#""kind":"Pod","#, r#""kind":"Pod","kind":"Pod","#),
+            JSON_LIST.replace("]}", "]"),
+        ];
+        for (i, text) in cases.iter().enumerate() {
+            assert_ne!(text, JSON_LIST, "case {i} changes the text");
+            let (general, fast) = both_paths(text);
+            assert_eq!(general, fast, "case {i}");
+        }
+        let (warned, _) = both_paths(&cases[1]);
+        assert!(
+            warned.contains("unknown field 'spec.containers[0].resorces'"),
+            "{warned}"
+        );
+        let (failed, _) = both_paths(&cases[4]);
+        assert!(failed.starts_with("error: t: document 0: not valid JSON"), "{failed}");
+    }
+
+    #[test]
+    fn yaml_stream_reads_as_the_general_path_does() {
+        let list = "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status: {allocatable: {cpu: 4}}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}\nkind: List\n";
+        let cases = [
+            list.to_string(),
+            format!("---\n{list}---\napiVersion: v1\nkind: Namespace\nmetadata: {{name: ns}}\n---\n"),
+            format!("{list}---\n- apiVersion: v1\n  kind: Pod\n  metadata: {{name: q}}\n"),
+            list.replace("kind: List", "kind: Thing"),
+            list.replace("kind: List", "kind: List\nitems: ~"),
+            list.replace("cpu: 1}", "cpu: 1, resorces: 2}"),
+            list.replace("cpu: 1}", "cpu: 1.5.3}"),
+            list.replace("name: p}", "name: p, labels: {a: 1}}"),
+            format!("{list}---\n: bad: [\n"),
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nitems: []\n".to_string(),
+            "items: ~\nkind: PodList\n".to_string(),
+            "just text\n".to_string(),
+        ];
+        for (i, text) in cases.iter().enumerate() {
+            let (general, fast) = both_paths(text);
+            assert_eq!(general, fast, "case {i}");
+        }
+        let mut out = Vec::new();
+        assert!(yaml_stream::parse("t", list, &mut out, &mut Vec::new()).is_some());
+        assert_eq!(out.len(), 2);
+    }
 
     #[test]
     fn storage_objects_load_with_integer_counts_and_quantities() {

@@ -56,15 +56,48 @@ impl SnapshotInfo {
             return None;
         }
         let text = std::fs::read_to_string(path).ok()?;
+        // A text that never spells the key (and has no escape that could spell it) has no
+        // info: no need to parse a snapshot of 100,000 pods for that.
+        if !text.contains(INFO_KEY) && !text.contains('\\') {
+            return None;
+        }
         let trimmed = text.trim_start();
-        let top: Value = if trimmed.starts_with('{') {
+        // Only the key's value is built; the rest of the top level is skipped, not kept.
+        let top: TopInfo = if trimmed.starts_with('{') {
             serde_json::from_str(&text).ok()?
         } else {
             // The first document only: a snapshot written by kschedtui is one List.
             let first = serde_yaml::Deserializer::from_str(&text).next()?;
             serde::Deserialize::deserialize(first).ok()?
         };
-        serde_json::from_value(top.get(INFO_KEY)?.clone()).ok()
+        serde_json::from_value(top.0?).ok()
+    }
+}
+
+/// The value of [`INFO_KEY`] in a top-level mapping (the last one when repeated), if any.
+struct TopInfo(Option<Value>);
+
+impl<'de> serde::Deserialize<'de> for TopInfo {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = TopInfo;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a mapping")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<TopInfo, A::Error> {
+                let mut info = None;
+                while let Some(k) = m.next_key::<String>()? {
+                    if k == INFO_KEY {
+                        info = Some(m.next_value::<Value>()?);
+                    } else {
+                        m.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(TopInfo(info))
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 

@@ -99,7 +99,7 @@ pub struct PodInfo {
 impl PodInfo {
     /// Parses a pod's affinity.
     pub fn new(pod: Arc<Pod>, merge_label_keys: bool) -> Self {
-        let aff = pod.spec().affinity.clone().unwrap_or_default();
+        let aff = pod.spec().affinity.as_ref();
         let p = &pod;
         let req = |v: Option<&Vec<core::PodAffinityTerm>>| -> Vec<AffinityTerm> {
             v.into_iter()
@@ -116,17 +116,19 @@ impl PodInfo {
                 })
                 .collect()
         };
-        let pa = aff.pod_affinity.as_ref();
-        let paa = aff.pod_anti_affinity.as_ref();
+        let pa = aff.and_then(|a| a.pod_affinity.as_ref());
+        let paa = aff.and_then(|a| a.pod_anti_affinity.as_ref());
+        let required_affinity = req(pa.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref()));
+        let required_anti_affinity =
+            req(paa.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref()));
+        let preferred_affinity = pref(pa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()));
+        let preferred_anti_affinity =
+            pref(paa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()));
         PodInfo {
-            required_affinity: req(pa.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())),
-            required_anti_affinity: req(
-                paa.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
-            ),
-            preferred_affinity: pref(pa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref())),
-            preferred_anti_affinity: pref(
-                paa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()),
-            ),
+            required_affinity,
+            required_anti_affinity,
+            preferred_affinity,
+            preferred_anti_affinity,
             pod,
         }
     }
