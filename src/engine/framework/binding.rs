@@ -34,18 +34,15 @@ impl Framework {
         node: &str,
         trace: &mut Vec<CyclePluginStatus>,
     ) -> Status {
-        for pl in &self.reserve {
-            let mut notes = Vec::new();
-            let s = pl.reserve(cx, state, pod, node, &mut notes);
-            trace.push(CyclePluginStatus::new(pl.name(), &s, notes));
-            if !s.is_success() {
-                if s.is_rejected() {
-                    return s.with_plugin(pl.name());
-                }
-                return Status::error(format!("running Reserve plugin {:?}: {}", pl.name(), s.message()));
-            }
-        }
-        Status::success()
+        stop_at_first_failure(
+            "Reserve",
+            self.reserve.iter().map(|pl| {
+                let mut notes = Vec::new();
+                let s = pl.reserve(cx, state, pod, node, &mut notes);
+                (pl.name(), s, notes)
+            }),
+            trace,
+        )
     }
 
     /// `RunReservePluginsUnreserve`: every Reserve plugin, in reverse order.
@@ -123,18 +120,15 @@ impl Framework {
         node: &str,
         trace: &mut Vec<CyclePluginStatus>,
     ) -> Status {
-        for pl in &self.pre_bind {
-            let mut notes = Vec::new();
-            let s = pl.pre_bind(cx, state, pod, node, &mut notes);
-            trace.push(CyclePluginStatus::new(pl.name(), &s, notes));
-            if !s.is_success() {
-                if s.is_rejected() {
-                    return s.with_plugin(pl.name());
-                }
-                return Status::error(format!("running PreBind plugin {:?}: {}", pl.name(), s.message()));
-            }
-        }
-        Status::success()
+        stop_at_first_failure(
+            "PreBind",
+            self.pre_bind.iter().map(|pl| {
+                let mut notes = Vec::new();
+                let s = pl.pre_bind(cx, state, pod, node, &mut notes);
+                (pl.name(), s, notes)
+            }),
+            trace,
+        )
     }
 
     /// `RunBindPlugins`: the first plugin that does not Skip decides; Skip with no plugins.
@@ -212,6 +206,26 @@ fn fail(
     };
     t.stopped_at = Some(point.to_string());
     t.message = Some(failure_message(&node, s));
+}
+
+/// Records each plugin's status (the iterator runs a plugin only when asked for the next one) and
+/// stops at the first failure: rejections keep their code, anything else becomes an Error
+/// naming the point and the plugin, as upstream's runners do.
+fn stop_at_first_failure(
+    point: &str,
+    runs: impl Iterator<Item = (&'static str, Status, Vec<String>)>,
+    trace: &mut Vec<CyclePluginStatus>,
+) -> Status {
+    for (name, s, notes) in runs {
+        trace.push(CyclePluginStatus::new(name, &s, notes));
+        if !s.is_success() {
+            if s.is_rejected() {
+                return s.with_plugin(name);
+            }
+            return Status::error(format!("running {point} plugin {name:?}: {}", s.message()));
+        }
+    }
+    Status::success()
 }
 
 /// Runs Reserve and Permit on the first selected node and, unless a plugin asked to wait, the
