@@ -22,6 +22,8 @@ pub struct ExplainJob {
     pub version: Version,
     /// Pods to explain, in this order.
     pub pods: Vec<ObjectKey>,
+    /// `:profile NAME`: explain every pod with this profile instead of its schedulerName's.
+    pub profile: Option<String>,
 }
 
 impl ExplainJob {
@@ -32,7 +34,7 @@ impl ExplainJob {
 
     /// Explains one pod on a snapshot of this job's cluster.
     pub fn explain(&self, snapshot: &Snapshot, pod: &ObjectKey) -> Result<Arc<Explanation>, String> {
-        engine::explain(snapshot, &self.profiles, pod)
+        engine::explain_as(snapshot, &self.profiles, pod, self.profile.as_deref())
             .map(Arc::new)
             .map_err(|e| e.to_string())
     }

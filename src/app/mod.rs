@@ -395,6 +395,9 @@ pub struct App {
     pub profiles: Arc<Vec<Framework>>,
     /// Scheduler version reproduced.
     pub version: Version,
+    /// `:profile NAME`: every pod is explained with this profile instead of the one its
+    /// schedulerName picks (None: as the scheduler does).
+    pub profile_override: Option<String>,
     /// Bumped on every change of the cluster; explanations of older generations are dropped.
     pub generation: u64,
     /// Full explanations of the current generation (at most [`FULL_KEEP`] beyond the pods on
@@ -446,6 +449,7 @@ impl App {
             cluster: Arc::new(Cluster::default()),
             profiles: Arc::new(Vec::new()),
             version: Version::NEWEST,
+            profile_override: None,
             generation: 0,
             explanations: BTreeMap::new(),
             summaries: BTreeMap::new(),

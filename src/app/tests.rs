@@ -912,3 +912,42 @@ fn live_confirmation_in_dry_run_mode_sends_dry_runs() {
         a.confirm_writes(&p)
     );
 }
+
+#[test]
+fn profile_command_explains_every_pod_with_the_named_profile_and_auto_undoes_it() {
+    let mut a = app();
+    let etl = ObjectKey::new("data", "etl-1");
+    let waiting = |a: &App| a.summary(&etl).expect("summary").as_ref().expect("ok").waiting;
+    assert!(waiting(&a), "custom-scheduler has no profile");
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("profile"));
+    run(&mut a, [Action::Submit]);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "profile: auto (each pod's schedulerName); profiles: default-scheduler, scheduler-plugins-scheduler"
+    );
+    let g = a.generation;
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("profile default-scheduler"));
+    run(&mut a, [Action::Submit]);
+    assert_eq!(a.profile_override.as_deref(), Some("default-scheduler"));
+    assert_eq!(a.generation, g + 1);
+    assert!(!waiting(&a), "explained with default-scheduler now");
+    let Some(Ok(ex)) = a.explanation(&etl) else { panic!("explained") };
+    assert_eq!(ex.profile, "default-scheduler");
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("profile nope"));
+    run(&mut a, [Action::Submit]);
+    let st = a.status.clone().expect("status");
+    assert_eq!(st.kind, StatusKind::Error);
+    assert_eq!(
+        st.text,
+        "no scheduler profile named 'nope' (profiles: default-scheduler, scheduler-plugins-scheduler; :profile auto uses each pod's schedulerName)"
+    );
+    assert_eq!(a.profile_override.as_deref(), Some("default-scheduler"));
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("profile auto"));
+    run(&mut a, [Action::Submit]);
+    assert_eq!(a.profile_override, None);
+    assert!(waiting(&a));
+}

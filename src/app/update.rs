@@ -268,6 +268,7 @@ fn job(app: &App, pods: Vec<ObjectKey>) -> Effect {
         profiles: app.profiles.clone(),
         version: app.version,
         pods,
+        profile: app.profile_override.clone(),
     })
 }
 
@@ -727,7 +728,18 @@ fn search(app: &mut App, action: Action) {
 }
 
 /// The commands of `:`.
-pub const COMMANDS: &[&str] = &[":pods", ":nodes", ":ns NAME", ":ns all", ":help", ":q"];
+pub const COMMANDS: &[&str] = &[
+    ":pods",
+    ":nodes",
+    ":ns NAME",
+    ":ns all",
+    ":profile NAME",
+    ":profile auto",
+    ":w FILE",
+    ":w! FILE",
+    ":help",
+    ":q",
+];
 
 fn command(app: &mut App, mut text: String, action: Action) -> Vec<Effect> {
     match action {
@@ -761,6 +773,7 @@ fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
             }));
         }
         "help" | "h" => app.mode = Mode::Help { scroll: 0 },
+        "profile" | "profiles" => return profile_command(app, arg),
         "ns" | "namespace" => match arg {
             None | Some("all" | "*") => {
                 app.pods.namespace = None;
@@ -788,6 +801,40 @@ fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
         )),
     }
     Vec::new()
+}
+
+/// `:profile`: lists the profiles; `:profile NAME` explains every pod with that profile (a
+/// what-if); `:profile auto` goes back to each pod's schedulerName.
+fn profile_command(app: &mut App, arg: Option<&str>) -> Vec<Effect> {
+    let names: Vec<&str> = app.profiles.iter().map(|f| f.name.as_str()).collect();
+    let current = app.profile_override.as_deref().unwrap_or("auto (each pod's schedulerName)");
+    let wanted = match arg {
+        None => {
+            app.info(format!("profile: {current}; profiles: {}", names.join(", ")));
+            return Vec::new();
+        }
+        Some("auto" | "-") => None,
+        Some(name) if names.contains(&name) => Some(name.to_string()),
+        Some(name) => {
+            app.error(format!(
+                "no scheduler profile named '{name}' (profiles: {}; :profile auto uses each pod's schedulerName)",
+                names.join(", ")
+            ));
+            return Vec::new();
+        }
+    };
+    if wanted == app.profile_override {
+        app.info(format!("profile: {current} (unchanged)"));
+        return Vec::new();
+    }
+    app.profile_override = wanted;
+    app.generation += 1;
+    clear_explanations(app);
+    app.info(match &app.profile_override {
+        Some(p) => format!("every pod is now explained with profile '{p}' (a what-if; :profile auto to undo)"),
+        None => "every pod is explained with the profile its schedulerName picks".to_string(),
+    });
+    explain_all(app)
 }
 
 fn request_bind(app: &mut App) {

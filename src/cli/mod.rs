@@ -229,6 +229,9 @@ pub struct ExplainArgs {
     /// A KubeSchedulerConfiguration file with the profiles to use.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Explain with this profile instead of the one the pod's schedulerName picks (a what-if).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
     /// Use the bundled demo cluster.
     #[arg(long)]
     pub demo: bool,
@@ -306,7 +309,7 @@ pub fn render_explanations(args: &ExplainArgs, cluster: Cluster, version: Versio
     };
     let mut out = Vec::new();
     for k in &keys {
-        out.push(engine::explain(&snap, &profiles, k)?);
+        out.push(engine::explain_as(&snap, &profiles, k, args.profile.as_deref())?);
     }
     Ok(match args.output {
         Output::Text => {

@@ -10,6 +10,6 @@ pub mod trace;
 pub mod version;
 
 pub use framework::profile::{Framework, SchedulerConfig, build_profiles};
-pub use framework::runner::{EngineError, explain};
+pub use framework::runner::{EngineError, explain, explain_as};
 pub use framework::snapshot::Snapshot;
 pub use version::Version;

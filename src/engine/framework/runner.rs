@@ -32,6 +32,9 @@ pub enum EngineError {
     /// The pod has finished.
     #[error("pod '{0}' is not pending: status.phase is '{1}'")]
     Finished(ObjectKey, String),
+    /// No profile of that name.
+    #[error("no scheduler profile named '{0}' (profiles: {1})")]
+    UnknownProfile(String, String),
 }
 
 impl Framework {
@@ -273,6 +276,18 @@ pub fn fit_error_message(
 
 /// Explains one pod: runs the whole scheduling cycle of the profile that serves it.
 pub fn explain(snapshot: &Snapshot, profiles: &[Framework], key: &ObjectKey) -> Result<Explanation, EngineError> {
+    explain_as(snapshot, profiles, key, None)
+}
+
+/// Explains one pod with the profile named `profile` instead of the one its schedulerName
+/// picks (a what-if: "how would that profile schedule it"); `None` is [`explain`]. The
+/// explanation records the profile used and, in its notes, the pod's own schedulerName.
+pub fn explain_as(
+    snapshot: &Snapshot,
+    profiles: &[Framework],
+    key: &ObjectKey,
+    profile: Option<&str>,
+) -> Result<Explanation, EngineError> {
     let Some(pod) = snapshot.cluster.pod(key) else {
         let hint = snapshot
             .cluster
@@ -295,13 +310,28 @@ pub fn explain(snapshot: &Snapshot, profiles: &[Framework], key: &ObjectKey) -> 
             snapshot.version.match_label_keys_in_pod_affinity(),
         ))
     });
+    if let Some(name) = profile
+        && !profiles.iter().any(|f| f.name == name)
+    {
+        return Err(EngineError::UnknownProfile(
+            name.to_string(),
+            profiles.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
+        ));
+    }
+    let wanted = profile.unwrap_or(&pod.scheduler_name);
     let mut ex = Explanation::empty(
         key.clone(),
-        pod.scheduler_name.clone(),
+        wanted.to_string(),
         snapshot.version.to_string(),
         snapshot.nodes.len(),
     );
-    let Some(fw) = profiles.iter().find(|f| f.name == pod.scheduler_name) else {
+    if wanted != pod.scheduler_name {
+        ex.notes.push(format!(
+            "explained with profile '{wanted}' (a what-if); the pod's schedulerName is '{}'",
+            pod.scheduler_name
+        ));
+    }
+    let Some(fw) = profiles.iter().find(|f| f.name == wanted) else {
         ex.waiting_for_scheduler = Some(pod.scheduler_name.clone());
         ex.message = Some(format!(
             "no scheduler profile serves schedulerName '{}' (profiles: {}); the pod waits for a scheduler of that name",
@@ -605,4 +635,57 @@ fn post_filter_and_message(
             .push("no PostFilter plugin in this profile: no preemption is attempted".into());
     }
     ex.message = Some(fit_error_message(ex.node_count, prefilter_msg, statuses, &post_msg));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::engine::{Version, build_profiles};
+    use crate::source::file::load_str;
+
+    const CLUSTER: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: a}
+  spec: {schedulerName: my-scheduler, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}
+"#;
+
+    fn setup() -> (Snapshot, Vec<Framework>) {
+        let v = Version::OLDEST;
+        let snap = Snapshot::new(Arc::new(load_str("t", CLUSTER).unwrap()), v);
+        (snap, build_profiles(None, v).unwrap())
+    }
+
+    #[test]
+    fn explain_as_runs_the_named_profile_and_says_so() {
+        let (snap, profiles) = setup();
+        let key = ObjectKey::new("a", "p");
+        let own = explain(&snap, &profiles, &key).unwrap();
+        assert_eq!(own.waiting_for_scheduler.as_deref(), Some("my-scheduler"));
+        assert_eq!(own.profile, "my-scheduler");
+        let ex = explain_as(&snap, &profiles, &key, Some("default-scheduler")).unwrap();
+        assert_eq!(ex.profile, "default-scheduler");
+        assert_eq!(ex.waiting_for_scheduler, None);
+        assert_eq!(ex.selected, vec!["n1".to_string()]);
+        assert_eq!(
+            ex.notes,
+            vec!["explained with profile 'default-scheduler' (a what-if); the pod's schedulerName is 'my-scheduler'"]
+        );
+    }
+
+    #[test]
+    fn explain_as_an_unknown_profile_names_the_profiles() {
+        let (snap, profiles) = setup();
+        let err = explain_as(&snap, &profiles, &ObjectKey::new("a", "p"), Some("nope")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no scheduler profile named 'nope' (profiles: default-scheduler, scheduler-plugins-scheduler)"
+        );
+    }
 }

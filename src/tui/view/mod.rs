@@ -143,6 +143,9 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
                 theme.warn,
             )]);
         }
+        if let Some(p) = &app.profile_override {
+            items.push(vec![Span::styled(format!("profile {p} (what-if)"), theme.warn)]);
+        }
         if !app.changes.is_empty() {
             items.push(vec![Span::styled(
                 format!("{} in-memory change(s)", app.changes.len()),
