@@ -120,6 +120,15 @@ pub enum Action {
     /// A write plan was sent: the report, or the refusals of the permission check (nothing
     /// was sent).
     Written(Box<Result<Report, String>>),
+    /// `:w FILE` finished: the file written, or why nothing was.
+    Saved {
+        /// The file.
+        path: String,
+        /// In-memory changes included (`App::changes` count when it was asked).
+        changes: usize,
+        /// Ok, or the error.
+        result: Result<(), String>,
+    },
     /// Something broke that the app cannot recover from (an engine panic): quit with it.
     Fatal(String),
     /// The editor closed (the edited text, or why there is none).

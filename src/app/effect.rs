@@ -47,6 +47,18 @@ pub enum Effect {
     /// Check and send a write plan to the live cluster; the report comes back as
     /// `Action::Written`.
     Write(Plan),
+    /// Write the cluster as it is now (in-memory changes included) to a snapshot file; the
+    /// result comes back as `Action::Saved`.
+    Save {
+        /// The cluster.
+        cluster: Arc<Cluster>,
+        /// The file (JSON for `.json`, YAML otherwise).
+        path: std::path::PathBuf,
+        /// Replace an existing file (`:w!`).
+        overwrite: bool,
+        /// In-memory changes it holds (reported back in `Action::Saved`).
+        changes: usize,
+    },
     /// Suspend the terminal, open $EDITOR on the text, and send back `Action::Edited`.
     OpenEditor {
         /// What is edited.

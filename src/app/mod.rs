@@ -425,6 +425,8 @@ pub struct App {
     pub status: Option<StatusMsg>,
     /// In-memory changes made so far, oldest first.
     pub changes: Vec<String>,
+    /// The last `:w`: the file and how many in-memory changes it holds.
+    pub saved: Option<(String, usize)>,
     /// The explanation before the last what-if edit, for the diff.
     pub diff_base: Option<Arc<Explanation>>,
     /// The diff between `diff_base` and the new trace, once it arrived.
@@ -463,6 +465,7 @@ impl App {
             mode: Mode::Normal,
             status: None,
             changes: Vec::new(),
+            saved: None,
             diff_base: None,
             diff: None,
             live: None,

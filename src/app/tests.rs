@@ -951,3 +951,56 @@ fn profile_command_explains_every_pod_with_the_named_profile_and_auto_undoes_it(
     assert_eq!(a.profile_override, None);
     assert!(waiting(&a));
 }
+
+#[test]
+fn write_command_asks_the_runtime_to_save_and_reports_the_answer() {
+    let mut a = app();
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("w"));
+    run(&mut a, [Action::Submit]);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "name the file: :w FILE (YAML, or JSON when it ends in .json; :w! replaces a file)"
+    );
+    run(&mut a, [Action::RequestBind, Action::Confirm, Action::CommandStart]);
+    run(&mut a, typed("w! /tmp/my snap.yaml"));
+    let fx = update_sync(&mut a, Action::Submit);
+    let [Effect::Save {
+        cluster,
+        path,
+        overwrite,
+        changes,
+    }] = fx.as_slice()
+    else {
+        panic!("one save effect expected")
+    };
+    assert_eq!(path, &std::path::PathBuf::from("/tmp/my snap.yaml"));
+    assert!(*overwrite);
+    assert_eq!(*changes, 1);
+    assert!(Arc::ptr_eq(cluster, &a.cluster), "the cluster as it is now, in-memory changes included");
+    update(
+        &mut a,
+        Action::Saved {
+            path: "/tmp/my snap.yaml".into(),
+            changes: 1,
+            result: Ok(()),
+        },
+    );
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "saved the cluster with 1 in-memory change(s) to /tmp/my snap.yaml (open it with --snapshot /tmp/my snap.yaml)"
+    );
+    assert_eq!(a.saved, Some(("/tmp/my snap.yaml".to_string(), 1)));
+    update(
+        &mut a,
+        Action::Saved {
+            path: "x.yaml".into(),
+            changes: 1,
+            result: Err("'x.yaml' already exists: :w! x.yaml replaces it".into()),
+        },
+    );
+    let st = a.status.clone().expect("status");
+    assert_eq!(st.kind, StatusKind::Error);
+    assert_eq!(st.text, "'x.yaml' already exists: :w! x.yaml replaces it");
+    assert_eq!(a.saved, Some(("/tmp/my snap.yaml".to_string(), 1)), "a failed save changes nothing");
+}

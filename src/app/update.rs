@@ -55,6 +55,18 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             on_written(app, *r);
             Vec::new()
         }
+        Action::Saved { path, changes, result } => {
+            match result {
+                Ok(()) => {
+                    app.info(format!(
+                        "saved the cluster with {changes} in-memory change(s) to {path} (open it with --snapshot {path})"
+                    ));
+                    app.saved = Some((path, changes));
+                }
+                Err(e) => app.error(e),
+            }
+            Vec::new()
+        }
         Action::Explained {
             generation,
             pod,
@@ -774,6 +786,26 @@ fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
         }
         "help" | "h" => app.mode = Mode::Help { scroll: 0 },
         "profile" | "profiles" => return profile_command(app, arg),
+        "w" | "write" | "save" | "w!" | "write!" | "save!" => {
+            let overwrite = cmd.ends_with('!');
+            // the rest of the line is the file name (it may hold spaces)
+            let path = text[cmd.len()..].trim();
+            if path.is_empty() {
+                app.error(format!(
+                    "name the file: :{cmd} FILE (YAML, or JSON when it ends in .json; :w! replaces a file)"
+                ));
+            } else if app.load != Load::Ready {
+                app.error("nothing to save yet: the cluster is still loading");
+            } else {
+                app.info(format!("saving to {path}…"));
+                return vec![Effect::Save {
+                    cluster: app.cluster.clone(),
+                    path: path.into(),
+                    overwrite,
+                    changes: app.changes.len(),
+                }];
+            }
+        }
         "ns" | "namespace" => match arg {
             None | Some("all" | "*") => {
                 app.pods.namespace = None;

@@ -31,6 +31,9 @@ pub enum SaveError {
     /// The cluster could not be serialized.
     #[error("cannot serialize the snapshot: {0}")]
     Serialize(String),
+    /// The file exists and overwriting was not asked for.
+    #[error("'{0}' already exists; nothing was written")]
+    Exists(String),
 }
 
 fn key_of(v: &Value) -> ObjectKey {
@@ -188,14 +191,52 @@ pub fn to_text(c: &Cluster, json: bool) -> Result<String, SaveError> {
     }
 }
 
-/// Writes the cluster to `path` (JSON for a `.json` file, YAML otherwise).
+/// Writes the cluster to `path` (JSON for a `.json` file, YAML otherwise), replacing it.
 pub fn save_path(c: &Cluster, path: &Path) -> Result<(), SaveError> {
-    let json = path.extension().is_some_and(|e| e == "json");
-    let text = to_text(c, json)?;
-    std::fs::write(path, text).map_err(|e| SaveError::Io {
+    save(c, path, true)
+}
+
+/// Writes the cluster to `path` (JSON for a `.json` file, YAML otherwise). The text goes to a
+/// temporary file next to it that is then renamed over `path`, so a failure leaves no
+/// half-written snapshot; without `overwrite`, an existing `path` is an error
+/// ([`SaveError::Exists`]) and nothing is written.
+pub fn save(c: &Cluster, path: &Path, overwrite: bool) -> Result<(), SaveError> {
+    let io = |e: std::io::Error| SaveError::Io {
         path: path.display().to_string(),
         source: e,
-    })
+    };
+    if !overwrite && path.exists() {
+        return Err(SaveError::Exists(path.display().to_string()));
+    }
+    let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let text = to_text(c, json)?;
+    let name = path.file_name().ok_or_else(|| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a file name",
+        ))
+    })?;
+    let tmp = path.with_file_name(format!(
+        ".{}.kschedtui-{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = std::fs::write(&tmp, text).and_then(|()| {
+        if overwrite {
+            std::fs::rename(&tmp, path)
+        } else {
+            // hard_link fails if `path` appeared meanwhile: never replace a file not asked to
+            std::fs::hard_link(&tmp, path).and_then(|()| std::fs::remove_file(&tmp))
+        }
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            return Err(SaveError::Exists(path.display().to_string()));
+        }
+        return Err(io(e));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -262,6 +303,32 @@ items:
             back.nodes[0].obj.metadata.annotations,
             c.nodes[0].obj.metadata.annotations
         );
+    }
+
+    #[test]
+    fn save_refuses_to_replace_a_file_unless_asked_and_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("kschedtui-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("out.yaml");
+        let c = load_str("t", SNAP).unwrap();
+        save(&c, &path, false).unwrap();
+        assert_eq!(load_str("out", &std::fs::read_to_string(&path).unwrap()).unwrap().pods.len(), 2);
+        std::fs::write(&path, "keep me").unwrap();
+        let err = save(&c, &path, false).unwrap_err();
+        assert_eq!(err.to_string(), format!("'{}' already exists; nothing was written", path.display()));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "keep me");
+        save(&c, &path, true).unwrap();
+        assert_ne!(std::fs::read_to_string(&path).unwrap(), "keep me");
+        let missing = dir.join("no-such-dir").join("x.yaml");
+        let err = save(&c, &missing, true).unwrap_err();
+        assert_eq!(err.to_string(), format!("cannot write snapshot '{}'", missing.display()));
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["out.yaml".to_string()], "no temporary file is left");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -206,6 +206,17 @@ async fn event_loop(
                         }
                     },
                     Effect::OpenEditor { target, text } => editor = Some((target, text)),
+                    Effect::Save {
+                        cluster,
+                        path,
+                        overwrite,
+                        changes,
+                    } => {
+                        let tx = tx.clone();
+                        tokio::task::spawn_blocking(move || {
+                            let _ = tx.send(runtime::save(&cluster, &path, overwrite, changes));
+                        });
+                    }
                 }
             }
         }

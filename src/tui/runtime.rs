@@ -73,6 +73,21 @@ impl Runtime {
     }
 }
 
+/// Writes the cluster to a snapshot file (`:w`), never leaving a half-written file; the
+/// answer for the app.
+pub fn save(cluster: &crate::model::Cluster, path: &std::path::Path, overwrite: bool, changes: usize) -> Action {
+    let result = crate::source::save::save(cluster, path, overwrite).map_err(|e| match e {
+        crate::source::save::SaveError::Exists(p) => format!("'{p}' already exists: :w! {p} replaces it"),
+        crate::source::save::SaveError::Io { path, source } => format!("cannot write '{path}': {source}; nothing was written"),
+        other => format!("{other}; nothing was written"),
+    });
+    Action::Saved {
+        path: path.display().to_string(),
+        changes,
+        result,
+    }
+}
+
 /// Checks a write plan's permissions (SelfSubjectAccessReview on a live cluster) and sends it.
 /// A refusal sends nothing and names every missing permission.
 pub async fn send_plan<S: crate::source::ClusterSource>(
@@ -120,6 +135,75 @@ mod tests {
         assert!(matches!(report.steps[..], [Step::Done(Outcome::Done { .. })]));
         let after = block(src.load()).expect("state").to_cluster().expect("cluster");
         assert_eq!(after.pod(&pod).expect("pod").node_name.as_deref(), Some("node-b"));
+    }
+
+    #[test]
+    fn a_saved_cluster_reads_back_to_the_same_explanations() {
+        use crate::app::{App, SourceInfo, SourceKind, load_sync, update_sync};
+        let mut a = App::new(
+            SourceInfo {
+                kind: SourceKind::Snapshot,
+                name: "tui-test.yaml".into(),
+            },
+            false,
+        );
+        load_sync(&mut a, "tui-test.yaml", FIXTURE);
+        update_sync(&mut a, Action::RequestBind);
+        update_sync(&mut a, Action::Confirm);
+        let dir = std::env::temp_dir().join(format!("kschedtui-runtime-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("after-bind.yaml");
+        let Action::Saved { result, changes, .. } = save(&a.cluster, &path, false, a.changes.len()) else {
+            panic!("saved expected")
+        };
+        assert_eq!(result, Ok(()));
+        assert_eq!(changes, 1);
+        let Action::Saved { result, .. } = save(&a.cluster, &path, false, 1) else {
+            panic!("saved expected")
+        };
+        assert_eq!(
+            result,
+            Err(format!("'{}' already exists: :w! {} replaces it", path.display(), path.display()))
+        );
+        let mut b = App::new(
+            SourceInfo {
+                kind: SourceKind::Snapshot,
+                name: "after-bind.yaml".into(),
+            },
+            false,
+        );
+        load_sync(&mut b, "after-bind.yaml", &std::fs::read_to_string(&path).expect("read"));
+        assert_eq!(
+            b.cluster.pod(&ObjectKey::new("default", "web-2")).expect("pod").node_name.as_deref(),
+            Some("node-b")
+        );
+        assert_eq!(a.explanations.keys().collect::<Vec<_>>(), b.explanations.keys().collect::<Vec<_>>());
+        for (k, ex) in &a.explanations {
+            assert_eq!(ex, &b.explanations[k], "{k}");
+        }
+        std::fs::remove_dir_all(&dir).expect("cleanup");
+    }
+
+    #[test]
+    fn the_demo_saved_from_typed_objects_explains_the_same() {
+        use crate::app::{App, SourceInfo, SourceKind, load_sync};
+        let open = |name: &str, text: &str| {
+            let mut a = App::new(
+                SourceInfo {
+                    kind: SourceKind::Demo,
+                    name: name.into(),
+                },
+                false,
+            );
+            load_sync(&mut a, name, text);
+            a
+        };
+        let a = open("demo", crate::cli::DEMO_SNAPSHOT);
+        let text = crate::source::save::to_text(&a.cluster, false).expect("text");
+        let b = open("saved", &text);
+        assert!(a.explanations.len() > 10);
+        assert_eq!(a.explanations, b.explanations);
     }
 
     #[test]

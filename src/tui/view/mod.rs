@@ -147,10 +147,15 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
             items.push(vec![Span::styled(format!("profile {p} (what-if)"), theme.warn)]);
         }
         if !app.changes.is_empty() {
-            items.push(vec![Span::styled(
-                format!("{} in-memory change(s)", app.changes.len()),
-                theme.warn,
-            )]);
+            let n = app.changes.len();
+            items.push(match &app.saved {
+                Some((path, saved)) if *saved == n => vec![Span::styled(
+                    format!("{n} in-memory change(s), saved to {path}"),
+                    theme.muted,
+                )],
+                _ if narrow => vec![Span::styled(format!("{n} unsaved change(s)"), theme.warn)],
+                _ => vec![Span::styled(format!("{n} in-memory change(s), unsaved (:w FILE)"), theme.warn)],
+            });
         }
         if let Some(l) = &app.live {
             let stale = app.stale_kinds();
