@@ -317,7 +317,7 @@ impl Pending {
     }
 
     /// The exact API writes this would make against a cluster, in order.
-    pub fn writes(&self) -> Vec<String> {
+    pub fn writes(&self, removal: Removal) -> Vec<String> {
         match self {
             Pending::Bind { pod, node, .. } => vec![format!(
                 "POST /api/v1/namespaces/{}/pods/{}/binding  target: Node {node}",
@@ -326,6 +326,13 @@ impl Pending {
             Pending::Preempt { pod, node, victims } => {
                 let mut w = Vec::new();
                 for v in victims {
+                    if removal == Removal::Evict {
+                        w.push(format!(
+                            "POST /api/v1/namespaces/{}/pods/{}/eviction  (refused if a PodDisruptionBudget forbids it)",
+                            v.namespace, v.name
+                        ));
+                        continue;
+                    }
                     w.push(format!(
                         "PATCH /api/v1/namespaces/{}/pods/{}/status  condition DisruptionTarget=True",
                         v.namespace, v.name
@@ -387,6 +394,9 @@ pub struct App {
     pub source: SourceInfo,
     /// `--readonly`: bind and preempt are refused.
     pub readonly: bool,
+    /// How preemption removes victims: DELETE as kube-scheduler does, or (`--evict`) the
+    /// Eviction API, which honours PodDisruptionBudgets.
+    pub removal: Removal,
     /// Loading state.
     pub load: Load,
     /// The cluster as it is now (including in-memory changes).
@@ -447,6 +457,7 @@ impl App {
         App {
             source,
             readonly,
+            removal: Removal::Delete,
             load: Load::Loading,
             cluster: Arc::new(Cluster::default()),
             profiles: Arc::new(Vec::new()),
@@ -552,14 +563,15 @@ impl App {
     }
 
     /// The requests a confirmed write sends to the live cluster (None in snapshot mode,
-    /// where the change is applied in memory). Victims are deleted as kube-scheduler does.
+    /// where the change is applied in memory). Victims are deleted as kube-scheduler does, or
+    /// evicted with `--evict`.
     pub fn live_plan(&self, p: &Pending) -> Option<Result<Plan, String>> {
         self.live.as_ref()?;
         Some(
             match p {
                 Pending::Bind { pod, node, .. } => bind_plan(&self.cluster, pod, node),
                 Pending::Preempt { pod, node, victims } => {
-                    preempt_plan(&self.cluster, pod, node, victims, Removal::Delete)
+                    preempt_plan(&self.cluster, pod, node, victims, self.removal)
                 }
             }
             .map_err(|e| e.to_string()),
@@ -571,7 +583,7 @@ impl App {
     pub fn confirm_writes(&self, p: &Pending) -> Vec<String> {
         let dry = self.live.as_ref().is_some_and(|l| l.write_mode == WriteMode::DryRun);
         match self.live_plan(p) {
-            None => p.writes(),
+            None => p.writes(self.removal),
             Some(Ok(plan)) => plan
                 .requests
                 .iter()

@@ -241,7 +241,7 @@ fn bind_asks_then_binds_in_memory() {
         panic!("confirmation expected")
     };
     assert_eq!(
-        p.writes(),
+        p.writes(crate::source::write::Removal::Delete),
         vec!["POST /api/v1/namespaces/default/pods/web-2/binding  target: Node node-b".to_string()]
     );
     assert_eq!(
@@ -349,7 +349,7 @@ fn preempt_needs_a_postfilter_result_then_evicts_in_memory() {
         panic!("confirmation expected")
     };
     assert_eq!(
-        p.writes(),
+        p.writes(crate::source::write::Removal::Delete),
         vec![
             "PATCH /api/v1/namespaces/default/pods/api-1/status  condition DisruptionTarget=True".to_string(),
             "DELETE /api/v1/namespaces/default/pods/api-1".to_string(),
@@ -933,7 +933,9 @@ fn profile_command_explains_every_pod_with_the_named_profile_and_auto_undoes_it(
     assert_eq!(a.profile_override.as_deref(), Some("default-scheduler"));
     assert_eq!(a.generation, g + 1);
     assert!(!waiting(&a), "explained with default-scheduler now");
-    let Some(Ok(ex)) = a.explanation(&etl) else { panic!("explained") };
+    let Some(Ok(ex)) = a.explanation(&etl) else {
+        panic!("explained")
+    };
     assert_eq!(ex.profile, "default-scheduler");
     run(&mut a, [Action::CommandStart]);
     run(&mut a, typed("profile nope"));
@@ -965,19 +967,24 @@ fn write_command_asks_the_runtime_to_save_and_reports_the_answer() {
     run(&mut a, [Action::RequestBind, Action::Confirm, Action::CommandStart]);
     run(&mut a, typed("w! /tmp/my snap.yaml"));
     let fx = update_sync(&mut a, Action::Submit);
-    let [Effect::Save {
-        cluster,
-        path,
-        overwrite,
-        changes,
-    }] = fx.as_slice()
+    let [
+        Effect::Save {
+            cluster,
+            path,
+            overwrite,
+            changes,
+        },
+    ] = fx.as_slice()
     else {
         panic!("one save effect expected")
     };
     assert_eq!(path, &std::path::PathBuf::from("/tmp/my snap.yaml"));
     assert!(*overwrite);
     assert_eq!(*changes, 1);
-    assert!(Arc::ptr_eq(cluster, &a.cluster), "the cluster as it is now, in-memory changes included");
+    assert!(
+        Arc::ptr_eq(cluster, &a.cluster),
+        "the cluster as it is now, in-memory changes included"
+    );
     update(
         &mut a,
         Action::Saved {
@@ -1002,5 +1009,95 @@ fn write_command_asks_the_runtime_to_save_and_reports_the_answer() {
     let st = a.status.clone().expect("status");
     assert_eq!(st.kind, StatusKind::Error);
     assert_eq!(st.text, "'x.yaml' already exists: :w! x.yaml replaces it");
-    assert_eq!(a.saved, Some(("/tmp/my snap.yaml".to_string(), 1)), "a failed save changes nothing");
+    assert_eq!(
+        a.saved,
+        Some(("/tmp/my snap.yaml".to_string(), 1)),
+        "a failed save changes nothing"
+    );
+}
+
+fn demo_app(removal: crate::source::write::Removal, patch: impl Fn(&str) -> String) -> App {
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Demo,
+            name: "demo".into(),
+        },
+        false,
+    );
+    a.removal = removal;
+    load_sync(&mut a, "demo.yaml", &patch(crate::cli::DEMO_SNAPSHOT));
+    a
+}
+
+fn open_pod(a: &mut App, key: &str) {
+    let i = names(a).iter().position(|n| n == key).expect("listed");
+    run(a, [Action::Top]);
+    for _ in 0..i {
+        run(a, [Action::Down]);
+    }
+    run(a, [Action::Open]);
+    assert_eq!(pod_view(a).pod.to_string(), key);
+}
+
+#[test]
+fn evict_preemption_in_memory_spends_the_pdb_budget() {
+    use crate::source::write::Removal;
+    let mut a = demo_app(Removal::Evict, str::to_string);
+    open_pod(&mut a, "shop/payments-api");
+    run(&mut a, [Action::RequestPreempt]);
+    let Mode::Confirm(p) = a.mode.clone() else {
+        panic!("confirmation expected: {:?}", a.status)
+    };
+    assert_eq!(
+        a.confirm_writes(&p),
+        vec![
+            "POST /api/v1/namespaces/batch/pods/etl-nightly-0/eviction  (refused if a PodDisruptionBudget forbids it)"
+                .to_string(),
+            "PATCH /api/v1/namespaces/shop/pods/payments-api/status  status.nominatedNodeName: pool-general-a3"
+                .to_string(),
+        ]
+    );
+    run(&mut a, [Action::Confirm]);
+    assert!(a.pod(&ObjectKey::new("batch", "etl-nightly-0")).is_none());
+    let pdb = a
+        .cluster
+        .pdbs
+        .iter()
+        .find(|b| b.metadata.name.as_deref() == Some("etl-pdb"))
+        .expect("pdb");
+    assert_eq!(pdb.status.as_ref().and_then(|s| s.disruptions_allowed), Some(0));
+    assert_eq!(
+        a.pod(&ObjectKey::new("shop", "payments-api"))
+            .expect("pod")
+            .nominated_node_name
+            .as_deref(),
+        Some("pool-general-a3")
+    );
+    assert_eq!(
+        a.changes,
+        vec![
+            "preempted for shop/payments-api on pool-general-a3: evicted batch/etl-nightly-0 (Eviction API)"
+                .to_string()
+        ]
+    );
+}
+
+#[test]
+fn evict_preemption_in_memory_is_refused_by_a_pdb_with_no_budget() {
+    use crate::source::write::Removal;
+    let mut a = demo_app(Removal::Evict, |t| {
+        t.replace("disruptionsAllowed: 1", "disruptionsAllowed: 0")
+    });
+    open_pod(&mut a, "shop/payments-api");
+    let g = a.generation;
+    run(&mut a, [Action::RequestPreempt, Action::Confirm]);
+    let st = a.status.clone().expect("status");
+    assert_eq!(st.kind, StatusKind::Error);
+    assert_eq!(
+        st.text,
+        "preemption incomplete: evicted 0 of 1 victim(s) (none); not evicted: batch/etl-nightly-0; pool-general-a3 was not nominated: eviction of batch/etl-nightly-0 refused (429): PodDisruptionBudget 'etl-pdb' does not allow it: The disruption budget etl-pdb needs 3 healthy pods and has 4 currently; wait for it to allow a disruption or preempt without --evict — snapshot mode: nothing was sent to a cluster; the change stays in memory (the file is unchanged)"
+    );
+    assert_eq!(a.generation, g, "nothing changed");
+    assert!(a.pod(&ObjectKey::new("batch", "etl-nightly-0")).is_some());
+    assert!(a.changes.is_empty());
 }

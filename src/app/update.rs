@@ -16,7 +16,7 @@ use super::{
     Pending, PodView, Screen, SourceKind, Summary,
 };
 use crate::model::{Cluster, ObjectKey};
-use crate::source::write::{Report, Step as WriteStep, WriteMode};
+use crate::source::write::{Removal, Report, Step as WriteStep, WriteMode};
 
 /// Rows moved by PageUp/PageDown.
 pub const PAGE: usize = 10;
@@ -839,7 +839,10 @@ fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
 /// what-if); `:profile auto` goes back to each pod's schedulerName.
 fn profile_command(app: &mut App, arg: Option<&str>) -> Vec<Effect> {
     let names: Vec<&str> = app.profiles.iter().map(|f| f.name.as_str()).collect();
-    let current = app.profile_override.as_deref().unwrap_or("auto (each pod's schedulerName)");
+    let current = app
+        .profile_override
+        .as_deref()
+        .unwrap_or("auto (each pod's schedulerName)");
     let wanted = match arg {
         None => {
             app.info(format!("profile: {current}; profiles: {}", names.join(", ")));
@@ -1022,6 +1025,44 @@ fn confirm(app: &mut App, pending: Pending, action: Action) -> Vec<Effect> {
             let r = match &pending {
                 Pending::Bind { pod, node, .. } => {
                     whatif::bind(&app.cluster, pod, node).map(|c| (c, format!("bound {pod} to {node}")))
+                }
+                Pending::Preempt { pod, node, victims } if app.removal == Removal::Evict => {
+                    match whatif::preempt_evicting(&app.cluster, pod, node, victims) {
+                        Ok((c, _, None)) => {
+                            let v: Vec<String> = victims.iter().map(ToString::to_string).collect();
+                            Ok((
+                                c,
+                                format!("preempted for {pod} on {node}: evicted {} (Eviction API)", v.join(", ")),
+                            ))
+                        }
+                        Ok((c, removed, Some(refusal))) => {
+                            let done: Vec<String> = removed.iter().map(ToString::to_string).collect();
+                            let left: Vec<String> = victims
+                                .iter()
+                                .filter(|v| !removed.contains(v))
+                                .map(ToString::to_string)
+                                .collect();
+                            let what = format!(
+                                "preemption incomplete: evicted {} of {} victim(s) ({}); not evicted: {}; {node} was not nominated: {refusal}",
+                                removed.len(),
+                                victims.len(),
+                                if done.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    done.join(", ")
+                                },
+                                left.join(", ")
+                            );
+                            let effects = if removed.is_empty() {
+                                Vec::new()
+                            } else {
+                                set_cluster(app, c, format!("evicted {} for {pod}", done.join(", ")))
+                            };
+                            app.error(format!("{what} — {}", snapshot_note(app)));
+                            return effects;
+                        }
+                        Err(e) => Err(e),
+                    }
                 }
                 Pending::Preempt { pod, node, victims } => whatif::preempt(&app.cluster, pod, node, victims).map(|c| {
                     let v: Vec<String> = victims.iter().map(ToString::to_string).collect();

@@ -542,6 +542,46 @@ pub fn preempt(cluster: &Cluster, pod: &ObjectKey, node: &str, victims: &[Object
     Ok(c)
 }
 
+/// Preemption with `--evict` in memory: the victims are evicted one by one as the Eviction
+/// API would (a PodDisruptionBudget that allows no disruption refuses with 429 and stops the
+/// plan, each accepted eviction spends one of its allowed disruptions), then the node is
+/// nominated. Returns the cluster after what was applied, the victims removed, and the
+/// refusal that stopped it (then the node is not nominated, as on a live cluster).
+pub fn preempt_evicting(
+    cluster: &Cluster,
+    pod: &ObjectKey,
+    node: &str,
+    victims: &[ObjectKey],
+) -> Result<(Cluster, Vec<ObjectKey>, Option<String>), String> {
+    let mut c = cluster.clone();
+    let mut removed = Vec::new();
+    for v in victims {
+        let Some(p) = c.pod(v) else {
+            // already gone: the goal is reached (the API answers 404)
+            continue;
+        };
+        let labels = p.obj.metadata.labels.clone().unwrap_or_default();
+        let what = format!("POST /api/v1/namespaces/{}/pods/{}/eviction", v.namespace, v.name);
+        match crate::source::write::eviction_answer(v, &labels, &c.pdbs, &what) {
+            Ok(pdb) => {
+                if let Some(i) = pdb {
+                    let st = c.pdbs[i].status.get_or_insert_with(Default::default);
+                    st.disruptions_allowed = Some(st.disruptions_allowed.unwrap_or(0) - 1);
+                }
+                c.pods.retain(|p| p.key != *v);
+                removed.push(v.clone());
+            }
+            Err(e) => return Ok((c, removed, Some(e.to_string()))),
+        }
+    }
+    let p = c
+        .pod(pod)
+        .ok_or_else(|| format!("pod '{pod}' is not in the snapshot"))?;
+    let mut obj = p.obj.clone();
+    obj.status.get_or_insert_with(Default::default).nominated_node_name = Some(node.to_string());
+    Ok((replace_pod(&c, obj)?, removed, None))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,6 +42,17 @@ pub struct Cli {
     /// TUI on a live cluster: the namespace the pod list starts in (the whole cluster is read).
     #[arg(short, long, value_name = "NS")]
     pub namespace: Option<String>,
+    /// TUI: upstream release to reproduce, 1.30 to the newest (default: a live server's
+    /// release, the one recorded in the snapshot, or the newest).
+    #[arg(long, value_name = "VERSION")]
+    pub scheduler_version: Option<String>,
+    /// TUI: a KubeSchedulerConfiguration file with the profiles to use.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// TUI: preempt by evicting the victims through the Eviction API (honours
+    /// PodDisruptionBudgets) instead of deleting them as kube-scheduler does.
+    #[arg(long)]
+    pub evict: bool,
     /// How to reach a live cluster (when no --snapshot is given).
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -394,6 +405,22 @@ fn run_tui(cli: &Cli) -> Result<()> {
     {
         bail!("cannot read snapshot '{}': no such file or directory", p.display());
     }
+    // both are checked before the terminal opens, so a mistake is a one-line error
+    let version = match &cli.scheduler_version {
+        Some(v) => Some(v.parse::<Version>().map_err(anyhow::Error::msg)?),
+        None => None,
+    };
+    let config = match &cli.config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read scheduler config '{}'", p.display()))?;
+            let cfg = SchedulerConfig::parse(&text).with_context(|| format!("in '{}'", p.display()))?;
+            engine::build_profiles(Some(&cfg), version.unwrap_or(Version::NEWEST))
+                .with_context(|| format!("in '{}'", p.display()))?;
+            Some(cfg)
+        }
+        None => None,
+    };
     crate::tui::run(&crate::tui::Options {
         snapshot: cli.snapshot.clone(),
         demo: cli.demo,
@@ -401,6 +428,9 @@ fn run_tui(cli: &Cli) -> Result<()> {
         readonly: cli.cluster.readonly,
         cluster: cli.cluster.clone(),
         namespace: cli.namespace.clone(),
+        version,
+        config,
+        evict: cli.evict,
     })
 }
 
@@ -410,10 +440,40 @@ fn run_tui(_cli: &Cli) -> Result<()> {
     bail!("this build has no terminal UI (built without the 'tui' feature); use `kschedtui explain`")
 }
 
+/// `--scheduler-version`, `--config` and `--evict` before a command belong to the TUI; a
+/// command takes its own after its name.
+fn check_tui_only_flags(cli: &Cli) -> Result<()> {
+    let Some(cmd) = &cli.command else { return Ok(()) };
+    let name = match cmd {
+        Command::Explain(_) => "explain",
+        Command::Bind(_) => "bind",
+        Command::Preempt(_) => "preempt",
+        Command::Snapshot(_) => "snapshot",
+        Command::Generate(_) => "generate",
+        Command::Simulate(_) => "simulate",
+    };
+    let given: Vec<&str> = [
+        (cli.scheduler_version.is_some(), "--scheduler-version"),
+        (cli.config.is_some(), "--config"),
+        (cli.evict, "--evict"),
+    ]
+    .into_iter()
+    .filter_map(|(on, f)| on.then_some(f))
+    .collect();
+    if given.is_empty() {
+        return Ok(());
+    }
+    bail!(
+        "{} before the command configures the terminal UI; for `{name}` put it after the command name (kschedtui {name} {} ...)",
+        given.join(", "),
+        given.join(" ... ")
+    )
+}
+
 /// The program: parses arguments and runs a command; returns the exit code.
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    let r = match &cli.command {
+    let r = check_tui_only_flags(&cli).and_then(|()| match &cli.command {
         Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref(), &cli.cluster),
         Some(Command::Bind(a)) => bind(a, &cli),
         Some(Command::Preempt(a)) => preempt(a, &cli),
@@ -421,7 +481,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Generate(a)) => generate(a),
         Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref()),
         None => run_tui(&cli),
-    };
+    });
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

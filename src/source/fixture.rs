@@ -17,7 +17,6 @@ use super::ClusterSource;
 use super::file::{self, LoadError};
 use super::write::{Outcome, WriteError, WriteMode, WriteRequest};
 use crate::model::event::{ClusterEvent, ClusterState, Kind};
-use crate::model::selector::Selector;
 use crate::model::{Cluster, Object, ObjectKey};
 
 /// A snapshot in memory.
@@ -153,37 +152,12 @@ impl FixtureSource {
                         Object::Pdb(b) => Some(b.clone()),
                         _ => None,
                     })
-                    .filter(|b| {
-                        b.metadata.namespace.as_deref() == Some(key.namespace.as_str())
-                            && Selector::from_label_selector(b.spec.as_ref().and_then(|s| s.selector.as_ref()))
-                                .matches(&labels)
-                    })
                     .collect();
-                if pdbs.len() > 1 {
-                    return Err(WriteError::Api {
-                        what: req.summary(),
-                        code: 500,
-                        reason: "InternalError".into(),
-                        message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.".into(),
-                    });
-                }
                 let mut events = Vec::new();
-                if let Some(mut b) = pdbs.into_iter().next() {
-                    let name = b.metadata.name.clone().unwrap_or_default();
+                if let Some(i) = super::write::eviction_answer(key, &labels, &pdbs, &req.summary())? {
+                    let mut b = pdbs[i].clone();
                     let st = b.status.get_or_insert_with(Default::default);
-                    let allowed = st.disruptions_allowed.unwrap_or(0);
-                    if allowed <= 0 {
-                        return Err(WriteError::PdbBlocked {
-                            pod: key.clone(),
-                            pdb: Some(name.clone()),
-                            message: format!(
-                                "The disruption budget {name} needs {} healthy pods and has {} currently",
-                                st.desired_healthy.unwrap_or(0),
-                                st.current_healthy.unwrap_or(0)
-                            ),
-                        });
-                    }
-                    st.disruptions_allowed = Some(allowed - 1);
+                    st.disruptions_allowed = Some(st.disruptions_allowed.unwrap_or(0) - 1);
                     events.push(ClusterEvent::Applied(Box::new(Object::Pdb(b))));
                 }
                 events.push(ClusterEvent::Deleted(Box::new(Object::Pod(p))));

@@ -210,12 +210,9 @@ pub fn save(c: &Cluster, path: &Path, overwrite: bool) -> Result<(), SaveError> 
     }
     let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
     let text = to_text(c, json)?;
-    let name = path.file_name().ok_or_else(|| {
-        io(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a file name",
-        ))
-    })?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name")))?;
     let tmp = path.with_file_name(format!(
         ".{}.kschedtui-{}.tmp",
         name.to_string_lossy(),
@@ -313,16 +310,28 @@ items:
         let path = dir.join("out.yaml");
         let c = load_str("t", SNAP).unwrap();
         save(&c, &path, false).unwrap();
-        assert_eq!(load_str("out", &std::fs::read_to_string(&path).unwrap()).unwrap().pods.len(), 2);
+        assert_eq!(
+            load_str("out", &std::fs::read_to_string(&path).unwrap())
+                .unwrap()
+                .pods
+                .len(),
+            2
+        );
         std::fs::write(&path, "keep me").unwrap();
         let err = save(&c, &path, false).unwrap_err();
-        assert_eq!(err.to_string(), format!("'{}' already exists; nothing was written", path.display()));
+        assert_eq!(
+            err.to_string(),
+            format!("'{}' already exists; nothing was written", path.display())
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "keep me");
         save(&c, &path, true).unwrap();
         assert_ne!(std::fs::read_to_string(&path).unwrap(), "keep me");
         let missing = dir.join("no-such-dir").join("x.yaml");
         let err = save(&c, &missing, true).unwrap_err();
-        assert_eq!(err.to_string(), format!("cannot write snapshot '{}'", missing.display()));
+        assert_eq!(
+            err.to_string(),
+            format!("cannot write snapshot '{}'", missing.display())
+        );
         let names: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -514,6 +514,59 @@ fn detail(m: &str) -> String {
     if m.is_empty() { String::new() } else { format!(": {m}") }
 }
 
+/// What the policy/v1 Eviction API answers for a pod, given the cluster's
+/// PodDisruptionBudgets: `Ok(Some(index))` when the PDB at `index` covers the pod and allows a
+/// disruption (the caller then decrements its `status.disruptionsAllowed`), `Ok(None)` when no
+/// PDB covers it, the 429 refusal when the covering PDB allows none, and the server's 500 when
+/// several PDBs cover the pod. Used where kschedtui applies an eviction itself (snapshot mode,
+/// the in-memory source); a live API server decides for itself.
+pub fn eviction_answer(
+    pod: &ObjectKey,
+    labels: &std::collections::BTreeMap<String, String>,
+    pdbs: &[k8s_openapi::api::policy::v1::PodDisruptionBudget],
+    what: &str,
+) -> Result<Option<usize>, WriteError> {
+    let covering: Vec<usize> = pdbs
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| {
+            b.metadata.namespace.as_deref() == Some(pod.namespace.as_str())
+                && crate::model::selector::Selector::from_label_selector(
+                    b.spec.as_ref().and_then(|s| s.selector.as_ref()),
+                )
+                .matches(labels)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match covering[..] {
+        [] => Ok(None),
+        [i] => {
+            let b = &pdbs[i];
+            let st = b.status.clone().unwrap_or_default();
+            if st.disruptions_allowed.unwrap_or(0) <= 0 {
+                let name = b.metadata.name.clone().unwrap_or_default();
+                return Err(WriteError::PdbBlocked {
+                    pod: pod.clone(),
+                    pdb: Some(name.clone()),
+                    message: format!(
+                        "The disruption budget {name} needs {} healthy pods and has {} currently",
+                        st.desired_healthy.unwrap_or(0),
+                        st.current_healthy.unwrap_or(0)
+                    ),
+                });
+            }
+            Ok(Some(i))
+        }
+        _ => Err(WriteError::Api {
+            what: what.to_string(),
+            code: 500,
+            reason: "InternalError".into(),
+            message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+                .into(),
+        }),
+    }
+}
+
 /// What happened to one request of a plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {

@@ -12,7 +12,7 @@ use tokio::sync::mpsc::{self, UnboundedSender};
 use super::theme::Theme;
 use super::{Options, Writer, event_loop, runtime};
 use crate::app::{Action, Attached, SourceInfo, SourceKind};
-use crate::engine::{Version, build_profiles};
+use crate::engine::{SchedulerConfig, Version, build_profiles};
 use crate::source::ClusterSource;
 use crate::source::live::config::Environment;
 use crate::source::live::watch::Progress;
@@ -32,17 +32,22 @@ pub fn run(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<()> {
         let src = Arc::new(src.with_progress(Arc::new(move |p: &Progress| {
             let _ = ptx.send(Action::LoadProgress(progress_text(p)));
         })));
+        let pinned = opts.version;
         let version = {
             let src = src.clone();
             // the server's release, clamped to the supported range; a server that does not
             // answer fails the listing next, with the message that names it
             async move {
-                src.server_version()
-                    .await
-                    .map_or(Version::NEWEST, |sv| Version::clamp_minor(sv.minor))
+                match pinned {
+                    Some(v) => v,
+                    None => src
+                        .server_version()
+                        .await
+                        .map_or(Version::NEWEST, |sv| Version::clamp_minor(sv.minor)),
+                }
             }
         };
-        tokio::spawn(attach(src.clone(), version, tx.clone()));
+        tokio::spawn(attach(src.clone(), version, opts.config.clone(), tx.clone()));
         let writer: Writer = {
             let tx = tx.clone();
             Arc::new(move |plan| {
@@ -73,12 +78,13 @@ pub fn progress_text(p: &Progress) -> String {
 pub async fn attach<S: ClusterSource>(
     src: Arc<S>,
     version: impl Future<Output = Version> + Send,
+    config: Option<SchedulerConfig>,
     tx: UnboundedSender<Action>,
 ) {
     let version = version.await;
     let r = async {
         let state = src.load().await?;
-        let profiles = build_profiles(None, version)?;
+        let profiles = build_profiles(config.as_ref(), version)?;
         Ok::<_, anyhow::Error>(Attached {
             state,
             profiles,

@@ -20,7 +20,7 @@ use futures_util::StreamExt as _;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use crate::app::{Action, App, Effect, Load, Loaded, SourceInfo, SourceKind, keymap, update};
-use crate::engine::{Version, build_profiles};
+use crate::engine::{SchedulerConfig, Version, build_profiles};
 use crate::source::write::Plan;
 use theme::Theme;
 use view::ViewState;
@@ -42,6 +42,12 @@ pub struct Options {
     /// `-n`: the namespace the pod list starts in (the whole cluster is still read, as the
     /// scheduler sees it).
     pub namespace: Option<String>,
+    /// `--scheduler-version` (default: the server's release, the snapshot's, or the newest).
+    pub version: Option<Version>,
+    /// `--config`: the profiles (default: the version's default profiles).
+    pub config: Option<SchedulerConfig>,
+    /// `--evict`: preemption evicts the victims (PDBs honoured) instead of deleting them.
+    pub evict: bool,
 }
 
 /// Sends a confirmed write plan to the live cluster in the background; the report comes back
@@ -95,9 +101,12 @@ fn now() -> i64 {
 }
 
 fn load(opts: &Options) -> Result<Loaded, String> {
-    let version = Version::NEWEST;
+    let version = opts
+        .version
+        .or_else(|| crate::cli::recorded_version(opts.snapshot.as_deref()))
+        .unwrap_or(Version::NEWEST);
     let cluster = crate::cli::load_cluster(opts.snapshot.as_deref(), opts.demo).map_err(|e| format!("{e:#}"))?;
-    let profiles = build_profiles(None, version).map_err(|e| format!("{e:#}"))?;
+    let profiles = build_profiles(opts.config.as_ref(), version).map_err(|e| format!("{e:#}"))?;
     Ok(Loaded {
         cluster,
         profiles,
@@ -167,6 +176,9 @@ async fn event_loop(
     writer: Option<Writer>,
 ) -> Result<()> {
     let mut app = App::new(source, opts.readonly);
+    if opts.evict {
+        app.removal = crate::source::write::Removal::Evict;
+    }
     app.pods.namespace.clone_from(&opts.namespace);
     if !warnings.is_empty() {
         app.info(warnings.join("; "));

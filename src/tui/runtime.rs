@@ -78,7 +78,9 @@ impl Runtime {
 pub fn save(cluster: &crate::model::Cluster, path: &std::path::Path, overwrite: bool, changes: usize) -> Action {
     let result = crate::source::save::save(cluster, path, overwrite).map_err(|e| match e {
         crate::source::save::SaveError::Exists(p) => format!("'{p}' already exists: :w! {p} replaces it"),
-        crate::source::save::SaveError::Io { path, source } => format!("cannot write '{path}': {source}; nothing was written"),
+        crate::source::save::SaveError::Io { path, source } => {
+            format!("cannot write '{path}': {source}; nothing was written")
+        }
         other => format!("{other}; nothing was written"),
     });
     Action::Saved {
@@ -164,7 +166,11 @@ mod tests {
         };
         assert_eq!(
             result,
-            Err(format!("'{}' already exists: :w! {} replaces it", path.display(), path.display()))
+            Err(format!(
+                "'{}' already exists: :w! {} replaces it",
+                path.display(),
+                path.display()
+            ))
         );
         let mut b = App::new(
             SourceInfo {
@@ -173,12 +179,23 @@ mod tests {
             },
             false,
         );
-        load_sync(&mut b, "after-bind.yaml", &std::fs::read_to_string(&path).expect("read"));
+        load_sync(
+            &mut b,
+            "after-bind.yaml",
+            &std::fs::read_to_string(&path).expect("read"),
+        );
         assert_eq!(
-            b.cluster.pod(&ObjectKey::new("default", "web-2")).expect("pod").node_name.as_deref(),
+            b.cluster
+                .pod(&ObjectKey::new("default", "web-2"))
+                .expect("pod")
+                .node_name
+                .as_deref(),
             Some("node-b")
         );
-        assert_eq!(a.explanations.keys().collect::<Vec<_>>(), b.explanations.keys().collect::<Vec<_>>());
+        assert_eq!(
+            a.explanations.keys().collect::<Vec<_>>(),
+            b.explanations.keys().collect::<Vec<_>>()
+        );
         for (k, ex) in &a.explanations {
             assert_eq!(ex, &b.explanations[k], "{k}");
         }

@@ -240,3 +240,57 @@ fn simulate_needs_a_cluster() {
         "error: no cluster to simulate: pass --snapshot FILE or --demo"
     );
 }
+
+#[test]
+fn tui_flags_are_checked_before_the_terminal_opens_and_refused_before_a_command() {
+    let o = run(&["--demo", "--scheduler-version", "1.29"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1.29"), "{}", stderr(&o));
+    let o = run(&["--demo", "--config", "no/such/config.yaml"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).lines().next().unwrap_or_default(),
+        "error: cannot read scheduler config 'no/such/config.yaml': No such file or directory (os error 2)"
+    );
+    let o = run(&[
+        "--config",
+        "tests/conformance/config/000.config.yaml",
+        "--evict",
+        "explain",
+        "--demo",
+        "shop/payments-api",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: --config, --evict before the command configures the terminal UI; for `explain` put it after the command name (kschedtui explain --config ... --evict ...)\n"
+    );
+}
+
+#[test]
+fn explain_profile_runs_another_profile_as_a_what_if() {
+    let o = run(&["explain", "--demo", "batch/spark-driver", "-o", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["waitingForScheduler"], "volcano", "{v}");
+    assert_eq!(v["selected"], serde_json::json!([]), "{v}");
+    let o = run(&[
+        "explain",
+        "--demo",
+        "batch/spark-driver",
+        "--profile",
+        "default-scheduler",
+        "-o",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["profile"], "default-scheduler", "{v}");
+    assert_eq!(v.get("waitingForScheduler"), None, "{v}");
+    assert!(!v["filter"].as_array().expect("filter").is_empty(), "{v}");
+    let o = run(&["explain", "--demo", "batch/spark-driver", "--profile", "nope"]);
+    assert_eq!(
+        stderr(&o),
+        "error: no scheduler profile named 'nope' (profiles: default-scheduler, scheduler-plugins-scheduler)\n"
+    );
+}

@@ -154,7 +154,10 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
                     theme.muted,
                 )],
                 _ if narrow => vec![Span::styled(format!("{n} unsaved change(s)"), theme.warn)],
-                _ => vec![Span::styled(format!("{n} in-memory change(s), unsaved (:w FILE)"), theme.warn)],
+                _ => vec![Span::styled(
+                    format!("{n} in-memory change(s), unsaved (:w FILE)"),
+                    theme.warn,
+                )],
             });
         }
         if let Some(l) = &app.live {
