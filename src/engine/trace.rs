@@ -292,6 +292,8 @@ pub struct GangTrace {
     pub timeout_ms: u64,
     /// Members waiting at Permit now, by key.
     pub waiting: Vec<WaitingMember>,
+    /// Members not on a node and not waiting (still to be scheduled), this pod excluded, by key.
+    pub unplaced: Vec<ObjectKey>,
 }
 
 /// The explanation of one pod.

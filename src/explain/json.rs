@@ -92,6 +92,7 @@ pub fn gang(g: &GangTrace) -> Value {
             "waitedMs": w.waited_ms,
             "timeLeftMs": w.time_left_ms,
         })).collect::<Vec<_>>(),
+        "unplaced": g.unplaced.iter().map(|k| json!({"namespace": k.namespace, "name": k.name})).collect::<Vec<_>>(),
     })
 }
 

@@ -186,6 +186,10 @@ fn render_cycle(s: &mut String, ex: &Explanation) {
                 secs(w.time_left_ms)
             );
         }
+        if !g.unplaced.is_empty() {
+            let names: Vec<String> = g.unplaced.iter().map(ToString::to_string).collect();
+            let _ = writeln!(s, "  not scheduled yet: {}", names.join(", "));
+        }
     }
     let Some(b) = &ex.binding_cycle else {
         return;

@@ -531,3 +531,13 @@ fn tiny_terminal_does_not_panic() {
     run(&mut a, [Action::Help]);
     draw(&a, &th, 10, 3);
 }
+
+#[test]
+fn gang_waits_at_permit() {
+    let mut a = new_app();
+    load_sync(&mut a, "gang.yaml", include_str!("../../fixtures/gang.yaml"));
+    let first = kschedtui::app::pod_list::rows(&a)[0].pod.key.name.clone();
+    open_pod(&mut a, &first);
+    go_to(&mut a, Step::at(Point::Permit));
+    snap("gang_permit", &a);
+}

@@ -680,6 +680,12 @@ impl PermitPlugin for Coscheduling {
                     time_left_ms: w.deadline_ms().unwrap_or(now).saturating_sub(now),
                 })
             })
+            .collect::<Vec<WaitingMember>>();
+        let members = group_pods(&cx.snapshot.cluster, &pod.key.namespace, label);
+        let unplaced = members
+            .iter()
+            .filter(|p| p.key != pod.key && p.node_name.is_none() && !waiting.iter().any(|w| w.pod == p.key))
+            .map(|p| p.key.clone())
             .collect();
         let assigned = calculate_assigned_pods(cx.snapshot, label, &pod.key.namespace)
             .saturating_sub(usize::from(pod.node_name.is_some()));
@@ -688,10 +694,11 @@ impl PermitPlugin for Coscheduling {
             group: full,
             found: pg.is_some(),
             min_member: pg.map_or(0, |g| g.spec.min_member),
-            members: group_pods(&cx.snapshot.cluster, &pod.key.namespace, label).len(),
+            members: members.len(),
             assigned,
             timeout_ms: u64::try_from(self.wait_for(pg).min(MAX_PERMIT_TIMEOUT).as_millis()).unwrap_or(u64::MAX),
             waiting,
+            unplaced,
         })
     }
 }

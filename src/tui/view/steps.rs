@@ -14,12 +14,9 @@ use crate::app::whatif::format_toleration;
 use crate::app::{App, format};
 use crate::engine::framework::status::Code;
 use crate::engine::plugins::names;
-use crate::engine::trace::{Explanation, PluginStatus};
+use crate::engine::trace::{BindingOutcome, Explanation, PluginStatus};
 use crate::model::Pod;
 use crate::tui::theme::Theme;
-
-/// Label that puts a pod in a scheduler-plugins PodGroup.
-pub const POD_GROUP_LABEL: &str = "scheduling.x-k8s.io/pod-group";
 
 fn code_style(theme: &Theme, c: Code) -> Style {
     match c {
@@ -463,7 +460,7 @@ fn later(app: &App, ex: &Explanation, pl: &Pipeline, step: &Step, theme: &Theme,
                 Span::raw(" binds it (in memory for a snapshot)"),
             ]));
         }
-        Point::Permit => permit(app, ex, &plugins, theme, &mut lines),
+        Point::Permit => permit(ex, &plugins, theme, &mut lines),
         Point::Reserve => lines.push(Line::from(format!(
             "Reserve assumes the pod on {node}: its requests count there for the next pods until binding ends."
         ))),
@@ -488,73 +485,112 @@ fn later_point_of(plugin: &str) -> Option<Point> {
     }
 }
 
-fn permit(app: &App, ex: &Explanation, plugins: &[String], theme: &Theme, lines: &mut Vec<Line<'_>>) {
-    let Some(pod) = app.pod(&ex.pod) else { return };
-    let Some(group) = pod.labels.get(POD_GROUP_LABEL) else {
-        lines.push(Line::from(if plugins.is_empty() {
-            "No Permit plugin: the pod goes straight to binding.".to_string()
-        } else {
-            "The pod is in no PodGroup: Permit approves it at once.".to_string()
-        }));
+/// Seconds for display: `10s`, `2.5s`.
+fn secs(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{}.{}s", ms / 1000, (ms % 1000) / 100)
+    }
+}
+
+/// Permit: each plugin's verdict, and the gang (quorum, members waiting with the time they have
+/// left, members not scheduled yet), all from the trace.
+fn permit(ex: &Explanation, plugins: &[String], theme: &Theme, lines: &mut Vec<Line<'_>>) {
+    let cycle = ex.binding_cycle.as_ref();
+    for p in cycle.map(|b| b.permit.as_slice()).unwrap_or_default() {
+        let mut spans = vec![
+            Span::styled(format!("{:<16}", p.plugin), theme.accent),
+            Span::styled(
+                p.code.as_str().to_string(),
+                if p.code == Code::Success { theme.ok } else { theme.warn },
+            ),
+        ];
+        if let Some(t) = p.timeout_ms {
+            spans.push(Span::raw(format!("  waits up to {}", secs(t))));
+        }
+        if !p.reasons.is_empty() {
+            spans.push(Span::raw(format!("  {}", p.reasons.join(", "))));
+        }
+        lines.push(Line::from(spans));
+        for n in &p.notes {
+            lines.push(Line::from(Span::styled(format!("  {n}"), theme.muted)));
+        }
+    }
+    let Some(g) = &ex.gang else {
+        if plugins.is_empty() {
+            lines.push(Line::from("No Permit plugin: the pod goes straight to binding."));
+        } else if cycle.is_none_or(|b| b.permit.is_empty()) {
+            lines.push(Line::from("The pod is in no PodGroup: Permit approves it at once."));
+        }
         return;
     };
-    let pg = app.cluster.pod_groups.iter().find(|g| {
-        g.metadata.name.as_deref() == Some(group.as_str())
-            && g.metadata.namespace.as_deref().unwrap_or("default") == ex.pod.namespace
-    });
-    let members: Vec<&std::sync::Arc<Pod>> = app
-        .cluster
-        .pods
-        .iter()
-        .filter(|p| p.key.namespace == ex.pod.namespace && p.labels.get(POD_GROUP_LABEL) == Some(group))
-        .collect();
-    let assigned = members.iter().filter(|p| p.node_name.is_some()).count();
-    match pg {
-        Some(g) => {
-            let quorum = usize::try_from(g.spec.min_member).unwrap_or(0);
-            lines.push(Line::from(vec![
-                Span::styled("PodGroup ", theme.muted),
-                Span::styled(group.clone(), theme.accent),
-                Span::raw(format!(
-                    ": quorum (minMember) {quorum}, {} member pod(s), {assigned} assigned",
-                    members.len()
-                )),
-            ]));
-            let waiting: Vec<String> = members
-                .iter()
-                .filter(|p| p.node_name.is_none())
-                .map(|p| p.key.name.clone())
-                .collect();
-            lines.push(Line::from(format!(
-                "waiting members: {}",
-                if waiting.is_empty() {
-                    "none".into()
-                } else {
-                    waiting.join(", ")
-                }
-            )));
-            let reach = assigned + 1 >= quorum;
+    if !g.found {
+        lines.push(Line::from(Span::styled(
+            format!("PodGroup '{}' does not exist: {} rejects its pods.", g.group, g.plugin),
+            theme.warn,
+        )));
+        return;
+    }
+    lines.push(Line::from(vec![
+        Span::styled("PodGroup ", theme.muted),
+        Span::styled(g.group.clone(), theme.accent),
+        Span::raw(format!(
+            ": quorum (minMember) {}, {} member pod(s), {} other(s) already on a node, permit timeout {}",
+            g.min_member,
+            g.members,
+            g.assigned,
+            secs(g.timeout_ms)
+        )),
+    ]));
+    if g.waiting.is_empty() {
+        lines.push(Line::from("No member is waiting at Permit."));
+    }
+    for w in &g.waiting {
+        lines.push(Line::from(vec![
+            Span::raw("waiting at Permit: "),
+            Span::styled(w.pod.to_string(), theme.accent),
+            Span::raw(format!(" on {} (waited {}, ", w.node, secs(w.waited_ms))),
+            Span::styled(format!("{} left", secs(w.time_left_ms)), theme.warn),
+            Span::raw(")"),
+        ]));
+    }
+    if !g.unplaced.is_empty() {
+        let names: Vec<String> = g.unplaced.iter().map(|k| k.name.clone()).collect();
+        lines.push(Line::from(format!("not scheduled yet: {}", names.join(", "))));
+    }
+    let quorum = usize::try_from(g.min_member).unwrap_or(0);
+    match cycle.map(|b| b.outcome) {
+        Some(BindingOutcome::Waiting) => {
+            let more = quorum.saturating_sub(g.assigned + 1);
+            let node = cycle.map_or("", |b| b.node.as_str());
             lines.push(Line::from(Span::styled(
-                if reach {
-                    "With this pod the group reaches quorum: Permit allows the whole gang.".to_string()
-                } else {
-                    format!(
-                        "This pod would wait at Permit until {} more member(s) are assigned.",
-                        quorum - assigned - 1
-                    )
-                },
-                if reach { theme.ok } else { theme.warn },
+                format!(
+                    "This pod would wait at Permit on {node} for up to {}: {more} more member(s) must reach a node in that time, or the whole gang is rejected and retried.",
+                    secs(g.timeout_ms)
+                ),
+                theme.warn,
             )));
-            if let Some(t) = g.spec.schedule_timeout_seconds {
-                lines.push(Line::from(Span::styled(
-                    format!("time limit: {t}s (scheduleTimeoutSeconds)"),
-                    theme.muted,
-                )));
+        }
+        Some(BindingOutcome::Bound) => lines.push(Line::from(Span::styled(
+            if g.waiting.is_empty() {
+                "With this pod the group reaches quorum: Permit allows it.".to_string()
+            } else {
+                format!(
+                    "With this pod the group reaches quorum: Permit allows it and the {} waiting member(s).",
+                    g.waiting.len()
+                )
+            },
+            theme.ok,
+        ))),
+        Some(BindingOutcome::Rejected | BindingOutcome::Error) => {
+            if let Some(m) = cycle.and_then(|b| b.message.clone()) {
+                lines.push(Line::from(Span::styled(m, theme.fail)));
             }
         }
         None => lines.push(Line::from(Span::styled(
-            format!("PodGroup '{group}' is not in the snapshot."),
-            theme.warn,
+            "The pod does not reach Permit (no node fits); the group's state is shown as it is now.",
+            theme.muted,
         ))),
     }
 }
