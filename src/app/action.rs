@@ -120,6 +120,13 @@ pub enum Action {
     /// A write plan was sent: the report, or the refusals of the permission check (nothing
     /// was sent).
     Written(Box<Result<Report, String>>),
+    /// A permission check (before an action is offered) was answered.
+    AccessChecked {
+        /// [`access_key`](super::access_key) of the request.
+        key: String,
+        /// The answer.
+        result: super::Access,
+    },
     /// `:w FILE` finished: the file written, or why nothing was.
     Saved {
         /// The file.

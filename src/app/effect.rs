@@ -59,6 +59,10 @@ pub enum Effect {
         /// In-memory changes it holds (reported back in `Action::Saved`).
         changes: usize,
     },
+    /// Ask the live cluster whether these requests would be allowed (one
+    /// SelfSubjectAccessReview each, nothing is written); each answer comes back as
+    /// `Action::AccessChecked`.
+    CheckAccess(Vec<crate::source::write::WriteRequest>),
     /// Suspend the terminal, open $EDITOR on the text, and send back `Action::Edited`.
     OpenEditor {
         /// What is edited.

@@ -92,6 +92,49 @@ pub struct LiveView {
     pub write_mode: WriteMode,
     /// A write plan is being sent (no second one until it is done).
     pub writing: bool,
+    /// Permissions checked before the actions are offered, by [`access_key`], with the time
+    /// of the answer (Unix seconds; rechecked after [`ACCESS_TTL`]).
+    pub access: BTreeMap<String, (Access, i64)>,
+    /// Preemptions sent whose victims are not all gone yet, or gone and not bound yet.
+    pub awaiting: Vec<AwaitingVictims>,
+}
+
+/// Seconds an access answer is trusted before it is asked again (the confirmation always
+/// asks again).
+pub const ACCESS_TTL: i64 = 60;
+
+/// The permission a request needs, as one key: one review per verb, resource and namespace
+/// (as `check_plan` asks).
+pub fn access_key(r: &crate::source::write::WriteRequest) -> String {
+    r.access().to_string()
+}
+
+/// What a SelfSubjectAccessReview said about one permission (verb, resource, namespace).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Asked; no answer yet.
+    Checking,
+    /// Allowed.
+    Allowed,
+    /// Refused: why (one line naming the verb and resource).
+    Denied(String),
+    /// The check itself failed (the action is still offered; the confirmation asks again).
+    Unknown(String),
+}
+
+/// A preemption that was sent: its preemptor waits for the victims to be gone before it is
+/// offered for binding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AwaitingVictims {
+    /// The preemptor.
+    pub pod: ObjectKey,
+    /// The nominated node.
+    pub node: String,
+    /// The victims with the uid they had (a pod recreated under the same name is not the
+    /// victim).
+    pub victims: Vec<(ObjectKey, Option<String>)>,
+    /// Every victim is gone (the offer to bind was made).
+    pub gone: bool,
 }
 
 /// Loading state.

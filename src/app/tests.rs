@@ -1025,7 +1025,7 @@ fn demo_app(removal: crate::source::write::Removal, patch: impl Fn(&str) -> Stri
         false,
     );
     a.removal = removal;
-    load_sync(&mut a, "demo.yaml", &patch(crate::cli::DEMO_SNAPSHOT));
+    load_sync(&mut a, "demo.yaml", &patch(include_str!("../../fixtures/demo.yaml")));
     a
 }
 
@@ -1100,4 +1100,148 @@ fn evict_preemption_in_memory_is_refused_by_a_pdb_with_no_budget() {
     assert_eq!(a.generation, g, "nothing changed");
     assert!(a.pod(&ObjectKey::new("batch", "etl-nightly-0")).is_some());
     assert!(a.changes.is_empty());
+}
+
+#[test]
+fn live_actions_are_checked_before_they_are_offered() {
+    use crate::source::write::{WriteMode, WriteRequest};
+    let mut a = live_app(WriteMode::Enabled);
+    // the focused pod (web-2, schedulable on node-b) gets its bind permission checked at once
+    let fx = update(&mut a, Action::Tick { now: 10 });
+    assert!(fx.is_empty(), "asked once, while loading; not again on every tick");
+    assert_eq!(update::action_access(&a, "bind"), Some(Access::Checking));
+    assert_eq!(update::action_access(&a, "preempt"), None, "web-2 needs no preemption");
+    let key = "create pods/binding in namespace 'default'".to_string();
+    assert_eq!(
+        a.live.as_ref().expect("live").access.get(&key),
+        Some(&(Access::Checking, 0))
+    );
+    let denied = "not allowed to create pods/binding in namespace 'default' (403 Forbidden: no RBAC policy matched); ask a cluster admin for this permission";
+    update(
+        &mut a,
+        Action::AccessChecked {
+            key: key.clone(),
+            result: Access::Denied(denied.into()),
+        },
+    );
+    assert_eq!(update::action_access(&a, "bind"), Some(Access::Denied(denied.into())));
+    run(&mut a, [Action::RequestBind]);
+    assert_eq!(a.mode, Mode::Normal, "no confirmation for a refused action");
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        format!("cannot bind default/web-2: {denied}")
+    );
+    // answers are trusted for a minute, then asked again
+    assert!(update(&mut a, Action::Tick { now: 69 }).is_empty());
+    let fx = update(&mut a, Action::Tick { now: 71 });
+    let [Effect::CheckAccess(reqs)] = fx.as_slice() else {
+        panic!("a new check after the TTL")
+    };
+    assert_eq!(
+        reqs,
+        &vec![WriteRequest::Bind {
+            pod: ObjectKey::new("default", "web-2"),
+            uid: None,
+            node: "node-b".into(),
+        }]
+    );
+    update(
+        &mut a,
+        Action::AccessChecked {
+            key,
+            result: Access::Allowed,
+        },
+    );
+    run(&mut a, [Action::RequestBind]);
+    assert!(matches!(a.mode, Mode::Confirm(_)));
+    // read-only: nothing is checked at all
+    let mut r = live_app(WriteMode::ReadOnly);
+    assert!(r.live.as_ref().expect("live").access.is_empty());
+    assert!(update(&mut r, Action::Tick { now: 5 }).is_empty());
+    assert_eq!(update::action_access(&r, "bind"), None);
+}
+
+#[test]
+fn after_a_live_preemption_bind_is_offered_once_the_victims_are_gone() {
+    use crate::model::Object;
+    use crate::model::event::{ClusterEvent, Kind};
+    use crate::source::write::{Outcome, Plan, Report, Step as W, WriteMode, WriteRequest};
+    let mut a = live_app(WriteMode::Enabled);
+    let (pod, victim) = (ObjectKey::new("default", "batch-1"), ObjectKey::new("default", "api-1"));
+    let uid = a.pod(&victim).expect("victim").obj.metadata.uid.clone();
+    let plan = Plan {
+        action: "preempt for default/batch-1 on node 'node-a'".into(),
+        requests: vec![
+            WriteRequest::Delete {
+                pod: victim.clone(),
+                uid: uid.clone(),
+            },
+            WriteRequest::Nominate {
+                pod: pod.clone(),
+                node: Some("node-a".into()),
+            },
+        ],
+        victims: vec![victim.clone()],
+    };
+    let ok = |code| W::Done(Outcome::Done { code });
+    update(
+        &mut a,
+        Action::Written(Box::new(Ok(Report {
+            plan,
+            steps: vec![ok(200), ok(200)],
+        }))),
+    );
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "done: preempt for default/batch-1 on node 'node-a'; victims removed: default/api-1; b will be offered once they are gone"
+    );
+    // the victim is still terminating: binding now warns
+    update_sync(&mut a, Action::Tick { now: 1 });
+    assert!(!a.live.as_ref().expect("live").awaiting[0].gone);
+    let i = names(&a).iter().position(|n| n == "default/batch-1").expect("row");
+    a.pods.selected = i;
+    run(&mut a, [Action::Open]);
+    // batch-1 does not fit yet; bind to node-a from its node view
+    a.screens.push(Screen::Node(NodeView {
+        node: "node-a".into(),
+        pod: Some(pod.clone()),
+        scroll: 0,
+    }));
+    run(&mut a, [Action::RequestBind]);
+    let Mode::Confirm(Pending::Bind { warning: Some(w), .. }) = a.mode.clone() else {
+        panic!("a bind confirmation with a warning: {:?}", a.status)
+    };
+    assert!(
+        w.ends_with("victims still terminating: default/api-1; binding before they are gone may fail on the node"),
+        "{w}"
+    );
+    run(&mut a, [Action::Cancel]);
+    // the victim goes: the next rebuild offers the bind
+    let Object::Pod(gone) = a
+        .live
+        .as_ref()
+        .expect("live")
+        .state
+        .get(Kind::Pod, &victim)
+        .expect("victim")
+        .clone()
+    else {
+        panic!("a pod")
+    };
+    update(
+        &mut a,
+        Action::Cluster(Box::new(ClusterEvent::Deleted(Box::new(Object::Pod(gone))))),
+    );
+    update_sync(&mut a, Action::Tick { now: 2 });
+    assert!(a.live.as_ref().expect("live").awaiting[0].gone);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "the victims of default/batch-1 are gone: press b to bind it (nominated node node-a); the cluster's scheduler may bind it first"
+    );
+    run(&mut a, [Action::RequestBind]);
+    let Mode::Confirm(Pending::Bind { node, warning, .. }) = a.mode.clone() else {
+        panic!("a bind confirmation: {:?}", a.status)
+    };
+    assert_eq!(node, "node-a");
+    assert_eq!(warning, None);
 }

@@ -12,8 +12,8 @@ use super::pod_list;
 use super::stepper::{Pipeline, Point, PointState, Step};
 use super::whatif::{self, EditTarget};
 use super::{
-    Action, App, Attached, Effect, ExplainJob, Explained, FULL_KEEP, LiveView, Load, Loaded, Mode, NodeList, NodeView,
-    Pending, PodView, Screen, SourceKind, Summary,
+    Access, Action, App, Attached, AwaitingVictims, Effect, ExplainJob, Explained, FULL_KEEP, LiveView, Load, Loaded,
+    Mode, NodeList, NodeView, Pending, PodView, Screen, SourceKind, Summary,
 };
 use crate::model::{Cluster, ObjectKey};
 use crate::source::write::{Removal, Report, Step as WriteStep, WriteMode};
@@ -25,6 +25,12 @@ pub const SCROLL: usize = 3;
 
 /// Applies one action.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
+    let mut effects = apply(app, action);
+    effects.extend(access_checks(app));
+    effects
+}
+
+fn apply(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
         Action::Tick { now } => {
             app.now = Some(now);
@@ -53,6 +59,13 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Written(r) => {
             on_written(app, *r);
+            Vec::new()
+        }
+        Action::AccessChecked { key, result } => {
+            let now = app.now.unwrap_or_default();
+            if let Some(l) = &mut app.live {
+                l.access.insert(key, (result, now));
+            }
             Vec::new()
         }
         Action::Saved { path, changes, result } => {
@@ -179,6 +192,8 @@ fn on_attached(app: &mut App, r: Result<Attached, String>) -> Vec<Effect> {
         events: 0,
         write_mode: a.write_mode,
         writing: false,
+        access: std::collections::BTreeMap::new(),
+        awaiting: Vec::new(),
     });
     app.progress = None;
     on_loaded(
@@ -211,6 +226,7 @@ fn refresh_live(app: &mut App) -> Vec<Effect> {
     app.usage = node_usage(&cluster);
     app.cluster = Arc::new(cluster);
     app.generation += 1;
+    check_awaiting(app);
     let pending: Vec<ObjectKey> = app.cluster.pending_pods().iter().map(|p| p.key.clone()).collect();
     app.explanations.retain(|k, _| pending.contains(k));
     app.recent.retain(|k| pending.contains(k));
@@ -242,10 +258,18 @@ fn on_written(app: &mut App, r: Result<Report, String>) {
         } else {
             let v: Vec<String> = removed.iter().map(ToString::to_string).collect();
             app.info(format!(
-                "done: {}; victims removed: {}{suffix}; bind once they are gone (b)",
+                "done: {}; victims removed: {}{suffix}{}",
                 report.plan.action,
-                v.join(", ")
+                v.join(", "),
+                if dry {
+                    ""
+                } else {
+                    "; b will be offered once they are gone"
+                }
             ));
+            if !dry {
+                await_victims(app, &report);
+            }
         }
         return;
     }
@@ -270,6 +294,37 @@ fn on_written(app: &mut App, r: Result<Report, String>) {
             if removed.is_empty() { "none".to_string() } else { removed.join(", ") },
             left.join(", ")
         ));
+    }
+}
+
+/// Remembers a sent preemption so its preemptor is offered for binding once the victims are
+/// gone.
+fn await_victims(app: &mut App, report: &Report) {
+    use crate::source::write::WriteRequest;
+    let Some((pod, node)) = report.plan.requests.iter().find_map(|r| match r {
+        WriteRequest::Nominate { pod, node: Some(n) } => Some((pod.clone(), n.clone())),
+        _ => None,
+    }) else {
+        return;
+    };
+    let victims = report
+        .plan
+        .requests
+        .iter()
+        .filter_map(|r| match r {
+            WriteRequest::Delete { pod, uid } | WriteRequest::Evict { pod, uid } => Some((pod.clone(), uid.clone())),
+            _ => None,
+        })
+        .collect();
+    if let Some(l) = &mut app.live {
+        l.awaiting.retain(|w| w.pod != pod);
+        l.awaiting.push(AwaitingVictims {
+            pod,
+            node,
+            victims,
+            gone: false,
+        });
+        l.dirty = true;
     }
 }
 
@@ -835,6 +890,128 @@ fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
     Vec::new()
 }
 
+/// The requests the actions on the focused pod would send (bind to the node the engine
+/// selects or the node view's node; preempt the victims PostFilter chose), for the permission
+/// checks made before the actions are offered.
+pub fn offered_requests(app: &App) -> Vec<(&'static str, crate::source::write::WriteRequest)> {
+    let Some(pod) = app.focused_pod() else {
+        return Vec::new();
+    };
+    let Some(Ok(summary)) = app.summary(&pod) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let node = match app.screen() {
+        Some(Screen::Node(v)) if v.pod.as_ref() == Some(&pod) => Some(v.node.clone()),
+        _ => summary.selected.first().cloned(),
+    };
+    if let Some(n) = node
+        && let Ok(plan) = crate::source::write::bind_plan(&app.cluster, &pod, &n)
+    {
+        out.extend(plan.requests.into_iter().map(|r| ("bind", r)));
+    }
+    if let Some((n, victims)) = &summary.preemption
+        && let Ok(plan) = crate::source::write::preempt_plan(&app.cluster, &pod, n, victims, app.removal)
+    {
+        out.extend(plan.requests.into_iter().map(|r| ("preempt", r)));
+    }
+    out
+}
+
+/// What the permission checks say about an action on the focused pod ("bind", "preempt"):
+/// None when it is not offered or not on a live cluster; a refusal wins over a pending check.
+pub fn action_access(app: &App, action: &str) -> Option<Access> {
+    let l = app.live.as_ref()?;
+    if app.readonly {
+        return None;
+    }
+    let mut acc: Option<Access> = None;
+    for (a, r) in offered_requests(app) {
+        if a != action {
+            continue;
+        }
+        let this = l
+            .access
+            .get(&super::access_key(&r))
+            .map_or(Access::Checking, |(x, _)| x.clone());
+        acc = Some(match (acc, this) {
+            (Some(Access::Denied(w)), _) | (_, Access::Denied(w)) => Access::Denied(w),
+            (Some(Access::Unknown(w)), _) | (_, Access::Unknown(w)) => Access::Unknown(w),
+            (Some(Access::Checking), _) | (_, Access::Checking) => Access::Checking,
+            _ => Access::Allowed,
+        });
+    }
+    acc
+}
+
+/// Asks for the permissions of the focused pod's actions not known yet (or known for longer
+/// than [`ACCESS_TTL`](super::ACCESS_TTL)), on a live cluster that accepts writes.
+fn access_checks(app: &mut App) -> Vec<Effect> {
+    if app.readonly || app.load != Load::Ready || app.live.is_none() {
+        return Vec::new();
+    }
+    let wanted = offered_requests(app);
+    let now = app.now.unwrap_or_default();
+    let Some(l) = &mut app.live else {
+        return Vec::new();
+    };
+    let mut ask = Vec::new();
+    for (_, r) in wanted {
+        let key = super::access_key(&r);
+        let fresh = l
+            .access
+            .get(&key)
+            .is_some_and(|(a, t)| *a == Access::Checking || now - t < super::ACCESS_TTL);
+        if !fresh {
+            l.access.insert(key, (Access::Checking, now));
+            ask.push(r);
+        }
+    }
+    if ask.is_empty() {
+        Vec::new()
+    } else {
+        vec![Effect::CheckAccess(ask)]
+    }
+}
+
+/// After a rebuild of the live cluster: preemptors whose victims are all gone are offered
+/// for binding; preemptors that were bound or went away are forgotten.
+fn check_awaiting(app: &mut App) {
+    let cluster = app.cluster.clone();
+    let Some(l) = &mut app.live else { return };
+    let mut offers = Vec::new();
+    l.awaiting.retain_mut(|w| {
+        let Some(p) = cluster.pod(&w.pod) else { return false };
+        if p.node_name.is_some() {
+            return false;
+        }
+        if !w.gone && remaining_victims(&cluster, w).is_empty() {
+            w.gone = true;
+            offers.push(format!(
+                "the victims of {} are gone: press b to bind it (nominated node {}); the cluster's scheduler may bind it first",
+                w.pod, w.node
+            ));
+        }
+        true
+    });
+    if let Some(o) = offers.pop() {
+        app.info(o);
+    }
+}
+
+/// The victims of a sent preemption still in the cluster (same name and uid).
+pub fn remaining_victims(cluster: &Cluster, w: &AwaitingVictims) -> Vec<ObjectKey> {
+    w.victims
+        .iter()
+        .filter(|(k, uid)| {
+            cluster
+                .pod(k)
+                .is_some_and(|p| uid.is_none() || p.obj.metadata.uid.as_ref() == uid.as_ref())
+        })
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
 /// `:profile`: lists the profiles; `:profile NAME` explains every pod with that profile (a
 /// what-if); `:profile auto` goes back to each pod's schedulerName.
 fn profile_command(app: &mut App, arg: Option<&str>) -> Vec<Effect> {
@@ -949,6 +1126,30 @@ fn request_bind(app: &mut App) {
         ));
         return;
     };
+    if let Some(Access::Denied(why)) = action_access(app, "bind") {
+        app.error(format!("cannot bind {pod}: {why}"));
+        return;
+    }
+    let waiting = app
+        .live
+        .as_ref()
+        .and_then(|l| l.awaiting.iter().find(|w| w.pod == pod))
+        .map(|w| remaining_victims(&app.cluster, w))
+        .filter(|left| !left.is_empty());
+    let warning = match (waiting, warning) {
+        (Some(left), w) => {
+            let names: Vec<String> = left.iter().map(ToString::to_string).collect();
+            let mut text = format!(
+                "victims still terminating: {}; binding before they are gone may fail on the node",
+                names.join(", ")
+            );
+            if let Some(w) = w {
+                text = format!("{w}; {text}");
+            }
+            Some(text)
+        }
+        (None, w) => w,
+    };
     app.mode = Mode::Confirm(Pending::Bind { pod, node, warning });
 }
 
@@ -977,6 +1178,10 @@ fn request_preempt(app: &mut App) {
     };
     match (summary.preemption, summary.preemption_failed) {
         (Some((node, victims)), _) => {
+            if let Some(Access::Denied(why)) = action_access(app, "preempt") {
+                app.error(format!("cannot preempt for {pod}: {why}"));
+                return;
+            }
             app.mode = Mode::Confirm(Pending::Preempt { pod, node, victims });
         }
         (None, Some(msg)) => app.error(format!(

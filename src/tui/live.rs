@@ -10,7 +10,7 @@ use anyhow::Result;
 use tokio::sync::mpsc::{self, UnboundedSender};
 
 use super::theme::Theme;
-use super::{Options, Writer, event_loop, runtime};
+use super::{LiveJob, Options, Writer, event_loop, runtime};
 use crate::app::{Action, Attached, SourceInfo, SourceKind};
 use crate::engine::{SchedulerConfig, Version, build_profiles};
 use crate::source::ClusterSource;
@@ -50,11 +50,20 @@ pub fn run(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<()> {
         tokio::spawn(attach(src.clone(), version, opts.config.clone(), tx.clone()));
         let writer: Writer = {
             let tx = tx.clone();
-            Arc::new(move |plan| {
+            Arc::new(move |job| {
                 let (src, tx) = (src.clone(), tx.clone());
                 tokio::spawn(async move {
-                    let r = runtime::send_plan(src.as_ref(), &plan).await;
-                    let _ = tx.send(Action::Written(Box::new(r)));
+                    match job {
+                        LiveJob::Write(plan) => {
+                            let r = runtime::send_plan(src.as_ref(), &plan).await;
+                            let _ = tx.send(Action::Written(Box::new(r)));
+                        }
+                        LiveJob::Check(reqs) => {
+                            for a in runtime::check_access(src.as_ref(), &reqs).await {
+                                let _ = tx.send(a);
+                            }
+                        }
+                    }
                 });
             })
         };

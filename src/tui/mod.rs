@@ -50,9 +50,17 @@ pub struct Options {
     pub evict: bool,
 }
 
-/// Sends a confirmed write plan to the live cluster in the background; the report comes back
-/// as `Action::Written`.
-pub type Writer = Arc<dyn Fn(Plan) + Send + Sync>;
+/// Work for the live cluster.
+pub enum LiveJob {
+    /// Check and send a confirmed write plan; the report comes back as `Action::Written`.
+    Write(Plan),
+    /// Ask whether requests would be allowed; each answer comes back as
+    /// `Action::AccessChecked`.
+    Check(Vec<crate::source::write::WriteRequest>),
+}
+
+/// Runs [`LiveJob`]s against the live cluster in the background.
+pub type Writer = Arc<dyn Fn(LiveJob) + Send + Sync>;
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
@@ -209,8 +217,13 @@ async fn event_loop(
             for e in update(&mut app, a) {
                 match e {
                     Effect::Explain(job) => runtime.explain(job),
+                    Effect::CheckAccess(reqs) => {
+                        if let Some(w) = &writer {
+                            w(LiveJob::Check(reqs));
+                        }
+                    }
                     Effect::Write(plan) => match &writer {
-                        Some(w) => w(plan),
+                        Some(w) => w(LiveJob::Write(plan)),
                         None => {
                             let _ = tx.send(Action::Written(Box::new(Err(
                                 "no cluster to write to; nothing was sent".into(),

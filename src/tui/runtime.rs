@@ -90,6 +90,29 @@ pub fn save(cluster: &crate::model::Cluster, path: &std::path::Path, overwrite: 
     }
 }
 
+/// Asks the source whether each request would be allowed (SelfSubjectAccessReview on a live
+/// cluster; nothing is written), one `Action::AccessChecked` per request.
+pub async fn check_access<S: crate::source::ClusterSource>(
+    src: &S,
+    reqs: &[crate::source::write::WriteRequest],
+) -> Vec<Action> {
+    let mut out = Vec::new();
+    for r in reqs {
+        let result = match src.check(r).await {
+            Ok(()) => crate::app::Access::Allowed,
+            Err(e @ crate::source::write::WriteError::Forbidden { .. }) => crate::app::Access::Denied(e.to_string()),
+            Err(other) => {
+                crate::app::Access::Unknown(format!("cannot check the permission to {}: {other}", r.access()))
+            }
+        };
+        out.push(Action::AccessChecked {
+            key: crate::app::access_key(r),
+            result,
+        });
+    }
+    out
+}
+
 /// Checks a write plan's permissions (SelfSubjectAccessReview on a live cluster) and sends it.
 /// A refusal sends nothing and names every missing permission.
 pub async fn send_plan<S: crate::source::ClusterSource>(
@@ -216,11 +239,37 @@ mod tests {
             load_sync(&mut a, name, text);
             a
         };
-        let a = open("demo", crate::cli::DEMO_SNAPSHOT);
+        let a = open("demo", include_str!("../../fixtures/demo.yaml"));
         let text = crate::source::save::to_text(&a.cluster, false).expect("text");
         let b = open("saved", &text);
         assert!(a.explanations.len() > 10);
         assert_eq!(a.explanations, b.explanations);
+    }
+
+    #[test]
+    fn check_access_answers_one_action_per_request() {
+        let src = FixtureSource::from_str("t", FIXTURE).expect("fixture");
+        let cluster = src.state().to_cluster().expect("cluster");
+        let plan = bind_plan(&cluster, &ObjectKey::new("default", "web-2"), "node-b").expect("plan");
+        let answers = block(check_access(&src, &plan.requests));
+        let [Action::AccessChecked { key, result }] = answers.as_slice() else {
+            panic!("one answer expected")
+        };
+        assert_eq!(key, "create pods/binding in namespace 'default'");
+        assert_eq!(result, &crate::app::Access::Allowed);
+        let ro = FixtureSource::from_str("t", FIXTURE)
+            .expect("fixture")
+            .with_write_mode(WriteMode::ReadOnly);
+        let answers = block(check_access(&ro, &plan.requests));
+        let [Action::AccessChecked { result, .. }] = answers.as_slice() else {
+            panic!("one answer expected")
+        };
+        assert_eq!(
+            result,
+            &crate::app::Access::Unknown(
+                "cannot check the permission to create pods/binding in namespace 'default': writes are disabled (--readonly); nothing was sent".into()
+            )
+        );
     }
 
     #[test]

@@ -244,7 +244,9 @@ fn a_panic_restores_the_terminal() {
     // debug builds panic after the first frame when KSCHEDTUI_DEBUG_PANIC is set
     let t = Tmux::start(
         "panic",
-        &format!("KSCHEDTUI_DEBUG_PANIC=1 {BIN} --demo; echo KSCHEDTUI-EXITED=$?; {TTY_MODE}; sleep 30"),
+        &format!(
+            "KSCHEDTUI_DEBUG_PANIC=1 RUST_BACKTRACE=0 {BIN} --demo; echo KSCHEDTUI-EXITED=$?; {TTY_MODE}; sleep 30"
+        ),
     );
     let s = t.wait_for(&["KSCHEDTUI-EXITED=101", "TTY-"]);
     assert!(

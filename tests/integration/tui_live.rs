@@ -108,10 +108,11 @@ fn a_denied_binding_is_reported_and_not_sent() {
     t.keys(&["/"]);
     t.text("pend");
     t.keys(&["Enter"]);
+    // the permission is checked before the action is offered: the pod view says so
+    t.keys(&["Enter"]);
+    t.wait_for(&["b bind: not allowed to create pods/binding"]);
     t.keys(&["b"]);
-    t.wait_for(&["Bind shop/web-7d4b9-pend"]);
-    t.keys(&["y"]);
-    t.wait_for(&["not allowed to create pods/binding"]);
+    t.wait_for(&["cannot bind shop/web-7d4b9-pend: not allowed to create pods/binding"]);
     assert!(!server.writes().iter().any(|r| r.path.ends_with("/binding")));
     t.keys(&["q"]);
 }

@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use super::{ViewState, block, filter_table, pipeline, postfilter, score_matrix, spinner, steps};
 use crate::app::diff::Sign;
 use crate::app::stepper::{Pipeline, Point, Step};
-use crate::app::{App, PodView, format};
+use crate::app::{Access, App, PodView, format};
 use crate::engine::trace::Explanation;
 use crate::tui::theme::Theme;
 
@@ -126,8 +126,11 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
             .clamp(1, if cluster.is_empty() { 2 } else { 4 }),
     )
     .unwrap_or(1);
-    let [verdict_area, bar_area, crumb_area, panel] = Layout::vertical([
+    let actions = actions_line(app, &v.pod, theme);
+    let actions_h = u16::from(actions.is_some());
+    let [verdict_area, actions_area, bar_area, crumb_area, panel] = Layout::vertical([
         Constraint::Length(verdict_h),
+        Constraint::Length(actions_h),
         Constraint::Length(bar_h),
         Constraint::Length(1),
         Constraint::Min(0),
@@ -137,6 +140,9 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
         Paragraph::new(Line::from(Span::styled(verdict, verdict_style(ex, theme)))).wrap(Wrap { trim: false }),
         verdict_area,
     );
+    if let Some(l) = actions {
+        frame.render_widget(Paragraph::new(l), actions_area);
+    }
     pipeline::render(&pl, &step, theme, view, frame, bar_area);
     crumb(&pl, &step, theme, frame, crumb_area);
     if v.show_diff
@@ -152,6 +158,50 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
         Point::PostFilter => postfilter::render(app, ex, &pl, plugin, v.selected, theme, view, frame, panel),
         _ => steps::render(app, ex, &pl, &step, theme, view, frame, panel),
     }
+}
+
+/// On a live cluster: whether the actions on this pod are allowed (checked before they are
+/// offered), and a preemption sent for it that waits for its victims to go.
+fn actions_line(app: &App, pod: &crate::model::ObjectKey, theme: &Theme) -> Option<Line<'static>> {
+    let live = app.live.as_ref()?;
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    if let Some(w) = live.awaiting.iter().find(|w| w.pod == *pod) {
+        let left = crate::app::update::remaining_victims(&app.cluster, w);
+        if left.is_empty() {
+            spans.push(Span::styled(
+                format!("victims gone: b binds (nominated {})", w.node),
+                theme.ok,
+            ));
+        } else {
+            let names: Vec<String> = left.iter().map(|k| k.name.clone()).collect();
+            spans.push(Span::styled(
+                format!(
+                    "preempted: waiting for {} of {} victim(s) to go ({})",
+                    left.len(),
+                    w.victims.len(),
+                    names.join(", ")
+                ),
+                theme.warn,
+            ));
+        }
+    }
+    for (key, action) in [("b", "bind"), ("x", "preempt")] {
+        let Some(a) = crate::app::update::action_access(app, action) else {
+            continue;
+        };
+        if !spans.is_empty() {
+            spans.push(Span::styled(" · ", theme.muted));
+        }
+        spans.push(Span::styled(key, theme.key));
+        spans.push(Span::raw(format!(" {action}: ")));
+        spans.push(match a {
+            Access::Allowed => Span::styled("allowed", theme.ok),
+            Access::Checking => Span::styled("checking permission…", theme.muted),
+            Access::Denied(why) => Span::styled(why, theme.fail),
+            Access::Unknown(why) => Span::styled(why, theme.warn),
+        });
+    }
+    (!spans.is_empty()).then(|| Line::from(spans))
 }
 
 fn crumb(pl: &Pipeline, step: &Step, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
