@@ -217,6 +217,28 @@ fn demo_search_step_open_node_bind_help_quit() {
         "snapshot mode",
         "1 in-memory change(s)",
     ]);
+    // save the in-memory snapshot; it opens again with the pod bound
+    let saved = std::env::temp_dir().join(format!("kschedtui-e2e-saved-{}.yaml", std::process::id()));
+    let _ = std::fs::remove_file(&saved);
+    t.keys(&[":"]);
+    t.text(&format!("w {}", saved.display()));
+    t.keys(&["Enter"]);
+    t.wait_for(&[
+        "saved the cluster with 1 in-memory change(s) to",
+        "1 in-memory change(s), saved to",
+    ]);
+    let o = Command::new(BIN)
+        .args(["explain", "--snapshot"])
+        .arg(&saved)
+        .arg(format!("{ns}/{name}"))
+        .output()
+        .expect("explain the saved snapshot");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("pod '{ns}/{name}' is not pending: spec.nodeName is '")),
+        "{err}"
+    );
+    let _ = std::fs::remove_file(&saved);
     // help overlay generated from the key table
     t.keys(&["?"]);
     t.wait_for(&["Help", "Keys for this screen", "Pod list", "Everywhere"]);
