@@ -60,7 +60,7 @@ pub fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'_>, are
                 theme.accent,
             )));
             lines.push(Line::from(Span::styled(
-                "(the snapshot file is not modified) and the scheduler runs again.",
+                "(the snapshot file is not modified; :w FILE saves it) and the scheduler runs again.",
                 theme.accent,
             )));
         }
