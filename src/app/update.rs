@@ -223,16 +223,38 @@ fn on_written(app: &mut App, r: Result<Report, String>) {
     } else {
         ""
     };
+    // a victim found already gone was not removed by this plan: say so
+    let names = |vs: &[ObjectKey]| -> String {
+        if vs.is_empty() {
+            return "none".to_string();
+        }
+        let v: Vec<String> = vs
+            .iter()
+            .map(|v| {
+                if report.victim_already_gone(v) {
+                    format!("{v} (already gone)")
+                } else {
+                    v.to_string()
+                }
+            })
+            .collect();
+        v.join(", ")
+    };
     if report.ok() {
         let removed = report.victims_removed();
         if removed.is_empty() {
             app.info(format!("done: {}{suffix}", report.plan.action));
-        } else {
-            let v: Vec<String> = removed.iter().map(ToString::to_string).collect();
+        } else if dry {
             app.info(format!(
-                "done: {}; victims removed: {}{suffix}; bind once they are gone (b)",
+                "done: {}; victims that would be removed: {}{suffix}",
                 report.plan.action,
-                v.join(", ")
+                names(&removed)
+            ));
+        } else {
+            app.info(format!(
+                "done: {}; victims removed: {}; bind once they are gone (b)",
+                report.plan.action,
+                names(&removed)
             ));
         }
         return;
@@ -249,14 +271,20 @@ fn on_written(app: &mut App, r: Result<Report, String>) {
     if report.plan.victims.is_empty() {
         app.error(first);
     } else {
-        let removed: Vec<String> = report.victims_removed().iter().map(ToString::to_string).collect();
-        let left: Vec<String> = report.victims_remaining().iter().map(|(v, _)| v.to_string()).collect();
+        let removed = report.victims_removed();
+        let left: Vec<ObjectKey> = report.victims_remaining().into_iter().map(|(v, _)| v).collect();
+        let unknown = report.victims_unknown();
         app.error(format!(
-            "preemption incomplete: removed {} of {} victim(s) ({}); not removed: {}; the node was not nominated: {first}",
+            "preemption incomplete: removed {} of {} victim(s) ({}); not removed: {}{}; the node was not nominated: {first}",
             removed.len(),
             report.plan.victims.len(),
-            if removed.is_empty() { "none".to_string() } else { removed.join(", ") },
-            left.join(", ")
+            names(&removed),
+            names(&left),
+            if unknown.is_empty() {
+                String::new()
+            } else {
+                format!("; no answer, may or may not be removed: {}", names(&unknown))
+            }
         ));
     }
 }
