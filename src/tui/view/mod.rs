@@ -348,6 +348,62 @@ mod tests {
         )
     }
 
+    /// Attached to the live state of fixtures/tui-test.yaml, asking to preempt api-1 for batch-1.
+    fn live_confirm() -> App {
+        let state =
+            crate::source::fixture::FixtureSource::from_str("t", include_str!("../../../fixtures/tui-test.yaml"))
+                .expect("fixture")
+                .state();
+        let mut a = app();
+        let profiles = crate::engine::build_profiles(None, a.version).expect("profiles");
+        let version = a.version;
+        crate::app::update(
+            &mut a,
+            crate::app::Action::Attached(Box::new(Ok(crate::app::Attached {
+                state,
+                profiles,
+                version,
+                write_mode: crate::source::write::WriteMode::Enabled,
+            }))),
+        );
+        a.mode = Mode::Confirm(crate::app::Pending::Preempt {
+            pod: crate::model::ObjectKey::new("default", "batch-1"),
+            node: "node-a".into(),
+            victims: vec![crate::model::ObjectKey::new("default", "api-1")],
+        });
+        a
+    }
+
+    #[test]
+    fn the_confirmation_keeps_its_footer_when_the_requests_do_not_fit() {
+        let a = live_confirm();
+        let text = |h: u16| rows(&a, 80, h).join("\n");
+        // 80x24: every request, the warning and the keys
+        let s = text(24);
+        for want in [
+            "Preempt 1 pod(s) on node-a for default/batch-1?",
+            "  1. PATCH /api/v1/namespaces/default/pods/api-1/status",
+            "  2. DELETE /api/v1/namespaces/default/pods/api-1",
+            "  3. PATCH /api/v1/namespaces/default/pods/batch-1/status",
+            "These requests are sent to the live cluster, in this order; a failure stops",
+            "y/Enter confirm   n/Esc cancel",
+        ] {
+            assert!(s.contains(want), "{want}:\n{s}");
+        }
+        assert!(!s.contains("not shown"), "{s}");
+        // 80x16: the last requests give way and say so; the footer stays
+        let s = text(16);
+        for want in [
+            "  1. PATCH /api/v1/namespaces/default/pods/api-1/status",
+            "  … 2 more request(s) not shown: enlarge the terminal to see them all",
+            "These requests are sent to the live cluster, in this order; a failure stops",
+            "y/Enter confirm   n/Esc cancel",
+        ] {
+            assert!(s.contains(want), "{want}:\n{s}");
+        }
+        assert!(!s.contains("2. DELETE"), "{s}");
+    }
+
     #[test]
     fn wrap_breaks_at_spaces_splits_long_words_and_marks_what_is_cut() {
         assert_eq!(wrap("a bb ccc dddd", 6, 3), ["a bb", "ccc", "dddd"]);
