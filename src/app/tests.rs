@@ -993,7 +993,7 @@ fn live_preemption_reports_name_gone_unanswered_and_dry_run_victims() {
     );
     assert_eq!(
         st.text,
-        "preemption incomplete: removed 1 of 2 victim(s) (default/api-1); not removed: none; no answer, may or may not be removed: data/db-0; the node was not nominated: no answer within 1s to 'delete data/db-0'; it may or may not have been applied: check with `kubectl get pod -n data db-0`"
+        "preemption incomplete: removed 1 of 2 victim(s) (default/api-1); not removed: none; the node was not nominated: no answer within 1s to 'delete data/db-0'; it may or may not have been applied: check with `kubectl get pod -n data db-0`"
     );
     // a server-side dry run removes nothing and asks for no bind
     let st = written(

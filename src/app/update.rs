@@ -272,19 +272,14 @@ fn on_written(app: &mut App, r: Result<Report, String>) {
         app.error(first);
     } else {
         let removed = report.victims_removed();
+        // a victim whose removal got no answer is neither: the failure that follows names it
         let left: Vec<ObjectKey> = report.victims_remaining().into_iter().map(|(v, _)| v).collect();
-        let unknown = report.victims_unknown();
         app.error(format!(
-            "preemption incomplete: removed {} of {} victim(s) ({}); not removed: {}{}; the node was not nominated: {first}",
+            "preemption incomplete: removed {} of {} victim(s) ({}); not removed: {}; the node was not nominated: {first}",
             removed.len(),
             report.plan.victims.len(),
             names(&removed),
             names(&left),
-            if unknown.is_empty() {
-                String::new()
-            } else {
-                format!("; no answer, may or may not be removed: {}", names(&unknown))
-            }
         ));
     }
 }
