@@ -995,6 +995,37 @@ fn live_preemption_reports_name_gone_unanswered_and_dry_run_victims() {
         st.text,
         "preemption incomplete: removed 1 of 2 victim(s) (default/api-1); not removed: none; the node was not nominated: no answer within 1s to 'delete data/db-0'; it may or may not have been applied: check with `kubectl get pod -n data db-0`"
     );
+    // clearing another pod's nomination may fail without stopping the plan, but not silently
+    let mut with_clear = plan.clone();
+    with_clear.requests.insert(
+        2,
+        WriteRequest::Nominate {
+            pod: ObjectKey::new("default", "web-2"),
+            node: None,
+        },
+    );
+    let mut a = live_app(WriteMode::Enabled);
+    update(
+        &mut a,
+        Action::Written(Box::new(Ok(Report {
+            plan: with_clear,
+            steps: vec![
+                W::Done(Outcome::Done { code: 200 }),
+                W::Done(Outcome::Done { code: 200 }),
+                W::Failed(WriteError::Api {
+                    what: "clear default/web-2 status.nominatedNodeName".into(),
+                    code: 500,
+                    reason: "InternalError".into(),
+                    message: "boom".into(),
+                }),
+                W::Done(Outcome::Done { code: 200 }),
+            ],
+        }))),
+    );
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "done: preempt for default/batch-1 on node 'node-a': delete 2 victim(s), then nominate the node; victims removed: default/api-1, data/db-0; bind once they are gone (b); not critical: 'clear default/web-2 status.nominatedNodeName' failed (500 InternalError): boom"
+    );
     // a server-side dry run removes nothing and asks for no bind
     let st = written(
         WriteMode::DryRun,

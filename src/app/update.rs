@@ -242,17 +242,26 @@ fn on_written(app: &mut App, r: Result<Report, String>) {
     };
     if report.ok() {
         let removed = report.victims_removed();
+        // a request that may fail (clearing another pod's nomination) is still reported
+        let minor: String = report
+            .steps
+            .iter()
+            .map(|st| match st {
+                WriteStep::Failed(e) => format!("; not critical: {e}"),
+                _ => String::new(),
+            })
+            .collect();
         if removed.is_empty() {
-            app.info(format!("done: {}{suffix}", report.plan.action));
+            app.info(format!("done: {}{suffix}{minor}", report.plan.action));
         } else if dry {
             app.info(format!(
-                "done: {}; victims that would be removed: {}{suffix}",
+                "done: {}; victims that would be removed: {}{suffix}{minor}",
                 report.plan.action,
                 names(&removed)
             ));
         } else {
             app.info(format!(
-                "done: {}; victims removed: {}; bind once they are gone (b)",
+                "done: {}; victims removed: {}; bind once they are gone (b){minor}",
                 report.plan.action,
                 names(&removed)
             ));

@@ -720,7 +720,9 @@ pub async fn check_plan<S: super::ClusterSource>(source: &S, plan: &Plan) -> Res
         }
         seen.push(a);
         if let Err(e) = source.check(r).await {
-            let stop = e == WriteError::ReadOnly;
+            // only a refusal says something about this permission alone; read-only, a timeout
+            // or an unreachable server would answer every other check the same way
+            let stop = !matches!(e, WriteError::Forbidden { .. });
             refused.push(e);
             if stop {
                 break;

@@ -584,3 +584,22 @@ fn dry_run_server_sends_dry_runs_and_says_nothing_changed() {
         }
     }
 }
+
+#[test]
+fn a_permission_check_without_an_answer_sends_nothing() {
+    need_tmux!();
+    let server = ApiServer::start();
+    add_two_victims_and_urgent(&server);
+    let ssar = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+    server.reply_always("POST", ssar, Reply::new(201, json!({})).delayed(4000));
+    let t = start80(&server, "ssar-timeout", "--request-timeout 1");
+    select(&t, "urgent", URGENT_READY);
+    confirm(&t, &server, "x", PREEMPT_TITLE);
+    wait_status(
+        &t,
+        "no answer within 1s to the permission check (patch pods/status in namespace 'default'); check the network or retry with a longer --request-timeout; nothing was sent",
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(count(&server, "POST", ssar), 1, "one check, not retried, not repeated");
+    assert_eq!(sent(&server), Vec::<String>::new());
+}
