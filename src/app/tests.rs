@@ -1245,3 +1245,132 @@ fn after_a_live_preemption_bind_is_offered_once_the_victims_are_gone() {
     assert_eq!(node, "node-a");
     assert_eq!(warning, None);
 }
+
+#[test]
+fn live_preemption_reports_name_gone_unanswered_and_dry_run_victims() {
+    use crate::source::write::{Outcome, Plan, Report, Step as W, WriteError, WriteMode, WriteRequest};
+    let (pod, v1, v2) = (
+        ObjectKey::new("default", "batch-1"),
+        ObjectKey::new("default", "api-1"),
+        ObjectKey::new("data", "db-0"),
+    );
+    let plan = Plan {
+        action: "preempt for default/batch-1 on node 'node-a': delete 2 victim(s), then nominate the node".into(),
+        requests: vec![
+            WriteRequest::Delete {
+                pod: v1.clone(),
+                uid: None,
+            },
+            WriteRequest::Delete {
+                pod: v2.clone(),
+                uid: None,
+            },
+            WriteRequest::Nominate {
+                pod: pod.clone(),
+                node: Some("node-a".into()),
+            },
+        ],
+        victims: vec![v1, v2.clone()],
+    };
+    let written = |mode: WriteMode, steps: Vec<W>| {
+        let mut a = live_app(mode);
+        update(
+            &mut a,
+            Action::Written(Box::new(Ok(Report {
+                plan: plan.clone(),
+                steps,
+            }))),
+        );
+        a.status.clone().expect("status")
+    };
+    // both victims went, but the preemptor vanished before its nomination
+    let st = written(
+        WriteMode::Enabled,
+        vec![
+            W::Done(Outcome::Done { code: 200 }),
+            W::Done(Outcome::Done { code: 200 }),
+            W::Failed(WriteError::NotFound { pod: pod.clone() }),
+        ],
+    );
+    assert_eq!(st.kind, StatusKind::Error);
+    assert_eq!(
+        st.text,
+        "preemption incomplete: removed 2 of 2 victim(s) (default/api-1, data/db-0); not removed: none; the node was not nominated: pod default/batch-1 no longer exists (404 Not Found); refresh and try again"
+    );
+    // a victim found already gone is not reported as removed by kschedtui
+    let st = written(
+        WriteMode::Enabled,
+        vec![
+            W::Done(Outcome::Done { code: 200 }),
+            W::Done(Outcome::AlreadyGone),
+            W::Done(Outcome::Done { code: 200 }),
+        ],
+    );
+    assert_eq!(st.kind, StatusKind::Info);
+    assert_eq!(
+        st.text,
+        "done: preempt for default/batch-1 on node 'node-a': delete 2 victim(s), then nominate the node; victims removed: default/api-1, data/db-0 (already gone); b will be offered once they are gone"
+    );
+    // a delete without an answer: neither removed nor remaining
+    let st = written(
+        WriteMode::Enabled,
+        vec![
+            W::Done(Outcome::Done { code: 200 }),
+            W::Failed(WriteError::Timeout {
+                what: "delete data/db-0".into(),
+                pod: v2,
+                secs: 1,
+            }),
+            W::NotSent,
+        ],
+    );
+    assert_eq!(
+        st.text,
+        "preemption incomplete: removed 1 of 2 victim(s) (default/api-1); not removed: none; the node was not nominated: no answer within 1s to 'delete data/db-0'; it may or may not have been applied: check with `kubectl get pod -n data db-0`"
+    );
+    // clearing another pod's nomination may fail without stopping the plan, but not silently
+    let mut with_clear = plan.clone();
+    with_clear.requests.insert(
+        2,
+        WriteRequest::Nominate {
+            pod: ObjectKey::new("default", "web-2"),
+            node: None,
+        },
+    );
+    let mut a = live_app(WriteMode::Enabled);
+    update(
+        &mut a,
+        Action::Written(Box::new(Ok(Report {
+            plan: with_clear,
+            steps: vec![
+                W::Done(Outcome::Done { code: 200 }),
+                W::Done(Outcome::Done { code: 200 }),
+                W::Failed(WriteError::Api {
+                    what: "clear default/web-2 status.nominatedNodeName".into(),
+                    code: 500,
+                    reason: "InternalError".into(),
+                    message: "boom".into(),
+                }),
+                W::Done(Outcome::Done { code: 200 }),
+            ],
+        }))),
+    );
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "done: preempt for default/batch-1 on node 'node-a': delete 2 victim(s), then nominate the node; victims removed: default/api-1, data/db-0; b will be offered once they are gone; not critical: 'clear default/web-2 status.nominatedNodeName' failed (500 InternalError): boom"
+    );
+    // a server-side dry run removes nothing and asks for no bind
+    let st = written(
+        WriteMode::DryRun,
+        vec![
+            W::Done(Outcome::Done { code: 200 }),
+            W::Done(Outcome::Done { code: 200 }),
+            W::Done(Outcome::Done { code: 200 }),
+        ],
+    );
+    assert_eq!(st.kind, StatusKind::Info);
+    assert_eq!(
+        st.text,
+        "done: preempt for default/batch-1 on node 'node-a': delete 2 victim(s), then nominate the node; victims that would be removed: default/api-1, data/db-0 (server-side dry run: nothing changed)"
+    );
+}

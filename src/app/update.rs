@@ -251,25 +251,49 @@ fn on_written(app: &mut App, r: Result<Report, String>) {
     } else {
         ""
     };
+    // a victim found already gone was not removed by this plan: say so
+    let names = |vs: &[ObjectKey]| -> String {
+        if vs.is_empty() {
+            return "none".to_string();
+        }
+        let v: Vec<String> = vs
+            .iter()
+            .map(|v| {
+                if report.victim_already_gone(v) {
+                    format!("{v} (already gone)")
+                } else {
+                    v.to_string()
+                }
+            })
+            .collect();
+        v.join(", ")
+    };
     if report.ok() {
         let removed = report.victims_removed();
+        // a request that may fail (clearing another pod's nomination) is still reported
+        let minor: String = report
+            .steps
+            .iter()
+            .map(|st| match st {
+                WriteStep::Failed(e) => format!("; not critical: {e}"),
+                _ => String::new(),
+            })
+            .collect();
         if removed.is_empty() {
-            app.info(format!("done: {}{suffix}", report.plan.action));
-        } else {
-            let v: Vec<String> = removed.iter().map(ToString::to_string).collect();
+            app.info(format!("done: {}{suffix}{minor}", report.plan.action));
+        } else if dry {
             app.info(format!(
-                "done: {}; victims removed: {}{suffix}{}",
+                "done: {}; victims that would be removed: {}{suffix}{minor}",
                 report.plan.action,
-                v.join(", "),
-                if dry {
-                    ""
-                } else {
-                    "; b will be offered once they are gone"
-                }
+                names(&removed)
             ));
-            if !dry {
-                await_victims(app, &report);
-            }
+        } else {
+            app.info(format!(
+                "done: {}; victims removed: {}; b will be offered once they are gone{minor}",
+                report.plan.action,
+                names(&removed)
+            ));
+            await_victims(app, &report);
         }
         return;
     }
@@ -285,14 +309,15 @@ fn on_written(app: &mut App, r: Result<Report, String>) {
     if report.plan.victims.is_empty() {
         app.error(first);
     } else {
-        let removed: Vec<String> = report.victims_removed().iter().map(ToString::to_string).collect();
-        let left: Vec<String> = report.victims_remaining().iter().map(|(v, _)| v.to_string()).collect();
+        let removed = report.victims_removed();
+        // a victim whose removal got no answer is neither: the failure that follows names it
+        let left: Vec<ObjectKey> = report.victims_remaining().into_iter().map(|(v, _)| v).collect();
         app.error(format!(
             "preemption incomplete: removed {} of {} victim(s) ({}); not removed: {}; the node was not nominated: {first}",
             removed.len(),
             report.plan.victims.len(),
-            if removed.is_empty() { "none".to_string() } else { removed.join(", ") },
-            left.join(", ")
+            names(&removed),
+            names(&left),
         ));
     }
 }

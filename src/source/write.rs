@@ -609,12 +609,32 @@ impl Report {
             .collect()
     }
 
+    /// Victims whose delete or eviction got no answer in time: they may or may not be gone,
+    /// so they are neither "removed" nor "remaining".
+    pub fn victims_unknown(&self) -> Vec<ObjectKey> {
+        self.plan
+            .victims
+            .iter()
+            .filter(|v| self.victim_unknown(v))
+            .cloned()
+            .collect()
+    }
+
+    /// True when the victim was found already gone (404) rather than removed by this plan.
+    pub fn victim_already_gone(&self, v: &ObjectKey) -> bool {
+        self.plan
+            .requests
+            .iter()
+            .zip(&self.steps)
+            .any(|(r, s)| r.pod() == v && matches!(s, Step::Done(Outcome::AlreadyGone) | Step::SkippedGone))
+    }
+
     /// Victims still there, with why.
     pub fn victims_remaining(&self) -> Vec<(ObjectKey, String)> {
         self.plan
             .victims
             .iter()
-            .filter(|v| !self.victim_gone(v))
+            .filter(|v| !self.victim_gone(v) && !self.victim_unknown(v))
             .map(|v| {
                 let why = self
                     .plan
@@ -630,6 +650,14 @@ impl Report {
                 (v.clone(), why)
             })
             .collect()
+    }
+
+    fn victim_unknown(&self, v: &ObjectKey) -> bool {
+        self.plan.requests.iter().zip(&self.steps).any(|(r, s)| {
+            r.pod() == v
+                && matches!(r, WriteRequest::Delete { .. } | WriteRequest::Evict { .. })
+                && matches!(s, Step::Failed(WriteError::Timeout { .. }))
+        })
     }
 
     fn victim_gone(&self, v: &ObjectKey) -> bool {
@@ -676,6 +704,12 @@ impl Report {
             );
             for (v, why) in self.victims_remaining() {
                 out += &format!("victim NOT removed: {v}: {why}\n");
+            }
+            for v in self.victims_unknown() {
+                out += &format!(
+                    "victim UNKNOWN: {v}: its removal got no answer; check with `kubectl get pod -n {} {}`\n",
+                    v.namespace, v.name
+                );
             }
         }
         out
@@ -739,7 +773,9 @@ pub async fn check_plan<S: super::ClusterSource>(source: &S, plan: &Plan) -> Res
         }
         seen.push(a);
         if let Err(e) = source.check(r).await {
-            let stop = e == WriteError::ReadOnly;
+            // only a refusal says something about this permission alone; read-only, a timeout
+            // or an unreachable server would answer every other check the same way
+            let stop = !matches!(e, WriteError::Forbidden { .. });
             refused.push(e);
             if stop {
                 break;
@@ -927,6 +963,63 @@ items:
         let text = r.render(false);
         assert!(text.contains("victims removed: a/low\n"), "{text}");
         assert!(text.contains("victim NOT removed: a/low2: eviction of a/low2 refused (429): PodDisruptionBudget 'web' does not allow it: The disruption budget web needs 2 healthy pods and has 2 currently; wait for it to allow a disruption or preempt without --evict"), "{text}");
+    }
+
+    #[test]
+    fn report_tells_already_gone_and_unanswered_victims_apart() {
+        let c = load_str("t", CLUSTER).unwrap();
+        let plan = preempt_plan(&c, &k("a/high"), "n1", &[k("a/low"), k("a/low2")], Removal::Delete).unwrap();
+        let timeout = WriteError::Timeout {
+            what: "delete a/low2".into(),
+            pod: k("a/low2"),
+            secs: 1,
+        };
+        // low: its delete found it gone; low2: its delete got no answer
+        let r = Report {
+            plan: plan.clone(),
+            steps: vec![
+                Step::Done(Outcome::Done { code: 200 }),
+                Step::Done(Outcome::AlreadyGone),
+                Step::Done(Outcome::Done { code: 200 }),
+                Step::Failed(timeout),
+                Step::NotSent,
+                Step::NotSent,
+            ],
+        };
+        assert!(!r.ok());
+        assert_eq!(r.victims_removed(), [k("a/low")]);
+        assert!(r.victim_already_gone(&k("a/low")));
+        assert!(!r.victim_already_gone(&k("a/low2")));
+        assert_eq!(r.victims_unknown(), [k("a/low2")]);
+        assert_eq!(r.victims_remaining(), [], "an unanswered delete is not 'not removed'");
+        let text = r.render(false);
+        assert!(text.contains("  2. delete a/low: already gone (404)\n"), "{text}");
+        assert!(text.contains("victims removed: a/low\n"), "{text}");
+        assert!(
+            text.contains(
+                "victim UNKNOWN: a/low2: its removal got no answer; check with `kubectl get pod -n a low2`\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("NOT removed"), "{text}");
+        // a timed-out mark leaves the victim surely in place: its delete was never sent
+        let r = Report {
+            plan,
+            steps: vec![
+                Step::Failed(WriteError::Timeout {
+                    what: "mark a/low".into(),
+                    pod: k("a/low"),
+                    secs: 1,
+                }),
+                Step::NotSent,
+                Step::NotSent,
+                Step::NotSent,
+                Step::NotSent,
+                Step::NotSent,
+            ],
+        };
+        assert_eq!(r.victims_unknown(), []);
+        assert_eq!(r.victims_remaining().len(), 2);
     }
 
     #[test]

@@ -801,3 +801,33 @@ async fn access_review_refusals_name_the_verb_and_resource() {
         .count();
     assert_eq!(reviews, 2);
 }
+
+#[tokio::test]
+async fn an_access_review_without_an_answer_stops_the_checks_and_claims_nothing_applied() {
+    let server = ApiServer::start();
+    let ssar = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+    server.reply_always("POST", ssar, Reply::new(201, json!({})).delayed(4000));
+    let mut o = options(server.kubeconfig(&temp_dir("src"), None));
+    o.watch.request_timeout = Duration::from_secs(1);
+    let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
+    let c = src.load_state().await.unwrap().to_cluster().unwrap();
+    let plan = preempt_plan(
+        &c,
+        &k("default/big"),
+        "node-c",
+        &[k("default/batch-1")],
+        Removal::Delete,
+    )
+    .unwrap();
+    // the plan needs two permissions (patch pods/status, delete pods): the first check's
+    // silence is not asked again for the second
+    let refused = check_plan(&src, &plan).await.unwrap_err();
+    assert_eq!(
+        refused,
+        [WriteError::Transport(
+            "no answer within 1s to the permission check (patch pods/status in namespace 'default'); check the network or retry with a longer --request-timeout".into()
+        )]
+    );
+    assert_eq!(server.writes().iter().filter(|r| r.path == ssar).count(), 1);
+    assert_eq!(server.writes().len(), 1, "nothing but the review was sent");
+}

@@ -22,6 +22,12 @@ impl Tmux {
     }
 
     pub(crate) fn start(name: &str, cmd: &str) -> Tmux {
+        Tmux::start_sized(name, cmd, 160, 48)
+    }
+
+    /// Starts `cmd` in a detached session of `cols`×`rows` cells.
+    pub(crate) fn start_sized(name: &str, cmd: &str, cols: u16, rows: u16) -> Tmux {
+        let (cols, rows) = (cols.to_string(), rows.to_string());
         let t = Tmux {
             socket: format!("kschedtui-e2e-{name}-{}", std::process::id()),
         };
@@ -36,9 +42,9 @@ impl Tmux {
                 "-s",
                 "e2e",
                 "-x",
-                "160",
+                &cols,
                 "-y",
-                "48",
+                &rows,
                 cmd,
             ])
             .env_remove("NO_COLOR")

@@ -193,7 +193,7 @@ impl ActionContext<'_> {
             "spec": { "resourceAttributes": attrs },
         });
         let what = format!("ask whether it may {a}");
-        let (code, bytes) = self
+        let (code, bytes) = match self
             .call(
                 "POST",
                 "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
@@ -202,7 +202,16 @@ impl ActionContext<'_> {
                 &what,
                 req.pod(),
             )
-            .await?;
+            .await
+        {
+            // a review changes nothing: no "may or may not have been applied" here
+            Err(WriteError::Timeout { secs, .. }) => {
+                return Err(WriteError::Transport(format!(
+                    "no answer within {secs}s to the permission check ({a}); check the network or retry with a longer --request-timeout"
+                )));
+            }
+            r => r?,
+        };
         let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         match code {
             200 | 201 => {

@@ -49,9 +49,12 @@ pub fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'_>, are
         lines.push(Line::from(""));
     }
     lines.push(Line::from(Span::styled("Writes:", theme.header)));
-    for w in app.confirm_writes(p) {
-        lines.push(Line::from(Span::raw(format!("  {w}"))));
-    }
+    let writes: Vec<Line<'_>> = app
+        .confirm_writes(p)
+        .into_iter()
+        .map(|w| Line::from(Span::raw(format!("  {w}"))))
+        .collect();
+    let head = std::mem::take(&mut lines);
     lines.push(Line::from(""));
     match app.source.kind {
         SourceKind::Snapshot | SourceKind::Demo => {
@@ -90,12 +93,44 @@ pub fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'_>, are
         Span::styled("Esc", theme.key),
         Span::raw(" cancel"),
     ]));
-    let width = lines.iter().map(Line::width).max().unwrap_or(40).saturating_add(4);
-    let popup = centered(
-        area,
-        u16::try_from(width).unwrap_or(100).max(50),
-        u16::try_from(lines.len() + 2).unwrap_or(12),
-    );
+    let footer = lines;
+    let width = head
+        .iter()
+        .chain(&writes)
+        .chain(&footer)
+        .map(Line::width)
+        .max()
+        .unwrap_or(40)
+        .saturating_add(4);
+    let popup_w = u16::try_from(width).unwrap_or(100).max(50).min(area.width);
+    // the height the wrapped text needs; on a small terminal the last requests give way, said
+    // so, and the footer (where the writes go, the keys) always shows
+    let height = |ls: &[Line<'_>]| {
+        Paragraph::new(ls.to_vec())
+            .wrap(Wrap { trim: false })
+            .line_count(popup_w.saturating_sub(2))
+    };
+    let room = usize::from(area.height.saturating_sub(2));
+    let mut shown = writes.len();
+    let lines = loop {
+        let mut ls = head.clone();
+        ls.extend(writes[..shown].iter().cloned());
+        if shown < writes.len() {
+            ls.push(Line::from(Span::styled(
+                format!(
+                    "  … {} more request(s) not shown: enlarge the terminal to see them all",
+                    writes.len() - shown
+                ),
+                theme.warn,
+            )));
+        }
+        ls.extend(footer.iter().cloned());
+        if shown == 0 || height(&ls) <= room {
+            break ls;
+        }
+        shown -= 1;
+    };
+    let popup = centered(area, popup_w, u16::try_from(height(&lines) + 2).unwrap_or(u16::MAX));
     frame.render_widget(Clear, popup);
     frame.render_widget(
         Paragraph::new(lines)

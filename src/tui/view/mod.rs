@@ -90,8 +90,12 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
     frame.render_widget(Block::default().style(theme.base), area);
     view.rows_area = None;
     view.points.clear();
-    let [top, body, bottom] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(0), Constraint::Length(1)]).areas(area);
+    let [top, body, bottom] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(status_height(app, area.width)),
+    ])
+    .areas(area);
     header(app, theme, frame, top);
     match &app.load {
         Load::Loading => dialogs::loading(app, theme, frame, body),
@@ -226,12 +230,78 @@ fn status_bar(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
                 } else {
                     theme.status
                 };
-                Line::from(Span::styled(format!(" {}", s.text), style))
+                let lines: Vec<Line<'_>> = wrap(&s.text, usize::from(area.width).saturating_sub(1), STATUS_LINES)
+                    .into_iter()
+                    .map(|l| Line::from(Span::styled(format!(" {l}"), style)))
+                    .collect();
+                frame.render_widget(Paragraph::new(lines).style(theme.status), area);
+                return;
             }
             None => hints_line(app, theme, area.width),
         },
     };
     frame.render_widget(Paragraph::new(line).style(theme.status), area);
+}
+
+/// The most lines a status message takes: the failures of live writes (which victims went
+/// and which did not, what to check after a timeout) must stay readable at 80 columns.
+pub const STATUS_LINES: usize = 4;
+
+/// The status bar's height: one line, or what the message needs wrapped, up to [`STATUS_LINES`].
+pub fn status_height(app: &App, width: u16) -> u16 {
+    match (&app.mode, &app.status) {
+        (Mode::Search | Mode::Command(_), _) | (_, None) => 1,
+        (_, Some(s)) => u16::try_from(wrap(&s.text, usize::from(width).saturating_sub(1), STATUS_LINES).len())
+            .unwrap_or(1)
+            .max(1),
+    }
+}
+
+/// Display width of a text.
+fn width_of(s: &str) -> usize {
+    Span::raw(s).width()
+}
+
+/// Word-wraps `text` into lines at most `width` wide, at most `max` of them; a word wider than
+/// a line is split; when the text does not fit, the last line ends with `…`.
+pub fn wrap(text: &str, width: usize, max: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        let sep = usize::from(!cur.is_empty());
+        if width_of(&cur) + sep + width_of(word) <= width {
+            if sep == 1 {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+            continue;
+        }
+        if !cur.is_empty() {
+            lines.push(std::mem::take(&mut cur));
+        }
+        // a word wider than a line is split where it reaches the edge
+        for c in word.chars() {
+            let mut buf = [0u8; 4];
+            if width_of(&cur) + width_of(c.encode_utf8(&mut buf)) > width {
+                lines.push(std::mem::take(&mut cur));
+            }
+            cur.push(c);
+        }
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    if lines.len() > max && max > 0 {
+        lines.truncate(max);
+        if let Some(last) = lines.last_mut() {
+            while !last.is_empty() && width_of(last) + 1 > width {
+                last.pop();
+            }
+            last.push('…');
+        }
+    }
+    lines
 }
 
 fn hints_line<'a>(app: &App, theme: &Theme, width: u16) -> Line<'a> {
@@ -257,4 +327,132 @@ pub fn record_rows(view: &mut ViewState, table_area: Rect, offset: usize) {
         ..table_area
     });
     view.rows_offset = offset;
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::app::SourceInfo;
+
+    /// The screen's rows as text.
+    fn rows(app: &App, w: u16, h: u16) -> Vec<String> {
+        let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+        let theme = crate::tui::theme::load(None).expect("theme").0;
+        t.draw(|f| render(app, &theme, &mut ViewState::default(), f))
+            .expect("draw");
+        let buf = t.backend().buffer().clone();
+        (0..h)
+            .map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect())
+            .collect()
+    }
+
+    fn app() -> App {
+        App::new(
+            SourceInfo {
+                kind: SourceKind::Live,
+                name: "context 'mock'".into(),
+            },
+            false,
+        )
+    }
+
+    /// Attached to the live state of fixtures/tui-test.yaml, asking to preempt api-1 for batch-1.
+    fn live_confirm() -> App {
+        let state =
+            crate::source::fixture::FixtureSource::from_str("t", include_str!("../../../fixtures/tui-test.yaml"))
+                .expect("fixture")
+                .state();
+        let mut a = app();
+        let profiles = crate::engine::build_profiles(None, a.version).expect("profiles");
+        let version = a.version;
+        crate::app::update(
+            &mut a,
+            crate::app::Action::Attached(Box::new(Ok(crate::app::Attached {
+                state,
+                profiles,
+                version,
+                write_mode: crate::source::write::WriteMode::Enabled,
+            }))),
+        );
+        a.mode = Mode::Confirm(crate::app::Pending::Preempt {
+            pod: crate::model::ObjectKey::new("default", "batch-1"),
+            node: "node-a".into(),
+            victims: vec![crate::model::ObjectKey::new("default", "api-1")],
+        });
+        a
+    }
+
+    #[test]
+    fn the_confirmation_keeps_its_footer_when_the_requests_do_not_fit() {
+        let a = live_confirm();
+        let text = |h: u16| rows(&a, 80, h).join("\n");
+        // 80x24: every request, the warning and the keys
+        let s = text(24);
+        for want in [
+            "Preempt 1 pod(s) on node-a for default/batch-1?",
+            "  1. PATCH /api/v1/namespaces/default/pods/api-1/status",
+            "  2. DELETE /api/v1/namespaces/default/pods/api-1",
+            "  3. PATCH /api/v1/namespaces/default/pods/batch-1/status",
+            "These requests are sent to the live cluster, in this order; a failure stops",
+            "y/Enter confirm   n/Esc cancel",
+        ] {
+            assert!(s.contains(want), "{want}:\n{s}");
+        }
+        assert!(!s.contains("not shown"), "{s}");
+        // 80x16: the last requests give way and say so; the footer stays
+        let s = text(16);
+        for want in [
+            "  1. PATCH /api/v1/namespaces/default/pods/api-1/status",
+            "  … 2 more request(s) not shown: enlarge the terminal to see them all",
+            "These requests are sent to the live cluster, in this order; a failure stops",
+            "y/Enter confirm   n/Esc cancel",
+        ] {
+            assert!(s.contains(want), "{want}:\n{s}");
+        }
+        assert!(!s.contains("2. DELETE"), "{s}");
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_splits_long_words_and_marks_what_is_cut() {
+        assert_eq!(wrap("a bb ccc dddd", 6, 3), ["a bb", "ccc", "dddd"]);
+        assert_eq!(wrap("abcdefghij k", 4, 5), ["abcd", "efgh", "ij k"]);
+        assert_eq!(wrap("one two three four", 9, 2), ["one two", "three…"]);
+        assert_eq!(wrap("one two three four", 5, 1), ["one…"]);
+        assert_eq!(wrap("", 10, 3), [""]);
+        assert_eq!(wrap("fits", 10, 3), ["fits"]);
+    }
+
+    #[test]
+    fn a_long_status_message_wraps_onto_up_to_three_lines_at_80_columns() {
+        let mut a = app();
+        let msg = "preemption incomplete: removed 1 of 2 victim(s) (default/batch-1); not removed: default/batch-2; the node was not nominated: 'delete default/batch-2' failed (500 InternalError): etcdserver: request timed out";
+        a.error(msg);
+        assert_eq!(status_height(&a, 80), 3);
+        let r = rows(&a, 80, 24);
+        let bottom: Vec<&str> = r[21..].iter().map(|l| l.trim_end()).collect();
+        assert_eq!(
+            bottom,
+            [
+                " preemption incomplete: removed 1 of 2 victim(s) (default/batch-1); not removed:",
+                " default/batch-2; the node was not nominated: 'delete default/batch-2' failed",
+                " (500 InternalError): etcdserver: request timed out",
+            ]
+        );
+        // the body gives up the rows the message takes
+        assert!(!r[20].contains("preemption"), "{r:?}");
+        // a short message keeps one line
+        a.info("done: bind shop/web to node 'node-a'");
+        assert_eq!(status_height(&a, 80), 1);
+        let r = rows(&a, 80, 24);
+        assert_eq!(r[23].trim_end(), " done: bind shop/web to node 'node-a'");
+        // a message longer than four lines ends with an ellipsis on the fourth
+        a.error("word ".repeat(80));
+        let r = rows(&a, 80, 24);
+        assert_eq!(status_height(&a, 80), 4);
+        assert!(r[23].ends_with(" wor…"), "{r:?}");
+        assert!(r[20].starts_with(" word word"), "{r:?}");
+    }
 }
