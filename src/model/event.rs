@@ -51,11 +51,13 @@ pub enum Kind {
     PodGroup,
     /// Pod.
     Pod,
+    /// Event (core v1; only FailedScheduling events about pods are read and kept).
+    Event,
 }
 
 impl Kind {
     /// Every kind, in snapshot order.
-    pub const ALL: [Kind; 16] = [
+    pub const ALL: [Kind; 17] = [
         Kind::Namespace,
         Kind::PriorityClass,
         Kind::Node,
@@ -72,6 +74,7 @@ impl Kind {
         Kind::ReplicationController,
         Kind::PodGroup,
         Kind::Pod,
+        Kind::Event,
     ];
 
     /// The `kind` field.
@@ -93,6 +96,7 @@ impl Kind {
             Kind::ReplicationController => "ReplicationController",
             Kind::PodGroup => "PodGroup",
             Kind::Pod => "Pod",
+            Kind::Event => "Event",
         }
     }
 
@@ -105,7 +109,8 @@ impl Kind {
             | Kind::PersistentVolumeClaim
             | Kind::Service
             | Kind::ReplicationController
-            | Kind::Pod => "v1",
+            | Kind::Pod
+            | Kind::Event => "v1",
             Kind::PriorityClass => "scheduling.k8s.io/v1",
             Kind::StorageClass | Kind::CsiNode | Kind::CsiDriver | Kind::CsiStorageCapacity => "storage.k8s.io/v1",
             Kind::PodDisruptionBudget => "policy/v1",
@@ -133,6 +138,7 @@ impl Kind {
             Kind::ReplicationController => "replicationcontrollers",
             Kind::PodGroup => "podgroups",
             Kind::Pod => "pods",
+            Kind::Event => "events",
         }
     }
 
@@ -177,6 +183,7 @@ impl Object {
             Object::StatefulSet(_) => Kind::StatefulSet,
             Object::ReplicationController(_) => Kind::ReplicationController,
             Object::PodGroup(_) => Kind::PodGroup,
+            Object::Event(_) => Kind::Event,
             Object::Skipped(_) => return None,
         })
     }
@@ -205,6 +212,7 @@ impl Object {
             Object::StatefulSet(x) => &mut x.metadata,
             Object::ReplicationController(x) => &mut x.metadata,
             Object::PodGroup(x) => &mut x.metadata,
+            Object::Event(x) => &mut x.metadata,
             Object::Skipped(_) => return None,
         })
     }
@@ -233,6 +241,7 @@ impl Object {
             Object::StatefulSet(x) => serde_json::to_value(x),
             Object::ReplicationController(x) => serde_json::to_value(x),
             Object::PodGroup(x) => serde_json::to_value(x),
+            Object::Event(x) => serde_json::to_value(x),
             Object::Skipped(k) => return serde_json::json!({ "kind": k }),
         };
         // Serializing these types cannot fail: they hold only strings, numbers, maps and lists.
@@ -315,6 +324,9 @@ pub struct ClusterState {
     pub stale: BTreeMap<Kind, String>,
     /// Kinds read but not used, with counts (from snapshot files).
     pub skipped: BTreeMap<String, usize>,
+    /// Optional kinds the source could not read (events a live cluster refuses to list), with
+    /// why; the others are required, and a failure to read them fails the load.
+    pub unreadable: BTreeMap<Kind, String>,
     /// Bumped by every event that changed an object; lets a front end see that the cluster
     /// changed since an explanation was computed.
     pub generation: u64,
@@ -368,6 +380,7 @@ impl ClusterState {
             ClusterEvent::Applied(obj) => {
                 let Some(kind) = obj.kind() else { return false };
                 self.stale.remove(&kind);
+                self.unreadable.remove(&kind);
                 self.note_version(kind, &obj);
                 let origin = Self::live_origin();
                 self.objects.insert((kind, obj.key()), (origin, *obj));
@@ -385,6 +398,7 @@ impl ClusterState {
                 resource_version,
             } => {
                 self.stale.remove(&kind);
+                self.unreadable.remove(&kind);
                 self.objects.retain(|(k, _), _| *k != kind);
                 for o in objects {
                     if o.kind() == Some(kind) {
@@ -475,6 +489,7 @@ impl ClusterState {
         for (k, n) in &self.skipped {
             *c.skipped.entry(k.clone()).or_insert(0) += n;
         }
+        c.events_unreadable = self.unreadable.get(&Kind::Event).cloned();
         Ok(c)
     }
 }

@@ -444,6 +444,8 @@ mod json_fast {
             {
                 Object::PodGroup(de(s)?)
             }
+            // Events take the general path (two API versions, most of them skipped).
+            "Event" => return None,
             _ => {
                 serde_json::from_str::<Value>(s).ok()?;
                 return Some(Object::Skipped(kind.to_string()));
@@ -490,6 +492,7 @@ mod json_fast {
             Object::StatefulSet(x) => &mut x.metadata,
             Object::ReplicationController(x) => &mut x.metadata,
             Object::PodGroup(x) => &mut x.metadata,
+            Object::Event(x) => &mut x.metadata,
             Object::Skipped(_) => return None,
         })
     }
@@ -737,6 +740,12 @@ fn push_object(
         {
             Object::PodGroup(typed_object(v, o, &kind, &key, &mut unknown)?)
         }
+        "Event" if matches!(api_version.as_str(), "v1" | "") => {
+            failed_scheduling(typed_object(v, o, &kind, &key, &mut unknown)?)
+        }
+        "Event" if api_version.starts_with("events.k8s.io/") => failed_scheduling(crate::model::core_event(
+            typed_object(v, o, &kind, &key, &mut unknown)?,
+        )),
         _ => {
             out.push((origin, Object::Skipped(kind)));
             return Ok(());
@@ -747,6 +756,16 @@ fn push_object(
     }
     out.push((origin, obj));
     Ok(())
+}
+
+/// An event is kept when it is a FailedScheduling event about a pod; any other event is
+/// skipped like a kind the engine does not use (counted, no warning).
+fn failed_scheduling(e: k8s_openapi::api::core::v1::Event) -> Object {
+    if crate::model::SchedulingEvent::from_event(&e).is_some() {
+        Object::Event(e)
+    } else {
+        Object::Skipped("Event".into())
+    }
 }
 
 /// A field path as a user writes it: `spec.containers[0].resorces`.
