@@ -320,7 +320,16 @@ pub fn render_explanations(args: &ExplainArgs, cluster: Cluster, version: Versio
             }
         }
         Output::Json | Output::Yaml => {
-            let values: Vec<serde_json::Value> = out.iter().map(crate::explain::json::to_value).collect();
+            let values: Vec<serde_json::Value> = out
+                .iter()
+                .map(|ex| {
+                    let mut v = crate::explain::json::to_value(ex);
+                    if let (Some(c), serde_json::Value::Object(m)) = (condition::cluster_json(&snap.cluster, ex), &mut v) {
+                        m.insert(crate::explain::json::CLUSTER_KEY.into(), c);
+                    }
+                    v
+                })
+                .collect();
             let v = if args.all_pending {
                 serde_json::Value::Array(values)
             } else {

@@ -1,13 +1,14 @@
 //! Writes a [`ClusterState`] as a snapshot file that [`super::file`] reads back to the same
 //! cluster: a `kind: List` of the objects in kind, namespace and name order, as
 //! `kubectl get -o yaml` prints them, without `metadata.managedFields`. YAML by default, JSON
-//! when the file name ends in `.json`. Optionally anonymized ([`super::anonymize`]).
+//! when the file name ends in `.json`. Optionally anonymized ([`super::anonymize`]), which
+//! leaves the events out.
 
 use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::model::event::ClusterState;
+use crate::model::event::{ClusterState, Kind};
 
 /// How to write.
 #[derive(Clone, Debug, Default)]
@@ -118,9 +119,16 @@ pub enum SnapshotError {
 }
 
 /// The snapshot's objects as JSON, managedFields dropped, anonymized when asked.
+///
+/// Anonymizing leaves the FailedScheduling events out ([`left_out_by_anonymize`]): their
+/// messages are free text that names PVCs, StorageClasses, nodes and taint values, and a
+/// placeholder substitution in free text can neither be complete nor keep the text equal to
+/// what kschedtui computes on the anonymized cluster. (Condition messages are dropped for the
+/// same reason.)
 pub fn items(state: &ClusterState, anonymize: bool) -> Vec<Value> {
     let mut items: Vec<Value> = state
         .objects()
+        .filter(|o| !(anonymize && o.kind() == Some(Kind::Event)))
         .map(|o| {
             let mut v = o.to_json();
             if let Some(Value::Object(meta)) = v.get_mut("metadata") {
@@ -133,6 +141,11 @@ pub fn items(state: &ClusterState, anonymize: bool) -> Vec<Value> {
         super::anonymize::anonymize(&mut items);
     }
     items
+}
+
+/// How many objects an anonymized snapshot leaves out (the events, see [`items`]).
+pub fn left_out_by_anonymize(state: &ClusterState) -> usize {
+    state.objects_of(Kind::Event).count()
 }
 
 /// The snapshot file's text.
