@@ -620,6 +620,55 @@ mod tests {
         assert_eq!(e.field, "status.allocatable.cpu");
     }
 
+    fn failed_scheduling(name: &str, pod: &str, rv: &str, message: &str) -> Object {
+        Object::Event(core::Event {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some("a".into()),
+                resource_version: Some(rv.into()),
+                ..Default::default()
+            },
+            involved_object: core::ObjectReference {
+                kind: Some("Pod".into()),
+                namespace: Some("a".into()),
+                name: Some(pod.into()),
+                ..Default::default()
+            },
+            reason: Some("FailedScheduling".into()),
+            message: Some(message.into()),
+            count: Some(2),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn events_are_held_and_carried_to_the_cluster_with_why_they_were_unreadable() {
+        let mut s = ClusterState::new();
+        s.apply(ClusterEvent::Applied(Box::new(pod("a", "p", "1", None))));
+        s.unreadable.insert(Kind::Event, "403 Forbidden".into());
+        assert_eq!(s.to_cluster().unwrap().events_unreadable.as_deref(), Some("403 Forbidden"));
+        // A list of events that succeeds (a later resync) makes them readable again.
+        s.apply(ClusterEvent::Resynced {
+            kind: Kind::Event,
+            objects: vec![failed_scheduling("p.1", "p", "5", "first")],
+            resource_version: "5".into(),
+        });
+        s.apply(ClusterEvent::Applied(Box::new(failed_scheduling("p.2", "p", "6", "second"))));
+        assert_eq!(s.objects_of(Kind::Event).count(), 2);
+        assert_eq!(s.resource_versions[&Kind::Event], "6");
+        let c = s.to_cluster().unwrap();
+        assert_eq!(c.events_unreadable, None);
+        let msgs: Vec<&str> = c.scheduling_events[&ObjectKey::new("a", "p")]
+            .iter()
+            .map(|e| e.message.as_str())
+            .collect();
+        // Neither has a time: ordered by name.
+        assert_eq!(msgs, ["first", "second"]);
+        assert_eq!(failed_scheduling("p.1", "p", "5", "m").to_json()["apiVersion"], "v1");
+        assert!(s.apply(ClusterEvent::Deleted(Box::new(failed_scheduling("p.1", "p", "7", "first")))));
+        assert_eq!(s.to_cluster().unwrap().scheduling_events[&ObjectKey::new("a", "p")].len(), 1);
+    }
+
     #[test]
     fn to_json_sets_api_version_and_kind_first() {
         let v = pod("a", "p", "1", None).to_json();

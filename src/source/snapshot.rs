@@ -222,6 +222,17 @@ items:
 - apiVersion: v1
   kind: ConfigMap
   metadata: {name: skipped, namespace: a}
+- apiVersion: v1
+  kind: Event
+  metadata: {name: p.17a0, namespace: a}
+  involvedObject: {kind: Pod, namespace: a, name: p, apiVersion: v1}
+  reason: FailedScheduling
+  message: "0/1 nodes are available: persistentvolumeclaim \"data-secret-project\" not found."
+  reportingComponent: default-scheduler
+  reportingInstance: default-scheduler-cp-secret-host
+  eventTime: "2024-05-01T10:00:01.000000Z"
+  series: {count: 3, lastObservedTime: "2024-05-01T10:04:00.000000Z"}
+  type: Warning
 "#;
 
     fn state() -> ClusterState {
@@ -254,6 +265,11 @@ items:
             assert_eq!(back.pods[0].creation.as_deref(), Some("2024-05-01T10:00:00Z"));
             assert_eq!(back.pod_groups[0].spec.min_member, 2);
             assert_eq!(format!("{:?}", back.pods[0].obj), format!("{:?}", orig.pods[0].obj));
+            // The FailedScheduling event comes back as it was read.
+            assert_eq!(back.scheduling_events, orig.scheduling_events);
+            let e = &back.scheduling_events[&crate::model::ObjectKey::new("a", "p")][0];
+            assert_eq!((e.count, e.component.as_str()), (3, "default-scheduler"));
+            assert_eq!(e.last.map(|t| t.to_string()).as_deref(), Some("2024-05-01T10:04:00Z"));
         }
     }
 
@@ -275,7 +291,14 @@ items:
         };
         let text = render(&s, &anon).unwrap();
         assert!(!text.contains("prod"));
-        assert!(load_str("anon", &text).is_ok());
+        // Events are left out whole: their messages name objects in free text.
+        assert_eq!(left_out_by_anonymize(&s), 1);
+        for leak in ["Event", "data-secret-project", "cp-secret-host", "FailedScheduling"] {
+            assert!(!text.contains(leak), "{leak} in {text}");
+        }
+        let back = load_str("anon", &text).unwrap();
+        assert!(back.scheduling_events.is_empty());
+        assert_eq!(back.pods.len(), 1);
     }
 
     #[test]
