@@ -94,6 +94,8 @@ pub struct ClusterVerdict<'a> {
     pub event_agrees: Option<bool>,
     /// Remarks, one line each (disagreement, staleness, what was not compared).
     pub notes: Vec<String>,
+    /// kschedtui finds a node for the pod (so a recorded failure disagrees whatever its text).
+    pub kschedtui_finds_a_node: bool,
 }
 
 impl ClusterVerdict<'_> {
@@ -169,12 +171,14 @@ pub fn compare<'a>(cluster: &'a Cluster, ex: &Explanation) -> Option<ClusterVerd
         condition_agrees: None,
         event_agrees: None,
         notes: Vec::new(),
+        kschedtui_finds_a_node: false,
     };
     if pod.node_name.is_some() {
         // Bound: the events are history and kschedtui has no verdict to compare.
         return Some(v);
     }
     let want = expected(ex);
+    v.kschedtui_finds_a_node = want == Expected::Binds;
     // The sources that record a scheduling failure, with their messages.
     let cond_msg = condition
         .filter(|c| c.status == "False" && matches!(c.reason.as_deref(), Some("Unschedulable" | "SchedulerError")))
@@ -307,6 +311,52 @@ pub fn cluster_verdict(cluster: &Cluster, ex: &Explanation) -> String {
         s += &format!("Note: {n}\n");
     }
     s
+}
+
+/// The same in one line, for the TUI's pod view (beside kschedtui's verdict, where a few lines
+/// fit): whether the cluster's scheduler agrees, and what it wrote when it does not. The bool
+/// is the agreement (None: nothing compared). None when there is nothing to show.
+pub fn cluster_brief(cluster: &Cluster, ex: &Explanation) -> Option<(String, Option<bool>)> {
+    let v = compare(cluster, ex)?;
+    let newest = v.events.first();
+    let mut facts: Vec<String> = Vec::new();
+    if let Some(c) = v.condition {
+        facts.push(match &c.reason {
+            Some(r) if !r.is_empty() => format!("PodScheduled={} ({r})", c.status),
+            _ => format!("PodScheduled={}", c.status),
+        });
+    }
+    if let Some(e) = newest {
+        let older = match v.events.len() - 1 {
+            0 => String::new(),
+            n => format!(" (+{n} older)"),
+        };
+        facts.push(format!("FailedScheduling {}{older}", event_facts(e)));
+    }
+    if let Some(why) = v.events_unreadable {
+        facts.push(format!("events not readable ({why})"));
+    }
+    let agrees = v.agrees();
+    let text = match agrees {
+        Some(false) => {
+            let (cond, event) = (v.condition_agrees == Some(false), v.event_agrees == Some(false));
+            let who = which(cond, event);
+            let says = if cond && event { "say" } else { "says" };
+            if v.kschedtui_finds_a_node {
+                format!("Cluster differs: {who} {says} the pod did not fit, kschedtui finds a node")
+            } else {
+                let said = match (event, newest, v.condition) {
+                    (true, Some(e), _) => e.message.clone(),
+                    (_, _, Some(c)) => c.message.clone().unwrap_or_default(),
+                    _ => String::new(),
+                };
+                format!("Cluster differs: {who} {says}: {said}")
+            }
+        }
+        Some(true) => format!("Cluster agrees: {}", facts.join("; ")),
+        None => format!("Cluster: {}", facts.join("; ")),
+    };
+    Some((text, agrees))
 }
 
 /// The optional `cluster` key of `explain -o json` (see [`crate::explain::json`]); None when
@@ -625,6 +675,56 @@ items:
         assert!(lines[0].contains("last 2026-01-01T01:06:30Z"), "{text}");
         assert_eq!(lines[5], "Cluster: and 2 older FailedScheduling events");
         assert_eq!(json.unwrap()["failedSchedulingEvents"].as_array().unwrap().len(), 7);
+    }
+
+    fn brief(c: Cluster) -> Option<(String, Option<bool>)> {
+        let v = Version::OLDEST;
+        let snap = Snapshot::new(Arc::new(c), v);
+        let ex = explain(&snap, &build_profiles(None, v).unwrap(), &ObjectKey::new("a", "p")).unwrap();
+        cluster_brief(&snap.cluster, &ex)
+    }
+
+    #[test]
+    fn the_brief_line_says_agreement_or_what_differs() {
+        assert_eq!(brief(cluster("{type: Ready, status: \"False\"}")), None);
+        let mut extra = core_event("p.1", NO_PREEMPTION, 4, "2026-01-01T01:05:00Z");
+        extra += &core_event("p.0", NO_PREEMPTION, 1, "2026-01-01T01:01:00Z");
+        assert_eq!(
+            brief(cluster_with(&unschedulable(NO_PREEMPTION), &extra)),
+            Some((
+                "Cluster agrees: PodScheduled=False (Unschedulable); FailedScheduling x4, last 2026-01-01T01:05:00Z, default-scheduler (+1 older)".into(),
+                Some(true)
+            ))
+        );
+        let old = "0/1 nodes are available: 1 Insufficient cpu.";
+        assert_eq!(
+            brief(cluster_with(
+                &unschedulable(NO_PREEMPTION),
+                &core_event("p.1", old, 2, "2026-01-01T01:09:00Z")
+            )),
+            Some((
+                format!("Cluster differs: the newest FailedScheduling event says: {old}"),
+                Some(false)
+            ))
+        );
+        assert_eq!(
+            brief(cluster(&unschedulable(old))),
+            Some((format!("Cluster differs: the condition says: {old}"), Some(false)))
+        );
+        let roomy = "- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: \"4\", pods: \"10\"}}}\n";
+        assert_eq!(
+            brief(cluster_with(&unschedulable(old), roomy)),
+            Some((
+                "Cluster differs: the condition says the pod did not fit, kschedtui finds a node".into(),
+                Some(false)
+            ))
+        );
+        let mut c = cluster("{type: Ready, status: \"False\"}");
+        c.events_unreadable = Some("403 Forbidden".into());
+        assert_eq!(
+            brief(c),
+            Some(("Cluster: events not readable (403 Forbidden)".into(), None))
+        );
     }
 
     #[test]

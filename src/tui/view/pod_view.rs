@@ -112,22 +112,18 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
     let pl = Pipeline::new(ex, app.profile(&ex.profile));
     let step = v.step.clone().unwrap_or_else(|| pl.decisive());
     let bar_h = pipeline::height(&pl, inner.width);
-    let mut verdict = ex.verdict();
-    // beside kschedtui's verdict, what the cluster's scheduler wrote (and whether they agree)
-    let cluster = crate::cli::condition::cluster_verdict(&app.cluster, ex);
-    if !cluster.is_empty() {
-        verdict = format!("{verdict}  ‖ {}", cluster.trim_end().replace('\n', "  ‖ "));
-    }
-    let verdict_h = u16::try_from(
-        verdict
-            .chars()
-            .count()
-            .div_ceil(usize::from(inner.width.max(1)))
-            .clamp(1, if cluster.is_empty() { 2 } else { 4 }),
-    )
-    .unwrap_or(1);
-    let [verdict_area, bar_area, crumb_area, panel] = Layout::vertical([
+    let verdict = ex.verdict();
+    // beside kschedtui's verdict, one line on what the cluster's scheduler wrote (its
+    // PodScheduled condition and FailedScheduling events) and whether they agree
+    let cluster = crate::cli::condition::cluster_brief(&app.cluster, ex);
+    let lines = |s: &str| {
+        u16::try_from(s.chars().count().div_ceil(usize::from(inner.width.max(1))).clamp(1, 2)).unwrap_or(1)
+    };
+    let verdict_h = lines(&verdict);
+    let cluster_h = cluster.as_ref().map_or(0, |(s, _)| lines(s));
+    let [verdict_area, cluster_area, bar_area, crumb_area, panel] = Layout::vertical([
         Constraint::Length(verdict_h),
+        Constraint::Length(cluster_h),
         Constraint::Length(bar_h),
         Constraint::Length(1),
         Constraint::Min(0),
@@ -137,6 +133,13 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
         Paragraph::new(Line::from(Span::styled(verdict, verdict_style(ex, theme)))).wrap(Wrap { trim: false }),
         verdict_area,
     );
+    if let Some((text, agrees)) = cluster {
+        let style = if agrees == Some(false) { theme.warn } else { theme.muted };
+        frame.render_widget(
+            Paragraph::new(Line::from(Span::styled(text, style))).wrap(Wrap { trim: false }),
+            cluster_area,
+        );
+    }
     pipeline::render(&pl, &step, theme, view, frame, bar_area);
     crumb(&pl, &step, theme, frame, crumb_area);
     if v.show_diff
