@@ -748,7 +748,9 @@ fn a_failed_scheduling_event_refreshes_the_cluster_without_explaining_again() {
     };
     let effects = update(
         &mut a,
-        Action::Cluster(Box::new(ClusterEvent::Applied(Box::new(crate::model::Object::Event(event))))),
+        Action::Cluster(Box::new(ClusterEvent::Applied(Box::new(crate::model::Object::Event(
+            event,
+        ))))),
     );
     assert!(effects.is_empty());
     let l = a.live.as_ref().expect("live");

@@ -60,7 +60,11 @@ fn expected(ex: &Explanation) -> Expected<'_> {
     if ex.waiting_for_scheduler.is_some() {
         return Expected::Nothing("kschedtui has no profile for the pod's schedulerName");
     }
-    if ex.pre_enqueue.iter().any(|s| s.code != crate::engine::framework::status::Code::Success) {
+    if ex
+        .pre_enqueue
+        .iter()
+        .any(|s| s.code != crate::engine::framework::status::Code::Success)
+    {
         return Expected::Nothing("the pod is held at PreEnqueue, which the scheduler does not record");
     }
     if let Some(b) = &ex.binding_cycle {
@@ -500,7 +504,10 @@ items:
     fn the_same_message_gets_no_note() {
         let c = cluster(&unschedulable(NO_PREEMPTION));
         let (text, _, json) = verdict(c);
-        assert_eq!(text, format!("Cluster: PodScheduled=False (Unschedulable): {NO_PREEMPTION}\n"));
+        assert_eq!(
+            text,
+            format!("Cluster: PodScheduled=False (Unschedulable): {NO_PREEMPTION}\n")
+        );
         assert_eq!(
             json.unwrap(),
             json!({
@@ -557,7 +564,12 @@ items:
         // condition agrees with kschedtui.
         let old = "0/1 nodes are available: 1 Insufficient cpu.";
         let mut extra = core_event("p.1", old, 2, "2026-01-01T01:09:00Z");
-        extra += &core_event("p.0", "0/1 nodes are available: 1 node(s) were unschedulable.", 1, "2026-01-01T01:00:01Z");
+        extra += &core_event(
+            "p.0",
+            "0/1 nodes are available: 1 node(s) were unschedulable.",
+            1,
+            "2026-01-01T01:00:01Z",
+        );
         let c = cluster_with(&unschedulable(NO_PREEMPTION), &extra);
         let (text, _, json) = verdict(c);
         assert_eq!(
@@ -576,15 +588,21 @@ items:
         assert_eq!(json["agrees"], json!(false));
         assert_eq!(
             json["notes"],
-            json!(["the cluster's scheduler wrote a different message (the newest FailedScheduling event): a kschedtui bug to report, or a scheduler running another profile or release"])
+            json!([
+                "the cluster's scheduler wrote a different message (the newest FailedScheduling event): a kschedtui bug to report, or a scheduler running another profile or release"
+            ])
         );
     }
 
     #[test]
     fn a_pod_kschedtui_can_place_disagrees_with_both_and_a_stale_event_is_dated() {
         // A second node, created after the event, gives the pod room.
-        let extra = core_event("p.1", "0/1 nodes are available: 1 Insufficient cpu.", 1, "2026-01-01T01:00:01Z")
-            + "- {apiVersion: v1, kind: Node, metadata: {name: n2, creationTimestamp: \"2026-01-01T02:00:00Z\"}, status: {allocatable: {cpu: \"4\", pods: \"10\"}}}\n";
+        let extra = core_event(
+            "p.1",
+            "0/1 nodes are available: 1 Insufficient cpu.",
+            1,
+            "2026-01-01T01:00:01Z",
+        ) + "- {apiVersion: v1, kind: Node, metadata: {name: n2, creationTimestamp: \"2026-01-01T02:00:00Z\"}, status: {allocatable: {cpu: \"4\", pods: \"10\"}}}\n";
         let c = cluster_with(&unschedulable("0/1 nodes are available: 1 Insufficient cpu."), &extra);
         let (text, msg, json) = verdict(c);
         assert_eq!(msg, None);
@@ -627,7 +645,10 @@ items:
             )
         );
         let json = json.unwrap();
-        assert_eq!(json["failedSchedulingEvents"][0]["firstTime"], "2026-01-01T00:30:00.000001Z");
+        assert_eq!(
+            json["failedSchedulingEvents"][0]["firstTime"],
+            "2026-01-01T00:30:00.000001Z"
+        );
         assert_eq!(json["agrees"], json!(true));
     }
 
@@ -657,7 +678,10 @@ items:
         c.scheduling_events.clear();
         c.events_unreadable = Some("403 Forbidden: events is forbidden".into());
         let (text, _, json) = verdict(c);
-        assert_eq!(text, "Cluster: events: not readable (403 Forbidden: events is forbidden)\n");
+        assert_eq!(
+            text,
+            "Cluster: events: not readable (403 Forbidden: events is forbidden)\n"
+        );
         assert_eq!(
             json.unwrap(),
             json!({"failedSchedulingEvents": [], "eventsUnreadable": "403 Forbidden: events is forbidden"})
@@ -711,7 +735,8 @@ items:
             brief(cluster(&unschedulable(old))),
             Some((format!("Cluster differs: the condition says: {old}"), Some(false)))
         );
-        let roomy = "- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: \"4\", pods: \"10\"}}}\n";
+        let roomy =
+            "- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: \"4\", pods: \"10\"}}}\n";
         assert_eq!(
             brief(cluster_with(&unschedulable(old), roomy)),
             Some((

@@ -324,7 +324,9 @@ pub fn render_explanations(args: &ExplainArgs, cluster: Cluster, version: Versio
                 .iter()
                 .map(|ex| {
                     let mut v = crate::explain::json::to_value(ex);
-                    if let (Some(c), serde_json::Value::Object(m)) = (condition::cluster_json(&snap.cluster, ex), &mut v) {
+                    if let (Some(c), serde_json::Value::Object(m)) =
+                        (condition::cluster_json(&snap.cluster, ex), &mut v)
+                    {
                         m.insert(crate::explain::json::CLUSTER_KEY.into(), c);
                     }
                     v

@@ -646,14 +646,19 @@ mod tests {
         let mut s = ClusterState::new();
         s.apply(ClusterEvent::Applied(Box::new(pod("a", "p", "1", None))));
         s.unreadable.insert(Kind::Event, "403 Forbidden".into());
-        assert_eq!(s.to_cluster().unwrap().events_unreadable.as_deref(), Some("403 Forbidden"));
+        assert_eq!(
+            s.to_cluster().unwrap().events_unreadable.as_deref(),
+            Some("403 Forbidden")
+        );
         // A list of events that succeeds (a later resync) makes them readable again.
         s.apply(ClusterEvent::Resynced {
             kind: Kind::Event,
             objects: vec![failed_scheduling("p.1", "p", "5", "first")],
             resource_version: "5".into(),
         });
-        s.apply(ClusterEvent::Applied(Box::new(failed_scheduling("p.2", "p", "6", "second"))));
+        s.apply(ClusterEvent::Applied(Box::new(failed_scheduling(
+            "p.2", "p", "6", "second",
+        ))));
         assert_eq!(s.objects_of(Kind::Event).count(), 2);
         assert_eq!(s.resource_versions[&Kind::Event], "6");
         let c = s.to_cluster().unwrap();
@@ -665,8 +670,13 @@ mod tests {
         // Neither has a time: ordered by name.
         assert_eq!(msgs, ["first", "second"]);
         assert_eq!(failed_scheduling("p.1", "p", "5", "m").to_json()["apiVersion"], "v1");
-        assert!(s.apply(ClusterEvent::Deleted(Box::new(failed_scheduling("p.1", "p", "7", "first")))));
-        assert_eq!(s.to_cluster().unwrap().scheduling_events[&ObjectKey::new("a", "p")].len(), 1);
+        assert!(s.apply(ClusterEvent::Deleted(Box::new(failed_scheduling(
+            "p.1", "p", "7", "first"
+        )))));
+        assert_eq!(
+            s.to_cluster().unwrap().scheduling_events[&ObjectKey::new("a", "p")].len(),
+            1
+        );
     }
 
     #[test]

@@ -743,9 +743,9 @@ fn push_object(
         "Event" if matches!(api_version.as_str(), "v1" | "") => {
             failed_scheduling(typed_object(v, o, &kind, &key, &mut unknown)?)
         }
-        "Event" if api_version.starts_with("events.k8s.io/") => failed_scheduling(crate::model::core_event(
-            typed_object(v, o, &kind, &key, &mut unknown)?,
-        )),
+        "Event" if api_version.starts_with("events.k8s.io/") => {
+            failed_scheduling(crate::model::core_event(typed_object(v, o, &kind, &key, &mut unknown)?))
+        }
         _ => {
             out.push((origin, Object::Skipped(kind)));
             return Ok(());
@@ -1008,12 +1008,27 @@ items:
         // Newest first: the events.k8s.io one (00:06) before the core one (00:05).
         assert_eq!(events[0].key.name, "p.2");
         assert_eq!(events[0].message, "0/3 nodes are available: 3 Insufficient memory.");
-        assert_eq!((events[0].count, events[0].component.as_str()), (3, "default-scheduler"));
-        assert_eq!(events[0].last.map(|t| t.to_string()).as_deref(), Some("2026-01-01T00:06:00Z"));
+        assert_eq!(
+            (events[0].count, events[0].component.as_str()),
+            (3, "default-scheduler")
+        );
+        assert_eq!(
+            events[0].last.map(|t| t.to_string()).as_deref(),
+            Some("2026-01-01T00:06:00Z")
+        );
         assert_eq!(events[1].key.name, "p.1");
-        assert_eq!((events[1].count, events[1].component.as_str()), (2, "default-scheduler"));
-        assert_eq!(events[1].first.map(|t| t.to_string()).as_deref(), Some("2026-01-01T00:00:00Z"));
-        assert_eq!(events[1].last.map(|t| t.to_string()).as_deref(), Some("2026-01-01T00:05:00Z"));
+        assert_eq!(
+            (events[1].count, events[1].component.as_str()),
+            (2, "default-scheduler")
+        );
+        assert_eq!(
+            events[1].first.map(|t| t.to_string()).as_deref(),
+            Some("2026-01-01T00:00:00Z")
+        );
+        assert_eq!(
+            events[1].last.map(|t| t.to_string()).as_deref(),
+            Some("2026-01-01T00:05:00Z")
+        );
         assert_eq!(events[1].pod_uid.as_deref(), Some("u1"));
         // Other events are skipped whole: counted, no warning, not even for an unknown field.
         assert_eq!(c.skipped.get("Event"), Some(&2));

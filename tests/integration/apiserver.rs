@@ -616,7 +616,11 @@ fn parse_field_selector(plural: &str, sel: &str) -> Result<Vec<FieldTerm>, Strin
 /// maps it; a missing field is "").
 fn fields_match(obj: &Value, terms: &[FieldTerm]) -> bool {
     terms.iter().all(|(field, want, eq)| {
-        let path = if field == "source" { "source.component" } else { field.as_str() };
+        let path = if field == "source" {
+            "source.component"
+        } else {
+            field.as_str()
+        };
         let got = path
             .split('.')
             .try_fold(obj, |v, k| v.get(k))

@@ -113,9 +113,9 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
         assert!(snap_text.stdout.contains("Pod shop/web-7d4b9-pend"));
         // The events came through the round trip.
         assert!(
-            snap_text
-                .stdout
-                .contains("Cluster: FailedScheduling (x5, last 2024-05-01T10:09:00Z, default-scheduler): 0/3 nodes are available:"),
+            snap_text.stdout.contains(
+                "Cluster: FailedScheduling (x5, last 2024-05-01T10:09:00Z, default-scheduler): 0/3 nodes are available:"
+            ),
             "{}",
             snap_text.stdout
         );
@@ -252,7 +252,11 @@ fn explain_json_carries_the_clusters_condition_events_and_agreement() {
         })
     );
     // The events were asked for with the field selector only.
-    let lists: Vec<_> = server.requests().into_iter().filter(|r| r.path == "/api/v1/events").collect();
+    let lists: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/v1/events")
+        .collect();
     assert_eq!(lists.len(), 1);
     assert_eq!(
         lists[0].param("fieldSelector").as_deref(),

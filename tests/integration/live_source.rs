@@ -180,16 +180,37 @@ async fn failed_scheduling_events_are_listed_and_watched_through_the_field_selec
         vec![
             Step::Event(
                 "ADDED",
-                event_json("big.1", "big", "1001", "FailedScheduling", "0/4 nodes are available: 4 Insufficient cpu.", 1),
+                event_json(
+                    "big.1",
+                    "big",
+                    "1001",
+                    "FailedScheduling",
+                    "0/4 nodes are available: 4 Insufficient cpu.",
+                    1,
+                ),
             ),
             // Not selected: the server does not send it.
             Step::Event(
                 "ADDED",
-                event_json("big.2", "big", "1002", "Scheduled", "Successfully assigned default/big to node-c", 1),
+                event_json(
+                    "big.2",
+                    "big",
+                    "1002",
+                    "Scheduled",
+                    "Successfully assigned default/big to node-c",
+                    1,
+                ),
             ),
             Step::Event(
                 "MODIFIED",
-                event_json("big.1", "big", "1003", "FailedScheduling", "0/4 nodes are available: 4 Insufficient cpu.", 4),
+                event_json(
+                    "big.1",
+                    "big",
+                    "1003",
+                    "FailedScheduling",
+                    "0/4 nodes are available: 4 Insufficient cpu.",
+                    4,
+                ),
             ),
             Step::Event(
                 "ERROR",
@@ -282,7 +303,10 @@ async fn forbidden_events_do_not_fail_the_load_and_are_not_watched() {
     let mut events = Vec::new();
     let run = src.watch(tx);
     let check = async {
-        drain_until(&mut rx, &mut state, &mut events, |s, _| s.get(Kind::Pod, &k("default/new")).is_some()).await;
+        drain_until(&mut rx, &mut state, &mut events, |s, _| {
+            s.get(Kind::Pod, &k("default/new")).is_some()
+        })
+        .await;
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         while server.requests().iter().filter(|r| r.is_watch()).count() < Kind::ALL.len() - 1 {
             assert!(tokio::time::Instant::now() < deadline, "{:?}", server.requests());
