@@ -117,30 +117,36 @@ fn time(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Opt
 }
 
 /// The newest change to the cluster kschedtui can date, other than `pod`'s own: a node or
-/// pod created, or a pod bound (its PodScheduled=True transition).
+/// pod created, or a pod bound (its PodScheduled=True transition). On equal times the first
+/// found wins (nodes by name, then pods by key), so the text is stable.
 fn last_dated_change(cluster: &Cluster, pod: &Pod) -> Option<(Timestamp, String)> {
-    let nodes = cluster.nodes.iter().filter_map(|n| {
-        time(n.obj.metadata.creation_timestamp.as_ref()).map(|t| (t, format!("node {} created", n.name)))
-    });
-    let pods = cluster.pods.iter().filter(|p| p.key != pod.key).flat_map(|p| {
-        let created = time(p.obj.metadata.creation_timestamp.as_ref()).map(|t| (t, format!("pod {} created", p.key)));
+    let mut best: Option<(Timestamp, String)> = None;
+    let mut consider = |t: Option<Timestamp>, what: &dyn Fn() -> String| {
+        if let Some(t) = t
+            && best.as_ref().is_none_or(|(b, _)| t > *b)
+        {
+            best = Some((t, what()));
+        }
+    };
+    for n in &cluster.nodes {
+        consider(time(n.obj.metadata.creation_timestamp.as_ref()), &|| {
+            format!("node {} created", n.name)
+        });
+    }
+    for p in cluster.pods.iter().filter(|p| p.key != pod.key) {
+        consider(time(p.obj.metadata.creation_timestamp.as_ref()), &|| {
+            format!("pod {} created", p.key)
+        });
         let bound = p
             .obj
             .status
             .as_ref()
             .and_then(|s| s.conditions.as_ref())
             .and_then(|c| c.iter().find(|c| c.type_ == "PodScheduled" && c.status == "True"))
-            .and_then(|c| time(c.last_transition_time.as_ref()))
-            .map(|t| (t, format!("pod {} bound", p.key)));
-        created.into_iter().chain(bound)
-    });
-    // The newest; among equal times the first by name, for a stable text.
-    nodes
-        .chain(pods)
-        .fold(None, |best: Option<(Timestamp, String)>, (t, what)| match &best {
-            Some((bt, bw)) if (*bt, std::cmp::Reverse(bw)) >= (t, std::cmp::Reverse(&what)) => best,
-            _ => Some((t, what)),
-        })
+            .and_then(|c| time(c.last_transition_time.as_ref()));
+        consider(bound, &|| format!("pod {} bound", p.key));
+    }
+    best
 }
 
 /// Names the disagreeing sources.

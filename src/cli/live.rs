@@ -163,6 +163,11 @@ pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
                     .iter()
                     .map(|(k, v)| (k.name().to_string(), v.clone()))
                     .collect(),
+                unreadable: state
+                    .unreadable
+                    .iter()
+                    .map(|(k, v)| (k.name().to_string(), v.clone()))
+                    .collect(),
             },
         };
         write_file(&args.output, &state, &opts)?;

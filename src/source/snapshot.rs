@@ -48,6 +48,10 @@ pub struct SnapshotInfo {
     /// resourceVersion per kind.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub resource_versions: std::collections::BTreeMap<String, String>,
+    /// Optional kinds that could not be read, with why (`Event: "403 Forbidden: ..."`), so that
+    /// `explain --snapshot` says so as the live verdict did.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub unreadable: std::collections::BTreeMap<String, String>,
 }
 
 impl SnapshotInfo {
@@ -155,6 +159,13 @@ pub fn render(state: &ClusterState, opts: &SnapshotOptions) -> Result<String, Sn
         info.context = None;
         info.server = None;
         info.namespace = None;
+        // The server's message names the user and the server: only the HTTP status is kept.
+        for why in info.unreadable.values_mut() {
+            *why = match why.split_once(':') {
+                Some((status, _)) if status.starts_with(|c: char| c.is_ascii_digit()) => status.to_string(),
+                _ => "not readable (the reason is left out of anonymized snapshots)".to_string(),
+            };
+        }
     }
     let mut doc = json!({
         "apiVersion": "v1",

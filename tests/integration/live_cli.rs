@@ -295,6 +295,20 @@ fn explain_goes_on_when_events_are_forbidden_and_says_so() {
         s.stderr
     );
     assert!(s.stderr.contains(&format!("wrote 28 objects to '{f}'")), "{}", s.stderr);
+    // The snapshot records it: explaining it says the same as explaining the cluster did.
+    let snap = run(&["explain", "--snapshot", f, "default/big"], "");
+    ok(&snap);
+    assert_eq!(snap.stdout, o.stdout);
+    // Anonymized, only the status is kept (the message names the user).
+    let a = temp_dir("noevents-anon").join("a.yaml");
+    let a = a.to_str().unwrap();
+    ok(&run(&["snapshot", "--kubeconfig", &k, "-o", a, "--anonymize"], ""));
+    assert!(!std::fs::read_to_string(a).unwrap().contains("tester"));
+    let v = explain_json(&["explain", "--snapshot", a, "--all-pending", "-o", "json"]);
+    assert_eq!(
+        v[1]["cluster"],
+        json!({"failedSchedulingEvents": [], "eventsUnreadable": "403 Forbidden"})
+    );
 }
 
 #[test]
