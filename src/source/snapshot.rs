@@ -208,7 +208,7 @@ pub fn write_file(path: &Path, state: &ClusterState, opts: &SnapshotOptions) -> 
 mod tests {
     use super::*;
     use crate::model::event::ClusterEvent;
-    use crate::source::file::{load_str, read_objects};
+    use crate::source::file::{load_str, read_objects_str};
 
     const SNAP: &str = r#"
 apiVersion: v1
@@ -247,13 +247,8 @@ items:
 "#;
 
     fn state() -> ClusterState {
-        let mut out = Vec::new();
-        let dir = std::env::temp_dir().join(format!("kschedtui-snap-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("in.yaml");
-        std::fs::write(&f, SNAP).unwrap();
-        out.extend(read_objects(&f, &mut Vec::new()).unwrap());
-        ClusterState::from_objects(out)
+        // Read from the text: tests running in parallel must not share a file they rewrite.
+        ClusterState::from_objects(read_objects_str("in.yaml", SNAP, &mut Vec::new()).unwrap())
     }
 
     #[test]
