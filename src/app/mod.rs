@@ -86,6 +86,9 @@ pub struct LiveView {
     pub state: crate::model::event::ClusterState,
     /// Watch events arrived since the cluster was last rebuilt (rebuilt at the next tick).
     pub dirty: bool,
+    /// Only FailedScheduling events changed since the last rebuild: the engine does not read
+    /// them, so the next tick rebuilds the cluster without explaining anything again.
+    pub events_dirty: bool,
     /// Events applied since attaching.
     pub events: u64,
     /// How writes are sent.

@@ -725,6 +725,51 @@ fn watch_events_mark_dirty_and_the_next_tick_rebuilds_once() {
 }
 
 #[test]
+fn a_failed_scheduling_event_refreshes_the_cluster_without_explaining_again() {
+    use crate::model::event::ClusterEvent;
+    let mut a = live_app(crate::source::write::WriteMode::Enabled);
+    let batch1 = ObjectKey::new("default", "batch-1");
+    let event = k8s_openapi::api::core::v1::Event {
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            name: Some("batch-1.1".into()),
+            namespace: Some("default".into()),
+            resource_version: Some("2001".into()),
+            ..Default::default()
+        },
+        involved_object: k8s_openapi::api::core::v1::ObjectReference {
+            kind: Some("Pod".into()),
+            namespace: Some("default".into()),
+            name: Some("batch-1".into()),
+            ..Default::default()
+        },
+        reason: Some("FailedScheduling".into()),
+        message: Some("0/4 nodes are available: 4 Insufficient cpu.".into()),
+        ..Default::default()
+    };
+    let effects = update(
+        &mut a,
+        Action::Cluster(Box::new(ClusterEvent::Applied(Box::new(crate::model::Object::Event(
+            event,
+        ))))),
+    );
+    assert!(effects.is_empty());
+    let l = a.live.as_ref().expect("live");
+    assert!(l.events_dirty && !l.dirty);
+    let generation = a.generation;
+    assert!(
+        update(&mut a, Action::Tick { now: 100 }).is_empty(),
+        "nothing is explained again"
+    );
+    assert_eq!(a.generation, generation);
+    assert!(!a.live.as_ref().expect("live").events_dirty);
+    let msgs: Vec<&str> = a.cluster.scheduling_events[&batch1]
+        .iter()
+        .map(|e| e.message.as_str())
+        .collect();
+    assert_eq!(msgs, ["0/4 nodes are available: 4 Insufficient cpu."]);
+}
+
+#[test]
 fn a_broken_watch_shows_the_view_stale_until_it_resumes() {
     use crate::model::event::{ClusterEvent, Kind};
     let mut a = live_app(crate::source::write::WriteMode::Enabled);

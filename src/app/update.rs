@@ -47,8 +47,13 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Cluster(ev) => {
             if let Some(l) = &mut app.live {
                 l.events += 1;
+                let events_only = ev.kind() == Some(crate::model::event::Kind::Event);
                 if l.state.apply(*ev) {
-                    l.dirty = true;
+                    if events_only {
+                        l.events_dirty = true;
+                    } else {
+                        l.dirty = true;
+                    }
                 }
             }
             Vec::new()
@@ -189,6 +194,7 @@ fn on_attached(app: &mut App, r: Result<Attached, String>) -> Vec<Effect> {
     app.live = Some(LiveView {
         state: a.state,
         dirty: false,
+        events_dirty: false,
         events: 0,
         write_mode: a.write_mode,
         writing: false,
@@ -212,10 +218,12 @@ fn refresh_live(app: &mut App) -> Vec<Effect> {
     let Some(l) = &mut app.live else {
         return Vec::new();
     };
-    if !l.dirty || app.load != Load::Ready {
+    if !(l.dirty || l.events_dirty) || app.load != Load::Ready {
         return Vec::new();
     }
+    let events_only = !l.dirty;
     l.dirty = false;
+    l.events_dirty = false;
     let cluster = match l.state.to_cluster() {
         Ok(c) => c,
         Err(e) => {
@@ -223,6 +231,11 @@ fn refresh_live(app: &mut App) -> Vec<Effect> {
             return Vec::new();
         }
     };
+    if events_only {
+        // The explanations stand: only what the pod view shows beside them changed.
+        app.cluster = Arc::new(cluster);
+        return Vec::new();
+    }
     app.usage = node_usage(&cluster);
     app.cluster = Arc::new(cluster);
     app.generation += 1;

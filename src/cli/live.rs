@@ -163,15 +163,33 @@ pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
                     .iter()
                     .map(|(k, v)| (k.name().to_string(), v.clone()))
                     .collect(),
+                unreadable: state
+                    .unreadable
+                    .iter()
+                    .map(|(k, v)| (k.name().to_string(), v.clone()))
+                    .collect(),
             },
         };
         write_file(&args.output, &state, &opts)?;
+        let left_out = if args.anonymize {
+            crate::source::snapshot::left_out_by_anonymize(&state)
+        } else {
+            0
+        };
         eprintln!(
             "kschedtui: wrote {} objects to '{}'{}",
-            state.len(),
+            state.len() - left_out,
             args.output.display(),
             if args.anonymize { " (anonymized)" } else { "" }
         );
+        if left_out > 0 {
+            eprintln!(
+                "warning: --anonymize left out the {left_out} FailedScheduling event(s): their messages name PVCs, nodes and taint values, which cannot be replaced reliably in free text"
+            );
+        }
+        if let Some(why) = state.unreadable.get(&crate::model::event::Kind::Event) {
+            eprintln!("warning: events could not be read ({why}): the snapshot has no FailedScheduling events");
+        }
         if let Scope::Namespace(ns) = &scope {
             eprintln!(
                 "warning: only namespace '{ns}' was read: pods of other namespaces are missing, so node usage is understated"

@@ -283,8 +283,11 @@ pub fn scheduler_version(arg: Option<&str>, default: Version) -> Result<Version>
 /// The version recorded in a snapshot written by `kschedtui snapshot`, clamped to the
 /// supported range.
 pub fn recorded_version(snapshot: Option<&Path>) -> Option<Version> {
-    let info = crate::source::snapshot::SnapshotInfo::read(snapshot?)?;
-    let v = info.kubernetes_version?;
+    version_of(&crate::source::snapshot::SnapshotInfo::read(snapshot?)?)
+}
+
+fn version_of(info: &crate::source::snapshot::SnapshotInfo) -> Option<Version> {
+    let v = info.kubernetes_version.as_ref()?;
     let minor = v.trim_start_matches('v').split('.').nth(1)?.parse().ok()?;
     Some(Version::clamp_minor(minor))
 }
@@ -296,9 +299,14 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, cluster: &ClusterArg
         return live::explain(args, cluster);
     }
     let _ = cluster;
-    let default = recorded_version(snapshot).unwrap_or(Version::NEWEST);
+    let info = snapshot.and_then(crate::source::snapshot::SnapshotInfo::read);
+    let default = info.as_ref().and_then(version_of).unwrap_or(Version::NEWEST);
     let version = scheduler_version(args.scheduler_version.as_deref(), default)?;
-    let cluster = load_cluster(snapshot, args.demo)?;
+    let mut cluster = load_cluster(snapshot, args.demo)?;
+    // A snapshot of a cluster whose events could not be read says so, as the live verdict did.
+    if let Some(why) = info.and_then(|mut i| i.unreadable.remove(crate::model::event::Kind::Event.name())) {
+        cluster.events_unreadable = Some(why);
+    }
     let text = render_explanations(args, cluster, version, "default")?;
     write_stdout(&text)
 }
@@ -334,7 +342,18 @@ pub fn render_explanations(args: &ExplainArgs, cluster: Cluster, version: Versio
             }
         }
         Output::Json | Output::Yaml => {
-            let values: Vec<serde_json::Value> = out.iter().map(crate::explain::json::to_value).collect();
+            let values: Vec<serde_json::Value> = out
+                .iter()
+                .map(|ex| {
+                    let mut v = crate::explain::json::to_value(ex);
+                    if let (Some(c), serde_json::Value::Object(m)) =
+                        (condition::cluster_json(&snap.cluster, ex), &mut v)
+                    {
+                        m.insert(crate::explain::json::CLUSTER_KEY.into(), c);
+                    }
+                    v
+                })
+                .collect();
             let v = if args.all_pending {
                 serde_json::Value::Array(values)
             } else {

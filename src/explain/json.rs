@@ -1,12 +1,43 @@
 //! The `explain -o json` contract, version 1: keys and sorting exactly as the spec says, with
 //! kschedtui's extra keys (`allFailures`, `rejectedByNominatedPods`, `preScore`, `notes`, `topologySpread`, ...)
 //! added where the contract allows.
+//!
+//! One optional top-level key is added by `explain` itself, since it reads the cluster rather
+//! than the trace ([`CLUSTER_KEY`], built by `crate::cli::condition::cluster_json`): what the
+//! cluster's own scheduler wrote about the pod, present only when the pod has a PodScheduled
+//! condition or FailedScheduling events, or events could not be read:
+//!
+//! ```text
+//! "cluster": {
+//!   "podScheduled": {"status": "False", "reason": "Unschedulable", "message": "0/3 nodes ...",
+//!                    "lastTransitionTime": "2026-11-29T08:20:00Z",
+//!                    "agrees": true},                // compared with kschedtui's message
+//!   "failedSchedulingEvents": [                      // newest first ([] when none)
+//!     {"name": "web-1.1870a2b3c4d5e6f7", "count": 3, "firstTime": "...", "lastTime": "...",
+//!      "reportingComponent": "default-scheduler", "type": "Warning", "message": "0/3 nodes ...",
+//!      "agrees": false}                              // on the newest only, when compared
+//!   ],
+//!   "eventsUnreadable": "403 Forbidden: ...",        // only when events could not be read
+//!   "agrees": false,                                 // every compared source agrees; absent
+//!                                                    // when nothing was compared
+//!   "notes": ["the cluster's scheduler wrote a different message (...)"]   // when any
+//! }
+//! ```
+//!
+//! A source is compared only while the pod is pending and kschedtui's verdict is one the
+//! scheduler records: the condition when it says False with reason Unschedulable or
+//! SchedulerError, the newest event against kschedtui's message cut as upstream cuts event
+//! messages (1024 bytes).
 
 use serde_json::{Map, Value, json};
 
 use crate::engine::trace::{
     BindingCycleTrace, CyclePluginStatus, Explanation, FilterDetail, FilterFailure, GangTrace, SpreadCheck,
 };
+
+/// The optional top-level key with the cluster's own PodScheduled condition and
+/// FailedScheduling events (see the module documentation).
+pub const CLUSTER_KEY: &str = "cluster";
 
 fn failure(f: &FilterFailure) -> Value {
     json!({"plugin": f.plugin, "code": f.code.as_str(), "reasons": f.reasons})

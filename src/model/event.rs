@@ -51,11 +51,13 @@ pub enum Kind {
     PodGroup,
     /// Pod.
     Pod,
+    /// Event (core v1; only FailedScheduling events about pods are read and kept).
+    Event,
 }
 
 impl Kind {
     /// Every kind, in snapshot order.
-    pub const ALL: [Kind; 16] = [
+    pub const ALL: [Kind; 17] = [
         Kind::Namespace,
         Kind::PriorityClass,
         Kind::Node,
@@ -72,6 +74,7 @@ impl Kind {
         Kind::ReplicationController,
         Kind::PodGroup,
         Kind::Pod,
+        Kind::Event,
     ];
 
     /// The `kind` field.
@@ -93,6 +96,7 @@ impl Kind {
             Kind::ReplicationController => "ReplicationController",
             Kind::PodGroup => "PodGroup",
             Kind::Pod => "Pod",
+            Kind::Event => "Event",
         }
     }
 
@@ -105,7 +109,8 @@ impl Kind {
             | Kind::PersistentVolumeClaim
             | Kind::Service
             | Kind::ReplicationController
-            | Kind::Pod => "v1",
+            | Kind::Pod
+            | Kind::Event => "v1",
             Kind::PriorityClass => "scheduling.k8s.io/v1",
             Kind::StorageClass | Kind::CsiNode | Kind::CsiDriver | Kind::CsiStorageCapacity => "storage.k8s.io/v1",
             Kind::PodDisruptionBudget => "policy/v1",
@@ -133,6 +138,7 @@ impl Kind {
             Kind::ReplicationController => "replicationcontrollers",
             Kind::PodGroup => "podgroups",
             Kind::Pod => "pods",
+            Kind::Event => "events",
         }
     }
 
@@ -177,6 +183,7 @@ impl Object {
             Object::StatefulSet(_) => Kind::StatefulSet,
             Object::ReplicationController(_) => Kind::ReplicationController,
             Object::PodGroup(_) => Kind::PodGroup,
+            Object::Event(_) => Kind::Event,
             Object::Skipped(_) => return None,
         })
     }
@@ -205,6 +212,7 @@ impl Object {
             Object::StatefulSet(x) => &mut x.metadata,
             Object::ReplicationController(x) => &mut x.metadata,
             Object::PodGroup(x) => &mut x.metadata,
+            Object::Event(x) => &mut x.metadata,
             Object::Skipped(_) => return None,
         })
     }
@@ -233,6 +241,7 @@ impl Object {
             Object::StatefulSet(x) => serde_json::to_value(x),
             Object::ReplicationController(x) => serde_json::to_value(x),
             Object::PodGroup(x) => serde_json::to_value(x),
+            Object::Event(x) => serde_json::to_value(x),
             Object::Skipped(k) => return serde_json::json!({ "kind": k }),
         };
         // Serializing these types cannot fail: they hold only strings, numbers, maps and lists.
@@ -315,6 +324,9 @@ pub struct ClusterState {
     pub stale: BTreeMap<Kind, String>,
     /// Kinds read but not used, with counts (from snapshot files).
     pub skipped: BTreeMap<String, usize>,
+    /// Optional kinds the source could not read (events a live cluster refuses to list), with
+    /// why; the others are required, and a failure to read them fails the load.
+    pub unreadable: BTreeMap<Kind, String>,
     /// Bumped by every event that changed an object; lets a front end see that the cluster
     /// changed since an explanation was computed.
     pub generation: u64,
@@ -368,6 +380,7 @@ impl ClusterState {
             ClusterEvent::Applied(obj) => {
                 let Some(kind) = obj.kind() else { return false };
                 self.stale.remove(&kind);
+                self.unreadable.remove(&kind);
                 self.note_version(kind, &obj);
                 let origin = Self::live_origin();
                 self.objects.insert((kind, obj.key()), (origin, *obj));
@@ -385,6 +398,7 @@ impl ClusterState {
                 resource_version,
             } => {
                 self.stale.remove(&kind);
+                self.unreadable.remove(&kind);
                 self.objects.retain(|(k, _), _| *k != kind);
                 for o in objects {
                     if o.kind() == Some(kind) {
@@ -475,6 +489,7 @@ impl ClusterState {
         for (k, n) in &self.skipped {
             *c.skipped.entry(k.clone()).or_insert(0) += n;
         }
+        c.events_unreadable = self.unreadable.get(&Kind::Event).cloned();
         Ok(c)
     }
 }
@@ -603,6 +618,65 @@ mod tests {
             }
         );
         assert_eq!(e.field, "status.allocatable.cpu");
+    }
+
+    fn failed_scheduling(name: &str, pod: &str, rv: &str, message: &str) -> Object {
+        Object::Event(core::Event {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some("a".into()),
+                resource_version: Some(rv.into()),
+                ..Default::default()
+            },
+            involved_object: core::ObjectReference {
+                kind: Some("Pod".into()),
+                namespace: Some("a".into()),
+                name: Some(pod.into()),
+                ..Default::default()
+            },
+            reason: Some("FailedScheduling".into()),
+            message: Some(message.into()),
+            count: Some(2),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn events_are_held_and_carried_to_the_cluster_with_why_they_were_unreadable() {
+        let mut s = ClusterState::new();
+        s.apply(ClusterEvent::Applied(Box::new(pod("a", "p", "1", None))));
+        s.unreadable.insert(Kind::Event, "403 Forbidden".into());
+        assert_eq!(
+            s.to_cluster().unwrap().events_unreadable.as_deref(),
+            Some("403 Forbidden")
+        );
+        // A list of events that succeeds (a later resync) makes them readable again.
+        s.apply(ClusterEvent::Resynced {
+            kind: Kind::Event,
+            objects: vec![failed_scheduling("p.1", "p", "5", "first")],
+            resource_version: "5".into(),
+        });
+        s.apply(ClusterEvent::Applied(Box::new(failed_scheduling(
+            "p.2", "p", "6", "second",
+        ))));
+        assert_eq!(s.objects_of(Kind::Event).count(), 2);
+        assert_eq!(s.resource_versions[&Kind::Event], "6");
+        let c = s.to_cluster().unwrap();
+        assert_eq!(c.events_unreadable, None);
+        let msgs: Vec<&str> = c.scheduling_events[&ObjectKey::new("a", "p")]
+            .iter()
+            .map(|e| e.message.as_str())
+            .collect();
+        // Neither has a time: ordered by name.
+        assert_eq!(msgs, ["first", "second"]);
+        assert_eq!(failed_scheduling("p.1", "p", "5", "m").to_json()["apiVersion"], "v1");
+        assert!(s.apply(ClusterEvent::Deleted(Box::new(failed_scheduling(
+            "p.1", "p", "7", "first"
+        )))));
+        assert_eq!(
+            s.to_cluster().unwrap().scheduling_events[&ObjectKey::new("a", "p")].len(),
+            1
+        );
     }
 
     #[test]

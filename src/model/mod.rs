@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::storage::v1 as storage;
-use k8s_openapi::api::{apps::v1 as apps, policy::v1 as policy, scheduling::v1 as sched};
+use k8s_openapi::api::{apps::v1 as apps, events::v1 as events, policy::v1 as policy, scheduling::v1 as sched};
+use k8s_openapi::jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use quantity::Quantity;
@@ -247,6 +248,129 @@ pub struct PodGroupSpec {
     pub schedule_timeout_seconds: Option<i32>,
 }
 
+/// The reason kube-scheduler gives the events it records when a pod does not fit
+/// (`handleSchedulingFailure`), or when it skips a pod being deleted.
+pub const FAILED_SCHEDULING: &str = "FailedScheduling";
+
+/// A FailedScheduling event about a pod, as the cluster's scheduler recorded it, reduced to
+/// what the verdict shows and compares.
+///
+/// Only events with reason `FailedScheduling` about a Pod are kept: the others (Scheduled,
+/// Pulled, BackOff, ...) say nothing kschedtui can compare with its verdict, so they are
+/// dropped without a warning. Both event APIs are read: core v1 (`involvedObject`, `message`,
+/// `count`, `firstTimestamp` / `lastTimestamp`, `source.component`) and `events.k8s.io/v1`
+/// (`regarding`, `note`, `series.count`, `eventTime`, `reportingController`), which is what
+/// kube-scheduler writes since 1.19.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchedulingEvent {
+    /// The event's own namespace/name.
+    pub key: ObjectKey,
+    /// The pod it is about.
+    pub pod: ObjectKey,
+    /// The uid of the pod it is about, when recorded (a pod deleted and created again under
+    /// the same name has another uid).
+    pub pod_uid: Option<String>,
+    /// `reason` (always [`FAILED_SCHEDULING`]).
+    pub reason: String,
+    /// `message` (`note`): the text the scheduler wrote, truncated by it to 1024 bytes.
+    pub message: String,
+    /// `type` (Warning for the scheduler's).
+    pub type_: String,
+    /// How many times it occurred: `count` (`deprecatedCount`), else `series.count`, else 1.
+    pub count: i32,
+    /// First occurrence: `firstTimestamp`, else `eventTime`, else the creation time.
+    pub first: Option<Timestamp>,
+    /// Last occurrence: `series.lastObservedTime`, else `lastTimestamp`, else the first.
+    pub last: Option<Timestamp>,
+    /// Who reported it: `reportingComponent` (`reportingController`), else `source.component`
+    /// (kube-scheduler reports under its profile's schedulerName).
+    pub component: String,
+}
+
+impl SchedulingEvent {
+    /// The record of a FailedScheduling event about a pod; None for any other event.
+    pub fn from_event(e: &core::Event) -> Option<Self> {
+        if e.reason.as_deref() != Some(FAILED_SCHEDULING) {
+            return None;
+        }
+        let io = &e.involved_object;
+        if io.kind.as_deref().is_some_and(|k| !k.is_empty() && k != "Pod") {
+            return None;
+        }
+        let ns = io
+            .namespace
+            .clone()
+            .filter(|n| !n.is_empty())
+            .or_else(|| e.metadata.namespace.clone())
+            .unwrap_or_default();
+        let pod = ObjectKey::new(ns, io.name.clone().unwrap_or_default());
+        let created = e.metadata.creation_timestamp.as_ref().map(|t| t.0);
+        let event_time = e.event_time.as_ref().map(|t| t.0);
+        let first = e.first_timestamp.as_ref().map(|t| t.0).or(event_time).or(created);
+        let series = e.series.as_ref();
+        let last = series
+            .and_then(|s| s.last_observed_time.as_ref())
+            .map(|t| t.0)
+            .or_else(|| e.last_timestamp.as_ref().map(|t| t.0))
+            .or(first)
+            .max(first);
+        let count = e
+            .count
+            .filter(|c| *c > 0)
+            .or_else(|| series.and_then(|s| s.count).filter(|c| *c > 0))
+            .unwrap_or(1);
+        let component = e
+            .reporting_component
+            .clone()
+            .filter(|c| !c.is_empty())
+            .or_else(|| e.source.as_ref().and_then(|s| s.component.clone()))
+            .unwrap_or_default();
+        Some(SchedulingEvent {
+            key: meta_key(&e.metadata),
+            pod,
+            pod_uid: io.uid.clone().filter(|u| !u.is_empty()),
+            reason: FAILED_SCHEDULING.to_string(),
+            message: e.message.clone().unwrap_or_default(),
+            type_: e.type_.clone().unwrap_or_default(),
+            count,
+            first,
+            last,
+            component,
+        })
+    }
+
+    /// When it last occurred, as far as known.
+    pub fn when(&self) -> Option<Timestamp> {
+        self.last.or(self.first)
+    }
+}
+
+/// An `events.k8s.io/v1` Event in its core v1 shape, field for field as the API server converts
+/// them (`regarding` → `involvedObject`, `note` → `message`, `reportingController` →
+/// `reportingComponent`, `deprecated*` → the core fields of the same name).
+pub fn core_event(e: events::Event) -> core::Event {
+    core::Event {
+        action: e.action,
+        count: e.deprecated_count,
+        event_time: e.event_time,
+        first_timestamp: e.deprecated_first_timestamp,
+        involved_object: e.regarding.unwrap_or_default(),
+        last_timestamp: e.deprecated_last_timestamp,
+        message: e.note,
+        metadata: e.metadata,
+        reason: e.reason,
+        related: e.related,
+        reporting_component: e.reporting_controller,
+        reporting_instance: e.reporting_instance,
+        series: e.series.map(|s| core::EventSeries {
+            count: Some(s.count),
+            last_observed_time: Some(s.last_observed_time),
+        }),
+        source: e.deprecated_source,
+        type_: e.type_,
+    }
+}
+
 /// One object read from a snapshot, typed.
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)]
@@ -283,6 +407,10 @@ pub enum Object {
     ReplicationController(core::ReplicationController),
     /// PodGroup
     PodGroup(PodGroup),
+    /// Event (core v1; an `events.k8s.io/v1` Event is read into this shape, as the API server
+    /// converts between the two). Only FailedScheduling events about pods are kept: see
+    /// [`SchedulingEvent`].
+    Event(core::Event),
     /// A kind the engine does not use (counted, then dropped).
     Skipped(String),
 }
@@ -322,6 +450,12 @@ pub struct Cluster {
     pub replication_controllers: Vec<core::ReplicationController>,
     /// PodGroups.
     pub pod_groups: Vec<PodGroup>,
+    /// FailedScheduling events by the pod they are about, newest first (see
+    /// [`SchedulingEvent`]; other events are not kept).
+    pub scheduling_events: BTreeMap<ObjectKey, Vec<SchedulingEvent>>,
+    /// Why the source could not read events (a live cluster refusing to list them), if so:
+    /// the verdict then says so instead of showing none.
+    pub events_unreadable: Option<String>,
     /// Kinds read but not used, with counts.
     pub skipped: BTreeMap<String, usize>,
     /// Things worth saying that are not errors (a pod bound to a missing node, ...).
@@ -504,6 +638,7 @@ impl Cluster {
         let n_nodes = objects.iter().filter(|(_, o)| matches!(o, Object::Node(_))).count();
         let mut raw_pods = Vec::with_capacity(n_pods);
         let mut raw_nodes = Vec::with_capacity(n_nodes);
+        let mut events: BTreeMap<ObjectKey, SchedulingEvent> = BTreeMap::new();
         c.pods.reserve_exact(n_pods);
         c.nodes.reserve_exact(n_nodes);
         for (origin, obj) in objects {
@@ -513,6 +648,19 @@ impl Cluster {
             }
             let (kind, meta) = kind_and_meta(&obj);
             let key = meta_key(meta);
+            if let Object::Event(e) = &obj {
+                // Events are optional: one without a name is kept, not an error. The same event
+                // may be read twice (through both event APIs): the last one read wins.
+                if let Some(r) = SchedulingEvent::from_event(e) {
+                    let slot = if key.name.is_empty() {
+                        ObjectKey::new(key.namespace, format!("(unnamed {})", events.len()))
+                    } else {
+                        key
+                    };
+                    events.insert(slot, r);
+                }
+                continue;
+            }
             let err = |field: &str, message: String| ModelError {
                 origin: origin.clone(),
                 kind: kind.to_string(),
@@ -563,8 +711,14 @@ impl Cluster {
                 Object::StatefulSet(s) => c.stateful_sets.push(s),
                 Object::ReplicationController(r) => c.replication_controllers.push(r),
                 Object::PodGroup(g) => c.pod_groups.push(g),
-                Object::Skipped(_) => {}
+                Object::Event(_) | Object::Skipped(_) => {}
             }
+        }
+        for e in events.into_values() {
+            c.scheduling_events.entry(e.pod.clone()).or_default().push(e);
+        }
+        for list in c.scheduling_events.values_mut() {
+            list.sort_by(|a, b| b.when().cmp(&a.when()).then_with(|| a.key.cmp(&b.key)));
         }
         for (origin, n) in raw_nodes {
             let key = meta_key(&n.metadata);
@@ -642,6 +796,21 @@ impl Cluster {
             .map(|i| &self.pods[i])
     }
 
+    /// The FailedScheduling events about this pod, newest first. Events recorded for an
+    /// earlier pod of the same name (another uid) are left out.
+    pub fn scheduling_events_of(&self, pod: &Pod) -> Vec<&SchedulingEvent> {
+        let uid = pod.obj.metadata.uid.as_deref().filter(|u| !u.is_empty());
+        self.scheduling_events
+            .get(&pod.key)
+            .into_iter()
+            .flatten()
+            .filter(|e| match (&e.pod_uid, uid) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            })
+            .collect()
+    }
+
     /// Pending pods in PrioritySort order: higher priority first, then earlier creation, then key.
     pub fn pending_pods(&self) -> Vec<&Arc<Pod>> {
         let mut v: Vec<&Arc<Pod>> = self.pods.iter().filter(|p| p.is_pending()).collect();
@@ -697,6 +866,7 @@ fn kind_and_meta(
         Object::StatefulSet(x) => ("StatefulSet", &x.metadata),
         Object::ReplicationController(x) => ("ReplicationController", &x.metadata),
         Object::PodGroup(x) => ("PodGroup", &x.metadata),
+        Object::Event(x) => ("Event", &x.metadata),
         Object::Skipped(_) => ("", &EMPTY_META),
     }
 }

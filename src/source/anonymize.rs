@@ -12,7 +12,9 @@
 //! `kubernetes.io/os` / `kubernetes.io/arch` values, well-known namespaces and priority
 //! classes, CSI driver names, scheduler names, resource quantities, times, ports. Dropped: annotations,
 //! managedFields, environment, commands, probes, mounts, addresses, IPs, condition messages,
-//! container statuses and node system info.
+//! container statuses and node system info. Events are not anonymized: the snapshot writer
+//! leaves them out of an anonymized snapshot (`super::snapshot::items`), because their
+//! messages are free text naming PVCs, nodes and taint values.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -444,6 +444,8 @@ mod json_fast {
             {
                 Object::PodGroup(de(s)?)
             }
+            // Events take the general path (two API versions, most of them skipped).
+            "Event" => return None,
             _ => {
                 serde_json::from_str::<Value>(s).ok()?;
                 return Some(Object::Skipped(kind.to_string()));
@@ -490,6 +492,7 @@ mod json_fast {
             Object::StatefulSet(x) => &mut x.metadata,
             Object::ReplicationController(x) => &mut x.metadata,
             Object::PodGroup(x) => &mut x.metadata,
+            Object::Event(x) => &mut x.metadata,
             Object::Skipped(_) => return None,
         })
     }
@@ -737,16 +740,37 @@ fn push_object(
         {
             Object::PodGroup(typed_object(v, o, &kind, &key, &mut unknown)?)
         }
+        "Event" if matches!(api_version.as_str(), "v1" | "") => {
+            failed_scheduling(typed_object(v, o, &kind, &key, &mut unknown)?)
+        }
+        "Event" if api_version.starts_with("events.k8s.io/") => {
+            failed_scheduling(crate::model::core_event(typed_object(v, o, &kind, &key, &mut unknown)?))
+        }
         _ => {
             out.push((origin, Object::Skipped(kind)));
             return Ok(());
         }
     };
+    if matches!(obj, Object::Skipped(_)) {
+        // An event that is not kept (not FailedScheduling, not about a pod) is ignored whole.
+        unknown.clear();
+    }
     for f in unknown {
         warnings.push(format!("{origin}: {kind} {key}: unknown field '{f}' (ignored)"));
     }
     out.push((origin, obj));
     Ok(())
+}
+
+/// An event is kept when it is a FailedScheduling event about a pod; any other event is
+/// skipped like a kind the engine does not use (counted, no warning, its unknown fields not
+/// reported either).
+fn failed_scheduling(e: k8s_openapi::api::core::v1::Event) -> Object {
+    if crate::model::SchedulingEvent::from_event(&e).is_some() {
+        Object::Event(e)
+    } else {
+        Object::Skipped("Event".into())
+    }
 }
 
 /// A field path as a user writes it: `spec.containers[0].resorces`.
@@ -930,5 +954,115 @@ maximumVolumeSize: 100
         let cap = &c.csi_storage_capacities[0];
         assert_eq!(cap.capacity.as_ref().map(|q| q.0.as_str()), Some("1Ti"));
         assert_eq!(cap.maximum_volume_size.as_ref().map(|q| q.0.as_str()), Some("100"));
+    }
+
+    #[test]
+    fn failed_scheduling_events_of_both_apis_load_and_other_events_are_skipped_quietly() {
+        let text = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a, uid: u1}, spec: {containers: [{name: c}]}}
+- apiVersion: v1
+  kind: Event
+  metadata: {name: p.1, namespace: a}
+  involvedObject: {kind: Pod, namespace: a, name: p, uid: u1}
+  reason: FailedScheduling
+  message: "0/3 nodes are available: 3 Insufficient cpu."
+  source: {component: default-scheduler}
+  count: 2
+  firstTimestamp: "2026-01-01T00:00:00Z"
+  lastTimestamp: "2026-01-01T00:05:00Z"
+  reportingComponent: ""
+  type: Warning
+  mesage: typo
+- apiVersion: events.k8s.io/v1
+  kind: Event
+  metadata: {name: p.2, namespace: a}
+  regarding: {kind: Pod, namespace: a, name: p, uid: u1}
+  reason: FailedScheduling
+  note: "0/3 nodes are available: 3 Insufficient memory."
+  eventTime: "2026-01-01T00:06:00.000000Z"
+  reportingController: default-scheduler
+  reportingInstance: default-scheduler-cp-1
+  deprecatedCount: 3
+  type: Warning
+  notes: typo
+- apiVersion: v1
+  kind: Event
+  metadata: {name: p.3, namespace: a}
+  involvedObject: {kind: Pod, namespace: a, name: p}
+  reason: Scheduled
+  message: Successfully assigned a/p to n1
+  ignoredWithTheEvent: 1
+- apiVersion: v1
+  kind: Event
+  metadata: {name: n1.1, namespace: default}
+  involvedObject: {kind: Node, name: n1}
+  reason: FailedScheduling
+  message: not about a pod
+"#;
+        let c = load_str("t.yaml", text).expect("loads");
+        let events: Vec<_> = c.scheduling_events[&ObjectKey::new("a", "p")].iter().collect();
+        assert_eq!(events.len(), 2);
+        // Newest first: the events.k8s.io one (00:06) before the core one (00:05).
+        assert_eq!(events[0].key.name, "p.2");
+        assert_eq!(events[0].message, "0/3 nodes are available: 3 Insufficient memory.");
+        assert_eq!(
+            (events[0].count, events[0].component.as_str()),
+            (3, "default-scheduler")
+        );
+        assert_eq!(
+            events[0].last.map(|t| t.to_string()).as_deref(),
+            Some("2026-01-01T00:06:00Z")
+        );
+        assert_eq!(events[1].key.name, "p.1");
+        assert_eq!(
+            (events[1].count, events[1].component.as_str()),
+            (2, "default-scheduler")
+        );
+        assert_eq!(
+            events[1].first.map(|t| t.to_string()).as_deref(),
+            Some("2026-01-01T00:00:00Z")
+        );
+        assert_eq!(
+            events[1].last.map(|t| t.to_string()).as_deref(),
+            Some("2026-01-01T00:05:00Z")
+        );
+        assert_eq!(events[1].pod_uid.as_deref(), Some("u1"));
+        // Other events are skipped whole: counted, no warning, not even for an unknown field.
+        assert_eq!(c.skipped.get("Event"), Some(&2));
+        assert_eq!(
+            c.warnings,
+            [
+                "t.yaml (document 1): Event a/p.1: unknown field 'mesage' (ignored)",
+                "t.yaml (document 2): Event a/p.2: unknown field 'notes' (ignored)",
+            ]
+        );
+        // The JSON fast path hands events to the general path: the same objects and warnings.
+        let v: serde_json::Value = serde_yaml::from_str(text).unwrap();
+        let (general, fast) = both_paths(&serde_json::to_string(&v).unwrap());
+        assert_eq!(general, fast);
+        assert!(general.contains("unknown field 'mesage'"), "{general}");
+    }
+
+    #[test]
+    fn the_same_event_read_through_both_apis_is_kept_once() {
+        let text = r#"
+- apiVersion: v1
+  kind: Event
+  metadata: {name: p.1, namespace: a}
+  involvedObject: {kind: Pod, namespace: a, name: p}
+  reason: FailedScheduling
+  message: m
+- apiVersion: events.k8s.io/v1
+  kind: Event
+  metadata: {name: p.1, namespace: a}
+  regarding: {kind: Pod, namespace: a, name: p}
+  reason: FailedScheduling
+  note: m
+"#;
+        let c = load_str("t.yaml", text).expect("no duplicate error for events");
+        assert_eq!(c.scheduling_events[&ObjectKey::new("a", "p")].len(), 1);
     }
 }

@@ -1,13 +1,14 @@
 //! Writes a [`ClusterState`] as a snapshot file that [`super::file`] reads back to the same
 //! cluster: a `kind: List` of the objects in kind, namespace and name order, as
 //! `kubectl get -o yaml` prints them, without `metadata.managedFields`. YAML by default, JSON
-//! when the file name ends in `.json`. Optionally anonymized ([`super::anonymize`]).
+//! when the file name ends in `.json`. Optionally anonymized ([`super::anonymize`]), which
+//! leaves the events out.
 
 use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::model::event::ClusterState;
+use crate::model::event::{ClusterState, Kind};
 
 /// How to write.
 #[derive(Clone, Debug, Default)]
@@ -47,6 +48,10 @@ pub struct SnapshotInfo {
     /// resourceVersion per kind.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub resource_versions: std::collections::BTreeMap<String, String>,
+    /// Optional kinds that could not be read, with why (`Event: "403 Forbidden: ..."`), so that
+    /// `explain --snapshot` says so as the live verdict did.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub unreadable: std::collections::BTreeMap<String, String>,
 }
 
 impl SnapshotInfo {
@@ -118,9 +123,16 @@ pub enum SnapshotError {
 }
 
 /// The snapshot's objects as JSON, managedFields dropped, anonymized when asked.
+///
+/// Anonymizing leaves the FailedScheduling events out ([`left_out_by_anonymize`]): their
+/// messages are free text that names PVCs, StorageClasses, nodes and taint values, and a
+/// placeholder substitution in free text can neither be complete nor keep the text equal to
+/// what kschedtui computes on the anonymized cluster. (Condition messages are dropped for the
+/// same reason.)
 pub fn items(state: &ClusterState, anonymize: bool) -> Vec<Value> {
     let mut items: Vec<Value> = state
         .objects()
+        .filter(|o| !(anonymize && o.kind() == Some(Kind::Event)))
         .map(|o| {
             let mut v = o.to_json();
             if let Some(Value::Object(meta)) = v.get_mut("metadata") {
@@ -135,6 +147,11 @@ pub fn items(state: &ClusterState, anonymize: bool) -> Vec<Value> {
     items
 }
 
+/// How many objects an anonymized snapshot leaves out (the events, see [`items`]).
+pub fn left_out_by_anonymize(state: &ClusterState) -> usize {
+    state.objects_of(Kind::Event).count()
+}
+
 /// The snapshot file's text.
 pub fn render(state: &ClusterState, opts: &SnapshotOptions) -> Result<String, SnapshotError> {
     let mut info = opts.info.clone();
@@ -142,6 +159,13 @@ pub fn render(state: &ClusterState, opts: &SnapshotOptions) -> Result<String, Sn
         info.context = None;
         info.server = None;
         info.namespace = None;
+        // The server's message names the user and the server: only the HTTP status is kept.
+        for why in info.unreadable.values_mut() {
+            *why = match why.split_once(':') {
+                Some((status, _)) if status.starts_with(|c: char| c.is_ascii_digit()) => status.to_string(),
+                _ => "not readable (the reason is left out of anonymized snapshots)".to_string(),
+            };
+        }
     }
     let mut doc = json!({
         "apiVersion": "v1",
@@ -184,7 +208,7 @@ pub fn write_file(path: &Path, state: &ClusterState, opts: &SnapshotOptions) -> 
 mod tests {
     use super::*;
     use crate::model::event::ClusterEvent;
-    use crate::source::file::{load_str, read_objects};
+    use crate::source::file::{load_str, read_objects_str};
 
     const SNAP: &str = r#"
 apiVersion: v1
@@ -209,16 +233,22 @@ items:
 - apiVersion: v1
   kind: ConfigMap
   metadata: {name: skipped, namespace: a}
+- apiVersion: v1
+  kind: Event
+  metadata: {name: p.17a0, namespace: a}
+  involvedObject: {kind: Pod, namespace: a, name: p, apiVersion: v1}
+  reason: FailedScheduling
+  message: "0/1 nodes are available: persistentvolumeclaim \"data-secret-project\" not found."
+  reportingComponent: default-scheduler
+  reportingInstance: default-scheduler-cp-secret-host
+  eventTime: "2024-05-01T10:00:01.000000Z"
+  series: {count: 3, lastObservedTime: "2024-05-01T10:04:00.000000Z"}
+  type: Warning
 "#;
 
     fn state() -> ClusterState {
-        let mut out = Vec::new();
-        let dir = std::env::temp_dir().join(format!("kschedtui-snap-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("in.yaml");
-        std::fs::write(&f, SNAP).unwrap();
-        out.extend(read_objects(&f, &mut Vec::new()).unwrap());
-        ClusterState::from_objects(out)
+        // Read from the text: tests running in parallel must not share a file they rewrite.
+        ClusterState::from_objects(read_objects_str("in.yaml", SNAP, &mut Vec::new()).unwrap())
     }
 
     #[test]
@@ -241,6 +271,11 @@ items:
             assert_eq!(back.pods[0].creation.as_deref(), Some("2024-05-01T10:00:00Z"));
             assert_eq!(back.pod_groups[0].spec.min_member, 2);
             assert_eq!(format!("{:?}", back.pods[0].obj), format!("{:?}", orig.pods[0].obj));
+            // The FailedScheduling event comes back as it was read.
+            assert_eq!(back.scheduling_events, orig.scheduling_events);
+            let e = &back.scheduling_events[&crate::model::ObjectKey::new("a", "p")][0];
+            assert_eq!((e.count, e.component.as_str()), (3, "default-scheduler"));
+            assert_eq!(e.last.map(|t| t.to_string()).as_deref(), Some("2024-05-01T10:04:00Z"));
         }
     }
 
@@ -262,7 +297,14 @@ items:
         };
         let text = render(&s, &anon).unwrap();
         assert!(!text.contains("prod"));
-        assert!(load_str("anon", &text).is_ok());
+        // Events are left out whole: their messages name objects in free text.
+        assert_eq!(left_out_by_anonymize(&s), 1);
+        for leak in ["Event", "data-secret-project", "cp-secret-host", "FailedScheduling"] {
+            assert!(!text.contains(leak), "{leak} in {text}");
+        }
+        let back = load_str("anon", &text).unwrap();
+        assert!(back.scheduling_events.is_empty());
+        assert_eq!(back.pods.len(), 1);
     }
 
     #[test]

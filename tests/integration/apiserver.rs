@@ -7,7 +7,9 @@
 //! It answers what the real server answers, in shape and status code: `/version`, API
 //! discovery for the PodGroup CRD, paginated lists (`limit`/`continue`, `metadata.
 //! resourceVersion`, items without apiVersion/kind), watches (chunked, one JSON event per
-//! line: ADDED, MODIFIED, DELETED, BOOKMARK, ERROR), `pods/{name}/binding`,
+//! line: ADDED, MODIFIED, DELETED, BOOKMARK, ERROR), `fieldSelector` on lists and watches
+//! (`k=v`, `k==v`, `k!=v`, comma-separated; for events the fields the real server supports,
+//! 400 for others), `pods/{name}/binding`,
 //! `pods/{name}/eviction`, `pods/{name}/status` patches, pod deletes and
 //! SelfSubjectAccessReviews; errors as `Status` objects. Every request is recorded.
 
@@ -227,11 +229,13 @@ impl ApiServer {
             "StatefulSet",
             "ReplicationController",
             "PodGroup",
+            "Event",
             "Secret",
             "ConfigMap",
         ] {
             st.items.entry(plural(kind)).or_default();
         }
+        st.kinds.insert("events".into(), ("Event".into(), "v1".into()));
         for it in list["items"].as_array().unwrap() {
             let mut it = it.clone();
             let m = it.as_object_mut().unwrap();
@@ -344,6 +348,18 @@ impl ApiServer {
     /// The stored objects of a resource.
     pub fn items(&self, plural: &str) -> Vec<Value> {
         self.st().items.get(plural).cloned().unwrap_or_default()
+    }
+
+    /// Lists and watches of events answer 403 Forbidden, as for a user whose role does not
+    /// grant them.
+    pub fn forbid_events(&self) {
+        let body = status_json(
+            403,
+            "Forbidden",
+            "events is forbidden: User \"tester\" cannot list resource \"events\" in API group \"\" at the cluster scope",
+            Some(json!({"kind": "events"})),
+        );
+        self.reply_always("GET", "/api/v1/events", Reply::new(403, body));
     }
 
     /// SelfSubjectAccessReviews for `verb` on pods/`subresource` ("" for none) answer no.
@@ -546,6 +562,74 @@ async fn serve(mut sock: TcpStream, st: Arc<Mutex<State>>) {
     }
 }
 
+/// The fields a core v1 Event can be selected by (the API server's `ToSelectableFields`
+/// for events: pkg/registry/core/event/strategy.go).
+const EVENT_FIELDS: &[&str] = &[
+    "metadata.name",
+    "metadata.namespace",
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+    "reason",
+    "reportingComponent",
+    "source",
+    "type",
+];
+
+/// One `fieldSelector` term: field, wanted value, and whether it must equal (`=`, `==`) or
+/// differ (`!=`).
+type FieldTerm = (String, String, bool);
+
+/// Parses a field selector for a resource; the message of a 400 when a field is not
+/// selectable (for events: not among [`EVENT_FIELDS`]; for other resources: not
+/// `metadata.name` or `metadata.namespace`).
+fn parse_field_selector(plural: &str, sel: &str) -> Result<Vec<FieldTerm>, String> {
+    let mut terms = Vec::new();
+    for t in sel.split(',').filter(|t| !t.is_empty()) {
+        let (field, value, eq) = if let Some((f, v)) = t.split_once("!=") {
+            (f, v, false)
+        } else if let Some((f, v)) = t.split_once("==") {
+            (f, v, true)
+        } else if let Some((f, v)) = t.split_once('=') {
+            (f, v, true)
+        } else {
+            return Err(format!("invalid selector: '{sel}'; can't understand '{t}'"));
+        };
+        let ok = if plural == "events" {
+            EVENT_FIELDS.contains(&field)
+        } else {
+            matches!(field, "metadata.name" | "metadata.namespace")
+        };
+        if !ok {
+            return Err(format!("field label not supported: {field}"));
+        }
+        terms.push((field.to_string(), value.to_string(), eq));
+    }
+    Ok(terms)
+}
+
+/// True when an object matches every term (`source` is `source.component`, as the server
+/// maps it; a missing field is "").
+fn fields_match(obj: &Value, terms: &[FieldTerm]) -> bool {
+    terms.iter().all(|(field, want, eq)| {
+        let path = if field == "source" {
+            "source.component"
+        } else {
+            field.as_str()
+        };
+        let got = path
+            .split('.')
+            .try_fold(obj, |v, k| v.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        (got == want) == *eq
+    })
+}
+
 /// namespace, plural, name, subresource.
 type PathParts = (Option<String>, String, Option<String>, Option<String>);
 
@@ -669,14 +753,28 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
     match (req.method.as_str(), name, sub.as_deref()) {
         ("GET", None, _) => {
             let watch = rec.is_watch();
+            let terms = match parse_field_selector(&plural, &rec.param("fieldSelector").unwrap_or_default()) {
+                Ok(t) => t,
+                Err(msg) => return Answer::Json(Reply::status(400, "BadRequest", &msg)),
+            };
             let all = st.items.get(&plural).cloned().unwrap_or_default();
             let items: Vec<Value> = all
                 .into_iter()
                 .filter(|it| ns.as_deref().is_none_or(|n| it["metadata"]["namespace"] == n))
+                .filter(|it| fields_match(it, &terms))
                 .collect();
             if watch {
                 return match st.watches.get_mut(&plural).and_then(VecDeque::pop_front) {
-                    Some(steps) => Answer::Watch(steps),
+                    // Changes to objects the selector does not select are not sent.
+                    Some(steps) => Answer::Watch(
+                        steps
+                            .into_iter()
+                            .filter(|s| match s {
+                                Step::Event("ADDED" | "MODIFIED" | "DELETED", o) => fields_match(o, &terms),
+                                _ => true,
+                            })
+                            .collect(),
+                    ),
                     None => Answer::Hang,
                 };
             }

@@ -93,8 +93,11 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
         let f = f.to_str().unwrap();
         let s = run(&["snapshot", "--kubeconfig", &k, "-o", f], "");
         ok(&s);
-        assert!(s.stderr.contains(&format!("wrote 28 objects to '{f}'")), "{}", s.stderr);
+        // 28 objects and the two FailedScheduling events (the Scheduled and FailedMount events
+        // were never sent: the field selector left them out).
+        assert!(s.stderr.contains(&format!("wrote 30 objects to '{f}'")), "{}", s.stderr);
         let text = std::fs::read_to_string(f).unwrap();
+        assert!(text.contains("big.17cb8e5c0d1e2f3a") && !text.contains("FailedMount"));
         assert!(!text.contains("managedFields"));
         assert!(!text.contains("czNjcjN0"), "no Secret is ever read");
         // The same explanation, with the scheduler version recorded in the snapshot.
@@ -108,7 +111,16 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
         ok(&snap_text);
         assert_eq!(live_text.stdout, snap_text.stdout);
         assert!(snap_text.stdout.contains("Pod shop/web-7d4b9-pend"));
+        // The events came through the round trip.
+        assert!(
+            snap_text.stdout.contains(
+                "Cluster: FailedScheduling (x5, last 2024-05-01T10:09:00Z, default-scheduler): 0/3 nodes are available:"
+            ),
+            "{}",
+            snap_text.stdout
+        );
     }
+    assert_eq!(live_json[1]["cluster"]["failedSchedulingEvents"][0]["count"], 5);
     // Only reads: nothing but GET was ever sent.
     assert!(server.writes().is_empty());
 }
@@ -119,7 +131,14 @@ fn an_anonymized_snapshot_hides_names_but_explains_the_same_way() {
     let k = kc(&server, None);
     let f = temp_dir("anon").join("anon.yaml");
     let f = f.to_str().unwrap();
-    ok(&run(&["snapshot", "--kubeconfig", &k, "-o", f, "--anonymize"], ""));
+    let o = run(&["snapshot", "--kubeconfig", &k, "-o", f, "--anonymize"], "");
+    ok(&o);
+    assert!(o.stderr.contains("wrote 28 objects"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("warning: --anonymize left out the 2 FailedScheduling event(s): their messages name PVCs, nodes and taint values, which cannot be replaced reliably in free text"),
+        "{}",
+        o.stderr
+    );
     let text = std::fs::read_to_string(f).unwrap();
     for secret in [
         "web-7d4b9",
@@ -136,6 +155,9 @@ fn an_anonymized_snapshot_hides_names_but_explains_the_same_way() {
         "zone-a",
         "vol-0abc",
         "business critical",
+        "dedicated: db",
+        "kind-control-plane",
+        "FailedScheduling",
     ] {
         assert!(!text.contains(secret), "'{secret}' left in the anonymized snapshot");
     }
@@ -180,11 +202,112 @@ fn explain_a_pod_by_name_uses_the_context_namespace() {
     ok(&o);
     assert!(o.stdout.starts_with("Pod shop/web-7d4b9-pend"), "{}", o.stdout);
     assert!(o.stdout.contains("Schedulable: would bind to node-a"), "{}", o.stdout);
-    // The condition the cluster's scheduler wrote, and the disagreement.
+    // The condition and the FailedScheduling event the cluster's scheduler wrote, and the
+    // disagreement (the event predates the last pod created).
     assert!(
-        o.stdout.contains("Cluster: PodScheduled=False (Unschedulable): 0/3 nodes are available: 3 Insufficient cpu.\nNote: the cluster's scheduler found no node but kschedtui does: the cluster changed since, or the scheduler runs another profile or release\n"),
+        o.stdout.ends_with(
+            "Cluster: PodScheduled=False (Unschedulable): 0/3 nodes are available: 3 Insufficient cpu.\n\
+             Cluster: FailedScheduling (x3, last 2024-05-01T10:04:30Z, default-scheduler): same message as the condition\n\
+             Note: the cluster's scheduler did not schedule the pod (the condition and the newest FailedScheduling event) but kschedtui finds a node: the cluster changed since, or the scheduler runs another profile or release\n\
+             Note: the newest FailedScheduling event (2024-05-01T10:04:30Z) is older than the last change kschedtui can date (pod default/big created at 2024-05-01T10:05:00Z): it may describe the cluster before that change\n"
+        ),
         "{}",
         o.stdout
+    );
+}
+
+#[test]
+fn explain_json_carries_the_clusters_condition_events_and_agreement() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    let v = explain_json(&["explain", "--kubeconfig", &k, "--all-pending", "-o", "json"]);
+    assert_eq!(
+        v[0]["cluster"],
+        json!({
+            "podScheduled": {"status": "False", "reason": "Unschedulable",
+                             "message": "0/3 nodes are available: 3 Insufficient cpu.",
+                             "lastTransitionTime": "2024-05-01T10:00:01Z", "agrees": false},
+            "failedSchedulingEvents": [{
+                "name": "web-7d4b9-pend.17cb8e0a1f2b3c4d", "count": 3,
+                "firstTime": "2024-05-01T10:00:01Z", "lastTime": "2024-05-01T10:04:30Z",
+                "reportingComponent": "default-scheduler", "type": "Warning",
+                "message": "0/3 nodes are available: 3 Insufficient cpu.", "agrees": false}],
+            "agrees": false,
+            "notes": [
+                "the cluster's scheduler did not schedule the pod (the condition and the newest FailedScheduling event) but kschedtui finds a node: the cluster changed since, or the scheduler runs another profile or release",
+                "the newest FailedScheduling event (2024-05-01T10:04:30Z) is older than the last change kschedtui can date (pod default/big created at 2024-05-01T10:05:00Z): it may describe the cluster before that change"
+            ]
+        })
+    );
+    // default/big: recorded through the events.k8s.io API, with kschedtui's own message.
+    assert_eq!(
+        v[1]["cluster"],
+        json!({
+            "failedSchedulingEvents": [{
+                "name": "big.17cb8e5c0d1e2f3a", "count": 5,
+                "firstTime": "2024-05-01T10:05:01.123456Z", "lastTime": "2024-05-01T10:09:00Z",
+                "reportingComponent": "default-scheduler", "type": "Warning",
+                "message": v[1]["message"], "agrees": true}],
+            "agrees": true
+        })
+    );
+    // The events were asked for with the field selector only.
+    let lists: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/v1/events")
+        .collect();
+    assert_eq!(lists.len(), 1);
+    assert_eq!(
+        lists[0].param("fieldSelector").as_deref(),
+        Some("involvedObject.kind=Pod,reason=FailedScheduling")
+    );
+}
+
+#[test]
+fn explain_goes_on_when_events_are_forbidden_and_says_so() {
+    let server = ApiServer::start();
+    server.forbid_events();
+    let k = kc(&server, None);
+    let o = run(&["explain", "--kubeconfig", &k, "default/big"], "");
+    ok(&o);
+    assert!(
+        o.stdout.ends_with(
+            "Cluster: events: not readable (403 Forbidden: events is forbidden: User \"tester\" cannot list resource \"events\" in API group \"\" at the cluster scope)\n"
+        ),
+        "{}",
+        o.stdout
+    );
+    let v = explain_json(&["explain", "--kubeconfig", &k, "default/big", "-o", "json"]);
+    assert_eq!(
+        v["cluster"],
+        json!({"failedSchedulingEvents": [],
+               "eventsUnreadable": "403 Forbidden: events is forbidden: User \"tester\" cannot list resource \"events\" in API group \"\" at the cluster scope"})
+    );
+    // A snapshot says so too, and still writes.
+    let f = temp_dir("noevents").join("s.yaml");
+    let f = f.to_str().unwrap();
+    let s = run(&["snapshot", "--kubeconfig", &k, "-o", f], "");
+    ok(&s);
+    assert!(
+        s.stderr.contains("warning: events could not be read (403 Forbidden: events is forbidden: User \"tester\" cannot list resource \"events\" in API group \"\" at the cluster scope): the snapshot has no FailedScheduling events"),
+        "{}",
+        s.stderr
+    );
+    assert!(s.stderr.contains(&format!("wrote 28 objects to '{f}'")), "{}", s.stderr);
+    // The snapshot records it: explaining it says the same as explaining the cluster did.
+    let snap = run(&["explain", "--snapshot", f, "default/big"], "");
+    ok(&snap);
+    assert_eq!(snap.stdout, o.stdout);
+    // Anonymized, only the status is kept (the message names the user).
+    let a = temp_dir("noevents-anon").join("a.yaml");
+    let a = a.to_str().unwrap();
+    ok(&run(&["snapshot", "--kubeconfig", &k, "-o", a, "--anonymize"], ""));
+    assert!(!std::fs::read_to_string(a).unwrap().contains("tester"));
+    let v = explain_json(&["explain", "--snapshot", a, "--all-pending", "-o", "json"]);
+    assert_eq!(
+        v[1]["cluster"],
+        json!({"failedSchedulingEvents": [], "eventsUnreadable": "403 Forbidden"})
     );
 }
 

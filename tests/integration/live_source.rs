@@ -88,7 +88,12 @@ async fn load_lists_every_kind_page_by_page_and_never_secrets() {
         (1, 1, 1)
     );
     assert_eq!(state.resource_versions[&Kind::Pod], "1000");
-    assert_eq!(state.resource_versions.len(), 16);
+    assert_eq!(state.resource_versions.len(), 17);
+    // FailedScheduling events about pods only: the Scheduled and FailedMount events of the
+    // cluster are left out by the field selector.
+    assert_eq!(state.objects_of(Kind::Event).count(), 2);
+    assert_eq!(c.scheduling_events.len(), 2);
+    assert!(state.unreadable.is_empty());
     assert_eq!((c.csi_drivers.len(), c.csi_storage_capacities.len()), (1, 1));
     // 8 pods in pages of 2: four pages, the last one done.
     let pods: Vec<Progress> = seen
@@ -137,9 +142,184 @@ async fn load_lists_every_kind_page_by_page_and_never_secrets() {
         "/apis/apps/v1/statefulsets",
         "/api/v1/replicationcontrollers",
         "/apis/scheduling.x-k8s.io/v1alpha1/podgroups",
+        "/api/v1/events",
     ] {
         assert!(paths.contains(p), "{p} not listed");
     }
+}
+
+fn event_json(name: &str, pod: &str, rv: &str, reason: &str, message: &str, count: i32) -> Value {
+    json!({
+        "metadata": {"name": name, "namespace": "default", "resourceVersion": rv, "uid": format!("uid-{name}"),
+                     "creationTimestamp": "2024-05-01T11:00:00Z"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": pod, "uid": "0b1a3c8e-0010-4000-8000-000000000008",
+                           "apiVersion": "v1"},
+        "reason": reason,
+        "message": message,
+        "source": {"component": "default-scheduler"},
+        "firstTimestamp": "2024-05-01T11:00:00Z",
+        "lastTimestamp": format!("2024-05-01T11:0{count}:00Z"),
+        "count": count,
+        "type": if reason == "FailedScheduling" { "Warning" } else { "Normal" },
+        "reportingComponent": "",
+        "reportingInstance": ""
+    })
+}
+
+#[tokio::test]
+async fn failed_scheduling_events_are_listed_and_watched_through_the_field_selector() {
+    let server = ApiServer::start();
+    let dir = temp_dir("events");
+    let mut o = options(server.kubeconfig(&dir, None));
+    o.watch.page_size = 1;
+    let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
+    let mut state = src.load_state().await.unwrap();
+    assert_eq!(state.resource_versions[&Kind::Event], "1000");
+    server.script_watch(
+        "events",
+        vec![
+            Step::Event(
+                "ADDED",
+                event_json(
+                    "big.1",
+                    "big",
+                    "1001",
+                    "FailedScheduling",
+                    "0/4 nodes are available: 4 Insufficient cpu.",
+                    1,
+                ),
+            ),
+            // Not selected: the server does not send it.
+            Step::Event(
+                "ADDED",
+                event_json(
+                    "big.2",
+                    "big",
+                    "1002",
+                    "Scheduled",
+                    "Successfully assigned default/big to node-c",
+                    1,
+                ),
+            ),
+            Step::Event(
+                "MODIFIED",
+                event_json(
+                    "big.1",
+                    "big",
+                    "1003",
+                    "FailedScheduling",
+                    "0/4 nodes are available: 4 Insufficient cpu.",
+                    4,
+                ),
+            ),
+            Step::Event(
+                "ERROR",
+                status_json(410, "Expired", "too old resource version: 1003 (1100)", None),
+            ),
+        ],
+    );
+    let relisted = vec![event_json(
+        "big.9",
+        "big",
+        "1200",
+        "FailedScheduling",
+        "0/3 nodes are available: 3 Insufficient cpu.",
+        2,
+    )];
+    let (tx, mut rx) = mpsc::channel(64);
+    let mut events = Vec::new();
+    let run = src.watch(tx);
+    let check = async {
+        drain_until(&mut rx, &mut state, &mut events, |s, _| {
+            s.resource_versions.get(&Kind::Event).map(String::as_str) == Some("1003")
+        })
+        .await;
+        let c = state.to_cluster().unwrap();
+        let big = &c.scheduling_events[&k("default/big")];
+        assert_eq!(big.len(), 2, "{big:?}");
+        assert_eq!((big[0].key.name.as_str(), big[0].count), ("big.1", 4));
+        server.set_items("events", relisted.clone(), "1200");
+        drain_until(&mut rx, &mut state, &mut events, |_, e| {
+            e.iter()
+                .any(|x| matches!(x, ClusterEvent::Resynced { kind: Kind::Event, .. }))
+        })
+        .await;
+        drop(rx);
+    };
+    let (r, ()) = tokio::join!(run, check);
+    r.unwrap();
+    let seen: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            ClusterEvent::Applied(o) if o.kind() == Some(Kind::Event) => Some(o.key().to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(seen, ["default/big.1", "default/big.1"]);
+    let c = state.to_cluster().unwrap();
+    assert_eq!(c.scheduling_events[&k("default/big")].len(), 1);
+    assert_eq!(c.scheduling_events[&k("default/big")][0].key.name, "big.9");
+    assert!(!c.scheduling_events.contains_key(&k("shop/web-7d4b9-pend")));
+    // Every request for events, paged list or watch, carried the selector; the watch started
+    // from the list's resourceVersion and the relist came after the 410.
+    let reqs: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/v1/events")
+        .collect();
+    for r in &reqs {
+        assert_eq!(
+            r.param("fieldSelector").as_deref(),
+            Some("involvedObject.kind=Pod,reason=FailedScheduling"),
+            "{}",
+            r.query
+        );
+    }
+    let lists: Vec<_> = reqs.iter().filter(|r| !r.is_watch()).collect();
+    // Two pages of one event at load, then one page after the 410.
+    assert_eq!(lists.len(), 3);
+    assert_eq!(lists[1].param("continue").as_deref(), Some("events:1000:1"));
+    let watch = reqs.iter().find(|r| r.is_watch()).unwrap();
+    assert_eq!(watch.param("resourceVersion").as_deref(), Some("1000"));
+}
+
+#[tokio::test]
+async fn forbidden_events_do_not_fail_the_load_and_are_not_watched() {
+    let server = ApiServer::start();
+    server.forbid_events();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let mut state = src.load_state().await.unwrap();
+    let why = "403 Forbidden: events is forbidden: User \"tester\" cannot list resource \"events\" in API group \"\" at the cluster scope";
+    assert_eq!(state.unreadable.get(&Kind::Event).map(String::as_str), Some(why));
+    assert_eq!(state.objects_of(Kind::Event).count(), 0);
+    let c = state.to_cluster().unwrap();
+    assert_eq!(c.events_unreadable.as_deref(), Some(why));
+    assert_eq!(c.pods.len(), 8);
+    // The watch starts for every other kind and not for events.
+    let mut pod = pod_json("new", "default", "1001", None);
+    pod["metadata"]["creationTimestamp"] = json!("2024-05-02T00:00:00Z");
+    server.script_watch("pods", vec![Step::Event("ADDED", pod)]);
+    let (tx, mut rx) = mpsc::channel(64);
+    let mut events = Vec::new();
+    let run = src.watch(tx);
+    let check = async {
+        drain_until(&mut rx, &mut state, &mut events, |s, _| {
+            s.get(Kind::Pod, &k("default/new")).is_some()
+        })
+        .await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while server.requests().iter().filter(|r| r.is_watch()).count() < Kind::ALL.len() - 1 {
+            assert!(tokio::time::Instant::now() < deadline, "{:?}", server.requests());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        drop(rx);
+    };
+    let (r, ()) = tokio::join!(run, check);
+    r.unwrap();
+    let event_requests = server.requests().iter().filter(|r| r.path == "/api/v1/events").count();
+    assert_eq!(event_requests, 1, "one list, refused; no watch");
+    // Still not readable after the watch: the state keeps saying why.
+    assert!(state.unreadable.contains_key(&Kind::Event));
 }
 
 #[tokio::test]

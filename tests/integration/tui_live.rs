@@ -226,9 +226,10 @@ fn readonly_refuses_to_bind_and_preempt_and_sends_nothing() {
     t.keys(&["Escape"]);
     t.wait_gone("/urgent");
     select(&t, PEND, PEND_READY);
-    // the pod view shows, beside kschedtui's verdict, the condition the cluster's scheduler wrote
+    // the pod view shows, beside kschedtui's verdict, that the condition and the
+    // FailedScheduling event the cluster's scheduler wrote disagree with it
     t.keys(&["Enter"]);
-    t.wait_for(&["Cluster: PodScheduled=False (Unschedulable): 0/3 nodes are available: 3 Insufficient cpu."]);
+    t.wait_for(&["Cluster differs: the condition and the newest FailedScheduling event say the pod"]);
     t.keys(&["q"]);
 }
 

@@ -170,6 +170,35 @@ fn status_error() {
     snap("status_error_bind_refused", &a);
 }
 
+/// batch-1 with the FailedScheduling event an older scheduler recorded (no "preemption:" part).
+const OLD_EVENT: &str = r#"
+---
+apiVersion: v1
+kind: Event
+metadata: {name: batch-1.17cb8e0a1f2b3c4d, namespace: default, creationTimestamp: "2024-05-01T09:30:01Z"}
+involvedObject: {kind: Pod, namespace: default, name: batch-1, apiVersion: v1}
+reason: FailedScheduling
+message: "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 2 Insufficient cpu."
+source: {component: default-scheduler}
+firstTimestamp: "2024-05-01T09:30:01Z"
+lastTimestamp: "2024-05-01T09:58:00Z"
+count: 12
+type: Warning
+"#;
+
+#[test]
+fn pod_with_a_disagreeing_failed_scheduling_event() {
+    let mut a = new_app();
+    load_sync(&mut a, "tui-test.yaml", &format!("{FIXTURE}{OLD_EVENT}"));
+    open_pod(&mut a, "batch-1");
+    snap("pod_failed_scheduling_event", &a);
+    // The disagreement is in the warn colour.
+    let th = theme();
+    let t = draw(&a, &th, 160, 48);
+    let (x, y) = find(&t, "Cluster differs");
+    assert_eq!(t.backend().buffer()[(x, y)].fg, th.warn.fg.expect("warn colour"));
+}
+
 #[test]
 fn filter_summary() {
     let mut a = app();

@@ -1,5 +1,7 @@
 //! The Rust type of each [`Kind`] the engine reads, and how its objects become model
 //! [`Object`]s. Secrets and ConfigMaps are not among them: kschedtui never reads either.
+//! Events are read through a field selector ([`EVENT_FIELD_SELECTOR`]): FailedScheduling
+//! events about pods only.
 
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -19,6 +21,8 @@ pub trait LiveKind:
 {
     /// Its kind.
     const KIND: Kind;
+    /// The `fieldSelector` of its lists and watches, if it is not read whole.
+    const FIELD_SELECTOR: Option<&'static str> = None;
     /// Wraps it.
     fn into_object(self) -> Object;
 }
@@ -54,6 +58,20 @@ live_kind!(
 );
 live_kind!(PodGroup, PodGroup, PodGroup);
 live_kind!(core::Pod, Pod, Pod);
+
+/// Events: only those kube-scheduler records when a pod does not fit. The API server selects
+/// them (core v1 events support field selectors on `reason` and `involvedObject.kind`), so a
+/// busy cluster's other events are never sent.
+impl LiveKind for core::Event {
+    const KIND: Kind = Kind::Event;
+    const FIELD_SELECTOR: Option<&'static str> = Some(EVENT_FIELD_SELECTOR);
+    fn into_object(self) -> Object {
+        Object::Event(self)
+    }
+}
+
+/// The field selector events are listed and watched with.
+pub const EVENT_FIELD_SELECTOR: &str = "involvedObject.kind=Pod,reason=FailedScheduling";
 
 /// The scheduler-plugins PodGroup CRD's group and version.
 pub const POD_GROUP_GROUP: &str = "scheduling.x-k8s.io";
@@ -155,6 +173,10 @@ macro_rules! with_kind {
             }
             K_::Pod => {
                 type $K = k_core::Pod;
+                $body
+            }
+            K_::Event => {
+                type $K = k_core::Event;
                 $body
             }
         }

@@ -4,8 +4,9 @@
 //!
 //! Reads: Nodes, Pods, Namespaces, PriorityClasses, PodDisruptionBudgets, PersistentVolumes,
 //! PersistentVolumeClaims, StorageClasses, CSINodes, Services, ReplicaSets, StatefulSets,
-//! ReplicationControllers, and PodGroups when the scheduler-plugins CRD is served. Never
-//! Secrets or ConfigMaps.
+//! ReplicationControllers, PodGroups when the scheduler-plugins CRD is served, and the
+//! FailedScheduling events about pods (optional: when they cannot be read, the load goes on
+//! without them and the verdict says why). Never Secrets or ConfigMaps.
 
 pub mod actions;
 pub mod config;
@@ -80,6 +81,8 @@ pub struct LiveSource {
     listed: Mutex<BTreeMap<Kind, String>>,
     /// Whether PodGroups are served (known after a load).
     pod_groups: Mutex<Option<bool>>,
+    /// Why events could not be listed at the last load (then they are not watched either).
+    events_unreadable: Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for LiveSource {
@@ -121,6 +124,7 @@ impl LiveSource {
             progress: None,
             listed: Mutex::new(BTreeMap::new()),
             pod_groups: Mutex::new(None),
+            events_unreadable: Mutex::new(None),
         })
     }
 
@@ -219,10 +223,15 @@ impl LiveSource {
             .collect())
     }
 
-    /// Lists every kind.
+    /// Lists every kind. Events are optional: when they cannot be listed (403, ...), the
+    /// state records why in [`ClusterState::unreadable`] and the load goes on.
     pub async fn load_state(&self) -> Result<ClusterState, LiveError> {
         *self
             .pod_groups
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        *self
+            .events_unreadable
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         let kinds = self.kinds().await?;
@@ -237,9 +246,22 @@ impl LiveSource {
                 url: self.url_of(kind),
                 cx: self.cx(&doing, "list", &resource),
             };
-            let (objects, rv) = with_kind!(kind, K => {
-                watch::list_kind::<K>(&self.client, &target, &self.opts, progress.as_ref()).await?
+            let answer = with_kind!(kind, K => {
+                watch::list_kind::<K>(&self.client, &target, &self.opts, progress.as_ref()).await
             });
+            let (objects, rv) = match answer {
+                Ok(x) => x,
+                Err(e) if kind == Kind::Event => {
+                    let why = unreadable_reason(&e);
+                    state.unreadable.insert(kind, why.clone());
+                    *self
+                        .events_unreadable
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(why);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             listed.insert(kind, rv.clone());
             state.apply(ClusterEvent::Resynced {
                 kind,
@@ -255,7 +277,13 @@ impl LiveSource {
     /// Watches every kind from the last load's resourceVersions (kinds never listed are
     /// listed first), until `tx` closes.
     pub async fn watch_events(&self, tx: mpsc::Sender<ClusterEvent>) -> Result<(), LiveError> {
-        let kinds = self.kinds().await?;
+        let events_unreadable = self
+            .events_unreadable
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .is_some();
+        let mut kinds = self.kinds().await?;
+        kinds.retain(|k| *k != Kind::Event || !events_unreadable);
         let listed = self
             .listed
             .lock()
@@ -284,6 +312,16 @@ impl LiveSource {
         }
         futures::future::join_all(tasks).await;
         Ok(())
+    }
+}
+
+/// Why an optional kind could not be read, short: "403 Forbidden: <the server's message>",
+/// or the whole error line for anything else.
+fn unreadable_reason(e: &LiveError) -> String {
+    match e {
+        LiveError::Forbidden { message, .. } if message.is_empty() => "403 Forbidden".to_string(),
+        LiveError::Forbidden { message, .. } => format!("403 Forbidden: {message}"),
+        other => other.to_string(),
     }
 }
 

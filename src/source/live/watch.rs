@@ -237,6 +237,9 @@ pub async fn list_kind<K: LiveKind>(
     let mut restarts = 0;
     loop {
         let mut lp = ListParams::default().limit(opts.page_size);
+        if let Some(f) = K::FIELD_SELECTOR {
+            lp = lp.fields(f);
+        }
         if let Some(t) = &token {
             lp = lp.continue_token(t);
         }
@@ -369,7 +372,10 @@ async fn watch_once<K: LiveKind>(
     backoff: &mut Backoff,
     tx: &mpsc::Sender<ClusterEvent>,
 ) -> Round {
-    let wp = WatchParams::default().timeout(opts.watch_timeout_secs);
+    let mut wp = WatchParams::default().timeout(opts.watch_timeout_secs);
+    if let Some(f) = K::FIELD_SELECTOR {
+        wp = wp.fields(f);
+    }
     let mut http = match Request::new(target.url.clone()).watch(&wp, mapper.resource_version()) {
         Ok(h) => h,
         Err(e) => return Round::Failed(e.to_string()),

@@ -112,24 +112,19 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
     let pl = Pipeline::new(ex, app.profile(&ex.profile));
     let step = v.step.clone().unwrap_or_else(|| pl.decisive());
     let bar_h = pipeline::height(&pl, inner.width);
-    let mut verdict = ex.verdict();
-    // beside kschedtui's verdict, what the cluster's scheduler wrote (and whether they agree)
-    let cluster = crate::cli::condition::cluster_verdict(&app.cluster, ex);
-    if !cluster.is_empty() {
-        verdict = format!("{verdict}  ‖ {}", cluster.trim_end().replace('\n', "  ‖ "));
-    }
-    let verdict_h = u16::try_from(
-        verdict
-            .chars()
-            .count()
-            .div_ceil(usize::from(inner.width.max(1)))
-            .clamp(1, if cluster.is_empty() { 2 } else { 4 }),
-    )
-    .unwrap_or(1);
+    let verdict = ex.verdict();
+    // beside kschedtui's verdict, one line on what the cluster's scheduler wrote (its
+    // PodScheduled condition and FailedScheduling events) and whether they agree
+    let cluster = crate::cli::condition::cluster_brief(&app.cluster, ex);
+    let lines =
+        |s: &str| u16::try_from(s.chars().count().div_ceil(usize::from(inner.width.max(1))).clamp(1, 2)).unwrap_or(1);
+    let verdict_h = lines(&verdict);
+    let cluster_h = cluster.as_ref().map_or(0, |(s, _)| lines(s));
     let actions = actions_line(app, &v.pod, theme);
     let actions_h = u16::from(actions.is_some());
-    let [verdict_area, actions_area, bar_area, crumb_area, panel] = Layout::vertical([
+    let [verdict_area, cluster_area, actions_area, bar_area, crumb_area, panel] = Layout::vertical([
         Constraint::Length(verdict_h),
+        Constraint::Length(cluster_h),
         Constraint::Length(actions_h),
         Constraint::Length(bar_h),
         Constraint::Length(1),
@@ -140,6 +135,13 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
         Paragraph::new(Line::from(Span::styled(verdict, verdict_style(ex, theme)))).wrap(Wrap { trim: false }),
         verdict_area,
     );
+    if let Some((text, agrees)) = cluster {
+        let style = if agrees == Some(false) { theme.warn } else { theme.muted };
+        frame.render_widget(
+            Paragraph::new(Line::from(Span::styled(text, style))).wrap(Wrap { trim: false }),
+            cluster_area,
+        );
+    }
     if let Some(l) = actions {
         frame.render_widget(Paragraph::new(l), actions_area);
     }
