@@ -176,6 +176,35 @@ fn typed_objects(c: &Cluster) -> Vec<Value> {
             .map(|o| typed("scheduling.x-k8s.io/v1alpha1", "PodGroup", o)),
     );
     v.extend(c.pods.iter().map(|p| typed("v1", "Pod", &p.obj)));
+    v.extend(c.scheduling_events.values().flatten().map(event_document));
+    v
+}
+
+/// A kept FailedScheduling event as a core v1 Event (what the loader reads back into the same
+/// record).
+fn event_document(e: &crate::model::SchedulingEvent) -> Value {
+    let time = |t: &Option<k8s_openapi::jiff::Timestamp>| t.map(|t| serde_json::to_value(t).unwrap_or(Value::Null));
+    let mut v = json!({
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": e.key.name, "namespace": e.key.namespace},
+        "involvedObject": {"kind": "Pod", "namespace": e.pod.namespace, "name": e.pod.name},
+        "reason": e.reason,
+        "message": e.message,
+        "type": e.type_,
+        "count": e.count,
+        "source": {"component": e.component},
+        "reportingComponent": e.component,
+    });
+    if let Some(uid) = &e.pod_uid {
+        v["involvedObject"]["uid"] = json!(uid);
+    }
+    if let Some(t) = time(&e.first) {
+        v["firstTimestamp"] = t;
+    }
+    if let Some(t) = time(&e.last) {
+        v["lastTimestamp"] = t;
+    }
     v
 }
 

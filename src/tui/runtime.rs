@@ -244,6 +244,11 @@ mod tests {
         let b = open("saved", &text);
         assert!(a.explanations.len() > 10);
         assert_eq!(a.explanations, b.explanations);
+        assert!(
+            !a.cluster.scheduling_events.is_empty(),
+            "the demo has FailedScheduling events"
+        );
+        assert_eq!(a.cluster.scheduling_events, b.cluster.scheduling_events);
     }
 
     #[test]

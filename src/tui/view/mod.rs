@@ -126,6 +126,13 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
             .file_name()
             .map_or_else(|| app.source.name.clone(), |f| f.to_string_lossy().into_owned()),
         SourceKind::Snapshot => format!("snapshot {}", app.source.name),
+        // on a narrow terminal the context's name is enough (the server URL makes room for
+        // the live / read-only / dry-run indicators)
+        SourceKind::Live if narrow => app
+            .source
+            .name
+            .split_once(" (")
+            .map_or_else(|| app.source.name.clone(), |(c, _)| c.to_string()),
         SourceKind::Live => app.source.name.clone(),
     };
     // most important first: what runs out of room on a narrow terminal is the least useful
@@ -383,6 +390,33 @@ mod tests {
             victims: vec![crate::model::ObjectKey::new("default", "api-1")],
         });
         a
+    }
+
+    #[test]
+    fn a_narrow_live_header_names_the_context_without_the_server_and_keeps_the_indicators() {
+        let state =
+            crate::source::fixture::FixtureSource::from_str("t", include_str!("../../../fixtures/tui-test.yaml"))
+                .expect("fixture")
+                .state();
+        let mut a = app();
+        a.source.name = "context 'kind-dev' (https://127.0.0.1:6443)".into();
+        let profiles = crate::engine::build_profiles(None, a.version).expect("profiles");
+        let version = a.version;
+        crate::app::update_sync(
+            &mut a,
+            crate::app::Action::Attached(Box::new(Ok(crate::app::Attached {
+                state,
+                profiles,
+                version,
+                write_mode: crate::source::write::WriteMode::Enabled,
+            }))),
+        );
+        a.readonly = true;
+        assert_eq!(
+            rows(&a, 80, 24)[0].trim_end(),
+            " kschedtui │ context 'kind-dev' │ 4 nodes │ 6 pods, 4 pending │ live │ read-only"
+        );
+        assert!(rows(&a, 160, 24)[0].starts_with(" kschedtui │ context 'kind-dev' (https://127.0.0.1:6443) │ 4 nodes"));
     }
 
     #[test]
