@@ -71,6 +71,10 @@ pub enum Action {
     NextNamespace,
     /// Pod list: all namespaces.
     AllNamespaces,
+    /// Explain every pending pod again on the cluster as it is now.
+    Rerun,
+    /// Live: follow the cluster, or freeze the view on the state explained.
+    ToggleFollow,
     /// Bind (asks for confirmation).
     RequestBind,
     /// Preempt (asks for confirmation).

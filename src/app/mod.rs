@@ -91,6 +91,14 @@ pub struct LiveView {
     pub events_dirty: bool,
     /// Events applied since attaching.
     pub events: u64,
+    /// The view follows the cluster: changes are applied at the next tick. When false (`F`,
+    /// or a what-if edit), the explanations stay on the state they were computed on until
+    /// Ctrl-r.
+    pub follow: bool,
+    /// Watch events that changed the store since the cluster was last rebuilt.
+    pub changes_since: u64,
+    /// The newest resourceVersion the cluster shown was built from.
+    pub seen_rv: String,
     /// How writes are sent.
     pub write_mode: WriteMode,
     /// A write plan is being sent (no second one until it is done).
@@ -100,6 +108,16 @@ pub struct LiveView {
     pub access: BTreeMap<String, (Access, i64)>,
     /// Preemptions sent whose victims are not all gone yet, or gone and not bound yet.
     pub awaiting: Vec<AwaitingVictims>,
+}
+
+/// The newest resourceVersion of a store (they share one counter on a real API server), or
+/// the per-kind list when they are not numbers.
+pub fn newest_rv(state: &crate::model::event::ClusterState) -> String {
+    let nums: Option<Vec<u64>> = state.resource_versions.values().map(|v| v.parse().ok()).collect();
+    match nums.and_then(|n| n.into_iter().max()) {
+        Some(n) => n.to_string(),
+        None => state.resource_version_summary(),
+    }
 }
 
 /// Seconds an access answer is trusted before it is asked again (the confirmation always

@@ -1419,3 +1419,110 @@ fn live_preemption_reports_name_gone_unanswered_and_dry_run_victims() {
         "done: preempt for default/batch-1 on node 'node-a': delete 2 victim(s), then nominate the node; victims that would be removed: default/api-1, data/db-0 (server-side dry run: nothing changed)"
     );
 }
+
+#[test]
+fn a_frozen_live_view_keeps_its_explanations_until_ctrl_r() {
+    use crate::model::Object;
+    use crate::model::event::{ClusterEvent, Kind};
+    use crate::source::write::WriteMode;
+    let mut a = live_app(WriteMode::Enabled);
+    let web2 = ObjectKey::new("default", "web-2");
+    run(&mut a, [Action::ToggleFollow]);
+    assert!(!a.live.as_ref().expect("live").follow);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "view frozen: the explanations stay on this state (0 change(s) not applied yet); Ctrl-r re-runs on the cluster as it is, F follows it again"
+    );
+    let Object::Pod(mut pod) = a
+        .live
+        .as_ref()
+        .expect("live")
+        .state
+        .get(Kind::Pod, &web2)
+        .expect("web-2")
+        .clone()
+    else {
+        panic!("a pod")
+    };
+    pod.spec.as_mut().expect("spec").node_name = Some("node-b".into());
+    update(
+        &mut a,
+        Action::Cluster(Box::new(ClusterEvent::Applied(Box::new(Object::Pod(pod))))),
+    );
+    assert!(
+        update(&mut a, Action::Tick { now: 1 }).is_empty(),
+        "frozen: nothing is rebuilt"
+    );
+    assert_eq!(a.generation, 1);
+    assert!(a.pod(&web2).expect("pod").node_name.is_none());
+    assert_eq!(a.live.as_ref().expect("live").changes_since, 1);
+    // Ctrl-r re-runs on the cluster as it is now, and the view stays frozen
+    let fx = update(&mut a, Action::Rerun);
+    assert!(matches!(fx.as_slice(), [Effect::Explain(_)]));
+    assert_eq!(a.generation, 2);
+    assert_eq!(a.pod(&web2).expect("pod").node_name.as_deref(), Some("node-b"));
+    assert_eq!(a.live.as_ref().expect("live").changes_since, 0);
+    assert!(!a.live.as_ref().expect("live").follow);
+    assert!(
+        a.status
+            .clone()
+            .expect("status")
+            .text
+            .starts_with("re-running on the cluster as it is now (resourceVersion "),
+        "{:?}",
+        a.status
+    );
+    // F follows again
+    run(&mut a, [Action::ToggleFollow]);
+    assert!(a.live.as_ref().expect("live").follow);
+}
+
+#[test]
+fn a_what_if_on_a_live_cluster_freezes_the_view_and_ctrl_r_drops_it() {
+    use crate::source::write::WriteMode;
+    let mut a = live_app(WriteMode::Enabled);
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("nodes"));
+    run(&mut a, [Action::Submit, Action::Open, Action::ToggleCordon]);
+    assert_eq!(a.changes.len(), 1);
+    assert!(!a.live.as_ref().expect("live").follow, "frozen so the what-if stays");
+    assert!(
+        a.status
+            .clone()
+            .expect("status")
+            .text
+            .ends_with("the view is frozen so the what-if stays (Ctrl-r re-runs on the live cluster and drops it)"),
+        "{:?}",
+        a.status
+    );
+    let Some(Screen::Node(v)) = a.screen() else {
+        panic!("node view expected")
+    };
+    let node = v.node.clone();
+    let cordoned = |a: &App| a.cluster.node(&node).expect("node").unschedulable;
+    assert!(cordoned(&a));
+    update_sync(&mut a, Action::Rerun);
+    assert!(a.changes.is_empty());
+    assert!(!cordoned(&a), "back to the live state");
+    assert!(
+        a.status
+            .clone()
+            .expect("status")
+            .text
+            .ends_with("1 what-if change(s) dropped")
+    );
+}
+
+#[test]
+fn rerun_on_a_snapshot_explains_again_and_following_is_refused() {
+    let mut a = app();
+    let g = a.generation;
+    update_sync(&mut a, Action::Rerun);
+    assert_eq!(a.generation, g + 1);
+    assert_eq!(a.explanations.len(), 4);
+    run(&mut a, [Action::ToggleFollow]);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "a snapshot does not change on its own: there is nothing to follow"
+    );
+}

@@ -49,6 +49,7 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
                 l.events += 1;
                 let events_only = ev.kind() == Some(crate::model::event::Kind::Event);
                 if l.state.apply(*ev) {
+                    l.changes_since += 1;
                     if events_only {
                         l.events_dirty = true;
                     } else {
@@ -191,6 +192,7 @@ fn on_attached(app: &mut App, r: Result<Attached, String>) -> Vec<Effect> {
     if a.write_mode == WriteMode::ReadOnly {
         app.readonly = true;
     }
+    let seen_rv = super::newest_rv(&a.state);
     app.live = Some(LiveView {
         state: a.state,
         dirty: false,
@@ -198,6 +200,9 @@ fn on_attached(app: &mut App, r: Result<Attached, String>) -> Vec<Effect> {
         events: 0,
         write_mode: a.write_mode,
         writing: false,
+        follow: true,
+        changes_since: 0,
+        seen_rv,
         access: std::collections::BTreeMap::new(),
         awaiting: Vec::new(),
     });
@@ -215,15 +220,24 @@ fn on_attached(app: &mut App, r: Result<Attached, String>) -> Vec<Effect> {
 /// Rebuilds the cluster from the live store when watch events changed it, and re-explains.
 /// Explanations of pods still pending are kept on screen until their new ones arrive.
 fn refresh_live(app: &mut App) -> Vec<Effect> {
+    rebuild_live(app, false)
+}
+
+/// Rebuilds the cluster from the live store: at a tick when it changed and the view follows
+/// the cluster, or at once when `force` (Ctrl-r: every pending pod is explained again, and
+/// what-if edits are dropped).
+fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
     let Some(l) = &mut app.live else {
         return Vec::new();
     };
-    if !(l.dirty || l.events_dirty) || app.load != Load::Ready {
+    if app.load != Load::Ready || !(force || (l.follow && (l.dirty || l.events_dirty))) {
         return Vec::new();
     }
-    let events_only = !l.dirty;
+    let events_only = !force && !l.dirty;
     l.dirty = false;
     l.events_dirty = false;
+    l.changes_since = 0;
+    l.seen_rv = super::newest_rv(&l.state);
     let cluster = match l.state.to_cluster() {
         Ok(c) => c,
         Err(e) => {
@@ -457,6 +471,34 @@ fn clear_explanations(app: &mut App) {
     app.recent.clear();
 }
 
+/// Ctrl-r: explains every pending pod again on the cluster as it is now (live: the latest
+/// state, dropping what-if edits; a snapshot: the same cluster).
+fn rerun(app: &mut App) -> Vec<Effect> {
+    if app.load != Load::Ready {
+        return Vec::new();
+    }
+    if app.live.is_some() {
+        let dropped = app.changes.len();
+        let fx = rebuild_live(app, true);
+        app.changes.clear();
+        app.diff_base = None;
+        app.diff = None;
+        let rv = app.live.as_ref().map(|l| l.seen_rv.clone()).unwrap_or_default();
+        app.info(if dropped > 0 {
+            format!(
+                "re-running on the cluster as it is now (resourceVersion {rv}); {dropped} what-if change(s) dropped"
+            )
+        } else {
+            format!("re-running on the cluster as it is now (resourceVersion {rv})")
+        });
+        return fx;
+    }
+    app.generation += 1;
+    clear_explanations(app);
+    app.info("re-running every pending pod on the snapshot (with the in-memory changes)");
+    explain_all(app)
+}
+
 /// Replaces the cluster after an in-memory change and re-explains.
 fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Vec<Effect> {
     app.diff_base = app.focused_pod().and_then(|k| match app.explanations.get(&k) {
@@ -468,7 +510,17 @@ fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Vec<Effect> {
     app.cluster = Arc::new(cluster);
     app.generation += 1;
     clear_explanations(app);
-    app.info(format!("{change} (in memory); re-running the scheduler"));
+    let froze = app
+        .live
+        .as_mut()
+        .is_some_and(|l| std::mem::replace(&mut l.follow, false));
+    app.info(if froze {
+        format!(
+            "{change} (in memory); re-running the scheduler; the view is frozen so the what-if stays (Ctrl-r re-runs on the live cluster and drops it)"
+        )
+    } else {
+        format!("{change} (in memory); re-running the scheduler")
+    });
     app.changes.push(change);
     for s in &mut app.screens {
         if let Screen::Pod(v) = s {
@@ -755,6 +807,24 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             app.pods.namespace = None;
             app.pods.selected = 0;
         }
+        Action::Rerun => return rerun(app),
+        Action::ToggleFollow => match &mut app.live {
+            Some(l) => {
+                l.follow = !l.follow;
+                let (follow, n) = (l.follow, l.changes_since);
+                app.info(if follow {
+                    "following the cluster: changes are applied as they arrive".to_string()
+                } else {
+                    format!(
+                        "view frozen: the explanations stay on this state ({n} change(s) not applied yet); Ctrl-r re-runs on the cluster as it is, F follows it again"
+                    )
+                });
+                if follow {
+                    return refresh_live(app);
+                }
+            }
+            None => app.error("a snapshot does not change on its own: there is nothing to follow"),
+        },
         Action::RequestBind => request_bind(app),
         Action::RequestPreempt => request_preempt(app),
         Action::EditInline => {

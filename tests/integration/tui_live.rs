@@ -622,3 +622,31 @@ fn a_permission_check_without_an_answer_sends_nothing() {
     );
     assert_eq!(sent(&server), Vec::<String>::new());
 }
+
+#[test]
+fn f_freezes_the_view_and_ctrl_r_re_runs_on_the_cluster_as_it_is() {
+    need_tmux!();
+    let server = ApiServer::start();
+    let t = start(&server, "live-freeze", "");
+    t.wait_for(&["context 'mock'", PEND, "live at rv "]);
+    t.keys(&["F"]);
+    t.wait_for(&[
+        "FROZEN at rv ",
+        "0 change(s) since (Ctrl-r re-runs, F follows)",
+        "view frozen:",
+    ]);
+    t.keys(&["C-r"]);
+    t.wait_for(&["re-running on the cluster as it is now (resourceVersion "]);
+    t.keys(&["F"]);
+    t.wait_for(&[
+        "following the cluster: changes are applied as they arrive",
+        "live at rv ",
+    ]);
+    assert!(
+        server
+            .writes()
+            .iter()
+            .all(|r| r.path.ends_with("/selfsubjectaccessreviews"))
+    );
+    t.keys(&["q"]);
+}

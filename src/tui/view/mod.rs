@@ -179,10 +179,24 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
                     format!("STALE: {} watch broken, retrying", kinds.join(", ")),
                     theme.fail,
                 )]);
+            } else if !l.follow {
+                items.push(vec![Span::styled(
+                    if narrow {
+                        format!("FROZEN, {} change(s)", l.changes_since)
+                    } else {
+                        format!(
+                            "FROZEN at rv {}, {} change(s) since (Ctrl-r re-runs, F follows)",
+                            l.seen_rv, l.changes_since
+                        )
+                    },
+                    theme.warn,
+                )]);
             } else if l.dirty || app.explaining() > 0 {
                 items.push(vec![Span::styled("cluster changed, updating", theme.warn)]);
-            } else {
+            } else if narrow {
                 items.push(vec![Span::styled("live", theme.ok)]);
+            } else {
+                items.push(vec![Span::styled(format!("live at rv {}", l.seen_rv), theme.ok)]);
             }
             if l.write_mode == crate::source::write::WriteMode::DryRun {
                 items.push(vec![Span::styled("dry-run=server", theme.muted)]);
