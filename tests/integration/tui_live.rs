@@ -650,3 +650,46 @@ fn f_freezes_the_view_and_ctrl_r_re_runs_on_the_cluster_as_it_is() {
     );
     t.keys(&["q"]);
 }
+
+#[test]
+fn evict_preemption_refused_by_a_pdb_names_it_and_does_not_nominate() {
+    need_tmux!();
+    let server = ApiServer::start();
+    add_two_victims_and_urgent(&server);
+    server.reply_once(
+        "POST",
+        "/api/v1/namespaces/default/pods/batch-2/eviction",
+        Reply::new(
+            429,
+            status_json(
+                429,
+                "TooManyRequests",
+                "Cannot evict pod as it would violate the pod's disruption budget.",
+                Some(json!({"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget batch-pdb needs 1 healthy pods and has 1 currently"}]})),
+            ),
+        ),
+    );
+    let t = start(&server, "evict-429", "--evict");
+    select(&t, "urgent", URGENT_READY);
+    let dialog = confirm(&t, &server, "x", PREEMPT_TITLE);
+    assert!(
+        dialog.contains("1. POST /api/v1/namespaces/default/pods/batch-1/eviction"),
+        "{dialog}"
+    );
+    assert!(
+        dialog.contains("2. POST /api/v1/namespaces/default/pods/batch-2/eviction"),
+        "{dialog}"
+    );
+    wait_status(
+        &t,
+        "preemption incomplete: removed 1 of 2 victim(s) (default/batch-1); not removed: default/batch-2; the node was not nominated: eviction of default/batch-2 refused (429): PodDisruptionBudget 'batch-pdb' does not allow it: The disruption budget batch-pdb needs 1 healthy pods and has 1 currently; wait for it to allow a disruption or preempt without --evict",
+    );
+    assert_eq!(
+        sent(&server),
+        vec![
+            "POST /api/v1/namespaces/default/pods/batch-1/eviction".to_string(),
+            "POST /api/v1/namespaces/default/pods/batch-2/eviction".to_string(),
+        ],
+        "no DELETE, no nomination"
+    );
+}
