@@ -749,7 +749,7 @@ fn a_failed_scheduling_event_refreshes_the_cluster_without_explaining_again() {
     let effects = update(
         &mut a,
         Action::Cluster(Box::new(ClusterEvent::Applied(Box::new(crate::model::Object::Event(
-            event,
+            Box::new(event),
         ))))),
     );
     assert!(effects.is_empty());

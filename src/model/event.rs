@@ -500,7 +500,7 @@ mod tests {
     use k8s_openapi::api::core::v1 as core;
 
     fn pod(ns: &str, name: &str, rv: &str, node: Option<&str>) -> Object {
-        Object::Pod(core::Pod {
+        Object::Pod(Box::new(core::Pod {
             metadata: ObjectMeta {
                 name: Some(name.into()),
                 namespace: Some(ns.into()),
@@ -512,18 +512,18 @@ mod tests {
                 ..Default::default()
             }),
             ..Default::default()
-        })
+        }))
     }
 
     fn node(name: &str, rv: &str) -> Object {
-        Object::Node(core::Node {
+        Object::Node(Box::new(core::Node {
             metadata: ObjectMeta {
                 name: Some(name.into()),
                 resource_version: Some(rv.into()),
                 ..Default::default()
             },
             ..Default::default()
-        })
+        }))
     }
 
     #[test]
@@ -608,7 +608,7 @@ mod tests {
             ),
             ..Default::default()
         });
-        s.apply(ClusterEvent::Applied(Box::new(Object::Node(bad))));
+        s.apply(ClusterEvent::Applied(Box::new(Object::Node(Box::new(bad)))));
         let e = s.to_cluster().unwrap_err();
         assert_eq!(
             e.origin,
@@ -621,7 +621,7 @@ mod tests {
     }
 
     fn failed_scheduling(name: &str, pod: &str, rv: &str, message: &str) -> Object {
-        Object::Event(core::Event {
+        Object::Event(Box::new(core::Event {
             metadata: ObjectMeta {
                 name: Some(name.into()),
                 namespace: Some("a".into()),
@@ -638,7 +638,7 @@ mod tests {
             message: Some(message.into()),
             count: Some(2),
             ..Default::default()
-        })
+        }))
     }
 
     #[test]
@@ -686,7 +686,7 @@ mod tests {
         assert_eq!(keys[..2], ["apiVersion", "kind"]);
         assert_eq!(v["apiVersion"], "v1");
         assert_eq!(v["kind"], "Pod");
-        let pg = Object::PodGroup(super::super::PodGroup::default()).to_json();
+        let pg = Object::PodGroup(Box::default()).to_json();
         assert_eq!(pg["apiVersion"], "scheduling.x-k8s.io/v1alpha1");
         let keys: Vec<&String> = pg.as_object().unwrap().keys().collect();
         assert_eq!(keys[..2], ["apiVersion", "kind"]);

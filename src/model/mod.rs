@@ -376,41 +376,41 @@ pub fn core_event(e: events::Event) -> core::Event {
 #[allow(clippy::large_enum_variant)]
 pub enum Object {
     /// Node
-    Node(core::Node),
+    Node(Box<core::Node>),
     /// Pod
-    Pod(core::Pod),
+    Pod(Box<core::Pod>),
     /// Namespace
-    Namespace(core::Namespace),
+    Namespace(Box<core::Namespace>),
     /// PriorityClass
-    PriorityClass(sched::PriorityClass),
+    PriorityClass(Box<sched::PriorityClass>),
     /// PodDisruptionBudget
-    Pdb(policy::PodDisruptionBudget),
+    Pdb(Box<policy::PodDisruptionBudget>),
     /// PersistentVolume
-    Pv(core::PersistentVolume),
+    Pv(Box<core::PersistentVolume>),
     /// PersistentVolumeClaim
-    Pvc(core::PersistentVolumeClaim),
+    Pvc(Box<core::PersistentVolumeClaim>),
     /// StorageClass
-    StorageClass(storage::StorageClass),
+    StorageClass(Box<storage::StorageClass>),
     /// CSINode
-    CsiNode(storage::CSINode),
+    CsiNode(Box<storage::CSINode>),
     /// CSIDriver
-    CsiDriver(storage::CSIDriver),
+    CsiDriver(Box<storage::CSIDriver>),
     /// CSIStorageCapacity
-    CsiStorageCapacity(storage::CSIStorageCapacity),
+    CsiStorageCapacity(Box<storage::CSIStorageCapacity>),
     /// Service
-    Service(core::Service),
+    Service(Box<core::Service>),
     /// ReplicaSet
-    ReplicaSet(apps::ReplicaSet),
+    ReplicaSet(Box<apps::ReplicaSet>),
     /// StatefulSet
-    StatefulSet(apps::StatefulSet),
+    StatefulSet(Box<apps::StatefulSet>),
     /// ReplicationController
-    ReplicationController(core::ReplicationController),
+    ReplicationController(Box<core::ReplicationController>),
     /// PodGroup
-    PodGroup(PodGroup),
+    PodGroup(Box<PodGroup>),
     /// Event (core v1; an `events.k8s.io/v1` Event is read into this shape, as the API server
     /// converts between the two). Only FailedScheduling events about pods are kept: see
     /// [`SchedulingEvent`].
-    Event(core::Event),
+    Event(Box<core::Event>),
     /// A kind the engine does not use (counted, then dropped).
     Skipped(String),
 }
@@ -684,33 +684,33 @@ impl Cluster {
                     c.namespaces.insert(key.name, n.metadata.labels.unwrap_or_default());
                 }
                 Object::PriorityClass(p) => {
-                    c.priority_classes.insert(key.name, p);
+                    c.priority_classes.insert(key.name, *p);
                 }
-                Object::Pdb(p) => c.pdbs.push(p),
+                Object::Pdb(p) => c.pdbs.push(*p),
                 Object::Pv(p) => {
-                    c.pvs.insert(key.name, p);
+                    c.pvs.insert(key.name, *p);
                 }
                 Object::Pvc(p) => {
-                    c.pvcs.insert(key, p);
+                    c.pvcs.insert(key, *p);
                 }
                 Object::StorageClass(mut s) => {
                     if s.volume_binding_mode.is_none() {
                         s.volume_binding_mode = Some("Immediate".into());
                     }
-                    c.storage_classes.insert(key.name, s);
+                    c.storage_classes.insert(key.name, *s);
                 }
                 Object::CsiNode(n) => {
-                    c.csi_nodes.insert(key.name, n);
+                    c.csi_nodes.insert(key.name, *n);
                 }
                 Object::CsiDriver(d) => {
-                    c.csi_drivers.insert(key.name, d);
+                    c.csi_drivers.insert(key.name, *d);
                 }
-                Object::CsiStorageCapacity(s) => c.csi_storage_capacities.push(s),
-                Object::Service(s) => c.services.push(s),
-                Object::ReplicaSet(r) => c.replica_sets.push(r),
-                Object::StatefulSet(s) => c.stateful_sets.push(s),
-                Object::ReplicationController(r) => c.replication_controllers.push(r),
-                Object::PodGroup(g) => c.pod_groups.push(g),
+                Object::CsiStorageCapacity(s) => c.csi_storage_capacities.push(*s),
+                Object::Service(s) => c.services.push(*s),
+                Object::ReplicaSet(r) => c.replica_sets.push(*r),
+                Object::StatefulSet(s) => c.stateful_sets.push(*s),
+                Object::ReplicationController(r) => c.replication_controllers.push(*r),
+                Object::PodGroup(g) => c.pod_groups.push(*g),
                 Object::Event(_) | Object::Skipped(_) => {}
             }
         }
@@ -722,7 +722,7 @@ impl Cluster {
         }
         for (origin, n) in raw_nodes {
             let key = meta_key(&n.metadata);
-            let node = Node::from_obj(n).map_err(|(field, message)| ModelError {
+            let node = Node::from_obj(*n).map_err(|(field, message)| ModelError {
                 origin,
                 kind: "Node".into(),
                 key,
@@ -741,7 +741,7 @@ impl Cluster {
         for (origin, p) in raw_pods {
             let key = meta_key(&p.metadata);
             let mut missing_class = None;
-            let pod = Pod::from_obj(p, |class| match class {
+            let pod = Pod::from_obj(*p, |class| match class {
                 Some(name) if !name.is_empty() => match c.priority_classes.get(name) {
                     Some(pc) => pc.value.unwrap_or(0),
                     None => {

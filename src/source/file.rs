@@ -767,7 +767,7 @@ fn push_object(
 /// reported either).
 fn failed_scheduling(e: k8s_openapi::api::core::v1::Event) -> Object {
     if crate::model::SchedulingEvent::from_event(&e).is_some() {
-        Object::Event(e)
+        Object::Event(Box::new(e))
     } else {
         Object::Skipped("Event".into())
     }

@@ -88,7 +88,7 @@ impl FixtureSource {
 
     fn pod(state: &ClusterState, key: &ObjectKey) -> Result<core::Pod, WriteError> {
         match state.get(Kind::Pod, key) {
-            Some(Object::Pod(p)) => Ok(p.clone()),
+            Some(Object::Pod(p)) => Ok((**p).clone()),
             _ => Err(WriteError::NotFound { pod: key.clone() }),
         }
     }
@@ -96,7 +96,7 @@ impl FixtureSource {
     /// Computes the events a request causes (without applying them).
     fn events_for(&self, state: &ClusterState, req: &WriteRequest) -> Result<(Outcome, Vec<ClusterEvent>), WriteError> {
         let key = req.pod();
-        let applied = |p: core::Pod| ClusterEvent::Applied(Box::new(Object::Pod(p)));
+        let applied = |p: core::Pod| ClusterEvent::Applied(Box::new(Object::Pod(Box::new(p))));
         match req {
             WriteRequest::Bind { node, uid, .. } => {
                 let mut p = Self::pod(state, key)?;
@@ -137,7 +137,7 @@ impl FixtureSource {
             WriteRequest::Delete { .. } => match Self::pod(state, key) {
                 Ok(p) => Ok((
                     Outcome::Done { code: 200 },
-                    vec![ClusterEvent::Deleted(Box::new(Object::Pod(p)))],
+                    vec![ClusterEvent::Deleted(Box::new(Object::Pod(Box::new(p))))],
                 )),
                 Err(_) => Ok((Outcome::AlreadyGone, Vec::new())),
             },
@@ -149,7 +149,7 @@ impl FixtureSource {
                 let pdbs: Vec<_> = state
                     .objects_of(Kind::PodDisruptionBudget)
                     .filter_map(|o| match o {
-                        Object::Pdb(b) => Some(b.clone()),
+                        Object::Pdb(b) => Some((**b).clone()),
                         _ => None,
                     })
                     .collect();
@@ -158,9 +158,9 @@ impl FixtureSource {
                     let mut b = pdbs[i].clone();
                     let st = b.status.get_or_insert_with(Default::default);
                     st.disruptions_allowed = Some(st.disruptions_allowed.unwrap_or(0) - 1);
-                    events.push(ClusterEvent::Applied(Box::new(Object::Pdb(b))));
+                    events.push(ClusterEvent::Applied(Box::new(Object::Pdb(Box::new(b)))));
                 }
-                events.push(ClusterEvent::Deleted(Box::new(Object::Pod(p))));
+                events.push(ClusterEvent::Deleted(Box::new(Object::Pod(Box::new(p)))));
                 Ok((Outcome::Done { code: 201 }, events))
             }
         }

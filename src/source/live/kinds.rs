@@ -32,7 +32,7 @@ macro_rules! live_kind {
         impl LiveKind for $t {
             const KIND: Kind = Kind::$kind;
             fn into_object(self) -> Object {
-                Object::$variant(self)
+                Object::$variant(Box::new(self))
             }
         }
     };
@@ -66,7 +66,7 @@ impl LiveKind for core::Event {
     const KIND: Kind = Kind::Event;
     const FIELD_SELECTOR: Option<&'static str> = Some(EVENT_FIELD_SELECTOR);
     fn into_object(self) -> Object {
-        Object::Event(self)
+        Object::Event(Box::new(self))
     }
 }
 

@@ -249,7 +249,7 @@ pub fn team_namespaces() -> Vec<core::Namespace> {
 pub fn snapshot(nodes: &[core::Node], pods: &[PodB], namespaces: &[core::Namespace], version: Version) -> Snapshot {
     let mut objs = Vec::new();
     for n in nodes {
-        objs.push((Origin::default(), Object::Node(n.clone())));
+        objs.push((Origin::default(), Object::Node(Box::new(n.clone()))));
     }
     for (i, p) in pods.iter().enumerate() {
         let mut obj = p.0.clone();
@@ -259,11 +259,11 @@ pub fn snapshot(nodes: &[core::Node], pods: &[PodB], namespaces: &[core::Namespa
                 file: "test".into(),
                 doc: i,
             },
-            Object::Pod(obj),
+            Object::Pod(Box::new(obj)),
         ));
     }
     for n in namespaces {
-        objs.push((Origin::default(), Object::Namespace(n.clone())));
+        objs.push((Origin::default(), Object::Namespace(Box::new(n.clone()))));
     }
     Snapshot::new(Arc::new(Cluster::build(objs).expect("cluster")), version)
 }
