@@ -544,10 +544,93 @@ mod yaml_stream {
             out,
             warnings,
         };
+        if let Some(items) = split_list(text) {
+            // A List whose items are a block sequence at column 0: each run of items is parsed
+            // on its own, so the YAML parser never holds the events of the whole file (it
+            // reads a document's events in full before handing out the first value).
+            for chunk in items.chunks(CHUNK) {
+                let (start, end) = (chunk[0].start, chunk[chunk.len() - 1].end);
+                let vs: Vec<Value> = serde_yaml::from_str(&text[start..end]).ok()?;
+                if vs.len() != chunk.len() {
+                    return None;
+                }
+                for v in vs {
+                    st.push::<serde_yaml::Error>(v).ok()?;
+                }
+            }
+            return Some(());
+        }
         for d in serde_yaml::Deserializer::from_str(text) {
             d.deserialize_any(Doc(&mut st)).ok()?;
         }
         Some(())
+    }
+
+    /// Items parsed per YAML parser run.
+    const CHUNK: usize = 512;
+
+    /// Where each item of a single-document `kind: List` is, when the file has the shape
+    /// `kubectl get -o yaml` and kschedtui write: a column-0 `items:` line followed by a
+    /// block sequence whose entries start with `- ` at column 0, the other top-level keys
+    /// (apiVersion, kind: ...List, metadata) before or after it. None for anything else
+    /// (several documents, flow style, an indented sequence, no List), which the general
+    /// streaming parser then reads. A shape this misjudges (an alias to an anchor in another
+    /// item, say) fails to parse and the whole file goes to the general path too.
+    pub(super) fn split_list(text: &str) -> Option<Vec<std::ops::Range<usize>>> {
+        let mut items: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut rest = String::new();
+        let mut state = 0u8; // 0: before items, 1: in items, 2: after items
+        let mut pos = 0usize;
+        for line in text.split_inclusive('\n') {
+            let start = pos;
+            pos += line.len();
+            let body = line.trim_end_matches(['\n', '\r']);
+            if body == "---" && start == 0 {
+                continue;
+            }
+            if body.starts_with("---") || body.starts_with("...") || body.starts_with('%') {
+                return None;
+            }
+            match state {
+                0 => {
+                    if body.trim_end() == "items:" {
+                        state = 1;
+                    } else {
+                        rest.push_str(line);
+                    }
+                }
+                1 => {
+                    if body.starts_with("- ") || body == "-" {
+                        if let Some(last) = items.last_mut() {
+                            last.end = start;
+                        }
+                        items.push(start..pos);
+                    } else if body.is_empty() || body.starts_with(' ') || body.starts_with('#') {
+                        // inside the current item (or before the first: only blanks and
+                        // comments are allowed there)
+                        match items.last_mut() {
+                            Some(last) => last.end = pos,
+                            None if body.trim().is_empty() || body.trim_start().starts_with('#') => {}
+                            None => return None,
+                        }
+                    } else {
+                        state = 2;
+                        rest.push_str(line);
+                    }
+                }
+                _ => rest.push_str(line),
+            }
+        }
+        if items.is_empty() {
+            return None;
+        }
+        // the keys around the items must make a List
+        let head: serde_yaml::Mapping = serde_yaml::from_str(&rest).ok()?;
+        let kind = head.get("kind").and_then(serde_yaml::Value::as_str)?;
+        if !kind.ends_with("List") || head.contains_key("items") {
+            return None;
+        }
+        Some(items)
     }
 
     /// One document: null (skipped), a sequence of objects, a List, or one object.
@@ -917,6 +1000,50 @@ mod tests {
         let mut out = Vec::new();
         assert!(yaml_stream::parse("t", list, &mut out, &mut Vec::new()).is_some());
         assert_eq!(out.len(), 2);
+    }
+
+    #[test]
+    fn yaml_lists_read_item_by_item_give_what_the_general_path_gives() {
+        // kubectl's shape: items first, comments, a block scalar, blank lines inside items
+        let kubectl = "apiVersion: v1\nitems:\n# the nodes\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n    annotations:\n      note: |\n        - not an item\n\n        still the note\n  status: {allocatable: {cpu: 4}}\n\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}\nkind: List\nmetadata:\n  resourceVersion: \"\"\n";
+        let many: String = (0..1100)
+            .map(|i| {
+                format!(
+                    "- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p{i}}}\n  spec: {{containers: [{{name: c}}]}}\n"
+                )
+            })
+            .collect();
+        let cases = [
+            kubectl.to_string(),
+            format!("---\n{kubectl}"),
+            format!("apiVersion: v1\nkind: List\nitems:\n{many}"),
+            // an alias to an anchor in another item: read by the general path
+            "kind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: &m {name: n1}\n- apiVersion: v1\n  kind: Namespace\n  metadata: *m\n".to_string(),
+            // an error in the 600th item names the same document
+            format!("kind: List\nitems:\n{}", many.replace("name: p599}", "name: p599, labels: {a: [}")),
+            format!("kind: List\nitems:\n{}", many.replace("name: c}", "name: c, resources: {requests: {cpu: 1.5.3}}}")),
+            // not a List after all
+            format!("kind: Thing\nitems:\n{many}"),
+            // indented items
+            "kind: List\nitems:\n  - apiVersion: v1\n    kind: Namespace\n    metadata: {name: a}\n".to_string(),
+        ];
+        for (i, text) in cases.iter().enumerate() {
+            let (general, fast) = both_paths(text);
+            assert_eq!(general, fast, "case {i}");
+        }
+        // the item-by-item reader takes the kubectl shape and leaves the others
+        let items = yaml_stream::split_list(kubectl).expect("kubectl's shape");
+        assert_eq!(items.len(), 2);
+        assert!(kubectl[items[0].clone()].starts_with("- apiVersion: v1\n  kind: Node"));
+        assert!(kubectl[items[1].clone()].ends_with("requests: {cpu: 1}}}]}\n"));
+        assert_eq!(yaml_stream::split_list(&cases[3]).map(|v| v.len()), Some(2));
+        assert_eq!(yaml_stream::split_list(&cases[6]), None);
+        assert_eq!(yaml_stream::split_list(&cases[7]), None);
+        let mut out = Vec::new();
+        let text = format!("apiVersion: v1\nkind: List\nitems:\n{many}");
+        assert!(yaml_stream::parse("t", &text, &mut out, &mut Vec::new()).is_some());
+        assert_eq!(out.len(), 1100);
+        assert_eq!(out[1099].0.doc, 1099);
     }
 
     #[test]
