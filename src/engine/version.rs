@@ -32,6 +32,31 @@ impl Version {
         self.minor >= 31
     }
 
+    /// 1.31+: `RunPreFilterPlugins` keeps the plugins whose PreFilterResult narrowed the nodes in
+    /// a set, so "node(s) didn't satisfy plugin(s) [...] simultaneously" lists them sorted by
+    /// name (and they count as unschedulable plugins); 1.30 lists them in execution order
+    /// (framework/runtime/framework.go).
+    pub fn prefilter_result_plugins_sorted(self) -> bool {
+        self.minor >= 31
+    }
+
+    /// 1.32+: `Diagnosis.NodeToStatus` has an absent-nodes status (framework/types.go, upstream
+    /// #126022). Nodes a PreFilterResult leaves out get "node(s) didn't satisfy plugin(s)
+    /// [...]" (UnschedulableAndUnresolvable, schedule_one.go `findNodesThatFitPod`), which
+    /// `FitError.Error` counts once per absent node; DefaultPreemption's "no candidate" message
+    /// counts every node of the snapshot, the ones it did not try as "Preemption is not helpful
+    /// for scheduling". Before, absent nodes have no status and are not counted.
+    pub fn absent_nodes_status(self) -> bool {
+        self.minor >= 32
+    }
+
+    /// 1.30 and 1.31: VolumeBinding's PreFilter narrows the nodes to those named by the
+    /// hostname node affinity of the local PVs bound to the pod's claims (`GetEligibleNodes`,
+    /// upstream #109877); 1.32 removed it (framework/plugins/volumebinding/binder.go).
+    pub fn volume_binding_eligible_nodes(self) -> bool {
+        self.minor <= 31
+    }
+
     /// Clamps a server's minor to the supported range.
     pub fn clamp_minor(minor: u32) -> Version {
         Version {

@@ -781,3 +781,31 @@ fn ephemeral_claims() {
         Status::unresolvable("PVC default/pod-a-scratch was not created for pod default/pod-a (pod is not owner)")
     );
 }
+
+#[test]
+fn prefilter_narrows_to_local_pv_nodes_until_1_31() {
+    // volume_binding_test.go "pod has bound local PVC" cases: 1.30/1.31 return the PV's node in
+    // PreFilterResult; 1.32 dropped GetEligibleNodes and returns no result.
+    let w = || World {
+        nodes: vec![make_node("node-1", &[]), make_node("node-2", &[])],
+        pvcs: vec![bound_to(make_pvc("pvc-a", ""), "pv-a")],
+        pvs: vec![affinity(make_pv("pv-a", ""), &[(LABEL_HOSTNAME, &["node-1"])])],
+        classes: classes(),
+        ..Default::default()
+    };
+    let p = info(pod("default", "pod-a", vec![pvc_vol("v", "pvc-a")]));
+    for (minor, want) in [
+        (30, Some(vec!["node-1".to_string()])),
+        (31, Some(vec!["node-1".to_string()])),
+        (32, None),
+        (34, None),
+    ] {
+        let s = w().snapshot();
+        let cx = Ctx { snapshot: &s };
+        let pl = build(Args::default(), Version { minor }, false).expect("plugin");
+        let mut state = CycleState::default();
+        let (r, st) = pl.pre_filter(&cx, &mut state, &p);
+        assert!(st.is_success(), "1.{minor}: {st:?}");
+        assert_eq!(r.map(|s| s.into_iter().collect::<Vec<_>>()), want, "1.{minor}");
+    }
+}
