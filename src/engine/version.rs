@@ -57,6 +57,20 @@ impl Version {
         self.minor <= 31
     }
 
+    /// 1.33+: NodeResourcesBalancedAllocation's PreScore returns Skip for a pod that requests
+    /// none of its resources (best effort), so its Score does not run
+    /// (noderesources/balanced_allocation.go `isBestEffortPod`).
+    pub fn balanced_allocation_skips_best_effort(self) -> bool {
+        self.minor >= 33
+    }
+
+    /// 1.34+: NodeResourcesFit's Filter returns UnschedulableAndUnresolvable when the pod asks
+    /// for more of a resource than the node's allocatable, as preemption cannot help there
+    /// (noderesources/fit.go `fitsRequest`, upstream #131345); before, always Unschedulable.
+    pub fn fit_unresolvable_beyond_allocatable(self) -> bool {
+        self.minor >= 34
+    }
+
     /// Clamps a server's minor to the supported range.
     pub fn clamp_minor(minor: u32) -> Version {
         Version {
