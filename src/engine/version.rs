@@ -71,6 +71,15 @@ impl Version {
         self.minor >= 34
     }
 
+    /// 1.34+: the host ports of restartable (sidecar) init containers count, for the incoming
+    /// pod's NodePorts check and for the ports a node's pods hold (scheduler/util
+    /// `GetHostPorts`, framework/types.go `updateUsedPorts`, upstream #132040); before, regular
+    /// containers only. (Cherry-picked into a later 1.33 patch as #133390; "1.33" here follows
+    /// 1.33.5, which does not have it.)
+    pub fn sidecar_host_ports(self) -> bool {
+        self.minor >= 34
+    }
+
     /// Clamps a server's minor to the supported range.
     pub fn clamp_minor(minor: u32) -> Version {
         Version {

@@ -143,6 +143,17 @@ pub struct HostPort {
     pub port: i32,
 }
 
+/// The host ports (hostPort > 0) a container asks for.
+fn container_host_ports(c: &core::Container) -> impl Iterator<Item = HostPort> + '_ {
+    c.ports.iter().flatten().filter_map(|p| {
+        p.host_port.filter(|h| *h > 0).map(|port| HostPort {
+            ip: p.host_ip.clone().unwrap_or_default(),
+            protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+            port,
+        })
+    })
+}
+
 /// A node and the facts the scheduler reads from it.
 #[derive(Clone, Debug)]
 pub struct Node {
@@ -185,6 +196,8 @@ pub struct Pod {
     pub requests: PodRequests,
     /// Host ports of the regular containers.
     pub host_ports: Vec<HostPort>,
+    /// Host ports of the restartable (sidecar) init containers.
+    pub sidecar_host_ports: Vec<HostPort>,
     /// spec.tolerations.
     pub tolerations: Vec<Toleration>,
     /// metadata.creationTimestamp (RFC 3339), if any.
@@ -432,18 +445,14 @@ impl Pod {
             rspec
                 .containers
                 .push(container_requests(c, &format!("spec.containers[{i}]"))?);
-            for p in c.ports.iter().flatten() {
-                if let Some(hp) = p.host_port.filter(|h| *h > 0) {
-                    host_ports.push(HostPort {
-                        ip: p.host_ip.clone().unwrap_or_default(),
-                        protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
-                        port: hp,
-                    });
-                }
-            }
+            host_ports.extend(container_host_ports(c));
         }
+        let mut sidecar_host_ports = Vec::new();
         for (i, c) in spec.init_containers.iter().flatten().enumerate() {
             let sidecar = c.restart_policy.as_deref() == Some("Always");
+            if sidecar {
+                sidecar_host_ports.extend(container_host_ports(c));
+            }
             rspec
                 .init_containers
                 .push((container_requests(c, &format!("spec.initContainers[{i}]"))?, sidecar));
@@ -482,6 +491,7 @@ impl Pod {
             preemption_never: spec.preemption_policy.as_deref() == Some("Never"),
             requests: pod_requests(&rspec),
             host_ports,
+            sidecar_host_ports,
             tolerations,
             creation: time_str(obj.metadata.creation_timestamp.as_ref()),
             start_time: time_str(status.start_time.as_ref()),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 
+use crate::engine::version::Version;
 use crate::model::resources::Resource;
 use crate::model::selector::{Labels, Selector};
 use crate::model::{HostPort, Node, Pod};
@@ -84,6 +85,9 @@ pub struct WeightedAffinityTerm {
 /// A pod with its affinity terms parsed once.
 #[derive(Clone, Debug)]
 pub struct PodInfo {
+    /// The host ports NodePorts checks and the node holds for the pod: the regular
+    /// containers' and, from 1.34 (`util.GetHostPorts`), the restartable init containers'.
+    pub host_ports: Vec<HostPort>,
     /// The pod.
     pub pod: Arc<Pod>,
     /// Required pod affinity terms.
@@ -97,7 +101,19 @@ pub struct PodInfo {
 }
 
 impl PodInfo {
-    /// Parses a pod's affinity.
+    /// The pod as scheduler 1.`version.minor` sees it: affinity terms with matchLabelKeys
+    /// merged (1.31+) and the host ports it holds (sidecars' too in 1.34+).
+    pub fn for_version(pod: Arc<Pod>, version: Version) -> Self {
+        let mut pi = PodInfo::new(pod, version.match_label_keys_in_pod_affinity());
+        if version.sidecar_host_ports() {
+            let mut ports = pi.pod.sidecar_host_ports.clone();
+            ports.extend(pi.pod.host_ports.iter().cloned());
+            pi.host_ports = ports;
+        }
+        pi
+    }
+
+    /// Parses a pod's affinity (the host ports of its regular containers only, as 1.30-1.33).
     pub fn new(pod: Arc<Pod>, merge_label_keys: bool) -> Self {
         let aff = pod.spec().affinity.as_ref();
         let p = &pod;
@@ -125,6 +141,7 @@ impl PodInfo {
         let preferred_anti_affinity =
             pref(paa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()));
         PodInfo {
+            host_ports: pod.host_ports.clone(),
             required_affinity,
             required_anti_affinity,
             preferred_affinity,
@@ -210,7 +227,7 @@ impl NodeInfo {
                 .pods_with_required_anti_affinity
                 .saturating_add_signed(sign as isize);
         }
-        for hp in &p.host_ports {
+        for hp in &pi.host_ports {
             if sign > 0 {
                 self.used_ports.push(hp.clone());
             } else if let Some(i) = self.used_ports.iter().position(|x| x == hp) {

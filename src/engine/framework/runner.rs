@@ -325,12 +325,11 @@ pub fn explain_as(
     if let Some(n) = &pod.node_name {
         return Err(EngineError::AlreadyBound(key.clone(), n.clone()));
     }
-    let pi = snapshot.pod_infos.get(key).cloned().unwrap_or_else(|| {
-        Arc::new(PodInfo::new(
-            pod.clone(),
-            snapshot.version.match_label_keys_in_pod_affinity(),
-        ))
-    });
+    let pi = snapshot
+        .pod_infos
+        .get(key)
+        .cloned()
+        .unwrap_or_else(|| Arc::new(PodInfo::for_version(pod.clone(), snapshot.version)));
     if let Some(name) = profile
         && !profiles.iter().any(|f| f.name == name)
     {
@@ -742,8 +741,9 @@ items:
         );
     }
 
-    /// Two 2-CPU nodes; `p` asks for 3 CPUs and, by a `metadata.name` field selector, for the
-    /// nodes in `names` (NodeAffinity's PreFilterResult).
+    /// Two 4-CPU nodes, each with a 3-CPU pod of the same priority (no victims); `p` asks for
+    /// 2 CPUs and, by a `metadata.name` field selector, for the nodes in `names` (NodeAffinity's
+    /// PreFilterResult).
     fn narrowed(names: &str, nominated: Option<&str>) -> String {
         let status = nominated.map_or(String::new(), |n| format!("\n  status: {{nominatedNodeName: {n}}}"));
         format!(
@@ -751,13 +751,15 @@ items:
 apiVersion: v1
 kind: List
 items:
-- {{apiVersion: v1, kind: Node, metadata: {{name: node1}}, status: {{allocatable: {{cpu: "2", memory: 4Gi, pods: "10"}}}}}}
-- {{apiVersion: v1, kind: Node, metadata: {{name: node2}}, status: {{allocatable: {{cpu: "2", memory: 4Gi, pods: "10"}}}}}}
+- {{apiVersion: v1, kind: Node, metadata: {{name: node1}}, status: {{allocatable: {{cpu: "4", memory: 4Gi, pods: "10"}}}}}}
+- {{apiVersion: v1, kind: Node, metadata: {{name: node2}}, status: {{allocatable: {{cpu: "4", memory: 4Gi, pods: "10"}}}}}}
+- {{apiVersion: v1, kind: Pod, metadata: {{name: busy1, namespace: a}}, spec: {{nodeName: node1, containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3"}}}}}}]}}}}
+- {{apiVersion: v1, kind: Pod, metadata: {{name: busy2, namespace: a}}, spec: {{nodeName: node2, containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3"}}}}}}]}}}}
 - apiVersion: v1
   kind: Pod
   metadata: {{name: p, namespace: a}}
   spec:
-    containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3"}}}}}}]
+    containers: [{{name: c, image: i, resources: {{requests: {{cpu: "2"}}}}}}]
     affinity:
       nodeAffinity:
         requiredDuringSchedulingIgnoredDuringExecution:
