@@ -80,6 +80,20 @@ impl Version {
         self.minor >= 34
     }
 
+    /// 1.30 and 1.31: the in-tree volume limits plugins (EBSLimits, GCEPDLimits,
+    /// AzureDiskLimits) are in the registry (1.31 only dropped them from the default profile);
+    /// 1.32 removed them and their code (nodevolumelimits/non_csi.go).
+    pub fn in_tree_volume_limits_registered(self) -> bool {
+        self.minor <= 31
+    }
+
+    /// 1.30 and 1.31: NodeVolumeLimits also takes a driver's limit from the node's allocatable
+    /// `attachable-volumes-csi-<driver>` when its CSINode gives no count; from 1.32 only the
+    /// CSINode's `allocatable.count` sets limits (nodevolumelimits/csi.go `getVolumeLimits`).
+    pub fn csi_limits_from_node_allocatable(self) -> bool {
+        self.minor <= 31
+    }
+
     /// Clamps a server's minor to the supported range.
     pub fn clamp_minor(minor: u32) -> Version {
         Version {

@@ -406,7 +406,7 @@ impl Framework {
                 plugins::InstantiateError::Unknown => ProfileError::UnknownPlugin {
                     profile: profile.clone(),
                     plugin: n.clone(),
-                    known: plugins::known_plugins().join(", "),
+                    known: plugins::known_plugins_at(version).join(", "),
                 },
                 plugins::InstantiateError::Args(message) => ProfileError::Args {
                     profile: profile.clone(),

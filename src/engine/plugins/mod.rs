@@ -94,10 +94,19 @@ fn registry() -> Vec<(&'static str, Factory)> {
     ]
 }
 
+/// Whether release `version` registers the plugin: 1.32 removed the in-tree volume limits
+/// plugins from the registry (framework/plugins/registry.go), so a configuration naming them
+/// fails there.
+fn registered_in(name: &str, version: Version) -> bool {
+    version.in_tree_volume_limits_registered()
+        || ![names::EBS_LIMITS, names::GCE_PD_LIMITS, names::AZURE_DISK_LIMITS].contains(&name)
+}
+
 /// Builds a plugin by name.
 pub fn instantiate(name: &str, args: &Value, version: Version) -> Result<PluginSlots, InstantiateError> {
     let f = registry()
         .into_iter()
+        .filter(|(n, _)| registered_in(n, version))
         .find(|(n, _)| *n == name)
         .map(|(_, f)| f)
         .ok_or(InstantiateError::Unknown)?;
@@ -107,6 +116,15 @@ pub fn instantiate(name: &str, args: &Value, version: Version) -> Result<PluginS
 /// Every plugin name the registry knows.
 pub fn known_plugins() -> Vec<&'static str> {
     registry().into_iter().map(|(n, _)| n).collect()
+}
+
+/// Every plugin name release `version` registers.
+pub fn known_plugins_at(version: Version) -> Vec<&'static str> {
+    registry()
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| registered_in(n, version))
+        .collect()
 }
 
 /// Decodes a plugin's args (null → defaults), rejecting unknown fields.
@@ -120,4 +138,35 @@ pub fn decode_args<T: serde::de::DeserializeOwned + Default>(args: &Value) -> Re
         m.remove("kind");
     }
     serde_path_to_error::deserialize(a).map_err(|e| format!("field '{}': {}", e.path(), e.inner()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// registry.go: the in-tree volume limits plugins are registered in 1.30 and 1.31 (1.31
+    /// only left them out of the default profile) and gone from 1.32.
+    #[test]
+    fn in_tree_volume_limits_are_registered_until_1_31() {
+        for name in [names::EBS_LIMITS, names::GCE_PD_LIMITS, names::AZURE_DISK_LIMITS] {
+            for minor in [30, 31] {
+                assert!(
+                    instantiate(name, &Value::Null, Version { minor }).is_ok(),
+                    "{name} 1.{minor}"
+                );
+                assert!(known_plugins_at(Version { minor }).contains(&name));
+            }
+            for minor in [32, 34] {
+                assert!(
+                    matches!(
+                        instantiate(name, &Value::Null, Version { minor }),
+                        Err(InstantiateError::Unknown)
+                    ),
+                    "{name} 1.{minor}"
+                );
+                assert!(!known_plugins_at(Version { minor }).contains(&name));
+            }
+        }
+        assert!(instantiate(names::NODE_VOLUME_LIMITS, &Value::Null, Version { minor: 34 }).is_ok());
+    }
 }
