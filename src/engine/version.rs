@@ -94,6 +94,34 @@ impl Version {
         self.minor <= 31
     }
 
+    /// 1.33+: VolumeBinding says "node(s) didn't match PersistentVolume's node affinity" where
+    /// 1.30-1.32 say "node(s) had volume node affinity conflict" (volumebinding/binder.go
+    /// `ErrReasonNodeConflict`).
+    pub fn pv_node_affinity_reason_renamed(self) -> bool {
+        self.minor >= 33
+    }
+
+    /// 1.31+: VolumeBinding's `FindMatchingVolume` looks at volumeAttributesClassName
+    /// (component-helpers/storage/volume/pv_helpers.go). With the VolumeAttributesClass gate
+    /// off (1.31-1.33, beta off by default) a claim naming one is an error and PVs naming one
+    /// are skipped; with it on (GA in 1.34) claim and PV must name the same class. 1.30 ignores
+    /// the field.
+    pub fn volume_binding_checks_attributes_class(self) -> bool {
+        self.minor >= 31
+    }
+
+    /// 1.34+: the VolumeAttributesClass feature gate is on (GA).
+    pub fn volume_attributes_class_enabled(self) -> bool {
+        self.minor >= 34
+    }
+
+    /// 1.34+: VolumeRestrictions' ReadWriteOncePod reason reads "node(s) unavailable due to
+    /// PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
+    /// (volumerestrictions/volume_restrictions.go `ErrReasonReadWriteOncePodConflict`).
+    pub fn rwop_reason_renamed(self) -> bool {
+        self.minor >= 34
+    }
+
     /// Clamps a server's minor to the supported range.
     pub fn clamp_minor(minor: u32) -> Version {
         Version {
