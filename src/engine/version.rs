@@ -1,5 +1,10 @@
 //! Upstream scheduler releases whose behaviour the engine reproduces. Where releases differ
 //! (messages, default plugins, feature gates), the engine asks the version.
+//!
+//! Patch releases: "1.30" is v1.30.6 (the conformance corpus). The newer minors follow their
+//! latest patch release: where a fix was cherry-picked into a later patch, the minor has it
+//! (each method says so). Sources read: v1.31.2 and v1.31.8, v1.32.5, v1.33.3 (plus the
+//! v1.33.6 release notes), v1.34.1 and v1.34.7.
 
 use std::fmt;
 use std::str::FromStr;
@@ -22,9 +27,12 @@ impl Version {
         self.minor <= 30
     }
 
-    /// Since 1.31 TaintToleration no longer prints the taint in its reason.
+    /// TaintToleration names the first untolerated taint in its reason ("node(s) had
+    /// untolerated taint {key: value}") up to 1.33; upstream #134740 (1.35, cherry-picked to
+    /// 1.34 as #135023: v1.34.1 still names it, v1.34.7 does not) prints "node(s) had
+    /// untolerated taint(s)". v1.31.8, v1.32.5 and v1.33.3 name the taint.
     pub fn taint_reason_lists_taint(self) -> bool {
-        self.minor <= 30
+        self.minor <= 33
     }
 
     /// MatchLabelKeysInPodAffinity is on (beta) from 1.31.
@@ -50,11 +58,12 @@ impl Version {
         self.minor >= 32
     }
 
-    /// 1.30 and 1.31: VolumeBinding's PreFilter narrows the nodes to those named by the
-    /// hostname node affinity of the local PVs bound to the pod's claims (`GetEligibleNodes`,
-    /// upstream #109877); 1.32 removed it (framework/plugins/volumebinding/binder.go).
+    /// 1.30: VolumeBinding's PreFilter narrows the nodes to those named by the hostname node
+    /// affinity of the local PVs bound to the pod's claims (`GetEligibleNodes`, upstream
+    /// #109877). 1.32.0 removed it (framework/plugins/volumebinding/binder.go) and a 1.31 patch
+    /// did too (v1.31.2 has it, v1.31.8 does not).
     pub fn volume_binding_eligible_nodes(self) -> bool {
-        self.minor <= 31
+        self.minor <= 30
     }
 
     /// 1.33+: NodeResourcesBalancedAllocation's PreScore returns Skip for a pod that requests
@@ -71,13 +80,13 @@ impl Version {
         self.minor >= 34
     }
 
-    /// 1.34+: the host ports of restartable (sidecar) init containers count, for the incoming
+    /// 1.33+: the host ports of restartable (sidecar) init containers count, for the incoming
     /// pod's NodePorts check and for the ports a node's pods hold (scheduler/util
-    /// `GetHostPorts`, framework/types.go `updateUsedPorts`, upstream #132040); before, regular
-    /// containers only. (Cherry-picked into a later 1.33 patch as #133390; "1.33" here follows
-    /// 1.33.5, which does not have it.)
+    /// `GetHostPorts`, framework/types.go `updateUsedPorts`): upstream #132040 in 1.34.0,
+    /// cherry-picked to 1.33 as #133390 (in v1.33.6, not in v1.33.3). Before, regular
+    /// containers only.
     pub fn sidecar_host_ports(self) -> bool {
-        self.minor >= 34
+        self.minor >= 33
     }
 
     /// 1.30 and 1.31: the in-tree volume limits plugins (EBSLimits, GCEPDLimits,

@@ -1,4 +1,4 @@
-//! Port of framework/plugins/nodeports/node_ports.go (v1.30.6). 1.34+: the host ports of
+//! Port of framework/plugins/nodeports/node_ports.go (v1.30.6). 1.33+: the host ports of
 //! restartable (sidecar) init containers count too, for the pod and for the node's pods.
 
 use std::collections::BTreeSet;
@@ -394,11 +394,11 @@ mod tests {
         }
     }
 
-    /// Upstream #132040 (1.34): `util.GetHostPorts` adds the host ports of restartable init
-    /// containers, for the incoming pod and for the pods on the node; other init containers'
-    /// ports never count.
+    /// Upstream #132040 (1.34, and 1.33 patches from v1.33.6 as #133390): `util.GetHostPorts`
+    /// adds the host ports of restartable init containers, for the incoming pod and for the
+    /// pods on the node; other init containers' ports never count.
     #[test]
-    fn sidecar_host_ports_count_from_1_34() {
+    fn sidecar_host_ports_count_from_1_33() {
         let sidecar_pod = |host: &str| {
             let b = pod("").raw_container(port_container("main", 9000, None));
             let b = if host.is_empty() { b } else { b.node(host) };
@@ -415,7 +415,7 @@ mod tests {
             b.raw_init_container(port_container("init", 8080, None)).obj()
         };
         let conflict = Status::unschedulable(ERR_REASON);
-        // (incoming, existing on m1, 1.33 verdict, 1.34 verdict)
+        // (incoming, existing on m1, verdict up to 1.32, verdict from 1.33)
         let cases = [
             (
                 "incoming sidecar vs existing container",
@@ -440,7 +440,7 @@ mod tests {
             ),
         ];
         for (name, incoming, existing, want33, want34) in cases {
-            for (minor, want) in [(33, &want33), (34, &want34)] {
+            for (minor, want) in [(32, &want33), (33, &want34), (34, &want34)] {
                 let v = Version { minor };
                 let snap = snapshot(vec![node("m1").obj()], vec![existing.clone()], v);
                 let got = run_filter(&plugin(names::NODE_PORTS, Value::Null, v), &snap, &incoming, true);

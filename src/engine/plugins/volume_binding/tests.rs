@@ -801,9 +801,9 @@ fn ephemeral_claims() {
 }
 
 #[test]
-fn prefilter_narrows_to_local_pv_nodes_until_1_31() {
-    // volume_binding_test.go "pod has bound local PVC" cases: 1.30/1.31 return the PV's node in
-    // PreFilterResult; 1.32 dropped GetEligibleNodes and returns no result.
+fn prefilter_narrows_to_local_pv_nodes_only_in_1_30() {
+    // 1.30.6 returns the local PV's node in PreFilterResult (GetEligibleNodes); 1.32.0 dropped
+    // it, and so did a 1.31 patch (v1.31.8): no result.
     let w = || World {
         nodes: vec![make_node("node-1", &[]), make_node("node-2", &[])],
         pvcs: vec![bound_to(make_pvc("pvc-a", ""), "pv-a")],
@@ -814,7 +814,7 @@ fn prefilter_narrows_to_local_pv_nodes_until_1_31() {
     let p = info(pod("default", "pod-a", vec![pvc_vol("v", "pvc-a")]));
     for (minor, want) in [
         (30, Some(vec!["node-1".to_string()])),
-        (31, Some(vec!["node-1".to_string()])),
+        (31, None),
         (32, None),
         (34, None),
     ] {
