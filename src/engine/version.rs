@@ -131,6 +131,28 @@ impl Version {
         self.minor >= 34
     }
 
+    /// 1.32+: a pod's non-zero CPU and memory requests (what scoring counts for a pod on a
+    /// node) come from `PodRequests` with `NonMissingContainerRequests`
+    /// (framework/types.go `calculateResource`): restartable init containers add to the sum.
+    /// 1.30 and 1.31 count them only through the init-container maximum.
+    pub fn non_zero_requests_count_sidecars(self) -> bool {
+        self.minor >= 32
+    }
+
+    /// 1.33+: InPlacePodVerticalScaling is on (beta), so a pod's requests take the larger of
+    /// spec, status and allocated requests of each container whose status reports resources
+    /// (component-helpers/resource `UseStatusResources`).
+    pub fn pod_requests_use_status(self) -> bool {
+        self.minor >= 33
+    }
+
+    /// 1.34+: PodLevelResources is on (beta): spec.resources.requests (cpu, memory,
+    /// hugepages-*) stand for the pod's requests of those resources, for NodeResourcesFit,
+    /// scoring and the node's accounting (component-helpers/resource `PodRequests`).
+    pub fn pod_level_resources(self) -> bool {
+        self.minor >= 34
+    }
+
     /// Clamps a server's minor to the supported range.
     pub fn clamp_minor(minor: u32) -> Version {
         Version {

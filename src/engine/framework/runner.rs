@@ -941,4 +941,31 @@ items:
             "0/5 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1."
         );
     }
+
+    #[test]
+    fn pod_level_requests_decide_fit_from_1_34() {
+        // component-helpers PodRequests with PodLevelResources (on from 1.34): the pod-level
+        // 4 CPUs, not the container's 1, meet NodeResourcesFit.
+        let text = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node1}, status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: a}
+  spec:
+    resources: {requests: {cpu: "4"}}
+    containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+"#;
+        assert_eq!(explain_at(text, 33).selected, vec!["node1".to_string()]);
+        let ex = explain_at(text, 34);
+        assert!(ex.selected.is_empty());
+        assert_eq!(
+            ex.message.as_deref(),
+            Some(
+                "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+            )
+        );
+    }
 }

@@ -183,7 +183,7 @@ impl Plugin for Fit {
 
 impl PreFilterPlugin for Fit {
     fn pre_filter(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
-        state.write(PRE_FILTER_KEY, pod.pod.requests.resource.clone());
+        state.write(PRE_FILTER_KEY, pod.requests().resource.clone());
         (None, Status::success())
     }
 }

@@ -92,7 +92,7 @@ pub fn validate_shape(shape: &[ShapePoint], path: &str) -> Vec<String> {
 
 /// The pod's request for each resource (`calculatePodResourceRequestList`).
 pub fn pod_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_requested: bool) -> Vec<i64> {
-    let reqs = &pod.pod.requests;
+    let reqs = pod.requests();
     resources
         .iter()
         .map(|r| {
