@@ -153,6 +153,27 @@ impl Version {
         self.minor >= 34
     }
 
+    /// 1.33+: VolumeBindingArgs with a `shape` and the storage-capacity scoring gate off name
+    /// StorageCapacityScoring (it replaced VolumeCapacityPriority) in the error
+    /// (apis/config/validation/validation_pluginargs.go).
+    pub fn storage_capacity_scoring_gate_name(self) -> &'static str {
+        if self.minor >= 33 {
+            "StorageCapacityScoring"
+        } else {
+            "VolumeCapacityPriority"
+        }
+    }
+
+    /// 1.34+: `validateFunctionShape` says "values must be sorted in increasing order" (before:
+    /// "utilization values must be sorted in increasing order").
+    pub fn shape_order_message(self) -> &'static str {
+        if self.minor >= 34 {
+            "values must be sorted in increasing order"
+        } else {
+            "utilization values must be sorted in increasing order"
+        }
+    }
+
     /// Clamps a server's minor to the supported range.
     pub fn clamp_minor(minor: u32) -> Version {
         Version {

@@ -234,7 +234,7 @@ impl ScorePlugin for Fit {
 
 /// `ValidateNodeResourcesFitArgs` (apis/config/validation/validation_pluginargs.go) on the
 /// defaulted args: the errors as field.ErrorList prints them.
-fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec]) -> Vec<String> {
+fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec], version: Version) -> Vec<String> {
     use crate::model::selector::is_qualified_name;
     let mut errs = Vec::new();
     for (i, r) in a.ignored_resources.iter().enumerate() {
@@ -264,6 +264,7 @@ fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec]) ->
         errs.extend(super::resource_allocation::validate_shape(
             &r.shape,
             "scoringStrategy.shape",
+            version,
         ));
     } else if strategy.kind == StrategyType::RequestedToCapacityRatio {
         errs.push("scoringStrategy.shape: Required value: at least one point must be specified".into());
@@ -276,7 +277,7 @@ pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
     let strategy = a.scoring_strategy.clone().unwrap_or_default();
     let resources = defaulted(strategy.resources.clone());
-    let errs = validate(&a, &strategy, &resources);
+    let errs = validate(&a, &strategy, &resources, version);
     match errs.len() {
         0 => {}
         1 => return Err(errs[0].clone()),
@@ -917,6 +918,14 @@ mod tests {
             Some(
                 "scoringStrategy.shape[1].utilization: Invalid value: 50: utilization values must be sorted in increasing order"
             )
+        );
+        // validation_pluginargs.go validateFunctionShape, 1.34 wording.
+        let unsorted = serde_json::json!({"scoringStrategy": {"type": "RequestedToCapacityRatio",
+            "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+            "requestedToCapacityRatio": {"shape": [{"utilization": 50, "score": 1}, {"utilization": 50, "score": 2}]}}});
+        assert_eq!(
+            register(&unsorted, Version { minor: 34 }).err().as_deref(),
+            Some("scoringStrategy.shape[1].utilization: Invalid value: 50: values must be sorted in increasing order")
         );
         assert_eq!(
             err(shape(serde_json::json!([{"utilization": 0, "score": 11}]))).as_deref(),

@@ -283,10 +283,10 @@ fn build(a: Args, version: Version, capacity_priority: bool) -> Result<VolumeBin
         ))
     } else {
         if a.shape.is_some() {
-            return Err(
-                "shape: Invalid value: the shape points: unexpected field `shape`, remove it or turn on the feature gate VolumeCapacityPriority"
-                    .into(),
-            );
+            return Err(format!(
+                "shape: Invalid value: the shape points: unexpected field `shape`, remove it or turn on the feature gate {}",
+                version.storage_capacity_scoring_gate_name()
+            ));
         }
         None
     };

@@ -430,6 +430,18 @@ fn args_validation() {
         err(serde_json::json!({"shape": [{"utilization": 0, "score": 0}]}))
             .is_some_and(|e| e.contains("VolumeCapacityPriority"))
     );
+    // validation_pluginargs.go: from 1.33 the gate to name is StorageCapacityScoring.
+    assert_eq!(
+        register(
+            &serde_json::json!({"shape": [{"utilization": 0, "score": 0}]}),
+            Version { minor: 33 }
+        )
+        .err()
+        .as_deref(),
+        Some(
+            "shape: Invalid value: the shape points: unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"
+        )
+    );
     assert!(err(serde_json::json!({"other": 1})).is_some());
     let bad = vec![
         UtilizationShapePoint {
