@@ -89,11 +89,13 @@ impl Version {
         self.minor >= 33
     }
 
-    /// 1.30 and 1.31: the in-tree volume limits plugins (EBSLimits, GCEPDLimits,
-    /// AzureDiskLimits) are in the registry (1.31 only dropped them from the default profile);
-    /// 1.32 removed them and their code (nodevolumelimits/non_csi.go).
+    /// 1.30: a configuration may enable the in-tree volume limits plugins (EBSLimits,
+    /// GCEPDLimits, AzureDiskLimits). 1.31 dropped them from the default profile and its
+    /// configuration validation rejects them ("was invalid in version ...",
+    /// apis/config/validation `invalidPluginsByVersion`); 1.32 removed their code
+    /// (nodevolumelimits/non_csi.go) and registry entries.
     pub fn in_tree_volume_limits_registered(self) -> bool {
-        self.minor <= 31
+        self.minor <= 30
     }
 
     /// 1.30 and 1.31: NodeVolumeLimits also takes a driver's limit from the node's allocatable

@@ -94,9 +94,8 @@ fn registry() -> Vec<(&'static str, Factory)> {
     ]
 }
 
-/// Whether release `version` registers the plugin: 1.32 removed the in-tree volume limits
-/// plugins from the registry (framework/plugins/registry.go), so a configuration naming them
-/// fails there.
+/// Whether release `version` accepts the plugin in a configuration: from 1.31 the in-tree
+/// volume limits plugins are rejected (validation in 1.31, gone from the registry in 1.32).
 fn registered_in(name: &str, version: Version) -> bool {
     version.in_tree_volume_limits_registered()
         || ![names::EBS_LIMITS, names::GCE_PD_LIMITS, names::AZURE_DISK_LIMITS].contains(&name)
@@ -144,19 +143,14 @@ pub fn decode_args<T: serde::de::DeserializeOwned + Default>(args: &Value) -> Re
 mod tests {
     use super::*;
 
-    /// registry.go: the in-tree volume limits plugins are registered in 1.30 and 1.31 (1.31
-    /// only left them out of the default profile) and gone from 1.32.
+    /// The in-tree volume limits plugins can be configured in 1.30 only: 1.31's validation
+    /// rejects them (`invalidPluginsByVersion`), 1.32 removed them from registry.go.
     #[test]
-    fn in_tree_volume_limits_are_registered_until_1_31() {
+    fn in_tree_volume_limits_are_accepted_in_1_30_only() {
         for name in [names::EBS_LIMITS, names::GCE_PD_LIMITS, names::AZURE_DISK_LIMITS] {
-            for minor in [30, 31] {
-                assert!(
-                    instantiate(name, &Value::Null, Version { minor }).is_ok(),
-                    "{name} 1.{minor}"
-                );
-                assert!(known_plugins_at(Version { minor }).contains(&name));
-            }
-            for minor in [32, 34] {
+            assert!(instantiate(name, &Value::Null, Version::OLDEST).is_ok(), "{name} 1.30");
+            assert!(known_plugins_at(Version::OLDEST).contains(&name));
+            for minor in [31, 32, 34] {
                 assert!(
                     matches!(
                         instantiate(name, &Value::Null, Version { minor }),
