@@ -176,6 +176,12 @@ impl Version {
         }
     }
 
+    /// 1.34+: DynamicResourceAllocation is GA and on: DynamicResources is in the default
+    /// profile (before DefaultPreemption, apis/config/v1/default_plugins.go) and enabled.
+    pub fn dynamic_resource_allocation(self) -> bool {
+        self.minor >= 34
+    }
+
     /// Clamps a server's minor to the supported range.
     pub fn clamp_minor(minor: u32) -> Version {
         Version {

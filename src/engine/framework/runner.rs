@@ -399,6 +399,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     for pl in &fw.pre_filter {
         let (r, s) = pl.pre_filter(&cx, &mut state, pod);
         ex.pre_filter.push(PluginStatus::new(pl.name(), &s));
+        ex.notes.extend(pl.note(pod));
         if s.is_skip() {
             state.skip_filter.insert(pl.name());
             continue;
@@ -778,6 +779,15 @@ items:
 
     const PREEMPT_ONE_TRIED: &str = "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.";
 
+    /// The PostFilter part of the message: from 1.34 DynamicResources speaks first.
+    fn post(minor: u32, preemption: &str) -> String {
+        if minor >= 34 {
+            format!("no new claims to deallocate, {preemption}")
+        } else {
+            preemption.to_string()
+        }
+    }
+
     #[test]
     fn nodes_left_out_by_prefilter_result_count_from_1_32() {
         // schedule_one_test.go "test some nodes are filtered out by prefilter plugin and other
@@ -801,7 +811,8 @@ items:
                 ex.message.as_deref(),
                 Some(
                     format!(
-                        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't satisfy plugin(s) [NodeAffinity]. {PREEMPT_ONE_TRIED}"
+                        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't satisfy plugin(s) [NodeAffinity]. {}",
+                        post(minor, PREEMPT_ONE_TRIED)
                     )
                     .as_str()
                 ),
@@ -865,7 +876,8 @@ items:
                 ex.message.as_deref(),
                 Some(
                     format!(
-                        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector. {PREEMPT_ONE_TRIED}"
+                        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector. {}",
+                        post(minor, PREEMPT_ONE_TRIED)
                     )
                     .as_str()
                 ),
@@ -964,7 +976,7 @@ items:
         assert_eq!(
             ex.message.as_deref(),
             Some(
-                "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+                "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
             )
         );
     }

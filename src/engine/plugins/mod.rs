@@ -9,6 +9,7 @@ pub mod volume_helpers;
 pub mod coscheduling;
 pub mod default_binder;
 pub mod default_preemption;
+pub mod dynamic_resources;
 pub mod image_locality;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
@@ -41,15 +42,6 @@ pub enum InstantiateError {
 }
 
 type Factory = fn(&Value, Version) -> Result<PluginSlots, String>;
-
-/// A plugin a configuration may name that the engine does not reproduce: it takes part in no
-/// extension point and every explanation says so.
-fn not_implemented(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots {
-        not_implemented: true,
-        ..Default::default()
-    })
-}
 
 /// VolumeBinding: PreFilter/Filter/Score from volume_binding, Reserve/PreBind from
 /// volume_binding_cycle.
@@ -90,7 +82,7 @@ fn registry() -> Vec<(&'static str, Factory)> {
         (names::DEFAULT_PREEMPTION, default_preemption::register),
         (names::DEFAULT_BINDER, default_binder::register),
         (names::COSCHEDULING, coscheduling::register),
-        (names::DYNAMIC_RESOURCES, not_implemented),
+        (names::DYNAMIC_RESOURCES, dynamic_resources::register),
     ]
 }
 
