@@ -1,6 +1,7 @@
-//! Port of the parts of framework/plugins/dynamicresources/dynamicresources.go (v1.34.1) that
-//! decide the outcome for a pod without resource claims: `DynamicResources` is in the default
-//! profile from 1.34 (DynamicResourceAllocation GA, inserted before DefaultPreemption).
+//! Port of the parts of framework/plugins/dynamicresources/dynamicresources.go (v1.34.1, the
+//! same in v1.34.7) that decide the outcome for a pod without resource claims:
+//! `DynamicResources` is in the default profile from 1.34 (DynamicResourceAllocation GA,
+//! inserted before DefaultPreemption).
 //!
 //! - 1.34: PreFilter records that the pod has no claims and returns Skip (so Filter does not
 //!   run); PostFilter answers Unschedulable "no new claims to deallocate", which the framework
