@@ -398,7 +398,7 @@ impl Sim<'_> {
                     continue;
                 };
                 self.snap.handle.set_profile(&fw.name);
-                let pi = PodInfo::new(w.pod.clone(), self.snap.version.match_label_keys_in_pod_affinity());
+                let pi = PodInfo::for_version(w.pod.clone(), self.snap.version);
                 let mut t = BindingCycleTrace {
                     node: w.node.clone(),
                     tied_with: Vec::new(),

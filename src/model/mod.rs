@@ -19,7 +19,7 @@ use k8s_openapi::jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use quantity::Quantity;
-use resources::{PodRequests, PodResourceSpec, Resource, ResourceList, pod_requests};
+use resources::{PodRequests, PodResourceSpec, Resource, ResourceList, pod_requests, pod_requests_v132};
 pub use selector::Labels;
 
 /// `namespace/name` of a namespaced object (namespace empty for cluster-scoped ones).
@@ -144,6 +144,17 @@ pub struct HostPort {
     pub port: i32,
 }
 
+/// The host ports (hostPort > 0) a container asks for.
+fn container_host_ports(c: &core::Container) -> impl Iterator<Item = HostPort> + '_ {
+    c.ports.iter().flatten().filter_map(|p| {
+        p.host_port.filter(|h| *h > 0).map(|port| HostPort {
+            ip: p.host_ip.clone().unwrap_or_default(),
+            protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+            port,
+        })
+    })
+}
+
 /// A node and the facts the scheduler reads from it.
 #[derive(Clone, Debug)]
 pub struct Node {
@@ -182,10 +193,20 @@ pub struct Pod {
     pub priority: i32,
     /// spec.preemptionPolicy == Never.
     pub preemption_never: bool,
-    /// Effective requests.
+    /// Effective requests (as 1.30 and 1.31 compute them).
     pub requests: PodRequests,
+    /// The requests 1.33+ compute when container statuses report resources
+    /// (InPlacePodVerticalScaling, beta and on from 1.33: the larger of spec, status and
+    /// allocated requests per container); None when no status reports any.
+    pub requests_status: Option<Box<PodRequests>>,
+    /// The requests 1.34+ compute when spec.resources sets pod-level requests
+    /// (PodLevelResources, beta and on from 1.34), over the status-adjusted containers when
+    /// `requests_status` applies; None when the pod sets none.
+    pub requests_pod_level: Option<Box<PodRequests>>,
     /// Host ports of the regular containers.
     pub host_ports: Vec<HostPort>,
+    /// Host ports of the restartable (sidecar) init containers.
+    pub sidecar_host_ports: Vec<HostPort>,
     /// spec.tolerations.
     pub tolerations: Vec<Toleration>,
     /// metadata.creationTimestamp (RFC 3339), if any.
@@ -503,6 +524,79 @@ fn container_requests(c: &core::Container, field: &str) -> Result<ResourceList, 
     Ok(req)
 }
 
+/// The pod's container requests as `AggregateContainerRequests` with `UseStatusResources`
+/// sees them (component-helpers/resource, 1.33+): for each container, and each restartable
+/// init container, whose status reports `resources`, the larger of its spec, status and
+/// allocated requests, or of the status and allocated ones alone while a resize is
+/// infeasible (the first PodResizePending condition says Infeasible). None when no status
+/// reports resources.
+fn status_adjusted_spec(
+    spec: &core::PodSpec,
+    status: &core::PodStatus,
+    rspec: &PodResourceSpec,
+) -> Result<Option<PodResourceSpec>, (String, String)> {
+    let statuses: BTreeMap<&str, &core::ContainerStatus> = status
+        .container_statuses
+        .iter()
+        .flatten()
+        .chain(status.init_container_statuses.iter().flatten())
+        .filter(|cs| cs.resources.is_some())
+        .map(|cs| (cs.name.as_str(), cs))
+        .collect();
+    if statuses.is_empty() {
+        return Ok(None);
+    }
+    let infeasible = status
+        .conditions
+        .iter()
+        .flatten()
+        .find(|c| c.type_ == "PodResizePending")
+        .is_some_and(|c| c.reason.as_deref() == Some("Infeasible"));
+    let adjust = |name: &str, reqs: &ResourceList| -> Result<Option<ResourceList>, (String, String)> {
+        let Some(cs) = statuses.get(name) else {
+            return Ok(None);
+        };
+        let field = format!("status.containerStatuses[{name}]");
+        let reported = resource_list(
+            cs.resources.as_ref().and_then(|r| r.requests.as_ref()),
+            &format!("{field}.resources.requests"),
+        )?;
+        let allocated = resource_list(cs.allocated_resources.as_ref(), &format!("{field}.allocatedResources"))?;
+        let mut out = if infeasible { ResourceList::new() } else { reqs.clone() };
+        for (k, v) in reported.into_iter().chain(allocated) {
+            match out.get(&k) {
+                Some(cur) if *cur >= v => {}
+                _ => {
+                    out.insert(k, v);
+                }
+            }
+        }
+        Ok(Some(out))
+    };
+    let mut adjusted = rspec.clone();
+    let mut changed = false;
+    for (c, reqs) in spec.containers.iter().zip(adjusted.containers.iter_mut()) {
+        if let Some(r) = adjust(&c.name, reqs)? {
+            changed |= r != *reqs;
+            *reqs = r;
+        }
+    }
+    for (c, (reqs, sidecar)) in spec
+        .init_containers
+        .iter()
+        .flatten()
+        .zip(adjusted.init_containers.iter_mut())
+    {
+        if *sidecar && let Some(r) = adjust(&c.name, reqs)? {
+            changed |= r != *reqs;
+            *reqs = r;
+        }
+    }
+    // Even when no container changes, 1.33+ computes the non-zero requests the 1.32 way; the
+    // engine derives those from `requests` then, so an unchanged spec needs no copy.
+    Ok(changed.then_some(adjusted))
+}
+
 fn time_str(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Option<String> {
     t.map(|t| t.0.to_string())
 }
@@ -566,24 +660,28 @@ impl Pod {
             rspec
                 .containers
                 .push(container_requests(c, &format!("spec.containers[{i}]"))?);
-            for p in c.ports.iter().flatten() {
-                if let Some(hp) = p.host_port.filter(|h| *h > 0) {
-                    host_ports.push(HostPort {
-                        ip: p.host_ip.clone().unwrap_or_default(),
-                        protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
-                        port: hp,
-                    });
-                }
-            }
+            host_ports.extend(container_host_ports(c));
         }
+        let mut sidecar_host_ports = Vec::new();
         for (i, c) in spec.init_containers.iter().flatten().enumerate() {
             let sidecar = c.restart_policy.as_deref() == Some("Always");
+            if sidecar {
+                sidecar_host_ports.extend(container_host_ports(c));
+            }
             rspec
                 .init_containers
                 .push((container_requests(c, &format!("spec.initContainers[{i}]"))?, sidecar));
         }
         if spec.overhead.is_some() {
             rspec.overhead = Some(resource_list(spec.overhead.as_ref(), "spec.overhead")?);
+        }
+        if let Some(reqs) = spec.resources.as_ref().and_then(|r| r.requests.as_ref()) {
+            let all = resource_list(Some(reqs), "spec.resources.requests")?;
+            let supported: ResourceList = all
+                .into_iter()
+                .filter(|(k, _)| k == "cpu" || k == "memory" || k.starts_with("hugepages-"))
+                .collect();
+            rspec.pod_level = (!supported.is_empty()).then_some(supported);
         }
         let priority = spec
             .priority
@@ -603,6 +701,12 @@ impl Pod {
             .status
             .as_ref()
             .unwrap_or_else(|| EMPTY_STATUS.get_or_init(core::PodStatus::default));
+        let status_spec = status_adjusted_spec(spec, status, &rspec)?;
+        let requests_status = status_spec.as_ref().map(|s| Box::new(pod_requests_v132(s, false)));
+        let requests_pod_level = rspec
+            .pod_level
+            .is_some()
+            .then(|| Box::new(pod_requests_v132(status_spec.as_ref().unwrap_or(&rspec), true)));
         Ok(Pod {
             uid: obj.metadata.uid.clone().unwrap_or_else(|| key.to_string()),
             labels: obj.metadata.labels.clone().unwrap_or_default(),
@@ -615,7 +719,10 @@ impl Pod {
             priority,
             preemption_never: spec.preemption_policy.as_deref() == Some("Never"),
             requests: pod_requests(&rspec),
+            requests_status,
+            requests_pod_level,
             host_ports,
+            sidecar_host_ports,
             tolerations,
             creation: time_str(obj.metadata.creation_timestamp.as_ref()),
             start_time: time_str(status.start_time.as_ref()),

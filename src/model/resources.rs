@@ -133,6 +133,9 @@ pub struct PodResourceSpec {
     pub init_containers: Vec<(ResourceList, bool)>,
     /// spec.overhead.
     pub overhead: Option<ResourceList>,
+    /// spec.resources.requests restricted to the resources that can be set at pod level (cpu,
+    /// memory, hugepages-*); None when it names none (`IsPodLevelRequestsSet` false).
+    pub pod_level: Option<ResourceList>,
 }
 
 /// What a pod requests, computed once.
@@ -201,6 +204,70 @@ fn aggregate(spec: &PodResourceSpec, f: impl Fn(&ResourceList) -> ResourceList) 
         add_into(&mut reqs, o);
     }
     reqs
+}
+
+/// `PodRequests` of component-helpers/resource (1.32+): the containers' requests (each
+/// transformed by `f`, as `NonMissingContainerRequests` does), the pod-level requests in
+/// place of theirs when `pod_level`, then the overhead.
+fn aggregate_pod_level(
+    spec: &PodResourceSpec,
+    pod_level: bool,
+    f: impl Fn(&ResourceList) -> ResourceList,
+) -> ResourceList {
+    let no_overhead = PodResourceSpec {
+        overhead: None,
+        ..spec.clone()
+    };
+    let mut reqs = aggregate(&no_overhead, f);
+    if pod_level && let Some(pl) = &spec.pod_level {
+        for (k, v) in pl {
+            reqs.insert(k.clone(), *v);
+        }
+    }
+    if let Some(o) = &spec.overhead {
+        add_into(&mut reqs, o);
+    }
+    reqs
+}
+
+/// The pod's requests as `PodInfo.CalculateResource` computes them from 1.32 on
+/// (framework/types.go): `PodRequests`, with the pod-level requests when `pod_level` (the
+/// PodLevelResources gate, on from 1.34); the non-zero CPU and memory from `PodRequests` with
+/// `NonMissingContainerRequests` (`getNonMissingContainerRequests`: 100m/200Mi for every
+/// container, or, with pod-level requests, only for a resource set at neither level).
+pub fn pod_requests_v132(spec: &PodResourceSpec, pod_level: bool) -> PodRequests {
+    let pod_level = pod_level && spec.pod_level.is_some();
+    let reqs = aggregate_pod_level(spec, pod_level, Clone::clone);
+    let non0 = if pod_level {
+        let missing: Vec<(&str, Quantity)> = [
+            ("cpu", Quantity::from_millis(DEFAULT_MILLI_CPU_REQUEST)),
+            ("memory", Quantity::from_units(DEFAULT_MEMORY_REQUEST)),
+        ]
+        .into_iter()
+        .filter(|(k, _)| !reqs.contains_key(*k))
+        .collect();
+        if missing.is_empty() {
+            reqs.clone()
+        } else {
+            aggregate_pod_level(spec, true, |c| {
+                let mut r = c.clone();
+                for (k, q) in &missing {
+                    r.entry((*k).to_string()).or_insert(*q);
+                }
+                r
+            })
+        }
+    } else {
+        aggregate_pod_level(spec, false, with_defaults)
+    };
+    let non_missing = to_amounts(&aggregate_pod_level(spec, pod_level, with_defaults));
+    PodRequests {
+        resource: Resource::from_list(&reqs),
+        list: to_amounts(&reqs),
+        non0_cpu: non0.get("cpu").map_or(0, Quantity::milli_value),
+        non0_mem: non0.get("memory").map_or(0, Quantity::value),
+        non_missing,
+    }
 }
 
 /// Computes a pod's requests as `calculateResource` in framework/types.go does.
@@ -275,6 +342,7 @@ mod tests {
             containers: vec![rl(&[("cpu", "1")])],
             init_containers: vec![(rl(&[("cpu", "1")]), true), (rl(&[("cpu", "2")]), false)],
             overhead: None,
+            pod_level: None,
         };
         let r = pod_requests(&spec);
         assert_eq!(r.resource.milli_cpu, 3000);
@@ -289,6 +357,7 @@ mod tests {
             containers: vec![rl(&[("cpu", "100m"), ("memory", "1Gi")])],
             init_containers: vec![],
             overhead: Some(rl(&[("cpu", "250m"), ("memory", "120Mi")])),
+            pod_level: None,
         };
         let r = pod_requests(&spec);
         assert_eq!(r.resource.milli_cpu, 350);
@@ -340,6 +409,7 @@ mod tests {
             containers: containers.iter().map(|c| rl(c)).collect(),
             init_containers: init.iter().map(|(c, sidecar)| (rl(c), *sidecar)).collect(),
             overhead: overhead.map(rl),
+            pod_level: None,
         }
     }
 
@@ -432,6 +502,7 @@ mod tests {
             containers: vec![rl(req)],
             init_containers: vec![(rl(req), false)],
             overhead: Some(rl(overhead)),
+            pod_level: None,
         };
         let cases = [
             ("just-limit-no-overhead", get_pod(&[], &[]), amounts(&[])),
@@ -504,5 +575,103 @@ mod tests {
             r.list,
             amounts(&[("cpu", 3100), ("memory", (1 << 30) + 10 * 1024 * 1024)])
         );
+    }
+
+    /// types_test.go TestPodInfoCalculateResources (1.34, PodLevelResources on): requests and
+    /// non-zero requests with pod-level requests.
+    #[test]
+    fn pod_level_requests_cases_from_upstream() {
+        let mi = |n: i64| n * 1024 * 1024;
+        let spec =
+            |containers: &[&[(&str, &str)]], init: &[(&[(&str, &str)], bool)], pod: &[(&str, &str)]| PodResourceSpec {
+                containers: containers.iter().map(|c| rl(c)).collect(),
+                init_containers: init.iter().map(|(c, s)| (rl(c), *s)).collect(),
+                overhead: None,
+                pod_level: (!pod.is_empty()).then(|| rl(pod)),
+            };
+        let c500: &[(&str, &str)] = &[("cpu", "500m"), ("memory", "500Mi")];
+        // (name, spec, (milliCPU, memory, ephemeral), (non0 cpu, non0 mem))
+        let cases = [
+            (
+                "requestless container",
+                spec(&[&[]], &[], &[]),
+                (0, 0, 0),
+                (100, mi(200)),
+            ),
+            (
+                "1X container with requests",
+                spec(&[c500], &[], &[]),
+                (500, mi(500), 0),
+                (500, mi(500)),
+            ),
+            (
+                "2X container with requests",
+                spec(&[c500, &[("cpu", "700m"), ("memory", "800Mi")]], &[], &[]),
+                (1200, mi(1300), 0),
+                (1200, mi(1300)),
+            ),
+            (
+                "1X container and 1X init container with pod-level requests",
+                spec(&[c500], &[(c500, false)], &[("cpu", "1200m"), ("memory", "1200Mi")]),
+                (1200, mi(1200), 0),
+                (1200, mi(1200)),
+            ),
+            (
+                "1X container and 1X sidecar container with pod-level requests",
+                spec(&[c500], &[(c500, true)], &[("cpu", "1200m"), ("memory", "1200Mi")]),
+                (1200, mi(1200), 0),
+                (1200, mi(1200)),
+            ),
+            (
+                "1X container with pod-level memory requests",
+                spec(&[&[]], &[(&[], false)], &[("memory", "1200Mi")]),
+                (0, mi(1200), 0),
+                (100, mi(1200)),
+            ),
+            (
+                "1X container with pod-level cpu requests",
+                spec(&[&[]], &[(&[], false)], &[("cpu", "500m")]),
+                (500, 0, 0),
+                (500, mi(200)),
+            ),
+            (
+                "1X container unsupported resources and pod-level supported resources",
+                spec(
+                    &[&[("ephemeral-storage", "800Mi")]],
+                    &[(&[("ephemeral-storage", "500Mi")], false)],
+                    &[("cpu", "500m")],
+                ),
+                (500, 0, mi(800)),
+                (500, mi(200)),
+            ),
+        ];
+        for (name, spec, (cpu, mem, eph), non0) in cases {
+            let r = pod_requests_v132(&spec, true);
+            assert_eq!(
+                (r.resource.milli_cpu, r.resource.memory, r.resource.ephemeral_storage),
+                (cpu, mem, eph),
+                "{name}"
+            );
+            assert_eq!((r.non0_cpu, r.non0_mem), non0, "{name}");
+        }
+    }
+
+    /// 1.32+ counts a sidecar's requests in the non-zero sum (`PodRequests` with
+    /// `NonMissingContainerRequests`); 1.30's `calculateResource` only through the init maximum.
+    #[test]
+    fn non_zero_requests_with_a_sidecar() {
+        let spec = PodResourceSpec {
+            containers: vec![rl(&[("cpu", "1"), ("memory", "1Gi")])],
+            init_containers: vec![(rl(&[("cpu", "1"), ("memory", "1Gi")]), true)],
+            ..Default::default()
+        };
+        let old = pod_requests(&spec);
+        assert_eq!(old.resource.milli_cpu, 2000);
+        assert_eq!((old.non0_cpu, old.non0_mem), (1000, 1 << 30));
+        let new = pod_requests_v132(&spec, false);
+        assert_eq!((new.non0_cpu, new.non0_mem), (2000, 2 << 30));
+        assert_eq!(new.resource, old.resource);
+        // Without pod-level requests the 1.32 non-zero requests are `non_missing`.
+        assert_eq!(old.non_missing.get("cpu"), Some(&2000));
     }
 }

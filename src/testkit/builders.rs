@@ -500,10 +500,7 @@ pub fn model_pod(p: core::Pod) -> Pod {
 
 /// A `PodInfo` for a pod under test (not added to any snapshot).
 pub fn pod_info(p: &core::Pod, version: Version) -> Arc<PodInfo> {
-    Arc::new(PodInfo::new(
-        Arc::new(model_pod(p.clone())),
-        version.match_label_keys_in_pod_affinity(),
-    ))
+    Arc::new(PodInfo::for_version(Arc::new(model_pod(p.clone())), version))
 }
 
 /// A snapshot of these nodes with these existing pods (bound by spec.nodeName). Pods without

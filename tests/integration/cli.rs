@@ -177,22 +177,25 @@ fn text_json_and_yaml_outputs() {
     ]);
     let y: serde_yaml::Value = serde_yaml::from_slice(&o.stdout).unwrap();
     assert_eq!(y["selected"][0].as_str(), Some("node-1"));
-    // newer releases no longer print the taint
-    let o = run(&[
-        "explain",
-        "--snapshot",
-        "fixtures/seeds-worked-example.yaml",
-        "web-1",
-        "-o",
-        "json",
-        "--scheduler-version",
-        "1.31",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(
-        v["filter"][2]["reasons"],
-        serde_json::json!(["node(s) had untolerated taint(s)"])
-    );
+    // 1.34 (upstream #134740, cherry-picked into 1.34 patches) no longer prints the taint;
+    // 1.33 still does
+    for (version, reason) in [
+        ("1.33", "node(s) had untolerated taint {dedicated: gpu}"),
+        ("1.34", "node(s) had untolerated taint(s)"),
+    ] {
+        let o = run(&[
+            "explain",
+            "--snapshot",
+            "fixtures/seeds-worked-example.yaml",
+            "web-1",
+            "-o",
+            "json",
+            "--scheduler-version",
+            version,
+        ]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["filter"][2]["reasons"], serde_json::json!([reason]), "{version}");
+    }
 }
 
 #[test]

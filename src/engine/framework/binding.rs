@@ -182,7 +182,7 @@ impl Framework {
 fn failure_message(node: &str, s: &Status) -> String {
     if s.is_rejected() {
         let statuses: BTreeMap<String, Status> = [(node.to_string(), s.clone())].into();
-        fit_error_message(1, None, &statuses, "")
+        fit_error_message(1, None, &statuses, None, "")
     } else {
         s.message()
     }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 
+use crate::engine::version::Version;
 use crate::model::resources::Resource;
 use crate::model::selector::{Labels, Selector};
 use crate::model::{HostPort, Node, Pod};
@@ -84,6 +85,11 @@ pub struct WeightedAffinityTerm {
 /// A pod with its affinity terms parsed once.
 #[derive(Clone, Debug)]
 pub struct PodInfo {
+    /// The release whose rules the derived fields follow.
+    pub version: Version,
+    /// The host ports NodePorts checks and the node holds for the pod: the regular
+    /// containers' and, from 1.34 (`util.GetHostPorts`), the restartable init containers'.
+    pub host_ports: Vec<HostPort>,
     /// The pod.
     pub pod: Arc<Pod>,
     /// Required pod affinity terms.
@@ -97,7 +103,20 @@ pub struct PodInfo {
 }
 
 impl PodInfo {
-    /// Parses a pod's affinity.
+    /// The pod as scheduler 1.`version.minor` sees it: affinity terms with matchLabelKeys
+    /// merged (1.31+) and the host ports it holds (sidecars' too in 1.34+).
+    pub fn for_version(pod: Arc<Pod>, version: Version) -> Self {
+        let mut pi = PodInfo::new(pod, version.match_label_keys_in_pod_affinity());
+        pi.version = version;
+        if version.sidecar_host_ports() {
+            let mut ports = pi.pod.sidecar_host_ports.clone();
+            ports.extend(pi.pod.host_ports.iter().cloned());
+            pi.host_ports = ports;
+        }
+        pi
+    }
+
+    /// Parses a pod's affinity (the host ports of its regular containers only, as 1.30-1.33).
     pub fn new(pod: Arc<Pod>, merge_label_keys: bool) -> Self {
         let aff = pod.spec().affinity.as_ref();
         let p = &pod;
@@ -125,12 +144,43 @@ impl PodInfo {
         let preferred_anti_affinity =
             pref(paa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()));
         PodInfo {
+            version: Version::OLDEST,
+            host_ports: pod.host_ports.clone(),
             required_affinity,
             required_anti_affinity,
             preferred_affinity,
             preferred_anti_affinity,
             pod,
         }
+    }
+
+    /// The pod's requests as this release computes them (`PodRequests`): with the
+    /// status-reported container resources from 1.33 and the pod-level requests from 1.34.
+    pub fn requests(&self) -> &crate::model::resources::PodRequests {
+        let p = &self.pod;
+        if self.version.pod_level_resources()
+            && let Some(r) = &p.requests_pod_level
+        {
+            return r;
+        }
+        if self.version.pod_requests_use_status()
+            && let Some(r) = &p.requests_status
+        {
+            return r;
+        }
+        &p.requests
+    }
+
+    /// The non-zero CPU (milli) and memory requests the node accounts for the pod (1.30-1.31:
+    /// per container with init containers as a maximum; 1.32+: `PodRequests` with the
+    /// defaults filled in per container).
+    pub fn non0(&self) -> (i64, i64) {
+        let r = self.requests();
+        if self.version.non_zero_requests_count_sidecars() && std::ptr::eq(r, &self.pod.requests) {
+            let get = |k: &str| r.non_missing.get(k).copied().unwrap_or(0);
+            return (get("cpu"), get("memory"));
+        }
+        (r.non0_cpu, r.non0_mem)
     }
 
     /// True when the pod has any pod affinity or anti-affinity (`PodsWithAffinity`).
@@ -199,9 +249,10 @@ impl NodeInfo {
 
     fn update(&mut self, pi: &PodInfo, sign: i64) {
         let p = &pi.pod;
-        self.requested.add_scaled(&p.requests.resource, sign);
-        self.non_zero_requested.milli_cpu += sign * p.requests.non0_cpu;
-        self.non_zero_requested.memory += sign * p.requests.non0_mem;
+        let (non0_cpu, non0_mem) = pi.non0();
+        self.requested.add_scaled(&pi.requests().resource, sign);
+        self.non_zero_requested.milli_cpu += sign * non0_cpu;
+        self.non_zero_requested.memory += sign * non0_mem;
         if pi.has_affinity() {
             self.pods_with_affinity = self.pods_with_affinity.saturating_add_signed(sign as isize);
         }
@@ -210,7 +261,7 @@ impl NodeInfo {
                 .pods_with_required_anti_affinity
                 .saturating_add_signed(sign as isize);
         }
-        for hp in &p.host_ports {
+        for hp in &pi.host_ports {
             if sign > 0 {
                 self.used_ports.push(hp.clone());
             } else if let Some(i) = self.used_ports.iter().position(|x| x == hp) {
@@ -254,5 +305,91 @@ impl NodeInfo {
         self.affinity_pods.retain(|p| p.pod.uid != uid);
         self.required_anti_affinity_pods.retain(|p| p.pod.uid != uid);
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::engine::framework::snapshot::Snapshot;
+    use crate::source::file::load_str;
+
+    /// One 8-CPU node running `p` (its spec, status and conditions as given).
+    fn node_with(pod: &str) -> String {
+        format!(
+            r#"
+apiVersion: v1
+kind: List
+items:
+- {{apiVersion: v1, kind: Node, metadata: {{name: n}}, status: {{allocatable: {{cpu: "8", memory: 16Gi, pods: "10"}}}}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: p, namespace: a}}
+{pod}
+"#
+        )
+    }
+
+    fn requested(text: &str, minor: u32) -> (i64, i64, i64) {
+        let snap = Snapshot::new(Arc::new(load_str("t", text).unwrap()), Version { minor });
+        let n = snap.node("n").expect("node");
+        (
+            n.requested.milli_cpu,
+            n.non_zero_requested.milli_cpu,
+            n.non_zero_requested.memory,
+        )
+    }
+
+    #[test]
+    fn sidecar_counts_in_the_non_zero_sum_from_1_32() {
+        let text = node_with(
+            r#"  spec:
+    nodeName: n
+    initContainers: [{name: s, image: i, restartPolicy: Always, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+    containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: 1Gi}}}]"#,
+        );
+        assert_eq!(requested(&text, 31), (2000, 1000, 1 << 30));
+        assert_eq!(requested(&text, 32), (2000, 2000, 2 << 30));
+    }
+
+    #[test]
+    fn status_resources_count_from_1_33() {
+        // A resize from 1 to 2 CPUs in progress: the kubelet reports 2 (actual and allocated).
+        let resizing = |condition: &str| {
+            node_with(&format!(
+                r#"  spec:
+    nodeName: n
+    containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3", memory: 1Gi}}}}}}]
+  status:
+    conditions: [{condition}]
+    containerStatuses:
+    - {{name: c, image: i, imageID: "", ready: true, restartCount: 0, resources: {{requests: {{cpu: "2", memory: 1Gi}}}}, allocatedResources: {{cpu: "2", memory: 1Gi}}}}"#
+            ))
+        };
+        // Spec asks 3: the larger of spec, status and allocated.
+        let text = resizing("");
+        assert_eq!(requested(&text, 32).0, 3000, "1.32 reads the spec only");
+        assert_eq!(requested(&text, 33).0, 3000);
+        // An infeasible resize: status and allocated only.
+        let text = resizing("{type: PodResizePending, status: \"True\", reason: Infeasible}");
+        assert_eq!(requested(&text, 32).0, 3000);
+        assert_eq!(requested(&text, 33).0, 2000);
+        assert_eq!(requested(&text, 34).0, 2000);
+    }
+
+    #[test]
+    fn pod_level_requests_count_from_1_34() {
+        let text = node_with(
+            r#"  spec:
+    nodeName: n
+    resources: {requests: {cpu: "4", memory: 2Gi}}
+    containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}, {name: d, image: i}]"#,
+        );
+        // 1.33: the containers' 1 CPU; non-zero adds 100m for the container without requests.
+        assert_eq!(requested(&text, 33), (1000, 1100, 2 * 200 * 1024 * 1024));
+        // 1.34: the pod-level 4 CPU and 2Gi stand for the pod.
+        assert_eq!(requested(&text, 34), (4000, 4000, 2 << 30));
     }
 }

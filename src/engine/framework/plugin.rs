@@ -35,6 +35,11 @@ pub trait PreFilterPlugin: Plugin {
     fn has_extensions(&self) -> bool {
         false
     }
+    /// What the plugin could not evaluate for this pod (a note for the explanation), if
+    /// anything.
+    fn note(&self, _pod: &PodInfo) -> Option<String> {
+        None
+    }
     /// Updates the state as if `add` ran on `node`.
     fn add_pod(
         &self,

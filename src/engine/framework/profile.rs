@@ -251,6 +251,13 @@ fn default_multipoint(version: Version) -> Vec<PluginRef> {
         (names::VOLUME_ZONE, 0),
         (names::POD_TOPOLOGY_SPREAD, 2),
         (names::INTER_POD_AFFINITY, 2),
+    ]);
+    // 1.34: DynamicResourceAllocation is on, so DynamicResources goes before DefaultPreemption
+    // (default_plugins.go `applyDynamicResources`).
+    if version.dynamic_resource_allocation() {
+        v.push((names::DYNAMIC_RESOURCES, 0));
+    }
+    v.extend([
         (names::DEFAULT_PREEMPTION, 0),
         (names::NODE_RESOURCES_BALANCED_ALLOCATION, 1),
         (names::IMAGE_LOCALITY, 1),
@@ -406,7 +413,7 @@ impl Framework {
                 plugins::InstantiateError::Unknown => ProfileError::UnknownPlugin {
                     profile: profile.clone(),
                     plugin: n.clone(),
-                    known: plugins::known_plugins().join(", "),
+                    known: plugins::known_plugins_at(version).join(", "),
                 },
                 plugins::InstantiateError::Args(message) => ProfileError::Args {
                     profile: profile.clone(),

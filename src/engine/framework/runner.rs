@@ -244,11 +244,14 @@ fn nominated_on<'a>(cx: &Ctx<'a>, pod: &PodInfo, node: &NodeInfo) -> Vec<&'a Arc
         .collect()
 }
 
-/// `FitError.Error()` of framework/types.go.
+/// `FitError.Error()` of framework/types.go. `statuses` are the nodes with a status of their
+/// own; `absent` is the status of every other node (1.32+ `NodeToStatus`, None before), whose
+/// reasons count once per node missing from `statuses`.
 pub fn fit_error_message(
     num_nodes: usize,
     prefilter_msg: Option<&str>,
     statuses: &BTreeMap<String, Status>,
+    absent: Option<&Status>,
     postfilter_msg: &str,
 ) -> String {
     let mut msg = format!("0/{num_nodes} nodes are available:");
@@ -259,6 +262,13 @@ pub fn fit_error_message(
             for s in statuses.values() {
                 for r in &s.reasons {
                     *hist.entry(r.as_str()).or_insert(0) += 1;
+                }
+            }
+            if let Some(a) = absent
+                && statuses.len() < num_nodes
+            {
+                for r in &a.reasons {
+                    *hist.entry(r.as_str()).or_insert(0) += num_nodes - statuses.len();
                 }
             }
             let mut items: Vec<String> = hist.iter().map(|(r, n)| format!("{n} {r}")).collect();
@@ -272,6 +282,17 @@ pub fn fit_error_message(
         msg.push_str(&format!(" {postfilter_msg}"));
     }
     msg
+}
+
+/// The plugins whose PreFilterResult narrowed the nodes, as upstream prints them: in execution
+/// order (1.30) or sorted by name (a set, 1.31+).
+fn prefilter_result_plugins<'a>(with_nodes: &[&'a str], sorted: bool) -> Vec<&'a str> {
+    let mut list = with_nodes.to_vec();
+    if sorted {
+        list.sort_unstable();
+        list.dedup();
+    }
+    list
 }
 
 /// Explains one pod: runs the whole scheduling cycle of the profile that serves it.
@@ -304,12 +325,11 @@ pub fn explain_as(
     if let Some(n) = &pod.node_name {
         return Err(EngineError::AlreadyBound(key.clone(), n.clone()));
     }
-    let pi = snapshot.pod_infos.get(key).cloned().unwrap_or_else(|| {
-        Arc::new(PodInfo::new(
-            pod.clone(),
-            snapshot.version.match_label_keys_in_pod_affinity(),
-        ))
-    });
+    let pi = snapshot
+        .pod_infos
+        .get(key)
+        .cloned()
+        .unwrap_or_else(|| Arc::new(PodInfo::for_version(pod.clone(), snapshot.version)));
     if let Some(name) = profile
         && !profiles.iter().any(|f| f.name == name)
     {
@@ -379,6 +399,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     for pl in &fw.pre_filter {
         let (r, s) = pl.pre_filter(&cx, &mut state, pod);
         ex.pre_filter.push(PluginStatus::new(pl.name(), &s));
+        ex.notes.extend(pl.note(pod));
         if s.is_skip() {
             state.skip_filter.insert(pl.name());
             continue;
@@ -404,7 +425,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 Some(prev) => prev.intersection(&nodes).cloned().collect(),
             });
             if result.as_ref().is_some_and(BTreeSet::is_empty) {
-                let list = &with_nodes;
+                let list = prefilter_result_plugins(&with_nodes, snapshot.version.prefilter_result_plugins_sorted());
                 let msg = if list.len() == 1 {
                     format!("node(s) didn't satisfy plugin {}", list[0])
                 } else {
@@ -443,21 +464,40 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             });
         }
         let pre_msg = rej.message();
-        post_filter_and_message(&cx, fw, &state, pi, &statuses, Some(&pre_msg), ex);
+        post_filter_and_message(&cx, fw, &state, pi, &statuses, None, Some(&pre_msg), ex);
         return;
     }
+    // The status of the nodes PreFilter's result leaves out (1.32+; none before).
+    let absent = result
+        .as_ref()
+        .filter(|_| snapshot.version.absent_nodes_status())
+        .map(|_| {
+            Status::unresolvable(format!(
+                "node(s) didn't satisfy plugin(s) [{}]",
+                prefilter_result_plugins(&with_nodes, true).join(" ")
+            ))
+        });
     // Filter every node (the nominated node first, as upstream, then all for the trace).
+    // Upstream filters the pod's nominated node before it narrows the nodes to PreFilter's
+    // result (`evaluateNominatedNode`), so that node is evaluated and keeps its status even
+    // when the result leaves it out.
     let mut feasible: Vec<usize> = Vec::new();
     let mut nominated_ok = false;
     for (i, n) in snapshot.nodes.iter().enumerate() {
         let name = n.name().to_string();
+        let is_nominated = pod.pod.nominated_node_name.as_deref() == Some(name.as_str());
         if let Some(set) = &result
             && !set.contains(&name)
+            && !is_nominated
         {
             ex.filter.push(NodeFilter {
                 node: name,
                 feasible: false,
-                failure: None,
+                failure: absent.as_ref().map(|a| FilterFailure {
+                    plugin: String::new(),
+                    code: a.code,
+                    reasons: a.reasons.clone(),
+                }),
                 excluded_by_prefilter: true,
                 rejected_by_nominated_pods: Vec::new(),
                 all_failures: Vec::new(),
@@ -485,8 +525,13 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         } else {
             statuses.insert(name.clone(), s.clone());
         }
-        if pod.pod.nominated_node_name.as_deref() == Some(name.as_str()) {
+        if is_nominated {
             nominated_ok = ok;
+            if result.as_ref().is_some_and(|set| !set.contains(&name)) {
+                ex.notes.push(format!(
+                    "the nominated node {name} is outside PreFilter's node set; upstream filters it first all the same"
+                ));
+            }
         }
         let details = fw.filter_details(&cx, &state, pod, n, &all_failures);
         let detail = if ok || !by_nominated.is_empty() {
@@ -515,7 +560,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         ex.nominated_node = Some((nn.clone(), nominated_ok));
     }
     if feasible.is_empty() {
-        post_filter_and_message(&cx, fw, &state, pi, &statuses, None, ex);
+        post_filter_and_message(&cx, fw, &state, pi, &statuses, absent.as_ref(), None, ex);
         return;
     }
     // PreScore and Score over every feasible node.
@@ -601,12 +646,14 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     super::binding::run_binding_cycle(&cx, fw, &mut state, pi, ex);
 }
 
+#[allow(clippy::too_many_arguments)]
 fn post_filter_and_message(
     cx: &Ctx<'_>,
     fw: &Framework,
     state: &CycleState,
     pi: &Arc<PodInfo>,
     statuses: &BTreeMap<String, Status>,
+    absent: Option<&Status>,
     prefilter_msg: Option<&str>,
     ex: &mut Explanation,
 ) {
@@ -634,7 +681,13 @@ fn post_filter_and_message(
         ex.notes
             .push("no PostFilter plugin in this profile: no preemption is attempted".into());
     }
-    ex.message = Some(fit_error_message(ex.node_count, prefilter_msg, statuses, &post_msg));
+    ex.message = Some(fit_error_message(
+        ex.node_count,
+        prefilter_msg,
+        statuses,
+        absent,
+        &post_msg,
+    ));
 }
 
 #[cfg(test)]
@@ -686,6 +739,245 @@ items:
         assert_eq!(
             err.to_string(),
             "no scheduler profile named 'nope' (profiles: default-scheduler, scheduler-plugins-scheduler)"
+        );
+    }
+
+    /// Two 4-CPU nodes, each with a 3-CPU pod of the same priority (no victims); `p` asks for
+    /// 2 CPUs and, by a `metadata.name` field selector, for the nodes in `names` (NodeAffinity's
+    /// PreFilterResult).
+    fn narrowed(names: &str, nominated: Option<&str>) -> String {
+        let status = nominated.map_or(String::new(), |n| format!("\n  status: {{nominatedNodeName: {n}}}"));
+        format!(
+            r#"
+apiVersion: v1
+kind: List
+items:
+- {{apiVersion: v1, kind: Node, metadata: {{name: node1}}, status: {{allocatable: {{cpu: "4", memory: 4Gi, pods: "10"}}}}}}
+- {{apiVersion: v1, kind: Node, metadata: {{name: node2}}, status: {{allocatable: {{cpu: "4", memory: 4Gi, pods: "10"}}}}}}
+- {{apiVersion: v1, kind: Pod, metadata: {{name: busy1, namespace: a}}, spec: {{nodeName: node1, containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3"}}}}}}]}}}}
+- {{apiVersion: v1, kind: Pod, metadata: {{name: busy2, namespace: a}}, spec: {{nodeName: node2, containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3"}}}}}}]}}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: p, namespace: a}}
+  spec:
+    containers: [{{name: c, image: i, resources: {{requests: {{cpu: "2"}}}}}}]
+    affinity:
+      nodeAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchFields: [{{key: metadata.name, operator: In, values: [{names}]}}]{status}
+"#
+        )
+    }
+
+    fn explain_at(text: &str, minor: u32) -> Explanation {
+        let v = Version { minor };
+        let snap = Snapshot::new(Arc::new(load_str("t", text).unwrap()), v);
+        let profiles = build_profiles(None, v).unwrap();
+        explain(&snap, &profiles, &ObjectKey::new("a", "p")).unwrap()
+    }
+
+    const PREEMPT_ONE_TRIED: &str = "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.";
+
+    /// The PostFilter part of the message: from 1.34 DynamicResources speaks first.
+    fn post(minor: u32, preemption: &str) -> String {
+        if minor >= 34 {
+            format!("no new claims to deallocate, {preemption}")
+        } else {
+            preemption.to_string()
+        }
+    }
+
+    #[test]
+    fn nodes_left_out_by_prefilter_result_count_from_1_32() {
+        // schedule_one_test.go "test some nodes are filtered out by prefilter plugin and other
+        // are filtered out by filter plugin": 1.32+ gives the left-out node the absent status
+        // "node(s) didn't satisfy plugin(s) [<plugin>]", which FitError.Error counts.
+        let text = narrowed("node2", None);
+        for minor in [30, 31] {
+            let ex = explain_at(&text, minor);
+            assert_eq!(
+                ex.message.as_deref(),
+                Some(format!("0/2 nodes are available: 1 Insufficient cpu. {PREEMPT_ONE_TRIED}").as_str()),
+                "1.{minor}"
+            );
+            assert_eq!(ex.filter[0].node, "node1");
+            assert!(ex.filter[0].excluded_by_prefilter);
+            assert_eq!(ex.filter[0].failure, None, "1.{minor}: no status");
+        }
+        for minor in [32, 33, 34] {
+            let ex = explain_at(&text, minor);
+            assert_eq!(
+                ex.message.as_deref(),
+                Some(
+                    format!(
+                        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't satisfy plugin(s) [NodeAffinity]. {}",
+                        post(minor, PREEMPT_ONE_TRIED)
+                    )
+                    .as_str()
+                ),
+                "1.{minor}"
+            );
+            assert!(ex.filter[0].excluded_by_prefilter);
+            assert_eq!(
+                ex.filter[0].failure,
+                Some(FilterFailure {
+                    plugin: String::new(),
+                    code: Code::UnschedulableAndUnresolvable,
+                    reasons: vec!["node(s) didn't satisfy plugin(s) [NodeAffinity]".into()],
+                }),
+                "1.{minor}"
+            );
+            // PostFilter tried node2 only (node1 is UnschedulableAndUnresolvable).
+            let pf = ex.post_filter.as_ref().expect("postfilter");
+            assert_eq!(
+                pf.node_notes,
+                vec![
+                    (
+                        "node1".to_string(),
+                        "Preemption is not helpful for scheduling".to_string()
+                    ),
+                    (
+                        "node2".to_string(),
+                        "No preemption victims found for incoming pod".to_string()
+                    ),
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn prefilter_result_naming_no_existing_node() {
+        // schedule_one_test.go "test prefilter plugin returned an invalid node": no node is
+        // evaluated; 1.32+ counts both as absent.
+        let text = narrowed("ghost", None);
+        assert_eq!(
+            explain_at(&text, 30).message.as_deref(),
+            Some(
+                "0/2 nodes are available: preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+            )
+        );
+        assert_eq!(
+            explain_at(&text, 32).message.as_deref(),
+            Some(
+                "0/2 nodes are available: 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+            )
+        );
+    }
+
+    #[test]
+    fn nominated_node_outside_prefilter_result_is_filtered() {
+        // evaluateNominatedNode runs before the nodes are narrowed to PreFilterResult, so the
+        // nominated node keeps its Filter status (and is not absent in 1.32+).
+        let text = narrowed("node2", Some("node1"));
+        for minor in [30, 32, 34] {
+            let ex = explain_at(&text, minor);
+            assert_eq!(
+                ex.message.as_deref(),
+                Some(
+                    format!(
+                        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector. {}",
+                        post(minor, PREEMPT_ONE_TRIED)
+                    )
+                    .as_str()
+                ),
+                "1.{minor}"
+            );
+            assert!(!ex.filter[0].excluded_by_prefilter);
+            assert_eq!(
+                ex.filter[0].failure.as_ref().map(|f| f.plugin.as_str()),
+                Some("NodeAffinity")
+            );
+            assert_eq!(ex.nominated_node, Some(("node1".to_string(), false)));
+        }
+    }
+
+    #[test]
+    fn simultaneously_lists_plugins_in_order_then_sorted() {
+        // framework.go RunPreFilterPlugins: a slice in 1.30, a set (sets.List) from 1.31.
+        let order = ["VolumeBinding", "NodeAffinity"];
+        assert_eq!(
+            prefilter_result_plugins(&order, false),
+            vec!["VolumeBinding", "NodeAffinity"]
+        );
+        assert_eq!(
+            prefilter_result_plugins(&order, true),
+            vec!["NodeAffinity", "VolumeBinding"]
+        );
+    }
+
+    #[test]
+    fn fit_error_message_counts_absent_nodes() {
+        // types_test.go TestFitError_Error shapes, with an absent-nodes status added.
+        let f = |r: &str| Status::unschedulable(r);
+        let statuses: BTreeMap<String, Status> = [
+            ("node1".to_string(), f("Node(s) failed Filter plugin FalseFilter-1")),
+            ("node2".to_string(), f("Node(s) failed Filter plugin FalseFilter-1")),
+            ("node3".to_string(), f("Node(s) failed Filter plugin FalseFilter-2")),
+        ]
+        .into();
+        assert_eq!(
+            fit_error_message(
+                3,
+                None,
+                &statuses,
+                None,
+                "Error running PostFilter plugin FailedPostFilter"
+            ),
+            "0/3 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1. Error running PostFilter plugin FailedPostFilter"
+        );
+        assert_eq!(
+            fit_error_message(
+                3,
+                Some("Node(s) failed PreFilter plugin FalsePreFilter"),
+                &statuses,
+                None,
+                ""
+            ),
+            "0/3 nodes are available: Node(s) failed PreFilter plugin FalsePreFilter."
+        );
+        let absent = Status::unresolvable("node(s) didn't satisfy plugin(s) [FakePreFilter]");
+        assert_eq!(
+            fit_error_message(5, None, &statuses, Some(&absent), ""),
+            "0/5 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1, 2 node(s) didn't satisfy plugin(s) [FakePreFilter]."
+        );
+        // An absent status without reasons (NewDefaultNodeToStatus) adds nothing.
+        assert_eq!(
+            fit_error_message(
+                5,
+                None,
+                &statuses,
+                Some(&Status::new(Code::UnschedulableAndUnresolvable, Vec::<String>::new())),
+                ""
+            ),
+            "0/5 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1."
+        );
+    }
+
+    #[test]
+    fn pod_level_requests_decide_fit_from_1_34() {
+        // component-helpers PodRequests with PodLevelResources (on from 1.34): the pod-level
+        // 4 CPUs, not the container's 1, meet NodeResourcesFit.
+        let text = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node1}, status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: a}
+  spec:
+    resources: {requests: {cpu: "4"}}
+    containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+"#;
+        assert_eq!(explain_at(text, 33).selected, vec!["node1".to_string()]);
+        let ex = explain_at(text, 34);
+        assert!(ex.selected.is_empty());
+        assert_eq!(
+            ex.message.as_deref(),
+            Some(
+                "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+            )
         );
     }
 }

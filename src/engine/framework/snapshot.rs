@@ -36,7 +36,6 @@ static NO_LABELS: std::sync::LazyLock<Labels> = std::sync::LazyLock::new(Labels:
 impl Snapshot {
     /// Builds the snapshot.
     pub fn new(cluster: Arc<Cluster>, version: Version) -> Self {
-        let merge = version.match_label_keys_in_pod_affinity();
         let mut nodes: Vec<NodeInfo> = cluster.nodes.iter().map(|n| NodeInfo::new(n.clone())).collect();
         let index: HashMap<String, usize> = nodes
             .iter()
@@ -58,7 +57,7 @@ impl Snapshot {
             if p.is_finished() {
                 continue;
             }
-            let pi = Arc::new(PodInfo::new(p.clone(), merge));
+            let pi = Arc::new(PodInfo::for_version(p.clone(), version));
             pod_infos.insert(p.key.clone(), pi.clone());
             match &p.node_name {
                 Some(n) => {

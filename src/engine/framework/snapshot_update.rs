@@ -32,10 +32,7 @@ impl Snapshot {
         if new.is_finished() {
             return;
         }
-        let pi = Arc::new(PodInfo::new(
-            new.clone(),
-            self.version.match_label_keys_in_pod_affinity(),
-        ));
+        let pi = Arc::new(PodInfo::for_version(new.clone(), self.version));
         self.pod_infos.insert(new.key.clone(), pi.clone());
         match &new.node_name {
             Some(n) => {

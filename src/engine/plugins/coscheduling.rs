@@ -249,7 +249,7 @@ fn node_left_resources(n: &NodeInfo, group: &str) -> BTreeMap<String, GoQuantity
     let mut pods = n.pods.len();
     for p in &n.pods {
         if pod_group_full_name(&p.pod) == group {
-            requested.add_scaled(&p.pod.requests.resource, -1);
+            requested.add_scaled(&p.requests().resource, -1);
             pods -= 1;
         }
     }

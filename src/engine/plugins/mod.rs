@@ -9,6 +9,7 @@ pub mod volume_helpers;
 pub mod coscheduling;
 pub mod default_binder;
 pub mod default_preemption;
+pub mod dynamic_resources;
 pub mod image_locality;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
@@ -41,15 +42,6 @@ pub enum InstantiateError {
 }
 
 type Factory = fn(&Value, Version) -> Result<PluginSlots, String>;
-
-/// A plugin a configuration may name that the engine does not reproduce: it takes part in no
-/// extension point and every explanation says so.
-fn not_implemented(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    Ok(PluginSlots {
-        not_implemented: true,
-        ..Default::default()
-    })
-}
 
 /// VolumeBinding: PreFilter/Filter/Score from volume_binding, Reserve/PreBind from
 /// volume_binding_cycle.
@@ -90,14 +82,22 @@ fn registry() -> Vec<(&'static str, Factory)> {
         (names::DEFAULT_PREEMPTION, default_preemption::register),
         (names::DEFAULT_BINDER, default_binder::register),
         (names::COSCHEDULING, coscheduling::register),
-        (names::DYNAMIC_RESOURCES, not_implemented),
+        (names::DYNAMIC_RESOURCES, dynamic_resources::register),
     ]
+}
+
+/// Whether release `version` accepts the plugin in a configuration: from 1.31 the in-tree
+/// volume limits plugins are rejected (validation in 1.31, gone from the registry in 1.32).
+fn registered_in(name: &str, version: Version) -> bool {
+    version.in_tree_volume_limits_registered()
+        || ![names::EBS_LIMITS, names::GCE_PD_LIMITS, names::AZURE_DISK_LIMITS].contains(&name)
 }
 
 /// Builds a plugin by name.
 pub fn instantiate(name: &str, args: &Value, version: Version) -> Result<PluginSlots, InstantiateError> {
     let f = registry()
         .into_iter()
+        .filter(|(n, _)| registered_in(n, version))
         .find(|(n, _)| *n == name)
         .map(|(_, f)| f)
         .ok_or(InstantiateError::Unknown)?;
@@ -107,6 +107,15 @@ pub fn instantiate(name: &str, args: &Value, version: Version) -> Result<PluginS
 /// Every plugin name the registry knows.
 pub fn known_plugins() -> Vec<&'static str> {
     registry().into_iter().map(|(n, _)| n).collect()
+}
+
+/// Every plugin name release `version` registers.
+pub fn known_plugins_at(version: Version) -> Vec<&'static str> {
+    registry()
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| registered_in(n, version))
+        .collect()
 }
 
 /// Decodes a plugin's args (null → defaults), rejecting unknown fields.
@@ -120,4 +129,30 @@ pub fn decode_args<T: serde::de::DeserializeOwned + Default>(args: &Value) -> Re
         m.remove("kind");
     }
     serde_path_to_error::deserialize(a).map_err(|e| format!("field '{}': {}", e.path(), e.inner()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The in-tree volume limits plugins can be configured in 1.30 only: 1.31's validation
+    /// rejects them (`invalidPluginsByVersion`), 1.32 removed them from registry.go.
+    #[test]
+    fn in_tree_volume_limits_are_accepted_in_1_30_only() {
+        for name in [names::EBS_LIMITS, names::GCE_PD_LIMITS, names::AZURE_DISK_LIMITS] {
+            assert!(instantiate(name, &Value::Null, Version::OLDEST).is_ok(), "{name} 1.30");
+            assert!(known_plugins_at(Version::OLDEST).contains(&name));
+            for minor in [31, 32, 34] {
+                assert!(
+                    matches!(
+                        instantiate(name, &Value::Null, Version { minor }),
+                        Err(InstantiateError::Unknown)
+                    ),
+                    "{name} 1.{minor}"
+                );
+                assert!(!known_plugins_at(Version { minor }).contains(&name));
+            }
+        }
+        assert!(instantiate(names::NODE_VOLUME_LIMITS, &Value::Null, Version { minor: 34 }).is_ok());
+    }
 }

@@ -1,4 +1,5 @@
-//! Port of framework/plugins/nodeports/node_ports.go (v1.30.6).
+//! Port of framework/plugins/nodeports/node_ports.go (v1.30.6). 1.33+: the host ports of
+//! restartable (sidecar) init containers count too, for the pod and for the node's pods.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -54,10 +55,10 @@ const PRE_FILTER_KEY: &str = "PreFilterNodePorts";
 
 impl PreFilterPlugin for NodePorts {
     fn pre_filter(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
-        if pod.pod.host_ports.is_empty() {
+        if pod.host_ports.is_empty() {
             return (None, Status::skip());
         }
-        state.write(PRE_FILTER_KEY, pod.pod.host_ports.clone());
+        state.write(PRE_FILTER_KEY, pod.host_ports.clone());
         (None, Status::success())
     }
 }
@@ -376,6 +377,75 @@ mod tests {
         for (name, added, (proto, ip, port), want) in cases {
             let used: Vec<HostPort> = added.iter().map(|(p, i, n)| hp(i, p, *n)).collect();
             assert_eq!(conflicts(&used, &hp(ip, proto, *port)), *want, "{name}");
+        }
+    }
+
+    /// A container (or init container when `restart` is Some) with one TCP host port.
+    fn port_container(name: &str, port: i32, restart: Option<&str>) -> k8s_openapi::api::core::v1::Container {
+        k8s_openapi::api::core::v1::Container {
+            name: name.into(),
+            restart_policy: restart.map(Into::into),
+            ports: Some(vec![k8s_openapi::api::core::v1::ContainerPort {
+                container_port: port,
+                host_port: Some(port),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }
+    }
+
+    /// Upstream #132040 (1.34, and 1.33 patches from v1.33.6 as #133390): `util.GetHostPorts`
+    /// adds the host ports of restartable init containers, for the incoming pod and for the
+    /// pods on the node; other init containers' ports never count.
+    #[test]
+    fn sidecar_host_ports_count_from_1_33() {
+        let sidecar_pod = |host: &str| {
+            let b = pod("").raw_container(port_container("main", 9000, None));
+            let b = if host.is_empty() { b } else { b.node(host) };
+            b.raw_init_container(port_container("sidecar", 8080, Some("Always")))
+                .obj()
+        };
+        let plain_pod = |host: &str| {
+            let b = pod("").raw_container(port_container("main", 8080, None));
+            if host.is_empty() { b.obj() } else { b.node(host).obj() }
+        };
+        let init_pod = |host: &str| {
+            let b = pod("").raw_container(port_container("main", 9000, None));
+            let b = if host.is_empty() { b } else { b.node(host) };
+            b.raw_init_container(port_container("init", 8080, None)).obj()
+        };
+        let conflict = Status::unschedulable(ERR_REASON);
+        // (incoming, existing on m1, verdict up to 1.32, verdict from 1.33)
+        let cases = [
+            (
+                "incoming sidecar vs existing container",
+                sidecar_pod(""),
+                plain_pod("m1"),
+                Status::success(),
+                conflict.clone(),
+            ),
+            (
+                "incoming container vs existing sidecar",
+                plain_pod(""),
+                sidecar_pod("m1"),
+                Status::success(),
+                conflict.clone(),
+            ),
+            (
+                "plain init containers never hold ports",
+                plain_pod(""),
+                init_pod("m1"),
+                Status::success(),
+                Status::success(),
+            ),
+        ];
+        for (name, incoming, existing, want33, want34) in cases {
+            for (minor, want) in [(32, &want33), (33, &want34), (34, &want34)] {
+                let v = Version { minor };
+                let snap = snapshot(vec![node("m1").obj()], vec![existing.clone()], v);
+                let got = run_filter(&plugin(names::NODE_PORTS, Value::Null, v), &snap, &incoming, true);
+                assert_eq!(got.on("m1"), want, "{name} (1.{minor})");
+            }
         }
     }
 }

@@ -1,5 +1,5 @@
-//! Port of framework/plugins/tainttoleration/taint_toleration.go (v1.30.6, with the 1.31+
-//! reason text keyed by version).
+//! Port of framework/plugins/tainttoleration/taint_toleration.go (v1.30.6, with the 1.34
+//! reason text, which no longer names the taint, keyed by version).
 
 use std::sync::Arc;
 
@@ -186,8 +186,8 @@ mod tests {
         }
     }
 
-    /// taint_toleration_test.go TestTaintTolerationFilter: the 1.30 reason names the taint,
-    /// from 1.31 on it does not.
+    /// taint_toleration_test.go TestTaintTolerationFilter: the reason names the taint up to
+    /// 1.33 (v1.31.8, v1.32.5, v1.33.3 read), from 1.34 (#134740 cherry-picked) it does not.
     #[test]
     fn filter_cases_from_upstream() {
         let cases: &[(&str, &[Tol], &[Tnt], Option<&str>)] = &[
@@ -246,14 +246,14 @@ mod tests {
                 None,
             ),
         ];
-        for version in [V1_30, Version { minor: 31 }, V_NEWEST] {
+        for version in [V1_30, Version { minor: 31 }, Version { minor: 33 }, V_NEWEST] {
             for (name, tols, taints, want) in cases {
                 let snap = snapshot(vec![node_with("nodeA", taints)], vec![], version);
                 let p = plugin(names::TAINT_TOLERATION, Value::Null, version);
                 let got = run_filter(&p, &snap, &pod_with(tols), true);
                 let want = match want {
                     None => Status::success(),
-                    Some(m) if version.minor <= 30 => Status::unresolvable(*m),
+                    Some(m) if version.minor <= 33 => Status::unresolvable(*m),
                     Some(_) => Status::unresolvable("node(s) had untolerated taint(s)"),
                 };
                 assert_eq!(got.on("nodeA"), &want, "{version} {name}");

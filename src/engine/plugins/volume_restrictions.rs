@@ -22,6 +22,9 @@ pub const ERR_REASON_DISK_CONFLICT: &str = "node(s) had no available disk";
 /// Reason of a ReadWriteOncePod conflict.
 pub const ERR_REASON_RWOP_CONFLICT: &str =
     "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
+/// The same reason from 1.34 on.
+pub const ERR_REASON_RWOP_CONFLICT_1_34: &str =
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod";
 
 const PRE_FILTER_KEY: &str = "PreFilterVolumeRestrictions";
 
@@ -50,7 +53,10 @@ impl PreFilterState {
 }
 
 /// VolumeRestrictions.
-pub struct VolumeRestrictions;
+pub struct VolumeRestrictions {
+    /// The scheduler version reproduced (the ReadWriteOncePod reason changed in 1.34).
+    pub version: Version,
+}
 
 fn needs_restrictions_check(v: &core::Volume) -> bool {
     v.gce_persistent_disk.is_some() || v.aws_elastic_block_store.is_some() || v.rbd.is_some() || v.iscsi.is_some()
@@ -182,15 +188,20 @@ impl FilterPlugin for VolumeRestrictions {
             return Status::error(format!("cannot read {PRE_FILTER_KEY:?} from cycleState"));
         };
         if s.conflicting_pvc_ref_count > 0 {
-            return Status::new(Code::Unschedulable, [ERR_REASON_RWOP_CONFLICT]);
+            let reason = if self.version.rwop_reason_renamed() {
+                ERR_REASON_RWOP_CONFLICT_1_34
+            } else {
+                ERR_REASON_RWOP_CONFLICT
+            };
+            return Status::new(Code::Unschedulable, [reason]);
         }
         Status::success()
     }
 }
 
 /// Registers VolumeRestrictions (it takes no args).
-pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
-    let p = Arc::new(VolumeRestrictions);
+pub fn register(_: &Value, version: Version) -> Result<PluginSlots, String> {
+    let p = Arc::new(VolumeRestrictions { version });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
         filter: Some(p),
@@ -202,6 +213,10 @@ pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
 mod tests {
     use super::super::volume_helpers::testutil::*;
     use super::*;
+
+    const PL: VolumeRestrictions = VolumeRestrictions {
+        version: Version::OLDEST,
+    };
 
     fn gce(pd: &str, ro: bool) -> core::Volume {
         core::Volume {
@@ -258,11 +273,14 @@ mod tests {
         let s = w.snapshot();
         let cx = Ctx { snapshot: &s };
         let mut state = CycleState::default();
-        let (_, pre) = VolumeRestrictions.pre_filter(&cx, &mut state, &pod);
+        let pl = VolumeRestrictions {
+            version: Version::OLDEST,
+        };
+        let (_, pre) = pl.pre_filter(&cx, &mut state, &pod);
         if !pre.is_success() {
             return (pre, Status::success());
         }
-        let f = VolumeRestrictions.filter(&cx, &state, &pod, node_info(&s, "n"));
+        let f = pl.filter(&cx, &state, &pod, node_info(&s, "n"));
         (pre, f)
     }
 
@@ -411,6 +429,32 @@ mod tests {
         assert_eq!(pre, Status::skip());
     }
 
+    /// volume_restrictions.go (1.34): the ReadWriteOncePod reason was reworded.
+    #[test]
+    fn read_write_once_pod_reason_from_1_34() {
+        let s = rwop_world(true).snapshot();
+        let cx = Ctx { snapshot: &s };
+        let p = info(pod("default", "p", vec![pvc_vol("a", "claim-with-rwop-1")]));
+        for (minor, reason) in [
+            (33, ERR_REASON_RWOP_CONFLICT),
+            (
+                34,
+                "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod",
+            ),
+        ] {
+            let pl = VolumeRestrictions {
+                version: Version { minor },
+            };
+            let mut state = CycleState::default();
+            assert!(pl.pre_filter(&cx, &mut state, &p).1.is_success());
+            assert_eq!(
+                pl.filter(&cx, &state, &p, node_info(&s, "n")),
+                Status::new(Code::Unschedulable, [reason]),
+                "1.{minor}"
+            );
+        }
+    }
+
     #[test]
     fn add_and_remove_pod_update_the_count() {
         // TestPreFilterExtensions-like: a nominated user adds a conflict, removing the user clears it.
@@ -422,35 +466,27 @@ mod tests {
             vec![pvc_vol("a", "claim-with-rwop-1"), pvc_vol("b", "claim-with-rwop-2")],
         ));
         let mut state = CycleState::default();
-        let (_, pre) = VolumeRestrictions.pre_filter(&cx, &mut state, &pod);
+        let (_, pre) = PL.pre_filter(&cx, &mut state, &pod);
         assert!(pre.is_success());
         let user = s.node("n").map(|n| n.pods[0].clone()).expect("user pod");
         let n = node_info(&s, "n");
-        assert!(
-            VolumeRestrictions
-                .remove_pod(&cx, &mut state, &pod, &user, n)
-                .is_success()
-        );
+        assert!(PL.remove_pod(&cx, &mut state, &pod, &user, n).is_success());
         assert_eq!(
             state
                 .read::<PreFilterState>(PRE_FILTER_KEY)
                 .map(|s| s.conflicting_pvc_ref_count),
             Some(0)
         );
-        assert!(VolumeRestrictions.filter(&cx, &state, &pod, n).is_success());
+        assert!(PL.filter(&cx, &state, &pod, n).is_success());
         let other = info(pod_on(
             "default",
             "nominated",
             "m",
             vec![pvc_vol("x", "claim-with-rwop-2")],
         ));
-        assert!(
-            VolumeRestrictions
-                .add_pod(&cx, &mut state, &pod, &other, n)
-                .is_success()
-        );
+        assert!(PL.add_pod(&cx, &mut state, &pod, &other, n).is_success());
         assert_eq!(
-            VolumeRestrictions.filter(&cx, &state, &pod, n),
+            PL.filter(&cx, &state, &pod, n),
             Status::new(Code::Unschedulable, [ERR_REASON_RWOP_CONFLICT])
         );
     }

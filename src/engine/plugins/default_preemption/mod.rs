@@ -19,6 +19,9 @@
 //! - 1.32+: a nominated node that has no status in the Filter result counts as
 //!   UnschedulableAndUnresolvable (NodeToStatus with an absent-nodes status, upstream #126022),
 //!   so the terminating-victims check is skipped for it; before, it reads as Success.
+//! - 1.32+: when no node is a candidate, the message counts every node of the snapshot and the
+//!   nodes the dry run did not try as "Preemption is not helpful for scheduling" (the
+//!   absent-nodes status); before, it counts the statuses it collected.
 //! - 1.32+: the plugin also sits at PreEnqueue (asynchronous preemption); a snapshot has no
 //!   preemption in flight, so it always lets the pod in.
 
@@ -172,7 +175,7 @@ impl DefaultPreemption {
         // 1) Eligibility.
         let nominated_code = pod.pod.nominated_node_name.as_ref().map(|nn| {
             statuses.get(nn).map_or(
-                if self.version.minor >= 32 {
+                if self.version.absent_nodes_status() {
                     Code::UnschedulableAndUnresolvable
                 } else {
                     Code::Success
@@ -189,7 +192,9 @@ impl DefaultPreemption {
             return Status::error("no nodes available");
         }
         let (potential, unresolvable) = nodes_where_preemption_might_help(all, statuses);
-        let mut node_statuses: BTreeMap<String, Status> = BTreeMap::new();
+        // The dry run's statuses (1.32+ `NodeToStatus` explicit entries), then with the
+        // "not helpful" ones (the 1.30 map).
+        let mut dry_statuses: BTreeMap<String, Status> = BTreeMap::new();
         let mut candidates = Vec::new();
         let mut errors = Vec::new();
         if !potential.is_empty() {
@@ -218,10 +223,11 @@ impl DefaultPreemption {
                     format!("candidate dropped: the list of {wanted} candidates was full"),
                 ));
             }
-            node_statuses = dry.statuses;
+            dry_statuses = dry.statuses;
             candidates = dry.candidates;
             errors = dry.errors;
         }
+        let mut node_statuses = dry_statuses.clone();
         for (n, s) in unresolvable {
             node_statuses.insert(n, s);
         }
@@ -233,7 +239,13 @@ impl DefaultPreemption {
             return Status::error(aggregate_errors(&errors));
         }
         if candidates.is_empty() {
-            return Status::unschedulable(fit_error_message(node_statuses.len(), None, &node_statuses, ""));
+            let msg = if self.version.absent_nodes_status() {
+                let absent = Status::unresolvable(ERR_NOT_HELPFUL);
+                fit_error_message(all.len(), None, &dry_statuses, Some(&absent), "")
+            } else {
+                fit_error_message(node_statuses.len(), None, &node_statuses, None, "")
+            };
+            return Status::unschedulable(msg);
         }
         // 4) The best candidate.
         let pick = pick_one_node_for_preemption(&candidates);

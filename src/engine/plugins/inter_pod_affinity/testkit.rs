@@ -198,7 +198,7 @@ impl PodB {
         let mut obj = self.0.clone();
         obj.metadata.name.get_or_insert_with(|| "incoming".to_string());
         let p = Pod::from_obj(obj, |_| 0).expect("pod");
-        PodInfo::new(Arc::new(p), version.match_label_keys_in_pod_affinity())
+        PodInfo::for_version(Arc::new(p), version)
     }
 }
 

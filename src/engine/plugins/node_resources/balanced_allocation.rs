@@ -1,4 +1,5 @@
-//! Port of noderesources/balanced_allocation.go (v1.30.6).
+//! Port of noderesources/balanced_allocation.go (v1.30.6). 1.33+: PreScore returns Skip for a
+//! pod that requests none of the plugin's resources, so the plugin does not score it.
 
 use std::sync::Arc;
 
@@ -25,6 +26,7 @@ pub struct Args {
 /// NodeResourcesBalancedAllocation.
 pub struct BalancedAllocation {
     resources: Vec<ResourceSpec>,
+    version: Version,
 }
 
 const PRE_SCORE_KEY: &str = "PreScoreNodeResourcesBalancedAllocation";
@@ -37,7 +39,11 @@ impl Plugin for BalancedAllocation {
 
 impl PreScorePlugin for BalancedAllocation {
     fn pre_score(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, _: &[&NodeInfo]) -> Status {
-        state.write(PRE_SCORE_KEY, pod_request_list(pod, &self.resources, true));
+        let reqs = pod_request_list(pod, &self.resources, true);
+        if self.version.balanced_allocation_skips_best_effort() && reqs.iter().all(|r| *r == 0) {
+            return Status::skip();
+        }
+        state.write(PRE_SCORE_KEY, reqs);
         Status::success()
     }
 }
@@ -46,7 +52,13 @@ impl ScorePlugin for BalancedAllocation {
     fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
         let reqs = match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
             Some(r) => r.clone(),
-            None => pod_request_list(pod, &self.resources, true),
+            None => {
+                let r = pod_request_list(pod, &self.resources, true);
+                if self.version.balanced_allocation_skips_best_effort() && r.iter().all(|x| *x == 0) {
+                    return (0, Status::success());
+                }
+                r
+            }
         };
         let (requested, allocatable) = vectors(node, &self.resources, &reqs, true);
         (balanced(&requested, &allocatable), Status::success())
@@ -54,7 +66,7 @@ impl ScorePlugin for BalancedAllocation {
 }
 
 /// Registers NodeResourcesBalancedAllocation.
-pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
     let resources = defaulted(a.resources);
     // ValidateNodeResourcesBalancedAllocationArgs: no duplicates, every weight exactly 1.
@@ -72,7 +84,7 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
         1 => return Err(errs.remove(0)),
         _ => return Err(format!("[{}]", errs.join(", "))),
     }
-    let p = Arc::new(BalancedAllocation { resources });
+    let p = Arc::new(BalancedAllocation { resources, version });
     Ok(PluginSlots {
         pre_score: Some(p.clone()),
         score: Some(p),
@@ -240,6 +252,43 @@ mod tests {
                 assert_eq!(got.pre_score, Some(Status::success()), "{name}");
             }
             assert_eq!(got.raw, want, "{name}");
+        }
+    }
+
+    /// balanced_allocation_test.go (1.33+) "nothing scheduled, nothing requested, skip in
+    /// PreScore": a best-effort pod makes PreScore return Skip; with PreScore not run, Score
+    /// gives 0. 1.30-1.32 score it (100 on both nodes, see the 1.30 table).
+    #[test]
+    fn best_effort_pod_skips_from_1_33() {
+        let args = json!({"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]});
+        let nodes = || {
+            vec![
+                make_node("node1", 4000, 10000, None),
+                make_node("node2", 4000, 10000, None),
+            ]
+        };
+        for minor in [30, 32] {
+            let v = Version { minor };
+            let snap = snapshot(nodes(), vec![], v);
+            let pl = plugin(names::NODE_RESOURCES_BALANCED_ALLOCATION, args.clone(), v);
+            let got = run_score(&pl, &snap, &pod("p").obj(), true);
+            assert_eq!(got.pre_score, Some(Status::success()), "1.{minor}");
+            assert_eq!(got.raw, vec![100, 100], "1.{minor}");
+        }
+        for minor in [33, 34] {
+            let v = Version { minor };
+            let snap = snapshot(nodes(), vec![], v);
+            let pl = plugin(names::NODE_RESOURCES_BALANCED_ALLOCATION, args.clone(), v);
+            let got = run_score(&pl, &snap, &pod("p").obj(), true);
+            assert_eq!(got.pre_score, Some(Status::skip()), "1.{minor}");
+            assert_eq!(
+                run_score(&pl, &snap, &pod("p").obj(), false).raw,
+                vec![0, 0],
+                "1.{minor}"
+            );
+            // A pod with requests is still scored.
+            let got = run_score(&pl, &snap, &cpu_and_memory().obj(), true);
+            assert_eq!(got.pre_score, Some(Status::success()), "1.{minor}");
         }
     }
 

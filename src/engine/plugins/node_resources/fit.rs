@@ -1,5 +1,7 @@
 //! Port of noderesources/fit.go (v1.30.6): the Filter that checks requests against allocatable
 //! minus what is requested on the node, and the Score with the configured strategy.
+//! 1.34+: the Filter says UnschedulableAndUnresolvable when a request alone exceeds the
+//! node's allocatable.
 
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
@@ -16,7 +18,7 @@ use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
 };
-use crate::engine::framework::status::Status;
+use crate::engine::framework::status::{Code, Status};
 use crate::engine::plugins::names;
 use crate::engine::version::Version;
 use crate::model::resources::{Resource, is_extended_resource};
@@ -79,6 +81,7 @@ pub struct Fit {
     strategy: StrategyType,
     resources: Vec<ResourceSpec>,
     shape: Vec<ShapePoint>,
+    version: Version,
 }
 
 const PRE_FILTER_KEY: &str = "PreFilterNodeResourcesFit";
@@ -97,6 +100,9 @@ pub struct InsufficientResource {
     pub used: i64,
     /// Allocatable.
     pub capacity: i64,
+    /// The request alone exceeds the allocatable (1.34+ `InsufficientResource.Unresolvable`;
+    /// never set for the pod count).
+    pub unresolvable: bool,
 }
 
 /// `fitsRequest`.
@@ -116,6 +122,7 @@ pub fn fits_request(
             requested: 1,
             used: node.pods.len() as i64,
             capacity: allowed,
+            unresolvable: false,
         });
     }
     if req.milli_cpu == 0 && req.memory == 0 && req.ephemeral_storage == 0 && req.scalar.is_empty() {
@@ -130,6 +137,7 @@ pub fn fits_request(
                 requested: want,
                 used: in_use,
                 capacity: have,
+                unresolvable: want > have,
             });
         }
     };
@@ -160,6 +168,7 @@ pub fn fits_request(
                 requested: *q,
                 used: in_use,
                 capacity: have,
+                unresolvable: *q > have,
             });
         }
     }
@@ -174,7 +183,7 @@ impl Plugin for Fit {
 
 impl PreFilterPlugin for Fit {
     fn pre_filter(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
-        state.write(PRE_FILTER_KEY, pod.pod.requests.resource.clone());
+        state.write(PRE_FILTER_KEY, pod.requests().resource.clone());
         (None, Status::success())
     }
 }
@@ -188,10 +197,13 @@ impl FilterPlugin for Fit {
         if insufficient.is_empty() {
             return Status::success();
         }
-        Status::new(
-            crate::engine::framework::status::Code::Unschedulable,
-            insufficient.into_iter().map(|i| i.reason),
-        )
+        let code = if self.version.fit_unresolvable_beyond_allocatable() && insufficient.iter().any(|i| i.unresolvable)
+        {
+            Code::UnschedulableAndUnresolvable
+        } else {
+            Code::Unschedulable
+        };
+        Status::new(code, insufficient.into_iter().map(|i| i.reason))
     }
 }
 
@@ -222,7 +234,7 @@ impl ScorePlugin for Fit {
 
 /// `ValidateNodeResourcesFitArgs` (apis/config/validation/validation_pluginargs.go) on the
 /// defaulted args: the errors as field.ErrorList prints them.
-fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec]) -> Vec<String> {
+fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec], version: Version) -> Vec<String> {
     use crate::model::selector::is_qualified_name;
     let mut errs = Vec::new();
     for (i, r) in a.ignored_resources.iter().enumerate() {
@@ -252,6 +264,7 @@ fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec]) ->
         errs.extend(super::resource_allocation::validate_shape(
             &r.shape,
             "scoringStrategy.shape",
+            version,
         ));
     } else if strategy.kind == StrategyType::RequestedToCapacityRatio {
         errs.push("scoringStrategy.shape: Required value: at least one point must be specified".into());
@@ -260,11 +273,11 @@ fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec]) ->
 }
 
 /// Registers NodeResourcesFit.
-pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
     let strategy = a.scoring_strategy.clone().unwrap_or_default();
     let resources = defaulted(strategy.resources.clone());
-    let errs = validate(&a, &strategy, &resources);
+    let errs = validate(&a, &strategy, &resources, version);
     match errs.len() {
         0 => {}
         1 => return Err(errs[0].clone()),
@@ -279,6 +292,7 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
             .requested_to_capacity_ratio
             .map(|r| r.shape)
             .unwrap_or_default(),
+        version,
     });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
@@ -364,10 +378,14 @@ mod tests {
             requested,
             used,
             capacity,
+            // fit_test.go (1.34+) marks every shortage whose request alone exceeds the capacity.
+            unresolvable: resource != "pods" && requested > capacity,
         }
     }
 
-    /// Runs PreFilter + Filter and fitsRequest for one pod on node `n` holding `existing`.
+    /// Runs PreFilter + Filter and fitsRequest for one pod on node `n` holding `existing`, in
+    /// 1.30 (always Unschedulable) and 1.34 (UnschedulableAndUnresolvable when a request alone
+    /// exceeds the allocatable, fit_test.go TestEnoughRequests `wantStatus`).
     fn check(
         name: &str,
         node: core::Node,
@@ -376,23 +394,28 @@ mod tests {
         args: Value,
         want: &[InsufficientResource],
     ) {
+        for v in [V1_30, Version { minor: 34 }] {
+            let snap = snapshot(vec![node.clone()], vec![existing.clone()], v);
+            let slots = plugin(names::NODE_RESOURCES_FIT, args.clone(), v);
+            let got = run_filter(&slots, &snap, &p, true);
+            assert_eq!(
+                got.pre_filter.as_ref().map(|x| &x.1),
+                Some(&Status::success()),
+                "{name}"
+            );
+            let code = if v.minor >= 34 && want.iter().any(|w| w.unresolvable) {
+                Code::UnschedulableAndUnresolvable
+            } else {
+                Code::Unschedulable
+            };
+            let want_status = if want.is_empty() {
+                Status::success()
+            } else {
+                Status::new(code, want.iter().map(|w| w.reason.clone()))
+            };
+            assert_eq!(got.on("n"), &want_status, "{name} ({v})");
+        }
         let snap = snapshot(vec![node], vec![existing], V1_30);
-        let slots = plugin(names::NODE_RESOURCES_FIT, args.clone(), V1_30);
-        let got = run_filter(&slots, &snap, &p, true);
-        assert_eq!(
-            got.pre_filter.as_ref().map(|x| &x.1),
-            Some(&Status::success()),
-            "{name}"
-        );
-        let want_status = if want.is_empty() {
-            Status::success()
-        } else {
-            Status::new(
-                crate::engine::framework::status::Code::Unschedulable,
-                want.iter().map(|w| w.reason.clone()),
-            )
-        };
-        assert_eq!(got.on("n"), &want_status, "{name}");
         let a: Args = crate::engine::plugins::decode_args(&args).expect("args");
         let pi = pod_info(&p, V1_30);
         let ins = fits_request(
@@ -896,10 +919,101 @@ mod tests {
                 "scoringStrategy.shape[1].utilization: Invalid value: 50: utilization values must be sorted in increasing order"
             )
         );
+        // validation_pluginargs.go validateFunctionShape, 1.34 wording.
+        let unsorted = serde_json::json!({"scoringStrategy": {"type": "RequestedToCapacityRatio",
+            "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+            "requestedToCapacityRatio": {"shape": [{"utilization": 50, "score": 1}, {"utilization": 50, "score": 2}]}}});
+        assert_eq!(
+            register(&unsorted, Version { minor: 34 }).err().as_deref(),
+            Some("scoringStrategy.shape[1].utilization: Invalid value: 50: values must be sorted in increasing order")
+        );
         assert_eq!(
             err(shape(serde_json::json!([{"utilization": 0, "score": 11}]))).as_deref(),
             Some("scoringStrategy.shape[0].score: Invalid value: 11: not in valid range [0, 10]")
         );
         assert!(err(serde_json::json!({"ignoredResourceGroups": ["example.com/x"]})).is_some());
+    }
+
+    /// fit_test.go TestEnoughRequests (1.34) cases whose `wantStatus` is
+    /// UnschedulableAndUnresolvable, next to one that stays Unschedulable.
+    #[test]
+    fn unresolvable_when_a_request_exceeds_allocatable_from_1_34() {
+        let v34 = Version { minor: 34 };
+        let cases: Vec<(&str, core::Pod, R, Code)> = vec![
+            (
+                "extended resource capacity enforced",
+                res_pod(&[(1, 1, 0, &[(EXT_A, 10)])]).obj(),
+                (0, 0, 0, &[(EXT_A, 0)]),
+                Code::UnschedulableAndUnresolvable,
+            ),
+            (
+                "extended resource allocatable enforced",
+                res_pod(&[(1, 1, 0, &[(EXT_A, 1)])]).obj(),
+                (0, 0, 0, &[(EXT_A, 5)]),
+                Code::Unschedulable,
+            ),
+            (
+                "extended resource allocatable enforced for multiple containers",
+                res_pod(&[(1, 1, 0, &[(EXT_A, 3)]), (1, 1, 0, &[(EXT_A, 3)])]).obj(),
+                (0, 0, 0, &[(EXT_A, 2)]),
+                Code::UnschedulableAndUnresolvable,
+            ),
+            (
+                "extended resource allocatable enforced for unknown resource",
+                res_pod(&[(1, 1, 0, &[(EXT_B, 1)])]).obj(),
+                r(0, 0),
+                Code::UnschedulableAndUnresolvable,
+            ),
+            (
+                "too many resources fails",
+                res_pod(&[r(1, 1)]).obj(),
+                r(10, 20),
+                Code::Unschedulable,
+            ),
+        ];
+        for (name, p, existing, code) in cases {
+            let existing = res_pod(&[existing]).node("n").obj();
+            for (v, want) in [(V1_30, Code::Unschedulable), (v34, code)] {
+                let snap = snapshot(vec![make_node(10, 20, 32, 5, 20, 5)], vec![existing.clone()], v);
+                let slots = plugin(names::NODE_RESOURCES_FIT, Value::Null, v);
+                let got = run_filter(&slots, &snap, &p, true);
+                assert_eq!(got.on("n").code, want, "{name} ({v})");
+            }
+        }
+    }
+
+    /// fit_test.go TestRestartableInitContainers (1.34): a sidecar plus a container asking
+    /// 3m of a 2m node is UnschedulableAndUnresolvable.
+    #[test]
+    fn sidecar_total_beyond_allocatable_is_unresolvable_from_1_34() {
+        let node = make_node(2, 0, 1, 0, 0, 0);
+        let sidecar = core::Container {
+            name: "sidecar".into(),
+            restart_policy: Some("Always".into()),
+            resources: Some(core::ResourceRequirements {
+                requests: Some(
+                    [(
+                        "cpu".to_string(),
+                        k8s_openapi::apimachinery::pkg::api::resource::Quantity("2m".into()),
+                    )]
+                    .into(),
+                ),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let p = pod("p")
+            .raw_container(container_req("c", &[("cpu", "1m")]))
+            .raw_init_container(sidecar)
+            .obj();
+        for (v, want) in [
+            (V1_30, Code::Unschedulable),
+            (Version { minor: 34 }, Code::UnschedulableAndUnresolvable),
+        ] {
+            let snap = snapshot(vec![node.clone()], vec![], v);
+            let slots = plugin(names::NODE_RESOURCES_FIT, Value::Null, v);
+            let got = run_filter(&slots, &snap, &p, true);
+            assert_eq!(got.on("n"), &Status::new(want, ["Insufficient cpu"]), "{v}");
+        }
     }
 }

@@ -62,15 +62,16 @@ pub fn validate_resources(resources: &[ResourceSpec], path: &str) -> Vec<String>
 
 /// `validateFunctionShape`: at least one point, utilization strictly increasing, utilization
 /// in [0, 100] and score in [0, 10].
-pub fn validate_shape(shape: &[ShapePoint], path: &str) -> Vec<String> {
+pub fn validate_shape(shape: &[ShapePoint], path: &str, version: crate::engine::version::Version) -> Vec<String> {
     if shape.is_empty() {
         return vec![format!("{path}: Required value: at least one point must be specified")];
     }
     let mut errs = Vec::new();
     if let Some(i) = (1..shape.len()).find(|&i| shape[i - 1].utilization >= shape[i].utilization) {
         errs.push(format!(
-            "{path}[{i}].utilization: Invalid value: {}: utilization values must be sorted in increasing order",
-            shape[i].utilization
+            "{path}[{i}].utilization: Invalid value: {}: {}",
+            shape[i].utilization,
+            version.shape_order_message()
         ));
     }
     for (i, p) in shape.iter().enumerate() {
@@ -92,7 +93,7 @@ pub fn validate_shape(shape: &[ShapePoint], path: &str) -> Vec<String> {
 
 /// The pod's request for each resource (`calculatePodResourceRequestList`).
 pub fn pod_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_requested: bool) -> Vec<i64> {
-    let reqs = &pod.pod.requests;
+    let reqs = pod.requests();
     resources
         .iter()
         .map(|r| {

@@ -1,7 +1,7 @@
 //! Port of framework/plugins/nodevolumelimits/csi.go (v1.30.6): `NodeVolumeLimits`. The pod's
 //! CSI volumes (PVCs, ephemeral claims, migrated in-tree volumes) that the node does not attach
-//! yet, per driver, must fit the driver's limit (CSINode `allocatable.count`, else the node's
-//! `attachable-volumes-csi-<driver>` allocatable).
+//! yet, per driver, must fit the driver's limit (CSINode `allocatable.count`, else, in 1.30 and
+//! 1.31 only, the node's `attachable-volumes-csi-<driver>` allocatable).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -68,7 +68,7 @@ impl FilterPlugin for CsiLimits {
         if new_volumes.is_empty() {
             return Status::success();
         }
-        let limits = volume_limits_with_csi_node(node, csi_node);
+        let limits = volume_limits_with_csi_node(node, csi_node, self.version);
         if limits.is_empty() {
             return Status::success();
         }
@@ -98,9 +98,18 @@ impl FilterPlugin for CsiLimits {
     }
 }
 
-/// `getVolumeLimits`: node allocatable limits, overridden per driver by the CSINode's counts.
-pub fn volume_limits_with_csi_node(node: &NodeInfo, csi_node: Option<&storage::CSINode>) -> BTreeMap<String, i64> {
-    let mut limits = volume_limits(node);
+/// `getVolumeLimits`: node allocatable limits (1.30, 1.31 only), overridden per driver by the
+/// CSINode's counts.
+pub fn volume_limits_with_csi_node(
+    node: &NodeInfo,
+    csi_node: Option<&storage::CSINode>,
+    version: Version,
+) -> BTreeMap<String, i64> {
+    let mut limits = if version.csi_limits_from_node_allocatable() {
+        volume_limits(node)
+    } else {
+        BTreeMap::new()
+    };
     if let Some(n) = csi_node {
         for d in &n.spec.drivers {
             if let Some(count) = d.allocatable.as_ref().and_then(|a| a.count) {
@@ -749,5 +758,13 @@ mod tests {
             Status::success(),
             "already attached"
         );
+        // 1.31 still reads the node's allocatable; 1.32 (getVolumeLimits over the CSINode only)
+        // has no limit for the driver here.
+        for (minor, want) in [(31, exceeded()), (32, Status::success()), (34, Status::success())] {
+            let pl = CsiLimits {
+                version: Version { minor },
+            };
+            assert_eq!(pl.filter(&cx, &state, &p, node_info(&s, "n")), want, "1.{minor}");
+        }
     }
 }

@@ -26,6 +26,8 @@ use crate::model::{Cluster, Node, Pod};
 pub const ERR_REASON_BIND_CONFLICT: &str = "node(s) didn't find available persistent volumes to bind";
 /// Reason: a bound PV's node affinity excludes the node.
 pub const ERR_REASON_NODE_CONFLICT: &str = "node(s) had volume node affinity conflict";
+/// The same reason from 1.33 on.
+pub const ERR_REASON_NODE_CONFLICT_1_33: &str = "node(s) didn't match PersistentVolume's node affinity";
 /// Reason: no CSIStorageCapacity reachable from the node is large enough.
 pub const ERR_REASON_NOT_ENOUGH_SPACE: &str = "node(s) did not have enough free storage";
 /// Reason: a bound claim names a PV that does not exist.
@@ -209,7 +211,7 @@ impl Binder<'_> {
             }
             if !to_find.is_empty() {
                 let (found, bindings, unbound) =
-                    find_matching_volumes(to_find, &claims.unbound_volumes_delay_binding, node)?;
+                    find_matching_volumes(to_find, &claims.unbound_volumes_delay_binding, node, self.version)?;
                 unbound_satisfied = found;
                 result.volumes.static_bindings = bindings;
                 to_provision.extend(unbound);
@@ -222,7 +224,11 @@ impl Binder<'_> {
             }
         }
         if !bound_satisfied {
-            result.reasons.push(ERR_REASON_NODE_CONFLICT);
+            result.reasons.push(if self.version.pv_node_affinity_reason_renamed() {
+                ERR_REASON_NODE_CONFLICT_1_33
+            } else {
+                ERR_REASON_NODE_CONFLICT
+            });
         }
         if !unbound_satisfied {
             result.reasons.push(ERR_REASON_BIND_CONFLICT);
@@ -356,12 +362,30 @@ fn label_selector_valid(ls: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Lab
 /// claim's class that is large enough, has the claim's volume mode and access modes, matches
 /// the claim's selector and the node; a PV pre-bound to the claim wins (or ends the search
 /// when its node affinity does not match).
+///
+/// From 1.31 the claim's and the PVs' volumeAttributesClassName count
+/// ([`Version::volume_binding_checks_attributes_class`]).
 pub fn find_matching_volume<'a>(
     claim: &core::PersistentVolumeClaim,
     volumes: &'a [core::PersistentVolume],
     node: &Node,
     excluded: &BTreeSet<String>,
+    version: Version,
 ) -> Result<Option<&'a core::PersistentVolume>, String> {
+    let check_vac = version.volume_binding_checks_attributes_class();
+    let vac_enabled = version.volume_attributes_class_enabled();
+    let claim_vac = claim
+        .spec
+        .as_ref()
+        .and_then(|s| s.volume_attributes_class_name.as_deref())
+        .unwrap_or("");
+    if check_vac && !vac_enabled && !claim_vac.is_empty() {
+        return Err(format!(
+            "unsupported volumeAttributesClassName is set on claim {}/{} when the feature-gate VolumeAttributesClass is disabled",
+            claim_namespace(claim),
+            claim_name(claim)
+        ));
+    }
     let requested = claim_storage_request(claim).unwrap_or_default();
     let requested_class = claim_class(claim);
     let spec = claim.spec.clone().unwrap_or_default();
@@ -392,6 +416,14 @@ pub fn find_matching_volume<'a>(
         }
         if volume_mode(spec.volume_mode.as_ref()) != volume_mode(pv_spec.and_then(|s| s.volume_mode.as_ref())) {
             continue;
+        }
+        if check_vac {
+            let pv_vac = pv_spec
+                .and_then(|s| s.volume_attributes_class_name.as_deref())
+                .unwrap_or("");
+            if (vac_enabled && claim_vac != pv_vac) || (!vac_enabled && !pv_vac.is_empty()) {
+                continue;
+            }
         }
         if pv.metadata.deletion_timestamp.is_some() {
             continue;
@@ -427,6 +459,7 @@ fn find_matching_volumes(
     mut claims: Vec<core::PersistentVolumeClaim>,
     volumes: &BTreeMap<String, Vec<core::PersistentVolume>>,
     node: &Node,
+    version: Version,
 ) -> Result<(bool, Vec<BindingInfo>, Vec<core::PersistentVolumeClaim>), String> {
     claims.sort_by_key(|c| claim_storage_request(c).unwrap_or_default());
     let mut chosen = BTreeSet::new();
@@ -436,7 +469,7 @@ fn find_matching_volumes(
     let empty = Vec::new();
     for pvc in claims {
         let pvs = volumes.get(&claim_class(&pvc)).unwrap_or(&empty);
-        match find_matching_volume(&pvc, pvs, node, &chosen)? {
+        match find_matching_volume(&pvc, pvs, node, &chosen, version)? {
             None => {
                 unbound.push(pvc);
                 all = false;

@@ -1,6 +1,6 @@
 //! Port of framework/plugins/volumebinding/volume_binding.go (v1.30.6): `VolumeBinding`.
 //! PreFilter checks that the pod's claims exist and are usable, rejects unbound Immediate
-//! claims and narrows the nodes to those the bound local PVs allow; Filter checks bound PVs'
+//! claims and (1.30, 1.31 only) narrows the nodes to those the bound local PVs allow; Filter checks bound PVs'
 //! node affinity and, for WaitForFirstConsumer claims, that a PV can be bound or provisioned on
 //! the node. Score exists only with the VolumeCapacityPriority gate, which is off in every
 //! supported release, so PreScore returns Skip. Reserve and PreBind write to the cluster and are
@@ -134,7 +134,11 @@ impl PreFilterPlugin for VolumeBinding {
                 Status::new(Code::UnschedulableAndUnresolvable, [ERR_REASON_UNBOUND_IMMEDIATE]),
             );
         }
-        let eligible = get_eligible_nodes(cluster, &claims.bound);
+        let eligible = if self.version.volume_binding_eligible_nodes() {
+            get_eligible_nodes(cluster, &claims.bound)
+        } else {
+            None
+        };
         state.write(
             STATE_KEY,
             StateData {
@@ -279,10 +283,10 @@ fn build(a: Args, version: Version, capacity_priority: bool) -> Result<VolumeBin
         ))
     } else {
         if a.shape.is_some() {
-            return Err(
-                "shape: Invalid value: the shape points: unexpected field `shape`, remove it or turn on the feature gate VolumeCapacityPriority"
-                    .into(),
-            );
+            return Err(format!(
+                "shape: Invalid value: the shape points: unexpected field `shape`, remove it or turn on the feature gate {}",
+                version.storage_capacity_scoring_gate_name()
+            ));
         }
         None
     };

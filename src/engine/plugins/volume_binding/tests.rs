@@ -430,6 +430,18 @@ fn args_validation() {
         err(serde_json::json!({"shape": [{"utilization": 0, "score": 0}]}))
             .is_some_and(|e| e.contains("VolumeCapacityPriority"))
     );
+    // validation_pluginargs.go: from 1.33 the gate to name is StorageCapacityScoring.
+    assert_eq!(
+        register(
+            &serde_json::json!({"shape": [{"utilization": 0, "score": 0}]}),
+            Version { minor: 33 }
+        )
+        .err()
+        .as_deref(),
+        Some(
+            "shape: Invalid value: the shape points: unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"
+        )
+    );
     assert!(err(serde_json::json!({"other": 1})).is_some());
     let bad = vec![
         UtilizationShapePoint {
@@ -674,11 +686,14 @@ fn matching_rules() {
         |r: Result<Option<&core::PersistentVolume>, String>| r.expect("ok").and_then(|p| p.metadata.name.clone());
     // The smallest large enough PV wins.
     let pvs = vec![avail("big", "20Gi"), avail("small", "1Gi"), avail("fit", "5Gi")];
-    assert_eq!(name(find_matching_volume(&claim, &pvs, &n, &none)), Some("fit".into()));
+    assert_eq!(
+        name(find_matching_volume(&claim, &pvs, &n, &none, Version::OLDEST)),
+        Some("fit".into())
+    );
     // Excluded (already chosen) PVs are skipped.
     let chosen: std::collections::BTreeSet<String> = ["fit".to_string()].into();
     assert_eq!(
-        name(find_matching_volume(&claim, &pvs, &n, &chosen)),
+        name(find_matching_volume(&claim, &pvs, &n, &chosen, Version::OLDEST)),
         Some("big".into())
     );
     // Phase, access modes, volume mode, node affinity and selector all filter.
@@ -693,7 +708,10 @@ fn matching_rules() {
     block.spec.get_or_insert_with(Default::default).volume_mode = Some("Block".into());
     let other_zone = affinity(avail("far", "5Gi"), &[("zone", &["b"])]);
     let pvs = vec![released, rox, block, other_zone];
-    assert_eq!(name(find_matching_volume(&claim, &pvs, &n, &none)), None);
+    assert_eq!(
+        name(find_matching_volume(&claim, &pvs, &n, &none, Version::OLDEST)),
+        None
+    );
     let mut sel = claim.clone();
     sel.spec.get_or_insert_with(Default::default).selector = Some(LabelSelector {
         match_labels: Some([("tier".to_string(), "gold".to_string())].into()),
@@ -702,7 +720,10 @@ fn matching_rules() {
     let mut gold = avail("gold", "10Gi");
     gold.metadata.labels = Some([("tier".to_string(), "gold".to_string())].into());
     let pvs = vec![avail("plain", "5Gi"), gold];
-    assert_eq!(name(find_matching_volume(&sel, &pvs, &n, &none)), Some("gold".into()));
+    assert_eq!(
+        name(find_matching_volume(&sel, &pvs, &n, &none, Version::OLDEST)),
+        Some("gold".into())
+    );
     // A PV pre-bound to the claim wins even when not Available; a mismatching node ends the search.
     let mut pre = capacity(make_pv("pre", "wait-sc"), "50Gi");
     pre.spec.get_or_insert_with(Default::default).claim_ref = Some(core::ObjectReference {
@@ -711,10 +732,16 @@ fn matching_rules() {
         ..Default::default()
     });
     let pvs = vec![avail("fit", "5Gi"), pre.clone()];
-    assert_eq!(name(find_matching_volume(&claim, &pvs, &n, &none)), Some("pre".into()));
+    assert_eq!(
+        name(find_matching_volume(&claim, &pvs, &n, &none, Version::OLDEST)),
+        Some("pre".into())
+    );
     let pre_far = affinity(pre, &[("zone", &["b"])]);
     let pvs = vec![pre_far, avail("fit", "5Gi")];
-    assert_eq!(name(find_matching_volume(&claim, &pvs, &n, &none)), None);
+    assert_eq!(
+        name(find_matching_volume(&claim, &pvs, &n, &none, Version::OLDEST)),
+        None
+    );
     // A PV claimed by someone else is skipped.
     let mut taken = avail("taken", "5Gi");
     taken.spec.get_or_insert_with(Default::default).claim_ref = Some(core::ObjectReference {
@@ -722,7 +749,10 @@ fn matching_rules() {
         namespace: Some("default".into()),
         ..Default::default()
     });
-    assert_eq!(name(find_matching_volume(&claim, &[taken], &n, &none)), None);
+    assert_eq!(
+        name(find_matching_volume(&claim, &[taken], &n, &none, Version::OLDEST)),
+        None
+    );
 }
 
 #[test]
@@ -780,4 +810,104 @@ fn ephemeral_claims() {
         pl.pre_filter(&cx, &mut state, &pi).1,
         Status::unresolvable("PVC default/pod-a-scratch was not created for pod default/pod-a (pod is not owner)")
     );
+}
+
+#[test]
+fn prefilter_narrows_to_local_pv_nodes_only_in_1_30() {
+    // 1.30.6 returns the local PV's node in PreFilterResult (GetEligibleNodes); 1.32.0 dropped
+    // it, and so did a 1.31 patch (v1.31.8): no result.
+    let w = || World {
+        nodes: vec![make_node("node-1", &[]), make_node("node-2", &[])],
+        pvcs: vec![bound_to(make_pvc("pvc-a", ""), "pv-a")],
+        pvs: vec![affinity(make_pv("pv-a", ""), &[(LABEL_HOSTNAME, &["node-1"])])],
+        classes: classes(),
+        ..Default::default()
+    };
+    let p = info(pod("default", "pod-a", vec![pvc_vol("v", "pvc-a")]));
+    for (minor, want) in [
+        (30, Some(vec!["node-1".to_string()])),
+        (31, None),
+        (32, None),
+        (34, None),
+    ] {
+        let s = w().snapshot();
+        let cx = Ctx { snapshot: &s };
+        let pl = build(Args::default(), Version { minor }, false).expect("plugin");
+        let mut state = CycleState::default();
+        let (r, st) = pl.pre_filter(&cx, &mut state, &p);
+        assert!(st.is_success(), "1.{minor}: {st:?}");
+        assert_eq!(r.map(|s| s.into_iter().collect::<Vec<_>>()), want, "1.{minor}");
+    }
+}
+
+#[test]
+fn volume_attributes_class_matching_by_version() {
+    // pv_helpers.go FindMatchingVolume: 1.30 ignores volumeAttributesClassName; 1.31-1.33
+    // (gate off) refuse a claim that names a class and skip PVs that name one; 1.34 (GA)
+    // requires the same class on claim and PV.
+    let n = make_node("node-1", &[]);
+    let avail = |name: &str, vac: Option<&str>| {
+        let mut p = capacity(phase(make_pv(name, "wait-sc"), "Available"), "5Gi");
+        let s = p.spec.get_or_insert_with(Default::default);
+        s.access_modes = Some(vec!["ReadWriteOnce".into()]);
+        s.volume_attributes_class_name = vac.map(Into::into);
+        p
+    };
+    let claim = |vac: Option<&str>| {
+        let mut c = with_modes(with_request(make_pvc("claim", "wait-sc"), "5Gi"), &["ReadWriteOnce"]);
+        c.spec.get_or_insert_with(Default::default).volume_attributes_class_name = vac.map(Into::into);
+        c
+    };
+    let none = std::collections::BTreeSet::new();
+    let pick = |c: &core::PersistentVolumeClaim, pvs: &[core::PersistentVolume], minor: u32| {
+        find_matching_volume(c, pvs, &n, &none, Version { minor }).map(|p| p.and_then(|p| p.metadata.name.clone()))
+    };
+    let pvs = vec![avail("gold", Some("gold")), avail("plain", None)];
+    // A claim without a class.
+    assert_eq!(
+        pick(&claim(None), &pvs, 30),
+        Ok(Some("gold".into())),
+        "1.30 ignores the class (first smallest)"
+    );
+    assert_eq!(pick(&claim(None), &pvs, 31), Ok(Some("plain".into())));
+    assert_eq!(pick(&claim(None), &pvs, 34), Ok(Some("plain".into())));
+    // A claim naming "gold".
+    assert_eq!(pick(&claim(Some("gold")), &pvs, 30), Ok(Some("gold".into())));
+    assert_eq!(
+        pick(&claim(Some("gold")), &pvs, 33),
+        Err("unsupported volumeAttributesClassName is set on claim default/claim when the feature-gate VolumeAttributesClass is disabled".into())
+    );
+    assert_eq!(pick(&claim(Some("gold")), &pvs, 34), Ok(Some("gold".into())));
+    assert_eq!(pick(&claim(Some("silver")), &pvs, 34), Ok(None));
+}
+
+#[test]
+fn node_conflict_reason_renamed_in_1_33() {
+    // binder.go ErrReasonNodeConflict.
+    let w = || World {
+        nodes: vec![make_node("node-a", &[("foo", "barbar")])],
+        pvcs: vec![bound_to(make_pvc("pvc-a", "wait-sc"), "pv-a")],
+        pvs: vec![affinity(
+            phase(make_pv("pv-a", "wait-sc"), "Available"),
+            &[("foo", &["bar"])],
+        )],
+        classes: classes(),
+        ..Default::default()
+    };
+    for (minor, reason) in [
+        (32, "node(s) had volume node affinity conflict"),
+        (33, "node(s) didn't match PersistentVolume's node affinity"),
+        (34, "node(s) didn't match PersistentVolume's node affinity"),
+    ] {
+        let s = w().snapshot();
+        let p = pod("default", "pod-a", vec![pvc_vol("v", "pvc-a")]);
+        let cv = get_pod_volume_claims(&s.cluster, &p).expect("claims");
+        let r = Binder {
+            cluster: &s.cluster,
+            version: Version { minor },
+        }
+        .find_pod_volumes(&p, &cv, &node_info(&s, "node-a").node)
+        .expect("finds");
+        assert_eq!(r.reasons, vec![reason], "1.{minor}");
+    }
 }
