@@ -297,3 +297,27 @@ fn explain_profile_runs_another_profile_as_a_what_if() {
         "error: no scheduler profile named 'nope' (profiles: default-scheduler, scheduler-plugins-scheduler)\n"
     );
 }
+
+#[test]
+fn the_demo_shows_one_agreeing_and_one_disagreeing_cluster_verdict() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let o = run(args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).expect("json")
+    };
+    let v = json(&["explain", "--demo", "batch/report-huge", "-o", "json"]);
+    assert_eq!(v["cluster"]["agrees"], true, "{}", v["cluster"]);
+    let v = json(&["explain", "--demo", "ml/finetune-llm", "-o", "json"]);
+    assert_eq!(v["cluster"]["agrees"], false, "{}", v["cluster"]);
+    // its message was written by a scheduler that names the taints (1.30 to 1.33)
+    let v = json(&[
+        "explain",
+        "--demo",
+        "ml/finetune-llm",
+        "-o",
+        "json",
+        "--scheduler-version",
+        "1.33",
+    ]);
+    assert_eq!(v["cluster"]["agrees"], true, "{}", v["cluster"]);
+}
