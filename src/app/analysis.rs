@@ -10,6 +10,7 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 
 use super::FilterSort;
 use super::format;
+use crate::engine::Version;
 use crate::engine::plugins::names;
 use crate::engine::trace::{Explanation, NodeFilter, NodeScoreTrace};
 use crate::model::resources::Resource;
@@ -29,7 +30,7 @@ pub struct NodeUsage {
 
 /// Requests and pods per node, counting every bound pod that has not finished (as the
 /// scheduler's NodeInfo does).
-pub fn node_usage(cluster: &Cluster) -> BTreeMap<String, NodeUsage> {
+pub fn node_usage(cluster: &Cluster, version: Version) -> BTreeMap<String, NodeUsage> {
     let mut m: BTreeMap<String, NodeUsage> = cluster
         .nodes
         .iter()
@@ -42,7 +43,7 @@ pub fn node_usage(cluster: &Cluster) -> BTreeMap<String, NodeUsage> {
         if let Some(n) = &p.node_name
             && let Some(u) = m.get_mut(n)
         {
-            u.requested.add_scaled(&p.requests.resource, 1);
+            u.requested.add_scaled(&version.requests_of(p).resource, 1);
             u.pods.push(p.key.clone());
         }
     }
@@ -82,7 +83,7 @@ impl fmt::Display for Missing {
 
 /// What `node` lacks for `pod`: each requested resource beyond allocatable minus requested,
 /// and a pod slot when the node is full.
-pub fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>) -> Vec<Missing> {
+pub fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>, version: Version) -> Vec<Missing> {
     let empty = NodeUsage::default();
     let u = usage.unwrap_or(&empty);
     let mut out = Vec::new();
@@ -94,7 +95,7 @@ pub fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>) -> Vec<Missing
             per_mille: 1000,
         });
     }
-    for (name, &req) in &pod.requests.list {
+    for (name, &req) in &version.requests_of(pod).list {
         if req <= 0 || name == "pods" {
             continue;
         }
@@ -193,6 +194,7 @@ pub fn filter_rows<'a>(
     query: &str,
 ) -> Vec<FilterRow<'a>> {
     let pod = cluster.pod(&ex.pod);
+    let version: Version = ex.version.parse().unwrap_or(Version::NEWEST);
     let matcher = SkimMatcherV2::default();
     let mut rows: Vec<FilterRow<'a>> = ex
         .filter
@@ -203,7 +205,7 @@ pub fn filter_rows<'a>(
             let class = classify(entry);
             let resource_failure = entry.all_failures.iter().any(|f| f.plugin == names::NODE_RESOURCES_FIT);
             let missing = match (pod, node) {
-                (Some(p), Some(n)) if resource_failure => missing(p, n, usage.get(&entry.node)),
+                (Some(p), Some(n)) if resource_failure => missing(p, n, usage.get(&entry.node), version),
                 _ => Vec::new(),
             };
             FilterRow {
@@ -313,7 +315,7 @@ mod tests {
     #[test]
     fn usage_sums_bound_pods() {
         let c = cluster();
-        let u = node_usage(&c);
+        let u = node_usage(&c, Version::OLDEST);
         assert_eq!(u["node-a"].requested.milli_cpu, 3000);
         assert_eq!(u["node-a"].pods, vec![ObjectKey::new("default", "api-1")]);
         assert_eq!(u["node-b"].requested.milli_cpu, 2750);
@@ -323,10 +325,10 @@ mod tests {
     #[test]
     fn missing_cpu_is_request_minus_free() {
         let c = cluster();
-        let u = node_usage(&c);
+        let u = node_usage(&c, Version::OLDEST);
         let pod = c.pod(&ObjectKey::new("default", "batch-1")).expect("pod");
         let b = c.node("node-b").expect("node");
-        let m = missing(pod, b, u.get("node-b"));
+        let m = missing(pod, b, u.get("node-b"), Version::OLDEST);
         // 1500m requested, 4000m - 2750m = 1250m free
         assert_eq!(
             m,
@@ -338,9 +340,12 @@ mod tests {
         );
         assert_eq!(m[0].to_string(), "needs 250m more cpu");
         let a = c.node("node-a").expect("node");
-        assert_eq!(missing(pod, a, u.get("node-a"))[0].to_string(), "needs 500m more cpu");
+        assert_eq!(
+            missing(pod, a, u.get("node-a"), Version::OLDEST)[0].to_string(),
+            "needs 500m more cpu"
+        );
         let cn = c.node("node-c").expect("node");
-        assert!(missing(pod, cn, u.get("node-c")).is_empty());
+        assert!(missing(pod, cn, u.get("node-c"), Version::OLDEST).is_empty());
     }
 
     #[test]
@@ -354,7 +359,57 @@ mod tests {
             requested: Resource::default(),
             pods: vec![ObjectKey::new("x", "y")],
         };
-        let m: Vec<String> = missing(pod, &node, Some(&u)).iter().map(ToString::to_string).collect();
+        let m: Vec<String> = missing(pod, &node, Some(&u), Version::OLDEST)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(m, vec!["needs 1 more pod slot", "needs 512Mi more memory"]);
+    }
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::*;
+    use crate::source::file;
+
+    /// A bound pod with pod-level requests (PodLevelResources) and a pending one.
+    const CLUSTER: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: bound, namespace: a}
+  spec:
+    nodeName: n1
+    resources: {requests: {cpu: "3", memory: 1Gi}}
+    containers: [{name: c, image: i, resources: {requests: {cpu: 500m}}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: a}
+  spec: {containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]}
+"#;
+
+    #[test]
+    fn usage_and_shortfall_follow_the_release_s_pod_requests() {
+        let c = file::load_str("t", CLUSTER).expect("loads");
+        let (old, new) = (Version::OLDEST, Version::NEWEST);
+        assert_eq!(node_usage(&c, old)["n1"].requested.milli_cpu, 500);
+        assert_eq!(
+            node_usage(&c, new)["n1"].requested.milli_cpu,
+            3000,
+            "pod-level requests from 1.34"
+        );
+        let pod = c.pod(&ObjectKey::new("a", "p")).expect("pod");
+        let node = c.node("n1").expect("node");
+        let u = node_usage(&c, new);
+        let m: Vec<String> = missing(pod, node, u.get("n1"), new)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(m, vec!["needs 1 more cpu".to_string()]);
+        let u = node_usage(&c, old);
+        assert!(missing(pod, node, u.get("n1"), old).is_empty());
     }
 }

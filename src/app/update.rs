@@ -159,7 +159,7 @@ fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect> {
                 1 => app.info(format!("warning: {}", l.cluster.warnings[0])),
                 n => app.info(format!("{n} warnings; the first: {}", l.cluster.warnings[0])),
             }
-            app.usage = node_usage(&l.cluster);
+            app.usage = node_usage(&l.cluster, l.version);
             app.cluster = Arc::new(l.cluster);
             app.profiles = Arc::new(l.profiles);
             app.version = l.version;
@@ -250,7 +250,7 @@ fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
         app.cluster = Arc::new(cluster);
         return Vec::new();
     }
-    app.usage = node_usage(&cluster);
+    app.usage = node_usage(&cluster, app.version);
     app.cluster = Arc::new(cluster);
     app.generation += 1;
     check_awaiting(app);
@@ -506,7 +506,7 @@ fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Vec<Effect> {
         _ => None,
     });
     app.diff = None;
-    app.usage = node_usage(&cluster);
+    app.usage = node_usage(&cluster, app.version);
     app.cluster = Arc::new(cluster);
     app.generation += 1;
     clear_explanations(app);

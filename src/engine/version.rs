@@ -17,6 +17,23 @@ pub struct Version {
 }
 
 impl Version {
+    /// A pod's requests as this release computes them (`PodRequests`): the status-reported
+    /// container resources from 1.33 and the pod-level requests from 1.34, when the pod has
+    /// them. Every front end shows these, so a node's usage adds up as the scheduler's does.
+    pub fn requests_of(self, pod: &crate::model::Pod) -> &crate::model::resources::PodRequests {
+        if self.pod_level_resources()
+            && let Some(r) = &pod.requests_pod_level
+        {
+            return r;
+        }
+        if self.pod_requests_use_status()
+            && let Some(r) = &pod.requests_status
+        {
+            return r;
+        }
+        &pod.requests
+    }
+
     /// The oldest release reproduced.
     pub const OLDEST: Version = Version { minor: 30 };
     /// The newest release reproduced (the default).

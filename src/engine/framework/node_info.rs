@@ -157,18 +157,7 @@ impl PodInfo {
     /// The pod's requests as this release computes them (`PodRequests`): with the
     /// status-reported container resources from 1.33 and the pod-level requests from 1.34.
     pub fn requests(&self) -> &crate::model::resources::PodRequests {
-        let p = &self.pod;
-        if self.version.pod_level_resources()
-            && let Some(r) = &p.requests_pod_level
-        {
-            return r;
-        }
-        if self.version.pod_requests_use_status()
-            && let Some(r) = &p.requests_status
-        {
-            return r;
-        }
-        &p.requests
+        self.version.requests_of(&self.pod)
     }
 
     /// The non-zero CPU (milli) and memory requests the node accounts for the pod (1.30-1.31:
