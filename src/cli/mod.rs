@@ -292,6 +292,19 @@ fn version_of(info: &crate::source::snapshot::SnapshotInfo) -> Option<Version> {
     Some(Version::clamp_minor(minor))
 }
 
+/// Loads the cluster from `--snapshot` or the demo with what `kschedtui snapshot` recorded in
+/// the file: the release of the cluster it was taken from (clamped), and, when the cluster's
+/// events could not be read, why (the verdict then says so, as it did live).
+pub fn load_cluster_recorded(snapshot: Option<&Path>, demo: bool) -> Result<(Cluster, Option<Version>)> {
+    let info = snapshot.and_then(crate::source::snapshot::SnapshotInfo::read);
+    let mut cluster = load_cluster(snapshot, demo)?;
+    let version = info.as_ref().and_then(version_of);
+    if let Some(why) = info.and_then(|mut i| i.unreadable.remove(crate::model::event::Kind::Event.name())) {
+        cluster.events_unreadable = Some(why);
+    }
+    Ok((cluster, version))
+}
+
 /// Runs `explain`.
 pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, cluster: &ClusterArgs) -> Result<()> {
     if snapshot.is_none() && !args.demo {
@@ -299,14 +312,8 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, cluster: &ClusterArg
         return live::explain(args, cluster);
     }
     let _ = cluster;
-    let info = snapshot.and_then(crate::source::snapshot::SnapshotInfo::read);
-    let default = info.as_ref().and_then(version_of).unwrap_or(Version::NEWEST);
-    let version = scheduler_version(args.scheduler_version.as_deref(), default)?;
-    let mut cluster = load_cluster(snapshot, args.demo)?;
-    // A snapshot of a cluster whose events could not be read says so, as the live verdict did.
-    if let Some(why) = info.and_then(|mut i| i.unreadable.remove(crate::model::event::Kind::Event.name())) {
-        cluster.events_unreadable = Some(why);
-    }
+    let (cluster, recorded) = load_cluster_recorded(snapshot, args.demo)?;
+    let version = scheduler_version(args.scheduler_version.as_deref(), recorded.unwrap_or(Version::NEWEST))?;
     let text = render_explanations(args, cluster, version, "default")?;
     write_stdout(&text)
 }

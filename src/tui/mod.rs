@@ -109,11 +109,9 @@ fn now() -> i64 {
 }
 
 fn load(opts: &Options) -> Result<Loaded, String> {
-    let version = opts
-        .version
-        .or_else(|| crate::cli::recorded_version(opts.snapshot.as_deref()))
-        .unwrap_or(Version::NEWEST);
-    let cluster = crate::cli::load_cluster(opts.snapshot.as_deref(), opts.demo).map_err(|e| format!("{e:#}"))?;
+    let (cluster, recorded) =
+        crate::cli::load_cluster_recorded(opts.snapshot.as_deref(), opts.demo).map_err(|e| format!("{e:#}"))?;
+    let version = opts.version.or(recorded).unwrap_or(Version::NEWEST);
     let profiles = build_profiles(opts.config.as_ref(), version).map_err(|e| format!("{e:#}"))?;
     Ok(Loaded {
         cluster,
