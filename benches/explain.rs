@@ -53,7 +53,11 @@ fn bench(c: &mut Criterion) {
     let t = Instant::now();
     let cluster = file::load_str("bench.json", &json_text).expect("load");
     drop(json_text);
-    let version = Version::NEWEST;
+    // KSCHEDTUI_BENCH_VERSION=1.30 measures another release (default: the newest)
+    let version: Version = std::env::var("KSCHEDTUI_BENCH_VERSION")
+        .ok()
+        .map_or(Version::NEWEST, |v| v.parse().expect("KSCHEDTUI_BENCH_VERSION: a release like 1.30"));
+    eprintln!("scheduler version {version}");
     let snap = Snapshot::new(Arc::new(cluster), version);
     eprintln!("load + snapshot: {:?}", t.elapsed());
     let profiles = engine::build_profiles(None, version).expect("profiles");
