@@ -304,8 +304,12 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, cluster: &ClusterArg
     let version = scheduler_version(args.scheduler_version.as_deref(), default)?;
     let mut cluster = load_cluster(snapshot, args.demo)?;
     // A snapshot of a cluster whose events could not be read says so, as the live verdict did.
-    if let Some(why) = info.and_then(|mut i| i.unreadable.remove(crate::model::event::Kind::Event.name())) {
+    let mut unreadable = info.map(|i| i.unreadable).unwrap_or_default();
+    if let Some(why) = unreadable.remove(crate::model::event::Kind::Event.name()) {
         cluster.events_unreadable = Some(why);
+    }
+    if let Some(why) = unreadable.remove(crate::model::event::Kind::VolumeAttachment.name()) {
+        cluster.warnings.push(crate::model::volume_attachments_unreadable(&why));
     }
     let text = render_explanations(args, cluster, version, "default")?;
     write_stdout(&text)

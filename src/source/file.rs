@@ -285,6 +285,7 @@ const CLUSTER_SCOPED: &[&str] = &[
     "StorageClass",
     "CSINode",
     "CSIDriver",
+    "VolumeAttachment",
 ];
 
 /// The fast path for JSON snapshots: a `List` (or an array) whose items are deserialized
@@ -430,6 +431,7 @@ mod json_fast {
             "PodDisruptionBudget" if api_version == "policy/v1" || api_version.is_empty() => Object::Pdb(de(s)?),
             "PersistentVolume" => Object::Pv(de(s)?),
             "PersistentVolumeClaim" => Object::Pvc(de(s)?),
+            "VolumeAttachment" => Object::VolumeAttachment(de(s)?),
             "StorageClass" => Object::StorageClass(de(s)?),
             "CSINode" => Object::CsiNode(de(s)?),
             "CSIDriver" => Object::CsiDriver(de(s)?),
@@ -483,6 +485,7 @@ mod json_fast {
             Object::Pdb(x) => &mut x.metadata,
             Object::Pv(x) => &mut x.metadata,
             Object::Pvc(x) => &mut x.metadata,
+            Object::VolumeAttachment(x) => &mut x.metadata,
             Object::StorageClass(x) => &mut x.metadata,
             Object::CsiNode(x) => &mut x.metadata,
             Object::CsiDriver(x) => &mut x.metadata,
@@ -809,6 +812,7 @@ fn push_object(
         }
         "PersistentVolume" => Object::Pv(typed_object(v, o, &kind, &key, &mut unknown)?),
         "PersistentVolumeClaim" => Object::Pvc(typed_object(v, o, &kind, &key, &mut unknown)?),
+        "VolumeAttachment" => Object::VolumeAttachment(typed_object(v, o, &kind, &key, &mut unknown)?),
         "StorageClass" => Object::StorageClass(typed_object(v, o, &kind, &key, &mut unknown)?),
         "CSINode" => Object::CsiNode(typed_object(v, o, &kind, &key, &mut unknown)?),
         "CSIDriver" => Object::CsiDriver(typed_object(v, o, &kind, &key, &mut unknown)?),

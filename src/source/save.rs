@@ -160,6 +160,11 @@ fn typed_objects(c: &Cluster) -> Vec<Value> {
     v.extend(c.csi_nodes.values().map(|o| typed("storage.k8s.io/v1", "CSINode", o)));
     v.extend(c.pvs.values().map(|o| typed("v1", "PersistentVolume", o)));
     v.extend(c.pvcs.values().map(|o| typed("v1", "PersistentVolumeClaim", o)));
+    v.extend(
+        c.volume_attachments
+            .values()
+            .map(|o| typed("storage.k8s.io/v1", "VolumeAttachment", o)),
+    );
     v.extend(c.nodes.iter().map(|n| typed("v1", "Node", &n.obj)));
     v.extend(c.pdbs.iter().map(|o| typed("policy/v1", "PodDisruptionBudget", o)));
     v.extend(c.services.iter().map(|o| typed("v1", "Service", o)));
