@@ -474,7 +474,10 @@ mod tests {
         assert_eq!(va["metadata"]["name"], "va-0001");
         assert_eq!(va["spec"]["nodeName"], items[0]["metadata"]["name"]);
         assert_eq!(va["spec"]["nodeName"], "node-0001");
-        assert_eq!(va["spec"]["source"]["persistentVolumeName"], items[1]["metadata"]["name"]);
+        assert_eq!(
+            va["spec"]["source"]["persistentVolumeName"],
+            items[1]["metadata"]["name"]
+        );
         assert_eq!(va["spec"]["source"]["persistentVolumeName"], "pv-0001");
         // The attacher is a CSI driver name: it must keep matching CSINodes and PVs.
         assert_eq!(va["spec"]["attacher"], "ebs.csi.aws.com");
