@@ -1088,6 +1088,64 @@ maximumVolumeSize: 100
     }
 
     #[test]
+    fn volume_attachments_load_on_both_paths_and_warn_of_unknown_fields() {
+        let json = r#"{"apiVersion":"v1","kind":"List","items":[
+{"apiVersion":"storage.k8s.io/v1","kind":"VolumeAttachment","metadata":{"name":"csi-0a1b","resourceVersion":"7"},
+ "spec":{"attacher":"ebs.csi.aws.com","nodeName":"node-1","source":{"persistentVolumeName":"pv-1"}},
+ "status":{"attached":true,"attachmentMetadata":{"devicePath":"/dev/xvdba"}}},
+{"apiVersion":"storage.k8s.io/v1","kind":"VolumeAttachment","metadata":{"name":"csi-inline"},
+ "spec":{"attacher":"ebs.csi.aws.com","nodeName":"node-1",
+  "source":{"inlineVolumeSpec":{"capacity":{"storage":5},"csi":{"driver":"ebs.csi.aws.com","volumeHandle":"vol-9"}}}}}
+]}"#;
+        let (general, fast) = both_paths(json);
+        assert_eq!(general, fast);
+        assert!(!general.starts_with("error"), "{general}");
+        let mut warnings = Vec::new();
+        let out = read_objects_str("t.json", json, &mut warnings).unwrap();
+        assert_eq!(warnings, Vec::<String>::new());
+        let Object::VolumeAttachment(va) = &out[0].1 else {
+            panic!("a VolumeAttachment")
+        };
+        // Cluster-scoped: no namespace is filled in.
+        assert_eq!(va.metadata.namespace, None);
+        assert_eq!(va.spec.source.persistent_volume_name.as_deref(), Some("pv-1"));
+        assert_eq!(va.status.as_ref().map(|s| s.attached), Some(true));
+        let Object::VolumeAttachment(inline) = &out[1].1 else {
+            panic!("a VolumeAttachment")
+        };
+        let spec = inline.spec.source.inline_volume_spec.as_ref().unwrap();
+        assert_eq!(spec.capacity.as_ref().unwrap()["storage"].0, "5");
+        // An unknown field: the same warning on both paths.
+        let typo = json.replace(
+            r#""nodeName":"node-1","source":{"persistentVolumeName""#,
+            r#""nodeNmae":"x","nodeName":"node-1","source":{"persistentVolumeName""#,
+        );
+        assert_ne!(typo, json);
+        let (general, fast) = both_paths(&typo);
+        assert_eq!(general, fast);
+        assert!(
+            general.contains("VolumeAttachment csi-0a1b: unknown field 'spec.nodeNmae' (ignored)"),
+            "{general}"
+        );
+        // YAML, general path, into the cluster by name.
+        let yaml = r#"
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {name: csi-0a1b}
+spec:
+  attacher: ebs.csi.aws.com
+  nodeName: node-1
+  source: {persistentVolumeName: pv-1}
+status: {attached: false}
+"#;
+        let c = load_str("t.yaml", yaml).expect("loads");
+        let va = &c.volume_attachments["csi-0a1b"];
+        assert_eq!(va.spec.node_name, "node-1");
+        assert_eq!(va.status.as_ref().map(|s| s.attached), Some(false));
+        assert_eq!(c.warnings, Vec::<String>::new());
+    }
+
+    #[test]
     fn failed_scheduling_events_of_both_apis_load_and_other_events_are_skipped_quietly() {
         let text = r#"
 apiVersion: v1

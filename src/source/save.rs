@@ -297,6 +297,10 @@ items:
   kind: Pod
   metadata: {name: v, namespace: default}
   spec: {nodeName: n1, containers: [{name: c}]}
+- apiVersion: storage.k8s.io/v1
+  kind: VolumeAttachment
+  metadata: {name: va-1}
+  spec: {attacher: ebs.csi.aws.com, nodeName: n1, source: {persistentVolumeName: pv-1}}
 ";
 
     #[test]
@@ -387,5 +391,11 @@ items:
             Some("n1")
         );
         assert_eq!(back.nodes[0].allocatable.milli_cpu, 2000);
+        let va = &back.volume_attachments["va-1"];
+        assert_eq!(
+            (va.spec.attacher.as_str(), va.spec.node_name.as_str()),
+            ("ebs.csi.aws.com", "n1")
+        );
+        assert_eq!(va.spec.source.persistent_volume_name.as_deref(), Some("pv-1"));
     }
 }
