@@ -297,10 +297,6 @@ items:
   kind: Pod
   metadata: {name: v, namespace: default}
   spec: {nodeName: n1, containers: [{name: c}]}
-- apiVersion: storage.k8s.io/v1
-  kind: VolumeAttachment
-  metadata: {name: va-1}
-  spec: {attacher: ebs.csi.aws.com, nodeName: n1, source: {persistentVolumeName: pv-1}}
 ";
 
     #[test]
@@ -391,6 +387,15 @@ items:
             Some("n1")
         );
         assert_eq!(back.nodes[0].allocatable.milli_cpu, 2000);
+    }
+
+    #[test]
+    fn volume_attachments_are_written_back_as_typed_objects() {
+        let text = format!(
+            "{SNAP}- apiVersion: storage.k8s.io/v1\n  kind: VolumeAttachment\n  metadata: {{name: va-1}}\n  spec: {{attacher: ebs.csi.aws.com, nodeName: n1, source: {{persistentVolumeName: pv-1}}}}\n"
+        );
+        let c = load_str("t", &text).unwrap();
+        let back = load_str("back.json", &to_text(&c, true).unwrap()).unwrap();
         let va = &back.volume_attachments["va-1"];
         assert_eq!(
             (va.spec.attacher.as_str(), va.spec.node_name.as_str()),
