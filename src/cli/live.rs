@@ -190,6 +190,9 @@ pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
         if let Some(why) = state.unreadable.get(&crate::model::event::Kind::Event) {
             eprintln!("warning: events could not be read ({why}): the snapshot has no FailedScheduling events");
         }
+        if let Some(why) = state.unreadable.get(&crate::model::event::Kind::VolumeAttachment) {
+            eprintln!("warning: {}", crate::model::volume_attachments_unreadable(why));
+        }
         if let Scope::Namespace(ns) = &scope {
             eprintln!(
                 "warning: only namespace '{ns}' was read: pods of other namespaces are missing, so node usage is understated"

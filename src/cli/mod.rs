@@ -293,14 +293,20 @@ fn version_of(info: &crate::source::snapshot::SnapshotInfo) -> Option<Version> {
 }
 
 /// Loads the cluster from `--snapshot` or the demo with what `kschedtui snapshot` recorded in
-/// the file: the release of the cluster it was taken from (clamped), and, when the cluster's
-/// events could not be read, why (the verdict then says so, as it did live).
+/// the file: the release of the cluster it was taken from (clamped), and which optional kinds
+/// could not be read (events: the verdict says so; VolumeAttachments: a warning).
 pub fn load_cluster_recorded(snapshot: Option<&Path>, demo: bool) -> Result<(Cluster, Option<Version>)> {
     let info = snapshot.and_then(crate::source::snapshot::SnapshotInfo::read);
     let mut cluster = load_cluster(snapshot, demo)?;
     let version = info.as_ref().and_then(version_of);
-    if let Some(why) = info.and_then(|mut i| i.unreadable.remove(crate::model::event::Kind::Event.name())) {
+    // A snapshot of a cluster whose events or VolumeAttachments could not be read says so, as
+    // the live verdict did.
+    let mut unreadable = info.map(|i| i.unreadable).unwrap_or_default();
+    if let Some(why) = unreadable.remove(crate::model::event::Kind::Event.name()) {
         cluster.events_unreadable = Some(why);
+    }
+    if let Some(why) = unreadable.remove(crate::model::event::Kind::VolumeAttachment.name()) {
+        cluster.warnings.push(crate::model::volume_attachments_unreadable(&why));
     }
     Ok((cluster, version))
 }

@@ -122,6 +122,18 @@ impl Version {
         self.minor <= 31
     }
 
+    /// 1.32+: NodeVolumeLimits also counts the CSI volumes that storage.k8s.io/v1
+    /// VolumeAttachments attach to the node (nodevolumelimits/csi.go `Filter` and
+    /// `getNodeVolumeAttachmentInfo`, new in 1.32.0, no feature gate): each attachment whose
+    /// `spec.nodeName` is the node, with an attacher and a `source.persistentVolumeName` naming
+    /// an existing PV with a `csi` source, is the volume `<attacher>/<volumeHandle>` of the
+    /// attacher's limit, counted unless a pod on the node already uses that volume
+    /// (`status.attached` is not looked at; inline-spec attachments are not counted). 1.30 and
+    /// 1.31 do not read VolumeAttachments.
+    pub fn csi_limits_count_volume_attachments(self) -> bool {
+        self.minor >= 32
+    }
+
     /// 1.33+: VolumeBinding says "node(s) didn't match PersistentVolume's node affinity" where
     /// 1.30-1.32 say "node(s) had volume node affinity conflict" (volumebinding/binder.go
     /// `ErrReasonNodeConflict`).

@@ -37,6 +37,8 @@ pub enum Kind {
     PersistentVolume,
     /// PersistentVolumeClaim.
     PersistentVolumeClaim,
+    /// VolumeAttachment (cluster-scoped; optional: read by NodeVolumeLimits from 1.32).
+    VolumeAttachment,
     /// PodDisruptionBudget.
     PodDisruptionBudget,
     /// Service.
@@ -57,7 +59,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in snapshot order.
-    pub const ALL: [Kind; 17] = [
+    pub const ALL: [Kind; 18] = [
         Kind::Namespace,
         Kind::PriorityClass,
         Kind::Node,
@@ -67,6 +69,7 @@ impl Kind {
         Kind::CsiStorageCapacity,
         Kind::PersistentVolume,
         Kind::PersistentVolumeClaim,
+        Kind::VolumeAttachment,
         Kind::PodDisruptionBudget,
         Kind::Service,
         Kind::ReplicaSet,
@@ -89,6 +92,7 @@ impl Kind {
             Kind::CsiStorageCapacity => "CSIStorageCapacity",
             Kind::PersistentVolume => "PersistentVolume",
             Kind::PersistentVolumeClaim => "PersistentVolumeClaim",
+            Kind::VolumeAttachment => "VolumeAttachment",
             Kind::PodDisruptionBudget => "PodDisruptionBudget",
             Kind::Service => "Service",
             Kind::ReplicaSet => "ReplicaSet",
@@ -112,7 +116,11 @@ impl Kind {
             | Kind::Pod
             | Kind::Event => "v1",
             Kind::PriorityClass => "scheduling.k8s.io/v1",
-            Kind::StorageClass | Kind::CsiNode | Kind::CsiDriver | Kind::CsiStorageCapacity => "storage.k8s.io/v1",
+            Kind::StorageClass
+            | Kind::CsiNode
+            | Kind::CsiDriver
+            | Kind::CsiStorageCapacity
+            | Kind::VolumeAttachment => "storage.k8s.io/v1",
             Kind::PodDisruptionBudget => "policy/v1",
             Kind::ReplicaSet | Kind::StatefulSet => "apps/v1",
             Kind::PodGroup => "scheduling.x-k8s.io/v1alpha1",
@@ -131,6 +139,7 @@ impl Kind {
             Kind::CsiStorageCapacity => "csistoragecapacities",
             Kind::PersistentVolume => "persistentvolumes",
             Kind::PersistentVolumeClaim => "persistentvolumeclaims",
+            Kind::VolumeAttachment => "volumeattachments",
             Kind::PodDisruptionBudget => "poddisruptionbudgets",
             Kind::Service => "services",
             Kind::ReplicaSet => "replicasets",
@@ -140,6 +149,13 @@ impl Kind {
             Kind::Pod => "pods",
             Kind::Event => "events",
         }
+    }
+
+    /// True for the kinds a live cluster may refuse to list without failing the load: the
+    /// FailedScheduling events (only shown) and the VolumeAttachments (NodeVolumeLimits counts
+    /// them from 1.32; without them it counts the pods' volumes only).
+    pub fn optional(self) -> bool {
+        matches!(self, Kind::Event | Kind::VolumeAttachment)
     }
 
     /// True for kinds that live in a namespace.
@@ -153,6 +169,7 @@ impl Kind {
                 | Kind::CsiNode
                 | Kind::CsiDriver
                 | Kind::PersistentVolume
+                | Kind::VolumeAttachment
         )
     }
 }
@@ -174,6 +191,7 @@ impl Object {
             Object::Pdb(_) => Kind::PodDisruptionBudget,
             Object::Pv(_) => Kind::PersistentVolume,
             Object::Pvc(_) => Kind::PersistentVolumeClaim,
+            Object::VolumeAttachment(_) => Kind::VolumeAttachment,
             Object::StorageClass(_) => Kind::StorageClass,
             Object::CsiNode(_) => Kind::CsiNode,
             Object::CsiDriver(_) => Kind::CsiDriver,
@@ -203,6 +221,7 @@ impl Object {
             Object::Pdb(x) => &mut x.metadata,
             Object::Pv(x) => &mut x.metadata,
             Object::Pvc(x) => &mut x.metadata,
+            Object::VolumeAttachment(x) => &mut x.metadata,
             Object::StorageClass(x) => &mut x.metadata,
             Object::CsiNode(x) => &mut x.metadata,
             Object::CsiDriver(x) => &mut x.metadata,
@@ -232,6 +251,7 @@ impl Object {
             Object::Pdb(x) => serde_json::to_value(x),
             Object::Pv(x) => serde_json::to_value(x),
             Object::Pvc(x) => serde_json::to_value(x),
+            Object::VolumeAttachment(x) => serde_json::to_value(x),
             Object::StorageClass(x) => serde_json::to_value(x),
             Object::CsiNode(x) => serde_json::to_value(x),
             Object::CsiDriver(x) => serde_json::to_value(x),
@@ -324,8 +344,9 @@ pub struct ClusterState {
     pub stale: BTreeMap<Kind, String>,
     /// Kinds read but not used, with counts (from snapshot files).
     pub skipped: BTreeMap<String, usize>,
-    /// Optional kinds the source could not read (events a live cluster refuses to list), with
-    /// why; the others are required, and a failure to read them fails the load.
+    /// Optional kinds ([`Kind::optional`]) the source could not read (events or
+    /// VolumeAttachments a live cluster refuses to list), with why; the others are required,
+    /// and a failure to read them fails the load.
     pub unreadable: BTreeMap<Kind, String>,
     /// Bumped by every event that changed an object; lets a front end see that the cluster
     /// changed since an explanation was computed.
@@ -490,6 +511,9 @@ impl ClusterState {
             *c.skipped.entry(k.clone()).or_insert(0) += n;
         }
         c.events_unreadable = self.unreadable.get(&Kind::Event).cloned();
+        if let Some(why) = self.unreadable.get(&Kind::VolumeAttachment) {
+            c.warnings.push(super::volume_attachments_unreadable(why));
+        }
         Ok(c)
     }
 }

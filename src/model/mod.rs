@@ -410,6 +410,8 @@ pub enum Object {
     Pv(Box<core::PersistentVolume>),
     /// PersistentVolumeClaim
     Pvc(Box<core::PersistentVolumeClaim>),
+    /// VolumeAttachment
+    VolumeAttachment(Box<storage::VolumeAttachment>),
     /// StorageClass
     StorageClass(Box<storage::StorageClass>),
     /// CSINode
@@ -459,6 +461,8 @@ pub struct Cluster {
     pub csi_nodes: BTreeMap<String, storage::CSINode>,
     /// CSIDrivers by name.
     pub csi_drivers: BTreeMap<String, storage::CSIDriver>,
+    /// VolumeAttachments by name (NodeVolumeLimits counts them from 1.32).
+    pub volume_attachments: BTreeMap<String, storage::VolumeAttachment>,
     /// CSIStorageCapacities sorted by namespace/name.
     pub csi_storage_capacities: Vec<storage::CSIStorageCapacity>,
     /// Services.
@@ -485,6 +489,13 @@ pub struct Cluster {
     /// keep them (`source::file::load_path_keeping_documents`): saving the cluster back patches
     /// these instead of re-serializing the typed objects, so nothing is lost.
     pub source_documents: Vec<serde_json::Value>,
+}
+
+/// The warning when a source could not read the VolumeAttachments (`why`: "403 Forbidden: ...").
+pub fn volume_attachments_unreadable(why: &str) -> String {
+    format!(
+        "VolumeAttachments could not be read ({why}): from 1.32 NodeVolumeLimits also counts the volumes they attach to a node, so its verdicts may understate what is attached"
+    )
 }
 
 fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjectKey {
@@ -800,6 +811,9 @@ impl Cluster {
                 Object::Pvc(p) => {
                     c.pvcs.insert(key, *p);
                 }
+                Object::VolumeAttachment(a) => {
+                    c.volume_attachments.insert(key.name, *a);
+                }
                 Object::StorageClass(mut s) => {
                     if s.volume_binding_mode.is_none() {
                         s.volume_binding_mode = Some("Immediate".into());
@@ -964,6 +978,7 @@ fn kind_and_meta(
         Object::Pdb(x) => ("PodDisruptionBudget", &x.metadata),
         Object::Pv(x) => ("PersistentVolume", &x.metadata),
         Object::Pvc(x) => ("PersistentVolumeClaim", &x.metadata),
+        Object::VolumeAttachment(x) => ("VolumeAttachment", &x.metadata),
         Object::StorageClass(x) => ("StorageClass", &x.metadata),
         Object::CsiNode(x) => ("CSINode", &x.metadata),
         Object::CsiDriver(x) => ("CSIDriver", &x.metadata),

@@ -82,6 +82,7 @@ const DROP_FIELDS: &[&str] = &[
     "volumesAttached",
     "volumesInUse",
     "nodeID",
+    "attachmentMetadata",
 ];
 
 /// String fields replaced through the dictionary wherever they appear (references to other
@@ -93,6 +94,7 @@ const NAME_FIELDS: &[&str] = &[
     "nominatedNodeName",
     "claimName",
     "volumeName",
+    "persistentVolumeName",
     "storageClassName",
     "priorityClassName",
     "serviceAccountName",
@@ -223,6 +225,7 @@ fn prefix_of_kind(kind: &str) -> &'static str {
         "StatefulSet" => "sts",
         "ReplicationController" => "rc",
         "PodGroup" => "pg",
+        "VolumeAttachment" => "va",
         _ => "name",
     }
 }
@@ -347,7 +350,7 @@ fn walk_object(m: &mut Map<String, Value>, d: &mut Dictionary, parent_key: &str)
                     "nodeName" | "nominatedNodeName" => "node",
                     "namespace" => "ns",
                     "claimName" => "pvc",
-                    "volumeName" => "pv",
+                    "volumeName" | "persistentVolumeName" => "pv",
                     "storageClassName" => "sc",
                     "priorityClassName" => "pc",
                     "uid" => "uid",
@@ -453,6 +456,37 @@ mod tests {
         assert_eq!(items[1]["metadata"]["name"], "node-0001");
         assert_eq!(items[2]["spec"]["csi"]["driver"], "ebs.csi.aws.com");
         assert_ne!(items[2]["spec"]["csi"]["volumeHandle"], "vol-1");
+    }
+
+    #[test]
+    fn volume_attachments_follow_their_node_and_pv() {
+        let mut items = vec![
+            json!({"kind": "Node", "metadata": {"name": "worker-a"}}),
+            json!({"kind": "PersistentVolume", "metadata": {"name": "pvc-1234"},
+                   "spec": {"csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"}}}),
+            json!({"kind": "VolumeAttachment", "metadata": {"name": "csi-abcdef"},
+                   "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "worker-a",
+                            "source": {"persistentVolumeName": "pvc-1234"}},
+                   "status": {"attached": true, "attachmentMetadata": {"devicePath": "/dev/xvdba"}}}),
+        ];
+        anonymize(&mut items);
+        let va = &items[2];
+        assert_eq!(va["metadata"]["name"], "va-0001");
+        assert_eq!(va["spec"]["nodeName"], items[0]["metadata"]["name"]);
+        assert_eq!(va["spec"]["nodeName"], "node-0001");
+        assert_eq!(
+            va["spec"]["source"]["persistentVolumeName"],
+            items[1]["metadata"]["name"]
+        );
+        assert_eq!(va["spec"]["source"]["persistentVolumeName"], "pv-0001");
+        // The attacher is a CSI driver name: it must keep matching CSINodes and PVs.
+        assert_eq!(va["spec"]["attacher"], "ebs.csi.aws.com");
+        assert_eq!(va["status"]["attached"], true);
+        assert!(va["status"].get("attachmentMetadata").is_none());
+        let text = serde_json::to_string(&items).unwrap();
+        for s in ["worker-a", "pvc-1234", "csi-abcdef", "xvdba"] {
+            assert!(!text.contains(s), "{s} left in {text}");
+        }
     }
 
     #[test]

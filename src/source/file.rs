@@ -285,6 +285,7 @@ const CLUSTER_SCOPED: &[&str] = &[
     "StorageClass",
     "CSINode",
     "CSIDriver",
+    "VolumeAttachment",
 ];
 
 /// The fast path for JSON snapshots: a `List` (or an array) whose items are deserialized
@@ -430,6 +431,7 @@ mod json_fast {
             "PodDisruptionBudget" if api_version == "policy/v1" || api_version.is_empty() => Object::Pdb(de(s)?),
             "PersistentVolume" => Object::Pv(de(s)?),
             "PersistentVolumeClaim" => Object::Pvc(de(s)?),
+            "VolumeAttachment" => Object::VolumeAttachment(de(s)?),
             "StorageClass" => Object::StorageClass(de(s)?),
             "CSINode" => Object::CsiNode(de(s)?),
             "CSIDriver" => Object::CsiDriver(de(s)?),
@@ -483,6 +485,7 @@ mod json_fast {
             Object::Pdb(x) => &mut x.metadata,
             Object::Pv(x) => &mut x.metadata,
             Object::Pvc(x) => &mut x.metadata,
+            Object::VolumeAttachment(x) => &mut x.metadata,
             Object::StorageClass(x) => &mut x.metadata,
             Object::CsiNode(x) => &mut x.metadata,
             Object::CsiDriver(x) => &mut x.metadata,
@@ -809,6 +812,7 @@ fn push_object(
         }
         "PersistentVolume" => Object::Pv(typed_object(v, o, &kind, &key, &mut unknown)?),
         "PersistentVolumeClaim" => Object::Pvc(typed_object(v, o, &kind, &key, &mut unknown)?),
+        "VolumeAttachment" => Object::VolumeAttachment(typed_object(v, o, &kind, &key, &mut unknown)?),
         "StorageClass" => Object::StorageClass(typed_object(v, o, &kind, &key, &mut unknown)?),
         "CSINode" => Object::CsiNode(typed_object(v, o, &kind, &key, &mut unknown)?),
         "CSIDriver" => Object::CsiDriver(typed_object(v, o, &kind, &key, &mut unknown)?),
@@ -1081,6 +1085,64 @@ maximumVolumeSize: 100
         let cap = &c.csi_storage_capacities[0];
         assert_eq!(cap.capacity.as_ref().map(|q| q.0.as_str()), Some("1Ti"));
         assert_eq!(cap.maximum_volume_size.as_ref().map(|q| q.0.as_str()), Some("100"));
+    }
+
+    #[test]
+    fn volume_attachments_load_on_both_paths_and_warn_of_unknown_fields() {
+        let json = r#"{"apiVersion":"v1","kind":"List","items":[
+{"apiVersion":"storage.k8s.io/v1","kind":"VolumeAttachment","metadata":{"name":"csi-0a1b","resourceVersion":"7"},
+ "spec":{"attacher":"ebs.csi.aws.com","nodeName":"node-1","source":{"persistentVolumeName":"pv-1"}},
+ "status":{"attached":true,"attachmentMetadata":{"devicePath":"/dev/xvdba"}}},
+{"apiVersion":"storage.k8s.io/v1","kind":"VolumeAttachment","metadata":{"name":"csi-inline"},
+ "spec":{"attacher":"ebs.csi.aws.com","nodeName":"node-1",
+  "source":{"inlineVolumeSpec":{"capacity":{"storage":5},"csi":{"driver":"ebs.csi.aws.com","volumeHandle":"vol-9"}}}}}
+]}"#;
+        let (general, fast) = both_paths(json);
+        assert_eq!(general, fast);
+        assert!(!general.starts_with("error"), "{general}");
+        let mut warnings = Vec::new();
+        let out = read_objects_str("t.json", json, &mut warnings).unwrap();
+        assert_eq!(warnings, Vec::<String>::new());
+        let Object::VolumeAttachment(va) = &out[0].1 else {
+            panic!("a VolumeAttachment")
+        };
+        // Cluster-scoped: no namespace is filled in.
+        assert_eq!(va.metadata.namespace, None);
+        assert_eq!(va.spec.source.persistent_volume_name.as_deref(), Some("pv-1"));
+        assert_eq!(va.status.as_ref().map(|s| s.attached), Some(true));
+        let Object::VolumeAttachment(inline) = &out[1].1 else {
+            panic!("a VolumeAttachment")
+        };
+        let spec = inline.spec.source.inline_volume_spec.as_ref().unwrap();
+        assert_eq!(spec.capacity.as_ref().unwrap()["storage"].0, "5");
+        // An unknown field: the same warning on both paths.
+        let typo = json.replace(
+            r#""nodeName":"node-1","source":{"persistentVolumeName""#,
+            r#""nodeNmae":"x","nodeName":"node-1","source":{"persistentVolumeName""#,
+        );
+        assert_ne!(typo, json);
+        let (general, fast) = both_paths(&typo);
+        assert_eq!(general, fast);
+        assert!(
+            general.contains("VolumeAttachment csi-0a1b: unknown field 'spec.nodeNmae' (ignored)"),
+            "{general}"
+        );
+        // YAML, general path, into the cluster by name.
+        let yaml = r#"
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {name: csi-0a1b}
+spec:
+  attacher: ebs.csi.aws.com
+  nodeName: node-1
+  source: {persistentVolumeName: pv-1}
+status: {attached: false}
+"#;
+        let c = load_str("t.yaml", yaml).expect("loads");
+        let va = &c.volume_attachments["csi-0a1b"];
+        assert_eq!(va.spec.node_name, "node-1");
+        assert_eq!(va.status.as_ref().map(|s| s.attached), Some(false));
+        assert_eq!(c.warnings, Vec::<String>::new());
     }
 
     #[test]

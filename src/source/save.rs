@@ -160,6 +160,11 @@ fn typed_objects(c: &Cluster) -> Vec<Value> {
     v.extend(c.csi_nodes.values().map(|o| typed("storage.k8s.io/v1", "CSINode", o)));
     v.extend(c.pvs.values().map(|o| typed("v1", "PersistentVolume", o)));
     v.extend(c.pvcs.values().map(|o| typed("v1", "PersistentVolumeClaim", o)));
+    v.extend(
+        c.volume_attachments
+            .values()
+            .map(|o| typed("storage.k8s.io/v1", "VolumeAttachment", o)),
+    );
     v.extend(c.nodes.iter().map(|n| typed("v1", "Node", &n.obj)));
     v.extend(c.pdbs.iter().map(|o| typed("policy/v1", "PodDisruptionBudget", o)));
     v.extend(c.services.iter().map(|o| typed("v1", "Service", o)));
@@ -382,5 +387,20 @@ items:
             Some("n1")
         );
         assert_eq!(back.nodes[0].allocatable.milli_cpu, 2000);
+    }
+
+    #[test]
+    fn volume_attachments_are_written_back_as_typed_objects() {
+        let text = format!(
+            "{SNAP}- apiVersion: storage.k8s.io/v1\n  kind: VolumeAttachment\n  metadata: {{name: va-1}}\n  spec: {{attacher: ebs.csi.aws.com, nodeName: n1, source: {{persistentVolumeName: pv-1}}}}\n"
+        );
+        let c = load_str("t", &text).unwrap();
+        let back = load_str("back.json", &to_text(&c, true).unwrap()).unwrap();
+        let va = &back.volume_attachments["va-1"];
+        assert_eq!(
+            (va.spec.attacher.as_str(), va.spec.node_name.as_str()),
+            ("ebs.csi.aws.com", "n1")
+        );
+        assert_eq!(va.spec.source.persistent_volume_name.as_deref(), Some("pv-1"));
     }
 }

@@ -233,6 +233,11 @@ items:
 - apiVersion: v1
   kind: ConfigMap
   metadata: {name: skipped, namespace: a}
+- apiVersion: storage.k8s.io/v1
+  kind: VolumeAttachment
+  metadata: {name: csi-0a1b}
+  spec: {attacher: ebs.csi.aws.com, nodeName: n1, source: {persistentVolumeName: pv-1}}
+  status: {attached: true}
 - apiVersion: v1
   kind: Event
   metadata: {name: p.17a0, namespace: a}
@@ -270,6 +275,11 @@ items:
             assert_eq!(back.nodes[0].labels, orig.nodes[0].labels);
             assert_eq!(back.pods[0].creation.as_deref(), Some("2024-05-01T10:00:00Z"));
             assert_eq!(back.pod_groups[0].spec.min_member, 2);
+            assert_eq!(
+                format!("{:?}", back.volume_attachments),
+                format!("{:?}", orig.volume_attachments)
+            );
+            assert_eq!(back.volume_attachments["csi-0a1b"].spec.node_name, "n1");
             assert_eq!(format!("{:?}", back.pods[0].obj), format!("{:?}", orig.pods[0].obj));
             // The FailedScheduling event comes back as it was read.
             assert_eq!(back.scheduling_events, orig.scheduling_events);

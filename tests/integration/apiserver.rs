@@ -224,6 +224,7 @@ impl ApiServer {
             "CSINode",
             "CSIDriver",
             "CSIStorageCapacity",
+            "VolumeAttachment",
             "Service",
             "ReplicaSet",
             "StatefulSet",
@@ -353,13 +354,28 @@ impl ApiServer {
     /// Lists and watches of events answer 403 Forbidden, as for a user whose role does not
     /// grant them.
     pub fn forbid_events(&self) {
+        self.forbid("events", "/api/v1/events", "");
+    }
+
+    /// Lists and watches of VolumeAttachments answer 403 Forbidden.
+    pub fn forbid_volume_attachments(&self) {
+        self.forbid(
+            "volumeattachments",
+            "/apis/storage.k8s.io/v1/volumeattachments",
+            "storage.k8s.io",
+        );
+    }
+
+    fn forbid(&self, plural: &str, path: &str, group: &str) {
         let body = status_json(
             403,
             "Forbidden",
-            "events is forbidden: User \"tester\" cannot list resource \"events\" in API group \"\" at the cluster scope",
-            Some(json!({"kind": "events"})),
+            &format!(
+                "{plural} is forbidden: User \"tester\" cannot list resource \"{plural}\" in API group \"{group}\" at the cluster scope"
+            ),
+            Some(json!({"kind": plural})),
         );
-        self.reply_always("GET", "/api/v1/events", Reply::new(403, body));
+        self.reply_always("GET", path, Reply::new(403, body));
     }
 
     /// SelfSubjectAccessReviews for `verb` on pods/`subresource` ("" for none) answer no.

@@ -93,9 +93,9 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
         let f = f.to_str().unwrap();
         let s = run(&["snapshot", "--kubeconfig", &k, "-o", f], "");
         ok(&s);
-        // 28 objects and the two FailedScheduling events (the Scheduled and FailedMount events
+        // 29 objects and the two FailedScheduling events (the Scheduled and FailedMount events
         // were never sent: the field selector left them out).
-        assert!(s.stderr.contains(&format!("wrote 30 objects to '{f}'")), "{}", s.stderr);
+        assert!(s.stderr.contains(&format!("wrote 31 objects to '{f}'")), "{}", s.stderr);
         let text = std::fs::read_to_string(f).unwrap();
         assert!(text.contains("big.17cb8e5c0d1e2f3a") && !text.contains("FailedMount"));
         assert!(!text.contains("managedFields"));
@@ -133,7 +133,7 @@ fn an_anonymized_snapshot_hides_names_but_explains_the_same_way() {
     let f = f.to_str().unwrap();
     let o = run(&["snapshot", "--kubeconfig", &k, "-o", f, "--anonymize"], "");
     ok(&o);
-    assert!(o.stderr.contains("wrote 28 objects"), "{}", o.stderr);
+    assert!(o.stderr.contains("wrote 29 objects"), "{}", o.stderr);
     assert!(
         o.stderr.contains("warning: --anonymize left out the 2 FailedScheduling event(s): their messages name PVCs, nodes and taint values, which cannot be replaced reliably in free text"),
         "{}",
@@ -294,7 +294,7 @@ fn explain_goes_on_when_events_are_forbidden_and_says_so() {
         "{}",
         s.stderr
     );
-    assert!(s.stderr.contains(&format!("wrote 28 objects to '{f}'")), "{}", s.stderr);
+    assert!(s.stderr.contains(&format!("wrote 29 objects to '{f}'")), "{}", s.stderr);
     // The snapshot records it: explaining it says the same as explaining the cluster did.
     let snap = run(&["explain", "--snapshot", f, "default/big"], "");
     ok(&snap);
@@ -309,6 +309,28 @@ fn explain_goes_on_when_events_are_forbidden_and_says_so() {
         v[1]["cluster"],
         json!({"failedSchedulingEvents": [], "eventsUnreadable": "403 Forbidden"})
     );
+}
+
+#[test]
+fn forbidden_volume_attachments_are_warned_about_live_and_in_the_snapshot() {
+    let server = ApiServer::start();
+    server.forbid_volume_attachments();
+    let k = kc(&server, None);
+    let warning = "warning: VolumeAttachments could not be read (403 Forbidden: volumeattachments is forbidden: User \"tester\" cannot list resource \"volumeattachments\" in API group \"storage.k8s.io\" at the cluster scope): from 1.32 NodeVolumeLimits also counts the volumes they attach to a node, so its verdicts may understate what is attached";
+    let o = run(&["explain", "--kubeconfig", &k, "default/big"], "");
+    ok(&o);
+    assert!(o.stderr.contains(warning), "{}", o.stderr);
+    let f = temp_dir("novas").join("s.yaml");
+    let f = f.to_str().unwrap();
+    let s = run(&["snapshot", "--kubeconfig", &k, "-o", f], "");
+    ok(&s);
+    assert!(s.stderr.contains(warning), "{}", s.stderr);
+    // 28 objects without the VolumeAttachment, and the two events.
+    assert!(s.stderr.contains(&format!("wrote 30 objects to '{f}'")), "{}", s.stderr);
+    let snap = run(&["explain", "--snapshot", f, "default/big"], "");
+    ok(&snap);
+    assert!(snap.stderr.contains(warning), "{}", snap.stderr);
+    assert_eq!(snap.stdout, o.stdout);
 }
 
 #[test]

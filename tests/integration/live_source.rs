@@ -88,7 +88,16 @@ async fn load_lists_every_kind_page_by_page_and_never_secrets() {
         (1, 1, 1)
     );
     assert_eq!(state.resource_versions[&Kind::Pod], "1000");
-    assert_eq!(state.resource_versions.len(), 17);
+    assert_eq!(state.resource_versions.len(), 18);
+    // The VolumeAttachment, as served.
+    let va = &c.volume_attachments["csi-5f2a9c0d1e"];
+    assert_eq!(
+        (va.spec.attacher.as_str(), va.spec.node_name.as_str()),
+        ("ebs.csi.aws.com", "node-a")
+    );
+    assert_eq!(va.spec.source.persistent_volume_name.as_deref(), Some("pv-db-0"));
+    assert_eq!(va.status.as_ref().map(|s| s.attached), Some(true));
+    assert_eq!(state.resource_versions[&Kind::VolumeAttachment], "1000");
     // FailedScheduling events about pods only: the Scheduled and FailedMount events of the
     // cluster are left out by the field selector.
     assert_eq!(state.objects_of(Kind::Event).count(), 2);
@@ -137,6 +146,7 @@ async fn load_lists_every_kind_page_by_page_and_never_secrets() {
         "/apis/storage.k8s.io/v1/csinodes",
         "/apis/storage.k8s.io/v1/csidrivers",
         "/apis/storage.k8s.io/v1/csistoragecapacities",
+        "/apis/storage.k8s.io/v1/volumeattachments",
         "/api/v1/services",
         "/apis/apps/v1/replicasets",
         "/apis/apps/v1/statefulsets",
@@ -320,6 +330,96 @@ async fn forbidden_events_do_not_fail_the_load_and_are_not_watched() {
     assert_eq!(event_requests, 1, "one list, refused; no watch");
     // Still not readable after the watch: the state keeps saying why.
     assert!(state.unreadable.contains_key(&Kind::Event));
+}
+
+#[tokio::test]
+async fn forbidden_volume_attachments_do_not_fail_the_load_and_are_not_watched() {
+    let server = ApiServer::start();
+    server.forbid_volume_attachments();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let mut state = src.load_state().await.unwrap();
+    let why = "403 Forbidden: volumeattachments is forbidden: User \"tester\" cannot list resource \"volumeattachments\" in API group \"storage.k8s.io\" at the cluster scope";
+    assert_eq!(
+        state.unreadable.get(&Kind::VolumeAttachment).map(String::as_str),
+        Some(why)
+    );
+    assert!(!state.unreadable.contains_key(&Kind::Event));
+    assert_eq!(state.objects_of(Kind::VolumeAttachment).count(), 0);
+    let c = state.to_cluster().unwrap();
+    assert!(c.volume_attachments.is_empty());
+    assert_eq!(c.pods.len(), 8);
+    assert_eq!(c.events_unreadable, None);
+    assert_eq!(
+        c.warnings,
+        [format!(
+            "VolumeAttachments could not be read ({why}): from 1.32 NodeVolumeLimits also counts the volumes they attach to a node, so its verdicts may understate what is attached"
+        )]
+    );
+    // Every other kind is watched; VolumeAttachments are not.
+    let mut pod = pod_json("new", "default", "1001", None);
+    pod["metadata"]["creationTimestamp"] = json!("2024-05-02T00:00:00Z");
+    server.script_watch("pods", vec![Step::Event("ADDED", pod)]);
+    let (tx, mut rx) = mpsc::channel(64);
+    let mut events = Vec::new();
+    let run = src.watch(tx);
+    let check = async {
+        drain_until(&mut rx, &mut state, &mut events, |s, _| {
+            s.get(Kind::Pod, &k("default/new")).is_some()
+        })
+        .await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while server.requests().iter().filter(|r| r.is_watch()).count() < Kind::ALL.len() - 1 {
+            assert!(tokio::time::Instant::now() < deadline, "{:?}", server.requests());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        drop(rx);
+    };
+    let (r, ()) = tokio::join!(run, check);
+    r.unwrap();
+    let va_requests = server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/apis/storage.k8s.io/v1/volumeattachments")
+        .count();
+    assert_eq!(va_requests, 1, "one list, refused; no watch");
+    assert!(state.unreadable.contains_key(&Kind::VolumeAttachment));
+}
+
+#[tokio::test]
+async fn volume_attachments_are_watched() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let mut state = src.load_state().await.unwrap();
+    let added = json!({
+        "metadata": {"name": "csi-77", "resourceVersion": "1001", "uid": "uid-va-77"},
+        "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "node-c", "source": {"persistentVolumeName": "pv-db-0"}},
+        "status": {"attached": false}
+    });
+    let gone = json!({
+        "metadata": {"name": "csi-5f2a9c0d1e", "resourceVersion": "1002"},
+        "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "node-a", "source": {"persistentVolumeName": "pv-db-0"}}
+    });
+    server.script_watch(
+        "volumeattachments",
+        vec![Step::Event("ADDED", added), Step::Event("DELETED", gone)],
+    );
+    let (tx, mut rx) = mpsc::channel(64);
+    let mut events = Vec::new();
+    let run = src.watch(tx);
+    let check = async {
+        drain_until(&mut rx, &mut state, &mut events, |s, _| {
+            s.get(Kind::VolumeAttachment, &k("csi-77")).is_some()
+                && s.get(Kind::VolumeAttachment, &k("csi-5f2a9c0d1e")).is_none()
+        })
+        .await;
+        drop(rx);
+    };
+    let (r, ()) = tokio::join!(run, check);
+    r.unwrap();
+    let c = state.to_cluster().unwrap();
+    assert_eq!(c.volume_attachments.keys().collect::<Vec<_>>(), ["csi-77"]);
+    assert_eq!(c.volume_attachments["csi-77"].spec.node_name, "node-c");
+    assert_eq!(state.resource_versions[&Kind::VolumeAttachment], "1002");
 }
 
 #[tokio::test]

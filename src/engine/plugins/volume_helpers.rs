@@ -508,6 +508,22 @@ pub(crate) mod testutil {
         }
     }
 
+    /// A VolumeAttachment of `attacher` on `node`, of the PV `pv` when given.
+    pub fn volume_attachment(name: &str, node: &str, attacher: &str, pv: Option<&str>) -> storage::VolumeAttachment {
+        storage::VolumeAttachment {
+            metadata: meta("", name),
+            spec: storage::VolumeAttachmentSpec {
+                attacher: attacher.into(),
+                node_name: node.into(),
+                source: storage::VolumeAttachmentSource {
+                    persistent_volume_name: pv.map(Into::into),
+                    inline_volume_spec: None,
+                },
+            },
+            status: None,
+        }
+    }
+
     /// A storage class.
     pub fn class(name: &str, mode: &str, provisioner: &str) -> storage::StorageClass {
         storage::StorageClass {
@@ -537,6 +553,8 @@ pub(crate) mod testutil {
         pub csi_drivers: Vec<storage::CSIDriver>,
         /// CSIStorageCapacities.
         pub capacities: Vec<storage::CSIStorageCapacity>,
+        /// VolumeAttachments.
+        pub volume_attachments: Vec<storage::VolumeAttachment>,
     }
 
     impl World {
@@ -569,6 +587,10 @@ pub(crate) mod testutil {
                 c.csi_drivers.insert(d.metadata.name.clone().unwrap_or_default(), d);
             }
             c.csi_storage_capacities = self.capacities;
+            for a in self.volume_attachments {
+                c.volume_attachments
+                    .insert(a.metadata.name.clone().unwrap_or_default(), a);
+            }
             Snapshot::new(Arc::new(c), Version::OLDEST)
         }
     }

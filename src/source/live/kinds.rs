@@ -47,6 +47,7 @@ live_kind!(storage::CSIDriver, CsiDriver, CsiDriver);
 live_kind!(storage::CSIStorageCapacity, CsiStorageCapacity, CsiStorageCapacity);
 live_kind!(core::PersistentVolume, PersistentVolume, Pv);
 live_kind!(core::PersistentVolumeClaim, PersistentVolumeClaim, Pvc);
+live_kind!(storage::VolumeAttachment, VolumeAttachment, VolumeAttachment);
 live_kind!(policy::PodDisruptionBudget, PodDisruptionBudget, Pdb);
 live_kind!(core::Service, Service, Service);
 live_kind!(apps::ReplicaSet, ReplicaSet, ReplicaSet);
@@ -145,6 +146,10 @@ macro_rules! with_kind {
             }
             K_::PersistentVolumeClaim => {
                 type $K = k_core::PersistentVolumeClaim;
+                $body
+            }
+            K_::VolumeAttachment => {
+                type $K = k_storage::VolumeAttachment;
                 $body
             }
             K_::PodDisruptionBudget => {

@@ -4,9 +4,9 @@
 //!
 //! Reads: Nodes, Pods, Namespaces, PriorityClasses, PodDisruptionBudgets, PersistentVolumes,
 //! PersistentVolumeClaims, StorageClasses, CSINodes, Services, ReplicaSets, StatefulSets,
-//! ReplicationControllers, PodGroups when the scheduler-plugins CRD is served, and the
-//! FailedScheduling events about pods (optional: when they cannot be read, the load goes on
-//! without them and the verdict says why). Never Secrets or ConfigMaps.
+//! ReplicationControllers, PodGroups when the scheduler-plugins CRD is served, and two optional
+//! kinds: the FailedScheduling events about pods and the VolumeAttachments (when either cannot
+//! be read, the load goes on without it and says why). Never Secrets or ConfigMaps.
 
 pub mod actions;
 pub mod config;
@@ -81,8 +81,9 @@ pub struct LiveSource {
     listed: Mutex<BTreeMap<Kind, String>>,
     /// Whether PodGroups are served (known after a load).
     pod_groups: Mutex<Option<bool>>,
-    /// Why events could not be listed at the last load (then they are not watched either).
-    events_unreadable: Mutex<Option<String>>,
+    /// The optional kinds ([`Kind::optional`]) that could not be listed at the last load (then
+    /// they are not watched either).
+    unreadable: Mutex<std::collections::BTreeSet<Kind>>,
 }
 
 impl std::fmt::Debug for LiveSource {
@@ -124,7 +125,7 @@ impl LiveSource {
             progress: None,
             listed: Mutex::new(BTreeMap::new()),
             pod_groups: Mutex::new(None),
-            events_unreadable: Mutex::new(None),
+            unreadable: Mutex::new(std::collections::BTreeSet::new()),
         })
     }
 
@@ -223,17 +224,17 @@ impl LiveSource {
             .collect())
     }
 
-    /// Lists every kind. Events are optional: when they cannot be listed (403, ...), the
-    /// state records why in [`ClusterState::unreadable`] and the load goes on.
+    /// Lists every kind. Events and VolumeAttachments are optional: when one cannot be listed
+    /// (403, ...), the state records why in [`ClusterState::unreadable`] and the load goes on.
     pub async fn load_state(&self) -> Result<ClusterState, LiveError> {
         *self
             .pod_groups
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
-        *self
-            .events_unreadable
+        self.unreadable
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
         let kinds = self.kinds().await?;
         let mut state = ClusterState::new();
         let mut listed = BTreeMap::new();
@@ -251,13 +252,12 @@ impl LiveSource {
             });
             let (objects, rv) = match answer {
                 Ok(x) => x,
-                Err(e) if kind == Kind::Event => {
-                    let why = unreadable_reason(&e);
-                    state.unreadable.insert(kind, why.clone());
-                    *self
-                        .events_unreadable
+                Err(e) if kind.optional() => {
+                    state.unreadable.insert(kind, unreadable_reason(&e));
+                    self.unreadable
                         .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(why);
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .insert(kind);
                     continue;
                 }
                 Err(e) => return Err(e),
@@ -277,13 +277,13 @@ impl LiveSource {
     /// Watches every kind from the last load's resourceVersions (kinds never listed are
     /// listed first), until `tx` closes.
     pub async fn watch_events(&self, tx: mpsc::Sender<ClusterEvent>) -> Result<(), LiveError> {
-        let events_unreadable = self
-            .events_unreadable
+        let unreadable = self
+            .unreadable
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .is_some();
+            .clone();
         let mut kinds = self.kinds().await?;
-        kinds.retain(|k| *k != Kind::Event || !events_unreadable);
+        kinds.retain(|k| !unreadable.contains(k));
         let listed = self
             .listed
             .lock()

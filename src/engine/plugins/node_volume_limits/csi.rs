@@ -1,7 +1,9 @@
 //! Port of framework/plugins/nodevolumelimits/csi.go (v1.30.6): `NodeVolumeLimits`. The pod's
 //! CSI volumes (PVCs, ephemeral claims, migrated in-tree volumes) that the node does not attach
 //! yet, per driver, must fit the driver's limit (CSINode `allocatable.count`, else, in 1.30 and
-//! 1.31 only, the node's `attachable-volumes-csi-<driver>` allocatable).
+//! 1.31 only, the node's `attachable-volumes-csi-<driver>` allocatable). From 1.32 (v1.32.5,
+//! v1.33.3, v1.34.x read) the volumes the node's VolumeAttachments attach count too
+//! ([`Version::csi_limits_count_volume_attachments`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -78,10 +80,19 @@ impl FilterPlugin for CsiLimits {
                 return Status::error(e.message);
             }
         }
-        let mut attached_count: BTreeMap<&str, i64> = BTreeMap::new();
+        let mut attached_count: BTreeMap<String, i64> = BTreeMap::new();
         for (unique, key) in &attached {
             new_volumes.remove(unique);
-            *attached_count.entry(key.as_str()).or_insert(0) += 1;
+            *attached_count.entry(key.clone()).or_insert(0) += 1;
+        }
+        if self.version.csi_limits_count_volume_attachments() {
+            // Not checked against the incoming pod's volumes: a volume the pod would use that
+            // an attachment already holds counts on both sides, as upstream counts it.
+            for (unique, key) in volume_attachment_volumes(cluster, node.name()) {
+                if !attached.contains_key(&unique) {
+                    *attached_count.entry(key).or_insert(0) += 1;
+                }
+            }
         }
         let mut new_count: BTreeMap<&str, i64> = BTreeMap::new();
         for key in new_volumes.values() {
@@ -96,6 +107,35 @@ impl FilterPlugin for CsiLimits {
         }
         Status::success()
     }
+}
+
+/// `getNodeVolumeAttachmentInfo` (1.32+): `<attacher>/<volumeHandle>` → limit key of the
+/// attacher, for each VolumeAttachment on `node` that has an attacher and names a PV with a
+/// `csi` source (others, and those naming a missing PV, are passed over).
+fn volume_attachment_volumes(cluster: &Cluster, node: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for va in cluster.volume_attachments.values() {
+        let spec = &va.spec;
+        if spec.node_name != node || spec.attacher.is_empty() {
+            continue;
+        }
+        let Some(pv_name) = spec.source.persistent_volume_name.as_deref() else {
+            continue;
+        };
+        let Some(csi) = cluster
+            .pvs
+            .get(pv_name)
+            .and_then(|pv| pv.spec.as_ref())
+            .and_then(|s| s.csi.as_ref())
+        else {
+            continue;
+        };
+        out.insert(
+            format!("{}/{}", spec.attacher, csi.volume_handle),
+            csi_attach_limit_key(&spec.attacher),
+        );
+    }
+    out
 }
 
 /// `getVolumeLimits`: node allocatable limits (1.30, 1.31 only), overridden per driver by the
@@ -326,6 +366,34 @@ mod tests {
         max_vols: i32,
         drivers: &'static [&'static str],
         limit_source: &'static str,
+        /// `vaCount`: for each driver, VolumeAttachments `va-<driver>-<j>` of the PVs
+        /// `csi-<driver>-<j>` (j < va_count) on the test node, attached by the driver.
+        va_count: usize,
+        /// Further VolumeAttachments.
+        vas: Vec<storage::VolumeAttachment>,
+        version: Version,
+    }
+
+    impl Case {
+        fn new(
+            new_pod: Pod,
+            existing: Vec<Pod>,
+            max_vols: i32,
+            drivers: &'static [&'static str],
+            limit_source: &'static str,
+        ) -> Self {
+            Case {
+                new_pod,
+                existing,
+                extra_claims: vec![],
+                max_vols,
+                drivers,
+                limit_source,
+                va_count: 0,
+                vas: vec![],
+                version: Version::OLDEST,
+            }
+        }
     }
 
     fn run(c: Case) -> (Code, Status) {
@@ -371,6 +439,14 @@ mod tests {
         missing.spec.get_or_insert_with(Default::default).volume_name = Some("missing-in-action".into());
         w.pvcs.push(missing);
         w.pvcs.extend(c.extra_claims);
+        for d in c.drivers {
+            for j in 0..c.va_count {
+                let pv = format!("csi-{d}-{j}");
+                w.volume_attachments
+                    .push(volume_attachment(&format!("va-{d}-{j}"), NODE, d, Some(&pv)));
+            }
+        }
+        w.volume_attachments.extend(c.vas);
         w.classes.push(class("csi-sc", "Immediate", c.drivers[0]));
         let with_limits = match c.limit_source {
             "csinode" => Some(true),
@@ -409,9 +485,7 @@ mod tests {
         }
         let s = w.snapshot();
         let cx = Ctx { snapshot: &s };
-        let pl = CsiLimits {
-            version: Version::OLDEST,
-        };
+        let pl = CsiLimits { version: c.version };
         let pod = info(c.new_pod);
         let mut state = CycleState::default();
         let (_, pre) = pl.pre_filter(&cx, &mut state, &pod);
@@ -421,13 +495,18 @@ mod tests {
         (pre.code, pl.filter(&cx, &state, &pod, node_info(&s, NODE)))
     }
 
+    fn all_versions() -> impl Iterator<Item = Version> {
+        (Version::OLDEST.minor..=Version::NEWEST.minor).map(|minor| Version { minor })
+    }
+
     fn exceeded() -> Status {
         Status::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
     }
 
     #[test]
     fn csi_limits_table() {
-        // csi_test.go TestCSILimits (the cases without VolumeAttachments, which 1.30 does not read)
+        // csi_test.go TestCSILimits, the cases without VolumeAttachments (see
+        // `csi_limits_volume_attachments` for the others)
         let csi_ebs_one = || pvc_pod("csi-ebs-one", &["csi-ebs.csi.aws.com-0"]);
         let csi_ebs_two = || pvc_pod("csi-ebs-two", &["csi-ebs.csi.aws.com-1", "csi-ebs.csi.aws.com-2"]);
         let running = || pvc_pod("running", &["csi-ebs.csi.aws.com-3"]);
@@ -456,16 +535,13 @@ mod tests {
         let migr: &[&str] = &[EBS_IN_TREE, EBS_CSI];
         let hostpath: &[&str] = &[HOSTPATH_IN_TREE, EBS_CSI];
         let ok = Status::success();
-        let case = |name: &str, new_pod, existing, max_vols, drivers, limit_source, want: Status| {
-            let got = run(Case {
-                new_pod,
-                existing,
-                extra_claims: vec![],
-                max_vols,
-                drivers,
-                limit_source,
-            });
-            assert_eq!(got, (Code::Success, want), "{name}");
+        // Without VolumeAttachments every release answers the same.
+        let case = |name: &str, new_pod: Pod, existing: Vec<Pod>, max_vols, drivers, limit_source, want: Status| {
+            for version in all_versions() {
+                let mut c = Case::new(new_pod.clone(), existing.clone(), max_vols, drivers, limit_source);
+                c.version = version;
+                assert_eq!(run(c), (Code::Success, want.clone()), "{name} ({version})");
+            }
         };
         case(
             "fits when limit >= new CSI volume",
@@ -636,12 +712,8 @@ mod tests {
     fn csi_limits_ephemeral_and_skip() {
         let eph = || ephemeral_pod("abc", "12345", &["xyz"]);
         let base = |new_pod: Pod, existing, extra, max_vols, limit_source| Case {
-            new_pod,
-            existing,
             extra_claims: extra,
-            max_vols,
-            drivers: &[EBS_CSI],
-            limit_source,
+            ..Case::new(new_pod, existing, max_vols, &[EBS_CSI], limit_source)
         };
         let got = run(base(eph(), vec![], vec![], 0, "csinode-with-no-limit"));
         assert_eq!(
@@ -730,6 +802,173 @@ mod tests {
         );
         c.drivers = &[EBS_IN_TREE, EBS_CSI];
         assert_eq!(run(c), (Code::Success, exceeded()));
+    }
+
+    #[test]
+    fn csi_limits_volume_attachments() {
+        // csi_test.go TestCSILimits (1.32+), the cases with `vaCount`: with no pod on the node,
+        // VolumeAttachments of csi-ebs.csi.aws.com-0 and -1 fill a limit of 2 (the incoming
+        // pod's own volume -0 among them: attachments are not checked against the new pod's
+        // volumes); one attachment leaves room. 1.30 and 1.31 read no VolumeAttachments.
+        let csi_ebs_one = || pvc_pod("csi-ebs-one", &["csi-ebs.csi.aws.com-0"]);
+        for version in all_versions() {
+            let counts = version.minor >= 32;
+            let c = Case {
+                va_count: 2,
+                version,
+                ..Case::new(csi_ebs_one(), vec![], 2, &[EBS_CSI], "csinode")
+            };
+            let want = if counts { exceeded() } else { Status::success() };
+            assert_eq!(
+                run(c),
+                (Code::Success, want),
+                "should count VolumeAttachments towards volume limit when no pods exist ({version})"
+            );
+            let c = Case {
+                va_count: 1,
+                version,
+                ..Case::new(csi_ebs_one(), vec![], 2, &[EBS_CSI], "csinode")
+            };
+            assert_eq!(
+                run(c),
+                (Code::Success, Status::success()),
+                "should schedule pod when VolumeAttachments count does not exceed limit ({version})"
+            );
+        }
+    }
+
+    #[test]
+    fn csi_limits_which_volume_attachments_count() {
+        // getNodeVolumeAttachmentInfo's rules, one attachment at a time, in 1.32-1.34: the new
+        // pod's volume csi-ebs.csi.aws.com-0 fits a limit of 1 unless the attachment counts.
+        let one = || pvc_pod("csi-ebs-one", &["csi-ebs.csi.aws.com-0"]);
+        let migr: &'static [&'static str] = &[EBS_IN_TREE, EBS_CSI];
+        let mut inline = volume_attachment("va-inline", NODE, EBS_CSI, None);
+        inline.spec.source.inline_volume_spec = Some(core::PersistentVolumeSpec {
+            csi: Some(core::CSIPersistentVolumeSource {
+                driver: EBS_CSI.into(),
+                volume_handle: "inline-handle".into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        let mut detached = volume_attachment("va-detached", NODE, EBS_CSI, Some("csi-ebs.csi.aws.com-3"));
+        detached.status = Some(storage::VolumeAttachmentStatus {
+            attached: false,
+            ..Default::default()
+        });
+        let cases: Vec<(&str, Vec<storage::VolumeAttachment>, bool)> = vec![
+            (
+                "on the node, CSI PV",
+                vec![volume_attachment("va", NODE, EBS_CSI, Some("csi-ebs.csi.aws.com-3"))],
+                true,
+            ),
+            ("status.attached false still counts", vec![detached], true),
+            (
+                "another node",
+                vec![volume_attachment(
+                    "va",
+                    "other-node",
+                    EBS_CSI,
+                    Some("csi-ebs.csi.aws.com-3"),
+                )],
+                false,
+            ),
+            (
+                "no attacher",
+                vec![volume_attachment("va", NODE, "", Some("csi-ebs.csi.aws.com-3"))],
+                false,
+            ),
+            ("inline volume spec, no PV name", vec![inline], false),
+            (
+                "PV missing",
+                vec![volume_attachment("va", NODE, EBS_CSI, Some("no-such-pv"))],
+                false,
+            ),
+            (
+                "in-tree PV (not translated)",
+                vec![volume_attachment(
+                    "va",
+                    NODE,
+                    EBS_CSI,
+                    Some("csi-kubernetes.io/aws-ebs-3"),
+                )],
+                false,
+            ),
+            (
+                "counted for its attacher, not the PV's driver",
+                vec![volume_attachment(
+                    "va",
+                    NODE,
+                    "other.csi.example.com",
+                    Some("csi-ebs.csi.aws.com-3"),
+                )],
+                false,
+            ),
+            (
+                "two attachments of one volume count once",
+                vec![
+                    volume_attachment("va-a", NODE, EBS_CSI, Some("csi-ebs.csi.aws.com-3")),
+                    volume_attachment("va-b", NODE, EBS_CSI, Some("csi-ebs.csi.aws.com-3")),
+                ],
+                true,
+            ),
+        ];
+        for (name, vas, counts) in cases {
+            for version in all_versions() {
+                let c = Case {
+                    vas: vas.clone(),
+                    version,
+                    ..Case::new(one(), vec![], 1, migr, "csinode")
+                };
+                let want = if counts && version.minor >= 32 {
+                    exceeded()
+                } else {
+                    Status::success()
+                };
+                assert_eq!(run(c), (Code::Success, want), "{name} ({version})");
+            }
+        }
+        // Two attachments of one volume with a limit of 2: counted once, the pod fits.
+        let vas = vec![
+            volume_attachment("va-a", NODE, EBS_CSI, Some("csi-ebs.csi.aws.com-3")),
+            volume_attachment("va-b", NODE, EBS_CSI, Some("csi-ebs.csi.aws.com-3")),
+        ];
+        for version in all_versions() {
+            let c = Case {
+                vas: vas.clone(),
+                version,
+                ..Case::new(one(), vec![], 2, migr, "csinode")
+            };
+            assert_eq!(run(c), (Code::Success, Status::success()), "deduplicated ({version})");
+        }
+    }
+
+    #[test]
+    fn csi_limits_volume_attachments_of_the_nodes_pods_count_once() {
+        // An attachment of a volume a pod on the node uses is that pod's volume: not counted
+        // again. One of another volume counts (1.32+).
+        let existing = || vec![pvc_pod("running", &["csi-ebs.csi.aws.com-3"])];
+        let new_pod = || pvc_pod("csi-ebs-one", &["csi-ebs.csi.aws.com-0"]);
+        for version in all_versions() {
+            let c = Case {
+                vas: vec![volume_attachment("va", NODE, EBS_CSI, Some("csi-ebs.csi.aws.com-3"))],
+                version,
+                ..Case::new(new_pod(), existing(), 2, &[EBS_CSI], "csinode")
+            };
+            assert_eq!(run(c), (Code::Success, Status::success()), "same volume ({version})");
+            let c = Case {
+                vas: vec![volume_attachment("va", NODE, EBS_CSI, Some("csi-ebs.csi.aws.com-2"))],
+                version,
+                ..Case::new(new_pod(), existing(), 2, &[EBS_CSI], "csinode")
+            };
+            let want = if version.minor >= 32 {
+                exceeded()
+            } else {
+                Status::success()
+            };
+            assert_eq!(run(c), (Code::Success, want), "another volume ({version})");
+        }
     }
 
     #[test]
