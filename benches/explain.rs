@@ -56,7 +56,9 @@ fn bench(c: &mut Criterion) {
     // KSCHEDTUI_BENCH_VERSION=1.30 measures another release (default: the newest)
     let version: Version = std::env::var("KSCHEDTUI_BENCH_VERSION")
         .ok()
-        .map_or(Version::NEWEST, |v| v.parse().expect("KSCHEDTUI_BENCH_VERSION: a release like 1.30"));
+        .map_or(Version::NEWEST, |v| {
+            v.parse().expect("KSCHEDTUI_BENCH_VERSION: a release like 1.30")
+        });
     eprintln!("scheduler version {version}");
     let snap = Snapshot::new(Arc::new(cluster), version);
     eprintln!("load + snapshot: {:?}", t.elapsed());
