@@ -13,6 +13,10 @@ use kschedtui::model::ObjectKey;
 use kschedtui::source::file;
 use kschedtui::testkit::{GenSpec, PENDING_POD, generate};
 
+/// The allocator the binary uses (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn size(var: &str, default: usize) -> usize {
     std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }

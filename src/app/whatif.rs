@@ -335,7 +335,8 @@ fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> O
 }
 
 /// The cluster with a pod object replaced (rebuilt through the model).
-pub fn replace_pod(cluster: &Cluster, obj: core::Pod) -> Result<Cluster, String> {
+pub fn replace_pod(cluster: &Cluster, obj: impl Into<Box<core::Pod>>) -> Result<Cluster, String> {
+    let obj: Box<core::Pod> = obj.into();
     let key = meta_key(&obj.metadata);
     let i = cluster
         .pods
@@ -495,7 +496,7 @@ pub fn apply_yaml(cluster: &Cluster, target: &EditTarget, text: &str) -> Result<
                     "edited {target}: metadata changed to '{got}'; renaming is not supported"
                 ));
             }
-            if cluster.pod(k).is_some_and(|p| p.obj == obj) {
+            if cluster.pod(k).is_some_and(|p| *p.obj == obj) {
                 return Err(format!("{target}: no change"));
             }
             Ok((replace_pod(cluster, obj)?, format!("edited {target} (YAML)")))

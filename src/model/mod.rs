@@ -220,7 +220,7 @@ pub struct Pod {
     /// status.phase.
     pub phase: String,
     /// The object as read.
-    pub obj: core::Pod,
+    pub obj: Box<core::Pod>,
 }
 
 impl Pod {
@@ -655,9 +655,10 @@ impl Node {
 impl Pod {
     /// Builds the pod model; `priority` resolves priorityClassName when spec.priority is absent.
     pub fn from_obj(
-        obj: core::Pod,
+        obj: impl Into<Box<core::Pod>>,
         mut priority_of: impl FnMut(Option<&str>) -> i32,
     ) -> Result<Self, (String, String)> {
+        let obj: Box<core::Pod> = obj.into();
         let key = meta_key(&obj.metadata);
         static EMPTY_SPEC: std::sync::OnceLock<core::PodSpec> = std::sync::OnceLock::new();
         static EMPTY_STATUS: std::sync::OnceLock<core::PodStatus> = std::sync::OnceLock::new();
@@ -862,7 +863,7 @@ impl Cluster {
         for (origin, p) in raw_pods {
             let key = meta_key(&p.metadata);
             let mut missing_class = None;
-            let pod = Pod::from_obj(*p, |class| match class {
+            let pod = Pod::from_obj(p, |class| match class {
                 Some(name) if !name.is_empty() => match c.priority_classes.get(name) {
                     Some(pc) => pc.value.unwrap_or(0),
                     None => {

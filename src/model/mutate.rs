@@ -35,7 +35,7 @@ impl Cluster {
     }
 
     /// Replaces the pod at `i` with one rebuilt from `obj` (priority kept as resolved).
-    fn rebuild(&mut self, i: usize, obj: core::Pod) -> Arc<Pod> {
+    fn rebuild(&mut self, i: usize, obj: Box<core::Pod>) -> Arc<Pod> {
         let old = &self.pods[i];
         let priority = old.priority;
         let rebuilt = Pod::from_obj(obj, |_| priority);
