@@ -158,6 +158,16 @@ fn typed_objects(c: &Cluster) -> Vec<Value> {
             .map(|o| typed("storage.k8s.io/v1", "StorageClass", o)),
     );
     v.extend(c.csi_nodes.values().map(|o| typed("storage.k8s.io/v1", "CSINode", o)));
+    v.extend(
+        c.csi_drivers
+            .values()
+            .map(|o| typed("storage.k8s.io/v1", "CSIDriver", o)),
+    );
+    v.extend(
+        c.csi_storage_capacities
+            .iter()
+            .map(|o| typed("storage.k8s.io/v1", "CSIStorageCapacity", o)),
+    );
     v.extend(c.pvs.values().map(|o| typed("v1", "PersistentVolume", o)));
     v.extend(c.pvcs.values().map(|o| typed("v1", "PersistentVolumeClaim", o)));
     v.extend(
@@ -402,5 +412,17 @@ items:
             ("ebs.csi.aws.com", "n1")
         );
         assert_eq!(va.spec.source.persistent_volume_name.as_deref(), Some("pv-1"));
+    }
+
+    #[test]
+    fn csi_drivers_and_storage_capacities_are_written_back() {
+        let text = format!(
+            "{SNAP}- apiVersion: storage.k8s.io/v1\n  kind: CSIDriver\n  metadata: {{name: ebs.csi.aws.com}}\n  spec: {{storageCapacity: true}}\n- apiVersion: storage.k8s.io/v1\n  kind: CSIStorageCapacity\n  metadata: {{name: cap-1, namespace: default}}\n  storageClassName: fast\n  capacity: 10Gi\n"
+        );
+        let c = load_str("t", &text).unwrap();
+        assert_eq!((c.csi_drivers.len(), c.csi_storage_capacities.len()), (1, 1));
+        let back = load_str("back.yaml", &to_text(&c, false).unwrap()).unwrap();
+        assert_eq!(back.csi_drivers, c.csi_drivers);
+        assert_eq!(back.csi_storage_capacities, c.csi_storage_capacities);
     }
 }
