@@ -39,8 +39,14 @@ impl Plugin for CsiLimits {
     }
 }
 
+/// CycleState key of the VolumeAttachments grouped by node (1.32+), computed once per cycle.
+const ATTACHMENTS_KEY: &str = "PreFilterNodeVolumeLimitsAttachments";
+
+/// `<attacher>/<volumeHandle>` → limit key, per node.
+type AttachmentsByNode = Arc<BTreeMap<String, BTreeMap<String, String>>>;
+
 impl PreFilterPlugin for CsiLimits {
-    fn pre_filter(&self, _: &Ctx<'_>, _: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+    fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
         let relevant = pod
             .pod
             .spec()
@@ -49,6 +55,10 @@ impl PreFilterPlugin for CsiLimits {
             .flatten()
             .any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some() || inline_plugin(v).is_some());
         if relevant {
+            if self.version.csi_limits_count_volume_attachments() {
+                let by_node: AttachmentsByNode = Arc::new(volume_attachment_volumes(&cx.snapshot.cluster));
+                state.write(ATTACHMENTS_KEY, by_node);
+            }
             (None, Status::success())
         } else {
             (None, Status::skip())
@@ -57,7 +67,7 @@ impl PreFilterPlugin for CsiLimits {
 }
 
 impl FilterPlugin for CsiLimits {
-    fn filter(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
+    fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
         if pod.pod.spec().volumes.as_ref().is_none_or(Vec::is_empty) {
             return Status::success();
         }
@@ -88,9 +98,17 @@ impl FilterPlugin for CsiLimits {
         if self.version.csi_limits_count_volume_attachments() {
             // Not checked against the incoming pod's volumes: a volume the pod would use that
             // an attachment already holds counts on both sides, as upstream counts it.
-            for (unique, key) in volume_attachment_volumes(cluster, node.name()) {
-                if !attached.contains_key(&unique) {
-                    *attached_count.entry(key).or_insert(0) += 1;
+            let computed;
+            let by_node = match state.read::<AttachmentsByNode>(ATTACHMENTS_KEY) {
+                Some(m) => m,
+                None => {
+                    computed = Arc::new(volume_attachment_volumes(cluster));
+                    &computed
+                }
+            };
+            for (unique, key) in by_node.get(node.name()).into_iter().flatten() {
+                if !attached.contains_key(unique) {
+                    *attached_count.entry(key.clone()).or_insert(0) += 1;
                 }
             }
         }
@@ -109,14 +127,16 @@ impl FilterPlugin for CsiLimits {
     }
 }
 
-/// `getNodeVolumeAttachmentInfo` (1.32+): `<attacher>/<volumeHandle>` → limit key of the
-/// attacher, for each VolumeAttachment on `node` that has an attacher and names a PV with a
-/// `csi` source (others, and those naming a missing PV, are passed over).
-fn volume_attachment_volumes(cluster: &Cluster, node: &str) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
+/// `getNodeVolumeAttachmentInfo` (1.32+) for every node at once: per node,
+/// `<attacher>/<volumeHandle>` → limit key of the attacher, for each VolumeAttachment that has
+/// an attacher and names a PV with a `csi` source (others, and those naming a missing PV, are
+/// passed over). Upstream lists the attachments at each Filter call; grouping them once per
+/// cycle gives the same counts.
+fn volume_attachment_volumes(cluster: &Cluster) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for va in cluster.volume_attachments.values() {
         let spec = &va.spec;
-        if spec.node_name != node || spec.attacher.is_empty() {
+        if spec.attacher.is_empty() {
             continue;
         }
         let Some(pv_name) = spec.source.persistent_volume_name.as_deref() else {
@@ -130,7 +150,7 @@ fn volume_attachment_volumes(cluster: &Cluster, node: &str) -> BTreeMap<String, 
         else {
             continue;
         };
-        out.insert(
+        out.entry(spec.node_name.clone()).or_default().insert(
             format!("{}/{}", spec.attacher, csi.volume_handle),
             csi_attach_limit_key(&spec.attacher),
         );
