@@ -132,6 +132,11 @@ impl Reply {
         Reply::new(code, status_json(code, reason, message, None))
     }
 
+    /// A `Status` failure with `details` (name, kind, causes).
+    pub fn status_with(code: u16, reason: &str, message: &str, details: Value) -> Self {
+        Reply::new(code, status_json(code, reason, message, Some(details)))
+    }
+
     /// Delays the answer.
     pub fn delayed(mut self, ms: u64) -> Self {
         self.delay_ms = ms;

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::apiserver::{ApiServer, Reply, status_json, temp_dir, write_kubeconfig};
+use crate::apiserver::{ApiServer, Reply, temp_dir, write_kubeconfig};
 
 struct Out {
     code: i32,
@@ -475,9 +475,7 @@ fn bind_refusals_and_conflicts_are_one_line() {
 
     let server = ApiServer::start();
     let k = kc(&server, None);
-    server.reply_once("POST", "/api/v1/namespaces/shop/pods/web-7d4b9-pend/binding", Reply::new(409, status_json(409, "Conflict",
-        "Operation cannot be fulfilled on pods/binding \"web-7d4b9-pend\": pod web-7d4b9-pend is already assigned to node \"node-c\"",
-        Some(json!({"name": "web-7d4b9-pend", "kind": "pods/binding"})))));
+    server.reply_once("POST", "/api/v1/namespaces/shop/pods/web-7d4b9-pend/binding", Reply::status_with(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"web-7d4b9-pend\": pod web-7d4b9-pend is already assigned to node \"node-c\"", json!({"name": "web-7d4b9-pend", "kind": "pods/binding"})));
     let o = run(&["bind", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes"], "");
     assert_eq!(
         error_line(&o),
@@ -541,8 +539,16 @@ fn connection_failures_are_one_line_naming_the_server() {
     );
 
     let server = ApiServer::start();
-    server.reply_always("GET", "/api/v1/nodes", Reply::new(403, status_json(403, "Forbidden",
-        "nodes is forbidden: User \"tester\" cannot list resource \"nodes\" in API group \"\" at the cluster scope", Some(json!({"kind": "nodes"})))));
+    server.reply_always(
+        "GET",
+        "/api/v1/nodes",
+        Reply::status_with(
+            403,
+            "Forbidden",
+            "nodes is forbidden: User \"tester\" cannot list resource \"nodes\" in API group \"\" at the cluster scope",
+            json!({"kind": "nodes"}),
+        ),
+    );
     let k = kc(&server, None);
     assert_eq!(
         error_line(&run(&["explain", "--all-pending", "--kubeconfig", &k], "")),
@@ -620,15 +626,7 @@ fn preempt_with_evict_reports_a_pdb_refusal_and_does_not_nominate() {
     server.reply_once(
         "POST",
         "/api/v1/namespaces/default/pods/batch-1/eviction",
-        Reply::new(
-            429,
-            status_json(
-                429,
-                "TooManyRequests",
-                "Cannot evict pod as it would violate the pod's disruption budget.",
-                Some(json!({"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget batch-pdb needs 1 healthy pods and has 1 currently"}]})),
-            ),
-        ),
+        Reply::status_with(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.", json!({"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget batch-pdb needs 1 healthy pods and has 1 currently"}]})),
     );
     let k = kc(&server, None);
     let o = run(&["preempt", "shop/urgent", "--kubeconfig", &k, "--yes", "--evict"], "");

@@ -731,9 +731,16 @@ async fn each_failure_to_read_gives_one_line_naming_the_server() {
 
     // 403 on listing pods.
     let server = ApiServer::start();
-    server.reply_always("GET", "/api/v1/pods", Reply::new(403, status_json(403, "Forbidden",
-        "pods is forbidden: User \"tester\" cannot list resource \"pods\" in API group \"\" at the cluster scope",
-        Some(json!({"kind": "pods"})))));
+    server.reply_always(
+        "GET",
+        "/api/v1/pods",
+        Reply::status_with(
+            403,
+            "Forbidden",
+            "pods is forbidden: User \"tester\" cannot list resource \"pods\" in API group \"\" at the cluster scope",
+            json!({"kind": "pods"}),
+        ),
+    );
     let dir = temp_dir("403");
     let e = load_error(server.kubeconfig(&dir, None)).await;
     assert_eq!(
@@ -815,23 +822,18 @@ async fn bind_answers_404_409_403_and_timeouts_become_messages() {
     server.reply_once(
         "POST",
         path,
-        Reply::new(
+        Reply::status_with(
             404,
-            status_json(
-                404,
-                "NotFound",
-                "pods \"web-7d4b9-pend\" not found",
-                Some(json!({"name": "web-7d4b9-pend", "kind": "pods"})),
-            ),
+            "NotFound",
+            "pods \"web-7d4b9-pend\" not found",
+            json!({"name": "web-7d4b9-pend", "kind": "pods"}),
         ),
     );
     assert_eq!(
         src.bind(&pod, "node-a").await,
         Err(WriteError::NotFound { pod: pod.clone() })
     );
-    server.reply_once("POST", path, Reply::new(409, status_json(409, "Conflict",
-        "Operation cannot be fulfilled on pods/binding \"web-7d4b9-pend\": pod web-7d4b9-pend is already assigned to node \"node-c\"",
-        Some(json!({"name": "web-7d4b9-pend", "kind": "pods/binding"})))));
+    server.reply_once("POST", path, Reply::status_with(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"web-7d4b9-pend\": pod web-7d4b9-pend is already assigned to node \"node-c\"", json!({"name": "web-7d4b9-pend", "kind": "pods/binding"})));
     let e = src.bind(&pod, "node-a").await.unwrap_err();
     assert_eq!(
         e,
@@ -874,18 +876,12 @@ async fn bind_answers_404_409_403_and_timeouts_become_messages() {
             node: "node-b".into()
         })
     );
-    server.reply_once("POST", path, Reply::new(403, status_json(403, "Forbidden",
-        "pods \"web-7d4b9-pend\" is forbidden: User \"tester\" cannot create resource \"pods/binding\" in API group \"\" in the namespace \"shop\"",
-        Some(json!({"name": "web-7d4b9-pend", "kind": "pods"})))));
+    server.reply_once("POST", path, Reply::status_with(403, "Forbidden", "pods \"web-7d4b9-pend\" is forbidden: User \"tester\" cannot create resource \"pods/binding\" in API group \"\" in the namespace \"shop\"", json!({"name": "web-7d4b9-pend", "kind": "pods"})));
     assert_eq!(
         src.bind(&pod, "node-a").await.unwrap_err().to_string(),
         "not allowed to create pods/binding in namespace 'shop' (403 Forbidden: pods \"web-7d4b9-pend\" is forbidden: User \"tester\" cannot create resource \"pods/binding\" in API group \"\" in the namespace \"shop\"); ask a cluster admin for this permission"
     );
-    server.reply_once(
-        "POST",
-        path,
-        Reply::new(201, status_json(201, "", "", None)).delayed(7000),
-    );
+    server.reply_once("POST", path, Reply::status(201, "", "").delayed(7000));
     assert_eq!(
         src.bind(&pod, "node-a").await.unwrap_err().to_string(),
         "no answer within 5s to 'bind shop/web-7d4b9-pend to node 'node-a''; it may or may not have been applied: check with `kubectl get pod -n shop web-7d4b9-pend`"
@@ -905,9 +901,7 @@ async fn eviction_blocked_by_a_pdb_names_it_and_the_preemption_report_is_partial
         k("shop/web-7d4b9-bbbbb"),
     ];
     let plan = preempt_plan(&c, &k("default/big"), "node-a", &victims, Removal::Evict).unwrap();
-    server.reply_once("POST", "/api/v1/namespaces/shop/pods/web-7d4b9-aaaaa/eviction", Reply::new(429, status_json(
-        429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.",
-        Some(json!({"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget web-pdb needs 2 healthy pods and has 2 currently"}]})))));
+    server.reply_once("POST", "/api/v1/namespaces/shop/pods/web-7d4b9-aaaaa/eviction", Reply::status_with(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.", json!({"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget web-pdb needs 2 healthy pods and has 2 currently"}]})));
     let report = execute(&src, &plan).await;
     assert_eq!(report.steps[0], ReportStep::Done(Outcome::Done { code: 201 }));
     let ReportStep::Failed(e) = &report.steps[1] else {
@@ -958,14 +952,11 @@ async fn delete_preemption_marks_then_deletes_then_nominates_and_a_gone_victim_c
     server.reply_once(
         "DELETE",
         "/api/v1/namespaces/default/pods/batch-1",
-        Reply::new(
+        Reply::status_with(
             404,
-            status_json(
-                404,
-                "NotFound",
-                "pods \"batch-1\" not found",
-                Some(json!({"name": "batch-1", "kind": "pods"})),
-            ),
+            "NotFound",
+            "pods \"batch-1\" not found",
+            json!({"name": "batch-1", "kind": "pods"}),
         ),
     );
     let report = execute(&src, &plan).await;

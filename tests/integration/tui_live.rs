@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::apiserver::{ApiServer, Reply, status_json, temp_dir};
+use crate::apiserver::{ApiServer, Reply, temp_dir};
 use crate::tui_e2e::Tmux;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kschedtui");
@@ -291,14 +291,11 @@ fn a_bind_answered_404_says_the_pod_is_gone() {
     server.reply_once(
         "POST",
         BINDING,
-        Reply::new(
+        Reply::status_with(
             404,
-            status_json(
-                404,
-                "NotFound",
-                "pods \"web-7d4b9-pend\" not found",
-                Some(json!({"name": PEND, "kind": "pods"})),
-            ),
+            "NotFound",
+            "pods \"web-7d4b9-pend\" not found",
+            json!({"name": PEND, "kind": "pods"}),
         ),
     );
     let t = start80(&server, "bind-404", "");
@@ -319,15 +316,7 @@ fn a_bind_answered_409_names_the_node_the_pod_is_bound_to() {
     server.reply_once(
         "POST",
         BINDING,
-        Reply::new(
-            409,
-            status_json(
-                409,
-                "Conflict",
-                "Operation cannot be fulfilled on pods/binding \"web-7d4b9-pend\": pod web-7d4b9-pend is already assigned to node \"node-c\"",
-                Some(json!({"name": PEND, "kind": "pods/binding"})),
-            ),
-        ),
+        Reply::status_with(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"web-7d4b9-pend\": pod web-7d4b9-pend is already assigned to node \"node-c\"", json!({"name": PEND, "kind": "pods/binding"})),
     );
     let t = start80(&server, "bind-409", "");
     select(&t, PEND, PEND_READY);
@@ -342,15 +331,7 @@ fn a_bind_answered_409_names_the_node_the_pod_is_bound_to() {
     server.reply_once(
         "POST",
         BINDING,
-        Reply::new(
-            409,
-            status_json(
-                409,
-                "Conflict",
-                "Operation cannot be fulfilled on pods \"web-7d4b9-pend\": the object has been modified; please apply your changes to the latest version and try again",
-                Some(json!({"name": PEND, "kind": "pods"})),
-            ),
-        ),
+        Reply::status_with(409, "Conflict", "Operation cannot be fulfilled on pods \"web-7d4b9-pend\": the object has been modified; please apply your changes to the latest version and try again", json!({"name": PEND, "kind": "pods"})),
     );
     let mut bound = server
         .items("pods")
@@ -380,15 +361,7 @@ fn a_bind_answered_403_names_the_verb_and_resource() {
     server.reply_once(
         "POST",
         BINDING,
-        Reply::new(
-            403,
-            status_json(
-                403,
-                "Forbidden",
-                "pods \"web-7d4b9-pend\" is forbidden: User \"tester\" cannot create resource \"pods/binding\" in API group \"\" in the namespace \"shop\"",
-                Some(json!({"name": PEND, "kind": "pods"})),
-            ),
-        ),
+        Reply::status_with(403, "Forbidden", "pods \"web-7d4b9-pend\" is forbidden: User \"tester\" cannot create resource \"pods/binding\" in API group \"\" in the namespace \"shop\"", json!({"name": PEND, "kind": "pods"})),
     );
     let t = start80(&server, "bind-403", "");
     select(&t, PEND, PEND_READY);
@@ -425,14 +398,11 @@ fn a_preemption_whose_second_delete_fails_says_which_victims_went() {
     server.reply_once(
         "DELETE",
         "/api/v1/namespaces/default/pods/batch-2",
-        Reply::new(
+        Reply::status_with(
             500,
-            status_json(
-                500,
-                "InternalError",
-                "Internal error occurred: etcdserver: request timed out",
-                Some(json!({"causes": [{"message": "etcdserver: request timed out"}]})),
-            ),
+            "InternalError",
+            "Internal error occurred: etcdserver: request timed out",
+            json!({"causes": [{"message": "etcdserver: request timed out"}]}),
         ),
     );
     let t = start80(&server, "preempt-500", "");
@@ -468,14 +438,11 @@ fn a_preemption_whose_second_victim_is_already_gone_says_so_and_nominates() {
     server.reply_once(
         "DELETE",
         "/api/v1/namespaces/default/pods/batch-2",
-        Reply::new(
+        Reply::status_with(
             404,
-            status_json(
-                404,
-                "NotFound",
-                "pods \"batch-2\" not found",
-                Some(json!({"name": "batch-2", "kind": "pods"})),
-            ),
+            "NotFound",
+            "pods \"batch-2\" not found",
+            json!({"name": "batch-2", "kind": "pods"}),
         ),
     );
     let t = start80(&server, "preempt-404", "");
@@ -501,11 +468,7 @@ fn a_preemption_whose_second_victim_is_already_gone_says_so_and_nominates() {
 fn a_bind_without_an_answer_times_out_once_and_is_not_retried() {
     need_tmux!();
     let server = ApiServer::start();
-    server.reply_always(
-        "POST",
-        BINDING,
-        Reply::new(201, status_json(201, "", "", None)).delayed(4000),
-    );
+    server.reply_always("POST", BINDING, Reply::status(201, "", "").delayed(4000));
     let t = start80(&server, "bind-timeout", "--request-timeout 1");
     select(&t, PEND, PEND_READY);
     confirm(&t, &server, "b", BIND_TITLE);
@@ -659,15 +622,7 @@ fn evict_preemption_refused_by_a_pdb_names_it_and_does_not_nominate() {
     server.reply_once(
         "POST",
         "/api/v1/namespaces/default/pods/batch-2/eviction",
-        Reply::new(
-            429,
-            status_json(
-                429,
-                "TooManyRequests",
-                "Cannot evict pod as it would violate the pod's disruption budget.",
-                Some(json!({"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget batch-pdb needs 1 healthy pods and has 1 currently"}]})),
-            ),
-        ),
+        Reply::status_with(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.", json!({"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget batch-pdb needs 1 healthy pods and has 1 currently"}]})),
     );
     let t = start(&server, "evict-429", "--evict");
     select(&t, "urgent", URGENT_READY);
