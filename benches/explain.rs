@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kschedtui::engine::{self, Snapshot, Version};
+use kschedtui::engine::{self, Release, Snapshot};
 use kschedtui::model::ObjectKey;
 use kschedtui::source::file;
 use kschedtui::testkit::{GenSpec, PENDING_POD, generate};
@@ -58,9 +58,9 @@ fn bench(c: &mut Criterion) {
     let cluster = file::load_str("bench.json", &json_text).expect("load");
     drop(json_text);
     // KSCHEDTUI_BENCH_VERSION=1.30 measures another release (default: the newest)
-    let version: Version = std::env::var("KSCHEDTUI_BENCH_VERSION")
+    let version: Release = std::env::var("KSCHEDTUI_BENCH_VERSION")
         .ok()
-        .map_or(Version::NEWEST, |v| {
+        .map_or(Release::NEWEST, |v| {
             v.parse().expect("KSCHEDTUI_BENCH_VERSION: a release like 1.30")
         });
     eprintln!("scheduler version {version}");

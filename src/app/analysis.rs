@@ -10,7 +10,7 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 
 use super::FilterSort;
 use super::format;
-use crate::engine::Version;
+use crate::engine::Features;
 use crate::engine::plugins::names;
 use crate::engine::trace::{Explanation, NodeFilter, NodeScoreTrace};
 use crate::model::resources::Resource;
@@ -30,7 +30,7 @@ pub struct NodeUsage {
 
 /// Requests and pods per node, counting every bound pod that has not finished (as the
 /// scheduler's NodeInfo does).
-pub fn node_usage(cluster: &Cluster, version: Version) -> BTreeMap<String, NodeUsage> {
+pub fn node_usage(cluster: &Cluster, features: &Features) -> BTreeMap<String, NodeUsage> {
     let mut m: BTreeMap<String, NodeUsage> = cluster
         .nodes
         .iter()
@@ -43,7 +43,7 @@ pub fn node_usage(cluster: &Cluster, version: Version) -> BTreeMap<String, NodeU
         if let Some(n) = &p.node_name
             && let Some(u) = m.get_mut(n)
         {
-            u.requested.add_scaled(&version.requests_of(p).resource, 1);
+            u.requested.add_scaled(&features.requests_of(p).resource, 1);
             u.pods.push(p.key.clone());
         }
     }
@@ -83,7 +83,7 @@ impl fmt::Display for Missing {
 
 /// What `node` lacks for `pod`: each requested resource beyond allocatable minus requested,
 /// and a pod slot when the node is full.
-pub fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>, version: Version) -> Vec<Missing> {
+pub fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>, features: &Features) -> Vec<Missing> {
     let empty = NodeUsage::default();
     let u = usage.unwrap_or(&empty);
     let mut out = Vec::new();
@@ -95,7 +95,7 @@ pub fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>, version: Versi
             per_mille: 1000,
         });
     }
-    for (name, &req) in &version.requests_of(pod).list {
+    for (name, &req) in &features.requests_of(pod).list {
         if req <= 0 || name == "pods" {
             continue;
         }
@@ -189,12 +189,12 @@ pub fn classify(entry: &NodeFilter) -> FilterClass {
 pub fn filter_rows<'a>(
     cluster: &Cluster,
     usage: &BTreeMap<String, NodeUsage>,
+    features: &Features,
     ex: &'a Explanation,
     sort: FilterSort,
     query: &str,
 ) -> Vec<FilterRow<'a>> {
     let pod = cluster.pod(&ex.pod);
-    let version: Version = ex.version.parse().unwrap_or(Version::NEWEST);
     let matcher = SkimMatcherV2::default();
     let mut rows: Vec<FilterRow<'a>> = ex
         .filter
@@ -205,7 +205,7 @@ pub fn filter_rows<'a>(
             let class = classify(entry);
             let resource_failure = entry.all_failures.iter().any(|f| f.plugin == names::NODE_RESOURCES_FIT);
             let missing = match (pod, node) {
-                (Some(p), Some(n)) if resource_failure => missing(p, n, usage.get(&entry.node), version),
+                (Some(p), Some(n)) if resource_failure => missing(p, n, usage.get(&entry.node), features),
                 _ => Vec::new(),
             };
             FilterRow {
@@ -304,6 +304,7 @@ pub fn score_rank(ex: &Explanation, node: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Release;
     use crate::source::file;
 
     const FIXTURE: &str = include_str!("../../fixtures/tui-test.yaml");
@@ -315,7 +316,7 @@ mod tests {
     #[test]
     fn usage_sums_bound_pods() {
         let c = cluster();
-        let u = node_usage(&c, Version::OLDEST);
+        let u = node_usage(&c, &Release::OLDEST.into());
         assert_eq!(u["node-a"].requested.milli_cpu, 3000);
         assert_eq!(u["node-a"].pods, vec![ObjectKey::new("default", "api-1")]);
         assert_eq!(u["node-b"].requested.milli_cpu, 2750);
@@ -325,10 +326,10 @@ mod tests {
     #[test]
     fn missing_cpu_is_request_minus_free() {
         let c = cluster();
-        let u = node_usage(&c, Version::OLDEST);
+        let u = node_usage(&c, &Release::OLDEST.into());
         let pod = c.pod(&ObjectKey::new("default", "batch-1")).expect("pod");
         let b = c.node("node-b").expect("node");
-        let m = missing(pod, b, u.get("node-b"), Version::OLDEST);
+        let m = missing(pod, b, u.get("node-b"), &Release::OLDEST.into());
         // 1500m requested, 4000m - 2750m = 1250m free
         assert_eq!(
             m,
@@ -341,11 +342,11 @@ mod tests {
         assert_eq!(m[0].to_string(), "needs 250m more cpu");
         let a = c.node("node-a").expect("node");
         assert_eq!(
-            missing(pod, a, u.get("node-a"), Version::OLDEST)[0].to_string(),
+            missing(pod, a, u.get("node-a"), &Release::OLDEST.into())[0].to_string(),
             "needs 500m more cpu"
         );
         let cn = c.node("node-c").expect("node");
-        assert!(missing(pod, cn, u.get("node-c"), Version::OLDEST).is_empty());
+        assert!(missing(pod, cn, u.get("node-c"), &Release::OLDEST.into()).is_empty());
     }
 
     #[test]
@@ -359,7 +360,7 @@ mod tests {
             requested: Resource::default(),
             pods: vec![ObjectKey::new("x", "y")],
         };
-        let m: Vec<String> = missing(pod, &node, Some(&u), Version::OLDEST)
+        let m: Vec<String> = missing(pod, &node, Some(&u), &Release::OLDEST.into())
             .iter()
             .map(ToString::to_string)
             .collect();
@@ -370,6 +371,7 @@ mod tests {
 #[cfg(test)]
 mod version_tests {
     use super::*;
+    use crate::engine::Release;
     use crate::source::file;
 
     /// A bound pod with pod-level requests (PodLevelResources) and a pending one.
@@ -394,22 +396,22 @@ items:
     #[test]
     fn usage_and_shortfall_follow_the_release_s_pod_requests() {
         let c = file::load_str("t", CLUSTER).expect("loads");
-        let (old, new) = (Version::OLDEST, Version::NEWEST);
-        assert_eq!(node_usage(&c, old)["n1"].requested.milli_cpu, 500);
+        let (old, new) = (Release::OLDEST, Release::NEWEST);
+        assert_eq!(node_usage(&c, &old.into())["n1"].requested.milli_cpu, 500);
         assert_eq!(
-            node_usage(&c, new)["n1"].requested.milli_cpu,
+            node_usage(&c, &new.into())["n1"].requested.milli_cpu,
             3000,
             "pod-level requests from 1.34"
         );
         let pod = c.pod(&ObjectKey::new("a", "p")).expect("pod");
         let node = c.node("n1").expect("node");
-        let u = node_usage(&c, new);
-        let m: Vec<String> = missing(pod, node, u.get("n1"), new)
+        let u = node_usage(&c, &new.into());
+        let m: Vec<String> = missing(pod, node, u.get("n1"), &new.into())
             .iter()
             .map(ToString::to_string)
             .collect();
         assert_eq!(m, vec!["needs 1 more cpu".to_string()]);
-        let u = node_usage(&c, old);
-        assert!(missing(pod, node, u.get("n1"), old).is_empty());
+        let u = node_usage(&c, &old.into());
+        assert!(missing(pod, node, u.get("n1"), &old.into()).is_empty());
     }
 }

@@ -125,7 +125,7 @@ pub fn diff(change: &str, before: &Explanation, after: &Explanation) -> TraceDif
 mod tests {
     use super::*;
     use crate::app::whatif;
-    use crate::engine::{Snapshot, Version, build_profiles, explain};
+    use crate::engine::{Release, Snapshot, build_profiles, explain};
     use crate::model::ObjectKey;
     use crate::source::file;
     use std::sync::Arc;
@@ -133,9 +133,9 @@ mod tests {
     #[test]
     fn tolerating_the_taint_makes_node_c_fit() {
         let c = file::load_str("t", include_str!("../../fixtures/tui-test.yaml")).expect("fixture");
-        let profiles = build_profiles(None, Version::NEWEST).expect("profiles");
+        let profiles = build_profiles(None, Release::NEWEST).expect("profiles");
         let key = ObjectKey::new("default", "batch-1");
-        let before = explain(&Snapshot::new(Arc::new(c.clone()), Version::NEWEST), &profiles, &key).expect("explains");
+        let before = explain(&Snapshot::new(Arc::new(c.clone()), Release::NEWEST), &profiles, &key).expect("explains");
         let mut form = whatif::pod_form(c.pod(&key).expect("pod"));
         let tol = form
             .fields
@@ -144,7 +144,7 @@ mod tests {
             .expect("field");
         tol.value = "dedicated=gpu:NoSchedule".into();
         let (c2, what) = whatif::apply_form(&c, &form).expect("applies");
-        let after = explain(&Snapshot::new(Arc::new(c2), Version::NEWEST), &profiles, &key).expect("explains");
+        let after = explain(&Snapshot::new(Arc::new(c2), Release::NEWEST), &profiles, &key).expect("explains");
         let d = diff(&what, &before, &after);
         assert_eq!(
             d.lines[0],

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::whatif::EditTarget;
 use crate::engine::trace::Explanation;
-use crate::engine::{self, Framework, Snapshot, Version};
+use crate::engine::{self, Features, Framework, Snapshot};
 use crate::model::{Cluster, ObjectKey};
 use crate::source::write::Plan;
 
@@ -18,8 +18,8 @@ pub struct ExplainJob {
     pub cluster: Arc<Cluster>,
     /// The profiles.
     pub profiles: Arc<Vec<Framework>>,
-    /// The scheduler version.
-    pub version: Version,
+    /// The release and gates.
+    pub features: Arc<Features>,
     /// Pods to explain, in this order.
     pub pods: Vec<ObjectKey>,
     /// `:profile NAME`: explain every pod with this profile instead of its schedulerName's.
@@ -29,7 +29,7 @@ pub struct ExplainJob {
 impl ExplainJob {
     /// Builds the engine snapshot of this job's cluster (the expensive part, shared by pods).
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot::new(self.cluster.clone(), self.version)
+        Snapshot::new(self.cluster.clone(), &*self.features)
     }
 
     /// Explains one pod on a snapshot of this job's cluster.

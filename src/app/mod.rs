@@ -28,7 +28,7 @@ pub use effect::{Effect, ExplainJob};
 pub use update::update;
 
 use crate::engine::trace::Explanation;
-use crate::engine::{Framework, Version};
+use crate::engine::{Features, Framework};
 use crate::model::{Cluster, ObjectKey, Pod};
 use crate::source::write::{Plan, Removal, WriteMode, bind_plan, preempt_plan};
 use analysis::NodeUsage;
@@ -63,8 +63,8 @@ pub struct Loaded {
     pub cluster: Cluster,
     /// The scheduler profiles.
     pub profiles: Vec<Framework>,
-    /// The scheduler version reproduced.
-    pub version: Version,
+    /// The release and gates reproduced.
+    pub features: Arc<Features>,
 }
 
 /// A live cluster's state as read and watched, from which [`App::cluster`] is rebuilt.
@@ -73,8 +73,8 @@ pub struct Attached {
     pub state: crate::model::event::ClusterState,
     /// The scheduler profiles.
     pub profiles: Vec<Framework>,
-    /// The scheduler version reproduced (the server's release, clamped).
-    pub version: Version,
+    /// The release and gates reproduced (the server's release unless given).
+    pub features: Arc<Features>,
     /// How writes are sent.
     pub write_mode: WriteMode,
 }
@@ -467,8 +467,8 @@ pub struct App {
     pub cluster: Arc<Cluster>,
     /// Scheduler profiles.
     pub profiles: Arc<Vec<Framework>>,
-    /// Scheduler version reproduced.
-    pub version: Version,
+    /// The release and gates reproduced.
+    pub features: Arc<Features>,
     /// `:profile NAME`: every pod is explained with this profile instead of the one its
     /// schedulerName picks (None: as the scheduler does).
     pub profile_override: Option<String>,
@@ -525,7 +525,7 @@ impl App {
             load: Load::Loading,
             cluster: Arc::new(Cluster::default()),
             profiles: Arc::new(Vec::new()),
-            version: Version::NEWEST,
+            features: Arc::new(Features::default()),
             profile_override: None,
             generation: 0,
             explanations: BTreeMap::new(),
@@ -703,11 +703,11 @@ pub fn load_sync(app: &mut App, name: &str, text: &str) {
     let r = crate::source::file::load_str(name, text)
         .map_err(|e| e.to_string())
         .and_then(|cluster| {
-            let profiles = crate::engine::build_profiles(None, app.version).map_err(|e| e.to_string())?;
+            let profiles = crate::engine::build_profiles(None, &*app.features).map_err(|e| e.to_string())?;
             Ok(Loaded {
                 cluster,
                 profiles,
-                version: app.version,
+                features: app.features.clone(),
             })
         });
     update_sync(app, Action::Loaded(Box::new(r)));

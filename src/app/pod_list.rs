@@ -243,7 +243,8 @@ mod tests {
         let ex = Explanation {
             pod: ObjectKey::new("default", "p"),
             profile: "default-scheduler".into(),
-            version: "1.30".into(),
+            release: crate::engine::Release::OLDEST,
+            feature_gates: String::new(),
             node_count: 4,
             waiting_for_scheduler: None,
             pre_enqueue: vec![],

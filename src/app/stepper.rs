@@ -334,15 +334,15 @@ impl Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Snapshot, Version, build_profiles, explain};
+    use crate::engine::{Release, Snapshot, build_profiles, explain};
     use crate::model::ObjectKey;
     use crate::source::file;
     use std::sync::Arc;
 
     fn explain_fixture(name: &str) -> (Explanation, Vec<Framework>) {
         let c = file::load_str("t", include_str!("../../fixtures/tui-test.yaml")).expect("fixture");
-        let profiles = build_profiles(None, Version::NEWEST).expect("profiles");
-        let snap = Snapshot::new(Arc::new(c), Version::NEWEST);
+        let profiles = build_profiles(None, Release::NEWEST).expect("profiles");
+        let snap = Snapshot::new(Arc::new(c), Release::NEWEST);
         let ex = explain(&snap, &profiles, &ObjectKey::parse(name, "default")).expect("explains");
         (ex, profiles)
     }

@@ -642,14 +642,14 @@ fn live_app(mode: crate::source::write::WriteMode) -> App {
         },
         false,
     );
-    let profiles = crate::engine::build_profiles(None, a.version).expect("profiles");
-    let version = a.version;
+    let profiles = crate::engine::build_profiles(None, &*a.features).expect("profiles");
+    let features = a.features.clone();
     update_sync(
         &mut a,
         Action::Attached(Box::new(Ok(Attached {
             state,
             profiles,
-            version,
+            features,
             write_mode: mode,
         }))),
     );

@@ -159,10 +159,10 @@ fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect> {
                 1 => app.info(format!("warning: {}", l.cluster.warnings[0])),
                 n => app.info(format!("{n} warnings; the first: {}", l.cluster.warnings[0])),
             }
-            app.usage = node_usage(&l.cluster, l.version);
+            app.usage = node_usage(&l.cluster, &l.features);
             app.cluster = Arc::new(l.cluster);
             app.profiles = Arc::new(l.profiles);
-            app.version = l.version;
+            app.features = l.features.clone();
             app.load = Load::Ready;
             app.generation += 1;
             clear_explanations(app);
@@ -212,7 +212,7 @@ fn on_attached(app: &mut App, r: Result<Attached, String>) -> Vec<Effect> {
         Ok(Loaded {
             cluster,
             profiles: a.profiles,
-            version: a.version,
+            features: a.features,
         }),
     )
 }
@@ -250,7 +250,7 @@ fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
         app.cluster = Arc::new(cluster);
         return Vec::new();
     }
-    app.usage = node_usage(&cluster, app.version);
+    app.usage = node_usage(&cluster, &app.features);
     app.cluster = Arc::new(cluster);
     app.generation += 1;
     check_awaiting(app);
@@ -385,7 +385,7 @@ fn job(app: &App, pods: Vec<ObjectKey>) -> Effect {
         generation: app.generation,
         cluster: app.cluster.clone(),
         profiles: app.profiles.clone(),
-        version: app.version,
+        features: app.features.clone(),
         pods,
         profile: app.profile_override.clone(),
     })
@@ -506,7 +506,7 @@ fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Vec<Effect> {
         _ => None,
     });
     app.diff = None;
-    app.usage = node_usage(&cluster, app.version);
+    app.usage = node_usage(&cluster, &app.features);
     app.cluster = Arc::new(cluster);
     app.generation += 1;
     clear_explanations(app);
@@ -546,7 +546,7 @@ pub fn pod_view_rows(app: &App, v: &PodView) -> Vec<Option<String>> {
         return Vec::new();
     };
     match step.point {
-        Point::Filter => analysis::filter_rows(&app.cluster, &app.usage, ex, v.filter_sort, &v.query)
+        Point::Filter => analysis::filter_rows(&app.cluster, &app.usage, &app.features, ex, v.filter_sort, &v.query)
             .iter()
             .map(|r| Some(r.entry.node.clone()))
             .collect(),

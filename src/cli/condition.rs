@@ -435,7 +435,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::engine::{Snapshot, Version, build_profiles, explain};
+    use crate::engine::{Release, Snapshot, build_profiles, explain};
     use crate::model::ObjectKey;
     use crate::source::file::load_str;
 
@@ -484,7 +484,7 @@ items:
     }
 
     fn verdict(c: Cluster) -> (String, Option<String>, Option<Value>) {
-        let v = Version::OLDEST;
+        let v = Release::OLDEST;
         let snap = Snapshot::new(Arc::new(c), v);
         let ex = explain(&snap, &build_profiles(None, v).unwrap(), &ObjectKey::new("a", "p")).unwrap();
         (
@@ -708,7 +708,7 @@ items:
     }
 
     fn brief(c: Cluster) -> Option<(String, Option<bool>)> {
-        let v = Version::OLDEST;
+        let v = Release::OLDEST;
         let snap = Snapshot::new(Arc::new(c), v);
         let ex = explain(&snap, &build_profiles(None, v).unwrap(), &ObjectKey::new("a", "p")).unwrap();
         cluster_brief(&snap.cluster, &ex)

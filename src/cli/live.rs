@@ -13,9 +13,9 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use super::{
     BindArgs, Cli, ClusterArgs, DEMO_SNAPSHOT, DryRun, ExplainArgs, PreemptArgs, SnapshotArgs, load_profiles,
-    recorded_version, render_explanations, scheduler_version, write_stdout,
+    recorded_version, render_explanations, resolve_features, write_stdout,
 };
-use crate::engine::{self, Snapshot, Version};
+use crate::engine::{self, Features, Release, Snapshot};
 use crate::model::ObjectKey;
 use crate::model::event::ClusterState;
 use crate::source::ClusterSource;
@@ -106,22 +106,24 @@ async fn connect_and_load(
     Ok((src, sv, state))
 }
 
-fn server_default(sv: &crate::source::live::ServerVersion) -> Version {
-    Version::clamp_minor(sv.minor)
+/// The server's release, with a note when kschedtui explains it as another one.
+fn server_default(sv: &crate::source::live::ServerVersion) -> (Release, Option<String>) {
+    Release::from_server(&sv.git_version)
 }
 
 /// `explain` against the live cluster.
 pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<()> {
     let text = runtime()?.block_on(async {
         let (src, sv, state) = connect_and_load(c, args.namespace.clone(), Scope::AllNamespaces).await?;
-        let version = scheduler_version(args.scheduler_version.as_deref(), server_default(&sv))?;
-        if args.scheduler_version.is_none() {
+        let features = resolve_features(&args.release, Some(server_default(&sv)))?;
+        if args.release.scheduler_version.is_none() {
             eprintln!(
-                "kschedtui: reproducing kube-scheduler {version} (the server's release, clamped to the supported range)"
+                "kschedtui: reproducing kube-scheduler {} (the server's release)",
+                features.describe()
             );
         }
         let cluster = state.to_cluster()?;
-        render_explanations(args, cluster, version, &src.info().namespace)
+        render_explanations(args, cluster, &features, &src.info().namespace)
     })?;
     write_stdout(&text)
 }
@@ -204,8 +206,8 @@ pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
 
 /// A source for `bind`/`preempt`: the snapshot or demo in memory, or the live cluster.
 enum Target {
-    Fixture(FixtureSource, Option<Version>),
-    Live(LiveSource, Version),
+    Fixture(FixtureSource, Option<(Release, Option<String>)>),
+    Live(LiveSource, (Release, Option<String>)),
 }
 
 async fn open_target(cli: &Cli, namespace: Option<String>) -> Result<(Target, ClusterState, String)> {
@@ -237,15 +239,15 @@ async fn open_target(cli: &Cli, namespace: Option<String>) -> Result<(Target, Cl
 fn explain_one(
     state: &ClusterState,
     pod: &ObjectKey,
-    version: Version,
+    features: &Features,
     config: Option<&std::path::Path>,
 ) -> Result<(crate::model::Cluster, crate::engine::trace::Explanation)> {
     let cluster = state.to_cluster()?;
     if cluster.pod(pod).is_none() {
         bail!("pod {pod} is not in the cluster");
     }
-    let profiles = load_profiles(config, version)?;
-    let snap = Snapshot::new(Arc::new(cluster.clone()), version);
+    let profiles = load_profiles(config, features)?;
+    let snap = Snapshot::new(Arc::new(cluster.clone()), features);
     let ex = engine::explain(&snap, &profiles, pod)?;
     Ok((cluster, ex))
 }
@@ -256,11 +258,12 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
         let (target, state, ns) = open_target(cli, args.namespace.clone()).await?;
         let pod = ObjectKey::parse(&args.pod, args.namespace.as_deref().unwrap_or(&ns));
         let default = match &target {
-            Target::Fixture(_, v) => v.unwrap_or(Version::NEWEST),
-            Target::Live(_, v) => *v,
+            Target::Fixture(_, v) => v.clone(),
+            Target::Live(_, v) => Some(v.clone()),
         };
-        let version = scheduler_version(args.scheduler_version.as_deref(), default)?;
-        let (cluster, ex) = explain_one(&state, &pod, version, args.config.as_deref())?;
+        let features = resolve_features(&args.release, default)?;
+        let version = features.describe();
+        let (cluster, ex) = explain_one(&state, &pod, &features, args.config.as_deref())?;
         let node = match &args.node {
             Some(n) => n.clone(),
             None => match ex.selected.as_slice() {
@@ -296,11 +299,12 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
         let (target, state, ns) = open_target(cli, args.namespace.clone()).await?;
         let pod = ObjectKey::parse(&args.pod, args.namespace.as_deref().unwrap_or(&ns));
         let default = match &target {
-            Target::Fixture(_, v) => v.unwrap_or(Version::NEWEST),
-            Target::Live(_, v) => *v,
+            Target::Fixture(_, v) => v.clone(),
+            Target::Live(_, v) => Some(v.clone()),
         };
-        let version = scheduler_version(args.scheduler_version.as_deref(), default)?;
-        let (cluster, ex) = explain_one(&state, &pod, version, args.config.as_deref())?;
+        let features = resolve_features(&args.release, default)?;
+        let version = features.describe();
+        let (cluster, ex) = explain_one(&state, &pod, &features, args.config.as_deref())?;
         if ex.schedulable() {
             bail!(
                 "{pod} needs no preemption ({}); use `kschedtui bind {pod}`",

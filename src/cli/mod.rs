@@ -12,7 +12,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::engine::{self, Framework, SchedulerConfig, Snapshot, Version};
+use crate::engine::{self, FeatureGates, Features, Framework, Release, SchedulerConfig, Snapshot};
 use crate::model::{Cluster, ObjectKey};
 use crate::source::file;
 
@@ -42,10 +42,9 @@ pub struct Cli {
     /// TUI on a live cluster: the namespace the pod list starts in (the whole cluster is read).
     #[arg(short, long, value_name = "NS")]
     pub namespace: Option<String>,
-    /// TUI: upstream release to reproduce, 1.30 to the newest (default: a live server's
-    /// release, the one recorded in the snapshot, or the newest).
-    #[arg(long, value_name = "VERSION")]
-    pub scheduler_version: Option<String>,
+    /// TUI: the release and feature gates to reproduce.
+    #[command(flatten)]
+    pub release: ReleaseArgs,
     /// TUI: a KubeSchedulerConfiguration file with the profiles to use.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -56,6 +55,43 @@ pub struct Cli {
     /// How to reach a live cluster (when no --snapshot is given).
     #[command(flatten)]
     pub cluster: ClusterArgs,
+}
+
+/// The release to reproduce and its feature gates (kube-scheduler's `--feature-gates`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ReleaseArgs {
+    /// Upstream release to reproduce: 1.MINOR (its newest known patch) or 1.MINOR.PATCH, 1.30
+    /// to the newest (default: a live server's release, the one recorded in the snapshot, or
+    /// the newest).
+    #[arg(long, value_name = "VERSION")]
+    pub scheduler_version: Option<String>,
+    /// Feature gates as kube-scheduler takes them: Gate=true,Other=false.
+    #[arg(long, value_name = "GATES")]
+    pub feature_gates: Option<String>,
+}
+
+impl ReleaseArgs {
+    /// The release given, else `default`, with the gates given; errors name what is wrong.
+    pub fn resolve(&self, default: Release) -> Result<Features> {
+        let release = match &self.scheduler_version {
+            Some(v) => v.parse().map_err(anyhow::Error::msg)?,
+            None => default,
+        };
+        let gates = match &self.feature_gates {
+            Some(g) => FeatureGates::parse(g)?,
+            None => FeatureGates::none(),
+        };
+        let mut f = Features::with_gates(release, &gates)?;
+        if let Some(note) = release.patch_note() {
+            f.set_note(note);
+        }
+        Ok(f)
+    }
+
+    /// True when either is given.
+    pub fn is_set(&self) -> bool {
+        self.scheduler_version.is_some() || self.feature_gates.is_some()
+    }
 }
 
 /// Live cluster options, shared by every command (as kubectl names them).
@@ -119,9 +155,9 @@ pub struct BindArgs {
     /// Do not ask for confirmation.
     #[arg(short, long)]
     pub yes: bool,
-    /// Upstream release to reproduce (default: the server's, or the snapshot's).
-    #[arg(long)]
-    pub scheduler_version: Option<String>,
+    /// The release and feature gates to reproduce (default: the server's, or the snapshot's).
+    #[command(flatten)]
+    pub release: ReleaseArgs,
     /// A KubeSchedulerConfiguration file with the profiles to use.
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -142,9 +178,9 @@ pub struct PreemptArgs {
     /// Do not ask for confirmation.
     #[arg(short, long)]
     pub yes: bool,
-    /// Upstream release to reproduce (default: the server's, or the snapshot's).
-    #[arg(long)]
-    pub scheduler_version: Option<String>,
+    /// The release and feature gates to reproduce (default: the server's, or the snapshot's).
+    #[command(flatten)]
+    pub release: ReleaseArgs,
     /// A KubeSchedulerConfiguration file with the profiles to use.
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -233,10 +269,9 @@ pub struct ExplainArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value = "text")]
     pub output: Output,
-    /// Upstream release to reproduce, 1.30 to the newest (default: a live server's release,
-    /// the one recorded in the snapshot, or the newest).
-    #[arg(long)]
-    pub scheduler_version: Option<String>,
+    /// The release and feature gates to reproduce.
+    #[command(flatten)]
+    pub release: ReleaseArgs,
     /// A KubeSchedulerConfiguration file with the profiles to use.
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -259,8 +294,8 @@ pub fn load_cluster(snapshot: Option<&Path>, demo: bool) -> Result<Cluster> {
     }
 }
 
-/// Reads the profiles of a version, from a config file when given.
-pub fn load_profiles(config: Option<&Path>, version: Version) -> Result<Vec<Framework>> {
+/// Reads the profiles of a release, from a config file when given.
+pub fn load_profiles(config: Option<&Path>, features: &Features) -> Result<Vec<Framework>> {
     let cfg = match config {
         Some(p) => {
             let text = std::fs::read_to_string(p)
@@ -269,33 +304,40 @@ pub fn load_profiles(config: Option<&Path>, version: Version) -> Result<Vec<Fram
         }
         None => None,
     };
-    Ok(engine::build_profiles(cfg.as_ref(), version)?)
+    Ok(engine::build_profiles(cfg.as_ref(), features)?)
 }
 
-/// The scheduler version: `--scheduler-version`, else `default`.
-pub fn scheduler_version(arg: Option<&str>, default: Version) -> Result<Version> {
-    match arg {
-        Some(v) => v.parse().map_err(anyhow::Error::msg),
-        None => Ok(default),
-    }
-}
+/// A release recorded by a snapshot or read from a server, with the note to show when
+/// kschedtui explains it as another release.
+pub type Recorded = (Release, Option<String>);
 
-/// The version recorded in a snapshot written by `kschedtui snapshot`, clamped to the
-/// supported range.
-pub fn recorded_version(snapshot: Option<&Path>) -> Option<Version> {
+/// The release recorded in a snapshot written by `kschedtui snapshot` (the cluster's
+/// gitVersion), with a note when kschedtui explains it as another release.
+pub fn recorded_version(snapshot: Option<&Path>) -> Option<Recorded> {
     version_of(&crate::source::snapshot::SnapshotInfo::read(snapshot?)?)
 }
 
-fn version_of(info: &crate::source::snapshot::SnapshotInfo) -> Option<Version> {
-    let v = info.kubernetes_version.as_ref()?;
-    let minor = v.trim_start_matches('v').split('.').nth(1)?.parse().ok()?;
-    Some(Version::clamp_minor(minor))
+fn version_of(info: &crate::source::snapshot::SnapshotInfo) -> Option<Recorded> {
+    info.kubernetes_version.as_deref().map(Release::from_server)
+}
+
+/// The features to explain with: `--scheduler-version` / `--feature-gates`, else the recorded
+/// release (with its note), else the newest.
+pub fn resolve_features(args: &ReleaseArgs, recorded: Option<Recorded>) -> Result<Features> {
+    let (default, note) = recorded.unwrap_or((Release::NEWEST, None));
+    let mut f = args.resolve(default)?;
+    if args.scheduler_version.is_none()
+        && let Some(n) = note
+    {
+        f.set_note(n);
+    }
+    Ok(f)
 }
 
 /// Loads the cluster from `--snapshot` or the demo with what `kschedtui snapshot` recorded in
 /// the file: the release of the cluster it was taken from (clamped), and which optional kinds
 /// could not be read (events: the verdict says so; VolumeAttachments: a warning).
-pub fn load_cluster_recorded(snapshot: Option<&Path>, demo: bool) -> Result<(Cluster, Option<Version>)> {
+pub fn load_cluster_recorded(snapshot: Option<&Path>, demo: bool) -> Result<(Cluster, Option<Recorded>)> {
     let info = snapshot.and_then(crate::source::snapshot::SnapshotInfo::read);
     let mut cluster = load_cluster(snapshot, demo)?;
     let version = info.as_ref().and_then(version_of);
@@ -319,18 +361,26 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, cluster: &ClusterArg
     }
     let _ = cluster;
     let (cluster, recorded) = load_cluster_recorded(snapshot, args.demo)?;
-    let version = scheduler_version(args.scheduler_version.as_deref(), recorded.unwrap_or(Version::NEWEST))?;
-    let text = render_explanations(args, cluster, version, "default")?;
+    let features = resolve_features(&args.release, recorded)?;
+    let text = render_explanations(args, cluster, &features, "default")?;
     write_stdout(&text)
 }
 
 /// Explains the pods `args` names against `cluster`; returns the text to print.
-pub fn render_explanations(args: &ExplainArgs, cluster: Cluster, version: Version, default_ns: &str) -> Result<String> {
+pub fn render_explanations(
+    args: &ExplainArgs,
+    cluster: Cluster,
+    features: &Features,
+    default_ns: &str,
+) -> Result<String> {
     for w in &cluster.warnings {
         eprintln!("warning: {w}");
     }
-    let profiles = load_profiles(args.config.as_deref(), version)?;
-    let snap = Snapshot::new(Arc::new(cluster), version);
+    if let Some(n) = features.note() {
+        eprintln!("note: {n}");
+    }
+    let profiles = load_profiles(args.config.as_deref(), features)?;
+    let snap = Snapshot::new(Arc::new(cluster), features);
     let keys: Vec<ObjectKey> = if args.all_pending {
         snap.cluster.pending_pods().iter().map(|p| p.key.clone()).collect()
     } else {
@@ -437,18 +487,14 @@ fn run_tui(cli: &Cli) -> Result<()> {
     {
         bail!("cannot read snapshot '{}': no such file or directory", p.display());
     }
-    // both are checked before the terminal opens, so a mistake is a one-line error
-    let version = match &cli.scheduler_version {
-        Some(v) => Some(v.parse::<Version>().map_err(anyhow::Error::msg)?),
-        None => None,
-    };
+    // all are checked before the terminal opens, so a mistake is a one-line error
+    let checked = cli.release.resolve(Release::NEWEST)?;
     let config = match &cli.config {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("cannot read scheduler config '{}'", p.display()))?;
             let cfg = SchedulerConfig::parse(&text).with_context(|| format!("in '{}'", p.display()))?;
-            engine::build_profiles(Some(&cfg), version.unwrap_or(Version::NEWEST))
-                .with_context(|| format!("in '{}'", p.display()))?;
+            engine::build_profiles(Some(&cfg), &checked).with_context(|| format!("in '{}'", p.display()))?;
             Some(cfg)
         }
         None => None,
@@ -460,7 +506,7 @@ fn run_tui(cli: &Cli) -> Result<()> {
         readonly: cli.cluster.readonly,
         cluster: cli.cluster.clone(),
         namespace: cli.namespace.clone(),
-        version,
+        release: cli.release.clone(),
         config,
         evict: cli.evict,
     })
@@ -472,7 +518,7 @@ fn run_tui(_cli: &Cli) -> Result<()> {
     bail!("this build has no terminal UI (built without the 'tui' feature); use `kschedtui explain`")
 }
 
-/// `--scheduler-version`, `--config` and `--evict` before a command belong to the TUI; a
+/// `--scheduler-version`, `--feature-gates`, `--config` and `--evict` before a command belong to the TUI; a
 /// command takes its own after its name.
 fn check_tui_only_flags(cli: &Cli) -> Result<()> {
     let Some(cmd) = &cli.command else { return Ok(()) };
@@ -485,7 +531,8 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
         Command::Simulate(_) => "simulate",
     };
     let given: Vec<&str> = [
-        (cli.scheduler_version.is_some(), "--scheduler-version"),
+        (cli.release.scheduler_version.is_some(), "--scheduler-version"),
+        (cli.release.feature_gates.is_some(), "--feature-gates"),
         (cli.config.is_some(), "--config"),
         (cli.evict, "--evict"),
     ]

@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::{DEMO_SNAPSHOT, Output, load_profiles, write_stdout};
-use crate::engine::Version;
+use super::{DEMO_SNAPSHOT, Output, ReleaseArgs, load_profiles, recorded_version, resolve_features, write_stdout};
 use crate::engine::simulate::{SimOptions, simulate as run};
 use crate::source::{file, save};
 
@@ -21,9 +20,10 @@ pub struct SimulateArgs {
     /// Save the resulting snapshot (a YAML List, JSON for a .json file) to this file.
     #[arg(long)]
     pub write: Option<PathBuf>,
-    /// Upstream release to reproduce (1.30 to the newest).
-    #[arg(long, default_value_t = Version::NEWEST.to_string())]
-    pub scheduler_version: String,
+    /// The release and feature gates to reproduce (default: the one recorded in the
+    /// snapshot, or the newest).
+    #[command(flatten)]
+    pub release: ReleaseArgs,
     /// A KubeSchedulerConfiguration file with the profiles to use.
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -37,7 +37,7 @@ pub struct SimulateArgs {
 
 /// Runs `simulate`.
 pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>) -> Result<()> {
-    let version: Version = args.scheduler_version.parse().map_err(anyhow::Error::msg)?;
+    let features = resolve_features(&args.release, recorded_version(snapshot))?;
     let cluster = match (snapshot, args.demo) {
         (Some(p), _) => file::load_path_keeping_documents(p)?,
         (None, true) => file::load_str_keeping_documents("demo.yaml (embedded)", DEMO_SNAPSHOT)?,
@@ -46,11 +46,14 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>) -> Result<()> {
     for w in &cluster.warnings {
         eprintln!("warning: {w}");
     }
-    let profiles = load_profiles(args.config.as_deref(), version)?;
+    if let Some(n) = features.note() {
+        eprintln!("note: {n}");
+    }
+    let profiles = load_profiles(args.config.as_deref(), &features)?;
     let report = run(
         cluster,
         &profiles,
-        version,
+        &features,
         SimOptions {
             max_passes: args.max_passes,
         },

@@ -5,11 +5,11 @@
 
 pub mod framework;
 pub mod plugins;
+pub mod release;
 pub mod simulate;
 pub mod trace;
-pub mod version;
 
 pub use framework::profile::{Framework, SchedulerConfig, build_profiles};
 pub use framework::runner::{EngineError, explain, explain_as};
 pub use framework::snapshot::Snapshot;
-pub use version::Version;
+pub use release::{Change, FeatureGates, Features, Gate, Release};

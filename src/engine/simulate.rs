@@ -27,8 +27,8 @@ use super::framework::profile::Framework;
 use super::framework::runner::{self, GATED_MESSAGE, NO_NODES_MESSAGE};
 use super::framework::snapshot::Snapshot;
 use super::framework::status::Status;
+use super::release::Features;
 use super::trace::{BindingCycleTrace, BindingOutcome, Explanation};
-use super::version::Version;
 use crate::model::{Cluster, ObjectKey};
 
 /// Nominal time between two passes over the queue (`podInitialBackoffDuration`).
@@ -398,7 +398,7 @@ impl Sim<'_> {
                     continue;
                 };
                 self.snap.handle.set_profile(&fw.name);
-                let pi = PodInfo::for_version(w.pod.clone(), self.snap.version);
+                let pi = PodInfo::with_features(w.pod.clone(), &self.snap.features);
                 let mut t = BindingCycleTrace {
                     node: w.node.clone(),
                     tied_with: Vec::new(),
@@ -448,12 +448,17 @@ fn preemption_found_no_candidate(ex: &Explanation) -> bool {
 }
 
 fn empty_explanation(key: &ObjectKey, snap: &Snapshot) -> Explanation {
-    Explanation::empty(key.clone(), String::new(), snap.version.to_string(), snap.nodes.len())
+    Explanation::empty(key.clone(), String::new(), &snap.features, snap.nodes.len())
 }
 
 /// Simulates the scheduling of every pending pod of `cluster` with `profiles`.
-pub fn simulate(cluster: Cluster, profiles: &[Framework], version: Version, opts: SimOptions) -> SimReport {
-    let mut snap = Snapshot::new(Arc::new(cluster), version);
+pub fn simulate(
+    cluster: Cluster,
+    profiles: &[Framework],
+    features: impl Into<Features>,
+    opts: SimOptions,
+) -> SimReport {
+    let mut snap = Snapshot::new(Arc::new(cluster), features);
     snap.handle = FrameworkHandle::persistent();
     let initial: Vec<ObjectKey> = queues(&snap.cluster, profiles).into_iter().flatten().collect();
     let mut sim = Sim {
@@ -570,6 +575,7 @@ pub fn simulate(cluster: Cluster, profiles: &[Framework], version: Version, opts
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Release;
     use crate::engine::framework::cycle_state::CycleState;
     use crate::engine::framework::plugin::{Plugin, PostFilterPlugin};
     use crate::engine::trace::PostFilterTrace;
@@ -631,7 +637,7 @@ items:
 
     #[test]
     fn preemption_deletes_victims_nominates_and_binds_on_the_next_pass() {
-        let v = Version::NEWEST;
+        let v = Release::NEWEST;
         let mut fw = Framework::default_profile(v).unwrap();
         fw.post_filter = vec![Arc::new(FakePreemption)];
         let profiles = vec![fw];
@@ -713,7 +719,7 @@ items:
 - {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: pg, namespace: x, creationTimestamp: '2024-01-01T00:00:07Z'}, spec: {minMember: 2}}
 ";
         let c = load_str("t", text).unwrap();
-        let profiles = crate::engine::build_profiles(None, Version::NEWEST).unwrap();
+        let profiles = crate::engine::build_profiles(None, Release::NEWEST).unwrap();
         let names: Vec<Vec<String>> = queues(&c, &profiles)
             .into_iter()
             .map(|q| q.into_iter().map(|k| k.name).collect())

@@ -303,8 +303,10 @@ pub struct Explanation {
     pub pod: ObjectKey,
     /// Profile (schedulerName) used.
     pub profile: String,
-    /// Scheduler version reproduced.
-    pub version: String,
+    /// The release reproduced.
+    pub release: crate::engine::release::Release,
+    /// The `--feature-gates` overrides it ran with ("" for none).
+    pub feature_gates: String,
     /// Nodes in the snapshot.
     pub node_count: usize,
     /// Set when no profile serves the pod's schedulerName.
@@ -341,11 +343,17 @@ pub struct Explanation {
 
 impl Explanation {
     /// An explanation of `pod` before any extension point ran.
-    pub fn empty(pod: ObjectKey, profile: String, version: String, node_count: usize) -> Self {
+    pub fn empty(
+        pod: ObjectKey,
+        profile: String,
+        features: &crate::engine::release::Features,
+        node_count: usize,
+    ) -> Self {
         Explanation {
             pod,
             profile,
-            version,
+            release: features.release(),
+            feature_gates: features.overrides().to_string(),
             node_count,
             waiting_for_scheduler: None,
             pre_enqueue: Vec::new(),

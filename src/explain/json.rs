@@ -275,7 +275,10 @@ pub fn to_value(ex: &Explanation) -> Value {
     if let Some(s) = &ex.waiting_for_scheduler {
         o.insert("waitingForScheduler".into(), json!(s));
     }
-    o.insert("schedulerVersion".into(), json!(ex.version));
+    o.insert("schedulerVersion".into(), json!(ex.release));
+    if !ex.feature_gates.is_empty() {
+        o.insert("featureGates".into(), json!(ex.feature_gates));
+    }
     if !ex.notes.is_empty() {
         o.insert("notes".into(), json!(ex.notes));
     }

@@ -152,7 +152,7 @@ pub fn to_json(r: &SimReport) -> Value {
     json!({
         "apiVersion": "kschedtui/v1",
         "kind": "Simulation",
-        "schedulerVersion": r.snapshot.version.to_string(),
+        "schedulerVersion": r.snapshot.features.describe(),
         "passes": r.passes,
         "converged": r.converged,
         "endMs": r.end_ms,
@@ -185,7 +185,7 @@ pub fn render(r: &SimReport) -> String {
         "Simulated {} pending pod(s) on {} node(s), scheduler {}: {} pass(es){}, simulated time {}",
         r.pods.len(),
         r.snapshot.nodes.len(),
-        r.snapshot.version,
+        r.snapshot.features.describe(),
         r.passes,
         if r.converged {
             ""

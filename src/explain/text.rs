@@ -14,8 +14,16 @@ pub fn render(ex: &Explanation) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Pod {}  (profile {}, scheduler {}, {} nodes)",
-        ex.pod, ex.profile, ex.version, ex.node_count
+        "Pod {}  (profile {}, scheduler {}{}, {} nodes)",
+        ex.pod,
+        ex.profile,
+        ex.release,
+        if ex.feature_gates.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", ex.feature_gates)
+        },
+        ex.node_count
     );
     let _ = writeln!(s, "Verdict: {}", ex.verdict());
     if let Some(m) = &ex.message {

@@ -24,13 +24,18 @@ use crate::engine::framework::profile::Framework;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Status;
 use crate::engine::plugins;
-use crate::engine::version::Version;
+use crate::engine::release::{Features, Release};
 use crate::model::{Cluster, Node, Pod};
 
-/// 1.30, the version the conformance corpus (and most upstream tables) pin down.
-pub const V1_30: Version = Version { minor: 30 };
-/// The newest version the engine reproduces.
-pub const V_NEWEST: Version = Version::NEWEST;
+/// 1.30, the release the first conformance corpus (and most upstream tables) pin down.
+pub const V1_30: Release = Release::OLDEST;
+/// The newest release the engine reproduces.
+pub const V_NEWEST: Release = Release::NEWEST;
+
+/// The release each minor stands for (its newest known patch); panics for an unknown minor.
+pub fn rel(minor: u32) -> Release {
+    Release::of_minor(minor).unwrap_or_else(|| panic!("no release 1.{minor}"))
+}
 
 fn rl(items: &[(&str, &str)]) -> BTreeMap<String, Quantity> {
     items
@@ -499,13 +504,13 @@ pub fn model_pod(p: core::Pod) -> Pod {
 }
 
 /// A `PodInfo` for a pod under test (not added to any snapshot).
-pub fn pod_info(p: &core::Pod, version: Version) -> Arc<PodInfo> {
-    Arc::new(PodInfo::for_version(Arc::new(model_pod(p.clone())), version))
+pub fn pod_info(p: &core::Pod, features: impl Into<Features>) -> Arc<PodInfo> {
+    Arc::new(PodInfo::with_features(Arc::new(model_pod(p.clone())), &features.into()))
 }
 
 /// A snapshot of these nodes with these existing pods (bound by spec.nodeName). Pods without
 /// a name get `existing-<i>` and a unique uid, as `cache.NewSnapshot` does not care for names.
-pub fn snapshot(nodes: Vec<core::Node>, pods: Vec<core::Pod>, version: Version) -> Snapshot {
+pub fn snapshot(nodes: Vec<core::Node>, pods: Vec<core::Pod>, version: impl Into<Features>) -> Snapshot {
     let mut c = Cluster::default();
     for n in nodes {
         let n = Node::from_obj(n).unwrap_or_else(|(field, msg)| panic!("test node: field '{field}': {msg}"));
@@ -526,20 +531,20 @@ pub fn snapshot(nodes: Vec<core::Node>, pods: Vec<core::Pod>, version: Version) 
 }
 
 /// Builds one plugin by its upstream name with args (`Value::Null` for defaults).
-pub fn try_plugin(name: &str, args: Value, version: Version) -> Result<PluginSlots, String> {
-    plugins::instantiate(name, &args, version).map_err(|e| match e {
+pub fn try_plugin(name: &str, args: Value, version: impl Into<Features>) -> Result<PluginSlots, String> {
+    plugins::instantiate(name, &args, &version.into()).map_err(|e| match e {
         plugins::InstantiateError::Unknown => format!("unknown plugin {name}"),
         plugins::InstantiateError::Args(m) => m,
     })
 }
 
 /// Builds one plugin, panicking on bad args.
-pub fn plugin(name: &str, args: Value, version: Version) -> PluginSlots {
+pub fn plugin(name: &str, args: Value, version: impl Into<Features>) -> PluginSlots {
     try_plugin(name, args, version).unwrap_or_else(|e| panic!("plugin {name}: {e}"))
 }
 
 /// The default profile of a version.
-pub fn default_framework(version: Version) -> Framework {
+pub fn default_framework(version: impl Into<Features>) -> Framework {
     Framework::default_profile(version).unwrap_or_else(|e| panic!("default profile: {e}"))
 }
 
@@ -570,7 +575,7 @@ impl FilterRun {
 /// be checked; after a Skip it does not run.
 pub fn run_filter(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, run_pre_filter: bool) -> FilterRun {
     let cx = Ctx { snapshot: snap };
-    let pi = pod_info(pod, snap.version);
+    let pi = pod_info(pod, &*snap.features);
     let mut state = CycleState::default();
     let mut pre_filter = None;
     if run_pre_filter && let Some(pf) = &slots.pre_filter {
@@ -608,7 +613,7 @@ pub struct ScoreRun {
 /// NormalizeScore, as upstream's plugin tests do.
 pub fn run_score(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, run_pre_score: bool) -> ScoreRun {
     let cx = Ctx { snapshot: snap };
-    let pi = pod_info(pod, snap.version);
+    let pi = pod_info(pod, &*snap.features);
     let mut state = CycleState::default();
     let mut pre_score = None;
     if run_pre_score && let Some(ps) = &slots.pre_score {
@@ -653,7 +658,7 @@ pub fn run_score(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, run_pre_
 /// nominated pods), returning each node's status (stamped with the failing plugin).
 pub fn framework_filter(fw: &Framework, snap: &Snapshot, pod: &core::Pod) -> Vec<(String, Status)> {
     let cx = Ctx { snapshot: snap };
-    let pi = pod_info(pod, snap.version);
+    let pi = pod_info(pod, &*snap.features);
     let mut state = CycleState::default();
     for pl in &fw.pre_filter {
         let (_, s) = pl.pre_filter(&cx, &mut state, &pi);

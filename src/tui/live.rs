@@ -12,7 +12,7 @@ use tokio::sync::mpsc::{self, UnboundedSender};
 use super::theme::Theme;
 use super::{LiveJob, Options, Writer, event_loop, runtime};
 use crate::app::{Action, Attached, SourceInfo, SourceKind};
-use crate::engine::{SchedulerConfig, Version, build_profiles};
+use crate::engine::{Features, Release, SchedulerConfig, build_profiles};
 use crate::source::ClusterSource;
 use crate::source::live::config::Environment;
 use crate::source::live::watch::Progress;
@@ -32,19 +32,21 @@ pub fn run(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<()> {
         let src = Arc::new(src.with_progress(Arc::new(move |p: &Progress| {
             let _ = ptx.send(Action::LoadProgress(progress_text(p)));
         })));
-        let pinned = opts.version;
+        let pinned = opts.release.clone();
         let version = {
             let src = src.clone();
-            // the server's release, clamped to the supported range; a server that does not
+            // the server's release (or the nearest known, with a note); a server that does not
             // answer fails the listing next, with the message that names it
             async move {
-                match pinned {
-                    Some(v) => v,
-                    None => src
-                        .server_version()
+                let server = if pinned.scheduler_version.is_some() {
+                    None
+                } else {
+                    src.server_version()
                         .await
-                        .map_or(Version::NEWEST, |sv| Version::clamp_minor(sv.minor)),
-                }
+                        .ok()
+                        .map(|sv| Release::from_server(&sv.git_version))
+                };
+                crate::cli::resolve_features(&pinned, server).map_err(|e| format!("{e:#}"))
             }
         };
         tokio::spawn(attach(src.clone(), version, opts.config.clone(), tx.clone()));
@@ -86,18 +88,19 @@ pub fn progress_text(p: &Progress) -> String {
 /// `Action::Attached`, then forwards every watch event until the app goes away.
 pub async fn attach<S: ClusterSource>(
     src: Arc<S>,
-    version: impl Future<Output = Version> + Send,
+    features: impl Future<Output = Result<Features, String>> + Send,
     config: Option<SchedulerConfig>,
     tx: UnboundedSender<Action>,
 ) {
-    let version = version.await;
+    let features = features.await;
     let r = async {
+        let features = features.map_err(anyhow::Error::msg)?;
         let state = src.load().await?;
-        let profiles = build_profiles(config.as_ref(), version)?;
+        let profiles = build_profiles(config.as_ref(), &features)?;
         Ok::<_, anyhow::Error>(Attached {
             state,
             profiles,
-            version,
+            features: std::sync::Arc::new(features),
             write_mode: src.write_mode(),
         })
     }

@@ -20,7 +20,7 @@ use futures_util::StreamExt as _;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use crate::app::{Action, App, Effect, Load, Loaded, SourceInfo, SourceKind, keymap, update};
-use crate::engine::{SchedulerConfig, Version, build_profiles};
+use crate::engine::{SchedulerConfig, build_profiles};
 use crate::source::write::Plan;
 use theme::Theme;
 use view::ViewState;
@@ -42,8 +42,9 @@ pub struct Options {
     /// `-n`: the namespace the pod list starts in (the whole cluster is still read, as the
     /// scheduler sees it).
     pub namespace: Option<String>,
-    /// `--scheduler-version` (default: the server's release, the snapshot's, or the newest).
-    pub version: Option<Version>,
+    /// `--scheduler-version` and `--feature-gates` (default: the server's release, the
+    /// snapshot's, or the newest).
+    pub release: crate::cli::ReleaseArgs,
     /// `--config`: the profiles (default: the version's default profiles).
     pub config: Option<SchedulerConfig>,
     /// `--evict`: preemption evicts the victims (PDBs honoured) instead of deleting them.
@@ -111,12 +112,12 @@ fn now() -> i64 {
 fn load(opts: &Options) -> Result<Loaded, String> {
     let (cluster, recorded) =
         crate::cli::load_cluster_recorded(opts.snapshot.as_deref(), opts.demo).map_err(|e| format!("{e:#}"))?;
-    let version = opts.version.or(recorded).unwrap_or(Version::NEWEST);
-    let profiles = build_profiles(opts.config.as_ref(), version).map_err(|e| format!("{e:#}"))?;
+    let features = crate::cli::resolve_features(&opts.release, recorded).map_err(|e| format!("{e:#}"))?;
+    let profiles = build_profiles(opts.config.as_ref(), &features).map_err(|e| format!("{e:#}"))?;
     Ok(Loaded {
         cluster,
         profiles,
-        version,
+        features: std::sync::Arc::new(features),
     })
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use kschedtui::engine::{self, Snapshot, Version};
+use kschedtui::engine::{self, Release, Snapshot};
 use kschedtui::explain::json::to_value;
 use kschedtui::source::file;
 
@@ -95,7 +95,7 @@ fn run_scenario(yaml: &Path) -> Result<(usize, usize, Option<String>), String> {
         Value::Array(a) => a,
         v => vec![v],
     };
-    let version: Version = "1.30".parse().unwrap();
+    let version: Release = "1.30".parse().unwrap();
     let cfg_path = dir.join(format!("{stem}.config.yaml"));
     let cfg = if cfg_path.exists() {
         Some(engine::SchedulerConfig::parse(&std::fs::read_to_string(&cfg_path).unwrap()).map_err(|e| e.to_string())?)

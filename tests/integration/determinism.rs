@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 
-use kschedtui::engine::{self, Snapshot, Version};
+use kschedtui::engine::{self, Release, Snapshot};
 use kschedtui::explain::json::to_value;
 use kschedtui::model::Cluster;
 use kschedtui::source::file;
 
 fn explain_all(c: Cluster) -> String {
-    let v = Version::NEWEST;
+    let v = Release::NEWEST;
     let snap = Snapshot::new(Arc::new(c), v);
     let profiles = engine::build_profiles(None, v).unwrap();
     let out: Vec<serde_json::Value> = snap

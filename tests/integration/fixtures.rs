@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use kschedtui::engine::{self, Snapshot, Version};
+use kschedtui::engine::{self, Release, Snapshot};
 use kschedtui::model::ObjectKey;
 use kschedtui::source::file;
 
 fn explain(path: &str, pod: &str, version: &str) -> kschedtui::engine::trace::Explanation {
-    let version: Version = version.parse().unwrap();
+    let version: Release = version.parse().unwrap();
     let cluster = file::load_path(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
     let snap = Snapshot::new(Arc::new(cluster), version);
     let profiles = engine::build_profiles(None, version).unwrap();
@@ -30,7 +30,7 @@ fn seeds_worked_example_node_1_wins() {
 fn demo_cluster_loads_and_every_pending_pod_explains() {
     let cluster = file::load_str("demo", kschedtui::cli::DEMO_SNAPSHOT).unwrap();
     assert!(cluster.warnings.is_empty(), "{:?}", cluster.warnings);
-    let version = Version::NEWEST;
+    let version = Release::NEWEST;
     let snap = Snapshot::new(Arc::new(cluster), version);
     let profiles = engine::build_profiles(None, version).unwrap();
     let pending = snap.cluster.pending_pods();

@@ -83,3 +83,38 @@ fn app_has_no_terminal_runtime_or_files() {
     );
     assert!(v.is_empty(), "layering violations:\n{}", v.join("\n"));
 }
+
+/// Releases are data: no code outside the release module compares minors or patches (it asks
+/// `Features::on(Gate)` / `Features::has(Change)` instead).
+#[test]
+fn no_code_outside_the_release_module_compares_minors() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for d in ["src", "tests", "benches"] {
+        rust_files(&root.join(d), &mut files);
+    }
+    let release = root.join("src/engine/release");
+    let mut out = Vec::new();
+    for f in files.iter().filter(|f| !f.starts_with(&release)) {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let l = line.trim_start();
+            if l.starts_with("//") {
+                continue;
+            }
+            let compares = [
+                ".minor()", ".patch()", "minor >", "minor <", "> minor", "< minor", "minor >=", "minor <=",
+            ]
+            .iter()
+            .any(|p| l.contains(p));
+            if compares {
+                out.push(format!("{}:{}: {}", f.display(), i + 1, l));
+            }
+        }
+    }
+    assert!(
+        out.is_empty(),
+        "minor comparisons outside src/engine/release:\n{}",
+        out.join("\n")
+    );
+}

@@ -75,7 +75,8 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
     );
     assert!(live.stderr.contains("Pod=1000"), "{}", live.stderr);
     assert!(
-        live.stderr.contains("reproducing kube-scheduler 1.30"),
+        live.stderr
+            .contains("reproducing kube-scheduler 1.30.6 (the server's release)"),
         "{}",
         live.stderr
     );
@@ -87,7 +88,7 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
         .map(|e| e["pod"]["name"].as_str().unwrap())
         .collect();
     assert_eq!(pods, ["web-7d4b9-pend", "big"]);
-    assert_eq!(live_json[0]["schedulerVersion"], "1.30");
+    assert_eq!(live_json[0]["schedulerVersion"], "1.30.6");
     for file in ["snap.yaml", "snap.json"] {
         let f = dir.join(file);
         let f = f.to_str().unwrap();
@@ -341,7 +342,7 @@ fn bind_prints_the_request_checks_access_and_sends_it() {
     ok(&o);
     assert!(
         o.stdout
-            .contains("The engine selects node 'node-a' for shop/web-7d4b9-pend (kube-scheduler 1.30)."),
+            .contains("The engine selects node 'node-a' for shop/web-7d4b9-pend (kube-scheduler 1.30.6)."),
         "{}",
         o.stdout
     );
@@ -589,7 +590,7 @@ fn preempt_marks_and_deletes_the_victims_the_engine_chose_then_nominates() {
     let o = run(&["preempt", "shop/urgent", "--kubeconfig", &k, "--yes"], "");
     ok(&o);
     assert!(
-        o.stdout.contains("The engine (kube-scheduler 1.30) nominates node 'node-c' for shop/urgent, with 1 victim(s): default/batch-1"),
+        o.stdout.contains("The engine (kube-scheduler 1.30.6) nominates node 'node-c' for shop/urgent, with 1 victim(s): default/batch-1"),
         "{}",
         o.stdout
     );

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use kschedtui::engine::simulate::{AttemptOutcome, EventKind, FinalState, SimOptions, SimReport, simulate};
 use kschedtui::engine::trace::BindingOutcome;
-use kschedtui::engine::{self, Snapshot, Version};
+use kschedtui::engine::{self, Release, Snapshot};
 use kschedtui::model::{Cluster, ObjectKey, Pod};
 use kschedtui::source::{file, save};
 
@@ -17,7 +17,7 @@ fn load(path: &str) -> Cluster {
 }
 
 fn run(cluster: Cluster) -> SimReport {
-    let v = Version::NEWEST;
+    let v = Release::NEWEST;
     let profiles = engine::build_profiles(None, v).unwrap();
     simulate(cluster, &profiles, v, SimOptions::default())
 }
@@ -242,7 +242,7 @@ fn gang_waits_time_out_on_the_simulated_clock() {
 fn queue_order_and_a_placement_that_changes_the_next_verdict() {
     let c = load("fixtures/queue.yaml");
     // On the snapshot as loaded, small-b fits n1.
-    let v = Version::NEWEST;
+    let v = Release::NEWEST;
     let profiles = engine::build_profiles(None, v).unwrap();
     let snap = Snapshot::new(Arc::new(c.clone()), v);
     let ex = engine::explain(&snap, &profiles, &k("default", "small-b")).unwrap();

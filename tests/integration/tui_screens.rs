@@ -31,7 +31,7 @@ fn new_app() -> App {
         },
         false,
     );
-    a.version = "1.30".parse().expect("version");
+    a.features = std::sync::Arc::new(kschedtui::engine::Features::new("1.30".parse().expect("version")));
     update(&mut a, Action::Tick { now: NOW });
     a
 }

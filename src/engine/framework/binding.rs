@@ -364,7 +364,7 @@ mod tests {
     use super::*;
     use crate::engine::framework::plugin::{BindPlugin, PermitPlugin, Plugin, PreBindPlugin, ReservePlugin};
     use crate::engine::framework::snapshot::Snapshot;
-    use crate::engine::version::Version;
+    use crate::engine::release::Release;
     use crate::model::ObjectKey;
     use crate::source::file::load_str;
 
@@ -432,7 +432,7 @@ items:
 ";
 
     fn run(fw: &Framework) -> BindingCycleTrace {
-        let s = Snapshot::new(Arc::new(load_str("t", SNAP).unwrap()), Version::NEWEST);
+        let s = Snapshot::new(Arc::new(load_str("t", SNAP).unwrap()), Release::NEWEST);
         let ex =
             crate::engine::framework::runner::explain(&s, std::slice::from_ref(fw), &ObjectKey::new("default", "p"))
                 .unwrap();
@@ -440,7 +440,7 @@ items:
     }
 
     fn base() -> Framework {
-        let mut fw = Framework::default_profile(Version::NEWEST).unwrap();
+        let mut fw = Framework::default_profile(Release::NEWEST).unwrap();
         fw.reserve = vec![];
         fw.permit = vec![];
         fw.pre_bind = vec![];
@@ -549,7 +549,7 @@ items:
 
     #[test]
     fn default_profile_runs_volume_binding_and_default_binder() {
-        let fw = Framework::default_profile(Version::NEWEST).unwrap();
+        let fw = Framework::default_profile(Release::NEWEST).unwrap();
         let t = run(&fw);
         assert_eq!(names(&t.reserve), vec![("VolumeBinding", Code::Success)]);
         assert_eq!(names(&t.pre_bind), vec![("VolumeBinding", Code::Success)]);

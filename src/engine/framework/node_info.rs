@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 
-use crate::engine::version::Version;
+use crate::engine::release::{Change, Features, Gate};
 use crate::model::resources::Resource;
 use crate::model::selector::{Labels, Selector};
 use crate::model::{HostPort, Node, Pod};
@@ -82,11 +82,24 @@ pub struct WeightedAffinityTerm {
     pub weight: i32,
 }
 
+/// Which of the pod's request sums a release uses (`PodRequests`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestsOf {
+    /// The containers' spec.
+    Spec,
+    /// Spec with the status-reported container resources (InPlacePodVerticalScaling).
+    Status,
+    /// The pod-level spec.resources (PodLevelResources).
+    PodLevel,
+}
+
 /// A pod with its affinity terms parsed once.
 #[derive(Clone, Debug)]
 pub struct PodInfo {
-    /// The release whose rules the derived fields follow.
-    pub version: Version,
+    /// Which requests the release counts for the pod.
+    pub requests_of: RequestsOf,
+    /// The non-zero CPU (milli) and memory requests the node accounts for the pod.
+    pub non0: (i64, i64),
     /// The host ports NodePorts checks and the node holds for the pod: the regular
     /// containers' and, from 1.34 (`util.GetHostPorts`), the restartable init containers'.
     pub host_ports: Vec<HostPort>,
@@ -103,16 +116,32 @@ pub struct PodInfo {
 }
 
 impl PodInfo {
-    /// The pod as scheduler 1.`version.minor` sees it: affinity terms with matchLabelKeys
-    /// merged (1.31+) and the host ports it holds (sidecars' too in 1.34+).
-    pub fn for_version(pod: Arc<Pod>, version: Version) -> Self {
-        let mut pi = PodInfo::new(pod, version.match_label_keys_in_pod_affinity());
-        pi.version = version;
-        if version.sidecar_host_ports() {
+    /// The pod as a release sees it: affinity terms with matchLabelKeys merged
+    /// (MatchLabelKeysInPodAffinity), the host ports it holds (sidecars' too with
+    /// [`Change::SidecarHostPorts`]), the requests it counts and their non-zero form.
+    pub fn with_features(pod: Arc<Pod>, features: &Features) -> Self {
+        let mut pi = PodInfo::new(pod, features.on(Gate::MatchLabelKeysInPodAffinity));
+        if features.has(Change::SidecarHostPorts) {
             let mut ports = pi.pod.sidecar_host_ports.clone();
             ports.extend(pi.pod.host_ports.iter().cloned());
             pi.host_ports = ports;
         }
+        pi.requests_of = if features.on(Gate::PodLevelResources) && pi.pod.requests_pod_level.is_some() {
+            RequestsOf::PodLevel
+        } else if features.on(Gate::InPlacePodVerticalScaling) && pi.pod.requests_status.is_some() {
+            RequestsOf::Status
+        } else {
+            RequestsOf::Spec
+        };
+        // 1.30-1.31: per container with init containers as a maximum; from 1.32 (spec
+        // requests only) `PodRequests` with the defaults filled in per container.
+        let r = pi.requests();
+        pi.non0 = if features.has(Change::NonZeroRequestsCountSidecars) && pi.requests_of == RequestsOf::Spec {
+            let get = |k: &str| r.non_missing.get(k).copied().unwrap_or(0);
+            (get("cpu"), get("memory"))
+        } else {
+            (r.non0_cpu, r.non0_mem)
+        };
         pi
     }
 
@@ -143,8 +172,10 @@ impl PodInfo {
         let preferred_affinity = pref(pa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()));
         let preferred_anti_affinity =
             pref(paa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()));
+        let non0 = (pod.requests.non0_cpu, pod.requests.non0_mem);
         PodInfo {
-            version: Version::OLDEST,
+            requests_of: RequestsOf::Spec,
+            non0,
             host_ports: pod.host_ports.clone(),
             required_affinity,
             required_anti_affinity,
@@ -154,22 +185,18 @@ impl PodInfo {
         }
     }
 
-    /// The pod's requests as this release computes them (`PodRequests`): with the
-    /// status-reported container resources from 1.33 and the pod-level requests from 1.34.
+    /// The pod's requests as its release computes them (`PodRequests`).
     pub fn requests(&self) -> &crate::model::resources::PodRequests {
-        self.version.requests_of(&self.pod)
+        match self.requests_of {
+            RequestsOf::PodLevel => self.pod.requests_pod_level.as_deref().unwrap_or(&self.pod.requests),
+            RequestsOf::Status => self.pod.requests_status.as_deref().unwrap_or(&self.pod.requests),
+            RequestsOf::Spec => &self.pod.requests,
+        }
     }
 
-    /// The non-zero CPU (milli) and memory requests the node accounts for the pod (1.30-1.31:
-    /// per container with init containers as a maximum; 1.32+: `PodRequests` with the
-    /// defaults filled in per container).
+    /// The non-zero CPU (milli) and memory requests the node accounts for the pod.
     pub fn non0(&self) -> (i64, i64) {
-        let r = self.requests();
-        if self.version.non_zero_requests_count_sidecars() && std::ptr::eq(r, &self.pod.requests) {
-            let get = |k: &str| r.non_missing.get(k).copied().unwrap_or(0);
-            return (get("cpu"), get("memory"));
-        }
-        (r.non0_cpu, r.non0_mem)
+        self.non0
     }
 
     /// True when the pod has any pod affinity or anti-affinity (`PodsWithAffinity`).
@@ -301,7 +328,6 @@ impl NodeInfo {
 mod tests {
     use std::sync::Arc;
 
-    use super::*;
     use crate::engine::framework::snapshot::Snapshot;
     use crate::source::file::load_str;
 
@@ -322,7 +348,10 @@ items:
     }
 
     fn requested(text: &str, minor: u32) -> (i64, i64, i64) {
-        let snap = Snapshot::new(Arc::new(load_str("t", text).unwrap()), Version { minor });
+        let snap = Snapshot::new(
+            Arc::new(load_str("t", text).unwrap()),
+            crate::testkit::builders::rel(minor),
+        );
         let n = snap.node("n").expect("node");
         (
             n.requested.milli_cpu,

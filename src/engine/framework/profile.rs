@@ -13,7 +13,7 @@ use super::plugin::{
     PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin, ScorePlugin,
 };
 use crate::engine::plugins::{self, names};
-use crate::engine::version::Version;
+use crate::engine::release::{Features, Release};
 
 /// A profile problem (unknown plugin, bad args).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -177,8 +177,8 @@ impl SchedulerConfig {
 pub struct Framework {
     /// schedulerName served.
     pub name: String,
-    /// Scheduler version reproduced.
-    pub version: Version,
+    /// The release and gates reproduced (the value the snapshot was built with).
+    pub features: Arc<Features>,
     /// PreEnqueue plugins.
     pub pre_enqueue: Vec<Arc<dyn PreEnqueuePlugin>>,
     /// QueueSort plugin names.
@@ -227,43 +227,9 @@ pub const POINTS: &[&str] = &[
     "PostBind",
 ];
 
-fn default_multipoint(version: Version) -> Vec<PluginRef> {
-    let mut v: Vec<(&str, i64)> = vec![
-        (names::SCHEDULING_GATES, 0),
-        (names::PRIORITY_SORT, 0),
-        (names::NODE_UNSCHEDULABLE, 0),
-        (names::NODE_NAME, 0),
-        (names::TAINT_TOLERATION, 3),
-        (names::NODE_AFFINITY, 2),
-        (names::NODE_PORTS, 0),
-        (names::NODE_RESOURCES_FIT, 1),
-        (names::VOLUME_RESTRICTIONS, 0),
-    ];
-    if version.has_in_tree_volume_limits() {
-        v.extend([(names::EBS_LIMITS, 0), (names::GCE_PD_LIMITS, 0)]);
-    }
-    v.push((names::NODE_VOLUME_LIMITS, 0));
-    if version.has_in_tree_volume_limits() {
-        v.push((names::AZURE_DISK_LIMITS, 0));
-    }
-    v.extend([
-        (names::VOLUME_BINDING, 0),
-        (names::VOLUME_ZONE, 0),
-        (names::POD_TOPOLOGY_SPREAD, 2),
-        (names::INTER_POD_AFFINITY, 2),
-    ]);
-    // 1.34: DynamicResourceAllocation is on, so DynamicResources goes before DefaultPreemption
-    // (default_plugins.go `applyDynamicResources`).
-    if version.dynamic_resource_allocation() {
-        v.push((names::DYNAMIC_RESOURCES, 0));
-    }
-    v.extend([
-        (names::DEFAULT_PREEMPTION, 0),
-        (names::NODE_RESOURCES_BALANCED_ALLOCATION, 1),
-        (names::IMAGE_LOCALITY, 1),
-        (names::DEFAULT_BINDER, 0),
-    ]);
-    v.into_iter()
+fn default_multipoint(features: &Features) -> Vec<PluginRef> {
+    crate::engine::release::profile::default_plugins(features)
+        .into_iter()
         .map(|(n, w)| PluginRef {
             name: n.to_string(),
             weight: w,
@@ -307,7 +273,7 @@ struct Point<'a> {
 
 impl Framework {
     /// The default profile of a version.
-    pub fn default_profile(version: Version) -> Result<Framework, ProfileError> {
+    pub fn default_profile(features: impl Into<Features>) -> Result<Framework, ProfileError> {
         Framework::from_config(
             &ProfileConfig {
                 scheduler_name: default_scheduler_name(),
@@ -315,15 +281,16 @@ impl Framework {
                 plugin_config: Vec::new(),
                 percentage_of_nodes_to_score: None,
             },
-            version,
+            features,
         )
     }
 
     /// Builds a profile from its configuration, merged with the version's defaults.
-    pub fn from_config(cfg: &ProfileConfig, version: Version) -> Result<Framework, ProfileError> {
+    pub fn from_config(cfg: &ProfileConfig, features: impl Into<Features>) -> Result<Framework, ProfileError> {
+        let features = Arc::new(features.into());
         let defaults = PluginsConfig {
             multi_point: PluginSet {
-                enabled: default_multipoint(version),
+                enabled: default_multipoint(&features),
                 disabled: vec![],
             },
             ..Default::default()
@@ -409,11 +376,11 @@ impl Framework {
                 continue;
             }
             let a = args.get(n.as_str()).copied().cloned().unwrap_or(Value::Null);
-            let slots = plugins::instantiate(&n, &a, version).map_err(|e| match e {
+            let slots = plugins::instantiate(&n, &a, &features).map_err(|e| match e {
                 plugins::InstantiateError::Unknown => ProfileError::UnknownPlugin {
                     profile: profile.clone(),
                     plugin: n.clone(),
-                    known: plugins::known_plugins_at(version).join(", "),
+                    known: plugins::known_plugins_at(&features).join(", "),
                 },
                 plugins::InstantiateError::Args(message) => ProfileError::Args {
                     profile: profile.clone(),
@@ -502,7 +469,7 @@ impl Framework {
         }
         let fw = Framework {
             name: profile.clone(),
-            version,
+            features,
             pre_enqueue: pick("PreEnqueue")
                 .iter()
                 .filter_map(|r| instances[&r.name].pre_enqueue.clone())
@@ -608,7 +575,7 @@ impl Framework {
     /// and templates/configmap.yaml): the default plugins, plus Coscheduling at every point it
     /// implements through multiPoint, PrioritySort disabled, and Coscheduling's
     /// permitWaitingTimeSeconds set to 10 as the chart's values do.
-    pub fn scheduler_plugins_profile(version: Version) -> Result<Framework, ProfileError> {
+    pub fn scheduler_plugins_profile(features: impl Into<Features>) -> Result<Framework, ProfileError> {
         let mut fw = Framework::from_config(
             &ProfileConfig {
                 scheduler_name: SCHEDULER_PLUGINS_PROFILE.into(),
@@ -631,7 +598,7 @@ impl Framework {
                 }],
                 percentage_of_nodes_to_score: None,
             },
-            version,
+            features,
         )?;
         fw.not_implemented
             .extend(SCHEDULER_PLUGINS_CHART_EXTRAS.iter().map(|s| (*s).to_string()));
@@ -641,12 +608,27 @@ impl Framework {
 
 /// Builds every profile of a configuration; without one, the default profile and the built-in
 /// `scheduler-plugins-scheduler` profile.
-pub fn build_profiles(config: Option<&SchedulerConfig>, version: Version) -> Result<Vec<Framework>, ProfileError> {
+pub fn build_profiles(
+    config: Option<&SchedulerConfig>,
+    features: impl Into<Features>,
+) -> Result<Vec<Framework>, ProfileError> {
+    let features: Features = features.into();
     match config {
-        Some(c) if !c.profiles.is_empty() => c.profiles.iter().map(|p| Framework::from_config(p, version)).collect(),
+        Some(c) if !c.profiles.is_empty() => c
+            .profiles
+            .iter()
+            .map(|p| Framework::from_config(p, &features))
+            .collect(),
         _ => Ok(vec![
-            Framework::default_profile(version)?,
-            Framework::scheduler_plugins_profile(version)?,
+            Framework::default_profile(&features)?,
+            Framework::scheduler_plugins_profile(&features)?,
         ]),
+    }
+}
+
+impl Framework {
+    /// The release reproduced.
+    pub fn release(&self) -> Release {
+        self.features.release()
     }
 }

@@ -12,6 +12,7 @@ use super::plugin::{Ctx, NodeScore};
 use super::profile::Framework;
 use super::snapshot::Snapshot;
 use super::status::{Code, Status};
+use crate::engine::release::Change;
 use crate::engine::trace::{Explanation, FilterFailure, NodeFilter, NodeScoreTrace, PluginScore, PluginStatus};
 use crate::model::ObjectKey;
 
@@ -35,6 +36,9 @@ pub enum EngineError {
     /// No profile of that name.
     #[error("no scheduler profile named '{0}' (profiles: {1})")]
     UnknownProfile(String, String),
+    /// The profiles were built for other features than the snapshot (a caller's mistake).
+    #[error("the profiles reproduce {0} but the snapshot was built for {1}")]
+    FeaturesMismatch(String, String),
 }
 
 impl Framework {
@@ -329,7 +333,7 @@ pub fn explain_as(
         .pod_infos
         .get(key)
         .cloned()
-        .unwrap_or_else(|| Arc::new(PodInfo::for_version(pod.clone(), snapshot.version)));
+        .unwrap_or_else(|| Arc::new(PodInfo::with_features(pod.clone(), &snapshot.features)));
     if let Some(name) = profile
         && !profiles.iter().any(|f| f.name == name)
     {
@@ -342,13 +346,22 @@ pub fn explain_as(
     let mut ex = Explanation::empty(
         key.clone(),
         wanted.to_string(),
-        snapshot.version.to_string(),
+        &snapshot.features,
         snapshot.nodes.len(),
     );
+    if let Some(n) = snapshot.features.note() {
+        ex.notes.push(n.to_string());
+    }
     if wanted != pod.scheduler_name {
         ex.notes.push(format!(
             "explained with profile '{wanted}' (a what-if); the pod's schedulerName is '{}'",
             pod.scheduler_name
+        ));
+    }
+    if let Some(fw) = profiles.iter().find(|f| *f.features != *snapshot.features) {
+        return Err(EngineError::FeaturesMismatch(
+            fw.features.describe(),
+            snapshot.features.describe(),
         ));
     }
     let Some(fw) = profiles.iter().find(|f| f.name == wanted) else {
@@ -425,7 +438,8 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 Some(prev) => prev.intersection(&nodes).cloned().collect(),
             });
             if result.as_ref().is_some_and(BTreeSet::is_empty) {
-                let list = prefilter_result_plugins(&with_nodes, snapshot.version.prefilter_result_plugins_sorted());
+                let list =
+                    prefilter_result_plugins(&with_nodes, snapshot.features.has(Change::PreFilterResultPluginsSorted));
                 let msg = if list.len() == 1 {
                     format!("node(s) didn't satisfy plugin {}", list[0])
                 } else {
@@ -470,7 +484,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     // The status of the nodes PreFilter's result leaves out (1.32+; none before).
     let absent = result
         .as_ref()
-        .filter(|_| snapshot.version.absent_nodes_status())
+        .filter(|_| snapshot.features.has(Change::AbsentNodesStatus))
         .map(|_| {
             Status::unresolvable(format!(
                 "node(s) didn't satisfy plugin(s) [{}]",
@@ -695,7 +709,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::engine::{Version, build_profiles};
+    use crate::engine::{Release, build_profiles};
     use crate::source::file::load_str;
 
     const CLUSTER: &str = r#"
@@ -710,7 +724,7 @@ items:
 "#;
 
     fn setup() -> (Snapshot, Vec<Framework>) {
-        let v = Version::OLDEST;
+        let v = Release::OLDEST;
         let snap = Snapshot::new(Arc::new(load_str("t", CLUSTER).unwrap()), v);
         (snap, build_profiles(None, v).unwrap())
     }
@@ -771,7 +785,7 @@ items:
     }
 
     fn explain_at(text: &str, minor: u32) -> Explanation {
-        let v = Version { minor };
+        let v = Release::at(minor);
         let snap = Snapshot::new(Arc::new(load_str("t", text).unwrap()), v);
         let profiles = build_profiles(None, v).unwrap();
         explain(&snap, &profiles, &ObjectKey::new("a", "p")).unwrap()
@@ -781,7 +795,9 @@ items:
 
     /// The PostFilter part of the message: from 1.34 DynamicResources speaks first.
     fn post(minor: u32, preemption: &str) -> String {
-        if minor >= 34 {
+        if crate::engine::release::Features::new(Release::at(minor))
+            .on(crate::engine::release::Gate::DynamicResourceAllocation)
+        {
             format!("no new claims to deallocate, {preemption}")
         } else {
             preemption.to_string()

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::handle::FrameworkHandle;
 use super::node_info::{NodeInfo, PodInfo};
-use crate::engine::version::Version;
+use crate::engine::release::{Features, Release};
 use crate::model::selector::Labels;
 use crate::model::{Cluster, ObjectKey};
 
@@ -24,8 +24,9 @@ pub struct Snapshot {
     pub nominated: BTreeMap<String, Vec<Arc<PodInfo>>>,
     /// Parsed pods by key (every non-finished pod).
     pub pod_infos: BTreeMap<ObjectKey, Arc<PodInfo>>,
-    /// The scheduler version the snapshot was built for.
-    pub version: Version,
+    /// The release and gates the snapshot's pods were read for (one value, shared with the
+    /// profiles built for it: [`crate::engine::explain`] refuses a profile of other features).
+    pub features: Arc<Features>,
     /// Waiting pods, clock and plugin caches shared across cycles (fresh for a one-off
     /// explanation; the simulator keeps one for the whole run).
     pub handle: FrameworkHandle,
@@ -35,7 +36,8 @@ static NO_LABELS: std::sync::LazyLock<Labels> = std::sync::LazyLock::new(Labels:
 
 impl Snapshot {
     /// Builds the snapshot.
-    pub fn new(cluster: Arc<Cluster>, version: Version) -> Self {
+    pub fn new(cluster: Arc<Cluster>, features: impl Into<Features>) -> Self {
+        let features = Arc::new(features.into());
         let mut nodes: Vec<NodeInfo> = cluster.nodes.iter().map(|n| NodeInfo::new(n.clone())).collect();
         let index: HashMap<String, usize> = nodes
             .iter()
@@ -57,7 +59,7 @@ impl Snapshot {
             if p.is_finished() {
                 continue;
             }
-            let pi = Arc::new(PodInfo::for_version(p.clone(), version));
+            let pi = Arc::new(PodInfo::with_features(p.clone(), &features));
             pod_infos.insert(p.key.clone(), pi.clone());
             match &p.node_name {
                 Some(n) => {
@@ -82,9 +84,14 @@ impl Snapshot {
             image_nodes,
             nominated,
             pod_infos,
-            version,
+            features,
             handle: FrameworkHandle::default(),
         }
+    }
+
+    /// The release reproduced.
+    pub fn release(&self) -> Release {
+        self.features.release()
     }
 
     /// Index of a node by name.

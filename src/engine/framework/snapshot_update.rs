@@ -32,7 +32,7 @@ impl Snapshot {
         if new.is_finished() {
             return;
         }
-        let pi = Arc::new(PodInfo::for_version(new.clone(), self.version));
+        let pi = Arc::new(PodInfo::with_features(new.clone(), &self.features));
         self.pod_infos.insert(new.key.clone(), pi.clone());
         match &new.node_name {
             Some(n) => {
@@ -98,7 +98,7 @@ impl Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::version::Version;
+    use crate::engine::release::Release;
     use crate::source::file::load_str;
 
     const SNAP: &str = r"
@@ -131,12 +131,12 @@ items:
 ";
 
     fn fresh(text: &str) -> Snapshot {
-        Snapshot::new(Arc::new(load_str("t", text).unwrap()), Version::NEWEST)
+        Snapshot::new(Arc::new(load_str("t", text).unwrap()), Release::NEWEST)
     }
 
     /// Every aggregate of every node equals the one a snapshot rebuilt from the cluster has.
     fn assert_same_accounting(s: &Snapshot) {
-        let rebuilt = Snapshot::new(Arc::new((*s.cluster).clone()), s.version);
+        let rebuilt = Snapshot::new(Arc::new((*s.cluster).clone()), &*s.features);
         for (a, b) in s.nodes.iter().zip(&rebuilt.nodes) {
             assert_eq!(a.requested, b.requested, "{}", a.name());
             assert_eq!(a.non_zero_requested, b.non_zero_requested, "{}", a.name());

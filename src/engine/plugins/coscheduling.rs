@@ -36,8 +36,8 @@ use crate::engine::framework::plugin::{
 use crate::engine::framework::profile::Framework;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::release::Features;
 use crate::engine::trace::{GangTrace, PostFilterTrace, WaitingMember};
-use crate::engine::version::Version;
 use crate::model::{Cluster, Pod, PodGroup};
 
 /// The pod-group label (`v1alpha1.PodGroupLabel`).
@@ -704,7 +704,7 @@ impl PermitPlugin for Coscheduling {
 }
 
 /// Registers Coscheduling (QueueSort, PreFilter, PostFilter, Reserve, Permit).
-pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, _: &Features) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
     let backoff = a.pod_group_backoff_seconds.unwrap_or(0);
     if backoff < 0 {
@@ -731,6 +731,7 @@ pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Release;
     use crate::model::ObjectKey;
     use crate::source::file::load_str;
     use serde_json::json;
@@ -823,7 +824,7 @@ mod tests {
 
     fn snapshot(items: Vec<Value>, persistent: bool) -> Snapshot {
         let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
-        let mut s = Snapshot::new(Arc::new(load_str("test.json", &text).unwrap()), Version::NEWEST);
+        let mut s = Snapshot::new(Arc::new(load_str("test.json", &text).unwrap()), Release::NEWEST);
         if persistent {
             s.handle = FrameworkHandle::persistent();
         }
@@ -1070,7 +1071,7 @@ mod tests {
     fn post_filter_cases_of_plugin_test() {
         // coscheduling_test.go TestPostFilter (one 4-CPU node).
         let pl = plugin(10, None);
-        let fw = Framework::default_profile(Version::NEWEST).unwrap();
+        let fw = Framework::default_profile(Release::NEWEST).unwrap();
         let cases: Vec<(&str, Vec<Value>, Status)> = vec![
             (
                 "pod does not belong to any pod group",
@@ -1126,7 +1127,7 @@ mod tests {
             items.push(b.obj());
         }
         let s = snapshot(items, false);
-        let fw = Framework::default_profile(Version::NEWEST).unwrap();
+        let fw = Framework::default_profile(Release::NEWEST).unwrap();
         let (_, st) = plugin(10, None).post_filter(
             &Ctx { snapshot: &s },
             &fw,
@@ -1152,7 +1153,7 @@ mod tests {
         let s = snapshot(items, true);
         let cx = Ctx { snapshot: &s };
         let pl = plugin(10, Some(1));
-        let fw = Framework::default_profile(Version::NEWEST).unwrap();
+        let fw = Framework::default_profile(Release::NEWEST).unwrap();
         let (st, _) = pl.permit(
             &cx,
             &mut CycleState::default(),
@@ -1400,10 +1401,10 @@ mod tests {
 
     #[test]
     fn register_reads_args_and_rejects_negative_backoff() {
-        let s = register(&json!({"permitWaitingTimeSeconds": 5}), Version::NEWEST).unwrap();
+        let s = register(&json!({"permitWaitingTimeSeconds": 5}), &Release::NEWEST.into()).unwrap();
         assert!(s.queue_sort && s.pre_filter.is_some() && s.post_filter.is_some());
         assert!(s.reserve.is_some() && s.permit.is_some() && s.filter.is_none());
-        assert!(register(&json!({"podGroupBackoffSeconds": -1}), Version::NEWEST).is_err());
-        assert!(register(&json!({"bogus": 1}), Version::NEWEST).is_err());
+        assert!(register(&json!({"podGroupBackoffSeconds": -1}), &Release::NEWEST.into()).is_err());
+        assert!(register(&json!({"bogus": 1}), &Release::NEWEST.into()).is_err());
     }
 }

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::storage::v1 as storage;
 
 use super::volume_helpers::migrated_plugins_on_node;
-use crate::engine::version::Version;
+use crate::engine::release::{Features, Gate};
 
 /// `topology.kubernetes.io/zone`.
 pub const LABEL_TOPOLOGY_ZONE: &str = "topology.kubernetes.io/zone";
@@ -109,15 +109,31 @@ impl InTree {
         }
     }
 
-    /// The plugin's migration feature gate for `version` (true for the always-migrated ones).
-    pub fn migration_gate(self, version: Version) -> bool {
+    /// The plugin's migration feature gate (true for the always-migrated ones).
+    pub fn migration_gate(self, m: Migration) -> bool {
         match self {
             InTree::AwsEbs | InTree::GcePd | InTree::AzureDisk | InTree::Cinder => true,
-            // CSIMigrationPortworx: beta, off until 1.30; on by default from 1.31.
-            InTree::Portworx => version.minor >= 31,
+            // CSIMigrationPortworx: beta, off in 1.30; on by default from 1.31.
+            InTree::Portworx => m.portworx,
             // CSIMigrationRBD: off (deprecated in 1.28, removed in 1.31).
             InTree::Rbd => false,
             InTree::AzureFile | InTree::VSphere => false,
+        }
+    }
+}
+
+/// The CSI migration gates a release has on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Migration {
+    /// CSIMigrationPortworx.
+    pub portworx: bool,
+}
+
+impl Migration {
+    /// The gates of these features.
+    pub fn of(features: &Features) -> Migration {
+        Migration {
+            portworx: features.on(Gate::CSIMigrationPortworx),
         }
     }
 }
@@ -141,14 +157,14 @@ pub fn plugin_by_in_tree_name(name: &str) -> Option<InTree> {
 /// nodevolumelimits' `isCSIMigrationOn`: a CSINode must exist; AWS EBS, GCE PD, Azure Disk and
 /// Cinder count as migrated on any node with a CSINode; Portworx and RBD need their gate and
 /// the plugin in the CSINode's migrated-plugins annotation; others are not migrated.
-pub fn limits_migration_on(csi_node: Option<&storage::CSINode>, plugin: InTree, version: Version) -> bool {
+pub fn limits_migration_on(csi_node: Option<&storage::CSINode>, plugin: InTree, m: Migration) -> bool {
     if csi_node.is_none() {
         return false;
     }
     match plugin {
         InTree::AwsEbs | InTree::GcePd | InTree::AzureDisk | InTree::Cinder => true,
         InTree::Portworx | InTree::Rbd => {
-            plugin.migration_gate(version) && migrated_plugins_on_node(csi_node, plugin.in_tree_name())
+            plugin.migration_gate(m) && migrated_plugins_on_node(csi_node, plugin.in_tree_name())
         }
         InTree::AzureFile | InTree::VSphere => false,
     }
@@ -159,12 +175,12 @@ pub fn limits_migration_on(csi_node: Option<&storage::CSINode>, plugin: InTree, 
 pub fn binder_translate_pv<'a>(
     pv: &'a core::PersistentVolume,
     csi_node: Option<&storage::CSINode>,
-    version: Version,
+    m: Migration,
 ) -> Result<std::borrow::Cow<'a, core::PersistentVolume>, String> {
     let Some(plugin) = pv_plugin(pv) else {
         return Ok(std::borrow::Cow::Borrowed(pv));
     };
-    if !plugin.migration_gate(version) || !migrated_plugins_on_node(csi_node, plugin.in_tree_name()) {
+    if !plugin.migration_gate(m) || !migrated_plugins_on_node(csi_node, plugin.in_tree_name()) {
         return Ok(std::borrow::Cow::Borrowed(pv));
     }
     translate_pv(pv)
@@ -590,8 +606,8 @@ mod tests {
 
     #[test]
     fn migration_switches() {
-        let v30 = Version { minor: 30 };
-        let v31 = Version { minor: 31 };
+        let v30 = Migration::of(&crate::engine::release::Release::at(30).into());
+        let v31 = Migration::of(&crate::engine::release::Release::at(31).into());
         let node = storage::CSINode::default();
         assert!(!limits_migration_on(None, InTree::AwsEbs, v30));
         assert!(limits_migration_on(Some(&node), InTree::AwsEbs, v30));

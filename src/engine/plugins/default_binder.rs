@@ -12,7 +12,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{BindPlugin, Ctx, Plugin, PluginSlots};
 use crate::engine::framework::status::Status;
-use crate::engine::version::Version;
+use crate::engine::release::Features;
 
 /// DefaultBinder.
 pub struct DefaultBinder;
@@ -39,7 +39,7 @@ impl BindPlugin for DefaultBinder {
 }
 
 /// Registers DefaultBinder.
-pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         bind: Some(Arc::new(DefaultBinder)),
         ..Default::default()

@@ -28,8 +28,8 @@ use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PostFilterPlugin, PreEnqueuePlugin, PreFilterPlugin};
 use crate::engine::framework::profile::Framework;
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::release::{Features, Gate};
 use crate::engine::trace::PostFilterTrace;
-use crate::engine::version::Version;
 
 const STATE_KEY: &str = "PreFilterDynamicResources";
 
@@ -124,9 +124,9 @@ impl PostFilterPlugin for DynamicResources {
 }
 
 /// Registers DynamicResources.
-pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let _: Args = super::decode_args(args)?;
-    let enabled = version.dynamic_resource_allocation();
+    let enabled = features.on(Gate::DynamicResourceAllocation);
     let p = Arc::new(DynamicResources { enabled });
     Ok(PluginSlots {
         pre_enqueue: Some(p.clone()),
@@ -145,7 +145,7 @@ mod tests {
     use crate::engine::framework::runner::explain;
     use crate::engine::framework::snapshot::Snapshot;
     use crate::engine::trace::Explanation;
-    use crate::engine::{Version, build_profiles};
+    use crate::engine::{Release, build_profiles};
     use crate::model::ObjectKey;
     use crate::source::file::load_str;
 
@@ -168,7 +168,7 @@ items:
     }
 
     fn explain_at(text: &str, minor: u32) -> Explanation {
-        let v = Version { minor };
+        let v = Release::at(minor);
         let snap = Snapshot::new(Arc::new(load_str("t", text).unwrap()), v);
         explain(&snap, &build_profiles(None, v).unwrap(), &ObjectKey::new("a", "p")).unwrap()
     }
@@ -254,21 +254,21 @@ items:
     fn disabled_before_1_34() {
         // With the gate off (1.30-1.33) a profile naming the plugin gets Skip and "plugin
         // disabled".
-        let slots = register(&Value::Null, Version { minor: 33 }).expect("registers");
+        let slots = register(&Value::Null, &Release::at(33).into()).expect("registers");
         let text = cluster("", "");
-        let snap = Snapshot::new(Arc::new(load_str("t", &text).unwrap()), Version { minor: 33 });
+        let snap = Snapshot::new(Arc::new(load_str("t", &text).unwrap()), Release::at(33));
         let cx = Ctx { snapshot: &snap };
         let pod = snap.pod_infos[&ObjectKey::new("a", "p")].clone();
         let mut state = CycleState::default();
         let pf = slots.pre_filter.expect("prefilter");
         assert_eq!(pf.pre_filter(&cx, &mut state, &pod).1, Status::skip());
-        let fw = Framework::default_profile(Version { minor: 33 }).expect("profile");
+        let fw = Framework::default_profile(Release::at(33)).expect("profile");
         let (_, s) = slots
             .post_filter
             .expect("postfilter")
             .post_filter(&cx, &fw, &state, &pod, &Default::default());
         assert_eq!(s, Status::unschedulable(PLUGIN_DISABLED));
-        assert!(register(&serde_json::json!({"filterTimeout": "10s"}), Version { minor: 34 }).is_ok());
-        assert!(register(&serde_json::json!({"other": 1}), Version { minor: 34 }).is_err());
+        assert!(register(&serde_json::json!({"filterTimeout": "10s"}), &Release::at(34).into()).is_ok());
+        assert!(register(&serde_json::json!({"other": 1}), &Release::at(34).into()).is_err());
     }
 }

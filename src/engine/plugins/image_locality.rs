@@ -10,7 +10,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin};
 use crate::engine::framework::status::Status;
-use crate::engine::version::Version;
+use crate::engine::release::Features;
 
 const MB: i64 = 1024 * 1024;
 const MIN_THRESHOLD: i64 = 23 * MB;
@@ -73,7 +73,7 @@ impl ScorePlugin for ImageLocality {
 }
 
 /// Registers ImageLocality.
-pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         score: Some(Arc::new(ImageLocality)),
         ..Default::default()

@@ -17,7 +17,7 @@ use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
 };
 use crate::engine::framework::status::Status;
-use crate::engine::version::Version;
+use crate::engine::release::Features;
 use crate::model::selector::{Labels, NodeSelectorMatcher, NodeTerm, Selector};
 
 /// Reason when the pod's own selector or affinity does not match.
@@ -229,7 +229,7 @@ impl ScorePlugin for NodeAffinity {
 }
 
 /// Registers NodeAffinity.
-pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, _: &Features) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
     let added = a.added_affinity.unwrap_or_default();
     let added_required = added

@@ -9,7 +9,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots};
 use crate::engine::framework::status::Status;
-use crate::engine::version::Version;
+use crate::engine::release::Features;
 
 /// Reason when spec.nodeName names another node.
 pub const ERR_REASON: &str = "node(s) didn't match the requested node name";
@@ -33,7 +33,7 @@ impl FilterPlugin for NodeName {
 }
 
 /// Registers NodeName.
-pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         filter: Some(Arc::new(NodeName)),
         ..Default::default()

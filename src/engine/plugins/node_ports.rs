@@ -11,7 +11,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
 use crate::engine::framework::status::Status;
-use crate::engine::version::Version;
+use crate::engine::release::Features;
 use crate::model::HostPort;
 
 /// Reason when a host port is taken.
@@ -76,7 +76,7 @@ impl FilterPlugin for NodePorts {
 }
 
 /// Registers NodePorts.
-pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     let p = Arc::new(NodePorts);
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
@@ -440,11 +440,17 @@ mod tests {
             ),
         ];
         for (name, incoming, existing, want33, want34) in cases {
-            for (minor, want) in [(32, &want33), (33, &want34), (34, &want34)] {
-                let v = Version { minor };
+            // #133390 reached 1.33 in v1.33.6; "1.33" is v1.33.3.
+            for (release, want) in [
+                ("1.32", &want33),
+                ("1.33", &want33),
+                ("1.33.6", &want34),
+                ("1.34", &want34),
+            ] {
+                let v: crate::engine::release::Release = release.parse().unwrap();
                 let snap = snapshot(vec![node("m1").obj()], vec![existing.clone()], v);
                 let got = run_filter(&plugin(names::NODE_PORTS, Value::Null, v), &snap, &incoming, true);
-                assert_eq!(got.on("m1"), want, "{name} (1.{minor})");
+                assert_eq!(got.on("m1"), want, "{name} ({release})");
             }
         }
     }

@@ -9,7 +9,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots};
 use crate::engine::framework::status::Status;
-use crate::engine::version::Version;
+use crate::engine::release::Features;
 use crate::model::Taint;
 
 /// Reason when the node is cordoned.
@@ -42,7 +42,7 @@ impl FilterPlugin for NodeUnschedulable {
 }
 
 /// Registers NodeUnschedulable.
-pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         filter: Some(Arc::new(NodeUnschedulable)),
         ..Default::default()

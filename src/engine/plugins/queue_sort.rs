@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::names;
 use crate::engine::framework::plugin::{Plugin, PluginSlots, QueueSortPlugin};
-use crate::engine::version::Version;
+use crate::engine::release::Features;
 use crate::model::{Cluster, Pod};
 
 /// PrioritySort.
@@ -32,7 +32,7 @@ impl QueueSortPlugin for PrioritySort {
 }
 
 /// Registers PrioritySort.
-pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         queue_sort: true,
         queue_sorter: Some(Arc::new(PrioritySort)),

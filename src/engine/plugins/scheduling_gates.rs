@@ -8,7 +8,7 @@ use super::names;
 use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Plugin, PluginSlots, PreEnqueuePlugin};
 use crate::engine::framework::status::Status;
-use crate::engine::version::Version;
+use crate::engine::release::Features;
 
 /// SchedulingGates.
 pub struct SchedulingGates;
@@ -37,7 +37,7 @@ impl PreEnqueuePlugin for SchedulingGates {
 }
 
 /// Registers SchedulingGates.
-pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         pre_enqueue: Some(Arc::new(SchedulingGates)),
         ..Default::default()

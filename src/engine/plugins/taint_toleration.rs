@@ -13,12 +13,13 @@ use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin,
 };
 use crate::engine::framework::status::Status;
-use crate::engine::version::Version;
+use crate::engine::release::{Change, Features};
 use crate::model::Toleration;
 
 /// TaintToleration.
 pub struct TaintToleration {
-    version: Version,
+    /// The reason names the first untolerated taint (before [`Change::TaintReasonWithoutTaint`]).
+    reason_names_taint: bool,
 }
 
 const PRE_SCORE_KEY: &str = "PreScoreTaintToleration";
@@ -41,7 +42,7 @@ impl FilterPlugin for TaintToleration {
         });
         match t {
             None => Status::success(),
-            Some(t) if self.version.taint_reason_lists_taint() => {
+            Some(t) if self.reason_names_taint => {
                 Status::unresolvable(format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value))
             }
             Some(_) => Status::unresolvable("node(s) had untolerated taint(s)"),
@@ -95,8 +96,10 @@ impl ScorePlugin for TaintToleration {
 }
 
 /// Registers TaintToleration.
-pub fn register(_: &Value, version: Version) -> Result<PluginSlots, String> {
-    let p = Arc::new(TaintToleration { version });
+pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+    let p = Arc::new(TaintToleration {
+        reason_names_taint: !features.has(Change::TaintReasonWithoutTaint),
+    });
     Ok(PluginSlots {
         filter: Some(p.clone()),
         pre_score: Some(p.clone()),
@@ -246,14 +249,14 @@ mod tests {
                 None,
             ),
         ];
-        for version in [V1_30, Version { minor: 31 }, Version { minor: 33 }, V_NEWEST] {
+        for version in [V1_30, rel(31), rel(33), V_NEWEST] {
             for (name, tols, taints, want) in cases {
                 let snap = snapshot(vec![node_with("nodeA", taints)], vec![], version);
                 let p = plugin(names::TAINT_TOLERATION, Value::Null, version);
                 let got = run_filter(&p, &snap, &pod_with(tols), true);
                 let want = match want {
                     None => Status::success(),
-                    Some(m) if version.minor <= 33 => Status::unresolvable(*m),
+                    Some(m) if !Features::new(version).has(Change::TaintReasonWithoutTaint) => Status::unresolvable(*m),
                     Some(_) => Status::unresolvable("node(s) had untolerated taint(s)"),
                 };
                 assert_eq!(got.on("nodeA"), &want, "{version} {name}");

@@ -365,7 +365,7 @@ pub(crate) mod testutil {
 
     use crate::engine::framework::node_info::{NodeInfo, PodInfo};
     use crate::engine::framework::snapshot::Snapshot;
-    use crate::engine::version::Version;
+    use crate::engine::release::Release;
     use crate::model::{Cluster, Node, ObjectKey, Pod};
 
     /// Object metadata with a name (and namespace).
@@ -591,7 +591,7 @@ pub(crate) mod testutil {
                 c.volume_attachments
                     .insert(a.metadata.name.clone().unwrap_or_default(), a);
             }
-            Snapshot::new(Arc::new(c), Version::OLDEST)
+            Snapshot::new(Arc::new(c), Release::OLDEST)
         }
     }
 

@@ -15,7 +15,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
 use crate::engine::framework::status::{Code, Status};
-use crate::engine::version::Version;
+use crate::engine::release::{Change, Features};
 
 /// Reason of a disk conflict.
 pub const ERR_REASON_DISK_CONFLICT: &str = "node(s) had no available disk";
@@ -54,8 +54,8 @@ impl PreFilterState {
 
 /// VolumeRestrictions.
 pub struct VolumeRestrictions {
-    /// The scheduler version reproduced (the ReadWriteOncePod reason changed in 1.34).
-    pub version: Version,
+    /// The ReadWriteOncePod reason of [`Change::RwopReasonRenamed`].
+    pub rwop_reason_renamed: bool,
 }
 
 fn needs_restrictions_check(v: &core::Volume) -> bool {
@@ -188,7 +188,7 @@ impl FilterPlugin for VolumeRestrictions {
             return Status::error(format!("cannot read {PRE_FILTER_KEY:?} from cycleState"));
         };
         if s.conflicting_pvc_ref_count > 0 {
-            let reason = if self.version.rwop_reason_renamed() {
+            let reason = if self.rwop_reason_renamed {
                 ERR_REASON_RWOP_CONFLICT_1_34
             } else {
                 ERR_REASON_RWOP_CONFLICT
@@ -200,8 +200,10 @@ impl FilterPlugin for VolumeRestrictions {
 }
 
 /// Registers VolumeRestrictions (it takes no args).
-pub fn register(_: &Value, version: Version) -> Result<PluginSlots, String> {
-    let p = Arc::new(VolumeRestrictions { version });
+pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+    let p = Arc::new(VolumeRestrictions {
+        rwop_reason_renamed: features.has(Change::RwopReasonRenamed),
+    });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
         filter: Some(p),
@@ -213,9 +215,10 @@ pub fn register(_: &Value, version: Version) -> Result<PluginSlots, String> {
 mod tests {
     use super::super::volume_helpers::testutil::*;
     use super::*;
+    use crate::engine::release::Release;
 
     const PL: VolumeRestrictions = VolumeRestrictions {
-        version: Version::OLDEST,
+        rwop_reason_renamed: false,
     };
 
     fn gce(pd: &str, ro: bool) -> core::Volume {
@@ -274,7 +277,7 @@ mod tests {
         let cx = Ctx { snapshot: &s };
         let mut state = CycleState::default();
         let pl = VolumeRestrictions {
-            version: Version::OLDEST,
+            rwop_reason_renamed: false,
         };
         let (_, pre) = pl.pre_filter(&cx, &mut state, &pod);
         if !pre.is_success() {
@@ -443,7 +446,7 @@ mod tests {
             ),
         ] {
             let pl = VolumeRestrictions {
-                version: Version { minor },
+                rwop_reason_renamed: Features::new(Release::at(minor)).has(Change::RwopReasonRenamed),
             };
             let mut state = CycleState::default();
             assert!(pl.pre_filter(&cx, &mut state, &p).1.is_success());

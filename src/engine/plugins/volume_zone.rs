@@ -16,7 +16,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
 use crate::engine::framework::status::Status;
-use crate::engine::version::Version;
+use crate::engine::release::Features;
 use crate::model::Cluster;
 
 /// Reason when a node's zone or region does not match a PV's.
@@ -174,7 +174,7 @@ impl FilterPlugin for VolumeZone {
 }
 
 /// Registers VolumeZone (it takes no args).
-pub fn register(_: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     let p = Arc::new(VolumeZone);
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),

@@ -120,7 +120,7 @@ pub fn render(
     frame: &mut Frame<'_>,
     area: Rect,
 ) {
-    let rows = analysis::filter_rows(&app.cluster, &app.usage, ex, v.filter_sort, &v.query);
+    let rows = analysis::filter_rows(&app.cluster, &app.usage, &app.features, ex, v.filter_sort, &v.query);
     let feasible = ex.filter.iter().filter(|f| f.feasible).count();
     let mut title = vec![Span::raw(format!(" Filter · {feasible}/{} nodes fit", ex.filter.len()))];
     title.push(Span::styled(format!(" · sort {}", v.filter_sort.name()), theme.muted));

@@ -211,7 +211,10 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
             items.push(vec![Span::raw("all namespaces")]);
         }
         if !narrow {
-            items.push(vec![Span::styled(format!("scheduler {}", app.version), theme.muted)]);
+            items.push(vec![Span::styled(
+                format!("scheduler {}", app.features.describe()),
+                theme.muted,
+            )]);
         }
     }
     let mut spans = vec![Span::styled(" kschedtui", theme.accent)];
@@ -387,14 +390,14 @@ mod tests {
                 .expect("fixture")
                 .state();
         let mut a = app();
-        let profiles = crate::engine::build_profiles(None, a.version).expect("profiles");
-        let version = a.version;
+        let profiles = crate::engine::build_profiles(None, &*a.features).expect("profiles");
+        let features = a.features.clone();
         crate::app::update(
             &mut a,
             crate::app::Action::Attached(Box::new(Ok(crate::app::Attached {
                 state,
                 profiles,
-                version,
+                features,
                 write_mode: crate::source::write::WriteMode::Enabled,
             }))),
         );
@@ -414,14 +417,14 @@ mod tests {
                 .state();
         let mut a = app();
         a.source.name = "context 'kind-dev' (https://127.0.0.1:6443)".into();
-        let profiles = crate::engine::build_profiles(None, a.version).expect("profiles");
-        let version = a.version;
+        let profiles = crate::engine::build_profiles(None, &*a.features).expect("profiles");
+        let features = a.features.clone();
         crate::app::update_sync(
             &mut a,
             crate::app::Action::Attached(Box::new(Ok(crate::app::Attached {
                 state,
                 profiles,
-                version,
+                features,
                 write_mode: crate::source::write::WriteMode::Enabled,
             }))),
         );

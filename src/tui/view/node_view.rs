@@ -111,7 +111,7 @@ fn why<'a>(app: &App, node: &Node, pod: &Pod, theme: &Theme) -> Vec<Line<'a>> {
                         theme.muted,
                     )));
                 }
-                for m in analysis::missing(pod, node, app.usage.get(&node.name), app.version) {
+                for m in analysis::missing(pod, node, app.usage.get(&node.name), &app.features) {
                     lines.push(Line::from(Span::styled(m.to_string(), theme.warn)));
                 }
             }
@@ -163,7 +163,7 @@ pub fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'_>, are
         ),
     ])];
     let pod_extra = pod
-        .map(|p| app.version.requests_of(p).list.keys().cloned().collect::<Vec<_>>())
+        .map(|p| app.features.requests_of(p).list.keys().cloned().collect::<Vec<_>>())
         .unwrap_or_default();
     let gauges: Vec<(String, i64, i64, i64)> = format::resource_names(&node.allocatable, pod_extra)
         .into_iter()
@@ -176,7 +176,7 @@ pub fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'_>, are
             };
             let add = match pod {
                 Some(_) if name == "pods" => 1,
-                Some(p) => app.version.requests_of(p).list.get(&name).copied().unwrap_or(0),
+                Some(p) => app.features.requests_of(p).list.get(&name).copied().unwrap_or(0),
                 None => 0,
             };
             (name, alloc, used, add)
@@ -246,8 +246,8 @@ pub fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'_>, are
                 Span::styled(
                     format!(
                         "  cpu {} mem {} prio {}",
-                        format::cpu(app.version.requests_of(p).resource.milli_cpu),
-                        format::bytes(app.version.requests_of(p).resource.memory),
+                        format::cpu(app.features.requests_of(p).resource.milli_cpu),
+                        format::bytes(app.features.requests_of(p).resource.memory),
                         p.priority
                     ),
                     theme.muted,

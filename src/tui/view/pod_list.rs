@@ -125,8 +125,8 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
             if wide {
                 cells.push(Cell::from(Span::styled(p.scheduler_name.clone(), theme.muted)));
             }
-            cells.push(Cell::from(format::cpu(app.version.requests_of(p).resource.milli_cpu)));
-            cells.push(Cell::from(format::bytes(app.version.requests_of(p).resource.memory)));
+            cells.push(Cell::from(format::cpu(app.features.requests_of(p).resource.milli_cpu)));
+            cells.push(Cell::from(format::bytes(app.features.requests_of(p).resource.memory)));
             cells.push(Cell::from(Span::styled(
                 pod_list::status_line(app, p),
                 reason_style(app, p, theme),

@@ -51,8 +51,8 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
                 " · priority {} · {} · cpu {} mem {} ",
                 p.priority,
                 p.scheduler_name,
-                format::cpu(app.version.requests_of(p).resource.milli_cpu),
-                format::bytes(app.version.requests_of(p).resource.memory)
+                format::cpu(app.features.requests_of(p).resource.milli_cpu),
+                format::bytes(app.features.requests_of(p).resource.memory)
             ),
             theme.muted,
         ));

@@ -44,8 +44,8 @@ use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PostFilterPlugi
 use crate::engine::framework::profile::Framework;
 use crate::engine::framework::runner::fit_error_message;
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::release::{Change, Features};
 use crate::engine::trace::PostFilterTrace;
-use crate::engine::version::Version;
 use crate::model::{Cluster, Pod};
 
 pub use candidates::{
@@ -111,17 +111,20 @@ pub struct DefaultPreemption {
     pub min_candidate_nodes_percentage: i32,
     /// minCandidateNodesAbsolute.
     pub min_candidate_nodes_absolute: i32,
-    /// The scheduler version reproduced.
-    pub version: Version,
+    /// Nodes outside PreFilter's set have a status ([`Change::AbsentNodesStatus`]).
+    pub absent_nodes_status: bool,
+    /// Victims re-sorted after the reprieve ([`Change::PreemptionVictimsResorted`]).
+    pub sort_victims: bool,
 }
 
 impl DefaultPreemption {
     /// The plugin with default args.
-    pub fn new(version: Version) -> Self {
+    pub fn new(features: &Features) -> Self {
         DefaultPreemption {
             min_candidate_nodes_percentage: 10,
             min_candidate_nodes_absolute: 100,
-            version,
+            absent_nodes_status: features.has(Change::AbsentNodesStatus),
+            sort_victims: features.has(Change::PreemptionVictimsResorted),
         }
     }
 
@@ -175,7 +178,7 @@ impl DefaultPreemption {
         // 1) Eligibility.
         let nominated_code = pod.pod.nominated_node_name.as_ref().map(|nn| {
             statuses.get(nn).map_or(
-                if self.version.absent_nodes_status() {
+                if self.absent_nodes_status {
                     Code::UnschedulableAndUnresolvable
                 } else {
                     Code::Success
@@ -200,7 +203,7 @@ impl DefaultPreemption {
         if !potential.is_empty() {
             let wanted = self.calculate_num_candidates(potential.len());
             trace.candidates_wanted = Some(wanted);
-            let sort_victims = self.version.minor >= 31;
+            let sort_victims = self.sort_victims;
             let dry = dry_run_preemption(
                 cx,
                 fw,
@@ -239,7 +242,7 @@ impl DefaultPreemption {
             return Status::error(aggregate_errors(&errors));
         }
         if candidates.is_empty() {
-            let msg = if self.version.absent_nodes_status() {
+            let msg = if self.absent_nodes_status {
                 let absent = Status::unresolvable(ERR_NOT_HELPFUL);
                 fit_error_message(all.len(), None, &dry_statuses, Some(&absent), "")
             } else {
@@ -351,17 +354,18 @@ impl PreEnqueuePlugin for DefaultPreemption {
 }
 
 /// Registers DefaultPreemption.
-pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
     let pl = DefaultPreemption {
         min_candidate_nodes_percentage: a.min_candidate_nodes_percentage.unwrap_or(10),
         min_candidate_nodes_absolute: a.min_candidate_nodes_absolute.unwrap_or(100),
-        version,
+        ..DefaultPreemption::new(features)
     };
     validate_args(pl.min_candidate_nodes_percentage, pl.min_candidate_nodes_absolute)?;
     let pl = Arc::new(pl);
-    let pre_enqueue: Option<Arc<dyn PreEnqueuePlugin>> =
-        (version.minor >= 32).then(|| pl.clone() as Arc<dyn PreEnqueuePlugin>);
+    let pre_enqueue: Option<Arc<dyn PreEnqueuePlugin>> = features
+        .has(Change::DefaultPreemptionPreEnqueue)
+        .then(|| pl.clone() as Arc<dyn PreEnqueuePlugin>);
     Ok(PluginSlots {
         post_filter: Some(pl),
         pre_enqueue,

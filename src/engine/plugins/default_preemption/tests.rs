@@ -14,6 +14,7 @@ use super::*;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::PreFilterPlugin;
 use crate::engine::framework::snapshot::Snapshot;
+use crate::engine::release::{Change, Features, Release};
 use crate::engine::trace::Explanation;
 use crate::model::{Object, ObjectKey, Origin};
 
@@ -29,8 +30,8 @@ const MID: i32 = 100;
 const HIGH: i32 = 1000;
 const VERY_HIGH: i32 = 10000;
 
-const V130: Version = Version { minor: 30 };
-const V131: Version = Version { minor: 31 };
+const V130: Release = Release::at(30);
+const V131: Release = Release::at(31);
 
 #[derive(Clone)]
 struct PodB {
@@ -185,7 +186,7 @@ fn pdb_status(allowed: i32, disrupted: &[&str]) -> Value {
 struct World {
     snap: Snapshot,
     fw: Framework,
-    version: Version,
+    version: Release,
 }
 
 /// A typed model object from its JSON form (the engine does not use the snapshot loader).
@@ -200,7 +201,7 @@ fn typed(v: Value) -> (Origin, Object) {
     (Origin::default(), o)
 }
 
-fn world_v(objs: Vec<Value>, version: Version) -> World {
+fn world_v(objs: Vec<Value>, version: Release) -> World {
     let cluster = Cluster::build(objs.into_iter().map(typed).collect()).expect("cluster");
     let snap = Snapshot::new(Arc::new(cluster), version);
     let fw = Framework::default_profile(version).expect("profile");
@@ -240,7 +241,7 @@ impl World {
     }
 
     fn plugin(&self) -> DefaultPreemption {
-        DefaultPreemption::new(self.version)
+        DefaultPreemption::new(&self.version.into())
     }
 
     fn post_filter_with(
@@ -277,7 +278,7 @@ impl World {
             &nodes,
             &self.snap.cluster.pdbs,
             wanted,
-            self.version.minor >= 31,
+            Features::new(self.version).has(Change::PreemptionVictimsResorted),
         );
         let mut out: Vec<(String, Vec<String>, usize)> = dry
             .candidates
@@ -694,7 +695,7 @@ fn args(pct: i32, abs: i32) -> DefaultPreemption {
     DefaultPreemption {
         min_candidate_nodes_percentage: pct,
         min_candidate_nodes_absolute: abs,
-        version: V130,
+        ..DefaultPreemption::new(&V130.into())
     }
 }
 
@@ -1074,7 +1075,7 @@ fn absent_nominated_node_status_by_version() {
             Status::unschedulable("preemption: not eligible due to a terminating pod on the nominated node.")
         );
     }
-    let (t, s) = mk(Version { minor: 32 }).post_filter("p", &st);
+    let (t, s) = mk(Release::at(32)).post_filter("p", &st);
     assert!(s.is_success());
     assert_eq!(t.nominated_node.as_deref(), Some("node2"));
 }
@@ -1280,18 +1281,18 @@ fn calculate_num_candidates_table() {
 
 #[test]
 fn args_decode_default_and_validate() {
-    let slots = register(&Value::Null, V130).expect("defaults");
+    let slots = register(&Value::Null, &V130.into()).expect("defaults");
     assert!(slots.post_filter.is_some() && slots.pre_enqueue.is_none());
-    let slots = register(&Value::Null, Version { minor: 32 }).expect("defaults");
+    let slots = register(&Value::Null, &Release::at(32).into()).expect("defaults");
     assert!(slots.pre_enqueue.is_some());
     assert!(
         register(
             &json!({"minCandidateNodesPercentage": 40, "minCandidateNodesAbsolute": 1}),
-            V130
+            &V130.into()
         )
         .is_ok()
     );
-    let err = |v: Value| register(&v, V130).err().expect("error");
+    let err = |v: Value| register(&v, &V130.into()).err().expect("error");
     assert_eq!(
         err(json!({"minCandidateNodesPercentage": 101})),
         "minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]"

@@ -6,10 +6,10 @@
 use super::super::testkit::{PodB, node, pod, run_filter, snapshot, team_namespaces, term};
 use super::*;
 use crate::engine::framework::plugin::Ctx;
-use crate::engine::version::Version;
+use crate::engine::release::Release;
 
-const V30: Version = Version { minor: 30 };
-const V31: Version = Version { minor: 31 };
+const V30: Release = Release::at(30);
+const V31: Release = Release::at(31);
 
 fn ok() -> Status {
     Status::success()

@@ -23,7 +23,7 @@ use super::names;
 use super::pod_topology_spread::common::PodTableCache;
 use crate::engine::framework::node_info::AffinityTerm;
 use crate::engine::framework::plugin::{Plugin, PluginSlots};
-use crate::engine::version::Version;
+use crate::engine::release::Features;
 use crate::model::Pod;
 use crate::model::selector::{Labels, Selector};
 
@@ -200,7 +200,7 @@ impl TopologyCounts {
 }
 
 /// Registers InterPodAffinity.
-pub fn register(args: &Value, _: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, _: &Features) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
     let w = a.hard_pod_affinity_weight.unwrap_or(DEFAULT_HARD_POD_AFFINITY_WEIGHT);
     if !(0..=100).contains(&w) {
@@ -228,27 +228,48 @@ pub(crate) mod testkit;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Release;
 
     #[test]
     fn args_defaults_and_validation() {
-        let s = register(&Value::Null, Version::OLDEST).expect("defaults");
+        let s = register(&Value::Null, &Release::OLDEST.into()).expect("defaults");
         assert!(s.pre_filter.is_some() && s.filter.is_some() && s.pre_score.is_some() && s.score.is_some());
-        assert!(register(&serde_json::json!({"hardPodAffinityWeight": 0}), Version::OLDEST).is_ok());
-        assert!(register(&serde_json::json!({"hardPodAffinityWeight": 100}), Version::OLDEST).is_ok());
+        assert!(
+            register(
+                &serde_json::json!({"hardPodAffinityWeight": 0}),
+                &Release::OLDEST.into()
+            )
+            .is_ok()
+        );
+        assert!(
+            register(
+                &serde_json::json!({"hardPodAffinityWeight": 100}),
+                &Release::OLDEST.into()
+            )
+            .is_ok()
+        );
         assert_eq!(
-            register(&serde_json::json!({"hardPodAffinityWeight": 101}), Version::OLDEST).err(),
+            register(
+                &serde_json::json!({"hardPodAffinityWeight": 101}),
+                &Release::OLDEST.into()
+            )
+            .err(),
             Some("hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]".to_string())
         );
         assert_eq!(
-            register(&serde_json::json!({"hardPodAffinityWeight": -1}), Version::OLDEST).err(),
+            register(
+                &serde_json::json!({"hardPodAffinityWeight": -1}),
+                &Release::OLDEST.into()
+            )
+            .err(),
             Some("hardPodAffinityWeight: Invalid value: -1: not in valid range [0, 100]".to_string())
         );
-        assert!(register(&serde_json::json!({"bogus": 1}), Version::OLDEST).is_err());
+        assert!(register(&serde_json::json!({"bogus": 1}), &Release::OLDEST.into()).is_err());
         assert!(
             register(
                 &serde_json::json!({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "InterPodAffinityArgs",
                     "ignorePreferredTermsOfExistingPods": true}),
-                Version::OLDEST
+                &Release::OLDEST.into()
             )
             .is_ok()
         );

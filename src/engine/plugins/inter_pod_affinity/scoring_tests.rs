@@ -6,9 +6,9 @@ use super::super::testkit::{PodB, node, pod, snapshot, team_namespaces, term};
 use super::*;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Code;
-use crate::engine::version::Version;
+use crate::engine::release::Release;
 
-const V30: Version = Version { minor: 30 };
+const V30: Release = Release::at(30);
 
 fn stay_s1_region(p: PodB) -> PodB {
     p.pref_affinity(5, term("region").values_in("security", &["S1"]))

@@ -12,7 +12,7 @@ use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, PreFilterPlugin};
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Status;
-use crate::engine::version::Version;
+use crate::engine::release::{Features, Release};
 use crate::model::{Cluster, Object, Origin, Pod};
 
 use super::InterPodAffinity;
@@ -194,11 +194,11 @@ impl PodB {
         self
     }
     /// The parsed incoming pod, as the engine sees it for `version`.
-    pub fn info(&self, version: Version) -> PodInfo {
+    pub fn info(&self, version: Release) -> PodInfo {
         let mut obj = self.0.clone();
         obj.metadata.name.get_or_insert_with(|| "incoming".to_string());
         let p = Pod::from_obj(obj, |_| 0).expect("pod");
-        PodInfo::for_version(Arc::new(p), version)
+        PodInfo::with_features(Arc::new(p), &Features::new(version))
     }
 }
 
@@ -246,7 +246,7 @@ pub fn team_namespaces() -> Vec<core::Namespace> {
 }
 
 /// A snapshot of the nodes, pods (unnamed ones get `pod-<i>`) and namespaces.
-pub fn snapshot(nodes: &[core::Node], pods: &[PodB], namespaces: &[core::Namespace], version: Version) -> Snapshot {
+pub fn snapshot(nodes: &[core::Node], pods: &[PodB], namespaces: &[core::Namespace], version: Release) -> Snapshot {
     let mut objs = Vec::new();
     for n in nodes {
         objs.push((Origin::default(), Object::Node(Box::new(n.clone()))));

@@ -12,7 +12,7 @@ use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreScorePlugin, ScorePlugin};
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::names;
-use crate::engine::version::Version;
+use crate::engine::release::{Change, Features};
 
 /// NodeResourcesBalancedAllocationArgs.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -26,7 +26,8 @@ pub struct Args {
 /// NodeResourcesBalancedAllocation.
 pub struct BalancedAllocation {
     resources: Vec<ResourceSpec>,
-    version: Version,
+    /// PreScore skips best-effort pods ([`Change::BalancedAllocationSkipsBestEffort`]).
+    skips_best_effort: bool,
 }
 
 const PRE_SCORE_KEY: &str = "PreScoreNodeResourcesBalancedAllocation";
@@ -40,7 +41,7 @@ impl Plugin for BalancedAllocation {
 impl PreScorePlugin for BalancedAllocation {
     fn pre_score(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, _: &[&NodeInfo]) -> Status {
         let reqs = pod_request_list(pod, &self.resources, true);
-        if self.version.balanced_allocation_skips_best_effort() && reqs.iter().all(|r| *r == 0) {
+        if self.skips_best_effort && reqs.iter().all(|r| *r == 0) {
             return Status::skip();
         }
         state.write(PRE_SCORE_KEY, reqs);
@@ -54,7 +55,7 @@ impl ScorePlugin for BalancedAllocation {
             Some(r) => r.clone(),
             None => {
                 let r = pod_request_list(pod, &self.resources, true);
-                if self.version.balanced_allocation_skips_best_effort() && r.iter().all(|x| *x == 0) {
+                if self.skips_best_effort && r.iter().all(|x| *x == 0) {
                     return (0, Status::success());
                 }
                 r
@@ -66,7 +67,7 @@ impl ScorePlugin for BalancedAllocation {
 }
 
 /// Registers NodeResourcesBalancedAllocation.
-pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
     let resources = defaulted(a.resources);
     // ValidateNodeResourcesBalancedAllocationArgs: no duplicates, every weight exactly 1.
@@ -84,7 +85,10 @@ pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
         1 => return Err(errs.remove(0)),
         _ => return Err(format!("[{}]", errs.join(", "))),
     }
-    let p = Arc::new(BalancedAllocation { resources, version });
+    let p = Arc::new(BalancedAllocation {
+        resources,
+        skips_best_effort: features.has(Change::BalancedAllocationSkipsBestEffort),
+    });
     Ok(PluginSlots {
         pre_score: Some(p.clone()),
         score: Some(p),
@@ -95,6 +99,7 @@ pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Release;
     use crate::testkit::builders::*;
     use k8s_openapi::api::core::v1 as core;
     use serde_json::json;
@@ -268,7 +273,7 @@ mod tests {
             ]
         };
         for minor in [30, 32] {
-            let v = Version { minor };
+            let v = Release::at(minor);
             let snap = snapshot(nodes(), vec![], v);
             let pl = plugin(names::NODE_RESOURCES_BALANCED_ALLOCATION, args.clone(), v);
             let got = run_score(&pl, &snap, &pod("p").obj(), true);
@@ -276,7 +281,7 @@ mod tests {
             assert_eq!(got.raw, vec![100, 100], "1.{minor}");
         }
         for minor in [33, 34] {
-            let v = Version { minor };
+            let v = Release::at(minor);
             let snap = snapshot(nodes(), vec![], v);
             let pl = plugin(names::NODE_RESOURCES_BALANCED_ALLOCATION, args.clone(), v);
             let got = run_score(&pl, &snap, &pod("p").obj(), true);

@@ -20,7 +20,7 @@ use crate::engine::framework::plugin::{
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::plugins::names;
-use crate::engine::version::Version;
+use crate::engine::release::{Change, Features};
 use crate::model::resources::{Resource, is_extended_resource};
 
 /// Scoring strategy types.
@@ -81,7 +81,8 @@ pub struct Fit {
     strategy: StrategyType,
     resources: Vec<ResourceSpec>,
     shape: Vec<ShapePoint>,
-    version: Version,
+    /// [`Change::FitUnresolvableBeyondAllocatable`].
+    unresolvable_beyond_allocatable: bool,
 }
 
 const PRE_FILTER_KEY: &str = "PreFilterNodeResourcesFit";
@@ -197,8 +198,7 @@ impl FilterPlugin for Fit {
         if insufficient.is_empty() {
             return Status::success();
         }
-        let code = if self.version.fit_unresolvable_beyond_allocatable() && insufficient.iter().any(|i| i.unresolvable)
-        {
+        let code = if self.unresolvable_beyond_allocatable && insufficient.iter().any(|i| i.unresolvable) {
             Code::UnschedulableAndUnresolvable
         } else {
             Code::Unschedulable
@@ -234,7 +234,7 @@ impl ScorePlugin for Fit {
 
 /// `ValidateNodeResourcesFitArgs` (apis/config/validation/validation_pluginargs.go) on the
 /// defaulted args: the errors as field.ErrorList prints them.
-fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec], version: Version) -> Vec<String> {
+fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec], features: &Features) -> Vec<String> {
     use crate::model::selector::is_qualified_name;
     let mut errs = Vec::new();
     for (i, r) in a.ignored_resources.iter().enumerate() {
@@ -264,7 +264,7 @@ fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec], ve
         errs.extend(super::resource_allocation::validate_shape(
             &r.shape,
             "scoringStrategy.shape",
-            version,
+            features,
         ));
     } else if strategy.kind == StrategyType::RequestedToCapacityRatio {
         errs.push("scoringStrategy.shape: Required value: at least one point must be specified".into());
@@ -273,11 +273,11 @@ fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec], ve
 }
 
 /// Registers NodeResourcesFit.
-pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
     let strategy = a.scoring_strategy.clone().unwrap_or_default();
     let resources = defaulted(strategy.resources.clone());
-    let errs = validate(&a, &strategy, &resources, version);
+    let errs = validate(&a, &strategy, &resources, features);
     match errs.len() {
         0 => {}
         1 => return Err(errs[0].clone()),
@@ -292,7 +292,7 @@ pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
             .requested_to_capacity_ratio
             .map(|r| r.shape)
             .unwrap_or_default(),
-        version,
+        unresolvable_beyond_allocatable: features.has(Change::FitUnresolvableBeyondAllocatable),
     });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
@@ -306,6 +306,7 @@ pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Release;
     use crate::testkit::builders::*;
     use k8s_openapi::api::core::v1 as core;
 
@@ -394,7 +395,7 @@ mod tests {
         args: Value,
         want: &[InsufficientResource],
     ) {
-        for v in [V1_30, Version { minor: 34 }] {
+        for v in [V1_30, Release::at(34)] {
             let snap = snapshot(vec![node.clone()], vec![existing.clone()], v);
             let slots = plugin(names::NODE_RESOURCES_FIT, args.clone(), v);
             let got = run_filter(&slots, &snap, &p, true);
@@ -403,7 +404,9 @@ mod tests {
                 Some(&Status::success()),
                 "{name}"
             );
-            let code = if v.minor >= 34 && want.iter().any(|w| w.unresolvable) {
+            let code = if Features::new(v).has(Change::FitUnresolvableBeyondAllocatable)
+                && want.iter().any(|w| w.unresolvable)
+            {
                 Code::UnschedulableAndUnresolvable
             } else {
                 Code::Unschedulable
@@ -924,7 +927,7 @@ mod tests {
             "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
             "requestedToCapacityRatio": {"shape": [{"utilization": 50, "score": 1}, {"utilization": 50, "score": 2}]}}});
         assert_eq!(
-            register(&unsorted, Version { minor: 34 }).err().as_deref(),
+            register(&unsorted, &Release::at(34).into()).err().as_deref(),
             Some("scoringStrategy.shape[1].utilization: Invalid value: 50: values must be sorted in increasing order")
         );
         assert_eq!(
@@ -938,7 +941,7 @@ mod tests {
     /// UnschedulableAndUnresolvable, next to one that stays Unschedulable.
     #[test]
     fn unresolvable_when_a_request_exceeds_allocatable_from_1_34() {
-        let v34 = Version { minor: 34 };
+        let v34 = Release::at(34);
         let cases: Vec<(&str, core::Pod, R, Code)> = vec![
             (
                 "extended resource capacity enforced",
@@ -1008,7 +1011,7 @@ mod tests {
             .obj();
         for (v, want) in [
             (V1_30, Code::Unschedulable),
-            (Version { minor: 34 }, Code::UnschedulableAndUnresolvable),
+            (Release::at(34), Code::UnschedulableAndUnresolvable),
         ] {
             let snap = snapshot(vec![node.clone()], vec![], v);
             let slots = plugin(names::NODE_RESOURCES_FIT, Value::Null, v);

@@ -60,9 +60,20 @@ pub fn validate_resources(resources: &[ResourceSpec], path: &str) -> Vec<String>
         .collect()
 }
 
+/// `validateFunctionShape`'s ordering message ([`Change::ShapeOrderMessage`]).
+///
+/// [`Change::ShapeOrderMessage`]: crate::engine::release::Change::ShapeOrderMessage
+pub fn shape_order_message(features: &crate::engine::release::Features) -> &'static str {
+    if features.has(crate::engine::release::Change::ShapeOrderMessage) {
+        "values must be sorted in increasing order"
+    } else {
+        "utilization values must be sorted in increasing order"
+    }
+}
+
 /// `validateFunctionShape`: at least one point, utilization strictly increasing, utilization
 /// in [0, 100] and score in [0, 10].
-pub fn validate_shape(shape: &[ShapePoint], path: &str, version: crate::engine::version::Version) -> Vec<String> {
+pub fn validate_shape(shape: &[ShapePoint], path: &str, features: &crate::engine::release::Features) -> Vec<String> {
     if shape.is_empty() {
         return vec![format!("{path}: Required value: at least one point must be specified")];
     }
@@ -71,7 +82,7 @@ pub fn validate_shape(shape: &[ShapePoint], path: &str, version: crate::engine::
         errs.push(format!(
             "{path}[{i}].utilization: Invalid value: {}: {}",
             shape[i].utilization,
-            version.shape_order_message()
+            shape_order_message(features)
         ));
     }
     for (i, p) in shape.iter().enumerate() {

@@ -17,6 +17,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
 use crate::engine::framework::status::Status;
+use crate::engine::plugins::csi_translation::Migration;
 use crate::engine::plugins::csi_translation::{
     inline_plugin, limits_migration_on, plugin_by_in_tree_name, pv_plugin, translate_inline_handle, translate_pv,
 };
@@ -25,12 +26,28 @@ use crate::engine::plugins::volume_helpers::{
     claim_class, claim_volume_name, csi_attach_limit_key, ephemeral_claim_name, get_pvc, pvc_not_found,
     volume_is_for_pod,
 };
-use crate::engine::version::Version;
+use crate::engine::release::{Change, Features};
 use crate::model::{Cluster, Pod};
 
 /// NodeVolumeLimits.
 pub struct CsiLimits {
-    version: Version,
+    /// [`Change::CsiLimitsCountVolumeAttachments`].
+    count_attachments: bool,
+    /// Limits also from node allocatable (before [`Change::CsiLimitsFromCsiNodeOnly`]).
+    from_node_allocatable: bool,
+    /// CSI migration gates.
+    migration: Migration,
+}
+
+impl CsiLimits {
+    /// The plugin as a release behaves.
+    pub fn new(f: &Features) -> Self {
+        CsiLimits {
+            count_attachments: f.has(Change::CsiLimitsCountVolumeAttachments),
+            from_node_allocatable: !f.has(Change::CsiLimitsFromCsiNodeOnly),
+            migration: Migration::of(f),
+        }
+    }
 }
 
 impl Plugin for CsiLimits {
@@ -55,7 +72,7 @@ impl PreFilterPlugin for CsiLimits {
             .flatten()
             .any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some() || inline_plugin(v).is_some());
         if relevant {
-            if self.version.csi_limits_count_volume_attachments() {
+            if self.count_attachments {
                 let by_node: AttachmentsByNode = Arc::new(volume_attachment_volumes(&cx.snapshot.cluster));
                 state.write(ATTACHMENTS_KEY, by_node);
             }
@@ -80,7 +97,7 @@ impl FilterPlugin for CsiLimits {
         if new_volumes.is_empty() {
             return Status::success();
         }
-        let limits = volume_limits_with_csi_node(node, csi_node, self.version);
+        let limits = volume_limits_with_csi_node(node, csi_node, self.from_node_allocatable);
         if limits.is_empty() {
             return Status::success();
         }
@@ -95,7 +112,7 @@ impl FilterPlugin for CsiLimits {
             new_volumes.remove(unique);
             *attached_count.entry(key.clone()).or_insert(0) += 1;
         }
-        if self.version.csi_limits_count_volume_attachments() {
+        if self.count_attachments {
             // Not checked against the incoming pod's volumes: a volume the pod would use that
             // an attachment already holds counts on both sides, as upstream counts it.
             let computed;
@@ -163,9 +180,9 @@ fn volume_attachment_volumes(cluster: &Cluster) -> BTreeMap<String, BTreeMap<Str
 pub fn volume_limits_with_csi_node(
     node: &NodeInfo,
     csi_node: Option<&storage::CSINode>,
-    version: Version,
+    from_node_allocatable: bool,
 ) -> BTreeMap<String, i64> {
-    let mut limits = if version.csi_limits_from_node_allocatable() {
+    let mut limits = if from_node_allocatable {
         volume_limits(node)
     } else {
         BTreeMap::new()
@@ -238,7 +255,7 @@ impl CsiLimits {
         let Some(plugin) = inline_plugin(vol) else {
             return Ok(());
         };
-        if !limits_migration_on(csi_node, plugin, self.version) {
+        if !limits_migration_on(csi_node, plugin, self.migration) {
             return Ok(());
         }
         let handle = translate_inline_handle(vol)
@@ -268,7 +285,7 @@ impl CsiLimits {
         let Some(plugin) = pv_plugin(pv) else {
             return (String::new(), String::new());
         };
-        if !limits_migration_on(csi_node, plugin, self.version) {
+        if !limits_migration_on(csi_node, plugin, self.migration) {
             return (String::new(), String::new());
         }
         match translate_pv(pv).ok().and_then(|t| t.spec.and_then(|s| s.csi)) {
@@ -297,7 +314,7 @@ impl CsiLimits {
             pvc.metadata.name.as_deref().unwrap_or("")
         );
         if let Some(plugin) = plugin_by_in_tree_name(&sc.provisioner) {
-            if !limits_migration_on(csi_node, plugin, self.version) {
+            if !limits_migration_on(csi_node, plugin, self.migration) {
                 return (String::new(), String::new());
             }
             return (plugin.csi_driver().to_string(), handle);
@@ -307,8 +324,8 @@ impl CsiLimits {
 }
 
 /// Registers NodeVolumeLimits (it takes no args).
-pub fn register(_: &Value, version: Version) -> Result<PluginSlots, String> {
-    let p = Arc::new(CsiLimits { version });
+pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+    let p = Arc::new(CsiLimits::new(features));
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
         filter: Some(p),
@@ -326,6 +343,7 @@ mod tests {
     use crate::engine::framework::status::Code;
     use crate::engine::plugins::volume_helpers::ANN_MIGRATED_PLUGINS;
     use crate::engine::plugins::volume_helpers::testutil::*;
+    use crate::engine::release::Release;
 
     const EBS_CSI: &str = "ebs.csi.aws.com";
     const GCE_CSI: &str = "pd.csi.storage.gke.io";
@@ -391,7 +409,7 @@ mod tests {
         va_count: usize,
         /// Further VolumeAttachments.
         vas: Vec<storage::VolumeAttachment>,
-        version: Version,
+        version: Release,
     }
 
     impl Case {
@@ -411,7 +429,7 @@ mod tests {
                 limit_source,
                 va_count: 0,
                 vas: vec![],
-                version: Version::OLDEST,
+                version: Release::OLDEST,
             }
         }
     }
@@ -505,7 +523,7 @@ mod tests {
         }
         let s = w.snapshot();
         let cx = Ctx { snapshot: &s };
-        let pl = CsiLimits { version: c.version };
+        let pl = CsiLimits::new(&c.version.into());
         let pod = info(c.new_pod);
         let mut state = CycleState::default();
         let (_, pre) = pl.pre_filter(&cx, &mut state, &pod);
@@ -515,8 +533,8 @@ mod tests {
         (pre.code, pl.filter(&cx, &state, &pod, node_info(&s, NODE)))
     }
 
-    fn all_versions() -> impl Iterator<Item = Version> {
-        (Version::OLDEST.minor..=Version::NEWEST.minor).map(|minor| Version { minor })
+    fn all_versions() -> impl Iterator<Item = Release> {
+        Release::known().iter().copied()
     }
 
     fn exceeded() -> Status {
@@ -832,7 +850,7 @@ mod tests {
         // volumes); one attachment leaves room. 1.30 and 1.31 read no VolumeAttachments.
         let csi_ebs_one = || pvc_pod("csi-ebs-one", &["csi-ebs.csi.aws.com-0"]);
         for version in all_versions() {
-            let counts = version.minor >= 32;
+            let counts = Features::new(version).has(Change::CsiLimitsCountVolumeAttachments);
             let c = Case {
                 va_count: 2,
                 version,
@@ -941,7 +959,7 @@ mod tests {
                     version,
                     ..Case::new(one(), vec![], 1, migr, "csinode")
                 };
-                let want = if counts && version.minor >= 32 {
+                let want = if counts && Features::new(version).has(Change::CsiLimitsCountVolumeAttachments) {
                     exceeded()
                 } else {
                     Status::success()
@@ -982,7 +1000,7 @@ mod tests {
                 version,
                 ..Case::new(new_pod(), existing(), 2, &[EBS_CSI], "csinode")
             };
-            let want = if version.minor >= 32 {
+            let want = if Features::new(version).has(Change::CsiLimitsCountVolumeAttachments) {
                 exceeded()
             } else {
                 Status::success()
@@ -1005,9 +1023,7 @@ mod tests {
         w.pods.push(pod_on("default", "old", "n", vec![pvc_vol("v", "a")]));
         let s = w.snapshot();
         let cx = Ctx { snapshot: &s };
-        let pl = CsiLimits {
-            version: Version::OLDEST,
-        };
+        let pl = CsiLimits::new(&Release::OLDEST.into());
         let state = CycleState::default();
         let p = info(pod("default", "p", vec![pvc_vol("v", "b")]));
         assert_eq!(pl.filter(&cx, &state, &p, node_info(&s, "n")), exceeded());
@@ -1020,9 +1036,7 @@ mod tests {
         // 1.31 still reads the node's allocatable; 1.32 (getVolumeLimits over the CSINode only)
         // has no limit for the driver here.
         for (minor, want) in [(31, exceeded()), (32, Status::success()), (34, Status::success())] {
-            let pl = CsiLimits {
-                version: Version { minor },
-            };
+            let pl = CsiLimits::new(&Release::at(minor).into());
             assert_eq!(pl.filter(&cx, &state, &p, node_info(&s, "n")), want, "1.{minor}");
         }
     }

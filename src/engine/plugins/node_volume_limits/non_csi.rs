@@ -15,12 +15,13 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
 use crate::engine::framework::status::Status;
+use crate::engine::plugins::csi_translation::Migration;
 use crate::engine::plugins::csi_translation::{InTree, limits_migration_on};
 use crate::engine::plugins::names;
 use crate::engine::plugins::volume_helpers::{
     claim_volume_name, ephemeral_claim_name, get_pvc, pvc_not_found, volume_is_for_pod,
 };
-use crate::engine::version::Version;
+use crate::engine::release::Features;
 use crate::model::{Cluster, Pod};
 
 /// Default limit of GCE PD volumes per node.
@@ -123,7 +124,7 @@ pub fn max_ebs_volumes(instance_type: &str) -> i64 {
 /// One of the in-tree limits plugins.
 pub struct NonCsiLimits {
     kind: Kind,
-    version: Version,
+    migration: Migration,
 }
 
 impl Plugin for NonCsiLimits {
@@ -160,7 +161,7 @@ impl FilterPlugin for NonCsiLimits {
             return Status::success();
         }
         let csi_node = cluster.csi_nodes.get(node.name());
-        if limits_migration_on(csi_node, self.kind.in_tree(), self.version) {
+        if limits_migration_on(csi_node, self.kind.in_tree(), self.migration) {
             return Status::success();
         }
         let mut existing = BTreeSet::new();
@@ -254,8 +255,11 @@ impl NonCsiLimits {
     }
 }
 
-fn register_kind(kind: Kind, version: Version) -> PluginSlots {
-    let p = Arc::new(NonCsiLimits { kind, version });
+fn register_kind(kind: Kind, features: &Features) -> PluginSlots {
+    let p = Arc::new(NonCsiLimits {
+        kind,
+        migration: Migration::of(features),
+    });
     PluginSlots {
         pre_filter: Some(p.clone()),
         filter: Some(p),
@@ -264,18 +268,18 @@ fn register_kind(kind: Kind, version: Version) -> PluginSlots {
 }
 
 /// Registers EBSLimits.
-pub fn register_ebs(_: &Value, version: Version) -> Result<PluginSlots, String> {
-    Ok(register_kind(Kind::Ebs, version))
+pub fn register_ebs(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+    Ok(register_kind(Kind::Ebs, features))
 }
 
 /// Registers GCEPDLimits.
-pub fn register_gce_pd(_: &Value, version: Version) -> Result<PluginSlots, String> {
-    Ok(register_kind(Kind::GcePd, version))
+pub fn register_gce_pd(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+    Ok(register_kind(Kind::GcePd, features))
 }
 
 /// Registers AzureDiskLimits.
-pub fn register_azure_disk(_: &Value, version: Version) -> Result<PluginSlots, String> {
-    Ok(register_kind(Kind::AzureDisk, version))
+pub fn register_azure_disk(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+    Ok(register_kind(Kind::AzureDisk, features))
 }
 
 #[cfg(test)]
@@ -389,7 +393,7 @@ mod tests {
         let cx = Ctx { snapshot: &s };
         let pl = NonCsiLimits {
             kind,
-            version: Version::OLDEST,
+            migration: Migration::default(),
         };
         let p = info(new_pod);
         let mut state = CycleState::default();

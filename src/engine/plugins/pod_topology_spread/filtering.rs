@@ -1128,7 +1128,8 @@ mod tests {
             want(&[("node-a", OK), ("node-b", OK), ("node-x", OK), ("node-y", OK)])
         );
         let snap = super::super::testkit::snapshot_at(four_nodes(), pods(), vec![], 33);
-        let pl = PodTopologySpread::new(Vec::new(), false).for_version(crate::engine::version::Version { minor: 33 });
+        let pl =
+            PodTopologySpread::new(Vec::new(), false).with_features(&crate::engine::release::Release::at(33).into());
         let pi = snap.pod_infos[&ObjectKey::new("default", "p")].clone();
         let mut state = CycleState::default();
         let cx = Ctx { snapshot: &snap };
@@ -1282,7 +1283,7 @@ mod tests {
     fn nominated_pods_count_through_add_pod_in_the_runner() {
         use crate::engine::framework::profile::Framework;
         use crate::engine::framework::runner::explain;
-        use crate::engine::version::Version;
+        use crate::engine::release::Release;
         // zone1: node-a, zone2: node-x. A nominated pod of equal priority on node-x makes zone2
         // as full as zone1, so with maxSkew 1 node-x fails only with the nominated pod counted.
         let snap = snapshot(
@@ -1298,7 +1299,7 @@ mod tests {
             ],
             vec![],
         );
-        let fw = Framework::default_profile(Version { minor: 30 }).expect("profile");
+        let fw = Framework::default_profile(Release::at(30)).expect("profile");
         let ex = explain(&snap, &[fw], &ObjectKey::new("default", "p")).expect("explain");
         let fx = ex.filter.iter().find(|f| f.node == "node-x").expect("node-x");
         assert!(!fx.feasible);

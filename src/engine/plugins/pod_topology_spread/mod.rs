@@ -28,8 +28,8 @@ use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
 };
 use crate::engine::framework::status::Status;
+use crate::engine::release::{Change, Features};
 use crate::engine::trace::FilterDetail;
-use crate::engine::version::Version;
 use crate::model::Cluster;
 use common::{
     Constraint, Counter, DO_NOT_SCHEDULE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, PodTableCache, SCHEDULE_ANYWAY,
@@ -171,11 +171,6 @@ pub struct PodTopologySpread {
     pods: PodTableCache,
 }
 
-/// From 1.33 (kubernetes#129119) the counts are kept per constraint, not per topology key.
-pub fn counts_per_constraint(v: Version) -> bool {
-    v.minor >= 33
-}
-
 impl PodTopologySpread {
     /// A plugin with explicit defaults, as 1.30 behaves (for tests and `register`).
     pub fn new(default_constraints: Vec<core::TopologySpreadConstraint>, system_defaulted: bool) -> Self {
@@ -187,10 +182,11 @@ impl PodTopologySpread {
         }
     }
 
-    /// The same plugin as another release behaves.
+    /// The same plugin as a release behaves: counts per constraint, not per topology key,
+    /// with [`Change::SpreadCountsPerConstraint`].
     #[must_use]
-    pub fn for_version(mut self, v: Version) -> Self {
-        self.per_constraint_counts = counts_per_constraint(v);
+    pub fn with_features(mut self, f: &Features) -> Self {
+        self.per_constraint_counts = f.has(Change::SpreadCountsPerConstraint);
         self
     }
 
@@ -400,7 +396,7 @@ impl ScorePlugin for PodTopologySpread {
 }
 
 /// Registers PodTopologySpread.
-pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let mut a: Args = super::decode_args(args)?;
     if a.defaulting_type.is_empty() {
         a.defaulting_type = SYSTEM_DEFAULTING.into();
@@ -412,7 +408,7 @@ pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
     } else {
         a.default_constraints
     };
-    let p = Arc::new(PodTopologySpread::new(defaults, system).for_version(version));
+    let p = Arc::new(PodTopologySpread::new(defaults, system).with_features(features));
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
         filter: Some(p.clone()),
@@ -424,6 +420,7 @@ pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::Release;
     use std::collections::BTreeMap;
 
     use serde_json::json;
@@ -455,7 +452,7 @@ mod tests {
 
     fn run(nodes: Vec<NodeB>, pods: Vec<PodB>, key: &str) -> Explanation {
         let snap = snapshot(nodes, pods, vec![]);
-        let fw = Framework::default_profile(Version { minor: 30 }).expect("profile");
+        let fw = Framework::default_profile(Release::at(30)).expect("profile");
         explain(&snap, &[fw], &ObjectKey::new("default", key)).expect("explain")
     }
 
@@ -573,12 +570,12 @@ mod tests {
 
     #[test]
     fn args_defaulting_and_validation() {
-        assert!(register(&Value::Null, Version { minor: 30 }).is_ok());
-        assert!(register(&json!({"defaultingType": "List"}), Version { minor: 30 }).is_ok());
+        assert!(register(&Value::Null, &Release::at(30).into()).is_ok());
+        assert!(register(&json!({"defaultingType": "List"}), &Release::at(30).into()).is_ok());
         let list = json!({"defaultingType": "List", "defaultConstraints": [
             {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]});
-        assert!(register(&list, Version { minor: 30 }).is_ok());
-        let err = |v: serde_json::Value| register(&v, Version { minor: 30 }).err().unwrap_or_default();
+        assert!(register(&list, &Release::at(30).into()).is_ok());
+        let err = |v: serde_json::Value| register(&v, &Release::at(30).into()).err().unwrap_or_default();
         assert_eq!(
             err(
                 json!({"defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]})
@@ -670,7 +667,7 @@ pub(crate) mod testkit {
     use serde_json::{Value, json};
 
     use crate::engine::framework::snapshot::Snapshot;
-    use crate::engine::version::Version;
+    use crate::engine::release::Release;
     use crate::model::Cluster;
 
     /// A pod under construction (JSON, as kubectl prints it).
@@ -814,7 +811,7 @@ pub(crate) mod testkit {
         let mut objs: Vec<Value> = nodes.into_iter().map(|n| n.0).collect();
         objs.extend(pods.into_iter().map(|p| p.0));
         objs.extend(other);
-        Snapshot::new(Arc::new(cluster(objs)), Version { minor })
+        Snapshot::new(Arc::new(cluster(objs)), Release::at(minor))
     }
 
     /// The four nodes most upstream cases use: zone1 {node-a, node-b}, zone2 {node-x, node-y}.

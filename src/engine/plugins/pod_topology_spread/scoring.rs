@@ -180,7 +180,7 @@ mod tests {
     use crate::engine::framework::plugin::{Ctx, PreScorePlugin, ScorePlugin};
     use crate::engine::framework::snapshot::Snapshot;
     use crate::engine::framework::status::Code;
-    use crate::engine::version::Version;
+    use crate::engine::release::Release;
     use crate::model::ObjectKey;
 
     const SA: &str = "ScheduleAnyway";
@@ -458,7 +458,7 @@ mod tests {
             scores(&mk(30), &["node-a", "node-x"]),
             want(&[("node-a", 80), ("node-x", 100)])
         );
-        let pl = PodTopologySpread::new(Vec::new(), false).for_version(Version { minor: 33 });
+        let pl = PodTopologySpread::new(Vec::new(), false).with_features(&Release::at(33).into());
         assert_eq!(
             scores_with(&pl, &mk(33), &["node-a", "node-x"]).1,
             want(&[("node-a", 85), ("node-x", 100)])

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::storage::v1 as storage;
 
+use crate::engine::plugins::csi_translation::Migration;
 use crate::engine::plugins::csi_translation::binder_translate_pv;
 use crate::engine::plugins::volume_helpers::{
     ANN_SELECTED_NODE, NOT_SUPPORTED_PROVISIONER, annotation, claim_access_modes, claim_class, claim_name,
@@ -17,7 +18,7 @@ use crate::engine::plugins::volume_helpers::{
     local_pv_node_names, match_topology_selector_terms, pv_class, pv_node_affinity_matches, pv_storage_capacity,
     volume_is_for_pod,
 };
-use crate::engine::version::Version;
+use crate::engine::release::{Change, Features, Gate};
 use crate::model::quantity::Quantity;
 use crate::model::selector::{Labels, Selector};
 use crate::model::{Cluster, Node, Pod};
@@ -169,8 +170,33 @@ pub fn get_eligible_nodes(cluster: &Cluster, bound: &[core::PersistentVolumeClai
 pub struct Binder<'a> {
     /// The cluster.
     pub cluster: &'a Cluster,
-    /// Scheduler version (migration gates).
-    pub version: Version,
+    /// What the release does differently.
+    pub gates: BinderGates,
+}
+
+/// What the binder does differently from release to release.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BinderGates {
+    /// CSI migration gates.
+    pub migration: Migration,
+    /// [`Change::VolumeBindingChecksAttributesClass`].
+    pub check_attributes_class: bool,
+    /// The VolumeAttributesClass gate.
+    pub attributes_class_enabled: bool,
+    /// [`Change::PvNodeAffinityReasonRenamed`].
+    pub node_affinity_reason_renamed: bool,
+}
+
+impl BinderGates {
+    /// The binder of these features.
+    pub fn of(f: &Features) -> BinderGates {
+        BinderGates {
+            migration: Migration::of(f),
+            check_attributes_class: f.has(Change::VolumeBindingChecksAttributesClass),
+            attributes_class_enabled: f.on(Gate::VolumeAttributesClass),
+            node_affinity_reason_renamed: f.has(Change::PvNodeAffinityReasonRenamed),
+        }
+    }
 }
 
 /// `FindPodVolumes`' answer.
@@ -211,7 +237,7 @@ impl Binder<'_> {
             }
             if !to_find.is_empty() {
                 let (found, bindings, unbound) =
-                    find_matching_volumes(to_find, &claims.unbound_volumes_delay_binding, node, self.version)?;
+                    find_matching_volumes(to_find, &claims.unbound_volumes_delay_binding, node, self.gates)?;
                 unbound_satisfied = found;
                 result.volumes.static_bindings = bindings;
                 to_provision.extend(unbound);
@@ -224,7 +250,7 @@ impl Binder<'_> {
             }
         }
         if !bound_satisfied {
-            result.reasons.push(if self.version.pv_node_affinity_reason_renamed() {
+            result.reasons.push(if self.gates.node_affinity_reason_renamed {
                 ERR_REASON_NODE_CONFLICT_1_33
             } else {
                 ERR_REASON_NODE_CONFLICT
@@ -249,7 +275,7 @@ impl Binder<'_> {
             let Some(pv) = self.cluster.pvs.get(claim_volume_name(pvc)) else {
                 return Ok((true, false));
             };
-            let pv = binder_translate_pv(pv, csi_node, self.version)?;
+            let pv = binder_translate_pv(pv, csi_node, self.gates.migration)?;
             if !pv_node_affinity_matches(&pv, &node.labels) {
                 return Ok((false, true));
             }
@@ -364,16 +390,16 @@ fn label_selector_valid(ls: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Lab
 /// when its node affinity does not match).
 ///
 /// From 1.31 the claim's and the PVs' volumeAttributesClassName count
-/// ([`Version::volume_binding_checks_attributes_class`]).
+/// ([`Change::VolumeBindingChecksAttributesClass`]).
 pub fn find_matching_volume<'a>(
     claim: &core::PersistentVolumeClaim,
     volumes: &'a [core::PersistentVolume],
     node: &Node,
     excluded: &BTreeSet<String>,
-    version: Version,
+    gates: BinderGates,
 ) -> Result<Option<&'a core::PersistentVolume>, String> {
-    let check_vac = version.volume_binding_checks_attributes_class();
-    let vac_enabled = version.volume_attributes_class_enabled();
+    let check_vac = gates.check_attributes_class;
+    let vac_enabled = gates.attributes_class_enabled;
     let claim_vac = claim
         .spec
         .as_ref()
@@ -459,7 +485,7 @@ fn find_matching_volumes(
     mut claims: Vec<core::PersistentVolumeClaim>,
     volumes: &BTreeMap<String, Vec<core::PersistentVolume>>,
     node: &Node,
-    version: Version,
+    gates: BinderGates,
 ) -> Result<(bool, Vec<BindingInfo>, Vec<core::PersistentVolumeClaim>), String> {
     claims.sort_by_key(|c| claim_storage_request(c).unwrap_or_default());
     let mut chosen = BTreeSet::new();
@@ -469,7 +495,7 @@ fn find_matching_volumes(
     let empty = Vec::new();
     for pvc in claims {
         let pvs = volumes.get(&claim_class(&pvc)).unwrap_or(&empty);
-        match find_matching_volume(&pvc, pvs, node, &chosen, version)? {
+        match find_matching_volume(&pvc, pvs, node, &chosen, gates)? {
             None => {
                 unbound.push(pvc);
                 all = false;

@@ -25,7 +25,7 @@ use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
 };
 use crate::engine::framework::status::{Code, Status};
-use crate::engine::version::Version;
+use crate::engine::release::{Change, Features, Gate};
 use crate::model::Pod;
 
 /// PreFilter reason for claims that should be bound already.
@@ -36,10 +36,19 @@ const STATE_KEY: &str = "VolumeBinding";
 /// `config.MaxCustomPriorityScore`.
 const MAX_CUSTOM_PRIORITY_SCORE: i64 = 10;
 
-/// VolumeCapacityPriority (1.30–1.32) and its successor StorageCapacityScoring (1.33+) are
-/// alpha, off by default, in every supported release.
-fn volume_capacity_priority(_: Version) -> bool {
-    false
+/// Whether VolumeBinding scores by capacity: VolumeCapacityPriority (1.30–1.32) or its
+/// successor StorageCapacityScoring (1.33+).
+fn volume_capacity_priority(f: &Features) -> bool {
+    f.on(Gate::VolumeCapacityPriority) || f.on(Gate::StorageCapacityScoring)
+}
+
+/// The gate the shape validation error names.
+fn capacity_gate_name(f: &Features) -> &'static str {
+    if f.has(Change::StorageCapacityScoringGateName) {
+        "StorageCapacityScoring"
+    } else {
+        "VolumeCapacityPriority"
+    }
 }
 
 /// A shape point of VolumeBindingArgs.
@@ -72,7 +81,10 @@ struct StateData {
 
 /// VolumeBinding.
 pub struct VolumeBinding {
-    version: Version,
+    gates: binder::BinderGates,
+    /// PreFilter narrows the nodes to those of bound local PVs (until
+    /// [`Change::VolumeBindingEligibleNodesRemoved`]).
+    eligible_nodes: bool,
     scorer: Option<Scorer>,
 }
 
@@ -134,7 +146,7 @@ impl PreFilterPlugin for VolumeBinding {
                 Status::new(Code::UnschedulableAndUnresolvable, [ERR_REASON_UNBOUND_IMMEDIATE]),
             );
         }
-        let eligible = if self.version.volume_binding_eligible_nodes() {
+        let eligible = if self.eligible_nodes {
             get_eligible_nodes(cluster, &claims.bound)
         } else {
             None
@@ -159,7 +171,7 @@ impl VolumeBinding {
     ) -> Result<binder::FindResult, String> {
         Binder {
             cluster: &cx.snapshot.cluster,
-            version: self.version,
+            gates: self.gates,
         }
         .find_pod_volumes(&pod.pod, claims, &node.node)
     }
@@ -250,7 +262,7 @@ fn validate_shape(shape: &[UtilizationShapePoint]) -> Result<(), String> {
     Ok(())
 }
 
-fn build(a: Args, version: Version, capacity_priority: bool) -> Result<VolumeBinding, String> {
+fn build(a: Args, features: &Features, capacity_priority: bool) -> Result<VolumeBinding, String> {
     let timeout = a.bind_timeout_seconds.unwrap_or(600);
     if timeout < 0 {
         return Err(format!(
@@ -285,18 +297,22 @@ fn build(a: Args, version: Version, capacity_priority: bool) -> Result<VolumeBin
         if a.shape.is_some() {
             return Err(format!(
                 "shape: Invalid value: the shape points: unexpected field `shape`, remove it or turn on the feature gate {}",
-                version.storage_capacity_scoring_gate_name()
+                capacity_gate_name(features)
             ));
         }
         None
     };
-    Ok(VolumeBinding { version, scorer })
+    Ok(VolumeBinding {
+        gates: binder::BinderGates::of(features),
+        eligible_nodes: !features.has(Change::VolumeBindingEligibleNodesRemoved),
+        scorer,
+    })
 }
 
 /// Registers VolumeBinding.
-pub fn register(args: &Value, version: Version) -> Result<PluginSlots, String> {
+pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
-    let p = Arc::new(build(a, version, volume_capacity_priority(version))?);
+    let p = Arc::new(build(a, features, volume_capacity_priority(features))?);
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
         filter: Some(p.clone()),

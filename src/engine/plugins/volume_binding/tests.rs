@@ -12,6 +12,7 @@ use super::binder::*;
 use super::*;
 use crate::engine::plugins::volume_helpers::testutil::*;
 use crate::engine::plugins::volume_helpers::{ANN_SELECTED_NODE, LABEL_HOSTNAME};
+use crate::engine::release::Release;
 
 fn make_node(name: &str, extra: &[(&str, &str)]) -> crate::model::Node {
     let mut labels = vec![(LABEL_HOSTNAME, name)];
@@ -134,7 +135,7 @@ fn run(c: Case) {
             })
         }),
     };
-    let pl = build(args, Version::OLDEST, c.capacity_priority).expect("plugin");
+    let pl = build(args, &Release::OLDEST.into(), c.capacity_priority).expect("plugin");
     let vols = c.claims.iter().map(|n| pvc_vol("", n)).collect();
     let p = info(pod("default", "pod-a", vols));
     let mut state = CycleState::default();
@@ -388,7 +389,7 @@ fn score_is_skipped_without_the_gate() {
     };
     let s = w.snapshot();
     let cx = Ctx { snapshot: &s };
-    let slots = register(&Value::Null, Version::OLDEST).expect("registers");
+    let slots = register(&Value::Null, &Release::OLDEST.into()).expect("registers");
     assert_eq!(slots.later, vec!["Reserve", "PreBind"]);
     let p = info(pod("default", "pod-a", vec![pvc_vol("v", "pvc-a")]));
     let mut state = CycleState::default();
@@ -409,7 +410,7 @@ fn score_is_skipped_without_the_gate() {
     };
     let s = w.snapshot();
     let cx = Ctx { snapshot: &s };
-    let pl = build(Args::default(), Version::OLDEST, true).expect("plugin");
+    let pl = build(Args::default(), &Release::OLDEST.into(), true).expect("plugin");
     let mut state = CycleState::default();
     assert!(pl.pre_filter(&cx, &mut state, &p).1.is_success());
     assert!(
@@ -420,7 +421,7 @@ fn score_is_skipped_without_the_gate() {
 
 #[test]
 fn args_validation() {
-    let err = |v: serde_json::Value| register(&v, Version::OLDEST).err();
+    let err = |v: serde_json::Value| register(&v, &Release::OLDEST.into()).err();
     assert_eq!(err(serde_json::json!({"bindTimeoutSeconds": 10})), None);
     assert_eq!(
         err(serde_json::json!({"bindTimeoutSeconds": -1})).as_deref(),
@@ -434,7 +435,7 @@ fn args_validation() {
     assert_eq!(
         register(
             &serde_json::json!({"shape": [{"utilization": 0, "score": 0}]}),
-            Version { minor: 33 }
+            &Release::at(33).into()
         )
         .err()
         .as_deref(),
@@ -459,7 +460,7 @@ fn args_validation() {
                 bind_timeout_seconds: None,
                 shape: Some(bad)
             },
-            Version::OLDEST,
+            &Release::OLDEST.into(),
             true
         )
         .err()
@@ -474,7 +475,7 @@ fn find(w: World, claims: &[&str], node: &str) -> Result<FindResult, String> {
     let cv = get_pod_volume_claims(&s.cluster, &p)?;
     Binder {
         cluster: &s.cluster,
-        version: Version::OLDEST,
+        gates: BinderGates::of(&Release::OLDEST.into()),
     }
     .find_pod_volumes(&p, &cv, &node_info(&s, node).node)
 }
@@ -662,7 +663,7 @@ fn selected_node_and_errors() {
         .storage_class_name = Some("gone".into());
     let b = Binder {
         cluster: &s.cluster,
-        version: Version::OLDEST,
+        gates: BinderGates::of(&Release::OLDEST.into()),
     };
     assert_eq!(
         b.find_pod_volumes(&p, &cv, &node_info(&s, "node-1").node)
@@ -687,13 +688,25 @@ fn matching_rules() {
     // The smallest large enough PV wins.
     let pvs = vec![avail("big", "20Gi"), avail("small", "1Gi"), avail("fit", "5Gi")];
     assert_eq!(
-        name(find_matching_volume(&claim, &pvs, &n, &none, Version::OLDEST)),
+        name(find_matching_volume(
+            &claim,
+            &pvs,
+            &n,
+            &none,
+            BinderGates::of(&Release::OLDEST.into())
+        )),
         Some("fit".into())
     );
     // Excluded (already chosen) PVs are skipped.
     let chosen: std::collections::BTreeSet<String> = ["fit".to_string()].into();
     assert_eq!(
-        name(find_matching_volume(&claim, &pvs, &n, &chosen, Version::OLDEST)),
+        name(find_matching_volume(
+            &claim,
+            &pvs,
+            &n,
+            &chosen,
+            BinderGates::of(&Release::OLDEST.into())
+        )),
         Some("big".into())
     );
     // Phase, access modes, volume mode, node affinity and selector all filter.
@@ -709,7 +722,13 @@ fn matching_rules() {
     let other_zone = affinity(avail("far", "5Gi"), &[("zone", &["b"])]);
     let pvs = vec![released, rox, block, other_zone];
     assert_eq!(
-        name(find_matching_volume(&claim, &pvs, &n, &none, Version::OLDEST)),
+        name(find_matching_volume(
+            &claim,
+            &pvs,
+            &n,
+            &none,
+            BinderGates::of(&Release::OLDEST.into())
+        )),
         None
     );
     let mut sel = claim.clone();
@@ -721,7 +740,13 @@ fn matching_rules() {
     gold.metadata.labels = Some([("tier".to_string(), "gold".to_string())].into());
     let pvs = vec![avail("plain", "5Gi"), gold];
     assert_eq!(
-        name(find_matching_volume(&sel, &pvs, &n, &none, Version::OLDEST)),
+        name(find_matching_volume(
+            &sel,
+            &pvs,
+            &n,
+            &none,
+            BinderGates::of(&Release::OLDEST.into())
+        )),
         Some("gold".into())
     );
     // A PV pre-bound to the claim wins even when not Available; a mismatching node ends the search.
@@ -733,13 +758,25 @@ fn matching_rules() {
     });
     let pvs = vec![avail("fit", "5Gi"), pre.clone()];
     assert_eq!(
-        name(find_matching_volume(&claim, &pvs, &n, &none, Version::OLDEST)),
+        name(find_matching_volume(
+            &claim,
+            &pvs,
+            &n,
+            &none,
+            BinderGates::of(&Release::OLDEST.into())
+        )),
         Some("pre".into())
     );
     let pre_far = affinity(pre, &[("zone", &["b"])]);
     let pvs = vec![pre_far, avail("fit", "5Gi")];
     assert_eq!(
-        name(find_matching_volume(&claim, &pvs, &n, &none, Version::OLDEST)),
+        name(find_matching_volume(
+            &claim,
+            &pvs,
+            &n,
+            &none,
+            BinderGates::of(&Release::OLDEST.into())
+        )),
         None
     );
     // A PV claimed by someone else is skipped.
@@ -750,7 +787,13 @@ fn matching_rules() {
         ..Default::default()
     });
     assert_eq!(
-        name(find_matching_volume(&claim, &[taken], &n, &none, Version::OLDEST)),
+        name(find_matching_volume(
+            &claim,
+            &[taken],
+            &n,
+            &none,
+            BinderGates::of(&Release::OLDEST.into())
+        )),
         None
     );
 }
@@ -769,7 +812,7 @@ fn bound_claim_without_bind_completed_is_immediate() {
     };
     let s = w.snapshot();
     let cx = Ctx { snapshot: &s };
-    let pl = build(Args::default(), Version::OLDEST, false).expect("plugin");
+    let pl = build(Args::default(), &Release::OLDEST.into(), false).expect("plugin");
     let p = info(pod("default", "pod-a", vec![pvc_vol("v", "pvc-a")]));
     let mut state = CycleState::default();
     assert_eq!(
@@ -789,7 +832,7 @@ fn ephemeral_claims() {
     };
     let s = w.snapshot();
     let cx = Ctx { snapshot: &s };
-    let pl = build(Args::default(), Version::OLDEST, false).expect("plugin");
+    let pl = build(Args::default(), &Release::OLDEST.into(), false).expect("plugin");
     let mut state = CycleState::default();
     let pi = info(p.clone());
     assert_eq!(
@@ -832,7 +875,7 @@ fn prefilter_narrows_to_local_pv_nodes_only_in_1_30() {
     ] {
         let s = w().snapshot();
         let cx = Ctx { snapshot: &s };
-        let pl = build(Args::default(), Version { minor }, false).expect("plugin");
+        let pl = build(Args::default(), &Release::at(minor).into(), false).expect("plugin");
         let mut state = CycleState::default();
         let (r, st) = pl.pre_filter(&cx, &mut state, &p);
         assert!(st.is_success(), "1.{minor}: {st:?}");
@@ -860,7 +903,8 @@ fn volume_attributes_class_matching_by_version() {
     };
     let none = std::collections::BTreeSet::new();
     let pick = |c: &core::PersistentVolumeClaim, pvs: &[core::PersistentVolume], minor: u32| {
-        find_matching_volume(c, pvs, &n, &none, Version { minor }).map(|p| p.and_then(|p| p.metadata.name.clone()))
+        find_matching_volume(c, pvs, &n, &none, BinderGates::of(&Release::at(minor).into()))
+            .map(|p| p.and_then(|p| p.metadata.name.clone()))
     };
     let pvs = vec![avail("gold", Some("gold")), avail("plain", None)];
     // A claim without a class.
@@ -904,7 +948,7 @@ fn node_conflict_reason_renamed_in_1_33() {
         let cv = get_pod_volume_claims(&s.cluster, &p).expect("claims");
         let r = Binder {
             cluster: &s.cluster,
-            version: Version { minor },
+            gates: BinderGates::of(&Release::at(minor).into()),
         }
         .find_pod_volumes(&p, &cv, &node_info(&s, "node-a").node)
         .expect("finds");

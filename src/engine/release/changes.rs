@@ -1,0 +1,194 @@
+//! Ungated behaviour changes between releases: each with the upstream PR that made it, the
+//! first minor whose .0 release has it, and the patch releases of older minors it was
+//! cherry-picked into. `Features::has(Change::X)` says whether a release has it.
+
+use super::Release;
+
+/// One row of the table.
+#[derive(Clone, Copy, Debug)]
+pub struct ChangeSpec {
+    /// The change.
+    pub change: Change,
+    /// Upstream PR(s), "#NNN".
+    pub pr: &'static str,
+    /// First minor whose .0 has it.
+    pub since_minor: u32,
+    /// Cherry-picks: (minor, first patch of that minor that has it).
+    pub backports: &'static [(u32, u32)],
+    /// What users see.
+    pub what: &'static str,
+}
+
+impl ChangeSpec {
+    /// Whether `release` has the change.
+    pub fn in_release(&self, release: Release) -> bool {
+        let (minor, patch) = (release.minor(), release.patch());
+        minor >= self.since_minor || self.backports.iter().any(|&(m, p)| m == minor && patch >= p)
+    }
+}
+
+macro_rules! changes {
+    ($($(#[$doc:meta])* $name:ident { pr: $pr:expr, since: $since:expr, backports: $bp:expr, what: $what:expr $(,)? }),* $(,)?) => {
+        /// An ungated behaviour change.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Change {
+            $($(#[$doc])* $name,)*
+        }
+
+        /// The table, in the order of the enum.
+        pub const CHANGES: &[ChangeSpec] = &[
+            $(ChangeSpec { change: Change::$name, pr: $pr, since_minor: $since, backports: $bp, what: $what },)*
+        ];
+
+        impl Change {
+            /// The change's name (the enum variant's).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Change::$name => stringify!($name),)*
+                }
+            }
+
+            /// Its row.
+            pub fn spec(self) -> &'static ChangeSpec {
+                &CHANGES[self as usize]
+            }
+        }
+    };
+}
+
+changes! {
+    /// The in-tree EBSLimits, GCEPDLimits and AzureDiskLimits plugins leave the default profile
+    /// and configuration validation rejects them ("was invalid in version"); 1.32 removes
+    /// their code and registry entries (#124003).
+    InTreeVolumeLimitsRemoved {
+        pr: "#124500, #124003", since: 31, backports: &[],
+        what: "EBSLimits, GCEPDLimits and AzureDiskLimits are gone from the profile and refused in a configuration",
+    },
+    /// TaintToleration's reason stops naming the first untolerated taint.
+    TaintReasonWithoutTaint {
+        pr: "#134740 (1.34: #135023)", since: 35, backports: &[(34, 2)],
+        what: "TaintToleration says \"node(s) had untolerated taint(s)\" instead of naming the taint",
+    },
+    /// The plugins whose PreFilterResult narrowed the nodes are kept in a set, so the message
+    /// lists them sorted by name.
+    PreFilterResultPluginsSorted {
+        pr: "#122251", since: 31, backports: &[],
+        what: "\"node(s) didn't satisfy plugin(s) [...] simultaneously\" lists the plugins sorted",
+    },
+    /// Nodes a PreFilterResult leaves out get an absent-nodes status, counted in the message.
+    AbsentNodesStatus {
+        pr: "#126022", since: 32, backports: &[],
+        what: "nodes outside PreFilter's set count as \"node(s) didn't satisfy plugin(s) [X]\"",
+    },
+    /// VolumeBinding's PreFilter stops narrowing the nodes to those of the pod's bound local
+    /// PVs (`GetEligibleNodes`, added by #109877 in 1.27).
+    VolumeBindingEligibleNodesRemoved {
+        pr: "#125398 (1.31: #127584, 1.30: #127585)", since: 32, backports: &[(31, 3), (30, 7)],
+        what: "VolumeBinding no longer narrows the nodes to those of bound local PVs",
+    },
+    /// BalancedAllocation's PreScore skips best-effort pods.
+    BalancedAllocationSkipsBestEffort {
+        pr: "#130260", since: 33, backports: &[],
+        what: "NodeResourcesBalancedAllocation does not score pods without requests",
+    },
+    /// NodeResourcesFit: a request beyond the node's allocatable is unresolvable.
+    FitUnresolvableBeyondAllocatable {
+        pr: "#131345", since: 34, backports: &[],
+        what: "NodeResourcesFit is UnschedulableAndUnresolvable for a request beyond allocatable",
+    },
+    /// The host ports of restartable init containers count.
+    SidecarHostPorts {
+        pr: "#132040 (1.33: #133390)", since: 34, backports: &[(33, 6)],
+        what: "NodePorts counts the host ports of sidecar containers",
+    },
+    /// NodeVolumeLimits no longer reads node allocatable `attachable-volumes-csi-*`.
+    CsiLimitsFromCsiNodeOnly {
+        pr: "#127757 (with #124003)", since: 32, backports: &[],
+        what: "CSI volume limits come from CSINode only",
+    },
+    /// NodeVolumeLimits counts the volumes VolumeAttachments attach to the node.
+    CsiLimitsCountVolumeAttachments {
+        pr: "#127757", since: 32, backports: &[],
+        what: "NodeVolumeLimits counts VolumeAttachments",
+    },
+    /// VolumeBinding's node affinity reason is renamed.
+    PvNodeAffinityReasonRenamed {
+        pr: "#129887", since: 33, backports: &[],
+        what: "\"node(s) didn't match PersistentVolume's node affinity\"",
+    },
+    /// VolumeBinding's FindMatchingVolume looks at volumeAttributesClassName.
+    VolumeBindingChecksAttributesClass {
+        pr: "#121902", since: 31, backports: &[],
+        what: "PV matching compares volumeAttributesClassName",
+    },
+    /// VolumeRestrictions' ReadWriteOncePod reason is renamed.
+    RwopReasonRenamed {
+        pr: "#129145", since: 34, backports: &[],
+        what: "\"node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod\"",
+    },
+    /// A pod's non-zero requests count its sidecars (PodRequests with
+    /// NonMissingContainerRequests).
+    NonZeroRequestsCountSidecars {
+        pr: "#127878", since: 32, backports: &[],
+        what: "scoring's non-zero requests include sidecar containers",
+    },
+    /// VolumeBindingArgs validation names StorageCapacityScoring.
+    StorageCapacityScoringGateName {
+        pr: "#128184", since: 33, backports: &[],
+        what: "the shape validation error names StorageCapacityScoring",
+    },
+    /// `validateFunctionShape` drops "utilization" from its ordering message.
+    ShapeOrderMessage {
+        pr: "#132513", since: 34, backports: &[],
+        what: "\"values must be sorted in increasing order\"",
+    },
+    /// Preemption re-sorts victims by importance after the reprieve.
+    PreemptionVictimsResorted {
+        pr: "#128307 (1.31: #128431, 1.30: #128434)", since: 32, backports: &[(31, 3), (30, 7)],
+        what: "victims listed most important first",
+    },
+    /// PodTopologySpread keeps its counts per constraint, not per topology key.
+    SpreadCountsPerConstraint {
+        pr: "#129119", since: 33, backports: &[],
+        what: "two spread constraints on one topology key are counted separately",
+    },
+    /// DefaultPreemption has a PreEnqueue extension point (it rejects only with
+    /// SchedulerAsyncPreemption).
+    DefaultPreemptionPreEnqueue {
+        pr: "#128170", since: 32, backports: &[],
+        what: "DefaultPreemption appears among the PreEnqueue plugins",
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_change_names_its_pr() {
+        for c in CHANGES {
+            assert!(c.pr.starts_with('#'), "{}", c.change.name());
+        }
+    }
+
+    #[test]
+    fn the_table_follows_the_enum() {
+        for (i, c) in CHANGES.iter().enumerate() {
+            assert_eq!(c.change as usize, i, "{}", c.change.name());
+        }
+    }
+
+    #[test]
+    fn a_backport_counts_from_its_patch() {
+        let r = |s: &str| s.parse::<Release>().unwrap();
+        let c = Change::SidecarHostPorts.spec();
+        assert!(!c.in_release(r("1.33.3")));
+        assert!(c.in_release(r("1.33.6")));
+        assert!(c.in_release(r("1.34.0")));
+        assert!(!c.in_release(r("1.32.9")));
+        let e = Change::VolumeBindingEligibleNodesRemoved.spec();
+        assert!(!e.in_release(r("1.30")));
+        assert!(e.in_release(r("1.31.8")) && !e.in_release(r("1.31.2")) && !e.in_release(r("1.30.6")));
+        assert!(e.in_release(r("1.32")));
+    }
+}
