@@ -43,6 +43,22 @@ fn failure(f: &FilterFailure) -> Value {
     json!({"plugin": f.plugin, "code": f.code.as_str(), "reasons": f.reasons})
 }
 
+fn plugin_statuses(v: &[crate::engine::trace::PluginStatus]) -> Value {
+    Value::Array(
+        v.iter()
+            .map(|p| {
+                let mut m = Map::new();
+                m.insert("plugin".into(), json!(p.plugin));
+                m.insert("code".into(), json!(p.code.as_str()));
+                if !p.reasons.is_empty() {
+                    m.insert("reasons".into(), json!(p.reasons));
+                }
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
 fn cycle_statuses(v: &[CyclePluginStatus]) -> Value {
     Value::Array(
         v.iter()
@@ -155,20 +171,11 @@ pub fn to_value(ex: &Explanation) -> Value {
     );
     o.insert("profile".into(), json!(ex.profile));
     o.insert("nodeCount".into(), json!(ex.node_count));
-    let pre: Vec<Value> = ex
-        .pre_filter
-        .iter()
-        .map(|p| {
-            let mut m = Map::new();
-            m.insert("plugin".into(), json!(p.plugin));
-            m.insert("code".into(), json!(p.code.as_str()));
-            if !p.reasons.is_empty() {
-                m.insert("reasons".into(), json!(p.reasons));
-            }
-            Value::Object(m)
-        })
-        .collect();
-    o.insert("preFilter".into(), Value::Array(pre));
+    // Optional key: every PreEnqueue plugin of the profile up to the first rejection.
+    if !ex.pre_enqueue.is_empty() {
+        o.insert("preEnqueue".into(), plugin_statuses(&ex.pre_enqueue));
+    }
+    o.insert("preFilter".into(), plugin_statuses(&ex.pre_filter));
     o.insert("preFilterNodeNames".into(), json!(ex.pre_filter_node_names));
     let filter: Vec<Value> = ex
         .filter
@@ -283,6 +290,11 @@ pub fn to_value(ex: &Explanation) -> Value {
         o.insert("notes".into(), json!(ex.notes));
     }
     if let Some(b) = &ex.binding_cycle {
+        // Optional key: each Permit plugin's verdict once the pod is assumed on the selected
+        // node and Reserve ran (only when the profile has Permit plugins).
+        if !b.permit.is_empty() {
+            o.insert("permit".into(), cycle_statuses(&b.permit));
+        }
         o.insert("bindingCycle".into(), binding_cycle(b));
     }
     if let Some(g) = &ex.gang {

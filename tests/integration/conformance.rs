@@ -1,7 +1,11 @@
-//! Runs every scenario of the conformance corpus (tests/conformance, copied from the upstream
-//! oracle's output for kube-scheduler v1.30.6) through the engine with `--scheduler-version 1.30`
-//! and compares each pod's explanation with upstream's field by field: preFilter,
-//! preFilterNodeNames, filter (reasons as a set), score, selected, message, postFilter.
+//! Runs every scenario of the conformance corpus (tests/conformance, a copy of the upstream
+//! oracle's answers: `NNN.json` from kube-scheduler v1.30.6, `NNN.1.32.json` … `NNN.1.36.json`
+//! from v1.32.5 … v1.36.2) through the engine at each release, with the scenario's
+//! configuration (`NNN.config.yaml`), feature gates (`NNN.gates`) and per-release snapshot
+//! (`NNN.1.36.yaml`) where it has them, and compares each pod's explanation with upstream's field
+//! by field: preFilter, preFilterNodeNames, filter (reasons as a set), score, selected, message,
+//! postFilter, and preEnqueue / permit where the answer carries them. One test per release;
+//! each prints its agreement per folder.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -63,10 +67,33 @@ fn canonical(v: &Value) -> Value {
             "victims": p["victims"], "message": p["message"]})
     });
     o.insert("postFilter".into(), pf.unwrap_or(Value::Null));
+    for (k, with_timeout) in [("preEnqueue", false), ("permit", true)] {
+        if let Some(list) = v.get(k).and_then(Value::as_array) {
+            let items: Vec<Value> = list
+                .iter()
+                .map(|e| {
+                    let mut reasons: Vec<String> = e["reasons"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|r| r.as_str().map(String::from))
+                        .collect();
+                    reasons.sort();
+                    let mut item = serde_json::json!({"plugin": e["plugin"], "code": e["code"], "reasons": reasons});
+                    if with_timeout {
+                        item["timeoutMs"] = e.get("timeoutMs").cloned().unwrap_or(Value::Null);
+                    }
+                    item
+                })
+                .collect();
+            o.insert(k.into(), Value::Array(items));
+        }
+    }
     Value::Object(o)
 }
 
-/// The first differing key between two canonical explanations.
+/// The first differing key between two canonical explanations (the optional preEnqueue and
+/// permit keys are judged only where the answer has them).
 fn first_difference(want: &Value, got: &Value) -> Option<String> {
     let (Value::Object(w), Value::Object(g)) = (want, got) else {
         return Some("shape".into());
@@ -84,27 +111,82 @@ fn first_difference(want: &Value, got: &Value) -> Option<String> {
     None
 }
 
+/// A scenario at one release: its snapshot, answers, configuration and gates.
+struct Scenario {
+    id: String,
+    snapshot: PathBuf,
+    answers: PathBuf,
+    config: Option<PathBuf>,
+    gates: Option<String>,
+}
+
+/// The scenarios of `folder` with answers of `release`.
+fn scenarios(folder: &Path, release: &str) -> Vec<Scenario> {
+    let fname = folder.file_name().unwrap().to_string_lossy().to_string();
+    let answer_ext = if release == "1.30" {
+        ".json".to_string()
+    } else {
+        format!(".{release}.json")
+    };
+    let mut stems: Vec<String> = std::fs::read_dir(folder)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            let stem = name.strip_suffix(&answer_ext)?;
+            // `NNN.json` is 1.30's answer; `NNN.1.32.json` another release's.
+            let other_release = stem
+                .rsplit_once(".1.")
+                .is_some_and(|(_, m)| !m.is_empty() && m.chars().all(|c| c.is_ascii_digit()));
+            (!other_release).then(|| stem.to_string())
+        })
+        .collect();
+    stems.sort();
+    stems
+        .into_iter()
+        .filter_map(|stem| {
+            let own = folder.join(format!("{stem}.{release}.yaml"));
+            let snapshot = if own.exists() {
+                own
+            } else {
+                folder.join(format!("{stem}.yaml"))
+            };
+            if !snapshot.exists() {
+                return None;
+            }
+            let config = Some(folder.join(format!("{stem}.config.yaml"))).filter(|p| p.exists());
+            let gates = std::fs::read_to_string(folder.join(format!("{stem}.gates")))
+                .ok()
+                .map(|g| g.trim().to_string());
+            Some(Scenario {
+                id: format!("{fname}/{stem}"),
+                answers: folder.join(format!("{stem}{answer_ext}")),
+                snapshot,
+                config,
+                gates,
+            })
+        })
+        .collect()
+}
+
 /// Runs one scenario; returns (pods, pods agreeing, first disagreement).
-fn run_scenario(yaml: &Path) -> Result<(usize, usize, Option<String>), String> {
-    let stem = yaml.file_stem().unwrap().to_string_lossy().to_string();
-    let dir = yaml.parent().unwrap();
-    let want: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{stem}.json"))).map_err(|e| e.to_string())?)
-            .map_err(|e| e.to_string())?;
+fn run_scenario(s: &Scenario, release: Release) -> Result<(usize, usize, Option<String>), String> {
+    let want: Value = serde_json::from_str(&std::fs::read_to_string(&s.answers).map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
     let want = match want {
         Value::Array(a) => a,
         v => vec![v],
     };
-    let version: Release = "1.30".parse().unwrap();
-    let cfg_path = dir.join(format!("{stem}.config.yaml"));
-    let cfg = if cfg_path.exists() {
-        Some(engine::SchedulerConfig::parse(&std::fs::read_to_string(&cfg_path).unwrap()).map_err(|e| e.to_string())?)
-    } else {
-        None
+    let gates = engine::FeatureGates::parse(s.gates.as_deref().unwrap_or("")).map_err(|e| e.to_string())?;
+    let features = engine::Features::with_gates(release, &gates).map_err(|e| e.to_string())?;
+    let cfg = match &s.config {
+        Some(p) => {
+            Some(engine::SchedulerConfig::parse(&std::fs::read_to_string(p).unwrap()).map_err(|e| e.to_string())?)
+        }
+        None => None,
     };
-    let profiles = engine::build_profiles(cfg.as_ref(), version).map_err(|e| e.to_string())?;
-    let cluster = file::load_path(yaml).map_err(|e| e.to_string())?;
-    let snap = Snapshot::new(Arc::new(cluster), version);
+    let profiles = engine::build_profiles(cfg.as_ref(), &features).map_err(|e| e.to_string())?;
+    let cluster = file::load_path(&s.snapshot).map_err(|e| e.to_string())?;
+    let snap = Snapshot::new(Arc::new(cluster), &features);
     let order: Vec<String> = snap.cluster.pending_pods().iter().map(|p| p.key.to_string()).collect();
     let mut got: BTreeMap<String, Value> = BTreeMap::new();
     for p in snap.cluster.pending_pods() {
@@ -123,7 +205,7 @@ fn run_scenario(yaml: &Path) -> Result<(usize, usize, Option<String>), String> {
         .collect();
     let mut agree = 0;
     let mut first = None;
-    if want_order != order && first.is_none() {
+    if want_order != order {
         first = Some(format!("pending order: want {want_order:?} got {order:?}"));
     }
     for (w, key) in want.iter().zip(&want_order) {
@@ -146,21 +228,31 @@ fn run_scenario(yaml: &Path) -> Result<(usize, usize, Option<String>), String> {
     Ok((want.len(), agree, first))
 }
 
-fn expected_failures() -> BTreeMap<String, String> {
+/// `expected_failures.txt`: "RELEASE FOLDER/NNN why" → why.
+fn expected_failures() -> BTreeMap<(String, String), String> {
     let text = std::fs::read_to_string(corpus().join("expected_failures.txt")).unwrap();
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| {
-            let (k, why) = l.split_once(' ').unwrap_or((l, ""));
-            (k.to_string(), why.trim().to_string())
+            let mut it = l.splitn(3, ' ');
+            let release = it.next().unwrap_or("").to_string();
+            let id = it.next().unwrap_or("").to_string();
+            ((release, id), it.next().unwrap_or("").trim().to_string())
         })
         .collect()
 }
 
-#[test]
-fn conformance_corpus_agrees_with_upstream_1_30() {
-    let expected = expected_failures();
+/// Runs the corpus at one release and fails on any disagreement not listed as expected.
+fn corpus_agrees_at(release: &str) {
+    let Ok(rel) = release.parse::<Release>() else {
+        println!("conformance {release}: not reproduced by this build, skipped");
+        return;
+    };
+    let expected: BTreeMap<(String, String), String> = expected_failures()
+        .into_iter()
+        .filter(|((r, _), _)| r == release)
+        .collect();
     let mut folders: Vec<PathBuf> = std::fs::read_dir(corpus())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -170,59 +262,96 @@ fn conformance_corpus_agrees_with_upstream_1_30() {
     let mut problems = Vec::new();
     let mut seen = BTreeSet::new();
     let (mut all_pods, mut all_agree, mut all_scen, mut all_scen_ok) = (0, 0, 0, 0);
+    let mut lines = Vec::new();
     for folder in folders {
+        let list = scenarios(&folder, release);
+        if list.is_empty() {
+            continue;
+        }
         let fname = folder.file_name().unwrap().to_string_lossy().to_string();
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| {
-                let s = p.to_string_lossy();
-                s.ends_with(".yaml") && !s.ends_with(".config.yaml") && p.with_extension("json").exists()
-            })
-            .collect();
-        files.sort();
         let (mut pods, mut agree, mut scen_ok) = (0, 0, 0);
-        for f in &files {
-            let stem = f.file_stem().unwrap().to_string_lossy().to_string();
-            let id = format!("{fname}/{stem}");
-            seen.insert(id.clone());
-            let listed = expected.get(&id);
-            match run_scenario(f) {
+        for s in &list {
+            seen.insert(s.id.clone());
+            let listed = expected.get(&(release.to_string(), s.id.clone()));
+            match run_scenario(s, rel) {
                 Ok((n, ok, first)) => {
                     pods += n;
                     agree += ok;
                     let full = first.is_none();
                     scen_ok += usize::from(full);
                     match (full, listed) {
-                        (false, None) => problems.push(format!("{id}: disagrees: {}", first.unwrap_or_default())),
+                        (false, None) => {
+                            problems.push(format!("{release} {}: disagrees: {}", s.id, first.unwrap_or_default()))
+                        }
                         (true, Some(why)) => problems.push(format!(
-                            "{id}: now agrees; remove it from expected_failures.txt ({why})"
+                            "{release} {}: now agrees; remove it from expected_failures.txt ({why})",
+                            s.id
                         )),
                         _ => {}
                     }
                 }
-                Err(e) => problems.push(format!("{id}: error: {e}")),
+                Err(e) => {
+                    if listed.is_none() {
+                        problems.push(format!("{release} {}: error: {e}", s.id));
+                    }
+                }
             }
         }
-        println!(
-            "conformance {fname}: {scen_ok}/{} scenarios, {agree}/{pods} pods agree",
-            files.len()
-        );
+        lines.push(format!(
+            "conformance {release} {fname}: {scen_ok}/{} scenarios, {agree}/{pods} pods agree",
+            list.len()
+        ));
         all_pods += pods;
         all_agree += agree;
-        all_scen += files.len();
+        all_scen += list.len();
         all_scen_ok += scen_ok;
     }
-    for k in expected.keys() {
+    for (_, k) in expected.keys() {
         if !seen.contains(k) {
-            problems.push(format!("{k}: listed in expected_failures.txt but not in the corpus"));
+            problems.push(format!(
+                "{release} {k}: listed in expected_failures.txt but not in the corpus"
+            ));
         }
     }
-    println!("conformance total: {all_scen_ok}/{all_scen} scenarios, {all_agree}/{all_pods} pods agree");
+    lines.push(format!(
+        "conformance {release} total: {all_scen_ok}/{all_scen} scenarios, {all_agree}/{all_pods} pods agree"
+    ));
+    // One print, so the lines of releases tested in parallel do not interleave.
+    println!("{}", lines.join("\n"));
     assert!(
         problems.is_empty(),
-        "{} conformance problems:\n{}",
+        "{} conformance problems at {release}:\n{}",
         problems.len(),
         problems.join("\n")
     );
+}
+
+#[test]
+fn conformance_1_30() {
+    corpus_agrees_at("1.30");
+}
+
+#[test]
+fn conformance_1_32() {
+    corpus_agrees_at("1.32");
+}
+
+#[test]
+fn conformance_1_33() {
+    corpus_agrees_at("1.33");
+}
+
+#[test]
+fn conformance_1_34() {
+    corpus_agrees_at("1.34");
+}
+
+#[test]
+fn conformance_1_35() {
+    corpus_agrees_at("1.35");
+}
+
+#[test]
+fn conformance_1_36() {
+    corpus_agrees_at("1.36");
 }

@@ -94,8 +94,9 @@ fn no_code_outside_the_release_module_compares_minors() {
         rust_files(&root.join(d), &mut files);
     }
     let release = root.join("src/engine/release");
+    let this = root.join("tests/integration/layering.rs");
     let mut out = Vec::new();
-    for f in files.iter().filter(|f| !f.starts_with(&release)) {
+    for f in files.iter().filter(|f| !f.starts_with(&release) && **f != this) {
         let text = std::fs::read_to_string(f).unwrap();
         for (i, line) in text.lines().enumerate() {
             let l = line.trim_start();

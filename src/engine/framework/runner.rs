@@ -387,14 +387,25 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             "plugin {n} is in the profile but not implemented yet: it was not run"
         ));
     }
-    // PreEnqueue.
+    // PreEnqueue: upstream stops at the first rejection but iterates the plugins in map order,
+    // so every plugin's verdict is recorded and the first rejection in profile order decides.
+    let mut rejected: Option<(&'static str, Status)> = None;
     for pl in &fw.pre_enqueue {
         let s = pl.pre_enqueue(pod);
         ex.pre_enqueue.push(PluginStatus::new(pl.name(), &s));
-        if !s.is_success() {
-            ex.message = Some(GATED_MESSAGE.to_string());
-            return;
+        if !s.is_success() && rejected.is_none() {
+            rejected = Some((pl.name(), s));
         }
+    }
+    if let Some((name, s)) = rejected {
+        // The API server writes the gated message; other plugins' rejections leave no
+        // condition upstream, their own message is what explains the pod.
+        ex.message = Some(if name == crate::engine::plugins::names::SCHEDULING_GATES {
+            GATED_MESSAGE.to_string()
+        } else {
+            s.message()
+        });
+        return;
     }
     if snapshot.nodes.is_empty() {
         ex.message = Some(NO_NODES_MESSAGE.to_string());
