@@ -27,7 +27,7 @@ use super::framework::profile::Framework;
 use super::framework::runner::{self, GATED_MESSAGE, NO_NODES_MESSAGE};
 use super::framework::snapshot::Snapshot;
 use super::framework::status::Status;
-use super::release::Features;
+use super::release::{Change, Features};
 use super::trace::{BindingCycleTrace, BindingOutcome, Explanation};
 use crate::model::{Cluster, ObjectKey};
 
@@ -266,7 +266,12 @@ impl Sim<'_> {
     /// `prepareCandidate`: delete the victims, clear the nominations of lower-priority pods
     /// nominated to the node, nominate the preemptor.
     fn preempt(&mut self, key: &ObjectKey, node: &str, victims: &[ObjectKey]) {
+        let as_error = self.snap.features.has(Change::PreemptedWaitingPodIsError);
         for v in victims {
+            // A victim waiting at Permit is not deleted: its wait ends with a rejection.
+            if self.snap.handle.preempt_waiting(v, as_error) {
+                continue;
+            }
             let vnode = self
                 .snap
                 .cluster
@@ -361,7 +366,12 @@ impl Sim<'_> {
         }
         let clears = match &outcome {
             AttemptOutcome::Rejected { .. } | AttemptOutcome::Error(_) => true,
-            AttemptOutcome::Unschedulable(m) => m == NO_NODES_MESSAGE || preemption_found_no_candidate(&ex),
+            AttemptOutcome::Unschedulable(m) => {
+                m == NO_NODES_MESSAGE
+                    || preemption_found_no_candidate(&ex)
+                    // 1.35 (#135007): also when the profile has no PostFilter plugin.
+                    || (ex.post_filter.is_none() && self.snap.features.has(Change::ClearsNominatedNodeWithoutPostFilter))
+            }
             _ => false,
         };
         let preempt = match &outcome {

@@ -117,8 +117,17 @@ pub struct Toleration {
 }
 
 impl Toleration {
-    /// `Toleration.ToleratesTaint` (core/v1/toleration.go).
+    /// `Toleration.ToleratesTaint` (core/v1/toleration.go) without the comparison operators
+    /// (their gate, TaintTolerationComparisonOperators, is off by default).
     pub fn tolerates(&self, t: &Taint) -> bool {
+        self.tolerates_with(t, false)
+    }
+
+    /// `Toleration.ToleratesTaint` with `comparison_operators` (1.35+,
+    /// TaintTolerationComparisonOperators): `Lt` and `Gt` compare the values as decimal
+    /// integers (the taint's below, or above, the toleration's); any value that is not one
+    /// (`0` or `-?[1-9][0-9]*` within int64) tolerates nothing.
+    pub fn tolerates_with(&self, t: &Taint, comparison_operators: bool) -> bool {
         if !self.effect.is_empty() && self.effect != t.effect {
             return false;
         }
@@ -128,8 +137,40 @@ impl Toleration {
         match self.operator.as_str() {
             "" | "Equal" => self.value == t.value,
             "Exists" => true,
+            op @ ("Lt" | "Gt") if comparison_operators => {
+                match (decimal_integer(&t.value), decimal_integer(&self.value)) {
+                    (Some(taint), Some(tol)) => {
+                        if op == "Lt" {
+                            taint < tol
+                        } else {
+                            taint > tol
+                        }
+                    }
+                    _ => false,
+                }
+            }
             _ => false,
         }
+    }
+}
+
+/// `content.IsDecimalInteger` then `strconv.ParseInt(s, 10, 64)`: `0` or `-?[1-9][0-9]*`
+/// (no sign `+`, no leading zeros, no `-0`), within int64.
+fn decimal_integer(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    let ok = s == "0" || (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) && !digits.starts_with('0'));
+    if !ok {
+        return None;
+    }
+    s.parse().ok()
+}
+
+impl Toleration {
+    /// Whether any of `tolerations` tolerates the taint.
+    pub fn any_tolerates(tolerations: &[Toleration], t: &Taint, comparison_operators: bool) -> bool {
+        tolerations
+            .iter()
+            .any(|tol| tol.tolerates_with(t, comparison_operators))
     }
 }
 
@@ -203,6 +244,12 @@ pub struct Pod {
     /// (PodLevelResources, beta and on from 1.34), over the status-adjusted containers when
     /// `requests_status` applies; None when the pod sets none.
     pub requests_pod_level: Option<Box<PodRequests>>,
+    /// The pod-level requests 1.36+ compute for a pod whose status reports pod resources
+    /// (InPlacePodLevelResourcesVerticalScaling): each pod-level request the larger of spec,
+    /// status.resources and status.allocatedResources (status and allocated only while a
+    /// resize is infeasible); None when the pod sets no pod-level requests or its status
+    /// reports none.
+    pub requests_pod_level_status: Option<Box<PodRequests>>,
     /// Host ports of the regular containers.
     pub host_ports: Vec<HostPort>,
     /// Host ports of the restartable (sidecar) init containers.
@@ -557,12 +604,7 @@ fn status_adjusted_spec(
     if statuses.is_empty() {
         return Ok(None);
     }
-    let infeasible = status
-        .conditions
-        .iter()
-        .flatten()
-        .find(|c| c.type_ == "PodResizePending")
-        .is_some_and(|c| c.reason.as_deref() == Some("Infeasible"));
+    let infeasible = resize_infeasible(status);
     let adjust = |name: &str, reqs: &ResourceList| -> Result<Option<ResourceList>, (String, String)> {
         let Some(cs) = statuses.get(name) else {
             return Ok(None);
@@ -606,6 +648,16 @@ fn status_adjusted_spec(
     // Even when no container changes, 1.33+ computes the non-zero requests the 1.32 way; the
     // engine derives those from `requests` then, so an unchanged spec needs no copy.
     Ok(changed.then_some(adjusted))
+}
+
+/// `IsPodResizeInfeasible`: the first PodResizePending condition says Infeasible.
+fn resize_infeasible(status: &core::PodStatus) -> bool {
+    status
+        .conditions
+        .iter()
+        .flatten()
+        .find(|c| c.type_ == "PodResizePending")
+        .is_some_and(|c| c.reason.as_deref() == Some("Infeasible"))
 }
 
 fn time_str(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Option<String> {
@@ -719,6 +771,29 @@ impl Pod {
             .pod_level
             .is_some()
             .then(|| Box::new(pod_requests_v132(status_spec.as_ref().unwrap_or(&rspec), true)));
+        let requests_pod_level_status = match (&rspec.pod_level, &status.resources) {
+            (Some(pod_level), Some(res)) => {
+                let actuated = resource_list(res.requests.as_ref(), "status.resources.requests")?;
+                let allocated = resource_list(status.allocated_resources.as_ref(), "status.allocatedResources")?;
+                let infeasible = resize_infeasible(status);
+                let effective: ResourceList = pod_level
+                    .keys()
+                    .map(|k| {
+                        let mut q = if infeasible { Quantity::default() } else { pod_level[k] };
+                        for other in [actuated.get(k), allocated.get(k)].into_iter().flatten() {
+                            if *other > q {
+                                q = *other;
+                            }
+                        }
+                        (k.clone(), q)
+                    })
+                    .collect();
+                let mut adjusted = status_spec.clone().unwrap_or_else(|| rspec.clone());
+                adjusted.pod_level = Some(effective);
+                Some(Box::new(pod_requests_v132(&adjusted, true)))
+            }
+            _ => None,
+        };
         Ok(Pod {
             uid: obj.metadata.uid.clone().unwrap_or_else(|| key.to_string()),
             labels: obj.metadata.labels.clone().unwrap_or_default(),
@@ -733,6 +808,7 @@ impl Pod {
             requests: pod_requests(&rspec),
             requests_status,
             requests_pod_level,
+            requests_pod_level_status,
             host_ports,
             sidecar_host_ports,
             tolerations,

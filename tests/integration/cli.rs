@@ -207,6 +207,8 @@ fn explain_shows_the_binding_cycle_and_the_gang() {
         "web-1",
         "-o",
         "json",
+        "--scheduler-version",
+        "1.30",
     ]);
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -176,6 +176,25 @@ impl FrameworkHandle {
         }
     }
 
+    /// Preemption of a waiting victim: `WaitingPod.Reject(DefaultPreemption, "preempted")`
+    /// (Unschedulable) up to 1.35, `WaitingPod.Preempt` from 1.36 (an Error "waiting on permit
+    /// for pod: preempted", upstream #135719). True when the pod was waiting with no verdict.
+    pub fn preempt_waiting(&self, pod: &ObjectKey, as_error: bool) -> bool {
+        let mut s = self.lock();
+        match s.waiting.get_mut(pod) {
+            Some(w) if w.verdict.is_none() => {
+                let plugin = crate::engine::plugins::names::DEFAULT_PREEMPTION;
+                w.verdict = Some(if as_error {
+                    Status::error("waiting on permit for pod: preempted").with_plugin(plugin)
+                } else {
+                    Status::new(Code::Unschedulable, ["preempted"]).with_plugin(plugin)
+                });
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Adds a waiting pod (RunPermitPlugins with a Wait). Only a simulation's handle keeps
     /// it: a one-off explanation reports the wait and leaves the handle as it was.
     pub fn add_waiting(&self, w: WaitingPod) {

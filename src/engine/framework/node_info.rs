@@ -91,6 +91,9 @@ pub enum RequestsOf {
     Status,
     /// The pod-level spec.resources (PodLevelResources).
     PodLevel,
+    /// The pod-level requests with the pod's status resources
+    /// (InPlacePodLevelResourcesVerticalScaling).
+    PodLevelStatus,
 }
 
 /// A pod with its affinity terms parsed once.
@@ -126,7 +129,13 @@ impl PodInfo {
             ports.extend(pi.pod.host_ports.iter().cloned());
             pi.host_ports = ports;
         }
-        pi.requests_of = if features.on(Gate::PodLevelResources) && pi.pod.requests_pod_level.is_some() {
+        let pod_level = features.on(Gate::PodLevelResources);
+        pi.requests_of = if pod_level
+            && features.on(Gate::InPlacePodLevelResourcesVerticalScaling)
+            && pi.pod.requests_pod_level_status.is_some()
+        {
+            RequestsOf::PodLevelStatus
+        } else if pod_level && pi.pod.requests_pod_level.is_some() {
             RequestsOf::PodLevel
         } else if features.on(Gate::InPlacePodVerticalScaling) && pi.pod.requests_status.is_some() {
             RequestsOf::Status
@@ -189,6 +198,11 @@ impl PodInfo {
     pub fn requests(&self) -> &crate::model::resources::PodRequests {
         match self.requests_of {
             RequestsOf::PodLevel => self.pod.requests_pod_level.as_deref().unwrap_or(&self.pod.requests),
+            RequestsOf::PodLevelStatus => self
+                .pod
+                .requests_pod_level_status
+                .as_deref()
+                .unwrap_or(&self.pod.requests),
             RequestsOf::Status => self.pod.requests_status.as_deref().unwrap_or(&self.pod.requests),
             RequestsOf::Spec => &self.pod.requests,
         }
@@ -409,5 +423,36 @@ items:
         assert_eq!(requested(&text, 33), (1000, 1100, 2 * 200 * 1024 * 1024));
         // 1.34: the pod-level 4 CPU and 2Gi stand for the pod.
         assert_eq!(requested(&text, 34), (4000, 4000, 2 << 30));
+    }
+
+    /// 1.36 (InPlacePodLevelResourcesVerticalScaling, beta): a bound pod's pod-level requests
+    /// take its status resources when larger (status and allocated only while the resize is
+    /// infeasible).
+    #[test]
+    fn pod_level_status_resources_count_from_1_36() {
+        let pod = |condition: &str| {
+            node_with(&format!(
+                r#"  spec:
+    nodeName: n
+    resources: {{requests: {{cpu: "1", memory: 1Gi}}}}
+    containers: [{{name: c, image: i}}]
+  status:
+    conditions: [{condition}]
+    resources: {{requests: {{cpu: "2"}}}}
+    allocatedResources: {{cpu: 1500m}}"#
+            ))
+        };
+        let text = pod("");
+        assert_eq!(requested(&text, 35).0, 1000, "1.35: the gate is alpha, off");
+        assert_eq!(requested(&text, 36).0, 2000);
+        // Infeasible: the larger of status and allocated, the spec left out.
+        let text = pod("{type: PodResizePending, status: \"True\", reason: Infeasible}");
+        assert_eq!(requested(&text, 36).0, 2000);
+        // Memory is only in the spec: infeasible drops it to the status' (none: zero).
+        let snap = Snapshot::new(
+            Arc::new(load_str("t", &text).unwrap()),
+            crate::testkit::builders::rel(36),
+        );
+        assert_eq!(snap.node("n").expect("node").requested.memory, 0);
     }
 }

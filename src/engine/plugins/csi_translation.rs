@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::storage::v1 as storage;
 
 use super::volume_helpers::migrated_plugins_on_node;
-use crate::engine::release::{Features, Gate};
+use crate::engine::release::{Change, Features, Gate};
 
 /// `topology.kubernetes.io/zone`.
 pub const LABEL_TOPOLOGY_ZONE: &str = "topology.kubernetes.io/zone";
@@ -125,15 +125,20 @@ impl InTree {
 /// The CSI migration gates a release has on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Migration {
-    /// CSIMigrationPortworx.
+    /// CSIMigrationPortworx (gone in 1.36, where Portworx is always migrated).
     pub portworx: bool,
+    /// NodeVolumeLimits counts Portworx volumes as migrated without the CSINode annotation
+    /// ([`Change::PortworxAlwaysMigrated`]).
+    pub portworx_always: bool,
 }
 
 impl Migration {
     /// The gates of these features.
     pub fn of(features: &Features) -> Migration {
+        let always = features.has(Change::PortworxAlwaysMigrated);
         Migration {
-            portworx: features.on(Gate::CSIMigrationPortworx),
+            portworx: features.on(Gate::CSIMigrationPortworx) || always,
+            portworx_always: always,
         }
     }
 }
@@ -163,6 +168,7 @@ pub fn limits_migration_on(csi_node: Option<&storage::CSINode>, plugin: InTree, 
     }
     match plugin {
         InTree::AwsEbs | InTree::GcePd | InTree::AzureDisk | InTree::Cinder => true,
+        InTree::Portworx if m.portworx_always => true,
         InTree::Portworx | InTree::Rbd => {
             plugin.migration_gate(m) && migrated_plugins_on_node(csi_node, plugin.in_tree_name())
         }
@@ -622,6 +628,12 @@ mod tests {
         );
         assert!(!limits_migration_on(Some(&annotated), InTree::Portworx, v30));
         assert!(limits_migration_on(Some(&annotated), InTree::Portworx, v31));
+        // 1.35 needs the annotation; 1.36 (#135322) counts Portworx as migrated on any CSINode.
+        let v35 = Migration::of(&crate::engine::release::Release::at(35).into());
+        let v36 = Migration::of(&crate::engine::release::Release::at(36).into());
+        assert!(!limits_migration_on(Some(&node), InTree::Portworx, v35));
+        assert!(limits_migration_on(Some(&node), InTree::Portworx, v36));
+        assert!(!limits_migration_on(None, InTree::Portworx, v36));
         assert_eq!(plugin_by_in_tree_name("kubernetes.io/gce-pd"), Some(InTree::GcePd));
         assert_eq!(plugin_by_in_tree_name("example.com/x"), None);
     }

@@ -24,11 +24,14 @@ use serde_json::Value;
 
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::node_info::NodeInfo;
 use crate::engine::framework::node_info::PodInfo;
-use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PostFilterPlugin, PreEnqueuePlugin, PreFilterPlugin};
+use crate::engine::framework::plugin::{
+    Ctx, NodeScore, Plugin, PluginSlots, PostFilterPlugin, PreEnqueuePlugin, PreFilterPlugin, ScorePlugin,
+};
 use crate::engine::framework::profile::Framework;
 use crate::engine::framework::status::{Code, Status};
-use crate::engine::release::{Features, Gate};
+use crate::engine::release::{Change, Features, Gate};
 use crate::engine::trace::PostFilterTrace;
 
 const STATE_KEY: &str = "PreFilterDynamicResources";
@@ -59,6 +62,9 @@ struct StateData {
 pub struct DynamicResources {
     /// DynamicResourceAllocation is on (1.34+).
     enabled: bool,
+    /// Score counts `firstAvailable` choices: from 1.35, and in 1.36 only with
+    /// DRAPrioritizedList.
+    scores: bool,
 }
 
 fn has_claims(pod: &PodInfo) -> bool {
@@ -123,14 +129,44 @@ impl PostFilterPlugin for DynamicResources {
     }
 }
 
+impl ScorePlugin for DynamicResources {
+    /// The sum of `8 - index` of the `firstAvailable` subrequests allocated on the node; 0 for
+    /// a pod without claims (and whatever the pod when scoring is off).
+    fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, _: &NodeInfo) -> (i64, Status) {
+        if !self.enabled || !self.scores {
+            return (0, Status::success());
+        }
+        match state.read::<StateData>(STATE_KEY) {
+            None => (0, Status::error(STATE_NOT_FOUND)),
+            Some(_) => (0, Status::success()),
+        }
+    }
+
+    fn has_normalize(&self) -> bool {
+        true
+    }
+
+    /// `DefaultNormalizeScore(100, false)`: each score × 100 / the highest (unchanged when all
+    /// are 0).
+    fn normalize(&self, _: &Ctx<'_>, _: &CycleState, _: &PodInfo, scores: &mut [NodeScore]) -> Status {
+        super::helper::default_normalize_score(super::helper::MAX_NODE_SCORE, false, scores);
+        Status::success()
+    }
+}
+
 /// Registers DynamicResources.
 pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let _: Args = super::decode_args(args)?;
     let enabled = features.on(Gate::DynamicResourceAllocation);
-    let p = Arc::new(DynamicResources { enabled });
+    let has_score = features.has(Change::DynamicResourcesScores);
+    // 1.36 checks DRAPrioritizedList, 1.35 does not: without the gate no claim can hold a
+    // `firstAvailable` request, so the score is 0 either way.
+    let scores = has_score && features.on(Gate::DRAPrioritizedList);
+    let p = Arc::new(DynamicResources { enabled, scores });
     Ok(PluginSlots {
         pre_enqueue: Some(p.clone()),
         pre_filter: Some(p.clone()),
+        score: has_score.then(|| p.clone() as Arc<dyn ScorePlugin>),
         post_filter: Some(p),
         later: vec!["Reserve", "PreBind"],
         ..Default::default()

@@ -26,16 +26,18 @@ pub fn default_normalize_score(max_priority: i64, reverse: bool, scores: &mut [N
     }
 }
 
-/// `FindMatchingUntoleratedTaint`: the first taint (of those `filter` keeps) no toleration covers.
+/// `FindMatchingUntoleratedTaint`: the first taint (of those `filter` keeps) no toleration
+/// covers (`comparison_operators`: TaintTolerationComparisonOperators).
 pub fn find_untolerated_taint<'a>(
     taints: &'a [Taint],
     tolerations: &[Toleration],
+    comparison_operators: bool,
     filter: impl Fn(&Taint) -> bool,
 ) -> Option<&'a Taint> {
     taints
         .iter()
         .filter(|t| filter(t))
-        .find(|t| !tolerations.iter().any(|tol| tol.tolerates(t)))
+        .find(|t| !Toleration::any_tolerates(tolerations, t, comparison_operators))
 }
 
 #[cfg(test)]

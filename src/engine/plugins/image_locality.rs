@@ -1,4 +1,6 @@
-//! Port of framework/plugins/imagelocality/image_locality.go (v1.30.6).
+//! Port of framework/plugins/imagelocality/image_locality.go (v1.30.6). From 1.36
+//! ([`Change::ImageLocalityCountsImageVolumes`]) the images of image volumes add to the sum,
+//! but the threshold still counts containers only.
 
 use std::sync::Arc;
 
@@ -10,14 +12,17 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin};
 use crate::engine::framework::status::Status;
-use crate::engine::release::Features;
+use crate::engine::release::{Change, Features};
 
 const MB: i64 = 1024 * 1024;
 const MIN_THRESHOLD: i64 = 23 * MB;
 const MAX_CONTAINER_THRESHOLD: i64 = 1000 * MB;
 
 /// ImageLocality.
-pub struct ImageLocality;
+pub struct ImageLocality {
+    /// Image volumes count ([`Change::ImageLocalityCountsImageVolumes`]).
+    image_volumes: bool,
+}
 
 /// Appends `:latest` to an image without a tag.
 pub fn normalized_image_name(name: &str) -> String {
@@ -55,7 +60,14 @@ impl ScorePlugin for ImageLocality {
             .iter()
             .flatten()
             .chain(spec.containers.iter())
-            .map(|c| c.image.clone().unwrap_or_default());
+            .map(|c| c.image.clone().unwrap_or_default())
+            .chain(
+                spec.volumes
+                    .iter()
+                    .flatten()
+                    .filter(|_| self.image_volumes)
+                    .filter_map(|v| v.image.as_ref().map(|i| i.reference.clone().unwrap_or_default())),
+            );
         let mut sum = 0i64;
         for img in images {
             let want = normalized_image_name(&img);
@@ -73,9 +85,11 @@ impl ScorePlugin for ImageLocality {
 }
 
 /// Registers ImageLocality.
-pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
-        score: Some(Arc::new(ImageLocality)),
+        score: Some(Arc::new(ImageLocality {
+            image_volumes: features.has(Change::ImageLocalityCountsImageVolumes),
+        })),
         ..Default::default()
     })
 }
@@ -191,6 +205,31 @@ mod tests {
             let snap = snapshot(nodes, vec![], V1_30);
             let got = run_score(&plugin(names::IMAGE_LOCALITY, Value::Null, V1_30), &snap, &p, true);
             assert_eq!(got.raw, want, "{name}");
+        }
+    }
+
+    /// 1.36 (#130231): an image volume's image adds to the sum, the threshold stays at one
+    /// container's: 40 MB alone → 1; 40 + 300 MB → 100 × (340 − 23) / (1000 − 23) = 32.
+    #[test]
+    fn image_volumes_count_from_1_36() {
+        let mut p = pod("p").image("gcr.io/40").obj();
+        p.spec.as_mut().unwrap().volumes = Some(vec![k8s_openapi::api::core::v1::Volume {
+            name: "models".into(),
+            image: Some(k8s_openapi::api::core::v1::ImageVolumeSource {
+                reference: Some("gcr.io/300".into()),
+                pull_policy: None,
+            }),
+            ..Default::default()
+        }]);
+        let n = node("n")
+            .image(&["gcr.io/40:latest"], 40 * MB)
+            .image(&["gcr.io/300:latest"], 300 * MB)
+            .obj();
+        for (minor, want) in [(35, 1), (36, 32)] {
+            let v = crate::engine::release::Release::at(minor);
+            let snap = snapshot(vec![n.clone()], vec![], v);
+            let got = run_score(&plugin(names::IMAGE_LOCALITY, Value::Null, v), &snap, &p, true);
+            assert_eq!(got.raw, vec![want], "1.{minor}");
         }
     }
 

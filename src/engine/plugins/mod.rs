@@ -13,6 +13,7 @@ pub mod dynamic_resources;
 pub mod image_locality;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
+pub mod node_declared_features;
 pub mod node_name;
 pub mod node_ports;
 pub mod node_resources;
@@ -54,6 +55,9 @@ fn volume_binding(args: &Value, features: &Features) -> Result<PluginSlots, Stri
 /// The in-tree volume limits plugins: registered in 1.30 only (1.31's validation rejects
 /// them, 1.32 removed them from registry.go).
 const IN_TREE_LIMITS: &[Cond] = &[Cond::Lacks(Change::InTreeVolumeLimitsRemoved)];
+
+/// NodeDeclaredFeatures is registered from 1.35 (the release that has its gate).
+const KNOWS_NODE_DECLARED_FEATURES: &[Cond] = &[Cond::Knows(crate::engine::release::Gate::NodeDeclaredFeatures)];
 
 /// name → factory, with the conditions under which a release registers the plugin.
 fn registry() -> Vec<(&'static str, Factory, &'static [Cond])> {
@@ -98,6 +102,11 @@ fn registry() -> Vec<(&'static str, Factory, &'static [Cond])> {
         (names::DEFAULT_BINDER, default_binder::register, always),
         (names::COSCHEDULING, coscheduling::register, always),
         (names::DYNAMIC_RESOURCES, dynamic_resources::register, always),
+        (
+            names::NODE_DECLARED_FEATURES,
+            node_declared_features::register,
+            KNOWS_NODE_DECLARED_FEATURES,
+        ),
     ]
 }
 

@@ -8,6 +8,7 @@ pub const DYNAMIC_RESOURCES: &str = "DynamicResources";
 pub const IMAGE_LOCALITY: &str = "ImageLocality";
 pub const INTER_POD_AFFINITY: &str = "InterPodAffinity";
 pub const NODE_AFFINITY: &str = "NodeAffinity";
+pub const NODE_DECLARED_FEATURES: &str = "NodeDeclaredFeatures";
 pub const NODE_NAME: &str = "NodeName";
 pub const NODE_PORTS: &str = "NodePorts";
 pub const NODE_RESOURCES_BALANCED_ALLOCATION: &str = "NodeResourcesBalancedAllocation";

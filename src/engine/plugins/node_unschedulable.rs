@@ -9,14 +9,17 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots};
 use crate::engine::framework::status::Status;
-use crate::engine::release::Features;
-use crate::model::Taint;
+use crate::engine::release::{Features, Gate};
+use crate::model::{Taint, Toleration};
 
 /// Reason when the node is cordoned.
 pub const ERR_REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
 
 /// NodeUnschedulable.
-pub struct NodeUnschedulable;
+pub struct NodeUnschedulable {
+    /// Tolerations may use Lt and Gt (TaintTolerationComparisonOperators).
+    comparison_operators: bool,
+}
 
 impl Plugin for NodeUnschedulable {
     fn name(&self) -> &'static str {
@@ -34,7 +37,7 @@ impl FilterPlugin for NodeUnschedulable {
             value: String::new(),
             effect: "NoSchedule".into(),
         };
-        if pod.pod.tolerations.iter().any(|t| t.tolerates(&taint)) {
+        if Toleration::any_tolerates(&pod.pod.tolerations, &taint, self.comparison_operators) {
             return Status::success();
         }
         Status::unresolvable(ERR_REASON_UNSCHEDULABLE)
@@ -42,9 +45,11 @@ impl FilterPlugin for NodeUnschedulable {
 }
 
 /// Registers NodeUnschedulable.
-pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
-        filter: Some(Arc::new(NodeUnschedulable)),
+        filter: Some(Arc::new(NodeUnschedulable {
+            comparison_operators: features.on(Gate::TaintTolerationComparisonOperators),
+        })),
         ..Default::default()
     })
 }

@@ -13,13 +13,15 @@ use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin,
 };
 use crate::engine::framework::status::Status;
-use crate::engine::release::{Change, Features};
+use crate::engine::release::{Change, Features, Gate};
 use crate::model::Toleration;
 
 /// TaintToleration.
 pub struct TaintToleration {
     /// The reason names the first untolerated taint (before [`Change::TaintReasonWithoutTaint`]).
     reason_names_taint: bool,
+    /// Tolerations may use Lt and Gt (TaintTolerationComparisonOperators).
+    comparison_operators: bool,
 }
 
 const PRE_SCORE_KEY: &str = "PreScoreTaintToleration";
@@ -37,9 +39,12 @@ impl Plugin for TaintToleration {
 
 impl FilterPlugin for TaintToleration {
     fn filter(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
-        let t = find_untolerated_taint(&node.node.taints, &pod.pod.tolerations, |t| {
-            t.effect == "NoSchedule" || t.effect == "NoExecute"
-        });
+        let t = find_untolerated_taint(
+            &node.node.taints,
+            &pod.pod.tolerations,
+            self.comparison_operators,
+            |t| t.effect == "NoSchedule" || t.effect == "NoExecute",
+        );
         match t {
             None => Status::success(),
             Some(t) if self.reason_names_taint => {
@@ -82,7 +87,7 @@ impl ScorePlugin for TaintToleration {
             .taints
             .iter()
             .filter(|t| t.effect == "PreferNoSchedule")
-            .filter(|t| !s.tolerations_prefer_no_schedule.iter().any(|tol| tol.tolerates(t)))
+            .filter(|t| !Toleration::any_tolerates(&s.tolerations_prefer_no_schedule, t, self.comparison_operators))
             .count();
         (count as i64, Status::success())
     }
@@ -99,6 +104,7 @@ impl ScorePlugin for TaintToleration {
 pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     let p = Arc::new(TaintToleration {
         reason_names_taint: !features.has(Change::TaintReasonWithoutTaint),
+        comparison_operators: features.on(Gate::TaintTolerationComparisonOperators),
     });
     Ok(PluginSlots {
         filter: Some(p.clone()),
@@ -281,5 +287,43 @@ mod tests {
             got[0].1,
             Status::unresolvable("node(s) had untolerated taint {a: 1}").with_plugin(names::TAINT_TOLERATION)
         );
+    }
+
+    /// 1.35+ TaintTolerationComparisonOperators (alpha, off): Gt and Lt tolerate a taint whose
+    /// value is above, or below, the toleration's, as decimal integers; off, they tolerate
+    /// nothing (1.34 behaviour).
+    #[test]
+    fn comparison_operators_behind_their_gate() {
+        let on = crate::engine::release::Features::with_gates(
+            rel(35),
+            &crate::engine::release::FeatureGates::parse("TaintTolerationComparisonOperators=true").unwrap(),
+        )
+        .unwrap();
+        let off = crate::engine::release::Features::new(rel(35));
+        let cases: &[(&str, &str, &str, bool)] = &[
+            ("Gt", "5", "10", true),
+            ("Gt", "5", "5", false),
+            ("Lt", "5", "3", true),
+            ("Lt", "5", "-3", true),
+            ("Lt", "5", "03", false),
+            ("Lt", "5", "+3", false),
+            ("Gt", "-0", "10", false),
+            ("Gt", "1", "99999999999999999999", false),
+        ];
+        for (op, tol, taint, want) in cases {
+            let nodes = vec![node_with("nodeA", &[("limit", taint, "NoSchedule")])];
+            let p = pod_with(&[("limit", op, tol, "NoSchedule")]);
+            for (f, expect) in [(&on, *want), (&off, false)] {
+                let snap = snapshot(nodes.clone(), vec![], f);
+                let pl = plugin(names::TAINT_TOLERATION, Value::Null, f);
+                let got = run_filter(&pl, &snap, &p, true);
+                assert_eq!(
+                    got.on("nodeA").is_success(),
+                    expect,
+                    "{op} {tol} vs {taint} (gate {})",
+                    f.on(crate::engine::release::Gate::TaintTolerationComparisonOperators)
+                );
+            }
+        }
     }
 }

@@ -158,6 +158,49 @@ changes! {
         pr: "#128170", since: 32, backports: &[],
         what: "DefaultPreemption appears among the PreEnqueue plugins",
     },
+    /// DynamicResources is a Score plugin (weight 2 in the default profile): the sum of
+    /// `8 - index` of the chosen `firstAvailable` subrequests, normalized to 100 by the maximum.
+    DynamicResourcesScores {
+        pr: "#134711", since: 35, backports: &[],
+        what: "DynamicResources scores nodes (0 for pods without claims) with weight 2",
+    },
+    /// A failed pod's nominatedNodeName is cleared also when the profile has no PostFilter.
+    ClearsNominatedNodeWithoutPostFilter {
+        pr: "#135007", since: 35, backports: &[],
+        what: "a failing pod loses its nominated node even without PostFilter plugins",
+    },
+    /// NodeDeclaredFeatures' bitmap rewrite: the Filter reason no longer lists the features.
+    NodeDeclaredFeaturesReasonRenamed {
+        pr: "#136185", since: 36, backports: &[],
+        what: "\"node(s) didn't match Pod's required features\"",
+    },
+    /// NodeResourcesBalancedAllocation scores how much the pod improves the node's balance:
+    /// 50 + (50 + balance with the pod - balance without it) / 2.
+    BalancedAllocationScoresImprovement {
+        pr: "#135573", since: 36, backports: &[],
+        what: "NodeResourcesBalancedAllocation scores the balance improvement (50 to 100)",
+    },
+    /// ImageLocality adds the images of image volumes (not to the threshold).
+    ImageLocalityCountsImageVolumes {
+        pr: "#130231", since: 36, backports: &[],
+        what: "ImageLocality counts image volumes",
+    },
+    /// In-tree Portworx volumes are always CSI-migrated (the CSIMigrationPortworx gate is gone).
+    PortworxAlwaysMigrated {
+        pr: "#135322", since: 36, backports: &[],
+        what: "Portworx volumes count as migrated without the CSINode annotation",
+    },
+    /// NodeResourcesFitArgs: RequestedToCapacityRatio must have requestedToCapacityRatio (and
+    /// only it may), its shape errors under that path.
+    FitArgsRequestedToCapacityRatioChecked {
+        pr: "#132120", since: 36, backports: &[],
+        what: "scoringStrategy.requestedToCapacityRatio is required for RequestedToCapacityRatio",
+    },
+    /// A pod waiting at Permit that is preempted fails with an Error, not Unschedulable.
+    PreemptedWaitingPodIsError {
+        pr: "#135719", since: 36, backports: &[],
+        what: "a preempted waiting pod gets \"waiting on permit for pod: preempted\" (Error)",
+    },
 }
 
 #[cfg(test)]

@@ -376,10 +376,15 @@ impl Features {
     /// PodLevelResources, when the pod has them. Every front end shows these, so a node's
     /// usage adds up as the scheduler's does.
     pub fn requests_of<'a>(&self, pod: &'a crate::model::Pod) -> &'a crate::model::resources::PodRequests {
-        if self.on(Gate::PodLevelResources)
-            && let Some(r) = &pod.requests_pod_level
-        {
-            return r;
+        if self.on(Gate::PodLevelResources) {
+            if self.on(Gate::InPlacePodLevelResourcesVerticalScaling)
+                && let Some(r) = &pod.requests_pod_level_status
+            {
+                return r;
+            }
+            if let Some(r) = &pod.requests_pod_level {
+                return r;
+            }
         }
         if self.on(Gate::InPlacePodVerticalScaling)
             && let Some(r) = &pod.requests_status

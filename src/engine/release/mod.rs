@@ -39,6 +39,8 @@ const KNOWN: &[Release] = &[
     Release::new(32, 5),
     Release::new(33, 3),
     Release::new(34, 7),
+    Release::new(35, 7),
+    Release::new(36, 2),
 ];
 
 /// Why a release string was refused.
@@ -219,14 +221,14 @@ mod tests {
         assert_eq!("1.34".parse::<Release>().unwrap().to_string(), "1.34.7");
         assert_eq!("v1.30".parse::<Release>().unwrap().to_string(), "1.30.6");
         assert_eq!("1.34.1".parse::<Release>().unwrap().to_string(), "1.34.1");
-        assert_eq!(Release::NEWEST.to_string(), "1.34.7");
+        assert_eq!(Release::NEWEST.to_string(), "1.36.2");
     }
 
     #[test]
     fn bad_versions_are_refused_with_what_is_wrong() {
         assert_eq!(
             "1.29".parse::<Release>().unwrap_err().to_string(),
-            "'1.29' is not a supported scheduler version (supported: 1.30 to 1.34, with any patch)"
+            "'1.29' is not a supported scheduler version (supported: 1.30 to 1.36, with any patch)"
         );
         for bad in ["2.30", "1", "1.x", "1.34.", "1.34.1.2", ""] {
             assert!(matches!(bad.parse::<Release>(), Err(ReleaseError::Syntax(_))), "{bad}");
@@ -241,7 +243,7 @@ mod tests {
         assert_eq!(r, Release::NEWEST);
         assert_eq!(
             note.as_deref(),
-            Some("the server is v1.40.1, newer than the newest release kschedtui knows: explained as 1.34.7")
+            Some("the server is v1.40.1, newer than the newest release kschedtui knows: explained as 1.36.2")
         );
         let (r, note) = Release::from_server("v1.34.9");
         assert_eq!(r, Release::new(34, 9));

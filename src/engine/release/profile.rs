@@ -15,6 +15,8 @@ pub enum Cond {
     Has(Change),
     /// The release does not have the change.
     Lacks(Change),
+    /// The release knows the gate (whatever its value).
+    Knows(Gate),
 }
 
 impl Cond {
@@ -25,6 +27,7 @@ impl Cond {
             Cond::Off(g) => !f.on(g),
             Cond::Has(c) => f.has(c),
             Cond::Lacks(c) => !f.has(c),
+            Cond::Knows(g) => super::gates::spec(g.name(), f.release()).is_some(),
         }
     }
 }
@@ -63,12 +66,31 @@ pub const DEFAULT_PROFILE: &[DefaultPlugin] = &[
     row("VolumeZone", 0, &[]),
     row("PodTopologySpread", 2, &[]),
     row("InterPodAffinity", 2, &[]),
-    // `applyDynamicResources`: before DefaultPreemption when DynamicResourceAllocation is on.
-    row("DynamicResources", 0, &[Cond::On(Gate::DynamicResourceAllocation)]),
+    // `applyDynamicResources`: before DefaultPreemption when DynamicResourceAllocation is on;
+    // weight 2 once it scores.
+    row(
+        "DynamicResources",
+        0,
+        &[
+            Cond::On(Gate::DynamicResourceAllocation),
+            Cond::Lacks(Change::DynamicResourcesScores),
+        ],
+    ),
+    row(
+        "DynamicResources",
+        2,
+        &[
+            Cond::On(Gate::DynamicResourceAllocation),
+            Cond::Has(Change::DynamicResourcesScores),
+        ],
+    ),
     row("DefaultPreemption", 0, &[]),
     row("NodeResourcesBalancedAllocation", 1, &[]),
     row("ImageLocality", 1, &[]),
     row("DefaultBinder", 0, &[]),
+    // `applyFeatureGates` appends these.
+    row("NodeDeclaredFeatures", 0, &[Cond::On(Gate::NodeDeclaredFeatures)]),
+    row("GangScheduling", 0, &[Cond::On(Gate::GangScheduling)]),
 ];
 
 /// The default multiPoint plugins of a release: (name, weight).

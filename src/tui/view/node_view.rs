@@ -210,7 +210,11 @@ pub fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'_>, are
         };
         let mut spans = vec![Span::raw(text)];
         if let Some(p) = pod {
-            let ok = p.tolerations.iter().any(|tol| tol.tolerates(t));
+            let ok = crate::model::Toleration::any_tolerates(
+                &p.tolerations,
+                t,
+                app.features.on(crate::engine::Gate::TaintTolerationComparisonOperators),
+            );
             spans.push(if ok {
                 Span::styled("  tolerated", theme.ok)
             } else {

@@ -1,12 +1,14 @@
-//! Port of noderesources/balanced_allocation.go (v1.30.6). 1.33+: PreScore returns Skip for a
-//! pod that requests none of the plugin's resources, so the plugin does not score it.
+//! Port of noderesources/balanced_allocation.go (v1.30.6; v1.33.3 and v1.36.2 where they
+//! differ). 1.33+: PreScore returns Skip for a pod that requests none of the plugin's
+//! resources, so the plugin does not score it. 1.36+: the score is how much the pod improves
+//! the node's balance (`balanced_improvement`), not the balance with the pod.
 
 use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::resource_allocation::{ResourceSpec, balanced, defaulted, pod_request_list, vectors};
+use super::resource_allocation::{ResourceSpec, balanced, balanced_improvement, defaulted, pod_request_list, vectors};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreScorePlugin, ScorePlugin};
@@ -28,6 +30,8 @@ pub struct BalancedAllocation {
     resources: Vec<ResourceSpec>,
     /// PreScore skips best-effort pods ([`Change::BalancedAllocationSkipsBestEffort`]).
     skips_best_effort: bool,
+    /// The 1.36 scorer ([`Change::BalancedAllocationScoresImprovement`]).
+    scores_improvement: bool,
 }
 
 const PRE_SCORE_KEY: &str = "PreScoreNodeResourcesBalancedAllocation";
@@ -62,7 +66,16 @@ impl ScorePlugin for BalancedAllocation {
             }
         };
         let (requested, allocatable) = vectors(node, &self.resources, &reqs, true);
-        (balanced(&requested, &allocatable), Status::success())
+        if !self.scores_improvement {
+            return (balanced(&requested, &allocatable), Status::success());
+        }
+        let allocated: Vec<i64> = (0..requested.len())
+            .map(|i| if allocatable[i] == 0 { 0 } else { requested[i] - reqs[i] })
+            .collect();
+        (
+            balanced_improvement(&requested, &allocated, &allocatable),
+            Status::success(),
+        )
     }
 }
 
@@ -88,6 +101,7 @@ pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String
     let p = Arc::new(BalancedAllocation {
         resources,
         skips_best_effort: features.has(Change::BalancedAllocationSkipsBestEffort),
+        scores_improvement: features.has(Change::BalancedAllocationScoresImprovement),
     });
     Ok(PluginSlots {
         pre_score: Some(p.clone()),

@@ -260,13 +260,32 @@ fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec], fe
         resources,
         "scoringStrategy.resources",
     ));
-    if let Some(r) = &strategy.requested_to_capacity_ratio {
+    let rtcr = strategy.kind == StrategyType::RequestedToCapacityRatio;
+    if features.has(Change::FitArgsRequestedToCapacityRatioChecked) {
+        const PATH: &str = "scoringStrategy.requestedToCapacityRatio";
+        match (&strategy.requested_to_capacity_ratio, rtcr) {
+            (None, true) => errs.push(format!(
+                "{PATH}: Required value: must be specified when type is RequestedToCapacityRatio"
+            )),
+            (Some(r), true) => errs.extend(super::resource_allocation::validate_shape(
+                &r.shape,
+                &format!("{PATH}.shape"),
+                features,
+            )),
+            (Some(_), false) => errs.push(format!(
+                "{PATH}: Forbidden: must be nil when type is not RequestedToCapacityRatio"
+            )),
+            (None, false) => {}
+        }
+    } else if let Some(r) = &strategy.requested_to_capacity_ratio {
         errs.extend(super::resource_allocation::validate_shape(
             &r.shape,
             "scoringStrategy.shape",
             features,
         ));
-    } else if strategy.kind == StrategyType::RequestedToCapacityRatio {
+    } else if rtcr {
+        // Upstream 1.30-1.35 accept this and then crash in NewFit (nil shape, fixed by
+        // #132120); kschedtui refuses it instead, naming the missing field.
         errs.push("scoringStrategy.shape: Required value: at least one point must be specified".into());
     }
     errs
@@ -935,6 +954,29 @@ mod tests {
             Some("scoringStrategy.shape[0].score: Invalid value: 11: not in valid range [0, 10]")
         );
         assert!(err(serde_json::json!({"ignoredResourceGroups": ["example.com/x"]})).is_some());
+        // 1.36 (#132120): the shape sits under requestedToCapacityRatio, which the type needs
+        // and other types must not have.
+        let v36 = |v: Value| register(&v, &Release::at(36).into()).err();
+        assert_eq!(
+            v36(unsorted.clone()).as_deref(),
+            Some(
+                "scoringStrategy.requestedToCapacityRatio.shape[1].utilization: Invalid value: 50: values must be sorted in increasing order"
+            )
+        );
+        assert_eq!(
+            v36(serde_json::json!({"scoringStrategy": {"type": "RequestedToCapacityRatio"}})).as_deref(),
+            Some(
+                "scoringStrategy.requestedToCapacityRatio: Required value: must be specified when type is RequestedToCapacityRatio"
+            )
+        );
+        assert_eq!(
+            v36(serde_json::json!({"scoringStrategy": {"type": "MostAllocated",
+                "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 1}]}}}))
+            .as_deref(),
+            Some(
+                "scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when type is not RequestedToCapacityRatio"
+            )
+        );
     }
 
     /// fit_test.go TestEnoughRequests (1.34) cases whose `wantStatus` is

@@ -278,6 +278,16 @@ pub fn balanced(requested: &[i64], allocatable: &[i64]) -> i64 {
     ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
 }
 
+/// 1.36 `balancedResourceScorer(requested, allocated, allocatable)`: how much the pod improves
+/// the node's balance, `50 + (50 + balance with the pod - balance without it) / 2` (both
+/// balances as [`balanced`]; Go's integer division truncates as Rust's does). `allocated` is the
+/// node's usage without the pod, with the entries `vectors` skipped left at 0.
+pub fn balanced_improvement(requested: &[i64], allocated: &[i64], allocatable: &[i64]) -> i64 {
+    let with_pod = balanced(requested, allocatable);
+    let without_pod = balanced(allocated, allocatable);
+    MAX_NODE_SCORE / 2 + (MAX_NODE_SCORE / 2 + with_pod - without_pod) / 2
+}
+
 #[cfg(test)]
 #[allow(clippy::type_complexity)] // case tables
 mod tests {
@@ -301,6 +311,29 @@ mod tests {
         // balanced_allocation_test.go: cpu 3000/4000 = .75, memory 5000/10000 = .5 → 1 - .125 = 87
         assert_eq!(balanced(&[3000, 5000], &[4000, 10000]), 87);
         assert_eq!(balanced(&[0, 0], &[4000, 10000]), 100);
+    }
+
+    /// The 1.36 scorer on nodes of cpu 4000m and memory 8Gi (balanced_allocation.go, upstream
+    /// #135573): usage and pod → score.
+    #[test]
+    fn balance_improvement_examples() {
+        const GI: i64 = 1 << 30;
+        let alloc = [4000, 8 * GI];
+        for (used, pod, want) in [
+            ([1000, GI], [1000, 3 * GI], 78),
+            ([1000, GI], [1000, 4 * GI], 75),
+            ([2000, 0], [0, 4 * GI], 87),
+            ([0, 0], [2000, 0], 62),
+        ] {
+            let requested = [used[0] + pod[0], used[1] + pod[1]];
+            assert_eq!(
+                balanced_improvement(&requested, &used, &alloc),
+                want,
+                "{used:?} + {pod:?}"
+            );
+        }
+        // No resource with allocatable: both balances are 100.
+        assert_eq!(balanced_improvement(&[0, 0], &[0, 0], &[0, 0]), 75);
     }
 
     #[test]

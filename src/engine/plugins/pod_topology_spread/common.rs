@@ -41,6 +41,8 @@ pub struct Constraint {
     pub honor_node_affinity: bool,
     /// nodeTaintsPolicy is Honor (default Ignore).
     pub honor_node_taints: bool,
+    /// Tolerations may use Lt and Gt (TaintTolerationComparisonOperators).
+    pub taint_comparison_operators: bool,
 }
 
 impl Constraint {
@@ -50,7 +52,7 @@ impl Constraint {
             return false;
         }
         if self.honor_node_taints
-            && find_untolerated_taint(&node.taints, &pod.tolerations, |t| {
+            && find_untolerated_taint(&node.taints, &pod.tolerations, self.taint_comparison_operators, |t| {
                 t.effect == "NoSchedule" || t.effect == "NoExecute"
             })
             .is_some()
@@ -138,6 +140,7 @@ pub fn filter_constraints(
             min_domains: c.min_domains.unwrap_or(1),
             honor_node_affinity: c.node_affinity_policy.as_deref().is_none_or(|p| p == HONOR),
             honor_node_taints: c.node_taints_policy.as_deref() == Some(HONOR),
+            taint_comparison_operators: false,
         });
     }
     Ok(out)

@@ -167,6 +167,8 @@ pub struct PodTopologySpread {
     default_constraints: Vec<core::TopologySpreadConstraint>,
     system_defaulted: bool,
     per_constraint_counts: bool,
+    /// nodeTaintsPolicy Honor reads Lt and Gt tolerations (TaintTolerationComparisonOperators).
+    taint_comparison_operators: bool,
     /// The snapshot's pods, interned for fast counting (built once per cluster).
     pods: PodTableCache,
 }
@@ -178,6 +180,7 @@ impl PodTopologySpread {
             default_constraints,
             system_defaulted,
             per_constraint_counts: false,
+            taint_comparison_operators: false,
             pods: PodTableCache::default(),
         }
     }
@@ -187,6 +190,7 @@ impl PodTopologySpread {
     #[must_use]
     pub fn with_features(mut self, f: &Features) -> Self {
         self.per_constraint_counts = f.has(Change::SpreadCountsPerConstraint);
+        self.taint_comparison_operators = f.on(crate::engine::release::Gate::TaintTolerationComparisonOperators);
         self
     }
 
@@ -241,13 +245,17 @@ impl PodTopologySpread {
             .topology_spread_constraints
             .as_deref()
             .unwrap_or_default();
-        if own.is_empty() {
+        let mut cs = if own.is_empty() {
             self.build_default_constraints(cluster, pod, action)
                 .map_err(|e| format!("setting default {kind} topology spread constraints: {e}"))
         } else {
             filter_constraints(own, &pod.pod.labels, action)
                 .map_err(|e| format!("obtaining pod's {kind} topology spread constraints: {e}"))
+        }?;
+        for c in &mut cs {
+            c.taint_comparison_operators = self.taint_comparison_operators;
         }
+        Ok(cs)
     }
 }
 
