@@ -618,9 +618,9 @@ fn full_explanations_are_bounded_and_come_back_when_opened() {
     assert!(a.explanation(&first).is_none());
     assert_eq!(
         pod_list::status_line(&a, a.pod(&first).expect("pod")),
-        // 1.34 (the default): asking for more than the node's allocatable is unresolvable, and
-        // DynamicResources' PostFilter speaks before DefaultPreemption.
-        "0/1 nodes: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling"
+        // 1.37 (the default): asking for more than the node's allocatable is unresolvable, and
+        // DynamicResources' PostFilter no longer speaks before DefaultPreemption.
+        "0/1 nodes: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling"
     );
     // opening it explains it again, and it stays while on screen
     run(&mut a, [Action::Open]);

@@ -250,6 +250,9 @@ pub struct Pod {
     /// resize is infeasible); None when the pod sets no pod-level requests or its status
     /// reports none.
     pub requests_pod_level_status: Option<Box<PodRequests>>,
+    /// What the status reports about resources, for the 1.37 "max of sums" accounting; None
+    /// when the status reports none.
+    pub status_resources: Option<Box<crate::model::resources::StatusResources>>,
     /// Host ports of the regular containers.
     pub host_ports: Vec<HostPort>,
     /// Host ports of the restartable (sidecar) init containers.
@@ -650,6 +653,77 @@ fn status_adjusted_spec(
     Ok(changed.then_some(adjusted))
 }
 
+/// The status' resources as 1.37's `AggregateContainerRequests` reads them
+/// (`containerAllocatedRequests`, `containerActuatedRequests`); None when neither a container
+/// status nor the pod status reports any.
+fn status_resources(
+    spec: &core::PodSpec,
+    status: &core::PodStatus,
+    rspec: &PodResourceSpec,
+) -> Result<Option<crate::model::resources::StatusResources>, (String, String)> {
+    let statuses: BTreeMap<&str, &core::ContainerStatus> = status
+        .container_statuses
+        .iter()
+        .flatten()
+        .chain(status.init_container_statuses.iter().flatten())
+        .map(|cs| (cs.name.as_str(), cs))
+        .collect();
+    let any_container = statuses
+        .values()
+        .any(|cs| cs.allocated_resources.is_some() || cs.resources.as_ref().is_some_and(|r| r.requests.is_some()));
+    if !any_container && status.allocated_resources.is_none() && status.resources.is_none() {
+        return Ok(None);
+    }
+    let infeasible = resize_infeasible(status);
+    let one = |name: &str, spec_reqs: &ResourceList| -> Result<(ResourceList, ResourceList), (String, String)> {
+        let field = format!("status.containerStatuses[{name}]");
+        let cs = statuses.get(name);
+        let allocated = match cs.and_then(|c| c.allocated_resources.as_ref()) {
+            Some(a) => Some(resource_list(Some(a), &format!("{field}.allocatedResources"))?),
+            None => None,
+        };
+        let actuated = match cs.and_then(|c| c.resources.as_ref()).and_then(|r| r.requests.as_ref()) {
+            Some(r) => Some(resource_list(Some(r), &format!("{field}.resources.requests"))?),
+            None => None,
+        };
+        let fallback = if infeasible {
+            ResourceList::new()
+        } else {
+            spec_reqs.clone()
+        };
+        let alloc = allocated.clone().unwrap_or_else(|| fallback.clone());
+        let act = actuated.or(allocated).unwrap_or(fallback);
+        Ok((alloc, act))
+    };
+    let mut out = crate::model::resources::StatusResources {
+        spec: rspec.clone(),
+        infeasible,
+        ..Default::default()
+    };
+    out.allocated.overhead = rspec.overhead.clone();
+    out.actuated.overhead = rspec.overhead.clone();
+    for (c, reqs) in spec.containers.iter().zip(&rspec.containers) {
+        let (a, b) = one(&c.name, reqs)?;
+        out.allocated.containers.push(a);
+        out.actuated.containers.push(b);
+    }
+    for (c, (reqs, sidecar)) in spec.init_containers.iter().flatten().zip(&rspec.init_containers) {
+        let (a, b) = one(&c.name, reqs)?;
+        out.allocated.init_containers.push((a, *sidecar));
+        out.actuated.init_containers.push((b, *sidecar));
+    }
+    out.pod_allocated = match &status.allocated_resources {
+        Some(a) => Some(resource_list(Some(a), "status.allocatedResources")?),
+        None => None,
+    };
+    out.pod_requests = match status.resources.as_ref().and_then(|r| r.requests.as_ref()) {
+        Some(r) => Some(resource_list(Some(r), "status.resources.requests")?),
+        None => None,
+    };
+    out.pod_level = out.pod_allocated.clone().zip(out.pod_requests.clone());
+    Ok(Some(out))
+}
+
 /// `IsPodResizeInfeasible`: the first PodResizePending condition says Infeasible.
 fn resize_infeasible(status: &core::PodStatus) -> bool {
     status
@@ -794,6 +868,7 @@ impl Pod {
             }
             _ => None,
         };
+        let status_resources = status_resources(spec, status, &rspec)?.map(Box::new);
         Ok(Pod {
             uid: obj.metadata.uid.clone().unwrap_or_else(|| key.to_string()),
             labels: obj.metadata.labels.clone().unwrap_or_default(),
@@ -809,6 +884,7 @@ impl Pod {
             requests_status,
             requests_pod_level,
             requests_pod_level_status,
+            status_resources,
             host_ports,
             sidecar_host_ports,
             tolerations,

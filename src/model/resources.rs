@@ -270,6 +270,115 @@ pub fn pod_requests_v132(spec: &PodResourceSpec, pod_level: bool) -> PodRequests
     }
 }
 
+/// What a pod's status says about its resources, for the 1.37 accounting ("max of sums",
+/// component-helpers `AggregateContainerRequests` with `UseStatusResources`, upstream #140047).
+#[derive(Clone, Debug, Default)]
+pub struct StatusResources {
+    /// The spec's requests (the layout the two below follow).
+    pub spec: PodResourceSpec,
+    /// Each container's allocated requests (status, else spec; nothing while a resize is
+    /// infeasible), in the layout of the spec.
+    pub allocated: PodResourceSpec,
+    /// Each container's actuated requests (status.resources, else allocated, else spec;
+    /// nothing while a resize is infeasible).
+    pub actuated: PodResourceSpec,
+    /// A resize is infeasible (the spec then does not count).
+    pub infeasible: bool,
+    /// status.allocatedResources and status.resources.requests of the pod, when both are set.
+    pub pod_level: Option<(ResourceList, ResourceList)>,
+    /// status.resources.requests of the pod.
+    pub pod_requests: Option<ResourceList>,
+    /// status.allocatedResources of the pod.
+    pub pod_allocated: Option<ResourceList>,
+}
+
+/// The pod's requests as 1.37 computes them for a pod whose status reports resources: the
+/// larger of the sums of spec, actuated and allocated requests (of actuated and allocated only
+/// while a resize is infeasible), each summed as `PodRequests` sums containers; with
+/// `pod_level_status` (InPlacePodLevelResourcesVerticalScaling) the pod's own status maps stand
+/// for the containers' when it has both. Then the pod-level requests (`pod_level`): every
+/// resource of the larger of spec (not while infeasible), status.resources.requests and
+/// status.allocatedResources that can be set at pod level.
+pub fn pod_requests_v137(status: &StatusResources, pod_level: bool, pod_level_status: bool) -> PodRequests {
+    let spec = &status.spec;
+    let pod_status_requests = status.pod_requests.as_ref();
+    let pod_status_allocated = status.pod_allocated.as_ref();
+    let no_overhead = |s: &PodResourceSpec| PodResourceSpec {
+        overhead: None,
+        pod_level: None,
+        ..s.clone()
+    };
+    let combine = |f: &dyn Fn(&ResourceList) -> ResourceList| -> ResourceList {
+        let spec_sum = aggregate(&no_overhead(spec), f);
+        let (allocated, actuated) = match (&status.pod_level, pod_level_status) {
+            (Some((alloc, act)), true) => (alloc.clone(), act.clone()),
+            _ => (
+                aggregate(&no_overhead(&status.allocated), f),
+                aggregate(&no_overhead(&status.actuated), f),
+            ),
+        };
+        let mut out = ResourceList::new();
+        if !status.infeasible {
+            max_into(&mut out, &spec_sum);
+        }
+        max_into(&mut out, &actuated);
+        max_into(&mut out, &allocated);
+        out
+    };
+    let finish = |mut reqs: ResourceList| -> ResourceList {
+        if pod_level && spec.pod_level.is_some() {
+            let effective: ResourceList = match (pod_level_status, pod_status_requests.or(pod_status_allocated)) {
+                (true, Some(_)) => {
+                    let mut e = ResourceList::new();
+                    if !status.infeasible {
+                        max_into(&mut e, spec.pod_level.as_ref().unwrap_or(&ResourceList::new()));
+                    }
+                    for m in [pod_status_requests, pod_status_allocated].into_iter().flatten() {
+                        max_into(&mut e, m);
+                    }
+                    e
+                }
+                _ => spec.pod_level.clone().unwrap_or_default(),
+            };
+            for (k, v) in effective {
+                if k == "cpu" || k == "memory" || k.starts_with("hugepages-") {
+                    reqs.insert(k, v);
+                }
+            }
+        }
+        if let Some(o) = &spec.overhead {
+            add_into(&mut reqs, o);
+        }
+        reqs
+    };
+    let reqs = finish(combine(&Clone::clone));
+    // `getNonMissingContainerRequests`: 100m / 200Mi per container, or, with pod-level
+    // requests, only for a resource the requests do not have at all.
+    let pod_level_set = pod_level && spec.pod_level.is_some();
+    let missing: Vec<(&str, Quantity)> = [
+        ("cpu", Quantity::from_millis(DEFAULT_MILLI_CPU_REQUEST)),
+        ("memory", Quantity::from_units(DEFAULT_MEMORY_REQUEST)),
+    ]
+    .into_iter()
+    .filter(|(k, _)| !pod_level_set || !reqs.contains_key(*k))
+    .collect();
+    let fill = |c: &ResourceList| {
+        let mut r = c.clone();
+        for (k, q) in &missing {
+            r.entry((*k).to_string()).or_insert(*q);
+        }
+        r
+    };
+    let non_missing = to_amounts(&finish(combine(&fill)));
+    PodRequests {
+        resource: Resource::from_list(&reqs),
+        list: to_amounts(&reqs),
+        non0_cpu: non_missing.get("cpu").copied().unwrap_or(0),
+        non0_mem: non_missing.get("memory").copied().unwrap_or(0),
+        non_missing,
+    }
+}
+
 /// Computes a pod's requests as `calculateResource` in framework/types.go does.
 pub fn pod_requests(spec: &PodResourceSpec) -> PodRequests {
     let mut reqs = ResourceList::new();

@@ -119,3 +119,18 @@ fn no_code_outside_the_release_module_compares_minors() {
         out.join("\n")
     );
 }
+
+/// docs/releases.md is generated from the release tables; `UPDATE_DOCS=1` rewrites it.
+#[test]
+fn docs_releases_md_follows_the_release_table() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/releases.md");
+    let want = kschedtui::engine::release::release_notes_markdown();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/releases.md is out of date: run UPDATE_DOCS=1 cargo test --test integration docs"
+    );
+}

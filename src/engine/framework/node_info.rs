@@ -94,6 +94,9 @@ pub enum RequestsOf {
     /// The pod-level requests with the pod's status resources
     /// (InPlacePodLevelResourcesVerticalScaling).
     PodLevelStatus,
+    /// 1.37's "max of sums" of a pod whose status reports resources, computed for the release
+    /// ([`Change::PodRequestsMaxOfSums`]).
+    Own,
 }
 
 /// A pod with its affinity terms parsed once.
@@ -103,6 +106,8 @@ pub struct PodInfo {
     pub requests_of: RequestsOf,
     /// The non-zero CPU (milli) and memory requests the node accounts for the pod.
     pub non0: (i64, i64),
+    /// The requests computed for this release when they are none of the pod's precomputed ones.
+    pub own_requests: Option<Box<crate::model::resources::PodRequests>>,
     /// The host ports NodePorts checks and the node holds for the pod: the regular
     /// containers' and, from 1.34 (`util.GetHostPorts`), the restartable init containers'.
     pub host_ports: Vec<HostPort>,
@@ -130,7 +135,15 @@ impl PodInfo {
             pi.host_ports = ports;
         }
         let pod_level = features.on(Gate::PodLevelResources);
-        pi.requests_of = if pod_level
+        if features.has(Change::PodRequestsMaxOfSums)
+            && features.on(Gate::InPlacePodVerticalScaling)
+            && let Some(sr) = &pi.pod.status_resources
+        {
+            pi.own_requests = Some(Box::new(features.requests_v137(sr)));
+        }
+        pi.requests_of = if pi.own_requests.is_some() {
+            RequestsOf::Own
+        } else if pod_level
             && features.on(Gate::InPlacePodLevelResourcesVerticalScaling)
             && pi.pod.requests_pod_level_status.is_some()
         {
@@ -145,7 +158,9 @@ impl PodInfo {
         // 1.30-1.31: per container with init containers as a maximum; from 1.32 (spec
         // requests only) `PodRequests` with the defaults filled in per container.
         let r = pi.requests();
-        pi.non0 = if features.has(Change::NonZeroRequestsCountSidecars) && pi.requests_of == RequestsOf::Spec {
+        pi.non0 = if pi.requests_of == RequestsOf::Own
+            || (features.has(Change::NonZeroRequestsCountSidecars) && pi.requests_of == RequestsOf::Spec)
+        {
             let get = |k: &str| r.non_missing.get(k).copied().unwrap_or(0);
             (get("cpu"), get("memory"))
         } else {
@@ -185,6 +200,7 @@ impl PodInfo {
         PodInfo {
             requests_of: RequestsOf::Spec,
             non0,
+            own_requests: None,
             host_ports: pod.host_ports.clone(),
             required_affinity,
             required_anti_affinity,
@@ -204,6 +220,7 @@ impl PodInfo {
                 .as_deref()
                 .unwrap_or(&self.pod.requests),
             RequestsOf::Status => self.pod.requests_status.as_deref().unwrap_or(&self.pod.requests),
+            RequestsOf::Own => self.own_requests.as_deref().unwrap_or(&self.pod.requests),
             RequestsOf::Spec => &self.pod.requests,
         }
     }
@@ -454,5 +471,57 @@ items:
             crate::testkit::builders::rel(36),
         );
         assert_eq!(snap.node("n").expect("node").requested.memory, 0);
+    }
+
+    /// component-helpers TestAggregateContainerRequestsAndLimits and
+    /// TestPodRequestsAndLimitsVerticalScalingWrappers (1.37, #140047): a pod's status resources
+    /// count as the larger of the sums, not the sum of the per-container maxima.
+    #[test]
+    fn status_resources_count_as_the_larger_sum_from_1_37() {
+        let pod =
+            |spec: &str, status: &str| node_with(&format!("  spec:\n    nodeName: n\n{spec}\n  status:\n{status}"));
+        // "max of sums (requests)": spec 1 + 2, allocated 2 + 1: 3 (1.36: 2 + 2).
+        let text = pod(
+            "    containers: [{name: c1, image: i, resources: {requests: {cpu: \"1\"}}}, {name: c2, image: i, resources: {requests: {cpu: \"2\"}}}]",
+            "    containerStatuses:\n    - {name: c1, image: i, imageID: \"\", ready: true, restartCount: 0, allocatedResources: {cpu: \"2\"}, resources: {requests: {cpu: \"2\"}}}\n    - {name: c2, image: i, imageID: \"\", ready: true, restartCount: 0, allocatedResources: {cpu: \"1\"}, resources: {requests: {cpu: \"1\"}}}",
+        );
+        assert_eq!(requested(&text, 36).0, 4000);
+        assert_eq!(requested(&text, 37).0, 3000);
+        // "status-only requests": no spec request, status 2.
+        let text = pod(
+            "    containers: [{name: c1, image: i}]",
+            "    containerStatuses:\n    - {name: c1, image: i, imageID: \"\", ready: true, restartCount: 0, resources: {requests: {cpu: \"2\"}}}",
+        );
+        assert_eq!(requested(&text, 37).0, 2000);
+        // "sidecar status-only": a restartable init container reporting 2.
+        let text = pod(
+            "    initContainers: [{name: s, image: i, restartPolicy: Always}]\n    containers: [{name: c1, image: i}]",
+            "    initContainerStatuses:\n    - {name: s, image: i, imageID: \"\", ready: true, restartCount: 0, resources: {requests: {cpu: \"2\"}}}",
+        );
+        assert_eq!(requested(&text, 37).0, 2000);
+        // "PLR direct from pod status": the pod's own status maps stand for the containers'.
+        let text = pod(
+            "    containers: [{name: c1, image: i, resources: {requests: {cpu: \"1\"}}}]",
+            "    allocatedResources: {cpu: \"4\"}\n    resources: {requests: {cpu: \"3\"}}",
+        );
+        assert_eq!(requested(&text, 37).0, 4000);
+        // "PLR fallback (pod alloc nil)": the containers' status then.
+        let text = pod(
+            "    containers: [{name: c1, image: i, resources: {requests: {cpu: \"1\"}}}]",
+            "    resources: {requests: {cpu: \"3\"}}\n    containerStatuses:\n    - {name: c1, image: i, imageID: \"\", ready: true, restartCount: 0, allocatedResources: {cpu: \"6\"}, resources: {requests: {cpu: \"5\"}}}",
+        );
+        assert_eq!(requested(&text, 37).0, 6000);
+        // Vertical scaling wrappers: pod-level spec 2, status 3.5 allocated 3 → 3.5; infeasible
+        // with spec 10, status 4, allocated 3 → 4.
+        let text = pod(
+            "    resources: {requests: {cpu: \"2\"}}\n    containers: [{name: c1, image: i, resources: {requests: {cpu: \"1\"}}}]",
+            "    allocatedResources: {cpu: \"3\"}\n    resources: {requests: {cpu: 3500m}}",
+        );
+        assert_eq!(requested(&text, 37).0, 3500);
+        let text = pod(
+            "    resources: {requests: {cpu: \"10\"}}\n    containers: [{name: c1, image: i, resources: {requests: {cpu: \"1\"}}}]",
+            "    conditions: [{type: PodResizePending, status: \"True\", reason: Infeasible}]\n    allocatedResources: {cpu: \"3\"}\n    resources: {requests: {cpu: \"4\"}}",
+        );
+        assert_eq!(requested(&text, 37).0, 4000);
     }
 }

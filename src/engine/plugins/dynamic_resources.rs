@@ -65,6 +65,8 @@ pub struct DynamicResources {
     /// Score counts `firstAvailable` choices: from 1.35, and in 1.36 only with
     /// DRAPrioritizedList.
     scores: bool,
+    /// PostFilter rejects without a reason ([`Change::DynamicResourcesPostFilterWithoutReasons`]).
+    silent_post_filter: bool,
 }
 
 fn has_claims(pod: &PodInfo) -> bool {
@@ -116,12 +118,19 @@ impl PostFilterPlugin for DynamicResources {
         _: &std::collections::BTreeMap<String, Status>,
     ) -> (PostFilterTrace, Status) {
         let trace = PostFilterTrace::default();
+        let reject = |reason: &str| {
+            if self.silent_post_filter {
+                Status::new(Code::Unschedulable, Vec::<String>::new())
+            } else {
+                Status::unschedulable(reason)
+            }
+        };
         if !self.enabled {
-            return (trace, Status::unschedulable(PLUGIN_DISABLED));
+            return (trace, reject(PLUGIN_DISABLED));
         }
         let s = match state.read::<StateData>(STATE_KEY) {
             None => Status::error(STATE_NOT_FOUND),
-            Some(d) if !d.has_claims => Status::unschedulable(NO_NEW_CLAIMS),
+            Some(d) if !d.has_claims => reject(NO_NEW_CLAIMS),
             // Not implemented: a pod with claims gets no say from this plugin.
             Some(_) => Status::new(Code::Unschedulable, Vec::<String>::new()),
         };
@@ -162,7 +171,11 @@ pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String
     // 1.36 checks DRAPrioritizedList, 1.35 does not: without the gate no claim can hold a
     // `firstAvailable` request, so the score is 0 either way.
     let scores = has_score && features.on(Gate::DRAPrioritizedList);
-    let p = Arc::new(DynamicResources { enabled, scores });
+    let p = Arc::new(DynamicResources {
+        enabled,
+        scores,
+        silent_post_filter: features.has(Change::DynamicResourcesPostFilterWithoutReasons),
+    });
     Ok(PluginSlots {
         pre_enqueue: Some(p.clone()),
         pre_filter: Some(p.clone()),
@@ -227,6 +240,14 @@ items:
             .find(|p| p.plugin == names::DYNAMIC_RESOURCES)
             .expect("ran");
         assert_eq!(dra.code, Code::Skip);
+        // 1.37 (#140222): the rejection carries no reason, so nothing comes before "preemption:".
+        let ex = explain_at(&text, 37);
+        assert_eq!(
+            ex.message.as_deref(),
+            Some(
+                "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+            )
+        );
         // 1.33: not in the default profile.
         let ex = explain_at(&text, 33);
         assert!(ex.pre_filter.iter().all(|p| p.plugin != names::DYNAMIC_RESOURCES));

@@ -9,6 +9,7 @@ pub mod volume_helpers;
 pub mod coscheduling;
 pub mod default_binder;
 pub mod default_preemption;
+pub mod deferred_pod_scheduling;
 pub mod dynamic_resources;
 pub mod image_locality;
 pub mod inter_pod_affinity;
@@ -59,6 +60,11 @@ const IN_TREE_LIMITS: &[Cond] = &[Cond::Lacks(Change::InTreeVolumeLimitsRemoved)
 /// NodeDeclaredFeatures is registered from 1.35 (the release that has its gate).
 const KNOWS_NODE_DECLARED_FEATURES: &[Cond] = &[Cond::Knows(crate::engine::release::Gate::NodeDeclaredFeatures)];
 
+/// DeferredPodScheduling is registered from 1.37.
+const KNOWS_DEFERRED_POD_SCHEDULING: &[Cond] = &[Cond::Knows(
+    crate::engine::release::Gate::InPlacePodVerticalScalingSchedulerPreemption,
+)];
+
 /// name → factory, with the conditions under which a release registers the plugin.
 fn registry() -> Vec<(&'static str, Factory, &'static [Cond])> {
     let always: &'static [Cond] = &[];
@@ -106,6 +112,11 @@ fn registry() -> Vec<(&'static str, Factory, &'static [Cond])> {
             names::NODE_DECLARED_FEATURES,
             node_declared_features::register,
             KNOWS_NODE_DECLARED_FEATURES,
+        ),
+        (
+            names::DEFERRED_POD_SCHEDULING,
+            deferred_pod_scheduling::register,
+            KNOWS_DEFERRED_POD_SCHEDULING,
         ),
     ]
 }

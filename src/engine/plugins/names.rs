@@ -4,6 +4,7 @@
 pub const PRIORITY_SORT: &str = "PrioritySort";
 pub const DEFAULT_BINDER: &str = "DefaultBinder";
 pub const DEFAULT_PREEMPTION: &str = "DefaultPreemption";
+pub const DEFERRED_POD_SCHEDULING: &str = "DeferredPodScheduling";
 pub const DYNAMIC_RESOURCES: &str = "DynamicResources";
 pub const IMAGE_LOCALITY: &str = "ImageLocality";
 pub const INTER_POD_AFFINITY: &str = "InterPodAffinity";

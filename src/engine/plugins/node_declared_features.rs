@@ -14,7 +14,9 @@
 //! What a pod requires: `RestartAllContainersOnContainerExits` when a container or init
 //! container has a `restartPolicyRules` entry with action `RestartAllContainers`; from 1.36
 //! also `UserNamespacesHostNetworkSupport` for `hostNetwork: true` with `hostUsers: false`. The
-//! other registered features are inferred for pod updates only.
+//! other registered features are inferred for pod updates only. From 1.37
+//! ([`Change::NodeDeclaredFeaturesVolumeBindMountOptions`]) a volume mount with
+//! `bindMountOptions` requires `VolumeBindMountOptions`, and four features join the registry.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -37,6 +39,22 @@ pub const RESTART_ALL_CONTAINERS: &str = "RestartAllContainersOnContainerExits";
 /// The feature `hostNetwork` with `hostUsers: false` needs (1.36).
 pub const USER_NAMESPACES_HOST_NETWORK: &str = "UserNamespacesHostNetworkSupport";
 
+/// The feature a volume mount with `bindMountOptions` needs (1.37).
+pub const VOLUME_BIND_MOUNT_OPTIONS: &str = "VolumeBindMountOptions";
+
+/// The features 1.37's framework registers, sorted.
+const REGISTERED_1_37: &[&str] = &[
+    "DRANodeAllocatableResources",
+    "DRAOptionalNodeOperations",
+    "ExtendWebSocketsToKubelet",
+    "InPlacePodLevelResourcesVerticalScaling",
+    "InPlacePodVerticalScalingInitContainers",
+    "InPlacePodVerticalScalingMemoryBackedVolumes",
+    RESTART_ALL_CONTAINERS,
+    USER_NAMESPACES_HOST_NETWORK,
+    VOLUME_BIND_MOUNT_OPTIONS,
+];
+
 /// The features 1.36's framework registers, sorted (the bitmap's order).
 const REGISTERED_1_36: &[&str] = &[
     "ExtendWebSocketsToKubelet",
@@ -52,10 +70,12 @@ pub struct NodeDeclaredFeatures {
     enabled: bool,
     /// The 1.36 framework: bitmap over registered names, the new reason, user namespaces.
     v136: bool,
+    /// The 1.37 registry (VolumeBindMountOptions).
+    v137: bool,
 }
 
 /// The requirements of the pod, sorted by name.
-fn requirements(pod: &PodInfo, v136: bool) -> Vec<&'static str> {
+fn requirements(pod: &PodInfo, v136: bool, v137: bool) -> Vec<&'static str> {
     let spec = pod.pod.spec();
     let restart_all = spec
         .containers
@@ -70,12 +90,31 @@ fn requirements(pod: &PodInfo, v136: bool) -> Vec<&'static str> {
     if v136 && spec.host_network == Some(true) && spec.host_users == Some(false) {
         out.push(USER_NAMESPACES_HOST_NETWORK);
     }
+    if v137 {
+        let mounts = spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .flat_map(|c| c.volume_mounts.iter().flatten())
+            .chain(
+                spec.ephemeral_containers
+                    .iter()
+                    .flatten()
+                    .flat_map(|c| c.volume_mounts.iter().flatten()),
+            );
+        if mounts
+            .into_iter()
+            .any(|m| m.bind_mount_options.as_ref().is_some_and(|o| !o.is_empty()))
+        {
+            out.push(VOLUME_BIND_MOUNT_OPTIONS);
+        }
+    }
     out
 }
 
 /// The features the node declares, as the release reads them: 1.35 a set of every name, 1.36
 /// the registered names found by a merge walk of the (expected sorted) list.
-fn declared(node: &NodeInfo, v136: bool) -> BTreeSet<String> {
+fn declared(node: &NodeInfo, v136: bool, v137: bool) -> BTreeSet<String> {
     let list: &[String] = node
         .node
         .obj
@@ -86,10 +125,11 @@ fn declared(node: &NodeInfo, v136: bool) -> BTreeSet<String> {
     if !v136 {
         return list.iter().cloned().collect();
     }
+    let registered = if v137 { REGISTERED_1_37 } else { REGISTERED_1_36 };
     let mut out = BTreeSet::new();
     let (mut i, mut j) = (0, 0);
-    while i < list.len() && j < REGISTERED_1_36.len() {
-        match list[i].as_str().cmp(REGISTERED_1_36[j]) {
+    while i < list.len() && j < registered.len() {
+        match list[i].as_str().cmp(registered[j]) {
             std::cmp::Ordering::Equal => {
                 out.insert(list[i].clone());
                 i += 1;
@@ -118,7 +158,7 @@ impl PreFilterPlugin for NodeDeclaredFeatures {
         if !self.enabled {
             return (None, Status::skip());
         }
-        let reqs = requirements(pod, self.v136);
+        let reqs = requirements(pod, self.v136, self.v137);
         if reqs.is_empty() {
             return (None, Status::skip());
         }
@@ -135,7 +175,7 @@ impl FilterPlugin for NodeDeclaredFeatures {
         let Some(s) = state.read::<State>(STATE_KEY) else {
             return Status::error(format!("error reading {STATE_KEY:?} from cycle-state: not found"));
         };
-        let have = declared(node, self.v136);
+        let have = declared(node, self.v136, self.v137);
         let missing: Vec<&str> = s.reqs.iter().copied().filter(|r| !have.contains(*r)).collect();
         if missing.is_empty() {
             return Status::success();
@@ -155,7 +195,7 @@ impl FilterPlugin for NodeDeclaredFeatures {
         let Some(s) = state.read::<State>(STATE_KEY) else {
             return Vec::new();
         };
-        let have = declared(node, self.v136);
+        let have = declared(node, self.v136, self.v137);
         let missing: Vec<&str> = s.reqs.iter().copied().filter(|r| !have.contains(*r)).collect();
         let list: Vec<&str> = have.iter().map(String::as_str).collect();
         vec![format!(
@@ -175,6 +215,7 @@ pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     let p = Arc::new(NodeDeclaredFeatures {
         enabled: features.on(Gate::NodeDeclaredFeatures),
         v136: features.has(Change::NodeDeclaredFeaturesReasonRenamed),
+        v137: features.has(Change::NodeDeclaredFeaturesVolumeBindMountOptions),
     });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
@@ -270,8 +311,8 @@ mod tests {
     fn user_namespaces_with_host_network_is_a_requirement_from_1_36() {
         let pod = pod_with(serde_json::json!({"hostNetwork": true, "hostUsers": false}));
         let p35 = PodInfo::new(Arc::new(model_pod(pod.clone())), false);
-        assert!(requirements(&p35, false).is_empty());
-        assert_eq!(requirements(&p35, true), vec![USER_NAMESPACES_HOST_NETWORK]);
+        assert!(requirements(&p35, false, false).is_empty());
+        assert_eq!(requirements(&p35, true, false), vec![USER_NAMESPACES_HOST_NETWORK]);
     }
 
     #[test]
@@ -289,10 +330,10 @@ mod tests {
         ));
         // Unsorted: the walk passes RestartAll... while looking for UserNamespaces...
         assert_eq!(
-            declared(&n, true),
+            declared(&n, true, false),
             ["UserNamespacesHostNetworkSupport".to_string()].into()
         );
-        assert_eq!(declared(&n, false).len(), 3);
+        assert_eq!(declared(&n, false, false).len(), 3);
     }
 
     #[test]
@@ -305,5 +346,38 @@ mod tests {
             run_filter(&p, &snap, &pod, true).pre_filter.map(|x| x.1),
             Some(Status::skip())
         );
+    }
+
+    /// 1.37 (NodeDeclaredFeatures GA): a mount with bindMountOptions requires
+    /// VolumeBindMountOptions; 1.36 does not know the feature.
+    #[test]
+    fn bind_mount_options_require_their_feature_from_1_37() {
+        let pod = pod_with(serde_json::json!({"containers": [{"name": "c", "image": "i",
+            "volumeMounts": [{"name": "v", "mountPath": "/data", "bindMountOptions": ["noexec"]}]}]}));
+        for (minor, want_b) in [
+            (36, Status::success()),
+            (
+                37,
+                Status::new(Code::UnschedulableAndUnresolvable, [ERR_REASON_UNSATISFIED]),
+            ),
+        ] {
+            let f = Features::new(Release::at(minor));
+            let snap = snapshot(
+                vec![
+                    node_declaring("a", &["VolumeBindMountOptions"]),
+                    node_declaring("b", &[]),
+                ],
+                vec![],
+                &f,
+            );
+            let p = plugin(names::NODE_DECLARED_FEATURES, Value::Null, &f);
+            let got = run_filter(&p, &snap, &pod, true);
+            if minor == 36 {
+                assert_eq!(got.pre_filter.map(|x| x.1), Some(Status::skip()));
+                continue;
+            }
+            assert_eq!(got.on("a"), &Status::success());
+            assert_eq!(got.on("b"), &want_b);
+        }
     }
 }

@@ -196,6 +196,35 @@ changes! {
         pr: "#132120", since: 36, backports: &[],
         what: "scoringStrategy.requestedToCapacityRatio is required for RequestedToCapacityRatio",
     },
+    /// NodeVolumeLimits' driver check (VolumeLimitScaling) only refuses a node for a driver
+    /// whose CSIDriver sets `preventPodSchedulingIfMissing`.
+    VolumeLimitScalingOptIn {
+        pr: "#135012 (1.35 check; the 1.36 opt-in PR was not identified)", since: 36, backports: &[],
+        what: "the missing-driver check needs the CSIDriver's preventPodSchedulingIfMissing",
+    },
+    /// The GangScheduling and WorkloadAwarePreemption gates merge into GenericWorkload.
+    GangGatesMergedIntoGenericWorkload {
+        pr: "#139520", since: 37, backports: &[],
+        what: "GangScheduling is in the profile with GenericWorkload alone",
+    },
+    /// DynamicResources' PostFilter rejections carry no reason ("no new claims to deallocate"
+    /// is gone from the message).
+    DynamicResourcesPostFilterWithoutReasons {
+        pr: "#140222", since: 37, backports: &[],
+        what: "the message no longer says \"no new claims to deallocate\" before \"preemption:\"",
+    },
+    /// A pod's status-reported resources count as the larger of the sums of spec, actuated and
+    /// allocated requests, not the sum of per-container maxima.
+    PodRequestsMaxOfSums {
+        pr: "#140047", since: 37, backports: &[],
+        what: "resized pods count max(sum of spec, sum of actuated, sum of allocated)",
+    },
+    /// NodeDeclaredFeatures registers four more features; volume mounts with
+    /// `bindMountOptions` require VolumeBindMountOptions.
+    NodeDeclaredFeaturesVolumeBindMountOptions {
+        pr: "#139763 (GA; the VolumeBindMountOptions feature's own PR was not identified)", since: 37, backports: &[],
+        what: "a volume mount with bindMountOptions needs a node declaring VolumeBindMountOptions",
+    },
     /// A pod waiting at Permit that is preempted fails with an Error, not Unschedulable.
     PreemptedWaitingPodIsError {
         pr: "#135719", since: 36, backports: &[],

@@ -371,11 +371,38 @@ impl Features {
         }
     }
 
+    /// 1.37's requests of a pod whose status reports resources (the larger of the sums of spec,
+    /// actuated and allocated requests; [`Change::PodRequestsMaxOfSums`]).
+    pub fn requests_v137(
+        &self,
+        status: &crate::model::resources::StatusResources,
+    ) -> crate::model::resources::PodRequests {
+        crate::model::resources::pod_requests_v137(
+            status,
+            self.on(Gate::PodLevelResources),
+            self.on(Gate::InPlacePodLevelResourcesVerticalScaling),
+        )
+    }
+
     /// A pod's requests as this release computes them (`PodRequests`): the status-reported
     /// container resources with InPlacePodVerticalScaling and the pod-level requests with
     /// PodLevelResources, when the pod has them. Every front end shows these, so a node's
     /// usage adds up as the scheduler's does.
-    pub fn requests_of<'a>(&self, pod: &'a crate::model::Pod) -> &'a crate::model::resources::PodRequests {
+    pub fn requests_of<'a>(
+        &self,
+        pod: &'a crate::model::Pod,
+    ) -> std::borrow::Cow<'a, crate::model::resources::PodRequests> {
+        use std::borrow::Cow;
+        if self.has(Change::PodRequestsMaxOfSums)
+            && self.on(Gate::InPlacePodVerticalScaling)
+            && let Some(sr) = &pod.status_resources
+        {
+            return Cow::Owned(self.requests_v137(sr));
+        }
+        Cow::Borrowed(self.requests_of_precomputed(pod))
+    }
+
+    fn requests_of_precomputed<'a>(&self, pod: &'a crate::model::Pod) -> &'a crate::model::resources::PodRequests {
         if self.on(Gate::PodLevelResources) {
             if self.on(Gate::InPlacePodLevelResourcesVerticalScaling)
                 && let Some(r) = &pod.requests_pod_level_status

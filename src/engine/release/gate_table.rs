@@ -146,7 +146,7 @@ pub(super) const GATE_TABLE: &[(&str, &str)] = &[
     ("ExecProbeTimeout", "G+  G+  G+  G+  G+  G+! G+! G+!"),
     ("ExtendWebSocketsToKubelet", "--  --  --  --  --  --  B+  B+"),
     ("ExternalServiceAccountTokenSigner", "--  --  A-  A-  B+  B+  G+! G+!"),
-    ("GangScheduling", "--  --  --  --  --  A-  A-  A-"),
+    ("GangScheduling", "--  --  --  --  --  A-  A-  --"),
     ("GenericWorkload", "--  --  --  --  --  A-  A-  B-"),
     ("GitRepoVolumeDriver", "--  --  G+  D-  D-  D-  D-! D-!"),
     ("GracefulNodeShutdown", "B+  B+  B+  B+  B+  B+  B+  B+"),
@@ -427,7 +427,7 @@ pub(super) const GATE_TABLE: &[(&str, &str)] = &[
     ("WindowsCPUAndMemoryAffinity", "--  --  A-  A-  A-  A-  A-  A-"),
     ("WindowsGracefulNodeShutdown", "--  --  A-  A-  B+  B+  B+  B+"),
     ("WindowsHostNetwork", "A+  A+  A-  D-  D-  D-  D-  D-"),
-    ("WorkloadAwarePreemption", "--  --  --  --  --  --  A-  A-"),
+    ("WorkloadAwarePreemption", "--  --  --  --  --  --  A-  --"),
     ("WorkloadWithJob", "--  --  --  --  --  --  A-  A-"),
     ("ZeroLimitedNominalConcurrencyShares", "G+! G+! G+! --  --  --  --  --"),
 ];

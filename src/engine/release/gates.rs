@@ -183,6 +183,8 @@ gates! {
     CompositePodGroup,
     /// PreemptionPolicy per pod group.
     PodGroupPreemptionPolicy,
+    /// DeferredPodScheduling: preemption for pods whose in-place resize is deferred.
+    InPlacePodVerticalScalingSchedulerPreemption,
 }
 
 #[cfg(test)]

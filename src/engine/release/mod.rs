@@ -41,6 +41,7 @@ const KNOWN: &[Release] = &[
     Release::new(34, 7),
     Release::new(35, 7),
     Release::new(36, 2),
+    Release::new(37, 0),
 ];
 
 /// Why a release string was refused.
@@ -221,14 +222,14 @@ mod tests {
         assert_eq!("1.34".parse::<Release>().unwrap().to_string(), "1.34.7");
         assert_eq!("v1.30".parse::<Release>().unwrap().to_string(), "1.30.6");
         assert_eq!("1.34.1".parse::<Release>().unwrap().to_string(), "1.34.1");
-        assert_eq!(Release::NEWEST.to_string(), "1.36.2");
+        assert_eq!(Release::NEWEST.to_string(), "1.37.0");
     }
 
     #[test]
     fn bad_versions_are_refused_with_what_is_wrong() {
         assert_eq!(
             "1.29".parse::<Release>().unwrap_err().to_string(),
-            "'1.29' is not a supported scheduler version (supported: 1.30 to 1.36, with any patch)"
+            "'1.29' is not a supported scheduler version (supported: 1.30 to 1.37, with any patch)"
         );
         for bad in ["2.30", "1", "1.x", "1.34.", "1.34.1.2", ""] {
             assert!(matches!(bad.parse::<Release>(), Err(ReleaseError::Syntax(_))), "{bad}");
@@ -243,7 +244,7 @@ mod tests {
         assert_eq!(r, Release::NEWEST);
         assert_eq!(
             note.as_deref(),
-            Some("the server is v1.40.1, newer than the newest release kschedtui knows: explained as 1.36.2")
+            Some("the server is v1.40.1, newer than the newest release kschedtui knows: explained as 1.37.0")
         );
         let (r, note) = Release::from_server("v1.34.9");
         assert_eq!(r, Release::new(34, 9));
@@ -307,4 +308,71 @@ mod matrix_tests {
     fn release_matrix() {
         insta::assert_snapshot!(super::matrix());
     }
+}
+
+/// docs/releases.md: what changes from release to release in what users see, generated from
+/// the tables (a test keeps the file in step).
+pub fn release_notes_markdown() -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from(
+        "# What changes from release to release\n\n\
+         Generated from `src/engine/release` (the gate table, the ungated changes and the default\n\
+         profile) by `cargo test --test integration docs`; `UPDATE_DOCS=1` rewrites it. Each minor\n\
+         stands for the patch named in its heading unless `--scheduler-version 1.MINOR.PATCH`\n\
+         says otherwise; changes cherry-picked into a patch say from which one.\n",
+    );
+    let mut prev: Option<Release> = None;
+    for r in KNOWN {
+        let _ = writeln!(s, "\n## {r}\n");
+        let f = Features::new(*r);
+        let mut lines = Vec::new();
+        for c in changes::CHANGES {
+            if let Some((m, p)) = c.backports.iter().find(|(m, _)| *m == r.minor()) {
+                lines.push(format!("- from 1.{m}.{p}: {} ({})", c.what, c.pr));
+                continue;
+            }
+            let before = prev.is_some_and(|p| c.in_release(p.newest_of_minor()));
+            if c.in_release(*r) && !before && prev.is_some() {
+                lines.push(format!("- {} ({})", c.what, c.pr));
+            }
+        }
+        if let Some(p) = prev {
+            let pf = Features::new(p);
+            for g in Gate::ALL {
+                let (a, b) = (pf.on(*g), f.on(*g));
+                let known = gates::spec(g.name(), *r).is_some();
+                if a && !known {
+                    lines.push(format!("- feature gate {} is gone (its behaviour stays)", g.name()));
+                } else if a != b {
+                    lines.push(format!(
+                        "- feature gate {} is {} by default",
+                        g.name(),
+                        if b { "on" } else { "off" }
+                    ));
+                }
+            }
+            let (dp, dn) = (profile::default_plugins(&pf), profile::default_plugins(&f));
+            for (n, w) in &dn {
+                match dp.iter().find(|(m, _)| m == n) {
+                    None => lines.push(format!("- {n} joins the default profile")),
+                    Some((_, pw)) if pw != w => lines.push(format!("- {n} scores with weight {w} (was {pw})")),
+                    _ => {}
+                }
+            }
+            for (n, _) in &dp {
+                if !dn.iter().any(|(m, _)| m == n) {
+                    lines.push(format!("- {n} leaves the default profile"));
+                }
+            }
+        } else {
+            lines.push("- the oldest release reproduced (the first conformance corpus)".to_string());
+        }
+        if lines.is_empty() {
+            lines.push("- nothing the scheduler shows changes".to_string());
+        }
+        s.push_str(&lines.join("\n"));
+        s.push('\n');
+        prev = Some(*r);
+    }
+    s
 }

@@ -56,6 +56,12 @@ pub const DEFAULT_PROFILE: &[DefaultPlugin] = &[
     row("TaintToleration", 3, &[]),
     row("NodeAffinity", 2, &[]),
     row("NodePorts", 0, &[]),
+    // `applyPodResizePreemption` (1.37): just before NodeResourcesFit.
+    row(
+        "DeferredPodScheduling",
+        0,
+        &[Cond::On(Gate::InPlacePodVerticalScalingSchedulerPreemption)],
+    ),
     row("NodeResourcesFit", 1, &[]),
     row("VolumeRestrictions", 0, &[]),
     row("EBSLimits", 0, &[Cond::Lacks(Change::InTreeVolumeLimitsRemoved)]),
@@ -91,6 +97,14 @@ pub const DEFAULT_PROFILE: &[DefaultPlugin] = &[
     // `applyFeatureGates` appends these.
     row("NodeDeclaredFeatures", 0, &[Cond::On(Gate::NodeDeclaredFeatures)]),
     row("GangScheduling", 0, &[Cond::On(Gate::GangScheduling)]),
+    row(
+        "GangScheduling",
+        0,
+        &[
+            Cond::Has(Change::GangGatesMergedIntoGenericWorkload),
+            Cond::On(Gate::GenericWorkload),
+        ],
+    ),
 ];
 
 /// The default multiPoint plugins of a release: (name, weight).

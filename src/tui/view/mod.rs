@@ -210,7 +210,13 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
         } else if !narrow {
             items.push(vec![Span::raw("all namespaces")]);
         }
-        if !narrow {
+        if app.features.note().is_some() {
+            // A release kschedtui explains as another one: said always, even when narrow.
+            items.push(vec![Span::styled(
+                format!("scheduler {} (nearest known release)", app.features.describe()),
+                theme.warn,
+            )]);
+        } else if !narrow {
             items.push(vec![Span::styled(
                 format!("scheduler {}", app.features.describe()),
                 theme.muted,

@@ -37,6 +37,11 @@ pub struct CsiLimits {
     from_node_allocatable: bool,
     /// CSI migration gates.
     migration: Migration,
+    /// Refuse a node without a CSI driver the pod needs (VolumeLimitScaling).
+    volume_limit_scaling: bool,
+    /// ... only for a driver whose CSIDriver sets preventPodSchedulingIfMissing
+    /// ([`Change::VolumeLimitScalingOptIn`]).
+    driver_opt_in: bool,
 }
 
 impl CsiLimits {
@@ -46,6 +51,8 @@ impl CsiLimits {
             count_attachments: f.has(Change::CsiLimitsCountVolumeAttachments),
             from_node_allocatable: !f.has(Change::CsiLimitsFromCsiNodeOnly),
             migration: Migration::of(f),
+            volume_limit_scaling: f.on(crate::engine::release::Gate::VolumeLimitScaling),
+            driver_opt_in: f.has(Change::VolumeLimitScalingOptIn),
         }
     }
 }
@@ -96,6 +103,19 @@ impl FilterPlugin for CsiLimits {
         }
         if new_volumes.is_empty() {
             return Status::success();
+        }
+        if self.volume_limit_scaling {
+            // Upstream walks a map (an unspecified order when several drivers are missing);
+            // kschedtui reports the first by name.
+            let drivers: BTreeSet<&str> = new_volumes
+                .keys()
+                .map(|u| u.split_once('/').map_or(u.as_str(), |(d, _)| d))
+                .collect();
+            for d in drivers {
+                if !self.driver_on_node(cluster, d, csi_node) {
+                    return Status::unschedulable(format!("{d} CSI driver is not installed on the node"));
+                }
+            }
         }
         let limits = volume_limits_with_csi_node(node, csi_node, self.from_node_allocatable);
         if limits.is_empty() {
@@ -198,6 +218,19 @@ pub fn volume_limits_with_csi_node(
 }
 
 impl CsiLimits {
+    /// `checkCSIDriverOnNode`: a driver without a CSIDriver object may not be CSI, so it
+    /// passes; 1.36+ pass a driver that does not opt in with preventPodSchedulingIfMissing;
+    /// else the node's CSINode must list it.
+    fn driver_on_node(&self, cluster: &Cluster, driver: &str, csi_node: Option<&storage::CSINode>) -> bool {
+        let Some(d) = cluster.csi_drivers.get(driver) else {
+            return true;
+        };
+        if self.driver_opt_in && d.spec.prevent_pod_scheduling_if_missing != Some(true) {
+            return true;
+        }
+        csi_node.is_some_and(|n| n.spec.drivers.iter().any(|x| x.name == driver))
+    }
+
     /// `filterAttachableVolumes`: `<driver>/<handle>` → limit key for each of the pod's volumes.
     fn attachable_volumes(
         &self,
@@ -410,6 +443,10 @@ mod tests {
         /// Further VolumeAttachments.
         vas: Vec<storage::VolumeAttachment>,
         version: Release,
+        /// Gates over the version's defaults.
+        gates: &'static str,
+        /// A CSIDriver object for the first driver, with this preventPodSchedulingIfMissing.
+        csi_driver: Option<bool>,
     }
 
     impl Case {
@@ -430,6 +467,8 @@ mod tests {
                 va_count: 0,
                 vas: vec![],
                 version: Release::OLDEST,
+                gates: "",
+                csi_driver: None,
             }
         }
     }
@@ -486,6 +525,21 @@ mod tests {
         }
         w.volume_attachments.extend(c.vas);
         w.classes.push(class("csi-sc", "Immediate", c.drivers[0]));
+        if let Some(prevent) = c.csi_driver {
+            w.csi_drivers.push(storage::CSIDriver {
+                metadata: meta("", c.drivers[0]),
+                spec: storage::CSIDriverSpec {
+                    prevent_pod_scheduling_if_missing: Some(prevent),
+                    ..Default::default()
+                },
+            });
+        }
+        if c.limit_source == "no-csi-driver" {
+            w.csi_nodes.push(storage::CSINode {
+                metadata: meta("", NODE),
+                ..Default::default()
+            });
+        }
         let with_limits = match c.limit_source {
             "csinode" => Some(true),
             "csinode-with-no-limit" => Some(false),
@@ -523,7 +577,12 @@ mod tests {
         }
         let s = w.snapshot();
         let cx = Ctx { snapshot: &s };
-        let pl = CsiLimits::new(&c.version.into());
+        let features = crate::engine::release::Features::with_gates(
+            c.version,
+            &crate::engine::release::FeatureGates::parse(c.gates).expect("gates"),
+        )
+        .expect("features");
+        let pl = CsiLimits::new(&features);
         let pod = info(c.new_pod);
         let mut state = CycleState::default();
         let (_, pre) = pl.pre_filter(&cx, &mut state, &pod);
@@ -531,6 +590,99 @@ mod tests {
             return (pre.code, Status::success());
         }
         (pre.code, pl.filter(&cx, &state, &pod, node_info(&s, NODE)))
+    }
+
+    /// csi_test.go TestVolumeLimitScalingGate (1.36 tests, the gate beta and on in 1.37): a
+    /// driver whose CSIDriver opts in with preventPodSchedulingIfMissing must be on the node.
+    #[test]
+    #[allow(clippy::type_complexity)] // a case table
+    fn volume_limit_scaling_gate() {
+        let ebs = "ebs.csi.aws.com";
+        let drivers: &'static [&'static str] = &["ebs.csi.aws.com"];
+        let cases: &[(&str, &str, &str, i32, Option<bool>, Status)] = &[
+            (
+                "gate enabled - allow scheduling when CSIDriver exists but PreventPodSchedulingIfMissing is not set",
+                "VolumeLimitScaling=true",
+                "no-csi-driver",
+                0,
+                Some(false),
+                Status::success(),
+            ),
+            (
+                "gate enabled - fail when driver not installed and PreventPodSchedulingIfMissing is true",
+                "VolumeLimitScaling=true",
+                "no-csi-driver",
+                0,
+                Some(true),
+                Status::unschedulable("ebs.csi.aws.com CSI driver is not installed on the node"),
+            ),
+            (
+                "gate disabled - skip driver presence check (regardless of CSIDriver presence)",
+                "",
+                "no-csi-driver",
+                0,
+                Some(true),
+                Status::success(),
+            ),
+            (
+                "gate enabled - driver installed within limit",
+                "VolumeLimitScaling=true",
+                "csinode",
+                2,
+                Some(true),
+                Status::success(),
+            ),
+            (
+                "gate enabled - allow scheduling when CSIDriver object missing",
+                "VolumeLimitScaling=true",
+                "no-csi-driver",
+                0,
+                None,
+                Status::success(),
+            ),
+        ];
+        for (name, gates, source, limit, driver, want) in cases {
+            let mut c = Case::new(
+                pod("", "p", vec![pvc_vol("v", &format!("csi-{ebs}-0"))]),
+                vec![],
+                *limit,
+                drivers,
+                source,
+            );
+            c.version = Release::at(36);
+            c.gates = gates;
+            c.csi_driver = *driver;
+            assert_eq!(run(c).1, *want, "{name}");
+        }
+        // 1.37: the gate is on by default.
+        let mut c = Case::new(
+            pod("", "p", vec![pvc_vol("v", &format!("csi-{ebs}-0"))]),
+            vec![],
+            0,
+            drivers,
+            "no-csi-driver",
+        );
+        c.version = Release::at(37);
+        c.csi_driver = Some(true);
+        assert_eq!(
+            run(c).1,
+            Status::unschedulable("ebs.csi.aws.com CSI driver is not installed on the node")
+        );
+        // 1.35's check ignores the opt-in: any CSIDriver object makes it required.
+        let mut c = Case::new(
+            pod("", "p", vec![pvc_vol("v", &format!("csi-{ebs}-0"))]),
+            vec![],
+            0,
+            drivers,
+            "no-csi-driver",
+        );
+        c.version = Release::at(35);
+        c.gates = "VolumeLimitScaling=true";
+        c.csi_driver = Some(false);
+        assert_eq!(
+            run(c).1,
+            Status::unschedulable("ebs.csi.aws.com CSI driver is not installed on the node")
+        );
     }
 
     fn all_versions() -> impl Iterator<Item = Release> {

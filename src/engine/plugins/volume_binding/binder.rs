@@ -79,7 +79,17 @@ pub struct PodVolumes {
     /// Claims matched to existing PVs.
     pub static_bindings: Vec<BindingInfo>,
     /// Claims to provision.
-    pub dynamic_provisions: Vec<core::PersistentVolumeClaim>,
+    pub dynamic_provisions: Vec<ProvisionInfo>,
+}
+
+/// A claim to provision (`DynamicProvision`).
+#[derive(Clone, Debug)]
+pub struct ProvisionInfo {
+    /// The claim.
+    pub pvc: core::PersistentVolumeClaim,
+    /// The capacity bytes of the CSIStorageCapacity that had room for it on the node, when the
+    /// driver tracks capacity (`NodeCapacity.Capacity`).
+    pub node_capacity: Option<i64>,
 }
 
 /// The claim a volume uses: `(name, ephemeral)`; None for volumes without a claim.
@@ -288,7 +298,7 @@ impl Binder<'_> {
         &self,
         claims: &[core::PersistentVolumeClaim],
         node: &Node,
-    ) -> Result<(bool, bool, Vec<core::PersistentVolumeClaim>), String> {
+    ) -> Result<(bool, bool, Vec<ProvisionInfo>), String> {
         let mut provisions = Vec::new();
         for claim in claims {
             let class_name = claim_class(claim);
@@ -309,36 +319,53 @@ impl Binder<'_> {
             if !match_topology_selector_terms(class.allowed_topologies.as_deref(), &node.labels) {
                 return Ok((false, true, Vec::new()));
             }
-            if !self.has_enough_capacity(provisioner, claim, class, node) {
+            let (enough, node_capacity) = self.has_enough_capacity(provisioner, claim, class, node);
+            if !enough {
                 return Ok((true, false, Vec::new()));
             }
-            provisions.push(claim.clone());
+            provisions.push(ProvisionInfo {
+                pvc: claim.clone(),
+                node_capacity,
+            });
         }
         Ok((true, true, provisions))
     }
 
-    /// `hasEnoughCapacity`: only drivers with `storageCapacity: true` are checked.
+    /// `hasEnoughCapacity`: only drivers with `storageCapacity: true` are checked; the first
+    /// matching CSIStorageCapacity (by namespace/name; upstream takes the lister's order) gives
+    /// its capacity bytes.
     fn has_enough_capacity(
         &self,
         provisioner: &str,
         claim: &core::PersistentVolumeClaim,
         class: &storage::StorageClass,
         node: &Node,
-    ) -> bool {
+    ) -> (bool, Option<i64>) {
         let Some(size) = claim_storage_request(claim) else {
-            return true;
+            return (true, None);
         };
         let Some(driver) = self.cluster.csi_drivers.get(provisioner) else {
-            return true;
+            return (true, None);
         };
         if driver.spec.storage_capacity != Some(true) {
-            return true;
+            return (true, None);
         }
         let class_name = class.metadata.name.as_deref().unwrap_or("");
         let size = size.value();
-        self.cluster.csi_storage_capacities.iter().any(|c| {
+        match self.cluster.csi_storage_capacities.iter().find(|c| {
             c.storage_class_name == class_name && capacity_sufficient(c, size) && node_has_access(&node.labels, c)
-        })
+        }) {
+            Some(c) => (
+                true,
+                Some(
+                    c.capacity
+                        .as_ref()
+                        .and_then(|q| crate::model::quantity::Quantity::parse(&q.0).ok())
+                        .map_or(0, |q| q.value()),
+                ),
+            ),
+            None => (false, None),
+        }
     }
 }
 

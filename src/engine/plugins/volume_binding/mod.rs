@@ -81,6 +81,9 @@ struct StateData {
 
 /// VolumeBinding.
 pub struct VolumeBinding {
+    /// StorageCapacityScoring (1.33+): PreScore always lets Score run, and Score counts the
+    /// CSIStorageCapacity of dynamic provisions when there is no static binding.
+    storage_capacity_scoring: bool,
     gates: binder::BinderGates,
     /// PreFilter narrows the nodes to those of bound local PVs (until
     /// [`Change::VolumeBindingEligibleNodesRemoved`]).
@@ -133,7 +136,16 @@ impl PreFilterPlugin for VolumeBinding {
         let cluster = &cx.snapshot.cluster;
         match pod_has_pvcs(cluster, &pod.pod) {
             Err(e) => return (None, Status::unresolvable(e)),
-            Ok(false) => return (None, Status::skip()),
+            Ok(false) => {
+                // Upstream writes an empty state before the Skip, so PreScore and Score find it.
+                state.write(
+                    STATE_KEY,
+                    StateData {
+                        claims: Arc::new(PodVolumeClaims::default()),
+                    },
+                );
+                return (None, Status::skip());
+            }
             Ok(true) => {}
         }
         let claims = match get_pod_volume_claims(cluster, &pod.pod) {
@@ -202,6 +214,9 @@ impl PreScorePlugin for VolumeBinding {
         let Some(s) = state.read::<StateData>(STATE_KEY) else {
             return state_error();
         };
+        if self.storage_capacity_scoring {
+            return Status::success();
+        }
         // Upstream remembers whether Filter found static bindings on any node it passed.
         let has_static = nodes.iter().any(|n| {
             self.find(cx, &s.claims, pod, n)
@@ -222,26 +237,43 @@ impl ScorePlugin for VolumeBinding {
         let Ok(r) = self.find(cx, &s.claims, pod, node) else {
             return (0, Status::success());
         };
+        if !r.reasons.is_empty() {
+            // Filter kept no volumes for a node it rejected (not scored upstream either).
+            return (0, Status::success());
+        }
         let mut classes: BTreeMap<String, StorageResource> = BTreeMap::new();
-        for b in &r.volumes.static_bindings {
-            let (req, cap) = b.storage_resource();
-            let e = classes.entry(b.storage_class_name()).or_default();
-            e.requested += req;
-            e.capacity += cap;
+        if !r.volumes.static_bindings.is_empty() || !self.storage_capacity_scoring {
+            for b in &r.volumes.static_bindings {
+                let (req, cap) = b.storage_resource();
+                let e = classes.entry(b.storage_class_name()).or_default();
+                e.requested += req;
+                e.capacity += cap;
+            }
+        } else {
+            for p in &r.volumes.dynamic_provisions {
+                let Some(capacity) = p.node_capacity else {
+                    continue;
+                };
+                let e = classes.entry(super::volume_helpers::claim_class(&p.pvc)).or_default();
+                // Assigned, not added: two claims of one class share the class' capacity.
+                e.capacity = capacity;
+                e.requested += super::volume_helpers::claim_storage_request(&p.pvc).map_or(0, |q| q.value());
+            }
         }
         (scorer.score(&classes), Status::success())
     }
 }
 
-fn validate_shape(shape: &[UtilizationShapePoint]) -> Result<(), String> {
+fn validate_shape(shape: &[UtilizationShapePoint], features: &Features) -> Result<(), String> {
     if shape.is_empty() {
         return Err("shape: Required value: at least one point must be specified".into());
     }
     for i in 1..shape.len() {
         if shape[i - 1].utilization >= shape[i].utilization {
             return Err(format!(
-                "shape[{i}].utilization: Invalid value: {}: utilization values must be sorted in increasing order",
-                shape[i].utilization
+                "shape[{i}].utilization: Invalid value: {}: {}",
+                shape[i].utilization,
+                crate::engine::plugins::node_resources::resource_allocation::shape_order_message(features)
             ));
         }
     }
@@ -269,21 +301,25 @@ fn build(a: Args, features: &Features, capacity_priority: bool) -> Result<Volume
             "bindTimeoutSeconds: Invalid value: {timeout}: invalid BindTimeoutSeconds, should not be a negative value"
         ));
     }
+    let storage_capacity_scoring = features.on(Gate::StorageCapacityScoring);
     let scorer = if capacity_priority {
+        // SetDefaults_VolumeBindingArgs: VolumeCapacityPriority preferred full nodes,
+        // StorageCapacityScoring (1.33+) prefers the most free capacity.
+        let (low, high) = if storage_capacity_scoring { (10, 0) } else { (0, 10) };
         let shape = match a.shape {
             Some(s) if !s.is_empty() => s,
             _ => vec![
                 UtilizationShapePoint {
                     utilization: 0,
-                    score: 0,
+                    score: low,
                 },
                 UtilizationShapePoint {
                     utilization: 100,
-                    score: 10,
+                    score: high,
                 },
             ],
         };
-        validate_shape(&shape)?;
+        validate_shape(&shape, features)?;
         Some(Scorer::new(
             shape
                 .iter()
@@ -303,6 +339,7 @@ fn build(a: Args, features: &Features, capacity_priority: bool) -> Result<Volume
         None
     };
     Ok(VolumeBinding {
+        storage_capacity_scoring,
         gates: binder::BinderGates::of(features),
         eligible_nodes: !features.has(Change::VolumeBindingEligibleNodesRemoved),
         scorer,

@@ -561,6 +561,7 @@ fn provisioning_topology_and_capacity() {
     let r = find(w, &["claim"], "node-1").expect("finds");
     assert!(r.reasons.is_empty());
     assert_eq!(r.volumes.dynamic_provisions.len(), 1);
+    assert_eq!(r.volumes.dynamic_provisions[0].node_capacity, None);
     let mut w = base();
     w.classes = vec![sc.clone()];
     assert_eq!(
@@ -954,4 +955,193 @@ fn node_conflict_reason_renamed_in_1_33() {
         .expect("finds");
         assert_eq!(r.reasons, vec![reason], "1.{minor}");
     }
+}
+
+/// volume_binding_test.go TestVolumeBinding cases of StorageCapacityScoring (beta and on in
+/// 1.37; here 1.36 with the gate on, as upstream's table sets `fts.EnableStorageCapacityScoring`):
+/// the default shape (0 → 10, 100 → 0) prefers the node with the most free capacity, from the
+/// CSIStorageCapacity of a dynamic provision, or the static PVs when the pod has any.
+#[test]
+fn storage_capacity_scoring_table() {
+    use crate::engine::release::{FeatureGates, Features};
+    let features = Features::with_gates(
+        Release::at(36),
+        &FeatureGates::parse("StorageCapacityScoring=true").unwrap(),
+    )
+    .unwrap();
+    let driver = storage::CSIDriver {
+        metadata: meta("", "driver-with-storage-capacity"),
+        spec: storage::CSIDriverSpec {
+            storage_capacity: Some(true),
+            ..Default::default()
+        },
+    };
+    let cap = |name: &str, node: &str, c: &str| storage::CSIStorageCapacity {
+        metadata: meta("default", name),
+        storage_class_name: "wait-sc-capacity".into(),
+        node_topology: Some(LabelSelector {
+            match_labels: Some([(LABEL_HOSTNAME.to_string(), node.to_string())].into()),
+            match_expressions: None,
+        }),
+        capacity: Some(KQ(c.into())),
+        maximum_volume_size: None,
+    };
+    let nodes = || ["node-a", "node-b", "node-c"].map(|n| make_node(n, &[])).to_vec();
+    let capacities = |c: [&str; 3]| {
+        vec![
+            cap("cap-a", "node-a", c[0]),
+            cap("cap-b", "node-b", c[1]),
+            cap("cap-c", "node-c", c[2]),
+        ]
+    };
+    let run_scores = |claims: &[&str],
+                      pvcs: Vec<core::PersistentVolumeClaim>,
+                      pvs: Vec<core::PersistentVolume>,
+                      caps: Vec<storage::CSIStorageCapacity>,
+                      shape: Option<Vec<UtilizationShapePoint>>| {
+        let mut cls = classes();
+        cls.push(class(
+            "wait-sc-capacity",
+            "WaitForFirstConsumer",
+            "driver-with-storage-capacity",
+        ));
+        let w = World {
+            nodes: nodes(),
+            pvcs,
+            pvs,
+            classes: cls,
+            csi_drivers: vec![driver.clone()],
+            capacities: caps,
+            ..Default::default()
+        };
+        let s = w.snapshot();
+        let cx = Ctx { snapshot: &s };
+        let pl = build(
+            Args {
+                bind_timeout_seconds: Some(300),
+                shape,
+            },
+            &features,
+            true,
+        )
+        .expect("plugin");
+        let p = info(pod("default", "pod-a", claims.iter().map(|n| pvc_vol("", n)).collect()));
+        let mut state = CycleState::default();
+        let (_, pre) = pl.pre_filter(&cx, &mut state, &p);
+        assert!(pre.is_success(), "{pre:?}");
+        let ns: Vec<&NodeInfo> = ["node-a", "node-b", "node-c"]
+            .iter()
+            .map(|n| node_info(&s, n))
+            .collect();
+        for n in &ns {
+            assert_eq!(pl.filter(&cx, &state, &p, n), Status::success(), "filter {}", n.name());
+        }
+        assert_eq!(pl.pre_score(&cx, &mut state, &p, &ns), Status::success());
+        ns.iter().map(|n| pl.score(&cx, &state, &p, n).0).collect::<Vec<i64>>()
+    };
+    let dynamic = |name: &str, q: &str| with_request(make_pvc(name, "wait-sc-capacity"), q);
+    // "storage capacity score": 10Gi of 100/50/10Gi free.
+    assert_eq!(
+        run_scores(
+            &["pvc-dynamic"],
+            vec![dynamic("pvc-dynamic", "10Gi")],
+            vec![],
+            capacities(["100Gi", "50Gi", "10Gi"]),
+            None
+        ),
+        vec![90, 80, 0]
+    );
+    // "storage capacity score with static binds": a 50Gi static claim on 100Gi PVs wins.
+    let static_pv = |n: &str| {
+        affinity(
+            capacity(
+                phase(make_pv(&format!("pv-static-{n}"), "wait-sc"), "Available"),
+                "100Gi",
+            ),
+            &[(LABEL_HOSTNAME, &[n])],
+        )
+    };
+    assert_eq!(
+        run_scores(
+            &["pvc-dynamic", "pvc-static"],
+            vec![
+                dynamic("pvc-dynamic", "10Gi"),
+                with_request(make_pvc("pvc-static", "wait-sc"), "50Gi")
+            ],
+            ["node-a", "node-b", "node-c"].iter().map(|n| static_pv(n)).collect(),
+            capacities(["100Gi", "50Gi", "10Gi"]),
+            None
+        ),
+        vec![50, 50, 50]
+    );
+    // "dynamic provisioning with multiple PVCs of the same StorageClass": 2 × 50Gi of 100Gi
+    // (the capacity is assigned, not summed).
+    assert_eq!(
+        run_scores(
+            &["pvc-1", "pvc-2"],
+            vec![dynamic("pvc-1", "50Gi"), dynamic("pvc-2", "50Gi")],
+            vec![],
+            capacities(["100Gi", "100Gi", "100Gi"]),
+            None
+        ),
+        vec![0, 0, 0]
+    );
+    // "prefer node with least allocatable" (shape 0 → 0, 100 → 10) and "... maximum allocatable"
+    // (the default shape) on 100/20/10Gi.
+    let least = Some(vec![
+        UtilizationShapePoint {
+            utilization: 0,
+            score: 0,
+        },
+        UtilizationShapePoint {
+            utilization: 100,
+            score: 10,
+        },
+    ]);
+    assert_eq!(
+        run_scores(
+            &["pvc-dynamic"],
+            vec![dynamic("pvc-dynamic", "10Gi")],
+            vec![],
+            capacities(["100Gi", "20Gi", "10Gi"]),
+            least
+        ),
+        vec![10, 50, 100]
+    );
+    assert_eq!(
+        run_scores(
+            &["pvc-dynamic"],
+            vec![dynamic("pvc-dynamic", "10Gi")],
+            vec![],
+            capacities(["100Gi", "20Gi", "10Gi"]),
+            None
+        ),
+        vec![90, 50, 0]
+    );
+}
+
+/// With StorageCapacityScoring on, a pod without claims is scored 0 on every node (PreFilter
+/// writes an empty state before its Skip, PreScore no longer skips).
+#[test]
+fn storage_capacity_scoring_scores_pods_without_claims_zero() {
+    use crate::engine::release::{FeatureGates, Features};
+    let on = Features::with_gates(
+        Release::at(36),
+        &FeatureGates::parse("StorageCapacityScoring=true").unwrap(),
+    )
+    .unwrap();
+    let w = World {
+        nodes: vec![make_node("node-a", &[])],
+        classes: classes(),
+        ..Default::default()
+    };
+    let s = w.snapshot();
+    let cx = Ctx { snapshot: &s };
+    let pl = build(Args::default(), &on, true).expect("plugin");
+    let p = info(pod("default", "pod-a", vec![]));
+    let mut state = CycleState::default();
+    assert_eq!(pl.pre_filter(&cx, &mut state, &p).1, Status::skip());
+    let n = node_info(&s, "node-a");
+    assert_eq!(pl.pre_score(&cx, &mut state, &p, &[n]), Status::success());
+    assert_eq!(pl.score(&cx, &state, &p, n), (0, Status::success()));
 }
