@@ -3,6 +3,7 @@
 //! logic and no I/O live here.
 
 pub mod event;
+pub mod kinds;
 pub mod mutate;
 pub mod quantity;
 pub mod resources;
@@ -442,51 +443,7 @@ pub fn core_event(e: events::Event) -> core::Event {
     }
 }
 
-/// One object read from a snapshot, typed.
-#[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
-pub enum Object {
-    /// Node
-    Node(Box<core::Node>),
-    /// Pod
-    Pod(Box<core::Pod>),
-    /// Namespace
-    Namespace(Box<core::Namespace>),
-    /// PriorityClass
-    PriorityClass(Box<sched::PriorityClass>),
-    /// PodDisruptionBudget
-    Pdb(Box<policy::PodDisruptionBudget>),
-    /// PersistentVolume
-    Pv(Box<core::PersistentVolume>),
-    /// PersistentVolumeClaim
-    Pvc(Box<core::PersistentVolumeClaim>),
-    /// VolumeAttachment
-    VolumeAttachment(Box<storage::VolumeAttachment>),
-    /// StorageClass
-    StorageClass(Box<storage::StorageClass>),
-    /// CSINode
-    CsiNode(Box<storage::CSINode>),
-    /// CSIDriver
-    CsiDriver(Box<storage::CSIDriver>),
-    /// CSIStorageCapacity
-    CsiStorageCapacity(Box<storage::CSIStorageCapacity>),
-    /// Service
-    Service(Box<core::Service>),
-    /// ReplicaSet
-    ReplicaSet(Box<apps::ReplicaSet>),
-    /// StatefulSet
-    StatefulSet(Box<apps::StatefulSet>),
-    /// ReplicationController
-    ReplicationController(Box<core::ReplicationController>),
-    /// PodGroup
-    PodGroup(Box<PodGroup>),
-    /// Event (core v1; an `events.k8s.io/v1` Event is read into this shape, as the API server
-    /// converts between the two). Only FailedScheduling events about pods are kept: see
-    /// [`SchedulingEvent`].
-    Event(Box<core::Event>),
-    /// A kind the engine does not use (counted, then dropped).
-    Skipped(String),
-}
+pub use kinds::Object;
 
 /// The whole cluster, indexed.
 #[derive(Clone, Debug, Default)]
@@ -513,6 +470,16 @@ pub struct Cluster {
     pub csi_drivers: BTreeMap<String, storage::CSIDriver>,
     /// VolumeAttachments by name (NodeVolumeLimits counts them from 1.32).
     pub volume_attachments: BTreeMap<String, storage::VolumeAttachment>,
+    /// DeviceClasses by name.
+    pub device_classes: BTreeMap<String, k8s_openapi::api::resource::v1::DeviceClass>,
+    /// ResourceSlices by name.
+    pub resource_slices: BTreeMap<String, k8s_openapi::api::resource::v1::ResourceSlice>,
+    /// DeviceTaintRules by name.
+    pub device_taint_rules: BTreeMap<String, k8s_openapi::api::resource::v1alpha3::DeviceTaintRule>,
+    /// ResourceClaims by namespace/name.
+    pub resource_claims: BTreeMap<ObjectKey, k8s_openapi::api::resource::v1::ResourceClaim>,
+    /// ResourceClaimTemplates by namespace/name.
+    pub resource_claim_templates: BTreeMap<ObjectKey, k8s_openapi::api::resource::v1::ResourceClaimTemplate>,
     /// CSIStorageCapacities sorted by namespace/name.
     pub csi_storage_capacities: Vec<storage::CSIStorageCapacity>,
     /// Services.
@@ -917,8 +884,8 @@ impl Cluster {
                 *c.skipped.entry(kind.clone()).or_insert(0) += 1;
                 continue;
             }
-            let (kind, meta) = kind_and_meta(&obj);
-            let key = meta_key(meta);
+            let kind = obj.kind().map_or("", kinds::Kind::name);
+            let key = meta_key(obj.meta());
             if let Object::Event(e) = &obj {
                 // Events are optional: one without a name is kept, not an error. The same event
                 // may be read twice (through both event APIs): the last one read wins.
@@ -948,44 +915,14 @@ impl Cluster {
                     format!("duplicate object: {kind} {key} was already defined at {first}"),
                 ));
             }
-            match obj {
-                Object::Node(n) => raw_nodes.push((origin, n)),
-                Object::Pod(p) => raw_pods.push((origin, p)),
-                Object::Namespace(n) => {
+            match kinds::store(&mut c, key.clone(), obj) {
+                Ok(()) => {}
+                Err(Object::Node(n)) => raw_nodes.push((origin, n)),
+                Err(Object::Pod(p)) => raw_pods.push((origin, p)),
+                Err(Object::Namespace(n)) => {
                     c.namespaces.insert(key.name, n.metadata.labels.unwrap_or_default());
                 }
-                Object::PriorityClass(p) => {
-                    c.priority_classes.insert(key.name, *p);
-                }
-                Object::Pdb(p) => c.pdbs.push(*p),
-                Object::Pv(p) => {
-                    c.pvs.insert(key.name, *p);
-                }
-                Object::Pvc(p) => {
-                    c.pvcs.insert(key, *p);
-                }
-                Object::VolumeAttachment(a) => {
-                    c.volume_attachments.insert(key.name, *a);
-                }
-                Object::StorageClass(mut s) => {
-                    if s.volume_binding_mode.is_none() {
-                        s.volume_binding_mode = Some("Immediate".into());
-                    }
-                    c.storage_classes.insert(key.name, *s);
-                }
-                Object::CsiNode(n) => {
-                    c.csi_nodes.insert(key.name, *n);
-                }
-                Object::CsiDriver(d) => {
-                    c.csi_drivers.insert(key.name, *d);
-                }
-                Object::CsiStorageCapacity(s) => c.csi_storage_capacities.push(*s),
-                Object::Service(s) => c.services.push(*s),
-                Object::ReplicaSet(r) => c.replica_sets.push(*r),
-                Object::StatefulSet(s) => c.stateful_sets.push(*s),
-                Object::ReplicationController(r) => c.replication_controllers.push(*r),
-                Object::PodGroup(g) => c.pod_groups.push(*g),
-                Object::Event(_) | Object::Skipped(_) => {}
+                Err(_) => {}
             }
         }
         for e in events.into_values() {
@@ -1050,6 +987,11 @@ impl Cluster {
         }
         c.pods.sort_by(|a, b| a.key.cmp(&b.key));
         c.pdbs.sort_by_key(|p| meta_key(&p.metadata));
+        for s in c.storage_classes.values_mut() {
+            if s.volume_binding_mode.is_none() {
+                s.volume_binding_mode = Some("Immediate".into());
+            }
+        }
         c.csi_storage_capacities.sort_by_key(|s| meta_key(&s.metadata));
         Ok(c)
     }
@@ -1095,53 +1037,5 @@ impl Cluster {
                 .then_with(|| a.key.cmp(&b.key))
         });
         v
-    }
-}
-
-static EMPTY_META: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
-        annotations: None,
-        creation_timestamp: None,
-        deletion_grace_period_seconds: None,
-        deletion_timestamp: None,
-        finalizers: None,
-        generate_name: None,
-        generation: None,
-        labels: None,
-        managed_fields: None,
-        name: None,
-        namespace: None,
-        owner_references: None,
-        resource_version: None,
-        self_link: None,
-        uid: None,
-    };
-
-fn kind_and_meta(
-    o: &Object,
-) -> (
-    &'static str,
-    &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-) {
-    match o {
-        Object::Node(x) => ("Node", &x.metadata),
-        Object::Pod(x) => ("Pod", &x.metadata),
-        Object::Namespace(x) => ("Namespace", &x.metadata),
-        Object::PriorityClass(x) => ("PriorityClass", &x.metadata),
-        Object::Pdb(x) => ("PodDisruptionBudget", &x.metadata),
-        Object::Pv(x) => ("PersistentVolume", &x.metadata),
-        Object::Pvc(x) => ("PersistentVolumeClaim", &x.metadata),
-        Object::VolumeAttachment(x) => ("VolumeAttachment", &x.metadata),
-        Object::StorageClass(x) => ("StorageClass", &x.metadata),
-        Object::CsiNode(x) => ("CSINode", &x.metadata),
-        Object::CsiDriver(x) => ("CSIDriver", &x.metadata),
-        Object::CsiStorageCapacity(x) => ("CSIStorageCapacity", &x.metadata),
-        Object::Service(x) => ("Service", &x.metadata),
-        Object::ReplicaSet(x) => ("ReplicaSet", &x.metadata),
-        Object::StatefulSet(x) => ("StatefulSet", &x.metadata),
-        Object::ReplicationController(x) => ("ReplicationController", &x.metadata),
-        Object::PodGroup(x) => ("PodGroup", &x.metadata),
-        Object::Event(x) => ("Event", &x.metadata),
-        Object::Skipped(_) => ("", &EMPTY_META),
     }
 }

@@ -210,22 +210,8 @@ fn split_image(image: &str) -> (&str, Option<(char, &str)>) {
 }
 
 fn prefix_of_kind(kind: &str) -> &'static str {
-    match kind {
-        "Node" | "CSINode" => "node",
-        "CSIStorageCapacity" => "csisc",
-        "Namespace" => "ns",
-        "Pod" => "pod",
-        "PersistentVolume" => "pv",
-        "PersistentVolumeClaim" => "pvc",
-        "StorageClass" => "sc",
-        "PriorityClass" => "pc",
-        "PodDisruptionBudget" => "pdb",
-        "Service" => "svc",
-        "ReplicaSet" => "rs",
-        "StatefulSet" => "sts",
-        "ReplicationController" => "rc",
-        "PodGroup" => "pg",
-        "VolumeAttachment" => "va",
+    match crate::model::kinds::Kind::named(kind).map(crate::model::kinds::Kind::anon_prefix) {
+        Some(p) if !p.is_empty() => p,
         _ => "name",
     }
 }

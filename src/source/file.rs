@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::model::kinds::{Kind, ParseWith};
 use crate::model::{Cluster, ModelError, Object, ObjectKey, Origin};
 
 /// Why a snapshot could not be read.
@@ -275,18 +276,11 @@ fn quote_quantities(v: &mut Value, in_list: bool) {
     }
 }
 
-/// Kinds without a namespace: a namespaced object without one lands in "default", as
-/// `kubectl apply` puts it.
-const CLUSTER_SCOPED: &[&str] = &[
-    "Node",
-    "Namespace",
-    "PriorityClass",
-    "PersistentVolume",
-    "StorageClass",
-    "CSINode",
-    "CSIDriver",
-    "VolumeAttachment",
-];
+/// True for a kind without a namespace (an unknown kind is taken as namespaced): a namespaced
+/// object without one lands in "default", as `kubectl apply` puts it.
+fn cluster_scoped(kind: &str) -> bool {
+    Kind::named(kind).is_some_and(|k| !k.namespaced())
+}
 
 /// The fast path for JSON snapshots: a `List` (or an array) whose items are deserialized
 /// straight from their text into the typed objects, without building a `serde_json::Value`
@@ -306,7 +300,7 @@ mod json_fast {
     use serde_json::Value;
     use serde_json::value::RawValue;
 
-    use super::{CLUSTER_SCOPED, Object, Origin, field_path, push_object};
+    use super::{Kind, Object, Origin, ParseWith, cluster_scoped, field_path, push_object};
 
     /// A top-level `{"kind": "...List", "items": [...]}`; other keys are parsed (so numbers
     /// are range-checked as the general path does) and dropped.
@@ -423,40 +417,20 @@ mod json_fast {
     /// The typed object, when it reads cleanly: no unknown field, a name, every quantity a
     /// string. A kind the engine does not use is parsed (as the general path does) and skipped.
     fn typed(kind: &str, api_version: &str, s: &str) -> Option<Object> {
-        let mut obj = match kind {
-            "Node" => Object::Node(de(s)?),
-            "Pod" => Object::Pod(de(s)?),
-            "Namespace" => Object::Namespace(de(s)?),
-            "PriorityClass" => Object::PriorityClass(de(s)?),
-            "PodDisruptionBudget" if api_version == "policy/v1" || api_version.is_empty() => Object::Pdb(de(s)?),
-            "PersistentVolume" => Object::Pv(de(s)?),
-            "PersistentVolumeClaim" => Object::Pvc(de(s)?),
-            "VolumeAttachment" => Object::VolumeAttachment(de(s)?),
-            "StorageClass" => Object::StorageClass(de(s)?),
-            "CSINode" => Object::CsiNode(de(s)?),
-            "CSIDriver" => Object::CsiDriver(de(s)?),
-            "CSIStorageCapacity" => Object::CsiStorageCapacity(de(s)?),
-            "Service" => Object::Service(de(s)?),
-            "ReplicaSet" => Object::ReplicaSet(de(s)?),
-            "StatefulSet" => Object::StatefulSet(de(s)?),
-            "ReplicationController" => Object::ReplicationController(de(s)?),
-            "PodGroup"
-                if api_version.starts_with("scheduling.x-k8s.io/")
-                    || api_version.starts_with("scheduling.sigs.k8s.io/") =>
-            {
-                Object::PodGroup(de(s)?)
-            }
+        let mut obj = match Kind::of_document(kind, api_version) {
             // Events take the general path (two API versions, most of them skipped).
-            "Event" => return None,
-            _ => {
+            Some(Kind::Event) => return None,
+            Some(k) => k.parse(Text(s)).ok()?,
+            None if kind == "Event" => return None,
+            None => {
                 serde_json::from_str::<Value>(s).ok()?;
                 return Some(Object::Skipped(kind.to_string()));
             }
         };
-        let md = meta_mut(&mut obj)?;
+        let md = obj.meta_mut()?;
         // No name (or no metadata at all): the general path words the error.
         md.name.as_ref()?;
-        if !CLUSTER_SCOPED.contains(&kind) && md.namespace.as_deref().is_none_or(str::is_empty) {
+        if !cluster_scoped(kind) && md.namespace.as_deref().is_none_or(str::is_empty) {
             md.namespace = Some("default".into());
         }
         Some(obj)
@@ -476,28 +450,14 @@ mod json_fast {
         (!unknown).then_some(t)
     }
 
-    fn meta_mut(o: &mut Object) -> Option<&mut k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> {
-        Some(match o {
-            Object::Node(x) => &mut x.metadata,
-            Object::Pod(x) => &mut x.metadata,
-            Object::Namespace(x) => &mut x.metadata,
-            Object::PriorityClass(x) => &mut x.metadata,
-            Object::Pdb(x) => &mut x.metadata,
-            Object::Pv(x) => &mut x.metadata,
-            Object::Pvc(x) => &mut x.metadata,
-            Object::VolumeAttachment(x) => &mut x.metadata,
-            Object::StorageClass(x) => &mut x.metadata,
-            Object::CsiNode(x) => &mut x.metadata,
-            Object::CsiDriver(x) => &mut x.metadata,
-            Object::CsiStorageCapacity(x) => &mut x.metadata,
-            Object::Service(x) => &mut x.metadata,
-            Object::ReplicaSet(x) => &mut x.metadata,
-            Object::StatefulSet(x) => &mut x.metadata,
-            Object::ReplicationController(x) => &mut x.metadata,
-            Object::PodGroup(x) => &mut x.metadata,
-            Object::Event(x) => &mut x.metadata,
-            Object::Skipped(_) => return None,
-        })
+    /// JSON text to parse into a kind's type.
+    struct Text<'a>(&'a str);
+
+    impl ParseWith for Text<'_> {
+        type Error = ();
+        fn parse<T: DeserializeOwned>(self) -> Result<T, ()> {
+            de(self.0).ok_or(())
+        }
     }
 }
 
@@ -745,7 +705,7 @@ fn push_object(
     };
     let api_version = m.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
     // A namespaced object without a namespace lands in "default", as `kubectl apply` puts it.
-    if !CLUSTER_SCOPED.contains(&kind.as_str())
+    if !cluster_scoped(&kind)
         && let Value::Object(m) = &mut v
         && let Some(Value::Object(md)) = m.get_mut("metadata")
         && md.get("namespace").and_then(Value::as_str).is_none_or(str::is_empty)
@@ -801,39 +761,34 @@ fn push_object(
             message: e.inner().to_string(),
         })
     }
+    /// A JSON value to parse into a kind's type, noting unknown fields.
+    struct Typed<'a> {
+        v: Value,
+        origin: &'a Origin,
+        kind: &'a str,
+        key: &'a ObjectKey,
+        unknown: &'a mut Vec<String>,
+    }
+    impl ParseWith for Typed<'_> {
+        type Error = LoadError;
+        fn parse<T: DeserializeOwned>(self) -> Result<T, LoadError> {
+            typed_object(self.v, self.origin, self.kind, self.key, self.unknown)
+        }
+    }
     let o = &origin;
-    let obj = match kind.as_str() {
-        "Node" => Object::Node(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "Pod" => Object::Pod(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "Namespace" => Object::Namespace(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "PriorityClass" => Object::PriorityClass(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "PodDisruptionBudget" if api_version == "policy/v1" || api_version.is_empty() => {
-            Object::Pdb(typed_object(v, o, &kind, &key, &mut unknown)?)
-        }
-        "PersistentVolume" => Object::Pv(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "PersistentVolumeClaim" => Object::Pvc(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "VolumeAttachment" => Object::VolumeAttachment(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "StorageClass" => Object::StorageClass(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "CSINode" => Object::CsiNode(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "CSIDriver" => Object::CsiDriver(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "CSIStorageCapacity" => Object::CsiStorageCapacity(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "Service" => Object::Service(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "ReplicaSet" => Object::ReplicaSet(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "StatefulSet" => Object::StatefulSet(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "ReplicationController" => Object::ReplicationController(typed_object(v, o, &kind, &key, &mut unknown)?),
-        "PodGroup"
-            if api_version.starts_with("scheduling.x-k8s.io/")
-                || api_version.starts_with("scheduling.sigs.k8s.io/") =>
-        {
-            Object::PodGroup(typed_object(v, o, &kind, &key, &mut unknown)?)
-        }
-        "Event" if matches!(api_version.as_str(), "v1" | "") => {
-            failed_scheduling(typed_object(v, o, &kind, &key, &mut unknown)?)
-        }
-        "Event" if api_version.starts_with("events.k8s.io/") => {
+    let obj = match Kind::of_document(&kind, &api_version) {
+        Some(Kind::Event) => failed_scheduling(typed_object(v, o, &kind, &key, &mut unknown)?),
+        None if kind == "Event" && api_version.starts_with("events.k8s.io/") => {
             failed_scheduling(crate::model::core_event(typed_object(v, o, &kind, &key, &mut unknown)?))
         }
-        _ => {
+        Some(k) => k.parse(Typed {
+            v,
+            origin: o,
+            kind: &kind,
+            key: &key,
+            unknown: &mut unknown,
+        })?,
+        None => {
             out.push((origin, Object::Skipped(kind)));
             return Ok(());
         }

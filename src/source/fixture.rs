@@ -149,7 +149,7 @@ impl FixtureSource {
                 let pdbs: Vec<_> = state
                     .objects_of(Kind::PodDisruptionBudget)
                     .filter_map(|o| match o {
-                        Object::Pdb(b) => Some((**b).clone()),
+                        Object::PodDisruptionBudget(b) => Some((**b).clone()),
                         _ => None,
                     })
                     .collect();
@@ -158,7 +158,9 @@ impl FixtureSource {
                     let mut b = pdbs[i].clone();
                     let st = b.status.get_or_insert_with(Default::default);
                     st.disruptions_allowed = Some(st.disruptions_allowed.unwrap_or(0) - 1);
-                    events.push(ClusterEvent::Applied(Box::new(Object::Pdb(Box::new(b)))));
+                    events.push(ClusterEvent::Applied(Box::new(Object::PodDisruptionBudget(Box::new(
+                        b,
+                    )))));
                 }
                 events.push(ClusterEvent::Deleted(Box::new(Object::Pod(Box::new(p)))));
                 Ok((Outcome::Done { code: 201 }, events))

@@ -15,6 +15,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::model::kinds::{self, Kind};
 use crate::model::{Cluster, ObjectKey, Pod};
 
 /// Why a cluster could not be saved.
@@ -144,54 +145,22 @@ pub fn to_list(c: &Cluster) -> Value {
 
 fn typed_objects(c: &Cluster) -> Vec<Value> {
     let mut v: Vec<Value> = Vec::new();
-    for (name, labels) in &c.namespaces {
-        v.push(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}));
+    for kind in Kind::ALL {
+        if let Some(docs) = kinds::stored_documents(c, kind) {
+            v.extend(docs);
+            continue;
+        }
+        // The kinds the model indexes into its own shape.
+        match kind {
+            Kind::Namespace => v.extend(c.namespaces.iter().map(|(name, labels)| {
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}})
+            })),
+            Kind::Node => v.extend(c.nodes.iter().map(|n| typed("v1", "Node", &n.obj))),
+            Kind::Pod => v.extend(c.pods.iter().map(|p| typed("v1", "Pod", &p.obj))),
+            Kind::Event => v.extend(c.scheduling_events.values().flatten().map(event_document)),
+            _ => {}
+        }
     }
-    v.extend(
-        c.priority_classes
-            .values()
-            .map(|o| typed("scheduling.k8s.io/v1", "PriorityClass", o)),
-    );
-    v.extend(
-        c.storage_classes
-            .values()
-            .map(|o| typed("storage.k8s.io/v1", "StorageClass", o)),
-    );
-    v.extend(c.csi_nodes.values().map(|o| typed("storage.k8s.io/v1", "CSINode", o)));
-    v.extend(
-        c.csi_drivers
-            .values()
-            .map(|o| typed("storage.k8s.io/v1", "CSIDriver", o)),
-    );
-    v.extend(
-        c.csi_storage_capacities
-            .iter()
-            .map(|o| typed("storage.k8s.io/v1", "CSIStorageCapacity", o)),
-    );
-    v.extend(c.pvs.values().map(|o| typed("v1", "PersistentVolume", o)));
-    v.extend(c.pvcs.values().map(|o| typed("v1", "PersistentVolumeClaim", o)));
-    v.extend(
-        c.volume_attachments
-            .values()
-            .map(|o| typed("storage.k8s.io/v1", "VolumeAttachment", o)),
-    );
-    v.extend(c.nodes.iter().map(|n| typed("v1", "Node", &n.obj)));
-    v.extend(c.pdbs.iter().map(|o| typed("policy/v1", "PodDisruptionBudget", o)));
-    v.extend(c.services.iter().map(|o| typed("v1", "Service", o)));
-    v.extend(c.replica_sets.iter().map(|o| typed("apps/v1", "ReplicaSet", o)));
-    v.extend(c.stateful_sets.iter().map(|o| typed("apps/v1", "StatefulSet", o)));
-    v.extend(
-        c.replication_controllers
-            .iter()
-            .map(|o| typed("v1", "ReplicationController", o)),
-    );
-    v.extend(
-        c.pod_groups
-            .iter()
-            .map(|o| typed("scheduling.x-k8s.io/v1alpha1", "PodGroup", o)),
-    );
-    v.extend(c.pods.iter().map(|p| typed("v1", "Pod", &p.obj)));
-    v.extend(c.scheduling_events.values().flatten().map(event_document));
     v
 }
 

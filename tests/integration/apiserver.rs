@@ -194,13 +194,9 @@ pub struct ApiServer {
 
 /// The resource name of a kind.
 pub fn plural(kind: &str) -> String {
-    match kind {
-        "CSINode" => "csinodes".into(),
-        "PodDisruptionBudget" => "poddisruptionbudgets".into(),
-        "PriorityClass" => "priorityclasses".into(),
-        "StorageClass" => "storageclasses".into(),
-        "CSIStorageCapacity" => "csistoragecapacities".into(),
-        k => format!("{}s", k.to_lowercase()),
+    match kschedtui::model::kinds::Kind::named(kind) {
+        Some(k) => k.plural().into(),
+        None => format!("{}s", kind.to_lowercase()),
     }
 }
 
@@ -230,6 +226,11 @@ impl ApiServer {
             "CSIDriver",
             "CSIStorageCapacity",
             "VolumeAttachment",
+            "DeviceClass",
+            "ResourceSlice",
+            "DeviceTaintRule",
+            "ResourceClaim",
+            "ResourceClaimTemplate",
             "Service",
             "ReplicaSet",
             "StatefulSet",

@@ -88,7 +88,7 @@ async fn load_lists_every_kind_page_by_page_and_never_secrets() {
         (1, 1, 1)
     );
     assert_eq!(state.resource_versions[&Kind::Pod], "1000");
-    assert_eq!(state.resource_versions.len(), 18);
+    assert_eq!(state.resource_versions.len(), Kind::COUNT);
     // The VolumeAttachment, as served.
     let va = &c.volume_attachments["csi-5f2a9c0d1e"];
     assert_eq!(

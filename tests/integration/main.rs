@@ -8,6 +8,7 @@ mod cli;
 mod conformance;
 mod determinism;
 mod fixtures;
+mod kinds;
 mod layering;
 #[cfg(feature = "live")]
 mod live_cli;

@@ -7,8 +7,6 @@ use std::borrow::Cow;
 use std::fmt::Debug;
 
 use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::api::storage::v1 as storage;
-use k8s_openapi::api::{apps::v1 as apps, policy::v1 as policy, scheduling::v1 as sched};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 
@@ -27,38 +25,24 @@ pub trait LiveKind:
     fn into_object(self) -> Object;
 }
 
-macro_rules! live_kind {
-    ($t:ty, $kind:ident, $variant:ident) => {
-        impl LiveKind for $t {
-            const KIND: Kind = Kind::$kind;
+/// `LiveKind` for every row of the kinds table but events (below).
+macro_rules! live_kinds {
+    (() $( $V:ident { ty: $ty:ty, kind: $kind:literal, api: $api:literal, accepts: [$($acc:literal),*],
+        plural: $plural:literal, namespaced: $ns:literal, optional: $opt:literal, anon: $anon:literal,
+        store: [$($field:ident)?], doc: $doc:literal } )* ) => {
+        $( live_kinds!(@one $V $ty); )*
+    };
+    (@one Event $ty:ty) => {};
+    (@one $V:ident $ty:ty) => {
+        impl LiveKind for $ty {
+            const KIND: Kind = Kind::$V;
             fn into_object(self) -> Object {
-                Object::$variant(Box::new(self))
+                Object::$V(Box::new(self))
             }
         }
     };
 }
-
-live_kind!(core::Namespace, Namespace, Namespace);
-live_kind!(sched::PriorityClass, PriorityClass, PriorityClass);
-live_kind!(core::Node, Node, Node);
-live_kind!(storage::StorageClass, StorageClass, StorageClass);
-live_kind!(storage::CSINode, CsiNode, CsiNode);
-live_kind!(storage::CSIDriver, CsiDriver, CsiDriver);
-live_kind!(storage::CSIStorageCapacity, CsiStorageCapacity, CsiStorageCapacity);
-live_kind!(core::PersistentVolume, PersistentVolume, Pv);
-live_kind!(core::PersistentVolumeClaim, PersistentVolumeClaim, Pvc);
-live_kind!(storage::VolumeAttachment, VolumeAttachment, VolumeAttachment);
-live_kind!(policy::PodDisruptionBudget, PodDisruptionBudget, Pdb);
-live_kind!(core::Service, Service, Service);
-live_kind!(apps::ReplicaSet, ReplicaSet, ReplicaSet);
-live_kind!(apps::StatefulSet, StatefulSet, StatefulSet);
-live_kind!(
-    core::ReplicationController,
-    ReplicationController,
-    ReplicationController
-);
-live_kind!(PodGroup, PodGroup, PodGroup);
-live_kind!(core::Pod, Pod, Pod);
+crate::model::kinds::kind_rows!(live_kinds!());
 
 /// Events: only those kube-scheduler records when a pod does not fit. The API server selects
 /// them (core v1 events support field selectors on `reason` and `involvedObject.kind`), so a
@@ -103,89 +87,26 @@ impl kube::Resource for PodGroup {
     }
 }
 
+/// The `match` of [`with_kind!`], over every row of the kinds table.
+macro_rules! with_kind_match {
+    (($kind:expr, $K:ident => $body:expr) $( $V:ident { ty: $ty:ty, kind: $k:literal, api: $api:literal,
+        accepts: [$($acc:literal),*], plural: $plural:literal, namespaced: $ns:literal,
+        optional: $opt:literal, anon: $anon:literal, store: [$($field:ident)?], doc: $doc:literal } )* ) => {
+        match $kind {
+            $( $crate::model::event::Kind::$V => {
+                type $K = $ty;
+                $body
+            } )*
+        }
+    };
+}
+pub(crate) use with_kind_match;
+
 /// Runs `$body` with `$K` bound to the Rust type of `$kind`.
 macro_rules! with_kind {
-    ($kind:expr, $K:ident => $body:expr) => {{
-        use k8s_openapi::api::core::v1 as k_core;
-        use k8s_openapi::api::{
-            apps::v1 as k_apps, policy::v1 as k_policy, scheduling::v1 as k_sched, storage::v1 as k_storage,
-        };
-        use $crate::model::event::Kind as K_;
-        match $kind {
-            K_::Namespace => {
-                type $K = k_core::Namespace;
-                $body
-            }
-            K_::PriorityClass => {
-                type $K = k_sched::PriorityClass;
-                $body
-            }
-            K_::Node => {
-                type $K = k_core::Node;
-                $body
-            }
-            K_::StorageClass => {
-                type $K = k_storage::StorageClass;
-                $body
-            }
-            K_::CsiNode => {
-                type $K = k_storage::CSINode;
-                $body
-            }
-            K_::CsiDriver => {
-                type $K = k_storage::CSIDriver;
-                $body
-            }
-            K_::CsiStorageCapacity => {
-                type $K = k_storage::CSIStorageCapacity;
-                $body
-            }
-            K_::PersistentVolume => {
-                type $K = k_core::PersistentVolume;
-                $body
-            }
-            K_::PersistentVolumeClaim => {
-                type $K = k_core::PersistentVolumeClaim;
-                $body
-            }
-            K_::VolumeAttachment => {
-                type $K = k_storage::VolumeAttachment;
-                $body
-            }
-            K_::PodDisruptionBudget => {
-                type $K = k_policy::PodDisruptionBudget;
-                $body
-            }
-            K_::Service => {
-                type $K = k_core::Service;
-                $body
-            }
-            K_::ReplicaSet => {
-                type $K = k_apps::ReplicaSet;
-                $body
-            }
-            K_::StatefulSet => {
-                type $K = k_apps::StatefulSet;
-                $body
-            }
-            K_::ReplicationController => {
-                type $K = k_core::ReplicationController;
-                $body
-            }
-            K_::PodGroup => {
-                type $K = $crate::model::PodGroup;
-                $body
-            }
-            K_::Pod => {
-                type $K = k_core::Pod;
-                $body
-            }
-            K_::Event => {
-                type $K = k_core::Event;
-                $body
-            }
-        }
-    }};
+    ($kind:expr, $K:ident => $body:expr) => {
+        $crate::model::kinds::kind_rows!(crate::source::live::kinds::with_kind_match!($kind, $K => $body))
+    };
 }
 pub(crate) use with_kind;
 

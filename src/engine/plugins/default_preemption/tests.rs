@@ -194,7 +194,7 @@ fn typed(v: Value) -> (Origin, Object) {
     let o = match v["kind"].as_str().expect("kind") {
         "Node" => Object::Node(serde_json::from_value(v).expect("node")),
         "Pod" => Object::Pod(serde_json::from_value(v).expect("pod")),
-        "PodDisruptionBudget" => Object::Pdb(serde_json::from_value(v).expect("pdb")),
+        "PodDisruptionBudget" => Object::PodDisruptionBudget(serde_json::from_value(v).expect("pdb")),
         "PriorityClass" => Object::PriorityClass(serde_json::from_value(v).expect("class")),
         k => panic!("no test object of kind {k}"),
     };
