@@ -127,6 +127,7 @@ macro_rules! kind_rows {
         }
     };
 }
+#[cfg_attr(not(feature = "live"), allow(unused_imports))]
 pub(crate) use kind_rows;
 
 /// The generated items over every row.
