@@ -261,6 +261,7 @@ mod tests {
             notes: vec![],
             binding_cycle: None,
             gang: None,
+            dra: None,
         };
         assert_eq!(reason_line(&ex), "0/4 nodes: 2 Insufficient cpu");
         let mut ok = ex.clone();

@@ -296,6 +296,69 @@ pub struct GangTrace {
     pub unplaced: Vec<ObjectKey>,
 }
 
+/// The pod's resource claims as DynamicResources sees them, and what each node could give.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DraTrace {
+    /// The pod's claims, in spec order (the extended-resource claim last).
+    pub claims: Vec<DraClaim>,
+    /// Per node: what the unallocated claims could get there.
+    pub nodes: Vec<DraNode>,
+}
+
+/// One claim of the pod.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DraClaim {
+    /// The pod's name for it (`spec.resourceClaims[].name`; "" for the extended-resource claim).
+    pub pod_claim: String,
+    /// The ResourceClaim (`namespace/name`), when resolved.
+    pub claim: Option<ObjectKey>,
+    /// "allocated" (with where), "to allocate", or why it cannot be used.
+    pub state: String,
+    /// Pods it is reserved for.
+    pub reserved_for: Vec<String>,
+    /// Its device requests, one line each (`gpu: 2 of class gpu.example.com where ...`).
+    pub requests: Vec<String>,
+    /// Allocated devices (`request: driver/pool/device`).
+    pub devices: Vec<String>,
+}
+
+/// What one node could give the pod's unallocated claims.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DraNode {
+    /// Node.
+    pub node: String,
+    /// The allocation's outcome: "allocated", "cannot allocate all claims", an error, ...
+    pub verdict: String,
+    /// Per (sub)request: how the node's devices narrow down.
+    pub requests: Vec<DraRequestOnNode>,
+    /// The devices the allocation picked (`claim/request: driver/pool/device`).
+    pub allocation: Vec<String>,
+}
+
+/// How a node's devices narrow down for one request or subrequest.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DraRequestOnNode {
+    /// `claim/request` (or `claim/request/subrequest`).
+    pub request: String,
+    /// Devices wanted ("all" for All).
+    pub wanted: String,
+    /// Devices the node can see (its pools).
+    pub devices: usize,
+    /// Of them, matching the DeviceClass's selectors.
+    pub class_match: usize,
+    /// Of them, also matching the request's selectors.
+    pub selector_match: usize,
+    /// Of them, not in use by another claim.
+    pub free: usize,
+    /// Of them, not tainted (or tolerated) and with counters and capacity left: usable.
+    pub usable: usize,
+    /// The first selector error, if one failed to evaluate.
+    pub error: Option<String>,
+    /// Devices that matched the selectors but cannot be used, with why (`gpu-1: in use by
+    /// ml/train-gpu`).
+    pub near: Vec<String>,
+}
+
 /// The explanation of one pod.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Explanation {
@@ -339,6 +402,8 @@ pub struct Explanation {
     pub binding_cycle: Option<BindingCycleTrace>,
     /// The pod's gang, when a Permit plugin groups pods.
     pub gang: Option<GangTrace>,
+    /// The pod's resource claims, node by node (DynamicResources, for a pod with claims).
+    pub dra: Option<DraTrace>,
 }
 
 impl Explanation {
@@ -370,6 +435,7 @@ impl Explanation {
             notes: Vec::new(),
             binding_cycle: None,
             gang: None,
+            dra: None,
         }
     }
 

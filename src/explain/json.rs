@@ -160,6 +160,47 @@ fn spread_check(c: &SpreadCheck) -> Value {
     })
 }
 
+fn dra(d: &crate::engine::trace::DraTrace) -> Value {
+    json!({
+        "claims": d.claims.iter().map(|c| {
+            let mut m = Map::new();
+            if !c.pod_claim.is_empty() {
+                m.insert("podClaim".into(), json!(c.pod_claim));
+            }
+            if let Some(k) = &c.claim {
+                m.insert("claim".into(), json!({"namespace": k.namespace, "name": k.name}));
+            }
+            m.insert("state".into(), json!(c.state));
+            m.insert("reservedFor".into(), json!(c.reserved_for));
+            m.insert("requests".into(), json!(c.requests));
+            m.insert("devices".into(), json!(c.devices));
+            Value::Object(m)
+        }).collect::<Vec<_>>(),
+        "nodes": d.nodes.iter().map(|n| json!({
+            "node": n.node,
+            "verdict": n.verdict,
+            "allocation": n.allocation,
+            "requests": n.requests.iter().map(|r| {
+                let mut m = Map::new();
+                m.insert("request".into(), json!(r.request));
+                m.insert("wanted".into(), json!(r.wanted));
+                m.insert("devices".into(), json!(r.devices));
+                m.insert("classMatch".into(), json!(r.class_match));
+                m.insert("selectorMatch".into(), json!(r.selector_match));
+                m.insert("free".into(), json!(r.free));
+                m.insert("usable".into(), json!(r.usable));
+                if let Some(e) = &r.error {
+                    m.insert("error".into(), json!(e));
+                }
+                if !r.near.is_empty() {
+                    m.insert("near".into(), json!(r.near));
+                }
+                Value::Object(m)
+            }).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
 /// One explanation as a JSON object.
 pub fn to_value(ex: &Explanation) -> Value {
     let mut o = Map::new();
@@ -299,6 +340,11 @@ pub fn to_value(ex: &Explanation) -> Value {
     }
     if let Some(g) = &ex.gang {
         o.insert("gang".into(), gang(g));
+    }
+    // Optional key (kschedtui extension, docs/explain-json.md): the pod's resource claims,
+    // node by node.
+    if let Some(d) = &ex.dra {
+        o.insert("dra".into(), dra(d));
     }
     Value::Object(o)
 }

@@ -118,6 +118,7 @@ pub fn render(ex: &Explanation) -> String {
             let _ = writeln!(s, "  dry run on {node}: {status}");
         }
     }
+    render_dra(&mut s, ex);
     render_cycle(&mut s, ex);
     if !ex.score.is_empty() {
         let mut plugins: Vec<&str> = Vec::new();
@@ -165,6 +166,51 @@ fn secs(ms: u64) -> String {
         format!("{}s", ms / 1000)
     } else {
         format!("{:.1}s", ms as f64 / 1000.0)
+    }
+}
+
+/// The pod's resource claims and what the nodes could give them, compactly: for each node
+/// DynamicResources could decide on, the verdict and, per request, how the devices narrow
+/// down (devices → class → selectors → free → usable), with the devices that nearly fit.
+fn render_dra(s: &mut String, ex: &Explanation) {
+    let Some(d) = &ex.dra else { return };
+    let _ = writeln!(s, "\nResource claims (DynamicResources):");
+    for c in &d.claims {
+        let name = match &c.claim {
+            Some(k) => format!("{} ({k})", c.pod_claim),
+            None if c.pod_claim.is_empty() => "extended resources".to_string(),
+            None => c.pod_claim.clone(),
+        };
+        let _ = writeln!(s, "  {name}: {}", c.state);
+        for r in &c.requests {
+            let _ = writeln!(s, "    request {r}");
+        }
+        if !c.devices.is_empty() {
+            let _ = writeln!(s, "    devices {}", c.devices.join(", "));
+        }
+        if !c.reserved_for.is_empty() {
+            let _ = writeln!(s, "    reserved for {}", c.reserved_for.join(", "));
+        }
+    }
+    for n in &d.nodes {
+        let _ = writeln!(s, "  {}: {}", n.node, n.verdict);
+        for r in &n.requests {
+            let _ = write!(
+                s,
+                "    {} wants {}: {} device(s), {} of the class, {} match the selectors, {} free, {} usable",
+                r.request, r.wanted, r.devices, r.class_match, r.selector_match, r.free, r.usable
+            );
+            if let Some(e) = &r.error {
+                let _ = write!(s, "; error: {e}");
+            }
+            let _ = writeln!(s);
+            for x in &r.near {
+                let _ = writeln!(s, "      {x}");
+            }
+        }
+        if !n.allocation.is_empty() {
+            let _ = writeln!(s, "    would get {}", n.allocation.join(", "));
+        }
     }
 }
 

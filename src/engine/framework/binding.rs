@@ -551,8 +551,14 @@ items:
     fn default_profile_runs_volume_binding_and_default_binder() {
         let fw = Framework::default_profile(Release::NEWEST).unwrap();
         let t = run(&fw);
-        assert_eq!(names(&t.reserve), vec![("VolumeBinding", Code::Success)]);
-        assert_eq!(names(&t.pre_bind), vec![("VolumeBinding", Code::Success)]);
+        assert_eq!(
+            names(&t.reserve),
+            vec![("VolumeBinding", Code::Success), ("DynamicResources", Code::Success)]
+        );
+        assert_eq!(
+            names(&t.pre_bind),
+            vec![("VolumeBinding", Code::Success), ("DynamicResources", Code::Success)]
+        );
         assert_eq!(names(&t.bind), vec![("DefaultBinder", Code::Success)]);
         assert!(t.permit.is_empty() && t.post_bind.is_empty());
         assert_eq!(t.outcome, BindingOutcome::Bound);

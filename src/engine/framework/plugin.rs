@@ -24,7 +24,7 @@ pub trait Plugin: Send + Sync {
 /// PreEnqueue: may keep a pod out of the active queue.
 pub trait PreEnqueuePlugin: Plugin {
     /// Success lets the pod in.
-    fn pre_enqueue(&self, pod: &PodInfo) -> Status;
+    fn pre_enqueue(&self, cx: &Ctx<'_>, pod: &PodInfo) -> Status;
 }
 
 /// PreFilter, with its optional AddPod/RemovePod extensions.
@@ -40,6 +40,9 @@ pub trait PreFilterPlugin: Plugin {
     fn note(&self, _pod: &PodInfo) -> Option<String> {
         None
     }
+    /// kschedtui extra (not upstream): adds this plugin's own account of the pod to the
+    /// explanation once the cycle ran (DynamicResources: the claims, node by node).
+    fn trace(&self, _cx: &Ctx<'_>, _pod: &PodInfo, _ex: &mut crate::engine::trace::Explanation) {}
     /// Updates the state as if `add` ran on `node`.
     fn add_pod(
         &self,

@@ -376,6 +376,10 @@ pub fn explain_as(
     snapshot.handle.set_profile(&fw.name);
     super::binding::gang_trace(&Ctx { snapshot }, fw, &pi, &mut ex);
     run_cycle(snapshot, fw, &pi, &mut ex);
+    let cx = Ctx { snapshot };
+    for pl in &fw.pre_filter {
+        pl.trace(&cx, &pi, &mut ex);
+    }
     Ok(ex)
 }
 
@@ -391,7 +395,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     // so every plugin's verdict is recorded and the first rejection in profile order decides.
     let mut rejected: Option<(&'static str, Status)> = None;
     for pl in &fw.pre_enqueue {
-        let s = pl.pre_enqueue(pod);
+        let s = pl.pre_enqueue(&cx, pod);
         ex.pre_enqueue.push(PluginStatus::new(pl.name(), &s));
         if !s.is_success() && rejected.is_none() {
             rejected = Some((pl.name(), s));

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::names;
 use crate::engine::framework::node_info::PodInfo;
-use crate::engine::framework::plugin::{Plugin, PluginSlots, PreEnqueuePlugin};
+use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreEnqueuePlugin};
 use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
 
@@ -20,7 +20,7 @@ impl Plugin for SchedulingGates {
 }
 
 impl PreEnqueuePlugin for SchedulingGates {
-    fn pre_enqueue(&self, pod: &PodInfo) -> Status {
+    fn pre_enqueue(&self, _: &Ctx<'_>, pod: &PodInfo) -> Status {
         let gates: Vec<String> = pod
             .pod
             .spec()
@@ -62,11 +62,12 @@ mod tests {
         ];
         for (name, p, want) in cases {
             let slots = plugin(names::SCHEDULING_GATES, Value::Null, V1_30);
+            let snap = crate::engine::framework::snapshot::Snapshot::new(Default::default(), V1_30);
             let got = slots
                 .pre_enqueue
                 .as_ref()
                 .expect("PreEnqueue")
-                .pre_enqueue(&pod_info(&p, V1_30));
+                .pre_enqueue(&Ctx { snapshot: &snap }, &pod_info(&p, V1_30));
             assert_eq!(got, want, "{name}");
         }
     }

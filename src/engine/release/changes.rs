@@ -230,6 +230,31 @@ changes! {
         pr: "#135719", since: 36, backports: &[],
         what: "a preempted waiting pod gets \"waiting on permit for pod: preempted\" (Error)",
     },
+    /// The DRA allocator (1.35 incubating) skips pools short of slices cluster-wide and
+    /// invalid pools, and says "invalid resource pools were encountered" when an allocation
+    /// fails where one is invalid; `distinctAttribute` constraints are an error.
+    DraAllocatorSkipsIncompletePools {
+        pr: "#134189", since: 35, backports: &[],
+        what: "DRA: incomplete and invalid pools are skipped; \"invalid resource pools were encountered\"",
+    },
+    /// The 1.36 DRA allocator: the experimental code (distinctAttribute, consumable capacity,
+    /// binding conditions) promoted to incubating, pools sorted by driver and name.
+    DraAllocatorPromoted {
+        pr: "#132522 (consumable capacity; the 1.36 promotion PR was not identified)", since: 36, backports: &[],
+        what: "DRA: distinctAttribute works again, capacity requests are honoured with DRAConsumableCapacity",
+    },
+    /// A template claim the pod does not own: "... was not created for Pod ... (Pod is not owner)".
+    DraClaimOwnerTextCapitalized {
+        pr: "#136989", since: 36, backports: &[],
+        what: "DRA: \"was not created for Pod <pod> (Pod is not owner)\"",
+    },
+    /// DynamicResources' Score reads an allocated claim's own allocation and indexes the new
+    /// allocations by the claims that needed one (before, a pod mixing allocated and new
+    /// claims failed to score).
+    DraScoreIndexesNewAllocations {
+        pr: "#139017 (1.35: #139362, 1.36: #139363)", since: 37, backports: &[(35, 6), (36, 2)],
+        what: "DRA: a pod with allocated and new claims scores instead of failing",
+    },
 }
 
 #[cfg(test)]

@@ -348,7 +348,7 @@ impl PostFilterPlugin for DefaultPreemption {
 }
 
 impl PreEnqueuePlugin for DefaultPreemption {
-    fn pre_enqueue(&self, _pod: &PodInfo) -> Status {
+    fn pre_enqueue(&self, _: &Ctx<'_>, _pod: &PodInfo) -> Status {
         Status::success()
     }
 }

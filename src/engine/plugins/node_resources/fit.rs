@@ -83,6 +83,9 @@ pub struct Fit {
     shape: Vec<ShapePoint>,
     /// [`Change::FitUnresolvableBeyondAllocatable`].
     unresolvable_beyond_allocatable: bool,
+    /// DRAExtendedResource: extended resources a DeviceClass maps are left to
+    /// DynamicResources on nodes without them.
+    dra_extended_resources: bool,
 }
 
 const PRE_FILTER_KEY: &str = "PreFilterNodeResourcesFit";
@@ -106,12 +109,14 @@ pub struct InsufficientResource {
     pub unresolvable: bool,
 }
 
-/// `fitsRequest`.
+/// `fitsRequest`; `delegated` says which extended resources DynamicResources serves on the
+/// node instead (DRAExtendedResource).
 pub fn fits_request(
     req: &Resource,
     node: &NodeInfo,
     ignored: &HashSet<String>,
     groups: &HashSet<String>,
+    delegated: &dyn Fn(&str) -> bool,
 ) -> Vec<InsufficientResource> {
     let mut out = Vec::new();
     let alloc = node.allocatable();
@@ -160,6 +165,9 @@ pub fn fits_request(
                 continue;
             }
         }
+        if delegated(name) {
+            continue;
+        }
         let have = alloc.scalar.get(name).copied().unwrap_or(0);
         let in_use = used.scalar.get(name).copied().unwrap_or(0);
         if *q > have - in_use {
@@ -190,11 +198,20 @@ impl PreFilterPlugin for Fit {
 }
 
 impl FilterPlugin for Fit {
-    fn filter(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
+    fn filter(&self, cx: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
         let Some(req) = state.read::<Resource>(PRE_FILTER_KEY) else {
             return Status::error(format!("error reading {PRE_FILTER_KEY:?} from cycleState: not found"));
         };
-        let insufficient = fits_request(req, node, &self.ignored_resources, &self.ignored_groups);
+        let cluster = &cx.snapshot.cluster;
+        let delegated = |name: &str| {
+            self.dra_extended_resources
+                && crate::engine::plugins::dynamic_resources::delegated_to_dra(
+                    cluster,
+                    name,
+                    node.allocatable().scalar.get(name).copied(),
+                )
+        };
+        let insufficient = fits_request(req, node, &self.ignored_resources, &self.ignored_groups, &delegated);
         if insufficient.is_empty() {
             return Status::success();
         }
@@ -312,6 +329,7 @@ pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String
             .map(|r| r.shape)
             .unwrap_or_default(),
         unresolvable_beyond_allocatable: features.has(Change::FitUnresolvableBeyondAllocatable),
+        dra_extended_resources: features.on(crate::engine::release::Gate::DRAExtendedResource),
     });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
@@ -445,6 +463,7 @@ mod tests {
             &snap.nodes[0],
             &a.ignored_resources.into_iter().collect(),
             &a.ignored_resource_groups.into_iter().collect(),
+            &|_| false,
         );
         assert_eq!(ins, want, "{name} (insufficient resources)");
     }
