@@ -32,6 +32,8 @@
 pub mod allocator;
 pub mod cel;
 pub mod extended;
+#[cfg(test)]
+mod upstream_tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
