@@ -112,6 +112,10 @@ const NAME_FIELDS: &[&str] = &[
     "iqn",
     "targetPortal",
     "pool",
+    "device",
+    "deviceClassName",
+    "resourceClaimName",
+    "resourceClaimTemplateName",
     "user",
     "uid",
 ];
@@ -126,6 +130,11 @@ pub struct Dictionary {
     counters: BTreeMap<&'static str, usize>,
     /// Strings kept as they are wherever they appear (CSI driver names).
     keep: BTreeSet<String>,
+    /// DRA driver names (replaced by `driver-NNNN.example`, a valid domain, also inside
+    /// qualified attribute names and CEL selectors).
+    drivers: BTreeSet<String>,
+    /// The string literals of the DRA CEL selectors: attribute values they mention are kept.
+    cel_literals: Vec<String>,
 }
 
 impl Dictionary {
@@ -190,6 +199,124 @@ impl Dictionary {
     }
 }
 
+impl Dictionary {
+    /// A host IP: the wildcards kept, any other address replaced by 10.x.y.z (the same
+    /// address by the same one).
+    fn ip(&mut self, ip: &str) -> String {
+        if matches!(ip, "" | "0.0.0.0" | "::") {
+            return ip.to_string();
+        }
+        if let Some(p) = self.map.get(ip) {
+            return p.clone();
+        }
+        let n = self.counters.entry("ip").or_insert(0);
+        *n += 1;
+        let p = format!("10.{}.{}.{}", (*n >> 16) & 255, (*n >> 8) & 255, *n & 255);
+        self.map.insert(ip.to_string(), p.clone());
+        p
+    }
+
+    /// A DRA driver name, or a qualified name whose domain is one (`gpu.example.com/numa`).
+    fn qualified(&self, s: &str) -> String {
+        if let Some(p) = self.map.get(s).filter(|_| self.drivers.contains(s)) {
+            return p.clone();
+        }
+        if let Some((dom, id)) = s.split_once('/')
+            && self.drivers.contains(dom)
+            && let Some(p) = self.map.get(dom)
+        {
+            return format!("{p}/{id}");
+        }
+        s.to_string()
+    }
+
+    /// A device attribute's string value: kept when a selector mentions it (the scheduler
+    /// compares it with `==`, `startsWith` or a regex), replaced otherwise (serial numbers,
+    /// UUIDs, bus addresses).
+    fn attribute_value(&mut self, v: &str) -> String {
+        let mentioned = self.cel_literals.iter().any(|l| {
+            let l = l.trim_start_matches('^').trim_end_matches('$');
+            !l.is_empty() && (v.contains(l) || l.contains(v))
+        });
+        if mentioned { v.to_string() } else { self.replace(v, "value") }
+    }
+
+    /// A CEL selector with its driver names replaced in its string literals.
+    fn expression(&self, e: &str) -> String {
+        let mut out = String::with_capacity(e.len());
+        let mut rest = e;
+        while let Some(i) = rest.find(['"', '\'']) {
+            let q = rest.as_bytes()[i] as char;
+            out.push_str(&rest[..=i]);
+            let after = &rest[i + 1..];
+            match after.find(q) {
+                Some(j) if !after[..j].contains('\\') => {
+                    out.push_str(&self.qualified(&after[..j]));
+                    out.push(q);
+                    rest = &after[j + 1..];
+                }
+                _ => {
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// The string literals of a CEL expression.
+fn cel_literals(e: &str, out: &mut Vec<String>) {
+    let mut rest = e;
+    while let Some(i) = rest.find(['"', '\'']) {
+        let q = rest.as_bytes()[i] as char;
+        let after = &rest[i + 1..];
+        match after.find(q) {
+            Some(j) => {
+                out.push(after[..j].to_string());
+                rest = &after[j + 1..];
+            }
+            None => break,
+        }
+    }
+}
+
+/// The DRA drivers and CEL literals of the snapshot.
+fn gather_dra(items: &[Value], d: &mut Dictionary) {
+    fn visit(v: &Value, parent: &str, d: &mut Dictionary) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    match (k.as_str(), x) {
+                        ("expression", Value::String(e)) if parent == "cel" => cel_literals(e, &mut d.cel_literals),
+                        _ => visit(x, k, d),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| visit(x, parent, d)),
+            _ => {}
+        }
+    }
+    for it in items {
+        let kind = it.get("kind").and_then(Value::as_str).unwrap_or("");
+        if kind == "ResourceSlice"
+            && let Some(drv) = it.pointer("/spec/driver").and_then(Value::as_str)
+        {
+            d.drivers.insert(drv.to_string());
+        }
+        if matches!(
+            kind,
+            "DeviceClass" | "ResourceClaim" | "ResourceClaimTemplate" | "ResourceSlice" | "DeviceTaintRule"
+        ) {
+            visit(it, "", d);
+        }
+    }
+    let drivers: Vec<String> = d.drivers.iter().cloned().collect();
+    for (i, drv) in drivers.iter().enumerate() {
+        d.map.insert(drv.clone(), format!("driver-{:04}.example", i + 1));
+    }
+}
+
 fn keep_string(s: &str) -> bool {
     KEEP_NAMESPACES.contains(&s) || KEEP_PRIORITY_CLASSES.contains(&s)
 }
@@ -219,6 +346,7 @@ fn prefix_of_kind(kind: &str) -> &'static str {
 /// Anonymizes snapshot items (objects as JSON) in place and returns the dictionary used.
 pub fn anonymize(items: &mut [Value]) -> Dictionary {
     let mut d = Dictionary::default();
+    gather_dra(items, &mut d);
     // Object names first, sorted per kind, so placeholders keep the original order. Nodes and
     // namespaces first: other strings equal to them (hostname labels, references) reuse them.
     let mut names: BTreeMap<(u8, &'static str), BTreeSet<String>> = BTreeMap::new();
@@ -275,11 +403,25 @@ fn walk(v: &mut Value, d: &mut Dictionary, parent_key: &str) {
 }
 
 fn walk_object(m: &mut Map<String, Value>, d: &mut Dictionary, parent_key: &str) {
+    // A container port's hostIP decides NodePorts conflicts: replaced by a stand-in address
+    // (the wildcard kept), not dropped.
+    let port_ip = if m.contains_key("containerPort") {
+        m.remove("hostIP").and_then(|v| v.as_str().map(|ip| d.ip(ip)))
+    } else {
+        None
+    };
     for f in DROP_FIELDS {
         // Free text, addresses, settings and workload details the scheduler never reads.
         m.remove(*f);
     }
-    // A requirement or a taint/toleration: {key, values} / {key, value}.
+    if let Some(ip) = port_ip {
+        m.insert("hostIP".into(), Value::String(ip));
+    }
+    // A requirement or a taint/toleration: {key, values} / {key, value}. Keys are kept, but
+    // a DRA driver's domain in one follows the driver.
+    if let Some(Value::String(k)) = m.get_mut("key") {
+        *k = d.qualified(k);
+    }
     if let Some(key) = m.get("key").and_then(Value::as_str).map(str::to_string) {
         if let Some(Value::Array(vals)) = m.get_mut("values") {
             for x in vals.iter_mut() {
@@ -303,10 +445,12 @@ fn walk_object(m: &mut Map<String, Value>, d: &mut Dictionary, parent_key: &str)
             ("labels" | "matchLabels" | "nodeSelector" | "selector", Value::Object(map))
                 if is_string_map(map) || k == "labels" || k == "matchLabels" =>
             {
-                for (lk, lv) in map.iter_mut() {
-                    if let Value::String(s) = lv {
-                        *s = d.value(lk, s);
+                let old = std::mem::take(map);
+                for (lk, mut lv) in old {
+                    if let Value::String(s) = &mut lv {
+                        *s = d.value(&lk, s);
                     }
+                    map.insert(d.qualified(&lk), lv);
                 }
             }
             ("image", Value::String(s)) => *s = d.image(s),
@@ -329,6 +473,23 @@ fn walk_object(m: &mut Map<String, Value>, d: &mut Dictionary, parent_key: &str)
                 }
             }
             ("values" | "value" | "key", _) => {}
+            // DRA: request names are the claim's own labels (results and constraints name
+            // them); drivers, qualified attribute names and selectors follow the drivers.
+            ("name", Value::String(_)) if parent_key == "requests" || parent_key == "firstAvailable" => {}
+            ("driver", Value::String(s)) if d.drivers.contains(s.as_str()) => *s = d.qualified(s),
+            ("matchAttribute" | "distinctAttribute", Value::String(s)) => *s = d.qualified(s),
+            ("expression", Value::String(s)) if parent_key == "cel" => *s = d.expression(s),
+            ("attributes" | "capacity", Value::Object(map)) if parent_key == "devices" => {
+                let old = std::mem::take(map);
+                for (name, mut v) in old {
+                    if k == "attributes"
+                        && let Some(Value::String(x)) = v.get_mut("string")
+                    {
+                        *x = d.attribute_value(x);
+                    }
+                    map.insert(d.qualified(&name), v);
+                }
+            }
             // CSI driver names must keep matching PVs' `csi.driver` and provisioners.
             ("name", Value::String(_)) if parent_key == "drivers" => {}
             (f, Value::String(s)) if NAME_FIELDS.contains(&f) => {
@@ -339,6 +500,9 @@ fn walk_object(m: &mut Map<String, Value>, d: &mut Dictionary, parent_key: &str)
                     "volumeName" | "persistentVolumeName" => "pv",
                     "storageClassName" => "sc",
                     "priorityClassName" => "pc",
+                    "deviceClassName" => "dc",
+                    "resourceClaimName" => "claim",
+                    "resourceClaimTemplateName" => "rct",
                     "uid" => "uid",
                     _ => "name",
                 };
