@@ -238,7 +238,11 @@ impl Dictionary {
             let l = l.trim_start_matches('^').trim_end_matches('$');
             !l.is_empty() && (v.contains(l) || l.contains(v))
         });
-        if mentioned { v.to_string() } else { self.replace(v, "value") }
+        if mentioned {
+            v.to_string()
+        } else {
+            self.replace(v, "value")
+        }
     }
 
     /// A CEL selector with its driver names replaced in its string literals.
