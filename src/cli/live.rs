@@ -192,8 +192,10 @@ pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
         if let Some(why) = state.unreadable.get(&crate::model::event::Kind::Event) {
             eprintln!("warning: events could not be read ({why}): the snapshot has no FailedScheduling events");
         }
-        if let Some(why) = state.unreadable.get(&crate::model::event::Kind::VolumeAttachment) {
-            eprintln!("warning: {}", crate::model::volume_attachments_unreadable(why));
+        for (kind, why) in &state.unreadable {
+            if let Some(w) = crate::model::unreadable_warning(*kind, why) {
+                eprintln!("warning: {w}");
+            }
         }
         if let Scope::Namespace(ns) = &scope {
             eprintln!(

@@ -347,8 +347,10 @@ pub fn load_cluster_recorded(snapshot: Option<&Path>, demo: bool) -> Result<(Clu
     if let Some(why) = unreadable.remove(crate::model::event::Kind::Event.name()) {
         cluster.events_unreadable = Some(why);
     }
-    if let Some(why) = unreadable.remove(crate::model::event::Kind::VolumeAttachment.name()) {
-        cluster.warnings.push(crate::model::volume_attachments_unreadable(&why));
+    for (name, why) in unreadable {
+        if let Some(kind) = crate::model::kinds::Kind::named(&name) {
+            cluster.warnings.extend(crate::model::unreadable_warning(kind, &why));
+        }
     }
     Ok((cluster, version))
 }

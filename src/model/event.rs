@@ -244,8 +244,8 @@ impl ClusterState {
             *c.skipped.entry(k.clone()).or_insert(0) += n;
         }
         c.events_unreadable = self.unreadable.get(&Kind::Event).cloned();
-        if let Some(why) = self.unreadable.get(&Kind::VolumeAttachment) {
-            c.warnings.push(super::volume_attachments_unreadable(why));
+        for (kind, why) in &self.unreadable {
+            c.warnings.extend(super::unreadable_warning(*kind, why));
         }
         Ok(c)
     }

@@ -25,7 +25,8 @@ use super::{Cluster, ObjectKey};
 
 /// Calls `$cb! { ($args) rows }` with every kind's row, in the order a snapshot lists them.
 ///
-/// A row: `Variant { ty, kind, api, accepts, plural, namespaced, optional, anon, store, doc }`
+/// A row: `Variant { ty, kind, api, accepts, plural, namespaced, optional, discover, anon, store,
+/// doc }`
 /// where `accepts` lists the `apiVersion`s a snapshot may use (`"group/"` matches any version
 /// of the group, `""` a missing apiVersion; an empty list accepts anything), `anon` is the
 /// anonymizer's prefix, and `store` is `[field]` when the objects are kept as they are in that
@@ -34,94 +35,94 @@ macro_rules! kind_rows {
     ($($cb:ident)::+ ! ($($args:tt)*)) => {
         $($cb)::+! { ($($args)*)
             Namespace { ty: k8s_openapi::api::core::v1::Namespace, kind: "Namespace", api: "v1",
-                accepts: [], plural: "namespaces", namespaced: false, optional: false,
+                accepts: [], plural: "namespaces", namespaced: false, optional: false, discover: false,
                 anon: "ns", store: [], doc: "Namespace (only its labels are kept)." }
             PriorityClass { ty: k8s_openapi::api::scheduling::v1::PriorityClass, kind: "PriorityClass",
                 api: "scheduling.k8s.io/v1", accepts: [], plural: "priorityclasses",
-                namespaced: false, optional: false, anon: "pc", store: [priority_classes],
+                namespaced: false, optional: false, discover: false, anon: "pc", store: [priority_classes],
                 doc: "PriorityClass." }
             Node { ty: k8s_openapi::api::core::v1::Node, kind: "Node", api: "v1", accepts: [],
-                plural: "nodes", namespaced: false, optional: false, anon: "node", store: [],
+                plural: "nodes", namespaced: false, optional: false, discover: false, anon: "node", store: [],
                 doc: "Node (indexed into the model's `Node`)." }
             StorageClass { ty: k8s_openapi::api::storage::v1::StorageClass, kind: "StorageClass",
                 api: "storage.k8s.io/v1", accepts: [], plural: "storageclasses",
-                namespaced: false, optional: false, anon: "sc", store: [storage_classes],
+                namespaced: false, optional: false, discover: false, anon: "sc", store: [storage_classes],
                 doc: "StorageClass." }
             CsiNode { ty: k8s_openapi::api::storage::v1::CSINode, kind: "CSINode",
                 api: "storage.k8s.io/v1", accepts: [], plural: "csinodes", namespaced: false,
-                optional: false, anon: "node", store: [csi_nodes], doc: "CSINode." }
+                optional: false, discover: false, anon: "node", store: [csi_nodes], doc: "CSINode." }
             CsiDriver { ty: k8s_openapi::api::storage::v1::CSIDriver, kind: "CSIDriver",
                 api: "storage.k8s.io/v1", accepts: [], plural: "csidrivers", namespaced: false,
-                optional: false, anon: "", store: [csi_drivers],
+                optional: false, discover: false, anon: "", store: [csi_drivers],
                 doc: "CSIDriver (named after its driver, which is kept as it is)." }
             CsiStorageCapacity { ty: k8s_openapi::api::storage::v1::CSIStorageCapacity,
                 kind: "CSIStorageCapacity", api: "storage.k8s.io/v1", accepts: [],
-                plural: "csistoragecapacities", namespaced: true, optional: false, anon: "csisc",
+                plural: "csistoragecapacities", namespaced: true, optional: false, discover: false, anon: "csisc",
                 store: [csi_storage_capacities], doc: "CSIStorageCapacity." }
             PersistentVolume { ty: k8s_openapi::api::core::v1::PersistentVolume,
                 kind: "PersistentVolume", api: "v1", accepts: [], plural: "persistentvolumes",
-                namespaced: false, optional: false, anon: "pv", store: [pvs],
+                namespaced: false, optional: false, discover: false, anon: "pv", store: [pvs],
                 doc: "PersistentVolume." }
             PersistentVolumeClaim { ty: k8s_openapi::api::core::v1::PersistentVolumeClaim,
                 kind: "PersistentVolumeClaim", api: "v1", accepts: [],
-                plural: "persistentvolumeclaims", namespaced: true, optional: false, anon: "pvc",
+                plural: "persistentvolumeclaims", namespaced: true, optional: false, discover: false, anon: "pvc",
                 store: [pvcs], doc: "PersistentVolumeClaim." }
             VolumeAttachment { ty: k8s_openapi::api::storage::v1::VolumeAttachment,
                 kind: "VolumeAttachment", api: "storage.k8s.io/v1", accepts: [],
-                plural: "volumeattachments", namespaced: false, optional: true, anon: "va",
+                plural: "volumeattachments", namespaced: false, optional: true, discover: false, anon: "va",
                 store: [volume_attachments],
                 doc: "VolumeAttachment (optional: NodeVolumeLimits counts them from 1.32)." }
             DeviceClass { ty: k8s_openapi::api::resource::v1::DeviceClass, kind: "DeviceClass",
                 api: "resource.k8s.io/v1", accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2"],
-                plural: "deviceclasses", namespaced: false, optional: true, anon: "dc",
+                plural: "deviceclasses", namespaced: false, optional: true, discover: true, anon: "dc",
                 store: [device_classes],
                 doc: "DeviceClass (optional: a cluster without DRA serves none)." }
             ResourceSlice { ty: k8s_openapi::api::resource::v1::ResourceSlice, kind: "ResourceSlice",
                 api: "resource.k8s.io/v1", accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2"],
-                plural: "resourceslices", namespaced: false, optional: true, anon: "slice",
+                plural: "resourceslices", namespaced: false, optional: true, discover: true, anon: "slice",
                 store: [resource_slices], doc: "ResourceSlice (optional, as DeviceClass)." }
             DeviceTaintRule { ty: k8s_openapi::api::resource::v1alpha3::DeviceTaintRule,
                 kind: "DeviceTaintRule", api: "resource.k8s.io/v1alpha3",
                 accepts: ["resource.k8s.io/v1alpha3"], plural: "devicetaintrules",
-                namespaced: false, optional: true, anon: "dtr", store: [device_taint_rules],
+                namespaced: false, optional: true, discover: true, anon: "dtr", store: [device_taint_rules],
                 doc: "DeviceTaintRule (alpha; optional)." }
             ResourceClaim { ty: k8s_openapi::api::resource::v1::ResourceClaim, kind: "ResourceClaim",
                 api: "resource.k8s.io/v1", accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2"],
-                plural: "resourceclaims", namespaced: true, optional: true, anon: "claim",
+                plural: "resourceclaims", namespaced: true, optional: true, discover: true, anon: "claim",
                 store: [resource_claims], doc: "ResourceClaim (optional, as DeviceClass)." }
             ResourceClaimTemplate { ty: k8s_openapi::api::resource::v1::ResourceClaimTemplate,
                 kind: "ResourceClaimTemplate", api: "resource.k8s.io/v1",
                 accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2"],
-                plural: "resourceclaimtemplates", namespaced: true, optional: true, anon: "rct",
+                plural: "resourceclaimtemplates", namespaced: true, optional: true, discover: true, anon: "rct",
                 store: [resource_claim_templates],
                 doc: "ResourceClaimTemplate (optional, as DeviceClass)." }
             PodDisruptionBudget { ty: k8s_openapi::api::policy::v1::PodDisruptionBudget,
                 kind: "PodDisruptionBudget", api: "policy/v1", accepts: ["policy/v1", ""],
-                plural: "poddisruptionbudgets", namespaced: true, optional: false, anon: "pdb",
+                plural: "poddisruptionbudgets", namespaced: true, optional: false, discover: false, anon: "pdb",
                 store: [pdbs], doc: "PodDisruptionBudget (policy/v1 only)." }
             Service { ty: k8s_openapi::api::core::v1::Service, kind: "Service", api: "v1",
-                accepts: [], plural: "services", namespaced: true, optional: false, anon: "svc",
+                accepts: [], plural: "services", namespaced: true, optional: false, discover: false, anon: "svc",
                 store: [services], doc: "Service." }
             ReplicaSet { ty: k8s_openapi::api::apps::v1::ReplicaSet, kind: "ReplicaSet",
                 api: "apps/v1", accepts: [], plural: "replicasets", namespaced: true,
-                optional: false, anon: "rs", store: [replica_sets], doc: "ReplicaSet." }
+                optional: false, discover: false, anon: "rs", store: [replica_sets], doc: "ReplicaSet." }
             StatefulSet { ty: k8s_openapi::api::apps::v1::StatefulSet, kind: "StatefulSet",
                 api: "apps/v1", accepts: [], plural: "statefulsets", namespaced: true,
-                optional: false, anon: "sts", store: [stateful_sets], doc: "StatefulSet." }
+                optional: false, discover: false, anon: "sts", store: [stateful_sets], doc: "StatefulSet." }
             ReplicationController { ty: k8s_openapi::api::core::v1::ReplicationController,
                 kind: "ReplicationController", api: "v1", accepts: [],
-                plural: "replicationcontrollers", namespaced: true, optional: false, anon: "rc",
+                plural: "replicationcontrollers", namespaced: true, optional: false, discover: false, anon: "rc",
                 store: [replication_controllers], doc: "ReplicationController." }
             PodGroup { ty: $crate::model::PodGroup, kind: "PodGroup",
                 api: "scheduling.x-k8s.io/v1alpha1",
                 accepts: ["scheduling.x-k8s.io/", "scheduling.sigs.k8s.io/"], plural: "podgroups",
-                namespaced: true, optional: false, anon: "pg", store: [pod_groups],
+                namespaced: true, optional: false, discover: true, anon: "pg", store: [pod_groups],
                 doc: "PodGroup of the scheduler-plugins Coscheduling CRD." }
             Pod { ty: k8s_openapi::api::core::v1::Pod, kind: "Pod", api: "v1", accepts: [],
-                plural: "pods", namespaced: true, optional: false, anon: "pod", store: [],
+                plural: "pods", namespaced: true, optional: false, discover: false, anon: "pod", store: [],
                 doc: "Pod (indexed into the model's `Pod`)." }
             Event { ty: k8s_openapi::api::core::v1::Event, kind: "Event", api: "v1",
-                accepts: ["v1", ""], plural: "events", namespaced: true, optional: true,
+                accepts: ["v1", ""], plural: "events", namespaced: true, optional: true, discover: false,
                 anon: "event", store: [],
                 doc: "Event (core v1; only FailedScheduling events about pods are kept; an events.k8s.io/v1 Event is read into this shape)." }
         }
@@ -133,7 +134,7 @@ pub(crate) use kind_rows;
 /// The generated items over every row.
 macro_rules! define_kinds {
     (() $( $V:ident { ty: $ty:ty, kind: $kind:literal, api: $api:literal, accepts: [$($acc:literal),*],
-        plural: $plural:literal, namespaced: $ns:literal, optional: $opt:literal, anon: $anon:literal,
+        plural: $plural:literal, namespaced: $ns:literal, optional: $opt:literal, discover: $disc:literal, anon: $anon:literal,
         store: [$($field:ident)?], doc: $doc:literal } )* ) => {
         /// The kinds the engine reads, in the order a snapshot lists them.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -173,6 +174,12 @@ macro_rules! define_kinds {
             /// cluster without DRA has none).
             pub fn optional(self) -> bool {
                 match self { $( Kind::$V => $opt, )* }
+            }
+
+            /// True for the kinds a cluster serves only with a feature or a CRD (DRA, PodGroup):
+            /// a live source checks API discovery first and skips them when not served.
+            pub fn discovered(self) -> bool {
+                match self { $( Kind::$V => $disc, )* }
             }
 
             /// The anonymizer's placeholder prefix ("" when names are kept).

@@ -515,6 +515,24 @@ pub fn volume_attachments_unreadable(why: &str) -> String {
     )
 }
 
+/// The warning when an optional kind could not be read (`why`: "403 Forbidden: ..."), if it
+/// deserves one (events only change the verdict's wording: see `Cluster::events_unreadable`).
+pub fn unreadable_warning(kind: kinds::Kind, why: &str) -> Option<String> {
+    use kinds::Kind;
+    match kind {
+        Kind::VolumeAttachment => Some(volume_attachments_unreadable(why)),
+        Kind::DeviceClass
+        | Kind::ResourceSlice
+        | Kind::ResourceClaim
+        | Kind::ResourceClaimTemplate
+        | Kind::DeviceTaintRule => Some(format!(
+            "{}s could not be read ({why}): DynamicResources sees none, so pods with resource claims are explained as if they did not exist",
+            kind.name()
+        )),
+        _ => None,
+    }
+}
+
 fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjectKey {
     ObjectKey::new(
         m.namespace.clone().unwrap_or_default(),

@@ -170,6 +170,8 @@ struct State {
     /// plural → list resourceVersion.
     list_rv: BTreeMap<String, String>,
     pod_groups_served: bool,
+    /// Whether resource.k8s.io (DRA) is served.
+    dra_served: bool,
     token: Option<String>,
     expire_continue: usize,
     /// (method, path) → replies, used once each, in order.
@@ -211,6 +213,7 @@ impl ApiServer {
         let list: Value = serde_yaml::from_str(yaml).unwrap();
         let mut st = State {
             pod_groups_served: true,
+            dra_served: true,
             ..Default::default()
         };
         for kind in [
@@ -315,6 +318,11 @@ impl ApiServer {
         write_kubeconfig(dir, &self.url(), namespace)
     }
 
+    /// Serves the resource.k8s.io API (DRA) or not.
+    pub fn serve_dra(&self, on: bool) {
+        self.st().dra_served = on;
+    }
+
     /// Serves the PodGroup CRD or not.
     pub fn serve_pod_groups(&self, on: bool) {
         self.st().pod_groups_served = on;
@@ -369,6 +377,15 @@ impl ApiServer {
             "volumeattachments",
             "/apis/storage.k8s.io/v1/volumeattachments",
             "storage.k8s.io",
+        );
+    }
+
+    /// Lists and watches of ResourceClaims (all namespaces) answer 403 Forbidden.
+    pub fn forbid_resource_claims(&self) {
+        self.forbid(
+            "resourceclaims",
+            "/apis/resource.k8s.io/v1/resourceclaims",
+            "resource.k8s.io",
         );
     }
 
@@ -712,6 +729,28 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                 "buildDate": "2024-10-22T20:27:41Z", "goVersion": "go1.22.8", "compiler": "gc",
                 "platform": "linux/amd64"
             }),
+        ));
+    }
+    if req.method == "GET"
+        && let Some(gv) = req.path.strip_prefix("/apis/")
+        && gv.starts_with("resource.k8s.io/")
+        && gv.matches('/').count() == 1
+    {
+        let resources: Vec<Value> = kschedtui::model::kinds::Kind::ALL
+            .iter()
+            .filter(|k| st.dra_served && k.api_version() == gv)
+            .map(|k| json!({"name": k.plural(), "namespaced": k.namespaced(), "kind": k.name(), "verbs": ["get", "list", "watch"]}))
+            .collect();
+        if !resources.is_empty() {
+            return Answer::Json(Reply::new(
+                200,
+                json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}),
+            ));
+        }
+        return Answer::Json(Reply::status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
         ));
     }
     if req.method == "GET" && req.path == "/apis/scheduling.x-k8s.io/v1alpha1" {

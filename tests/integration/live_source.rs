@@ -433,6 +433,59 @@ async fn pod_groups_are_skipped_when_the_crd_is_not_served() {
 }
 
 #[tokio::test]
+async fn dra_kinds_are_skipped_when_resource_k8s_io_is_not_served() {
+    // A cluster without DRA (1.33 with the beta API off): no request for its kinds, no
+    // warning, and the rest loads.
+    let server = ApiServer::start();
+    server.serve_dra(false);
+    let src = connect(&server, WriteMode::Enabled).await;
+    let state = src.load_state().await.unwrap();
+    assert!(state.unreadable.is_empty(), "{:?}", state.unreadable);
+    assert!(
+        !server
+            .requests()
+            .iter()
+            .any(|r| r.path.contains("/resource.k8s.io/v1/") || r.path.ends_with("/resourceclaims")),
+        "listed a DRA kind"
+    );
+    assert_eq!(state.to_cluster().unwrap().pods.len(), 8);
+    // Served: every DRA kind is listed.
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    src.load_state().await.unwrap();
+    for plural in [
+        "deviceclasses",
+        "resourceslices",
+        "resourceclaims",
+        "resourceclaimtemplates",
+        "devicetaintrules",
+    ] {
+        assert!(
+            server.requests().iter().any(|r| r.path.ends_with(plural)),
+            "{plural} not listed"
+        );
+    }
+}
+
+#[tokio::test]
+async fn forbidden_resource_claims_are_a_warning_not_a_failure() {
+    let server = ApiServer::start();
+    server.forbid_resource_claims();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let state = src.load_state().await.unwrap();
+    assert!(state.unreadable[&Kind::ResourceClaim].starts_with("403 Forbidden: resourceclaims is forbidden"));
+    let c = state.to_cluster().unwrap();
+    assert!(
+        c.warnings.iter().any(|w| w.starts_with(
+            "ResourceClaims could not be read (403 Forbidden: resourceclaims is forbidden: User \"tester\" cannot list resource \"resourceclaims\""
+        ) && w.ends_with("pods with resource claims are explained as if they did not exist")),
+        "{:?}",
+        c.warnings
+    );
+    assert_eq!(c.pods.len(), 8);
+}
+
+#[tokio::test]
 async fn an_expired_continue_token_restarts_the_list() {
     let server = ApiServer::start();
     server.expire_continue_tokens(1);

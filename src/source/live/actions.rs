@@ -10,7 +10,6 @@ use kube::core::Status;
 use serde_json::{Value, json};
 
 use super::error::{ErrorContext, classify};
-use super::kinds::POD_GROUP_GROUP;
 use crate::model::ObjectKey;
 use crate::source::write::{Outcome, WriteError, WriteMode, WriteRequest, node_from_conflict, pdb_from_message};
 
@@ -244,12 +243,16 @@ impl ActionContext<'_> {
     }
 }
 
-/// True when the PodGroup CRD is served (its group/version lists `podgroups`).
-pub async fn pod_groups_served(client: &kube::Client, cx: &ErrorContext<'_>) -> Result<bool, super::error::LiveError> {
-    let gv = format!("{POD_GROUP_GROUP}/{}", super::kinds::POD_GROUP_VERSION);
-    match client.list_api_group_resources(&gv).await {
-        Ok(list) => Ok(list.resources.iter().any(|r| r.name == "podgroups")),
-        Err(kube::Error::Api(s)) if s.code == 404 || s.code == 403 => Ok(false),
+/// The resources a group/version serves (API discovery); empty when it is not served (404,
+/// or 403: discovery refused).
+pub async fn served_resources(
+    client: &kube::Client,
+    group_version: &str,
+    cx: &ErrorContext<'_>,
+) -> Result<Vec<String>, super::error::LiveError> {
+    match client.list_api_group_resources(group_version).await {
+        Ok(list) => Ok(list.resources.into_iter().map(|r| r.name).collect()),
+        Err(kube::Error::Api(s)) if s.code == 404 || s.code == 403 => Ok(Vec::new()),
         Err(e) => Err(classify(&e, cx)),
     }
 }

@@ -28,7 +28,7 @@ pub trait LiveKind:
 /// `LiveKind` for every row of the kinds table but events (below).
 macro_rules! live_kinds {
     (() $( $V:ident { ty: $ty:ty, kind: $kind:literal, api: $api:literal, accepts: [$($acc:literal),*],
-        plural: $plural:literal, namespaced: $ns:literal, optional: $opt:literal, anon: $anon:literal,
+        plural: $plural:literal, namespaced: $ns:literal, optional: $opt:literal, discover: $disc:literal, anon: $anon:literal,
         store: [$($field:ident)?], doc: $doc:literal } )* ) => {
         $( live_kinds!(@one $V $ty); )*
     };
@@ -91,7 +91,7 @@ impl kube::Resource for PodGroup {
 macro_rules! with_kind_match {
     (($kind:expr, $K:ident => $body:expr) $( $V:ident { ty: $ty:ty, kind: $k:literal, api: $api:literal,
         accepts: [$($acc:literal),*], plural: $plural:literal, namespaced: $ns:literal,
-        optional: $opt:literal, anon: $anon:literal, store: [$($field:ident)?], doc: $doc:literal } )* ) => {
+        optional: $opt:literal, discover: $disc:literal, anon: $anon:literal, store: [$($field:ident)?], doc: $doc:literal } )* ) => {
         match $kind {
             $( $crate::model::event::Kind::$V => {
                 type $K = $ty;

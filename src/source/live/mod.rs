@@ -80,7 +80,8 @@ pub struct LiveSource {
     /// resourceVersions of the last load, where watches start.
     listed: Mutex<BTreeMap<Kind, String>>,
     /// Whether PodGroups are served (known after a load).
-    pod_groups: Mutex<Option<bool>>,
+    /// The discovered kinds the server serves (None until discovery ran).
+    served: Mutex<Option<std::collections::BTreeSet<Kind>>>,
     /// The optional kinds ([`Kind::optional`]) that could not be listed at the last load (then
     /// they are not watched either).
     unreadable: Mutex<std::collections::BTreeSet<Kind>>,
@@ -124,7 +125,7 @@ impl LiveSource {
             opts: opts.watch.clone(),
             progress: None,
             listed: Mutex::new(BTreeMap::new()),
-            pod_groups: Mutex::new(None),
+            served: Mutex::new(None),
             unreadable: Mutex::new(std::collections::BTreeSet::new()),
         })
     }
@@ -201,36 +202,42 @@ impl LiveSource {
         }
     }
 
+    /// The kinds to list: every kind, less those served only with a feature or a CRD
+    /// ([`Kind::discovered`]: DRA, PodGroup) that API discovery does not list.
     async fn kinds(&self) -> Result<Vec<Kind>, LiveError> {
-        let known = *self
-            .pod_groups
+        let known = self
+            .served
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         let served = match known {
-            Some(b) => b,
+            Some(s) => s,
             None => {
-                let cx = self.cx("discovering the PodGroup API", "get", "API discovery");
-                let b = actions::pod_groups_served(&self.client, &cx).await?;
-                *self
-                    .pod_groups
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(b);
-                b
+                let mut s = std::collections::BTreeSet::new();
+                let mut by_gv: BTreeMap<&str, Vec<Kind>> = BTreeMap::new();
+                for k in Kind::ALL.into_iter().filter(|k| k.discovered()) {
+                    by_gv.entry(k.api_version()).or_default().push(k);
+                }
+                for (gv, kinds) in by_gv {
+                    let doing = format!("discovering the {gv} API");
+                    let cx = self.cx(&doing, "get", "API discovery");
+                    let names = actions::served_resources(&self.client, gv, &cx).await?;
+                    s.extend(kinds.into_iter().filter(|k| names.iter().any(|n| n == k.plural())));
+                }
+                *self.served.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(s.clone());
+                s
             }
         };
         Ok(Kind::ALL
             .into_iter()
-            .filter(|k| *k != Kind::PodGroup || served)
+            .filter(|k| !k.discovered() || served.contains(k))
             .collect())
     }
 
     /// Lists every kind. Events and VolumeAttachments are optional: when one cannot be listed
     /// (403, ...), the state records why in [`ClusterState::unreadable`] and the load goes on.
     pub async fn load_state(&self) -> Result<ClusterState, LiveError> {
-        *self
-            .pod_groups
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        *self.served.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         self.unreadable
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
