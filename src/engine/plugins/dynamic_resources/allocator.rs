@@ -41,7 +41,10 @@ pub const FIRST_AVAILABLE_MAX: i64 = 8;
 pub enum Rules {
     /// 1.34 (experimental): a node's view of a pool is complete when it sees every slice;
     /// an incomplete pool still serves ExactCount; an invalid pool reached by the search is an
-    /// error.
+    /// error; the counter sets a device consumes are its slice's; `distinctAttribute` only
+    /// refuses a second share of the same device (it compares pointers); with consumable
+    /// capacity, a shared device's counters count for every share and the capacity check of
+    /// the request's i-th device reads the slice's i-th device.
     V134,
     /// 1.35 (incubating): pools short of slices cluster-wide, or invalid, are skipped, and an
     /// allocation that fails where a pool is invalid says so; `distinctAttribute` is not
@@ -521,7 +524,11 @@ enum Constraint {
     Distinct {
         requests: BTreeSet<String>,
         attr: String,
-        values: BTreeMap<String, AttrValue>,
+        /// Per request, the value and the device it came from.
+        values: BTreeMap<String, (AttrValue, DeviceId)>,
+        /// 1.34 compares the values' pointers (`attribute.StringValue == attr.StringValue`,
+        /// fixed in 1.35), so only the same device's attribute is a duplicate.
+        by_device: bool,
     },
 }
 
@@ -564,7 +571,7 @@ impl Constraint {
         requests.is_empty() || requests.contains(base) || requests.contains(full)
     }
 
-    fn add(&mut self, base: &str, full: &str, d: &dra::Device, driver: &str) -> bool {
+    fn add(&mut self, base: &str, full: &str, d: &dra::Device, driver: &str, id: &DeviceId) -> bool {
         match self {
             Constraint::Match {
                 requests,
@@ -590,17 +597,23 @@ impl Constraint {
                     false
                 }
             }
-            Constraint::Distinct { requests, attr, values } => {
+            Constraint::Distinct {
+                requests,
+                attr,
+                values,
+                by_device,
+            } => {
                 if !Self::applies(requests, base, full) {
                     return true;
                 }
                 let Some(v) = lookup_attr(d, driver, attr) else {
                     return false;
                 };
-                if values.values().any(|x| *x == v) {
+                let duplicate = |(x, from): &(AttrValue, DeviceId)| if *by_device { from == id } else { *x == v };
+                if values.values().any(duplicate) {
                     return false;
                 }
-                values.insert(base.to_string(), v);
+                values.insert(base.to_string(), (v, id.clone()));
                 true
             }
         }
@@ -664,8 +677,9 @@ struct Search<'a, 'p> {
     constraints: Vec<Vec<Constraint>>,
     allocating: HashMap<DeviceId, BTreeSet<usize>>,
     allocating_capacity: HashMap<DeviceId, BTreeMap<String, i128>>,
-    consumed_counters: BTreeMap<(String, String), BTreeMap<String, BTreeMap<String, i128>>>,
-    available_counters: BTreeMap<(String, String), BTreeMap<String, BTreeMap<String, i128>>>,
+    /// Counters consumed by the devices being allocated, by [`Search::counters_key`].
+    consumed_counters: BTreeMap<String, BTreeMap<String, BTreeMap<String, i128>>>,
+    available_counters: BTreeMap<String, BTreeMap<String, BTreeMap<String, i128>>>,
     values: HashMap<(usize, usize, usize), DeviceValue>,
     results: Vec<Vec<DeviceResult>>,
     domains: BTreeSet<String>,
@@ -938,6 +952,7 @@ impl<'a> Search<'a, '_> {
                         requests,
                         attr: a.clone(),
                         values: BTreeMap::new(),
+                        by_device: self.inp.rules == Rules::V134,
                     });
                 } else {
                     return Err(format!(
@@ -970,7 +985,7 @@ impl<'a> Search<'a, '_> {
         if d.binding_conditions.as_ref().is_some_and(|b| !b.is_empty()) && !(f.binding_conditions && f.device_status) {
             return Ok(false);
         }
-        let consumable = f.consumable_capacity && self.inp.rules == Rules::V136;
+        let consumable = self.consumable();
         let domains = &self.domains;
         let value = self
             .values
@@ -1005,10 +1020,13 @@ impl<'a> Search<'a, '_> {
         Ok(true)
     }
 
+    /// DRAConsumableCapacity, which 1.35's incubating allocator does not implement.
+    fn consumable(&self) -> bool {
+        self.inp.features.consumable_capacity && self.inp.rules != Rules::V135
+    }
+
     fn allow_multi(&self, d: &dra::Device) -> bool {
-        self.inp.features.consumable_capacity
-            && self.inp.rules == Rules::V136
-            && d.allow_multiple_allocations == Some(true)
+        self.consumable() && d.allow_multiple_allocations == Some(true)
     }
 
     /// The capacity a request consumes of a device, or None when the device cannot serve it
@@ -1039,16 +1057,20 @@ impl<'a> Search<'a, '_> {
     }
 
     fn capacity_fits(&self, rd: &RequestData<'a>, at: (usize, usize, usize)) -> bool {
-        if self.inp.rules != Rules::V136 || !self.inp.features.consumable_capacity {
+        let (_, d) = self.device(at);
+        self.device_capacity_fits(rd, d, &self.id(at))
+    }
+
+    /// `CmpRequestOverCapacity` for device `d`, `id`.
+    fn device_capacity_fits(&self, rd: &RequestData<'a>, d: &dra::Device, id: &DeviceId) -> bool {
+        if !self.consumable() {
             return true;
         }
-        let (_, d) = self.device(at);
         let Some(consumed) = self.consumption(rd, d) else {
             return false;
         };
-        let id = self.id(at);
-        let current = self.inp.allocated.consumed.get(&id);
-        let pending = self.allocating_capacity.get(&id);
+        let current = self.inp.allocated.consumed.get(id);
+        let pending = self.allocating_capacity.get(id);
         for (name, cap) in d.capacity.iter().flatten() {
             let value = quantity(&cap.value.0);
             let c = consumed.get(name).copied().unwrap_or(0)
@@ -1084,22 +1106,46 @@ impl<'a> Search<'a, '_> {
         })
     }
 
-    fn pool_key(&self, pi: usize) -> (String, String) {
-        (self.pools[pi].driver.to_string(), self.pools[pi].name.to_string())
+    /// Whose counters a device of `slice` in pool `pi` consumes: its pool's (1.35+), or, at
+    /// 1.34, its slice's, by slice name (the slice holds the counter sets its devices consume).
+    fn counters_key(&self, pi: usize, slice: &dra::ResourceSlice) -> String {
+        if self.inp.rules == Rules::V134 {
+            format!("slice {}", slice.metadata.name.as_deref().unwrap_or(""))
+        } else {
+            format!("pool {}", self.pools[pi].id())
+        }
     }
 
-    /// The counters left in a pool: its counter sets less what allocated devices consume.
-    fn available(&mut self, pi: usize) -> BTreeMap<String, BTreeMap<String, i128>> {
-        let key = self.pool_key(pi);
+    /// The counters left: the pool's counter sets (1.34: the slice's) less what allocated
+    /// devices consume.
+    fn available(&mut self, pi: usize, slice: &dra::ResourceSlice) -> BTreeMap<String, BTreeMap<String, i128>> {
+        let key = self.counters_key(pi, slice);
         if let Some(a) = self.available_counters.get(&key) {
             return a.clone();
         }
         let pool = &self.pools[pi];
-        let mut avail = pool.counter_sets.clone();
-        for s in pool.slices.iter().chain(pool.other_slices.iter()) {
+        let (mut avail, slices) = if self.inp.rules == Rules::V134 {
+            let sets = slice
+                .spec
+                .shared_counters
+                .iter()
+                .flatten()
+                .map(|set| {
+                    let counters = set.counters.iter().map(|(k, c)| (k.clone(), quantity(&c.value.0)));
+                    (set.name.clone(), counters.collect())
+                })
+                .collect();
+            (sets, vec![slice])
+        } else {
+            let slices = pool.slices.iter().chain(pool.other_slices.iter()).copied().collect();
+            (pool.counter_sets.clone(), slices)
+        };
+        for s in slices {
             for d in s.spec.devices.iter().flatten() {
                 let id = (pool.driver.to_string(), pool.name.to_string(), d.name.clone());
-                if !(self.inp.allocated.devices.contains(&id) || self.inp.allocated.shared.contains(&id)) {
+                // 1.34 counts devices allocated whole only.
+                let shared = self.inp.rules != Rules::V134 && self.inp.allocated.shared.contains(&id);
+                if !(self.inp.allocated.devices.contains(&id) || shared) {
                     continue;
                 }
                 for c in d.consumes_counters.iter().flatten() {
@@ -1117,10 +1163,12 @@ impl<'a> Search<'a, '_> {
         avail
     }
 
-    /// Adds the device's counter consumption if the pool has enough left.
-    fn take_counters(&mut self, pi: usize, d: &dra::Device) -> bool {
-        let avail = self.available(pi);
-        let key = self.pool_key(pi);
+    /// Adds the device's counter consumption if enough is left. 1.34 checks the counters its
+    /// slice has (a consumed counter set the slice lacks is not checked); 1.35+ every consumed
+    /// counter (the pool's validation has checked they exist).
+    fn take_counters(&mut self, pi: usize, slice: &dra::ResourceSlice, d: &dra::Device) -> bool {
+        let avail = self.available(pi, slice);
+        let key = self.counters_key(pi, slice);
         let mut consumed = self.consumed_counters.get(&key).cloned().unwrap_or_default();
         for c in d.consumes_counters.iter().flatten() {
             let set = consumed.entry(c.counter_set.clone()).or_default();
@@ -1128,19 +1176,27 @@ impl<'a> Search<'a, '_> {
                 *set.entry(k.clone()).or_insert(0) += quantity(&q.value.0);
             }
         }
-        let ok = consumed.iter().all(|(set, counters)| {
-            counters
-                .iter()
-                .all(|(k, v)| avail.get(set).and_then(|s| s.get(k)).is_some_and(|a| *a >= *v))
-        });
+        let ok = if self.inp.rules == Rules::V134 {
+            avail.iter().all(|(set, counters)| {
+                counters
+                    .iter()
+                    .all(|(k, a)| consumed.get(set).and_then(|s| s.get(k)).is_none_or(|v| *a >= *v))
+            })
+        } else {
+            consumed.iter().all(|(set, counters)| {
+                counters
+                    .iter()
+                    .all(|(k, v)| avail.get(set).and_then(|s| s.get(k)).is_some_and(|a| *a >= *v))
+            })
+        };
         if ok {
             self.consumed_counters.insert(key, consumed);
         }
         ok
     }
 
-    fn release_counters(&mut self, pi: usize, d: &dra::Device) {
-        let key = self.pool_key(pi);
+    fn release_counters(&mut self, pi: usize, slice: &dra::ResourceSlice, d: &dra::Device) {
+        let key = self.counters_key(pi, slice);
         if let Some(consumed) = self.consumed_counters.get_mut(&key) {
             for c in d.consumes_counters.iter().flatten() {
                 if let Some(set) = consumed.get_mut(&c.counter_set) {
@@ -1154,19 +1210,21 @@ impl<'a> Search<'a, '_> {
         }
     }
 
-    /// `allocateDevice`: Ok(true) when the device was added to the claim's results.
+    /// `allocateDevice`: Ok(true) when the device was added to the claim's results. `slot` is
+    /// the index of the device among the request's.
     fn allocate_device(
         &mut self,
         ci: usize,
         key: (usize, usize, usize),
         at: (usize, usize, usize),
+        slot: usize,
         must: bool,
     ) -> Result<bool, String> {
         let (slice, d) = self.device(at);
         let id = self.id(at);
         let (admin, base, full, sub, tolerations_ok, consumption) = {
             let rd = &self.requests[&key];
-            let consumption = if self.inp.rules == Rules::V136 && self.inp.features.consumable_capacity {
+            let consumption = if self.consumable() {
                 self.consumption(rd, d)
             } else {
                 Some(BTreeMap::new())
@@ -1199,10 +1257,12 @@ impl<'a> Search<'a, '_> {
         if !self.inp.features.partitionable && has_counters {
             return Ok(false);
         }
-        let skip_counters =
-            multi && (self.inp.allocated.shared.contains(&id) || self.allocating_capacity.contains_key(&id));
+        // 1.34 checks the counters of a shared device again for every share.
+        let skip_counters = self.inp.rules != Rules::V134
+            && multi
+            && (self.inp.allocated.shared.contains(&id) || self.allocating_capacity.contains_key(&id));
         let took_counters = !skip_counters && has_counters;
-        if took_counters && !self.take_counters(at.0, d) {
+        if took_counters && !self.take_counters(at.0, slice, d) {
             return Ok(false);
         }
         // Upstream does not give the counters back when a later check rejects the device.
@@ -1212,7 +1272,7 @@ impl<'a> Search<'a, '_> {
         let driver = slice.spec.driver.clone();
         let cons = &mut self.constraints[ci];
         for k in 0..cons.len() {
-            if !cons[k].add(&base, &full, d, &driver) {
+            if !cons[k].add(&base, &full, d, &driver, &id) {
                 if must {
                     return Err(format!(
                         "claim {}, request {}: cannot add device {}/{}/{} because a claim constraint would not be satisfied",
@@ -1228,9 +1288,24 @@ impl<'a> Search<'a, '_> {
         if !multi {
             self.allocating.entry(id.clone()).or_default().insert(ci);
         }
-        if self.inp.rules == Rules::V136 && self.inp.features.consumable_capacity {
+        if self.consumable() {
             let rd = &self.requests[&key];
-            if !self.capacity_fits(rd, at) {
+            let fits = if self.inp.rules == Rules::V134 {
+                // 1.34 checks the device of the slice at the request's device index instead
+                // (`slice.Spec.Devices[r.deviceIndex]`, fixed in 1.35), and panics past the end.
+                let devices = slice.spec.devices.as_deref().unwrap_or(&[]);
+                let Some(other) = devices.get(slot) else {
+                    return Err(format!(
+                        "runtime error: index out of range [{slot}] with length {}",
+                        devices.len()
+                    ));
+                };
+                let other_id = (id.0.clone(), id.1.clone(), other.name.clone());
+                self.device_capacity_fits(rd, other, &other_id)
+            } else {
+                self.capacity_fits(rd, at)
+            };
+            if !fits {
                 // Upstream leaves the constraint and counter bookkeeping in place here.
                 return Ok(false);
             }
@@ -1253,7 +1328,7 @@ impl<'a> Search<'a, '_> {
     }
 
     fn undo(&mut self, ci: usize, key: (usize, usize, usize), at: (usize, usize, usize)) {
-        let (_, d) = self.device(at);
+        let (slice, d) = self.device(at);
         let id = self.id(at);
         let (base, full) = {
             let rd = &self.requests[&key];
@@ -1283,7 +1358,7 @@ impl<'a> Search<'a, '_> {
                 }
             }
         } else if self.inp.features.partitionable && d.consumes_counters.as_ref().is_some_and(|c| !c.is_empty()) {
-            self.release_counters(at.0, d);
+            self.release_counters(at.0, slice, d);
         }
         self.results[ci].pop();
     }
@@ -1339,7 +1414,7 @@ impl<'a> Search<'a, '_> {
         }
         if let Some(all) = all {
             let at = all[di];
-            match self.allocate_device(ci, key, at, true) {
+            match self.allocate_device(ci, key, at, di, true) {
                 Err(e) => return Err(Stop::Err(e)),
                 Ok(false) => return Ok(false),
                 Ok(true) => {}
@@ -1391,7 +1466,7 @@ impl<'a> Search<'a, '_> {
                     if !fits {
                         continue;
                     }
-                    match self.allocate_device(ci, key, at, false) {
+                    match self.allocate_device(ci, key, at, di, false) {
                         Err(e) => return Err(Stop::Err(e)),
                         Ok(false) => continue,
                         Ok(true) => {}

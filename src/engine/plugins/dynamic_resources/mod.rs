@@ -529,7 +529,7 @@ impl PreFilterPlugin for DynamicResources {
         if to_allocate > 0 {
             s.allocated = Some(Arc::new(AllocatedState::gather(
                 cluster.resource_claims.values(),
-                self.features.consumable_capacity && self.rules == Rules::V136,
+                self.features.consumable_capacity && self.rules != Rules::V135,
             )));
         }
         s.claims = claims;
