@@ -1238,6 +1238,12 @@ fn request_bind(app: &mut App) {
         app.error(format!("cannot bind {pod}: {why}"));
         return;
     }
+    // What the API server would refuse, or what a binding alone would get wrong (claims the
+    // scheduler allocates first), is refused here, in snapshot mode too.
+    if let Err(e) = crate::source::write::bind_plan(&app.cluster, &pod, &node) {
+        app.error(format!("cannot bind: {e}"));
+        return;
+    }
     let waiting = app
         .live
         .as_ref()

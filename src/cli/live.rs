@@ -209,7 +209,7 @@ pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
 /// A source for `bind`/`preempt`: the snapshot or demo in memory, or the live cluster.
 enum Target {
     Fixture(FixtureSource, Option<(Release, Option<String>)>),
-    Live(LiveSource, (Release, Option<String>)),
+    Live(Box<LiveSource>, (Release, Option<String>)),
 }
 
 async fn open_target(cli: &Cli, namespace: Option<String>) -> Result<(Target, ClusterState, String)> {
@@ -235,7 +235,7 @@ async fn open_target(cli: &Cli, namespace: Option<String>) -> Result<(Target, Cl
     let (src, sv, state) = connect_and_load(&cli.cluster, namespace, Scope::AllNamespaces).await?;
     let ns = src.info().namespace.clone();
     let v = server_default(&sv);
-    Ok((Target::Live(src, v), state, ns))
+    Ok((Target::Live(Box::new(src), v), state, ns))
 }
 
 fn explain_one(
@@ -290,7 +290,7 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
         let plan = bind_plan(&cluster, &pod, &node)?;
         match &target {
             Target::Fixture(s, _) => confirm_and_execute(s, &plan, args.yes).await,
-            Target::Live(s, _) => confirm_and_execute(s, &plan, args.yes).await,
+            Target::Live(s, _) => confirm_and_execute(&**s, &plan, args.yes).await,
         }
     })
 }
@@ -340,7 +340,7 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
         let plan = preempt_plan(&cluster, &pod, node, &pf.victims, how)?;
         match &target {
             Target::Fixture(s, _) => confirm_and_execute(s, &plan, args.yes).await,
-            Target::Live(s, _) => confirm_and_execute(s, &plan, args.yes).await,
+            Target::Live(s, _) => confirm_and_execute(&**s, &plan, args.yes).await,
         }
     })
 }

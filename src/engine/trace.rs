@@ -359,6 +359,21 @@ pub struct DraRequestOnNode {
     pub near: Vec<String>,
 }
 
+impl DraRequestOnNode {
+    /// One line: `c/gpu wants 2: 4 device(s), 4 of the class, 2 match the selectors, 1 free,
+    /// 1 usable`.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "{} wants {}: {} device(s), {} of the class, {} match the selectors, {} free, {} usable",
+            self.request, self.wanted, self.devices, self.class_match, self.selector_match, self.free, self.usable
+        );
+        if let Some(e) = &self.error {
+            s.push_str(&format!("; error: {e}"));
+        }
+        s
+    }
+}
+
 /// The explanation of one pod.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Explanation {

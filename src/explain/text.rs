@@ -192,18 +192,15 @@ fn render_dra(s: &mut String, ex: &Explanation) {
             let _ = writeln!(s, "    reserved for {}", c.reserved_for.join(", "));
         }
     }
-    for n in &d.nodes {
+    // Nodes another plugin rejected and that have no devices at all are counted, not listed.
+    let quiet = |n: &crate::engine::trace::DraNode| {
+        n.verdict.contains("(the node already failed") && n.requests.iter().all(|r| r.devices == 0)
+    };
+    let hidden = d.nodes.iter().filter(|n| quiet(n)).count();
+    for n in d.nodes.iter().filter(|n| !quiet(n)) {
         let _ = writeln!(s, "  {}: {}", n.node, n.verdict);
         for r in &n.requests {
-            let _ = write!(
-                s,
-                "    {} wants {}: {} device(s), {} of the class, {} match the selectors, {} free, {} usable",
-                r.request, r.wanted, r.devices, r.class_match, r.selector_match, r.free, r.usable
-            );
-            if let Some(e) = &r.error {
-                let _ = write!(s, "; error: {e}");
-            }
-            let _ = writeln!(s);
+            let _ = writeln!(s, "    {}", r.summary());
             for x in &r.near {
                 let _ = writeln!(s, "      {x}");
             }
@@ -211,6 +208,12 @@ fn render_dra(s: &mut String, ex: &Explanation) {
         if !n.allocation.is_empty() {
             let _ = writeln!(s, "    would get {}", n.allocation.join(", "));
         }
+    }
+    if hidden > 0 {
+        let _ = writeln!(
+            s,
+            "  ({hidden} more node(s) without devices, rejected by other plugins)"
+        );
     }
 }
 

@@ -316,6 +316,58 @@ pub enum PlanError {
         /// Node.
         node: String,
     },
+    /// The pod's resource claims need writes before a binding (DynamicResources' PreBind:
+    /// the allocation and the pod in reservedFor), which kschedtui does not make.
+    #[error(
+        "pod {pod} uses ResourceClaim(s) {} that the scheduler allocates and reserves for it before binding; kschedtui does not write claim allocations, so binding it here would start the pod without its devices (let the scheduler bind it, or allocate the claims first)",
+        claims.join(", ")
+    )]
+    ClaimsNeedWrites {
+        /// Pod.
+        pod: ObjectKey,
+        /// The claims (`namespace/name`) not allocated or not reserved for the pod.
+        claims: Vec<String>,
+    },
+}
+
+/// The pod's ResourceClaims that are not allocated, or not reserved for it.
+fn claims_needing_writes(cluster: &Cluster, p: &crate::model::Pod) -> Vec<String> {
+    let spec = p
+        .obj
+        .spec
+        .as_ref()
+        .and_then(|s| s.resource_claims.as_deref())
+        .unwrap_or(&[]);
+    let statuses = p
+        .obj
+        .status
+        .as_ref()
+        .and_then(|s| s.resource_claim_statuses.as_deref())
+        .unwrap_or(&[]);
+    let mut out = Vec::new();
+    for pc in spec {
+        let name = match (&pc.resource_claim_name, &pc.resource_claim_template_name) {
+            (Some(n), _) => Some(n.clone()),
+            (None, Some(_)) => statuses
+                .iter()
+                .find(|s| s.name == pc.name)
+                .and_then(|s| s.resource_claim_name.clone()),
+            _ => None,
+        };
+        let Some(name) = name else { continue };
+        let key = ObjectKey::new(p.key.namespace.clone(), name);
+        let ready = cluster.resource_claims.get(&key).is_some_and(|c| {
+            let st = c.status.as_ref();
+            st.and_then(|s| s.allocation.as_ref()).is_some()
+                && st
+                    .and_then(|s| s.reserved_for.as_ref())
+                    .is_some_and(|r| r.iter().any(|r| r.uid == p.uid))
+        });
+        if !ready {
+            out.push(key.to_string());
+        }
+    }
+    out
 }
 
 /// Plans binding `pod` to `node`.
@@ -329,6 +381,13 @@ pub fn bind_plan(cluster: &Cluster, pod: &ObjectKey, node: &str) -> Result<Plan,
     }
     if cluster.node(node).is_none() {
         return Err(PlanError::NoNode(node.to_string()));
+    }
+    let claims = claims_needing_writes(cluster, p);
+    if !claims.is_empty() {
+        return Err(PlanError::ClaimsNeedWrites {
+            pod: pod.clone(),
+            claims,
+        });
     }
     let uid = p.obj.metadata.uid.clone();
     Ok(Plan {
@@ -843,6 +902,42 @@ items:
 
     fn k(s: &str) -> ObjectKey {
         ObjectKey::parse(s, "")
+    }
+
+    #[test]
+    fn a_pod_whose_claims_need_allocating_is_not_bound_without_them() {
+        let text = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: gpu, namespace: a}, spec: {devices: {requests: []}}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: ready, namespace: a}
+  spec: {devices: {requests: []}}
+  status: {allocation: {devices: {results: []}}, reservedFor: [{resource: pods, name: p, uid: u-p}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: a, uid: u-p}
+  spec:
+    containers: [{name: c, image: i}]
+    resourceClaims: [{name: g, resourceClaimName: gpu}, {name: r, resourceClaimName: ready}]
+"#;
+        let c = load_str("t", text).unwrap();
+        let e = bind_plan(&c, &k("a/p"), "n1").unwrap_err();
+        assert!(matches!(&e, PlanError::ClaimsNeedWrites { claims, .. } if claims == &["a/gpu".to_string()]));
+        assert!(
+            e.to_string()
+                .starts_with("pod a/p uses ResourceClaim(s) a/gpu that the scheduler allocates")
+        );
+        // With every claim allocated and reserved for it, the pod binds as any other.
+        let c = load_str(
+            "t",
+            &text.replace("resourceClaimName: gpu}, ", "resourceClaimName: ready}, "),
+        )
+        .unwrap();
+        assert!(bind_plan(&c, &k("a/p"), "n1").is_ok());
     }
 
     #[test]

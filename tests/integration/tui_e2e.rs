@@ -260,6 +260,66 @@ fn demo_search_step_open_node_bind_help_quit() {
     assert!(s.contains("TTY-COOKED"), "raw mode left on:\n{s}");
 }
 
+#[test]
+fn demo_dra_pod_shows_its_claims_node_devices_and_refuses_a_bind_without_them() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let t = Tmux::start_sized(
+        "dra",
+        &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; sleep 30"),
+        160,
+        48,
+    );
+    t.wait_for(&["kschedtui", "demo cluster", "nccl-pair"]);
+    t.keys(&["/"]);
+    t.text("nccl-pair");
+    t.wait_for(&["/nccl-pair"]);
+    t.keys(&["Enter"]);
+    t.wait_for(&["nccl-pair"]);
+    t.keys(&["Enter"]);
+    // Filter: the two DRA nodes fail DynamicResources, the others earlier plugins.
+    t.wait_for(&[
+        "Pod ml/nccl-pair",
+        "Filter",
+        "pool-dra-a1",
+        "cannot allocate all claims",
+    ]);
+    t.keys(&["Enter"]);
+    // The node view: the node's devices with who uses them, and why the pod's claim fails.
+    t.wait_for(&[
+        "Node pool-dra-a1",
+        "Devices (DRA)  1 of 4 free",
+        "used by ml/team-gpu",
+        "rejected by DynamicResources: cannot allocate all claims",
+        "nccl-pair-gpus/gpus wants 2: 4 device(s)",
+        "gpu-1: in use by ml/pretrain-gpus",
+    ]);
+    // A schedulable DRA pod: bind is refused, naming the claim it would leave unallocated.
+    t.keys(&["Escape"]);
+    t.wait_for(&["Pod ml/nccl-pair", "step "]);
+    t.keys(&["Escape"]);
+    t.wait_gone("Pod ml/nccl-pair");
+    t.keys(&["/"]);
+    t.wait_for(&["/nccl-pair"]);
+    for _ in 0.."nccl-pair".len() {
+        t.keys(&["BSpace"]);
+    }
+    t.text("infer-l4");
+    t.wait_for(&["/infer-l4"]);
+    t.keys(&["Enter"]);
+    t.wait_for(&["infer-l4"]);
+    t.keys(&["Enter"]);
+    t.wait_for(&["Pod ml/infer-l4", "would bind to pool-dra-b1"]);
+    t.keys(&["b"]);
+    t.wait_for(&["uses ResourceClaim(s) ml/infer-l4-gpu"]);
+    t.keys(&["q"]);
+    t.wait_for(&["Pods 1 shown"]);
+    t.keys(&["q"]);
+    t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+}
+
 /// Prints TTY-RAW or TTY-COOKED: whether the terminal was left in raw mode.
 const TTY_MODE: &str = "if stty -a | grep -q -- -icanon; then echo TTY-RAW; else echo TTY-COOKED; fi";
 

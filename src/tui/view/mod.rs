@@ -3,6 +3,7 @@
 //! domain. One file per panel.
 
 mod dialogs;
+mod dra;
 mod filter_table;
 mod help;
 mod node_list;

@@ -105,6 +105,9 @@ fn why<'a>(app: &App, node: &Node, pod: &Pod, theme: &Theme) -> Vec<Line<'a>> {
                         Span::styled(format!(": {}", fl.reasons.join(", ")), style),
                     ]));
                 }
+                for d in &f.detail {
+                    lines.push(Line::from(Span::styled(format!("  {d}"), theme.muted)));
+                }
                 for a in f.all_failures.iter().skip(1) {
                     lines.push(Line::from(Span::styled(
                         format!("also fails {}: {}", a.plugin, a.reasons.join(", ")),
@@ -192,6 +195,30 @@ pub fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'_>, are
         .clamp(4, 40);
     for (name, alloc, used, add) in &gauges {
         left.push(gauge(name, *alloc, *used, *add, bar_w, theme));
+    }
+    let devices = crate::engine::plugins::dynamic_resources::node_devices(&app.cluster, &node.name, &node.labels);
+    if !devices.is_empty() {
+        let free = devices.iter().filter(|d| d.used_by.is_none()).count();
+        left.push(Line::from(""));
+        left.push(Line::from(vec![
+            Span::styled("Devices (DRA)", theme.header),
+            Span::styled(format!("  {free} of {} free", devices.len()), theme.muted),
+        ]));
+        for d in &devices {
+            let name = d.id.rsplit('/').next().unwrap_or(&d.id);
+            let mut spans = vec![
+                Span::raw(format!("  {name} ")),
+                Span::styled(d.summary.clone(), theme.muted),
+            ];
+            match &d.used_by {
+                Some(c) => spans.push(Span::styled(format!("  used by {c}"), theme.warn)),
+                None => spans.push(Span::styled("  free", theme.ok)),
+            }
+            for t in &d.taints {
+                spans.push(Span::styled(format!("  tainted {t}"), theme.fail));
+            }
+            left.push(Line::from(spans));
+        }
     }
     if let Some(p) = pod {
         left.push(Line::from(""));

@@ -246,6 +246,13 @@ pub fn render(
                             theme.muted,
                         ))),
                     }
+                    if p == names::DYNAMIC_RESOURCES {
+                        let d = super::dra::lines(ex, theme);
+                        if !d.is_empty() {
+                            lines.push(Line::from(""));
+                            lines.extend(d);
+                        }
+                    }
                     if let Some(pod) = pod {
                         let f = facts(p, pod);
                         if !f.is_empty() {

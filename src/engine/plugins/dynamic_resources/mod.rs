@@ -545,6 +545,10 @@ impl PreFilterPlugin for DynamicResources {
 }
 
 impl FilterPlugin for DynamicResources {
+    fn failure_detail(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Vec<String> {
+        self.detail(cx, state, pod, node)
+    }
+
     fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
         let Some(s) = state.read::<StateData>(STATE_KEY) else {
             return Status::success();
@@ -604,6 +608,37 @@ impl FilterPlugin for DynamicResources {
             },
         );
         Status::success()
+    }
+}
+
+impl DynamicResources {
+    /// kschedtui extra: why the node failed, request by request.
+    fn detail(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Vec<String> {
+        let Some(s) = state.read::<StateData>(STATE_KEY) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (i, c) in s.claims.iter().enumerate() {
+            if let Some(m) = &s.available_on[i]
+                && !m.matches(&node.node.labels, node.name())
+            {
+                out.push(format!(
+                    "claim {} is allocated to devices of other nodes",
+                    kobj(&c.metadata)
+                ));
+            }
+        }
+        let users = device_users(&cx.snapshot.cluster);
+        if let Some(n) = self.node_trace(cx, s, pod, node, &users) {
+            for r in &n.requests {
+                out.push(r.summary());
+                out.extend(r.near.iter().take(4).map(|x| format!("  {x}")));
+            }
+            if let Some(hint) = n.verdict.strip_prefix(&format!("{CANNOT_ALLOCATE}: ")) {
+                out.push(hint.to_string());
+            }
+        }
+        out
     }
 }
 
@@ -830,6 +865,83 @@ impl PreBindPlugin for DynamicResources {
     }
 }
 
+/// One device a node can use, for the node view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeDevice {
+    /// `driver/pool/device`.
+    pub id: String,
+    /// Its attributes and capacities, short (`model H100, numa 0, memory 80Gi`).
+    pub summary: String,
+    /// The claim it is allocated to, if any.
+    pub used_by: Option<String>,
+    /// Its taints (`key=value:Effect`).
+    pub taints: Vec<String>,
+}
+
+/// The devices of the ResourceSlices a node sees (the newest generation of each pool), with
+/// who uses them.
+pub fn node_devices(cluster: &Cluster, node: &str, labels: &crate::model::Labels) -> Vec<NodeDevice> {
+    let slices: Vec<&dra::ResourceSlice> = cluster.resource_slices.values().collect();
+    let view = NodeView { name: node, labels };
+    let f = AllocFeatures {
+        partitionable: true,
+        ..Default::default()
+    };
+    let users = device_users(cluster);
+    let mut out = Vec::new();
+    for p in allocator::gather_pools(&view, &slices, Rules::V136, &f) {
+        for (slice, d) in p.devices() {
+            let mut parts: Vec<String> = Vec::new();
+            for (k, a) in d.attributes.iter().flatten() {
+                let (_, id) = cel::split_name(k, &slice.spec.driver);
+                let v = a
+                    .string
+                    .clone()
+                    .or_else(|| a.version.clone())
+                    .or_else(|| a.int.map(|i| i.to_string()))
+                    .or_else(|| a.bool.map(|b| b.to_string()))
+                    .unwrap_or_default();
+                parts.push(format!("{id} {v}"));
+            }
+            for (k, c) in d.capacity.iter().flatten() {
+                let (_, id) = cel::split_name(k, &slice.spec.driver);
+                parts.push(format!("{id} {}", c.value.0));
+            }
+            let key = (p.driver.to_string(), p.name.to_string(), d.name.clone());
+            out.push(NodeDevice {
+                id: format!("{}/{}/{}", p.driver, p.name, d.name),
+                summary: parts.join(", "),
+                used_by: users.get(&key).cloned(),
+                taints: d
+                    .taints
+                    .iter()
+                    .flatten()
+                    .map(|t| format!("{}={}:{}", t.key, t.value.as_deref().unwrap_or(""), t.effect))
+                    .collect(),
+            });
+        }
+    }
+    out
+}
+
+/// Which claim uses each allocated device (admin access aside).
+fn device_users(cluster: &Cluster) -> BTreeMap<(String, String, String), String> {
+    cluster
+        .resource_claims
+        .values()
+        .flat_map(|c| {
+            let name = kobj(&c.metadata);
+            allocation(c)
+                .and_then(|a| a.devices.as_ref())
+                .and_then(|d| d.results.as_ref())
+                .into_iter()
+                .flatten()
+                .filter(|r| r.admin_access != Some(true))
+                .map(move |r| ((r.driver.clone(), r.pool.clone(), r.device.clone()), name.clone()))
+        })
+        .collect()
+}
+
 /// A request's shape for the trace: `gpu: 2 of gpu.example.com where <selectors>`.
 fn request_line(r: &dra::DeviceRequest) -> String {
     let one = |mode: Option<&str>, count: Option<i64>, class: &str, sels: Option<&Vec<dra::DeviceSelector>>| {
@@ -899,20 +1011,7 @@ impl DynamicResources {
                 return t;
             }
         };
-        let users: BTreeMap<(String, String, String), String> = cluster
-            .resource_claims
-            .values()
-            .flat_map(|c| {
-                let name = kobj(&c.metadata);
-                allocation(c)
-                    .and_then(|a| a.devices.as_ref())
-                    .and_then(|d| d.results.as_ref())
-                    .into_iter()
-                    .flatten()
-                    .filter(|r| r.admin_access != Some(true))
-                    .map(move |r| ((r.driver.clone(), r.pool.clone(), r.device.clone()), name.clone()))
-            })
-            .collect();
+        let users = device_users(cluster);
         for (pc, c) in &user {
             let state = match allocation(c) {
                 Some(a) => {
@@ -990,10 +1089,9 @@ impl DynamicResources {
         let Some(s) = state.read::<StateData>(STATE_KEY).cloned() else {
             return t;
         };
-        let Some(allocated) = s.allocated.clone() else {
+        if s.allocated.is_none() {
             return t;
-        };
-        let slices: Vec<&dra::ResourceSlice> = cluster.resource_slices.values().collect();
+        }
         for n in &cx.snapshot.nodes {
             let decided_elsewhere = ex
                 .filter
@@ -1002,16 +1100,38 @@ impl DynamicResources {
                 .and_then(|f| f.failure.as_ref())
                 .filter(|f| f.plugin != names::DYNAMIC_RESOURCES && !f.plugin.is_empty())
                 .map(|f| f.plugin.clone());
-            let (claims, outcome) = match self.attempt(cx, &s, pod, n) {
+            if let Some(mut node) = self.node_trace(cx, &s, pod, n, &users) {
+                if let Some(p) = decided_elsewhere {
+                    node.verdict.push_str(&format!(" (the node already failed {p})"));
+                }
+                t.nodes.push(node);
+            }
+        }
+        t
+    }
+
+    /// The allocation attempt on one node, and how each request's devices narrow down there.
+    fn node_trace(
+        &self,
+        cx: &Ctx<'_>,
+        s: &StateData,
+        pod: &PodInfo,
+        n: &NodeInfo,
+        users: &BTreeMap<(String, String, String), String>,
+    ) -> Option<DraNode> {
+        let cluster = &cx.snapshot.cluster;
+        let allocated = s.allocated.clone()?;
+        let slices: Vec<&dra::ResourceSlice> = cluster.resource_slices.values().collect();
+        {
+            let (claims, outcome) = match self.attempt(cx, s, pod, n) {
                 Ok(Some(x)) => x,
-                Ok(None) => continue,
+                Ok(None) => return None,
                 Err(st) => {
-                    t.nodes.push(DraNode {
+                    return Some(DraNode {
                         node: n.name().to_string(),
                         verdict: st.message(),
                         ..Default::default()
                     });
-                    continue;
                 }
             };
             let mut node = DraNode {
@@ -1038,9 +1158,6 @@ impl DynamicResources {
                 Outcome::InvalidPools => INVALID_POOLS.to_string(),
                 Outcome::Error(e) => format!("error: {e}"),
             };
-            if let Some(p) = decided_elsewhere {
-                node.verdict.push_str(&format!(" (the node already failed {p})"));
-            }
             let view = NodeView {
                 name: n.name(),
                 labels: &n.node.labels,
@@ -1051,15 +1168,101 @@ impl DynamicResources {
                     &inputs,
                     &view,
                     c,
-                    &users,
+                    users,
                     self.features.device_taints,
                     self.rules,
                 ));
             }
-            t.nodes.push(node);
+            if matches!(outcome, Outcome::Unsatisfiable) && !node.requests.is_empty() {
+                let enough = node.requests.iter().all(|r| match r.wanted.parse::<usize>() {
+                    Ok(n) => r.usable >= n,
+                    Err(_) => r.usable > 0,
+                });
+                let alternatives = node.requests.iter().any(|r| r.request.matches('/').count() > 1);
+                if enough && !alternatives {
+                    let constraints: Vec<String> = claims
+                        .iter()
+                        .flat_map(|c| devices(c).into_iter().flat_map(|d| d.constraints.iter().flatten()))
+                        .map(|c| match (&c.match_attribute, &c.distinct_attribute) {
+                            (Some(a), _) => format!("matchAttribute {a}"),
+                            (_, Some(a)) => format!("distinctAttribute {a}"),
+                            _ => "a constraint".to_string(),
+                        })
+                        .collect();
+                    node.verdict.push_str(&if constraints.is_empty() {
+                        ": each request has devices of its own, but not all of them at once".to_string()
+                    } else {
+                        format!(
+                            ": each request has devices of its own, but no choice satisfies {}",
+                            constraints.join(" and ")
+                        )
+                    });
+                }
+            }
+            Some(node)
         }
-        t
     }
+}
+
+/// How many nearly matching devices a request lists.
+const NEAR_LIMIT: usize = 8;
+
+/// The attribute and capacity values of a device that selectors read
+/// (`device.attributes["dom"].name`, `device.capacity["dom"].name`): `model H100, memory 80Gi`.
+fn selected_values(sels: Option<&Vec<dra::DeviceSelector>>, driver: &str, d: &dra::Device) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for s in sels.iter().flat_map(|s| s.iter()).filter_map(|s| s.cel.as_ref()) {
+        let e = &s.expression;
+        for (map, quoted) in [("attributes", true), ("capacity", false)] {
+            let pat = format!("{map}[");
+            let mut rest = e.as_str();
+            while let Some(i) = rest.find(&pat) {
+                rest = &rest[i + pat.len()..];
+                let Some(q) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+                    continue;
+                };
+                let Some(end) = rest[1..].find(q) else { break };
+                let dom = &rest[1..=end];
+                rest = &rest[end + 2..];
+                let Some(after) = rest.strip_prefix("].") else { continue };
+                let id: String = after
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if id.is_empty() {
+                    continue;
+                }
+                let full = if dom == driver {
+                    id.clone()
+                } else {
+                    format!("{dom}/{id}")
+                };
+                let value = if quoted {
+                    d.attributes
+                        .as_ref()
+                        .and_then(|a| a.get(&full).or_else(|| a.get(&format!("{dom}/{id}"))))
+                        .map(|a| {
+                            a.string
+                                .clone()
+                                .or_else(|| a.version.clone())
+                                .or_else(|| a.int.map(|i| i.to_string()))
+                                .or_else(|| a.bool.map(|b| b.to_string()))
+                                .unwrap_or_default()
+                        })
+                } else {
+                    d.capacity
+                        .as_ref()
+                        .and_then(|c| c.get(&full).or_else(|| c.get(&format!("{dom}/{id}"))))
+                        .map(|c| c.value.0.clone())
+                };
+                let item = format!("{id} {}", value.unwrap_or_else(|| "(none)".to_string()));
+                if !out.contains(&item) {
+                    out.push(item);
+                }
+            }
+        }
+    }
+    out.join(", ")
 }
 
 /// How a node's devices narrow down for each request of a claim, one request at a time
@@ -1150,6 +1353,14 @@ fn diagnose(
                     }
                 }
                 if !ok {
+                    // Nearly: of the class, but the request's selectors leave it out; show
+                    // the values they read.
+                    if r.near.len() < NEAR_LIMIT {
+                        let shown = selected_values(sels, &slice.spec.driver, d);
+                        if !shown.is_empty() {
+                            r.near.push(format!("{}: {shown}", d.name));
+                        }
+                    }
                     continue;
                 }
                 r.selector_match += 1;
@@ -1604,7 +1815,10 @@ items:
             .clone();
         assert_eq!(
             n1.requests[0].near,
-            vec!["gpu-1: tainted maintenance=true:NoSchedule".to_string()]
+            vec![
+                "gpu-0: model a100".to_string(),
+                "gpu-1: tainted maintenance=true:NoSchedule".to_string()
+            ]
         );
         // A toleration lets it through.
         let tolerated = "{name: gpu, exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1, tolerations: [{key: maintenance, operator: Exists}], selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"].model == \"l4\"'}}]}}";
