@@ -60,6 +60,16 @@ fn plugin_statuses(v: &[crate::engine::trace::PluginStatus]) -> Value {
 }
 
 fn cycle_statuses(v: &[CyclePluginStatus]) -> Value {
+    statuses_with_timeouts(v, false)
+}
+
+/// The spec's `permit` key: every verdict with its timeout (0 unless Wait), as Permit returns
+/// a status and a duration.
+fn permit_statuses(v: &[CyclePluginStatus]) -> Value {
+    statuses_with_timeouts(v, true)
+}
+
+fn statuses_with_timeouts(v: &[CyclePluginStatus], always_timeout: bool) -> Value {
     Value::Array(
         v.iter()
             .map(|p| {
@@ -69,7 +79,7 @@ fn cycle_statuses(v: &[CyclePluginStatus]) -> Value {
                 if !p.reasons.is_empty() {
                     m.insert("reasons".into(), json!(p.reasons));
                 }
-                if let Some(t) = p.timeout_ms {
+                if let Some(t) = p.timeout_ms.or(always_timeout.then_some(0)) {
                     m.insert("timeoutMs".into(), json!(t));
                 }
                 if !p.notes.is_empty() {
@@ -334,7 +344,7 @@ pub fn to_value(ex: &Explanation) -> Value {
         // Optional key: each Permit plugin's verdict once the pod is assumed on the selected
         // node and Reserve ran (only when the profile has Permit plugins).
         if !b.permit.is_empty() {
-            o.insert("permit".into(), cycle_statuses(&b.permit));
+            o.insert("permit".into(), permit_statuses(&b.permit));
         }
         o.insert("bindingCycle".into(), binding_cycle(b));
     }

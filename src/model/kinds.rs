@@ -118,6 +118,21 @@ macro_rules! kind_rows {
                 accepts: ["scheduling.x-k8s.io/", "scheduling.sigs.k8s.io/"], plural: "podgroups",
                 namespaced: true, optional: false, discover: true, anon: "pg", store: [pod_groups],
                 doc: "PodGroup of the scheduler-plugins Coscheduling CRD." }
+            WorkloadV1Alpha1 { ty: $crate::model::workload::WorkloadV1Alpha1, kind: "Workload",
+                api: "scheduling.k8s.io/v1alpha1", accepts: ["scheduling.k8s.io/v1alpha1"],
+                plural: "workloads", namespaced: true, optional: true, discover: true, anon: "wl",
+                store: [workloads_v1alpha1],
+                doc: "Workload of 1.35's gang scheduling (scheduling.k8s.io/v1alpha1)." }
+            WorkloadV1Alpha2 { ty: $crate::model::workload::WorkloadV1Alpha2, kind: "Workload",
+                api: "scheduling.k8s.io/v1alpha2", accepts: ["scheduling.k8s.io/v1alpha2"],
+                plural: "workloads", namespaced: true, optional: true, discover: true, anon: "wl",
+                store: [workloads_v1alpha2],
+                doc: "Workload of 1.36 (scheduling.k8s.io/v1alpha2; its scheduler reads the PodGroups)." }
+            SchedulingPodGroup { ty: $crate::model::workload::SchedulingPodGroup, kind: "PodGroup",
+                api: "scheduling.k8s.io/v1alpha2", accepts: ["scheduling.k8s.io/v1alpha2"],
+                plural: "podgroups", namespaced: true, optional: true, discover: true, anon: "pg",
+                store: [scheduling_pod_groups],
+                doc: "PodGroup of 1.36's gang scheduling (scheduling.k8s.io/v1alpha2)." }
             Pod { ty: k8s_openapi::api::core::v1::Pod, kind: "Pod", api: "v1", accepts: [],
                 plural: "pods", namespaced: true, optional: false, discover: false, anon: "pod", store: [],
                 doc: "Pod (indexed into the model's `Pod`)." }

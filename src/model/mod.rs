@@ -8,6 +8,7 @@ pub mod mutate;
 pub mod quantity;
 pub mod resources;
 pub mod selector;
+pub mod workload;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -285,6 +286,23 @@ impl Pod {
     }
 
     /// True when the pod is finished (Succeeded/Failed): the scheduler ignores it entirely.
+    /// 1.35's `spec.workloadRef` (kept in an annotation once read, see
+    /// [`workload::WORKLOAD_REF_ANNOTATION`]).
+    pub fn workload_ref(&self) -> Option<workload::WorkloadRef> {
+        let a = self
+            .obj
+            .metadata
+            .annotations
+            .as_ref()?
+            .get(workload::WORKLOAD_REF_ANNOTATION)?;
+        serde_json::from_str(a).ok()
+    }
+
+    /// 1.36's `spec.schedulingGroup.podGroupName`.
+    pub fn scheduling_group(&self) -> Option<&str> {
+        self.spec().scheduling_group.as_ref()?.pod_group_name.as_deref()
+    }
+
     pub fn is_finished(&self) -> bool {
         self.phase == "Succeeded" || self.phase == "Failed"
     }
@@ -490,8 +508,14 @@ pub struct Cluster {
     pub stateful_sets: Vec<apps::StatefulSet>,
     /// ReplicationControllers.
     pub replication_controllers: Vec<core::ReplicationController>,
-    /// PodGroups.
+    /// PodGroups (scheduler-plugins).
     pub pod_groups: Vec<PodGroup>,
+    /// Workloads of 1.35 (scheduling.k8s.io/v1alpha1) by namespace/name.
+    pub workloads_v1alpha1: BTreeMap<ObjectKey, workload::WorkloadV1Alpha1>,
+    /// Workloads of 1.36 (scheduling.k8s.io/v1alpha2) by namespace/name.
+    pub workloads_v1alpha2: BTreeMap<ObjectKey, workload::WorkloadV1Alpha2>,
+    /// PodGroups of 1.36 (scheduling.k8s.io/v1alpha2) by namespace/name.
+    pub scheduling_pod_groups: BTreeMap<ObjectKey, workload::SchedulingPodGroup>,
     /// FailedScheduling events by the pod they are about, newest first (see
     /// [`SchedulingEvent`]; other events are not kept).
     pub scheduling_events: BTreeMap<ObjectKey, Vec<SchedulingEvent>>,

@@ -738,6 +738,24 @@ fn push_object(
         }
         _ => quote_quantities(&mut v, false),
     }
+    // A 1.35 pod's spec.workloadRef (gone from the 1.36+ types) is kept in an annotation.
+    if kind == "Pod"
+        && let Some(r) = v
+            .get_mut("spec")
+            .and_then(Value::as_object_mut)
+            .and_then(|m| m.remove("workloadRef"))
+        && let Some(md) = v.get_mut("metadata").and_then(Value::as_object_mut)
+    {
+        let ann = md
+            .entry("annotations")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Value::Object(a) = ann {
+            a.insert(
+                crate::model::workload::WORKLOAD_REF_ANNOTATION.into(),
+                Value::String(r.to_string()),
+            );
+        }
+    }
     let mut unknown: Vec<String> = Vec::new();
     fn typed_object<T: DeserializeOwned>(
         v: Value,

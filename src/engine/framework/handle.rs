@@ -61,6 +61,9 @@ pub struct HandleState {
     /// The profile of the cycle being run: plugins see the waiting pods of their own profile
     /// only, as each upstream framework keeps its own map.
     pub profile: String,
+    /// Every profile of the scheduler (`responsibleForPod`: a pending pod of another
+    /// schedulerName is not this scheduler's).
+    pub profiles: Vec<String>,
     /// Waiting pods by key.
     pub waiting: BTreeMap<ObjectKey, WaitingPod>,
     /// Plugin caches: (profile, cache name) → key → expiry (clock ms).
@@ -142,6 +145,16 @@ impl FrameworkHandle {
     /// Sets the profile of the cycle about to run.
     pub fn set_profile(&self, profile: &str) {
         profile.clone_into(&mut self.lock().profile);
+    }
+
+    /// Sets the scheduler's profile names.
+    pub fn set_profiles(&self, names: Vec<String>) {
+        self.lock().profiles = names;
+    }
+
+    /// Whether some profile of the scheduler serves `scheduler_name`.
+    pub fn serves(&self, scheduler_name: &str) -> bool {
+        self.lock().profiles.iter().any(|p| p == scheduler_name)
     }
 
     /// The waiting pods of the current profile that have no verdict yet, by key

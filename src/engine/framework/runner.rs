@@ -374,6 +374,9 @@ pub fn explain_as(
         return Ok(ex);
     };
     snapshot.handle.set_profile(&fw.name);
+    snapshot
+        .handle
+        .set_profiles(profiles.iter().map(|f| f.name.clone()).collect());
     super::binding::gang_trace(&Ctx { snapshot }, fw, &pi, &mut ex);
     run_cycle(snapshot, fw, &pi, &mut ex);
     let cx = Ctx { snapshot };

@@ -11,6 +11,7 @@ pub mod default_binder;
 pub mod default_preemption;
 pub mod deferred_pod_scheduling;
 pub mod dynamic_resources;
+pub mod gang_scheduling;
 pub mod image_locality;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
@@ -60,6 +61,9 @@ const IN_TREE_LIMITS: &[Cond] = &[Cond::Lacks(Change::InTreeVolumeLimitsRemoved)
 /// NodeDeclaredFeatures is registered from 1.35 (the release that has its gate).
 const KNOWS_NODE_DECLARED_FEATURES: &[Cond] = &[Cond::Knows(crate::engine::release::Gate::NodeDeclaredFeatures)];
 
+/// GangScheduling is registered from 1.35 (the release with the Workload API).
+const KNOWS_GENERIC_WORKLOAD: &[Cond] = &[Cond::Knows(crate::engine::release::Gate::GenericWorkload)];
+
 /// DeferredPodScheduling is registered from 1.37.
 const KNOWS_DEFERRED_POD_SCHEDULING: &[Cond] = &[Cond::Knows(
     crate::engine::release::Gate::InPlacePodVerticalScalingSchedulerPreemption,
@@ -108,6 +112,11 @@ fn registry() -> Vec<(&'static str, Factory, &'static [Cond])> {
         (names::DEFAULT_BINDER, default_binder::register, always),
         (names::COSCHEDULING, coscheduling::register, always),
         (names::DYNAMIC_RESOURCES, dynamic_resources::register, always),
+        (
+            names::GANG_SCHEDULING,
+            gang_scheduling::register,
+            KNOWS_GENERIC_WORKLOAD,
+        ),
         (
             names::NODE_DECLARED_FEATURES,
             node_declared_features::register,

@@ -6,6 +6,7 @@ pub const DEFAULT_BINDER: &str = "DefaultBinder";
 pub const DEFAULT_PREEMPTION: &str = "DefaultPreemption";
 pub const DEFERRED_POD_SCHEDULING: &str = "DeferredPodScheduling";
 pub const DYNAMIC_RESOURCES: &str = "DynamicResources";
+pub const GANG_SCHEDULING: &str = "GangScheduling";
 pub const IMAGE_LOCALITY: &str = "ImageLocality";
 pub const INTER_POD_AFFINITY: &str = "InterPodAffinity";
 pub const NODE_AFFINITY: &str = "NodeAffinity";

@@ -248,6 +248,13 @@ changes! {
         pr: "#136989", since: 36, backports: &[],
         what: "DRA: \"was not created for Pod <pod> (Pod is not owner)\"",
     },
+    /// GangScheduling reads 1.36's PodGroup objects (scheduling.k8s.io/v1alpha2, pods linked by
+    /// `spec.schedulingGroup`) instead of 1.35's Workloads (`spec.workloadRef`); no Reserve;
+    /// Permit waits a constant 5 minutes.
+    GangSchedulingReadsPodGroups {
+        pr: "#134722 (1.35 plugin; the 1.36 PodGroup API PR was not identified)", since: 36, backports: &[],
+        what: "gang pods name a PodGroup (spec.schedulingGroup); \"waiting for minCount pods from a gang to be scheduled\"",
+    },
     /// DynamicResources' Score reads an allocated claim's own allocation and indexes the new
     /// allocations by the claims that needed one (before, a pod mixing allocated and new
     /// claims failed to score).

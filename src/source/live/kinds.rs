@@ -87,6 +87,57 @@ impl kube::Resource for PodGroup {
     }
 }
 
+/// `kube::Resource` for a type of kschedtui's own (the native gang API k8s-openapi lacks).
+macro_rules! own_resource {
+    ($t:ty, $kind:literal, $group:literal, $version:literal, $plural:literal) => {
+        impl kube::Resource for $t {
+            type DynamicType = ();
+            type Scope = k8s_openapi::NamespaceResourceScope;
+
+            fn kind(_: &()) -> Cow<'_, str> {
+                $kind.into()
+            }
+            fn group(_: &()) -> Cow<'_, str> {
+                $group.into()
+            }
+            fn version(_: &()) -> Cow<'_, str> {
+                $version.into()
+            }
+            fn plural(_: &()) -> Cow<'_, str> {
+                $plural.into()
+            }
+            fn meta(&self) -> &ObjectMeta {
+                &self.metadata
+            }
+            fn meta_mut(&mut self) -> &mut ObjectMeta {
+                &mut self.metadata
+            }
+        }
+    };
+}
+
+own_resource!(
+    crate::model::workload::WorkloadV1Alpha1,
+    "Workload",
+    "scheduling.k8s.io",
+    "v1alpha1",
+    "workloads"
+);
+own_resource!(
+    crate::model::workload::WorkloadV1Alpha2,
+    "Workload",
+    "scheduling.k8s.io",
+    "v1alpha2",
+    "workloads"
+);
+own_resource!(
+    crate::model::workload::SchedulingPodGroup,
+    "PodGroup",
+    "scheduling.k8s.io",
+    "v1alpha2",
+    "podgroups"
+);
+
 /// The `match` of [`with_kind!`], over every row of the kinds table.
 macro_rules! with_kind_match {
     (($kind:expr, $K:ident => $body:expr) $( $V:ident { ty: $ty:ty, kind: $k:literal, api: $api:literal,

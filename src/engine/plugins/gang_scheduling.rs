@@ -1,0 +1,472 @@
+//! Port of framework/plugins/gangscheduling (v1.35.7, v1.36.2): native gang scheduling
+//! (KEP-4671), in the default profile when the GangScheduling gate is on (1.35, 1.36; from 1.37
+//! with GenericWorkload).
+//!
+//! - 1.35: a pod names its group with `spec.workloadRef` (Workload, pod group, replica key);
+//!   the policy is the Workload's pod group's. 1.36: `spec.schedulingGroup.podGroupName` names
+//!   a PodGroup object, whose `spec.schedulingPolicy` is the policy.
+//! - PreEnqueue: the Workload (PodGroup) must exist, the pod group must be in the Workload
+//!   (1.35), and a gang needs `minCount` members known to the scheduler ("waiting for minCount
+//!   pods from a gang to appear in scheduling queue"); all UnschedulableAndUnresolvable, and
+//!   upstream writes no event or condition for them.
+//! - Permit: a gang member waits until `minCount` members are assumed or bound ("waiting for
+//!   minCount pods from a gang to be waiting on permit" for 5 minutes from the group's first
+//!   wait at 1.35; "... to be scheduled", 5 minutes, at 1.36), and then allows the waiting ones.
+//! - Reserve (1.35 only) moves the pod to the group's assumed members; Unreserve back.
+//!
+//! Who counts: the non-terminal pods of the snapshot in the same group (1.35: every pod,
+//! 1.36: bound pods and the pending pods of a schedulerName this scheduler serves); at Permit,
+//! the bound ones, those waiting at Permit, and the pod itself.
+//!
+//! Not reproduced: 1.36's pod-group scheduling cycle (each member is explained alone, as
+//! upstream's answers for one pod are), the topology-aware placements behind
+//! TopologyAwareWorkloadScheduling, workload-aware preemption, and 1.37's PlacementFeasible;
+//! the explanation says so when they would apply.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::names;
+use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::node_info::PodInfo;
+use crate::engine::framework::plugin::{Ctx, PermitPlugin, Plugin, PluginSlots, PreEnqueuePlugin, ReservePlugin};
+use crate::engine::framework::status::{Code, Status};
+use crate::engine::release::{Change, Features};
+use crate::engine::trace::GangTrace;
+use crate::model::workload::{SchedulingPolicy, WorkloadRef};
+use crate::model::{Cluster, ObjectKey, Pod};
+
+/// `DefaultSchedulingTimeoutDuration` / `permitTimeoutDuration`.
+pub const PERMIT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+/// PreEnqueue: fewer members than the quorum.
+pub const WAITING_FOR_MEMBERS: &str = "waiting for minCount pods from a gang to appear in scheduling queue";
+/// Permit (1.35).
+pub const WAITING_ON_PERMIT_135: &str = "waiting for minCount pods from a gang to be waiting on permit";
+/// Permit (1.36).
+pub const WAITING_ON_PERMIT_136: &str = "waiting for minCount pods from a gang to be scheduled";
+
+/// A pod's group, as the release links it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Group {
+    /// 1.35: namespace and workloadRef.
+    Workload(String, WorkloadRef),
+    /// 1.36: namespace and PodGroup name.
+    PodGroup(String, String),
+}
+
+impl Group {
+    /// `namespace/name` of the object naming it (Workload or PodGroup), with the group.
+    pub fn describe(&self) -> String {
+        match self {
+            Group::Workload(ns, r) if r.pod_group_replica_key.is_empty() => {
+                format!("Workload {ns}/{} pod group {}", r.name, r.pod_group)
+            }
+            Group::Workload(ns, r) => format!(
+                "Workload {ns}/{} pod group {} replica {}",
+                r.name, r.pod_group, r.pod_group_replica_key
+            ),
+            Group::PodGroup(ns, n) => format!("PodGroup {ns}/{n}"),
+        }
+    }
+}
+
+/// GangScheduling.
+pub struct GangScheduling {
+    /// 1.36's PodGroup API ([`Change::GangSchedulingReadsPodGroups`]).
+    pod_groups: bool,
+    /// 1.37 (the gates merged into GenericWorkload): PlacementFeasible replaces Permit there,
+    /// which kschedtui does not reproduce (the trace says so).
+    v137: bool,
+}
+
+impl GangScheduling {
+    /// The pod's group, if it has one.
+    pub fn group_of(&self, pod: &Pod) -> Option<Group> {
+        if self.pod_groups {
+            pod.scheduling_group()
+                .map(|n| Group::PodGroup(pod.key.namespace.clone(), n.to_string()))
+        } else {
+            pod.workload_ref()
+                .map(|r| Group::Workload(pod.key.namespace.clone(), r))
+        }
+    }
+
+    /// The group's policy, or why it cannot be found (PreEnqueue's message).
+    fn policy<'c>(&self, cluster: &'c Cluster, g: &Group) -> Result<&'c SchedulingPolicy, String> {
+        match g {
+            Group::Workload(ns, r) => {
+                let Some(w) = cluster
+                    .workloads_v1alpha1
+                    .get(&ObjectKey::new(ns.clone(), r.name.clone()))
+                else {
+                    return Err(format!(
+                        "waiting for pods's workload {:?} to appear in scheduling queue",
+                        r.name
+                    ));
+                };
+                w.policy(&r.pod_group)
+                    .ok_or_else(|| format!("pod group {:?} doesn't exist for a workload {:?}", r.pod_group, r.name))
+            }
+            Group::PodGroup(ns, n) => cluster
+                .scheduling_pod_groups
+                .get(&ObjectKey::new(ns.clone(), n.clone()))
+                .map(|pg| &pg.spec.scheduling_policy)
+                .ok_or_else(|| format!("waiting for pods's pod group {n:?} to appear in scheduling queue")),
+        }
+    }
+
+    /// The group's members the scheduler knows: (all, bound).
+    fn members<'c>(&self, cx: &Ctx<'c>, g: &Group) -> (Vec<&'c Pod>, Vec<&'c Pod>) {
+        let handle = &cx.snapshot.handle;
+        let all: Vec<&Pod> = cx
+            .snapshot
+            .cluster
+            .pods
+            .iter()
+            .map(|p| &**p)
+            .filter(|p| !p.is_finished())
+            .filter(|p| self.group_of(p).as_ref() == Some(g))
+            .filter(|p| !self.pod_groups || p.node_name.is_some() || handle.serves(&p.scheduler_name))
+            .collect();
+        let bound = all.iter().copied().filter(|p| p.node_name.is_some()).collect();
+        (all, bound)
+    }
+}
+
+impl Plugin for GangScheduling {
+    fn name(&self) -> &'static str {
+        names::GANG_SCHEDULING
+    }
+}
+
+impl PreEnqueuePlugin for GangScheduling {
+    fn pre_enqueue(&self, cx: &Ctx<'_>, pi: &PodInfo) -> Status {
+        let Some(g) = self.group_of(&pi.pod) else {
+            return Status::success();
+        };
+        let policy = match self.policy(&cx.snapshot.cluster, &g) {
+            Ok(p) => p,
+            Err(e) => return Status::unresolvable(e),
+        };
+        let Some(gang) = &policy.gang else {
+            return Status::success();
+        };
+        let (all, _) = self.members(cx, &g);
+        // The pod itself is known to the scheduler once it is in the queue.
+        let known = all.len() + usize::from(!all.iter().any(|p| p.key == pi.pod.key));
+        if (known as i64) < i64::from(gang.min_count) {
+            return Status::unresolvable(WAITING_FOR_MEMBERS);
+        }
+        Status::success()
+    }
+}
+
+impl ReservePlugin for GangScheduling {
+    fn reserve(&self, _: &Ctx<'_>, _: &mut CycleState, pi: &PodInfo, _: &str, notes: &mut Vec<String>) -> Status {
+        if let Some(g) = self.group_of(&pi.pod) {
+            notes.push(format!("{} counts the pod as assumed", g.describe()));
+        }
+        Status::success()
+    }
+
+    fn unreserve(&self, _: &Ctx<'_>, _: &mut CycleState, _: &PodInfo, _: &str, _: &mut Vec<String>) {}
+}
+
+impl PermitPlugin for GangScheduling {
+    fn permit(
+        &self,
+        cx: &Ctx<'_>,
+        _: &mut CycleState,
+        pi: &PodInfo,
+        _: &str,
+        notes: &mut Vec<String>,
+    ) -> (Status, Duration) {
+        let Some(g) = self.group_of(&pi.pod) else {
+            return (Status::success(), Duration::ZERO);
+        };
+        let policy = match self.policy(&cx.snapshot.cluster, &g) {
+            Ok(p) => p,
+            Err(e) => {
+                let e = match &g {
+                    Group::PodGroup(ns, n) => format!("failed to get podGroup {ns}/{n}: {e}"),
+                    Group::Workload(..) => e,
+                };
+                return (Status::error(e), Duration::ZERO);
+            }
+        };
+        let Some(gang) = &policy.gang else {
+            return (Status::success(), Duration::ZERO);
+        };
+        let (_, bound) = self.members(cx, &g);
+        let handle = &cx.snapshot.handle;
+        let waiting: Vec<_> = handle
+            .waiting_pods()
+            .into_iter()
+            .filter(|w| w.pod.key != pi.pod.key && self.group_of(&w.pod).as_ref() == Some(&g))
+            .collect();
+        let scheduled = bound.len() + waiting.len() + 1;
+        if (scheduled as i64) < i64::from(gang.min_count) {
+            notes.push(format!(
+                "{} has {scheduled} of minCount {} scheduled with this pod ({} bound, {} waiting at Permit)",
+                g.describe(),
+                gang.min_count,
+                bound.len(),
+                waiting.len()
+            ));
+            let (reason, timeout) = if self.pod_groups {
+                (WAITING_ON_PERMIT_136, PERMIT_TIMEOUT)
+            } else {
+                // The group's deadline is set by its first wait; later members get the rest.
+                let now = handle.now_ms();
+                let first = waiting.iter().map(|w| w.since_ms).min().unwrap_or(now);
+                let left = (first + PERMIT_TIMEOUT.as_millis() as u64).saturating_sub(now);
+                let left = if left == 0 {
+                    PERMIT_TIMEOUT.as_millis() as u64
+                } else {
+                    left
+                };
+                (WAITING_ON_PERMIT_135, Duration::from_millis(left))
+            };
+            return (Status::new(Code::Wait, [reason]), timeout);
+        }
+        for w in &waiting {
+            handle.allow(&w.pod.key, names::GANG_SCHEDULING);
+            notes.push(format!("allowed waiting member {}", w.pod.key));
+        }
+        notes.push(format!(
+            "{} reaches minCount {} with this pod",
+            g.describe(),
+            gang.min_count
+        ));
+        (Status::success(), Duration::ZERO)
+    }
+
+    fn gang(&self, cx: &Ctx<'_>, pi: &PodInfo) -> Option<GangTrace> {
+        let g = self.group_of(&pi.pod)?;
+        let policy = self.policy(&cx.snapshot.cluster, &g).ok();
+        let (all, bound) = self.members(cx, &g);
+        let handle = &cx.snapshot.handle;
+        let now = handle.now_ms();
+        let waiting: Vec<_> = handle
+            .waiting_pods()
+            .into_iter()
+            .filter(|w| w.pod.key != pi.pod.key && self.group_of(&w.pod).as_ref() == Some(&g))
+            .collect();
+        let group = if self.v137 {
+            format!(
+                "{} (1.37's pod-group cycle and PlacementFeasible are not reproduced: explained alone, with 1.36's Permit)",
+                g.describe()
+            )
+        } else if self.pod_groups {
+            format!(
+                "{} (1.36 schedules the members together in a pod-group cycle; each is explained alone, as upstream answers for one pod)",
+                g.describe()
+            )
+        } else {
+            g.describe()
+        };
+        Some(GangTrace {
+            plugin: names::GANG_SCHEDULING.to_string(),
+            group,
+            found: policy.is_some(),
+            min_member: policy.and_then(|p| p.gang.as_ref()).map_or(0, |gp| gp.min_count),
+            members: all.len(),
+            assigned: bound.len() + waiting.len(),
+            timeout_ms: PERMIT_TIMEOUT.as_millis() as u64,
+            waiting: waiting
+                .iter()
+                .map(|w| crate::engine::trace::WaitingMember {
+                    pod: w.pod.key.clone(),
+                    node: w.node.clone(),
+                    waited_ms: now.saturating_sub(w.since_ms),
+                    time_left_ms: w.deadline_ms().unwrap_or(now).saturating_sub(now),
+                })
+                .collect(),
+            unplaced: all
+                .iter()
+                .filter(|p| p.node_name.is_none() && p.key != pi.pod.key)
+                .filter(|p| !waiting.iter().any(|w| w.pod.key == p.key))
+                .map(|p| p.key.clone())
+                .collect(),
+        })
+    }
+}
+
+/// Registers GangScheduling.
+pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
+    if !args.is_null() && args.as_object().is_none_or(|m| !m.is_empty()) {
+        return Err("GangScheduling takes no arguments".into());
+    }
+    let pod_groups = features.has(Change::GangSchedulingReadsPodGroups);
+    let p = Arc::new(GangScheduling {
+        pod_groups,
+        v137: features.has(Change::GangGatesMergedIntoGenericWorkload),
+    });
+    Ok(PluginSlots {
+        pre_enqueue: Some(p.clone()),
+        reserve: (!pod_groups).then(|| p.clone() as Arc<dyn ReservePlugin>),
+        permit: Some(p),
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::engine::build_profiles;
+    use crate::engine::framework::runner::explain;
+    use crate::engine::framework::snapshot::Snapshot;
+    use crate::engine::release::{FeatureGates, Release};
+    use crate::engine::trace::Explanation;
+    use crate::source::file::load_str;
+
+    fn features(minor: u32) -> Features {
+        let g = FeatureGates::parse("GenericWorkload=true,GangScheduling=true").unwrap();
+        Features::with_gates(Release::at(minor), &g).unwrap()
+    }
+
+    /// Two nodes; `objects` and pods (YAML list items) added.
+    fn run(objects: &str, pod: &str, minor: u32) -> Explanation {
+        let text = format!(
+            "apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: Node, metadata: {{name: n1}}, status: {{allocatable: {{cpu: '8', memory: 8Gi, pods: '10'}}}}}}\n{objects}"
+        );
+        let f = features(minor);
+        let snap = Snapshot::new(Arc::new(load_str("t", &text).unwrap()), f.clone());
+        explain(&snap, &build_profiles(None, f).unwrap(), &ObjectKey::parse(pod, "ml")).unwrap()
+    }
+
+    fn member(name: &str, link: &str, node: Option<&str>) -> String {
+        let node = node.map(|n| format!(", nodeName: {n}")).unwrap_or_default();
+        format!(
+            "- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ml, uid: u-{name}}}, spec: {{containers: [{{name: c, image: i}}]{node}, {link}}}}}\n"
+        )
+    }
+
+    const REF: &str = "workloadRef: {name: train, podGroup: workers}";
+    const WORKLOAD: &str = "- {apiVersion: scheduling.k8s.io/v1alpha1, kind: Workload, metadata: {name: train, namespace: ml}, spec: {podGroups: [{name: workers, policy: {gang: {minCount: 3}}}]}}\n";
+
+    fn gang_verdict(ex: &Explanation, point: &str) -> Option<(Code, Vec<String>)> {
+        let list: Vec<(String, Code, Vec<String>)> = match point {
+            "PreEnqueue" => ex
+                .pre_enqueue
+                .iter()
+                .map(|s| (s.plugin.clone(), s.code, s.reasons.clone()))
+                .collect(),
+            _ => ex
+                .binding_cycle
+                .iter()
+                .flat_map(|b| b.permit.iter())
+                .map(|s| (s.plugin.clone(), s.code, s.reasons.clone()))
+                .collect(),
+        };
+        list.into_iter()
+            .find(|(p, ..)| p == names::GANG_SCHEDULING)
+            .map(|(_, c, r)| (c, r))
+    }
+
+    #[test]
+    fn pre_enqueue_1_35_workload_missing_group_missing_and_quorum() {
+        let ex = run(&member("w0", REF, None), "w0", 35);
+        assert_eq!(
+            ex.message.as_deref(),
+            Some("waiting for pods's workload \"train\" to appear in scheduling queue")
+        );
+        let other = WORKLOAD.replace("name: workers", "name: leaders");
+        let ex = run(&format!("{other}{}", member("w0", REF, None)), "w0", 35);
+        assert_eq!(
+            ex.message.as_deref(),
+            Some("pod group \"workers\" doesn't exist for a workload \"train\"")
+        );
+        // Two members known of minCount 3 (a terminal one does not count).
+        let done = member("w2", REF, Some("n1")).replace("}}\n", "}, status: {phase: Succeeded}}\n");
+        let ex = run(
+            &format!("{WORKLOAD}{}{}{done}", member("w0", REF, None), member("w1", REF, None)),
+            "w0",
+            35,
+        );
+        assert_eq!(ex.message.as_deref(), Some(WAITING_FOR_MEMBERS));
+        assert!(ex.pre_filter.is_empty(), "no cycle for a pod held before the queue");
+    }
+
+    #[test]
+    fn permit_waits_for_min_count_and_counts_bound_members() {
+        let pods = format!(
+            "{WORKLOAD}{}{}{}",
+            member("w0", REF, None),
+            member("w1", REF, None),
+            member("w2", REF, Some("n1"))
+        );
+        let ex = run(&pods, "w0", 35);
+        assert_eq!(
+            gang_verdict(&ex, "Permit"),
+            Some((Code::Wait, vec![WAITING_ON_PERMIT_135.to_string()]))
+        );
+        let b = ex.binding_cycle.as_ref().unwrap();
+        assert_eq!(b.permit[0].timeout_ms, Some(300_000));
+        // A second bound member: 2 bound + this pod reach minCount 3.
+        let pods = pods.replace(
+            "name: w1, namespace: ml, uid: u-w1}, spec: {containers: [{name: c, image: i}]",
+            "name: w1, namespace: ml, uid: u-w1}, spec: {containers: [{name: c, image: i}], nodeName: n1",
+        );
+        let ex = run(&pods, "w0", 35);
+        assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+        // A replica key is a group of its own.
+        let other = REF.replace("workers}", "workers, podGroupReplicaKey: r1}");
+        let ex = run(
+            &format!(
+                "{WORKLOAD}{}{}{}",
+                member("w0", &other, None),
+                member("w1", REF, None),
+                member("w2", REF, None)
+            ),
+            "w0",
+            35,
+        );
+        assert_eq!(ex.message.as_deref(), Some(WAITING_FOR_MEMBERS));
+    }
+
+    #[test]
+    fn release_1_36_reads_pod_groups_and_the_scheduler_s_own_pods() {
+        let link = "schedulingGroup: {podGroupName: train-workers}";
+        let pg = "- {apiVersion: scheduling.k8s.io/v1alpha2, kind: PodGroup, metadata: {name: train-workers, namespace: ml}, spec: {schedulingPolicy: {gang: {minCount: 2}}}}\n";
+        let ex = run(&member("w0", link, None), "w0", 36);
+        assert_eq!(
+            ex.message.as_deref(),
+            Some("waiting for pods's pod group \"train-workers\" to appear in scheduling queue")
+        );
+        // A pending member of a schedulerName no profile serves is not counted at 1.36.
+        let foreign = member("w1", link, None).replace("containers:", "schedulerName: volcano, containers:");
+        let ex = run(&format!("{pg}{}{foreign}", member("w0", link, None)), "w0", 36);
+        assert_eq!(ex.message.as_deref(), Some(WAITING_FOR_MEMBERS));
+        let ex = run(
+            &format!("{pg}{}{}", member("w0", link, None), member("w1", link, None)),
+            "w0",
+            36,
+        );
+        assert_eq!(
+            gang_verdict(&ex, "Permit"),
+            Some((Code::Wait, vec![WAITING_ON_PERMIT_136.to_string()]))
+        );
+        // 1.35 ignores schedulingGroup: the pod has no group there.
+        let ex = run(&format!("{pg}{}", member("w0", link, None)), "w0", 35);
+        assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+        // Basic policy: no constraint.
+        let basic = pg.replace("gang: {minCount: 2}", "basic: {}");
+        let ex = run(&format!("{basic}{}", member("w0", link, None)), "w0", 36);
+        assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+        assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+    }
+
+    #[test]
+    fn not_in_the_profile_without_the_gates() {
+        let f: Features = Release::at(36).into();
+        let fw = build_profiles(None, f).unwrap();
+        assert!(fw[0].plugins_at("Permit").iter().all(|p| *p != names::GANG_SCHEDULING));
+        let fw = build_profiles(None, features(36)).unwrap();
+        assert_eq!(fw[0].plugins_at("Permit"), vec![names::GANG_SCHEDULING]);
+    }
+}
