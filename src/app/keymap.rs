@@ -23,6 +23,8 @@ pub enum Scope {
     NodeView,
     /// The node list.
     NodeList,
+    /// The queue screen.
+    Queue,
     /// Typing a search.
     Search,
     /// Typing a command.
@@ -46,6 +48,7 @@ impl Scope {
             Scope::ScoreStep => "Pod view, at Score",
             Scope::NodeView => "Node view",
             Scope::NodeList => "Node list",
+            Scope::Queue => "Queue",
             Scope::Search => "Search",
             Scope::Command => "Command line",
             Scope::Confirm => "Confirmation",
@@ -108,6 +111,7 @@ pub static KEYMAP: &[Binding] = keys! {
     NodeView "i" => Action::EditInline, "what-if: edit taints, labels inline", "edit";
     NodeView "e" => Action::EditExternal, "what-if: edit the node as YAML in $EDITOR", "";
     NodeList "<Enter>" => Action::Open, "open the node", "open";
+    Queue "<Enter>" => Action::Open, "open the pod", "open";
     NodeList "/" => Action::SearchStart, "filter nodes", "filter";
     Global "?" => Action::Help, "help", "help";
     Global "<Ctrl-r>" => Action::Rerun, "re-run: explain again on the cluster as it is now", "";
@@ -254,6 +258,7 @@ pub fn scopes(app: &App) -> Vec<Scope> {
         }
         Some(Screen::Node(_)) => vec![Scope::NodeView, Scope::Global],
         Some(Screen::Nodes(_)) => vec![Scope::NodeList, Scope::Global],
+        Some(Screen::Queue(_)) => vec![Scope::Queue, Scope::Global],
     }
 }
 
@@ -307,6 +312,7 @@ pub fn help_sections(app: &App) -> Vec<(Scope, Vec<(String, &'static str)>)> {
         Some(Screen::Pod(_)) => vec![Scope::PodView, Scope::FilterStep, Scope::ScoreStep],
         Some(Screen::Node(_)) => vec![Scope::NodeView],
         Some(Screen::Nodes(_)) => vec![Scope::NodeList],
+        Some(Screen::Queue(_)) => vec![Scope::Queue],
     };
     screen_scopes
         .into_iter()

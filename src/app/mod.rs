@@ -344,6 +344,15 @@ pub enum Screen {
     Node(NodeView),
     /// Every node.
     Nodes(NodeList),
+    /// The scheduling queue: where each pending pod waits.
+    Queue(QueueView),
+}
+
+/// The queue screen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueueView {
+    /// Selected row.
+    pub selected: usize,
 }
 
 /// A write waiting for confirmation, with everything the dialog lists.
@@ -574,6 +583,7 @@ impl App {
                 Screen::Pod(v) => Some(v.pod.clone()),
                 Screen::Node(v) => v.pod.clone(),
                 Screen::Nodes(v) => v.pod.clone(),
+                Screen::Queue(_) => None,
             })
             .collect();
         v.extend(self.diff_base.as_ref().map(|d| d.pod.clone()));
@@ -586,8 +596,33 @@ impl App {
             Some(Screen::Pod(v)) => Some(v.pod.clone()),
             Some(Screen::Node(v)) => v.pod.clone(),
             Some(Screen::Nodes(v)) => v.pod.clone(),
+            Some(Screen::Queue(v)) => self.queue_rows().get(v.selected).map(|r| r.0.clone()),
             None => pod_list::rows(self).get(self.pods.selected).map(|r| r.pod.key.clone()),
         }
+    }
+
+    /// The queue screen's rows: every pending pod in queue order, with where it waits once it
+    /// is explained.
+    pub fn queue_rows(&self) -> Vec<(ObjectKey, Option<crate::engine::queue::QueueEntry>)> {
+        self.cluster
+            .pending_pods()
+            .into_iter()
+            .map(|p| {
+                let e = match self.explanation(&p.key) {
+                    Some(Ok(ex)) => {
+                        let attempts = self
+                            .cluster
+                            .scheduling_events
+                            .get(&p.key)
+                            .and_then(|e| e.first())
+                            .map(|e| u32::try_from(e.count.max(1)).unwrap_or(1));
+                        Some(crate::engine::queue::entry(ex, attempts))
+                    }
+                    _ => None,
+                };
+                (p.key.clone(), e)
+            })
+            .collect()
     }
 
     /// A pod by key.

@@ -172,6 +172,25 @@ pub fn reason_line(ex: &Explanation) -> String {
     if let Some(s) = &ex.waiting_for_scheduler {
         return format!("no profile serves schedulerName '{s}'");
     }
+    if let Some(g) = ex
+        .pre_enqueue
+        .iter()
+        .find(|s| s.code != crate::engine::framework::status::Code::Success)
+    {
+        return format!("held before the queue: {}", g.reasons.join(", "));
+    }
+    if let Some(w) = ex.binding_cycle.as_ref().and_then(|b| {
+        b.permit
+            .iter()
+            .find(|p| p.code == crate::engine::framework::status::Code::Wait)
+    }) {
+        let gang = ex
+            .gang
+            .as_ref()
+            .map(|g| format!(": {} of {} scheduled", g.assigned + 1, g.min_member))
+            .unwrap_or_default();
+        return format!("gang: waits at Permit ({}) on {}{gang}", w.plugin, ex.selected[0]);
+    }
     if ex.schedulable() {
         return if ex.selected.len() == 1 {
             format!("fits: would bind to {}", ex.selected[0])

@@ -160,6 +160,8 @@ impl Step {
 pub struct Pipeline {
     /// Every point, in order.
     pub stages: Vec<Stage>,
+    /// A Permit plugin would hold the pod (its gang is short of members).
+    pub waits_at_permit: bool,
 }
 
 fn ok(code: Code) -> bool {
@@ -234,7 +236,14 @@ impl Pipeline {
                 state,
             })
             .collect();
-        Pipeline { stages }
+        let waits_at_permit = ex
+            .binding_cycle
+            .as_ref()
+            .is_some_and(|b| b.permit.iter().any(|p| p.code == Code::Wait));
+        Pipeline {
+            stages,
+            waits_at_permit,
+        }
     }
 
     /// A stage by point.
@@ -257,11 +266,14 @@ impl Pipeline {
         v
     }
 
-    /// Where a pod view opens: the point that stopped the pod, or Score when a node fits, or
-    /// the last point reached.
+    /// Where a pod view opens: the point that stopped the pod, Permit when the pod would wait
+    /// there (a gang), Score when a node fits, or the last point reached.
     pub fn decisive(&self) -> Step {
         if let Some(s) = self.stages.iter().find(|s| s.state == PointState::Failed) {
             return Step::at(s.point);
+        }
+        if self.waits_at_permit {
+            return Step::at(Point::Permit);
         }
         if self.stage(Point::Score).is_some_and(|s| s.state == PointState::Passed) {
             return Step::at(Point::Score);

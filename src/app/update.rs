@@ -581,6 +581,7 @@ fn row_count(app: &App) -> usize {
         // the node view scrolls; it has no rows to select
         Some(Screen::Node(_)) => 0,
         Some(Screen::Nodes(v)) => node_list_rows(app, v).len(),
+        Some(Screen::Queue(_)) => app.queue_rows().len(),
     }
 }
 
@@ -590,6 +591,7 @@ fn selected_mut(app: &mut App) -> Option<&mut usize> {
         None => Some(&mut app.pods.selected),
         Some(Screen::Pod(v)) => Some(&mut v.selected),
         Some(Screen::Nodes(v)) => Some(&mut v.selected),
+        Some(Screen::Queue(v)) => Some(&mut v.selected),
         Some(Screen::Node(_)) => None,
     }
 }
@@ -671,6 +673,11 @@ fn open(app: &mut App) -> Vec<Effect> {
                 }));
             }
         }
+        Some(Screen::Queue(v)) => {
+            if let Some((key, _)) = app.queue_rows().get(v.selected).cloned() {
+                return open_pod(app, key);
+            }
+        }
         Some(Screen::Node(_)) => {}
     }
     Vec::new()
@@ -749,7 +756,7 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             let ok = match app.screen() {
                 None | Some(Screen::Nodes(_)) => true,
                 Some(Screen::Pod(v)) => v.step.as_ref().is_some_and(|s| s.point == Point::Filter),
-                Some(Screen::Node(_)) => false,
+                Some(Screen::Node(_) | Screen::Queue(_)) => false,
             };
             if ok {
                 app.mode = Mode::Search;
@@ -870,6 +877,7 @@ fn edit_target(app: &App) -> Option<EditTarget> {
         Some(Screen::Nodes(v)) => node_list_rows(app, v)
             .get(v.selected)
             .map(|n| EditTarget::Node(n.clone())),
+        Some(Screen::Queue(v)) => app.queue_rows().get(v.selected).map(|r| EditTarget::Pod(r.0.clone())),
     }
 }
 
@@ -878,7 +886,7 @@ fn search(app: &mut App, action: Action) {
         None => &mut app.pods.query,
         Some(Screen::Pod(v)) => &mut v.query,
         Some(Screen::Nodes(v)) => &mut v.query,
-        Some(Screen::Node(_)) => return,
+        Some(Screen::Node(_) | Screen::Queue(_)) => return,
     };
     let mut keep = true;
     match action {
@@ -906,6 +914,7 @@ fn search(app: &mut App, action: Action) {
 pub const COMMANDS: &[&str] = &[
     ":pods",
     ":nodes",
+    ":queue",
     ":ns NAME",
     ":ns all",
     ":profile NAME",
@@ -947,6 +956,7 @@ fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
                 query: String::new(),
             }));
         }
+        "queue" | "que" => app.screens.push(Screen::Queue(super::QueueView::default())),
         "help" | "h" => app.mode = Mode::Help { scroll: 0 },
         "profile" | "profiles" => return profile_command(app, arg),
         "w" | "write" | "save" | "w!" | "write!" | "save!" => {

@@ -128,6 +128,17 @@ pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<()> {
     write_stdout(&text)
 }
 
+/// `queue` against the live cluster.
+pub fn queue(args: &super::QueueArgs, c: &ClusterArgs) -> Result<()> {
+    let text = runtime()?.block_on(async {
+        let (_, sv, state) = connect_and_load(c, None, Scope::AllNamespaces).await?;
+        let features = resolve_features(&args.release, Some(server_default(&sv)))?;
+        let cluster = state.to_cluster()?;
+        super::render_queue(args, cluster, &features)
+    })?;
+    write_stdout(&text)
+}
+
 /// `snapshot`.
 pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
     let c = &cli.cluster;

@@ -139,6 +139,26 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Schedule every pending pod in queue order, applying each result before the next.
     Simulate(simulate::SimulateArgs),
+    /// Where every pending pod waits in the scheduling queue, and what would move it on
+    /// (including the pods the scheduler writes no event for).
+    Queue(QueueArgs),
+}
+
+/// `queue` arguments.
+#[derive(Args, Debug)]
+pub struct QueueArgs {
+    /// Output format (text or json).
+    #[arg(short, long, value_enum, default_value = "text")]
+    pub output: Output,
+    /// The release and feature gates to reproduce.
+    #[command(flatten)]
+    pub release: ReleaseArgs,
+    /// A KubeSchedulerConfiguration file with the profiles to use.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Use the bundled demo cluster.
+    #[arg(long)]
+    pub demo: bool,
 }
 
 /// `bind` arguments.
@@ -368,6 +388,37 @@ pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, cluster: &ClusterArg
     write_stdout(&text)
 }
 
+/// Runs `queue`.
+pub fn queue(args: &QueueArgs, snapshot: Option<&Path>, cluster: &ClusterArgs) -> Result<()> {
+    if snapshot.is_none() && !args.demo {
+        #[cfg(feature = "live")]
+        return live::queue(args, cluster);
+    }
+    let _ = cluster;
+    let (cluster, recorded) = load_cluster_recorded(snapshot, args.demo)?;
+    let features = resolve_features(&args.release, recorded)?;
+    write_stdout(&render_queue(args, cluster, &features)?)
+}
+
+/// The queue report of every pending pod of `cluster`.
+pub fn render_queue(args: &QueueArgs, cluster: Cluster, features: &Features) -> Result<String> {
+    for w in &cluster.warnings {
+        eprintln!("warning: {w}");
+    }
+    let profiles = load_profiles(args.config.as_deref(), features)?;
+    let snap = Snapshot::new(Arc::new(cluster), features);
+    let mut out = Vec::new();
+    for p in snap.cluster.pending_pods() {
+        out.push(engine::explain(&snap, &profiles, &p.key)?);
+    }
+    let entries = crate::explain::queue::entries(&snap.cluster, &out);
+    Ok(match args.output {
+        Output::Text => crate::explain::queue::render(&entries),
+        Output::Json => serde_json::to_string_pretty(&crate::explain::queue::to_json(&entries))? + "\n",
+        Output::Yaml => serde_yaml::to_string(&crate::explain::queue::to_json(&entries))?,
+    })
+}
+
 /// Explains the pods `args` names against `cluster`; returns the text to print.
 pub fn render_explanations(
     args: &ExplainArgs,
@@ -531,6 +582,7 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
         Command::Snapshot(_) => "snapshot",
         Command::Generate(_) => "generate",
         Command::Simulate(_) => "simulate",
+        Command::Queue(_) => "queue",
     };
     let given: Vec<&str> = [
         (cli.release.scheduler_version.is_some(), "--scheduler-version"),
@@ -561,6 +613,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Snapshot(a)) => snapshot(a, &cli),
         Some(Command::Generate(a)) => generate(a),
         Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref()),
+        Some(Command::Queue(a)) => queue(a, cli.snapshot.as_deref(), &cli.cluster),
         None => run_tui(&cli),
     });
     match r {

@@ -5,6 +5,7 @@
 
 pub mod framework;
 pub mod plugins;
+pub mod queue;
 pub mod release;
 pub mod simulate;
 pub mod trace;

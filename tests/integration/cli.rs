@@ -323,3 +323,77 @@ fn the_demo_shows_one_agreeing_and_one_disagreeing_cluster_verdict() {
     ]);
     assert_eq!(v["cluster"]["agrees"], true, "{}", v["cluster"]);
 }
+
+#[test]
+fn queue_says_where_each_pending_pod_waits_and_what_moves_it() {
+    let gates = [
+        "--scheduler-version",
+        "1.36",
+        "--feature-gates",
+        "GenericWorkload=true,GangScheduling=true",
+    ];
+    let mut args = vec!["queue", "--demo"];
+    args.extend(gates);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = |pod: &str| {
+        text.lines()
+            .find(|l| l.starts_with(pod))
+            .unwrap_or_else(|| panic!("{pod} in\n{text}"))
+            .to_string()
+    };
+    // A gang short of members is held before the queue, with no event.
+    let r = line("ml/rollout-0 ");
+    assert!(
+        r.contains("held before the queue") && r.contains("GangScheduling"),
+        "{r}"
+    );
+    assert!(
+        r.ends_with("waiting for minCount pods from a gang to appear in scheduling queue"),
+        "{r}"
+    );
+    let detail = text.split("ml/rollout-0 (held before the queue):").nth(1).unwrap();
+    assert!(
+        detail.contains("no FailedScheduling event and no PodScheduled condition"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("moves on when another member of its group is created"),
+        "{detail}"
+    );
+    assert!(line("ml/sweep-0 ").contains("waiting at Permit"));
+    assert!(line("shop/checkout-canary ").contains("SchedulingGates"));
+    assert!(line("ml/eval-batch ").contains("could not find ResourceClaim \"ml/eval-gpu\""));
+    assert!(line("batch/spark-driver ").contains("another scheduler's"));
+    // Unschedulable pods: the events their rejecting plugins registered; payments-api is
+    // nominated for preemption.
+    let pay = text.split("shop/payments-api (unschedulable):").nth(1).unwrap();
+    assert!(
+        pay.contains("its preemption victims on pool-general-a3 are gone"),
+        "{pay}"
+    );
+    assert!(
+        pay.contains("NodeResourcesFit: a pod on a node is deleted or scaled down"),
+        "{pay}"
+    );
+    // JSON: one entry per pending pod, in queue order.
+    let mut args = vec!["queue", "--demo", "-o", "json"];
+    args.extend(gates);
+    let o = run(&args);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["kind"], "Queue");
+    let pods = v["pods"].as_array().unwrap();
+    let held = pods.iter().find(|p| p["pod"] == "ml/rollout-1").unwrap();
+    assert_eq!(held["pool"], "heldBeforeQueue");
+    assert_eq!(held["writesEvent"], false);
+    assert_eq!(held["plugins"], serde_json::json!(["GangScheduling"]));
+    // Without the gates the same pods are ordinary ones.
+    let o = run(&["queue", "--demo"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("ml/rollout-0 ") && l.contains("active")),
+        "{text}"
+    );
+}

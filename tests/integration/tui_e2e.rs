@@ -320,6 +320,52 @@ fn demo_dra_pod_shows_its_claims_node_devices_and_refuses_a_bind_without_them() 
     t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }
 
+#[test]
+fn demo_queue_screen_says_why_a_gang_gets_no_event() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let t = Tmux::start_sized(
+        "queue",
+        &format!(
+            "{BIN} --demo --scheduler-version 1.36 --feature-gates GenericWorkload=true,GangScheduling=true; echo KSCHEDTUI-EXITED=$?; sleep 30"
+        ),
+        160,
+        48,
+    );
+    // The pod list already says it: held before the queue, and the gang waiting at Permit.
+    t.wait_for(&[
+        "held before the queue: waiting for minCount pods",
+        "gang: waits at Permit (GangScheduling)",
+    ]);
+    t.keys(&[":"]);
+    t.text("queue");
+    t.keys(&["Enter"]);
+    t.wait_for(&["Queue (", "held before the queue", "ml/rollout-0", "GangScheduling"]);
+    let s = t.screen();
+    let row = s
+        .lines()
+        .skip_while(|l| !l.contains("POD") || !l.contains("WHERE"))
+        .skip(1)
+        .position(|l| l.contains("ml/rollout-0"))
+        .expect("rollout-0 row");
+    for _ in 0..row {
+        t.keys(&["j"]);
+    }
+    t.wait_for(&[
+        "ml/rollout-0 · held before the queue",
+        "No FailedScheduling event and no PodScheduled condition",
+        "another member of its group is created",
+    ]);
+    t.keys(&["Enter"]);
+    t.wait_for(&["Pod ml/rollout-0", "PreEnqueue"]);
+    t.keys(&["q"]);
+    t.keys(&["q"]);
+    t.keys(&["q"]);
+    t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+}
+
 /// Prints TTY-RAW or TTY-COOKED: whether the terminal was left in raw mode.
 const TTY_MODE: &str = "if stty -a | grep -q -- -icanon; then echo TTY-RAW; else echo TTY-COOKED; fi";
 

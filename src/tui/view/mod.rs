@@ -12,6 +12,7 @@ mod pipeline;
 mod pod_list;
 mod pod_view;
 mod postfilter;
+mod queue;
 mod score_matrix;
 mod steps;
 
@@ -106,6 +107,7 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
             Some(Screen::Pod(v)) => pod_view::render(app, v, theme, view, frame, body),
             Some(Screen::Node(v)) => node_view::render(app, v, theme, frame, body),
             Some(Screen::Nodes(v)) => node_list::render(app, v, theme, view, frame, body),
+            Some(Screen::Queue(v)) => queue::render(app, v, theme, view, frame, body),
         },
     }
     status_bar(app, theme, frame, bottom);
@@ -239,7 +241,7 @@ fn status_bar(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
                 None => app.pods.query.as_str(),
                 Some(Screen::Pod(v)) => v.query.as_str(),
                 Some(Screen::Nodes(v)) => v.query.as_str(),
-                Some(Screen::Node(_)) => "",
+                Some(Screen::Node(_) | Screen::Queue(_)) => "",
             };
             Line::from(vec![
                 Span::styled("/", theme.key),
