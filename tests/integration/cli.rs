@@ -397,3 +397,27 @@ fn queue_says_where_each_pending_pod_waits_and_what_moves_it() {
         "{text}"
     );
 }
+
+#[test]
+fn claims_under_a_release_without_dra_are_named_not_silently_ignored() {
+    let o = run(&["explain", "--demo", "ml/train-3gpu", "--scheduler-version", "1.33"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("spec.resourceClaims but DynamicResourceAllocation is off at 1.33.3"),
+        "{text}"
+    );
+    // With the gate on, the claims are evaluated and the note is gone.
+    let o = run(&[
+        "explain",
+        "--demo",
+        "ml/train-3gpu",
+        "--scheduler-version",
+        "1.33",
+        "--feature-gates",
+        "DynamicResourceAllocation=true",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("DynamicResourceAllocation is off"), "{text}");
+    assert!(text.contains("cannot allocate all claims"), "{text}");
+}

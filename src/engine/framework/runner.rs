@@ -373,6 +373,18 @@ pub fn explain_as(
         ));
         return Ok(ex);
     };
+    let has_claims = pod
+        .obj
+        .spec
+        .as_ref()
+        .and_then(|s| s.resource_claims.as_ref())
+        .is_some_and(|c| !c.is_empty());
+    if has_claims && !fw.pre_filter.iter().any(|p| p.name() == "DynamicResources") {
+        ex.notes.push(format!(
+            "the pod has spec.resourceClaims but DynamicResourceAllocation is off at {} (its default there), so the claims are ignored as the scheduler ignores them; an API server with the gate off drops the field, so a cluster that kept it has the gate on: pass --feature-gates DynamicResourceAllocation=true",
+            snapshot.features.release()
+        ));
+    }
     snapshot.handle.set_profile(&fw.name);
     snapshot
         .handle
