@@ -113,6 +113,17 @@ pub enum Action {
         /// The explanation or the engine's error.
         result: Explained,
     },
+    /// A gang's pass was computed.
+    GroupComputed {
+        /// Cluster generation it was computed on.
+        generation: u64,
+        /// The member it was asked for.
+        pod: ObjectKey,
+        /// The pass (None: the pod is in no gang), or the engine's error.
+        result: super::GroupResult,
+    },
+    /// Open the gang of the focused pod.
+    OpenGang,
     /// The live source reports progress while it lists the cluster.
     LoadProgress(String),
     /// The live cluster was listed (or could not be).

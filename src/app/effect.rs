@@ -40,8 +40,35 @@ impl ExplainJob {
     }
 }
 
+/// A gang's pass to compute (the `:gang` screen).
+#[derive(Clone)]
+pub struct GroupJob {
+    /// Cluster generation; a result of an older generation is dropped.
+    pub generation: u64,
+    /// The cluster.
+    pub cluster: Arc<Cluster>,
+    /// The profiles.
+    pub profiles: Arc<Vec<Framework>>,
+    /// The release and gates.
+    pub features: Arc<Features>,
+    /// A member of the gang.
+    pub pod: ObjectKey,
+}
+
+impl GroupJob {
+    /// Runs the gang's pass.
+    pub fn run(&self) -> super::GroupResult {
+        engine::group_cycle::group_cycle(&self.cluster, &self.profiles, &self.features, &self.pod)
+            .map(|g| g.map(Arc::new))
+            .map_err(|e| e.to_string())
+    }
+}
+
 /// Something for the runtime to do.
 pub enum Effect {
+    /// Compute a gang's pass in the background; the result comes back as
+    /// `Action::GroupComputed`.
+    Group(GroupJob),
     /// Explain pods in the background; each result comes back as `Action::Explained`.
     Explain(ExplainJob),
     /// Check and send a write plan to the live cluster; the report comes back as

@@ -25,6 +25,8 @@ pub enum Scope {
     NodeList,
     /// The queue screen.
     Queue,
+    /// The gang screen.
+    Gang,
     /// Typing a search.
     Search,
     /// Typing a command.
@@ -49,6 +51,7 @@ impl Scope {
             Scope::NodeView => "Node view",
             Scope::NodeList => "Node list",
             Scope::Queue => "Queue",
+            Scope::Gang => "Gang",
             Scope::Search => "Search",
             Scope::Command => "Command line",
             Scope::Confirm => "Confirmation",
@@ -90,6 +93,7 @@ pub static KEYMAP: &[Binding] = keys! {
     PodList "x" => Action::RequestPreempt, "preempt: evict the victims PostFilter chose", "";
     PodList "i" => Action::EditInline, "what-if: edit the pod inline", "edit";
     PodList "e" => Action::EditExternal, "what-if: edit the pod as YAML in $EDITOR", "";
+    PodList "m" => Action::OpenGang, "the pod's gang as a whole: members, quorum, who blocks it", "";
     PodView "n" => Action::StepNext, "next step (extension point or plugin)", "next";
     PodView "p" => Action::StepPrev, "previous step", "prev";
     PodView "N" => Action::PointNext, "next extension point", "point";
@@ -102,6 +106,7 @@ pub static KEYMAP: &[Binding] = keys! {
     PodView "x" => Action::RequestPreempt, "preempt: evict the victims PostFilter chose", "";
     PodView "i" => Action::EditInline, "what-if: edit the pod inline", "edit";
     PodView "e" => Action::EditExternal, "what-if: edit the pod as YAML in $EDITOR", "";
+    PodView "m" => Action::OpenGang, "the pod's gang as a whole: members, quorum, who blocks it", "";
     FilterStep "a" => Action::ToggleAllFailures, "all failing plugins per node / first only", "all";
     FilterStep "s" => Action::CycleSort, "sort: fit, name, plugin, zone", "sort";
     FilterStep "/" => Action::SearchStart, "filter nodes", "filter";
@@ -112,6 +117,8 @@ pub static KEYMAP: &[Binding] = keys! {
     NodeView "e" => Action::EditExternal, "what-if: edit the node as YAML in $EDITOR", "";
     NodeList "<Enter>" => Action::Open, "open the node", "open";
     Queue "<Enter>" => Action::Open, "open the pod", "open";
+    Queue "m" => Action::OpenGang, "the pod's gang as a whole", "gang";
+    Gang "<Enter>" => Action::Open, "open the member", "open";
     NodeList "/" => Action::SearchStart, "filter nodes", "filter";
     Global "?" => Action::Help, "help", "help";
     Global "<Ctrl-r>" => Action::Rerun, "re-run: explain again on the cluster as it is now", "";
@@ -259,6 +266,7 @@ pub fn scopes(app: &App) -> Vec<Scope> {
         Some(Screen::Node(_)) => vec![Scope::NodeView, Scope::Global],
         Some(Screen::Nodes(_)) => vec![Scope::NodeList, Scope::Global],
         Some(Screen::Queue(_)) => vec![Scope::Queue, Scope::Global],
+        Some(Screen::Gang(_)) => vec![Scope::Gang, Scope::Global],
     }
 }
 
@@ -313,6 +321,7 @@ pub fn help_sections(app: &App) -> Vec<(Scope, Vec<(String, &'static str)>)> {
         Some(Screen::Node(_)) => vec![Scope::NodeView],
         Some(Screen::Nodes(_)) => vec![Scope::NodeList],
         Some(Screen::Queue(_)) => vec![Scope::Queue],
+        Some(Screen::Gang(_)) => vec![Scope::Gang],
     };
     screen_scopes
         .into_iter()

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use action::Action;
-pub use effect::{Effect, ExplainJob};
+pub use effect::{Effect, ExplainJob, GroupJob};
 pub use update::update;
 
 use crate::engine::trace::Explanation;
@@ -171,6 +171,9 @@ pub enum Load {
 
 /// An explanation, or why there is none.
 pub type Explained = Result<Arc<Explanation>, String>;
+
+/// A gang's pass (None: the pod is in no gang), or the engine's error.
+pub type GroupResult = Result<Option<Arc<crate::engine::group_cycle::GroupCycle>>, String>;
 
 /// How many full explanations are kept (the pods on screen are always kept); every pending
 /// pod keeps its [`Summary`]. A pod whose explanation was dropped is explained again when opened.
@@ -346,6 +349,17 @@ pub enum Screen {
     Nodes(NodeList),
     /// The scheduling queue: where each pending pod waits.
     Queue(QueueView),
+    /// A gang as a whole: its members, the quorum, who blocks it.
+    Gang(GangView),
+}
+
+/// The gang screen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GangView {
+    /// The member it was opened from.
+    pub pod: ObjectKey,
+    /// Selected member row.
+    pub selected: usize,
 }
 
 /// The queue screen.
@@ -486,6 +500,9 @@ pub struct App {
     /// Full explanations of the current generation (at most [`FULL_KEEP`] beyond the pods on
     /// screen).
     pub explanations: BTreeMap<ObjectKey, Explained>,
+    /// Gang passes of the current generation, by the member they were asked for (the
+    /// `:gang` screen); a pod present with no value is being computed.
+    pub groups: BTreeMap<ObjectKey, Option<GroupResult>>,
     /// Summaries of every pod explained at the current generation.
     pub summaries: BTreeMap<ObjectKey, Result<Summary, String>>,
     /// Pods of `explanations`, least recently explained first.
@@ -539,6 +556,7 @@ impl App {
             generation: 0,
             explanations: BTreeMap::new(),
             summaries: BTreeMap::new(),
+            groups: BTreeMap::new(),
             recent: std::collections::VecDeque::new(),
             queued: 0,
             usage: BTreeMap::new(),
@@ -584,6 +602,7 @@ impl App {
                 Screen::Node(v) => v.pod.clone(),
                 Screen::Nodes(v) => v.pod.clone(),
                 Screen::Queue(_) => None,
+                Screen::Gang(v) => Some(v.pod.clone()),
             })
             .collect();
         v.extend(self.diff_base.as_ref().map(|d| d.pod.clone()));
@@ -597,6 +616,7 @@ impl App {
             Some(Screen::Node(v)) => v.pod.clone(),
             Some(Screen::Nodes(v)) => v.pod.clone(),
             Some(Screen::Queue(v)) => self.queue_rows().get(v.selected).map(|r| r.0.clone()),
+            Some(Screen::Gang(v)) => self.gang_rows(&v.pod).get(v.selected).cloned().or(Some(v.pod.clone())),
             None => pod_list::rows(self).get(self.pods.selected).map(|r| r.pod.key.clone()),
         }
     }
@@ -623,6 +643,14 @@ impl App {
                 (p.key.clone(), e)
             })
             .collect()
+    }
+
+    /// The gang screen's member rows (the pending members in the order they were tried).
+    pub fn gang_rows(&self, pod: &ObjectKey) -> Vec<ObjectKey> {
+        match self.groups.get(pod) {
+            Some(Some(Ok(Some(g)))) => g.members.iter().map(|m| m.pod.clone()).collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// A pod by key.
@@ -726,6 +754,17 @@ pub fn update_sync(app: &mut App, action: Action) -> Vec<Effect> {
                         },
                     ));
                 }
+            }
+            Effect::Group(job) => {
+                let result = job.run();
+                queue.extend(update(
+                    app,
+                    Action::GroupComputed {
+                        generation: job.generation,
+                        pod: job.pod.clone(),
+                        result,
+                    },
+                ));
             }
             other => rest.push(other),
         }

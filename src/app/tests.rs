@@ -1528,3 +1528,48 @@ fn rerun_on_a_snapshot_explains_again_and_following_is_refused() {
         "a snapshot does not change on its own: there is nothing to follow"
     );
 }
+
+#[test]
+fn m_opens_the_gang_as_a_whole_and_enter_opens_a_member() {
+    use crate::engine::group_cycle::GroupOutcome;
+    let mut a = demo_app(crate::source::write::Removal::Delete, str::to_string);
+    // A pod in no gang: a message, no screen.
+    open_pod(&mut a, "shop/payments-api");
+    run(&mut a, [Action::OpenGang]);
+    assert!(matches!(a.screen(), Some(Screen::Pod(_))));
+    assert_eq!(
+        a.status.as_ref().map(|s| s.text.as_str()),
+        Some("shop/payments-api is in no gang: no Permit plugin of its profile groups it")
+    );
+    run(&mut a, [Action::Back]);
+    open_pod(&mut a, "ml/ddp-worker-0");
+    run(&mut a, [Action::OpenGang]);
+    let Some(Screen::Gang(v)) = a.screen() else {
+        panic!("gang screen expected: {:?}", a.status)
+    };
+    let pod = v.pod.clone();
+    let Some(Some(Ok(Some(g)))) = a.groups.get(&pod) else {
+        panic!("group computed")
+    };
+    assert!(
+        matches!(&g.outcome, GroupOutcome::Short { blockers, .. } if blockers.len() == 1 && blockers[0].name == "ddp-worker-3")
+    );
+    assert_eq!(
+        a.gang_rows(&pod).iter().map(ToString::to_string).collect::<Vec<_>>(),
+        [
+            "ml/ddp-worker-0",
+            "ml/ddp-worker-1",
+            "ml/ddp-worker-2",
+            "ml/ddp-worker-3"
+        ]
+    );
+    run(&mut a, [Action::Bottom, Action::Open]);
+    assert_eq!(pod_view(&a).pod.to_string(), "ml/ddp-worker-3");
+    // A new cluster generation computes the gang again for the screen on the stack.
+    run(&mut a, [Action::Back]);
+    let before = a.generation;
+    let effects = update_sync(&mut a, Action::Rerun);
+    assert!(effects.is_empty());
+    assert!(a.generation > before, "Ctrl-r starts a new generation");
+    assert!(matches!(a.groups.get(&pod), Some(Some(Ok(Some(_))))));
+}

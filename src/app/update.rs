@@ -94,6 +94,16 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             on_explained(app, generation, pod, result);
             Vec::new()
         }
+        Action::GroupComputed {
+            generation,
+            pod,
+            result,
+        } => {
+            if generation == app.generation {
+                app.groups.insert(pod, Some(result));
+            }
+            Vec::new()
+        }
         Action::Edited { target, result } => match result.and_then(|t| whatif::apply_yaml(&app.cluster, &target, &t)) {
             Ok((c, what)) => set_cluster(app, c, what),
             Err(e) => {
@@ -401,11 +411,67 @@ fn explain_all(app: &mut App) -> Vec<Effect> {
         pods.insert(0, k);
     }
     app.queued = pods.len();
-    if pods.is_empty() {
+    let mut effects = if pods.is_empty() {
         Vec::new()
     } else {
         vec![job(app, pods)]
+    };
+    // A gang screen on the stack is computed again on the new cluster.
+    let gangs: Vec<ObjectKey> = app
+        .screens
+        .iter()
+        .filter_map(|s| match s {
+            Screen::Gang(v) => Some(v.pod.clone()),
+            _ => None,
+        })
+        .collect();
+    for pod in gangs {
+        effects.extend(group_job(app, pod));
     }
+    effects
+}
+
+/// Asks for the gang's pass of `pod` unless it is known or being computed.
+fn group_job(app: &mut App, pod: ObjectKey) -> Option<Effect> {
+    if app.groups.contains_key(&pod) {
+        return None;
+    }
+    app.groups.insert(pod.clone(), None);
+    Some(Effect::Group(super::GroupJob {
+        generation: app.generation,
+        cluster: app.cluster.clone(),
+        profiles: app.profiles.clone(),
+        features: app.features.clone(),
+        pod,
+    }))
+}
+
+/// Opens the gang screen of the focused pod (`m`, `:gang`).
+fn open_gang(app: &mut App) -> Vec<Effect> {
+    let Some(pod) = app.focused_pod() else {
+        app.info("no pod selected");
+        return Vec::new();
+    };
+    match app.explanation(&pod) {
+        Some(Ok(ex)) if ex.gang.is_none() => {
+            app.info(format!(
+                "{pod} is in no gang: no Permit plugin of its profile groups it"
+            ));
+            return Vec::new();
+        }
+        Some(Err(e)) => {
+            app.error(format!("{pod} could not be explained: {e}"));
+            return Vec::new();
+        }
+        _ => {}
+    }
+    if !matches!(app.screen(), Some(Screen::Gang(v)) if v.pod == pod) {
+        app.screens.push(Screen::Gang(super::GangView {
+            pod: pod.clone(),
+            selected: 0,
+        }));
+    }
+    group_job(app, pod).into_iter().collect()
 }
 
 fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, result: Explained) {
@@ -467,6 +533,7 @@ fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, result: Explaine
 /// Forgets every explanation (the cluster changed).
 fn clear_explanations(app: &mut App) {
     app.explanations.clear();
+    app.groups.clear();
     app.summaries.clear();
     app.recent.clear();
 }
@@ -582,6 +649,7 @@ fn row_count(app: &App) -> usize {
         Some(Screen::Node(_)) => 0,
         Some(Screen::Nodes(v)) => node_list_rows(app, v).len(),
         Some(Screen::Queue(_)) => app.queue_rows().len(),
+        Some(Screen::Gang(v)) => app.gang_rows(&v.pod).len(),
     }
 }
 
@@ -592,6 +660,7 @@ fn selected_mut(app: &mut App) -> Option<&mut usize> {
         Some(Screen::Pod(v)) => Some(&mut v.selected),
         Some(Screen::Nodes(v)) => Some(&mut v.selected),
         Some(Screen::Queue(v)) => Some(&mut v.selected),
+        Some(Screen::Gang(v)) => Some(&mut v.selected),
         Some(Screen::Node(_)) => None,
     }
 }
@@ -678,6 +747,11 @@ fn open(app: &mut App) -> Vec<Effect> {
                 return open_pod(app, key);
             }
         }
+        Some(Screen::Gang(v)) => {
+            if let Some(key) = app.gang_rows(&v.pod).get(v.selected).cloned() {
+                return open_pod(app, key);
+            }
+        }
         Some(Screen::Node(_)) => {}
     }
     Vec::new()
@@ -737,6 +811,7 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             });
         }
         Action::Open => return open(app),
+        Action::OpenGang => return open_gang(app),
         Action::Back => {
             // back one screen; at the pod list, quit
             let popped = app.screens.pop().is_some();
@@ -756,7 +831,7 @@ fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             let ok = match app.screen() {
                 None | Some(Screen::Nodes(_)) => true,
                 Some(Screen::Pod(v)) => v.step.as_ref().is_some_and(|s| s.point == Point::Filter),
-                Some(Screen::Node(_) | Screen::Queue(_)) => false,
+                Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_)) => false,
             };
             if ok {
                 app.mode = Mode::Search;
@@ -878,6 +953,10 @@ fn edit_target(app: &App) -> Option<EditTarget> {
             .get(v.selected)
             .map(|n| EditTarget::Node(n.clone())),
         Some(Screen::Queue(v)) => app.queue_rows().get(v.selected).map(|r| EditTarget::Pod(r.0.clone())),
+        Some(Screen::Gang(v)) => app
+            .gang_rows(&v.pod)
+            .get(v.selected)
+            .map(|k| EditTarget::Pod(k.clone())),
     }
 }
 
@@ -886,7 +965,7 @@ fn search(app: &mut App, action: Action) {
         None => &mut app.pods.query,
         Some(Screen::Pod(v)) => &mut v.query,
         Some(Screen::Nodes(v)) => &mut v.query,
-        Some(Screen::Node(_) | Screen::Queue(_)) => return,
+        Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_)) => return,
     };
     let mut keep = true;
     match action {
@@ -915,6 +994,7 @@ pub const COMMANDS: &[&str] = &[
     ":pods",
     ":nodes",
     ":queue",
+    ":gang",
     ":ns NAME",
     ":ns all",
     ":profile NAME",
@@ -957,6 +1037,7 @@ fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
             }));
         }
         "queue" | "que" => app.screens.push(Screen::Queue(super::QueueView::default())),
+        "gang" | "group" => return open_gang(app),
         "help" | "h" => app.mode = Mode::Help { scroll: 0 },
         "profile" | "profiles" => return profile_command(app, arg),
         "w" | "write" | "save" | "w!" | "write!" | "save!" => {

@@ -443,8 +443,18 @@ pub fn render_explanations(
         }
     };
     let mut out = Vec::new();
+    let mut groups = Vec::new();
     for k in &keys {
-        out.push(engine::explain_as(&snap, &profiles, k, args.profile.as_deref())?);
+        let ex = engine::explain_as(&snap, &profiles, k, args.profile.as_deref())?;
+        // A gang is understood as a whole: its members' pass, for gang pods only.
+        let group = match &ex.gang {
+            Some(_) if args.profile.is_none() => {
+                engine::group_cycle::group_cycle(&snap.cluster, &profiles, features, k)?
+            }
+            _ => None,
+        };
+        out.push(ex);
+        groups.push(group);
     }
     Ok(match args.output {
         Output::Text => {
@@ -452,7 +462,12 @@ pub fn render_explanations(
                 "no pending pods in the snapshot\n".to_string()
             } else {
                 out.iter()
-                    .map(|ex| crate::explain::text::render(ex) + &condition::cluster_verdict(&snap.cluster, ex))
+                    .zip(&groups)
+                    .map(|(ex, g)| {
+                        crate::explain::text::render(ex)
+                            + &g.as_ref().map(crate::explain::group::render).unwrap_or_default()
+                            + &condition::cluster_verdict(&snap.cluster, ex)
+                    })
                     .collect::<Vec<_>>()
                     .join("\n")
             }
@@ -460,12 +475,16 @@ pub fn render_explanations(
         Output::Json | Output::Yaml => {
             let values: Vec<serde_json::Value> = out
                 .iter()
-                .map(|ex| {
+                .zip(&groups)
+                .map(|(ex, g)| {
                     let mut v = crate::explain::json::to_value(ex);
                     if let (Some(c), serde_json::Value::Object(m)) =
                         (condition::cluster_json(&snap.cluster, ex), &mut v)
                     {
                         m.insert(crate::explain::json::CLUSTER_KEY.into(), c);
+                    }
+                    if let (Some(g), serde_json::Value::Object(m)) = (g, &mut v) {
+                        m.insert("groupCycle".into(), crate::explain::group::to_json(g));
                     }
                     v
                 })

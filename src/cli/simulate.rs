@@ -56,6 +56,7 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>) -> Result<()> {
         &features,
         SimOptions {
             max_passes: args.max_passes,
+            only: None,
         },
     );
     if let Some(path) = &args.write {

@@ -4,6 +4,7 @@
 //! Nodes are visited in name order; ties are reported, never sampled.
 
 pub mod framework;
+pub mod group_cycle;
 pub mod plugins;
 pub mod queue;
 pub mod release;

@@ -24,7 +24,7 @@ use super::framework::handle::FrameworkHandle;
 use super::framework::node_info::PodInfo;
 use super::framework::plugin::Ctx;
 use super::framework::profile::Framework;
-use super::framework::runner::{self, GATED_MESSAGE, NO_NODES_MESSAGE};
+use super::framework::runner::{self, NO_NODES_MESSAGE};
 use super::framework::snapshot::Snapshot;
 use super::framework::status::Status;
 use super::release::{Change, Features};
@@ -35,15 +35,20 @@ use crate::model::{Cluster, ObjectKey};
 pub const PASS_INTERVAL_MS: u64 = 1000;
 
 /// Simulation options.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SimOptions {
     /// Passes over the queue at most.
     pub max_passes: usize,
+    /// Attempt only these pods (the others stay as they are: pending, nominated or bound).
+    pub only: Option<BTreeSet<ObjectKey>>,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { max_passes: 50 }
+        SimOptions {
+            max_passes: 50,
+            only: None,
+        }
     }
 }
 
@@ -76,8 +81,14 @@ pub enum AttemptOutcome {
     },
     /// The attempt failed with an error.
     Error(String),
-    /// Held back by scheduling gates (never enters the active queue).
-    Gated,
+    /// Rejected at PreEnqueue (scheduling gates, a gang short of members, a claim not created
+    /// yet): never enters the active queue.
+    Held {
+        /// The PreEnqueue plugin that holds it.
+        plugin: String,
+        /// Its message.
+        message: String,
+    },
     /// No profile serves the pod's schedulerName.
     NoProfile(String),
 }
@@ -145,8 +156,13 @@ pub enum FinalState {
         /// status.nominatedNodeName.
         nominated: Option<String>,
     },
-    /// Gated.
-    Gated,
+    /// Held before the queue by a PreEnqueue plugin.
+    Held {
+        /// The plugin.
+        plugin: String,
+        /// Its message.
+        message: String,
+    },
     /// No profile serves it.
     NoProfile(String),
     /// Deleted (a preemption victim that was pending: cannot happen upstream, listed for
@@ -321,8 +337,15 @@ impl Sim<'_> {
         let profile = ex.profile.clone();
         let outcome = if let Some(s) = &ex.waiting_for_scheduler {
             AttemptOutcome::NoProfile(s.clone())
-        } else if ex.message.as_deref() == Some(GATED_MESSAGE) {
-            AttemptOutcome::Gated
+        } else if let Some(h) = ex
+            .pre_enqueue
+            .iter()
+            .find(|s| s.code != crate::engine::framework::status::Code::Success)
+        {
+            AttemptOutcome::Held {
+                plugin: h.plugin.clone(),
+                message: ex.message.clone().unwrap_or_else(|| h.reasons.join(", ")),
+            }
         } else if let Some(b) = &ex.binding_cycle {
             match b.outcome {
                 BindingOutcome::Bound => {
@@ -359,7 +382,7 @@ impl Sim<'_> {
             }
         };
         // Gated and unserved pods are reported once, not on every pass.
-        if matches!(outcome, AttemptOutcome::Gated | AttemptOutcome::NoProfile(_))
+        if matches!(outcome, AttemptOutcome::Held { .. } | AttemptOutcome::NoProfile(_))
             && !self.reported_once.insert(key.clone())
         {
             return;
@@ -470,7 +493,12 @@ pub fn simulate(
 ) -> SimReport {
     let mut snap = Snapshot::new(Arc::new(cluster), features);
     snap.handle = FrameworkHandle::persistent();
-    let initial: Vec<ObjectKey> = queues(&snap.cluster, profiles).into_iter().flatten().collect();
+    let wanted = |k: &ObjectKey| opts.only.as_ref().is_none_or(|o| o.contains(k));
+    let initial: Vec<ObjectKey> = queues(&snap.cluster, profiles)
+        .into_iter()
+        .flatten()
+        .filter(|k| wanted(k))
+        .collect();
     let mut sim = Sim {
         snap,
         profiles,
@@ -492,7 +520,7 @@ pub fn simulate(
             break;
         }
         for q in queues(&sim.snap.cluster, profiles) {
-            for key in q {
+            for key in q.into_iter().filter(|k| wanted(k)) {
                 let still_pending = sim.snap.cluster.pod(&key).is_some_and(|p| p.is_pending());
                 if still_pending {
                     sim.attempt(&key);
@@ -514,7 +542,7 @@ pub fn simulate(
     }
     let mut last_message: BTreeMap<ObjectKey, String> = BTreeMap::new();
     let mut bound_at: BTreeMap<ObjectKey, u64> = BTreeMap::new();
-    let mut gated: BTreeSet<ObjectKey> = BTreeSet::new();
+    let mut held: BTreeMap<ObjectKey, (String, String)> = BTreeMap::new();
     let mut unserved: BTreeMap<ObjectKey, String> = BTreeMap::new();
     for e in &sim.events {
         match &e.kind {
@@ -528,8 +556,8 @@ pub fn simulate(
                 | AttemptOutcome::Rejected { message: m, .. } => {
                     last_message.insert(e.pod.clone(), m.clone());
                 }
-                AttemptOutcome::Gated => {
-                    gated.insert(e.pod.clone());
+                AttemptOutcome::Held { plugin, message } => {
+                    held.insert(e.pod.clone(), (plugin.clone(), message.clone()));
                 }
                 AttemptOutcome::NoProfile(s) => {
                     unserved.insert(e.pod.clone(), s.clone());
@@ -560,7 +588,10 @@ pub fn simulate(
                     node: p.node_name.clone().unwrap_or_default(),
                     at_ms: bound_at.get(&k).copied().unwrap_or(0),
                 },
-                Some(_) if gated.contains(&k) => FinalState::Gated,
+                Some(_) if held.contains_key(&k) => FinalState::Held {
+                    plugin: held[&k].0.clone(),
+                    message: held[&k].1.clone(),
+                },
                 Some(_) if unserved.contains_key(&k) => FinalState::NoProfile(unserved[&k].clone()),
                 Some(p) => FinalState::Pending {
                     message: last_message.get(&k).cloned().unwrap_or_default(),

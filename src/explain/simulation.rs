@@ -39,7 +39,10 @@ fn outcome_fields(o: &AttemptOutcome, m: &mut Map<String, Value>) {
             ("Rejected", Some(node), Some(message))
         }
         AttemptOutcome::Error(msg) => ("Error", None, Some(msg)),
-        AttemptOutcome::Gated => ("Gated", None, None),
+        AttemptOutcome::Held { plugin, message } => {
+            m.insert("plugin".into(), json!(plugin));
+            (held_name(plugin), None, Some(message))
+        }
         AttemptOutcome::NoProfile(s) => {
             m.insert("schedulerName".into(), json!(s));
             ("NoProfile", None, None)
@@ -135,8 +138,10 @@ pub fn to_json(r: &SimReport) -> Value {
                     m.insert("message".into(), json!(message));
                     m.insert("nominatedNode".into(), json!(nominated));
                 }
-                FinalState::Gated => {
-                    m.insert("result".into(), json!("Gated"));
+                FinalState::Held { plugin, message } => {
+                    m.insert("result".into(), json!(held_name(plugin)));
+                    m.insert("plugin".into(), json!(plugin));
+                    m.insert("message".into(), json!(message));
                 }
                 FinalState::NoProfile(s) => {
                     m.insert("result".into(), json!("NoProfile"));
@@ -233,7 +238,7 @@ pub fn render(r: &SimReport) -> String {
                         format!("{point} rejected it on {node}: {message}")
                     }
                     AttemptOutcome::Error(m) => format!("error: {m}"),
-                    AttemptOutcome::Gated => "held back by scheduling gates".into(),
+                    AttemptOutcome::Held { plugin, message } => held_text(plugin, message),
                     AttemptOutcome::NoProfile(n) => format!("no profile serves schedulerName '{n}'"),
                 };
                 let prof = if profile.is_empty() {
@@ -281,7 +286,7 @@ pub fn render(r: &SimReport) -> String {
                     .unwrap_or_default();
                 format!("Pending    {message}{nom}")
             }
-            FinalState::Gated => "Gated      scheduling gates".into(),
+            FinalState::Held { plugin, message } => format!("Held       {}", held_text(plugin, message)),
             FinalState::NoProfile(n) => format!("Pending    no profile serves schedulerName '{n}'"),
             FinalState::Deleted => "Deleted".into(),
         };
@@ -323,4 +328,22 @@ pub fn render(r: &SimReport) -> String {
         );
     }
     s
+}
+
+/// "Gated" for scheduling gates (the name the JSON always had), "HeldBeforeQueue" for the
+/// other PreEnqueue plugins.
+fn held_name(plugin: &str) -> &'static str {
+    if plugin == "SchedulingGates" {
+        "Gated"
+    } else {
+        "HeldBeforeQueue"
+    }
+}
+
+fn held_text(plugin: &str, message: &str) -> String {
+    if plugin == "SchedulingGates" {
+        "held back by scheduling gates".into()
+    } else {
+        format!("held before the queue by {plugin}: {message}")
+    }
 }

@@ -216,6 +216,7 @@ async fn event_loop(
             for e in update(&mut app, a) {
                 match e {
                     Effect::Explain(job) => runtime.explain(job),
+                    Effect::Group(job) => runtime.group(job),
                     Effect::CheckAccess(reqs) => {
                         if let Some(w) = &writer {
                             w(LiveJob::Check(reqs));

@@ -73,6 +73,31 @@ impl Runtime {
     }
 }
 
+impl Runtime {
+    /// Computes a gang's pass in the background; the result comes back as
+    /// `Action::GroupComputed`.
+    pub fn group(&self, job: crate::app::GroupJob) {
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run())) {
+                Ok(r) => r,
+                Err(_) => {
+                    let _ = tx.send(Action::Fatal(format!(
+                        "the engine panicked while scheduling the gang of {}",
+                        job.pod
+                    )));
+                    return;
+                }
+            };
+            let _ = tx.send(Action::GroupComputed {
+                generation: job.generation,
+                pod: job.pod,
+                result,
+            });
+        });
+    }
+}
+
 /// Writes the cluster to a snapshot file (`:w`), never leaving a half-written file; the
 /// answer for the app.
 pub fn save(cluster: &crate::model::Cluster, path: &std::path::Path, overwrite: bool, changes: usize) -> Action {

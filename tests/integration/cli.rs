@@ -421,3 +421,81 @@ fn claims_under_a_release_without_dra_are_named_not_silently_ignored() {
     assert!(!text.contains("DynamicResourceAllocation is off"), "{text}");
     assert!(text.contains("cannot allocate all claims"), "{text}");
 }
+
+#[test]
+fn a_gang_is_explained_as_a_whole_with_the_member_that_blocks_it() {
+    let o = run(&["explain", "--demo", "ml/ddp-worker-0", "-o", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let g = &v["groupCycle"];
+    assert_eq!(g["plugin"], "Coscheduling");
+    assert_eq!(g["minMember"], 4);
+    assert_eq!(
+        g["outcome"],
+        serde_json::json!({"kind": "short", "placed": 3, "need": 4,
+            "blockers": [{"namespace": "ml", "name": "ddp-worker-3"}]})
+    );
+    let results: Vec<(&str, &str)> = g["tried"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["pod"]["name"].as_str().unwrap(), m["result"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("ddp-worker-0", "released"),
+            ("ddp-worker-1", "released"),
+            ("ddp-worker-2", "released"),
+            ("ddp-worker-3", "unschedulable")
+        ]
+    );
+    // A native gang that reaches its quorum, as text.
+    let o = run(&[
+        "explain",
+        "--demo",
+        "ml/sweep-1",
+        "--scheduler-version",
+        "1.36",
+        "--feature-gates",
+        "GenericWorkload=true,GangScheduling=true",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let section = text.split("Gang as a whole (GangScheduling;").nth(1).expect(&text);
+    let lines: Vec<&str> = section.lines().skip(1).take(3).map(str::trim).collect();
+    assert_eq!(
+        lines[0],
+        "the group completes: 2 of minMember 2 placed, Permit allows them all"
+    );
+    assert!(lines[1].starts_with("ml/sweep-0  binds to pool-general-"), "{section}");
+    assert!(lines[2].starts_with("ml/sweep-1  binds to pool-general-"), "{section}");
+}
+
+#[test]
+fn alpha_pod_group_gates_not_reproduced_are_named() {
+    let o = run(&[
+        "explain",
+        "--demo",
+        "ml/sweep-0",
+        "--scheduler-version",
+        "1.36",
+        "--feature-gates",
+        "GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("not reproduced: the topology placements of TopologyAwareWorkloadScheduling (alpha gates on)"),
+        "{text}"
+    );
+    let o = run(&[
+        "explain",
+        "--demo",
+        "ml/sweep-0",
+        "--scheduler-version",
+        "1.36",
+        "--feature-gates",
+        "GenericWorkload=true,GangScheduling=true",
+    ]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("not reproduced"));
+}

@@ -222,7 +222,7 @@ fn gang_waits_time_out_on_the_simulated_clock() {
                 "{w}"
             );
         }
-        assert_eq!(final_state(&r, &k("ml", "worker-3")), &FinalState::Gated);
+        assert_eq!(final_state(&r, &k("ml", "worker-3")), &gated());
         let timeout_ms: u64 = want.trim_end_matches('s').parse::<u64>().unwrap() * 1000;
         // Waiting from t=0 (pass 1) and again from t=1s (pass 2) would each end at their deadline;
         // the first wait ends exactly at the timeout.
@@ -278,7 +278,7 @@ fn queue_order_and_a_placement_that_changes_the_next_verdict() {
         "{message}"
     );
     assert_eq!(nominated, &None);
-    assert_eq!(final_state(&r, &k("default", "checkout")), &FinalState::Gated);
+    assert_eq!(final_state(&r, &k("default", "checkout")), &gated());
     assert_eq!(r.snapshot.node("n1").unwrap().requested.milli_cpu, 1500);
     assert_eq!(r.snapshot.node("n2").unwrap().requested.milli_cpu, 1000);
     assert!(r.converged);
@@ -411,5 +411,12 @@ fn demo_cluster_simulates_with_gang_waits() {
             ),
             "three free GPUs cannot hold a gang of four"
         );
+    }
+}
+
+fn gated() -> FinalState {
+    FinalState::Held {
+        plugin: "SchedulingGates".into(),
+        message: "Scheduling is blocked due to non-empty scheduling gates".into(),
     }
 }

@@ -366,6 +366,62 @@ fn demo_queue_screen_says_why_a_gang_gets_no_event() {
     t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }
 
+#[test]
+fn demo_gang_screen_names_the_member_that_blocks_the_group() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let t = Tmux::start_sized(
+        "gang",
+        &format!(
+            "{BIN} --demo --scheduler-version 1.36 --feature-gates GenericWorkload=true,GangScheduling=true; echo KSCHEDTUI-EXITED=$?; sleep 30"
+        ),
+        160,
+        48,
+    );
+    t.wait_for(&["ddp-worker-0"]);
+    // A Coscheduling gang: three members fit and wait at Permit, the fourth fits nowhere.
+    t.keys(&["/"]);
+    t.text("ddp-worker-0");
+    t.keys(&["Enter", "Enter"]);
+    t.wait_for(&["Pod ml/ddp-worker-0", "Coscheduling    Wait", "the gang as a whole"]);
+    t.keys(&["m"]);
+    t.wait_for(&[
+        "Gang ml/ddp-job · Coscheduling",
+        "3 of minMember 4 fit; blocked by ml/ddp-worker-3",
+        "blocks the group",
+        "fits, released",
+    ]);
+    let s = t.screen();
+    let blocker = s
+        .lines()
+        .find(|l| l.contains("blocks the group") && l.contains("ml/ddp-worker-"))
+        .unwrap();
+    assert!(
+        blocker.contains("ml/ddp-worker-3") && blocker.contains("fits nowhere"),
+        "{s}"
+    );
+    // Enter opens the selected member; back, then a native gang through `:gang`.
+    t.keys(&["Enter"]);
+    t.wait_for(&["Pod ml/ddp-worker-0"]);
+    t.keys(&["q", "q", "q", "Escape"]);
+    t.keys(&["/"]);
+    t.text("sweep-0");
+    t.keys(&["Enter"]);
+    t.keys(&[":"]);
+    t.text("gang");
+    t.keys(&["Enter"]);
+    t.wait_for(&[
+        "Gang PodGroup ml/eval-sweep · GangScheduling",
+        "the group completes: 2 of minMember 2 placed",
+        "ml/sweep-1",
+        "binds",
+    ]);
+    t.keys(&["q", "q"]);
+    t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+}
+
 /// Prints TTY-RAW or TTY-COOKED: whether the terminal was left in raw mode.
 const TTY_MODE: &str = "if stty -a | grep -q -- -icanon; then echo TTY-RAW; else echo TTY-COOKED; fi";
 

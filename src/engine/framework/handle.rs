@@ -168,6 +168,14 @@ impl FrameworkHandle {
             .collect()
     }
 
+    /// Whether `pod` is one of [`Self::waiting_pods`].
+    pub fn is_waiting(&self, pod: &ObjectKey) -> bool {
+        let s = self.lock();
+        s.waiting
+            .get(pod)
+            .is_some_and(|w| w.profile == s.profile && w.verdict.is_none())
+    }
+
     /// `WaitingPod.Allow(plugin)`: once no plugin is pending the pod gets Success.
     pub fn allow(&self, pod: &ObjectKey, plugin: &str) {
         let mut s = self.lock();

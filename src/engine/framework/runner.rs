@@ -385,6 +385,30 @@ pub fn explain_as(
             snapshot.features.release()
         ));
     }
+    if pod.scheduling_group().is_some() {
+        use crate::engine::release::Gate;
+        let f = &snapshot.features;
+        let missing: Vec<&str> = [
+            (
+                Gate::TopologyAwareWorkloadScheduling,
+                "the topology placements of TopologyAwareWorkloadScheduling",
+            ),
+            (
+                Gate::WorkloadAwarePreemption,
+                "the workload-aware preemption of WorkloadAwarePreemption",
+            ),
+        ]
+        .into_iter()
+        .filter(|(g, _)| f.on(*g))
+        .map(|(_, what)| what)
+        .collect();
+        if !missing.is_empty() {
+            ex.notes.push(format!(
+                "not reproduced: {} (alpha gates on); the pod is explained as its pod group's cycle would try it without them",
+                missing.join(" and ")
+            ));
+        }
+    }
     snapshot.handle.set_profile(&fw.name);
     snapshot
         .handle

@@ -130,7 +130,13 @@ impl GangScheduling {
             .filter(|p| self.group_of(p).as_ref() == Some(g))
             .filter(|p| !self.pod_groups || p.node_name.is_some() || handle.serves(&p.scheduler_name))
             .collect();
-        let bound = all.iter().copied().filter(|p| p.node_name.is_some()).collect();
+        // A pod waiting at Permit is assumed on its node (nodeName set in the snapshot): it
+        // counts once, as waiting.
+        let bound = all
+            .iter()
+            .copied()
+            .filter(|p| p.node_name.is_some() && !handle.is_waiting(&p.key))
+            .collect();
         (all, bound)
     }
 }

@@ -5,6 +5,7 @@
 mod dialogs;
 mod dra;
 mod filter_table;
+mod gang;
 mod help;
 mod node_list;
 mod node_view;
@@ -108,6 +109,7 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
             Some(Screen::Node(v)) => node_view::render(app, v, theme, frame, body),
             Some(Screen::Nodes(v)) => node_list::render(app, v, theme, view, frame, body),
             Some(Screen::Queue(v)) => queue::render(app, v, theme, view, frame, body),
+            Some(Screen::Gang(v)) => gang::render(app, v, theme, view, frame, body),
         },
     }
     status_bar(app, theme, frame, bottom);
@@ -241,7 +243,7 @@ fn status_bar(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
                 None => app.pods.query.as_str(),
                 Some(Screen::Pod(v)) => v.query.as_str(),
                 Some(Screen::Nodes(v)) => v.query.as_str(),
-                Some(Screen::Node(_) | Screen::Queue(_)) => "",
+                Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_)) => "",
             };
             Line::from(vec![
                 Span::styled("/", theme.key),

@@ -600,4 +600,11 @@ fn permit(ex: &Explanation, plugins: &[String], theme: &Theme, lines: &mut Vec<L
             theme.muted,
         ))),
     }
+    lines.push(Line::from(vec![
+        Span::styled("m", theme.key),
+        Span::styled(
+            " the gang as a whole: every pending member tried in turn, whether the quorum is reached, who blocks it",
+            theme.muted,
+        ),
+    ]));
 }

@@ -1,0 +1,169 @@
+//! The gang screen (`m` or `:gang`): the pod's group as a whole. Its pending members are
+//! scheduled one after another on the cluster as it is (each sees the ones placed before it);
+//! the screen says whether the group reaches its quorum, which member blocks it, and how long
+//! the members that fit wait at Permit.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+
+use super::{ViewState, block, record_rows};
+use crate::app::{App, GangView};
+use crate::engine::framework::handle::go_duration;
+use crate::engine::group_cycle::{GroupOutcome, MemberResult};
+use crate::tui::theme::Theme;
+
+/// Draws the gang screen.
+pub fn render(app: &App, v: &GangView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+    let g = match app.groups.get(&v.pod) {
+        Some(Some(Ok(Some(g)))) => g.clone(),
+        Some(Some(Ok(None))) => {
+            let b = block(theme, format!(" Gang of {} ", v.pod));
+            let inner = b.inner(area);
+            frame.render_widget(b, area);
+            let msg = format!("{} is in no gang: no Permit plugin of its profile groups it.", v.pod);
+            frame.render_widget(Paragraph::new(Span::styled(msg, theme.muted)), inner);
+            return;
+        }
+        Some(Some(Err(e))) => {
+            let b = block(theme, format!(" Gang of {} ", v.pod));
+            let inner = b.inner(area);
+            frame.render_widget(b, area);
+            let msg = format!("The group could not be scheduled: {e}");
+            frame.render_widget(
+                Paragraph::new(Span::styled(msg, theme.fail)).wrap(Wrap { trim: false }),
+                inner,
+            );
+            return;
+        }
+        _ => {
+            let b = block(theme, format!(" Gang of {} ", v.pod));
+            let inner = b.inner(area);
+            frame.render_widget(b, area);
+            let msg = "Scheduling the group's pending members one after another…";
+            frame.render_widget(Paragraph::new(Span::styled(msg, theme.muted)), inner);
+            return;
+        }
+    };
+    let t = &g.gang;
+    let b = block(
+        theme,
+        Line::from(vec![
+            Span::raw(format!(" Gang {} ", t.group.split(" (").next().unwrap_or(&t.group))),
+            Span::styled(format!("· {} ", t.plugin), theme.muted),
+        ]),
+    );
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let complete = matches!(g.outcome, GroupOutcome::Completes);
+    let mut head = vec![
+        Line::from(vec![
+            Span::styled("quorum ", theme.muted),
+            Span::raw(format!("minMember {}", t.min_member)),
+            Span::styled(" · members ", theme.muted),
+            Span::raw(t.members.to_string()),
+            Span::styled(" · already on a node ", theme.muted),
+            Span::raw(g.bound_before.to_string()),
+            Span::styled(" · Permit timeout ", theme.muted),
+            Span::raw(go_duration(std::time::Duration::from_millis(t.timeout_ms))),
+        ]),
+        Line::from(Span::styled(g.verdict(), if complete { theme.ok } else { theme.fail })),
+    ];
+    if !t.waiting.is_empty() {
+        let w: Vec<String> = t
+            .waiting
+            .iter()
+            .map(|w| {
+                format!(
+                    "{} on {} ({} left)",
+                    w.pod,
+                    w.node,
+                    go_duration(std::time::Duration::from_millis(w.time_left_ms))
+                )
+            })
+            .collect();
+        head.push(Line::from(vec![
+            Span::styled("waiting at Permit now: ", theme.muted),
+            Span::raw(w.join(", ")),
+        ]));
+    }
+    let head_h = u16::try_from(head.len() + 1).unwrap_or(4);
+    let [head_area, table_area, detail_area] =
+        Layout::vertical([Constraint::Length(head_h), Constraint::Min(3), Constraint::Length(5)]).areas(inner);
+    frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), head_area);
+    let blockers: &[_] = match &g.outcome {
+        GroupOutcome::Short { blockers, .. } => blockers,
+        _ => &[],
+    };
+    let style_of = |r: &MemberResult| match r {
+        MemberResult::Bound { .. } => theme.ok,
+        MemberResult::Waiting { .. } | MemberResult::Released { .. } | MemberResult::Preempting { .. } => theme.warn,
+        _ => theme.fail,
+    };
+    let state_of = |r: &MemberResult| match r {
+        MemberResult::Bound { .. } => "binds",
+        MemberResult::Waiting { .. } => "waits at Permit",
+        MemberResult::Released { .. } => "fits, released",
+        MemberResult::Held { .. } => "held",
+        MemberResult::Preempting { .. } => "preempts",
+        MemberResult::Unschedulable { .. } => "fits nowhere",
+        MemberResult::NotScheduled { .. } => "not scheduled",
+    };
+    let rows: Vec<Row<'_>> = g
+        .members
+        .iter()
+        .map(|m| {
+            let mark = if blockers.contains(&m.pod) {
+                "blocks the group"
+            } else {
+                ""
+            };
+            Row::new(vec![
+                Cell::from(Span::styled(m.pod.to_string(), theme.accent)),
+                Cell::from(Span::styled(state_of(&m.result), style_of(&m.result))),
+                Cell::from(Span::styled(mark, theme.fail)),
+                Cell::from(m.result.describe()),
+            ])
+        })
+        .collect();
+    let pod_w = g
+        .members
+        .iter()
+        .map(|m| m.pod.to_string().chars().count())
+        .max()
+        .unwrap_or(3)
+        .clamp(3, 48);
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(u16::try_from(pod_w).unwrap_or(48)),
+            Constraint::Length(15),
+            Constraint::Length(16),
+            Constraint::Min(10),
+        ],
+    )
+    .header(Row::new(["MEMBER", "IN THE PASS", "", "WHAT HAPPENS"]).style(theme.header))
+    .row_highlight_style(theme.selected)
+    .column_spacing(1);
+    if g.members.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Span::styled("No pending member.", theme.muted)),
+            table_area,
+        );
+        return;
+    }
+    let sel = v.selected.min(g.members.len() - 1);
+    view.nodes.select(Some(sel));
+    frame.render_stateful_widget(table, table_area, &mut view.nodes);
+    record_rows(view, table_area, view.nodes.offset());
+    let m = &g.members[sel];
+    let detail = vec![
+        Line::from(vec![
+            Span::styled(m.pod.to_string(), theme.accent),
+            Span::styled("  (Enter: its trip through the scheduler)", theme.muted),
+        ]),
+        Line::from(m.result.describe()),
+    ];
+    frame.render_widget(Paragraph::new(detail).wrap(Wrap { trim: false }), detail_area);
+}
