@@ -33,8 +33,8 @@ pub struct Cli {
     /// Open a snapshot file or directory instead of a live cluster.
     #[arg(long, global = true)]
     pub snapshot: Option<PathBuf>,
-    /// Open the bundled demo cluster.
-    #[arg(long)]
+    /// Use the bundled demo cluster (before or after the command).
+    #[arg(long, global = true)]
     pub demo: bool,
     /// TUI colour theme: a bundled name (default, light, high-contrast) or a YAML file.
     #[arg(long, value_name = "NAME|FILE")]
@@ -156,9 +156,6 @@ pub struct QueueArgs {
     /// A KubeSchedulerConfiguration file with the profiles to use.
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Use the bundled demo cluster.
-    #[arg(long)]
-    pub demo: bool,
 }
 
 /// `bind` arguments.
@@ -298,9 +295,6 @@ pub struct ExplainArgs {
     /// Explain with this profile instead of the one the pod's schedulerName picks (a what-if).
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
-    /// Use the bundled demo cluster.
-    #[arg(long)]
-    pub demo: bool,
 }
 
 /// Loads the cluster from `--snapshot` or the demo.
@@ -324,7 +318,11 @@ pub fn load_profiles(config: Option<&Path>, features: &Features) -> Result<Vec<F
         }
         None => None,
     };
-    Ok(engine::build_profiles(cfg.as_ref(), features)?)
+    let profiles = engine::build_profiles(cfg.as_ref(), features);
+    match config {
+        Some(p) => profiles.with_context(|| format!("in '{}'", p.display())),
+        None => Ok(profiles?),
+    }
 }
 
 /// A release recorded by a snapshot or read from a server, with the note to show when
@@ -376,26 +374,26 @@ pub fn load_cluster_recorded(snapshot: Option<&Path>, demo: bool) -> Result<(Clu
 }
 
 /// Runs `explain`.
-pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, cluster: &ClusterArgs) -> Result<()> {
-    if snapshot.is_none() && !args.demo {
+pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, demo: bool, cluster: &ClusterArgs) -> Result<()> {
+    if snapshot.is_none() && !demo {
         #[cfg(feature = "live")]
         return live::explain(args, cluster);
     }
     let _ = cluster;
-    let (cluster, recorded) = load_cluster_recorded(snapshot, args.demo)?;
+    let (cluster, recorded) = load_cluster_recorded(snapshot, demo)?;
     let features = resolve_features(&args.release, recorded)?;
     let text = render_explanations(args, cluster, &features, "default")?;
     write_stdout(&text)
 }
 
 /// Runs `queue`.
-pub fn queue(args: &QueueArgs, snapshot: Option<&Path>, cluster: &ClusterArgs) -> Result<()> {
-    if snapshot.is_none() && !args.demo {
+pub fn queue(args: &QueueArgs, snapshot: Option<&Path>, demo: bool, cluster: &ClusterArgs) -> Result<()> {
+    if snapshot.is_none() && !demo {
         #[cfg(feature = "live")]
         return live::queue(args, cluster);
     }
     let _ = cluster;
-    let (cluster, recorded) = load_cluster_recorded(snapshot, args.demo)?;
+    let (cluster, recorded) = load_cluster_recorded(snapshot, demo)?;
     let features = resolve_features(&args.release, recorded)?;
     write_stdout(&render_queue(args, cluster, &features)?)
 }
@@ -412,10 +410,13 @@ pub fn render_queue(args: &QueueArgs, cluster: Cluster, features: &Features) -> 
         out.push(engine::explain(&snap, &profiles, &p.key)?);
     }
     let entries = crate::explain::queue::entries(&snap.cluster, &out);
+    let release = features.release().to_string();
     Ok(match args.output {
-        Output::Text => crate::explain::queue::render(&entries),
-        Output::Json => serde_json::to_string_pretty(&crate::explain::queue::to_json(&entries))? + "\n",
-        Output::Yaml => serde_yaml::to_string(&crate::explain::queue::to_json(&entries))?,
+        Output::Text => {
+            format!("Queue (scheduler {})\n", features.describe()) + &crate::explain::queue::render(&entries)
+        }
+        Output::Json => serde_json::to_string_pretty(&crate::explain::queue::to_json(&entries, &release))? + "\n",
+        Output::Yaml => serde_yaml::to_string(&crate::explain::queue::to_json(&entries, &release))?,
     })
 }
 
@@ -603,7 +604,25 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
         Command::Simulate(_) => "simulate",
         Command::Queue(_) => "queue",
     };
+    if matches!(cmd, Command::Snapshot(_) | Command::Generate(_)) {
+        let sources: Vec<&str> = [(cli.demo, "--demo"), (cli.snapshot.is_some(), "--snapshot")]
+            .into_iter()
+            .filter_map(|(on, f)| on.then_some(f))
+            .collect();
+        if !sources.is_empty() {
+            bail!(
+                "{} does not apply to `{name}`, which {}",
+                sources.join(" and "),
+                if name == "snapshot" {
+                    "reads the live cluster of the kubeconfig"
+                } else {
+                    "writes a synthetic cluster"
+                }
+            );
+        }
+    }
     let given: Vec<&str> = [
+        (cli.namespace.is_some(), "-n/--namespace"),
         (cli.release.scheduler_version.is_some(), "--scheduler-version"),
         (cli.release.feature_gates.is_some(), "--feature-gates"),
         (cli.config.is_some(), "--config"),
@@ -626,13 +645,13 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let r = check_tui_only_flags(&cli).and_then(|()| match &cli.command {
-        Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref(), &cli.cluster),
+        Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
         Some(Command::Bind(a)) => bind(a, &cli),
         Some(Command::Preempt(a)) => preempt(a, &cli),
         Some(Command::Snapshot(a)) => snapshot(a, &cli),
         Some(Command::Generate(a)) => generate(a),
-        Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref()),
-        Some(Command::Queue(a)) => queue(a, cli.snapshot.as_deref(), &cli.cluster),
+        Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref(), cli.demo),
+        Some(Command::Queue(a)) => queue(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
         None => run_tui(&cli),
     });
     match r {

@@ -30,15 +30,12 @@ pub struct SimulateArgs {
     /// Passes over the queue at most.
     #[arg(long, default_value_t = SimOptions::default().max_passes)]
     pub max_passes: usize,
-    /// Use the bundled demo cluster.
-    #[arg(long)]
-    pub demo: bool,
 }
 
 /// Runs `simulate`.
-pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>) -> Result<()> {
+pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Result<()> {
     let features = resolve_features(&args.release, recorded_version(snapshot))?;
-    let cluster = match (snapshot, args.demo) {
+    let cluster = match (snapshot, demo) {
         (Some(p), _) => file::load_path_keeping_documents(p)?,
         (None, true) => file::load_str_keeping_documents("demo.yaml (embedded)", DEMO_SNAPSHOT)?,
         (None, false) => bail!("no cluster to simulate: pass --snapshot FILE or --demo"),

@@ -84,10 +84,11 @@ fn short(text: &str, n: usize) -> String {
 }
 
 /// The report as JSON: `{"apiVersion": "kschedtui/v1", "kind": "Queue", "pods": [...]}`.
-pub fn to_json(entries: &[QueueEntry]) -> Value {
+pub fn to_json(entries: &[QueueEntry], release: &str) -> Value {
     json!({
         "apiVersion": "kschedtui/v1",
         "kind": "Queue",
+        "schedulerVersion": release,
         "pods": entries,
     })
 }

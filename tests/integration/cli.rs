@@ -499,3 +499,63 @@ fn alpha_pod_group_gates_not_reproduced_are_named() {
     ]);
     assert!(!String::from_utf8_lossy(&o.stdout).contains("not reproduced"));
 }
+
+#[test]
+fn demo_works_before_or_after_every_command_that_reads_a_cluster() {
+    for args in [
+        &["--demo", "explain", "ml/train-3gpu"][..],
+        &["explain", "ml/train-3gpu", "--demo"][..],
+        &["--demo", "queue"][..],
+        &["queue", "--demo"][..],
+        &["--demo", "simulate", "--max-passes", "1"][..],
+        &["simulate", "--demo", "--max-passes", "1"][..],
+        &["--demo", "bind", "ml/sweep-0", "--yes"][..],
+        &["bind", "--demo", "ml/sweep-0", "--yes"][..],
+    ] {
+        let o = run(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(
+            !stderr(&o).contains("kubeconfig"),
+            "{args:?} tried a live cluster: {}",
+            stderr(&o)
+        );
+    }
+    for (args, want) in [
+        (
+            &["snapshot", "--demo", "-o", "x.yaml"][..],
+            "error: --demo does not apply to `snapshot`, which reads the live cluster of the kubeconfig",
+        ),
+        (
+            &["-n", "ml", "explain", "--demo", "sweep-0"][..],
+            "error: -n/--namespace before the command configures the terminal UI; for `explain` put it after the command name (kschedtui explain -n/--namespace ...)",
+        ),
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert_eq!(stderr(&o).trim_end(), want, "{args:?}");
+    }
+}
+
+#[test]
+fn the_release_recorded_in_a_snapshot_is_the_default_everywhere() {
+    let dir = std::env::temp_dir().join(format!("kschedtui-recorded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rec.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: List\nkschedtuiSnapshot: {kubernetesVersion: v1.31.4}\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '2', memory: 2Gi, pods: '10'}}}\n- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {containers: [{name: c, image: i}]}}\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let out = |args: &[&str]| {
+        let o = run(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    assert!(out(&["explain", "--snapshot", p, "default/p"]).contains("scheduler 1.31.4"));
+    assert!(out(&["simulate", "--snapshot", p]).contains("scheduler 1.31.4"));
+    assert!(out(&["--snapshot", p, "simulate"]).contains("scheduler 1.31.4"));
+    let q = out(&["queue", "--snapshot", p, "-o", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&q).unwrap();
+    assert_eq!(v["schedulerVersion"], "1.31.4", "{q}");
+}

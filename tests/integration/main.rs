@@ -5,6 +5,7 @@
 #[cfg(feature = "live")]
 mod apiserver;
 mod cli;
+mod config_validation;
 mod conformance;
 mod determinism;
 mod fixtures;

@@ -2,7 +2,7 @@
 //! weights (apis/config/v1/default_plugins.go, framework/runtime/framework.go), built from the
 //! default profile of a scheduler version or from a KubeSchedulerConfiguration.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -132,6 +132,12 @@ fn default_scheduler_name() -> String {
     "default-scheduler".into()
 }
 
+/// `MaxNodeScore`: the highest normalized score of a plugin.
+const MAX_NODE_SCORE: i64 = 100;
+
+/// The one version of the configuration API that kube-scheduler 1.30 and later decode.
+pub const CONFIG_API_VERSION: &str = "kubescheduler.config.k8s.io/v1";
+
 /// A KubeSchedulerConfiguration (only what shapes profiles is used).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -145,6 +151,18 @@ pub struct SchedulerConfig {
     /// Profiles.
     #[serde(default)]
     pub profiles: Vec<ProfileConfig>,
+    /// parallelism (validated; the engine is sequential).
+    #[serde(default)]
+    pub parallelism: Option<i64>,
+    /// percentageOfNodesToScore (validated; the engine scores every node).
+    #[serde(default)]
+    pub percentage_of_nodes_to_score: Option<i64>,
+    /// podInitialBackoffSeconds.
+    #[serde(default)]
+    pub pod_initial_backoff_seconds: Option<i64>,
+    /// podMaxBackoffSeconds.
+    #[serde(default)]
+    pub pod_max_backoff_seconds: Option<i64>,
     /// Ignored fields (leader election, client connection, ...).
     #[serde(flatten)]
     pub other: BTreeMap<String, Value>,
@@ -162,13 +180,183 @@ impl SchedulerConfig {
                 c.kind
             )));
         }
-        if !c.api_version.starts_with("kubescheduler.config.k8s.io/") {
+        if c.api_version != CONFIG_API_VERSION {
             return Err(ProfileError::Config(format!(
-                "apiVersion is '{}', expected kubescheduler.config.k8s.io/v1",
+                "apiVersion: no kind \"KubeSchedulerConfiguration\" is registered for version \"{}\" (kube-scheduler 1.30 and later decode only {CONFIG_API_VERSION})",
                 c.api_version
             )));
         }
+        c.validate()?;
         Ok(c)
+    }
+
+    /// `ValidateKubeSchedulerConfiguration` (what concerns the fields read here), in its order
+    /// and with its messages; weights that do not fit upstream's int32 are refused as its
+    /// decoder refuses them.
+    pub fn validate(&self) -> Result<(), ProfileError> {
+        let mut errs: Vec<String> = Vec::new();
+        let lead = self.other.get("leaderElection");
+        let leader_elect = lead
+            .and_then(|l| l.get("leaderElect"))
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
+        if let Some(lock) = lead.and_then(|l| l.get("resourceLock")).and_then(Value::as_str)
+            && leader_elect
+            && lock != "leases"
+        {
+            errs.push(format!(
+                "leaderElection.resourceLock: Invalid value: {lock:?}: resourceLock value must be \"leases\""
+            ));
+        }
+        if let Some(p) = self.parallelism
+            && p <= 0
+        {
+            errs.push(format!(
+                "parallelism: Invalid value: {p}: should be an integer value greater than zero"
+            ));
+        }
+        if self.profiles.is_empty() {
+            // Defaulting adds the default profile when none is given: nothing to check.
+        } else {
+            let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+            for (i, p) in self.profiles.iter().enumerate() {
+                let path = format!("profiles[{i}]");
+                if p.scheduler_name.is_empty() {
+                    errs.push(format!("{path}.schedulerName: Required value"));
+                }
+                if let Some(v) = p.percentage_of_nodes_to_score
+                    && !(0..=100).contains(&v)
+                {
+                    errs.push(format!(
+                        "{path}.percentageOfNodesToScore: Invalid value: {v}: not in valid range [0-100]"
+                    ));
+                }
+                if let Some(plugins) = &p.plugins {
+                    for (point, set) in plugins.sets() {
+                        for (j, e) in set.enabled.iter().enumerate() {
+                            if ["AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"]
+                                .contains(&e.name.as_str())
+                            {
+                                errs.push(format!(
+                                    "{path}.plugins.{point}.enabled[{j}]: Invalid value: {:?}: was invalid in version \"{CONFIG_API_VERSION}\" (KubeSchedulerConfiguration is version \"{CONFIG_API_VERSION}\")",
+                                    e.name
+                                ));
+                            }
+                            if i32::try_from(e.weight).is_err() {
+                                return Err(ProfileError::Config(format!(
+                                    "{path}.plugins.{point}.enabled[{j}].weight: {} does not fit in an int32: kube-scheduler cannot decode the file (cannot unmarshal number {} into Go struct field Plugin.profiles.plugins.{point}.enabled.weight of type int32)",
+                                    e.weight, e.weight
+                                )));
+                            }
+                        }
+                    }
+                }
+                let mut seen_args: BTreeSet<&str> = BTreeSet::new();
+                for (j, c) in p.plugin_config.iter().enumerate() {
+                    if !seen_args.insert(c.name.as_str()) {
+                        errs.push(format!("{path}.pluginConfig[{j}]: Duplicate value: {:?}", c.name));
+                    }
+                }
+                if let Some(first) = seen.get(p.scheduler_name.as_str()) {
+                    errs.push(format!(
+                        "{path}.schedulerName: Duplicate value: profiles[{first}].schedulerName"
+                    ));
+                }
+                seen.insert(p.scheduler_name.as_str(), i);
+            }
+            errs.extend(self.common_queue_sort());
+        }
+        if let Some(v) = self.percentage_of_nodes_to_score
+            && !(0..=100).contains(&v)
+        {
+            errs.push(format!(
+                "percentageOfNodesToScore: Invalid value: {v}: not in valid range [0-100]"
+            ));
+        }
+        let initial = self.pod_initial_backoff_seconds.unwrap_or(1);
+        if initial <= 0 {
+            errs.push(format!(
+                "podInitialBackoffSeconds: Invalid value: {initial}: must be greater than 0"
+            ));
+        }
+        let max = self.pod_max_backoff_seconds.unwrap_or(10);
+        if max < initial {
+            errs.push(format!(
+                "podMaxBackoffSeconds: Invalid value: {max}: must be greater than or equal to PodInitialBackoffSeconds"
+            ));
+        }
+        match errs.len() {
+            0 => Ok(()),
+            1 => Err(ProfileError::Config(errs.remove(0))),
+            _ => Err(ProfileError::Config(format!("[{}]", errs.join(", ")))),
+        }
+    }
+
+    /// `validateCommonQueueSort`: every profile has the first profile's queueSort set and args.
+    fn common_queue_sort(&self) -> Vec<String> {
+        let mut errs = Vec::new();
+        let empty = PluginSet::default();
+        let set = |p: &ProfileConfig| p.plugins.as_ref().map_or(empty.clone(), |x| x.queue_sort.clone());
+        let canon = set(&self.profiles[0]);
+        if canon.enabled.len() > 1 {
+            errs.push(format!(
+                "profiles[0].plugins.queueSort.Enabled: Invalid value: {}: only one queue sort plugin can be enabled",
+                canon.enabled.len()
+            ));
+        }
+        let name = canon.enabled.first().map(|e| e.name.clone());
+        let args = |p: &ProfileConfig| {
+            name.as_ref()
+                .and_then(|n| p.plugin_config.iter().find(|c| &c.name == n))
+                .map(|c| c.args.clone())
+        };
+        let canon_args = args(&self.profiles[0]);
+        for (i, p) in self.profiles.iter().enumerate().skip(1) {
+            if set(p) != canon {
+                errs.push(format!(
+                    "profiles[{i}].plugins.queueSort: Invalid value: {}: must be the same for all profiles",
+                    describe_set(&set(p))
+                ));
+            }
+            if let Some(a) = args(p)
+                && Some(&a) != canon_args.as_ref()
+            {
+                errs.push(format!(
+                    "profiles[{i}].pluginConfig.args: Invalid value: {a}: queueSort must be the same for all profiles"
+                ));
+            }
+        }
+        errs
+    }
+}
+
+fn describe_set(s: &PluginSet) -> String {
+    let names = |v: &[PluginRef]| v.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ");
+    format!(
+        "{{enabled: [{}], disabled: [{}]}}",
+        names(&s.enabled),
+        names(&s.disabled)
+    )
+}
+
+impl PluginsConfig {
+    /// Every extension point's set, by its field name.
+    pub fn sets(&self) -> [(&'static str, &PluginSet); 13] {
+        [
+            ("multiPoint", &self.multi_point),
+            ("preEnqueue", &self.pre_enqueue),
+            ("queueSort", &self.queue_sort),
+            ("preFilter", &self.pre_filter),
+            ("filter", &self.filter),
+            ("postFilter", &self.post_filter),
+            ("preScore", &self.pre_score),
+            ("score", &self.score),
+            ("reserve", &self.reserve),
+            ("permit", &self.permit),
+            ("preBind", &self.pre_bind),
+            ("bind", &self.bind),
+            ("postBind", &self.post_bind),
+        ]
     }
 }
 
@@ -453,9 +641,21 @@ impl Framework {
         }
         // Score weights: the Score point's own entries first, then MultiPoint (getScoreWeights).
         let mut weights: BTreeMap<String, i64> = BTreeMap::new();
+        let mut total: i64 = 0;
         for e in merged.score.enabled.iter().chain(merged.multi_point.enabled.iter()) {
             if instances.get(&e.name).is_some_and(|s| s.score.is_some()) && !weights.contains_key(&e.name) {
-                weights.insert(e.name.clone(), if e.weight == 0 { 1 } else { e.weight });
+                let w = if e.weight == 0 { 1 } else { e.weight };
+                // The framework refuses weights whose maximal total could overflow an int64,
+                // with Go's wrapping arithmetic: after a negative weight the bound wraps
+                // below zero, so any positive weight that follows is refused.
+                let max = w.checked_mul(MAX_NODE_SCORE);
+                if max.is_none_or(|m| m > i64::MAX.wrapping_sub(total)) {
+                    return Err(ProfileError::Config(format!(
+                        "profile '{profile}': total score of Score plugins could overflow"
+                    )));
+                }
+                total = total.wrapping_add(max.unwrap_or(0));
+                weights.insert(e.name.clone(), w);
             }
         }
         let pick = |point: &str| order.get(point).cloned().unwrap_or_default();

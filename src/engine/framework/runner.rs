@@ -678,7 +678,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 raw: raw[i],
                 normalized: s.score,
                 weight: *weight,
-                weighted: s.score * weight,
+                weighted: s.score.saturating_mul(*weight),
             });
         }
     }
@@ -687,7 +687,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         plugins.sort_by(|a, b| a.plugin.cmp(&b.plugin));
         ex.score.push(NodeScoreTrace {
             node: n.name().to_string(),
-            total: plugins.iter().map(|p| p.weighted).sum(),
+            total: plugins.iter().fold(0i64, |t, p| t.saturating_add(p.weighted)),
             plugins,
         });
     }
