@@ -1295,20 +1295,7 @@ fn request_bind(app: &mut App) {
             app.error(format!("pod {pod} is still being explained; try again in a moment"));
             return;
         };
-        let warning = match ex.filter.iter().find(|f| f.node == node) {
-            Some(f) if f.feasible => None,
-            Some(f) => Some(format!(
-                "the scheduler would not choose {node}: {}",
-                f.failure.as_ref().map_or_else(
-                    || "not in PreFilter's node set".to_string(),
-                    |fl| format!("{}: {}", fl.plugin, fl.reasons.join(", "))
-                )
-            )),
-            None => ex
-                .message
-                .clone()
-                .map(|m| format!("the scheduler would not place the pod: {m}")),
-        };
+        let warning = ex.why_not(&node);
         (node, warning)
     } else if let Some(first) = summary.selected.first() {
         let warning = (summary.selected.len() > 1).then(|| {

@@ -278,7 +278,21 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
         let version = features.describe();
         let (cluster, ex) = explain_one(&state, &pod, &features, args.config.as_deref())?;
         let node = match &args.node {
-            Some(n) => n.clone(),
+            Some(n) => {
+                if !cluster.nodes.iter().any(|x| x.name == *n) {
+                    bail!("node '{n}' is not in the cluster");
+                }
+                if let Some(why) = ex.why_not(n) {
+                    eprintln!("warning: {why}");
+                    if !args.force {
+                        bail!(
+                            "refusing to bind {pod} to {n}, which fails Filter: the kubelet would likely reject the pod; pass --force to bind it anyway"
+                        );
+                    }
+                    eprintln!("warning: binding anyway (--force): the kubelet may reject the pod");
+                }
+                n.clone()
+            }
             None => match ex.selected.as_slice() {
                 [] => bail!(
                     "the engine finds no node for {pod} ({}); pass --node NODE to bind it anyway",

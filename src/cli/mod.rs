@@ -172,6 +172,9 @@ pub struct BindArgs {
     /// Do not ask for confirmation.
     #[arg(short, long)]
     pub yes: bool,
+    /// Bind to a --node that fails Filter (the kubelet may then reject the pod).
+    #[arg(long, requires = "node")]
+    pub force: bool,
     /// The release and feature gates to reproduce (default: the server's, or the snapshot's).
     #[command(flatten)]
     pub release: ReleaseArgs,

@@ -454,6 +454,35 @@ impl Explanation {
         }
     }
 
+    /// Why the scheduler would not put the pod on `node` (every failing filter plugin with its
+    /// reasons), or None when the node passes Filter.
+    pub fn why_not(&self, node: &str) -> Option<String> {
+        let Some(f) = self.filter.iter().find(|f| f.node == node) else {
+            return Some(match &self.message {
+                Some(m) => format!("the scheduler would not place the pod: {m}"),
+                None => format!("the scheduler did not evaluate {node}"),
+            });
+        };
+        if f.feasible {
+            return None;
+        }
+        if f.excluded_by_prefilter {
+            return Some(format!(
+                "the scheduler would not choose {node}: not in PreFilter's node set"
+            ));
+        }
+        let failures: Vec<&FilterFailure> = if f.all_failures.is_empty() {
+            f.failure.iter().collect()
+        } else {
+            f.all_failures.iter().collect()
+        };
+        let text: Vec<String> = failures
+            .iter()
+            .map(|fl| format!("{}: {}", fl.plugin, fl.reasons.join(", ")))
+            .collect();
+        Some(format!("the scheduler would not choose {node}: {}", text.join("; ")))
+    }
+
     /// True when a node was selected.
     pub fn schedulable(&self) -> bool {
         !self.selected.is_empty()

@@ -22,6 +22,16 @@ pub enum LoadError {
         /// Cause.
         source: std::io::Error,
     },
+    /// The input holds no object at all.
+    #[error(
+        "{path}: {what}: there is nothing to explain (a snapshot needs at least one object, e.g. a Node and a Pod)"
+    )]
+    Empty {
+        /// Path.
+        path: String,
+        /// What was found instead.
+        what: String,
+    },
     /// The text is not YAML/JSON.
     #[error("{path}: document {doc}: not valid {format}: {message}")]
     Syntax {
@@ -141,25 +151,89 @@ pub fn read_objects_keeping(
     };
     let meta = std::fs::metadata(path).map_err(io)?;
     let mut files: Vec<PathBuf> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
     if meta.is_dir() {
         for e in std::fs::read_dir(path).map_err(io)? {
             let p = e.map_err(io)?.path();
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
             let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-            if matches!(ext, "yaml" | "yml" | "json") && !p.to_string_lossy().ends_with(".config.yaml") {
+            if p.is_dir() {
+                skipped.push(format!("{name}/ (a directory: not read recursively)"));
+            } else if name.ends_with(".config.yaml") {
+                skipped.push(format!("{name} (a scheduler config: pass it with --config)"));
+            } else if matches!(ext, "yaml" | "yml" | "json") {
                 files.push(p);
+            } else {
+                skipped.push(format!("{name} (not .yaml, .yml or .json)"));
             }
         }
         files.sort();
+        skipped.sort();
     } else {
         files.push(path.to_path_buf());
     }
     let mut out = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).map_err(|e| LoadError::Io {
+    let mut empty_files = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).map_err(|e| LoadError::Io {
             path: f.display().to_string(),
             source: e,
         })?;
+        let before = out.len();
         parse_text(&f.display().to_string(), &text, &mut out, warnings, raw.as_deref_mut())?;
+        if out.len() == before && text.trim().is_empty() {
+            empty_files.push(
+                f.file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    let read: Vec<String> = files
+        .iter()
+        .map(|f| {
+            f.file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default()
+        })
+        .collect();
+    if out.is_empty() {
+        let what = if !meta.is_dir() {
+            if empty_files.is_empty() {
+                "the file holds no object".to_string()
+            } else {
+                "the file is empty".to_string()
+            }
+        } else if files.is_empty() && skipped.is_empty() {
+            "the directory is empty".to_string()
+        } else if files.is_empty() {
+            format!(
+                "the directory has no .yaml, .yml or .json file (skipped: {})",
+                skipped.join(", ")
+            )
+        } else {
+            format!("no object in the {} file(s) read ({})", files.len(), read.join(", "))
+        };
+        return Err(LoadError::Empty {
+            path: path.display().to_string(),
+            what,
+        });
+    }
+    if meta.is_dir() && !skipped.is_empty() {
+        warnings.push(format!(
+            "{}: read {} file(s) ({}); skipped {}: {}",
+            path.display(),
+            files.len(),
+            read.join(", "),
+            skipped.len(),
+            skipped.join(", ")
+        ));
+    }
+    if !empty_files.is_empty() && meta.is_dir() {
+        warnings.push(format!("{}: empty file(s): {}", path.display(), empty_files.join(", ")));
     }
     Ok(out)
 }

@@ -559,3 +559,89 @@ fn the_release_recorded_in_a_snapshot_is_the_default_everywhere() {
     let v: serde_json::Value = serde_json::from_str(&q).unwrap();
     assert_eq!(v["schedulerVersion"], "1.31.4", "{q}");
 }
+
+#[test]
+fn bind_to_a_node_that_fails_filter_warns_and_needs_force() {
+    let o = run(&["bind", "--demo", "shop/payments-api", "--node", "pool-general-a1", "-y"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("warning: the scheduler would not choose pool-general-a1: NodeResourcesFit: Insufficient cpu\n"),
+        "{e}"
+    );
+    assert!(
+        e.ends_with("error: refusing to bind shop/payments-api to pool-general-a1, which fails Filter: the kubelet would likely reject the pod; pass --force to bind it anyway\n"),
+        "{e}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("ok (201)"),
+        "nothing is sent"
+    );
+    let o = run(&[
+        "bind",
+        "--demo",
+        "shop/payments-api",
+        "--node",
+        "pool-general-a1",
+        "-y",
+        "--force",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("bind shop/payments-api to node 'pool-general-a1': ok (201)"));
+    let o = run(&["bind", "--demo", "shop/payments-api", "--node", "nope", "-y"]);
+    assert_eq!(
+        stderr(&o).lines().last(),
+        Some("error: node 'nope' is not in the cluster")
+    );
+    // --force only means something with --node.
+    let o = run(&["bind", "--demo", "shop/payments-api", "-y", "--force"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn an_input_with_no_objects_is_an_error_and_skipped_files_are_named() {
+    let dir = std::env::temp_dir().join(format!("kschedtui-empty-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for d in ["none", "other", "mixed/sub"] {
+        std::fs::create_dir_all(dir.join(d)).unwrap();
+    }
+    std::fs::write(dir.join("empty.yaml"), "").unwrap();
+    std::fs::write(dir.join("comment.yaml"), "# nothing\n").unwrap();
+    std::fs::write(dir.join("other/README.md"), "x").unwrap();
+    std::fs::write(dir.join("mixed/notes.txt"), "x").unwrap();
+    std::fs::write(dir.join("mixed/sched.config.yaml"), "x").unwrap();
+    std::fs::write(
+        dir.join("mixed/c.yaml"),
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '2', memory: 2Gi, pods: '10'}}\n",
+    )
+    .unwrap();
+    let tail = ": there is nothing to explain (a snapshot needs at least one object, e.g. a Node and a Pod)";
+    for (input, what) in [
+        ("empty.yaml", "the file is empty"),
+        ("comment.yaml", "the file holds no object"),
+        ("none", "the directory is empty"),
+        (
+            "other",
+            "the directory has no .yaml, .yml or .json file (skipped: README.md (not .yaml, .yml or .json))",
+        ),
+    ] {
+        let p = dir.join(input);
+        let o = run(&["explain", "--snapshot", p.to_str().unwrap(), "--all-pending"]);
+        assert_eq!(o.status.code(), Some(1), "{input}");
+        assert_eq!(
+            stderr(&o).trim_end(),
+            format!("error: {}: {what}{tail}", p.display()),
+            "{input}"
+        );
+    }
+    let p = dir.join("mixed");
+    let o = run(&["explain", "--snapshot", p.to_str().unwrap(), "--all-pending"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o).trim_end(),
+        format!(
+            "warning: {}: read 1 file(s) (c.yaml); skipped 3: notes.txt (not .yaml, .yml or .json), sched.config.yaml (a scheduler config: pass it with --config), sub/ (a directory: not read recursively)",
+            p.display()
+        )
+    );
+}

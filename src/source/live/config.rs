@@ -117,6 +117,102 @@ fn show_files(files: &[PathBuf]) -> String {
         .join(", ")
 }
 
+/// One PEM field of a kubeconfig (inline `*-data`, base64, or a file), checked for what it must
+/// hold: `tags` are the PEM labels accepted ("CERTIFICATE", or the private key labels).
+fn check_pem(field: &str, data: Option<&str>, file: Option<&str>, tags: &[&str]) -> Result<(), String> {
+    use base64::Engine;
+    let (bytes, name) = match (data, file) {
+        (Some(d), _) => {
+            let clean: String = d.chars().filter(|c| !c.is_whitespace()).collect();
+            let b = base64::engine::general_purpose::STANDARD
+                .decode(clean.as_bytes())
+                .map_err(|e| format!("{field}-data is not valid base64 ({e})"))?;
+            (b, format!("{field}-data"))
+        }
+        (None, Some(f)) => {
+            let b = std::fs::read(f).map_err(|e| format!("{field} file '{f}' cannot be read ({e})"))?;
+            (b, format!("{field} file '{f}'"))
+        }
+        (None, None) => return Ok(()),
+    };
+    let blocks = pem::parse_many(&bytes).map_err(|e| format!("{name} is not PEM ({e})"))?;
+    if blocks.is_empty() {
+        return Err(format!("{name} holds no PEM block (expected {})", tags.join(" or ")));
+    }
+    if !blocks.iter().any(|b| tags.contains(&b.tag())) {
+        let found: Vec<&str> = blocks.iter().map(pem::Pem::tag).collect();
+        return Err(format!(
+            "{name} holds {} where a {} is expected",
+            found.join(", "),
+            tags.join(" or ")
+        ));
+    }
+    Ok(())
+}
+
+/// The context's certificate-authority and client certificate and key, checked before any
+/// connection so that a broken one is named by its field (a handshake failure cannot say
+/// which side is at fault).
+fn check_tls_material(k: &Kubeconfig, context: &str, files: &str) -> Result<(), LiveError> {
+    use secrecy::ExposeSecret;
+    let Some(ctx) = k
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref())
+    else {
+        return Ok(());
+    };
+    const KEYS: &[&str] = &["PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY"];
+    if let Some(cl) = k
+        .clusters
+        .iter()
+        .find(|c| c.name == ctx.cluster)
+        .and_then(|c| c.cluster.as_ref())
+    {
+        check_pem(
+            "certificate-authority",
+            cl.certificate_authority_data.as_deref(),
+            cl.certificate_authority.as_deref(),
+            &["CERTIFICATE"],
+        )
+        .map_err(|e| LiveError::Config(format!("kubeconfig {files}: cluster '{}': {e}", ctx.cluster)))?;
+    }
+    let Some(user) = ctx.user.as_deref() else {
+        return Ok(());
+    };
+    if let Some(a) = k
+        .auth_infos
+        .iter()
+        .find(|a| a.name == user)
+        .and_then(|a| a.auth_info.as_ref())
+    {
+        let key_data = a.client_key_data.as_ref().map(|s| s.expose_secret().to_string());
+        let at = |e: String| LiveError::Config(format!("kubeconfig {files}: user '{user}': {e}"));
+        check_pem(
+            "client-certificate",
+            a.client_certificate_data.as_deref(),
+            a.client_certificate.as_deref(),
+            &["CERTIFICATE"],
+        )
+        .map_err(at)?;
+        check_pem("client-key", key_data.as_deref(), a.client_key.as_deref(), KEYS).map_err(at)?;
+        let has_cert = a.client_certificate_data.is_some() || a.client_certificate.is_some();
+        let has_key = key_data.is_some() || a.client_key.is_some();
+        if has_cert != has_key {
+            let (set, missing) = if has_cert {
+                ("client-certificate", "client-key")
+            } else {
+                ("client-key", "client-certificate")
+            };
+            return Err(at(format!(
+                "{set} is set but {missing} is not: a client certificate needs both"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Resolves the configuration.
 pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved, LiveError> {
     let files = kubeconfig_files(opts.kubeconfig.as_deref(), env)?;
@@ -169,6 +265,7 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
                 show_files(&files)
             )));
         }
+        check_tls_material(&merged, &context, &show_files(&files))?;
         let kopts = KubeConfigOptions {
             context: Some(context.clone()),
             ..Default::default()
@@ -299,6 +396,92 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(resolve(&opts, &env).await.unwrap().info.server, "http://explicit:1");
+    }
+
+    /// A kubeconfig of one context `a` whose cluster and user carry the given extra lines.
+    fn with_tls(cluster: &str, user: &str) -> String {
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: a\nclusters:\n- name: a\n  cluster:\n    server: https://a:1\n{cluster}users:\n- name: u\n  user:\n{user}contexts:\n- name: a\n  context: {{cluster: a, user: u}}\n"
+        )
+    }
+
+    fn b64(s: &str) -> String {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(s)
+    }
+
+    #[tokio::test]
+    async fn broken_tls_material_is_named_by_its_field_before_connecting() {
+        let d = dir("tls");
+        let env = Environment::default();
+        let cert = b64("-----BEGIN CERTIFICATE-----\nMIIBAAAA\n-----END CERTIFICATE-----\n");
+        let key = b64("-----BEGIN PRIVATE KEY-----\nMIIBAAAA\n-----END PRIVATE KEY-----\n");
+        let f = d.join("k");
+        let run = |text: String| {
+            std::fs::write(&f, text).unwrap();
+            let opts = ConfigOptions {
+                kubeconfig: Some(f.clone()),
+                ..Default::default()
+            };
+            async move {
+                match resolve(&opts, &Environment::default()).await {
+                    Err(e) => e.to_string(),
+                    Ok(_) => "ok".into(),
+                }
+            }
+        };
+        let _ = &env;
+        let at = |who: &str, e: &str| format!("kubeconfig '{}': {who}: {e}", f.display());
+        let ca = |v: &str| format!("    certificate-authority-data: {v}\n");
+        let user = |c: Option<&str>, k: Option<&str>| {
+            let mut s = String::new();
+            if let Some(c) = c {
+                s += &format!("    client-certificate-data: {c}\n");
+            }
+            if let Some(k) = k {
+                s += &format!("    client-key-data: {k}\n");
+            }
+            if s.is_empty() {
+                s = "    token: t\n".into();
+            }
+            s
+        };
+        assert_eq!(run(with_tls(&ca(&cert), &user(Some(&cert), Some(&key)))).await, "ok");
+        assert_eq!(
+            run(with_tls(&ca("not*base64"), &user(None, None))).await,
+            at(
+                "cluster 'a'",
+                "certificate-authority-data is not valid base64 (Invalid symbol 42, offset 3.)"
+            )
+        );
+        assert_eq!(
+            run(with_tls(&ca(&b64("hello")), &user(None, None))).await,
+            at(
+                "cluster 'a'",
+                "certificate-authority-data holds no PEM block (expected CERTIFICATE)"
+            )
+        );
+        assert_eq!(
+            run(with_tls(&ca(&cert), &user(Some(&key), Some(&key)))).await,
+            at(
+                "user 'u'",
+                "client-certificate-data holds PRIVATE KEY where a CERTIFICATE is expected"
+            )
+        );
+        assert_eq!(
+            run(with_tls(&ca(&cert), &user(Some(&cert), Some(&cert)))).await,
+            at(
+                "user 'u'",
+                "client-key-data holds CERTIFICATE where a PRIVATE KEY or RSA PRIVATE KEY or EC PRIVATE KEY is expected"
+            )
+        );
+        assert_eq!(
+            run(with_tls(&ca(&cert), &user(Some(&cert), None))).await,
+            at(
+                "user 'u'",
+                "client-certificate is set but client-key is not: a client certificate needs both"
+            )
+        );
     }
 
     #[tokio::test]
