@@ -123,7 +123,17 @@ pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<()> {
             );
         }
         let cluster = state.to_cluster()?;
-        render_explanations(args, cluster, &features, &src.info().namespace)
+        render_explanations(args, cluster, &features, &src.info().namespace).map_err(|e| {
+            // the pod is missing from the cluster itself, not from a snapshot file
+            match e.downcast_ref::<crate::engine::EngineError>() {
+                Some(crate::engine::EngineError::PodNotFound(key, hint)) => anyhow::anyhow!(
+                    "pod '{key}' is not in the cluster of context '{}' ({}){hint}",
+                    src.info().context,
+                    src.info().server
+                ),
+                _ => e,
+            }
+        })
     })?;
     write_stdout(&text)
 }

@@ -52,6 +52,14 @@ pub enum ClusterEvent {
         /// The resourceVersion it resumed from.
         resource_version: String,
     },
+    /// Every kind was listed again (the cluster was recreated under the same URL, or the user
+    /// asked for it): the new state replaces the whole store.
+    Replaced {
+        /// Why, one line.
+        reason: String,
+        /// The new state.
+        state: Box<ClusterState>,
+    },
 }
 
 impl ClusterEvent {
@@ -63,6 +71,7 @@ impl ClusterEvent {
             | ClusterEvent::Bookmark { kind, .. }
             | ClusterEvent::Stale { kind, .. }
             | ClusterEvent::Resumed { kind, .. } => Some(*kind),
+            ClusterEvent::Replaced { .. } => None,
         }
     }
 }
@@ -174,6 +183,12 @@ impl ClusterState {
             ClusterEvent::Stale { kind, reason } => {
                 self.stale.insert(kind, reason);
                 false
+            }
+            ClusterEvent::Replaced { state, .. } => {
+                let generation = self.generation;
+                *self = *state;
+                self.generation = generation;
+                true
             }
         };
         if changed {

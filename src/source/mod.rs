@@ -17,6 +17,7 @@ pub mod file;
 pub mod save;
 pub mod snapshot;
 pub mod write;
+pub mod yaml;
 
 #[cfg(any(feature = "tui", feature = "live"))]
 pub mod fixture;
