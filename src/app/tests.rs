@@ -1481,6 +1481,51 @@ fn a_frozen_live_view_keeps_its_explanations_until_ctrl_r() {
 }
 
 #[test]
+fn a_bind_refused_for_its_uid_lists_the_cluster_again() {
+    use crate::source::write::{Plan, Report, Step as W, WriteError, WriteMode, WriteRequest};
+    let mut a = live_app(WriteMode::Enabled);
+    let pod = ObjectKey::new("default", "web-2");
+    let plan = Plan {
+        action: "bind default/web-2 to node 'node-b'".into(),
+        requests: vec![WriteRequest::Bind {
+            pod: pod.clone(),
+            uid: Some("0b1a3c8e-old".into()),
+            node: "node-b".into(),
+        }],
+        victims: vec![],
+    };
+    // what kube-apiserver answers when the pod under that name has another uid
+    let message = "Operation cannot be fulfilled on pods/binding \"web-2\": StorageError: invalid object, Code: 4, Key: /registry/pods/default/web-2, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: 0b1a3c8e-old, UID in object meta: 7f3e9d21-new";
+    let fx = update(
+        &mut a,
+        Action::Written(Box::new(Ok(Report {
+            plan: plan.clone(),
+            steps: vec![W::Failed(WriteError::Conflict {
+                message: message.into(),
+            })],
+        }))),
+    );
+    assert!(matches!(fx.as_slice(), [Effect::Relist]));
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        format!(
+            "{message} (409 Conflict); refresh and try again (the pod's uid is not the cluster's: listing the cluster again)"
+        )
+    );
+    // another conflict does not list again
+    let fx = update(
+        &mut a,
+        Action::Written(Box::new(Ok(Report {
+            plan,
+            steps: vec![W::Failed(WriteError::Conflict {
+                message: "the object has been modified".into(),
+            })],
+        }))),
+    );
+    assert!(fx.is_empty());
+}
+
+#[test]
 fn a_replaced_state_is_explained_at_once_and_bound_with_its_new_uids() {
     use crate::model::Object;
     use crate::model::event::{ClusterEvent, Kind};

@@ -72,7 +72,21 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::Written(r) => {
+            // a uid precondition that failed: the pod shown is not the cluster's any more (it
+            // was replaced, or the cluster recreated under the same URL): list everything again
+            let stale_uid = matches!(&*r, Ok(report) if report.steps.iter().any(|s| matches!(
+                s,
+                crate::source::write::Step::Failed(crate::source::write::WriteError::Conflict { message })
+                    if message.contains("UID in precondition") || message.contains("UID in the precondition")
+            )));
             on_written(app, *r);
+            if stale_uid && app.live.is_some() {
+                if let Some(st) = &mut app.status {
+                    st.text
+                        .push_str(" (the pod's uid is not the cluster's: listing the cluster again)");
+                }
+                return vec![Effect::Relist];
+            }
             Vec::new()
         }
         Action::AccessChecked { key, result } => {

@@ -997,7 +997,7 @@ async fn eviction_blocked_by_a_pdb_names_it_and_the_preemption_report_is_partial
         ev,
         json!({"apiVersion": "policy/v1", "kind": "Eviction",
         "metadata": {"name": "coredns-5d78c", "namespace": "kube-system"},
-        "deleteOptions": {"preconditions": {"uid": "0b1a3c8e-0010-4000-8000-000000000007"}}})
+        "deleteOptions": {"preconditions": {"uid": "0b1a3c8e-0010-4000-8000-000000000001"}}})
     );
 }
 
