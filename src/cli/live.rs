@@ -278,6 +278,7 @@ fn explain_one(
 /// `bind`.
 pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
     runtime()?.block_on(async {
+        super::check_all_namespaces_pod(&args.pod, args.all_namespaces)?;
         let (target, state, ns) = open_target(cli, args.namespace.clone()).await?;
         let pod = ObjectKey::parse(&args.pod, args.namespace.as_deref().unwrap_or(&ns));
         let default = match &target {
@@ -319,6 +320,7 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
 /// `preempt`.
 pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
     runtime()?.block_on(async {
+        super::check_all_namespaces_pod(&args.pod, args.all_namespaces)?;
         let (target, state, ns) = open_target(cli, args.namespace.clone()).await?;
         let pod = ObjectKey::parse(&args.pod, args.namespace.as_deref().unwrap_or(&ns));
         let default = match &target {

@@ -170,8 +170,11 @@ pub struct BindArgs {
     /// The pod: NAMESPACE/NAME, or NAME with -n.
     pub pod: String,
     /// Namespace of a pod given by name (default: the context's namespace).
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "all_namespaces")]
     pub namespace: Option<String>,
+    /// Accepted as elsewhere; the pod must then be NAMESPACE/NAME.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
     /// The node (default: the node the engine selects).
     #[arg(long)]
     pub node: Option<String>,
@@ -192,8 +195,11 @@ pub struct PreemptArgs {
     /// The preemptor: NAMESPACE/NAME, or NAME with -n.
     pub pod: String,
     /// Namespace of a pod given by name (default: the context's namespace).
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "all_namespaces")]
     pub namespace: Option<String>,
+    /// Accepted as elsewhere; the pod must then be NAMESPACE/NAME.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
     /// Evict the victims through the Eviction API (honours PodDisruptionBudgets) instead of
     /// deleting them as kube-scheduler does.
     #[arg(long)]
@@ -427,6 +433,16 @@ pub fn render_queue(args: &QueueArgs, cluster: Cluster, features: &Features) -> 
     })
 }
 
+/// A pod named with `-A`: it must carry its namespace.
+pub fn check_all_namespaces_pod(pod: &str, all_namespaces: bool) -> Result<()> {
+    if all_namespaces && !pod.contains('/') {
+        bail!(
+            "pod '{pod}' has no namespace and -A (--all-namespaces) gives none: name it NAMESPACE/{pod}, or pass -n NAMESPACE instead of -A"
+        );
+    }
+    Ok(())
+}
+
 /// Explains the pods `args` names against `cluster`; returns the text to print.
 pub fn render_explanations(
     args: &ExplainArgs,
@@ -451,10 +467,10 @@ pub fn render_explanations(
             .collect()
     } else {
         match &args.pod {
-            Some(p) if args.all_namespaces && !p.contains('/') => bail!(
-                "pod '{p}' has no namespace and -A (--all-namespaces) gives none: name it NAMESPACE/{p}, or pass -n NAMESPACE instead of -A"
-            ),
-            Some(p) => vec![ObjectKey::parse(p, args.namespace.as_deref().unwrap_or(default_ns))],
+            Some(p) => {
+                check_all_namespaces_pod(p, args.all_namespaces)?;
+                vec![ObjectKey::parse(p, args.namespace.as_deref().unwrap_or(default_ns))]
+            }
             None => bail!("name a pod (NAMESPACE/NAME, or NAME -n NAMESPACE) or pass --all-pending (or -A)"),
         }
     };

@@ -467,6 +467,25 @@ fn all_namespaces_is_accepted_wherever_a_namespace_is() {
         stderr(&o),
         "error: pod 'etl-1' has no namespace and -A (--all-namespaces) gives none: name it NAMESPACE/etl-1, or pass -n NAMESPACE instead of -A\n"
     );
+    // bind and preempt (rehearsed on the snapshot) take it as well
+    for (cmd, pod) in [("bind", "web-2"), ("preempt", "batch-1")] {
+        let o = run(&[cmd, "--snapshot", snap, "-A", pod, "--yes"]);
+        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "error: pod '{pod}' has no namespace and -A (--all-namespaces) gives none: name it NAMESPACE/{pod}, or pass -n NAMESPACE instead of -A\n"
+            ),
+            "{cmd}"
+        );
+    }
+    let o = run(&["bind", "--snapshot", snap, "-A", "default/web-2", "--yes"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("The engine selects node"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     // -A and -n together are refused by the parser, for explain and the TUI
     for a in [
         vec!["explain", "--snapshot", snap, "-A", "-n", "data"],
