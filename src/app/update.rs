@@ -505,7 +505,10 @@ fn on_replaced(app: &mut App, reason: &str) -> Vec<Effect> {
     if let Some(l) = &mut app.live {
         // permissions are asked again of the cluster as it is now
         l.access.clear();
-        l.awaiting.clear();
+        if reason != crate::model::event::RELIST_ASKED {
+            // another cluster: the victims awaited (matched by uid) are not in it
+            l.awaiting.clear();
+        }
     }
     let rv = app.live.as_ref().map(|l| l.seen_rv.clone()).unwrap_or_default();
     let dropped = if dropped > 0 {

@@ -15,6 +15,10 @@ pub const LIVE_ORIGIN: &str = "<live>";
 
 pub use super::kinds::Kind;
 
+/// The reason of a [`ClusterEvent::Replaced`] the user asked for (Ctrl-r), as opposed to one
+/// a source sends when it finds the cluster is another one.
+pub const RELIST_ASKED: &str = "Ctrl-r";
+
 /// One change reported by a source.
 #[derive(Clone, Debug)]
 pub enum ClusterEvent {

@@ -46,6 +46,32 @@ pub fn quoted(s: &str) -> String {
     out
 }
 
+/// A number as every reader reads it back as one: a float keeps a dot and a signed exponent
+/// (YAML 1.1 reads `1e21` as a string).
+fn number(n: &serde_json::Number) -> String {
+    let s = n.to_string();
+    if !n.is_f64() {
+        return s;
+    }
+    match s.split_once(['e', 'E']) {
+        Some((m, e)) => {
+            let m = if m.contains('.') {
+                m.to_string()
+            } else {
+                format!("{m}.0")
+            };
+            let e = if e.starts_with(['-', '+']) {
+                e.to_string()
+            } else {
+                format!("+{e}")
+            };
+            format!("{m}e{e}")
+        }
+        None if !s.contains('.') => format!("{s}.0"),
+        None => s,
+    }
+}
+
 fn scalar(s: &str) -> String {
     if plain_is_safe(s) { s.to_string() } else { quoted(s) }
 }
@@ -55,7 +81,7 @@ fn inline(v: &Value) -> Option<String> {
     match v {
         Value::Null => Some("null".into()),
         Value::Bool(b) => Some(b.to_string()),
-        Value::Number(n) => Some(n.to_string()),
+        Value::Number(n) => Some(number(n)),
         Value::String(s) => Some(scalar(s)),
         Value::Array(a) if a.is_empty() => Some("[]".into()),
         Value::Object(m) if m.is_empty() => Some("{}".into()),
@@ -150,6 +176,7 @@ mod tests {
             "plain": ["node-a", "kubernetes.io/hostname", "_x", "/dev/sda", "Pending", "v1.30.6"],
             "odd": "line\nbreak \u{2028} \u{85} \"q\"",
             "n": 3,
+            "f": [0.5, 1e21, 2.5e-8, -3.0],
             "b": false,
             "z": null,
             "empty": {},
@@ -195,6 +222,11 @@ plain:
 - v1.30.6
 odd: "line\nbreak \u2028 \u0085 \"q\""
 "n": 3
+f:
+- 0.5
+- 1.0e+21
+- 2.5e-8
+- -3.0
 b: false
 z: null
 empty: {}

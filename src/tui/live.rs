@@ -154,7 +154,7 @@ pub async fn attach<S: ClusterSource + 'static>(
         match src.load().await {
             Ok(state) => {
                 let ev = crate::model::event::ClusterEvent::Replaced {
-                    reason: "Ctrl-r".to_string(),
+                    reason: crate::model::event::RELIST_ASKED.to_string(),
                     state: Box::new(state),
                 };
                 if tx.send(Action::Cluster(Box::new(ev))).is_err() {
