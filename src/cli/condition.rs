@@ -465,15 +465,22 @@ pub fn cluster_brief(cluster: &Cluster, ex: &Explanation) -> Option<(String, Opt
         facts.push(format!("events not readable ({why})"));
     }
     let agrees = v.agrees();
-    if agrees.is_none()
-        && let Some(c) = v.condition.filter(|c| c.reason.as_deref() == Some("SchedulerError"))
+    if let Some(c) = v
+        .condition
+        .filter(|c| c.status == "False" && c.reason.as_deref() == Some("SchedulerError"))
     {
+        // what the scheduler did comes first; an event that disagrees is said after it
+        let differs = if v.event_agrees == Some(false) {
+            "; the newest FailedScheduling event differs from kschedtui"
+        } else {
+            ""
+        };
         return Some((
             format!(
-                "Cluster: {}",
+                "Cluster: {}{differs}",
                 scheduler_error_brief(c.message.as_deref().unwrap_or_default(), ex)
             ),
-            None,
+            agrees,
         ));
     }
     let text = match agrees {

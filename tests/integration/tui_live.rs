@@ -736,3 +736,33 @@ fn a_user_who_may_not_write_is_told_every_missing_permission_inside_the_box() {
     assert_eq!(sent(&server), Vec::<String>::new(), "only the access reviews were sent");
     t.keys(&["q"]);
 }
+
+#[test]
+fn a_refused_bind_recorded_by_the_scheduler_is_said_in_the_pod_view() {
+    need_tmux!();
+    let server = ApiServer::start();
+    server.set_scheduler_error(
+        "shop",
+        PEND,
+        "running Bind plugin \"DefaultBinder\": admission webhook \"bind-guard.example.com\" denied the request: node \"node-a\" is in maintenance",
+        "2024-05-01T10:06:00Z",
+    );
+    let t = start(&server, "live-scheduler-error", "");
+    select(&t, "pend", PEND_READY);
+    t.keys(&["Enter"]);
+    let want = "Cluster: the scheduler chose a node, the API server refused its Bind (DefaultBinder): admission webhook \"bind-guard.example.com\" denied the request: node \"node-a\" is in maintenance; kschedtui picks node-a too; the newest FailedScheduling event differs from kschedtui";
+    let start = Instant::now();
+    loop {
+        let s = t.screen();
+        if box_text(&s).contains(want) {
+            break;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "timed out\n  want: {want}\n  have: {}\nscreen:\n{s}",
+            box_text(&s)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys(&["q"]);
+}
