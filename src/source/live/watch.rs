@@ -700,6 +700,105 @@ mod tests {
         assert!(m.on_connected().is_none());
     }
 
+    fn pod_uid(name: &str, rv: &str, uid: &str) -> Pod {
+        let mut p = pod(name, rv);
+        p.metadata.uid = Some(uid.into());
+        p
+    }
+
+    #[test]
+    fn what_does_not_continue_the_listed_objects_is_a_recreated_cluster() {
+        let listed = uids_of(&[pod_uid("p", "4", "u1").into_object()]);
+        // the same pod modified, deleted and created again: a continuation
+        let mut m = WatchMapper::new(Kind::Pod, "5").with_uids(listed.clone());
+        assert!(matches!(
+            m.on_event(WatchEvent::Modified(pod_uid("p", "6", "u1"))),
+            Decision::Emit(_)
+        ));
+        assert!(matches!(
+            m.on_event(WatchEvent::Deleted(pod_uid("p", "7", "u1"))),
+            Decision::Emit(_)
+        ));
+        assert!(matches!(
+            m.on_event(WatchEvent::Added(pod_uid("p", "8", "u2"))),
+            Decision::Emit(_)
+        ));
+        // the pod under its name with another uid, without a DELETED between
+        let mut m = WatchMapper::new(Kind::Pod, "5").with_uids(listed.clone());
+        let Decision::Recreated(r) = m.on_event(WatchEvent::Modified(pod_uid("p", "6", "u9"))) else {
+            panic!()
+        };
+        assert_eq!(
+            r,
+            "the watch sent Pod a/p with uid u9, known with uid u1: the cluster was recreated under the same URL"
+        );
+        assert_eq!(m.resource_version(), "5", "nothing of it is taken");
+        // a resourceVersion older than the one already seen (an event, a bookmark)
+        let mut m = WatchMapper::new(Kind::Pod, "500").with_uids(listed.clone());
+        let Decision::Recreated(r) = m.on_event(WatchEvent::Added(pod_uid("q", "41", "u3"))) else {
+            panic!()
+        };
+        assert_eq!(
+            r,
+            "the pods resourceVersion went back from 500 to 41: the cluster was recreated (or restored) under the same URL"
+        );
+        let bm = WatchEvent::<Pod>::Bookmark(Bookmark {
+            types: TypeMeta {
+                api_version: "v1".into(),
+                kind: "Pod".into(),
+            },
+            metadata: BookmarkMeta {
+                resource_version: "12".into(),
+                annotations: Default::default(),
+            },
+        });
+        assert!(matches!(m.on_event(bm), Decision::Recreated(_)));
+        // resourceVersions that are not numbers are not compared
+        assert_eq!(rv_went_back(Kind::Pod, "abc", "12"), None);
+        // a watch from a resourceVersion the server has not reached
+        let tl = WatchEvent::<Pod>::Error(Box::new(Status {
+            code: 504,
+            reason: "Timeout".into(),
+            message: "Too large resource version: 500, current: 41".into(),
+            ..Default::default()
+        }));
+        let Decision::Recreated(r) = m.on_event(tl) else {
+            panic!()
+        };
+        assert_eq!(
+            r,
+            "the server has not reached the pods resourceVersion 500 (Too large resource version: 500, current: 41): the cluster was recreated (or restored) under the same URL"
+        );
+        // a relist: older, or every object replaced under the same names
+        let mut m = WatchMapper::new(Kind::Pod, "500").with_uids(listed.clone());
+        assert_eq!(
+            m.on_relisted(vec![pod_uid("p", "41", "u1").into_object()], "41".into())
+                .unwrap_err(),
+            "the pods resourceVersion went back from 500 to 41: the cluster was recreated (or restored) under the same URL"
+        );
+        let mut m = WatchMapper::new(Kind::Pod, "500").with_uids(listed.clone());
+        assert_eq!(
+            m.on_relisted(vec![pod_uid("p", "600", "u9").into_object()], "600".into())
+                .unwrap_err(),
+            "Pod a/p has uid u9, was u1, and no pods listed before is left: the cluster was recreated under the same URL"
+        );
+        // a relist that keeps a uid is a continuation, even with a name back under another uid
+        let mut m = WatchMapper::new(Kind::Pod, "500").with_uids(uids_of(&[
+            pod_uid("p", "4", "u1").into_object(),
+            pod_uid("r", "4", "u5").into_object(),
+        ]));
+        assert!(
+            m.on_relisted(
+                vec![
+                    pod_uid("p", "600", "u9").into_object(),
+                    pod_uid("r", "4", "u5").into_object()
+                ],
+                "600".into()
+            )
+            .is_ok()
+        );
+    }
+
     #[test]
     fn backoff_doubles_up_to_the_max_and_resets() {
         let mut b = Backoff::new(Duration::from_millis(100), Duration::from_millis(350));
