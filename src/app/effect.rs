@@ -90,6 +90,10 @@ pub enum Effect {
     /// SelfSubjectAccessReview each, nothing is written); each answer comes back as
     /// `Action::AccessChecked`.
     CheckAccess(Vec<crate::source::write::WriteRequest>),
+    /// List every kind of the live cluster again (Ctrl-r; never resumed from the watch's
+    /// resourceVersions); the new state comes back as `Action::Cluster` with
+    /// `ClusterEvent::Replaced`.
+    Relist,
     /// Suspend the terminal, open $EDITOR on the text, and send back `Action::Edited`.
     OpenEditor {
         /// What is edited.

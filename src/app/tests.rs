@@ -1458,9 +1458,10 @@ fn a_frozen_live_view_keeps_its_explanations_until_ctrl_r() {
     assert_eq!(a.generation, 1);
     assert!(a.pod(&web2).expect("pod").node_name.is_none());
     assert_eq!(a.live.as_ref().expect("live").changes_since, 1);
-    // Ctrl-r re-runs on the cluster as it is now, and the view stays frozen
+    // Ctrl-r re-runs on the cluster as it is now (and lists it again), and the view stays
+    // frozen
     let fx = update(&mut a, Action::Rerun);
-    assert!(matches!(fx.as_slice(), [Effect::Explain(_)]));
+    assert!(matches!(fx.as_slice(), [Effect::Explain(_), Effect::Relist]));
     assert_eq!(a.generation, 2);
     assert_eq!(a.pod(&web2).expect("pod").node_name.as_deref(), Some("node-b"));
     assert_eq!(a.live.as_ref().expect("live").changes_since, 0);
@@ -1470,13 +1471,100 @@ fn a_frozen_live_view_keeps_its_explanations_until_ctrl_r() {
             .clone()
             .expect("status")
             .text
-            .starts_with("re-running on the cluster as it is now (resourceVersion "),
+            .starts_with("listing the cluster again; re-running on it as it was (resourceVersion "),
         "{:?}",
         a.status
     );
     // F follows again
     run(&mut a, [Action::ToggleFollow]);
     assert!(a.live.as_ref().expect("live").follow);
+}
+
+#[test]
+fn a_bind_refused_for_its_uid_lists_the_cluster_again() {
+    use crate::source::write::{Plan, Report, Step as W, WriteError, WriteMode, WriteRequest};
+    let mut a = live_app(WriteMode::Enabled);
+    let pod = ObjectKey::new("default", "web-2");
+    let plan = Plan {
+        action: "bind default/web-2 to node 'node-b'".into(),
+        requests: vec![WriteRequest::Bind {
+            pod: pod.clone(),
+            uid: Some("0b1a3c8e-old".into()),
+            node: "node-b".into(),
+        }],
+        victims: vec![],
+    };
+    // what kube-apiserver answers when the pod under that name has another uid
+    let message = "Operation cannot be fulfilled on pods/binding \"web-2\": StorageError: invalid object, Code: 4, Key: /registry/pods/default/web-2, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: 0b1a3c8e-old, UID in object meta: 7f3e9d21-new";
+    let fx = update(
+        &mut a,
+        Action::Written(Box::new(Ok(Report {
+            plan: plan.clone(),
+            steps: vec![W::Failed(WriteError::Conflict {
+                message: message.into(),
+            })],
+        }))),
+    );
+    assert!(matches!(fx.as_slice(), [Effect::Relist]));
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        format!(
+            "{message} (409 Conflict); refresh and try again (the pod's uid is not the cluster's: listing the cluster again)"
+        )
+    );
+    // another conflict does not list again
+    let fx = update(
+        &mut a,
+        Action::Written(Box::new(Ok(Report {
+            plan,
+            steps: vec![W::Failed(WriteError::Conflict {
+                message: "the object has been modified".into(),
+            })],
+        }))),
+    );
+    assert!(fx.is_empty());
+}
+
+#[test]
+fn a_replaced_state_is_explained_at_once_and_bound_with_its_new_uids() {
+    use crate::model::Object;
+    use crate::model::event::{ClusterEvent, Kind};
+    use crate::source::write::{WriteMode, WriteRequest, bind_plan};
+    let mut a = live_app(WriteMode::Enabled);
+    let web2 = ObjectKey::new("default", "web-2");
+    run(&mut a, [Action::ToggleFollow]);
+    // the cluster recreated under the same URL: every object has a new uid
+    let mut state = a.live.as_ref().expect("live").state.clone();
+    let Object::Pod(mut pod) = state.get(Kind::Pod, &web2).expect("web-2").clone() else {
+        panic!("a pod")
+    };
+    pod.metadata.uid = Some("7f3e9d21-new".into());
+    pod.metadata.resource_version = Some("57".into());
+    state.apply(ClusterEvent::Applied(Box::new(Object::Pod(pod))));
+    let generation = a.generation;
+    let fx = update(
+        &mut a,
+        Action::Cluster(Box::new(ClusterEvent::Replaced {
+            reason: "namespace kube-system has uid b, was a: the cluster was recreated under the same URL".into(),
+            state: Box::new(state),
+        })),
+    );
+    // frozen or not, a new list is explained at once
+    assert!(matches!(fx.as_slice(), [Effect::Explain(_)]));
+    assert_eq!(a.generation, generation + 1);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "namespace kube-system has uid b, was a: the cluster was recreated under the same URL: listed every kind again (resourceVersion 57), re-running every pending pod"
+    );
+    assert_eq!(
+        a.pod(&web2).expect("pod").obj.metadata.uid.as_deref(),
+        Some("7f3e9d21-new")
+    );
+    let plan = bind_plan(&a.cluster, &web2, "node-a").expect("plan");
+    let [WriteRequest::Bind { uid, .. }] = plan.requests.as_slice() else {
+        panic!("{:?}", plan.requests)
+    };
+    assert_eq!(uid.as_deref(), Some("7f3e9d21-new"));
 }
 
 #[test]

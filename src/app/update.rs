@@ -45,6 +45,14 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Attached(r) => on_attached(app, *r),
         Action::Cluster(ev) => {
+            if let crate::model::event::ClusterEvent::Replaced { reason, .. } = &*ev {
+                let reason = reason.clone();
+                if let Some(l) = &mut app.live {
+                    l.events += 1;
+                    l.state.apply(*ev);
+                }
+                return on_replaced(app, &reason);
+            }
             if let Some(l) = &mut app.live {
                 l.events += 1;
                 let events_only = ev.kind() == Some(crate::model::event::Kind::Event);
@@ -64,7 +72,21 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::Written(r) => {
+            // a uid precondition that failed: the pod shown is not the cluster's any more (it
+            // was replaced, or the cluster recreated under the same URL): list everything again
+            let stale_uid = matches!(&*r, Ok(report) if report.steps.iter().any(|s| matches!(
+                s,
+                crate::source::write::Step::Failed(crate::source::write::WriteError::Conflict { message })
+                    if message.contains("UID in precondition") || message.contains("UID in the precondition")
+            )));
             on_written(app, *r);
+            if stale_uid && app.live.is_some() {
+                if let Some(st) = &mut app.status {
+                    st.text
+                        .push_str(" (the pod's uid is not the cluster's: listing the cluster again)");
+                }
+                return vec![Effect::Relist];
+            }
             Vec::new()
         }
         Action::AccessChecked { key, result } => {
@@ -538,25 +560,56 @@ fn clear_explanations(app: &mut App) {
     app.recent.clear();
 }
 
-/// Ctrl-r: explains every pending pod again on the cluster as it is now (live: the latest
-/// state, dropping what-if edits; a snapshot: the same cluster).
+/// Every kind was listed again (Ctrl-r, or the cluster was recreated under the same URL):
+/// the store was replaced, so every pending pod is explained again on it, what-if edits are
+/// dropped (they were made on objects that may be gone) and the next write uses its uids.
+fn on_replaced(app: &mut App, reason: &str) -> Vec<Effect> {
+    let dropped = app.changes.len();
+    let fx = rebuild_live(app, true);
+    app.changes.clear();
+    app.diff_base = None;
+    app.diff = None;
+    if let Some(l) = &mut app.live {
+        // permissions are asked again of the cluster as it is now
+        l.access.clear();
+        if reason != crate::model::event::RELIST_ASKED {
+            // another cluster: the victims awaited (matched by uid) are not in it
+            l.awaiting.clear();
+        }
+    }
+    let rv = app.live.as_ref().map(|l| l.seen_rv.clone()).unwrap_or_default();
+    let dropped = if dropped > 0 {
+        format!("; {dropped} what-if change(s) dropped")
+    } else {
+        String::new()
+    };
+    app.info(format!(
+        "{reason}: listed every kind again (resourceVersion {rv}), re-running every pending pod{dropped}"
+    ));
+    fx
+}
+
+/// Ctrl-r: explains every pending pod again on the cluster as it is now (live: every kind is
+/// listed again, never resumed from the watch, and what-if edits are dropped; a snapshot: the
+/// same cluster).
 fn rerun(app: &mut App) -> Vec<Effect> {
     if app.load != Load::Ready {
         return Vec::new();
     }
     if app.live.is_some() {
         let dropped = app.changes.len();
-        let fx = rebuild_live(app, true);
+        let mut fx = rebuild_live(app, true);
+        fx.push(Effect::Relist);
         app.changes.clear();
         app.diff_base = None;
         app.diff = None;
         let rv = app.live.as_ref().map(|l| l.seen_rv.clone()).unwrap_or_default();
         app.info(if dropped > 0 {
             format!(
-                "re-running on the cluster as it is now (resourceVersion {rv}); {dropped} what-if change(s) dropped"
+                "listing the cluster again; re-running on it as it was (resourceVersion {rv}) meanwhile; {dropped} what-if change(s) dropped"
             )
         } else {
-            format!("re-running on the cluster as it is now (resourceVersion {rv})")
+            format!("listing the cluster again; re-running on it as it was (resourceVersion {rv}) meanwhile")
         });
         return fx;
     }
@@ -1134,6 +1187,11 @@ pub fn action_access(app: &App, action: &str) -> Option<Access> {
             .get(&super::access_key(&r))
             .map_or(Access::Checking, |(x, _)| x.clone());
         acc = Some(match (acc, this) {
+            // every missing permission is named, as the CLI names them
+            (Some(Access::Denied(a)), Access::Denied(b)) if a.contains(b.trim_end_matches(ASK_ADMIN)) => {
+                Access::Denied(a)
+            }
+            (Some(Access::Denied(a)), Access::Denied(b)) => Access::Denied(join_denials(&a, &b)),
             (Some(Access::Denied(w)), _) | (_, Access::Denied(w)) => Access::Denied(w),
             (Some(Access::Unknown(w)), _) | (_, Access::Unknown(w)) => Access::Unknown(w),
             (Some(Access::Checking), _) | (_, Access::Checking) => Access::Checking,
@@ -1141,6 +1199,21 @@ pub fn action_access(app: &App, action: &str) -> Option<Access> {
         });
     }
     acc
+}
+
+/// How a permission refusal ends.
+const ASK_ADMIN: &str = "; ask a cluster admin for this permission";
+
+/// Two refusals in one text, the advice said once at the end.
+fn join_denials(a: &str, b: &str) -> String {
+    let a = a
+        .strip_suffix(ASK_ADMIN)
+        .or_else(|| a.strip_suffix("; ask a cluster admin for these permissions"))
+        .unwrap_or(a);
+    match b.strip_suffix(ASK_ADMIN) {
+        Some(b) => format!("{a}; {b}; ask a cluster admin for these permissions"),
+        None => format!("{a}; {b}"),
+    }
 }
 
 /// Asks for the permissions of the focused pod's actions not known yet (or known for longer

@@ -6,7 +6,10 @@
 //! attempt, a Warning event with reason FailedScheduling whose message is the status message
 //! cut to 1024 bytes (`truncateMessage`: the first 1020 bytes and " ..."), then the PodScheduled
 //! condition (status False, reason Unschedulable for a rejection, SchedulerError for an error)
-//! with the whole message. So the newest event and the condition carry the same text. A pod
+//! with the whole message. So the newest event and the condition carry the same text. A
+//! SchedulerError is not compared with kschedtui's verdict: after the scheduler chose a node, it
+//! is a binding-cycle plugin's error ([`chosen_node_failure`]: a Bind or PreBind write the API
+//! server refused, a Reserve or Permit failure), said as such. A pod
 //! being deleted gets a FailedScheduling event "skip schedule deleting pod: NS/NAME" and no
 //! condition; a bound pod gets a Scheduled event, which is not read (its FailedScheduling
 //! events are history, and kschedtui does not explain bound pods).
@@ -43,6 +46,112 @@ pub fn event_message(message: &str) -> Cow<'_, str> {
     s.extend(std::iter::repeat_n('\u{FFFD}', cut - boundary));
     s.push_str(" ...");
     Cow::Owned(s)
+}
+
+/// A SchedulerError recorded after the scheduler chose a node: one of the plugins that run
+/// on the chosen node (Reserve, Permit, PreBindPreFlight, PreBind, Bind) failed. Upstream
+/// records the error of such a plugin as `running <Point> plugin "<Name>": <error>` (for
+/// PreBindPreFlight `running PreBindPreFlight "<Name>": <error>`), where the error of PreBind and
+/// Bind is the API server's refusal of the write (an admission webhook, a conflict, ...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChosenNodeFailure<'a> {
+    /// The extension point ("Bind", "PreBind", ...).
+    pub point: &'a str,
+    /// The plugin.
+    pub plugin: &'a str,
+    /// The error, as the plugin returned it.
+    pub error: &'a str,
+    /// The node the error names (`node "NAME"`), if it names one.
+    pub node: Option<&'a str>,
+}
+
+impl ChosenNodeFailure<'_> {
+    /// True when the failure is a write the API server refused (PreBind, Bind).
+    pub fn is_refused_write(&self) -> bool {
+        matches!(self.point, "PreBind" | "Bind")
+    }
+}
+
+/// Reads a SchedulerError message of the binding cycle (None for any other message).
+pub fn chosen_node_failure(message: &str) -> Option<ChosenNodeFailure<'_>> {
+    let rest = message.strip_prefix("running ")?;
+    let (point, rest) = rest.split_once(' ')?;
+    if !matches!(point, "Reserve" | "Permit" | "PreBindPreFlight" | "PreBind" | "Bind") {
+        return None;
+    }
+    let rest = rest.strip_prefix("plugin ").unwrap_or(rest);
+    let rest = rest.strip_prefix('"')?;
+    let (plugin, error) = rest.split_once("\": ")?;
+    let node = error.find("node \"").and_then(|i| {
+        let after = &error[i + "node \"".len()..];
+        after.split_once('"').map(|(n, _)| n).filter(|n| !n.is_empty())
+    });
+    Some(ChosenNodeFailure {
+        point,
+        plugin,
+        error,
+        node,
+    })
+}
+
+/// The note for a SchedulerError condition: what the scheduler did, the refusal, and whether
+/// kschedtui picks the node the refusal names.
+fn scheduler_error_note(message: &str, ex: &Explanation) -> String {
+    let Some(f) = chosen_node_failure(message) else {
+        return format!(
+            "the cluster's scheduler failed with an error (SchedulerError), not a verdict on the nodes: not compared; it said: {message}"
+        );
+    };
+    let what = if f.is_refused_write() {
+        format!(
+            "the cluster's scheduler chose a node for the pod and the API server refused the write of its {} plugin {}: {}",
+            f.point, f.plugin, f.error
+        )
+    } else {
+        format!(
+            "the cluster's scheduler chose a node for the pod, then its {} plugin {} failed: {}",
+            f.point, f.plugin, f.error
+        )
+    };
+    let ours = match ex.selected.as_slice() {
+        [] => "kschedtui finds no node for the pod now".to_string(),
+        [one] => format!("kschedtui picks node {one}"),
+        many => format!("kschedtui picks one of nodes {}", many.join(", ")),
+    };
+    let same = match f.node {
+        Some(n) if ex.selected.iter().any(|s| s == n) => {
+            format!("; the refusal names node {n}, which kschedtui picks too")
+        }
+        Some(n) if !ex.selected.is_empty() => format!("; the refusal names node {n}, not the one kschedtui picks"),
+        Some(n) => format!("; the refusal names node {n}"),
+        None => String::new(),
+    };
+    format!("{what} (not a verdict on the nodes: not compared; {ours}{same})")
+}
+
+/// The same, short, for the TUI's one line.
+fn scheduler_error_brief(message: &str, ex: &Explanation) -> String {
+    let Some(f) = chosen_node_failure(message) else {
+        return format!("SchedulerError (an error, not compared): {message}");
+    };
+    let what = if f.is_refused_write() {
+        format!(
+            "the scheduler chose a node, the API server refused its {} ({}): {}",
+            f.point, f.plugin, f.error
+        )
+    } else {
+        format!(
+            "the scheduler chose a node, then {} ({}) failed: {}",
+            f.point, f.plugin, f.error
+        )
+    };
+    let ours = match (f.node, ex.selected.as_slice()) {
+        (_, []) => "; kschedtui finds no node now".to_string(),
+        (Some(n), sel) if sel.iter().any(|s| s == n) => format!("; kschedtui picks {n} too"),
+        (_, [one]) => format!("; kschedtui picks {one}"),
+        (_, many) => format!("; kschedtui picks one of {}", many.join(", ")),
+    };
+    format!("{what}{ours}")
 }
 
 /// What kschedtui says the cluster's scheduler would record for the pod.
@@ -189,9 +298,17 @@ pub fn compare<'a>(cluster: &'a Cluster, ex: &Explanation) -> Option<ClusterVerd
     }
     let want = expected(ex);
     v.kschedtui_finds_a_node = want == Expected::Binds;
+    // A SchedulerError is an error, not a verdict on the nodes: the condition (and the newest
+    // event when it carries the same text) is not compared; a note says what happened.
+    let scheduler_error = condition
+        .filter(|c| c.status == "False" && c.reason.as_deref() == Some("SchedulerError"))
+        .map(|c| c.message.as_deref().unwrap_or_default());
+    if let Some(m) = scheduler_error {
+        v.notes.push(scheduler_error_note(m, ex));
+    }
     // The sources that record a scheduling failure, with their messages.
     let cond_msg = condition
-        .filter(|c| c.status == "False" && matches!(c.reason.as_deref(), Some("Unschedulable" | "SchedulerError")))
+        .filter(|c| c.status == "False" && c.reason.as_deref() == Some("Unschedulable"))
         .map(|c| c.message.as_deref().unwrap_or_default());
     let skip_deleting = format!("skip schedule deleting pod: {}/{}", pod.key.namespace, pod.key.name);
     let newest = v.events.first().copied();
@@ -203,6 +320,7 @@ pub fn compare<'a>(cluster: &'a Cluster, ex: &Explanation) -> Option<ClusterVerd
             );
             None
         }
+        Some(e) if scheduler_error.is_some_and(|m| event_message(m) == e.message) => None,
         Some(e) => Some(e.message.as_str()),
         None => None,
     };
@@ -347,6 +465,24 @@ pub fn cluster_brief(cluster: &Cluster, ex: &Explanation) -> Option<(String, Opt
         facts.push(format!("events not readable ({why})"));
     }
     let agrees = v.agrees();
+    if let Some(c) = v
+        .condition
+        .filter(|c| c.status == "False" && c.reason.as_deref() == Some("SchedulerError"))
+    {
+        // what the scheduler did comes first; an event that disagrees is said after it
+        let differs = if v.event_agrees == Some(false) {
+            "; the newest FailedScheduling event differs from kschedtui"
+        } else {
+            ""
+        };
+        return Some((
+            format!(
+                "Cluster: {}{differs}",
+                scheduler_error_brief(c.message.as_deref().unwrap_or_default(), ex)
+            ),
+            agrees,
+        ));
+    }
     let text = match agrees {
         Some(false) => {
             let (cond, event) = (v.condition_agrees == Some(false), v.event_agrees == Some(false));
@@ -770,5 +906,108 @@ items:
         // come back as two replacement characters.
         let s = "c".repeat(1018) + "€" + &"d".repeat(10);
         assert_eq!(event_message(&s), "c".repeat(1018) + "\u{FFFD}\u{FFFD} ...");
+    }
+
+    /// A pod that fits on n1, with a PodScheduled condition.
+    fn fitting(condition: &str) -> Cluster {
+        load_str(
+            "t",
+            &format!(
+                r#"
+apiVersion: v1
+kind: List
+items:
+- {{apiVersion: v1, kind: Node, metadata: {{name: n1, creationTimestamp: "2026-01-01T00:00:00Z"}}, status: {{allocatable: {{cpu: "4", pods: "10"}}}}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: p, namespace: a, uid: u-p, creationTimestamp: "2026-01-01T01:00:00Z"}}
+  spec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: "2"}}}}}}]}}
+  status: {{conditions: [{condition}]}}
+"#
+            ),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn binding_cycle_errors_are_read_as_upstream_writes_them() {
+        let f = chosen_node_failure(
+            r#"running Bind plugin "DefaultBinder": Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n2""#,
+        )
+        .unwrap();
+        assert_eq!(
+            f,
+            ChosenNodeFailure {
+                point: "Bind",
+                plugin: "DefaultBinder",
+                error: r#"Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n2""#,
+                node: Some("n2"),
+            }
+        );
+        assert!(f.is_refused_write());
+        let f = chosen_node_failure(
+            r#"running PreBind plugin "VolumeBinding": binding volumes: pv "pv-1" node affinity doesn't match node "n1": no matching NodeSelectorTerms"#,
+        )
+        .unwrap();
+        assert_eq!((f.point, f.plugin, f.node), ("PreBind", "VolumeBinding", Some("n1")));
+        let f = chosen_node_failure(r#"running PreBindPreFlight "DynamicResources": claim gone"#).unwrap();
+        assert_eq!(
+            (f.point, f.plugin, f.error, f.node),
+            ("PreBindPreFlight", "DynamicResources", "claim gone", None)
+        );
+        assert!(!f.is_refused_write());
+        assert_eq!(
+            chosen_node_failure(r#"running "NodeAffinity" filter plugin: boom"#),
+            None
+        );
+        assert_eq!(chosen_node_failure("0/1 nodes are available: 1 Too many pods."), None);
+    }
+
+    #[test]
+    fn a_refused_bind_says_the_scheduler_chose_a_node_and_the_write_was_refused() {
+        let cond = r#"{type: PodScheduled, status: "False", reason: SchedulerError, message: "running Bind plugin \"DefaultBinder\": admission webhook \"bind-guard.example.com\" denied the request: pods may not be bound to node \"n1\" during maintenance", lastTransitionTime: "2026-01-01T01:00:02Z"}"#;
+        let (text, ours, json) = verdict(fitting(cond));
+        assert_eq!(ours, None);
+        assert_eq!(
+            text,
+            "Cluster: PodScheduled=False (SchedulerError): running Bind plugin \"DefaultBinder\": admission webhook \"bind-guard.example.com\" denied the request: pods may not be bound to node \"n1\" during maintenance\n\
+             Note: the cluster's scheduler chose a node for the pod and the API server refused the write of its Bind plugin DefaultBinder: admission webhook \"bind-guard.example.com\" denied the request: pods may not be bound to node \"n1\" during maintenance (not a verdict on the nodes: not compared; kschedtui picks node n1; the refusal names node n1, which kschedtui picks too)\n"
+        );
+        let json = json.unwrap();
+        assert_eq!(json.get("agrees"), None);
+        assert_eq!(json["podScheduled"].get("agrees"), None);
+        let c = fitting(cond);
+        let v = Release::OLDEST;
+        let snap = Snapshot::new(Arc::new(c), v);
+        let ex = explain(&snap, &build_profiles(None, v).unwrap(), &ObjectKey::new("a", "p")).unwrap();
+        let (brief, agrees) = cluster_brief(&snap.cluster, &ex).unwrap();
+        assert_eq!(agrees, None);
+        assert_eq!(
+            brief,
+            "Cluster: the scheduler chose a node, the API server refused its Bind (DefaultBinder): admission webhook \"bind-guard.example.com\" denied the request: pods may not be bound to node \"n1\" during maintenance; kschedtui picks n1 too"
+        );
+    }
+
+    #[test]
+    fn a_prebind_error_naming_another_node_and_a_pod_that_no_longer_fits() {
+        let cond = r#"{type: PodScheduled, status: "False", reason: SchedulerError, message: "running PreBind plugin \"VolumeBinding\": binding volumes: pv \"pv-1\" node affinity doesn't match node \"n9\""}"#;
+        let (text, _, _) = verdict(fitting(cond));
+        assert!(
+            text.ends_with("(not a verdict on the nodes: not compared; kschedtui picks node n1; the refusal names node n9, not the one kschedtui picks)\n"),
+            "{text}"
+        );
+        // the pod no longer fits anywhere (cpu 2 on a 1-cpu node)
+        let (text, _, _) = verdict(cluster(cond));
+        assert!(
+            text.ends_with("(not a verdict on the nodes: not compared; kschedtui finds no node for the pod now; the refusal names node n9)\n"),
+            "{text}"
+        );
+        assert!(!text.contains("did not schedule"), "{text}");
+        let cond = r#"{type: PodScheduled, status: "False", reason: SchedulerError, message: "running \"NodeAffinity\" filter plugin: boom"}"#;
+        let (text, _, _) = verdict(fitting(cond));
+        assert!(
+            text.ends_with("Note: the cluster's scheduler failed with an error (SchedulerError), not a verdict on the nodes: not compared; it said: running \"NodeAffinity\" filter plugin: boom\n"),
+            "{text}"
+        );
     }
 }

@@ -123,7 +123,17 @@ pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<()> {
             );
         }
         let cluster = state.to_cluster()?;
-        render_explanations(args, cluster, &features, &src.info().namespace)
+        render_explanations(args, cluster, &features, &src.info().namespace).map_err(|e| {
+            // the pod is missing from the cluster itself, not from a snapshot file
+            match e.downcast_ref::<crate::engine::EngineError>() {
+                Some(crate::engine::EngineError::PodNotFound(key, hint)) => anyhow::anyhow!(
+                    "pod '{key}' is not in the cluster of context '{}' ({}){hint}",
+                    src.info().context,
+                    src.info().server
+                ),
+                _ => e,
+            }
+        })
     })?;
     write_stdout(&text)
 }
@@ -268,6 +278,7 @@ fn explain_one(
 /// `bind`.
 pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
     runtime()?.block_on(async {
+        super::check_all_namespaces_pod(&args.pod, args.all_namespaces)?;
         let (target, state, ns) = open_target(cli, args.namespace.clone()).await?;
         let pod = ObjectKey::parse(&args.pod, args.namespace.as_deref().unwrap_or(&ns));
         let default = match &target {
@@ -323,6 +334,7 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
 /// `preempt`.
 pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
     runtime()?.block_on(async {
+        super::check_all_namespaces_pod(&args.pod, args.all_namespaces)?;
         let (target, state, ns) = open_target(cli, args.namespace.clone()).await?;
         let pod = ObjectKey::parse(&args.pod, args.namespace.as_deref().unwrap_or(&ns));
         let default = match &target {

@@ -40,8 +40,11 @@ pub struct Cli {
     #[arg(long, value_name = "NAME|FILE")]
     pub theme: Option<String>,
     /// TUI on a live cluster: the namespace the pod list starts in (the whole cluster is read).
-    #[arg(short, long, value_name = "NS")]
+    #[arg(short, long, value_name = "NS", conflicts_with = "all_namespaces")]
     pub namespace: Option<String>,
+    /// TUI: the pod list starts in every namespace (the default).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
     /// TUI: the release and feature gates to reproduce.
     #[command(flatten)]
     pub release: ReleaseArgs,
@@ -164,8 +167,11 @@ pub struct BindArgs {
     /// The pod: NAMESPACE/NAME, or NAME with -n.
     pub pod: String,
     /// Namespace of a pod given by name (default: the context's namespace).
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "all_namespaces")]
     pub namespace: Option<String>,
+    /// Accepted as elsewhere; the pod must then be NAMESPACE/NAME.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
     /// The node (default: the node the engine selects).
     #[arg(long)]
     pub node: Option<String>,
@@ -189,8 +195,11 @@ pub struct PreemptArgs {
     /// The preemptor: NAMESPACE/NAME, or NAME with -n.
     pub pod: String,
     /// Namespace of a pod given by name (default: the context's namespace).
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "all_namespaces")]
     pub namespace: Option<String>,
+    /// Accepted as elsewhere; the pod must then be NAMESPACE/NAME.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
     /// Evict the victims through the Eviction API (honours PodDisruptionBudgets) instead of
     /// deleting them as kube-scheduler does.
     #[arg(long)]
@@ -280,9 +289,14 @@ pub enum Output {
 pub struct ExplainArgs {
     /// The pod: NAMESPACE/NAME, or NAME with -n.
     pub pod: Option<String>,
-    /// Namespace of a pod given by name (default: the context's namespace, or "default").
-    #[arg(short, long)]
+    /// Namespace of a pod given by name (default: the context's namespace, or "default");
+    /// with --all-pending, the pending pods of this namespace only.
+    #[arg(short, long, conflicts_with = "all_namespaces")]
     pub namespace: Option<String>,
+    /// Every namespace: with --all-pending (which it implies when no pod is named), the
+    /// pending pods of every namespace (the default); a pod must then be NAMESPACE/NAME.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
     /// Explain every pending pod, in scheduling queue order.
     #[arg(long, conflicts_with = "pod")]
     pub all_pending: bool,
@@ -423,6 +437,16 @@ pub fn render_queue(args: &QueueArgs, cluster: Cluster, features: &Features) -> 
     })
 }
 
+/// A pod named with `-A`: it must carry its namespace.
+pub fn check_all_namespaces_pod(pod: &str, all_namespaces: bool) -> Result<()> {
+    if all_namespaces && !pod.contains('/') {
+        bail!(
+            "pod '{pod}' has no namespace and -A (--all-namespaces) gives none: name it NAMESPACE/{pod}, or pass -n NAMESPACE instead of -A"
+        );
+    }
+    Ok(())
+}
+
 /// Explains the pods `args` names against `cluster`; returns the text to print.
 pub fn render_explanations(
     args: &ExplainArgs,
@@ -438,12 +462,20 @@ pub fn render_explanations(
     }
     let profiles = load_profiles(args.config.as_deref(), features)?;
     let snap = Snapshot::new(Arc::new(cluster), features);
-    let keys: Vec<ObjectKey> = if args.all_pending {
-        snap.cluster.pending_pods().iter().map(|p| p.key.clone()).collect()
+    let keys: Vec<ObjectKey> = if args.all_pending || (args.all_namespaces && args.pod.is_none()) {
+        snap.cluster
+            .pending_pods()
+            .iter()
+            .filter(|p| args.namespace.as_deref().is_none_or(|ns| p.key.namespace == ns))
+            .map(|p| p.key.clone())
+            .collect()
     } else {
         match &args.pod {
-            Some(p) => vec![ObjectKey::parse(p, args.namespace.as_deref().unwrap_or(default_ns))],
-            None => bail!("name a pod (NAMESPACE/NAME, or NAME -n NAMESPACE) or pass --all-pending"),
+            Some(p) => {
+                check_all_namespaces_pod(p, args.all_namespaces)?;
+                vec![ObjectKey::parse(p, args.namespace.as_deref().unwrap_or(default_ns))]
+            }
+            None => bail!("name a pod (NAMESPACE/NAME, or NAME -n NAMESPACE) or pass --all-pending (or -A)"),
         }
     };
     let mut out = Vec::new();
@@ -630,6 +662,7 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
         (cli.release.feature_gates.is_some(), "--feature-gates"),
         (cli.config.is_some(), "--config"),
         (cli.evict, "--evict"),
+        (cli.all_namespaces, "-A"),
     ]
     .into_iter()
     .filter_map(|(on, f)| on.then_some(f))

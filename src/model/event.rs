@@ -15,6 +15,10 @@ pub const LIVE_ORIGIN: &str = "<live>";
 
 pub use super::kinds::Kind;
 
+/// The reason of a [`ClusterEvent::Replaced`] the user asked for (Ctrl-r), as opposed to one
+/// a source sends when it finds the cluster is another one.
+pub const RELIST_ASKED: &str = "Ctrl-r";
+
 /// One change reported by a source.
 #[derive(Clone, Debug)]
 pub enum ClusterEvent {
@@ -52,6 +56,14 @@ pub enum ClusterEvent {
         /// The resourceVersion it resumed from.
         resource_version: String,
     },
+    /// Every kind was listed again (the cluster was recreated under the same URL, or the user
+    /// asked for it): the new state replaces the whole store.
+    Replaced {
+        /// Why, one line.
+        reason: String,
+        /// The new state.
+        state: Box<ClusterState>,
+    },
 }
 
 impl ClusterEvent {
@@ -63,6 +75,7 @@ impl ClusterEvent {
             | ClusterEvent::Bookmark { kind, .. }
             | ClusterEvent::Stale { kind, .. }
             | ClusterEvent::Resumed { kind, .. } => Some(*kind),
+            ClusterEvent::Replaced { .. } => None,
         }
     }
 }
@@ -174,6 +187,12 @@ impl ClusterState {
             ClusterEvent::Stale { kind, reason } => {
                 self.stale.insert(kind, reason);
                 false
+            }
+            ClusterEvent::Replaced { state, .. } => {
+                let generation = self.generation;
+                *self = *state;
+                self.generation = generation;
+                true
             }
         };
         if changed {

@@ -17,6 +17,7 @@ pub mod file;
 pub mod save;
 pub mod snapshot;
 pub mod write;
+pub mod yaml;
 
 #[cfg(any(feature = "tui", feature = "live"))]
 pub mod fixture;
@@ -45,7 +46,10 @@ mod source_trait {
     /// - [`load`](Self::load) returns a complete, consistent state (every kind listed).
     /// - [`watch`](Self::watch) then sends every later change to `tx`, in order per kind, and
     ///   runs until `tx` is closed; it never returns early because of a transient failure (the
-    ///   kind is reported [`ClusterEvent::Stale`] and the watch retries with backoff).
+    ///   kind is reported [`ClusterEvent::Stale`] and the watch retries with backoff). When what
+    ///   it reads shows the cluster is not the one loaded (recreated under the same URL), it
+    ///   lists every kind again and sends the whole new state as one
+    ///   [`ClusterEvent::Replaced`] before watching on.
     /// - [`send`](Self::send) sends exactly one request and never retries it; the caller sees
     ///   every answer. Changes it causes come back through `watch` like any other change.
     /// - In [`WriteMode::ReadOnly`] `check` and `send` fail with [`WriteError::ReadOnly`]

@@ -200,7 +200,7 @@ pub fn to_text(c: &Cluster, json: bool) -> Result<String, SaveError> {
             .map(|s| s + "\n")
             .map_err(|e| SaveError::Serialize(e.to_string()))
     } else {
-        serde_yaml::to_string(&v).map_err(|e| SaveError::Serialize(e.to_string()))
+        Ok(super::yaml::to_string(&v))
     }
 }
 

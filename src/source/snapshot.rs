@@ -187,7 +187,7 @@ pub fn render(state: &ClusterState, opts: &SnapshotOptions) -> Result<String, Sn
             out += &format!("# {h}\n");
         }
     }
-    out += &serde_yaml::to_string(&doc).map_err(|e| SnapshotError::Encode(e.to_string()))?;
+    out += &super::yaml::to_string(&doc);
     Ok(out)
 }
 

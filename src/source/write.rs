@@ -519,6 +519,18 @@ pub enum WriteError {
         /// Server message or review reason.
         message: String,
     },
+    /// A SelfSubjectAccessReview answered `allowed: false` (HTTP 201: the review itself was
+    /// accepted; the permission is what is denied).
+    #[error(
+        "not allowed to {access}: permission denied (the SelfSubjectAccessReview answers allowed: false, {}); ask a cluster admin for this permission",
+        if .reason.is_empty() { "no reason given".to_string() } else { format!("reason: {}", .reason) }
+    )]
+    Denied {
+        /// The verb and resource.
+        access: String,
+        /// The review's `status.reason` ("" when it gives none).
+        reason: String,
+    },
     /// 429 from an Eviction: a PodDisruptionBudget refused it.
     #[error(
         "eviction of {pod} refused (429): {} does not allow it{}; wait for it to allow a disruption or preempt without --evict",
@@ -834,7 +846,7 @@ pub async fn check_plan<S: super::ClusterSource>(source: &S, plan: &Plan) -> Res
         if let Err(e) = source.check(r).await {
             // only a refusal says something about this permission alone; read-only, a timeout
             // or an unreachable server would answer every other check the same way
-            let stop = !matches!(e, WriteError::Forbidden { .. });
+            let stop = !matches!(e, WriteError::Forbidden { .. } | WriteError::Denied { .. });
             refused.push(e);
             if stop {
                 break;
@@ -1142,6 +1154,14 @@ items:
             }
             .to_string(),
             "not allowed to create pods/binding in namespace 'a' (403 Forbidden: User \"bob\" cannot create resource); ask a cluster admin for this permission"
+        );
+        assert_eq!(
+            WriteError::Denied {
+                access: "delete pods in namespace 'a'".into(),
+                reason: String::new()
+            }
+            .to_string(),
+            "not allowed to delete pods in namespace 'a': permission denied (the SelfSubjectAccessReview answers allowed: false, no reason given); ask a cluster admin for this permission"
         );
         assert_eq!(
             WriteError::AlreadyBound {

@@ -49,13 +49,19 @@ pub fn run(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<()> {
                 crate::cli::resolve_features(&pinned, server).map_err(|e| format!("{e:#}"))
             }
         };
-        tokio::spawn(attach(src.clone(), version, opts.config.clone(), tx.clone()));
+        let (relist_tx, relist_rx) = mpsc::unbounded_channel::<()>();
+        tokio::spawn(attach(src.clone(), version, opts.config.clone(), tx.clone(), relist_rx));
         let writer: Writer = {
             let tx = tx.clone();
             Arc::new(move |job| {
+                if let LiveJob::Relist = job {
+                    let _ = relist_tx.send(());
+                    return;
+                }
                 let (src, tx) = (src.clone(), tx.clone());
                 tokio::spawn(async move {
                     match job {
+                        LiveJob::Relist => {}
                         LiveJob::Write(plan) => {
                             let r = runtime::send_plan(src.as_ref(), &plan).await;
                             let _ = tx.send(Action::Written(Box::new(r)));
@@ -85,12 +91,15 @@ pub fn progress_text(p: &Progress) -> String {
 }
 
 /// Lists the cluster (the server's release picks the scheduler version reproduced), sends
-/// `Action::Attached`, then forwards every watch event until the app goes away.
-pub async fn attach<S: ClusterSource>(
+/// `Action::Attached`, then forwards every watch event until the app goes away. A message on
+/// `relist` (Ctrl-r) stops the watch, lists every kind again, sends the state as one
+/// `ClusterEvent::Replaced` and watches from there.
+pub async fn attach<S: ClusterSource + 'static>(
     src: Arc<S>,
     features: impl Future<Output = Result<Features, String>> + Send,
     config: Option<SchedulerConfig>,
     tx: UnboundedSender<Action>,
+    mut relist: mpsc::UnboundedReceiver<()>,
 ) {
     let features = features.await;
     let r = async {
@@ -110,20 +119,58 @@ pub async fn attach<S: ClusterSource>(
     if tx.send(Action::Attached(Box::new(r))).is_err() || !ok {
         return;
     }
-    let (etx, mut erx) = mpsc::channel(1024);
-    let watcher = {
-        let src = src.clone();
-        tokio::spawn(async move { src.watch(etx).await })
-    };
-    while let Some(ev) = erx.recv().await {
-        if tx.send(Action::Cluster(Box::new(ev))).is_err() {
-            watcher.abort();
+    loop {
+        let (etx, mut erx) = mpsc::channel(1024);
+        let watcher = {
+            let src = src.clone();
+            tokio::spawn(async move { src.watch(etx).await })
+        };
+        let asked = loop {
+            tokio::select! {
+                ev = erx.recv() => match ev {
+                    Some(ev) => {
+                        if tx.send(Action::Cluster(Box::new(ev))).is_err() {
+                            watcher.abort();
+                            return;
+                        }
+                    }
+                    None => break false,
+                },
+                Some(()) = relist.recv() => break true,
+            }
+        };
+        if !asked {
+            let why = match watcher.await {
+                Ok(Err(e)) => format!("{e:#}"),
+                _ => "the watch stopped".to_string(),
+            };
+            let _ = tx.send(Action::WatchEnded(why));
             return;
         }
+        watcher.abort();
+        let _ = watcher.await;
+        // several Ctrl-r at once are one list
+        while relist.try_recv().is_ok() {}
+        match src.load().await {
+            Ok(state) => {
+                let ev = crate::model::event::ClusterEvent::Replaced {
+                    reason: crate::model::event::RELIST_ASKED.to_string(),
+                    state: Box::new(state),
+                };
+                if tx.send(Action::Cluster(Box::new(ev))).is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                // the view stays on what was listed before, marked stale, and the watches go on
+                let ev = crate::model::event::ClusterEvent::Stale {
+                    kind: crate::model::event::Kind::Pod,
+                    reason: format!("listing the cluster again (Ctrl-r) failed: {e:#}"),
+                };
+                if tx.send(Action::Cluster(Box::new(ev))).is_err() {
+                    return;
+                }
+            }
+        }
     }
-    let why = match watcher.await {
-        Ok(Err(e)) => format!("{e:#}"),
-        _ => "the watch stopped".to_string(),
-    };
-    let _ = tx.send(Action::WatchEnded(why));
 }

@@ -58,6 +58,8 @@ pub enum LiveJob {
     /// Ask whether requests would be allowed; each answer comes back as
     /// `Action::AccessChecked`.
     Check(Vec<crate::source::write::WriteRequest>),
+    /// List every kind again (Ctrl-r); the state comes back as `ClusterEvent::Replaced`.
+    Relist,
 }
 
 /// Runs [`LiveJob`]s against the live cluster in the background.
@@ -217,6 +219,11 @@ async fn event_loop(
                 match e {
                     Effect::Explain(job) => runtime.explain(job),
                     Effect::Group(job) => runtime.group(job),
+                    Effect::Relist => {
+                        if let Some(w) = &writer {
+                            w(LiveJob::Relist);
+                        }
+                    }
                     Effect::CheckAccess(reqs) => {
                         if let Some(w) = &writer {
                             w(LiveJob::Check(reqs));

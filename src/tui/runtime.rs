@@ -125,7 +125,10 @@ pub async fn check_access<S: crate::source::ClusterSource>(
     for r in reqs {
         let result = match src.check(r).await {
             Ok(()) => crate::app::Access::Allowed,
-            Err(e @ crate::source::write::WriteError::Forbidden { .. }) => crate::app::Access::Denied(e.to_string()),
+            Err(
+                e @ (crate::source::write::WriteError::Forbidden { .. }
+                | crate::source::write::WriteError::Denied { .. }),
+            ) => crate::app::Access::Denied(e.to_string()),
             Err(other) => {
                 crate::app::Access::Unknown(format!("cannot check the permission to {}: {other}", r.access()))
             }

@@ -360,6 +360,48 @@ impl ApiServer {
         st.list_rv.insert(plural.into(), rv.into());
     }
 
+    /// Serves the cluster as a kind/minikube delete and create, or an etcd restore, leaves it
+    /// under the same URL: the same objects (same names), each with a new uid (the
+    /// `0b1a3c8e` prefix of the fixture's uids becomes `7f3e9d21`), every resourceVersion
+    /// restarting from `rv` (objects `rv+1`, `rv+2`, ... in store order, every list at `rv`),
+    /// and no scripted watch left. Watches from the old resourceVersions are still accepted, as
+    /// a real server accepts a watch from a resourceVersion the new store has passed.
+    pub fn recreate(&self, rv: u64) {
+        let mut st = self.st();
+        let mut n = rv;
+        for items in st.items.values_mut() {
+            for it in items.iter_mut() {
+                let m = &mut it["metadata"];
+                if let Some(uid) = m["uid"].as_str() {
+                    m["uid"] = json!(uid.replace("0b1a3c8e", "7f3e9d21").replace("uid-", "new-uid-"));
+                }
+                n += 1;
+                m["resourceVersion"] = json!(n.to_string());
+            }
+        }
+        for v in st.list_rv.values_mut() {
+            *v = rv.to_string();
+        }
+        st.watches.clear();
+    }
+
+    /// Gives pod `ns/name` the PodScheduled condition kube-scheduler writes when the binding
+    /// cycle fails on the node it chose (status False, reason SchedulerError, the plugin's
+    /// error as the message), in place of the one it had.
+    pub fn set_scheduler_error(&self, ns: &str, name: &str, message: &str, at: &str) {
+        let mut st = self.st();
+        let pods = st.items.entry("pods".into()).or_default();
+        for p in pods.iter_mut() {
+            if p["metadata"]["name"] == name && p["metadata"]["namespace"] == ns {
+                let mut conds: Vec<Value> = p["status"]["conditions"].as_array().cloned().unwrap_or_default();
+                conds.retain(|c| c["type"] != "PodScheduled");
+                conds.push(json!({"type": "PodScheduled", "status": "False", "lastProbeTime": null,
+                                  "lastTransitionTime": at, "reason": "SchedulerError", "message": message}));
+                p["status"]["conditions"] = json!(conds);
+            }
+        }
+    }
+
     /// The stored objects of a resource.
     pub fn items(&self, plural: &str) -> Vec<Value> {
         self.st().items.get(plural).cloned().unwrap_or_default()
@@ -873,6 +915,29 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                     "kind": format!("{kind}List"), "apiVersion": api_version, "metadata": meta, "items": page
                 }),
             ))
+        }
+        ("GET", Some(name), None) if plural != "pods" => {
+            let found = st.items.get(&plural).and_then(|v| {
+                v.iter()
+                    .find(|o| {
+                        o["metadata"]["name"] == name.as_str()
+                            && ns.as_deref().is_none_or(|n| o["metadata"]["namespace"] == n)
+                    })
+                    .cloned()
+            });
+            match found {
+                Some(mut o) => {
+                    let (kind, api_version) = st
+                        .kinds
+                        .get(&plural)
+                        .cloned()
+                        .unwrap_or_else(|| ("Unknown".into(), "v1".into()));
+                    o["apiVersion"] = json!(api_version);
+                    o["kind"] = json!(kind);
+                    Answer::Json(Reply::new(200, o))
+                }
+                None => Answer::Json(not_found(&plural, &name)),
+            }
         }
         (method, Some(name), sub) if plural == "pods" => {
             let ns = ns.unwrap_or_default();

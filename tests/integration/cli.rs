@@ -645,3 +645,89 @@ fn an_input_with_no_objects_is_an_error_and_skipped_files_are_named() {
         )
     );
 }
+
+/// The pods a text report explains ("Pod NS/NAME" lines).
+fn pods_of(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("Pod "))
+        .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn all_namespaces_is_accepted_wherever_a_namespace_is() {
+    let snap = "fixtures/tui-test.yaml";
+    let all = run(&["explain", "--snapshot", snap, "--all-pending"]);
+    assert_eq!(all.status.code(), Some(0), "{}", stderr(&all));
+    let pods = pods_of(&all);
+    assert_eq!(
+        pods,
+        ["default/web-2", "data/etl-1", "default/batch-1", "default/gated-1"]
+    );
+    // -A alone is --all-pending over every namespace; --all-namespaces is the same
+    for args in [
+        vec!["-A"],
+        vec!["--all-namespaces", "--all-pending"],
+        vec!["-A", "--all-pending"],
+    ] {
+        let mut a = vec!["explain", "--snapshot", snap];
+        a.extend(args.iter().copied());
+        let o = run(&a);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(o.stdout, all.stdout, "{args:?}");
+    }
+    // -n with --all-pending: that namespace's pending pods only
+    let o = run(&["explain", "--snapshot", snap, "--all-pending", "-n", "data"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(pods_of(&o), ["data/etl-1"]);
+    // a pod named with -A needs its namespace
+    let o = run(&["explain", "--snapshot", snap, "-A", "data/etl-1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(pods_of(&o), ["data/etl-1"]);
+    let o = run(&["explain", "--snapshot", snap, "-A", "etl-1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: pod 'etl-1' has no namespace and -A (--all-namespaces) gives none: name it NAMESPACE/etl-1, or pass -n NAMESPACE instead of -A\n"
+    );
+    // bind and preempt (rehearsed on the snapshot) take it as well
+    for (cmd, pod) in [("bind", "web-2"), ("preempt", "batch-1")] {
+        let o = run(&[cmd, "--snapshot", snap, "-A", pod, "--yes"]);
+        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "error: pod '{pod}' has no namespace and -A (--all-namespaces) gives none: name it NAMESPACE/{pod}, or pass -n NAMESPACE instead of -A\n"
+            ),
+            "{cmd}"
+        );
+    }
+    let o = run(&["bind", "--snapshot", snap, "-A", "default/web-2", "--yes"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("The engine selects node"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    // -A and -n together are refused by the parser, for explain and the TUI
+    for a in [
+        vec!["explain", "--snapshot", snap, "-A", "-n", "data"],
+        vec!["-A", "-n", "data", "--demo"],
+    ] {
+        let o = run(&a);
+        assert_eq!(o.status.code(), Some(2), "{a:?}");
+        assert!(stderr(&o).contains("cannot be used with"), "{a:?}: {}", stderr(&o));
+    }
+    // the TUI takes -A (it is checked past the parser: the bad version fails next)
+    let o = run(&["-A", "--demo", "--scheduler-version", "1.29"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("1.29"), "{}", stderr(&o));
+    // before a command it is a TUI flag, refused as the others are
+    let o = run(&["-A", "explain", "--snapshot", snap, "--all-pending"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: -A before the command configures the terminal UI; for `explain` put it after the command name (kschedtui explain -A ...)\n"
+    );
+}

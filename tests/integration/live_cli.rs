@@ -218,6 +218,63 @@ fn explain_a_pod_by_name_uses_the_context_namespace() {
 }
 
 #[test]
+fn a_scheduler_error_from_a_refused_bind_says_the_scheduler_chose_a_node_and_the_write_was_refused() {
+    let server = ApiServer::start();
+    server.set_scheduler_error(
+        "shop",
+        "web-7d4b9-pend",
+        "running Bind plugin \"DefaultBinder\": admission webhook \"bind-guard.example.com\" denied the request: node \"node-a\" is in maintenance",
+        "2024-05-01T10:06:00Z",
+    );
+    let k = kc(&server, None);
+    let o = run(&["explain", "--kubeconfig", &k, "shop/web-7d4b9-pend"], "");
+    ok(&o);
+    assert!(o.stdout.contains("Schedulable: would bind to node-a"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains(
+            "Cluster: PodScheduled=False (SchedulerError): running Bind plugin \"DefaultBinder\": admission webhook \"bind-guard.example.com\" denied the request: node \"node-a\" is in maintenance\n\
+             Cluster: FailedScheduling (x3, last 2024-05-01T10:04:30Z, default-scheduler): 0/3 nodes are available: 3 Insufficient cpu.\n\
+             Note: the cluster's scheduler chose a node for the pod and the API server refused the write of its Bind plugin DefaultBinder: admission webhook \"bind-guard.example.com\" denied the request: node \"node-a\" is in maintenance (not a verdict on the nodes: not compared; kschedtui picks node node-a; the refusal names node node-a, which kschedtui picks too)\n"
+        ),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        !o.stdout.contains("did not schedule the pod (the condition"),
+        "{}",
+        o.stdout
+    );
+    let v = explain_json(&["explain", "--kubeconfig", &k, "shop/web-7d4b9-pend", "-o", "json"]);
+    assert_eq!(v["cluster"]["podScheduled"]["reason"], "SchedulerError");
+    assert_eq!(v["cluster"]["podScheduled"].get("agrees"), None);
+    assert_eq!(
+        v["cluster"]["notes"][0],
+        "the cluster's scheduler chose a node for the pod and the API server refused the write of its Bind plugin DefaultBinder: admission webhook \"bind-guard.example.com\" denied the request: node \"node-a\" is in maintenance (not a verdict on the nodes: not compared; kschedtui picks node node-a; the refusal names node node-a, which kschedtui picks too)"
+    );
+}
+
+#[test]
+fn a_pod_missing_from_the_cluster_is_said_to_be_missing_from_the_cluster() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    assert_eq!(
+        error_line(&run(&["explain", "--kubeconfig", &k, "shop/nope"], "")),
+        format!(
+            "error: pod 'shop/nope' is not in the cluster of context 'mock' ({})",
+            server.url()
+        )
+    );
+    // the hint for a pod of that name elsewhere is kept
+    assert_eq!(
+        error_line(&run(&["explain", "--kubeconfig", &k, "default/web-7d4b9-pend"], "")),
+        format!(
+            "error: pod 'default/web-7d4b9-pend' is not in the cluster of context 'mock' ({}) (a pod of that name is in namespace 'shop')",
+            server.url()
+        )
+    );
+}
+
+#[test]
 fn explain_json_carries_the_clusters_condition_events_and_agreement() {
     let server = ApiServer::start();
     let k = kc(&server, None);
@@ -470,7 +527,7 @@ fn bind_refusals_and_conflicts_are_one_line() {
     let o = run(&["bind", "shop/web-7d4b9-pend", "--kubeconfig", &k, "--yes"], "");
     assert_eq!(
         error_line(&o),
-        "error: not allowed to create pods/binding in namespace 'shop' (403 Forbidden: the SelfSubjectAccessReview says no: RBAC: user \"tester\" may not create pods/binding); ask a cluster admin for this permission; nothing was sent"
+        "error: not allowed to create pods/binding in namespace 'shop': permission denied (the SelfSubjectAccessReview answers allowed: false, reason: RBAC: user \"tester\" may not create pods/binding); ask a cluster admin for this permission; nothing was sent"
     );
     assert!(!server.writes().iter().any(|r| r.path.ends_with("/binding")));
 
@@ -640,4 +697,151 @@ fn preempt_with_evict_reports_a_pdb_refusal_and_does_not_nominate() {
         !server.writes().iter().any(|r| r.method == "PATCH"),
         "the preemptor was not nominated"
     );
+}
+
+/// True when python3 with PyYAML (a YAML 1.1 reader) is installed.
+fn pyyaml() -> bool {
+    Command::new("python3")
+        .args(["-c", "import yaml"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn a_yaml_snapshot_reads_back_as_strings_in_yaml_1_1_readers() {
+    let server = ApiServer::start();
+    // label values a YAML 1.1 reader would take for a boolean and a number
+    let mut nodes = server.items("nodes");
+    nodes[0]["metadata"]["labels"]["spot"] = json!("yes");
+    nodes[0]["metadata"]["labels"]["rack"] = json!("0777");
+    server.set_items("nodes", nodes, "1000");
+    let k = kc(&server, None);
+    let f = temp_dir("yaml11").join("snap.yaml");
+    let f = f.to_str().unwrap();
+    ok(&run(&["snapshot", "--kubeconfig", &k, "-o", f], ""));
+    let text = std::fs::read_to_string(f).unwrap();
+    // quoted as kubectl quotes them
+    assert!(text.contains("creationTimestamp: \"2024-04-01T00:00:00Z\"\n"), "{text}");
+    assert!(text.contains("spot: \"yes\"\n"), "{text}");
+    assert!(text.contains("rack: \"0777\"\n"), "{text}");
+    assert!(!text.contains(": 2024-"), "an unquoted timestamp: {text}");
+    // the round trip explains the same
+    let live = explain_json(&["explain", "--kubeconfig", &k, "--all-pending", "-o", "json"]);
+    assert_eq!(
+        explain_json(&["explain", "--snapshot", f, "--all-pending", "-o", "json"]),
+        live
+    );
+    // a YAML 1.1 reader gets exactly the strings back (json.dumps fails on a date)
+    if !pyyaml() {
+        eprintln!("python3 with PyYAML is not installed: the YAML 1.1 read-back is checked by the exact text only");
+        return;
+    }
+    let py = Command::new("python3")
+        .args([
+            "-c",
+            "import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))",
+            f,
+        ])
+        .output()
+        .unwrap();
+    assert!(py.status.success(), "{}", String::from_utf8_lossy(&py.stderr));
+    let from_pyyaml: Value = serde_json::from_slice(&py.stdout).unwrap();
+    let from_serde: Value = serde_yaml::from_str(&text).unwrap();
+    assert_eq!(from_pyyaml, from_serde);
+    let default_ns = from_pyyaml["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "Namespace" && o["metadata"]["name"] == "default")
+        .unwrap();
+    assert_eq!(default_ns["metadata"]["creationTimestamp"], "2024-04-01T00:00:00Z");
+}
+
+/// The jq filter of docs/live-clusters.md ("Replaying a snapshot into a cluster").
+fn replay_filter() -> String {
+    let doc = include_str!("../../docs/live-clusters.md");
+    let from = doc
+        .find("### Replaying a snapshot into a cluster")
+        .expect("the section");
+    let rest = &doc[from..];
+    let start = rest.find("```jq\n").expect("the jq block") + "```jq\n".len();
+    let end = rest[start..].find("```").expect("its end");
+    rest[start..start + end].to_string()
+}
+
+#[test]
+fn a_snapshot_with_server_merged_match_label_keys_explains_once_and_replays() {
+    let jq_ok = Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let server = ApiServer::start();
+    // as a 1.34 API server stores them: shop/web-v3 was created with version v2, so the server
+    // appended `version In [v2]` to its term; its label is v3 since. shop/web-v2 runs on node-a.
+    let mut pods = server.items("pods");
+    pods.push(json!({
+        "metadata": {"name": "web-v2", "namespace": "shop", "uid": "0b1a3c8e-0010-4000-8000-0000000000a2",
+                     "resourceVersion": "210", "creationTimestamp": "2024-05-01T11:00:00Z",
+                     "labels": {"app": "shop-web", "version": "v2"}},
+        "spec": {"nodeName": "node-a", "containers": [{"name": "app", "image": "busybox:1.36",
+                 "resources": {"requests": {"cpu": "100m"}}}]},
+        "status": {"phase": "Running"}
+    }));
+    pods.push(json!({
+        "metadata": {"name": "web-v3", "namespace": "shop", "uid": "0b1a3c8e-0010-4000-8000-0000000000a3",
+                     "resourceVersion": "211", "creationTimestamp": "2024-05-01T11:00:00Z",
+                     "labels": {"app": "shop-web", "version": "v3"}},
+        "spec": {
+            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchExpressions": [
+                    {"key": "app", "operator": "In", "values": ["shop-web"]},
+                    {"key": "version", "operator": "In", "values": ["v2"]}]},
+                "matchLabelKeys": ["version"],
+                "topologyKey": "kubernetes.io/hostname"}]}},
+            "containers": [{"name": "app", "image": "busybox:1.36", "resources": {"requests": {"cpu": "100m"}}}]},
+        "status": {"phase": "Pending"}
+    }));
+    server.set_items("pods", pods, "1000");
+    let k = kc(&server, None);
+    let dir = temp_dir("merged");
+    let cluster = dir.join("cluster.json");
+    let cluster = cluster.to_str().unwrap();
+    ok(&run(&["snapshot", "--kubeconfig", &k, "-o", cluster], ""));
+    // merged once: node-a (where web-v2 runs) is ruled out by the selector as stored, not
+    // required to match both v2 and v3
+    let explain = |f: &str| {
+        let o = run(
+            &["explain", "--snapshot", f, "shop/web-v3", "--scheduler-version", "1.34"],
+            "",
+        );
+        ok(&o);
+        o.stdout
+    };
+    let stored = explain(cluster);
+    assert!(stored.contains("node-a  no fit     InterPodAffinity"), "{stored}");
+    if !jq_ok {
+        eprintln!("jq is not installed: the replay recipe of docs/live-clusters.md is not run");
+        return;
+    }
+    let out = Command::new("jq").arg(replay_filter()).arg(cluster).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let submitted: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pod = submitted["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "Pod" && o["metadata"]["name"] == "web-v3")
+        .unwrap();
+    let term = &pod["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0];
+    // the API server would refuse the stored form (`exists in both matchLabelKeys and
+    // labelSelector`): the keys go, the merged selector stays
+    assert_eq!(term.get("matchLabelKeys"), None);
+    assert_eq!(
+        term["labelSelector"]["matchExpressions"],
+        json!([{"key": "app", "operator": "In", "values": ["shop-web"]},
+               {"key": "version", "operator": "In", "values": ["v2"]}])
+    );
+    let replay = dir.join("submitted.json");
+    std::fs::write(&replay, &out.stdout).unwrap();
+    assert_eq!(explain(replay.to_str().unwrap()), stored);
 }

@@ -577,7 +577,11 @@ async fn watch_applies_added_modified_deleted_bookmarks_and_relists_on_410() {
                 "BOOKMARK",
                 json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"resourceVersion": "1005"}}),
             ),
-            Step::Event("DELETED", pod_json("big", "default", "1006", None)),
+            Step::Event("DELETED", {
+                let mut big = pod_json("big", "default", "1006", None);
+                big["metadata"]["uid"] = json!("0b1a3c8e-0010-4000-8000-000000000008");
+                big
+            }),
             Step::Event(
                 "ERROR",
                 status_json(410, "Expired", "too old resource version: 1006 (1100)", None),
@@ -616,6 +620,7 @@ async fn watch_applies_added_modified_deleted_bookmarks_and_relists_on_410() {
             ClusterEvent::Resynced { .. } => "resynced",
             ClusterEvent::Stale { .. } => "stale",
             ClusterEvent::Resumed { .. } => "resumed",
+            ClusterEvent::Replaced { .. } => "replaced",
         })
         .collect();
     assert_eq!(kinds, ["applied", "applied", "bookmark", "deleted", "resynced"]);
@@ -1119,9 +1124,16 @@ async fn access_review_refusals_name_the_verb_and_resource() {
     .unwrap();
     let refused = check_plan(&src, &plan).await.unwrap_err();
     assert_eq!(refused.len(), 1);
+    // the review was accepted (201); what it denies is the permission, not the request
+    assert!(
+        matches!(&refused[0], WriteError::Denied { access, reason }
+            if access == "delete pods in namespace 'default'" && reason == "RBAC: user \"tester\" may not delete pods"),
+        "{:?}",
+        refused[0]
+    );
     assert_eq!(
         refused[0].to_string(),
-        "not allowed to delete pods in namespace 'default' (403 Forbidden: the SelfSubjectAccessReview says no: RBAC: user \"tester\" may not delete pods); ask a cluster admin for this permission"
+        "not allowed to delete pods in namespace 'default': permission denied (the SelfSubjectAccessReview answers allowed: false, reason: RBAC: user \"tester\" may not delete pods); ask a cluster admin for this permission"
     );
     // One review per verb and resource: patch pods/status (the two status patches share one)
     // and delete pods.
@@ -1161,4 +1173,198 @@ async fn an_access_review_without_an_answer_stops_the_checks_and_claims_nothing_
     );
     assert_eq!(server.writes().iter().filter(|r| r.path == ssar).count(), 1);
     assert_eq!(server.writes().len(), 1, "nothing but the review was sent");
+}
+
+/// Waits for the `Replaced` event, applying everything before it; returns its reason.
+async fn until_replaced(rx: &mut mpsc::Receiver<ClusterEvent>, state: &mut ClusterState) -> String {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let ev = tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .expect("timed out waiting for the re-list")
+            .unwrap();
+        let reason = match &ev {
+            ClusterEvent::Replaced { reason, .. } => Some(reason.clone()),
+            _ => None,
+        };
+        state.apply(ev);
+        if let Some(r) = reason {
+            return r;
+        }
+    }
+}
+
+/// The uid of pod `key` in a state.
+fn pod_uid(state: &ClusterState, key: &str) -> String {
+    state.get(Kind::Pod, &k(key)).unwrap().meta().uid.clone().unwrap()
+}
+
+/// Lists (not watches) of pods so far.
+fn pod_lists(server: &ApiServer) -> usize {
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/api/v1/pods" && !r.is_watch())
+        .count()
+}
+
+#[tokio::test]
+async fn a_cluster_recreated_under_the_same_url_is_found_by_its_kube_system_uid_and_listed_again() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let mut state = src.load_state().await.unwrap();
+    assert_eq!(
+        pod_uid(&state, "shop/web-7d4b9-pend"),
+        "0b1a3c8e-0010-4000-8000-000000000007"
+    );
+    // the cluster goes away (the node watch breaks) and comes back as a new one that accepts
+    // the old resourceVersions and sends nothing
+    server.script_watch("nodes", vec![Step::Sleep(300), Step::Drop]);
+    let (tx, mut rx) = mpsc::channel(256);
+    let run = src.watch(tx);
+    let check = async {
+        // the first watches start before the cluster is recreated (the node watch breaks
+        // after 300 ms)
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        server.recreate(40);
+        let reason = until_replaced(&mut rx, &mut state).await;
+        drop(rx);
+        reason
+    };
+    let (r, reason) = tokio::join!(run, check);
+    r.unwrap();
+    assert_eq!(
+        reason,
+        "namespace kube-system has uid 7f3e9d21-0001-4000-8000-000000000002, was 0b1a3c8e-0001-4000-8000-000000000002: the cluster was recreated under the same URL"
+    );
+    // every kind was listed again: the objects are the new cluster's
+    assert_eq!(
+        pod_uid(&state, "shop/web-7d4b9-pend"),
+        "7f3e9d21-0010-4000-8000-000000000007"
+    );
+    assert_eq!(state.resource_versions[&Kind::Pod], "40");
+    assert_eq!(state.resource_versions[&Kind::Node], "40");
+    assert!(!state.is_stale());
+    assert_eq!(pod_lists(&server), 2);
+    // and a bind now carries the new uid
+    let c = state.to_cluster().unwrap();
+    let plan = bind_plan(&c, &k("shop/web-7d4b9-pend"), "node-a").unwrap();
+    let [WriteRequest::Bind { uid, .. }] = plan.requests.as_slice() else {
+        panic!("{:?}", plan.requests)
+    };
+    assert_eq!(uid.as_deref(), Some("7f3e9d21-0010-4000-8000-000000000007"));
+}
+
+#[tokio::test]
+async fn a_watch_event_with_a_new_uid_for_a_known_name_lists_everything_again() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let mut state = src.load_state().await.unwrap();
+    server.recreate(40);
+    // the new cluster's scheduler binds its pod: a MODIFIED event from another cluster
+    let mut pod = server
+        .items("pods")
+        .into_iter()
+        .find(|p| p["metadata"]["name"] == "web-7d4b9-pend")
+        .unwrap();
+    pod["spec"]["nodeName"] = json!("node-a");
+    pod["metadata"]["resourceVersion"] = json!("1001");
+    server.script_watch("pods", vec![Step::Event("MODIFIED", pod)]);
+    let (tx, mut rx) = mpsc::channel(256);
+    let run = src.watch(tx);
+    let check = async {
+        let reason = until_replaced(&mut rx, &mut state).await;
+        drop(rx);
+        reason
+    };
+    let (r, reason) = tokio::join!(run, check);
+    r.unwrap();
+    assert_eq!(
+        reason,
+        "the watch sent Pod shop/web-7d4b9-pend with uid 7f3e9d21-0010-4000-8000-000000000007, known with uid 0b1a3c8e-0010-4000-8000-000000000007: the cluster was recreated under the same URL"
+    );
+    assert_eq!(
+        pod_uid(&state, "shop/web-7d4b9-pend"),
+        "7f3e9d21-0010-4000-8000-000000000007"
+    );
+    assert_eq!(state.resource_versions[&Kind::Service], "40");
+}
+
+#[tokio::test]
+async fn a_relist_whose_resource_version_went_back_lists_everything_again() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let mut state = src.load_state().await.unwrap();
+    // an etcd restore: the same objects with the same uids (the kube-system namespace's too),
+    // the old resourceVersion gone (410), and the list that follows older than the one
+    // kschedtui has
+    let namespaces = server.items("namespaces");
+    server.recreate(40);
+    let restored: Vec<Value> = server
+        .items("namespaces")
+        .into_iter()
+        .zip(&namespaces)
+        .map(|(mut new, old)| {
+            new["metadata"]["uid"] = old["metadata"]["uid"].clone();
+            new
+        })
+        .collect();
+    server.set_items("namespaces", restored, "40");
+    server.script_watch(
+        "services",
+        vec![Step::Event(
+            "ERROR",
+            status_json(410, "Expired", "too old resource version: 1000 (40)", None),
+        )],
+    );
+    let (tx, mut rx) = mpsc::channel(256);
+    let run = src.watch(tx);
+    let check = async {
+        let reason = until_replaced(&mut rx, &mut state).await;
+        drop(rx);
+        reason
+    };
+    let (r, reason) = tokio::join!(run, check);
+    r.unwrap();
+    assert_eq!(
+        reason,
+        "the services resourceVersion went back from 1000 to 40: the cluster was recreated (or restored) under the same URL"
+    );
+    assert_eq!(
+        pod_uid(&state, "shop/web-7d4b9-pend"),
+        "7f3e9d21-0010-4000-8000-000000000007"
+    );
+    assert_eq!(state.resource_versions[&Kind::Pod], "40");
+}
+
+#[tokio::test]
+async fn a_watch_from_a_resource_version_the_server_has_not_reached_lists_everything_again() {
+    let server = ApiServer::start();
+    let src = connect(&server, WriteMode::Enabled).await;
+    let mut state = src.load_state().await.unwrap();
+    server.recreate(40);
+    server.reply_once(
+        "GET",
+        "/api/v1/nodes",
+        Reply::status_with(
+            504,
+            "Timeout",
+            "Too large resource version: 1000, current: 40",
+            json!({"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}], "retryAfterSeconds": 1}),
+        ),
+    );
+    let (tx, mut rx) = mpsc::channel(256);
+    let run = src.watch(tx);
+    let check = async {
+        let reason = until_replaced(&mut rx, &mut state).await;
+        drop(rx);
+        reason
+    };
+    let (r, reason) = tokio::join!(run, check);
+    r.unwrap();
+    assert_eq!(
+        reason,
+        "the server has not reached the nodes resourceVersion 1000 (Too large resource version: 1000, current: 40): the cluster was recreated (or restored) under the same URL"
+    );
+    assert_eq!(state.resource_versions[&Kind::Node], "40");
 }

@@ -252,7 +252,7 @@ fn a_denied_binding_is_reported_and_not_sent() {
     t.keys(&["b"]);
     wait_status(
         &t,
-        "cannot bind shop/web-7d4b9-pend: not allowed to create pods/binding in namespace 'shop' (403 Forbidden: the SelfSubjectAccessReview says no: RBAC: user \"tester\" may not create pods/binding); ask a cluster admin for this permission",
+        "cannot bind shop/web-7d4b9-pend: not allowed to create pods/binding in namespace 'shop': permission denied (the SelfSubjectAccessReview answers allowed: false, reason: RBAC: user \"tester\" may not create pods/binding); ask a cluster admin for this permission",
     );
     // only the access review went out
     assert_eq!(sent(&server), Vec::<String>::new());
@@ -384,7 +384,7 @@ fn a_denied_preemption_names_the_permission_and_sends_nothing() {
     confirm(&t, &server, "x", PREEMPT_TITLE);
     wait_status(
         &t,
-        "not allowed to delete pods in namespace 'default' (403 Forbidden: the SelfSubjectAccessReview says no: RBAC: user \"tester\" may not delete pods); ask a cluster admin for this permission; nothing was sent",
+        "not allowed to delete pods in namespace 'default': permission denied (the SelfSubjectAccessReview answers allowed: false, reason: RBAC: user \"tester\" may not delete pods); ask a cluster admin for this permission; nothing was sent",
     );
     assert_eq!(sent(&server), Vec::<String>::new(), "only the access reviews were sent");
     assert!(!server.writes().is_empty());
@@ -598,8 +598,22 @@ fn f_freezes_the_view_and_ctrl_r_re_runs_on_the_cluster_as_it_is() {
         "0 change(s) since (Ctrl-r re-runs, F follows)",
         "view frozen:",
     ]);
+    // Ctrl-r lists the cluster again (never resumed from the watch), and the view stays frozen
+    let pod_lists = || {
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.path == "/api/v1/pods" && !r.is_watch())
+            .count()
+    };
+    let lists = pod_lists();
     t.keys(&["C-r"]);
-    t.wait_for(&["re-running on the cluster as it is now (resourceVersion "]);
+    wait_status(
+        &t,
+        "Ctrl-r: listed every kind again (resourceVersion 1000), re-running every pending pod",
+    );
+    t.wait_for(&["FROZEN at rv 1000"]);
+    assert_eq!(pod_lists(), lists + 1);
     t.keys(&["F"]);
     t.wait_for(&[
         "following the cluster: changes are applied as they arrive",
@@ -647,4 +661,108 @@ fn evict_preemption_refused_by_a_pdb_names_it_and_does_not_nominate() {
         ],
         "no DELETE, no nomination"
     );
+}
+
+#[test]
+fn ctrl_r_on_a_cluster_recreated_under_the_same_url_lists_it_again_and_binds_with_its_uids() {
+    need_tmux!();
+    let server = ApiServer::start();
+    let t = start(&server, "live-recreated", "");
+    t.wait_for(&["context 'mock'", PEND, "live at rv 1000"]);
+    // the cluster is deleted and created again at the same address; the watches go on as if
+    // nothing happened (nothing is sent on them)
+    server.recreate(40);
+    t.keys(&["C-r"]);
+    wait_status(
+        &t,
+        "Ctrl-r: listed every kind again (resourceVersion 40), re-running every pending pod",
+    );
+    t.wait_for(&["live at rv 40"]);
+    select(&t, "pend", PEND_READY);
+    confirm(&t, &server, "b", BIND_TITLE);
+    t.wait_for(&["done: bind shop/web-7d4b9-pend to node 'node-a'"]);
+    let bind = server
+        .writes()
+        .into_iter()
+        .find(|r| r.path == BINDING)
+        .expect("a Binding");
+    // the new cluster's uid, not the one listed before it was recreated
+    assert_eq!(bind.json()["metadata"]["uid"], "7f3e9d21-0010-4000-8000-000000000007");
+    t.keys(&["q"]);
+}
+
+/// The text inside the body's box (between its side borders), joined and with runs of spaces
+/// made one: a message wrapped inside the box reads whole.
+fn box_text(screen: &str) -> String {
+    let inner: Vec<&str> = screen
+        .lines()
+        .filter_map(|l| l.strip_prefix('│'))
+        .map(|l| l.strip_suffix('│').unwrap_or(l))
+        .collect();
+    inner.join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn a_user_who_may_not_write_is_told_every_missing_permission_inside_the_box() {
+    need_tmux!();
+    let server = ApiServer::start();
+    add_two_victims_and_urgent(&server);
+    server.deny("patch", "status");
+    server.deny("delete", "");
+    let t = start80(&server, "preempt-every-denial", "");
+    select(&t, "urgent", URGENT_READY);
+    t.keys(&["Enter"]);
+    let want = "x preempt: not allowed to patch pods/status in namespace 'default': permission denied (the SelfSubjectAccessReview answers allowed: false, reason: RBAC: user \"tester\" may not patch pods/status); \
+                not allowed to delete pods in namespace 'default': permission denied (the SelfSubjectAccessReview answers allowed: false, reason: RBAC: user \"tester\" may not delete pods); \
+                not allowed to patch pods/status in namespace 'shop': permission denied (the SelfSubjectAccessReview answers allowed: false, reason: RBAC: user \"tester\" may not patch pods/status); \
+                ask a cluster admin for these permissions";
+    let start = Instant::now();
+    let s = loop {
+        let s = t.screen();
+        if box_text(&s).contains(want) {
+            break s;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "timed out waiting for every refusal in the box\n  want: {want}\n  have: {}\nscreen:\n{s}",
+            box_text(&s)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // nothing is cut at the box's edge: every row of the box ends with its border
+    for l in s.lines().filter(|l| l.starts_with('│')) {
+        assert!(l.ends_with('│'), "{l:?}\n{s}");
+    }
+    assert_eq!(sent(&server), Vec::<String>::new(), "only the access reviews were sent");
+    t.keys(&["q"]);
+}
+
+#[test]
+fn a_refused_bind_recorded_by_the_scheduler_is_said_in_the_pod_view() {
+    need_tmux!();
+    let server = ApiServer::start();
+    server.set_scheduler_error(
+        "shop",
+        PEND,
+        "running Bind plugin \"DefaultBinder\": admission webhook \"bind-guard.example.com\" denied the request: node \"node-a\" is in maintenance",
+        "2024-05-01T10:06:00Z",
+    );
+    let t = start(&server, "live-scheduler-error", "");
+    select(&t, "pend", PEND_READY);
+    t.keys(&["Enter"]);
+    let want = "Cluster: the scheduler chose a node, the API server refused its Bind (DefaultBinder): admission webhook \"bind-guard.example.com\" denied the request: node \"node-a\" is in maintenance; kschedtui picks node-a too; the newest FailedScheduling event differs from kschedtui";
+    let start = Instant::now();
+    loop {
+        let s = t.screen();
+        if box_text(&s).contains(want) {
+            break;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "timed out\n  want: {want}\n  have: {}\nscreen:\n{s}",
+            box_text(&s)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys(&["q"]);
 }

@@ -570,3 +570,121 @@ fn gang_waits_at_permit() {
     go_to(&mut a, Step::at(Point::Permit));
     snap("gang_permit", &a);
 }
+
+/// The rows of a rendered screen, as text.
+fn rows(t: &Terminal<TestBackend>) -> Vec<String> {
+    let b = t.backend().buffer();
+    (0..b.area.height)
+        .map(|y| (0..b.area.width).map(|x| b[(x, y)].symbol()).collect::<String>())
+        .collect()
+}
+
+/// The TUI attached to a "live" cluster (the test fixture) under a long context and server.
+fn live_app(mode: kschedtui::source::write::WriteMode) -> App {
+    let state = kschedtui::source::fixture::FixtureSource::from_str("tui-test.yaml", FIXTURE)
+        .expect("fixture")
+        .state();
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Live,
+            name: "context 'kind-kschedtui-conformance-cluster' (https://kschedtui-conformance-control-plane.example.internal:6443)"
+                .into(),
+        },
+        false,
+    );
+    a.features = Arc::new(kschedtui::engine::Features::new("1.30".parse().expect("version")));
+    update(&mut a, Action::Tick { now: NOW });
+    let profiles = kschedtui::engine::build_profiles(None, &*a.features).expect("profiles");
+    let features = a.features.clone();
+    update_sync(
+        &mut a,
+        Action::Attached(Box::new(Ok(kschedtui::app::Attached {
+            state,
+            profiles,
+            features,
+            write_mode: mode,
+        }))),
+    );
+    a
+}
+
+#[test]
+fn a_header_that_does_not_fit_leaves_out_whole_fields_with_an_ellipsis() {
+    use kschedtui::source::write::WriteMode;
+    let th = theme();
+    let a = live_app(WriteMode::DryRun);
+    let header = |w: u16| rows(&draw(&a, &th, w, 24))[0].trim_end().to_string();
+    // 160 columns: the server goes first, then the fields at the end; the mode stays
+    assert_eq!(
+        header(160),
+        " kschedtui │ context 'kind-kschedtui-conformance-cluster' │ 4 nodes │ 6 pods, 4 pending │ live at rv  │ dry-run=server │ all namespaces │ scheduler 1.30.6"
+    );
+    assert_eq!(
+        header(120),
+        " kschedtui │ context 'kind-kschedtui-conformance-cluster' │ 4 nodes │ live at rv  │ dry-run=server │ …"
+    );
+    assert_eq!(
+        header(122),
+        " kschedtui │ context 'kind-kschedtui-conformance-cluster' │ 4 nodes │ 6 pods, 4 pending │ live at rv  │ dry-run=server │ …"
+    );
+    // narrower: the context's name is cut (with an ellipsis) before the view's state and mode go
+    assert_eq!(
+        header(80),
+        " kschedtui │ context 'kind-kschedtui-conformance-cl… │ live │ dry-run=server │ …"
+    );
+    assert_eq!(
+        header(60),
+        " kschedtui │ context 'kind-ksch… │ live │ dry-run=server │ …"
+    );
+    // whole fields only: the version is never cut
+    for w in [60, 80, 100, 119, 120, 130, 140, 150, 160, 200] {
+        let h = header(w);
+        assert!(h.chars().count() <= usize::from(w), "{w}: {h}");
+        assert!(
+            h.ends_with("scheduler 1.30.6") || !h.contains("scheduler"),
+            "{w}: the version is cut: {h}"
+        );
+        assert!(h.contains("dry-run=server"), "{w}: the mode is left out: {h}");
+    }
+}
+
+#[test]
+fn memory_keeps_its_binary_unit() {
+    const ONE_G: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 4Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: bound, namespace: default, creationTimestamp: "2024-05-01T09:00:00Z"}
+  spec: {nodeName: n1, containers: [{name: c, image: i, resources: {requests: {cpu: 100m, memory: 1G}}}]}
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: pending, namespace: default, creationTimestamp: "2024-05-01T09:00:00Z"}
+  spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m, memory: 1G}}}]}
+"#;
+    let th = theme();
+    let mut a = new_app();
+    load_sync(&mut a, "one-g.yaml", ONE_G);
+    for w in [80, 160] {
+        let r = rows(&draw(&a, &th, w, 24));
+        let pending = r
+            .iter()
+            .find(|l| l.contains("default") && l.contains(" pending "))
+            .expect("the pending pod's row");
+        assert!(pending.contains(" 953.7Mi "), "{w}: {pending}");
+    }
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("nodes"));
+    run(&mut a, [Action::Submit]);
+    for w in [80, 160] {
+        let r = rows(&draw(&a, &th, w, 24));
+        let n1 = r
+            .iter()
+            .find(|l| l.contains("n1 ") && l.contains("Mi"))
+            .unwrap_or_else(|| panic!("n1's row: {r:#?}"));
+        assert!(n1.contains(" 953.7Mi 23% "), "{w}: {n1}");
+    }
+}

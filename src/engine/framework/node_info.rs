@@ -29,9 +29,16 @@ impl AffinityTerm {
     /// Builds a term for `pod` as `newAffinityTerm` does. With `merge_label_keys`, the term's
     /// matchLabelKeys / mismatchLabelKeys are merged into the selector (what the API server does
     /// from 1.31 on, when MatchLabelKeysInPodAffinity is on).
+    ///
+    /// A term read from a cluster that merged them already (1.31+: the API server appends the
+    /// requirements at the pod's creation and stores the result) is not merged again: merging
+    /// twice would require the label's value at creation and its value now, which differ once
+    /// the label changed. It is recognised by a matchLabelKeys key its selector names (the API
+    /// server refuses a pod naming a key in both), or, with mismatchLabelKeys only, by a
+    /// single-value `NotIn` requirement on each of them.
     pub fn new(pod: &Pod, t: &core::PodAffinityTerm, merge_label_keys: bool) -> Self {
         let mut selector = Selector::from_label_selector(t.label_selector.as_ref());
-        if merge_label_keys && t.label_selector.is_some() {
+        if merge_label_keys && t.label_selector.is_some() && !Self::merged_already(t) {
             use crate::model::selector::{Op, Requirement};
             for k in t.match_label_keys.iter().flatten() {
                 if let Some(v) = pod.labels.get(k) {
@@ -64,6 +71,29 @@ impl AffinityTerm {
             topology_key: t.topology_key.clone(),
             namespace_selector: Selector::from_label_selector(t.namespace_selector.as_ref()),
         }
+    }
+
+    /// True when the term's selector already holds what the API server merges from its
+    /// matchLabelKeys / mismatchLabelKeys (see [`AffinityTerm::new`]).
+    pub fn merged_already(t: &core::PodAffinityTerm) -> bool {
+        let Some(sel) = &t.label_selector else {
+            return false;
+        };
+        let exprs = sel.match_expressions.as_deref().unwrap_or_default();
+        let named = |k: &String| {
+            exprs.iter().any(|e| &e.key == k) || sel.match_labels.as_ref().is_some_and(|m| m.contains_key(k))
+        };
+        let match_keys = t.match_label_keys.as_deref().unwrap_or_default();
+        if !match_keys.is_empty() {
+            return match_keys.iter().any(named);
+        }
+        let mismatch_keys = t.mismatch_label_keys.as_deref().unwrap_or_default();
+        !mismatch_keys.is_empty()
+            && mismatch_keys.iter().all(|k| {
+                exprs
+                    .iter()
+                    .any(|e| &e.key == k && e.operator == "NotIn" && e.values.as_ref().is_some_and(|v| v.len() == 1))
+            })
     }
 
     /// `AffinityTerm.Matches`: namespace listed or selected, and labels selected.

@@ -217,15 +217,17 @@ impl ActionContext<'_> {
                 if v["status"]["allowed"].as_bool() == Some(true) {
                     Ok(())
                 } else {
-                    let reason = v["status"]["reason"].as_str().unwrap_or("").to_string();
-                    let message = if reason.is_empty() {
-                        "the SelfSubjectAccessReview says no".to_string()
-                    } else {
-                        format!("the SelfSubjectAccessReview says no: {reason}")
-                    };
-                    Err(WriteError::Forbidden {
+                    let mut reason = v["status"]["reason"].as_str().unwrap_or("").to_string();
+                    if let Some(e) = v["status"]["evaluationError"].as_str().filter(|e| !e.is_empty()) {
+                        reason = if reason.is_empty() {
+                            format!("evaluation error: {e}")
+                        } else {
+                            format!("{reason}; evaluation error: {e}")
+                        };
+                    }
+                    Err(WriteError::Denied {
                         access: a.to_string(),
-                        message,
+                        reason,
                     })
                 }
             }

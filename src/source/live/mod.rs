@@ -77,8 +77,10 @@ pub struct LiveSource {
     mode: WriteMode,
     opts: WatchOptions,
     progress: Option<ProgressFn>,
-    /// resourceVersions of the last load, where watches start.
-    listed: Mutex<BTreeMap<Kind, String>>,
+    /// resourceVersions and uids of the last load, where watches start.
+    listed: Mutex<BTreeMap<Kind, (String, watch::Uids)>>,
+    /// The kube-system namespace's uid at the last load: who the server is.
+    identity: Mutex<Option<String>>,
     /// Whether PodGroups are served (known after a load).
     /// The discovered kinds the server serves (None until discovery ran).
     served: Mutex<Option<std::collections::BTreeSet<Kind>>>,
@@ -125,6 +127,7 @@ impl LiveSource {
             opts: opts.watch.clone(),
             progress: None,
             listed: Mutex::new(BTreeMap::new()),
+            identity: Mutex::new(None),
             served: Mutex::new(None),
             unreadable: Mutex::new(std::collections::BTreeSet::new()),
         })
@@ -269,7 +272,7 @@ impl LiveSource {
                 }
                 Err(e) => return Err(e),
             };
-            listed.insert(kind, rv.clone());
+            listed.insert(kind, (rv.clone(), watch::uids_of(&objects)));
             state.apply(ClusterEvent::Resynced {
                 kind,
                 objects,
@@ -277,13 +280,63 @@ impl LiveSource {
             });
         }
         state.generation = 0;
+        let kube_system = state
+            .get(Kind::Namespace, &crate::model::ObjectKey::parse("kube-system", ""))
+            .and_then(|o| o.meta().uid.clone())
+            .filter(|u| !u.is_empty());
+        *self.identity.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = kube_system;
         *self.listed.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = listed;
         Ok(state)
     }
 
     /// Watches every kind from the last load's resourceVersions (kinds never listed are
-    /// listed first), until `tx` closes.
+    /// listed first), until `tx` closes. When what a watch sees shows the cluster is not the one
+    /// listed (recreated under the same URL: an object back with another uid, a resourceVersion
+    /// going backwards, another kube-system namespace), every watch stops, every kind is listed
+    /// again and sent as one [`ClusterEvent::Replaced`], and the watches start over from there.
     pub async fn watch_events(&self, tx: mpsc::Sender<ClusterEvent>) -> Result<(), LiveError> {
+        loop {
+            let Some(reason) = self.watch_all(&tx).await? else {
+                return Ok(());
+            };
+            let mut backoff = watch::Backoff::new(self.opts.backoff_initial, self.opts.backoff_max);
+            let mut told = false;
+            loop {
+                match self.load_state().await {
+                    Ok(state) => {
+                        let ev = ClusterEvent::Replaced {
+                            reason: reason.clone(),
+                            state: Box::new(state),
+                        };
+                        if tx.send(ev).await.is_err() {
+                            return Ok(());
+                        }
+                        break;
+                    }
+                    Err(e) => {
+                        if !std::mem::replace(&mut told, true) {
+                            let ev = ClusterEvent::Stale {
+                                kind: Kind::Pod,
+                                reason: format!("{reason}; listing it again failed: {e}"),
+                            };
+                            if tx.send(ev).await.is_err() {
+                                return Ok(());
+                            }
+                        }
+                        if tx.is_closed() {
+                            return Ok(());
+                        }
+                        tokio::time::sleep(backoff.next_delay()).await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// One run of every kind's watch: None when `tx` closed, Some(reason) when the cluster
+    /// turned out to be another one.
+    async fn watch_all(&self, tx: &mpsc::Sender<ClusterEvent>) -> Result<Option<String>, LiveError> {
+        use futures::StreamExt;
         let unreadable = self
             .unreadable
             .lock()
@@ -296,6 +349,11 @@ impl LiveSource {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
+        let identity = self
+            .identity
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         let texts: Vec<(Kind, String, String, String)> = kinds
             .iter()
             .map(|k| {
@@ -303,9 +361,15 @@ impl LiveSource {
                 (*k, format!("watching {r}"), r, self.url_of(*k))
             })
             .collect();
-        let mut tasks: Vec<Pin<Box<dyn Future<Output = ()> + Send + '_>>> = Vec::new();
+        let mut tasks: futures::stream::FuturesUnordered<Pin<Box<dyn Future<Output = Option<String>> + Send + '_>>> =
+            futures::stream::FuturesUnordered::new();
         for (kind, doing, resource, url) in &texts {
-            let start = listed.get(kind).cloned().unwrap_or_default();
+            let (resource_version, uids) = listed.get(kind).cloned().unwrap_or_default();
+            let start = watch::WatchStart {
+                resource_version,
+                uids,
+                identity: identity.clone(),
+            };
             let tx = tx.clone();
             let target = KindTarget {
                 url: url.clone(),
@@ -314,11 +378,15 @@ impl LiveSource {
             let client = &self.client;
             let opts = &self.opts;
             tasks.push(with_kind!(*kind, K => Box::pin(async move {
-                watch_one::<K>(client, target, start, opts, tx).await;
+                watch_one::<K>(client, target, start, opts, tx).await
             })));
         }
-        futures::future::join_all(tasks).await;
-        Ok(())
+        while let Some(r) = tasks.next().await {
+            if r.is_some() {
+                return Ok(r);
+            }
+        }
+        Ok(None)
     }
 }
 
@@ -335,11 +403,11 @@ fn unreadable_reason(e: &LiveError) -> String {
 async fn watch_one<K: LiveKind>(
     client: &kube::Client,
     target: KindTarget<'_>,
-    start: String,
+    start: watch::WatchStart,
     opts: &WatchOptions,
     tx: mpsc::Sender<ClusterEvent>,
-) {
-    watch::watch_kind::<K>(client, &target, &start, opts, &tx).await;
+) -> Option<String> {
+    watch::watch_kind::<K>(client, &target, &start, opts, &tx).await
 }
 
 impl ClusterSource for LiveSource {

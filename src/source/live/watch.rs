@@ -76,6 +76,71 @@ pub enum Decision {
     Relist,
     /// The server sent an error: reconnect after a backoff.
     Restart(String),
+    /// What the server sent does not continue what was seen before (an object came back with
+    /// another uid, the resourceVersion went backwards, the server does not have the
+    /// resourceVersion yet): the cluster was recreated under the same URL, and every kind must
+    /// be listed again. The reason, one line.
+    Recreated(String),
+}
+
+/// The uid of each `namespace/name` of a kind, as last listed or watched.
+pub type Uids = std::collections::BTreeMap<String, String>;
+
+/// The uids of listed objects (objects without a uid are left out).
+pub fn uids_of(objects: &[Object]) -> Uids {
+    objects
+        .iter()
+        .filter_map(|o| {
+            let uid = o.meta().uid.clone().filter(|u| !u.is_empty())?;
+            Some((o.key().to_string(), uid))
+        })
+        .collect()
+}
+
+/// A resourceVersion as the number etcd gives it (None when it is not one: resourceVersions
+/// are opaque, and only numbers are compared).
+fn rv_number(rv: &str) -> Option<u64> {
+    rv.parse().ok()
+}
+
+/// Why `new` (a resourceVersion the server sent after `old`) shows the cluster is not the one
+/// read before, if it went backwards.
+pub fn rv_went_back(kind: Kind, old: &str, new: &str) -> Option<String> {
+    let (o, n) = (rv_number(old)?, rv_number(new)?);
+    (n < o).then(|| {
+        format!(
+            "the {} resourceVersion went back from {old} to {new}: the cluster was recreated (or restored) under the same URL",
+            kind.plural()
+        )
+    })
+}
+
+/// Why a new list of a kind does not continue the objects seen before, if it does not: its
+/// resourceVersion is older than the last one seen, or objects came back under the same names
+/// with other uids while no uid seen before is left.
+pub fn list_discontinuity(kind: Kind, old_rv: &str, before: &Uids, new_rv: &str, after: &Uids) -> Option<String> {
+    if let Some(r) = rv_went_back(kind, old_rv, new_rv) {
+        return Some(r);
+    }
+    let kept = after.values().any(|u| before.values().any(|b| b == u));
+    if kept {
+        return None;
+    }
+    let (key, old, new) = after
+        .iter()
+        .find_map(|(k, u)| before.get(k).filter(|b| *b != u).map(|b| (k, b, u)))?;
+    Some(format!(
+        "{} {key} has uid {new}, was {old}, and no {} listed before is left: the cluster was recreated under the same URL",
+        kind.name(),
+        kind.plural()
+    ))
+}
+
+/// True for the server's answer to a watch from a resourceVersion it has not reached yet
+/// ("Too large resource version", reason Timeout with cause ResourceVersionTooLarge): the
+/// resourceVersion came from another cluster.
+pub fn is_too_large_rv(code: u16, reason: &str, message: &str) -> bool {
+    message.contains("Too large resource version") || (code == 504 && reason == "ResourceVersionTooLarge")
 }
 
 /// The pure part of a watch: tracks the resourceVersion and whether the kind is stale.
@@ -84,6 +149,8 @@ pub struct WatchMapper {
     kind: Kind,
     resource_version: String,
     stale: bool,
+    /// The uid of every object known, to see an object come back as another.
+    uids: Uids,
 }
 
 impl WatchMapper {
@@ -93,7 +160,34 @@ impl WatchMapper {
             kind,
             resource_version: resource_version.into(),
             stale: false,
+            uids: Uids::new(),
         }
+    }
+
+    /// Knows the uids of the objects listed.
+    #[must_use]
+    pub fn with_uids(mut self, uids: Uids) -> Self {
+        self.uids = uids;
+        self
+    }
+
+    /// Why an object from the watch is not the one known under its name, or its
+    /// resourceVersion is older than the last one seen.
+    fn discontinuity(&self, o: &Object) -> Option<String> {
+        let key = o.key().to_string();
+        if let (Some(old), Some(new)) = (self.uids.get(&key), o.meta().uid.as_ref().filter(|u| !u.is_empty()))
+            && old != new
+        {
+            return Some(format!(
+                "the watch sent {} {key} with uid {new}, known with uid {old}: the cluster was recreated under the same URL",
+                self.kind.name()
+            ));
+        }
+        rv_went_back(
+            self.kind,
+            &self.resource_version,
+            o.meta().resource_version.as_deref().unwrap_or(""),
+        )
     }
 
     /// The resourceVersion to resume from.
@@ -116,16 +210,31 @@ impl WatchMapper {
     pub fn on_event<K: LiveKind>(&mut self, ev: WatchEvent<K>) -> Decision {
         match ev {
             WatchEvent::Added(o) | WatchEvent::Modified(o) => {
+                let o = o.into_object();
+                if let Some(r) = self.discontinuity(&o) {
+                    return Decision::Recreated(r);
+                }
                 self.note(o.meta().resource_version.as_ref());
+                if let Some(uid) = o.meta().uid.clone().filter(|u| !u.is_empty()) {
+                    self.uids.insert(o.key().to_string(), uid);
+                }
                 self.stale = false;
-                Decision::Emit(ClusterEvent::Applied(Box::new(o.into_object())))
+                Decision::Emit(ClusterEvent::Applied(Box::new(o)))
             }
             WatchEvent::Deleted(o) => {
+                let o = o.into_object();
+                if let Some(r) = self.discontinuity(&o) {
+                    return Decision::Recreated(r);
+                }
                 self.note(o.meta().resource_version.as_ref());
+                self.uids.remove(&o.key().to_string());
                 self.stale = false;
-                Decision::Emit(ClusterEvent::Deleted(Box::new(o.into_object())))
+                Decision::Emit(ClusterEvent::Deleted(Box::new(o)))
             }
             WatchEvent::Bookmark(b) => {
+                if let Some(r) = rv_went_back(self.kind, &self.resource_version, &b.metadata.resource_version) {
+                    return Decision::Recreated(r);
+                }
                 self.note(Some(&b.metadata.resource_version));
                 self.stale = false;
                 Decision::Emit(ClusterEvent::Bookmark {
@@ -134,6 +243,12 @@ impl WatchMapper {
                 })
             }
             WatchEvent::Error(s) if s.code == 410 => Decision::Relist,
+            WatchEvent::Error(s) if is_too_large_rv(s.code, &s.reason, &s.message) => Decision::Recreated(format!(
+                "the server has not reached the {} resourceVersion {} ({}): the cluster was recreated (or restored) under the same URL",
+                self.kind.plural(),
+                self.resource_version,
+                s.message
+            )),
             WatchEvent::Error(s) => Decision::Restart(format!(
                 "watch error {}{}",
                 s.code,
@@ -146,15 +261,21 @@ impl WatchMapper {
         }
     }
 
-    /// A new complete list (after 410 Gone, or when no list preceded the watch).
-    pub fn on_relisted(&mut self, objects: Vec<Object>, resource_version: String) -> ClusterEvent {
+    /// A new complete list (after 410 Gone, or when no list preceded the watch). Err with the
+    /// reason when the list does not continue what was seen ([`list_discontinuity`]).
+    pub fn on_relisted(&mut self, objects: Vec<Object>, resource_version: String) -> Result<ClusterEvent, String> {
+        let uids = uids_of(&objects);
+        if let Some(r) = list_discontinuity(self.kind, &self.resource_version, &self.uids, &resource_version, &uids) {
+            return Err(r);
+        }
+        self.uids = uids;
         self.resource_version.clone_from(&resource_version);
         self.stale = false;
-        ClusterEvent::Resynced {
+        Ok(ClusterEvent::Resynced {
             kind: self.kind,
             objects,
             resource_version,
-        }
+        })
     }
 
     /// The watch failed. Returns the Stale event the first time.
@@ -286,19 +407,33 @@ fn is_gone(e: &kube::Error) -> bool {
     matches!(e, kube::Error::Api(s) if s.code == 410)
 }
 
-/// Watches a kind from `start` (a list's resourceVersion; empty: list first) and sends
-/// every change to `tx`, until `tx` closes.
+/// Where a kind's watch starts: what its last list saw, and who the server was.
+#[derive(Clone, Debug, Default)]
+pub struct WatchStart {
+    /// The list's resourceVersion (empty: list first).
+    pub resource_version: String,
+    /// The uids the list saw.
+    pub uids: Uids,
+    /// The uid of the kube-system namespace when the cluster was listed: a reconnected watch
+    /// first checks it is still the same, so a cluster deleted and created again under the
+    /// same URL is not resumed as if it were the old one.
+    pub identity: Option<String>,
+}
+
+/// Watches a kind from `start` and sends every change to `tx`, until `tx` closes (None) or
+/// what the server sends shows the cluster is not the one listed (Some with the reason: the
+/// caller lists every kind again).
 pub async fn watch_kind<K: LiveKind>(
     client: &kube::Client,
     target: &KindTarget<'_>,
-    start: &str,
+    start: &WatchStart,
     opts: &WatchOptions,
     tx: &mpsc::Sender<ClusterEvent>,
-) {
+) -> Option<String> {
     let run = watch_loop::<K>(client, target, start, opts, tx);
     tokio::select! {
-        () = tx.closed() => {}
-        () = run => {}
+        () = tx.closed() => None,
+        r = run => r,
     }
 }
 
@@ -313,39 +448,79 @@ enum Round {
     Relist,
     /// A failure: the kind is stale until a watch starts again.
     Failed(String),
+    /// The server is not the cluster listed.
+    Recreated(String),
     /// Nobody listens any more.
     Closed,
+}
+
+/// The uid of the kube-system namespace (Ok(None) when there is none); Err when the server
+/// could not say.
+pub async fn kube_system_uid(client: &kube::Client, timeout: Duration) -> Result<Option<String>, ()> {
+    let api: kube::Api<k8s_openapi::api::core::v1::Namespace> = kube::Api::all(client.clone());
+    match tokio::time::timeout(timeout, api.get_opt("kube-system")).await {
+        Ok(Ok(ns)) => Ok(ns.map(|n| n.metadata.uid.unwrap_or_default())),
+        _ => Err(()),
+    }
+}
+
+/// Why the server is not the cluster whose kube-system namespace had uid `expected`, if it
+/// is not (None when it is, or when the server cannot say).
+pub async fn identity_changed(client: &kube::Client, expected: &str, timeout: Duration) -> Option<String> {
+    match kube_system_uid(client, timeout).await {
+        Ok(Some(uid)) if uid == expected => None,
+        Ok(Some(uid)) => Some(format!(
+            "namespace kube-system has uid {uid}, was {expected}: the cluster was recreated under the same URL"
+        )),
+        Ok(None) => Some(format!(
+            "namespace kube-system (uid {expected}) is gone: the cluster was recreated under the same URL"
+        )),
+        Err(()) => None,
+    }
 }
 
 async fn watch_loop<K: LiveKind>(
     client: &kube::Client,
     target: &KindTarget<'_>,
-    start: &str,
+    start: &WatchStart,
     opts: &WatchOptions,
     tx: &mpsc::Sender<ClusterEvent>,
-) {
-    let mut mapper = WatchMapper::new(K::KIND, start);
+) -> Option<String> {
+    let mut mapper = WatchMapper::new(K::KIND, start.resource_version.as_str()).with_uids(start.uids.clone());
     let mut backoff = Backoff::new(opts.backoff_initial, opts.backoff_max);
-    let mut need_list = start.is_empty();
+    let mut need_list = start.resource_version.is_empty();
+    let mut first = true;
     let no_progress = |_: &Progress| {};
     loop {
+        // every reconnection first checks the server is still the cluster listed
+        if !std::mem::replace(&mut first, false)
+            && let Some(expected) = &start.identity
+            && let Some(r) = identity_changed(client, expected, opts.request_timeout).await
+        {
+            return Some(r);
+        }
         let round = if need_list {
             match list_kind::<K>(client, target, opts, &no_progress).await {
-                Ok((objects, rv)) => {
-                    need_list = false;
-                    backoff.reset();
-                    if tx.send(mapper.on_relisted(objects, rv)).await.is_err() {
-                        return;
+                Ok((objects, rv)) => match mapper.on_relisted(objects, rv) {
+                    Ok(ev) => {
+                        need_list = false;
+                        backoff.reset();
+                        if tx.send(ev).await.is_err() {
+                            return None;
+                        }
+                        first = true;
+                        continue;
                     }
-                    continue;
-                }
+                    Err(r) => Round::Recreated(r),
+                },
                 Err(e) => Round::Failed(e.to_string()),
             }
         } else {
             watch_once::<K>(client, target, opts, &mut mapper, &mut backoff, tx).await
         };
         match round {
-            Round::Closed => return,
+            Round::Closed => return None,
+            Round::Recreated(r) => return Some(r),
             Round::Relist => need_list = true,
             Round::Ended { received: true } => {}
             Round::Ended { received: false } => {
@@ -356,7 +531,7 @@ async fn watch_loop<K: LiveKind>(
                 if let Some(ev) = mapper.on_failure(reason)
                     && tx.send(ev).await.is_err()
                 {
-                    return;
+                    return None;
                 }
                 tokio::time::sleep(backoff.next_delay()).await;
             }
@@ -389,6 +564,14 @@ async fn watch_once<K: LiveKind>(
             ));
         }
         Ok(Err(e)) if is_gone(&e) => return Round::Relist,
+        Ok(Err(kube::Error::Api(s))) if is_too_large_rv(s.code, &s.reason, &s.message) => {
+            return Round::Recreated(format!(
+                "the server has not reached the {} resourceVersion {} ({}): the cluster was recreated (or restored) under the same URL",
+                K::KIND.plural(),
+                mapper.resource_version(),
+                s.message
+            ));
+        }
         Ok(Err(e)) => return Round::Failed(classify(&e, &target.cx).to_string()),
         Ok(Ok(stream)) => stream,
     };
@@ -419,6 +602,7 @@ async fn watch_once<K: LiveKind>(
             }
             Decision::Relist => return Round::Relist,
             Decision::Restart(r) => return Round::Failed(r),
+            Decision::Recreated(r) => return Round::Recreated(r),
         }
     }
 }
@@ -486,7 +670,7 @@ mod tests {
         })));
         let Decision::Restart(r) = d else { panic!() };
         assert_eq!(r, "watch error 500: boom");
-        let ev = m.on_relisted(vec![pod("q", "20").into_object()], "20".into());
+        let ev = m.on_relisted(vec![pod("q", "20").into_object()], "20".into()).unwrap();
         let ClusterEvent::Resynced {
             objects,
             resource_version,
@@ -514,6 +698,105 @@ mod tests {
         };
         assert_eq!((kind, resource_version.as_str()), (Kind::Node, "3"));
         assert!(m.on_connected().is_none());
+    }
+
+    fn pod_uid(name: &str, rv: &str, uid: &str) -> Pod {
+        let mut p = pod(name, rv);
+        p.metadata.uid = Some(uid.into());
+        p
+    }
+
+    #[test]
+    fn what_does_not_continue_the_listed_objects_is_a_recreated_cluster() {
+        let listed = uids_of(&[pod_uid("p", "4", "u1").into_object()]);
+        // the same pod modified, deleted and created again: a continuation
+        let mut m = WatchMapper::new(Kind::Pod, "5").with_uids(listed.clone());
+        assert!(matches!(
+            m.on_event(WatchEvent::Modified(pod_uid("p", "6", "u1"))),
+            Decision::Emit(_)
+        ));
+        assert!(matches!(
+            m.on_event(WatchEvent::Deleted(pod_uid("p", "7", "u1"))),
+            Decision::Emit(_)
+        ));
+        assert!(matches!(
+            m.on_event(WatchEvent::Added(pod_uid("p", "8", "u2"))),
+            Decision::Emit(_)
+        ));
+        // the pod under its name with another uid, without a DELETED between
+        let mut m = WatchMapper::new(Kind::Pod, "5").with_uids(listed.clone());
+        let Decision::Recreated(r) = m.on_event(WatchEvent::Modified(pod_uid("p", "6", "u9"))) else {
+            panic!()
+        };
+        assert_eq!(
+            r,
+            "the watch sent Pod a/p with uid u9, known with uid u1: the cluster was recreated under the same URL"
+        );
+        assert_eq!(m.resource_version(), "5", "nothing of it is taken");
+        // a resourceVersion older than the one already seen (an event, a bookmark)
+        let mut m = WatchMapper::new(Kind::Pod, "500").with_uids(listed.clone());
+        let Decision::Recreated(r) = m.on_event(WatchEvent::Added(pod_uid("q", "41", "u3"))) else {
+            panic!()
+        };
+        assert_eq!(
+            r,
+            "the pods resourceVersion went back from 500 to 41: the cluster was recreated (or restored) under the same URL"
+        );
+        let bm = WatchEvent::<Pod>::Bookmark(Bookmark {
+            types: TypeMeta {
+                api_version: "v1".into(),
+                kind: "Pod".into(),
+            },
+            metadata: BookmarkMeta {
+                resource_version: "12".into(),
+                annotations: Default::default(),
+            },
+        });
+        assert!(matches!(m.on_event(bm), Decision::Recreated(_)));
+        // resourceVersions that are not numbers are not compared
+        assert_eq!(rv_went_back(Kind::Pod, "abc", "12"), None);
+        // a watch from a resourceVersion the server has not reached
+        let tl = WatchEvent::<Pod>::Error(Box::new(Status {
+            code: 504,
+            reason: "Timeout".into(),
+            message: "Too large resource version: 500, current: 41".into(),
+            ..Default::default()
+        }));
+        let Decision::Recreated(r) = m.on_event(tl) else {
+            panic!()
+        };
+        assert_eq!(
+            r,
+            "the server has not reached the pods resourceVersion 500 (Too large resource version: 500, current: 41): the cluster was recreated (or restored) under the same URL"
+        );
+        // a relist: older, or every object replaced under the same names
+        let mut m = WatchMapper::new(Kind::Pod, "500").with_uids(listed.clone());
+        assert_eq!(
+            m.on_relisted(vec![pod_uid("p", "41", "u1").into_object()], "41".into())
+                .unwrap_err(),
+            "the pods resourceVersion went back from 500 to 41: the cluster was recreated (or restored) under the same URL"
+        );
+        let mut m = WatchMapper::new(Kind::Pod, "500").with_uids(listed.clone());
+        assert_eq!(
+            m.on_relisted(vec![pod_uid("p", "600", "u9").into_object()], "600".into())
+                .unwrap_err(),
+            "Pod a/p has uid u9, was u1, and no pods listed before is left: the cluster was recreated under the same URL"
+        );
+        // a relist that keeps a uid is a continuation, even with a name back under another uid
+        let mut m = WatchMapper::new(Kind::Pod, "500").with_uids(uids_of(&[
+            pod_uid("p", "4", "u1").into_object(),
+            pod_uid("r", "4", "u5").into_object(),
+        ]));
+        assert!(
+            m.on_relisted(
+                vec![
+                    pod_uid("p", "600", "u9").into_object(),
+                    pod_uid("r", "4", "u5").into_object()
+                ],
+                "600".into()
+            )
+            .is_ok()
+        );
     }
 
     #[test]

@@ -228,10 +228,66 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
             )]);
         }
     }
+    // what does not fit is left out by whole fields (never cut mid-word or mid-version), the
+    // least important first, and a trailing "…" says something was left out
+    let avail = usize::from(area.width);
+    let width = |items: &[Vec<Span<'_>>], more: bool| -> usize {
+        let w: usize = items.iter().map(|i| 3 + i.iter().map(Span::width).sum::<usize>()).sum();
+        " kschedtui".len() + w + if more { 4 } else { 0 }
+    };
+    let mut more = false;
+    if width(&items, false) > avail
+        && app.source.kind == SourceKind::Live
+        && let Some((context, _)) = app.source.name.split_once(" (")
+    {
+        // the server's URL goes first: the context still names the cluster
+        items[0] = vec![Span::styled(context.to_string(), theme.header)];
+    }
+    // the view's state (live, frozen, stale), the mode (dry-run, read-only) and a release
+    // explained as another stay longest
+    let kept = |i: &Vec<Span<'_>>| {
+        i.first().is_some_and(|s| {
+            let c = s.content.as_ref();
+            ["STALE", "FROZEN", "live", "cluster changed"]
+                .iter()
+                .any(|p| c.starts_with(p))
+                || c == "dry-run=server"
+                || c == "read-only"
+                || c.ends_with("(nearest known release)")
+        })
+    };
+    // 1. the other fields, from the end
+    while width(&items, more) > avail
+        && let Some(at) = (1..items.len()).rev().find(|&i| !kept(&items[i]))
+    {
+        items.remove(at);
+        more = true;
+    }
+    // 2. the source's name is cut (with an ellipsis, to 12 characters at least) before the
+    // view's state and the mode go; 3. then those, from the end; 4. then the name to what is left
+    let source_text: String = items[0].iter().map(|s| s.content.to_string()).collect();
+    let cut_source = |items: &mut Vec<Vec<Span<'_>>>, more: bool, min: usize| {
+        let shown: usize = items[0].iter().map(Span::width).sum();
+        let room = avail.saturating_sub(width(items, more) - shown);
+        if room < source_text.chars().count() {
+            let keep = room.saturating_sub(1).max(min);
+            let cut: String = source_text.chars().take(keep).collect();
+            items[0] = vec![Span::styled(format!("{cut}…"), theme.header)];
+        }
+    };
+    cut_source(&mut items, more, 12);
+    while items.len() > 1 && width(&items, more) > avail {
+        items.pop();
+        more = true;
+    }
+    cut_source(&mut items, more, 0);
     let mut spans = vec![Span::styled(" kschedtui", theme.accent)];
     for item in items {
         spans.push(sep.clone());
         spans.extend(item);
+    }
+    if more {
+        spans.push(Span::styled(" │ …", theme.muted));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)).style(theme.status), area);
 }

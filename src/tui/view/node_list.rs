@@ -41,6 +41,31 @@ pub fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewState, fram
         return;
     }
     let wide = inner.width >= 110;
+    // the request columns are as wide as their widest value, so no unit is cut ("953.7Mi 100%")
+    let (mut cpu_w, mut mem_w) = ("CPU REQ".len(), "MEM REQ".len());
+    for n in names.iter().filter_map(|n| app.cluster.node(n)) {
+        let u = app.usage.get(&n.name).cloned().unwrap_or_default();
+        let a = &n.allocatable;
+        cpu_w = cpu_w.max(
+            format!(
+                "{}/{} {}",
+                format::cpu(u.requested.milli_cpu),
+                format::cpu(a.milli_cpu),
+                pct(u.requested.milli_cpu, a.milli_cpu)
+            )
+            .chars()
+            .count(),
+        );
+        mem_w = mem_w.max(
+            format!(
+                "{} {}",
+                format::bytes(u.requested.memory),
+                pct(u.requested.memory, a.memory)
+            )
+            .chars()
+            .count(),
+        );
+    }
     let rows: Vec<Row<'_>> = names
         .iter()
         .filter_map(|n| app.cluster.node(n))
@@ -101,8 +126,8 @@ pub fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewState, fram
     let mut widths = vec![
         Constraint::Length(u16::try_from(node_w).unwrap_or(32)),
         Constraint::Length(8),
-        Constraint::Length(15),
-        Constraint::Length(11),
+        Constraint::Length(u16::try_from(cpu_w.max(15)).unwrap_or(15)),
+        Constraint::Length(u16::try_from(mem_w.max(11)).unwrap_or(11)),
         Constraint::Length(8),
     ];
     let mut header = vec!["NODE", "ZONE", "CPU REQ", "MEM REQ", "PODS"];

@@ -106,6 +106,27 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
         .max()
         .unwrap_or(4)
         .clamp(4, if wide { 36 } else { 20 });
+    // the request columns are as wide as their widest value, so no unit is cut ("953.7Mi")
+    let cpu_w = rows
+        .iter()
+        .map(|r| {
+            format::cpu(app.features.requests_of(&r.pod).resource.milli_cpu)
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(3)
+        .max(6);
+    let mem_w = rows
+        .iter()
+        .map(|r| {
+            format::bytes(app.features.requests_of(&r.pod).resource.memory)
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(3)
+        .max(6);
     let table_rows: Vec<Row<'_>> = rows
         .iter()
         .map(|r| {
@@ -144,7 +165,11 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
     if wide {
         widths.push(Constraint::Length(18));
     }
-    widths.extend([Constraint::Length(6), Constraint::Length(6), Constraint::Min(10)]);
+    widths.extend([
+        Constraint::Length(u16::try_from(cpu_w).unwrap_or(6)),
+        Constraint::Length(u16::try_from(mem_w).unwrap_or(6)),
+        Constraint::Min(10),
+    ]);
     let table = Table::new(table_rows, widths)
         .header(Row::new(header).style(theme.header))
         .row_highlight_style(theme.selected)

@@ -121,7 +121,10 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
     let verdict_h = lines(&verdict);
     let cluster_h = cluster.as_ref().map_or(0, |(s, _)| lines(s));
     let actions = actions_line(app, &v.pod, theme);
-    let actions_h = u16::from(actions.is_some());
+    // a refusal naming every missing permission wraps inside the box (up to 10 rows)
+    let actions_h = actions.as_ref().map_or(0, |l| {
+        u16::try_from(l.width().div_ceil(usize::from(inner.width.max(1))).clamp(1, 10)).unwrap_or(1)
+    });
     let [verdict_area, cluster_area, actions_area, bar_area, crumb_area, panel] = Layout::vertical([
         Constraint::Length(verdict_h),
         Constraint::Length(cluster_h),
@@ -143,7 +146,7 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
         );
     }
     if let Some(l) = actions {
-        frame.render_widget(Paragraph::new(l), actions_area);
+        frame.render_widget(Paragraph::new(l).wrap(Wrap { trim: false }), actions_area);
     }
     pipeline::render(&pl, &step, theme, view, frame, bar_area);
     crumb(&pl, &step, theme, frame, crumb_area);

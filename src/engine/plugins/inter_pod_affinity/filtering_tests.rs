@@ -923,6 +923,54 @@ fn match_label_keys_are_ignored_in_1_30_and_merged_from_1_31() {
 }
 
 #[test]
+fn a_selector_the_api_server_merged_already_is_not_merged_again() {
+    let nodes = vec![
+        node("nodeA", &[("hostname", "nodeA")]),
+        node("nodeB", &[("hostname", "nodeB")]),
+    ];
+    let pods = vec![
+        pod().node("nodeA").labels(&[("app", "web"), ("version", "v1")]),
+        pod().node("nodeB").labels(&[("app", "web"), ("version", "v2")]),
+    ];
+    // as a 1.31+ API server stores it: the pod was created with version v2 and the server
+    // appended `version In [v2]` to the selector
+    let stored = || {
+        term("hostname")
+            .values_in("app", &["web"])
+            .values_in("version", &["v2"])
+            .match_label_keys(&["version"])
+    };
+    let submitted = pod().labels(&[("app", "web"), ("version", "v2")]).req_anti(
+        term("hostname")
+            .values_in("app", &["web"])
+            .match_label_keys(&["version"]),
+    );
+    let merged = pod().labels(&[("app", "web"), ("version", "v2")]).req_anti(stored());
+    // its label changed since: the stored selector keeps the value it was created with
+    let relabelled = pod().labels(&[("app", "web"), ("version", "v3")]).req_anti(stored());
+    let pl = InterPodAffinity::default();
+    for (what, incoming) in [("submitted", submitted), ("merged", merged), ("relabelled", relabelled)] {
+        let snap = snapshot(&nodes, &pods, &[], V31);
+        let (_, got, _) = run_filter(&pl, &snap, &incoming.info(V31));
+        assert_eq!(got, vec![ok(), anti()], "{what}");
+    }
+    // mismatchLabelKeys merged already: `tenant NotIn [a]`, then the label became c
+    let pods = vec![
+        pod().node("nodeA").labels(&[("tenant", "b")]),
+        pod().node("nodeB").labels(&[("tenant", "c")]),
+    ];
+    let incoming = pod().labels(&[("tenant", "c")]).req_anti(
+        term("hostname")
+            .exists("tenant")
+            .not_in("tenant", &["a"])
+            .mismatch_label_keys(&["tenant"]),
+    );
+    let snap = snapshot(&nodes, &pods, &[], V31);
+    let (_, got, _) = run_filter(&pl, &snap, &incoming.info(V31));
+    assert_eq!(got, vec![anti(), anti()], "mismatchLabelKeys merged already");
+}
+
+#[test]
 fn failure_detail_names_terms_and_pods() {
     let nodes = vec![
         node("nodeA", &[("zone", "z1"), ("hostname", "nodeA")]),
