@@ -8,6 +8,7 @@ mod cli;
 mod conformance;
 mod determinism;
 mod fixtures;
+mod gang137;
 mod kinds;
 mod layering;
 #[cfg(feature = "live")]

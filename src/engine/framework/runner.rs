@@ -391,6 +391,17 @@ pub fn explain_as(
         .set_profiles(profiles.iter().map(|f| f.name.clone()).collect());
     super::binding::gang_trace(&Ctx { snapshot }, fw, &pi, &mut ex);
     run_cycle(snapshot, fw, &pi, &mut ex);
+    if let Some(g) = ex.gang.as_mut() {
+        // The pod found a node when its binding cycle got past Reserve.
+        let placed = ex
+            .binding_cycle
+            .as_ref()
+            .is_some_and(|b| b.stopped_at.as_deref() != Some("Reserve"));
+        let queued = ex.pre_enqueue.iter().all(|p| p.code == Code::Success);
+        if let Some(note) = crate::engine::plugins::gang_scheduling::finish_placement_feasible(g, queued, placed) {
+            ex.notes.push(note);
+        }
+    }
     let cx = Ctx { snapshot };
     for pl in &fw.pre_filter {
         pl.trace(&cx, &pi, &mut ex);
