@@ -297,6 +297,20 @@ pub struct GangTrace {
     /// 1.37's GangScheduling PlacementFeasible checks in the pod-group cycle (None before 1.37
     /// and for Coscheduling).
     pub placement_feasible: Option<PlacementFeasibleTrace>,
+    /// 1.37: the member a PreEnqueue plugin holds, which holds the whole group before the
+    /// queue (this pod included).
+    pub held_with: Option<HeldMember>,
+}
+
+/// A group member held before the queue.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HeldMember {
+    /// The member.
+    pub pod: ObjectKey,
+    /// The PreEnqueue plugin holding it.
+    pub plugin: String,
+    /// Its message.
+    pub reason: String,
 }
 
 /// GangScheduling's PlacementFeasible (1.37) for the pod's group: its verdict before any

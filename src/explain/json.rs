@@ -170,6 +170,12 @@ pub fn gang(g: &GangTrace) -> Value {
         }
         m.insert("placementFeasible".into(), Value::Object(o));
     }
+    if let (Some(h), Value::Object(m)) = (&g.held_with, &mut v) {
+        m.insert(
+            "heldWith".into(),
+            json!({"pod": {"namespace": h.pod.namespace, "name": h.pod.name}, "plugin": h.plugin, "reason": h.reason}),
+        );
+    }
     v
 }
 

@@ -700,6 +700,7 @@ impl PermitPlugin for Coscheduling {
             waiting,
             unplaced,
             placement_feasible: None,
+            held_with: None,
         })
     }
 }

@@ -386,6 +386,7 @@ impl PermitPlugin for GangScheduling {
                 .map(|p| p.key.clone())
                 .collect(),
             placement_feasible,
+            held_with: None,
         })
     }
 }
@@ -422,14 +423,15 @@ mod tests {
     use crate::source::file::load_str;
 
     fn features(minor: u32) -> Features {
-        // 1.37 has no GangScheduling gate: GenericWorkload alone puts the plugin in the profile.
-        let gates = if minor >= 37 {
-            "GenericWorkload=true"
-        } else {
-            "GenericWorkload=true,GangScheduling=true"
+        let with = |gates: &str| {
+            FeatureGates::parse(gates)
+                .ok()
+                .and_then(|g| Features::with_gates(Release::at(minor), &g).ok())
         };
-        let g = FeatureGates::parse(gates).unwrap();
-        Features::with_gates(Release::at(minor), &g).unwrap()
+        // 1.37 has no GangScheduling gate: GenericWorkload alone puts the plugin in the profile.
+        with("GenericWorkload=true,GangScheduling=true")
+            .or_else(|| with("GenericWorkload=true"))
+            .unwrap()
     }
 
     /// Two nodes; `objects` and pods (YAML list items) added.
@@ -760,6 +762,44 @@ mod tests {
                 Some(check(1, 0, Code::Success, "")),
             ))
         );
+    }
+
+    #[test]
+    fn release_1_37_holds_the_group_while_a_member_is_held() {
+        let gated = member("w1", LINK, None).replace("containers:", "schedulingGates: [{name: quota}], containers:");
+        let pods = format!(
+            "{}{}{gated}",
+            pod_group_137("gang: {minCount: 2}"),
+            member("w0", LINK, None)
+        );
+        let ex = run(&pods, "w0", 37);
+        // The pod itself passes PreEnqueue (two members known), but its group waits for w1.
+        assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+        assert!(
+            ex.notes.contains(&"1.37 queues PodGroup ml/train-workers as one entity and holds it before the queue while any member is held: ml/w1 is held by SchedulingGates (waiting for scheduling gates: [quota]), so no member of the group is tried".to_string()),
+            "{:?}",
+            ex.notes
+        );
+        assert_eq!(placement(&ex), None);
+        assert_eq!(
+            ex.gang.as_ref().and_then(|g| g.held_with.clone()),
+            Some(crate::engine::trace::HeldMember {
+                pod: ObjectKey::new("ml", "w1"),
+                plugin: names::SCHEDULING_GATES.to_string(),
+                reason: "waiting for scheduling gates: [quota]".to_string(),
+            })
+        );
+        let q = crate::engine::queue::entry(&ex, None);
+        assert_eq!(q.pool, crate::engine::queue::Pool::HeldBeforeQueue);
+        assert_eq!(q.plugins, vec![names::SCHEDULING_GATES.to_string()]);
+        assert_eq!(
+            q.reason,
+            "its pod group waits for member ml/w1: waiting for scheduling gates: [quota]"
+        );
+        // 1.36 schedules members one by one: no such hold.
+        let pods136 = pods.replace("v1beta1", "v1alpha2");
+        let ex = run(&pods136, "w0", 36);
+        assert!(ex.notes.iter().all(|n| !n.contains("one entity")), "{:?}", ex.notes);
     }
 
     #[test]
