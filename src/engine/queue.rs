@@ -145,7 +145,8 @@ pub fn requeue_events(plugin: &str) -> &'static [&'static str] {
         names::NODE_DECLARED_FEATURES => &["a node is added or its declared features change"],
         names::GANG_SCHEDULING => &[
             "another member of its group is created",
-            "its Workload (1.35) or PodGroup (1.36) is created",
+            "its Workload (1.35) or PodGroup (1.36+) is created",
+            "its PodGroup's gang minCount is lowered (1.37)",
         ],
         names::DEFAULT_PREEMPTION => &["its own preemption finishes"],
         _ => &["any cluster change (the plugin registers no events)"],
@@ -175,6 +176,18 @@ pub fn entry(ex: &Explanation, attempts: Option<u32>) -> QueueEntry {
             plugins: vec![g.plugin.clone()],
             reason: g.reasons.join(", "),
             requeue_on: requeue_events(&g.plugin).iter().map(|s| (*s).to_string()).collect(),
+            writes_event: false,
+            backoff: None,
+        };
+    }
+    if let Some(h) = ex.gang.as_ref().and_then(|g| g.held_with.as_ref()) {
+        // 1.37: the pod group is one queue entity, held while any member is.
+        return QueueEntry {
+            pod,
+            pool: Pool::HeldBeforeQueue,
+            plugins: vec![h.plugin.clone()],
+            reason: format!("its pod group waits for member {}: {}", h.pod, h.reason),
+            requeue_on: requeue_events(&h.plugin).iter().map(|s| (*s).to_string()).collect(),
             writes_event: false,
             backoff: None,
         };

@@ -294,6 +294,50 @@ pub struct GangTrace {
     pub waiting: Vec<WaitingMember>,
     /// Members not on a node and not waiting (still to be scheduled), this pod excluded, by key.
     pub unplaced: Vec<ObjectKey>,
+    /// 1.37's GangScheduling PlacementFeasible checks in the pod-group cycle (None before 1.37
+    /// and for Coscheduling).
+    pub placement_feasible: Option<PlacementFeasibleTrace>,
+    /// 1.37: the member a PreEnqueue plugin holds, which holds the whole group before the
+    /// queue (this pod included).
+    pub held_with: Option<HeldMember>,
+}
+
+/// A group member held before the queue.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HeldMember {
+    /// The member.
+    pub pod: ObjectKey,
+    /// The PreEnqueue plugin holding it.
+    pub plugin: String,
+    /// Its message.
+    pub reason: String,
+}
+
+/// GangScheduling's PlacementFeasible (1.37) for the pod's group: its verdict before any
+/// member is tried, and after this pod's own attempt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlacementFeasibleTrace {
+    /// The quorum it checks: the gang's minCount, 1 for a basic group.
+    pub min_count: i32,
+    /// Before any member is tried: the members already scheduled (bound or assumed) and the
+    /// members the cycle is to try (this pod included).
+    pub before: PlacementCheck,
+    /// After this pod's attempt (one fewer remaining, one more scheduled if it found a node);
+    /// None when the cycle would not try it (`before` was Unschedulable).
+    pub after_this_pod: Option<PlacementCheck>,
+}
+
+/// One PlacementFeasible verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlacementCheck {
+    /// Members scheduled (bound or assumed).
+    pub scheduled: usize,
+    /// Members still to try.
+    pub remaining: usize,
+    /// The verdict: Success, Wait, or Unschedulable.
+    pub code: Code,
+    /// Its reason ("" for Success).
+    pub reason: String,
 }
 
 /// The pod's resource claims as DynamicResources sees them, and what each node could give.

@@ -135,7 +135,7 @@ pub fn binding_cycle(b: &BindingCycleTrace) -> Value {
 
 /// The optional `gang` key.
 pub fn gang(g: &GangTrace) -> Value {
-    json!({
+    let mut v = json!({
         "plugin": g.plugin,
         "group": g.group,
         "found": g.found,
@@ -150,7 +150,33 @@ pub fn gang(g: &GangTrace) -> Value {
             "timeLeftMs": w.time_left_ms,
         })).collect::<Vec<_>>(),
         "unplaced": g.unplaced.iter().map(|k| json!({"namespace": k.namespace, "name": k.name})).collect::<Vec<_>>(),
-    })
+    });
+    if let (Some(pf), Value::Object(m)) = (&g.placement_feasible, &mut v) {
+        let check = |c: &crate::engine::trace::PlacementCheck| {
+            let mut o = Map::new();
+            o.insert("scheduled".into(), json!(c.scheduled));
+            o.insert("remaining".into(), json!(c.remaining));
+            o.insert("code".into(), json!(c.code.as_str()));
+            if !c.reason.is_empty() {
+                o.insert("reason".into(), json!(c.reason));
+            }
+            Value::Object(o)
+        };
+        let mut o = Map::new();
+        o.insert("minCount".into(), json!(pf.min_count));
+        o.insert("before".into(), check(&pf.before));
+        if let Some(a) = &pf.after_this_pod {
+            o.insert("afterThisPod".into(), check(a));
+        }
+        m.insert("placementFeasible".into(), Value::Object(o));
+    }
+    if let (Some(h), Value::Object(m)) = (&g.held_with, &mut v) {
+        m.insert(
+            "heldWith".into(),
+            json!({"pod": {"namespace": h.pod.namespace, "name": h.pod.name}, "plugin": h.plugin, "reason": h.reason}),
+        );
+    }
+    v
 }
 
 fn spread_check(c: &SpreadCheck) -> Value {

@@ -247,6 +247,25 @@ fn render_cycle(s: &mut String, ex: &Explanation) {
             let names: Vec<String> = g.unplaced.iter().map(ToString::to_string).collect();
             let _ = writeln!(s, "  not scheduled yet: {}", names.join(", "));
         }
+        if let Some(pf) = &g.placement_feasible {
+            let checks = std::iter::once(("before any member", &pf.before))
+                .chain(pf.after_this_pod.as_ref().map(|a| ("after this pod", a)));
+            for (when, c) in checks {
+                let reason = if c.reason.is_empty() {
+                    String::new()
+                } else {
+                    format!("  {}", c.reason)
+                };
+                let _ = writeln!(
+                    s,
+                    "  PlacementFeasible {when}: {} ({} scheduled, {} remaining, minCount {}){reason}",
+                    c.code.as_str(),
+                    c.scheduled,
+                    c.remaining,
+                    pf.min_count
+                );
+            }
+        }
     }
     let Some(b) = &ex.binding_cycle else {
         return;

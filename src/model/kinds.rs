@@ -133,6 +133,21 @@ macro_rules! kind_rows {
                 plural: "podgroups", namespaced: true, optional: true, discover: true, anon: "pg",
                 store: [scheduling_pod_groups],
                 doc: "PodGroup of 1.36's gang scheduling (scheduling.k8s.io/v1alpha2)." }
+            WorkloadV1Beta1 { ty: $crate::model::workload::WorkloadV1Beta1, kind: "Workload",
+                api: "scheduling.k8s.io/v1beta1", accepts: ["scheduling.k8s.io/v1beta1"],
+                plural: "workloads", namespaced: true, optional: true, discover: true, anon: "wl",
+                store: [workloads_v1beta1],
+                doc: "Workload of 1.37 (scheduling.k8s.io/v1beta1; its scheduler reads the PodGroups)." }
+            PodGroupV1Beta1 { ty: $crate::model::workload::PodGroupV1Beta1, kind: "PodGroup",
+                api: "scheduling.k8s.io/v1beta1", accepts: ["scheduling.k8s.io/v1beta1"],
+                plural: "podgroups", namespaced: true, optional: true, discover: true, anon: "pg",
+                store: [pod_groups_v1beta1],
+                doc: "PodGroup of 1.37's gang scheduling (scheduling.k8s.io/v1beta1)." }
+            CompositePodGroup { ty: $crate::model::workload::CompositePodGroupV1Alpha3,
+                kind: "CompositePodGroup", api: "scheduling.k8s.io/v1alpha3",
+                accepts: ["scheduling.k8s.io/v1alpha3"], plural: "compositepodgroups", namespaced: true,
+                optional: true, discover: true, anon: "cpg", store: [composite_pod_groups],
+                doc: "CompositePodGroup of 1.37 (scheduling.k8s.io/v1alpha3, gate CompositePodGroup)." }
             Pod { ty: k8s_openapi::api::core::v1::Pod, kind: "Pod", api: "v1", accepts: [],
                 plural: "pods", namespaced: true, optional: false, discover: false, anon: "pod", store: [],
                 doc: "Pod (indexed into the model's `Pod`)." }

@@ -516,6 +516,12 @@ pub struct Cluster {
     pub workloads_v1alpha2: BTreeMap<ObjectKey, workload::WorkloadV1Alpha2>,
     /// PodGroups of 1.36 (scheduling.k8s.io/v1alpha2) by namespace/name.
     pub scheduling_pod_groups: BTreeMap<ObjectKey, workload::SchedulingPodGroup>,
+    /// Workloads of 1.37 (scheduling.k8s.io/v1beta1) by namespace/name.
+    pub workloads_v1beta1: BTreeMap<ObjectKey, workload::WorkloadV1Beta1>,
+    /// PodGroups of 1.37 (scheduling.k8s.io/v1beta1) by namespace/name.
+    pub pod_groups_v1beta1: BTreeMap<ObjectKey, workload::PodGroupV1Beta1>,
+    /// CompositePodGroups of 1.37 (scheduling.k8s.io/v1alpha3) by namespace/name.
+    pub composite_pod_groups: BTreeMap<ObjectKey, workload::CompositePodGroupV1Alpha3>,
     /// FailedScheduling events by the pod they are about, newest first (see
     /// [`SchedulingEvent`]; other events are not kept).
     pub scheduling_events: BTreeMap<ObjectKey, Vec<SchedulingEvent>>,

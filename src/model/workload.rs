@@ -2,8 +2,10 @@
 //! `scheduling.k8s.io/v1alpha1` Workload (`spec.podGroups[].policy`, pods linked by
 //! `spec.workloadRef`), 1.36's `scheduling.k8s.io/v1alpha2` PodGroup (`spec.schedulingPolicy`,
 //! pods linked by `spec.schedulingGroup.podGroupName`) and Workload (`spec.podGroupTemplates`,
-//! which the 1.36 scheduler does not read). Fields the scheduler does not read are kept as
-//! they are, so saving a snapshot loses nothing.
+//! which the 1.36 scheduler does not read), and 1.37's `scheduling.k8s.io/v1beta1` PodGroup
+//! (`spec.schedulingPolicy`, `spec.parentCompositePodGroupName`) and Workload, and
+//! `scheduling.k8s.io/v1alpha3` CompositePodGroup (`spec.schedulingPolicy.gang.minGroupCount`).
+//! Fields the scheduler does not read are kept as they are, so saving a snapshot loses nothing.
 
 use std::collections::BTreeMap;
 
@@ -117,6 +119,94 @@ pub struct SchedulingPodGroup {
     #[serde(default)]
     pub spec: SchedulingPodGroupSpec,
     /// Status (conditions the scheduler writes), kept as read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Value>,
+}
+
+/// `scheduling.k8s.io/v1beta1` Workload (1.37; not read by its GangScheduling plugin).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+pub struct WorkloadV1Beta1 {
+    /// Metadata.
+    pub metadata: ObjectMeta,
+    /// Spec (`podGroupTemplates`; `compositePodGroupTemplates` and the rest kept as read).
+    #[serde(default)]
+    pub spec: WorkloadSpec,
+}
+
+/// A v1beta1 PodGroup's spec.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodGroupV1Beta1Spec {
+    /// The CompositePodGroup this group belongs to (read only with CompositePodGroup on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_composite_pod_group_name: Option<String>,
+    /// Policy.
+    #[serde(default)]
+    pub scheduling_policy: SchedulingPolicy,
+    /// The fields the scheduler does not read (workloadRef, constraints, claims, ...).
+    #[serde(flatten)]
+    pub rest: BTreeMap<String, Value>,
+}
+
+/// `scheduling.k8s.io/v1beta1` PodGroup (1.37): the runtime group its scheduler reads.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+pub struct PodGroupV1Beta1 {
+    /// Metadata.
+    pub metadata: ObjectMeta,
+    /// Spec.
+    #[serde(default)]
+    pub spec: PodGroupV1Beta1Spec,
+    /// Status (conditions the scheduler writes), kept as read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Value>,
+}
+
+/// A CompositePodGroup's policy: `basic` or `gang` with a quorum of child groups.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompositeSchedulingPolicy {
+    /// `basic: {}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basic: Option<Value>,
+    /// `gang: {minGroupCount}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gang: Option<CompositeGangPolicy>,
+}
+
+/// A CompositePodGroup's `gang`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompositeGangPolicy {
+    /// How many child groups must be schedulable together.
+    #[serde(default)]
+    pub min_group_count: i32,
+}
+
+/// A CompositePodGroup's spec.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompositePodGroupSpec {
+    /// The CompositePodGroup above this one, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_composite_pod_group_name: Option<String>,
+    /// Policy.
+    #[serde(default)]
+    pub scheduling_policy: CompositeSchedulingPolicy,
+    /// The fields the scheduler does not read (workloadRef, constraints, ...).
+    #[serde(flatten)]
+    pub rest: BTreeMap<String, Value>,
+}
+
+/// `scheduling.k8s.io/v1alpha3` CompositePodGroup (1.37, gate CompositePodGroup): a group of
+/// PodGroups and CompositePodGroups.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+pub struct CompositePodGroupV1Alpha3 {
+    /// Metadata.
+    pub metadata: ObjectMeta,
+    /// Spec.
+    #[serde(default)]
+    pub spec: CompositePodGroupSpec,
+    /// Status, kept as read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<Value>,
 }

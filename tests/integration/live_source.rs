@@ -88,13 +88,14 @@ async fn load_lists_every_kind_page_by_page_and_never_secrets() {
         (1, 1, 1)
     );
     assert_eq!(state.resource_versions[&Kind::Pod], "1000");
-    // Every kind but the native gang API (scheduling.k8s.io Workload and PodGroup), which the
-    // mock server does not serve (discovery answers 404 and they are skipped).
+    // Every kind but the native gang API (scheduling.k8s.io Workload, PodGroup and
+    // CompositePodGroup), which the mock server does not serve (discovery answers 404 and they
+    // are skipped).
     let gang = Kind::ALL
         .iter()
         .filter(|k| k.discovered() && k.api_version().starts_with("scheduling.k8s.io/"))
         .count();
-    assert_eq!(gang, 3);
+    assert_eq!(gang, 6);
     assert_eq!(state.resource_versions.len(), Kind::COUNT - gang);
     // The VolumeAttachment, as served.
     let va = &c.volume_attachments["csi-5f2a9c0d1e"];

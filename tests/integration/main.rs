@@ -9,6 +9,7 @@ mod config_validation;
 mod conformance;
 mod determinism;
 mod fixtures;
+mod gang137;
 mod kinds;
 mod layering;
 #[cfg(feature = "live")]

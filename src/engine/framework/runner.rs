@@ -13,7 +13,9 @@ use super::profile::Framework;
 use super::snapshot::Snapshot;
 use super::status::{Code, Status};
 use crate::engine::release::Change;
-use crate::engine::trace::{Explanation, FilterFailure, NodeFilter, NodeScoreTrace, PluginScore, PluginStatus};
+use crate::engine::trace::{
+    Explanation, FilterFailure, HeldMember, NodeFilter, NodeScoreTrace, PluginScore, PluginStatus,
+};
 use crate::model::ObjectKey;
 
 /// Message of a pod held back by scheduling gates (scheduling_queue.go).
@@ -415,11 +417,51 @@ pub fn explain_as(
         .set_profiles(profiles.iter().map(|f| f.name.clone()).collect());
     super::binding::gang_trace(&Ctx { snapshot }, fw, &pi, &mut ex);
     run_cycle(snapshot, fw, &pi, &mut ex);
+    if let Some(g) = ex.gang.as_mut() {
+        // The pod found a node when its binding cycle got past Reserve.
+        let placed = ex
+            .binding_cycle
+            .as_ref()
+            .is_some_and(|b| b.stopped_at.as_deref() != Some("Reserve"));
+        let mut queued = ex.pre_enqueue.iter().all(|p| p.code == Code::Success);
+        if queued && g.placement_feasible.is_some() {
+            // 1.37 queues a pod group as one entity, held before the queue while any member is.
+            if let Some(h) = held_sibling(snapshot, fw, &g.unplaced) {
+                let group = g.group.split(" (").next().unwrap_or(&g.group);
+                ex.notes.push(format!(
+                    "1.37 queues {group} as one entity and holds it before the queue while any member is held: {} is held by {} ({}), so no member of the group is tried",
+                    h.pod, h.plugin, h.reason
+                ));
+                g.held_with = Some(h);
+                queued = false;
+            }
+        }
+        if let Some(note) = crate::engine::plugins::gang_scheduling::finish_placement_feasible(g, queued, placed) {
+            ex.notes.push(note);
+        }
+    }
     let cx = Ctx { snapshot };
     for pl in &fw.pre_filter {
         pl.trace(&cx, &pi, &mut ex);
     }
     Ok(ex)
+}
+
+/// The first of `members` (a 1.37 pod group's other pending members) a PreEnqueue plugin
+/// holds: the whole group waits with it.
+fn held_sibling(snapshot: &Snapshot, fw: &Framework, members: &[ObjectKey]) -> Option<HeldMember> {
+    let cx = Ctx { snapshot };
+    members.iter().find_map(|k| {
+        let pi = snapshot.pod_infos.get(k)?;
+        fw.pre_enqueue.iter().find_map(|pl| {
+            let s = pl.pre_enqueue(&cx, pi);
+            (!s.is_success()).then(|| HeldMember {
+                pod: k.clone(),
+                plugin: pl.name().to_string(),
+                reason: s.message(),
+            })
+        })
+    })
 }
 
 fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Explanation) {

@@ -699,6 +699,8 @@ impl PermitPlugin for Coscheduling {
             timeout_ms: u64::try_from(self.wait_for(pg).min(MAX_PERMIT_TIMEOUT).as_millis()).unwrap_or(u64::MAX),
             waiting,
             unplaced,
+            placement_feasible: None,
+            held_with: None,
         })
     }
 }

@@ -1,27 +1,36 @@
-//! Port of framework/plugins/gangscheduling (v1.35.7, v1.36.2): native gang scheduling
+//! Port of framework/plugins/gangscheduling (v1.35.7, v1.36.2, v1.37): native gang scheduling
 //! (KEP-4671), in the default profile when the GangScheduling gate is on (1.35, 1.36; from 1.37
-//! with GenericWorkload).
+//! with GenericWorkload, the GangScheduling gate being gone).
 //!
 //! - 1.35: a pod names its group with `spec.workloadRef` (Workload, pod group, replica key);
 //!   the policy is the Workload's pod group's. 1.36: `spec.schedulingGroup.podGroupName` names
-//!   a PodGroup object, whose `spec.schedulingPolicy` is the policy.
+//!   a PodGroup object (scheduling.k8s.io/v1alpha2), whose `spec.schedulingPolicy` is the
+//!   policy; 1.37 the same with a scheduling.k8s.io/v1beta1 PodGroup.
 //! - PreEnqueue: the Workload (PodGroup) must exist, the pod group must be in the Workload
 //!   (1.35), and a gang needs `minCount` members known to the scheduler ("waiting for minCount
 //!   pods from a gang to appear in scheduling queue"); all UnschedulableAndUnresolvable, and
-//!   upstream writes no event or condition for them.
+//!   upstream writes no event or condition for them. 1.37 keeps 1.36's messages, the
+//!   "pods's" typo included (it is fixed on master after 1.37).
 //! - Permit: a gang member waits until `minCount` members are assumed or bound ("waiting for
 //!   minCount pods from a gang to be waiting on permit" for 5 minutes from the group's first
-//!   wait at 1.35; "... to be scheduled", 5 minutes, at 1.36), and then allows the waiting ones.
+//!   wait at 1.35; "... to be scheduled", 5 minutes, at 1.36 and 1.37: upstream removed Permit
+//!   only after 1.37), and then allows the waiting ones.
 //! - Reserve (1.35 only) moves the pod to the group's assumed members; Unreserve back.
+//! - PlacementFeasible (1.37): in the pod-group cycle, before any member is tried and after
+//!   each, the group needs `minCount` (1 for a basic group) scheduled members: fewer scheduled
+//!   and remaining than that is Unschedulable ("minCount (N) cannot be satisfied: S scheduled,
+//!   R remaining"), which ends the cycle; fewer scheduled is Wait ("... is not yet satisfied:
+//!   ..."). The trace gives its verdict before any member and after this pod's attempt.
 //!
 //! Who counts: the non-terminal pods of the snapshot in the same group (1.35: every pod,
-//! 1.36: bound pods and the pending pods of a schedulerName this scheduler serves); at Permit,
+//! 1.36+: bound pods and the pending pods of a schedulerName this scheduler serves); at Permit,
 //! the bound ones, those waiting at Permit, and the pod itself.
 //!
-//! Not reproduced: 1.36's pod-group scheduling cycle (each member is explained alone, as
+//! Not reproduced: the pod-group scheduling cycle itself (each member is explained alone, as
 //! upstream's answers for one pod are), the topology-aware placements behind
-//! TopologyAwareWorkloadScheduling, workload-aware preemption, and 1.37's PlacementFeasible;
-//! the explanation says so when they would apply.
+//! TopologyAwareWorkloadScheduling, workload-aware preemption, and 1.37's CompositePodGroup
+//! hierarchies (the objects are read; their quorum is not checked); the explanation says so
+//! when they would apply.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,7 +43,7 @@ use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, PermitPlugin, Plugin, PluginSlots, PreEnqueuePlugin, ReservePlugin};
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features};
-use crate::engine::trace::GangTrace;
+use crate::engine::trace::{GangTrace, PlacementCheck, PlacementFeasibleTrace};
 use crate::model::workload::{SchedulingPolicy, WorkloadRef};
 use crate::model::{Cluster, ObjectKey, Pod};
 
@@ -44,8 +53,65 @@ pub const PERMIT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 pub const WAITING_FOR_MEMBERS: &str = "waiting for minCount pods from a gang to appear in scheduling queue";
 /// Permit (1.35).
 pub const WAITING_ON_PERMIT_135: &str = "waiting for minCount pods from a gang to be waiting on permit";
-/// Permit (1.36).
+/// Permit (1.36, 1.37).
 pub const WAITING_ON_PERMIT_136: &str = "waiting for minCount pods from a gang to be scheduled";
+
+/// PlacementFeasible (1.37): the verdict for a group needing `min_count` scheduled members, with
+/// `scheduled` of them scheduled (bound or assumed) and `remaining` still to try.
+pub fn placement_feasible(min_count: i32, scheduled: usize, remaining: usize) -> Status {
+    let (s, r) = (scheduled as i64, remaining as i64);
+    let min = i64::from(min_count);
+    if s + r < min {
+        Status::new(
+            Code::Unschedulable,
+            [format!(
+                "minCount ({min}) cannot be satisfied: {s} scheduled, {r} remaining"
+            )],
+        )
+    } else if s < min {
+        Status::new(
+            Code::Wait,
+            [format!(
+                "minCount ({min}) is not yet satisfied: {s} scheduled, {r} remaining"
+            )],
+        )
+    } else {
+        Status::success()
+    }
+}
+
+/// The trace's PlacementFeasible check.
+pub fn placement_check(min_count: i32, scheduled: usize, remaining: usize) -> PlacementCheck {
+    let s = placement_feasible(min_count, scheduled, remaining);
+    PlacementCheck {
+        scheduled,
+        remaining,
+        code: s.code,
+        reason: s.reasons.join(", "),
+    }
+}
+
+/// Completes 1.37's PlacementFeasible trace once the pod's own attempt is known: `queued` when
+/// PreEnqueue let it into the queue (else no pod-group cycle runs and the check is dropped),
+/// `placed` when it found a node and was assumed and reserved there. Returns the note to add
+/// when the pod-group cycle would not try any member.
+pub fn finish_placement_feasible(gang: &mut GangTrace, queued: bool, placed: bool) -> Option<String> {
+    if !queued {
+        gang.placement_feasible = None;
+    }
+    let pf = gang.placement_feasible.as_mut()?;
+    if pf.before.code == Code::Unschedulable {
+        pf.after_this_pod = None;
+        return Some(format!(
+            "1.37's pod-group cycle tries no member of {}: PlacementFeasible returns Unschedulable before the first (\"{}\"), and every member fails with that status",
+            gang.group, pf.before.reason
+        ));
+    }
+    let scheduled = pf.before.scheduled + usize::from(placed);
+    let remaining = pf.before.remaining.saturating_sub(1);
+    pf.after_this_pod = Some(placement_check(pf.min_count, scheduled, remaining));
+    None
+}
 
 /// A pod's group, as the release links it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -76,9 +142,10 @@ impl Group {
 pub struct GangScheduling {
     /// 1.36's PodGroup API ([`Change::GangSchedulingReadsPodGroups`]).
     pod_groups: bool,
-    /// 1.37 (the gates merged into GenericWorkload): PlacementFeasible replaces Permit there,
-    /// which kschedtui does not reproduce (the trace says so).
-    v137: bool,
+    /// 1.37's v1beta1 PodGroups ([`Change::GangSchedulingReadsV1Beta1PodGroups`]).
+    v1beta1: bool,
+    /// 1.37's PlacementFeasible ([`Change::GangSchedulingPlacementFeasible`]).
+    placement_feasible: bool,
 }
 
 impl GangScheduling {
@@ -109,11 +176,21 @@ impl GangScheduling {
                 w.policy(&r.pod_group)
                     .ok_or_else(|| format!("pod group {:?} doesn't exist for a workload {:?}", r.pod_group, r.name))
             }
-            Group::PodGroup(ns, n) => cluster
-                .scheduling_pod_groups
-                .get(&ObjectKey::new(ns.clone(), n.clone()))
-                .map(|pg| &pg.spec.scheduling_policy)
-                .ok_or_else(|| format!("waiting for pods's pod group {n:?} to appear in scheduling queue")),
+            Group::PodGroup(ns, n) => {
+                let key = ObjectKey::new(ns.clone(), n.clone());
+                let policy = if self.v1beta1 {
+                    cluster
+                        .pod_groups_v1beta1
+                        .get(&key)
+                        .map(|pg| &pg.spec.scheduling_policy)
+                } else {
+                    cluster
+                        .scheduling_pod_groups
+                        .get(&key)
+                        .map(|pg| &pg.spec.scheduling_policy)
+                };
+                policy.ok_or_else(|| format!("waiting for pods's pod group {n:?} to appear in scheduling queue"))
+            }
         }
     }
 
@@ -260,9 +337,9 @@ impl PermitPlugin for GangScheduling {
             .into_iter()
             .filter(|w| w.pod.key != pi.pod.key && self.group_of(&w.pod).as_ref() == Some(&g))
             .collect();
-        let group = if self.v137 {
+        let group = if self.placement_feasible {
             format!(
-                "{} (1.37's pod-group cycle and PlacementFeasible are not reproduced: explained alone, with 1.36's Permit)",
+                "{} (1.37 schedules the members together in a pod-group cycle; each is explained alone, with PlacementFeasible's verdict before any member and after this one)",
                 g.describe()
             )
         } else if self.pod_groups {
@@ -272,6 +349,24 @@ impl PermitPlugin for GangScheduling {
             )
         } else {
             g.describe()
+        };
+        let placement_feasible = match policy {
+            Some(pol) if self.placement_feasible => {
+                // The cycle tries the group's pending members this scheduler serves that are not
+                // already assumed (waiting at Permit), this pod among them.
+                let pending = all
+                    .iter()
+                    .filter(|p| p.node_name.is_none() && !waiting.iter().any(|w| w.pod.key == p.key))
+                    .count();
+                let remaining = pending + usize::from(!all.iter().any(|p| p.key == pi.pod.key));
+                let min_count = pol.gang.as_ref().map_or(1, |gp| gp.min_count);
+                Some(PlacementFeasibleTrace {
+                    min_count,
+                    before: placement_check(min_count, bound.len() + waiting.len(), remaining),
+                    after_this_pod: None,
+                })
+            }
+            _ => None,
         };
         Some(GangTrace {
             plugin: names::GANG_SCHEDULING.to_string(),
@@ -296,6 +391,8 @@ impl PermitPlugin for GangScheduling {
                 .filter(|p| !waiting.iter().any(|w| w.pod.key == p.key))
                 .map(|p| p.key.clone())
                 .collect(),
+            placement_feasible,
+            held_with: None,
         })
     }
 }
@@ -308,7 +405,8 @@ pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String
     let pod_groups = features.has(Change::GangSchedulingReadsPodGroups);
     let p = Arc::new(GangScheduling {
         pod_groups,
-        v137: features.has(Change::GangGatesMergedIntoGenericWorkload),
+        v1beta1: features.has(Change::GangSchedulingReadsV1Beta1PodGroups),
+        placement_feasible: features.has(Change::GangSchedulingPlacementFeasible),
     });
     Ok(PluginSlots {
         pre_enqueue: Some(p.clone()),
@@ -331,8 +429,15 @@ mod tests {
     use crate::source::file::load_str;
 
     fn features(minor: u32) -> Features {
-        let g = FeatureGates::parse("GenericWorkload=true,GangScheduling=true").unwrap();
-        Features::with_gates(Release::at(minor), &g).unwrap()
+        let with = |gates: &str| {
+            FeatureGates::parse(gates)
+                .ok()
+                .and_then(|g| Features::with_gates(Release::at(minor), &g).ok())
+        };
+        // 1.37 has no GangScheduling gate: GenericWorkload alone puts the plugin in the profile.
+        with("GenericWorkload=true,GangScheduling=true")
+            .or_else(|| with("GenericWorkload=true"))
+            .unwrap()
     }
 
     /// Two nodes; `objects` and pods (YAML list items) added.
@@ -465,6 +570,263 @@ mod tests {
         let ex = run(&format!("{basic}{}", member("w0", link, None)), "w0", 36);
         assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
         assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+    }
+
+    const LINK: &str = "schedulingGroup: {podGroupName: train-workers}";
+
+    fn pod_group_137(policy: &str) -> String {
+        format!(
+            "- {{apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {{name: train-workers, namespace: ml}}, spec: {{schedulingPolicy: {{{policy}}}}}}}\n"
+        )
+    }
+
+    fn placement(ex: &Explanation) -> Option<(i32, PlacementCheck, Option<PlacementCheck>)> {
+        let pf = ex.gang.as_ref()?.placement_feasible.as_ref()?;
+        Some((pf.min_count, pf.before.clone(), pf.after_this_pod.clone()))
+    }
+
+    fn check(scheduled: usize, remaining: usize, code: Code, reason: &str) -> PlacementCheck {
+        PlacementCheck {
+            scheduled,
+            remaining,
+            code,
+            reason: reason.to_string(),
+        }
+    }
+
+    #[test]
+    fn placement_feasible_messages() {
+        let s = placement_feasible(3, 1, 1);
+        assert_eq!(s.code, Code::Unschedulable);
+        assert_eq!(
+            s.reasons,
+            vec!["minCount (3) cannot be satisfied: 1 scheduled, 1 remaining"]
+        );
+        let s = placement_feasible(3, 1, 2);
+        assert_eq!(s.code, Code::Wait);
+        assert_eq!(
+            s.reasons,
+            vec!["minCount (3) is not yet satisfied: 1 scheduled, 2 remaining"]
+        );
+        let s = placement_feasible(3, 3, 0);
+        assert_eq!((s.code, s.reasons), (Code::Success, vec![]));
+        // A basic group's quorum is 1.
+        let s = placement_feasible(1, 0, 1);
+        assert_eq!(
+            s.reasons,
+            vec!["minCount (1) is not yet satisfied: 0 scheduled, 1 remaining"]
+        );
+    }
+
+    #[test]
+    fn release_1_37_reads_v1beta1_pod_groups_with_1_36_pre_enqueue_messages() {
+        let ex = run(&member("w0", LINK, None), "w0", 37);
+        // The "pods's" typo is still in v1.37.0 (fixed on master afterwards).
+        assert_eq!(
+            ex.message.as_deref(),
+            Some("waiting for pods's pod group \"train-workers\" to appear in scheduling queue")
+        );
+        assert_eq!(
+            gang_verdict(&ex, "PreEnqueue").map(|v| v.0),
+            Some(Code::UnschedulableAndUnresolvable)
+        );
+        assert_eq!(
+            placement(&ex),
+            None,
+            "no pod-group cycle for a pod held before the queue"
+        );
+        // A v1alpha2 PodGroup is not read at 1.37 (the version is no longer served).
+        let old = pod_group_137("gang: {minCount: 2}").replace("v1beta1", "v1alpha2");
+        let ex = run(&format!("{old}{}", member("w0", LINK, None)), "w0", 37);
+        assert_eq!(
+            ex.message.as_deref(),
+            Some("waiting for pods's pod group \"train-workers\" to appear in scheduling queue")
+        );
+        let ex = run(
+            &format!("{}{}", pod_group_137("gang: {minCount: 2}"), member("w0", LINK, None)),
+            "w0",
+            37,
+        );
+        assert_eq!(ex.message.as_deref(), Some(WAITING_FOR_MEMBERS));
+        // 1.36 does not read a v1beta1 PodGroup.
+        let ex = run(
+            &format!("{}{}", pod_group_137("gang: {minCount: 1}"), member("w0", LINK, None)),
+            "w0",
+            36,
+        );
+        assert_eq!(
+            ex.message.as_deref(),
+            Some("waiting for pods's pod group \"train-workers\" to appear in scheduling queue")
+        );
+    }
+
+    #[test]
+    fn release_1_37_permit_waits_and_placement_feasible_counts_scheduled_and_remaining() {
+        let pods = format!(
+            "{}{}{}{}",
+            pod_group_137("gang: {minCount: 3}"),
+            member("w0", LINK, None),
+            member("w1", LINK, None),
+            member("w2", LINK, Some("n1"))
+        );
+        let ex = run(&pods, "w0", 37);
+        assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+        // Permit is still in v1.37.0, with 1.36's reason and timeout.
+        assert_eq!(
+            gang_verdict(&ex, "Permit"),
+            Some((Code::Wait, vec![WAITING_ON_PERMIT_136.to_string()]))
+        );
+        assert_eq!(ex.binding_cycle.as_ref().unwrap().permit[0].timeout_ms, Some(300_000));
+        assert_eq!(
+            placement(&ex),
+            Some((
+                3,
+                check(
+                    1,
+                    2,
+                    Code::Wait,
+                    "minCount (3) is not yet satisfied: 1 scheduled, 2 remaining"
+                ),
+                Some(check(
+                    2,
+                    1,
+                    Code::Wait,
+                    "minCount (3) is not yet satisfied: 2 scheduled, 1 remaining"
+                )),
+            ))
+        );
+        // Two bound members: this pod completes the gang.
+        let pods = pods.replace(
+            "name: w1, namespace: ml, uid: u-w1}, spec: {containers: [{name: c, image: i}]",
+            "name: w1, namespace: ml, uid: u-w1}, spec: {containers: [{name: c, image: i}], nodeName: n1",
+        );
+        let ex = run(&pods, "w0", 37);
+        assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+        assert_eq!(
+            placement(&ex),
+            Some((
+                3,
+                check(
+                    2,
+                    1,
+                    Code::Wait,
+                    "minCount (3) is not yet satisfied: 2 scheduled, 1 remaining"
+                ),
+                Some(check(3, 0, Code::Success, "")),
+            ))
+        );
+    }
+
+    #[test]
+    fn release_1_37_a_member_that_fits_nowhere_leaves_the_quorum_unreachable() {
+        let big = member("w0", LINK, None).replace(
+            "containers: [{name: c, image: i}]",
+            "containers: [{name: c, image: i, resources: {requests: {cpu: '64'}}}]",
+        );
+        let pods = format!(
+            "{}{big}{}",
+            pod_group_137("gang: {minCount: 2}"),
+            member("w1", LINK, None)
+        );
+        let ex = run(&pods, "w0", 37);
+        assert_eq!(
+            placement(&ex),
+            Some((
+                2,
+                check(
+                    0,
+                    2,
+                    Code::Wait,
+                    "minCount (2) is not yet satisfied: 0 scheduled, 2 remaining"
+                ),
+                Some(check(
+                    0,
+                    1,
+                    Code::Unschedulable,
+                    "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining"
+                )),
+            ))
+        );
+        assert!(ex.binding_cycle.is_none());
+        // A basic group needs one scheduled member.
+        let ex = run(
+            &format!("{}{}", pod_group_137("basic: {}"), member("w0", LINK, None)),
+            "w0",
+            37,
+        );
+        assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+        assert_eq!(
+            placement(&ex),
+            Some((
+                1,
+                check(
+                    0,
+                    1,
+                    Code::Wait,
+                    "minCount (1) is not yet satisfied: 0 scheduled, 1 remaining"
+                ),
+                Some(check(1, 0, Code::Success, "")),
+            ))
+        );
+    }
+
+    #[test]
+    fn release_1_37_holds_the_group_while_a_member_is_held() {
+        let gated = member("w1", LINK, None).replace("containers:", "schedulingGates: [{name: quota}], containers:");
+        let pods = format!(
+            "{}{}{gated}",
+            pod_group_137("gang: {minCount: 2}"),
+            member("w0", LINK, None)
+        );
+        let ex = run(&pods, "w0", 37);
+        // The pod itself passes PreEnqueue (two members known), but its group waits for w1.
+        assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+        assert!(
+            ex.notes.contains(&"1.37 queues PodGroup ml/train-workers as one entity and holds it before the queue while any member is held: ml/w1 is held by SchedulingGates (waiting for scheduling gates: [quota]), so no member of the group is tried".to_string()),
+            "{:?}",
+            ex.notes
+        );
+        assert_eq!(placement(&ex), None);
+        assert_eq!(
+            ex.gang.as_ref().and_then(|g| g.held_with.clone()),
+            Some(crate::engine::trace::HeldMember {
+                pod: ObjectKey::new("ml", "w1"),
+                plugin: names::SCHEDULING_GATES.to_string(),
+                reason: "waiting for scheduling gates: [quota]".to_string(),
+            })
+        );
+        let q = crate::engine::queue::entry(&ex, None);
+        assert_eq!(q.pool, crate::engine::queue::Pool::HeldBeforeQueue);
+        assert_eq!(q.plugins, vec![names::SCHEDULING_GATES.to_string()]);
+        assert_eq!(
+            q.reason,
+            "its pod group waits for member ml/w1: waiting for scheduling gates: [quota]"
+        );
+        // 1.36 schedules members one by one: no such hold.
+        let pods136 = pods.replace("v1beta1", "v1alpha2");
+        let ex = run(&pods136, "w0", 36);
+        assert!(ex.notes.iter().all(|n| !n.contains("one entity")), "{:?}", ex.notes);
+    }
+
+    #[test]
+    fn release_1_37_without_generic_workload_has_no_gang_scheduling() {
+        let pods = format!("{}{}", pod_group_137("gang: {minCount: 3}"), member("w0", LINK, None));
+        let text = format!(
+            "apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: Node, metadata: {{name: n1}}, status: {{allocatable: {{cpu: '8', memory: 8Gi, pods: '10'}}}}}}\n{pods}"
+        );
+        let f: Features = Release::at(37).into();
+        let snap = Snapshot::new(Arc::new(load_str("t", &text).unwrap()), f.clone());
+        let ex = explain(&snap, &build_profiles(None, f).unwrap(), &ObjectKey::parse("w0", "ml")).unwrap();
+        assert_eq!(gang_verdict(&ex, "PreEnqueue"), None);
+        assert_eq!(ex.gang, None);
+        assert_eq!(ex.binding_cycle.as_ref().map(|b| b.node.as_str()), Some("n1"));
+        // GangScheduling is not a 1.37 gate.
+        assert!(
+            FeatureGates::parse("GangScheduling=true")
+                .ok()
+                .and_then(|g| Features::with_gates(Release::at(37), &g).ok())
+                .is_none()
+        );
     }
 
     #[test]

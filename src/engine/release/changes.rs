@@ -255,6 +255,19 @@ changes! {
         pr: "#134722 (1.35 plugin; the 1.36 PodGroup API PR was not identified)", since: 36, backports: &[],
         what: "gang pods name a PodGroup (spec.schedulingGroup); \"waiting for minCount pods from a gang to be scheduled\"",
     },
+    /// GangScheduling reads 1.37's PodGroup objects in scheduling.k8s.io/v1beta1 (v1alpha2 is no
+    /// longer served; a group may name a parent CompositePodGroup).
+    GangSchedulingReadsV1Beta1PodGroups {
+        pr: "#140184", since: 37, backports: &[],
+        what: "gang pods' PodGroups are scheduling.k8s.io/v1beta1 objects",
+    },
+    /// GangScheduling's PlacementFeasible checks a pod group's minCount in the pod-group cycle,
+    /// before any member is tried and after each one, and ends the cycle early when the members
+    /// left cannot reach it (Permit is still there at 1.37).
+    GangSchedulingPlacementFeasible {
+        pr: "#138643 (run before any member: #140215)", since: 37, backports: &[],
+        what: "\"minCount (N) cannot be satisfied: S scheduled, R remaining\" ends a pod group's cycle",
+    },
     /// DynamicResources' Score reads an allocated claim's own allocation and indexes the new
     /// allocations by the claims that needed one (before, a pod mixing allocated and new
     /// claims failed to score).

@@ -137,6 +137,27 @@ own_resource!(
     "v1alpha2",
     "podgroups"
 );
+own_resource!(
+    crate::model::workload::WorkloadV1Beta1,
+    "Workload",
+    "scheduling.k8s.io",
+    "v1beta1",
+    "workloads"
+);
+own_resource!(
+    crate::model::workload::PodGroupV1Beta1,
+    "PodGroup",
+    "scheduling.k8s.io",
+    "v1beta1",
+    "podgroups"
+);
+own_resource!(
+    crate::model::workload::CompositePodGroupV1Alpha3,
+    "CompositePodGroup",
+    "scheduling.k8s.io",
+    "v1alpha3",
+    "compositepodgroups"
+);
 
 /// The `match` of [`with_kind!`], over every row of the kinds table.
 macro_rules! with_kind_match {
