@@ -1661,3 +1661,16 @@ fn m_opens_the_gang_as_a_whole_and_enter_opens_a_member() {
     assert!(a.generation > before, "Ctrl-r starts a new generation");
     assert!(matches!(a.groups.get(&pod), Some(Some(Ok(Some(_))))));
 }
+
+#[test]
+fn delete_preemption_in_memory_says_deleted_not_evicted() {
+    use crate::source::write::Removal;
+    let mut a = demo_app(Removal::Delete, str::to_string);
+    open_pod(&mut a, "shop/payments-api");
+    run(&mut a, [Action::RequestPreempt, Action::Confirm]);
+    assert!(a.pod(&ObjectKey::new("batch", "etl-nightly-0")).is_none());
+    assert_eq!(
+        a.changes,
+        vec!["preempted for shop/payments-api on pool-general-a3: deleted batch/etl-nightly-0".to_string()]
+    );
+}

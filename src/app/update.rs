@@ -1536,7 +1536,7 @@ fn confirm(app: &mut App, pending: Pending, action: Action) -> Vec<Effect> {
                 }
                 Pending::Preempt { pod, node, victims } => whatif::preempt(&app.cluster, pod, node, victims).map(|c| {
                     let v: Vec<String> = victims.iter().map(ToString::to_string).collect();
-                    (c, format!("preempted for {pod} on {node}: evicted {}", v.join(", ")))
+                    (c, format!("preempted for {pod} on {node}: deleted {}", v.join(", ")))
                 }),
             };
             match r {

@@ -145,6 +145,12 @@ pub enum Command {
     /// Where every pending pod waits in the scheduling queue, and what would move it on
     /// (including the pods the scheduler writes no event for).
     Queue(QueueArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// `queue` arguments.
@@ -572,6 +578,14 @@ pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
     }
 }
 
+/// Runs `completions`: the script for `shell`, on stdout.
+fn completions(shell: clap_complete::Shell) -> Result<()> {
+    use clap::CommandFactory;
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "kschedtui", &mut out);
+    write_stdout(&String::from_utf8_lossy(&out))
+}
+
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
 pub fn write_stdout(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
@@ -638,6 +652,7 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
         Command::Generate(_) => "generate",
         Command::Simulate(_) => "simulate",
         Command::Queue(_) => "queue",
+        Command::Completions { .. } => "completions",
     };
     if matches!(cmd, Command::Snapshot(_) | Command::Generate(_)) {
         let sources: Vec<&str> = [(cli.demo, "--demo"), (cli.snapshot.is_some(), "--snapshot")]
@@ -688,6 +703,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Generate(a)) => generate(a),
         Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref(), cli.demo),
         Some(Command::Queue(a)) => queue(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
+        Some(Command::Completions { shell }) => completions(*shell),
         None => run_tui(&cli),
     });
     match r {

@@ -321,6 +321,9 @@ pub struct PodGroup {
     /// Spec.
     #[serde(default)]
     pub spec: PodGroupSpec,
+    /// Status, as the PodGroup controller wrote it (kept as read; the scheduler does not use it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<serde_json::Value>,
 }
 
 /// PodGroup spec.

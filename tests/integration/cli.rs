@@ -731,3 +731,33 @@ fn all_namespaces_is_accepted_wherever_a_namespace_is() {
         "error: -A before the command configures the terminal UI; for `explain` put it after the command name (kschedtui explain -A ...)\n"
     );
 }
+
+#[test]
+fn completions_for_every_shell_and_the_binary_works_as_a_kubectl_plugin() {
+    for (shell, marker) in [
+        ("bash", "_kschedtui()"),
+        ("zsh", "#compdef kschedtui"),
+        ("fish", "complete -c kschedtui"),
+    ] {
+        let o = run(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains(marker), "{shell}");
+        assert!(
+            text.contains("explain") && text.contains("scheduler-version"),
+            "{shell}"
+        );
+    }
+    // kubectl runs `kubectl-kschedtui ARGS` for `kubectl kschedtui ARGS`.
+    let dir = std::env::temp_dir().join(format!("kschedtui-plugin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plugin = dir.join("kubectl-kschedtui");
+    let _ = std::fs::remove_file(&plugin);
+    std::fs::copy(env!("CARGO_BIN_EXE_kschedtui"), &plugin).unwrap();
+    let o = std::process::Command::new(&plugin)
+        .args(["explain", "--demo", "ml/train-3gpu"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("Pod ml/train-3gpu"));
+}
