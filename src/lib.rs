@@ -14,6 +14,8 @@ pub mod app;
 pub mod cli;
 pub mod engine;
 pub mod explain;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod model;
 pub mod source;
 #[doc(hidden)]

@@ -96,9 +96,10 @@ fn profile_rules_are_upstreams_in_its_order_and_words() {
         e,
         "scheduler config: parallelism: Invalid value: 0: should be an integer value greater than zero"
     );
-    let e = error_of(&format!(
+    let ebs = format!(
         "{HEAD}profiles:\n- schedulerName: default-scheduler\n  plugins:\n    filter:\n      enabled: [{{name: EBSLimits}}]\n"
-    ));
+    );
+    let e = error_of(&ebs);
     assert_eq!(
         e,
         "scheduler config: profiles[0].plugins.filter.enabled[0]: Invalid value: \"EBSLimits\": was invalid in version \"kubescheduler.config.k8s.io/v1\" (KubeSchedulerConfiguration is version \"kubescheduler.config.k8s.io/v1\")"
@@ -114,4 +115,29 @@ fn an_unknown_plugin_error_names_the_file() {
         e.starts_with("profile 'default-scheduler': plugin 'NoSuchPlugin' does not exist (known: "),
         "{e}"
     );
+}
+
+#[test]
+fn in_tree_volume_limits_are_refused_from_1_31_only() {
+    let dir = std::env::temp_dir().join(format!("kschedtui-ebs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sched.yaml");
+    std::fs::write(
+        &path,
+        format!("{HEAD}profiles:\n- schedulerName: default-scheduler\n  plugins:\n    filter:\n      enabled: [{{name: EBSLimits}}]\n"),
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_kschedtui"))
+        .args([
+            "explain",
+            "--demo",
+            "--all-pending",
+            "--scheduler-version",
+            "1.30",
+            "--config",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

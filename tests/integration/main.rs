@@ -9,6 +9,7 @@ mod config_validation;
 mod conformance;
 mod determinism;
 mod fixtures;
+mod fuzz_seeds;
 mod gang137;
 mod kinds;
 mod layering;

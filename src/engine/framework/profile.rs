@@ -234,14 +234,6 @@ impl SchedulerConfig {
                 if let Some(plugins) = &p.plugins {
                     for (point, set) in plugins.sets() {
                         for (j, e) in set.enabled.iter().enumerate() {
-                            if ["AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"]
-                                .contains(&e.name.as_str())
-                            {
-                                errs.push(format!(
-                                    "{path}.plugins.{point}.enabled[{j}]: Invalid value: {:?}: was invalid in version \"{CONFIG_API_VERSION}\" (KubeSchedulerConfiguration is version \"{CONFIG_API_VERSION}\")",
-                                    e.name
-                                ));
-                            }
                             if i32::try_from(e.weight).is_err() {
                                 return Err(ProfileError::Config(format!(
                                     "{path}.plugins.{point}.enabled[{j}].weight: {} does not fit in an int32: kube-scheduler cannot decode the file (cannot unmarshal number {} into Go struct field Plugin.profiles.plugins.{point}.enabled.weight of type int32)",
@@ -284,6 +276,33 @@ impl SchedulerConfig {
             errs.push(format!(
                 "podMaxBackoffSeconds: Invalid value: {max}: must be greater than or equal to PodInitialBackoffSeconds"
             ));
+        }
+        match errs.len() {
+            0 => Ok(()),
+            1 => Err(ProfileError::Config(errs.remove(0))),
+            _ => Err(ProfileError::Config(format!("[{}]", errs.join(", ")))),
+        }
+    }
+
+    /// The plugins a release's validation refuses by name ("was invalid in version": the
+    /// in-tree volume limits from 1.31), in upstream's aggregate form.
+    pub fn validate_plugins(&self, features: &Features) -> Result<(), ProfileError> {
+        if !features.has(crate::engine::release::Change::InTreeVolumeLimitsRemoved) {
+            return Ok(());
+        }
+        let mut errs = Vec::new();
+        for (i, p) in self.profiles.iter().enumerate() {
+            let Some(plugins) = &p.plugins else { continue };
+            for (point, set) in plugins.sets() {
+                for (j, e) in set.enabled.iter().enumerate() {
+                    if ["AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"].contains(&e.name.as_str()) {
+                        errs.push(format!(
+                            "profiles[{i}].plugins.{point}.enabled[{j}]: Invalid value: {:?}: was invalid in version \"{CONFIG_API_VERSION}\" (KubeSchedulerConfiguration is version \"{CONFIG_API_VERSION}\")",
+                            e.name
+                        ));
+                    }
+                }
+            }
         }
         match errs.len() {
             0 => Ok(()),
@@ -813,6 +832,9 @@ pub fn build_profiles(
     features: impl Into<Features>,
 ) -> Result<Vec<Framework>, ProfileError> {
     let features: Features = features.into();
+    if let Some(c) = config {
+        c.validate_plugins(&features)?;
+    }
     match config {
         Some(c) if !c.profiles.is_empty() => c
             .profiles

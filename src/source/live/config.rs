@@ -213,6 +213,19 @@ fn check_tls_material(k: &Kubeconfig, context: &str, files: &str) -> Result<(), 
     Ok(())
 }
 
+/// Reads a kubeconfig text as `resolve` reads a file and checks the TLS material of every
+/// context (the fuzz target's body; errors are returned, never panics).
+pub fn check_kubeconfig_text(text: &str) -> Vec<String> {
+    let Ok(k) = Kubeconfig::from_yaml(text) else {
+        return vec!["not a kubeconfig".into()];
+    };
+    let names: Vec<String> = k.contexts.iter().map(|c| c.name.clone()).collect();
+    names
+        .iter()
+        .filter_map(|c| check_tls_material(&k, c, "'fuzz'").err().map(|e| e.to_string()))
+        .collect()
+}
+
 /// Resolves the configuration.
 pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved, LiveError> {
     let files = kubeconfig_files(opts.kubeconfig.as_deref(), env)?;
