@@ -277,11 +277,7 @@ impl SchedulerConfig {
                 "podMaxBackoffSeconds: Invalid value: {max}: must be greater than or equal to PodInitialBackoffSeconds"
             ));
         }
-        match errs.len() {
-            0 => Ok(()),
-            1 => Err(ProfileError::Config(errs.remove(0))),
-            _ => Err(ProfileError::Config(format!("[{}]", errs.join(", ")))),
-        }
+        aggregate(errs)
     }
 
     /// The plugins a release's validation refuses by name ("was invalid in version": the
@@ -304,11 +300,7 @@ impl SchedulerConfig {
                 }
             }
         }
-        match errs.len() {
-            0 => Ok(()),
-            1 => Err(ProfileError::Config(errs.remove(0))),
-            _ => Err(ProfileError::Config(format!("[{}]", errs.join(", ")))),
-        }
+        aggregate(errs)
     }
 
     /// `validateCommonQueueSort`: every profile has the first profile's queueSort set and args.
@@ -346,6 +338,15 @@ impl SchedulerConfig {
             }
         }
         errs
+    }
+}
+
+/// `utilerrors.NewAggregate(errs).Error()`: one error as itself, several as `[a, b]`.
+fn aggregate(mut errs: Vec<String>) -> Result<(), ProfileError> {
+    match errs.len() {
+        0 => Ok(()),
+        1 => Err(ProfileError::Config(errs.remove(0))),
+        _ => Err(ProfileError::Config(format!("[{}]", errs.join(", ")))),
     }
 }
 

@@ -16,34 +16,25 @@ use crate::tui::theme::Theme;
 
 /// Draws the gang screen.
 pub fn render(app: &App, v: &GangView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+    let notice = |frame: &mut Frame<'_>, text: String, style| {
+        let b = block(theme, format!(" Gang of {} ", v.pod));
+        let inner = b.inner(area);
+        frame.render_widget(b, area);
+        frame.render_widget(
+            Paragraph::new(Span::styled(text, style)).wrap(Wrap { trim: false }),
+            inner,
+        );
+    };
     let g = match app.groups.get(&v.pod) {
         Some(Some(Ok(Some(g)))) => g.clone(),
         Some(Some(Ok(None))) => {
-            let b = block(theme, format!(" Gang of {} ", v.pod));
-            let inner = b.inner(area);
-            frame.render_widget(b, area);
             let msg = format!("{} is in no gang: no Permit plugin of its profile groups it.", v.pod);
-            frame.render_widget(Paragraph::new(Span::styled(msg, theme.muted)), inner);
-            return;
+            return notice(frame, msg, theme.muted);
         }
-        Some(Some(Err(e))) => {
-            let b = block(theme, format!(" Gang of {} ", v.pod));
-            let inner = b.inner(area);
-            frame.render_widget(b, area);
-            let msg = format!("The group could not be scheduled: {e}");
-            frame.render_widget(
-                Paragraph::new(Span::styled(msg, theme.fail)).wrap(Wrap { trim: false }),
-                inner,
-            );
-            return;
-        }
+        Some(Some(Err(e))) => return notice(frame, format!("The group could not be scheduled: {e}"), theme.fail),
         _ => {
-            let b = block(theme, format!(" Gang of {} ", v.pod));
-            let inner = b.inner(area);
-            frame.render_widget(b, area);
-            let msg = "Scheduling the group's pending members one after another…";
-            frame.render_widget(Paragraph::new(Span::styled(msg, theme.muted)), inner);
-            return;
+            let msg = "Scheduling the group's pending members one after another…".to_string();
+            return notice(frame, msg, theme.muted);
         }
     };
     let t = &g.gang;
