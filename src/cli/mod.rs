@@ -159,6 +159,12 @@ pub struct QueueArgs {
     /// Output format (text or json).
     #[arg(short, long, value_enum, default_value = "text")]
     pub output: Output,
+    /// Only the pending pods of this namespace (the queue itself is the whole cluster's).
+    #[arg(short, long, conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Every namespace (the default).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
     /// The release and feature gates to reproduce.
     #[command(flatten)]
     pub release: ReleaseArgs,
@@ -430,6 +436,9 @@ pub fn render_queue(args: &QueueArgs, cluster: Cluster, features: &Features) -> 
     let snap = Snapshot::new(Arc::new(cluster), features);
     let mut out = Vec::new();
     for p in snap.cluster.pending_pods() {
+        if args.namespace.as_ref().is_some_and(|ns| *ns != p.key.namespace) {
+            continue;
+        }
         out.push(engine::explain(&snap, &profiles, &p.key)?);
     }
     let entries = crate::explain::queue::entries(&snap.cluster, &out);

@@ -761,3 +761,28 @@ fn completions_for_every_shell_and_the_binary_works_as_a_kubectl_plugin() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("Pod ml/train-3gpu"));
 }
+
+#[test]
+fn queue_takes_a_namespace_or_all_of_them() {
+    let names = |args: &[&str]| -> Vec<String> {
+        let o = run(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["pods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["pod"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let all = names(&["queue", "--demo", "-o", "json"]);
+    assert_eq!(all, names(&["queue", "--demo", "-A", "-o", "json"]));
+    let ml = names(&["queue", "--demo", "-n", "ml", "-o", "json"]);
+    assert!(!ml.is_empty() && ml.iter().all(|p| p.starts_with("ml/")), "{ml:?}");
+    assert_eq!(
+        ml,
+        all.iter().filter(|p| p.starts_with("ml/")).cloned().collect::<Vec<_>>()
+    );
+    let o = run(&["queue", "--demo", "-n", "ml", "-A"]);
+    assert_eq!(o.status.code(), Some(2));
+}
