@@ -578,6 +578,11 @@ mod tests {
     const NO_PREEMPTION: &str = "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.";
 
     fn cluster_with(condition: &str, extra: &str) -> Cluster {
+        cluster_on("1", condition, extra)
+    }
+
+    /// Node n1 with `cpu` allocatable, pod a/p requesting 2 cpu with the condition, and `extra`.
+    fn cluster_on(cpu: &str, condition: &str, extra: &str) -> Cluster {
         load_str(
             "t",
             &format!(
@@ -585,7 +590,7 @@ mod tests {
 apiVersion: v1
 kind: List
 items:
-- {{apiVersion: v1, kind: Node, metadata: {{name: n1, creationTimestamp: "2026-01-01T00:00:00Z"}}, status: {{allocatable: {{cpu: "1", pods: "10"}}}}}}
+- {{apiVersion: v1, kind: Node, metadata: {{name: n1, creationTimestamp: "2026-01-01T00:00:00Z"}}, status: {{allocatable: {{cpu: "{cpu}", pods: "10"}}}}}}
 - apiVersion: v1
   kind: Pod
   metadata: {{name: p, namespace: a, uid: u-p, creationTimestamp: "2026-01-01T01:00:00Z"}}
@@ -910,23 +915,7 @@ items:
 
     /// A pod that fits on n1, with a PodScheduled condition.
     fn fitting(condition: &str) -> Cluster {
-        load_str(
-            "t",
-            &format!(
-                r#"
-apiVersion: v1
-kind: List
-items:
-- {{apiVersion: v1, kind: Node, metadata: {{name: n1, creationTimestamp: "2026-01-01T00:00:00Z"}}, status: {{allocatable: {{cpu: "4", pods: "10"}}}}}}
-- apiVersion: v1
-  kind: Pod
-  metadata: {{name: p, namespace: a, uid: u-p, creationTimestamp: "2026-01-01T01:00:00Z"}}
-  spec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: "2"}}}}}}]}}
-  status: {{conditions: [{condition}]}}
-"#
-            ),
-        )
-        .unwrap()
+        cluster_on("4", condition, "")
     }
 
     #[test]

@@ -34,6 +34,16 @@ pub struct WaitingPod {
 }
 
 impl WaitingPod {
+    /// The member as a gang trace reports it at `now_ms`: how long it has waited, how long is left.
+    pub fn member(&self, now_ms: u64) -> crate::engine::trace::WaitingMember {
+        crate::engine::trace::WaitingMember {
+            pod: self.pod.key.clone(),
+            node: self.node.clone(),
+            waited_ms: now_ms.saturating_sub(self.since_ms),
+            time_left_ms: self.deadline_ms().unwrap_or(now_ms).saturating_sub(now_ms),
+        }
+    }
+
     /// The earliest deadline among the pending plugins.
     pub fn deadline_ms(&self) -> Option<u64> {
         self.pending.values().map(|(_, d)| *d).min()

@@ -673,12 +673,7 @@ impl PermitPlugin for Coscheduling {
             .filter(|p| p.key != pod.key)
             .filter_map(|p| {
                 let all = handle.with(|s| s.waiting.get(&p.key).cloned());
-                all.map(|w| WaitingMember {
-                    pod: p.key.clone(),
-                    node: w.node.clone(),
-                    waited_ms: now.saturating_sub(w.since_ms),
-                    time_left_ms: w.deadline_ms().unwrap_or(now).saturating_sub(now),
-                })
+                all.map(|w| w.member(now))
             })
             .collect::<Vec<WaitingMember>>();
         let members = group_pods(&cx.snapshot.cluster, &pod.key.namespace, label);

@@ -376,15 +376,7 @@ impl PermitPlugin for GangScheduling {
             members: all.len(),
             assigned: bound.len() + waiting.len(),
             timeout_ms: PERMIT_TIMEOUT.as_millis() as u64,
-            waiting: waiting
-                .iter()
-                .map(|w| crate::engine::trace::WaitingMember {
-                    pod: w.pod.key.clone(),
-                    node: w.node.clone(),
-                    waited_ms: now.saturating_sub(w.since_ms),
-                    time_left_ms: w.deadline_ms().unwrap_or(now).saturating_sub(now),
-                })
-                .collect(),
+            waiting: waiting.iter().map(|w| w.member(now)).collect(),
             unplaced: all
                 .iter()
                 .filter(|p| p.node_name.is_none() && p.key != pi.pod.key)
