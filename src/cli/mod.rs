@@ -495,13 +495,20 @@ pub fn render_explanations(
     };
     let mut out = Vec::new();
     let mut groups = Vec::new();
+    // A gang is understood as a whole: its members' pass, once per group, for gang pods only.
+    let mut passes: std::collections::BTreeMap<String, engine::group_cycle::GroupCycle> =
+        std::collections::BTreeMap::new();
     for k in &keys {
         let ex = engine::explain_as(&snap, &profiles, k, args.profile.as_deref())?;
-        // A gang is understood as a whole: its members' pass, for gang pods only.
         let group = match &ex.gang {
-            Some(_) if args.profile.is_none() => {
-                engine::group_cycle::group_cycle(&snap.cluster, &profiles, features, k)?
-            }
+            Some(g) if args.profile.is_none() => Some(
+                passes
+                    .entry(g.group.clone())
+                    .or_insert_with(|| {
+                        engine::group_cycle::group_cycle_of(&snap.cluster, &profiles, features, k, g.clone())
+                    })
+                    .clone(),
+            ),
             _ => None,
         };
         out.push(ex);

@@ -197,9 +197,19 @@ pub fn group_cycle(
 ) -> Result<Option<GroupCycle>, EngineError> {
     let snap = Snapshot::new(Arc::new(cluster.clone()), features);
     let ex = runner::explain(&snap, profiles, pod)?;
-    let Some(gang) = ex.gang else {
-        return Ok(None);
-    };
+    Ok(ex
+        .gang
+        .map(|gang| group_cycle_of(cluster, profiles, features, pod, gang)))
+}
+
+/// As [`group_cycle`], for a pod whose explanation already gave its gang.
+pub fn group_cycle_of(
+    cluster: &Cluster,
+    profiles: &[Framework],
+    features: &Features,
+    pod: &ObjectKey,
+    gang: GangTrace,
+) -> GroupCycle {
     let bound_before = gang.assigned.saturating_sub(gang.waiting.len());
     let mut only: BTreeSet<ObjectKey> = gang.unplaced.iter().cloned().collect();
     only.insert(pod.clone());
@@ -288,12 +298,12 @@ pub fn group_cycle(
                 .collect(),
         }
     };
-    Ok(Some(GroupCycle {
+    GroupCycle {
         gang,
         bound_before,
         members,
         outcome,
-    }))
+    }
 }
 
 #[cfg(test)]
