@@ -24,7 +24,7 @@ use crate::source::live::config::Environment;
 use crate::source::live::watch::{Progress, WatchOptions};
 use crate::source::live::{ConnectOptions, LiveSource, Scope};
 use crate::source::snapshot::{SnapshotInfo, SnapshotOptions, write_file};
-use crate::source::write::{Plan, Removal, WriteMode, bind_plan, check_plan, execute, preempt_plan};
+use crate::source::write::{Plan, Removal, Report, WriteMode, bind_plan, check_plan, execute, preempt_plan};
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
@@ -233,6 +233,43 @@ enum Target {
     Live(Box<LiveSource>, (Release, Option<String>)),
 }
 
+impl Target {
+    /// The in-memory API server of a rehearsal answers as the release's would; `--save` is for
+    /// rehearsals only.
+    fn for_release(self, features: &Features, save: Option<&std::path::Path>) -> Result<Self> {
+        match self {
+            Target::Fixture(s, v) => Ok(Target::Fixture(s.with_server_options(features.server_options()), v)),
+            Target::Live(s, v) => {
+                if let Some(p) = save {
+                    bail!(
+                        "--save {} writes a rehearsal's result and needs --snapshot or --demo; on a live cluster the writes are the result",
+                        p.display()
+                    );
+                }
+                Ok(Target::Live(s, v))
+            }
+        }
+    }
+
+    /// Confirms and executes the plan; a rehearsal's cluster is then saved to `save`. A failed
+    /// plan still saves what it did (the rehearsal shows a partial preemption as it is).
+    async fn run(&self, plan: &Plan, yes: bool, save: Option<&std::path::Path>) -> Result<()> {
+        match self {
+            Target::Live(s, _) => outcome(&confirm_and_execute(&**s, plan, yes).await?),
+            Target::Fixture(s, _) => {
+                let report = confirm_and_execute(s, plan, yes).await?;
+                if let Some(path) = save {
+                    let cluster = s.state().to_cluster()?;
+                    crate::source::save::save(&cluster, path, true)
+                        .map_err(|e| anyhow!("{e}; the rehearsal's result was not saved"))?;
+                    println!("Saved the cluster after the writes to {}.", path.display());
+                }
+                outcome(&report)
+            }
+        }
+    }
+}
+
 async fn open_target(cli: &Cli, namespace: Option<String>) -> Result<(Target, ClusterState, String)> {
     let mode = write_mode(&cli.cluster);
     if let Some(p) = &cli.snapshot {
@@ -287,6 +324,7 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
         };
         let features = resolve_features(&args.release, default)?;
         let version = features.describe();
+        let target = target.for_release(&features, args.save.as_deref())?;
         let (cluster, ex) = explain_one(&state, &pod, &features, args.config.as_deref())?;
         let node = match &args.node {
             Some(n) => {
@@ -324,10 +362,7 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
             },
         };
         let plan = bind_plan(&cluster, &pod, &node)?;
-        match &target {
-            Target::Fixture(s, _) => confirm_and_execute(s, &plan, args.yes).await,
-            Target::Live(s, _) => confirm_and_execute(&**s, &plan, args.yes).await,
-        }
+        target.run(&plan, args.yes, args.save.as_deref()).await
     })
 }
 
@@ -343,6 +378,7 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
         };
         let features = resolve_features(&args.release, default)?;
         let version = features.describe();
+        let target = target.for_release(&features, args.save.as_deref())?;
         let (cluster, ex) = explain_one(&state, &pod, &features, args.config.as_deref())?;
         if ex.schedulable() {
             bail!(
@@ -375,15 +411,13 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
                 .join(", ")
         );
         let plan = preempt_plan(&cluster, &pod, node, &pf.victims, how)?;
-        match &target {
-            Target::Fixture(s, _) => confirm_and_execute(s, &plan, args.yes).await,
-            Target::Live(s, _) => confirm_and_execute(&**s, &plan, args.yes).await,
-        }
+        target.run(&plan, args.yes, args.save.as_deref()).await
     })
 }
 
-/// Prints the plan, checks permissions, asks, sends, reports.
-async fn confirm_and_execute<S: ClusterSource>(src: &S, plan: &Plan, yes: bool) -> Result<()> {
+/// Prints the plan, checks permissions, asks, sends and prints the report; an error when
+/// nothing was sent.
+async fn confirm_and_execute<S: ClusterSource>(src: &S, plan: &Plan, yes: bool) -> Result<Report> {
     let mode = src.write_mode();
     let dry = mode == WriteMode::DryRun;
     println!("Plan: {}", plan.action);
@@ -412,6 +446,12 @@ async fn confirm_and_execute<S: ClusterSource>(src: &S, plan: &Plan, yes: bool) 
     }
     let report = execute(src, plan).await;
     print!("{}", report.render(dry));
+    Ok(report)
+}
+
+/// A report that is not ok is an error naming the first critical failure.
+fn outcome(report: &Report) -> Result<()> {
+    let plan = &report.plan;
     if report.ok() {
         return Ok(());
     }

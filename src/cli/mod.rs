@@ -199,6 +199,10 @@ pub struct BindArgs {
     /// A KubeSchedulerConfiguration file with the profiles to use.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Rehearsals only (--snapshot/--demo): write the cluster as the writes left it to FILE
+    /// (JSON for .json, YAML otherwise; an existing FILE is replaced).
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
 }
 
 /// `preempt` arguments.
@@ -225,6 +229,10 @@ pub struct PreemptArgs {
     /// A KubeSchedulerConfiguration file with the profiles to use.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Rehearsals only (--snapshot/--demo): write the cluster as the writes left it to FILE
+    /// (JSON for .json, YAML otherwise; an existing FILE is replaced).
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
 }
 
 /// `snapshot` arguments.

@@ -2,6 +2,7 @@
 //! facts the scheduler reads on every cycle (requests, priority, ports, images). No scheduling
 //! logic and no I/O live here.
 
+pub mod apiserver;
 pub mod event;
 pub mod kinds;
 pub mod mutate;
@@ -9,6 +10,7 @@ pub mod quantity;
 pub mod resources;
 pub mod selector;
 pub mod workload;
+pub mod write;
 
 use std::collections::BTreeMap;
 use std::fmt;

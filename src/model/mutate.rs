@@ -1,13 +1,16 @@
-//! Changes to a cluster in snapshot mode, as the API server would apply them: binding a pod
-//! (`pods/{name}/binding`: spec.nodeName and the PodScheduled=True condition), deleting a
-//! preemption victim, setting status.nominatedNodeName, and the scheduler-cache "assume" /
-//! "forget" of a pod waiting at Permit. Each change rebuilds the pod's model from its
-//! object, so `Pod.obj` stays the source of truth for saving the snapshot back to a file.
+//! The changes the scheduler makes to a cluster between cycles (what `simulate` applies):
+//! binding a pod, deleting a preemption victim and setting status.nominatedNodeName, each sent
+//! to the in-memory API server ([`super::apiserver`]) as the scheduler would send it, and the
+//! scheduler-cache "assume" / "forget" of a pod waiting at Permit, which write nothing. Each
+//! change rebuilds the pod's model from its object, so `Pod.obj` stays the source of truth for
+//! saving the snapshot back to a file.
 
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 
+use super::apiserver::{self, ServerOptions};
+use super::write::{WriteError, WriteMode, WriteRequest};
 use super::{Cluster, ObjectKey, Pod};
 
 /// Why a change could not be applied.
@@ -25,6 +28,9 @@ pub enum ChangeError {
     /// The pod has finished.
     #[error("pod '{0}' has finished (status.phase '{1}')")]
     Finished(ObjectKey, String),
+    /// The API server refused the write.
+    #[error("{0}")]
+    Refused(WriteError),
 }
 
 impl Cluster {
@@ -67,14 +73,28 @@ impl Cluster {
         Ok(i)
     }
 
-    /// Binds a pending pod to a node as the `pods/binding` subresource does: sets
-    /// spec.nodeName and the PodScheduled condition to True.
-    pub fn bind_pod(&mut self, key: &ObjectKey, node: &str) -> Result<Arc<Pod>, ChangeError> {
+    /// Sends a request to the in-memory API server and returns the pod as it is after it
+    /// (the pod before it for a delete).
+    fn send(&mut self, req: &WriteRequest, opts: &ServerOptions) -> Result<Arc<Pod>, ChangeError> {
+        let before = self.pods[self.pod_index(req.pod())?].clone();
+        apiserver::send(self, req, WriteMode::Enabled, opts).map_err(|e| match e {
+            WriteError::NotFound { pod } => ChangeError::NoPod(pod),
+            WriteError::AlreadyBound { pod, node } => ChangeError::AlreadyBound(pod, node),
+            e => ChangeError::Refused(e),
+        })?;
+        Ok(self.pod(req.pod()).cloned().unwrap_or(before))
+    }
+
+    /// Binds a pending pod to a node with a `pods/binding` request, as the scheduler's
+    /// DefaultBinder does (the pod's uid as precondition).
+    pub fn bind_pod(&mut self, key: &ObjectKey, node: &str, opts: &ServerOptions) -> Result<Arc<Pod>, ChangeError> {
         let i = self.pending_index(key, node)?;
-        let mut obj = self.pods[i].obj.clone();
-        obj.spec.get_or_insert_with(Default::default).node_name = Some(node.to_string());
-        set_pod_scheduled(&mut obj);
-        Ok(self.rebuild(i, obj))
+        let req = WriteRequest::Bind {
+            pod: key.clone(),
+            uid: self.pods[i].obj.metadata.uid.clone(),
+            node: node.to_string(),
+        };
+        self.send(&req, opts)
     }
 
     /// Marks a pending pod as placed on a node without an API call (the scheduler cache's
@@ -96,39 +116,29 @@ impl Cluster {
         Ok(self.rebuild(i, obj))
     }
 
-    /// Deletes a pod (a preemption victim): it leaves the cluster and its node.
+    /// Deletes a pod (a preemption victim), with its uid as precondition.
     pub fn evict_pod(&mut self, key: &ObjectKey) -> Result<Arc<Pod>, ChangeError> {
         let i = self.pod_index(key)?;
-        Ok(self.pods.remove(i))
+        let req = WriteRequest::Delete {
+            pod: key.clone(),
+            uid: self.pods[i].obj.metadata.uid.clone(),
+        };
+        self.send(&req, &ServerOptions::default())
     }
 
     /// Sets (or with None clears) status.nominatedNodeName.
     pub fn set_nominated_node(&mut self, key: &ObjectKey, node: Option<&str>) -> Result<Arc<Pod>, ChangeError> {
-        let i = self.pod_index(key)?;
+        self.pod_index(key)?;
         if let Some(n) = node
             && self.node(n).is_none()
         {
             return Err(ChangeError::NoNode(n.to_string()));
         }
-        let mut obj = self.pods[i].obj.clone();
-        let st = obj.status.get_or_insert_with(Default::default);
-        st.nominated_node_name = node.map(str::to_string);
-        Ok(self.rebuild(i, obj))
-    }
-}
-
-/// Sets the PodScheduled condition to True (registry/core/pod/storage `assignPod`).
-fn set_pod_scheduled(obj: &mut core::Pod) {
-    let st = obj.status.get_or_insert_with(Default::default);
-    let conds = st.conditions.get_or_insert_with(Vec::new);
-    let c = core::PodCondition {
-        type_: "PodScheduled".into(),
-        status: "True".into(),
-        ..Default::default()
-    };
-    match conds.iter_mut().find(|c| c.type_ == "PodScheduled") {
-        Some(existing) => *existing = c,
-        None => conds.push(c),
+        let req = WriteRequest::Nominate {
+            pod: key.clone(),
+            node: node.map(str::to_string),
+        };
+        self.send(&req, &ServerOptions::default())
     }
 }
 
@@ -163,7 +173,7 @@ items:
     fn bind_sets_node_name_and_pod_scheduled_and_keeps_priority() {
         let mut c = load_str("t", SNAP).unwrap();
         let k = ObjectKey::new("default", "p");
-        let p = c.bind_pod(&k, "n1").unwrap();
+        let p = c.bind_pod(&k, "n1", &ServerOptions::default()).unwrap();
         assert_eq!(p.node_name.as_deref(), Some("n1"));
         assert_eq!(p.priority, 7);
         let conds = p.obj.status.as_ref().unwrap().conditions.as_ref().unwrap();
@@ -174,11 +184,12 @@ items:
         );
         assert_eq!(conds[0].message, None);
         assert_eq!(
-            c.bind_pod(&k, "n1").unwrap_err(),
+            c.bind_pod(&k, "n1", &ServerOptions::default()).unwrap_err(),
             ChangeError::AlreadyBound(k.clone(), "n1".into())
         );
         assert_eq!(
-            c.bind_pod(&ObjectKey::new("default", "v"), "zz").unwrap_err(),
+            c.bind_pod(&ObjectKey::new("default", "v"), "zz", &ServerOptions::default())
+                .unwrap_err(),
             ChangeError::AlreadyBound(ObjectKey::new("default", "v"), "n1".into())
         );
     }

@@ -3,21 +3,22 @@
 //! live watch would send, so the whole loop (explain, preempt, victims vanish, re-explain,
 //! bind) runs in tests and demos without a cluster. Nothing is ever written to the file.
 //!
-//! The API server's answers are imitated where the front end must handle them: 404 for a pod
-//! that is gone, 409 for binding a bound pod, 429 for an eviction a PodDisruptionBudget
-//! refuses (status.disruptionsAllowed == 0), 500 for a pod covered by several PDBs.
+//! Requests are answered by the one in-memory API server, [`crate::model::apiserver`]: the
+//! same preconditions and refusals (404, 409, 429 from a PodDisruptionBudget, 500 for several
+//! PDBs) as kube-apiserver, and the same changes as everywhere else kschedtui applies a write
+//! in memory.
 
 use std::path::Path;
 use std::sync::Mutex;
 
-use k8s_openapi::api::core::v1 as core;
 use tokio::sync::mpsc;
 
 use super::ClusterSource;
 use super::file::{self, LoadError};
 use super::write::{Outcome, WriteError, WriteMode, WriteRequest};
-use crate::model::event::{ClusterEvent, ClusterState, Kind};
-use crate::model::{Cluster, Object, ObjectKey};
+use crate::model::Cluster;
+use crate::model::apiserver::{self, ServerOptions};
+use crate::model::event::{ClusterEvent, ClusterState};
 
 /// A snapshot in memory.
 #[derive(Debug)]
@@ -27,6 +28,7 @@ pub struct FixtureSource {
     state: Mutex<ClusterState>,
     tx: Mutex<Option<mpsc::Sender<ClusterEvent>>>,
     warnings: Vec<String>,
+    server: ServerOptions,
 }
 
 impl FixtureSource {
@@ -61,6 +63,7 @@ impl FixtureSource {
             state: Mutex::new(state),
             tx: Mutex::new(None),
             warnings: Vec::new(),
+            server: ServerOptions::default(),
         }
     }
 
@@ -68,6 +71,13 @@ impl FixtureSource {
     #[must_use]
     pub fn with_write_mode(mut self, mode: WriteMode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// Sets how the in-memory API server behaves where releases differ.
+    #[must_use]
+    pub fn with_server_options(mut self, server: ServerOptions) -> Self {
+        self.server = server;
         self
     }
 
@@ -84,107 +94,6 @@ impl FixtureSource {
     fn lock(&self) -> std::sync::MutexGuard<'_, ClusterState> {
         // A panic while holding the lock leaves a consistent map; keep using it.
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn pod(state: &ClusterState, key: &ObjectKey) -> Result<core::Pod, WriteError> {
-        match state.get(Kind::Pod, key) {
-            Some(Object::Pod(p)) => Ok((**p).clone()),
-            _ => Err(WriteError::NotFound { pod: key.clone() }),
-        }
-    }
-
-    /// Computes the events a request causes (without applying them).
-    fn events_for(&self, state: &ClusterState, req: &WriteRequest) -> Result<(Outcome, Vec<ClusterEvent>), WriteError> {
-        let key = req.pod();
-        let applied = |p: core::Pod| ClusterEvent::Applied(Box::new(Object::Pod(Box::new(p))));
-        match req {
-            WriteRequest::Bind { node, uid, .. } => {
-                let mut p = Self::pod(state, key)?;
-                if let Some(u) = uid
-                    && p.metadata.uid.as_ref() != Some(u)
-                {
-                    return Err(WriteError::Conflict {
-                        message: format!("pod {key} was replaced (uid precondition failed)"),
-                    });
-                }
-                let spec = p.spec.get_or_insert_with(Default::default);
-                if let Some(n) = spec.node_name.as_ref().filter(|n| !n.is_empty()) {
-                    return Err(WriteError::AlreadyBound {
-                        pod: key.clone(),
-                        node: n.clone(),
-                    });
-                }
-                spec.node_name = Some(node.clone());
-                set_condition(&mut p, "PodScheduled", "True", "", "");
-                Ok((Outcome::Done { code: 201 }, vec![applied(p)]))
-            }
-            WriteRequest::MarkDisruptionTarget { scheduler_name, .. } => {
-                let mut p = Self::pod(state, key)?;
-                set_condition(
-                    &mut p,
-                    "DisruptionTarget",
-                    "True",
-                    super::write::REASON_PREEMPTION_BY_SCHEDULER,
-                    &format!("{scheduler_name}: preempting to accommodate a higher priority pod"),
-                );
-                Ok((Outcome::Done { code: 200 }, vec![applied(p)]))
-            }
-            WriteRequest::Nominate { node, .. } => {
-                let mut p = Self::pod(state, key)?;
-                p.status.get_or_insert_with(Default::default).nominated_node_name = node.clone();
-                Ok((Outcome::Done { code: 200 }, vec![applied(p)]))
-            }
-            WriteRequest::Delete { .. } => match Self::pod(state, key) {
-                Ok(p) => Ok((
-                    Outcome::Done { code: 200 },
-                    vec![ClusterEvent::Deleted(Box::new(Object::Pod(Box::new(p))))],
-                )),
-                Err(_) => Ok((Outcome::AlreadyGone, Vec::new())),
-            },
-            WriteRequest::Evict { .. } => {
-                let Ok(p) = Self::pod(state, key) else {
-                    return Ok((Outcome::AlreadyGone, Vec::new()));
-                };
-                let labels = p.metadata.labels.clone().unwrap_or_default();
-                let pdbs: Vec<_> = state
-                    .objects_of(Kind::PodDisruptionBudget)
-                    .filter_map(|o| match o {
-                        Object::PodDisruptionBudget(b) => Some((**b).clone()),
-                        _ => None,
-                    })
-                    .collect();
-                let mut events = Vec::new();
-                if let Some(i) = super::write::eviction_answer(key, &labels, &pdbs, &req.summary())? {
-                    let mut b = pdbs[i].clone();
-                    let st = b.status.get_or_insert_with(Default::default);
-                    st.disruptions_allowed = Some(st.disruptions_allowed.unwrap_or(0) - 1);
-                    events.push(ClusterEvent::Applied(Box::new(Object::PodDisruptionBudget(Box::new(
-                        b,
-                    )))));
-                }
-                events.push(ClusterEvent::Deleted(Box::new(Object::Pod(Box::new(p)))));
-                Ok((Outcome::Done { code: 201 }, events))
-            }
-        }
-    }
-}
-
-fn set_condition(p: &mut core::Pod, type_: &str, status: &str, reason: &str, message: &str) {
-    let conds = p
-        .status
-        .get_or_insert_with(Default::default)
-        .conditions
-        .get_or_insert_with(Vec::new);
-    let c = core::PodCondition {
-        type_: type_.to_string(),
-        status: status.to_string(),
-        reason: Some(reason.to_string()).filter(|r| !r.is_empty()),
-        message: Some(message.to_string()).filter(|m| !m.is_empty()),
-        ..Default::default()
-    };
-    match conds.iter_mut().find(|x| x.type_ == type_) {
-        Some(x) => *x = c,
-        None => conds.push(c),
     }
 }
 
@@ -215,38 +124,27 @@ impl ClusterSource for FixtureSource {
     }
 
     async fn send(&self, req: &WriteRequest) -> Result<Outcome, WriteError> {
-        if self.mode == WriteMode::ReadOnly {
-            return Err(WriteError::ReadOnly);
-        }
-        let events = {
-            let mut state = self.lock();
-            let (outcome, events) = self.events_for(&state, req)?;
-            if self.mode == WriteMode::DryRun {
-                return Ok(outcome);
-            }
-            for e in &events {
-                state.apply(e.clone());
-            }
-            (outcome, events)
-        };
+        let (outcome, changes) = apiserver::send(&mut *self.lock(), req, self.mode, &self.server)?;
         let tx = self
             .tx
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
         if let Some(tx) = tx {
-            for e in events.1 {
+            for c in &changes {
                 // A closed channel means nobody watches any more; the state is still updated.
-                let _ = tx.send(e).await;
+                let _ = tx.send(c.to_event()).await;
             }
         }
-        Ok(events.0)
+        Ok(outcome)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::event::Kind;
+    use crate::model::{Object, ObjectKey};
     use crate::source::write::{Removal, Step, execute, preempt_plan};
 
     const CLUSTER: &str = r#"

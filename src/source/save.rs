@@ -292,7 +292,8 @@ items:
     #[test]
     fn bind_and_evict_patch_only_scheduling_fields_and_read_back() {
         let mut c = load_str_keeping_documents("t", SNAP).unwrap();
-        c.bind_pod(&ObjectKey::new("default", "p"), "n1").unwrap();
+        c.bind_pod(&ObjectKey::new("default", "p"), "n1", &Default::default())
+            .unwrap();
         c.evict_pod(&ObjectKey::new("default", "v")).unwrap();
         let v = to_list(&c);
         let items = v["items"].as_array().unwrap();
@@ -356,7 +357,8 @@ items:
     #[test]
     fn without_kept_documents_typed_objects_are_written_with_kind() {
         let mut c = load_str("t", SNAP).unwrap();
-        c.bind_pod(&ObjectKey::new("default", "p"), "n1").unwrap();
+        c.bind_pod(&ObjectKey::new("default", "p"), "n1", &Default::default())
+            .unwrap();
         let text = to_text(&c, true).unwrap();
         let back = load_str("back.json", &text).unwrap();
         assert_eq!(back.nodes.len(), 1);

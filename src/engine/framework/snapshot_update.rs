@@ -71,7 +71,8 @@ impl Snapshot {
 
     /// Binds a pending pod (see `Cluster::bind_pod`) and counts it on its node.
     pub fn bind_pod(&mut self, key: &ObjectKey, node: &str) -> Result<Arc<Pod>, ChangeError> {
-        self.change(key, |c| c.bind_pod(key, node))
+        let opts = self.features.server_options();
+        self.change(key, |c| c.bind_pod(key, node, &opts))
     }
 
     /// Assumes a pending pod on a node (see `Cluster::assume_pod`).

@@ -352,6 +352,13 @@ impl Features {
         self.enabled & (1 << gate as u64) != 0
     }
 
+    /// How the in-memory API server behaves at this release and gates.
+    pub fn server_options(&self) -> crate::model::apiserver::ServerOptions {
+        crate::model::apiserver::ServerOptions {
+            clear_nomination_on_bind: self.on(Gate::ClearingNominatedNodeNameAfterBinding),
+        }
+    }
+
     /// Whether the release has an ungated change.
     pub fn has(&self, change: Change) -> bool {
         change.spec().in_release(self.release)

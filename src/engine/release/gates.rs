@@ -97,6 +97,9 @@ macro_rules! gates {
 }
 
 gates! {
+    /// The API server clears status.nominatedNodeName on a binding (read by the in-memory API
+    /// server, `model::apiserver`).
+    ClearingNominatedNodeNameAfterBinding,
     /// DRA: the DynamicResources plugin (GA 1.34, locked from 1.35).
     DynamicResourceAllocation,
     /// DRA: admin access requests may take devices in use.
