@@ -12,8 +12,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::{
-    BindArgs, Cli, ClusterArgs, DEMO_SNAPSHOT, DryRun, ExplainArgs, PreemptArgs, SnapshotArgs, load_profiles,
-    recorded_version, render_explanations, resolve_features, write_stdout,
+    BindArgs, Cli, ClusterArgs, DryRun, ExplainArgs, PreemptArgs, SnapshotArgs, load_profiles, render_explanations,
+    resolve_features, write_stdout,
 };
 use crate::engine::{self, Features, Release, Snapshot};
 use crate::model::ObjectKey;
@@ -23,6 +23,7 @@ use crate::source::fixture::FixtureSource;
 use crate::source::live::config::Environment;
 use crate::source::live::watch::{Progress, WatchOptions};
 use crate::source::live::{ConnectOptions, LiveSource, Scope};
+use crate::source::load::Input;
 use crate::source::snapshot::{SnapshotInfo, SnapshotOptions, write_file};
 use crate::source::write::{Plan, Removal, Report, WriteMode, bind_plan, check_plan, execute, preempt_plan};
 
@@ -272,23 +273,14 @@ impl Target {
 
 async fn open_target(cli: &Cli, namespace: Option<String>) -> Result<(Target, ClusterState, String)> {
     let mode = write_mode(&cli.cluster);
-    if let Some(p) = &cli.snapshot {
-        let s = FixtureSource::from_path(p)?.with_write_mode(mode);
+    if let Some(input) = Input::from_flags(cli.snapshot.as_deref(), cli.demo) {
+        let s = input.fixture()?.with_write_mode(mode);
         let state = s.load().await?;
         eprintln!(
             "kschedtui: rehearsal on {}: changes stay in memory, nothing is written",
             s.describe()
         );
-        return Ok((Target::Fixture(s, recorded_version(Some(p))), state, "default".into()));
-    }
-    if cli.demo {
-        let s = FixtureSource::from_str("demo.yaml (embedded)", DEMO_SNAPSHOT)?.with_write_mode(mode);
-        let state = s.load().await?;
-        eprintln!(
-            "kschedtui: rehearsal on {}: changes stay in memory, nothing is written",
-            s.describe()
-        );
-        return Ok((Target::Fixture(s, None), state, "default".into()));
+        return Ok((Target::Fixture(s, input.recorded()), state, "default".into()));
     }
     let (src, sv, state) = connect_and_load(&cli.cluster, namespace, Scope::AllNamespaces).await?;
     let ns = src.info().namespace.clone();

@@ -12,16 +12,15 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::engine::{self, FeatureGates, Features, Framework, Release, SchedulerConfig, Snapshot};
+use crate::engine::release::{Recorded, ReleaseChoice};
+use crate::engine::{self, Features, Framework, Release, Snapshot};
 use crate::model::{Cluster, ObjectKey};
-use crate::source::file;
+use crate::source::load::Input;
 
-pub mod condition;
 #[cfg(feature = "live")]
 pub mod live;
 
-/// The demo cluster, embedded so `--demo` works from any directory.
-pub const DEMO_SNAPSHOT: &str = include_str!("../../fixtures/demo.yaml");
+pub use crate::source::load::DEMO_SNAPSHOT;
 
 /// kschedtui: see why a pod is Pending, plugin by plugin, node by node.
 #[derive(Parser, Debug)]
@@ -74,26 +73,22 @@ pub struct ReleaseArgs {
 }
 
 impl ReleaseArgs {
+    /// The plain choice the engine resolves.
+    pub fn choice(&self) -> ReleaseChoice {
+        ReleaseChoice {
+            scheduler_version: self.scheduler_version.clone(),
+            feature_gates: self.feature_gates.clone(),
+        }
+    }
+
     /// The release given, else `default`, with the gates given; errors name what is wrong.
     pub fn resolve(&self, default: Release) -> Result<Features> {
-        let release = match &self.scheduler_version {
-            Some(v) => v.parse().map_err(anyhow::Error::msg)?,
-            None => default,
-        };
-        let gates = match &self.feature_gates {
-            Some(g) => FeatureGates::parse(g)?,
-            None => FeatureGates::none(),
-        };
-        let mut f = Features::with_gates(release, &gates)?;
-        if let Some(note) = release.patch_note() {
-            f.set_note(note);
-        }
-        Ok(f)
+        Ok(self.choice().resolve(default)?)
     }
 
     /// True when either is given.
     pub fn is_set(&self) -> bool {
-        self.scheduler_version.is_some() || self.feature_gates.is_some()
+        self.choice().is_set()
     }
 }
 
@@ -334,80 +329,31 @@ pub struct ExplainArgs {
     pub profile: Option<String>,
 }
 
-/// Loads the cluster from `--snapshot` or the demo.
-pub fn load_cluster(snapshot: Option<&Path>, demo: bool) -> Result<Cluster> {
-    match (snapshot, demo) {
-        (Some(p), _) => Ok(file::load_path(p)?),
-        (None, true) => Ok(file::load_str("demo.yaml (embedded)", DEMO_SNAPSHOT)?),
-        (None, false) => bail!(
-            "no cluster to explain against: pass --snapshot FILE or --demo (this build has no live cluster support)"
-        ),
-    }
+/// Where `--snapshot` / `--demo` read from, or an error naming the missing flag.
+pub fn input(snapshot: Option<&Path>, demo: bool, what: &str) -> Result<Input> {
+    Input::from_flags(snapshot, demo)
+        .ok_or_else(|| anyhow::anyhow!("no cluster to {what}: pass --snapshot FILE or --demo"))
 }
 
 /// Reads the profiles of a release, from a config file when given.
 pub fn load_profiles(config: Option<&Path>, features: &Features) -> Result<Vec<Framework>> {
-    let cfg = match config {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read scheduler config '{}'", p.display()))?;
-            Some(SchedulerConfig::parse(&text).with_context(|| format!("in '{}'", p.display()))?)
-        }
-        None => None,
-    };
-    let profiles = engine::build_profiles(cfg.as_ref(), features);
-    match config {
-        Some(p) => profiles.with_context(|| format!("in '{}'", p.display())),
-        None => Ok(profiles?),
-    }
-}
-
-/// A release recorded by a snapshot or read from a server, with the note to show when
-/// kschedtui explains it as another release.
-pub type Recorded = (Release, Option<String>);
-
-/// The release recorded in a snapshot written by `kschedtui snapshot` (the cluster's
-/// gitVersion), with a note when kschedtui explains it as another release.
-pub fn recorded_version(snapshot: Option<&Path>) -> Option<Recorded> {
-    version_of(&crate::source::snapshot::SnapshotInfo::read(snapshot?)?)
-}
-
-fn version_of(info: &crate::source::snapshot::SnapshotInfo) -> Option<Recorded> {
-    info.kubernetes_version.as_deref().map(Release::from_server)
+    Ok(crate::source::load::profiles(config, features)?)
 }
 
 /// The features to explain with: `--scheduler-version` / `--feature-gates`, else the recorded
 /// release (with its note), else the newest.
 pub fn resolve_features(args: &ReleaseArgs, recorded: Option<Recorded>) -> Result<Features> {
-    let (default, note) = recorded.unwrap_or((Release::NEWEST, None));
-    let mut f = args.resolve(default)?;
-    if args.scheduler_version.is_none()
-        && let Some(n) = note
-    {
-        f.set_note(n);
-    }
-    Ok(f)
+    Ok(args.choice().features(recorded)?)
 }
 
-/// Loads the cluster from `--snapshot` or the demo with what `kschedtui snapshot` recorded in
-/// the file: the release of the cluster it was taken from (clamped), and which optional kinds
-/// could not be read (events: the verdict says so; VolumeAttachments: a warning).
+/// Loads the cluster from `--snapshot` or the demo with what `kschedtui snapshot` recorded.
 pub fn load_cluster_recorded(snapshot: Option<&Path>, demo: bool) -> Result<(Cluster, Option<Recorded>)> {
-    let info = snapshot.and_then(crate::source::snapshot::SnapshotInfo::read);
-    let mut cluster = load_cluster(snapshot, demo)?;
-    let version = info.as_ref().and_then(version_of);
-    // A snapshot of a cluster whose events or VolumeAttachments could not be read says so, as
-    // the live verdict did.
-    let mut unreadable = info.map(|i| i.unreadable).unwrap_or_default();
-    if let Some(why) = unreadable.remove(crate::model::event::Kind::Event.name()) {
-        cluster.events_unreadable = Some(why);
-    }
-    for (name, why) in unreadable {
-        if let Some(kind) = crate::model::kinds::Kind::named(&name) {
-            cluster.warnings.extend(crate::model::unreadable_warning(kind, &why));
-        }
-    }
-    Ok((cluster, version))
+    let input = Input::from_flags(snapshot, demo).ok_or_else(|| {
+        anyhow::anyhow!(
+            "no cluster to explain against: pass --snapshot FILE or --demo (this build has no live cluster support)"
+        )
+    })?;
+    Ok(input.load_recorded()?)
 }
 
 /// Runs `explain`.
@@ -532,7 +478,7 @@ pub fn render_explanations(
                     .map(|(ex, g)| {
                         crate::explain::text::render(ex)
                             + &g.as_ref().map(crate::explain::group::render).unwrap_or_default()
-                            + &condition::cluster_verdict(&snap.cluster, ex)
+                            + &crate::explain::condition::cluster_verdict(&snap.cluster, ex)
                     })
                     .collect::<Vec<_>>()
                     .join("\n")
@@ -545,7 +491,7 @@ pub fn render_explanations(
                 .map(|(ex, g)| {
                     let mut v = crate::explain::json::to_value(ex);
                     if let (Some(c), serde_json::Value::Object(m)) =
-                        (condition::cluster_json(&snap.cluster, ex), &mut v)
+                        (crate::explain::condition::cluster_json(&snap.cluster, ex), &mut v)
                     {
                         m.insert(crate::explain::json::CLUSTER_KEY.into(), c);
                     }
@@ -636,23 +582,21 @@ fn run_tui(cli: &Cli) -> Result<()> {
     // all are checked before the terminal opens, so a mistake is a one-line error
     let checked = cli.release.resolve(Release::NEWEST)?;
     let config = match &cli.config {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read scheduler config '{}'", p.display()))?;
-            let cfg = SchedulerConfig::parse(&text).with_context(|| format!("in '{}'", p.display()))?;
-            engine::build_profiles(Some(&cfg), &checked).with_context(|| format!("in '{}'", p.display()))?;
-            Some(cfg)
-        }
+        Some(p) => Some(crate::source::load::scheduler_config(p, &checked)?),
         None => None,
     };
     crate::tui::run(&crate::tui::Options {
-        snapshot: cli.snapshot.clone(),
-        demo: cli.demo,
+        input: Input::from_flags(cli.snapshot.as_deref(), cli.demo),
         theme: cli.theme.clone(),
         readonly: cli.cluster.readonly,
-        cluster: cli.cluster.clone(),
+        #[cfg(feature = "live")]
+        connect: live::connect_options(
+            &cli.cluster,
+            cli.namespace.clone(),
+            crate::source::live::Scope::AllNamespaces,
+        ),
         namespace: cli.namespace.clone(),
-        release: cli.release.clone(),
+        release: cli.release.choice(),
         config,
         evict: cli.evict,
     })

@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 
-use super::{DEMO_SNAPSHOT, Output, ReleaseArgs, load_profiles, recorded_version, resolve_features, write_stdout};
+use super::{Output, ReleaseArgs, input, load_profiles, resolve_features, write_stdout};
 use crate::engine::simulate::{SimOptions, simulate as run};
-use crate::source::{file, save};
+use crate::source::save;
 
 /// `simulate` arguments.
 #[derive(Args, Debug)]
@@ -34,12 +34,9 @@ pub struct SimulateArgs {
 
 /// Runs `simulate`.
 pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Result<()> {
-    let features = resolve_features(&args.release, recorded_version(snapshot))?;
-    let cluster = match (snapshot, demo) {
-        (Some(p), _) => file::load_path_keeping_documents(p)?,
-        (None, true) => file::load_str_keeping_documents("demo.yaml (embedded)", DEMO_SNAPSHOT)?,
-        (None, false) => bail!("no cluster to simulate: pass --snapshot FILE or --demo"),
-    };
+    let input = input(snapshot, demo, "simulate")?;
+    let features = resolve_features(&args.release, input.recorded())?;
+    let cluster = input.load_keeping_documents()?;
     for w in &cluster.warnings {
         eprintln!("warning: {w}");
     }

@@ -3,7 +3,7 @@
 //! added where the contract allows.
 //!
 //! One optional top-level key is added by `explain` itself, since it reads the cluster rather
-//! than the trace ([`CLUSTER_KEY`], built by `crate::cli::condition::cluster_json`): what the
+//! than the trace ([`CLUSTER_KEY`], built by `super::condition::cluster_json`): what the
 //! cluster's own scheduler wrote about the pod, present only when the pod has a PodScheduled
 //! condition or FailedScheduling events, or events could not be read:
 //!

@@ -1,5 +1,7 @@
-//! Renders explanations: the JSON contract (shared/spec/explain-json-v1.md) and the text report.
+//! Renders explanations: the JSON contract (shared/spec/explain-json-v1.md), the text report,
+//! and the reconciliation with what the cluster itself recorded ([`condition`]).
 
+pub mod condition;
 pub mod group;
 pub mod json;
 pub mod queue;

@@ -1,6 +1,8 @@
 //! Where cluster state comes from and where writes go.
 //!
 //! - [`file`]: snapshot files (`--snapshot`), read into a [`Cluster`](crate::model::Cluster).
+//! - [`load`]: the cluster of `--snapshot` or `--demo` and the `--config` file, for every
+//!   front end.
 //! - [`save`]: writes a [`Cluster`](crate::model::Cluster) back, keeping the documents as read
 //!   (`simulate --write`).
 //! - [`snapshot`]: writes a [`ClusterState`] back as a snapshot file (`kschedtui snapshot`),
@@ -14,6 +16,7 @@
 
 pub mod anonymize;
 pub mod file;
+pub mod load;
 pub mod save;
 pub mod snapshot;
 pub mod write;

@@ -14,15 +14,14 @@ use super::{LiveJob, Options, Writer, event_loop, runtime};
 use crate::app::{Action, Attached, SourceInfo, SourceKind};
 use crate::engine::{Features, Release, SchedulerConfig, build_profiles};
 use crate::source::ClusterSource;
+use crate::source::live::LiveSource;
 use crate::source::live::config::Environment;
 use crate::source::live::watch::Progress;
-use crate::source::live::{LiveSource, Scope};
 
 /// Connects, then runs the TUI on the live cluster.
 pub fn run(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<()> {
     super::runtime()?.block_on(async {
-        let copts = crate::cli::live::connect_options(&opts.cluster, opts.namespace.clone(), Scope::AllNamespaces);
-        let src = LiveSource::connect(&copts, &Environment::from_process()).await?;
+        let src = LiveSource::connect(&opts.connect, &Environment::from_process()).await?;
         let info = SourceInfo {
             kind: SourceKind::Live,
             name: src.describe(),
@@ -46,7 +45,7 @@ pub fn run(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<()> {
                         .ok()
                         .map(|sv| Release::from_server(&sv.git_version))
                 };
-                crate::cli::resolve_features(&pinned, server).map_err(|e| format!("{e:#}"))
+                pinned.features(server).map_err(|e| format!("{e:#}"))
             }
         };
         let (relist_tx, relist_rx) = mpsc::unbounded_channel::<()>();

@@ -10,7 +10,6 @@ pub mod terminal;
 pub mod theme;
 pub mod view;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,7 +19,9 @@ use futures_util::StreamExt as _;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use crate::app::{Action, App, Effect, Load, Loaded, SourceInfo, SourceKind, keymap, update};
+use crate::engine::release::ReleaseChoice;
 use crate::engine::{SchedulerConfig, build_profiles};
+use crate::source::load::Input;
 use crate::source::write::Plan;
 use theme::Theme;
 use view::ViewState;
@@ -28,23 +29,23 @@ use view::ViewState;
 /// What the TUI opens.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// A snapshot file or directory.
-    pub snapshot: Option<PathBuf>,
-    /// The bundled demo cluster.
-    pub demo: bool,
+    /// A snapshot or the demo; `None` attaches to the live cluster.
+    pub input: Option<Input>,
     /// `--theme NAME|FILE`.
     pub theme: Option<String>,
     /// `--readonly`.
     pub readonly: bool,
     /// Without a snapshot or the demo: how to reach the live cluster (`--kubeconfig`,
-    /// `--context`, `--dry-run`, `--request-timeout`).
-    pub cluster: crate::cli::ClusterArgs,
+    /// `--context`, `--dry-run`, `--request-timeout`; the namespace given is the context's
+    /// default, the whole cluster is read).
+    #[cfg(feature = "live")]
+    pub connect: crate::source::live::ConnectOptions,
     /// `-n`: the namespace the pod list starts in (the whole cluster is still read, as the
     /// scheduler sees it).
     pub namespace: Option<String>,
     /// `--scheduler-version` and `--feature-gates` (default: the server's release, the
     /// snapshot's, or the newest).
-    pub release: crate::cli::ReleaseArgs,
+    pub release: ReleaseChoice,
     /// `--config`: the profiles (default: the version's default profiles).
     pub config: Option<SchedulerConfig>,
     /// `--evict`: preemption evicts the victims (PDBs honoured) instead of deleting them.
@@ -78,19 +79,19 @@ pub fn run(opts: &Options) -> Result<()> {
     if theme::no_color(std::env::var_os("NO_COLOR").as_deref()) {
         theme = theme.monochrome();
     }
-    let source = match (&opts.snapshot, opts.demo) {
-        (Some(p), _) => SourceInfo {
+    let source = match &opts.input {
+        Some(Input::Snapshot(p)) => SourceInfo {
             kind: SourceKind::Snapshot,
             name: p.display().to_string(),
         },
-        (None, true) => SourceInfo {
+        Some(Input::Demo) => SourceInfo {
             kind: SourceKind::Demo,
             name: "demo".into(),
         },
         #[cfg(feature = "live")]
-        (None, false) => return live::run(opts, theme, warnings),
+        None => return live::run(opts, theme, warnings),
         #[cfg(not(feature = "live"))]
-        (None, false) => return Err(anyhow!("no snapshot to open")),
+        None => return Err(anyhow!("no snapshot to open")),
     };
     runtime()?.block_on(async {
         let (tx, rx) = mpsc::unbounded_channel::<Action>();
@@ -112,9 +113,9 @@ fn now() -> i64 {
 }
 
 fn load(opts: &Options) -> Result<Loaded, String> {
-    let (cluster, recorded) =
-        crate::cli::load_cluster_recorded(opts.snapshot.as_deref(), opts.demo).map_err(|e| format!("{e:#}"))?;
-    let features = crate::cli::resolve_features(&opts.release, recorded).map_err(|e| format!("{e:#}"))?;
+    let input = opts.input.as_ref().ok_or("no snapshot to open")?;
+    let (cluster, recorded) = input.load_recorded().map_err(|e| format!("{e:#}"))?;
+    let features = opts.release.features(recorded).map_err(|e| format!("{e:#}"))?;
     let profiles = build_profiles(opts.config.as_ref(), &features).map_err(|e| format!("{e:#}"))?;
     Ok(Loaded {
         cluster,

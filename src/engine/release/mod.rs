@@ -10,6 +10,7 @@
 //! `features.has(Change::Y)` (a test scans the tree for it).
 
 pub mod changes;
+pub mod choice;
 pub mod features;
 mod gate_table;
 pub mod gates;
@@ -19,6 +20,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use changes::Change;
+pub use choice::{ChoiceError, Recorded, ReleaseChoice};
 pub use features::{FeatureError, FeatureGates, Features};
 pub use gates::Gate;
 pub use profile::Cond;

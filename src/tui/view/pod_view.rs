@@ -115,7 +115,7 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
     let verdict = ex.verdict();
     // beside kschedtui's verdict, one line on what the cluster's scheduler wrote (its
     // PodScheduled condition and FailedScheduling events) and whether they agree
-    let cluster = crate::cli::condition::cluster_brief(&app.cluster, ex);
+    let cluster = crate::explain::condition::cluster_brief(&app.cluster, ex);
     let lines =
         |s: &str| u16::try_from(s.chars().count().div_ceil(usize::from(inner.width.max(1))).clamp(1, 2)).unwrap_or(1);
     let verdict_h = lines(&verdict);
