@@ -11,7 +11,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use kschedtui::engine::{self, Release, Snapshot};
 use kschedtui::model::ObjectKey;
 use kschedtui::source::file;
-use kschedtui::testkit::{GenSpec, PENDING_POD, generate};
+use kschedtui::source::generate::{GenSpec, PENDING_POD, generate};
 
 /// The allocator the binary uses (src/main.rs), so the figures are the binary's.
 #[global_allocator]

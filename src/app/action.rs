@@ -5,7 +5,7 @@ use super::whatif::EditTarget;
 use super::{Attached, Explained, Loaded};
 use crate::model::ObjectKey;
 use crate::model::event::ClusterEvent;
-use crate::source::write::Report;
+use crate::model::write::Report;
 
 /// One thing that happened.
 pub enum Action {

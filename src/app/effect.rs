@@ -6,8 +6,8 @@ use std::sync::Arc;
 use super::whatif::EditTarget;
 use crate::engine::trace::Explanation;
 use crate::engine::{self, Features, Framework, Snapshot};
+use crate::model::write::Plan;
 use crate::model::{Cluster, ObjectKey};
-use crate::source::write::Plan;
 
 /// A batch of pods to explain on one cluster generation.
 #[derive(Clone)]
@@ -89,7 +89,7 @@ pub enum Effect {
     /// Ask the live cluster whether these requests would be allowed (one
     /// SelfSubjectAccessReview each, nothing is written); each answer comes back as
     /// `Action::AccessChecked`.
-    CheckAccess(Vec<crate::source::write::WriteRequest>),
+    CheckAccess(Vec<crate::model::write::WriteRequest>),
     /// List every kind of the live cluster again (Ctrl-r; never resumed from the watch's
     /// resourceVersions); the new state comes back as `Action::Cluster` with
     /// `ClusterEvent::Replaced`.

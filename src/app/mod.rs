@@ -16,6 +16,7 @@ pub mod effect;
 pub mod format;
 pub mod keymap;
 pub mod pod_list;
+mod rehearsal;
 pub mod stepper;
 pub mod update;
 pub mod whatif;
@@ -29,8 +30,8 @@ pub use update::update;
 
 use crate::engine::trace::Explanation;
 use crate::engine::{Features, Framework};
+use crate::model::write::{Plan, Removal, WriteMode, bind_plan, preempt_plan};
 use crate::model::{Cluster, ObjectKey, Pod};
-use crate::source::write::{Plan, Removal, WriteMode, bind_plan, preempt_plan};
 use analysis::NodeUsage;
 use diff::TraceDiff;
 use pod_list::PodListState;
@@ -126,7 +127,7 @@ pub const ACCESS_TTL: i64 = 60;
 
 /// The permission a request needs, as one key: one review per verb, resource and namespace
 /// (as `check_plan` asks).
-pub fn access_key(r: &crate::source::write::WriteRequest) -> String {
+pub fn access_key(r: &crate::model::write::WriteRequest) -> String {
     r.access().to_string()
 }
 
@@ -402,38 +403,6 @@ impl Pending {
             }
         }
     }
-
-    /// The exact API writes this would make against a cluster, in order.
-    pub fn writes(&self, removal: Removal) -> Vec<String> {
-        match self {
-            Pending::Bind { pod, node, .. } => vec![format!(
-                "POST /api/v1/namespaces/{}/pods/{}/binding  target: Node {node}",
-                pod.namespace, pod.name
-            )],
-            Pending::Preempt { pod, node, victims } => {
-                let mut w = Vec::new();
-                for v in victims {
-                    if removal == Removal::Evict {
-                        w.push(format!(
-                            "POST /api/v1/namespaces/{}/pods/{}/eviction  (refused if a PodDisruptionBudget forbids it)",
-                            v.namespace, v.name
-                        ));
-                        continue;
-                    }
-                    w.push(format!(
-                        "PATCH /api/v1/namespaces/{}/pods/{}/status  condition DisruptionTarget=True",
-                        v.namespace, v.name
-                    ));
-                    w.push(format!("DELETE /api/v1/namespaces/{}/pods/{}", v.namespace, v.name));
-                }
-                w.push(format!(
-                    "PATCH /api/v1/namespaces/{}/pods/{}/status  status.nominatedNodeName: {node}",
-                    pod.namespace, pod.name
-                ));
-                w
-            }
-        }
-    }
 }
 
 /// Input modes.
@@ -694,30 +663,31 @@ impl App {
     /// evicted with `--evict`.
     pub fn live_plan(&self, p: &Pending) -> Option<Result<Plan, String>> {
         self.live.as_ref()?;
-        Some(
-            match p {
-                Pending::Bind { pod, node, .. } => bind_plan(&self.cluster, pod, node),
-                Pending::Preempt { pod, node, victims } => {
-                    preempt_plan(&self.cluster, pod, node, victims, self.removal)
-                }
-            }
-            .map_err(|e| e.to_string()),
-        )
+        Some(self.plan(p))
+    }
+
+    /// The requests a pending action makes, live or in memory (snapshot mode executes the same
+    /// plan on the in-memory API server).
+    pub fn plan(&self, p: &Pending) -> Result<Plan, String> {
+        match p {
+            Pending::Bind { pod, node, .. } => bind_plan(&self.cluster, pod, node),
+            Pending::Preempt { pod, node, victims } => preempt_plan(&self.cluster, pod, node, victims, self.removal),
+        }
+        .map_err(|e| e.to_string())
     }
 
     /// The lines of the confirmation: every request exactly as it will be sent to the live
-    /// cluster, or the in-memory writes of snapshot mode.
+    /// cluster, or as the in-memory API server of snapshot mode will apply it.
     pub fn confirm_writes(&self, p: &Pending) -> Vec<String> {
         let dry = self.live.as_ref().is_some_and(|l| l.write_mode == WriteMode::DryRun);
-        match self.live_plan(p) {
-            None => p.writes(self.removal),
-            Some(Ok(plan)) => plan
+        match self.plan(p) {
+            Ok(plan) => plan
                 .requests
                 .iter()
                 .enumerate()
                 .map(|(i, r)| format!("{}. {}", i + 1, r.describe(dry)))
                 .collect(),
-            Some(Err(e)) => vec![format!("cannot plan the writes: {e}")],
+            Err(e) => vec![format!("cannot plan the writes: {e}")],
         }
     }
 
@@ -772,17 +742,15 @@ pub fn update_sync(app: &mut App, action: Action) -> Vec<Effect> {
     rest
 }
 
-/// Loads a snapshot text into a new app synchronously (tests, screenshots).
-pub fn load_sync(app: &mut App, name: &str, text: &str) {
-    let r = crate::source::file::load_str(name, text)
+/// Gives a new app its cluster synchronously, with the default profiles of its release
+/// (tests, screenshots).
+pub fn load_sync(app: &mut App, cluster: Cluster) {
+    let r = crate::engine::build_profiles(None, &*app.features)
         .map_err(|e| e.to_string())
-        .and_then(|cluster| {
-            let profiles = crate::engine::build_profiles(None, &*app.features).map_err(|e| e.to_string())?;
-            Ok(Loaded {
-                cluster,
-                profiles,
-                features: app.features.clone(),
-            })
+        .map(|profiles| Loaded {
+            cluster,
+            profiles,
+            features: app.features.clone(),
         });
     update_sync(app, Action::Loaded(Box::new(r)));
 }

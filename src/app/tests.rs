@@ -13,7 +13,10 @@ fn app() -> App {
         },
         false,
     );
-    load_sync(&mut a, "tui-test.yaml", FIXTURE);
+    load_sync(
+        &mut a,
+        crate::source::file::load_str("tui-test.yaml", FIXTURE).expect("fixture"),
+    );
     a
 }
 
@@ -240,9 +243,12 @@ fn bind_asks_then_binds_in_memory() {
     let Mode::Confirm(p) = a.mode.clone() else {
         panic!("confirmation expected")
     };
-    assert_eq!(
-        p.writes(crate::source::write::Removal::Delete),
-        vec!["POST /api/v1/namespaces/default/pods/web-2/binding  target: Node node-b".to_string()]
+    let lines = a.confirm_writes(&p);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("1. POST /api/v1/namespaces/default/pods/web-2/binding {")
+            && lines[0].contains(r#""target":{"apiVersion":"v1","kind":"Node","name":"node-b"}"#),
+        "{lines:?}"
     );
     assert_eq!(
         p,
@@ -348,13 +354,23 @@ fn preempt_needs_a_postfilter_result_then_evicts_in_memory() {
     let Mode::Confirm(p) = a.mode.clone() else {
         panic!("confirmation expected")
     };
+    let lines = a.confirm_writes(&p);
+    let heads: Vec<String> = lines
+        .iter()
+        .map(|l| l.splitn(4, ' ').take(3).collect::<Vec<_>>().join(" "))
+        .collect();
     assert_eq!(
-        p.writes(crate::source::write::Removal::Delete),
-        vec![
-            "PATCH /api/v1/namespaces/default/pods/api-1/status  condition DisruptionTarget=True".to_string(),
-            "DELETE /api/v1/namespaces/default/pods/api-1".to_string(),
-            "PATCH /api/v1/namespaces/default/pods/batch-1/status  status.nominatedNodeName: node-a".to_string(),
+        heads,
+        [
+            "1. PATCH /api/v1/namespaces/default/pods/api-1/status",
+            "2. DELETE /api/v1/namespaces/default/pods/api-1",
+            "3. PATCH /api/v1/namespaces/default/pods/batch-1/status",
         ]
+    );
+    assert!(lines[0].contains(r#""reason":"PreemptionByScheduler""#), "{lines:?}");
+    assert!(
+        lines[2].ends_with(r#"{"status":{"nominatedNodeName":"node-a"}}"#),
+        "{lines:?}"
     );
     run(&mut a, [Action::Confirm]);
     assert!(a.pod(&ObjectKey::new("default", "api-1")).is_none());
@@ -609,7 +625,10 @@ fn full_explanations_are_bounded_and_come_back_when_opened() {
         },
         false,
     );
-    load_sync(&mut a, "many.yaml", &text);
+    load_sync(
+        &mut a,
+        crate::source::file::load_str("many.yaml", &text).expect("fixture"),
+    );
     assert_eq!(a.summaries.len(), FULL_KEEP + 8);
     assert_eq!(a.explanations.len(), FULL_KEEP);
     assert_eq!(a.explaining(), 0);
@@ -631,7 +650,7 @@ fn full_explanations_are_bounded_and_come_back_when_opened() {
 
 // ---- live cluster: watch events, ticks, writes sent as effects ----
 
-fn live_app(mode: crate::source::write::WriteMode) -> App {
+fn live_app(mode: crate::model::write::WriteMode) -> App {
     let state = crate::source::fixture::FixtureSource::from_str("tui-test.yaml", FIXTURE)
         .expect("fixture")
         .state();
@@ -667,18 +686,18 @@ fn attaching_loads_the_live_state_and_explains_it() {
     );
     update(&mut a, Action::LoadProgress("listing pods: 500 (1 page(s))".into()));
     assert_eq!(a.progress.as_deref(), Some("listing pods: 500 (1 page(s))"));
-    let a = live_app(crate::source::write::WriteMode::Enabled);
+    let a = live_app(crate::model::write::WriteMode::Enabled);
     assert_eq!(a.load, Load::Ready);
     assert_eq!(a.progress, None);
     assert_eq!(a.queued, 4);
     assert_eq!(a.explanations.len(), 4);
     assert!(!a.readonly);
-    assert!(live_app(crate::source::write::WriteMode::ReadOnly).readonly);
+    assert!(live_app(crate::model::write::WriteMode::ReadOnly).readonly);
 }
 
 #[test]
 fn watch_events_mark_dirty_and_the_next_tick_rebuilds_once() {
-    let mut a = live_app(crate::source::write::WriteMode::Enabled);
+    let mut a = live_app(crate::model::write::WriteMode::Enabled);
     let web2 = ObjectKey::new("default", "web-2");
     let crate::model::Object::Pod(mut pod) = a
         .live
@@ -729,7 +748,7 @@ fn watch_events_mark_dirty_and_the_next_tick_rebuilds_once() {
 #[test]
 fn a_failed_scheduling_event_refreshes_the_cluster_without_explaining_again() {
     use crate::model::event::ClusterEvent;
-    let mut a = live_app(crate::source::write::WriteMode::Enabled);
+    let mut a = live_app(crate::model::write::WriteMode::Enabled);
     let batch1 = ObjectKey::new("default", "batch-1");
     let event = k8s_openapi::api::core::v1::Event {
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
@@ -774,7 +793,7 @@ fn a_failed_scheduling_event_refreshes_the_cluster_without_explaining_again() {
 #[test]
 fn a_broken_watch_shows_the_view_stale_until_it_resumes() {
     use crate::model::event::{ClusterEvent, Kind};
-    let mut a = live_app(crate::source::write::WriteMode::Enabled);
+    let mut a = live_app(crate::model::write::WriteMode::Enabled);
     update(
         &mut a,
         Action::Cluster(Box::new(ClusterEvent::Stale {
@@ -802,7 +821,7 @@ fn a_broken_watch_shows_the_view_stale_until_it_resumes() {
 
 #[test]
 fn live_bind_lists_the_request_and_sends_it_as_an_effect() {
-    let mut a = live_app(crate::source::write::WriteMode::Enabled);
+    let mut a = live_app(crate::model::write::WriteMode::Enabled);
     run(&mut a, [Action::RequestBind]);
     let Mode::Confirm(p) = a.mode.clone() else {
         panic!("confirmation expected")
@@ -825,7 +844,7 @@ fn live_bind_lists_the_request_and_sends_it_as_an_effect() {
     };
     assert_eq!(
         plan.requests,
-        vec![crate::source::write::WriteRequest::Bind {
+        vec![crate::model::write::WriteRequest::Bind {
             pod: ObjectKey::new("default", "web-2"),
             uid: None,
             node: "node-b".into(),
@@ -847,9 +866,9 @@ fn live_bind_lists_the_request_and_sends_it_as_an_effect() {
         a.status.clone().expect("status").text,
         "a write is still being sent; wait for its result"
     );
-    let report = crate::source::write::Report {
+    let report = crate::model::write::Report {
         plan: plan.clone(),
-        steps: vec![crate::source::write::Step::Done(crate::source::write::Outcome::Done {
+        steps: vec![crate::model::write::Step::Done(crate::model::write::Outcome::Done {
             code: 201,
         })],
     };
@@ -862,8 +881,8 @@ fn live_bind_lists_the_request_and_sends_it_as_an_effect() {
 
 #[test]
 fn live_write_errors_and_partial_preemption_are_reported() {
-    use crate::source::write::{Outcome, Plan, Report, Step as W, WriteError, WriteRequest};
-    let mut a = live_app(crate::source::write::WriteMode::Enabled);
+    use crate::model::write::{Outcome, Plan, Report, Step as W, WriteError, WriteRequest};
+    let mut a = live_app(crate::model::write::WriteMode::Enabled);
     let (pod, v1, v2) = (
         ObjectKey::new("default", "batch-1"),
         ObjectKey::new("default", "api-1"),
@@ -948,7 +967,7 @@ fn live_write_errors_and_partial_preemption_are_reported() {
 
 #[test]
 fn live_confirmation_in_dry_run_mode_sends_dry_runs() {
-    let mut a = live_app(crate::source::write::WriteMode::DryRun);
+    let mut a = live_app(crate::model::write::WriteMode::DryRun);
     run(&mut a, [Action::RequestBind]);
     let Mode::Confirm(p) = a.mode.clone() else {
         panic!("confirmation expected")
@@ -1063,7 +1082,7 @@ fn write_command_asks_the_runtime_to_save_and_reports_the_answer() {
     );
 }
 
-fn demo_app(removal: crate::source::write::Removal, patch: impl Fn(&str) -> String) -> App {
+fn demo_app(removal: crate::model::write::Removal, patch: impl Fn(&str) -> String) -> App {
     let mut a = App::new(
         SourceInfo {
             kind: SourceKind::Demo,
@@ -1072,7 +1091,10 @@ fn demo_app(removal: crate::source::write::Removal, patch: impl Fn(&str) -> Stri
         false,
     );
     a.removal = removal;
-    load_sync(&mut a, "demo.yaml", &patch(include_str!("../../fixtures/demo.yaml")));
+    load_sync(
+        &mut a,
+        crate::source::file::load_str("demo.yaml", &patch(include_str!("../../fixtures/demo.yaml"))).expect("fixture"),
+    );
     a
 }
 
@@ -1088,7 +1110,7 @@ fn open_pod(a: &mut App, key: &str) {
 
 #[test]
 fn evict_preemption_in_memory_spends_the_pdb_budget() {
-    use crate::source::write::Removal;
+    use crate::model::write::Removal;
     let mut a = demo_app(Removal::Evict, str::to_string);
     open_pod(&mut a, "shop/payments-api");
     run(&mut a, [Action::RequestPreempt]);
@@ -1098,9 +1120,9 @@ fn evict_preemption_in_memory_spends_the_pdb_budget() {
     assert_eq!(
         a.confirm_writes(&p),
         vec![
-            "POST /api/v1/namespaces/batch/pods/etl-nightly-0/eviction  (refused if a PodDisruptionBudget forbids it)"
+            r#"1. POST /api/v1/namespaces/batch/pods/etl-nightly-0/eviction {"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"etl-nightly-0","namespace":"batch"},"deleteOptions":{}}"#
                 .to_string(),
-            "PATCH /api/v1/namespaces/shop/pods/payments-api/status  status.nominatedNodeName: pool-general-a3"
+            r#"2. PATCH /api/v1/namespaces/shop/pods/payments-api/status {"status":{"nominatedNodeName":"pool-general-a3"}}"#
                 .to_string(),
         ]
     );
@@ -1131,7 +1153,7 @@ fn evict_preemption_in_memory_spends_the_pdb_budget() {
 
 #[test]
 fn evict_preemption_in_memory_is_refused_by_a_pdb_with_no_budget() {
-    use crate::source::write::Removal;
+    use crate::model::write::Removal;
     let mut a = demo_app(Removal::Evict, |t| {
         t.replace("disruptionsAllowed: 1", "disruptionsAllowed: 0")
     });
@@ -1151,7 +1173,7 @@ fn evict_preemption_in_memory_is_refused_by_a_pdb_with_no_budget() {
 
 #[test]
 fn live_actions_are_checked_before_they_are_offered() {
-    use crate::source::write::{WriteMode, WriteRequest};
+    use crate::model::write::{WriteMode, WriteRequest};
     let mut a = live_app(WriteMode::Enabled);
     // the focused pod (web-2, schedulable on node-b) gets its bind permission checked at once
     let fx = update(&mut a, Action::Tick { now: 10 });
@@ -1212,7 +1234,7 @@ fn live_actions_are_checked_before_they_are_offered() {
 fn after_a_live_preemption_bind_is_offered_once_the_victims_are_gone() {
     use crate::model::Object;
     use crate::model::event::{ClusterEvent, Kind};
-    use crate::source::write::{Outcome, Plan, Report, Step as W, WriteMode, WriteRequest};
+    use crate::model::write::{Outcome, Plan, Report, Step as W, WriteMode, WriteRequest};
     let mut a = live_app(WriteMode::Enabled);
     let (pod, victim) = (ObjectKey::new("default", "batch-1"), ObjectKey::new("default", "api-1"));
     let uid = a.pod(&victim).expect("victim").obj.metadata.uid.clone();
@@ -1295,7 +1317,7 @@ fn after_a_live_preemption_bind_is_offered_once_the_victims_are_gone() {
 
 #[test]
 fn live_preemption_reports_name_gone_unanswered_and_dry_run_victims() {
-    use crate::source::write::{Outcome, Plan, Report, Step as W, WriteError, WriteMode, WriteRequest};
+    use crate::model::write::{Outcome, Plan, Report, Step as W, WriteError, WriteMode, WriteRequest};
     let (pod, v1, v2) = (
         ObjectKey::new("default", "batch-1"),
         ObjectKey::new("default", "api-1"),
@@ -1426,7 +1448,7 @@ fn live_preemption_reports_name_gone_unanswered_and_dry_run_victims() {
 fn a_frozen_live_view_keeps_its_explanations_until_ctrl_r() {
     use crate::model::Object;
     use crate::model::event::{ClusterEvent, Kind};
-    use crate::source::write::WriteMode;
+    use crate::model::write::WriteMode;
     let mut a = live_app(WriteMode::Enabled);
     let web2 = ObjectKey::new("default", "web-2");
     run(&mut a, [Action::ToggleFollow]);
@@ -1482,7 +1504,7 @@ fn a_frozen_live_view_keeps_its_explanations_until_ctrl_r() {
 
 #[test]
 fn a_bind_refused_for_its_uid_lists_the_cluster_again() {
-    use crate::source::write::{Plan, Report, Step as W, WriteError, WriteMode, WriteRequest};
+    use crate::model::write::{Plan, Report, Step as W, WriteError, WriteMode, WriteRequest};
     let mut a = live_app(WriteMode::Enabled);
     let pod = ObjectKey::new("default", "web-2");
     let plan = Plan {
@@ -1529,7 +1551,7 @@ fn a_bind_refused_for_its_uid_lists_the_cluster_again() {
 fn a_replaced_state_is_explained_at_once_and_bound_with_its_new_uids() {
     use crate::model::Object;
     use crate::model::event::{ClusterEvent, Kind};
-    use crate::source::write::{WriteMode, WriteRequest, bind_plan};
+    use crate::model::write::{WriteMode, WriteRequest, bind_plan};
     let mut a = live_app(WriteMode::Enabled);
     let web2 = ObjectKey::new("default", "web-2");
     run(&mut a, [Action::ToggleFollow]);
@@ -1569,7 +1591,7 @@ fn a_replaced_state_is_explained_at_once_and_bound_with_its_new_uids() {
 
 #[test]
 fn a_what_if_on_a_live_cluster_freezes_the_view_and_ctrl_r_drops_it() {
-    use crate::source::write::WriteMode;
+    use crate::model::write::WriteMode;
     let mut a = live_app(WriteMode::Enabled);
     run(&mut a, [Action::CommandStart]);
     run(&mut a, typed("nodes"));
@@ -1620,7 +1642,7 @@ fn rerun_on_a_snapshot_explains_again_and_following_is_refused() {
 #[test]
 fn m_opens_the_gang_as_a_whole_and_enter_opens_a_member() {
     use crate::engine::group_cycle::GroupOutcome;
-    let mut a = demo_app(crate::source::write::Removal::Delete, str::to_string);
+    let mut a = demo_app(crate::model::write::Removal::Delete, str::to_string);
     // A pod in no gang: a message, no screen.
     open_pod(&mut a, "shop/payments-api");
     run(&mut a, [Action::OpenGang]);
@@ -1664,7 +1686,7 @@ fn m_opens_the_gang_as_a_whole_and_enter_opens_a_member() {
 
 #[test]
 fn delete_preemption_in_memory_says_deleted_not_evicted() {
-    use crate::source::write::Removal;
+    use crate::model::write::Removal;
     let mut a = demo_app(Removal::Delete, str::to_string);
     open_pod(&mut a, "shop/payments-api");
     run(&mut a, [Action::RequestPreempt, Action::Confirm]);

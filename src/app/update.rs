@@ -13,10 +13,10 @@ use super::stepper::{Pipeline, Point, PointState, Step};
 use super::whatif::{self, EditTarget};
 use super::{
     Access, Action, App, Attached, AwaitingVictims, Effect, ExplainJob, Explained, FULL_KEEP, LiveView, Load, Loaded,
-    Mode, NodeList, NodeView, Pending, PodView, Screen, SourceKind, Summary,
+    Mode, NodeList, NodeView, Pending, PodView, Screen, Summary,
 };
+use crate::model::write::{Report, Step as WriteStep, WriteMode};
 use crate::model::{Cluster, ObjectKey};
-use crate::source::write::{Removal, Report, Step as WriteStep, WriteMode};
 
 /// Rows moved by PageUp/PageDown.
 pub const PAGE: usize = 10;
@@ -76,7 +76,7 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             // was replaced, or the cluster recreated under the same URL): list everything again
             let stale_uid = matches!(&*r, Ok(report) if report.steps.iter().any(|s| matches!(
                 s,
-                crate::source::write::Step::Failed(crate::source::write::WriteError::Conflict { message })
+                crate::model::write::Step::Failed(crate::model::write::WriteError::Conflict { message })
                     if message.contains("UID in precondition") || message.contains("UID in the precondition")
             )));
             on_written(app, *r);
@@ -384,7 +384,7 @@ fn on_written(app: &mut App, r: Result<Report, String>) {
 /// Remembers a sent preemption so its preemptor is offered for binding once the victims are
 /// gone.
 fn await_victims(app: &mut App, report: &Report) {
-    use crate::source::write::WriteRequest;
+    use crate::model::write::WriteRequest;
     let Some((pod, node)) = report.plan.requests.iter().find_map(|r| match r {
         WriteRequest::Nominate { pod, node: Some(n) } => Some((pod.clone(), n.clone())),
         _ => None,
@@ -620,7 +620,7 @@ fn rerun(app: &mut App) -> Vec<Effect> {
 }
 
 /// Replaces the cluster after an in-memory change and re-explains.
-fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Vec<Effect> {
+pub(crate) fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Vec<Effect> {
     app.diff_base = app.focused_pod().and_then(|k| match app.explanations.get(&k) {
         Some(Ok(ex)) => Some(ex.clone()),
         _ => None,
@@ -1145,7 +1145,7 @@ fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
 /// The requests the actions on the focused pod would send (bind to the node the engine
 /// selects or the node view's node; preempt the victims PostFilter chose), for the permission
 /// checks made before the actions are offered.
-pub fn offered_requests(app: &App) -> Vec<(&'static str, crate::source::write::WriteRequest)> {
+pub fn offered_requests(app: &App) -> Vec<(&'static str, crate::model::write::WriteRequest)> {
     let Some(pod) = app.focused_pod() else {
         return Vec::new();
     };
@@ -1158,12 +1158,12 @@ pub fn offered_requests(app: &App) -> Vec<(&'static str, crate::source::write::W
         _ => summary.selected.first().cloned(),
     };
     if let Some(n) = node
-        && let Ok(plan) = crate::source::write::bind_plan(&app.cluster, &pod, &n)
+        && let Ok(plan) = crate::model::write::bind_plan(&app.cluster, &pod, &n)
     {
         out.extend(plan.requests.into_iter().map(|r| ("bind", r)));
     }
     if let Some((n, victims)) = &summary.preemption
-        && let Ok(plan) = crate::source::write::preempt_plan(&app.cluster, &pod, n, victims, app.removal)
+        && let Ok(plan) = crate::model::write::preempt_plan(&app.cluster, &pod, n, victims, app.removal)
     {
         out.extend(plan.requests.into_iter().map(|r| ("preempt", r)));
     }
@@ -1391,7 +1391,7 @@ fn request_bind(app: &mut App) {
     }
     // What the API server would refuse, or what a binding alone would get wrong (claims the
     // scheduler allocates first), is refused here, in snapshot mode too.
-    if let Err(e) = crate::source::write::bind_plan(&app.cluster, &pod, &node) {
+    if let Err(e) = crate::model::write::bind_plan(&app.cluster, &pod, &node) {
         app.error(format!("cannot bind: {e}"));
         return;
     }
@@ -1466,94 +1466,22 @@ fn request_preempt(app: &mut App) {
     }
 }
 
-fn snapshot_note(app: &App) -> &'static str {
-    match app.source.kind {
-        SourceKind::Snapshot | SourceKind::Demo => {
-            "snapshot mode: nothing was sent to a cluster; the change stays in memory (the file is unchanged)"
-        }
-        SourceKind::Live => "sent to the cluster",
-    }
-}
-
 fn confirm(app: &mut App, pending: Pending, action: Action) -> Vec<Effect> {
     match action {
         Action::Confirm => {
-            match app.live_plan(&pending) {
-                None => {}
-                Some(Ok(plan)) => {
-                    if let Some(l) = &mut app.live {
-                        l.writing = true;
-                    }
-                    app.info(format!("sending {} request(s): {}…", plan.requests.len(), plan.action));
-                    return vec![Effect::Write(plan)];
-                }
-                Some(Err(e)) => {
+            let plan = match app.plan(&pending) {
+                Ok(plan) => plan,
+                Err(e) => {
                     app.error(format!("{e}; nothing was sent"));
                     return Vec::new();
                 }
-            }
-            let r = match &pending {
-                Pending::Bind { pod, node, .. } => {
-                    whatif::bind(&app.cluster, pod, node).map(|c| (c, format!("bound {pod} to {node}")))
-                }
-                Pending::Preempt { pod, node, victims } if app.removal == Removal::Evict => {
-                    match whatif::preempt_evicting(&app.cluster, pod, node, victims) {
-                        Ok((c, _, None)) => {
-                            let v: Vec<String> = victims.iter().map(ToString::to_string).collect();
-                            Ok((
-                                c,
-                                format!("preempted for {pod} on {node}: evicted {} (Eviction API)", v.join(", ")),
-                            ))
-                        }
-                        Ok((c, removed, Some(refusal))) => {
-                            let done: Vec<String> = removed.iter().map(ToString::to_string).collect();
-                            let left: Vec<String> = victims
-                                .iter()
-                                .filter(|v| !removed.contains(v))
-                                .map(ToString::to_string)
-                                .collect();
-                            let what = format!(
-                                "preemption incomplete: evicted {} of {} victim(s) ({}); not evicted: {}; {node} was not nominated: {refusal}",
-                                removed.len(),
-                                victims.len(),
-                                if done.is_empty() {
-                                    "none".to_string()
-                                } else {
-                                    done.join(", ")
-                                },
-                                left.join(", ")
-                            );
-                            let effects = if removed.is_empty() {
-                                Vec::new()
-                            } else {
-                                set_cluster(app, c, format!("evicted {} for {pod}", done.join(", ")))
-                            };
-                            app.error(format!("{what} — {}", snapshot_note(app)));
-                            return effects;
-                        }
-                        Err(e) => Err(e),
-                    }
-                }
-                Pending::Preempt { pod, node, victims } => whatif::preempt(&app.cluster, pod, node, victims).map(|c| {
-                    let v: Vec<String> = victims.iter().map(ToString::to_string).collect();
-                    (c, format!("preempted for {pod} on {node}: deleted {}", v.join(", ")))
-                }),
             };
-            match r {
-                Ok((c, what)) => {
-                    let effects = set_cluster(app, c, what.clone());
-                    if let Pending::Bind { .. } = pending {
-                        app.diff_base = None;
-                        app.screens.clear();
-                    }
-                    app.info(format!("{what} — {}", snapshot_note(app)));
-                    effects
-                }
-                Err(e) => {
-                    app.error(e);
-                    Vec::new()
-                }
+            if let Some(l) = &mut app.live {
+                l.writing = true;
+                app.info(format!("sending {} request(s): {}…", plan.requests.len(), plan.action));
+                return vec![Effect::Write(plan)];
             }
+            super::rehearsal::rehearse(app, &pending, &plan)
         }
         Action::Cancel | Action::Back => {
             app.info("cancelled; nothing changed");

@@ -518,71 +518,6 @@ pub fn apply_yaml(cluster: &Cluster, target: &EditTarget, text: &str) -> Result<
     }
 }
 
-/// Binds a pod in memory (sets spec.nodeName).
-pub fn bind(cluster: &Cluster, pod: &ObjectKey, node: &str) -> Result<Cluster, String> {
-    let p = cluster
-        .pod(pod)
-        .ok_or_else(|| format!("pod '{pod}' is not in the snapshot"))?;
-    if cluster.node(node).is_none() {
-        return Err(format!("node '{node}' is not in the snapshot"));
-    }
-    let mut obj = p.obj.clone();
-    obj.spec.get_or_insert_with(Default::default).node_name = Some(node.to_string());
-    replace_pod(cluster, obj)
-}
-
-/// Preempts in memory: removes the victims and sets the preemptor's status.nominatedNodeName.
-pub fn preempt(cluster: &Cluster, pod: &ObjectKey, node: &str, victims: &[ObjectKey]) -> Result<Cluster, String> {
-    let p = cluster
-        .pod(pod)
-        .ok_or_else(|| format!("pod '{pod}' is not in the snapshot"))?;
-    let mut obj = p.obj.clone();
-    obj.status.get_or_insert_with(Default::default).nominated_node_name = Some(node.to_string());
-    let mut c = replace_pod(cluster, obj)?;
-    c.pods.retain(|p| !victims.contains(&p.key));
-    Ok(c)
-}
-
-/// Preemption with `--evict` in memory: the victims are evicted one by one as the Eviction
-/// API would (a PodDisruptionBudget that allows no disruption refuses with 429 and stops the
-/// plan, each accepted eviction spends one of its allowed disruptions), then the node is
-/// nominated. Returns the cluster after what was applied, the victims removed, and the
-/// refusal that stopped it (then the node is not nominated, as on a live cluster).
-pub fn preempt_evicting(
-    cluster: &Cluster,
-    pod: &ObjectKey,
-    node: &str,
-    victims: &[ObjectKey],
-) -> Result<(Cluster, Vec<ObjectKey>, Option<String>), String> {
-    let mut c = cluster.clone();
-    let mut removed = Vec::new();
-    for v in victims {
-        let Some(p) = c.pod(v) else {
-            // already gone: the goal is reached (the API answers 404)
-            continue;
-        };
-        let labels = p.obj.metadata.labels.clone().unwrap_or_default();
-        let what = format!("POST /api/v1/namespaces/{}/pods/{}/eviction", v.namespace, v.name);
-        match crate::source::write::eviction_answer(v, &labels, &c.pdbs, &what) {
-            Ok(pdb) => {
-                if let Some(i) = pdb {
-                    let st = c.pdbs[i].status.get_or_insert_with(Default::default);
-                    st.disruptions_allowed = Some(st.disruptions_allowed.unwrap_or(0) - 1);
-                }
-                c.pods.retain(|p| p.key != *v);
-                removed.push(v.clone());
-            }
-            Err(e) => return Ok((c, removed, Some(e.to_string()))),
-        }
-    }
-    let p = c
-        .pod(pod)
-        .ok_or_else(|| format!("pod '{pod}' is not in the snapshot"))?;
-    let mut obj = p.obj.clone();
-    obj.status.get_or_insert_with(Default::default).nominated_node_name = Some(node.to_string());
-    Ok((replace_pod(&c, obj)?, removed, None))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -684,17 +619,5 @@ mod tests {
                 .expect_err("renamed")
                 .contains("renaming is not supported")
         );
-    }
-
-    #[test]
-    fn bind_and_preempt_in_memory() {
-        let c = cluster();
-        let k = ObjectKey::new("default", "batch-1");
-        let c2 = bind(&c, &k, "node-c").expect("binds");
-        assert_eq!(c2.pod(&k).expect("pod").node_name.as_deref(), Some("node-c"));
-        let victim = ObjectKey::new("default", "api-1");
-        let c3 = preempt(&c, &k, "node-a", std::slice::from_ref(&victim)).expect("preempts");
-        assert!(c3.pod(&victim).is_none());
-        assert_eq!(c3.pod(&k).expect("pod").nominated_node_name.as_deref(), Some("node-a"));
     }
 }

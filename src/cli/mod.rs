@@ -266,7 +266,7 @@ pub struct GenerateArgs {
 
 /// Runs `generate`.
 pub fn generate(a: &GenerateArgs) -> Result<()> {
-    let v = crate::testkit::generate(crate::testkit::GenSpec {
+    let v = crate::source::generate::generate(crate::source::generate::GenSpec {
         nodes: a.nodes,
         pods: a.pods,
         seed: a.seed,
@@ -282,8 +282,8 @@ pub fn generate(a: &GenerateArgs) -> Result<()> {
         a.nodes,
         a.pods,
         a.output.display(),
-        crate::testkit::PENDING_POD.0,
-        crate::testkit::PENDING_POD.1
+        crate::source::generate::PENDING_POD.0,
+        crate::source::generate::PENDING_POD.1
     );
     Ok(())
 }

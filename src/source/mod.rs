@@ -16,6 +16,7 @@
 
 pub mod anonymize;
 pub mod file;
+pub mod generate;
 pub mod load;
 pub mod save;
 pub mod snapshot;

@@ -200,7 +200,10 @@ mod tests {
             },
             false,
         );
-        load_sync(&mut a, "tui-test.yaml", FIXTURE);
+        load_sync(
+            &mut a,
+            crate::source::file::load_str("tui-test.yaml", FIXTURE).expect("fixture"),
+        );
         update_sync(&mut a, Action::RequestBind);
         update_sync(&mut a, Action::Confirm);
         let dir = std::env::temp_dir().join(format!("kschedtui-runtime-save-{}", std::process::id()));
@@ -232,8 +235,8 @@ mod tests {
         );
         load_sync(
             &mut b,
-            "after-bind.yaml",
-            &std::fs::read_to_string(&path).expect("read"),
+            crate::source::file::load_str("after-bind.yaml", &std::fs::read_to_string(&path).expect("read"))
+                .expect("fixture"),
         );
         assert_eq!(
             b.cluster
@@ -264,7 +267,7 @@ mod tests {
                 },
                 false,
             );
-            load_sync(&mut a, name, text);
+            load_sync(&mut a, crate::source::file::load_str(name, text).expect("fixture"));
             a
         };
         let a = open("demo", include_str!("../../fixtures/demo.yaml"));

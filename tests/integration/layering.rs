@@ -1,5 +1,6 @@
-//! The dependency rule of src/lib.rs, checked on the `use` lines: the model uses nothing above
-//! it, the engine only the model, the app no terminal, tokio or file system.
+//! The dependency rule of src/lib.rs, checked on every production line: each layer names only
+//! the layers below it, the model and the engine do no I/O, the app no terminal, tokio or
+//! file system.
 
 use std::path::Path;
 
@@ -15,73 +16,149 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-fn violations(layer: &str, forbidden: &[&str]) -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(layer);
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
+/// The production lines of a file: `#[cfg(test)]` items (a test module, a test-only function
+/// or import) are skipped to their end, so code after them is still checked.
+fn production_lines(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).unwrap();
-        for (i, line) in text.lines().enumerate() {
-            let l = line.trim_start();
-            // Unit tests may load fixtures through the source layer.
-            if l.starts_with("#[cfg(test)]") {
-                break;
-            }
-            if l.starts_with("//") {
+    let mut skipping = false;
+    let mut depth: i64 = 0;
+    let mut opened = false;
+    for (i, line) in text.lines().enumerate() {
+        let mut l = line.trim_start();
+        if !skipping && let Some(rest) = l.strip_prefix("#[cfg(test)]") {
+            skipping = true;
+            depth = 0;
+            opened = false;
+            l = rest;
+            if l.trim().is_empty() {
                 continue;
             }
-            for bad in forbidden {
-                if l.contains(bad) {
-                    out.push(format!("{}:{}: {}", f.display(), i + 1, l));
+        }
+        if skipping {
+            // code only: a `//` comment is cut off
+            let code = l.split("//").next().unwrap_or_default();
+            for c in code.chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
                 }
             }
+            // the item ends where its braces close, or at a `;` for a one-line item
+            if (opened && depth <= 0) || (!opened && code.trim_end().ends_with(';')) {
+                skipping = false;
+            }
+            continue;
         }
+        if l.starts_with("//") {
+            continue;
+        }
+        out.push((i + 1, line));
     }
     out
 }
 
-#[test]
-fn model_and_engine_stay_below_sources_and_front_ends() {
-    let upward = [
-        "crate::source",
-        "crate::cli",
-        "crate::app",
-        "crate::tui",
-        "crate::explain",
-    ];
-    let io = [
-        "std::fs",
-        "std::net",
-        "tokio",
-        "ratatui",
-        "crossterm",
-        "kube::",
-        "std::time::SystemTime",
-        "Instant::now",
-    ];
-    let mut v = violations("model", &upward);
-    v.extend(violations("model", &["crate::engine"]));
-    v.extend(violations("model", &io));
-    v.extend(violations("engine", &upward));
-    v.extend(violations("engine", &io));
-    assert!(v.is_empty(), "layering violations:\n{}", v.join("\n"));
+const IO: &[&str] = &[
+    "std::fs",
+    "std::net",
+    "std::process",
+    "std::thread",
+    "std::env",
+    "tokio",
+    "ratatui",
+    "crossterm",
+    "kube::",
+    "SystemTime",
+    "Instant::now",
+    "EventStream",
+];
+
+/// Each layer and what it may not name: the layers of src/lib.rs (model → engine → source →
+/// explain → app → tui → cli, each using only those below), and no I/O below the sources or
+/// in the app.
+fn rules() -> Vec<(&'static str, Vec<&'static str>)> {
+    let above = |layers: &[&'static str]| -> Vec<&'static str> { layers.to_vec() };
+    let with_io = |mut v: Vec<&'static str>| {
+        v.extend_from_slice(IO);
+        v
+    };
+    vec![
+        (
+            "model",
+            with_io(above(&[
+                "crate::engine",
+                "crate::source",
+                "crate::explain",
+                "crate::app",
+                "crate::tui",
+                "crate::cli",
+            ])),
+        ),
+        (
+            "engine",
+            with_io(above(&[
+                "crate::source",
+                "crate::explain",
+                "crate::app",
+                "crate::tui",
+                "crate::cli",
+            ])),
+        ),
+        (
+            "source",
+            above(&["crate::explain", "crate::app", "crate::tui", "crate::cli"]),
+        ),
+        (
+            "explain",
+            above(&["crate::app", "crate::tui", "crate::cli", "std::fs", "tokio"]),
+        ),
+        // crossterm's key events are the key table's input (data); its terminal is not used
+        (
+            "app",
+            above(&["crate::source", "crate::tui", "crate::cli"])
+                .into_iter()
+                .chain(IO.iter().copied().filter(|x| *x != "crossterm"))
+                .collect(),
+        ),
+        ("tui", above(&["crate::cli"])),
+    ]
 }
 
 #[test]
-fn app_has_no_terminal_runtime_or_files() {
-    let v = violations(
-        "app",
-        &[
-            "crate::tui",
-            "crate::cli",
-            "tokio",
-            "std::fs",
-            "ratatui::Terminal",
-            "crate::source::live",
-        ],
-    );
-    assert!(v.is_empty(), "layering violations:\n{}", v.join("\n"));
+fn every_layer_uses_only_the_layers_below_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out = Vec::new();
+    let mut checked = 0;
+    for (layer, forbidden) in rules() {
+        let mut files = Vec::new();
+        rust_files(&src.join(layer), &mut files);
+        assert!(!files.is_empty(), "no files under src/{layer}");
+        // a `tests.rs` is a `#[cfg(test)] mod tests;` of its parent: test code throughout
+        for f in files.into_iter().filter(|f| !f.ends_with("tests.rs")) {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for (n, line) in production_lines(&text) {
+                let code = line.split("//").next().unwrap_or_default();
+                for bad in &forbidden {
+                    if code.contains(bad) {
+                        out.push(format!("{}:{n}: '{bad}' in src/{layer}: {}", f.display(), line.trim()));
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(out.is_empty(), "layering violations:\n{}", out.join("\n"));
+    assert!(checked > 10_000, "only {checked} lines checked");
+}
+
+#[test]
+fn test_blocks_are_skipped_and_code_after_them_is_checked() {
+    let text = "use a;\n#[cfg(test)]\nuse crate::source::file;\nfn f() {}\n#[cfg(test)] mod t;\nuse b;\n#[cfg(test)]\nmod tests {\n    use crate::tui;\n    fn g() { x }\n}\nuse crate::tui::late;\n";
+    let lines: Vec<&str> = production_lines(text).into_iter().map(|(_, l)| l).collect();
+    assert_eq!(lines, ["use a;", "fn f() {}", "use b;", "use crate::tui::late;"]);
 }
 
 /// Releases are data: no code outside the release module compares minors or patches (it asks

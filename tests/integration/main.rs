@@ -17,10 +17,11 @@ mod layering;
 mod live_cli;
 #[cfg(feature = "live")]
 mod live_source;
+#[cfg(all(feature = "tui", feature = "live"))]
+mod one_write_path;
 mod simulate;
 #[cfg(feature = "tui")]
 mod tui_e2e;
-mod tui_layering;
 #[cfg(all(feature = "tui", feature = "live"))]
 mod tui_live;
 #[cfg(feature = "tui")]

@@ -38,7 +38,10 @@ fn new_app() -> App {
 
 fn app() -> App {
     let mut a = new_app();
-    load_sync(&mut a, "tui-test.yaml", FIXTURE);
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("tui-test.yaml", FIXTURE).expect("fixture"),
+    );
     a
 }
 
@@ -189,7 +192,10 @@ type: Warning
 #[test]
 fn pod_with_a_disagreeing_failed_scheduling_event() {
     let mut a = new_app();
-    load_sync(&mut a, "tui-test.yaml", &format!("{FIXTURE}{OLD_EVENT}"));
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("tui-test.yaml", &format!("{FIXTURE}{OLD_EVENT}")).expect("fixture"),
+    );
     open_pod(&mut a, "batch-1");
     snap("pod_failed_scheduling_event", &a);
     // The disagreement is in the warn colour.
@@ -300,7 +306,10 @@ fn score_ties() {
     );
     assert_ne!(text, FIXTURE);
     let mut a = new_app();
-    load_sync(&mut a, "tui-test.yaml", &text);
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("tui-test.yaml", &text).expect("fixture"),
+    );
     open_pod(&mut a, "batch-1");
     let Some(Ok(ex)) = a.explanation(&ObjectKey::new("default", "batch-1")) else {
         panic!("explained")
@@ -564,7 +573,10 @@ fn tiny_terminal_does_not_panic() {
 #[test]
 fn gang_waits_at_permit() {
     let mut a = new_app();
-    load_sync(&mut a, "gang.yaml", include_str!("../../fixtures/gang.yaml"));
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("gang.yaml", include_str!("../../fixtures/gang.yaml")).expect("fixture"),
+    );
     let first = kschedtui::app::pod_list::rows(&a)[0].pod.key.name.clone();
     open_pod(&mut a, &first);
     go_to(&mut a, Step::at(Point::Permit));
@@ -667,7 +679,10 @@ items:
 "#;
     let th = theme();
     let mut a = new_app();
-    load_sync(&mut a, "one-g.yaml", ONE_G);
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("one-g.yaml", ONE_G).expect("fixture"),
+    );
     for w in [80, 160] {
         let r = rows(&draw(&a, &th, w, 24));
         let pending = r

@@ -1,0 +1,182 @@
+//! Seeded, reproducible synthetic clusters for benchmarks and scale tests (`kschedtui
+//! generate`): `nodes` nodes over zones and racks, `pods` bound pods with realistic requests
+//! (some with pod affinity), and one pending pod with required node affinity, pod
+//! anti-affinity and a topology spread constraint.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use serde_json::{Value, json};
+
+/// What to generate.
+#[derive(Clone, Copy, Debug)]
+pub struct GenSpec {
+    /// Nodes.
+    pub nodes: usize,
+    /// Bound pods.
+    pub pods: usize,
+    /// Seed.
+    pub seed: u64,
+}
+
+/// Namespace and name of the pending pod the generator adds.
+pub const PENDING_POD: (&str, &str) = ("bench", "pending-0");
+
+fn q(s: impl Into<String>) -> Quantity {
+    Quantity(s.into())
+}
+
+fn labels(items: &[(&str, String)]) -> Option<BTreeMap<String, String>> {
+    Some(items.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect())
+}
+
+/// Generates the cluster as a `kind: List` JSON value.
+pub fn generate(spec: GenSpec) -> Value {
+    let mut rng = fastrand::Rng::with_seed(spec.seed);
+    let zones = ["zone-a", "zone-b", "zone-c", "zone-d", "zone-e"];
+    let apps = ["web", "api", "cache", "db", "worker", "batch", "search", "auth"];
+    let mut items: Vec<Value> = Vec::with_capacity(spec.nodes + spec.pods + 8);
+    for ns in ["bench", "team-a", "team-b"] {
+        items.push(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}}));
+    }
+    let mut node_names = Vec::with_capacity(spec.nodes);
+    for i in 0..spec.nodes {
+        let name = format!("node-{i:05}");
+        let zone = zones[i % zones.len()].to_string();
+        let cpu = [8, 16, 32, 64][rng.usize(0..4)];
+        let mem_gi = cpu * 4;
+        let mut taints = None;
+        if rng.u32(0..100) < 3 {
+            taints = Some(vec![core::Taint {
+                key: "dedicated".into(),
+                value: Some("infra".into()),
+                effect: "NoSchedule".into(),
+                ..Default::default()
+            }]);
+        }
+        let images = (0..rng.usize(3..12))
+            .map(|k| core::ContainerImage {
+                names: Some(vec![format!("registry.example.com/{}:{}", apps[k % apps.len()], k % 3)]),
+                size_bytes: Some(rng.i64(20_000_000..900_000_000)),
+            })
+            .collect();
+        let alloc: BTreeMap<String, Quantity> = [
+            ("cpu".to_string(), q(cpu.to_string())),
+            ("memory".to_string(), q(format!("{mem_gi}Gi"))),
+            ("pods".to_string(), q("110")),
+            ("ephemeral-storage".to_string(), q("100Gi")),
+        ]
+        .into();
+        let node = core::Node {
+            metadata: ObjectMeta {
+                name: Some(name.clone()),
+                labels: labels(&[
+                    ("kubernetes.io/hostname", name.clone()),
+                    ("topology.kubernetes.io/zone", zone),
+                    ("rack", format!("rack-{}", i % 40)),
+                ]),
+                ..Default::default()
+            },
+            spec: Some(core::NodeSpec {
+                taints,
+                unschedulable: Some(rng.u32(0..200) == 0),
+                ..Default::default()
+            }),
+            status: Some(core::NodeStatus {
+                capacity: Some(alloc.clone()),
+                allocatable: Some(alloc),
+                images: Some(images),
+                ..Default::default()
+            }),
+        };
+        let mut v = serde_json::to_value(&node).unwrap_or(Value::Null);
+        v["apiVersion"] = json!("v1");
+        v["kind"] = json!("Node");
+        items.push(v);
+        node_names.push(name);
+    }
+    for i in 0..spec.pods {
+        let app = apps[rng.usize(0..apps.len())];
+        let ns = if i % 2 == 0 { "team-a" } else { "team-b" };
+        let node = &node_names[rng.usize(0..node_names.len().max(1))];
+        let mut affinity = None;
+        if rng.u32(0..100) < 5 {
+            affinity = Some(core::Affinity {
+                pod_anti_affinity: Some(core::PodAntiAffinity {
+                    preferred_during_scheduling_ignored_during_execution: Some(vec![core::WeightedPodAffinityTerm {
+                        weight: 50,
+                        pod_affinity_term: core::PodAffinityTerm {
+                            label_selector: Some(LabelSelector {
+                                match_labels: labels(&[("app", app.to_string())]),
+                                ..Default::default()
+                            }),
+                            topology_key: "kubernetes.io/hostname".into(),
+                            ..Default::default()
+                        },
+                    }]),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            });
+        }
+        let pod = core::Pod {
+            metadata: ObjectMeta {
+                name: Some(format!("{app}-{i:06}")),
+                namespace: Some(ns.into()),
+                labels: labels(&[("app", app.to_string()), ("pod-template-hash", format!("{:x}", i % 97))]),
+                ..Default::default()
+            },
+            spec: Some(core::PodSpec {
+                node_name: Some(node.clone()),
+                affinity,
+                containers: vec![core::Container {
+                    name: "main".into(),
+                    image: Some(format!("registry.example.com/{app}:{}", i % 3)),
+                    resources: Some(core::ResourceRequirements {
+                        requests: Some(
+                            [
+                                ("cpu".to_string(), q(format!("{}m", rng.u32(1..20) * 25))),
+                                ("memory".to_string(), q(format!("{}Mi", rng.u32(1..16) * 64))),
+                            ]
+                            .into(),
+                        ),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            status: Some(core::PodStatus {
+                phase: Some("Running".into()),
+                ..Default::default()
+            }),
+        };
+        let mut v = serde_json::to_value(&pod).unwrap_or(Value::Null);
+        v["apiVersion"] = json!("v1");
+        v["kind"] = json!("Pod");
+        items.push(v);
+    }
+    let (ns, name) = PENDING_POD;
+    items.push(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": ns, "labels": {"app": "web"}},
+        "spec": {
+            "containers": [{"name": "main", "image": "registry.example.com/web:1",
+                "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}}}],
+            "affinity": {
+                "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In",
+                        "values": ["zone-a", "zone-b", "zone-c"]}]}]}},
+                "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname",
+                     "namespaces": ["team-a", "team-b", "bench"]}]}
+            },
+            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}}]
+        },
+        "status": {"phase": "Pending"}
+    }));
+    json!({"apiVersion": "v1", "kind": "List", "items": items})
+}
