@@ -105,20 +105,20 @@ fn version_of(info: &SnapshotInfo) -> Option<Recorded> {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigFileError {
     /// It could not be read.
-    #[error("cannot read scheduler config '{path}': {source}")]
+    #[error("cannot read scheduler config '{path}': {cause}")]
     Read {
         /// Path.
         path: String,
-        /// Cause.
-        source: std::io::Error,
+        /// Cause (in the message, not a chained source: the message already says it).
+        cause: std::io::Error,
     },
     /// It is not a valid configuration for the release.
-    #[error("in '{path}': {source}")]
+    #[error("in '{path}': {cause}")]
     Invalid {
         /// Path.
         path: String,
-        /// What is wrong.
-        source: ProfileError,
+        /// What is wrong (in the message).
+        cause: ProfileError,
     },
     /// The release's default profile cannot be built with the gates given.
     #[error(transparent)]
@@ -128,13 +128,13 @@ pub enum ConfigFileError {
 /// Reads a KubeSchedulerConfiguration file and checks it builds at `features` (so a mistake
 /// is refused before a terminal opens or a cluster is read).
 pub fn scheduler_config(path: &Path, features: &Features) -> Result<SchedulerConfig, ConfigFileError> {
-    let invalid = |source| ConfigFileError::Invalid {
+    let invalid = |cause| ConfigFileError::Invalid {
         path: path.display().to_string(),
-        source,
+        cause,
     };
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigFileError::Read {
+    let text = std::fs::read_to_string(path).map_err(|cause| ConfigFileError::Read {
         path: path.display().to_string(),
-        source,
+        cause,
     })?;
     let cfg = SchedulerConfig::parse(&text).map_err(invalid)?;
     build_profiles(Some(&cfg), features).map_err(invalid)?;
@@ -147,9 +147,9 @@ pub fn profiles(config: Option<&Path>, features: &Features) -> Result<Vec<Framew
     match config {
         Some(p) => {
             let cfg = scheduler_config(p, features)?;
-            build_profiles(Some(&cfg), features).map_err(|source| ConfigFileError::Invalid {
+            build_profiles(Some(&cfg), features).map_err(|cause| ConfigFileError::Invalid {
                 path: p.display().to_string(),
-                source,
+                cause,
             })
         }
         None => build_profiles(None, features).map_err(ConfigFileError::Default),
