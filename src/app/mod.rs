@@ -16,7 +16,6 @@ pub mod effect;
 pub mod format;
 pub mod keymap;
 pub mod pod_list;
-mod rehearsal;
 pub mod stepper;
 pub mod update;
 pub mod whatif;

@@ -3,13 +3,13 @@
 //! with the release's behaviour, so the TUI, `kschedtui bind|preempt --snapshot` and
 //! `simulate` change a cluster the same way; the report says what each request did.
 
-use super::update::set_cluster;
-use super::{App, Effect, Pending};
+use super::data::set_cluster;
+use crate::app::{App, Effect, Pending};
 use crate::model::apiserver;
 use crate::model::write::{Plan, Removal, Report, Step, WriteMode};
 
 /// What the snapshot note says: nothing left the process.
-pub(crate) const SNAPSHOT_NOTE: &str =
+pub(super) const SNAPSHOT_NOTE: &str =
     "snapshot mode: nothing was sent to a cluster; the change stays in memory (the file is unchanged)";
 
 fn first_failure(report: &Report) -> Option<String> {
@@ -31,7 +31,7 @@ fn names(v: &[crate::model::ObjectKey]) -> String {
 }
 
 /// Executes the plan in memory and reports it as the status line.
-pub(crate) fn rehearse(app: &mut App, pending: &Pending, plan: &Plan) -> Vec<Effect> {
+pub(super) fn rehearse(app: &mut App, pending: &Pending, plan: &Plan) -> Vec<Effect> {
     let mut cluster = (*app.cluster).clone();
     let report = apiserver::execute(&mut cluster, plan, WriteMode::Enabled, &app.features.server_options());
     let removed = report.victims_removed();

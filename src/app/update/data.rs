@@ -1,0 +1,246 @@
+//! Arriving data: a cluster loaded or attached, live watch events applied at a tick, a
+//! cluster replaced (relisted or edited in memory), explanations arriving.
+
+use super::jobs::explain_all;
+use super::write::check_awaiting;
+use crate::app::analysis::node_usage;
+use crate::app::diff::diff;
+use crate::app::stepper::{Pipeline, PointState};
+use crate::app::{App, Attached, Effect, Explained, FULL_KEEP, LiveView, Load, Loaded, Screen, Summary};
+use crate::model::write::WriteMode;
+use crate::model::{Cluster, ObjectKey};
+use std::sync::Arc;
+
+pub(super) fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect> {
+    match r {
+        Ok(l) => {
+            match l.cluster.warnings.len() {
+                0 => {}
+                1 => app.info(format!("warning: {}", l.cluster.warnings[0])),
+                n => app.info(format!("{n} warnings; the first: {}", l.cluster.warnings[0])),
+            }
+            app.usage = node_usage(&l.cluster, &l.features);
+            app.cluster = Arc::new(l.cluster);
+            app.profiles = Arc::new(l.profiles);
+            app.features = l.features.clone();
+            app.load = Load::Ready;
+            app.generation += 1;
+            clear_explanations(app);
+            explain_all(app)
+        }
+        Err(e) => {
+            app.load = Load::Failed(e);
+            Vec::new()
+        }
+    }
+}
+
+pub(super) fn on_attached(app: &mut App, r: Result<Attached, String>) -> Vec<Effect> {
+    let a = match r {
+        Ok(a) => a,
+        Err(e) => return on_loaded(app, Err(e)),
+    };
+    let cluster = match a.state.to_cluster() {
+        Ok(c) => c,
+        Err(e) => {
+            return on_loaded(
+                app,
+                Err(format!("the cluster's objects do not make a valid cluster: {e}")),
+            );
+        }
+    };
+    if a.write_mode == WriteMode::ReadOnly {
+        app.readonly = true;
+    }
+    let seen_rv = crate::app::newest_rv(&a.state);
+    app.live = Some(LiveView {
+        state: a.state,
+        dirty: false,
+        events_dirty: false,
+        events: 0,
+        write_mode: a.write_mode,
+        writing: false,
+        follow: true,
+        changes_since: 0,
+        seen_rv,
+        access: std::collections::BTreeMap::new(),
+        awaiting: Vec::new(),
+    });
+    app.progress = None;
+    on_loaded(
+        app,
+        Ok(Loaded {
+            cluster,
+            profiles: a.profiles,
+            features: a.features,
+        }),
+    )
+}
+
+/// Rebuilds the cluster from the live store when watch events changed it, and re-explains.
+/// Explanations of pods still pending are kept on screen until their new ones arrive.
+pub(super) fn refresh_live(app: &mut App) -> Vec<Effect> {
+    rebuild_live(app, false)
+}
+
+/// Rebuilds the cluster from the live store: at a tick when it changed and the view follows
+/// the cluster, or at once when `force` (Ctrl-r: every pending pod is explained again, and
+/// what-if edits are dropped).
+pub(super) fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
+    let Some(l) = &mut app.live else {
+        return Vec::new();
+    };
+    if app.load != Load::Ready || !(force || (l.follow && (l.dirty || l.events_dirty))) {
+        return Vec::new();
+    }
+    let events_only = !force && !l.dirty;
+    l.dirty = false;
+    l.events_dirty = false;
+    l.changes_since = 0;
+    l.seen_rv = crate::app::newest_rv(&l.state);
+    let cluster = match l.state.to_cluster() {
+        Ok(c) => c,
+        Err(e) => {
+            app.error(format!("the cluster changed into something kschedtui cannot read: {e}"));
+            return Vec::new();
+        }
+    };
+    if events_only {
+        // The explanations stand: only what the pod view shows beside them changed.
+        app.cluster = Arc::new(cluster);
+        return Vec::new();
+    }
+    app.usage = node_usage(&cluster, &app.features);
+    app.cluster = Arc::new(cluster);
+    app.generation += 1;
+    check_awaiting(app);
+    let pending: Vec<ObjectKey> = app.cluster.pending_pods().iter().map(|p| p.key.clone()).collect();
+    app.explanations.retain(|k, _| pending.contains(k));
+    app.recent.retain(|k| pending.contains(k));
+    app.summaries.clear();
+    explain_all(app)
+}
+
+pub(super) fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, result: Explained) {
+    if generation != app.generation {
+        return;
+    }
+    if let (Some(base), Ok(ex)) = (&app.diff_base, &result)
+        && base.pod == pod
+    {
+        let change = app.changes.last().cloned().unwrap_or_default();
+        app.diff = Some(diff(&change, base, ex));
+        app.diff_base = None;
+        if let Some(Screen::Pod(v)) = app.screens.last_mut()
+            && v.pod == pod
+        {
+            v.show_diff = true;
+        }
+    }
+    let pipeline = result
+        .as_ref()
+        .ok()
+        .map(|ex| Pipeline::new(ex, app.profile(&ex.profile)));
+    for s in &mut app.screens {
+        if let Screen::Pod(v) = s
+            && v.pod == pod
+            && let Some(p) = &pipeline
+        {
+            // keep the user's step unless the new trace never gets there
+            let reached = v
+                .step
+                .as_ref()
+                .and_then(|st| p.stage(st.point))
+                .is_some_and(|st| st.state != PointState::NotReached);
+            if !reached {
+                v.step = Some(p.decisive());
+                v.selected = 0;
+            }
+        }
+    }
+    app.summaries.insert(
+        pod.clone(),
+        result.as_ref().map(|ex| Summary::of(ex)).map_err(Clone::clone),
+    );
+    app.explanations.insert(pod.clone(), result);
+    app.recent.retain(|k| *k != pod);
+    app.recent.push_back(pod);
+    // keep memory bounded on big clusters: drop the oldest full explanations not on screen
+    let pinned = app.pinned();
+    while app.explanations.len() > FULL_KEEP + pinned.len() {
+        let Some(i) = app.recent.iter().position(|k| !pinned.contains(k)) else {
+            break;
+        };
+        if let Some(k) = app.recent.remove(i) {
+            app.explanations.remove(&k);
+        }
+    }
+}
+
+/// Forgets every explanation (the cluster changed).
+pub(super) fn clear_explanations(app: &mut App) {
+    app.explanations.clear();
+    app.groups.clear();
+    app.summaries.clear();
+    app.recent.clear();
+}
+
+/// Every kind was listed again (Ctrl-r, or the cluster was recreated under the same URL):
+/// the store was replaced, so every pending pod is explained again on it, what-if edits are
+/// dropped (they were made on objects that may be gone) and the next write uses its uids.
+pub(super) fn on_replaced(app: &mut App, reason: &str) -> Vec<Effect> {
+    let dropped = app.changes.len();
+    let fx = rebuild_live(app, true);
+    app.changes.clear();
+    app.diff_base = None;
+    app.diff = None;
+    if let Some(l) = &mut app.live {
+        // permissions are asked again of the cluster as it is now
+        l.access.clear();
+        if reason != crate::model::event::RELIST_ASKED {
+            // another cluster: the victims awaited (matched by uid) are not in it
+            l.awaiting.clear();
+        }
+    }
+    let rv = app.live.as_ref().map(|l| l.seen_rv.clone()).unwrap_or_default();
+    let dropped = if dropped > 0 {
+        format!("; {dropped} what-if change(s) dropped")
+    } else {
+        String::new()
+    };
+    app.info(format!(
+        "{reason}: listed every kind again (resourceVersion {rv}), re-running every pending pod{dropped}"
+    ));
+    fx
+}
+
+/// Replaces the cluster after an in-memory change and re-explains.
+pub(crate) fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Vec<Effect> {
+    app.diff_base = app.focused_pod().and_then(|k| match app.explanations.get(&k) {
+        Some(Ok(ex)) => Some(ex.clone()),
+        _ => None,
+    });
+    app.diff = None;
+    app.usage = node_usage(&cluster, &app.features);
+    app.cluster = Arc::new(cluster);
+    app.generation += 1;
+    clear_explanations(app);
+    let froze = app
+        .live
+        .as_mut()
+        .is_some_and(|l| std::mem::replace(&mut l.follow, false));
+    app.info(if froze {
+        format!(
+            "{change} (in memory); re-running the scheduler; the view is frozen so the what-if stays (Ctrl-r re-runs on the live cluster and drops it)"
+        )
+    } else {
+        format!("{change} (in memory); re-running the scheduler")
+    });
+    app.changes.push(change);
+    for s in &mut app.screens {
+        if let Screen::Pod(v) = s {
+            v.show_diff = false;
+        }
+    }
+    explain_all(app)
+}

@@ -1,0 +1,56 @@
+//! The inline what-if form and what an edit applies to.
+
+use super::data::set_cluster;
+use super::nav::node_list_rows;
+use crate::app::pod_list;
+use crate::app::whatif::{self, EditTarget};
+use crate::app::{Action, App, Effect, Mode, Screen};
+
+pub(super) fn edit_target(app: &App) -> Option<EditTarget> {
+    match app.screen() {
+        None => pod_list::rows(app)
+            .get(app.pods.selected)
+            .map(|r| EditTarget::Pod(r.pod.key.clone())),
+        Some(Screen::Pod(v)) => Some(EditTarget::Pod(v.pod.clone())),
+        Some(Screen::Node(v)) => Some(EditTarget::Node(v.node.clone())),
+        Some(Screen::Nodes(v)) => node_list_rows(app, v)
+            .get(v.selected)
+            .map(|n| EditTarget::Node(n.clone())),
+        Some(Screen::Queue(v)) => app.queue_rows().get(v.selected).map(|r| EditTarget::Pod(r.0.clone())),
+        Some(Screen::Gang(v)) => app
+            .gang_rows(&v.pod)
+            .get(v.selected)
+            .map(|k| EditTarget::Pod(k.clone())),
+    }
+}
+
+pub(super) fn edit(app: &mut App, mut form: whatif::EditForm, action: Action) -> Vec<Effect> {
+    let n = form.fields.len();
+    match action {
+        Action::Input(c) => {
+            if let Some(f) = form.fields.get_mut(form.focus) {
+                f.value.push(c);
+            }
+        }
+        Action::Backspace => {
+            if let Some(f) = form.fields.get_mut(form.focus) {
+                f.value.pop();
+            }
+        }
+        Action::ClearInput => {
+            if let Some(f) = form.fields.get_mut(form.focus) {
+                f.value.clear();
+            }
+        }
+        Action::FieldNext if n > 0 => form.focus = (form.focus + 1) % n,
+        Action::FieldPrev if n > 0 => form.focus = (form.focus + n - 1) % n,
+        Action::Cancel => return Vec::new(),
+        Action::Submit => match whatif::apply_form(&app.cluster, &form) {
+            Ok((c, what)) => return set_cluster(app, c, what),
+            Err(e) => form.error = Some(e),
+        },
+        _ => {}
+    }
+    app.mode = Mode::Edit(form);
+    Vec::new()
+}

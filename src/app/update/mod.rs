@@ -1,0 +1,207 @@
+//! `update(&mut App, Action) -> Vec<Effect>`: the only place the app changes. No I/O, no clock,
+//! no threads: engine runs and the editor are returned as effects.
+//!
+//! [`update`] dispatches by action and input mode to the modules by concern:
+//! - `data`: arriving data (a cluster loaded or attached, watch events, explanations).
+//! - `jobs`: explain jobs and gang passes.
+//! - `nav`: normal-mode keys, the selection, screens, the stepper, the search box.
+//! - `command`: the `:` command line.
+//! - `write`: bind and preempt (confirm, plan, report) and the permission checks.
+//! - `edit`: the inline what-if form.
+
+mod command;
+mod data;
+mod edit;
+mod jobs;
+mod nav;
+mod rehearsal;
+mod write;
+
+use super::whatif;
+use super::{Action, App, Effect, Mode};
+
+pub use command::COMMANDS;
+pub use nav::{node_list_rows, pod_view_rows};
+pub use write::{action_access, offered_requests, remaining_victims};
+
+use command::command;
+use data::{on_attached, on_explained, on_loaded, on_replaced, refresh_live, set_cluster};
+use edit::edit;
+use nav::{normal, search};
+use write::{access_checks, confirm, on_written};
+
+/// Rows moved by PageUp/PageDown.
+pub const PAGE: usize = 10;
+/// Rows moved by one mouse-wheel notch.
+pub const SCROLL: usize = 3;
+
+/// Applies one action.
+pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
+    let mut effects = apply(app, action);
+    effects.extend(access_checks(app));
+    effects
+}
+
+fn apply(app: &mut App, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Tick { now } => {
+            app.now = Some(now);
+            app.ticks = app.ticks.wrapping_add(1);
+            // watch events are applied as they come; the engine runs at most once per tick
+            refresh_live(app)
+        }
+        Action::Loaded(r) => on_loaded(app, *r),
+        Action::LoadProgress(p) => {
+            app.progress = Some(p);
+            Vec::new()
+        }
+        Action::Attached(r) => on_attached(app, *r),
+        Action::Cluster(ev) => {
+            if let crate::model::event::ClusterEvent::Replaced { reason, .. } = &*ev {
+                let reason = reason.clone();
+                if let Some(l) = &mut app.live {
+                    l.events += 1;
+                    l.state.apply(*ev);
+                }
+                return on_replaced(app, &reason);
+            }
+            if let Some(l) = &mut app.live {
+                l.events += 1;
+                let events_only = ev.kind() == Some(crate::model::event::Kind::Event);
+                if l.state.apply(*ev) {
+                    l.changes_since += 1;
+                    if events_only {
+                        l.events_dirty = true;
+                    } else {
+                        l.dirty = true;
+                    }
+                }
+            }
+            Vec::new()
+        }
+        Action::WatchEnded(why) => {
+            app.error(format!("the view no longer follows the cluster: {why}"));
+            Vec::new()
+        }
+        Action::Written(r) => {
+            // a uid precondition that failed: the pod shown is not the cluster's any more (it
+            // was replaced, or the cluster recreated under the same URL): list everything again
+            let stale_uid = matches!(&*r, Ok(report) if report.steps.iter().any(|s| matches!(
+                s,
+                crate::model::write::Step::Failed(crate::model::write::WriteError::Conflict { message })
+                    if message.contains("UID in precondition") || message.contains("UID in the precondition")
+            )));
+            on_written(app, *r);
+            if stale_uid && app.live.is_some() {
+                if let Some(st) = &mut app.status {
+                    st.text
+                        .push_str(" (the pod's uid is not the cluster's: listing the cluster again)");
+                }
+                return vec![Effect::Relist];
+            }
+            Vec::new()
+        }
+        Action::AccessChecked { key, result } => {
+            let now = app.now.unwrap_or_default();
+            if let Some(l) = &mut app.live {
+                l.access.insert(key, (result, now));
+            }
+            Vec::new()
+        }
+        Action::Saved { path, changes, result } => {
+            match result {
+                Ok(()) => {
+                    app.info(format!(
+                        "saved the cluster with {changes} in-memory change(s) to {path} (open it with --snapshot {path})"
+                    ));
+                    app.saved = Some((path, changes));
+                }
+                Err(e) => app.error(e),
+            }
+            Vec::new()
+        }
+        Action::Explained {
+            generation,
+            pod,
+            result,
+        } => {
+            on_explained(app, generation, pod, result);
+            Vec::new()
+        }
+        Action::GroupComputed {
+            generation,
+            pod,
+            result,
+        } => {
+            if generation == app.generation {
+                app.groups.insert(pod, Some(result));
+            }
+            Vec::new()
+        }
+        Action::Edited { target, result } => match result.and_then(|t| whatif::apply_yaml(&app.cluster, &target, &t)) {
+            Ok((c, what)) => set_cluster(app, c, what),
+            Err(e) => {
+                app.error(e);
+                Vec::new()
+            }
+        },
+        Action::Quit => {
+            app.should_quit = true;
+            Vec::new()
+        }
+        Action::Fatal(msg) => {
+            app.fatal = Some(msg);
+            app.should_quit = true;
+            Vec::new()
+        }
+        other => {
+            // a message stays until the next thing the user does
+            app.status = None;
+            user_action(app, other)
+        }
+    }
+}
+
+/// A user intent, dispatched by input mode.
+fn user_action(app: &mut App, other: Action) -> Vec<Effect> {
+    match std::mem::take(&mut app.mode) {
+        Mode::Normal => normal(app, other),
+        Mode::Search => {
+            search(app, other);
+            Vec::new()
+        }
+        Mode::Command(text) => command(app, text, other),
+        Mode::Confirm(p) => confirm(app, p, other),
+        Mode::Help { scroll } => {
+            app.mode = match other {
+                Action::Down | Action::ScrollDown => Mode::Help {
+                    scroll: scroll.saturating_add(1),
+                },
+                Action::Up | Action::ScrollUp => Mode::Help {
+                    scroll: scroll.saturating_sub(1),
+                },
+                Action::PageDown => Mode::Help {
+                    scroll: scroll.saturating_add(10),
+                },
+                Action::PageUp => Mode::Help {
+                    scroll: scroll.saturating_sub(10),
+                },
+                Action::Cancel | Action::Help | Action::Back => Mode::Normal,
+                _ => Mode::Help { scroll },
+            };
+            Vec::new()
+        }
+        Mode::Edit(form) => edit(app, form, other),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+    use crate::model::Cluster;
+
+    /// `set_cluster` for tests.
+    pub(crate) fn set_cluster(app: &mut App, c: Cluster) -> Vec<Effect> {
+        super::set_cluster(app, c, "test change".into())
+    }
+}

@@ -1,0 +1,418 @@
+//! Navigation: the keys of normal mode, moving the selection, opening and closing screens,
+//! stepping through the pipeline, and the search box.
+
+use super::data::{refresh_live, set_cluster};
+use super::edit::edit_target;
+use super::jobs::{group_job, job, rerun};
+use super::write::{request_bind, request_preempt};
+use super::{PAGE, SCROLL};
+use crate::app::analysis;
+use crate::app::pod_list;
+use crate::app::stepper::{Pipeline, Point, Step};
+use crate::app::whatif::{self, EditTarget};
+use crate::app::{Action, App, Effect, Load, Mode, NodeList, NodeView, PodView, Screen};
+use crate::model::ObjectKey;
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+
+/// Opens the gang screen of the focused pod (`m`, `:gang`).
+pub(super) fn open_gang(app: &mut App) -> Vec<Effect> {
+    let Some(pod) = app.focused_pod() else {
+        app.info("no pod selected");
+        return Vec::new();
+    };
+    match app.explanation(&pod) {
+        Some(Ok(ex)) if ex.gang.is_none() => {
+            app.info(format!(
+                "{pod} is in no gang: no Permit plugin of its profile groups it"
+            ));
+            return Vec::new();
+        }
+        Some(Err(e)) => {
+            app.error(format!("{pod} could not be explained: {e}"));
+            return Vec::new();
+        }
+        _ => {}
+    }
+    if !matches!(app.screen(), Some(Screen::Gang(v)) if v.pod == pod) {
+        app.screens.push(Screen::Gang(crate::app::GangView {
+            pod: pod.clone(),
+            selected: 0,
+        }));
+    }
+    group_job(app, pod).into_iter().collect()
+}
+
+pub(super) fn pipeline_of(app: &App, pod: &ObjectKey) -> Option<Pipeline> {
+    match app.explanation(pod) {
+        Some(Ok(ex)) => Some(Pipeline::new(ex, app.profile(&ex.profile))),
+        _ => None,
+    }
+}
+
+/// Node names of the pod view's table rows, in display order (None for rows that are not nodes).
+pub fn pod_view_rows(app: &App, v: &PodView) -> Vec<Option<String>> {
+    let Some(Ok(ex)) = app.explanation(&v.pod) else {
+        return Vec::new();
+    };
+    let Some(step) = &v.step else {
+        return Vec::new();
+    };
+    match step.point {
+        Point::Filter => analysis::filter_rows(&app.cluster, &app.usage, &app.features, ex, v.filter_sort, &v.query)
+            .iter()
+            .map(|r| Some(r.entry.node.clone()))
+            .collect(),
+        Point::Score => analysis::score_rows(ex).iter().map(|r| Some(r.node.clone())).collect(),
+        Point::PostFilter => ex
+            .post_filter
+            .as_ref()
+            .map(|pf| pf.candidates.iter().map(|c| Some(c.node.clone())).collect())
+            .unwrap_or_default(),
+        Point::PreFilter => vec![None; ex.pre_filter.len()],
+        Point::PreScore => vec![None; ex.pre_score.len()],
+        Point::PreEnqueue => vec![None; ex.pre_enqueue.len()],
+        _ => Vec::new(),
+    }
+}
+
+/// Node names of the node list, in display order.
+pub fn node_list_rows(app: &App, v: &NodeList) -> Vec<String> {
+    let m = SkimMatcherV2::default();
+    app.cluster
+        .nodes
+        .iter()
+        .filter(|n| v.query.is_empty() || m.fuzzy_match(&n.name, &v.query).is_some())
+        .map(|n| n.name.clone())
+        .collect()
+}
+
+pub(super) fn row_count(app: &App) -> usize {
+    match app.screen() {
+        None => pod_list::rows(app).len(),
+        Some(Screen::Pod(v)) => pod_view_rows(app, v).len(),
+        // the node view scrolls; it has no rows to select
+        Some(Screen::Node(_)) => 0,
+        Some(Screen::Nodes(v)) => node_list_rows(app, v).len(),
+        Some(Screen::Queue(_)) => app.queue_rows().len(),
+        Some(Screen::Gang(v)) => app.gang_rows(&v.pod).len(),
+    }
+}
+
+/// The selected row of the top screen (the node view scrolls instead and has none).
+pub(super) fn selected_mut(app: &mut App) -> Option<&mut usize> {
+    match app.screens.last_mut() {
+        None => Some(&mut app.pods.selected),
+        Some(Screen::Pod(v)) => Some(&mut v.selected),
+        Some(Screen::Nodes(v)) => Some(&mut v.selected),
+        Some(Screen::Queue(v)) => Some(&mut v.selected),
+        Some(Screen::Gang(v)) => Some(&mut v.selected),
+        Some(Screen::Node(_)) => None,
+    }
+}
+
+pub(super) fn move_by(app: &mut App, delta: isize) {
+    if let Some(Screen::Node(v)) = app.screens.last_mut() {
+        v.scroll = if delta < 0 {
+            v.scroll
+                .saturating_sub(u16::try_from(delta.unsigned_abs()).unwrap_or(u16::MAX))
+        } else {
+            v.scroll
+                .saturating_add(u16::try_from(delta.unsigned_abs()).unwrap_or(u16::MAX))
+        };
+        return;
+    }
+    let n = row_count(app);
+    if let Some(sel) = selected_mut(app) {
+        *sel = if n == 0 {
+            0
+        } else {
+            sel.saturating_add_signed(delta).min(n - 1)
+        };
+    }
+}
+
+pub(super) fn move_to(app: &mut App, top: bool) {
+    if let Some(Screen::Node(v)) = app.screens.last_mut() {
+        v.scroll = if top { 0 } else { v.scroll.saturating_add(1000) };
+        return;
+    }
+    let n = row_count(app);
+    if let Some(sel) = selected_mut(app) {
+        *sel = if top { 0 } else { n.saturating_sub(1) };
+    }
+}
+
+pub(super) fn open_pod(app: &mut App, key: ObjectKey) -> Vec<Effect> {
+    let mut v = PodView::new(key.clone());
+    if let Some(p) = pipeline_of(app, &key) {
+        v.step = Some(p.decisive());
+    }
+    app.screens.push(Screen::Pod(v));
+    let pending = app.pod(&key).is_some_and(|p| p.is_pending());
+    if pending && app.explanation(&key).is_none() {
+        // jump the queue: this pod first, on its own job
+        return vec![job(app, vec![key])];
+    }
+    Vec::new()
+}
+
+pub(super) fn open(app: &mut App) -> Vec<Effect> {
+    match app.screen().cloned() {
+        None => {
+            let rows = pod_list::rows(app);
+            if let Some(r) = rows.get(app.pods.selected) {
+                let k = r.pod.key.clone();
+                return open_pod(app, k);
+            }
+        }
+        Some(Screen::Pod(v)) => {
+            let rows = pod_view_rows(app, &v);
+            match rows.get(v.selected) {
+                Some(Some(node)) => {
+                    app.screens.push(Screen::Node(NodeView {
+                        node: node.clone(),
+                        pod: Some(v.pod.clone()),
+                        scroll: 0,
+                    }));
+                }
+                _ => app.info("nothing to open here: step to Filter, Score or PostFilter and pick a node row"),
+            }
+        }
+        Some(Screen::Nodes(v)) => {
+            if let Some(n) = node_list_rows(app, &v).get(v.selected) {
+                app.screens.push(Screen::Node(NodeView {
+                    node: n.clone(),
+                    pod: v.pod.clone(),
+                    scroll: 0,
+                }));
+            }
+        }
+        Some(Screen::Queue(v)) => {
+            if let Some((key, _)) = app.queue_rows().get(v.selected).cloned() {
+                return open_pod(app, key);
+            }
+        }
+        Some(Screen::Gang(v)) => {
+            if let Some(key) = app.gang_rows(&v.pod).get(v.selected).cloned() {
+                return open_pod(app, key);
+            }
+        }
+        Some(Screen::Node(_)) => {}
+    }
+    Vec::new()
+}
+
+pub(super) fn step(app: &mut App, f: impl Fn(&Pipeline, &Step) -> Step) {
+    let Some(Screen::Pod(v)) = app.screens.last() else {
+        return;
+    };
+    let Some(p) = pipeline_of(app, &v.pod) else {
+        return;
+    };
+    let cur = v.step.clone().unwrap_or_else(|| p.decisive());
+    let next = f(&p, &cur);
+    if let Some(Screen::Pod(v)) = app.screens.last_mut() {
+        if v.step.as_ref() != Some(&next) {
+            v.selected = 0;
+        }
+        v.step = Some(next);
+    }
+}
+
+pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
+    if let Load::Failed(_) | Load::Loading = app.load {
+        match action {
+            Action::Back | Action::Cancel => app.should_quit = true,
+            Action::Help => app.mode = Mode::Help { scroll: 0 },
+            _ => {}
+        }
+        return Vec::new();
+    }
+    match action {
+        Action::Up => move_by(app, -1),
+        Action::Down => move_by(app, 1),
+        Action::ScrollUp => move_by(app, -(SCROLL as isize)),
+        Action::ScrollDown => move_by(app, SCROLL as isize),
+        Action::PageUp => move_by(app, -(PAGE as isize)),
+        Action::PageDown => move_by(app, PAGE as isize),
+        Action::Top => move_to(app, true),
+        Action::Bottom => move_to(app, false),
+        Action::ClickRow(i) => {
+            if matches!(app.screen(), Some(Screen::Node(_))) {
+                return Vec::new();
+            }
+            if i < row_count(app)
+                && let Some(sel) = selected_mut(app)
+            {
+                if *sel == i {
+                    return open(app);
+                }
+                *sel = i;
+            }
+        }
+        Action::ClickPoint(i) => {
+            step(app, |p, cur| {
+                p.stages.get(i).map_or_else(|| cur.clone(), |s| Step::at(s.point))
+            });
+        }
+        Action::Open => return open(app),
+        Action::OpenGang => return open_gang(app),
+        Action::Back => {
+            // back one screen; at the pod list, quit
+            let popped = app.screens.pop().is_some();
+            app.should_quit = !popped;
+        }
+        Action::Cancel => {
+            // back one screen; at the pod list, clear the search (never quit)
+            let popped = app.screens.pop().is_some();
+            if !popped {
+                app.pods.query.clear();
+                app.pods.selected = 0;
+            }
+        }
+        Action::Help => app.mode = Mode::Help { scroll: 0 },
+        Action::CommandStart => app.mode = Mode::Command(String::new()),
+        Action::SearchStart => {
+            let ok = match app.screen() {
+                None | Some(Screen::Nodes(_)) => true,
+                Some(Screen::Pod(v)) => v.step.as_ref().is_some_and(|s| s.point == Point::Filter),
+                Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_)) => false,
+            };
+            if ok {
+                app.mode = Mode::Search;
+            }
+        }
+        Action::StepNext => step(app, Pipeline::next),
+        Action::StepPrev => step(app, Pipeline::prev),
+        Action::PointNext => step(app, Pipeline::next_point),
+        Action::PointPrev => step(app, Pipeline::prev_point),
+        Action::RunToEnd => step(app, |p, _| p.end()),
+        Action::Restart => step(app, |p, _| {
+            p.steps()
+                .first()
+                .cloned()
+                .unwrap_or_else(|| Step::at(Point::PreEnqueue))
+        }),
+        Action::ToggleAllFailures => {
+            if let Some(Screen::Pod(v)) = app.screens.last_mut() {
+                v.all_failures = !v.all_failures;
+            }
+        }
+        Action::CycleSort => match app.screens.last_mut() {
+            None => {
+                app.pods.sort = app.pods.sort.next();
+                app.pods.selected = 0;
+            }
+            Some(Screen::Pod(v)) => {
+                v.filter_sort = v.filter_sort.next();
+                v.selected = 0;
+            }
+            _ => {}
+        },
+        Action::ReverseSort if app.screen().is_none() => app.pods.reverse = !app.pods.reverse,
+        Action::CycleScoreMode => {
+            if let Some(Screen::Pod(v)) = app.screens.last_mut() {
+                v.score_mode = v.score_mode.next();
+            }
+        }
+        Action::ToggleDiff => {
+            if app.diff.is_none() {
+                app.info("no diff yet: make a what-if edit (i or e) and the new trace is compared with the old");
+            } else if let Some(Screen::Pod(v)) = app.screens.last_mut() {
+                v.show_diff = !v.show_diff;
+            }
+        }
+        Action::NextNamespace => {
+            let all = pod_list::namespaces(app);
+            app.pods.namespace = match &app.pods.namespace {
+                None => all.first().cloned(),
+                Some(cur) => all.iter().position(|n| n == cur).and_then(|i| all.get(i + 1)).cloned(),
+            };
+            app.pods.selected = 0;
+        }
+        Action::AllNamespaces => {
+            app.pods.namespace = None;
+            app.pods.selected = 0;
+        }
+        Action::Rerun => return rerun(app),
+        Action::ToggleFollow => match &mut app.live {
+            Some(l) => {
+                l.follow = !l.follow;
+                let (follow, n) = (l.follow, l.changes_since);
+                app.info(if follow {
+                    "following the cluster: changes are applied as they arrive".to_string()
+                } else {
+                    format!(
+                        "view frozen: the explanations stay on this state ({n} change(s) not applied yet); Ctrl-r re-runs on the cluster as it is, F follows it again"
+                    )
+                });
+                if follow {
+                    return refresh_live(app);
+                }
+            }
+            None => app.error("a snapshot does not change on its own: there is nothing to follow"),
+        },
+        Action::RequestBind => request_bind(app),
+        Action::RequestPreempt => request_preempt(app),
+        Action::EditInline => {
+            if let Some(t) = edit_target(app) {
+                let form = match &t {
+                    EditTarget::Pod(k) => app.pod(k).map(|p| whatif::pod_form(p)),
+                    EditTarget::Node(n) => app.cluster.node(n).map(|n| whatif::node_form(n)),
+                };
+                if let Some(f) = form {
+                    app.mode = Mode::Edit(f);
+                }
+            }
+        }
+        Action::EditExternal => {
+            if let Some(t) = edit_target(app) {
+                match whatif::to_yaml(&app.cluster, &t) {
+                    Ok(text) => return vec![Effect::OpenEditor { target: t, text }],
+                    Err(e) => app.error(e),
+                }
+            }
+        }
+        Action::ToggleCordon => {
+            if let Some(Screen::Node(v)) = app.screen() {
+                let n = v.node.clone();
+                match whatif::toggle_cordon(&app.cluster, &n) {
+                    Ok((c, what)) => return set_cluster(app, c, what),
+                    Err(e) => app.error(e),
+                }
+            }
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+pub(super) fn search(app: &mut App, action: Action) {
+    let query = match app.screens.last_mut() {
+        None => &mut app.pods.query,
+        Some(Screen::Pod(v)) => &mut v.query,
+        Some(Screen::Nodes(v)) => &mut v.query,
+        Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_)) => return,
+    };
+    let mut keep = true;
+    match action {
+        Action::Input(c) => query.push(c),
+        Action::Backspace => {
+            query.pop();
+        }
+        Action::ClearInput => query.clear(),
+        Action::Submit => keep = false,
+        Action::Cancel => {
+            query.clear();
+            keep = false;
+        }
+        _ => {}
+    }
+    if let Some(sel) = selected_mut(app) {
+        *sel = 0;
+    }
+    if keep {
+        app.mode = Mode::Search;
+    }
+}
