@@ -30,6 +30,13 @@ pub struct SimulateArgs {
     /// Passes over the queue at most.
     #[arg(long, default_value_t = SimOptions::default().max_passes)]
     pub max_passes: usize,
+    /// Attempt only the pending pods of this namespace; the others stay pending (the cluster,
+    /// and so every node's usage, is still the whole cluster).
+    #[arg(short, long, conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Every namespace (the default).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
 }
 
 /// Runs `simulate`.
@@ -44,13 +51,29 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
         eprintln!("note: {n}");
     }
     let profiles = load_profiles(args.config.as_deref(), &features)?;
+    let only = match &args.namespace {
+        None => None,
+        Some(ns) => {
+            if !cluster.namespaces.contains_key(ns) && !cluster.pods.iter().any(|p| p.key.namespace == *ns) {
+                anyhow::bail!("namespace '{ns}' has no pods in this cluster (and no Namespace object)");
+            }
+            Some(
+                cluster
+                    .pods
+                    .iter()
+                    .filter(|p| p.key.namespace == *ns && p.is_pending())
+                    .map(|p| p.key.clone())
+                    .collect(),
+            )
+        }
+    };
     let report = run(
         cluster,
         &profiles,
         &features,
         SimOptions {
             max_passes: args.max_passes,
-            only: None,
+            only,
         },
     );
     if let Some(path) = &args.write {

@@ -786,3 +786,30 @@ fn queue_takes_a_namespace_or_all_of_them() {
     let o = run(&["queue", "--demo", "-n", "ml", "-A"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn simulate_n_attempts_only_that_namespaces_pods_in_the_whole_cluster() {
+    let o = run(&["simulate", "--demo", "-n", "shop", "-o", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let attempted: std::collections::BTreeSet<&str> = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "Attempt")
+        .map(|e| e["pod"]["namespace"].as_str().unwrap())
+        .collect();
+    assert_eq!(attempted, ["shop"].into());
+    let pods = v["pods"].as_array().unwrap();
+    assert_eq!(pods.len(), 10);
+    assert!(pods.iter().all(|p| p["pod"]["namespace"] == "shop"));
+    // a preemption for a shop pod still evicts a batch pod: the cluster is the whole cluster
+    assert_eq!(v["evicted"][0]["namespace"], "batch");
+    let o = run(&["simulate", "--demo", "-n", "nope"]);
+    assert_eq!(
+        stderr(&o).trim(),
+        "error: namespace 'nope' has no pods in this cluster (and no Namespace object)"
+    );
+    let o = run(&["simulate", "--demo", "-n", "shop", "-A"]);
+    assert!(!o.status.success());
+}
