@@ -4,6 +4,7 @@
 pub mod binding;
 pub mod cycle_state;
 pub mod handle;
+pub mod names;
 pub mod node_info;
 pub mod plugin;
 pub mod profile;

@@ -172,6 +172,12 @@ pub trait PermitPlugin: Plugin {
     fn gang(&self, _cx: &Ctx<'_>, _pod: &PodInfo) -> Option<crate::engine::trace::GangTrace> {
         None
     }
+    /// Completes the gang trace this plugin gave ([`Self::gang`]) once the pod's own attempt
+    /// is known: `queued` when PreEnqueue let the pod into the queue, `placed` when it found a
+    /// node and got past Reserve. Returns a note for the explanation, if any.
+    fn finish_gang(&self, _gang: &mut crate::engine::trace::GangTrace, _queued: bool, _placed: bool) -> Option<String> {
+        None
+    }
 }
 
 /// PreBind.

@@ -381,7 +381,7 @@ pub fn explain_as(
         .as_ref()
         .and_then(|s| s.resource_claims.as_ref())
         .is_some_and(|c| !c.is_empty());
-    if has_claims && !fw.pre_filter.iter().any(|p| p.name() == "DynamicResources") {
+    if has_claims && !fw.pre_filter.iter().any(|p| p.name() == super::names::DYNAMIC_RESOURCES) {
         ex.notes.push(format!(
             "the pod has spec.resourceClaims but DynamicResourceAllocation is off at {} (its default there), so the claims are ignored as the scheduler ignores them; an API server with the gate off drops the field, so a cluster that kept it has the gate on: pass --feature-gates DynamicResourceAllocation=true",
             snapshot.features.release()
@@ -436,9 +436,12 @@ pub fn explain_as(
                 queued = false;
             }
         }
-        if let Some(note) = crate::engine::plugins::gang_scheduling::finish_placement_feasible(g, queued, placed) {
-            ex.notes.push(note);
-        }
+        let note = fw
+            .permit
+            .iter()
+            .find(|p| p.name() == g.plugin)
+            .and_then(|p| p.finish_gang(g, queued, placed));
+        ex.notes.extend(note);
     }
     let cx = Ctx { snapshot };
     for pl in &fw.pre_filter {
@@ -485,7 +488,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     if let Some((name, s)) = rejected {
         // The API server writes the gated message; other plugins' rejections leave no
         // condition upstream, their own message is what explains the pod.
-        ex.message = Some(if name == crate::engine::plugins::names::SCHEDULING_GATES {
+        ex.message = Some(if name == super::names::SCHEDULING_GATES {
             GATED_MESSAGE.to_string()
         } else {
             s.message()
