@@ -618,7 +618,7 @@ mod tests {
     use super::*;
     use crate::engine::Release;
     use crate::engine::framework::cycle_state::CycleState;
-    use crate::engine::framework::plugin::{Plugin, PostFilterPlugin};
+    use crate::engine::framework::plugin::{Plugin, PluginsRunner, PostFilterPlugin};
     use crate::engine::trace::PostFilterTrace;
     use crate::source::file::load_str;
 
@@ -636,7 +636,7 @@ mod tests {
         fn post_filter(
             &self,
             _: &Ctx<'_>,
-            _: &Framework,
+            _: &dyn PluginsRunner,
             _: &CycleState,
             pod: &PodInfo,
             _: &BTreeMap<String, Status>,

@@ -3,6 +3,7 @@
 
 pub mod binding;
 pub mod cycle_state;
+pub mod fit_error;
 pub mod handle;
 pub mod names;
 pub mod node_info;
