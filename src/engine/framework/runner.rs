@@ -10,7 +10,7 @@ use super::cycle_state::CycleState;
 use super::fit_error::fit_error_message;
 use super::node_info::{NodeInfo, PodInfo};
 use super::plugin::{Ctx, NodeScore, PluginsRunner};
-use super::profile::Framework;
+use super::runtime::Framework;
 use super::snapshot::Snapshot;
 use super::status::{Code, Status};
 use crate::engine::release::Change;
