@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::framework::profile::Framework;
 use super::framework::runner::{self, EngineError};
+use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
 use super::release::Features;
 use super::simulate::{AttemptOutcome, EventKind, FinalState, SimOptions, simulate};

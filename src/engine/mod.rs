@@ -2,16 +2,28 @@
 //! [`trace::Explanation`] comes out. No I/O, no clock, no threads, no terminal.
 //!
 //! Nodes are visited in name order; ties are reported, never sampled.
+//!
+//! Modules and their dependency rule (as upstream's packages):
+//! - [`release`], [`trace`]: release data and the explanation, used by all below.
+//! - [`framework`]: plugin traits, cycle state, statuses, node and pod infos, the built
+//!   profile and the runner. It knows no plugin.
+//! - [`plugins`]: one module per upstream plugin; each uses the framework only.
+//! - [`registry`] (name → plugin) and [`profile`] (configuration → built profiles): above
+//!   both, the only modules that put plugins into a framework.
+//! - [`queue`], [`group_cycle`], [`simulate`]: run the framework over many pods.
 
 pub mod framework;
 pub mod group_cycle;
 pub mod plugins;
+pub mod profile;
 pub mod queue;
+pub mod registry;
 pub mod release;
 pub mod simulate;
 pub mod trace;
 
-pub use framework::profile::{Framework, SchedulerConfig, build_profiles};
 pub use framework::runner::{EngineError, explain, explain_as};
+pub use framework::runtime::Framework;
 pub use framework::snapshot::Snapshot;
+pub use profile::{SchedulerConfig, build_profiles};
 pub use release::{Change, FeatureGates, Features, Gate, Release};

@@ -23,8 +23,8 @@ use super::framework::binding::finish_binding_cycle;
 use super::framework::handle::FrameworkHandle;
 use super::framework::node_info::PodInfo;
 use super::framework::plugin::Ctx;
-use super::framework::profile::Framework;
 use super::framework::runner::{self, NO_NODES_MESSAGE};
+use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
 use super::framework::status::Status;
 use super::release::{Change, Features};
@@ -618,7 +618,7 @@ mod tests {
     use super::*;
     use crate::engine::Release;
     use crate::engine::framework::cycle_state::CycleState;
-    use crate::engine::framework::plugin::{Plugin, PostFilterPlugin};
+    use crate::engine::framework::plugin::{Plugin, PluginsRunner, PostFilterPlugin};
     use crate::engine::trace::PostFilterTrace;
     use crate::source::file::load_str;
 
@@ -636,7 +636,7 @@ mod tests {
         fn post_filter(
             &self,
             _: &Ctx<'_>,
-            _: &Framework,
+            _: &dyn PluginsRunner,
             _: &CycleState,
             pod: &PodInfo,
             _: &BTreeMap<String, Status>,

@@ -17,13 +17,13 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 
+use crate::engine::Framework;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, NodeScore, PluginSlots};
-use crate::engine::framework::profile::Framework;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Status;
-use crate::engine::plugins;
+use crate::engine::registry::{self, InstantiateError};
 use crate::engine::release::{Features, Release};
 use crate::model::{Cluster, Node, Pod};
 
@@ -532,9 +532,9 @@ pub fn snapshot(nodes: Vec<core::Node>, pods: Vec<core::Pod>, version: impl Into
 
 /// Builds one plugin by its upstream name with args (`Value::Null` for defaults).
 pub fn try_plugin(name: &str, args: Value, version: impl Into<Features>) -> Result<PluginSlots, String> {
-    plugins::instantiate(name, &args, &version.into()).map_err(|e| match e {
-        plugins::InstantiateError::Unknown => format!("unknown plugin {name}"),
-        plugins::InstantiateError::Args(m) => m,
+    registry::instantiate(name, &args, &version.into()).map_err(|e| match e {
+        InstantiateError::Unknown => format!("unknown plugin {name}"),
+        InstantiateError::Args(m) => m,
     })
 }
 

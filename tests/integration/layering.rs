@@ -211,3 +211,258 @@ fn docs_releases_md_follows_the_release_table() {
         "docs/releases.md is out of date: run UPDATE_DOCS=1 cargo test --test integration docs"
     );
 }
+
+/// The engine is acyclic as upstream's packages are: the framework (src/engine/framework)
+/// names no plugin module and no registry/profile building, and no plugin
+/// (src/engine/plugins) reaches the registry or the profile building above it. Test code
+/// (`#[cfg(test)]` items, inline or in their own files) is not scanned, and scanning goes on
+/// after each test item.
+#[test]
+fn engine_framework_knows_no_plugin_and_plugins_no_registry() {
+    use std::collections::BTreeSet;
+    use std::path::PathBuf;
+
+    fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                files_under(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The directory holding the files of `file`'s child modules.
+    fn child_dir(file: &Path) -> PathBuf {
+        let dir = file.parent().unwrap().to_path_buf();
+        match file.file_name().and_then(|n| n.to_str()) {
+            Some("mod.rs" | "lib.rs") => dir,
+            _ => dir.join(file.file_stem().unwrap()),
+        }
+    }
+
+    /// Files of modules declared `#[cfg(test)] mod name;` in `file` (with their own child
+    /// module directories).
+    fn test_module_files(file: &Path, text: &str, out: &mut BTreeSet<PathBuf>) {
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for (i, l) in lines.iter().enumerate() {
+            if !l.starts_with("#[cfg(test)]") {
+                continue;
+            }
+            let mut path_attr = None;
+            let mut j = i;
+            let mut item = l.trim_start_matches("#[cfg(test)]").trim();
+            while item.is_empty() || item.starts_with("#[") {
+                if let Some(p) = item.strip_prefix("#[path = \"") {
+                    path_attr = p.split('"').next().map(str::to_string);
+                }
+                j += 1;
+                match lines.get(j) {
+                    Some(next) => item = next,
+                    None => break,
+                }
+            }
+            let decl = item.trim_start_matches("pub(crate) ").trim_start_matches("pub ");
+            let Some(name) = decl.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) else {
+                continue;
+            };
+            let f = match path_attr {
+                Some(p) => file.parent().unwrap().join(p),
+                None => {
+                    let flat = child_dir(file).join(format!("{name}.rs"));
+                    if flat.exists() {
+                        flat
+                    } else {
+                        child_dir(file).join(name).join("mod.rs")
+                    }
+                }
+            };
+            out.insert(child_dir(&f));
+            out.insert(f);
+        }
+    }
+
+    /// The lines outside `#[cfg(test)]` items and comments, with their numbers: an inline test
+    /// item ends at the closing brace at its own indentation (rustfmt layout).
+    fn code_lines(text: &str) -> Vec<(usize, String)> {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < lines.len() {
+            let line = lines[i];
+            let t = line.trim_start();
+            if t.starts_with("#[cfg(test)]") {
+                let indent = line.len() - t.len();
+                let mut j = i;
+                let mut item = t.trim_start_matches("#[cfg(test)]").trim();
+                while (item.is_empty() || item.starts_with("#[")) && j + 1 < lines.len() {
+                    j += 1;
+                    item = lines[j].trim();
+                }
+                if !item.ends_with(';') {
+                    let close = format!("{}}}", " ".repeat(indent));
+                    while j < lines.len() && lines[j].trim_end() != close {
+                        j += 1;
+                    }
+                }
+                i = j + 1;
+                continue;
+            }
+            if !t.starts_with("//") {
+                out.push((i + 1, t.to_string()));
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// Whole `use` statements and every other line, so that a grouped import spread over
+    /// several lines is checked as one.
+    fn statements(lines: &[(usize, String)]) -> Vec<(usize, String)> {
+        let mut out: Vec<(usize, String)> = Vec::new();
+        let mut open: Option<(usize, String)> = None;
+        for (n, l) in lines {
+            if let Some((start, mut s)) = open.take() {
+                s.push_str(l);
+                if l.ends_with(';') {
+                    out.push((start, s));
+                } else {
+                    open = Some((start, s));
+                }
+            } else if (l.starts_with("use ") || l.starts_with("pub use ")) && !l.ends_with(';') {
+                open = Some((*n, l.clone()));
+            } else {
+                out.push((*n, l.clone()));
+            }
+        }
+        out.extend(open);
+        out
+    }
+
+    /// True when `stmt` names `module` of the engine: `crate::engine::module`, through
+    /// `super::` hops, or as a member of an `engine::{...}` group.
+    fn names_engine_module(stmt: &str, hops: &[&str], module: &str) -> bool {
+        let s: String = stmt.chars().filter(|c| !c.is_whitespace()).collect();
+        let prefixes = std::iter::once("crate::engine::").chain(hops.iter().copied());
+        prefixes.into_iter().any(|p| {
+            let direct = s.match_indices(&format!("{p}{module}")).any(|(i, m)| {
+                let next = s[i + m.len()..].chars().next();
+                !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            });
+            let grouped = s.split(&format!("{p}{{")).skip(1).any(|rest| {
+                let mut depth = 0;
+                let end = rest
+                    .char_indices()
+                    .find(|(_, c)| {
+                        match c {
+                            '{' => depth += 1,
+                            '}' if depth == 0 => return true,
+                            '}' => depth -= 1,
+                            _ => {}
+                        }
+                        false
+                    })
+                    .map_or(rest.len(), |(i, _)| i);
+                // Members at the group's top level: `module`, `module::...`, `module as x`.
+                let mut depth = 0;
+                let mut member = String::new();
+                let mut found = false;
+                for c in rest[..end].chars().chain([',']) {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            let head = member.split("::").next().unwrap_or("");
+                            found |= head == module || head.strip_prefix(module).is_some_and(|r| r.starts_with("as"));
+                            member.clear();
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    if depth == 0 || c != '{' {
+                        member.push(c);
+                    }
+                }
+                found
+            });
+            direct || grouped
+        })
+    }
+
+    // The scanner keeps going after a test module and skips only the module.
+    let sample = "use a;\n#[cfg(test)]\nmod tests {\n    use crate::engine::plugins;\n}\nuse crate::engine::plugins::names;\n#[cfg(test)]\nuse crate::engine::profile;\n";
+    let seen: Vec<usize> = code_lines(sample).iter().map(|(n, _)| *n).collect();
+    assert_eq!(seen, vec![1, 6], "the cfg(test) skipper is wrong");
+    assert!(names_engine_module(
+        "use crate::engine::{\nplugins::names, release};",
+        &[],
+        "plugins"
+    ));
+    assert!(names_engine_module(
+        "use super::super::{self, registry as r};",
+        &["super::super::"],
+        "registry"
+    ));
+    assert!(!names_engine_module(
+        "use crate::engine::release::profile::Cond;",
+        &[],
+        "profile"
+    ));
+    assert!(!names_engine_module(
+        "use crate::engine::{release::{profile, Gate}, trace};",
+        &[],
+        "profile"
+    ));
+    assert!(!names_engine_module(
+        "use crate::engine::plugins_extra;",
+        &[],
+        "plugins"
+    ));
+
+    let engine = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/engine");
+    let mut all = Vec::new();
+    files_under(&engine, &mut all);
+    let mut test_files = BTreeSet::new();
+    for f in &all {
+        test_module_files(f, &std::fs::read_to_string(f).unwrap(), &mut test_files);
+    }
+    let is_test = |f: &Path| test_files.iter().any(|t| f.starts_with(t));
+    assert!(
+        is_test(&engine.join("plugins/default_preemption/tests.rs"))
+            && is_test(&engine.join("plugins/inter_pod_affinity/filtering_tests.rs"))
+            && is_test(&engine.join("plugins/dynamic_resources/upstream_tests/cel_cases.rs")),
+        "test-only files not recognised: {test_files:?}"
+    );
+    let framework = engine.join("framework");
+    let plugins = engine.join("plugins");
+    let mut scanned = (0, 0);
+    let mut out = Vec::new();
+    for f in all.iter().filter(|f| !is_test(f)) {
+        let (hops, forbidden): (&[&str], &[&str]) = if f.starts_with(&framework) {
+            scanned.0 += 1;
+            (&["super::super::"], &["plugins", "registry", "profile"])
+        } else if f.starts_with(&plugins) {
+            scanned.1 += 1;
+            (&["super::super::", "super::super::super::"], &["registry", "profile"])
+        } else {
+            continue;
+        };
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, stmt) in statements(&code_lines(&text)) {
+            let builders = [
+                "build_profiles",
+                "::default_profile(",
+                "::from_config(",
+                "scheduler_plugins_profile",
+            ];
+            if forbidden.iter().any(|m| names_engine_module(&stmt, hops, m))
+                || builders.iter().any(|b| stmt.contains(b))
+            {
+                out.push(format!("{}:{n}: {stmt}", f.display()));
+            }
+        }
+    }
+    assert!(scanned.0 >= 8 && scanned.1 >= 30, "too few files scanned: {scanned:?}");
+    assert!(out.is_empty(), "engine layering violations:\n{}", out.join("\n"));
+}

@@ -16,11 +16,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::cycle_state::CycleState;
+use super::fit_error::fit_error_message;
 use super::handle::{MAX_PERMIT_TIMEOUT, WaitingPod};
 use super::node_info::PodInfo;
 use super::plugin::Ctx;
-use super::profile::Framework;
-use super::runner::fit_error_message;
+use super::runtime::Framework;
 use super::status::{Code, Status};
 use crate::engine::trace::{BindingCycleTrace, BindingOutcome, CyclePluginStatus, Explanation, PluginStatus};
 

@@ -214,7 +214,7 @@ impl FrameworkHandle {
         let mut s = self.lock();
         match s.waiting.get_mut(pod) {
             Some(w) if w.verdict.is_none() => {
-                let plugin = crate::engine::plugins::names::DEFAULT_PREEMPTION;
+                let plugin = super::names::DEFAULT_PREEMPTION;
                 w.verdict = Some(if as_error {
                     Status::error("waiting on permit for pod: preempted").with_plugin(plugin)
                 } else {

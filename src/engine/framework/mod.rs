@@ -1,13 +1,16 @@
 //! The scheduling framework: statuses, cycle state, node and pod infos, the snapshot, the
-//! plugin traits, profiles and the runner.
+//! plugin traits, the built profile and the runner. It knows no plugin: the plugins depend on
+//! it, and `engine::registry` / `engine::profile` above both put them together.
 
 pub mod binding;
 pub mod cycle_state;
+pub mod fit_error;
 pub mod handle;
+pub mod names;
 pub mod node_info;
 pub mod plugin;
-pub mod profile;
 pub mod runner;
+pub mod runtime;
 pub mod snapshot;
 pub mod snapshot_update;
 pub mod status;

@@ -117,13 +117,46 @@ pub trait ScorePlugin: Plugin {
     }
 }
 
+/// What the framework runs for a plugin that re-checks the pod on hypothetical nodes
+/// (`PluginsRunner` of framework/interface.go): preemption removes and adds pods on a copy of a
+/// node and asks whether the pod fits there.
+pub trait PluginsRunner {
+    /// `RunPreFilterExtensionAddPod`: updates the cycle state as if `add` ran on `node`.
+    fn run_pre_filter_extension_add_pod(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        add: &PodInfo,
+        node: &NodeInfo,
+    ) -> Status;
+    /// `RunPreFilterExtensionRemovePod`: updates the cycle state as if `rm` left `node`.
+    fn run_pre_filter_extension_remove_pod(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        rm: &PodInfo,
+        node: &NodeInfo,
+    ) -> Status;
+    /// `RunFilterPluginsWithNominatedPods`: the pod's Filter verdict on `node`.
+    fn run_filter_plugins_with_nominated_pods(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &NodeInfo,
+    ) -> Status;
+}
+
 /// PostFilter (preemption): gets the framework to re-run filters on hypothetical nodes.
 pub trait PostFilterPlugin: Plugin {
-    /// Tries to make the pod schedulable later.
+    /// Tries to make the pod schedulable later; `runner` re-runs the profile's PreFilter
+    /// extensions and filters.
     fn post_filter(
         &self,
         cx: &Ctx<'_>,
-        fw: &super::profile::Framework,
+        runner: &dyn PluginsRunner,
         state: &CycleState,
         pod: &PodInfo,
         statuses: &BTreeMap<String, Status>,
@@ -170,6 +203,12 @@ pub trait PermitPlugin: Plugin {
     /// A description of the pod's gang (group, quorum, waiting members) for the trace, when the
     /// plugin groups pods.
     fn gang(&self, _cx: &Ctx<'_>, _pod: &PodInfo) -> Option<crate::engine::trace::GangTrace> {
+        None
+    }
+    /// Completes the gang trace this plugin gave ([`Self::gang`]) once the pod's own attempt
+    /// is known: `queued` when PreEnqueue let the pod into the queue, `placed` when it found a
+    /// node and got past Reserve. Returns a note for the explanation, if any.
+    fn finish_gang(&self, _gang: &mut crate::engine::trace::GangTrace, _queued: bool, _placed: bool) -> Option<String> {
         None
     }
 }

@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::cycle_state::CycleState;
+use super::fit_error::fit_error_message;
 use super::node_info::{NodeInfo, PodInfo};
-use super::plugin::{Ctx, NodeScore};
-use super::profile::Framework;
+use super::plugin::{Ctx, NodeScore, PluginsRunner};
+use super::runtime::Framework;
 use super::snapshot::Snapshot;
 use super::status::{Code, Status};
 use crate::engine::release::Change;
@@ -238,6 +239,40 @@ impl Framework {
     }
 }
 
+impl PluginsRunner for Framework {
+    fn run_pre_filter_extension_add_pod(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        add: &PodInfo,
+        node: &NodeInfo,
+    ) -> Status {
+        self.add_pod_ext(cx, state, pod, add, node)
+    }
+
+    fn run_pre_filter_extension_remove_pod(
+        &self,
+        cx: &Ctx<'_>,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        rm: &PodInfo,
+        node: &NodeInfo,
+    ) -> Status {
+        self.remove_pod_ext(cx, state, pod, rm, node)
+    }
+
+    fn run_filter_plugins_with_nominated_pods(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &NodeInfo,
+    ) -> Status {
+        self.run_filters_with_nominated(cx, state, pod, node).0
+    }
+}
+
 /// The nominated pods `RunFilterPluginsWithNominatedPods` adds to the node: those of equal or
 /// higher priority than the pod, other than the pod itself.
 fn nominated_on<'a>(cx: &Ctx<'a>, pod: &PodInfo, node: &NodeInfo) -> Vec<&'a Arc<PodInfo>> {
@@ -248,46 +283,6 @@ fn nominated_on<'a>(cx: &Ctx<'a>, pod: &PodInfo, node: &NodeInfo) -> Vec<&'a Arc
         .flatten()
         .filter(|p| p.pod.priority >= pod.pod.priority && p.pod.uid != pod.pod.uid)
         .collect()
-}
-
-/// `FitError.Error()` of framework/types.go. `statuses` are the nodes with a status of their
-/// own; `absent` is the status of every other node (1.32+ `NodeToStatus`, None before), whose
-/// reasons count once per node missing from `statuses`.
-pub fn fit_error_message(
-    num_nodes: usize,
-    prefilter_msg: Option<&str>,
-    statuses: &BTreeMap<String, Status>,
-    absent: Option<&Status>,
-    postfilter_msg: &str,
-) -> String {
-    let mut msg = format!("0/{num_nodes} nodes are available:");
-    match prefilter_msg {
-        Some(m) if !m.is_empty() => msg.push_str(&format!(" {m}.")),
-        _ => {
-            let mut hist: BTreeMap<&str, usize> = BTreeMap::new();
-            for s in statuses.values() {
-                for r in &s.reasons {
-                    *hist.entry(r.as_str()).or_insert(0) += 1;
-                }
-            }
-            if let Some(a) = absent
-                && statuses.len() < num_nodes
-            {
-                for r in &a.reasons {
-                    *hist.entry(r.as_str()).or_insert(0) += num_nodes - statuses.len();
-                }
-            }
-            let mut items: Vec<String> = hist.iter().map(|(r, n)| format!("{n} {r}")).collect();
-            items.sort();
-            if !items.is_empty() {
-                msg.push_str(&format!(" {}.", items.join(", ")));
-            }
-        }
-    }
-    if !postfilter_msg.is_empty() {
-        msg.push_str(&format!(" {postfilter_msg}"));
-    }
-    msg
 }
 
 /// The plugins whose PreFilterResult narrowed the nodes, as upstream prints them: in execution
@@ -381,7 +376,12 @@ pub fn explain_as(
         .as_ref()
         .and_then(|s| s.resource_claims.as_ref())
         .is_some_and(|c| !c.is_empty());
-    if has_claims && !fw.pre_filter.iter().any(|p| p.name() == "DynamicResources") {
+    if has_claims
+        && !fw
+            .pre_filter
+            .iter()
+            .any(|p| p.name() == super::names::DYNAMIC_RESOURCES)
+    {
         ex.notes.push(format!(
             "the pod has spec.resourceClaims but DynamicResourceAllocation is off at {} (its default there), so the claims are ignored as the scheduler ignores them; an API server with the gate off drops the field, so a cluster that kept it has the gate on: pass --feature-gates DynamicResourceAllocation=true",
             snapshot.features.release()
@@ -436,9 +436,12 @@ pub fn explain_as(
                 queued = false;
             }
         }
-        if let Some(note) = crate::engine::plugins::gang_scheduling::finish_placement_feasible(g, queued, placed) {
-            ex.notes.push(note);
-        }
+        let note = fw
+            .permit
+            .iter()
+            .find(|p| p.name() == g.plugin)
+            .and_then(|p| p.finish_gang(g, queued, placed));
+        ex.notes.extend(note);
     }
     let cx = Ctx { snapshot };
     for pl in &fw.pre_filter {
@@ -485,7 +488,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     if let Some((name, s)) = rejected {
         // The API server writes the gated message; other plugins' rejections leave no
         // condition upstream, their own message is what explains the pod.
-        ex.message = Some(if name == crate::engine::plugins::names::SCHEDULING_GATES {
+        ex.message = Some(if name == super::names::SCHEDULING_GATES {
             GATED_MESSAGE.to_string()
         } else {
             s.message()
@@ -1015,54 +1018,6 @@ items:
         assert_eq!(
             prefilter_result_plugins(&order, true),
             vec!["NodeAffinity", "VolumeBinding"]
-        );
-    }
-
-    #[test]
-    fn fit_error_message_counts_absent_nodes() {
-        // types_test.go TestFitError_Error shapes, with an absent-nodes status added.
-        let f = |r: &str| Status::unschedulable(r);
-        let statuses: BTreeMap<String, Status> = [
-            ("node1".to_string(), f("Node(s) failed Filter plugin FalseFilter-1")),
-            ("node2".to_string(), f("Node(s) failed Filter plugin FalseFilter-1")),
-            ("node3".to_string(), f("Node(s) failed Filter plugin FalseFilter-2")),
-        ]
-        .into();
-        assert_eq!(
-            fit_error_message(
-                3,
-                None,
-                &statuses,
-                None,
-                "Error running PostFilter plugin FailedPostFilter"
-            ),
-            "0/3 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1. Error running PostFilter plugin FailedPostFilter"
-        );
-        assert_eq!(
-            fit_error_message(
-                3,
-                Some("Node(s) failed PreFilter plugin FalsePreFilter"),
-                &statuses,
-                None,
-                ""
-            ),
-            "0/3 nodes are available: Node(s) failed PreFilter plugin FalsePreFilter."
-        );
-        let absent = Status::unresolvable("node(s) didn't satisfy plugin(s) [FakePreFilter]");
-        assert_eq!(
-            fit_error_message(5, None, &statuses, Some(&absent), ""),
-            "0/5 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1, 2 node(s) didn't satisfy plugin(s) [FakePreFilter]."
-        );
-        // An absent status without reasons (NewDefaultNodeToStatus) adds nothing.
-        assert_eq!(
-            fit_error_message(
-                5,
-                None,
-                &statuses,
-                Some(&Status::new(Code::UnschedulableAndUnresolvable, Vec::<String>::new())),
-                ""
-            ),
-            "0/5 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1."
         );
     }
 

@@ -31,9 +31,9 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::handle::{FrameworkHandle, MAX_PERMIT_TIMEOUT};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, PermitPlugin, Plugin, PluginSlots, PostFilterPlugin, PreFilterPlugin, QueueSortPlugin, ReservePlugin,
+    Ctx, PermitPlugin, Plugin, PluginSlots, PluginsRunner, PostFilterPlugin, PreFilterPlugin, QueueSortPlugin,
+    ReservePlugin,
 };
-use crate::engine::framework::profile::Framework;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::Features;
@@ -540,7 +540,7 @@ impl PostFilterPlugin for Coscheduling {
     fn post_filter(
         &self,
         cx: &Ctx<'_>,
-        _: &Framework,
+        _: &dyn PluginsRunner,
         _: &CycleState,
         pi: &PodInfo,
         _: &BTreeMap<String, Status>,
@@ -728,6 +728,7 @@ pub fn register(args: &Value, _: &Features) -> Result<PluginSlots, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Framework;
     use crate::engine::Release;
     use crate::model::ObjectKey;
     use crate::source::file::load_str;

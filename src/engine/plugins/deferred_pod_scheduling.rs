@@ -257,14 +257,14 @@ mod tests {
     /// The profile places it just before NodeResourcesFit when the gate is on.
     #[test]
     fn profile_position() {
-        let fw = crate::engine::framework::profile::Framework::default_profile(features(true)).unwrap();
+        let fw = crate::engine::Framework::default_profile(features(true)).unwrap();
         let filters = fw.plugins_at("Filter");
         let i = filters
             .iter()
             .position(|p| *p == names::DEFERRED_POD_SCHEDULING)
             .expect("in the profile");
         assert_eq!(filters[i + 1], names::NODE_RESOURCES_FIT);
-        let fw = crate::engine::framework::profile::Framework::default_profile(features(false)).unwrap();
+        let fw = crate::engine::Framework::default_profile(features(false)).unwrap();
         assert!(!fw.plugins_at("Filter").contains(&names::DEFERRED_POD_SCHEDULING));
     }
 }

@@ -326,6 +326,10 @@ impl PermitPlugin for GangScheduling {
         (Status::success(), Duration::ZERO)
     }
 
+    fn finish_gang(&self, gang: &mut GangTrace, queued: bool, placed: bool) -> Option<String> {
+        finish_placement_feasible(gang, queued, placed)
+    }
+
     fn gang(&self, cx: &Ctx<'_>, pi: &PodInfo) -> Option<GangTrace> {
         let g = self.group_of(&pi.pod)?;
         let policy = self.policy(&cx.snapshot.cluster, &g).ok();

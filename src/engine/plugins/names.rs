@@ -1,11 +1,12 @@
-//! Plugin names (framework/plugins/names/names.go).
+//! Plugin names (framework/plugins/names/names.go); the few the framework refers to live in
+//! `framework::names` and are re-exported here.
 #![allow(missing_docs)]
+
+pub use crate::engine::framework::names::{DEFAULT_PREEMPTION, DYNAMIC_RESOURCES, SCHEDULING_GATES};
 
 pub const PRIORITY_SORT: &str = "PrioritySort";
 pub const DEFAULT_BINDER: &str = "DefaultBinder";
-pub const DEFAULT_PREEMPTION: &str = "DefaultPreemption";
 pub const DEFERRED_POD_SCHEDULING: &str = "DeferredPodScheduling";
-pub const DYNAMIC_RESOURCES: &str = "DynamicResources";
 pub const GANG_SCHEDULING: &str = "GangScheduling";
 pub const IMAGE_LOCALITY: &str = "ImageLocality";
 pub const INTER_POD_AFFINITY: &str = "InterPodAffinity";
@@ -22,7 +23,6 @@ pub const CINDER_LIMITS: &str = "CinderLimits";
 pub const EBS_LIMITS: &str = "EBSLimits";
 pub const GCE_PD_LIMITS: &str = "GCEPDLimits";
 pub const POD_TOPOLOGY_SPREAD: &str = "PodTopologySpread";
-pub const SCHEDULING_GATES: &str = "SchedulingGates";
 pub const TAINT_TOLERATION: &str = "TaintToleration";
 pub const VOLUME_BINDING: &str = "VolumeBinding";
 pub const VOLUME_RESTRICTIONS: &str = "VolumeRestrictions";

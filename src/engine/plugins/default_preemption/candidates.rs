@@ -12,8 +12,7 @@ use super::ERR_NOT_HELPFUL;
 use super::victims::{pod_start_time_nanos, select_victims_on_node};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::Ctx;
-use crate::engine::framework::profile::Framework;
+use crate::engine::framework::plugin::{Ctx, PluginsRunner};
 use crate::engine::framework::status::{Code, Status};
 
 /// `nodesWherePreemptionMightHelp`: the nodes Filter marked Unschedulable (in node order), and
@@ -70,7 +69,7 @@ pub struct DryRun {
 #[allow(clippy::too_many_arguments)]
 pub fn dry_run_preemption(
     cx: &Ctx<'_>,
-    fw: &Framework,
+    fw: &dyn PluginsRunner,
     state: &CycleState,
     pod: &PodInfo,
     potential: &[&NodeInfo],

@@ -39,10 +39,9 @@ use serde_json::Value;
 
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::fit_error::fit_error_message;
 use crate::engine::framework::node_info::PodInfo;
-use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PostFilterPlugin, PreEnqueuePlugin};
-use crate::engine::framework::profile::Framework;
-use crate::engine::framework::runner::fit_error_message;
+use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PluginsRunner, PostFilterPlugin, PreEnqueuePlugin};
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features};
 use crate::engine::trace::PostFilterTrace;
@@ -169,7 +168,7 @@ impl DefaultPreemption {
     fn preempt(
         &self,
         cx: &Ctx<'_>,
-        fw: &Framework,
+        fw: &dyn PluginsRunner,
         state: &CycleState,
         pod: &PodInfo,
         statuses: &BTreeMap<String, Status>,
@@ -332,7 +331,7 @@ impl PostFilterPlugin for DefaultPreemption {
     fn post_filter(
         &self,
         cx: &Ctx<'_>,
-        fw: &Framework,
+        fw: &dyn PluginsRunner,
         state: &CycleState,
         pod: &PodInfo,
         statuses: &BTreeMap<String, Status>,

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::engine::Framework;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::PreFilterPlugin;
 use crate::engine::framework::snapshot::Snapshot;

@@ -10,8 +10,7 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use super::ERR_NO_VICTIMS;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::Ctx;
-use crate::engine::framework::profile::Framework;
+use crate::engine::framework::plugin::{Ctx, PluginsRunner};
 use crate::engine::framework::status::Status;
 use crate::model::Pod;
 use crate::model::selector::Selector;
@@ -114,7 +113,7 @@ pub struct Selection {
 
 fn remove_victim(
     cx: &Ctx<'_>,
-    fw: &Framework,
+    fw: &dyn PluginsRunner,
     state: &mut CycleState,
     pod: &PodInfo,
     node: &mut NodeInfo,
@@ -127,7 +126,7 @@ fn remove_victim(
             node.name()
         )));
     }
-    let s = fw.remove_pod_ext(cx, state, pod, victim, node);
+    let s = fw.run_pre_filter_extension_remove_pod(cx, state, pod, victim, node);
     if s.is_success() {
         Ok(())
     } else {
@@ -137,14 +136,14 @@ fn remove_victim(
 
 fn add_back(
     cx: &Ctx<'_>,
-    fw: &Framework,
+    fw: &dyn PluginsRunner,
     state: &mut CycleState,
     pod: &PodInfo,
     node: &mut NodeInfo,
     victim: &Arc<PodInfo>,
 ) -> Result<(), Status> {
     node.add_pod(victim.clone());
-    let s = fw.add_pod_ext(cx, state, pod, victim, node);
+    let s = fw.run_pre_filter_extension_add_pod(cx, state, pod, victim, node);
     if s.is_success() {
         Ok(())
     } else {
@@ -160,7 +159,7 @@ fn add_back(
 #[allow(clippy::too_many_arguments)]
 pub fn select_victims_on_node(
     cx: &Ctx<'_>,
-    fw: &Framework,
+    fw: &dyn PluginsRunner,
     state: &mut CycleState,
     pod: &PodInfo,
     node: &mut NodeInfo,
@@ -175,7 +174,7 @@ pub fn select_victims_on_node(
     if potential.is_empty() {
         return Err(Status::unresolvable(ERR_NO_VICTIMS));
     }
-    let s = fw.run_filters_with_nominated(cx, state, pod, node).0;
+    let s = fw.run_filter_plugins_with_nominated_pods(cx, state, pod, node);
     if !s.is_success() {
         return Err(s);
     }
@@ -186,7 +185,9 @@ pub fn select_victims_on_node(
     for (group, counts) in [(&violating, true), (&non_violating, false)] {
         for v in group {
             add_back(cx, fw, state, pod, node, v)?;
-            let fits = fw.run_filters_with_nominated(cx, state, pod, node).0.is_success();
+            let fits = fw
+                .run_filter_plugins_with_nominated_pods(cx, state, pod, node)
+                .is_success();
             if !fits {
                 remove_victim(cx, fw, state, pod, node, v)?;
                 victims.push(v.clone());

@@ -50,10 +50,9 @@ use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
-    PreFilterPlugin, ReservePlugin, ScorePlugin,
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PluginsRunner, PostFilterPlugin, PreBindPlugin,
+    PreEnqueuePlugin, PreFilterPlugin, ReservePlugin, ScorePlugin,
 };
-use crate::engine::framework::profile::Framework;
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features, Gate};
 use crate::engine::trace::{DraClaim, DraNode, DraRequestOnNode, DraTrace, Explanation, PostFilterTrace};
@@ -646,7 +645,7 @@ impl PostFilterPlugin for DynamicResources {
     fn post_filter(
         &self,
         _: &Ctx<'_>,
-        _: &Framework,
+        _: &dyn PluginsRunner,
         state: &CycleState,
         pod: &PodInfo,
         statuses: &BTreeMap<String, Status>,
@@ -1511,6 +1510,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::engine::Framework;
     use crate::engine::framework::runner::explain;
     use crate::engine::framework::snapshot::Snapshot;
     use crate::engine::trace::Explanation;

@@ -1057,7 +1057,7 @@ fn failure_detail_names_terms_and_pods() {
 
 #[test]
 fn nominated_pods_are_counted_through_add_pod() {
-    use crate::engine::framework::profile::Framework;
+    use crate::engine::Framework;
     use crate::engine::framework::runner::explain;
     use crate::model::ObjectKey;
     let nodes = vec![

@@ -1281,7 +1281,7 @@ mod tests {
 
     #[test]
     fn nominated_pods_count_through_add_pod_in_the_runner() {
-        use crate::engine::framework::profile::Framework;
+        use crate::engine::Framework;
         use crate::engine::framework::runner::explain;
         use crate::engine::release::Release;
         // zone1: node-a, zone2: node-x. A nominated pod of equal priority on node-x makes zone2

@@ -435,7 +435,7 @@ mod tests {
 
     use super::testkit::{NodeB, PodB, node, pod, snapshot};
     use super::*;
-    use crate::engine::framework::profile::Framework;
+    use crate::engine::Framework;
     use crate::engine::framework::runner::explain;
     use crate::engine::framework::status::Code;
     use crate::engine::trace::Explanation;

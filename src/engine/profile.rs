@@ -1,6 +1,9 @@
-//! Profiles: which plugins run at which extension point, in which order, with which score
-//! weights (apis/config/v1/default_plugins.go, framework/runtime/framework.go), built from the
-//! default profile of a scheduler version or from a KubeSchedulerConfiguration.
+//! Profiles from configuration (pkg/scheduler/profile, apis/config/v1/default_plugins.go,
+//! apis/config/validation): a KubeSchedulerConfiguration or a release's default profile,
+//! validated, its plugin sets merged with the defaults, each plugin built through
+//! [`super::registry`] and put at its extension points in order with its score weight. This
+//! sits above the framework and the plugins; it adds the constructors of
+//! [`Framework`] (`default_profile`, `from_config`, `scheduler_plugins_profile`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -8,12 +11,11 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::plugin::{
-    BindPlugin, FilterPlugin, PermitPlugin, PostBindPlugin, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
-    PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin, ScorePlugin,
-};
-use crate::engine::plugins::{self, names};
-use crate::engine::release::{Features, Release};
+use super::framework::plugin::PluginSlots;
+use super::framework::runtime::Framework;
+use super::plugins::names;
+use super::registry::{self, InstantiateError};
+use super::release::Features;
 
 /// A profile problem (unknown plugin, bad args).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -380,61 +382,6 @@ impl PluginsConfig {
     }
 }
 
-/// A built profile: the plugins of each extension point, in order.
-#[derive(Clone)]
-pub struct Framework {
-    /// schedulerName served.
-    pub name: String,
-    /// The release and gates reproduced (the value the snapshot was built with).
-    pub features: Arc<Features>,
-    /// PreEnqueue plugins.
-    pub pre_enqueue: Vec<Arc<dyn PreEnqueuePlugin>>,
-    /// QueueSort plugin names.
-    pub queue_sort: Vec<&'static str>,
-    /// PreFilter plugins.
-    pub pre_filter: Vec<Arc<dyn PreFilterPlugin>>,
-    /// Filter plugins.
-    pub filter: Vec<Arc<dyn FilterPlugin>>,
-    /// PostFilter plugins.
-    pub post_filter: Vec<Arc<dyn PostFilterPlugin>>,
-    /// PreScore plugins.
-    pub pre_score: Vec<Arc<dyn PreScorePlugin>>,
-    /// Score plugins with weights.
-    pub score: Vec<(Arc<dyn ScorePlugin>, i64)>,
-    /// Names of the plugins at Reserve, Permit, PreBind, Bind, PostBind.
-    pub later: BTreeMap<&'static str, Vec<&'static str>>,
-    /// The QueueSort implementation (None: PrioritySort's order).
-    pub queue_sorter: Option<Arc<dyn QueueSortPlugin>>,
-    /// Reserve plugins.
-    pub reserve: Vec<Arc<dyn ReservePlugin>>,
-    /// Permit plugins.
-    pub permit: Vec<Arc<dyn PermitPlugin>>,
-    /// PreBind plugins.
-    pub pre_bind: Vec<Arc<dyn PreBindPlugin>>,
-    /// Bind plugins.
-    pub bind: Vec<Arc<dyn BindPlugin>>,
-    /// PostBind plugins.
-    pub post_bind: Vec<Arc<dyn PostBindPlugin>>,
-    /// Plugins of the profile that the engine does not reproduce yet.
-    pub not_implemented: Vec<String>,
-}
-
-/// The extension points, in cycle order.
-pub const POINTS: &[&str] = &[
-    "PreEnqueue",
-    "QueueSort",
-    "PreFilter",
-    "Filter",
-    "PostFilter",
-    "PreScore",
-    "Score",
-    "Reserve",
-    "Permit",
-    "PreBind",
-    "Bind",
-    "PostBind",
-];
-
 fn default_multipoint(features: &Features) -> Vec<PluginRef> {
     crate::engine::release::profile::default_plugins(features)
         .into_iter()
@@ -522,7 +469,7 @@ impl Framework {
         let profile = cfg.scheduler_name.clone();
         let args: BTreeMap<&str, &Value> = cfg.plugin_config.iter().map(|p| (p.name.as_str(), &p.args)).collect();
         // Instantiate every plugin named anywhere.
-        let mut instances: BTreeMap<String, super::plugin::PluginSlots> = BTreeMap::new();
+        let mut instances: BTreeMap<String, PluginSlots> = BTreeMap::new();
         let points = [
             Point {
                 name: "PreEnqueue",
@@ -584,13 +531,13 @@ impl Framework {
                 continue;
             }
             let a = args.get(n.as_str()).copied().cloned().unwrap_or(Value::Null);
-            let slots = plugins::instantiate(&n, &a, &features).map_err(|e| match e {
-                plugins::InstantiateError::Unknown => ProfileError::UnknownPlugin {
+            let slots = registry::instantiate(&n, &a, &features).map_err(|e| match e {
+                InstantiateError::Unknown => ProfileError::UnknownPlugin {
                     profile: profile.clone(),
                     plugin: n.clone(),
-                    known: plugins::known_plugins_at(&features).join(", "),
+                    known: registry::known_plugins_at(&features).join(", "),
                 },
-                plugins::InstantiateError::Args(message) => ProfileError::Args {
+                InstantiateError::Args(message) => ProfileError::Args {
                     profile: profile.clone(),
                     plugin: n.clone(),
                     message,
@@ -683,7 +630,7 @@ impl Framework {
         for p in ["Reserve", "Permit", "PreBind", "Bind", "PostBind"] {
             let v: Vec<&'static str> = pick(p)
                 .iter()
-                .filter_map(|r| plugins::known_plugins().into_iter().find(|k| *k == r.name))
+                .filter_map(|r| registry::known_plugins().into_iter().find(|k| *k == r.name))
                 .collect();
             later.insert(p, v);
         }
@@ -696,7 +643,7 @@ impl Framework {
                 .collect(),
             queue_sort: pick("QueueSort")
                 .iter()
-                .filter_map(|r| plugins::known_plugins().into_iter().find(|k| *k == r.name))
+                .filter_map(|r| registry::known_plugins().into_iter().find(|k| *k == r.name))
                 .collect(),
             pre_filter: pick("PreFilter")
                 .iter()
@@ -760,20 +707,6 @@ impl Framework {
             )));
         }
         Ok(fw)
-    }
-
-    /// Names of the plugins at one extension point, in order.
-    pub fn plugins_at(&self, point: &str) -> Vec<&'static str> {
-        match point {
-            "PreEnqueue" => self.pre_enqueue.iter().map(|p| p.name()).collect(),
-            "QueueSort" => self.queue_sort.clone(),
-            "PreFilter" => self.pre_filter.iter().map(|p| p.name()).collect(),
-            "Filter" => self.filter.iter().map(|p| p.name()).collect(),
-            "PostFilter" => self.post_filter.iter().map(|p| p.name()).collect(),
-            "PreScore" => self.pre_score.iter().map(|p| p.name()).collect(),
-            "Score" => self.score.iter().map(|p| p.0.name()).collect(),
-            other => self.later.get(other).cloned().unwrap_or_default(),
-        }
     }
 }
 
@@ -846,12 +779,5 @@ pub fn build_profiles(
             Framework::default_profile(&features)?,
             Framework::scheduler_plugins_profile(&features)?,
         ]),
-    }
-}
-
-impl Framework {
-    /// The release reproduced.
-    pub fn release(&self) -> Release {
-        self.features.release()
     }
 }
