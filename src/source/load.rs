@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::file::{self, LoadError};
 use super::snapshot::SnapshotInfo;
-use crate::engine::framework::profile::ProfileError;
+use crate::engine::profile::ProfileError;
 use crate::engine::release::Recorded;
 use crate::engine::{Features, Framework, Release, SchedulerConfig, build_profiles};
 use crate::model::Cluster;
