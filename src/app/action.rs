@@ -39,6 +39,8 @@ pub enum Action {
     Backspace,
     /// Clear the current text field.
     ClearInput,
+    /// Complete the command word of the `:` line (Tab).
+    Complete,
     /// Enter in a text mode: run the command, keep the search, apply the form.
     Submit,
     /// Esc in a text mode or dialog.

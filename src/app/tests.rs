@@ -1696,3 +1696,133 @@ fn delete_preemption_in_memory_says_deleted_not_evicted() {
         vec!["preempted for shop/payments-api on pool-general-a3: deleted batch/etl-nightly-0".to_string()]
     );
 }
+
+/// Submits `:text` and returns the effects.
+fn command_line(a: &mut App, text: &str) -> Vec<Effect> {
+    a.mode = Mode::Normal;
+    update_sync(a, Action::CommandStart);
+    for c in text.chars() {
+        update_sync(a, Action::Input(c));
+    }
+    update_sync(a, Action::Submit)
+}
+
+#[test]
+fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
+    use super::update::command::{COMMANDS, lookup};
+    for c in COMMANDS {
+        for word in std::iter::once(&c.name).chain(c.aliases) {
+            let found = lookup(word).expect("in the table");
+            assert!(std::ptr::eq(found, c), ":{word} runs :{}", found.name);
+            let mut a = app();
+            open_pod(&mut a, "default/web-2");
+            let arg = match c.name {
+                "ns" => " data",
+                "w" | "w!" => " out.yaml",
+                _ => "",
+            };
+            let fx = command_line(&mut a, &format!("{word}{arg}"));
+            let status = a.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+            match c.name {
+                "pods" => assert!(a.screens.is_empty(), ":{word}"),
+                "nodes" => assert!(matches!(a.screen(), Some(Screen::Nodes(_))), ":{word}"),
+                "queue" => assert!(matches!(a.screen(), Some(Screen::Queue(_))), ":{word}"),
+                "gang" => assert_eq!(
+                    status, "default/web-2 is in no gang: no Permit plugin of its profile groups it",
+                    ":{word}"
+                ),
+                "ns" => assert_eq!(a.pods.namespace.as_deref(), Some("data"), ":{word}"),
+                "profile" => assert_eq!(
+                    status,
+                    "profile: auto (each pod's schedulerName); profiles: default-scheduler, scheduler-plugins-scheduler",
+                    ":{word}"
+                ),
+                "w" | "w!" => match fx.as_slice() {
+                    [Effect::Save { path, overwrite, .. }] => {
+                        assert_eq!(path, "out.yaml", ":{word}");
+                        assert_eq!(*overwrite, c.name == "w!", ":{word}");
+                    }
+                    other => panic!(":{word}: {} effect(s)", other.len()),
+                },
+                "help" => assert_eq!(a.mode, Mode::Help { scroll: 0 }, ":{word}"),
+                "q" => assert!(a.should_quit, ":{word}"),
+                other => panic!("no test for :{other}: add one here"),
+            }
+        }
+    }
+}
+
+#[test]
+fn no_word_names_two_commands() {
+    use super::update::command::COMMANDS;
+    let mut seen = std::collections::BTreeSet::new();
+    for c in COMMANDS {
+        for word in std::iter::once(&c.name).chain(c.aliases) {
+            assert!(seen.insert(*word), ":{word} is in the table twice");
+        }
+    }
+}
+
+#[test]
+fn an_unknown_command_lists_the_table() {
+    let mut a = app();
+    command_line(&mut a, "frobnicate");
+    assert_eq!(
+        a.status,
+        Some(StatusMsg {
+            kind: StatusKind::Error,
+            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :ns NAME|all, :profile [NAME|auto], :w FILE, :w! FILE, :help, :q)".into(),
+        })
+    );
+}
+
+#[test]
+fn a_save_without_a_file_names_the_word_typed() {
+    let mut a = app();
+    let fx = command_line(&mut a, "write!");
+    assert!(fx.is_empty());
+    assert_eq!(
+        a.status.as_ref().map(|s| s.text.as_str()),
+        Some("name the file: :write! FILE (YAML, or JSON when it ends in .json; :w! replaces a file)")
+    );
+}
+
+#[test]
+fn the_command_hint_follows_what_is_typed() {
+    use super::update::command::hint;
+    assert_eq!(hint(""), ":pods :nodes :queue :gang :ns :profile :w :w! :help :q");
+    assert_eq!(hint("q"), ":queue :q");
+    assert_eq!(
+        hint("pro"),
+        ":profile [NAME|auto]  one profile for every pod (auto: each pod's own)"
+    );
+    assert_eq!(
+        hint("ns da"),
+        ":ns NAME|all  only pods of one namespace (all: every namespace)"
+    );
+    assert_eq!(
+        hint("namespace "),
+        ":ns NAME|all  only pods of one namespace (all: every namespace)"
+    );
+    assert_eq!(hint("zz"), "no command starts with 'zz'");
+    assert_eq!(hint("zz x"), "unknown command ':zz' (Tab completes a command's name)");
+}
+
+#[test]
+fn tab_completes_the_command_word() {
+    use super::update::command::complete;
+    assert_eq!(complete("pro"), "profile ");
+    assert_eq!(complete("que"), "queue");
+    assert_eq!(complete("no"), "nodes");
+    // :w and :w! share "w"; :queue and :q share "q": nothing more to add
+    assert_eq!(complete("w"), "w");
+    assert_eq!(complete("q"), "q");
+    assert_eq!(complete(""), "");
+    assert_eq!(complete("zz"), "zz");
+    assert_eq!(complete("ns da"), "ns da");
+    let mut a = app();
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("pro"));
+    run(&mut a, [Action::Complete]);
+    assert_eq!(a.mode, Mode::Command("profile ".into()));
+}

@@ -703,3 +703,45 @@ items:
         assert!(n1.contains(" 953.7Mi 23% "), "{w}: {n1}");
     }
 }
+
+/// The text of a rendered screen, one string per row.
+fn rows_of(t: &Terminal<TestBackend>) -> Vec<String> {
+    let buf = t.backend().buffer();
+    (0..buf.area.height)
+        .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect())
+        .collect()
+}
+
+#[test]
+fn help_lists_every_command_of_the_table_and_nothing_else() {
+    use kschedtui::app::update::COMMANDS;
+    let mut a = app();
+    run(&mut a, [Action::Help]);
+    let t = draw(&a, &theme(), 100, 120);
+    let rows: Vec<Vec<char>> = rows_of(&t).iter().map(|r| r.chars().collect()).collect();
+    let (start, col) = rows
+        .iter()
+        .enumerate()
+        .find_map(|(y, r)| {
+            let s: String = r.iter().collect();
+            let i = s.find("│Commands")?;
+            Some((y, s[..i].chars().count() + 1))
+        })
+        .expect("a Commands section");
+    // the text inside the popup's left border, row by row after the section title
+    let inside = |y: usize| -> String { rows[y][col..].iter().collect::<String>() };
+    let listed: Vec<String> = (start + 1..rows.len())
+        .map(inside)
+        .take_while(|r| r.starts_with("  :"))
+        .map(|r| r.trim_start().split("  ").next().unwrap_or_default().to_string())
+        .collect();
+    let table: Vec<String> = COMMANDS.iter().map(|c| c.synopsis()).collect();
+    assert_eq!(listed, table);
+    // and the section ends there: nothing after it but the border
+    // and the section ends there: the next row inside the popup is blank or its border
+    let after = inside(start + 1 + listed.len());
+    assert!(
+        after.starts_with('╰') || after.split('│').next().unwrap_or_default().trim().is_empty(),
+        "help lists something after the table's commands: {after}"
+    );
+}

@@ -6,21 +6,207 @@ use super::nav::open_gang;
 use crate::app::pod_list;
 use crate::app::{Action, App, Effect, Load, Mode, NodeList, Screen};
 
-/// The commands of `:`.
-pub const COMMANDS: &[&str] = &[
-    ":pods",
-    ":nodes",
-    ":queue",
-    ":gang",
-    ":ns NAME",
-    ":ns all",
-    ":profile NAME",
-    ":profile auto",
-    ":w FILE",
-    ":w! FILE",
-    ":help",
-    ":q",
+/// One `:` command: what dispatch, the `?` help overlay and the status-bar hint and
+/// completion all read.
+pub struct Command {
+    /// Its name, as help shows it (`ns`).
+    pub name: &'static str,
+    /// Other words that run it (`namespace`).
+    pub aliases: &'static [&'static str],
+    /// What follows the name ("" for nothing): `NAME|all`, `FILE`.
+    pub args: &'static str,
+    /// One line of help.
+    pub help: &'static str,
+    /// Runs it.
+    pub run: fn(&mut App, &Invocation<'_>) -> Vec<Effect>,
+}
+
+impl Command {
+    /// `:name ARGS`, as help and the hints show it.
+    pub fn synopsis(&self) -> String {
+        if self.args.is_empty() {
+            format!(":{}", self.name)
+        } else {
+            format!(":{} {}", self.name, self.args)
+        }
+    }
+
+    /// True when `word` is its name or one of its aliases.
+    pub fn is(&self, word: &str) -> bool {
+        self.name == word || self.aliases.contains(&word)
+    }
+}
+
+/// A command line as typed, split for the handler.
+pub struct Invocation<'a> {
+    /// The command word as typed (a name or an alias).
+    pub word: &'a str,
+    /// The first word after it.
+    pub arg: Option<&'a str>,
+    /// Everything after the command word, trimmed (a file name may hold spaces).
+    pub rest: &'a str,
+}
+
+/// The command table (help order = table order).
+pub static COMMANDS: &[Command] = &[
+    Command {
+        name: "pods",
+        aliases: &["pod", "po"],
+        args: "",
+        help: "the pod list",
+        run: |app, _| {
+            app.screens.clear();
+            Vec::new()
+        },
+    },
+    Command {
+        name: "nodes",
+        aliases: &["node", "no"],
+        args: "",
+        help: "every node (with the focused pod's fit)",
+        run: |app, _| {
+            let pod = app.focused_pod();
+            app.screens.push(Screen::Nodes(NodeList {
+                selected: 0,
+                pod,
+                query: String::new(),
+            }));
+            Vec::new()
+        },
+    },
+    Command {
+        name: "queue",
+        aliases: &["que"],
+        args: "",
+        help: "the scheduling queue: where each pending pod waits",
+        run: |app, _| {
+            app.screens.push(Screen::Queue(crate::app::QueueView::default()));
+            Vec::new()
+        },
+    },
+    Command {
+        name: "gang",
+        aliases: &["group"],
+        args: "",
+        help: "the focused pod's gang as a whole",
+        run: |app, _| open_gang(app),
+    },
+    Command {
+        name: "ns",
+        aliases: &["namespace"],
+        args: "NAME|all",
+        help: "only pods of one namespace (all: every namespace)",
+        run: |app, inv| {
+            namespace_command(app, inv.arg);
+            Vec::new()
+        },
+    },
+    Command {
+        name: "profile",
+        aliases: &["profiles"],
+        args: "[NAME|auto]",
+        help: "one profile for every pod (auto: each pod's own)",
+        run: |app, inv| profile_command(app, inv.arg),
+    },
+    Command {
+        name: "w",
+        aliases: &["write", "save"],
+        args: "FILE",
+        help: "save the cluster and the what-if changes (.json: JSON)",
+        run: |app, inv| save_command(app, inv, false),
+    },
+    Command {
+        name: "w!",
+        aliases: &["write!", "save!"],
+        args: "FILE",
+        help: "save, replacing the file if it exists",
+        run: |app, inv| save_command(app, inv, true),
+    },
+    Command {
+        name: "help",
+        aliases: &["h"],
+        args: "",
+        help: "this help",
+        run: |app, _| {
+            app.mode = Mode::Help { scroll: 0 };
+            Vec::new()
+        },
+    },
+    Command {
+        name: "q",
+        aliases: &["q!", "quit", "qa"],
+        args: "",
+        help: "quit",
+        run: |app, _| {
+            app.should_quit = true;
+            Vec::new()
+        },
+    },
 ];
+
+/// The command a word runs (its name or an alias).
+pub fn lookup(word: &str) -> Option<&'static Command> {
+    COMMANDS.iter().find(|c| c.is(word))
+}
+
+/// The commands whose name or an alias starts with `prefix`, in table order.
+pub fn matching(prefix: &str) -> Vec<&'static Command> {
+    COMMANDS
+        .iter()
+        .filter(|c| c.name.starts_with(prefix) || c.aliases.iter().any(|a| a.starts_with(prefix)))
+        .collect()
+}
+
+/// What the status bar shows beside a command line being typed: every command when nothing is
+/// typed, the commands the word may start, or the synopsis and help of the command it names.
+pub fn hint(text: &str) -> String {
+    let word = text.split_whitespace().next().unwrap_or_default();
+    let typing_word = !text.trim_start().contains(char::is_whitespace);
+    if let Some(c) = lookup(word).filter(|_| !typing_word || matching(word).len() == 1) {
+        return format!("{}  {}", c.synopsis(), c.help);
+    }
+    if !typing_word {
+        return format!("unknown command ':{word}' (Tab completes a command's name)");
+    }
+    match matching(word).as_slice() {
+        [] => format!("no command starts with '{word}'"),
+        [c] => format!("{}  {}", c.synopsis(), c.help),
+        cs => cs.iter().map(|c| format!(":{}", c.name)).collect::<Vec<_>>().join(" "),
+    }
+}
+
+/// Tab on the command line: completes the command word to the command it starts (followed by
+/// a space when the command takes arguments), or to what the commands it may start share.
+/// Text after the word is left as it is.
+pub fn complete(text: &str) -> String {
+    let lead = text.len() - text.trim_start().len();
+    let body = &text[lead..];
+    if body.contains(char::is_whitespace) {
+        return text.to_string();
+    }
+    let cs = matching(body);
+    let Some(first) = cs.first() else {
+        return text.to_string();
+    };
+    if cs.len() == 1 {
+        let mut out = first.name.to_string();
+        if !first.args.is_empty() {
+            out.push(' ');
+        }
+        return out;
+    }
+    // the longest prefix the matching names share (at least what was typed)
+    let mut common = first.name.to_string();
+    for c in &cs[1..] {
+        let n = common.chars().zip(c.name.chars()).take_while(|(a, b)| a == b).count();
+        common = common.chars().take(n).collect();
+    }
+    if common.len() > body.len() && common.starts_with(body) {
+        common
+    } else {
+        text.to_string()
+    }
+}
 
 pub(super) fn command(app: &mut App, mut text: String, action: Action) -> Vec<Effect> {
     match action {
@@ -29,6 +215,7 @@ pub(super) fn command(app: &mut App, mut text: String, action: Action) -> Vec<Ef
             text.pop();
         }
         Action::ClearInput => text.clear(),
+        Action::Complete => text = complete(&text),
         Action::Cancel => return Vec::new(),
         Action::Submit => return run_command(app, text.trim()),
         _ => {}
@@ -39,71 +226,70 @@ pub(super) fn command(app: &mut App, mut text: String, action: Action) -> Vec<Ef
 
 pub(super) fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
     let mut words = text.split_whitespace();
-    let cmd = words.next().unwrap_or_default();
-    let arg = words.next();
-    match cmd {
-        "" => {}
-        "q" | "q!" | "quit" | "qa" => app.should_quit = true,
-        "pods" | "pod" | "po" => app.screens.clear(),
-        "nodes" | "node" | "no" => {
-            let pod = app.focused_pod();
-            app.screens.push(Screen::Nodes(NodeList {
-                selected: 0,
-                pod,
-                query: String::new(),
-            }));
+    let word = words.next().unwrap_or_default();
+    if word.is_empty() {
+        return Vec::new();
+    }
+    let inv = Invocation {
+        word,
+        arg: words.next(),
+        rest: text[word.len()..].trim(),
+    };
+    match lookup(word) {
+        Some(c) => (c.run)(app, &inv),
+        None => {
+            let names: Vec<String> = COMMANDS.iter().map(Command::synopsis).collect();
+            app.error(format!("unknown command ':{word}' (commands: {})", names.join(", ")));
+            Vec::new()
         }
-        "queue" | "que" => app.screens.push(Screen::Queue(crate::app::QueueView::default())),
-        "gang" | "group" => return open_gang(app),
-        "help" | "h" => app.mode = Mode::Help { scroll: 0 },
-        "profile" | "profiles" => return profile_command(app, arg),
-        "w" | "write" | "save" | "w!" | "write!" | "save!" => {
-            let overwrite = cmd.ends_with('!');
-            // the rest of the line is the file name (it may hold spaces)
-            let path = text[cmd.len()..].trim();
-            if path.is_empty() {
-                app.error(format!(
-                    "name the file: :{cmd} FILE (YAML, or JSON when it ends in .json; :w! replaces a file)"
-                ));
-            } else if app.load != Load::Ready {
-                app.error("nothing to save yet: the cluster is still loading");
-            } else {
-                app.info(format!("saving to {path}…"));
-                return vec![Effect::Save {
-                    cluster: app.cluster.clone(),
-                    path: path.into(),
-                    overwrite,
-                    changes: app.changes.len(),
-                }];
-            }
-        }
-        "ns" | "namespace" => match arg {
-            None | Some("all" | "*") => {
-                app.pods.namespace = None;
-                app.screens.clear();
-                app.info("all namespaces");
-            }
-            Some(ns) => {
-                let all = pod_list::namespaces(app);
-                if all.iter().any(|n| n == ns) || app.cluster.namespaces.contains_key(ns) {
-                    app.pods.namespace = Some(ns.to_string());
-                    app.pods.selected = 0;
-                    app.screens.clear();
-                    app.info(format!("namespace {ns}"));
-                } else {
-                    app.error(format!(
-                        "unknown namespace '{ns}' (namespaces with pods: {})",
-                        all.join(", ")
-                    ));
-                }
-            }
-        },
-        other => app.error(format!(
-            "unknown command ':{other}' (commands: {})",
-            COMMANDS.join(", ")
-        )),
+    }
+}
+
+/// `:w FILE`, `:w! FILE` (replaces the file).
+fn save_command(app: &mut App, inv: &Invocation<'_>, overwrite: bool) -> Vec<Effect> {
+    let path = inv.rest;
+    if path.is_empty() {
+        app.error(format!(
+            "name the file: :{} FILE (YAML, or JSON when it ends in .json; :w! replaces a file)",
+            inv.word
+        ));
+    } else if app.load != Load::Ready {
+        app.error("nothing to save yet: the cluster is still loading");
+    } else {
+        app.info(format!("saving to {path}…"));
+        return vec![Effect::Save {
+            cluster: app.cluster.clone(),
+            path: path.into(),
+            overwrite,
+            changes: app.changes.len(),
+        }];
     }
     Vec::new()
+}
+
+/// `:ns NAME`, `:ns all` (or `*`, or nothing): the pod list's namespace.
+fn namespace_command(app: &mut App, arg: Option<&str>) {
+    match arg {
+        None | Some("all" | "*") => {
+            app.pods.namespace = None;
+            app.screens.clear();
+            app.info("all namespaces");
+        }
+        Some(ns) => {
+            let all = pod_list::namespaces(app);
+            if all.iter().any(|n| n == ns) || app.cluster.namespaces.contains_key(ns) {
+                app.pods.namespace = Some(ns.to_string());
+                app.pods.selected = 0;
+                app.screens.clear();
+                app.info(format!("namespace {ns}"));
+            } else {
+                app.error(format!(
+                    "unknown namespace '{ns}' (namespaces with pods: {})",
+                    all.join(", ")
+                ));
+            }
+        }
+    }
 }
 
 /// `:profile`: lists the profiles; `:profile NAME` explains every pod with that profile (a

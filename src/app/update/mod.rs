@@ -5,11 +5,11 @@
 //! - `data`: arriving data (a cluster loaded or attached, watch events, explanations).
 //! - `jobs`: explain jobs and gang passes.
 //! - `nav`: normal-mode keys, the selection, screens, the stepper, the search box.
-//! - `command`: the `:` command line.
+//! - [`command`]: the `:` command line and its one table ([`COMMANDS`]).
 //! - `write`: bind and preempt (confirm, plan, report) and the permission checks.
 //! - `edit`: the inline what-if form.
 
-mod command;
+pub mod command;
 mod data;
 mod edit;
 mod jobs;

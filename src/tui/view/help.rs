@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::{block, centered};
+use crate::app::update::COMMANDS;
 use crate::app::{App, keymap};
 use crate::tui::theme::Theme;
 
@@ -30,15 +31,16 @@ pub fn render(app: &App, scroll: u16, theme: &Theme, frame: &mut Frame<'_>, area
     }
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled("Commands", theme.header)));
-    for (c, h) in [
-        (":pods", "the pod list"),
-        (":nodes", "every node (with the focused pod's fit)"),
-        (":ns NAME", "only pods of one namespace (:ns all for every namespace)"),
-        (":q", "quit"),
-    ] {
+    let cmd_w = COMMANDS
+        .iter()
+        .map(|c| c.synopsis().chars().count() + 2)
+        .max()
+        .unwrap_or(0)
+        .max(key_w);
+    for c in COMMANDS {
         lines.push(Line::from(vec![
-            Span::styled(format!("  {c:<key_w$}"), theme.key),
-            Span::raw(h),
+            Span::styled(format!("  {:<cmd_w$}", c.synopsis()), theme.key),
+            Span::raw(c.help),
         ]));
     }
     let max = u16::try_from(lines.len())

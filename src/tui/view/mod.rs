@@ -312,7 +312,7 @@ fn status_bar(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
             Span::styled(":", theme.key),
             Span::raw(text.clone()),
             Span::styled("▏", theme.accent),
-            Span::styled("   :pods :nodes :ns NAME :ns all :q", theme.muted),
+            Span::styled(format!("   {}", crate::app::update::command::hint(text)), theme.muted),
         ]),
         _ => match &app.status {
             Some(s) => {
