@@ -281,6 +281,7 @@ mod tests {
             binding_cycle: None,
             gang: None,
             dra: None,
+            batching: None,
         };
         assert_eq!(reason_line(&ex), "0/4 nodes: 2 Insufficient cpu");
         let mut ok = ex.clone();

@@ -463,6 +463,8 @@ pub struct Explanation {
     pub gang: Option<GangTrace>,
     /// The pod's resource claims, node by node (DynamicResources, for a pod with claims).
     pub dra: Option<DraTrace>,
+    /// Whether opportunistic batching (1.35+) can apply to the pod.
+    pub batching: Option<crate::engine::framework::batching::Batching>,
 }
 
 impl Explanation {
@@ -495,6 +497,7 @@ impl Explanation {
             binding_cycle: None,
             gang: None,
             dra: None,
+            batching: None,
         }
     }
 

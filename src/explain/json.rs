@@ -382,5 +382,12 @@ pub fn to_value(ex: &Explanation) -> Value {
     if let Some(d) = &ex.dra {
         o.insert("dra".into(), dra(d));
     }
+    // Optional key (docs/explain-json.md): whether 1.35+'s opportunistic batching can apply.
+    if let Some(b) = &ex.batching {
+        o.insert(
+            "opportunisticBatching".into(),
+            serde_json::to_value(b).unwrap_or(Value::Null),
+        );
+    }
     Value::Object(o)
 }

@@ -1,6 +1,7 @@
 //! The human report of `kschedtui explain -o text`: the verdict first, then the upstream
 //! message, the node table and the top of the score table.
 
+use crate::engine::framework::batching::Batching;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -31,6 +32,12 @@ pub fn render(ex: &Explanation) -> String {
     }
     for n in &ex.notes {
         let _ = writeln!(s, "Note: {n}");
+    }
+    // only when the real scheduler may have taken the batching path (the JSON always says)
+    if let Some(b @ (Batching::Signed | Batching::Unknown { .. })) = &ex.batching
+        && ex.waiting_for_scheduler.is_none()
+    {
+        let _ = writeln!(s, "Note: {}", b.describe());
     }
     if ex.waiting_for_scheduler.is_some() || ex.filter.is_empty() {
         return s;

@@ -15,10 +15,28 @@ pub struct Ctx<'a> {
     pub snapshot: &'a Snapshot,
 }
 
+/// A plugin's answer to `SignPlugin.SignPod` (1.35+, opportunistic batching).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signing {
+    /// The plugin does not implement SignPlugin.
+    NotSignPlugin,
+    /// kschedtui has not read whether it does at this release.
+    Unknown,
+    /// It signs the pod.
+    Signed,
+    /// It refuses to sign the pod, with upstream's reason.
+    Refused(&'static str),
+}
+
 /// A plugin.
 pub trait Plugin: Send + Sync {
     /// The upstream name.
     fn name(&self) -> &'static str;
+
+    /// `SignPod` (opportunistic batching); only the answer, not the signature itself.
+    fn sign_pod(&self, _cx: &Ctx<'_>, _pod: &PodInfo) -> Signing {
+        Signing::NotSignPlugin
+    }
 }
 
 /// PreEnqueue: may keep a pod out of the active queue.

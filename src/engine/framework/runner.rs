@@ -417,6 +417,7 @@ pub fn explain_as(
         .set_profiles(profiles.iter().map(|f| f.name.clone()).collect());
     super::binding::gang_trace(&Ctx { snapshot }, fw, &pi, &mut ex);
     run_cycle(snapshot, fw, &pi, &mut ex);
+    ex.batching = super::batching::batching(fw, &Ctx { snapshot }, &pi);
     if let Some(g) = ex.gang.as_mut() {
         // The pod found a node when its binding cycle got past Reserve.
         let placed = ex

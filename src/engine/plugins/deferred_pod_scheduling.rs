@@ -21,7 +21,9 @@ use serde_json::Value;
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, FilterPlugin, PermitPlugin, Plugin, PluginSlots, PreFilterPlugin};
+use crate::engine::framework::plugin::{
+    Ctx, FilterPlugin, PermitPlugin, Plugin, PluginSlots, PreFilterPlugin, Signing,
+};
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Features, Gate};
 
@@ -58,6 +60,12 @@ impl DeferredPodScheduling {
 impl Plugin for DeferredPodScheduling {
     fn name(&self) -> &'static str {
         names::DEFERRED_POD_SCHEDULING
+    }
+
+    /// Whether 1.37's DeferredPodScheduling implements SignPlugin was not read (its source is
+    /// not in the trees kschedtui reads 1.37 from).
+    fn sign_pod(&self, _: &Ctx<'_>, _: &PodInfo) -> Signing {
+        Signing::Unknown
     }
 }
 

@@ -10,7 +10,7 @@ use super::helper::MAX_NODE_SCORE;
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin};
+use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin, Signing};
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features};
 
@@ -48,6 +48,10 @@ fn calculate_priority(sum: i64, containers: usize) -> i64 {
 impl Plugin for ImageLocality {
     fn name(&self) -> &'static str {
         names::IMAGE_LOCALITY
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, _: &PodInfo) -> Signing {
+        Signing::Signed
     }
 }
 

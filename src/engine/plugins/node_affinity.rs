@@ -14,7 +14,7 @@ use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, Signing,
 };
 use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
@@ -126,6 +126,10 @@ fn preferred_of(pod: &PodInfo) -> Option<PreferredTerms> {
 impl Plugin for NodeAffinity {
     fn name(&self) -> &'static str {
         names::NODE_AFFINITY
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, _: &PodInfo) -> Signing {
+        Signing::Signed
     }
 }
 

@@ -26,7 +26,7 @@ use serde_json::Value;
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
+use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, Signing};
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features, Gate};
 
@@ -150,6 +150,10 @@ struct State {
 impl Plugin for NodeDeclaredFeatures {
     fn name(&self) -> &'static str {
         names::NODE_DECLARED_FEATURES
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, _: &PodInfo) -> Signing {
+        Signing::Signed
     }
 }
 

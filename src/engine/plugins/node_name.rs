@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots};
+use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, Signing};
 use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
 
@@ -20,6 +20,10 @@ pub struct NodeName;
 impl Plugin for NodeName {
     fn name(&self) -> &'static str {
         names::NODE_NAME
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, _: &PodInfo) -> Signing {
+        Signing::Signed
     }
 }
 

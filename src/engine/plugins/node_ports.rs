@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
+use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, Signing};
 use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
 use crate::model::HostPort;
@@ -48,6 +48,10 @@ pub fn conflicts(used: &[HostPort], want: &HostPort) -> bool {
 impl Plugin for NodePorts {
     fn name(&self) -> &'static str {
         names::NODE_PORTS
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, _: &PodInfo) -> Signing {
+        Signing::Signed
     }
 }
 

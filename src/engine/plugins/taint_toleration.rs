@@ -10,7 +10,7 @@ use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin,
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, Signing,
 };
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features, Gate};
@@ -34,6 +34,10 @@ struct PreScoreState {
 impl Plugin for TaintToleration {
     fn name(&self) -> &'static str {
         names::TAINT_TOLERATION
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, _: &PodInfo) -> Signing {
+        Signing::Signed
     }
 }
 

@@ -13,7 +13,7 @@ use super::names;
 use super::volume_helpers::{claim_access_modes, contains_access_mode, get_pvc, pvc_not_found};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
+use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, Signing};
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features};
 
@@ -118,6 +118,10 @@ fn satisfy_volume_conflicts(pod: &PodInfo, node: &NodeInfo) -> bool {
 impl Plugin for VolumeRestrictions {
     fn name(&self) -> &'static str {
         names::VOLUME_RESTRICTIONS
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, _: &PodInfo) -> Signing {
+        Signing::Signed
     }
 }
 

@@ -14,7 +14,7 @@ use super::names;
 use super::volume_helpers::{claim_class, get_pvc, pv_not_found, pvc_not_found, storage_class_not_found};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
+use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, Signing};
 use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
 use crate::model::Cluster;
@@ -127,6 +127,10 @@ pub struct VolumeZone;
 impl Plugin for VolumeZone {
     fn name(&self) -> &'static str {
         names::VOLUME_ZONE
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, _: &PodInfo) -> Signing {
+        Signing::Signed
     }
 }
 

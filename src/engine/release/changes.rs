@@ -268,6 +268,13 @@ changes! {
         pr: "#138643 (run before any member: #140215)", since: 37, backports: &[],
         what: "\"minCount (N) cannot be satisfied: S scheduled, R remaining\" ends a pod group's cycle",
     },
+    /// NodeResourcesFit and BalancedAllocation refuse to sign (opportunistic batching) only a
+    /// pod requesting an extended resource a DeviceClass maps, not every pod, when
+    /// DRAExtendedResource is on.
+    SignatureRefusedOnlyForDraBackedRequests {
+        pr: "#130653 (DRA extended resources; the 1.36 signature change PR was not identified)", since: 36, backports: &[],
+        what: "batching: with DRAExtendedResource, only pods requesting a DRA-backed extended resource are not signed",
+    },
     /// DynamicResources' Score reads an allocated claim's own allocation and indexes the new
     /// allocations by the claims that needed one (before, a pod mixing allocated and new
     /// claims failed to score).

@@ -51,7 +51,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PluginsRunner, PostFilterPlugin, PreBindPlugin,
-    PreEnqueuePlugin, PreFilterPlugin, ReservePlugin, ScorePlugin,
+    PreEnqueuePlugin, PreFilterPlugin, ReservePlugin, ScorePlugin, Signing,
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features, Gate};
@@ -437,6 +437,13 @@ impl DynamicResources {
 impl Plugin for DynamicResources {
     fn name(&self) -> &'static str {
         names::DYNAMIC_RESOURCES
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, pod: &PodInfo) -> Signing {
+        if pod.pod.spec().resource_claims.as_ref().is_some_and(|c| !c.is_empty()) {
+            return Signing::Refused("pods with dra resource claims are not signable");
+        }
+        Signing::Signed
     }
 }
 

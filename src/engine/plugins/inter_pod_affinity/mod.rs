@@ -21,8 +21,8 @@ use serde_json::Value;
 
 use super::names;
 use super::pod_topology_spread::common::PodTableCache;
-use crate::engine::framework::node_info::AffinityTerm;
-use crate::engine::framework::plugin::{Plugin, PluginSlots};
+use crate::engine::framework::node_info::{AffinityTerm, PodInfo};
+use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, Signing};
 use crate::engine::release::Features;
 use crate::model::Pod;
 use crate::model::selector::{Labels, Selector};
@@ -72,6 +72,14 @@ impl Default for InterPodAffinity {
 impl Plugin for InterPodAffinity {
     fn name(&self) -> &'static str {
         names::INTER_POD_AFFINITY
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, pod: &PodInfo) -> Signing {
+        let affinity = pod.pod.spec().affinity.as_ref();
+        if affinity.is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some()) {
+            return Signing::Refused("pods with InterPodAffinity are not signable");
+        }
+        Signing::Signed
     }
 }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::resource_allocation::{ResourceSpec, balanced, balanced_improvement, defaulted, pod_request_list, vectors};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreScorePlugin, ScorePlugin};
+use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, Signing};
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::names;
 use crate::engine::release::{Change, Features};
@@ -32,6 +32,10 @@ pub struct BalancedAllocation {
     skips_best_effort: bool,
     /// The 1.36 scorer ([`Change::BalancedAllocationScoresImprovement`]).
     scores_improvement: bool,
+    /// DRAExtendedResource (the signature, opportunistic batching).
+    dra_extended_resources: bool,
+    /// [`Change::SignatureRefusedOnlyForDraBackedRequests`].
+    signature_checks_dra_use: bool,
 }
 
 const PRE_SCORE_KEY: &str = "PreScoreNodeResourcesBalancedAllocation";
@@ -39,6 +43,10 @@ const PRE_SCORE_KEY: &str = "PreScoreNodeResourcesBalancedAllocation";
 impl Plugin for BalancedAllocation {
     fn name(&self) -> &'static str {
         names::NODE_RESOURCES_BALANCED_ALLOCATION
+    }
+
+    fn sign_pod(&self, cx: &Ctx<'_>, pod: &PodInfo) -> Signing {
+        super::sign_resources(cx, pod, self.dra_extended_resources, self.signature_checks_dra_use)
     }
 }
 
@@ -102,6 +110,8 @@ pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String
         resources,
         skips_best_effort: features.has(Change::BalancedAllocationSkipsBestEffort),
         scores_improvement: features.has(Change::BalancedAllocationScoresImprovement),
+        dra_extended_resources: features.on(crate::engine::release::Gate::DRAExtendedResource),
+        signature_checks_dra_use: features.has(Change::SignatureRefusedOnlyForDraBackedRequests),
     });
     Ok(PluginSlots {
         pre_score: Some(p.clone()),

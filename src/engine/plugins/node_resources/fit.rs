@@ -16,7 +16,7 @@ use super::resource_allocation::{
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
+    Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, Signing,
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::plugins::names;
@@ -86,6 +86,8 @@ pub struct Fit {
     /// DRAExtendedResource: extended resources a DeviceClass maps are left to
     /// DynamicResources on nodes without them.
     dra_extended_resources: bool,
+    /// [`Change::SignatureRefusedOnlyForDraBackedRequests`].
+    signature_checks_dra_use: bool,
 }
 
 const PRE_FILTER_KEY: &str = "PreFilterNodeResourcesFit";
@@ -187,6 +189,10 @@ pub fn fits_request(
 impl Plugin for Fit {
     fn name(&self) -> &'static str {
         names::NODE_RESOURCES_FIT
+    }
+
+    fn sign_pod(&self, cx: &Ctx<'_>, pod: &PodInfo) -> Signing {
+        super::sign_resources(cx, pod, self.dra_extended_resources, self.signature_checks_dra_use)
     }
 }
 
@@ -330,6 +336,7 @@ pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String
             .unwrap_or_default(),
         unresolvable_beyond_allocatable: features.has(Change::FitUnresolvableBeyondAllocatable),
         dra_extended_resources: features.on(crate::engine::release::Gate::DRAExtendedResource),
+        signature_checks_dra_use: features.has(Change::SignatureRefusedOnlyForDraBackedRequests),
     });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::{ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, UNBOUND_VOLUME_ID_PREFIX, VolumeError, volume_limits};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin};
+use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, Signing};
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::csi_translation::Migration;
 use crate::engine::plugins::csi_translation::{
@@ -60,6 +60,10 @@ impl CsiLimits {
 impl Plugin for CsiLimits {
     fn name(&self) -> &'static str {
         names::NODE_VOLUME_LIMITS
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, _: &PodInfo) -> Signing {
+        Signing::Signed
     }
 }
 

@@ -25,7 +25,7 @@ use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, Signing,
 };
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features};
@@ -266,6 +266,22 @@ fn not_found(key: &str) -> Status {
 impl Plugin for PodTopologySpread {
     fn name(&self) -> &'static str {
         names::POD_TOPOLOGY_SPREAD
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, pod: &PodInfo) -> Signing {
+        if pod
+            .pod
+            .spec()
+            .topology_spread_constraints
+            .as_ref()
+            .is_some_and(|c| !c.is_empty())
+        {
+            return Signing::Refused("pods with topology constraints are not signable");
+        }
+        if self.system_defaulted || !self.default_constraints.is_empty() {
+            return Signing::Refused("pods with default topology constraints are not signable");
+        }
+        Signing::Signed
     }
 }
 

@@ -22,7 +22,7 @@ use super::volume_helpers::{claim_name, claim_volume_name, get_pvc, pvc_not_foun
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
+    Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, Signing,
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features, Gate};
@@ -94,6 +94,10 @@ pub struct VolumeBinding {
 impl Plugin for VolumeBinding {
     fn name(&self) -> &'static str {
         names::VOLUME_BINDING
+    }
+
+    fn sign_pod(&self, _: &Ctx<'_>, _: &PodInfo) -> Signing {
+        Signing::Signed
     }
 }
 
