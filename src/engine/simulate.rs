@@ -122,6 +122,12 @@ pub enum EventKind {
         /// The node it named.
         node: String,
     },
+    /// The binding cycle set status.nominatedNodeName to the node it binds to
+    /// (NominatedNodeNameForExpectation, 1.35+): the pod waits at Permit, or PreBind has work.
+    NominatedForExpectation {
+        /// The node.
+        node: String,
+    },
 }
 
 /// One event of the timeline.
@@ -347,6 +353,12 @@ impl Sim<'_> {
                 message: ex.message.clone().unwrap_or_else(|| h.reasons.join(", ")),
             }
         } else if let Some(b) = &ex.binding_cycle {
+            if b.nominates && matches!(b.outcome, BindingOutcome::Bound | BindingOutcome::Waiting) {
+                // NominatedNodeNameForExpectation: the binding cycle patches the node in first
+                if self.snap.set_nominated_node(key, Some(&b.node)).is_ok() {
+                    self.push(key, EventKind::NominatedForExpectation { node: b.node.clone() });
+                }
+            }
             match b.outcome {
                 BindingOutcome::Bound => {
                     let _ = self.snap.bind_pod(key, &b.node);
@@ -446,6 +458,7 @@ impl Sim<'_> {
                     stopped_at: None,
                     message: None,
                     after_wait: Vec::new(),
+                    nominates: false,
                 };
                 let verdict = w.verdict.clone().unwrap_or_else(Status::success);
                 finish_binding_cycle(

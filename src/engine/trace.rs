@@ -258,6 +258,9 @@ pub struct BindingCycleTrace {
     /// A pod waiting at Permit: the points that run once the wait ends with Allow, with their
     /// plugins (they have not run yet).
     pub after_wait: Vec<(String, Vec<String>)>,
+    /// NominatedNodeNameForExpectation (1.35+): the binding cycle sets status.nominatedNodeName
+    /// to the node before WaitOnPermit, because the pod waits or a PreBind plugin has work.
+    pub nominates: bool,
 }
 
 /// A member of a gang waiting at Permit.

@@ -116,6 +116,9 @@ pub fn binding_cycle(b: &BindingCycleTrace) -> Value {
         m.insert("unreserve".into(), cycle_statuses(&b.unreserve));
     }
     m.insert("outcome".into(), json!(b.outcome.as_str()));
+    if b.nominates {
+        m.insert("setsNominatedNodeName".into(), json!(true));
+    }
     if let Some(p) = &b.stopped_at {
         m.insert("stoppedAt".into(), json!(p));
     }

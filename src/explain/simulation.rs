@@ -113,6 +113,10 @@ pub fn to_json(r: &SimReport) -> Value {
                     m.insert("event".into(), json!("NominationCleared"));
                     m.insert("node".into(), json!(node));
                 }
+                EventKind::NominatedForExpectation { node } => {
+                    m.insert("event".into(), json!("NominatedForExpectation"));
+                    m.insert("node".into(), json!(node));
+                }
             }
             Value::Object(m)
         })
@@ -264,6 +268,12 @@ pub fn render(r: &SimReport) -> String {
             }
             EventKind::NominationCleared { node } => {
                 let _ = writeln!(s, "{head}: nominated node {node} cleared");
+            }
+            EventKind::NominatedForExpectation { node } => {
+                let _ = writeln!(
+                    s,
+                    "{head}: status.nominatedNodeName set to {node} by the binding cycle (NominatedNodeNameForExpectation)"
+                );
             }
         }
     }

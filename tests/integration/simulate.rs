@@ -420,3 +420,33 @@ fn gated() -> FinalState {
         message: "Scheduling is blocked due to non-empty scheduling gates".into(),
     }
 }
+
+/// NominatedNodeNameForExpectation (beta, on from 1.35): a pod PreBind has work for (its
+/// ResourceClaims) gets its node as status.nominatedNodeName before it binds, and the binding
+/// clears it again (ClearingNominatedNodeNameAfterBinding); 1.34 has neither.
+#[test]
+fn the_binding_cycle_nominates_a_pod_with_claims_from_1_35() {
+    let pod = k("ml", "infer-l4");
+    let events_at = |minor: &str| {
+        let v: Release = minor.parse().unwrap();
+        let profiles = engine::build_profiles(None, v).unwrap();
+        let r = simulate(load("fixtures/demo.yaml"), &profiles, v, SimOptions::default());
+        let kinds: Vec<String> = r
+            .events
+            .iter()
+            .filter(|e| e.pod == pod)
+            .map(|e| match &e.kind {
+                EventKind::NominatedForExpectation { node } => format!("nominated {node}"),
+                EventKind::Attempt { outcome, .. } => format!("{outcome:?}"),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        let nominated = r.snapshot.cluster.pod(&pod).unwrap().nominated_node_name.clone();
+        (kinds, nominated)
+    };
+    let (kinds, nominated) = events_at("1.36");
+    assert_eq!(kinds, ["nominated pool-dra-b1", "Bound(\"pool-dra-b1\")"]);
+    assert_eq!(nominated, None, "the binding cleared it");
+    let (kinds, _) = events_at("1.34");
+    assert_eq!(kinds, ["Bound(\"pool-dra-b1\")"]);
+}

@@ -255,6 +255,7 @@ pub fn run_binding_cycle(
         stopped_at: None,
         message: None,
         after_wait: Vec::new(),
+        nominates: false,
     };
     let s = fw.run_reserve(cx, state, pod, &node, &mut t.reserve);
     if !s.is_success() {
@@ -263,6 +264,13 @@ pub fn run_binding_cycle(
         return;
     }
     let (s, waits) = fw.run_permit(cx, state, pod, &node, &mut t.permit);
+    // bindingCycle, before WaitOnPermit: RunPreBindPreFlights; a waiting pod, or one a PreBind
+    // plugin has work for, gets the node as status.nominatedNodeName
+    t.nominates = fw
+        .features
+        .on(crate::engine::release::Gate::NominatedNodeNameForExpectation)
+        && (s.code == Code::Wait
+            || (s.is_success() && fw.pre_bind.iter().any(|p| p.pre_bind_pre_flight(cx, state, pod))));
     if s.code == Code::Wait {
         let now = cx.snapshot.handle.now_ms();
         cx.snapshot.handle.add_waiting(WaitingPod {

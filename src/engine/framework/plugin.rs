@@ -242,6 +242,11 @@ pub trait PreBindPlugin: Plugin {
         node: &str,
         notes: &mut Vec<String>,
     ) -> Status;
+
+    /// `PreBindPreFlight` (1.35+): whether PreBind has work for the pod (false: Skip).
+    fn pre_bind_pre_flight(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo) -> bool {
+        true
+    }
 }
 
 /// Bind: the first plugin that does not return Skip binds the pod.

@@ -144,6 +144,15 @@ impl ReservePlugin for VolumeBindingCycle {
 }
 
 impl PreBindPlugin for VolumeBindingCycle {
+    /// Skip when every claim is bound (AllBound), or the pod has none.
+    fn pre_bind_pre_flight(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo) -> bool {
+        let p = match state.read::<Vec<ClaimPlan>>(STATE_KEY) {
+            Some(p) => p.clone(),
+            None => plan(&cx.snapshot.cluster, &pod.pod),
+        };
+        p.iter().any(|c| matches!(c, ClaimPlan::Delayed { .. }))
+    }
+
     fn pre_bind(
         &self,
         cx: &Ctx<'_>,

@@ -824,6 +824,11 @@ impl ReservePlugin for DynamicResources {
 }
 
 impl PreBindPlugin for DynamicResources {
+    /// Skip for a pod without claims.
+    fn pre_bind_pre_flight(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo) -> bool {
+        state.read::<StateData>(STATE_KEY).is_some_and(|s| !s.claims.is_empty())
+    }
+
     fn pre_bind(
         &self,
         _: &Ctx<'_>,
