@@ -190,6 +190,8 @@ pub struct Summary {
     pub waiting: bool,
     /// The selected node(s), ties included.
     pub selected: Vec<String>,
+    /// 1.35+: kube-scheduler's pick among tied nodes for name order.
+    pub host_pick: Option<String>,
     /// PostFilter's nominated node and victims, when preemption would help.
     pub preemption: Option<(String, Vec<ObjectKey>)>,
     /// PostFilter ran without finding a node (its message).
@@ -205,6 +207,7 @@ impl Summary {
             schedulable: ex.schedulable(),
             waiting: ex.waiting_for_scheduler.is_some(),
             selected: ex.selected.clone(),
+            host_pick: ex.host_pick.clone(),
             preemption: pf.and_then(|p| p.nominated_node.clone().map(|n| (n, p.victims.clone()))),
             preemption_failed: pf.filter(|p| p.nominated_node.is_none()).map(|p| p.message.clone()),
         }

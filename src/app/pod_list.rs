@@ -274,6 +274,7 @@ mod tests {
             pre_score: vec![],
             score: vec![],
             selected: vec![],
+            host_pick: None,
             message: Some("0/4 nodes are available: 2 Insufficient cpu.".into()),
             post_filter: None,
             later_points: vec![],

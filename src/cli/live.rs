@@ -343,14 +343,24 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
                     println!("The engine selects node '{one}' for {pod} (kube-scheduler {version}).");
                     one.clone()
                 }
-                [first, ..] => {
-                    println!(
-                        "{} nodes tie for {pod} ({}); kube-scheduler picks one at random, kschedtui takes '{first}' (pass --node to choose).",
-                        ex.selected.len(),
-                        ex.selected.join(", ")
-                    );
-                    first.clone()
-                }
+                [first, ..] => match &ex.host_pick {
+                    Some(pick) => {
+                        println!(
+                            "{} nodes tie for {pod} ({}); kube-scheduler {version} takes '{pick}' when they pass Filter in name order (on a real cluster the order can differ; pass --node to choose).",
+                            ex.selected.len(),
+                            ex.selected.join(", ")
+                        );
+                        pick.clone()
+                    }
+                    None => {
+                        println!(
+                            "{} nodes tie for {pod} ({}); kube-scheduler picks one at random, kschedtui takes '{first}' (pass --node to choose).",
+                            ex.selected.len(),
+                            ex.selected.join(", ")
+                        );
+                        first.clone()
+                    }
+                },
             },
         };
         let plan = bind_plan(&cluster, &pod, &node)?;

@@ -711,6 +711,7 @@ items:
                     },
                     EventKind::Evicted { node, by } => format!("evicted from {node} by {by}"),
                     EventKind::NominationCleared { node } => format!("nomination {node} cleared"),
+                    EventKind::NominatedForExpectation { node } => format!("nominated {node} for expectation"),
                     EventKind::WaitEnded { .. } => "wait ended".into(),
                 };
                 (e.pod.name.clone(), what)

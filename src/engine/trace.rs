@@ -228,8 +228,9 @@ impl BindingOutcome {
 /// (schedule_one.go `schedulingCycle` tail and `bindingCycle`), with Unreserve on failure.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BindingCycleTrace {
-    /// The node the pod is assumed on (upstream samples among tied nodes; kschedtui takes the
-    /// first by name and lists the others in `tied_with`).
+    /// The node the pod is assumed on: among tied nodes, up to 1.34 upstream samples one at
+    /// random and kschedtui takes the first by name; from 1.35 the root of upstream's score heap
+    /// for name order (`Explanation::host_pick`). The others are in `tied_with`.
     pub node: String,
     /// Other nodes tied at the top score.
     pub tied_with: Vec<String>,
@@ -452,6 +453,10 @@ pub struct Explanation {
     pub score: Vec<NodeScoreTrace>,
     /// Where the pod would go (ties listed).
     pub selected: Vec<String>,
+    /// 1.35+ with tied nodes: the one kube-scheduler takes when the nodes pass Filter in name
+    /// order (the root of its score heap); upstream's order depends on which filter worker
+    /// finishes first, so another tied node is possible on a real cluster.
+    pub host_pick: Option<String>,
     /// The PodScheduled condition message when the pod is not schedulable.
     pub message: Option<String>,
     /// PostFilter, when it ran.
@@ -493,6 +498,7 @@ impl Explanation {
             pre_score: Vec::new(),
             score: Vec::new(),
             selected: Vec::new(),
+            host_pick: None,
             message: None,
             post_filter: None,
             later_points: Vec::new(),

@@ -330,6 +330,10 @@ pub fn to_value(ex: &Explanation) -> Value {
         .collect();
     o.insert("score".into(), Value::Array(score));
     o.insert("selected".into(), json!(ex.selected));
+    // Optional key (docs/explain-json.md): 1.35+'s pick among tied nodes.
+    if let Some(n) = &ex.host_pick {
+        o.insert("hostPick".into(), json!(n));
+    }
     if let Some(m) = &ex.message {
         o.insert("message".into(), json!(m));
     }

@@ -277,7 +277,12 @@ fn render_cycle(s: &mut String, ex: &Explanation) {
     let Some(b) = &ex.binding_cycle else {
         return;
     };
-    let tie = if b.tied_with.is_empty() {
+    let tie = if ex.host_pick.is_some() {
+        format!(
+            " (kube-scheduler's pick among the tied nodes when they pass Filter in name order; also tied: {}; on a real cluster the order, and so the pick, depends on which filter worker finishes first)",
+            b.tied_with.join(", ")
+        )
+    } else if b.tied_with.is_empty() {
         String::new()
     } else {
         format!(" (first of the tied nodes; also {})", b.tied_with.join(", "))

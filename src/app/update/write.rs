@@ -315,13 +315,18 @@ pub(super) fn request_bind(app: &mut App) {
         };
         let warning = ex.why_not(&node);
         (node, warning)
-    } else if let Some(first) = summary.selected.first() {
-        let warning = (summary.selected.len() > 1).then(|| {
-            format!(
+    } else if let Some(first) = summary.host_pick.as_ref().or(summary.selected.first()) {
+        let warning = (summary.selected.len() > 1).then(|| match &summary.host_pick {
+            Some(pick) => format!(
+                "{} nodes tie at the top ({}); kube-scheduler takes {pick} when they pass Filter in name order (on a real cluster the order can differ), this binds to {pick}",
+                summary.selected.len(),
+                summary.selected.join(", ")
+            ),
+            None => format!(
                 "{} nodes tie at the top ({}); the scheduler picks one at random, this binds to {first}",
                 summary.selected.len(),
                 summary.selected.join(", ")
-            )
+            ),
         });
         (first.clone(), warning)
     } else {

@@ -237,13 +237,13 @@ pub fn run_binding_cycle(
     pi: &Arc<PodInfo>,
     ex: &mut Explanation,
 ) {
-    let Some(node) = ex.selected.first().cloned() else {
+    let Some(node) = ex.host_pick.clone().or_else(|| ex.selected.first().cloned()) else {
         return;
     };
     let pod = &**pi;
     let mut t = BindingCycleTrace {
         node: node.clone(),
-        tied_with: ex.selected.iter().skip(1).cloned().collect(),
+        tied_with: ex.selected.iter().filter(|n| **n != node).cloned().collect(),
         reserve: Vec::new(),
         permit: Vec::new(),
         wait_result: None,

@@ -468,6 +468,37 @@ fn held_sibling(snapshot: &Snapshot, fw: &Framework, members: &[ObjectKey]) -> O
     })
 }
 
+/// The node `newSortedNodeScores(...).Pop()` returns for scores in this order: Go's
+/// `container/heap` `Init` (sift-down from n/2-1 to 0) with `Less(i, j) = total i > total j`
+/// (the randomizer is 0 without extenders, so ties never compare less), then the root.
+fn heap_root(totals: &[i64]) -> Option<usize> {
+    let n = totals.len();
+    if n == 0 {
+        return None;
+    }
+    let mut h: Vec<usize> = (0..n).collect();
+    let less = |h: &[usize], a: usize, b: usize| totals[h[a]] > totals[h[b]];
+    for start in (0..n / 2).rev() {
+        let mut i = start;
+        loop {
+            let j1 = 2 * i + 1;
+            if j1 >= n {
+                break;
+            }
+            let mut j = j1;
+            if j1 + 1 < n && less(&h, j1 + 1, j1) {
+                j = j1 + 1;
+            }
+            if !less(&h, j, i) {
+                break;
+            }
+            h.swap(i, j);
+            i = j;
+        }
+    }
+    Some(h[0])
+}
+
 fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Explanation) {
     let cx = Ctx { snapshot };
     let pod = &**pi;
@@ -747,6 +778,10 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             .filter(|s| s.total == best)
             .map(|s| s.node.clone())
             .collect();
+        if ex.selected.len() > 1 && fw.features.has(crate::engine::release::Change::HostSelectionHeap) {
+            let totals: Vec<i64> = ex.score.iter().map(|s| s.total).collect();
+            ex.host_pick = heap_root(&totals).map(|i| ex.score[i].node.clone());
+        }
     }
     ex.later_points = ["Reserve", "Permit", "PreBind", "Bind", "PostBind"]
         .iter()
@@ -882,6 +917,21 @@ items:
           - matchFields: [{{key: metadata.name, operator: In, values: [{names}]}}]{status}
 "#
         )
+    }
+
+    #[test]
+    fn the_heap_root_among_ties_is_gos() {
+        // (totals in visiting order, the index container/heap puts at the root)
+        for (totals, want) in [
+            (vec![10, 20, 20], 1),
+            (vec![10, 10, 20, 20], 3),
+            (vec![20, 20], 0),
+            (vec![5, 20, 10, 20], 1),
+            (vec![7], 0),
+        ] {
+            assert_eq!(heap_root(&totals), Some(want), "{totals:?}");
+        }
+        assert_eq!(heap_root(&[]), None);
     }
 
     fn explain_at(text: &str, minor: u32) -> Explanation {

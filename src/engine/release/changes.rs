@@ -268,6 +268,13 @@ changes! {
         pr: "#138643 (run before any member: #140215)", since: 37, backports: &[],
         what: "\"minCount (N) cannot be satisfied: S scheduled, R remaining\" ends a pod group's cycle",
     },
+    /// The host is the root of a max-heap of the scored nodes (`newSortedNodeScores`), not a
+    /// uniform sample among the tied ones: without extenders, a deterministic function of the
+    /// order the nodes passed Filter.
+    HostSelectionHeap {
+        pr: "#135231", since: 35, backports: &[],
+        what: "among tied nodes, kube-scheduler takes the root of its score heap (deterministic for a visiting order), no longer a random one",
+    },
     /// NodeResourcesFit and BalancedAllocation refuse to sign (opportunistic batching) only a
     /// pod requesting an extended resource a DeviceClass maps, not every pod, when
     /// DRAExtendedResource is on.
