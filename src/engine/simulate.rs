@@ -328,6 +328,7 @@ impl Sim<'_> {
     }
 
     fn attempt(&mut self, key: &ObjectKey) {
+        let mut nominated: Option<String> = None;
         let ex = match runner::explain(&self.snap, self.profiles, key) {
             Ok(ex) => ex,
             Err(e) => {
@@ -354,10 +355,10 @@ impl Sim<'_> {
             }
         } else if let Some(b) = &ex.binding_cycle {
             if b.nominates && matches!(b.outcome, BindingOutcome::Bound | BindingOutcome::Waiting) {
-                // NominatedNodeNameForExpectation: the binding cycle patches the node in first
-                if self.snap.set_nominated_node(key, Some(&b.node)).is_ok() {
-                    self.push(key, EventKind::NominatedForExpectation { node: b.node.clone() });
-                }
+                // NominatedNodeNameForExpectation: the binding cycle (after this attempt's
+                // scheduling cycle) patches the node in before it waits or binds
+                nominated = Some(b.node.clone());
+                let _ = self.snap.set_nominated_node(key, Some(&b.node));
             }
             match b.outcome {
                 BindingOutcome::Bound => {
@@ -421,6 +422,9 @@ impl Sim<'_> {
                 explanation: Box::new(ex),
             },
         );
+        if let Some(node) = nominated {
+            self.push(key, EventKind::NominatedForExpectation { node });
+        }
         if let Some((node, victims)) = preempt {
             self.preempt(key, &node, &victims);
         }

@@ -445,7 +445,7 @@ fn the_binding_cycle_nominates_a_pod_with_claims_from_1_35() {
         (kinds, nominated)
     };
     let (kinds, nominated) = events_at("1.36");
-    assert_eq!(kinds, ["nominated pool-dra-b1", "Bound(\"pool-dra-b1\")"]);
+    assert_eq!(kinds, ["Bound(\"pool-dra-b1\")", "nominated pool-dra-b1"]);
     assert_eq!(nominated, None, "the binding cleared it");
     let (kinds, _) = events_at("1.34");
     assert_eq!(kinds, ["Bound(\"pool-dra-b1\")"]);
