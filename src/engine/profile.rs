@@ -421,9 +421,246 @@ fn merge_set(default: &PluginSet, custom: &PluginSet) -> PluginSet {
     PluginSet { enabled, disabled }
 }
 
+/// One extension point's merged plugin set.
 struct Point<'a> {
     name: &'static str,
     set: &'a PluginSet,
+}
+
+/// The extension points of a merged configuration, in cycle order (MultiPoint aside).
+fn points(merged: &PluginsConfig) -> [Point<'_>; 12] {
+    [
+        ("PreEnqueue", &merged.pre_enqueue),
+        ("QueueSort", &merged.queue_sort),
+        ("PreFilter", &merged.pre_filter),
+        ("Filter", &merged.filter),
+        ("PostFilter", &merged.post_filter),
+        ("PreScore", &merged.pre_score),
+        ("Score", &merged.score),
+        ("Reserve", &merged.reserve),
+        ("Permit", &merged.permit),
+        ("PreBind", &merged.pre_bind),
+        ("Bind", &merged.bind),
+        ("PostBind", &merged.post_bind),
+    ]
+    .map(|(name, set)| Point { name, set })
+}
+
+/// The plugin sets of a profile: the release's default multiPoint list merged with the
+/// configured sets, point by point (`mergePlugins`).
+fn merged_plugin_sets(cfg: &ProfileConfig, features: &Features) -> PluginsConfig {
+    let defaults = PluginsConfig {
+        multi_point: PluginSet {
+            enabled: default_multipoint(features),
+            disabled: vec![],
+        },
+        ..Default::default()
+    };
+    let custom = cfg.plugins.clone().unwrap_or_default();
+    PluginsConfig {
+        multi_point: merge_set(&defaults.multi_point, &custom.multi_point),
+        pre_enqueue: merge_set(&defaults.pre_enqueue, &custom.pre_enqueue),
+        queue_sort: merge_set(&defaults.queue_sort, &custom.queue_sort),
+        pre_filter: merge_set(&defaults.pre_filter, &custom.pre_filter),
+        filter: merge_set(&defaults.filter, &custom.filter),
+        post_filter: merge_set(&defaults.post_filter, &custom.post_filter),
+        pre_score: merge_set(&defaults.pre_score, &custom.pre_score),
+        score: merge_set(&defaults.score, &custom.score),
+        reserve: merge_set(&defaults.reserve, &custom.reserve),
+        permit: merge_set(&defaults.permit, &custom.permit),
+        pre_bind: merge_set(&defaults.pre_bind, &custom.pre_bind),
+        bind: merge_set(&defaults.bind, &custom.bind),
+        post_bind: merge_set(&defaults.post_bind, &custom.post_bind),
+    }
+}
+
+/// Builds every plugin named anywhere in the merged sets, once, with its pluginConfig args,
+/// through the registry.
+fn instantiate_plugins(
+    profile: &str,
+    cfg: &ProfileConfig,
+    merged: &PluginsConfig,
+    features: &Features,
+) -> Result<BTreeMap<String, PluginSlots>, ProfileError> {
+    let args: BTreeMap<&str, &Value> = cfg.plugin_config.iter().map(|p| (p.name.as_str(), &p.args)).collect();
+    let mut instances: BTreeMap<String, PluginSlots> = BTreeMap::new();
+    let all_names = merged
+        .multi_point
+        .enabled
+        .iter()
+        .chain(points(merged).iter().flat_map(|p| p.set.enabled.iter()))
+        .map(|p| p.name.clone())
+        .collect::<Vec<_>>();
+    for n in all_names {
+        if instances.contains_key(&n) {
+            continue;
+        }
+        let a = args.get(n.as_str()).copied().cloned().unwrap_or(Value::Null);
+        let slots = registry::instantiate(&n, &a, features).map_err(|e| match e {
+            InstantiateError::Unknown => ProfileError::UnknownPlugin {
+                profile: profile.to_string(),
+                plugin: n.clone(),
+                known: registry::known_plugins_at(features).join(", "),
+            },
+            InstantiateError::Args(message) => ProfileError::Args {
+                profile: profile.to_string(),
+                plugin: n.clone(),
+                message,
+            },
+        })?;
+        instances.insert(n, slots);
+    }
+    Ok(instances)
+}
+
+/// Whether the plugin built as `slots` takes part in `point`.
+fn implements(slots: &PluginSlots, point: &str) -> bool {
+    let s = slots;
+    match point {
+        "PreEnqueue" => s.pre_enqueue.is_some(),
+        "QueueSort" => s.queue_sort,
+        "PreFilter" => s.pre_filter.is_some(),
+        "Filter" => s.filter.is_some(),
+        "PostFilter" => s.post_filter.is_some(),
+        "PreScore" => s.pre_score.is_some(),
+        "Score" => s.score.is_some(),
+        "Reserve" => s.reserve.is_some() || s.later.contains(&point),
+        "Permit" => s.permit.is_some() || s.later.contains(&point),
+        "PreBind" => s.pre_bind.is_some() || s.later.contains(&point),
+        "Bind" => s.bind.is_some() || s.later.contains(&point),
+        "PostBind" => s.post_bind.is_some() || s.later.contains(&point),
+        other => s.later.contains(&other),
+    }
+}
+
+/// The plugins of each point in order (`expandMultiPointPlugins`): a point's own entries that
+/// also appear in MultiPoint first (they override it), then MultiPoint's other plugins that
+/// implement the point and are not disabled there, then the point's remaining entries.
+fn order_points(
+    merged: &PluginsConfig,
+    instances: &BTreeMap<String, PluginSlots>,
+) -> BTreeMap<&'static str, Vec<PluginRef>> {
+    let takes_part = |name: &str, point: &str| instances.get(name).is_some_and(|s| implements(s, point));
+    let mut order: BTreeMap<&'static str, Vec<PluginRef>> = BTreeMap::new();
+    for p in &points(merged) {
+        let specific: Vec<PluginRef> = p
+            .set
+            .enabled
+            .iter()
+            .filter(|e| takes_part(&e.name, p.name))
+            .cloned()
+            .collect();
+        let disabled_all = p.set.disabled.iter().any(|d| d.name == "*");
+        let mut overrides = Vec::new();
+        let mut multi = Vec::new();
+        if !disabled_all {
+            for e in &merged.multi_point.enabled {
+                if !takes_part(&e.name, p.name) || p.set.disabled.iter().any(|d| d.name == e.name) {
+                    continue;
+                }
+                if specific.iter().any(|s| s.name == e.name) {
+                    overrides.push(e.name.clone());
+                    continue;
+                }
+                if !multi.iter().any(|m: &PluginRef| m.name == e.name) {
+                    multi.push(e.clone());
+                }
+            }
+        }
+        let mut list: Vec<PluginRef> = Vec::new();
+        for o in &overrides {
+            if let Some(s) = specific.iter().find(|s| &s.name == o) {
+                list.push(s.clone());
+            }
+        }
+        list.extend(multi);
+        for s in &specific {
+            if !list.iter().any(|l| l.name == s.name) {
+                list.push(s.clone());
+            }
+        }
+        order.insert(p.name, list);
+    }
+    order
+}
+
+/// Score weights (`getScoreWeights`): the Score point's own entries first, then MultiPoint's;
+/// an unset weight is 1.
+fn score_weights(
+    profile: &str,
+    merged: &PluginsConfig,
+    instances: &BTreeMap<String, PluginSlots>,
+) -> Result<BTreeMap<String, i64>, ProfileError> {
+    let mut weights: BTreeMap<String, i64> = BTreeMap::new();
+    let mut total: i64 = 0;
+    for e in merged.score.enabled.iter().chain(merged.multi_point.enabled.iter()) {
+        if instances.get(&e.name).is_some_and(|s| s.score.is_some()) && !weights.contains_key(&e.name) {
+            let w = if e.weight == 0 { 1 } else { e.weight };
+            // The framework refuses weights whose maximal total could overflow an int64,
+            // with Go's wrapping arithmetic: after a negative weight the bound wraps
+            // below zero, so any positive weight that follows is refused.
+            let max = w.checked_mul(MAX_NODE_SCORE);
+            if max.is_none_or(|m| m > i64::MAX.wrapping_sub(total)) {
+                return Err(ProfileError::Config(format!(
+                    "profile '{profile}': total score of Score plugins could overflow"
+                )));
+            }
+            total = total.wrapping_add(max.unwrap_or(0));
+            weights.insert(e.name.clone(), w);
+        }
+    }
+    Ok(weights)
+}
+
+/// The built profile: each point's plugins in `order`, Score with its weight.
+fn assemble(
+    profile: String,
+    features: Arc<Features>,
+    order: &BTreeMap<&'static str, Vec<PluginRef>>,
+    instances: &BTreeMap<String, PluginSlots>,
+    weights: &BTreeMap<String, i64>,
+) -> Framework {
+    let pick = |point: &str| order.get(point).map(Vec::as_slice).unwrap_or_default();
+    let slots = |point: &str| pick(point).iter().filter_map(|r| instances.get(&r.name));
+    let known = |point: &str| -> Vec<&'static str> {
+        pick(point)
+            .iter()
+            .filter_map(|r| registry::known_plugins().into_iter().find(|k| *k == r.name))
+            .collect()
+    };
+    let later = ["Reserve", "Permit", "PreBind", "Bind", "PostBind"]
+        .into_iter()
+        .map(|p| (p, known(p)))
+        .collect();
+    Framework {
+        name: profile,
+        features,
+        pre_enqueue: slots("PreEnqueue").filter_map(|s| s.pre_enqueue.clone()).collect(),
+        queue_sort: known("QueueSort"),
+        pre_filter: slots("PreFilter").filter_map(|s| s.pre_filter.clone()).collect(),
+        filter: slots("Filter").filter_map(|s| s.filter.clone()).collect(),
+        post_filter: slots("PostFilter").filter_map(|s| s.post_filter.clone()).collect(),
+        pre_score: slots("PreScore").filter_map(|s| s.pre_score.clone()).collect(),
+        score: pick("Score")
+            .iter()
+            .filter_map(|r| {
+                let s = instances.get(&r.name)?.score.clone()?;
+                Some((s, weights.get(&r.name).copied().unwrap_or(1)))
+            })
+            .collect(),
+        later,
+        queue_sorter: slots("QueueSort").find_map(|s| s.queue_sorter.clone()),
+        reserve: slots("Reserve").filter_map(|s| s.reserve.clone()).collect(),
+        permit: slots("Permit").filter_map(|s| s.permit.clone()).collect(),
+        pre_bind: slots("PreBind").filter_map(|s| s.pre_bind.clone()).collect(),
+        bind: slots("Bind").filter_map(|s| s.bind.clone()).collect(),
+        post_bind: slots("PostBind").filter_map(|s| s.post_bind.clone()).collect(),
+        not_implemented: instances
+            .iter()
+            .filter(|(_, s)| s.not_implemented)
+            .map(|(n, _)| n.clone())
+            .collect(),
+    }
 }
 
 impl Framework {
@@ -440,269 +677,21 @@ impl Framework {
         )
     }
 
-    /// Builds a profile from its configuration, merged with the version's defaults.
+    /// Builds a profile from its configuration, merged with the version's defaults: the
+    /// plugin sets are merged, every plugin named is built, each point gets its plugins in
+    /// order and Score its weights; exactly one QueueSort plugin must remain.
     pub fn from_config(cfg: &ProfileConfig, features: impl Into<Features>) -> Result<Framework, ProfileError> {
         let features = Arc::new(features.into());
-        let defaults = PluginsConfig {
-            multi_point: PluginSet {
-                enabled: default_multipoint(&features),
-                disabled: vec![],
-            },
-            ..Default::default()
-        };
-        let custom = cfg.plugins.clone().unwrap_or_default();
-        let merged = PluginsConfig {
-            multi_point: merge_set(&defaults.multi_point, &custom.multi_point),
-            pre_enqueue: merge_set(&defaults.pre_enqueue, &custom.pre_enqueue),
-            queue_sort: merge_set(&defaults.queue_sort, &custom.queue_sort),
-            pre_filter: merge_set(&defaults.pre_filter, &custom.pre_filter),
-            filter: merge_set(&defaults.filter, &custom.filter),
-            post_filter: merge_set(&defaults.post_filter, &custom.post_filter),
-            pre_score: merge_set(&defaults.pre_score, &custom.pre_score),
-            score: merge_set(&defaults.score, &custom.score),
-            reserve: merge_set(&defaults.reserve, &custom.reserve),
-            permit: merge_set(&defaults.permit, &custom.permit),
-            pre_bind: merge_set(&defaults.pre_bind, &custom.pre_bind),
-            bind: merge_set(&defaults.bind, &custom.bind),
-            post_bind: merge_set(&defaults.post_bind, &custom.post_bind),
-        };
         let profile = cfg.scheduler_name.clone();
-        let args: BTreeMap<&str, &Value> = cfg.plugin_config.iter().map(|p| (p.name.as_str(), &p.args)).collect();
-        // Instantiate every plugin named anywhere.
-        let mut instances: BTreeMap<String, PluginSlots> = BTreeMap::new();
-        let points = [
-            Point {
-                name: "PreEnqueue",
-                set: &merged.pre_enqueue,
-            },
-            Point {
-                name: "QueueSort",
-                set: &merged.queue_sort,
-            },
-            Point {
-                name: "PreFilter",
-                set: &merged.pre_filter,
-            },
-            Point {
-                name: "Filter",
-                set: &merged.filter,
-            },
-            Point {
-                name: "PostFilter",
-                set: &merged.post_filter,
-            },
-            Point {
-                name: "PreScore",
-                set: &merged.pre_score,
-            },
-            Point {
-                name: "Score",
-                set: &merged.score,
-            },
-            Point {
-                name: "Reserve",
-                set: &merged.reserve,
-            },
-            Point {
-                name: "Permit",
-                set: &merged.permit,
-            },
-            Point {
-                name: "PreBind",
-                set: &merged.pre_bind,
-            },
-            Point {
-                name: "Bind",
-                set: &merged.bind,
-            },
-            Point {
-                name: "PostBind",
-                set: &merged.post_bind,
-            },
-        ];
-        let all_names = merged
-            .multi_point
-            .enabled
-            .iter()
-            .chain(points.iter().flat_map(|p| p.set.enabled.iter()))
-            .map(|p| p.name.clone());
-        for n in all_names {
-            if instances.contains_key(&n) {
-                continue;
-            }
-            let a = args.get(n.as_str()).copied().cloned().unwrap_or(Value::Null);
-            let slots = registry::instantiate(&n, &a, &features).map_err(|e| match e {
-                InstantiateError::Unknown => ProfileError::UnknownPlugin {
-                    profile: profile.clone(),
-                    plugin: n.clone(),
-                    known: registry::known_plugins_at(&features).join(", "),
-                },
-                InstantiateError::Args(message) => ProfileError::Args {
-                    profile: profile.clone(),
-                    plugin: n.clone(),
-                    message,
-                },
-            })?;
-            instances.insert(n, slots);
-        }
-        // Expand MultiPoint per point (expandMultiPointPlugins).
-        let implements = |name: &str, point: &str| -> bool {
-            let s = &instances[name];
-            match point {
-                "PreEnqueue" => s.pre_enqueue.is_some(),
-                "QueueSort" => s.queue_sort,
-                "PreFilter" => s.pre_filter.is_some(),
-                "Filter" => s.filter.is_some(),
-                "PostFilter" => s.post_filter.is_some(),
-                "PreScore" => s.pre_score.is_some(),
-                "Score" => s.score.is_some(),
-                "Reserve" => s.reserve.is_some() || s.later.contains(&point),
-                "Permit" => s.permit.is_some() || s.later.contains(&point),
-                "PreBind" => s.pre_bind.is_some() || s.later.contains(&point),
-                "Bind" => s.bind.is_some() || s.later.contains(&point),
-                "PostBind" => s.post_bind.is_some() || s.later.contains(&point),
-                other => s.later.contains(&other),
-            }
-        };
-        let mut order: BTreeMap<&'static str, Vec<PluginRef>> = BTreeMap::new();
-        for p in &points {
-            let specific: Vec<PluginRef> = p
-                .set
-                .enabled
-                .iter()
-                .filter(|e| implements(&e.name, p.name))
-                .cloned()
-                .collect();
-            let disabled_all = p.set.disabled.iter().any(|d| d.name == "*");
-            let mut overrides = Vec::new();
-            let mut multi = Vec::new();
-            if !disabled_all {
-                for e in &merged.multi_point.enabled {
-                    if !implements(&e.name, p.name) || p.set.disabled.iter().any(|d| d.name == e.name) {
-                        continue;
-                    }
-                    if specific.iter().any(|s| s.name == e.name) {
-                        overrides.push(e.name.clone());
-                        continue;
-                    }
-                    if !multi.iter().any(|m: &PluginRef| m.name == e.name) {
-                        multi.push(e.clone());
-                    }
-                }
-            }
-            let mut list: Vec<PluginRef> = Vec::new();
-            for o in &overrides {
-                if let Some(s) = specific.iter().find(|s| &s.name == o) {
-                    list.push(s.clone());
-                }
-            }
-            for m in multi {
-                list.push(m);
-            }
-            for s in &specific {
-                if !list.iter().any(|l| l.name == s.name) {
-                    list.push(s.clone());
-                }
-            }
-            order.insert(p.name, list);
-        }
-        // Score weights: the Score point's own entries first, then MultiPoint (getScoreWeights).
-        let mut weights: BTreeMap<String, i64> = BTreeMap::new();
-        let mut total: i64 = 0;
-        for e in merged.score.enabled.iter().chain(merged.multi_point.enabled.iter()) {
-            if instances.get(&e.name).is_some_and(|s| s.score.is_some()) && !weights.contains_key(&e.name) {
-                let w = if e.weight == 0 { 1 } else { e.weight };
-                // The framework refuses weights whose maximal total could overflow an int64,
-                // with Go's wrapping arithmetic: after a negative weight the bound wraps
-                // below zero, so any positive weight that follows is refused.
-                let max = w.checked_mul(MAX_NODE_SCORE);
-                if max.is_none_or(|m| m > i64::MAX.wrapping_sub(total)) {
-                    return Err(ProfileError::Config(format!(
-                        "profile '{profile}': total score of Score plugins could overflow"
-                    )));
-                }
-                total = total.wrapping_add(max.unwrap_or(0));
-                weights.insert(e.name.clone(), w);
-            }
-        }
-        let pick = |point: &str| order.get(point).cloned().unwrap_or_default();
-        let mut later = BTreeMap::new();
-        for p in ["Reserve", "Permit", "PreBind", "Bind", "PostBind"] {
-            let v: Vec<&'static str> = pick(p)
-                .iter()
-                .filter_map(|r| registry::known_plugins().into_iter().find(|k| *k == r.name))
-                .collect();
-            later.insert(p, v);
-        }
-        let fw = Framework {
-            name: profile.clone(),
-            features,
-            pre_enqueue: pick("PreEnqueue")
-                .iter()
-                .filter_map(|r| instances[&r.name].pre_enqueue.clone())
-                .collect(),
-            queue_sort: pick("QueueSort")
-                .iter()
-                .filter_map(|r| registry::known_plugins().into_iter().find(|k| *k == r.name))
-                .collect(),
-            pre_filter: pick("PreFilter")
-                .iter()
-                .filter_map(|r| instances[&r.name].pre_filter.clone())
-                .collect(),
-            filter: pick("Filter")
-                .iter()
-                .filter_map(|r| instances[&r.name].filter.clone())
-                .collect(),
-            post_filter: pick("PostFilter")
-                .iter()
-                .filter_map(|r| instances[&r.name].post_filter.clone())
-                .collect(),
-            pre_score: pick("PreScore")
-                .iter()
-                .filter_map(|r| instances[&r.name].pre_score.clone())
-                .collect(),
-            score: pick("Score")
-                .iter()
-                .filter_map(|r| {
-                    instances[&r.name]
-                        .score
-                        .clone()
-                        .map(|s| (s, weights.get(&r.name).copied().unwrap_or(1)))
-                })
-                .collect(),
-            later,
-            queue_sorter: pick("QueueSort")
-                .iter()
-                .find_map(|r| instances[&r.name].queue_sorter.clone()),
-            reserve: pick("Reserve")
-                .iter()
-                .filter_map(|r| instances[&r.name].reserve.clone())
-                .collect(),
-            permit: pick("Permit")
-                .iter()
-                .filter_map(|r| instances[&r.name].permit.clone())
-                .collect(),
-            pre_bind: pick("PreBind")
-                .iter()
-                .filter_map(|r| instances[&r.name].pre_bind.clone())
-                .collect(),
-            bind: pick("Bind")
-                .iter()
-                .filter_map(|r| instances[&r.name].bind.clone())
-                .collect(),
-            post_bind: pick("PostBind")
-                .iter()
-                .filter_map(|r| instances[&r.name].post_bind.clone())
-                .collect(),
-            not_implemented: instances
-                .iter()
-                .filter(|(_, s)| s.not_implemented)
-                .map(|(n, _)| n.clone())
-                .collect(),
-        };
+        let merged = merged_plugin_sets(cfg, &features);
+        let instances = instantiate_plugins(&profile, cfg, &merged, &features)?;
+        let order = order_points(&merged, &instances);
+        let weights = score_weights(&profile, &merged, &instances)?;
+        let fw = assemble(profile, features, &order, &instances, &weights);
         if fw.queue_sort.len() != 1 {
             return Err(ProfileError::Config(format!(
-                "profile '{profile}': exactly one queue sort plugin is required, found {}",
+                "profile '{}': exactly one queue sort plugin is required, found {}",
+                fw.name,
                 fw.queue_sort.len()
             )));
         }

@@ -499,6 +499,8 @@ fn heap_root(totals: &[i64]) -> Option<usize> {
     Some(h[0])
 }
 
+/// One scheduling cycle of `pi` (`schedulingCycle` of schedule_one.go), one function per
+/// extension point; each records its part of the trace and says whether the cycle goes on.
 fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Explanation) {
     let cx = Ctx { snapshot };
     let pod = &**pi;
@@ -507,24 +509,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             "plugin {n} is in the profile but not implemented yet: it was not run"
         ));
     }
-    // PreEnqueue: upstream stops at the first rejection but iterates the plugins in map order,
-    // so every plugin's verdict is recorded and the first rejection in profile order decides.
-    let mut rejected: Option<(&'static str, Status)> = None;
-    for pl in &fw.pre_enqueue {
-        let s = pl.pre_enqueue(&cx, pod);
-        ex.pre_enqueue.push(PluginStatus::new(pl.name(), &s));
-        if !s.is_success() && rejected.is_none() {
-            rejected = Some((pl.name(), s));
-        }
-    }
-    if let Some((name, s)) = rejected {
-        // The API server writes the gated message; other plugins' rejections leave no
-        // condition upstream, their own message is what explains the pod.
-        ex.message = Some(if name == super::names::SCHEDULING_GATES {
-            GATED_MESSAGE.to_string()
-        } else {
-            s.message()
-        });
+    if !run_pre_enqueue(&cx, fw, pod, ex) {
         return;
     }
     if snapshot.nodes.is_empty() {
@@ -532,16 +517,96 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         return;
     }
     let mut state = CycleState::default();
-    // PreFilter.
-    let mut result: Option<BTreeSet<String>> = None;
-    // Plugins that narrowed the node set, in execution order (upstream prints them so).
-    let mut with_nodes: Vec<&'static str> = Vec::new();
-    let mut rejection: Option<Status> = None;
+    let pre = run_pre_filter(&cx, fw, &mut state, pod, ex);
+    ex.pre_filter_node_names = pre.nodes.as_ref().map(|s| s.iter().cloned().collect());
+    if let Some(rejection) = pre.rejection {
+        reject_on_every_node(&cx, fw, &state, pi, &rejection, ex);
+        return;
+    }
+    let absent = absent_status(&pre, &snapshot.features);
+    let Some(filtered) = run_filter(&cx, fw, &state, pod, pre.nodes.as_ref(), absent.as_ref(), ex) else {
+        return;
+    };
+    if filtered.feasible.is_empty() {
+        run_post_filter(&cx, fw, &state, pi, &filtered.statuses, absent.as_ref(), None, ex);
+        return;
+    }
+    let nodes: Vec<&NodeInfo> = filtered.feasible.iter().map(|&i| &snapshot.nodes[i]).collect();
+    if !run_pre_score(&cx, fw, &mut state, pod, &nodes, ex) {
+        return;
+    }
+    let Some(scores) = run_score(&cx, fw, &state, pod, &nodes, ex) else {
+        return;
+    };
+    ex.score.extend(scores);
+    select_host(fw, ex);
+    ex.later_points = ["Reserve", "Permit", "PreBind", "Bind", "PostBind"]
+        .iter()
+        .map(|p| {
+            (
+                (*p).to_string(),
+                fw.plugins_at(p).iter().map(|s| (*s).to_string()).collect(),
+            )
+        })
+        .collect();
+    // Reserve, Permit, PreBind, Bind and PostBind, one function per point in binding.rs.
+    super::binding::run_binding_cycle(&cx, fw, &mut state, pi, ex);
+}
+
+/// PreEnqueue: upstream stops at the first rejection but iterates the plugins in map order,
+/// so every plugin's verdict is recorded and the first rejection in profile order decides.
+/// False when the pod stays out of the queue.
+fn run_pre_enqueue(cx: &Ctx<'_>, fw: &Framework, pod: &PodInfo, ex: &mut Explanation) -> bool {
+    let mut rejected: Option<(&'static str, Status)> = None;
+    for pl in &fw.pre_enqueue {
+        let s = pl.pre_enqueue(cx, pod);
+        ex.pre_enqueue.push(PluginStatus::new(pl.name(), &s));
+        if !s.is_success() && rejected.is_none() {
+            rejected = Some((pl.name(), s));
+        }
+    }
+    let Some((name, s)) = rejected else {
+        return true;
+    };
+    // The API server writes the gated message; other plugins' rejections leave no
+    // condition upstream, their own message is what explains the pod.
+    ex.message = Some(if name == super::names::SCHEDULING_GATES {
+        GATED_MESSAGE.to_string()
+    } else {
+        s.message()
+    });
+    false
+}
+
+/// What PreFilter leaves for the points after it.
+struct PreFilterOutcome {
+    /// The nodes the plugins' results leave (their intersection); None: every node.
+    nodes: Option<BTreeSet<String>>,
+    /// The plugins that narrowed the node set, in execution order (upstream prints them so).
+    with_nodes: Vec<&'static str>,
+    /// The status that rejects the pod on every node, if a plugin rejected it.
+    rejection: Option<Status>,
+}
+
+/// PreFilter (`RunPreFilterPlugins`): records every plugin's status, the plugins that Skip
+/// (their Filter is skipped too) and the node set the results leave.
+fn run_pre_filter(
+    cx: &Ctx<'_>,
+    fw: &Framework,
+    state: &mut CycleState,
+    pod: &PodInfo,
+    ex: &mut Explanation,
+) -> PreFilterOutcome {
+    let mut out = PreFilterOutcome {
+        nodes: None,
+        with_nodes: Vec::new(),
+        rejection: None,
+    };
     // An Unschedulable PreFilter status does not stop the other PreFilter plugins (upstream
     // #119770): the last one is returned unless a later plugin rejects for good.
     let mut unschedulable: Option<Status> = None;
     for pl in &fw.pre_filter {
-        let (r, s) = pl.pre_filter(&cx, &mut state, pod);
+        let (r, s) = pl.pre_filter(cx, state, pod);
         ex.pre_filter.push(PluginStatus::new(pl.name(), &s));
         ex.notes.extend(pl.note(pod));
         if s.is_skip() {
@@ -559,86 +624,121 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
                 Status::error(format!("running PreFilter plugin {:?}: {}", pl.name(), s.message()))
                     .with_plugin(pl.name())
             };
-            rejection = Some(s);
+            out.rejection = Some(s);
             break;
         }
         if let Some(nodes) = r {
-            with_nodes.push(pl.name());
-            result = Some(match result {
+            out.with_nodes.push(pl.name());
+            out.nodes = Some(match out.nodes {
                 None => nodes,
                 Some(prev) => prev.intersection(&nodes).cloned().collect(),
             });
-            if result.as_ref().is_some_and(BTreeSet::is_empty) {
-                let list =
-                    prefilter_result_plugins(&with_nodes, snapshot.features.has(Change::PreFilterResultPluginsSorted));
+            if out.nodes.as_ref().is_some_and(BTreeSet::is_empty) {
+                let sorted = cx.snapshot.features.has(Change::PreFilterResultPluginsSorted);
+                let list = prefilter_result_plugins(&out.with_nodes, sorted);
                 let msg = if list.len() == 1 {
                     format!("node(s) didn't satisfy plugin {}", list[0])
                 } else {
                     format!("node(s) didn't satisfy plugin(s) [{}] simultaneously", list.join(" "))
                 };
-                rejection = Some(Status::unresolvable(msg));
+                out.rejection = Some(Status::unresolvable(msg));
                 break;
             }
         }
     }
-    if rejection.is_none() {
-        rejection = unschedulable;
+    if out.rejection.is_none() {
+        out.rejection = unschedulable;
     }
-    ex.pre_filter_node_names = result.as_ref().map(|s| s.iter().cloned().collect());
-    let mut statuses: BTreeMap<String, Status> = BTreeMap::new();
-    if let Some(rej) = rejection {
-        if rej.code == Code::Error {
-            ex.message = Some(rej.message());
-            return;
-        }
-        for n in &snapshot.nodes {
-            statuses.insert(n.name().to_string(), rej.clone());
-            ex.filter.push(NodeFilter {
-                node: n.name().to_string(),
-                feasible: false,
-                failure: Some(FilterFailure {
-                    plugin: rej.plugin.clone(),
-                    code: rej.code,
-                    reasons: rej.reasons.clone(),
-                }),
-                excluded_by_prefilter: false,
-                rejected_by_nominated_pods: Vec::new(),
-                all_failures: Vec::new(),
-                detail: Vec::new(),
-                details: Vec::new(),
-            });
-        }
-        let pre_msg = rej.message();
-        post_filter_and_message(&cx, fw, &state, pi, &statuses, None, Some(&pre_msg), ex);
-        return;
-    }
-    // The status of the nodes PreFilter's result leaves out (1.32+; none before).
-    let absent = result
+    out
+}
+
+/// The status of the nodes PreFilter's result leaves out (1.32+; none before).
+fn absent_status(pre: &PreFilterOutcome, features: &crate::engine::release::Features) -> Option<Status> {
+    pre.nodes
         .as_ref()
-        .filter(|_| snapshot.features.has(Change::AbsentNodesStatus))
+        .filter(|_| features.has(Change::AbsentNodesStatus))
         .map(|_| {
             Status::unresolvable(format!(
                 "node(s) didn't satisfy plugin(s) [{}]",
-                prefilter_result_plugins(&with_nodes, true).join(" ")
+                prefilter_result_plugins(&pre.with_nodes, true).join(" ")
             ))
+        })
+}
+
+/// A PreFilter rejection: an Error ends the cycle with its message; otherwise every node gets
+/// the status and PostFilter runs with PreFilter's message.
+fn reject_on_every_node(
+    cx: &Ctx<'_>,
+    fw: &Framework,
+    state: &CycleState,
+    pi: &Arc<PodInfo>,
+    rejection: &Status,
+    ex: &mut Explanation,
+) {
+    if rejection.code == Code::Error {
+        ex.message = Some(rejection.message());
+        return;
+    }
+    let mut statuses: BTreeMap<String, Status> = BTreeMap::new();
+    for n in &cx.snapshot.nodes {
+        statuses.insert(n.name().to_string(), rejection.clone());
+        ex.filter.push(NodeFilter {
+            node: n.name().to_string(),
+            feasible: false,
+            failure: Some(FilterFailure {
+                plugin: rejection.plugin.clone(),
+                code: rejection.code,
+                reasons: rejection.reasons.clone(),
+            }),
+            excluded_by_prefilter: false,
+            rejected_by_nominated_pods: Vec::new(),
+            all_failures: Vec::new(),
+            detail: Vec::new(),
+            details: Vec::new(),
         });
-    // Filter every node (the nominated node first, as upstream, then all for the trace).
-    // Upstream filters the pod's nominated node before it narrows the nodes to PreFilter's
-    // result (`evaluateNominatedNode`), so that node is evaluated and keeps its status even
-    // when the result leaves it out.
-    let mut feasible: Vec<usize> = Vec::new();
+    }
+    let pre_msg = rejection.message();
+    run_post_filter(cx, fw, state, pi, &statuses, None, Some(&pre_msg), ex);
+}
+
+/// What Filter leaves for the points after it.
+struct Filtered {
+    /// Indexes (in the snapshot's node order) of the nodes that passed.
+    feasible: Vec<usize>,
+    /// The status of every node evaluated that failed.
+    statuses: BTreeMap<String, Status>,
+}
+
+/// Filter over every node in name order (`findNodesThatFitPod`), with the verdict, the
+/// diagnostic pass and the rejecting plugin's details in the trace. Upstream filters the pod's
+/// nominated node before it narrows the nodes to PreFilter's result (`evaluateNominatedNode`),
+/// so that node is evaluated and keeps its status even when the result leaves it out. None
+/// when a plugin errs (the message is set).
+fn run_filter(
+    cx: &Ctx<'_>,
+    fw: &Framework,
+    state: &CycleState,
+    pod: &PodInfo,
+    prefilter_nodes: Option<&BTreeSet<String>>,
+    absent: Option<&Status>,
+    ex: &mut Explanation,
+) -> Option<Filtered> {
+    let mut out = Filtered {
+        feasible: Vec::new(),
+        statuses: BTreeMap::new(),
+    };
     let mut nominated_ok = false;
-    for (i, n) in snapshot.nodes.iter().enumerate() {
+    for (i, n) in cx.snapshot.nodes.iter().enumerate() {
         let name = n.name().to_string();
         let is_nominated = pod.pod.nominated_node_name.as_deref() == Some(name.as_str());
-        if let Some(set) = &result
+        if let Some(set) = prefilter_nodes
             && !set.contains(&name)
             && !is_nominated
         {
             ex.filter.push(NodeFilter {
                 node: name,
                 feasible: false,
-                failure: absent.as_ref().map(|a| FilterFailure {
+                failure: absent.map(|a| FilterFailure {
                     plugin: String::new(),
                     code: a.code,
                     reasons: a.reasons.clone(),
@@ -653,36 +753,36 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         }
         // Without nominated pods on the node, one walk gives both the verdict and the
         // diagnostic pass; with them the verdict counts them and the diagnostic pass does not.
-        let (s, by_nominated, all_failures) = if nominated_on(&cx, pod, n).is_empty() {
-            let (s, all) = fw.run_filters_all(&cx, &state, pod, n);
+        let (s, by_nominated, all_failures) = if nominated_on(cx, pod, n).is_empty() {
+            let (s, all) = fw.run_filters_all(cx, state, pod, n);
             (s, Vec::new(), all)
         } else {
-            let (s, by_nominated) = fw.run_filters_with_nominated(&cx, &state, pod, n);
-            (s, by_nominated, fw.all_filter_failures(&cx, &state, pod, n))
+            let (s, by_nominated) = fw.run_filters_with_nominated(cx, state, pod, n);
+            (s, by_nominated, fw.all_filter_failures(cx, state, pod, n))
         };
         if s.code == Code::Error {
             ex.message = Some(s.message());
-            return;
+            return None;
         }
         let ok = s.is_success();
         if ok {
-            feasible.push(i);
+            out.feasible.push(i);
         } else {
-            statuses.insert(name.clone(), s.clone());
+            out.statuses.insert(name.clone(), s.clone());
         }
         if is_nominated {
             nominated_ok = ok;
-            if result.as_ref().is_some_and(|set| !set.contains(&name)) {
+            if prefilter_nodes.is_some_and(|set| !set.contains(&name)) {
                 ex.notes.push(format!(
                     "the nominated node {name} is outside PreFilter's node set; upstream filters it first all the same"
                 ));
             }
         }
-        let details = fw.filter_details(&cx, &state, pod, n, &all_failures);
+        let details = fw.filter_details(cx, state, pod, n, &all_failures);
         let detail = if ok || !by_nominated.is_empty() {
             Vec::new()
         } else {
-            fw.failure_detail(&cx, &state, pod, n, &s.plugin)
+            fw.failure_detail(cx, state, pod, n, &s.plugin)
         };
         ex.filter.push(NodeFilter {
             node: name,
@@ -700,37 +800,57 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         });
     }
     if let Some(nn) = &pod.pod.nominated_node_name
-        && snapshot.node(nn).is_some()
+        && cx.snapshot.node(nn).is_some()
     {
         ex.nominated_node = Some((nn.clone(), nominated_ok));
     }
-    if feasible.is_empty() {
-        post_filter_and_message(&cx, fw, &state, pi, &statuses, absent.as_ref(), None, ex);
-        return;
-    }
-    // PreScore and Score over every feasible node.
-    let nodes: Vec<&NodeInfo> = feasible.iter().map(|&i| &snapshot.nodes[i]).collect();
+    Some(out)
+}
+
+/// PreScore over the feasible nodes: a Skip skips the plugin's Score. False when a plugin
+/// errs (the message is set).
+fn run_pre_score(
+    cx: &Ctx<'_>,
+    fw: &Framework,
+    state: &mut CycleState,
+    pod: &PodInfo,
+    nodes: &[&NodeInfo],
+    ex: &mut Explanation,
+) -> bool {
     for pl in &fw.pre_score {
-        let s = pl.pre_score(&cx, &mut state, pod, &nodes);
+        let s = pl.pre_score(cx, state, pod, nodes);
         ex.pre_score.push(PluginStatus::new(pl.name(), &s));
         if s.is_skip() {
             state.skip_score.insert(pl.name());
         } else if !s.is_success() {
             ex.message = Some(format!("running PreScore plugin {:?}: {}", pl.name(), s.message()));
-            return;
+            return false;
         }
     }
+    true
+}
+
+/// Score and NormalizeScore over the feasible nodes, weighted (`RunScorePlugins`): one trace
+/// per node, its plugins sorted by name. None when a plugin errs (the message is set).
+fn run_score(
+    cx: &Ctx<'_>,
+    fw: &Framework,
+    state: &CycleState,
+    pod: &PodInfo,
+    nodes: &[&NodeInfo],
+    ex: &mut Explanation,
+) -> Option<Vec<NodeScoreTrace>> {
     let mut per_node: Vec<Vec<PluginScore>> = vec![Vec::new(); nodes.len()];
     for (pl, weight) in &fw.score {
         if state.skip_score.contains(pl.name()) {
             continue;
         }
         let mut scores = Vec::with_capacity(nodes.len());
-        for n in &nodes {
-            let (v, s) = pl.score(&cx, &state, pod, n);
+        for n in nodes {
+            let (v, s) = pl.score(cx, state, pod, n);
             if !s.is_success() {
                 ex.message = Some(format!("running Score plugin {:?}: {}", pl.name(), s.message()));
-                return;
+                return None;
             }
             scores.push(NodeScore {
                 name: n.name().to_string(),
@@ -739,14 +859,14 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         }
         let raw: Vec<i64> = scores.iter().map(|s| s.score).collect();
         if pl.has_normalize() {
-            let s = pl.normalize(&cx, &state, pod, &mut scores);
+            let s = pl.normalize(cx, state, pod, &mut scores);
             if !s.is_success() {
                 ex.message = Some(format!(
                     "running Normalize on Score plugin {:?}: {}",
                     pl.name(),
                     s.message()
                 ));
-                return;
+                return None;
             }
         }
         for (i, s) in scores.iter().enumerate() {
@@ -759,15 +879,25 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             });
         }
     }
-    for (i, n) in nodes.iter().enumerate() {
-        let mut plugins = std::mem::take(&mut per_node[i]);
-        plugins.sort_by(|a, b| a.plugin.cmp(&b.plugin));
-        ex.score.push(NodeScoreTrace {
-            node: n.name().to_string(),
-            total: plugins.iter().fold(0i64, |t, p| t.saturating_add(p.weighted)),
-            plugins,
-        });
-    }
+    Some(
+        nodes
+            .iter()
+            .zip(per_node)
+            .map(|(n, mut plugins)| {
+                plugins.sort_by(|a, b| a.plugin.cmp(&b.plugin));
+                NodeScoreTrace {
+                    node: n.name().to_string(),
+                    total: plugins.iter().fold(0i64, |t, p| t.saturating_add(p.weighted)),
+                    plugins,
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The node selection: the nominated node when it passed, else every node with the top
+/// total (ties are reported, not sampled).
+fn select_host(fw: &Framework, ex: &mut Explanation) {
     if let Some((nn, true)) = &ex.nominated_node {
         ex.selected = vec![nn.clone()];
     } else {
@@ -783,20 +913,12 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             ex.host_pick = heap_root(&totals).map(|i| ex.score[i].node.clone());
         }
     }
-    ex.later_points = ["Reserve", "Permit", "PreBind", "Bind", "PostBind"]
-        .iter()
-        .map(|p| {
-            (
-                (*p).to_string(),
-                fw.plugins_at(p).iter().map(|s| (*s).to_string()).collect(),
-            )
-        })
-        .collect();
-    super::binding::run_binding_cycle(&cx, fw, &mut state, pi, ex);
 }
 
+/// PostFilter (`RunPostFilterPlugins`, preemption) after the pod failed on every node, and
+/// the FitError message of the PodScheduled condition with PostFilter's part.
 #[allow(clippy::too_many_arguments)]
-fn post_filter_and_message(
+fn run_post_filter(
     cx: &Ctx<'_>,
     fw: &Framework,
     state: &CycleState,
