@@ -472,7 +472,7 @@ pub struct Explanation {
     /// The pod's resource claims, node by node (DynamicResources, for a pod with claims).
     pub dra: Option<DraTrace>,
     /// Whether opportunistic batching (1.35+) can apply to the pod.
-    pub batching: Option<crate::engine::framework::batching::Batching>,
+    pub batching: Option<Batching>,
 }
 
 impl Explanation {
@@ -586,6 +586,52 @@ impl Explanation {
                 pf.victims.len()
             ),
             _ => format!("Unschedulable: {}", self.message.clone().unwrap_or_default()),
+        }
+    }
+}
+
+/// What opportunistic batching (1.35+) can do for one pod (computed by
+/// `framework::batching`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "camelCase")]
+pub enum Batching {
+    /// The profile never signs: these plugins do not implement SignPlugin.
+    ProfileUnsigned {
+        /// The plugins, in profile order.
+        plugins: Vec<String>,
+    },
+    /// kschedtui does not know whether these plugins sign pods at this release.
+    Unknown {
+        /// The plugins.
+        plugins: Vec<String>,
+    },
+    /// A plugin refuses to sign the pod: the full cycle always runs.
+    Unsigned {
+        /// The first plugin that refused, in signing order.
+        plugin: String,
+        /// Its reason.
+        reason: String,
+    },
+    /// The pod is signed: the real scheduler may have placed it on a batching hint.
+    Signed,
+}
+
+impl Batching {
+    /// One line for the report.
+    pub fn describe(&self) -> String {
+        match self {
+            Batching::ProfileUnsigned { plugins } => format!(
+                "opportunistic batching: off for this profile ({} do(es) not sign pods); every pod gets the full cycle shown",
+                plugins.join(", ")
+            ),
+            Batching::Unknown { plugins } => format!(
+                "opportunistic batching: kschedtui does not know whether {} sign(s) pods at this release; if they do, the real scheduler may have placed this pod without scoring (see below)",
+                plugins.join(", ")
+            ),
+            Batching::Unsigned { plugin, reason } => format!(
+                "opportunistic batching: not for this pod ({plugin}: {reason}); it always gets the full cycle shown"
+            ),
+            Batching::Signed => "opportunistic batching: this pod can be signed; if the cycle just before (within 500 ms) placed a pod with the same signature and Filter now rejects that pod's node, the real scheduler tries only the next node of that cycle's ranking and, if it fits, binds there without scoring".to_string(),
         }
     }
 }

@@ -15,51 +15,7 @@ use super::plugin::{Ctx, Plugin, Signing};
 use super::runtime::Framework;
 use crate::engine::framework::node_info::PodInfo;
 use crate::engine::release::Gate;
-
-/// What batching can do for one pod.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "state", rename_all = "camelCase")]
-pub enum Batching {
-    /// The profile never signs: these plugins do not implement SignPlugin.
-    ProfileUnsigned {
-        /// The plugins, in profile order.
-        plugins: Vec<String>,
-    },
-    /// kschedtui does not know whether these plugins sign pods at this release.
-    Unknown {
-        /// The plugins.
-        plugins: Vec<String>,
-    },
-    /// A plugin refuses to sign the pod: the full cycle always runs.
-    Unsigned {
-        /// The first plugin that refused, in signing order.
-        plugin: String,
-        /// Its reason.
-        reason: String,
-    },
-    /// The pod is signed: the real scheduler may have placed it on a batching hint.
-    Signed,
-}
-
-impl Batching {
-    /// One line for the report.
-    pub fn describe(&self) -> String {
-        match self {
-            Batching::ProfileUnsigned { plugins } => format!(
-                "opportunistic batching: off for this profile ({} do(es) not sign pods); every pod gets the full cycle shown",
-                plugins.join(", ")
-            ),
-            Batching::Unknown { plugins } => format!(
-                "opportunistic batching: kschedtui does not know whether {} sign(s) pods at this release; if they do, the real scheduler may have placed this pod without scoring (see below)",
-                plugins.join(", ")
-            ),
-            Batching::Unsigned { plugin, reason } => format!(
-                "opportunistic batching: not for this pod ({plugin}: {reason}); it always gets the full cycle shown"
-            ),
-            Batching::Signed => "opportunistic batching: this pod can be signed; if the cycle just before (within 500 ms) placed a pod with the same signature and Filter now rejects that pod's node, the real scheduler tries only the next node of that cycle's ranking and, if it fits, binds there without scoring".to_string(),
-        }
-    }
-}
+pub use crate::engine::trace::Batching;
 
 /// The profile's PreFilter, Filter, PreScore and Score plugins, each once, in that order (the
 /// order `computeBatchablePlugins` collects them, which is the order they sign in).
