@@ -14,13 +14,14 @@ use super::resource_allocation::{
     requested_to_capacity_ratio, vectors,
 };
 use crate::engine::framework::cycle_state::CycleState;
-use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+use crate::engine::framework::node_info::{NodeInfo, PodInfo, RequestsOf};
 use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin,
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::plugins::names;
 use crate::engine::release::{Change, Features};
+use crate::engine::trace::{Fact, amounts};
 use crate::model::resources::{Resource, is_extended_resource};
 
 /// Scoring strategy types.
@@ -195,6 +196,33 @@ impl PreFilterPlugin for Fit {
         state.write(PRE_FILTER_KEY, pod.requests().resource.clone());
         (None, Status::success())
     }
+
+    fn pre_filter_facts(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo) -> Vec<Fact> {
+        let Some(req) = state.read::<Resource>(PRE_FILTER_KEY) else {
+            return Vec::new();
+        };
+        let natives = [
+            ("cpu", req.milli_cpu),
+            ("memory", req.memory),
+            ("ephemeral-storage", req.ephemeral_storage),
+        ];
+        let scalars = req.scalar.iter().map(|(k, v)| (k.as_str(), *v));
+        let list = amounts(natives.into_iter().chain(scalars).filter(|(_, v)| *v != 0));
+        let mut facts = vec![Fact::list("effective requests", &list, "")];
+        facts.extend(requests_source(pod).map(|s| Fact::new("counted from", s)));
+        facts
+    }
+}
+
+/// Where the release takes the pod's requests from, when not from the containers' spec.
+pub fn requests_source(pod: &PodInfo) -> Option<&'static str> {
+    match pod.requests_of {
+        RequestsOf::Spec => None,
+        RequestsOf::Status => Some("the containers' allocated resources (in-place resize)"),
+        RequestsOf::PodLevel => Some("the pod-level spec.resources (PodLevelResources)"),
+        RequestsOf::PodLevelStatus => Some("the pod-level resources in the pod's status (in-place pod-level resize)"),
+        RequestsOf::Own => Some("the largest of the spec's, allocated and actuated requests (in-place resize)"),
+    }
 }
 
 impl FilterPlugin for Fit {
@@ -229,6 +257,25 @@ impl PreScorePlugin for Fit {
         state.write(PRE_SCORE_KEY, pod_request_list(pod, &self.resources, false));
         Status::success()
     }
+
+    fn pre_score_facts(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo) -> Vec<Fact> {
+        let Some(reqs) = state.read::<Vec<i64>>(PRE_SCORE_KEY) else {
+            return Vec::new();
+        };
+        vec![
+            Fact::list(
+                "requests for scoring (cpu and memory defaults filled in)",
+                &scored_amounts(&self.resources, reqs),
+                "",
+            ),
+            Fact::new("scoring strategy", format!("{:?}", self.strategy)),
+        ]
+    }
+}
+
+/// The scored resources with the pod's request of each.
+pub fn scored_amounts(resources: &[ResourceSpec], reqs: &[i64]) -> Vec<String> {
+    amounts(resources.iter().map(|r| r.name.as_str()).zip(reqs.iter().copied()))
 }
 
 impl ScorePlugin for Fit {
