@@ -1127,4 +1127,48 @@ mod tests {
             assert_eq!(got.on("n"), &Status::new(want, ["Insufficient cpu"]), "{v}");
         }
     }
+
+    /// The PreFilter facts are the requests the release counts: an infeasible in-place resize
+    /// (spec 3 CPUs, allocated 2) counts the allocated 2 from 1.33, the spec before.
+    #[test]
+    fn pre_filter_facts_state_the_requests_the_release_counts() {
+        let text = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: a}
+  spec:
+    containers: [{name: c, image: i, resources: {requests: {cpu: "3", memory: 1Gi}}}]
+  status:
+    conditions: [{type: PodResizePending, status: "True", reason: Infeasible}]
+    containerStatuses:
+    - {name: c, image: i, imageID: "", ready: true, restartCount: 0, resources: {requests: {cpu: "2", memory: 1Gi}}, allocatedResources: {cpu: "2", memory: 1Gi}}
+"#;
+        let facts = |minor: u32| {
+            let v = Release::at(minor);
+            let snap = crate::engine::Snapshot::new(Arc::new(crate::source::file::load_str("t", text).unwrap()), v);
+            let profiles = crate::engine::build_profiles(None, v).unwrap();
+            let ex = crate::engine::explain(&snap, &profiles, &crate::model::ObjectKey::new("a", "p")).unwrap();
+            let st = ex
+                .pre_filter
+                .iter()
+                .find(|s| s.plugin == names::NODE_RESOURCES_FIT)
+                .unwrap();
+            st.facts
+                .iter()
+                .map(|f| format!("{}: {}", f.label, f.value))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(facts(32), vec!["effective requests: cpu 3, memory 1Gi"]);
+        assert_eq!(
+            facts(34),
+            vec![
+                "effective requests: cpu 2, memory 1Gi",
+                "counted from: the containers' allocated resources (in-place resize)"
+            ]
+        );
+    }
 }
