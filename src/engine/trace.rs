@@ -15,6 +15,10 @@ pub struct PluginStatus {
     pub code: Code,
     /// Reasons.
     pub reasons: Vec<String>,
+    /// What the plugin read from the pod at this point, stated from the values it computed
+    /// with (kschedtui extra, PreEnqueue, PreFilter and PreScore; not in the explain JSON).
+    #[serde(skip)]
+    pub facts: Vec<Fact>,
 }
 
 impl PluginStatus {
@@ -24,7 +28,14 @@ impl PluginStatus {
             plugin: plugin.to_string(),
             code: s.code,
             reasons: s.reasons.clone(),
+            facts: Vec::new(),
         }
+    }
+
+    /// With what the plugin read.
+    pub fn with_facts(mut self, facts: Vec<Fact>) -> Self {
+        self.facts = facts;
+        self
     }
 }
 
@@ -422,6 +433,93 @@ impl DraRequestOnNode {
     }
 }
 
+/// One thing a plugin read from the pod, stated from the value it computed with (kschedtui
+/// extra, not upstream output; not in the explain JSON).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Fact {
+    /// What it is (`effective requests`).
+    pub label: String,
+    /// Its value in words (`cpu 1.5, memory 1Gi`).
+    pub value: String,
+}
+
+impl Fact {
+    /// A fact.
+    pub fn new(label: impl Into<String>, value: impl Into<String>) -> Self {
+        Fact {
+            label: label.into(),
+            value: value.into(),
+        }
+    }
+
+    /// A list fact: the items joined by `, `, or `none` (and `when_empty` after it) when
+    /// there are none.
+    pub fn list(label: impl Into<String>, items: &[String], when_empty: &str) -> Self {
+        let value = if items.is_empty() {
+            if when_empty.is_empty() {
+                "none".to_string()
+            } else {
+                format!("none {when_empty}")
+            }
+        } else {
+            items.join(", ")
+        };
+        Fact::new(label, value)
+    }
+}
+
+/// An amount of a named resource, exactly, in its natural unit: CPU in cores or millicores
+/// (`1.5`, `250m`), byte amounts with the largest binary suffix that keeps them exact to a
+/// tenth (`1Gi`, `1.5Gi`, else bytes), other resources as counts.
+pub fn amount(resource: &str, v: i64) -> String {
+    match resource {
+        "cpu" => {
+            if v % 1000 == 0 {
+                (v / 1000).to_string()
+            } else if v.abs() >= 1000 && v % 100 == 0 {
+                format!("{}.{}", v / 1000, (v % 1000).abs() / 100)
+            } else {
+                format!("{v}m")
+            }
+        }
+        "memory" | "ephemeral-storage" => bytes(v),
+        r if r.starts_with("hugepages-") => bytes(v),
+        _ => v.to_string(),
+    }
+}
+
+fn bytes(v: i64) -> String {
+    const UNITS: [(&str, i64); 5] = [
+        ("Pi", 1 << 50),
+        ("Ti", 1 << 40),
+        ("Gi", 1 << 30),
+        ("Mi", 1 << 20),
+        ("Ki", 1 << 10),
+    ];
+    for (suffix, unit) in UNITS {
+        if v.abs() < unit {
+            continue;
+        }
+        if v % unit == 0 {
+            return format!("{}{suffix}", v / unit);
+        }
+        let tenths = i128::from(v) * 10;
+        if tenths % i128::from(unit) == 0 {
+            let t = tenths / i128::from(unit);
+            return format!("{}.{}{suffix}", t / 10, (t % 10).abs());
+        }
+    }
+    v.to_string()
+}
+
+/// `name amount` pairs (`cpu 1.5, memory 1Gi`).
+pub fn amounts<'a>(pairs: impl IntoIterator<Item = (&'a str, i64)>) -> Vec<String> {
+    pairs
+        .into_iter()
+        .map(|(k, v)| format!("{k} {}", amount(k, v)))
+        .collect()
+}
+
 /// The explanation of one pod.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Explanation {
@@ -633,5 +731,40 @@ impl Batching {
             ),
             Batching::Signed => "opportunistic batching: this pod can be signed; if the cycle just before (within 500 ms) placed a pod with the same signature and Filter now rejects that pod's node, the real scheduler tries only the next node of that cycle's ranking and, if it fits, binds there without scoring".to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts_are_exact_in_their_natural_unit() {
+        let cases = [
+            ("cpu", 1500, "1.5"),
+            ("cpu", 2000, "2"),
+            ("cpu", 250, "250m"),
+            ("cpu", 1250, "1250m"),
+            ("cpu", 0, "0"),
+            ("memory", 1 << 30, "1Gi"),
+            ("memory", 3 << 29, "1.5Gi"),
+            ("memory", 1280 << 20, "1280Mi"),
+            ("memory", (1 << 30) + 1, "1073741825"),
+            ("memory", 200 << 20, "200Mi"),
+            ("ephemeral-storage", 0, "0"),
+            ("hugepages-2Mi", 4 << 20, "4Mi"),
+            ("example.com/gpu", 2, "2"),
+        ];
+        for (r, v, want) in cases {
+            assert_eq!(amount(r, v), want, "{r} {v}");
+        }
+        assert_eq!(
+            amounts([("cpu", 1500), ("memory", 1 << 30)]),
+            vec!["cpu 1.5", "memory 1Gi"]
+        );
+        assert_eq!(
+            Fact::list("host ports", &[], "(the plugin skips)").value,
+            "none (the plugin skips)"
+        );
     }
 }

@@ -8,6 +8,7 @@ use super::cycle_state::CycleState;
 use super::node_info::{NodeInfo, PodInfo};
 use super::snapshot::Snapshot;
 use super::status::Status;
+use crate::engine::trace::Fact;
 
 /// What every plugin call can see besides its arguments.
 pub struct Ctx<'a> {
@@ -43,6 +44,10 @@ pub trait Plugin: Send + Sync {
 pub trait PreEnqueuePlugin: Plugin {
     /// Success lets the pod in.
     fn pre_enqueue(&self, cx: &Ctx<'_>, pod: &PodInfo) -> Status;
+    /// kschedtui extra (not upstream): what the plugin read from the pod, for the trace.
+    fn pre_enqueue_facts(&self, _cx: &Ctx<'_>, _pod: &PodInfo) -> Vec<Fact> {
+        Vec::new()
+    }
 }
 
 /// PreFilter, with its optional AddPod/RemovePod extensions.
@@ -52,6 +57,11 @@ pub trait PreFilterPlugin: Plugin {
     /// True when `add_pod`/`remove_pod` do something.
     fn has_extensions(&self) -> bool {
         false
+    }
+    /// kschedtui extra (not upstream): what the plugin read from the pod, stated from what its
+    /// `pre_filter` computed (`state` is the cycle state right after it), for the trace.
+    fn pre_filter_facts(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo) -> Vec<Fact> {
+        Vec::new()
     }
     /// What the plugin could not evaluate for this pod (a note for the explanation), if
     /// anything.
@@ -110,6 +120,11 @@ pub trait FilterPlugin: Plugin {
 pub trait PreScorePlugin: Plugin {
     /// Prepares scoring over the feasible nodes; Skip means Score is not called.
     fn pre_score(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, nodes: &[&NodeInfo]) -> Status;
+    /// kschedtui extra (not upstream): what the plugin read from the pod, stated from what its
+    /// `pre_score` computed (`state` is the cycle state right after it), for the trace.
+    fn pre_score_facts(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo) -> Vec<Fact> {
+        Vec::new()
+    }
 }
 
 /// A node's score from one plugin.

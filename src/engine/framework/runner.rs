@@ -560,7 +560,8 @@ fn run_pre_enqueue(cx: &Ctx<'_>, fw: &Framework, pod: &PodInfo, ex: &mut Explana
     let mut rejected: Option<(&'static str, Status)> = None;
     for pl in &fw.pre_enqueue {
         let s = pl.pre_enqueue(cx, pod);
-        ex.pre_enqueue.push(PluginStatus::new(pl.name(), &s));
+        ex.pre_enqueue
+            .push(PluginStatus::new(pl.name(), &s).with_facts(pl.pre_enqueue_facts(cx, pod)));
         if !s.is_success() && rejected.is_none() {
             rejected = Some((pl.name(), s));
         }
@@ -607,7 +608,8 @@ fn run_pre_filter(
     let mut unschedulable: Option<Status> = None;
     for pl in &fw.pre_filter {
         let (r, s) = pl.pre_filter(cx, state, pod);
-        ex.pre_filter.push(PluginStatus::new(pl.name(), &s));
+        ex.pre_filter
+            .push(PluginStatus::new(pl.name(), &s).with_facts(pl.pre_filter_facts(cx, state, pod)));
         ex.notes.extend(pl.note(pod));
         if s.is_skip() {
             state.skip_filter.insert(pl.name());
@@ -819,7 +821,8 @@ fn run_pre_score(
 ) -> bool {
     for pl in &fw.pre_score {
         let s = pl.pre_score(cx, state, pod, nodes);
-        ex.pre_score.push(PluginStatus::new(pl.name(), &s));
+        ex.pre_score
+            .push(PluginStatus::new(pl.name(), &s).with_facts(pl.pre_score_facts(cx, state, pod)));
         if s.is_skip() {
             state.skip_score.insert(pl.name());
         } else if !s.is_success() {

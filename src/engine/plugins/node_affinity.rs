@@ -18,6 +18,7 @@ use crate::engine::framework::plugin::{
 };
 use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
+use crate::engine::trace::Fact;
 use crate::model::selector::{Labels, NodeSelectorMatcher, NodeTerm, Selector};
 
 /// Reason when the pod's own selector or affinity does not match.
@@ -37,6 +38,52 @@ pub struct Args {
 }
 
 /// Preferred terms with weights.
+/// Whether a preferred term counts in Score: a weight and at least one requirement.
+fn scores(t: &core::PreferredSchedulingTerm) -> bool {
+    t.weight != 0
+        && (t.preference.match_expressions.as_ref().is_some_and(|v| !v.is_empty())
+            || t.preference.match_fields.as_ref().is_some_and(|v| !v.is_empty()))
+}
+
+/// A node selector term in words: `zone In [a, b] and metadata.name In [n1]`.
+fn describe_term(t: &core::NodeSelectorTerm) -> String {
+    let parts: Vec<String> = t
+        .match_expressions
+        .iter()
+        .flatten()
+        .chain(t.match_fields.iter().flatten())
+        .map(|r| match r.values.as_deref() {
+            Some(v) if !v.is_empty() => format!("{} {} [{}]", r.key, r.operator, v.join(", ")),
+            _ => format!("{} {}", r.key, r.operator),
+        })
+        .collect();
+    if parts.is_empty() {
+        "an empty term".to_string()
+    } else {
+        parts.join(" and ")
+    }
+}
+
+/// Required terms in words, ORed; None without terms.
+fn describe_required(sel: Option<&core::NodeSelector>) -> Option<String> {
+    let terms: Vec<String> = sel
+        .into_iter()
+        .flat_map(|s| s.node_selector_terms.iter())
+        .map(|t| format!("({})", describe_term(t)))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(" or "))
+}
+
+/// The preferred terms that count, in words, with their weights; None without any.
+fn describe_preferred(terms: &[core::PreferredSchedulingTerm]) -> Option<String> {
+    let terms: Vec<String> = terms
+        .iter()
+        .filter(|t| scores(t))
+        .map(|t| format!("weight {}: ({})", t.weight, describe_term(&t.preference)))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join("; "))
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct PreferredTerms(Vec<(NodeTerm, i64)>);
 
@@ -45,11 +92,7 @@ impl PreferredTerms {
         PreferredTerms(
             terms
                 .iter()
-                .filter(|t| {
-                    t.weight != 0
-                        && (t.preference.match_expressions.as_ref().is_some_and(|v| !v.is_empty())
-                            || t.preference.match_fields.as_ref().is_some_and(|v| !v.is_empty()))
-                })
+                .filter(|t| scores(t))
                 .map(|t| (NodeTerm::new(&t.preference), i64::from(t.weight)))
                 .collect(),
         )
@@ -69,6 +112,8 @@ impl PreferredTerms {
 pub struct NodeAffinity {
     added_required: Option<NodeSelectorMatcher>,
     added_preferred: Option<PreferredTerms>,
+    /// addedAffinity in words, for the trace: (required, preferred).
+    added_text: (Option<String>, Option<String>),
 }
 
 const PRE_FILTER_KEY: &str = "PreFilterNodeAffinity";
@@ -177,6 +222,39 @@ impl PreFilterPlugin for NodeAffinity {
             None => (None, Status::success()),
         }
     }
+
+    fn pre_filter_facts(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<Fact> {
+        self.required_facts(pod)
+    }
+}
+
+impl NodeAffinity {
+    /// What PreFilter reads: the nodeSelector, the required terms and addedAffinity's.
+    fn required_facts(&self, pod: &PodInfo) -> Vec<Fact> {
+        let spec = pod.pod.spec();
+        let selector: Vec<String> = spec
+            .node_selector
+            .iter()
+            .flatten()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let required = spec
+            .affinity
+            .as_ref()
+            .and_then(|a| a.node_affinity.as_ref())
+            .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref());
+        let mut facts = vec![
+            Fact::list("nodeSelector", &selector, ""),
+            Fact::new(
+                "required node affinity",
+                describe_required(required).unwrap_or_else(|| "none".into()),
+            ),
+        ];
+        if let Some(a) = &self.added_text.0 {
+            facts.push(Fact::new("addedAffinity required (profile)", a.clone()));
+        }
+        facts
+    }
 }
 
 impl FilterPlugin for NodeAffinity {
@@ -210,6 +288,26 @@ impl PreScorePlugin for NodeAffinity {
         }
         state.write(PRE_SCORE_KEY, pref.unwrap_or_default());
         Status::success()
+    }
+
+    fn pre_score_facts(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo) -> Vec<Fact> {
+        let label = "preferred node affinity";
+        if state.read::<PreferredTerms>(PRE_SCORE_KEY).is_none() {
+            return vec![Fact::new(label, "none (the plugin skips)")];
+        }
+        let own = pod
+            .pod
+            .spec()
+            .affinity
+            .as_ref()
+            .and_then(|a| a.node_affinity.as_ref())
+            .and_then(|n| n.preferred_during_scheduling_ignored_during_execution.as_deref())
+            .and_then(describe_preferred);
+        let mut facts = vec![Fact::new(label, own.unwrap_or_else(|| "none".into()))];
+        if let Some(a) = &self.added_text.1 {
+            facts.push(Fact::new("addedAffinity preferred (profile)", a.clone()));
+        }
+        facts
     }
 }
 
@@ -259,9 +357,14 @@ pub fn register(args: &Value, _: &Features) -> Result<PluginSlots, String> {
             "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[{i}]: Invalid value: the term does not parse as a node selector"
         ));
     }
+    let added_text = (
+        describe_required(added.required_during_scheduling_ignored_during_execution.as_ref()),
+        describe_preferred(&preferred),
+    );
     let p = Arc::new(NodeAffinity {
         added_required,
         added_preferred: (!preferred.is_empty()).then(|| PreferredTerms::new(&preferred)),
+        added_text,
     });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),

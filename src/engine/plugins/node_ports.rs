@@ -12,6 +12,7 @@ use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, Signing};
 use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
+use crate::engine::trace::Fact;
 use crate::model::HostPort;
 
 /// Reason when a host port is taken.
@@ -64,6 +65,19 @@ impl PreFilterPlugin for NodePorts {
         }
         state.write(PRE_FILTER_KEY, pod.host_ports.clone());
         (None, Status::success())
+    }
+
+    fn pre_filter_facts(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo) -> Vec<Fact> {
+        let ports: Vec<String> = state
+            .read::<Vec<HostPort>>(PRE_FILTER_KEY)
+            .into_iter()
+            .flatten()
+            .map(|p| match sanitize(p) {
+                (ip, proto, port) if ip == "0.0.0.0" => format!("{port}/{proto}"),
+                (ip, proto, port) => format!("{ip}:{port}/{proto}"),
+            })
+            .collect();
+        vec![Fact::list("host ports", &ports, "(the plugin skips)")]
     }
 }
 

@@ -9,9 +9,21 @@ use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreEnqueuePlugin};
 use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
+use crate::engine::trace::Fact;
 
 /// SchedulingGates.
 pub struct SchedulingGates;
+
+/// The names of the pod's scheduling gates.
+fn gates_of(pod: &PodInfo) -> Vec<String> {
+    pod.pod
+        .spec()
+        .scheduling_gates
+        .iter()
+        .flatten()
+        .map(|g| g.name.clone())
+        .collect()
+}
 
 impl Plugin for SchedulingGates {
     fn name(&self) -> &'static str {
@@ -21,18 +33,16 @@ impl Plugin for SchedulingGates {
 
 impl PreEnqueuePlugin for SchedulingGates {
     fn pre_enqueue(&self, _: &Ctx<'_>, pod: &PodInfo) -> Status {
-        let gates: Vec<String> = pod
-            .pod
-            .spec()
-            .scheduling_gates
-            .iter()
-            .flatten()
-            .map(|g| g.name.clone())
-            .collect();
+        let gates = gates_of(pod);
         if gates.is_empty() {
             return Status::success();
         }
         Status::unresolvable(format!("waiting for scheduling gates: [{}]", gates.join(" ")))
+    }
+
+    fn pre_enqueue_facts(&self, _: &Ctx<'_>, pod: &PodInfo) -> Vec<Fact> {
+        let gates = gates_of(pod);
+        vec![Fact::list("schedulingGates", &gates, "")]
     }
 }
 

@@ -14,6 +14,7 @@ use crate::engine::framework::plugin::{
 };
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features, Gate};
+use crate::engine::trace::Fact;
 use crate::model::Toleration;
 
 /// TaintToleration.
@@ -29,6 +30,22 @@ const PRE_SCORE_KEY: &str = "PreScoreTaintToleration";
 #[derive(Clone)]
 struct PreScoreState {
     tolerations_prefer_no_schedule: Vec<Toleration>,
+}
+
+/// A toleration in words: `key=value:Effect`, `key:Effect` for Exists (`*` for every key),
+/// `key Lt 5` for the comparison operators.
+fn describe(t: &Toleration) -> String {
+    let mut s = match t.operator.as_str() {
+        "Exists" if t.key.is_empty() => "*".to_string(),
+        "Exists" => t.key.clone(),
+        "" | "Equal" => format!("{}={}", t.key, t.value),
+        op => format!("{} {op} {}", t.key, t.value),
+    };
+    if !t.effect.is_empty() {
+        s.push(':');
+        s.push_str(&t.effect);
+    }
+    s
 }
 
 impl Plugin for TaintToleration {
@@ -75,6 +92,20 @@ impl PreScorePlugin for TaintToleration {
             },
         );
         Status::success()
+    }
+
+    fn pre_score_facts(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo) -> Vec<Fact> {
+        let all: Vec<String> = pod.pod.tolerations.iter().map(describe).collect();
+        let scored: Vec<String> = state
+            .read::<PreScoreState>(PRE_SCORE_KEY)
+            .into_iter()
+            .flat_map(|s| s.tolerations_prefer_no_schedule.iter())
+            .map(describe)
+            .collect();
+        vec![
+            Fact::list("tolerations", &all, ""),
+            Fact::list("tolerations of PreferNoSchedule taints (scoring)", &scored, ""),
+        ]
     }
 }
 

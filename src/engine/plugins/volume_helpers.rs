@@ -139,6 +139,24 @@ pub fn ephemeral_claim_name(pod: &Pod, vol: &core::Volume) -> String {
     format!("{}-{}", pod.key.name, vol.name)
 }
 
+/// The claims of the pod's volumes as a volume plugin reads them, for the trace: the
+/// PersistentVolumeClaim volumes' and, with `ephemeral`, the generic ephemeral volumes'
+/// (`<pod>-<volume>`).
+pub fn claims_fact(pod: &Pod, ephemeral: bool) -> crate::engine::trace::Fact {
+    let names: Vec<String> = pod
+        .spec()
+        .volumes
+        .iter()
+        .flatten()
+        .filter_map(|v| match (&v.persistent_volume_claim, &v.ephemeral) {
+            (Some(c), _) => Some(c.claim_name.clone()),
+            (None, Some(_)) if ephemeral => Some(format!("{} (ephemeral)", ephemeral_claim_name(pod, v))),
+            _ => None,
+        })
+        .collect();
+    crate::engine::trace::Fact::list("PersistentVolumeClaims", &names, "")
+}
+
 /// `ephemeral.VolumeIsForPod`: the claim is in the pod's namespace and controlled by the pod.
 pub fn volume_is_for_pod(pod: &Pod, pvc: &core::PersistentVolumeClaim) -> Result<(), String> {
     let pod_uid = pod.obj.metadata.uid.as_deref().unwrap_or("");

@@ -126,6 +126,10 @@ impl Plugin for VolumeRestrictions {
 }
 
 impl PreFilterPlugin for VolumeRestrictions {
+    fn pre_filter_facts(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<crate::engine::trace::Fact> {
+        vec![crate::engine::plugins::volume_helpers::claims_fact(&pod.pod, false)]
+    }
+
     fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
         let spec = pod.pod.spec();
         let needs_check = spec.volumes.iter().flatten().any(needs_restrictions_check);

@@ -135,6 +135,10 @@ impl Plugin for VolumeZone {
 }
 
 impl PreFilterPlugin for VolumeZone {
+    fn pre_filter_facts(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<crate::engine::trace::Fact> {
+        vec![crate::engine::plugins::volume_helpers::claims_fact(&pod.pod, false)]
+    }
+
     fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
         match pv_topologies(&cx.snapshot.cluster, pod) {
             Err(s) => (None, s),

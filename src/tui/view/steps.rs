@@ -1,6 +1,6 @@
 //! Panels of the points that run once per cycle (PreEnqueue, QueueSort, PreFilter, PreScore)
 //! and of the binding cycle (Reserve, Permit, PreBind, Bind, PostBind): each plugin's status,
-//! and at a plugin step what the plugin reads from this pod.
+//! and at a plugin step what the plugin read from this pod, as the engine's trace states it.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -9,13 +9,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{ViewState, block, record_rows};
+use crate::app::App;
 use crate::app::stepper::{Pipeline, Point, PointState, Step};
-use crate::app::whatif::format_toleration;
-use crate::app::{App, format};
 use crate::engine::framework::status::Code;
 use crate::engine::plugins::names;
 use crate::engine::trace::{BindingOutcome, Explanation, PluginStatus};
-use crate::model::Pod;
 use crate::tui::theme::Theme;
 
 fn code_style(theme: &Theme, c: Code) -> Style {
@@ -33,140 +31,6 @@ fn statuses(ex: &Explanation, point: Point) -> &[PluginStatus] {
         Point::PreFilter => &ex.pre_filter,
         Point::PreScore => &ex.pre_score,
         _ => &[],
-    }
-}
-
-/// What a plugin reads from the pod (what its PreFilter/PreScore precomputes), in words.
-pub fn facts(plugin: &str, pod: &Pod) -> Vec<String> {
-    let spec = pod.spec();
-    let none = |s: &str| format!("{s}: none");
-    match plugin {
-        names::NODE_RESOURCES_FIT => {
-            let r: Vec<String> = pod
-                .requests
-                .list
-                .iter()
-                .map(|(k, v)| format!("{k} {}", format::amount(k, *v)))
-                .collect();
-            vec![if r.is_empty() {
-                none("effective requests")
-            } else {
-                format!("effective requests: {}", r.join(", "))
-            }]
-        }
-        names::NODE_RESOURCES_BALANCED_ALLOCATION => vec![format!(
-            "requests used for scoring (non-zero defaults): cpu {}, memory {}",
-            format::cpu(pod.requests.non0_cpu),
-            format::bytes(pod.requests.non0_mem)
-        )],
-        names::NODE_PORTS => {
-            let p: Vec<String> = pod
-                .host_ports
-                .iter()
-                .map(|h| format!("{}/{}", h.port, h.protocol))
-                .collect();
-            vec![if p.is_empty() {
-                "host ports: none (the plugin skips)".into()
-            } else {
-                format!("host ports: {}", p.join(", "))
-            }]
-        }
-        names::NODE_AFFINITY => {
-            let sel = spec
-                .node_selector
-                .iter()
-                .flatten()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>();
-            let na = spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref());
-            let req = na
-                .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-                .map_or(0, |r| r.node_selector_terms.len());
-            let pref = na
-                .and_then(|n| n.preferred_during_scheduling_ignored_during_execution.as_ref())
-                .map_or(0, Vec::len);
-            vec![
-                if sel.is_empty() {
-                    none("nodeSelector")
-                } else {
-                    format!("nodeSelector: {}", sel.join(", "))
-                },
-                format!("required node affinity terms: {req}; preferred: {pref}"),
-            ]
-        }
-        names::TAINT_TOLERATION | names::NODE_UNSCHEDULABLE => {
-            let t: Vec<String> = spec.tolerations.iter().flatten().map(format_toleration).collect();
-            vec![if t.is_empty() {
-                none("tolerations")
-            } else {
-                format!("tolerations: {}", t.join(", "))
-            }]
-        }
-        names::POD_TOPOLOGY_SPREAD => {
-            let c: Vec<String> = spec
-                .topology_spread_constraints
-                .iter()
-                .flatten()
-                .map(|c| format!("{} maxSkew {} {}", c.topology_key, c.max_skew, c.when_unsatisfiable))
-                .collect();
-            vec![if c.is_empty() {
-                none("topologySpreadConstraints (defaults may apply)")
-            } else {
-                format!("constraints: {}", c.join("; "))
-            }]
-        }
-        names::INTER_POD_AFFINITY => {
-            let a = spec.affinity.as_ref();
-            let n = |v: Option<usize>| v.unwrap_or(0);
-            let pa = a.and_then(|a| a.pod_affinity.as_ref());
-            let paa = a.and_then(|a| a.pod_anti_affinity.as_ref());
-            vec![format!(
-                "pod affinity terms: {} required, {} preferred; anti-affinity: {} required, {} preferred",
-                n(pa.and_then(|x| x
-                    .required_during_scheduling_ignored_during_execution
-                    .as_ref()
-                    .map(Vec::len))),
-                n(pa.and_then(|x| x
-                    .preferred_during_scheduling_ignored_during_execution
-                    .as_ref()
-                    .map(Vec::len))),
-                n(paa.and_then(|x| x
-                    .required_during_scheduling_ignored_during_execution
-                    .as_ref()
-                    .map(Vec::len))),
-                n(paa.and_then(|x| x
-                    .preferred_during_scheduling_ignored_during_execution
-                    .as_ref()
-                    .map(Vec::len))),
-            )]
-        }
-        names::VOLUME_BINDING | names::VOLUME_RESTRICTIONS | names::VOLUME_ZONE | names::NODE_VOLUME_LIMITS => {
-            let c: Vec<String> = spec
-                .volumes
-                .iter()
-                .flatten()
-                .filter_map(|v| v.persistent_volume_claim.as_ref().map(|c| c.claim_name.clone()))
-                .collect();
-            vec![if c.is_empty() {
-                none("PersistentVolumeClaims")
-            } else {
-                format!("PersistentVolumeClaims: {}", c.join(", "))
-            }]
-        }
-        names::SCHEDULING_GATES => {
-            let g: Vec<String> = spec.scheduling_gates.iter().flatten().map(|g| g.name.clone()).collect();
-            vec![if g.is_empty() {
-                none("schedulingGates")
-            } else {
-                format!("schedulingGates: {}", g.join(", "))
-            }]
-        }
-        names::IMAGE_LOCALITY => {
-            let i: Vec<String> = spec.containers.iter().filter_map(|c| c.image.clone()).collect();
-            vec![format!("images: {}", i.join(", "))]
-        }
-        names::PRIORITY_SORT => vec![format!("priority {}", pod.priority)],
-        _ => Vec::new(),
     }
 }
 
@@ -192,7 +56,6 @@ pub fn render(
     let b = block(theme, title);
     let inner = b.inner(area);
     frame.render_widget(b, area);
-    let pod = app.pod(&ex.pod);
     if stage.state == PointState::NotReached {
         let stop = pl
             .stages
@@ -253,13 +116,12 @@ pub fn render(
                             lines.extend(d);
                         }
                     }
-                    if let Some(pod) = pod {
-                        let f = facts(p, pod);
-                        if !f.is_empty() {
-                            lines.push(Line::from(""));
-                            lines.push(Line::from(Span::styled("What it reads from the pod:", theme.header)));
-                            lines.extend(f.into_iter().map(|x| Line::from(format!("  {x}"))));
-                        }
+                    // What the plugin stated it read, from the values it computed with.
+                    let facts = sts.iter().find(|s| s.plugin == p).map_or(&[][..], |s| &s.facts[..]);
+                    if !facts.is_empty() {
+                        lines.push(Line::from(""));
+                        lines.push(Line::from(Span::styled("What it reads from the pod:", theme.header)));
+                        lines.extend(facts.iter().map(|f| Line::from(format!("  {}: {}", f.label, f.value))));
                     }
                     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
                 }
@@ -607,4 +469,140 @@ fn permit(ex: &Explanation, plugins: &[String], theme: &Theme, lines: &mut Vec<L
             theme.muted,
         ),
     ]));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use crate::app::stepper::{Pipeline, Point, Step};
+    use crate::app::{Action, App, Screen, SourceInfo, SourceKind, load_sync, update, update_sync};
+    use crate::engine::{Features, Release};
+    use crate::tui::theme;
+    use crate::tui::view::{ViewState, render};
+
+    /// A 2-CPU node; `big` asks for 4 CPUs at pod level over a 1-CPU container; `side` has a
+    /// sidecar (restartable init container) with 2 CPUs and host port 8080 beside a 1-CPU app
+    /// container without ports.
+    const CLUSTER: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 4Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: big, namespace: a}
+  spec:
+    resources: {requests: {cpu: "5"}}
+    containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: side, namespace: a}
+  spec:
+    initContainers:
+    - {name: proxy, image: i, restartPolicy: Always, ports: [{containerPort: 8080, hostPort: 8080}], resources: {requests: {cpu: "2"}}}
+    containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+"#;
+
+    fn app(minor: u32) -> App {
+        let mut a = App::new(
+            SourceInfo {
+                kind: SourceKind::Snapshot,
+                name: "facts.yaml".into(),
+            },
+            false,
+        );
+        a.features = Arc::new(Features::new(Release::at(minor)));
+        update(&mut a, Action::Tick { now: 1_714_557_600 });
+        load_sync(&mut a, "facts.yaml", CLUSTER);
+        a
+    }
+
+    /// The screen of `pod` at the step of `plugin` at `point`, as text.
+    fn screen(a: &mut App, pod: &str, point: Point, plugin: &str) -> String {
+        a.screens.clear();
+        a.pods.selected = crate::app::pod_list::rows(a)
+            .iter()
+            .position(|r| r.pod.key.name == pod)
+            .expect("row");
+        update_sync(a, Action::Open);
+        let Some(Screen::Pod(v)) = a.screen() else {
+            panic!("pod view expected")
+        };
+        let Some(Ok(ex)) = a.explanation(&v.pod) else {
+            panic!("explained")
+        };
+        let pl = Pipeline::new(ex, a.profile(&ex.profile));
+        let i = pl
+            .stage(point)
+            .and_then(|s| s.plugins.iter().position(|p| p == plugin))
+            .expect("plugin step");
+        if let Some(Screen::Pod(v)) = a.screens.last_mut() {
+            v.step = Some(Step { point, plugin: Some(i) });
+        }
+        let th = theme::load(None).expect("theme").0;
+        let mut t = Terminal::new(TestBackend::new(200, 50)).expect("terminal");
+        let mut view = ViewState::default();
+        t.draw(|f| render(a, &th, &mut view, f)).expect("draw");
+        let buf = t.backend().buffer().clone();
+        (0..buf.area.height)
+            .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn pod<'a>(a: &'a App, name: &str) -> &'a crate::model::Pod {
+        a.cluster.pods.iter().find(|p| p.key.name == name).expect("pod")
+    }
+
+    /// The facts come from the engine's trace, so they follow the release: pod-level
+    /// requests from 1.34 and sidecars' host ports from 1.34, where the pod's own fields (what
+    /// the panel used to read) say otherwise.
+    #[test]
+    fn plugin_facts_are_the_values_the_engine_computed_with() {
+        let mut a = app(34);
+        // What the panel read before: the containers' sum, 1 CPU.
+        assert_eq!(pod(&a, "big").requests.list.get("cpu"), Some(&1000));
+        let s = screen(&mut a, "big", Point::PreFilter, "NodeResourcesFit");
+        assert!(s.contains("effective requests: cpu 5"), "{s}");
+        assert!(
+            s.contains("counted from: the pod-level spec.resources (PodLevelResources)"),
+            "{s}"
+        );
+        let Some(Ok(ex)) = a.explanation(&crate::model::ObjectKey::new("a", "big")) else {
+            panic!("explained")
+        };
+        assert!(
+            ex.message.as_deref().is_some_and(|m| m.contains("1 Insufficient cpu")),
+            "the engine rejects the 5 CPUs: {:?}",
+            ex.message
+        );
+        // Before 1.34 the pod-level requests do not count: the container's 1 CPU.
+        let mut old = app(33);
+        let s = screen(&mut old, "big", Point::PreFilter, "NodeResourcesFit");
+        assert!(s.contains("effective requests: cpu 1 "), "{s}");
+        assert!(!s.contains("counted from"), "{s}");
+
+        // The sidecar: its host port counts at 1.34 (the pod's regular containers have none),
+        // BalancedAllocation scores the requests as they are (sidecar + app: 3 CPUs), Fit with
+        // the 200Mi memory default filled in per container (sidecar and app: 400Mi).
+        assert!(pod(&a, "side").host_ports.is_empty());
+        let s = screen(&mut a, "side", Point::PreFilter, "NodePorts");
+        assert!(s.contains("host ports: 8080/TCP"), "{s}");
+        let s = screen(&mut a, "side", Point::PreScore, "NodeResourcesBalancedAllocation");
+        assert!(
+            s.contains("requests for scoring (as requested, no defaults): cpu 3, memory 0"),
+            "{s}"
+        );
+        let s = screen(&mut a, "side", Point::PreScore, "NodeResourcesFit");
+        assert!(
+            s.contains("requests for scoring (cpu and memory defaults filled in): cpu 3, memory 400Mi"),
+            "{s}"
+        );
+        let s = screen(&mut old, "side", Point::PreFilter, "NodePorts");
+        assert!(s.contains("host ports: none (the plugin skips)"), "{s}");
+    }
 }

@@ -17,6 +17,7 @@ use crate::engine::framework::plugin::{Ctx, FilterPlugin, PreFilterPlugin};
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::plugins::pod_topology_spread::common::{CompiledReq, CompiledSelector, PodTable};
+use crate::engine::trace::Fact;
 use crate::model::Pod;
 use crate::model::selector::Labels;
 
@@ -475,6 +476,10 @@ impl PreFilterPlugin for InterPodAffinity {
                 (None, Status::success())
             }
         }
+    }
+
+    fn pre_filter_facts(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<Fact> {
+        super::required_facts(pod)
     }
 
     fn has_extensions(&self) -> bool {

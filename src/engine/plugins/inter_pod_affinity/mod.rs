@@ -21,9 +21,10 @@ use serde_json::Value;
 
 use super::names;
 use super::pod_topology_spread::common::PodTableCache;
-use crate::engine::framework::node_info::{AffinityTerm, PodInfo};
+use crate::engine::framework::node_info::{AffinityTerm, PodInfo, WeightedAffinityTerm};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, Signing};
 use crate::engine::release::Features;
+use crate::engine::trace::Fact;
 use crate::model::Pod;
 use crate::model::selector::{Labels, Selector};
 
@@ -205,6 +206,50 @@ impl TopologyCounts {
         v.sort();
         v
     }
+}
+
+/// Required terms in words: `none`, or how many with their topology keys.
+fn describe_required(terms: &[AffinityTerm]) -> String {
+    if terms.is_empty() {
+        return "none".into();
+    }
+    let keys: Vec<&str> = terms.iter().map(|t| t.topology_key.as_str()).collect();
+    format!("{} term(s), topology keys {}", terms.len(), keys.join(", "))
+}
+
+/// Preferred terms in words: `none`, or each term's weight and topology key.
+fn describe_preferred(terms: &[WeightedAffinityTerm]) -> String {
+    if terms.is_empty() {
+        return "none".into();
+    }
+    let items: Vec<String> = terms
+        .iter()
+        .map(|w| format!("weight {} on {}", w.weight, w.term.topology_key))
+        .collect();
+    items.join(", ")
+}
+
+/// What PreFilter reads from the pod: its required terms (matchLabelKeys merged as the
+/// release merges them).
+pub(crate) fn required_facts(pod: &PodInfo) -> Vec<Fact> {
+    vec![
+        Fact::new("required pod affinity", describe_required(&pod.required_affinity)),
+        Fact::new(
+            "required pod anti-affinity",
+            describe_required(&pod.required_anti_affinity),
+        ),
+    ]
+}
+
+/// What PreScore reads from the pod: its preferred terms.
+pub(crate) fn preferred_facts(pod: &PodInfo) -> Vec<Fact> {
+    vec![
+        Fact::new("preferred pod affinity", describe_preferred(&pod.preferred_affinity)),
+        Fact::new(
+            "preferred pod anti-affinity",
+            describe_preferred(&pod.preferred_anti_affinity),
+        ),
+    ]
 }
 
 /// Registers InterPodAffinity.

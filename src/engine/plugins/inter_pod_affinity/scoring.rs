@@ -13,6 +13,7 @@ use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, NodeScore, PreScorePlugin, ScorePlugin};
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::helper::MAX_NODE_SCORE;
+use crate::engine::trace::Fact;
 
 /// `preScoreStateKey`.
 pub(crate) const PRE_SCORE_KEY: &str = "PreScoreInterPodAffinity";
@@ -153,6 +154,10 @@ impl PreScorePlugin for InterPodAffinity {
                 Status::success()
             }
         }
+    }
+
+    fn pre_score_facts(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<Fact> {
+        super::preferred_facts(pod)
     }
 }
 

@@ -15,6 +15,7 @@ use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreScorePlugin,
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::names;
 use crate::engine::release::{Change, Features};
+use crate::engine::trace::Fact;
 
 /// NodeResourcesBalancedAllocationArgs.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -58,6 +59,14 @@ impl PreScorePlugin for BalancedAllocation {
         }
         state.write(PRE_SCORE_KEY, reqs);
         Status::success()
+    }
+
+    fn pre_score_facts(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo) -> Vec<Fact> {
+        let label = "requests for scoring (as requested, no defaults)";
+        vec![match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
+            Some(reqs) => Fact::list(label, &super::fit::scored_amounts(&self.resources, reqs), ""),
+            None => Fact::new(label, "none (a best-effort pod: the plugin skips)"),
+        }]
     }
 }
 

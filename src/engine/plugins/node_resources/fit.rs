@@ -14,13 +14,14 @@ use super::resource_allocation::{
     requested_to_capacity_ratio, vectors,
 };
 use crate::engine::framework::cycle_state::CycleState;
-use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+use crate::engine::framework::node_info::{NodeInfo, PodInfo, RequestsOf};
 use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, Signing,
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::plugins::names;
 use crate::engine::release::{Change, Features};
+use crate::engine::trace::{Fact, amounts};
 use crate::model::resources::{Resource, is_extended_resource};
 
 /// Scoring strategy types.
@@ -201,6 +202,33 @@ impl PreFilterPlugin for Fit {
         state.write(PRE_FILTER_KEY, pod.requests().resource.clone());
         (None, Status::success())
     }
+
+    fn pre_filter_facts(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo) -> Vec<Fact> {
+        let Some(req) = state.read::<Resource>(PRE_FILTER_KEY) else {
+            return Vec::new();
+        };
+        let natives = [
+            ("cpu", req.milli_cpu),
+            ("memory", req.memory),
+            ("ephemeral-storage", req.ephemeral_storage),
+        ];
+        let scalars = req.scalar.iter().map(|(k, v)| (k.as_str(), *v));
+        let list = amounts(natives.into_iter().chain(scalars).filter(|(_, v)| *v != 0));
+        let mut facts = vec![Fact::list("effective requests", &list, "")];
+        facts.extend(requests_source(pod).map(|s| Fact::new("counted from", s)));
+        facts
+    }
+}
+
+/// Where the release takes the pod's requests from, when not from the containers' spec.
+pub fn requests_source(pod: &PodInfo) -> Option<&'static str> {
+    match pod.requests_of {
+        RequestsOf::Spec => None,
+        RequestsOf::Status => Some("the containers' allocated resources (in-place resize)"),
+        RequestsOf::PodLevel => Some("the pod-level spec.resources (PodLevelResources)"),
+        RequestsOf::PodLevelStatus => Some("the pod-level resources in the pod's status (in-place pod-level resize)"),
+        RequestsOf::Own => Some("the largest of the spec's, allocated and actuated requests (in-place resize)"),
+    }
 }
 
 impl FilterPlugin for Fit {
@@ -235,6 +263,25 @@ impl PreScorePlugin for Fit {
         state.write(PRE_SCORE_KEY, pod_request_list(pod, &self.resources, false));
         Status::success()
     }
+
+    fn pre_score_facts(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo) -> Vec<Fact> {
+        let Some(reqs) = state.read::<Vec<i64>>(PRE_SCORE_KEY) else {
+            return Vec::new();
+        };
+        vec![
+            Fact::list(
+                "requests for scoring (cpu and memory defaults filled in)",
+                &scored_amounts(&self.resources, reqs),
+                "",
+            ),
+            Fact::new("scoring strategy", format!("{:?}", self.strategy)),
+        ]
+    }
+}
+
+/// The scored resources with the pod's request of each.
+pub fn scored_amounts(resources: &[ResourceSpec], reqs: &[i64]) -> Vec<String> {
+    amounts(resources.iter().map(|r| r.name.as_str()).zip(reqs.iter().copied()))
 }
 
 impl ScorePlugin for Fit {
@@ -1086,5 +1133,49 @@ mod tests {
             let got = run_filter(&slots, &snap, &p, true);
             assert_eq!(got.on("n"), &Status::new(want, ["Insufficient cpu"]), "{v}");
         }
+    }
+
+    /// The PreFilter facts are the requests the release counts: an infeasible in-place resize
+    /// (spec 3 CPUs, allocated 2) counts the allocated 2 from 1.33, the spec before.
+    #[test]
+    fn pre_filter_facts_state_the_requests_the_release_counts() {
+        let text = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: a}
+  spec:
+    containers: [{name: c, image: i, resources: {requests: {cpu: "3", memory: 1Gi}}}]
+  status:
+    conditions: [{type: PodResizePending, status: "True", reason: Infeasible}]
+    containerStatuses:
+    - {name: c, image: i, imageID: "", ready: true, restartCount: 0, resources: {requests: {cpu: "2", memory: 1Gi}}, allocatedResources: {cpu: "2", memory: 1Gi}}
+"#;
+        let facts = |minor: u32| {
+            let v = Release::at(minor);
+            let snap = crate::engine::Snapshot::new(Arc::new(crate::source::file::load_str("t", text).unwrap()), v);
+            let profiles = crate::engine::build_profiles(None, v).unwrap();
+            let ex = crate::engine::explain(&snap, &profiles, &crate::model::ObjectKey::new("a", "p")).unwrap();
+            let st = ex
+                .pre_filter
+                .iter()
+                .find(|s| s.plugin == names::NODE_RESOURCES_FIT)
+                .unwrap();
+            st.facts
+                .iter()
+                .map(|f| format!("{}: {}", f.label, f.value))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(facts(32), vec!["effective requests: cpu 3, memory 1Gi"]);
+        assert_eq!(
+            facts(34),
+            vec![
+                "effective requests: cpu 2, memory 1Gi",
+                "counted from: the containers' allocated resources (in-place resize)"
+            ]
+        );
     }
 }

@@ -74,6 +74,10 @@ const ATTACHMENTS_KEY: &str = "PreFilterNodeVolumeLimitsAttachments";
 type AttachmentsByNode = Arc<BTreeMap<String, BTreeMap<String, String>>>;
 
 impl PreFilterPlugin for CsiLimits {
+    fn pre_filter_facts(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<crate::engine::trace::Fact> {
+        vec![crate::engine::plugins::volume_helpers::claims_fact(&pod.pod, true)]
+    }
+
     fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
         let relevant = pod
             .pod

@@ -29,7 +29,7 @@ use crate::engine::framework::plugin::{
 };
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features};
-use crate::engine::trace::FilterDetail;
+use crate::engine::trace::{Fact, FilterDetail};
 use crate::model::Cluster;
 use common::{
     Constraint, Counter, DO_NOT_SCHEDULE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, PodTableCache, SCHEDULE_ANYWAY,
@@ -259,6 +259,38 @@ impl PodTopologySpread {
     }
 }
 
+/// The constraints a point used, in words (`zone maxSkew 1 minDomains 2`), and where they came
+/// from when the pod has none of its own.
+fn constraint_facts(label: &str, pod: &PodInfo, constraints: Option<&[Constraint]>) -> Vec<Fact> {
+    let Some(cs) = constraints else {
+        return vec![Fact::new(label, "none (the plugin skips)")];
+    };
+    let items: Vec<String> = cs
+        .iter()
+        .map(|c| {
+            let mut s = format!("{} maxSkew {}", c.topology_key, c.max_skew);
+            if c.min_domains > 1 {
+                s.push_str(&format!(" minDomains {}", c.min_domains));
+            }
+            s
+        })
+        .collect();
+    let mut facts = vec![Fact::list(label, &items, "")];
+    let own = pod
+        .pod
+        .spec()
+        .topology_spread_constraints
+        .as_ref()
+        .is_some_and(|v| !v.is_empty());
+    if !own {
+        facts.push(Fact::new(
+            "constraints from",
+            "the profile's default constraints (the pod has none)",
+        ));
+    }
+    facts
+}
+
 fn not_found(key: &str) -> Status {
     Status::error(format!("reading {key:?} from cycleState: not found"))
 }
@@ -307,6 +339,11 @@ impl PreFilterPlugin for PodTopologySpread {
             ),
         );
         (None, Status::success())
+    }
+
+    fn pre_filter_facts(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo) -> Vec<Fact> {
+        let s = state.read::<PreFilterState>(PRE_FILTER_KEY);
+        constraint_facts("DoNotSchedule constraints", pod, s.map(|s| s.constraints.as_slice()))
     }
 
     fn has_extensions(&self) -> bool {
@@ -379,6 +416,11 @@ impl PreScorePlugin for PodTopologySpread {
         s.counter = Some(Arc::new(counter));
         state.write(PRE_SCORE_KEY, s);
         Status::success()
+    }
+
+    fn pre_score_facts(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo) -> Vec<Fact> {
+        let s = state.read::<PreScoreState>(PRE_SCORE_KEY);
+        constraint_facts("ScheduleAnyway constraints", pod, s.map(|s| s.constraints.as_slice()))
     }
 }
 

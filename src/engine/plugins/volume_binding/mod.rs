@@ -136,6 +136,10 @@ fn pod_has_pvcs(cluster: &crate::model::Cluster, pod: &Pod) -> Result<bool, Stri
 }
 
 impl PreFilterPlugin for VolumeBinding {
+    fn pre_filter_facts(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<crate::engine::trace::Fact> {
+        vec![crate::engine::plugins::volume_helpers::claims_fact(&pod.pod, true)]
+    }
+
     fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
         let cluster = &cx.snapshot.cluster;
         match pod_has_pvcs(cluster, &pod.pod) {
