@@ -517,7 +517,10 @@ items:
         );
         a.features = Arc::new(Features::new(Release::at(minor)));
         update(&mut a, Action::Tick { now: 1_714_557_600 });
-        load_sync(&mut a, "facts.yaml", CLUSTER);
+        load_sync(
+            &mut a,
+            crate::source::file::load_str("facts.yaml", CLUSTER).expect("fixture"),
+        );
         a
     }
 
