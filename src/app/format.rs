@@ -104,6 +104,20 @@ pub fn age(created: Option<&str>, now: Option<i64>) -> String {
     }
 }
 
+/// When [`age`] of `created` next reads differently (Unix seconds), seen at `now`.
+pub fn age_changes_at(created: Option<&str>, now: Option<i64>) -> Option<i64> {
+    let (c, now) = (created.and_then(unix_seconds)?, now?);
+    let s = now - c;
+    let unit = match s {
+        ..60 => 1,
+        60..3600 => 60,
+        3600..86_400 => 3600,
+        _ => 86_400,
+    };
+    // a creation in the future reads 0s until it is one second old
+    Some(c + (s.max(0) / unit + 1) * unit)
+}
+
 /// Cuts a string to `width` characters, ending with `…` when cut.
 pub fn ellipsize(s: &str, width: usize) -> String {
     if s.chars().count() <= width {
@@ -149,6 +163,21 @@ mod tests {
         assert_eq!(age(Some("2024-04-28T10:00:00Z"), now), "3d");
         assert_eq!(age(None, now), "-");
         assert_eq!(age(Some("2024-05-01T09:30:00Z"), None), "-");
+    }
+
+    #[test]
+    fn an_age_changes_exactly_when_it_reads_differently() {
+        let c = "2024-05-01T09:00:00Z";
+        let c0 = unix_seconds(c).expect("time");
+        for s in [-5_i64, 0, 1, 59, 60, 61, 119, 3599, 3600, 7199, 86_399, 86_400, 200_000] {
+            let now = Some(c0 + s);
+            let t = age_changes_at(Some(c), now).expect("a change");
+            assert!(t > c0 + s, "{s}: the next change is later");
+            assert_eq!(age(Some(c), Some(t - 1)), age(Some(c), now), "{s}: same until then");
+            assert_ne!(age(Some(c), Some(t)), age(Some(c), now), "{s}: different at {t}");
+        }
+        assert_eq!(age_changes_at(None, Some(c0)), None);
+        assert_eq!(age_changes_at(Some(c), None), None);
     }
 
     #[test]

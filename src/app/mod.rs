@@ -5,7 +5,8 @@
 //!
 //! - [`action`]: user intents and arriving data; [`effect`]: work for the runtime.
 //! - [`update`]: the state machine. [`keymap`]: the one key table (dispatch, help, hints).
-//! - [`pod_list`]: rows, fuzzy search, sorting. [`stepper`]: the pipeline over an explanation.
+//! - [`pod_list`]: rows, fuzzy search, sorting, kept until their inputs change; [`node_list`]:
+//!   the same for `:nodes`. [`stepper`]: the pipeline over an explanation.
 //! - [`analysis`]: node usage, what is missing on nodes that nearly fit, reason counts.
 //! - [`whatif`]: in-memory edits (inline forms, YAML), bind and preempt. [`diff`]: trace diffs.
 
@@ -15,6 +16,7 @@ pub mod diff;
 pub mod effect;
 pub mod format;
 pub mod keymap;
+pub mod node_list;
 pub mod pod_list;
 pub mod stepper;
 pub mod update;
@@ -488,6 +490,12 @@ pub struct App {
     pub ticks: u64,
     /// The pod list (the root screen).
     pub pods: PodListState,
+    /// The pod list's rows, refreshed by [`update`] when the cluster, the namespace, the sort
+    /// or the search change (read with [`App::pod_rows`]).
+    pub pod_rows: pod_list::PodRows,
+    /// The node list's rows, refreshed by [`update`] when the cluster or its search change
+    /// (read with [`App::node_rows`]).
+    pub node_rows: node_list::NodeRows,
     /// Screens opened above the pod list.
     pub screens: Vec<Screen>,
     /// Input mode.
@@ -534,6 +542,8 @@ impl App {
             now: None,
             ticks: 0,
             pods: PodListState::default(),
+            pod_rows: pod_list::PodRows::default(),
+            node_rows: node_list::NodeRows::default(),
             screens: Vec::new(),
             mode: Mode::Normal,
             status: None,
@@ -588,7 +598,7 @@ impl App {
             Some(Screen::Nodes(v)) => v.pod.clone(),
             Some(Screen::Queue(v)) => self.queue_rows().get(v.selected).map(|r| r.0.clone()),
             Some(Screen::Gang(v)) => self.gang_rows(&v.pod).get(v.selected).cloned().or(Some(v.pod.clone())),
-            None => pod_list::rows(self).get(self.pods.selected).map(|r| r.pod.key.clone()),
+            None => self.pod_rows().pod(self, self.pods.selected).map(|p| p.key.clone()),
         }
     }
 
@@ -636,7 +646,27 @@ impl App {
 
     /// How many pods are pending.
     pub fn pending_count(&self) -> usize {
+        if self.pod_rows.is_current(self) {
+            return self.pod_rows.cluster_pending();
+        }
         self.cluster.pods.iter().filter(|p| p.is_pending()).count()
+    }
+
+    /// The pod list's rows as displayed (kept by [`update`]; computed when the app was
+    /// changed outside it).
+    pub fn pod_rows(&self) -> std::borrow::Cow<'_, pod_list::PodRows> {
+        pod_list::current(self)
+    }
+
+    /// The rows of a node list (kept by [`update`] for the one on top).
+    pub fn node_rows(&self, v: &NodeList) -> std::borrow::Cow<'_, node_list::NodeRows> {
+        node_list::current(self, v)
+    }
+
+    /// Brings the kept rows up to date with the app (after a change made outside [`update`]).
+    pub fn refresh_rows(&mut self) {
+        pod_list::refresh(self);
+        node_list::refresh(self);
     }
 
     /// Explanations still to come at this generation.

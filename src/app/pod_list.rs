@@ -1,16 +1,23 @@
 //! The pod list: which pods are shown (namespace, fuzzy search with match positions for
 //! highlighting), in which order (pending pods first in scheduling-queue order by default), and
 //! the one-line reason of each pending pod taken from its explanation.
+//!
+//! The rows are computed when their inputs change, never per frame: [`PodRows`] is kept in the
+//! app and refreshed by `update` (what each pod needs of the list once per cluster; the
+//! namespace and sort order once per change of them; the search once per character, narrowing
+//! the rows already matched when the text only grew). Moving the cursor and drawing read it.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
-use super::App;
+use super::{App, format};
+use crate::engine::Features;
 use crate::engine::trace::Explanation;
-use crate::model::Pod;
+use crate::model::{Cluster, Pod};
 
 /// Sort orders of the pod list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -115,26 +122,270 @@ pub fn matches(matcher: &SkimMatcherV2, pod: &Pod, query: &str) -> Option<(Vec<u
     }
 }
 
-/// The rows as displayed.
-pub fn rows(app: &App) -> Vec<PodRow> {
-    let st = &app.pods;
-    let matcher = SkimMatcherV2::default();
-    let mut rows: Vec<PodRow> = app
-        .cluster
-        .pods
-        .iter()
-        .filter(|p| st.namespace.as_ref().is_none_or(|ns| &p.key.namespace == ns))
-        .filter_map(|p| {
-            matches(&matcher, p, &st.query).map(|(ns_hits, name_hits)| PodRow {
-                pod: p.clone(),
-                ns_hits,
-                name_hits,
-            })
+/// True when `pattern` is a subsequence of `choice`, compared as skim compares (ASCII case
+/// ignored unless the pattern has an ASCII capital): exactly when [`SkimMatcherV2`] matches,
+/// without computing a score or allocating.
+fn subsequence(choice: impl Iterator<Item = char>, pattern: &str, case_sensitive: bool) -> bool {
+    let mut want = pattern.chars().peekable();
+    for c in choice {
+        let Some(&p) = want.peek() else { break };
+        if if case_sensitive {
+            c == p
+        } else {
+            c.eq_ignore_ascii_case(&p)
+        } {
+            want.next();
+        }
+    }
+    want.peek().is_none()
+}
+
+/// Whether a fuzzy search `query` matches `text` (the node list, the pod list): what
+/// `SkimMatcherV2::default().fuzzy_match(text, query).is_some()` says.
+pub fn fuzzy_hit(text: &str, query: &str) -> bool {
+    query.is_empty() || subsequence(text.chars(), query, query.chars().any(|c| c.is_ascii_uppercase()))
+}
+
+/// Whether the pod list's search matches a pod: on its name, or on `namespace/name` when the
+/// query holds a `/` (what [`matches`] says, without the positions).
+pub fn is_match(pod: &Pod, query: &str) -> bool {
+    if query.is_empty() {
+        return true;
+    }
+    let case_sensitive = query.chars().any(|c| c.is_ascii_uppercase());
+    if query.contains('/') {
+        let full = pod
+            .key
+            .namespace
+            .chars()
+            .chain(std::iter::once('/'))
+            .chain(pod.key.name.chars());
+        subsequence(full, query, case_sensitive)
+    } else {
+        subsequence(pod.key.name.chars(), query, case_sensitive)
+    }
+}
+
+/// What the list needs of one pod, computed once per cluster.
+#[derive(Clone, Copy, Debug, Default)]
+struct PodMeta {
+    /// Characters of the namespace and of the name.
+    ns_w: u16,
+    name_w: u16,
+    /// Characters of the CPU and memory requests as shown.
+    cpu_w: u16,
+    mem_w: u16,
+}
+
+fn chars_u16(s: &str) -> u16 {
+    u16::try_from(s.chars().count()).unwrap_or(u16::MAX)
+}
+
+/// The widest value of each column over the rows shown (before the columns' limits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PodWidths {
+    /// Namespace.
+    pub namespace: usize,
+    /// Name.
+    pub name: usize,
+    /// CPU requests.
+    pub cpu: usize,
+    /// Memory requests.
+    pub mem: usize,
+}
+
+/// The pod list's rows as displayed, with what the list shows about them; kept in
+/// [`App::pod_rows`](super::App) and refreshed by `update` when the cluster, the release, the
+/// namespace, the sort order or the search change.
+#[derive(Clone, Debug, Default)]
+pub struct PodRows {
+    /// The cluster and release it was computed from (a `Weak` keeps the address from being
+    /// reused while it is compared).
+    cluster: Weak<Cluster>,
+    features: Weak<Features>,
+    /// Per pod of `cluster.pods`.
+    meta: Vec<PodMeta>,
+    /// The namespaces that have pods, sorted.
+    namespaces: Vec<String>,
+    /// Pending pods in the cluster.
+    cluster_pending: usize,
+    /// The namespace, sort order and direction `base` was computed for.
+    base_key: Option<(Option<String>, SortKey, bool)>,
+    /// Indices into `cluster.pods` of the namespace's pods, sorted.
+    base: Vec<usize>,
+    /// The search `order` was computed for.
+    query: String,
+    /// Indices into `cluster.pods` of the rows shown, in display order.
+    order: Vec<usize>,
+    /// Pending pods among the rows.
+    pending: usize,
+    /// Column widths over the rows.
+    widths: PodWidths,
+}
+
+impl PodRows {
+    fn same_cluster(&self, app: &App) -> bool {
+        std::ptr::eq(self.cluster.as_ptr(), Arc::as_ptr(&app.cluster))
+            && std::ptr::eq(self.features.as_ptr(), Arc::as_ptr(&app.features))
+    }
+
+    fn base_key_of(app: &App) -> (Option<String>, SortKey, bool) {
+        (app.pods.namespace.clone(), app.pods.sort, app.pods.reverse)
+    }
+
+    fn base_is(&self, app: &App) -> bool {
+        self.base_key.as_ref().is_some_and(|(ns, sort, rev)| {
+            *ns == app.pods.namespace && *sort == app.pods.sort && *rev == app.pods.reverse
         })
+    }
+
+    /// True when the rows are those of the app as it is.
+    pub fn is_current(&self, app: &App) -> bool {
+        self.same_cluster(app) && self.base_is(app) && self.query == app.pods.query
+    }
+
+    /// Brings the rows up to date with the app, recomputing only what changed.
+    pub fn refresh(&mut self, app: &App) {
+        let mut changed = false;
+        if !self.same_cluster(app) {
+            self.cluster = Arc::downgrade(&app.cluster);
+            self.features = Arc::downgrade(&app.features);
+            self.meta = app
+                .cluster
+                .pods
+                .iter()
+                .map(|p| {
+                    let r = app.features.requests_of(p);
+                    PodMeta {
+                        ns_w: chars_u16(&p.key.namespace),
+                        name_w: chars_u16(&p.key.name),
+                        cpu_w: chars_u16(&format::cpu(r.resource.milli_cpu)),
+                        mem_w: chars_u16(&format::bytes(r.resource.memory)),
+                    }
+                })
+                .collect();
+            let mut ns: Vec<String> = Vec::new();
+            for p in &app.cluster.pods {
+                if ns.last() != Some(&p.key.namespace) {
+                    ns.push(p.key.namespace.clone());
+                }
+            }
+            ns.sort();
+            ns.dedup();
+            self.namespaces = ns;
+            self.cluster_pending = app.cluster.pods.iter().filter(|p| p.is_pending()).count();
+            changed = true;
+        }
+        if changed || !self.base_is(app) {
+            self.base = sorted(app);
+            self.base_key = Some(Self::base_key_of(app));
+            changed = true;
+        }
+        if changed || self.query != app.pods.query {
+            let q = app.pods.query.as_str();
+            let pods = &app.cluster.pods;
+            // a longer search matches a subset of what the shorter one matched, in the same
+            // order (on the same text: the name, or namespace/name once there is a '/')
+            let narrowing =
+                !changed && q.starts_with(self.query.as_str()) && q.contains('/') == self.query.contains('/');
+            let from = if narrowing {
+                std::mem::take(&mut self.order)
+            } else {
+                self.base.clone()
+            };
+            let mut order = from;
+            order.retain(|&i| pods.get(i).is_some_and(|p| is_match(p, q)));
+            self.order = order;
+            self.query = q.to_string();
+            let mut w = PodWidths::default();
+            let mut pending = 0;
+            for &i in &self.order {
+                let m = self.meta.get(i).copied().unwrap_or_default();
+                w.namespace = w.namespace.max(usize::from(m.ns_w));
+                w.name = w.name.max(usize::from(m.name_w));
+                w.cpu = w.cpu.max(usize::from(m.cpu_w));
+                w.mem = w.mem.max(usize::from(m.mem_w));
+                pending += usize::from(pods.get(i).is_some_and(|p| p.is_pending()));
+            }
+            self.widths = w;
+            self.pending = pending;
+        }
+    }
+
+    /// How many rows are shown.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// True when no row is shown.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The pod at a row.
+    pub fn pod<'a>(&self, app: &'a App, row: usize) -> Option<&'a Arc<Pod>> {
+        self.order.get(row).and_then(|&i| app.cluster.pods.get(i))
+    }
+
+    /// The pods of rows `range`, in display order.
+    pub fn pods<'a>(&'a self, app: &'a App, range: std::ops::Range<usize>) -> impl Iterator<Item = &'a Arc<Pod>> + 'a {
+        let end = range.end.min(self.order.len());
+        let start = range.start.min(end);
+        self.order[start..end].iter().filter_map(|&i| app.cluster.pods.get(i))
+    }
+
+    /// Pending pods among the rows.
+    pub fn pending(&self) -> usize {
+        self.pending
+    }
+
+    /// Pending pods in the whole cluster.
+    pub fn cluster_pending(&self) -> usize {
+        self.cluster_pending
+    }
+
+    /// The widest value of each column over the rows.
+    pub fn widths(&self) -> PodWidths {
+        self.widths
+    }
+
+    /// The namespaces that have pods, sorted.
+    pub fn namespaces(&self) -> &[String] {
+        &self.namespaces
+    }
+}
+
+/// The rows of the app as it is: the kept ones when current, computed otherwise (after a
+/// change made outside `update`, as tests do).
+pub fn current(app: &App) -> Cow<'_, PodRows> {
+    if app.pod_rows.is_current(app) {
+        Cow::Borrowed(&app.pod_rows)
+    } else {
+        let mut r = PodRows::default();
+        r.refresh(app);
+        Cow::Owned(r)
+    }
+}
+
+/// Brings the app's rows up to date (called by `update` after every action).
+pub fn refresh(app: &mut App) {
+    let mut rows = std::mem::take(&mut app.pod_rows);
+    rows.refresh(app);
+    app.pod_rows = rows;
+}
+
+/// Indices of the namespace's pods in display order (before the search).
+fn sorted(app: &App) -> Vec<usize> {
+    let st = &app.pods;
+    let pods = &app.cluster.pods;
+    let mut idx: Vec<usize> = (0..pods.len())
+        .filter(|&i| st.namespace.as_ref().is_none_or(|ns| &pods[i].key.namespace == ns))
         .collect();
-    let created = |p: &Pod| p.creation.clone().unwrap_or_default();
-    rows.sort_by(|a, b| {
-        let (a, b) = (&*a.pod, &*b.pod);
+    fn created(p: &Pod) -> &str {
+        p.creation.as_deref().unwrap_or_default()
+    }
+    idx.sort_by(|&a, &b| {
+        let (a, b) = (&*pods[a], &*pods[b]);
         match st.sort {
             SortKey::Queue => group(a).cmp(&group(b)).then_with(|| {
                 if a.is_pending() {
@@ -144,7 +395,7 @@ pub fn rows(app: &App) -> Vec<PodRow> {
                 }
             }),
             SortKey::Name => a.key.cmp(&b.key),
-            SortKey::Age => created(b).cmp(&created(a)).then_with(|| a.key.cmp(&b.key)),
+            SortKey::Age => created(b).cmp(created(a)).then_with(|| a.key.cmp(&b.key)),
             SortKey::Priority => b.priority.cmp(&a.priority).then_with(|| a.key.cmp(&b.key)),
             SortKey::Scheduler => a
                 .scheduler_name
@@ -154,17 +405,31 @@ pub fn rows(app: &App) -> Vec<PodRow> {
         }
     });
     if st.reverse {
-        rows.reverse();
+        idx.reverse();
     }
-    rows
+    idx
+}
+
+/// Every row as displayed, with the search's match positions (tests and small lists; the list
+/// itself draws only the rows on screen).
+pub fn rows(app: &App) -> Vec<PodRow> {
+    let matcher = SkimMatcherV2::default();
+    let r = current(app);
+    r.pods(app, 0..r.len())
+        .map(|p| {
+            let (ns_hits, name_hits) = matches(&matcher, p, &app.pods.query).unwrap_or_default();
+            PodRow {
+                pod: p.clone(),
+                ns_hits,
+                name_hits,
+            }
+        })
+        .collect()
 }
 
 /// The namespaces that have pods, sorted.
 pub fn namespaces(app: &App) -> Vec<String> {
-    let mut v: Vec<String> = app.cluster.pods.iter().map(|p| p.key.namespace.clone()).collect();
-    v.sort();
-    v.dedup();
-    v
+    current(app).namespaces().to_vec()
 }
 
 /// One line saying why a pending pod is where it is, from its explanation.
@@ -255,6 +520,137 @@ mod tests {
         assert_eq!(matches(&m, &p, "zz"), None);
         assert_eq!(matches(&m, &p, "def/w"), Some((vec![0, 1, 2], vec![0])));
         assert_eq!(matches(&m, &p, ""), Some((vec![], vec![])));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, .. proptest::prelude::ProptestConfig::default() })]
+
+        /// The list's own match test says what skim says, for names, patterns with capitals
+        /// (case-sensitive), slashes and non-ASCII letters.
+        #[test]
+        fn fuzzy_hit_agrees_with_skim(text in "[a-cA-C/é0-]{0,12}", query in "[a-cA-C/é]{0,4}") {
+            let m = SkimMatcherV2::default();
+            proptest::prop_assert_eq!(fuzzy_hit(&text, &query), m.fuzzy_match(&text, &query).is_some());
+        }
+    }
+
+    #[test]
+    fn is_match_agrees_with_the_positions() {
+        let m = SkimMatcherV2::default();
+        let p = pod("default", "web-2");
+        for q in ["", "wb", "zz", "def/w", "DEF/w", "t/w", "/", "w/", "W", "eb-2"] {
+            assert_eq!(is_match(&p, q), matches(&m, &p, q).is_some(), "{q:?}");
+        }
+    }
+
+    fn app() -> App {
+        let mut a = App::new(
+            crate::app::SourceInfo {
+                kind: crate::app::SourceKind::Snapshot,
+                name: "tui-test.yaml".into(),
+            },
+            false,
+        );
+        crate::app::load_sync(&mut a, "tui-test.yaml", include_str!("../../fixtures/tui-test.yaml"));
+        a
+    }
+
+    fn shown(a: &App) -> Vec<String> {
+        let r = &a.pod_rows;
+        r.pods(a, 0..r.len()).map(|p| p.key.to_string()).collect()
+    }
+
+    #[test]
+    fn the_kept_rows_are_the_rows_computed_afresh_after_every_action() {
+        use crate::app::{Action, update};
+        let mut a = app();
+        let mut steps: Vec<Action> = vec![Action::SearchStart];
+        steps.extend("e-1".chars().map(Action::Input));
+        steps.extend([
+            Action::Backspace,
+            Action::Backspace,
+            Action::Input('/'),
+            Action::Input('d'),
+        ]);
+        steps.extend([Action::ClearInput, Action::Input('D'), Action::Submit]);
+        steps.extend([
+            Action::CycleSort,
+            Action::ReverseSort,
+            Action::CycleSort,
+            Action::NextNamespace,
+        ]);
+        steps.extend([Action::SearchStart, Action::Input('a'), Action::Submit, Action::Cancel]);
+        steps.extend([Action::AllNamespaces, Action::CycleSort, Action::CycleSort]);
+        for (i, x) in steps.into_iter().enumerate() {
+            update(&mut a, x);
+            assert!(a.pod_rows.is_current(&a), "step {i}");
+            let mut fresh = PodRows::default();
+            fresh.refresh(&a);
+            assert_eq!(a.pod_rows.order, fresh.order, "step {i}: query {:?}", a.pods.query);
+            assert_eq!(a.pod_rows.pending, fresh.pending, "step {i}");
+            assert_eq!(a.pod_rows.widths, fresh.widths, "step {i}");
+            let old: Vec<String> = rows(&a).iter().map(|r| r.pod.key.to_string()).collect();
+            assert_eq!(shown(&a), old, "step {i}");
+        }
+    }
+
+    #[test]
+    fn a_search_that_only_grows_narrows_the_rows_it_had_and_the_widths_follow() {
+        use crate::app::{Action, update};
+        let mut a = app();
+        update(&mut a, Action::SearchStart);
+        update(&mut a, Action::Input('b'));
+        assert_eq!(shown(&a), vec!["default/web-2", "default/batch-1", "data/db-0"]);
+        update(&mut a, Action::Input('a'));
+        assert_eq!(shown(&a), vec!["default/batch-1"]);
+        assert_eq!(a.pod_rows.widths().name, "batch-1".len());
+        assert_eq!(a.pod_rows.widths().namespace, "default".len());
+        assert_eq!(a.pod_rows.pending(), 1);
+        // the whole key once there is a '/': a shorter search on names is no superset of it
+        update(&mut a, Action::ClearInput);
+        for c in "data/".chars() {
+            update(&mut a, Action::Input(c));
+        }
+        assert_eq!(shown(&a), vec!["data/etl-1", "data/db-0"]);
+        assert_eq!(a.pod_rows.cluster_pending(), 4);
+    }
+
+    #[test]
+    fn moving_the_cursor_keeps_the_rows_as_they_were() {
+        use crate::app::{Action, update};
+        let mut a = app();
+        let before = a.pod_rows.order.as_ptr();
+        for x in [
+            Action::Down,
+            Action::Down,
+            Action::PageDown,
+            Action::Up,
+            Action::Bottom,
+            Action::Top,
+        ] {
+            update(&mut a, x);
+            assert_eq!(a.pod_rows.order.as_ptr(), before, "the rows were not computed again");
+        }
+        // a change of the cluster computes them again
+        let c = (*a.cluster).clone();
+        crate::app::update::tests_support::set_cluster(&mut a, c);
+        crate::app::update(&mut a, Action::Tick { now: 0 });
+        assert!(a.pod_rows.is_current(&a));
+        assert_eq!(shown(&a).len(), 6);
+    }
+
+    #[test]
+    fn rows_read_after_a_change_outside_update_are_the_cluster_as_it_is() {
+        let mut a = app();
+        a.pods.query = "etl".into();
+        assert!(!a.pod_rows.is_current(&a));
+        assert_eq!(
+            rows(&a).iter().map(|r| r.pod.key.to_string()).collect::<Vec<_>>(),
+            vec!["data/etl-1"]
+        );
+        assert_eq!(a.pending_count(), 4);
+        a.refresh_rows();
+        assert_eq!(shown(&a), vec!["data/etl-1"]);
     }
 
     #[test]

@@ -177,6 +177,33 @@ fn run_editor(text: &str) -> Result<String, String> {
     result
 }
 
+/// What a tick may change on screen besides the clocks: the cluster (a live rebuild), the
+/// generation of the explanations, the status line and the loading state.
+struct TickView {
+    generation: u64,
+    cluster: Arc<crate::model::Cluster>,
+    status: Option<crate::app::StatusMsg>,
+    load: Load,
+}
+
+impl TickView {
+    fn of(app: &App) -> Self {
+        TickView {
+            generation: app.generation,
+            cluster: app.cluster.clone(),
+            status: app.status.clone(),
+            load: app.load.clone(),
+        }
+    }
+
+    fn same(&self, other: &TickView) -> bool {
+        self.generation == other.generation
+            && Arc::ptr_eq(&self.cluster, &other.cluster)
+            && self.status == other.status
+            && self.load == other.load
+    }
+}
+
 async fn event_loop(
     opts: Options,
     source: SourceInfo,
@@ -199,12 +226,21 @@ async fn event_loop(
     let mut tick = tokio::time::interval(Duration::from_millis(200));
     let mut view = ViewState::default();
     let mut batch: Vec<Action> = Vec::new();
+    // A frame is drawn when something changed: a terminal event (a key, a resize), an action
+    // other than the tick, a tick that changed the app, or a clock on screen that moved.
+    let mut dirty = true;
     loop {
-        guard.terminal.draw(|f| view::render(&app, &theme, &mut view, f))?;
-        debug_panic_check();
+        if dirty {
+            guard.terminal.draw(|f| view::render(&app, &theme, &mut view, f))?;
+            debug_panic_check();
+            dirty = false;
+        }
         tokio::select! {
             ev = events.next() => match ev {
-                Some(Ok(ev)) => batch.extend(translate(&app, &view, &ev)),
+                Some(Ok(ev)) => {
+                    dirty = true;
+                    batch.extend(translate(&app, &view, &ev));
+                }
                 Some(Err(e)) => return Err(e.into()),
                 None => break,
             },
@@ -216,7 +252,17 @@ async fn event_loop(
         }
         let mut editor = None;
         for a in batch.drain(..) {
-            for e in update(&mut app, a) {
+            let tick = match &a {
+                Action::Tick { now } => Some((*now, TickView::of(&app))),
+                _ => None,
+            };
+            let effects = update(&mut app, a);
+            dirty |= match tick {
+                // a tick redraws only when it changed what is shown, or a clock on screen moved
+                Some((now, before)) => !before.same(&TickView::of(&app)) || view.stale_at(now),
+                None => true,
+            };
+            for e in effects {
                 match e {
                     Effect::Explain(job) => runtime.explain(job),
                     Effect::Group(job) => runtime.group(job),
@@ -264,6 +310,7 @@ async fn event_loop(
             guard.resume()?;
             events = EventStream::new();
             batch.push(Action::Edited { target, result });
+            dirty = true;
         }
     }
     drop(guard);

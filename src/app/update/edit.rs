@@ -1,21 +1,21 @@
 //! The inline what-if form and what an edit applies to.
 
 use super::data::set_cluster;
-use super::nav::node_list_rows;
-use crate::app::pod_list;
 use crate::app::whatif::{self, EditTarget};
 use crate::app::{Action, App, Effect, Mode, Screen};
 
 pub(super) fn edit_target(app: &App) -> Option<EditTarget> {
     match app.screen() {
-        None => pod_list::rows(app)
-            .get(app.pods.selected)
-            .map(|r| EditTarget::Pod(r.pod.key.clone())),
+        None => app
+            .pod_rows()
+            .pod(app, app.pods.selected)
+            .map(|p| EditTarget::Pod(p.key.clone())),
         Some(Screen::Pod(v)) => Some(EditTarget::Pod(v.pod.clone())),
         Some(Screen::Node(v)) => Some(EditTarget::Node(v.node.clone())),
-        Some(Screen::Nodes(v)) => node_list_rows(app, v)
-            .get(v.selected)
-            .map(|n| EditTarget::Node(n.clone())),
+        Some(Screen::Nodes(v)) => app
+            .node_rows(v)
+            .node(app, v.selected)
+            .map(|n| EditTarget::Node(n.name.clone())),
         Some(Screen::Queue(v)) => app.queue_rows().get(v.selected).map(|r| EditTarget::Pod(r.0.clone())),
         Some(Screen::Gang(v)) => app
             .gang_rows(&v.pod)

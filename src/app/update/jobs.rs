@@ -17,6 +17,8 @@ pub(super) fn job(app: &App, pods: Vec<ObjectKey>) -> Effect {
 
 /// Queues every pending pod for explanation, the focused one first.
 pub(super) fn explain_all(app: &mut App) -> Vec<Effect> {
+    // the focused pod is read from the rows of the cluster as it is now
+    app.refresh_rows();
     let mut pods: Vec<ObjectKey> = app.cluster.pending_pods().iter().map(|p| p.key.clone()).collect();
     if let Some(f) = app.focused_pod()
         && let Some(i) = pods.iter().position(|k| *k == f)

@@ -21,7 +21,7 @@ use super::whatif;
 use super::{Action, App, Effect, Mode};
 
 pub use command::COMMANDS;
-pub use nav::{node_list_rows, pod_view_rows};
+pub use nav::pod_view_rows;
 pub use write::{action_access, offered_requests, remaining_victims};
 
 use command::command;
@@ -38,6 +38,8 @@ pub const SCROLL: usize = 3;
 /// Applies one action.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     let mut effects = apply(app, action);
+    // the rows are computed here, when what they depend on changed, never while drawing
+    app.refresh_rows();
     effects.extend(access_checks(app));
     effects
 }

@@ -10,10 +10,8 @@ use crate::app::analysis;
 use crate::app::pod_list;
 use crate::app::stepper::{Pipeline, Point, Step};
 use crate::app::whatif::{self, EditTarget};
-use crate::app::{Action, App, Effect, Load, Mode, NodeList, NodeView, PodView, Screen};
+use crate::app::{Action, App, Effect, Load, Mode, NodeView, PodView, Screen};
 use crate::model::ObjectKey;
-use fuzzy_matcher::FuzzyMatcher;
-use fuzzy_matcher::skim::SkimMatcherV2;
 
 /// Opens the gang screen of the focused pod (`m`, `:gang`).
 pub(super) fn open_gang(app: &mut App) -> Vec<Effect> {
@@ -76,24 +74,13 @@ pub fn pod_view_rows(app: &App, v: &PodView) -> Vec<Option<String>> {
     }
 }
 
-/// Node names of the node list, in display order.
-pub fn node_list_rows(app: &App, v: &NodeList) -> Vec<String> {
-    let m = SkimMatcherV2::default();
-    app.cluster
-        .nodes
-        .iter()
-        .filter(|n| v.query.is_empty() || m.fuzzy_match(&n.name, &v.query).is_some())
-        .map(|n| n.name.clone())
-        .collect()
-}
-
 pub(super) fn row_count(app: &App) -> usize {
     match app.screen() {
-        None => pod_list::rows(app).len(),
+        None => app.pod_rows().len(),
         Some(Screen::Pod(v)) => pod_view_rows(app, v).len(),
         // the node view scrolls; it has no rows to select
         Some(Screen::Node(_)) => 0,
-        Some(Screen::Nodes(v)) => node_list_rows(app, v).len(),
+        Some(Screen::Nodes(v)) => app.node_rows(v).len(),
         Some(Screen::Queue(_)) => app.queue_rows().len(),
         Some(Screen::Gang(v)) => app.gang_rows(&v.pod).len(),
     }
@@ -160,9 +147,8 @@ pub(super) fn open_pod(app: &mut App, key: ObjectKey) -> Vec<Effect> {
 pub(super) fn open(app: &mut App) -> Vec<Effect> {
     match app.screen().cloned() {
         None => {
-            let rows = pod_list::rows(app);
-            if let Some(r) = rows.get(app.pods.selected) {
-                let k = r.pod.key.clone();
+            let key = app.pod_rows().pod(app, app.pods.selected).map(|p| p.key.clone());
+            if let Some(k) = key {
                 return open_pod(app, k);
             }
         }
@@ -180,9 +166,10 @@ pub(super) fn open(app: &mut App) -> Vec<Effect> {
             }
         }
         Some(Screen::Nodes(v)) => {
-            if let Some(n) = node_list_rows(app, &v).get(v.selected) {
+            let node = app.node_rows(&v).node(app, v.selected).map(|n| n.name.clone());
+            if let Some(n) = node {
                 app.screens.push(Screen::Node(NodeView {
-                    node: n.clone(),
+                    node: n,
                     pod: v.pod.clone(),
                     scroll: 0,
                 }));

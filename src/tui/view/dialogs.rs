@@ -6,16 +6,17 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
-use super::{block, centered, spinner};
+use super::{ViewState, block, centered, spinner};
 use crate::app::whatif::EditForm;
 use crate::app::{App, Pending, SourceKind};
 use crate::tui::theme::Theme;
 
 /// The body while the cluster loads.
-pub fn loading(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+pub fn loading(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+    let spin = spinner(app, view);
     let text = match &app.progress {
-        Some(p) => format!("{} loading {}: {p}", spinner(app), app.source.name),
-        None => format!("{} loading {}…", spinner(app), app.source.name),
+        Some(p) => format!("{spin} loading {}: {p}", app.source.name),
+        None => format!("{spin} loading {}…", app.source.name),
     };
     let r = centered(area, u16::try_from(text.chars().count() + 4).unwrap_or(40), 3);
     frame.render_widget(

@@ -40,6 +40,26 @@ pub struct ViewState {
     pub rows_offset: usize,
     /// Where each pipeline point was drawn.
     pub points: Vec<Rect>,
+    /// A spinner was drawn: the next tick changes the frame.
+    pub animated: bool,
+    /// The clocks drawn (pod ages) read the same until this time (Unix seconds); None: the
+    /// frame shows no clock.
+    pub still_until: Option<i64>,
+}
+
+impl ViewState {
+    /// True when the last frame, drawn again at `now`, would differ only because time passed:
+    /// a spinner turns, or an age it shows changed.
+    pub fn stale_at(&self, now: i64) -> bool {
+        self.animated || self.still_until.is_some_and(|t| now >= t)
+    }
+
+    /// Notes a clock on screen that changes at `t`.
+    pub fn clock_until(&mut self, t: Option<i64>) {
+        if let Some(t) = t {
+            self.still_until = Some(self.still_until.map_or(t, |u| u.min(t)));
+        }
+    }
 }
 
 impl ViewState {
@@ -61,8 +81,9 @@ impl ViewState {
 /// Spinner frames.
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
 
-/// The spinner frame for the app's tick count.
-pub fn spinner(app: &App) -> &'static str {
+/// The spinner frame for the app's tick count (noted in `view`: the frame changes each tick).
+pub fn spinner(app: &App, view: &mut ViewState) -> &'static str {
+    view.animated = true;
     SPINNER[usize::try_from(app.ticks % 8).unwrap_or(0)]
 }
 
@@ -93,15 +114,17 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
     frame.render_widget(Block::default().style(theme.base), area);
     view.rows_area = None;
     view.points.clear();
+    view.animated = false;
+    view.still_until = None;
     let [top, body, bottom] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(0),
         Constraint::Length(status_height(app, area.width)),
     ])
     .areas(area);
-    header(app, theme, frame, top);
+    header(app, theme, view, frame, top);
     match &app.load {
-        Load::Loading => dialogs::loading(app, theme, frame, body),
+        Load::Loading => dialogs::loading(app, theme, view, frame, body),
         Load::Failed(e) => dialogs::failed(e, theme, frame, body),
         Load::Ready => match app.screen() {
             None => pod_list::render(app, theme, view, frame, body),
@@ -121,7 +144,7 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
     }
 }
 
-fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+fn header(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
     let narrow = area.width < 120;
     let sep = Span::styled(" │ ", theme.muted);
     let source = match app.source.kind {
@@ -155,7 +178,7 @@ fn header(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
         let left = app.explaining();
         if left > 0 {
             items.push(vec![Span::styled(
-                format!("{} explaining {}/{}", spinner(app), app.queued - left, app.queued),
+                format!("{} explaining {}/{}", spinner(app, view), app.queued - left, app.queued),
                 theme.warn,
             )]);
         }
@@ -410,6 +433,24 @@ fn hints_line<'a>(app: &App, theme: &Theme, width: u16) -> Line<'a> {
     Line::from(spans)
 }
 
+/// The rows `[start, end)` a table of `len` one-line rows shows in `height` lines with `selected`
+/// in view, starting from the last frame's `offset`: as ratatui's `Table` scrolls, so a list can
+/// build only the rows on screen and scroll as the whole table would.
+pub fn window(offset: usize, selected: usize, len: usize, height: usize) -> (usize, usize) {
+    if len == 0 || height == 0 {
+        return (0, 0);
+    }
+    let last = len - 1;
+    let mut start = offset.min(last).min(selected);
+    let mut end = (start + height).min(len);
+    let selected = selected.min(last);
+    if selected >= end {
+        end = selected + 1;
+        start = end - height;
+    }
+    (start, end)
+}
+
 /// Records where a table's rows were drawn (the area below a one-line header) for clicks.
 pub fn record_rows(view: &mut ViewState, table_area: Rect, offset: usize) {
     view.rows_area = Some(Rect {
@@ -572,5 +613,58 @@ mod tests {
         assert_eq!(status_height(&a, 80), 4);
         assert!(r[23].ends_with(" wor…"), "{r:?}");
         assert!(r[20].starts_with(" word word"), "{r:?}");
+    }
+
+    #[test]
+    fn the_window_is_what_the_table_shows() {
+        use ratatui::widgets::{Row, Table};
+        for len in 0..7usize {
+            for height in 1..5u16 {
+                for offset in 0..8usize {
+                    for selected in 0..8usize {
+                        let rows: Vec<Row<'_>> = (0..len).map(|i| Row::new(vec![i.to_string()])).collect();
+                        let mut st = TableState::default().with_offset(offset).with_selected(Some(selected));
+                        let mut t = Terminal::new(TestBackend::new(4, height + 1)).expect("terminal");
+                        t.draw(|f| {
+                            let table = Table::new(rows, [Constraint::Length(3)]).header(Row::new(vec!["H"]));
+                            f.render_stateful_widget(table, f.area(), &mut st);
+                        })
+                        .expect("draw");
+                        let (start, end) = window(offset, selected, len, usize::from(height));
+                        let case = format!("len {len} height {height} offset {offset} selected {selected}");
+                        if len > 0 {
+                            assert_eq!(start, st.offset(), "{case}");
+                        }
+                        // the rows drawn are the window's
+                        let buf = t.backend().buffer();
+                        let drawn: Vec<String> = (1..=height)
+                            .map(|y| buf[(0, y)].symbol().to_string())
+                            .filter(|s| s.trim() != "")
+                            .collect();
+                        let want: Vec<String> = (start..end).map(|i| i.to_string()).collect();
+                        assert_eq!(drawn, want, "{case}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_frame_goes_stale_when_its_spinner_turns_or_an_age_it_shows_moves() {
+        let mut v = ViewState::default();
+        assert!(!v.stale_at(100));
+        v.clock_until(Some(160));
+        v.clock_until(Some(130));
+        v.clock_until(None);
+        assert_eq!(v.still_until, Some(130));
+        assert!(!v.stale_at(129));
+        assert!(v.stale_at(130));
+        let mut w = ViewState {
+            animated: true,
+            ..ViewState::default()
+        };
+        assert!(w.stale_at(0));
+        w.animated = false;
+        assert!(!w.stale_at(0));
     }
 }

@@ -3,30 +3,23 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 
-use super::{ViewState, block, record_rows};
+use super::{ViewState, block, record_rows, window};
 use crate::app::analysis::{ZONE_LABEL, classify};
-use crate::app::update::node_list_rows;
-use crate::app::{App, NodeList, format};
+use crate::app::node_list::{cpu_text, mem_text};
+use crate::app::{App, NodeList};
 use crate::tui::theme::Theme;
 
-fn pct(used: i64, alloc: i64) -> String {
-    if alloc > 0 {
-        format!("{}%", used * 100 / alloc)
-    } else {
-        "-".into()
-    }
-}
-
-/// Draws the node list.
+/// Draws the node list: only the rows on screen are built (the rows and the column widths are
+/// kept in the app).
 pub fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
-    let names = node_list_rows(app, v);
+    let rows = app.node_rows(v);
     let ex = v.pod.as_ref().and_then(|k| match app.explanation(k) {
         Some(Ok(ex)) => Some(ex.clone()),
         _ => None,
     });
-    let mut title = vec![Span::raw(format!(" Nodes ({}) ", names.len()))];
+    let mut title = vec![Span::raw(format!(" Nodes ({}) ", rows.len()))];
     if let Some(e) = &ex {
         title.push(Span::styled(format!("· fit of {} ", e.pod), theme.muted));
     }
@@ -36,41 +29,24 @@ pub fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewState, fram
     let b = block(theme, Line::from(title));
     let inner = b.inner(area);
     frame.render_widget(b, area);
-    if names.is_empty() {
+    if rows.is_empty() {
         frame.render_widget(Paragraph::new(Span::styled("No node.", theme.muted)), inner);
         return;
     }
     let wide = inner.width >= 110;
     // the request columns are as wide as their widest value, so no unit is cut ("953.7Mi 100%")
-    let (mut cpu_w, mut mem_w) = ("CPU REQ".len(), "MEM REQ".len());
-    for n in names.iter().filter_map(|n| app.cluster.node(n)) {
-        let u = app.usage.get(&n.name).cloned().unwrap_or_default();
-        let a = &n.allocatable;
-        cpu_w = cpu_w.max(
-            format!(
-                "{}/{} {}",
-                format::cpu(u.requested.milli_cpu),
-                format::cpu(a.milli_cpu),
-                pct(u.requested.milli_cpu, a.milli_cpu)
-            )
-            .chars()
-            .count(),
-        );
-        mem_w = mem_w.max(
-            format!(
-                "{} {}",
-                format::bytes(u.requested.memory),
-                pct(u.requested.memory, a.memory)
-            )
-            .chars()
-            .count(),
-        );
-    }
-    let rows: Vec<Row<'_>> = names
-        .iter()
-        .filter_map(|n| app.cluster.node(n))
+    let w = rows.widths();
+    let sel = v.selected.min(rows.len() - 1);
+    let (start, end) = window(
+        view.nodes.offset(),
+        sel,
+        rows.len(),
+        usize::from(inner.height.saturating_sub(1)),
+    );
+    let table_rows: Vec<Row<'_>> = rows
+        .nodes(app, start..end)
         .map(|n| {
-            let u = app.usage.get(&n.name).cloned().unwrap_or_default();
+            let u = app.usage.get(&n.name);
             let a = &n.allocatable;
             let mut cells = vec![
                 Cell::from(Span::styled(n.name.clone(), theme.accent)),
@@ -78,18 +54,9 @@ pub fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewState, fram
                     n.labels.get(ZONE_LABEL).cloned().unwrap_or_default(),
                     theme.muted,
                 )),
-                Cell::from(format!(
-                    "{}/{} {}",
-                    format::cpu(u.requested.milli_cpu),
-                    format::cpu(a.milli_cpu),
-                    pct(u.requested.milli_cpu, a.milli_cpu)
-                )),
-                Cell::from(format!(
-                    "{} {}",
-                    format::bytes(u.requested.memory),
-                    pct(u.requested.memory, a.memory)
-                )),
-                Cell::from(format!("{}/{}", u.pods.len(), a.allowed_pod_number)),
+                Cell::from(cpu_text(n, u)),
+                Cell::from(mem_text(n, u)),
+                Cell::from(format!("{}/{}", u.map_or(0, |u| u.pods.len()), a.allowed_pod_number)),
             ];
             if wide {
                 let t: Vec<String> = n.taints.iter().map(|t| format!("{}:{}", t.key, t.effect)).collect();
@@ -122,12 +89,12 @@ pub fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewState, fram
             Row::new(cells)
         })
         .collect();
-    let node_w = names.iter().map(|n| n.chars().count()).max().unwrap_or(4).clamp(4, 32);
+    let node_w = w.node.clamp(4, 32);
     let mut widths = vec![
         Constraint::Length(u16::try_from(node_w).unwrap_or(32)),
         Constraint::Length(8),
-        Constraint::Length(u16::try_from(cpu_w.max(15)).unwrap_or(15)),
-        Constraint::Length(u16::try_from(mem_w.max(11)).unwrap_or(11)),
+        Constraint::Length(u16::try_from(w.cpu.max(15)).unwrap_or(15)),
+        Constraint::Length(u16::try_from(w.mem.max(11)).unwrap_or(11)),
         Constraint::Length(8),
     ];
     let mut header = vec!["NODE", "ZONE", "CPU REQ", "MEM REQ", "PODS"];
@@ -137,11 +104,13 @@ pub fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewState, fram
     }
     widths.push(Constraint::Min(8));
     header.push(if ex.is_some() { "STATE / FIT" } else { "STATE" });
-    let table = Table::new(rows, widths)
+    let table = Table::new(table_rows, widths)
         .header(Row::new(header).style(theme.header))
         .row_highlight_style(theme.selected)
         .column_spacing(1);
-    view.nodes.select(Some(v.selected.min(names.len() - 1)));
-    frame.render_stateful_widget(table, inner, &mut view.nodes);
-    record_rows(view, inner, view.nodes.offset());
+    let mut shown = TableState::default().with_selected(Some(sel - start));
+    frame.render_stateful_widget(table, inner, &mut shown);
+    view.nodes.select(Some(sel));
+    *view.nodes.offset_mut() = start;
+    record_rows(view, inner, start);
 }

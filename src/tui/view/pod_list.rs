@@ -1,14 +1,15 @@
 //! The pod list: pending pods first with the one-line reason from their explanation, search
 //! matches highlighted.
 
+use fuzzy_matcher::skim::SkimMatcherV2;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState, Wrap};
 
-use super::{ViewState, block, record_rows};
-use crate::app::pod_list::{self, PodRow};
+use super::{ViewState, block, record_rows, window};
+use crate::app::pod_list;
 use crate::app::{App, format};
 use crate::model::Pod;
 use crate::tui::theme::Theme;
@@ -53,11 +54,12 @@ fn reason_style(app: &App, pod: &Pod, theme: &Theme) -> Style {
     }
 }
 
-/// Draws the list.
+/// Draws the list: only the rows on screen are built (the rows, their count and the column
+/// widths are kept in the app).
 pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
-    let rows: Vec<PodRow> = pod_list::rows(app);
+    let rows = app.pod_rows();
     let wide = area.width >= 110;
-    let pending = rows.iter().filter(|r| r.pod.is_pending()).count();
+    let pending = rows.pending();
     let mut title = vec![
         Span::raw(" Pods "),
         Span::styled(format!("{} shown, {pending} pending", rows.len()), theme.muted),
@@ -94,60 +96,59 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
         header.push("SCHEDULER");
     }
     header.extend(["CPU", "MEM", "NODE / WHY PENDING"]);
-    let ns_w = rows
-        .iter()
-        .map(|r| r.pod.key.namespace.chars().count())
-        .max()
-        .unwrap_or(9)
-        .clamp(9, 16);
-    let name_w = rows
-        .iter()
-        .map(|r| r.pod.key.name.chars().count())
-        .max()
-        .unwrap_or(4)
-        .clamp(4, if wide { 36 } else { 20 });
+    let w = rows.widths();
+    let ns_w = w.namespace.clamp(9, 16);
+    let name_w = w.name.clamp(4, if wide { 36 } else { 20 });
     // the request columns are as wide as their widest value, so no unit is cut ("953.7Mi")
-    let cpu_w = rows
-        .iter()
-        .map(|r| {
-            format::cpu(app.features.requests_of(&r.pod).resource.milli_cpu)
-                .chars()
-                .count()
-        })
-        .max()
-        .unwrap_or(3)
-        .max(6);
-    let mem_w = rows
-        .iter()
-        .map(|r| {
-            format::bytes(app.features.requests_of(&r.pod).resource.memory)
-                .chars()
-                .count()
-        })
-        .max()
-        .unwrap_or(3)
-        .max(6);
+    let cpu_w = w.cpu.max(6);
+    let mem_w = w.mem.max(6);
+    let sel = app.pods.selected.min(rows.len().saturating_sub(1));
+    // the selected pending pod's whole reason, which the column cuts on narrow terminals
+    let detail = rows.pod(app, sel).filter(|p| p.is_pending()).map(|p| {
+        Line::from(vec![
+            Span::styled(format!("{}: ", p.key), theme.accent),
+            Span::styled(pod_list::status_line(app, p), reason_style(app, p, theme)),
+            Span::styled("  (Enter: why, step by step)", theme.muted),
+        ])
+    });
+    let detail_h = match &detail {
+        Some(l) if inner.width > 0 => {
+            u16::try_from(l.width().div_ceil(usize::from(inner.width)).clamp(1, 3)).unwrap_or(1)
+        }
+        _ => 0,
+    };
+    let [table_area, gap, detail_area] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(u16::from(detail_h > 0)),
+        Constraint::Length(detail_h),
+    ])
+    .areas(inner);
+    // the rows on screen, below the header, scrolled as the table would scroll them
+    let (start, end) = window(
+        view.pods.offset(),
+        sel,
+        rows.len(),
+        usize::from(table_area.height.saturating_sub(1)),
+    );
+    let matcher = SkimMatcherV2::default();
     let table_rows: Vec<Row<'_>> = rows
-        .iter()
-        .map(|r| {
-            let p = &r.pod;
+        .pods(app, start..end)
+        .map(|p| {
+            let (ns_hits, name_hits) = pod_list::matches(&matcher, p, &app.pods.query).unwrap_or_default();
+            view.clock_until(format::age_changes_at(p.creation.as_deref(), app.now));
+            let requests = app.features.requests_of(p);
             let mut cells = vec![
                 Cell::from(state_glyph(app, p, theme)),
-                Cell::from(highlighted(
-                    &p.key.namespace,
-                    &r.ns_hits,
-                    theme.muted,
-                    theme.search_match,
-                )),
-                Cell::from(highlighted(&p.key.name, &r.name_hits, theme.accent, theme.search_match)),
+                Cell::from(highlighted(&p.key.namespace, &ns_hits, theme.muted, theme.search_match)),
+                Cell::from(highlighted(&p.key.name, &name_hits, theme.accent, theme.search_match)),
                 Cell::from(format::age(p.creation.as_deref(), app.now)),
                 Cell::from(p.priority.to_string()),
             ];
             if wide {
                 cells.push(Cell::from(Span::styled(p.scheduler_name.clone(), theme.muted)));
             }
-            cells.push(Cell::from(format::cpu(app.features.requests_of(p).resource.milli_cpu)));
-            cells.push(Cell::from(format::bytes(app.features.requests_of(p).resource.memory)));
+            cells.push(Cell::from(format::cpu(requests.resource.milli_cpu)));
+            cells.push(Cell::from(format::bytes(requests.resource.memory)));
             cells.push(Cell::from(Span::styled(
                 pod_list::status_line(app, p),
                 reason_style(app, p, theme),
@@ -174,30 +175,11 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
         .header(Row::new(header).style(theme.header))
         .row_highlight_style(theme.selected)
         .column_spacing(1);
-    let sel = app.pods.selected.min(rows.len().saturating_sub(1));
-    // the selected pending pod's whole reason, which the column cuts on narrow terminals
-    let detail = rows.get(sel).filter(|r| r.pod.is_pending()).map(|r| {
-        Line::from(vec![
-            Span::styled(format!("{}: ", r.pod.key), theme.accent),
-            Span::styled(pod_list::status_line(app, &r.pod), reason_style(app, &r.pod, theme)),
-            Span::styled("  (Enter: why, step by step)", theme.muted),
-        ])
-    });
-    let detail_h = match &detail {
-        Some(l) if inner.width > 0 => {
-            u16::try_from(l.width().div_ceil(usize::from(inner.width)).clamp(1, 3)).unwrap_or(1)
-        }
-        _ => 0,
-    };
-    let [table_area, gap, detail_area] = Layout::vertical([
-        Constraint::Min(0),
-        Constraint::Length(u16::from(detail_h > 0)),
-        Constraint::Length(detail_h),
-    ])
-    .areas(inner);
+    let mut shown = TableState::default().with_selected(Some(sel - start));
+    frame.render_stateful_widget(table, table_area, &mut shown);
     view.pods.select(Some(sel));
-    frame.render_stateful_widget(table, table_area, &mut view.pods);
-    record_rows(view, table_area, view.pods.offset());
+    *view.pods.offset_mut() = start;
+    record_rows(view, table_area, start);
     if let Some(l) = detail {
         frame.render_widget(
             Paragraph::new("─".repeat(usize::from(gap.width))).style(theme.border),

@@ -101,7 +101,7 @@ pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame
         None => {
             frame.render_widget(
                 Paragraph::new(Span::styled(
-                    format!("{} explaining {}…", spinner(app), v.pod),
+                    format!("{} explaining {}…", spinner(app, view), v.pod),
                     theme.warn,
                 )),
                 inner,

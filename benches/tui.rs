@@ -1,0 +1,111 @@
+//! The TUI's speed on a generated cluster (5,000 nodes, 100,000 pods): one full frame of the pod
+//! list rendered into ratatui's TestBackend (target ≤ 5 ms), and one key press through `update`
+//! plus the next frame: `j` (target ≤ 16 ms) and typing a character of the pod search (target
+//! ≤ 16 ms). Run with `cargo bench --bench tui`; `KSCHED_BENCH_NODES` / `KSCHED_BENCH_PODS`
+//! change the size.
+
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use kschedtui::app::{Action, App, Load, SourceInfo, SourceKind, load_sync, update};
+use kschedtui::testkit::{GenSpec, generate};
+use kschedtui::tui::theme;
+use kschedtui::tui::view::{ViewState, render};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+/// The allocator the binary uses (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The terminal size measured (a common full-screen terminal).
+const SIZE: (u16, u16) = (160, 48);
+
+fn size(var: &str, default: usize) -> usize {
+    std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn bench(c: &mut Criterion) {
+    let spec = GenSpec {
+        nodes: size("KSCHED_BENCH_NODES", 5000),
+        pods: size("KSCHED_BENCH_PODS", 100_000),
+        seed: 42,
+    };
+    let text = serde_json::to_string(&generate(spec)).expect("json");
+    let mut app = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "bench.json".into(),
+        },
+        false,
+    );
+    update(&mut app, Action::Tick { now: 1_714_557_600 });
+    let t = Instant::now();
+    load_sync(&mut app, "bench.json", &text);
+    drop(text);
+    assert_eq!(app.load, Load::Ready, "the generated cluster loads");
+    eprintln!(
+        "loaded and explained {} nodes, {} pods ({} pending) in {:?}",
+        app.cluster.nodes.len(),
+        app.cluster.pods.len(),
+        app.pending_count(),
+        t.elapsed()
+    );
+    let theme = theme::load(None).expect("default theme").0;
+    let mut term = Terminal::new(TestBackend::new(SIZE.0, SIZE.1)).expect("terminal");
+    let mut view = ViewState::default();
+    let mut frame = |app: &App, view: &mut ViewState| {
+        term.draw(|f| render(app, &theme, view, f)).expect("draw");
+    };
+    frame(&app, &mut view);
+
+    let mut g = c.benchmark_group("tui");
+    g.sample_size(20).measurement_time(Duration::from_secs(10));
+    g.bench_function("frame: pod list", |b| b.iter(|| frame(&app, &mut view)));
+    g.bench_function("key j + frame", |b| {
+        b.iter(|| {
+            if app.pods.selected + 1 >= app.cluster.pods.len() {
+                update(&mut app, Action::Top);
+            }
+            update(&mut app, Action::Down);
+            frame(&app, &mut view);
+        });
+    });
+    update(&mut app, Action::Top);
+    update(&mut app, Action::SearchStart);
+    g.bench_function("key filter char + frame", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                // the first character of a search: every pod is matched again
+                let t = Instant::now();
+                update(&mut app, Action::Input('w'));
+                frame(&app, &mut view);
+                spent += t.elapsed();
+                update(&mut app, Action::Backspace);
+                frame(&app, &mut view);
+            }
+            spent
+        });
+    });
+    g.bench_function("key second filter char + frame", |b| {
+        b.iter_custom(|iters| {
+            update(&mut app, Action::Input('w'));
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                let t = Instant::now();
+                update(&mut app, Action::Input('e'));
+                frame(&app, &mut view);
+                spent += t.elapsed();
+                update(&mut app, Action::Backspace);
+                frame(&app, &mut view);
+            }
+            update(&mut app, Action::Backspace);
+            spent
+        });
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,227 @@
+//! The node list's rows (`:nodes`): which nodes the search shows and how wide their columns
+//! are, computed when the cluster or the search change (as [`pod_list`](super::pod_list) does
+//! for pods), never per frame.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Weak};
+
+use super::analysis::NodeUsage;
+use super::pod_list::fuzzy_hit;
+use super::{App, NodeList, format};
+use crate::model::{Cluster, Node};
+
+/// `used` as a percentage of `alloc` ("-" when nothing is allocatable).
+pub fn pct(used: i64, alloc: i64) -> String {
+    if alloc > 0 {
+        format!("{}%", used * 100 / alloc)
+    } else {
+        "-".into()
+    }
+}
+
+/// The CPU column of a node: requested/allocatable and the share ("1.5/8 18%").
+pub fn cpu_text(n: &Node, u: Option<&NodeUsage>) -> String {
+    let used = u.map_or(0, |u| u.requested.milli_cpu);
+    let a = n.allocatable.milli_cpu;
+    format!("{}/{} {}", format::cpu(used), format::cpu(a), pct(used, a))
+}
+
+/// The memory column of a node: requested and the share ("953.7Mi 12%").
+pub fn mem_text(n: &Node, u: Option<&NodeUsage>) -> String {
+    let used = u.map_or(0, |u| u.requested.memory);
+    format!("{} {}", format::bytes(used), pct(used, n.allocatable.memory))
+}
+
+/// The widest value of each column over the rows shown (before the columns' limits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeWidths {
+    /// Node name.
+    pub node: usize,
+    /// CPU requests (at least the header's width).
+    pub cpu: usize,
+    /// Memory requests (at least the header's width).
+    pub mem: usize,
+}
+
+/// The node list's rows, kept in the app and refreshed by `update` when the cluster or the
+/// search of the node list on screen change.
+#[derive(Clone, Debug, Default)]
+pub struct NodeRows {
+    /// The cluster it was computed from (a `Weak` keeps the address from being reused).
+    cluster: Weak<Cluster>,
+    /// The search it was computed for (None: never computed).
+    query: Option<String>,
+    /// Indices into `cluster.nodes` of the rows, in display order.
+    order: Vec<usize>,
+    /// Column widths over the rows.
+    widths: NodeWidths,
+}
+
+impl NodeRows {
+    /// True when the rows are those of the list `v` on the app's cluster.
+    pub fn is_current(&self, app: &App, v: &NodeList) -> bool {
+        std::ptr::eq(self.cluster.as_ptr(), Arc::as_ptr(&app.cluster)) && self.query.as_deref() == Some(&v.query)
+    }
+
+    /// Brings the rows up to date with the list `v`.
+    pub fn refresh(&mut self, app: &App, v: &NodeList) {
+        if self.is_current(app, v) {
+            return;
+        }
+        let nodes = &app.cluster.nodes;
+        let same_cluster = std::ptr::eq(self.cluster.as_ptr(), Arc::as_ptr(&app.cluster));
+        // a longer search matches a subset of what the shorter one matched
+        let narrowing = same_cluster && self.query.as_deref().is_some_and(|old| v.query.starts_with(old));
+        let mut order = if narrowing {
+            std::mem::take(&mut self.order)
+        } else {
+            (0..nodes.len()).collect()
+        };
+        order.retain(|&i| nodes.get(i).is_some_and(|n| fuzzy_hit(&n.name, &v.query)));
+        let mut w = NodeWidths {
+            node: 0,
+            cpu: "CPU REQ".len(),
+            mem: "MEM REQ".len(),
+        };
+        for n in order.iter().filter_map(|&i| nodes.get(i)) {
+            let u = app.usage.get(&n.name);
+            w.node = w.node.max(n.name.chars().count());
+            w.cpu = w.cpu.max(cpu_text(n, u).chars().count());
+            w.mem = w.mem.max(mem_text(n, u).chars().count());
+        }
+        self.cluster = Arc::downgrade(&app.cluster);
+        self.query = Some(v.query.clone());
+        self.order = order;
+        self.widths = w;
+    }
+
+    /// How many rows are shown.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// True when no row is shown.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The node at a row.
+    pub fn node<'a>(&self, app: &'a App, row: usize) -> Option<&'a Node> {
+        self.order
+            .get(row)
+            .and_then(|&i| app.cluster.nodes.get(i))
+            .map(|n| &**n)
+    }
+
+    /// The nodes of rows `range`, in display order.
+    pub fn nodes<'a>(&'a self, app: &'a App, range: std::ops::Range<usize>) -> impl Iterator<Item = &'a Node> + 'a {
+        let end = range.end.min(self.order.len());
+        let start = range.start.min(end);
+        self.order[start..end]
+            .iter()
+            .filter_map(|&i| app.cluster.nodes.get(i))
+            .map(|n| &**n)
+    }
+
+    /// The widest value of each column over the rows.
+    pub fn widths(&self) -> NodeWidths {
+        self.widths
+    }
+}
+
+/// The rows of the node list `v`: the kept ones when current, computed otherwise.
+pub fn current<'a>(app: &'a App, v: &NodeList) -> Cow<'a, NodeRows> {
+    if app.node_rows.is_current(app, v) {
+        Cow::Borrowed(&app.node_rows)
+    } else {
+        let mut r = NodeRows::default();
+        r.refresh(app, v);
+        Cow::Owned(r)
+    }
+}
+
+/// Brings the app's node rows up to date with the node list on top, if any.
+pub fn refresh(app: &mut App) {
+    let Some(super::Screen::Nodes(v)) = app.screens.last() else {
+        return;
+    };
+    if app.node_rows.is_current(app, v) {
+        return;
+    }
+    let v = v.clone();
+    let mut rows = std::mem::take(&mut app.node_rows);
+    rows.refresh(app, &v);
+    app.node_rows = rows;
+}
+
+/// Node names of the node list, in display order.
+pub fn names(app: &App, v: &NodeList) -> Vec<String> {
+    let r = current(app, v);
+    r.nodes(app, 0..r.len()).map(|n| n.name.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::{Action, Screen, update};
+
+    fn app() -> App {
+        let mut a = App::new(
+            crate::app::SourceInfo {
+                kind: crate::app::SourceKind::Snapshot,
+                name: "tui-test.yaml".into(),
+            },
+            false,
+        );
+        crate::app::load_sync(&mut a, "tui-test.yaml", include_str!("../../fixtures/tui-test.yaml"));
+        a
+    }
+
+    fn list(a: &App) -> &NodeList {
+        match a.screen() {
+            Some(Screen::Nodes(v)) => v,
+            _ => panic!("not in the node list"),
+        }
+    }
+
+    #[test]
+    fn the_node_list_keeps_its_rows_until_the_search_changes() {
+        let mut a = app();
+        update(&mut a, Action::CommandStart);
+        for c in "nodes".chars() {
+            update(&mut a, Action::Input(c));
+        }
+        update(&mut a, Action::Submit);
+        assert!(a.node_rows.is_current(&a, list(&a)));
+        assert_eq!(names(&a, list(&a)), vec!["node-a", "node-b", "node-c", "node-d"]);
+        let before = a.node_rows.order.as_ptr();
+        update(&mut a, Action::Down);
+        update(&mut a, Action::Bottom);
+        assert_eq!(
+            a.node_rows.order.as_ptr(),
+            before,
+            "moving does not compute the rows again"
+        );
+        update(&mut a, Action::SearchStart);
+        update(&mut a, Action::Input('c'));
+        assert_eq!(names(&a, list(&a)), vec!["node-c"]);
+        let mut fresh = NodeRows::default();
+        fresh.refresh(&a, list(&a));
+        assert_eq!(a.node_rows.order, fresh.order);
+        assert_eq!(a.node_rows.widths(), fresh.widths());
+        assert_eq!(a.node_rows.widths().node, "node-c".len());
+        update(&mut a, Action::Backspace);
+        assert_eq!(a.node_rows.len(), 4);
+    }
+
+    #[test]
+    fn the_columns_read_as_the_node_list_shows_them() {
+        let a = app();
+        let n = a.cluster.node("node-a").expect("node");
+        let u = a.usage.get("node-a");
+        assert_eq!(cpu_text(n, u), "3/4 75%");
+        assert_eq!(mem_text(n, u), "4Gi 50%");
+        assert_eq!(cpu_text(n, None), "0/4 0%");
+        assert_eq!(pct(1, 0), "-");
+    }
+}
