@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kschedtui::app::{Action, App, Load, SourceInfo, SourceKind, load_sync, update};
-use kschedtui::testkit::{GenSpec, generate};
+use kschedtui::source::generate::{GenSpec, generate};
 use kschedtui::tui::theme;
 use kschedtui::tui::view::{ViewState, render};
 use ratatui::Terminal;
@@ -41,7 +41,10 @@ fn bench(c: &mut Criterion) {
     );
     update(&mut app, Action::Tick { now: 1_714_557_600 });
     let t = Instant::now();
-    load_sync(&mut app, "bench.json", &text);
+    load_sync(
+        &mut app,
+        kschedtui::source::file::load_str("bench.json", &text).expect("fixture"),
+    );
     drop(text);
     assert_eq!(app.load, Load::Ready, "the generated cluster loads");
     eprintln!(

@@ -551,7 +551,11 @@ mod tests {
             },
             false,
         );
-        crate::app::load_sync(&mut a, "tui-test.yaml", include_str!("../../fixtures/tui-test.yaml"));
+        crate::app::load_sync(
+            &mut a,
+            crate::source::file::load_str("tui-test.yaml", include_str!("../../fixtures/tui-test.yaml"))
+                .expect("fixture"),
+        );
         a
     }
 
