@@ -484,7 +484,7 @@ mod tests {
     use crate::tui::theme;
     use crate::tui::view::{ViewState, render};
 
-    /// A 2-CPU node; `big` asks for 4 CPUs at pod level over a 1-CPU container; `side` has a
+    /// A 4-CPU node; `big` asks for 5 CPUs at pod level over a 1-CPU container; `side` has a
     /// sidecar (restartable init container) with 2 CPUs and host port 8080 beside a 1-CPU app
     /// container without ports.
     const CLUSTER: &str = r#"
