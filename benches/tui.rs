@@ -1,8 +1,8 @@
 //! The TUI's speed on a generated cluster (5,000 nodes, 100,000 pods): one full frame of the pod
 //! list rendered into ratatui's TestBackend (target ≤ 5 ms), and one key press through `update`
 //! plus the next frame: `j` (target ≤ 16 ms) and typing a character of the pod search (target
-//! ≤ 16 ms). Run with `cargo bench --bench tui`; `KSCHED_BENCH_NODES` / `KSCHED_BENCH_PODS`
-//! change the size.
+//! ≤ 16 ms); and, for the record, a change of the sort order (every pod sorted again). Run with
+//! `cargo bench --bench tui`; `KSCHED_BENCH_NODES` / `KSCHED_BENCH_PODS` change the size.
 
 use std::time::{Duration, Instant};
 
@@ -74,6 +74,15 @@ fn bench(c: &mut Criterion) {
             frame(&app, &mut view);
         });
     });
+    g.bench_function("key s (sort) + frame", |b| {
+        b.iter(|| {
+            update(&mut app, Action::CycleSort);
+            frame(&app, &mut view);
+        });
+    });
+    while app.pods.sort != kschedtui::app::pod_list::SortKey::Queue {
+        update(&mut app, Action::CycleSort);
+    }
     update(&mut app, Action::Top);
     update(&mut app, Action::SearchStart);
     g.bench_function("key filter char + frame", |b| {

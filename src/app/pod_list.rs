@@ -140,10 +140,31 @@ fn subsequence(choice: impl Iterator<Item = char>, pattern: &str, case_sensitive
     want.peek().is_none()
 }
 
+/// [`subsequence`] on a whole text, byte by byte when the pattern is ASCII (a byte of a
+/// multi-byte character is never ASCII, so it never matches an ASCII pattern character).
+fn text_subsequence(text: &str, pattern: &str, case_sensitive: bool) -> bool {
+    if !pattern.is_ascii() {
+        return subsequence(text.chars(), pattern, case_sensitive);
+    }
+    let want = pattern.as_bytes();
+    let mut at = 0;
+    for &b in text.as_bytes() {
+        let Some(&p) = want.get(at) else { break };
+        if if case_sensitive {
+            b == p
+        } else {
+            b.eq_ignore_ascii_case(&p)
+        } {
+            at += 1;
+        }
+    }
+    at == want.len()
+}
+
 /// Whether a fuzzy search `query` matches `text` (the node list, the pod list): what
 /// `SkimMatcherV2::default().fuzzy_match(text, query).is_some()` says.
 pub fn fuzzy_hit(text: &str, query: &str) -> bool {
-    query.is_empty() || subsequence(text.chars(), query, query.chars().any(|c| c.is_ascii_uppercase()))
+    query.is_empty() || text_subsequence(text, query, query.chars().any(|c| c.is_ascii_uppercase()))
 }
 
 /// Whether the pod list's search matches a pod: on its name, or on `namespace/name` when the
@@ -175,6 +196,21 @@ struct PodMeta {
     /// Characters of the CPU and memory requests as shown.
     cpu_w: u16,
     mem_w: u16,
+    /// Where `namespace/name` starts in [`PodRows::keys`], its length and the namespace's
+    /// (bytes).
+    key_at: usize,
+    key_len: usize,
+    ns_len: usize,
+    /// Waiting for a node.
+    pending: bool,
+    /// Pending, bound or finished (0, 1, 2: the queue order's groups).
+    group: u8,
+    /// Priority.
+    priority: i32,
+    /// Where the creation timestamp is in [`PodRows::keys`] (None: the pod has none).
+    created: Option<(usize, usize)>,
+    /// The scheduler name's place among the cluster's scheduler names, sorted.
+    scheduler: u32,
 }
 
 fn chars_u16(s: &str) -> u16 {
@@ -205,6 +241,12 @@ pub struct PodRows {
     features: Weak<Features>,
     /// Per pod of `cluster.pods`.
     meta: Vec<PodMeta>,
+    /// Every pod's `namespace/name` and creation timestamp, back to back: the search and the
+    /// sort read this one buffer instead of every pod scattered in memory.
+    keys: String,
+    /// `cluster.pods` is in key order (as the model builds it), so a row's index orders it by
+    /// key; otherwise the sort compares the pods themselves.
+    key_sorted: bool,
     /// The namespaces that have pods, sorted.
     namespaces: Vec<String>,
     /// Pending pods in the cluster.
@@ -250,20 +292,46 @@ impl PodRows {
         if !self.same_cluster(app) {
             self.cluster = Arc::downgrade(&app.cluster);
             self.features = Arc::downgrade(&app.features);
+            let mut keys = String::new();
+            let mut schedulers: Vec<&str> = app.cluster.pods.iter().map(|p| p.scheduler_name.as_str()).collect();
+            schedulers.sort_unstable();
+            schedulers.dedup();
             self.meta = app
                 .cluster
                 .pods
                 .iter()
                 .map(|p| {
                     let r = app.features.requests_of(p);
+                    let key_at = keys.len();
+                    keys.push_str(&p.key.namespace);
+                    keys.push('/');
+                    keys.push_str(&p.key.name);
+                    let key_len = keys.len() - key_at;
+                    let created = p.creation.as_deref().map(|c| {
+                        let at = keys.len();
+                        keys.push_str(c);
+                        (at, c.len())
+                    });
                     PodMeta {
                         ns_w: chars_u16(&p.key.namespace),
                         name_w: chars_u16(&p.key.name),
                         cpu_w: chars_u16(&format::cpu(r.resource.milli_cpu)),
                         mem_w: chars_u16(&format::bytes(r.resource.memory)),
+                        key_at,
+                        key_len,
+                        ns_len: p.key.namespace.len(),
+                        pending: p.is_pending(),
+                        group: group(p),
+                        priority: p.priority,
+                        created,
+                        scheduler: schedulers
+                            .binary_search(&p.scheduler_name.as_str())
+                            .map_or(0, |i| u32::try_from(i).unwrap_or(u32::MAX)),
                     }
                 })
                 .collect();
+            self.key_sorted = app.cluster.pods.windows(2).all(|w| w[0].key < w[1].key);
+            self.keys = keys;
             let mut ns: Vec<String> = Vec::new();
             for p in &app.cluster.pods {
                 if ns.last() != Some(&p.key.namespace) {
@@ -273,17 +341,16 @@ impl PodRows {
             ns.sort();
             ns.dedup();
             self.namespaces = ns;
-            self.cluster_pending = app.cluster.pods.iter().filter(|p| p.is_pending()).count();
+            self.cluster_pending = self.meta.iter().filter(|m| m.pending).count();
             changed = true;
         }
         if changed || !self.base_is(app) {
-            self.base = sorted(app);
+            self.base = if self.key_sorted { self.sorted(app) } else { sorted(app) };
             self.base_key = Some(Self::base_key_of(app));
             changed = true;
         }
         if changed || self.query != app.pods.query {
             let q = app.pods.query.as_str();
-            let pods = &app.cluster.pods;
             // a longer search matches a subset of what the shorter one matched, in the same
             // order (on the same text: the name, or namespace/name once there is a '/')
             let narrowing =
@@ -294,7 +361,18 @@ impl PodRows {
                 self.base.clone()
             };
             let mut order = from;
-            order.retain(|&i| pods.get(i).is_some_and(|p| is_match(p, q)));
+            if !q.is_empty() {
+                let case_sensitive = q.chars().any(|c| c.is_ascii_uppercase());
+                let whole_key = q.contains('/');
+                let (keys, meta) = (&self.keys, &self.meta);
+                order.retain(|&i| {
+                    meta.get(i).is_some_and(|m| {
+                        let from = if whole_key { m.key_at } else { m.key_at + m.ns_len + 1 };
+                        keys.get(from..m.key_at + m.key_len)
+                            .is_some_and(|text| text_subsequence(text, q, case_sensitive))
+                    })
+                });
+            }
             self.order = order;
             self.query = q.to_string();
             let mut w = PodWidths::default();
@@ -305,11 +383,63 @@ impl PodRows {
                 w.name = w.name.max(usize::from(m.name_w));
                 w.cpu = w.cpu.max(usize::from(m.cpu_w));
                 w.mem = w.mem.max(usize::from(m.mem_w));
-                pending += usize::from(pods.get(i).is_some_and(|p| p.is_pending()));
+                pending += usize::from(m.pending);
             }
             self.widths = w;
             self.pending = pending;
         }
+    }
+
+    /// What [`sorted`] gives, from what was kept of each pod (when `cluster.pods` is in key
+    /// order, so the index stands for the key).
+    fn sorted(&self, app: &App) -> Vec<usize> {
+        let st = &app.pods;
+        let (m, keys) = (&self.meta, &self.keys);
+        let ns_of = |i: usize| m.get(i).and_then(|m| keys.get(m.key_at..m.key_at + m.ns_len));
+        let mut idx: Vec<usize> = (0..m.len())
+            .filter(|&i| st.namespace.as_deref().is_none_or(|ns| ns_of(i) == Some(ns)))
+            .collect();
+        let created = |x: &PodMeta| x.created.and_then(|(at, len)| keys.get(at..at + len));
+        let queue_order = |a: usize, x: &PodMeta, b: usize, y: &PodMeta| {
+            y.priority
+                .cmp(&x.priority)
+                .then_with(|| created(x).cmp(&created(y)))
+                .then(a.cmp(&b))
+        };
+        let meta = |i: usize| m.get(i).copied().unwrap_or_default();
+        match st.sort {
+            // the rows are in key order already
+            SortKey::Name => {}
+            SortKey::Queue => idx.sort_by(|&a, &b| {
+                let (x, y) = (meta(a), meta(b));
+                x.group.cmp(&y.group).then_with(|| {
+                    if x.pending {
+                        queue_order(a, &x, b, &y)
+                    } else {
+                        a.cmp(&b)
+                    }
+                })
+            }),
+            SortKey::Age => idx.sort_by(|&a, &b| {
+                let (x, y) = (meta(a), meta(b));
+                created(&y)
+                    .unwrap_or_default()
+                    .cmp(created(&x).unwrap_or_default())
+                    .then(a.cmp(&b))
+            }),
+            SortKey::Priority => idx.sort_by(|&a, &b| meta(b).priority.cmp(&meta(a).priority).then(a.cmp(&b))),
+            SortKey::Scheduler => idx.sort_by(|&a, &b| {
+                let (x, y) = (meta(a), meta(b));
+                x.scheduler
+                    .cmp(&y.scheduler)
+                    .then(x.group.cmp(&y.group))
+                    .then_with(|| queue_order(a, &x, b, &y))
+            }),
+        }
+        if st.reverse {
+            idx.reverse();
+        }
+        idx
     }
 
     /// How many rows are shown.
@@ -374,7 +504,8 @@ pub fn refresh(app: &mut App) {
     app.pod_rows = rows;
 }
 
-/// Indices of the namespace's pods in display order (before the search).
+/// Indices of the namespace's pods in display order (before the search), comparing the pods
+/// themselves (for a cluster whose pods are not in key order; the reference of the tests).
 fn sorted(app: &App) -> Vec<usize> {
     let st = &app.pods;
     let pods = &app.cluster.pods;
@@ -534,6 +665,81 @@ mod tests {
         }
     }
 
+    /// A generated cluster: 20 nodes, 400 pods in three namespaces.
+    fn generated() -> App {
+        let v = crate::testkit::generate(crate::testkit::GenSpec {
+            nodes: 20,
+            pods: 400,
+            seed: 7,
+        });
+        let mut a = App::new(
+            crate::app::SourceInfo {
+                kind: crate::app::SourceKind::Snapshot,
+                name: "gen.json".into(),
+            },
+            false,
+        );
+        crate::app::load_sync(&mut a, "gen.json", &serde_json::to_string(&v).expect("json"));
+        a
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, .. proptest::prelude::ProptestConfig::default() })]
+
+        /// Whatever is typed, erased and re-sorted, the kept rows are the rows the matcher and
+        /// the sort order give.
+        #[test]
+        fn kept_rows_follow_any_search(keys in proptest::collection::vec(0usize..12, 1..24)) {
+            use crate::app::{Action, update};
+            let mut a = generated();
+            update(&mut a, Action::SearchStart);
+            let m = SkimMatcherV2::default();
+            for k in keys {
+                let x = match k {
+                    0..=6 => Action::Input(['w', 'e', 'b', '/', '1', 'T', '-'][k]),
+                    7 | 8 => Action::Backspace,
+                    9 => Action::ClearInput,
+                    10 => Action::CycleSort,
+                    _ => Action::ReverseSort,
+                };
+                update(&mut a, x);
+                if a.mode != crate::app::Mode::Search {
+                    update(&mut a, Action::SearchStart);
+                }
+                let reference: Vec<usize> = sorted(&a)
+                    .into_iter()
+                    .filter(|&i| matches(&m, &a.cluster.pods[i], &a.pods.query).is_some())
+                    .collect();
+                proptest::prop_assert_eq!(&a.pod_rows.order, &reference, "query {:?}", a.pods.query);
+            }
+        }
+    }
+
+    #[test]
+    fn the_sort_from_what_was_kept_is_the_sort_of_the_pods() {
+        for mut a in [app(), generated()] {
+            let mut kept = PodRows::default();
+            kept.refresh(&a);
+            assert!(kept.key_sorted);
+            for ns in [None, Some("data"), Some("team-a")] {
+                for sort in [
+                    SortKey::Queue,
+                    SortKey::Name,
+                    SortKey::Age,
+                    SortKey::Priority,
+                    SortKey::Scheduler,
+                ] {
+                    for reverse in [false, true] {
+                        a.pods.namespace = ns.map(str::to_string);
+                        a.pods.sort = sort;
+                        a.pods.reverse = reverse;
+                        assert_eq!(kept.sorted(&a), sorted(&a), "{ns:?} {sort:?} {reverse}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn is_match_agrees_with_the_positions() {
         let m = SkimMatcherV2::default();
@@ -593,8 +799,15 @@ mod tests {
             assert_eq!(a.pod_rows.order, fresh.order, "step {i}: query {:?}", a.pods.query);
             assert_eq!(a.pod_rows.pending, fresh.pending, "step {i}");
             assert_eq!(a.pod_rows.widths, fresh.widths, "step {i}");
-            let old: Vec<String> = rows(&a).iter().map(|r| r.pod.key.to_string()).collect();
-            assert_eq!(shown(&a), old, "step {i}");
+            // what the list showed before it kept its rows: every pod the matcher matches, in order
+            let m = SkimMatcherV2::default();
+            let reference: Vec<String> = sorted(&a)
+                .into_iter()
+                .map(|i| &a.cluster.pods[i])
+                .filter(|p| matches(&m, p, &a.pods.query).is_some())
+                .map(|p| p.key.to_string())
+                .collect();
+            assert_eq!(shown(&a), reference, "step {i}");
         }
     }
 
