@@ -667,7 +667,7 @@ mod tests {
 
     /// A generated cluster: 20 nodes, 400 pods in three namespaces.
     fn generated() -> App {
-        let v = crate::testkit::generate(crate::testkit::GenSpec {
+        let v = crate::source::generate::generate(crate::source::generate::GenSpec {
             nodes: 20,
             pods: 400,
             seed: 7,
@@ -679,7 +679,10 @@ mod tests {
             },
             false,
         );
-        crate::app::load_sync(&mut a, "gen.json", &serde_json::to_string(&v).expect("json"));
+        crate::app::load_sync(
+            &mut a,
+            crate::source::file::load_str("gen.json", &serde_json::to_string(&v).expect("json")).expect("generated"),
+        );
         a
     }
 
