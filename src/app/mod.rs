@@ -787,5 +787,20 @@ pub fn load_sync(app: &mut App, cluster: Cluster) {
     update_sync(app, Action::Loaded(Box::new(r)));
 }
 
+/// An app on fixtures/tui-test.yaml, loaded (unit tests).
+#[cfg(test)]
+pub(crate) fn tui_test_app() -> App {
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "tui-test.yaml".into(),
+        },
+        false,
+    );
+    let cluster = crate::source::file::load_str("tui-test.yaml", include_str!("../../fixtures/tui-test.yaml"));
+    load_sync(&mut a, cluster.expect("fixture"));
+    a
+}
+
 #[cfg(test)]
 mod tests;

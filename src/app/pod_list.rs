@@ -753,19 +753,7 @@ mod tests {
     }
 
     fn app() -> App {
-        let mut a = App::new(
-            crate::app::SourceInfo {
-                kind: crate::app::SourceKind::Snapshot,
-                name: "tui-test.yaml".into(),
-            },
-            false,
-        );
-        crate::app::load_sync(
-            &mut a,
-            crate::source::file::load_str("tui-test.yaml", include_str!("../../fixtures/tui-test.yaml"))
-                .expect("fixture"),
-        );
-        a
+        crate::app::tui_test_app()
     }
 
     fn shown(a: &App) -> Vec<String> {
