@@ -1,12 +1,14 @@
 //! Arriving data: a cluster loaded or attached, live watch events applied at a tick, a
-//! cluster replaced (relisted or edited in memory), explanations arriving.
+//! cluster replaced (relisted or edited in memory, Ctrl-r), explanations arriving, and the
+//! preemptors whose victims are gone after a rebuild.
 
 use super::jobs::explain_all;
-use super::write::check_awaiting;
 use crate::app::analysis::node_usage;
 use crate::app::diff::diff;
 use crate::app::stepper::{Pipeline, PointState};
-use crate::app::{App, Attached, Effect, Explained, FULL_KEEP, LiveView, Load, Loaded, Screen, Summary};
+use crate::app::{
+    App, Attached, AwaitingVictims, Effect, Explained, FULL_KEEP, LiveView, Load, Loaded, Screen, Summary,
+};
 use crate::model::write::WriteMode;
 use crate::model::{Cluster, ObjectKey};
 use std::sync::Arc;
@@ -242,5 +244,73 @@ pub(crate) fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Ve
             v.show_diff = false;
         }
     }
+    explain_all(app)
+}
+
+/// After a rebuild of the live cluster: preemptors whose victims are all gone are offered
+/// for binding; preemptors that were bound or went away are forgotten.
+pub(super) fn check_awaiting(app: &mut App) {
+    let cluster = app.cluster.clone();
+    let Some(l) = &mut app.live else { return };
+    let mut offers = Vec::new();
+    l.awaiting.retain_mut(|w| {
+        let Some(p) = cluster.pod(&w.pod) else { return false };
+        if p.node_name.is_some() {
+            return false;
+        }
+        if !w.gone && remaining_victims(&cluster, w).is_empty() {
+            w.gone = true;
+            offers.push(format!(
+                "the victims of {} are gone: press b to bind it (nominated node {}); the cluster's scheduler may bind it first",
+                w.pod, w.node
+            ));
+        }
+        true
+    });
+    if let Some(o) = offers.pop() {
+        app.info(o);
+    }
+}
+
+/// The victims of a sent preemption still in the cluster (same name and uid).
+pub fn remaining_victims(cluster: &Cluster, w: &AwaitingVictims) -> Vec<ObjectKey> {
+    w.victims
+        .iter()
+        .filter(|(k, uid)| {
+            cluster
+                .pod(k)
+                .is_some_and(|p| uid.is_none() || p.obj.metadata.uid.as_ref() == uid.as_ref())
+        })
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// Ctrl-r: explains every pending pod again on the cluster as it is now (live: every kind is
+/// listed again, never resumed from the watch, and what-if edits are dropped; a snapshot: the
+/// same cluster).
+pub(super) fn rerun(app: &mut App) -> Vec<Effect> {
+    if app.load != Load::Ready {
+        return Vec::new();
+    }
+    if app.live.is_some() {
+        let dropped = app.changes.len();
+        let mut fx = rebuild_live(app, true);
+        fx.push(Effect::Relist);
+        app.changes.clear();
+        app.diff_base = None;
+        app.diff = None;
+        let rv = app.live.as_ref().map(|l| l.seen_rv.clone()).unwrap_or_default();
+        app.info(if dropped > 0 {
+            format!(
+                "listing the cluster again; re-running on it as it was (resourceVersion {rv}) meanwhile; {dropped} what-if change(s) dropped"
+            )
+        } else {
+            format!("listing the cluster again; re-running on it as it was (resourceVersion {rv}) meanwhile")
+        });
+        return fx;
+    }
+    app.generation += 1;
+    clear_explanations(app);
+    app.info("re-running every pending pod on the snapshot (with the in-memory changes)");
     explain_all(app)
 }

@@ -1,7 +1,6 @@
 //! Explain jobs: which pods are explained, in what order, and the gang passes asked for.
 
-use super::data::{clear_explanations, rebuild_live};
-use crate::app::{App, Effect, ExplainJob, Load, Screen};
+use crate::app::{App, Effect, ExplainJob, Screen};
 use crate::model::ObjectKey;
 
 pub(super) fn job(app: &App, pods: Vec<ObjectKey>) -> Effect {
@@ -60,34 +59,4 @@ pub(super) fn group_job(app: &mut App, pod: ObjectKey) -> Option<Effect> {
         features: app.features.clone(),
         pod,
     }))
-}
-
-/// Ctrl-r: explains every pending pod again on the cluster as it is now (live: every kind is
-/// listed again, never resumed from the watch, and what-if edits are dropped; a snapshot: the
-/// same cluster).
-pub(super) fn rerun(app: &mut App) -> Vec<Effect> {
-    if app.load != Load::Ready {
-        return Vec::new();
-    }
-    if app.live.is_some() {
-        let dropped = app.changes.len();
-        let mut fx = rebuild_live(app, true);
-        fx.push(Effect::Relist);
-        app.changes.clear();
-        app.diff_base = None;
-        app.diff = None;
-        let rv = app.live.as_ref().map(|l| l.seen_rv.clone()).unwrap_or_default();
-        app.info(if dropped > 0 {
-            format!(
-                "listing the cluster again; re-running on it as it was (resourceVersion {rv}) meanwhile; {dropped} what-if change(s) dropped"
-            )
-        } else {
-            format!("listing the cluster again; re-running on it as it was (resourceVersion {rv}) meanwhile")
-        });
-        return fx;
-    }
-    app.generation += 1;
-    clear_explanations(app);
-    app.info("re-running every pending pod on the snapshot (with the in-memory changes)");
-    explain_all(app)
 }

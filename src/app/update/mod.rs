@@ -21,8 +21,9 @@ use super::whatif;
 use super::{Action, App, Effect, Mode};
 
 pub use command::COMMANDS;
+pub use data::remaining_victims;
 pub use nav::pod_view_rows;
-pub use write::{action_access, offered_requests, remaining_victims};
+pub use write::{action_access, offered_requests};
 
 use command::command;
 use data::{on_attached, on_explained, on_loaded, on_replaced, refresh_live, set_cluster};

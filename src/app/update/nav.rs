@@ -1,9 +1,9 @@
 //! Navigation: the keys of normal mode, moving the selection, opening and closing screens,
 //! stepping through the pipeline, and the search box.
 
-use super::data::{refresh_live, set_cluster};
+use super::data::{refresh_live, rerun, set_cluster};
 use super::edit::edit_target;
-use super::jobs::{group_job, job, rerun};
+use super::jobs::{group_job, job};
 use super::write::{request_bind, request_preempt};
 use super::{PAGE, SCROLL};
 use crate::app::analysis;

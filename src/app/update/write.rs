@@ -1,9 +1,10 @@
 //! Writes: bind and preempt asked for, confirmed and planned, the reports of the live
 //! cluster, and the permission checks made before the actions are offered.
 
+use super::data::remaining_victims;
 use crate::app::{Access, Action, App, AwaitingVictims, Effect, Load, Mode, Pending, Screen};
+use crate::model::ObjectKey;
 use crate::model::write::{Report, Step as WriteStep, WriteMode};
-use crate::model::{Cluster, ObjectKey};
 
 pub(super) fn on_written(app: &mut App, r: Result<Report, String>) {
     let dry = app.live.as_ref().is_some_and(|l| l.write_mode == WriteMode::DryRun);
@@ -226,44 +227,6 @@ pub(super) fn access_checks(app: &mut App) -> Vec<Effect> {
     } else {
         vec![Effect::CheckAccess(ask)]
     }
-}
-
-/// After a rebuild of the live cluster: preemptors whose victims are all gone are offered
-/// for binding; preemptors that were bound or went away are forgotten.
-pub(super) fn check_awaiting(app: &mut App) {
-    let cluster = app.cluster.clone();
-    let Some(l) = &mut app.live else { return };
-    let mut offers = Vec::new();
-    l.awaiting.retain_mut(|w| {
-        let Some(p) = cluster.pod(&w.pod) else { return false };
-        if p.node_name.is_some() {
-            return false;
-        }
-        if !w.gone && remaining_victims(&cluster, w).is_empty() {
-            w.gone = true;
-            offers.push(format!(
-                "the victims of {} are gone: press b to bind it (nominated node {}); the cluster's scheduler may bind it first",
-                w.pod, w.node
-            ));
-        }
-        true
-    });
-    if let Some(o) = offers.pop() {
-        app.info(o);
-    }
-}
-
-/// The victims of a sent preemption still in the cluster (same name and uid).
-pub fn remaining_victims(cluster: &Cluster, w: &AwaitingVictims) -> Vec<ObjectKey> {
-    w.victims
-        .iter()
-        .filter(|(k, uid)| {
-            cluster
-                .pod(k)
-                .is_some_and(|p| uid.is_none() || p.obj.metadata.uid.as_ref() == uid.as_ref())
-        })
-        .map(|(k, _)| k.clone())
-        .collect()
 }
 
 pub(super) fn request_bind(app: &mut App) {
