@@ -12,7 +12,7 @@ use super::FilterSort;
 use super::format;
 use crate::engine::Features;
 use crate::engine::plugins::names;
-use crate::engine::trace::{Explanation, NodeFilter, NodeScoreTrace};
+use crate::engine::trace::{Explanation, FilterDetail, NodeFilter, NodeScoreTrace};
 use crate::model::resources::Resource;
 use crate::model::{Cluster, Node, ObjectKey, Pod};
 
@@ -237,6 +237,43 @@ pub fn filter_rows<'a>(
         FilterSort::Zone => rows.sort_by(|a, b| a.zone.cmp(&b.zone).then_with(|| a.entry.node.cmp(&b.entry.node))),
     }
     rows
+}
+
+/// One line of what a failing filter plugin knows about a node (from the engine's trace).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DetailLine {
+    /// The plugin that stated it.
+    pub plugin: String,
+    /// The line.
+    pub text: String,
+}
+
+/// The per-node facts behind a Filter verdict, as the engine's trace states them: the
+/// rejecting plugin's detail (which pods' anti-affinity terms match, why no pod matches an
+/// affinity term, which claim a volume reason is about) and PodTopologySpread's arithmetic for
+/// each constraint that fails (domain count, global minimum, skew against maxSkew). The same
+/// lines `explain -o text` prints under the node.
+pub fn node_detail(entry: &NodeFilter) -> Vec<DetailLine> {
+    let first = entry.failure.as_ref().map_or("", |f| f.plugin.as_str());
+    let mut out: Vec<DetailLine> = entry
+        .detail
+        .iter()
+        .map(|d| DetailLine {
+            plugin: first.to_string(),
+            text: d.clone(),
+        })
+        .collect();
+    for d in &entry.details {
+        match d {
+            FilterDetail::TopologySpread(checks) => {
+                out.extend(checks.iter().filter(|c| !c.satisfied).map(|c| DetailLine {
+                    plugin: names::POD_TOPOLOGY_SPREAD.to_string(),
+                    text: format!("spread: {}", crate::explain::text::spread_line(c)),
+                }));
+            }
+        }
+    }
+    out
 }
 
 /// How many nodes failed with each reason (first failures, as upstream's message counts them),

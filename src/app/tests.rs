@@ -1826,3 +1826,56 @@ fn tab_completes_the_command_word() {
     run(&mut a, [Action::Complete]);
     assert_eq!(a.mode, Mode::Command("profile ".into()));
 }
+
+/// The per-node detail the TUI shows under a Filter row comes from the engine's trace: which
+/// pods' anti-affinity terms match (frontend-spread), the spread arithmetic (dedup-job), and
+/// the claim and StorageClass a volume reason is about (orders-db-0, PreFilter facts).
+#[test]
+fn node_detail_states_the_trace_facts_of_the_demo_pods() {
+    use crate::app::analysis::node_detail;
+    let a = demo_app(crate::model::write::Removal::Delete, str::to_string);
+    let ex = |ns: &str, name: &str| match a.explanation(&ObjectKey::new(ns, name)) {
+        Some(Ok(ex)) => ex.clone(),
+        other => panic!(
+            "{ns}/{name} not explained: {:?}",
+            other.map(|r| r.as_ref().err().cloned())
+        ),
+    };
+    let spread = ex("shop", "frontend-spread");
+    let a1 = spread
+        .filter
+        .iter()
+        .find(|f| f.node == "pool-general-a1")
+        .expect("node");
+    let d = node_detail(a1);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].plugin, "InterPodAffinity");
+    assert_eq!(
+        d[0].text,
+        "required pod anti-affinity term 0 matches 2 pod(s) in topology.kubernetes.io/zone=europe-west1-a: shop/shop-web-7c9f-0 (node pool-general-a1), shop/shop-web-7c9f-3 (node pool-general-a2)"
+    );
+    let dedup = ex("batch", "dedup-job");
+    let a1 = dedup.filter.iter().find(|f| f.node == "pool-general-a1").expect("node");
+    let d = node_detail(a1);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].plugin, "PodTopologySpread");
+    assert_eq!(
+        d[0].text,
+        "spread: topology.kubernetes.io/zone=europe-west1-a: 1 matching pod(s) + 1 (this pod) - global minimum 0 (3 of minDomains 4 domains exist, so the minimum counts as 0) = skew 2 > maxSkew 1"
+    );
+    let db = ex("shop", "orders-db-0");
+    let vb = db
+        .pre_filter
+        .iter()
+        .find(|p| p.plugin == "VolumeBinding")
+        .expect("VolumeBinding ran");
+    let f = vb
+        .facts
+        .iter()
+        .find(|f| f.label.starts_with("unbound claims of Immediate"))
+        .expect("fact");
+    assert_eq!(
+        f.value,
+        "PersistentVolumeClaim shop/orders-db-data (StorageClass standard-rwo), phase Pending"
+    );
+}

@@ -344,7 +344,7 @@ fn abbreviate(p: &str) -> String {
 }
 
 /// One failing PodTopologySpread constraint in words and numbers.
-fn spread_line(c: &SpreadCheck) -> String {
+pub fn spread_line(c: &SpreadCheck) -> String {
     let Some(domain) = &c.domain else {
         return format!("node has no label '{}'", c.topology_key);
     };

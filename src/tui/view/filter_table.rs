@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{ViewState, block, record_rows};
+use super::{ViewState, block, record_rows, wrap};
 use crate::app::analysis::{self, FilterClass, FilterRow};
 use crate::app::stepper::{Pipeline, Point};
 use crate::app::{App, PodView};
@@ -200,27 +200,56 @@ pub fn render(
         .max()
         .unwrap_or(4)
         .clamp(4, 16);
+    let sel = v.selected.min(rows.len().saturating_sub(1));
+    // the last column's width: what the fixed columns and the spacing leave
+    let fixed = node_w
+        + if show_zone { zone_w + 1 } else { 0 }
+        + 9
+        + match plugin {
+            None if v.all_failures => 35,
+            None => 19,
+            Some(_) => 0,
+        }
+        + 1;
+    let last_w = usize::from(table_area.width).saturating_sub(fixed).max(10);
+    let mut expanded = None;
     let table_rows: Vec<Row<'_>> = rows
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
             let mut cells = vec![Cell::from(Span::styled(r.entry.node.clone(), theme.accent))];
             if show_zone {
                 cells.push(Cell::from(Span::styled(r.zone.clone(), theme.muted)));
             }
-            match plugin {
+            let (last, style) = match plugin {
                 None => {
                     let style = class_style(theme, r.class);
                     cells.push(Cell::from(Span::styled(r.class.label(), style)));
                     cells.push(Cell::from(plugin_text(r, v.all_failures)));
-                    cells.push(Cell::from(Span::styled(reason_text(r, v.all_failures), style)));
+                    (reason_text(r, v.all_failures), style)
                 }
                 Some(p) => {
                     let (verdict, style, detail) = at_plugin(r, p, &order, theme);
                     cells.push(Cell::from(Span::styled(verdict, style)));
-                    cells.push(Cell::from(Span::styled(detail, style)));
+                    (detail, style)
                 }
+            };
+            // the selected row opens up: the node's detail from the trace, wrapped
+            let extra = if i == sel {
+                detail_lines(r, plugin, last_w)
+            } else {
+                Vec::new()
+            };
+            if extra.is_empty() {
+                cells.push(Cell::from(Span::styled(last, style)));
+                return Row::new(cells);
             }
-            Row::new(cells)
+            let mut lines = vec![Line::from(Span::styled(last, style))];
+            lines.extend(extra.into_iter().map(|l| Line::from(Span::styled(l, theme.muted))));
+            let h = lines.len();
+            expanded = Some((i, h - 1));
+            cells.push(Cell::from(ratatui::text::Text::from(lines)));
+            Row::new(cells).height(u16::try_from(h).unwrap_or(1))
         })
         .collect();
     let mut widths = vec![Constraint::Length(u16::try_from(node_w).unwrap_or(32))];
@@ -260,7 +289,34 @@ pub fn render(
         .header(Row::new(header).style(theme.header))
         .row_highlight_style(theme.selected)
         .column_spacing(1);
-    view.panel.select(Some(v.selected.min(rows.len() - 1)));
+    view.panel.select(Some(sel));
     frame.render_stateful_widget(table, table_area, &mut view.panel);
     record_rows(view, table_area, view.panel.offset());
+    view.rows_expanded = expanded;
+}
+
+/// Most lines the selected row opens up to (the node view shows everything).
+const DETAIL_MAX: usize = 8;
+
+/// The selected row's detail lines, wrapped to the column: at the Filter summary every line
+/// the trace holds for the node, at a plugin step that plugin's lines.
+fn detail_lines(r: &FilterRow<'_>, plugin: Option<&str>, width: usize) -> Vec<String> {
+    let first = r.plugin();
+    let mut out = Vec::new();
+    for d in analysis::node_detail(r.entry) {
+        if plugin.is_some_and(|p| p != d.plugin) {
+            continue;
+        }
+        let text = if plugin.is_none() && d.plugin != first && !d.plugin.is_empty() {
+            format!("{}: {}", d.plugin, d.text)
+        } else {
+            d.text
+        };
+        out.extend(wrap(&format!("↳ {text}"), width, DETAIL_MAX));
+    }
+    if out.len() > DETAIL_MAX {
+        out.truncate(DETAIL_MAX - 1);
+        out.push("… (Enter: the node view shows it all)".into());
+    }
+    out
 }

@@ -38,6 +38,9 @@ pub struct ViewState {
     pub rows_area: Option<Rect>,
     /// The first row shown in `rows_area`.
     pub rows_offset: usize,
+    /// A row drawn taller than one line (the Filter table's selected row with its detail):
+    /// its index and how many lines it takes beyond the first.
+    pub rows_expanded: Option<(usize, usize)>,
     /// Where each pipeline point was drawn.
     pub points: Vec<Rect>,
     /// A spinner was drawn: the next tick changes the frame.
@@ -66,8 +69,22 @@ impl ViewState {
     /// The row index under a screen position, if it is on the main table.
     pub fn row_at(&self, x: u16, y: u16) -> Option<usize> {
         let a = self.rows_area?;
-        (x >= a.x && x < a.x + a.width && y >= a.y && y < a.y + a.height)
-            .then(|| self.rows_offset + usize::from(y - a.y))
+        if !(x >= a.x && x < a.x + a.width && y >= a.y && y < a.y + a.height) {
+            return None;
+        }
+        let line = usize::from(y - a.y);
+        let row = self.rows_offset + line;
+        Some(match self.rows_expanded {
+            // lines below a taller row belong to the rows after it
+            Some((r, extra)) if r >= self.rows_offset && row > r => {
+                if row <= r + extra {
+                    r
+                } else {
+                    row - extra
+                }
+            }
+            _ => row,
+        })
     }
 
     /// The pipeline point under a screen position.
@@ -459,6 +476,7 @@ pub fn record_rows(view: &mut ViewState, table_area: Rect, offset: usize) {
         ..table_area
     });
     view.rows_offset = offset;
+    view.rows_expanded = None;
 }
 
 #[cfg(test)]

@@ -105,8 +105,14 @@ fn why<'a>(app: &App, node: &Node, pod: &Pod, theme: &Theme) -> Vec<Line<'a>> {
                         Span::styled(format!(": {}", fl.reasons.join(", ")), style),
                     ]));
                 }
-                for d in &f.detail {
-                    lines.push(Line::from(Span::styled(format!("  {d}"), theme.muted)));
+                let first = f.failure.as_ref().map_or("", |x| x.plugin.as_str());
+                for d in analysis::node_detail(f) {
+                    let text = if d.plugin == first || d.plugin.is_empty() {
+                        format!("  ↳ {}", d.text)
+                    } else {
+                        format!("  ↳ {}: {}", d.plugin, d.text)
+                    };
+                    lines.push(Line::from(Span::styled(text, theme.muted)));
                 }
                 for a in f.all_failures.iter().skip(1) {
                     lines.push(Line::from(Span::styled(

@@ -136,8 +136,31 @@ fn pod_has_pvcs(cluster: &crate::model::Cluster, pod: &Pod) -> Result<bool, Stri
 }
 
 impl PreFilterPlugin for VolumeBinding {
-    fn pre_filter_facts(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<crate::engine::trace::Fact> {
-        vec![crate::engine::plugins::volume_helpers::claims_fact(&pod.pod, true)]
+    fn pre_filter_facts(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<crate::engine::trace::Fact> {
+        let mut facts = vec![crate::engine::plugins::volume_helpers::claims_fact(&pod.pod, true)];
+        // the claims that should be bound already, with their class (what the reason is about)
+        if let Ok(c) = get_pod_volume_claims(&cx.snapshot.cluster, &pod.pod)
+            && !c.unbound_immediate.is_empty()
+        {
+            let items: Vec<String> = c
+                .unbound_immediate
+                .iter()
+                .map(|pvc| {
+                    let phase = pvc
+                        .status
+                        .as_ref()
+                        .and_then(|s| s.phase.as_deref())
+                        .unwrap_or("Pending");
+                    format!("{}, phase {phase}", claim_label(pvc))
+                })
+                .collect();
+            facts.push(crate::engine::trace::Fact::list(
+                "unbound claims of Immediate classes (the provisioner or the PV controller should have bound them)",
+                &items,
+                "",
+            ));
+        }
+        facts
     }
 
     fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
@@ -201,6 +224,21 @@ fn state_error() -> Status {
     Status::error(format!("error reading {STATE_KEY:?} from cycleState: not found"))
 }
 
+/// `PersistentVolumeClaim ns/name (StorageClass sc)`, as the detail names a claim.
+fn claim_label(pvc: &k8s_openapi::api::core::v1::PersistentVolumeClaim) -> String {
+    let class = pvc
+        .spec
+        .as_ref()
+        .and_then(|s| s.storage_class_name.as_deref())
+        .filter(|c| !c.is_empty())
+        .unwrap_or("none");
+    format!(
+        "PersistentVolumeClaim {}/{} (StorageClass {class})",
+        super::volume_helpers::claim_namespace(pvc),
+        claim_name(pvc)
+    )
+}
+
 impl FilterPlugin for VolumeBinding {
     fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
         let Some(s) = state.read::<StateData>(STATE_KEY) else {
@@ -211,6 +249,47 @@ impl FilterPlugin for VolumeBinding {
             Ok(r) if r.reasons.is_empty() => Status::success(),
             Ok(r) => Status::new(Code::UnschedulableAndUnresolvable, r.reasons),
         }
+    }
+
+    /// Which claim each reason is about: the same check run on each claim alone.
+    fn failure_detail(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Vec<String> {
+        let Some(s) = state.read::<StateData>(STATE_KEY) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for pvc in &s.claims.bound {
+            let one = PodVolumeClaims {
+                bound: vec![pvc.clone()],
+                ..PodVolumeClaims::default()
+            };
+            if let Ok(r) = self.find(cx, &one, pod, node)
+                && !r.reasons.is_empty()
+            {
+                out.push(format!(
+                    "{} is bound to PersistentVolume {}: {}",
+                    claim_label(pvc),
+                    claim_volume_name(pvc),
+                    r.reasons.join(", ")
+                ));
+            }
+        }
+        for pvc in &s.claims.unbound_delay_binding {
+            let one = PodVolumeClaims {
+                unbound_delay_binding: vec![pvc.clone()],
+                unbound_volumes_delay_binding: s.claims.unbound_volumes_delay_binding.clone(),
+                ..PodVolumeClaims::default()
+            };
+            if let Ok(r) = self.find(cx, &one, pod, node)
+                && !r.reasons.is_empty()
+            {
+                out.push(format!(
+                    "{} (WaitForFirstConsumer, unbound): {}",
+                    claim_label(pvc),
+                    r.reasons.join(", ")
+                ));
+            }
+        }
+        out
     }
 }
 
