@@ -74,6 +74,7 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
         SimOptions {
             max_passes: args.max_passes,
             only,
+            placement: None,
         },
     );
     if let Some(path) = &args.write {

@@ -16,10 +16,12 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::framework::placement::{self, PlacementScores};
+use super::framework::plugin::{Ctx, Placement, PodGroupAssignments, PodGroupView};
 use super::framework::runner::{self, EngineError};
 use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
-use super::release::Features;
+use super::release::{Features, Gate};
 use super::simulate::{AttemptOutcome, EventKind, FinalState, SimOptions, simulate};
 use super::trace::GangTrace;
 use crate::model::{Cluster, ObjectKey};
@@ -143,6 +145,12 @@ pub enum GroupOutcome {
         /// Pending members that fit nowhere (held, unschedulable, preempting).
         blockers: Vec<ObjectKey>,
     },
+    /// 1.36's placement algorithm stopped before any member was tried (the placements
+    /// could not be generated or scored).
+    NoPlacement {
+        /// The status.
+        message: String,
+    },
 }
 
 /// The group's pass.
@@ -158,6 +166,48 @@ pub struct GroupCycle {
     pub members: Vec<Member>,
     /// The outcome.
     pub outcome: GroupOutcome,
+    /// 1.36's TopologyAwareWorkloadScheduling: the placements the group was tried in (the
+    /// members and outcome above are the chosen placement's, or the first placement's when
+    /// the group fits in none, as upstream reports it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placements: Option<PlacementsTrace>,
+}
+
+/// The placements of a pod-group cycle.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlacementsTrace {
+    /// The profile's PlacementGenerate plugin (None: the one placement of every node).
+    pub generator: Option<String>,
+    /// The PodGroup's topology key (schedulingConstraints.topology[0].key).
+    pub topology_key: Option<String>,
+    /// Each placement and what became of the group in it, in domain order.
+    pub tried: Vec<PlacementTry>,
+    /// The PlacementScore scores, when more than one placement fits.
+    pub scores: Vec<PlacementScores>,
+    /// The placement chosen (None when none fits).
+    pub chosen: Option<String>,
+    /// Placements tied at the best score (upstream picks one of them at random; kschedtui
+    /// answers with the first and lists them all).
+    pub tied: Vec<String>,
+    /// The group's status when it fits nowhere, or the error that stopped the cycle.
+    pub message: Option<String>,
+}
+
+/// The group in one placement.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlacementTry {
+    /// The placement (the domain).
+    pub name: String,
+    /// Its nodes.
+    pub nodes: Vec<String>,
+    /// Whether the group completes in it.
+    pub fits: bool,
+    /// The group's verdict in it.
+    pub verdict: String,
+    /// Its members' results in it.
+    pub members: Vec<Member>,
 }
 
 impl GroupCycle {
@@ -171,6 +221,9 @@ impl GroupCycle {
                 g.min_member
             ),
             GroupOutcome::NoGroupObject => format!("the group {} does not exist: no member is scheduled", g.group),
+            GroupOutcome::NoPlacement { message } => {
+                format!("the group's cycle stops before any member is tried: {message}")
+            }
             GroupOutcome::TooFewMembers { have, need } => format!(
                 "the group can never complete as it is: {have} member(s) exist, minMember is {need}; {} more pod(s) must be created",
                 need - have
@@ -202,13 +255,182 @@ pub fn group_cycle(
         .map(|gang| group_cycle_of(cluster, profiles, features, pod, gang)))
 }
 
-/// As [`group_cycle`], for a pod whose explanation already gave its gang.
+/// As [`group_cycle`], for a pod whose explanation already gave its gang. With 1.36's
+/// TopologyAwareWorkloadScheduling on, a native pod group is tried in every placement the
+/// profile generates and the best-scored placement where it fits is the answer
+/// (`podGroupSchedulingPlacementAlgorithm`).
 pub fn group_cycle_of(
     cluster: &Cluster,
     profiles: &[Framework],
     features: &Features,
     pod: &ObjectKey,
     gang: GangTrace,
+) -> GroupCycle {
+    let native = cluster
+        .pods
+        .iter()
+        .find(|p| p.key == *pod)
+        .and_then(|p| p.scheduling_group().map(|g| (p, g.to_string())));
+    match native {
+        Some((p, group)) if features.on(Gate::TopologyAwareWorkloadScheduling) => {
+            let fw = profiles.iter().find(|f| f.name == p.scheduler_name);
+            match fw {
+                Some(fw) => placement_cycle(cluster, profiles, features, pod, gang, fw, &group),
+                None => pass(cluster, profiles, features, pod, gang, None),
+            }
+        }
+        _ => pass(cluster, profiles, features, pod, gang, None),
+    }
+}
+
+/// The message of a group that fits in no placement (`0/%d placements are available`), with
+/// the default algorithm's own status as the first placement's.
+fn no_placement_message(n: usize) -> String {
+    format!("0/{n} placements are available, first placement status: pod group is unschedulable")
+}
+
+/// 1.36's placement algorithm for the pod's group.
+fn placement_cycle(
+    cluster: &Cluster,
+    profiles: &[Framework],
+    features: &Features,
+    pod: &ObjectKey,
+    gang: GangTrace,
+    fw: &Framework,
+    group: &str,
+) -> GroupCycle {
+    let snap = Snapshot::new(Arc::new(cluster.clone()), features);
+    let cx = Ctx { snapshot: &snap };
+    let scheduled: Vec<(ObjectKey, String)> = cluster
+        .pods
+        .iter()
+        .filter(|m| m.key.namespace == pod.namespace && m.scheduling_group() == Some(group) && !m.is_finished())
+        .filter_map(|m| m.node_name.clone().map(|n| (m.key.clone(), n)))
+        .collect();
+    let view = PodGroupView {
+        key: ObjectKey::new(&pod.namespace, group),
+        scheduled,
+    };
+    let topology_key = cluster
+        .scheduling_pod_groups
+        .get(&view.key)
+        .and_then(|pg| pg.spec.topology_key().map(str::to_string));
+    let mut trace = PlacementsTrace {
+        generator: fw.placement_generate.first().map(|p| p.name().to_string()),
+        topology_key,
+        tried: Vec::new(),
+        scores: Vec::new(),
+        chosen: None,
+        tied: Vec::new(),
+        message: None,
+    };
+    let nodes: Vec<String> = snap.nodes.iter().map(|n| n.name().to_string()).collect();
+    let all = nodes.len();
+    let placements = match placement::generate(&cx, fw, &view, nodes) {
+        Ok(p) => p,
+        Err(s) => {
+            trace.message = Some(s.message());
+            return GroupCycle {
+                bound_before: gang.assigned.saturating_sub(gang.waiting.len()),
+                outcome: GroupOutcome::NoPlacement { message: s.message() },
+                gang,
+                members: Vec::new(),
+                placements: Some(trace),
+            };
+        }
+    };
+    let mut results: Vec<(Placement, GroupCycle)> = Vec::new();
+    for pl in placements {
+        // A placement of every node is no placement (`AssumePlacement`).
+        let set = (pl.nodes.len() != all).then(|| pl.nodes.iter().cloned().collect());
+        let r = pass(cluster, profiles, features, pod, gang.clone(), set);
+        results.push((pl, r));
+    }
+    trace.tried = results
+        .iter()
+        .map(|(pl, r)| PlacementTry {
+            name: pl.name.clone(),
+            nodes: pl.nodes.clone(),
+            fits: r.outcome == GroupOutcome::Completes,
+            verdict: r.verdict(),
+            members: r.members.clone(),
+        })
+        .collect();
+    let fitting: Vec<usize> = (0..results.len())
+        .filter(|&i| results[i].1.outcome == GroupOutcome::Completes)
+        .collect();
+    let chosen = match fitting.as_slice() {
+        [] => {
+            trace.message = Some(no_placement_message(results.len()));
+            0
+        }
+        [one] => *one,
+        many => {
+            let assignments: Vec<PodGroupAssignments<'_>> = many
+                .iter()
+                .map(|&i| {
+                    let (pl, r) = &results[i];
+                    PodGroupAssignments {
+                        placement: pl,
+                        proposed: r
+                            .members
+                            .iter()
+                            .filter_map(|m| {
+                                let node = match &m.result {
+                                    MemberResult::Bound { node } | MemberResult::Waiting { node } => node,
+                                    _ => return None,
+                                };
+                                Some((snap.pod_infos.get(&m.pod)?.clone(), node.clone()))
+                            })
+                            .collect(),
+                    }
+                })
+                .collect();
+            match placement::score(&cx, fw, &view, &assignments) {
+                Ok(scores) => {
+                    let best = scores.iter().map(|s| s.total).max().unwrap_or(0);
+                    trace.tied = scores
+                        .iter()
+                        .filter(|s| s.total == best)
+                        .map(|s| s.placement.clone())
+                        .collect();
+                    let first = scores.iter().position(|s| s.total == best).unwrap_or(0);
+                    trace.scores = scores;
+                    many[first]
+                }
+                Err(s) => {
+                    trace.message = Some(s.message());
+                    let (_, r) = &results[many[0]];
+                    return GroupCycle {
+                        bound_before: r.bound_before,
+                        outcome: GroupOutcome::NoPlacement { message: s.message() },
+                        gang,
+                        members: Vec::new(),
+                        placements: Some(trace),
+                    };
+                }
+            }
+        }
+    };
+    let Some((pl, mut r)) = results.into_iter().nth(chosen) else {
+        return pass(cluster, profiles, features, pod, gang, None);
+    };
+    if !fitting.is_empty() {
+        trace.chosen = Some(pl.name);
+    }
+    r.placements = Some(trace);
+    r
+}
+
+/// One pass of the group's pending members, filtered and scored on `placement`'s nodes only
+/// (None: every node).
+fn pass(
+    cluster: &Cluster,
+    profiles: &[Framework],
+    features: &Features,
+    pod: &ObjectKey,
+    gang: GangTrace,
+    placement: Option<BTreeSet<String>>,
 ) -> GroupCycle {
     let bound_before = gang.assigned.saturating_sub(gang.waiting.len());
     let mut only: BTreeSet<ObjectKey> = gang.unplaced.iter().cloned().collect();
@@ -221,6 +443,7 @@ pub fn group_cycle_of(
         SimOptions {
             max_passes: 1,
             only: Some(only),
+            placement,
         },
     );
     let first_wait = |k: &ObjectKey| {
@@ -303,6 +526,7 @@ pub fn group_cycle_of(
         bound_before,
         members,
         outcome,
+        placements: None,
     }
 }
 
@@ -415,6 +639,259 @@ mod tests {
         assert_eq!(
             group_cycle(&c, &profiles, &f, &ObjectKey::new("ml", "solo")).unwrap(),
             None
+        );
+    }
+
+    /// 1.36 with TopologyAwareWorkloadScheduling: nodes `(name, zone, cpu)`, a PodGroup
+    /// `workers` (minCount `min`, topology key `zone` unless `key` is None) and its members
+    /// `(name, cpu, nodeName)`.
+    fn tas_cluster(
+        nodes: &[(&str, Option<&str>, &str)],
+        min: u32,
+        key: Option<&str>,
+        pods: &[(&str, &str, Option<&str>)],
+    ) -> Cluster {
+        let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+        for (n, zone, cpu) in nodes {
+            let labels = zone.map(|z| format!(", labels: {{zone: {z}}}")).unwrap_or_default();
+            text.push_str(&format!(
+                "- {{apiVersion: v1, kind: Node, metadata: {{name: {n}{labels}}}, status: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '10'}}}}}}\n"
+            ));
+        }
+        let constraints = key
+            .map(|k| format!(", schedulingConstraints: {{topology: [{{key: {k}}}]}}"))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "- {{apiVersion: scheduling.k8s.io/v1alpha2, kind: PodGroup, metadata: {{name: workers, namespace: ml}}, spec: {{schedulingPolicy: {{gang: {{minCount: {min}}}}}{constraints}}}}}\n"
+        ));
+        for (name, cpu, node) in pods {
+            let node = node.map(|n| format!(", nodeName: {n}")).unwrap_or_default();
+            text.push_str(&format!(
+                "- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ml, uid: u-{name}}}, spec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: '{cpu}'}}}}}}]{node}, schedulingGroup: {{podGroupName: workers}}}}}}\n"
+            ));
+        }
+        load_str("t", &text).unwrap()
+    }
+
+    fn tas_features() -> Features {
+        let g = FeatureGates::parse("GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true")
+            .unwrap();
+        Features::with_gates(Release::at(36), &g).unwrap()
+    }
+
+    fn tas_run(c: &Cluster, pod: &str) -> GroupCycle {
+        let f = tas_features();
+        let profiles = build_profiles(None, f.clone()).unwrap();
+        group_cycle(c, &profiles, &f, &ObjectKey::new("ml", pod))
+            .unwrap()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_default_profile_of_1_36_with_tas_has_the_placement_plugins() {
+        let fw = Framework::default_profile(tas_features()).unwrap();
+        let generate: Vec<&str> = fw.placement_generate.iter().map(|p| p.name()).collect();
+        assert_eq!(generate, vec!["TopologyPlacementGenerator"]);
+        let score: Vec<(&str, i64)> = fw.placement_score.iter().map(|(p, w)| (p.name(), *w)).collect();
+        assert_eq!(score, vec![("NodeResourcesFit", 1), ("PodGroupPodsCount", 1)]);
+        let off = Framework::default_profile(features()).unwrap();
+        assert!(off.placement_generate.is_empty() && off.placement_score.is_empty());
+    }
+
+    #[test]
+    fn a_group_is_placed_in_the_only_domain_where_it_fits() {
+        // zone-a: two 4-cpu nodes hold three 2-cpu members; zone-b's one node holds two.
+        let c = tas_cluster(
+            &[
+                ("a1", Some("zone-a"), "4"),
+                ("a2", Some("zone-a"), "4"),
+                ("b1", Some("zone-b"), "4"),
+                ("x", None, "64"),
+            ],
+            3,
+            Some("zone"),
+            &[("w0", "2", None), ("w1", "2", None), ("w2", "2", None)],
+        );
+        let g = tas_run(&c, "w0");
+        let p = g.placements.as_ref().unwrap();
+        assert_eq!(p.generator.as_deref(), Some("TopologyPlacementGenerator"));
+        assert_eq!(p.topology_key.as_deref(), Some("zone"));
+        // The node without the label belongs to no placement.
+        let tried: Vec<(&str, Vec<&str>, bool)> = p
+            .tried
+            .iter()
+            .map(|t| (t.name.as_str(), t.nodes.iter().map(String::as_str).collect(), t.fits))
+            .collect();
+        assert_eq!(
+            tried,
+            vec![("zone-a", vec!["a1", "a2"], true), ("zone-b", vec!["b1"], false)]
+        );
+        assert_eq!(p.chosen.as_deref(), Some("zone-a"));
+        assert!(p.scores.is_empty(), "one placement fits: no scoring");
+        assert_eq!(g.outcome, GroupOutcome::Completes);
+        let nodes: Vec<&str> = g
+            .members
+            .iter()
+            .map(|m| match &m.result {
+                MemberResult::Bound { node } => node.as_str(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        // LeastAllocated spreads the members; the tie for the third goes to the first node.
+        assert_eq!(nodes, vec!["a1", "a2", "a1"]);
+        // In zone-b the third member finds no node among the placement's one node.
+        let b = &p.tried[1];
+        assert!(
+            matches!(&b.members[2].result, MemberResult::Unschedulable { message } if message.starts_with("0/1 nodes are available: 1 Insufficient cpu.")),
+            "{:?}",
+            b.members[2]
+        );
+    }
+
+    #[test]
+    fn placements_where_the_group_fits_are_scored_and_the_best_is_chosen() {
+        // Both zones hold the three 1-cpu members. NodeResourcesFit's placement score is
+        // MostAllocated over the whole placement (cpu and memory, weights 1), the members'
+        // memory counted at the non-zero default of 200Mi:
+        // zone-a: cpu 3000/8000 → 37, memory 3×200Mi / 16Gi → 3, (37+3)/2 = 20;
+        // zone-b: cpu 3000/8000 → 37, memory 3×200Mi / 8Gi → 7, (37+7)/2 = 22.
+        // PodGroupPodsCount: 3 pods in each → 100 after normalization.
+        let c = tas_cluster(
+            &[
+                ("a1", Some("zone-a"), "4"),
+                ("a2", Some("zone-a"), "4"),
+                ("b1", Some("zone-b"), "8"),
+            ],
+            3,
+            Some("zone"),
+            &[("w0", "1", None), ("w1", "1", None), ("w2", "1", None)],
+        );
+        let g = tas_run(&c, "w1");
+        let p = g.placements.as_ref().unwrap();
+        type PluginScores<'a> = Vec<(&'a str, i64, i64, i64)>;
+        let scores: Vec<(&str, PluginScores<'_>, i64)> = p
+            .scores
+            .iter()
+            .map(|s| {
+                (
+                    s.placement.as_str(),
+                    s.scores
+                        .iter()
+                        .map(|x| (x.plugin.as_str(), x.raw, x.normalized, x.weighted))
+                        .collect(),
+                    s.total,
+                )
+            })
+            .collect();
+        assert_eq!(
+            scores,
+            vec![
+                (
+                    "zone-a",
+                    vec![("NodeResourcesFit", 20, 20, 20), ("PodGroupPodsCount", 3, 100, 100)],
+                    120
+                ),
+                (
+                    "zone-b",
+                    vec![("NodeResourcesFit", 22, 22, 22), ("PodGroupPodsCount", 3, 100, 100)],
+                    122
+                ),
+            ]
+        );
+        assert_eq!(p.chosen.as_deref(), Some("zone-b"));
+        assert_eq!(p.tied, vec!["zone-b".to_string()]);
+        assert!(
+            g.members
+                .iter()
+                .all(|m| m.result == MemberResult::Bound { node: "b1".into() })
+        );
+        let text = crate::explain::group::render(&g);
+        assert!(text.contains("zone-b (1 node(s)): the group fits  ← chosen"), "{text}");
+        assert!(
+            text.contains("score 122: NodeResourcesFit 22 → 22 ×w = 22, PodGroupPodsCount 3 → 100 ×w = 100"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn scheduled_members_pin_the_domain_and_a_group_that_fits_nowhere_says_so() {
+        // w0 is bound in zone-b: only zone-b is a placement, and its node is full.
+        let c = tas_cluster(
+            &[("a1", Some("zone-a"), "8"), ("b1", Some("zone-b"), "2")],
+            3,
+            Some("zone"),
+            &[("w0", "2", Some("b1")), ("w1", "2", None), ("w2", "2", None)],
+        );
+        let g = tas_run(&c, "w1");
+        let p = g.placements.as_ref().unwrap();
+        let names: Vec<&str> = p.tried.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, vec!["zone-b"]);
+        assert_eq!(p.chosen, None);
+        assert_eq!(
+            p.message.as_deref(),
+            Some("0/1 placements are available, first placement status: pod group is unschedulable")
+        );
+        assert!(
+            matches!(g.outcome, GroupOutcome::Short { placed: 1, need: 3, .. }),
+            "{:?}",
+            g.outcome
+        );
+    }
+
+    #[test]
+    fn members_in_two_domains_stop_the_cycle_with_upstreams_error() {
+        let c = tas_cluster(
+            &[("a1", Some("zone-a"), "8"), ("b1", Some("zone-b"), "8")],
+            3,
+            Some("zone"),
+            &[("w0", "1", Some("a1")), ("w1", "1", Some("b1")), ("w2", "1", None)],
+        );
+        let g = tas_run(&c, "w2");
+        assert_eq!(
+            g.outcome,
+            GroupOutcome::NoPlacement {
+                message: "cannot determine domain for already scheduled pods: more than 1 domain found for pod group: zone-a, zone-b".into()
+            }
+        );
+        assert!(g.members.is_empty());
+    }
+
+    #[test]
+    fn without_a_topology_constraint_the_group_has_one_placement_of_every_node() {
+        let c = tas_cluster(
+            &[("a1", Some("zone-a"), "2"), ("b1", Some("zone-b"), "2")],
+            2,
+            None,
+            &[("w0", "2", None), ("w1", "2", None)],
+        );
+        let g = tas_run(&c, "w0");
+        let p = g.placements.as_ref().unwrap();
+        assert_eq!(p.topology_key, None);
+        assert_eq!(p.tried.len(), 1);
+        assert_eq!(p.tried[0].nodes, vec!["a1".to_string(), "b1".to_string()]);
+        assert_eq!(g.outcome, GroupOutcome::Completes);
+    }
+
+    #[test]
+    fn default_preemption_is_off_for_placement_groups_and_with_workload_aware_preemption() {
+        use crate::engine::plugins::default_preemption::{NOT_ELIGIBLE_PLACEMENT, NOT_ELIGIBLE_WORKLOAD_AWARE};
+        let c = tas_cluster(&[("a1", Some("zone-a"), "1")], 1, Some("zone"), &[("w0", "4", None)]);
+        let f = tas_features();
+        let profiles = build_profiles(None, f.clone()).unwrap();
+        let snap = Snapshot::new(Arc::new(c.clone()), &f);
+        let ex = runner::explain(&snap, &profiles, &ObjectKey::new("ml", "w0")).unwrap();
+        assert_eq!(
+            ex.post_filter.as_ref().map(|p| p.message.as_str()),
+            Some(NOT_ELIGIBLE_PLACEMENT)
+        );
+        let g = FeatureGates::parse("GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true").unwrap();
+        let f = Features::with_gates(Release::at(36), &g).unwrap();
+        let profiles = build_profiles(None, f.clone()).unwrap();
+        let snap = Snapshot::new(Arc::new(c), &f);
+        let ex = runner::explain(&snap, &profiles, &ObjectKey::new("ml", "w0")).unwrap();
+        assert_eq!(
+            ex.post_filter.as_ref().map(|p| p.message.as_str()),
+            Some(NOT_ELIGIBLE_WORKLOAD_AWARE)
         );
     }
 }

@@ -99,6 +99,10 @@ pub struct PluginsConfig {
     pub bind: PluginSet,
     #[serde(default)]
     pub post_bind: PluginSet,
+    #[serde(default)]
+    pub placement_generate: PluginSet,
+    #[serde(default)]
+    pub placement_score: PluginSet,
 }
 
 /// One `pluginConfig` entry.
@@ -363,7 +367,7 @@ fn describe_set(s: &PluginSet) -> String {
 
 impl PluginsConfig {
     /// Every extension point's set, by its field name.
-    pub fn sets(&self) -> [(&'static str, &PluginSet); 13] {
+    pub fn sets(&self) -> [(&'static str, &PluginSet); 15] {
         [
             ("multiPoint", &self.multi_point),
             ("preEnqueue", &self.pre_enqueue),
@@ -378,6 +382,8 @@ impl PluginsConfig {
             ("preBind", &self.pre_bind),
             ("bind", &self.bind),
             ("postBind", &self.post_bind),
+            ("placementGenerate", &self.placement_generate),
+            ("placementScore", &self.placement_score),
         ]
     }
 }
@@ -428,7 +434,7 @@ struct Point<'a> {
 }
 
 /// The extension points of a merged configuration, in cycle order (MultiPoint aside).
-fn points(merged: &PluginsConfig) -> [Point<'_>; 12] {
+fn points(merged: &PluginsConfig) -> [Point<'_>; 14] {
     [
         ("PreEnqueue", &merged.pre_enqueue),
         ("QueueSort", &merged.queue_sort),
@@ -442,6 +448,8 @@ fn points(merged: &PluginsConfig) -> [Point<'_>; 12] {
         ("PreBind", &merged.pre_bind),
         ("Bind", &merged.bind),
         ("PostBind", &merged.post_bind),
+        ("PlacementGenerate", &merged.placement_generate),
+        ("PlacementScore", &merged.placement_score),
     ]
     .map(|(name, set)| Point { name, set })
 }
@@ -471,6 +479,8 @@ fn merged_plugin_sets(cfg: &ProfileConfig, features: &Features) -> PluginsConfig
         pre_bind: merge_set(&defaults.pre_bind, &custom.pre_bind),
         bind: merge_set(&defaults.bind, &custom.bind),
         post_bind: merge_set(&defaults.post_bind, &custom.post_bind),
+        placement_generate: merge_set(&defaults.placement_generate, &custom.placement_generate),
+        placement_score: merge_set(&defaults.placement_score, &custom.placement_score),
     }
 }
 
@@ -529,6 +539,8 @@ fn implements(slots: &PluginSlots, point: &str) -> bool {
         "PreBind" => s.pre_bind.is_some() || s.later.contains(&point),
         "Bind" => s.bind.is_some() || s.later.contains(&point),
         "PostBind" => s.post_bind.is_some() || s.later.contains(&point),
+        "PlacementGenerate" => s.placement_generate.is_some(),
+        "PlacementScore" => s.placement_score.is_some(),
         other => s.later.contains(&other),
     }
 }
@@ -584,17 +596,20 @@ fn order_points(
     order
 }
 
-/// Score weights (`getScoreWeights`): the Score point's own entries first, then MultiPoint's;
-/// an unset weight is 1.
+/// Score weights (`getValidScoreWeights`): the point's own entries first, then MultiPoint's;
+/// an unset weight is 1. `point` is "Score" or "PlacementScore"; `what` the prefix of the
+/// overflow message ("" or "placement score plugins: ").
 fn score_weights(
     profile: &str,
+    own: &PluginSet,
     merged: &PluginsConfig,
-    instances: &BTreeMap<String, PluginSlots>,
+    takes_part: impl Fn(&str) -> bool,
+    what: &str,
 ) -> Result<BTreeMap<String, i64>, ProfileError> {
     let mut weights: BTreeMap<String, i64> = BTreeMap::new();
     let mut total: i64 = 0;
-    for e in merged.score.enabled.iter().chain(merged.multi_point.enabled.iter()) {
-        if instances.get(&e.name).is_some_and(|s| s.score.is_some()) && !weights.contains_key(&e.name) {
+    for e in own.enabled.iter().chain(merged.multi_point.enabled.iter()) {
+        if !weights.contains_key(&e.name) && takes_part(&e.name) {
             let w = if e.weight == 0 { 1 } else { e.weight };
             // The framework refuses weights whose maximal total could overflow an int64,
             // with Go's wrapping arithmetic: after a negative weight the bound wraps
@@ -602,7 +617,7 @@ fn score_weights(
             let max = w.checked_mul(MAX_NODE_SCORE);
             if max.is_none_or(|m| m > i64::MAX.wrapping_sub(total)) {
                 return Err(ProfileError::Config(format!(
-                    "profile '{profile}': total score of Score plugins could overflow"
+                    "profile '{profile}': {what}total score of Score plugins could overflow"
                 )));
             }
             total = total.wrapping_add(max.unwrap_or(0));
@@ -619,6 +634,7 @@ fn assemble(
     order: &BTreeMap<&'static str, Vec<PluginRef>>,
     instances: &BTreeMap<String, PluginSlots>,
     weights: &BTreeMap<String, i64>,
+    placement_weights: &BTreeMap<String, i64>,
 ) -> Framework {
     let pick = |point: &str| order.get(point).map(Vec::as_slice).unwrap_or_default();
     let slots = |point: &str| pick(point).iter().filter_map(|r| instances.get(&r.name));
@@ -655,6 +671,16 @@ fn assemble(
         pre_bind: slots("PreBind").filter_map(|s| s.pre_bind.clone()).collect(),
         bind: slots("Bind").filter_map(|s| s.bind.clone()).collect(),
         post_bind: slots("PostBind").filter_map(|s| s.post_bind.clone()).collect(),
+        placement_generate: slots("PlacementGenerate")
+            .filter_map(|s| s.placement_generate.clone())
+            .collect(),
+        placement_score: pick("PlacementScore")
+            .iter()
+            .filter_map(|r| {
+                let s = instances.get(&r.name)?.placement_score.clone()?;
+                Some((s, placement_weights.get(&r.name).copied().unwrap_or(1)))
+            })
+            .collect(),
         not_implemented: instances
             .iter()
             .filter(|(_, s)| s.not_implemented)
@@ -686,8 +712,27 @@ impl Framework {
         let merged = merged_plugin_sets(cfg, &features);
         let instances = instantiate_plugins(&profile, cfg, &merged, &features)?;
         let order = order_points(&merged, &instances);
-        let weights = score_weights(&profile, &merged, &instances)?;
-        let fw = assemble(profile, features, &order, &instances, &weights);
+        let weights = score_weights(
+            &profile,
+            &merged.score,
+            &merged,
+            |n| instances.get(n).is_some_and(|s| s.score.is_some()),
+            "",
+        )?;
+        let placement_weights = score_weights(
+            &profile,
+            &merged.placement_score,
+            &merged,
+            |n| instances.get(n).is_some_and(|s| s.placement_score.is_some()),
+            "placement score plugins: ",
+        )?;
+        let fw = assemble(profile, features, &order, &instances, &weights, &placement_weights);
+        if fw.placement_generate.len() > 1 {
+            return Err(ProfileError::Config(format!(
+                "at most one placement generate plugin is allowed for profile with scheduler name {:?}",
+                fw.name
+            )));
+        }
         if fw.queue_sort.len() != 1 {
             return Err(ProfileError::Config(format!(
                 "profile '{}': exactly one queue sort plugin is required, found {}",

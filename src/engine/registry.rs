@@ -9,8 +9,8 @@ use super::plugins::names;
 use super::plugins::{
     coscheduling, default_binder, default_preemption, deferred_pod_scheduling, dynamic_resources, gang_scheduling,
     image_locality, inter_pod_affinity, node_affinity, node_declared_features, node_name, node_ports, node_resources,
-    node_unschedulable, node_volume_limits, pod_topology_spread, queue_sort, scheduling_gates, taint_toleration,
-    volume_binding, volume_binding_cycle, volume_restrictions, volume_zone,
+    node_unschedulable, node_volume_limits, pod_group_pods_count, pod_topology_spread, queue_sort, scheduling_gates,
+    taint_toleration, topology_placement, volume_binding, volume_binding_cycle, volume_restrictions, volume_zone,
 };
 use super::release::{Change, Cond, Features};
 
@@ -42,6 +42,12 @@ const KNOWS_NODE_DECLARED_FEATURES: &[Cond] = &[Cond::Knows(crate::engine::relea
 
 /// GangScheduling is registered from 1.35 (the release with the Workload API).
 const KNOWS_GENERIC_WORKLOAD: &[Cond] = &[Cond::Knows(crate::engine::release::Gate::GenericWorkload)];
+
+/// TopologyPlacementGenerator and PodGroupPodsCount are registered from 1.36 (the release
+/// with TopologyAwareWorkloadScheduling).
+const KNOWS_TOPOLOGY_AWARE_WORKLOAD: &[Cond] = &[Cond::Knows(
+    crate::engine::release::Gate::TopologyAwareWorkloadScheduling,
+)];
 
 /// DeferredPodScheduling is registered from 1.37.
 const KNOWS_DEFERRED_POD_SCHEDULING: &[Cond] = &[Cond::Knows(
@@ -100,6 +106,16 @@ fn registry() -> Vec<(&'static str, Factory, &'static [Cond])> {
             names::NODE_DECLARED_FEATURES,
             node_declared_features::register,
             KNOWS_NODE_DECLARED_FEATURES,
+        ),
+        (
+            names::TOPOLOGY_PLACEMENT_GENERATOR,
+            topology_placement::register,
+            KNOWS_TOPOLOGY_AWARE_WORKLOAD,
+        ),
+        (
+            names::POD_GROUP_PODS_COUNT,
+            pod_group_pods_count::register,
+            KNOWS_TOPOLOGY_AWARE_WORKLOAD,
         ),
         (
             names::DEFERRED_POD_SCHEDULING,

@@ -41,6 +41,9 @@ pub struct SimOptions {
     pub max_passes: usize,
     /// Attempt only these pods (the others stay as they are: pending, nominated or bound).
     pub only: Option<BTreeSet<ObjectKey>>,
+    /// Filter and score only on these nodes (a pod-group cycle's assumed placement); plugins
+    /// still see every node.
+    pub placement: Option<BTreeSet<String>>,
 }
 
 impl Default for SimOptions {
@@ -48,6 +51,7 @@ impl Default for SimOptions {
         SimOptions {
             max_passes: 50,
             only: None,
+            placement: None,
         }
     }
 }
@@ -510,6 +514,7 @@ pub fn simulate(
 ) -> SimReport {
     let mut snap = Snapshot::new(Arc::new(cluster), features);
     snap.handle = FrameworkHandle::persistent();
+    snap.placement = opts.placement.clone().map(Arc::new);
     let wanted = |k: &ObjectKey| opts.only.as_ref().is_none_or(|o| o.contains(k));
     let initial: Vec<ObjectKey> = queues(&snap.cluster, profiles)
         .into_iter()

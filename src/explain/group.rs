@@ -30,13 +30,65 @@ pub fn render(g: &GroupCycle) -> String {
         };
         let _ = writeln!(s, "  {:<w$}  {}{blocker}", m.pod.to_string(), m.result.describe());
     }
+    if let Some(p) = &g.placements {
+        render_placements(&mut s, p);
+    }
     s
+}
+
+/// The placements of 1.36's TopologyAwareWorkloadScheduling.
+fn render_placements(s: &mut String, p: &crate::engine::group_cycle::PlacementsTrace) {
+    let by = match (&p.generator, &p.topology_key) {
+        (Some(g), Some(k)) => format!("{g}, domains of {k}"),
+        (Some(g), None) => format!("{g}; the PodGroup has no topology constraint: one placement of every node"),
+        (None, _) => "no PlacementGenerate plugin: one placement of every node".to_string(),
+    };
+    let _ = writeln!(s, "  Placements ({by}):");
+    for t in &p.tried {
+        let name = if t.name.is_empty() {
+            "(every node)"
+        } else {
+            t.name.as_str()
+        };
+        let mark = match &p.chosen {
+            Some(c) if *c == t.name => "  ← chosen",
+            _ => "",
+        };
+        let _ = writeln!(
+            s,
+            "    {name} ({} node(s)): {}{mark}",
+            t.nodes.len(),
+            if t.fits {
+                "the group fits"
+            } else {
+                "the group does not fit"
+            }
+        );
+        if let Some(sc) = p.scores.iter().find(|x| x.placement == t.name) {
+            let parts: Vec<String> = sc
+                .scores
+                .iter()
+                .map(|x| format!("{} {} → {} ×w = {}", x.plugin, x.raw, x.normalized, x.weighted))
+                .collect();
+            let _ = writeln!(s, "      score {}: {}", sc.total, parts.join(", "));
+        }
+    }
+    if p.tied.len() > 1 {
+        let _ = writeln!(
+            s,
+            "    tied at the best score: {} (upstream picks one at random; shown: the first)",
+            p.tied.join(", ")
+        );
+    }
+    if let Some(m) = &p.message {
+        let _ = writeln!(s, "    {m}");
+    }
 }
 
 /// The JSON value of the `groupCycle` key.
 pub fn to_json(g: &GroupCycle) -> Value {
     let t = &g.gang;
-    json!({
+    let mut v = json!({
         "plugin": t.plugin,
         "group": t.group,
         "minMember": t.min_member,
@@ -46,5 +98,9 @@ pub fn to_json(g: &GroupCycle) -> Value {
         "tried": g.members,
         "outcome": g.outcome,
         "verdict": g.verdict(),
-    })
+    });
+    if let (Some(p), Value::Object(m)) = (&g.placements, &mut v) {
+        m.insert("placements".into(), serde_json::to_value(p).unwrap_or(Value::Null));
+    }
+    v
 }

@@ -105,9 +105,47 @@ pub struct SchedulingPodGroupSpec {
     /// Policy.
     #[serde(default)]
     pub scheduling_policy: SchedulingPolicy,
-    /// The fields the scheduler does not read (podGroupTemplateRef, constraints, claims, ...).
+    /// schedulingConstraints (1.36's TopologyAwareWorkloadScheduling reads the first topology
+    /// key; DefaultPreemption only whether the field is set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduling_constraints: Option<PodGroupSchedulingConstraints>,
+    /// The fields the scheduler does not read (podGroupTemplateRef, claims, ...).
     #[serde(flatten)]
     pub rest: BTreeMap<String, Value>,
+}
+
+/// A PodGroup's schedulingConstraints (v1alpha2).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodGroupSchedulingConstraints {
+    /// topology: the placements are the domains of the first entry's key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub topology: Vec<TopologyConstraint>,
+    /// The fields the scheduler does not read.
+    #[serde(flatten)]
+    pub rest: BTreeMap<String, Value>,
+}
+
+/// One topology constraint of a PodGroup.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TopologyConstraint {
+    /// The node label key whose values are the domains.
+    #[serde(default)]
+    pub key: String,
+    /// The fields the scheduler does not read.
+    #[serde(flatten)]
+    pub rest: BTreeMap<String, Value>,
+}
+
+impl SchedulingPodGroupSpec {
+    /// The topology key placements are generated for (`getTopologyKey`: the first entry).
+    pub fn topology_key(&self) -> Option<&str> {
+        self.scheduling_constraints
+            .as_ref()
+            .and_then(|c| c.topology.first())
+            .map(|t| t.key.as_str())
+    }
 }
 
 /// `scheduling.k8s.io/v1alpha2` PodGroup (1.36): the runtime group its scheduler reads.

@@ -472,7 +472,7 @@ fn a_gang_is_explained_as_a_whole_with_the_member_that_blocks_it() {
 }
 
 #[test]
-fn alpha_pod_group_gates_not_reproduced_are_named() {
+fn topology_aware_workload_scheduling_shows_the_placements_of_the_group() {
     let o = run(&[
         "explain",
         "--demo",
@@ -485,9 +485,15 @@ fn alpha_pod_group_gates_not_reproduced_are_named() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("not reproduced: the topology placements of TopologyAwareWorkloadScheduling (alpha gates on)"),
+        text.contains("Note: TopologyAwareWorkloadScheduling is on: this pod is explained against every node"),
         "{text}"
     );
+    // The demo's PodGroup has no topology constraint: one placement of every node.
+    assert!(
+        text.contains("  Placements (TopologyPlacementGenerator; the PodGroup has no topology constraint: one placement of every node):\n    (every node) (14 node(s)): the group fits  ← chosen"),
+        "{text}"
+    );
+    assert!(!text.contains("not reproduced"), "{text}");
     let o = run(&[
         "explain",
         "--demo",

@@ -9,6 +9,7 @@ pub mod fit_error;
 pub mod handle;
 pub mod names;
 pub mod node_info;
+pub mod placement;
 pub mod plugin;
 pub mod runner;
 pub mod runtime;

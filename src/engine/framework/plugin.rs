@@ -276,6 +276,58 @@ pub trait PostBindPlugin: Plugin {
     fn post_bind(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, notes: &mut Vec<String>);
 }
 
+/// A set of candidate nodes for a pod group (`fwk.Placement`, 1.36's
+/// TopologyAwareWorkloadScheduling): one topology domain, or every node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// Its name (the domain; empty for the whole cluster).
+    pub name: String,
+    /// Node names, in the snapshot's order.
+    pub nodes: Vec<String>,
+}
+
+/// The pod group a placement plugin works for (`fwk.PodGroupInfo` with its
+/// `PodGroupState`).
+#[derive(Clone, Debug)]
+pub struct PodGroupView {
+    /// namespace/name of the PodGroup.
+    pub key: crate::model::ObjectKey,
+    /// Members already scheduled (bound, or assumed on a node), with their nodes.
+    pub scheduled: Vec<(crate::model::ObjectKey, String)>,
+}
+
+/// A placement with the nodes the group's members were proposed in it
+/// (`fwk.PodGroupAssignments`).
+pub struct PodGroupAssignments<'a> {
+    /// The placement.
+    pub placement: &'a Placement,
+    /// Each member that found a node in it, with the node.
+    pub proposed: Vec<(Arc<PodInfo>, String)>,
+}
+
+/// PlacementGenerate: splits the parent placement (every node) into the placements a pod
+/// group is tried in.
+pub trait PlacementGeneratePlugin: Plugin {
+    /// The placements, or the status that stops the group's cycle.
+    fn generate_placements(
+        &self,
+        cx: &Ctx<'_>,
+        group: &PodGroupView,
+        parent: &Placement,
+    ) -> Result<Vec<Placement>, Status>;
+}
+
+/// PlacementScore, with its optional NormalizePlacementScore.
+pub trait PlacementScorePlugin: Plugin {
+    /// The raw score of one placement's assignments.
+    fn score_placement(&self, cx: &Ctx<'_>, group: &PodGroupView, a: &PodGroupAssignments<'_>) -> Result<i64, Status>;
+    /// NormalizePlacementScore over every placement's score, when the plugin has it (None:
+    /// no extension).
+    fn normalize_placement_scores(&self, _group: &PodGroupView, _scores: &mut [i64]) -> Option<Result<(), Status>> {
+        None
+    }
+}
+
 /// The slots a plugin fills.
 #[derive(Default, Clone)]
 pub struct PluginSlots {
@@ -308,6 +360,10 @@ pub struct PluginSlots {
     pub bind: Option<Arc<dyn BindPlugin>>,
     /// PostBind.
     pub post_bind: Option<Arc<dyn PostBindPlugin>>,
+    /// PlacementGenerate (1.36).
+    pub placement_generate: Option<Arc<dyn PlacementGeneratePlugin>>,
+    /// PlacementScore (1.36).
+    pub placement_score: Option<Arc<dyn PlacementScorePlugin>>,
     /// Set for a plugin of the profile that the engine does not reproduce yet: it takes part
     /// in no extension point and every explanation says so.
     pub not_implemented: bool,

@@ -344,7 +344,7 @@ pub fn explain_as(
         key.clone(),
         wanted.to_string(),
         &snapshot.features,
-        snapshot.nodes.len(),
+        snapshot.num_nodes_in_placement(),
     );
     if let Some(n) = snapshot.features.note() {
         ex.notes.push(n.to_string());
@@ -390,25 +390,15 @@ pub fn explain_as(
     if pod.scheduling_group().is_some() {
         use crate::engine::release::Gate;
         let f = &snapshot.features;
-        let missing: Vec<&str> = [
-            (
-                Gate::TopologyAwareWorkloadScheduling,
-                "the topology placements of TopologyAwareWorkloadScheduling",
-            ),
-            (
-                Gate::WorkloadAwarePreemption,
-                "the workload-aware preemption of WorkloadAwarePreemption",
-            ),
-        ]
-        .into_iter()
-        .filter(|(g, _)| f.on(*g))
-        .map(|(_, what)| what)
-        .collect();
-        if !missing.is_empty() {
-            ex.notes.push(format!(
-                "not reproduced: {} (alpha gates on); the pod is explained as its pod group's cycle would try it without them",
-                missing.join(" and ")
-            ));
+        if f.on(Gate::TopologyAwareWorkloadScheduling) {
+            ex.notes.push(
+                "TopologyAwareWorkloadScheduling is on: this pod is explained against every node, as upstream's framework answers for one pod; its pod group's cycle tries the members in each placement (topology domain) and picks the best one, shown with the group as a whole".to_string(),
+            );
+        }
+        if f.on(Gate::WorkloadAwarePreemption) {
+            ex.notes.push(
+                "not reproduced: the pod group's own preemption of WorkloadAwarePreemption (alpha gate on); pod-by-pod preemption is off for this pod, as upstream has it".to_string(),
+            );
         }
     }
     snapshot.handle.set_profile(&fw.name);
@@ -732,6 +722,9 @@ fn run_filter(
     let mut nominated_ok = false;
     for (i, n) in cx.snapshot.nodes.iter().enumerate() {
         let name = n.name().to_string();
+        if !cx.snapshot.in_placement(&name) {
+            continue;
+        }
         let is_nominated = pod.pod.nominated_node_name.as_deref() == Some(name.as_str());
         if let Some(set) = prefilter_nodes
             && !set.contains(&name)

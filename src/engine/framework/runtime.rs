@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::plugin::{
-    BindPlugin, FilterPlugin, PermitPlugin, PostBindPlugin, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
-    PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin, ScorePlugin,
+    BindPlugin, FilterPlugin, PermitPlugin, PlacementGeneratePlugin, PlacementScorePlugin, PostBindPlugin,
+    PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin, PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin,
+    ScorePlugin,
 };
 use crate::engine::release::{Features, Release};
 
@@ -46,6 +47,10 @@ pub struct Framework {
     pub bind: Vec<Arc<dyn BindPlugin>>,
     /// PostBind plugins.
     pub post_bind: Vec<Arc<dyn PostBindPlugin>>,
+    /// PlacementGenerate plugins (at most one; 1.36's pod-group cycle).
+    pub placement_generate: Vec<Arc<dyn PlacementGeneratePlugin>>,
+    /// PlacementScore plugins with weights.
+    pub placement_score: Vec<(Arc<dyn PlacementScorePlugin>, i64)>,
     /// Plugins of the profile that the engine does not reproduce yet.
     pub not_implemented: Vec<String>,
 }

@@ -1,7 +1,7 @@
 //! The frozen view a cycle runs on (internal/cache/snapshot.go): NodeInfos sorted by name, the
 //! nodes that hold pods with (anti-)affinity, image spread, and the nominated pods per node.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::handle::FrameworkHandle;
@@ -30,6 +30,10 @@ pub struct Snapshot {
     /// Waiting pods, clock and plugin caches shared across cycles (fresh for a one-off
     /// explanation; the simulator keeps one for the whole run).
     pub handle: FrameworkHandle,
+    /// The placement assumed by a pod-group cycle (1.36's TopologyAwareWorkloadScheduling,
+    /// `Snapshot.AssumePlacement`): the only nodes a pod is filtered and scored on. Plugins
+    /// still see every node (spread and affinity count the whole cluster). None: every node.
+    pub placement: Option<Arc<BTreeSet<String>>>,
 }
 
 static NO_LABELS: std::sync::LazyLock<Labels> = std::sync::LazyLock::new(Labels::new);
@@ -86,6 +90,20 @@ impl Snapshot {
             pod_infos,
             features,
             handle: FrameworkHandle::default(),
+            placement: None,
+        }
+    }
+
+    /// Whether a node is a candidate under the assumed placement (`GetNodeInPlacement`).
+    pub fn in_placement(&self, node: &str) -> bool {
+        self.placement.as_ref().is_none_or(|p| p.contains(node))
+    }
+
+    /// The number of candidate nodes (`NumNodesInPlacement`): the placement's, or every node.
+    pub fn num_nodes_in_placement(&self) -> usize {
+        match &self.placement {
+            Some(p) => self.nodes.iter().filter(|n| p.contains(n.name())).count(),
+            None => self.nodes.len(),
         }
     }
 

@@ -29,3 +29,7 @@ pub const VOLUME_RESTRICTIONS: &str = "VolumeRestrictions";
 pub const VOLUME_ZONE: &str = "VolumeZone";
 /// scheduler-plugins' gang scheduling.
 pub const COSCHEDULING: &str = "Coscheduling";
+/// 1.36's TopologyAwareWorkloadScheduling: the placement generator.
+pub const TOPOLOGY_PLACEMENT_GENERATOR: &str = "TopologyPlacementGenerator";
+/// 1.36's TopologyAwareWorkloadScheduling: the placement scorer counting the group's pods.
+pub const POD_GROUP_PODS_COUNT: &str = "PodGroupPodsCount";

@@ -105,6 +105,17 @@ pub const DEFAULT_PROFILE: &[DefaultPlugin] = &[
             Cond::On(Gate::GenericWorkload),
         ],
     ),
+    // `applyTopologyAwareWorkloadScheduling` (1.36).
+    row(
+        "TopologyPlacementGenerator",
+        0,
+        &[Cond::On(Gate::TopologyAwareWorkloadScheduling)],
+    ),
+    row(
+        "PodGroupPodsCount",
+        1,
+        &[Cond::On(Gate::TopologyAwareWorkloadScheduling)],
+    ),
 ];
 
 /// The default multiPoint plugins of a release: (name, weight).

@@ -43,7 +43,7 @@ use crate::engine::framework::fit_error::fit_error_message;
 use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PluginsRunner, PostFilterPlugin, PreEnqueuePlugin};
 use crate::engine::framework::status::{Code, Status};
-use crate::engine::release::{Change, Features};
+use crate::engine::release::{Change, Features, Gate};
 use crate::engine::trace::PostFilterTrace;
 use crate::model::{Cluster, Pod};
 
@@ -114,6 +114,11 @@ pub struct DefaultPreemption {
     pub absent_nodes_status: bool,
     /// Victims re-sorted after the reprieve ([`Change::PreemptionVictimsResorted`]).
     pub sort_victims: bool,
+    /// TopologyAwareWorkloadScheduling (1.36): no pod-by-pod preemption for a pod whose
+    /// PodGroup has schedulingConstraints.
+    pub topology_aware_workload: bool,
+    /// WorkloadAwarePreemption (1.36): no pod-by-pod preemption for any pod of a pod group.
+    pub workload_aware_preemption: bool,
 }
 
 impl DefaultPreemption {
@@ -124,6 +129,8 @@ impl DefaultPreemption {
             min_candidate_nodes_absolute: 100,
             absent_nodes_status: features.has(Change::AbsentNodesStatus),
             sort_victims: features.has(Change::PreemptionVictimsResorted),
+            topology_aware_workload: features.on(Gate::TopologyAwareWorkloadScheduling),
+            workload_aware_preemption: features.on(Gate::WorkloadAwarePreemption),
         }
     }
 
@@ -337,6 +344,9 @@ impl PostFilterPlugin for DefaultPreemption {
         statuses: &BTreeMap<String, Status>,
     ) -> (PostFilterTrace, Status) {
         let mut trace = PostFilterTrace::default();
+        if let Some(s) = self.pod_group_refusal(cx, pod) {
+            return (trace, s);
+        }
         let s = self.preempt(cx, fw, state, pod, statuses, &mut trace);
         let msg = s.message();
         if msg.is_empty() {
@@ -345,6 +355,37 @@ impl PostFilterPlugin for DefaultPreemption {
         (trace, Status::new(s.code, [format!("{MESSAGE_PREFIX}{msg}")]))
     }
 }
+
+impl DefaultPreemption {
+    /// The 1.36 refusals for a pod of a pod group, before any candidate is looked for: with
+    /// TopologyAwareWorkloadScheduling, a group with schedulingConstraints (preempting once
+    /// per placement is not supported) or a group that does not exist; with
+    /// WorkloadAwarePreemption, any group (the group's own cycle preempts instead).
+    fn pod_group_refusal(&self, cx: &Ctx<'_>, pod: &PodInfo) -> Option<Status> {
+        let group = pod.pod.scheduling_group()?;
+        if self.topology_aware_workload {
+            let key = crate::model::ObjectKey::new(&pod.pod.key.namespace, group);
+            match cx.snapshot.cluster.scheduling_pod_groups.get(&key) {
+                None => return Some(Status::unschedulable(POD_GROUP_NOT_FOUND)),
+                Some(pg) if pg.spec.scheduling_constraints.is_some() => {
+                    return Some(Status::unschedulable(NOT_ELIGIBLE_PLACEMENT));
+                }
+                Some(_) => {}
+            }
+        }
+        self.workload_aware_preemption
+            .then(|| Status::unschedulable(NOT_ELIGIBLE_WORKLOAD_AWARE))
+    }
+}
+
+/// PostFilter's status for a pod whose PodGroup is missing (TopologyAwareWorkloadScheduling).
+pub const POD_GROUP_NOT_FOUND: &str = "preemption: pod group for pod not found";
+/// PostFilter's status for a pod whose PodGroup has schedulingConstraints
+/// (TopologyAwareWorkloadScheduling).
+pub const NOT_ELIGIBLE_PLACEMENT: &str =
+    "preemption: not eligible due to placement-based pod group scheduling limitation";
+/// PostFilter's status for a pod of a pod group with WorkloadAwarePreemption.
+pub const NOT_ELIGIBLE_WORKLOAD_AWARE: &str = "preemption: not eligible due to workload aware preemption enabled";
 
 impl PreEnqueuePlugin for DefaultPreemption {
     fn pre_enqueue(&self, _: &Ctx<'_>, _pod: &PodInfo) -> Status {

@@ -16,7 +16,8 @@ use super::resource_allocation::{
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo, RequestsOf};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, Signing,
+    Ctx, FilterPlugin, PlacementScorePlugin, Plugin, PluginSlots, PodGroupAssignments, PodGroupView, PreFilterPlugin,
+    PreScorePlugin, ScorePlugin, Signing,
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::plugins::names;
@@ -372,6 +373,13 @@ pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String
         1 => return Err(errs[0].clone()),
         _ => return Err(format!("[{}]", errs.join(", "))),
     }
+    let placement = features
+        .on(crate::engine::release::Gate::TopologyAwareWorkloadScheduling)
+        .then(|| {
+            Arc::new(FitPlacement {
+                resources: resources.clone(),
+            }) as Arc<dyn PlacementScorePlugin>
+        });
     let p = Arc::new(Fit {
         ignored_resources: a.ignored_resources.into_iter().collect(),
         ignored_groups: a.ignored_resource_groups.into_iter().collect(),
@@ -390,8 +398,58 @@ pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String
         filter: Some(p.clone()),
         pre_score: Some(p.clone()),
         score: Some(p),
+        placement_score: placement,
         ..Default::default()
     })
+}
+
+/// NodeResourcesFit's `ScorePlacement` (1.36, with TopologyAwareWorkloadScheduling): the
+/// MostAllocated score of the whole placement, every node's allocatable and requests summed
+/// with the requests of the members proposed in it, whatever the Score strategy (upstream
+/// builds a MostAllocated scorer on the strategy's resources for it). No normalization.
+struct FitPlacement {
+    resources: Vec<ResourceSpec>,
+}
+
+impl Plugin for FitPlacement {
+    fn name(&self) -> &'static str {
+        names::NODE_RESOURCES_FIT
+    }
+}
+
+impl PlacementScorePlugin for FitPlacement {
+    fn score_placement(&self, cx: &Ctx<'_>, _group: &PodGroupView, a: &PodGroupAssignments<'_>) -> Result<i64, Status> {
+        Ok(placement_most_allocated(cx, &self.resources, a))
+    }
+}
+
+/// `resourceAllocationScorer.scorePlacement` with the MostAllocated scorer (non-zero
+/// requests for cpu and memory, as a scorer without `useRequested`).
+fn placement_most_allocated(cx: &Ctx<'_>, resources: &[ResourceSpec], a: &PodGroupAssignments<'_>) -> i64 {
+    let n = resources.len();
+    let mut requested = vec![0i64; n];
+    for (pod, _) in &a.proposed {
+        for (i, r) in pod_request_list(pod, resources, false).into_iter().enumerate() {
+            requested[i] = requested[i].saturating_add(r);
+        }
+    }
+    let mut allocatable = vec![0i64; n];
+    for name in &a.placement.nodes {
+        let Some(node) = cx.snapshot.node(name) else { continue };
+        for (i, r) in resources.iter().enumerate() {
+            // The node's own allocatable and requests (the group's requests only decide
+            // whether an extended resource is skipped).
+            let (alloc, with) =
+                super::resource_allocation::allocatable_and_requested(node, &r.name, requested[i], false);
+            if alloc == 0 {
+                continue;
+            }
+            let allocated = with - requested[i];
+            allocatable[i] = allocatable[i].saturating_add(alloc);
+            requested[i] = requested[i].saturating_add(allocated);
+        }
+    }
+    most_allocated(resources, &requested, &allocatable)
 }
 
 #[cfg(test)]
