@@ -15,6 +15,8 @@
 //! - `tui` (feature `tui`): terminal, event loop, themes and panels (uses `app` and below).
 //! - [`cli`]: headless commands and the entry point (uses all of the above).
 
+#![warn(unreachable_pub)]
+
 #[cfg(feature = "tui")]
 pub mod app;
 pub mod cli;

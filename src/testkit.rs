@@ -3,4 +3,4 @@
 
 // ported whole from upstream's wrappers: not every method has a test using it yet
 #[allow(dead_code)]
-pub mod builders;
+pub(crate) mod builders;

@@ -17,7 +17,7 @@ use crate::model::resources::Resource;
 use crate::model::{Cluster, Node, ObjectKey, Pod};
 
 /// Label holding a node's zone.
-pub const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
+pub(crate) const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
 
 /// What the pods bound to a node request.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct NodeUsage {
 
 /// Requests and pods per node, counting every bound pod that has not finished (as the
 /// scheduler's NodeInfo does).
-pub fn node_usage(cluster: &Cluster, features: &Features) -> BTreeMap<String, NodeUsage> {
+pub(crate) fn node_usage(cluster: &Cluster, features: &Features) -> BTreeMap<String, NodeUsage> {
     let mut m: BTreeMap<String, NodeUsage> = cluster
         .nodes
         .iter()
@@ -52,7 +52,7 @@ pub fn node_usage(cluster: &Cluster, features: &Features) -> BTreeMap<String, No
 
 /// One resource a node lacks for a pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Missing {
+pub(crate) struct Missing {
     /// Resource name ("pods" for pod slots).
     pub resource: String,
     /// How much more is needed (milli-cores for cpu, bytes for memory, count otherwise).
@@ -83,7 +83,7 @@ impl fmt::Display for Missing {
 
 /// What `node` lacks for `pod`: each requested resource beyond allocatable minus requested,
 /// and a pod slot when the node is full.
-pub fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>, features: &Features) -> Vec<Missing> {
+pub(crate) fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>, features: &Features) -> Vec<Missing> {
     let empty = NodeUsage::default();
     let u = usage.unwrap_or(&empty);
     let mut out = Vec::new();
@@ -114,7 +114,7 @@ pub fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>, features: &Fea
 
 /// A node's standing at Filter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum FilterClass {
+pub(crate) enum FilterClass {
     /// Passed every filter.
     Fit,
     /// Failed only NodeResourcesFit: more resources would make it fit.
@@ -127,7 +127,7 @@ pub enum FilterClass {
 
 impl FilterClass {
     /// Short label.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             FilterClass::Fit => "fit",
             FilterClass::NearlyFit => "nearly",
@@ -139,7 +139,7 @@ impl FilterClass {
 
 /// One row of the Filter table.
 #[derive(Clone, Debug)]
-pub struct FilterRow<'a> {
+pub(crate) struct FilterRow<'a> {
     /// The trace entry.
     pub entry: &'a NodeFilter,
     /// Its class.
@@ -152,12 +152,12 @@ pub struct FilterRow<'a> {
 
 impl FilterRow<'_> {
     /// The first failing plugin ("" when none).
-    pub fn plugin(&self) -> &str {
+    pub(crate) fn plugin(&self) -> &str {
         self.entry.failure.as_ref().map_or("", |f| f.plugin.as_str())
     }
 
     /// The first failure's reasons, joined.
-    pub fn reason(&self) -> String {
+    pub(crate) fn reason(&self) -> String {
         match &self.entry.failure {
             Some(f) => f.reasons.join(", "),
             None if self.entry.excluded_by_prefilter => "not in PreFilter's node set".into(),
@@ -167,7 +167,7 @@ impl FilterRow<'_> {
 }
 
 /// Classifies a node's filter entry.
-pub fn classify(entry: &NodeFilter) -> FilterClass {
+pub(crate) fn classify(entry: &NodeFilter) -> FilterClass {
     if entry.feasible {
         FilterClass::Fit
     } else if entry.excluded_by_prefilter {
@@ -186,7 +186,7 @@ pub fn classify(entry: &NodeFilter) -> FilterClass {
 
 /// The Filter table rows, filtered by `query` (fuzzy, on node, zone, plugin and reason) and
 /// sorted by `sort`.
-pub fn filter_rows<'a>(
+pub(crate) fn filter_rows<'a>(
     cluster: &Cluster,
     usage: &BTreeMap<String, NodeUsage>,
     features: &Features,
@@ -241,7 +241,7 @@ pub fn filter_rows<'a>(
 
 /// One line of what a failing filter plugin knows about a node (from the engine's trace).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DetailLine {
+pub(crate) struct DetailLine {
     /// The plugin that stated it.
     pub plugin: String,
     /// The line.
@@ -253,7 +253,7 @@ pub struct DetailLine {
 /// affinity term, which claim a volume reason is about) and PodTopologySpread's arithmetic for
 /// each constraint that fails (domain count, global minimum, skew against maxSkew). The same
 /// lines `explain -o text` prints under the node.
-pub fn node_detail(entry: &NodeFilter) -> Vec<DetailLine> {
+pub(crate) fn node_detail(entry: &NodeFilter) -> Vec<DetailLine> {
     let first = entry.failure.as_ref().map_or("", |f| f.plugin.as_str());
     let mut out: Vec<DetailLine> = entry
         .detail
@@ -278,7 +278,7 @@ pub fn node_detail(entry: &NodeFilter) -> Vec<DetailLine> {
 
 /// How many nodes failed with each reason (first failures, as upstream's message counts them),
 /// most frequent first, then by reason.
-pub fn reason_counts(ex: &Explanation) -> Vec<(String, usize)> {
+pub(crate) fn reason_counts(ex: &Explanation) -> Vec<(String, usize)> {
     let mut m: BTreeMap<String, usize> = BTreeMap::new();
     for f in &ex.filter {
         if let Some(fl) = &f.failure {
@@ -295,14 +295,14 @@ pub fn reason_counts(ex: &Explanation) -> Vec<(String, usize)> {
 }
 
 /// Score rows by total (highest first), then node name.
-pub fn score_rows(ex: &Explanation) -> Vec<&NodeScoreTrace> {
+pub(crate) fn score_rows(ex: &Explanation) -> Vec<&NodeScoreTrace> {
     let mut v: Vec<&NodeScoreTrace> = ex.score.iter().collect();
     v.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.node.cmp(&b.node)));
     v
 }
 
 /// The Score plugins in profile order (those present in the trace), then any others.
-pub fn score_plugins(ex: &Explanation, profile_order: &[&str]) -> Vec<String> {
+pub(crate) fn score_plugins(ex: &Explanation, profile_order: &[&str]) -> Vec<String> {
     let mut present: Vec<String> = Vec::new();
     for p in ex.score.iter().flat_map(|n| n.plugins.iter()) {
         if !present.contains(&p.plugin) {
@@ -323,7 +323,7 @@ pub fn score_plugins(ex: &Explanation, profile_order: &[&str]) -> Vec<String> {
 }
 
 /// A plugin name's capitals (`NodeResourcesFit` → `NRF`), or its first letters.
-pub fn abbreviate(p: &str) -> String {
+pub(crate) fn abbreviate(p: &str) -> String {
     let caps: String = p.chars().filter(char::is_ascii_uppercase).collect();
     if caps.len() >= 2 {
         caps
@@ -333,7 +333,7 @@ pub fn abbreviate(p: &str) -> String {
 }
 
 /// The rank of a node among the scored nodes (1 = best), ties sharing a rank.
-pub fn score_rank(ex: &Explanation, node: &str) -> Option<usize> {
+pub(crate) fn score_rank(ex: &Explanation, node: &str) -> Option<usize> {
     let total = ex.score.iter().find(|s| s.node == node)?.total;
     Some(1 + ex.score.iter().filter(|s| s.total > total).count())
 }

@@ -53,7 +53,7 @@ fn filter_verdict(f: &NodeFilter) -> String {
 }
 
 /// Compares two traces.
-pub fn diff(change: &str, before: &Explanation, after: &Explanation) -> TraceDiff {
+pub(crate) fn diff(change: &str, before: &Explanation, after: &Explanation) -> TraceDiff {
     let mut lines = Vec::new();
     if before.selected != after.selected {
         let show = |s: &[String]| {

@@ -3,7 +3,7 @@
 use crate::model::resources::Resource;
 
 /// CPU in milli-cores: `250m` below one core, `1.5` / `4` above.
-pub fn cpu(milli: i64) -> String {
+pub(crate) fn cpu(milli: i64) -> String {
     if milli.abs() < 1000 || milli % 100 != 0 {
         if milli % 1000 == 0 {
             return (milli / 1000).to_string();
@@ -18,7 +18,7 @@ pub fn cpu(milli: i64) -> String {
 }
 
 /// Bytes with binary suffixes, rounded up to one decimal where needed: `512Mi`, `1.5Gi`.
-pub fn bytes(b: i64) -> String {
+pub(crate) fn bytes(b: i64) -> String {
     const UNITS: [(&str, i64); 5] = [
         ("Pi", 1 << 50),
         ("Ti", 1 << 40),
@@ -52,7 +52,7 @@ pub fn bytes(b: i64) -> String {
 }
 
 /// An amount of a named resource in its natural unit.
-pub fn amount(resource: &str, v: i64) -> String {
+pub(crate) fn amount(resource: &str, v: i64) -> String {
     match resource {
         "cpu" => cpu(v),
         "memory" | "ephemeral-storage" => bytes(v),
@@ -63,7 +63,7 @@ pub fn amount(resource: &str, v: i64) -> String {
 
 /// The resource names worth showing for a node: the native ones, then every scalar the node
 /// has or the pod asks for.
-pub fn resource_names(alloc: &Resource, extra: impl IntoIterator<Item = String>) -> Vec<String> {
+pub(crate) fn resource_names(alloc: &Resource, extra: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut v: Vec<String> = ["cpu", "memory", "pods", "ephemeral-storage"]
         .iter()
         .map(|s| (*s).to_string())
@@ -83,7 +83,7 @@ pub fn resource_names(alloc: &Resource, extra: impl IntoIterator<Item = String>)
 }
 
 /// Parses an RFC 3339 time to Unix seconds.
-pub fn unix_seconds(rfc3339: &str) -> Option<i64> {
+pub(crate) fn unix_seconds(rfc3339: &str) -> Option<i64> {
     rfc3339
         .parse::<k8s_openapi::jiff::Timestamp>()
         .ok()
@@ -91,7 +91,7 @@ pub fn unix_seconds(rfc3339: &str) -> Option<i64> {
 }
 
 /// Age as kubectl prints it: `45s`, `12m`, `5h`, `3d`.
-pub fn age(created: Option<&str>, now: Option<i64>) -> String {
+pub(crate) fn age(created: Option<&str>, now: Option<i64>) -> String {
     let (Some(c), Some(now)) = (created.and_then(unix_seconds), now) else {
         return "-".into();
     };
@@ -105,7 +105,7 @@ pub fn age(created: Option<&str>, now: Option<i64>) -> String {
 }
 
 /// When [`age`] of `created` next reads differently (Unix seconds), seen at `now`.
-pub fn age_changes_at(created: Option<&str>, now: Option<i64>) -> Option<i64> {
+pub(crate) fn age_changes_at(created: Option<&str>, now: Option<i64>) -> Option<i64> {
     let (c, now) = (created.and_then(unix_seconds)?, now?);
     let s = now - c;
     let unit = match s {
@@ -119,7 +119,7 @@ pub fn age_changes_at(created: Option<&str>, now: Option<i64>) -> Option<i64> {
 }
 
 /// Cuts a string to `width` characters, ending with `…` when cut.
-pub fn ellipsize(s: &str, width: usize) -> String {
+pub(crate) fn ellipsize(s: &str, width: usize) -> String {
     if s.chars().count() <= width {
         return s.to_string();
     }

@@ -8,7 +8,7 @@ use super::{Action, App, Load, Mode, Screen};
 
 /// Where a binding applies. The active scopes are tried from the most specific to Global.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// Everywhere in normal mode.
     Global,
     /// The pod list.
@@ -41,7 +41,7 @@ pub enum Scope {
 
 impl Scope {
     /// Section title in the help overlay.
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Scope::Global => "Everywhere",
             Scope::PodList => "Pod list",
@@ -62,7 +62,7 @@ impl Scope {
 }
 
 /// One binding.
-pub struct Binding {
+pub(crate) struct Binding {
     /// Where it applies.
     pub scope: Scope,
     /// The key, in `<Ctrl-c>` notation.
@@ -82,7 +82,7 @@ macro_rules! keys {
 }
 
 /// The key table (help order = table order).
-pub static KEYMAP: &[Binding] = keys! {
+pub(crate) static KEYMAP: &[Binding] = keys! {
     PodList "<Enter>" => Action::Open, "open the pod: its trip through the scheduler", "open";
     PodList "/" => Action::SearchStart, "fuzzy search pods (ns/name with a /)", "search";
     PodList "N" => Action::NextNamespace, "next namespace", "namespace";
@@ -171,7 +171,7 @@ pub static KEYMAP: &[Binding] = keys! {
 
 /// A parsed key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Key {
+pub(crate) struct Key {
     /// Code.
     pub code: KeyCode,
     /// Ctrl held.
@@ -179,7 +179,7 @@ pub struct Key {
 }
 
 /// Parses the `<Ctrl-c>` notation. Returns None for an unknown name.
-pub fn parse_key(s: &str) -> Option<Key> {
+pub(crate) fn parse_key(s: &str) -> Option<Key> {
     let Some(inner) = s.strip_prefix('<').and_then(|r| r.strip_suffix('>')) else {
         let mut cs = s.chars();
         let c = cs.next()?;
@@ -217,7 +217,7 @@ pub fn parse_key(s: &str) -> Option<Key> {
 }
 
 /// How a key is shown in help: `Ctrl-c`, `Enter`, `↑`.
-pub fn display_key(s: &str) -> String {
+pub(crate) fn display_key(s: &str) -> String {
     match s {
         "<Up>" => "↑".into(),
         "<Down>" => "↓".into(),
@@ -240,7 +240,7 @@ fn key_matches(k: Key, ev: &KeyEvent) -> bool {
 }
 
 /// The active scopes, most specific first.
-pub fn scopes(app: &App) -> Vec<Scope> {
+pub(crate) fn scopes(app: &App) -> Vec<Scope> {
     match &app.mode {
         Mode::Search => return vec![Scope::Search],
         Mode::Command(_) => return vec![Scope::Command],
@@ -277,7 +277,7 @@ fn typing(app: &App) -> bool {
 }
 
 /// The action a key press sends, if any.
-pub fn resolve(app: &App, ev: &KeyEvent) -> Option<Action> {
+pub(crate) fn resolve(app: &App, ev: &KeyEvent) -> Option<Action> {
     if ev.kind != KeyEventKind::Press {
         return None;
     }
@@ -298,7 +298,7 @@ pub fn resolve(app: &App, ev: &KeyEvent) -> Option<Action> {
 }
 
 /// Help rows of a scope: keys with the same help text are merged (`j/↓`), in table order.
-pub fn help_rows(scope: Scope) -> Vec<(String, &'static str)> {
+pub(crate) fn help_rows(scope: Scope) -> Vec<(String, &'static str)> {
     let mut rows: Vec<(String, &'static str)> = Vec::new();
     for b in KEYMAP.iter().filter(|b| b.scope == scope) {
         let k = display_key(b.key);
@@ -315,7 +315,7 @@ pub fn help_rows(scope: Scope) -> Vec<(String, &'static str)> {
 
 /// The sections of the help overlay for what the user is looking at: the screen's scopes
 /// (including the step-specific ones of the pod view), then Global.
-pub fn help_sections(app: &App) -> Vec<(Scope, Vec<(String, &'static str)>)> {
+pub(crate) fn help_sections(app: &App) -> Vec<(Scope, Vec<(String, &'static str)>)> {
     let screen_scopes: Vec<Scope> = match app.screen() {
         None => vec![Scope::PodList],
         Some(Screen::Pod(_)) => vec![Scope::PodView, Scope::FilterStep, Scope::ScoreStep],
@@ -332,7 +332,7 @@ pub fn help_sections(app: &App) -> Vec<(Scope, Vec<(String, &'static str)>)> {
 }
 
 /// Status-bar hints for the active scopes: `(key, hint)`.
-pub fn hints(app: &App) -> Vec<(String, &'static str)> {
+pub(crate) fn hints(app: &App) -> Vec<(String, &'static str)> {
     let mut v: Vec<(String, &'static str)> = Vec::new();
     for scope in scopes(app) {
         for b in KEYMAP.iter().filter(|b| b.scope == scope && !b.hint.is_empty()) {

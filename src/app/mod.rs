@@ -10,17 +10,17 @@
 //! - [`analysis`]: node usage, what is missing on nodes that nearly fit, reason counts.
 //! - [`whatif`]: in-memory edits (inline forms, YAML), bind and preempt. [`diff`]: trace diffs.
 
-pub mod action;
-pub mod analysis;
-pub mod diff;
-pub mod effect;
-pub mod format;
-pub mod keymap;
-pub mod node_list;
+pub(crate) mod action;
+pub(crate) mod analysis;
+pub(crate) mod diff;
+pub(crate) mod effect;
+pub(crate) mod format;
+pub(crate) mod keymap;
+pub(crate) mod node_list;
 pub mod pod_list;
 pub mod stepper;
 pub mod update;
-pub mod whatif;
+pub(crate) mod whatif;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -11,7 +11,7 @@ use super::{App, NodeList, format};
 use crate::model::{Cluster, Node};
 
 /// `used` as a percentage of `alloc` ("-" when nothing is allocatable).
-pub fn pct(used: i64, alloc: i64) -> String {
+pub(crate) fn pct(used: i64, alloc: i64) -> String {
     if alloc > 0 {
         format!("{}%", used * 100 / alloc)
     } else {
@@ -20,14 +20,14 @@ pub fn pct(used: i64, alloc: i64) -> String {
 }
 
 /// The CPU column of a node: requested/allocatable and the share ("1.5/8 18%").
-pub fn cpu_text(n: &Node, u: Option<&NodeUsage>) -> String {
+pub(crate) fn cpu_text(n: &Node, u: Option<&NodeUsage>) -> String {
     let used = u.map_or(0, |u| u.requested.milli_cpu);
     let a = n.allocatable.milli_cpu;
     format!("{}/{} {}", format::cpu(used), format::cpu(a), pct(used, a))
 }
 
 /// The memory column of a node: requested and the share ("953.7Mi 12%").
-pub fn mem_text(n: &Node, u: Option<&NodeUsage>) -> String {
+pub(crate) fn mem_text(n: &Node, u: Option<&NodeUsage>) -> String {
     let used = u.map_or(0, |u| u.requested.memory);
     format!("{} {}", format::bytes(used), pct(used, n.allocatable.memory))
 }
@@ -130,7 +130,7 @@ impl NodeRows {
 }
 
 /// The rows of the node list `v`: the kept ones when current, computed otherwise.
-pub fn current<'a>(app: &'a App, v: &NodeList) -> Cow<'a, NodeRows> {
+pub(crate) fn current<'a>(app: &'a App, v: &NodeList) -> Cow<'a, NodeRows> {
     if app.node_rows.is_current(app, v) {
         Cow::Borrowed(&app.node_rows)
     } else {
@@ -141,7 +141,7 @@ pub fn current<'a>(app: &'a App, v: &NodeList) -> Cow<'a, NodeRows> {
 }
 
 /// Brings the app's node rows up to date with the node list on top, if any.
-pub fn refresh(app: &mut App) {
+pub(crate) fn refresh(app: &mut App) {
     let Some(super::Screen::Nodes(v)) = app.screens.last() else {
         return;
     };
@@ -155,7 +155,8 @@ pub fn refresh(app: &mut App) {
 }
 
 /// Node names of the node list, in display order.
-pub fn names(app: &App, v: &NodeList) -> Vec<String> {
+#[cfg(test)]
+pub(crate) fn names(app: &App, v: &NodeList) -> Vec<String> {
     let r = current(app, v);
     r.nodes(app, 0..r.len()).map(|n| n.name.clone()).collect()
 }

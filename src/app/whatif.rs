@@ -97,7 +97,7 @@ fn join_map(m: Option<&BTreeMap<String, String>>) -> String {
 
 /// Formats a toleration: `key=value:Effect`, `key:Effect` (Exists), `key` (Exists, any effect),
 /// `*` (tolerates everything).
-pub fn format_toleration(t: &core::Toleration) -> String {
+pub(crate) fn format_toleration(t: &core::Toleration) -> String {
     let key = t.key.clone().unwrap_or_default();
     let exists = t.operator.as_deref() == Some("Exists");
     let mut s = if exists {
@@ -127,7 +127,7 @@ fn check_effect(e: &str, item: &str) -> Result<(), String> {
 }
 
 /// Parses a toleration list (see [`format_toleration`]).
-pub fn parse_tolerations(s: &str) -> Result<Vec<core::Toleration>, String> {
+pub(crate) fn parse_tolerations(s: &str) -> Result<Vec<core::Toleration>, String> {
     split_list(s)
         .map(|item| {
             let (lhs, effect) = match item.split_once(':') {
@@ -159,7 +159,7 @@ pub fn parse_tolerations(s: &str) -> Result<Vec<core::Toleration>, String> {
 }
 
 /// Formats taints as `key=value:Effect` / `key:Effect`.
-pub fn format_taints(taints: &[core::Taint]) -> String {
+pub(crate) fn format_taints(taints: &[core::Taint]) -> String {
     taints
         .iter()
         .map(|t| match t.value.as_deref().filter(|v| !v.is_empty()) {
@@ -171,7 +171,7 @@ pub fn format_taints(taints: &[core::Taint]) -> String {
 }
 
 /// Parses a taint list.
-pub fn parse_taints(s: &str) -> Result<Vec<core::Taint>, String> {
+pub(crate) fn parse_taints(s: &str) -> Result<Vec<core::Taint>, String> {
     split_list(s)
         .map(|item| {
             let Some((lhs, effect)) = item.rsplit_once(':') else {
@@ -196,7 +196,7 @@ pub fn parse_taints(s: &str) -> Result<Vec<core::Taint>, String> {
 }
 
 /// Parses `k=v, k2=v2`.
-pub fn parse_map(s: &str) -> Result<BTreeMap<String, String>, String> {
+pub(crate) fn parse_map(s: &str) -> Result<BTreeMap<String, String>, String> {
     split_list(s)
         .map(|item| match item.split_once('=') {
             Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
@@ -206,7 +206,7 @@ pub fn parse_map(s: &str) -> Result<BTreeMap<String, String>, String> {
 }
 
 /// Parses `cpu=500m, memory=1Gi`, checking each quantity.
-pub fn parse_requests(s: &str) -> Result<BTreeMap<String, K8sQuantity>, String> {
+pub(crate) fn parse_requests(s: &str) -> Result<BTreeMap<String, K8sQuantity>, String> {
     let m = parse_map(s)?;
     for (k, v) in &m {
         Quantity::parse(v).map_err(|e| format!("'{k}={v}': {e}"))?;
@@ -223,7 +223,7 @@ fn parse_bool(s: &str) -> Result<bool, String> {
 }
 
 /// The form for a pod.
-pub fn pod_form(pod: &Pod) -> EditForm {
+pub(crate) fn pod_form(pod: &Pod) -> EditForm {
     let spec = pod.spec();
     let mut fields: Vec<FormField> = spec
         .containers
@@ -279,7 +279,7 @@ pub fn pod_form(pod: &Pod) -> EditForm {
 }
 
 /// The form for a node.
-pub fn node_form(node: &Node) -> EditForm {
+pub(crate) fn node_form(node: &Node) -> EditForm {
     let spec = node.obj.spec.clone().unwrap_or_default();
     let fields = vec![
         field(
@@ -335,7 +335,7 @@ fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> O
 }
 
 /// The cluster with a pod object replaced (rebuilt through the model).
-pub fn replace_pod(cluster: &Cluster, obj: impl Into<Box<core::Pod>>) -> Result<Cluster, String> {
+pub(crate) fn replace_pod(cluster: &Cluster, obj: impl Into<Box<core::Pod>>) -> Result<Cluster, String> {
     let obj: Box<core::Pod> = obj.into();
     let key = meta_key(&obj.metadata);
     let i = cluster
@@ -350,7 +350,7 @@ pub fn replace_pod(cluster: &Cluster, obj: impl Into<Box<core::Pod>>) -> Result<
 }
 
 /// The cluster with a node object replaced (rebuilt through the model).
-pub fn replace_node(cluster: &Cluster, obj: core::Node) -> Result<Cluster, String> {
+pub(crate) fn replace_node(cluster: &Cluster, obj: core::Node) -> Result<Cluster, String> {
     let name = obj.metadata.name.clone().unwrap_or_default();
     let i = cluster
         .nodes
@@ -363,7 +363,7 @@ pub fn replace_node(cluster: &Cluster, obj: core::Node) -> Result<Cluster, Strin
 }
 
 /// Applies the inline form: the new cluster and a description of the change.
-pub fn apply_form(cluster: &Cluster, form: &EditForm) -> Result<(Cluster, String), String> {
+pub(crate) fn apply_form(cluster: &Cluster, form: &EditForm) -> Result<(Cluster, String), String> {
     let changed: Vec<&FormField> = form
         .fields
         .iter()
@@ -462,7 +462,7 @@ pub fn apply_form(cluster: &Cluster, form: &EditForm) -> Result<(Cluster, String
 }
 
 /// Cordons or uncordons a node (spec.unschedulable, as `kubectl cordon` writes it).
-pub fn toggle_cordon(cluster: &Cluster, name: &str) -> Result<(Cluster, String), String> {
+pub(crate) fn toggle_cordon(cluster: &Cluster, name: &str) -> Result<(Cluster, String), String> {
     let node = cluster
         .node(name)
         .ok_or_else(|| format!("node '{name}' is not in the snapshot"))?;
@@ -474,7 +474,7 @@ pub fn toggle_cordon(cluster: &Cluster, name: &str) -> Result<(Cluster, String),
 }
 
 /// The object as YAML for $EDITOR.
-pub fn to_yaml(cluster: &Cluster, target: &EditTarget) -> Result<String, String> {
+pub(crate) fn to_yaml(cluster: &Cluster, target: &EditTarget) -> Result<String, String> {
     let r = match target {
         EditTarget::Pod(k) => serde_yaml::to_string(&cluster.pod(k).ok_or_else(|| format!("pod '{k}' is gone"))?.obj),
         EditTarget::Node(n) => {
@@ -485,7 +485,7 @@ pub fn to_yaml(cluster: &Cluster, target: &EditTarget) -> Result<String, String>
 }
 
 /// Applies an edited YAML object: the new cluster and a description of the change.
-pub fn apply_yaml(cluster: &Cluster, target: &EditTarget, text: &str) -> Result<(Cluster, String), String> {
+pub(crate) fn apply_yaml(cluster: &Cluster, target: &EditTarget, text: &str) -> Result<(Cluster, String), String> {
     match target {
         EditTarget::Pod(k) => {
             let obj: core::Pod =

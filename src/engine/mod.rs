@@ -14,10 +14,10 @@
 
 pub mod framework;
 pub mod group_cycle;
-pub mod plugins;
-pub mod profile;
+pub(crate) mod plugins;
+pub(crate) mod profile;
 pub mod queue;
-pub mod registry;
+pub(crate) mod registry;
 pub mod release;
 pub mod simulate;
 pub mod trace;

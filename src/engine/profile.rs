@@ -142,7 +142,7 @@ fn default_scheduler_name() -> String {
 const MAX_NODE_SCORE: i64 = 100;
 
 /// The one version of the configuration API that kube-scheduler 1.30 and later decode.
-pub const CONFIG_API_VERSION: &str = "kubescheduler.config.k8s.io/v1";
+pub(crate) const CONFIG_API_VERSION: &str = "kubescheduler.config.k8s.io/v1";
 
 /// A KubeSchedulerConfiguration (only what shapes profiles is used).
 #[derive(Clone, Debug, Deserialize)]
@@ -746,11 +746,11 @@ impl Framework {
 
 /// The schedulerName of the built-in scheduler-plugins profile (the name the scheduler-plugins
 /// install chart gives its second scheduler).
-pub const SCHEDULER_PLUGINS_PROFILE: &str = "scheduler-plugins-scheduler";
+pub(crate) const SCHEDULER_PLUGINS_PROFILE: &str = "scheduler-plugins-scheduler";
 
 /// Plugins the scheduler-plugins install chart also enables in that profile, which kschedtui
 /// does not reproduce (listed as not implemented in every explanation of the profile).
-pub const SCHEDULER_PLUGINS_CHART_EXTRAS: &[&str] = &[
+pub(crate) const SCHEDULER_PLUGINS_CHART_EXTRAS: &[&str] = &[
     "CapacityScheduling",
     "NodeResourceTopologyMatch",
     "NodeResourcesAllocatable",

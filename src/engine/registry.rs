@@ -16,7 +16,7 @@ use super::release::{Change, Cond, Features};
 
 /// Why a plugin could not be built.
 #[derive(Debug)]
-pub enum InstantiateError {
+pub(crate) enum InstantiateError {
     /// No plugin of that name.
     Unknown,
     /// Its args are wrong.
@@ -126,7 +126,7 @@ fn registry() -> Vec<(&'static str, Factory, &'static [Cond])> {
 }
 
 /// Builds a plugin by name, as the release registers it.
-pub fn instantiate(name: &str, args: &Value, features: &Features) -> Result<PluginSlots, InstantiateError> {
+pub(crate) fn instantiate(name: &str, args: &Value, features: &Features) -> Result<PluginSlots, InstantiateError> {
     let f = registry()
         .into_iter()
         .filter(|(_, _, when)| when.iter().all(|c| c.holds(features)))
@@ -137,12 +137,12 @@ pub fn instantiate(name: &str, args: &Value, features: &Features) -> Result<Plug
 }
 
 /// Every plugin name the registry knows (at some release).
-pub fn known_plugins() -> Vec<&'static str> {
+pub(crate) fn known_plugins() -> Vec<&'static str> {
     registry().into_iter().map(|(n, _, _)| n).collect()
 }
 
 /// Every plugin name the release registers.
-pub fn known_plugins_at(features: &Features) -> Vec<&'static str> {
+pub(crate) fn known_plugins_at(features: &Features) -> Vec<&'static str> {
     registry()
         .into_iter()
         .filter(|(_, _, when)| when.iter().all(|c| c.holds(features)))

@@ -24,7 +24,7 @@ use crate::engine::trace::{BindingOutcome, Explanation};
 use crate::model::{Cluster, Pod, SchedulingEvent};
 
 /// The longest event message the API server accepts (`NoteLengthLimit`, in bytes).
-pub const NOTE_LENGTH_LIMIT: usize = 1024;
+pub(crate) const NOTE_LENGTH_LIMIT: usize = 1024;
 
 /// Events listed in the text (the JSON lists them all).
 const TEXT_EVENTS: usize = 5;
@@ -33,7 +33,7 @@ const TEXT_EVENTS: usize = 5;
 /// else the first 1020 bytes and " ...". The cut is by bytes, as Go slices strings; the bytes
 /// of a character it splits come back from the API server as one U+FFFD each (Go's JSON
 /// encoder replaces every invalid byte so).
-pub fn event_message(message: &str) -> Cow<'_, str> {
+pub(crate) fn event_message(message: &str) -> Cow<'_, str> {
     if message.len() <= NOTE_LENGTH_LIMIT {
         return Cow::Borrowed(message);
     }
@@ -54,7 +54,7 @@ pub fn event_message(message: &str) -> Cow<'_, str> {
 /// PreBindPreFlight `running PreBindPreFlight "<Name>": <error>`), where the error of PreBind and
 /// Bind is the API server's refusal of the write (an admission webhook, a conflict, ...).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ChosenNodeFailure<'a> {
+pub(crate) struct ChosenNodeFailure<'a> {
     /// The extension point ("Bind", "PreBind", ...).
     pub point: &'a str,
     /// The plugin.
@@ -67,13 +67,13 @@ pub struct ChosenNodeFailure<'a> {
 
 impl ChosenNodeFailure<'_> {
     /// True when the failure is a write the API server refused (PreBind, Bind).
-    pub fn is_refused_write(&self) -> bool {
+    pub(crate) fn is_refused_write(&self) -> bool {
         matches!(self.point, "PreBind" | "Bind")
     }
 }
 
 /// Reads a SchedulerError message of the binding cycle (None for any other message).
-pub fn chosen_node_failure(message: &str) -> Option<ChosenNodeFailure<'_>> {
+pub(crate) fn chosen_node_failure(message: &str) -> Option<ChosenNodeFailure<'_>> {
     let rest = message.strip_prefix("running ")?;
     let (point, rest) = rest.split_once(' ')?;
     if !matches!(point, "Reserve" | "Permit" | "PreBindPreFlight" | "PreBind" | "Bind") {
@@ -130,6 +130,7 @@ fn scheduler_error_note(message: &str, ex: &Explanation) -> String {
 }
 
 /// The same, short, for the TUI's one line.
+#[cfg(any(feature = "tui", test))]
 fn scheduler_error_brief(message: &str, ex: &Explanation) -> String {
     let Some(f) = chosen_node_failure(message) else {
         return format!("SchedulerError (an error, not compared): {message}");
@@ -194,7 +195,7 @@ fn expected(ex: &Explanation) -> Expected<'_> {
 /// The pod's PodScheduled condition, the FailedScheduling events about it, and how they
 /// compare with kschedtui's verdict.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClusterVerdict<'a> {
+pub(crate) struct ClusterVerdict<'a> {
     /// The PodScheduled condition, if the pod has one.
     pub condition: Option<&'a PodCondition>,
     /// FailedScheduling events about the pod, newest first.
@@ -213,7 +214,7 @@ pub struct ClusterVerdict<'a> {
 
 impl ClusterVerdict<'_> {
     /// True when every source compared agrees; None when nothing was compared.
-    pub fn agrees(&self) -> Option<bool> {
+    pub(crate) fn agrees(&self) -> Option<bool> {
         match (self.condition_agrees, self.event_agrees) {
             (None, None) => None,
             (a, b) => Some(a.unwrap_or(true) && b.unwrap_or(true)),
@@ -270,7 +271,7 @@ fn which(condition: bool, event: bool) -> &'static str {
 /// Compares what the cluster's scheduler wrote about the pod with kschedtui's verdict. None
 /// when there is nothing to show: the pod has no PodScheduled condition, no FailedScheduling
 /// event, and events were readable.
-pub fn compare<'a>(cluster: &'a Cluster, ex: &Explanation) -> Option<ClusterVerdict<'a>> {
+pub(crate) fn compare<'a>(cluster: &'a Cluster, ex: &Explanation) -> Option<ClusterVerdict<'a>> {
     let pod = cluster.pod(&ex.pod)?;
     let condition = pod
         .obj
@@ -397,7 +398,7 @@ fn event_facts(e: &SchedulingEvent) -> String {
 /// The pod's PodScheduled condition and FailedScheduling events as the cluster's scheduler
 /// wrote them, one line each, and a note per disagreement with kschedtui (empty when there is
 /// nothing to show).
-pub fn cluster_verdict(cluster: &Cluster, ex: &Explanation) -> String {
+pub(crate) fn cluster_verdict(cluster: &Cluster, ex: &Explanation) -> String {
     let Some(v) = compare(cluster, ex) else {
         return String::new();
     };
@@ -444,7 +445,8 @@ pub fn cluster_verdict(cluster: &Cluster, ex: &Explanation) -> String {
 /// The same in one line, for the TUI's pod view (beside kschedtui's verdict, where a few lines
 /// fit): whether the cluster's scheduler agrees, and what it wrote when it does not. The bool
 /// is the agreement (None: nothing compared). None when there is nothing to show.
-pub fn cluster_brief(cluster: &Cluster, ex: &Explanation) -> Option<(String, Option<bool>)> {
+#[cfg(any(feature = "tui", test))]
+pub(crate) fn cluster_brief(cluster: &Cluster, ex: &Explanation) -> Option<(String, Option<bool>)> {
     let v = compare(cluster, ex)?;
     let newest = v.events.first();
     let mut facts: Vec<String> = Vec::new();
@@ -508,7 +510,7 @@ pub fn cluster_brief(cluster: &Cluster, ex: &Explanation) -> Option<(String, Opt
 /// The optional `cluster` key of `explain -o json` (see [`crate::explain::json`]); None when
 /// the pod has no PodScheduled condition and no FailedScheduling event, and events were
 /// readable.
-pub fn cluster_json(cluster: &Cluster, ex: &Explanation) -> Option<Value> {
+pub(crate) fn cluster_json(cluster: &Cluster, ex: &Explanation) -> Option<Value> {
     let v = compare(cluster, ex)?;
     let mut o = Map::new();
     if let Some(c) = v.condition {

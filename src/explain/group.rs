@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::engine::group_cycle::{GroupCycle, GroupOutcome};
 
 /// The text section.
-pub fn render(g: &GroupCycle) -> String {
+pub(crate) fn render(g: &GroupCycle) -> String {
     let t = &g.gang;
     let mut s = String::new();
     let _ = writeln!(
@@ -86,7 +86,7 @@ fn render_placements(s: &mut String, p: &crate::engine::group_cycle::PlacementsT
 }
 
 /// The JSON value of the `groupCycle` key.
-pub fn to_json(g: &GroupCycle) -> Value {
+pub(crate) fn to_json(g: &GroupCycle) -> Value {
     let t = &g.gang;
     let mut v = json!({
         "plugin": t.plugin,

@@ -11,7 +11,7 @@ use crate::model::Cluster;
 
 /// The entries of the explained pods, in their order, with the attempts their
 /// FailedScheduling events count.
-pub fn entries(cluster: &Cluster, explanations: &[Explanation]) -> Vec<QueueEntry> {
+pub(crate) fn entries(cluster: &Cluster, explanations: &[Explanation]) -> Vec<QueueEntry> {
     explanations
         .iter()
         .map(|ex| {
@@ -26,7 +26,7 @@ pub fn entries(cluster: &Cluster, explanations: &[Explanation]) -> Vec<QueueEntr
 }
 
 /// The report as text: a table, then per pod what moves it.
-pub fn render(entries: &[QueueEntry]) -> String {
+pub(crate) fn render(entries: &[QueueEntry]) -> String {
     let mut s = String::new();
     if entries.is_empty() {
         return "no pending pods\n".into();
@@ -84,7 +84,7 @@ fn short(text: &str, n: usize) -> String {
 }
 
 /// The report as JSON: `{"apiVersion": "kschedtui/v1", "kind": "Queue", "pods": [...]}`.
-pub fn to_json(entries: &[QueueEntry], release: &str) -> Value {
+pub(crate) fn to_json(entries: &[QueueEntry], release: &str) -> Value {
     json!({
         "apiVersion": "kschedtui/v1",
         "kind": "Queue",

@@ -75,7 +75,7 @@ fn node_json(n: &NodeInfo) -> Value {
 }
 
 /// The report as JSON.
-pub fn to_json(r: &SimReport) -> Value {
+pub(crate) fn to_json(r: &SimReport) -> Value {
     let events: Vec<Value> = r
         .events
         .iter()
@@ -187,7 +187,7 @@ fn gib(bytes: i64) -> String {
 }
 
 /// The report as text.
-pub fn render(r: &SimReport) -> String {
+pub(crate) fn render(r: &SimReport) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,

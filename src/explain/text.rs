@@ -8,10 +8,10 @@ use std::fmt::Write;
 use crate::engine::trace::{Explanation, FilterDetail, SpreadCheck};
 
 /// How many nodes the score table shows.
-pub const TOP_NODES: usize = 10;
+pub(crate) const TOP_NODES: usize = 10;
 
 /// Renders one explanation.
-pub fn render(ex: &Explanation) -> String {
+pub(crate) fn render(ex: &Explanation) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -344,7 +344,7 @@ fn abbreviate(p: &str) -> String {
 }
 
 /// One failing PodTopologySpread constraint in words and numbers.
-pub fn spread_line(c: &SpreadCheck) -> String {
+pub(crate) fn spread_line(c: &SpreadCheck) -> String {
     let Some(domain) = &c.domain else {
         return format!("node has no label '{}'", c.topology_key);
     };

@@ -5,11 +5,11 @@
 pub mod apiserver;
 pub mod event;
 pub mod kinds;
-pub mod mutate;
-pub mod quantity;
-pub mod resources;
-pub mod selector;
-pub mod workload;
+pub(crate) mod mutate;
+pub(crate) mod quantity;
+pub(crate) mod resources;
+pub(crate) mod selector;
+pub(crate) mod workload;
 pub mod write;
 
 use std::collections::BTreeMap;

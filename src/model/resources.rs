@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use super::quantity::Quantity;
 
 /// Default CPU request (milli) assumed for scoring when a container sets none.
-pub const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
+pub(crate) const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
 /// Default memory request (bytes) assumed for scoring when a container sets none.
-pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
+pub(crate) const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
 
 /// A resource list with exact quantities, keyed by resource name.
-pub type ResourceList = BTreeMap<String, Quantity>;
+pub(crate) type ResourceList = BTreeMap<String, Quantity>;
 
 /// `framework.Resource`: the scheduler's resource vector.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -31,18 +31,18 @@ pub struct Resource {
 }
 
 /// `IsPrefixedNativeResource`: the name contains `kubernetes.io/`.
-pub fn is_prefixed_native_resource(name: &str) -> bool {
+pub(crate) fn is_prefixed_native_resource(name: &str) -> bool {
     name.contains("kubernetes.io/")
 }
 
 /// `IsNativeResource`: no domain, or in the kubernetes.io namespace.
-pub fn is_native_resource(name: &str) -> bool {
+pub(crate) fn is_native_resource(name: &str) -> bool {
     !name.contains('/') || is_prefixed_native_resource(name)
 }
 
 /// `IsExtendedResourceName`: not native, not a quota `requests.` name, and `requests.<name>`
 /// is a qualified name.
-pub fn is_extended_resource(name: &str) -> bool {
+pub(crate) fn is_extended_resource(name: &str) -> bool {
     if is_native_resource(name) || name.starts_with("requests.") {
         return false;
     }
@@ -51,7 +51,7 @@ pub fn is_extended_resource(name: &str) -> bool {
 
 /// `IsScalarResourceName` (scheduler/util): extended, hugepages-*, prefixed native
 /// (`*kubernetes.io/*`) or attachable-volumes-*.
-pub fn is_scalar_resource(name: &str) -> bool {
+pub(crate) fn is_scalar_resource(name: &str) -> bool {
     is_extended_resource(name)
         || name.starts_with("hugepages-")
         || is_prefixed_native_resource(name)
@@ -235,7 +235,7 @@ fn aggregate_pod_level(
 /// PodLevelResources gate, on from 1.34); the non-zero CPU and memory from `PodRequests` with
 /// `NonMissingContainerRequests` (`getNonMissingContainerRequests`: 100m/200Mi for every
 /// container, or, with pod-level requests, only for a resource set at neither level).
-pub fn pod_requests_v132(spec: &PodResourceSpec, pod_level: bool) -> PodRequests {
+pub(crate) fn pod_requests_v132(spec: &PodResourceSpec, pod_level: bool) -> PodRequests {
     let pod_level = pod_level && spec.pod_level.is_some();
     let reqs = aggregate_pod_level(spec, pod_level, Clone::clone);
     let non0 = if pod_level {
@@ -299,7 +299,7 @@ pub struct StatusResources {
 /// for the containers' when it has both. Then the pod-level requests (`pod_level`): every
 /// resource of the larger of spec (not while infeasible), status.resources.requests and
 /// status.allocatedResources that can be set at pod level.
-pub fn pod_requests_v137(status: &StatusResources, pod_level: bool, pod_level_status: bool) -> PodRequests {
+pub(crate) fn pod_requests_v137(status: &StatusResources, pod_level: bool, pod_level_status: bool) -> PodRequests {
     let spec = &status.spec;
     let pod_status_requests = status.pod_requests.as_ref();
     let pod_status_allocated = status.pod_allocated.as_ref();
@@ -380,7 +380,7 @@ pub fn pod_requests_v137(status: &StatusResources, pod_level: bool, pod_level_st
 }
 
 /// Computes a pod's requests as `calculateResource` in framework/types.go does.
-pub fn pod_requests(spec: &PodResourceSpec) -> PodRequests {
+pub(crate) fn pod_requests(spec: &PodResourceSpec) -> PodRequests {
     let mut reqs = ResourceList::new();
     let (mut non0_cpu, mut non0_mem) = (0i64, 0i64);
     for c in &spec.containers {

@@ -176,7 +176,7 @@ fn matches_qualified_name_fmt(s: &str) -> bool {
 
 /// `validation.IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name of at
 /// most 63 characters.
-pub fn is_qualified_name(s: &str) -> bool {
+pub(crate) fn is_qualified_name(s: &str) -> bool {
     let parts: Vec<&str> = s.split('/').collect();
     let name = match parts.as_slice() {
         [name] => *name,
@@ -192,7 +192,7 @@ pub fn is_qualified_name(s: &str) -> bool {
 }
 
 /// `validation.IsValidLabelValue`: empty, or at most 63 characters of the qualified-name form.
-pub fn is_valid_label_value(s: &str) -> bool {
+pub(crate) fn is_valid_label_value(s: &str) -> bool {
     s.is_empty() || (s.len() <= 63 && matches_qualified_name_fmt(s))
 }
 
@@ -238,7 +238,7 @@ struct FieldTerm {
 
 /// One parsed node selector term (component-helpers `nodeSelectorTerm`).
 #[derive(Clone, Debug)]
-pub struct NodeTerm {
+pub(crate) struct NodeTerm {
     exprs: Vec<Requirement>,
     fields: Vec<FieldTerm>,
     valid: bool,
@@ -246,7 +246,7 @@ pub struct NodeTerm {
 
 impl NodeTerm {
     /// Parses a term; a term with a malformed requirement never matches.
-    pub fn new(t: &NodeSelectorTerm) -> Self {
+    pub(crate) fn new(t: &NodeSelectorTerm) -> Self {
         let mut valid = true;
         let mut exprs = Vec::new();
         let mut fields = Vec::new();
@@ -271,19 +271,14 @@ impl NodeTerm {
     }
 
     /// False when a requirement failed to parse (upstream reports a parse error).
-    pub fn is_valid(&self) -> bool {
+    pub(crate) fn is_valid(&self) -> bool {
         self.valid
-    }
-
-    /// True for a term with neither matchExpressions nor matchFields (upstream drops it).
-    pub fn is_empty(&self) -> bool {
-        self.exprs.is_empty() && self.fields.is_empty() && self.valid
     }
 
     /// Whether a node with these labels and name matches the term. Field requirements are
     /// checked against `metadata.name` only, and not at all for a node without a name, as
     /// `nodeSelectorTerm.match` does.
-    pub fn matches(&self, labels: &Labels, node_name: &str) -> bool {
+    pub(crate) fn matches(&self, labels: &Labels, node_name: &str) -> bool {
         if !self.valid || (self.exprs.is_empty() && self.fields.is_empty()) {
             return false;
         }
@@ -302,21 +297,21 @@ impl NodeTerm {
 
 /// A parsed NodeSelector: terms are ORed.
 #[derive(Clone, Debug)]
-pub struct NodeSelectorMatcher {
+pub(crate) struct NodeSelectorMatcher {
     /// The terms.
     pub terms: Vec<NodeTerm>,
 }
 
 impl NodeSelectorMatcher {
     /// Parses a node selector.
-    pub fn new(ns: &NodeSelector) -> Self {
+    pub(crate) fn new(ns: &NodeSelector) -> Self {
         NodeSelectorMatcher {
             terms: ns.node_selector_terms.iter().map(NodeTerm::new).collect(),
         }
     }
 
     /// Whether any term matches.
-    pub fn matches(&self, labels: &Labels, node_name: &str) -> bool {
+    pub(crate) fn matches(&self, labels: &Labels, node_name: &str) -> bool {
         self.terms.iter().any(|t| t.matches(labels, node_name))
     }
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 /// The annotation a 1.35 pod's `spec.workloadRef` is kept in once read (the Kubernetes types
 /// kschedtui builds on know only the 1.36+ `spec.schedulingGroup`).
-pub const WORKLOAD_REF_ANNOTATION: &str = "kschedtui.dev/spec.workloadRef";
+pub(crate) const WORKLOAD_REF_ANNOTATION: &str = "kschedtui.dev/spec.workloadRef";
 
 /// A pod group's policy: `basic` (no constraint) or `gang` with its quorum.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]

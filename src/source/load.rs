@@ -17,7 +17,7 @@ use crate::model::Cluster;
 pub const DEMO_SNAPSHOT: &str = include_str!("../../fixtures/demo.yaml");
 
 /// The name the demo goes by in messages.
-pub const DEMO_NAME: &str = "demo.yaml (embedded)";
+pub(crate) const DEMO_NAME: &str = "demo.yaml (embedded)";
 
 /// Where a cluster is read from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,7 +103,7 @@ fn version_of(info: &SnapshotInfo) -> Option<Recorded> {
 
 /// Why a scheduler configuration file was refused.
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigFileError {
+pub(crate) enum ConfigFileError {
     /// It could not be read.
     #[error("cannot read scheduler config '{path}': {cause}")]
     Read {
@@ -127,7 +127,7 @@ pub enum ConfigFileError {
 
 /// Reads a KubeSchedulerConfiguration file and checks it builds at `features` (so a mistake
 /// is refused before a terminal opens or a cluster is read).
-pub fn scheduler_config(path: &Path, features: &Features) -> Result<SchedulerConfig, ConfigFileError> {
+pub(crate) fn scheduler_config(path: &Path, features: &Features) -> Result<SchedulerConfig, ConfigFileError> {
     let invalid = |cause| ConfigFileError::Invalid {
         path: path.display().to_string(),
         cause,
@@ -143,7 +143,7 @@ pub fn scheduler_config(path: &Path, features: &Features) -> Result<SchedulerCon
 
 /// The profiles of a release: from a configuration file when given, else the release's
 /// default profile.
-pub fn profiles(config: Option<&Path>, features: &Features) -> Result<Vec<Framework>, ConfigFileError> {
+pub(crate) fn profiles(config: Option<&Path>, features: &Features) -> Result<Vec<Framework>, ConfigFileError> {
     match config {
         Some(p) => {
             let cfg = scheduler_config(p, features)?;

@@ -17,11 +17,11 @@
 pub mod anonymize;
 pub mod file;
 pub mod generate;
-pub mod load;
+pub(crate) mod load;
 pub mod save;
 pub mod snapshot;
 pub mod write;
-pub mod yaml;
+pub(crate) mod yaml;
 
 #[cfg(any(feature = "tui", feature = "live"))]
 pub mod fixture;

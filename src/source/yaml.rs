@@ -21,7 +21,7 @@ const RESERVED: &[&str] = &[
 
 /// True when `s` can be written as a plain scalar that every common reader reads back as this
 /// string.
-pub fn plain_is_safe(s: &str) -> bool {
+pub(crate) fn plain_is_safe(s: &str) -> bool {
     let mut chars = s.chars();
     let Some(first) = chars.next() else {
         return false;
@@ -32,7 +32,7 @@ pub fn plain_is_safe(s: &str) -> bool {
 }
 
 /// `s` as a double-quoted scalar.
-pub fn quoted(s: &str) -> String {
+pub(crate) fn quoted(s: &str) -> String {
     let json = serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string());
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
@@ -153,7 +153,7 @@ fn block(out: &mut String, v: &Value, indent: usize, continued: bool) {
 }
 
 /// `v` as a YAML document.
-pub fn to_string(v: &Value) -> String {
+pub(crate) fn to_string(v: &Value) -> String {
     let mut out = String::new();
     block(&mut out, v, 0, false);
     out

@@ -28,12 +28,12 @@ use crate::engine::release::{Features, Release};
 use crate::model::{Cluster, Node, Pod};
 
 /// 1.30, the release the first conformance corpus (and most upstream tables) pin down.
-pub const V1_30: Release = Release::OLDEST;
+pub(crate) const V1_30: Release = Release::OLDEST;
 /// The newest release the engine reproduces.
-pub const V_NEWEST: Release = Release::NEWEST;
+pub(crate) const V_NEWEST: Release = Release::NEWEST;
 
 /// The release each minor stands for (its newest known patch); panics for an unknown minor.
-pub fn rel(minor: u32) -> Release {
+pub(crate) fn rel(minor: u32) -> Release {
     Release::of_minor(minor).unwrap_or_else(|| panic!("no release 1.{minor}"))
 }
 
@@ -49,7 +49,7 @@ fn strings(v: &[&str]) -> Vec<String> {
 }
 
 /// A `NodeSelectorRequirement` (`key op values`).
-pub fn nsr(key: &str, op: &str, values: &[&str]) -> core::NodeSelectorRequirement {
+pub(crate) fn nsr(key: &str, op: &str, values: &[&str]) -> core::NodeSelectorRequirement {
     core::NodeSelectorRequirement {
         key: key.into(),
         operator: op.into(),
@@ -58,7 +58,7 @@ pub fn nsr(key: &str, op: &str, values: &[&str]) -> core::NodeSelectorRequiremen
 }
 
 /// A `NodeSelectorTerm` from matchExpressions and matchFields.
-pub fn term(
+pub(crate) fn term(
     exprs: Vec<core::NodeSelectorRequirement>,
     fields: Vec<core::NodeSelectorRequirement>,
 ) -> core::NodeSelectorTerm {
@@ -69,19 +69,19 @@ pub fn term(
 }
 
 /// A `NodeSelector` ORing the terms.
-pub fn selector(terms: Vec<core::NodeSelectorTerm>) -> core::NodeSelector {
+pub(crate) fn selector(terms: Vec<core::NodeSelectorTerm>) -> core::NodeSelector {
     core::NodeSelector {
         node_selector_terms: terms,
     }
 }
 
 /// A `PreferredSchedulingTerm`.
-pub fn preferred(weight: i32, t: core::NodeSelectorTerm) -> core::PreferredSchedulingTerm {
+pub(crate) fn preferred(weight: i32, t: core::NodeSelectorTerm) -> core::PreferredSchedulingTerm {
     core::PreferredSchedulingTerm { weight, preference: t }
 }
 
 /// A `Toleration`; empty strings leave the field unset.
-pub fn toleration(key: &str, op: &str, value: &str, effect: &str) -> core::Toleration {
+pub(crate) fn toleration(key: &str, op: &str, value: &str, effect: &str) -> core::Toleration {
     let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
     core::Toleration {
         key: opt(key),
@@ -93,7 +93,7 @@ pub fn toleration(key: &str, op: &str, value: &str, effect: &str) -> core::Toler
 }
 
 /// A `Taint`; an empty value leaves the field unset.
-pub fn taint(key: &str, value: &str, effect: &str) -> core::Taint {
+pub(crate) fn taint(key: &str, value: &str, effect: &str) -> core::Taint {
     core::Taint {
         key: key.into(),
         value: (!value.is_empty()).then(|| value.to_string()),
@@ -103,7 +103,7 @@ pub fn taint(key: &str, value: &str, effect: &str) -> core::Taint {
 }
 
 /// A container with requests (and nothing else).
-pub fn container_req(name: &str, reqs: &[(&str, &str)]) -> core::Container {
+pub(crate) fn container_req(name: &str, reqs: &[(&str, &str)]) -> core::Container {
     core::Container {
         name: name.into(),
         resources: Some(core::ResourceRequirements {
@@ -116,12 +116,12 @@ pub fn container_req(name: &str, reqs: &[(&str, &str)]) -> core::Container {
 
 /// Builds a pod (`st.MakePod()`).
 #[derive(Clone, Debug, Default)]
-pub struct PodBuilder {
+pub(crate) struct PodBuilder {
     pod: core::Pod,
 }
 
 /// A pod named `name` (no namespace, no containers).
-pub fn pod(name: &str) -> PodBuilder {
+pub(crate) fn pod(name: &str) -> PodBuilder {
     let mut b = PodBuilder::default();
     if !name.is_empty() {
         b.pod.metadata.name = Some(name.into());
@@ -150,21 +150,21 @@ impl PodBuilder {
 
     /// metadata.namespace.
     #[must_use]
-    pub fn namespace(mut self, ns: &str) -> Self {
+    pub(crate) fn namespace(mut self, ns: &str) -> Self {
         self.pod.metadata.namespace = Some(ns.into());
         self
     }
 
     /// metadata.uid.
     #[must_use]
-    pub fn uid(mut self, uid: &str) -> Self {
+    pub(crate) fn uid(mut self, uid: &str) -> Self {
         self.pod.metadata.uid = Some(uid.into());
         self
     }
 
     /// One label.
     #[must_use]
-    pub fn label(mut self, k: &str, v: &str) -> Self {
+    pub(crate) fn label(mut self, k: &str, v: &str) -> Self {
         self.pod
             .metadata
             .labels
@@ -175,35 +175,35 @@ impl PodBuilder {
 
     /// spec.nodeName (the pod is bound there).
     #[must_use]
-    pub fn node(mut self, n: &str) -> Self {
+    pub(crate) fn node(mut self, n: &str) -> Self {
         self.spec().node_name = Some(n.into());
         self
     }
 
     /// status.nominatedNodeName.
     #[must_use]
-    pub fn nominated(mut self, n: &str) -> Self {
+    pub(crate) fn nominated(mut self, n: &str) -> Self {
         self.pod.status.get_or_insert_with(Default::default).nominated_node_name = Some(n.into());
         self
     }
 
     /// spec.priority.
     #[must_use]
-    pub fn priority(mut self, p: i32) -> Self {
+    pub(crate) fn priority(mut self, p: i32) -> Self {
         self.spec().priority = Some(p);
         self
     }
 
     /// A new container with these requests (`Req`).
     #[must_use]
-    pub fn req(mut self, reqs: &[(&str, &str)]) -> Self {
+    pub(crate) fn req(mut self, reqs: &[(&str, &str)]) -> Self {
         let name = self.next_name();
         self.push_container(container_req(&name, reqs))
     }
 
     /// A new container with these limits only (`Lim`).
     #[must_use]
-    pub fn lim(mut self, lims: &[(&str, &str)]) -> Self {
+    pub(crate) fn lim(mut self, lims: &[(&str, &str)]) -> Self {
         let name = self.next_name();
         self.push_container(core::Container {
             name,
@@ -217,7 +217,7 @@ impl PodBuilder {
 
     /// A new container without resources (`Container`).
     #[must_use]
-    pub fn container(self, name: &str) -> Self {
+    pub(crate) fn container(self, name: &str) -> Self {
         self.push_container(core::Container {
             name: name.into(),
             ..Default::default()
@@ -226,7 +226,7 @@ impl PodBuilder {
 
     /// A new container running `image`.
     #[must_use]
-    pub fn image(mut self, image: &str) -> Self {
+    pub(crate) fn image(mut self, image: &str) -> Self {
         let name = self.next_name();
         self.push_container(core::Container {
             name,
@@ -237,20 +237,20 @@ impl PodBuilder {
 
     /// A raw container.
     #[must_use]
-    pub fn raw_container(self, c: core::Container) -> Self {
+    pub(crate) fn raw_container(self, c: core::Container) -> Self {
         self.push_container(c)
     }
 
     /// A new init container with these requests (`InitReq`).
     #[must_use]
-    pub fn init_req(mut self, reqs: &[(&str, &str)]) -> Self {
+    pub(crate) fn init_req(mut self, reqs: &[(&str, &str)]) -> Self {
         let n = self.spec().init_containers.as_ref().map_or(0, Vec::len);
         self.push_init(container_req(&format!("init-con{n}"), reqs))
     }
 
     /// A new restartable init container (a sidecar) with these requests.
     #[must_use]
-    pub fn sidecar_req(mut self, reqs: &[(&str, &str)]) -> Self {
+    pub(crate) fn sidecar_req(mut self, reqs: &[(&str, &str)]) -> Self {
         let n = self.spec().init_containers.as_ref().map_or(0, Vec::len);
         let mut c = container_req(&format!("sidecar-con{n}"), reqs);
         c.restart_policy = Some("Always".into());
@@ -259,7 +259,7 @@ impl PodBuilder {
 
     /// A new init container running `image`.
     #[must_use]
-    pub fn init_image(mut self, image: &str) -> Self {
+    pub(crate) fn init_image(mut self, image: &str) -> Self {
         let n = self.spec().init_containers.as_ref().map_or(0, Vec::len);
         self.push_init(core::Container {
             name: format!("init-con{n}"),
@@ -270,20 +270,20 @@ impl PodBuilder {
 
     /// A raw init container.
     #[must_use]
-    pub fn raw_init_container(self, c: core::Container) -> Self {
+    pub(crate) fn raw_init_container(self, c: core::Container) -> Self {
         self.push_init(c)
     }
 
     /// spec.overhead.
     #[must_use]
-    pub fn overhead(mut self, items: &[(&str, &str)]) -> Self {
+    pub(crate) fn overhead(mut self, items: &[(&str, &str)]) -> Self {
         self.spec().overhead = Some(rl(items));
         self
     }
 
     /// A toleration (`key`, `operator`, `value`, `effect`; "" leaves a field unset).
     #[must_use]
-    pub fn toleration(mut self, key: &str, op: &str, value: &str, effect: &str) -> Self {
+    pub(crate) fn toleration(mut self, key: &str, op: &str, value: &str, effect: &str) -> Self {
         self.spec()
             .tolerations
             .get_or_insert_with(Vec::new)
@@ -293,14 +293,14 @@ impl PodBuilder {
 
     /// Sets spec.tolerations to exactly this list (an empty list stays present).
     #[must_use]
-    pub fn tolerations(mut self, t: Vec<core::Toleration>) -> Self {
+    pub(crate) fn tolerations(mut self, t: Vec<core::Toleration>) -> Self {
         self.spec().tolerations = Some(t);
         self
     }
 
     /// spec.nodeSelector.
     #[must_use]
-    pub fn node_selector(mut self, m: &[(&str, &str)]) -> Self {
+    pub(crate) fn node_selector(mut self, m: &[(&str, &str)]) -> Self {
         self.spec().node_selector = Some(m.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect());
         self
     }
@@ -315,14 +315,14 @@ impl PodBuilder {
 
     /// spec.affinity.nodeAffinity, replaced.
     #[must_use]
-    pub fn node_affinity(mut self, na: core::NodeAffinity) -> Self {
+    pub(crate) fn node_affinity(mut self, na: core::NodeAffinity) -> Self {
         *self.node_affinity_mut() = na;
         self
     }
 
     /// Required node affinity with these terms.
     #[must_use]
-    pub fn required_terms(mut self, terms: Vec<core::NodeSelectorTerm>) -> Self {
+    pub(crate) fn required_terms(mut self, terms: Vec<core::NodeSelectorTerm>) -> Self {
         self.node_affinity_mut()
             .required_during_scheduling_ignored_during_execution = Some(selector(terms));
         self
@@ -330,7 +330,7 @@ impl PodBuilder {
 
     /// Preferred node affinity with these terms.
     #[must_use]
-    pub fn preferred_terms(mut self, terms: Vec<core::PreferredSchedulingTerm>) -> Self {
+    pub(crate) fn preferred_terms(mut self, terms: Vec<core::PreferredSchedulingTerm>) -> Self {
         self.node_affinity_mut()
             .preferred_during_scheduling_ignored_during_execution = Some(terms);
         self
@@ -338,26 +338,26 @@ impl PodBuilder {
 
     /// `NodeAffinityIn`: one required term `key In vals`.
     #[must_use]
-    pub fn node_affinity_in(self, key: &str, vals: &[&str]) -> Self {
+    pub(crate) fn node_affinity_in(self, key: &str, vals: &[&str]) -> Self {
         self.required_terms(vec![term(vec![nsr(key, "In", vals)], vec![])])
     }
 
     /// `NodeAffinityNotIn`: one required term `key NotIn vals`.
     #[must_use]
-    pub fn node_affinity_not_in(self, key: &str, vals: &[&str]) -> Self {
+    pub(crate) fn node_affinity_not_in(self, key: &str, vals: &[&str]) -> Self {
         self.required_terms(vec![term(vec![nsr(key, "NotIn", vals)], vec![])])
     }
 
     /// `HostPort`: a new container asking for a TCP host port.
     #[must_use]
-    pub fn host_port(self, port: i32) -> Self {
+    pub(crate) fn host_port(self, port: i32) -> Self {
         self.container_ports(&[("", "", port)])
     }
 
     /// `ContainerPort`: a new container with these `(protocol, hostIP, hostPort)` ports
     /// ("" leaves the protocol or IP unset).
     #[must_use]
-    pub fn container_ports(self, ports: &[(&str, &str, i32)]) -> Self {
+    pub(crate) fn container_ports(self, ports: &[(&str, &str, i32)]) -> Self {
         let ports = ports
             .iter()
             .map(|(proto, ip, port)| core::ContainerPort {
@@ -377,7 +377,7 @@ impl PodBuilder {
 
     /// spec.schedulingGates.
     #[must_use]
-    pub fn scheduling_gates(mut self, gates: &[&str]) -> Self {
+    pub(crate) fn scheduling_gates(mut self, gates: &[&str]) -> Self {
         self.spec().scheduling_gates = Some(
             gates
                 .iter()
@@ -388,19 +388,19 @@ impl PodBuilder {
     }
 
     /// The pod.
-    pub fn obj(self) -> core::Pod {
+    pub(crate) fn obj(self) -> core::Pod {
         self.pod
     }
 }
 
 /// Builds a node (`st.MakeNode()`).
 #[derive(Clone, Debug)]
-pub struct NodeBuilder {
+pub(crate) struct NodeBuilder {
     node: core::Node,
 }
 
 /// A node named `name` with capacity and allocatable `pods: 32`, as `MakeNode` makes it.
-pub fn node(name: &str) -> NodeBuilder {
+pub(crate) fn node(name: &str) -> NodeBuilder {
     NodeBuilder {
         node: core::Node {
             metadata: ObjectMeta {
@@ -425,7 +425,7 @@ impl NodeBuilder {
 
     /// One label.
     #[must_use]
-    pub fn label(mut self, k: &str, v: &str) -> Self {
+    pub(crate) fn label(mut self, k: &str, v: &str) -> Self {
         self.node
             .metadata
             .labels
@@ -436,13 +436,13 @@ impl NodeBuilder {
 
     /// Several labels.
     #[must_use]
-    pub fn labels(self, items: &[(&str, &str)]) -> Self {
+    pub(crate) fn labels(self, items: &[(&str, &str)]) -> Self {
         items.iter().fold(self, |b, (k, v)| b.label(k, v))
     }
 
     /// `Capacity`: capacity = allocatable = `pods: 32` plus these resources.
     #[must_use]
-    pub fn capacity(mut self, items: &[(&str, &str)]) -> Self {
+    pub(crate) fn capacity(mut self, items: &[(&str, &str)]) -> Self {
         let mut res = rl(&[("pods", "32")]);
         res.extend(rl(items));
         let st = self.status();
@@ -454,7 +454,7 @@ impl NodeBuilder {
     /// capacity = allocatable = exactly these resources (no `pods` unless listed), as the
     /// noderesources tests' `makeNode` builds them.
     #[must_use]
-    pub fn resources(mut self, items: &[(&str, &str)]) -> Self {
+    pub(crate) fn resources(mut self, items: &[(&str, &str)]) -> Self {
         let res = rl(items);
         let st = self.status();
         st.capacity = Some(res.clone());
@@ -464,7 +464,7 @@ impl NodeBuilder {
 
     /// A taint.
     #[must_use]
-    pub fn taint(mut self, key: &str, value: &str, effect: &str) -> Self {
+    pub(crate) fn taint(mut self, key: &str, value: &str, effect: &str) -> Self {
         self.spec()
             .taints
             .get_or_insert_with(Vec::new)
@@ -474,14 +474,14 @@ impl NodeBuilder {
 
     /// spec.unschedulable.
     #[must_use]
-    pub fn unschedulable(mut self, u: bool) -> Self {
+    pub(crate) fn unschedulable(mut self, u: bool) -> Self {
         self.spec().unschedulable = Some(u);
         self
     }
 
     /// One entry of status.images.
     #[must_use]
-    pub fn image(mut self, names: &[&str], size_bytes: i64) -> Self {
+    pub(crate) fn image(mut self, names: &[&str], size_bytes: i64) -> Self {
         self.status()
             .images
             .get_or_insert_with(Vec::new)
@@ -493,24 +493,24 @@ impl NodeBuilder {
     }
 
     /// The node.
-    pub fn obj(self) -> core::Node {
+    pub(crate) fn obj(self) -> core::Node {
         self.node
     }
 }
 
 /// The model of a pod as the engine sees it (priority from spec.priority, else 0).
-pub fn model_pod(p: core::Pod) -> Pod {
+pub(crate) fn model_pod(p: core::Pod) -> Pod {
     Pod::from_obj(p, |_| 0).unwrap_or_else(|(field, msg)| panic!("test pod: field '{field}': {msg}"))
 }
 
 /// A `PodInfo` for a pod under test (not added to any snapshot).
-pub fn pod_info(p: &core::Pod, features: impl Into<Features>) -> Arc<PodInfo> {
+pub(crate) fn pod_info(p: &core::Pod, features: impl Into<Features>) -> Arc<PodInfo> {
     Arc::new(PodInfo::with_features(Arc::new(model_pod(p.clone())), &features.into()))
 }
 
 /// A snapshot of these nodes with these existing pods (bound by spec.nodeName). Pods without
 /// a name get `existing-<i>` and a unique uid, as `cache.NewSnapshot` does not care for names.
-pub fn snapshot(nodes: Vec<core::Node>, pods: Vec<core::Pod>, version: impl Into<Features>) -> Snapshot {
+pub(crate) fn snapshot(nodes: Vec<core::Node>, pods: Vec<core::Pod>, version: impl Into<Features>) -> Snapshot {
     let mut c = Cluster::default();
     for n in nodes {
         let n = Node::from_obj(n).unwrap_or_else(|(field, msg)| panic!("test node: field '{field}': {msg}"));
@@ -531,7 +531,7 @@ pub fn snapshot(nodes: Vec<core::Node>, pods: Vec<core::Pod>, version: impl Into
 }
 
 /// Builds one plugin by its upstream name with args (`Value::Null` for defaults).
-pub fn try_plugin(name: &str, args: Value, version: impl Into<Features>) -> Result<PluginSlots, String> {
+pub(crate) fn try_plugin(name: &str, args: Value, version: impl Into<Features>) -> Result<PluginSlots, String> {
     registry::instantiate(name, &args, &version.into()).map_err(|e| match e {
         InstantiateError::Unknown => format!("unknown plugin {name}"),
         InstantiateError::Args(m) => m,
@@ -539,18 +539,18 @@ pub fn try_plugin(name: &str, args: Value, version: impl Into<Features>) -> Resu
 }
 
 /// Builds one plugin, panicking on bad args.
-pub fn plugin(name: &str, args: Value, version: impl Into<Features>) -> PluginSlots {
+pub(crate) fn plugin(name: &str, args: Value, version: impl Into<Features>) -> PluginSlots {
     try_plugin(name, args, version).unwrap_or_else(|e| panic!("plugin {name}: {e}"))
 }
 
 /// The default profile of a version.
-pub fn default_framework(version: impl Into<Features>) -> Framework {
+pub(crate) fn default_framework(version: impl Into<Features>) -> Framework {
     Framework::default_profile(version).unwrap_or_else(|e| panic!("default profile: {e}"))
 }
 
 /// What one plugin's PreFilter and Filter said.
 #[derive(Clone, Debug)]
-pub struct FilterRun {
+pub(crate) struct FilterRun {
     /// PreFilter's node set and status (None when PreFilter was not run or the plugin has none).
     pub pre_filter: Option<(Option<BTreeSet<String>>, Status)>,
     /// Filter's status per node, in the snapshot's node order (empty when PreFilter said Skip
@@ -560,7 +560,7 @@ pub struct FilterRun {
 
 impl FilterRun {
     /// The Filter status of one node.
-    pub fn on(&self, node: &str) -> &Status {
+    pub(crate) fn on(&self, node: &str) -> &Status {
         &self
             .filter
             .iter()
@@ -573,7 +573,7 @@ impl FilterRun {
 /// Runs one plugin's PreFilter (when `run_pre_filter`) and Filter on every node. Like
 /// upstream's plugin tests, Filter still runs after a rejecting PreFilter so both statuses can
 /// be checked; after a Skip it does not run.
-pub fn run_filter(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, run_pre_filter: bool) -> FilterRun {
+pub(crate) fn run_filter(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, run_pre_filter: bool) -> FilterRun {
     let cx = Ctx { snapshot: snap };
     let pi = pod_info(pod, &*snap.features);
     let mut state = CycleState::default();
@@ -600,7 +600,7 @@ pub fn run_filter(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, run_pre
 
 /// What one plugin's PreScore, Score and NormalizeScore said.
 #[derive(Clone, Debug)]
-pub struct ScoreRun {
+pub(crate) struct ScoreRun {
     /// PreScore's status (None when not run).
     pub pre_score: Option<Status>,
     /// Raw scores per node (empty when PreScore said Skip).
@@ -611,7 +611,7 @@ pub struct ScoreRun {
 
 /// Runs one plugin's PreScore over all nodes (when `run_pre_score`), Score on each node and
 /// NormalizeScore, as upstream's plugin tests do.
-pub fn run_score(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, run_pre_score: bool) -> ScoreRun {
+pub(crate) fn run_score(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, run_pre_score: bool) -> ScoreRun {
     let cx = Ctx { snapshot: snap };
     let pi = pod_info(pod, &*snap.features);
     let mut state = CycleState::default();
@@ -656,7 +656,7 @@ pub fn run_score(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, run_pre_
 
 /// Runs a whole profile's PreFilter plugins then `RunFilterPlugins` on every node (without
 /// nominated pods), returning each node's status (stamped with the failing plugin).
-pub fn framework_filter(fw: &Framework, snap: &Snapshot, pod: &core::Pod) -> Vec<(String, Status)> {
+pub(crate) fn framework_filter(fw: &Framework, snap: &Snapshot, pod: &core::Pod) -> Vec<(String, Status)> {
     let cx = Ctx { snapshot: snap };
     let pi = pod_info(pod, &*snap.features);
     let mut state = CycleState::default();

@@ -19,7 +19,7 @@ use crate::source::live::config::Environment;
 use crate::source::live::watch::Progress;
 
 /// Connects, then runs the TUI on the live cluster.
-pub fn run(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<()> {
+pub(crate) fn run(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<()> {
     super::runtime()?.block_on(async {
         let src = LiveSource::connect(&opts.connect, &Environment::from_process()).await?;
         let info = SourceInfo {
@@ -79,7 +79,7 @@ pub fn run(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<()> {
 }
 
 /// One line of list progress.
-pub fn progress_text(p: &Progress) -> String {
+pub(crate) fn progress_text(p: &Progress) -> String {
     format!(
         "listing {}: {} ({} page(s)){}",
         p.kind.plural(),
@@ -93,7 +93,7 @@ pub fn progress_text(p: &Progress) -> String {
 /// `Action::Attached`, then forwards every watch event until the app goes away. A message on
 /// `relist` (Ctrl-r) stops the watch, lists every kind again, sends the state as one
 /// `ClusterEvent::Replaced` and watches from there.
-pub async fn attach<S: ClusterSource + 'static>(
+pub(crate) async fn attach<S: ClusterSource + 'static>(
     src: Arc<S>,
     features: impl Future<Output = Result<Features, String>> + Send,
     config: Option<SchedulerConfig>,

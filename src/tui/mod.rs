@@ -4,9 +4,9 @@
 //! cluster through [`live`].
 
 #[cfg(feature = "live")]
-pub mod live;
+pub(crate) mod live;
 pub mod runtime;
-pub mod terminal;
+pub(crate) mod terminal;
 pub mod theme;
 pub mod view;
 

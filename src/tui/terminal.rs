@@ -22,13 +22,13 @@ fn disable_mouse() {
 }
 
 /// Owns the terminal while the UI runs.
-pub struct TerminalGuard {
+pub(crate) struct TerminalGuard {
     /// The ratatui terminal.
     pub terminal: DefaultTerminal,
 }
 
 /// Enters raw mode, the alternate screen and mouse capture.
-pub fn init() -> io::Result<TerminalGuard> {
+pub(crate) fn init() -> io::Result<TerminalGuard> {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
@@ -44,7 +44,7 @@ pub fn init() -> io::Result<TerminalGuard> {
 
 impl TerminalGuard {
     /// Gives the terminal back to the shell (for `$EDITOR`).
-    pub fn suspend(&mut self) -> io::Result<()> {
+    pub(crate) fn suspend(&mut self) -> io::Result<()> {
         execute!(io::stdout(), DisableMouseCapture)?;
         disable_raw_mode()?;
         execute!(io::stdout(), LeaveAlternateScreen)?;
@@ -54,7 +54,7 @@ impl TerminalGuard {
     /// Takes the terminal again after [`TerminalGuard::suspend`]: a cleared alternate screen
     /// and a fresh ratatui terminal, so the next frame is drawn whole. (`Terminal::clear` would
     /// ask the terminal for the cursor position, which races with the input reader.)
-    pub fn resume(&mut self) -> io::Result<()> {
+    pub(crate) fn resume(&mut self) -> io::Result<()> {
         enable_raw_mode()?;
         execute!(
             io::stdout(),

@@ -41,19 +41,19 @@ use crate::engine::trace::{GangTrace, PostFilterTrace, WaitingMember};
 use crate::model::{Cluster, Pod, PodGroup};
 
 /// The pod-group label (`v1alpha1.PodGroupLabel`).
-pub const POD_GROUP_LABEL: &str = "scheduling.x-k8s.io/pod-group";
+pub(crate) const POD_GROUP_LABEL: &str = "scheduling.x-k8s.io/pod-group";
 /// `util.DefaultWaitTime`.
-pub const DEFAULT_WAIT_TIME: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_WAIT_TIME: Duration = Duration::from_secs(60);
 /// Default permitWaitingTimeSeconds (apis/config/v1/defaults.go).
-pub const DEFAULT_PERMIT_WAITING_TIME_SECONDS: i64 = 60;
+pub(crate) const DEFAULT_PERMIT_WAITING_TIME_SECONDS: i64 = 60;
 /// Permit's rejection when the labelled PodGroup does not exist.
-pub const ERR_POD_GROUP_NOT_FOUND: &str = "PodGroup not found";
+pub(crate) const ERR_POD_GROUP_NOT_FOUND: &str = "PodGroup not found";
 /// PostFilter's rejection for a pod without a group.
-pub const ERR_NO_POD_GROUP: &str = "can not find pod group";
+pub(crate) const ERR_NO_POD_GROUP: &str = "can not find pod group";
 /// The message of a rejection by PostFilter.
-pub const MSG_POST_FILTER_REJECTION: &str = "optimistic rejection in PostFilter";
+pub(crate) const MSG_POST_FILTER_REJECTION: &str = "optimistic rejection in PostFilter";
 /// The message of a rejection by Unreserve.
-pub const MSG_UNRESERVE_REJECTION: &str = "rejection in Unreserve";
+pub(crate) const MSG_UNRESERVE_REJECTION: &str = "rejection in Unreserve";
 
 const PERMITTED_CACHE: &str = "Coscheduling/permittedPG";
 const BACKOFF_CACHE: &str = "Coscheduling/backedOffPG";
@@ -61,7 +61,7 @@ const BACKOFF_CACHE: &str = "Coscheduling/backedOffPG";
 /// CoschedulingArgs (apis/config/v1): both optional.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Args {
+pub(crate) struct Args {
     /// permitWaitingTimeSeconds (default 60).
     #[serde(default)]
     pub permit_waiting_time_seconds: Option<i64>,
@@ -71,7 +71,7 @@ pub struct Args {
 }
 
 /// Coscheduling.
-pub struct Coscheduling {
+pub(crate) struct Coscheduling {
     /// `scheduleTimeout` (from permitWaitingTimeSeconds).
     pub schedule_timeout: Duration,
     /// `pgBackoff` (None when podGroupBackoffSeconds is 0).
@@ -79,12 +79,12 @@ pub struct Coscheduling {
 }
 
 /// The value of a pod's pod-group label ("" when absent).
-pub fn pod_group_label(pod: &Pod) -> &str {
+pub(crate) fn pod_group_label(pod: &Pod) -> &str {
     pod.labels.get(POD_GROUP_LABEL).map_or("", String::as_str)
 }
 
 /// `util.GetPodGroupFullName`: `namespace/label`, or "" without the label.
-pub fn pod_group_full_name(pod: &Pod) -> String {
+pub(crate) fn pod_group_full_name(pod: &Pod) -> String {
     let l = pod_group_label(pod);
     if l.is_empty() {
         String::new()
@@ -94,7 +94,7 @@ pub fn pod_group_full_name(pod: &Pod) -> String {
 }
 
 /// `GetPodGroup`: the full name and the PodGroup object, if it exists.
-pub fn get_pod_group<'a>(cluster: &'a Cluster, pod: &Pod) -> (String, Option<&'a PodGroup>) {
+pub(crate) fn get_pod_group<'a>(cluster: &'a Cluster, pod: &Pod) -> (String, Option<&'a PodGroup>) {
     let l = pod_group_label(pod);
     if l.is_empty() {
         return (String::new(), None);
@@ -107,7 +107,7 @@ pub fn get_pod_group<'a>(cluster: &'a Cluster, pod: &Pod) -> (String, Option<&'a
 
 /// The pods of a group as the pod lister lists them: not finished, in the namespace, with the
 /// label (the pod being scheduled included).
-pub fn group_pods<'a>(cluster: &'a Cluster, namespace: &str, label: &str) -> Vec<&'a Arc<Pod>> {
+pub(crate) fn group_pods<'a>(cluster: &'a Cluster, namespace: &str, label: &str) -> Vec<&'a Arc<Pod>> {
     cluster
         .pods
         .iter()
@@ -116,7 +116,7 @@ pub fn group_pods<'a>(cluster: &'a Cluster, namespace: &str, label: &str) -> Vec
 }
 
 /// `CalculateAssignedPods`: members on a node of the snapshot (bound or assumed).
-pub fn calculate_assigned_pods(snapshot: &Snapshot, pg_name: &str, namespace: &str) -> usize {
+pub(crate) fn calculate_assigned_pods(snapshot: &Snapshot, pg_name: &str, namespace: &str) -> usize {
     snapshot
         .nodes
         .iter()
@@ -138,7 +138,7 @@ fn creation(pg: &PodGroup) -> Option<String> {
 }
 
 /// `util.GetWaitTimeDuration`.
-pub fn wait_time(pg: Option<&PodGroup>, schedule_timeout: Duration) -> Duration {
+pub(crate) fn wait_time(pg: Option<&PodGroup>, schedule_timeout: Duration) -> Duration {
     if let Some(s) = pg.and_then(|p| p.spec.schedule_timeout_seconds) {
         return Duration::from_secs(u64::try_from(s).unwrap_or(0));
     }
@@ -159,13 +159,13 @@ impl Coscheduling {
     }
 
     /// The wait Permit asks for.
-    pub fn wait_for(&self, pg: Option<&PodGroup>) -> Duration {
+    pub(crate) fn wait_for(&self, pg: Option<&PodGroup>) -> Duration {
         let wait = wait_time(pg, self.schedule_timeout);
         if wait.is_zero() { self.schedule_timeout } else { wait }
     }
 
     /// `PodGroupManager.PreFilter`: Err(message) when the pod must wait.
-    pub fn check_pre_filter(&self, snapshot: &Snapshot, pod: &Pod) -> Result<(), String> {
+    pub(crate) fn check_pre_filter(&self, snapshot: &Snapshot, pod: &Pod) -> Result<(), String> {
         let (full, pg) = get_pod_group(&snapshot.cluster, pod);
         let Some(pg) = pg else {
             return Ok(());
@@ -212,7 +212,7 @@ impl Coscheduling {
 /// `CheckClusterResource`: Ok when the nodes' free resources (with the group's own pods removed)
 /// cover `request`; else the "resource gap" error with what remains, printed as Go prints a
 /// `v1.ResourceList`.
-pub fn check_cluster_resource(
+pub(crate) fn check_cluster_resource(
     nodes: &[NodeInfo],
     mut request: BTreeMap<String, GoQuantity>,
     group: &str,
@@ -293,7 +293,7 @@ fn node_left_resources(n: &NodeInfo, group: &str) -> BTreeMap<String, GoQuantity
 
 /// apimachinery's Quantity format.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum QFormat {
+pub(crate) enum QFormat {
     /// Unset (the zero Quantity).
     #[default]
     None,
@@ -321,7 +321,7 @@ impl QFormat {
 /// as an `inf.Dec` (fractions of binary suffixes, values beyond int64) are flagged `dec`; Go
 /// prints those with a pointer address, which kschedtui cannot reproduce.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GoQuantity {
+pub(crate) struct GoQuantity {
     /// Unscaled value.
     pub value: i64,
     /// Decimal scale.
@@ -334,7 +334,7 @@ pub struct GoQuantity {
 
 impl GoQuantity {
     /// `resource.NewQuantity` (scale 0) / `NewMilliQuantity` (scale -3).
-    pub fn new(value: i64, scale: i32, format: QFormat) -> Self {
+    pub(crate) fn new(value: i64, scale: i32, format: QFormat) -> Self {
         GoQuantity {
             value,
             scale,
@@ -344,7 +344,7 @@ impl GoQuantity {
     }
 
     /// `resource.ParseQuantity`'s int64 fast path (the text is valid: the loader checked it).
-    pub fn parse(s: &str) -> Self {
+    pub(crate) fn parse(s: &str) -> Self {
         if s == "0" {
             return GoQuantity::new(0, 0, QFormat::DecimalSI);
         }
@@ -433,12 +433,12 @@ impl GoQuantity {
     }
 
     /// `Quantity.Sign`.
-    pub fn sign(&self) -> i64 {
+    pub(crate) fn sign(&self) -> i64 {
         self.value.signum()
     }
 
     /// `Quantity.Sub` on the int64 amount (`int64Amount.Add` of the negation).
-    pub fn sub(&mut self, y: GoQuantity) {
+    pub(crate) fn sub(&mut self, y: GoQuantity) {
         if self.value == 0 {
             self.format = y.format;
         }
@@ -473,7 +473,7 @@ impl GoQuantity {
 
     /// How Go's `%v` prints a `Quantity` value inside a map: its struct fields
     /// `{i:{value scale} d:{Dec} s:"" Format}` (the cached string is empty after `Sub`).
-    pub fn go_value_string(&self) -> String {
+    pub(crate) fn go_value_string(&self) -> String {
         if self.dec {
             format!(
                 "{{{{0 0}} {{<inf.Dec {}e{}>}}  {}}}",
@@ -701,7 +701,7 @@ impl PermitPlugin for Coscheduling {
 }
 
 /// Registers Coscheduling (QueueSort, PreFilter, PostFilter, Reserve, Permit).
-pub fn register(args: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(args: &Value, _: &Features) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
     let backoff = a.pod_group_backoff_seconds.unwrap_or(0);
     if backoff < 0 {

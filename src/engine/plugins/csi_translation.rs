@@ -11,20 +11,20 @@ use super::volume_helpers::migrated_plugins_on_node;
 use crate::engine::release::{Change, Features, Gate};
 
 /// `topology.kubernetes.io/zone`.
-pub const LABEL_TOPOLOGY_ZONE: &str = "topology.kubernetes.io/zone";
+pub(crate) const LABEL_TOPOLOGY_ZONE: &str = "topology.kubernetes.io/zone";
 /// `topology.kubernetes.io/region`.
-pub const LABEL_TOPOLOGY_REGION: &str = "topology.kubernetes.io/region";
+pub(crate) const LABEL_TOPOLOGY_REGION: &str = "topology.kubernetes.io/region";
 /// `failure-domain.beta.kubernetes.io/zone`.
-pub const LABEL_BETA_ZONE: &str = "failure-domain.beta.kubernetes.io/zone";
+pub(crate) const LABEL_BETA_ZONE: &str = "failure-domain.beta.kubernetes.io/zone";
 /// `failure-domain.beta.kubernetes.io/region`.
-pub const LABEL_BETA_REGION: &str = "failure-domain.beta.kubernetes.io/region";
+pub(crate) const LABEL_BETA_REGION: &str = "failure-domain.beta.kubernetes.io/region";
 /// Separator of several zones in one label value.
-pub const LABEL_MULTI_ZONE_DELIMITER: &str = "__";
+pub(crate) const LABEL_MULTI_ZONE_DELIMITER: &str = "__";
 const UNSPECIFIED: &str = "UNSPECIFIED";
 
 /// An in-tree volume plugin known to the translation library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InTree {
+pub(crate) enum InTree {
     /// kubernetes.io/gce-pd
     GcePd,
     /// kubernetes.io/aws-ebs
@@ -56,7 +56,7 @@ const ALL: [InTree; 8] = [
 
 impl InTree {
     /// The in-tree plugin name.
-    pub fn in_tree_name(self) -> &'static str {
+    pub(crate) fn in_tree_name(self) -> &'static str {
         match self {
             InTree::GcePd => "kubernetes.io/gce-pd",
             InTree::AwsEbs => "kubernetes.io/aws-ebs",
@@ -70,7 +70,7 @@ impl InTree {
     }
 
     /// The CSI driver it migrates to.
-    pub fn csi_driver(self) -> &'static str {
+    pub(crate) fn csi_driver(self) -> &'static str {
         match self {
             InTree::GcePd => "pd.csi.storage.gke.io",
             InTree::AwsEbs => "ebs.csi.aws.com",
@@ -110,7 +110,7 @@ impl InTree {
     }
 
     /// The plugin's migration feature gate (true for the always-migrated ones).
-    pub fn migration_gate(self, m: Migration) -> bool {
+    pub(crate) fn migration_gate(self, m: Migration) -> bool {
         match self {
             InTree::AwsEbs | InTree::GcePd | InTree::AzureDisk | InTree::Cinder => true,
             // CSIMigrationPortworx: beta, off in 1.30; on by default from 1.31.
@@ -124,7 +124,7 @@ impl InTree {
 
 /// The CSI migration gates a release has on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Migration {
+pub(crate) struct Migration {
     /// CSIMigrationPortworx (gone in 1.36, where Portworx is always migrated).
     pub portworx: bool,
     /// NodeVolumeLimits counts Portworx volumes as migrated without the CSINode annotation
@@ -134,7 +134,7 @@ pub struct Migration {
 
 impl Migration {
     /// The gates of these features.
-    pub fn of(features: &Features) -> Migration {
+    pub(crate) fn of(features: &Features) -> Migration {
         let always = features.has(Change::PortworxAlwaysMigrated);
         Migration {
             portworx: features.on(Gate::CSIMigrationPortworx) || always,
@@ -144,25 +144,25 @@ impl Migration {
 }
 
 /// `IsPVMigratable` / `GetInTreePluginNameFromSpec(pv, nil)`.
-pub fn pv_plugin(pv: &core::PersistentVolume) -> Option<InTree> {
+pub(crate) fn pv_plugin(pv: &core::PersistentVolume) -> Option<InTree> {
     let s = pv.spec.as_ref()?;
     ALL.into_iter().find(|p| p.supports_pv(s))
 }
 
 /// `IsInlineMigratable` / `GetInTreePluginNameFromSpec(nil, vol)`.
-pub fn inline_plugin(vol: &core::Volume) -> Option<InTree> {
+pub(crate) fn inline_plugin(vol: &core::Volume) -> Option<InTree> {
     ALL.into_iter().find(|p| p.supports_inline(vol))
 }
 
 /// `IsMigratableIntreePluginByName` / `GetCSINameFromInTreeName`.
-pub fn plugin_by_in_tree_name(name: &str) -> Option<InTree> {
+pub(crate) fn plugin_by_in_tree_name(name: &str) -> Option<InTree> {
     ALL.into_iter().find(|p| p.in_tree_name() == name)
 }
 
 /// nodevolumelimits' `isCSIMigrationOn`: a CSINode must exist; AWS EBS, GCE PD, Azure Disk and
 /// Cinder count as migrated on any node with a CSINode; Portworx and RBD need their gate and
 /// the plugin in the CSINode's migrated-plugins annotation; others are not migrated.
-pub fn limits_migration_on(csi_node: Option<&storage::CSINode>, plugin: InTree, m: Migration) -> bool {
+pub(crate) fn limits_migration_on(csi_node: Option<&storage::CSINode>, plugin: InTree, m: Migration) -> bool {
     if csi_node.is_none() {
         return false;
     }
@@ -178,7 +178,7 @@ pub fn limits_migration_on(csi_node: Option<&storage::CSINode>, plugin: InTree, 
 
 /// volumebinding's `tryTranslatePVToCSI`: the PV translated to CSI when its plugin's migration
 /// is on and the node's CSINode lists the plugin as migrated; otherwise the PV unchanged.
-pub fn binder_translate_pv<'a>(
+pub(crate) fn binder_translate_pv<'a>(
     pv: &'a core::PersistentVolume,
     csi_node: Option<&storage::CSINode>,
     m: Migration,
@@ -196,7 +196,7 @@ pub fn binder_translate_pv<'a>(
 
 /// `TranslateInTreePVToCSI` for the plugins whose migration can be on (AWS EBS, GCE PD, Azure
 /// Disk, Cinder, Portworx): a copy with a CSI source and CSI topology keys.
-pub fn translate_pv(pv: &core::PersistentVolume) -> Result<core::PersistentVolume, String> {
+pub(crate) fn translate_pv(pv: &core::PersistentVolume) -> Result<core::PersistentVolume, String> {
     let mut out = pv.clone();
     let name = pv.metadata.name.clone().unwrap_or_default();
     let Some(plugin) = pv_plugin(pv) else {
@@ -261,7 +261,7 @@ pub fn translate_pv(pv: &core::PersistentVolume) -> Result<core::PersistentVolum
 }
 
 /// `TranslateInTreeInlineVolumeToCSI`, reduced to the volume handle of the translated PV.
-pub fn translate_inline_handle(vol: &core::Volume) -> Result<String, String> {
+pub(crate) fn translate_inline_handle(vol: &core::Volume) -> Result<String, String> {
     let Some(plugin) = inline_plugin(vol) else {
         return Err(format!(
             "could not find in-tree plugin translation logic for {:?}",
@@ -315,7 +315,7 @@ fn check_azure_kind(kind: Option<&str>) -> Result<(), String> {
 }
 
 /// `KubernetesVolumeIDToEBSVolumeID`: `aws://<zone>/<vol-id>`, `aws:///<vol-id>` or `<vol-id>`.
-pub fn ebs_volume_id(id: &str) -> Result<String, String> {
+pub(crate) fn ebs_volume_id(id: &str) -> Result<String, String> {
     let Some(rest) = id.strip_prefix("aws://") else {
         return Ok(id.to_string());
     };

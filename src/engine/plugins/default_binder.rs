@@ -15,7 +15,7 @@ use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
 
 /// DefaultBinder.
-pub struct DefaultBinder;
+pub(crate) struct DefaultBinder;
 
 impl Plugin for DefaultBinder {
     fn name(&self) -> &'static str {
@@ -24,7 +24,7 @@ impl Plugin for DefaultBinder {
 }
 
 /// The remark DefaultBinder's Bind leaves in the trace.
-pub fn binding_note(pod: &PodInfo, node: &str) -> String {
+pub(crate) fn binding_note(pod: &PodInfo, node: &str) -> String {
     format!(
         "would POST /api/v1/namespaces/{}/pods/{}/binding with target Node '{node}'",
         pod.pod.key.namespace, pod.pod.key.name
@@ -39,7 +39,7 @@ impl BindPlugin for DefaultBinder {
 }
 
 /// Registers DefaultBinder.
-pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         bind: Some(Arc::new(DefaultBinder)),
         ..Default::default()

@@ -28,19 +28,19 @@ use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Features, Gate};
 
 /// Filter reason: the pod is bound elsewhere.
-pub const ERR_REASON_OTHER_NODE: &str = "pod assigned to different node";
+pub(crate) const ERR_REASON_OTHER_NODE: &str = "pod assigned to different node";
 /// Filter reason: the node disables resize preemption.
-pub const ERR_REASON_NODE_DISABLES_RESIZE_PREEMPTION: &str = "node had resize preemption disabled";
+pub(crate) const ERR_REASON_NODE_DISABLES_RESIZE_PREEMPTION: &str = "node had resize preemption disabled";
 /// Permit's answer for a deferred pod that fits.
-pub const PERMIT_WAITING_FOR_KUBELET: &str = "pod resize fits, waiting for Kubelet actuation";
+pub(crate) const PERMIT_WAITING_FOR_KUBELET: &str = "pod resize fits, waiting for Kubelet actuation";
 
 /// DeferredPodScheduling.
-pub struct DeferredPodScheduling {
+pub(crate) struct DeferredPodScheduling {
     enabled: bool,
 }
 
 /// `resource.IsPodResizeDeferred`.
-pub fn is_resize_deferred(pod: &PodInfo) -> bool {
+pub(crate) fn is_resize_deferred(pod: &PodInfo) -> bool {
     pod.pod
         .obj
         .status
@@ -125,7 +125,7 @@ impl PermitPlugin for DeferredPodScheduling {
 }
 
 /// Registers DeferredPodScheduling (it takes no args).
-pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     let p = Arc::new(DeferredPodScheduling {
         enabled: features.on(Gate::InPlacePodVerticalScalingSchedulerPreemption),
     });

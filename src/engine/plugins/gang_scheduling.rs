@@ -48,17 +48,17 @@ use crate::model::workload::{SchedulingPolicy, WorkloadRef};
 use crate::model::{Cluster, ObjectKey, Pod};
 
 /// `DefaultSchedulingTimeoutDuration` / `permitTimeoutDuration`.
-pub const PERMIT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+pub(crate) const PERMIT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 /// PreEnqueue: fewer members than the quorum.
-pub const WAITING_FOR_MEMBERS: &str = "waiting for minCount pods from a gang to appear in scheduling queue";
+pub(crate) const WAITING_FOR_MEMBERS: &str = "waiting for minCount pods from a gang to appear in scheduling queue";
 /// Permit (1.35).
-pub const WAITING_ON_PERMIT_135: &str = "waiting for minCount pods from a gang to be waiting on permit";
+pub(crate) const WAITING_ON_PERMIT_135: &str = "waiting for minCount pods from a gang to be waiting on permit";
 /// Permit (1.36, 1.37).
-pub const WAITING_ON_PERMIT_136: &str = "waiting for minCount pods from a gang to be scheduled";
+pub(crate) const WAITING_ON_PERMIT_136: &str = "waiting for minCount pods from a gang to be scheduled";
 
 /// PlacementFeasible (1.37): the verdict for a group needing `min_count` scheduled members, with
 /// `scheduled` of them scheduled (bound or assumed) and `remaining` still to try.
-pub fn placement_feasible(min_count: i32, scheduled: usize, remaining: usize) -> Status {
+pub(crate) fn placement_feasible(min_count: i32, scheduled: usize, remaining: usize) -> Status {
     let (s, r) = (scheduled as i64, remaining as i64);
     let min = i64::from(min_count);
     if s + r < min {
@@ -81,7 +81,7 @@ pub fn placement_feasible(min_count: i32, scheduled: usize, remaining: usize) ->
 }
 
 /// The trace's PlacementFeasible check.
-pub fn placement_check(min_count: i32, scheduled: usize, remaining: usize) -> PlacementCheck {
+pub(crate) fn placement_check(min_count: i32, scheduled: usize, remaining: usize) -> PlacementCheck {
     let s = placement_feasible(min_count, scheduled, remaining);
     PlacementCheck {
         scheduled,
@@ -95,7 +95,7 @@ pub fn placement_check(min_count: i32, scheduled: usize, remaining: usize) -> Pl
 /// PreEnqueue let it into the queue (else no pod-group cycle runs and the check is dropped),
 /// `placed` when it found a node and was assumed and reserved there. Returns the note to add
 /// when the pod-group cycle would not try any member.
-pub fn finish_placement_feasible(gang: &mut GangTrace, queued: bool, placed: bool) -> Option<String> {
+pub(crate) fn finish_placement_feasible(gang: &mut GangTrace, queued: bool, placed: bool) -> Option<String> {
     if !queued {
         gang.placement_feasible = None;
     }
@@ -115,7 +115,7 @@ pub fn finish_placement_feasible(gang: &mut GangTrace, queued: bool, placed: boo
 
 /// A pod's group, as the release links it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Group {
+pub(crate) enum Group {
     /// 1.35: namespace and workloadRef.
     Workload(String, WorkloadRef),
     /// 1.36: namespace and PodGroup name.
@@ -124,7 +124,7 @@ pub enum Group {
 
 impl Group {
     /// `namespace/name` of the object naming it (Workload or PodGroup), with the group.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Group::Workload(ns, r) if r.pod_group_replica_key.is_empty() => {
                 format!("Workload {ns}/{} pod group {}", r.name, r.pod_group)
@@ -139,7 +139,7 @@ impl Group {
 }
 
 /// GangScheduling.
-pub struct GangScheduling {
+pub(crate) struct GangScheduling {
     /// 1.36's PodGroup API ([`Change::GangSchedulingReadsPodGroups`]).
     pod_groups: bool,
     /// 1.37's v1beta1 PodGroups ([`Change::GangSchedulingReadsV1Beta1PodGroups`]).
@@ -150,7 +150,7 @@ pub struct GangScheduling {
 
 impl GangScheduling {
     /// The pod's group, if it has one.
-    pub fn group_of(&self, pod: &Pod) -> Option<Group> {
+    pub(crate) fn group_of(&self, pod: &Pod) -> Option<Group> {
         if self.pod_groups {
             pod.scheduling_group()
                 .map(|n| Group::PodGroup(pod.key.namespace.clone(), n.to_string()))
@@ -394,7 +394,7 @@ impl PermitPlugin for GangScheduling {
 }
 
 /// Registers GangScheduling.
-pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     if !args.is_null() && args.as_object().is_none_or(|m| !m.is_empty()) {
         return Err("GangScheduling takes no arguments".into());
     }

@@ -4,10 +4,10 @@ use super::super::framework::plugin::NodeScore;
 use crate::model::{Taint, Toleration};
 
 /// Highest node score.
-pub const MAX_NODE_SCORE: i64 = 100;
+pub(crate) const MAX_NODE_SCORE: i64 = 100;
 
 /// `DefaultNormalizeScore`: scales to [0, max] by the highest score; `reverse` flips it.
-pub fn default_normalize_score(max_priority: i64, reverse: bool, scores: &mut [NodeScore]) {
+pub(crate) fn default_normalize_score(max_priority: i64, reverse: bool, scores: &mut [NodeScore]) {
     let max_count = scores.iter().map(|s| s.score).max().unwrap_or(0).max(0);
     if max_count == 0 {
         if reverse {
@@ -28,7 +28,7 @@ pub fn default_normalize_score(max_priority: i64, reverse: bool, scores: &mut [N
 
 /// `FindMatchingUntoleratedTaint`: the first taint (of those `filter` keeps) no toleration
 /// covers (`comparison_operators`: TaintTolerationComparisonOperators).
-pub fn find_untolerated_taint<'a>(
+pub(crate) fn find_untolerated_taint<'a>(
     taints: &'a [Taint],
     tolerations: &[Toleration],
     comparison_operators: bool,

@@ -19,13 +19,13 @@ const MIN_THRESHOLD: i64 = 23 * MB;
 const MAX_CONTAINER_THRESHOLD: i64 = 1000 * MB;
 
 /// ImageLocality.
-pub struct ImageLocality {
+pub(crate) struct ImageLocality {
     /// Image volumes count ([`Change::ImageLocalityCountsImageVolumes`]).
     image_volumes: bool,
 }
 
 /// Appends `:latest` to an image without a tag.
-pub fn normalized_image_name(name: &str) -> String {
+pub(crate) fn normalized_image_name(name: &str) -> String {
     let colon = name.rfind(':').map_or(-1, |i| i as i64);
     let slash = name.rfind('/').map_or(-1, |i| i as i64);
     if colon <= slash {
@@ -89,7 +89,7 @@ impl ScorePlugin for ImageLocality {
 }
 
 /// Registers ImageLocality.
-pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         score: Some(Arc::new(ImageLocality {
             image_volumes: features.has(Change::ImageLocalityCountsImageVolumes),

@@ -22,16 +22,16 @@ use crate::engine::trace::Fact;
 use crate::model::selector::{Labels, NodeSelectorMatcher, NodeTerm, Selector};
 
 /// Reason when the pod's own selector or affinity does not match.
-pub const ERR_REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
+pub(crate) const ERR_REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
 /// Reason when the profile's addedAffinity does not match.
-pub const ERR_REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node affinity";
+pub(crate) const ERR_REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node affinity";
 /// Reason when matchFields terms pin no node at all.
-pub const ERR_REASON_CONFLICT: &str = "pod affinity terms conflict";
+pub(crate) const ERR_REASON_CONFLICT: &str = "pod affinity terms conflict";
 
 /// NodeAffinityArgs.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Args {
+pub(crate) struct Args {
     /// addedAffinity.
     #[serde(default)]
     pub added_affinity: Option<core::NodeAffinity>,
@@ -85,7 +85,7 @@ fn describe_preferred(terms: &[core::PreferredSchedulingTerm]) -> Option<String>
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct PreferredTerms(Vec<(NodeTerm, i64)>);
+pub(crate) struct PreferredTerms(Vec<(NodeTerm, i64)>);
 
 impl PreferredTerms {
     fn new(terms: &[core::PreferredSchedulingTerm]) -> Self {
@@ -99,7 +99,7 @@ impl PreferredTerms {
     }
 
     /// Sum of the weights of matching terms.
-    pub fn score(&self, labels: &Labels, name: &str) -> i64 {
+    pub(crate) fn score(&self, labels: &Labels, name: &str) -> i64 {
         self.0
             .iter()
             .filter(|(t, _)| t.matches(labels, name))
@@ -109,7 +109,7 @@ impl PreferredTerms {
 }
 
 /// NodeAffinity.
-pub struct NodeAffinity {
+pub(crate) struct NodeAffinity {
     added_required: Option<NodeSelectorMatcher>,
     added_preferred: Option<PreferredTerms>,
     /// addedAffinity in words, for the trace: (required, preferred).
@@ -121,14 +121,14 @@ const PRE_SCORE_KEY: &str = "PreScoreNodeAffinity";
 
 /// The pod's required node selector and affinity (`GetRequiredNodeAffinity`).
 #[derive(Clone, Debug)]
-pub struct RequiredNodeAffinity {
+pub(crate) struct RequiredNodeAffinity {
     label_selector: Option<Selector>,
     node_selector: Option<NodeSelectorMatcher>,
 }
 
 impl RequiredNodeAffinity {
     /// From the pod.
-    pub fn of(pod: &PodInfo) -> Self {
+    pub(crate) fn of(pod: &PodInfo) -> Self {
         let spec = pod.pod.spec();
         let label_selector = spec
             .node_selector
@@ -148,7 +148,7 @@ impl RequiredNodeAffinity {
     }
 
     /// Whether the node matches.
-    pub fn matches(&self, labels: &Labels, name: &str) -> bool {
+    pub(crate) fn matches(&self, labels: &Labels, name: &str) -> bool {
         if let Some(s) = &self.label_selector
             && !s.matches(labels)
         {
@@ -331,7 +331,7 @@ impl ScorePlugin for NodeAffinity {
 }
 
 /// Registers NodeAffinity.
-pub fn register(args: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(args: &Value, _: &Features) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
     let added = a.added_affinity.unwrap_or_default();
     let added_required = added

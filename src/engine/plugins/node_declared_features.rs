@@ -33,14 +33,14 @@ use crate::engine::release::{Change, Features, Gate};
 const STATE_KEY: &str = "PreFilterNodeDeclaredFeatures";
 
 /// The 1.36 reason.
-pub const ERR_REASON_UNSATISFIED: &str = "node(s) didn't match Pod's required features";
+pub(crate) const ERR_REASON_UNSATISFIED: &str = "node(s) didn't match Pod's required features";
 /// The feature a `RestartAllContainers` restart rule needs.
-pub const RESTART_ALL_CONTAINERS: &str = "RestartAllContainersOnContainerExits";
+pub(crate) const RESTART_ALL_CONTAINERS: &str = "RestartAllContainersOnContainerExits";
 /// The feature `hostNetwork` with `hostUsers: false` needs (1.36).
-pub const USER_NAMESPACES_HOST_NETWORK: &str = "UserNamespacesHostNetworkSupport";
+pub(crate) const USER_NAMESPACES_HOST_NETWORK: &str = "UserNamespacesHostNetworkSupport";
 
 /// The feature a volume mount with `bindMountOptions` needs (1.37).
-pub const VOLUME_BIND_MOUNT_OPTIONS: &str = "VolumeBindMountOptions";
+pub(crate) const VOLUME_BIND_MOUNT_OPTIONS: &str = "VolumeBindMountOptions";
 
 /// The features 1.37's framework registers, sorted.
 const REGISTERED_1_37: &[&str] = &[
@@ -65,7 +65,7 @@ const REGISTERED_1_36: &[&str] = &[
 ];
 
 /// NodeDeclaredFeatures.
-pub struct NodeDeclaredFeatures {
+pub(crate) struct NodeDeclaredFeatures {
     /// The gate is on (an inert plugin otherwise, as upstream's `New` builds it).
     enabled: bool,
     /// The 1.36 framework: bitmap over registered names, the new reason, user namespaces.
@@ -215,7 +215,7 @@ impl FilterPlugin for NodeDeclaredFeatures {
 }
 
 /// Registers NodeDeclaredFeatures (it takes no args).
-pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     let p = Arc::new(NodeDeclaredFeatures {
         enabled: features.on(Gate::NodeDeclaredFeatures),
         v136: features.has(Change::NodeDeclaredFeaturesReasonRenamed),

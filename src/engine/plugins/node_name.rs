@@ -12,10 +12,10 @@ use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
 
 /// Reason when spec.nodeName names another node.
-pub const ERR_REASON: &str = "node(s) didn't match the requested node name";
+pub(crate) const ERR_REASON: &str = "node(s) didn't match the requested node name";
 
 /// NodeName.
-pub struct NodeName;
+pub(crate) struct NodeName;
 
 impl Plugin for NodeName {
     fn name(&self) -> &'static str {
@@ -37,7 +37,7 @@ impl FilterPlugin for NodeName {
 }
 
 /// Registers NodeName.
-pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         filter: Some(Arc::new(NodeName)),
         ..Default::default()

@@ -16,10 +16,10 @@ use crate::engine::trace::Fact;
 use crate::model::HostPort;
 
 /// Reason when a host port is taken.
-pub const ERR_REASON: &str = "node(s) didn't have free ports for the requested pod ports";
+pub(crate) const ERR_REASON: &str = "node(s) didn't have free ports for the requested pod ports";
 
 /// NodePorts.
-pub struct NodePorts;
+pub(crate) struct NodePorts;
 
 fn sanitize(p: &HostPort) -> (String, String, i32) {
     let ip = if p.ip.is_empty() {
@@ -36,7 +36,7 @@ fn sanitize(p: &HostPort) -> (String, String, i32) {
 }
 
 /// `HostPortInfo.CheckConflict`.
-pub fn conflicts(used: &[HostPort], want: &HostPort) -> bool {
+pub(crate) fn conflicts(used: &[HostPort], want: &HostPort) -> bool {
     if want.port <= 0 {
         return false;
     }
@@ -94,7 +94,7 @@ impl FilterPlugin for NodePorts {
 }
 
 /// Registers NodePorts.
-pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     let p = Arc::new(NodePorts);
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),

@@ -13,10 +13,10 @@ use crate::engine::release::{Features, Gate};
 use crate::model::{Taint, Toleration};
 
 /// Reason when the node is cordoned.
-pub const ERR_REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
+pub(crate) const ERR_REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
 
 /// NodeUnschedulable.
-pub struct NodeUnschedulable {
+pub(crate) struct NodeUnschedulable {
     /// Tolerations may use Lt and Gt (TaintTolerationComparisonOperators).
     comparison_operators: bool,
 }
@@ -49,7 +49,7 @@ impl FilterPlugin for NodeUnschedulable {
 }
 
 /// Registers NodeUnschedulable.
-pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         filter: Some(Arc::new(NodeUnschedulable {
             comparison_operators: features.on(Gate::TaintTolerationComparisonOperators),

@@ -15,7 +15,7 @@ use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::Features;
 
 /// The plugin.
-pub struct PodGroupPodsCount;
+pub(crate) struct PodGroupPodsCount;
 
 impl Plugin for PodGroupPodsCount {
     fn name(&self) -> &'static str {
@@ -48,7 +48,7 @@ impl PlacementScorePlugin for PodGroupPodsCount {
 }
 
 /// Registers PodGroupPodsCount (no args).
-pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         placement_score: Some(Arc::new(PodGroupPodsCount)),
         ..Default::default()

@@ -14,7 +14,7 @@ use crate::engine::release::Features;
 use crate::model::{Cluster, Pod};
 
 /// PrioritySort.
-pub struct PrioritySort;
+pub(crate) struct PrioritySort;
 
 impl Plugin for PrioritySort {
     fn name(&self) -> &'static str {
@@ -32,7 +32,7 @@ impl QueueSortPlugin for PrioritySort {
 }
 
 /// Registers PrioritySort.
-pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         queue_sort: true,
         queue_sorter: Some(Arc::new(PrioritySort)),

@@ -12,7 +12,7 @@ use crate::engine::release::Features;
 use crate::engine::trace::Fact;
 
 /// SchedulingGates.
-pub struct SchedulingGates;
+pub(crate) struct SchedulingGates;
 
 /// The names of the pod's scheduling gates.
 fn gates_of(pod: &PodInfo) -> Vec<String> {
@@ -47,7 +47,7 @@ impl PreEnqueuePlugin for SchedulingGates {
 }
 
 /// Registers SchedulingGates.
-pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         pre_enqueue: Some(Arc::new(SchedulingGates)),
         ..Default::default()

@@ -18,7 +18,7 @@ use crate::engine::trace::Fact;
 use crate::model::Toleration;
 
 /// TaintToleration.
-pub struct TaintToleration {
+pub(crate) struct TaintToleration {
     /// The reason names the first untolerated taint (before [`Change::TaintReasonWithoutTaint`]).
     reason_names_taint: bool,
     /// Tolerations may use Lt and Gt (TaintTolerationComparisonOperators).
@@ -136,7 +136,7 @@ impl ScorePlugin for TaintToleration {
 }
 
 /// Registers TaintToleration.
-pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     let p = Arc::new(TaintToleration {
         reason_names_taint: !features.has(Change::TaintReasonWithoutTaint),
         comparison_operators: features.on(Gate::TaintTolerationComparisonOperators),

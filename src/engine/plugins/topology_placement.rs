@@ -22,7 +22,7 @@ use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::Features;
 
 /// The plugin.
-pub struct TopologyPlacement;
+pub(crate) struct TopologyPlacement;
 
 impl Plugin for TopologyPlacement {
     fn name(&self) -> &'static str {
@@ -92,7 +92,7 @@ impl PlacementGeneratePlugin for TopologyPlacement {
 }
 
 /// Registers TopologyPlacementGenerator (no args).
-pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     Ok(PluginSlots {
         placement_generate: Some(Arc::new(TopologyPlacement)),
         ..Default::default()

@@ -27,7 +27,7 @@ const STATE_KEY: &str = "kschedtui/VolumeBindingCycle";
 
 /// What VolumeBinding does with one claim at Reserve/PreBind.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ClaimPlan {
+pub(crate) enum ClaimPlan {
     /// Already bound (spec.volumeName set): nothing to do.
     Bound(ObjectKey, String),
     /// Unbound with delayed binding: bind a matching PV or provision one on the node.
@@ -46,7 +46,7 @@ pub enum ClaimPlan {
 
 /// The claims a pod references (`persistentVolumeClaim` volumes and generic ephemeral volumes,
 /// whose claim is `<pod>-<volume>`), in volume order.
-pub fn pod_claims(pod: &Pod) -> Vec<ObjectKey> {
+pub(crate) fn pod_claims(pod: &Pod) -> Vec<ObjectKey> {
     pod.spec()
         .volumes
         .iter()
@@ -64,7 +64,7 @@ pub fn pod_claims(pod: &Pod) -> Vec<ObjectKey> {
 }
 
 /// The plan for each of the pod's claims.
-pub fn plan(cluster: &Cluster, pod: &Pod) -> Vec<ClaimPlan> {
+pub(crate) fn plan(cluster: &Cluster, pod: &Pod) -> Vec<ClaimPlan> {
     pod_claims(pod)
         .into_iter()
         .map(|k| {
@@ -91,7 +91,7 @@ pub fn plan(cluster: &Cluster, pod: &Pod) -> Vec<ClaimPlan> {
 }
 
 /// VolumeBinding's Reserve and PreBind.
-pub struct VolumeBindingCycle;
+pub(crate) struct VolumeBindingCycle;
 
 impl Plugin for VolumeBindingCycle {
     fn name(&self) -> &'static str {
@@ -191,7 +191,7 @@ impl PreBindPlugin for VolumeBindingCycle {
 }
 
 /// Adds VolumeBinding's Reserve and PreBind to the slots its module registers.
-pub fn extend(slots: &mut PluginSlots) {
+pub(crate) fn extend(slots: &mut PluginSlots) {
     let pl = Arc::new(VolumeBindingCycle);
     slots.reserve = Some(pl.clone());
     slots.pre_bind = Some(pl);

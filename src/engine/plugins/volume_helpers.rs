@@ -13,41 +13,45 @@ use crate::model::selector::{Labels, Op, Requirement};
 use crate::model::{Cluster, ObjectKey, Pod};
 
 /// `pv.kubernetes.io/bind-completed`: the PV controller finished binding the claim.
-pub const ANN_BIND_COMPLETED: &str = "pv.kubernetes.io/bind-completed";
+pub(crate) const ANN_BIND_COMPLETED: &str = "pv.kubernetes.io/bind-completed";
 /// `volume.kubernetes.io/selected-node`: the node chosen for delayed provisioning.
-pub const ANN_SELECTED_NODE: &str = "volume.kubernetes.io/selected-node";
+pub(crate) const ANN_SELECTED_NODE: &str = "volume.kubernetes.io/selected-node";
 /// The deprecated storage class annotation, which wins over the spec field.
-pub const ANN_BETA_STORAGE_CLASS: &str = "volume.beta.kubernetes.io/storage-class";
+pub(crate) const ANN_BETA_STORAGE_CLASS: &str = "volume.beta.kubernetes.io/storage-class";
 /// Provisioner of classes that cannot provision dynamically.
-pub const NOT_SUPPORTED_PROVISIONER: &str = "kubernetes.io/no-provisioner";
+pub(crate) const NOT_SUPPORTED_PROVISIONER: &str = "kubernetes.io/no-provisioner";
 /// CSINode annotation listing the in-tree plugins migrated to CSI on the node.
-pub const ANN_MIGRATED_PLUGINS: &str = "storage.alpha.kubernetes.io/migrated-plugins";
+pub(crate) const ANN_MIGRATED_PLUGINS: &str = "storage.alpha.kubernetes.io/migrated-plugins";
 /// `kubernetes.io/hostname`.
-pub const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
+pub(crate) const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
 /// Prefix of node allocatable resources that count attachable volumes.
-pub const ATTACHABLE_VOLUMES_PREFIX: &str = "attachable-volumes-";
+pub(crate) const ATTACHABLE_VOLUMES_PREFIX: &str = "attachable-volumes-";
 /// Prefix of CSI attach limit keys (`CSIAttachLimitPrefix`).
-pub const CSI_ATTACH_LIMIT_PREFIX: &str = "attachable-volumes-csi-";
+pub(crate) const CSI_ATTACH_LIMIT_PREFIX: &str = "attachable-volumes-csi-";
 /// `ResourceNameLengthLimit` of pkg/volume/util.
 const RESOURCE_NAME_LENGTH_LIMIT: usize = 63;
 
 /// The lister's error for a missing PVC.
-pub fn pvc_not_found(name: &str) -> String {
+pub(crate) fn pvc_not_found(name: &str) -> String {
     format!("persistentvolumeclaim \"{name}\" not found")
 }
 
 /// The lister's error for a missing PV.
-pub fn pv_not_found(name: &str) -> String {
+pub(crate) fn pv_not_found(name: &str) -> String {
     format!("persistentvolume \"{name}\" not found")
 }
 
 /// The lister's error for a missing StorageClass.
-pub fn storage_class_not_found(name: &str) -> String {
+pub(crate) fn storage_class_not_found(name: &str) -> String {
     format!("storageclass.storage.k8s.io \"{name}\" not found")
 }
 
 /// A PVC of the pod's namespace by name.
-pub fn get_pvc<'a>(cluster: &'a Cluster, namespace: &str, name: &str) -> Option<&'a core::PersistentVolumeClaim> {
+pub(crate) fn get_pvc<'a>(
+    cluster: &'a Cluster,
+    namespace: &str,
+    name: &str,
+) -> Option<&'a core::PersistentVolumeClaim> {
     cluster.pvcs.get(&ObjectKey::new(namespace, name))
 }
 
@@ -58,17 +62,20 @@ fn annotations(
 }
 
 /// True when the object has the annotation (any value).
-pub fn has_annotation(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, key: &str) -> bool {
+pub(crate) fn has_annotation(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, key: &str) -> bool {
     annotations(m).is_some_and(|a| a.contains_key(key))
 }
 
 /// An annotation's value.
-pub fn annotation<'a>(m: &'a k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, key: &str) -> Option<&'a str> {
+pub(crate) fn annotation<'a>(
+    m: &'a k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    key: &str,
+) -> Option<&'a str> {
     annotations(m).and_then(|a| a.get(key)).map(String::as_str)
 }
 
 /// `GetPersistentVolumeClaimClass`: the beta annotation, else spec.storageClassName, else "".
-pub fn claim_class(pvc: &core::PersistentVolumeClaim) -> String {
+pub(crate) fn claim_class(pvc: &core::PersistentVolumeClaim) -> String {
     if let Some(c) = annotation(&pvc.metadata, ANN_BETA_STORAGE_CLASS) {
         return c.to_string();
     }
@@ -79,7 +86,7 @@ pub fn claim_class(pvc: &core::PersistentVolumeClaim) -> String {
 }
 
 /// `GetPersistentVolumeClass`: the beta annotation, else spec.storageClassName.
-pub fn pv_class(pv: &core::PersistentVolume) -> String {
+pub(crate) fn pv_class(pv: &core::PersistentVolume) -> String {
     if let Some(c) = annotation(&pv.metadata, ANN_BETA_STORAGE_CLASS) {
         return c.to_string();
     }
@@ -90,32 +97,32 @@ pub fn pv_class(pv: &core::PersistentVolume) -> String {
 }
 
 /// spec.volumeName of a claim ("" when unset).
-pub fn claim_volume_name(pvc: &core::PersistentVolumeClaim) -> &str {
+pub(crate) fn claim_volume_name(pvc: &core::PersistentVolumeClaim) -> &str {
     pvc.spec.as_ref().and_then(|s| s.volume_name.as_deref()).unwrap_or("")
 }
 
 /// The claim's name.
-pub fn claim_name(pvc: &core::PersistentVolumeClaim) -> &str {
+pub(crate) fn claim_name(pvc: &core::PersistentVolumeClaim) -> &str {
     pvc.metadata.name.as_deref().unwrap_or("")
 }
 
 /// The claim's namespace.
-pub fn claim_namespace(pvc: &core::PersistentVolumeClaim) -> &str {
+pub(crate) fn claim_namespace(pvc: &core::PersistentVolumeClaim) -> &str {
     pvc.metadata.namespace.as_deref().unwrap_or("")
 }
 
 /// `isPVCFullyBound`: a volume name and the bind-completed annotation.
-pub fn is_pvc_fully_bound(pvc: &core::PersistentVolumeClaim) -> bool {
+pub(crate) fn is_pvc_fully_bound(pvc: &core::PersistentVolumeClaim) -> bool {
     !claim_volume_name(pvc).is_empty() && has_annotation(&pvc.metadata, ANN_BIND_COMPLETED)
 }
 
 /// The claim's access modes.
-pub fn claim_access_modes(pvc: &core::PersistentVolumeClaim) -> &[String] {
+pub(crate) fn claim_access_modes(pvc: &core::PersistentVolumeClaim) -> &[String] {
     pvc.spec.as_ref().and_then(|s| s.access_modes.as_deref()).unwrap_or(&[])
 }
 
 /// `resources.requests.storage` of a claim, if set.
-pub fn claim_storage_request(pvc: &core::PersistentVolumeClaim) -> Option<Quantity> {
+pub(crate) fn claim_storage_request(pvc: &core::PersistentVolumeClaim) -> Option<Quantity> {
     pvc.spec
         .as_ref()
         .and_then(|s| s.resources.as_ref())
@@ -125,7 +132,7 @@ pub fn claim_storage_request(pvc: &core::PersistentVolumeClaim) -> Option<Quanti
 }
 
 /// `capacity.storage` of a PV (zero when unset).
-pub fn pv_storage_capacity(pv: &core::PersistentVolume) -> Quantity {
+pub(crate) fn pv_storage_capacity(pv: &core::PersistentVolume) -> Quantity {
     pv.spec
         .as_ref()
         .and_then(|s| s.capacity.as_ref())
@@ -135,14 +142,14 @@ pub fn pv_storage_capacity(pv: &core::PersistentVolume) -> Quantity {
 }
 
 /// `ephemeral.VolumeClaimName`: `<pod>-<volume>`.
-pub fn ephemeral_claim_name(pod: &Pod, vol: &core::Volume) -> String {
+pub(crate) fn ephemeral_claim_name(pod: &Pod, vol: &core::Volume) -> String {
     format!("{}-{}", pod.key.name, vol.name)
 }
 
 /// The claims of the pod's volumes as a volume plugin reads them, for the trace: the
 /// PersistentVolumeClaim volumes' and, with `ephemeral`, the generic ephemeral volumes'
 /// (`<pod>-<volume>`).
-pub fn claims_fact(pod: &Pod, ephemeral: bool) -> crate::engine::trace::Fact {
+pub(crate) fn claims_fact(pod: &Pod, ephemeral: bool) -> crate::engine::trace::Fact {
     let names: Vec<String> = pod
         .spec()
         .volumes
@@ -158,7 +165,7 @@ pub fn claims_fact(pod: &Pod, ephemeral: bool) -> crate::engine::trace::Fact {
 }
 
 /// `ephemeral.VolumeIsForPod`: the claim is in the pod's namespace and controlled by the pod.
-pub fn volume_is_for_pod(pod: &Pod, pvc: &core::PersistentVolumeClaim) -> Result<(), String> {
+pub(crate) fn volume_is_for_pod(pod: &Pod, pvc: &core::PersistentVolumeClaim) -> Result<(), String> {
     let pod_uid = pod.obj.metadata.uid.as_deref().unwrap_or("");
     let controlled = pvc
         .metadata
@@ -212,7 +219,7 @@ fn field_requirement_ok(e: &core::NodeSelectorRequirement) -> bool {
 /// `CheckNodeAffinity` of a PV against node labels. Upstream matches a node object that has
 /// labels but no name, so `matchFields` never rejects (an empty field set is not checked);
 /// empty terms are skipped and a term that does not parse never matches.
-pub fn pv_node_affinity_matches(pv: &core::PersistentVolume, labels: &Labels) -> bool {
+pub(crate) fn pv_node_affinity_matches(pv: &core::PersistentVolume, labels: &Labels) -> bool {
     let Some(req) = pv
         .spec
         .as_ref()
@@ -225,7 +232,7 @@ pub fn pv_node_affinity_matches(pv: &core::PersistentVolume, labels: &Labels) ->
 }
 
 /// `LazyErrorNodeSelector.Match` for a node that has labels and no name.
-pub fn node_selector_matches_labels(sel: &core::NodeSelector, labels: &Labels) -> bool {
+pub(crate) fn node_selector_matches_labels(sel: &core::NodeSelector, labels: &Labels) -> bool {
     for term in &sel.node_selector_terms {
         let exprs = term.match_expressions.as_deref().unwrap_or(&[]);
         let fields = term.match_fields.as_deref().unwrap_or(&[]);
@@ -247,7 +254,7 @@ pub fn node_selector_matches_labels(sel: &core::NodeSelector, labels: &Labels) -
 /// `GetLocalPersistentVolumeNodeNames`: the hostnames a PV's required node affinity pins
 /// (`kubernetes.io/hostname In`), intersected within a term and unioned across terms; a term
 /// without such an expression adds nothing. Sorted.
-pub fn local_pv_node_names(pv: &core::PersistentVolume) -> Vec<String> {
+pub(crate) fn local_pv_node_names(pv: &core::PersistentVolume) -> Vec<String> {
     let Some(req) = pv
         .spec
         .as_ref()
@@ -275,7 +282,7 @@ pub fn local_pv_node_names(pv: &core::PersistentVolume) -> Vec<String> {
 
 /// `v1helper.MatchTopologySelectorTerms`: no terms match everything; otherwise some term must
 /// have every label expression satisfied (the label's value among the expression's values).
-pub fn match_topology_selector_terms(terms: Option<&[core::TopologySelectorTerm]>, labels: &Labels) -> bool {
+pub(crate) fn match_topology_selector_terms(terms: Option<&[core::TopologySelectorTerm]>, labels: &Labels) -> bool {
     let terms = terms.unwrap_or(&[]);
     if terms.is_empty() {
         return true;
@@ -289,13 +296,13 @@ pub fn match_topology_selector_terms(terms: Option<&[core::TopologySelectorTerm]
 }
 
 /// `ContainsAccessMode`.
-pub fn contains_access_mode(modes: &[String], mode: &str) -> bool {
+pub(crate) fn contains_access_mode(modes: &[String], mode: &str) -> bool {
     modes.iter().any(|m| m == mode)
 }
 
 /// `GetCSIAttachLimitKey`: `attachable-volumes-csi-<driver>`, shortened with a SHA-1 suffix
 /// when the key would reach 63 characters.
-pub fn csi_attach_limit_key(driver: &str) -> String {
+pub(crate) fn csi_attach_limit_key(driver: &str) -> String {
     if CSI_ATTACH_LIMIT_PREFIX.len() + driver.len() >= RESOURCE_NAME_LENGTH_LIMIT {
         let head: String = driver.bytes().take(23).map(char::from).collect();
         let digest = sha1(driver.as_bytes());
@@ -305,13 +312,8 @@ pub fn csi_attach_limit_key(driver: &str) -> String {
     format!("{CSI_ATTACH_LIMIT_PREFIX}{driver}")
 }
 
-/// The CSINode of a node, if any.
-pub fn csi_node<'a>(cluster: &'a Cluster, node: &str) -> Option<&'a storage::CSINode> {
-    cluster.csi_nodes.get(node)
-}
-
 /// The in-tree plugins a CSINode says are migrated (`storage.alpha.kubernetes.io/migrated-plugins`).
-pub fn migrated_plugins_on_node(csi_node: Option<&storage::CSINode>, plugin: &str) -> bool {
+pub(crate) fn migrated_plugins_on_node(csi_node: Option<&storage::CSINode>, plugin: &str) -> bool {
     let Some(n) = csi_node else { return false };
     let Some(v) = annotation(&n.metadata, ANN_MIGRATED_PLUGINS) else {
         return false;
@@ -387,7 +389,7 @@ pub(crate) mod testutil {
     use crate::model::{Cluster, Node, ObjectKey, Pod};
 
     /// Object metadata with a name (and namespace).
-    pub fn meta(ns: &str, name: &str) -> ObjectMeta {
+    pub(crate) fn meta(ns: &str, name: &str) -> ObjectMeta {
         ObjectMeta {
             name: Some(name.into()),
             namespace: (!ns.is_empty()).then(|| ns.to_string()),
@@ -396,7 +398,7 @@ pub(crate) mod testutil {
     }
 
     /// A pod in `ns` with volumes.
-    pub fn pod(ns: &str, name: &str, volumes: Vec<core::Volume>) -> Pod {
+    pub(crate) fn pod(ns: &str, name: &str, volumes: Vec<core::Volume>) -> Pod {
         let obj = core::Pod {
             metadata: ObjectMeta {
                 uid: Some(format!("uid-{name}")),
@@ -412,7 +414,7 @@ pub(crate) mod testutil {
     }
 
     /// A pod bound to `node`.
-    pub fn pod_on(ns: &str, name: &str, node: &str, volumes: Vec<core::Volume>) -> Pod {
+    pub(crate) fn pod_on(ns: &str, name: &str, node: &str, volumes: Vec<core::Volume>) -> Pod {
         let mut p = pod(ns, name, volumes);
         p.node_name = Some(node.to_string());
         if let Some(s) = p.obj.spec.as_mut() {
@@ -422,7 +424,7 @@ pub(crate) mod testutil {
     }
 
     /// A volume using a claim.
-    pub fn pvc_vol(vol: &str, claim: &str) -> core::Volume {
+    pub(crate) fn pvc_vol(vol: &str, claim: &str) -> core::Volume {
         core::Volume {
             name: vol.into(),
             persistent_volume_claim: Some(core::PersistentVolumeClaimVolumeSource {
@@ -434,7 +436,7 @@ pub(crate) mod testutil {
     }
 
     /// An ephemeral volume.
-    pub fn ephemeral_vol(vol: &str) -> core::Volume {
+    pub(crate) fn ephemeral_vol(vol: &str) -> core::Volume {
         core::Volume {
             name: vol.into(),
             ephemeral: Some(core::EphemeralVolumeSource {
@@ -445,12 +447,12 @@ pub(crate) mod testutil {
     }
 
     /// A node with labels.
-    pub fn node(name: &str, labels: &[(&str, &str)]) -> Node {
+    pub(crate) fn node(name: &str, labels: &[(&str, &str)]) -> Node {
         node_alloc(name, labels, &[])
     }
 
     /// A node with labels and allocatable resources.
-    pub fn node_alloc(name: &str, labels: &[(&str, &str)], alloc: &[(&str, &str)]) -> Node {
+    pub(crate) fn node_alloc(name: &str, labels: &[(&str, &str)], alloc: &[(&str, &str)]) -> Node {
         let obj = core::Node {
             metadata: ObjectMeta {
                 name: Some(name.into()),
@@ -477,7 +479,7 @@ pub(crate) mod testutil {
     }
 
     /// A claim.
-    pub fn pvc(ns: &str, name: &str) -> core::PersistentVolumeClaim {
+    pub(crate) fn pvc(ns: &str, name: &str) -> core::PersistentVolumeClaim {
         core::PersistentVolumeClaim {
             metadata: meta(ns, name),
             spec: Some(core::PersistentVolumeClaimSpec::default()),
@@ -486,13 +488,13 @@ pub(crate) mod testutil {
     }
 
     /// Sets a claim's storage class.
-    pub fn with_class(mut c: core::PersistentVolumeClaim, class: &str) -> core::PersistentVolumeClaim {
+    pub(crate) fn with_class(mut c: core::PersistentVolumeClaim, class: &str) -> core::PersistentVolumeClaim {
         c.spec.get_or_insert_with(Default::default).storage_class_name = Some(class.into());
         c
     }
 
     /// Sets a claim's volume name and marks it bound (bind-completed).
-    pub fn bound_to(mut c: core::PersistentVolumeClaim, pv: &str) -> core::PersistentVolumeClaim {
+    pub(crate) fn bound_to(mut c: core::PersistentVolumeClaim, pv: &str) -> core::PersistentVolumeClaim {
         c.spec.get_or_insert_with(Default::default).volume_name = Some(pv.into());
         c.metadata
             .annotations
@@ -502,14 +504,14 @@ pub(crate) mod testutil {
     }
 
     /// Sets a claim's access modes.
-    pub fn with_modes(mut c: core::PersistentVolumeClaim, modes: &[&str]) -> core::PersistentVolumeClaim {
+    pub(crate) fn with_modes(mut c: core::PersistentVolumeClaim, modes: &[&str]) -> core::PersistentVolumeClaim {
         c.spec.get_or_insert_with(Default::default).access_modes =
             Some(modes.iter().map(|m| (*m).to_string()).collect());
         c
     }
 
     /// Sets a claim's storage request.
-    pub fn with_request(mut c: core::PersistentVolumeClaim, q: &str) -> core::PersistentVolumeClaim {
+    pub(crate) fn with_request(mut c: core::PersistentVolumeClaim, q: &str) -> core::PersistentVolumeClaim {
         c.spec.get_or_insert_with(Default::default).resources = Some(core::VolumeResourceRequirements {
             requests: Some([("storage".to_string(), KQ(q.into()))].into()),
             limits: None,
@@ -518,7 +520,7 @@ pub(crate) mod testutil {
     }
 
     /// A PV.
-    pub fn pv(name: &str) -> core::PersistentVolume {
+    pub(crate) fn pv(name: &str) -> core::PersistentVolume {
         core::PersistentVolume {
             metadata: meta("", name),
             spec: Some(core::PersistentVolumeSpec::default()),
@@ -527,7 +529,12 @@ pub(crate) mod testutil {
     }
 
     /// A VolumeAttachment of `attacher` on `node`, of the PV `pv` when given.
-    pub fn volume_attachment(name: &str, node: &str, attacher: &str, pv: Option<&str>) -> storage::VolumeAttachment {
+    pub(crate) fn volume_attachment(
+        name: &str,
+        node: &str,
+        attacher: &str,
+        pv: Option<&str>,
+    ) -> storage::VolumeAttachment {
         storage::VolumeAttachment {
             metadata: meta("", name),
             spec: storage::VolumeAttachmentSpec {
@@ -543,7 +550,7 @@ pub(crate) mod testutil {
     }
 
     /// A storage class.
-    pub fn class(name: &str, mode: &str, provisioner: &str) -> storage::StorageClass {
+    pub(crate) fn class(name: &str, mode: &str, provisioner: &str) -> storage::StorageClass {
         storage::StorageClass {
             metadata: meta("", name),
             provisioner: provisioner.into(),
@@ -554,7 +561,7 @@ pub(crate) mod testutil {
 
     /// Objects of a test cluster.
     #[derive(Default)]
-    pub struct World {
+    pub(crate) struct World {
         /// Nodes.
         pub nodes: Vec<Node>,
         /// Pods.
@@ -577,7 +584,7 @@ pub(crate) mod testutil {
 
     impl World {
         /// Builds the snapshot (version 1.30).
-        pub fn snapshot(self) -> Snapshot {
+        pub(crate) fn snapshot(self) -> Snapshot {
             let mut c = Cluster::default();
             let mut nodes: Vec<Arc<Node>> = self.nodes.into_iter().map(Arc::new).collect();
             nodes.sort_by(|a, b| a.name.cmp(&b.name));
@@ -614,12 +621,12 @@ pub(crate) mod testutil {
     }
 
     /// A PodInfo for a pod that is not in any snapshot.
-    pub fn info(p: Pod) -> PodInfo {
+    pub(crate) fn info(p: Pod) -> PodInfo {
         PodInfo::new(Arc::new(p), false)
     }
 
     /// The NodeInfo of `name`.
-    pub fn node_info<'a>(s: &'a Snapshot, name: &str) -> &'a NodeInfo {
+    pub(crate) fn node_info<'a>(s: &'a Snapshot, name: &str) -> &'a NodeInfo {
         s.node(name).expect("node in snapshot")
     }
 }

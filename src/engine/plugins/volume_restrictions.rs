@@ -18,19 +18,19 @@ use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features};
 
 /// Reason of a disk conflict.
-pub const ERR_REASON_DISK_CONFLICT: &str = "node(s) had no available disk";
+pub(crate) const ERR_REASON_DISK_CONFLICT: &str = "node(s) had no available disk";
 /// Reason of a ReadWriteOncePod conflict.
-pub const ERR_REASON_RWOP_CONFLICT: &str =
+pub(crate) const ERR_REASON_RWOP_CONFLICT: &str =
     "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
 /// The same reason from 1.34 on.
-pub const ERR_REASON_RWOP_CONFLICT_1_34: &str =
+pub(crate) const ERR_REASON_RWOP_CONFLICT_1_34: &str =
     "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod";
 
 const PRE_FILTER_KEY: &str = "PreFilterVolumeRestrictions";
 
 /// The state PreFilter computes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PreFilterState {
+pub(crate) struct PreFilterState {
     /// Names of the pod's claims with the ReadWriteOncePod access mode.
     pub rwop_pvcs: BTreeSet<String>,
     /// How many scheduled pods use those claims.
@@ -53,7 +53,7 @@ impl PreFilterState {
 }
 
 /// VolumeRestrictions.
-pub struct VolumeRestrictions {
+pub(crate) struct VolumeRestrictions {
     /// The ReadWriteOncePod reason of [`Change::RwopReasonRenamed`].
     pub rwop_reason_renamed: bool,
 }
@@ -67,7 +67,7 @@ fn have_overlap(a: &[String], b: &[String]) -> bool {
 }
 
 /// `isVolumeConflict`: whether `v` conflicts with one of `pod`'s volumes.
-pub fn is_volume_conflict(v: &core::Volume, pod: &core::PodSpec) -> bool {
+pub(crate) fn is_volume_conflict(v: &core::Volume, pod: &core::PodSpec) -> bool {
     for ev in pod.volumes.iter().flatten() {
         if let (Some(d), Some(e)) = (&v.gce_persistent_disk, &ev.gce_persistent_disk)
             && d.pd_name == e.pd_name
@@ -208,7 +208,7 @@ impl FilterPlugin for VolumeRestrictions {
 }
 
 /// Registers VolumeRestrictions (it takes no args).
-pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     let p = Arc::new(VolumeRestrictions {
         rwop_reason_renamed: features.has(Change::RwopReasonRenamed),
     });

@@ -20,7 +20,7 @@ use crate::engine::release::Features;
 use crate::model::Cluster;
 
 /// Reason when a node's zone or region does not match a PV's.
-pub const ERR_REASON_CONFLICT: &str = "node(s) had no available volume zone";
+pub(crate) const ERR_REASON_CONFLICT: &str = "node(s) had no available volume zone";
 
 const PRE_FILTER_KEY: &str = "PreFilterVolumeZone";
 
@@ -34,7 +34,7 @@ const TOPOLOGY_LABELS: [&str; 4] = [
 
 /// One topology constraint of a PV.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PvTopology {
+pub(crate) struct PvTopology {
     /// The PV.
     pub pv_name: String,
     /// The label key.
@@ -122,7 +122,7 @@ fn pv_topologies(cluster: &Cluster, pod: &PodInfo) -> Result<Vec<PvTopology>, St
 }
 
 /// VolumeZone.
-pub struct VolumeZone;
+pub(crate) struct VolumeZone;
 
 impl Plugin for VolumeZone {
     fn name(&self) -> &'static str {
@@ -182,7 +182,7 @@ impl FilterPlugin for VolumeZone {
 }
 
 /// Registers VolumeZone (it takes no args).
-pub fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, _: &Features) -> Result<PluginSlots, String> {
     let p = Arc::new(VolumeZone);
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),

@@ -12,7 +12,7 @@ use crate::app::{App, Pending, SourceKind};
 use crate::tui::theme::Theme;
 
 /// The body while the cluster loads.
-pub fn loading(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn loading(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
     let spin = spinner(app, view);
     let text = match &app.progress {
         Some(p) => format!("{spin} loading {}: {p}", app.source.name),
@@ -26,7 +26,7 @@ pub fn loading(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame
 }
 
 /// The body when loading failed.
-pub fn failed(e: &str, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn failed(e: &str, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
     let lines = vec![
         Line::from(Span::styled("The cluster could not be loaded:", theme.header)),
         Line::from(""),
@@ -43,7 +43,7 @@ pub fn failed(e: &str, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
 }
 
 /// The confirmation of a write, listing the exact writes.
-pub fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
     let mut lines = Vec::new();
     if let Pending::Bind { warning: Some(w), .. } = p {
         lines.push(Line::from(Span::styled(format!("⚠ {w}"), theme.warn)));
@@ -143,7 +143,7 @@ pub fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'_>, are
 }
 
 /// The inline what-if form.
-pub fn edit_form(form: &EditForm, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn edit_form(form: &EditForm, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
     let label_w = form.fields.iter().map(|f| f.label.chars().count()).max().unwrap_or(8) + 2;
     let mut lines = vec![
         Line::from(Span::styled(

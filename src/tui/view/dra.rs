@@ -8,7 +8,7 @@ use crate::engine::trace::{DraTrace, Explanation};
 use crate::tui::theme::Theme;
 
 /// The panel's lines (none for a pod without claims).
-pub fn lines(ex: &Explanation, theme: &Theme) -> Vec<Line<'static>> {
+pub(super) fn lines(ex: &Explanation, theme: &Theme) -> Vec<Line<'static>> {
     let Some(d) = &ex.dra else {
         return Vec::new();
     };

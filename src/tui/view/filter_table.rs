@@ -109,7 +109,7 @@ fn at_plugin(r: &FilterRow<'_>, plugin: &str, order: &[String], theme: &Theme) -
 
 /// Draws the Filter panel.
 #[allow(clippy::too_many_arguments)]
-pub fn render(
+pub(super) fn render(
     app: &App,
     ex: &Explanation,
     v: &PodView,

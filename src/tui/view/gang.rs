@@ -15,7 +15,7 @@ use crate::engine::group_cycle::{GroupOutcome, MemberResult};
 use crate::tui::theme::Theme;
 
 /// Draws the gang screen.
-pub fn render(app: &App, v: &GangView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn render(app: &App, v: &GangView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
     let notice = |frame: &mut Frame<'_>, text: String, style| {
         let b = block(theme, format!(" Gang of {} ", v.pod));
         let inner = b.inner(area);

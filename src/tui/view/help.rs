@@ -12,7 +12,7 @@ use crate::app::{App, keymap};
 use crate::tui::theme::Theme;
 
 /// Draws the overlay.
-pub fn render(app: &App, scroll: u16, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn render(app: &App, scroll: u16, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
     let popup = centered(area, 84, area.height.saturating_sub(2).max(8));
     let mut lines = vec![Line::from(Span::styled(
         "Keys for this screen (the same table drives them). Esc or ? closes; j/k scroll.",

@@ -13,7 +13,7 @@ use crate::tui::theme::Theme;
 
 /// Draws the node list: only the rows on screen are built (the rows and the column widths are
 /// kept in the app).
-pub fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
     let rows = app.node_rows(v);
     let ex = v.pod.as_ref().and_then(|k| match app.explanation(k) {
         Some(Ok(ex)) => Some(ex.clone()),

@@ -133,7 +133,7 @@ fn why<'a>(app: &App, node: &Node, pod: &Pod, theme: &Theme) -> Vec<Line<'a>> {
 }
 
 /// Draws the node view.
-pub fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
     let Some(node) = app.cluster.node(&v.node) else {
         let b = block(theme, format!(" Node {} ", v.node));
         frame.render_widget(Paragraph::new("The node is not in the cluster.").block(b), area);

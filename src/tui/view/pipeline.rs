@@ -72,7 +72,7 @@ fn shape(p: &Pipeline, width: u16) -> Shape {
 }
 
 /// Lines the bar needs at this width.
-pub fn height(p: &Pipeline, width: u16) -> u16 {
+pub(super) fn height(p: &Pipeline, width: u16) -> u16 {
     u16::try_from(shape(p, width).lines.len()).unwrap_or(2)
 }
 
@@ -85,7 +85,14 @@ fn style_of(theme: &Theme, state: PointState) -> Style {
 }
 
 /// Draws the bar and records each point's area for clicks.
-pub fn render(p: &Pipeline, step: &Step, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn render(
+    p: &Pipeline,
+    step: &Step,
+    theme: &Theme,
+    view: &mut ViewState,
+    frame: &mut Frame<'_>,
+    area: Rect,
+) {
     let sh = shape(p, area.width);
     view.points = vec![Rect::default(); p.stages.len()];
     let sep = if sh.padded { "›" } else { " " };

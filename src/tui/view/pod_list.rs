@@ -15,7 +15,7 @@ use crate::model::Pod;
 use crate::tui::theme::Theme;
 
 /// Text with the characters at `hits` in the match style.
-pub fn highlighted<'a>(text: &str, hits: &[usize], base: Style, hit: Style) -> Line<'a> {
+pub(super) fn highlighted<'a>(text: &str, hits: &[usize], base: Style, hit: Style) -> Line<'a> {
     if hits.is_empty() {
         return Line::from(Span::styled(text.to_string(), base));
     }
@@ -56,7 +56,7 @@ fn reason_style(app: &App, pod: &Pod, theme: &Theme) -> Style {
 
 /// Draws the list: only the rows on screen are built (the rows, their count and the column
 /// widths are kept in the app).
-pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
     let rows = app.pod_rows();
     let wide = area.width >= 110;
     let pending = rows.pending();

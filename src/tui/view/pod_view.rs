@@ -14,7 +14,7 @@ use crate::engine::trace::Explanation;
 use crate::tui::theme::Theme;
 
 /// What an extension point does, in one sentence.
-pub fn describe(point: Point) -> &'static str {
+pub(super) fn describe(point: Point) -> &'static str {
     match point {
         Point::PreEnqueue => "gates the pod before it may enter the queue",
         Point::QueueSort => "orders the pods waiting in the active queue",
@@ -42,7 +42,7 @@ fn verdict_style(ex: &Explanation, theme: &Theme) -> ratatui::style::Style {
 }
 
 /// Draws the pod view.
-pub fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
     let pod = app.pod(&v.pod);
     let mut title = vec![Span::raw(" Pod "), Span::styled(v.pod.to_string(), theme.accent)];
     if let Some(p) = pod {

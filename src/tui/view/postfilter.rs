@@ -14,7 +14,7 @@ use crate::tui::theme::Theme;
 
 /// Draws the PostFilter panel.
 #[allow(clippy::too_many_arguments)]
-pub fn render(
+pub(super) fn render(
     _app: &App,
     ex: &Explanation,
     pl: &Pipeline,

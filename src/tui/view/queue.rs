@@ -13,7 +13,7 @@ use crate::engine::queue::Pool;
 use crate::tui::theme::Theme;
 
 /// Draws the queue screen.
-pub fn render(app: &App, v: &QueueView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+pub(super) fn render(app: &App, v: &QueueView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
     let rows = app.queue_rows();
     let held = rows
         .iter()

@@ -44,7 +44,7 @@ fn u16w(n: usize) -> u16 {
 
 /// Draws the Score panel.
 #[allow(clippy::too_many_arguments)]
-pub fn render(
+pub(super) fn render(
     app: &App,
     ex: &Explanation,
     v: &PodView,

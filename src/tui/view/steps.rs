@@ -36,7 +36,7 @@ fn statuses(ex: &Explanation, point: Point) -> &[PluginStatus] {
 
 /// Draws the panel of a once-per-cycle or binding-cycle point.
 #[allow(clippy::too_many_arguments)]
-pub fn render(
+pub(super) fn render(
     app: &App,
     ex: &Explanation,
     pl: &Pipeline,

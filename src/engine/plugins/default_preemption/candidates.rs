@@ -18,7 +18,7 @@ use crate::engine::framework::status::{Code, Status};
 /// `nodesWherePreemptionMightHelp`: the nodes Filter marked Unschedulable (in node order), and
 /// a "Preemption is not helpful for scheduling" status for every node marked
 /// UnschedulableAndUnresolvable or absent from `statuses`.
-pub fn nodes_where_preemption_might_help<'a>(
+pub(crate) fn nodes_where_preemption_might_help<'a>(
     nodes: &'a [NodeInfo],
     statuses: &BTreeMap<String, Status>,
 ) -> (Vec<&'a NodeInfo>, BTreeMap<String, Status>) {
@@ -38,7 +38,7 @@ pub fn nodes_where_preemption_might_help<'a>(
 
 /// A node where preemption would make room.
 #[derive(Clone, Debug)]
-pub struct CandidateNode {
+pub(crate) struct CandidateNode {
     /// Node name.
     pub name: String,
     /// Pods to evict, in upstream's order.
@@ -49,7 +49,7 @@ pub struct CandidateNode {
 
 /// What `DryRunPreemption` returns.
 #[derive(Clone, Debug, Default)]
-pub struct DryRun {
+pub(crate) struct DryRun {
     /// Candidates without PDB violations, then those with.
     pub candidates: Vec<CandidateNode>,
     /// Statuses of the evaluated nodes that are not candidates.
@@ -67,7 +67,7 @@ pub struct DryRun {
 /// least one PDB-free candidate is known and `wanted` candidates are kept. Each of the two
 /// candidate lists keeps at most `wanted` entries, as upstream's fixed-size lists do.
 #[allow(clippy::too_many_arguments)]
-pub fn dry_run_preemption(
+pub(crate) fn dry_run_preemption(
     cx: &Ctx<'_>,
     fw: &dyn PluginsRunner,
     state: &CycleState,
@@ -127,7 +127,7 @@ pub fn dry_run_preemption(
 /// The criteria of `pickOneNodeForPreemption`, in order, as the trace names them. The second
 /// reads the priority of the first victim in upstream's order, which in 1.30 is not always the
 /// highest one: PDB-violating victims come first.
-pub const CRITERIA: [&str; 5] = [
+pub(super) const CRITERIA: [&str; 5] = [
     "fewest PDB violations",
     "lowest highest-victim priority",
     "smallest sum of victim priorities",
@@ -137,7 +137,7 @@ pub const CRITERIA: [&str; 5] = [
 
 /// The choice among candidates.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PickResult {
+pub(crate) struct PickResult {
     /// Index of the chosen candidate.
     pub index: usize,
     /// Per candidate: the criterion that decided for or against it.
@@ -204,7 +204,7 @@ fn shown(c: &CandidateNode, i: usize) -> String {
 /// `SelectCandidate` + `pickOneNodeForPreemption`. One candidate is taken as is; otherwise the
 /// candidates are ranked in node-name order by upstream's criteria, and a tie after all of them
 /// goes to the smallest node name.
-pub fn pick_one_node_for_preemption(candidates: &[CandidateNode]) -> PickResult {
+pub(crate) fn pick_one_node_for_preemption(candidates: &[CandidateNode]) -> PickResult {
     let n = candidates.len();
     let mut criteria = vec![String::new(); n];
     let mut notes = vec![String::new(); n];

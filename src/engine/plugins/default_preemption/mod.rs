@@ -47,27 +47,23 @@ use crate::engine::release::{Change, Features, Gate};
 use crate::engine::trace::PostFilterTrace;
 use crate::model::{Cluster, Pod};
 
-pub use candidates::{
-    CRITERIA, CandidateNode, DryRun, PickResult, dry_run_preemption, nodes_where_preemption_might_help,
-    pick_one_node_for_preemption,
-};
-pub use victims::{filter_pods_with_pdb_violation, more_important_pod, pod_start_time_nanos, select_victims_on_node};
+pub(crate) use candidates::{dry_run_preemption, nodes_where_preemption_might_help, pick_one_node_for_preemption};
 
 /// Status of a node whose dry run found no lower-priority pod.
-pub const ERR_NO_VICTIMS: &str = "No preemption victims found for incoming pod";
+pub(crate) const ERR_NO_VICTIMS: &str = "No preemption victims found for incoming pod";
 /// Status of a node that Filter marked UnschedulableAndUnresolvable (or did not evaluate).
-pub const ERR_NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
+pub(crate) const ERR_NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
 /// The pod may not preempt: `preemptionPolicy: Never`.
-pub const NOT_ELIGIBLE_NEVER: &str = "not eligible due to preemptionPolicy=Never.";
+pub(crate) const NOT_ELIGIBLE_NEVER: &str = "not eligible due to preemptionPolicy=Never.";
 /// The pod already preempted and its victims are still terminating on the nominated node.
-pub const NOT_ELIGIBLE_TERMINATING: &str = "not eligible due to a terminating pod on the nominated node.";
+pub(crate) const NOT_ELIGIBLE_TERMINATING: &str = "not eligible due to a terminating pod on the nominated node.";
 /// Prefix of every non-empty status message of the plugin.
-pub const MESSAGE_PREFIX: &str = "preemption: ";
+pub(crate) const MESSAGE_PREFIX: &str = "preemption: ";
 
 /// `DefaultPreemptionArgs` as written in a KubeSchedulerConfiguration (v1).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Args {
+pub(crate) struct Args {
     /// Minimum candidates as a percentage of the nodes (default 10).
     #[serde(default)]
     pub min_candidate_nodes_percentage: Option<i32>,
@@ -77,7 +73,7 @@ pub struct Args {
 }
 
 /// `ValidateDefaultPreemptionArgs`: the error text upstream's config validation prints.
-pub fn validate_args(percentage: i32, absolute: i32) -> Result<(), String> {
+pub(crate) fn validate_args(percentage: i32, absolute: i32) -> Result<(), String> {
     let mut errs = Vec::new();
     if !(0..=100).contains(&percentage) {
         errs.push(format!(
@@ -105,7 +101,7 @@ pub fn validate_args(percentage: i32, absolute: i32) -> Result<(), String> {
 }
 
 /// DefaultPreemption.
-pub struct DefaultPreemption {
+pub(crate) struct DefaultPreemption {
     /// minCandidateNodesPercentage.
     pub min_candidate_nodes_percentage: i32,
     /// minCandidateNodesAbsolute.
@@ -123,7 +119,7 @@ pub struct DefaultPreemption {
 
 impl DefaultPreemption {
     /// The plugin with default args.
-    pub fn new(features: &Features) -> Self {
+    pub(crate) fn new(features: &Features) -> Self {
         DefaultPreemption {
             min_candidate_nodes_percentage: 10,
             min_candidate_nodes_absolute: 100,
@@ -135,7 +131,7 @@ impl DefaultPreemption {
     }
 
     /// `calculateNumCandidates`: how many candidates the dry run looks for.
-    pub fn calculate_num_candidates(&self, num_nodes: usize) -> usize {
+    pub(crate) fn calculate_num_candidates(&self, num_nodes: usize) -> usize {
         let num = i64::try_from(num_nodes).unwrap_or(i64::MAX);
         let mut n = num * i64::from(self.min_candidate_nodes_percentage) / 100;
         n = n.max(i64::from(self.min_candidate_nodes_absolute));
@@ -145,7 +141,7 @@ impl DefaultPreemption {
 
     /// `PodEligibleToPreemptOthers`. `nominated_code` is the Filter status code of the pod's
     /// `status.nominatedNodeName` (None when the pod has none).
-    pub fn pod_eligible_to_preempt_others(
+    pub(crate) fn pod_eligible_to_preempt_others(
         &self,
         cx: &Ctx<'_>,
         pod: &Pod,
@@ -296,7 +292,7 @@ fn aggregate_errors(errs: &[String]) -> String {
 /// `spec.preemptionPolicy == Never`. When the pod does not say, the policy of its
 /// PriorityClass (or of the global default class) applies, as the Priority admission plugin
 /// would have written it into the pod.
-pub fn preemption_never(pod: &Pod, cluster: &Cluster) -> bool {
+pub(crate) fn preemption_never(pod: &Pod, cluster: &Cluster) -> bool {
     let spec = pod.spec();
     if let Some(p) = &spec.preemption_policy {
         return p == "Never";
@@ -315,7 +311,7 @@ pub fn preemption_never(pod: &Pod, cluster: &Cluster) -> bool {
 /// `podTerminatingByPreemption` with PodDisruptionConditions on (beta and on by default in
 /// 1.30, GA later): a pod being deleted whose first DisruptionTarget condition says
 /// PreemptionByScheduler.
-pub fn terminating_by_preemption(p: &Pod) -> bool {
+pub(crate) fn terminating_by_preemption(p: &Pod) -> bool {
     if !p.terminating {
         return false;
     }
@@ -379,13 +375,14 @@ impl DefaultPreemption {
 }
 
 /// PostFilter's status for a pod whose PodGroup is missing (TopologyAwareWorkloadScheduling).
-pub const POD_GROUP_NOT_FOUND: &str = "preemption: pod group for pod not found";
+pub(crate) const POD_GROUP_NOT_FOUND: &str = "preemption: pod group for pod not found";
 /// PostFilter's status for a pod whose PodGroup has schedulingConstraints
 /// (TopologyAwareWorkloadScheduling).
-pub const NOT_ELIGIBLE_PLACEMENT: &str =
+pub(crate) const NOT_ELIGIBLE_PLACEMENT: &str =
     "preemption: not eligible due to placement-based pod group scheduling limitation";
 /// PostFilter's status for a pod of a pod group with WorkloadAwarePreemption.
-pub const NOT_ELIGIBLE_WORKLOAD_AWARE: &str = "preemption: not eligible due to workload aware preemption enabled";
+pub(crate) const NOT_ELIGIBLE_WORKLOAD_AWARE: &str =
+    "preemption: not eligible due to workload aware preemption enabled";
 
 impl PreEnqueuePlugin for DefaultPreemption {
     fn pre_enqueue(&self, _: &Ctx<'_>, _pod: &PodInfo) -> Status {
@@ -394,7 +391,7 @@ impl PreEnqueuePlugin for DefaultPreemption {
 }
 
 /// Registers DefaultPreemption.
-pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
     let pl = DefaultPreemption {
         min_candidate_nodes_percentage: a.min_candidate_nodes_percentage.unwrap_or(10),

@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::candidates::{CRITERIA, CandidateNode};
+use super::victims::{filter_pods_with_pdb_violation, more_important_pod, pod_start_time_nanos};
 use super::*;
 use crate::engine::Framework;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};

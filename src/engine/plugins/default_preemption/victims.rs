@@ -16,10 +16,10 @@ use crate::model::Pod;
 use crate::model::selector::Selector;
 
 /// 2099-01-01T00:00:00Z in nanoseconds: the start time of a pod without `status.startTime`.
-pub const NO_START_TIME_NANOS: i128 = 4_070_908_800 * 1_000_000_000;
+pub(super) const NO_START_TIME_NANOS: i128 = 4_070_908_800 * 1_000_000_000;
 
 /// `GetPodStartTime` as nanoseconds since the epoch (see [`NO_START_TIME_NANOS`]).
-pub fn pod_start_time_nanos(p: &Pod) -> i128 {
+pub(super) fn pod_start_time_nanos(p: &Pod) -> i128 {
     p.obj
         .status
         .as_ref()
@@ -28,7 +28,7 @@ pub fn pod_start_time_nanos(p: &Pod) -> i128 {
 }
 
 /// `MoreImportantPod`: higher priority first, then the one that started earlier.
-pub fn more_important_pod(a: &Pod, b: &Pod) -> bool {
+pub(super) fn more_important_pod(a: &Pod, b: &Pod) -> bool {
     if a.priority != b.priority {
         return a.priority > b.priority;
     }
@@ -52,7 +52,7 @@ fn sort_by_importance(v: &mut [Arc<PodInfo>]) {
 /// `filterPodsWithPDBViolation`: splits the pods (order kept) into those whose eviction would
 /// exceed a PDB's `status.disruptionsAllowed` and the others. A pod listed in a PDB's
 /// `status.disruptedPods` does not count against it; a PDB without status allows nothing.
-pub fn filter_pods_with_pdb_violation(
+pub(super) fn filter_pods_with_pdb_violation(
     pods: &[Arc<PodInfo>],
     pdbs: &[PodDisruptionBudget],
 ) -> (Vec<Arc<PodInfo>>, Vec<Arc<PodInfo>>) {
@@ -104,7 +104,7 @@ pub fn filter_pods_with_pdb_violation(
 
 /// What the dry run found on a node.
 #[derive(Clone, Debug)]
-pub struct Selection {
+pub(super) struct Selection {
     /// Pods to evict, in upstream's order.
     pub victims: Vec<Arc<PodInfo>>,
     /// How many of them violate a PDB.
@@ -157,7 +157,7 @@ fn add_back(
 /// `Err` carries the status that makes the node unsuitable. With `sort_victims` (1.31+) the
 /// victims are sorted again when both groups were non-empty.
 #[allow(clippy::too_many_arguments)]
-pub fn select_victims_on_node(
+pub(super) fn select_victims_on_node(
     cx: &Ctx<'_>,
     fw: &dyn PluginsRunner,
     state: &mut CycleState,

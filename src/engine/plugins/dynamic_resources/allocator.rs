@@ -32,13 +32,13 @@ use crate::model::quantity::Quantity;
 use crate::model::selector::NodeSelectorMatcher;
 
 /// The most devices one claim may get (`resourceapi.AllocationResultsMaxSize`).
-pub const CLAIM_LIMIT: usize = 32;
+pub(crate) const CLAIM_LIMIT: usize = 32;
 /// `FirstAvailableDeviceRequestMaxSize`: the score of subrequest `i` is `8 - i`.
-pub const FIRST_AVAILABLE_MAX: i64 = 8;
+pub(crate) const FIRST_AVAILABLE_MAX: i64 = 8;
 
 /// How a release's allocator behaves where releases differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rules {
+pub(crate) enum Rules {
     /// 1.34 (experimental): a node's view of a pool is complete when it sees every slice;
     /// an incomplete pool still serves ExactCount; an invalid pool reached by the search is an
     /// error; the counter sets a device consumes are its slice's; `distinctAttribute` only
@@ -56,7 +56,7 @@ pub enum Rules {
 
 /// Which of upstream's three implementations runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Implementation {
+pub(crate) enum Implementation {
     /// stable.
     Stable,
     /// incubating.
@@ -67,7 +67,7 @@ pub enum Implementation {
 
 /// The allocator features the plugin passes (`AllocatorFeatures`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AllocFeatures {
+pub(crate) struct AllocFeatures {
     /// DRAAdminAccess.
     pub admin_access: bool,
     /// DRAPrioritizedList.
@@ -86,7 +86,7 @@ pub struct AllocFeatures {
 
 /// The code generation of the allocator a release ships.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Generation {
+pub(crate) enum Generation {
     /// 1.34.
     G134,
     /// 1.35.
@@ -98,7 +98,7 @@ pub enum Generation {
 impl Implementation {
     /// `NewAllocator`: the first implementation, stable → incubating → experimental, that
     /// supports every enabled feature.
-    pub fn select(g: Generation, f: &AllocFeatures) -> Implementation {
+    pub(crate) fn select(g: Generation, f: &AllocFeatures) -> Implementation {
         let basic = f.admin_access || f.prioritized_list || f.partitionable || f.device_taints;
         match g {
             Generation::G134 => {
@@ -133,7 +133,7 @@ impl Implementation {
 impl Rules {
     /// The behaviour of `implementation` at generation `g`: 1.35's experimental allocator
     /// carries the code 1.36 promoted.
-    pub fn of(g: Generation, implementation: Implementation) -> Rules {
+    pub(crate) fn of(g: Generation, implementation: Implementation) -> Rules {
         match (g, implementation) {
             (Generation::G134, _) => Rules::V134,
             (Generation::G135, Implementation::Experimental) => Rules::V136,
@@ -145,7 +145,7 @@ impl Rules {
 
 /// How a node's allocation attempt ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Every claim got its devices: the results, per claim.
     Allocated(Vec<Vec<DeviceResult>>),
     /// Some claim cannot be allocated on the node (`cannot allocate all claims`).
@@ -159,7 +159,7 @@ pub enum Outcome {
 
 /// One allocated device of a claim (`DeviceRequestAllocationResult`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeviceResult {
+pub(crate) struct DeviceResult {
     /// `request` or `request/subrequest`.
     pub request: String,
     /// Driver.
@@ -175,11 +175,11 @@ pub struct DeviceResult {
 }
 
 /// A device: (driver, pool, device name).
-pub type DeviceId = (String, String, String);
+pub(crate) type DeviceId = (String, String, String);
 
 /// What is allocated in the cluster already (`GatherAllocatedState`).
 #[derive(Clone, Debug, Default)]
-pub struct AllocatedState {
+pub(crate) struct AllocatedState {
     /// Devices allocated to some claim (not with admin access, not as shares).
     pub devices: BTreeSet<DeviceId>,
     /// Capacity consumed by shares of devices that allow multiple allocations.
@@ -190,7 +190,7 @@ pub struct AllocatedState {
 
 impl AllocatedState {
     /// From every claim of the cluster with an allocation.
-    pub fn gather<'a>(claims: impl Iterator<Item = &'a dra::ResourceClaim>, consumable_capacity: bool) -> Self {
+    pub(crate) fn gather<'a>(claims: impl Iterator<Item = &'a dra::ResourceClaim>, consumable_capacity: bool) -> Self {
         let mut s = AllocatedState::default();
         for c in claims {
             let Some(results) = c
@@ -227,12 +227,12 @@ fn quantity(s: &str) -> i128 {
 }
 
 /// A DeviceClass's selectors.
-pub fn class_selectors(c: &dra::DeviceClass) -> impl Iterator<Item = &dra::DeviceSelector> {
+pub(crate) fn class_selectors(c: &dra::DeviceClass) -> impl Iterator<Item = &dra::DeviceSelector> {
     c.spec.iter().flat_map(|s| s.selectors.iter().flatten())
 }
 
 /// The node a pool view is built for.
-pub struct NodeView<'a> {
+pub(crate) struct NodeView<'a> {
     /// Name.
     pub name: &'a str,
     /// Labels.
@@ -267,7 +267,7 @@ fn has_binding_device(s: &dra::ResourceSlice) -> bool {
 
 /// One pool as a node sees it.
 #[derive(Debug)]
-pub struct Pool<'a> {
+pub(crate) struct Pool<'a> {
     /// Driver.
     pub driver: &'a str,
     /// Name.
@@ -287,12 +287,12 @@ pub struct Pool<'a> {
 
 impl Pool<'_> {
     /// `driver/pool`.
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         format!("{}/{}", self.driver, self.name)
     }
 
     /// The devices the node may get from the pool, with the slice each is in.
-    pub fn devices(&self) -> impl Iterator<Item = (&dra::ResourceSlice, &dra::Device)> {
+    pub(crate) fn devices(&self) -> impl Iterator<Item = (&dra::ResourceSlice, &dra::Device)> {
         self.slices
             .iter()
             .flat_map(|s| s.spec.devices.iter().flatten().map(move |d| (*s, d)))
@@ -328,7 +328,7 @@ fn duplicate_device(slices: &[&dra::ResourceSlice]) -> Option<String> {
 
 /// `GatherPools` for `node`: every pool the node can get devices from, sorted by (driver,
 /// pool), pools with binding-condition devices last.
-pub fn gather_pools<'a>(
+pub(crate) fn gather_pools<'a>(
     node: &NodeView<'_>,
     slices: &'a [&'a dra::ResourceSlice],
     rules: Rules,
@@ -636,7 +636,7 @@ impl Constraint {
 }
 
 /// What the search needs besides the claims.
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     /// The release's rules.
     pub rules: Rules,
     /// Enabled features.
@@ -652,7 +652,7 @@ pub struct Inputs<'a> {
 }
 
 /// A claim to allocate: its `namespace/name` (for messages) and spec.
-pub struct ClaimToAllocate<'a> {
+pub(crate) struct ClaimToAllocate<'a> {
     /// `KObj(claim)`.
     pub key: String,
     /// The claim's device requests and constraints.
@@ -686,7 +686,7 @@ struct Search<'a, 'p> {
 }
 
 /// Allocates `claims` on `node` (`Allocator.Allocate`).
-pub fn allocate<'a>(inp: &Inputs<'a>, node: &NodeView<'_>, claims: &[ClaimToAllocate<'a>]) -> Outcome {
+pub(crate) fn allocate<'a>(inp: &Inputs<'a>, node: &NodeView<'_>, claims: &[ClaimToAllocate<'a>]) -> Outcome {
     let pools = gather_pools(node, inp.slices, inp.rules, &inp.features);
     let mut domains = BTreeSet::new();
     for c in inp.classes.values() {

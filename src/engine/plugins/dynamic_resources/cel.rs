@@ -58,7 +58,7 @@ fn runtime_text(e: &ExecutionError) -> String {
 /// Compiled selector expressions (upstream keeps an LRU cache of 10; compile errors are not
 /// kept either way, and the result is the same).
 #[derive(Default)]
-pub struct Compiler {
+pub(crate) struct Compiler {
     programs: Mutex<HashMap<String, Arc<Program>>>,
 }
 
@@ -71,7 +71,7 @@ impl std::fmt::Debug for Compiler {
 impl Compiler {
     /// The program of `expr`, or the compile error as upstream words it
     /// (`CEL compile error: compilation failed: ...`).
-    pub fn compile(&self, expr: &str) -> Result<Arc<Program>, String> {
+    pub(crate) fn compile(&self, expr: &str) -> Result<Arc<Program>, String> {
         let mut m = self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(p) = m.get(expr) {
             return Ok(p.clone());
@@ -84,7 +84,7 @@ impl Compiler {
 
     /// Evaluates `expr` against `device`: true or false, or the error (`CEL compile error:
     /// ...` / `CEL runtime error: ...`).
-    pub fn matches(&self, expr: &str, device: &DeviceValue) -> Result<bool, String> {
+    pub(crate) fn matches(&self, expr: &str, device: &DeviceValue) -> Result<bool, String> {
         let p = self.compile(expr)?;
         let v = match &device.value {
             Ok(v) => v,
@@ -119,7 +119,7 @@ fn type_name(v: &Value) -> &'static str {
 }
 
 /// The domains a selector indexes with a string literal (`attributes["gpu.example.com"]`).
-pub fn indexed_domains(expr: &str, out: &mut BTreeSet<String>) {
+pub(crate) fn indexed_domains(expr: &str, out: &mut BTreeSet<String>) {
     let b = expr.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -153,12 +153,12 @@ pub fn indexed_domains(expr: &str, out: &mut BTreeSet<String>) {
 
 /// The `device` variable of one device, built once per device and allocation.
 #[derive(Clone, Debug)]
-pub struct DeviceValue {
+pub(crate) struct DeviceValue {
     value: Result<Value, String>,
 }
 
 /// (domain, id) of an attribute or capacity name: `dom/id`, or `id` in the driver's domain.
-pub fn split_name<'a>(name: &'a str, driver: &'a str) -> (&'a str, &'a str) {
+pub(crate) fn split_name<'a>(name: &'a str, driver: &'a str) -> (&'a str, &'a str) {
     match name.split_once('/') {
         Some((d, id)) => (d, id),
         None => (driver, name),
@@ -185,7 +185,7 @@ impl DeviceValue {
     /// The `device` of `device` in a slice of `driver`; `domains` are the domains selectors
     /// index (filled in with empty maps), `allow_multiple` declares
     /// `device.allowMultipleAllocations`.
-    pub fn new(driver: &str, device: &dra::Device, domains: &BTreeSet<String>, allow_multiple: bool) -> Self {
+    pub(crate) fn new(driver: &str, device: &dra::Device, domains: &BTreeSet<String>, allow_multiple: bool) -> Self {
         DeviceValue {
             value: Self::build(driver, device, domains, allow_multiple),
         }

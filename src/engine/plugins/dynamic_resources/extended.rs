@@ -13,21 +13,21 @@ use crate::model::Cluster;
 use crate::model::resources::is_extended_resource;
 
 /// The implicit extended resource name of every class.
-pub const IMPLICIT_PREFIX: &str = "deviceclass.resource.kubernetes.io/";
+pub(crate) const IMPLICIT_PREFIX: &str = "deviceclass.resource.kubernetes.io/";
 /// The annotation of the claim the scheduler creates for a pod's extended resources.
-pub const CLAIM_ANNOTATION: &str = "resource.kubernetes.io/extended-resource-claim";
+pub(crate) const CLAIM_ANNOTATION: &str = "resource.kubernetes.io/extended-resource-claim";
 /// The in-memory claim's name until the scheduler creates it.
-pub const SPECIAL_CLAIM_NAME: &str = "<extended-resources>";
+pub(crate) const SPECIAL_CLAIM_NAME: &str = "<extended-resources>";
 
 /// `IsDRAExtendedResourceName`: an extended resource name or an implicit class name.
-pub fn is_dra_extended_name(name: &str) -> bool {
+pub(crate) fn is_dra_extended_name(name: &str) -> bool {
     name.starts_with(IMPLICIT_PREFIX) || is_extended_resource(name)
 }
 
 /// The DeviceClass serving extended resource `name`, if any: the implicit name of every
 /// class, and each class's `extendedResourceName` (when two classes name the same resource,
 /// the newer one wins, on a tie the lower name).
-pub fn device_class_for<'a>(cluster: &'a Cluster, name: &str) -> Option<&'a dra::DeviceClass> {
+pub(crate) fn device_class_for<'a>(cluster: &'a Cluster, name: &str) -> Option<&'a dra::DeviceClass> {
     if let Some(class) = name.strip_prefix(IMPLICIT_PREFIX) {
         return cluster.device_classes.get(class);
     }
@@ -55,7 +55,7 @@ pub fn device_class_for<'a>(cluster: &'a Cluster, name: &str) -> Option<&'a dra:
 
 /// One device request the scheduler builds for a container's extended resource.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExtendedRequest {
+pub(crate) struct ExtendedRequest {
     /// `container-<i>-request-<j>`.
     pub name: String,
     /// The class.
@@ -69,7 +69,7 @@ pub struct ExtendedRequest {
 /// ones and restartable init containers) get a request each; of the other init containers,
 /// only the largest request is kept (the first on ties), less what later long-lived
 /// containers already hold.
-pub fn requests_for(cluster: &Cluster, pod: &core::Pod, wanted: &BTreeMap<String, i64>) -> Vec<ExtendedRequest> {
+pub(crate) fn requests_for(cluster: &Cluster, pod: &core::Pod, wanted: &BTreeMap<String, i64>) -> Vec<ExtendedRequest> {
     let spec = pod.spec.as_ref();
     let init = spec.and_then(|s| s.init_containers.as_deref()).unwrap_or(&[]);
     let regular = spec.map_or(&[][..], |s| s.containers.as_slice());
@@ -135,7 +135,7 @@ pub fn requests_for(cluster: &Cluster, pod: &core::Pod, wanted: &BTreeMap<String
 }
 
 /// The device claim of those requests (ExactCount of each class).
-pub fn device_claim(requests: &[ExtendedRequest]) -> dra::DeviceClaim {
+pub(crate) fn device_claim(requests: &[ExtendedRequest]) -> dra::DeviceClaim {
     dra::DeviceClaim {
         requests: Some(
             requests

@@ -29,9 +29,9 @@
 //! The explanation also gets the pod's claims node by node ([`crate::engine::trace::DraTrace`]):
 //! how each request's candidate devices narrow down and why a node failed.
 
-pub mod allocator;
-pub mod cel;
-pub mod extended;
+pub(crate) mod allocator;
+pub(crate) mod cel;
+pub(crate) mod extended;
 #[cfg(test)]
 mod upstream_tests;
 
@@ -62,28 +62,31 @@ use crate::model::{Cluster, ObjectKey, Pod};
 const STATE_KEY: &str = "PreFilterDynamicResources";
 
 /// PostFilter's answer for a pod without claims.
-pub const NO_NEW_CLAIMS: &str = "no new claims to deallocate";
+pub(crate) const NO_NEW_CLAIMS: &str = "no new claims to deallocate";
 /// PostFilter's answer when the gate is off.
-pub const PLUGIN_DISABLED: &str = "plugin disabled";
+pub(crate) const PLUGIN_DISABLED: &str = "plugin disabled";
 /// `fwk.ErrNotFound`: the cycle state has no entry for the plugin.
-pub const STATE_NOT_FOUND: &str = "not found";
+pub(crate) const STATE_NOT_FOUND: &str = "not found";
 /// PostFilter: nothing to deallocate helps.
-pub const STILL_NOT_SCHEDULABLE: &str = "still not schedulable";
+pub(crate) const STILL_NOT_SCHEDULABLE: &str = "still not schedulable";
 /// PostFilter: an allocated claim was released.
-pub const DEALLOCATED: &str = "deallocation of ResourceClaim completed";
+pub(crate) const DEALLOCATED: &str = "deallocation of ResourceClaim completed";
 /// PostFilter: the pod's extended-resource claim from an earlier attempt was deleted.
-pub const DELETED: &str = "deletion of ResourceClaim completed";
+pub(crate) const DELETED: &str = "deletion of ResourceClaim completed";
 /// Filter: the claims to allocate do not fit on the node.
-pub const CANNOT_ALLOCATE: &str = "cannot allocate all claims";
+pub(crate) const CANNOT_ALLOCATE: &str = "cannot allocate all claims";
 /// Filter: an allocated claim's node selector leaves the node out.
-pub const NOT_AVAILABLE: &str = "resourceclaim not available on the node";
+pub(crate) const NOT_AVAILABLE: &str = "resourceclaim not available on the node";
 /// Filter (1.35+): nothing fits and a pool on the node is invalid.
-pub const INVALID_POOLS: &str = "invalid resource pools were encountered";
+pub(crate) const INVALID_POOLS: &str = "invalid resource pools were encountered";
 
-/// `DynamicResourcesArgs` (v1).
+/// `DynamicResourcesArgs` (v1). Decoded so a configuration with these args is read as
+/// kube-scheduler reads it (unknown fields refused); neither timeout changes a verdict the
+/// engine computes (it has no clock), so neither is read after decoding.
 #[derive(Clone, Debug, Default, Deserialize)]
+#[allow(dead_code, reason = "the timeouts are decoded, not used: the engine has no clock")]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Args {
+pub(crate) struct Args {
     /// filterTimeout (a duration; DRASchedulerFilterTimeout).
     #[serde(default)]
     pub filter_timeout: Option<String>,
@@ -122,7 +125,7 @@ struct NodeResult {
 }
 
 /// DynamicResources.
-pub struct DynamicResources {
+pub(crate) struct DynamicResources {
     enabled: bool,
     /// Score counts `firstAvailable` choices (1.35+; at 1.36 only with DRAPrioritizedList).
     scores: bool,
@@ -162,7 +165,7 @@ fn kobj(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Strin
 
 /// `foreachPodResourceClaim`: the pod's claims in spec order (a template claim not created on
 /// purpose is left out), or the first reason one cannot be used.
-pub fn pod_claims<'c>(
+pub(crate) fn pod_claims<'c>(
     cluster: &'c Cluster,
     pod: &Pod,
     owner_text_pod: bool,
@@ -877,8 +880,9 @@ impl PreBindPlugin for DynamicResources {
 }
 
 /// One device a node can use, for the node view.
+#[cfg(feature = "tui")]
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NodeDevice {
+pub(crate) struct NodeDevice {
     /// `driver/pool/device`.
     pub id: String,
     /// Its attributes and capacities, short (`model H100, numa 0, memory 80Gi`).
@@ -891,7 +895,8 @@ pub struct NodeDevice {
 
 /// The devices of the ResourceSlices a node sees (the newest generation of each pool), with
 /// who uses them.
-pub fn node_devices(cluster: &Cluster, node: &str, labels: &crate::model::Labels) -> Vec<NodeDevice> {
+#[cfg(feature = "tui")]
+pub(crate) fn node_devices(cluster: &Cluster, node: &str, labels: &crate::model::Labels) -> Vec<NodeDevice> {
     let slices: Vec<&dra::ResourceSlice> = cluster.resource_slices.values().collect();
     let view = NodeView { name: node, labels };
     let f = AllocFeatures {
@@ -1468,7 +1473,7 @@ fn allocator_of(features: &Features) -> (Rules, Implementation, AllocFeatures) {
 }
 
 /// Registers DynamicResources.
-pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let _: Args = super::decode_args(args)?;
     let enabled = features.on(Gate::DynamicResourceAllocation);
     let has_score = features.has(Change::DynamicResourcesScores);
@@ -1504,17 +1509,8 @@ pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String
 
 /// Whether NodeResourcesFit leaves extended resource `name` to DynamicResources on a node
 /// with `allocatable` of it (`shouldDelegateResourceToDRA`, DRAExtendedResource).
-pub fn delegated_to_dra(cluster: &Cluster, name: &str, allocatable: Option<i64>) -> bool {
+pub(crate) fn delegated_to_dra(cluster: &Cluster, name: &str, allocatable: Option<i64>) -> bool {
     allocatable.is_none_or(|a| a <= 0) && extended::device_class_for(cluster, name).is_some()
-}
-
-/// The implementation the allocator of these features runs (for the notes).
-pub fn implementation_of(features: &Features) -> &'static str {
-    match allocator_of(features).1 {
-        Implementation::Stable => "stable",
-        Implementation::Incubating => "incubating",
-        Implementation::Experimental => "experimental",
-    }
 }
 
 #[cfg(test)]

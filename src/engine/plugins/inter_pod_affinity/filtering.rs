@@ -22,12 +22,12 @@ use crate::model::Pod;
 use crate::model::selector::Labels;
 
 /// The node's domain holds a pod whose required anti-affinity matches the incoming pod.
-pub const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: &str =
+pub(super) const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: &str =
     "node(s) didn't satisfy existing pods anti-affinity rules";
 /// The incoming pod's required affinity is not met on the node.
-pub const ERR_REASON_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod affinity rules";
+pub(super) const ERR_REASON_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod affinity rules";
 /// The incoming pod's required anti-affinity is violated on the node.
-pub const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod anti-affinity rules";
+pub(super) const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod anti-affinity rules";
 
 /// `preFilterStateKey`.
 pub(crate) const PRE_FILTER_KEY: &str = "PreFilterInterPodAffinity";

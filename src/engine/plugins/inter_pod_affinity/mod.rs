@@ -28,18 +28,13 @@ use crate::engine::trace::Fact;
 use crate::model::Pod;
 use crate::model::selector::{Labels, Selector};
 
-pub use filtering::{
-    ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
-    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
-};
-
 /// Default of `hardPodAffinityWeight` (v1 defaults).
-pub const DEFAULT_HARD_POD_AFFINITY_WEIGHT: i32 = 1;
+pub(crate) const DEFAULT_HARD_POD_AFFINITY_WEIGHT: i32 = 1;
 
 /// InterPodAffinityArgs.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Args {
+pub(crate) struct Args {
     /// Score weight of existing pods' required affinity terms that the incoming pod matches.
     #[serde(default)]
     pub hard_pod_affinity_weight: Option<i32>,
@@ -50,7 +45,7 @@ pub struct Args {
 
 /// InterPodAffinity.
 #[derive(Clone, Debug)]
-pub struct InterPodAffinity {
+pub(crate) struct InterPodAffinity {
     /// hardPodAffinityWeight.
     pub hard_pod_affinity_weight: i32,
     /// ignorePreferredTermsOfExistingPods.
@@ -101,7 +96,7 @@ pub(crate) struct MergedTerm {
 
 impl MergedTerm {
     /// Unrolls `t.namespace_selector` against the namespaces of the snapshot.
-    pub fn new(t: &AffinityTerm, namespaces: &BTreeMap<String, Labels>) -> Self {
+    pub(crate) fn new(t: &AffinityTerm, namespaces: &BTreeMap<String, Labels>) -> Self {
         let mut ns = t.namespaces.clone();
         let all_namespaces = t.namespace_selector.is_empty();
         if !all_namespaces && !t.namespace_selector.is_nothing() {
@@ -120,7 +115,7 @@ impl MergedTerm {
     }
 
     /// `AffinityTerm.Matches(pod, nil)` on the merged term.
-    pub fn matches(&self, pod: &Pod) -> bool {
+    pub(crate) fn matches(&self, pod: &Pod) -> bool {
         // Most pods fail the selector: test it before the namespace.
         self.selector.matches(&pod.labels) && (self.all_namespaces || self.namespaces.contains(&pod.key.namespace))
     }
@@ -138,7 +133,7 @@ pub(crate) struct TopologyCounts(HashMap<String, HashMap<String, i64>>);
 
 impl TopologyCounts {
     /// Adds `delta` to the pair, dropping it when it reaches zero.
-    pub fn add(&mut self, key: &str, value: &str, delta: i64) {
+    pub(crate) fn add(&mut self, key: &str, value: &str, delta: i64) {
         if delta == 0 {
             return;
         }
@@ -167,29 +162,29 @@ impl TopologyCounts {
     }
 
     /// `update`: adds `delta` to the node's pair for `key`, if the node has that label.
-    pub fn update(&mut self, node_labels: &Labels, key: &str, delta: i64) {
+    pub(crate) fn update(&mut self, node_labels: &Labels, key: &str, delta: i64) {
         if let Some(v) = node_labels.get(key) {
             self.add(key, v, delta);
         }
     }
 
     /// The count of a pair (0 when absent).
-    pub fn get(&self, key: &str, value: &str) -> i64 {
+    pub(crate) fn get(&self, key: &str, value: &str) -> i64 {
         self.0.get(key).and_then(|m| m.get(value)).copied().unwrap_or(0)
     }
 
     /// No pair counted.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// Topology keys with counts, in no particular order.
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
         self.0.keys().map(String::as_str)
     }
 
     /// Topology keys with counts, sorted.
-    pub fn keys_sorted(&self) -> Vec<&str> {
+    pub(crate) fn keys_sorted(&self) -> Vec<&str> {
         let mut v: Vec<&str> = self.0.keys().map(String::as_str).collect();
         v.sort_unstable();
         v
@@ -197,7 +192,7 @@ impl TopologyCounts {
 
     /// Every pair, sorted (tests and traces).
     #[cfg(test)]
-    pub fn sorted(&self) -> Vec<(String, String, i64)> {
+    pub(crate) fn sorted(&self) -> Vec<(String, String, i64)> {
         let mut v: Vec<(String, String, i64)> = self
             .0
             .iter()
@@ -253,7 +248,7 @@ pub(crate) fn preferred_facts(pod: &PodInfo) -> Vec<Fact> {
 }
 
 /// Registers InterPodAffinity.
-pub fn register(args: &Value, _: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(args: &Value, _: &Features) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
     let w = a.hard_pod_affinity_weight.unwrap_or(DEFAULT_HARD_POD_AFFINITY_WEIGHT);
     if !(0..=100).contains(&w) {

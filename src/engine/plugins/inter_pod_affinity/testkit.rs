@@ -23,10 +23,10 @@ fn map(kv: &[(&str, &str)]) -> BTreeMap<String, String> {
 
 /// A pod affinity term under construction.
 #[derive(Clone, Debug)]
-pub struct Term(pub core::PodAffinityTerm);
+pub(crate) struct Term(pub core::PodAffinityTerm);
 
 /// A term with the given topology key and no selector yet.
-pub fn term(topology_key: &str) -> Term {
+pub(crate) fn term(topology_key: &str) -> Term {
     Term(core::PodAffinityTerm {
         topology_key: topology_key.to_string(),
         ..Default::default()
@@ -46,39 +46,39 @@ impl Term {
         self
     }
     /// `key In vals`.
-    pub fn values_in(self, key: &str, vals: &[&str]) -> Self {
+    pub(crate) fn values_in(self, key: &str, vals: &[&str]) -> Self {
         self.expr(key, "In", vals)
     }
     /// `key NotIn vals`.
-    pub fn not_in(self, key: &str, vals: &[&str]) -> Self {
+    pub(crate) fn not_in(self, key: &str, vals: &[&str]) -> Self {
         self.expr(key, "NotIn", vals)
     }
     /// `key Exists`.
-    pub fn exists(self, key: &str) -> Self {
+    pub(crate) fn exists(self, key: &str) -> Self {
         self.expr(key, "Exists", &[])
     }
     /// `key DoesNotExist`.
-    pub fn not_exists(self, key: &str) -> Self {
+    pub(crate) fn not_exists(self, key: &str) -> Self {
         self.expr(key, "DoesNotExist", &[])
     }
     /// matchLabels.
-    pub fn match_labels(mut self, kv: &[(&str, &str)]) -> Self {
+    pub(crate) fn match_labels(mut self, kv: &[(&str, &str)]) -> Self {
         let ls = self.0.label_selector.get_or_insert_with(LabelSelector::default);
         ls.match_labels.get_or_insert_with(BTreeMap::new).extend(map(kv));
         self
     }
     /// An empty label selector (matches every pod).
-    pub fn all_pods(mut self) -> Self {
+    pub(crate) fn all_pods(mut self) -> Self {
         self.0.label_selector.get_or_insert_with(LabelSelector::default);
         self
     }
     /// `namespaces`.
-    pub fn namespaces(mut self, ns: &[&str]) -> Self {
+    pub(crate) fn namespaces(mut self, ns: &[&str]) -> Self {
         self.0.namespaces = Some(ns.iter().map(|s| (*s).to_string()).collect());
         self
     }
     /// `namespaceSelector` with `key In vals`.
-    pub fn ns_in(mut self, key: &str, vals: &[&str]) -> Self {
+    pub(crate) fn ns_in(mut self, key: &str, vals: &[&str]) -> Self {
         let ls = self.0.namespace_selector.get_or_insert_with(LabelSelector::default);
         ls.match_expressions
             .get_or_insert_with(Vec::new)
@@ -90,17 +90,17 @@ impl Term {
         self
     }
     /// An empty `namespaceSelector` (every namespace).
-    pub fn all_namespaces(mut self) -> Self {
+    pub(crate) fn all_namespaces(mut self) -> Self {
         self.0.namespace_selector = Some(LabelSelector::default());
         self
     }
     /// `matchLabelKeys`.
-    pub fn match_label_keys(mut self, keys: &[&str]) -> Self {
+    pub(crate) fn match_label_keys(mut self, keys: &[&str]) -> Self {
         self.0.match_label_keys = Some(keys.iter().map(|s| (*s).to_string()).collect());
         self
     }
     /// `mismatchLabelKeys`.
-    pub fn mismatch_label_keys(mut self, keys: &[&str]) -> Self {
+    pub(crate) fn mismatch_label_keys(mut self, keys: &[&str]) -> Self {
         self.0.mismatch_label_keys = Some(keys.iter().map(|s| (*s).to_string()).collect());
         self
     }
@@ -108,10 +108,10 @@ impl Term {
 
 /// A pod under construction.
 #[derive(Clone, Debug, Default)]
-pub struct PodB(pub core::Pod);
+pub(crate) struct PodB(pub core::Pod);
 
 /// A pod without name (the snapshot names it), in namespace "" as upstream's tests.
-pub fn pod() -> PodB {
+pub(crate) fn pod() -> PodB {
     PodB(core::Pod {
         spec: Some(core::PodSpec::default()),
         ..Default::default()
@@ -126,37 +126,37 @@ impl PodB {
         self.spec().affinity.get_or_insert_with(Default::default)
     }
     /// metadata.name.
-    pub fn name(mut self, n: &str) -> Self {
+    pub(crate) fn name(mut self, n: &str) -> Self {
         self.0.metadata.name = Some(n.to_string());
         self
     }
     /// metadata.namespace.
-    pub fn ns(mut self, n: &str) -> Self {
+    pub(crate) fn ns(mut self, n: &str) -> Self {
         self.0.metadata.namespace = Some(n.to_string());
         self
     }
     /// Adds labels.
-    pub fn labels(mut self, kv: &[(&str, &str)]) -> Self {
+    pub(crate) fn labels(mut self, kv: &[(&str, &str)]) -> Self {
         self.0.metadata.labels.get_or_insert_with(BTreeMap::new).extend(map(kv));
         self
     }
     /// spec.nodeName.
-    pub fn node(mut self, n: &str) -> Self {
+    pub(crate) fn node(mut self, n: &str) -> Self {
         self.spec().node_name = Some(n.to_string());
         self
     }
     /// status.nominatedNodeName.
-    pub fn nominated(mut self, n: &str) -> Self {
+    pub(crate) fn nominated(mut self, n: &str) -> Self {
         self.0.status.get_or_insert_with(Default::default).nominated_node_name = Some(n.to_string());
         self
     }
     /// spec.priority.
-    pub fn priority(mut self, p: i32) -> Self {
+    pub(crate) fn priority(mut self, p: i32) -> Self {
         self.spec().priority = Some(p);
         self
     }
     /// A required pod affinity term.
-    pub fn req_affinity(mut self, t: Term) -> Self {
+    pub(crate) fn req_affinity(mut self, t: Term) -> Self {
         let a = self.affinity().pod_affinity.get_or_insert_with(Default::default);
         a.required_during_scheduling_ignored_during_execution
             .get_or_insert_with(Vec::new)
@@ -164,7 +164,7 @@ impl PodB {
         self
     }
     /// A required pod anti-affinity term.
-    pub fn req_anti(mut self, t: Term) -> Self {
+    pub(crate) fn req_anti(mut self, t: Term) -> Self {
         let a = self.affinity().pod_anti_affinity.get_or_insert_with(Default::default);
         a.required_during_scheduling_ignored_during_execution
             .get_or_insert_with(Vec::new)
@@ -172,7 +172,7 @@ impl PodB {
         self
     }
     /// A preferred pod affinity term.
-    pub fn pref_affinity(mut self, weight: i32, t: Term) -> Self {
+    pub(crate) fn pref_affinity(mut self, weight: i32, t: Term) -> Self {
         let a = self.affinity().pod_affinity.get_or_insert_with(Default::default);
         a.preferred_during_scheduling_ignored_during_execution
             .get_or_insert_with(Vec::new)
@@ -183,7 +183,7 @@ impl PodB {
         self
     }
     /// A preferred pod anti-affinity term.
-    pub fn pref_anti(mut self, weight: i32, t: Term) -> Self {
+    pub(crate) fn pref_anti(mut self, weight: i32, t: Term) -> Self {
         let a = self.affinity().pod_anti_affinity.get_or_insert_with(Default::default);
         a.preferred_during_scheduling_ignored_during_execution
             .get_or_insert_with(Vec::new)
@@ -194,7 +194,7 @@ impl PodB {
         self
     }
     /// The parsed incoming pod, as the engine sees it for `version`.
-    pub fn info(&self, version: Release) -> PodInfo {
+    pub(crate) fn info(&self, version: Release) -> PodInfo {
         let mut obj = self.0.clone();
         obj.metadata.name.get_or_insert_with(|| "incoming".to_string());
         let p = Pod::from_obj(obj, |_| 0).expect("pod");
@@ -203,7 +203,7 @@ impl PodB {
 }
 
 /// A node with labels (and room for 110 pods, 8 CPUs, 32Gi, so the whole profile can run).
-pub fn node(name: &str, labels: &[(&str, &str)]) -> core::Node {
+pub(crate) fn node(name: &str, labels: &[(&str, &str)]) -> core::Node {
     use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
     let alloc = [("pods", "110"), ("cpu", "8"), ("memory", "32Gi")]
         .iter()
@@ -224,7 +224,7 @@ pub fn node(name: &str, labels: &[(&str, &str)]) -> core::Node {
 }
 
 /// A namespace with labels.
-pub fn namespace(name: &str, labels: &[(&str, &str)]) -> core::Namespace {
+pub(crate) fn namespace(name: &str, labels: &[(&str, &str)]) -> core::Namespace {
     core::Namespace {
         metadata: ObjectMeta {
             name: Some(name.to_string()),
@@ -236,7 +236,7 @@ pub fn namespace(name: &str, labels: &[(&str, &str)]) -> core::Namespace {
 }
 
 /// The namespaces of upstream's scoring_test.go (`namespaces`).
-pub fn team_namespaces() -> Vec<core::Namespace> {
+pub(crate) fn team_namespaces() -> Vec<core::Namespace> {
     vec![
         namespace("subteam1.team1", &[("team", "team1")]),
         namespace("subteam2.team1", &[("team", "team1")]),
@@ -246,7 +246,12 @@ pub fn team_namespaces() -> Vec<core::Namespace> {
 }
 
 /// A snapshot of the nodes, pods (unnamed ones get `pod-<i>`) and namespaces.
-pub fn snapshot(nodes: &[core::Node], pods: &[PodB], namespaces: &[core::Namespace], version: Release) -> Snapshot {
+pub(crate) fn snapshot(
+    nodes: &[core::Node],
+    pods: &[PodB],
+    namespaces: &[core::Namespace],
+    version: Release,
+) -> Snapshot {
     let mut objs = Vec::new();
     for n in nodes {
         objs.push((Origin::default(), Object::Node(Box::new(n.clone()))));
@@ -269,7 +274,7 @@ pub fn snapshot(nodes: &[core::Node], pods: &[PodB], namespaces: &[core::Namespa
 }
 
 /// Runs PreFilter, then Filter on every node (when PreFilter succeeded).
-pub fn run_filter(pl: &InterPodAffinity, snap: &Snapshot, pod: &PodInfo) -> (Status, Vec<Status>, CycleState) {
+pub(crate) fn run_filter(pl: &InterPodAffinity, snap: &Snapshot, pod: &PodInfo) -> (Status, Vec<Status>, CycleState) {
     let cx = Ctx { snapshot: snap };
     let mut state = CycleState::default();
     let (_, pre) = pl.pre_filter(&cx, &mut state, pod);

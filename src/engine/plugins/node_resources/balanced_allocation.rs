@@ -20,14 +20,14 @@ use crate::engine::trace::Fact;
 /// NodeResourcesBalancedAllocationArgs.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Args {
+pub(crate) struct Args {
     /// Resources and weights.
     #[serde(default)]
     pub resources: Vec<ResourceSpec>,
 }
 
 /// NodeResourcesBalancedAllocation.
-pub struct BalancedAllocation {
+pub(crate) struct BalancedAllocation {
     resources: Vec<ResourceSpec>,
     /// PreScore skips best-effort pods ([`Change::BalancedAllocationSkipsBestEffort`]).
     skips_best_effort: bool,
@@ -97,7 +97,7 @@ impl ScorePlugin for BalancedAllocation {
 }
 
 /// Registers NodeResourcesBalancedAllocation.
-pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
     let resources = defaulted(a.resources);
     // ValidateNodeResourcesBalancedAllocationArgs: no duplicates, every weight exactly 1.

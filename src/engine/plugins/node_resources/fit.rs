@@ -27,7 +27,7 @@ use crate::model::resources::{Resource, is_extended_resource};
 
 /// Scoring strategy types.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-pub enum StrategyType {
+pub(crate) enum StrategyType {
     /// Prefer emptier nodes.
     #[default]
     LeastAllocated,
@@ -40,7 +40,7 @@ pub enum StrategyType {
 /// requestedToCapacityRatio args.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RtcrArgs {
+pub(crate) struct RtcrArgs {
     /// Shape points.
     #[serde(default)]
     pub shape: Vec<ShapePoint>,
@@ -49,7 +49,7 @@ pub struct RtcrArgs {
 /// scoringStrategy.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ScoringStrategy {
+pub(crate) struct ScoringStrategy {
     /// Type.
     #[serde(default, rename = "type")]
     pub kind: StrategyType,
@@ -64,7 +64,7 @@ pub struct ScoringStrategy {
 /// NodeResourcesFitArgs.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Args {
+pub(crate) struct Args {
     /// Extended resources not checked.
     #[serde(default)]
     pub ignored_resources: Vec<String>,
@@ -77,7 +77,7 @@ pub struct Args {
 }
 
 /// NodeResourcesFit.
-pub struct Fit {
+pub(crate) struct Fit {
     ignored_resources: HashSet<String>,
     ignored_groups: HashSet<String>,
     strategy: StrategyType,
@@ -97,7 +97,7 @@ const PRE_SCORE_KEY: &str = "PreScoreNodeResourcesFit";
 
 /// One resource the node lacks.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InsufficientResource {
+pub(crate) struct InsufficientResource {
     /// Resource name.
     pub resource: String,
     /// Reason text.
@@ -115,7 +115,7 @@ pub struct InsufficientResource {
 
 /// `fitsRequest`; `delegated` says which extended resources DynamicResources serves on the
 /// node instead (DRAExtendedResource).
-pub fn fits_request(
+pub(crate) fn fits_request(
     req: &Resource,
     node: &NodeInfo,
     ignored: &HashSet<String>,
@@ -222,7 +222,7 @@ impl PreFilterPlugin for Fit {
 }
 
 /// Where the release takes the pod's requests from, when not from the containers' spec.
-pub fn requests_source(pod: &PodInfo) -> Option<&'static str> {
+pub(crate) fn requests_source(pod: &PodInfo) -> Option<&'static str> {
     match pod.requests_of {
         RequestsOf::Spec => None,
         RequestsOf::Status => Some("the containers' allocated resources (in-place resize)"),
@@ -281,7 +281,7 @@ impl PreScorePlugin for Fit {
 }
 
 /// The scored resources with the pod's request of each.
-pub fn scored_amounts(resources: &[ResourceSpec], reqs: &[i64]) -> Vec<String> {
+pub(crate) fn scored_amounts(resources: &[ResourceSpec], reqs: &[i64]) -> Vec<String> {
     amounts(resources.iter().map(|r| r.name.as_str()).zip(reqs.iter().copied()))
 }
 
@@ -363,7 +363,7 @@ fn validate(a: &Args, strategy: &ScoringStrategy, resources: &[ResourceSpec], fe
 }
 
 /// Registers NodeResourcesFit.
-pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let a: Args = crate::engine::plugins::decode_args(args)?;
     let strategy = a.scoring_strategy.clone().unwrap_or_default();
     let resources = defaulted(strategy.resources.clone());

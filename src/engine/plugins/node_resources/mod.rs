@@ -1,9 +1,9 @@
 //! Port of framework/plugins/noderesources (v1.30.6): Fit with its scoring strategies, and
 //! BalancedAllocation.
 
-pub mod balanced_allocation;
-pub mod fit;
-pub mod resource_allocation;
+pub(crate) mod balanced_allocation;
+pub(crate) mod fit;
+pub(crate) mod resource_allocation;
 
 use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, Signing};

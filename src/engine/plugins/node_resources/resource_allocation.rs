@@ -10,7 +10,7 @@ use crate::model::resources::is_scalar_resource;
 /// A resource and its weight (`config.ResourceSpec`).
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct ResourceSpec {
+pub(crate) struct ResourceSpec {
     /// Resource name.
     pub name: String,
     /// Weight (0 defaults to 1).
@@ -19,7 +19,7 @@ pub struct ResourceSpec {
 }
 
 /// cpu and memory, weight 1 each.
-pub fn default_resources() -> Vec<ResourceSpec> {
+pub(crate) fn default_resources() -> Vec<ResourceSpec> {
     vec![
         ResourceSpec {
             name: "cpu".into(),
@@ -33,7 +33,7 @@ pub fn default_resources() -> Vec<ResourceSpec> {
 }
 
 /// Applies the v1 defaults: no resources → cpu and memory; weight 0 → 1.
-pub fn defaulted(mut r: Vec<ResourceSpec>) -> Vec<ResourceSpec> {
+pub(crate) fn defaulted(mut r: Vec<ResourceSpec>) -> Vec<ResourceSpec> {
     if r.is_empty() {
         r = default_resources();
     }
@@ -46,7 +46,7 @@ pub fn defaulted(mut r: Vec<ResourceSpec>) -> Vec<ResourceSpec> {
 }
 
 /// `validateResources`: every weight in (0, 100].
-pub fn validate_resources(resources: &[ResourceSpec], path: &str) -> Vec<String> {
+pub(crate) fn validate_resources(resources: &[ResourceSpec], path: &str) -> Vec<String> {
     resources
         .iter()
         .enumerate()
@@ -63,7 +63,7 @@ pub fn validate_resources(resources: &[ResourceSpec], path: &str) -> Vec<String>
 /// `validateFunctionShape`'s ordering message ([`Change::ShapeOrderMessage`]).
 ///
 /// [`Change::ShapeOrderMessage`]: crate::engine::release::Change::ShapeOrderMessage
-pub fn shape_order_message(features: &crate::engine::release::Features) -> &'static str {
+pub(crate) fn shape_order_message(features: &crate::engine::release::Features) -> &'static str {
     if features.has(crate::engine::release::Change::ShapeOrderMessage) {
         "values must be sorted in increasing order"
     } else {
@@ -73,7 +73,11 @@ pub fn shape_order_message(features: &crate::engine::release::Features) -> &'sta
 
 /// `validateFunctionShape`: at least one point, utilization strictly increasing, utilization
 /// in [0, 100] and score in [0, 10].
-pub fn validate_shape(shape: &[ShapePoint], path: &str, features: &crate::engine::release::Features) -> Vec<String> {
+pub(crate) fn validate_shape(
+    shape: &[ShapePoint],
+    path: &str,
+    features: &crate::engine::release::Features,
+) -> Vec<String> {
     if shape.is_empty() {
         return vec![format!("{path}: Required value: at least one point must be specified")];
     }
@@ -103,7 +107,7 @@ pub fn validate_shape(shape: &[ShapePoint], path: &str, features: &crate::engine
 }
 
 /// The pod's request for each resource (`calculatePodResourceRequestList`).
-pub fn pod_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_requested: bool) -> Vec<i64> {
+pub(crate) fn pod_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_requested: bool) -> Vec<i64> {
     let reqs = pod.requests();
     resources
         .iter()
@@ -118,7 +122,12 @@ pub fn pod_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_requested
 }
 
 /// `calculateResourceAllocatableRequest`: (allocatable, requested including the pod).
-pub fn allocatable_and_requested(node: &NodeInfo, resource: &str, pod_request: i64, use_requested: bool) -> (i64, i64) {
+pub(crate) fn allocatable_and_requested(
+    node: &NodeInfo,
+    resource: &str,
+    pod_request: i64,
+    use_requested: bool,
+) -> (i64, i64) {
     let requested = if use_requested {
         &node.requested
     } else {
@@ -140,7 +149,7 @@ pub fn allocatable_and_requested(node: &NodeInfo, resource: &str, pod_request: i
 }
 
 /// Requested and allocatable vectors for a node (`resourceAllocationScorer.score` inputs).
-pub fn vectors(
+pub(crate) fn vectors(
     node: &NodeInfo,
     resources: &[ResourceSpec],
     pod_requests: &[i64],
@@ -186,19 +195,19 @@ fn weighted(resources: &[ResourceSpec], requested: &[i64], allocatable: &[i64], 
 }
 
 /// LeastAllocated.
-pub fn least_allocated(resources: &[ResourceSpec], requested: &[i64], allocatable: &[i64]) -> i64 {
+pub(crate) fn least_allocated(resources: &[ResourceSpec], requested: &[i64], allocatable: &[i64]) -> i64 {
     weighted(resources, requested, allocatable, least_requested_score)
 }
 
 /// MostAllocated.
-pub fn most_allocated(resources: &[ResourceSpec], requested: &[i64], allocatable: &[i64]) -> i64 {
+pub(crate) fn most_allocated(resources: &[ResourceSpec], requested: &[i64], allocatable: &[i64]) -> i64 {
     weighted(resources, requested, allocatable, most_requested_score)
 }
 
 /// A point of the utilization → score shape.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct ShapePoint {
+pub(crate) struct ShapePoint {
     /// Utilization (0–100).
     pub utilization: i64,
     /// Score (0–10).
@@ -220,7 +229,7 @@ fn broken_linear(shape: &[(i64, i64)], p: i64) -> i64 {
 }
 
 /// RequestedToCapacityRatio.
-pub fn requested_to_capacity_ratio(
+pub(crate) fn requested_to_capacity_ratio(
     resources: &[ResourceSpec],
     shape: &[ShapePoint],
     requested: &[i64],
@@ -256,7 +265,7 @@ pub fn requested_to_capacity_ratio(
 }
 
 /// BalancedAllocation's scorer: 100 × (1 − standard deviation of the fractions).
-pub fn balanced(requested: &[i64], allocatable: &[i64]) -> i64 {
+pub(crate) fn balanced(requested: &[i64], allocatable: &[i64]) -> i64 {
     let mut fractions = Vec::new();
     let mut total = 0.0f64;
     for i in 0..requested.len() {
@@ -282,7 +291,7 @@ pub fn balanced(requested: &[i64], allocatable: &[i64]) -> i64 {
 /// the node's balance, `50 + (50 + balance with the pod - balance without it) / 2` (both
 /// balances as [`balanced`]; Go's integer division truncates as Rust's does). `allocated` is the
 /// node's usage without the pod, with the entries `vectors` skipped left at 0.
-pub fn balanced_improvement(requested: &[i64], allocated: &[i64], allocatable: &[i64]) -> i64 {
+pub(crate) fn balanced_improvement(requested: &[i64], allocated: &[i64], allocatable: &[i64]) -> i64 {
     let with_pod = balanced(requested, allocatable);
     let without_pod = balanced(allocated, allocatable);
     MAX_NODE_SCORE / 2 + (MAX_NODE_SCORE / 2 + with_pod - without_pod) / 2

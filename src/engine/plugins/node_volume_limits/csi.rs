@@ -30,7 +30,7 @@ use crate::engine::release::{Change, Features};
 use crate::model::{Cluster, Pod};
 
 /// NodeVolumeLimits.
-pub struct CsiLimits {
+pub(crate) struct CsiLimits {
     /// [`Change::CsiLimitsCountVolumeAttachments`].
     count_attachments: bool,
     /// Limits also from node allocatable (before [`Change::CsiLimitsFromCsiNodeOnly`]).
@@ -46,7 +46,7 @@ pub struct CsiLimits {
 
 impl CsiLimits {
     /// The plugin as a release behaves.
-    pub fn new(f: &Features) -> Self {
+    pub(crate) fn new(f: &Features) -> Self {
         CsiLimits {
             count_attachments: f.has(Change::CsiLimitsCountVolumeAttachments),
             from_node_allocatable: !f.has(Change::CsiLimitsFromCsiNodeOnly),
@@ -205,7 +205,7 @@ fn volume_attachment_volumes(cluster: &Cluster) -> BTreeMap<String, BTreeMap<Str
 
 /// `getVolumeLimits`: node allocatable limits (1.30, 1.31 only), overridden per driver by the
 /// CSINode's counts.
-pub fn volume_limits_with_csi_node(
+pub(crate) fn volume_limits_with_csi_node(
     node: &NodeInfo,
     csi_node: Option<&storage::CSINode>,
     from_node_allocatable: bool,
@@ -365,7 +365,7 @@ impl CsiLimits {
 }
 
 /// Registers NodeVolumeLimits (it takes no args).
-pub fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     let p = Arc::new(CsiLimits::new(features));
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),

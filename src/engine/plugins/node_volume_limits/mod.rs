@@ -3,8 +3,8 @@
 //! in-tree `EBSLimits`, `GCEPDLimits` and `AzureDiskLimits` (non_csi.go, default profile of 1.30
 //! only) count in-tree volumes. utils.go lives here.
 
-pub mod csi;
-pub mod non_csi;
+pub(crate) mod csi;
+pub(crate) mod non_csi;
 
 use std::collections::BTreeMap;
 
@@ -12,14 +12,14 @@ use super::volume_helpers::ATTACHABLE_VOLUMES_PREFIX;
 use crate::engine::framework::node_info::NodeInfo;
 
 /// Reason when a node would exceed a volume limit.
-pub const ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: &str = "node(s) exceed max volume count";
+pub(crate) const ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: &str = "node(s) exceed max volume count";
 
 /// Prefix of the volume ids given to claims whose PV is not known yet (upstream draws 32
 /// random characters per plugin instance; any fixed, unique prefix behaves the same).
 pub(crate) const UNBOUND_VOLUME_ID_PREFIX: &str = "kschedtui-unbound-volume";
 
 /// `volumeLimits`: the node's allocatable `attachable-volumes-*` resources.
-pub fn volume_limits(node: &NodeInfo) -> BTreeMap<String, i64> {
+pub(crate) fn volume_limits(node: &NodeInfo) -> BTreeMap<String, i64> {
     node.allocatable()
         .scalar
         .iter()

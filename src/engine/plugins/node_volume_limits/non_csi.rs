@@ -25,17 +25,17 @@ use crate::engine::release::Features;
 use crate::model::{Cluster, Pod};
 
 /// Default limit of GCE PD volumes per node.
-pub const DEFAULT_MAX_GCE_PD_VOLUMES: i64 = 16;
+pub(crate) const DEFAULT_MAX_GCE_PD_VOLUMES: i64 = 16;
 /// Default limit of Azure Disk volumes per node.
-pub const DEFAULT_MAX_AZURE_DISK_VOLUMES: i64 = 16;
+pub(crate) const DEFAULT_MAX_AZURE_DISK_VOLUMES: i64 = 16;
 /// Default limit of EBS volumes per node.
-pub const DEFAULT_MAX_EBS_VOLUMES: i64 = 39;
+pub(crate) const DEFAULT_MAX_EBS_VOLUMES: i64 = 39;
 /// Default limit of EBS volumes on Nitro instance types.
-pub const DEFAULT_MAX_EBS_NITRO_VOLUMES: i64 = 25;
+pub(crate) const DEFAULT_MAX_EBS_NITRO_VOLUMES: i64 = 25;
 
 /// The in-tree volume kind a plugin counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// AWS EBS (`EBSLimits`).
     Ebs,
     /// GCE PD (`GCEPDLimits`).
@@ -62,7 +62,7 @@ impl Kind {
     }
 
     /// The node allocatable resource that overrides the default limit.
-    pub fn limit_key(self) -> &'static str {
+    pub(crate) fn limit_key(self) -> &'static str {
         match self {
             Kind::Ebs => "attachable-volumes-aws-ebs",
             Kind::GcePd => "attachable-volumes-gce-pd",
@@ -110,7 +110,7 @@ impl Kind {
 }
 
 /// `getMaxEBSVolume`: Nitro instance types (`^[cmr]5.*|t3|z1d`) have a lower default.
-pub fn max_ebs_volumes(instance_type: &str) -> i64 {
+pub(crate) fn max_ebs_volumes(instance_type: &str) -> i64 {
     let nitro = ["c5", "m5", "r5"].iter().any(|p| instance_type.starts_with(p))
         || instance_type.contains("t3")
         || instance_type.contains("z1d");
@@ -122,7 +122,7 @@ pub fn max_ebs_volumes(instance_type: &str) -> i64 {
 }
 
 /// One of the in-tree limits plugins.
-pub struct NonCsiLimits {
+pub(crate) struct NonCsiLimits {
     kind: Kind,
     migration: Migration,
 }
@@ -268,17 +268,17 @@ fn register_kind(kind: Kind, features: &Features) -> PluginSlots {
 }
 
 /// Registers EBSLimits.
-pub fn register_ebs(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register_ebs(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     Ok(register_kind(Kind::Ebs, features))
 }
 
 /// Registers GCEPDLimits.
-pub fn register_gce_pd(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register_gce_pd(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     Ok(register_kind(Kind::GcePd, features))
 }
 
 /// Registers AzureDiskLimits.
-pub fn register_azure_disk(_: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register_azure_disk(_: &Value, features: &Features) -> Result<PluginSlots, String> {
     Ok(register_kind(Kind::AzureDisk, features))
 }
 

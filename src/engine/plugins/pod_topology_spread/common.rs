@@ -14,21 +14,19 @@ use crate::model::selector::{Labels, Op, Requirement, Selector};
 use crate::model::{Cluster, Node, Pod};
 
 /// `v1.LabelHostname`.
-pub const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
+pub(crate) const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
 /// `v1.LabelTopologyZone`.
-pub const LABEL_TOPOLOGY_ZONE: &str = "topology.kubernetes.io/zone";
+pub(crate) const LABEL_TOPOLOGY_ZONE: &str = "topology.kubernetes.io/zone";
 /// `v1.DoNotSchedule`.
-pub const DO_NOT_SCHEDULE: &str = "DoNotSchedule";
+pub(crate) const DO_NOT_SCHEDULE: &str = "DoNotSchedule";
 /// `v1.ScheduleAnyway`.
-pub const SCHEDULE_ANYWAY: &str = "ScheduleAnyway";
+pub(crate) const SCHEDULE_ANYWAY: &str = "ScheduleAnyway";
 /// `v1.NodeInclusionPolicyHonor`.
-pub const HONOR: &str = "Honor";
-/// `v1.NodeInclusionPolicyIgnore`.
-pub const IGNORE: &str = "Ignore";
+pub(crate) const HONOR: &str = "Honor";
 
 /// A spread constraint with its selector parsed (`topologySpreadConstraint`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Constraint {
+pub(crate) struct Constraint {
     /// maxSkew.
     pub max_skew: i32,
     /// topologyKey.
@@ -47,7 +45,7 @@ pub struct Constraint {
 
 impl Constraint {
     /// `matchNodeInclusionPolicies`: whether the node counts as a domain member for this pod.
-    pub fn includes_node(&self, pod: &Pod, node: &Node, required: &RequiredNodeAffinity) -> bool {
+    pub(crate) fn includes_node(&self, pod: &Pod, node: &Node, required: &RequiredNodeAffinity) -> bool {
         if self.honor_node_affinity && !required.matches(&node.labels, &node.name) {
             return false;
         }
@@ -65,7 +63,7 @@ impl Constraint {
 
 /// `metav1.LabelSelectorAsSelector` with its error: nil is Nothing, an empty selector is
 /// Everything, a malformed requirement is an error.
-pub fn label_selector_as_selector(ls: Option<&LabelSelector>) -> Result<Selector, String> {
+pub(crate) fn label_selector_as_selector(ls: Option<&LabelSelector>) -> Result<Selector, String> {
     let Some(l) = ls else {
         return Ok(Selector::Nothing);
     };
@@ -115,7 +113,7 @@ fn merge_label_set(match_labels: &BTreeMap<String, String>, s: Selector) -> Sele
 /// `filterTopologySpreadConstraints`: the constraints with `whenUnsatisfiable == action`,
 /// parsed, with matchLabelKeys merged (MatchLabelKeysInPodTopologySpread is on by default from
 /// 1.27) and the node inclusion policies defaulted (Honor affinity, Ignore taints).
-pub fn filter_constraints(
+pub(crate) fn filter_constraints(
     constraints: &[core::TopologySpreadConstraint],
     pod_labels: &Labels,
     action: &str,
@@ -170,7 +168,7 @@ fn add_requirements(selector: &mut Vec<Requirement>, ls: &LabelSelector) {
 
 /// `helper.DefaultSelector`: the union of the selectors of the Services in the pod's namespace
 /// that select it, and of its controlling ReplicationController, ReplicaSet or StatefulSet.
-pub fn default_selector(cluster: &Cluster, pod: &Pod) -> Selector {
+pub(crate) fn default_selector(cluster: &Cluster, pod: &Pod) -> Selector {
     let ns = pod.key.namespace.as_str();
     let mut set: BTreeMap<String, String> = BTreeMap::new();
     for svc in &cluster.services {
@@ -234,13 +232,13 @@ pub fn default_selector(cluster: &Cluster, pod: &Pod) -> Selector {
 }
 
 /// `nodeLabelsMatchSpreadConstraints`: the node has every constraint's topology key.
-pub fn node_has_all_keys(labels: &Labels, constraints: &[Constraint]) -> bool {
+pub(crate) fn node_has_all_keys(labels: &Labels, constraints: &[Constraint]) -> bool {
     constraints.iter().all(|c| labels.contains_key(&c.topology_key))
 }
 
 /// `countPodsMatchSelector`: pods of the namespace, not terminating, that the selector
 /// matches; an empty selector counts nothing.
-pub fn count_matching(pods: &[std::sync::Arc<PodInfo>], selector: &Selector, ns: &str) -> i64 {
+pub(crate) fn count_matching(pods: &[std::sync::Arc<PodInfo>], selector: &Selector, ns: &str) -> i64 {
     if selector.is_empty() {
         return 0;
     }
@@ -250,7 +248,7 @@ pub fn count_matching(pods: &[std::sync::Arc<PodInfo>], selector: &Selector, ns:
 }
 
 /// Counts on one node.
-pub fn count_on_node(node: &NodeInfo, selector: &Selector, ns: &str) -> i64 {
+pub(crate) fn count_on_node(node: &NodeInfo, selector: &Selector, ns: &str) -> i64 {
     count_matching(&node.pods, selector, ns)
 }
 
@@ -258,7 +256,7 @@ pub fn count_on_node(node: &NodeInfo, selector: &Selector, ns: &str) -> i64 {
 /// key, so constraints that share a key share their counts; from 1.33 (kubernetes#129119) every
 /// constraint has its own. Only pods the API server rejects (two constraints with the same key
 /// and action) can tell the difference.
-pub fn key_slots(constraints: &[Constraint], per_constraint: bool) -> (Vec<String>, Vec<usize>) {
+pub(crate) fn key_slots(constraints: &[Constraint], per_constraint: bool) -> (Vec<String>, Vec<usize>) {
     let mut keys: Vec<String> = Vec::new();
     let mut slots = Vec::with_capacity(constraints.len());
     for c in constraints {
@@ -281,7 +279,7 @@ pub fn key_slots(constraints: &[Constraint], per_constraint: bool) -> (Vec<Strin
 /// FNV-1a, for the string interner of [`PodTable`] (short label strings, no untrusted
 /// adversary: the snapshot is the user's own).
 #[derive(Default)]
-pub struct Fnv(u64);
+pub(crate) struct Fnv(u64);
 
 impl std::hash::Hasher for Fnv {
     fn finish(&self) -> u64 {
@@ -299,7 +297,7 @@ impl std::hash::Hasher for Fnv {
 
 /// A selector compiled against a [`PodTable`]: label keys and values as interned ids.
 #[derive(Clone, Debug)]
-pub enum CompiledSelector {
+pub(crate) enum CompiledSelector {
     /// Matches nothing.
     Nothing,
     /// All requirements must hold.
@@ -310,7 +308,7 @@ pub enum CompiledSelector {
 
 /// One compiled requirement.
 #[derive(Clone, Debug)]
-pub struct CompiledReq {
+pub(crate) struct CompiledReq {
     key: Option<u32>,
     op: Op,
     values: Vec<u32>,
@@ -329,7 +327,7 @@ struct Row {
 /// interned and laid out node by node, so counting the pods a selector matches touches
 /// contiguous memory instead of every pod's label map. Built once per cluster.
 #[derive(Debug, Default)]
-pub struct PodTable {
+pub(crate) struct PodTable {
     strings: std::collections::HashMap<String, u32, std::hash::BuildHasherDefault<Fnv>>,
     node_start: Vec<u32>,
     rows: Vec<Row>,
@@ -347,7 +345,7 @@ impl PodTable {
     }
 
     /// Builds the table from the snapshot's nodes.
-    pub fn build(nodes: &[NodeInfo]) -> Self {
+    pub(crate) fn build(nodes: &[NodeInfo]) -> Self {
         let pods: usize = nodes.iter().map(|n| n.pods.len()).sum();
         let mut t = PodTable {
             node_start: Vec::with_capacity(nodes.len() + 1),
@@ -388,7 +386,7 @@ impl PodTable {
     }
 
     /// Whether the table still describes these nodes (same number of nodes and of pods on each).
-    pub fn fits(&self, nodes: &[NodeInfo]) -> bool {
+    pub(crate) fn fits(&self, nodes: &[NodeInfo]) -> bool {
         self.node_start.len() == nodes.len() + 1
             && nodes
                 .iter()
@@ -397,7 +395,7 @@ impl PodTable {
     }
 
     /// Compiles a selector.
-    pub fn compile(&self, s: &Selector) -> CompiledSelector {
+    pub(crate) fn compile(&self, s: &Selector) -> CompiledSelector {
         match s {
             Selector::Nothing => CompiledSelector::Nothing,
             Selector::Requirements(reqs) => {
@@ -434,28 +432,28 @@ impl PodTable {
     }
 
     /// The id of an interned string (None when no pod uses it).
-    pub fn id(&self, s: &str) -> Option<u32> {
+    pub(crate) fn id(&self, s: &str) -> Option<u32> {
         self.strings.get(s).copied()
     }
 
     /// The rows of the node at `node_idx`, in the order of its `pods`.
-    pub fn node_rows(&self, node_idx: usize) -> std::ops::Range<usize> {
+    pub(crate) fn node_rows(&self, node_idx: usize) -> std::ops::Range<usize> {
         self.node_start[node_idx] as usize..self.node_start[node_idx + 1] as usize
     }
 
     /// The namespace id of a row.
-    pub fn row_ns(&self, row: usize) -> u32 {
+    pub(crate) fn row_ns(&self, row: usize) -> u32 {
         self.rows[row].ns
     }
 
     /// Whether the labels of a row satisfy every compiled requirement (terminating or not).
-    pub fn row_labels_match(&self, row: usize, reqs: &[CompiledReq]) -> bool {
+    pub(crate) fn row_labels_match(&self, row: usize, reqs: &[CompiledReq]) -> bool {
         self.row_matches(&self.rows[row], reqs)
     }
 
     /// `countPodsMatchSelector` on the node at `node_idx` of the snapshot the table was built
     /// from. `selector` is the uncompiled form (for the empty check and the fallback).
-    pub fn count(
+    pub(crate) fn count(
         &self,
         node: &NodeInfo,
         node_idx: usize,
@@ -484,14 +482,14 @@ impl PodTable {
 /// Counts the matching pods of each constraint of a cycle on a snapshot node: from the pod
 /// table with the selectors compiled once, or pod by pod when there is no table.
 #[derive(Debug)]
-pub struct Counter {
+pub(crate) struct Counter {
     table: Option<std::sync::Arc<PodTable>>,
     selectors: Vec<(Selector, CompiledSelector)>,
 }
 
 impl Counter {
     /// A counter for these constraints.
-    pub fn new(table: Option<std::sync::Arc<PodTable>>, constraints: &[Constraint]) -> Self {
+    pub(crate) fn new(table: Option<std::sync::Arc<PodTable>>, constraints: &[Constraint]) -> Self {
         let selectors = constraints
             .iter()
             .map(|c| {
@@ -505,7 +503,7 @@ impl Counter {
     }
 
     /// Matching pods of constraint `i` on `node`, the snapshot's node at `node_idx`.
-    pub fn count(&self, node: &NodeInfo, node_idx: usize, i: usize, ns: &str) -> i64 {
+    pub(crate) fn count(&self, node: &NodeInfo, node_idx: usize, i: usize, ns: &str) -> i64 {
         let (sel, compiled) = &self.selectors[i];
         match &self.table {
             Some(t) => t.count(node, node_idx, sel, compiled, ns),
@@ -517,7 +515,7 @@ impl Counter {
 /// A [`PodTable`] cached for the cluster it was built from. The `Weak` keeps the cluster's
 /// allocation, so no other cluster can take its address while it is cached.
 #[derive(Debug, Default)]
-pub struct PodTableCache {
+pub(crate) struct PodTableCache {
     slot: std::sync::Mutex<CacheSlot>,
 }
 
@@ -531,7 +529,10 @@ impl PodTableCache {
     /// The table of this snapshot. The first counting passes over a cluster get None and count
     /// pod by pod; the next builds the table, which is then reused while the snapshot's cluster
     /// and its pods per node are the same.
-    pub fn get(&self, snapshot: &crate::engine::framework::snapshot::Snapshot) -> Option<std::sync::Arc<PodTable>> {
+    pub(crate) fn get(
+        &self,
+        snapshot: &crate::engine::framework::snapshot::Snapshot,
+    ) -> Option<std::sync::Arc<PodTable>> {
         let mut slot = self.slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let same = slot
             .as_ref()

@@ -14,12 +14,12 @@ use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
 use crate::engine::trace::SpreadCheck;
 
 /// Cycle-state key (`"PreFilter" + Name`).
-pub const PRE_FILTER_KEY: &str = "PreFilterPodTopologySpread";
+pub(crate) const PRE_FILTER_KEY: &str = "PreFilterPodTopologySpread";
 
 /// The two domains with the fewest matching pods (`criticalPaths`). Only the first minimum is
 /// exact after AddPod/RemovePod, as upstream.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CriticalPaths(pub [(String, i64); 2]);
+pub(crate) struct CriticalPaths(pub [(String, i64); 2]);
 
 impl CriticalPaths {
     fn new() -> Self {
@@ -30,7 +30,7 @@ impl CriticalPaths {
     }
 
     /// `criticalPaths.update`.
-    pub fn update(&mut self, value: &str, num: i64) {
+    pub(crate) fn update(&mut self, value: &str, num: i64) {
         let p = &mut self.0;
         let i = if value == p[0].0 {
             Some(0)
@@ -58,14 +58,14 @@ impl CriticalPaths {
     }
 
     /// The minimum matching number.
-    pub fn min(&self) -> i64 {
+    pub(crate) fn min(&self) -> i64 {
         self.0[0].1
     }
 }
 
 /// What PreFilter computed (`preFilterState`). Counts are kept per topology key, as 1.30 does.
 #[derive(Clone, Debug)]
-pub struct PreFilterState {
+pub(crate) struct PreFilterState {
     /// The DoNotSchedule constraints (shared: they never change during the cycle).
     pub constraints: Arc<Vec<Constraint>>,
     /// Each constraint's topology-key slot.
@@ -86,7 +86,7 @@ pub struct PreFilterState {
 impl PreFilterState {
     /// `calPreFilterState` over every node of the snapshot; `count(node index, constraint
     /// index)` is `countPodsMatchSelector` of that constraint on that node.
-    pub fn compute(
+    pub(crate) fn compute(
         pod: &PodInfo,
         constraints: Vec<Constraint>,
         nodes: &[NodeInfo],
@@ -143,7 +143,7 @@ impl PreFilterState {
     }
 
     /// `updateWithPod`: counts `other` (added with +1, removed with -1) on `node`.
-    pub fn update_with_pod(&mut self, pod: &PodInfo, other: &PodInfo, node: &NodeInfo, delta: i64) {
+    pub(crate) fn update_with_pod(&mut self, pod: &PodInfo, other: &PodInfo, node: &NodeInfo, delta: i64) {
         if other.pod.key.namespace != pod.pod.key.namespace {
             return;
         }
@@ -168,7 +168,7 @@ impl PreFilterState {
 
     /// `minMatchNum`: the global minimum, 0 when fewer domains than minDomains exist; None when
     /// upstream finds no domain for the key (it then skips the constraint).
-    pub fn min_match(&self, i: usize) -> Option<i64> {
+    pub(crate) fn min_match(&self, i: usize) -> Option<i64> {
         let slot = self.slots[i];
         let domains = self.domains[slot];
         if domains == 0 && !self.per_constraint {
@@ -183,7 +183,7 @@ impl PreFilterState {
     }
 
     /// Filter on one node.
-    pub fn filter(&self, node: &NodeInfo) -> Status {
+    pub(crate) fn filter(&self, node: &NodeInfo) -> Status {
         for (i, c) in self.constraints.iter().enumerate() {
             let Some(value) = node.node.labels.get(&c.topology_key) else {
                 return Status::unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH);
@@ -202,7 +202,7 @@ impl PreFilterState {
 
     /// The numbers behind Filter's verdict on one node, for every constraint, up to the first
     /// that fails (Filter stops there).
-    pub fn explain(&self, node: &NodeInfo) -> Vec<SpreadCheck> {
+    pub(crate) fn explain(&self, node: &NodeInfo) -> Vec<SpreadCheck> {
         let mut out = Vec::new();
         for (i, c) in self.constraints.iter().enumerate() {
             let slot = self.slots[i];

@@ -10,9 +10,9 @@
 //! constraints with the same key and action, which the API server rejects. So no difference is
 //! keyed by version here.
 
-pub mod common;
-pub mod filtering;
-pub mod scoring;
+pub(crate) mod common;
+pub(crate) mod filtering;
+pub(crate) mod scoring;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -39,20 +39,20 @@ use filtering::{PRE_FILTER_KEY, PreFilterState};
 use scoring::{PRE_SCORE_KEY, PreScoreState};
 
 /// `ErrReasonConstraintsNotMatch`.
-pub const ERR_REASON_CONSTRAINTS_NOT_MATCH: &str = "node(s) didn't match pod topology spread constraints";
+pub(crate) const ERR_REASON_CONSTRAINTS_NOT_MATCH: &str = "node(s) didn't match pod topology spread constraints";
 /// `ErrReasonNodeLabelNotMatch`.
-pub const ERR_REASON_NODE_LABEL_NOT_MATCH: &str =
+pub(crate) const ERR_REASON_NODE_LABEL_NOT_MATCH: &str =
     "node(s) didn't match pod topology spread constraints (missing required label)";
 
 /// `config.SystemDefaulting`.
-pub const SYSTEM_DEFAULTING: &str = "System";
+pub(crate) const SYSTEM_DEFAULTING: &str = "System";
 /// `config.ListDefaulting`.
-pub const LIST_DEFAULTING: &str = "List";
+pub(crate) const LIST_DEFAULTING: &str = "List";
 
 /// PodTopologySpreadArgs.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Args {
+pub(crate) struct Args {
     /// defaultConstraints (only with defaultingType List).
     #[serde(default)]
     pub default_constraints: Vec<core::TopologySpreadConstraint>,
@@ -62,7 +62,7 @@ pub struct Args {
 }
 
 /// `systemDefaultConstraints`.
-pub fn system_default_constraints() -> Vec<core::TopologySpreadConstraint> {
+pub(crate) fn system_default_constraints() -> Vec<core::TopologySpreadConstraint> {
     vec![
         core::TopologySpreadConstraint {
             topology_key: LABEL_HOSTNAME.into(),
@@ -163,7 +163,7 @@ fn validate(a: &Args) -> Result<(), String> {
 }
 
 /// PodTopologySpread.
-pub struct PodTopologySpread {
+pub(crate) struct PodTopologySpread {
     default_constraints: Vec<core::TopologySpreadConstraint>,
     system_defaulted: bool,
     per_constraint_counts: bool,
@@ -175,7 +175,7 @@ pub struct PodTopologySpread {
 
 impl PodTopologySpread {
     /// A plugin with explicit defaults, as 1.30 behaves (for tests and `register`).
-    pub fn new(default_constraints: Vec<core::TopologySpreadConstraint>, system_defaulted: bool) -> Self {
+    pub(crate) fn new(default_constraints: Vec<core::TopologySpreadConstraint>, system_defaulted: bool) -> Self {
         PodTopologySpread {
             default_constraints,
             system_defaulted,
@@ -188,7 +188,7 @@ impl PodTopologySpread {
     /// The same plugin as a release behaves: counts per constraint, not per topology key,
     /// with [`Change::SpreadCountsPerConstraint`].
     #[must_use]
-    pub fn with_features(mut self, f: &Features) -> Self {
+    pub(crate) fn with_features(mut self, f: &Features) -> Self {
         self.per_constraint_counts = f.has(Change::SpreadCountsPerConstraint);
         self.taint_comparison_operators = f.on(crate::engine::release::Gate::TaintTolerationComparisonOperators);
         self
@@ -462,7 +462,7 @@ impl ScorePlugin for PodTopologySpread {
 }
 
 /// Registers PodTopologySpread.
-pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let mut a: Args = super::decode_args(args)?;
     if a.defaulting_type.is_empty() {
         a.defaulting_type = SYSTEM_DEFAULTING.into();
@@ -738,10 +738,10 @@ pub(crate) mod testkit {
 
     /// A pod under construction (JSON, as kubectl prints it).
     #[derive(Clone)]
-    pub struct PodB(pub Value);
+    pub(crate) struct PodB(pub Value);
 
     /// A pod named `name` in namespace default.
-    pub fn pod(name: &str) -> PodB {
+    pub(crate) fn pod(name: &str) -> PodB {
         PodB(json!({
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": "default", "uid": name, "labels": {}},
@@ -751,34 +751,34 @@ pub(crate) mod testkit {
     }
 
     impl PodB {
-        pub fn ns(mut self, ns: &str) -> Self {
+        pub(crate) fn ns(mut self, ns: &str) -> Self {
             self.0["metadata"]["namespace"] = json!(ns);
             self.0["metadata"]["uid"] = json!(format!("{ns}/{}", self.0["metadata"]["name"].as_str().unwrap_or("")));
             self
         }
-        pub fn label(mut self, k: &str, v: &str) -> Self {
+        pub(crate) fn label(mut self, k: &str, v: &str) -> Self {
             self.0["metadata"]["labels"][k] = json!(v);
             self
         }
-        pub fn node(mut self, n: &str) -> Self {
+        pub(crate) fn node(mut self, n: &str) -> Self {
             self.0["spec"]["nodeName"] = json!(n);
             self.0["status"]["phase"] = json!("Running");
             self
         }
-        pub fn nominated(mut self, n: &str) -> Self {
+        pub(crate) fn nominated(mut self, n: &str) -> Self {
             self.0["status"]["nominatedNodeName"] = json!(n);
             self
         }
-        pub fn priority(mut self, p: i32) -> Self {
+        pub(crate) fn priority(mut self, p: i32) -> Self {
             self.0["spec"]["priority"] = json!(p);
             self
         }
-        pub fn terminating(mut self) -> Self {
+        pub(crate) fn terminating(mut self) -> Self {
             self.0["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:00Z");
             self
         }
         /// A constraint given as JSON (labelSelector, minDomains, policies, matchLabelKeys).
-        pub fn constraint(mut self, c: Value) -> Self {
+        pub(crate) fn constraint(mut self, c: Value) -> Self {
             let spec = &mut self.0["spec"];
             if spec.get("topologySpreadConstraints").is_none() {
                 spec["topologySpreadConstraints"] = json!([]);
@@ -789,7 +789,7 @@ pub(crate) mod testkit {
             self
         }
         /// `SpreadConstraint(maxSkew, key, when, selector, nil, nil, nil, nil)`.
-        pub fn spread(self, max_skew: i32, key: &str, when: &str, selector: Value) -> Self {
+        pub(crate) fn spread(self, max_skew: i32, key: &str, when: &str, selector: Value) -> Self {
             let mut c = json!({"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": when});
             if !selector.is_null() {
                 c["labelSelector"] = selector;
@@ -797,31 +797,31 @@ pub(crate) mod testkit {
             self.constraint(c)
         }
         /// `NodeAffinityIn(key, values, required)`.
-        pub fn node_affinity_in(mut self, key: &str, values: &[&str]) -> Self {
+        pub(crate) fn node_affinity_in(mut self, key: &str, values: &[&str]) -> Self {
             self.0["spec"]["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
                 "nodeSelectorTerms": [{"matchExpressions": [{"key": key, "operator": "In", "values": values}]}]}}});
             self
         }
         /// `NodeAffinityNotIn(key, values, required)`.
-        pub fn node_affinity_not_in(mut self, key: &str, values: &[&str]) -> Self {
+        pub(crate) fn node_affinity_not_in(mut self, key: &str, values: &[&str]) -> Self {
             self.0["spec"]["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
                 "nodeSelectorTerms": [{"matchExpressions": [{"key": key, "operator": "NotIn", "values": values}]}]}}});
             self
         }
-        pub fn node_selector(mut self, k: &str, v: &str) -> Self {
+        pub(crate) fn node_selector(mut self, k: &str, v: &str) -> Self {
             self.0["spec"]["nodeSelector"] = json!({k: v});
             self
         }
-        pub fn toleration(mut self, key: &str) -> Self {
+        pub(crate) fn toleration(mut self, key: &str) -> Self {
             self.0["spec"]["tolerations"] = json!([{"key": key, "operator": "Exists", "effect": "NoSchedule"}]);
             self
         }
-        pub fn owner(mut self, api_version: &str, kind: &str, name: &str) -> Self {
+        pub(crate) fn owner(mut self, api_version: &str, kind: &str, name: &str) -> Self {
             self.0["metadata"]["ownerReferences"] =
                 json!([{"apiVersion": api_version, "kind": kind, "name": name, "uid": name, "controller": true}]);
             self
         }
-        pub fn req_cpu(mut self, cpu: &str) -> Self {
+        pub(crate) fn req_cpu(mut self, cpu: &str) -> Self {
             self.0["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": cpu}});
             self
         }
@@ -829,10 +829,10 @@ pub(crate) mod testkit {
 
     /// A node under construction.
     #[derive(Clone)]
-    pub struct NodeB(pub Value);
+    pub(crate) struct NodeB(pub Value);
 
     /// A node named `name` with room for 110 pods.
-    pub fn node(name: &str) -> NodeB {
+    pub(crate) fn node(name: &str) -> NodeB {
         NodeB(json!({
             "apiVersion": "v1", "kind": "Node",
             "metadata": {"name": name, "labels": {}},
@@ -841,39 +841,39 @@ pub(crate) mod testkit {
     }
 
     impl NodeB {
-        pub fn label(mut self, k: &str, v: &str) -> Self {
+        pub(crate) fn label(mut self, k: &str, v: &str) -> Self {
             self.0["metadata"]["labels"][k] = json!(v);
             self
         }
-        pub fn taint(mut self, k: &str, v: &str, effect: &str) -> Self {
+        pub(crate) fn taint(mut self, k: &str, v: &str, effect: &str) -> Self {
             self.0["spec"] = json!({"taints": [{"key": k, "value": v, "effect": effect}]});
             self
         }
     }
 
     /// `st.MakeLabelSelector().Exists(key)`.
-    pub fn exists(key: &str) -> Value {
+    pub(crate) fn exists(key: &str) -> Value {
         json!({"matchExpressions": [{"key": key, "operator": "Exists"}]})
     }
 
     /// `st.MakeLabelSelector().Label(k, v)`.
-    pub fn label_sel(k: &str, v: &str) -> Value {
+    pub(crate) fn label_sel(k: &str, v: &str) -> Value {
         json!({"matchLabels": {k: v}})
     }
 
     /// A cluster from objects.
-    pub fn cluster(objects: Vec<Value>) -> Cluster {
+    pub(crate) fn cluster(objects: Vec<Value>) -> Cluster {
         let text = json!({"apiVersion": "v1", "kind": "List", "items": objects}).to_string();
         crate::source::file::load_str("test", &text).expect("test cluster loads")
     }
 
     /// A 1.30 snapshot of nodes, pods and other objects.
-    pub fn snapshot(nodes: Vec<NodeB>, pods: Vec<PodB>, other: Vec<Value>) -> Snapshot {
+    pub(crate) fn snapshot(nodes: Vec<NodeB>, pods: Vec<PodB>, other: Vec<Value>) -> Snapshot {
         snapshot_at(nodes, pods, other, 30)
     }
 
     /// A snapshot for scheduler 1.`minor`.
-    pub fn snapshot_at(nodes: Vec<NodeB>, pods: Vec<PodB>, other: Vec<Value>, minor: u32) -> Snapshot {
+    pub(crate) fn snapshot_at(nodes: Vec<NodeB>, pods: Vec<PodB>, other: Vec<Value>, minor: u32) -> Snapshot {
         let mut objs: Vec<Value> = nodes.into_iter().map(|n| n.0).collect();
         objs.extend(pods.into_iter().map(|p| p.0));
         objs.extend(other);
@@ -881,7 +881,7 @@ pub(crate) mod testkit {
     }
 
     /// The four nodes most upstream cases use: zone1 {node-a, node-b}, zone2 {node-x, node-y}.
-    pub fn four_nodes() -> Vec<NodeB> {
+    pub(crate) fn four_nodes() -> Vec<NodeB> {
         [
             ("node-a", "zone1"),
             ("node-b", "zone1"),
@@ -894,14 +894,14 @@ pub(crate) mod testkit {
     }
 
     /// `n` pods named `prefix<i>` with label foo on `node`.
-    pub fn foo_pods(prefix: &str, node_name: &str, n: usize) -> Vec<PodB> {
+    pub(crate) fn foo_pods(prefix: &str, node_name: &str, n: usize) -> Vec<PodB> {
         (1..=n)
             .map(|i| pod(&format!("{prefix}{i}")).node(node_name).label("foo", ""))
             .collect()
     }
 
     /// Sorted map helper for expectations.
-    pub fn want<V: Clone>(items: &[(&str, V)]) -> BTreeMap<String, V> {
+    pub(crate) fn want<V: Clone>(items: &[(&str, V)]) -> BTreeMap<String, V> {
         items.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect()
     }
 }

@@ -13,11 +13,11 @@ use crate::engine::plugins::helper::MAX_NODE_SCORE;
 use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
 
 /// Cycle-state key (`"PreScore" + Name`).
-pub const PRE_SCORE_KEY: &str = "PreScorePodTopologySpread";
+pub(crate) const PRE_SCORE_KEY: &str = "PreScorePodTopologySpread";
 
 /// What PreScore computed (`preScoreState`).
 #[derive(Clone, Debug)]
-pub struct PreScoreState {
+pub(crate) struct PreScoreState {
     /// The ScheduleAnyway constraints.
     pub constraints: Arc<Vec<Constraint>>,
     /// Each constraint's topology-key slot (1.30 keys counts by topology pair).
@@ -33,18 +33,18 @@ pub struct PreScoreState {
 }
 
 /// `topologyNormalizingWeight`.
-pub fn topology_normalizing_weight(size: usize) -> f64 {
+pub(crate) fn topology_normalizing_weight(size: usize) -> f64 {
     (size as f64 + 2.0).ln()
 }
 
 /// `scoreForCount`.
-pub fn score_for_count(cnt: i64, max_skew: i32, weight: f64) -> f64 {
+pub(crate) fn score_for_count(cnt: i64, max_skew: i32, weight: f64) -> f64 {
     cnt as f64 * weight + f64::from(max_skew - 1)
 }
 
 impl PreScoreState {
     /// `initPreScoreState` over the feasible nodes, then the counting pass over all nodes.
-    pub fn compute(
+    pub(crate) fn compute(
         pod: &PodInfo,
         constraints: Vec<Constraint>,
         feasible: &[&NodeInfo],
@@ -117,14 +117,14 @@ impl PreScoreState {
     }
 
     /// Score of one feasible node, counting its pods directly.
-    pub fn score(&self, pod: &PodInfo, node: &NodeInfo) -> i64 {
+    pub(crate) fn score(&self, pod: &PodInfo, node: &NodeInfo) -> i64 {
         let ns = pod.pod.key.namespace.as_str();
         self.score_with(node, &|i| count_on_node(node, &self.constraints[i].selector, ns))
     }
 
     /// Score of one feasible node; `count_here(constraint index)` is the number of matching
     /// pods on the node, used for hostname constraints.
-    pub fn score_with(&self, node: &NodeInfo, count_here: &dyn Fn(usize) -> i64) -> i64 {
+    pub(crate) fn score_with(&self, node: &NodeInfo, count_here: &dyn Fn(usize) -> i64) -> i64 {
         if self.ignored.contains(node.name()) {
             return 0;
         }
@@ -145,7 +145,7 @@ impl PreScoreState {
     }
 
     /// NormalizeScore: ignored nodes get 0, the others `100 * (max + min - s) / max`.
-    pub fn normalize(&self, scores: &mut [NodeScore]) {
+    pub(crate) fn normalize(&self, scores: &mut [NodeScore]) {
         const INVALID: i64 = -1;
         let mut min = i64::MAX;
         let mut max = 0i64;

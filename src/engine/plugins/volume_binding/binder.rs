@@ -24,19 +24,20 @@ use crate::model::selector::{Labels, Selector};
 use crate::model::{Cluster, Node, Pod};
 
 /// Reason: no PV can be bound and the class cannot provision on the node.
-pub const ERR_REASON_BIND_CONFLICT: &str = "node(s) didn't find available persistent volumes to bind";
+pub(crate) const ERR_REASON_BIND_CONFLICT: &str = "node(s) didn't find available persistent volumes to bind";
 /// Reason: a bound PV's node affinity excludes the node.
-pub const ERR_REASON_NODE_CONFLICT: &str = "node(s) had volume node affinity conflict";
+pub(crate) const ERR_REASON_NODE_CONFLICT: &str = "node(s) had volume node affinity conflict";
 /// The same reason from 1.33 on.
-pub const ERR_REASON_NODE_CONFLICT_1_33: &str = "node(s) didn't match PersistentVolume's node affinity";
+pub(crate) const ERR_REASON_NODE_CONFLICT_1_33: &str = "node(s) didn't match PersistentVolume's node affinity";
 /// Reason: no CSIStorageCapacity reachable from the node is large enough.
-pub const ERR_REASON_NOT_ENOUGH_SPACE: &str = "node(s) did not have enough free storage";
+pub(crate) const ERR_REASON_NOT_ENOUGH_SPACE: &str = "node(s) did not have enough free storage";
 /// Reason: a bound claim names a PV that does not exist.
-pub const ERR_REASON_PV_NOT_EXIST: &str = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
+pub(crate) const ERR_REASON_PV_NOT_EXIST: &str =
+    "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
 
 /// The pod's claims, sorted (`PodVolumeClaims`).
 #[derive(Clone, Debug, Default)]
-pub struct PodVolumeClaims {
+pub(crate) struct PodVolumeClaims {
     /// Fully bound claims.
     pub bound: Vec<core::PersistentVolumeClaim>,
     /// Unbound claims of WaitForFirstConsumer classes.
@@ -49,7 +50,7 @@ pub struct PodVolumeClaims {
 
 /// A PV chosen for a claim.
 #[derive(Clone, Debug)]
-pub struct BindingInfo {
+pub(crate) struct BindingInfo {
     /// The claim.
     pub pvc: core::PersistentVolumeClaim,
     /// The PV.
@@ -58,7 +59,7 @@ pub struct BindingInfo {
 
 impl BindingInfo {
     /// `StorageClassName` (the PV's spec field).
-    pub fn storage_class_name(&self) -> String {
+    pub(crate) fn storage_class_name(&self) -> String {
         self.pv
             .spec
             .as_ref()
@@ -67,7 +68,7 @@ impl BindingInfo {
     }
 
     /// `StorageResource`: (requested, capacity) in bytes.
-    pub fn storage_resource(&self) -> (i64, i64) {
+    pub(crate) fn storage_resource(&self) -> (i64, i64) {
         let req = claim_storage_request(&self.pvc).unwrap_or_default().value();
         (req, pv_storage_capacity(&self.pv).value())
     }
@@ -75,7 +76,7 @@ impl BindingInfo {
 
 /// What a node would need done (`PodVolumes`).
 #[derive(Clone, Debug, Default)]
-pub struct PodVolumes {
+pub(crate) struct PodVolumes {
     /// Claims matched to existing PVs.
     pub static_bindings: Vec<BindingInfo>,
     /// Claims to provision.
@@ -84,7 +85,7 @@ pub struct PodVolumes {
 
 /// A claim to provision (`DynamicProvision`).
 #[derive(Clone, Debug)]
-pub struct ProvisionInfo {
+pub(crate) struct ProvisionInfo {
     /// The claim.
     pub pvc: core::PersistentVolumeClaim,
     /// The capacity bytes of the CSIStorageCapacity that had room for it on the node, when the
@@ -93,7 +94,7 @@ pub struct ProvisionInfo {
 }
 
 /// The claim a volume uses: `(name, ephemeral)`; None for volumes without a claim.
-pub fn volume_claim(pod: &Pod, vol: &core::Volume) -> Option<(String, bool)> {
+pub(crate) fn volume_claim(pod: &Pod, vol: &core::Volume) -> Option<(String, bool)> {
     match (&vol.persistent_volume_claim, &vol.ephemeral) {
         (Some(c), _) => Some((c.claim_name.clone(), false)),
         (None, Some(_)) => Some((ephemeral_claim_name(pod, vol), true)),
@@ -117,7 +118,7 @@ fn is_delay_binding_mode(cluster: &Cluster, pvc: &core::PersistentVolumeClaim) -
 }
 
 /// `GetPodVolumeClaims`. The pod's claims exist (PreFilter checked them first).
-pub fn get_pod_volume_claims(cluster: &Cluster, pod: &Pod) -> Result<PodVolumeClaims, String> {
+pub(crate) fn get_pod_volume_claims(cluster: &Cluster, pod: &Pod) -> Result<PodVolumeClaims, String> {
     let mut out = PodVolumeClaims::default();
     for vol in pod.spec().volumes.iter().flatten() {
         let Some((name, ephemeral)) = volume_claim(pod, vol) else {
@@ -155,7 +156,7 @@ pub fn get_pod_volume_claims(cluster: &Cluster, pod: &Pod) -> Result<PodVolumeCl
 
 /// `GetEligibleNodes`: the nodes the bound claims' local PVs allow (None: no restriction, or a
 /// bound PV is missing).
-pub fn get_eligible_nodes(cluster: &Cluster, bound: &[core::PersistentVolumeClaim]) -> Option<BTreeSet<String>> {
+pub(crate) fn get_eligible_nodes(cluster: &Cluster, bound: &[core::PersistentVolumeClaim]) -> Option<BTreeSet<String>> {
     let mut eligible: Option<BTreeSet<String>> = None;
     let mut missing = false;
     for pvc in bound {
@@ -177,7 +178,7 @@ pub fn get_eligible_nodes(cluster: &Cluster, bound: &[core::PersistentVolumeClai
 }
 
 /// The binder's view of the cluster for one node check.
-pub struct Binder<'a> {
+pub(crate) struct Binder<'a> {
     /// The cluster.
     pub cluster: &'a Cluster,
     /// What the release does differently.
@@ -186,7 +187,7 @@ pub struct Binder<'a> {
 
 /// What the binder does differently from release to release.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BinderGates {
+pub(crate) struct BinderGates {
     /// CSI migration gates.
     pub migration: Migration,
     /// [`Change::VolumeBindingChecksAttributesClass`].
@@ -199,7 +200,7 @@ pub struct BinderGates {
 
 impl BinderGates {
     /// The binder of these features.
-    pub fn of(f: &Features) -> BinderGates {
+    pub(crate) fn of(f: &Features) -> BinderGates {
         BinderGates {
             migration: Migration::of(f),
             check_attributes_class: f.has(Change::VolumeBindingChecksAttributesClass),
@@ -211,7 +212,7 @@ impl BinderGates {
 
 /// `FindPodVolumes`' answer.
 #[derive(Clone, Debug, Default)]
-pub struct FindResult {
+pub(crate) struct FindResult {
     /// What binding the pod on the node would take.
     pub volumes: PodVolumes,
     /// Conflict reasons, in upstream's order.
@@ -220,7 +221,12 @@ pub struct FindResult {
 
 impl Binder<'_> {
     /// `FindPodVolumes` (the pod itself is only logged upstream).
-    pub fn find_pod_volumes(&self, _pod: &Pod, claims: &PodVolumeClaims, node: &Node) -> Result<FindResult, String> {
+    pub(crate) fn find_pod_volumes(
+        &self,
+        _pod: &Pod,
+        claims: &PodVolumeClaims,
+        node: &Node,
+    ) -> Result<FindResult, String> {
         let mut unbound_satisfied = true;
         let mut bound_satisfied = true;
         let mut sufficient_storage = true;
@@ -418,7 +424,7 @@ fn label_selector_valid(ls: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Lab
 ///
 /// From 1.31 the claim's and the PVs' volumeAttributesClassName count
 /// ([`Change::VolumeBindingChecksAttributesClass`]).
-pub fn find_matching_volume<'a>(
+pub(crate) fn find_matching_volume<'a>(
     claim: &core::PersistentVolumeClaim,
     volumes: &'a [core::PersistentVolume],
     node: &Node,

@@ -6,8 +6,8 @@
 //! supported release, so PreScore returns Skip. Reserve and PreBind write to the cluster and are
 //! only named.
 
-pub mod binder;
-pub mod scorer;
+pub(crate) mod binder;
+pub(crate) mod scorer;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -29,7 +29,7 @@ use crate::engine::release::{Change, Features, Gate};
 use crate::model::Pod;
 
 /// PreFilter reason for claims that should be bound already.
-pub const ERR_REASON_UNBOUND_IMMEDIATE: &str = "pod has unbound immediate PersistentVolumeClaims";
+pub(crate) const ERR_REASON_UNBOUND_IMMEDIATE: &str = "pod has unbound immediate PersistentVolumeClaims";
 
 const STATE_KEY: &str = "VolumeBinding";
 
@@ -54,7 +54,7 @@ fn capacity_gate_name(f: &Features) -> &'static str {
 /// A shape point of VolumeBindingArgs.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct UtilizationShapePoint {
+pub(crate) struct UtilizationShapePoint {
     /// Utilization (0..=100).
     pub utilization: i32,
     /// Score (0..=10).
@@ -64,7 +64,7 @@ pub struct UtilizationShapePoint {
 /// VolumeBindingArgs.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Args {
+pub(crate) struct Args {
     /// bindTimeoutSeconds (default 600).
     #[serde(default)]
     pub bind_timeout_seconds: Option<i64>,
@@ -80,7 +80,7 @@ struct StateData {
 }
 
 /// VolumeBinding.
-pub struct VolumeBinding {
+pub(crate) struct VolumeBinding {
     /// StorageCapacityScoring (1.33+): PreScore always lets Score run, and Score counts the
     /// CSIStorageCapacity of dynamic provisions when there is no static binding.
     storage_capacity_scoring: bool,
@@ -434,7 +434,7 @@ fn build(a: Args, features: &Features, capacity_priority: bool) -> Result<Volume
 }
 
 /// Registers VolumeBinding.
-pub fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
+pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots, String> {
     let a: Args = super::decode_args(args)?;
     let p = Arc::new(build(a, features, volume_capacity_priority(features))?);
     Ok(PluginSlots {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 /// A (utilization, score) point with the score already scaled to 0..=100.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ShapePoint {
+pub(crate) struct ShapePoint {
     /// Utilization in percent.
     pub utilization: i64,
     /// Score.
@@ -15,7 +15,7 @@ pub struct ShapePoint {
 
 /// Requested and capacity bytes of one storage class.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct StorageResource {
+pub(crate) struct StorageResource {
     /// Requested bytes.
     pub requested: i64,
     /// PV capacity bytes.
@@ -23,7 +23,7 @@ pub struct StorageResource {
 }
 
 /// `BuildBrokenLinearFunction`.
-pub fn broken_linear(shape: &[ShapePoint], p: i64) -> i64 {
+pub(crate) fn broken_linear(shape: &[ShapePoint], p: i64) -> i64 {
     for (i, pt) in shape.iter().enumerate() {
         if p <= pt.utilization {
             if i == 0 {
@@ -38,13 +38,13 @@ pub fn broken_linear(shape: &[ShapePoint], p: i64) -> i64 {
 
 /// The scorer built from a shape (`buildScorerFunction`).
 #[derive(Clone, Debug)]
-pub struct Scorer {
+pub(crate) struct Scorer {
     shape: Vec<ShapePoint>,
 }
 
 impl Scorer {
     /// A scorer for the shape.
-    pub fn new(shape: Vec<ShapePoint>) -> Self {
+    pub(crate) fn new(shape: Vec<ShapePoint>) -> Self {
         Scorer { shape }
     }
 
@@ -56,7 +56,7 @@ impl Scorer {
     }
 
     /// The node score: the classes' scores averaged, rounded half away from zero.
-    pub fn score(&self, classes: &BTreeMap<String, StorageResource>) -> i64 {
+    pub(crate) fn score(&self, classes: &BTreeMap<String, StorageResource>) -> i64 {
         if classes.is_empty() {
             return 0;
         }
