@@ -38,7 +38,10 @@ fn images(p: &Pod) -> Vec<String> {
 
 /// A pod's placement constraints, normalized for comparison (`TolerationsEqual`,
 /// `NodeSelectorsEqual`, nodeSelector equality).
-fn placement(p: &Pod) -> (Vec<(String, String, String, String)>, String, String) {
+/// Tolerations (key, value, effect, operator), required node affinity, nodeSelector.
+type Placement = (Vec<(String, String, String, String)>, String, String);
+
+fn placement(p: &Pod) -> Placement {
     let mut tol: Vec<(String, String, String, String)> = p
         .tolerations
         .iter()
@@ -140,7 +143,7 @@ pub fn balance(ctx: &mut Ctx<'_>, args: &RemoveDuplicatesArgs, nodes: &[Arc<Node
             keys.sort();
             let Some(first) = keys.first().cloned() else { continue };
             let entry = seen.entry(first).or_default();
-            if entry.iter().any(|k| *k == keys) {
+            if entry.contains(&keys) {
                 for o in owners {
                     let owner = Owner {
                         namespace: p.key.namespace.clone(),

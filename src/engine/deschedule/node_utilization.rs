@@ -281,11 +281,10 @@ fn evict_from(ctx: &mut Ctx<'_>, m: &Move<'_>, sources: Vec<NodeInfo>, dests: &[
     }
 }
 
-fn snapshot(
-    ctx: &Ctx<'_>,
-    nodes: &[Arc<Node>],
-    names: &[String],
-) -> Vec<(Arc<Node>, Usage, BTreeMap<String, f64>, Vec<Arc<Pod>>)> {
+/// A node, its usage, its percentages and its unfinished pods.
+type NodeSnapshot = (Arc<Node>, Usage, BTreeMap<String, f64>, Vec<Arc<Pod>>);
+
+fn snapshot(ctx: &Ctx<'_>, nodes: &[Arc<Node>], names: &[String]) -> Vec<NodeSnapshot> {
     nodes
         .iter()
         .map(|n| {

@@ -111,7 +111,7 @@ impl Namespaces {
         if !n.include.is_empty() && !n.include.iter().any(|x| x == pod_ns) {
             return false;
         }
-        !(!n.exclude.is_empty() && n.exclude.iter().any(|x| x == pod_ns))
+        n.exclude.is_empty() || !n.exclude.iter().any(|x| x == pod_ns)
     }
 }
 

@@ -76,6 +76,7 @@ pub fn pod(name: &str, milli_cpu: i64, mem: i64, node: &str) -> core::Pod {
 }
 
 /// `SetRSOwnerRef`.
+#[allow(dead_code)]
 pub fn rs_owned(mut p: core::Pod) -> core::Pod {
     p.metadata.owner_references = Some(vec![owner("ReplicaSet", "replicaset-1")]);
     p

@@ -57,7 +57,7 @@ pub fn deschedule(ctx: &mut Ctx<'_>, args: &TooManyRestartsArgs, nodes: &[Arc<No
                 args.states.is_empty() || args.states.contains(&p.phase) || waiting_in(p, &args.states, init)
             })
             .collect();
-        pods.sort_by(|a, b| b.0.cmp(&a.0));
+        pods.sort_by_key(|(r, _)| std::cmp::Reverse(*r));
         for (r, p) in pods {
             let reason = format!(
                 "{r} container restarts >= podRestartThreshold {}",
