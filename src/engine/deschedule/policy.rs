@@ -3,7 +3,8 @@
 //! `defaults.go` and `validation.go`): decoding with unknown fields refused (upstream decodes
 //! strictly), field names matched without regard to case (as its decoder does), the
 //! per-plugin validation with upstream's messages, the defaults (RemoveFailedPods'
-//! minPodLifetimeSeconds 3600, DefaultEvictor added to every profile's filter and
+//! minPodLifetimeSeconds 3600, RemovePodsViolatingTopologySpreadConstraint's constraints
+//! `[DoNotSchedule]` and topologyBalanceNodeFit true, DefaultEvictor added to every profile's filter and
 //! preEvictionFilter points and configs), and the profile checks of
 //! pkg/framework/profile/profile.go (`NewProfile`) that name a plugin enabled at a point it
 //! does not implement, or enabled without a pluginConfig.
@@ -50,8 +51,7 @@ pub const INTER_POD_ANTI_AFFINITY: &str = "RemovePodsViolatingInterPodAntiAffini
 pub const NODE_AFFINITY: &str = "RemovePodsViolatingNodeAffinity";
 /// RemovePodsViolatingNodeTaints.
 pub const NODE_TAINTS: &str = "RemovePodsViolatingNodeTaints";
-/// RemovePodsViolatingTopologySpreadConstraint (registered upstream; kschedtui does not
-/// reproduce it yet and says so when a profile enables it).
+/// RemovePodsViolatingTopologySpreadConstraint.
 pub const TOPOLOGY_SPREAD: &str = "RemovePodsViolatingTopologySpreadConstraint";
 
 /// The plugins that implement the Deschedule extension point.
@@ -309,6 +309,28 @@ pub struct PodLifeTimeArgs {
     pub including_ephemeral_containers: bool,
 }
 
+/// RemovePodsViolatingTopologySpreadConstraintArgs, defaulted (constraints `[DoNotSchedule]`
+/// when empty, topologyBalanceNodeFit true when absent).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopologySpreadArgs {
+    /// namespaces, labelSelector.
+    pub common: Common,
+    /// constraints: the whenUnsatisfiable actions whose constraints are balanced.
+    pub constraints: Vec<String>,
+    /// topologyBalanceNodeFit.
+    pub topology_balance_node_fit: bool,
+}
+
+impl Default for TopologySpreadArgs {
+    fn default() -> Self {
+        TopologySpreadArgs {
+            common: Common::default(),
+            constraints: vec!["DoNotSchedule".into()],
+            topology_balance_node_fit: true,
+        }
+    }
+}
+
 /// A plugin's arguments.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PluginArgs {
@@ -332,8 +354,8 @@ pub enum PluginArgs {
     TooManyRestarts(TooManyRestartsArgs),
     /// PodLifeTime.
     PodLifeTime(PodLifeTimeArgs),
-    /// RemovePodsViolatingTopologySpreadConstraint (kept as written: not reproduced).
-    TopologySpread(Value),
+    /// RemovePodsViolatingTopologySpreadConstraint.
+    TopologySpread(TopologySpreadArgs),
 }
 
 /// One pluginConfig entry.
@@ -936,7 +958,27 @@ fn plugin_args(name: &str, v: &Value, p: &str) -> R<PluginArgs> {
                 including_ephemeral_containers: o.boolean("includingEphemeralContainers")?,
             })
         }
-        TOPOLOGY_SPREAD => PluginArgs::TopologySpread(v.clone()),
+        TOPOLOGY_SPREAD => {
+            let o = Obj::new(
+                v,
+                p,
+                &with_type_meta(&["namespaces", "labelSelector", "constraints", "topologyBalanceNodeFit"]),
+            )?;
+            let constraints = o.strings("constraints")?.unwrap_or_default();
+            let node_fit = match o.get("topologyBalanceNodeFit") {
+                None => true,
+                Some(_) => o.boolean("topologyBalanceNodeFit")?,
+            };
+            PluginArgs::TopologySpread(TopologySpreadArgs {
+                common: common(&o)?,
+                constraints: if constraints.is_empty() {
+                    vec!["DoNotSchedule".into()]
+                } else {
+                    constraints
+                },
+                topology_balance_node_fit: node_fit,
+            })
+        }
         _ => return Err(derr(p, format!("no plugin \"{name}\""))),
     })
 }
@@ -1319,7 +1361,16 @@ fn plugin_errors(args: &PluginArgs) -> Vec<String> {
                 errs.push("at least one filtering criterion must be specified (maxPodLifeTimeSeconds, states, conditions, or exitCodes)".into());
             }
         }
-        PluginArgs::TopologySpread(_) => {}
+        PluginArgs::TopologySpread(a) => {
+            common_errors(&a.common, &mut errs);
+            for c in &a.constraints {
+                if c != "DoNotSchedule" && c != "ScheduleAnyway" {
+                    errs.push(format!(
+                        "constraint {c} is not one of map[DoNotSchedule:{{}} ScheduleAnyway:{{}}]"
+                    ));
+                }
+            }
+        }
     }
     errs
 }

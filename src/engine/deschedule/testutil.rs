@@ -199,3 +199,242 @@ pub fn evicted(c: Cluster, p: &Policy, now_secs: i64) -> (Vec<String>, CycleRepo
     };
     (r.evicted.iter().map(|(p, _)| p.key.name.clone()).collect(), r)
 }
+
+/// Sets the namespace.
+pub fn in_namespace(mut p: core::Pod, ns: &str) -> core::Pod {
+    p.metadata.namespace = Some(ns.into());
+    p
+}
+
+/// spec.nodeSelector.
+pub fn node_selector(mut p: core::Pod, kv: &[(&str, &str)]) -> core::Pod {
+    p.spec.get_or_insert_with(Default::default).node_selector =
+        Some(kv.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect());
+    p
+}
+
+/// A required node affinity of one term with one expression (`key op values`).
+pub fn required_node_affinity(mut p: core::Pod, key: &str, op: &str, values: &[&str]) -> core::Pod {
+    p.spec.get_or_insert_with(Default::default).affinity = Some(core::Affinity {
+        node_affinity: Some(core::NodeAffinity {
+            required_during_scheduling_ignored_during_execution: Some(core::NodeSelector {
+                node_selector_terms: vec![core::NodeSelectorTerm {
+                    match_expressions: Some(vec![core::NodeSelectorRequirement {
+                        key: key.into(),
+                        operator: op.into(),
+                        values: (!values.is_empty()).then(|| values.iter().map(|v| (*v).to_string()).collect()),
+                    }]),
+                    ..Default::default()
+                }],
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    p
+}
+
+/// Adds a toleration (`operator` Equal when a value is given, Exists otherwise).
+pub fn tolerate(mut p: core::Pod, key: &str, value: &str, effect: &str) -> core::Pod {
+    p.spec
+        .get_or_insert_with(Default::default)
+        .tolerations
+        .get_or_insert_with(Vec::new)
+        .push(core::Toleration {
+            key: (!key.is_empty()).then(|| key.to_string()),
+            value: (!value.is_empty()).then(|| value.to_string()),
+            operator: Some(if value.is_empty() { "Exists" } else { "Equal" }.into()),
+            effect: (!effect.is_empty()).then(|| effect.to_string()),
+            ..Default::default()
+        });
+    p
+}
+
+/// Adds a taint to the node.
+pub fn taint(mut n: core::Node, key: &str, value: &str, effect: &str) -> core::Node {
+    n.spec
+        .get_or_insert_with(Default::default)
+        .taints
+        .get_or_insert_with(Vec::new)
+        .push(core::Taint {
+            key: key.into(),
+            value: (!value.is_empty()).then(|| value.to_string()),
+            effect: effect.into(),
+            ..Default::default()
+        });
+    n
+}
+
+/// `SetNodeUnschedulable`.
+pub fn unschedulable(mut n: core::Node) -> core::Node {
+    n.spec.get_or_insert_with(Default::default).unschedulable = Some(true);
+    n
+}
+
+/// Sets metadata.deletionTimestamp (the pod is terminating).
+pub fn terminating(mut p: core::Pod) -> core::Pod {
+    p.metadata.deletion_timestamp = Some(Time(Timestamp::UNIX_EPOCH));
+    p
+}
+
+/// Annotations.
+pub fn annotations(mut p: core::Pod, kv: &[(&str, &str)]) -> core::Pod {
+    p.metadata
+        .annotations
+        .get_or_insert_with(BTreeMap::new)
+        .extend(kv.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())));
+    p
+}
+
+/// Owner references of the given kinds and names (`SetDSOwnerRef`, `SetSSOwnerRef`, ...).
+pub fn owned_by(mut p: core::Pod, refs: &[(&str, &str)]) -> core::Pod {
+    p.metadata.owner_references = Some(refs.iter().map(|(k, n)| owner(k, n)).collect());
+    p
+}
+
+/// Sets status.phase.
+pub fn phase(mut p: core::Pod, phase: &str) -> core::Pod {
+    p.status.get_or_insert_with(Default::default).phase = Some(phase.into());
+    p
+}
+
+/// A topology spread constraint with a matchLabels selector.
+pub fn spread_constraint(
+    max_skew: i32,
+    topology_key: &str,
+    when: &str,
+    match_labels: &[(&str, &str)],
+) -> core::TopologySpreadConstraint {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+    core::TopologySpreadConstraint {
+        max_skew,
+        topology_key: topology_key.into(),
+        when_unsatisfiable: when.into(),
+        label_selector: Some(LabelSelector {
+            match_labels: Some(
+                match_labels
+                    .iter()
+                    .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+                    .collect(),
+            ),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// The model pods of these objects, in key order.
+pub fn model_pods(pods: Vec<core::Pod>) -> Vec<std::sync::Arc<crate::model::Pod>> {
+    cluster(Vec::new(), pods).pods
+}
+
+/// The cluster of these nodes, pods and other objects.
+pub fn cluster_with(nodes: Vec<core::Node>, pods: Vec<core::Pod>, others: Vec<Object>) -> Cluster {
+    let o = || Origin {
+        file: "test".into(),
+        doc: 0,
+    };
+    let mut objs: Vec<(Origin, Object)> = nodes.into_iter().map(|n| (o(), Object::Node(Box::new(n)))).collect();
+    objs.extend(pods.into_iter().map(|p| (o(), Object::Pod(Box::new(p)))));
+    objs.extend(others.into_iter().map(|x| (o(), x)));
+    Cluster::build(objs).unwrap_or_default()
+}
+
+/// A DefaultEvictor's arguments, decoded, validated and defaulted from JSON.
+pub fn evictor_args(args: serde_json::Value) -> policy::EvictorArgs {
+    let doc = serde_json::json!({
+        "apiVersion": "descheduler/v1alpha2",
+        "kind": "DeschedulerPolicy",
+        "profiles": [{"name": "test", "pluginConfig": [{"name": "DefaultEvictor", "args": args}]}],
+    });
+    match policy::read(&doc) {
+        Ok((p, _)) => p.profiles[0].evictor_args(),
+        Err(e) => panic!("test evictor args: {e}"),
+    }
+}
+
+/// `BuildTestPDB(name, app)`: namespace default, selector app=APP, maxUnavailable 1.
+pub fn pdb(name: &str, app: &str) -> Object {
+    let v = serde_json::json!({
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"selector": {"matchLabels": {"app": app}}, "maxUnavailable": 1},
+    });
+    Object::PodDisruptionBudget(Box::new(serde_json::from_value(v).unwrap_or_default()))
+}
+
+/// `BuildTestPVC(name, storageClass)`: namespace default.
+pub fn pvc(name: &str, storage_class: &str) -> Object {
+    let v = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
+                 "resources": {"requests": {"storage": "1Gi"}}},
+    });
+    Object::PersistentVolumeClaim(Box::new(serde_json::from_value(v).unwrap_or_default()))
+}
+
+/// `BuildTestNamespace(name)`: labelled kubernetes.io/metadata.name=NAME.
+pub fn namespace(name: &str) -> Object {
+    let v = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
+    });
+    Object::Namespace(Box::new(serde_json::from_value(v).unwrap_or_default()))
+}
+
+/// A pod volume claiming `claim`.
+pub fn with_pvc(mut p: core::Pod, claim: &str) -> core::Pod {
+    p.spec
+        .get_or_insert_with(Default::default)
+        .volumes
+        .get_or_insert_with(Vec::new)
+        .push(core::Volume {
+            name: format!("pvc-{claim}"),
+            persistent_volume_claim: Some(core::PersistentVolumeClaimVolumeSource {
+                claim_name: claim.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+    p
+}
+
+/// `SetHostPathEmptyDirVolumeSource`.
+pub fn with_local_storage(mut p: core::Pod) -> core::Pod {
+    p.spec.get_or_insert_with(Default::default).volumes = Some(vec![core::Volume {
+        name: "sample".into(),
+        host_path: Some(core::HostPathVolumeSource {
+            path: "somePath".into(),
+            ..Default::default()
+        }),
+        empty_dir: Some(core::EmptyDirVolumeSource::default()),
+        ..Default::default()
+    }]);
+    p
+}
+
+/// `SetMirrorPodAnnotation`.
+pub fn mirror(p: core::Pod) -> core::Pod {
+    annotations(
+        p,
+        &[
+            (
+                "kubernetes.io/created-by",
+                "{\"kind\":\"SerializedReference\",\"apiVersion\":\"v1\",\"reference\":{\"kind\":\"Pod\"}}",
+            ),
+            ("kubernetes.io/config.source", "api"),
+            ("kubernetes.io/config.mirror", "mirror"),
+        ],
+    )
+}
+
+/// status.startTime, `secs` seconds after the epoch.
+pub fn started(mut p: core::Pod, secs: i64) -> core::Pod {
+    p.status.get_or_insert_with(Default::default).start_time =
+        Some(Time(Timestamp::from_second(secs).unwrap_or(Timestamp::UNIX_EPOCH)));
+    p
+}
