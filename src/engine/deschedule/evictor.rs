@@ -443,3 +443,620 @@ fn node_has(node: &Node, name: &str) -> bool {
 pub fn fits_any_node(by_node: &BTreeMap<String, Vec<Arc<Pod>>>, pod: &Pod, nodes: &[Arc<Node>]) -> bool {
     nodes.iter().any(|n| node_fit(by_node, pod, n).is_ok())
 }
+
+#[cfg(test)]
+mod tests {
+    //! defaultevictor_test.go at v0.36: TestDefaultEvictorFilter and
+    //! TestDefaultEvictorPreEvictionFilter (every case: whether the pod passes), and
+    //! TestGetEffectivePodProtections_TableDriven.
+
+    use k8s_openapi::api::core::v1 as core;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::engine::deschedule::testutil::*;
+    use crate::model::kinds::Object;
+
+    /// `buildTestPod(name, node1)`: 400m.
+    fn p(name: &str) -> core::Pod {
+        pod(name, 400, 0, "node1")
+    }
+
+    /// Whether the DefaultEvictor built from `args` lets the first pod through Filter, at
+    /// `now` seconds.
+    fn filter_at(args: Value, pods: Vec<core::Pod>, others: Vec<Object>, now: i64) -> bool {
+        let name = pods[0].metadata.name.clone().unwrap();
+        let c = cluster_with(vec![node("node1", 1000, 2000, 13)], pods, others);
+        let ev = Evictor::new(&evictor_args(args), &c).unwrap();
+        let pod = c.pods.iter().find(|x| x.key.name == name).unwrap().clone();
+        ev.filter(&c, &pod, Timestamp::from_second(now).unwrap()).is_ok()
+    }
+
+    fn filter(args: Value, pods: Vec<core::Pod>) -> bool {
+        filter_at(args, pods, Vec::new(), 0)
+    }
+
+    /// Whether it lets the first pod through PreEvictionFilter.
+    fn pre_eviction(args: Value, nodes: Vec<core::Node>, pods: Vec<core::Pod>, others: Vec<Object>) -> bool {
+        let name = pods[0].metadata.name.clone().unwrap();
+        let c = cluster_with(nodes, pods, others);
+        let ev = Evictor::new(&evictor_args(args), &c).unwrap();
+        let pod = c.pods.iter().find(|x| x.key.name == name).unwrap().clone();
+        ev.pre_eviction_filter(&c, &super::super::index_by_node(&c), &pod)
+            .is_ok()
+    }
+
+    const EVICT: (&str, &str) = ("descheduler.alpha.kubernetes.io/evict", "true");
+
+    fn gpu(n: core::Node) -> core::Node {
+        taint(n, "hardware", "gpu", "NoSchedule")
+    }
+
+    fn east(n: core::Node) -> core::Node {
+        node_labels(n, &[("datacenter", "east")])
+    }
+
+    fn two(f: fn(core::Node) -> core::Node) -> Vec<core::Node> {
+        vec![f(node("node2", 1000, 2000, 13)), f(node("node3", 1000, 2000, 13))]
+    }
+
+    // ---- TestDefaultEvictorPreEvictionFilter ----
+
+    /// "Pod with no tolerations running on normal node, all other nodes tainted"
+    #[test]
+    fn pre_eviction_no_tolerations_other_nodes_tainted() {
+        assert!(!pre_eviction(
+            json!({"nodeFit": true}),
+            two(gpu),
+            vec![normal_owned(p("p1"))],
+            vec![]
+        ));
+    }
+
+    /// "Pod with correct tolerations running on normal node, all other nodes tainted"
+    #[test]
+    fn pre_eviction_correct_tolerations() {
+        let pod = tolerate(normal_owned(p("p1")), "hardware", "gpu", "NoSchedule");
+        assert!(pre_eviction(json!({"nodeFit": true}), two(gpu), vec![pod], vec![]));
+    }
+
+    /// "Pod with incorrect node selector"
+    #[test]
+    fn pre_eviction_incorrect_node_selector() {
+        let pod = node_selector(normal_owned(p("p1")), &[("datacenter", "fail")]);
+        assert!(!pre_eviction(json!({"nodeFit": true}), two(east), vec![pod], vec![]));
+    }
+
+    /// "Pod with correct node selector"
+    #[test]
+    fn pre_eviction_correct_node_selector() {
+        let pod = node_selector(normal_owned(p("p1")), &[("datacenter", "east")]);
+        assert!(pre_eviction(json!({"nodeFit": true}), two(east), vec![pod], vec![]));
+    }
+
+    fn small_pod() -> core::Pod {
+        node_selector(normal_owned(pod("p1", 12, 8, "node1")), &[("datacenter", "east")])
+    }
+
+    /// "Pod with correct node selector, but only available node doesn't have enough CPU"
+    #[test]
+    fn pre_eviction_not_enough_cpu() {
+        let nodes = vec![
+            east(node("node2-TEST", 10, 16, 10)),
+            east(node("node3-TEST", 10, 16, 10)),
+        ];
+        assert!(!pre_eviction(
+            json!({"nodeFit": true}),
+            nodes,
+            vec![small_pod()],
+            vec![]
+        ));
+    }
+
+    /// "Pod with correct node selector, and one node has enough memory"
+    #[test]
+    fn pre_eviction_one_node_has_enough_memory() {
+        let nodes = vec![east(node("node2", 100, 16, 10)), east(node("node3", 100, 20, 10))];
+        let pods = vec![
+            small_pod(),
+            labels(pod("node2-pod-10GB-mem", 20, 10, "node2"), &[("test", "true")]),
+            labels(pod("node3-pod-10GB-mem", 20, 10, "node3"), &[("test", "true")]),
+        ];
+        assert!(pre_eviction(json!({"nodeFit": true}), nodes, pods, vec![]));
+    }
+
+    /// "Pod with correct node selector, but both nodes don't have enough memory"
+    #[test]
+    fn pre_eviction_no_node_has_enough_memory() {
+        let nodes = vec![east(node("node2", 100, 16, 10)), east(node("node3", 100, 16, 10))];
+        let pods = vec![
+            small_pod(),
+            labels(pod("node2-pod-10GB-mem", 10, 10, "node2"), &[("test", "true")]),
+            labels(pod("node3-pod-10GB-mem", 10, 10, "node3"), &[("test", "true")]),
+        ];
+        assert!(!pre_eviction(json!({"nodeFit": true}), nodes, pods, vec![]));
+    }
+
+    /// "Pod with incorrect node selector, but nodefit false, should still be evicted"
+    #[test]
+    fn pre_eviction_incorrect_node_selector_without_node_fit() {
+        let pod = node_selector(normal_owned(p("p1")), &[("datacenter", "fail")]);
+        assert!(pre_eviction(json!({}), two(east), vec![pod], vec![]));
+    }
+
+    fn ns_selector() -> Value {
+        json!({"nodeFit": true, "namespaceLabelSelector": {"matchLabels": {"kubernetes.io/metadata.name": "test"}}})
+    }
+
+    /// "Pod with namespace matched namespace selector, should be evicted"
+    #[test]
+    fn pre_eviction_namespace_matches_selector() {
+        let pod = in_namespace(node_selector(normal_owned(p("p1")), &[("datacenter", "east")]), "test");
+        let nss = vec![namespace("default"), namespace("test")];
+        assert!(pre_eviction(ns_selector(), two(east), vec![pod], nss));
+    }
+
+    /// "Pod with namespace does not matched namespace selector, should not be evicted"
+    #[test]
+    fn pre_eviction_namespace_does_not_match_selector() {
+        let pod = node_selector(normal_owned(p("p1")), &[("datacenter", "fail")]);
+        let nss = vec![namespace("default"), namespace("test")];
+        assert!(!pre_eviction(ns_selector(), two(east), vec![pod], nss));
+    }
+
+    /// Not upstream: a pod that fits passes nodeFit but not a namespace selector it misses.
+    #[test]
+    fn pre_eviction_namespace_selector_alone_refuses() {
+        let pod = node_selector(normal_owned(p("p1")), &[("datacenter", "east")]);
+        let nss = vec![namespace("default"), namespace("test")];
+        let c = cluster_with(two(east), vec![pod], nss);
+        let ev = Evictor::new(&evictor_args(ns_selector()), &c).unwrap();
+        assert_eq!(
+            ev.pre_eviction_filter(&c, &super::super::index_by_node(&c), &c.pods[0]),
+            Err("pod namespace do not match the namespaceLabelSelector filter in the policy parameter".into())
+        );
+    }
+
+    // ---- TestDefaultEvictorFilter ----
+
+    /// "Failed pod eviction with no ownerRefs" (bare_pod_failed)
+    #[test]
+    fn failed_bare_pod_protected_by_default() {
+        assert!(!filter(json!({}), vec![phase(p("bare_pod_failed"), "Failed")]));
+    }
+
+    /// "Normal pod eviction with no ownerRefs and evictFailedBarePods enabled"
+    #[test]
+    fn running_bare_pod_with_evict_failed_bare_pods() {
+        assert!(!filter(json!({"evictFailedBarePods": true}), vec![p("bare_pod")]));
+    }
+
+    /// "Failed pod eviction with no ownerRefs" (bare_pod_failed_but_can_be_evicted)
+    #[test]
+    fn failed_bare_pod_with_evict_failed_bare_pods() {
+        let pod = phase(p("bare_pod_failed_but_can_be_evicted"), "Failed");
+        assert!(filter(json!({"evictFailedBarePods": true}), vec![pod]));
+    }
+
+    /// "Normal pod eviction with normal ownerRefs"
+    #[test]
+    fn owned_pod() {
+        assert!(filter(json!({}), vec![normal_owned(p("p1"))]));
+    }
+
+    /// "Normal pod eviction with normal ownerRefs and descheduler.alpha.kubernetes.io/evict annotation"
+    #[test]
+    fn owned_pod_with_evict_annotation() {
+        assert!(filter(json!({}), vec![annotations(normal_owned(p("p2")), &[EVICT])]));
+    }
+
+    /// "Normal pod eviction with normal ownerRefs and
+    /// descheduler.alpha.kubernetes.io/prefer-no-eviction annotation (preference)"
+    #[test]
+    fn prefer_no_eviction_annotation_preferred() {
+        let pod = annotations(normal_owned(p("p2")), &[(NO_EVICTION_ANNOTATION, "")]);
+        assert!(filter(json!({}), vec![pod]));
+    }
+
+    /// "... prefer-no-eviction annotation (mandatory)"
+    #[test]
+    fn prefer_no_eviction_annotation_mandatory() {
+        let pod = annotations(normal_owned(p("p2")), &[(NO_EVICTION_ANNOTATION, "")]);
+        assert!(!filter(json!({"noEvictionPolicy": "Mandatory"}), vec![pod]));
+    }
+
+    /// "Normal pod eviction with replicaSet ownerRefs and descheduler.alpha.kubernetes.io/evict annotation"
+    #[test]
+    fn replica_set_pod_with_evict_annotation() {
+        assert!(filter(json!({}), vec![annotations(rs_owned(p("p4")), &[EVICT])]));
+    }
+
+    /// "Normal pod eviction with statefulSet ownerRefs and descheduler.alpha.kubernetes.io/evict annotation"
+    #[test]
+    fn stateful_set_pod_with_evict_annotation() {
+        let pod = annotations(owned_by(p("p19"), &[("StatefulSet", "statefulset-1")]), &[EVICT]);
+        assert!(filter(json!({}), vec![pod]));
+    }
+
+    /// "Pod not evicted because it is bound to a PV and evictLocalStoragePods = false"
+    #[test]
+    fn local_storage_protected() {
+        assert!(!filter(json!({}), vec![with_local_storage(normal_owned(p("p5")))]));
+    }
+
+    /// "Pod is evicted because it is bound to a PV and evictLocalStoragePods = true"
+    #[test]
+    fn local_storage_with_evict_local_storage_pods() {
+        let pod = with_local_storage(normal_owned(p("p6")));
+        assert!(filter(json!({"evictLocalStoragePods": true}), vec![pod]));
+    }
+
+    /// "Pod is evicted because it is bound to a PV and evictLocalStoragePods = false, but it has
+    /// scheduler.alpha.kubernetes.io/evict annotation"
+    #[test]
+    fn local_storage_with_evict_annotation() {
+        let pod = with_local_storage(annotations(normal_owned(p("p7")), &[EVICT]));
+        assert!(filter(json!({}), vec![pod]));
+    }
+
+    /// "Pod not evicted because it is part of a daemonSet"
+    #[test]
+    fn daemon_set_pod_protected() {
+        assert!(!filter(json!({}), vec![owned_by(p("p8"), &[("DaemonSet", "")])]));
+    }
+
+    /// "Pod is evicted because it is part of a daemonSet, but it has scheduler.alpha.kubernetes.io/evict annotation"
+    #[test]
+    fn daemon_set_pod_with_evict_annotation() {
+        let pod = annotations(owned_by(p("p9"), &[("DaemonSet", "")]), &[EVICT]);
+        assert!(filter(json!({}), vec![pod]));
+    }
+
+    /// "Pod not evicted because it is a mirror poddsa"
+    #[test]
+    fn mirror_pod_protected() {
+        assert!(!filter(json!({}), vec![mirror(normal_owned(p("p10")))]));
+    }
+
+    /// "Pod is evicted because it is a mirror pod, but it has scheduler.alpha.kubernetes.io/evict annotation"
+    #[test]
+    fn mirror_pod_with_evict_annotation() {
+        let pod = annotations(mirror(normal_owned(p("p11"))), &[EVICT]);
+        assert!(filter(json!({}), vec![pod]));
+    }
+
+    /// "Pod not evicted because it has system critical priority"
+    #[test]
+    fn system_critical_pod_protected() {
+        let pod = priority(normal_owned(p("p12")), SYSTEM_CRITICAL_PRIORITY);
+        assert!(!filter(json!({}), vec![pod]));
+    }
+
+    /// "Pod is evicted because it has system critical priority, but it has scheduler.alpha.kubernetes.io/evict annotation"
+    #[test]
+    fn system_critical_pod_with_evict_annotation() {
+        let pod = annotations(priority(normal_owned(p("p13")), SYSTEM_CRITICAL_PRIORITY), &[EVICT]);
+        assert!(filter(json!({}), vec![pod]));
+    }
+
+    /// "Pod not evicted because it has a priority higher than the configured priority threshold"
+    #[test]
+    fn priority_above_threshold_protected() {
+        let pod = priority(normal_owned(p("p14")), 900);
+        assert!(!filter(json!({"priorityThreshold": {"value": 800}}), vec![pod]));
+    }
+
+    /// "Pod is evicted because it has a priority higher than the configured priority threshold,
+    /// but it has scheduler.alpha.kubernetes.io/evict annotation"
+    #[test]
+    fn priority_above_threshold_with_evict_annotation() {
+        let pod = annotations(priority(normal_owned(p("p15")), 900), &[EVICT]);
+        assert!(filter(json!({"priorityThreshold": {"value": 800}}), vec![pod]));
+    }
+
+    /// "Pod is evicted because it has system critical priority, but evictSystemCriticalPods = true"
+    #[test]
+    fn system_critical_pod_with_evict_system_critical_pods() {
+        let pod = priority(normal_owned(p("p16")), SYSTEM_CRITICAL_PRIORITY);
+        assert!(filter(json!({"evictSystemCriticalPods": true}), vec![pod]));
+    }
+
+    /// "Pod is evicted because it has a priority higher than the configured priority threshold,
+    /// but evictSystemCriticalPods = true"
+    #[test]
+    fn priority_above_threshold_with_evict_system_critical_pods() {
+        let pod = priority(normal_owned(p("p17")), 900);
+        let args = json!({"evictSystemCriticalPods": true, "priorityThreshold": {"value": 800}});
+        assert!(filter(args, vec![pod]));
+    }
+
+    /// "Pod with no tolerations running on normal node, all other nodes tainted, no
+    /// PreEvictionFilter, should ignore nodeFit"
+    #[test]
+    fn filter_ignores_node_fit() {
+        assert!(filter(json!({"nodeFit": true}), vec![normal_owned(p("p1"))]));
+    }
+
+    fn same_owner(name: &str) -> core::Pod {
+        normal_owned(pod(name, 1, 1, "node1"))
+    }
+
+    /// "minReplicas of 2, owner with 2 replicas, evicts"
+    #[test]
+    fn min_replicas_2_owner_with_2() {
+        assert!(filter(
+            json!({"minReplicas": 2}),
+            vec![same_owner("p1"), same_owner("p2")]
+        ));
+    }
+
+    /// "minReplicas of 3, owner with 2 replicas, no eviction"
+    #[test]
+    fn min_replicas_3_owner_with_2() {
+        assert!(!filter(
+            json!({"minReplicas": 3}),
+            vec![same_owner("p1"), same_owner("p2")]
+        ));
+    }
+
+    /// "minReplicas of 2, multiple owners, no eviction" (upstream expects the pod to pass: the
+    /// check applies to pods with exactly one owner)
+    #[test]
+    fn min_replicas_multiple_owners() {
+        let mut p1 = same_owner("p1");
+        let refs = p1.metadata.owner_references.clone().unwrap();
+        let mut second = refs[0].clone();
+        second.uid = "another".into();
+        p1.metadata.owner_references = Some(vec![refs[0].clone(), second]);
+        let mut p2 = same_owner("p2");
+        p2.metadata.owner_references.as_mut().unwrap()[0].uid = "another".into();
+        assert!(filter(json!({"minReplicas": 2}), vec![p1, p2]));
+    }
+
+    const NOW: i64 = 100_000;
+
+    /// "minPodAge of 50, pod created 10 minutes ago, no eviction"
+    #[test]
+    fn min_pod_age_not_reached() {
+        let pod = started(same_owner("p1"), NOW - 600);
+        assert!(!filter_at(json!({"minPodAge": "50m"}), vec![pod], vec![], NOW));
+    }
+
+    /// "minPodAge of 50, pod created 60 minutes ago, evicts"
+    #[test]
+    fn min_pod_age_reached() {
+        let pod = started(same_owner("p1"), NOW - 3600);
+        assert!(filter_at(json!({"minPodAge": "50m"}), vec![pod], vec![], NOW));
+    }
+
+    /// "nil minPodAge, pod created 60 minutes ago, evicts"
+    #[test]
+    fn min_pod_age_unset() {
+        let pod = started(same_owner("p1"), NOW - 3600);
+        assert!(filter_at(json!({}), vec![pod], vec![], NOW));
+    }
+
+    /// "ignorePodsWithoutPDB, pod with no PDBs, no eviction"
+    #[test]
+    fn ignore_pods_without_pdb_no_pdb() {
+        let pod = labels(same_owner("p1"), &[("app", "foo")]);
+        assert!(!filter(json!({"ignorePodsWithoutPDB": true}), vec![pod]));
+    }
+
+    /// "ignorePodsWithoutPDB, pod with PDBs, evicts"
+    #[test]
+    fn ignore_pods_without_pdb_with_pdb() {
+        let pod = labels(same_owner("p1"), &[("app", "foo")]);
+        assert!(filter_at(
+            json!({"ignorePodsWithoutPDB": true}),
+            vec![pod],
+            vec![pdb("pdb1", "foo")],
+            0
+        ));
+    }
+
+    /// "ignorePvcPods is set, pod with PVC, not evicts"
+    #[test]
+    fn ignore_pvc_pods_set() {
+        let pod = with_pvc(normal_owned(p("p15")), "foo");
+        assert!(!filter(json!({"ignorePvcPods": true}), vec![pod]));
+    }
+
+    /// "ignorePvcPods is not set, pod with PVC, evicts"
+    #[test]
+    fn ignore_pvc_pods_unset() {
+        assert!(filter(json!({}), vec![with_pvc(normal_owned(p("p15")), "foo")]));
+    }
+
+    /// "Pod with local storage is evicted because 'PodsWithLocalStorage' is in DefaultDisabled"
+    #[test]
+    fn local_storage_default_disabled() {
+        let mut pod = normal_owned(p("p18"));
+        pod.spec.as_mut().unwrap().volumes = Some(vec![core::Volume {
+            name: "local-storage".into(),
+            empty_dir: Some(core::EmptyDirVolumeSource::default()),
+            ..Default::default()
+        }]);
+        let args = json!({"podProtections": {"defaultDisabled": ["PodsWithLocalStorage"]}});
+        assert!(filter(args, vec![pod]));
+    }
+
+    /// "DaemonSet pod is evicted because 'DaemonSetPods' is in DefaultDisabled"
+    #[test]
+    fn daemon_set_default_disabled() {
+        let pod = owned_by(p("p19"), &[("DaemonSet", "daemonset-test")]);
+        let args = json!({"podProtections": {"defaultDisabled": ["DaemonSetPods"]}});
+        assert!(filter(args, vec![pod]));
+    }
+
+    /// "Pod with PVC is not evicted because 'PodsWithPVC' is in ExtraEnabled"
+    #[test]
+    fn pvc_extra_enabled() {
+        let pod = with_pvc(normal_owned(p("p20")), "foo");
+        assert!(!filter(
+            json!({"podProtections": {"extraEnabled": ["PodsWithPVC"]}}),
+            vec![pod]
+        ));
+    }
+
+    /// "Pod without PDB is not evicted because 'PodsWithoutPDB' is in ExtraEnabled"
+    #[test]
+    fn without_pdb_extra_enabled() {
+        let args = json!({"podProtections": {"extraEnabled": ["PodsWithoutPDB"]}});
+        assert!(!filter(args, vec![normal_owned(p("p21"))]));
+    }
+
+    /// "Pod with ResourceClaims is not evicted because 'PodsWithResourceClaims' is in ExtraEnabled"
+    #[test]
+    fn resource_claims_extra_enabled() {
+        let mut pod = normal_owned(p("p20"));
+        pod.spec.as_mut().unwrap().resource_claims = Some(vec![core::PodResourceClaim {
+            name: "test-claim".into(),
+            resource_claim_name: Some("test-resource-claim".into()),
+            ..Default::default()
+        }]);
+        let args = json!({"podProtections": {"extraEnabled": ["PodsWithResourceClaims"]}});
+        assert!(!filter(args, vec![pod]));
+    }
+
+    fn protected_classes(names: &[&str]) -> Value {
+        let classes: Vec<Value> = names.iter().map(|n| json!({"name": n})).collect();
+        json!({"podProtections": {"extraEnabled": ["PodsWithPVC"],
+            "config": {"PodsWithPVC": {"protectedStorageClasses": classes}}}})
+    }
+
+    /// "Pod using StorageClass is not evicted because 'PodsWithPVC' is in ExtraEnabled"
+    #[test]
+    fn protected_storage_class() {
+        let pod = with_pvc(normal_owned(p("p23")), "foo");
+        assert!(!filter_at(
+            protected_classes(&["standard"]),
+            vec![pod],
+            vec![pvc("foo", "standard")],
+            0
+        ));
+    }
+
+    /// "Pod using unprotected StorageClass is evicted even though 'PodsWithPVC' is in ExtraEnabled"
+    #[test]
+    fn unprotected_storage_class() {
+        let pod = with_pvc(normal_owned(p("p24")), "foo");
+        assert!(filter_at(
+            protected_classes(&["protected"]),
+            vec![pod],
+            vec![pvc("foo", "unprotected")],
+            0
+        ));
+    }
+
+    /// "Pod using unexisting PVC is not evicted because we cannot determine if storage class is
+    /// protected or not"
+    #[test]
+    fn missing_pvc_with_protected_classes() {
+        let pod = with_pvc(normal_owned(p("p25")), "foo");
+        assert!(!filter_at(protected_classes(&["protected"]), vec![pod], vec![], 0));
+    }
+
+    /// "Pod using protected and unprotected StorageClasses is not evicted"
+    #[test]
+    fn protected_and_unprotected_storage_classes() {
+        let pod = with_pvc(with_pvc(normal_owned(p("p26")), "protected"), "unprotected");
+        let pvcs = vec![pvc("protected", "protected"), pvc("unprotected", "unprotected")];
+        assert!(!filter_at(protected_classes(&["protected"]), vec![pod], pvcs, 0));
+    }
+
+    /// Not upstream: every refusing check is reported, in upstream's order.
+    #[test]
+    fn filter_reports_every_refusal() {
+        let pod = with_local_storage(priority(
+            owned_by(p("p"), &[("DaemonSet", "")]),
+            SYSTEM_CRITICAL_PRIORITY,
+        ));
+        let c = cluster_with(vec![node("node1", 1000, 2000, 13)], vec![pod], vec![]);
+        let ev = Evictor::new(&evictor_args(json!({})), &c).unwrap();
+        assert_eq!(
+            ev.filter(&c, &c.pods[0], Timestamp::UNIX_EPOCH),
+            Err(vec![
+                "pod has system critical priority and is protected against eviction".to_string(),
+                "pod has higher priority than specified priority class threshold".to_string(),
+                "pod has local storage and is protected against eviction".to_string(),
+                "daemonset pods are protected against eviction".to_string(),
+            ])
+        );
+    }
+
+    // ---- TestGetEffectivePodProtections_TableDriven ----
+
+    fn effective(args: Value) -> Vec<String> {
+        effective_protections(&evictor_args(args)).into_iter().collect()
+    }
+
+    const DEFAULTS: [&str; 4] = [
+        "DaemonSetPods",
+        "FailedBarePods",
+        "PodsWithLocalStorage",
+        "SystemCriticalPods",
+    ];
+
+    fn set(v: &[&str]) -> Vec<String> {
+        let mut out: Vec<String> = v.iter().map(|s| (*s).to_string()).collect();
+        out.sort();
+        out
+    }
+
+    /// "NewConfig_EmptyConfig_ReturnsDefault"
+    #[test]
+    fn protections_empty_config() {
+        assert_eq!(effective(json!({})), set(&DEFAULTS));
+    }
+
+    /// "NewConfig_DisableOneDefault_ReturnsDefaultMinusOne"
+    #[test]
+    fn protections_disable_one_default() {
+        let got = effective(json!({"podProtections": {"defaultDisabled": ["PodsWithLocalStorage"]}}));
+        assert_eq!(got, set(&["DaemonSetPods", "FailedBarePods", "SystemCriticalPods"]));
+    }
+
+    /// "NewConfig_DisableMultipleDefaults_ReturnsDefaultMinusMultiple"
+    #[test]
+    fn protections_disable_multiple_defaults() {
+        let got = effective(json!({"podProtections": {"defaultDisabled": ["DaemonSetPods", "SystemCriticalPods"]}}));
+        assert_eq!(got, set(&["PodsWithLocalStorage", "FailedBarePods"]));
+    }
+
+    /// "NewConfig_EnableOneExtra_ReturnsDefaultPlusOne"
+    #[test]
+    fn protections_enable_one_extra() {
+        let got = effective(json!({"podProtections": {"extraEnabled": ["PodsWithPVC"]}}));
+        let mut want = DEFAULTS.to_vec();
+        want.push("PodsWithPVC");
+        assert_eq!(got, set(&want));
+    }
+
+    /// "NewConfig_EnableMultipleExtra_ReturnsDefaultPlusMultiple"
+    #[test]
+    fn protections_enable_multiple_extra() {
+        let got = effective(json!({"podProtections": {"extraEnabled": ["PodsWithPVC", "PodsWithoutPDB"]}}));
+        let mut want = DEFAULTS.to_vec();
+        want.extend(["PodsWithPVC", "PodsWithoutPDB"]);
+        assert_eq!(got, set(&want));
+    }
+
+    /// "NewConfig_DisableAndEnable_ReturnsModifiedSet"
+    #[test]
+    fn protections_disable_and_enable() {
+        let got = effective(json!({"podProtections": {
+            "defaultDisabled": ["FailedBarePods", "DaemonSetPods"],
+            "extraEnabled": ["PodsWithPVC"]}}));
+        assert_eq!(got, set(&["PodsWithLocalStorage", "SystemCriticalPods", "PodsWithPVC"]));
+    }
+
+    /// "NewConfig_EnableOneExtra(PodsWithResourceClaims)_ReturnsDefaultPlusOne"
+    #[test]
+    fn protections_enable_resource_claims() {
+        let got = effective(json!({"podProtections": {"extraEnabled": ["PodsWithResourceClaims"]}}));
+        let mut want = DEFAULTS.to_vec();
+        want.push("PodsWithResourceClaims");
+        assert_eq!(got, set(&want));
+    }
+}
