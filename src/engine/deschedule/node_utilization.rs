@@ -485,3 +485,635 @@ pub fn high(ctx: &mut Ctx<'_>, args: &HighNodeUtilizationArgs, nodes: &[Arc<Node
     };
     evict_from(ctx, &m, lows, &sched);
 }
+
+#[cfg(test)]
+mod tests {
+    //! lownodeutilization_test.go and highnodeutilization_test.go at v0.36 (the request-based
+    //! cases: TestLowNodeUtilization, TestLowNodeUtilizationWithTaints,
+    //! TestHighNodeUtilization, TestHighNodeUtilizationWithTaints), each asserting the pods
+    //! evicted (upstream asserts the count, and names them for some cases). Upstream's
+    //! DefaultEvictor has nodeFit on in these tables except HighNodeUtilizationWithTaints.
+
+    use k8s_openapi::api::core::v1 as core;
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    use serde_json::{Value, json};
+
+    use crate::engine::deschedule::policy::{HIGH_NODE_UTILIZATION, LOW_NODE_UTILIZATION, SYSTEM_CRITICAL_PRIORITY};
+    use crate::engine::deschedule::testutil::*;
+
+    const EXT: &str = "example.com/foo";
+    const LOW: i32 = 0;
+    const HIGH: i32 = 10000;
+
+    /// `SetNodeExtendedResource`.
+    fn with_ext(mut n: core::Node, v: i64) -> core::Node {
+        let st = n.status.as_mut().unwrap();
+        for list in [st.capacity.as_mut().unwrap(), st.allocatable.as_mut().unwrap()] {
+            list.insert(EXT.into(), Quantity(v.to_string()));
+        }
+        n
+    }
+
+    /// `SetPodExtendedResourceRequest`.
+    fn req_ext(mut p: core::Pod, v: i64) -> core::Pod {
+        let c = &mut p.spec.as_mut().unwrap().containers[0];
+        c.resources
+            .get_or_insert_with(Default::default)
+            .requests
+            .get_or_insert_with(Default::default)
+            .insert(EXT.into(), Quantity(v.to_string()));
+        p
+    }
+
+    /// `MakeBestEffortPod`.
+    fn best_effort(mut p: core::Pod) -> core::Pod {
+        p.spec.as_mut().unwrap().containers[0].resources = None;
+        p
+    }
+
+    fn rs(name: &str, cpu: i64, mem: i64, node: &str) -> core::Pod {
+        rs_owned(pod(name, cpu, mem, node))
+    }
+
+    /// p6 (a DaemonSet pod), p7 (local storage, mirror), p8 (system critical) on `node`.
+    fn unevictable(node: &str, cpu: i64, mem: i64) -> Vec<core::Pod> {
+        vec![
+            owned_by(pod("p6", cpu, mem, node), &[("DaemonSet", "")]),
+            mirror(with_local_storage(normal_owned(pod("p7", cpu, mem, node)))),
+            priority(
+                in_namespace(normal_owned(pod("p8", cpu, mem, node)), "kube-system"),
+                SYSTEM_CRITICAL_PRIORITY,
+            ),
+        ]
+    }
+
+    fn three_nodes() -> Vec<core::Node> {
+        vec![
+            node("n1", 4000, 3000, 9),
+            node("n2", 4000, 3000, 10),
+            unschedulable(node("n3", 4000, 3000, 10)),
+        ]
+    }
+
+    /// p1 .. p5 (ReplicaSet, 400m) and the unevictable pods on n1, p9 on n2.
+    fn standard() -> Vec<core::Pod> {
+        let mut pods: Vec<core::Pod> = (1..=5).map(|i| rs(&format!("p{i}"), 400, 0, "n1")).collect();
+        pods.extend(unevictable("n1", 400, 0));
+        pods.push(rs("p9", 400, 0, "n2"));
+        pods
+    }
+
+    fn cpu_pods(t: i64, tt: i64) -> Value {
+        json!({"thresholds": {"cpu": t, "pods": t}, "targetThresholds": {"cpu": tt, "pods": tt}})
+    }
+
+    fn low(nodes: Vec<core::Node>, pods: Vec<core::Pod>, args: Value) -> Vec<String> {
+        low_with(nodes, pods, args, json!({}))
+    }
+
+    fn low_with(nodes: Vec<core::Node>, pods: Vec<core::Pod>, args: Value, limits: Value) -> Vec<String> {
+        let pol = policy_with_limits("balance", LOW_NODE_UTILIZATION, args, json!({"nodeFit": true}), limits);
+        evicted(cluster(nodes, pods), &pol, 0).0
+    }
+
+    // ---- TestLowNodeUtilization ----
+
+    /// "no evictable pods"
+    #[test]
+    fn low_no_evictable_pods() {
+        let mut pods: Vec<core::Pod> = (1..=4)
+            .map(|i| owned_by(pod(&format!("p{i}"), 400, 0, "n1"), &[("DaemonSet", "")]))
+            .collect();
+        pods.push(mirror(with_local_storage(normal_owned(pod("p5", 400, 0, "n1")))));
+        pods.push(priority(
+            in_namespace(pod("p6", 400, 0, "n1"), "kube-system"),
+            SYSTEM_CRITICAL_PRIORITY,
+        ));
+        pods.push(rs("p9", 400, 0, "n2"));
+        assert!(low(three_nodes(), pods, cpu_pods(30, 50)).is_empty());
+    }
+
+    /// "without priorities" and "without priorities stop when cpu capacity is depleted" (the same
+    /// case on requests)
+    #[test]
+    fn low_without_priorities() {
+        assert_eq!(
+            low(three_nodes(), standard(), cpu_pods(30, 50)),
+            vec!["p1", "p2", "p3", "p4"]
+        );
+    }
+
+    /// "without priorities, but excluding namespaces"
+    #[test]
+    fn low_excluding_namespaces() {
+        let mut pods: Vec<core::Pod> = (1..=5)
+            .map(|i| in_namespace(normal_owned(pod(&format!("p{i}"), 400, 0, "n1")), "namespace1"))
+            .collect();
+        pods.extend(unevictable("n1", 400, 0));
+        pods.push(rs("p9", 400, 0, "n2"));
+        let mut args = cpu_pods(30, 50);
+        args["evictableNamespaces"] = json!({"exclude": ["namespace1"]});
+        assert!(low(three_nodes(), pods, args).is_empty());
+    }
+
+    /// "with priorities": the low-priority p5 first
+    #[test]
+    fn low_with_priorities() {
+        let mut pods: Vec<core::Pod> = (1..=4)
+            .map(|i| priority(rs(&format!("p{i}"), 400, 0, "n1"), HIGH))
+            .collect();
+        pods.push(priority(rs("p5", 400, 0, "n1"), LOW));
+        pods.extend(unevictable("n1", 400, 0));
+        pods.push(rs("p9", 400, 0, "n2"));
+        assert_eq!(low(three_nodes(), pods, cpu_pods(30, 50)), vec!["p5", "p1", "p2", "p3"]);
+    }
+
+    /// "without priorities evicting best-effort pods only" (upstream names p1, p2, p4, p5)
+    #[test]
+    fn low_best_effort_first() {
+        let mut pods: Vec<core::Pod> = (1..=5)
+            .map(|i| {
+                let p = rs(&format!("p{i}"), 400, 0, "n1");
+                if i == 3 { p } else { best_effort(p) }
+            })
+            .collect();
+        pods.extend(unevictable("n1", 400, 0));
+        pods.push(rs("p9", 400, 0, "n2"));
+        assert_eq!(low(three_nodes(), pods, cpu_pods(30, 50)), vec!["p1", "p2", "p4", "p5"]);
+    }
+
+    fn ext_args(t: i64, tt: i64) -> Value {
+        json!({"thresholds": {"pods": t, EXT: t}, "targetThresholds": {"pods": tt, EXT: tt}})
+    }
+
+    /// "with extended resource": only 3 before n2's extended resource room is used up
+    #[test]
+    fn low_extended_resource() {
+        let mut pods: Vec<core::Pod> = (1..=5).map(|i| req_ext(rs(&format!("p{i}"), 0, 0, "n1"), 1)).collect();
+        pods.push(req_ext(normal_owned(pod("p6", 0, 0, "n1")), 1));
+        pods.push(mirror(with_local_storage(req_ext(
+            normal_owned(pod("p7", 0, 0, "n1")),
+            1,
+        ))));
+        pods.push(priority(
+            in_namespace(req_ext(normal_owned(pod("p8", 0, 0, "n1")), 1), "kube-system"),
+            SYSTEM_CRITICAL_PRIORITY,
+        ));
+        pods.push(req_ext(rs("p9", 0, 0, "n2"), 1));
+        let nodes = vec![
+            with_ext(node("n1", 4000, 3000, 9), 8),
+            with_ext(node("n2", 4000, 3000, 10), 8),
+            unschedulable(node("n3", 4000, 3000, 10)),
+        ];
+        assert_eq!(low(nodes, pods, ext_args(30, 50)), vec!["p1", "p2", "p3"]);
+    }
+
+    /// "with extended resource in some of nodes"
+    #[test]
+    fn low_extended_resource_in_some_nodes() {
+        let pods = vec![req_ext(rs("p1", 0, 0, "n1"), 1), rs("p9", 0, 0, "n2")];
+        let nodes = vec![
+            with_ext(node("n1", 4000, 3000, 9), 8),
+            node("n2", 4000, 3000, 10),
+            unschedulable(node("n3", 4000, 3000, 10)),
+        ];
+        assert!(low(nodes, pods, ext_args(30, 50)).is_empty());
+    }
+
+    /// "with extended resource in some of nodes with deviation"
+    #[test]
+    fn low_extended_resource_with_deviation() {
+        let pods = vec![
+            req_ext(rs("p1", 0, 0, "n1"), 1),
+            req_ext(rs("p2", 0, 0, "n2"), 7),
+            rs("p3", 0, 0, "n2"),
+            rs("p8", 0, 0, "n3"),
+            rs("p9", 0, 0, "n3"),
+        ];
+        let nodes = vec![
+            with_ext(node("n1", 4000, 3000, 10), 8),
+            with_ext(node("n2", 4000, 3000, 10), 8),
+            unschedulable(node("n3", 4000, 3000, 10)),
+        ];
+        let args = json!({"useDeviationThresholds": true,
+            "thresholds": {"pods": 5, EXT: 10}, "targetThresholds": {"pods": 5, EXT: 10}});
+        assert_eq!(low(nodes, pods, args), vec!["p2"]);
+    }
+
+    /// "without priorities, but only other node is unschedulable"
+    #[test]
+    fn low_only_other_node_unschedulable() {
+        let mut pods: Vec<core::Pod> = (1..=5).map(|i| rs(&format!("p{i}"), 400, 0, "n1")).collect();
+        pods.extend(unevictable("n1", 400, 0));
+        let nodes = vec![node("n1", 4000, 3000, 9), unschedulable(node("n2", 4000, 3000, 10))];
+        assert!(low(nodes, pods, cpu_pods(30, 50)).is_empty());
+    }
+
+    fn west_pods(affinity: bool) -> Vec<core::Pod> {
+        let mut pods: Vec<core::Pod> = (1..=3).map(|i| rs(&format!("p{i}"), 400, 0, "n1")).collect();
+        for name in ["p4", "p5"] {
+            let p = normal_owned(pod(name, 400, 0, "n1"));
+            pods.push(if affinity {
+                required_node_affinity(p, "datacenter", "In", &["west"])
+            } else {
+                node_selector(p, &[("datacenter", "west")])
+            });
+        }
+        pods.extend(unevictable("n1", 400, 0));
+        pods
+    }
+
+    fn east_n2() -> Vec<core::Node> {
+        vec![
+            node("n1", 4000, 3000, 9),
+            node_labels(node("n2", 4000, 3000, 10), &[("datacenter", "east")]),
+        ]
+    }
+
+    /// "without priorities, but only other node doesn't match pod node selector for p4 and p5"
+    #[test]
+    fn low_node_selector_does_not_match() {
+        assert_eq!(
+            low(east_n2(), west_pods(false), cpu_pods(30, 50)),
+            vec!["p1", "p2", "p3"]
+        );
+    }
+
+    /// "without priorities, but only other node doesn't match pod node affinity for p4 and p5"
+    /// and "without priorities different evictions for requested and actual resources" (the same
+    /// case on requests)
+    #[test]
+    fn low_node_affinity_does_not_match() {
+        let mut pods = west_pods(true);
+        pods.push(rs("p9", 0, 0, "n2"));
+        assert_eq!(low(east_n2(), pods, cpu_pods(30, 50)), vec!["p1", "p2", "p3"]);
+    }
+
+    fn deviation() -> Value {
+        json!({"useDeviationThresholds": true,
+            "thresholds": {"cpu": 5, "pods": 5}, "targetThresholds": {"cpu": 5, "pods": 5}})
+    }
+
+    /// "deviation thresholds"
+    #[test]
+    fn low_deviation_thresholds() {
+        assert_eq!(low(three_nodes(), standard(), deviation()), vec!["p1", "p2"]);
+    }
+
+    /// "deviation thresholds and overevicting memory"
+    #[test]
+    fn low_deviation_thresholds_memory_full() {
+        let mut pods: Vec<core::Pod> = (1..=5).map(|i| rs(&format!("p{i}"), 400, 375, "n1")).collect();
+        pods.extend(unevictable("n1", 400, 375));
+        pods.push(rs("p9", 400, 3000, "n2"));
+        let nodes = vec![
+            node("n1", 4000, 3000, 10),
+            node("n2", 4000, 3000, 10),
+            unschedulable(node("n3", 4000, 3000, 10)),
+        ];
+        assert!(low(nodes, pods, deviation()).is_empty());
+    }
+
+    /// "without priorities with node eviction limit"
+    #[test]
+    fn low_eviction_limit_per_node() {
+        let mut args = cpu_pods(30, 50);
+        args["evictionLimits"] = json!({"node": 2});
+        assert_eq!(low(three_nodes(), standard(), args), vec!["p1", "p2"]);
+    }
+
+    // ---- TestLowNodeUtilizationWithTaints ----
+
+    fn n1_pods(last: core::Pod) -> Vec<core::Pod> {
+        let mut pods: Vec<core::Pod> = (1..=7).map(|i| rs(&format!("pod_{i}_n1"), 200, 0, "n1")).collect();
+        pods.push(last);
+        pods
+    }
+
+    fn tolerate_pod() -> core::Pod {
+        let mut p = rs("tolerate_pod", 200, 0, "n1");
+        p.spec.as_mut().unwrap().tolerations = Some(vec![core::Toleration {
+            key: Some("key".into()),
+            value: Some("value".into()),
+            ..Default::default()
+        }]);
+        p
+    }
+
+    fn n3_tainted() -> core::Node {
+        taint(node("n3", 1000, 3000, 10), "key", "value", "NoSchedule")
+    }
+
+    fn low_taints(nodes: Vec<core::Node>, pods: Vec<core::Pod>, per_node: u64) -> Vec<String> {
+        low_with(
+            nodes,
+            pods,
+            json!({"thresholds": {"pods": 20}, "targetThresholds": {"pods": 70}}),
+            json!({"maxNoOfPodsToEvictPerNode": per_node}),
+        )
+    }
+
+    /// "No taints"
+    #[test]
+    fn low_taints_none() {
+        let mut pods = n1_pods(rs("pod_8_n1", 200, 0, "n1"));
+        pods.push(rs("pod_9_n2", 200, 0, "n2"));
+        let nodes = vec![
+            node("n1", 2000, 3000, 10),
+            node("n2", 1000, 3000, 10),
+            node("n3", 1000, 3000, 10),
+        ];
+        assert_eq!(low_taints(nodes, pods, 1), vec!["pod_1_n1"]);
+    }
+
+    /// "No pod tolerates node taint"
+    #[test]
+    fn low_taints_not_tolerated() {
+        let mut pods = n1_pods(rs("pod_8_n1", 200, 0, "n1"));
+        pods.push(rs("pod_9_n3", 200, 0, "n3"));
+        assert!(low_taints(vec![node("n1", 2000, 3000, 10), n3_tainted()], pods, 0).is_empty());
+    }
+
+    /// "Pod which tolerates node taint"
+    #[test]
+    fn low_taints_tolerated() {
+        let mut pods = n1_pods(tolerate_pod());
+        pods.push(rs("pod_9_n3", 200, 0, "n3"));
+        assert_eq!(
+            low_taints(vec![node("n1", 2000, 3000, 10), n3_tainted()], pods, 1),
+            vec!["tolerate_pod"]
+        );
+    }
+
+    /// "Pod which tolerates node taint, set maxPodsToEvictTotal(0), should not be expelled"
+    /// (upstream's evictor gets a per-node limit of 0)
+    #[test]
+    fn low_taints_tolerated_limit_0() {
+        let mut pods = n1_pods(tolerate_pod());
+        pods.push(rs("pod_9_n3", 200, 0, "n3"));
+        assert!(low_taints(vec![node("n1", 2000, 3000, 10), n3_tainted()], pods, 0).is_empty());
+    }
+
+    // ---- TestHighNodeUtilization ----
+
+    fn high(nodes: Vec<core::Node>, pods: Vec<core::Pod>, args: Value) -> Vec<String> {
+        high_with(nodes, pods, args, json!({"nodeFit": true}), json!({}))
+    }
+
+    fn high_with(
+        nodes: Vec<core::Node>,
+        pods: Vec<core::Pod>,
+        args: Value,
+        evictor: Value,
+        limits: Value,
+    ) -> Vec<String> {
+        let pol = policy_with_limits("balance", HIGH_NODE_UTILIZATION, args, evictor, limits);
+        evicted(cluster(nodes, pods), &pol, 0).0
+    }
+
+    fn ht(cpu: i64, pods: Option<i64>) -> Value {
+        match pods {
+            Some(p) => json!({"thresholds": {"cpu": cpu, "pods": p}}),
+            None => json!({"thresholds": {"cpu": cpu}}),
+        }
+    }
+
+    /// "no node below threshold usage"
+    #[test]
+    fn high_no_node_below_threshold() {
+        let pods = (1..=9)
+            .map(|i| rs(&format!("p{i}"), 400, 0, ["n1", "n2", "n3"][(i - 1) / 3]))
+            .collect();
+        let nodes = vec![
+            node("n1", 4000, 3000, 10),
+            node("n2", 4000, 3000, 10),
+            node("n3", 4000, 3000, 10),
+        ];
+        assert!(high(nodes, pods, ht(20, Some(20))).is_empty());
+    }
+
+    /// "no evictable pods"
+    #[test]
+    fn high_no_evictable_pods() {
+        let mut pods = vec![
+            mirror(with_local_storage(normal_owned(pod("p1", 400, 0, "n1")))),
+            priority(
+                in_namespace(normal_owned(pod("p2", 400, 0, "n1")), "kube-system"),
+                SYSTEM_CRITICAL_PRIORITY,
+            ),
+            owned_by(pod("p3", 400, 0, "n2"), &[("DaemonSet", "")]),
+            owned_by(pod("p4", 400, 0, "n2"), &[("DaemonSet", "")]),
+        ];
+        pods.extend((5..=8).map(|i| rs(&format!("p{i}"), 400, 0, "n3")));
+        let nodes = vec![
+            node("n1", 4000, 3000, 9),
+            node("n2", 4000, 3000, 10),
+            node("n3", 4000, 3000, 10),
+        ];
+        assert!(high(nodes, pods, ht(40, Some(40))).is_empty());
+    }
+
+    /// "no node to schedule evicted pods"
+    #[test]
+    fn high_no_node_to_schedule_on() {
+        let pods = vec![
+            rs("p1", 400, 0, "n1"),
+            rs("p2", 400, 0, "n2"),
+            rs("p3", 400, 0, "n3"),
+            rs("p4", 400, 0, "n3"),
+            rs("p5", 400, 0, "n3"),
+        ];
+        let nodes = vec![
+            node("n1", 4000, 3000, 10),
+            node("n2", 4000, 3000, 10),
+            unschedulable(node("n3", 4000, 3000, 10)),
+        ];
+        assert!(high(nodes, pods, ht(20, Some(20))).is_empty());
+    }
+
+    /// "without priorities" (upstream names p1 and p7)
+    #[test]
+    fn high_without_priorities() {
+        let mut pods = vec![
+            rs("p1", 400, 0, "n1"),
+            priority(
+                in_namespace(normal_owned(pod("p2", 400, 0, "n1")), "kube-system"),
+                SYSTEM_CRITICAL_PRIORITY,
+            ),
+        ];
+        pods.extend((3..=6).map(|i| rs(&format!("p{i}"), 400, 0, "n2")));
+        pods.push(rs("p7", 400, 0, "n3"));
+        let nodes = vec![
+            node("n1", 4000, 3000, 10),
+            node("n2", 4000, 3000, 10),
+            unschedulable(node("n3", 4000, 3000, 10)),
+        ];
+        assert_eq!(high(nodes, pods, ht(30, Some(30))), vec!["p7", "p1"]);
+    }
+
+    /// "without priorities stop when resource capacity is depleted"
+    #[test]
+    fn high_stop_when_capacity_is_depleted() {
+        let mut pods = vec![rs("p1", 400, 0, "n1")];
+        pods.extend((2..=5).map(|i| rs(&format!("p{i}"), 400, 0, "n2")));
+        pods.push(rs("p6", 400, 0, "n3"));
+        let nodes = vec![
+            node("n1", 2000, 3000, 10),
+            node("n2", 2000, 3000, 10),
+            unschedulable(node("n3", 2000, 3000, 10)),
+        ];
+        assert_eq!(high(nodes, pods, ht(30, Some(30))).len(), 1);
+    }
+
+    /// "with priorities" (upstream names p1)
+    #[test]
+    fn high_with_priorities() {
+        let mut pods = vec![
+            priority(rs("p1", 400, 0, "n1"), LOW),
+            priority(rs("p2", 400, 0, "n1"), HIGH),
+        ];
+        pods.extend((5..=8).map(|i| rs(&format!("p{i}"), 400, 0, "n2")));
+        pods.push(owned_by(pod("p9", 400, 0, "n3"), &[("DaemonSet", "")]));
+        let nodes = vec![
+            node("n1", 4000, 3000, 10),
+            node("n2", 2000, 3000, 10),
+            unschedulable(node("n3", 2000, 3000, 10)),
+        ];
+        assert_eq!(high(nodes, pods, ht(30, None)), vec!["p1"]);
+    }
+
+    /// "without priorities evicting best-effort pods only" (upstream names p1)
+    #[test]
+    fn high_best_effort_first() {
+        let mut pods = vec![best_effort(rs("p1", 0, 0, "n1")), rs("p2", 400, 0, "n1")];
+        pods.extend((3..=6).map(|i| rs(&format!("p{i}"), 400, 0, "n2")));
+        let nodes = vec![
+            node("n1", 3000, 3000, 10),
+            node("n2", 3000, 3000, 5),
+            unschedulable(node("n3", 3000, 3000, 10)),
+        ];
+        assert_eq!(high(nodes, pods, ht(30, None)), vec!["p1"]);
+    }
+
+    /// "with extended resource" (upstream names p1 and p2)
+    #[test]
+    fn high_extended_resource() {
+        let mut pods = vec![req_ext(rs("p1", 100, 0, "n1"), 1), req_ext(rs("p2", 100, 0, "n1"), 1)];
+        pods.extend((3..=6).map(|i| req_ext(rs(&format!("p{i}"), 500, 0, "n2"), 1)));
+        let nodes = vec![
+            with_ext(node("n1", 4000, 3000, 10), 8),
+            with_ext(node("n2", 4000, 3000, 10), 8),
+            unschedulable(node("n3", 4000, 3000, 10)),
+        ];
+        let args = json!({"thresholds": {"cpu": 20, EXT: 40}});
+        assert_eq!(high(nodes, pods, args), vec!["p1", "p2"]);
+    }
+
+    /// "with extended resource in some of nodes"
+    #[test]
+    fn high_extended_resource_in_some_nodes() {
+        let mut pods = vec![req_ext(rs("p1", 100, 0, "n1"), 1), req_ext(rs("p2", 100, 0, "n1"), 1)];
+        pods.extend((3..=6).map(|i| rs(&format!("p{i}"), 500, 0, "n2")));
+        let nodes = vec![
+            with_ext(node("n1", 4000, 3000, 10), 8),
+            node("n2", 4000, 3000, 10),
+            unschedulable(node("n3", 4000, 3000, 10)),
+        ];
+        let args = json!({"thresholds": {"cpu": 40, EXT: 40}});
+        assert!(high(nodes, pods, args).is_empty());
+    }
+
+    fn selector_case(n1_labelled: bool) -> Vec<String> {
+        let mut pods: Vec<core::Pod> = (1..=3).map(|i| rs(&format!("p{i}"), 400, 0, "n1")).collect();
+        pods.push(owned_by(pod("p4", 400, 0, "n1"), &[("DaemonSet", "")]));
+        pods.push(node_selector(rs("p5", 400, 0, "n2"), &[("datacenter", "west")]));
+        let n1 = node("n1", 4000, 3000, 9);
+        let n1 = if n1_labelled {
+            node_labels(n1, &[("datacenter", "west")])
+        } else {
+            n1
+        };
+        high(vec![n1, node("n2", 4000, 3000, 10)], pods, ht(30, Some(30)))
+    }
+
+    /// "Other node match pod node selector"
+    #[test]
+    fn high_other_node_matches_selector() {
+        assert_eq!(selector_case(true), vec!["p5"]);
+    }
+
+    /// "Other node does not match pod node selector"
+    #[test]
+    fn high_other_node_does_not_match_selector() {
+        assert!(selector_case(false).is_empty());
+    }
+
+    /// "Other node does not have enough Memory" (twice upstream)
+    #[test]
+    fn high_other_node_without_memory() {
+        let mut pods: Vec<core::Pod> = (1..=3).map(|i| rs(&format!("p{i}"), 400, 50, "n1")).collect();
+        pods.push(owned_by(pod("p4", 400, 50, "n1"), &[("DaemonSet", "")]));
+        pods.push(rs("p5", 400, 100, "n2"));
+        let nodes = vec![node("n1", 4000, 200, 9), node("n2", 4000, 3000, 10)];
+        assert!(high(nodes, pods, ht(30, Some(30))).is_empty());
+    }
+
+    /// "with extended resource threshold and no extended resource pods"
+    #[test]
+    fn high_only_thresholding_resources() {
+        let mut pods = vec![req_ext(rs("p1", 100, 0, "n1"), 3), req_ext(rs("p2", 100, 0, "n1"), 3)];
+        pods.extend((3..=6).map(|i| rs(&format!("p{i}"), 500, 0, "n2")));
+        let nodes = ["n1", "n2", "n3"]
+            .iter()
+            .map(|n| with_ext(node(n, 4000, 3000, 10), 10))
+            .collect();
+        let args = json!({"thresholds": {EXT: 40}, "evictionModes": ["OnlyThresholdingResources"]});
+        assert!(high(nodes, pods, args).is_empty());
+    }
+
+    // ---- TestHighNodeUtilizationWithTaints ----
+
+    fn high_taints(nodes: Vec<core::Node>, pods: Vec<core::Pod>, per_node: u64) -> Vec<String> {
+        high_with(
+            nodes,
+            pods,
+            ht(40, None),
+            json!({}),
+            json!({"maxNoOfPodsToEvictPerNode": per_node}),
+        )
+    }
+
+    /// "No taints"
+    #[test]
+    fn high_taints_none() {
+        let mut pods: Vec<core::Pod> = (1..=3).map(|i| rs(&format!("pod_{i}_n1"), 200, 0, "n1")).collect();
+        pods.push(rs("pod_4_n2", 200, 0, "n2"));
+        let nodes = vec![
+            node("n1", 1000, 3000, 10),
+            node("n2", 1000, 3000, 10),
+            node("n3", 1000, 3000, 10),
+        ];
+        assert_eq!(high_taints(nodes, pods, 1), vec!["pod_4_n2"]);
+    }
+
+    /// "No pod tolerates node taint"
+    #[test]
+    fn high_taints_not_tolerated() {
+        let pods = vec![rs("pod_1_n1", 200, 0, "n1"), rs("pod_2_n3", 200, 0, "n3")];
+        assert!(high_taints(vec![node("n1", 1000, 3000, 10), n3_tainted()], pods, 0).is_empty());
+    }
+
+    /// "Pod which tolerates node taint"
+    #[test]
+    fn high_taints_tolerated() {
+        let pods = vec![
+            rs("pod_1_n1", 100, 0, "n1"),
+            tolerate_pod(),
+            rs("pod_9_n3", 500, 0, "n3"),
+        ];
+        assert_eq!(
+            high_taints(vec![node("n1", 1000, 3000, 10), n3_tainted()], pods, 1),
+            vec!["tolerate_pod"]
+        );
+    }
+}
