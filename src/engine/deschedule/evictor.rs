@@ -985,6 +985,111 @@ mod tests {
         );
     }
 
+    /// "Normal pod eviction with replicaSet ownerRefs" and "Normal pod eviction with statefulSet
+    /// ownerRefs" (upstream gives both pods a Pod owner)
+    #[test]
+    fn owned_pods_p3_p18() {
+        assert!(filter(json!({}), vec![normal_owned(p("p3"))]));
+        assert!(filter(json!({}), vec![normal_owned(p("p18"))]));
+    }
+
+    /// "Pod is evicted because it has system critical priority, but evictSystemCriticalPods =
+    /// true and it has scheduler.alpha.kubernetes.io/evict annotation"
+    #[test]
+    fn system_critical_pod_with_evict_system_critical_pods_and_annotation() {
+        let pod = annotations(priority(normal_owned(p("p16")), SYSTEM_CRITICAL_PRIORITY), &[EVICT]);
+        assert!(filter(json!({"evictSystemCriticalPods": true}), vec![pod]));
+    }
+
+    /// "Pod is evicted because it has a priority higher than the configured priority threshold,
+    /// but evictSystemCriticalPods = true and it has scheduler.alpha.kubernetes.io/evict annotation"
+    #[test]
+    fn priority_above_threshold_with_evict_system_critical_pods_and_annotation() {
+        let pod = annotations(priority(normal_owned(p("p17")), 900), &[EVICT]);
+        let args = json!({"evictSystemCriticalPods": true, "priorityThreshold": {"value": 800}});
+        assert!(filter(args, vec![pod]));
+    }
+
+    // ---- TestNamespaceLabelSelectorAllOperations, TestMultipleProfilesWithDifferentNamespaceLabelSelectors ----
+
+    fn ns_pods() -> (Vec<core::Pod>, Vec<Object>) {
+        let pods = ["ns-prod", "ns-staging", "ns-test", "ns-nolabels", "ns-backend"]
+            .iter()
+            .map(|ns| {
+                in_namespace(
+                    normal_owned(pod(&format!("pod-in-{}", &ns[3..]), 100, 100, "node1")),
+                    ns,
+                )
+            })
+            .collect();
+        let nss = vec![
+            namespace_labelled("ns-prod", &[("env", "prod"), ("tier", "frontend")]),
+            namespace_labelled("ns-staging", &[("env", "staging"), ("tier", "backend")]),
+            namespace_labelled("ns-test", &[("env", "test")]),
+            namespace_labelled("ns-nolabels", &[]),
+            namespace_labelled("ns-backend", &[("team", "backend")]),
+        ];
+        (pods, nss)
+    }
+
+    /// The pods (by namespace) the namespaceLabelSelector lets through PreEvictionFilter.
+    fn passing(selector: Value) -> Vec<String> {
+        let (pods, nss) = ns_pods();
+        let c = cluster_with(vec![node("node1", 1000, 2000, 10)], pods, nss);
+        let ev = Evictor::new(&evictor_args(json!({"namespaceLabelSelector": selector})), &c).unwrap();
+        let by_node = super::super::index_by_node(&c);
+        c.pods
+            .iter()
+            .filter(|p| ev.pre_eviction_filter(&c, &by_node, p).is_ok())
+            .map(|p| p.key.namespace.clone())
+            .collect()
+    }
+
+    /// "MatchLabels and MatchExpressions In"
+    #[test]
+    fn namespace_selector_match_labels_and_in() {
+        let sel = json!({"matchLabels": {"tier": "frontend"},
+            "matchExpressions": [{"key": "env", "operator": "In", "values": ["prod", "staging"]}]});
+        assert_eq!(passing(sel), vec!["ns-prod"]);
+    }
+
+    /// "MatchLabels and MatchExpressions Exists"
+    #[test]
+    fn namespace_selector_match_labels_and_exists() {
+        let sel = json!({"matchLabels": {"tier": "backend"},
+            "matchExpressions": [{"key": "env", "operator": "Exists"}]});
+        assert_eq!(passing(sel), vec!["ns-staging"]);
+    }
+
+    /// "Exists and In"
+    #[test]
+    fn namespace_selector_exists_and_in() {
+        let sel = json!({"matchExpressions": [{"key": "tier", "operator": "Exists"},
+            {"key": "env", "operator": "In", "values": ["staging"]}]});
+        assert_eq!(passing(sel), vec!["ns-staging"]);
+    }
+
+    /// "DoesNotExist" (upstream's ns-backend is not part of this table)
+    #[test]
+    fn namespace_selector_does_not_exist() {
+        let sel = json!({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]});
+        assert_eq!(passing(sel), vec!["ns-backend", "ns-nolabels", "ns-test"]);
+    }
+
+    /// "NotIn" (ns-backend and ns-nolabels, not in upstream's table, have no env label)
+    #[test]
+    fn namespace_selector_not_in() {
+        let sel = json!({"matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["prod", "test"]}]});
+        assert_eq!(passing(sel), vec!["ns-backend", "ns-nolabels", "ns-staging"]);
+    }
+
+    /// TestMultipleProfilesWithDifferentNamespaceLabelSelectors "profile1" and "profile2"
+    #[test]
+    fn namespace_selectors_of_two_profiles() {
+        assert_eq!(passing(json!({"matchLabels": {"env": "prod"}})), vec!["ns-prod"]);
+        assert_eq!(passing(json!({"matchLabels": {"team": "backend"}})), vec!["ns-backend"]);
+    }
+
     // ---- TestGetEffectivePodProtections_TableDriven ----
 
     fn effective(args: Value) -> Vec<String> {
@@ -1049,6 +1154,23 @@ mod tests {
             "defaultDisabled": ["FailedBarePods", "DaemonSetPods"],
             "extraEnabled": ["PodsWithPVC"]}}));
         assert_eq!(got, set(&["PodsWithLocalStorage", "SystemCriticalPods", "PodsWithPVC"]));
+    }
+
+    /// "NewConfig_DisableAndEnable_ReturnsModifiedSet" (the second, with resource claims)
+    #[test]
+    fn protections_disable_and_enable_with_resource_claims() {
+        let got = effective(json!({"podProtections": {
+            "defaultDisabled": ["FailedBarePods", "DaemonSetPods"],
+            "extraEnabled": ["PodsWithPVC", "PodsWithResourceClaims"]}}));
+        assert_eq!(
+            got,
+            set(&[
+                "PodsWithLocalStorage",
+                "SystemCriticalPods",
+                "PodsWithPVC",
+                "PodsWithResourceClaims"
+            ])
+        );
     }
 
     /// "NewConfig_EnableOneExtra(PodsWithResourceClaims)_ReturnsDefaultPlusOne"

@@ -438,3 +438,18 @@ pub fn started(mut p: core::Pod, secs: i64) -> core::Pod {
         Some(Time(Timestamp::from_second(secs).unwrap_or(Timestamp::UNIX_EPOCH)));
     p
 }
+
+/// A namespace with kubernetes.io/metadata.name and these labels.
+pub fn namespace_labelled(name: &str, kv: &[(&str, &str)]) -> Object {
+    let mut labels = serde_json::Map::new();
+    labels.insert("kubernetes.io/metadata.name".into(), name.into());
+    for (k, v) in kv {
+        labels.insert((*k).into(), (*v).into());
+    }
+    let v = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name, "labels": labels},
+    });
+    Object::Namespace(Box::new(serde_json::from_value(v).unwrap_or_default()))
+}
