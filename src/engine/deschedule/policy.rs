@@ -1762,6 +1762,122 @@ kind: "DeschedulerPolicy"
         assert_eq!(hnu, vec!["invalid eviction mode X"]);
     }
 
+    fn errors_of(name: &str, args: Value) -> Vec<String> {
+        plugin_errors(&plugin_args(name, &args, "a").unwrap())
+    }
+
+    // removepodsviolatingtopologyspreadconstraint validation_test.go (v0.36).
+    #[test]
+    fn topology_spread_validation() {
+        let v = |a: Value| errors_of(TOPOLOGY_SPREAD, a);
+        // "valid namespace args, no errors"
+        assert!(v(json!({"namespaces": {"include": ["default"]}})).is_empty());
+        // "invalid namespaces args, expects error"
+        assert_eq!(
+            v(json!({"namespaces": {"include": ["default"], "exclude": ["kube-system"]}})),
+            vec!["only one of Include/Exclude namespaces can be set"]
+        );
+        // "valid label selector args, no errors"
+        assert!(v(json!({"labelSelector": {"matchLabels": {"role.kubernetes.io/node": ""}}})).is_empty());
+        // "invalid label selector args, expects errors" (upstream's message then lists the
+        // apimachinery field errors; kschedtui says the selector is invalid)
+        assert_eq!(
+            v(json!({"labelSelector": {"matchExpressions": [{"key": "", "operator": "In"}]}})),
+            vec!["failed to get label selectors from strategy's params: invalid label selector"]
+        );
+        // "valid constraints args, no errors"
+        assert!(v(json!({"constraints": ["DoNotSchedule", "ScheduleAnyway"]})).is_empty());
+        // "invalid constraints args, expects errors"
+        assert_eq!(
+            v(json!({"constraints": ["foo"]})),
+            vec!["constraint foo is not one of map[DoNotSchedule:{} ScheduleAnyway:{}]"]
+        );
+    }
+
+    // removepodsviolatingtopologyspreadconstraint defaults_test.go (v0.36).
+    #[test]
+    fn topology_spread_defaults() {
+        let d = |a: Value| match plugin_args(TOPOLOGY_SPREAD, &a, "a").unwrap() {
+            PluginArgs::TopologySpread(t) => t,
+            other => panic!("{other:?}"),
+        };
+        // "... empty", "... without TopologyBalanceNodeFit", "... with nil constraints"
+        for a in [json!({}), json!(null), json!({"constraints": null})] {
+            assert_eq!(d(a), TopologySpreadArgs::default());
+        }
+        assert_eq!(
+            TopologySpreadArgs::default(),
+            TopologySpreadArgs {
+                common: Common::default(),
+                constraints: vec!["DoNotSchedule".into()],
+                topology_balance_node_fit: true,
+            }
+        );
+        // "... with value"
+        let got = d(json!({"namespaces": {}, "labelSelector": {}, "constraints": ["DoNotSchedule", "ScheduleAnyway"]}));
+        assert_eq!(got.constraints, vec!["DoNotSchedule", "ScheduleAnyway"]);
+        assert!(got.topology_balance_node_fit);
+        assert_eq!(got.common.namespaces, Some(Namespaces::default()));
+        assert_eq!(got.common.label_selector, Some(LabelSelector::default()));
+        // "... with TopologyBalanceNodeFit=false"
+        let got = d(json!({"topologyBalanceNodeFit": false}));
+        assert!(!got.topology_balance_node_fit);
+        assert_eq!(got.constraints, vec!["DoNotSchedule"]);
+        // Not upstream: an unknown field names itself.
+        assert_eq!(
+            plugin_args(TOPOLOGY_SPREAD, &json!({"maxSkew": 1}), "a")
+                .unwrap_err()
+                .to_string(),
+            "field 'a.maxSkew': unknown field \"maxSkew\" (known: apiVersion, kind, namespaces, labelSelector, constraints, topologyBalanceNodeFit)"
+        );
+    }
+
+    // pod_lifetime_test.go TestValidation (v0.36).
+    #[test]
+    fn pod_lifetime_validation() {
+        let ok = |a: Value| assert!(errors_of(POD_LIFE_TIME, a.clone()).is_empty(), "{a}");
+        ok(json!({"states": ["Running"]}));
+        ok(json!({"conditions": [{"reason": "PodCompleted"}]}));
+        ok(json!({"maxPodLifeTimeSeconds": 600}));
+        ok(json!({"states": ["Running"], "maxPodLifeTimeSeconds": 600}));
+        ok(json!({"states": ["Succeeded"], "conditions": [{"reason": "PodCompleted"}]}));
+        ok(json!({"exitCodes": [1]}));
+        ok(json!({"conditions": [{"reason": "PodCompleted", "minTimeSinceLastTransitionSeconds": 300}]}));
+        ok(json!({"conditions": [{"minTimeSinceLastTransitionSeconds": 300}]}));
+        let err = |a: Value| errors_of(POD_LIFE_TIME, a);
+        // "invalid: no filter criteria"
+        assert_eq!(
+            err(json!({})),
+            vec![
+                "at least one filtering criterion must be specified (maxPodLifeTimeSeconds, states, conditions, or exitCodes)"
+            ]
+        );
+        // "invalid: both include and exclude namespaces"
+        assert_eq!(
+            err(json!({"states": ["Running"], "namespaces": {"include": ["a"], "exclude": ["b"]}})),
+            vec!["only one of Include/Exclude namespaces can be set"]
+        );
+        // "invalid: both include and exclude ownerKinds"
+        assert_eq!(
+            err(json!({"states": ["Running"], "ownerKinds": {"include": ["Job"], "exclude": ["ReplicaSet"]}})),
+            vec!["only one of Include/Exclude ownerKinds can be set"]
+        );
+        // "invalid: bad state name"
+        assert_eq!(
+            err(json!({"states": ["NotAState"]})),
+            vec![
+                "states must be one of [Completed ContainerCannotRun ContainerCreating CrashLoopBackOff CreateContainerConfigError CreateContainerError DeadlineExceeded ErrImagePull Error Evicted Failed ImagePullBackOff InvalidImageName NodeAffinity NodeLost OOMKilled Pending PodInitializing Running Shutdown StartError Succeeded UnexpectedAdmissionError Unknown]"
+            ]
+        );
+        // "invalid: empty condition filter"
+        assert_eq!(
+            err(json!({"conditions": [{}]})),
+            vec![
+                "conditions[0]: at least one of type, status, reason, or minTimeSinceLastTransitionSeconds must be set"
+            ]
+        );
+    }
+
     #[test]
     fn go_durations() {
         assert_eq!(parse_go_duration("1h30m"), Some(5400.0));
