@@ -115,149 +115,152 @@ mod tests {
         labels(priority(p("non-evict"), 2_000_000_000), &[("foo", "bar")])
     }
 
-    struct Case {
-        name: &'static str,
+    fn run(
         pods: Vec<k8s_openapi::api::core::v1::Pod>,
         nodes: Vec<k8s_openapi::api::core::v1::Node>,
         limits: serde_json::Value,
         node_fit: bool,
-        want: Vec<&'static str>,
+    ) -> Vec<String> {
+        let pol = policy_with_limits(
+            "deschedule",
+            INTER_POD_ANTI_AFFINITY,
+            json!({}),
+            json!({"nodeFit": node_fit}),
+            limits,
+        );
+        evicted(cluster(nodes, pods), &pol, 0).0
     }
 
-    // pod_antiaffinity_test.go TestPodAntiAffinity (expected counts, and here which pods).
-    #[test]
-    fn upstream_table() {
-        let four = || vec![with_anti("p1"), p2(), with_anti("p3"), with_anti("p4")];
-        let mut p9 = with_anti("p9");
-        p9.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-            k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
-        ));
-        let mut p10 = with_anti("p10");
-        p10.metadata.deletion_timestamp = p9.metadata.deletion_timestamp.clone();
+    fn four() -> Vec<k8s_openapi::api::core::v1::Pod> {
+        vec![with_anti("p1"), p2(), with_anti("p3"), with_anti("p4")]
+    }
+
+    fn p8() -> k8s_openapi::api::core::v1::Pod {
         let mut p8 = p("p8");
         p8.spec.as_mut().unwrap().node_selector = Some([("datacenter".to_string(), "west".to_string())].into());
-        let mut unsched = node("n3", 2000, 3000, 10);
-        unsched.spec.as_mut().unwrap().unschedulable = Some(true);
-        let cases = vec![
-            Case {
-                name: "Maximum pods to evict - 0",
-                pods: four(),
-                nodes: vec![n1()],
-                limits: json!({}),
-                node_fit: false,
-                want: vec!["p1", "p3", "p4"],
-            },
-            Case {
-                name: "Maximum pods to evict - 3",
-                pods: four(),
-                nodes: vec![n1()],
-                limits: json!({"maxNoOfPodsToEvictPerNode": 3}),
-                node_fit: false,
-                want: vec!["p1", "p3", "p4"],
-            },
-            Case {
-                name: "Maximum pods to evict (maxPodsToEvictPerNamespace=3) - 3",
-                pods: four(),
-                nodes: vec![n1()],
-                limits: json!({"maxNoOfPodsToEvictPerNamespace": 3}),
-                node_fit: false,
-                want: vec!["p1", "p3", "p4"],
-            },
-            Case {
-                name: "Maximum pods to evict (maxNoOfPodsToEvictTotal)",
-                pods: four(),
-                nodes: vec![n1()],
-                limits: json!({"maxNoOfPodsToEvictPerNamespace": 3, "maxNoOfPodsToEvictTotal": 1}),
-                node_fit: false,
-                want: vec!["p1"],
-            },
-            Case {
-                name: "Evict only 1 pod after sorting",
-                pods: vec![
-                    priority(
-                        anti_affinity(labels(normal_owned(p("p5")), &[("foo", "bar")]), "foo1", "bar1"),
-                        100,
-                    ),
-                    priority(
-                        anti_affinity(labels(normal_owned(p("p6")), &[("foo", "bar")]), "foo1", "bar1"),
-                        50,
-                    ),
-                    priority(
-                        anti_affinity(labels(normal_owned(p("p7")), &[("foo1", "bar1")]), "foo", "bar"),
-                        0,
-                    ),
-                ],
-                nodes: vec![n1()],
-                limits: json!({}),
-                node_fit: false,
-                want: vec!["p7"],
-            },
-            Case {
-                name: "Evicts pod that conflicts with critical pod (but does not evict critical pod)",
-                pods: vec![with_anti("p1"), non_evictable()],
-                nodes: vec![n1()],
-                limits: json!({"maxNoOfPodsToEvictPerNode": 1}),
-                node_fit: false,
-                want: vec!["p1"],
-            },
-            Case {
-                name: "Won't evict pods because node selectors don't match available nodes",
-                pods: vec![p8.clone(), non_evictable()],
-                nodes: vec![n1(), node_labels(node("n2", 2000, 3000, 10), &[("datacenter", "east")])],
-                limits: json!({"maxNoOfPodsToEvictPerNode": 1}),
-                node_fit: true,
-                want: vec![],
-            },
-            Case {
-                name: "Won't evict pods because only other node is not schedulable",
-                pods: vec![p8, non_evictable()],
-                nodes: vec![n1(), unsched],
-                limits: json!({"maxNoOfPodsToEvictPerNode": 1}),
-                node_fit: true,
-                want: vec![],
-            },
-            Case {
-                name: "No pod to evicted since all pod terminating",
-                pods: vec![p9, p10],
-                nodes: vec![n1()],
-                limits: json!({}),
-                node_fit: false,
-                want: vec![],
-            },
-            Case {
-                name: "Won't evict pods because only other node doesn't have enough resources",
-                pods: four(),
-                nodes: vec![n1(), node("n4", 2, 2, 1)],
-                limits: json!({"maxNoOfPodsToEvictPerNode": 3}),
-                node_fit: true,
-                want: vec![],
-            },
-            Case {
-                name: "Evict pod violating anti-affinity among different node (all pods have anti-affinity)",
-                pods: vec![
-                    with_anti("p1"),
-                    labels(normal_owned(pod("p11", 100, 0, "n5")), &[("foo", "bar")]),
-                ],
-                nodes: vec![
-                    n1(),
-                    node_labels(node("n5", 200, 3000, 10), &[("region", "main-region")]),
-                ],
-                limits: json!({}),
-                node_fit: false,
-                want: vec!["p1"],
-            },
+        p8
+    }
+
+    // pod_antiaffinity_test.go TestPodAntiAffinity (v0.36): every case, each asserting the
+    // pods evicted (upstream asserts the count).
+
+    /// "Maximum pods to evict - 0"
+    #[test]
+    fn maximum_pods_to_evict_0() {
+        assert_eq!(run(four(), vec![n1()], json!({}), false), vec!["p1", "p3", "p4"]);
+    }
+
+    /// "Maximum pods to evict - 3"
+    #[test]
+    fn maximum_pods_to_evict_3() {
+        let got = run(four(), vec![n1()], json!({"maxNoOfPodsToEvictPerNode": 3}), false);
+        assert_eq!(got, vec!["p1", "p3", "p4"]);
+    }
+
+    /// "Maximum pods to evict (maxPodsToEvictPerNamespace=3) - 3"
+    #[test]
+    fn maximum_pods_to_evict_per_namespace_3() {
+        let got = run(four(), vec![n1()], json!({"maxNoOfPodsToEvictPerNamespace": 3}), false);
+        assert_eq!(got, vec!["p1", "p3", "p4"]);
+    }
+
+    /// "Maximum pods to evict (maxNoOfPodsToEvictTotal)"
+    #[test]
+    fn maximum_pods_to_evict_total() {
+        let limits = json!({"maxNoOfPodsToEvictPerNamespace": 3, "maxNoOfPodsToEvictTotal": 1});
+        assert_eq!(run(four(), vec![n1()], limits, false), vec!["p1"]);
+    }
+
+    /// "Evict only 1 pod after sorting"
+    #[test]
+    fn evict_only_one_pod_after_sorting() {
+        let pods = vec![
+            priority(
+                anti_affinity(labels(normal_owned(p("p5")), &[("foo", "bar")]), "foo1", "bar1"),
+                100,
+            ),
+            priority(
+                anti_affinity(labels(normal_owned(p("p6")), &[("foo", "bar")]), "foo1", "bar1"),
+                50,
+            ),
+            priority(
+                anti_affinity(labels(normal_owned(p("p7")), &[("foo1", "bar1")]), "foo", "bar"),
+                0,
+            ),
         ];
-        for c in cases {
-            let pol = policy_with_limits(
-                "deschedule",
-                INTER_POD_ANTI_AFFINITY,
-                json!({}),
-                json!({"nodeFit": c.node_fit}),
-                c.limits,
-            );
-            let (got, _) = evicted(cluster(c.nodes, c.pods), &pol, 0);
-            assert_eq!(got, c.want, "{}", c.name);
-        }
+        assert_eq!(run(pods, vec![n1()], json!({}), false), vec!["p7"]);
+    }
+
+    /// "Evicts pod that conflicts with critical pod (but does not evict critical pod)" (twice
+    /// upstream)
+    #[test]
+    fn evicts_pod_conflicting_with_critical_pod() {
+        let got = run(
+            vec![with_anti("p1"), non_evictable()],
+            vec![n1()],
+            json!({"maxNoOfPodsToEvictPerNode": 1}),
+            false,
+        );
+        assert_eq!(got, vec!["p1"]);
+    }
+
+    /// "Won't evict pods because node selectors don't match available nodes"
+    #[test]
+    fn node_selectors_do_not_match_available_nodes() {
+        let nodes = vec![n1(), node_labels(node("n2", 2000, 3000, 10), &[("datacenter", "east")])];
+        let got = run(
+            vec![p8(), non_evictable()],
+            nodes,
+            json!({"maxNoOfPodsToEvictPerNode": 1}),
+            true,
+        );
+        assert!(got.is_empty());
+    }
+
+    /// "Won't evict pods because only other node is not schedulable"
+    #[test]
+    fn only_other_node_unschedulable() {
+        let nodes = vec![n1(), unschedulable(node("n3", 2000, 3000, 10))];
+        let got = run(
+            vec![p8(), non_evictable()],
+            nodes,
+            json!({"maxNoOfPodsToEvictPerNode": 1}),
+            true,
+        );
+        assert!(got.is_empty());
+    }
+
+    /// "No pod to evicted since all pod terminating"
+    #[test]
+    fn all_pods_terminating() {
+        let pods = vec![terminating(with_anti("p9")), terminating(with_anti("p10"))];
+        assert!(run(pods, vec![n1()], json!({}), false).is_empty());
+    }
+
+    /// "Won't evict pods because only other node doesn't have enough resources"
+    #[test]
+    fn only_other_node_without_resources() {
+        let got = run(
+            four(),
+            vec![n1(), node("n4", 2, 2, 1)],
+            json!({"maxNoOfPodsToEvictPerNode": 3}),
+            true,
+        );
+        assert!(got.is_empty());
+    }
+
+    /// "Evict pod violating anti-affinity among different node (all pods have anti-affinity)"
+    #[test]
+    fn violation_across_nodes() {
+        let pods = vec![
+            with_anti("p1"),
+            labels(normal_owned(pod("p11", 100, 0, "n5")), &[("foo", "bar")]),
+        ];
+        let nodes = vec![
+            n1(),
+            node_labels(node("n5", 200, 3000, 10), &[("region", "main-region")]),
+        ];
+        assert_eq!(run(pods, nodes, json!({}), false), vec!["p1"]);
     }
 
     #[test]
