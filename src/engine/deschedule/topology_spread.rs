@@ -1138,6 +1138,58 @@ mod tests {
         assert_eq!(got, names(&["pod-2"]));
     }
 
+    /// Not upstream: the replacements of the evicted pods, scheduled by the default profile
+    /// (PodTopologySpread among its plugins), land in the empty zone.
+    #[test]
+    fn replacements_land_in_the_empty_zone() {
+        use crate::engine::deschedule::reschedule::{landed, reschedule};
+        use crate::engine::framework::runtime::Framework;
+        use crate::engine::release::{Features, Release};
+        let pods = create(&[lc(4, "n1", default_c(1))]);
+        let pol = policy("balance", TOPOLOGY_SPREAD, json!({}), json!({}));
+        let (got, cycle) = evicted(cluster(zones(&[("n1", "zoneA"), ("n2", "zoneB")]), pods), &pol, 0);
+        assert_eq!(got, names(&["pod-2", "pod-3"]));
+        let fw = Framework::default_profile(Release::NEWEST).unwrap();
+        let features: Features = Release::NEWEST.into();
+        let (replacements, _) = reschedule(&cycle, &[fw], &features, 10);
+        assert_eq!(
+            landed(&replacements),
+            vec![
+                ("ns1/pod-2".to_string(), "n2".to_string()),
+                ("ns1/pod-3".to_string(), "n2".to_string())
+            ]
+        );
+    }
+
+    /// Not upstream: a policy enabling the plugin runs through `run_cycle` (it used to be
+    /// refused as not reproduced).
+    #[test]
+    fn run_cycle_runs_the_plugin_from_a_policy_file() {
+        let doc: Value = serde_yaml::from_str(
+            "apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: spread
+  pluginConfig:
+  - name: RemovePodsViolatingTopologySpreadConstraint
+    args:
+      constraints: [DoNotSchedule]
+  plugins:
+    balance:
+      enabled: [RemovePodsViolatingTopologySpreadConstraint]
+",
+        )
+        .unwrap();
+        let (pol, _) = crate::engine::deschedule::policy::read(&doc).unwrap();
+        let pods = create(&[lc(1, "n1", default_c(1)), l(3, "n1")]);
+        let c = cluster(zones(&[("n1", "zoneA"), ("n2", "zoneB")]), pods);
+        let r = crate::engine::deschedule::run_cycle(c, &pol, k8s_openapi::jiff::Timestamp::UNIX_EPOCH).unwrap();
+        assert_eq!(r.runs.len(), 1);
+        assert_eq!(r.runs[0].plugin, TOPOLOGY_SPREAD);
+        let got: Vec<String> = r.evicted.iter().map(|(p, _)| p.key.name.clone()).collect();
+        assert_eq!(got, names(&["pod-2", "pod-3"]));
+    }
+
     fn annotated(name: &str, evictable: bool, prio: Option<i32>) -> core::Pod {
         let mut p = annotations(
             pod(name, 0, 0, ""),
