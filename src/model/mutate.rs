@@ -28,6 +28,9 @@ pub enum ChangeError {
     /// The pod has finished.
     #[error("pod '{0}' has finished (status.phase '{1}')")]
     Finished(ObjectKey, String),
+    /// A pod of that namespace/name already exists (409 AlreadyExists on a create).
+    #[error("pod '{0}' already exists")]
+    Exists(ObjectKey),
     /// The API server refused the write.
     #[error("{0}")]
     Refused(WriteError),
@@ -124,6 +127,30 @@ impl Cluster {
             uid: self.pods[i].obj.metadata.uid.clone(),
         };
         self.send(&req, &ServerOptions::default())
+    }
+
+    /// Evicts a pod through the policy/v1 Eviction API (PodDisruptionBudgets honoured, as the
+    /// descheduler's evictions are), with its uid as precondition.
+    pub fn evict_pod_via_eviction_api(&mut self, key: &ObjectKey) -> Result<Arc<Pod>, ChangeError> {
+        let i = self.pod_index(key)?;
+        let req = WriteRequest::Evict {
+            pod: key.clone(),
+            uid: self.pods[i].obj.metadata.uid.clone(),
+        };
+        self.send(&req, &ServerOptions::default())
+    }
+
+    /// Adds a pod created in memory (a controller's replacement for an evicted pod), as a
+    /// POST of the pod would: an existing pod of the same namespace/name is an error.
+    pub fn create_pod(&mut self, pod: Pod) -> Result<Arc<Pod>, ChangeError> {
+        match self.pods.binary_search_by(|p| p.key.cmp(&pod.key)) {
+            Ok(_) => Err(ChangeError::Exists(pod.key.clone())),
+            Err(i) => {
+                let p = Arc::new(pod);
+                self.pods.insert(i, p.clone());
+                Ok(p)
+            }
+        }
     }
 
     /// Sets (or with None clears) status.nominatedNodeName.

@@ -151,6 +151,74 @@ impl Selector {
     }
 }
 
+impl Selector {
+    /// `labels.Parse`: the string form (`a=b,c!=d,e in (x,y),f notin (z),g,!h`); "" selects
+    /// everything. The error names the part that does not parse.
+    pub fn parse(s: &str) -> Result<Selector, String> {
+        let mut reqs = Vec::new();
+        for part in split_top_level(s) {
+            let part = part.trim();
+            if part.is_empty() {
+                if s.trim().is_empty() {
+                    continue;
+                }
+                return Err(format!("empty requirement in selector \"{s}\""));
+            }
+            let bad = || format!("cannot parse '{part}' in selector \"{s}\"");
+            let req = if let Some(k) = part.strip_prefix('!') {
+                new_requirement(k.trim(), Op::DoesNotExist, Vec::new())
+            } else if let Some((k, v)) = part.split_once("!=") {
+                new_requirement(k.trim(), Op::NotIn, vec![v.trim().to_string()])
+            } else if let Some((k, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
+                new_requirement(k.trim(), Op::In, vec![v.trim().to_string()])
+            } else if let Some((k, rest)) = split_word(part, " notin ") {
+                new_requirement(k, Op::NotIn, set_values(rest).ok_or_else(bad)?)
+            } else if let Some((k, rest)) = split_word(part, " in ") {
+                new_requirement(k, Op::In, set_values(rest).ok_or_else(bad)?)
+            } else {
+                new_requirement(part, Op::Exists, Vec::new())
+            };
+            reqs.push(req.ok_or_else(bad)?);
+        }
+        Ok(Selector::Requirements(reqs))
+    }
+}
+
+/// Splits at commas outside parentheses.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+fn split_word<'a>(part: &'a str, word: &str) -> Option<(&'a str, &'a str)> {
+    part.find(word)
+        .map(|i| (part[..i].trim(), part[i + word.len()..].trim()))
+}
+
+fn set_values(rest: &str) -> Option<Vec<String>> {
+    let inner = rest.strip_prefix('(')?.strip_suffix(')')?;
+    let v: Vec<String> = inner
+        .split(',')
+        .map(|x| x.trim().to_string())
+        .filter(|x| !x.is_empty())
+        .collect();
+    (!v.is_empty()).then_some(v)
+}
+
 /// `validation.IsDNS1123Subdomain`.
 fn is_dns1123_subdomain(s: &str) -> bool {
     s.len() <= 253
@@ -325,6 +393,20 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
             .collect()
+    }
+
+    #[test]
+    fn parses_the_string_form_as_labels_parse() {
+        let s = Selector::parse("zone=a,tier!=db,env in (prod, stage),team notin (x),gpu,!spot").unwrap();
+        let l = labels(&[("zone", "a"), ("env", "prod"), ("gpu", "1")]);
+        assert!(s.matches(&l));
+        assert!(!s.matches(&labels(&[("zone", "a"), ("env", "prod"), ("gpu", "1"), ("spot", "y")])));
+        assert!(!s.matches(&labels(&[("zone", "b"), ("env", "prod"), ("gpu", "1")])));
+        assert!(Selector::parse("").unwrap().is_empty());
+        assert_eq!(
+            Selector::parse("a in ()").unwrap_err(),
+            "cannot parse 'a in ()' in selector \"a in ()\""
+        );
     }
 
     fn nreq(key: &str, op: &str, values: &[&str]) -> NodeSelectorRequirement {
