@@ -157,6 +157,7 @@ pub fn reschedule(
         SimOptions {
             max_passes,
             only: Some(created),
+            placement: None,
         },
     );
     for r in &mut out {

@@ -14,7 +14,7 @@ use crate::model::kinds::Object;
 use crate::model::{Cluster, Origin};
 
 /// `BuildTestNode(name, millicpu, mem, pods)`.
-pub fn node(name: &str, milli_cpu: i64, mem: i64, pods: i64) -> core::Node {
+pub(crate) fn node(name: &str, milli_cpu: i64, mem: i64, pods: i64) -> core::Node {
     let mut alloc = BTreeMap::new();
     alloc.insert("cpu".to_string(), Quantity(format!("{milli_cpu}m")));
     alloc.insert("memory".to_string(), Quantity(mem.to_string()));
@@ -39,7 +39,7 @@ pub fn node(name: &str, milli_cpu: i64, mem: i64, pods: i64) -> core::Node {
 }
 
 /// `BuildTestPod(name, millicpu, mem, nodeName)`: no owner, created at the epoch, running.
-pub fn pod(name: &str, milli_cpu: i64, mem: i64, node: &str) -> core::Pod {
+pub(crate) fn pod(name: &str, milli_cpu: i64, mem: i64, node: &str) -> core::Pod {
     let mut req = BTreeMap::new();
     if milli_cpu > 0 {
         req.insert("cpu".to_string(), Quantity(format!("{milli_cpu}m")));
@@ -77,37 +77,37 @@ pub fn pod(name: &str, milli_cpu: i64, mem: i64, node: &str) -> core::Pod {
 
 /// `SetRSOwnerRef`.
 #[allow(dead_code)]
-pub fn rs_owned(mut p: core::Pod) -> core::Pod {
+pub(crate) fn rs_owned(mut p: core::Pod) -> core::Pod {
     p.metadata.owner_references = Some(vec![owner("ReplicaSet", "replicaset-1")]);
     p
 }
 
 /// `SetNormalOwnerRef` (an owner of kind Pod).
-pub fn normal_owned(mut p: core::Pod) -> core::Pod {
+pub(crate) fn normal_owned(mut p: core::Pod) -> core::Pod {
     p.metadata.owner_references = Some(vec![owner("Pod", "")]);
     p
 }
 
 /// `SetPodPriority`.
-pub fn priority(mut p: core::Pod, v: i32) -> core::Pod {
+pub(crate) fn priority(mut p: core::Pod, v: i32) -> core::Pod {
     p.spec.get_or_insert_with(Default::default).priority = Some(v);
     p
 }
 
 /// Labels.
-pub fn labels(mut p: core::Pod, kv: &[(&str, &str)]) -> core::Pod {
+pub(crate) fn labels(mut p: core::Pod, kv: &[(&str, &str)]) -> core::Pod {
     p.metadata.labels = Some(kv.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect());
     p
 }
 
 /// Node labels.
-pub fn node_labels(mut n: core::Node, kv: &[(&str, &str)]) -> core::Node {
+pub(crate) fn node_labels(mut n: core::Node, kv: &[(&str, &str)]) -> core::Node {
     n.metadata.labels = Some(kv.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect());
     n
 }
 
 /// `SetPodAntiAffinity(pod, key, value)`: required, key In [value], topologyKey region.
-pub fn anti_affinity(mut p: core::Pod, key: &str, value: &str) -> core::Pod {
+pub(crate) fn anti_affinity(mut p: core::Pod, key: &str, value: &str) -> core::Pod {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
     p.spec.get_or_insert_with(Default::default).affinity = Some(core::Affinity {
         pod_anti_affinity: Some(core::PodAntiAffinity {
@@ -131,7 +131,7 @@ pub fn anti_affinity(mut p: core::Pod, key: &str, value: &str) -> core::Pod {
 }
 
 /// An owner reference.
-pub fn owner(kind: &str, name: &str) -> OwnerReference {
+pub(crate) fn owner(kind: &str, name: &str) -> OwnerReference {
     OwnerReference {
         api_version: "v1".into(),
         kind: kind.into(),
@@ -143,7 +143,7 @@ pub fn owner(kind: &str, name: &str) -> OwnerReference {
 }
 
 /// The cluster of these objects.
-pub fn cluster(nodes: Vec<core::Node>, pods: Vec<core::Pod>) -> Cluster {
+pub(crate) fn cluster(nodes: Vec<core::Node>, pods: Vec<core::Pod>) -> Cluster {
     let o = || Origin {
         file: "test".into(),
         doc: 0,
@@ -155,12 +155,12 @@ pub fn cluster(nodes: Vec<core::Node>, pods: Vec<core::Pod>) -> Cluster {
 
 /// A one-profile policy enabling `plugin` at `point` with `args` (JSON), and DefaultEvictor
 /// `evictor` args.
-pub fn policy(point: &str, plugin: &str, args: serde_json::Value, evictor: serde_json::Value) -> Policy {
+pub(crate) fn policy(point: &str, plugin: &str, args: serde_json::Value, evictor: serde_json::Value) -> Policy {
     policy_with_limits(point, plugin, args, evictor, serde_json::json!({}))
 }
 
 /// As [`policy`], with top-level fields (limits) merged in.
-pub fn policy_with_limits(
+pub(crate) fn policy_with_limits(
     point: &str,
     plugin: &str,
     args: serde_json::Value,
@@ -191,7 +191,7 @@ pub fn policy_with_limits(
 }
 
 /// Runs a cycle at `now` (seconds after the epoch) and returns the evicted pods' names in order.
-pub fn evicted(c: Cluster, p: &Policy, now_secs: i64) -> (Vec<String>, CycleReport) {
+pub(crate) fn evicted(c: Cluster, p: &Policy, now_secs: i64) -> (Vec<String>, CycleReport) {
     let now = Timestamp::from_second(now_secs).unwrap_or(Timestamp::UNIX_EPOCH);
     let r = match cycle(c, p, now, false) {
         Ok(r) => r,
@@ -201,20 +201,20 @@ pub fn evicted(c: Cluster, p: &Policy, now_secs: i64) -> (Vec<String>, CycleRepo
 }
 
 /// Sets the namespace.
-pub fn in_namespace(mut p: core::Pod, ns: &str) -> core::Pod {
+pub(crate) fn in_namespace(mut p: core::Pod, ns: &str) -> core::Pod {
     p.metadata.namespace = Some(ns.into());
     p
 }
 
 /// spec.nodeSelector.
-pub fn node_selector(mut p: core::Pod, kv: &[(&str, &str)]) -> core::Pod {
+pub(crate) fn node_selector(mut p: core::Pod, kv: &[(&str, &str)]) -> core::Pod {
     p.spec.get_or_insert_with(Default::default).node_selector =
         Some(kv.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect());
     p
 }
 
 /// A required node affinity of one term with one expression (`key op values`).
-pub fn required_node_affinity(mut p: core::Pod, key: &str, op: &str, values: &[&str]) -> core::Pod {
+pub(crate) fn required_node_affinity(mut p: core::Pod, key: &str, op: &str, values: &[&str]) -> core::Pod {
     p.spec.get_or_insert_with(Default::default).affinity = Some(core::Affinity {
         node_affinity: Some(core::NodeAffinity {
             required_during_scheduling_ignored_during_execution: Some(core::NodeSelector {
@@ -235,7 +235,7 @@ pub fn required_node_affinity(mut p: core::Pod, key: &str, op: &str, values: &[&
 }
 
 /// Adds a toleration (`operator` Equal when a value is given, Exists otherwise).
-pub fn tolerate(mut p: core::Pod, key: &str, value: &str, effect: &str) -> core::Pod {
+pub(crate) fn tolerate(mut p: core::Pod, key: &str, value: &str, effect: &str) -> core::Pod {
     p.spec
         .get_or_insert_with(Default::default)
         .tolerations
@@ -251,7 +251,7 @@ pub fn tolerate(mut p: core::Pod, key: &str, value: &str, effect: &str) -> core:
 }
 
 /// Adds a taint to the node.
-pub fn taint(mut n: core::Node, key: &str, value: &str, effect: &str) -> core::Node {
+pub(crate) fn taint(mut n: core::Node, key: &str, value: &str, effect: &str) -> core::Node {
     n.spec
         .get_or_insert_with(Default::default)
         .taints
@@ -266,19 +266,19 @@ pub fn taint(mut n: core::Node, key: &str, value: &str, effect: &str) -> core::N
 }
 
 /// `SetNodeUnschedulable`.
-pub fn unschedulable(mut n: core::Node) -> core::Node {
+pub(crate) fn unschedulable(mut n: core::Node) -> core::Node {
     n.spec.get_or_insert_with(Default::default).unschedulable = Some(true);
     n
 }
 
 /// Sets metadata.deletionTimestamp (the pod is terminating).
-pub fn terminating(mut p: core::Pod) -> core::Pod {
+pub(crate) fn terminating(mut p: core::Pod) -> core::Pod {
     p.metadata.deletion_timestamp = Some(Time(Timestamp::UNIX_EPOCH));
     p
 }
 
 /// Annotations.
-pub fn annotations(mut p: core::Pod, kv: &[(&str, &str)]) -> core::Pod {
+pub(crate) fn annotations(mut p: core::Pod, kv: &[(&str, &str)]) -> core::Pod {
     p.metadata
         .annotations
         .get_or_insert_with(BTreeMap::new)
@@ -287,19 +287,19 @@ pub fn annotations(mut p: core::Pod, kv: &[(&str, &str)]) -> core::Pod {
 }
 
 /// Owner references of the given kinds and names (`SetDSOwnerRef`, `SetSSOwnerRef`, ...).
-pub fn owned_by(mut p: core::Pod, refs: &[(&str, &str)]) -> core::Pod {
+pub(crate) fn owned_by(mut p: core::Pod, refs: &[(&str, &str)]) -> core::Pod {
     p.metadata.owner_references = Some(refs.iter().map(|(k, n)| owner(k, n)).collect());
     p
 }
 
 /// Sets status.phase.
-pub fn phase(mut p: core::Pod, phase: &str) -> core::Pod {
+pub(crate) fn phase(mut p: core::Pod, phase: &str) -> core::Pod {
     p.status.get_or_insert_with(Default::default).phase = Some(phase.into());
     p
 }
 
 /// A topology spread constraint with a matchLabels selector.
-pub fn spread_constraint(
+pub(crate) fn spread_constraint(
     max_skew: i32,
     topology_key: &str,
     when: &str,
@@ -324,12 +324,12 @@ pub fn spread_constraint(
 }
 
 /// The model pods of these objects, in key order.
-pub fn model_pods(pods: Vec<core::Pod>) -> Vec<std::sync::Arc<crate::model::Pod>> {
+pub(crate) fn model_pods(pods: Vec<core::Pod>) -> Vec<std::sync::Arc<crate::model::Pod>> {
     cluster(Vec::new(), pods).pods
 }
 
 /// The cluster of these nodes, pods and other objects.
-pub fn cluster_with(nodes: Vec<core::Node>, pods: Vec<core::Pod>, others: Vec<Object>) -> Cluster {
+pub(crate) fn cluster_with(nodes: Vec<core::Node>, pods: Vec<core::Pod>, others: Vec<Object>) -> Cluster {
     let o = || Origin {
         file: "test".into(),
         doc: 0,
@@ -341,7 +341,7 @@ pub fn cluster_with(nodes: Vec<core::Node>, pods: Vec<core::Pod>, others: Vec<Ob
 }
 
 /// A DefaultEvictor's arguments, decoded, validated and defaulted from JSON.
-pub fn evictor_args(args: serde_json::Value) -> policy::EvictorArgs {
+pub(crate) fn evictor_args(args: serde_json::Value) -> policy::EvictorArgs {
     let doc = serde_json::json!({
         "apiVersion": "descheduler/v1alpha2",
         "kind": "DeschedulerPolicy",
@@ -354,7 +354,7 @@ pub fn evictor_args(args: serde_json::Value) -> policy::EvictorArgs {
 }
 
 /// `BuildTestPDB(name, app)`: namespace default, selector app=APP, maxUnavailable 1.
-pub fn pdb(name: &str, app: &str) -> Object {
+pub(crate) fn pdb(name: &str, app: &str) -> Object {
     let v = serde_json::json!({
         "apiVersion": "policy/v1",
         "kind": "PodDisruptionBudget",
@@ -365,7 +365,7 @@ pub fn pdb(name: &str, app: &str) -> Object {
 }
 
 /// `BuildTestPVC(name, storageClass)`: namespace default.
-pub fn pvc(name: &str, storage_class: &str) -> Object {
+pub(crate) fn pvc(name: &str, storage_class: &str) -> Object {
     let v = serde_json::json!({
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
@@ -377,7 +377,7 @@ pub fn pvc(name: &str, storage_class: &str) -> Object {
 }
 
 /// `BuildTestNamespace(name)`: labelled kubernetes.io/metadata.name=NAME.
-pub fn namespace(name: &str) -> Object {
+pub(crate) fn namespace(name: &str) -> Object {
     let v = serde_json::json!({
         "apiVersion": "v1",
         "kind": "Namespace",
@@ -387,7 +387,7 @@ pub fn namespace(name: &str) -> Object {
 }
 
 /// A pod volume claiming `claim`.
-pub fn with_pvc(mut p: core::Pod, claim: &str) -> core::Pod {
+pub(crate) fn with_pvc(mut p: core::Pod, claim: &str) -> core::Pod {
     p.spec
         .get_or_insert_with(Default::default)
         .volumes
@@ -404,7 +404,7 @@ pub fn with_pvc(mut p: core::Pod, claim: &str) -> core::Pod {
 }
 
 /// `SetHostPathEmptyDirVolumeSource`.
-pub fn with_local_storage(mut p: core::Pod) -> core::Pod {
+pub(crate) fn with_local_storage(mut p: core::Pod) -> core::Pod {
     p.spec.get_or_insert_with(Default::default).volumes = Some(vec![core::Volume {
         name: "sample".into(),
         host_path: Some(core::HostPathVolumeSource {
@@ -418,7 +418,7 @@ pub fn with_local_storage(mut p: core::Pod) -> core::Pod {
 }
 
 /// `SetMirrorPodAnnotation`.
-pub fn mirror(p: core::Pod) -> core::Pod {
+pub(crate) fn mirror(p: core::Pod) -> core::Pod {
     annotations(
         p,
         &[
@@ -433,14 +433,14 @@ pub fn mirror(p: core::Pod) -> core::Pod {
 }
 
 /// status.startTime, `secs` seconds after the epoch.
-pub fn started(mut p: core::Pod, secs: i64) -> core::Pod {
+pub(crate) fn started(mut p: core::Pod, secs: i64) -> core::Pod {
     p.status.get_or_insert_with(Default::default).start_time =
         Some(Time(Timestamp::from_second(secs).unwrap_or(Timestamp::UNIX_EPOCH)));
     p
 }
 
 /// A namespace with kubernetes.io/metadata.name and these labels.
-pub fn namespace_labelled(name: &str, kv: &[(&str, &str)]) -> Object {
+pub(crate) fn namespace_labelled(name: &str, kv: &[(&str, &str)]) -> Object {
     let mut labels = serde_json::Map::new();
     labels.insert("kubernetes.io/metadata.name".into(), name.into());
     for (k, v) in kv {
