@@ -49,7 +49,7 @@ pub struct DescheduleRow {
 /// A finished dry run, as shown.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DescheduleReport {
-    /// One line: nodes, time, limits.
+    /// One line: the time, the nodes, the limits (the policy file is the screen's title).
     pub header: String,
     /// One line: how the evictions end.
     pub summary: String,
@@ -87,8 +87,7 @@ pub fn rows_of(d: &DryRun) -> DescheduleReport {
         .filter_map(|(n, v)| v.map(|v| format!("{n} {v}")))
         .collect();
     let header = format!(
-        "{} at {} · {} node(s) · limits: {}",
-        d.policy,
+        "at {} · {} node(s) · limits: {}",
         c.now,
         c.nodes.len(),
         if limits.is_empty() {

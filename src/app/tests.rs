@@ -1715,7 +1715,7 @@ fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
             let found = lookup(word).expect("in the table");
             assert!(std::ptr::eq(found, c), ":{word} runs :{}", found.name);
             let mut a = app();
-            update_sync(&mut a, Action::Tick { now: 1_764_590_400 });
+            update_sync(&mut a, Action::Tick { now: 1_796_126_400 });
             open_pod(&mut a, "default/web-2");
             let arg = match c.name {
                 "ns" => " data",
@@ -1751,7 +1751,7 @@ fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
                     match fx.as_slice() {
                         [Effect::Deschedule(job)] => {
                             assert_eq!(job.path, "policy.yaml", ":{word}");
-                            assert_eq!(job.now, 1_764_590_400, ":{word}");
+                            assert_eq!(job.now, 1_796_126_400, ":{word}");
                             assert_eq!(job.generation, a.generation, ":{word}");
                         }
                         other => panic!(":{word}: {} effect(s)", other.len()),
@@ -1860,7 +1860,7 @@ fn deschedule_command_shows_where_each_evicted_pod_lands_and_opens_the_pod() {
         .expect("fixture"),
     );
     // 2026-12-01T12:00:00Z
-    update_sync(&mut a, Action::Tick { now: 1_764_590_400 });
+    update_sync(&mut a, Action::Tick { now: 1_796_126_400 });
     let path = "fixtures/deschedule/anti-affinity-policy.yaml";
     let fx = command_line(&mut a, &format!("deschedule {path}"));
     let [Effect::Deschedule(job)] = fx.as_slice() else {
@@ -1912,10 +1912,7 @@ fn deschedule_command_shows_where_each_evicted_pod_lands_and_opens_the_pod() {
     let Some(Some(Ok(report))) = a.deschedule.as_ref().map(|d| d.result.clone()) else {
         panic!("a report expected")
     };
-    assert_eq!(
-        report.header,
-        "fixtures/deschedule/anti-affinity-policy.yaml at 2026-12-01T12:00:00Z · 2 node(s) · limits: none"
-    );
+    assert_eq!(report.header, "at 2026-12-01T12:00:00Z · 2 node(s) · limits: none");
     assert_eq!(
         report.summary,
         "1 evicted: 1 moved, 0 back on the same node, 0 Pending, 0 not recreated"
@@ -1991,7 +1988,7 @@ fn deschedule_command_errors_name_what_is_missing() {
         a.status.as_ref().map(|s| s.text.as_str()),
         Some("no clock yet (pod ages need one): try again in a moment")
     );
-    update_sync(&mut a, Action::Tick { now: 1_764_590_400 });
+    update_sync(&mut a, Action::Tick { now: 1_796_126_400 });
     let fx = command_line(&mut a, "deschedule p.yaml");
     assert_eq!(fx.len(), 1);
     let generation = a.generation;

@@ -132,7 +132,7 @@ mod tests {
         .expect_err("unknown field");
         assert_eq!(
             e.to_string(),
-            "bad.yaml: field 'profiles[0].pluginConfig[0].args.thresold': unknown field \"thresold\" (known: useDeviationThresholds, thresholds, targetThresholds, numberOfNodes, metricsUtilization, evictableNamespaces, evictionLimits)"
+            "bad.yaml: field 'profiles[0].pluginConfig[0].args.thresold': unknown field \"thresold\" (known: apiVersion, kind, useDeviationThresholds, thresholds, targetThresholds, numberOfNodes, metricsUtilization, evictableNamespaces, evictionLimits)"
         );
         let e = parse("k.yaml", "apiVersion: v1\nkind: ConfigMap\n").expect_err("kind");
         assert_eq!(

@@ -137,7 +137,7 @@ fn low_utilization_eviction_leaves_the_replacement_pending_json() {
     assert_eq!(outcomes, vec![("debug-shell", "Protected"), ("hog-0", "Evicted")]);
     assert_eq!(
         p["candidates"][0]["why"],
-        serde_json::json!(["pod does not have any ownerRefs and is not in failed phase"])
+        serde_json::json!(["pod does not have any ownerRefs"])
     );
     let e = &v["evictions"][0];
     assert_eq!(e["result"], "Pending");
@@ -152,7 +152,10 @@ fn low_utilization_eviction_leaves_the_replacement_pending_json() {
         e["explanation"]["pod"],
         serde_json::json!({"namespace": "default", "name": "hog-0-new"})
     );
-    assert_eq!(e["explanation"]["verdict"], "Unschedulable");
+    assert_eq!(e["explanation"]["kind"], "Explanation");
+    assert_eq!(e["explanation"]["message"], PENDING_MESSAGE);
+    assert_eq!(e["explanation"]["filter"][0]["node"], "node-a");
+    assert_eq!(e["explanation"]["filter"][0]["plugin"], "TaintToleration");
     assert_eq!(v["summary"]["pending"], 1);
 }
 
@@ -171,10 +174,35 @@ fn the_sample_policy_shows_real_candidates_on_the_demo() {
 
 #[test]
 fn namespace_filters_the_report_not_the_cycle() {
-    let v = json(&strs(&low_utilization(&["-o", "json", "-n", "kube-system"])));
-    assert_eq!(v["namespace"], "kube-system");
-    assert_eq!(v["plugins"][0]["candidates"], serde_json::json!([]));
-    assert_eq!(v["evictions"], serde_json::json!([]));
+    let demo = |ns: &str| {
+        json(&[
+            "--demo",
+            "deschedule",
+            "--policy",
+            "fixtures/deschedule/policy.yaml",
+            "--now",
+            NOW,
+            "-o",
+            "json",
+            "-n",
+            ns,
+        ])
+    };
+    let shop = demo("shop");
+    assert_eq!(shop["namespace"], "shop");
+    assert_eq!(shop["plugins"][1]["candidates"], serde_json::json!([]));
+    assert_eq!(shop["evictions"], serde_json::json!([]));
+    assert_eq!(shop["summary"]["evicted"], 0);
+    let batch = demo("batch");
+    let names: Vec<&str> = batch["plugins"][1]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["pod"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["etl-nightly-3"]);
+    assert_eq!(batch["evictions"][0]["landingNode"], "pool-general-a1");
+    assert_eq!(batch["evictions"][0]["result"], "Moved");
     let o = run(&strs(&low_utilization(&["-n", "nowhere"])));
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
@@ -246,8 +274,70 @@ fn help_says_it_writes_nothing() {
     );
 }
 
-const PENDING_MESSAGE: &str = "TODO";
-const BAD_THRESHOLD: &str = "TODO";
-const ANTI_AFFINITY_TEXT: &str = "TODO";
-const LOW_UTILIZATION_TEXT: &str = "TODO";
-const DEMO_TEXT: &str = "TODO";
+const PENDING_MESSAGE: &str = "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient memory. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
+const BAD_THRESHOLD: &str = "in profile p: thresholds config is not valid: cpu threshold not in [0, 100] range (at profiles[0].pluginConfig[0].args)";
+const ANTI_AFFINITY_TEXT: &str = r#"Descheduler dry run of fixtures/deschedule/anti-affinity-policy.yaml at 2026-12-01T12:00:00Z (scheduler 1.37.0; 2 node(s): node-1, node-2)
+Nothing is sent to the cluster: the evictions are applied in memory, then each evicted pod's replacement is scheduled.
+Limits: none
+
+Profile anti-affinity · Deschedule · RemovePodsViolatingInterPodAntiAffinity: 1 evicted
+  Evicted    shop/web-0 on node-1: violates anti-affinity with shop/db-0 on node-1 (topologyKey kubernetes.io/hostname)
+
+Evicted in memory: 1; their replacements, scheduled in the scheduler's queue order:
+  shop/web-0 (ReplicaSet/web-6b7c) from node-1 by RemovePodsViolatingInterPodAntiAffinity → shop/web-0-new: moves to node-2
+
+Summary: 1 evicted: 1 move(s) to another node, 0 return(s) to the same node, 0 Pending, 0 not recreated
+"#;
+const LOW_UTILIZATION_TEXT: &str = r#"Descheduler dry run of fixtures/deschedule/low-utilization-policy.yaml at 2026-12-01T12:00:00Z (scheduler 1.37.0; 3 node(s): node-a, node-b, node-c)
+Nothing is sent to the cluster: the evictions are applied in memory, then each evicted pod's replacement is scheduled.
+Limits: none
+
+Profile balance · Balance · LowNodeUtilization: 1 evicted, 1 protected
+  · under-utilized: every one of cpu at or below cpu 20%; over-utilized: any above cpu 50%
+  · node-a: cpu 77.5%, memory 37.9%, pods 1.8% → overutilized (cpu 77.5% requested > 50%)
+  · node-b: cpu 0%, memory 0%, pods 0% → underutilized
+  · node-c: cpu 0%, memory 0%, pods 0% → underutilized
+  · room on the destination nodes: cpu 4000, memory 8589934592, pods 220
+  Protected  default/debug-shell on node-a: node node-a cpu 77.5% requested > 50% targetThreshold
+             protected by DefaultEvictor: pod does not have any ownerRefs
+  Evicted    default/hog-0 on node-a: node node-a cpu 77.5% requested > 50% targetThreshold
+
+Evicted in memory: 1; their replacements, scheduled in the scheduler's queue order:
+  default/hog-0 (ReplicaSet/hog-5d4f) from node-a by LowNodeUtilization → default/hog-0-new: Pending: 0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient memory. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.
+
+Summary: 1 evicted: 0 move(s) to another node, 0 return(s) to the same node, 1 Pending, 0 not recreated
+"#;
+const DEMO_TEXT: &str = r#"Descheduler dry run of fixtures/deschedule/policy.yaml at 2026-12-01T12:00:00Z (scheduler 1.37.0; 14 node(s): cp-1, pool-dra-a1, pool-dra-b1, pool-general-a1, pool-general-a2, pool-general-a3, pool-general-b1, pool-general-b2, pool-general-b3, pool-general-c1, pool-general-c2, pool-general-c3, pool-gpu-a1, pool-gpu-b1)
+Nothing is sent to the cluster: the evictions are applied in memory, then each evicted pod's replacement is scheduled.
+Limits: maxNoOfPodsToEvictPerNode 2
+
+Profile demo · Deschedule · RemovePodsViolatingNodeTaints: no candidate
+
+Profile demo · Balance · LowNodeUtilization: 1 evicted, 2 protected
+  · under-utilized: every one of cpu, memory at or below cpu 20%, memory 20%; over-utilized: any above cpu 70%, memory 70%
+  · cp-1: cpu 2.5%, memory 0.8%, pods 0.9% → underutilized
+  · pool-dra-a1: cpu 62.5%, memory 51.2%, pods 1.8% → appropriately utilized
+  · pool-dra-b1: cpu 0%, memory 0%, pods 0% → underutilized
+  · pool-general-a1: cpu 15%, memory 7.1%, pods 2.7% → underutilized
+  · pool-general-a2: cpu 15.6%, memory 7.5%, pods 3.6% → underutilized
+  · pool-general-a3: cpu 63.7%, memory 64.9%, pods 1.8% → appropriately utilized
+  · pool-general-b1: cpu 16.2%, memory 7.5%, pods 3.6% → underutilized
+  · pool-general-b2: cpu 89.4%, memory 90.9%, pods 3.6% → overutilized (cpu 89.4% requested > 70%, memory 90.9% requested > 70%)
+  · pool-general-b3: cpu 63.7%, memory 64.9%, pods 1.8% → appropriately utilized
+  · pool-general-c1: cpu 15%, memory 7.3%, pods 2.7% → underutilized
+  · pool-general-c2: cpu 63.7%, memory 64.9%, pods 1.8% → appropriately utilized
+  · pool-general-c3: cpu 1.2%, memory 0.4%, pods 0.9% → appropriately utilized
+  · pool-gpu-a1: cpu 50.6%, memory 64.7%, pods 1.8% → appropriately utilized
+  · pool-gpu-b1: cpu 38.1%, memory 48.6%, pods 1.8% → appropriately utilized
+  · room on the destination nodes: cpu 42550, memory 188549903152, pods 645
+  Protected  kube-system/kube-proxy-pool-general-b2 on pool-general-b2: node pool-general-b2 cpu 89.4% requested > 70%, memory 90.9% requested > 70% targetThreshold
+             protected by DefaultEvictor: pod has system critical priority and is protected against eviction; pod has higher priority than specified priority class threshold; daemonset pods are protected against eviction
+  Protected  monitoring/latency-probe on pool-general-b2: node pool-general-b2 cpu 89.4% requested > 70%, memory 90.9% requested > 70% targetThreshold
+             protected by DefaultEvictor: pod does not have any ownerRefs
+  Evicted    batch/etl-nightly-3 on pool-general-b2: node pool-general-b2 cpu 89.4% requested > 70%, memory 90.9% requested > 70% targetThreshold
+
+Evicted in memory: 1; their replacements, scheduled in the scheduler's queue order:
+  batch/etl-nightly-3 (StatefulSet/etl-nightly) from pool-general-b2 by LowNodeUtilization → batch/etl-nightly-3: moves to pool-general-a1
+
+Summary: 1 evicted: 1 move(s) to another node, 0 return(s) to the same node, 0 Pending, 0 not recreated
+"#;

@@ -752,6 +752,7 @@ fn help_lists_every_command_of_the_table_and_nothing_else() {
 #[test]
 fn deschedule_dry_run() {
     let mut a = new_app();
+    a.source.name = "fixtures/deschedule/low-utilization.yaml".into();
     load_sync(
         &mut a,
         kschedtui::source::file::load_str(

@@ -41,8 +41,18 @@ pub fn render(app: &App, v: &DescheduleView, theme: &Theme, view: &mut ViewState
         }
         Some(Ok(r)) => r,
     };
-    let [head_area, table_area, detail_area] =
-        Layout::vertical([Constraint::Length(2), Constraint::Percentage(60), Constraint::Min(3)]).areas(inner);
+    // the table as tall as its rows (at most 60% of the screen), the detail panel below
+    let table_h = u16::try_from(report.rows.len() + 1)
+        .unwrap_or(u16::MAX)
+        .min(inner.height.saturating_sub(2) * 3 / 5)
+        .max(2);
+    let [head_area, table_area, _, detail_area] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(table_h),
+        Constraint::Length(1),
+        Constraint::Min(3),
+    ])
+    .areas(inner);
     frame.render_widget(
         Paragraph::new(vec![
             Line::from(Span::styled(report.header.clone(), theme.muted)),
