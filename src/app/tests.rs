@@ -1784,7 +1784,7 @@ fn an_unknown_command_lists_the_table() {
         a.status,
         Some(StatusMsg {
             kind: StatusKind::Error,
-            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :ns NAME|all, :profile [NAME|auto], :w FILE, :w! FILE, :help, :q)".into(),
+            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :deschedule FILE, :ns NAME|all, :profile [NAME|auto], :w FILE, :w! FILE, :help, :q)".into(),
         })
     );
 }
@@ -1803,7 +1803,14 @@ fn a_save_without_a_file_names_the_word_typed() {
 #[test]
 fn the_command_hint_follows_what_is_typed() {
     use super::update::command::hint;
-    assert_eq!(hint(""), ":pods :nodes :queue :gang :ns :profile :w :w! :help :q");
+    assert_eq!(
+        hint(""),
+        ":pods :nodes :queue :gang :deschedule :ns :profile :w :w! :help :q"
+    );
+    assert_eq!(
+        hint("des"),
+        ":deschedule FILE  descheduler dry run of a policy: where every evicted pod would land"
+    );
     assert_eq!(hint("q"), ":queue :q");
     assert_eq!(
         hint("pro"),

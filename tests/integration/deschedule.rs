@@ -172,6 +172,60 @@ fn the_sample_policy_shows_real_candidates_on_the_demo() {
     assert_eq!(out, DEMO_TEXT);
 }
 
+/// PodLifeTime on the demo: bare pods protected, the PodDisruptionBudget refusing all but one
+/// eviction, the StatefulSet pod back on its node.
+#[test]
+fn pod_lifetime_on_the_demo_refused_by_the_pdb_and_back_on_the_same_node() {
+    let out = ok(&[
+        "--demo",
+        "deschedule",
+        "--policy",
+        "fixtures/deschedule/pod-lifetime-policy.yaml",
+        "--now",
+        NOW,
+    ]);
+    assert_eq!(out, POD_LIFETIME_TEXT);
+}
+
+/// A limit reached: the pod is reported as cut, nothing is evicted.
+#[test]
+fn what_the_limits_cut_is_reported() {
+    let dir = std::env::temp_dir().join(format!("kschedtui-deschedule-limit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let policy = dir.join("limit.yaml");
+    let text = std::fs::read_to_string("fixtures/deschedule/low-utilization-policy.yaml")
+        .unwrap()
+        .replace(
+            "kind: DeschedulerPolicy\n",
+            "kind: DeschedulerPolicy\nmaxNoOfPodsToEvictTotal: 0\n",
+        );
+    std::fs::write(&policy, text).unwrap();
+    let v = json(&[
+        "deschedule",
+        "--snapshot",
+        "fixtures/deschedule/low-utilization.yaml",
+        "--policy",
+        &policy.display().to_string(),
+        "--now",
+        NOW,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(
+        v["limits"],
+        serde_json::json!({"maxNoOfPodsToEvictPerNode": null, "maxNoOfPodsToEvictPerNamespace": null, "maxNoOfPodsToEvictTotal": 0})
+    );
+    let c = &v["plugins"][0]["candidates"][1];
+    assert_eq!(c["pod"]["name"], "hog-0");
+    assert_eq!(c["outcome"], "Limited");
+    assert_eq!(
+        c["why"],
+        serde_json::json!(["maximum number of evicted pods per a descheduling cycle reached"])
+    );
+    assert_eq!(v["evictions"], serde_json::json!([]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn namespace_filters_the_report_not_the_cycle() {
     let demo = |ns: &str| {
@@ -340,4 +394,28 @@ Evicted in memory: 1; their replacements, scheduled in the scheduler's queue ord
   batch/etl-nightly-3 (StatefulSet/etl-nightly) from pool-general-b2 by LowNodeUtilization → batch/etl-nightly-3: moves to pool-general-a1
 
 Summary: 1 evicted: 1 move(s) to another node, 0 return(s) to the same node, 0 Pending, 0 not recreated
+"#;
+const POD_LIFETIME_TEXT: &str = r#"Descheduler dry run of fixtures/deschedule/pod-lifetime-policy.yaml at 2026-12-01T12:00:00Z (scheduler 1.37.0; 14 node(s): cp-1, pool-dra-a1, pool-dra-b1, pool-general-a1, pool-general-a2, pool-general-a3, pool-general-b1, pool-general-b2, pool-general-b3, pool-general-c1, pool-general-c2, pool-general-c3, pool-gpu-a1, pool-gpu-b1)
+Nothing is sent to the cluster: the evictions are applied in memory, then each evicted pod's replacement is scheduled.
+Limits: none
+
+Profile lifetime · Deschedule · PodLifeTime: 1 evicted, 3 protected, 3 refused
+  Protected  batch/dedup-job-running-0 on pool-general-a2: age 75h0m0s > maxPodLifeTimeSeconds 86400
+             protected by DefaultEvictor: pod does not have any ownerRefs
+  Evicted    batch/etl-nightly-0 on pool-general-a3: age 75h0m0s > maxPodLifeTimeSeconds 86400
+  Protected  batch/dedup-job-running-1 on pool-general-b1: age 75h0m0s > maxPodLifeTimeSeconds 86400
+             protected by DefaultEvictor: pod does not have any ownerRefs
+  Refused    batch/etl-nightly-3 on pool-general-b2: age 75h0m0s > maxPodLifeTimeSeconds 86400
+             the eviction was refused: error when evicting pod (ignoring) "etl-nightly-3": Cannot evict pod as it would violate the pod's disruption budget. The disruption budget etl-pdb needs 3 healthy pods and has 4 currently
+  Refused    batch/etl-nightly-1 on pool-general-b3: age 75h0m0s > maxPodLifeTimeSeconds 86400
+             the eviction was refused: error when evicting pod (ignoring) "etl-nightly-1": Cannot evict pod as it would violate the pod's disruption budget. The disruption budget etl-pdb needs 3 healthy pods and has 4 currently
+  Protected  batch/dedup-job-running-2 on pool-general-c1: age 75h0m0s > maxPodLifeTimeSeconds 86400
+             protected by DefaultEvictor: pod does not have any ownerRefs
+  Refused    batch/etl-nightly-2 on pool-general-c2: age 75h0m0s > maxPodLifeTimeSeconds 86400
+             the eviction was refused: error when evicting pod (ignoring) "etl-nightly-2": Cannot evict pod as it would violate the pod's disruption budget. The disruption budget etl-pdb needs 3 healthy pods and has 4 currently
+
+Evicted in memory: 1; their replacements, scheduled in the scheduler's queue order:
+  batch/etl-nightly-0 (StatefulSet/etl-nightly) from pool-general-a3 by PodLifeTime → batch/etl-nightly-0: returns to the same node pool-general-a3
+
+Summary: 1 evicted: 0 move(s) to another node, 1 return(s) to the same node, 0 Pending, 0 not recreated
 "#;
