@@ -49,7 +49,13 @@ pub struct DescheduleArgs {
 /// The `--now` given, or the clock.
 pub fn now(arg: Option<&str>) -> Result<Timestamp> {
     match arg {
-        None => Ok(Timestamp::now()),
+        None => {
+            // the clock, to the second (jiff's own clock needs its std feature)
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+            Timestamp::from_second(secs).map_err(|e| anyhow::anyhow!("the clock: {e}"))
+        }
         Some(s) => s
             .parse::<Timestamp>()
             .map_err(|e| anyhow::anyhow!("--now '{s}' is not an RFC 3339 time such as 2026-12-01T12:00:00Z: {e}")),
