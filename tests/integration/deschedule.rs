@@ -319,6 +319,56 @@ fn policy_errors_name_the_file_and_the_field() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Every key of the JSON (outside the replacement's explain-json-v1 `explanation`) is
+/// documented in docs/deschedule-json.md.
+#[test]
+fn every_json_key_is_documented() {
+    fn keys(v: &Value, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    out.insert(k.clone());
+                    if k != "explanation" {
+                        keys(x, out);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| keys(x, out)),
+            _ => {}
+        }
+    }
+    let doc = include_str!("../../docs/deschedule-json.md");
+    let mut all = std::collections::BTreeSet::new();
+    keys(&json(&strs(&anti_affinity(&["-o", "json"]))), &mut all);
+    keys(&json(&strs(&low_utilization(&["-o", "json"]))), &mut all);
+    keys(
+        &json(&[
+            "--demo",
+            "deschedule",
+            "--policy",
+            "fixtures/deschedule/pod-lifetime-policy.yaml",
+            "--now",
+            NOW,
+            "-o",
+            "json",
+        ]),
+        &mut all,
+    );
+    let missing: Vec<&String> = all.iter().filter(|k| !doc.contains(&format!("`{k}`"))).collect();
+    assert!(missing.is_empty(), "not in docs/deschedule-json.md: {missing:?}");
+    assert!(all.len() > 30, "{all:?}");
+}
+
+/// The README's sample is the command's output.
+#[test]
+fn the_readme_sample_is_the_real_output() {
+    let readme = include_str!("../../README.md");
+    assert!(
+        readme.contains(ANTI_AFFINITY_TEXT),
+        "README.md's deschedule sample is out of date"
+    );
+}
+
 #[test]
 fn help_says_it_writes_nothing() {
     let out = ok(&["deschedule", "--help"]);
