@@ -110,6 +110,9 @@ pub fn rows_of(d: &DryRun) -> DescheduleReport {
         let kept = r.candidates.len() - evicted;
         let mut notes = r.notes.clone();
         notes.extend(r.error.iter().map(|e| format!("error: {e}")));
+        if notes.is_empty() && r.candidates.is_empty() {
+            notes.push("No pod qualifies: the plugin evicts nothing on this cluster.".into());
+        }
         rows.push(DescheduleRow {
             plugin: plugin.clone(),
             pod: None,

@@ -85,7 +85,7 @@ impl DryRun {
         self.replacements.iter().find(|r| r.evicted == *evicted)
     }
 
-    /// Counts of the results: (evicted, moved, same node, pending, not recreated, other).
+    /// How the evictions of `ns` (every namespace for None) end.
     pub fn counts(&self, ns: Option<&str>) -> Counts {
         let mut c = Counts::default();
         for r in self.replacements.iter().filter(|r| in_ns(&r.evicted, ns)) {
