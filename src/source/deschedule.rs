@@ -51,6 +51,17 @@ pub enum PolicyFileError {
         /// What is wrong, with the field.
         cause: PolicyError,
     },
+    /// A profile the descheduler would refuse to build (`NewProfile`: a plugin enabled at an
+    /// extension point it does not implement, or without its pluginConfig).
+    #[error("{path}: field '{field}': {message}")]
+    Profile {
+        /// The file.
+        path: String,
+        /// The profile's field (`profiles[0].plugins`).
+        field: String,
+        /// Upstream's message.
+        message: String,
+    },
 }
 
 /// Reads a policy file.
@@ -83,10 +94,27 @@ pub fn parse(name: &str, text: &str) -> Result<PolicyFile, PolicyFileError> {
                 .into(),
         ));
     }
-    let (policy, unreproduced) = policy::read(&doc).map_err(|cause| PolicyFileError::Invalid {
+    let invalid = |cause| PolicyFileError::Invalid {
         path: name.to_string(),
         cause,
-    })?;
+    };
+    // the version first, as the API machinery decodes: a v1alpha1 policy is refused for its
+    // version, not for its first field v1alpha2 does not have
+    if let Some(api) = doc
+        .get("apiVersion")
+        .filter(|v| v.as_str() != Some("descheduler/v1alpha2"))
+    {
+        let head = serde_json::json!({"apiVersion": api, "kind": doc.get("kind")});
+        policy::read(&head).map_err(invalid)?;
+    }
+    let (policy, unreproduced) = policy::read(&doc).map_err(invalid)?;
+    for (i, p) in policy.profiles.iter().enumerate() {
+        policy::check_profile(p).map_err(|message| PolicyFileError::Profile {
+            path: name.to_string(),
+            field: format!("profiles[{i}].plugins"),
+            message,
+        })?;
+    }
     Ok(PolicyFile {
         path: name.to_string(),
         policy,
@@ -145,6 +173,24 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "e.yaml: not valid YAML: the file is empty (a DeschedulerPolicy needs apiVersion: descheduler/v1alpha2 and kind: DeschedulerPolicy)"
+        );
+        let e = parse(
+            "v.yaml",
+            "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {}\n",
+        )
+        .expect_err("version");
+        assert_eq!(
+            e.to_string(),
+            "v.yaml: field 'apiVersion': no kind \"DeschedulerPolicy\" is registered for version \"descheduler/v1alpha1\" (descheduler v0.36 reads descheduler/v1alpha2)"
+        );
+        let e = parse(
+            "n.yaml",
+            &format!("{HEAD}profiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [PodLifeTime]\n"),
+        )
+        .expect_err("no config");
+        assert_eq!(
+            e.to_string(),
+            "n.yaml: field 'profiles[0].plugins': unable to create \"p\" profile: unable to build PodLifeTime plugin: unable to find \"PodLifeTime\" plugin config"
         );
         let e = read(Path::new("/nonexistent/policy.yaml")).expect_err("missing");
         assert!(

@@ -272,24 +272,47 @@ fn same_input_same_bytes() {
     assert_eq!(a.stdout, b.stdout);
 }
 
+/// One deliberate mistake per file under fixtures/deschedule/invalid: one line naming the file
+/// and the field, exit 1, nothing on stdout.
 #[test]
 fn policy_errors_name_the_file_and_the_field() {
-    let dir = std::env::temp_dir().join(format!("kschedtui-deschedule-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bad = dir.join("bad.yaml");
-    std::fs::write(
-        &bad,
-        "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n  - name: LowNodeUtilization\n    args:\n      thresholds: {cpu: 120}\n      targetThresholds: {cpu: 50}\n  plugins:\n    balance:\n      enabled: [LowNodeUtilization]\n",
-    )
-    .unwrap();
-    let bad = bad.display().to_string();
-    let o = run(&["deschedule", "--demo", "--policy", &bad]);
-    assert_eq!(o.status.code(), Some(1));
+    let cases = [
+        (
+            "bad-threshold",
+            "error: fixtures/deschedule/invalid/bad-threshold.yaml: in profile p: thresholds config is not valid: cpu threshold not in [0, 100] range (at profiles[0].pluginConfig[0].args)",
+        ),
+        (
+            "not-enabled-config",
+            "error: fixtures/deschedule/invalid/not-enabled-config.yaml: field 'profiles[0].plugins': unable to create \"p\" profile: unable to build RemovePodsHavingTooManyRestarts plugin: unable to find \"RemovePodsHavingTooManyRestarts\" plugin config",
+        ),
+        (
+            "unknown-field",
+            "error: fixtures/deschedule/invalid/unknown-field.yaml: field 'profiles[0].pluginConfig[0].args.targetThreshold': unknown field \"targetThreshold\" (known: apiVersion, kind, useDeviationThresholds, thresholds, targetThresholds, numberOfNodes, metricsUtilization, evictableNamespaces, evictionLimits)",
+        ),
+        (
+            "unknown-plugin",
+            "error: fixtures/deschedule/invalid/unknown-plugin.yaml: in profile p: plugin RemoveDuplicate in pluginConfig not registered (at profiles[0].pluginConfig[0].name)",
+        ),
+        (
+            "wrong-version",
+            "error: fixtures/deschedule/invalid/wrong-version.yaml: field 'apiVersion': no kind \"DeschedulerPolicy\" is registered for version \"descheduler/v1alpha1\" (descheduler v0.36 reads descheduler/v1alpha2)",
+        ),
+    ];
+    for (name, want) in cases {
+        let path = format!("fixtures/deschedule/invalid/{name}.yaml");
+        let o = run(&["deschedule", "--demo", "--policy", &path]);
+        assert_eq!(o.status.code(), Some(1), "{name}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr).trim_end(), want, "{name}");
+        assert!(o.stdout.is_empty(), "{name}: nothing on stdout");
+    }
+    let n = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/deschedule/invalid"))
+        .unwrap()
+        .count();
     assert_eq!(
-        String::from_utf8_lossy(&o.stderr).trim_end(),
-        format!("error: {bad}: {BAD_THRESHOLD}")
+        n,
+        cases.len(),
+        "add a case above for each new fixtures/deschedule/invalid file"
     );
-    assert!(o.stdout.is_empty());
     let o = run(&["deschedule", "--demo", "--policy", "fixtures/deschedule/nope.yaml"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
@@ -316,7 +339,6 @@ fn policy_errors_name_the_file_and_the_field() {
     // usage errors exit 2, as for every command
     let o = run(&["deschedule", "--demo"]);
     assert_eq!(o.status.code(), Some(2));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Every key of the JSON (outside the replacement's explain-json-v1 `explanation`) is
@@ -379,7 +401,6 @@ fn help_says_it_writes_nothing() {
 }
 
 const PENDING_MESSAGE: &str = "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient memory. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
-const BAD_THRESHOLD: &str = "in profile p: thresholds config is not valid: cpu threshold not in [0, 100] range (at profiles[0].pluginConfig[0].args)";
 const ANTI_AFFINITY_TEXT: &str = r#"Descheduler dry run of fixtures/deschedule/anti-affinity-policy.yaml at 2026-12-01T12:00:00Z (scheduler 1.37.0; 2 node(s): node-1, node-2)
 Nothing is sent to the cluster: the evictions are applied in memory, then each evicted pod's replacement is scheduled.
 Limits: none
