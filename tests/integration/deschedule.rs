@@ -8,6 +8,9 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 const NOW: &str = "2026-12-01T12:00:00Z";
+/// The release the replacements are scheduled with (pinned: a new release does not change
+/// these outputs).
+const SCHEDULER: &str = "1.37";
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kschedtui"))
@@ -41,6 +44,8 @@ fn anti_affinity(extra: &[&str]) -> Vec<String> {
         "fixtures/deschedule/anti-affinity-policy.yaml",
         "--now",
         NOW,
+        "--scheduler-version",
+        SCHEDULER,
     ]
     .iter()
     .map(ToString::to_string)
@@ -58,6 +63,8 @@ fn low_utilization(extra: &[&str]) -> Vec<String> {
         "fixtures/deschedule/low-utilization-policy.yaml",
         "--now",
         NOW,
+        "--scheduler-version",
+        SCHEDULER,
     ]
     .iter()
     .map(ToString::to_string)
@@ -168,6 +175,8 @@ fn the_sample_policy_shows_real_candidates_on_the_demo() {
         "fixtures/deschedule/policy.yaml",
         "--now",
         NOW,
+        "--scheduler-version",
+        SCHEDULER,
     ]);
     assert_eq!(out, DEMO_TEXT);
 }
@@ -183,6 +192,8 @@ fn pod_lifetime_on_the_demo_refused_by_the_pdb_and_back_on_the_same_node() {
         "fixtures/deschedule/pod-lifetime-policy.yaml",
         "--now",
         NOW,
+        "--scheduler-version",
+        SCHEDULER,
     ]);
     assert_eq!(out, POD_LIFETIME_TEXT);
 }
@@ -208,6 +219,8 @@ fn what_the_limits_cut_is_reported() {
         &policy.display().to_string(),
         "--now",
         NOW,
+        "--scheduler-version",
+        SCHEDULER,
         "-o",
         "json",
     ]);
@@ -236,6 +249,8 @@ fn namespace_filters_the_report_not_the_cycle() {
             "fixtures/deschedule/policy.yaml",
             "--now",
             NOW,
+            "--scheduler-version",
+            SCHEDULER,
             "-o",
             "json",
             "-n",
@@ -371,6 +386,8 @@ fn every_json_key_is_documented() {
             "fixtures/deschedule/pod-lifetime-policy.yaml",
             "--now",
             NOW,
+            "--scheduler-version",
+            SCHEDULER,
             "-o",
             "json",
         ]),
