@@ -126,6 +126,15 @@ pub enum Action {
     },
     /// Open the gang of the focused pod.
     OpenGang,
+    /// A `:deschedule` dry run finished.
+    Descheduled {
+        /// Cluster generation it ran on.
+        generation: u64,
+        /// The policy file, as typed.
+        path: String,
+        /// The report, or why there is none (the policy's error, naming file and field).
+        result: Result<Box<crate::explain::deschedule::DryRun>, String>,
+    },
     /// The live source reports progress while it lists the cluster.
     LoadProgress(String),
     /// The live cluster was listed (or could not be).

@@ -1,5 +1,6 @@
-//! Work that `update` asks the terminal layer to do: explain pods off the UI thread, send
-//! writes to a live cluster, or open an editor. Effects carry everything they need, so the runtime holds no app state.
+//! Work that `update` asks the terminal layer to do: explain pods off the UI thread, run a
+//! descheduler dry run, send writes to a live cluster, or open an editor. Effects carry
+//! everything they need, so the runtime holds no app state.
 
 use std::sync::Arc;
 
@@ -64,8 +65,29 @@ impl GroupJob {
     }
 }
 
+/// A descheduler dry run to compute (`:deschedule FILE`): the runtime reads the policy file
+/// and runs it on this cluster; the result comes back as `Action::Descheduled`.
+#[derive(Clone)]
+pub struct DescheduleJob {
+    /// Cluster generation it runs on.
+    pub generation: u64,
+    /// The policy file, as typed.
+    pub path: String,
+    /// The cluster.
+    pub cluster: Arc<Cluster>,
+    /// The scheduler profiles the replacements are scheduled with.
+    pub profiles: Arc<Vec<Framework>>,
+    /// The release and gates.
+    pub features: Arc<Features>,
+    /// "Now" for the cycle (Unix seconds, the app's last tick).
+    pub now: i64,
+}
+
 /// Something for the runtime to do.
 pub enum Effect {
+    /// Run a descheduler dry run in the background; the result comes back as
+    /// `Action::Descheduled`.
+    Deschedule(DescheduleJob),
     /// Compute a gang's pass in the background; the result comes back as
     /// `Action::GroupComputed`.
     Group(GroupJob),

@@ -27,6 +27,8 @@ pub(crate) enum Scope {
     Queue,
     /// The gang screen.
     Gang,
+    /// The descheduler dry run screen.
+    Deschedule,
     /// Typing a search.
     Search,
     /// Typing a command.
@@ -52,6 +54,7 @@ impl Scope {
             Scope::NodeList => "Node list",
             Scope::Queue => "Queue",
             Scope::Gang => "Gang",
+            Scope::Deschedule => "Descheduler dry run",
             Scope::Search => "Search",
             Scope::Command => "Command line",
             Scope::Confirm => "Confirmation",
@@ -119,6 +122,7 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     Queue "<Enter>" => Action::Open, "open the pod", "open";
     Queue "m" => Action::OpenGang, "the pod's gang as a whole", "gang";
     Gang "<Enter>" => Action::Open, "open the member", "open";
+    Deschedule "<Enter>" => Action::Open, "open the pod (as it is in the cluster)", "open";
     NodeList "/" => Action::SearchStart, "filter nodes", "filter";
     Global "?" => Action::Help, "help", "help";
     Global "<Ctrl-r>" => Action::Rerun, "re-run: list the cluster again and explain on it", "";
@@ -268,6 +272,7 @@ pub(crate) fn scopes(app: &App) -> Vec<Scope> {
         Some(Screen::Nodes(_)) => vec![Scope::NodeList, Scope::Global],
         Some(Screen::Queue(_)) => vec![Scope::Queue, Scope::Global],
         Some(Screen::Gang(_)) => vec![Scope::Gang, Scope::Global],
+        Some(Screen::Deschedule(_)) => vec![Scope::Deschedule, Scope::Global],
     }
 }
 
@@ -323,6 +328,7 @@ pub(crate) fn help_sections(app: &App) -> Vec<(Scope, Vec<(String, &'static str)
         Some(Screen::Nodes(_)) => vec![Scope::NodeList],
         Some(Screen::Queue(_)) => vec![Scope::Queue],
         Some(Screen::Gang(_)) => vec![Scope::Gang],
+        Some(Screen::Deschedule(_)) => vec![Scope::Deschedule],
     };
     screen_scopes
         .into_iter()

@@ -8,10 +8,12 @@
 //! - [`pod_list`]: rows, fuzzy search, sorting, kept until their inputs change; [`node_list`]:
 //!   the same for `:nodes`. [`stepper`]: the pipeline over an explanation.
 //! - [`analysis`]: node usage, what is missing on nodes that nearly fit, reason counts.
+//! - [`deschedule`]: the `:deschedule FILE` screen's rows (the descheduler dry run).
 //! - [`whatif`]: in-memory edits (inline forms, YAML), bind and preempt. [`diff`]: trace diffs.
 
 pub(crate) mod action;
 pub(crate) mod analysis;
+pub mod deschedule;
 pub(crate) mod diff;
 pub(crate) mod effect;
 pub(crate) mod format;
@@ -26,7 +28,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use action::Action;
-pub use effect::{Effect, ExplainJob, GroupJob};
+pub use effect::{DescheduleJob, Effect, ExplainJob, GroupJob};
 pub use update::update;
 
 use crate::engine::trace::Explanation;
@@ -356,6 +358,15 @@ pub enum Screen {
     Queue(QueueView),
     /// A gang as a whole: its members, the quorum, who blocks it.
     Gang(GangView),
+    /// The descheduler dry run of `:deschedule FILE` (its result is [`App::deschedule`]).
+    Deschedule(DescheduleView),
+}
+
+/// The descheduler dry run screen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DescheduleView {
+    /// Selected row.
+    pub selected: usize,
 }
 
 /// The gang screen.
@@ -506,6 +517,8 @@ pub struct App {
     pub changes: Vec<String>,
     /// The last `:w`: the file and how many in-memory changes it holds.
     pub saved: Option<(String, usize)>,
+    /// The last `:deschedule FILE` (shown by [`Screen::Deschedule`]).
+    pub deschedule: Option<deschedule::DescheduleState>,
     /// The explanation before the last what-if edit, for the diff.
     pub diff_base: Option<Arc<Explanation>>,
     /// The diff between `diff_base` and the new trace, once it arrived.
@@ -549,6 +562,7 @@ impl App {
             status: None,
             changes: Vec::new(),
             saved: None,
+            deschedule: None,
             diff_base: None,
             diff: None,
             live: None,
@@ -582,7 +596,7 @@ impl App {
                 Screen::Pod(v) => Some(v.pod.clone()),
                 Screen::Node(v) => v.pod.clone(),
                 Screen::Nodes(v) => v.pod.clone(),
-                Screen::Queue(_) => None,
+                Screen::Queue(_) | Screen::Deschedule(_) => None,
                 Screen::Gang(v) => Some(v.pod.clone()),
             })
             .collect();
@@ -598,6 +612,11 @@ impl App {
             Some(Screen::Nodes(v)) => v.pod.clone(),
             Some(Screen::Queue(v)) => self.queue_rows().get(v.selected).map(|r| r.0.clone()),
             Some(Screen::Gang(v)) => self.gang_rows(&v.pod).get(v.selected).cloned().or(Some(v.pod.clone())),
+            Some(Screen::Deschedule(v)) => self
+                .deschedule_rows()
+                .get(v.selected)
+                .and_then(|r| r.pod.clone())
+                .filter(|k| self.pod(k).is_some()),
             None => self.pod_rows().pod(self, self.pods.selected).map(|p| p.key.clone()),
         }
     }
@@ -632,6 +651,11 @@ impl App {
             Some(Some(Ok(Some(g)))) => g.members.iter().map(|m| m.pod.clone()).collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// The rows of the last `:deschedule` (none while it runs).
+    pub fn deschedule_rows(&self) -> &[deschedule::DescheduleRow] {
+        self.deschedule.as_ref().map_or(&[], |d| d.rows())
     }
 
     /// A pod by key.

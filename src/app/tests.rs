@@ -1715,10 +1715,12 @@ fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
             let found = lookup(word).expect("in the table");
             assert!(std::ptr::eq(found, c), ":{word} runs :{}", found.name);
             let mut a = app();
+            update_sync(&mut a, Action::Tick { now: 1_796_126_400 });
             open_pod(&mut a, "default/web-2");
             let arg = match c.name {
                 "ns" => " data",
                 "w" | "w!" => " out.yaml",
+                "deschedule" => " policy.yaml",
                 _ => "",
             };
             let fx = command_line(&mut a, &format!("{word}{arg}"));
@@ -1744,6 +1746,17 @@ fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
                     }
                     other => panic!(":{word}: {} effect(s)", other.len()),
                 },
+                "deschedule" => {
+                    assert!(matches!(a.screen(), Some(Screen::Deschedule(_))), ":{word}");
+                    match fx.as_slice() {
+                        [Effect::Deschedule(job)] => {
+                            assert_eq!(job.path, "policy.yaml", ":{word}");
+                            assert_eq!(job.now, 1_796_126_400, ":{word}");
+                            assert_eq!(job.generation, a.generation, ":{word}");
+                        }
+                        other => panic!(":{word}: {} effect(s)", other.len()),
+                    }
+                }
                 "help" => assert_eq!(a.mode, Mode::Help { scroll: 0 }, ":{word}"),
                 "q" => assert!(a.should_quit, ":{word}"),
                 other => panic!("no test for :{other}: add one here"),
@@ -1771,7 +1784,7 @@ fn an_unknown_command_lists_the_table() {
         a.status,
         Some(StatusMsg {
             kind: StatusKind::Error,
-            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :ns NAME|all, :profile [NAME|auto], :w FILE, :w! FILE, :help, :q)".into(),
+            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :deschedule FILE, :ns NAME|all, :profile [NAME|auto], :w FILE, :w! FILE, :help, :q)".into(),
         })
     );
 }
@@ -1790,7 +1803,14 @@ fn a_save_without_a_file_names_the_word_typed() {
 #[test]
 fn the_command_hint_follows_what_is_typed() {
     use super::update::command::hint;
-    assert_eq!(hint(""), ":pods :nodes :queue :gang :ns :profile :w :w! :help :q");
+    assert_eq!(
+        hint(""),
+        ":pods :nodes :queue :gang :deschedule :ns :profile :w :w! :help :q"
+    );
+    assert_eq!(
+        hint("des"),
+        ":deschedule FILE  descheduler dry run of a policy: where every evicted pod would land"
+    );
     assert_eq!(hint("q"), ":queue :q");
     assert_eq!(
         hint("pro"),
@@ -1878,4 +1898,174 @@ fn node_detail_states_the_trace_facts_of_the_demo_pods() {
         f.value,
         "PersistentVolumeClaim shop/orders-db-data (StorageClass standard-rwo), phase Pending"
     );
+}
+
+/// `:deschedule FILE` on fixtures/deschedule/anti-affinity.yaml: the effect, the result as
+/// the runtime computes it, the rows, and Enter on the evicted pod opening its pod view.
+#[test]
+fn deschedule_command_shows_where_each_evicted_pod_lands_and_opens_the_pod() {
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "anti-affinity.yaml".into(),
+        },
+        false,
+    );
+    load_sync(
+        &mut a,
+        crate::source::file::load_str(
+            "anti-affinity.yaml",
+            include_str!("../../fixtures/deschedule/anti-affinity.yaml"),
+        )
+        .expect("fixture"),
+    );
+    // 2026-12-01T12:00:00Z
+    update_sync(&mut a, Action::Tick { now: 1_796_126_400 });
+    let path = "fixtures/deschedule/anti-affinity-policy.yaml";
+    let fx = command_line(&mut a, &format!("deschedule {path}"));
+    let [Effect::Deschedule(job)] = fx.as_slice() else {
+        panic!("one Deschedule effect expected")
+    };
+    assert_eq!(
+        a.deschedule,
+        Some(deschedule::DescheduleState {
+            path: path.into(),
+            generation: 1,
+            result: None
+        })
+    );
+    assert!(a.deschedule_rows().is_empty());
+    // what the runtime does with the job
+    let p = crate::source::deschedule::parse(
+        path,
+        include_str!("../../fixtures/deschedule/anti-affinity-policy.yaml"),
+    )
+    .expect("policy");
+    let run = crate::explain::deschedule::run(
+        (*job.cluster).clone(),
+        &p.path,
+        &p.policy,
+        &p.unreproduced,
+        k8s_openapi::jiff::Timestamp::from_second(job.now).expect("now"),
+        &job.profiles,
+        &job.features,
+    )
+    .expect("dry run");
+    // a result for another file or generation is dropped
+    update_sync(
+        &mut a,
+        Action::Descheduled {
+            generation: 0,
+            path: path.into(),
+            result: Ok(Box::new(run.clone())),
+        },
+    );
+    assert!(a.deschedule_rows().is_empty());
+    update_sync(
+        &mut a,
+        Action::Descheduled {
+            generation: 1,
+            path: path.into(),
+            result: Ok(Box::new(run)),
+        },
+    );
+    let Some(Some(Ok(report))) = a.deschedule.as_ref().map(|d| d.result.clone()) else {
+        panic!("a report expected")
+    };
+    assert_eq!(report.header, "at 2026-12-01T12:00:00Z · 2 node(s) · limits: none");
+    assert_eq!(
+        report.summary,
+        "1 evicted: 1 moved, 0 back on the same node, 0 Pending, 0 not recreated"
+    );
+    let shown: Vec<(Option<String>, String, String)> = report
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.pod.as_ref().map(ToString::to_string),
+                r.outcome.clone(),
+                r.result.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            (None, "1 evicted, 0 kept".to_string(), String::new()),
+            (
+                Some("shop/web-0".to_string()),
+                "Evicted".to_string(),
+                "moves to node-2".to_string()
+            ),
+        ]
+    );
+    assert_eq!(
+        report.rows[0].plugin,
+        "anti-affinity · Deschedule · RemovePodsViolatingInterPodAntiAffinity"
+    );
+    assert_eq!(report.rows[1].kind, deschedule::RowKind::Moved);
+    assert_eq!(
+        report.rows[1].detail,
+        vec![
+            "shop/web-0 on node-1: violates anti-affinity with shop/db-0 on node-1 (topologyKey kubernetes.io/hostname)".to_string(),
+            "Evicted in memory; recreated by ReplicaSet/web-6b7c as shop/web-0-new".to_string(),
+            "moves to node-2".to_string(),
+        ]
+    );
+    assert_eq!(
+        a.status.as_ref().map(|s| s.text.as_str()),
+        Some(
+            "dry run of fixtures/deschedule/anti-affinity-policy.yaml: 1 evicted: 1 moved, 0 back on the same node, 0 Pending, 0 not recreated"
+        )
+    );
+    // Enter on the plugin row says what to do; on the pod, opens it
+    update_sync(&mut a, Action::Open);
+    assert_eq!(
+        a.status.as_ref().map(|s| s.text.as_str()),
+        Some("a plugin row: pick one of its pods to open it")
+    );
+    update_sync(&mut a, Action::Down);
+    assert_eq!(a.focused_pod(), Some(ObjectKey::new("shop", "web-0")));
+    update_sync(&mut a, Action::Open);
+    assert_eq!(pod_view(&a).pod, ObjectKey::new("shop", "web-0"));
+    // back to the dry run, as it was
+    update_sync(&mut a, Action::Back);
+    assert!(matches!(a.screen(), Some(Screen::Deschedule(v)) if v.selected == 1));
+}
+
+#[test]
+fn deschedule_command_errors_name_what_is_missing() {
+    let mut a = app();
+    let fx = command_line(&mut a, "deschedule");
+    assert!(fx.is_empty());
+    assert_eq!(
+        a.status.as_ref().map(|s| s.text.as_str()),
+        Some("name the policy: :deschedule FILE (a DeschedulerPolicy, descheduler/v1alpha2, YAML or JSON)")
+    );
+    let fx = command_line(&mut a, "deschedule p.yaml");
+    assert!(fx.is_empty());
+    assert_eq!(
+        a.status.as_ref().map(|s| s.text.as_str()),
+        Some("no clock yet (pod ages need one): try again in a moment")
+    );
+    update_sync(&mut a, Action::Tick { now: 1_796_126_400 });
+    let fx = command_line(&mut a, "deschedule p.yaml");
+    assert_eq!(fx.len(), 1);
+    let generation = a.generation;
+    update_sync(
+        &mut a,
+        Action::Descheduled {
+            generation,
+            path: "p.yaml".into(),
+            result: Err("cannot read descheduler policy 'p.yaml': No such file or directory (os error 2)".into()),
+        },
+    );
+    assert_eq!(
+        a.status.as_ref().map(|s| (s.kind, s.text.as_str())),
+        Some((
+            StatusKind::Error,
+            "cannot read descheduler policy 'p.yaml': No such file or directory (os error 2)"
+        ))
+    );
+    assert!(a.deschedule_rows().is_empty());
 }

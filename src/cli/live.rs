@@ -1,6 +1,6 @@
-//! The commands against a live cluster: `explain` without `--snapshot`, `bind`, `preempt`
-//! and `snapshot`. `bind` and `preempt` also run on `--snapshot`/`--demo`, where the writes
-//! are applied in memory only (a rehearsal).
+//! The commands against a live cluster: `explain`, `queue` and `deschedule` without
+//! `--snapshot`, `bind`, `preempt` and `snapshot`. `bind` and `preempt` also run on
+//! `--snapshot`/`--demo`, where the writes are applied in memory only (a rehearsal).
 //!
 //! Every write is printed exactly as it will be sent, checked with a SelfSubjectAccessReview,
 //! and confirmed (unless `--yes`); `--readonly` prints the plan and sends nothing.
@@ -146,6 +146,22 @@ pub fn queue(args: &super::QueueArgs, c: &ClusterArgs) -> Result<()> {
         let features = resolve_features(&args.release, Some(server_default(&sv)))?;
         let cluster = state.to_cluster()?;
         super::render_queue(args, cluster, &features)
+    })?;
+    write_stdout(&text)
+}
+
+/// `deschedule` against the live cluster: read only (the evictions are applied in memory).
+pub fn deschedule(
+    args: &super::deschedule::DescheduleArgs,
+    policy: &crate::source::deschedule::PolicyFile,
+    now: k8s_openapi::jiff::Timestamp,
+    c: &ClusterArgs,
+) -> Result<()> {
+    let text = runtime()?.block_on(async {
+        let (_, sv, state) = connect_and_load(c, None, Scope::AllNamespaces).await?;
+        let features = resolve_features(&args.release, Some(server_default(&sv)))?;
+        let cluster = state.to_cluster()?;
+        super::deschedule::render(args, policy, now, cluster, &features)
     })?;
     write_stdout(&text)
 }

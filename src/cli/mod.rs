@@ -1,8 +1,10 @@
-//! Headless commands on the same engine: `explain`, `bind`, `preempt`, `snapshot` (and the
+//! Headless commands on the same engine: `explain`, `bind`, `preempt`, `snapshot`,
+//! `simulate`, `queue`, `deschedule` (and the
 //! entry point that dispatches to the TUI). Errors are printed as one line and give a non-zero
 //! exit code. The live-cluster side of the commands is in [`live`].
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod deschedule;
 pub mod simulate;
 
 use std::io::Write;
@@ -140,6 +142,12 @@ pub enum Command {
     /// Where every pending pod waits in the scheduling queue, and what would move it on
     /// (including the pods the scheduler writes no event for).
     Queue(QueueArgs),
+    /// Descheduler dry run: run a DeschedulerPolicy's cycle and say where every evicted pod
+    /// would land (another node, the same node, or Pending and why).
+    ///
+    /// The evictions are applied in memory only and the replacements scheduled by the engine:
+    /// nothing is ever written to the cluster, so --readonly and --dry-run change nothing here.
+    Deschedule(deschedule::DescheduleArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -620,6 +628,7 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
         Command::Generate(_) => "generate",
         Command::Simulate(_) => "simulate",
         Command::Queue(_) => "queue",
+        Command::Deschedule(_) => "deschedule",
         Command::Completions { .. } => "completions",
     };
     if matches!(cmd, Command::Snapshot(_) | Command::Generate(_)) {
@@ -671,6 +680,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Generate(a)) => generate(a),
         Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref(), cli.demo),
         Some(Command::Queue(a)) => queue(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
+        Some(Command::Deschedule(a)) => deschedule::deschedule(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
         Some(Command::Completions { shell }) => completions(*shell),
         None => run_tui(&cli),
     });

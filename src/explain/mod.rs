@@ -1,7 +1,9 @@
 //! Renders explanations: the JSON contract (shared/spec/explain-json-v1.md), the text report,
-//! and the reconciliation with what the cluster itself recorded ([`condition`]).
+//! the reconciliation with what the cluster itself recorded ([`condition`]), and the
+//! descheduler dry run ([`deschedule`]).
 
 pub(crate) mod condition;
+pub mod deschedule;
 pub(crate) mod group;
 pub mod json;
 pub(crate) mod queue;

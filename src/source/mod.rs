@@ -1,5 +1,6 @@
 //! Where cluster state comes from and where writes go.
 //!
+//! - [`deschedule`]: the descheduler policy file (`deschedule --policy`, `:deschedule`).
 //! - [`file`]: snapshot files (`--snapshot`), read into a [`Cluster`](crate::model::Cluster).
 //! - [`load`]: the cluster of `--snapshot` or `--demo` and the `--config` file, for every
 //!   front end.
@@ -15,6 +16,7 @@
 //!   loop (load, watch, bind, preempt) runs in tests and demos without a cluster.
 
 pub mod anonymize;
+pub mod deschedule;
 pub mod file;
 pub mod generate;
 pub(crate) mod load;

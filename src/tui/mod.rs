@@ -266,6 +266,12 @@ async fn event_loop(
                 match e {
                     Effect::Explain(job) => runtime.explain(job),
                     Effect::Group(job) => runtime.group(job),
+                    Effect::Deschedule(job) => {
+                        let tx = tx.clone();
+                        tokio::task::spawn_blocking(move || {
+                            let _ = tx.send(runtime::deschedule(&job));
+                        });
+                    }
                     Effect::Relist => {
                         if let Some(w) = &writer {
                             w(LiveJob::Relist);

@@ -98,6 +98,34 @@ impl Runtime {
     }
 }
 
+/// Runs a `:deschedule` dry run: reads the policy file, runs its cycle on the job's cluster
+/// (in memory) and schedules the replacements; the answer for the app. An engine panic is
+/// reported as the run's error, not the app's end.
+pub fn deschedule(job: &crate::app::DescheduleJob) -> Action {
+    let run = || -> Result<Box<crate::explain::deschedule::DryRun>, String> {
+        let p = crate::source::deschedule::read(std::path::Path::new(&job.path)).map_err(|e| e.to_string())?;
+        let now = k8s_openapi::jiff::Timestamp::from_second(job.now).map_err(|e| format!("the clock: {e}"))?;
+        crate::explain::deschedule::run(
+            (*job.cluster).clone(),
+            &p.path,
+            &p.policy,
+            &p.unreproduced,
+            now,
+            &job.profiles,
+            &job.features,
+        )
+        .map(Box::new)
+        .map_err(|e| format!("{}: {e}", p.path))
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+        .unwrap_or_else(|_| Err(format!("the engine panicked while running the policy of {}", job.path)));
+    Action::Descheduled {
+        generation: job.generation,
+        path: job.path.clone(),
+        result,
+    }
+}
+
 /// Writes the cluster to a snapshot file (`:w`), never leaving a half-written file; the
 /// answer for the app.
 pub fn save(cluster: &crate::model::Cluster, path: &std::path::Path, overwrite: bool, changes: usize) -> Action {

@@ -7,6 +7,7 @@ mod apiserver;
 mod cli;
 mod config_validation;
 mod conformance;
+mod deschedule;
 mod determinism;
 mod fixtures;
 mod fuzz_seeds;

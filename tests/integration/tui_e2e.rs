@@ -520,3 +520,48 @@ fn quit_restores_the_terminal_after_a_load_error() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn demo_deschedule_screen_shows_where_the_evicted_pod_lands_and_opens_it() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let t = Tmux::start_sized(
+        "deschedule",
+        &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; sleep 30"),
+        160,
+        48,
+    );
+    t.wait_for(&["shop/shop-web-7c9f-new"]);
+    t.keys(&[":"]);
+    t.text(&format!(
+        "deschedule {}/fixtures/deschedule/policy.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    t.keys(&["Enter"]);
+    let s = t.wait_for(&[
+        "Descheduler dry run",
+        "LowNodeUtilization",
+        "batch/etl-nightly-3",
+        "moves to pool-general-a1",
+        "protected by DefaultEvictor: pod does not have any ownerRefs",
+    ]);
+    let row = s
+        .lines()
+        .skip_while(|l| !l.contains("POD") || !l.contains("LANDS / WHY"))
+        .skip(1)
+        .position(|l| l.contains("batch/etl-nightly-3"))
+        .expect("etl-nightly-3 row");
+    for _ in 0..row {
+        t.keys(&["j"]);
+    }
+    t.wait_for(&["Evicted in memory; recreated by StatefulSet/etl-nightly as batch/etl-nightly-3"]);
+    t.keys(&["Enter"]);
+    t.wait_for(&["Pod batch/etl-nightly-3"]);
+    t.keys(&["q"]);
+    t.wait_for(&["Descheduler dry run"]);
+    t.keys(&["q"]);
+    t.keys(&["q"]);
+    t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+}

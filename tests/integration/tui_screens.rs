@@ -745,3 +745,30 @@ fn help_lists_every_command_of_the_table_and_nothing_else() {
         "help lists something after the table's commands: {after}"
     );
 }
+
+/// `:deschedule FILE` on fixtures/deschedule/low-utilization.yaml: the plugin row, the pod the
+/// DefaultEvictor protects, and the evicted pod whose replacement stays Pending (selected,
+/// with the scheduler's message in the detail panel).
+#[test]
+fn deschedule_dry_run() {
+    let mut a = new_app();
+    a.source.name = "fixtures/deschedule/low-utilization.yaml".into();
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str(
+            "low-utilization.yaml",
+            include_str!("../../fixtures/deschedule/low-utilization.yaml"),
+        )
+        .expect("fixture"),
+    );
+    let path = "fixtures/deschedule/low-utilization-policy.yaml";
+    a.mode = kschedtui::app::Mode::Command(format!("deschedule {path}"));
+    let fx = update(&mut a, Action::Submit);
+    let [kschedtui::app::Effect::Deschedule(job)] = fx.as_slice() else {
+        panic!("one Deschedule effect expected")
+    };
+    snap("deschedule_running", &a);
+    let done = kschedtui::tui::runtime::deschedule(job);
+    run(&mut a, [done, Action::Down, Action::Down]);
+    snap("deschedule_dry_run", &a);
+}

@@ -92,6 +92,13 @@ pub static COMMANDS: &[Command] = &[
         run: |app, _| open_gang(app),
     },
     Command {
+        name: "deschedule",
+        aliases: &["desched", "descheduler"],
+        args: "FILE",
+        help: "descheduler dry run of a policy: where every evicted pod would land",
+        run: deschedule_command,
+    },
+    Command {
         name: "ns",
         aliases: &["namespace"],
         args: "NAME|all",
@@ -265,6 +272,74 @@ fn save_command(app: &mut App, inv: &Invocation<'_>, overwrite: bool) -> Vec<Eff
         }];
     }
     Vec::new()
+}
+
+/// `:deschedule FILE`: runs the policy's descheduling cycle on the cluster as it is now (in
+/// memory, nothing is written) and opens the screen with the result.
+fn deschedule_command(app: &mut App, inv: &Invocation<'_>) -> Vec<Effect> {
+    let path = inv.rest;
+    if path.is_empty() {
+        app.error(format!(
+            "name the policy: :{} FILE (a DeschedulerPolicy, descheduler/v1alpha2, YAML or JSON)",
+            inv.word
+        ));
+        return Vec::new();
+    }
+    if app.load != Load::Ready {
+        app.error("nothing to deschedule yet: the cluster is still loading");
+        return Vec::new();
+    }
+    let Some(now) = app.now else {
+        app.error("no clock yet (pod ages need one): try again in a moment");
+        return Vec::new();
+    };
+    app.deschedule = Some(crate::app::deschedule::DescheduleState {
+        path: path.to_string(),
+        generation: app.generation,
+        result: None,
+    });
+    if !matches!(app.screen(), Some(Screen::Deschedule(_))) {
+        app.screens
+            .push(Screen::Deschedule(crate::app::DescheduleView::default()));
+    } else if let Some(Screen::Deschedule(v)) = app.screens.last_mut() {
+        v.selected = 0;
+    }
+    app.info(format!(
+        "running the descheduler dry run of {path}… (nothing is written)"
+    ));
+    vec![Effect::Deschedule(crate::app::DescheduleJob {
+        generation: app.generation,
+        path: path.to_string(),
+        cluster: app.cluster.clone(),
+        profiles: app.profiles.clone(),
+        features: app.features.clone(),
+        now,
+    })]
+}
+
+/// A `:deschedule` result: kept when it answers the run asked for last.
+pub(super) fn on_descheduled(
+    app: &mut App,
+    generation: u64,
+    path: &str,
+    result: Result<Box<crate::explain::deschedule::DryRun>, String>,
+) {
+    let Some(d) = &mut app.deschedule else { return };
+    if d.path != path || d.generation != generation || d.result.is_some() {
+        return;
+    }
+    match result {
+        Ok(run) => {
+            let report = crate::app::deschedule::rows_of(&run);
+            let msg = format!("dry run of {path}: {}", report.summary);
+            d.result = Some(Ok(report));
+            app.info(msg);
+        }
+        Err(e) => {
+            d.result = Some(Err(e.clone()));
+            app.error(e);
+        }
+    }
 }
 
 /// `:ns NAME`, `:ns all` (or `*`, or nothing): the pod list's namespace.

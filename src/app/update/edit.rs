@@ -21,6 +21,7 @@ pub(super) fn edit_target(app: &App) -> Option<EditTarget> {
             .gang_rows(&v.pod)
             .get(v.selected)
             .map(|k| EditTarget::Pod(k.clone())),
+        Some(Screen::Deschedule(_)) => app.focused_pod().map(EditTarget::Pod),
     }
 }
 

@@ -141,6 +141,14 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Action::Descheduled {
+            generation,
+            path,
+            result,
+        } => {
+            command::on_descheduled(app, generation, &path, result);
+            Vec::new()
+        }
         Action::Edited { target, result } => match result.and_then(|t| whatif::apply_yaml(&app.cluster, &target, &t)) {
             Ok((c, what)) => set_cluster(app, c, what),
             Err(e) => {

@@ -83,6 +83,7 @@ pub(super) fn row_count(app: &App) -> usize {
         Some(Screen::Nodes(v)) => app.node_rows(v).len(),
         Some(Screen::Queue(_)) => app.queue_rows().len(),
         Some(Screen::Gang(v)) => app.gang_rows(&v.pod).len(),
+        Some(Screen::Deschedule(_)) => app.deschedule_rows().len(),
     }
 }
 
@@ -94,6 +95,7 @@ pub(super) fn selected_mut(app: &mut App) -> Option<&mut usize> {
         Some(Screen::Nodes(v)) => Some(&mut v.selected),
         Some(Screen::Queue(v)) => Some(&mut v.selected),
         Some(Screen::Gang(v)) => Some(&mut v.selected),
+        Some(Screen::Deschedule(v)) => Some(&mut v.selected),
         Some(Screen::Node(_)) => None,
     }
 }
@@ -185,6 +187,12 @@ pub(super) fn open(app: &mut App) -> Vec<Effect> {
                 return open_pod(app, key);
             }
         }
+        Some(Screen::Deschedule(v)) => match app.deschedule_rows().get(v.selected).map(|r| r.pod.clone()) {
+            Some(Some(key)) if app.pod(&key).is_some() => return open_pod(app, key),
+            Some(Some(key)) => app.info(format!("{key} is not in the cluster any more")),
+            Some(None) => app.info("a plugin row: pick one of its pods to open it"),
+            None => {}
+        },
         Some(Screen::Node(_)) => {}
     }
     Vec::new()
@@ -264,7 +272,7 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             let ok = match app.screen() {
                 None | Some(Screen::Nodes(_)) => true,
                 Some(Screen::Pod(v)) => v.step.as_ref().is_some_and(|s| s.point == Point::Filter),
-                Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_)) => false,
+                Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_) | Screen::Deschedule(_)) => false,
             };
             if ok {
                 app.mode = Mode::Search;
@@ -380,7 +388,7 @@ pub(super) fn search(app: &mut App, action: Action) {
         None => &mut app.pods.query,
         Some(Screen::Pod(v)) => &mut v.query,
         Some(Screen::Nodes(v)) => &mut v.query,
-        Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_)) => return,
+        Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_) | Screen::Deschedule(_)) => return,
     };
     let mut keep = true;
     match action {

@@ -2,6 +2,7 @@
 //! only ratatui widget state and where things were drawn (for mouse hit-testing), nothing of the
 //! domain. One file per panel.
 
+mod deschedule;
 mod dialogs;
 mod dra;
 mod filter_table;
@@ -150,6 +151,7 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
             Some(Screen::Nodes(v)) => node_list::render(app, v, theme, view, frame, body),
             Some(Screen::Queue(v)) => queue::render(app, v, theme, view, frame, body),
             Some(Screen::Gang(v)) => gang::render(app, v, theme, view, frame, body),
+            Some(Screen::Deschedule(v)) => deschedule::render(app, v, theme, view, frame, body),
         },
     }
     status_bar(app, theme, frame, bottom);
@@ -339,7 +341,7 @@ fn status_bar(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
                 None => app.pods.query.as_str(),
                 Some(Screen::Pod(v)) => v.query.as_str(),
                 Some(Screen::Nodes(v)) => v.query.as_str(),
-                Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_)) => "",
+                Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_) | Screen::Deschedule(_)) => "",
             };
             Line::from(vec![
                 Span::styled("/", theme.key),
