@@ -119,7 +119,12 @@ pub fn deschedule(args: &DescheduleArgs, snapshot: Option<&Path>, demo: bool, cl
     let policy = policy(&args.policy)?;
     if snapshot.is_none() && !demo {
         #[cfg(feature = "live")]
-        return super::live::deschedule(args, &policy, now, cluster);
+        {
+            // read only: the evictions are applied in memory
+            let (cluster, recorded) = super::live::read_cluster(cluster)?;
+            let features = resolve_features(&args.release, Some(recorded))?;
+            return write_stdout(&render(args, &policy, now, cluster, &features)?);
+        }
     }
     let _ = cluster;
     let (cluster, recorded) = load_cluster_recorded(snapshot, demo)?;

@@ -150,20 +150,13 @@ pub fn queue(args: &super::QueueArgs, c: &ClusterArgs) -> Result<()> {
     write_stdout(&text)
 }
 
-/// `deschedule` against the live cluster: read only (the evictions are applied in memory).
-pub fn deschedule(
-    args: &super::deschedule::DescheduleArgs,
-    policy: &crate::source::deschedule::PolicyFile,
-    now: k8s_openapi::jiff::Timestamp,
-    c: &ClusterArgs,
-) -> Result<()> {
-    let text = runtime()?.block_on(async {
+/// Lists the live cluster once for a read-only command (`deschedule`): the cluster, and the
+/// release its server reports as the default for `--scheduler-version`.
+pub fn read_cluster(c: &ClusterArgs) -> Result<(crate::model::Cluster, (Release, Option<String>))> {
+    runtime()?.block_on(async {
         let (_, sv, state) = connect_and_load(c, None, Scope::AllNamespaces).await?;
-        let features = resolve_features(&args.release, Some(server_default(&sv)))?;
-        let cluster = state.to_cluster()?;
-        super::deschedule::render(args, policy, now, cluster, &features)
-    })?;
-    write_stdout(&text)
+        Ok((state.to_cluster()?, server_default(&sv)))
+    })
 }
 
 /// `snapshot`.
