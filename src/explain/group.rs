@@ -36,14 +36,24 @@ pub(crate) fn render(g: &GroupCycle) -> String {
     s
 }
 
-/// The placements of 1.36's TopologyAwareWorkloadScheduling.
+/// The placements of 1.36's TopologyAwareWorkloadScheduling, indented under the gang.
 fn render_placements(s: &mut String, p: &crate::engine::group_cycle::PlacementsTrace) {
+    for l in placement_lines(p) {
+        let _ = writeln!(s, "  {l}");
+    }
+}
+
+/// The placements of 1.36's TopologyAwareWorkloadScheduling as lines (the text report and
+/// the TUI's gang screen): the generator, each placement with its verdict and scores, the
+/// ties, the group's status when none fits.
+pub(crate) fn placement_lines(p: &crate::engine::group_cycle::PlacementsTrace) -> Vec<String> {
+    let mut out = Vec::new();
     let by = match (&p.generator, &p.topology_key) {
         (Some(g), Some(k)) => format!("{g}, domains of {k}"),
         (Some(g), None) => format!("{g}; the PodGroup has no topology constraint: one placement of every node"),
         (None, _) => "no PlacementGenerate plugin: one placement of every node".to_string(),
     };
-    let _ = writeln!(s, "  Placements ({by}):");
+    out.push(format!("Placements ({by}):"));
     for t in &p.tried {
         let name = if t.name.is_empty() {
             "(every node)"
@@ -54,35 +64,34 @@ fn render_placements(s: &mut String, p: &crate::engine::group_cycle::PlacementsT
             Some(c) if *c == t.name => "  ← chosen",
             _ => "",
         };
-        let _ = writeln!(
-            s,
-            "    {name} ({} node(s)): {}{mark}",
+        out.push(format!(
+            "  {name} ({} node(s)): {}{mark}",
             t.nodes.len(),
             if t.fits {
                 "the group fits"
             } else {
                 "the group does not fit"
             }
-        );
+        ));
         if let Some(sc) = p.scores.iter().find(|x| x.placement == t.name) {
             let parts: Vec<String> = sc
                 .scores
                 .iter()
                 .map(|x| format!("{} {} → {} ×w = {}", x.plugin, x.raw, x.normalized, x.weighted))
                 .collect();
-            let _ = writeln!(s, "      score {}: {}", sc.total, parts.join(", "));
+            out.push(format!("    score {}: {}", sc.total, parts.join(", ")));
         }
     }
     if p.tied.len() > 1 {
-        let _ = writeln!(
-            s,
-            "    tied at the best score: {} (upstream picks one at random; shown: the first)",
+        out.push(format!(
+            "  tied at the best score: {} (upstream picks one at random; shown: the first)",
             p.tied.join(", ")
-        );
+        ));
     }
     if let Some(m) = &p.message {
-        let _ = writeln!(s, "    {m}");
+        out.push(format!("  {m}"));
     }
+    out
 }
 
 /// The JSON value of the `groupCycle` key.

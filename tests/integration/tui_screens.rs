@@ -583,6 +583,43 @@ fn gang_waits_at_permit() {
     snap("gang_permit", &a);
 }
 
+/// 1.36 with TopologyAwareWorkloadScheduling: the gang screen lists the placements the group
+/// was tried in, their scores and the one chosen (fixtures/gang-placements.yaml: zone-b's one
+/// 8-cpu node scores higher than zone-a's two 4-cpu nodes).
+#[test]
+fn gang_screen_shows_the_placements_of_the_pod_group() {
+    let mut a = new_app();
+    let gates = kschedtui::engine::FeatureGates::parse(
+        "GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true",
+    )
+    .expect("gates");
+    a.features = std::sync::Arc::new(
+        kschedtui::engine::Features::with_gates("1.36".parse().expect("version"), &gates).expect("features"),
+    );
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str(
+            "gang-placements.yaml",
+            include_str!("../../fixtures/gang-placements.yaml"),
+        )
+        .expect("fixture"),
+    );
+    open_pod(&mut a, "w0");
+    run(&mut a, [Action::OpenGang]);
+    let th = theme();
+    let screen = rows(&draw(&a, &th, 160, 48)).join("\n");
+    for line in [
+        "Placements (TopologyPlacementGenerator, domains of zone):",
+        "  zone-a (2 node(s)): the group fits",
+        "    score 120: NodeResourcesFit 20 → 20 ×w = 20, PodGroupPodsCount 3 → 100 ×w = 100",
+        "  zone-b (1 node(s)): the group fits  ← chosen",
+        "    score 122: NodeResourcesFit 22 → 22 ×w = 22, PodGroupPodsCount 3 → 100 ×w = 100",
+    ] {
+        assert!(screen.contains(line), "{line:?} not on screen:\n{screen}");
+    }
+    snap("gang_placements", &a);
+}
+
 /// The rows of a rendered screen, as text.
 fn rows(t: &Terminal<TestBackend>) -> Vec<String> {
     let b = t.backend().buffer();

@@ -15,6 +15,9 @@ use crate::engine::group_cycle::{GroupOutcome, MemberResult};
 use crate::tui::theme::Theme;
 
 /// Draws the gang screen.
+/// Most lines of placements the screen's head shows (the member table keeps its room).
+const PLACEMENT_LINES: usize = 6;
+
 pub(super) fn render(app: &App, v: &GangView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
     let notice = |frame: &mut Frame<'_>, text: String, style| {
         let b = block(theme, format!(" Gang of {} ", v.pod));
@@ -79,10 +82,34 @@ pub(super) fn render(app: &App, v: &GangView, theme: &Theme, view: &mut ViewStat
             Span::raw(w.join(", ")),
         ]));
     }
-    let head_h = u16::try_from(head.len() + 1).unwrap_or(4);
+    if let Some(p) = &g.placements {
+        // 1.36's TopologyAwareWorkloadScheduling: the placements the group was tried in
+        let lines = crate::explain::group::placement_lines(p);
+        let shown = if lines.len() > PLACEMENT_LINES {
+            PLACEMENT_LINES - 1
+        } else {
+            lines.len()
+        };
+        let more = lines.len() - shown;
+        head.extend(
+            lines
+                .into_iter()
+                .take(shown)
+                .map(|l| Line::from(Span::styled(l, theme.muted))),
+        );
+        if more > 0 {
+            head.push(Line::from(Span::styled(
+                format!("  … {more} more line(s): `kschedtui explain` lists every placement"),
+                theme.muted,
+            )));
+        }
+    }
+    let head = Paragraph::new(head).wrap(Wrap { trim: false });
+    // the head's height as wrapped at this width, and a blank line
+    let head_h = u16::try_from(head.line_count(inner.width) + 1).unwrap_or(4);
     let [head_area, table_area, detail_area] =
         Layout::vertical([Constraint::Length(head_h), Constraint::Min(3), Constraint::Length(5)]).areas(inner);
-    frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), head_area);
+    frame.render_widget(head, head_area);
     let blockers: &[_] = match &g.outcome {
         GroupOutcome::Short { blockers, .. } => blockers,
         _ => &[],
@@ -123,8 +150,8 @@ pub(super) fn render(app: &App, v: &GangView, theme: &Theme, view: &mut ViewStat
         .iter()
         .map(|m| m.pod.to_string().chars().count())
         .max()
-        .unwrap_or(3)
-        .clamp(3, 48);
+        .unwrap_or(6)
+        .clamp(6, 48);
     let table = Table::new(
         rows,
         [
