@@ -760,10 +760,22 @@ fn completions_for_every_shell_and_the_binary_works_as_a_kubectl_plugin() {
     let plugin = dir.join("kubectl-kschedtui");
     let _ = std::fs::remove_file(&plugin);
     std::fs::copy(env!("CARGO_BIN_EXE_kschedtui"), &plugin).unwrap();
-    let o = std::process::Command::new(&plugin)
-        .args(["explain", "--demo", "ml/train-3gpu"])
-        .output()
-        .unwrap();
+    // A test thread that forks while the copy is still open for writing makes exec fail with
+    // ETXTBSY ("Text file busy") until that child has exec'd: try again briefly.
+    let o = (0..100)
+        .find_map(|_| {
+            match std::process::Command::new(&plugin)
+                .args(["explain", "--demo", "ml/train-3gpu"])
+                .output()
+            {
+                Err(e) if e.raw_os_error() == Some(26) => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    None
+                }
+                r => Some(r.unwrap()),
+            }
+        })
+        .expect("the copied binary stays busy");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("Pod ml/train-3gpu"));
 }
