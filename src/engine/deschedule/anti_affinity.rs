@@ -10,11 +10,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::Ctx;
 use super::evictor::anti_affinity_terms;
-use super::limits::EvictError;
 use super::pods::{PodFilter, sort_by_priority_low_to_high};
 use super::policy::Common;
+use super::{Ctx, Next};
 use crate::model::{Node, Pod};
 
 /// The pod on a node sharing the topology value that the candidate's anti-affinity rejects,
@@ -74,19 +73,15 @@ pub fn deschedule(ctx: &mut Ctx<'_>, args: &Common, nodes: &[Arc<Node>]) {
                 other.key,
                 other.node_name.as_deref().unwrap_or_default()
             );
-            if let Err(why) = ctx.both_filters(&p) {
-                ctx.protected(&p, reason, why);
-                continue;
-            }
-            match ctx.evict(&p, reason) {
-                Ok(()) => {
+            match ctx.filter_and_evict(&p, reason) {
+                Next::Evicted => {
                     if let Some(list) = by_ns.get_mut(&p.key.namespace) {
                         list.retain(|x| x.key.name != p.key.name);
                     }
                 }
-                Err(EvictError::Node) => continue 'nodes,
-                Err(EvictError::Total) => return,
-                Err(_) => {}
+                Next::Pod => {}
+                Next::Node => continue 'nodes,
+                Next::Stop => return,
             }
         }
     }

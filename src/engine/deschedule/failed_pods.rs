@@ -9,10 +9,9 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 
-use super::Ctx;
-use super::limits::EvictError;
 use super::pods::{PodFilter, age_seconds, created, go_duration, owner_refs};
 use super::policy::FailedPodsArgs;
+use super::{Ctx, Next};
 use crate::model::{Node, Pod};
 
 fn reasons(statuses: Option<&Vec<core::ContainerStatus>>) -> Vec<String> {
@@ -107,15 +106,10 @@ pub fn deschedule(ctx: &mut Ctx<'_>, args: &FailedPodsArgs, nodes: &[Arc<Node>])
             let Ok(reason) = can_evict(&p, args, ctx.now) else {
                 continue;
             };
-            if let Err(why) = ctx.both_filters(&p) {
-                ctx.protected(&p, reason, why);
-                continue;
-            }
-            match ctx.evict(&p, reason) {
-                Ok(()) => {}
-                Err(EvictError::Node) => continue 'nodes,
-                Err(EvictError::Total) => return,
-                Err(_) => {}
+            match ctx.filter_and_evict(&p, reason) {
+                Next::Evicted | Next::Pod => {}
+                Next::Node => continue 'nodes,
+                Next::Stop => return,
             }
         }
     }

@@ -70,6 +70,19 @@ pub struct Candidate {
     pub outcome: Outcome,
 }
 
+/// How a plugin goes on after [`Ctx::filter_and_evict`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// The pod was evicted: on to the next pod.
+    Evicted,
+    /// Not evicted (protected, a namespace limit, a refusal): on to the next pod.
+    Pod,
+    /// The node's limit is reached: on to the next node.
+    Node,
+    /// The total limit is reached: the plugin stops.
+    Stop,
+}
+
 /// An extension point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Point {
@@ -234,6 +247,21 @@ impl Ctx<'_> {
     pub fn both_filters(&self, pod: &Pod) -> Result<(), Vec<String>> {
         self.filter(pod)?;
         self.pre_eviction_filter(pod).map_err(|e| vec![e])
+    }
+
+    /// A pod a Deschedule plugin's rule selected: the `podFilter` both filters make (a refusal
+    /// is recorded as protected), then the eviction; says how the plugin goes on.
+    pub fn filter_and_evict(&mut self, pod: &Arc<Pod>, reason: String) -> Next {
+        if let Err(why) = self.both_filters(pod) {
+            self.protected(pod, reason, why);
+            return Next::Pod;
+        }
+        match self.evict(pod, reason) {
+            Ok(()) => Next::Evicted,
+            Err(EvictError::Node) => Next::Node,
+            Err(EvictError::Total) => Next::Stop,
+            Err(EvictError::Namespace | EvictError::Failed(_)) => Next::Pod,
+        }
     }
 
     /// Records a pod the plugin's rule selected but the evictor protects.

@@ -8,10 +8,9 @@
 
 use std::sync::Arc;
 
-use super::Ctx;
-use super::limits::EvictError;
 use super::pods::PodFilter;
 use super::policy::NodeTaintsArgs;
+use super::{Ctx, Next};
 use crate::engine::plugins::helper::find_untolerated_taint;
 use crate::model::{Node, Taint};
 
@@ -50,15 +49,10 @@ pub fn deschedule(ctx: &mut Ctx<'_>, args: &NodeTaintsArgs, nodes: &[Arc<Node>])
                 t.effect,
                 n.name
             );
-            if let Err(why) = ctx.both_filters(&p) {
-                ctx.protected(&p, reason, why);
-                continue;
-            }
-            match ctx.evict(&p, reason) {
-                Ok(()) => {}
-                Err(EvictError::Node) => continue 'nodes,
-                Err(EvictError::Total) => return,
-                Err(_) => {}
+            match ctx.filter_and_evict(&p, reason) {
+                Next::Evicted | Next::Pod => {}
+                Next::Node => continue 'nodes,
+                Next::Stop => return,
             }
         }
     }

@@ -10,11 +10,10 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::jiff::Timestamp;
 
-use super::Ctx;
 use super::failed_pods::exit_codes;
-use super::limits::EvictError;
 use super::pods::{PodFilter, age_seconds, created, go_duration, owner_refs};
 use super::policy::PodLifeTimeArgs;
+use super::{Ctx, Next};
 use crate::model::{Node, Pod};
 
 fn state_reasons(v: Option<&Vec<core::ContainerStatus>>, states: &[String]) -> bool {
@@ -119,14 +118,8 @@ pub fn deschedule(ctx: &mut Ctx<'_>, args: &PodLifeTimeArgs, nodes: &[Arc<Node>]
     }
     pods.sort_by_key(|(_, p)| created(p));
     for (reason, p) in pods {
-        if let Err(why) = ctx.both_filters(&p) {
-            ctx.protected(&p, reason, why);
-            continue;
-        }
-        match ctx.evict(&p, reason) {
-            Ok(()) | Err(EvictError::Node) => {}
-            Err(EvictError::Total) => return,
-            Err(_) => {}
+        if ctx.filter_and_evict(&p, reason) == Next::Stop {
+            return;
         }
     }
 }

@@ -8,10 +8,9 @@
 
 use std::sync::Arc;
 
-use super::Ctx;
-use super::limits::EvictError;
 use super::pods::PodFilter;
 use super::policy::TooManyRestartsArgs;
+use super::{Ctx, Next};
 use crate::model::{Node, Pod};
 
 /// `getPodTotalRestarts`.
@@ -63,15 +62,10 @@ pub fn deschedule(ctx: &mut Ctx<'_>, args: &TooManyRestartsArgs, nodes: &[Arc<No
                 "{r} container restarts >= podRestartThreshold {}",
                 args.pod_restart_threshold
             );
-            if let Err(why) = ctx.both_filters(&p) {
-                ctx.protected(&p, reason, why);
-                continue;
-            }
-            match ctx.evict(&p, reason) {
-                Ok(()) => {}
-                Err(EvictError::Node) => continue 'nodes,
-                Err(EvictError::Total) => return,
-                Err(_) => {}
+            match ctx.filter_and_evict(&p, reason) {
+                Next::Evicted | Next::Pod => {}
+                Next::Node => continue 'nodes,
+                Next::Stop => return,
             }
         }
     }
