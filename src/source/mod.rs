@@ -33,6 +33,46 @@ pub mod live;
 #[cfg(any(feature = "tui", feature = "live"))]
 pub use self::source_trait::ClusterSource;
 
+/// A path typed in the TUI (`:w FILE`, `:deschedule FILE`) read as a shell reads it: `~` alone
+/// or a leading `~/` is `home` (the caller passes $HOME); `~user/…`, a `~` elsewhere, or no
+/// home leave the path as typed.
+pub fn expand_home(path: &std::path::Path, home: Option<&str>) -> std::path::PathBuf {
+    let Some(home) = home.filter(|h| !h.is_empty()) else {
+        return path.to_path_buf();
+    };
+    let mut parts = path.components();
+    match parts.next() {
+        Some(std::path::Component::Normal(first)) if first == "~" => std::path::Path::new(home).join(parts.as_path()),
+        _ => path.to_path_buf(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::expand_home;
+
+    #[test]
+    fn a_leading_tilde_is_the_home_directory_and_nothing_else_is_touched() {
+        let h = Some("/home/ada");
+        assert_eq!(
+            expand_home(Path::new("~/after.yaml"), h),
+            PathBuf::from("/home/ada/after.yaml")
+        );
+        assert_eq!(
+            expand_home(Path::new("~/a/b.json"), h),
+            PathBuf::from("/home/ada/a/b.json")
+        );
+        assert_eq!(expand_home(Path::new("~"), h), PathBuf::from("/home/ada"));
+        assert_eq!(expand_home(Path::new("~bob/x.yaml"), h), PathBuf::from("~bob/x.yaml"));
+        assert_eq!(expand_home(Path::new("a/~/x.yaml"), h), PathBuf::from("a/~/x.yaml"));
+        assert_eq!(expand_home(Path::new("/tmp/~x"), h), PathBuf::from("/tmp/~x"));
+        assert_eq!(expand_home(Path::new("~/x.yaml"), None), PathBuf::from("~/x.yaml"));
+        assert_eq!(expand_home(Path::new("~/x.yaml"), Some("")), PathBuf::from("~/x.yaml"));
+    }
+}
+
 #[cfg(any(feature = "tui", feature = "live"))]
 mod source_trait {
     use std::future::Future;

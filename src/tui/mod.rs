@@ -298,6 +298,8 @@ async fn event_loop(
                         changes,
                     } => {
                         let tx = tx.clone();
+                        // `~/…` as a shell reads it
+                        let path = crate::source::expand_home(&path, std::env::var("HOME").ok().as_deref());
                         tokio::task::spawn_blocking(move || {
                             let _ = tx.send(runtime::save(&cluster, &path, overwrite, changes));
                         });

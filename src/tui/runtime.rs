@@ -103,7 +103,9 @@ impl Runtime {
 /// reported as the run's error, not the app's end.
 pub fn deschedule(job: &crate::app::DescheduleJob) -> Action {
     let run = || -> Result<Box<crate::explain::deschedule::DryRun>, String> {
-        let p = crate::source::deschedule::read(std::path::Path::new(&job.path)).map_err(|e| e.to_string())?;
+        // `~/…` as a shell reads it
+        let path = crate::source::expand_home(std::path::Path::new(&job.path), std::env::var("HOME").ok().as_deref());
+        let p = crate::source::deschedule::read(&path).map_err(|e| e.to_string())?;
         let now = k8s_openapi::jiff::Timestamp::from_second(job.now).map_err(|e| format!("the clock: {e}"))?;
         crate::explain::deschedule::run(
             (*job.cluster).clone(),

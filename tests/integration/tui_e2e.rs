@@ -565,3 +565,27 @@ fn demo_deschedule_screen_shows_where_the_evicted_pod_lands_and_opens_it() {
     t.keys(&["q"]);
     t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }
+
+/// `:w ~/FILE` writes under $HOME, as a shell would read the path.
+#[test]
+fn save_expands_a_leading_tilde_to_the_home_directory() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let home = std::env::temp_dir().join(format!("kschedtui-e2e-home-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).expect("home");
+    let t = Tmux::start("tilde", &format!("HOME={} {BIN} --demo; sleep 30", home.display()));
+    t.wait_for(&["kschedtui", "demo cluster", "Pods"]);
+    t.keys(&[":"]);
+    t.text("w ~/demo-copy.yaml");
+    t.keys(&["Enter"]);
+    t.wait_for(&["saved the cluster"]);
+    let saved = home.join("demo-copy.yaml");
+    let text = std::fs::read_to_string(&saved).unwrap_or_else(|e| panic!("{}: {e}\n{}", saved.display(), t.screen()));
+    assert!(text.contains("kind: Node"), "{text}");
+    assert!(!std::path::Path::new("~").exists(), "a directory named ~ was created");
+    t.keys(&["q"]);
+    let _ = std::fs::remove_dir_all(&home);
+}
