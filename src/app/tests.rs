@@ -105,6 +105,38 @@ fn search_filters_and_esc_clears() {
 }
 
 #[test]
+fn an_unknown_start_namespace_is_an_error_and_the_list_shows_every_namespace() {
+    let start = |ns: &str| {
+        let mut a = App::new(
+            SourceInfo {
+                kind: SourceKind::Snapshot,
+                name: "tui-test.yaml".into(),
+            },
+            false,
+        );
+        a.pods.namespace = Some(ns.into());
+        load_sync(
+            &mut a,
+            crate::source::file::load_str("tui-test.yaml", FIXTURE).expect("fixture"),
+        );
+        a
+    };
+    let a = start("nope");
+    assert_eq!(a.pods.namespace, None);
+    let st = a.status.clone().expect("status");
+    assert_eq!(st.kind, StatusKind::Error);
+    assert_eq!(
+        st.text,
+        "unknown namespace 'nope' given with -n (namespaces with pods: data, default); showing all namespaces"
+    );
+    assert_eq!(names(&a).len(), 6);
+    // a namespace that exists stays, without a message
+    let a = start("data");
+    assert_eq!(a.pods.namespace.as_deref(), Some("data"));
+    assert!(a.status.as_ref().is_none_or(|s| s.kind != StatusKind::Error));
+}
+
+#[test]
 fn namespace_switch_and_command() {
     let mut a = app();
     run(&mut a, [Action::NextNamespace]);

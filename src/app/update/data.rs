@@ -28,6 +28,7 @@ pub(super) fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect>
             app.load = Load::Ready;
             app.generation += 1;
             clear_explanations(app);
+            check_start_namespace(app);
             explain_all(app)
         }
         Err(e) => {
@@ -177,6 +178,21 @@ pub(super) fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, resul
             app.explanations.remove(&k);
         }
     }
+}
+
+/// `-n NS` names a namespace the cluster does not have: the same error as `:ns NS`, and the
+/// list shows every namespace instead of an empty one.
+fn check_start_namespace(app: &mut App) {
+    let Some(ns) = app.pods.namespace.clone() else { return };
+    let all = crate::app::pod_list::namespaces(app);
+    if all.contains(&ns) || app.cluster.namespaces.contains_key(&ns) {
+        return;
+    }
+    app.pods.namespace = None;
+    app.error(format!(
+        "unknown namespace '{ns}' given with -n (namespaces with pods: {}); showing all namespaces",
+        all.join(", ")
+    ));
 }
 
 /// Forgets every explanation (the cluster changed).
