@@ -153,7 +153,7 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     Command "<Backspace>" => Action::Backspace, "delete a character", "";
     Command "<Ctrl-u>" => Action::ClearInput, "clear the text", "";
     Confirm "y" => Action::Confirm, "confirm", "yes";
-    Confirm "<Enter>" => Action::Confirm, "confirm", "";
+    Confirm "<Enter>" => Action::Cancel, "cancel (the default: a write needs y)", "";
     Confirm "n" => Action::Cancel, "cancel", "no";
     Confirm "<Esc>" => Action::Cancel, "cancel", "";
     Help "<Esc>" => Action::Cancel, "close", "close";
@@ -285,6 +285,10 @@ fn typing(app: &App) -> bool {
 pub(crate) fn resolve(app: &App, ev: &KeyEvent) -> Option<Action> {
     if ev.kind != KeyEventKind::Press {
         return None;
+    }
+    // Ctrl-c quits from every mode (typing, a dialog, help), as in k9s and a shell
+    if ev.code == KeyCode::Char('c') && ev.modifiers.contains(KeyModifiers::CONTROL) {
+        return Some(Action::Quit);
     }
     for scope in scopes(app) {
         for b in KEYMAP.iter().filter(|b| b.scope == scope) {
@@ -430,6 +434,41 @@ mod tests {
             resolve(&app, &press(KeyCode::Esc, KeyModifiers::NONE)),
             Some(Action::Cancel)
         ));
+    }
+
+    #[test]
+    fn ctrl_c_quits_from_every_mode_and_enter_cancels_a_confirmation() {
+        let mut app = App::new(
+            SourceInfo {
+                kind: SourceKind::Demo,
+                name: "demo".into(),
+            },
+            false,
+        );
+        app.load = Load::Ready;
+        let cc = press(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        let confirm = Mode::Confirm(crate::app::Pending::Bind {
+            pod: crate::model::ObjectKey::new("ns", "p"),
+            node: "n".into(),
+            warning: None,
+        });
+        for mode in [
+            Mode::Normal,
+            Mode::Search,
+            Mode::Command("w ".into()),
+            Mode::Help { scroll: 0 },
+            confirm.clone(),
+        ] {
+            app.mode = mode.clone();
+            assert!(matches!(resolve(&app, &cc), Some(Action::Quit)), "{mode:?}");
+        }
+        // a write needs y: Enter, n and Esc cancel
+        app.mode = confirm;
+        let key = |c| resolve(&app, &press(c, KeyModifiers::NONE));
+        assert!(matches!(key(KeyCode::Enter), Some(Action::Cancel)));
+        assert!(matches!(key(KeyCode::Esc), Some(Action::Cancel)));
+        assert!(matches!(key(KeyCode::Char('n')), Some(Action::Cancel)));
+        assert!(matches!(key(KeyCode::Char('y')), Some(Action::Confirm)));
     }
 
     #[test]

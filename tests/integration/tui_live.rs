@@ -93,7 +93,7 @@ fn select(t: &Tmux, query: &str, ready: &str) {
 fn confirm(t: &Tmux, server: &ApiServer, key: &str, title: &str) -> String {
     let before = sent(server);
     t.keys(&[key]);
-    let s = t.wait_for(&[title, "y/Enter confirm"]);
+    let s = t.wait_for(&[title, "y confirm   n/Esc/Enter cancel"]);
     assert_eq!(sent(server), before, "nothing is sent before the confirmation");
     t.keys(&["y"]);
     s

@@ -86,12 +86,12 @@ pub(super) fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'
     lines.push(Line::from(""));
     lines.push(Line::from(vec![
         Span::styled("y", theme.key),
-        Span::raw("/"),
-        Span::styled("Enter", theme.key),
         Span::raw(" confirm   "),
         Span::styled("n", theme.key),
         Span::raw("/"),
         Span::styled("Esc", theme.key),
+        Span::raw("/"),
+        Span::styled("Enter", theme.key),
         Span::raw(" cancel"),
     ]));
     let footer = lines;

@@ -576,7 +576,7 @@ mod tests {
             "  2. DELETE /api/v1/namespaces/default/pods/api-1",
             "  3. PATCH /api/v1/namespaces/default/pods/batch-1/status",
             "These requests are sent to the live cluster, in this order; a failure stops",
-            "y/Enter confirm   n/Esc cancel",
+            "y confirm   n/Esc/Enter cancel",
         ] {
             assert!(s.contains(want), "{want}:\n{s}");
         }
@@ -587,7 +587,7 @@ mod tests {
             "  1. PATCH /api/v1/namespaces/default/pods/api-1/status",
             "  … 2 more request(s) not shown: enlarge the terminal to see them all",
             "These requests are sent to the live cluster, in this order; a failure stops",
-            "y/Enter confirm   n/Esc cancel",
+            "y confirm   n/Esc/Enter cancel",
         ] {
             assert!(s.contains(want), "{want}:\n{s}");
         }
