@@ -35,6 +35,8 @@ pub enum Action {
     SearchStart,
     /// A typed character (search, command, form).
     Input(char),
+    /// A character key no binding of the screen has (a hint to `?`).
+    UnknownKey(char),
     /// Delete the last character.
     Backspace,
     /// Clear the current text field.

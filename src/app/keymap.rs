@@ -297,11 +297,15 @@ pub(crate) fn resolve(app: &App, ev: &KeyEvent) -> Option<Action> {
             }
         }
     }
-    if typing(app)
-        && let KeyCode::Char(c) = ev.code
+    if let KeyCode::Char(c) = ev.code
         && !ev.modifiers.contains(KeyModifiers::CONTROL)
     {
-        return Some(Action::Input(c));
+        if typing(app) {
+            return Some(Action::Input(c));
+        }
+        if app.mode == Mode::Normal {
+            return Some(Action::UnknownKey(c));
+        }
     }
     None
 }
@@ -462,6 +466,13 @@ mod tests {
             app.mode = mode.clone();
             assert!(matches!(resolve(&app, &cc), Some(Action::Quit)), "{mode:?}");
         }
+        // a key the screen does not have is a hint to ?, in normal mode only
+        app.mode = Mode::Normal;
+        let z = press(KeyCode::Char('z'), KeyModifiers::NONE);
+        assert!(matches!(resolve(&app, &z), Some(Action::UnknownKey('z'))));
+        assert!(resolve(&app, &press(KeyCode::F(5), KeyModifiers::NONE)).is_none());
+        app.mode = Mode::Help { scroll: 0 };
+        assert!(resolve(&app, &z).is_none());
         // a write needs y: Enter, n and Esc cancel
         app.mode = confirm;
         let key = |c| resolve(&app, &press(c, KeyModifiers::NONE));

@@ -137,6 +137,17 @@ fn an_unknown_start_namespace_is_an_error_and_the_list_shows_every_namespace() {
 }
 
 #[test]
+fn a_key_the_screen_does_not_have_hints_at_help_until_the_next_action() {
+    let mut a = app();
+    run(&mut a, [Action::UnknownKey('z')]);
+    let st = a.status.clone().expect("status");
+    assert_eq!(st.kind, StatusKind::Info);
+    assert_eq!(st.text, "no key 'z' on this screen: ? lists its keys");
+    run(&mut a, [Action::Down]);
+    assert!(a.status.is_none());
+}
+
+#[test]
 fn namespace_switch_and_command() {
     let mut a = app();
     run(&mut a, [Action::NextNamespace]);

@@ -225,6 +225,7 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         return Vec::new();
     }
     match action {
+        Action::UnknownKey(c) => app.info(format!("no key '{c}' on this screen: ? lists its keys")),
         Action::Up => move_by(app, -1),
         Action::Down => move_by(app, 1),
         Action::ScrollUp => move_by(app, -(SCROLL as isize)),
