@@ -379,20 +379,7 @@ pub fn low(ctx: &mut Ctx<'_>, args: &LowNodeUtilizationArgs, nodes: &[Arc<Node>]
             ctx.note(format!("{}: {} → appropriately utilized", n.name, describe(&shown)));
         }
     }
-    if lows.is_empty() {
-        ctx.note("No node is underutilized, nothing to do here, you might tune your thresholds further".into());
-        return;
-    }
-    if lows.len() as i64 <= args.number_of_nodes {
-        ctx.note(format!(
-            "Number of nodes underutilized ({}) is less or equal than NumberOfNodes ({}), nothing to do here",
-            lows.len(),
-            args.number_of_nodes
-        ));
-        return;
-    }
-    if lows.len() == nodes.len() {
-        ctx.note("All nodes are underutilized, nothing to do here".into());
+    if stops_on_underutilized(ctx, lows.len(), nodes.len(), args.number_of_nodes) {
         return;
     }
     if highs.is_empty() {
@@ -450,20 +437,7 @@ pub fn high(ctx: &mut Ctx<'_>, args: &HighNodeUtilizationArgs, nodes: &[Arc<Node
             ctx.note(format!("{}: {} → unschedulable", n.name, describe(&p)));
         }
     }
-    if lows.is_empty() {
-        ctx.note("No node is underutilized, nothing to do here, you might tune your thresholds further".into());
-        return;
-    }
-    if lows.len() as i64 <= args.number_of_nodes {
-        ctx.note(format!(
-            "Number of nodes underutilized ({}) is less or equal than NumberOfNodes ({}), nothing to do here",
-            lows.len(),
-            args.number_of_nodes
-        ));
-        return;
-    }
-    if lows.len() == nodes.len() {
-        ctx.note("All nodes are underutilized, nothing to do here".into());
+    if stops_on_underutilized(ctx, lows.len(), nodes.len(), args.number_of_nodes) {
         return;
     }
     if sched.is_empty() {
@@ -484,6 +458,25 @@ pub fn high(ctx: &mut Ctx<'_>, args: &HighNodeUtilizationArgs, nodes: &[Arc<Node
         only_thresholding: only,
     };
     evict_from(ctx, &m, lows, &sched);
+}
+
+/// The checks both utilization plugins make on the count of underutilized nodes before
+/// moving anything (none, at most numberOfNodes, all of them); true, with upstream's note, when
+/// one of them stops the plugin.
+fn stops_on_underutilized(ctx: &mut Ctx<'_>, lows: usize, nodes: usize, number_of_nodes: i64) -> bool {
+    let note = if lows == 0 {
+        "No node is underutilized, nothing to do here, you might tune your thresholds further".to_string()
+    } else if i64::try_from(lows).unwrap_or(i64::MAX) <= number_of_nodes {
+        format!(
+            "Number of nodes underutilized ({lows}) is less or equal than NumberOfNodes ({number_of_nodes}), nothing to do here"
+        )
+    } else if lows == nodes {
+        "All nodes are underutilized, nothing to do here".to_string()
+    } else {
+        return false;
+    };
+    ctx.note(note);
+    true
 }
 
 #[cfg(test)]
