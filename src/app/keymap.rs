@@ -415,8 +415,8 @@ mod tests {
         assert_eq!(parse_key("ab"), None);
     }
 
-    #[test]
-    fn resolve_by_scope_and_typing() {
+    /// An app in normal mode with its cluster loaded (no screen open).
+    fn ready_app() -> App {
         let mut app = App::new(
             SourceInfo {
                 kind: SourceKind::Demo,
@@ -425,6 +425,12 @@ mod tests {
             false,
         );
         app.load = Load::Ready;
+        app
+    }
+
+    #[test]
+    fn resolve_by_scope_and_typing() {
+        let mut app = ready_app();
         let q = press(KeyCode::Char('q'), KeyModifiers::NONE);
         assert!(matches!(resolve(&app, &q), Some(Action::Back)));
         // shifted letters arrive with SHIFT set
@@ -442,14 +448,7 @@ mod tests {
 
     #[test]
     fn ctrl_c_quits_from_every_mode_and_enter_cancels_a_confirmation() {
-        let mut app = App::new(
-            SourceInfo {
-                kind: SourceKind::Demo,
-                name: "demo".into(),
-            },
-            false,
-        );
-        app.load = Load::Ready;
+        let mut app = ready_app();
         let cc = press(KeyCode::Char('c'), KeyModifiers::CONTROL);
         let confirm = Mode::Confirm(crate::app::Pending::Bind {
             pod: crate::model::ObjectKey::new("ns", "p"),

@@ -35,42 +35,30 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_str(&ok(args)).expect("JSON")
 }
 
-fn anti_affinity(extra: &[&str]) -> Vec<String> {
-    let mut v: Vec<String> = [
-        "deschedule",
-        "--snapshot",
-        "fixtures/deschedule/anti-affinity.yaml",
-        "--policy",
-        "fixtures/deschedule/anti-affinity-policy.yaml",
-        "--now",
-        NOW,
-        "--scheduler-version",
-        SCHEDULER,
-    ]
-    .iter()
-    .map(ToString::to_string)
-    .collect();
+/// `deschedule` on fixtures/deschedule/NAME.yaml with NAME-policy.yaml, the clock and the
+/// release pinned, then `extra`.
+fn fixture(name: &str, extra: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = vec![
+        "deschedule".into(),
+        "--snapshot".into(),
+        format!("fixtures/deschedule/{name}.yaml"),
+        "--policy".into(),
+        format!("fixtures/deschedule/{name}-policy.yaml"),
+        "--now".into(),
+        NOW.into(),
+        "--scheduler-version".into(),
+        SCHEDULER.into(),
+    ];
     v.extend(extra.iter().map(ToString::to_string));
     v
 }
 
+fn anti_affinity(extra: &[&str]) -> Vec<String> {
+    fixture("anti-affinity", extra)
+}
+
 fn low_utilization(extra: &[&str]) -> Vec<String> {
-    let mut v: Vec<String> = [
-        "deschedule",
-        "--snapshot",
-        "fixtures/deschedule/low-utilization.yaml",
-        "--policy",
-        "fixtures/deschedule/low-utilization-policy.yaml",
-        "--now",
-        NOW,
-        "--scheduler-version",
-        SCHEDULER,
-    ]
-    .iter()
-    .map(ToString::to_string)
-    .collect();
-    v.extend(extra.iter().map(ToString::to_string));
-    v
+    fixture("low-utilization", extra)
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
