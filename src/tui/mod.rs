@@ -76,8 +76,14 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 /// Opens the TUI and runs it until the user quits.
 pub fn run(opts: &Options) -> Result<()> {
     let (mut theme, warnings) = theme::load(opts.theme.as_deref())?;
+    let depth = theme::color_depth(
+        std::env::var_os("KSCHEDTUI_COLORS").as_deref(),
+        std::env::var_os("COLORTERM").as_deref(),
+    )?;
     if theme::no_color(std::env::var_os("NO_COLOR").as_deref()) {
         theme = theme.monochrome();
+    } else if depth == theme::ColorDepth::Indexed256 {
+        theme = theme.to_256();
     }
     let source = match &opts.input {
         Some(Input::Snapshot(p)) => SourceInfo {

@@ -94,6 +94,12 @@ macro_rules! slots {
                     series: self.series.clone(),
                 }
             }
+
+            /// Every slot's style by name, in file order.
+            #[cfg(test)]
+            fn slots(&self) -> Vec<(&'static str, Style)> {
+                vec![$( (stringify!($name), self.$name) ),*]
+            }
         }
     };
 }
@@ -382,6 +388,19 @@ impl Theme {
         t
     }
 
+    /// The same theme for a terminal without truecolor ([`ColorDepth::Indexed256`]): every
+    /// `Color::Rgb` of the styles and series becomes the nearest xterm-256 colour
+    /// ([`nearest_256`]); named and indexed colours stay as they are.
+    pub(crate) fn to_256(&self) -> Theme {
+        let mut t = self.map_styles(|_, mut s| {
+            s.fg = s.fg.map(to_indexed);
+            s.bg = s.bg.map(to_indexed);
+            s
+        });
+        t.series = self.series.iter().copied().map(to_indexed).collect();
+        t
+    }
+
     /// The colour of series `i` (cycling).
     pub fn series_color(&self, i: usize) -> Color {
         if self.series.is_empty() {
@@ -395,6 +414,141 @@ impl Theme {
 /// True when the NO_COLOR convention asks for no colours (set and not empty).
 pub fn no_color(var: Option<&std::ffi::OsStr>) -> bool {
     var.is_some_and(|v| !v.is_empty())
+}
+
+/// How many colours the terminal shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ColorDepth {
+    /// 24-bit colour: `#rrggbb` as written.
+    TrueColor,
+    /// The xterm-256 palette: `#rrggbb` drawn as the nearest of its colours ([`Theme::to_256`]).
+    Indexed256,
+}
+
+/// The colour depth to draw with, from the environment's values: `KSCHEDTUI_COLORS` (`forced`)
+/// is `truecolor` or `24bit`, `256`, or `auto` (empty or unset is `auto`); `auto` is truecolor
+/// when `COLORTERM` says `truecolor` or `24bit`, else 256 colours. Another value is an error.
+pub(crate) fn color_depth(forced: Option<&std::ffi::OsStr>, colorterm: Option<&std::ffi::OsStr>) -> Result<ColorDepth> {
+    let is = |v: &std::ffi::OsStr, names: &[&str]| names.iter().any(|n| v.eq_ignore_ascii_case(n));
+    match forced {
+        Some(v) if is(v, &["truecolor", "24bit"]) => return Ok(ColorDepth::TrueColor),
+        Some(v) if is(v, &["256"]) => return Ok(ColorDepth::Indexed256),
+        Some(v) if !v.is_empty() && !is(v, &["auto"]) => bail!(
+            "KSCHEDTUI_COLORS={}: unknown colour depth (valid: truecolor, 24bit, 256, auto)",
+            v.to_string_lossy()
+        ),
+        _ => {}
+    }
+    Ok(if colorterm.is_some_and(|v| is(v, &["truecolor", "24bit"])) {
+        ColorDepth::TrueColor
+    } else {
+        ColorDepth::Indexed256
+    })
+}
+
+/// An sRGB colour, 8 bits a channel.
+type Srgb = (u8, u8, u8);
+
+/// The reference palette for the 16 named colours, whose real values each terminal chooses:
+/// xterm's defaults (its `XTerm-col.ad` resources), in ANSI order from black (0) to white (15).
+/// The contrast test measures named colours with it; what is drawn stays a named colour.
+const XTERM_16: [Srgb; 16] = [
+    (0x00, 0x00, 0x00), // black
+    (0xcd, 0x00, 0x00), // red
+    (0x00, 0xcd, 0x00), // green
+    (0xcd, 0xcd, 0x00), // yellow
+    (0x00, 0x00, 0xee), // blue
+    (0xcd, 0x00, 0xcd), // magenta
+    (0x00, 0xcd, 0xcd), // cyan
+    (0xe5, 0xe5, 0xe5), // gray (ANSI white)
+    (0x7f, 0x7f, 0x7f), // dark-gray (bright black)
+    (0xff, 0x00, 0x00), // light-red
+    (0x00, 0xff, 0x00), // light-green
+    (0xff, 0xff, 0x00), // light-yellow
+    (0x5c, 0x5c, 0xff), // light-blue
+    (0xff, 0x00, 0xff), // light-magenta
+    (0x00, 0xff, 0xff), // light-cyan
+    (0xff, 0xff, 0xff), // white (bright white)
+];
+
+/// The six levels of each channel in the xterm-256 colour cube (indices 16–231).
+const CUBE_LEVELS: [u8; 6] = [0x00, 0x5f, 0x87, 0xaf, 0xd7, 0xff];
+
+/// The RGB value of an xterm-256 index: 0–15 from [`XTERM_16`], 16–231 the 6×6×6 cube
+/// (16 + 36·r + 6·g + b over [`CUBE_LEVELS`]), 232–255 the grey ramp 8, 18, …, 238.
+pub(crate) fn indexed_rgb(i: u8) -> Srgb {
+    match i {
+        0..=15 => XTERM_16[usize::from(i)],
+        16..=231 => {
+            let c = i - 16;
+            let level = |n: u8| CUBE_LEVELS[usize::from(n)];
+            (level(c / 36), level(c / 6 % 6), level(c % 6))
+        }
+        232..=255 => {
+            let g = 8 + 10 * (i - 232);
+            (g, g, g)
+        }
+    }
+}
+
+/// The RGB value a colour is drawn with on the reference palette; `None` for `Reset` (the
+/// terminal's own foreground or background).
+#[cfg(test)]
+pub(crate) fn rgb_of(c: Color) -> Option<Srgb> {
+    let named = |i: u8| Some(XTERM_16[usize::from(i)]);
+    match c {
+        Color::Reset => None,
+        Color::Black => named(0),
+        Color::Red => named(1),
+        Color::Green => named(2),
+        Color::Yellow => named(3),
+        Color::Blue => named(4),
+        Color::Magenta => named(5),
+        Color::Cyan => named(6),
+        Color::Gray => named(7),
+        Color::DarkGray => named(8),
+        Color::LightRed => named(9),
+        Color::LightGreen => named(10),
+        Color::LightYellow => named(11),
+        Color::LightBlue => named(12),
+        Color::LightMagenta => named(13),
+        Color::LightCyan => named(14),
+        Color::White => named(15),
+        Color::Indexed(i) => Some(indexed_rgb(i)),
+        Color::Rgb(r, g, b) => Some((r, g, b)),
+    }
+}
+
+/// The xterm-256 index nearest to an RGB colour: the nearer, by squared distance in sRGB, of
+/// the 6×6×6 cube's colour (each channel at its nearest level) and the grey ramp's nearest grey
+/// (232–255); the cube on a tie. 0–15 are never chosen, as each terminal sets those itself.
+pub(crate) fn nearest_256(r: u8, g: u8, b: u8) -> u8 {
+    let dist = |(x, y, z): Srgb| {
+        [(r, x), (g, y), (b, z)]
+            .iter()
+            .map(|&(a, b)| (i32::from(a) - i32::from(b)).pow(2))
+            .sum::<i32>()
+    };
+    let level = |c: u8| {
+        (0u8..6)
+            .min_by_key(|&n| (i32::from(CUBE_LEVELS[usize::from(n)]) - i32::from(c)).abs())
+            .unwrap_or(0)
+    };
+    let cube = 16 + 36 * level(r) + 6 * level(g) + level(b);
+    let grey = (232u8..=255).min_by_key(|&i| dist(indexed_rgb(i))).unwrap_or(232);
+    if dist(indexed_rgb(grey)) < dist(indexed_rgb(cube)) {
+        grey
+    } else {
+        cube
+    }
+}
+
+/// A colour as drawn on a 256-colour terminal: `Rgb` becomes the nearest index, others stay.
+fn to_indexed(c: Color) -> Color {
+    match c {
+        Color::Rgb(r, g, b) => Color::Indexed(nearest_256(r, g, b)),
+        other => other,
+    }
 }
 
 #[cfg(test)]
@@ -514,5 +668,108 @@ mod tests {
         assert!(no_color(Some(std::ffi::OsStr::new("1"))));
         assert!(!no_color(Some(std::ffi::OsStr::new(""))));
         assert!(!no_color(None));
+    }
+
+    #[test]
+    fn named_and_indexed_colours_have_xterm_values() {
+        assert_eq!(rgb_of(Color::Reset), None);
+        assert_eq!(rgb_of(Color::Black), Some((0, 0, 0)));
+        assert_eq!(rgb_of(Color::Gray), Some((0xe5, 0xe5, 0xe5)));
+        assert_eq!(rgb_of(Color::DarkGray), Some((0x7f, 0x7f, 0x7f)));
+        assert_eq!(rgb_of(Color::LightYellow), Some((0xff, 0xff, 0x00)));
+        assert_eq!(rgb_of(Color::LightBlue), Some((0x5c, 0x5c, 0xff)));
+        assert_eq!(rgb_of(Color::White), Some((0xff, 0xff, 0xff)));
+        assert_eq!(rgb_of(Color::Indexed(9)), rgb_of(Color::LightRed));
+        assert_eq!(rgb_of(Color::Rgb(1, 2, 3)), Some((1, 2, 3)));
+        assert_eq!(indexed_rgb(16), (0, 0, 0));
+        assert_eq!(indexed_rgb(67), (0x5f, 0x87, 0xaf));
+        assert_eq!(indexed_rgb(196), (0xff, 0, 0));
+        assert_eq!(indexed_rgb(231), (0xff, 0xff, 0xff));
+        assert_eq!(indexed_rgb(232), (8, 8, 8));
+        assert_eq!(indexed_rgb(244), (128, 128, 128));
+        assert_eq!(indexed_rgb(255), (238, 238, 238));
+    }
+
+    #[test]
+    fn rgb_maps_to_the_nearest_xterm_256_colour() {
+        let cases = [
+            ((0xff, 0x00, 0x00), 196), // the cube's red
+            ((0x80, 0x80, 0x80), 244), // exactly grey 244 (the cube's nearest, #878787, is 7 off)
+            ((0x00, 0x00, 0x00), 16),
+            ((0xff, 0xff, 0xff), 231),
+            ((0x08, 0x08, 0x08), 232),
+            ((0xee, 0xee, 0xee), 255),
+            ((0x5f, 0x87, 0xaf), 67),  // a cube colour maps to itself
+            ((0x7a, 0xa2, 0xf7), 111), // the default theme's blue → #87afff
+            ((0xd0, 0xd7, 0xe2), 188), // its text → #d7d7d7
+            ((0x1f, 0x23, 0x35), 235), // its status bar → grey #262626
+            ((0xdd, 0xf4, 0xff), 195), // the light theme's selection → #d7ffff
+            ((0x72, 0x72, 0x72), 243), // mean 114: grey 118 (#767676) beats the cube's #5f5f5f
+        ];
+        for ((r, g, b), want) in cases {
+            assert_eq!(nearest_256(r, g, b), want, "#{r:02x}{g:02x}{b:02x}");
+        }
+        // every cube and ramp colour maps back to its own index
+        for i in 16..=255u8 {
+            let (r, g, b) = indexed_rgb(i);
+            assert_eq!(nearest_256(r, g, b), i);
+        }
+    }
+
+    #[test]
+    fn colour_depth_comes_from_colorterm_unless_forced() {
+        let os = |s: &'static str| Some(std::ffi::OsStr::new(s));
+        assert_eq!(
+            color_depth(None, os("truecolor")).expect("depth"),
+            ColorDepth::TrueColor
+        );
+        assert_eq!(color_depth(None, os("24bit")).expect("depth"), ColorDepth::TrueColor);
+        assert_eq!(color_depth(None, None).expect("depth"), ColorDepth::Indexed256);
+        assert_eq!(color_depth(None, os("")).expect("depth"), ColorDepth::Indexed256);
+        assert_eq!(color_depth(None, os("yes")).expect("depth"), ColorDepth::Indexed256);
+        assert_eq!(
+            color_depth(os("256"), os("truecolor")).expect("depth"),
+            ColorDepth::Indexed256
+        );
+        assert_eq!(
+            color_depth(os("truecolor"), None).expect("depth"),
+            ColorDepth::TrueColor
+        );
+        assert_eq!(color_depth(os("24bit"), None).expect("depth"), ColorDepth::TrueColor);
+        assert_eq!(
+            color_depth(os("auto"), os("truecolor")).expect("depth"),
+            ColorDepth::TrueColor
+        );
+        assert_eq!(color_depth(os(""), None).expect("depth"), ColorDepth::Indexed256);
+        let e = color_depth(os("16"), os("truecolor")).expect_err("unknown depth");
+        assert_eq!(
+            format!("{e:#}"),
+            "KSCHEDTUI_COLORS=16: unknown colour depth (valid: truecolor, 24bit, 256, auto)"
+        );
+    }
+
+    #[test]
+    fn a_256_colour_theme_has_no_rgb_left() {
+        for (name, _) in BUNDLED {
+            let t = load(Some(name)).expect("loads").0;
+            let c = t.to_256();
+            for ((slot, before), (_, after)) in t.slots().into_iter().zip(c.slots()) {
+                for (b, a) in [(before.fg, after.fg), (before.bg, after.bg)] {
+                    match (b, a) {
+                        (Some(Color::Rgb(r, g, bl)), Some(Color::Indexed(i))) => {
+                            assert_eq!(i, nearest_256(r, g, bl), "{name}.{slot}");
+                        }
+                        (b, a) => assert_eq!(b, a, "{name}.{slot}: only Rgb changes"),
+                    }
+                }
+                assert_eq!(before.add_modifier, after.add_modifier, "{name}.{slot}");
+            }
+            assert_eq!(c.series.len(), t.series.len());
+            // nothing anywhere in it (series, any other colour of a style) is Rgb any more
+            assert!(!format!("{c:?}").contains("Rgb("), "{name}: {c:?}");
+        }
+        let d = load(None).expect("default").0.to_256();
+        assert_eq!(d.base.fg, Some(Color::Indexed(188)));
+        assert_eq!(d.series[0], Color::Indexed(111));
     }
 }

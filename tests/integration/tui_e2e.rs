@@ -494,6 +494,21 @@ fn bad_theme_is_refused_before_the_terminal_is_touched() {
 }
 
 #[test]
+fn unknown_colour_depth_is_refused_before_the_terminal_is_touched() {
+    let out = Command::new(BIN)
+        .args(["--demo"])
+        .env("KSCHEDTUI_COLORS", "16")
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: KSCHEDTUI_COLORS=16: unknown colour depth (valid: truecolor, 24bit, 256, auto)\n"
+    );
+}
+
+#[test]
 fn quit_restores_the_terminal_after_a_load_error() {
     if !Tmux::available() {
         println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
