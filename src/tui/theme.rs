@@ -519,6 +519,30 @@ pub(crate) fn rgb_of(c: Color) -> Option<Srgb> {
     }
 }
 
+/// WCAG 2.x relative luminance of an sRGB colour (0 black to 1 white), with WCAG's 0.03928
+/// linear-segment threshold (sRGB's 0.04045 gives the same for 8-bit values).
+#[cfg(test)]
+pub(crate) fn relative_luminance((r, g, b): Srgb) -> f64 {
+    let linear = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.039_28 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b)
+}
+
+/// WCAG 2.x contrast ratio of two colours, (L1 + 0.05) / (L2 + 0.05) with L1 the lighter:
+/// 1 (the same) to 21 (black on white). Text needs 4.5 (level AA). Only the tests measure
+/// contrast, so this, [`relative_luminance`] and [`rgb_of`] are built for them alone.
+#[cfg(test)]
+pub(crate) fn contrast_ratio(a: Srgb, b: Srgb) -> f64 {
+    let (la, lb) = (relative_luminance(a), relative_luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
 /// The xterm-256 index nearest to an RGB colour: the nearer, by squared distance in sRGB, of
 /// the 6×6×6 cube's colour (each channel at its nearest level) and the grey ramp's nearest grey
 /// (232–255); the cube on a tie. 0–15 are never chosen, as each terminal sets those itself.
@@ -668,6 +692,20 @@ mod tests {
         assert!(no_color(Some(std::ffi::OsStr::new("1"))));
         assert!(!no_color(Some(std::ffi::OsStr::new(""))));
         assert!(!no_color(None));
+    }
+
+    #[test]
+    fn contrast_ratio_follows_wcag() {
+        assert_eq!(contrast_ratio((0, 0, 0), (255, 255, 255)), 21.0);
+        assert_eq!(contrast_ratio((255, 255, 255), (0, 0, 0)), 21.0);
+        assert_eq!(contrast_ratio((0x12, 0x34, 0x56), (0x12, 0x34, 0x56)), 1.0);
+        let two = |x: f64| (x * 100.0).round() / 100.0;
+        // the usual reference pair: #777777 just misses 4.5 on white, #767676 just makes it
+        assert_eq!(two(contrast_ratio((0x77, 0x77, 0x77), (255, 255, 255))), 4.48);
+        assert_eq!(two(contrast_ratio((0x76, 0x76, 0x76), (255, 255, 255))), 4.54);
+        assert_eq!(two(contrast_ratio((0xff, 0xff, 0x00), (255, 255, 255))), 1.07);
+        assert_eq!(relative_luminance((255, 0, 0)), 0.2126);
+        assert_eq!(relative_luminance((0, 0, 0)), 0.0);
     }
 
     #[test]
