@@ -416,6 +416,17 @@ pub fn no_color(var: Option<&std::ffi::OsStr>) -> bool {
     var.is_some_and(|v| !v.is_empty())
 }
 
+/// `text` drawn inside a marker (the queue's current pod, the winner's row): when the marker
+/// sets a background its colours win, as a table's row highlight does (its foreground was chosen
+/// for that background); a marker without a background only adds to the text's style.
+pub(crate) fn marked(text: Style, marker: Style) -> Style {
+    if marker.bg.is_some() {
+        text.patch(marker)
+    } else {
+        marker.patch(text)
+    }
+}
+
 /// How many colours the terminal shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ColorDepth {
@@ -809,5 +820,23 @@ mod tests {
         let d = load(None).expect("default").0.to_256();
         assert_eq!(d.base.fg, Some(Color::Indexed(188)));
         assert_eq!(d.series[0], Color::Indexed(111));
+    }
+
+    #[test]
+    fn marked_keeps_a_marker_background_with_its_own_foreground() {
+        let accent = Style::default().fg(Color::Magenta).add_modifier(Modifier::BOLD);
+        let chip = Style::default().fg(Color::Black).bg(Color::Yellow);
+        assert_eq!(
+            marked(accent, chip),
+            Style::default()
+                .fg(Color::Black)
+                .bg(Color::Yellow)
+                .add_modifier(Modifier::BOLD)
+        );
+        let tint = Style::default().bg(Color::Blue);
+        assert_eq!(marked(accent, tint), accent.bg(Color::Blue));
+        let plain = Style::default().fg(Color::Green).add_modifier(Modifier::BOLD);
+        assert_eq!(marked(accent, plain), accent);
+        assert_eq!(marked(accent, Style::default()), accent);
     }
 }

@@ -12,7 +12,7 @@ use super::{ViewState, block, record_rows};
 use crate::app::analysis::{abbreviate, score_plugins, score_rows};
 use crate::app::{App, PodView, ScoreMode};
 use crate::engine::trace::{Explanation, NodeScoreTrace, PluginScore};
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Theme, marked};
 
 fn heat(theme: &Theme, normalized: i64) -> Style {
     match normalized {
@@ -131,7 +131,7 @@ pub(super) fn render(
             let mut cells = vec![
                 Cell::from(Span::styled(
                     r.node.clone(),
-                    row_style(ex, &r.node, theme).patch(theme.accent),
+                    marked(theme.accent, row_style(ex, &r.node, theme)),
                 )),
                 Cell::from(Span::styled(format!("{:>5}", r.total), row_style(ex, &r.node, theme))),
             ];
@@ -195,7 +195,7 @@ fn bars(
         let mut spans = vec![
             Span::styled(
                 format!("{:<node_w$} ", r.node),
-                row_style(ex, &r.node, theme).patch(theme.accent),
+                marked(theme.accent, row_style(ex, &r.node, theme)),
             ),
             Span::styled(format!("{:>5} ", r.total), row_style(ex, &r.node, theme)),
         ];
@@ -267,7 +267,7 @@ fn plugin_table(
             Row::new(vec![
                 Cell::from(Span::styled(
                     r.node.clone(),
-                    row_style(ex, &r.node, theme).patch(theme.accent),
+                    marked(theme.accent, row_style(ex, &r.node, theme)),
                 )),
                 Cell::from(format!("{:>6}", num(|s| s.raw))),
                 Cell::from(Span::styled(format!("{:>6}", num(|s| s.normalized)), heat_style)),

@@ -14,7 +14,7 @@ use crate::app::stepper::{Pipeline, Point, PointState, Step};
 use crate::engine::framework::status::Code;
 use crate::engine::plugins::names;
 use crate::engine::trace::{BindingOutcome, Explanation, PluginStatus};
-use crate::tui::theme::Theme;
+use crate::tui::theme::{Theme, marked};
 
 fn code_style(theme: &Theme, c: Code) -> Style {
     match c {
@@ -254,7 +254,7 @@ fn queue(app: &App, ex: &Explanation, theme: &Theme, frame: &mut Frame<'_>, area
             Span::styled(
                 p.key.to_string(),
                 if me {
-                    theme.selected.patch(theme.accent)
+                    marked(theme.accent, theme.selected)
                 } else {
                     theme.accent
                 },
