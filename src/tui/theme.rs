@@ -822,6 +822,176 @@ mod tests {
         assert_eq!(d.series[0], Color::Indexed(111));
     }
 
+    /// Slots drawn as glyphs without text, left out of the contrast check: (slot, why).
+    /// (Series colours are not checked either: they draw the legend's `■` and the score bars.)
+    const DECORATIVE: &[(&str, &str)] = &[
+        (
+            "border",
+            "box-drawing lines only (view::block, the pod list's gap rule); titles use `title`",
+        ),
+        (
+            "gauge",
+            "the used part of a node's resource gauge, `█` only (node_view::gauge)",
+        ),
+        (
+            "gauge_over",
+            "a gauge's part over the allocatable amount, `▒` only (node_view::gauge)",
+        ),
+    ];
+
+    /// The slots drawn on the top bar and the status line, over `status` (view::header,
+    /// view::status_bar, view::hints_line).
+    const ON_STATUS: &[&str] = &[
+        "status",
+        "status_error",
+        "key",
+        "muted",
+        "accent",
+        "header",
+        "warn",
+        "ok",
+        "fail",
+    ];
+
+    /// The slots drawn in dialogs and the help, over `popup` on a cleared area (view::dialogs,
+    /// view::help): block titles, the texts, the focused what-if field.
+    const IN_POPUP: &[&str] = &[
+        "popup", "title", "header", "muted", "key", "accent", "warn", "fail", "base", "selected",
+    ];
+
+    /// The slots drawn in a table's rows, which the row highlight (`selected`) patches over
+    /// when the row is the selected one.
+    const IN_TABLE_ROWS: &[&str] = &[
+        "base",
+        "muted",
+        "accent",
+        "key",
+        "ok",
+        "warn",
+        "fail",
+        "search_match",
+        "winner",
+        "tie",
+        "heat_low",
+        "heat_mid",
+        "heat_high",
+    ];
+
+    /// The terminal's own colours a theme is checked on where it leaves them to the terminal
+    /// (`Reset`, as under a `base` without a background or in a cleared dialog):
+    /// (theme, foreground, background, why these).
+    const TERMINAL: &[(&str, Srgb, Srgb, &str)] = &[
+        (
+            "default",
+            (0xc0, 0xca, 0xf5),
+            (0x1a, 0x1b, 0x26),
+            "made for dark terminals: Tokyo Night's, where its palette comes from (lighter than black, so stricter for light text)",
+        ),
+        (
+            "light",
+            (0x00, 0x00, 0x00),
+            (0xff, 0xff, 0xff),
+            "made for light terminals: xterm's own black on white",
+        ),
+    ];
+
+    /// Every place a theme draws text, as the renderers layer styles (each patched over the
+    /// cells below; the screen starts as the terminal's colours): (what, style).
+    fn text_places(t: &Theme) -> Vec<(String, Style)> {
+        let styles = t.slots();
+        let slot = |n: &str| {
+            styles
+                .iter()
+                .find(|(s, _)| *s == n)
+                .map(|(_, st)| *st)
+                .unwrap_or_else(|| panic!("no slot '{n}'"))
+        };
+        let on = |layers: &[Style]| layers.iter().fold(Style::reset(), |acc, s| acc.patch(*s));
+        let mut v = Vec::new();
+        // the body: every slot with text straight on the screen (view::render fills it with `base`)
+        for (n, s) in &styles {
+            if !DECORATIVE.iter().any(|(d, _)| d == n) {
+                v.push(((*n).to_string(), on(&[t.base, *s])));
+            }
+        }
+        for n in ON_STATUS {
+            v.push((format!("{n} on the status bar"), on(&[t.base, t.status, slot(n)])));
+        }
+        for n in IN_POPUP {
+            v.push((format!("{n} in a dialog"), on(&[t.popup, slot(n)])));
+        }
+        for n in IN_TABLE_ROWS {
+            v.push((format!("{n} in the selected row"), on(&[t.base, slot(n), t.selected])));
+        }
+        // names drawn with `marked` (steps::queue, score_matrix), the Score ones in table rows
+        v.push((
+            "accent marked selected (the queue's current pod)".into(),
+            on(&[t.base, marked(t.accent, t.selected)]),
+        ));
+        for m in ["winner", "tie"] {
+            let s = marked(t.accent, slot(m));
+            v.push((format!("accent marked {m} (Score's node names)"), on(&[t.base, s])));
+            v.push((
+                format!("accent marked {m} in the selected row"),
+                on(&[t.base, s, t.selected]),
+            ));
+        }
+        v
+    }
+
+    /// The contrast failures of a theme: one line per place below 4.5.
+    fn contrast_failures(t: &Theme, label: &str) -> Vec<String> {
+        let terminal = TERMINAL.iter().find(|(n, ..)| *n == t.name);
+        let mut out = Vec::new();
+        for (place, s) in text_places(t) {
+            let pick = |c: Option<Color>, fg: bool| {
+                let c = c.unwrap_or(Color::Reset);
+                rgb_of(c)
+                    .or_else(|| terminal.map(|(_, f, b, _)| if fg { *f } else { *b }))
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "{label}: {place} uses the terminal's colours; add '{}' to TERMINAL",
+                            t.name
+                        )
+                    })
+            };
+            let (mut fg, mut bg) = (pick(s.fg, true), pick(s.bg, false));
+            if s.add_modifier.contains(Modifier::REVERSED) {
+                std::mem::swap(&mut fg, &mut bg);
+            }
+            let hex = |(r, g, b): Srgb| format!("#{r:02x}{g:02x}{b:02x}");
+            let ratio = contrast_ratio(fg, bg);
+            if s.add_modifier.contains(Modifier::DIM) {
+                out.push(format!(
+                    "{label}: {place}: dim text (the terminal's dimming is not measurable)"
+                ));
+            } else if ratio < 4.5 {
+                out.push(format!(
+                    "{label}: {place}: fg {:?} {} on bg {:?} {}: {ratio:.2}",
+                    s.fg.unwrap_or(Color::Reset),
+                    hex(fg),
+                    s.bg.unwrap_or(Color::Reset),
+                    hex(bg),
+                ));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_bundled_theme_has_text_contrast_of_at_least_4_5() {
+        for (d, _) in DECORATIVE {
+            assert!(SLOTS.contains(d), "DECORATIVE names no slot '{d}'");
+        }
+        let mut failures = Vec::new();
+        for (name, _) in BUNDLED {
+            let t = load(Some(name)).expect("loads").0;
+            failures.extend(contrast_failures(&t, &format!("{name} (truecolor)")));
+            failures.extend(contrast_failures(&t.to_256(), &format!("{name} (256 colours)")));
+        }
+        assert!(failures.is_empty(), "WCAG contrast below 4.5:\n{}", failures.join("\n"));
+    }
+
     #[test]
     fn marked_keeps_a_marker_background_with_its_own_foreground() {
         let accent = Style::default().fg(Color::Magenta).add_modifier(Modifier::BOLD);
