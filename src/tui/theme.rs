@@ -5,6 +5,17 @@
 //! palette (cycles are refused). Loading returns warnings (unused palette colours, slots left to
 //! the built-in fallback) next to the theme; a test requires none for the bundled files.
 //! `NO_COLOR` keeps only modifiers ([`Theme::monochrome`]).
+//!
+//! Colour depth: `#rrggbb` needs a truecolor terminal. Unless `COLORTERM` is `truecolor` or
+//! `24bit`, every `Color::Rgb` of the resolved theme becomes the nearest xterm-256 colour (the
+//! 6×6×6 cube or the grey ramp, whichever is nearer); `KSCHEDTUI_COLORS=truecolor|24bit|256|auto`
+//! overrides the guess (`color_depth`, a pure function of the two values, and `Theme::to_256`).
+//!
+//! Contrast: a test holds every bundled theme, as written and as 256 colours, to a WCAG 2.x
+//! contrast ratio of 4.5 wherever the renderers draw text — each text slot on the screen, the
+//! slots of the status bar and of dialogs on theirs, a table's cells under the selected row's
+//! highlight — with the exemptions (decorative slots) listed in the test. Named colours are
+//! measured on xterm's default palette (`XTERM_16`), whatever the user's terminal really shows.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
