@@ -11,6 +11,7 @@ pub mod names;
 pub mod node_info;
 pub mod placement;
 pub mod plugin;
+pub(crate) mod pod_table;
 pub mod runner;
 pub mod runtime;
 pub mod snapshot;

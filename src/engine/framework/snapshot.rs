@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::handle::FrameworkHandle;
 use super::node_info::{NodeInfo, PodInfo};
+use super::pod_table::PodTable;
 use crate::engine::release::{Features, Release};
 use crate::model::selector::Labels;
 use crate::model::{Cluster, ObjectKey};
@@ -34,6 +35,9 @@ pub struct Snapshot {
     /// `Snapshot.AssumePlacement`): the only nodes a pod is filtered and scored on. Plugins
     /// still see every node (spread and affinity count the whole cluster). None: every node.
     pub placement: Option<Arc<BTreeSet<String>>>,
+    /// The bound pods interned, with their label index, as built with the snapshot; None once
+    /// the snapshot changed (`snapshot_update`), when the plugins' own cache takes over.
+    pub(crate) pod_table: Option<Arc<PodTable>>,
 }
 
 static NO_LABELS: std::sync::LazyLock<Labels> = std::sync::LazyLock::new(Labels::new);
@@ -81,6 +85,7 @@ impl Snapshot {
                 }
             }
         }
+        let pod_table = Some(Arc::new(PodTable::build(&nodes)));
         Snapshot {
             cluster,
             nodes,
@@ -91,6 +96,7 @@ impl Snapshot {
             features,
             handle: FrameworkHandle::default(),
             placement: None,
+            pod_table,
         }
     }
 

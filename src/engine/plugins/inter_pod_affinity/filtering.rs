@@ -14,9 +14,9 @@ use super::{InterPodAffinity, MergedTerm, TopologyCounts, matches_all};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, PreFilterPlugin};
+use crate::engine::framework::pod_table::{CompiledReq, CompiledSelector, PodTable};
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::{Code, Status};
-use crate::engine::plugins::pod_topology_spread::common::{CompiledReq, CompiledSelector, PodTable};
 use crate::engine::trace::Fact;
 use crate::model::Pod;
 use crate::model::selector::Labels;
@@ -51,8 +51,35 @@ pub(crate) struct IncomingTerms {
 pub(crate) struct Witness {
     /// Matches counted at PreFilter.
     pub count: i64,
-    /// Up to `WITNESS_LIMIT` pods, as "namespace/name (node n)".
-    pub pods: Vec<String>,
+    /// Up to `WITNESS_LIMIT` pods with their nodes (named only when shown).
+    pub pods: Vec<WitnessPod>,
+}
+
+impl Witness {
+    /// The pods as "namespace/name (node n)".
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.pods.iter().map(ToString::to_string).collect()
+    }
+}
+
+/// One example pod and the node it runs on: shared handles, formatted when shown, since most
+/// witnesses are never shown.
+#[derive(Clone, Debug)]
+pub(crate) struct WitnessPod {
+    pod: Arc<PodInfo>,
+    node: Arc<crate::model::Node>,
+}
+
+impl WitnessPod {
+    fn same(&self, o: &WitnessPod) -> bool {
+        self.pod.pod.key == o.pod.pod.key && self.node.name == o.node.name
+    }
+}
+
+impl std::fmt::Display for WitnessPod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (node {})", self.pod.pod.key, self.node.name)
+    }
 }
 
 /// What PreFilter saw, for the trace.
@@ -105,18 +132,21 @@ impl PreFilterState {
     }
 }
 
-fn witness_name(p: &Pod, node: &str) -> String {
-    format!("{} (node {node})", p.key)
+fn witness(p: &Arc<PodInfo>, node: &NodeInfo) -> WitnessPod {
+    WitnessPod {
+        pod: p.clone(),
+        node: node.node.clone(),
+    }
 }
 
 /// Counts `count` more matches for `value` and keeps up to `WITNESS_LIMIT` names from `names`
 /// (taken lazily, not allocating once the witness is full or the value already known).
-fn add_witness(m: &mut HashMap<String, Witness>, value: &str, count: i64, names: impl Iterator<Item = String>) {
-    let fill = |w: &mut Witness, names: &mut dyn Iterator<Item = String>| {
+fn add_witness(m: &mut HashMap<String, Witness>, value: &str, count: i64, names: impl Iterator<Item = WitnessPod>) {
+    let fill = |w: &mut Witness, names: &mut dyn Iterator<Item = WitnessPod>| {
         w.count += count;
         while w.pods.len() < WITNESS_LIMIT {
             let Some(n) = names.next() else { break };
-            if !w.pods.contains(&n) {
+            if !w.pods.iter().any(|p| p.same(&n)) {
                 w.pods.push(n);
             }
         }
@@ -154,7 +184,7 @@ fn existing_anti_affinity_counts(
                     w.existing.insert(t.topology_key.clone(), HashMap::new());
                 }
                 if let Some(inner) = w.existing.get_mut(&t.topology_key) {
-                    add_witness(inner, v, 1, std::iter::once_with(|| witness_name(&ep.pod, node.name())));
+                    add_witness(inner, v, 1, std::iter::once_with(|| witness(ep, node)));
                 }
             }
         }
@@ -230,6 +260,9 @@ fn incoming_counts_with(
     let table = table.filter(|t| t.fits(&snap.nodes));
     let aff_m: Vec<TermMatcher<'_>> = terms.affinity.iter().map(|t| TermMatcher::new(table, t)).collect();
     let anti_m: Vec<TermMatcher<'_>> = terms.anti_affinity.iter().map(|t| TermMatcher::new(table, t)).collect();
+    if let Some(out) = indexed_counts(snap, terms, w, &aff_m, &anti_m) {
+        return out;
+    }
     let mut anti_matches = vec![0i64; terms.anti_affinity.len()];
     for (ni, node) in snap.nodes.iter().enumerate() {
         if node.pods.is_empty() {
@@ -277,11 +310,124 @@ fn incoming_counts_with(
                 .iter()
                 .enumerate()
                 .filter(|(j, p)| m.matches(t, &p.pod, first_row + j))
-                .map(|(_, p)| witness_name(&p.pod, node.name()));
+                .map(|(_, p)| witness(p, node));
             add_witness(&mut w.anti[i], v, anti_matches[i], names);
         }
     }
     (affinity, anti)
+}
+
+/// The rows a term can match, from the table's label index (None: the term cannot be narrowed
+/// and every pod must be tried).
+fn term_candidates(m: &TermMatcher<'_>) -> Option<Vec<u32>> {
+    match m {
+        TermMatcher::Nothing => Some(Vec::new()),
+        TermMatcher::Pod => None,
+        TermMatcher::Table(table, c) => {
+            let ns = (!c.all_namespaces).then_some(c.namespaces.as_slice());
+            table.candidates(&c.reqs, ns)
+        }
+    }
+}
+
+/// [`incoming_counts_with`] from the label index: only the pods that can match a term are
+/// visited, then counted per node and walked in node order as the full scan does (same
+/// counts, same witnesses). None when a term cannot be narrowed.
+fn indexed_counts(
+    snap: &Snapshot,
+    terms: &IncomingTerms,
+    w: &mut Witnesses,
+    aff_m: &[TermMatcher<'_>],
+    anti_m: &[TermMatcher<'_>],
+) -> Option<(TopologyCounts, TopologyCounts)> {
+    let table = match aff_m.iter().chain(anti_m).find_map(|m| match m {
+        TermMatcher::Table(t, _) => Some(*t),
+        _ => None,
+    }) {
+        Some(t) => t,
+        None if aff_m.iter().chain(anti_m).all(|m| matches!(m, TermMatcher::Nothing)) => {
+            return Some((TopologyCounts::default(), TopologyCounts::default()));
+        }
+        None => return None,
+    };
+    // Affinity: a pod must match every term, so the narrowest term's candidates suffice.
+    let aff_rows: Vec<u32> = if terms.affinity.is_empty() {
+        Vec::new()
+    } else {
+        let lists: Vec<Vec<u32>> = aff_m.iter().map(term_candidates).collect::<Option<_>>()?;
+        let mut rows = lists.into_iter().min_by_key(Vec::len).unwrap_or_default();
+        rows.retain(|&r| {
+            let (node, j) = row_pod(table, r as usize);
+            let p = &snap.nodes[node].pods[j].pod;
+            terms
+                .affinity
+                .iter()
+                .zip(aff_m)
+                .all(|(t, m)| m.matches(t, p, r as usize))
+        });
+        rows
+    };
+    let mut anti_rows: Vec<Vec<u32>> = Vec::with_capacity(terms.anti_affinity.len());
+    for (t, m) in terms.anti_affinity.iter().zip(anti_m) {
+        let mut rows = term_candidates(m)?;
+        rows.retain(|&r| {
+            let (node, j) = row_pod(table, r as usize);
+            m.matches(t, &snap.nodes[node].pods[j].pod, r as usize)
+        });
+        anti_rows.push(rows);
+    }
+    let mut affinity = TopologyCounts::default();
+    let mut anti = TopologyCounts::default();
+    // Per node, in node order: the affinity matches, then each anti-affinity term's.
+    let mut i_aff = 0;
+    let mut i_anti = vec![0usize; anti_rows.len()];
+    let mut nodes: Vec<usize> = aff_rows
+        .iter()
+        .chain(anti_rows.iter().flatten())
+        .map(|&r| table.row_node(r as usize))
+        .collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    for ni in nodes {
+        let node = &snap.nodes[ni];
+        let labels = &node.node.labels;
+        let take = |rows: &[u32], at: &mut usize| -> std::ops::Range<usize> {
+            let start = *at;
+            while *at < rows.len() && table.row_node(rows[*at] as usize) == ni {
+                *at += 1;
+            }
+            start..*at
+        };
+        let aff_matches = take(&aff_rows, &mut i_aff).len() as i64;
+        w.affinity_matches += aff_matches;
+        if aff_matches > 0 {
+            for t in &terms.affinity {
+                affinity.update(labels, &t.topology_key, aff_matches);
+            }
+        }
+        for (i, t) in terms.anti_affinity.iter().enumerate() {
+            let range = take(&anti_rows[i], &mut i_anti[i]);
+            if range.is_empty() {
+                continue;
+            }
+            let Some(v) = labels.get(&t.topology_key) else {
+                continue;
+            };
+            anti.add(&t.topology_key, v, range.len() as i64);
+            let names = anti_rows[i][range.clone()].iter().map(|&r| {
+                let (_, j) = row_pod(table, r as usize);
+                witness(&node.pods[j], node)
+            });
+            add_witness(&mut w.anti[i], v, range.len() as i64, names);
+        }
+    }
+    Some((affinity, anti))
+}
+
+/// The node index and the position in its `pods` of a table row.
+fn row_pod(table: &PodTable, row: usize) -> (usize, usize) {
+    let node = table.row_node(row);
+    (node, row - table.node_rows(node).start)
 }
 
 /// Builds the PreFilter state (None for Skip).
@@ -389,7 +535,7 @@ pub(crate) fn filter_with_state(s: &PreFilterState, labels: &Labels) -> Status {
 }
 
 fn examples(w: &Witness) -> String {
-    let mut s = w.pods.join(", ");
+    let mut s = w.names().join(", ");
     if w.count > w.pods.len() as i64 {
         s.push_str(", ...");
     }

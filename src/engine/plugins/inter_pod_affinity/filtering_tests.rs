@@ -815,8 +815,8 @@ fn incoming_affinity_anti_affinity_counts() {
         assert_eq!(taa.sorted(), want_anti, "{name}: anti-affinity from the table");
         assert_eq!(wt.affinity_matches, w.affinity_matches, "{name}: affinity matches");
         for (x, y) in wt.anti.iter().zip(&w.anti) {
-            let mut x: Vec<_> = x.iter().map(|(k, v)| (k.clone(), v.count, v.pods.clone())).collect();
-            let mut y: Vec<_> = y.iter().map(|(k, v)| (k.clone(), v.count, v.pods.clone())).collect();
+            let mut x: Vec<_> = x.iter().map(|(k, v)| (k.clone(), v.count, v.names())).collect();
+            let mut y: Vec<_> = y.iter().map(|(k, v)| (k.clone(), v.count, v.names())).collect();
             x.sort();
             y.sort();
             assert_eq!(x, y, "{name}: witnesses from the table");

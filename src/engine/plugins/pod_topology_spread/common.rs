@@ -8,6 +8,7 @@ use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+pub(crate) use crate::engine::framework::pod_table::{CompiledSelector, PodTable};
 use crate::engine::plugins::helper::find_untolerated_taint;
 use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
 use crate::model::selector::{Labels, Op, Requirement, Selector};
@@ -276,207 +277,31 @@ pub(crate) fn key_slots(constraints: &[Constraint], per_constraint: bool) -> (Ve
     (keys, slots)
 }
 
-/// FNV-1a, for the string interner of [`PodTable`] (short label strings, no untrusted
-/// adversary: the snapshot is the user's own).
-#[derive(Default)]
-pub(crate) struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
+/// `countPodsMatchSelector` on the node at `node_idx` of the snapshot the table was built
+/// from. `selector` is the uncompiled form (for the empty check and the fallback).
+pub(crate) fn table_count(
+    table: &PodTable,
+    node: &NodeInfo,
+    node_idx: usize,
+    selector: &Selector,
+    compiled: &CompiledSelector,
+    ns: &str,
+) -> i64 {
+    if selector.is_empty() {
+        return 0;
     }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
-/// A selector compiled against a [`PodTable`]: label keys and values as interned ids.
-#[derive(Clone, Debug)]
-pub(crate) enum CompiledSelector {
-    /// Matches nothing.
-    Nothing,
-    /// All requirements must hold.
-    Reqs(Vec<CompiledReq>),
-    /// The selector uses an operator the table cannot evaluate: count with the selector.
-    Fallback,
-}
-
-/// One compiled requirement.
-#[derive(Clone, Debug)]
-pub(crate) struct CompiledReq {
-    key: Option<u32>,
-    op: Op,
-    values: Vec<u32>,
-}
-
-/// One pod of a node, in a [`PodTable`].
-#[derive(Clone, Copy, Debug)]
-struct Row {
-    ns: u32,
-    terminating: bool,
-    start: u32,
-    len: u32,
-}
-
-/// The labels, namespaces and terminating flags of every pod on every node of a snapshot,
-/// interned and laid out node by node, so counting the pods a selector matches touches
-/// contiguous memory instead of every pod's label map. Built once per cluster.
-#[derive(Debug, Default)]
-pub(crate) struct PodTable {
-    strings: std::collections::HashMap<String, u32, std::hash::BuildHasherDefault<Fnv>>,
-    node_start: Vec<u32>,
-    rows: Vec<Row>,
-    labels: Vec<(u32, u32)>,
-}
-
-impl PodTable {
-    fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.strings.get(s) {
-            return id;
-        }
-        let id = self.strings.len() as u32;
-        self.strings.insert(s.to_string(), id);
-        id
-    }
-
-    /// Builds the table from the snapshot's nodes.
-    pub(crate) fn build(nodes: &[NodeInfo]) -> Self {
-        let pods: usize = nodes.iter().map(|n| n.pods.len()).sum();
-        let mut t = PodTable {
-            node_start: Vec::with_capacity(nodes.len() + 1),
-            rows: Vec::with_capacity(pods),
-            labels: Vec::with_capacity(pods * 4),
-            ..Default::default()
-        };
-        t.node_start.push(0);
-        let mut last_ns: Option<(&str, u32)> = None;
-        for n in nodes {
-            for p in &n.pods {
-                let name = p.pod.key.namespace.as_str();
-                let ns = match last_ns {
-                    Some((s, id)) if s == name => id,
-                    _ => {
-                        let id = t.intern(name);
-                        last_ns = Some((name, id));
-                        id
-                    }
-                };
-                let start = t.labels.len() as u32;
-                for (k, v) in &p.pod.labels {
-                    let (k, v) = (t.intern(k), t.intern(v));
-                    t.labels.push((k, v));
-                }
-                t.labels[start as usize..].sort_unstable();
-                let len = t.labels.len() as u32 - start;
-                t.rows.push(Row {
-                    ns,
-                    terminating: p.pod.terminating,
-                    start,
-                    len,
-                });
-            }
-            t.node_start.push(t.rows.len() as u32);
-        }
-        t
-    }
-
-    /// Whether the table still describes these nodes (same number of nodes and of pods on each).
-    pub(crate) fn fits(&self, nodes: &[NodeInfo]) -> bool {
-        self.node_start.len() == nodes.len() + 1
-            && nodes
-                .iter()
-                .enumerate()
-                .all(|(i, n)| (self.node_start[i + 1] - self.node_start[i]) as usize == n.pods.len())
-    }
-
-    /// Compiles a selector.
-    pub(crate) fn compile(&self, s: &Selector) -> CompiledSelector {
-        match s {
-            Selector::Nothing => CompiledSelector::Nothing,
-            Selector::Requirements(reqs) => {
-                let mut out = Vec::with_capacity(reqs.len());
-                for r in reqs {
-                    if matches!(r.op, Op::Gt | Op::Lt) {
-                        return CompiledSelector::Fallback;
-                    }
-                    out.push(CompiledReq {
-                        key: self.strings.get(&r.key).copied(),
-                        op: r.op,
-                        values: r.values.iter().filter_map(|v| self.strings.get(v).copied()).collect(),
-                    });
-                }
-                CompiledSelector::Reqs(out)
-            }
-        }
-    }
-
-    fn row_matches(&self, row: &Row, reqs: &[CompiledReq]) -> bool {
-        let labels = &self.labels[row.start as usize..(row.start + row.len) as usize];
-        reqs.iter().all(|r| {
-            let v = r
-                .key
-                .and_then(|k| labels.iter().find(|(lk, _)| *lk == k).map(|(_, v)| *v));
-            match r.op {
-                Op::In => v.is_some_and(|v| r.values.contains(&v)),
-                Op::NotIn => v.is_none_or(|v| !r.values.contains(&v)),
-                Op::Exists => v.is_some(),
-                Op::DoesNotExist => v.is_none(),
-                Op::Gt | Op::Lt => false,
-            }
-        })
-    }
-
-    /// The id of an interned string (None when no pod uses it).
-    pub(crate) fn id(&self, s: &str) -> Option<u32> {
-        self.strings.get(s).copied()
-    }
-
-    /// The rows of the node at `node_idx`, in the order of its `pods`.
-    pub(crate) fn node_rows(&self, node_idx: usize) -> std::ops::Range<usize> {
-        self.node_start[node_idx] as usize..self.node_start[node_idx + 1] as usize
-    }
-
-    /// The namespace id of a row.
-    pub(crate) fn row_ns(&self, row: usize) -> u32 {
-        self.rows[row].ns
-    }
-
-    /// Whether the labels of a row satisfy every compiled requirement (terminating or not).
-    pub(crate) fn row_labels_match(&self, row: usize, reqs: &[CompiledReq]) -> bool {
-        self.row_matches(&self.rows[row], reqs)
-    }
-
-    /// `countPodsMatchSelector` on the node at `node_idx` of the snapshot the table was built
-    /// from. `selector` is the uncompiled form (for the empty check and the fallback).
-    pub(crate) fn count(
-        &self,
-        node: &NodeInfo,
-        node_idx: usize,
-        selector: &Selector,
-        compiled: &CompiledSelector,
-        ns: &str,
-    ) -> i64 {
-        if selector.is_empty() {
-            return 0;
-        }
-        let reqs = match compiled {
-            CompiledSelector::Nothing => return 0,
-            CompiledSelector::Fallback => return count_on_node(node, selector, ns),
-            CompiledSelector::Reqs(r) => r,
-        };
-        let Some(&ns) = self.strings.get(ns) else {
-            return 0;
-        };
-        let rows = &self.rows[self.node_start[node_idx] as usize..self.node_start[node_idx + 1] as usize];
-        rows.iter()
-            .filter(|r| !r.terminating && r.ns == ns && self.row_matches(r, reqs))
-            .count() as i64
-    }
+    let reqs = match compiled {
+        CompiledSelector::Nothing => return 0,
+        CompiledSelector::Fallback => return count_on_node(node, selector, ns),
+        CompiledSelector::Reqs(r) => r,
+    };
+    let Some(ns) = table.id(ns) else {
+        return 0;
+    };
+    table
+        .node_rows(node_idx)
+        .filter(|&r| !table.row_terminating(r) && table.row_ns(r) == ns && table.row_labels_match(r, reqs))
+        .count() as i64
 }
 
 /// Counts the matching pods of each constraint of a cycle on a snapshot node: from the pod
@@ -485,12 +310,16 @@ impl PodTable {
 pub(crate) struct Counter {
     table: Option<std::sync::Arc<PodTable>>,
     selectors: Vec<(Selector, CompiledSelector)>,
+    /// The namespace counted in, and per constraint the counts of every node when the table
+    /// could compute them at once.
+    ns: String,
+    per_node: Vec<Option<Vec<i64>>>,
 }
 
 impl Counter {
     /// A counter for these constraints.
-    pub(crate) fn new(table: Option<std::sync::Arc<PodTable>>, constraints: &[Constraint]) -> Self {
-        let selectors = constraints
+    pub(crate) fn new(table: Option<std::sync::Arc<PodTable>>, constraints: &[Constraint], ns: &str) -> Self {
+        let selectors: Vec<(Selector, CompiledSelector)> = constraints
             .iter()
             .map(|c| {
                 let compiled = table
@@ -499,14 +328,30 @@ impl Counter {
                 (c.selector.clone(), compiled)
             })
             .collect();
-        Counter { table, selectors }
+        let per_node = selectors
+            .iter()
+            .map(|(sel, compiled)| table.as_ref().and_then(|t| t.counts_per_node(sel, compiled, ns)))
+            .collect();
+        Counter {
+            table,
+            selectors,
+            ns: ns.to_string(),
+            per_node,
+        }
     }
 
-    /// Matching pods of constraint `i` on `node`, the snapshot's node at `node_idx`.
+    /// Matching pods of constraint `i` on `node`, the snapshot's node at `node_idx`, in
+    /// namespace `ns`.
     pub(crate) fn count(&self, node: &NodeInfo, node_idx: usize, i: usize, ns: &str) -> i64 {
+        if ns == self.ns
+            && let Some(Some(counts)) = self.per_node.get(i)
+            && let Some(&n) = counts.get(node_idx)
+        {
+            return n;
+        }
         let (sel, compiled) = &self.selectors[i];
         match &self.table {
-            Some(t) => t.count(node, node_idx, sel, compiled, ns),
+            Some(t) => table_count(t, node, node_idx, sel, compiled, ns),
             None => count_on_node(node, sel, ns),
         }
     }
@@ -533,6 +378,9 @@ impl PodTableCache {
         &self,
         snapshot: &crate::engine::framework::snapshot::Snapshot,
     ) -> Option<std::sync::Arc<PodTable>> {
+        if let Some(t) = &snapshot.pod_table {
+            return Some(t.clone());
+        }
         let mut slot = self.slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let same = slot
             .as_ref()
@@ -604,31 +452,54 @@ mod tests {
             let sel = label_selector_as_selector(ls.as_ref()).expect("valid");
             let compiled = table.compile(&sel);
             for ns in ["default", "other", "absent"] {
+                // The label index counts every node at once, when an In requirement narrows it.
+                let per_node = table.counts_per_node(&sel, &compiled, ns);
                 for (i, n) in snap.nodes.iter().enumerate() {
                     assert_eq!(
-                        table.count(n, i, &sel, &compiled, ns),
+                        table_count(&table, n, i, &sel, &compiled, ns),
                         count_on_node(n, &sel, ns),
                         "{v} {ns} {}",
                         n.name()
                     );
+                    if let Some(c) = &per_node {
+                        assert_eq!(c[i], count_on_node(n, &sel, ns), "index: {v} {ns} {}", n.name());
+                    }
                 }
             }
         }
         // Counting example: app=web in default on n1 is a and b (c is terminating, d elsewhere).
         let sel = Selector::from_map(&[("app".to_string(), "web".to_string())].into());
-        assert_eq!(table.count(&snap.nodes[0], 0, &sel, &table.compile(&sel), "default"), 2);
+        assert_eq!(
+            table_count(&table, &snap.nodes[0], 0, &sel, &table.compile(&sel), "default"),
+            2
+        );
+        assert_eq!(
+            table
+                .counts_per_node(&sel, &table.compile(&sel), "default")
+                .map(|c| c[0]),
+            Some(2)
+        );
     }
 
     #[test]
     fn pod_table_cache_builds_on_third_use_and_follows_the_cluster() {
-        let snap = snapshot(vec![node("n1")], vec![pod("a").node("n1").label("app", "web")], vec![]);
+        let mut snap = snapshot(vec![node("n1")], vec![pod("a").node("n1").label("app", "web")], vec![]);
         let cache = PodTableCache::default();
+        // A snapshot as built carries its table: the first use already has it.
+        let built = snap.pod_table.clone().expect("built with the snapshot");
+        assert!(std::sync::Arc::ptr_eq(
+            &cache.get(&snap).expect("the snapshot's"),
+            &built
+        ));
+        // A changed snapshot has none: the cache counts passes, then builds one.
+        snap.pod_table = None;
         assert!(cache.get(&snap).is_none());
         assert!(cache.get(&snap).is_none());
         let t1 = cache.get(&snap).expect("built on third use");
         let t2 = cache.get(&snap).expect("reused");
         assert!(std::sync::Arc::ptr_eq(&t1, &t2));
-        let other = snapshot(vec![node("n1")], vec![], vec![]);
+        let mut other = snapshot(vec![node("n1")], vec![], vec![]);
+        other.pod_table = None;
         assert!(cache.get(&other).is_none());
         assert!(cache.get(&other).is_none());
         let t3 = cache.get(&other).expect("rebuilt for the other cluster");

@@ -223,9 +223,9 @@ impl PodTopologySpread {
         pod: &'a PodInfo,
         constraints: &[Constraint],
     ) -> impl Fn(usize, usize) -> i64 + 'a {
-        let counter = Counter::new(self.pods.get(cx.snapshot), constraints);
-        let nodes = &cx.snapshot.nodes;
         let ns = pod.pod.key.namespace.as_str();
+        let counter = Counter::new(self.pods.get(cx.snapshot), constraints, ns);
+        let nodes = &cx.snapshot.nodes;
         move |n, i| counter.count(&nodes[n], n, i, ns)
     }
 
@@ -402,8 +402,8 @@ impl PreScorePlugin for PodTopologySpread {
         if constraints.is_empty() {
             return Status::skip();
         }
-        let counter = Counter::new(self.pods.get(cx.snapshot), &constraints);
         let ns = pod.pod.key.namespace.as_str();
+        let counter = Counter::new(self.pods.get(cx.snapshot), &constraints, ns);
         let mut s = PreScoreState::compute(
             pod,
             constraints,

@@ -1,0 +1,277 @@
+//! The pods of a snapshot as one interned table (not upstream: upstream walks every pod's
+//! label map): labels, namespaces and terminating flags laid out node by node, and an
+//! inverted index from (namespace, label) to the pods holding it. Built once per snapshot in
+//! [`super::snapshot::Snapshot::new`] and shared by the plugins that count matching pods
+//! (InterPodAffinity, PodTopologySpread), so a cold explanation costs what a warm one does.
+
+use crate::engine::framework::node_info::NodeInfo;
+use crate::model::selector::{Op, Selector};
+
+/// FNV-1a, for the string interner of [`PodTable`] (short label strings, no untrusted
+/// adversary: the snapshot is the user's own).
+#[derive(Default)]
+pub(crate) struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// A selector compiled against a [`PodTable`]: label keys and values as interned ids.
+#[derive(Clone, Debug)]
+pub(crate) enum CompiledSelector {
+    /// Matches nothing.
+    Nothing,
+    /// All requirements must hold.
+    Reqs(Vec<CompiledReq>),
+    /// The selector uses an operator the table cannot evaluate: count with the selector.
+    Fallback,
+}
+
+/// One compiled requirement.
+#[derive(Clone, Debug)]
+pub(crate) struct CompiledReq {
+    key: Option<u32>,
+    op: Op,
+    values: Vec<u32>,
+}
+
+/// One pod of a node, in a [`PodTable`].
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    ns: u32,
+    terminating: bool,
+    start: u32,
+    len: u32,
+}
+
+/// The labels, namespaces and terminating flags of every pod on every node of a snapshot,
+/// interned and laid out node by node, so counting the pods a selector matches touches
+/// contiguous memory instead of every pod's label map. Built once per cluster.
+#[derive(Debug, Default)]
+pub(crate) struct PodTable {
+    strings: std::collections::HashMap<String, u32, std::hash::BuildHasherDefault<Fnv>>,
+    node_start: Vec<u32>,
+    rows: Vec<Row>,
+    labels: Vec<(u32, u32)>,
+    /// The node of each row.
+    row_node: Vec<u32>,
+    /// (namespace, label key, label value) → the rows holding that label, ascending: an
+    /// inverted index, so a selector with an `In` requirement visits only the pods that can
+    /// match it instead of every pod of the cluster.
+    postings: std::collections::HashMap<(u32, u32, u32), Vec<u32>, std::hash::BuildHasherDefault<Fnv>>,
+    /// The namespace ids that hold at least one pod, ascending.
+    namespaces: Vec<u32>,
+}
+
+impl PodTable {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.strings.get(s) {
+            return id;
+        }
+        let id = self.strings.len() as u32;
+        self.strings.insert(s.to_string(), id);
+        id
+    }
+
+    /// Builds the table from the snapshot's nodes.
+    pub(crate) fn build(nodes: &[NodeInfo]) -> Self {
+        let pods: usize = nodes.iter().map(|n| n.pods.len()).sum();
+        let mut t = PodTable {
+            node_start: Vec::with_capacity(nodes.len() + 1),
+            rows: Vec::with_capacity(pods),
+            labels: Vec::with_capacity(pods * 4),
+            ..Default::default()
+        };
+        t.node_start.push(0);
+        let mut last_ns: Option<(&str, u32)> = None;
+        for n in nodes {
+            for p in &n.pods {
+                let name = p.pod.key.namespace.as_str();
+                let ns = match last_ns {
+                    Some((s, id)) if s == name => id,
+                    _ => {
+                        let id = t.intern(name);
+                        last_ns = Some((name, id));
+                        id
+                    }
+                };
+                let start = t.labels.len() as u32;
+                let row = t.rows.len() as u32;
+                for (k, v) in &p.pod.labels {
+                    let (k, v) = (t.intern(k), t.intern(v));
+                    t.labels.push((k, v));
+                    t.postings.entry((ns, k, v)).or_default().push(row);
+                }
+                t.labels[start as usize..].sort_unstable();
+                let len = t.labels.len() as u32 - start;
+                t.row_node.push(t.node_start.len() as u32 - 1);
+                if !t.namespaces.contains(&ns) {
+                    t.namespaces.push(ns);
+                }
+                t.rows.push(Row {
+                    ns,
+                    terminating: p.pod.terminating,
+                    start,
+                    len,
+                });
+            }
+            t.node_start.push(t.rows.len() as u32);
+        }
+        t.namespaces.sort_unstable();
+        t
+    }
+
+    /// The rows that can satisfy `reqs` in the namespaces `ns` (None: every namespace),
+    /// ascending: the postings of the `In` requirement that names the fewest pods. None when no
+    /// `In` requirement narrows the search (every row is a candidate). The caller still checks
+    /// every requirement on each candidate.
+    pub(crate) fn candidates(&self, reqs: &[CompiledReq], ns: Option<&[u32]>) -> Option<Vec<u32>> {
+        let all = self.namespaces.as_slice();
+        let ns = ns.unwrap_or(all);
+        let mut best: Option<(usize, &CompiledReq)> = None;
+        for r in reqs.iter().filter(|r| r.op == Op::In) {
+            let Some(k) = r.key else { return Some(Vec::new()) };
+            let n: usize = ns
+                .iter()
+                .flat_map(|&n| r.values.iter().map(move |&v| (n, k, v)))
+                .filter_map(|key| self.postings.get(&key).map(Vec::len))
+                .sum();
+            if best.is_none_or(|(m, _)| n < m) {
+                best = Some((n, r));
+            }
+        }
+        let (n, r) = best?;
+        let k = r.key?;
+        let mut out = Vec::with_capacity(n);
+        let mut lists = 0;
+        for &nsid in ns {
+            for &v in &r.values {
+                if let Some(rows) = self.postings.get(&(nsid, k, v)) {
+                    out.extend_from_slice(rows);
+                    lists += 1;
+                }
+            }
+        }
+        if lists > 1 {
+            out.sort_unstable();
+        }
+        Some(out)
+    }
+
+    /// The node index of a row.
+    pub(crate) fn row_node(&self, row: usize) -> usize {
+        self.row_node[row] as usize
+    }
+
+    /// Whether the pod of a row is terminating.
+    pub(crate) fn row_terminating(&self, row: usize) -> bool {
+        self.rows[row].terminating
+    }
+
+    /// `countPodsMatchSelector` on every node at once (index = node index), when the compiled
+    /// selector has an `In` requirement to narrow the search; None otherwise.
+    pub(crate) fn counts_per_node(
+        &self,
+        selector: &Selector,
+        compiled: &CompiledSelector,
+        ns: &str,
+    ) -> Option<Vec<i64>> {
+        let nodes = self.node_start.len() - 1;
+        if selector.is_empty() {
+            return Some(vec![0; nodes]);
+        }
+        let reqs = match compiled {
+            CompiledSelector::Nothing => return Some(vec![0; nodes]),
+            CompiledSelector::Fallback => return None,
+            CompiledSelector::Reqs(r) => r,
+        };
+        let Some(&nsid) = self.strings.get(ns) else {
+            return Some(vec![0; nodes]);
+        };
+        let rows = self.candidates(reqs, Some(&[nsid]))?;
+        let mut counts = vec![0i64; nodes];
+        for row in rows {
+            let r = &self.rows[row as usize];
+            if !r.terminating && r.ns == nsid && self.row_matches(r, reqs) {
+                counts[self.row_node[row as usize] as usize] += 1;
+            }
+        }
+        Some(counts)
+    }
+
+    /// Whether the table still describes these nodes (same number of nodes and of pods on each).
+    pub(crate) fn fits(&self, nodes: &[NodeInfo]) -> bool {
+        self.node_start.len() == nodes.len() + 1
+            && nodes
+                .iter()
+                .enumerate()
+                .all(|(i, n)| (self.node_start[i + 1] - self.node_start[i]) as usize == n.pods.len())
+    }
+
+    /// Compiles a selector.
+    pub(crate) fn compile(&self, s: &Selector) -> CompiledSelector {
+        match s {
+            Selector::Nothing => CompiledSelector::Nothing,
+            Selector::Requirements(reqs) => {
+                let mut out = Vec::with_capacity(reqs.len());
+                for r in reqs {
+                    if matches!(r.op, Op::Gt | Op::Lt) {
+                        return CompiledSelector::Fallback;
+                    }
+                    out.push(CompiledReq {
+                        key: self.strings.get(&r.key).copied(),
+                        op: r.op,
+                        values: r.values.iter().filter_map(|v| self.strings.get(v).copied()).collect(),
+                    });
+                }
+                CompiledSelector::Reqs(out)
+            }
+        }
+    }
+
+    fn row_matches(&self, row: &Row, reqs: &[CompiledReq]) -> bool {
+        let labels = &self.labels[row.start as usize..(row.start + row.len) as usize];
+        reqs.iter().all(|r| {
+            let v = r
+                .key
+                .and_then(|k| labels.iter().find(|(lk, _)| *lk == k).map(|(_, v)| *v));
+            match r.op {
+                Op::In => v.is_some_and(|v| r.values.contains(&v)),
+                Op::NotIn => v.is_none_or(|v| !r.values.contains(&v)),
+                Op::Exists => v.is_some(),
+                Op::DoesNotExist => v.is_none(),
+                Op::Gt | Op::Lt => false,
+            }
+        })
+    }
+
+    /// The id of an interned string (None when no pod uses it).
+    pub(crate) fn id(&self, s: &str) -> Option<u32> {
+        self.strings.get(s).copied()
+    }
+
+    /// The rows of the node at `node_idx`, in the order of its `pods`.
+    pub(crate) fn node_rows(&self, node_idx: usize) -> std::ops::Range<usize> {
+        self.node_start[node_idx] as usize..self.node_start[node_idx + 1] as usize
+    }
+
+    /// The namespace id of a row.
+    pub(crate) fn row_ns(&self, row: usize) -> u32 {
+        self.rows[row].ns
+    }
+
+    /// Whether the labels of a row satisfy every compiled requirement (terminating or not).
+    pub(crate) fn row_labels_match(&self, row: usize, reqs: &[CompiledReq]) -> bool {
+        self.row_matches(&self.rows[row], reqs)
+    }
+}
