@@ -28,11 +28,7 @@ fn peak_rss_mib() -> Option<u64> {
 }
 
 fn bench(c: &mut Criterion) {
-    let spec = GenSpec {
-        nodes: size("KSCHED_BENCH_NODES", 5000),
-        pods: size("KSCHED_BENCH_PODS", 100_000),
-        seed: 42,
-    };
+    let spec = GenSpec::new(size("KSCHED_BENCH_NODES", 5000), size("KSCHED_BENCH_PODS", 100_000), 42);
     let value = generate(spec);
     let json_text = serde_json::to_string(&value).expect("json");
     let yaml_text = serde_yaml::to_string(&value).expect("yaml");

@@ -26,11 +26,7 @@ fn size(var: &str, default: usize) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let spec = GenSpec {
-        nodes: size("KSCHED_BENCH_NODES", 5000),
-        pods: size("KSCHED_BENCH_PODS", 100_000),
-        seed: 42,
-    };
+    let spec = GenSpec::new(size("KSCHED_BENCH_NODES", 5000), size("KSCHED_BENCH_PODS", 100_000), 42);
     let text = serde_json::to_string(&generate(spec)).expect("json");
     let mut app = App::new(
         SourceInfo {

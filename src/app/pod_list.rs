@@ -667,11 +667,7 @@ mod tests {
 
     /// A generated cluster: 20 nodes, 400 pods in three namespaces.
     fn generated() -> App {
-        let v = crate::source::generate::generate(crate::source::generate::GenSpec {
-            nodes: 20,
-            pods: 400,
-            seed: 7,
-        });
+        let v = crate::source::generate::generate(crate::source::generate::GenSpec::new(20, 400, 7));
         let mut a = App::new(
             crate::app::SourceInfo {
                 kind: crate::app::SourceKind::Snapshot,

@@ -264,6 +264,13 @@ pub struct GenerateArgs {
     /// Bound pods.
     #[arg(long, default_value_t = 100_000)]
     pub pods: usize,
+    /// Extra pending pods that fit (bench/fit-NNNNNN), for a `simulate` throughput run.
+    #[arg(long, default_value_t = 0)]
+    pub pending: usize,
+    /// Pending pods that cannot be scheduled, cycling through the failure kinds: cpu, memory,
+    /// selector, gate, scheduler, anti-affinity (bench/KIND-NNNNNN).
+    #[arg(long, default_value_t = 0)]
+    pub failing: usize,
     /// Seed (the same seed gives the same cluster).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -277,6 +284,8 @@ pub fn generate(a: &GenerateArgs) -> Result<()> {
     let v = crate::source::generate::generate(crate::source::generate::GenSpec {
         nodes: a.nodes,
         pods: a.pods,
+        pending: a.pending,
+        failing: a.failing,
         seed: a.seed,
     });
     let text = if a.output.extension().is_some_and(|e| e == "json") {
@@ -286,9 +295,10 @@ pub fn generate(a: &GenerateArgs) -> Result<()> {
     };
     std::fs::write(&a.output, text).with_context(|| format!("cannot write '{}'", a.output.display()))?;
     eprintln!(
-        "wrote {} nodes and {} bound pods to {} (pending pod: {}/{})",
+        "wrote {} nodes, {} bound pods and {} pending pods to {} (benchmark pod: {}/{})",
         a.nodes,
         a.pods,
+        1 + a.pending + a.failing,
         a.output.display(),
         crate::source::generate::PENDING_POD.0,
         crate::source::generate::PENDING_POD.1

@@ -1,7 +1,9 @@
 //! Seeded, reproducible synthetic clusters for benchmarks and scale tests (`kschedtui
 //! generate`): `nodes` nodes over zones and racks, `pods` bound pods with realistic requests
 //! (some with pod affinity), and one pending pod with required node affinity, pod
-//! anti-affinity and a topology spread constraint.
+//! anti-affinity and a topology spread constraint. On request also `pending` more pending pods
+//! that fit (what `simulate` schedules in a throughput benchmark) and `failing` pending pods
+//! cycling through the failure kinds of [`FAILURE_KINDS`] (what the pod list shows at scale).
 
 use std::collections::BTreeMap;
 
@@ -17,9 +19,33 @@ pub struct GenSpec {
     pub nodes: usize,
     /// Bound pods.
     pub pods: usize,
+    /// Extra pending pods that fit (`bench/fit-NNNNNN`).
+    pub pending: usize,
+    /// Pending pods that cannot be scheduled, cycling through [`FAILURE_KINDS`]
+    /// (`bench/KIND-NNNNNN`).
+    pub failing: usize,
     /// Seed.
     pub seed: u64,
 }
+
+impl GenSpec {
+    /// `nodes` nodes and `pods` bound pods, the one benchmark pending pod and nothing else.
+    pub fn new(nodes: usize, pods: usize, seed: u64) -> Self {
+        GenSpec {
+            nodes,
+            pods,
+            pending: 0,
+            failing: 0,
+            seed,
+        }
+    }
+}
+
+/// The failure kinds of the generated failing pods, in the order they cycle: a cpu request
+/// no node has, a memory request no node has, a node selector no node matches, a scheduling
+/// gate (held before the queue), a scheduler no profile serves, and required anti-affinity
+/// against every app (every node with a bound pod rejects it).
+pub const FAILURE_KINDS: [&str; 6] = ["cpu", "memory", "selector", "gate", "scheduler", "anti-affinity"];
 
 /// Namespace and name of the pending pod the generator adds.
 pub const PENDING_POD: (&str, &str) = ("bench", "pending-0");
@@ -178,5 +204,98 @@ pub fn generate(spec: GenSpec) -> Value {
         },
         "status": {"phase": "Pending"}
     }));
+    for i in 0..spec.pending {
+        let app = apps[rng.usize(0..apps.len())];
+        let requests =
+            json!({"cpu": format!("{}m", rng.u32(1..20) * 25), "memory": format!("{}Mi", rng.u32(1..16) * 64)});
+        items.push(pending_pod(&format!("fit-{i:06}"), app, requests, json!({})));
+    }
+    for i in 0..spec.failing {
+        let kind = FAILURE_KINDS[i % FAILURE_KINDS.len()];
+        let app = apps[i % apps.len()];
+        let small = json!({"cpu": "100m", "memory": "128Mi"});
+        let (requests, extra) = match kind {
+            "cpu" => (json!({"cpu": "200", "memory": "128Mi"}), json!({})),
+            "memory" => (json!({"cpu": "100m", "memory": "10Ti"}), json!({})),
+            "selector" => (small, json!({"nodeSelector": {"disktype": "nvme"}})),
+            "gate" => (small, json!({"schedulingGates": [{"name": "example.com/approval"}]})),
+            "scheduler" => (small, json!({"schedulerName": "custom-scheduler"})),
+            _ => (
+                small,
+                json!({"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": apps}]},
+                     "topologyKey": "kubernetes.io/hostname", "namespaces": ["team-a", "team-b"]}]}}}),
+            ),
+        };
+        items.push(pending_pod(&format!("{kind}-{i:06}"), app, requests, extra));
+    }
     json!({"apiVersion": "v1", "kind": "List", "items": items})
+}
+
+/// A pending pod in the bench namespace with one container of `requests` and the `extra`
+/// spec fields.
+fn pending_pod(name: &str, app: &str, requests: Value, extra: Value) -> Value {
+    let mut spec = json!({"containers": [{"name": "main", "image": format!("registry.example.com/{app}:1"),
+        "resources": {"requests": requests}}]});
+    if let (Some(s), Value::Object(e)) = (spec.as_object_mut(), extra) {
+        s.extend(e);
+    }
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": PENDING_POD.0, "labels": {"app": app}},
+        "spec": spec,
+        "status": {"phase": "Pending"}
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::engine::{self, Release, Snapshot};
+    use crate::model::ObjectKey;
+
+    /// Every generated pending pod fails (or fits) for the reason its kind names, at the
+    /// newest release.
+    #[test]
+    fn pending_and_failing_pods_fail_for_their_kind() {
+        let spec = GenSpec {
+            pending: 3,
+            failing: FAILURE_KINDS.len(),
+            ..GenSpec::new(12, 120, 5)
+        };
+        let text = serde_json::to_string(&generate(spec)).unwrap();
+        let cluster = crate::source::file::load_str("g.json", &text).unwrap();
+        assert_eq!(cluster.pods.iter().filter(|p| p.is_pending()).count(), 1 + 3 + 6);
+        let snap = Snapshot::new(Arc::new(cluster), Release::NEWEST);
+        let profiles = engine::build_profiles(None, Release::NEWEST).unwrap();
+        let explain = |name: &str| engine::explain(&snap, &profiles, &ObjectKey::new("bench", name)).unwrap();
+        for i in 0..3 {
+            let ex = explain(&format!("fit-{i:06}"));
+            assert!(ex.filter.iter().any(|f| f.feasible), "fit-{i:06}: {:?}", ex.message);
+        }
+        let message = |name: &str| explain(name).message.unwrap_or_default();
+        assert!(
+            message("cpu-000000").contains(" Insufficient cpu"),
+            "{}",
+            message("cpu-000000")
+        );
+        assert!(message("memory-000001").contains(" Insufficient memory"));
+        assert!(message("selector-000002").contains("didn't match Pod's node affinity/selector"));
+        let gated = explain("gate-000003");
+        assert!(
+            gated
+                .pre_enqueue
+                .iter()
+                .any(|s| s.plugin == "SchedulingGates" && !s.reasons.is_empty()),
+            "{:?}",
+            gated.pre_enqueue
+        );
+        assert_eq!(
+            explain("scheduler-000004").waiting_for_scheduler.as_deref(),
+            Some("custom-scheduler")
+        );
+        assert!(message("anti-affinity-000005").contains("didn't match pod anti-affinity rules"));
+    }
 }

@@ -40,7 +40,7 @@ proptest! {
 /// A generated cluster (nodes in zones with taints and labels, bound pods with affinity,
 /// spread and ports, one pending pod) plus the demo's pending pods' kinds of constraints.
 fn generated(nodes: usize, pods: usize, seed: u64) -> serde_json::Value {
-    kschedtui::source::generate::generate(kschedtui::source::generate::GenSpec { nodes, pods, seed })
+    kschedtui::source::generate::generate(kschedtui::source::generate::GenSpec::new(nodes, pods, seed))
 }
 
 proptest! {

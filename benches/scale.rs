@@ -1,0 +1,230 @@
+//! The scale figures of the performance issue, per cluster size, each measured in a fresh
+//! child process (so peak memory is that size's alone): load of a generated JSON file with
+//! the snapshot built, the first explain of bench/pending-0, the warm explain (median), peak
+//! memory (VmHWM) after load + explain, user and system CPU time, `explain` of every pending
+//! pod of a cluster with failing pods of every kind (pods/s), and `simulate` of pending pods
+//! that fit (pods/s, all nodes scored).
+//!
+//! `cargo bench --bench scale` runs 1k/20k, 5k/100k and 20k/400k; `KSCHED_BENCH_65K=1` adds
+//! 65k/1M; `KSCHED_BENCH_SIZES=1000x20000,5000x100000` picks sizes. `KSCHED_BENCH_SIM=N` sets
+//! the pending pods of the simulate run (default: 2 per node, at most 10,000);
+//! `KSCHED_BENCH_FAILING=N` the failing pods of the all-pending run (default 1,000).
+//! Generated files are kept in target/bench-data.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kschedtui::engine::simulate::{FinalState, SimOptions, simulate};
+use kschedtui::engine::{self, Release, Snapshot};
+use kschedtui::model::ObjectKey;
+use kschedtui::source::file;
+use kschedtui::source::generate::{GenSpec, PENDING_POD, generate};
+
+/// The allocator the binary uses (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const CHILD: &str = "KSCHED_SCALE_CHILD";
+
+fn env_usize(var: &str) -> Option<usize> {
+    std::env::var(var).ok().and_then(|v| v.parse().ok())
+}
+
+fn status_kib(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// User and system CPU seconds of this process (/proc/self/stat, in USER_HZ = 100 ticks).
+fn cpu_times() -> (f64, f64) {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 100.0;
+    // after the command: state is field 0, utime field 11, stime field 12
+    (tick(11), tick(12))
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn data_file(spec: GenSpec) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    std::fs::create_dir_all(&dir).expect("target/bench-data");
+    let path = dir.join(format!(
+        "g{}-{}-p{}-f{}-s{}.json",
+        spec.nodes, spec.pods, spec.pending, spec.failing, spec.seed
+    ));
+    if !path.exists() {
+        let text = serde_json::to_string(&generate(spec)).expect("json");
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, text).expect("write bench data");
+        std::fs::rename(&tmp, &path).expect("rename bench data");
+    }
+    path
+}
+
+fn release() -> Release {
+    std::env::var("KSCHEDTUI_BENCH_VERSION")
+        .ok()
+        .map_or(Release::NEWEST, |v| {
+            v.parse().expect("KSCHEDTUI_BENCH_VERSION: a release like 1.30")
+        })
+}
+
+/// One measurement in this process; prints `key=value` pairs on one line.
+fn child(mode: &str, path: &Path) {
+    let version = release();
+    let t = Instant::now();
+    let cluster = file::load_path(path).expect("load");
+    let profiles = engine::build_profiles(None, version).expect("profiles");
+    match mode {
+        "explain" => {
+            let snap = Snapshot::new(Arc::new(cluster), version);
+            let load = t.elapsed();
+            let key = ObjectKey::new(PENDING_POD.0, PENDING_POD.1);
+            let t = Instant::now();
+            let ex = engine::explain(&snap, &profiles, &key).expect("explain");
+            let first = t.elapsed();
+            assert!(ex.node_count > 0);
+            let peak = status_kib("VmHWM:") / 1024;
+            let (user, sys) = cpu_times();
+            let wall = load + first;
+            let mut warm = Vec::new();
+            let budget = Instant::now();
+            while warm.len() < 10 || (warm.len() < 200 && budget.elapsed() < Duration::from_secs(3)) {
+                let t = Instant::now();
+                let ex = engine::explain(&snap, &profiles, &key).expect("explain");
+                warm.push(t.elapsed());
+                drop(ex);
+            }
+            warm.sort();
+            println!(
+                "load_ms={:.0} first_ms={:.1} warm_ms={:.1} warm_n={} peak_mib={peak} user_s={user:.2} sys_s={sys:.2} wall_s={:.2}",
+                ms(load),
+                ms(first),
+                ms(warm[warm.len() / 2]),
+                warm.len(),
+                wall.as_secs_f64()
+            );
+        }
+        "all-pending" => {
+            let snap = Snapshot::new(Arc::new(cluster), version);
+            let keys: Vec<ObjectKey> = snap
+                .cluster
+                .pods
+                .iter()
+                .filter(|p| p.is_pending())
+                .map(|p| p.key.clone())
+                .collect();
+            let t = Instant::now();
+            for k in &keys {
+                let ex = engine::explain(&snap, &profiles, k).expect("explain");
+                drop(ex);
+            }
+            let secs = t.elapsed().as_secs_f64();
+            println!(
+                "pods={} secs={secs:.2} pods_per_s={:.0}",
+                keys.len(),
+                keys.len() as f64 / secs
+            );
+        }
+        "simulate" => {
+            let t = Instant::now();
+            let report = simulate(cluster, &profiles, version, SimOptions::default());
+            let secs = t.elapsed().as_secs_f64();
+            let bound = report
+                .pods
+                .iter()
+                .filter(|(k, s)| k.name.starts_with("fit-") && matches!(s, FinalState::Bound { .. }))
+                .count();
+            println!(
+                "bound={bound} attempts={} secs={secs:.2} pods_per_s={:.0}",
+                report.events.len(),
+                bound as f64 / secs
+            );
+        }
+        other => panic!("unknown child mode {other}"),
+    }
+}
+
+fn run_child(mode: &str, path: &Path) -> String {
+    let out = Command::new(std::env::current_exe().expect("current_exe"))
+        .env(CHILD, format!("{mode}:{}", path.display()))
+        .output()
+        .expect("spawn the measuring child");
+    assert!(
+        out.status.success(),
+        "child {mode} {} failed: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn sizes() -> Vec<(usize, usize)> {
+    if let Ok(s) = std::env::var("KSCHED_BENCH_SIZES") {
+        return s
+            .split(',')
+            .filter_map(|p| {
+                let (n, m) = p.split_once('x')?;
+                Some((n.trim().parse().ok()?, m.trim().parse().ok()?))
+            })
+            .collect();
+    }
+    let mut v = vec![(1000, 20_000), (5000, 100_000), (20_000, 400_000)];
+    if std::env::var("KSCHED_BENCH_65K").is_ok_and(|v| v == "1") {
+        v.push((65_000, 1_000_000));
+    }
+    v
+}
+
+fn main() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        let (mode, path) = spec.split_once(':').expect("mode:path");
+        child(mode, Path::new(path));
+        return;
+    }
+    // `cargo bench` passes `--bench`; `cargo test --benches` passes nothing useful: only
+    // `cargo bench` measures.
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("scale: run with `cargo bench --bench scale`");
+        return;
+    }
+    println!("scheduler version {}", release());
+    for (nodes, pods) in sizes() {
+        let base = data_file(GenSpec::new(nodes, pods, 42));
+        println!(
+            "{nodes} nodes / {pods} pods, explain bench/pending-0: {}",
+            run_child("explain", &base)
+        );
+        let failing = env_usize("KSCHED_BENCH_FAILING").unwrap_or(1000);
+        let f = data_file(GenSpec {
+            failing,
+            ..GenSpec::new(nodes, pods, 42)
+        });
+        println!(
+            "{nodes} nodes / {pods} pods, explain --all-pending ({failing} failing + 1): {}",
+            run_child("all-pending", &f)
+        );
+        let pending = env_usize("KSCHED_BENCH_SIM").unwrap_or((2 * nodes).min(10_000));
+        let s = data_file(GenSpec {
+            pending,
+            ..GenSpec::new(nodes, pods, 42)
+        });
+        println!(
+            "{nodes} nodes / {pods} pods, simulate {pending} pending pods that fit: {}",
+            run_child("simulate", &s)
+        );
+    }
+}
