@@ -16,7 +16,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kschedtui::engine::simulate::{FinalState, SimOptions, simulate};
+use kschedtui::engine::simulate::{Detail, FinalState, SimOptions, simulate};
 use kschedtui::engine::{self, Release, Snapshot};
 use kschedtui::model::ObjectKey;
 use kschedtui::source::file;
@@ -141,7 +141,11 @@ fn child(mode: &str, path: &Path) {
         }
         "simulate" => {
             let t = Instant::now();
-            let report = simulate(cluster, &profiles, version, SimOptions::default());
+            let opts = SimOptions {
+                detail: Detail::Summary,
+                ..SimOptions::default()
+            };
+            let report = simulate(cluster, &profiles, version, opts);
             let secs = t.elapsed().as_secs_f64();
             let bound = report
                 .pods

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::{Output, ReleaseArgs, input, load_profiles, resolve_features, write_stdout};
-use crate::engine::simulate::{SimOptions, simulate as run};
+use crate::engine::simulate::{Detail, SimOptions, simulate as run};
 use crate::source::save;
 
 /// `simulate` arguments.
@@ -75,6 +75,11 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
             max_passes: args.max_passes,
             only,
             placement: None,
+            // the text report reads the attempt's outcome and gang only
+            detail: match args.output {
+                Output::Text => Detail::Summary,
+                Output::Json | Output::Yaml => Detail::Full,
+            },
         },
     );
     if let Some(path) = &args.write {

@@ -22,7 +22,7 @@ use super::framework::runner::{self, EngineError};
 use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
 use super::release::{Features, Gate};
-use super::simulate::{AttemptOutcome, EventKind, FinalState, SimOptions, simulate};
+use super::simulate::{AttemptOutcome, Detail, EventKind, FinalState, SimOptions, simulate};
 use super::trace::GangTrace;
 use crate::model::{Cluster, ObjectKey};
 
@@ -444,6 +444,7 @@ fn pass(
             max_passes: 1,
             only: Some(only),
             placement,
+            detail: Detail::Summary,
         },
     );
     let first_wait = |k: &ObjectKey| {

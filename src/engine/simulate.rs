@@ -44,6 +44,20 @@ pub struct SimOptions {
     /// Filter and score only on these nodes (a pod-group cycle's assumed placement); plugins
     /// still see every node.
     pub placement: Option<BTreeSet<String>>,
+    /// How much of each attempt's explanation the report keeps.
+    pub detail: Detail,
+}
+
+/// How much of each attempt's explanation a [`SimReport`] keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Detail {
+    /// Every extension point, node by node (the JSON report, the descheduler's replacements).
+    #[default]
+    Full,
+    /// The pod-level result only ([`Explanation::summarize`]): the per-node Filter and Score
+    /// traces and the preemption candidates are dropped after the attempt, so a long run holds
+    /// a few hundred bytes per attempt instead of about a kilobyte per node.
+    Summary,
 }
 
 impl Default for SimOptions {
@@ -52,6 +66,7 @@ impl Default for SimOptions {
             max_passes: 50,
             only: None,
             placement: None,
+            detail: Detail::Full,
         }
     }
 }
@@ -264,6 +279,7 @@ struct Sim<'a> {
     evicted: Vec<ObjectKey>,
     pass: usize,
     reported_once: BTreeSet<ObjectKey>,
+    detail: Detail,
 }
 
 impl Sim<'_> {
@@ -418,6 +434,10 @@ impl Sim<'_> {
             AttemptOutcome::Preempting { node, victims, .. } => Some((node.clone(), victims.clone())),
             _ => None,
         };
+        let mut ex = ex;
+        if self.detail == Detail::Summary {
+            ex.summarize();
+        }
         self.push(
             key,
             EventKind::Attempt {
@@ -528,6 +548,7 @@ pub fn simulate(
         evicted: Vec::new(),
         pass: 0,
         reported_once: BTreeSet::new(),
+        detail: opts.detail,
     };
     let mut seen: BTreeSet<Signature> = BTreeSet::new();
     let mut converged = false;

@@ -608,6 +608,21 @@ impl Explanation {
         }
     }
 
+    /// Drops the node-by-node parts (Filter verdicts, scores, PreFilter's node set,
+    /// preemption candidates and per-node notes, DRA per node) and keeps the pod-level result:
+    /// statuses per extension point, the selected node, the message, the nominated node and
+    /// victims, the binding cycle and the gang. For reports of many attempts.
+    pub fn summarize(&mut self) {
+        self.filter = Vec::new();
+        self.score = Vec::new();
+        self.pre_filter_node_names = None;
+        if let Some(pf) = &mut self.post_filter {
+            pf.candidates = Vec::new();
+            pf.node_notes = Vec::new();
+        }
+        self.dra = None;
+    }
+
     /// Why the scheduler would not put the pod on `node` (every failing filter plugin with its
     /// reasons), or None when the node passes Filter.
     pub fn why_not(&self, node: &str) -> Option<String> {

@@ -450,3 +450,50 @@ fn the_binding_cycle_nominates_a_pod_with_claims_from_1_35() {
     let (kinds, _) = events_at("1.34");
     assert_eq!(kinds, ["Bound(\"pool-dra-b1\")"]);
 }
+
+/// The summary report (what `simulate -o text` and the benchmark run) has the same timeline
+/// and final states as the full one and drops only the per-node traces.
+#[test]
+fn summary_detail_keeps_the_timeline_and_drops_the_node_traces() {
+    use kschedtui::engine::simulate::Detail;
+    let v = Release::NEWEST;
+    let profiles = engine::build_profiles(None, v).unwrap();
+    let demo = file::load_str_keeping_documents("demo", kschedtui::cli::DEMO_SNAPSHOT).unwrap();
+    for c in [demo, load("fixtures/gang.yaml"), load("fixtures/queue.yaml")] {
+        let full = simulate(c.clone(), &profiles, v, SimOptions::default());
+        let opts = SimOptions {
+            detail: Detail::Summary,
+            ..SimOptions::default()
+        };
+        let summary = simulate(c, &profiles, v, opts);
+        assert_eq!(full.pods, summary.pods);
+        assert_eq!(full.events.len(), summary.events.len());
+        let mut attempts_with_nodes = 0;
+        for (f, s) in full.events.iter().zip(&summary.events) {
+            assert_eq!((f.pass, f.at_ms, &f.pod), (s.pass, s.at_ms, &s.pod));
+            match (&f.kind, &s.kind) {
+                (
+                    EventKind::Attempt {
+                        outcome: fo,
+                        explanation: fe,
+                        ..
+                    },
+                    EventKind::Attempt {
+                        outcome: so,
+                        explanation: se,
+                        ..
+                    },
+                ) => {
+                    assert_eq!(fo, so, "{}", f.pod);
+                    assert_eq!(fe.selected, se.selected);
+                    assert_eq!(fe.message, se.message);
+                    assert_eq!(fe.gang.is_some(), se.gang.is_some());
+                    assert!(se.filter.is_empty() && se.score.is_empty());
+                    attempts_with_nodes += usize::from(!fe.filter.is_empty());
+                }
+                (fk, sk) => assert_eq!(std::mem::discriminant(fk), std::mem::discriminant(sk), "{}", f.pod),
+            }
+        }
+        assert!(attempts_with_nodes > 0, "the full report keeps the Filter verdicts");
+    }
+}

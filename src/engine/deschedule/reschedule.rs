@@ -17,7 +17,7 @@ use super::CycleReport;
 use super::pods::owner_refs;
 use crate::engine::framework::runtime::Framework;
 use crate::engine::release::Features;
-use crate::engine::simulate::{FinalState, SimOptions, SimReport, simulate};
+use crate::engine::simulate::{Detail, FinalState, SimOptions, SimReport, simulate};
 use crate::model::{ObjectKey, Pod};
 
 /// Where an evicted pod's replacement ends up.
@@ -158,6 +158,7 @@ pub fn reschedule(
             max_passes,
             only: Some(created),
             placement: None,
+            detail: Detail::Full,
         },
     );
     for r in &mut out {
