@@ -156,13 +156,11 @@ impl Framework {
         state: &CycleState,
         pod: &PodInfo,
         node: &NodeInfo,
+        skip: &[bool],
     ) -> (Status, Vec<FilterFailure>) {
         let mut first: Option<Status> = None;
         let mut all = Vec::new();
-        for pl in &self.filter {
-            if state.skip_filter.contains(pl.name()) {
-                continue;
-            }
+        for (pl, _) in self.filter.iter().zip(skip).filter(|(_, s)| !**s) {
             let s = pl.filter(cx, state, pod, node);
             if s.is_success() {
                 continue;
@@ -223,11 +221,13 @@ impl Framework {
         state: &CycleState,
         pod: &PodInfo,
         node: &NodeInfo,
+        skip: &[bool],
     ) -> Vec<FilterFailure> {
         self.filter
             .iter()
-            .filter(|pl| !state.skip_filter.contains(pl.name()))
-            .filter_map(|pl| {
+            .zip(skip)
+            .filter(|(_, s)| !**s)
+            .filter_map(|(pl, _)| {
                 let s = pl.filter(cx, state, pod, node);
                 (!s.is_success()).then(|| FilterFailure {
                     plugin: pl.name().to_string(),
@@ -720,6 +720,12 @@ fn run_filter(
         statuses: BTreeMap::new(),
     };
     let mut nominated_ok = false;
+    // the filter plugins PreFilter skipped, by position: looked up once, not per node
+    let skip: Vec<bool> = fw
+        .filter
+        .iter()
+        .map(|pl| state.skip_filter.contains(pl.name()))
+        .collect();
     for (i, n) in cx.snapshot.nodes.iter().enumerate() {
         let name = n.name().to_string();
         if !cx.snapshot.in_placement(&name) {
@@ -749,11 +755,11 @@ fn run_filter(
         // Without nominated pods on the node, one walk gives both the verdict and the
         // diagnostic pass; with them the verdict counts them and the diagnostic pass does not.
         let (s, by_nominated, all_failures) = if nominated_on(cx, pod, n).is_empty() {
-            let (s, all) = fw.run_filters_all(cx, state, pod, n);
+            let (s, all) = fw.run_filters_all(cx, state, pod, n, &skip);
             (s, Vec::new(), all)
         } else {
             let (s, by_nominated) = fw.run_filters_with_nominated(cx, state, pod, n);
-            (s, by_nominated, fw.all_filter_failures(cx, state, pod, n))
+            (s, by_nominated, fw.all_filter_failures(cx, state, pod, n, &skip))
         };
         if s.code == Code::Error {
             ex.message = Some(s.message());
