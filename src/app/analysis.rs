@@ -305,8 +305,8 @@ pub(crate) fn score_rows(ex: &Explanation) -> Vec<&NodeScoreTrace> {
 pub(crate) fn score_plugins(ex: &Explanation, profile_order: &[&str]) -> Vec<String> {
     let mut present: Vec<String> = Vec::new();
     for p in ex.score.iter().flat_map(|n| n.plugins.iter()) {
-        if !present.contains(&p.plugin) {
-            present.push(p.plugin.clone());
+        if !present.iter().any(|q| q == p.plugin) {
+            present.push(p.plugin.to_string());
         }
     }
     let mut out: Vec<String> = profile_order

@@ -117,7 +117,7 @@ pub struct SpreadCheck {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PluginScore {
     /// Plugin.
-    pub plugin: String,
+    pub plugin: &'static str,
     /// Score().
     pub raw: i64,
     /// After NormalizeScore.

@@ -130,8 +130,8 @@ pub(crate) fn render(ex: &Explanation) -> String {
     if !ex.score.is_empty() {
         let mut plugins: Vec<&str> = Vec::new();
         for p in ex.score.iter().flat_map(|n| n.plugins.iter()) {
-            if !plugins.contains(&p.plugin.as_str()) {
-                plugins.push(&p.plugin);
+            if !plugins.contains(&p.plugin) {
+                plugins.push(p.plugin);
             }
         }
         let mut rows: Vec<_> = ex.score.iter().collect();

@@ -151,6 +151,18 @@ pub struct PodInfo {
     pub preferred_affinity: Vec<WeightedAffinityTerm>,
     /// Preferred pod anti-affinity terms.
     pub preferred_anti_affinity: Vec<WeightedAffinityTerm>,
+    /// The normalized image names ImageLocality looks up (containers' and init containers',
+    /// then image volumes'), computed on the first Score call and kept for every node.
+    pub(crate) images: std::sync::OnceLock<PodImages>,
+}
+
+/// A pod's image names as ImageLocality normalizes them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PodImages {
+    /// Init containers' and containers' images.
+    pub(crate) containers: Vec<String>,
+    /// Image volumes' references.
+    pub(crate) volumes: Vec<String>,
 }
 
 impl PodInfo {
@@ -236,6 +248,7 @@ impl PodInfo {
             required_anti_affinity,
             preferred_affinity,
             preferred_anti_affinity,
+            images: std::sync::OnceLock::new(),
             pod,
         }
     }

@@ -842,22 +842,26 @@ fn run_score(
     nodes: &[&NodeInfo],
     ex: &mut Explanation,
 ) -> Option<Vec<NodeScoreTrace>> {
-    let mut per_node: Vec<Vec<PluginScore>> = vec![Vec::new(); nodes.len()];
+    let mut per_node: Vec<Vec<PluginScore>> = vec![Vec::with_capacity(fw.score.len()); nodes.len()];
+    // one list of node names for every plugin: each plugin overwrites the scores
+    let mut scores: Vec<NodeScore> = nodes
+        .iter()
+        .map(|n| NodeScore {
+            name: n.name().to_string(),
+            score: 0,
+        })
+        .collect();
     for (pl, weight) in &fw.score {
         if state.skip_score.contains(pl.name()) {
             continue;
         }
-        let mut scores = Vec::with_capacity(nodes.len());
-        for n in nodes {
+        for (n, slot) in nodes.iter().zip(scores.iter_mut()) {
             let (v, s) = pl.score(cx, state, pod, n);
             if !s.is_success() {
                 ex.message = Some(format!("running Score plugin {:?}: {}", pl.name(), s.message()));
                 return None;
             }
-            scores.push(NodeScore {
-                name: n.name().to_string(),
-                score: v,
-            });
+            slot.score = v;
         }
         let raw: Vec<i64> = scores.iter().map(|s| s.score).collect();
         if pl.has_normalize() {
@@ -873,7 +877,7 @@ fn run_score(
         }
         for (i, s) in scores.iter().enumerate() {
             per_node[i].push(PluginScore {
-                plugin: pl.name().to_string(),
+                plugin: pl.name(),
                 raw: raw[i],
                 normalized: s.score,
                 weight: *weight,

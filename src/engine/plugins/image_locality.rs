@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::helper::MAX_NODE_SCORE;
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
-use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+use crate::engine::framework::node_info::{NodeInfo, PodImages, PodInfo};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin, Signing};
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features};
@@ -59,26 +59,31 @@ impl ScorePlugin for ImageLocality {
     fn score(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
         let total = cx.snapshot.nodes.len();
         let spec = pod.pod.spec();
-        let images = spec
-            .init_containers
-            .iter()
-            .flatten()
-            .chain(spec.containers.iter())
-            .map(|c| c.image.clone().unwrap_or_default())
-            .chain(
-                spec.volumes
-                    .iter()
-                    .flatten()
-                    .filter(|_| self.image_volumes)
-                    .filter_map(|v| v.image.as_ref().map(|i| i.reference.clone().unwrap_or_default())),
-            );
+        let images = pod.images.get_or_init(|| PodImages {
+            containers: spec
+                .init_containers
+                .iter()
+                .flatten()
+                .chain(spec.containers.iter())
+                .map(|c| normalized_image_name(c.image.as_deref().unwrap_or_default()))
+                .collect(),
+            volumes: spec
+                .volumes
+                .iter()
+                .flatten()
+                .filter_map(|v| v.image.as_ref())
+                .map(|i| normalized_image_name(i.reference.as_deref().unwrap_or_default()))
+                .collect(),
+        });
+        let volumes = if self.image_volumes {
+            images.volumes.as_slice()
+        } else {
+            &[]
+        };
         let mut sum = 0i64;
-        for img in images {
-            let want = normalized_image_name(&img);
-            // The node's ImageStates map is built entry by entry, so for a name listed by two
-            // entries the later one wins.
-            if let Some((_, size)) = node.node.images.iter().rev().find(|(names, _)| names.contains(&want)) {
-                let num = cx.snapshot.image_nodes.get(&want).copied().unwrap_or(0);
+        for want in images.containers.iter().chain(volumes) {
+            if let Some((_, size)) = node.node.images.iter().rev().find(|(names, _)| names.contains(want)) {
+                let num = cx.snapshot.image_nodes.get(want).copied().unwrap_or(0);
                 let spread = num as f64 / total as f64;
                 sum += (*size as f64 * spread) as i64;
             }
