@@ -862,5 +862,20 @@ pub(crate) fn tui_test_app() -> App {
     a
 }
 
+/// An app on the demo cluster, loaded (unit tests).
+#[cfg(test)]
+pub(crate) fn tests_demo_app() -> App {
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Demo,
+            name: "demo".into(),
+        },
+        false,
+    );
+    let cluster = crate::source::file::load_str("demo.yaml", include_str!("../../fixtures/demo.yaml"));
+    load_sync(&mut a, cluster.expect("fixture"));
+    a
+}
+
 #[cfg(test)]
 mod tests;

@@ -341,6 +341,94 @@ mod tests {
         assert_eq!(a.node_rows.len(), 4);
     }
 
+    fn open_nodes(a: &mut App) {
+        update(a, Action::CommandStart);
+        for c in "nodes".chars() {
+            update(a, Action::Input(c));
+        }
+        update(a, Action::Submit);
+    }
+
+    #[test]
+    fn shift_letters_sort_the_node_list_and_the_same_letter_again_reverses() {
+        let mut a = app();
+        open_nodes(&mut a);
+        let sort = |a: &mut App, k: NodeSortKey| {
+            update(a, Action::SortNodes(k));
+            let v = list(a);
+            let n = names(a, v);
+            (
+                n.iter().map(String::as_str).collect::<Vec<_>>().join(" "),
+                v.sort.arrow(v.reverse),
+            )
+        };
+        let abcd = "node-a node-b node-c node-d".to_string();
+        let dcba = "node-d node-c node-b node-a".to_string();
+        // node-a 3/4 (75%), node-b 2750m/4 (68%), node-c 0/8, node-d 0/4 (ties: by name)
+        assert_eq!(sort(&mut a, NodeSortKey::Cpu), (abcd.clone(), "↓"));
+        assert_eq!(sort(&mut a, NodeSortKey::Cpu), (dcba.clone(), "↑"));
+        assert_eq!(
+            sort(&mut a, NodeSortKey::Memory).1,
+            "↓",
+            "another column starts in its own direction"
+        );
+        assert_eq!(sort(&mut a, NodeSortKey::Name), (abcd.clone(), "↑"));
+        assert_eq!(sort(&mut a, NodeSortKey::Name), (dcba.clone(), "↓"));
+        assert_eq!(sort(&mut a, NodeSortKey::Zone).0, abcd);
+        assert_eq!(sort(&mut a, NodeSortKey::Pods).0, abcd);
+        // a narrowing search keeps the order
+        update(&mut a, Action::SortNodes(NodeSortKey::Pods));
+        update(&mut a, Action::SearchStart);
+        update(&mut a, Action::Input('-'));
+        assert_eq!(names(&a, list(&a)), vec!["node-d", "node-c", "node-b", "node-a"]);
+        let mut fresh = NodeRows::default();
+        fresh.refresh(&a, list(&a));
+        assert_eq!(a.node_rows.order, fresh.order);
+    }
+
+    #[test]
+    fn the_state_sort_puts_the_nodes_the_focused_pod_fits_first() {
+        let mut a = crate::app::tests_demo_app();
+        let pod = crate::model::ObjectKey::new("ml", "infer-l4");
+        a.screens.push(Screen::Nodes(NodeList {
+            selected: 0,
+            pod: Some(pod.clone()),
+            query: String::new(),
+            sort: NodeSortKey::State,
+            reverse: false,
+        }));
+        a.refresh_rows();
+        let Some(Ok(ex)) = a.explanation(&pod) else {
+            panic!("explained")
+        };
+        let order = names(&a, list(&a));
+        let class = |n: &str| ex.filter.iter().find(|f| f.node == n).map(classify);
+        assert_eq!(class(&order[0]), Some(FilterClass::Fit), "{order:?}");
+        let fits = order.iter().filter(|n| class(n) == Some(FilterClass::Fit)).count();
+        assert!(fits >= 1);
+        assert!(
+            order[..fits].iter().all(|n| class(n) == Some(FilterClass::Fit)),
+            "the fitting nodes first: {order:?}"
+        );
+        assert!(order[fits..].iter().all(|n| class(n) != Some(FilterClass::Fit)));
+        // and by share of allocatable CPU requested, largest first
+        update(&mut a, Action::SortNodes(NodeSortKey::Cpu));
+        let order = names(&a, list(&a));
+        let share = |n: &str| {
+            let node = a.cluster.node(n).expect("node");
+            (
+                a.usage.get(n).map_or(0, |u| u.requested.milli_cpu),
+                node.allocatable.milli_cpu,
+            )
+        };
+        assert!(
+            order
+                .windows(2)
+                .all(|w| share_cmp(share(&w[0]), share(&w[1])) != std::cmp::Ordering::Less),
+            "{order:?}"
+        );
+    }
+
     #[test]
     fn the_columns_read_as_the_node_list_shows_them() {
         let a = app();

@@ -1193,4 +1193,44 @@ mod tests {
         assert_eq!(a.pods.reason, None);
         assert_eq!(names(&a).len(), all);
     }
+
+    /// Explanations arriving while the list is sorted by reason do not re-sort it each time:
+    /// the next tick (or key) applies them all at once.
+    #[test]
+    fn a_burst_of_explanations_re_sorts_by_reason_once_at_the_next_tick() {
+        use crate::app::{Action, update};
+        let mut a = failing();
+        update(&mut a, Action::SortPods(SortKey::Reason));
+        let at = a.pod_rows.reasons_at();
+        assert_eq!(at, Some(a.reasons));
+        let before = a.pod_rows.order.as_ptr();
+        let pods: Vec<_> = ["cpu-000000", "memory-000001", "gate-000003"]
+            .iter()
+            .map(|n| crate::model::ObjectKey::new("bench", *n))
+            .collect();
+        let generation = a.generation;
+        for p in &pods {
+            update(
+                &mut a,
+                Action::Explained {
+                    generation,
+                    pod: p.clone(),
+                    result: Err("a failure".into()),
+                },
+            );
+            assert_eq!(a.pod_rows.order.as_ptr(), before, "not re-sorted at each arrival");
+            assert!(a.pod_rows.is_current(&a));
+        }
+        assert_eq!(a.pod_rows.reasons_at(), at);
+        update(&mut a, Action::Tick { now: 1 });
+        assert_eq!(a.pod_rows.reasons_at(), Some(a.reasons));
+        let mut fresh = PodRows::default();
+        fresh.refresh(&a, true);
+        assert_eq!(a.pod_rows.order, fresh.order);
+        // the three failures are together now, in queue order (one priority, no creation time:
+        // by name)
+        let n = names(&a);
+        let i = n.iter().position(|x| x == "cpu-000000").expect("listed");
+        assert_eq!(n[i..i + 3], ["cpu-000000", "gate-000003", "memory-000001"]);
+    }
 }

@@ -269,6 +269,15 @@ fn filter_summary() {
 }
 
 #[test]
+fn pod_view_verdict_whole_with_w() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    // cut at two lines it ends with `… w: whole` (pod_filter_80x24); w shows it all
+    run(&mut a, [Action::ToggleWhole]);
+    snap("pod_filter_whole", &a);
+}
+
+#[test]
 fn filter_all_failures_sorted_by_plugin() {
     let mut a = app();
     open_pod(&mut a, "batch-1");
