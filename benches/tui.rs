@@ -1,12 +1,14 @@
 //! The TUI's speed on a generated cluster (5,000 nodes, 100,000 pods): one full frame of the pod
 //! list rendered into ratatui's TestBackend (target ≤ 5 ms), and one key press through `update`
 //! plus the next frame: `j` (target ≤ 16 ms) and typing a character of the pod search (target
-//! ≤ 16 ms); and, for the record, a change of the sort order (every pod sorted again). Run with
+//! ≤ 16 ms); and, for the record, a change of the sort order (every pod sorted again: `s`, the
+//! column sorts `C`, `O`, `R`), Ctrl-z (pending only) and `r` (the same reason). Run with
 //! `cargo bench --bench tui`; `KSCHED_BENCH_NODES` / `KSCHED_BENCH_PODS` change the size.
 
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use kschedtui::app::pod_list::SortKey;
 use kschedtui::app::{Action, App, Load, SourceInfo, SourceKind, load_sync, update};
 use kschedtui::source::generate::{GenSpec, generate};
 use kschedtui::tui::theme;
@@ -76,7 +78,38 @@ fn bench(c: &mut Criterion) {
             frame(&app, &mut view);
         });
     });
-    while app.pods.sort != kschedtui::app::pod_list::SortKey::Queue {
+    // a column sort (k9s Shift+letter): the same key again reverses, so every press sorts again
+    for (name, key) in [
+        ("key C (sort by cpu) + frame", SortKey::Cpu),
+        ("key O (sort by name) + frame", SortKey::Name),
+        ("key R (sort by reason) + frame", SortKey::Reason),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                update(&mut app, Action::SortPods(key));
+                frame(&app, &mut view);
+            });
+        });
+    }
+    g.bench_function("Ctrl-z (pending only, again every pod) + frame", |b| {
+        b.iter(|| {
+            update(&mut app, Action::TogglePendingOnly);
+            frame(&app, &mut view);
+        });
+    });
+    if app.pods.pending_only {
+        update(&mut app, Action::TogglePendingOnly);
+    }
+    update(&mut app, Action::Top);
+    g.bench_function("key r (same reason, again every reason) + frame", |b| {
+        b.iter(|| {
+            update(&mut app, Action::SameReason);
+            frame(&app, &mut view);
+        });
+    });
+    app.pods.reason = None;
+    update(&mut app, Action::SortPods(SortKey::Queue));
+    while app.pods.sort != SortKey::Queue {
         update(&mut app, Action::CycleSort);
     }
     update(&mut app, Action::Top);

@@ -67,6 +67,16 @@ pub enum Action {
     CycleSort,
     /// Reverse the pod list order.
     ReverseSort,
+    /// Pod list: sort by a column (k9s: Shift+letter); the same column again reverses.
+    SortPods(super::pod_list::SortKey),
+    /// Node list: sort by a column; the same column again reverses.
+    SortNodes(super::node_list::NodeSortKey),
+    /// Pod list: only pending pods, or every pod (Ctrl-z).
+    TogglePendingOnly,
+    /// Pod list: only pods with the selected pod's reason (`r`), or every reason again.
+    SameReason,
+    /// Wrap the reason, verdict and cluster lines whole, or keep them to two or three lines.
+    ToggleWhole,
     /// Score matrix: raw → normalized → weighted.
     CycleScoreMode,
     /// Show or hide the diff with the trace before the last what-if edit.

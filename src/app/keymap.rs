@@ -3,6 +3,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use super::node_list::NodeSortKey;
+use super::pod_list::SortKey;
 use super::stepper::Point;
 use super::{Action, App, Load, Mode, Screen};
 
@@ -90,8 +92,19 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     PodList "/" => Action::SearchStart, "fuzzy search pods (ns/name with a /)", "search";
     PodList "N" => Action::NextNamespace, "next namespace", "namespace";
     PodList "0" => Action::AllNamespaces, "all namespaces", "";
-    PodList "s" => Action::CycleSort, "sort: queue, name, age, priority, scheduler", "sort";
+    PodList "s" => Action::CycleSort, "cycle the sorts: queue, then each column", "sort";
     PodList "S" => Action::ReverseSort, "reverse the order", "";
+    PodList "r" => Action::SameReason, "only pods with the selected pod's reason (again: every reason)", "reason";
+    PodList "<Ctrl-z>" => Action::TogglePendingOnly, "only pending pods / every pod", "pending";
+    PodList "w" => Action::ToggleWhole, "the selected pod's reasons whole / in three lines", "wrap";
+    PodList "O" => Action::SortPods(SortKey::Name), "sort by NAME (the same key again: reverse)", "sort col";
+    PodList "E" => Action::SortPods(SortKey::Namespace), "sort by NAMESPACE", "sort col";
+    PodList "A" => Action::SortPods(SortKey::Age), "sort by AGE", "sort col";
+    PodList "P" => Action::SortPods(SortKey::Priority), "sort by PRIO", "sort col";
+    PodList "H" => Action::SortPods(SortKey::Scheduler), "sort by SCHEDULER", "sort col";
+    PodList "C" => Action::SortPods(SortKey::Cpu), "sort by CPU", "sort col";
+    PodList "M" => Action::SortPods(SortKey::Memory), "sort by MEM", "sort col";
+    PodList "R" => Action::SortPods(SortKey::Reason), "sort by NODE / WHY PENDING (same reasons together)", "sort col";
     PodList "b" => Action::RequestBind, "bind the pod to the node the scheduler picks", "bind";
     PodList "x" => Action::RequestPreempt, "preempt: evict the victims PostFilter chose", "";
     PodList "i" => Action::EditInline, "what-if: edit the pod inline", "edit";
@@ -110,6 +123,7 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     PodView "i" => Action::EditInline, "what-if: edit the pod inline", "edit";
     PodView "e" => Action::EditExternal, "what-if: edit the pod as YAML in $EDITOR", "";
     PodView "m" => Action::OpenGang, "the pod's gang as a whole: members, quorum, who blocks it", "";
+    PodView "w" => Action::ToggleWhole, "the verdict and cluster lines whole / in two lines each", "";
     FilterStep "a" => Action::ToggleAllFailures, "all failing plugins per node / first only", "all";
     FilterStep "s" => Action::CycleSort, "sort: fit, name, plugin, zone", "sort";
     FilterStep "/" => Action::SearchStart, "filter nodes", "filter";
@@ -119,6 +133,12 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     NodeView "i" => Action::EditInline, "what-if: edit taints, labels inline", "edit";
     NodeView "e" => Action::EditExternal, "what-if: edit the node as YAML in $EDITOR", "";
     NodeList "<Enter>" => Action::Open, "open the node", "open";
+    NodeList "N" => Action::SortNodes(NodeSortKey::Name), "sort by NODE (the same key again: reverse)", "sort col";
+    NodeList "Z" => Action::SortNodes(NodeSortKey::Zone), "sort by ZONE", "sort col";
+    NodeList "C" => Action::SortNodes(NodeSortKey::Cpu), "sort by CPU REQ (share of allocatable)", "sort col";
+    NodeList "M" => Action::SortNodes(NodeSortKey::Memory), "sort by MEM REQ (share of allocatable)", "sort col";
+    NodeList "P" => Action::SortNodes(NodeSortKey::Pods), "sort by PODS", "sort col";
+    NodeList "T" => Action::SortNodes(NodeSortKey::State), "sort by STATE / FIT (the nodes that fit first)", "sort col";
     Queue "<Enter>" => Action::Open, "open the pod", "open";
     Queue "m" => Action::OpenGang, "the pod's gang as a whole", "gang";
     Gang "<Enter>" => Action::Open, "open the member", "open";
@@ -128,7 +148,7 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     Global "<Ctrl-r>" => Action::Rerun, "re-run: list the cluster again and explain on it", "";
     Global "F" => Action::ToggleFollow, "live: follow the cluster / freeze the view", "";
     Global ":" => Action::CommandStart, "command line (the commands are listed below)", "cmd";
-    Global "<Esc>" => Action::Cancel, "back (clear the search at the pod list)", "back";
+    Global "<Esc>" => Action::Cancel, "back (clear the search and the reason filter at the pod list)", "back";
     Global "q" => Action::Back, "back (quit at the pod list)", "";
     Global "<Ctrl-c>" => Action::Quit, "quit", "";
     Global "j" => Action::Down, "down", "";
@@ -345,12 +365,17 @@ pub(crate) fn help_sections(app: &App) -> Vec<(Scope, Vec<(String, &'static str)
         .collect()
 }
 
-/// Status-bar hints for the active scopes: `(key, hint)`.
+/// Status-bar hints for the active scopes: `(key, hint)`. Keys of one scope with the same hint
+/// are merged (`O/E/A sort col`); a hint a more specific scope gave is not repeated.
 pub(crate) fn hints(app: &App) -> Vec<(String, &'static str)> {
     let mut v: Vec<(String, &'static str)> = Vec::new();
     for scope in scopes(app) {
+        let before = v.len();
         for b in KEYMAP.iter().filter(|b| b.scope == scope && !b.hint.is_empty()) {
-            if !v.iter().any(|x| x.1 == b.hint) {
+            if let Some(x) = v[before..].iter_mut().find(|x| x.1 == b.hint) {
+                x.0.push('/');
+                x.0.push_str(&display_key(b.key));
+            } else if !v.iter().any(|x| x.1 == b.hint) {
                 v.push((display_key(b.key), b.hint));
             }
         }

@@ -5,8 +5,9 @@
 //!
 //! - [`action`]: user intents and arriving data; [`effect`]: work for the runtime.
 //! - [`update`]: the state machine. [`keymap`]: the one key table (dispatch, help, hints).
-//! - [`pod_list`]: rows, fuzzy search, sorting, kept until their inputs change; [`node_list`]:
-//!   the same for `:nodes`. [`stepper`]: the pipeline over an explanation.
+//! - [`pod_list`]: rows, fuzzy search, sorting, filters, kept until their inputs change;
+//!   [`node_list`]: the same for `:nodes`. [`reason`]: the list's decisive reason per pod.
+//!   [`stepper`]: the pipeline over an explanation.
 //! - [`analysis`]: node usage, what is missing on nodes that nearly fit, reason counts.
 //! - [`deschedule`]: the `:deschedule FILE` screen's rows (the descheduler dry run).
 //! - [`whatif`]: in-memory edits (inline forms, YAML), bind and preempt. [`diff`]: trace diffs.
@@ -18,8 +19,9 @@ pub(crate) mod diff;
 pub(crate) mod effect;
 pub(crate) mod format;
 pub(crate) mod keymap;
-pub(crate) mod node_list;
+pub mod node_list;
 pub mod pod_list;
+pub mod reason;
 pub mod stepper;
 pub mod update;
 pub(crate) mod whatif;
@@ -186,8 +188,14 @@ pub const FULL_KEEP: usize = 32;
 /// What the pod list and the actions need of a pod's explanation, kept for every pending pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
-    /// The one-line reason.
+    /// The decisive reason in a few words (the list's reason column, [`reason::decisive`]).
     pub line: String,
+    /// Bytes of `line` naming the reason itself (what `r` compares).
+    pub key: std::ops::Range<usize>,
+    /// Nodes the decisive reason excludes (0: not a Filter reason).
+    pub nodes: usize,
+    /// Upstream's message as one line ("" for a pod that fits).
+    pub upstream: String,
     /// A node fits.
     pub schedulable: bool,
     /// No profile serves the pod's schedulerName.
@@ -203,11 +211,20 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The decisive reason without its node count (what `r` compares).
+    pub fn reason_key(&self) -> &str {
+        self.line.get(self.key.clone()).unwrap_or(&self.line)
+    }
+
     /// The summary of an explanation.
     pub fn of(ex: &Explanation) -> Self {
         let pf = ex.post_filter.as_ref();
+        let d = reason::decisive(ex);
         Summary {
-            line: pod_list::reason_line(ex),
+            line: d.text,
+            key: d.key,
+            nodes: d.nodes,
+            upstream: reason::upstream_line(ex),
             schedulable: ex.schedulable(),
             waiting: ex.waiting_for_scheduler.is_some(),
             selected: ex.selected.clone(),
@@ -343,6 +360,10 @@ pub struct NodeList {
     pub pod: Option<ObjectKey>,
     /// Text filter.
     pub query: String,
+    /// The sorted column (k9s: Shift+letter).
+    pub sort: node_list::NodeSortKey,
+    /// Reverse the order.
+    pub reverse: bool,
 }
 
 /// A screen on the stack above the pod list.
@@ -489,6 +510,9 @@ pub struct App {
     pub groups: BTreeMap<ObjectKey, Option<GroupResult>>,
     /// Summaries of every pod explained at the current generation.
     pub summaries: BTreeMap<ObjectKey, Result<Summary, String>>,
+    /// Bumped each time `summaries` changes (a summary arrives, they are cleared): the pod
+    /// list sorted or filtered by reason is re-sorted when it moved.
+    pub reasons: u64,
     /// Pods of `explanations`, least recently explained first.
     pub recent: std::collections::VecDeque<ObjectKey>,
     /// Pods queued for explanation at this generation (progress denominator).
@@ -501,6 +525,9 @@ pub struct App {
     pub ticks: u64,
     /// The pod list (the root screen).
     pub pods: PodListState,
+    /// `w`: the pod list's detail line and the pod view's verdict and cluster lines are
+    /// wrapped whole (false: cut at two or three lines, marked `…`).
+    pub whole: bool,
     /// The pod list's rows, refreshed by [`update`] when the cluster, the namespace, the sort
     /// or the search change (read with [`App::pod_rows`]).
     pub pod_rows: pod_list::PodRows,
@@ -548,6 +575,7 @@ impl App {
             generation: 0,
             explanations: BTreeMap::new(),
             summaries: BTreeMap::new(),
+            reasons: 0,
             groups: BTreeMap::new(),
             recent: std::collections::VecDeque::new(),
             queued: 0,
@@ -555,6 +583,7 @@ impl App {
             now: None,
             ticks: 0,
             pods: PodListState::default(),
+            whole: false,
             pod_rows: pod_list::PodRows::default(),
             node_rows: node_list::NodeRows::default(),
             screens: Vec::new(),
@@ -689,7 +718,14 @@ impl App {
 
     /// Brings the kept rows up to date with the app (after a change made outside [`update`]).
     pub fn refresh_rows(&mut self) {
-        pod_list::refresh(self);
+        self.refresh_rows_after(true);
+    }
+
+    /// [`refresh_rows`](Self::refresh_rows); `reasons` false: the pod list is not re-sorted or
+    /// re-filtered by the reasons that arrived (after an explanation, so a burst of them is
+    /// applied once, at the next tick).
+    pub(crate) fn refresh_rows_after(&mut self, reasons: bool) {
+        pod_list::refresh(self, reasons);
         node_list::refresh(self);
     }
 
@@ -822,6 +858,21 @@ pub(crate) fn tui_test_app() -> App {
         false,
     );
     let cluster = crate::source::file::load_str("tui-test.yaml", include_str!("../../fixtures/tui-test.yaml"));
+    load_sync(&mut a, cluster.expect("fixture"));
+    a
+}
+
+/// An app on the demo cluster, loaded (unit tests).
+#[cfg(test)]
+pub(crate) fn tests_demo_app() -> App {
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Demo,
+            name: "demo".into(),
+        },
+        false,
+    );
+    let cluster = crate::source::file::load_str("demo.yaml", include_str!("../../fixtures/demo.yaml"));
     load_sync(&mut a, cluster.expect("fixture"));
     a
 }

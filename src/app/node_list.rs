@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::sync::{Arc, Weak};
 
-use super::analysis::NodeUsage;
+use super::analysis::{FilterClass, NodeUsage, ZONE_LABEL, classify};
 use super::pod_list::fuzzy_hit;
 use super::{App, NodeList, format};
 use crate::model::{Cluster, Node};
@@ -32,6 +32,73 @@ pub(crate) fn mem_text(n: &Node, u: Option<&NodeUsage>) -> String {
     format!("{} {}", format::bytes(used), pct(used, n.allocatable.memory))
 }
 
+/// Sort orders of the node list, one per column (k9s: Shift+letter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum NodeSortKey {
+    /// Name (the cluster's order).
+    #[default]
+    Name,
+    /// Zone, then name.
+    Zone,
+    /// The largest share of allocatable CPU requested first.
+    Cpu,
+    /// The largest share of allocatable memory requested first.
+    Memory,
+    /// The most pods first.
+    Pods,
+    /// State and fit: with a pod in focus, the nodes that fit first, then those that nearly
+    /// fit, those that do not, those PreFilter left out; schedulable before cordoned.
+    State,
+}
+
+impl NodeSortKey {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeSortKey::Name => "name",
+            NodeSortKey::Zone => "zone",
+            NodeSortKey::Cpu => "cpu",
+            NodeSortKey::Memory => "memory",
+            NodeSortKey::Pods => "pods",
+            NodeSortKey::State => "state",
+        }
+    }
+
+    /// The header of the column it sorts (TAINTS is not sorted).
+    pub fn column(self) -> &'static str {
+        match self {
+            NodeSortKey::Name => "NODE",
+            NodeSortKey::Zone => "ZONE",
+            NodeSortKey::Cpu => "CPU REQ",
+            NodeSortKey::Memory => "MEM REQ",
+            NodeSortKey::Pods => "PODS",
+            NodeSortKey::State => "STATE",
+        }
+    }
+
+    /// The direction mark beside the sorted column: ↑ smallest value first, ↓ largest first.
+    pub fn arrow(self, reverse: bool) -> &'static str {
+        let descending = matches!(self, NodeSortKey::Cpu | NodeSortKey::Memory | NodeSortKey::Pods);
+        if descending != reverse { "↓" } else { "↑" }
+    }
+}
+
+/// What a node list's rows are computed for: the search, the sort and its direction, and the
+/// focused pod's explanation when the rows are sorted by fit ([`App::reasons`](super::App)).
+type NodeKey = (String, NodeSortKey, bool, Option<u64>);
+
+fn node_key(app: &App, v: &NodeList) -> NodeKey {
+    let fit = (v.sort == NodeSortKey::State && v.pod.is_some()).then_some(app.reasons);
+    (v.query.clone(), v.sort, v.reverse, fit)
+}
+
+/// `a/b` against `c/d` without dividing (a node with nothing allocatable counts as 0%).
+fn share_cmp((a, b): (i64, i64), (c, d): (i64, i64)) -> std::cmp::Ordering {
+    let x = if b > 0 { i128::from(a) * i128::from(d.max(1)) } else { 0 };
+    let y = if d > 0 { i128::from(c) * i128::from(b.max(1)) } else { 0 };
+    x.cmp(&y)
+}
+
 /// The widest value of each column over the rows shown (before the columns' limits).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NodeWidths {
@@ -49,8 +116,8 @@ pub struct NodeWidths {
 pub struct NodeRows {
     /// The cluster it was computed from (a `Weak` keeps the address from being reused).
     cluster: Weak<Cluster>,
-    /// The search it was computed for (None: never computed).
-    query: Option<String>,
+    /// The search, the sort and the direction it was computed for (None: never computed).
+    key: Option<NodeKey>,
     /// Indices into `cluster.nodes` of the rows, in display order.
     order: Vec<usize>,
     /// Column widths over the rows.
@@ -60,7 +127,7 @@ pub struct NodeRows {
 impl NodeRows {
     /// True when the rows are those of the list `v` on the app's cluster.
     pub fn is_current(&self, app: &App, v: &NodeList) -> bool {
-        std::ptr::eq(self.cluster.as_ptr(), Arc::as_ptr(&app.cluster)) && self.query.as_deref() == Some(&v.query)
+        std::ptr::eq(self.cluster.as_ptr(), Arc::as_ptr(&app.cluster)) && self.key.as_ref() == Some(&node_key(app, v))
     }
 
     /// Brings the rows up to date with the list `v`.
@@ -70,12 +137,17 @@ impl NodeRows {
         }
         let nodes = &app.cluster.nodes;
         let same_cluster = std::ptr::eq(self.cluster.as_ptr(), Arc::as_ptr(&app.cluster));
-        // a longer search matches a subset of what the shorter one matched
-        let narrowing = same_cluster && self.query.as_deref().is_some_and(|old| v.query.starts_with(old));
+        let key = node_key(app, v);
+        // a longer search matches a subset of what the shorter one matched, in the same order
+        let narrowing = same_cluster
+            && self
+                .key
+                .as_ref()
+                .is_some_and(|old| v.query.starts_with(&old.0) && (old.1, old.2, old.3) == (key.1, key.2, key.3));
         let mut order = if narrowing {
             std::mem::take(&mut self.order)
         } else {
-            (0..nodes.len()).collect()
+            sorted(app, v)
         };
         order.retain(|&i| nodes.get(i).is_some_and(|n| fuzzy_hit(&n.name, &v.query)));
         let mut w = NodeWidths {
@@ -90,7 +162,7 @@ impl NodeRows {
             w.mem = w.mem.max(mem_text(n, u).chars().count());
         }
         self.cluster = Arc::downgrade(&app.cluster);
-        self.query = Some(v.query.clone());
+        self.key = Some(key);
         self.order = order;
         self.widths = w;
     }
@@ -127,6 +199,68 @@ impl NodeRows {
     pub fn widths(&self) -> NodeWidths {
         self.widths
     }
+}
+
+/// Indices into `cluster.nodes` in the list's order (ties: the cluster's order, by name).
+fn sorted(app: &App, v: &NodeList) -> Vec<usize> {
+    let nodes = &app.cluster.nodes;
+    let mut idx: Vec<usize> = (0..nodes.len()).collect();
+    let usage = |n: &Node| app.usage.get(&n.name);
+    let ex = v.pod.as_ref().and_then(|k| match app.explanation(k) {
+        Some(Ok(ex)) => Some(ex),
+        _ => None,
+    });
+    // with a pod in focus: the fit class of each node (nodes the trace does not name last),
+    // looked up once per node, not once per comparison
+    let by_node: std::collections::HashMap<&str, &crate::engine::trace::NodeFilter> = ex
+        .map(|e| e.filter.iter().map(|f| (f.node.as_str(), f)).collect())
+        .unwrap_or_default();
+    let fit = |n: &Node| {
+        by_node.get(n.name.as_str()).map_or(4, |f| match classify(f) {
+            FilterClass::Fit => 0,
+            FilterClass::NearlyFit => 1,
+            FilterClass::NoFit => 2,
+            FilterClass::Excluded => 3,
+        })
+    };
+    let by_name = |a: &Node, b: &Node| a.name.cmp(&b.name);
+    let node = |i: usize| nodes.get(i).map(|n| &**n);
+    idx.sort_by(|&a, &b| {
+        let (Some(a), Some(b)) = (node(a), node(b)) else {
+            return a.cmp(&b);
+        };
+        let (ua, ub) = (usage(a), usage(b));
+        match v.sort {
+            NodeSortKey::Name => by_name(a, b),
+            NodeSortKey::Zone => a
+                .labels
+                .get(ZONE_LABEL)
+                .cmp(&b.labels.get(ZONE_LABEL))
+                .then_with(|| by_name(a, b)),
+            NodeSortKey::Cpu => share_cmp(
+                (ub.map_or(0, |u| u.requested.milli_cpu), b.allocatable.milli_cpu),
+                (ua.map_or(0, |u| u.requested.milli_cpu), a.allocatable.milli_cpu),
+            )
+            .then_with(|| by_name(a, b)),
+            NodeSortKey::Memory => share_cmp(
+                (ub.map_or(0, |u| u.requested.memory), b.allocatable.memory),
+                (ua.map_or(0, |u| u.requested.memory), a.allocatable.memory),
+            )
+            .then_with(|| by_name(a, b)),
+            NodeSortKey::Pods => ub
+                .map_or(0, |u| u.pods.len())
+                .cmp(&ua.map_or(0, |u| u.pods.len()))
+                .then_with(|| by_name(a, b)),
+            NodeSortKey::State => fit(a)
+                .cmp(&fit(b))
+                .then(a.unschedulable.cmp(&b.unschedulable))
+                .then_with(|| by_name(a, b)),
+        }
+    });
+    if v.reverse {
+        idx.reverse();
+    }
+    idx
 }
 
 /// The rows of the node list `v`: the kept ones when current, computed otherwise.
@@ -205,6 +339,94 @@ mod tests {
         assert_eq!(a.node_rows.widths().node, "node-c".len());
         update(&mut a, Action::Backspace);
         assert_eq!(a.node_rows.len(), 4);
+    }
+
+    fn open_nodes(a: &mut App) {
+        update(a, Action::CommandStart);
+        for c in "nodes".chars() {
+            update(a, Action::Input(c));
+        }
+        update(a, Action::Submit);
+    }
+
+    #[test]
+    fn shift_letters_sort_the_node_list_and_the_same_letter_again_reverses() {
+        let mut a = app();
+        open_nodes(&mut a);
+        let sort = |a: &mut App, k: NodeSortKey| {
+            update(a, Action::SortNodes(k));
+            let v = list(a);
+            let n = names(a, v);
+            (
+                n.iter().map(String::as_str).collect::<Vec<_>>().join(" "),
+                v.sort.arrow(v.reverse),
+            )
+        };
+        let abcd = "node-a node-b node-c node-d".to_string();
+        let dcba = "node-d node-c node-b node-a".to_string();
+        // node-a 3/4 (75%), node-b 2750m/4 (68%), node-c 0/8, node-d 0/4 (ties: by name)
+        assert_eq!(sort(&mut a, NodeSortKey::Cpu), (abcd.clone(), "↓"));
+        assert_eq!(sort(&mut a, NodeSortKey::Cpu), (dcba.clone(), "↑"));
+        assert_eq!(
+            sort(&mut a, NodeSortKey::Memory).1,
+            "↓",
+            "another column starts in its own direction"
+        );
+        assert_eq!(sort(&mut a, NodeSortKey::Name), (abcd.clone(), "↑"));
+        assert_eq!(sort(&mut a, NodeSortKey::Name), (dcba.clone(), "↓"));
+        assert_eq!(sort(&mut a, NodeSortKey::Zone).0, abcd);
+        assert_eq!(sort(&mut a, NodeSortKey::Pods).0, abcd);
+        // a narrowing search keeps the order
+        update(&mut a, Action::SortNodes(NodeSortKey::Pods));
+        update(&mut a, Action::SearchStart);
+        update(&mut a, Action::Input('-'));
+        assert_eq!(names(&a, list(&a)), vec!["node-d", "node-c", "node-b", "node-a"]);
+        let mut fresh = NodeRows::default();
+        fresh.refresh(&a, list(&a));
+        assert_eq!(a.node_rows.order, fresh.order);
+    }
+
+    #[test]
+    fn the_state_sort_puts_the_nodes_the_focused_pod_fits_first() {
+        let mut a = crate::app::tests_demo_app();
+        let pod = crate::model::ObjectKey::new("ml", "infer-l4");
+        a.screens.push(Screen::Nodes(NodeList {
+            selected: 0,
+            pod: Some(pod.clone()),
+            query: String::new(),
+            sort: NodeSortKey::State,
+            reverse: false,
+        }));
+        a.refresh_rows();
+        let Some(Ok(ex)) = a.explanation(&pod) else {
+            panic!("explained")
+        };
+        let order = names(&a, list(&a));
+        let class = |n: &str| ex.filter.iter().find(|f| f.node == n).map(classify);
+        assert_eq!(class(&order[0]), Some(FilterClass::Fit), "{order:?}");
+        let fits = order.iter().filter(|n| class(n) == Some(FilterClass::Fit)).count();
+        assert!(fits >= 1);
+        assert!(
+            order[..fits].iter().all(|n| class(n) == Some(FilterClass::Fit)),
+            "the fitting nodes first: {order:?}"
+        );
+        assert!(order[fits..].iter().all(|n| class(n) != Some(FilterClass::Fit)));
+        // and by share of allocatable CPU requested, largest first
+        update(&mut a, Action::SortNodes(NodeSortKey::Cpu));
+        let order = names(&a, list(&a));
+        let share = |n: &str| {
+            let node = a.cluster.node(n).expect("node");
+            (
+                a.usage.get(n).map_or(0, |u| u.requested.milli_cpu),
+                node.allocatable.milli_cpu,
+            )
+        };
+        assert!(
+            order
+                .windows(2)
+                .all(|w| share_cmp(share(&w[0]), share(&w[1])) != std::cmp::Ordering::Less),
+            "{order:?}"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The pod list: which pods are shown (namespace, fuzzy search with match positions for
-//! highlighting), in which order (pending pods first in scheduling-queue order by default), and
-//! the one-line reason of each pending pod taken from its explanation.
+//! highlighting, pending only, the reason filters of `r` and `:reason`), in which order
+//! (pending pods first in scheduling-queue order by default, or by a column), and the decisive
+//! reason of each pending pod ([`reason`](super::reason)) kept in its summary.
 //!
 //! The rows are computed when their inputs change, never per frame: [`PodRows`] is kept in the
 //! app and refreshed by `update` (what each pod needs of the list once per cluster; the
@@ -16,35 +17,52 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 
 use super::{App, format};
 use crate::engine::Features;
-use crate::engine::trace::Explanation;
 use crate::model::{Cluster, Pod};
 
-/// Sort orders of the pod list.
+/// Sort orders of the pod list: one per column (k9s: Shift+letter), and the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SortKey {
     /// Pending pods first in scheduling-queue order (priority, then age), then the others by name.
     #[default]
     Queue,
-    /// Namespace/name.
+    /// Name, then namespace.
     Name,
+    /// Namespace, then name.
+    Namespace,
     /// Newest first.
     Age,
     /// Highest priority first.
     Priority,
     /// Scheduler name, then queue order.
     Scheduler,
+    /// Largest CPU request first.
+    Cpu,
+    /// Largest memory request first.
+    Memory,
+    /// The reason column: pending pods with the same decisive reason together (reasons in byte
+    /// order, the pods excluded by the most nodes first, then queue order), then bound pods by
+    /// node, then finished pods.
+    Reason,
 }
 
 impl SortKey {
+    /// Every sort key, in the order `s` cycles through them.
+    pub const ALL: [SortKey; 9] = [
+        SortKey::Queue,
+        SortKey::Name,
+        SortKey::Namespace,
+        SortKey::Age,
+        SortKey::Priority,
+        SortKey::Scheduler,
+        SortKey::Cpu,
+        SortKey::Memory,
+        SortKey::Reason,
+    ];
+
     /// The next sort key.
     pub fn next(self) -> Self {
-        match self {
-            SortKey::Queue => SortKey::Name,
-            SortKey::Name => SortKey::Age,
-            SortKey::Age => SortKey::Priority,
-            SortKey::Priority => SortKey::Scheduler,
-            SortKey::Scheduler => SortKey::Queue,
-        }
+        let i = Self::ALL.iter().position(|k| *k == self).unwrap_or(0);
+        Self::ALL[(i + 1) % Self::ALL.len()]
     }
 
     /// Lower-case name.
@@ -52,9 +70,73 @@ impl SortKey {
         match self {
             SortKey::Queue => "queue",
             SortKey::Name => "name",
+            SortKey::Namespace => "namespace",
             SortKey::Age => "age",
             SortKey::Priority => "priority",
             SortKey::Scheduler => "scheduler",
+            SortKey::Cpu => "cpu",
+            SortKey::Memory => "memory",
+            SortKey::Reason => "reason",
+        }
+    }
+
+    /// The header of the column it sorts (None: the queue has no column).
+    pub fn column(self) -> Option<&'static str> {
+        match self {
+            SortKey::Queue => None,
+            SortKey::Name => Some("NAME"),
+            SortKey::Namespace => Some("NAMESPACE"),
+            SortKey::Age => Some("AGE"),
+            SortKey::Priority => Some("PRIO"),
+            SortKey::Scheduler => Some("SCHEDULER"),
+            SortKey::Cpu => Some("CPU"),
+            SortKey::Memory => Some("MEM"),
+            SortKey::Reason => Some(REASON_HEADER),
+        }
+    }
+}
+
+/// The reason column's header.
+pub const REASON_HEADER: &str = "NODE / WHY PENDING";
+
+impl SortKey {
+    /// True when the key's own order is from the largest value down (priority, requests).
+    pub fn descending(self) -> bool {
+        matches!(self, SortKey::Priority | SortKey::Cpu | SortKey::Memory)
+    }
+
+    /// The direction mark beside the sorted column, as k9s draws it: ↑ smallest value first
+    /// (names A to Z, the youngest age first), ↓ largest first.
+    pub fn arrow(self, reverse: bool) -> &'static str {
+        if self.descending() != reverse { "↓" } else { "↑" }
+    }
+
+    /// What the list's title says of the order: `queue`, `cpu↓`, `name↑`, `queue reversed`.
+    pub fn describe(self, reverse: bool) -> String {
+        match self.column() {
+            Some(_) => format!("{}{}", self.name(), self.arrow(reverse)),
+            None if reverse => format!("{} reversed", self.name()),
+            None => self.name().to_string(),
+        }
+    }
+}
+
+/// Which reasons the list keeps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReasonFilter {
+    /// `r`: exactly this decisive reason (its [key](crate::app::reason::Decisive::key): the
+    /// node count left out).
+    Same(String),
+    /// `:reason TEXT`: the reason column contains this text (a substring, ASCII case ignored).
+    Text(String),
+}
+
+impl ReasonFilter {
+    /// As the list's title shows it.
+    pub fn describe(&self) -> String {
+        match self {
+            ReasonFilter::Same(k) => format!("reason = {k}"),
+            ReasonFilter::Text(t) => format!("reason ~ {t}"),
         }
     }
 }
@@ -70,8 +152,19 @@ pub struct PodListState {
     pub sort: SortKey,
     /// Reverse the order.
     pub reverse: bool,
+    /// Ctrl-z: only pending pods.
+    pub pending_only: bool,
+    /// `r`, `:reason`: only pods with this reason.
+    pub reason: Option<ReasonFilter>,
     /// Selected row.
     pub selected: usize,
+}
+
+impl PodListState {
+    /// Whether the rows depend on the explanations' reasons (sorted or filtered by them).
+    pub fn by_reason(&self) -> bool {
+        self.sort == SortKey::Reason || self.reason.is_some()
+    }
 }
 
 /// A row of the pod list.
@@ -211,6 +304,9 @@ struct PodMeta {
     created: Option<(usize, usize)>,
     /// The scheduler name's place among the cluster's scheduler names, sorted.
     scheduler: u32,
+    /// CPU (millicores) and memory (bytes) requests.
+    cpu: i64,
+    mem: i64,
 }
 
 fn chars_u16(s: &str) -> u16 {
@@ -229,6 +325,10 @@ pub struct PodWidths {
     /// Memory requests.
     pub mem: usize,
 }
+
+/// What the list's base rows are computed for: namespace, sort, direction, pending-only and
+/// the reason filter.
+type BaseKey = (Option<String>, SortKey, bool, bool, Option<ReasonFilter>);
 
 /// The pod list's rows as displayed, with what the list shows about them; kept in
 /// [`App::pod_rows`](super::App) and refreshed by `update` when the cluster, the release, the
@@ -251,8 +351,11 @@ pub struct PodRows {
     namespaces: Vec<String>,
     /// Pending pods in the cluster.
     cluster_pending: usize,
-    /// The namespace, sort order and direction `base` was computed for.
-    base_key: Option<(Option<String>, SortKey, bool)>,
+    /// The namespace, sort order, direction and filters `base` was computed for.
+    base_key: Option<BaseKey>,
+    /// [`App::reasons`](super::App) when `base` was computed from the reasons (sorted or
+    /// filtered by them; None otherwise).
+    reasons_at: Option<u64>,
     /// Indices into `cluster.pods` of the namespace's pods, sorted.
     base: Vec<usize>,
     /// The search `order` was computed for.
@@ -271,23 +374,39 @@ impl PodRows {
             && std::ptr::eq(self.features.as_ptr(), Arc::as_ptr(&app.features))
     }
 
-    fn base_key_of(app: &App) -> (Option<String>, SortKey, bool) {
-        (app.pods.namespace.clone(), app.pods.sort, app.pods.reverse)
+    fn base_key_of(app: &App) -> BaseKey {
+        let p = &app.pods;
+        (p.namespace.clone(), p.sort, p.reverse, p.pending_only, p.reason.clone())
     }
 
     fn base_is(&self, app: &App) -> bool {
-        self.base_key.as_ref().is_some_and(|(ns, sort, rev)| {
-            *ns == app.pods.namespace && *sort == app.pods.sort && *rev == app.pods.reverse
+        self.base_key.as_ref().is_some_and(|(ns, sort, rev, pending, reason)| {
+            let p = &app.pods;
+            *ns == p.namespace
+                && *sort == p.sort
+                && *rev == p.reverse
+                && *pending == p.pending_only
+                && *reason == p.reason
         })
     }
 
-    /// True when the rows are those of the app as it is.
+    /// True when the rows are those of the app as it is. Rows sorted or filtered by reason
+    /// count as current while explanations arrive: they follow the new reasons at the next
+    /// [`refresh`](Self::refresh) that applies them (the next tick or key), not at every arrival.
     pub fn is_current(&self, app: &App) -> bool {
         self.same_cluster(app) && self.base_is(app) && self.query == app.pods.query
     }
 
-    /// Brings the rows up to date with the app, recomputing only what changed.
-    pub fn refresh(&mut self, app: &App) {
+    /// The explanations' version the rows' reasons are from (None: the rows do not depend on
+    /// reasons); the terminal redraws when a tick changes it.
+    pub fn reasons_at(&self) -> Option<u64> {
+        self.reasons_at
+    }
+
+    /// Brings the rows up to date with the app, recomputing only what changed; `reasons`: also
+    /// re-sort and re-filter by reason when explanations arrived since (false while a burst of
+    /// explanations is applied, so 100,000 arrivals do not sort 100,000 times).
+    pub fn refresh(&mut self, app: &App, reasons: bool) {
         let mut changed = false;
         if !self.same_cluster(app) {
             self.cluster = Arc::downgrade(&app.cluster);
@@ -327,6 +446,8 @@ impl PodRows {
                         scheduler: schedulers
                             .binary_search(&p.scheduler_name.as_str())
                             .map_or(0, |i| u32::try_from(i).unwrap_or(u32::MAX)),
+                        cpu: r.resource.milli_cpu,
+                        mem: r.resource.memory,
                     }
                 })
                 .collect();
@@ -344,9 +465,11 @@ impl PodRows {
             self.cluster_pending = self.meta.iter().filter(|m| m.pending).count();
             changed = true;
         }
-        if changed || !self.base_is(app) {
+        let stale_reasons = app.pods.by_reason() && reasons && self.reasons_at != Some(app.reasons);
+        if changed || !self.base_is(app) || stale_reasons {
             self.base = if self.key_sorted { self.sorted(app) } else { sorted(app) };
             self.base_key = Some(Self::base_key_of(app));
+            self.reasons_at = app.pods.by_reason().then_some(app.reasons);
             changed = true;
         }
         if changed || self.query != app.pods.query {
@@ -395,9 +518,17 @@ impl PodRows {
     fn sorted(&self, app: &App) -> Vec<usize> {
         let st = &app.pods;
         let (m, keys) = (&self.meta, &self.keys);
+        let pods = &app.cluster.pods;
         let ns_of = |i: usize| m.get(i).and_then(|m| keys.get(m.key_at..m.key_at + m.ns_len));
+        let name_of = |x: &PodMeta| keys.get(x.key_at + x.ns_len + 1..x.key_at + x.key_len);
         let mut idx: Vec<usize> = (0..m.len())
             .filter(|&i| st.namespace.as_deref().is_none_or(|ns| ns_of(i) == Some(ns)))
+            .filter(|&i| !st.pending_only || m.get(i).is_some_and(|x| x.pending))
+            .filter(|&i| {
+                st.reason
+                    .as_ref()
+                    .is_none_or(|f| pods.get(i).is_some_and(|p| reason_keeps(app, p, f)))
+            })
             .collect();
         let created = |x: &PodMeta| x.created.and_then(|(at, len)| keys.get(at..at + len));
         let queue_order = |a: usize, x: &PodMeta, b: usize, y: &PodMeta| {
@@ -409,7 +540,8 @@ impl PodRows {
         let meta = |i: usize| m.get(i).copied().unwrap_or_default();
         match st.sort {
             // the rows are in key order already
-            SortKey::Name => {}
+            SortKey::Namespace => {}
+            SortKey::Name => idx.sort_by(|&a, &b| name_of(&meta(a)).cmp(&name_of(&meta(b))).then(a.cmp(&b))),
             SortKey::Queue => idx.sort_by(|&a, &b| {
                 let (x, y) = (meta(a), meta(b));
                 x.group.cmp(&y.group).then_with(|| {
@@ -435,6 +567,32 @@ impl PodRows {
                     .then(x.group.cmp(&y.group))
                     .then_with(|| queue_order(a, &x, b, &y))
             }),
+            SortKey::Cpu => idx.sort_by(|&a, &b| meta(b).cpu.cmp(&meta(a).cpu).then(a.cmp(&b))),
+            SortKey::Memory => idx.sort_by(|&a, &b| meta(b).mem.cmp(&meta(a).mem).then(a.cmp(&b))),
+            SortKey::Reason => {
+                // the sort keys, computed once per sort
+                let mut rk: Vec<(u8, &str, usize)> = vec![(0, "", 0); m.len()];
+                for &i in &idx {
+                    if let (Some(p), Some(slot)) = (pods.get(i), rk.get_mut(i)) {
+                        *slot = sort_key(app, p);
+                    }
+                }
+                idx.sort_by(|&a, &b| {
+                    let (x, y) = (meta(a), meta(b));
+                    let none = (0, "", 0);
+                    let (ra, rb) = (rk.get(a).unwrap_or(&none), rk.get(b).unwrap_or(&none));
+                    ra.0.cmp(&rb.0)
+                        .then_with(|| ra.1.cmp(rb.1))
+                        .then(rb.2.cmp(&ra.2))
+                        .then_with(|| {
+                            if x.pending {
+                                queue_order(a, &x, b, &y)
+                            } else {
+                                a.cmp(&b)
+                            }
+                        })
+                });
+            }
         }
         if st.reverse {
             idx.reverse();
@@ -492,15 +650,16 @@ pub fn current(app: &App) -> Cow<'_, PodRows> {
         Cow::Borrowed(&app.pod_rows)
     } else {
         let mut r = PodRows::default();
-        r.refresh(app);
+        r.refresh(app, true);
         Cow::Owned(r)
     }
 }
 
-/// Brings the app's rows up to date (called by `update` after every action).
-pub fn refresh(app: &mut App) {
+/// Brings the app's rows up to date (called by `update` after every action; `reasons`: see
+/// [`PodRows::refresh`]).
+pub fn refresh(app: &mut App, reasons: bool) {
     let mut rows = std::mem::take(&mut app.pod_rows);
-    rows.refresh(app);
+    rows.refresh(app, reasons);
     app.pod_rows = rows;
 }
 
@@ -509,23 +668,33 @@ pub fn refresh(app: &mut App) {
 fn sorted(app: &App) -> Vec<usize> {
     let st = &app.pods;
     let pods = &app.cluster.pods;
-    let mut idx: Vec<usize> = (0..pods.len())
-        .filter(|&i| st.namespace.as_ref().is_none_or(|ns| &pods[i].key.namespace == ns))
+    let mut idx: Vec<(usize, &Pod)> = pods
+        .iter()
+        .map(|p| &**p)
+        .enumerate()
+        .filter(|(_, p)| st.namespace.as_ref().is_none_or(|ns| &p.key.namespace == ns))
+        .filter(|(_, p)| !st.pending_only || p.is_pending())
+        .filter(|(_, p)| st.reason.as_ref().is_none_or(|f| reason_keeps(app, p, f)))
         .collect();
     fn created(p: &Pod) -> &str {
         p.creation.as_deref().unwrap_or_default()
     }
-    idx.sort_by(|&a, &b| {
-        let (a, b) = (&*pods[a], &*pods[b]);
+    let requests = |p: &Pod| {
+        let r = app.features.requests_of(p);
+        (r.resource.milli_cpu, r.resource.memory)
+    };
+    idx.sort_by(|&(_, a), &(_, b)| {
+        let in_queue = |a: &Pod, b: &Pod| {
+            if a.is_pending() {
+                queue_order(a, b)
+            } else {
+                a.key.cmp(&b.key)
+            }
+        };
         match st.sort {
-            SortKey::Queue => group(a).cmp(&group(b)).then_with(|| {
-                if a.is_pending() {
-                    queue_order(a, b)
-                } else {
-                    a.key.cmp(&b.key)
-                }
-            }),
-            SortKey::Name => a.key.cmp(&b.key),
+            SortKey::Queue => group(a).cmp(&group(b)).then_with(|| in_queue(a, b)),
+            SortKey::Namespace => a.key.cmp(&b.key),
+            SortKey::Name => a.key.name.cmp(&b.key.name).then_with(|| a.key.cmp(&b.key)),
             SortKey::Age => created(b).cmp(created(a)).then_with(|| a.key.cmp(&b.key)),
             SortKey::Priority => b.priority.cmp(&a.priority).then_with(|| a.key.cmp(&b.key)),
             SortKey::Scheduler => a
@@ -533,12 +702,76 @@ fn sorted(app: &App) -> Vec<usize> {
                 .cmp(&b.scheduler_name)
                 .then_with(|| group(a).cmp(&group(b)))
                 .then_with(|| queue_order(a, b)),
+            SortKey::Cpu => requests(b).0.cmp(&requests(a).0).then_with(|| a.key.cmp(&b.key)),
+            SortKey::Memory => requests(b).1.cmp(&requests(a).1).then_with(|| a.key.cmp(&b.key)),
+            SortKey::Reason => {
+                let (x, y) = (sort_key(app, a), sort_key(app, b));
+                x.0.cmp(&y.0)
+                    .then_with(|| x.1.cmp(y.1))
+                    .then(y.2.cmp(&x.2))
+                    .then_with(|| in_queue(a, b))
+            }
         }
     });
     if st.reverse {
         idx.reverse();
     }
-    idx
+    idx.into_iter().map(|(i, _)| i).collect()
+}
+
+/// What the reason sort and `r` compare of a pod: its group (pending, bound, finished), its
+/// reason without the node count (the [decisive reason](crate::app::reason)'s key of a pending
+/// pod; `on NODE`, `finished (PHASE)` of the others), and how many nodes the reason excludes.
+pub fn reason_key<'a>(app: &'a App, pod: &'a Pod) -> (u8, Cow<'a, str>, usize) {
+    if pod.is_finished() {
+        return (2, Cow::Owned(format!("finished ({})", pod.phase)), 0);
+    }
+    if let Some(n) = &pod.node_name {
+        return (1, Cow::Owned(format!("on {n}")), 0);
+    }
+    match app.summary(&pod.key) {
+        Some(Ok(s)) => (0, Cow::Borrowed(s.reason_key()), s.nodes),
+        Some(Err(e)) => (0, Cow::Borrowed(e.as_str()), 0),
+        None => (0, Cow::Borrowed(EXPLAINING), 0),
+    }
+}
+
+/// [`reason_key`] without allocating, for sorting 100,000 pods: the node of a bound pod, the
+/// phase of a finished one (ordered as `on NODE`, `finished (PHASE)` are within their group).
+fn sort_key<'a>(app: &'a App, pod: &'a Pod) -> (u8, &'a str, usize) {
+    if pod.is_finished() {
+        return (2, pod.phase.as_str(), 0);
+    }
+    if let Some(n) = &pod.node_name {
+        return (1, n.as_str(), 0);
+    }
+    match app.summary(&pod.key) {
+        Some(Ok(s)) => (0, s.reason_key(), s.nodes),
+        Some(Err(e)) => (0, e.as_str(), 0),
+        None => (0, EXPLAINING, 0),
+    }
+}
+
+/// The reason column of a pod still being explained.
+const EXPLAINING: &str = "explaining…";
+
+/// True when `hay` contains `needle`, ASCII case ignored.
+fn contains_ignoring_case(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+/// Whether the reason filter keeps a pod.
+fn reason_keeps(app: &App, pod: &Pod, f: &ReasonFilter) -> bool {
+    match f {
+        // what `reason_key` would say, compared without allocating it
+        ReasonFilter::Same(k) => match sort_key(app, pod) {
+            (0, key, _) => key == k.as_str(),
+            (1, node, _) => k.strip_prefix("on ") == Some(node),
+            (_, phase, _) => k.strip_prefix("finished (").and_then(|r| r.strip_suffix(')')) == Some(phase),
+        },
+        ReasonFilter::Text(t) => contains_ignoring_case(&column_text(app, pod), t),
+    }
 }
 
 /// Every row as displayed, with the search's match positions (tests and small lists; the list
@@ -563,76 +796,29 @@ pub fn namespaces(app: &App) -> Vec<String> {
     current(app).namespaces().to_vec()
 }
 
-/// One line saying why a pending pod is where it is, from its explanation.
-pub fn reason_line(ex: &Explanation) -> String {
-    if let Some(s) = &ex.waiting_for_scheduler {
-        return format!("no profile serves schedulerName '{s}'");
+/// The reason column of a pod: bound node, the decisive reason, or progress.
+pub fn column_text<'a>(app: &'a App, pod: &'a Pod) -> Cow<'a, str> {
+    if pod.is_finished() {
+        return Cow::Owned(format!("finished ({})", pod.phase));
     }
-    if let Some(g) = ex
-        .pre_enqueue
-        .iter()
-        .find(|s| s.code != crate::engine::framework::status::Code::Success)
-    {
-        return format!("held before the queue: {}", g.reasons.join(", "));
+    if let Some(n) = &pod.node_name {
+        return Cow::Owned(format!("on {n}"));
     }
-    if let Some(w) = ex.binding_cycle.as_ref().and_then(|b| {
-        b.permit
-            .iter()
-            .find(|p| p.code == crate::engine::framework::status::Code::Wait)
-    }) {
-        let gang = ex
-            .gang
-            .as_ref()
-            .map(|g| format!(": {} of {} scheduled", g.assigned + 1, g.min_member))
-            .unwrap_or_default();
-        return format!("gang: waits at Permit ({}) on {}{gang}", w.plugin, ex.selected[0]);
-    }
-    if ex.schedulable() {
-        return if ex.selected.len() == 1 {
-            format!("fits: would bind to {}", ex.selected[0])
-        } else {
-            let mut names = ex.selected.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
-            if ex.selected.len() > 3 {
-                names.push_str(", …");
-            }
-            format!("fits: {} nodes tie ({names})", ex.selected.len())
-        };
-    }
-    if let Some(pf) = &ex.post_filter
-        && let Some(n) = &pf.nominated_node
-    {
-        return format!("preemption: would evict {} pod(s) on {n}", pf.victims.len());
-    }
-    match &ex.message {
-        Some(m) => m
-            .strip_prefix(&format!("0/{} nodes are available: ", ex.node_count))
-            .map_or_else(
-                || m.clone(),
-                |rest| format!("0/{} nodes: {}", ex.node_count, rest.trim_end_matches('.')),
-            ),
-        None => String::new(),
+    match app.summary(&pod.key) {
+        Some(Ok(s)) => Cow::Borrowed(s.line.as_str()),
+        Some(Err(e)) => Cow::Borrowed(e.as_str()),
+        None => Cow::Borrowed(EXPLAINING),
     }
 }
 
-/// The reason column of a pod: bound node, explanation summary, or progress.
+/// The reason column of a pod, owned.
 pub fn status_line(app: &App, pod: &Pod) -> String {
-    if pod.is_finished() {
-        return format!("finished ({})", pod.phase);
-    }
-    if let Some(n) = &pod.node_name {
-        return format!("on {n}");
-    }
-    match app.summary(&pod.key) {
-        Some(Ok(s)) => s.line.clone(),
-        Some(Err(e)) => e.clone(),
-        None => "explaining…".into(),
-    }
+    column_text(app, pod).into_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ObjectKey;
     use crate::source::file;
 
     fn pod(ns: &str, name: &str) -> Pod {
@@ -718,21 +904,16 @@ mod tests {
     fn the_sort_from_what_was_kept_is_the_sort_of_the_pods() {
         for mut a in [app(), generated()] {
             let mut kept = PodRows::default();
-            kept.refresh(&a);
+            kept.refresh(&a, true);
             assert!(kept.key_sorted);
             for ns in [None, Some("data"), Some("team-a")] {
-                for sort in [
-                    SortKey::Queue,
-                    SortKey::Name,
-                    SortKey::Age,
-                    SortKey::Priority,
-                    SortKey::Scheduler,
-                ] {
-                    for reverse in [false, true] {
+                for sort in SortKey::ALL {
+                    for (reverse, pending_only) in [(false, false), (true, false), (false, true), (true, true)] {
                         a.pods.namespace = ns.map(str::to_string);
                         a.pods.sort = sort;
                         a.pods.reverse = reverse;
-                        assert_eq!(kept.sorted(&a), sorted(&a), "{ns:?} {sort:?} {reverse}");
+                        a.pods.pending_only = pending_only;
+                        assert_eq!(kept.sorted(&a), sorted(&a), "{ns:?} {sort:?} {reverse} {pending_only}");
                     }
                 }
             }
@@ -778,11 +959,22 @@ mod tests {
         ]);
         steps.extend([Action::SearchStart, Action::Input('a'), Action::Submit, Action::Cancel]);
         steps.extend([Action::AllNamespaces, Action::CycleSort, Action::CycleSort]);
+        steps.extend([
+            Action::SortPods(SortKey::Cpu),
+            Action::SortPods(SortKey::Cpu),
+            Action::TogglePendingOnly,
+            Action::SortPods(SortKey::Reason),
+            Action::Down,
+            Action::SameReason,
+            Action::TogglePendingOnly,
+            Action::SameReason,
+            Action::SortPods(SortKey::Name),
+        ]);
         for (i, x) in steps.into_iter().enumerate() {
             update(&mut a, x);
             assert!(a.pod_rows.is_current(&a), "step {i}");
             let mut fresh = PodRows::default();
-            fresh.refresh(&a);
+            fresh.refresh(&a, true);
             assert_eq!(a.pod_rows.order, fresh.order, "step {i}: query {:?}", a.pods.query);
             assert_eq!(a.pod_rows.pending, fresh.pending, "step {i}");
             assert_eq!(a.pod_rows.widths, fresh.widths, "step {i}");
@@ -857,39 +1049,226 @@ mod tests {
         assert_eq!(shown(&a), vec!["data/etl-1"]);
     }
 
-    #[test]
-    fn reason_line_strips_the_node_count_prefix() {
-        let ex = Explanation {
-            pod: ObjectKey::new("default", "p"),
-            profile: "default-scheduler".into(),
-            release: crate::engine::Release::OLDEST,
-            feature_gates: String::new(),
-            node_count: 4,
-            waiting_for_scheduler: None,
-            pre_enqueue: vec![],
-            pre_filter: vec![],
-            pre_filter_node_names: None,
-            nominated_node: None,
-            filter: vec![],
-            pre_score: vec![],
-            score: vec![],
-            selected: vec![],
-            host_pick: None,
-            message: Some("0/4 nodes are available: 2 Insufficient cpu.".into()),
-            post_filter: None,
-            later_points: vec![],
-            notes: vec![],
-            binding_cycle: None,
-            gang: None,
-            dra: None,
-            batching: None,
+    /// A generated cluster with two pods of every failure kind and two that fit.
+    fn failing() -> App {
+        let spec = crate::source::generate::GenSpec {
+            pending: 2,
+            failing: 2 * crate::source::generate::FAILURE_KINDS.len(),
+            ..crate::source::generate::GenSpec::new(12, 60, 5)
         };
-        assert_eq!(reason_line(&ex), "0/4 nodes: 2 Insufficient cpu");
-        let mut ok = ex.clone();
-        ok.selected = vec!["node-a".into()];
-        assert_eq!(reason_line(&ok), "fits: would bind to node-a");
-        let mut w = ex;
-        w.waiting_for_scheduler = Some("custom".into());
-        assert_eq!(reason_line(&w), "no profile serves schedulerName 'custom'");
+        let v = crate::source::generate::generate(spec);
+        let mut a = crate::app::App::new(
+            crate::app::SourceInfo {
+                kind: crate::app::SourceKind::Snapshot,
+                name: "gen.json".into(),
+            },
+            false,
+        );
+        crate::app::load_sync(
+            &mut a,
+            file::load_str("gen.json", &serde_json::to_string(&v).expect("json")).expect("generated"),
+        );
+        a
+    }
+
+    fn names(a: &App) -> Vec<String> {
+        let r = &a.pod_rows;
+        r.pods(a, 0..r.len()).map(|p| p.key.name.clone()).collect()
+    }
+
+    fn select(a: &mut App, name: &str) {
+        a.pods.selected = names(a).iter().position(|n| n == name).expect("listed");
+    }
+
+    #[test]
+    fn shift_letters_sort_by_their_column_and_the_same_letter_again_reverses() {
+        use crate::app::{Action, update};
+        let mut a = app();
+        update(&mut a, Action::SortPods(SortKey::Name));
+        assert_eq!(names(&a), ["api-1", "batch-1", "db-0", "etl-1", "gated-1", "web-2"]);
+        assert_eq!(
+            (a.pods.sort.describe(a.pods.reverse), a.pods.sort.arrow(a.pods.reverse)),
+            ("name↑".to_string(), "↑")
+        );
+        update(&mut a, Action::SortPods(SortKey::Name));
+        assert_eq!(names(&a), ["web-2", "gated-1", "etl-1", "db-0", "batch-1", "api-1"]);
+        assert_eq!(a.pods.sort.describe(a.pods.reverse), "name↓");
+        // another column starts in its own direction again
+        update(&mut a, Action::SortPods(SortKey::Namespace));
+        assert!(!a.pods.reverse);
+        assert_eq!(
+            shown(&a),
+            [
+                "data/db-0",
+                "data/etl-1",
+                "default/api-1",
+                "default/batch-1",
+                "default/gated-1",
+                "default/web-2"
+            ]
+        );
+        update(&mut a, Action::SortPods(SortKey::Cpu));
+        assert_eq!(names(&a), ["api-1", "db-0", "batch-1", "web-2", "etl-1", "gated-1"]);
+        assert_eq!(a.pods.sort.describe(a.pods.reverse), "cpu↓");
+        update(&mut a, Action::SortPods(SortKey::Cpu));
+        assert_eq!(names(&a), ["gated-1", "etl-1", "web-2", "batch-1", "db-0", "api-1"]);
+        assert_eq!(a.pods.sort.describe(a.pods.reverse), "cpu↑");
+        update(&mut a, Action::SortPods(SortKey::Memory));
+        assert_eq!(names(&a), ["api-1", "db-0", "batch-1", "web-2", "etl-1", "gated-1"]);
+        update(&mut a, Action::SortPods(SortKey::Priority));
+        assert_eq!(names(&a)[0], "web-2", "priority 1000 first");
+        assert_eq!(a.pods.sort.column(), Some("PRIO"));
+        assert_eq!(SortKey::Queue.column(), None);
+        assert_eq!(SortKey::Queue.describe(true), "queue reversed");
+    }
+
+    #[test]
+    fn the_reason_sort_puts_the_same_decisive_reasons_together() {
+        use crate::app::{Action, update};
+        let mut a = failing();
+        update(&mut a, Action::TogglePendingOnly);
+        update(&mut a, Action::SortPods(SortKey::Reason));
+        let keys: Vec<String> = a
+            .pod_rows
+            .pods(&a, 0..a.pod_rows.len())
+            .map(|p| reason_key(&a, p).1.into_owned())
+            .collect();
+        let mut deduped = keys.clone();
+        deduped.dedup();
+        let mut sorted_keys = deduped.clone();
+        sorted_keys.sort();
+        sorted_keys.dedup();
+        assert_eq!(deduped, sorted_keys, "each reason once, in byte order: {keys:?}");
+        assert_eq!(names(&a)[..2], ["cpu-000000", "cpu-000006"]);
+        update(&mut a, Action::SortPods(SortKey::Reason));
+        assert_eq!(names(&a).last().map(String::as_str), Some("cpu-000000"));
+    }
+
+    #[test]
+    fn ctrl_z_keeps_only_the_pending_pods_and_again_every_pod() {
+        use crate::app::{Action, update};
+        let mut a = app();
+        update(&mut a, Action::TogglePendingOnly);
+        assert_eq!(names(&a), ["web-2", "etl-1", "batch-1", "gated-1"]);
+        assert!(a.pod_rows.pods(&a, 0..a.pod_rows.len()).all(|p| p.is_pending()));
+        assert_eq!(a.pod_rows.pending(), 4);
+        update(&mut a, Action::TogglePendingOnly);
+        assert_eq!(names(&a).len(), 6);
+    }
+
+    #[test]
+    fn r_keeps_the_selected_pods_reason_whatever_its_node_count_and_r_again_every_pod() {
+        use crate::app::{Action, update};
+        let mut a = failing();
+        let all = names(&a).len();
+        select(&mut a, "cpu-000006");
+        update(&mut a, Action::SameReason);
+        assert_eq!(a.pods.reason, Some(ReasonFilter::Same("Insufficient cpu".into())));
+        assert_eq!(names(&a), ["cpu-000000", "cpu-000006"]);
+        assert_eq!(
+            names(&a)[a.pods.selected],
+            "cpu-000006",
+            "the selection stays on the pod"
+        );
+        assert_eq!(
+            a.pods.reason.as_ref().map(ReasonFilter::describe).as_deref(),
+            Some("reason = Insufficient cpu")
+        );
+        update(&mut a, Action::SameReason);
+        assert_eq!(a.pods.reason, None);
+        assert_eq!(names(&a).len(), all);
+        assert_eq!(names(&a)[a.pods.selected], "cpu-000006");
+        // a gated pod: every pod held by the same gate
+        select(&mut a, "gate-000003");
+        update(&mut a, Action::SameReason);
+        assert_eq!(names(&a), ["gate-000003", "gate-000009"]);
+        // Esc clears it as it clears the search
+        update(&mut a, Action::Cancel);
+        assert_eq!(names(&a).len(), all);
+    }
+
+    #[test]
+    fn reason_command_filters_by_a_substring_and_alone_clears() {
+        use crate::app::{Action, update};
+        let mut a = failing();
+        let all = names(&a).len();
+        let command = |a: &mut App, text: &str| {
+            update(a, Action::CommandStart);
+            for c in text.chars() {
+                update(a, Action::Input(c));
+            }
+            update(a, Action::Submit);
+        };
+        command(&mut a, "reason insufficient");
+        assert_eq!(a.pods.reason, Some(ReasonFilter::Text("insufficient".into())));
+        assert_eq!(
+            names(&a),
+            ["cpu-000000", "cpu-000006", "memory-000001", "memory-000007"]
+        );
+        command(&mut a, "reason held before");
+        assert_eq!(names(&a), ["gate-000003", "gate-000009"]);
+        command(&mut a, "reason on node-");
+        assert!(names(&a).len() > 10, "bound pods' column is `on NODE`");
+        command(&mut a, "reason");
+        assert_eq!(a.pods.reason, None);
+        assert_eq!(names(&a).len(), all);
+    }
+
+    /// Explanations arriving while the list is sorted by reason do not re-sort it each time:
+    /// the next tick (or key) applies them all at once.
+    #[test]
+    fn a_burst_of_explanations_re_sorts_by_reason_once_at_the_next_tick() {
+        use crate::app::{Action, update};
+        let mut a = failing();
+        update(&mut a, Action::SortPods(SortKey::Reason));
+        let at = a.pod_rows.reasons_at();
+        assert_eq!(at, Some(a.reasons));
+        let before = a.pod_rows.order.as_ptr();
+        let pods: Vec<_> = ["cpu-000000", "memory-000001", "gate-000003"]
+            .iter()
+            .map(|n| crate::model::ObjectKey::new("bench", *n))
+            .collect();
+        let generation = a.generation;
+        for p in &pods {
+            update(
+                &mut a,
+                Action::Explained {
+                    generation,
+                    pod: p.clone(),
+                    result: Err("a failure".into()),
+                },
+            );
+            assert_eq!(a.pod_rows.order.as_ptr(), before, "not re-sorted at each arrival");
+            assert!(a.pod_rows.is_current(&a));
+        }
+        assert_eq!(a.pod_rows.reasons_at(), at);
+        update(&mut a, Action::Tick { now: 1 });
+        assert_eq!(a.pod_rows.reasons_at(), Some(a.reasons));
+        let mut fresh = PodRows::default();
+        fresh.refresh(&a, true);
+        assert_eq!(a.pod_rows.order, fresh.order);
+        // the three failures are together now, in queue order (one priority, no creation time:
+        // by name)
+        let n = names(&a);
+        let i = n.iter().position(|x| x == "cpu-000000").expect("listed");
+        assert_eq!(n[i..i + 3], ["cpu-000000", "gate-000003", "memory-000001"]);
+    }
+
+    /// The sort's borrowed key orders and filters as the owned one does.
+    #[test]
+    fn the_borrowed_sort_key_agrees_with_the_reason_key() {
+        let a = failing();
+        let pods: Vec<&Pod> = a.cluster.pods.iter().map(|p| &**p).collect();
+        for p in &pods {
+            let (g, k, n) = reason_key(&a, p);
+            let (g2, _, n2) = sort_key(&a, p);
+            assert_eq!((g, n), (g2, n2));
+            assert!(reason_keeps(&a, p, &ReasonFilter::Same(k.into_owned())), "{}", p.key);
+        }
+        for w in pods.windows(2) {
+            let (x, y) = (reason_key(&a, w[0]), reason_key(&a, w[1]));
+            let (u, v) = (sort_key(&a, w[0]), sort_key(&a, w[1]));
+            assert_eq!(x.cmp(&y), u.cmp(&v), "{} {}", w[0].key, w[1].key);
+        }
     }
 }

@@ -185,9 +185,12 @@ fn sort_keys_cycle_and_reverse() {
     let mut a = app();
     run(&mut a, [Action::CycleSort]);
     assert_eq!(a.pods.sort, pod_list::SortKey::Name);
-    assert_eq!(names(&a)[0], "data/db-0");
+    assert_eq!(names(&a)[0], "default/api-1");
     run(&mut a, [Action::ReverseSort]);
     assert_eq!(names(&a)[0], "default/web-2");
+    run(&mut a, [Action::CycleSort]);
+    assert_eq!(a.pods.sort, pod_list::SortKey::Namespace);
+    assert_eq!(names(&a)[0], "default/web-2", "namespace/name, reversed");
     run(&mut a, [Action::CycleSort, Action::ReverseSort]);
     assert_eq!(a.pods.sort, pod_list::SortKey::Age);
     assert_eq!(names(&a)[0], "default/gated-1");
@@ -680,6 +683,10 @@ fn full_explanations_are_bounded_and_come_back_when_opened() {
     assert!(a.explanation(&first).is_none());
     assert_eq!(
         pod_list::status_line(&a, a.pod(&first).expect("pod")),
+        "1× Insufficient cpu"
+    );
+    assert_eq!(
+        a.summary(&first).expect("kept").as_ref().expect("ok").upstream,
         // 1.37 (the default): asking for more than the node's allocatable is unresolvable, and
         // DynamicResources' PostFilter no longer speaks before DefaultPreemption.
         "0/1 nodes: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling"
@@ -1764,6 +1771,7 @@ fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
                 "ns" => " data",
                 "w" | "w!" => " out.yaml",
                 "deschedule" => " policy.yaml",
+                "reason" => " insufficient",
                 _ => "",
             };
             let fx = command_line(&mut a, &format!("{word}{arg}"));
@@ -1777,6 +1785,14 @@ fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
                     ":{word}"
                 ),
                 "ns" => assert_eq!(a.pods.namespace.as_deref(), Some("data"), ":{word}"),
+                "reason" => {
+                    assert!(a.screens.is_empty(), ":{word} goes back to the pod list");
+                    assert_eq!(
+                        a.pods.reason,
+                        Some(pod_list::ReasonFilter::Text("insufficient".into())),
+                        ":{word}"
+                    );
+                }
                 "profile" => assert_eq!(
                     status,
                     "profile: auto (each pod's schedulerName); profiles: default-scheduler, scheduler-plugins-scheduler",
@@ -1827,7 +1843,7 @@ fn an_unknown_command_lists_the_table() {
         a.status,
         Some(StatusMsg {
             kind: StatusKind::Error,
-            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :deschedule FILE, :ns NAME|all, :profile [NAME|auto], :w FILE, :w! FILE, :help, :q)".into(),
+            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :deschedule FILE, :ns NAME|all, :reason [TEXT], :profile [NAME|auto], :w FILE, :w! FILE, :help, :q)".into(),
         })
     );
 }
@@ -1848,7 +1864,7 @@ fn the_command_hint_follows_what_is_typed() {
     use super::update::command::hint;
     assert_eq!(
         hint(""),
-        ":pods :nodes :queue :gang :deschedule :ns :profile :w :w! :help :q"
+        ":pods :nodes :queue :gang :deschedule :ns :reason :profile :w :w! :help :q"
     );
     assert_eq!(
         hint("des"),

@@ -190,6 +190,9 @@ struct TickView {
     cluster: Arc<crate::model::Cluster>,
     status: Option<crate::app::StatusMsg>,
     load: Load,
+    /// The explanations the pod list's rows were sorted or filtered by (a tick applies the
+    /// reasons that arrived since).
+    reasons_at: Option<u64>,
 }
 
 impl TickView {
@@ -199,6 +202,7 @@ impl TickView {
             cluster: app.cluster.clone(),
             status: app.status.clone(),
             load: app.load.clone(),
+            reasons_at: app.pod_rows.reasons_at(),
         }
     }
 
@@ -207,6 +211,7 @@ impl TickView {
             && Arc::ptr_eq(&self.cluster, &other.cluster)
             && self.status == other.status
             && self.load == other.load
+            && self.reasons_at == other.reasons_at
     }
 }
 

@@ -335,10 +335,7 @@ fn demo_queue_screen_says_why_a_gang_gets_no_event() {
         48,
     );
     // The pod list already says it: held before the queue, and the gang waiting at Permit.
-    t.wait_for(&[
-        "held before the queue: waiting for minCount pods",
-        "gang: waits at Permit (GangScheduling)",
-    ]);
+    t.wait_for(&["held before the queue: gang 2/4", "gang 1/2"]);
     t.keys(&[":"]);
     t.text("queue");
     t.keys(&["Enter"]);
@@ -603,4 +600,81 @@ fn save_expands_a_leading_tilde_to_the_home_directory() {
     assert!(!std::path::Path::new("~").exists(), "a directory named ~ was created");
     t.keys(&["q"]);
     let _ = std::fs::remove_dir_all(&home);
+}
+
+/// The rows of the pod list on screen: `(namespace, name)` of each, below the header.
+fn listed(screen: &str) -> Vec<(String, String)> {
+    screen
+        .lines()
+        .skip_while(|l| !(l.contains("NAMESPACE") && l.contains("NAME")))
+        .skip(1)
+        .take_while(|l| !l.contains('─'))
+        .filter_map(|l| {
+            let w: Vec<&str> = l
+                .split(|c: char| c.is_whitespace() || c == '│')
+                .filter(|s| !s.is_empty())
+                .collect();
+            (w.len() > 2).then(|| (w[1].to_string(), w[2].to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn demo_pod_list_sorts_by_a_column_keeps_pending_pods_and_filters_by_reason() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let t = Tmux::start("podlist", &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; sleep 30"));
+    // the decisive reasons lead the column, not upstream's alphabetical message
+    t.wait_for(&[
+        "Pods",
+        "8× Insufficient cpu",
+        "held before the queue: gate acme.io/canary-approval",
+    ]);
+    // Shift-C: by CPU, largest first; again: reversed
+    t.keys(&["C"]);
+    let s = t.wait_for(&["sort cpu↓", "CPU↓"]);
+    let first = listed(&s);
+    assert_eq!(first[0].1, "notebook-shared", "16 CPUs, the largest request:\n{s}");
+    t.keys(&["C"]);
+    t.wait_for(&["sort cpu↑", "CPU↑"]);
+    // Ctrl-z: only the pending pods (bound pods read `on NODE`)
+    t.keys(&["C-z"]);
+    let s = t.wait_for(&["pending only", "31 shown, 31 pending"]);
+    assert!(!s.lines().any(|l| l.starts_with("│●")), "a bound pod is listed:\n{s}");
+    // Shift-R: by reason; r on report-huge keeps the pods short of cpu, whatever the count
+    t.keys(&["R"]);
+    let s = t.wait_for(&["sort reason↑", "NODE / WHY PENDING↑"]);
+    for _ in 0..row_of(&s, "batch", "report-huge") {
+        t.keys(&["j"]);
+    }
+    t.wait_for(&["batch/report-huge: 8× Insufficient cpu · upstream: 0/14 nodes:"]);
+    t.keys(&["r"]);
+    let s = t.wait_for(&["reason = Insufficient cpu", "2 shown"]);
+    let mut rows = listed(&s);
+    rows.sort();
+    assert_eq!(
+        rows,
+        [
+            ("batch".to_string(), "report-huge".to_string()),
+            ("shop".to_string(), "payments-api".to_string())
+        ],
+        "{s}"
+    );
+    // r again: every reason
+    t.keys(&["r"]);
+    t.wait_for(&["31 shown", "frontend-spread"]);
+    // :reason TEXT keeps the reasons that contain it; :reason alone clears it
+    t.keys(&[":"]);
+    t.text("reason gang");
+    t.keys(&["Enter"]);
+    let s = t.wait_for(&["reason ~ gang", "4 shown"]);
+    assert!(listed(&s).iter().all(|(_, n)| n.starts_with("ddp-worker-")), "{s}");
+    t.keys(&[":"]);
+    t.text("reason");
+    t.keys(&["Enter"]);
+    t.wait_for(&["31 shown", "every reason shown again"]);
+    t.keys(&["q"]);
+    t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }

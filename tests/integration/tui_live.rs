@@ -122,7 +122,7 @@ const PEND: &str = "web-7d4b9-pend";
 const PEND_READY: &str = "shop/web-7d4b9-pend: fits: would bind to node-a";
 const BIND_TITLE: &str = "Bind shop/web-7d4b9-pend to node-a?";
 const BINDING: &str = "/api/v1/namespaces/shop/pods/web-7d4b9-pend/binding";
-const URGENT_READY: &str = "shop/urgent: preemption: would evict 2 pod(s) on node-c";
+const URGENT_READY: &str = "shop/urgent: 2× Insufficient cpu; preempt 2 on node-c";
 const PREEMPT_TITLE: &str = "Preempt 2 pod(s) on node-c for shop/urgent?";
 const PREEMPT_ACTION: &str = "preempt for shop/urgent on node 'node-c': delete 2 victim(s), then nominate the node";
 

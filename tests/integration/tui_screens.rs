@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use kschedtui::app::node_list::NodeSortKey;
+use kschedtui::app::pod_list::SortKey;
 use kschedtui::app::stepper::{Point, Step};
 use kschedtui::app::{Action, App, Screen, SourceInfo, SourceKind, Summary, load_sync, update, update_sync};
 use kschedtui::engine::trace::{Candidate, PostFilterTrace};
@@ -151,11 +153,65 @@ fn pod_list_namespace_and_sort() {
         [
             Action::NextNamespace,
             Action::NextNamespace,
-            Action::CycleSort,
-            Action::CycleSort,
+            Action::SortPods(SortKey::Age),
         ],
     );
     snap("pod_list_namespace_sorted_by_age", &a);
+}
+
+#[test]
+fn pod_list_sorted_by_a_column_pending_only() {
+    let mut a = app();
+    // Shift-C sorts by CPU (largest first, ↓ in the header); Ctrl-z keeps the pending pods
+    run(&mut a, [Action::SortPods(SortKey::Cpu), Action::TogglePendingOnly]);
+    snap("pod_list_cpu_pending_only", &a);
+}
+
+#[test]
+fn pod_list_sorted_by_name_reversed() {
+    let mut a = app();
+    run(
+        &mut a,
+        [Action::SortPods(SortKey::Name), Action::SortPods(SortKey::Name)],
+    );
+    snap("pod_list_name_reversed", &a);
+}
+
+#[test]
+fn pod_list_same_reason_and_whole_reason() {
+    let mut a = app();
+    // batch-1 is the third row in queue order; r keeps the pods with its reason
+    run(&mut a, [Action::Down, Action::Down, Action::SameReason]);
+    snap("pod_list_same_reason", &a);
+    run(&mut a, [Action::ToggleWhole]);
+    snap("pod_list_same_reason_whole", &a);
+}
+
+#[test]
+fn pod_list_reason_text_filter() {
+    let mut a = app();
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("reason HELD"));
+    run(&mut a, [Action::Submit]);
+    snap("pod_list_reason_text", &a);
+}
+
+#[test]
+fn demo_pod_list_sorted_by_reason() {
+    let mut a = new_app();
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("demo.yaml", include_str!("../../fixtures/demo.yaml")).expect("demo"),
+    );
+    run(&mut a, [Action::TogglePendingOnly, Action::SortPods(SortKey::Reason)]);
+    snap("demo_pod_list_by_reason", &a);
+}
+
+#[test]
+fn help_pod_list_lists_the_sort_filter_and_wrap_keys() {
+    let mut a = app();
+    run(&mut a, [Action::Help]);
+    snap("help_pod_list", &a);
 }
 
 #[test]
@@ -210,6 +266,15 @@ fn filter_summary() {
     let mut a = app();
     open_pod(&mut a, "batch-1");
     snap("pod_filter", &a);
+}
+
+#[test]
+fn pod_view_verdict_whole_with_w() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    // cut at two lines it ends with `… w: whole` (pod_filter_80x24); w shows it all
+    run(&mut a, [Action::ToggleWhole]);
+    snap("pod_filter_whole", &a);
 }
 
 #[test]
@@ -416,6 +481,18 @@ fn node_list() {
     run(&mut a, typed("nodes"));
     run(&mut a, [Action::Submit]);
     snap("node_list", &a);
+}
+
+#[test]
+fn node_list_sorted_by_cpu() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("nodes"));
+    run(&mut a, [Action::Submit, Action::SortNodes(NodeSortKey::Cpu)]);
+    snap("node_list_cpu", &a);
+    run(&mut a, [Action::SortNodes(NodeSortKey::State)]);
+    snap("node_list_state", &a);
 }
 
 #[test]

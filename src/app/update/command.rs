@@ -70,6 +70,8 @@ pub static COMMANDS: &[Command] = &[
                 selected: 0,
                 pod,
                 query: String::new(),
+                sort: crate::app::node_list::NodeSortKey::default(),
+                reverse: false,
             }));
             Vec::new()
         },
@@ -105,6 +107,16 @@ pub static COMMANDS: &[Command] = &[
         help: "only pods of one namespace (all: every namespace)",
         run: |app, inv| {
             namespace_command(app, inv.arg);
+            Vec::new()
+        },
+    },
+    Command {
+        name: "reason",
+        aliases: &["why"],
+        args: "[TEXT]",
+        help: "only pods whose reason contains TEXT (no TEXT: every reason)",
+        run: |app, inv| {
+            reason_command(app, inv.rest);
             Vec::new()
         },
     },
@@ -249,6 +261,19 @@ pub(super) fn run_command(app: &mut App, text: &str) -> Vec<Effect> {
             app.error(format!("unknown command ':{word}' (commands: {})", names.join(", ")));
             Vec::new()
         }
+    }
+}
+
+/// `:reason TEXT` keeps the pods whose reason column contains TEXT (ASCII case ignored);
+/// `:reason` alone shows every reason again. It is the pod list's filter, so it goes back there.
+fn reason_command(app: &mut App, text: &str) {
+    app.screens.clear();
+    app.pods.selected = 0;
+    if text.is_empty() {
+        app.pods.reason = None;
+        app.info("every reason shown again");
+    } else {
+        app.pods.reason = Some(pod_list::ReasonFilter::Text(text.to_string()));
     }
 }
 

@@ -121,6 +121,7 @@ pub(super) fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
     app.explanations.retain(|k, _| pending.contains(k));
     app.recent.retain(|k| pending.contains(k));
     app.summaries.clear();
+    app.reasons += 1;
     explain_all(app)
 }
 
@@ -165,6 +166,7 @@ pub(super) fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, resul
         pod.clone(),
         result.as_ref().map(|ex| Summary::of(ex)).map_err(Clone::clone),
     );
+    app.reasons += 1;
     app.explanations.insert(pod.clone(), result);
     app.recent.retain(|k| *k != pod);
     app.recent.push_back(pod);
@@ -200,6 +202,7 @@ pub(super) fn clear_explanations(app: &mut App) {
     app.explanations.clear();
     app.groups.clear();
     app.summaries.clear();
+    app.reasons += 1;
     app.recent.clear();
 }
 

@@ -38,9 +38,10 @@ pub const SCROLL: usize = 3;
 
 /// Applies one action.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
+    let explained = matches!(action, Action::Explained { .. });
     let mut effects = apply(app, action);
     // the rows are computed here, when what they depend on changed, never while drawing
-    app.refresh_rows();
+    app.refresh_rows_after(!explained);
     effects.extend(access_checks(app));
     effects
 }

@@ -260,10 +260,11 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             app.should_quit = !popped;
         }
         Action::Cancel => {
-            // back one screen; at the pod list, clear the search (never quit)
+            // back one screen; at the pod list, clear the search and the reason filter (never quit)
             let popped = app.screens.pop().is_some();
             if !popped {
                 app.pods.query.clear();
+                app.pods.reason = None;
                 app.pods.selected = 0;
             }
         }
@@ -307,6 +308,26 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             _ => {}
         },
         Action::ReverseSort if app.screen().is_none() => app.pods.reverse = !app.pods.reverse,
+        Action::SortPods(key) if app.screen().is_none() => {
+            let p = &mut app.pods;
+            // k9s: the same column again reverses it
+            p.reverse = p.sort == key && !p.reverse;
+            p.sort = key;
+            p.selected = 0;
+        }
+        Action::SortNodes(key) => {
+            if let Some(Screen::Nodes(v)) = app.screens.last_mut() {
+                v.reverse = v.sort == key && !v.reverse;
+                v.sort = key;
+                v.selected = 0;
+            }
+        }
+        Action::TogglePendingOnly if app.screen().is_none() => {
+            app.pods.pending_only = !app.pods.pending_only;
+            app.pods.selected = 0;
+        }
+        Action::SameReason if app.screen().is_none() => same_reason(app),
+        Action::ToggleWhole => app.whole = !app.whole,
         Action::CycleScoreMode => {
             if let Some(Screen::Pod(v)) = app.screens.last_mut() {
                 v.score_mode = v.score_mode.next();
@@ -382,6 +403,25 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         _ => {}
     }
     Vec::new()
+}
+
+/// `r`: only the pods with the selected pod's decisive reason (its node count left out), the
+/// selection staying on that pod; `r` again (or with any reason filter set) shows every pod.
+fn same_reason(app: &mut App) {
+    let selected = app.pod_rows().pod(app, app.pods.selected).cloned();
+    if app.pods.reason.take().is_none() {
+        let Some(pod) = &selected else {
+            app.info("no pod selected");
+            return;
+        };
+        let key = pod_list::reason_key(app, pod).1.into_owned();
+        app.pods.reason = Some(pod_list::ReasonFilter::Same(key));
+    }
+    app.refresh_rows();
+    let rows = &app.pod_rows;
+    app.pods.selected = selected
+        .and_then(|s| (0..rows.len()).find(|&i| rows.pod(app, i).is_some_and(|p| p.key == s.key)))
+        .unwrap_or(0);
 }
 
 pub(super) fn search(app: &mut App, action: Action) {

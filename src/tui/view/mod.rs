@@ -437,17 +437,54 @@ pub fn wrap(text: &str, width: usize, max: usize) -> Vec<String> {
     lines
 }
 
+/// Marks a wrapped text cut at the bottom of `area`: its last cells say there is more and
+/// which key shows it (`… w: whole`; with `w` on, the text is longer than half the screen).
+pub(super) fn more_mark(theme: &Theme, frame: &mut Frame<'_>, area: Rect, whole: bool) {
+    let mark = if whole {
+        " … (longer than the screen) "
+    } else {
+        " … w: whole "
+    };
+    let w = u16::try_from(mark.chars().count()).unwrap_or(u16::MAX).min(area.width);
+    if area.height == 0 || w == 0 {
+        return;
+    }
+    let at = Rect {
+        x: area.x + area.width - w,
+        y: area.y + area.height - 1,
+        width: w,
+        height: 1,
+    };
+    frame.render_widget(Paragraph::new(Span::styled(mark, theme.key)), at);
+}
+
+/// The key hints that fit, in table order; a hint too wide is left out and the next ones
+/// tried, and `? help` (which lists every key) keeps its place at the end when any are left out.
 fn hints_line<'a>(app: &App, theme: &Theme, width: u16) -> Line<'a> {
+    let all = keymap::hints(app);
+    let cost = |(k, h): &(String, &str)| k.chars().count() + h.chars().count() + 3;
+    let total: usize = 1 + all.iter().map(cost).sum::<usize>();
+    let help = all.iter().position(|x| x.1 == "help");
+    let reserve = match help {
+        Some(i) if total > usize::from(width) => all.get(i).map_or(0, cost),
+        _ => 0,
+    };
     let mut spans = vec![Span::raw(" ")];
     let mut used = 1usize;
-    for (k, h) in keymap::hints(app) {
-        let w = k.chars().count() + h.chars().count() + 3;
-        if used + w > usize::from(width) {
-            break;
+    let mut shown = Vec::new();
+    for (i, x) in all.iter().enumerate() {
+        let room = if help.is_some_and(|h| i < h) { reserve } else { 0 };
+        if used + cost(x) + room > usize::from(width) {
+            continue;
         }
-        used += w;
-        spans.push(Span::styled(k, theme.key));
-        spans.push(Span::styled(format!(" {h}  "), theme.status));
+        used += cost(x);
+        shown.push(i);
+    }
+    for (i, (k, h)) in all.into_iter().enumerate() {
+        if shown.contains(&i) {
+            spans.push(Span::styled(k, theme.key));
+            spans.push(Span::styled(format!(" {h}  "), theme.status));
+        }
     }
     Line::from(spans)
 }

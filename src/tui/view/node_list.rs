@@ -19,7 +19,13 @@ pub(super) fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewStat
         Some(Ok(ex)) => Some(ex.clone()),
         _ => None,
     });
-    let mut title = vec![Span::raw(format!(" Nodes ({}) ", rows.len()))];
+    let mut title = vec![
+        Span::raw(format!(" Nodes ({}) ", rows.len())),
+        Span::styled(
+            format!("· sort {}{} ", v.sort.name(), v.sort.arrow(v.reverse)),
+            theme.muted,
+        ),
+    ];
     if let Some(e) = &ex {
         title.push(Span::styled(format!("· fit of {} ", e.pod), theme.muted));
     }
@@ -104,6 +110,17 @@ pub(super) fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewStat
     }
     widths.push(Constraint::Min(8));
     header.push(if ex.is_some() { "STATE / FIT" } else { "STATE" });
+    // the sorted column carries the direction, as in k9s
+    let header: Vec<String> = header
+        .into_iter()
+        .map(|c| {
+            if c.starts_with(v.sort.column()) {
+                format!("{c}{}", v.sort.arrow(v.reverse))
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
     let table = Table::new(table_rows, widths)
         .header(Row::new(header).style(theme.header))
         .row_highlight_style(theme.selected)

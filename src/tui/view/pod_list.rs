@@ -64,14 +64,16 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
         Span::raw(" Pods "),
         Span::styled(format!("{} shown, {pending} pending", rows.len()), theme.muted),
         Span::styled(
-            format!(
-                " · sort {}{}",
-                app.pods.sort.name(),
-                if app.pods.reverse { " ↑" } else { "" }
-            ),
+            format!(" · sort {}", app.pods.sort.describe(app.pods.reverse)),
             theme.muted,
         ),
     ];
+    if app.pods.pending_only {
+        title.push(Span::styled(" · pending only", theme.accent));
+    }
+    if let Some(f) = &app.pods.reason {
+        title.push(Span::styled(format!(" · {}", f.describe()), theme.search_match));
+    }
     if !app.pods.query.is_empty() {
         title.push(Span::styled(format!(" · /{}", app.pods.query), theme.search_match));
     }
@@ -86,16 +88,25 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
         let msg = if app.cluster.pods.is_empty() {
             "The snapshot has no pods."
         } else {
-            "No pod matches. Esc clears the search; 0 shows all namespaces."
+            "No pod matches. Esc clears the search and the reason filter; 0 shows all namespaces; Ctrl-z every pod."
         };
         frame.render_widget(ratatui::widgets::Paragraph::new(Span::styled(msg, theme.muted)), inner);
         return;
     }
-    let mut header = vec!["", "NAMESPACE", "NAME", "AGE", "PRIO"];
+    let mut columns = vec!["", "NAMESPACE", "NAME", "AGE", "PRIO"];
     if wide {
-        header.push("SCHEDULER");
+        columns.push("SCHEDULER");
     }
-    header.extend(["CPU", "MEM", "NODE / WHY PENDING"]);
+    columns.extend(["CPU", "MEM", pod_list::REASON_HEADER]);
+    // the sorted column carries the direction, as in k9s: NAME↑, CPU↓
+    let sorted = app.pods.sort.column();
+    let header: Vec<String> = columns
+        .iter()
+        .map(|c| match sorted {
+            Some(s) if s == *c => format!("{c}{}", app.pods.sort.arrow(app.pods.reverse)),
+            _ => (*c).to_string(),
+        })
+        .collect();
     let w = rows.widths();
     let ns_w = w.namespace.clamp(9, 16);
     let name_w = w.name.clamp(4, if wide { 36 } else { 20 });
@@ -103,20 +114,29 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
     let cpu_w = w.cpu.max(6);
     let mem_w = w.mem.max(6);
     let sel = app.pods.selected.min(rows.len().saturating_sub(1));
-    // the selected pending pod's whole reason, which the column cuts on narrow terminals
+    // the selected pending pod's decisive reason whole (the column cuts it on narrow
+    // terminals) and upstream's message; `w` shows all of it, otherwise three lines at most
     let detail = rows.pod(app, sel).filter(|p| p.is_pending()).map(|p| {
-        Line::from(vec![
+        let mut spans = vec![
             Span::styled(format!("{}: ", p.key), theme.accent),
-            Span::styled(pod_list::status_line(app, p), reason_style(app, p, theme)),
-            Span::styled("  (Enter: why, step by step)", theme.muted),
-        ])
-    });
-    let detail_h = match &detail {
-        Some(l) if inner.width > 0 => {
-            u16::try_from(l.width().div_ceil(usize::from(inner.width)).clamp(1, 3)).unwrap_or(1)
+            Span::styled(pod_list::column_text(app, p).into_owned(), reason_style(app, p, theme)),
+        ];
+        if let Some(Ok(s)) = app.summary(&p.key)
+            && !s.upstream.is_empty()
+            && s.upstream != s.line
+        {
+            spans.push(Span::styled(format!(" · upstream: {}", s.upstream), theme.muted));
         }
-        _ => 0,
+        spans.push(Span::styled("  (Enter: why, step by step)", theme.muted));
+        Paragraph::new(Line::from(spans)).wrap(Wrap { trim: false })
+    });
+    let needed = detail.as_ref().map_or(0, |d| d.line_count(inner.width));
+    let most = if app.whole {
+        usize::from(inner.height / 2).max(3)
+    } else {
+        3
     };
+    let detail_h = u16::try_from(needed.min(most)).unwrap_or(3);
     let [table_area, gap, detail_area] = Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(u16::from(detail_h > 0)),
@@ -180,11 +200,14 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
     view.pods.select(Some(sel));
     *view.pods.offset_mut() = start;
     record_rows(view, table_area, start);
-    if let Some(l) = detail {
+    if let Some(d) = detail {
         frame.render_widget(
             Paragraph::new("─".repeat(usize::from(gap.width))).style(theme.border),
             gap,
         );
-        frame.render_widget(Paragraph::new(l).wrap(Wrap { trim: false }), detail_area);
+        frame.render_widget(d, detail_area);
+        if needed > usize::from(detail_h) {
+            super::more_mark(theme, frame, detail_area, app.whole);
+        }
     }
 }

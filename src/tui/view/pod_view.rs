@@ -116,10 +116,22 @@ pub(super) fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState
     // beside kschedtui's verdict, one line on what the cluster's scheduler wrote (its
     // PodScheduled condition and FailedScheduling events) and whether they agree
     let cluster = crate::explain::condition::cluster_brief(&app.cluster, ex);
-    let lines =
-        |s: &str| u16::try_from(s.chars().count().div_ceil(usize::from(inner.width.max(1))).clamp(1, 2)).unwrap_or(1);
-    let verdict_h = lines(&verdict);
-    let cluster_h = cluster.as_ref().map_or(0, |(s, _)| lines(s));
+    // two lines each, cut with a mark; `w`: whole, up to a third of the screen each
+    let most = if app.whole {
+        usize::from(inner.height / 3).max(2)
+    } else {
+        2
+    };
+    let needs = |s: &str| {
+        Paragraph::new(s)
+            .wrap(Wrap { trim: false })
+            .line_count(inner.width)
+            .max(1)
+    };
+    let verdict_n = needs(&verdict);
+    let cluster_n = cluster.as_ref().map_or(0, |(s, _)| needs(s));
+    let verdict_h = u16::try_from(verdict_n.min(most)).unwrap_or(2);
+    let cluster_h = u16::try_from(cluster_n.min(most)).unwrap_or(2);
     let actions = actions_line(app, &v.pod, theme);
     // a refusal naming every missing permission wraps inside the box (up to 10 rows)
     let actions_h = actions.as_ref().map_or(0, |l| {
@@ -138,12 +150,18 @@ pub(super) fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState
         Paragraph::new(Line::from(Span::styled(verdict, verdict_style(ex, theme)))).wrap(Wrap { trim: false }),
         verdict_area,
     );
+    if verdict_n > usize::from(verdict_h) {
+        super::more_mark(theme, frame, verdict_area, app.whole);
+    }
     if let Some((text, agrees)) = cluster {
         let style = if agrees == Some(false) { theme.warn } else { theme.muted };
         frame.render_widget(
             Paragraph::new(Line::from(Span::styled(text, style))).wrap(Wrap { trim: false }),
             cluster_area,
         );
+        if cluster_n > usize::from(cluster_h) {
+            super::more_mark(theme, frame, cluster_area, app.whole);
+        }
     }
     if let Some(l) = actions {
         frame.render_widget(Paragraph::new(l).wrap(Wrap { trim: false }), actions_area);
