@@ -853,7 +853,12 @@ mod tests {
 
     /// A generated cluster: 20 nodes, 400 pods in three namespaces.
     fn generated() -> App {
-        let v = crate::source::generate::generate(crate::source::generate::GenSpec::new(20, 400, 7));
+        app_of(crate::source::generate::GenSpec::new(20, 400, 7))
+    }
+
+    /// The app loaded with the cluster `spec` generates.
+    fn app_of(spec: crate::source::generate::GenSpec) -> App {
+        let v = crate::source::generate::generate(spec);
         let mut a = App::new(
             crate::app::SourceInfo {
                 kind: crate::app::SourceKind::Snapshot,
@@ -1051,24 +1056,11 @@ mod tests {
 
     /// A generated cluster with two pods of every failure kind and two that fit.
     fn failing() -> App {
-        let spec = crate::source::generate::GenSpec {
+        app_of(crate::source::generate::GenSpec {
             pending: 2,
             failing: 2 * crate::source::generate::FAILURE_KINDS.len(),
             ..crate::source::generate::GenSpec::new(12, 60, 5)
-        };
-        let v = crate::source::generate::generate(spec);
-        let mut a = crate::app::App::new(
-            crate::app::SourceInfo {
-                kind: crate::app::SourceKind::Snapshot,
-                name: "gen.json".into(),
-            },
-            false,
-        );
-        crate::app::load_sync(
-            &mut a,
-            file::load_str("gen.json", &serde_json::to_string(&v).expect("json")).expect("generated"),
-        );
-        a
+        })
     }
 
     fn names(a: &App) -> Vec<String> {

@@ -890,7 +890,7 @@ fn run_score(
             .iter()
             .zip(per_node)
             .map(|(n, mut plugins)| {
-                plugins.sort_by(|a, b| a.plugin.cmp(&b.plugin));
+                plugins.sort_by(|a, b| a.plugin.cmp(b.plugin));
                 NodeScoreTrace {
                     node: n.name().to_string(),
                     total: plugins.iter().fold(0i64, |t, p| t.saturating_add(p.weighted)),

@@ -96,7 +96,7 @@ pub(super) fn render(
             let w = ex
                 .score
                 .first()
-                .and_then(|n| n.plugins.iter().find(|x| &x.plugin == p))
+                .and_then(|n| n.plugins.iter().find(|x| x.plugin == p))
                 .map_or(0, |x| x.weight);
             [
                 Span::styled("■ ", Style::default().fg(theme.series_color(i))),
@@ -137,7 +137,7 @@ pub(super) fn render(
             ];
             for (i, p) in plugins.iter().enumerate() {
                 let w = col_w[i];
-                cells.push(match r.plugins.iter().find(|x| &x.plugin == p) {
+                cells.push(match r.plugins.iter().find(|x| x.plugin == p) {
                     Some(s) => Cell::from(Span::styled(
                         format!("{:>w$}", value(s, v.score_mode)),
                         heat(theme, s.normalized),
@@ -202,7 +202,7 @@ fn bars(
         let mut cum = 0i64;
         let mut drawn = 0usize;
         for (i, p) in plugins.iter().enumerate() {
-            let Some(s) = r.plugins.iter().find(|x| &x.plugin == p) else {
+            let Some(s) = r.plugins.iter().find(|x| x.plugin == p) else {
                 continue;
             };
             cum += s.weighted.max(0);
