@@ -2,7 +2,10 @@
 
 /// mimalloc keeps allocations of one size together: loading a large snapshot frees many
 /// short-lived objects, and with the system allocator the small pieces of the pods that stay
-/// land in the holes they leave, scattered, which made explaining markedly slower.
+/// land in the holes they leave, scattered, which made explaining markedly slower. Built with
+/// `no_thp` (Cargo.toml): with transparent huge pages on `madvise`, mimalloc's huge-page
+/// requests made the kernel compact and clear 2 MiB pages on first touch, and loading 5k nodes /
+/// 100k pods spent 2 of its 3.3 s in the kernel.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
