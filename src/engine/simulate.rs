@@ -349,7 +349,7 @@ impl Sim<'_> {
 
     fn attempt(&mut self, key: &ObjectKey) {
         let mut nominated: Option<String> = None;
-        let ex = match runner::explain(&self.snap, self.profiles, key) {
+        let mut ex = match runner::explain(&self.snap, self.profiles, key) {
             Ok(ex) => ex,
             Err(e) => {
                 let kind = EventKind::Attempt {
@@ -434,7 +434,6 @@ impl Sim<'_> {
             AttemptOutcome::Preempting { node, victims, .. } => Some((node.clone(), victims.clone())),
             _ => None,
         };
-        let mut ex = ex;
         if self.detail == Detail::Summary {
             ex.summarize();
         }

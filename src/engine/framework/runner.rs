@@ -842,7 +842,8 @@ fn run_score(
     nodes: &[&NodeInfo],
     ex: &mut Explanation,
 ) -> Option<Vec<NodeScoreTrace>> {
-    let mut per_node: Vec<Vec<PluginScore>> = vec![Vec::with_capacity(fw.score.len()); nodes.len()];
+    // (vec![v; n] clones, and a clone of an empty Vec drops its capacity)
+    let mut per_node: Vec<Vec<PluginScore>> = nodes.iter().map(|_| Vec::with_capacity(fw.score.len())).collect();
     // one list of node names for every plugin: each plugin overwrites the scores
     let mut scores: Vec<NodeScore> = nodes
         .iter()

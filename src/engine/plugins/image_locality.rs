@@ -82,6 +82,8 @@ impl ScorePlugin for ImageLocality {
         };
         let mut sum = 0i64;
         for want in images.containers.iter().chain(volumes) {
+            // The node's ImageStates map is built entry by entry, so for a name listed by two
+            // entries the later one wins.
             if let Some((_, size)) = node.node.images.iter().rev().find(|(names, _)| names.contains(want)) {
                 let num = cx.snapshot.image_nodes.get(want).copied().unwrap_or(0);
                 let spread = num as f64 / total as f64;
