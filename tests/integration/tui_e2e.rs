@@ -78,13 +78,18 @@ impl Tmux {
         String::from_utf8_lossy(&o.stdout).into_owned()
     }
 
-    /// Waits until every text is on screen; returns the screen.
+    /// Waits until every text is on screen and the frame is whole (two captures 50 ms apart
+    /// agree: a capture can fall between the lines of one redraw); returns the screen.
     pub(crate) fn wait_for(&self, texts: &[&str]) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
             if texts.iter().all(|t| s.contains(t)) {
-                return s;
+                std::thread::sleep(Duration::from_millis(50));
+                if self.screen() == s {
+                    return s;
+                }
+                continue;
             }
             assert!(
                 start.elapsed() < TIMEOUT,
@@ -384,13 +389,12 @@ fn demo_gang_screen_names_the_member_that_blocks_the_group() {
     t.keys(&["Enter", "Enter"]);
     t.wait_for(&["Pod ml/ddp-worker-0", "Coscheduling    Wait", "the gang as a whole"]);
     t.keys(&["m"]);
-    t.wait_for(&[
+    let s = t.wait_for(&[
         "Gang ml/ddp-job · Coscheduling",
         "3 of minMember 4 fit; blocked by ml/ddp-worker-3",
         "blocks the group",
         "fits, released",
     ]);
-    let s = t.screen();
     let blocker = s
         .lines()
         .find(|l| l.contains("blocks the group") && l.contains("ml/ddp-worker-"))
@@ -403,6 +407,8 @@ fn demo_gang_screen_names_the_member_that_blocks_the_group() {
     t.keys(&["Enter"]);
     t.wait_for(&["Pod ml/ddp-worker-0"]);
     t.keys(&["q", "q", "q", "Escape"]);
+    // Esc with the next key at once would reach the program as one Alt-key
+    t.wait_gone("/ddp-worker-0");
     t.keys(&["/"]);
     t.text("sweep-0");
     t.keys(&["Enter"]);

@@ -381,11 +381,30 @@ fn a_denied_preemption_names_the_permission_and_sends_nothing() {
     server.deny("delete", "");
     let t = start80(&server, "preempt-denied", "");
     select(&t, "urgent", URGENT_READY);
-    confirm(&t, &server, "x", PREEMPT_TITLE);
-    wait_status(
-        &t,
-        "not allowed to delete pods in namespace 'default': permission denied (the SelfSubjectAccessReview answers allowed: false, reason: RBAC: user \"tester\" may not delete pods); ask a cluster admin for this permission; nothing was sent",
-    );
+    let denied = "not allowed to delete pods in namespace 'default': permission denied (the SelfSubjectAccessReview answers allowed: false, reason: RBAC: user \"tester\" may not delete pods); ask a cluster admin for this permission";
+    // The permission check runs when the pod is focused: answered before `x`, the refusal
+    // comes at once; still out, the dialog opens and confirming it is refused.
+    t.keys(&["x"]);
+    let start = std::time::Instant::now();
+    loop {
+        let s = t.screen();
+        if s.contains(PREEMPT_TITLE) {
+            assert_eq!(
+                sent(&server),
+                Vec::<String>::new(),
+                "nothing is sent before the confirmation"
+            );
+            t.keys(&["y"]);
+            wait_status(&t, &format!("{denied}; nothing was sent"));
+            break;
+        }
+        if status_of(&s).starts_with("cannot preempt for shop/urgent: not allowed") {
+            wait_status(&t, &format!("cannot preempt for shop/urgent: {denied}"));
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "neither the dialog nor the refusal:\n{s}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert_eq!(sent(&server), Vec::<String>::new(), "only the access reviews were sent");
     assert!(!server.writes().is_empty());
 }
