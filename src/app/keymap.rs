@@ -268,7 +268,7 @@ pub(crate) fn scopes(app: &App) -> Vec<Scope> {
     match &app.mode {
         Mode::Search => return vec![Scope::Search],
         Mode::Command(_) => return vec![Scope::Command],
-        Mode::Confirm(_) => return vec![Scope::Confirm],
+        Mode::Confirm(_) | Mode::ConfirmQuit => return vec![Scope::Confirm],
         Mode::Help { .. } => return vec![Scope::Help],
         Mode::Edit(_) => return vec![Scope::Edit],
         Mode::Normal => {}

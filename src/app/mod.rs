@@ -453,6 +453,8 @@ pub enum Mode {
     Command(String),
     /// A confirmation dialog.
     Confirm(Pending),
+    /// `q` with in-memory changes that no `:w` holds: quit and lose them?
+    ConfirmQuit,
     /// The help overlay.
     Help {
         /// Scroll offset.
@@ -727,6 +729,21 @@ impl App {
     pub(crate) fn refresh_rows_after(&mut self, reasons: bool) {
         pod_list::refresh(self, reasons);
         node_list::refresh(self);
+    }
+
+    /// The in-memory changes made since the last `:w` (all of them when none was written).
+    pub fn unsaved(&self) -> &[String] {
+        let saved = self.saved.as_ref().map_or(0, |(_, n)| *n).min(self.changes.len());
+        &self.changes[saved..]
+    }
+
+    /// Quits, or asks first when in-memory changes would be lost (`:q!` does not ask).
+    pub fn request_quit(&mut self) {
+        if self.unsaved().is_empty() {
+            self.should_quit = true;
+        } else {
+            self.mode = Mode::ConfirmQuit;
+        }
     }
 
     /// Explanations still to come at this generation.

@@ -606,6 +606,50 @@ fn quit_from_the_pod_list() {
 }
 
 #[test]
+fn quitting_with_unsaved_changes_asks_and_q_bang_does_not() {
+    let mut a = app();
+    run(&mut a, [Action::RequestBind, Action::Confirm]);
+    assert_eq!(a.unsaved(), ["bound default/web-2 to node-b".to_string()]);
+    // q at the pod list asks; n (Cancel) stays and says why
+    run(&mut a, [Action::Back]);
+    assert_eq!(a.mode, Mode::ConfirmQuit);
+    assert!(!a.should_quit);
+    run(&mut a, [Action::Cancel]);
+    assert_eq!(a.mode, Mode::Normal);
+    assert!(!a.should_quit);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "not quitting; 1 in-memory change(s) unsaved (:w FILE saves them)"
+    );
+    // another key keeps the question; y quits
+    run(&mut a, [Action::Back, Action::Down]);
+    assert_eq!(a.mode, Mode::ConfirmQuit);
+    run(&mut a, [Action::Confirm]);
+    assert!(a.should_quit);
+    // :q asks as q does, :q! quits at once
+    for (cmd, quits) in [("q", false), ("quit", false), ("q!", true), ("quit!", true)] {
+        let mut a = app();
+        run(&mut a, [Action::RequestBind, Action::Confirm, Action::CommandStart]);
+        run(&mut a, typed(cmd));
+        run(&mut a, [Action::Submit]);
+        assert_eq!(a.should_quit, quits, ":{cmd}");
+        assert_eq!(a.mode == Mode::ConfirmQuit, !quits, ":{cmd}");
+    }
+    // once :w holds every change, q quits; a later change asks again
+    let mut a = app();
+    run(&mut a, [Action::RequestBind, Action::Confirm]);
+    a.saved = Some(("copy.yaml".into(), 1));
+    assert!(a.unsaved().is_empty());
+    run(&mut a, [Action::Back]);
+    assert!(a.should_quit);
+    a.should_quit = false;
+    a.changes.push("cordoned node-a".into());
+    assert_eq!(a.unsaved(), ["cordoned node-a".to_string()]);
+    run(&mut a, [Action::Back]);
+    assert_eq!(a.mode, Mode::ConfirmQuit);
+}
+
+#[test]
 fn what_if_keeps_the_step_unless_the_new_trace_never_reaches_it() {
     let mut a = app();
     run(&mut a, [Action::Open]); // web-2 at Score

@@ -42,22 +42,22 @@ fn yaml_seeds() -> Vec<Vec<u8>> {
     seeds.iter().map(|p| std::fs::read(p).unwrap()).collect()
 }
 
-#[test]
-fn snapshot_target_survives_the_seed_corpus() {
-    for seed in yaml_seeds() {
-        for c in cuts(&seed) {
-            fuzzing::snapshot(c);
-        }
+fn snapshot_seeds() -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = yaml_seeds().iter().flat_map(|s| cuts(s)).map(<[u8]>::to_vec).collect();
+    for extra in ["", "{", "- - - [", "items: [{kind: Pod, metadata: {name: \u{0}}}]"] {
+        v.push(extra.as_bytes().to_vec());
     }
-    fuzzing::snapshot(b"");
-    fuzzing::snapshot(b"{");
-    fuzzing::snapshot(b"- - - [");
-    fuzzing::snapshot("items: [{kind: Pod, metadata: {name: \u{0}}}]".as_bytes());
+    v
 }
 
 #[test]
-fn quantity_target_survives_edge_cases() {
-    for q in [
+fn snapshot_target_survives_the_seed_corpus() {
+    for seed in snapshot_seeds() {
+        fuzzing::snapshot(&seed);
+    }
+}
+
+const QUANTITIES: &[&str] = &[
         "",
         "0",
         "1",
@@ -77,25 +77,30 @@ fn quantity_target_survives_edge_cases() {
         "1E",
         "1e",
         "999999999999999999999999P",
-    ] {
+];
+
+#[test]
+fn quantity_target_survives_edge_cases() {
+    for q in QUANTITIES {
         fuzzing::quantity(q.as_bytes());
     }
 }
 
-#[test]
-fn selector_target_survives_edge_cases() {
-    for s in [
+const SELECTORS: &[&str] = &[
         r#"[{"matchLabels":{"a":"b"},"matchExpressions":[{"key":"a","operator":"In","values":[]}]},null,{"a":"b"},"n"]"#,
         r#"[{"matchExpressions":[{"key":"","operator":"Gt","values":["x","y"]}]},{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"Lt","values":["1"]}]}]},{},""]"#,
         r#"[{},{"nodeSelectorTerms":[]},{"k":"99999999999999999999"},"n"]"#,
         r#"[null,{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"Gt","values":["-9223372036854775808"]}]}]},{"k":"1"},"n"]"#,
-    ] {
+];
+
+#[test]
+fn selector_target_survives_edge_cases() {
+    for s in SELECTORS {
         fuzzing::selectors(s.as_bytes());
     }
 }
 
-#[test]
-fn scheduler_config_target_survives_the_corpus_configs() {
+fn scheduler_config_seeds() -> Vec<Vec<u8>> {
     let cfg = |p: &Path| p.to_string_lossy().ends_with(".config.yaml");
     let mut seeds: Vec<Vec<u8>> = files("tests/conformance/config", cfg)
         .iter()
@@ -105,30 +110,32 @@ fn scheduler_config_target_survives_the_corpus_configs() {
         b"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins: {score: {enabled: [{name: NodeResourcesFit, weight: 2147483647}, {name: ImageLocality, weight: -2147483648}]}}\n"
             .to_vec(),
     );
-    for seed in seeds {
-        for c in cuts(&seed) {
-            fuzzing::scheduler_config(c);
-        }
+    seeds.iter().flat_map(|s| cuts(s)).map(<[u8]>::to_vec).collect()
+}
+
+#[test]
+fn scheduler_config_target_survives_the_corpus_configs() {
+    for seed in scheduler_config_seeds() {
+        fuzzing::scheduler_config(&seed);
     }
 }
 
-#[cfg(feature = "live")]
-#[test]
-fn kubeconfig_target_survives_edge_cases() {
-    for k in [
+const KUBECONFIGS: &[&str] = &[
         "",
         "apiVersion: v1\nkind: Config\ncontexts: [{name: a, context: {cluster: c, user: u}}]\nclusters: [{name: c, cluster: {server: 'https://x', certificate-authority-data: '!!!'}}]\nusers: [{name: u, user: {client-certificate-data: '', client-key-data: 'AAAA'}}]\n",
         "contexts: [{name: a}]\n",
         "clusters: [{name: c, cluster: {certificate-authority: /nonexistent}}]\ncontexts: [{name: a, context: {cluster: c}}]\n",
-    ] {
+];
+
+#[cfg(feature = "live")]
+#[test]
+fn kubeconfig_target_survives_edge_cases() {
+    for k in KUBECONFIGS {
         fuzzing::kubeconfig(k.as_bytes());
     }
 }
 
-#[cfg(feature = "tui")]
-#[test]
-fn command_line_and_whatif_targets_survive_edge_cases() {
-    for c in [
+const COMMAND_LINES: &[&str] = &[
         "",
         "q",
         "w",
@@ -141,10 +148,9 @@ fn command_line_and_whatif_targets_survive_edge_cases() {
         "queue",
         "::::",
         "nodes extra",
-    ] {
-        fuzzing::command_line(c.as_bytes());
-    }
-    for y in [
+];
+
+const WHATIF_YAML: &[&str] = &[
         "",
         "spec: {containers: []}",
         "metadata: {name: other}",
@@ -152,7 +158,59 @@ fn command_line_and_whatif_targets_survive_edge_cases() {
         "status: {allocatable: {cpu: '-1'}}",
         "- [",
         "spec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: 1e400}}\n",
-    ] {
+];
+
+#[cfg(feature = "tui")]
+#[test]
+fn command_line_and_whatif_targets_survive_edge_cases() {
+    for c in COMMAND_LINES {
+        fuzzing::command_line(c.as_bytes());
+    }
+    for y in WHATIF_YAML {
         fuzzing::whatif_yaml(y.as_bytes());
+    }
+}
+
+/// The seeds of each coverage-guided target (tests/fuzz/fuzz_targets), by target name.
+fn corpora() -> Vec<(&'static str, Vec<Vec<u8>>)> {
+    let of = |v: &[&str]| v.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>();
+    let mut snapshot = snapshot_seeds();
+    // the pod and node YAML the what-if editor starts from are snapshots too
+    snapshot.extend(of(WHATIF_YAML));
+    let mut whatif = of(WHATIF_YAML);
+    whatif.extend(yaml_seeds().into_iter().filter(|s| s.len() < 4096));
+    vec![
+        ("snapshot", snapshot),
+        ("quantity", of(QUANTITIES)),
+        ("selectors", of(SELECTORS)),
+        ("scheduler_config", scheduler_config_seeds()),
+        ("kubeconfig", of(KUBECONFIGS)),
+        ("command_line", of(COMMAND_LINES)),
+        ("whatif_yaml", whatif),
+    ]
+}
+
+/// Every target has seeds; with `KSCHED_FUZZ_CORPUS=DIR` they are written to DIR/TARGET/NNNN,
+/// the seed corpus of `cargo fuzz run --fuzz-dir tests/fuzz TARGET DIR/TARGET`.
+#[test]
+fn every_fuzz_target_has_a_seed_corpus() {
+    let targets = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/fuzz_targets"))
+        .unwrap()
+        .map(|e| e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned())
+        .collect::<std::collections::BTreeSet<_>>();
+    let corpora = corpora();
+    let named: std::collections::BTreeSet<String> = corpora.iter().map(|(n, _)| n.to_string()).collect();
+    assert_eq!(named, targets, "a seed corpus per fuzz target");
+    for (name, seeds) in &corpora {
+        assert!(seeds.len() >= 4, "{name}: {} seed(s)", seeds.len());
+    }
+    let Some(dir) = std::env::var_os("KSCHED_FUZZ_CORPUS") else { return };
+    for (name, seeds) in corpora {
+        let d = Path::new(&dir).join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        for (i, s) in seeds.iter().enumerate() {
+            std::fs::write(d.join(format!("seed-{i:04}")), s).unwrap();
+        }
+        println!("{}: {} seed(s)", d.display(), seeds.len());
     }
 }

@@ -684,3 +684,44 @@ fn demo_pod_list_sorts_by_a_column_keeps_pending_pods_and_filters_by_reason() {
     t.keys(&["q"]);
     t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }
+
+/// `q` with an in-memory change not saved asks first; n stays, `:q!` quits without asking.
+#[test]
+fn quitting_with_an_unsaved_change_asks_and_q_bang_quits() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    for (cols, rows) in [(160, 48), (80, 24)] {
+        let t = Tmux::start_sized(
+            &format!("quit{cols}"),
+            &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; sleep 30"),
+            cols,
+            rows,
+        );
+        t.wait_for(&["kschedtui", "Pods"]);
+        // a what-if: cordon the first node of the node list
+        t.keys(&[":"]);
+        t.text("nodes");
+        t.keys(&["Enter"]);
+        t.wait_for(&["Nodes ("]);
+        t.keys(&["Enter"]);
+        t.wait_for(&["Node "]);
+        t.keys(&["c"]);
+        t.wait_for(&["1 "]);
+        t.wait_for(&["cordoned node"]);
+        t.keys(&["q"]);
+        t.wait_for(&["Nodes ("]);
+        t.keys(&["q"]);
+        t.wait_for(&["NAMESPACE"]);
+        t.keys(&["q"]);
+        t.wait_for(&["Quit without saving?", "1 in-memory change(s) are not saved:", "cordoned node"]);
+        t.keys(&["n"]);
+        t.wait_for(&["not quitting; 1 in-memory change(s) unsaved"]);
+        t.wait_gone("Quit without saving?");
+        t.keys(&[":"]);
+        t.text("q!");
+        t.keys(&["Enter"]);
+        t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+    }
+}

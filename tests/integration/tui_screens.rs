@@ -526,6 +526,14 @@ fn after_bind() {
 }
 
 #[test]
+fn quit_with_unsaved_changes() {
+    let mut a = app();
+    run(&mut a, [Action::RequestBind, Action::Confirm, Action::Back]);
+    assert_eq!(a.mode, kschedtui::app::Mode::ConfirmQuit);
+    snap("quit_with_unsaved_changes", &a);
+}
+
+#[test]
 fn edit_forms() {
     let mut a = app();
     open_pod(&mut a, "batch-1");

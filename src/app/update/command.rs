@@ -153,9 +153,19 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "q",
-        aliases: &["q!", "quit", "qa"],
+        aliases: &["quit", "qa"],
         args: "",
-        help: "quit",
+        help: "quit (asks first when in-memory changes are not saved)",
+        run: |app, _| {
+            app.request_quit();
+            Vec::new()
+        },
+    },
+    Command {
+        name: "q!",
+        aliases: &["quit!", "qa!"],
+        args: "",
+        help: "quit without saving the in-memory changes",
         run: |app, _| {
             app.should_quit = true;
             Vec::new()

@@ -184,6 +184,17 @@ fn user_action(app: &mut App, other: Action) -> Vec<Effect> {
         }
         Mode::Command(text) => command(app, text, other),
         Mode::Confirm(p) => confirm(app, p, other),
+        Mode::ConfirmQuit => {
+            match other {
+                Action::Confirm => app.should_quit = true,
+                Action::Cancel | Action::Back => app.info(format!(
+                    "not quitting; {} in-memory change(s) unsaved (:w FILE saves them)",
+                    app.unsaved().len()
+                )),
+                _ => app.mode = Mode::ConfirmQuit,
+            }
+            Vec::new()
+        }
         Mode::Help { scroll } => {
             app.mode = match other {
                 Action::Down | Action::ScrollDown => Mode::Help {

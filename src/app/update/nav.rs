@@ -256,8 +256,9 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::OpenGang => return open_gang(app),
         Action::Back => {
             // back one screen; at the pod list, quit
-            let popped = app.screens.pop().is_some();
-            app.should_quit = !popped;
+            if app.screens.pop().is_none() {
+                app.request_quit();
+            }
         }
         Action::Cancel => {
             // back one screen; at the pod list, clear the search and the reason filter (never quit)

@@ -1,5 +1,5 @@
-//! Dialogs and full-body messages: loading, load failure, confirmation of a write, and the
-//! inline what-if form.
+//! Dialogs and full-body messages: loading, load failure, confirmation of a write or of quitting
+//! with unsaved changes, and the inline what-if form.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -138,6 +138,57 @@ pub(super) fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'
             .style(theme.popup)
             .wrap(Wrap { trim: false })
             .block(block(theme, format!(" {} ", p.title())).style(theme.popup)),
+        popup,
+    );
+}
+
+/// `q` with unsaved in-memory changes: which changes would be lost, and how to keep them.
+pub(super) fn confirm_quit(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let unsaved = app.unsaved();
+    let mut lines = vec![
+        Line::from(Span::styled(
+            format!("{} in-memory change(s) are not saved:", unsaved.len()),
+            theme.header,
+        )),
+    ];
+    let room = usize::from(area.height.saturating_sub(9)).max(1);
+    for c in unsaved.iter().take(room) {
+        lines.push(Line::from(Span::raw(format!("  {c}"))));
+    }
+    if unsaved.len() > room {
+        lines.push(Line::from(Span::styled(
+            format!("  … {} more", unsaved.len() - room),
+            theme.muted,
+        )));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "Quitting loses them. :w FILE saves the cluster with them first; :q! quits without asking.",
+        theme.warn,
+    )));
+    lines.push(Line::from(""));
+    lines.push(Line::from(vec![
+        Span::styled("y", theme.key),
+        Span::raw(" quit   "),
+        Span::styled("n", theme.key),
+        Span::raw("/"),
+        Span::styled("Esc", theme.key),
+        Span::raw("/"),
+        Span::styled("Enter", theme.key),
+        Span::raw(" stay"),
+    ]));
+    let width = lines.iter().map(Line::width).max().unwrap_or(40).saturating_add(4);
+    let popup_w = u16::try_from(width).unwrap_or(100).max(40).min(area.width);
+    let h = Paragraph::new(lines.clone())
+        .wrap(Wrap { trim: false })
+        .line_count(popup_w.saturating_sub(2));
+    let popup = centered(area, popup_w, u16::try_from(h + 2).unwrap_or(u16::MAX));
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .style(theme.popup)
+            .wrap(Wrap { trim: false })
+            .block(block(theme, " Quit without saving? ").style(theme.popup)),
         popup,
     );
 }

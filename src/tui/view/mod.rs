@@ -158,6 +158,7 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
     match &app.mode {
         Mode::Help { scroll } => help::render(app, *scroll, theme, frame, body),
         Mode::Confirm(p) => dialogs::confirm(app, p, theme, frame, body),
+        Mode::ConfirmQuit => dialogs::confirm_quit(app, theme, frame, body),
         Mode::Edit(form) => dialogs::edit_form(form, theme, frame, body),
         Mode::Normal | Mode::Search | Mode::Command(_) => {}
     }
