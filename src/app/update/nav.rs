@@ -254,12 +254,9 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Open => return open(app),
         Action::OpenGang => return open_gang(app),
-        Action::Back => {
-            // back one screen; at the pod list, quit
-            if app.screens.pop().is_none() {
-                app.request_quit();
-            }
-        }
+        // back one screen (the guard pops it); at the pod list, quit
+        Action::Back if app.screens.pop().is_none() => app.request_quit(),
+        Action::Back => {}
         Action::Cancel => {
             // back one screen; at the pod list, clear the search and the reason filter (never quit)
             let popped = app.screens.pop().is_some();
