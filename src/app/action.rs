@@ -138,6 +138,8 @@ pub enum Action {
     },
     /// Open the gang of the focused pod.
     OpenGang,
+    /// The focused pod's FailedScheduling events.
+    OpenEvents,
     /// A `:deschedule` dry run finished.
     Descheduled {
         /// Cluster generation it ran on.

@@ -118,6 +118,62 @@ pub(crate) fn age_changes_at(created: Option<&str>, now: Option<i64>) -> Option<
     Some(c + (s.max(0) / unit + 1) * unit)
 }
 
+/// A duration as kubectl describe prints ages (apimachinery's `duration.HumanDuration`):
+/// `90s`, `5m3s`, `45m`, `7h12m`, `30h`, `3d4h`, `20d`, `2y31d`, `9y`.
+pub(crate) fn human_duration(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".into();
+    }
+    let s = seconds.max(0);
+    if s < 120 {
+        return format!("{s}s");
+    }
+    let (m, h) = (s / 60, s / 3600);
+    let with = |big: i64, unit: &str, small: i64, sunit: &str| {
+        if small == 0 {
+            format!("{big}{unit}")
+        } else {
+            format!("{big}{unit}{small}{sunit}")
+        }
+    };
+    match () {
+        _ if m < 10 => with(m, "m", s % 60, "s"),
+        _ if m < 180 => format!("{m}m"),
+        _ if h < 8 => with(h, "h", m % 60, "m"),
+        _ if h < 48 => format!("{h}h"),
+        _ if h < 24 * 8 => with(h / 24, "d", h % 24, "h"),
+        _ if h < 24 * 365 * 2 => format!("{}d", h / 24),
+        _ if h < 24 * 365 * 8 => with(h / 24 / 365, "y", (h / 24) % 365, "d"),
+        _ => format!("{}y", h / 24 / 365),
+    }
+}
+
+/// When [`human_duration`] of the time since `t` next reads differently (Unix seconds).
+pub(crate) fn human_duration_changes_at(t: i64, now: i64) -> i64 {
+    let s = (now - t).max(0);
+    let unit = match s {
+        ..600 => 1,
+        600..28_800 => 60,
+        28_800..691_200 => 3600,
+        _ => 86_400,
+    };
+    t + (s / unit + 1) * unit
+}
+
+/// The AGE column of `kubectl describe`'s events: the first occurrence's age, or for an
+/// event seen more than once `LAST (xCOUNT over FIRST)`; `<unknown>` without a time.
+pub(crate) fn event_interval(e: &crate::model::SchedulingEvent, now: Option<i64>) -> String {
+    let since = |t: Option<k8s_openapi::jiff::Timestamp>| match (t, now) {
+        (Some(t), Some(now)) => human_duration(now - t.as_second()),
+        _ => "<unknown>".into(),
+    };
+    if e.count > 1 {
+        format!("{} (x{} over {})", since(e.last), e.count, since(e.first))
+    } else {
+        since(e.first)
+    }
+}
+
 /// Cuts a string to `width` characters, ending with `…` when cut.
 pub(crate) fn ellipsize(s: &str, width: usize) -> String {
     if s.chars().count() <= width {
@@ -134,6 +190,49 @@ pub(crate) fn ellipsize(s: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn human_duration_reads_as_kubectl_describe_ages() {
+        for (s, want) in [
+            (-5, "<invalid>"),
+            (-1, "0s"),
+            (0, "0s"),
+            (119, "119s"),
+            (120, "2m"),
+            (303, "5m3s"),
+            (599, "9m59s"),
+            (600, "10m"),
+            (10_799, "179m"),
+            (10_800, "3h"),
+            (25_920, "7h12m"),
+            (28_800, "8h"),
+            (172_799, "47h"),
+            (172_800, "2d"),
+            (273_600, "3d4h"),
+            (691_200, "8d"),
+            (63_071_999, "729d"),
+            (63_072_000, "2y"),
+            (65_750_400, "2y31d"),
+            (252_288_000, "8y"),
+            (283_824_000, "9y"),
+        ] {
+            assert_eq!(human_duration(s), want, "{s}s");
+        }
+    }
+
+    #[test]
+    fn human_duration_changes_when_its_text_does() {
+        for s in [
+            0, 1, 119, 120, 599, 600, 601, 10_799, 28_799, 28_800, 28_860, 691_199, 691_200, 700_000,
+        ] {
+            let t = 1_000_000;
+            let now = t + s;
+            let next = human_duration_changes_at(t, now);
+            assert!(next > now, "{s}");
+            assert_eq!(human_duration(next - 1 - t), human_duration(s), "{s}: same until then");
+            assert_ne!(human_duration(next - t), human_duration(s), "{s}: different at {next}");
+        }
+    }
 
     #[test]
     fn cpu_forms() {

@@ -31,6 +31,8 @@ pub(crate) enum Scope {
     Gang,
     /// The descheduler dry run screen.
     Deschedule,
+    /// The events screen.
+    Events,
     /// Typing a search.
     Search,
     /// Typing a command.
@@ -57,6 +59,7 @@ impl Scope {
             Scope::Queue => "Queue",
             Scope::Gang => "Gang",
             Scope::Deschedule => "Descheduler dry run",
+            Scope::Events => "Events",
             Scope::Search => "Search",
             Scope::Command => "Command line",
             Scope::Confirm => "Confirmation",
@@ -143,6 +146,8 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     Queue "m" => Action::OpenGang, "the pod's gang as a whole", "gang";
     Gang "<Enter>" => Action::Open, "open the member", "open";
     Deschedule "<Enter>" => Action::Open, "open the pod (as it is in the cluster)", "open";
+    Events "<Enter>" => Action::Open, "open the event's pod (every pod's events)", "open";
+    PodView "E" => Action::OpenEvents, "the pod's FailedScheduling events, as kubectl describe lists them", "";
     NodeList "/" => Action::SearchStart, "filter nodes", "filter";
     Global "?" => Action::Help, "help", "help";
     Global "<Ctrl-r>" => Action::Rerun, "re-run: list the cluster again and explain on it", "";
@@ -293,6 +298,8 @@ pub(crate) fn scopes(app: &App) -> Vec<Scope> {
         Some(Screen::Queue(_)) => vec![Scope::Queue, Scope::Global],
         Some(Screen::Gang(_)) => vec![Scope::Gang, Scope::Global],
         Some(Screen::Deschedule(_)) => vec![Scope::Deschedule, Scope::Global],
+        Some(Screen::Events(_)) => vec![Scope::Events, Scope::Global],
+        Some(Screen::Messages(_)) => vec![Scope::Global],
     }
 }
 
@@ -357,6 +364,8 @@ pub(crate) fn help_sections(app: &App) -> Vec<(Scope, Vec<(String, &'static str)
         Some(Screen::Queue(_)) => vec![Scope::Queue],
         Some(Screen::Gang(_)) => vec![Scope::Gang],
         Some(Screen::Deschedule(_)) => vec![Scope::Deschedule],
+        Some(Screen::Events(_)) => vec![Scope::Events],
+        Some(Screen::Messages(_)) => vec![],
     };
     screen_scopes
         .into_iter()

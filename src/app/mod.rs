@@ -381,6 +381,26 @@ pub enum Screen {
     Gang(GangView),
     /// The descheduler dry run of `:deschedule FILE` (its result is [`App::deschedule`]).
     Deschedule(DescheduleView),
+    /// The FailedScheduling events of a pod, or of every pod (`:events`).
+    Events(EventsView),
+    /// Every message shown so far and the load warnings (`:messages`).
+    Messages(MessagesView),
+}
+
+/// The events screen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EventsView {
+    /// The pod whose events are listed (None: every pod's).
+    pub pod: Option<ObjectKey>,
+    /// Selected row.
+    pub selected: usize,
+}
+
+/// The messages screen (newest first).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MessagesView {
+    /// Selected row.
+    pub selected: usize,
 }
 
 /// The descheduler dry run screen.
@@ -471,7 +491,34 @@ pub enum StatusKind {
     Info,
     /// Something went wrong or was refused.
     Error,
+    /// Worth knowing, not an error (a load warning).
+    Warning,
 }
+
+impl StatusKind {
+    /// As the messages view names it.
+    pub fn word(self) -> &'static str {
+        match self {
+            StatusKind::Info => "info",
+            StatusKind::Error => "error",
+            StatusKind::Warning => "warning",
+        }
+    }
+}
+
+/// A message the status line showed (or a load warning), kept for `:messages`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    /// When (Unix seconds, the last tick), if a tick was seen.
+    pub at: Option<i64>,
+    /// Kind.
+    pub kind: StatusKind,
+    /// Text.
+    pub text: String,
+}
+
+/// Messages kept for `:messages`; older ones are dropped (and counted).
+pub const MESSAGES_KEEP: usize = 1000;
 
 /// A status-line message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -542,6 +589,11 @@ pub struct App {
     pub mode: Mode,
     /// Status-line message.
     pub status: Option<StatusMsg>,
+    /// Every status message and load warning so far, oldest first (at most
+    /// [`MESSAGES_KEEP`]).
+    pub messages: std::collections::VecDeque<Message>,
+    /// Messages dropped from the front of `messages`.
+    pub messages_dropped: usize,
     /// In-memory changes made so far, oldest first.
     pub changes: Vec<String>,
     /// The last `:w`: the file and how many in-memory changes it holds.
@@ -591,6 +643,8 @@ impl App {
             screens: Vec::new(),
             mode: Mode::Normal,
             status: None,
+            messages: std::collections::VecDeque::new(),
+            messages_dropped: 0,
             changes: Vec::new(),
             saved: None,
             deschedule: None,
@@ -627,7 +681,7 @@ impl App {
                 Screen::Pod(v) => Some(v.pod.clone()),
                 Screen::Node(v) => v.pod.clone(),
                 Screen::Nodes(v) => v.pod.clone(),
-                Screen::Queue(_) | Screen::Deschedule(_) => None,
+                Screen::Queue(_) | Screen::Deschedule(_) | Screen::Messages(_) | Screen::Events(_) => None,
                 Screen::Gang(v) => Some(v.pod.clone()),
             })
             .collect();
@@ -648,6 +702,13 @@ impl App {
                 .get(v.selected)
                 .and_then(|r| r.pod.clone())
                 .filter(|k| self.pod(k).is_some()),
+            Some(Screen::Events(v)) => v.pod.clone().or_else(|| {
+                self.event_rows(None)
+                    .get(v.selected)
+                    .map(|e| e.pod.clone())
+                    .filter(|k| self.pod(k).is_some())
+            }),
+            Some(Screen::Messages(_)) => None,
             None => self.pod_rows().pod(self, self.pods.selected).map(|p| p.key.clone()),
         }
     }
@@ -753,18 +814,47 @@ impl App {
 
     /// Sets an info message.
     pub fn info(&mut self, text: impl Into<String>) {
-        self.status = Some(StatusMsg {
-            kind: StatusKind::Info,
-            text: text.into(),
-        });
+        self.say(StatusKind::Info, text.into());
     }
 
     /// Sets an error message.
     pub fn error(&mut self, text: impl Into<String>) {
-        self.status = Some(StatusMsg {
-            kind: StatusKind::Error,
-            text: text.into(),
+        self.say(StatusKind::Error, text.into());
+    }
+
+    /// Sets the status line and keeps the message for `:messages`.
+    fn say(&mut self, kind: StatusKind, text: String) {
+        self.log(kind, text.clone());
+        self.status = Some(StatusMsg { kind, text });
+    }
+
+    /// Keeps a message for `:messages` without showing it in the status line.
+    pub fn log(&mut self, kind: StatusKind, text: String) {
+        if self.messages.len() == MESSAGES_KEEP {
+            self.messages.pop_front();
+            self.messages_dropped += 1;
+        }
+        self.messages.push_back(Message {
+            at: self.now,
+            kind,
+            text,
         });
+    }
+
+    /// The FailedScheduling events of the events screen, oldest first as `kubectl describe`
+    /// lists them: the pod's (events of an earlier pod of the same name left out), or every
+    /// pod's.
+    pub fn event_rows(&self, pod: Option<&ObjectKey>) -> Vec<&crate::model::SchedulingEvent> {
+        let mut v: Vec<&crate::model::SchedulingEvent> = match pod {
+            Some(k) => self
+                .cluster
+                .pod(k)
+                .map(|p| self.cluster.scheduling_events_of(p))
+                .unwrap_or_default(),
+            None => self.cluster.scheduling_events.values().flatten().collect(),
+        };
+        v.sort_by(|a, b| a.last.cmp(&b.last).then_with(|| a.key.cmp(&b.key)));
+        v
     }
 
     /// The requests a confirmed write sends to the live cluster (None in snapshot mode,

@@ -650,6 +650,82 @@ fn quitting_with_unsaved_changes_asks_and_q_bang_does_not() {
 }
 
 #[test]
+fn messages_are_kept_newest_last_and_bounded() {
+    let mut a = app();
+    run(&mut a, [Action::RequestBind, Action::Cancel]);
+    a.error("something failed");
+    let texts: Vec<(StatusKind, &str)> = a.messages.iter().map(|m| (m.kind, m.text.as_str())).collect();
+    assert_eq!(
+        texts,
+        [
+            (StatusKind::Info, "cancelled; nothing changed"),
+            (StatusKind::Error, "something failed")
+        ]
+    );
+    assert_eq!(a.messages[0].at, a.now);
+    for i in 0..crate::app::MESSAGES_KEEP + 5 {
+        a.info(format!("m{i}"));
+    }
+    assert_eq!(a.messages.len(), crate::app::MESSAGES_KEEP);
+    assert_eq!(a.messages_dropped, 7);
+    assert_eq!(a.messages.back().map(|m| m.text.as_str()), Some("m1004"));
+    // :messages opens the screen; j moves through it
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("msg"));
+    run(&mut a, [Action::Submit, Action::Down]);
+    assert!(matches!(a.screen(), Some(Screen::Messages(v)) if v.selected == 1));
+}
+
+#[test]
+fn load_warnings_are_all_kept_and_the_status_line_names_the_first() {
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "w.yaml".into(),
+        },
+        false,
+    );
+    let mut c = crate::source::file::load_str("tui-test.yaml", FIXTURE).expect("fixture");
+    c.warnings = vec!["first warning".into(), "second warning".into()];
+    crate::app::load_sync(&mut a, c);
+    let kept: Vec<&str> = a
+        .messages
+        .iter()
+        .filter(|m| m.kind == StatusKind::Warning)
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(kept, ["first warning", "second warning"]);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "2 warnings (:messages lists them); the first: first warning"
+    );
+}
+
+#[test]
+fn events_command_takes_all_or_nothing() {
+    let mut a = app();
+    run(&mut a, [Action::Open, Action::CommandStart]);
+    run(&mut a, typed("events"));
+    run(&mut a, [Action::Submit]);
+    let pod = a.screens.first().and_then(|s| match s {
+        Screen::Pod(v) => Some(v.pod.clone()),
+        _ => None,
+    });
+    assert!(matches!(a.screen(), Some(Screen::Events(v)) if v.pod == pod && pod.is_some()));
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("events all"));
+    run(&mut a, [Action::Submit]);
+    assert!(matches!(a.screen(), Some(Screen::Events(v)) if v.pod.is_none()));
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("events x"));
+    run(&mut a, [Action::Submit]);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        ":events takes no argument or 'all', not 'x'"
+    );
+}
+
+#[test]
 fn what_if_keeps_the_step_unless_the_new_trace_never_reaches_it() {
     let mut a = app();
     run(&mut a, [Action::Open]); // web-2 at Score
@@ -1861,7 +1937,13 @@ fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
                     }
                 }
                 "help" => assert_eq!(a.mode, Mode::Help { scroll: 0 }, ":{word}"),
-                "q" => assert!(a.should_quit, ":{word}"),
+                // nothing unsaved here: :q quits as :q! does
+                "q" | "q!" => assert!(a.should_quit, ":{word}"),
+                "events" => assert!(
+                    matches!(a.screen(), Some(Screen::Events(v)) if v.pod == Some(ObjectKey::new("default", "web-2"))),
+                    ":{word}"
+                ),
+                "messages" => assert!(matches!(a.screen(), Some(Screen::Messages(_))), ":{word}"),
                 other => panic!("no test for :{other}: add one here"),
             }
         }
@@ -1887,7 +1969,7 @@ fn an_unknown_command_lists_the_table() {
         a.status,
         Some(StatusMsg {
             kind: StatusKind::Error,
-            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :deschedule FILE, :ns NAME|all, :reason [TEXT], :profile [NAME|auto], :w FILE, :w! FILE, :help, :q)".into(),
+            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :events [all], :messages, :deschedule FILE, :ns NAME|all, :reason [TEXT], :profile [NAME|auto], :w FILE, :w! FILE, :help, :q, :q!)".into(),
         })
     );
 }
@@ -1908,13 +1990,13 @@ fn the_command_hint_follows_what_is_typed() {
     use super::update::command::hint;
     assert_eq!(
         hint(""),
-        ":pods :nodes :queue :gang :deschedule :ns :reason :profile :w :w! :help :q"
+        ":pods :nodes :queue :gang :events :messages :deschedule :ns :reason :profile :w :w! :help :q :q!"
     );
     assert_eq!(
         hint("des"),
         ":deschedule FILE  descheduler dry run of a policy: where every evicted pod would land"
     );
-    assert_eq!(hint("q"), ":queue :q");
+    assert_eq!(hint("q"), ":queue :q :q!");
     assert_eq!(
         hint("pro"),
         ":profile [NAME|auto]  one profile for every pod (auto: each pod's own)"

@@ -58,25 +58,25 @@ fn snapshot_target_survives_the_seed_corpus() {
 }
 
 const QUANTITIES: &[&str] = &[
-        "",
-        "0",
-        "1",
-        "-1",
-        "1.5Gi",
-        "9223372036854775807",
-        "9223372036854775808Ei",
-        "1e308",
-        "1e-308",
-        "0.000000000000000000001",
-        "1.2.3",
-        "Ki",
-        "1KiB",
-        ".",
-        "-.5m",
-        "+1",
-        "1E",
-        "1e",
-        "999999999999999999999999P",
+    "",
+    "0",
+    "1",
+    "-1",
+    "1.5Gi",
+    "9223372036854775807",
+    "9223372036854775808Ei",
+    "1e308",
+    "1e-308",
+    "0.000000000000000000001",
+    "1.2.3",
+    "Ki",
+    "1KiB",
+    ".",
+    "-.5m",
+    "+1",
+    "1E",
+    "1e",
+    "999999999999999999999999P",
 ];
 
 #[test]
@@ -87,10 +87,10 @@ fn quantity_target_survives_edge_cases() {
 }
 
 const SELECTORS: &[&str] = &[
-        r#"[{"matchLabels":{"a":"b"},"matchExpressions":[{"key":"a","operator":"In","values":[]}]},null,{"a":"b"},"n"]"#,
-        r#"[{"matchExpressions":[{"key":"","operator":"Gt","values":["x","y"]}]},{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"Lt","values":["1"]}]}]},{},""]"#,
-        r#"[{},{"nodeSelectorTerms":[]},{"k":"99999999999999999999"},"n"]"#,
-        r#"[null,{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"Gt","values":["-9223372036854775808"]}]}]},{"k":"1"},"n"]"#,
+    r#"[{"matchLabels":{"a":"b"},"matchExpressions":[{"key":"a","operator":"In","values":[]}]},null,{"a":"b"},"n"]"#,
+    r#"[{"matchExpressions":[{"key":"","operator":"Gt","values":["x","y"]}]},{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"Lt","values":["1"]}]}]},{},""]"#,
+    r#"[{},{"nodeSelectorTerms":[]},{"k":"99999999999999999999"},"n"]"#,
+    r#"[null,{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"Gt","values":["-9223372036854775808"]}]}]},{"k":"1"},"n"]"#,
 ];
 
 #[test]
@@ -121,10 +121,10 @@ fn scheduler_config_target_survives_the_corpus_configs() {
 }
 
 const KUBECONFIGS: &[&str] = &[
-        "",
-        "apiVersion: v1\nkind: Config\ncontexts: [{name: a, context: {cluster: c, user: u}}]\nclusters: [{name: c, cluster: {server: 'https://x', certificate-authority-data: '!!!'}}]\nusers: [{name: u, user: {client-certificate-data: '', client-key-data: 'AAAA'}}]\n",
-        "contexts: [{name: a}]\n",
-        "clusters: [{name: c, cluster: {certificate-authority: /nonexistent}}]\ncontexts: [{name: a, context: {cluster: c}}]\n",
+    "",
+    "apiVersion: v1\nkind: Config\ncontexts: [{name: a, context: {cluster: c, user: u}}]\nclusters: [{name: c, cluster: {server: 'https://x', certificate-authority-data: '!!!'}}]\nusers: [{name: u, user: {client-certificate-data: '', client-key-data: 'AAAA'}}]\n",
+    "contexts: [{name: a}]\n",
+    "clusters: [{name: c, cluster: {certificate-authority: /nonexistent}}]\ncontexts: [{name: a, context: {cluster: c}}]\n",
 ];
 
 #[cfg(feature = "live")]
@@ -136,28 +136,28 @@ fn kubeconfig_target_survives_edge_cases() {
 }
 
 const COMMAND_LINES: &[&str] = &[
-        "",
-        "q",
-        "w",
-        "w! /nonexistent/dir/x.yaml",
-        "ns",
-        "ns \u{0}",
-        "profile",
-        "profile x y",
-        "gang",
-        "queue",
-        "::::",
-        "nodes extra",
+    "",
+    "q",
+    "w",
+    "w! /nonexistent/dir/x.yaml",
+    "ns",
+    "ns \u{0}",
+    "profile",
+    "profile x y",
+    "gang",
+    "queue",
+    "::::",
+    "nodes extra",
 ];
 
 const WHATIF_YAML: &[&str] = &[
-        "",
-        "spec: {containers: []}",
-        "metadata: {name: other}",
-        "spec: {nodeName: x, tolerations: [{operator: Exists}]}",
-        "status: {allocatable: {cpu: '-1'}}",
-        "- [",
-        "spec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: 1e400}}\n",
+    "",
+    "spec: {containers: []}",
+    "metadata: {name: other}",
+    "spec: {nodeName: x, tolerations: [{operator: Exists}]}",
+    "status: {allocatable: {cpu: '-1'}}",
+    "- [",
+    "spec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: 1e400}}\n",
 ];
 
 #[cfg(feature = "tui")]
@@ -204,7 +204,9 @@ fn every_fuzz_target_has_a_seed_corpus() {
     for (name, seeds) in &corpora {
         assert!(seeds.len() >= 4, "{name}: {} seed(s)", seeds.len());
     }
-    let Some(dir) = std::env::var_os("KSCHED_FUZZ_CORPUS") else { return };
+    let Some(dir) = std::env::var_os("KSCHED_FUZZ_CORPUS") else {
+        return;
+    };
     for (name, seeds) in corpora {
         let d = Path::new(&dir).join(name);
         std::fs::create_dir_all(&d).unwrap();

@@ -715,13 +715,83 @@ fn quitting_with_an_unsaved_change_asks_and_q_bang_quits() {
         t.keys(&["q"]);
         t.wait_for(&["NAMESPACE"]);
         t.keys(&["q"]);
-        t.wait_for(&["Quit without saving?", "1 in-memory change(s) are not saved:", "cordoned node"]);
+        t.wait_for(&[
+            "Quit without saving?",
+            "1 in-memory change(s) are not saved:",
+            "cordoned node",
+        ]);
         t.keys(&["n"]);
         t.wait_for(&["not quitting; 1 in-memory change(s) unsaved"]);
         t.wait_gone("Quit without saving?");
         t.keys(&[":"]);
         t.text("q!");
         t.keys(&["Enter"]);
+        t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+    }
+}
+
+/// `:events` lists every pod's FailedScheduling events as kubectl describe does, Enter opens
+/// the pod, `E` in the pod view lists its own; `:messages` keeps what the status line said.
+#[test]
+fn demo_events_and_messages_views() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    for (cols, rows) in [(160, 48), (80, 24)] {
+        let t = Tmux::start_sized(
+            &format!("events{cols}"),
+            &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; sleep 30"),
+            cols,
+            rows,
+        );
+        t.wait_for(&["kschedtui", "Pods"]);
+        t.keys(&[":"]);
+        t.text("events");
+        t.keys(&["Enter"]);
+        // oldest first: report-huge's series (14 times) ends before finetune-llm's (9 times)
+        let s = t.wait_for(&[
+            "Events: FailedScheduling of every pod (2)",
+            "batch/report-huge",
+            "(x14 over",
+        ]);
+        let row = |name: &str| s.lines().position(|l| l.contains(name) && l.contains("Warning"));
+        assert!(row("batch/report-huge") < row("ml/finetune-llm"), "{s}");
+        t.keys(&["Enter"]);
+        t.wait_for(&["Pod batch/report-huge"]);
+        t.keys(&["q"]);
+        t.wait_for(&["Events: FailedScheduling of every pod"]);
+        t.keys(&["q"]);
+        t.wait_for(&["NAMESPACE"]);
+        // E in the pod view: that pod's events only
+        t.keys(&["/"]);
+        t.text("finetune-llm");
+        t.keys(&["Enter"]);
+        t.wait_for(&["/finetune-llm"]);
+        t.keys(&["Enter"]);
+        t.wait_for(&["Pod ml/finetune-llm"]);
+        t.keys(&["E"]);
+        t.wait_for(&["Events of ml/finetune-llm (1)", "(x9 over", "FailedScheduling"]);
+        // a refused command, then :messages lists it, newest first
+        t.keys(&[":"]);
+        t.text("events nope");
+        t.keys(&["Enter"]);
+        t.wait_for(&[":events takes no argument or 'all', not 'nope'"]);
+        t.keys(&[":"]);
+        t.text("messages");
+        t.keys(&["Enter"]);
+        let s = t.wait_for(&["Messages (", "error"]);
+        let first = s
+            .lines()
+            .skip_while(|l| !l.contains("KIND"))
+            .nth(1)
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            first.contains("error") && first.contains(":events takes no argument"),
+            "{s}"
+        );
+        t.keys(&["C-c"]);
         t.wait_for(&["KSCHEDTUI-EXITED=0"]);
     }
 }

@@ -262,6 +262,45 @@ fn pod_with_a_disagreeing_failed_scheduling_event() {
 }
 
 #[test]
+fn events_of_a_pod_and_of_every_pod() {
+    let mut a = new_app();
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("tui-test.yaml", &format!("{FIXTURE}{OLD_EVENT}")).expect("fixture"),
+    );
+    // E in the pod view: the pod's events as kubectl describe lists them
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::OpenEvents]);
+    let t = draw(&a, &theme(), 160, 48);
+    let text = format!("{:?}", t.backend());
+    // 12 times from 30m before the first tick to 2m before it
+    assert!(
+        text.contains("Warning  FailedScheduling  2m (x12 over 29m)  default-scheduler  0/4 nodes are available"),
+        "{text}"
+    );
+    snap("events_of_a_pod", &a);
+    // :events at the pod list: every pod's, with the pod column; Enter opens the pod
+    a.screens.clear();
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("events"));
+    run(&mut a, [Action::Submit]);
+    snap("events_of_every_pod", &a);
+    run(&mut a, [Action::Open]);
+    assert!(matches!(a.screen(), Some(Screen::Pod(v)) if v.pod == ObjectKey::new("default", "batch-1")));
+}
+
+#[test]
+fn messages_keep_what_the_status_line_said() {
+    let mut a = app();
+    run(&mut a, [Action::RequestBind, Action::Cancel, Action::CommandStart]);
+    run(&mut a, typed("ns nosuch"));
+    run(&mut a, [Action::Submit, Action::CommandStart]);
+    run(&mut a, typed("messages"));
+    run(&mut a, [Action::Submit]);
+    snap("messages", &a);
+}
+
+#[test]
 fn filter_summary() {
     let mut a = app();
     open_pod(&mut a, "batch-1");

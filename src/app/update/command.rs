@@ -94,6 +94,29 @@ pub static COMMANDS: &[Command] = &[
         run: |app, _| open_gang(app),
     },
     Command {
+        name: "events",
+        aliases: &["event", "ev"],
+        args: "[all]",
+        help: "FailedScheduling events: the focused pod's, or every pod's",
+        run: |app, inv| {
+            match inv.arg {
+                None | Some("all") => super::nav::open_events(app, inv.arg.is_some() || app.screen().is_none()),
+                Some(other) => app.error(format!(":events takes no argument or 'all', not '{other}'")),
+            }
+            Vec::new()
+        },
+    },
+    Command {
+        name: "messages",
+        aliases: &["msg", "log"],
+        args: "",
+        help: "every message shown so far, and the load warnings",
+        run: |app, _| {
+            app.screens.push(Screen::Messages(crate::app::MessagesView::default()));
+            Vec::new()
+        },
+    },
+    Command {
         name: "deschedule",
         aliases: &["desched", "descheduler"],
         args: "FILE",

@@ -16,10 +16,27 @@ use std::sync::Arc;
 pub(super) fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect> {
     match r {
         Ok(l) => {
+            for w in &l.cluster.warnings {
+                app.log(crate::app::StatusKind::Warning, w.clone());
+            }
+            // the status line names the first; :messages keeps them all
             match l.cluster.warnings.len() {
                 0 => {}
-                1 => app.info(format!("warning: {}", l.cluster.warnings[0])),
-                n => app.info(format!("{n} warnings; the first: {}", l.cluster.warnings[0])),
+                1 => {
+                    app.status = Some(crate::app::StatusMsg {
+                        kind: crate::app::StatusKind::Warning,
+                        text: format!("warning: {}", l.cluster.warnings[0]),
+                    })
+                }
+                n => {
+                    app.status = Some(crate::app::StatusMsg {
+                        kind: crate::app::StatusKind::Warning,
+                        text: format!(
+                            "{n} warnings (:messages lists them); the first: {}",
+                            l.cluster.warnings[0]
+                        ),
+                    })
+                }
             }
             app.usage = node_usage(&l.cluster, &l.features);
             app.cluster = Arc::new(l.cluster);

@@ -21,7 +21,8 @@ pub(super) fn edit_target(app: &App) -> Option<EditTarget> {
             .gang_rows(&v.pod)
             .get(v.selected)
             .map(|k| EditTarget::Pod(k.clone())),
-        Some(Screen::Deschedule(_)) => app.focused_pod().map(EditTarget::Pod),
+        Some(Screen::Deschedule(_) | Screen::Events(_)) => app.focused_pod().map(EditTarget::Pod),
+        Some(Screen::Messages(_)) => None,
     }
 }
 

@@ -84,6 +84,8 @@ pub(super) fn row_count(app: &App) -> usize {
         Some(Screen::Queue(_)) => app.queue_rows().len(),
         Some(Screen::Gang(v)) => app.gang_rows(&v.pod).len(),
         Some(Screen::Deschedule(_)) => app.deschedule_rows().len(),
+        Some(Screen::Events(v)) => app.event_rows(v.pod.as_ref()).len(),
+        Some(Screen::Messages(_)) => app.messages.len(),
     }
 }
 
@@ -96,6 +98,8 @@ pub(super) fn selected_mut(app: &mut App) -> Option<&mut usize> {
         Some(Screen::Queue(v)) => Some(&mut v.selected),
         Some(Screen::Gang(v)) => Some(&mut v.selected),
         Some(Screen::Deschedule(v)) => Some(&mut v.selected),
+        Some(Screen::Events(v)) => Some(&mut v.selected),
+        Some(Screen::Messages(v)) => Some(&mut v.selected),
         Some(Screen::Node(_)) => None,
     }
 }
@@ -193,7 +197,16 @@ pub(super) fn open(app: &mut App) -> Vec<Effect> {
             Some(None) => app.info("a plugin row: pick one of its pods to open it"),
             None => {}
         },
-        Some(Screen::Node(_)) => {}
+        Some(Screen::Events(v)) => {
+            let key = app.event_rows(v.pod.as_ref()).get(v.selected).map(|e| e.pod.clone());
+            match key {
+                Some(k) if v.pod.is_some() => app.info(format!("the events of {k}: q goes back to it")),
+                Some(k) if app.pod(&k).is_some() => return open_pod(app, k),
+                Some(k) => app.info(format!("{k} is not in the cluster any more")),
+                None => {}
+            }
+        }
+        Some(Screen::Node(_) | Screen::Messages(_)) => {}
     }
     Vec::new()
 }
@@ -254,6 +267,7 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Open => return open(app),
         Action::OpenGang => return open_gang(app),
+        Action::OpenEvents => open_events(app, false),
         // back one screen (the guard pops it); at the pod list, quit
         Action::Back if app.screens.pop().is_none() => app.request_quit(),
         Action::Back => {}
@@ -272,7 +286,14 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
             let ok = match app.screen() {
                 None | Some(Screen::Nodes(_)) => true,
                 Some(Screen::Pod(v)) => v.step.as_ref().is_some_and(|s| s.point == Point::Filter),
-                Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_) | Screen::Deschedule(_)) => false,
+                Some(
+                    Screen::Node(_)
+                    | Screen::Queue(_)
+                    | Screen::Gang(_)
+                    | Screen::Deschedule(_)
+                    | Screen::Events(_)
+                    | Screen::Messages(_),
+                ) => false,
             };
             if ok {
                 app.mode = Mode::Search;
@@ -427,7 +448,14 @@ pub(super) fn search(app: &mut App, action: Action) {
         None => &mut app.pods.query,
         Some(Screen::Pod(v)) => &mut v.query,
         Some(Screen::Nodes(v)) => &mut v.query,
-        Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_) | Screen::Deschedule(_)) => return,
+        Some(
+            Screen::Node(_)
+            | Screen::Queue(_)
+            | Screen::Gang(_)
+            | Screen::Deschedule(_)
+            | Screen::Events(_)
+            | Screen::Messages(_),
+        ) => return,
     };
     let mut keep = true;
     match action {
@@ -449,4 +477,12 @@ pub(super) fn search(app: &mut App, action: Action) {
     if keep {
         app.mode = Mode::Search;
     }
+}
+
+/// The events screen: the focused pod's FailedScheduling events, or (`all`, or no pod in
+/// focus) every pod's.
+pub(super) fn open_events(app: &mut App, all: bool) {
+    let pod = if all { None } else { app.focused_pod() };
+    app.screens
+        .push(Screen::Events(crate::app::EventsView { pod, selected: 0 }));
 }

@@ -145,12 +145,10 @@ pub(super) fn confirm(app: &App, p: &Pending, theme: &Theme, frame: &mut Frame<'
 /// `q` with unsaved in-memory changes: which changes would be lost, and how to keep them.
 pub(super) fn confirm_quit(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
     let unsaved = app.unsaved();
-    let mut lines = vec![
-        Line::from(Span::styled(
-            format!("{} in-memory change(s) are not saved:", unsaved.len()),
-            theme.header,
-        )),
-    ];
+    let mut lines = vec![Line::from(Span::styled(
+        format!("{} in-memory change(s) are not saved:", unsaved.len()),
+        theme.header,
+    ))];
     let room = usize::from(area.height.saturating_sub(9)).max(1);
     for c in unsaved.iter().take(room) {
         lines.push(Line::from(Span::raw(format!("  {c}"))));

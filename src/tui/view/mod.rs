@@ -8,6 +8,7 @@ mod dra;
 mod filter_table;
 mod gang;
 mod help;
+mod log;
 mod node_list;
 mod node_view;
 mod pipeline;
@@ -152,6 +153,8 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
             Some(Screen::Queue(v)) => queue::render(app, v, theme, view, frame, body),
             Some(Screen::Gang(v)) => gang::render(app, v, theme, view, frame, body),
             Some(Screen::Deschedule(v)) => deschedule::render(app, v, theme, view, frame, body),
+            Some(Screen::Events(v)) => log::events(app, v, theme, view, frame, body),
+            Some(Screen::Messages(v)) => log::messages(app, v, theme, view, frame, body),
         },
     }
     status_bar(app, theme, frame, bottom);
@@ -342,7 +345,14 @@ fn status_bar(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
                 None => app.pods.query.as_str(),
                 Some(Screen::Pod(v)) => v.query.as_str(),
                 Some(Screen::Nodes(v)) => v.query.as_str(),
-                Some(Screen::Node(_) | Screen::Queue(_) | Screen::Gang(_) | Screen::Deschedule(_)) => "",
+                Some(
+                    Screen::Node(_)
+                    | Screen::Queue(_)
+                    | Screen::Gang(_)
+                    | Screen::Deschedule(_)
+                    | Screen::Events(_)
+                    | Screen::Messages(_),
+                ) => "",
             };
             Line::from(vec![
                 Span::styled("/", theme.key),
