@@ -1,19 +1,45 @@
-//! Short human forms of quantities and times for tables: `250m`, `1.5`, `512Mi`, `3h`.
+//! Short human forms of quantities and times for tables: `250m`, `4`, `512Mi`, `3h`. A
+//! table's CPU column is in one unit ([`CpuUnit`]): whole cores when every value is one,
+//! else millicores, so `4100m` never stands beside `6` or `4.1`.
 
 use crate::model::resources::Resource;
 
-/// CPU in milli-cores: `250m` below one core, `1.5` / `4` above.
+/// CPU as Kubernetes writes a quantity: whole cores `4`, else millicores `250m`, `1500m`.
 pub(crate) fn cpu(milli: i64) -> String {
-    if milli.abs() < 1000 || milli % 100 != 0 {
-        if milli % 1000 == 0 {
-            return (milli / 1000).to_string();
-        }
-        return format!("{milli}m");
-    }
     if milli % 1000 == 0 {
         (milli / 1000).to_string()
     } else {
-        format!("{}.{}", milli / 1000, (milli % 1000).abs() / 100)
+        format!("{milli}m")
+    }
+}
+
+/// The one unit of a column of CPU amounts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CpuUnit {
+    /// Every value is whole cores: `4`, `16`.
+    Cores,
+    /// Some value is not: every value in millicores, `250m`, `4000m`.
+    #[default]
+    Milli,
+}
+
+impl CpuUnit {
+    /// The unit of a column holding these values (milli-cores).
+    pub fn of(values: impl IntoIterator<Item = i64>) -> CpuUnit {
+        if values.into_iter().all(|m| m % 1000 == 0) {
+            CpuUnit::Cores
+        } else {
+            CpuUnit::Milli
+        }
+    }
+
+    /// A value of the column: `4` in cores, `4000m` (`0` for nothing) in millicores.
+    pub fn show(self, milli: i64) -> String {
+        match self {
+            CpuUnit::Cores => (milli / 1000).to_string(),
+            CpuUnit::Milli if milli == 0 => "0".into(),
+            CpuUnit::Milli => format!("{milli}m"),
+        }
     }
 }
 
@@ -238,10 +264,23 @@ mod tests {
     fn cpu_forms() {
         assert_eq!(cpu(250), "250m");
         assert_eq!(cpu(1000), "1");
-        assert_eq!(cpu(1500), "1.5");
+        assert_eq!(cpu(1500), "1500m");
         assert_eq!(cpu(1250), "1250m");
         assert_eq!(cpu(0), "0");
         assert_eq!(cpu(8000), "8");
+    }
+
+    #[test]
+    fn a_cpu_column_has_one_unit() {
+        let col = [250, 4100, 6000, 0];
+        let unit = CpuUnit::of(col);
+        assert_eq!(unit, CpuUnit::Milli);
+        assert_eq!(col.map(|m| unit.show(m)), ["250m", "4100m", "6000m", "0"]);
+        let whole = [4000, 16_000, 0];
+        let unit = CpuUnit::of(whole);
+        assert_eq!(unit, CpuUnit::Cores);
+        assert_eq!(whole.map(|m| unit.show(m)), ["4", "16", "0"]);
+        assert_eq!(CpuUnit::of([]), CpuUnit::Cores);
     }
 
     #[test]

@@ -19,11 +19,22 @@ pub(crate) fn pct(used: i64, alloc: i64) -> String {
     }
 }
 
-/// The CPU column of a node: requested/allocatable and the share ("1.5/8 18%").
-pub(crate) fn cpu_text(n: &Node, u: Option<&NodeUsage>) -> String {
+/// The CPU column of a node: requested/allocatable and the share ("1500m/8000m 18%"), in the
+/// column's unit.
+pub(crate) fn cpu_text(n: &Node, u: Option<&NodeUsage>, unit: format::CpuUnit) -> String {
     let used = u.map_or(0, |u| u.requested.milli_cpu);
     let a = n.allocatable.milli_cpu;
-    format!("{}/{} {}", format::cpu(used), format::cpu(a), pct(used, a))
+    format!("{}/{} {}", unit.show(used), unit.show(a), pct(used, a))
+}
+
+/// The unit of the node list's CPU column: over every node's requested and allocatable CPU.
+pub(crate) fn cpu_unit(app: &App) -> format::CpuUnit {
+    format::CpuUnit::of(app.cluster.nodes.iter().flat_map(|n| {
+        [
+            n.allocatable.milli_cpu,
+            app.usage.get(&n.name).map_or(0, |u| u.requested.milli_cpu),
+        ]
+    }))
 }
 
 /// The memory column of a node: requested and the share ("953.7Mi 12%").
@@ -122,6 +133,8 @@ pub struct NodeRows {
     order: Vec<usize>,
     /// Column widths over the rows.
     widths: NodeWidths,
+    /// The CPU column's unit (over every node).
+    cpu_unit: format::CpuUnit,
 }
 
 impl NodeRows {
@@ -150,6 +163,7 @@ impl NodeRows {
             sorted(app, v)
         };
         order.retain(|&i| nodes.get(i).is_some_and(|n| fuzzy_hit(&n.name, &v.query)));
+        let unit = cpu_unit(app);
         let mut w = NodeWidths {
             node: 0,
             cpu: "CPU REQ".len(),
@@ -158,13 +172,19 @@ impl NodeRows {
         for n in order.iter().filter_map(|&i| nodes.get(i)) {
             let u = app.usage.get(&n.name);
             w.node = w.node.max(n.name.chars().count());
-            w.cpu = w.cpu.max(cpu_text(n, u).chars().count());
+            w.cpu = w.cpu.max(cpu_text(n, u, unit).chars().count());
             w.mem = w.mem.max(mem_text(n, u).chars().count());
         }
         self.cluster = Arc::downgrade(&app.cluster);
         self.key = Some(key);
         self.order = order;
         self.widths = w;
+        self.cpu_unit = unit;
+    }
+
+    /// The CPU column's unit.
+    pub fn cpu_unit(&self) -> format::CpuUnit {
+        self.cpu_unit
     }
 
     /// How many rows are shown.
@@ -434,9 +454,12 @@ mod tests {
         let a = app();
         let n = a.cluster.node("node-a").expect("node");
         let u = a.usage.get("node-a");
-        assert_eq!(cpu_text(n, u), "3/4 75%");
+        // some node of the fixture requests part of a core: the column is in millicores
+        assert_eq!(cpu_unit(&a), format::CpuUnit::Milli);
+        assert_eq!(cpu_text(n, u, cpu_unit(&a)), "3000m/4000m 75%");
+        assert_eq!(cpu_text(n, u, format::CpuUnit::Cores), "3/4 75%");
         assert_eq!(mem_text(n, u), "4Gi 50%");
-        assert_eq!(cpu_text(n, None), "0/4 0%");
+        assert_eq!(cpu_text(n, None, format::CpuUnit::Cores), "0/4 0%");
         assert_eq!(pct(1, 0), "-");
     }
 }

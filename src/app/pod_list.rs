@@ -366,6 +366,8 @@ pub struct PodRows {
     pending: usize,
     /// Column widths over the rows.
     widths: PodWidths,
+    /// The CPU column's unit, over every pod of the cluster.
+    cpu_unit: format::CpuUnit,
 }
 
 impl PodRows {
@@ -415,6 +417,15 @@ impl PodRows {
             let mut schedulers: Vec<&str> = app.cluster.pods.iter().map(|p| p.scheduler_name.as_str()).collect();
             schedulers.sort_unstable();
             schedulers.dedup();
+            // one unit for the CPU column, over every pod (it does not change as the list is
+            // filtered or scrolled)
+            self.cpu_unit = format::CpuUnit::of(
+                app.cluster
+                    .pods
+                    .iter()
+                    .map(|p| app.features.requests_of(p).resource.milli_cpu),
+            );
+            let cpu_unit = self.cpu_unit;
             self.meta = app
                 .cluster
                 .pods
@@ -434,7 +445,7 @@ impl PodRows {
                     PodMeta {
                         ns_w: chars_u16(&p.key.namespace),
                         name_w: chars_u16(&p.key.name),
-                        cpu_w: chars_u16(&format::cpu(r.resource.milli_cpu)),
+                        cpu_w: chars_u16(&cpu_unit.show(r.resource.milli_cpu)),
                         mem_w: chars_u16(&format::bytes(r.resource.memory)),
                         key_at,
                         key_len,
@@ -635,6 +646,11 @@ impl PodRows {
     /// The widest value of each column over the rows.
     pub fn widths(&self) -> PodWidths {
         self.widths
+    }
+
+    /// The CPU column's unit (one for every pod of the cluster).
+    pub fn cpu_unit(&self) -> format::CpuUnit {
+        self.cpu_unit
     }
 
     /// The namespaces that have pods, sorted.

@@ -60,7 +60,7 @@ pub(super) fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewStat
                     n.labels.get(ZONE_LABEL).cloned().unwrap_or_default(),
                     theme.muted,
                 )),
-                Cell::from(cpu_text(n, u)),
+                Cell::from(cpu_text(n, u, rows.cpu_unit())),
                 Cell::from(mem_text(n, u)),
                 Cell::from(format!("{}/{}", u.map_or(0, |u| u.pods.len()), a.allowed_pod_number)),
             ];

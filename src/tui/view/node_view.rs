@@ -21,14 +21,18 @@ fn gauge_text(name: &str, alloc: i64, used: i64, add: i64) -> String {
             "-".into()
         }
     };
-    let mut t = format!(
-        " {} / {} ({})",
-        format::amount(name, used),
-        format::amount(name, alloc),
-        pct(used)
-    );
+    // one unit on the line: `1500m / 8000m`, not `1500m / 8`
+    let unit = format::CpuUnit::of([used, alloc, add]);
+    let show = |v: i64| {
+        if name == "cpu" {
+            unit.show(v)
+        } else {
+            format::amount(name, v)
+        }
+    };
+    let mut t = format!(" {} / {} ({})", show(used), show(alloc), pct(used));
     if add > 0 {
-        t.push_str(&format!(" +{} → {}", format::amount(name, add), pct(used + add)));
+        t.push_str(&format!(" +{} → {}", show(add), pct(used + add)));
     }
     t
 }
@@ -276,6 +280,13 @@ pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'
     if usage.pods.is_empty() {
         right.push(Line::from(Span::styled("  none", theme.muted)));
     }
+    let unit = format::CpuUnit::of(
+        usage
+            .pods
+            .iter()
+            .filter_map(|k| app.pod(k))
+            .map(|p| app.features.requests_of(p).resource.milli_cpu),
+    );
     for k in &usage.pods {
         if let Some(p) = app.pod(k) {
             right.push(Line::from(vec![
@@ -283,7 +294,7 @@ pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'
                 Span::styled(
                     format!(
                         "  cpu {} mem {} prio {}",
-                        format::cpu(app.features.requests_of(p).resource.milli_cpu),
+                        unit.show(app.features.requests_of(p).resource.milli_cpu),
                         format::bytes(app.features.requests_of(p).resource.memory),
                         p.priority
                     ),

@@ -167,7 +167,7 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
             if wide {
                 cells.push(Cell::from(Span::styled(p.scheduler_name.clone(), theme.muted)));
             }
-            cells.push(Cell::from(format::cpu(requests.resource.milli_cpu)));
+            cells.push(Cell::from(rows.cpu_unit().show(requests.resource.milli_cpu)));
             cells.push(Cell::from(format::bytes(requests.resource.memory)));
             cells.push(Cell::from(Span::styled(
                 pod_list::status_line(app, p),
