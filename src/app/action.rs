@@ -140,6 +140,11 @@ pub enum Action {
     OpenGang,
     /// The focused pod's FailedScheduling events.
     OpenEvents,
+    /// Copy what is selected to the clipboard: a pod's or a node's name, the pod view's
+    /// verdict, an event's message.
+    Copy,
+    /// The terminal could not be given the copied text (why).
+    CopyFailed(String),
     /// A `:deschedule` dry run finished.
     Descheduled {
         /// Cluster generation it ran on.

@@ -116,6 +116,9 @@ pub enum Effect {
     /// resourceVersions); the new state comes back as `Action::Cluster` with
     /// `ClusterEvent::Replaced`.
     Relist,
+    /// Put the text on the terminal's clipboard (OSC 52; the terminal, or tmux with
+    /// `set-clipboard on`, must allow it).
+    Copy(String),
     /// Suspend the terminal, open $EDITOR on the text, and send back `Action::Edited`.
     OpenEditor {
         /// What is edited.

@@ -726,6 +726,47 @@ fn events_command_takes_all_or_nothing() {
 }
 
 #[test]
+fn c_copies_what_is_selected() {
+    let copied = |fx: Vec<Effect>| match fx.as_slice() {
+        [Effect::Copy(t)] => t.clone(),
+        other => panic!("{} effect(s)", other.len()),
+    };
+    let mut a = app();
+    let first = a.focused_pod().expect("a pod");
+    assert_eq!(copied(update_sync(&mut a, Action::Copy)), first.to_string());
+    assert!(
+        a.status
+            .clone()
+            .expect("status")
+            .text
+            .starts_with(&format!("copied '{first}' to the clipboard"))
+    );
+    // the pod view: the verdict as shown
+    run(&mut a, [Action::Open]);
+    let verdict = match a.explanation(&first) {
+        Some(Ok(ex)) => ex.verdict(),
+        _ => panic!("explained"),
+    };
+    assert_eq!(copied(update_sync(&mut a, Action::Copy)), verdict);
+    // the node list: the node's name
+    a.screens.clear();
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("nodes"));
+    run(&mut a, [Action::Submit, Action::Down]);
+    let Some(Screen::Nodes(v)) = a.screen() else {
+        panic!("node list")
+    };
+    let node = a.node_rows(v).node(&a, 1).map(|n| n.name.clone()).expect("node");
+    assert_eq!(copied(update_sync(&mut a, Action::Copy)), node);
+    // no message yet on a fresh messages screen: nothing to copy
+    let mut b = app();
+    b.messages.clear();
+    b.screens.push(Screen::Messages(MessagesView::default()));
+    assert!(update_sync(&mut b, Action::Copy).is_empty());
+    assert_eq!(b.status.clone().expect("status").text, "nothing to copy here");
+}
+
+#[test]
 fn what_if_keeps_the_step_unless_the_new_trace_never_reaches_it() {
     let mut a = app();
     run(&mut a, [Action::Open]); // web-2 at Score

@@ -302,6 +302,11 @@ async fn event_loop(
                         }
                     },
                     Effect::OpenEditor { target, text } => editor = Some((target, text)),
+                    Effect::Copy(text) => {
+                        if let Err(e) = terminal::copy_to_clipboard(&text) {
+                            let _ = tx.send(Action::CopyFailed(e.to_string()));
+                        }
+                    }
                     Effect::Save {
                         cluster,
                         path,

@@ -73,3 +73,16 @@ impl Drop for TerminalGuard {
         ratatui::restore();
     }
 }
+
+/// Puts `text` on the terminal's clipboard with OSC 52 (xterm's "manipulate selection data":
+/// `ESC ] 52 ; c ; BASE64 BEL`); terminals that do not allow it ignore the sequence.
+pub(crate) fn copy_to_clipboard(text: &str) -> io::Result<()> {
+    use base64::Engine as _;
+    let mut out = io::stdout().lock();
+    write!(
+        out,
+        "\x1b]52;c;{}\x07",
+        base64::engine::general_purpose::STANDARD.encode(text)
+    )?;
+    out.flush()
+}

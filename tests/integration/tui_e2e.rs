@@ -70,6 +70,17 @@ impl Tmux {
         );
     }
 
+    /// Runs a tmux command on this session's server; returns its output.
+    pub(crate) fn tmux(&self, args: &[&str]) -> String {
+        let o = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
     pub(crate) fn screen(&self) -> String {
         let o = Command::new("tmux")
             .args(["-L", &self.socket, "capture-pane", "-p", "-t", "e2e"])
@@ -794,4 +805,44 @@ fn demo_events_and_messages_views() {
         t.keys(&["C-c"]);
         t.wait_for(&["KSCHEDTUI-EXITED=0"]);
     }
+}
+
+/// `c` copies with OSC 52: tmux with set-clipboard on keeps it as its paste buffer.
+#[test]
+fn c_copies_the_pod_name_and_the_verdict_to_the_clipboard() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let t = Tmux::start("copy", &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; sleep 30"));
+    t.tmux(&["set-option", "-g", "set-clipboard", "on"]);
+    t.wait_for(&["kschedtui", "Pods"]);
+    t.keys(&["/"]);
+    t.text("report-huge");
+    t.keys(&["Enter"]);
+    t.wait_for(&["/report-huge", "8× Insufficient cpu"]);
+    t.keys(&["c"]);
+    t.wait_for(&["copied 'batch/report-huge' to the clipboard"]);
+    let start = Instant::now();
+    while t.tmux(&["show-buffer"]) != "batch/report-huge" {
+        assert!(start.elapsed() < TIMEOUT, "buffer: {:?}", t.tmux(&["show-buffer"]));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // the pod view copies the verdict, whole
+    t.keys(&["Enter"]);
+    t.wait_for(&["Pod batch/report-huge"]);
+    t.keys(&["c"]);
+    t.wait_for(&["copied '"]);
+    let start = Instant::now();
+    loop {
+        let b = t.tmux(&["show-buffer"]);
+        if b.starts_with("batch/report-huge") || b.contains("Insufficient cpu") {
+            assert!(b.contains("Insufficient cpu"), "{b}");
+            break;
+        }
+        assert!(start.elapsed() < TIMEOUT, "buffer: {b:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    t.keys(&["C-c"]);
+    t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }

@@ -268,6 +268,7 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Open => return open(app),
         Action::OpenGang => return open_gang(app),
         Action::OpenEvents => open_events(app, false),
+        Action::Copy => return copy(app),
         // back one screen (the guard pops it); at the pod list, quit
         Action::Back if app.screens.pop().is_none() => app.request_quit(),
         Action::Back => {}
@@ -485,4 +486,38 @@ pub(super) fn open_events(app: &mut App, all: bool) {
     let pod = if all { None } else { app.focused_pod() };
     app.screens
         .push(Screen::Events(crate::app::EventsView { pod, selected: 0 }));
+}
+
+/// What `c` copies on the top screen: the pod view's verdict, the selected node's name in the
+/// node list and the node view, the selected event's message, the selected message; else the
+/// focused pod's `namespace/name`.
+fn copy(app: &mut App) -> Vec<Effect> {
+    let text = match app.screen() {
+        Some(Screen::Pod(v)) => match app.explanation(&v.pod) {
+            Some(Ok(ex)) => Some(ex.verdict()),
+            _ => Some(v.pod.to_string()),
+        },
+        Some(Screen::Node(v)) => Some(v.node.clone()),
+        Some(Screen::Nodes(v)) => app.node_rows(v).node(app, v.selected).map(|n| n.name.clone()),
+        Some(Screen::Events(v)) => app
+            .event_rows(v.pod.as_ref())
+            .get(v.selected)
+            .map(|e| e.message.trim().to_string()),
+        Some(Screen::Messages(v)) => app.messages.iter().rev().nth(v.selected).map(|m| m.text.clone()),
+        _ => app.focused_pod().map(|k| k.to_string()),
+    };
+    match text {
+        Some(t) if !t.is_empty() => {
+            let shown: String = t.chars().take(60).collect();
+            let more = if shown.len() < t.len() { "…" } else { "" };
+            app.info(format!(
+                "copied '{shown}{more}' to the clipboard (OSC 52: the terminal must allow it; in tmux, set-clipboard on)"
+            ));
+            vec![Effect::Copy(t)]
+        }
+        _ => {
+            app.info("nothing to copy here");
+            Vec::new()
+        }
+    }
 }
