@@ -143,6 +143,8 @@ pub enum Action {
     /// Copy what is selected to the clipboard: a pod's or a node's name, the pod view's
     /// verdict, an event's message.
     Copy,
+    /// The selected pod's or node's YAML.
+    ShowYaml,
     /// The terminal could not be given the copied text (why).
     CopyFailed(String),
     /// A `:deschedule` dry run finished.

@@ -33,6 +33,10 @@ pub(crate) enum Scope {
     Deschedule,
     /// The events screen.
     Events,
+    /// The messages screen.
+    Messages,
+    /// A read-only text (YAML).
+    Text,
     /// Typing a search.
     Search,
     /// Typing a command.
@@ -60,6 +64,8 @@ impl Scope {
             Scope::Gang => "Gang",
             Scope::Deschedule => "Descheduler dry run",
             Scope::Events => "Events",
+            Scope::Messages => "Messages",
+            Scope::Text => "YAML",
             Scope::Search => "Search",
             Scope::Command => "Command line",
             Scope::Confirm => "Confirmation",
@@ -114,6 +120,7 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     PodList "e" => Action::EditExternal, "what-if: edit the pod as YAML in $EDITOR", "";
     PodList "m" => Action::OpenGang, "the pod's gang as a whole: members, quorum, who blocks it", "";
     PodList "c" => Action::Copy, "copy the pod's namespace/name (OSC 52)", "";
+    PodList "y" => Action::ShowYaml, "the pod's YAML", "yaml";
     PodView "n" => Action::StepNext, "next step (extension point or plugin)", "next";
     PodView "p" => Action::StepPrev, "previous step", "prev";
     PodView "N" => Action::PointNext, "next extension point", "point";
@@ -129,6 +136,7 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     PodView "m" => Action::OpenGang, "the pod's gang as a whole: members, quorum, who blocks it", "";
     PodView "w" => Action::ToggleWhole, "the verdict and cluster lines whole / in two lines each", "";
     PodView "c" => Action::Copy, "copy the verdict (OSC 52)", "";
+    PodView "y" => Action::ShowYaml, "the pod's YAML", "";
     FilterStep "a" => Action::ToggleAllFailures, "all failing plugins per node / first only", "all";
     FilterStep "s" => Action::CycleSort, "sort: fit, name, plugin, zone", "sort";
     FilterStep "/" => Action::SearchStart, "filter nodes", "filter";
@@ -139,6 +147,8 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     NodeView "e" => Action::EditExternal, "what-if: edit the node as YAML in $EDITOR", "";
     NodeList "<Enter>" => Action::Open, "open the node", "open";
     NodeList "c" => Action::Copy, "copy the node's name (OSC 52)", "";
+    NodeList "y" => Action::ShowYaml, "the node's YAML", "yaml";
+    NodeView "y" => Action::ShowYaml, "the node's YAML", "yaml";
     NodeList "N" => Action::SortNodes(NodeSortKey::Name), "sort by NODE (the same key again: reverse)", "sort col";
     NodeList "Z" => Action::SortNodes(NodeSortKey::Zone), "sort by ZONE", "sort col";
     NodeList "C" => Action::SortNodes(NodeSortKey::Cpu), "sort by CPU REQ (share of allocatable)", "sort col";
@@ -153,6 +163,11 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     Events "c" => Action::Copy, "copy the event's message (OSC 52)", "";
     Queue "c" => Action::Copy, "copy the pod's namespace/name (OSC 52)", "";
     Gang "c" => Action::Copy, "copy the member's namespace/name (OSC 52)", "";
+    Queue "y" => Action::ShowYaml, "the pod's YAML", "";
+    Gang "y" => Action::ShowYaml, "the member's YAML", "";
+    Events "y" => Action::ShowYaml, "the pod's YAML", "";
+    Messages "c" => Action::Copy, "copy the message (OSC 52)", "copy";
+    Text "c" => Action::Copy, "copy the whole text (OSC 52)", "copy";
     PodView "E" => Action::OpenEvents, "the pod's FailedScheduling events, as kubectl describe lists them", "";
     NodeList "/" => Action::SearchStart, "filter nodes", "filter";
     Global "?" => Action::Help, "help", "help";
@@ -305,7 +320,8 @@ pub(crate) fn scopes(app: &App) -> Vec<Scope> {
         Some(Screen::Gang(_)) => vec![Scope::Gang, Scope::Global],
         Some(Screen::Deschedule(_)) => vec![Scope::Deschedule, Scope::Global],
         Some(Screen::Events(_)) => vec![Scope::Events, Scope::Global],
-        Some(Screen::Messages(_)) => vec![Scope::Global],
+        Some(Screen::Messages(_)) => vec![Scope::Messages, Scope::Global],
+        Some(Screen::Text(_)) => vec![Scope::Text, Scope::Global],
     }
 }
 
@@ -371,7 +387,8 @@ pub(crate) fn help_sections(app: &App) -> Vec<(Scope, Vec<(String, &'static str)
         Some(Screen::Gang(_)) => vec![Scope::Gang],
         Some(Screen::Deschedule(_)) => vec![Scope::Deschedule],
         Some(Screen::Events(_)) => vec![Scope::Events],
-        Some(Screen::Messages(_)) => vec![],
+        Some(Screen::Messages(_)) => vec![Scope::Messages],
+        Some(Screen::Text(_)) => vec![Scope::Text],
     };
     screen_scopes
         .into_iter()

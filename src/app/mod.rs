@@ -385,6 +385,19 @@ pub enum Screen {
     Events(EventsView),
     /// Every message shown so far and the load warnings (`:messages`).
     Messages(MessagesView),
+    /// A read-only text: an object's YAML (`y`).
+    Text(TextView),
+}
+
+/// A read-only text screen, scrolled by line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TextView {
+    /// Title ("Pod shop/web-1 · YAML").
+    pub title: String,
+    /// The text, by line.
+    pub lines: Vec<String>,
+    /// The first line shown.
+    pub scroll: usize,
 }
 
 /// The events screen.
@@ -681,7 +694,11 @@ impl App {
                 Screen::Pod(v) => Some(v.pod.clone()),
                 Screen::Node(v) => v.pod.clone(),
                 Screen::Nodes(v) => v.pod.clone(),
-                Screen::Queue(_) | Screen::Deschedule(_) | Screen::Messages(_) | Screen::Events(_) => None,
+                Screen::Queue(_)
+                | Screen::Deschedule(_)
+                | Screen::Messages(_)
+                | Screen::Events(_)
+                | Screen::Text(_) => None,
                 Screen::Gang(v) => Some(v.pod.clone()),
             })
             .collect();
@@ -708,7 +725,7 @@ impl App {
                     .map(|e| e.pod.clone())
                     .filter(|k| self.pod(k).is_some())
             }),
-            Some(Screen::Messages(_)) => None,
+            Some(Screen::Messages(_) | Screen::Text(_)) => None,
             None => self.pod_rows().pod(self, self.pods.selected).map(|p| p.key.clone()),
         }
     }

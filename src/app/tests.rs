@@ -767,6 +767,41 @@ fn c_copies_what_is_selected() {
 }
 
 #[test]
+fn y_shows_the_yaml_of_the_selected_pod_or_node() {
+    let mut a = app();
+    let pod = a.focused_pod().expect("a pod");
+    run(&mut a, [Action::ShowYaml]);
+    let Some(Screen::Text(v)) = a.screen() else {
+        panic!("text screen")
+    };
+    assert_eq!(v.title, format!("pod {pod} · YAML"));
+    assert_eq!(v.lines[0], "apiVersion: v1");
+    assert!(v.lines.contains(&"kind: Pod".to_string()), "{:?}", v.lines);
+    assert!(v.lines.contains(&format!("  name: {}", pod.name)), "{:?}", v.lines);
+    let n = v.lines.len();
+    // j scrolls, G goes to the last line, c copies the whole text
+    run(&mut a, [Action::Down, Action::Down]);
+    assert!(matches!(a.screen(), Some(Screen::Text(v)) if v.scroll == 2));
+    run(&mut a, [Action::Bottom]);
+    assert!(matches!(a.screen(), Some(Screen::Text(v)) if v.scroll == n - 1));
+    match update_sync(&mut a, Action::Copy).as_slice() {
+        [Effect::Copy(t)] => assert!(t.starts_with("apiVersion: v1\n") && t.lines().count() == n),
+        other => panic!("{} effect(s)", other.len()),
+    }
+    // q goes back; a node's YAML from the node list
+    run(&mut a, [Action::Back, Action::CommandStart]);
+    run(&mut a, typed("nodes"));
+    run(&mut a, [Action::Submit, Action::ShowYaml]);
+    let Some(Screen::Text(v)) = a.screen() else {
+        panic!("text screen")
+    };
+    assert!(
+        v.title.starts_with("node ") && v.lines.contains(&"kind: Node".to_string()),
+        "{v:?}"
+    );
+}
+
+#[test]
 fn what_if_keeps_the_step_unless_the_new_trace_never_reaches_it() {
     let mut a = app();
     run(&mut a, [Action::Open]); // web-2 at Score

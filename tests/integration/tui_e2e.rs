@@ -833,6 +833,7 @@ fn c_copies_the_pod_name_and_the_verdict_to_the_clipboard() {
     t.wait_for(&["Pod batch/report-huge"]);
     t.keys(&["c"]);
     t.wait_for(&["copied '"]);
+
     let start = Instant::now();
     loop {
         let b = t.tmux(&["show-buffer"]);
@@ -843,6 +844,16 @@ fn c_copies_the_pod_name_and_the_verdict_to_the_clipboard() {
         assert!(start.elapsed() < TIMEOUT, "buffer: {b:?}");
         std::thread::sleep(Duration::from_millis(100));
     }
+    // y: the pod's YAML, read-only; q back to the pod view
+    t.keys(&["y"]);
+    t.wait_for(&[
+        "pod batch/report-huge · YAML",
+        "apiVersion: v1",
+        "kind: Pod",
+        "name: report-huge",
+    ]);
+    t.keys(&["q"]);
+    t.wait_for(&["Pod batch/report-huge"]);
     t.keys(&["C-c"]);
     t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }

@@ -301,6 +301,14 @@ fn messages_keep_what_the_status_line_said() {
 }
 
 #[test]
+fn yaml_of_a_pod() {
+    let mut a = app();
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::ShowYaml]);
+    snap("yaml_of_a_pod", &a);
+}
+
+#[test]
 fn filter_summary() {
     let mut a = app();
     open_pod(&mut a, "batch-1");

@@ -22,7 +22,7 @@ pub(super) fn edit_target(app: &App) -> Option<EditTarget> {
             .get(v.selected)
             .map(|k| EditTarget::Pod(k.clone())),
         Some(Screen::Deschedule(_) | Screen::Events(_)) => app.focused_pod().map(EditTarget::Pod),
-        Some(Screen::Messages(_)) => None,
+        Some(Screen::Messages(_) | Screen::Text(_)) => None,
     }
 }
 

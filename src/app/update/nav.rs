@@ -86,6 +86,7 @@ pub(super) fn row_count(app: &App) -> usize {
         Some(Screen::Deschedule(_)) => app.deschedule_rows().len(),
         Some(Screen::Events(v)) => app.event_rows(v.pod.as_ref()).len(),
         Some(Screen::Messages(_)) => app.messages.len(),
+        Some(Screen::Text(v)) => v.lines.len(),
     }
 }
 
@@ -100,6 +101,7 @@ pub(super) fn selected_mut(app: &mut App) -> Option<&mut usize> {
         Some(Screen::Deschedule(v)) => Some(&mut v.selected),
         Some(Screen::Events(v)) => Some(&mut v.selected),
         Some(Screen::Messages(v)) => Some(&mut v.selected),
+        Some(Screen::Text(v)) => Some(&mut v.scroll),
         Some(Screen::Node(_)) => None,
     }
 }
@@ -206,7 +208,7 @@ pub(super) fn open(app: &mut App) -> Vec<Effect> {
                 None => {}
             }
         }
-        Some(Screen::Node(_) | Screen::Messages(_)) => {}
+        Some(Screen::Node(_) | Screen::Messages(_) | Screen::Text(_)) => {}
     }
     Vec::new()
 }
@@ -269,6 +271,7 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::OpenGang => return open_gang(app),
         Action::OpenEvents => open_events(app, false),
         Action::Copy => return copy(app),
+        Action::ShowYaml => show_yaml(app),
         // back one screen (the guard pops it); at the pod list, quit
         Action::Back if app.screens.pop().is_none() => app.request_quit(),
         Action::Back => {}
@@ -293,7 +296,8 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
                     | Screen::Gang(_)
                     | Screen::Deschedule(_)
                     | Screen::Events(_)
-                    | Screen::Messages(_),
+                    | Screen::Messages(_)
+                    | Screen::Text(_),
                 ) => false,
             };
             if ok {
@@ -455,7 +459,8 @@ pub(super) fn search(app: &mut App, action: Action) {
             | Screen::Gang(_)
             | Screen::Deschedule(_)
             | Screen::Events(_)
-            | Screen::Messages(_),
+            | Screen::Messages(_)
+            | Screen::Text(_),
         ) => return,
     };
     let mut keep = true;
@@ -504,6 +509,7 @@ fn copy(app: &mut App) -> Vec<Effect> {
             .get(v.selected)
             .map(|e| e.message.trim().to_string()),
         Some(Screen::Messages(v)) => app.messages.iter().rev().nth(v.selected).map(|m| m.text.clone()),
+        Some(Screen::Text(v)) => Some(v.lines.join("\n")),
         _ => app.focused_pod().map(|k| k.to_string()),
     };
     match text {
@@ -519,5 +525,22 @@ fn copy(app: &mut App) -> Vec<Effect> {
             app.info("nothing to copy here");
             Vec::new()
         }
+    }
+}
+
+/// `y`: the selected pod's or node's YAML, as the cluster has it now (in-memory changes
+/// included), on a read-only screen.
+fn show_yaml(app: &mut App) {
+    let Some(target) = edit_target(app) else {
+        app.info("no pod or node selected");
+        return;
+    };
+    match whatif::to_yaml(&app.cluster, &target) {
+        Ok(text) => app.screens.push(Screen::Text(crate::app::TextView {
+            title: format!("{target} · YAML"),
+            lines: text.lines().map(str::to_string).collect(),
+            scroll: 0,
+        })),
+        Err(e) => app.error(e),
     }
 }

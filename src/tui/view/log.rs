@@ -9,7 +9,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{ViewState, block, record_rows};
 use crate::app::format::{event_interval, human_duration_changes_at};
-use crate::app::{App, EventsView, MessagesView, StatusKind};
+use crate::app::{App, EventsView, MessagesView, StatusKind, TextView};
 use crate::tui::theme::Theme;
 
 /// Draws the events screen.
@@ -189,5 +189,47 @@ pub(super) fn messages(
             Paragraph::new(Line::from(Span::styled(m.text.clone(), style_of(m.kind)))).wrap(Wrap { trim: false }),
             detail_area,
         );
+    }
+}
+
+/// Draws a read-only text (an object's YAML) from its scroll line.
+pub(super) fn text(v: &TextView, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
+    let n = v.lines.len();
+    // never past the end: the last screenful stays whole
+    let height = usize::from(area.height.saturating_sub(2));
+    let first = v.scroll.min(n.saturating_sub(height));
+    let b = block(
+        theme,
+        Line::from(vec![
+            Span::raw(format!(" {} ", v.title)),
+            Span::styled(format!("· line {} of {n} ", first + 1), theme.muted),
+        ]),
+    );
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let lines: Vec<Line<'_>> = v.lines[first..]
+        .iter()
+        .take(usize::from(inner.height))
+        .map(|l| yaml_line(l, theme))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// A YAML line with its key (`  name:`, `- name:`) in the header colour.
+fn yaml_line<'a>(l: &'a str, theme: &Theme) -> Line<'a> {
+    let body = l.trim_start();
+    let body = body.strip_prefix("- ").unwrap_or(body);
+    let at = l.len() - body.len();
+    match body.split_once(':') {
+        Some((k, rest))
+            if !k.is_empty() && !k.contains([' ', '"', '\'']) && (rest.is_empty() || rest.starts_with(' ')) =>
+        {
+            Line::from(vec![
+                Span::raw(&l[..at]),
+                Span::styled(&l[at..at + k.len() + 1], theme.header),
+                Span::raw(&l[at + k.len() + 1..]),
+            ])
+        }
+        _ => Line::from(Span::raw(l)),
     }
 }

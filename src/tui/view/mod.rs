@@ -155,6 +155,7 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
             Some(Screen::Deschedule(v)) => deschedule::render(app, v, theme, view, frame, body),
             Some(Screen::Events(v)) => log::events(app, v, theme, view, frame, body),
             Some(Screen::Messages(v)) => log::messages(app, v, theme, view, frame, body),
+            Some(Screen::Text(v)) => log::text(v, theme, frame, body),
         },
     }
     status_bar(app, theme, frame, bottom);
@@ -351,7 +352,8 @@ fn status_bar(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
                     | Screen::Gang(_)
                     | Screen::Deschedule(_)
                     | Screen::Events(_)
-                    | Screen::Messages(_),
+                    | Screen::Messages(_)
+                    | Screen::Text(_),
                 ) => "",
             };
             Line::from(vec![
