@@ -145,6 +145,8 @@ pub enum Action {
     Copy,
     /// The selected pod's or node's YAML.
     ShowYaml,
+    /// The selected pod or node described as `kubectl describe` does.
+    Describe,
     /// The terminal could not be given the copied text (why).
     CopyFailed(String),
     /// A `:deschedule` dry run finished.

@@ -15,6 +15,7 @@
 pub(crate) mod action;
 pub(crate) mod analysis;
 pub mod deschedule;
+pub(crate) mod describe;
 pub(crate) mod diff;
 pub(crate) mod effect;
 pub(crate) mod format;

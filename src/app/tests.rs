@@ -802,6 +802,47 @@ fn y_shows_the_yaml_of_the_selected_pod_or_node() {
 }
 
 #[test]
+fn d_describes_the_pod_and_the_node_as_kubectl_does() {
+    let mut a = app();
+    update_sync(&mut a, Action::Tick { now: 1_714_557_600 });
+    run(&mut a, [Action::SearchStart]);
+    run(&mut a, typed("batch"));
+    run(&mut a, [Action::Submit, Action::Describe]);
+    let Some(Screen::Text(v)) = a.screen() else {
+        panic!("text screen")
+    };
+    assert_eq!(v.title, "pod default/batch-1 · describe");
+    let text = v.lines.join("\n");
+    for want in [
+        "Name:         batch-1\nNamespace:    default\nPriority:     0\nNode:         <none>",
+        "Labels:       app=batch\nAnnotations:  <none>\nStatus:       Pending",
+        // one run of tab-aligned lines from cpu: to Events: (as kubectl's wide gaps)
+        "Containers:\n  job:\n    Image:  batch:1.0\n    Requests:\n      cpu:       1500m\n      memory:    1Gi\nQoS Class:       <none>",
+        "Tolerations:     <none>\nEvents:          <none>",
+    ] {
+        assert!(text.contains(want), "{want:?} in\n{text}");
+    }
+    // the node view: the node's taints, allocatable and pods
+    run(&mut a, [Action::Back, Action::CommandStart]);
+    run(&mut a, typed("nodes"));
+    run(&mut a, [Action::Submit, Action::Describe]);
+    let Some(Screen::Text(v)) = a.screen() else {
+        panic!("text screen")
+    };
+    let text = v.lines.join("\n");
+    assert!(v.title.starts_with("node node-"), "{}", v.title);
+    for want in [
+        "Roles:",
+        "Taints:",
+        "Unschedulable:",
+        "Non-terminated Pods:",
+        "Allocated resources:",
+    ] {
+        assert!(text.contains(want), "{want:?} in\n{text}");
+    }
+}
+
+#[test]
 fn what_if_keeps_the_step_unless_the_new_trace_never_reaches_it() {
     let mut a = app();
     run(&mut a, [Action::Open]); // web-2 at Score

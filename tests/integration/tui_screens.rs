@@ -309,6 +309,23 @@ fn yaml_of_a_pod() {
 }
 
 #[test]
+fn describe_a_pod_with_events_and_a_node() {
+    let mut a = new_app();
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("tui-test.yaml", &format!("{FIXTURE}{OLD_EVENT}")).expect("fixture"),
+    );
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::Describe]);
+    snap("describe_pod", &a);
+    a.screens.clear();
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("nodes"));
+    run(&mut a, [Action::Submit, Action::Describe]);
+    snap("describe_node", &a);
+}
+
+#[test]
 fn filter_summary() {
     let mut a = app();
     open_pod(&mut a, "batch-1");

@@ -272,6 +272,7 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::OpenEvents => open_events(app, false),
         Action::Copy => return copy(app),
         Action::ShowYaml => show_yaml(app),
+        Action::Describe => describe(app),
         // back one screen (the guard pops it); at the pod list, quit
         Action::Back if app.screens.pop().is_none() => app.request_quit(),
         Action::Back => {}
@@ -542,5 +543,25 @@ fn show_yaml(app: &mut App) {
             scroll: 0,
         })),
         Err(e) => app.error(e),
+    }
+}
+
+/// `d`: the selected pod or node as `kubectl describe` lays it out, on a read-only screen.
+fn describe(app: &mut App) {
+    let Some(target) = edit_target(app) else {
+        app.info("no pod or node selected");
+        return;
+    };
+    let lines = match &target {
+        EditTarget::Pod(k) => crate::app::describe::pod(app, k),
+        EditTarget::Node(n) => crate::app::describe::node(app, n),
+    };
+    match lines {
+        Some(lines) => app.screens.push(Screen::Text(crate::app::TextView {
+            title: format!("{target} · describe"),
+            lines,
+            scroll: 0,
+        })),
+        None => app.error(format!("{target} is not in the cluster any more")),
     }
 }

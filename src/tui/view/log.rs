@@ -212,7 +212,8 @@ pub(super) fn text(v: &TextView, theme: &Theme, frame: &mut Frame<'_>, area: Rec
         .take(usize::from(inner.height))
         .map(|l| yaml_line(l, theme))
         .collect();
-    frame.render_widget(Paragraph::new(lines), inner);
+    // long lines wrap (a message, an annotation), nothing is cut
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
 /// A YAML line with its key (`  name:`, `- name:`) in the header colour.
