@@ -218,7 +218,7 @@ pub(crate) fn pod(app: &App, key: &ObjectKey) -> Option<Vec<String>> {
         }
     }
     let mut events = app.cluster.scheduling_events_of(p);
-    events.sort_by(|a, b| a.last.cmp(&b.last));
+    events.sort_by_key(|e| e.last);
     if events.is_empty() {
         let none = match &app.cluster.events_unreadable {
             Some(why) => format!("<unknown: events could not be read: {why}>"),
