@@ -147,6 +147,8 @@ pub enum Action {
     ShowYaml,
     /// The selected pod or node described as `kubectl describe` does.
     Describe,
+    /// The kubeconfig's contexts (live, at start).
+    Contexts(super::Contexts),
     /// The terminal could not be given the copied text (why).
     CopyFailed(String),
     /// A `:deschedule` dry run finished.

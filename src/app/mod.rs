@@ -531,6 +531,15 @@ pub struct Message {
     pub text: String,
 }
 
+/// The kubeconfig's contexts, for `:ctx`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Contexts {
+    /// The context attached to.
+    pub current: String,
+    /// Every context of the kubeconfig, in its order.
+    pub all: Vec<String>,
+}
+
 /// Messages kept for `:messages`; older ones are dropped (and counted).
 pub const MESSAGES_KEEP: usize = 1000;
 
@@ -622,6 +631,10 @@ pub struct App {
     pub live: Option<LiveView>,
     /// What the source reports while the cluster loads ("listing pods: 500 (1 page(s))").
     pub progress: Option<String>,
+    /// The kubeconfig's contexts and the one attached to (live only; `:ctx`).
+    pub contexts: Option<Contexts>,
+    /// `:ctx NAME`: quit this attachment and attach to that context.
+    pub switch_context: Option<String>,
     /// Set by quit.
     pub should_quit: bool,
     /// Set with `should_quit` when the app cannot go on; the program exits with this error.
@@ -666,6 +679,8 @@ impl App {
             diff: None,
             live: None,
             progress: None,
+            contexts: None,
+            switch_context: None,
             should_quit: false,
             fatal: None,
         }

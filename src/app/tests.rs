@@ -843,6 +843,46 @@ fn d_describes_the_pod_and_the_node_as_kubectl_does() {
 }
 
 #[test]
+fn ctx_switches_only_to_a_known_context_with_nothing_unsaved() {
+    let mut a = app();
+    update_sync(
+        &mut a,
+        Action::Contexts(Contexts {
+            current: "prod".into(),
+            all: vec!["dev".into(), "prod".into()],
+        }),
+    );
+    command_line(&mut a, "ctx");
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "contexts: dev, *prod (:ctx NAME attaches to another)"
+    );
+    command_line(&mut a, "ctx prod");
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "already attached to context 'prod'"
+    );
+    command_line(&mut a, "context staging");
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "no context 'staging' in the kubeconfig (contexts: dev, *prod)"
+    );
+    assert!(!a.should_quit && a.switch_context.is_none());
+    // an unsaved in-memory change: refused, nothing lost
+    a.changes.push("cordoned node node-a".into());
+    command_line(&mut a, "ctx dev");
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "1 in-memory change(s) unsaved: :w FILE saves them before attaching to context 'dev'"
+    );
+    assert!(!a.should_quit);
+    a.saved = Some(("x.yaml".into(), 1));
+    command_line(&mut a, "ctx dev");
+    assert!(a.should_quit);
+    assert_eq!(a.switch_context.as_deref(), Some("dev"));
+}
+
+#[test]
 fn what_if_keeps_the_step_unless_the_new_trace_never_reaches_it() {
     let mut a = app();
     run(&mut a, [Action::Open]); // web-2 at Score
@@ -2061,6 +2101,11 @@ fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
                     ":{word}"
                 ),
                 "messages" => assert!(matches!(a.screen(), Some(Screen::Messages(_))), ":{word}"),
+                "ctx" => assert_eq!(
+                    status,
+                    "no kubeconfig contexts: this is the snapshot tui-test.yaml (start kschedtui without --snapshot or --demo to attach to a cluster)",
+                    ":{word}"
+                ),
                 other => panic!("no test for :{other}: add one here"),
             }
         }
@@ -2086,7 +2131,7 @@ fn an_unknown_command_lists_the_table() {
         a.status,
         Some(StatusMsg {
             kind: StatusKind::Error,
-            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :events [all], :messages, :deschedule FILE, :ns NAME|all, :reason [TEXT], :profile [NAME|auto], :w FILE, :w! FILE, :help, :q, :q!)".into(),
+            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :events [all], :ctx [NAME], :messages, :deschedule FILE, :ns NAME|all, :reason [TEXT], :profile [NAME|auto], :w FILE, :w! FILE, :help, :q, :q!)".into(),
         })
     );
 }
@@ -2107,7 +2152,7 @@ fn the_command_hint_follows_what_is_typed() {
     use super::update::command::hint;
     assert_eq!(
         hint(""),
-        ":pods :nodes :queue :gang :events :messages :deschedule :ns :reason :profile :w :w! :help :q :q!"
+        ":pods :nodes :queue :gang :events :ctx :messages :deschedule :ns :reason :profile :w :w! :help :q :q!"
     );
     assert_eq!(
         hint("des"),

@@ -18,15 +18,34 @@ use crate::source::live::LiveSource;
 use crate::source::live::config::Environment;
 use crate::source::live::watch::Progress;
 
-/// Connects, then runs the TUI on the live cluster.
+/// Connects, then runs the TUI on the live cluster; `:ctx NAME` ends the attachment and
+/// attaches again to that context.
 pub(crate) fn run(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<()> {
+    let mut opts = opts.clone();
+    let mut warnings = warnings;
+    loop {
+        match attach_once(&opts, theme.clone(), std::mem::take(&mut warnings))? {
+            Some(context) => opts.connect.config.context = Some(context),
+            None => return Ok(()),
+        }
+    }
+}
+
+/// One attachment: the context to attach to next, if `:ctx` asked for one.
+fn attach_once(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<Option<String>> {
     super::runtime()?.block_on(async {
-        let src = LiveSource::connect(&opts.connect, &Environment::from_process()).await?;
+        let env = Environment::from_process();
+        let src = LiveSource::connect(&opts.connect, &env).await?;
+        let contexts = crate::app::Contexts {
+            current: src.info().context.clone(),
+            all: crate::source::live::config::context_names(&opts.connect.config, &env).unwrap_or_default(),
+        };
         let info = SourceInfo {
             kind: SourceKind::Live,
             name: src.describe(),
         };
         let (tx, rx) = mpsc::unbounded_channel::<Action>();
+        let _ = tx.send(Action::Contexts(contexts));
         let ptx = tx.clone();
         let src = Arc::new(src.with_progress(Arc::new(move |p: &Progress| {
             let _ = ptx.send(Action::LoadProgress(progress_text(p)));

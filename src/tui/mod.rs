@@ -108,7 +108,9 @@ pub fn run(opts: &Options) -> Result<()> {
                 let _ = tx.send(Action::Loaded(Box::new(load(&opts))));
             });
         }
-        event_loop(opts.clone(), source, theme, warnings, (tx, rx), None).await
+        event_loop(opts.clone(), source, theme, warnings, (tx, rx), None)
+            .await
+            .map(|_| ())
     })
 }
 
@@ -222,7 +224,7 @@ async fn event_loop(
     warnings: Vec<String>,
     (tx, mut rx): (UnboundedSender<Action>, UnboundedReceiver<Action>),
     writer: Option<Writer>,
-) -> Result<()> {
+) -> Result<Option<String>> {
     let mut app = App::new(source, opts.readonly);
     if opts.evict {
         app.removal = crate::source::write::Removal::Evict;
@@ -344,5 +346,5 @@ async fn event_loop(
     if let Load::Failed(e) = &app.load {
         return Err(anyhow!("{e}"));
     }
-    Ok(())
+    Ok(app.switch_context.take())
 }

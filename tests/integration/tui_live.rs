@@ -785,3 +785,48 @@ fn a_refused_bind_recorded_by_the_scheduler_is_said_in_the_pod_view() {
     }
     t.keys(&["q"]);
 }
+
+/// `:ctx` lists the kubeconfig's contexts, `:ctx NAME` attaches to another (an unknown name is
+/// refused with the list); the header then names the new context.
+#[test]
+fn ctx_lists_the_contexts_and_attaches_to_another() {
+    need_tmux!();
+    let server = ApiServer::start();
+    let kc = server.kubeconfig(&temp_dir("kc"), None);
+    let text = std::fs::read_to_string(&kc).unwrap();
+    std::fs::write(
+        &kc,
+        format!("{text}- name: other\n  context:\n    cluster: mock\n    user: tester\n"),
+    )
+    .unwrap();
+    let home = temp_dir("home");
+    let t = Tmux::start_sized(
+        "ctx",
+        &format!(
+            "env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME={} {BIN} --kubeconfig {}; echo KSCHEDTUI-EXITED=$?; sleep 30",
+            home.display(),
+            kc.display()
+        ),
+        160,
+        48,
+    );
+    t.wait_for(&["context 'mock'", "web-7d4b9-pend"]);
+    t.keys(&[":"]);
+    t.text("ctx");
+    t.keys(&["Enter"]);
+    wait_status(&t, "contexts: *mock, other (:ctx NAME attaches to another)");
+    t.keys(&[":"]);
+    t.text("ctx nope");
+    t.keys(&["Enter"]);
+    wait_status(&t, "no context 'nope' in the kubeconfig (contexts: *mock, other)");
+    t.keys(&[":"]);
+    t.text("ctx other");
+    t.keys(&["Enter"]);
+    t.wait_for(&["context 'other'", "web-7d4b9-pend"]);
+    t.keys(&[":"]);
+    t.text("ctx");
+    t.keys(&["Enter"]);
+    wait_status(&t, "contexts: mock, *other (:ctx NAME attaches to another)");
+    t.keys(&["q"]);
+    t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+}

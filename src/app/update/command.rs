@@ -107,6 +107,16 @@ pub static COMMANDS: &[Command] = &[
         },
     },
     Command {
+        name: "ctx",
+        aliases: &["context", "contexts"],
+        args: "[NAME]",
+        help: "the kubeconfig's contexts; with a name, attach to that context",
+        run: |app, inv| {
+            context(app, inv.arg);
+            Vec::new()
+        },
+    },
+    Command {
         name: "messages",
         aliases: &["msg", "log"],
         args: "",
@@ -460,4 +470,42 @@ pub(super) fn profile_command(app: &mut App, arg: Option<&str>) -> Vec<Effect> {
         None => "every pod is explained with the profile its schedulerName picks".to_string(),
     });
     explain_all(app)
+}
+
+/// `:ctx [NAME]`: lists the contexts (the current one marked), or switches: the attachment
+/// ends and the TUI attaches to NAME (in-memory changes must be saved first).
+fn context(app: &mut App, name: Option<&str>) {
+    let Some(c) = app.contexts.clone() else {
+        app.error(format!(
+            "no kubeconfig contexts: this is {} (start kschedtui without --snapshot or --demo to attach to a cluster)",
+            match app.source.kind {
+                crate::app::SourceKind::Demo => "the demo".to_string(),
+                _ => format!("the snapshot {}", app.source.name),
+            }
+        ));
+        return;
+    };
+    let list = || {
+        c.all
+            .iter()
+            .map(|n| if *n == c.current { format!("*{n}") } else { n.clone() })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match name {
+        None => app.info(format!("contexts: {} (:ctx NAME attaches to another)", list())),
+        Some(n) if n == c.current => app.info(format!("already attached to context '{n}'")),
+        Some(n) if !c.all.iter().any(|x| x == n) => {
+            app.error(format!("no context '{n}' in the kubeconfig (contexts: {})", list()));
+        }
+        Some(n) if !app.unsaved().is_empty() => app.error(format!(
+            "{} in-memory change(s) unsaved: :w FILE saves them before attaching to context '{n}'",
+            app.unsaved().len()
+        )),
+        Some(n) => {
+            app.info(format!("attaching to context '{n}'…"));
+            app.switch_context = Some(n.to_string());
+            app.should_quit = true;
+        }
+    }
 }

@@ -112,6 +112,10 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Action::Contexts(c) => {
+            app.contexts = Some(c);
+            Vec::new()
+        }
         Action::CopyFailed(why) => {
             app.error(format!("could not copy to the clipboard: {why}"));
             Vec::new()

@@ -226,6 +226,29 @@ pub fn check_kubeconfig_text(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The kubeconfig files merged as kubectl merges them (the first file's value wins).
+fn read_merged(files: &[PathBuf]) -> Result<Kubeconfig, LiveError> {
+    let mut merged = Kubeconfig::default();
+    for f in files {
+        let k = Kubeconfig::read_from(f)
+            .map_err(|e| LiveError::Config(format!("cannot read kubeconfig '{}': {e}", f.display())))?;
+        merged = merged
+            .merge(k)
+            .map_err(|e| LiveError::Config(format!("cannot merge kubeconfig '{}': {e}", f.display())))?;
+    }
+    Ok(merged)
+}
+
+/// The contexts of the kubeconfig (`kubectl config get-contexts -o name`), in file order;
+/// empty inside a cluster without a kubeconfig.
+pub fn context_names(opts: &ConfigOptions, env: &Environment) -> Result<Vec<String>, LiveError> {
+    let files = kubeconfig_files(opts.kubeconfig.as_deref(), env)?;
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(read_merged(&files)?.contexts.into_iter().map(|c| c.name).collect())
+}
+
 /// Resolves the configuration.
 pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved, LiveError> {
     let files = kubeconfig_files(opts.kubeconfig.as_deref(), env)?;
@@ -249,14 +272,7 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
         })?;
         (c, "in-cluster".to_string(), "in-cluster service account".to_string())
     } else {
-        let mut merged = Kubeconfig::default();
-        for f in &files {
-            let k = Kubeconfig::read_from(f)
-                .map_err(|e| LiveError::Config(format!("cannot read kubeconfig '{}': {e}", f.display())))?;
-            merged = merged
-                .merge(k)
-                .map_err(|e| LiveError::Config(format!("cannot merge kubeconfig '{}': {e}", f.display())))?;
-        }
+        let merged = read_merged(&files)?;
         let available: Vec<String> = merged.contexts.iter().map(|c| c.name.clone()).collect();
         let list = if available.is_empty() {
             "none".to_string()
