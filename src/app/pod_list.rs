@@ -588,20 +588,38 @@ impl PodRows {
                         *slot = sort_key(app, p);
                     }
                 }
+                // one rank per distinct (group, reason): the sort compares integers, not
+                // 100,000 strings (most of them node names of bound pods)
+                let mut ids: std::collections::HashMap<(u8, &str), u32> = std::collections::HashMap::new();
+                let mut id = vec![0u32; m.len()];
+                for &i in &idx {
+                    let next = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+                    if let (Some(k), Some(slot)) = (rk.get(i), id.get_mut(i)) {
+                        *slot = *ids.entry((k.0, k.1)).or_insert(next);
+                    }
+                }
+                let mut distinct: Vec<((u8, &str), u32)> = ids.into_iter().collect();
+                distinct.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                let mut rank = vec![0u32; distinct.len()];
+                for (r, (_, i)) in distinct.iter().enumerate() {
+                    if let Some(slot) = rank.get_mut(*i as usize) {
+                        *slot = u32::try_from(r).unwrap_or(u32::MAX);
+                    }
+                }
+                let key = |i: usize| {
+                    let r = id.get(i).and_then(|&d| rank.get(d as usize)).copied().unwrap_or(0);
+                    (r, rk.get(i).map_or(0, |k| k.2))
+                };
                 idx.sort_by(|&a, &b| {
-                    let (x, y) = (meta(a), meta(b));
-                    let none = (0, "", 0);
-                    let (ra, rb) = (rk.get(a).unwrap_or(&none), rk.get(b).unwrap_or(&none));
-                    ra.0.cmp(&rb.0)
-                        .then_with(|| ra.1.cmp(rb.1))
-                        .then(rb.2.cmp(&ra.2))
-                        .then_with(|| {
-                            if x.pending {
-                                queue_order(a, &x, b, &y)
-                            } else {
-                                a.cmp(&b)
-                            }
-                        })
+                    let (ka, kb) = (key(a), key(b));
+                    ka.0.cmp(&kb.0).then(kb.1.cmp(&ka.1)).then_with(|| {
+                        let (x, y) = (meta(a), meta(b));
+                        if x.pending {
+                            queue_order(a, &x, b, &y)
+                        } else {
+                            a.cmp(&b)
+                        }
+                    })
                 });
             }
         }
