@@ -59,10 +59,60 @@ pub(crate) struct Missing {
     pub amount: i64,
     /// The shortfall as a fraction of the request (for ordering), in parts per thousand.
     pub per_mille: i64,
+    /// The pod asks more than the node's allocatable (or the node has none of it): no
+    /// eviction or freed capacity would make it fit.
+    pub beyond: Option<Beyond>,
+}
+
+/// A request beyond what a node has at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Beyond {
+    /// What the pod asks.
+    pub requested: i64,
+    /// The node's allocatable.
+    pub allocatable: i64,
+}
+
+/// The pods nominated to each node that NodeResourcesFit counts for `pod`, as the framework
+/// adds them (RunFilterPluginsWithNominatedPods): not bound, priority at least the pod's, not
+/// the pod itself.
+pub(crate) fn nominated_usage(cluster: &Cluster, pod: &Pod, features: &Features) -> BTreeMap<String, NodeUsage> {
+    let mut m: BTreeMap<String, NodeUsage> = BTreeMap::new();
+    for p in &cluster.pods {
+        if p.node_name.is_some() || p.is_finished() || p.key == pod.key || p.priority < pod.priority {
+            continue;
+        }
+        if let Some(n) = &p.nominated_node_name {
+            let u = m.entry(n.clone()).or_default();
+            u.requested.add_scaled(&features.requests_of(p).resource, 1);
+            u.pods.push(p.key.clone());
+        }
+    }
+    m
 }
 
 impl fmt::Display for Missing {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(b) = self.beyond {
+            return if self.resource == "pods" {
+                write!(f, "the node allows {} pod(s)", b.allocatable)
+            } else if b.allocatable <= 0 {
+                write!(
+                    f,
+                    "asks {} {}; the node has none",
+                    format::amount(&self.resource, b.requested),
+                    self.resource
+                )
+            } else {
+                write!(
+                    f,
+                    "asks {} {}; the node has {} allocatable",
+                    format::amount(&self.resource, b.requested),
+                    self.resource,
+                    format::amount(&self.resource, b.allocatable)
+                )
+            };
+        }
         if self.resource == "pods" {
             write!(
                 f,
@@ -81,31 +131,49 @@ impl fmt::Display for Missing {
     }
 }
 
-/// What `node` lacks for `pod`: each requested resource beyond allocatable minus requested,
-/// and a pod slot when the node is full.
-pub(crate) fn missing(pod: &Pod, node: &Node, usage: Option<&NodeUsage>, features: &Features) -> Vec<Missing> {
+/// What `node` lacks for `pod`: each requested resource beyond allocatable minus what the
+/// bound pods (`usage`) and the nominated pods NodeResourcesFit counts (`nominated`) request,
+/// and a pod slot when the node is full. A request beyond the node's allocatable is marked
+/// [`Beyond`].
+pub(crate) fn missing(
+    pod: &Pod,
+    node: &Node,
+    usage: Option<&NodeUsage>,
+    nominated: Option<&NodeUsage>,
+    features: &Features,
+) -> Vec<Missing> {
     let empty = NodeUsage::default();
-    let u = usage.unwrap_or(&empty);
+    let (u, nom) = (usage.unwrap_or(&empty), nominated.unwrap_or(&empty));
     let mut out = Vec::new();
-    let slots = node.allocatable.allowed_pod_number - i64::try_from(u.pods.len()).unwrap_or(i64::MAX);
+    let allowed = node.allocatable.allowed_pod_number;
+    let slots = allowed - i64::try_from(u.pods.len() + nom.pods.len()).unwrap_or(i64::MAX);
     if slots < 1 {
         out.push(Missing {
             resource: "pods".into(),
             amount: 1 - slots,
             per_mille: 1000,
+            beyond: (allowed < 1).then_some(Beyond {
+                requested: 1,
+                allocatable: allowed,
+            }),
         });
     }
     for (name, &req) in &features.requests_of(pod).list {
         if req <= 0 || name == "pods" {
             continue;
         }
-        let free = node.allocatable.get(name) - u.requested.get(name);
+        let alloc = node.allocatable.get(name);
+        let free = alloc - u.requested.get(name) - nom.requested.get(name);
         if req > free {
             let amount = req - free.max(0);
             out.push(Missing {
                 resource: name.clone(),
                 amount,
                 per_mille: amount * 1000 / req,
+                beyond: (req > alloc).then_some(Beyond {
+                    requested: req,
+                    allocatable: alloc,
+                }),
             });
         }
     }
@@ -121,6 +189,8 @@ pub(crate) enum FilterClass {
     NearlyFit,
     /// Failed for other reasons.
     NoFit,
+    /// Failed only NodeResourcesFit, asking more than the node has at all: it never fits.
+    TooSmall,
     /// PreFilter left the node out; no filter ran.
     Excluded,
 }
@@ -132,6 +202,7 @@ impl FilterClass {
             FilterClass::Fit => "fit",
             FilterClass::NearlyFit => "nearly",
             FilterClass::NoFit => "no fit",
+            FilterClass::TooSmall => "too small",
             FilterClass::Excluded => "excluded",
         }
     }
@@ -184,6 +255,30 @@ pub(crate) fn classify(entry: &NodeFilter) -> FilterClass {
     }
 }
 
+/// [`classify`], knowing what the pod asks: a node that fails only on resources is nearly
+/// fitting only when it could hold the pod at all (else [`FilterClass::TooSmall`]).
+pub(crate) fn class_with(entry: &NodeFilter, missing: &[Missing]) -> FilterClass {
+    match classify(entry) {
+        FilterClass::NearlyFit if missing.iter().any(|m| m.beyond.is_some()) => FilterClass::TooSmall,
+        c => c,
+    }
+}
+
+/// [`class_with`] for one node, computing what it misses only when it could be nearly fitting.
+pub(crate) fn class_for(
+    entry: &NodeFilter,
+    pod: Option<&Pod>,
+    node: Option<&Node>,
+    usage: Option<&NodeUsage>,
+    nominated: Option<&NodeUsage>,
+    features: &Features,
+) -> FilterClass {
+    match (classify(entry), pod, node) {
+        (FilterClass::NearlyFit, Some(p), Some(n)) => class_with(entry, &missing(p, n, usage, nominated, features)),
+        (c, _, _) => c,
+    }
+}
+
 /// The Filter table rows, filtered by `query` (fuzzy, on node, zone, plugin and reason) and
 /// sorted by `sort`.
 pub(crate) fn filter_rows<'a>(
@@ -195,6 +290,7 @@ pub(crate) fn filter_rows<'a>(
     query: &str,
 ) -> Vec<FilterRow<'a>> {
     let pod = cluster.pod(&ex.pod);
+    let nominated = pod.map(|p| nominated_usage(cluster, p, features)).unwrap_or_default();
     let matcher = SkimMatcherV2::default();
     let mut rows: Vec<FilterRow<'a>> = ex
         .filter
@@ -202,12 +298,14 @@ pub(crate) fn filter_rows<'a>(
         .map(|entry| {
             let node = cluster.node(&entry.node);
             let zone = node.and_then(|n| n.labels.get(ZONE_LABEL).cloned()).unwrap_or_default();
-            let class = classify(entry);
             let resource_failure = entry.all_failures.iter().any(|f| f.plugin == names::NODE_RESOURCES_FIT);
             let missing = match (pod, node) {
-                (Some(p), Some(n)) if resource_failure => missing(p, n, usage.get(&entry.node), features),
+                (Some(p), Some(n)) if resource_failure => {
+                    missing(p, n, usage.get(&entry.node), nominated.get(&entry.node), features)
+                }
                 _ => Vec::new(),
             };
+            let class = class_with(entry, &missing);
             FilterRow {
                 entry,
                 class,
@@ -366,24 +464,25 @@ mod tests {
         let u = node_usage(&c, &Release::OLDEST.into());
         let pod = c.pod(&ObjectKey::new("default", "batch-1")).expect("pod");
         let b = c.node("node-b").expect("node");
-        let m = missing(pod, b, u.get("node-b"), &Release::OLDEST.into());
+        let m = missing(pod, b, u.get("node-b"), None, &Release::OLDEST.into());
         // 1500m requested, 4000m - 2750m = 1250m free
         assert_eq!(
             m,
             vec![Missing {
                 resource: "cpu".into(),
                 amount: 250,
-                per_mille: 166
+                per_mille: 166,
+                beyond: None,
             }]
         );
         assert_eq!(m[0].to_string(), "needs 250m more cpu");
         let a = c.node("node-a").expect("node");
         assert_eq!(
-            missing(pod, a, u.get("node-a"), &Release::OLDEST.into())[0].to_string(),
+            missing(pod, a, u.get("node-a"), None, &Release::OLDEST.into())[0].to_string(),
             "needs 500m more cpu"
         );
         let cn = c.node("node-c").expect("node");
-        assert!(missing(pod, cn, u.get("node-c"), &Release::OLDEST.into()).is_empty());
+        assert!(missing(pod, cn, u.get("node-c"), None, &Release::OLDEST.into()).is_empty());
     }
 
     #[test]
@@ -392,16 +491,86 @@ mod tests {
         let pod = c.pod(&ObjectKey::new("default", "batch-1")).expect("pod");
         let mut node = (**c.node("node-a").expect("node")).clone();
         node.allocatable.allowed_pod_number = 1;
-        node.allocatable.memory = 512 * 1024 * 1024;
+        node.allocatable.memory = 1536 * 1024 * 1024;
         let u = NodeUsage {
-            requested: Resource::default(),
+            requested: Resource {
+                memory: 1024 * 1024 * 1024,
+                ..Default::default()
+            },
             pods: vec![ObjectKey::new("x", "y")],
         };
-        let m: Vec<String> = missing(pod, &node, Some(&u), &Release::OLDEST.into())
+        let m: Vec<String> = missing(pod, &node, Some(&u), None, &Release::OLDEST.into())
             .iter()
             .map(ToString::to_string)
             .collect();
         assert_eq!(m, vec!["needs 1 more pod slot", "needs 512Mi more memory"]);
+    }
+
+    #[test]
+    fn a_request_beyond_allocatable_is_never_nearly_fitting() {
+        let c = cluster();
+        let pod = c.pod(&ObjectKey::new("default", "batch-1")).expect("pod");
+        let mut node = (**c.node("node-c").expect("node")).clone();
+        // 1500m asked of a 1-core node; no memory, no pod slot at all
+        node.allocatable.milli_cpu = 1000;
+        node.allocatable.memory = 0;
+        node.allocatable.allowed_pod_number = 0;
+        let m: Vec<String> = missing(pod, &node, None, None, &Release::OLDEST.into())
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            m,
+            [
+                "the node allows 0 pod(s)",
+                "asks 1500m cpu; the node has 1 allocatable",
+                "asks 1Gi memory; the node has none"
+            ]
+        );
+        let failure = crate::engine::trace::FilterFailure {
+            plugin: names::NODE_RESOURCES_FIT.into(),
+            code: crate::engine::framework::status::Code::Unschedulable,
+            reasons: vec!["Insufficient cpu".into()],
+        };
+        let entry = NodeFilter {
+            node: "node-c".into(),
+            feasible: false,
+            failure: Some(failure.clone()),
+            excluded_by_prefilter: false,
+            rejected_by_nominated_pods: Vec::new(),
+            all_failures: vec![failure],
+            detail: Vec::new(),
+            details: Vec::new(),
+        };
+        let m = missing(pod, &node, None, None, &Release::OLDEST.into());
+        assert_eq!(class_with(&entry, &m), FilterClass::TooSmall);
+        // what the free capacity lacks only: nearly
+        let near = missing(pod, &node, None, None, &Release::OLDEST.into())
+            .into_iter()
+            .map(|mut x| {
+                x.beyond = None;
+                x
+            })
+            .collect::<Vec<_>>();
+        assert_eq!(class_with(&entry, &near), FilterClass::NearlyFit);
+    }
+
+    #[test]
+    fn nominated_pods_of_at_least_the_pods_priority_count_as_the_engine_counts_them() {
+        let mut c = cluster();
+        let pod = c.pod(&ObjectKey::new("default", "batch-1")).expect("pod").clone();
+        // web-2 (priority 1000) nominated to node-c, not bound; a low-priority one too
+        let mut high = (**c.pod(&ObjectKey::new("default", "web-2")).expect("pod")).clone();
+        high.node_name = None;
+        high.nominated_node_name = Some("node-c".into());
+        let mut low = high.clone();
+        low.key = ObjectKey::new("default", "low");
+        low.priority = -1;
+        c.pods = vec![std::sync::Arc::new(high), std::sync::Arc::new(low), pod.clone()];
+        c.pods.sort_by(|a, b| a.key.cmp(&b.key));
+        let nom = nominated_usage(&c, &pod, &Release::OLDEST.into());
+        assert_eq!(nom["node-c"].pods, vec![ObjectKey::new("default", "web-2")]);
+        assert_eq!(nom["node-c"].requested.milli_cpu, 500);
     }
 }
 
@@ -443,12 +612,12 @@ items:
         let pod = c.pod(&ObjectKey::new("a", "p")).expect("pod");
         let node = c.node("n1").expect("node");
         let u = node_usage(&c, &new.into());
-        let m: Vec<String> = missing(pod, node, u.get("n1"), &new.into())
+        let m: Vec<String> = missing(pod, node, u.get("n1"), None, &new.into())
             .iter()
             .map(ToString::to_string)
             .collect();
         assert_eq!(m, vec!["needs 1 more cpu".to_string()]);
         let u = node_usage(&c, &old.into());
-        assert!(missing(pod, node, u.get("n1"), &old.into()).is_empty());
+        assert!(missing(pod, node, u.get("n1"), None, &old.into()).is_empty());
     }
 }

@@ -5,7 +5,9 @@
 use std::borrow::Cow;
 use std::sync::{Arc, Weak};
 
-use super::analysis::{FilterClass, NodeUsage, ZONE_LABEL, classify};
+#[cfg(test)]
+use super::analysis::classify;
+use super::analysis::{FilterClass, NodeUsage, ZONE_LABEL, class_for, nominated_usage};
 use super::pod_list::fuzzy_hit;
 use super::{App, NodeList, format};
 use crate::model::{Cluster, Node};
@@ -235,12 +237,32 @@ fn sorted(app: &App, v: &NodeList) -> Vec<usize> {
     let by_node: std::collections::HashMap<&str, &crate::engine::trace::NodeFilter> = ex
         .map(|e| e.filter.iter().map(|f| (f.node.as_str(), f)).collect())
         .unwrap_or_default();
+    let focus = v.pod.as_ref().and_then(|k| app.pod(k));
+    let nominated = focus
+        .map(|p| nominated_usage(&app.cluster, p, &app.features))
+        .unwrap_or_default();
+    let classes: std::collections::HashMap<&str, FilterClass> = by_node
+        .iter()
+        .map(|(name, f)| {
+            let node = app.cluster.node(name);
+            let c = class_for(
+                f,
+                focus.map(|p| &**p),
+                node.map(|n| &**n),
+                app.usage.get(*name),
+                nominated.get(*name),
+                &app.features,
+            );
+            (*name, c)
+        })
+        .collect();
     let fit = |n: &Node| {
-        by_node.get(n.name.as_str()).map_or(4, |f| match classify(f) {
+        classes.get(n.name.as_str()).map_or(5, |c| match c {
             FilterClass::Fit => 0,
             FilterClass::NearlyFit => 1,
             FilterClass::NoFit => 2,
-            FilterClass::Excluded => 3,
+            FilterClass::TooSmall => 3,
+            FilterClass::Excluded => 4,
         })
     };
     let by_name = |a: &Node, b: &Node| a.name.cmp(&b.name);

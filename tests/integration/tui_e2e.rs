@@ -857,3 +857,32 @@ fn c_copies_the_pod_name_and_the_verdict_to_the_clipboard() {
     t.keys(&["C-c"]);
     t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }
+
+/// A request beyond a node's allocatable is never "nearly": report-huge asks 12 cpu of 8-cpu
+/// nodes, which read "too small", say what they have, and sort after the other failures.
+#[test]
+fn demo_nodes_too_small_for_the_pod_are_not_nearly_fitting() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let t = Tmux::start("toosmall", &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; sleep 30"));
+    t.wait_for(&["kschedtui", "Pods"]);
+    t.keys(&["/"]);
+    t.text("report-huge");
+    t.keys(&["Enter"]);
+    t.wait_for(&["/report-huge"]);
+    t.keys(&["Enter"]);
+    let s = t.wait_for(&["Pod batch/report-huge", "Filter · 0/14 nodes fit", "too small"]);
+    let rows: Vec<&str> = s.lines().filter(|l| l.contains("europe-west1-")).collect();
+    assert!(!s.contains("nearly"), "{s}");
+    let small: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].contains("too small")).collect();
+    assert_eq!(small.len(), 8, "{s}");
+    assert!(small.iter().all(|&i| i >= rows.len() - 8), "too small sorts last:\n{s}");
+    assert!(
+        rows[small[0]].contains("asks 12 cpu; the node has 8 allocatable"),
+        "{s}"
+    );
+    t.keys(&["C-c"]);
+    t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+}

@@ -19,7 +19,7 @@ fn class_style(theme: &Theme, c: FilterClass) -> Style {
     match c {
         FilterClass::Fit => theme.ok,
         FilterClass::NearlyFit => theme.warn,
-        FilterClass::NoFit => theme.fail,
+        FilterClass::NoFit | FilterClass::TooSmall => theme.fail,
         FilterClass::Excluded => theme.muted,
     }
 }
@@ -261,7 +261,7 @@ pub(super) fn render(
     match plugin {
         None => {
             let plugin_w = if v.all_failures { 34 } else { 18 };
-            widths.extend([Constraint::Length(8), Constraint::Length(plugin_w), Constraint::Min(10)]);
+            widths.extend([Constraint::Length(9), Constraint::Length(plugin_w), Constraint::Min(10)]);
             header.extend([
                 "VERDICT".into(),
                 if v.all_failures {

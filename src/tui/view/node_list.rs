@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 
 use super::{ViewState, block, record_rows, window};
-use crate::app::analysis::{ZONE_LABEL, classify};
+use crate::app::analysis::{ZONE_LABEL, class_for, nominated_usage};
 use crate::app::node_list::{cpu_text, mem_text};
 use crate::app::{App, NodeList};
 use crate::tui::theme::Theme;
@@ -49,6 +49,10 @@ pub(super) fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewStat
         rows.len(),
         usize::from(inner.height.saturating_sub(1)),
     );
+    let focus = v.pod.as_ref().and_then(|k| app.pod(k));
+    let nominated = focus
+        .map(|p| nominated_usage(&app.cluster, p, &app.features))
+        .unwrap_or_default();
     let table_rows: Vec<Row<'_>> = rows
         .nodes(app, start..end)
         .map(|n| {
@@ -72,7 +76,14 @@ pub(super) fn render(app: &App, v: &NodeList, theme: &Theme, view: &mut ViewStat
                 .as_ref()
                 .and_then(|e| e.filter.iter().find(|f| f.node == n.name))
                 .map(|f| {
-                    let c = classify(f);
+                    let c = class_for(
+                        f,
+                        focus.map(|p| &**p),
+                        Some(n),
+                        app.usage.get(&n.name),
+                        nominated.get(&n.name),
+                        &app.features,
+                    );
                     let style = match c {
                         crate::app::analysis::FilterClass::Fit => theme.ok,
                         crate::app::analysis::FilterClass::NearlyFit => theme.warn,

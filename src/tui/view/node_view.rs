@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::block;
-use crate::app::analysis::{self, ZONE_LABEL, classify};
+use crate::app::analysis::{self, ZONE_LABEL};
 use crate::app::{App, NodeView, format};
 use crate::model::{Node, Pod};
 use crate::tui::theme::Theme;
@@ -83,7 +83,15 @@ fn why<'a>(app: &App, node: &Node, pod: &Pod, theme: &Theme) -> Vec<Line<'a>> {
                 )));
             }
             Some(f) => {
-                let class = classify(f);
+                let nominated = analysis::nominated_usage(&app.cluster, pod, &app.features);
+                let class = analysis::class_for(
+                    f,
+                    Some(pod),
+                    Some(node),
+                    app.usage.get(&node.name),
+                    nominated.get(&node.name),
+                    &app.features,
+                );
                 let style = if class == analysis::FilterClass::NearlyFit {
                     theme.warn
                 } else {
@@ -124,7 +132,13 @@ fn why<'a>(app: &App, node: &Node, pod: &Pod, theme: &Theme) -> Vec<Line<'a>> {
                         theme.muted,
                     )));
                 }
-                for m in analysis::missing(pod, node, app.usage.get(&node.name), &app.features) {
+                for m in analysis::missing(
+                    pod,
+                    node,
+                    app.usage.get(&node.name),
+                    nominated.get(&node.name),
+                    &app.features,
+                ) {
                     lines.push(Line::from(Span::styled(m.to_string(), theme.warn)));
                 }
             }
