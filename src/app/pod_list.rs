@@ -368,6 +368,11 @@ pub struct PodRows {
     widths: PodWidths,
     /// The CPU column's unit, over every pod of the cluster.
     cpu_unit: format::CpuUnit,
+    /// Every pod in the last sort's order (unfiltered, not reversed), with the sort and, for
+    /// the reason sort, the [`App::reasons`](super::App) it is for: the same key again
+    /// (reverse), Ctrl-z, `r` and the namespace filter or reverse it instead of sorting
+    /// 100,000 pods again.
+    full_order: Option<(SortKey, u64, Vec<usize>)>,
 }
 
 impl PodRows {
@@ -474,11 +479,16 @@ impl PodRows {
             ns.dedup();
             self.namespaces = ns;
             self.cluster_pending = self.meta.iter().filter(|m| m.pending).count();
+            self.full_order = None;
             changed = true;
         }
         let stale_reasons = app.pods.by_reason() && reasons && self.reasons_at != Some(app.reasons);
         if changed || !self.base_is(app) || stale_reasons {
-            self.base = if self.key_sorted { self.sorted(app) } else { sorted(app) };
+            self.base = if self.key_sorted {
+                self.from_full_order(app)
+            } else {
+                sorted(app)
+            };
             self.base_key = Some(Self::base_key_of(app));
             self.reasons_at = app.pods.by_reason().then_some(app.reasons);
             changed = true;
@@ -524,15 +534,13 @@ impl PodRows {
         }
     }
 
-    /// What [`sorted`] gives, from what was kept of each pod (when `cluster.pods` is in key
-    /// order, so the index stands for the key).
-    fn sorted(&self, app: &App) -> Vec<usize> {
+    /// The rows the namespace, pending-only and reason filters keep, in index order.
+    fn kept(&self, app: &App) -> Vec<usize> {
         let st = &app.pods;
         let (m, keys) = (&self.meta, &self.keys);
         let pods = &app.cluster.pods;
         let ns_of = |i: usize| m.get(i).and_then(|m| keys.get(m.key_at..m.key_at + m.ns_len));
-        let name_of = |x: &PodMeta| keys.get(x.key_at + x.ns_len + 1..x.key_at + x.key_len);
-        let mut idx: Vec<usize> = (0..m.len())
+        (0..m.len())
             .filter(|&i| st.namespace.as_deref().is_none_or(|ns| ns_of(i) == Some(ns)))
             .filter(|&i| !st.pending_only || m.get(i).is_some_and(|x| x.pending))
             .filter(|&i| {
@@ -540,7 +548,48 @@ impl PodRows {
                     .as_ref()
                     .is_none_or(|f| pods.get(i).is_some_and(|p| reason_keeps(app, p, f)))
             })
+            .collect()
+    }
+
+    /// [`sorted`](Self::sorted) from every pod's order under the sort, kept until the sort
+    /// (or, for the reason sort, the reasons) change: the kept rows in that order (reversed
+    /// with `reverse`).
+    fn from_full_order(&mut self, app: &App) -> Vec<usize> {
+        let sort = app.pods.sort;
+        let at = if sort == SortKey::Reason { app.reasons } else { 0 };
+        if self.full_order.as_ref().is_none_or(|(s, a, _)| (*s, *a) != (sort, at)) {
+            let all = self.sort_indices(app, (0..self.meta.len()).collect(), sort, false);
+            self.full_order = Some((sort, at, all));
+        }
+        let mut keep = vec![false; self.meta.len()];
+        for i in self.kept(app) {
+            if let Some(k) = keep.get_mut(i) {
+                *k = true;
+            }
+        }
+        let mut idx: Vec<usize> = self
+            .full_order
+            .iter()
+            .flat_map(|(_, _, v)| v.iter().copied())
+            .filter(|&i| keep.get(i).copied().unwrap_or(false))
             .collect();
+        if app.pods.reverse {
+            idx.reverse();
+        }
+        idx
+    }
+
+    /// What [`sorted`] gives, from what was kept of each pod (when `cluster.pods` is in key
+    /// order, so the index stands for the key).
+    fn sorted(&self, app: &App) -> Vec<usize> {
+        self.sort_indices(app, self.kept(app), app.pods.sort, app.pods.reverse)
+    }
+
+    /// `idx` in the order of `sort` (reversed with `reverse`).
+    fn sort_indices(&self, app: &App, mut idx: Vec<usize>, sort: SortKey, reverse: bool) -> Vec<usize> {
+        let (m, keys) = (&self.meta, &self.keys);
+        let pods = &app.cluster.pods;
+        let name_of = |x: &PodMeta| keys.get(x.key_at + x.ns_len + 1..x.key_at + x.key_len);
         let created = |x: &PodMeta| x.created.and_then(|(at, len)| keys.get(at..at + len));
         let queue_order = |a: usize, x: &PodMeta, b: usize, y: &PodMeta| {
             y.priority
@@ -549,7 +598,7 @@ impl PodRows {
                 .then(a.cmp(&b))
         };
         let meta = |i: usize| m.get(i).copied().unwrap_or_default();
-        match st.sort {
+        match sort {
             // the rows are in key order already
             SortKey::Namespace => {}
             SortKey::Name => idx.sort_by(|&a, &b| name_of(&meta(a)).cmp(&name_of(&meta(b))).then(a.cmp(&b))),
@@ -623,7 +672,7 @@ impl PodRows {
                 });
             }
         }
-        if st.reverse {
+        if reverse {
             idx.reverse();
         }
         idx
@@ -953,6 +1002,12 @@ mod tests {
                         a.pods.reverse = reverse;
                         a.pods.pending_only = pending_only;
                         assert_eq!(kept.sorted(&a), sorted(&a), "{ns:?} {sort:?} {reverse} {pending_only}");
+                        // from the kept order of every pod, filtered and reversed
+                        assert_eq!(
+                            kept.from_full_order(&a),
+                            sorted(&a),
+                            "{ns:?} {sort:?} {reverse} {pending_only}"
+                        );
                     }
                 }
             }
