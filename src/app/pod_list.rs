@@ -485,7 +485,7 @@ impl PodRows {
         let stale_reasons = app.pods.by_reason() && reasons && self.reasons_at != Some(app.reasons);
         if changed || !self.base_is(app) || stale_reasons {
             self.base = if self.key_sorted {
-                self.from_full_order(app)
+                self.ordered(app)
             } else {
                 sorted(app)
             };
@@ -554,7 +554,7 @@ impl PodRows {
     /// [`sorted`](Self::sorted) from every pod's order under the sort, kept until the sort
     /// (or, for the reason sort, the reasons) change: the kept rows in that order (reversed
     /// with `reverse`).
-    fn from_full_order(&mut self, app: &App) -> Vec<usize> {
+    fn ordered(&mut self, app: &App) -> Vec<usize> {
         let sort = app.pods.sort;
         let at = if sort == SortKey::Reason { app.reasons } else { 0 };
         if self.full_order.as_ref().is_none_or(|(s, a, _)| (*s, *a) != (sort, at)) {
@@ -580,7 +580,9 @@ impl PodRows {
     }
 
     /// What [`sorted`] gives, from what was kept of each pod (when `cluster.pods` is in key
-    /// order, so the index stands for the key).
+    /// order, so the index stands for the key), sorted afresh (the tests' reference for
+    /// [`ordered`](Self::ordered)).
+    #[cfg(test)]
     fn sorted(&self, app: &App) -> Vec<usize> {
         self.sort_indices(app, self.kept(app), app.pods.sort, app.pods.reverse)
     }
@@ -1003,11 +1005,7 @@ mod tests {
                         a.pods.pending_only = pending_only;
                         assert_eq!(kept.sorted(&a), sorted(&a), "{ns:?} {sort:?} {reverse} {pending_only}");
                         // from the kept order of every pod, filtered and reversed
-                        assert_eq!(
-                            kept.from_full_order(&a),
-                            sorted(&a),
-                            "{ns:?} {sort:?} {reverse} {pending_only}"
-                        );
+                        assert_eq!(kept.ordered(&a), sorted(&a), "{ns:?} {sort:?} {reverse} {pending_only}");
                     }
                 }
             }
