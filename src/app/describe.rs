@@ -56,6 +56,16 @@ pub(crate) fn tabwrite(lines: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// A table under a section (`Events:`, `Conditions:`) as kubectl prints it: the header, a
+/// rule of dashes as long as each header word, then the rows, tab-separated for alignment.
+fn table(out: &mut Vec<String>, section: &str, header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) {
+    out.push(format!("{section}:"));
+    out.push(format!("  {}", header.join("\t")));
+    let rule: Vec<String> = header.iter().map(|h| "-".repeat(h.len())).collect();
+    out.push(format!("  {}", rule.join("\t")));
+    out.extend(rows.into_iter().map(|r| format!("  {}", r.join("\t"))));
+}
+
 /// `Labels:` / `Annotations:` as kubectl prints a map: the first pair beside the label, the
 /// others below it, sorted; `<none>` when empty.
 fn map_lines(out: &mut Vec<String>, indent: &str, label: &str, m: Option<&BTreeMap<String, String>>) {
@@ -226,19 +236,16 @@ pub(crate) fn pod(app: &App, key: &ObjectKey) -> Option<Vec<String>> {
         };
         l.push(format!("Events:\t{none}"));
     } else {
-        l.push("Events:".into());
-        l.push("  Type\tReason\tAge\tFrom\tMessage".into());
-        l.push("  ----\t------\t----\t----\t-------".into());
-        for e in events {
-            l.push(format!(
-                "  {}\t{}\t{}\t{}\t{}",
-                e.type_,
-                e.reason,
+        let rows = events.iter().map(|e| {
+            vec![
+                e.type_.clone(),
+                e.reason.clone(),
                 event_interval(e, app.now),
-                e.component,
-                e.message.trim()
-            ));
-        }
+                e.component.clone(),
+                e.message.trim().to_string(),
+            ]
+        });
+        table(&mut l, "Events", &["Type", "Reason", "Age", "From", "Message"], rows);
     }
     Some(tabwrite(&l))
 }
@@ -287,18 +294,15 @@ pub(crate) fn node(app: &App, name: &str) -> Option<Vec<String>> {
     l.push(format!("Unschedulable:\t{}", n.unschedulable));
     let status = n.obj.status.as_ref();
     if let Some(cs) = status.and_then(|s| s.conditions.as_ref()).filter(|c| !c.is_empty()) {
-        l.push("Conditions:".into());
-        l.push("  Type\tStatus\tReason\tMessage".into());
-        l.push("  ----\t------\t------\t-------".into());
-        for c in cs {
-            l.push(format!(
-                "  {}\t{}\t{}\t{}",
-                c.type_,
-                c.status,
-                c.reason.as_deref().unwrap_or_default(),
-                c.message.as_deref().unwrap_or_default()
-            ));
-        }
+        let rows = cs.iter().map(|c| {
+            vec![
+                c.type_.clone(),
+                c.status.clone(),
+                c.reason.clone().unwrap_or_default(),
+                c.message.clone().unwrap_or_default(),
+            ]
+        });
+        table(&mut l, "Conditions", &["Type", "Status", "Reason", "Message"], rows);
     }
     quantities(&mut l, "", "Capacity", status.and_then(|s| s.capacity.as_ref()));
     quantities(&mut l, "", "Allocatable", status.and_then(|s| s.allocatable.as_ref()));

@@ -401,6 +401,27 @@ pub struct TextView {
     pub scroll: usize,
 }
 
+impl Screen {
+    /// The search text of a screen that has one: the node list's, the pod view's (it filters
+    /// the Filter table).
+    pub fn query(&self) -> Option<&str> {
+        match self {
+            Screen::Pod(v) => Some(&v.query),
+            Screen::Nodes(v) => Some(&v.query),
+            _ => None,
+        }
+    }
+
+    /// [`query`](Self::query), to type into.
+    pub fn query_mut(&mut self) -> Option<&mut String> {
+        match self {
+            Screen::Pod(v) => Some(&mut v.query),
+            Screen::Nodes(v) => Some(&mut v.query),
+            _ => None,
+        }
+    }
+}
+
 /// The events screen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EventsView {

@@ -289,17 +289,9 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::CommandStart => app.mode = Mode::Command(String::new()),
         Action::SearchStart => {
             let ok = match app.screen() {
-                None | Some(Screen::Nodes(_)) => true,
+                None => true,
                 Some(Screen::Pod(v)) => v.step.as_ref().is_some_and(|s| s.point == Point::Filter),
-                Some(
-                    Screen::Node(_)
-                    | Screen::Queue(_)
-                    | Screen::Gang(_)
-                    | Screen::Deschedule(_)
-                    | Screen::Events(_)
-                    | Screen::Messages(_)
-                    | Screen::Text(_),
-                ) => false,
+                Some(s) => s.query().is_some(),
             };
             if ok {
                 app.mode = Mode::Search;
@@ -452,17 +444,10 @@ fn same_reason(app: &mut App) {
 pub(super) fn search(app: &mut App, action: Action) {
     let query = match app.screens.last_mut() {
         None => &mut app.pods.query,
-        Some(Screen::Pod(v)) => &mut v.query,
-        Some(Screen::Nodes(v)) => &mut v.query,
-        Some(
-            Screen::Node(_)
-            | Screen::Queue(_)
-            | Screen::Gang(_)
-            | Screen::Deschedule(_)
-            | Screen::Events(_)
-            | Screen::Messages(_)
-            | Screen::Text(_),
-        ) => return,
+        Some(s) => match s.query_mut() {
+            Some(q) => q,
+            None => return,
+        },
     };
     let mut keep = true;
     match action {

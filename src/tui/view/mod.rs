@@ -344,17 +344,7 @@ fn status_bar(app: &App, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
         Mode::Search => {
             let q = match app.screen() {
                 None => app.pods.query.as_str(),
-                Some(Screen::Pod(v)) => v.query.as_str(),
-                Some(Screen::Nodes(v)) => v.query.as_str(),
-                Some(
-                    Screen::Node(_)
-                    | Screen::Queue(_)
-                    | Screen::Gang(_)
-                    | Screen::Deschedule(_)
-                    | Screen::Events(_)
-                    | Screen::Messages(_)
-                    | Screen::Text(_),
-                ) => "",
+                Some(s) => s.query().unwrap_or(""),
             };
             Line::from(vec![
                 Span::styled("/", theme.key),
