@@ -57,11 +57,12 @@ pub(crate) fn tabwrite(lines: &[String]) -> Vec<String> {
 }
 
 /// A table under a section (`Events:`, `Conditions:`) as kubectl prints it: the header, a
-/// rule of dashes as long as each header word, then the rows, tab-separated for alignment.
+/// rule of dashes as long as each header word (four at least: kubectl's `----` under `Age`),
+/// then the rows, tab-separated for alignment.
 fn table(out: &mut Vec<String>, section: &str, header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) {
     out.push(format!("{section}:"));
     out.push(format!("  {}", header.join("\t")));
-    let rule: Vec<String> = header.iter().map(|h| "-".repeat(h.len())).collect();
+    let rule: Vec<String> = header.iter().map(|h| "-".repeat(h.len().max(4))).collect();
     out.push(format!("  {}", rule.join("\t")));
     out.extend(rows.into_iter().map(|r| format!("  {}", r.join("\t"))));
 }
