@@ -41,11 +41,10 @@ pub fn snapshot(data: &[u8]) {
     if cluster.nodes.len() > 200 || cluster.pods.len() > 2000 {
         return;
     }
-    let features = engine::Features::new(Release::NEWEST);
-    let Ok(profiles) = engine::build_profiles(None, &features) else {
+    let Some((features, profiles)) = newest() else {
         return;
     };
-    let snap = Snapshot::new(Arc::new(cluster), &features);
+    let snap = Snapshot::new(Arc::new(cluster), features);
     let pending: Vec<ObjectKey> = snap
         .cluster
         .pending_pods()
@@ -59,6 +58,17 @@ pub fn snapshot(data: &[u8]) {
             let _ = crate::explain::text::render(&ex);
         }
     }
+}
+
+/// The newest release's features and default profiles, built once per process.
+fn newest() -> Option<&'static (engine::Features, Vec<engine::Framework>)> {
+    static N: std::sync::OnceLock<Option<(engine::Features, Vec<engine::Framework>)>> = std::sync::OnceLock::new();
+    N.get_or_init(|| {
+        let features = engine::Features::new(Release::NEWEST);
+        let profiles = engine::build_profiles(None, &features).ok()?;
+        Some((features, profiles))
+    })
+    .as_ref()
 }
 
 /// A quantity string: parsed, and its values read.
@@ -106,37 +116,123 @@ pub fn kubeconfig(data: &[u8]) {
     let _ = crate::source::live::config::check_kubeconfig_text(&t);
 }
 
+/// What every TUI target starts from, built once per process: the TUI test cluster, its
+/// release and profiles, and the explanations of its pods seen so far, so an input pays only
+/// for what it changes.
 #[cfg(feature = "tui")]
-fn tui_app() -> crate::app::App {
-    use crate::app::{App, SourceInfo, SourceKind};
-    let mut a = App::new(
-        SourceInfo {
-            kind: SourceKind::Snapshot,
-            name: "tui-test.yaml".into(),
-        },
-        false,
-    );
-    // the bundled fixture always loads; were it broken, the app shows its load error
-    if let Ok(c) = crate::source::file::load_str("tui-test.yaml", include_str!("../fixtures/tui-test.yaml")) {
-        crate::app::load_sync(&mut a, c);
+struct TuiTemplate {
+    cluster: crate::model::Cluster,
+    profiles: Vec<engine::Framework>,
+    features: Arc<engine::Features>,
+    /// By profile override and pod, on the template's cluster, profiles and features.
+    explained: std::sync::Mutex<std::collections::HashMap<(Option<String>, ObjectKey), crate::app::Explained>>,
+}
+
+#[cfg(feature = "tui")]
+fn template() -> &'static TuiTemplate {
+    static T: std::sync::OnceLock<TuiTemplate> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let features = Arc::new(engine::Features::new(Release::NEWEST));
+        // the bundled fixture and the default profiles always load; were they broken, the
+        // app would show the load error and the targets still run
+        let cluster = crate::source::file::load_str("tui-test.yaml", include_str!("../fixtures/tui-test.yaml"))
+            .unwrap_or_default();
+        let profiles = engine::build_profiles(None, &*features).unwrap_or_default();
+        TuiTemplate {
+            cluster,
+            profiles,
+            features,
+            explained: Default::default(),
+        }
+    })
+}
+
+/// An app on the TUI test cluster, and the cluster it loaded (held, so that a job is known to
+/// run on the template's cluster exactly when it runs on this `Arc`: every change of the
+/// cluster makes a new one).
+#[cfg(feature = "tui")]
+struct TuiApp {
+    app: crate::app::App,
+    loaded: Arc<crate::model::Cluster>,
+}
+
+#[cfg(feature = "tui")]
+impl TuiApp {
+    /// A new app, loaded as the terminal loads it.
+    fn new() -> Self {
+        use crate::app::{Action, App, Loaded, SourceInfo, SourceKind};
+        let t = template();
+        let mut app = App::new(
+            SourceInfo {
+                kind: SourceKind::Snapshot,
+                name: "tui-test.yaml".into(),
+            },
+            false,
+        );
+        app.features = t.features.clone();
+        let loaded = Loaded {
+            cluster: t.cluster.clone(),
+            profiles: t.profiles.clone(),
+            features: t.features.clone(),
+        };
+        let mut a = TuiApp {
+            app,
+            loaded: Arc::new(crate::model::Cluster::default()),
+        };
+        a.update(Action::Loaded(Box::new(Ok(loaded))));
+        a
     }
-    a
+
+    /// Runs an action as `update_sync` does, answering explain jobs on the loaded cluster,
+    /// profiles and features from the template's cache (bounded).
+    fn update(&mut self, action: crate::app::Action) {
+        let t = template();
+        let fresh = matches!(self.app.load, crate::app::Load::Loading);
+        let loaded = self.loaded.clone();
+        let _ = crate::app::update_sync_with(&mut self.app, action, &mut |job| {
+            let cacheable = (fresh || Arc::ptr_eq(&job.cluster, &loaded)) && Arc::ptr_eq(&job.features, &t.features);
+            let key = |pod: &ObjectKey| (job.profile.clone(), pod.clone());
+            if cacheable {
+                let memo = t.explained.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(hit) = job
+                    .pods
+                    .iter()
+                    .map(|p| memo.get(&key(p)).cloned())
+                    .collect::<Option<Vec<_>>>()
+                {
+                    return hit;
+                }
+            }
+            let snap = job.snapshot();
+            let results: Vec<_> = job.pods.iter().map(|p| job.explain(&snap, p)).collect();
+            let mut memo = t.explained.lock().unwrap_or_else(|e| e.into_inner());
+            if cacheable && memo.len() < 4096 {
+                for (p, r) in job.pods.iter().zip(&results) {
+                    memo.insert(key(p), r.clone());
+                }
+            }
+            results
+        });
+        if fresh {
+            self.loaded = self.app.cluster.clone();
+        }
+    }
 }
 
 /// The `:` command line: the text typed into it, then Enter, on the TUI test cluster.
 #[cfg(feature = "tui")]
 pub fn command_line(data: &[u8]) {
-    use crate::app::{Action, update_sync};
+    use crate::app::Action;
     let Some(t) = text(data) else { return };
     if t.chars().count() > 4096 {
         return;
     }
-    let mut a = tui_app();
-    update_sync(&mut a, Action::CommandStart);
+    let mut a = TuiApp::new();
+    a.update(Action::CommandStart);
     for c in t.chars() {
-        update_sync(&mut a, Action::Input(c));
+        a.update(Action::Input(c));
     }
-    update_sync(&mut a, Action::Submit);
+    a.update(Action::Submit);
 }
 
 /// The what-if editor's YAML for a pod and for a node of the TUI test cluster.
@@ -144,12 +240,36 @@ pub fn command_line(data: &[u8]) {
 pub fn whatif_yaml(data: &[u8]) {
     use crate::app::whatif::{EditTarget, apply_yaml};
     let Some(t) = text(data) else { return };
-    let a = tui_app();
-    let pod = a.cluster.pending_pods().first().map(|p| p.key.clone());
-    if let Some(pod) = pod {
-        let _ = apply_yaml(&a.cluster, &EditTarget::Pod(pod), &t);
+    let cluster = &template().cluster;
+    if let Some(pod) = cluster.pending_pods().first() {
+        let _ = apply_yaml(cluster, &EditTarget::Pod(pod.key.clone()), &t);
     }
-    if let Some(n) = a.cluster.nodes.first() {
-        let _ = apply_yaml(&a.cluster, &EditTarget::Node(n.name.clone()), &t);
+    if let Some(n) = cluster.nodes.first() {
+        let _ = apply_yaml(cluster, &EditTarget::Node(n.name.clone()), &t);
+    }
+}
+
+#[cfg(all(test, feature = "tui"))]
+mod tests {
+    use super::*;
+
+    /// The second app of a process takes its load's explanations from the cache, and they are
+    /// the ones a plain `load_sync` computes.
+    #[test]
+    fn tui_targets_reuse_the_loads_explanations_and_they_are_the_uncached_ones() {
+        let first = TuiApp::new();
+        let second = TuiApp::new();
+        let plain = crate::app::tui_test_app();
+        assert!(!first.app.explanations.is_empty());
+        assert_eq!(
+            first.app.explanations.keys().collect::<Vec<_>>(),
+            plain.explanations.keys().collect::<Vec<_>>()
+        );
+        for (pod, ex) in &second.app.explanations {
+            let a = first.app.explanations[pod].as_ref().expect("explained");
+            let b = ex.as_ref().expect("explained");
+            assert!(Arc::ptr_eq(a, b), "{pod} was explained again");
+        }
+        assert_eq!(format!("{:?}", second.app.summaries), format!("{:?}", plain.summaries));
     }
 }

@@ -960,14 +960,26 @@ impl App {
 /// results back, until nothing is left; editor effects are returned. For tests and headless
 /// drivers: the terminal runtime does the same work off the UI thread.
 pub fn update_sync(app: &mut App, action: Action) -> Vec<Effect> {
+    update_sync_with(app, action, &mut |job: &ExplainJob| {
+        let snap = job.snapshot();
+        job.pods.iter().map(|pod| job.explain(&snap, pod)).collect()
+    })
+}
+
+/// [`update_sync`] with the explain jobs run by `explain`, which returns one result per pod
+/// of the job, in its order (the fuzz targets answer repeated jobs from a cache).
+pub fn update_sync_with(
+    app: &mut App,
+    action: Action,
+    explain: &mut dyn FnMut(&ExplainJob) -> Vec<Explained>,
+) -> Vec<Effect> {
     let mut queue = update(app, action);
     let mut rest = Vec::new();
     while let Some(e) = queue.pop() {
         match e {
             Effect::Explain(job) => {
-                let snap = job.snapshot();
-                for pod in &job.pods {
-                    let result = job.explain(&snap, pod);
+                let results = explain(&job);
+                for (pod, result) in job.pods.iter().zip(results) {
                     queue.extend(update(
                         app,
                         Action::Explained {
