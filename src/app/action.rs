@@ -127,6 +127,17 @@ pub enum Action {
         /// The explanation or the engine's error.
         result: Explained,
     },
+    /// A pod's fixes were checked.
+    FixesVerified {
+        /// Cluster generation it was computed on.
+        generation: u64,
+        /// The pod.
+        pod: ObjectKey,
+        /// The fixes with the engine's answers.
+        result: Vec<super::fix::Verified>,
+    },
+    /// Open the fixes of the focused pod (`F`, `:fix`).
+    OpenFixes,
     /// A gang's pass was computed.
     GroupComputed {
         /// Cluster generation it was computed on.

@@ -65,6 +65,39 @@ impl GroupJob {
     }
 }
 
+/// A pod's "to fix" candidates to check by running the engine on each changed cluster.
+#[derive(Clone)]
+pub struct FixJob {
+    /// Cluster generation; a result of an older generation is dropped.
+    pub generation: u64,
+    /// The cluster.
+    pub cluster: Arc<Cluster>,
+    /// The profiles.
+    pub profiles: Arc<Vec<Framework>>,
+    /// The release and gates.
+    pub features: Arc<Features>,
+    /// `:profile NAME` in force.
+    pub profile: Option<String>,
+    /// The pod.
+    pub pod: ObjectKey,
+    /// The candidates, in order.
+    pub fixes: Vec<super::fix::Fix>,
+}
+
+impl FixJob {
+    /// Makes each change on a copy and runs the engine on the pod again.
+    pub fn run(&self) -> Vec<super::fix::Verified> {
+        super::fix::verify(
+            &self.cluster,
+            &self.profiles,
+            &self.features,
+            self.profile.as_deref(),
+            &self.pod,
+            self.fixes.clone(),
+        )
+    }
+}
+
 /// A descheduler dry run to compute (`:deschedule FILE`): the runtime reads the policy file
 /// and runs it on this cluster; the result comes back as `Action::Descheduled`.
 #[derive(Clone)]
@@ -93,6 +126,9 @@ pub enum Effect {
     Group(GroupJob),
     /// Explain pods in the background; each result comes back as `Action::Explained`.
     Explain(ExplainJob),
+    /// Check a pod's fixes in the background; the result comes back as
+    /// `Action::FixesVerified`.
+    Fixes(FixJob),
     /// Check and send a write plan to the live cluster; the report comes back as
     /// `Action::Written`.
     Write(Plan),

@@ -37,6 +37,8 @@ pub(crate) enum Scope {
     Messages,
     /// A read-only text (YAML).
     Text,
+    /// The fixes screen.
+    Fixes,
     /// Typing a search.
     Search,
     /// Typing a command.
@@ -66,6 +68,7 @@ impl Scope {
             Scope::Events => "Events",
             Scope::Messages => "Messages",
             Scope::Text => "YAML",
+            Scope::Fixes => "To fix",
             Scope::Search => "Search",
             Scope::Command => "Command line",
             Scope::Confirm => "Confirmation",
@@ -175,6 +178,11 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     Events "y" => Action::ShowYaml, "the pod's YAML", "";
     Messages "c" => Action::Copy, "copy the message (OSC 52)", "copy";
     Text "c" => Action::Copy, "copy the whole text (OSC 52)", "copy";
+    PodView "f" => Action::OpenFixes, "to fix: one change per blocking reason, checked by the engine", "fix";
+    PodList "f" => Action::OpenFixes, "to fix: the pod's changes, checked by the engine", "";
+    Fixes "<Enter>" => Action::Open, "make the change in memory (a what-if) and go back to the pod", "try";
+    Fixes "c" => Action::Copy, "copy the fix's kubectl command (OSC 52)", "copy";
+    Fixes "y" => Action::ShowYaml, "the pod's YAML", "";
     PodView "E" => Action::OpenEvents, "the pod's FailedScheduling events, as kubectl describe lists them", "";
     NodeList "/" => Action::SearchStart, "filter nodes", "filter";
     Global "?" => Action::Help, "help", "help";
@@ -329,6 +337,7 @@ pub(crate) fn scopes(app: &App) -> Vec<Scope> {
         Some(Screen::Events(_)) => vec![Scope::Events, Scope::Global],
         Some(Screen::Messages(_)) => vec![Scope::Messages, Scope::Global],
         Some(Screen::Text(_)) => vec![Scope::Text, Scope::Global],
+        Some(Screen::Fixes(_)) => vec![Scope::Fixes, Scope::Global],
     }
 }
 
@@ -396,6 +405,7 @@ pub(crate) fn help_sections(app: &App) -> Vec<(Scope, Vec<(String, &'static str)
         Some(Screen::Events(_)) => vec![Scope::Events],
         Some(Screen::Messages(_)) => vec![Scope::Messages],
         Some(Screen::Text(_)) => vec![Scope::Text],
+        Some(Screen::Fixes(_)) => vec![Scope::Fixes],
     };
     screen_scopes
         .into_iter()

@@ -18,6 +18,7 @@ pub mod deschedule;
 pub(crate) mod describe;
 pub(crate) mod diff;
 pub(crate) mod effect;
+pub mod fix;
 pub(crate) mod format;
 pub(crate) mod keymap;
 pub mod node_list;
@@ -31,7 +32,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use action::Action;
-pub use effect::{DescheduleJob, Effect, ExplainJob, GroupJob};
+pub use effect::{DescheduleJob, Effect, ExplainJob, FixJob, GroupJob};
 pub use update::update;
 
 use crate::engine::trace::Explanation;
@@ -388,6 +389,17 @@ pub enum Screen {
     Messages(MessagesView),
     /// A read-only text: an object's YAML (`y`).
     Text(TextView),
+    /// A pod's "to fix" lines, checked by the engine (`F`, `:fix`).
+    Fixes(FixesView),
+}
+
+/// The fixes screen of one pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FixesView {
+    /// The pod.
+    pub pod: ObjectKey,
+    /// The selected fix.
+    pub selected: usize,
 }
 
 /// A read-only text screen, scrolled by line.
@@ -601,6 +613,9 @@ pub struct App {
     /// Gang passes of the current generation, by the member they were asked for (the
     /// `:gang` screen); a pod present with no value is being computed.
     pub groups: BTreeMap<ObjectKey, Option<GroupResult>>,
+    /// "To fix" lines of the current generation, by pod, checked by the engine (a pod
+    /// present with no value is being checked).
+    pub fixes: BTreeMap<ObjectKey, Option<Arc<Vec<fix::Verified>>>>,
     /// Summaries of every pod explained at the current generation.
     pub summaries: BTreeMap<ObjectKey, Result<Summary, String>>,
     /// Bumped each time `summaries` changes (a summary arrives, they are cleared): the pod
@@ -677,6 +692,7 @@ impl App {
             generation: 0,
             explanations: BTreeMap::new(),
             summaries: BTreeMap::new(),
+            fixes: BTreeMap::new(),
             reasons: 0,
             groups: BTreeMap::new(),
             recent: std::collections::VecDeque::new(),
@@ -737,10 +753,19 @@ impl App {
                 | Screen::Events(_)
                 | Screen::Text(_) => None,
                 Screen::Gang(v) => Some(v.pod.clone()),
+                Screen::Fixes(v) => Some(v.pod.clone()),
             })
             .collect();
         v.extend(self.diff_base.as_ref().map(|d| d.pod.clone()));
         v
+    }
+
+    /// The checked fixes of `pod` at this generation (empty while they are checked).
+    pub fn fix_rows(&self, pod: &ObjectKey) -> &[fix::Verified] {
+        match self.fixes.get(pod) {
+            Some(Some(v)) => v,
+            _ => &[],
+        }
     }
 
     /// The pod the user is looking at: the pod view's, the node view's, or the selected row.
@@ -763,6 +788,7 @@ impl App {
                     .filter(|k| self.pod(k).is_some())
             }),
             Some(Screen::Messages(_) | Screen::Text(_)) => None,
+            Some(Screen::Fixes(v)) => Some(v.pod.clone()),
             None => self.pod_rows().pod(self, self.pods.selected).map(|p| p.key.clone()),
         }
     }
@@ -989,6 +1015,17 @@ pub fn update_sync_with(
                         },
                     ));
                 }
+            }
+            Effect::Fixes(job) => {
+                let result = job.run();
+                queue.extend(update(
+                    app,
+                    Action::FixesVerified {
+                        generation: job.generation,
+                        pod: job.pod.clone(),
+                        result,
+                    },
+                ));
             }
             Effect::Group(job) => {
                 let result = job.run();

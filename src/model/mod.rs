@@ -97,7 +97,7 @@ pub struct ModelError {
 }
 
 /// A taint, as the scheduler reads it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Taint {
     /// Key.
     pub key: String,

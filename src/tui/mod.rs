@@ -279,6 +279,7 @@ async fn event_loop(
                 match e {
                     Effect::Explain(job) => runtime.explain(job),
                     Effect::Group(job) => runtime.group(job),
+                    Effect::Fixes(job) => runtime.fixes(job),
                     Effect::Deschedule(job) => {
                         let tx = tx.clone();
                         tokio::task::spawn_blocking(move || {

@@ -74,6 +74,29 @@ impl Runtime {
 }
 
 impl Runtime {
+    /// Checks a pod's fixes on a blocking thread (one engine run per fix); the result comes
+    /// back as `Action::FixesVerified`.
+    pub fn fixes(&self, job: crate::app::FixJob) {
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run())) {
+                Ok(r) => r,
+                Err(_) => {
+                    let _ = tx.send(Action::Fatal(format!(
+                        "the engine panicked while checking the fixes of {}",
+                        job.pod
+                    )));
+                    return;
+                }
+            };
+            let _ = tx.send(Action::FixesVerified {
+                generation: job.generation,
+                pod: job.pod,
+                result,
+            });
+        });
+    }
+
     /// Computes a gang's pass in the background; the result comes back as
     /// `Action::GroupComputed`.
     pub fn group(&self, job: crate::app::GroupJob) {

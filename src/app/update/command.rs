@@ -117,6 +117,16 @@ pub static COMMANDS: &[Command] = &[
         },
     },
     Command {
+        name: "fix",
+        aliases: &["fixes"],
+        args: "",
+        help: "the focused pod's fixes: one change per blocking reason, checked by the engine",
+        run: |app, _| {
+            super::nav::open_fixes(app);
+            Vec::new()
+        },
+    },
+    Command {
         name: "messages",
         aliases: &["msg", "log"],
         args: "",

@@ -218,6 +218,7 @@ fn check_start_namespace(app: &mut App) {
 pub(super) fn clear_explanations(app: &mut App) {
     app.explanations.clear();
     app.groups.clear();
+    app.fixes.clear();
     app.summaries.clear();
     app.reasons += 1;
     app.recent.clear();

@@ -22,6 +22,7 @@ pub(super) fn edit_target(app: &App) -> Option<EditTarget> {
             .get(v.selected)
             .map(|k| EditTarget::Pod(k.clone())),
         Some(Screen::Deschedule(_) | Screen::Events(_)) => app.focused_pod().map(EditTarget::Pod),
+        Some(Screen::Fixes(v)) => Some(EditTarget::Pod(v.pod.clone())),
         Some(Screen::Messages(_) | Screen::Text(_)) => None,
     }
 }

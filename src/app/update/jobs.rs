@@ -1,6 +1,8 @@
 //! Explain jobs: which pods are explained, in what order, and the gang passes asked for.
 
-use crate::app::{App, Effect, ExplainJob, Screen};
+use std::sync::Arc;
+
+use crate::app::{App, Effect, ExplainJob, FixJob, Load, Screen, fix};
 use crate::model::ObjectKey;
 
 pub(super) fn job(app: &App, pods: Vec<ObjectKey>) -> Effect {
@@ -59,4 +61,41 @@ pub(super) fn group_job(app: &mut App, pod: ObjectKey) -> Option<Effect> {
         features: app.features.clone(),
         pod,
     }))
+}
+
+/// Asks for the fixes of the pod on screen (pod view or fixes screen) once it is explained
+/// and not scheduled, unless they are known or being checked.
+pub(super) fn fix_jobs(app: &mut App) -> Vec<Effect> {
+    if app.load != Load::Ready {
+        return Vec::new();
+    }
+    let pod = match app.screen() {
+        Some(Screen::Pod(v)) => v.pod.clone(),
+        Some(Screen::Fixes(v)) => v.pod.clone(),
+        _ => return Vec::new(),
+    };
+    if app.fixes.contains_key(&pod) {
+        return Vec::new();
+    }
+    let Some(Ok(ex)) = app.explanation(&pod) else {
+        return Vec::new();
+    };
+    if ex.schedulable() {
+        return Vec::new();
+    }
+    let fixes = fix::candidates(&app.cluster, &app.usage, &app.features, &app.profiles, ex);
+    if fixes.is_empty() {
+        app.fixes.insert(pod, Some(Arc::new(Vec::new())));
+        return Vec::new();
+    }
+    app.fixes.insert(pod.clone(), None);
+    vec![Effect::Fixes(FixJob {
+        generation: app.generation,
+        cluster: app.cluster.clone(),
+        profiles: app.profiles.clone(),
+        features: app.features.clone(),
+        profile: app.profile_override.clone(),
+        pod,
+        fixes,
+    })]
 }

@@ -43,6 +43,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     // the rows are computed here, when what they depend on changed, never while drawing
     app.refresh_rows_after(!explained);
     effects.extend(access_checks(app));
+    effects.extend(jobs::fix_jobs(app));
     effects
 }
 
@@ -138,6 +139,16 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             result,
         } => {
             on_explained(app, generation, pod, result);
+            Vec::new()
+        }
+        Action::FixesVerified {
+            generation,
+            pod,
+            result,
+        } => {
+            if generation == app.generation {
+                app.fixes.insert(pod, Some(std::sync::Arc::new(result)));
+            }
             Vec::new()
         }
         Action::GroupComputed {

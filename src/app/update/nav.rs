@@ -13,6 +13,48 @@ use crate::app::whatif::{self, EditTarget};
 use crate::app::{Action, App, Effect, Load, Mode, NodeView, PodView, Screen};
 use crate::model::ObjectKey;
 
+/// Opens the fixes screen of the focused pod (`f`, `:fix`); the fixes are asked for by
+/// `fix_jobs` after the update.
+pub(super) fn open_fixes(app: &mut App) {
+    let Some(pod) = app.focused_pod() else {
+        app.info("no pod selected");
+        return;
+    };
+    match app.explanation(&pod) {
+        Some(Ok(ex)) if ex.schedulable() => {
+            app.info(format!("{pod} would be scheduled: {}; nothing to fix", ex.verdict()));
+        }
+        Some(Err(e)) => app.error(format!("{pod} could not be explained: {e}")),
+        None if app.pod(&pod).is_some_and(|p| p.node_name.is_some()) => {
+            app.info(format!("{pod} is bound: nothing to fix"));
+        }
+        _ => {
+            if !matches!(app.screen(), Some(Screen::Fixes(v)) if v.pod == pod) {
+                app.screens
+                    .push(Screen::Fixes(crate::app::FixesView { pod, selected: 0 }));
+            }
+        }
+    }
+}
+
+/// Enter on the fixes screen: the selected fix as an in-memory what-if, back at the pod view.
+fn apply_fix(app: &mut App, v: &crate::app::FixesView) -> Vec<Effect> {
+    let Some(fix) = app.fix_rows(&v.pod).get(v.selected).map(|f| f.fix.clone()) else {
+        app.info("no fix selected");
+        return Vec::new();
+    };
+    match crate::app::fix::apply(&app.cluster, &v.pod, &fix.change) {
+        Ok(c) => {
+            app.screens.pop();
+            set_cluster(app, c, format!("fix for {}: {}", v.pod, fix.text))
+        }
+        Err(e) => {
+            app.error(e);
+            Vec::new()
+        }
+    }
+}
+
 /// Opens the gang screen of the focused pod (`m`, `:gang`).
 pub(super) fn open_gang(app: &mut App) -> Vec<Effect> {
     let Some(pod) = app.focused_pod() else {
@@ -87,6 +129,7 @@ pub(super) fn row_count(app: &App) -> usize {
         Some(Screen::Events(v)) => app.event_rows(v.pod.as_ref()).len(),
         Some(Screen::Messages(_)) => app.messages.len(),
         Some(Screen::Text(v)) => v.lines.len(),
+        Some(Screen::Fixes(v)) => app.fix_rows(&v.pod).len(),
     }
 }
 
@@ -102,6 +145,7 @@ pub(super) fn selected_mut(app: &mut App) -> Option<&mut usize> {
         Some(Screen::Events(v)) => Some(&mut v.selected),
         Some(Screen::Messages(v)) => Some(&mut v.selected),
         Some(Screen::Text(v)) => Some(&mut v.scroll),
+        Some(Screen::Fixes(v)) => Some(&mut v.selected),
         Some(Screen::Node(_)) => None,
     }
 }
@@ -208,6 +252,7 @@ pub(super) fn open(app: &mut App) -> Vec<Effect> {
                 None => {}
             }
         }
+        Some(Screen::Fixes(v)) => return apply_fix(app, &v),
         Some(Screen::Node(_) | Screen::Messages(_) | Screen::Text(_)) => {}
     }
     Vec::new()
@@ -269,6 +314,7 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Open => return open(app),
         Action::OpenGang => return open_gang(app),
+        Action::OpenFixes => open_fixes(app),
         Action::OpenEvents => open_events(app, false),
         Action::Copy => return copy(app),
         Action::ShowYaml => show_yaml(app),
@@ -496,6 +542,10 @@ fn copy(app: &mut App) -> Vec<Effect> {
             .map(|e| e.message.trim().to_string()),
         Some(Screen::Messages(v)) => app.messages.iter().rev().nth(v.selected).map(|m| m.text.clone()),
         Some(Screen::Text(v)) => Some(v.lines.join("\n")),
+        Some(Screen::Fixes(v)) => app
+            .fix_rows(&v.pod)
+            .get(v.selected)
+            .map(|f| f.fix.command.clone().unwrap_or_else(|| f.fix.text.clone())),
         _ => app.focused_pod().map(|k| k.to_string()),
     };
     match text {

@@ -6,6 +6,7 @@ mod deschedule;
 mod dialogs;
 mod dra;
 mod filter_table;
+mod fixes;
 mod gang;
 mod help;
 mod log;
@@ -156,6 +157,7 @@ pub fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<
             Some(Screen::Events(v)) => log::events(app, v, theme, view, frame, body),
             Some(Screen::Messages(v)) => log::messages(app, v, theme, view, frame, body),
             Some(Screen::Text(v)) => log::text(v, theme, frame, body),
+            Some(Screen::Fixes(v)) => fixes::render(app, v, theme, view, frame, body),
         },
     }
     status_bar(app, theme, frame, bottom);

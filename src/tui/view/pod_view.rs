@@ -137,9 +137,19 @@ pub(super) fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState
     let actions_h = actions.as_ref().map_or(0, |l| {
         u16::try_from(l.width().div_ceil(usize::from(inner.width.max(1))).clamp(1, 10)).unwrap_or(1)
     });
-    let [verdict_area, cluster_area, actions_area, bar_area, crumb_area, panel] = Layout::vertical([
+    let fix = fix_line(app, ex, theme, view);
+    let [
+        verdict_area,
+        cluster_area,
+        fix_area,
+        actions_area,
+        bar_area,
+        crumb_area,
+        panel,
+    ] = Layout::vertical([
         Constraint::Length(verdict_h),
         Constraint::Length(cluster_h),
+        Constraint::Length(u16::from(fix.is_some())),
         Constraint::Length(actions_h),
         Constraint::Length(bar_h),
         Constraint::Length(1),
@@ -163,6 +173,9 @@ pub(super) fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState
             super::more_mark(theme, frame, cluster_area, app.whole);
         }
     }
+    if let Some(l) = fix {
+        frame.render_widget(Paragraph::new(l), fix_area);
+    }
     if let Some(l) = actions {
         frame.render_widget(Paragraph::new(l).wrap(Wrap { trim: false }), actions_area);
     }
@@ -181,6 +194,35 @@ pub(super) fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState
         Point::PostFilter => postfilter::render(app, ex, &pl, plugin, v.selected, theme, view, frame, panel),
         _ => steps::render(app, ex, &pl, &step, theme, view, frame, panel),
     }
+}
+
+/// "to fix: …": the first fix the engine says binds the pod (else the first), and how many
+/// more `f` lists; None for a pod that would be scheduled.
+fn fix_line(app: &App, ex: &Explanation, theme: &Theme, view: &mut ViewState) -> Option<Line<'static>> {
+    if ex.schedulable() {
+        return None;
+    }
+    let mut spans = vec![Span::styled("to fix: ", theme.header)];
+    match app.fixes.get(&ex.pod) {
+        Some(Some(rows)) if rows.is_empty() => {
+            spans.push(Span::styled("no single change found (f says why)", theme.muted));
+        }
+        Some(Some(rows)) => {
+            let best = rows.iter().find(|f| f.works()).unwrap_or(&rows[0]);
+            let style = if best.works() { theme.ok } else { theme.warn };
+            spans.push(Span::styled(best.line(), style));
+            let works = rows.iter().filter(|f| f.works()).count();
+            spans.push(Span::styled(
+                format!("  ({works} of {} work · f lists them)", rows.len()),
+                theme.muted,
+            ));
+        }
+        _ => spans.push(Span::styled(
+            format!("{} checking changes with the engine…", spinner(app, view)),
+            theme.muted,
+        )),
+    }
+    Some(Line::from(spans))
 }
 
 /// On a live cluster: whether the actions on this pod are allowed (checked before they are

@@ -1,0 +1,118 @@
+//! The fixes screen (`f` in the pod view, `:fix`): one change per blocking reason, each made on
+//! a copy of the cluster and checked by running the engine again; below, the selected fix's
+//! reason, the command that makes it and what the command cannot say.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+
+use super::{ViewState, block, record_rows, spinner};
+use crate::app::fix::Outcome;
+use crate::app::{App, FixesView};
+use crate::tui::theme::Theme;
+
+/// Draws the fixes screen.
+pub(super) fn render(app: &App, v: &FixesView, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
+    let rows = app.fix_rows(&v.pod);
+    let b = block(
+        theme,
+        Line::from(vec![
+            Span::raw(" To fix "),
+            Span::styled(v.pod.to_string(), theme.accent),
+            Span::styled(" · each change checked by the engine ", theme.muted),
+        ]),
+    );
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let verdict = match app.explanation(&v.pod) {
+        Some(Ok(ex)) => ex.verdict(),
+        Some(Err(e)) => e.clone(),
+        None => String::new(),
+    };
+    let [verdict_area, table_area, detail_area] =
+        Layout::vertical([Constraint::Length(2), Constraint::Min(3), Constraint::Length(6)]).areas(inner);
+    frame.render_widget(
+        Paragraph::new(Line::from(Span::styled(verdict, theme.fail))).wrap(Wrap { trim: false }),
+        verdict_area,
+    );
+    match app.fixes.get(&v.pod) {
+        Some(None) | None => {
+            frame.render_widget(
+                Paragraph::new(Span::styled(
+                    format!("{} checking each change with the engine…", spinner(app, view)),
+                    theme.warn,
+                )),
+                table_area,
+            );
+            return;
+        }
+        Some(Some(_)) if rows.is_empty() => {
+            frame.render_widget(
+                Paragraph::new(Span::styled(
+                    "No single change found: every node fails for more than one reason, or for a reason kschedtui proposes no change for (anti-affinity, volumes, host ports, claims). The Filter step shows each node's reasons.",
+                    theme.muted,
+                ))
+                .wrap(Wrap { trim: false }),
+                table_area,
+            );
+            return;
+        }
+        Some(Some(_)) => {}
+    }
+    let table_rows: Vec<Row<'_>> = rows
+        .iter()
+        .map(|f| {
+            let (mark, style) = match f.outcome {
+                Outcome::Binds(_) => ("✓", theme.ok),
+                Outcome::NotEnough(_) => ("✗", theme.warn),
+                Outcome::Failed(_) => ("!", theme.fail),
+            };
+            Row::new(vec![
+                Cell::from(Span::styled(mark, style)),
+                Cell::from(f.fix.reason.clone()),
+                Cell::from(Span::styled(f.line(), style)),
+            ])
+        })
+        .collect();
+    let reason_w = rows
+        .iter()
+        .map(|f| f.fix.reason.chars().count())
+        .max()
+        .unwrap_or(6)
+        .clamp(6, usize::from(inner.width / 3));
+    let table = Table::new(
+        table_rows,
+        [
+            Constraint::Length(1),
+            Constraint::Length(u16::try_from(reason_w).unwrap_or(20)),
+            Constraint::Min(10),
+        ],
+    )
+    .header(Row::new(["", "BLOCKED BY", "CHANGE → ENGINE'S ANSWER"]).style(theme.header))
+    .row_highlight_style(theme.selected)
+    .column_spacing(1);
+    let sel = v.selected.min(rows.len() - 1);
+    view.nodes.select(Some(sel));
+    frame.render_stateful_widget(table, table_area, &mut view.nodes);
+    record_rows(view, table_area, view.nodes.offset());
+    let f = &rows[sel];
+    let mut lines = vec![Line::from(Span::styled(f.line(), theme.base))];
+    match &f.fix.command {
+        Some(c) => lines.push(Line::from(vec![Span::styled("$ ", theme.muted), Span::raw(c.clone())])),
+        None => lines.push(Line::from(Span::styled(
+            "no kubectl command makes this change",
+            theme.muted,
+        ))),
+    }
+    if let Some(n) = &f.fix.note {
+        lines.push(Line::from(Span::styled(n.clone(), theme.muted)));
+    }
+    lines.push(Line::from(vec![
+        Span::styled("Enter", theme.key),
+        Span::raw(" tries it in memory · "),
+        Span::styled("c", theme.key),
+        Span::raw(" copies the command"),
+    ]));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), detail_area);
+}
