@@ -2416,3 +2416,64 @@ fn deschedule_command_errors_name_what_is_missing() {
     );
     assert!(a.deschedule_rows().is_empty());
 }
+
+#[test]
+fn fixes_are_checked_when_the_pod_view_opens_and_enter_tries_one_in_memory() {
+    use crate::model::write::Removal;
+    let mut a = demo_app(Removal::Delete, str::to_string);
+    open_pod(&mut a, "batch/report-huge");
+    let key = ObjectKey::new("batch", "report-huge");
+    // the pod view asked for them and the (synchronous) job answered
+    let rows = a.fix_rows(&key);
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(crate::app::fix::Verified::works));
+    // a schedulable pod gets none, and `f` says why
+    run(&mut a, [Action::Back]);
+    open_pod(&mut a, "shop/search-indexer");
+    run(&mut a, [Action::OpenFixes]);
+    assert!(matches!(a.screen(), Some(Screen::Pod(_))));
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "shop/search-indexer would be scheduled: Schedulable: would bind to pool-general-c2; nothing to fix"
+    );
+    assert!(!a.fixes.contains_key(&ObjectKey::new("shop", "search-indexer")));
+    run(&mut a, [Action::Back]);
+    open_pod(&mut a, "batch/report-huge");
+    run(&mut a, [Action::OpenFixes]);
+    assert!(matches!(a.screen(), Some(Screen::Fixes(v)) if v.pod == key));
+    // c copies the selected fix's command; the second (lower requests) has none: its text
+    let copied = |fx: Vec<Effect>| match fx.as_slice() {
+        [Effect::Copy(t)] => t.clone(),
+        other => panic!("{} effect(s)", other.len()),
+    };
+    assert!(
+        copied(update_sync(&mut a, Action::Copy)).starts_with("kubectl patch pod report-huge -n batch --type=json")
+    );
+    run(&mut a, [Action::Down]);
+    assert_eq!(
+        copied(update_sync(&mut a, Action::Copy)),
+        "lower cpu to ≤ 6800m, memory to ≤ 29498Mi to fit pool-general-a1"
+    );
+    // Enter makes the change in memory, back at the pod view, which now binds
+    run(&mut a, [Action::Up, Action::Open]);
+    assert_eq!(pod_view(&a).pod, key);
+    assert_eq!(
+        a.changes,
+        ["fix for batch/report-huge: tolerate dra=present:NoSchedule (pool-dra-a1, pool-dra-b1)"]
+    );
+    match a.explanation(&key) {
+        Some(Ok(ex)) => assert_eq!(ex.verdict(), "Schedulable: would bind to pool-dra-b1"),
+        other => panic!("{other:?}"),
+    }
+    // the fixes of the old cluster are gone with it
+    assert!(!a.fixes.contains_key(&key));
+    assert_eq!(a.unsaved().len(), 1);
+    // :fix opens the same screen
+    run(&mut a, [Action::Back]);
+    open_pod(&mut a, "shop/checkout-canary");
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("fix"));
+    run(&mut a, [Action::Submit]);
+    assert!(matches!(a.screen(), Some(Screen::Fixes(v)) if v.pod.name == "checkout-canary"));
+    assert_eq!(a.fix_rows(&ObjectKey::new("shop", "checkout-canary")).len(), 1);
+}

@@ -886,3 +886,62 @@ fn demo_nodes_too_small_for_the_pod_are_not_nearly_fitting() {
     t.keys(&["C-c"]);
     t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }
+
+/// The pod view's "to fix" line, the fixes screen at both sizes, `c` copying a fix's command,
+/// and Enter trying it in memory: the pod then binds.
+#[test]
+fn demo_fixes_are_checked_by_the_engine_and_enter_tries_one() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    for (cols, rows) in [(160, 48), (80, 24)] {
+        let t = Tmux::start_sized(
+            &format!("fix{cols}"),
+            &format!("{BIN} --demo; echo KSCHEDTUI-EXITED=$?; sleep 30"),
+            cols,
+            rows,
+        );
+        t.wait_for(&["kschedtui", "Pods"]);
+        t.keys(&["/"]);
+        t.text("report-huge");
+        t.wait_for(&["/report-huge", "Enter keep"]);
+        t.keys(&["Enter"]);
+        let s = t.wait_for(&["report-huge"]);
+        for _ in 0..row_of(&s, "batch", "report-huge") {
+            t.keys(&["j"]);
+        }
+        t.keys(&["Enter"]);
+        t.wait_for(&[
+            "Pod batch/report-huge",
+            "to fix (f: 3 of 3 work): tolerate dra=present:NoSchedule",
+        ]);
+        t.keys(&["f"]);
+        t.wait_for(&[
+            "To fix batch/report-huge",
+            "tolerate dra=present:NoSchedule (pool-dra-a1, pool-dra-b1) → would bind to",
+            "blocked by: node(s) had untolerated taint(s)",
+            "$ kubectl patch pod report-huge -n batch --type=json",
+        ]);
+        t.keys(&["j"]);
+        t.wait_for(&[
+            "blocked by: Insufficient cpu, Insufficient memory",
+            "no kubectl command makes this change",
+        ]);
+        t.keys(&["k"]);
+        t.wait_for(&["blocked by: node(s) had untolerated taint(s)"]);
+        t.keys(&["c"]);
+        t.wait_for(&["copied 'kubectl patch pod report-huge -n batch"]);
+        t.keys(&["Enter"]);
+        t.wait_for(&[
+            "Pod batch/report-huge",
+            "Schedulable: would bind to pool-dra-b1",
+            "fix for batch/report-huge: tolerate dra=present:NoSchedule",
+        ]);
+        t.wait_gone("to fix (");
+        t.keys(&[":"]);
+        t.text("q!");
+        t.keys(&["Enter"]);
+        t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+    }
+}

@@ -402,6 +402,17 @@ fn gated_pod() {
 }
 
 #[test]
+fn fixes_screen_of_a_gated_pod_and_of_a_pod_with_several_fixes() {
+    let mut a = app();
+    open_pod(&mut a, "gated-1");
+    run(&mut a, [Action::OpenFixes]);
+    snap("fixes_gated", &a);
+    open_pod(&mut a, "batch-1");
+    run(&mut a, [Action::OpenFixes, Action::Down]);
+    snap("fixes_batch", &a);
+}
+
+#[test]
 fn pod_waiting_for_its_scheduler() {
     let mut a = app();
     open_pod(&mut a, "etl-1");

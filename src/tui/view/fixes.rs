@@ -31,7 +31,7 @@ pub(super) fn render(app: &App, v: &FixesView, theme: &Theme, view: &mut ViewSta
         None => String::new(),
     };
     let [verdict_area, table_area, detail_area] =
-        Layout::vertical([Constraint::Length(2), Constraint::Min(3), Constraint::Length(6)]).areas(inner);
+        Layout::vertical([Constraint::Length(2), Constraint::Min(3), Constraint::Length(8)]).areas(inner);
     frame.render_widget(
         Paragraph::new(Line::from(Span::styled(verdict, theme.fail))).wrap(Wrap { trim: false }),
         verdict_area,
@@ -60,6 +60,8 @@ pub(super) fn render(app: &App, v: &FixesView, theme: &Theme, view: &mut ViewSta
         }
         Some(Some(_)) => {}
     }
+    // narrow: the reason gives way to the change (the detail below names it)
+    let wide = inner.width >= 120;
     let table_rows: Vec<Row<'_>> = rows
         .iter()
         .map(|f| {
@@ -68,11 +70,12 @@ pub(super) fn render(app: &App, v: &FixesView, theme: &Theme, view: &mut ViewSta
                 Outcome::NotEnough(_) => ("✗", theme.warn),
                 Outcome::Failed(_) => ("!", theme.fail),
             };
-            Row::new(vec![
-                Cell::from(Span::styled(mark, style)),
-                Cell::from(f.fix.reason.clone()),
-                Cell::from(Span::styled(f.line(), style)),
-            ])
+            let mut cells = vec![Cell::from(Span::styled(mark, style))];
+            if wide {
+                cells.push(Cell::from(f.fix.reason.clone()));
+            }
+            cells.push(Cell::from(Span::styled(f.line(), style)));
+            Row::new(cells)
         })
         .collect();
     let reason_w = rows
@@ -80,24 +83,31 @@ pub(super) fn render(app: &App, v: &FixesView, theme: &Theme, view: &mut ViewSta
         .map(|f| f.fix.reason.chars().count())
         .max()
         .unwrap_or(6)
-        .clamp(6, usize::from(inner.width / 3));
-    let table = Table::new(
-        table_rows,
-        [
-            Constraint::Length(1),
-            Constraint::Length(u16::try_from(reason_w).unwrap_or(20)),
-            Constraint::Min(10),
-        ],
-    )
-    .header(Row::new(["", "BLOCKED BY", "CHANGE → ENGINE'S ANSWER"]).style(theme.header))
-    .row_highlight_style(theme.selected)
-    .column_spacing(1);
+        .clamp(10, usize::from(inner.width / 3));
+    let mut widths = vec![Constraint::Length(1)];
+    let mut header = vec![""];
+    if wide {
+        widths.push(Constraint::Length(u16::try_from(reason_w).unwrap_or(20)));
+        header.push("BLOCKED BY");
+    }
+    widths.push(Constraint::Min(10));
+    header.push("CHANGE → ENGINE'S ANSWER");
+    let table = Table::new(table_rows, widths)
+        .header(Row::new(header).style(theme.header))
+        .row_highlight_style(theme.selected)
+        .column_spacing(1);
     let sel = v.selected.min(rows.len() - 1);
     view.nodes.select(Some(sel));
     frame.render_stateful_widget(table, table_area, &mut view.nodes);
     record_rows(view, table_area, view.nodes.offset());
     let f = &rows[sel];
-    let mut lines = vec![Line::from(Span::styled(f.line(), theme.base))];
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("blocked by: ", theme.muted),
+            Span::raw(f.fix.reason.clone()),
+        ]),
+        Line::from(Span::styled(f.line(), theme.base)),
+    ];
     match &f.fix.command {
         Some(c) => lines.push(Line::from(vec![Span::styled("$ ", theme.muted), Span::raw(c.clone())])),
         None => lines.push(Line::from(Span::styled(

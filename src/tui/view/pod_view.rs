@@ -202,25 +202,29 @@ fn fix_line(app: &App, ex: &Explanation, theme: &Theme, view: &mut ViewState) ->
     if ex.schedulable() {
         return None;
     }
-    let mut spans = vec![Span::styled("to fix: ", theme.header)];
+    let mut spans = vec![Span::styled("to fix", theme.header)];
     match app.fixes.get(&ex.pod) {
         Some(Some(rows)) if rows.is_empty() => {
-            spans.push(Span::styled("no single change found (f says why)", theme.muted));
+            spans.push(Span::styled(": no single change found (f says why)", theme.muted));
         }
         Some(Some(rows)) => {
             let best = rows.iter().find(|f| f.works()).unwrap_or(&rows[0]);
             let style = if best.works() { theme.ok } else { theme.warn };
-            spans.push(Span::styled(best.line(), style));
             let works = rows.iter().filter(|f| f.works()).count();
+            // the count first: a narrow screen cuts the end of the line, f shows it whole
             spans.push(Span::styled(
-                format!("  ({works} of {} work · f lists them)", rows.len()),
+                format!(" (f: {works} of {} work): ", rows.len()),
                 theme.muted,
             ));
+            spans.push(Span::styled(best.line(), style));
         }
-        _ => spans.push(Span::styled(
+        _ => spans.push(Span::styled(": ", theme.muted)),
+    }
+    if matches!(app.fixes.get(&ex.pod), Some(None) | None) {
+        spans.push(Span::styled(
             format!("{} checking changes with the engine…", spinner(app, view)),
             theme.muted,
-        )),
+        ));
     }
     Some(Line::from(spans))
 }
