@@ -127,6 +127,13 @@ pub enum Action {
         /// The explanation or the engine's error.
         result: Explained,
     },
+    /// `:export FILE` was written (or why not).
+    Exported {
+        /// The file.
+        path: String,
+        /// Ok, or the message.
+        result: Result<(), String>,
+    },
     /// A pod's fixes were checked.
     FixesVerified {
         /// Cluster generation it was computed on.

@@ -132,6 +132,15 @@ pub enum Effect {
     /// Check and send a write plan to the live cluster; the report comes back as
     /// `Action::Written`.
     Write(Plan),
+    /// Write the `:export` text to a file; the result comes back as `Action::Exported`.
+    Export {
+        /// The text.
+        text: String,
+        /// The file.
+        path: std::path::PathBuf,
+        /// Replace an existing file (`:export!`).
+        overwrite: bool,
+    },
     /// Write the cluster as it is now (in-memory changes included) to a snapshot file; the
     /// result comes back as `Action::Saved`.
     Save {

@@ -18,6 +18,7 @@ pub mod deschedule;
 pub(crate) mod describe;
 pub(crate) mod diff;
 pub(crate) mod effect;
+pub mod export;
 pub mod fix;
 pub(crate) mod format;
 pub(crate) mod keymap;
@@ -655,6 +656,8 @@ pub struct App {
     pub messages_dropped: usize,
     /// In-memory changes made so far, oldest first.
     pub changes: Vec<String>,
+    /// The cluster before the first of `changes` (what `:export` diffs against).
+    pub baseline: Option<Arc<Cluster>>,
     /// The last `:w`: the file and how many in-memory changes it holds.
     pub saved: Option<(String, usize)>,
     /// The last `:deschedule FILE` (shown by [`Screen::Deschedule`]).
@@ -710,6 +713,7 @@ impl App {
             messages: std::collections::VecDeque::new(),
             messages_dropped: 0,
             changes: Vec::new(),
+            baseline: None,
             saved: None,
             deschedule: None,
             diff_base: None,

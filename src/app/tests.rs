@@ -2101,6 +2101,16 @@ fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
                     ":{word}"
                 ),
                 "messages" => assert!(matches!(a.screen(), Some(Screen::Messages(_))), ":{word}"),
+                "fix" => match a.explanation(&ObjectKey::new("default", "web-2")) {
+                    Some(Ok(ex)) if ex.schedulable() => {
+                        assert!(status.ends_with("; nothing to fix"), ":{word}: {status}")
+                    }
+                    _ => assert!(matches!(a.screen(), Some(Screen::Fixes(_))), ":{word}"),
+                },
+                "export" | "export!" => assert_eq!(
+                    status, "no in-memory change to export: make a what-if first (i, e, f, b, x, c in the node view)",
+                    ":{word}"
+                ),
                 "ctx" => assert_eq!(
                     status,
                     "no kubeconfig contexts: this is the snapshot tui-test.yaml (start kschedtui without --snapshot or --demo to attach to a cluster)",
@@ -2131,7 +2141,7 @@ fn an_unknown_command_lists_the_table() {
         a.status,
         Some(StatusMsg {
             kind: StatusKind::Error,
-            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :events [all], :ctx [NAME], :messages, :deschedule FILE, :ns NAME|all, :reason [TEXT], :profile [NAME|auto], :w FILE, :w! FILE, :help, :q, :q!)".into(),
+            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :events [all], :ctx [NAME], :fix, :messages, :deschedule FILE, :ns NAME|all, :reason [TEXT], :profile [NAME|auto], :w FILE, :w! FILE, :export [FILE], :export! FILE, :help, :q, :q!)".into(),
         })
     );
 }
@@ -2152,7 +2162,7 @@ fn the_command_hint_follows_what_is_typed() {
     use super::update::command::hint;
     assert_eq!(
         hint(""),
-        ":pods :nodes :queue :gang :events :ctx :messages :deschedule :ns :reason :profile :w :w! :help :q :q!"
+        ":pods :nodes :queue :gang :events :ctx :fix :messages :deschedule :ns :reason :profile :w :w! :export :export! :help :q :q!"
     );
     assert_eq!(
         hint("des"),
@@ -2476,4 +2486,58 @@ fn fixes_are_checked_when_the_pod_view_opens_and_enter_tries_one_in_memory() {
     run(&mut a, [Action::Submit]);
     assert!(matches!(a.screen(), Some(Screen::Fixes(v)) if v.pod.name == "checkout-canary"));
     assert_eq!(a.fix_rows(&ObjectKey::new("shop", "checkout-canary")).len(), 1);
+}
+
+#[test]
+fn export_lists_the_what_ifs_as_kubectl_commands_and_writes_them_to_a_file() {
+    use crate::model::write::Removal;
+    let mut a = demo_app(Removal::Delete, str::to_string);
+    open_pod(&mut a, "batch/report-huge");
+    run(&mut a, [Action::OpenFixes, Action::Open]);
+    assert_eq!(a.changes.len(), 1);
+    let fx = command_line(&mut a, "export");
+    assert!(fx.is_empty());
+    let Some(Screen::Text(v)) = a.screen() else {
+        panic!("a text screen: {:?}", a.status)
+    };
+    assert_eq!(v.title, "What-if export · 1 change(s)");
+    assert_eq!(
+        v.lines[..2],
+        [
+            "# 1 in-memory change(s), 1 object(s) differ from the cluster as loaded:".to_string(),
+            "#   fix for batch/report-huge: tolerate dra=present:NoSchedule (pool-dra-a1, pool-dra-b1)".to_string()
+        ]
+    );
+    assert!(
+        v.lines.iter().any(|l| l.starts_with(
+            "kubectl patch pod report-huge -n batch --type=json -p '[{\"op\":\"add\",\"path\":\"/spec/tolerations"
+        )),
+        "{:#?}",
+        v.lines
+    );
+    let fx = command_line(&mut a, "export ~/what-if.txt");
+    match fx.as_slice() {
+        [Effect::Export { text, path, overwrite }] => {
+            assert_eq!(path, std::path::Path::new("~/what-if.txt"));
+            assert!(!overwrite);
+            assert!(text.starts_with("# 1 in-memory change(s)") && text.ends_with('\n'));
+        }
+        other => panic!("{} effect(s)", other.len()),
+    }
+    update(
+        &mut a,
+        Action::Exported {
+            path: "/home/u/what-if.txt".into(),
+            result: Ok(()),
+        },
+    );
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "exported 1 in-memory change(s) to /home/u/what-if.txt: kubectl commands, then the objects' YAML"
+    );
+    assert!(command_line(&mut a, "export!").is_empty());
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        ":export! needs a file: :export! FILE"
+    );
 }

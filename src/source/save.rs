@@ -214,6 +214,18 @@ pub fn save_path(c: &Cluster, path: &Path) -> Result<(), SaveError> {
 /// half-written snapshot; without `overwrite`, an existing `path` is an error
 /// ([`SaveError::Exists`]) and nothing is written.
 pub fn save(c: &Cluster, path: &Path, overwrite: bool) -> Result<(), SaveError> {
+    if !overwrite && path.exists() {
+        return Err(SaveError::Exists(path.display().to_string()));
+    }
+    let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let text = to_text(c, json)?;
+    write_text(path, &text, overwrite)
+}
+
+/// Writes `text` to `path` as [`save`] writes a snapshot: through a temporary file renamed (or,
+/// without `overwrite`, hard-linked) into place, so a failure leaves nothing half-written and an
+/// existing file is never replaced unless asked.
+pub fn write_text(path: &Path, text: &str, overwrite: bool) -> Result<(), SaveError> {
     let io = |e: std::io::Error| SaveError::Io {
         path: path.display().to_string(),
         source: e,
@@ -221,8 +233,6 @@ pub fn save(c: &Cluster, path: &Path, overwrite: bool) -> Result<(), SaveError> 
     if !overwrite && path.exists() {
         return Err(SaveError::Exists(path.display().to_string()));
     }
-    let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let text = to_text(c, json)?;
     let name = path
         .file_name()
         .ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name")))?;

@@ -310,6 +310,13 @@ async fn event_loop(
                             let _ = tx.send(Action::CopyFailed(e.to_string()));
                         }
                     }
+                    Effect::Export { text, path, overwrite } => {
+                        let tx = tx.clone();
+                        let path = crate::source::expand_home(&path, std::env::var("HOME").ok().as_deref());
+                        tokio::task::spawn_blocking(move || {
+                            let _ = tx.send(runtime::export(&text, &path, overwrite));
+                        });
+                    }
                     Effect::Save {
                         cluster,
                         path,

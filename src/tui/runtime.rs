@@ -168,6 +168,21 @@ pub fn save(cluster: &crate::model::Cluster, path: &std::path::Path, overwrite: 
     }
 }
 
+/// Writes the `:export` text (never half-written; an existing file only with `:export!`).
+pub fn export(text: &str, path: &std::path::Path, overwrite: bool) -> Action {
+    let result = crate::source::save::write_text(path, text, overwrite).map_err(|e| match e {
+        crate::source::save::SaveError::Exists(p) => format!("'{p}' already exists: :export! {p} replaces it"),
+        crate::source::save::SaveError::Io { path, source } => {
+            format!("cannot write '{path}': {source}; nothing was written")
+        }
+        other => format!("{other}; nothing was written"),
+    });
+    Action::Exported {
+        path: path.display().to_string(),
+        result,
+    }
+}
+
 /// Asks the source whether each request would be allowed (SelfSubjectAccessReview on a live
 /// cluster; nothing is written), one `Action::AccessChecked` per request.
 pub async fn check_access<S: crate::source::ClusterSource>(

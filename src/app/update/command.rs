@@ -185,6 +185,20 @@ pub static COMMANDS: &[Command] = &[
         run: |app, inv| save_command(app, inv, true),
     },
     Command {
+        name: "export",
+        aliases: &["exp"],
+        args: "[FILE]",
+        help: "the what-if changes as kubectl commands and YAML; with a file, written there",
+        run: |app, inv| export_command(app, inv, false),
+    },
+    Command {
+        name: "export!",
+        aliases: &["exp!"],
+        args: "FILE",
+        help: "export, replacing the file if it exists",
+        run: |app, inv| export_command(app, inv, true),
+    },
+    Command {
         name: "help",
         aliases: &["h"],
         args: "",
@@ -518,4 +532,32 @@ fn context(app: &mut App, name: Option<&str>) {
             app.should_quit = true;
         }
     }
+}
+
+/// `:export [FILE]`: the what-ifs as kubectl commands and YAML, on a text screen or to FILE.
+fn export_command(app: &mut App, inv: &Invocation<'_>, overwrite: bool) -> Vec<Effect> {
+    let (Some(base), false) = (app.baseline.clone(), app.changes.is_empty()) else {
+        app.info("no in-memory change to export: make a what-if first (i, e, f, b, x, c in the node view)");
+        return Vec::new();
+    };
+    let lines = crate::app::export::text(&base, &app.cluster, &app.changes);
+    if inv.rest.is_empty() {
+        if overwrite {
+            app.error(":export! needs a file: :export! FILE");
+            return Vec::new();
+        }
+        app.screens.push(Screen::Text(crate::app::TextView {
+            title: format!("What-if export · {} change(s)", app.changes.len()),
+            lines,
+            scroll: 0,
+        }));
+        return Vec::new();
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    vec![Effect::Export {
+        text,
+        path: std::path::PathBuf::from(inv.rest),
+        overwrite,
+    }]
 }

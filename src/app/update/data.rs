@@ -231,6 +231,7 @@ pub(super) fn on_replaced(app: &mut App, reason: &str) -> Vec<Effect> {
     let dropped = app.changes.len();
     let fx = rebuild_live(app, true);
     app.changes.clear();
+    app.baseline = None;
     app.diff_base = None;
     app.diff = None;
     if let Some(l) = &mut app.live {
@@ -261,6 +262,9 @@ pub(crate) fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Ve
     });
     app.diff = None;
     app.usage = node_usage(&cluster, &app.features);
+    if app.baseline.is_none() {
+        app.baseline = Some(app.cluster.clone());
+    }
     app.cluster = Arc::new(cluster);
     app.generation += 1;
     clear_explanations(app);
@@ -334,6 +338,7 @@ pub(super) fn rerun(app: &mut App) -> Vec<Effect> {
         let mut fx = rebuild_live(app, true);
         fx.push(Effect::Relist);
         app.changes.clear();
+        app.baseline = None;
         app.diff_base = None;
         app.diff = None;
         let rv = app.live.as_ref().map(|l| l.seen_rv.clone()).unwrap_or_default();

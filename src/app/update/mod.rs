@@ -141,6 +141,16 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             on_explained(app, generation, pod, result);
             Vec::new()
         }
+        Action::Exported { path, result } => {
+            match result {
+                Ok(()) => app.info(format!(
+                    "exported {} in-memory change(s) to {path}: kubectl commands, then the objects' YAML",
+                    app.changes.len()
+                )),
+                Err(e) => app.error(e),
+            }
+            Vec::new()
+        }
         Action::FixesVerified {
             generation,
             pod,
