@@ -41,6 +41,15 @@ pub enum Change {
     MaxSkew(usize, String, i32),
     /// Set the pod's schedulerName.
     SchedulerName(String),
+    /// Delete these bound pods (they hold a host port the pod asks for).
+    DeletePods(Vec<ObjectKey>),
+    /// Make the pod's required (anti-)affinity term at this index a preferred one of weight 100.
+    PreferTerm {
+        /// The anti-affinity terms (else the affinity terms).
+        anti: bool,
+        /// Index in requiredDuringSchedulingIgnoredDuringExecution.
+        index: usize,
+    },
 }
 
 /// A change, what it is for, and how to make it on a real cluster.
@@ -344,6 +353,10 @@ pub fn candidates(
             change: Change::LabelNode(f.node.clone(), labels),
         });
     }
+    if let Some(fix) = ports_fix(cluster, pod, ex) {
+        out.push(fix);
+    }
+    out.extend(affinity_fixes(pod, ex));
     resource_fixes(cluster, usage, features, pod, ex, &mut out);
     if let Some(fix) = spread_fix(pod, ex) {
         out.push(fix);
@@ -486,6 +499,98 @@ fn resource_fixes(
         note: Some("capacity: a bigger instance type in the node pool, or fewer pods on the node".into()),
         change: Change::BiggerNode(f.node.clone(), more),
     });
+}
+
+/// Free the host port on the first node that fails only NodePorts: the bound pods holding it.
+fn ports_fix(cluster: &Cluster, pod: &Pod, ex: &Explanation) -> Option<Fix> {
+    let f = only(ex, "NodePorts").into_iter().next()?;
+    let want: Vec<&crate::model::HostPort> = pod.host_ports.iter().chain(&pod.sidecar_host_ports).collect();
+    let mut holders = Vec::new();
+    let mut ports = Vec::new();
+    for p in cluster
+        .pods
+        .iter()
+        .filter(|p| p.node_name.as_deref() == Some(&f.node) && !p.is_finished())
+    {
+        let used: Vec<crate::model::HostPort> = p.host_ports.iter().chain(&p.sidecar_host_ports).cloned().collect();
+        let clash: Vec<String> = want
+            .iter()
+            .filter(|w| crate::engine::plugins::node_ports::conflicts(&used, w))
+            .map(|w| format!("{}/{}", w.protocol, w.port))
+            .collect();
+        if !clash.is_empty() {
+            holders.push(p.key.clone());
+            ports.extend(clash);
+        }
+    }
+    if holders.is_empty() {
+        return None;
+    }
+    ports.sort();
+    ports.dedup();
+    let names: Vec<String> = holders.iter().map(ToString::to_string).collect();
+    let commands: Vec<String> = holders
+        .iter()
+        .map(|k| format!("kubectl delete pod {} -n {}", k.name, k.namespace))
+        .collect();
+    Some(Fix {
+        reason: reason_of(f, "NodePorts"),
+        text: format!(
+            "free host port {} on {}: delete {} (holds it)",
+            ports.join(", "),
+            f.node,
+            names.join(", ")
+        ),
+        command: Some(commands.join(" && ")),
+        note: Some("the pod holding the port is usually an older copy of this one (a DaemonSet rollout): its owner recreates it unless it is gone from the owner too".into()),
+        change: Change::DeletePods(holders),
+    })
+}
+
+/// The pod's own required (anti-)affinity terms, each made preferred, when some node fails only
+/// InterPodAffinity because of them (the existing pods' anti-affinity is theirs to change).
+fn affinity_fixes(pod: &Pod, ex: &Explanation) -> Vec<Fix> {
+    let nodes = only(ex, "InterPodAffinity");
+    let reasons: Vec<String> = nodes.iter().map(|f| reason_of(f, "InterPodAffinity")).collect();
+    let aff = pod.spec().affinity.as_ref();
+    let mut out = Vec::new();
+    for (anti, marker) in [
+        (true, "didn't match pod anti-affinity rules"),
+        (false, "didn't match pod affinity rules"),
+    ] {
+        let Some(reason) = reasons.iter().find(|r| r.contains(marker)) else {
+            continue;
+        };
+        let terms = if anti {
+            aff.and_then(|a| a.pod_anti_affinity.as_ref())
+                .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+        } else {
+            aff.and_then(|a| a.pod_affinity.as_ref())
+                .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+        };
+        for (index, t) in terms.into_iter().flatten().enumerate().take(4) {
+            let selector = t
+                .label_selector
+                .as_ref()
+                .and_then(|s| s.match_labels.as_ref())
+                .map(|m| m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
+                .filter(|s| !s.is_empty())
+                .map(|s| format!(", {s}"))
+                .unwrap_or_default();
+            let kind = if anti { "anti-affinity" } else { "affinity" };
+            out.push(Fix {
+                reason: reason.clone(),
+                text: format!(
+                    "make the pod's required {kind} term ({}{selector}) preferred",
+                    t.topology_key
+                ),
+                command: None,
+                note: Some(immutable(pod, "affinity")),
+                change: Change::PreferTerm { anti, index },
+            });
+        }
+    }
+    out
 }
 
 /// Relax the first failing DoNotSchedule spread constraint to the smallest skew a node needs.
@@ -671,6 +776,42 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
                 .filter(|c| c.topology_key == *key)
                 .ok_or_else(|| format!("pod {key}: no topology spread constraint {i} on {key}"))?;
             c.max_skew = *to;
+            replace_pod(cluster, obj)
+        }
+        Change::DeletePods(keys) => {
+            let mut c = cluster.clone();
+            c.pods.retain(|p| !keys.contains(&p.key));
+            Ok(c)
+        }
+        Change::PreferTerm { anti, index } => {
+            let mut obj = pod.obj.clone();
+            let missing = || format!("pod {key}: no required pod (anti-)affinity term {index}");
+            let a = obj
+                .spec
+                .as_mut()
+                .and_then(|s| s.affinity.as_mut())
+                .ok_or_else(missing)?;
+            let (required, preferred) = if *anti {
+                let x = a.pod_anti_affinity.as_mut().ok_or_else(missing)?;
+                (
+                    &mut x.required_during_scheduling_ignored_during_execution,
+                    &mut x.preferred_during_scheduling_ignored_during_execution,
+                )
+            } else {
+                let x = a.pod_affinity.as_mut().ok_or_else(missing)?;
+                (
+                    &mut x.required_during_scheduling_ignored_during_execution,
+                    &mut x.preferred_during_scheduling_ignored_during_execution,
+                )
+            };
+            let terms = required.as_mut().filter(|t| *index < t.len()).ok_or_else(missing)?;
+            let term = terms.remove(*index);
+            preferred
+                .get_or_insert_with(Vec::new)
+                .push(core::WeightedPodAffinityTerm {
+                    pod_affinity_term: term,
+                    weight: 100,
+                });
             replace_pod(cluster, obj)
         }
         Change::SchedulerName(s) => {
@@ -895,6 +1036,57 @@ mod tests {
         // schedulable pods and pods failing several plugins everywhere get none
         assert!(fixes_of("shop", "search-indexer").is_empty());
         assert!(fixes_of("ml", "llm-serve-h200").is_empty());
+    }
+
+    #[test]
+    fn host_ports_and_the_pods_own_affinity_terms() {
+        let v = fixes_of("monitoring", "node-exporter-new");
+        assert_eq!(
+            texts(&v),
+            [
+                "free host port TCP/9100 on pool-general-a2: delete monitoring/node-exporter-agent (holds it) → would bind to pool-general-a2 ✓"
+            ]
+        );
+        assert_eq!(
+            v[0].fix.command.as_deref(),
+            Some("kubectl delete pod node-exporter-agent -n monitoring")
+        );
+        assert_eq!(
+            texts(&fixes_of("shop", "frontend-spread")),
+            [
+                "make the pod's required anti-affinity term (topology.kubernetes.io/zone, app=shop-web) preferred → would bind (2 nodes tie: pool-general-b1, pool-general-c1) ✓"
+            ]
+        );
+        let v = fixes_of("shop", "sidecar-cache");
+        assert_eq!(
+            texts(&v),
+            [
+                "make the pod's required affinity term (kubernetes.io/hostname, app=redis-primary) preferred → would bind to pool-general-a2 ✓"
+            ]
+        );
+        // the term moved: no required term left, one preferred of weight 100
+        let (c, _, _) = demo();
+        let key = ObjectKey::new("shop", "sidecar-cache");
+        let changed = apply(&c, &key, &v[0].fix.change).expect("applies");
+        let pa = changed
+            .pod(&key)
+            .expect("pod")
+            .spec()
+            .affinity
+            .clone()
+            .and_then(|a| a.pod_affinity)
+            .expect("affinity");
+        assert!(
+            pa.required_during_scheduling_ignored_during_execution
+                .unwrap_or_default()
+                .is_empty()
+        );
+        assert_eq!(
+            pa.preferred_during_scheduling_ignored_during_execution
+                .expect("preferred")[0]
+                .weight,
+            100
+        );
     }
 
     #[test]
