@@ -53,7 +53,7 @@ pub fn snapshot(data: &[u8]) {
         .map(|p| p.key.clone())
         .collect();
     for key in pending {
-        if let Ok(ex) = engine::explain(&snap, &profiles, &key) {
+        if let Ok(ex) = engine::explain(&snap, profiles, &key) {
             let _ = crate::explain::json::to_value(&ex);
             let _ = crate::explain::text::render(&ex);
         }
