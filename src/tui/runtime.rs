@@ -74,50 +74,54 @@ impl Runtime {
 }
 
 impl Runtime {
+    /// Runs `work` on a blocking thread and sends the action `done` makes of its result; an
+    /// engine panic ends the app with a message saying what it was doing.
+    fn engine_job<R: Send + 'static>(
+        &self,
+        doing: String,
+        work: impl FnOnce() -> R + Send + 'static,
+        done: impl FnOnce(R) -> Action + Send + 'static,
+    ) {
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let action = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+                Ok(r) => done(r),
+                Err(_) => Action::Fatal(format!("the engine panicked while {doing}")),
+            };
+            let _ = tx.send(action);
+        });
+    }
+
     /// Checks a pod's fixes on a blocking thread (one engine run per fix); the result comes
     /// back as `Action::FixesVerified`.
     pub fn fixes(&self, job: crate::app::FixJob) {
-        let tx = self.tx.clone();
-        tokio::task::spawn_blocking(move || {
-            let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run())) {
-                Ok(r) => r,
-                Err(_) => {
-                    let _ = tx.send(Action::Fatal(format!(
-                        "the engine panicked while checking the fixes of {}",
-                        job.pod
-                    )));
-                    return;
-                }
-            };
-            let _ = tx.send(Action::FixesVerified {
-                generation: job.generation,
-                pod: job.pod,
+        let doing = format!("checking the fixes of {}", job.pod);
+        let (generation, pod) = (job.generation, job.pod.clone());
+        self.engine_job(
+            doing,
+            move || job.run(),
+            move |result| Action::FixesVerified {
+                generation,
+                pod,
                 result,
-            });
-        });
+            },
+        );
     }
 
     /// Computes a gang's pass in the background; the result comes back as
     /// `Action::GroupComputed`.
     pub fn group(&self, job: crate::app::GroupJob) {
-        let tx = self.tx.clone();
-        tokio::task::spawn_blocking(move || {
-            let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run())) {
-                Ok(r) => r,
-                Err(_) => {
-                    let _ = tx.send(Action::Fatal(format!(
-                        "the engine panicked while scheduling the gang of {}",
-                        job.pod
-                    )));
-                    return;
-                }
-            };
-            let _ = tx.send(Action::GroupComputed {
-                generation: job.generation,
-                pod: job.pod,
+        let doing = format!("scheduling the gang of {}", job.pod);
+        let (generation, pod) = (job.generation, job.pod.clone());
+        self.engine_job(
+            doing,
+            move || job.run(),
+            move |result| Action::GroupComputed {
+                generation,
+                pod,
                 result,
-            });
-        });
+            },
+        );
     }
 }
 

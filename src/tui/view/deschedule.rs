@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{ViewState, block, record_rows, spinner};
+use super::{ViewState, block, selectable_table, spinner};
 use crate::app::deschedule::RowKind;
 use crate::app::{App, DescheduleView};
 use crate::tui::theme::Theme;
@@ -126,10 +126,7 @@ pub(crate) fn render(
     .header(Row::new(["POD", "NODE", "OUTCOME", "LANDS / WHY"]).style(theme.header))
     .row_highlight_style(theme.selected)
     .column_spacing(1);
-    let sel = v.selected.min(report.rows.len() - 1);
-    view.nodes.select(Some(sel));
-    frame.render_stateful_widget(table, table_area, &mut view.nodes);
-    record_rows(view, table_area, view.nodes.offset());
+    let sel = selectable_table(view, frame, table, table_area, v.selected, report.rows.len());
     let mut lines = Vec::new();
     if let Some(r) = report.rows.get(sel) {
         lines.push(Line::from(Span::styled(r.plugin.clone(), theme.header)));

@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{ViewState, block, record_rows, spinner};
+use super::{ViewState, block, selectable_table, spinner};
 use crate::app::fix::Outcome;
 use crate::app::{App, FixesView};
 use crate::tui::theme::Theme;
@@ -96,10 +96,7 @@ pub(super) fn render(app: &App, v: &FixesView, theme: &Theme, view: &mut ViewSta
         .header(Row::new(header).style(theme.header))
         .row_highlight_style(theme.selected)
         .column_spacing(1);
-    let sel = v.selected.min(rows.len() - 1);
-    view.nodes.select(Some(sel));
-    frame.render_stateful_widget(table, table_area, &mut view.nodes);
-    record_rows(view, table_area, view.nodes.offset());
+    let sel = selectable_table(view, frame, table, table_area, v.selected, rows.len());
     let f = &rows[sel];
     let mut lines = vec![
         Line::from(vec![

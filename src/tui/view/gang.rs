@@ -8,7 +8,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{ViewState, block, record_rows};
+use super::{ViewState, block, selectable_table};
 use crate::app::{App, GangView};
 use crate::engine::framework::handle::go_duration;
 use crate::engine::group_cycle::{GroupOutcome, MemberResult};
@@ -171,10 +171,7 @@ pub(super) fn render(app: &App, v: &GangView, theme: &Theme, view: &mut ViewStat
         );
         return;
     }
-    let sel = v.selected.min(g.members.len() - 1);
-    view.nodes.select(Some(sel));
-    frame.render_stateful_widget(table, table_area, &mut view.nodes);
-    record_rows(view, table_area, view.nodes.offset());
+    let sel = selectable_table(view, frame, table, table_area, v.selected, g.members.len());
     let m = &g.members[sel];
     let detail = vec![
         Line::from(vec![

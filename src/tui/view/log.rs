@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{ViewState, block, record_rows};
+use super::{ViewState, block, selectable_table};
 use crate::app::format::{event_interval, human_duration_changes_at};
 use crate::app::{App, EventsView, MessagesView, StatusKind, TextView};
 use crate::tui::theme::Theme;
@@ -109,10 +109,7 @@ pub(super) fn events(
         .header(Row::new(header).style(theme.header))
         .row_highlight_style(theme.selected)
         .column_spacing(if from { 2 } else { 1 });
-    let sel = v.selected.min(rows.len() - 1);
-    view.nodes.select(Some(sel));
-    frame.render_stateful_widget(table, table_area, &mut view.nodes);
-    record_rows(view, table_area, view.nodes.offset());
+    let sel = selectable_table(view, frame, table, table_area, v.selected, rows.len());
     let e = rows[sel];
     let lines = vec![
         Line::from(vec![
@@ -180,10 +177,7 @@ pub(super) fn messages(
     .header(Row::new(["UTC", "KIND", "MESSAGE"]).style(theme.header))
     .row_highlight_style(theme.selected)
     .column_spacing(1);
-    let sel = v.selected.min(n - 1);
-    view.nodes.select(Some(sel));
-    frame.render_stateful_widget(table, table_area, &mut view.nodes);
-    record_rows(view, table_area, view.nodes.offset());
+    let sel = selectable_table(view, frame, table, table_area, v.selected, n);
     if let Some(m) = app.messages.iter().rev().nth(sel) {
         frame.render_widget(
             Paragraph::new(Line::from(Span::styled(m.text.clone(), style_of(m.kind)))).wrap(Wrap { trim: false }),

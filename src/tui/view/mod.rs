@@ -513,6 +513,23 @@ pub fn window(offset: usize, selected: usize, len: usize, height: usize) -> (usi
 }
 
 /// Records where a table's rows were drawn (the area below a one-line header) for clicks.
+/// Draws a table of `len` rows (at least one) with row `selected` highlighted (clamped), and
+/// records where its rows are for the mouse; the selected row's index.
+pub(super) fn selectable_table(
+    view: &mut ViewState,
+    frame: &mut Frame<'_>,
+    table: ratatui::widgets::Table<'_>,
+    area: Rect,
+    selected: usize,
+    len: usize,
+) -> usize {
+    let sel = selected.min(len.saturating_sub(1));
+    view.nodes.select(Some(sel));
+    frame.render_stateful_widget(table, area, &mut view.nodes);
+    record_rows(view, area, view.nodes.offset());
+    sel
+}
+
 pub fn record_rows(view: &mut ViewState, table_area: Rect, offset: usize) {
     view.rows_area = Some(Rect {
         y: table_area.y + 1,

@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{ViewState, block, record_rows};
+use super::{ViewState, block, selectable_table};
 use crate::app::{App, QueueView};
 use crate::engine::queue::Pool;
 use crate::tui::theme::Theme;
@@ -74,10 +74,7 @@ pub(super) fn render(app: &App, v: &QueueView, theme: &Theme, view: &mut ViewSta
     .header(Row::new(["POD", "WHERE", "PLUGINS", "WHY"]).style(theme.header))
     .row_highlight_style(theme.selected)
     .column_spacing(1);
-    let sel = v.selected.min(rows.len() - 1);
-    view.nodes.select(Some(sel));
-    frame.render_stateful_widget(table, table_area, &mut view.nodes);
-    record_rows(view, table_area, view.nodes.offset());
+    let sel = selectable_table(view, frame, table, table_area, v.selected, rows.len());
     let mut lines = Vec::new();
     if let Some((k, Some(e))) = rows.get(sel) {
         lines.push(Line::from(vec![
