@@ -766,15 +766,15 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
             }
             replace_node(cluster, obj)
         }
-        Change::MaxSkew(i, key, to) => {
+        Change::MaxSkew(i, topology, to) => {
             let mut obj = pod.obj.clone();
             let c = obj
                 .spec
                 .as_mut()
                 .and_then(|s| s.topology_spread_constraints.as_mut())
                 .and_then(|c| c.get_mut(*i))
-                .filter(|c| c.topology_key == *key)
-                .ok_or_else(|| format!("pod {key}: no topology spread constraint {i} on {key}"))?;
+                .filter(|c| c.topology_key == *topology)
+                .ok_or_else(|| format!("pod {key}: spec.topologySpreadConstraints[{i}] is not on {topology}"))?;
             c.max_skew = *to;
             replace_pod(cluster, obj)
         }
@@ -981,6 +981,11 @@ mod tests {
         assert_eq!(
             out[0].line(),
             "uncordon nosuch → could not check: node 'nosuch' is not in the snapshot"
+        );
+        let skew = Change::MaxSkew(5, "zone".into(), 2);
+        assert_eq!(
+            apply(&c, &key, &skew).expect_err("no such constraint"),
+            "pod batch/report-huge: spec.topologySpreadConstraints[5] is not on zone"
         );
     }
 
