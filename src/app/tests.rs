@@ -2541,3 +2541,27 @@ fn export_lists_the_what_ifs_as_kubectl_commands_and_writes_them_to_a_file() {
         ":export! needs a file: :export! FILE"
     );
 }
+
+#[test]
+fn f_on_the_pod_list_explains_a_pod_whose_full_explanation_was_dropped_then_checks_its_fixes() {
+    use crate::model::write::Removal;
+    let mut a = demo_app(Removal::Delete, str::to_string);
+    let key = ObjectKey::new("batch", "report-huge");
+    let i = names(&a).iter().position(|n| *n == key.to_string()).expect("listed");
+    run(&mut a, [Action::Top]);
+    for _ in 0..i {
+        run(&mut a, [Action::Down]);
+    }
+    a.explanations.remove(&key);
+    let fx = update(&mut a, Action::OpenFixes);
+    assert!(matches!(a.screen(), Some(Screen::Fixes(v)) if v.pod == key));
+    assert!(
+        matches!(fx.as_slice(), [Effect::Explain(job)] if job.pods == [key.clone()]),
+        "{} effect(s)",
+        fx.len()
+    );
+    assert!(a.fix_rows(&key).is_empty());
+    a.explanations.clear();
+    run(&mut a, [Action::Back, Action::OpenFixes]);
+    assert_eq!(a.fix_rows(&key).len(), 3);
+}

@@ -148,6 +148,12 @@ const COMMAND_LINES: &[&str] = &[
     "queue",
     "::::",
     "nodes extra",
+    "fix",
+    "export",
+    "export! ",
+    "export /nonexistent/dir/x.txt",
+    "events all",
+    "reason cpu",
 ];
 
 const WHATIF_YAML: &[&str] = &[

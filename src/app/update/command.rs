@@ -121,10 +121,7 @@ pub static COMMANDS: &[Command] = &[
         aliases: &["fixes"],
         args: "",
         help: "the focused pod's fixes: one change per blocking reason, checked by the engine",
-        run: |app, _| {
-            super::nav::open_fixes(app);
-            Vec::new()
-        },
+        run: |app, _| super::nav::open_fixes(app),
     },
     Command {
         name: "messages",

@@ -15,10 +15,10 @@ use crate::model::ObjectKey;
 
 /// Opens the fixes screen of the focused pod (`f`, `:fix`); the fixes are asked for by
 /// `fix_jobs` after the update.
-pub(super) fn open_fixes(app: &mut App) {
+pub(super) fn open_fixes(app: &mut App) -> Vec<Effect> {
     let Some(pod) = app.focused_pod() else {
         app.info("no pod selected");
-        return;
+        return Vec::new();
     };
     match app.explanation(&pod) {
         Some(Ok(ex)) if ex.schedulable() => {
@@ -28,13 +28,21 @@ pub(super) fn open_fixes(app: &mut App) {
         None if app.pod(&pod).is_some_and(|p| p.node_name.is_some()) => {
             app.info(format!("{pod} is bound: nothing to fix"));
         }
-        _ => {
+        known => {
+            let explain = known.is_none() && app.pod(&pod).is_some_and(|p| p.is_pending());
             if !matches!(app.screen(), Some(Screen::Fixes(v)) if v.pod == pod) {
-                app.screens
-                    .push(Screen::Fixes(crate::app::FixesView { pod, selected: 0 }));
+                app.screens.push(Screen::Fixes(crate::app::FixesView {
+                    pod: pod.clone(),
+                    selected: 0,
+                }));
+            }
+            if explain {
+                // its full explanation was dropped (or not made yet): this pod first
+                return vec![job(app, vec![pod])];
             }
         }
     }
+    Vec::new()
 }
 
 /// Enter on the fixes screen: the selected fix as an in-memory what-if, back at the pod view.
@@ -314,7 +322,7 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Open => return open(app),
         Action::OpenGang => return open_gang(app),
-        Action::OpenFixes => open_fixes(app),
+        Action::OpenFixes => return open_fixes(app),
         Action::OpenEvents => open_events(app, false),
         Action::Copy => return copy(app),
         Action::ShowYaml => show_yaml(app),
