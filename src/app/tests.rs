@@ -1980,6 +1980,18 @@ fn m_opens_the_gang_as_a_whole_and_enter_opens_a_member() {
     );
     run(&mut a, [Action::Back]);
     open_pod(&mut a, "ml/ddp-worker-0");
+    // a member waiting at Permit has nothing to fix alone: its gang decides
+    run(&mut a, [Action::OpenFixes]);
+    assert!(matches!(a.screen(), Some(Screen::Pod(_))));
+    assert!(
+        a.status
+            .as_ref()
+            .is_some_and(|s| s.text.starts_with("ml/ddp-worker-0: Waiting at Permit on ")
+                && s.text
+                    .ends_with("; its gang decides: m shows the group, its quorum and who blocks it")),
+        "{:?}",
+        a.status
+    );
     run(&mut a, [Action::OpenGang]);
     let Some(Screen::Gang(v)) = a.screen() else {
         panic!("gang screen expected: {:?}", a.status)

@@ -21,6 +21,19 @@ pub(super) fn open_fixes(app: &mut App) -> Vec<Effect> {
         return Vec::new();
     };
     match app.explanation(&pod) {
+        Some(Ok(ex))
+            if ex.gang.is_some()
+                && ex.schedulable()
+                && !ex
+                    .binding_cycle
+                    .as_ref()
+                    .is_none_or(|b| b.outcome == crate::engine::trace::BindingOutcome::Bound) =>
+        {
+            app.info(format!(
+                "{pod}: {}; its gang decides: m shows the group, its quorum and who blocks it",
+                ex.verdict()
+            ));
+        }
         Some(Ok(ex)) if ex.schedulable() => {
             app.info(format!("{pod} would be scheduled: {}; nothing to fix", ex.verdict()));
         }
