@@ -6,7 +6,8 @@
 //! that fit (pods/s, all nodes scored).
 //!
 //! `cargo bench --bench scale` runs 1k/20k, 5k/100k and 20k/400k; `KSCHED_BENCH_65K=1` adds
-//! 65k/1M; `KSCHED_BENCH_SIZES=1000x20000,5000x100000` picks sizes. `KSCHED_BENCH_SIM=N` sets
+//! 65k/1M; `KSCHED_BENCH_SIZES=1000x20000,5000x100000` picks sizes, `KSCHED_BENCH_ONLY=explain`
+//! (or all-pending, simulate; comma-separated) picks measurements. `KSCHED_BENCH_SIM=N` sets
 //! the pending pods of the simulate run (default: 2 per node, at most 10,000);
 //! `KSCHED_BENCH_FAILING=N` the failing pods of the all-pending run (default 1,000).
 //! Generated files are kept in target/bench-data.
@@ -86,16 +87,28 @@ fn release() -> Release {
 fn child(mode: &str, path: &Path) {
     let version = release();
     let t = Instant::now();
-    let cluster = file::load_path(path).expect("load");
+    let mut warnings = Vec::new();
+    let objects = file::read_objects(path, &mut warnings).expect("read");
+    let read = t.elapsed();
+    let cluster = kschedtui::model::Cluster::build(objects).expect("build");
+    let built = t.elapsed();
     let profiles = engine::build_profiles(None, version).expect("profiles");
     match mode {
         "explain" => {
             let snap = Snapshot::new(Arc::new(cluster), version);
             let load = t.elapsed();
+            println!(
+                "phases: read_ms={:.0} build_ms={:.0} snapshot_ms={:.0}",
+                ms(read),
+                ms(built - read),
+                ms(load - built)
+            );
+            let decoded_load = kschedtui::model::stored::decodes();
             let key = ObjectKey::new(PENDING_POD.0, PENDING_POD.1);
             let t = Instant::now();
             let ex = engine::explain(&snap, &profiles, &key).expect("explain");
             let first = t.elapsed();
+            let decoded_explain = kschedtui::model::stored::decodes() - decoded_load;
             assert!(ex.node_count > 0);
             let peak = status_kib("VmHWM:") / 1024;
             let (user, sys) = cpu_times();
@@ -110,7 +123,7 @@ fn child(mode: &str, path: &Path) {
             }
             warm.sort();
             println!(
-                "load_ms={:.0} first_ms={:.1} warm_ms={:.1} warm_n={} peak_mib={peak} user_s={user:.2} sys_s={sys:.2} wall_s={:.2}",
+                "load_ms={:.0} first_ms={:.1} warm_ms={:.1} warm_n={} peak_mib={peak} user_s={user:.2} sys_s={sys:.2} wall_s={:.2} decoded_load={decoded_load} decoded_explain={decoded_explain}",
                 ms(load),
                 ms(first),
                 ms(warm[warm.len() / 2]),
@@ -206,21 +219,34 @@ fn main() {
         return;
     }
     println!("scheduler version {}", release());
+    // KSCHED_BENCH_ONLY=explain|all-pending|simulate: one measurement per size.
+    let only = std::env::var("KSCHED_BENCH_ONLY").unwrap_or_default();
+    let wanted = |m: &str| only.is_empty() || only.split(',').any(|o| o == m);
     for (nodes, pods) in sizes() {
         let base = data_file(GenSpec::new(nodes, pods, 42));
-        println!(
-            "{nodes} nodes / {pods} pods, explain bench/pending-0: {}",
-            run_child("explain", &base)
-        );
+        if wanted("explain") {
+            println!(
+                "{nodes} nodes / {pods} pods, explain bench/pending-0: {}",
+                run_child("explain", &base)
+            );
+        }
+        if !wanted("all-pending") && !wanted("simulate") {
+            continue;
+        }
         let failing = env_usize("KSCHED_BENCH_FAILING").unwrap_or(1000);
         let f = data_file(GenSpec {
             failing,
             ..GenSpec::new(nodes, pods, 42)
         });
-        println!(
-            "{nodes} nodes / {pods} pods, explain --all-pending ({failing} failing + 1): {}",
-            run_child("all-pending", &f)
-        );
+        if wanted("all-pending") {
+            println!(
+                "{nodes} nodes / {pods} pods, explain --all-pending ({failing} failing + 1): {}",
+                run_child("all-pending", &f)
+            );
+        }
+        if !wanted("simulate") {
+            continue;
+        }
         let pending = env_usize("KSCHED_BENCH_SIM").unwrap_or((2 * nodes).min(10_000));
         let s = data_file(GenSpec {
             pending,

@@ -35,10 +35,10 @@ pub fn changed(base: &Cluster, now: &Cluster) -> Vec<Changed> {
         match base.pod(&p.key) {
             Some(b) if b.obj != p.obj => {
                 let patch = json_patch::diff(&value(&b.obj), &value(&p.obj));
-                out.push(Changed::Pod(p.key.clone(), patch, p.obj.clone()));
+                out.push(Changed::Pod(p.key.clone(), patch, p.obj.clone().into_box()));
             }
             Some(_) => {}
-            None => out.push(Changed::PodNew(p.key.clone(), p.obj.clone())),
+            None => out.push(Changed::PodNew(p.key.clone(), p.obj.clone().into_box())),
         }
     }
     for p in &base.pods {

@@ -710,7 +710,7 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
         Change::RemoveGates(_) => {
             let mut obj = pod.obj.clone();
             obj.spec.get_or_insert_with(Default::default).scheduling_gates = None;
-            replace_pod(cluster, obj)
+            replace_pod(cluster, obj.into_box())
         }
         Change::Tolerate(taints) => {
             let mut obj = pod.obj.clone();
@@ -728,7 +728,7 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
                     toleration_seconds: None,
                 });
             }
-            replace_pod(cluster, obj)
+            replace_pod(cluster, obj.into_box())
         }
         Change::Uncordon(n) => {
             let mut obj = node_obj(n)?;
@@ -748,7 +748,7 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
             for (r, _, by) in to {
                 lower_request(pod, &mut obj, r, *by)?;
             }
-            replace_pod(cluster, obj)
+            replace_pod(cluster, obj.into_box())
         }
         Change::BiggerNode(n, more) => {
             let node = cluster
@@ -776,7 +776,7 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
                 .filter(|c| c.topology_key == *topology)
                 .ok_or_else(|| format!("pod {key}: spec.topologySpreadConstraints[{i}] is not on {topology}"))?;
             c.max_skew = *to;
-            replace_pod(cluster, obj)
+            replace_pod(cluster, obj.into_box())
         }
         Change::DeletePods(keys) => {
             let mut c = cluster.clone();
@@ -812,12 +812,12 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
                     pod_affinity_term: term,
                     weight: 100,
                 });
-            replace_pod(cluster, obj)
+            replace_pod(cluster, obj.into_box())
         }
         Change::SchedulerName(s) => {
             let mut obj = pod.obj.clone();
             obj.spec.get_or_insert_with(Default::default).scheduler_name = Some(s.clone());
-            replace_pod(cluster, obj)
+            replace_pod(cluster, obj.into_box())
         }
     }
 }
@@ -1116,7 +1116,7 @@ mod tests {
             controller: Some(true),
             block_owner_deletion: None,
         }]);
-        c = replace_pod(&c, obj).expect("replaced");
+        c = replace_pod(&c, obj.into_box()).expect("replaced");
         let snap = Snapshot::new(Arc::new(c.clone()), &f);
         let ex = engine::explain(&snap, &p, &key).expect("explains");
         let usage = analysis::node_usage(&c, &f);

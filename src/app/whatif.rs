@@ -426,7 +426,7 @@ pub(crate) fn apply_form(cluster: &Cluster, form: &EditForm) -> Result<(Cluster,
                 }
             }
             Ok((
-                replace_pod(cluster, obj)?,
+                replace_pod(cluster, obj.into_box())?,
                 format!("edited pod {key}: {}", what.join("; ")),
             ))
         }

@@ -620,7 +620,7 @@ items:
             k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
         ));
         let mut c2 = c.clone();
-        c2.store(Change::Pod(deleting));
+        c2.store(Change::Pod(deleting.into_box()));
         assert_eq!(
             respond(&c2, &bind("a/hi", None), &opts).unwrap_err(),
             WriteError::Conflict {
@@ -683,7 +683,7 @@ items:
         let mut c = with_status(&|s| s.disruptions_allowed = Some(0));
         let mut pending = c.pod(&k("a/db-0")).unwrap().obj.clone();
         pending.status.as_mut().unwrap().phase = Some("Pending".into());
-        c.store(Change::Pod(pending));
+        c.store(Change::Pod(pending.into_box()));
         assert!(respond(&c, &evict("a/db-0"), &opts).is_ok());
         // two budgets cover db-0
         let mut c = cluster();
@@ -747,7 +747,7 @@ items:
         let mut c = c0.clone();
         let mut ready = c.pod(&k("a/db-1")).unwrap().obj.clone();
         ready.status.as_mut().unwrap().conditions.as_mut().unwrap()[0].status = "True".into();
-        c.store(Change::Pod(ready));
+        c.store(Change::Pod(ready.into_box()));
         let r = execute(&mut c, &plan, WriteMode::Enabled, &ON);
         assert!(matches!(r.steps[1], Step::Failed(WriteError::PdbBlocked { .. })));
         assert_eq!(r.steps[2], Step::NotSent);

@@ -9,6 +9,7 @@ pub(crate) mod mutate;
 pub(crate) mod quantity;
 pub(crate) mod resources;
 pub(crate) mod selector;
+pub mod stored;
 pub(crate) mod workload;
 pub mod write;
 
@@ -273,8 +274,14 @@ pub struct Pod {
     pub gated: bool,
     /// status.phase.
     pub phase: String,
-    /// The object as read.
-    pub obj: Box<core::Pod>,
+    /// spec.affinity (InterPodAffinity reads every pod's terms; kept out of the stored object
+    /// so reading them does not decode it).
+    pub affinity: Option<Box<core::Affinity>>,
+    /// The claim names of the pod's persistentVolumeClaim volumes (the node's PVC reference
+    /// counts), in spec order.
+    pub pvc_claims: Vec<String>,
+    /// The object as read, decoded when read (see [`stored::Stored`]).
+    pub obj: stored::Stored<core::Pod>,
 }
 
 impl Pod {
@@ -798,13 +805,52 @@ impl Node {
     }
 }
 
+/// A pod read from a source whose priority is not resolved yet: spec.priority when set, else
+/// its priorityClassName, resolved against the cluster's PriorityClasses by
+/// [`ReadPod::resolve`] once every object is read.
+#[derive(Clone, Debug)]
+pub struct ReadPod {
+    /// The pod, `priority` still 0 unless spec.priority is set.
+    pub pod: Pod,
+    /// spec.priority.
+    spec_priority: Option<i32>,
+    /// spec.priorityClassName.
+    class: Option<String>,
+}
+
+impl ReadPod {
+    /// spec.priorityClassName, when spec.priority is not set.
+    pub fn class(&self) -> Option<&str> {
+        if self.spec_priority.is_some() {
+            return None;
+        }
+        self.class.as_deref()
+    }
+
+    /// The pod with its priority: spec.priority, else `priority_of(priorityClassName)`.
+    pub fn resolve(self, priority_of: impl FnOnce(Option<&str>) -> i32) -> Pod {
+        let mut pod = self.pod;
+        pod.priority = match self.spec_priority {
+            Some(p) => p,
+            None => priority_of(self.class.as_deref()),
+        };
+        pod
+    }
+}
+
 impl Pod {
     /// Builds the pod model; `priority` resolves priorityClassName when spec.priority is absent.
     pub fn from_obj(
         obj: impl Into<Box<core::Pod>>,
-        mut priority_of: impl FnMut(Option<&str>) -> i32,
+        priority_of: impl FnOnce(Option<&str>) -> i32,
     ) -> Result<Self, (String, String)> {
-        let obj: Box<core::Pod> = obj.into();
+        Ok(Pod::read(obj.into(), None)?.resolve(priority_of))
+    }
+
+    /// Reads the pod's facts, its priority left to [`ReadPod::resolve`]. With `text` (the
+    /// object's JSON, which decodes to `obj`), the stored object keeps that text instead of
+    /// serializing `obj` again.
+    pub fn read(obj: Box<core::Pod>, text: Option<&str>) -> Result<ReadPod, (String, String)> {
         let key = meta_key(&obj.metadata);
         static EMPTY_SPEC: std::sync::OnceLock<core::PodSpec> = std::sync::OnceLock::new();
         static EMPTY_STATUS: std::sync::OnceLock<core::PodStatus> = std::sync::OnceLock::new();
@@ -841,9 +887,8 @@ impl Pod {
                 .collect();
             rspec.pod_level = (!supported.is_empty()).then_some(supported);
         }
-        let priority = spec
-            .priority
-            .unwrap_or_else(|| priority_of(spec.priority_class_name.as_deref()));
+        let spec_priority = spec.priority;
+        let class = spec.priority_class_name.clone();
         let tolerations = spec
             .tolerations
             .iter()
@@ -889,7 +934,7 @@ impl Pod {
             _ => None,
         };
         let status_resources = status_resources(spec, status, &rspec)?.map(Box::new);
-        Ok(Pod {
+        let pod = Pod {
             uid: obj.metadata.uid.clone().unwrap_or_else(|| key.to_string()),
             labels: obj.metadata.labels.clone().unwrap_or_default(),
             node_name: spec.node_name.clone().filter(|n| !n.is_empty()),
@@ -898,7 +943,7 @@ impl Pod {
                 .scheduler_name
                 .clone()
                 .unwrap_or_else(|| "default-scheduler".into()),
-            priority,
+            priority: 0,
             preemption_never: spec.preemption_policy.as_deref() == Some("Never"),
             requests: pod_requests(&rspec),
             requests_status,
@@ -913,8 +958,23 @@ impl Pod {
             terminating: obj.metadata.deletion_timestamp.is_some(),
             gated: spec.scheduling_gates.as_ref().is_some_and(|g| !g.is_empty()),
             phase: status.phase.clone().unwrap_or_default(),
+            affinity: spec.affinity.clone().map(Box::new),
+            pvc_claims: spec
+                .volumes
+                .iter()
+                .flatten()
+                .filter_map(|v| v.persistent_volume_claim.as_ref().map(|c| c.claim_name.clone()))
+                .collect(),
             key,
-            obj,
+            obj: match text {
+                Some(t) => stored::Stored::from_json(t),
+                None => stored::Stored::new(*obj),
+            },
+        };
+        Ok(ReadPod {
+            pod,
+            spec_priority,
+            class,
         })
     }
 }

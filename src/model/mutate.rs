@@ -106,7 +106,7 @@ impl Cluster {
         let i = self.pending_index(key, node)?;
         let mut obj = self.pods[i].obj.clone();
         obj.spec.get_or_insert_with(Default::default).node_name = Some(node.to_string());
-        Ok(self.rebuild(i, obj))
+        Ok(self.rebuild(i, obj.into_box()))
     }
 
     /// Undoes `assume_pod` (`ForgetPod`): clears spec.nodeName.
@@ -116,7 +116,7 @@ impl Cluster {
         if let Some(s) = obj.spec.as_mut() {
             s.node_name = None;
         }
-        Ok(self.rebuild(i, obj))
+        Ok(self.rebuild(i, obj.into_box()))
     }
 
     /// Deletes a pod (a preemption victim), with its uid as precondition.

@@ -213,7 +213,7 @@ impl PodInfo {
 
     /// Parses a pod's affinity (the host ports of its regular containers only, as 1.30-1.33).
     pub fn new(pod: Arc<Pod>, merge_label_keys: bool) -> Self {
-        let aff = pod.spec().affinity.as_ref();
+        let aff = pod.affinity.as_deref();
         let p = &pod;
         let req = |v: Option<&Vec<core::PodAffinityTerm>>| -> Vec<AffinityTerm> {
             v.into_iter()
@@ -275,7 +275,7 @@ impl PodInfo {
 
     /// True when the pod has any pod affinity or anti-affinity (`PodsWithAffinity`).
     pub fn has_affinity(&self) -> bool {
-        let a = self.pod.spec().affinity.as_ref();
+        let a = self.pod.affinity.as_deref();
         a.is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
     }
 
@@ -358,9 +358,9 @@ impl NodeInfo {
                 self.used_ports.remove(i);
             }
         }
-        for v in p.spec().volumes.iter().flatten() {
-            if let Some(c) = &v.persistent_volume_claim {
-                let k = format!("{}/{}", p.key.namespace, c.claim_name);
+        for claim in &p.pvc_claims {
+            {
+                let k = format!("{}/{}", p.key.namespace, claim);
                 if sign > 0 {
                     *self.pvc_ref_counts.entry(k).or_insert(0) += 1;
                 } else if let Some(n) = self.pvc_ref_counts.get_mut(&k) {

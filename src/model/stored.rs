@@ -1,0 +1,257 @@
+//! An API object kept as compact JSON text and decoded into its typed form only when a caller
+//! reads it.
+//!
+//! A k8s-openapi `Pod` is about 2.5 KiB and each of its containers 2.3 KiB, mostly empty
+//! `Option` fields, while the JSON of a typical pod is a few hundred bytes. The engine reads
+//! the facts it needs on every cycle from the model's own fields (requests, labels, ports,
+//! affinity, claims), so the typed object of a bound pod is wanted only for a YAML view, a
+//! save, a what-if edit or a rarely used plugin path. Keeping the text and decoding on demand
+//! cuts the memory of a 100,000-pod cluster by more than half.
+//!
+//! Reading decodes once and keeps the typed object next to the text; changing the object
+//! (`DerefMut`) makes the typed object the only copy (the text is dropped, since it no
+//! longer says the same thing). Clones share the text and leave the decoded copy behind.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// A typed API object held as compact JSON, decoded on first read.
+pub struct Stored<T> {
+    /// The object's compact JSON; None once the object was changed through `DerefMut`.
+    json: Option<Arc<str>>,
+    /// The decoded object, once read (or the only copy once changed).
+    typed: OnceLock<Box<T>>,
+}
+
+impl<T: Serialize + DeserializeOwned + Default> Stored<T> {
+    /// Keeps `obj` as compact JSON and drops the typed form.
+    pub fn new(obj: T) -> Self {
+        match serde_json::to_string(&obj) {
+            Ok(text) => Stored {
+                json: Some(text.into()),
+                typed: OnceLock::new(),
+            },
+            // k8s-openapi objects always serialize; should one not, it stays typed.
+            Err(_) => Self::typed(obj),
+        }
+    }
+
+    /// Keeps `obj` typed (no text): for objects about to be changed or read at once.
+    pub fn typed(obj: T) -> Self {
+        Stored {
+            json: None,
+            typed: OnceLock::from(Box::new(obj)),
+        }
+    }
+
+    /// Wraps JSON text already known to decode into `T` (the text of an object that was just
+    /// parsed as `T`), keeping it as it is. Whitespace outside strings is removed.
+    pub fn from_json(text: &str) -> Self {
+        Stored {
+            json: Some(minify(text).into()),
+            typed: OnceLock::new(),
+        }
+    }
+
+    /// The object's compact JSON text, when it still has one (not changed since it was read).
+    pub fn json(&self) -> Option<&str> {
+        self.json.as_deref()
+    }
+
+    /// Whether the typed object has been decoded (or is the only copy).
+    pub fn is_decoded(&self) -> bool {
+        self.typed.get().is_some()
+    }
+
+    /// The typed object, taken out.
+    pub fn into_inner(mut self) -> T {
+        match self.typed.take() {
+            Some(b) => *b,
+            None => decode(self.json.as_deref().unwrap_or("{}")),
+        }
+    }
+
+    /// The typed object, taken out and boxed.
+    pub fn into_box(mut self) -> Box<T> {
+        match self.typed.take() {
+            Some(b) => b,
+            None => Box::new(decode(self.json.as_deref().unwrap_or("{}"))),
+        }
+    }
+
+    fn get(&self) -> &T {
+        self.typed
+            .get_or_init(|| Box::new(decode(self.json.as_deref().unwrap_or("{}"))))
+    }
+}
+
+static DECODES: AtomicU64 = AtomicU64::new(0);
+
+/// How many stored objects this process has decoded so far (the engine should decode only the
+/// pods it explains: a test and the scale benchmark watch this).
+pub fn decodes() -> u64 {
+    DECODES.load(Ordering::Relaxed)
+}
+
+/// Decodes text that was produced from (or parsed as) a `T`. It cannot fail for such text; if
+/// it somehow does, the default object stands in rather than a panic.
+fn decode<T: DeserializeOwned + Default>(text: &str) -> T {
+    DECODES.fetch_add(1, Ordering::Relaxed);
+    let r = serde_json::from_str(text);
+    debug_assert!(r.is_ok(), "stored JSON no longer decodes: {:?}", r.as_ref().err());
+    r.unwrap_or_default()
+}
+
+/// Removes the whitespace outside strings of valid JSON text.
+fn minify(text: &str) -> String {
+    let b = text.as_bytes();
+    if !b.iter().any(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t')) {
+        return text.to_string();
+    }
+    let mut out = Vec::with_capacity(b.len());
+    let mut in_str = false;
+    let mut escaped = false;
+    for &c in b {
+        if in_str {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == b'\\' {
+                escaped = true;
+            } else if c == b'"' {
+                in_str = false;
+            }
+        } else if c == b'"' {
+            in_str = true;
+            out.push(c);
+        } else if !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+            out.push(c);
+        }
+    }
+    // Only ASCII whitespace was removed between tokens: still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+impl<T: Serialize + DeserializeOwned + Default> Deref for Stored<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.get()
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + Default> DerefMut for Stored<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        if self.typed.get().is_none() {
+            let t = decode(self.json.as_deref().unwrap_or("{}"));
+            self.typed = OnceLock::from(Box::new(t));
+        }
+        self.json = None;
+        self.typed.get_mut().map(Box::as_mut).unwrap_or_else(|| unreachable_typed())
+    }
+}
+
+/// `deref_mut` sets the typed object just before it reads it.
+#[cold]
+fn unreachable_typed<'a, T>() -> &'a mut T {
+    unreachable!("Stored::deref_mut: the typed object was set above")
+}
+
+impl<T: Serialize + DeserializeOwned + Default + Clone> Clone for Stored<T> {
+    fn clone(&self) -> Self {
+        match &self.json {
+            Some(j) => Stored {
+                json: Some(j.clone()),
+                typed: OnceLock::new(),
+            },
+            None => Stored::typed(self.get().clone()),
+        }
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + Default + fmt::Debug> fmt::Debug for Stored<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + Default + PartialEq> PartialEq for Stored<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + Default> Serialize for Stored<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(s)
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + Default> From<T> for Stored<T> {
+    fn from(obj: T) -> Self {
+        Stored::new(obj)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1 as core;
+    use serde_json::json;
+
+    use super::*;
+
+    fn pod() -> core::Pod {
+        serde_json::from_value(json!({
+            "metadata": {"name": "web-1", "namespace": "shop", "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "main", "image": "nginx",
+                "resources": {"requests": {"cpu": "250m"}}}]}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_stored_object_reads_back_as_it_was_and_decodes_once() {
+        let s = Stored::new(pod());
+        assert!(!s.is_decoded());
+        assert_eq!(s.json(), Some(serde_json::to_string(&pod()).unwrap().as_str()));
+        assert_eq!(*s, pod());
+        assert!(s.is_decoded());
+        assert_eq!(s.metadata.name.as_deref(), Some("web-1"));
+    }
+
+    #[test]
+    fn changing_it_drops_the_text_and_clones_keep_the_change() {
+        let mut s = Stored::new(pod());
+        let c = s.clone();
+        s.metadata.name = Some("web-2".into());
+        assert_eq!(s.json(), None);
+        assert_eq!(s.metadata.name.as_deref(), Some("web-2"));
+        let c2 = s.clone();
+        assert_eq!(c2.metadata.name.as_deref(), Some("web-2"));
+        // the clone made before the change still has the old object
+        assert_eq!(c.metadata.name.as_deref(), Some("web-1"));
+        assert!(!Stored::clone(&c).is_decoded());
+        assert_eq!(c2.into_inner().metadata.name.as_deref(), Some("web-2"));
+    }
+
+    #[test]
+    fn text_is_minified_outside_strings_only() {
+        let text = "{\n  \"metadata\": {\"name\": \"a b\",\n \"annotations\": {\"k\": \"x \\\" \\n y\"}}\n}";
+        let s: Stored<core::Pod> = Stored::from_json(text);
+        assert_eq!(
+            s.json(),
+            Some(r#"{"metadata":{"name":"a b","annotations":{"k":"x \" \n y"}}}"#)
+        );
+        assert_eq!(s.metadata.annotations.as_ref().unwrap()["k"], "x \" \n y");
+    }
+
+    #[test]
+    fn serializing_writes_the_object() {
+        let s = Stored::new(pod());
+        assert_eq!(serde_json::to_value(&s).unwrap(), serde_json::to_value(pod()).unwrap());
+    }
+}
