@@ -146,6 +146,26 @@ pub(crate) struct GangScheduling {
     v1beta1: bool,
     /// 1.37's PlacementFeasible ([`Change::GangSchedulingPlacementFeasible`]).
     placement_feasible: bool,
+    /// 1.37's CompositePodGroup hierarchies (the alpha CompositePodGroup gate).
+    composite: bool,
+}
+
+/// PreEnqueue and Permit for a PodGroup under a CompositePodGroup: the root's tree has not met
+/// its quorum (`checkCPGHierarchyReadiness` / `permitPodForHierarchy`).
+pub(crate) fn waiting_for_tree(root: &str) -> String {
+    format!("waiting for composite pod group {root:?} tree to meet quorum")
+}
+
+/// `WorkloadMaxTreeDepth`: how many levels the walk up to the root follows.
+const MAX_TREE_DEPTH: usize = 5;
+
+/// Which pods of a PodGroup count towards its quorum in a hierarchy: PreEnqueue counts every
+/// member the scheduler knows (`AllPodsCount`), Permit the scheduled ones (`ScheduledPodsCount`:
+/// bound or assumed, this pod included).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Readiness {
+    Known,
+    Scheduled,
 }
 
 impl GangScheduling {
@@ -216,6 +236,173 @@ impl GangScheduling {
             .collect();
         (all, bound)
     }
+
+    /// With hierarchies on, a missing PodGroup fails the hierarchy snapshot first
+    /// (`BuildHierarchySnapshotFromPod`), with this message.
+    fn missing_group_message(&self, g: &Group) -> Option<String> {
+        match g {
+            Group::PodGroup(ns, n) if self.composite => Some(format!(
+                "failed to build hierarchy snapshot: pod group object not found in state for podgroup/{ns}/{n}"
+            )),
+            _ => None,
+        }
+    }
+
+    /// The parent CompositePodGroup of the pod's v1beta1 PodGroup, when hierarchies are on.
+    fn parent_of(&self, cluster: &Cluster, g: &Group) -> Option<String> {
+        let Group::PodGroup(ns, n) = g else { return None };
+        if !self.composite {
+            return None;
+        }
+        cluster
+            .pod_groups_v1beta1
+            .get(&ObjectKey::new(ns.clone(), n.clone()))?
+            .spec
+            .parent_composite_pod_group_name
+            .clone()
+    }
+
+    /// The root of the hierarchy above CompositePodGroup `start` (`GetRootKeyForGroup`): None
+    /// when a CompositePodGroup on the way is missing, or the chain is deeper than
+    /// `WorkloadMaxTreeDepth` or loops.
+    fn composite_root(cluster: &Cluster, ns: &str, start: &str) -> Option<String> {
+        let mut current = start.to_string();
+        for _ in 0..MAX_TREE_DEPTH {
+            let cpg = cluster.composite_pod_groups.get(&ObjectKey::new(ns, &current))?;
+            match &cpg.spec.parent_composite_pod_group_name {
+                Some(parent) => current = parent.clone(),
+                None => return Some(current),
+            }
+        }
+        None
+    }
+
+    /// How many of PodGroup `name`'s pods count for `readiness` (the pod itself included when it
+    /// belongs to that group).
+    fn group_count(&self, cx: &Ctx<'_>, pi: &PodInfo, ns: &str, name: &str, readiness: Readiness) -> usize {
+        let g = Group::PodGroup(ns.to_string(), name.to_string());
+        let (all, bound) = self.members(cx, &g);
+        let own = self.group_of(&pi.pod).as_ref() == Some(&g);
+        match readiness {
+            Readiness::Known => all.len() + usize::from(own && !all.iter().any(|p| p.key == pi.pod.key)),
+            Readiness::Scheduled => {
+                let waiting = cx
+                    .snapshot
+                    .handle
+                    .waiting_pods()
+                    .into_iter()
+                    .filter(|w| w.pod.key != pi.pod.key && self.group_of(&w.pod).as_ref() == Some(&g))
+                    .count();
+                let bound = bound.iter().filter(|p| p.key != pi.pod.key).count();
+                bound + waiting + usize::from(own)
+            }
+        }
+    }
+
+    /// `isCPGTreeReady`: CompositePodGroup `name` has at least its `minGroupCount` (1 for a basic
+    /// policy) ready children, a child PodGroup being ready with `minCount` (1 for basic) pods
+    /// counted by `readiness`, a child CompositePodGroup when its own tree is ready.
+    fn tree_ready(&self, cx: &Ctx<'_>, pi: &PodInfo, ns: &str, name: &str, readiness: Readiness, depth: usize) -> bool {
+        let cluster = &cx.snapshot.cluster;
+        let Some(cpg) = cluster.composite_pod_groups.get(&ObjectKey::new(ns, name)) else {
+            return false;
+        };
+        if depth > MAX_TREE_DEPTH {
+            return false;
+        }
+        let need = cpg.spec.scheduling_policy.gang.as_ref().map_or(1, |g| g.min_group_count);
+        let mut ready: i64 = 0;
+        for (k, pg) in &cluster.pod_groups_v1beta1 {
+            if k.namespace == ns && pg.spec.parent_composite_pod_group_name.as_deref() == Some(name) {
+                let min = pg.spec.scheduling_policy.gang.as_ref().map_or(1, |g| g.min_count);
+                if self.group_count(cx, pi, ns, &k.name, readiness) as i64 >= i64::from(min) {
+                    ready += 1;
+                }
+            }
+        }
+        for (k, c) in &cluster.composite_pod_groups {
+            if k.namespace == ns
+                && c.spec.parent_composite_pod_group_name.as_deref() == Some(name)
+                && self.tree_ready(cx, pi, ns, &k.name, readiness, depth + 1)
+            {
+                ready += 1;
+            }
+        }
+        ready >= i64::from(need)
+    }
+
+    /// The PodGroups of the tree under CompositePodGroup `name`.
+    fn tree_pod_groups(cluster: &Cluster, ns: &str, name: &str, depth: usize, out: &mut Vec<String>) {
+        if depth > MAX_TREE_DEPTH {
+            return;
+        }
+        for (k, pg) in &cluster.pod_groups_v1beta1 {
+            if k.namespace == ns && pg.spec.parent_composite_pod_group_name.as_deref() == Some(name) {
+                out.push(k.name.clone());
+            }
+        }
+        for (k, c) in &cluster.composite_pod_groups {
+            if k.namespace == ns && c.spec.parent_composite_pod_group_name.as_deref() == Some(name) {
+                Self::tree_pod_groups(cluster, ns, &k.name, depth + 1, out);
+            }
+        }
+    }
+
+    /// The hierarchy's verdict for a pod whose PodGroup names `parent`: None when the root's tree
+    /// meets its quorum, else the status (`checkCPGHierarchyReadiness`; `code` is the one for a
+    /// tree short of its quorum).
+    fn tree_short(&self, cx: &Ctx<'_>, pi: &PodInfo, ns: &str, parent: &str, readiness: Readiness, code: Code) -> Option<Status> {
+        match Self::composite_root(&cx.snapshot.cluster, ns, parent) {
+            Some(root) if self.tree_ready(cx, pi, ns, &root, readiness, 1) => None,
+            Some(root) => Some(Status::new(code, [waiting_for_tree(&root)])),
+            None => Some(Status::new(
+                Code::UnschedulableAndUnresolvable,
+                [format!(
+                    "failed to build hierarchy snapshot: composite pod group object not found in state for compositepodgroup/{ns}/{parent}"
+                )],
+            )),
+        }
+    }
+
+    /// `permitPodForHierarchy`: the pod waits until the root's tree meets its quorum with the
+    /// scheduled (bound or assumed) pods counted, then every waiting pod of the tree is allowed.
+    fn permit_hierarchy(
+        &self,
+        cx: &Ctx<'_>,
+        pi: &PodInfo,
+        ns: &str,
+        parent: &str,
+        notes: &mut Vec<String>,
+    ) -> (Status, Duration) {
+        match self.tree_short(cx, pi, ns, parent, Readiness::Scheduled, Code::Wait) {
+            Some(s) if s.code == Code::Wait => {
+                notes.push(format!(
+                    "the CompositePodGroup tree above {ns}/{parent} has fewer than its root's minGroupCount ready child groups with this pod scheduled"
+                ));
+                return (s, PERMIT_TIMEOUT);
+            }
+            // A hierarchy without a root: upstream returns the error as is (such a pod is held
+            // at PreEnqueue and never reaches Permit).
+            Some(s) => return (Status::error(s.message()), Duration::ZERO),
+            None => {}
+        }
+        let cluster = &cx.snapshot.cluster;
+        let root = Self::composite_root(cluster, ns, parent).unwrap_or_else(|| parent.to_string());
+        let mut groups = Vec::new();
+        Self::tree_pod_groups(cluster, ns, &root, 1, &mut groups);
+        let handle = &cx.snapshot.handle;
+        for w in handle.waiting_pods() {
+            let in_tree = matches!(self.group_of(&w.pod), Some(Group::PodGroup(wns, n)) if wns == ns && groups.contains(&n));
+            if w.pod.key != pi.pod.key && in_tree {
+                handle.allow(&w.pod.key, names::GANG_SCHEDULING);
+                notes.push(format!("allowed waiting member {}", w.pod.key));
+            }
+        }
+        notes.push(format!(
+            "CompositePodGroup {ns}/{root} meets its quorum with this pod: every waiting pod of its tree is allowed"
+        ));
+        (Status::success(), Duration::ZERO)
+    }
 }
 
 impl Plugin for GangScheduling {
@@ -231,8 +418,14 @@ impl PreEnqueuePlugin for GangScheduling {
         };
         let policy = match self.policy(&cx.snapshot.cluster, &g) {
             Ok(p) => p,
-            Err(e) => return Status::unresolvable(e),
+            Err(e) => return Status::unresolvable(self.missing_group_message(&g).unwrap_or(e)),
         };
+        if let (Some(parent), Group::PodGroup(ns, _)) = (self.parent_of(&cx.snapshot.cluster, &g), &g) {
+            // Under a CompositePodGroup only the root's tree quorum decides.
+            return self
+                .tree_short(cx, pi, ns, &parent, Readiness::Known, Code::UnschedulableAndUnresolvable)
+                .unwrap_or_else(Status::success);
+        }
         let Some(gang) = &policy.gang else {
             return Status::success();
         };
@@ -272,13 +465,17 @@ impl PermitPlugin for GangScheduling {
         let policy = match self.policy(&cx.snapshot.cluster, &g) {
             Ok(p) => p,
             Err(e) => {
-                let e = match &g {
-                    Group::PodGroup(ns, n) => format!("failed to get podGroup {ns}/{n}: {e}"),
-                    Group::Workload(..) => e,
+                let e = match (&g, self.missing_group_message(&g)) {
+                    (_, Some(m)) => m,
+                    (Group::PodGroup(ns, n), None) => format!("failed to get podGroup {ns}/{n}: {e}"),
+                    (Group::Workload(..), None) => e,
                 };
                 return (Status::error(e), Duration::ZERO);
             }
         };
+        if let (Some(parent), Group::PodGroup(ns, _)) = (self.parent_of(&cx.snapshot.cluster, &g), &g) {
+            return self.permit_hierarchy(cx, pi, ns, &parent, notes);
+        }
         let Some(gang) = &policy.gang else {
             return (Status::success(), Duration::ZERO);
         };
@@ -354,6 +551,16 @@ impl PermitPlugin for GangScheduling {
         } else {
             g.describe()
         };
+        let group = match (self.parent_of(&cx.snapshot.cluster, &g), &g) {
+            (Some(parent), Group::PodGroup(ns, _)) => {
+                let root = Self::composite_root(&cx.snapshot.cluster, ns, &parent);
+                format!(
+                    "{group}; under CompositePodGroup {ns}/{parent} (root: {}): PreEnqueue and Permit check the root's tree quorum (minGroupCount ready child groups)",
+                    root.map_or_else(|| "not found".to_string(), |r| format!("{ns}/{r}"))
+                )
+            }
+            _ => group,
+        };
         let placement_feasible = match policy {
             Some(pol) if self.placement_feasible => {
                 // The cycle tries the group's pending members this scheduler serves that are not
@@ -403,6 +610,8 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         pod_groups,
         v1beta1: features.has(Change::GangSchedulingReadsV1Beta1PodGroups),
         placement_feasible: features.has(Change::GangSchedulingPlacementFeasible),
+        composite: features.has(Change::GangSchedulingReadsV1Beta1PodGroups)
+            && features.on(crate::engine::release::Gate::CompositePodGroup),
     });
     Ok(PluginSlots {
         pre_enqueue: Some(p.clone()),
