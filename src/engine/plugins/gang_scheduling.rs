@@ -1042,4 +1042,221 @@ mod tests {
         let fw = build_profiles(None, features(36)).unwrap();
         assert_eq!(fw[0].plugins_at("Permit"), vec![names::GANG_SCHEDULING]);
     }
+
+    /// Upstream's `TestGangSchedulingFlow` hierarchy (gangscheduling_test.go, the v1.37
+    /// version with Permit): CompositePodGroup cpg-root (gang, minGroupCount 2) over cpg-sub1
+    /// (gang 2: pg1..pg3, minCount 1), cpg-sub2 (basic: pg4 basic, pg5 minCount 1) and cpg-sub3
+    /// (gang 2: pg6, pg7, minCount 1), in namespace ns1; a second tree cpg-basic-root (basic)
+    /// over pg-basic-1 and pg-basic-2 (minCount 2).
+    mod composite {
+        use super::*;
+
+        fn cpg(name: &str, parent: Option<&str>, policy: &str) -> String {
+            let parent = parent
+                .map(|p| format!("parentCompositePodGroupName: {p}, "))
+                .unwrap_or_default();
+            format!(
+                "- {{apiVersion: scheduling.k8s.io/v1alpha3, kind: CompositePodGroup, metadata: {{name: {name}, namespace: ns1}}, spec: {{{parent}schedulingPolicy: {{{policy}}}}}}}\n"
+            )
+        }
+
+        fn pg(name: &str, parent: &str, policy: &str) -> String {
+            format!(
+                "- {{apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {{name: {name}, namespace: ns1}}, spec: {{parentCompositePodGroupName: {parent}, schedulingPolicy: {{{policy}}}}}}}\n"
+            )
+        }
+
+        fn pod(name: &str, group: &str, node: Option<&str>) -> String {
+            let node = node.map(|n| format!(", nodeName: {n}")).unwrap_or_default();
+            format!(
+                "- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ns1, uid: {name}}}, spec: {{containers: [{{name: c, image: i}}]{node}, schedulingGroup: {{podGroupName: {group}}}}}}}\n"
+            )
+        }
+
+        fn tree() -> String {
+            let one = "gang: {minCount: 1}";
+            [
+                cpg("cpg-root", None, "gang: {minGroupCount: 2}"),
+                cpg("cpg-sub1", Some("cpg-root"), "gang: {minGroupCount: 2}"),
+                cpg("cpg-sub2", Some("cpg-root"), "basic: {}"),
+                cpg("cpg-sub3", Some("cpg-root"), "gang: {minGroupCount: 2}"),
+                pg("pg1-cpg", "cpg-sub1", one),
+                pg("pg2-cpg", "cpg-sub1", one),
+                pg("pg3-cpg", "cpg-sub1", one),
+                pg("pg4-cpg", "cpg-sub2", "basic: {}"),
+                pg("pg5-cpg", "cpg-sub2", one),
+                pg("pg6-cpg", "cpg-sub3", one),
+                pg("pg7-cpg", "cpg-sub3", one),
+            ]
+            .concat()
+        }
+
+        fn basic_tree() -> String {
+            [
+                cpg("cpg-basic-root", None, "basic: {}"),
+                pg("pg-basic-1", "cpg-basic-root", "gang: {minCount: 2}"),
+                pg("pg-basic-2", "cpg-basic-root", "gang: {minCount: 2}"),
+            ]
+            .concat()
+        }
+
+        /// `objects` at 1.37 with GenericWorkload and, when `cpg`, CompositePodGroup on.
+        fn run37(objects: &str, pod: &str, cpg: bool) -> Explanation {
+            let text = format!(
+                "apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: Node, metadata: {{name: n1}}, status: {{allocatable: {{cpu: '8', memory: 8Gi, pods: '20'}}}}}}\n{objects}"
+            );
+            let gates = if cpg {
+                "GenericWorkload=true,CompositePodGroup=true"
+            } else {
+                "GenericWorkload=true"
+            };
+            let f = Features::with_gates(Release::at(37), &FeatureGates::parse(gates).unwrap()).unwrap();
+            let snap = Snapshot::new(Arc::new(load_str("t", &text).unwrap()), f.clone());
+            explain(&snap, &build_profiles(None, f).unwrap(), &ObjectKey::new("ns1", pod)).unwrap()
+        }
+
+        fn tree_waits(root: &str) -> Vec<String> {
+            vec![format!("waiting for composite pod group \"{root}\" tree to meet quorum")]
+        }
+
+        #[test]
+        fn cpg_hierarchical_stage_1_no_pods_tree_not_ready() {
+            let objects = format!("{}{}", tree(), pod("p1-cpg", "pg1-cpg", None));
+            let ex = run37(&objects, "p1-cpg", true);
+            assert_eq!(
+                gang_verdict(&ex, "PreEnqueue"),
+                Some((Code::UnschedulableAndUnresolvable, tree_waits("cpg-root")))
+            );
+            assert_eq!(ex.message.as_deref(), Some("waiting for composite pod group \"cpg-root\" tree to meet quorum"));
+            // CPG=false: the parent is ignored, pg1-cpg's minCount 1 is met by the pod itself.
+            let ex = run37(&objects, "p1-cpg", false);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+        }
+
+        #[test]
+        fn cpg_hierarchical_stage_2_add_p6_cpg_sub1_ready_but_root_not_ready() {
+            let objects = format!(
+                "{}{}{}{}",
+                tree(),
+                pod("p1-cpg", "pg1-cpg", None),
+                pod("p2-cpg", "pg2-cpg", None),
+                pod("p6-cpg", "pg6-cpg", None)
+            );
+            let ex = run37(&objects, "p6-cpg", true);
+            assert_eq!(
+                gang_verdict(&ex, "PreEnqueue"),
+                Some((Code::UnschedulableAndUnresolvable, tree_waits("cpg-root")))
+            );
+            let ex = run37(&objects, "p6-cpg", false);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+        }
+
+        #[test]
+        fn cpg_hierarchical_stage_3_add_p4_root_becomes_ready() {
+            // p1, p2 and p6 are scheduled (upstream: waiting on Permit; both count as scheduled).
+            let objects = format!(
+                "{}{}{}{}{}",
+                tree(),
+                pod("p1-cpg", "pg1-cpg", Some("n1")),
+                pod("p2-cpg", "pg2-cpg", Some("n1")),
+                pod("p6-cpg", "pg6-cpg", Some("n1")),
+                pod("p4-cpg", "pg4-cpg", None)
+            );
+            let ex = run37(&objects, "p4-cpg", true);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+            let ex = run37(&objects, "p4-cpg", false);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+        }
+
+        #[test]
+        fn cpg_permit_wait_hierarchical_gang_waits_at_permit_if_gang_isnt_fully_scheduled() {
+            let objects = format!(
+                "{}{}{}{}{}",
+                tree(),
+                pod("p1-cpg", "pg1-cpg", None),
+                pod("p2-cpg", "pg2-cpg", None),
+                pod("p6-cpg", "pg6-cpg", None),
+                pod("p4-cpg", "pg4-cpg", None)
+            );
+            let ex = run37(&objects, "p4-cpg", true);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Wait, tree_waits("cpg-root"))));
+            assert_eq!(ex.binding_cycle.as_ref().unwrap().permit[0].timeout_ms, Some(300_000));
+            let ex = run37(&objects, "p4-cpg", false);
+            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+        }
+
+        #[test]
+        fn cpg_basic_with_gang_stage_1_pg1_ready_root_ready() {
+            let objects = format!(
+                "{}{}{}{}",
+                basic_tree(),
+                pod("p1_1", "pg-basic-1", None),
+                pod("p1_2", "pg-basic-1", None),
+                pod("p2_1", "pg-basic-2", None)
+            );
+            // The basic root needs one ready child: pg-basic-1 has its two pods, so p2_1 is
+            // queued although its own group has one of two; at Permit nothing else is scheduled.
+            let ex = run37(&objects, "p2_1", true);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Wait, tree_waits("cpg-basic-root"))));
+            let ex = run37(&objects, "p2_1", false);
+            assert_eq!(
+                gang_verdict(&ex, "PreEnqueue"),
+                Some((Code::UnschedulableAndUnresolvable, vec![WAITING_FOR_MEMBERS.to_string()]))
+            );
+        }
+
+        #[test]
+        fn gang_pod_fails_pre_enqueue_when_pod_group_is_not_yet_created() {
+            let ex = run37(&pod("p1", "pg1", None), "p1", true);
+            assert_eq!(
+                ex.message.as_deref(),
+                Some("failed to build hierarchy snapshot: pod group object not found in state for podgroup/ns1/pg1")
+            );
+            let ex = run37(&pod("p1", "pg1", None), "p1", false);
+            assert_eq!(
+                ex.message.as_deref(),
+                Some("waiting for pods's pod group \"pg1\" to appear in scheduling queue")
+            );
+        }
+
+        #[test]
+        fn root_missing_fails_the_hierarchy_snapshot() {
+            let objects = format!("{}{}", pg("leaf", "child", "basic: {}"), pod("p", "leaf", None));
+            let ex = run37(&objects, "p", true);
+            assert_eq!(
+                gang_verdict(&ex, "PreEnqueue"),
+                Some((
+                    Code::UnschedulableAndUnresolvable,
+                    vec!["failed to build hierarchy snapshot: composite pod group object not found in state for compositepodgroup/ns1/child".to_string()]
+                ))
+            );
+            // A nested child ready under a root short of its quorum.
+            let objects = format!(
+                "{}{}{}{}",
+                cpg("root", None, "gang: {minGroupCount: 2}"),
+                cpg("child", Some("root"), "basic: {}"),
+                pg("leaf", "child", "basic: {}"),
+                pod("p", "leaf", None)
+            );
+            let ex = run37(&objects, "p", true);
+            assert_eq!(
+                gang_verdict(&ex, "PreEnqueue"),
+                Some((Code::UnschedulableAndUnresolvable, tree_waits("root")))
+            );
+            // Another ready child meets the root's gang.
+            let objects = format!("{objects}{}{}", pg("other", "root", "basic: {}"), pod("o", "other", None));
+            let ex = run37(&objects, "p", true);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert!(
+                ex.gang.as_ref().unwrap().group.contains("under CompositePodGroup ns1/child (root: ns1/root)"),
+                "{:?}",
+                ex.gang
+            );
+        }
+    }
 }
