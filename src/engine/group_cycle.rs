@@ -21,6 +21,7 @@ use super::framework::plugin::{Ctx, Placement, PodGroupAssignments, PodGroupView
 use super::framework::runner::{self, EngineError};
 use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
+use super::group_preemption::{self, GroupPreemption, MemberNode};
 use super::release::{Features, Gate};
 use super::simulate::{AttemptOutcome, Detail, EventKind, FinalState, SimOptions, simulate};
 use super::trace::GangTrace;
@@ -171,6 +172,10 @@ pub struct GroupCycle {
     /// the group fits in none, as upstream reports it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placements: Option<PlacementsTrace>,
+    /// Workload-aware preemption (1.36 WorkloadAwarePreemption, 1.37 GenericWorkload): run when
+    /// the native pod group does not fit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<GroupPreemption>,
 }
 
 /// The placements of a pod-group cycle.
@@ -271,16 +276,76 @@ pub fn group_cycle_of(
         .iter()
         .find(|p| p.key == *pod)
         .and_then(|p| p.scheduling_group().map(|g| (p, g.to_string())));
-    match native {
+    let mut r = match &native {
         Some((p, group)) if features.on(Gate::TopologyAwareWorkloadScheduling) => {
             let fw = profiles.iter().find(|f| f.name == p.scheduler_name);
             match fw {
-                Some(fw) => placement_cycle(cluster, profiles, features, pod, gang, fw, &group),
+                Some(fw) => placement_cycle(cluster, profiles, features, pod, gang, fw, group),
                 None => pass(cluster, profiles, features, pod, gang, None),
             }
         }
         _ => pass(cluster, profiles, features, pod, gang, None),
+    };
+    // `podGroupCycle`: workload-aware preemption runs when the group's status is Unschedulable.
+    if let Some((p, group)) = native
+        && group_preemption::enabled(features)
+        && matches!(r.outcome, GroupOutcome::Short { .. })
+    {
+        let key = ObjectKey::new(&p.key.namespace, &group);
+        r.preemption = Some(preempt_for_group(cluster, profiles, features, pod, &key, &r));
     }
+    r
+}
+
+/// Workload-aware preemption for the group of `r` (see [`group_preemption`]): the group's
+/// algorithm is this module's pass over the members on the cluster without the victims.
+fn preempt_for_group(
+    cluster: &Cluster,
+    profiles: &[Framework],
+    features: &Features,
+    pod: &ObjectKey,
+    group: &ObjectKey,
+    r: &GroupCycle,
+) -> GroupPreemption {
+    // The members the cycle took from the queue (not those held before it).
+    let queued: Vec<ObjectKey> = r
+        .members
+        .iter()
+        .filter(|m| !matches!(m.result, MemberResult::Held { .. } | MemberResult::NotScheduled { .. }))
+        .map(|m| m.pod.clone())
+        .collect();
+    let tas = features.on(Gate::TopologyAwareWorkloadScheduling);
+    let status = r
+        .placements
+        .as_ref()
+        .and_then(|p| p.message.clone())
+        .unwrap_or_else(|| group_preemption::POD_GROUP_UNSCHEDULABLE.to_string());
+    // Without topology constraints the placement algorithm has one placement of every node.
+    let unschedulable = if tas {
+        format!(
+            "0/1 placements are available, first placement status: {}",
+            group_preemption::POD_GROUP_UNSCHEDULABLE
+        )
+    } else {
+        group_preemption::POD_GROUP_UNSCHEDULABLE.to_string()
+    };
+    let gang = r.gang.clone();
+    let mut fits = |c: &Cluster| -> Option<Vec<MemberNode>> {
+        let g = pass(c, profiles, features, pod, gang.clone(), None);
+        (g.outcome == GroupOutcome::Completes).then(|| {
+            g.members
+                .iter()
+                .filter_map(|m| match &m.result {
+                    MemberResult::Bound { node } | MemberResult::Waiting { node } => Some(MemberNode {
+                        pod: m.pod.clone(),
+                        node: node.clone(),
+                    }),
+                    _ => None,
+                })
+                .collect()
+        })
+    };
+    group_preemption::preempt(cluster, features, group, &queued, &status, &unschedulable, &mut fits)
 }
 
 /// The message of a group that fits in no placement (`0/%d placements are available`), with
@@ -336,6 +401,7 @@ fn placement_cycle(
                 gang,
                 members: Vec::new(),
                 placements: Some(trace),
+                preemption: None,
             };
         }
     };
@@ -407,6 +473,7 @@ fn placement_cycle(
                         gang,
                         members: Vec::new(),
                         placements: Some(trace),
+                        preemption: None,
                     };
                 }
             }
@@ -528,6 +595,7 @@ fn pass(
         members,
         outcome,
         placements: None,
+        preemption: None,
     }
 }
 

@@ -33,7 +33,45 @@ pub(crate) fn render(g: &GroupCycle) -> String {
     if let Some(p) = &g.placements {
         render_placements(&mut s, p);
     }
+    if let Some(p) = &g.preemption {
+        for l in preemption_lines(p) {
+            let _ = writeln!(s, "  {l}");
+        }
+    }
     s
+}
+
+/// Workload-aware preemption of the group as lines (the text report and the TUI's gang screen).
+pub(crate) fn preemption_lines(p: &crate::engine::group_preemption::GroupPreemption) -> Vec<String> {
+    use crate::engine::framework::status::Code;
+    let mut out = vec![format!(
+        "Workload-aware preemption by PodGroup {} (priority {}):",
+        p.pod_group, p.priority
+    )];
+    if p.code != Code::Success {
+        out.push(format!("  not possible ({}): {}", p.code.as_str(), p.message));
+        out.push(format!("  the PodGroup's condition: {:?}", p.condition));
+        return out;
+    }
+    out.push(format!("  preempts {} victim(s), most important first:", p.victims.len()));
+    for v in &p.victims {
+        let pods: Vec<String> = v.pods.iter().map(ToString::to_string).collect();
+        let what = match &v.pod_group {
+            Some(g) => format!("PodGroup {g} as a unit: {}", pods.join(", ")),
+            None => pods.join(", "),
+        };
+        let pdb = if v.violates_pdb { ", violates a PDB" } else { "" };
+        out.push(format!("    {what} (priority {}{pdb})", v.priority));
+    }
+    if !p.members.is_empty() {
+        let m: Vec<String> = p.members.iter().map(|m| format!("{} → {}", m.pod, m.node)).collect();
+        out.push(format!("  then the members fit: {}", m.join(", ")));
+    }
+    out.push(format!(
+        "  the group stays Unschedulable ({:?}) and waits for the victims to go",
+        p.condition
+    ));
+    out
 }
 
 /// The placements of 1.36's TopologyAwareWorkloadScheduling, indented under the gang.
@@ -110,6 +148,9 @@ pub(crate) fn to_json(g: &GroupCycle) -> Value {
     });
     if let (Some(p), Value::Object(m)) = (&g.placements, &mut v) {
         m.insert("placements".into(), serde_json::to_value(p).unwrap_or(Value::Null));
+    }
+    if let (Some(p), Value::Object(m)) = (&g.preemption, &mut v) {
+        m.insert("preemption".into(), serde_json::to_value(p).unwrap_or(Value::Null));
     }
     v
 }
