@@ -963,4 +963,248 @@ mod tests {
             Some(NOT_ELIGIBLE_WORKLOAD_AWARE)
         );
     }
+
+    /// Workload-aware preemption (engine::group_preemption).
+    mod workload_aware_preemption {
+        use super::*;
+        use crate::engine::framework::status::Code;
+        use crate::engine::group_preemption::{self as wap, MemberNode, PreemptionVictim};
+
+        /// A bound pod `(name, cpu, priority, startTime, extra spec/metadata)`.
+        fn bound(name: &str, cpu: &str, prio: i32, start: Option<&str>, labels: &str) -> String {
+            let status = start.map(|t| format!(", status: {{startTime: '{t}'}}")).unwrap_or_default();
+            format!(
+                "- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ml, uid: u-{name}{labels}}}, spec: {{priority: {prio}, nodeName: n1, containers: [{{name: c, image: i, resources: {{requests: {{cpu: '{cpu}'}}}}}}]}}{status}}}\n"
+            )
+        }
+
+        /// A member of PodGroup `group` (pending unless `node`).
+        fn member(name: &str, group: &str, cpu: &str, extra: &str) -> String {
+            format!(
+                "- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ml, uid: u-{name}}}, spec: {{priority: 100{extra}, containers: [{{name: c, image: i, resources: {{requests: {{cpu: '{cpu}'}}}}}}], schedulingGroup: {{podGroupName: {group}}}}}}}\n"
+            )
+        }
+
+        fn cluster(node_cpu: &str, objects: &str) -> Cluster {
+            let text = format!(
+                "apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: Node, metadata: {{name: n1}}, status: {{allocatable: {{cpu: '{node_cpu}', memory: 8Gi, pods: '20'}}}}}}\n{objects}"
+            );
+            load_str("t", &text).unwrap()
+        }
+
+        /// 1.36's PodGroup `name` (v1alpha2) with `spec` fields.
+        fn pg36(name: &str, spec: &str) -> String {
+            format!(
+                "- {{apiVersion: scheduling.k8s.io/v1alpha2, kind: PodGroup, metadata: {{name: {name}, namespace: ml, uid: uid-{name}}}, spec: {{{spec}}}}}\n"
+            )
+        }
+
+        fn features36(gates: &str) -> Features {
+            Features::with_gates(Release::at(36), &FeatureGates::parse(gates).unwrap()).unwrap()
+        }
+
+        const WAP36: &str = "GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true";
+
+        fn cycle(c: &Cluster, f: &Features, pod: &str) -> GroupCycle {
+            let profiles = build_profiles(None, f.clone()).unwrap();
+            group_cycle(c, &profiles, f, &ObjectKey::new("ml", pod)).unwrap().unwrap()
+        }
+
+        fn key(n: &str) -> ObjectKey {
+            ObjectKey::new("ml", n)
+        }
+
+        fn lone(n: &str, prio: i32) -> PreemptionVictim {
+            PreemptionVictim {
+                pod_group: None,
+                pods: vec![key(n)],
+                priority: prio,
+                violates_pdb: false,
+            }
+        }
+
+        const GANG2: &str = "priority: 100, schedulingPolicy: {gang: {minCount: 2}}";
+
+        #[test]
+        fn the_group_preempts_every_lower_priority_pod_it_needs_and_waits() {
+            let objects = format!(
+                "{}{}{}{}{}",
+                pg36("workers", GANG2),
+                bound("l1", "2", 0, None, ""),
+                bound("l2", "2", 0, None, ""),
+                member("w0", "workers", "2", ""),
+                member("w1", "workers", "2", "")
+            );
+            let c = cluster("4", &objects);
+            // Without the gate the group is short and nothing is preempted.
+            let g = cycle(&c, &features36("GenericWorkload=true,GangScheduling=true"), "w0");
+            assert!(matches!(g.outcome, GroupOutcome::Short { .. }), "{:?}", g.outcome);
+            assert_eq!(g.preemption, None);
+            let g = cycle(&c, &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!((p.code, p.priority), (Code::Success, 100));
+            assert_eq!(p.victims, vec![lone("l1", 0), lone("l2", 0)]);
+            assert_eq!(
+                p.members,
+                vec![
+                    MemberNode { pod: key("w0"), node: "n1".into() },
+                    MemberNode { pod: key("w1"), node: "n1".into() }
+                ]
+            );
+            assert_eq!(p.condition, "pod group is unschedulable");
+            assert_eq!(
+                p.events,
+                vec![
+                    "ml/l1: Preempted by podgroup uid-workers on node cluster".to_string(),
+                    "ml/l2: Preempted by podgroup uid-workers on node cluster".to_string()
+                ]
+            );
+            let text = crate::explain::group::render(&g);
+            assert!(text.contains("Workload-aware preemption by PodGroup ml/workers (priority 100):"), "{text}");
+            assert!(text.contains("then the members fit: ml/w0 → n1, ml/w1 → n1"), "{text}");
+            let json = crate::explain::group::to_json(&g);
+            assert_eq!(json["preemption"]["victims"][0]["pods"][0]["name"], "l1");
+            assert_eq!(json["preemption"]["code"], "Success");
+        }
+
+        #[test]
+        fn the_more_important_victim_is_reprieved_first() {
+            // The group needs 2 of the 4 cpu; the earlier-started small pod goes back first and
+            // the group still fits, the big one cannot.
+            let objects = format!(
+                "{}{}{}{}",
+                pg36("workers", "priority: 100, schedulingPolicy: {gang: {minCount: 1}}"),
+                bound("small", "1", 0, Some("2020-01-01T00:00:00Z"), ""),
+                bound("big", "3", 0, Some("2021-01-01T00:00:00Z"), ""),
+                member("w0", "workers", "2", "")
+            );
+            let g = cycle(&cluster("4", &objects), &features36(WAP36), "w0");
+            assert_eq!(g.preemption.as_ref().unwrap().victims, vec![lone("big", 0)]);
+        }
+
+        #[test]
+        fn a_pod_group_with_disruption_mode_pod_group_is_evicted_as_a_unit() {
+            // batch (priority 10) runs b0 and b1; the filler f (priority 50) is more important and
+            // goes back first; one cpu is enough for w0, yet both of batch's pods are evicted.
+            let objects = format!(
+                "{}{}{}{}{}{}",
+                pg36("workers", "priority: 100, schedulingPolicy: {gang: {minCount: 1}}"),
+                pg36("batch", "priority: 10, disruptionMode: PodGroup, schedulingPolicy: {basic: {}}"),
+                bound("b0", "1", 0, None, "").replace("priority: 0, nodeName", "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"),
+                bound("b1", "1", 0, None, "").replace("priority: 0, nodeName", "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"),
+                bound("f", "2", 50, None, ""),
+                member("w0", "workers", "1", "")
+            );
+            let g = cycle(&cluster("4", &objects), &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!(
+                p.victims,
+                vec![PreemptionVictim {
+                    pod_group: Some(key("batch")),
+                    pods: vec![key("b0"), key("b1")],
+                    priority: 10,
+                    violates_pdb: false,
+                }]
+            );
+            // With disruptionMode Pod each pod is a victim on its own, with its own priority.
+            let objects = objects.replace("disruptionMode: PodGroup, ", "disruptionMode: Pod, ");
+            let g = cycle(&cluster("4", &objects), &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            let pods: Vec<Vec<ObjectKey>> = p.victims.iter().map(|v| v.pods.clone()).collect();
+            assert_eq!(pods, vec![vec![key("b1")]], "b0 (a pod group's pod, found first) goes back first");
+        }
+
+        #[test]
+        fn pdb_violating_victims_are_reprieved_before_the_others() {
+            let pdb = "- {apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: db, namespace: ml}, spec: {selector: {matchLabels: {app: db}}}, status: {disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1}}\n";
+            let objects = format!(
+                "{}{}{}{}",
+                pg36("workers", "priority: 100, schedulingPolicy: {gang: {minCount: 1}}"),
+                bound("free", "1", 0, Some("2020-01-01T00:00:00Z"), ""),
+                bound("guarded", "1", 0, Some("2021-01-01T00:00:00Z"), ", labels: {app: db}"),
+                member("w0", "workers", "1", "")
+            );
+            let g = cycle(&cluster("2", &objects), &features36(WAP36), "w0");
+            // Without a PDB the earlier-started pod is reprieved first.
+            assert_eq!(g.preemption.as_ref().unwrap().victims, vec![lone("guarded", 0)]);
+            let g = cycle(&cluster("2", &format!("{objects}{pdb}")), &features36(WAP36), "w0");
+            assert_eq!(g.preemption.as_ref().unwrap().victims, vec![lone("free", 0)]);
+        }
+
+        #[test]
+        fn refusals_and_their_messages() {
+            let base = format!(
+                "{}{}{}{}",
+                pg36("workers", GANG2),
+                bound("l1", "2", 200, None, ""),
+                member("w0", "workers", "2", ""),
+                member("w1", "workers", "2", "")
+            );
+            let g = cycle(&cluster("2", &base), &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!((p.code, p.message.as_str()), (Code::UnschedulableAndUnresolvable, wap::NO_VICTIMS));
+            assert_eq!(
+                p.condition,
+                "pod group is unschedulable, No preemption victims found for incoming preemptor"
+            );
+            // Evicting every lower-priority pod is not enough: the algorithm's own status.
+            let small = base.replace("priority: 200", "priority: 0");
+            let g = cycle(&cluster("3", &small), &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!((p.code, p.message.as_str()), (Code::Unschedulable, "pod group is unschedulable"));
+            assert_eq!(p.condition, "pod group is unschedulable, pod group is unschedulable");
+            // A member that may not preempt.
+            let never = small.replace(
+                "name: w1, namespace: ml, uid: u-w1}, spec: {priority: 100",
+                "name: w1, namespace: ml, uid: u-w1}, spec: {priority: 100, preemptionPolicy: Never",
+            );
+            let g = cycle(&cluster("4", &never), &features36(WAP36), "w0");
+            assert_eq!(g.preemption.as_ref().unwrap().message, wap::NOT_ELIGIBLE_NEVER);
+            // A PodGroup with topology constraints (TopologyAwareWorkloadScheduling on).
+            let constrained = small.replace(GANG2, &format!("{GANG2}, schedulingConstraints: {{topology: [{{key: zone}}]}}"));
+            let f = features36(&format!("{WAP36},TopologyAwareWorkloadScheduling=true"));
+            let c = cluster("4", &constrained.replace("name: n1}", "name: n1, labels: {zone: a}}"));
+            let g = cycle(&c, &f, "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!((p.code, p.message.as_str()), (Code::Unschedulable, wap::NOT_SUPPORTED_WITH_CONSTRAINTS));
+            assert_eq!(
+                p.condition,
+                "0/1 placements are available, first placement status: pod group is unschedulable, workload aware preemption is not supported for pod groups with scheduling constraints"
+            );
+        }
+
+        #[test]
+        fn release_1_37_generic_workload_turns_it_on_with_v1beta1_pod_groups() {
+            let objects = format!(
+                "- {{apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {{name: workers, namespace: ml, uid: uid-workers}}, spec: {{{GANG2}}}}}\n- {{apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {{name: batch, namespace: ml}}, spec: {{priority: 5, disruptionMode: {{all: {{}}}}, schedulingPolicy: {{basic: {{}}}}}}}}\n{}{}{}{}",
+                bound("b0", "2", 0, None, "").replace("priority: 0, nodeName", "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"),
+                bound("b1", "2", 0, None, "").replace("priority: 0, nodeName", "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"),
+                member("w0", "workers", "2", ""),
+                member("w1", "workers", "2", "")
+            );
+            let f = Features::with_gates(Release::at(37), &FeatureGates::parse("GenericWorkload=true").unwrap()).unwrap();
+            assert!(wap::enabled(&f));
+            assert!(!wap::enabled(&Release::at(37).into()));
+            let g = cycle(&cluster("4", &objects), &f, "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!(p.code, Code::Success);
+            assert_eq!(
+                p.victims,
+                vec![PreemptionVictim {
+                    pod_group: Some(key("batch")),
+                    pods: vec![key("b0"), key("b1")],
+                    priority: 5,
+                    violates_pdb: false,
+                }]
+            );
+            // DefaultPreemption refuses pod-by-pod preemption for the members.
+            let snap = Snapshot::new(Arc::new(cluster("4", &objects)), &f);
+            let profiles = build_profiles(None, f.clone()).unwrap();
+            let ex = runner::explain(&snap, &profiles, &key("w0")).unwrap();
+            assert_eq!(
+                ex.post_filter.as_ref().map(|p| p.message.as_str()),
+                Some(crate::engine::plugins::default_preemption::NOT_ELIGIBLE_WORKLOAD_AWARE)
+            );
+        }
+    }
 }

@@ -26,11 +26,27 @@
 //! 1.36+: bound pods and the pending pods of a schedulerName this scheduler serves); at Permit,
 //! the bound ones, those waiting at Permit, and the pod itself.
 //!
+//! - CompositePodGroup (1.37, alpha gate CompositePodGroup; gangscheduling.go at the v1.37
+//!   version that still has Permit and the "pods's" typo, with its `TestGangSchedulingFlow`):
+//!   a PodGroup naming `parentCompositePodGroupName` is ready only when the root of its
+//!   hierarchy is: the root needs `minGroupCount` (1 for a basic policy) ready children, a child
+//!   PodGroup being ready with `minCount` (1 for basic) pods, a child CompositePodGroup when its
+//!   own tree is (`isCPGTreeReady`). PreEnqueue counts every member the scheduler knows,
+//!   Permit the scheduled ones with this pod; both say "waiting for composite pod group
+//!   \"<root>\" tree to meet quorum" (UnschedulableAndUnresolvable, Wait for 5 minutes), and a
+//!   Permit that completes the tree allows every waiting pod of it. With the gate on, a missing
+//!   PodGroup fails the hierarchy snapshot ("failed to build hierarchy snapshot: pod group object
+//!   not found in state for podgroup/<ns>/<name>"), a hierarchy without its root "... composite pod
+//!   group object not found in state for compositepodgroup/<ns>/<parent>". Upstream later
+//!   replaced this walk with an incremental hierarchy_tracker.go (active pods per PodGroup,
+//!   ready children per CompositePodGroup, the same counts) together with dropping Permit and
+//!   fixing the typo, i.e. after the v1.37.0 kschedtui reproduces.
+//!
 //! Not reproduced: the pod-group scheduling cycle itself (each member is explained alone, as
-//! upstream's answers for one pod are), the topology-aware placements behind
-//! TopologyAwareWorkloadScheduling, workload-aware preemption, and 1.37's CompositePodGroup
-//! hierarchies (the objects are read; their quorum is not checked); the explanation says so
-//! when they would apply.
+//! upstream's answers for one pod are; the group as a whole is [`crate::engine::group_cycle`],
+//! with 1.36's placements and workload-aware preemption there), and a CompositePodGroup
+//! hierarchy's own pod-group cycle (PlacementFeasible with `minGroupCount` over child groups:
+//! the trace gives the PodGroup's); the explanation says so when they would apply.
 
 use std::sync::Arc;
 use std::time::Duration;
