@@ -270,6 +270,15 @@ fn violating(victims: &[Candidate<'_>], cluster: &Cluster) -> Vec<bool> {
         .collect()
 }
 
+/// The pods bound to `node` (not finished), as its NodeInfo holds them.
+fn bound_on<'c>(cluster: &'c Cluster, node: &'c str) -> impl Iterator<Item = &'c Pod> + 'c {
+    cluster
+        .pods
+        .iter()
+        .map(|p| &**p)
+        .filter(move |p| p.node_name.as_deref() == Some(node) && !p.is_finished())
+}
+
 /// What the caller's pod-group algorithm says of a cluster: where the members land when the
 /// group fits (None when it does not).
 pub type GroupFits<'f> = dyn FnMut(&Cluster) -> Option<Vec<MemberNode>> + 'f;
@@ -324,23 +333,17 @@ pub fn preempt(
             .and_then(|g| group_facts(cluster, features, &ObjectKey::new(&p.key.namespace, g)))
             .map_or(p.priority, |f| f.priority)
     };
-    let bound = |node: &str| {
-        cluster
-            .pods
-            .iter()
-            .filter(move |p| p.node_name.as_deref() == Some(node) && !p.is_finished())
-    };
     let nominated: std::collections::BTreeSet<&str> =
         members.iter().filter_map(|p| p.nominated_node_name.as_deref()).collect();
     for n in nominated {
-        if bound(n).any(|p| effective(p) < priority && terminating_by_preemption(p)) {
+        if bound_on(cluster, n).any(|p| effective(p) < priority && terminating_by_preemption(p)) {
             return refuse(out, Code::Unschedulable, NOT_ELIGIBLE_TERMINATING);
         }
     }
     // The domain: every node's pods, a disruptionMode-PodGroup group as one victim.
     let mut all: Vec<Candidate<'_>> = Vec::new();
     for node in &cluster.nodes {
-        for p in bound(&node.name) {
+        for p in bound_on(cluster, &node.name) {
             let key = p.scheduling_group().map(|g| ObjectKey::new(&p.key.namespace, g));
             let grouped = key
                 .as_ref()
