@@ -20,6 +20,7 @@ use super::framework::placement::{self, PlacementScores};
 use super::framework::plugin::{Ctx, Placement, PodGroupAssignments, PodGroupView};
 use super::framework::runner::{self, EngineError};
 use super::framework::runtime::Framework;
+use super::framework::status::Code;
 use super::framework::snapshot::Snapshot;
 use super::group_preemption::{self, GroupPreemption, MemberNode};
 use super::release::{Features, Gate};
@@ -151,6 +152,9 @@ pub enum GroupOutcome {
     NoPlacement {
         /// The status.
         message: String,
+        /// Its code (Unschedulable lets workload-aware preemption run).
+        #[serde(skip)]
+        code: Code,
     },
 }
 
@@ -226,7 +230,7 @@ impl GroupCycle {
                 g.min_member
             ),
             GroupOutcome::NoGroupObject => format!("the group {} does not exist: no member is scheduled", g.group),
-            GroupOutcome::NoPlacement { message } => {
+            GroupOutcome::NoPlacement { message, .. } => {
                 format!("the group's cycle stops before any member is tried: {message}")
             }
             GroupOutcome::TooFewMembers { have, need } => format!(
@@ -289,7 +293,14 @@ pub fn group_cycle_of(
     // `podGroupCycle`: workload-aware preemption runs when the group's status is Unschedulable.
     if let Some((p, group)) = native
         && group_preemption::enabled(features)
-        && matches!(r.outcome, GroupOutcome::Short { .. })
+        && matches!(
+            r.outcome,
+            GroupOutcome::Short { .. }
+                | GroupOutcome::NoPlacement {
+                    code: Code::Unschedulable,
+                    ..
+                }
+        )
     {
         let key = ObjectKey::new(&p.key.namespace, &group);
         r.preemption = Some(preempt_for_group(cluster, profiles, features, pod, &key, &r));
@@ -315,11 +326,14 @@ fn preempt_for_group(
         .map(|m| m.pod.clone())
         .collect();
     let tas = features.on(Gate::TopologyAwareWorkloadScheduling);
-    let status = r
-        .placements
-        .as_ref()
-        .and_then(|p| p.message.clone())
-        .unwrap_or_else(|| group_preemption::POD_GROUP_UNSCHEDULABLE.to_string());
+    let status = match &r.outcome {
+        GroupOutcome::NoPlacement { message, .. } => message.clone(),
+        _ => r
+            .placements
+            .as_ref()
+            .and_then(|p| p.message.clone())
+            .unwrap_or_else(|| group_preemption::POD_GROUP_UNSCHEDULABLE.to_string()),
+    };
     // Without topology constraints the placement algorithm has one placement of every node.
     let unschedulable = if tas {
         format!(
@@ -397,7 +411,10 @@ fn placement_cycle(
             trace.message = Some(s.message());
             return GroupCycle {
                 bound_before: gang.assigned.saturating_sub(gang.waiting.len()),
-                outcome: GroupOutcome::NoPlacement { message: s.message() },
+                outcome: GroupOutcome::NoPlacement {
+                    message: s.message(),
+                    code: s.code,
+                },
                 gang,
                 members: Vec::new(),
                 placements: Some(trace),
@@ -469,7 +486,10 @@ fn placement_cycle(
                     let (_, r) = &results[many[0]];
                     return GroupCycle {
                         bound_before: r.bound_before,
-                        outcome: GroupOutcome::NoPlacement { message: s.message() },
+                        outcome: GroupOutcome::NoPlacement {
+                    message: s.message(),
+                    code: s.code,
+                },
                         gang,
                         members: Vec::new(),
                         placements: Some(trace),
@@ -919,7 +939,8 @@ mod tests {
         assert_eq!(
             g.outcome,
             GroupOutcome::NoPlacement {
-                message: "cannot determine domain for already scheduled pods: more than 1 domain found for pod group: zone-a, zone-b".into()
+                message: "cannot determine domain for already scheduled pods: more than 1 domain found for pod group: zone-a, zone-b".into(),
+                code: Code::Error,
             }
         );
         assert!(g.members.is_empty());
@@ -967,7 +988,6 @@ mod tests {
     /// Workload-aware preemption (engine::group_preemption).
     mod workload_aware_preemption {
         use super::*;
-        use crate::engine::framework::status::Code;
         use crate::engine::group_preemption::{self as wap, MemberNode, PreemptionVictim};
 
         /// A bound pod `(name, cpu, priority, startTime, extra spec/metadata)`.
@@ -1167,9 +1187,10 @@ mod tests {
             let g = cycle(&c, &f, "w0");
             let p = g.preemption.as_ref().unwrap();
             assert_eq!((p.code, p.message.as_str()), (Code::Unschedulable, wap::NOT_SUPPORTED_WITH_CONSTRAINTS));
+            // The zone cannot hold the group: placement generation is Unschedulable already.
             assert_eq!(
                 p.condition,
-                "0/1 placements are available, first placement status: pod group is unschedulable, workload aware preemption is not supported for pod groups with scheduling constraints"
+                "no feasible placements found, workload aware preemption is not supported for pod groups with scheduling constraints"
             );
         }
 
