@@ -20,8 +20,8 @@ use super::framework::placement::{self, PlacementScores};
 use super::framework::plugin::{Ctx, Placement, PodGroupAssignments, PodGroupView};
 use super::framework::runner::{self, EngineError};
 use super::framework::runtime::Framework;
-use super::framework::status::Code;
 use super::framework::snapshot::Snapshot;
+use super::framework::status::Code;
 use super::group_preemption::{self, GroupPreemption, MemberNode};
 use super::release::{Features, Gate};
 use super::simulate::{AttemptOutcome, Detail, EventKind, FinalState, SimOptions, simulate};
@@ -487,9 +487,9 @@ fn placement_cycle(
                     return GroupCycle {
                         bound_before: r.bound_before,
                         outcome: GroupOutcome::NoPlacement {
-                    message: s.message(),
-                    code: s.code,
-                },
+                            message: s.message(),
+                            code: s.code,
+                        },
                         gang,
                         members: Vec::new(),
                         placements: Some(trace),
@@ -992,7 +992,9 @@ mod tests {
 
         /// A bound pod `(name, cpu, priority, startTime, extra spec/metadata)`.
         fn bound(name: &str, cpu: &str, prio: i32, start: Option<&str>, labels: &str) -> String {
-            let status = start.map(|t| format!(", status: {{startTime: '{t}'}}")).unwrap_or_default();
+            let status = start
+                .map(|t| format!(", status: {{startTime: '{t}'}}"))
+                .unwrap_or_default();
             format!(
                 "- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ml, uid: u-{name}{labels}}}, spec: {{priority: {prio}, nodeName: n1, containers: [{{name: c, image: i, resources: {{requests: {{cpu: '{cpu}'}}}}}}]}}{status}}}\n"
             )
@@ -1027,7 +1029,9 @@ mod tests {
 
         fn cycle(c: &Cluster, f: &Features, pod: &str) -> GroupCycle {
             let profiles = build_profiles(None, f.clone()).unwrap();
-            group_cycle(c, &profiles, f, &ObjectKey::new("ml", pod)).unwrap().unwrap()
+            group_cycle(c, &profiles, f, &ObjectKey::new("ml", pod))
+                .unwrap()
+                .unwrap()
         }
 
         fn key(n: &str) -> ObjectKey {
@@ -1067,8 +1071,14 @@ mod tests {
             assert_eq!(
                 p.members,
                 vec![
-                    MemberNode { pod: key("w0"), node: "n1".into() },
-                    MemberNode { pod: key("w1"), node: "n1".into() }
+                    MemberNode {
+                        pod: key("w0"),
+                        node: "n1".into()
+                    },
+                    MemberNode {
+                        pod: key("w1"),
+                        node: "n1".into()
+                    }
                 ]
             );
             assert_eq!(p.condition, "pod group is unschedulable");
@@ -1080,7 +1090,10 @@ mod tests {
                 ]
             );
             let text = crate::explain::group::render(&g);
-            assert!(text.contains("Workload-aware preemption by PodGroup ml/workers (priority 100):"), "{text}");
+            assert!(
+                text.contains("Workload-aware preemption by PodGroup ml/workers (priority 100):"),
+                "{text}"
+            );
             assert!(text.contains("then the members fit: ml/w0 → n1, ml/w1 → n1"), "{text}");
             let json = crate::explain::group::to_json(&g);
             assert_eq!(json["preemption"]["victims"][0]["pods"][0]["name"], "l1");
@@ -1109,9 +1122,18 @@ mod tests {
             let objects = format!(
                 "{}{}{}{}{}{}",
                 pg36("workers", "priority: 100, schedulingPolicy: {gang: {minCount: 1}}"),
-                pg36("batch", "priority: 10, disruptionMode: PodGroup, schedulingPolicy: {basic: {}}"),
-                bound("b0", "1", 0, None, "").replace("priority: 0, nodeName", "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"),
-                bound("b1", "1", 0, None, "").replace("priority: 0, nodeName", "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"),
+                pg36(
+                    "batch",
+                    "priority: 10, disruptionMode: PodGroup, schedulingPolicy: {basic: {}}"
+                ),
+                bound("b0", "1", 0, None, "").replace(
+                    "priority: 0, nodeName",
+                    "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"
+                ),
+                bound("b1", "1", 0, None, "").replace(
+                    "priority: 0, nodeName",
+                    "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"
+                ),
                 bound("f", "2", 50, None, ""),
                 member("w0", "workers", "1", "")
             );
@@ -1131,7 +1153,11 @@ mod tests {
             let g = cycle(&cluster("4", &objects), &features36(WAP36), "w0");
             let p = g.preemption.as_ref().unwrap();
             let pods: Vec<Vec<ObjectKey>> = p.victims.iter().map(|v| v.pods.clone()).collect();
-            assert_eq!(pods, vec![vec![key("b1")]], "b0 (a pod group's pod, found first) goes back first");
+            assert_eq!(
+                pods,
+                vec![vec![key("b1")]],
+                "b0 (a pod group's pod, found first) goes back first"
+            );
         }
 
         #[test]
@@ -1162,7 +1188,10 @@ mod tests {
             );
             let g = cycle(&cluster("2", &base), &features36(WAP36), "w0");
             let p = g.preemption.as_ref().unwrap();
-            assert_eq!((p.code, p.message.as_str()), (Code::UnschedulableAndUnresolvable, wap::NO_VICTIMS));
+            assert_eq!(
+                (p.code, p.message.as_str()),
+                (Code::UnschedulableAndUnresolvable, wap::NO_VICTIMS)
+            );
             assert_eq!(
                 p.condition,
                 "pod group is unschedulable, No preemption victims found for incoming preemptor"
@@ -1171,7 +1200,10 @@ mod tests {
             let small = base.replace("priority: 200", "priority: 0");
             let g = cycle(&cluster("3", &small), &features36(WAP36), "w0");
             let p = g.preemption.as_ref().unwrap();
-            assert_eq!((p.code, p.message.as_str()), (Code::Unschedulable, "pod group is unschedulable"));
+            assert_eq!(
+                (p.code, p.message.as_str()),
+                (Code::Unschedulable, "pod group is unschedulable")
+            );
             assert_eq!(p.condition, "pod group is unschedulable, pod group is unschedulable");
             // A member that may not preempt.
             let never = small.replace(
@@ -1181,12 +1213,18 @@ mod tests {
             let g = cycle(&cluster("4", &never), &features36(WAP36), "w0");
             assert_eq!(g.preemption.as_ref().unwrap().message, wap::NOT_ELIGIBLE_NEVER);
             // A PodGroup with topology constraints (TopologyAwareWorkloadScheduling on).
-            let constrained = small.replace(GANG2, &format!("{GANG2}, schedulingConstraints: {{topology: [{{key: zone}}]}}"));
+            let constrained = small.replace(
+                GANG2,
+                &format!("{GANG2}, schedulingConstraints: {{topology: [{{key: zone}}]}}"),
+            );
             let f = features36(&format!("{WAP36},TopologyAwareWorkloadScheduling=true"));
             let c = cluster("4", &constrained.replace("name: n1}", "name: n1, labels: {zone: a}}"));
             let g = cycle(&c, &f, "w0");
             let p = g.preemption.as_ref().unwrap();
-            assert_eq!((p.code, p.message.as_str()), (Code::Unschedulable, wap::NOT_SUPPORTED_WITH_CONSTRAINTS));
+            assert_eq!(
+                (p.code, p.message.as_str()),
+                (Code::Unschedulable, wap::NOT_SUPPORTED_WITH_CONSTRAINTS)
+            );
             // The zone cannot hold the group: placement generation is Unschedulable already.
             assert_eq!(
                 p.condition,
@@ -1198,12 +1236,19 @@ mod tests {
         fn release_1_37_generic_workload_turns_it_on_with_v1beta1_pod_groups() {
             let objects = format!(
                 "- {{apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {{name: workers, namespace: ml, uid: uid-workers}}, spec: {{{GANG2}}}}}\n- {{apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {{name: batch, namespace: ml}}, spec: {{priority: 5, disruptionMode: {{all: {{}}}}, schedulingPolicy: {{basic: {{}}}}}}}}\n{}{}{}{}",
-                bound("b0", "2", 0, None, "").replace("priority: 0, nodeName", "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"),
-                bound("b1", "2", 0, None, "").replace("priority: 0, nodeName", "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"),
+                bound("b0", "2", 0, None, "").replace(
+                    "priority: 0, nodeName",
+                    "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"
+                ),
+                bound("b1", "2", 0, None, "").replace(
+                    "priority: 0, nodeName",
+                    "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"
+                ),
                 member("w0", "workers", "2", ""),
                 member("w1", "workers", "2", "")
             );
-            let f = Features::with_gates(Release::at(37), &FeatureGates::parse("GenericWorkload=true").unwrap()).unwrap();
+            let f =
+                Features::with_gates(Release::at(37), &FeatureGates::parse("GenericWorkload=true").unwrap()).unwrap();
             assert!(wap::enabled(&f));
             assert!(!wap::enabled(&Release::at(37).into()));
             let g = cycle(&cluster("4", &objects), &f, "w0");

@@ -149,11 +149,21 @@ struct GroupFacts {
     constrained: bool,
 }
 
-fn rest_facts(cluster: &Cluster, key: &ObjectKey, rest: &std::collections::BTreeMap<String, Value>, uid: Option<&str>, atomic: bool, constrained: bool) -> GroupFacts {
+fn rest_facts(
+    cluster: &Cluster,
+    key: &ObjectKey,
+    rest: &std::collections::BTreeMap<String, Value>,
+    uid: Option<&str>,
+    atomic: bool,
+    constrained: bool,
+) -> GroupFacts {
     let priority = match rest.get("priority").and_then(Value::as_i64) {
         Some(p) => i32::try_from(p).unwrap_or(0),
         None => {
-            let class = rest.get("priorityClassName").and_then(Value::as_str).filter(|c| !c.is_empty());
+            let class = rest
+                .get("priorityClassName")
+                .and_then(Value::as_str)
+                .filter(|c| !c.is_empty());
             match class {
                 Some(c) => cluster.priority_classes.get(c).and_then(|pc| pc.value).unwrap_or(0),
                 None => cluster
@@ -188,7 +198,14 @@ fn group_facts(cluster: &Cluster, features: &Features, key: &ObjectKey) -> Optio
             .and_then(|c| c.get("topology"))
             .and_then(Value::as_array)
             .is_some_and(|t| !t.is_empty());
-        Some(rest_facts(cluster, key, rest, pg.metadata.uid.as_deref(), atomic, constrained))
+        Some(rest_facts(
+            cluster,
+            key,
+            rest,
+            pg.metadata.uid.as_deref(),
+            atomic,
+            constrained,
+        ))
     } else {
         let pg = cluster.scheduling_pod_groups.get(key)?;
         let rest = &pg.spec.rest;
@@ -198,7 +215,14 @@ fn group_facts(cluster: &Cluster, features: &Features, key: &ObjectKey) -> Optio
             .scheduling_constraints
             .as_ref()
             .is_some_and(|c| !c.topology.is_empty());
-        Some(rest_facts(cluster, key, rest, pg.metadata.uid.as_deref(), atomic, constrained))
+        Some(rest_facts(
+            cluster,
+            key,
+            rest,
+            pg.metadata.uid.as_deref(),
+            atomic,
+            constrained,
+        ))
     }
 }
 
@@ -264,10 +288,18 @@ fn violating(victims: &[Candidate<'_>], cluster: &Cluster) -> Vec<bool> {
         }
         false
     };
-    victims
-        .iter()
-        .map(|v| v.pods.iter().fold(false, |acc, p| pod_violates(p) || acc))
-        .collect()
+    // Every pod of a victim spends the budgets, even after one of them violated.
+    let mut out = Vec::with_capacity(victims.len());
+    for v in victims {
+        let mut violations = 0;
+        for p in &v.pods {
+            if pod_violates(p) {
+                violations += 1;
+            }
+        }
+        out.push(violations > 0);
+    }
+    out
 }
 
 /// The pods bound to `node` (not finished), as its NodeInfo holds them.
@@ -333,8 +365,10 @@ pub fn preempt(
             .and_then(|g| group_facts(cluster, features, &ObjectKey::new(&p.key.namespace, g)))
             .map_or(p.priority, |f| f.priority)
     };
-    let nominated: std::collections::BTreeSet<&str> =
-        members.iter().filter_map(|p| p.nominated_node_name.as_deref()).collect();
+    let nominated: std::collections::BTreeSet<&str> = members
+        .iter()
+        .filter_map(|p| p.nominated_node_name.as_deref())
+        .collect();
     for n in nominated {
         if bound_on(cluster, n).any(|p| effective(p) < priority && terminating_by_preemption(p)) {
             return refuse(out, Code::Unschedulable, NOT_ELIGIBLE_TERMINATING);

@@ -53,7 +53,10 @@ pub(crate) fn preemption_lines(p: &crate::engine::group_preemption::GroupPreempt
         out.push(format!("  the PodGroup's condition: {:?}", p.condition));
         return out;
     }
-    out.push(format!("  preempts {} victim(s), most important first:", p.victims.len()));
+    out.push(format!(
+        "  preempts {} victim(s), most important first:",
+        p.victims.len()
+    ));
     for v in &p.victims {
         let pods: Vec<String> = v.pods.iter().map(ToString::to_string).collect();
         let what = match &v.pod_group {

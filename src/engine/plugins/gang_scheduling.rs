@@ -326,7 +326,12 @@ impl GangScheduling {
         if depth > MAX_TREE_DEPTH {
             return false;
         }
-        let need = cpg.spec.scheduling_policy.gang.as_ref().map_or(1, |g| g.min_group_count);
+        let need = cpg
+            .spec
+            .scheduling_policy
+            .gang
+            .as_ref()
+            .map_or(1, |g| g.min_group_count);
         let mut ready: i64 = 0;
         for (k, pg) in &cluster.pod_groups_v1beta1 {
             if k.namespace == ns && pg.spec.parent_composite_pod_group_name.as_deref() == Some(name) {
@@ -367,7 +372,15 @@ impl GangScheduling {
     /// The hierarchy's verdict for a pod whose PodGroup names `parent`: None when the root's tree
     /// meets its quorum, else the status (`checkCPGHierarchyReadiness`; `code` is the one for a
     /// tree short of its quorum).
-    fn tree_short(&self, cx: &Ctx<'_>, pi: &PodInfo, ns: &str, parent: &str, readiness: Readiness, code: Code) -> Option<Status> {
+    fn tree_short(
+        &self,
+        cx: &Ctx<'_>,
+        pi: &PodInfo,
+        ns: &str,
+        parent: &str,
+        readiness: Readiness,
+        code: Code,
+    ) -> Option<Status> {
         match Self::composite_root(&cx.snapshot.cluster, ns, parent) {
             Some(root) if self.tree_ready(cx, pi, ns, &root, readiness, 1) => None,
             Some(root) => Some(Status::new(code, [waiting_for_tree(&root)])),
@@ -408,7 +421,8 @@ impl GangScheduling {
         Self::tree_pod_groups(cluster, ns, &root, 1, &mut groups);
         let handle = &cx.snapshot.handle;
         for w in handle.waiting_pods() {
-            let in_tree = matches!(self.group_of(&w.pod), Some(Group::PodGroup(wns, n)) if wns == ns && groups.contains(&n));
+            let in_tree =
+                matches!(self.group_of(&w.pod), Some(Group::PodGroup(wns, n)) if wns == ns && groups.contains(&n));
             if w.pod.key != pi.pod.key && in_tree {
                 handle.allow(&w.pod.key, names::GANG_SCHEDULING);
                 notes.push(format!("allowed waiting member {}", w.pod.key));
@@ -439,7 +453,14 @@ impl PreEnqueuePlugin for GangScheduling {
         if let (Some(parent), Group::PodGroup(ns, _)) = (self.parent_of(&cx.snapshot.cluster, &g), &g) {
             // Under a CompositePodGroup only the root's tree quorum decides.
             return self
-                .tree_short(cx, pi, ns, &parent, Readiness::Known, Code::UnschedulableAndUnresolvable)
+                .tree_short(
+                    cx,
+                    pi,
+                    ns,
+                    &parent,
+                    Readiness::Known,
+                    Code::UnschedulableAndUnresolvable,
+                )
                 .unwrap_or_else(Status::success);
         }
         let Some(gang) = &policy.gang else {
@@ -1132,7 +1153,9 @@ mod tests {
         }
 
         fn tree_waits(root: &str) -> Vec<String> {
-            vec![format!("waiting for composite pod group \"{root}\" tree to meet quorum")]
+            vec![format!(
+                "waiting for composite pod group \"{root}\" tree to meet quorum"
+            )]
         }
 
         #[test]
@@ -1143,7 +1166,10 @@ mod tests {
                 gang_verdict(&ex, "PreEnqueue"),
                 Some((Code::UnschedulableAndUnresolvable, tree_waits("cpg-root")))
             );
-            assert_eq!(ex.message.as_deref(), Some("waiting for composite pod group \"cpg-root\" tree to meet quorum"));
+            assert_eq!(
+                ex.message.as_deref(),
+                Some("waiting for composite pod group \"cpg-root\" tree to meet quorum")
+            );
             // CPG=false: the parent is ignored, pg1-cpg's minCount 1 is met by the pod itself.
             let ex = run37(&objects, "p1-cpg", false);
             assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
@@ -1218,11 +1244,17 @@ mod tests {
             // queued although its own group has one of two; at Permit nothing else is scheduled.
             let ex = run37(&objects, "p2_1", true);
             assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
-            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Wait, tree_waits("cpg-basic-root"))));
+            assert_eq!(
+                gang_verdict(&ex, "Permit"),
+                Some((Code::Wait, tree_waits("cpg-basic-root")))
+            );
             let ex = run37(&objects, "p2_1", false);
             assert_eq!(
                 gang_verdict(&ex, "PreEnqueue"),
-                Some((Code::UnschedulableAndUnresolvable, vec![WAITING_FOR_MEMBERS.to_string()]))
+                Some((
+                    Code::UnschedulableAndUnresolvable,
+                    vec![WAITING_FOR_MEMBERS.to_string()]
+                ))
             );
         }
 
@@ -1265,11 +1297,19 @@ mod tests {
                 Some((Code::UnschedulableAndUnresolvable, tree_waits("root")))
             );
             // Another ready child meets the root's gang.
-            let objects = format!("{objects}{}{}", pg("other", "root", "basic: {}"), pod("o", "other", None));
+            let objects = format!(
+                "{objects}{}{}",
+                pg("other", "root", "basic: {}"),
+                pod("o", "other", None)
+            );
             let ex = run37(&objects, "p", true);
             assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
             assert!(
-                ex.gang.as_ref().unwrap().group.contains("under CompositePodGroup ns1/child (root: ns1/root)"),
+                ex.gang
+                    .as_ref()
+                    .unwrap()
+                    .group
+                    .contains("under CompositePodGroup ns1/child (root: ns1/root)"),
                 "{:?}",
                 ex.gang
             );

@@ -47,8 +47,8 @@ use crate::engine::release::{Change, Features, Gate};
 use crate::engine::trace::PostFilterTrace;
 use crate::model::{Cluster, Pod};
 
-pub(crate) use victims::pod_start_time_nanos;
 pub(crate) use candidates::{dry_run_preemption, nodes_where_preemption_might_help, pick_one_node_for_preemption};
+pub(crate) use victims::pod_start_time_nanos;
 
 /// Status of a node whose dry run found no lower-priority pod.
 pub(crate) const ERR_NO_VICTIMS: &str = "No preemption victims found for incoming pod";
