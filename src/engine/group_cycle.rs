@@ -9,7 +9,10 @@
 //! left as they are (nominated pods keep their place). It works for Coscheduling
 //! (scheduler-plugins) and for the native GangScheduling plugin alike; 1.36's pod-group cycle
 //! takes the members in the same order (priority, then queue time) with the same effect on the
-//! snapshot.
+//! snapshot. When workload-aware preemption is on (1.36 WorkloadAwarePreemption, 1.37
+//! GenericWorkload) and a native PodGroup does not fit, the group then preempts as a whole
+//! ([`super::group_preemption`]), each trial of its algorithm being this pass on the cluster
+//! without the victims tried.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
