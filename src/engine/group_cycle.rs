@@ -25,7 +25,7 @@ use super::framework::runner::{self, EngineError};
 use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
 use super::framework::status::Code;
-use super::group_preemption::{self, GroupPreemption, MemberNode};
+use super::group_preemption::{self, GroupAttempt, GroupPreemption, MemberNode};
 use super::release::{Features, Gate};
 use super::simulate::{AttemptOutcome, Detail, EventKind, FinalState, SimOptions, simulate};
 use super::trace::GangTrace;
@@ -312,7 +312,9 @@ pub fn group_cycle_of(
 }
 
 /// Workload-aware preemption for the group of `r` (see [`group_preemption`]): the group's
-/// algorithm is this module's pass over the members on the cluster without the victims.
+/// algorithm is this module's pass over the members on the cluster without the victims tried
+/// (for a group without topology constraints 1.36's placement algorithm has the one placement
+/// of every node, which is this pass).
 fn preempt_for_group(
     cluster: &Cluster,
     profiles: &[Framework],
@@ -327,6 +329,20 @@ fn preempt_for_group(
         .iter()
         .filter(|m| !matches!(m.result, MemberResult::Held { .. } | MemberResult::NotScheduled { .. }))
         .map(|m| m.pod.clone())
+        .collect();
+    // The members that fit in the cycle, on the node it found for them (nominated on success).
+    let feasible: Vec<MemberNode> = r
+        .members
+        .iter()
+        .filter_map(|m| match &m.result {
+            MemberResult::Bound { node } | MemberResult::Waiting { node } | MemberResult::Released { node, .. } => {
+                Some(MemberNode {
+                    pod: m.pod.clone(),
+                    node: node.clone(),
+                })
+            }
+            _ => None,
+        })
         .collect();
     let tas = features.on(Gate::TopologyAwareWorkloadScheduling);
     let status = match &r.outcome {
@@ -346,23 +362,29 @@ fn preempt_for_group(
     } else {
         group_preemption::POD_GROUP_UNSCHEDULABLE.to_string()
     };
+    // The profile of the members (`frameworkForPodGroup`).
+    let scheduler = cluster
+        .pods
+        .iter()
+        .find(|p| p.key == *pod)
+        .map(|p| p.scheduler_name.clone())
+        .unwrap_or_default();
+    let post_filter = profiles
+        .iter()
+        .find(|f| f.name == scheduler)
+        .is_some_and(group_preemption::has_pod_group_post_filter);
     let gang = r.gang.clone();
-    let mut fits = |c: &Cluster| -> Option<Vec<MemberNode>> {
-        let g = pass(c, profiles, features, pod, gang.clone(), None);
-        (g.outcome == GroupOutcome::Completes).then(|| {
-            g.members
-                .iter()
-                .filter_map(|m| match &m.result {
-                    MemberResult::Bound { node } | MemberResult::Waiting { node } => Some(MemberNode {
-                        pod: m.pod.clone(),
-                        node: node.clone(),
-                    }),
-                    _ => None,
-                })
-                .collect()
-        })
+    let mut fits =
+        |c: &Cluster| pass(c, profiles, features, pod, gang.clone(), None).outcome == GroupOutcome::Completes;
+    let attempt = GroupAttempt {
+        group,
+        queued: &queued,
+        status: &status,
+        unschedulable: &unschedulable,
+        feasible,
+        post_filter,
     };
-    group_preemption::preempt(cluster, features, group, &queued, &status, &unschedulable, &mut fits)
+    group_preemption::preempt(cluster, features, attempt, &mut fits)
 }
 
 /// The message of a group that fits in no placement (`0/%d placements are available`), with
@@ -1071,19 +1093,8 @@ mod tests {
             let p = g.preemption.as_ref().unwrap();
             assert_eq!((p.code, p.priority), (Code::Success, 100));
             assert_eq!(p.victims, vec![lone("l1", 0), lone("l2", 0)]);
-            assert_eq!(
-                p.members,
-                vec![
-                    MemberNode {
-                        pod: key("w0"),
-                        node: "n1".into()
-                    },
-                    MemberNode {
-                        pod: key("w1"),
-                        node: "n1".into()
-                    }
-                ]
-            );
+            // No member found a node in the cycle: none is nominated.
+            assert_eq!(p.nominated, vec![]);
             assert_eq!(p.condition, "pod group is unschedulable");
             assert_eq!(
                 p.events,
@@ -1097,10 +1108,45 @@ mod tests {
                 text.contains("Workload-aware preemption by PodGroup ml/workers (priority 100):"),
                 "{text}"
             );
-            assert!(text.contains("then the members fit: ml/w0 → n1, ml/w1 → n1"), "{text}");
+            assert!(
+                text.contains("the PodGroup's condition: Unschedulable \"pod group is unschedulable\""),
+                "{text}"
+            );
             let json = crate::explain::group::to_json(&g);
             assert_eq!(json["preemption"]["victims"][0]["pods"][0]["name"], "l1");
             assert_eq!(json["preemption"]["code"], "Success");
+        }
+
+        #[test]
+        fn the_members_that_fit_in_the_cycle_are_nominated_where_they_fit() {
+            // 6 cpu, 4 taken by l1 and l2: w0 fits in the cycle, w1 does not; evicting l2 alone
+            // is enough (l1, found first, is reprieved first). w0 is nominated to the node the
+            // cycle found, not to one of the trials'.
+            let objects = format!(
+                "{}{}{}{}{}",
+                pg36("workers", GANG2),
+                bound("l1", "2", 0, None, ""),
+                bound("l2", "2", 0, None, ""),
+                member("w0", "workers", "2", ""),
+                member("w1", "workers", "2", "")
+            );
+            let g = cycle(&cluster("6", &objects), &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!(p.victims, vec![lone("l2", 0)]);
+            assert_eq!(
+                p.nominated,
+                vec![MemberNode {
+                    pod: key("w0"),
+                    node: "n1".into()
+                }]
+            );
+            let text = crate::explain::group::render(&g);
+            assert!(
+                text.contains("nominated where the cycle found them a node: ml/w0 → n1"),
+                "{text}"
+            );
+            let json = crate::explain::group::to_json(&g);
+            assert_eq!(json["preemption"]["nominated"][0]["node"], "n1");
         }
 
         #[test]

@@ -48,9 +48,19 @@ pub(crate) fn preemption_lines(p: &crate::engine::group_preemption::GroupPreempt
         "Workload-aware preemption by PodGroup {} (priority {}):",
         p.pod_group, p.priority
     )];
+    let condition = if p.condition_kept {
+        format!(
+            "the PodGroup keeps its PodGroupScheduled=True condition (the cycle's status: {:?})",
+            p.condition
+        )
+    } else if p.code == Code::Error {
+        format!("the PodGroup's condition: SchedulerError {:?}", p.condition)
+    } else {
+        format!("the PodGroup's condition: Unschedulable {:?}", p.condition)
+    };
     if p.code != Code::Success {
         out.push(format!("  not possible ({}): {}", p.code.as_str(), p.message));
-        out.push(format!("  the PodGroup's condition: {:?}", p.condition));
+        out.push(format!("  {condition}"));
         return out;
     }
     out.push(format!(
@@ -66,14 +76,15 @@ pub(crate) fn preemption_lines(p: &crate::engine::group_preemption::GroupPreempt
         let pdb = if v.violates_pdb { ", violates a PDB" } else { "" };
         out.push(format!("    {what} (priority {}{pdb})", v.priority));
     }
-    if !p.members.is_empty() {
-        let m: Vec<String> = p.members.iter().map(|m| format!("{} → {}", m.pod, m.node)).collect();
-        out.push(format!("  then the members fit: {}", m.join(", ")));
+    out.push("  the group stays Unschedulable and waits for the victims to go".to_string());
+    if !p.nominated.is_empty() {
+        let m: Vec<String> = p.nominated.iter().map(|m| format!("{} → {}", m.pod, m.node)).collect();
+        out.push(format!(
+            "  nominated where the cycle found them a node: {}",
+            m.join(", ")
+        ));
     }
-    out.push(format!(
-        "  the group stays Unschedulable ({:?}) and waits for the victims to go",
-        p.condition
-    ));
+    out.push(format!("  {condition}"));
     out
 }
 
