@@ -1149,6 +1149,40 @@ mod tests {
             assert_eq!(json["preemption"]["nominated"][0]["node"], "n1");
         }
 
+        /// The profile decides: DefaultPreemption must be one of its plugins (at any extension
+        /// point) to be the pod-group PostFilter.
+        #[test]
+        fn a_profile_without_default_preemption_does_not_preempt_for_the_group() {
+            let objects = format!(
+                "{}{}{}{}",
+                pg36("workers", GANG2),
+                bound("l1", "4", 0, None, ""),
+                member("w0", "workers", "2", ""),
+                member("w1", "workers", "2", "")
+            );
+            let c = cluster("4", &objects);
+            let f = features36(WAP36);
+            let with = |plugins: &str| {
+                let cfg = crate::engine::SchedulerConfig::parse(&format!(
+                    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  plugins: {plugins}\n"
+                ))
+                .unwrap();
+                let profiles = build_profiles(Some(&cfg), f.clone()).unwrap();
+                group_cycle(&c, &profiles, &f, &key("w0")).unwrap().unwrap()
+            };
+            let g = with("{multiPoint: {disabled: [{name: DefaultPreemption}]}}");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!((p.code, p.message.as_str()), (Code::Unschedulable, wap::NOT_REGISTERED));
+            assert_eq!(
+                p.condition,
+                "pod group is unschedulable, default preemption plugin is not registered, workload aware preemption is disabled"
+            );
+            // Off at PostFilter only, it is still built for PreEnqueue: the group preempts.
+            let g = with("{postFilter: {disabled: [{name: DefaultPreemption}]}}");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!((p.code, p.victims.clone()), (Code::Success, vec![lone("l1", 0)]));
+        }
+
         #[test]
         fn the_more_important_victim_is_reprieved_first() {
             // The group needs 2 of the 4 cpu; the earlier-started small pod goes back first and
