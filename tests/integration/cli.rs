@@ -861,6 +861,10 @@ fn explain_a_gang_that_preempts_as_a_whole() {
         text.contains("preemption: not eligible due to workload aware preemption enabled"),
         "{text}"
     );
+    assert!(
+        text.contains("the PodGroup's condition: Unschedulable \"pod group is unschedulable\""),
+        "{text}"
+    );
     let mut json_args = args.to_vec();
     json_args.extend(["-o", "json"]);
     let o = run(&json_args);
@@ -874,4 +878,7 @@ fn explain_a_gang_that_preempts_as_a_whole() {
         "ml/b0: Preempted by podgroup 6f1c0a52-train on node cluster"
     );
     assert_eq!(p["condition"], "pod group is unschedulable");
+    // No member found a node in the cycle: none is nominated (the key is left out).
+    assert!(p.get("nominated").is_none());
+    assert!(p.get("conditionKept").is_none());
 }
