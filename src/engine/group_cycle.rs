@@ -1183,6 +1183,36 @@ mod tests {
             assert_eq!((p.code, p.victims.clone()), (Code::Success, vec![lone("l1", 0)]));
         }
 
+        /// Upstream's integration test `TestWorkloadAwarePreemptionInvocation`
+        /// (test/integration/scheduler, the 1.36 cycle): four priority-10 pods fill the 4-cpu
+        /// node, PodGroup pg1 (priority 100, disruptionMode PodGroup, minCount 3) has three
+        /// 1-cpu pods; the low pods get "Preempted by podgroup" events. One low pod is enough
+        /// to keep: the first found is reprieved.
+        #[test]
+        fn upstream_workload_aware_preemption_invocation() {
+            let low: String = (1..=4).map(|i| bound(&format!("low-{i}"), "1", 10, None, "")).collect();
+            let high: String = (1..=3).map(|i| member(&format!("high-{i}"), "pg1", "1", "")).collect();
+            let objects = format!(
+                "{}{low}{high}",
+                pg36(
+                    "pg1",
+                    "priority: 100, disruptionMode: PodGroup, schedulingPolicy: {gang: {minCount: 3}}"
+                )
+            );
+            let g = cycle(&cluster("4", &objects), &features36(WAP36), "high-1");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!(p.code, Code::Success);
+            assert_eq!(p.victims, vec![lone("low-2", 10), lone("low-3", 10), lone("low-4", 10)]);
+            assert_eq!(
+                p.events,
+                [
+                    "ml/low-2: Preempted by podgroup uid-pg1 on node cluster",
+                    "ml/low-3: Preempted by podgroup uid-pg1 on node cluster",
+                    "ml/low-4: Preempted by podgroup uid-pg1 on node cluster"
+                ]
+            );
+        }
+
         #[test]
         fn the_more_important_victim_is_reprieved_first() {
             // The group needs 2 of the 4 cpu; the earlier-started small pod goes back first and

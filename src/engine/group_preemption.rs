@@ -48,15 +48,18 @@
 //! pod's walk over the PDBs stops at the first one it violates, and so does the victim's walk
 //! over its pods (the pods after it spend no budget).
 //!
-//! kschedtui's choices where upstream is not deterministic (documented rule of the project:
-//! map and random orders are replaced by the snapshot's order): the victims are found in node-name
-//! order and, on a node, in the snapshot's pod order (upstream takes them from a map); victims
-//! tied on every criterion keep that order (upstream's sort is not stable); the PDBs are walked in
-//! the snapshot's order (upstream lists them from an informer); a pod without `status.startTime`
-//! counts as started at 2099-01-01T00:00:00Z (upstream takes the current time, the project's
-//! preemption rule); a PodGroup without `spec.priority` takes the value the Priority admission
-//! would have written from its `priorityClassName` (or the global default), as pods do; a PodGroup
-//! without `metadata.uid` is named by its key in the event, as pods are.
+//! kschedtui's choices where upstream is not deterministic (the project's rule: map and random
+//! orders are replaced by the snapshot's order): the victims are found in the snapshot's node
+//! order (by name) and, on a node, in its pod order; upstream builds them in its node list's order
+//! but then takes them out of a map, and its sort is not stable, so victims tied on every
+//! criterion keep the found order here. A pod without `status.startTime` counts as started at
+//! 2099-01-01T00:00:00Z (the project's preemption rule; upstream reads the clock once per victim
+//! as it builds them, so such pods are later than every started pod and ordered as found, which
+//! the found-order tie rule gives too). The PDBs are walked in the snapshot's order (upstream
+//! lists them from an informer). A PodGroup without `spec.priority` takes the value the Priority
+//! admission would have written from its `priorityClassName` (or the global default), as the
+//! loader does for pods; a PodGroup without `metadata.uid` is named by its key in the event, as
+//! pods are.
 //!
 //! At 1.37 (GenericWorkload on, the gates merged) the same algorithm is applied to v1beta1
 //! PodGroups, whose `disruptionMode` is an object (`{all: {}}` groups the pods), keeping two
