@@ -240,6 +240,16 @@ impl GroupCycle {
                 "the group can never complete as it is: {have} member(s) exist, minMember is {need}; {} more pod(s) must be created",
                 need - have
             ),
+            // 1.36's pod-group cycle with its quorum met but no member of this cycle placed.
+            GroupOutcome::Short { placed, need, blockers }
+                if placed >= need && !self.members.iter().any(|m| m.result.fits()) =>
+            {
+                let b: Vec<String> = blockers.iter().map(ToString::to_string).collect();
+                format!(
+                    "the group's cycle fails: none of its pending members finds a node ({}), and the pod-group algorithm needs one through Permit (pod group is unschedulable)",
+                    b.join(", ")
+                )
+            }
             GroupOutcome::Short { placed, need, blockers } => {
                 let b: Vec<String> = blockers.iter().map(ToString::to_string).collect();
                 format!(
@@ -614,6 +624,13 @@ fn pass(
         .collect();
     let need = usize::try_from(gang.min_member).unwrap_or(0);
     let placed = bound_before + members.iter().filter(|m| m.result.fits()).count();
+    // 1.36's pod-group algorithm (`podGroupSchedulingDefaultAlgorithm`) succeeds only when a
+    // member of this cycle passes Permit: a quorum met by bound pods alone (or a basic policy's
+    // minimum of 0) is not enough when none of the members finds a node.
+    let native = cluster
+        .pods
+        .iter()
+        .any(|p| p.key == *pod && p.scheduling_group().is_some());
     let outcome = if !gang.found {
         GroupOutcome::NoGroupObject
     } else if gang.members < need {
@@ -621,7 +638,10 @@ fn pass(
             have: gang.members,
             need,
         }
-    } else if placed >= need && !members.iter().any(|m| matches!(m.result, MemberResult::Waiting { .. })) {
+    } else if placed >= need
+        && !members.iter().any(|m| matches!(m.result, MemberResult::Waiting { .. }))
+        && (!native || members.is_empty() || members.iter().any(|m| m.result.fits()))
+    {
         GroupOutcome::Completes
     } else {
         GroupOutcome::Short {
@@ -1211,6 +1231,40 @@ mod tests {
                     "ml/low-4: Preempted by podgroup uid-pg1 on node cluster"
                 ]
             );
+        }
+
+        /// A basic-policy PodGroup (minimum 0) or a gang whose quorum bound pods already meet:
+        /// 1.36's algorithm still needs a member of the cycle through Permit, so a cycle where
+        /// none finds a node is Unschedulable and the group preempts.
+        #[test]
+        fn a_cycle_where_no_member_fits_is_unschedulable_even_with_its_quorum_met() {
+            let objects = format!(
+                "{}{}{}",
+                pg36("workers", "priority: 100, schedulingPolicy: {basic: {}}"),
+                bound("l1", "4", 0, None, ""),
+                member("w0", "workers", "2", "")
+            );
+            let c = cluster("4", &objects);
+            let g = cycle(&c, &features36("GenericWorkload=true,GangScheduling=true"), "w0");
+            assert_eq!(
+                g.outcome,
+                GroupOutcome::Short {
+                    placed: 0,
+                    need: 0,
+                    blockers: vec![key("w0")]
+                }
+            );
+            assert_eq!(
+                g.verdict(),
+                "the group's cycle fails: none of its pending members finds a node (ml/w0), and the pod-group algorithm needs one through Permit (pod group is unschedulable)"
+            );
+            let g = cycle(&c, &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!((p.code, p.victims.clone()), (Code::Success, vec![lone("l1", 0)]));
+            // With room for the member the group completes.
+            let g = cycle(&cluster("6", &objects), &features36(WAP36), "w0");
+            assert_eq!(g.outcome, GroupOutcome::Completes);
+            assert_eq!(g.preemption, None);
         }
 
         #[test]
