@@ -9,10 +9,12 @@
 //! left as they are (nominated pods keep their place). It works for Coscheduling
 //! (scheduler-plugins) and for the native GangScheduling plugin alike; 1.36's pod-group cycle
 //! takes the members in the same order (priority, then queue time) with the same effect on the
-//! snapshot. When workload-aware preemption is on (1.36 WorkloadAwarePreemption, 1.37
-//! GenericWorkload) and a native PodGroup does not fit, the group then preempts as a whole
-//! ([`super::group_preemption`]), each trial of its algorithm being this pass on the cluster
-//! without the victims tried.
+//! snapshot; as 1.36's `podGroupSchedulingDefaultAlgorithm` (v1.36.2), a native PodGroup's cycle
+//! is Unschedulable when none of its pending members finds a node, even with its quorum met
+//! (a basic policy, or bound members enough). When workload-aware preemption is on (1.36
+//! WorkloadAwarePreemption, 1.37 GenericWorkload) and a native PodGroup's cycle ends
+//! Unschedulable, the group then preempts as a whole ([`super::group_preemption`]), each trial
+//! of its algorithm being this pass on the cluster without the victims tried.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
