@@ -9,7 +9,12 @@
 //! left as they are (nominated pods keep their place). It works for Coscheduling
 //! (scheduler-plugins) and for the native GangScheduling plugin alike; 1.36's pod-group cycle
 //! takes the members in the same order (priority, then queue time) with the same effect on the
-//! snapshot.
+//! snapshot; as 1.36's `podGroupSchedulingDefaultAlgorithm` (v1.36.2), a native PodGroup's cycle
+//! is Unschedulable when none of its pending members finds a node, even with its quorum met
+//! (a basic policy, or bound members enough). When workload-aware preemption is on (1.36
+//! WorkloadAwarePreemption, 1.37 GenericWorkload) and a native PodGroup's cycle ends
+//! Unschedulable, the group then preempts as a whole ([`super::group_preemption`]), each trial
+//! of its algorithm being this pass on the cluster without the victims tried.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -21,6 +26,8 @@ use super::framework::plugin::{Ctx, Placement, PodGroupAssignments, PodGroupView
 use super::framework::runner::{self, EngineError};
 use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
+use super::framework::status::Code;
+use super::group_preemption::{self, GroupAttempt, GroupPreemption, MemberNode};
 use super::release::{Features, Gate};
 use super::simulate::{AttemptOutcome, Detail, EventKind, FinalState, SimOptions, simulate};
 use super::trace::GangTrace;
@@ -150,6 +157,9 @@ pub enum GroupOutcome {
     NoPlacement {
         /// The status.
         message: String,
+        /// Its code (Unschedulable lets workload-aware preemption run).
+        #[serde(skip)]
+        code: Code,
     },
 }
 
@@ -171,6 +181,10 @@ pub struct GroupCycle {
     /// the group fits in none, as upstream reports it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placements: Option<PlacementsTrace>,
+    /// Workload-aware preemption (1.36 WorkloadAwarePreemption, 1.37 GenericWorkload): run when
+    /// the native pod group does not fit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<GroupPreemption>,
 }
 
 /// The placements of a pod-group cycle.
@@ -221,13 +235,23 @@ impl GroupCycle {
                 g.min_member
             ),
             GroupOutcome::NoGroupObject => format!("the group {} does not exist: no member is scheduled", g.group),
-            GroupOutcome::NoPlacement { message } => {
+            GroupOutcome::NoPlacement { message, .. } => {
                 format!("the group's cycle stops before any member is tried: {message}")
             }
             GroupOutcome::TooFewMembers { have, need } => format!(
                 "the group can never complete as it is: {have} member(s) exist, minMember is {need}; {} more pod(s) must be created",
                 need - have
             ),
+            // 1.36's pod-group cycle with its quorum met but no member of this cycle placed.
+            GroupOutcome::Short { placed, need, blockers }
+                if placed >= need && !self.members.iter().any(|m| m.result.fits()) =>
+            {
+                let b: Vec<String> = blockers.iter().map(ToString::to_string).collect();
+                format!(
+                    "the group's cycle fails: none of its pending members finds a node ({}), and the pod-group algorithm needs one through Permit (pod group is unschedulable)",
+                    b.join(", ")
+                )
+            }
             GroupOutcome::Short { placed, need, blockers } => {
                 let b: Vec<String> = blockers.iter().map(ToString::to_string).collect();
                 format!(
@@ -271,16 +295,108 @@ pub fn group_cycle_of(
         .iter()
         .find(|p| p.key == *pod)
         .and_then(|p| p.scheduling_group().map(|g| (p, g.to_string())));
-    match native {
+    let mut r = match &native {
         Some((p, group)) if features.on(Gate::TopologyAwareWorkloadScheduling) => {
             let fw = profiles.iter().find(|f| f.name == p.scheduler_name);
             match fw {
-                Some(fw) => placement_cycle(cluster, profiles, features, pod, gang, fw, &group),
+                Some(fw) => placement_cycle(cluster, profiles, features, pod, gang, fw, group),
                 None => pass(cluster, profiles, features, pod, gang, None),
             }
         }
         _ => pass(cluster, profiles, features, pod, gang, None),
+    };
+    // `podGroupCycle`: workload-aware preemption runs when the group's status is Unschedulable.
+    if let Some((p, group)) = native
+        && group_preemption::enabled(features)
+        && matches!(
+            r.outcome,
+            GroupOutcome::Short { .. }
+                | GroupOutcome::NoPlacement {
+                    code: Code::Unschedulable,
+                    ..
+                }
+        )
+    {
+        let key = ObjectKey::new(&p.key.namespace, &group);
+        r.preemption = Some(preempt_for_group(cluster, profiles, features, pod, &key, &r));
     }
+    r
+}
+
+/// Workload-aware preemption for the group of `r` (see [`group_preemption`]): the group's
+/// algorithm is this module's pass over the members on the cluster without the victims tried
+/// (for a group without topology constraints 1.36's placement algorithm has the one placement
+/// of every node, which is this pass).
+fn preempt_for_group(
+    cluster: &Cluster,
+    profiles: &[Framework],
+    features: &Features,
+    pod: &ObjectKey,
+    group: &ObjectKey,
+    r: &GroupCycle,
+) -> GroupPreemption {
+    // The members the cycle took from the queue (not those held before it).
+    let queued: Vec<ObjectKey> = r
+        .members
+        .iter()
+        .filter(|m| !matches!(m.result, MemberResult::Held { .. } | MemberResult::NotScheduled { .. }))
+        .map(|m| m.pod.clone())
+        .collect();
+    // The members that fit in the cycle, on the node it found for them (nominated on success).
+    let feasible: Vec<MemberNode> = r
+        .members
+        .iter()
+        .filter_map(|m| match &m.result {
+            MemberResult::Bound { node } | MemberResult::Waiting { node } | MemberResult::Released { node, .. } => {
+                Some(MemberNode {
+                    pod: m.pod.clone(),
+                    node: node.clone(),
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    let tas = features.on(Gate::TopologyAwareWorkloadScheduling);
+    let status = match &r.outcome {
+        GroupOutcome::NoPlacement { message, .. } => message.clone(),
+        _ => r
+            .placements
+            .as_ref()
+            .and_then(|p| p.message.clone())
+            .unwrap_or_else(|| group_preemption::POD_GROUP_UNSCHEDULABLE.to_string()),
+    };
+    // Without topology constraints the placement algorithm has one placement of every node.
+    let unschedulable = if tas {
+        format!(
+            "0/1 placements are available, first placement status: {}",
+            group_preemption::POD_GROUP_UNSCHEDULABLE
+        )
+    } else {
+        group_preemption::POD_GROUP_UNSCHEDULABLE.to_string()
+    };
+    // The profile of the members (`frameworkForPodGroup`).
+    let scheduler = cluster
+        .pods
+        .iter()
+        .find(|p| p.key == *pod)
+        .map(|p| p.scheduler_name.clone())
+        .unwrap_or_default();
+    let post_filter = profiles
+        .iter()
+        .find(|f| f.name == scheduler)
+        .is_some_and(group_preemption::has_pod_group_post_filter);
+    let gang = r.gang.clone();
+    let mut fits =
+        |c: &Cluster| pass(c, profiles, features, pod, gang.clone(), None).outcome == GroupOutcome::Completes;
+    let attempt = GroupAttempt {
+        group,
+        queued: &queued,
+        status: &status,
+        unschedulable: &unschedulable,
+        feasible,
+        post_filter,
+    };
+    group_preemption::preempt(cluster, features, attempt, &mut fits)
 }
 
 /// The message of a group that fits in no placement (`0/%d placements are available`), with
@@ -332,10 +448,14 @@ fn placement_cycle(
             trace.message = Some(s.message());
             return GroupCycle {
                 bound_before: gang.assigned.saturating_sub(gang.waiting.len()),
-                outcome: GroupOutcome::NoPlacement { message: s.message() },
+                outcome: GroupOutcome::NoPlacement {
+                    message: s.message(),
+                    code: s.code,
+                },
                 gang,
                 members: Vec::new(),
                 placements: Some(trace),
+                preemption: None,
             };
         }
     };
@@ -403,10 +523,14 @@ fn placement_cycle(
                     let (_, r) = &results[many[0]];
                     return GroupCycle {
                         bound_before: r.bound_before,
-                        outcome: GroupOutcome::NoPlacement { message: s.message() },
+                        outcome: GroupOutcome::NoPlacement {
+                            message: s.message(),
+                            code: s.code,
+                        },
                         gang,
                         members: Vec::new(),
                         placements: Some(trace),
+                        preemption: None,
                     };
                 }
             }
@@ -502,6 +626,13 @@ fn pass(
         .collect();
     let need = usize::try_from(gang.min_member).unwrap_or(0);
     let placed = bound_before + members.iter().filter(|m| m.result.fits()).count();
+    // 1.36's pod-group algorithm (`podGroupSchedulingDefaultAlgorithm`) succeeds only when a
+    // member of this cycle passes Permit: a quorum met by bound pods alone (or a basic policy's
+    // minimum of 0) is not enough when none of the members finds a node.
+    let native = cluster
+        .pods
+        .iter()
+        .any(|p| p.key == *pod && p.scheduling_group().is_some());
     let outcome = if !gang.found {
         GroupOutcome::NoGroupObject
     } else if gang.members < need {
@@ -509,7 +640,10 @@ fn pass(
             have: gang.members,
             need,
         }
-    } else if placed >= need && !members.iter().any(|m| matches!(m.result, MemberResult::Waiting { .. })) {
+    } else if placed >= need
+        && !members.iter().any(|m| matches!(m.result, MemberResult::Waiting { .. }))
+        && (!native || members.is_empty() || members.iter().any(|m| m.result.fits()))
+    {
         GroupOutcome::Completes
     } else {
         GroupOutcome::Short {
@@ -528,6 +662,7 @@ fn pass(
         members,
         outcome,
         placements: None,
+        preemption: None,
     }
 }
 
@@ -851,7 +986,8 @@ mod tests {
         assert_eq!(
             g.outcome,
             GroupOutcome::NoPlacement {
-                message: "cannot determine domain for already scheduled pods: more than 1 domain found for pod group: zone-a, zone-b".into()
+                message: "cannot determine domain for already scheduled pods: more than 1 domain found for pod group: zone-a, zone-b".into(),
+                code: Code::Error,
             }
         );
         assert!(g.members.is_empty());
@@ -894,5 +1030,416 @@ mod tests {
             ex.post_filter.as_ref().map(|p| p.message.as_str()),
             Some(NOT_ELIGIBLE_WORKLOAD_AWARE)
         );
+    }
+
+    /// Workload-aware preemption (engine::group_preemption).
+    mod workload_aware_preemption {
+        use super::*;
+        use crate::engine::group_preemption::{self as wap, MemberNode, PreemptionVictim};
+
+        /// A bound pod `(name, cpu, priority, startTime, extra spec/metadata)`.
+        fn bound(name: &str, cpu: &str, prio: i32, start: Option<&str>, labels: &str) -> String {
+            let status = start
+                .map(|t| format!(", status: {{startTime: '{t}'}}"))
+                .unwrap_or_default();
+            format!(
+                "- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ml, uid: u-{name}{labels}}}, spec: {{priority: {prio}, nodeName: n1, containers: [{{name: c, image: i, resources: {{requests: {{cpu: '{cpu}'}}}}}}]}}{status}}}\n"
+            )
+        }
+
+        /// A member of PodGroup `group` (pending unless `node`).
+        fn member(name: &str, group: &str, cpu: &str, extra: &str) -> String {
+            format!(
+                "- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ml, uid: u-{name}}}, spec: {{priority: 100{extra}, containers: [{{name: c, image: i, resources: {{requests: {{cpu: '{cpu}'}}}}}}], schedulingGroup: {{podGroupName: {group}}}}}}}\n"
+            )
+        }
+
+        fn cluster(node_cpu: &str, objects: &str) -> Cluster {
+            let text = format!(
+                "apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: Node, metadata: {{name: n1}}, status: {{allocatable: {{cpu: '{node_cpu}', memory: 8Gi, pods: '20'}}}}}}\n{objects}"
+            );
+            load_str("t", &text).unwrap()
+        }
+
+        /// 1.36's PodGroup `name` (v1alpha2) with `spec` fields.
+        fn pg36(name: &str, spec: &str) -> String {
+            format!(
+                "- {{apiVersion: scheduling.k8s.io/v1alpha2, kind: PodGroup, metadata: {{name: {name}, namespace: ml, uid: uid-{name}}}, spec: {{{spec}}}}}\n"
+            )
+        }
+
+        fn features36(gates: &str) -> Features {
+            Features::with_gates(Release::at(36), &FeatureGates::parse(gates).unwrap()).unwrap()
+        }
+
+        const WAP36: &str = "GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true";
+
+        fn cycle(c: &Cluster, f: &Features, pod: &str) -> GroupCycle {
+            let profiles = build_profiles(None, f.clone()).unwrap();
+            group_cycle(c, &profiles, f, &ObjectKey::new("ml", pod))
+                .unwrap()
+                .unwrap()
+        }
+
+        fn key(n: &str) -> ObjectKey {
+            ObjectKey::new("ml", n)
+        }
+
+        fn lone(n: &str, prio: i32) -> PreemptionVictim {
+            PreemptionVictim {
+                pod_group: None,
+                pods: vec![key(n)],
+                priority: prio,
+                violates_pdb: false,
+            }
+        }
+
+        const GANG2: &str = "priority: 100, schedulingPolicy: {gang: {minCount: 2}}";
+
+        #[test]
+        fn the_group_preempts_every_lower_priority_pod_it_needs_and_waits() {
+            let objects = format!(
+                "{}{}{}{}{}",
+                pg36("workers", GANG2),
+                bound("l1", "2", 0, None, ""),
+                bound("l2", "2", 0, None, ""),
+                member("w0", "workers", "2", ""),
+                member("w1", "workers", "2", "")
+            );
+            let c = cluster("4", &objects);
+            // Without the gate the group is short and nothing is preempted.
+            let g = cycle(&c, &features36("GenericWorkload=true,GangScheduling=true"), "w0");
+            assert!(matches!(g.outcome, GroupOutcome::Short { .. }), "{:?}", g.outcome);
+            assert_eq!(g.preemption, None);
+            let g = cycle(&c, &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!((p.code, p.priority), (Code::Success, 100));
+            assert_eq!(p.victims, vec![lone("l1", 0), lone("l2", 0)]);
+            // No member found a node in the cycle: none is nominated.
+            assert_eq!(p.nominated, vec![]);
+            assert_eq!(p.condition, "pod group is unschedulable");
+            assert_eq!(
+                p.events,
+                vec![
+                    "ml/l1: Preempted by podgroup uid-workers on node cluster".to_string(),
+                    "ml/l2: Preempted by podgroup uid-workers on node cluster".to_string()
+                ]
+            );
+            let text = crate::explain::group::render(&g);
+            assert!(
+                text.contains("Workload-aware preemption by PodGroup ml/workers (priority 100):"),
+                "{text}"
+            );
+            assert!(
+                text.contains("the PodGroup's condition: Unschedulable \"pod group is unschedulable\""),
+                "{text}"
+            );
+            let json = crate::explain::group::to_json(&g);
+            assert_eq!(json["preemption"]["victims"][0]["pods"][0]["name"], "l1");
+            assert_eq!(json["preemption"]["code"], "Success");
+        }
+
+        #[test]
+        fn the_members_that_fit_in_the_cycle_are_nominated_where_they_fit() {
+            // 6 cpu, 4 taken by l1 and l2: w0 fits in the cycle, w1 does not; evicting l2 alone
+            // is enough (l1, found first, is reprieved first). w0 is nominated to the node the
+            // cycle found, not to one of the trials'.
+            let objects = format!(
+                "{}{}{}{}{}",
+                pg36("workers", GANG2),
+                bound("l1", "2", 0, None, ""),
+                bound("l2", "2", 0, None, ""),
+                member("w0", "workers", "2", ""),
+                member("w1", "workers", "2", "")
+            );
+            let g = cycle(&cluster("6", &objects), &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!(p.victims, vec![lone("l2", 0)]);
+            assert_eq!(
+                p.nominated,
+                vec![MemberNode {
+                    pod: key("w0"),
+                    node: "n1".into()
+                }]
+            );
+            let text = crate::explain::group::render(&g);
+            assert!(
+                text.contains("nominated where the cycle found them a node: ml/w0 → n1"),
+                "{text}"
+            );
+            let json = crate::explain::group::to_json(&g);
+            assert_eq!(json["preemption"]["nominated"][0]["node"], "n1");
+        }
+
+        /// The profile decides: DefaultPreemption must be one of its plugins (at any extension
+        /// point) to be the pod-group PostFilter.
+        #[test]
+        fn a_profile_without_default_preemption_does_not_preempt_for_the_group() {
+            let objects = format!(
+                "{}{}{}{}",
+                pg36("workers", GANG2),
+                bound("l1", "4", 0, None, ""),
+                member("w0", "workers", "2", ""),
+                member("w1", "workers", "2", "")
+            );
+            let c = cluster("4", &objects);
+            let f = features36(WAP36);
+            let with = |plugins: &str| {
+                let cfg = crate::engine::SchedulerConfig::parse(&format!(
+                    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  plugins: {plugins}\n"
+                ))
+                .unwrap();
+                let profiles = build_profiles(Some(&cfg), f.clone()).unwrap();
+                group_cycle(&c, &profiles, &f, &key("w0")).unwrap().unwrap()
+            };
+            let g = with("{multiPoint: {disabled: [{name: DefaultPreemption}]}}");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!((p.code, p.message.as_str()), (Code::Unschedulable, wap::NOT_REGISTERED));
+            assert_eq!(
+                p.condition,
+                "pod group is unschedulable, default preemption plugin is not registered, workload aware preemption is disabled"
+            );
+            // Off at PostFilter only, it is still built for PreEnqueue: the group preempts.
+            let g = with("{postFilter: {disabled: [{name: DefaultPreemption}]}}");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!((p.code, p.victims.clone()), (Code::Success, vec![lone("l1", 0)]));
+        }
+
+        /// Upstream's integration test `TestWorkloadAwarePreemptionInvocation`
+        /// (test/integration/scheduler, the 1.36 cycle): four priority-10 pods fill the 4-cpu
+        /// node, PodGroup pg1 (priority 100, disruptionMode PodGroup, minCount 3) has three
+        /// 1-cpu pods; the low pods get "Preempted by podgroup" events. One low pod is enough
+        /// to keep: the first found is reprieved.
+        #[test]
+        fn upstream_workload_aware_preemption_invocation() {
+            let low: String = (1..=4).map(|i| bound(&format!("low-{i}"), "1", 10, None, "")).collect();
+            let high: String = (1..=3).map(|i| member(&format!("high-{i}"), "pg1", "1", "")).collect();
+            let objects = format!(
+                "{}{low}{high}",
+                pg36(
+                    "pg1",
+                    "priority: 100, disruptionMode: PodGroup, schedulingPolicy: {gang: {minCount: 3}}"
+                )
+            );
+            let g = cycle(&cluster("4", &objects), &features36(WAP36), "high-1");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!(p.code, Code::Success);
+            assert_eq!(p.victims, vec![lone("low-2", 10), lone("low-3", 10), lone("low-4", 10)]);
+            assert_eq!(
+                p.events,
+                [
+                    "ml/low-2: Preempted by podgroup uid-pg1 on node cluster",
+                    "ml/low-3: Preempted by podgroup uid-pg1 on node cluster",
+                    "ml/low-4: Preempted by podgroup uid-pg1 on node cluster"
+                ]
+            );
+        }
+
+        /// A basic-policy PodGroup (minimum 0) or a gang whose quorum bound pods already meet:
+        /// 1.36's algorithm still needs a member of the cycle through Permit, so a cycle where
+        /// none finds a node is Unschedulable and the group preempts.
+        #[test]
+        fn a_cycle_where_no_member_fits_is_unschedulable_even_with_its_quorum_met() {
+            let objects = format!(
+                "{}{}{}",
+                pg36("workers", "priority: 100, schedulingPolicy: {basic: {}}"),
+                bound("l1", "4", 0, None, ""),
+                member("w0", "workers", "2", "")
+            );
+            let c = cluster("4", &objects);
+            let g = cycle(&c, &features36("GenericWorkload=true,GangScheduling=true"), "w0");
+            assert_eq!(
+                g.outcome,
+                GroupOutcome::Short {
+                    placed: 0,
+                    need: 0,
+                    blockers: vec![key("w0")]
+                }
+            );
+            assert_eq!(
+                g.verdict(),
+                "the group's cycle fails: none of its pending members finds a node (ml/w0), and the pod-group algorithm needs one through Permit (pod group is unschedulable)"
+            );
+            let g = cycle(&c, &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!((p.code, p.victims.clone()), (Code::Success, vec![lone("l1", 0)]));
+            // With room for the member the group completes.
+            let g = cycle(&cluster("6", &objects), &features36(WAP36), "w0");
+            assert_eq!(g.outcome, GroupOutcome::Completes);
+            assert_eq!(g.preemption, None);
+        }
+
+        #[test]
+        fn the_more_important_victim_is_reprieved_first() {
+            // The group needs 2 of the 4 cpu; the earlier-started small pod goes back first and
+            // the group still fits, the big one cannot.
+            let objects = format!(
+                "{}{}{}{}",
+                pg36("workers", "priority: 100, schedulingPolicy: {gang: {minCount: 1}}"),
+                bound("small", "1", 0, Some("2020-01-01T00:00:00Z"), ""),
+                bound("big", "3", 0, Some("2021-01-01T00:00:00Z"), ""),
+                member("w0", "workers", "2", "")
+            );
+            let g = cycle(&cluster("4", &objects), &features36(WAP36), "w0");
+            assert_eq!(g.preemption.as_ref().unwrap().victims, vec![lone("big", 0)]);
+        }
+
+        #[test]
+        fn a_pod_group_with_disruption_mode_pod_group_is_evicted_as_a_unit() {
+            // batch (priority 10) runs b0 and b1; the filler f (priority 50) is more important and
+            // goes back first; one cpu is enough for w0, yet both of batch's pods are evicted.
+            let objects = format!(
+                "{}{}{}{}{}{}",
+                pg36("workers", "priority: 100, schedulingPolicy: {gang: {minCount: 1}}"),
+                pg36(
+                    "batch",
+                    "priority: 10, disruptionMode: PodGroup, schedulingPolicy: {basic: {}}"
+                ),
+                bound("b0", "1", 0, None, "").replace(
+                    "priority: 0, nodeName",
+                    "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"
+                ),
+                bound("b1", "1", 0, None, "").replace(
+                    "priority: 0, nodeName",
+                    "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"
+                ),
+                bound("f", "2", 50, None, ""),
+                member("w0", "workers", "1", "")
+            );
+            let g = cycle(&cluster("4", &objects), &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!(
+                p.victims,
+                vec![PreemptionVictim {
+                    pod_group: Some(key("batch")),
+                    pods: vec![key("b0"), key("b1")],
+                    priority: 10,
+                    violates_pdb: false,
+                }]
+            );
+            // With disruptionMode Pod each pod is a victim on its own, with its own priority.
+            let objects = objects.replace("disruptionMode: PodGroup, ", "disruptionMode: Pod, ");
+            let g = cycle(&cluster("4", &objects), &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            let pods: Vec<Vec<ObjectKey>> = p.victims.iter().map(|v| v.pods.clone()).collect();
+            assert_eq!(
+                pods,
+                vec![vec![key("b1")]],
+                "b0 (a pod group's pod, found first) goes back first"
+            );
+        }
+
+        #[test]
+        fn pdb_violating_victims_are_reprieved_before_the_others() {
+            let pdb = "- {apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: db, namespace: ml}, spec: {selector: {matchLabels: {app: db}}}, status: {disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1}}\n";
+            let objects = format!(
+                "{}{}{}{}",
+                pg36("workers", "priority: 100, schedulingPolicy: {gang: {minCount: 1}}"),
+                bound("free", "1", 0, Some("2020-01-01T00:00:00Z"), ""),
+                bound("guarded", "1", 0, Some("2021-01-01T00:00:00Z"), ", labels: {app: db}"),
+                member("w0", "workers", "1", "")
+            );
+            let g = cycle(&cluster("2", &objects), &features36(WAP36), "w0");
+            // Without a PDB the earlier-started pod is reprieved first.
+            assert_eq!(g.preemption.as_ref().unwrap().victims, vec![lone("guarded", 0)]);
+            let g = cycle(&cluster("2", &format!("{objects}{pdb}")), &features36(WAP36), "w0");
+            assert_eq!(g.preemption.as_ref().unwrap().victims, vec![lone("free", 0)]);
+        }
+
+        #[test]
+        fn refusals_and_their_messages() {
+            let base = format!(
+                "{}{}{}{}",
+                pg36("workers", GANG2),
+                bound("l1", "2", 200, None, ""),
+                member("w0", "workers", "2", ""),
+                member("w1", "workers", "2", "")
+            );
+            let g = cycle(&cluster("2", &base), &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!(
+                (p.code, p.message.as_str()),
+                (Code::UnschedulableAndUnresolvable, wap::NO_VICTIMS)
+            );
+            assert_eq!(
+                p.condition,
+                "pod group is unschedulable, No preemption victims found for incoming preemptor"
+            );
+            // Evicting every lower-priority pod is not enough: the algorithm's own status.
+            let small = base.replace("priority: 200", "priority: 0");
+            let g = cycle(&cluster("3", &small), &features36(WAP36), "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!(
+                (p.code, p.message.as_str()),
+                (Code::Unschedulable, "pod group is unschedulable")
+            );
+            assert_eq!(p.condition, "pod group is unschedulable, pod group is unschedulable");
+            // A member that may not preempt.
+            let never = small.replace(
+                "name: w1, namespace: ml, uid: u-w1}, spec: {priority: 100",
+                "name: w1, namespace: ml, uid: u-w1}, spec: {priority: 100, preemptionPolicy: Never",
+            );
+            let g = cycle(&cluster("4", &never), &features36(WAP36), "w0");
+            assert_eq!(g.preemption.as_ref().unwrap().message, wap::NOT_ELIGIBLE_NEVER);
+            // A PodGroup with topology constraints (TopologyAwareWorkloadScheduling on).
+            let constrained = small.replace(
+                GANG2,
+                &format!("{GANG2}, schedulingConstraints: {{topology: [{{key: zone}}]}}"),
+            );
+            let f = features36(&format!("{WAP36},TopologyAwareWorkloadScheduling=true"));
+            let c = cluster("4", &constrained.replace("name: n1}", "name: n1, labels: {zone: a}}"));
+            let g = cycle(&c, &f, "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!(
+                (p.code, p.message.as_str()),
+                (Code::Unschedulable, wap::NOT_SUPPORTED_WITH_CONSTRAINTS)
+            );
+            // The zone cannot hold the group: placement generation is Unschedulable already.
+            assert_eq!(
+                p.condition,
+                "no feasible placements found, workload aware preemption is not supported for pod groups with scheduling constraints"
+            );
+        }
+
+        #[test]
+        fn release_1_37_generic_workload_turns_it_on_with_v1beta1_pod_groups() {
+            let objects = format!(
+                "- {{apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {{name: workers, namespace: ml, uid: uid-workers}}, spec: {{{GANG2}}}}}\n- {{apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {{name: batch, namespace: ml}}, spec: {{priority: 5, disruptionMode: {{all: {{}}}}, schedulingPolicy: {{basic: {{}}}}}}}}\n{}{}{}{}",
+                bound("b0", "2", 0, None, "").replace(
+                    "priority: 0, nodeName",
+                    "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"
+                ),
+                bound("b1", "2", 0, None, "").replace(
+                    "priority: 0, nodeName",
+                    "priority: 0, schedulingGroup: {podGroupName: batch}, nodeName"
+                ),
+                member("w0", "workers", "2", ""),
+                member("w1", "workers", "2", "")
+            );
+            let f =
+                Features::with_gates(Release::at(37), &FeatureGates::parse("GenericWorkload=true").unwrap()).unwrap();
+            assert!(wap::enabled(&f));
+            assert!(!wap::enabled(&Release::at(37).into()));
+            let g = cycle(&cluster("4", &objects), &f, "w0");
+            let p = g.preemption.as_ref().unwrap();
+            assert_eq!(p.code, Code::Success);
+            assert_eq!(
+                p.victims,
+                vec![PreemptionVictim {
+                    pod_group: Some(key("batch")),
+                    pods: vec![key("b0"), key("b1")],
+                    priority: 5,
+                    violates_pdb: false,
+                }]
+            );
+            // DefaultPreemption refuses pod-by-pod preemption for the members.
+            let snap = Snapshot::new(Arc::new(cluster("4", &objects)), &f);
+            let profiles = build_profiles(None, f.clone()).unwrap();
+            let ex = runner::explain(&snap, &profiles, &key("w0")).unwrap();
+            assert_eq!(
+                ex.post_filter.as_ref().map(|p| p.message.as_str()),
+                Some(crate::engine::plugins::default_preemption::NOT_ELIGIBLE_WORKLOAD_AWARE)
+            );
+        }
     }
 }

@@ -15,6 +15,7 @@
 pub mod deschedule;
 pub mod framework;
 pub mod group_cycle;
+pub mod group_preemption;
 pub(crate) mod plugins;
 pub(crate) mod profile;
 pub mod queue;

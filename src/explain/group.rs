@@ -33,7 +33,59 @@ pub(crate) fn render(g: &GroupCycle) -> String {
     if let Some(p) = &g.placements {
         render_placements(&mut s, p);
     }
+    if let Some(p) = &g.preemption {
+        for l in preemption_lines(p) {
+            let _ = writeln!(s, "  {l}");
+        }
+    }
     s
+}
+
+/// Workload-aware preemption of the group as lines (the text report and the TUI's gang screen).
+pub(crate) fn preemption_lines(p: &crate::engine::group_preemption::GroupPreemption) -> Vec<String> {
+    use crate::engine::framework::status::Code;
+    let mut out = vec![format!(
+        "Workload-aware preemption by PodGroup {} (priority {}):",
+        p.pod_group, p.priority
+    )];
+    let condition = if p.condition_kept {
+        format!(
+            "the PodGroup keeps its PodGroupScheduled=True condition (the cycle's status: {:?})",
+            p.condition
+        )
+    } else if p.code == Code::Error {
+        format!("the PodGroup's condition: SchedulerError {:?}", p.condition)
+    } else {
+        format!("the PodGroup's condition: Unschedulable {:?}", p.condition)
+    };
+    if p.code != Code::Success {
+        out.push(format!("  not possible ({}): {}", p.code.as_str(), p.message));
+        out.push(format!("  {condition}"));
+        return out;
+    }
+    out.push(format!(
+        "  preempts {} victim(s), most important first:",
+        p.victims.len()
+    ));
+    for v in &p.victims {
+        let pods: Vec<String> = v.pods.iter().map(ToString::to_string).collect();
+        let what = match &v.pod_group {
+            Some(g) => format!("PodGroup {g} as a unit: {}", pods.join(", ")),
+            None => pods.join(", "),
+        };
+        let pdb = if v.violates_pdb { ", violates a PDB" } else { "" };
+        out.push(format!("    {what} (priority {}{pdb})", v.priority));
+    }
+    out.push("  the group stays Unschedulable and waits for the victims to go".to_string());
+    if !p.nominated.is_empty() {
+        let m: Vec<String> = p.nominated.iter().map(|m| format!("{} → {}", m.pod, m.node)).collect();
+        out.push(format!(
+            "  nominated where the cycle found them a node: {}",
+            m.join(", ")
+        ));
+    }
+    out.push(format!("  {condition}"));
+    out
 }
 
 /// The placements of 1.36's TopologyAwareWorkloadScheduling, indented under the gang.
@@ -110,6 +162,9 @@ pub(crate) fn to_json(g: &GroupCycle) -> Value {
     });
     if let (Some(p), Value::Object(m)) = (&g.placements, &mut v) {
         m.insert("placements".into(), serde_json::to_value(p).unwrap_or(Value::Null));
+    }
+    if let (Some(p), Value::Object(m)) = (&g.preemption, &mut v) {
+        m.insert("preemption".into(), serde_json::to_value(p).unwrap_or(Value::Null));
     }
     v
 }

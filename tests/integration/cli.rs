@@ -831,3 +831,54 @@ fn simulate_n_attempts_only_that_namespaces_pods_in_the_whole_cluster() {
     let o = run(&["simulate", "--demo", "-n", "shop", "-A"]);
     assert!(!o.status.success());
 }
+
+/// fixtures/gang-preemption.yaml: the 1.36 gang preempts the `batch` PodGroup as a unit and
+/// keeps `web` (workload-aware preemption), in the text report and in `groupCycle.preemption`.
+#[test]
+fn explain_a_gang_that_preempts_as_a_whole() {
+    let args = [
+        "explain",
+        "--snapshot",
+        "fixtures/gang-preemption.yaml",
+        "ml/t0",
+        "--scheduler-version",
+        "1.36",
+        "--feature-gates",
+        "GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true",
+    ];
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("Workload-aware preemption by PodGroup ml/train (priority 1000):"),
+        "{text}"
+    );
+    assert!(
+        text.contains("PodGroup ml/batch as a unit: ml/b0, ml/b1 (priority 10)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("preemption: not eligible due to workload aware preemption enabled"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the PodGroup's condition: Unschedulable \"pod group is unschedulable\""),
+        "{text}"
+    );
+    let mut json_args = args.to_vec();
+    json_args.extend(["-o", "json"]);
+    let o = run(&json_args);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = &v["groupCycle"]["preemption"];
+    assert_eq!(p["code"], "Success");
+    assert_eq!(p["victims"].as_array().map(Vec::len), Some(1));
+    assert_eq!(p["victims"][0]["podGroup"]["name"], "batch");
+    assert_eq!(
+        p["events"][0],
+        "ml/b0: Preempted by podgroup 6f1c0a52-train on node cluster"
+    );
+    assert_eq!(p["condition"], "pod group is unschedulable");
+    // No member found a node in the cycle: none is nominated (the key is left out).
+    assert!(p.get("nominated").is_none());
+    assert!(p.get("conditionKept").is_none());
+}

@@ -26,11 +26,27 @@
 //! 1.36+: bound pods and the pending pods of a schedulerName this scheduler serves); at Permit,
 //! the bound ones, those waiting at Permit, and the pod itself.
 //!
+//! - CompositePodGroup (1.37, alpha gate CompositePodGroup; gangscheduling.go at the v1.37
+//!   version that still has Permit and the "pods's" typo, with its `TestGangSchedulingFlow`):
+//!   a PodGroup naming `parentCompositePodGroupName` is ready only when the root of its
+//!   hierarchy is: the root needs `minGroupCount` (1 for a basic policy) ready children, a child
+//!   PodGroup being ready with `minCount` (1 for basic) pods, a child CompositePodGroup when its
+//!   own tree is (`isCPGTreeReady`). PreEnqueue counts every member the scheduler knows,
+//!   Permit the scheduled ones with this pod; both say "waiting for composite pod group
+//!   \"<root>\" tree to meet quorum" (UnschedulableAndUnresolvable, Wait for 5 minutes), and a
+//!   Permit that completes the tree allows every waiting pod of it. With the gate on, a missing
+//!   PodGroup fails the hierarchy snapshot ("failed to build hierarchy snapshot: pod group object
+//!   not found in state for podgroup/<ns>/<name>"), a hierarchy without its root "... composite pod
+//!   group object not found in state for compositepodgroup/<ns>/<parent>". Upstream later
+//!   replaced this walk with an incremental hierarchy_tracker.go (active pods per PodGroup,
+//!   ready children per CompositePodGroup, the same counts) together with dropping Permit and
+//!   fixing the typo, i.e. after the v1.37.0 kschedtui reproduces.
+//!
 //! Not reproduced: the pod-group scheduling cycle itself (each member is explained alone, as
-//! upstream's answers for one pod are), the topology-aware placements behind
-//! TopologyAwareWorkloadScheduling, workload-aware preemption, and 1.37's CompositePodGroup
-//! hierarchies (the objects are read; their quorum is not checked); the explanation says so
-//! when they would apply.
+//! upstream's answers for one pod are; the group as a whole is [`crate::engine::group_cycle`],
+//! with 1.36's placements and workload-aware preemption there), and a CompositePodGroup
+//! hierarchy's own pod-group cycle (PlacementFeasible with `minGroupCount` over child groups:
+//! the trace gives the PodGroup's); the explanation says so when they would apply.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -146,6 +162,26 @@ pub(crate) struct GangScheduling {
     v1beta1: bool,
     /// 1.37's PlacementFeasible ([`Change::GangSchedulingPlacementFeasible`]).
     placement_feasible: bool,
+    /// 1.37's CompositePodGroup hierarchies (the alpha CompositePodGroup gate).
+    composite: bool,
+}
+
+/// PreEnqueue and Permit for a PodGroup under a CompositePodGroup: the root's tree has not met
+/// its quorum (`checkCPGHierarchyReadiness` / `permitPodForHierarchy`).
+pub(crate) fn waiting_for_tree(root: &str) -> String {
+    format!("waiting for composite pod group {root:?} tree to meet quorum")
+}
+
+/// `WorkloadMaxTreeDepth`: how many levels the walk up to the root follows.
+const MAX_TREE_DEPTH: usize = 5;
+
+/// Which pods of a PodGroup count towards its quorum in a hierarchy: PreEnqueue counts every
+/// member the scheduler knows (`AllPodsCount`), Permit the scheduled ones (`ScheduledPodsCount`:
+/// bound or assumed, this pod included).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Readiness {
+    Known,
+    Scheduled,
 }
 
 impl GangScheduling {
@@ -216,6 +252,187 @@ impl GangScheduling {
             .collect();
         (all, bound)
     }
+
+    /// With hierarchies on, a missing PodGroup fails the hierarchy snapshot first
+    /// (`BuildHierarchySnapshotFromPod`), with this message.
+    fn missing_group_message(&self, g: &Group) -> Option<String> {
+        match g {
+            Group::PodGroup(ns, n) if self.composite => Some(format!(
+                "failed to build hierarchy snapshot: pod group object not found in state for podgroup/{ns}/{n}"
+            )),
+            _ => None,
+        }
+    }
+
+    /// The parent CompositePodGroup of the pod's v1beta1 PodGroup, when hierarchies are on.
+    fn parent_of(&self, cluster: &Cluster, g: &Group) -> Option<String> {
+        let Group::PodGroup(ns, n) = g else { return None };
+        if !self.composite {
+            return None;
+        }
+        cluster
+            .pod_groups_v1beta1
+            .get(&ObjectKey::new(ns.clone(), n.clone()))?
+            .spec
+            .parent_composite_pod_group_name
+            .clone()
+    }
+
+    /// The root of the hierarchy above CompositePodGroup `start` (`GetRootKeyForGroup`): None
+    /// when a CompositePodGroup on the way is missing, or the chain is deeper than
+    /// `WorkloadMaxTreeDepth` or loops.
+    fn composite_root(cluster: &Cluster, ns: &str, start: &str) -> Option<String> {
+        let mut current = start.to_string();
+        for _ in 0..MAX_TREE_DEPTH {
+            let cpg = cluster.composite_pod_groups.get(&ObjectKey::new(ns, &current))?;
+            match &cpg.spec.parent_composite_pod_group_name {
+                Some(parent) => current = parent.clone(),
+                None => return Some(current),
+            }
+        }
+        None
+    }
+
+    /// How many of PodGroup `name`'s pods count for `readiness` (the pod itself included when it
+    /// belongs to that group).
+    fn group_count(&self, cx: &Ctx<'_>, pi: &PodInfo, ns: &str, name: &str, readiness: Readiness) -> usize {
+        let g = Group::PodGroup(ns.to_string(), name.to_string());
+        let (all, bound) = self.members(cx, &g);
+        let own = self.group_of(&pi.pod).as_ref() == Some(&g);
+        match readiness {
+            Readiness::Known => all.len() + usize::from(own && !all.iter().any(|p| p.key == pi.pod.key)),
+            Readiness::Scheduled => {
+                let waiting = cx
+                    .snapshot
+                    .handle
+                    .waiting_pods()
+                    .into_iter()
+                    .filter(|w| w.pod.key != pi.pod.key && self.group_of(&w.pod).as_ref() == Some(&g))
+                    .count();
+                let bound = bound.iter().filter(|p| p.key != pi.pod.key).count();
+                bound + waiting + usize::from(own)
+            }
+        }
+    }
+
+    /// `isCPGTreeReady`: CompositePodGroup `name` has at least its `minGroupCount` (1 for a basic
+    /// policy) ready children, a child PodGroup being ready with `minCount` (1 for basic) pods
+    /// counted by `readiness`, a child CompositePodGroup when its own tree is ready.
+    fn tree_ready(&self, cx: &Ctx<'_>, pi: &PodInfo, ns: &str, name: &str, readiness: Readiness, depth: usize) -> bool {
+        let cluster = &cx.snapshot.cluster;
+        let Some(cpg) = cluster.composite_pod_groups.get(&ObjectKey::new(ns, name)) else {
+            return false;
+        };
+        if depth > MAX_TREE_DEPTH {
+            return false;
+        }
+        let need = cpg
+            .spec
+            .scheduling_policy
+            .gang
+            .as_ref()
+            .map_or(1, |g| g.min_group_count);
+        let mut ready: i64 = 0;
+        for (k, pg) in &cluster.pod_groups_v1beta1 {
+            if k.namespace == ns && pg.spec.parent_composite_pod_group_name.as_deref() == Some(name) {
+                let min = pg.spec.scheduling_policy.gang.as_ref().map_or(1, |g| g.min_count);
+                if self.group_count(cx, pi, ns, &k.name, readiness) as i64 >= i64::from(min) {
+                    ready += 1;
+                }
+            }
+        }
+        for (k, c) in &cluster.composite_pod_groups {
+            if k.namespace == ns
+                && c.spec.parent_composite_pod_group_name.as_deref() == Some(name)
+                && self.tree_ready(cx, pi, ns, &k.name, readiness, depth + 1)
+            {
+                ready += 1;
+            }
+        }
+        ready >= i64::from(need)
+    }
+
+    /// The PodGroups of the tree under CompositePodGroup `name`.
+    fn tree_pod_groups(cluster: &Cluster, ns: &str, name: &str, depth: usize, out: &mut Vec<String>) {
+        if depth > MAX_TREE_DEPTH {
+            return;
+        }
+        for (k, pg) in &cluster.pod_groups_v1beta1 {
+            if k.namespace == ns && pg.spec.parent_composite_pod_group_name.as_deref() == Some(name) {
+                out.push(k.name.clone());
+            }
+        }
+        for (k, c) in &cluster.composite_pod_groups {
+            if k.namespace == ns && c.spec.parent_composite_pod_group_name.as_deref() == Some(name) {
+                Self::tree_pod_groups(cluster, ns, &k.name, depth + 1, out);
+            }
+        }
+    }
+
+    /// The hierarchy's verdict for a pod whose PodGroup names `parent`: None when the root's tree
+    /// meets its quorum, else the status (`checkCPGHierarchyReadiness`; `code` is the one for a
+    /// tree short of its quorum).
+    fn tree_short(
+        &self,
+        cx: &Ctx<'_>,
+        pi: &PodInfo,
+        ns: &str,
+        parent: &str,
+        readiness: Readiness,
+        code: Code,
+    ) -> Option<Status> {
+        match Self::composite_root(&cx.snapshot.cluster, ns, parent) {
+            Some(root) if self.tree_ready(cx, pi, ns, &root, readiness, 1) => None,
+            Some(root) => Some(Status::new(code, [waiting_for_tree(&root)])),
+            None => Some(Status::new(
+                Code::UnschedulableAndUnresolvable,
+                [format!(
+                    "failed to build hierarchy snapshot: composite pod group object not found in state for compositepodgroup/{ns}/{parent}"
+                )],
+            )),
+        }
+    }
+
+    /// `permitPodForHierarchy`: the pod waits until the root's tree meets its quorum with the
+    /// scheduled (bound or assumed) pods counted, then every waiting pod of the tree is allowed.
+    fn permit_hierarchy(
+        &self,
+        cx: &Ctx<'_>,
+        pi: &PodInfo,
+        ns: &str,
+        parent: &str,
+        notes: &mut Vec<String>,
+    ) -> (Status, Duration) {
+        match self.tree_short(cx, pi, ns, parent, Readiness::Scheduled, Code::Wait) {
+            Some(s) if s.code == Code::Wait => {
+                notes.push(format!(
+                    "the CompositePodGroup tree above {ns}/{parent} has fewer than its root's minGroupCount ready child groups with this pod scheduled"
+                ));
+                return (s, PERMIT_TIMEOUT);
+            }
+            // A hierarchy without a root: upstream returns the error as is (such a pod is held
+            // at PreEnqueue and never reaches Permit).
+            Some(s) => return (Status::error(s.message()), Duration::ZERO),
+            None => {}
+        }
+        let cluster = &cx.snapshot.cluster;
+        let root = Self::composite_root(cluster, ns, parent).unwrap_or_else(|| parent.to_string());
+        let mut groups = Vec::new();
+        Self::tree_pod_groups(cluster, ns, &root, 1, &mut groups);
+        let handle = &cx.snapshot.handle;
+        for w in handle.waiting_pods() {
+            let in_tree =
+                matches!(self.group_of(&w.pod), Some(Group::PodGroup(wns, n)) if wns == ns && groups.contains(&n));
+            if w.pod.key != pi.pod.key && in_tree {
+                handle.allow(&w.pod.key, names::GANG_SCHEDULING);
+                notes.push(format!("allowed waiting member {}", w.pod.key));
+            }
+        }
+        notes.push(format!(
+            "CompositePodGroup {ns}/{root} meets its quorum with this pod: every waiting pod of its tree is allowed"
+        ));
+        (Status::success(), Duration::ZERO)
+    }
 }
 
 impl Plugin for GangScheduling {
@@ -231,8 +448,21 @@ impl PreEnqueuePlugin for GangScheduling {
         };
         let policy = match self.policy(&cx.snapshot.cluster, &g) {
             Ok(p) => p,
-            Err(e) => return Status::unresolvable(e),
+            Err(e) => return Status::unresolvable(self.missing_group_message(&g).unwrap_or(e)),
         };
+        if let (Some(parent), Group::PodGroup(ns, _)) = (self.parent_of(&cx.snapshot.cluster, &g), &g) {
+            // Under a CompositePodGroup only the root's tree quorum decides.
+            return self
+                .tree_short(
+                    cx,
+                    pi,
+                    ns,
+                    &parent,
+                    Readiness::Known,
+                    Code::UnschedulableAndUnresolvable,
+                )
+                .unwrap_or_else(Status::success);
+        }
         let Some(gang) = &policy.gang else {
             return Status::success();
         };
@@ -272,13 +502,17 @@ impl PermitPlugin for GangScheduling {
         let policy = match self.policy(&cx.snapshot.cluster, &g) {
             Ok(p) => p,
             Err(e) => {
-                let e = match &g {
-                    Group::PodGroup(ns, n) => format!("failed to get podGroup {ns}/{n}: {e}"),
-                    Group::Workload(..) => e,
+                let e = match (&g, self.missing_group_message(&g)) {
+                    (_, Some(m)) => m,
+                    (Group::PodGroup(ns, n), None) => format!("failed to get podGroup {ns}/{n}: {e}"),
+                    (Group::Workload(..), None) => e,
                 };
                 return (Status::error(e), Duration::ZERO);
             }
         };
+        if let (Some(parent), Group::PodGroup(ns, _)) = (self.parent_of(&cx.snapshot.cluster, &g), &g) {
+            return self.permit_hierarchy(cx, pi, ns, &parent, notes);
+        }
         let Some(gang) = &policy.gang else {
             return (Status::success(), Duration::ZERO);
         };
@@ -354,6 +588,16 @@ impl PermitPlugin for GangScheduling {
         } else {
             g.describe()
         };
+        let group = match (self.parent_of(&cx.snapshot.cluster, &g), &g) {
+            (Some(parent), Group::PodGroup(ns, _)) => {
+                let root = Self::composite_root(&cx.snapshot.cluster, ns, &parent);
+                format!(
+                    "{group}; under CompositePodGroup {ns}/{parent} (root: {}): PreEnqueue and Permit check the root's tree quorum (minGroupCount ready child groups)",
+                    root.map_or_else(|| "not found".to_string(), |r| format!("{ns}/{r}"))
+                )
+            }
+            _ => group,
+        };
         let placement_feasible = match policy {
             Some(pol) if self.placement_feasible => {
                 // The cycle tries the group's pending members this scheduler serves that are not
@@ -403,6 +647,8 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         pod_groups,
         v1beta1: features.has(Change::GangSchedulingReadsV1Beta1PodGroups),
         placement_feasible: features.has(Change::GangSchedulingPlacementFeasible),
+        composite: features.has(Change::GangSchedulingReadsV1Beta1PodGroups)
+            && features.on(crate::engine::release::Gate::CompositePodGroup),
     });
     Ok(PluginSlots {
         pre_enqueue: Some(p.clone()),
@@ -832,5 +1078,241 @@ mod tests {
         assert!(fw[0].plugins_at("Permit").iter().all(|p| *p != names::GANG_SCHEDULING));
         let fw = build_profiles(None, features(36)).unwrap();
         assert_eq!(fw[0].plugins_at("Permit"), vec![names::GANG_SCHEDULING]);
+    }
+
+    /// Upstream's `TestGangSchedulingFlow` hierarchy (gangscheduling_test.go, the v1.37
+    /// version with Permit): CompositePodGroup cpg-root (gang, minGroupCount 2) over cpg-sub1
+    /// (gang 2: pg1..pg3, minCount 1), cpg-sub2 (basic: pg4 basic, pg5 minCount 1) and cpg-sub3
+    /// (gang 2: pg6, pg7, minCount 1), in namespace ns1; a second tree cpg-basic-root (basic)
+    /// over pg-basic-1 and pg-basic-2 (minCount 2).
+    mod composite {
+        use super::*;
+
+        fn cpg(name: &str, parent: Option<&str>, policy: &str) -> String {
+            let parent = parent
+                .map(|p| format!("parentCompositePodGroupName: {p}, "))
+                .unwrap_or_default();
+            format!(
+                "- {{apiVersion: scheduling.k8s.io/v1alpha3, kind: CompositePodGroup, metadata: {{name: {name}, namespace: ns1}}, spec: {{{parent}schedulingPolicy: {{{policy}}}}}}}\n"
+            )
+        }
+
+        fn pg(name: &str, parent: &str, policy: &str) -> String {
+            format!(
+                "- {{apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {{name: {name}, namespace: ns1}}, spec: {{parentCompositePodGroupName: {parent}, schedulingPolicy: {{{policy}}}}}}}\n"
+            )
+        }
+
+        fn pod(name: &str, group: &str, node: Option<&str>) -> String {
+            let node = node.map(|n| format!(", nodeName: {n}")).unwrap_or_default();
+            format!(
+                "- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ns1, uid: {name}}}, spec: {{containers: [{{name: c, image: i}}]{node}, schedulingGroup: {{podGroupName: {group}}}}}}}\n"
+            )
+        }
+
+        fn tree() -> String {
+            let one = "gang: {minCount: 1}";
+            [
+                cpg("cpg-root", None, "gang: {minGroupCount: 2}"),
+                cpg("cpg-sub1", Some("cpg-root"), "gang: {minGroupCount: 2}"),
+                cpg("cpg-sub2", Some("cpg-root"), "basic: {}"),
+                cpg("cpg-sub3", Some("cpg-root"), "gang: {minGroupCount: 2}"),
+                pg("pg1-cpg", "cpg-sub1", one),
+                pg("pg2-cpg", "cpg-sub1", one),
+                pg("pg3-cpg", "cpg-sub1", one),
+                pg("pg4-cpg", "cpg-sub2", "basic: {}"),
+                pg("pg5-cpg", "cpg-sub2", one),
+                pg("pg6-cpg", "cpg-sub3", one),
+                pg("pg7-cpg", "cpg-sub3", one),
+            ]
+            .concat()
+        }
+
+        fn basic_tree() -> String {
+            [
+                cpg("cpg-basic-root", None, "basic: {}"),
+                pg("pg-basic-1", "cpg-basic-root", "gang: {minCount: 2}"),
+                pg("pg-basic-2", "cpg-basic-root", "gang: {minCount: 2}"),
+            ]
+            .concat()
+        }
+
+        /// `objects` at 1.37 with GenericWorkload and, when `cpg`, CompositePodGroup on.
+        fn run37(objects: &str, pod: &str, cpg: bool) -> Explanation {
+            let text = format!(
+                "apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: Node, metadata: {{name: n1}}, status: {{allocatable: {{cpu: '8', memory: 8Gi, pods: '20'}}}}}}\n{objects}"
+            );
+            let gates = if cpg {
+                "GenericWorkload=true,CompositePodGroup=true"
+            } else {
+                "GenericWorkload=true"
+            };
+            let f = Features::with_gates(Release::at(37), &FeatureGates::parse(gates).unwrap()).unwrap();
+            let snap = Snapshot::new(Arc::new(load_str("t", &text).unwrap()), f.clone());
+            explain(&snap, &build_profiles(None, f).unwrap(), &ObjectKey::new("ns1", pod)).unwrap()
+        }
+
+        fn tree_waits(root: &str) -> Vec<String> {
+            vec![format!(
+                "waiting for composite pod group \"{root}\" tree to meet quorum"
+            )]
+        }
+
+        #[test]
+        fn cpg_hierarchical_stage_1_no_pods_tree_not_ready() {
+            let objects = format!("{}{}", tree(), pod("p1-cpg", "pg1-cpg", None));
+            let ex = run37(&objects, "p1-cpg", true);
+            assert_eq!(
+                gang_verdict(&ex, "PreEnqueue"),
+                Some((Code::UnschedulableAndUnresolvable, tree_waits("cpg-root")))
+            );
+            assert_eq!(
+                ex.message.as_deref(),
+                Some("waiting for composite pod group \"cpg-root\" tree to meet quorum")
+            );
+            // CPG=false: the parent is ignored, pg1-cpg's minCount 1 is met by the pod itself.
+            let ex = run37(&objects, "p1-cpg", false);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+        }
+
+        #[test]
+        fn cpg_hierarchical_stage_2_add_p6_cpg_sub1_ready_but_root_not_ready() {
+            let objects = format!(
+                "{}{}{}{}",
+                tree(),
+                pod("p1-cpg", "pg1-cpg", None),
+                pod("p2-cpg", "pg2-cpg", None),
+                pod("p6-cpg", "pg6-cpg", None)
+            );
+            let ex = run37(&objects, "p6-cpg", true);
+            assert_eq!(
+                gang_verdict(&ex, "PreEnqueue"),
+                Some((Code::UnschedulableAndUnresolvable, tree_waits("cpg-root")))
+            );
+            let ex = run37(&objects, "p6-cpg", false);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+        }
+
+        #[test]
+        fn cpg_hierarchical_stage_3_add_p4_root_becomes_ready() {
+            // p1, p2 and p6 are scheduled (upstream: waiting on Permit; both count as scheduled).
+            let objects = format!(
+                "{}{}{}{}{}",
+                tree(),
+                pod("p1-cpg", "pg1-cpg", Some("n1")),
+                pod("p2-cpg", "pg2-cpg", Some("n1")),
+                pod("p6-cpg", "pg6-cpg", Some("n1")),
+                pod("p4-cpg", "pg4-cpg", None)
+            );
+            let ex = run37(&objects, "p4-cpg", true);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+            let ex = run37(&objects, "p4-cpg", false);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+        }
+
+        #[test]
+        fn cpg_permit_wait_hierarchical_gang_waits_at_permit_if_gang_isnt_fully_scheduled() {
+            let objects = format!(
+                "{}{}{}{}{}",
+                tree(),
+                pod("p1-cpg", "pg1-cpg", None),
+                pod("p2-cpg", "pg2-cpg", None),
+                pod("p6-cpg", "pg6-cpg", None),
+                pod("p4-cpg", "pg4-cpg", None)
+            );
+            let ex = run37(&objects, "p4-cpg", true);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Wait, tree_waits("cpg-root"))));
+            assert_eq!(ex.binding_cycle.as_ref().unwrap().permit[0].timeout_ms, Some(300_000));
+            let ex = run37(&objects, "p4-cpg", false);
+            assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
+        }
+
+        #[test]
+        fn cpg_basic_with_gang_stage_1_pg1_ready_root_ready() {
+            let objects = format!(
+                "{}{}{}{}",
+                basic_tree(),
+                pod("p1_1", "pg-basic-1", None),
+                pod("p1_2", "pg-basic-1", None),
+                pod("p2_1", "pg-basic-2", None)
+            );
+            // The basic root needs one ready child: pg-basic-1 has its two pods, so p2_1 is
+            // queued although its own group has one of two; at Permit nothing else is scheduled.
+            let ex = run37(&objects, "p2_1", true);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert_eq!(
+                gang_verdict(&ex, "Permit"),
+                Some((Code::Wait, tree_waits("cpg-basic-root")))
+            );
+            let ex = run37(&objects, "p2_1", false);
+            assert_eq!(
+                gang_verdict(&ex, "PreEnqueue"),
+                Some((
+                    Code::UnschedulableAndUnresolvable,
+                    vec![WAITING_FOR_MEMBERS.to_string()]
+                ))
+            );
+        }
+
+        #[test]
+        fn gang_pod_fails_pre_enqueue_when_pod_group_is_not_yet_created() {
+            let ex = run37(&pod("p1", "pg1", None), "p1", true);
+            assert_eq!(
+                ex.message.as_deref(),
+                Some("failed to build hierarchy snapshot: pod group object not found in state for podgroup/ns1/pg1")
+            );
+            let ex = run37(&pod("p1", "pg1", None), "p1", false);
+            assert_eq!(
+                ex.message.as_deref(),
+                Some("waiting for pods's pod group \"pg1\" to appear in scheduling queue")
+            );
+        }
+
+        #[test]
+        fn root_missing_fails_the_hierarchy_snapshot() {
+            let objects = format!("{}{}", pg("leaf", "child", "basic: {}"), pod("p", "leaf", None));
+            let ex = run37(&objects, "p", true);
+            assert_eq!(
+                gang_verdict(&ex, "PreEnqueue"),
+                Some((
+                    Code::UnschedulableAndUnresolvable,
+                    vec!["failed to build hierarchy snapshot: composite pod group object not found in state for compositepodgroup/ns1/child".to_string()]
+                ))
+            );
+            // A nested child ready under a root short of its quorum.
+            let objects = format!(
+                "{}{}{}{}",
+                cpg("root", None, "gang: {minGroupCount: 2}"),
+                cpg("child", Some("root"), "basic: {}"),
+                pg("leaf", "child", "basic: {}"),
+                pod("p", "leaf", None)
+            );
+            let ex = run37(&objects, "p", true);
+            assert_eq!(
+                gang_verdict(&ex, "PreEnqueue"),
+                Some((Code::UnschedulableAndUnresolvable, tree_waits("root")))
+            );
+            // Another ready child meets the root's gang.
+            let objects = format!(
+                "{objects}{}{}",
+                pg("other", "root", "basic: {}"),
+                pod("o", "other", None)
+            );
+            let ex = run37(&objects, "p", true);
+            assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+            assert!(
+                ex.gang
+                    .as_ref()
+                    .unwrap()
+                    .group
+                    .contains("under CompositePodGroup ns1/child (root: ns1/root)"),
+                "{:?}",
+                ex.gang
+            );
+        }
     }
 }

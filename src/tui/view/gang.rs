@@ -104,6 +104,14 @@ pub(super) fn render(app: &App, v: &GangView, theme: &Theme, view: &mut ViewStat
             )));
         }
     }
+    if let Some(p) = &g.preemption {
+        // workload-aware preemption: the group's victims, or why it cannot preempt
+        head.extend(
+            crate::explain::group::preemption_lines(p)
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, theme.muted))),
+        );
+    }
     let head = Paragraph::new(head).wrap(Wrap { trim: false });
     // the head's height as wrapped at this width, and a blank line
     let head_h = u16::try_from(head.line_count(inner.width) + 1).unwrap_or(4);

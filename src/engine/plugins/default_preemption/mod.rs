@@ -48,6 +48,7 @@ use crate::engine::trace::PostFilterTrace;
 use crate::model::{Cluster, Pod};
 
 pub(crate) use candidates::{dry_run_preemption, nodes_where_preemption_might_help, pick_one_node_for_preemption};
+pub(crate) use victims::pod_start_time_nanos;
 
 /// Status of a node whose dry run found no lower-priority pod.
 pub(crate) const ERR_NO_VICTIMS: &str = "No preemption victims found for incoming pod";
@@ -113,7 +114,9 @@ pub(crate) struct DefaultPreemption {
     /// TopologyAwareWorkloadScheduling (1.36): no pod-by-pod preemption for a pod whose
     /// PodGroup has schedulingConstraints.
     pub topology_aware_workload: bool,
-    /// WorkloadAwarePreemption (1.36): no pod-by-pod preemption for any pod of a pod group.
+    /// WorkloadAwarePreemption (1.36; GenericWorkload from 1.37): no pod-by-pod preemption for
+    /// any pod of a pod group (the group's cycle preempts instead, see
+    /// [`crate::engine::group_preemption`]).
     pub workload_aware_preemption: bool,
 }
 
@@ -126,7 +129,7 @@ impl DefaultPreemption {
             absent_nodes_status: features.has(Change::AbsentNodesStatus),
             sort_victims: features.has(Change::PreemptionVictimsResorted),
             topology_aware_workload: features.on(Gate::TopologyAwareWorkloadScheduling),
-            workload_aware_preemption: features.on(Gate::WorkloadAwarePreemption),
+            workload_aware_preemption: crate::engine::group_preemption::enabled(features),
         }
     }
 

@@ -19,7 +19,7 @@ use crate::model::selector::Selector;
 pub(super) const NO_START_TIME_NANOS: i128 = 4_070_908_800 * 1_000_000_000;
 
 /// `GetPodStartTime` as nanoseconds since the epoch (see [`NO_START_TIME_NANOS`]).
-pub(super) fn pod_start_time_nanos(p: &Pod) -> i128 {
+pub(crate) fn pod_start_time_nanos(p: &Pod) -> i128 {
     p.obj
         .status
         .as_ref()
