@@ -88,9 +88,9 @@ fn child(mode: &str, path: &Path) {
     let version = release();
     let t = Instant::now();
     let mut warnings = Vec::new();
-    let objects = file::read_objects(path, &mut warnings).expect("read");
+    let (objects, pods) = file::read_objects_and_pods(path, &mut warnings).expect("read");
     let read = t.elapsed();
-    let cluster = kschedtui::model::Cluster::build(objects).expect("build");
+    let cluster = kschedtui::model::Cluster::build_with_pods(objects, pods).expect("build");
     let built = t.elapsed();
     let profiles = engine::build_profiles(None, version).expect("profiles");
     match mode {

@@ -979,19 +979,37 @@ impl Pod {
     }
 }
 
+/// A pod for [`Cluster::build_with_pods`] to add: read by the loader, or still typed.
+enum PodToRead {
+    Read(Box<ReadPod>),
+    Typed(Box<core::Pod>),
+}
+
 impl Cluster {
     /// Builds the cluster from typed objects with their origins.
     pub fn build(objects: Vec<(Origin, Object)>) -> Result<Cluster, ModelError> {
+        Self::build_with_pods(objects, Vec::new())
+    }
+
+    /// Builds the cluster from typed objects and pods already read (the JSON loader reads
+    /// pods as it parses them, so their typed objects never pile up), each with its origin.
+    /// `read` is in input order; its pods count as if they were among `objects` at their
+    /// origins.
+    pub fn build_with_pods(
+        objects: Vec<(Origin, Object)>,
+        read: Vec<(Origin, ReadPod)>,
+    ) -> Result<Cluster, ModelError> {
         let mut c = Cluster::default();
         let mut seen: BTreeMap<(String, ObjectKey), Origin> = BTreeMap::new();
         // Sized up front: pods are large, and a doubling Vec of them wastes a third on average.
-        let n_pods = objects.iter().filter(|(_, o)| matches!(o, Object::Pod(_))).count();
+        let n_pods = objects.iter().filter(|(_, o)| matches!(o, Object::Pod(_))).count() + read.len();
         let n_nodes = objects.iter().filter(|(_, o)| matches!(o, Object::Node(_))).count();
-        let mut raw_pods = Vec::with_capacity(n_pods);
+        let mut raw_pods: Vec<(Origin, PodToRead)> = Vec::with_capacity(n_pods);
         let mut raw_nodes = Vec::with_capacity(n_nodes);
         let mut events: BTreeMap<ObjectKey, SchedulingEvent> = BTreeMap::new();
         c.pods.reserve_exact(n_pods);
         c.nodes.reserve_exact(n_nodes);
+        let merge = !read.is_empty();
         for (origin, obj) in objects {
             if let Object::Skipped(kind) = &obj {
                 *c.skipped.entry(kind.clone()).or_insert(0) += 1;
@@ -1022,7 +1040,9 @@ impl Cluster {
             if key.name.is_empty() {
                 return Err(err("metadata.name", "is missing; every object needs a name".into()));
             }
-            if let Some(first) = seen.insert((kind.to_string(), key.clone()), origin.clone()) {
+            if let (true, Object::Pod(_)) = (merge, &obj) {
+                // checked with the pods read already, below
+            } else if let Some(first) = seen.insert((kind.to_string(), key.clone()), origin.clone()) {
                 return Err(err(
                     "metadata.name",
                     format!("duplicate object: {kind} {key} was already defined at {first}"),
@@ -1031,7 +1051,7 @@ impl Cluster {
             match kinds::store(&mut c, key.clone(), obj) {
                 Ok(()) => {}
                 Err(Object::Node(n)) => raw_nodes.push((origin, n)),
-                Err(Object::Pod(p)) => raw_pods.push((origin, p)),
+                Err(Object::Pod(p)) => raw_pods.push((origin, PodToRead::Typed(p))),
                 Err(Object::Namespace(n)) => {
                     c.namespaces.insert(key.name, n.metadata.labels.unwrap_or_default());
                 }
@@ -1062,10 +1082,30 @@ impl Cluster {
             .filter(|p| p.global_default == Some(true))
             .map(|p| p.value.unwrap_or(0))
             .max();
+        if merge {
+            raw_pods.extend(read.into_iter().map(|(o, p)| (o, PodToRead::Read(Box::new(p)))));
+            // input order: by file (read in name order), then by document
+            raw_pods.sort_by(|a, b| (a.0.file.as_str(), a.0.doc).cmp(&(b.0.file.as_str(), b.0.doc)));
+        }
+        // each pod with its position in the input, for the sort by key below
+        let mut tagged: Vec<(Arc<Pod>, usize)> = Vec::with_capacity(raw_pods.len());
+        let mut origins: Vec<Origin> = Vec::with_capacity(raw_pods.len());
         for (origin, p) in raw_pods {
-            let key = meta_key(&p.metadata);
+            let read = match p {
+                PodToRead::Read(r) => *r,
+                PodToRead::Typed(p) => {
+                    let key = meta_key(&p.metadata);
+                    Pod::read(p, None).map_err(|(field, message)| ModelError {
+                        origin: origin.clone(),
+                        kind: "Pod".into(),
+                        key,
+                        field,
+                        message,
+                    })?
+                }
+            };
             let mut missing_class = None;
-            let pod = Pod::from_obj(p, |class| match class {
+            let pod = read.resolve(|class| match class {
                 Some(name) if !name.is_empty() => match c.priority_classes.get(name) {
                     Some(pc) => pc.value.unwrap_or(0),
                     None => {
@@ -1074,14 +1114,8 @@ impl Cluster {
                     }
                 },
                 _ => global_default.unwrap_or(0),
-            })
-            .map_err(|(field, message)| ModelError {
-                origin: origin.clone(),
-                kind: "Pod".into(),
-                key: key.clone(),
-                field,
-                message,
-            })?;
+            });
+            let key = &pod.key;
             if let Some(name) = missing_class {
                 c.warnings.push(format!(
                     "{origin}: Pod {key}: spec.priorityClassName '{name}' names no PriorityClass in the snapshot; priority taken as {}",
@@ -1096,9 +1130,33 @@ impl Cluster {
                     "{origin}: Pod {key}: spec.nodeName '{n}' names no node in the snapshot; the pod is not counted on any node"
                 ));
             }
-            c.pods.push(Arc::new(pod));
+            tagged.push((Arc::new(pod), origins.len()));
+            origins.push(origin);
         }
-        c.pods.sort_by(|a, b| a.key.cmp(&b.key));
+        tagged.sort_unstable_by(|a, b| a.0.key.cmp(&b.0.key).then(a.1.cmp(&b.1)));
+        // Pods read by the loader skipped the duplicate check above: the first pod (in input
+        // order) whose key an earlier pod has is the same error as for any other object.
+        if merge
+            && let Some((second, first)) = tagged
+                .windows(2)
+                .filter(|w| w[0].0.key == w[1].0.key)
+                .map(|w| (w[1].1, w[0].1))
+                .min()
+        {
+            let key = tagged
+                .iter()
+                .find(|t| t.1 == second)
+                .map(|t| t.0.key.clone())
+                .unwrap_or_default();
+            return Err(ModelError {
+                origin: origins[second].clone(),
+                kind: "Pod".into(),
+                key: key.clone(),
+                field: "metadata.name".into(),
+                message: format!("duplicate object: Pod {key} was already defined at {}", origins[first]),
+            });
+        }
+        c.pods = tagged.into_iter().map(|(p, _)| p).collect();
         c.pdbs.sort_by_key(|p| meta_key(&p.metadata));
         for s in c.storage_classes.values_mut() {
             if s.volume_binding_mode.is_none() {

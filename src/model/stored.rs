@@ -151,7 +151,10 @@ impl<T: Serialize + DeserializeOwned + Default> DerefMut for Stored<T> {
             self.typed = OnceLock::from(Box::new(t));
         }
         self.json = None;
-        self.typed.get_mut().map(Box::as_mut).unwrap_or_else(|| unreachable_typed())
+        self.typed
+            .get_mut()
+            .map(Box::as_mut)
+            .unwrap_or_else(|| unreachable_typed())
     }
 }
 

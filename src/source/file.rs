@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::model::kinds::{Kind, ParseWith};
-use crate::model::{Cluster, ModelError, Object, ObjectKey, Origin};
+use crate::model::{Cluster, ModelError, Object, ObjectKey, Origin, ReadPod};
 
 /// Why a snapshot could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -76,8 +76,8 @@ pub enum LoadError {
 /// Reads a snapshot file or directory into a cluster.
 pub fn load_path(path: &Path) -> Result<Cluster, LoadError> {
     let mut warnings = Vec::new();
-    let objects = read_objects(path, &mut warnings)?;
-    let mut c = Cluster::build(objects)?;
+    let (objects, pods) = read_objects_and_pods(path, &mut warnings)?;
+    let mut c = Cluster::build_with_pods(objects, pods)?;
     c.warnings.splice(0..0, warnings);
     Ok(c)
 }
@@ -86,8 +86,9 @@ pub fn load_path(path: &Path) -> Result<Cluster, LoadError> {
 pub fn load_str(name: &str, text: &str) -> Result<Cluster, LoadError> {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
-    parse_text(name, text, &mut out, &mut warnings, None)?;
-    let mut c = Cluster::build(out)?;
+    let mut pods = Vec::new();
+    parse_text(name, text, &mut out, &mut warnings, None, Some(&mut pods))?;
+    let mut c = Cluster::build_with_pods(out, pods)?;
     c.warnings.splice(0..0, warnings);
     Ok(c)
 }
@@ -111,7 +112,7 @@ pub fn load_str_keeping_documents(name: &str, text: &str) -> Result<Cluster, Loa
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     let mut raw = Vec::new();
-    parse_text(name, text, &mut out, &mut warnings, Some(&mut raw))?;
+    parse_text(name, text, &mut out, &mut warnings, Some(&mut raw), None)?;
     let mut c = Cluster::build(out)?;
     c.warnings.splice(0..0, warnings);
     c.source_documents = raw;
@@ -126,7 +127,7 @@ pub fn read_objects_str(
     warnings: &mut Vec<String>,
 ) -> Result<Vec<(Origin, Object)>, LoadError> {
     let mut out = Vec::new();
-    parse_text(name, text, &mut out, warnings, None)?;
+    parse_text(name, text, &mut out, warnings, None, None)?;
     Ok(out)
 }
 
@@ -143,7 +144,30 @@ pub fn read_objects(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<(Orig
 pub fn read_objects_keeping(
     path: &Path,
     warnings: &mut Vec<String>,
+    raw: Option<&mut Vec<Value>>,
+) -> Result<Vec<(Origin, Object)>, LoadError> {
+    read_all(path, warnings, raw, None)
+}
+
+#[allow(clippy::result_large_err, clippy::type_complexity)]
+/// As [`read_objects`], with the pods of JSON lists already read into the model (what
+/// [`Cluster::build_with_pods`] takes): [`load_path`] in two steps.
+pub fn read_objects_and_pods(
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<(Origin, Object)>, Vec<(Origin, ReadPod)>), LoadError> {
+    let mut pods = Vec::new();
+    let objects = read_all(path, warnings, None, Some(&mut pods))?;
+    Ok((objects, pods))
+}
+
+/// As `read_objects_keeping`; with `pods`, the pods of JSON lists are read into the model as
+/// they are parsed ([`Cluster::build_with_pods`] takes them) instead of being returned typed.
+fn read_all(
+    path: &Path,
+    warnings: &mut Vec<String>,
     mut raw: Option<&mut Vec<Value>>,
+    mut pods: Option<&mut Vec<(Origin, ReadPod)>>,
 ) -> Result<Vec<(Origin, Object)>, LoadError> {
     let io = |e| LoadError::Io {
         path: path.display().to_string(),
@@ -182,9 +206,16 @@ pub fn read_objects_keeping(
             path: f.display().to_string(),
             source: e,
         })?;
-        let before = out.len();
-        parse_text(&f.display().to_string(), &text, &mut out, warnings, raw.as_deref_mut())?;
-        if out.len() == before && text.trim().is_empty() {
+        let before = out.len() + pods.as_ref().map_or(0, |p| p.len());
+        parse_text(
+            &f.display().to_string(),
+            &text,
+            &mut out,
+            warnings,
+            raw.as_deref_mut(),
+            pods.as_deref_mut(),
+        )?;
+        if out.len() + pods.as_ref().map_or(0, |p| p.len()) == before && text.trim().is_empty() {
             empty_files.push(
                 f.file_name()
                     .map(|n| n.to_string_lossy().to_string())
@@ -200,7 +231,7 @@ pub fn read_objects_keeping(
                 .unwrap_or_default()
         })
         .collect();
-    if out.is_empty() {
+    if out.is_empty() && pods.as_ref().is_none_or(|p| p.is_empty()) {
         let what = if !meta.is_dir() {
             if empty_files.is_empty() {
                 "the file holds no object".to_string()
@@ -244,18 +275,23 @@ fn parse_text(
     out: &mut Vec<(Origin, Object)>,
     warnings: &mut Vec<String>,
     mut raw: Option<&mut Vec<Value>>,
+    mut pods: Option<&mut Vec<(Origin, ReadPod)>>,
 ) -> Result<(), LoadError> {
     let trimmed = text.trim_start();
     let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
     if looks_json && raw.is_none() {
         let (n_out, n_warn) = (out.len(), warnings.len());
-        if json_fast::parse(name, text, out, warnings).is_some() {
+        let n_pods = pods.as_ref().map_or(0, |p| p.len());
+        if json_fast::parse(name, text, out, warnings, pods.as_deref_mut()).is_some() {
             return Ok(());
         }
         // The fast path gave up: start over on the general path, which gives the same result
         // (and the same error, if any).
         out.truncate(n_out);
         warnings.truncate(n_warn);
+        if let Some(p) = pods {
+            p.truncate(n_pods);
+        }
     }
     if !looks_json && raw.is_none() {
         let (n_out, n_warn) = (out.len(), warnings.len());
@@ -375,6 +411,7 @@ mod json_fast {
     use serde_json::value::RawValue;
 
     use super::{Kind, Object, Origin, ParseWith, cluster_scoped, field_path, push_object};
+    use crate::model::{Pod, ReadPod};
 
     /// A top-level `{"kind": "...List", "items": [...]}`; other keys are parsed (so numbers
     /// are range-checked as the general path does) and dropped.
@@ -422,13 +459,14 @@ mod json_fast {
         }
     }
 
-    /// The two fields that choose the type of an item.
+    /// The two fields that choose the type of an item (an apiVersion that is not a string
+    /// sends the item to the general path, which words the error).
     #[derive(Deserialize)]
     struct Peek<'a> {
         #[serde(borrow)]
         kind: Option<Cow<'a, str>>,
-        #[serde(rename = "apiVersion")]
-        api_version: Option<Value>,
+        #[serde(rename = "apiVersion", borrow)]
+        api_version: Option<Cow<'a, str>>,
     }
 
     /// Parses a whole JSON snapshot, or gives up (`None`).
@@ -437,6 +475,7 @@ mod json_fast {
         text: &str,
         out: &mut Vec<(Origin, Object)>,
         warnings: &mut Vec<String>,
+        mut pods: Option<&mut Vec<(Origin, ReadPod)>>,
     ) -> Option<()> {
         let items: Vec<&RawValue> = if text.trim_start().starts_with('[') {
             serde_json::from_str(text).ok()?
@@ -452,45 +491,110 @@ mod json_fast {
             }
             doc.items.unwrap_or_default()
         };
-        let mut index = 0usize;
-        // One allocation of the right size, not a doubling one: the objects are large.
-        out.reserve(items.len());
-        for it in items {
-            item(name, &mut index, it, out, warnings)?;
+        let chunks = parse_chunks(name, &items, pods.is_some())?;
+        // One allocation of the right size, not a doubling one.
+        out.reserve(chunks.iter().map(|c| c.out.len()).sum());
+        for c in chunks {
+            out.extend(c.out);
+            warnings.extend(c.warnings);
+            if let Some(p) = pods.as_deref_mut() {
+                p.extend(c.pods);
+            }
         }
         Some(())
     }
 
-    fn item(
-        name: &str,
-        index: &mut usize,
-        raw: &RawValue,
-        out: &mut Vec<(Origin, Object)>,
-        warnings: &mut Vec<String>,
-    ) -> Option<()> {
+    /// What one run over a slice of the items gives.
+    #[derive(Default)]
+    struct Chunk {
+        out: Vec<(Origin, Object)>,
+        warnings: Vec<String>,
+        pods: Vec<(Origin, ReadPod)>,
+        /// The document number after the chunk's last item.
+        end: usize,
+    }
+
+    /// Lists of fewer items are read on one thread (starting threads costs more than it saves).
+    pub(super) const PARALLEL_FROM: usize = 4096;
+
+    /// Reads the items in order, on as many threads as the machine has (at most 8), each
+    /// taking a contiguous slice; the results are joined in order, so they are exactly those of
+    /// one run from the first item to the last.
+    fn parse_chunks(name: &str, items: &[&RawValue], read_pods: bool) -> Option<Vec<Chunk>> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+        if threads < 2 || items.len() < PARALLEL_FROM {
+            return Some(vec![run(name, 0, items, read_pods)?]);
+        }
+        let per = items.len().div_ceil(threads);
+        let chunks: Vec<Option<Chunk>> = std::thread::scope(|s| {
+            let handles: Vec<_> = items
+                .chunks(per)
+                .enumerate()
+                .map(|(i, slice)| s.spawn(move || run(name, i * per, slice, read_pods)))
+                .collect();
+            handles.into_iter().map(|h| h.join().ok().flatten()).collect()
+        });
+        let chunks: Vec<Chunk> = chunks.into_iter().collect::<Option<_>>()?;
+        // Each chunk numbered its documents from its first item's position; that is right
+        // only when every earlier item was one document (an item that is itself a List is
+        // several). Otherwise read again on one thread.
+        let mut next = 0;
+        for (i, c) in chunks.iter().enumerate() {
+            if c.end != (i * per + per).min(items.len()) || next != i * per {
+                return Some(vec![run(name, 0, items, read_pods)?]);
+            }
+            next = c.end;
+        }
+        Some(chunks)
+    }
+
+    fn run(name: &str, start: usize, items: &[&RawValue], read_pods: bool) -> Option<Chunk> {
+        let mut c = Chunk {
+            end: start,
+            ..Chunk::default()
+        };
+        let mut index = start;
+        for it in items {
+            item(name, &mut index, it, &mut c, read_pods)?;
+        }
+        c.end = index;
+        Some(c)
+    }
+
+    fn item(name: &str, index: &mut usize, raw: &RawValue, c: &mut Chunk, read_pods: bool) -> Option<()> {
         let s = raw.get();
         if s.starts_with('{')
             && let Ok(p) = serde_json::from_str::<Peek<'_>>(s)
             && let Some(kind) = p.kind.as_deref()
         {
-            let api_version = p.api_version.as_ref().and_then(Value::as_str).unwrap_or("");
-            if let Some(obj) = typed(kind, api_version, s) {
+            let api_version = p.api_version.as_deref().unwrap_or("");
+            if let Some((obj, as_written)) = typed(kind, api_version, s) {
                 let origin = Origin {
                     file: name.to_string(),
                     doc: *index,
                 };
                 *index += 1;
-                out.push((origin, obj));
+                match obj {
+                    // Read into the model at once: the typed pod is dropped here instead of
+                    // waiting, with every other, for the cluster to be built.
+                    Object::Pod(pod) if read_pods => match Pod::read(pod, as_written.then_some(s)) {
+                        Ok(r) => c.pods.push((origin, r)),
+                        // Cluster::build words the error: hand it the typed pod again.
+                        Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
+                    },
+                    obj => c.out.push((origin, obj)),
+                }
                 return Some(());
             }
         }
         let v: Value = serde_json::from_str(s).ok()?;
-        push_object(name, index, v, out, warnings, None).ok()
+        push_object(name, index, v, &mut c.out, &mut c.warnings, None).ok()
     }
 
     /// The typed object, when it reads cleanly: no unknown field, a name, every quantity a
-    /// string. A kind the engine does not use is parsed (as the general path does) and skipped.
-    fn typed(kind: &str, api_version: &str, s: &str) -> Option<Object> {
+    /// string; and whether the text says all of it (false when the namespace was defaulted).
+    /// A kind the engine does not use is parsed (as the general path does) and skipped.
+    fn typed(kind: &str, api_version: &str, s: &str) -> Option<(Object, bool)> {
         let mut obj = match Kind::of_document(kind, api_version) {
             // Events take the general path (two API versions, most of them skipped).
             Some(Kind::Event) => return None,
@@ -498,16 +602,18 @@ mod json_fast {
             None if kind == "Event" => return None,
             None => {
                 serde_json::from_str::<Value>(s).ok()?;
-                return Some(Object::Skipped(kind.to_string()));
+                return Some((Object::Skipped(kind.to_string()), true));
             }
         };
         let md = obj.meta_mut()?;
         // No name (or no metadata at all): the general path words the error.
         md.name.as_ref()?;
+        let mut as_written = true;
         if !cluster_scoped(kind) && md.namespace.as_deref().is_none_or(str::is_empty) {
             md.namespace = Some("default".into());
+            as_written = false;
         }
-        Some(obj)
+        Some((obj, as_written))
     }
 
     /// Deserializes from JSON text; `None` on any error or unknown field.
@@ -927,6 +1033,8 @@ fn field_path(p: &serde_ignored::Path<'_>) -> String {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     /// Reads `text` on the general path (asked to keep the documents, it never takes the fast
@@ -936,7 +1044,7 @@ mod tests {
             let mut out = Vec::new();
             let mut warnings = Vec::new();
             let mut raw = Vec::new();
-            let r = parse_text("t", text, &mut out, &mut warnings, keep.then_some(&mut raw));
+            let r = parse_text("t", text, &mut out, &mut warnings, keep.then_some(&mut raw), None);
             match r {
                 Ok(()) => format!("{out:?}\n{warnings:?}"),
                 Err(e) => format!("error: {e}"),
@@ -960,11 +1068,88 @@ mod tests {
  "spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}}
 ]}"#;
 
+    const PARALLEL_FROM_FOR_TESTS: usize = json_fast::PARALLEL_FROM;
+
+    /// The cluster as the general path builds it (typed objects, then `Cluster::build`).
+    fn general_cluster(text: &str) -> Result<Cluster, String> {
+        let (mut out, mut warnings, mut raw) = (Vec::new(), Vec::new(), Vec::new());
+        parse_text("t", text, &mut out, &mut warnings, Some(&mut raw), None).map_err(|e| e.to_string())?;
+        let mut c = Cluster::build(out).map_err(|e| e.to_string())?;
+        c.warnings.splice(0..0, warnings);
+        Ok(c)
+    }
+
+    fn summary(c: &Cluster) -> String {
+        format!(
+            "{:?}\n{:?}\n{:?}\n{:?}",
+            c.nodes, c.pods, c.warnings, c.priority_classes
+        )
+    }
+
+    #[test]
+    fn json_lists_read_on_several_threads_with_pods_read_at_once_build_the_general_paths_cluster() {
+        use crate::source::generate::{GenSpec, generate};
+        let mut v = generate(GenSpec {
+            pending: 20,
+            failing: 12,
+            ..GenSpec::new(40, 4200, 7)
+        });
+        // a priority class, a pod naming it, a pod naming a missing one, a pod without a
+        // namespace (its text does not say all of it)
+        let items = v["items"].as_array_mut().unwrap();
+        items.insert(
+            3,
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": "high"}, "value": 1000}),
+        );
+        items.push(
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "hi", "namespace": "x"},
+            "spec": {"priorityClassName": "high", "containers": [{"name": "c"}]}}),
+        );
+        items.push(
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "lost", "namespace": "x"},
+            "spec": {"priorityClassName": "nope", "containers": [{"name": "c"}]}}),
+        );
+        items.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "nons"},
+            "spec": {"containers": [{"name": "c"}]}}));
+        assert!(items.len() > PARALLEL_FROM_FOR_TESTS);
+        let text = serde_json::to_string_pretty(&v).unwrap();
+        let fast = load_str("t", &text).unwrap();
+        let general = general_cluster(&text).unwrap();
+        assert_eq!(fast.pods.len(), 4200 + 20 + 12 + 1 + 3);
+        assert_eq!(summary(&fast), summary(&general));
+        let hi = fast.pod(&ObjectKey::new("x", "hi")).unwrap();
+        assert_eq!(hi.priority, 1000);
+        assert!(
+            fast.warnings
+                .iter()
+                .any(|w| w.contains("'nope' names no PriorityClass"))
+        );
+        assert_eq!(
+            fast.pod(&ObjectKey::new("default", "nons"))
+                .unwrap()
+                .obj
+                .metadata
+                .namespace
+                .as_deref(),
+            Some("default")
+        );
+        // a duplicate pod is the same error on both paths
+        let items = v["items"].as_array_mut().unwrap();
+        let dup = items.iter().filter(|i| i["kind"] == "Pod").nth(2000).unwrap().clone();
+        items.push(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "extra"}}));
+        items.push(dup);
+        let text = serde_json::to_string(&v).unwrap();
+        let e = load_str("t", &text).unwrap_err().to_string();
+        assert_eq!(e, general_cluster(&text).unwrap_err());
+        assert!(e.contains("duplicate object: Pod"), "{e}");
+    }
+
     #[test]
     fn json_fast_path_reads_clean_lists_as_the_general_path_does() {
         let mut out = Vec::new();
         let mut warnings = Vec::new();
-        assert!(json_fast::parse("t", JSON_LIST, &mut out, &mut warnings).is_some());
+        assert!(json_fast::parse("t", JSON_LIST, &mut out, &mut warnings, None).is_some());
         assert_eq!(out.len(), 5);
         // Namespaced objects without a namespace land in "default"; nodes stay cluster-scoped.
         let Object::Pod(p2) = &out[2].1 else { panic!("a pod") };

@@ -51,7 +51,7 @@ fn edit_pod(c: &mut Cluster, key: &ObjectKey, f: impl FnOnce(&mut k8s_openapi::a
     let mut obj = c.pods[i].obj.clone();
     f(&mut obj);
     let prio = c.pods[i].priority;
-    c.pods[i] = Arc::new(Pod::from_obj(obj, |_| prio).unwrap());
+    c.pods[i] = Arc::new(Pod::from_obj(obj.into_box(), |_| prio).unwrap());
 }
 
 #[test]
