@@ -387,9 +387,23 @@ pub fn explain_as(
             snapshot.features.release()
         ));
     }
-    if pod.scheduling_group().is_some() {
+    if let Some(group) = pod.scheduling_group() {
         use crate::engine::release::Gate;
         let f = &snapshot.features;
+        let parent = snapshot
+            .cluster
+            .pod_groups_v1beta1
+            .get(&ObjectKey::new(pod.key.namespace.clone(), group))
+            .and_then(|g| g.spec.parent_composite_pod_group_name.as_deref());
+        if f.on(Gate::CompositePodGroup)
+            && f.has(crate::engine::release::Change::GangSchedulingReadsV1Beta1PodGroups)
+            && let Some(parent) = parent
+        {
+            ex.notes.push(format!(
+                "PodGroup {}/{group} belongs to CompositePodGroup {}/{parent}: PreEnqueue and Permit check the tree's quorum; the tree's own pod-group cycle (PlacementFeasible over its child groups) is not reproduced, so PlacementFeasible is shown for the pod's PodGroup alone",
+                pod.key.namespace, pod.key.namespace
+            ));
+        }
         if f.on(Gate::TopologyAwareWorkloadScheduling) {
             ex.notes.push(
                 "TopologyAwareWorkloadScheduling is on: this pod is explained against every node, as upstream's framework answers for one pod; its pod group's cycle tries the members in each placement (topology domain) and picks the best one, shown with the group as a whole".to_string(),
@@ -399,6 +413,11 @@ pub fn explain_as(
             ex.notes.push(
                 "workload-aware preemption is on: pod-by-pod preemption is off for this pod (DefaultPreemption's PostFilter refuses it); when its pod group does not fit, the group's cycle preempts for the whole group, shown with the group as a whole".to_string(),
             );
+            if f.has(crate::engine::release::Change::GangSchedulingReadsV1Beta1PodGroups) {
+                ex.notes.push(
+                    "not exact at 1.37: the group's preemption is 1.36.2's algorithm applied to v1beta1 PodGroups; 1.37's own evaluator (it also runs Filter on each member's node, nominates the members there and can take CompositePodGroups as victims) is not in the sources kschedtui was built from, so its victims may differ".to_string(),
+                );
+            }
         }
     }
     snapshot.handle.set_profile(&fw.name);

@@ -1170,8 +1170,23 @@ mod tests {
                 ex.message.as_deref(),
                 Some("waiting for composite pod group \"cpg-root\" tree to meet quorum")
             );
+            // what is not reproduced at 1.37 is said in the explanation
+            let tree_note = |ex: &Explanation| {
+                ex.notes.iter().any(|n| {
+                    n.starts_with("PodGroup ns1/pg1-cpg belongs to CompositePodGroup ns1/")
+                        && n.contains("is not reproduced")
+                })
+            };
+            let wap_note = |ex: &Explanation| {
+                ex.notes
+                    .iter()
+                    .any(|n| n.starts_with("not exact at 1.37: the group's preemption"))
+            };
+            assert!(tree_note(&ex), "{:?}", ex.notes);
+            assert!(wap_note(&ex), "{:?}", ex.notes);
             // CPG=false: the parent is ignored, pg1-cpg's minCount 1 is met by the pod itself.
             let ex = run37(&objects, "p1-cpg", false);
+            assert!(!tree_note(&ex), "{:?}", ex.notes);
             assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
             assert_eq!(gang_verdict(&ex, "Permit"), Some((Code::Success, vec![])));
         }
