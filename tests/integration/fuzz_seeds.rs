@@ -57,6 +57,15 @@ fn snapshot_target_survives_the_seed_corpus() {
     }
 }
 
+/// Not a coverage-guided target (each input would run the engine, too slow for the fuzzer's
+/// executions): the engine over every loadable seed.
+#[test]
+fn snapshot_explain_survives_the_seed_corpus() {
+    for seed in snapshot_seeds() {
+        fuzzing::snapshot_explain(&seed);
+    }
+}
+
 const QUANTITIES: &[&str] = &[
     "",
     "0",
