@@ -184,9 +184,20 @@ pub type Explained = Result<Arc<Explanation>, String>;
 /// A gang's pass (None: the pod is in no gang), or the engine's error.
 pub type GroupResult = Result<Option<Arc<crate::engine::group_cycle::GroupCycle>>, String>;
 
-/// How many full explanations are kept (the pods on screen are always kept); every pending
-/// pod keeps its [`Summary`]. A pod whose explanation was dropped is explained again when opened.
+/// How many full explanations are kept on a small cluster (the pods on screen are always
+/// kept); every pending pod keeps its [`Summary`]. A pod whose explanation was dropped is
+/// explained again when opened.
 pub const FULL_KEEP: usize = 32;
+
+/// Node records (a Filter row per node and pod) the kept full explanations may hold in all:
+/// each explanation has one per node, so a big cluster keeps fewer of them.
+const FULL_KEEP_NODE_RECORDS: usize = 40_000;
+
+/// How many full explanations are kept on a cluster of `nodes` nodes: [`FULL_KEEP`] up to
+/// 1,250 nodes, then fewer (8 at 5,000 nodes, never under 4).
+pub fn full_keep(nodes: usize) -> usize {
+    (FULL_KEEP_NODE_RECORDS / nodes.max(1)).clamp(4, FULL_KEEP)
+}
 
 /// What the pod list and the actions need of a pod's explanation, kept for every pending pod.
 #[derive(Clone, Debug, PartialEq, Eq)]

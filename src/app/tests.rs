@@ -932,6 +932,15 @@ fn a_message_stays_until_the_next_key() {
 }
 
 #[test]
+fn big_clusters_keep_fewer_full_explanations() {
+    assert_eq!(crate::app::full_keep(1), FULL_KEEP);
+    assert_eq!(crate::app::full_keep(1250), FULL_KEEP);
+    assert_eq!(crate::app::full_keep(2000), 20);
+    assert_eq!(crate::app::full_keep(5000), 8);
+    assert_eq!(crate::app::full_keep(65_000), 4);
+}
+
+#[test]
 fn full_explanations_are_bounded_and_come_back_when_opened() {
     let mut text = String::from(
         "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}\n",

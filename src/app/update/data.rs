@@ -6,9 +6,7 @@ use super::jobs::explain_all;
 use crate::app::analysis::node_usage;
 use crate::app::diff::diff;
 use crate::app::stepper::{Pipeline, PointState};
-use crate::app::{
-    App, Attached, AwaitingVictims, Effect, Explained, FULL_KEEP, LiveView, Load, Loaded, Screen, Summary,
-};
+use crate::app::{App, Attached, AwaitingVictims, Effect, Explained, LiveView, Load, Loaded, Screen, Summary};
 use crate::model::write::WriteMode;
 use crate::model::{Cluster, ObjectKey};
 use std::sync::Arc;
@@ -189,7 +187,8 @@ pub(super) fn on_explained(app: &mut App, generation: u64, pod: ObjectKey, resul
     app.recent.push_back(pod);
     // keep memory bounded on big clusters: drop the oldest full explanations not on screen
     let pinned = app.pinned();
-    while app.explanations.len() > FULL_KEEP + pinned.len() {
+    let keep = crate::app::full_keep(app.cluster.nodes.len());
+    while app.explanations.len() > keep + pinned.len() {
         let Some(i) = app.recent.iter().position(|k| !pinned.contains(k)) else {
             break;
         };
