@@ -216,6 +216,9 @@ pub struct Node {
     pub allocatable: Resource,
     /// status.images: (names, sizeBytes).
     pub images: Vec<(Vec<String>, i64)>,
+    /// Every image name of `images` as (entry, position in its names), sorted by name, one per
+    /// name: the last entry listing it, as the scheduler's ImageStates map keeps it.
+    image_index: Vec<(u32, u32)>,
     /// The object as read.
     pub obj: core::Node,
 }
@@ -765,7 +768,31 @@ fn time_str(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) ->
     t.map(|t| t.0.to_string())
 }
 
+/// See [`Node::image_index`].
+fn image_index(images: &[(Vec<String>, i64)]) -> Vec<(u32, u32)> {
+    let mut idx: Vec<(u32, u32)> = images
+        .iter()
+        .enumerate()
+        .flat_map(|(e, (names, _))| (0..names.len()).map(move |k| (e as u32, k as u32)))
+        .collect();
+    let name = |&(e, k): &(u32, u32)| images[e as usize].0[k as usize].as_str();
+    // by name, the later entry first, so dedup keeps the entry that wins
+    idx.sort_by(|a, b| name(a).cmp(name(b)).then(b.cmp(a)));
+    idx.dedup_by(|a, b| name(a) == name(b));
+    idx
+}
+
 impl Node {
+    /// The size of the image named `name` on the node (the last status.images entry listing
+    /// it), as ImageLocality reads the node's ImageStates.
+    pub fn image_size(&self, name: &str) -> Option<i64> {
+        let i = self
+            .image_index
+            .binary_search_by(|&(e, k)| self.images[e as usize].0[k as usize].as_str().cmp(name))
+            .ok()?;
+        Some(self.images[self.image_index[i].0 as usize].1)
+    }
+
     /// Builds the node model.
     pub fn from_obj(obj: core::Node) -> Result<Self, (String, String)> {
         let name = obj.metadata.name.clone().unwrap_or_default();
@@ -787,13 +814,15 @@ impl Node {
             Some(a) => resource_list(Some(a), "status.allocatable")?,
             None => resource_list(status.and_then(|s| s.capacity.as_ref()), "status.capacity")?,
         };
-        let images = status
+        let images: Vec<(Vec<String>, i64)> = status
             .and_then(|s| s.images.as_ref())
             .into_iter()
             .flatten()
             .map(|i| (i.names.clone().unwrap_or_default(), i.size_bytes.unwrap_or(0)))
             .collect();
+        let image_index = image_index(&images);
         Ok(Node {
+            image_index,
             name,
             labels,
             taints,

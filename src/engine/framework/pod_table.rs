@@ -26,6 +26,9 @@ impl std::hash::Hasher for Fnv {
     }
 }
 
+/// A `HashMap` hasher for short strings of the user's own snapshot ([`Fnv`]).
+pub(crate) type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
+
 /// A selector compiled against a [`PodTable`]: label keys and values as interned ids.
 #[derive(Clone, Debug)]
 pub(crate) enum CompiledSelector {

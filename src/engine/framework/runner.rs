@@ -861,8 +861,6 @@ fn run_score(
     nodes: &[&NodeInfo],
     ex: &mut Explanation,
 ) -> Option<Vec<NodeScoreTrace>> {
-    // (vec![v; n] clones, and a clone of an empty Vec drops its capacity)
-    let mut per_node: Vec<Vec<PluginScore>> = nodes.iter().map(|_| Vec::with_capacity(fw.score.len())).collect();
     // one list of node names for every plugin: each plugin overwrites the scores
     let mut scores: Vec<NodeScore> = nodes
         .iter()
@@ -871,6 +869,8 @@ fn run_score(
             score: 0,
         })
         .collect();
+    // one column per plugin run: its weight, raw and normalized scores by node
+    let mut columns: Vec<(&'static str, i64, Vec<i64>, Vec<i64>)> = Vec::with_capacity(fw.score.len());
     for (pl, weight) in &fw.score {
         if state.skip_score.contains(pl.name()) {
             continue;
@@ -895,22 +895,26 @@ fn run_score(
                 return None;
             }
         }
-        for (i, s) in scores.iter().enumerate() {
-            per_node[i].push(PluginScore {
-                plugin: pl.name(),
-                raw: raw[i],
-                normalized: s.score,
-                weight: *weight,
-                weighted: s.score.saturating_mul(*weight),
-            });
-        }
+        let normalized = scores.iter().map(|s| s.score).collect();
+        columns.push((pl.name(), *weight, raw, normalized));
     }
+    // each node's plugins sorted by name: the columns once, not every node's list
+    columns.sort_by(|a, b| a.0.cmp(b.0));
     Some(
         nodes
             .iter()
-            .zip(per_node)
-            .map(|(n, mut plugins)| {
-                plugins.sort_by(|a, b| a.plugin.cmp(b.plugin));
+            .enumerate()
+            .map(|(i, n)| {
+                let plugins: Vec<PluginScore> = columns
+                    .iter()
+                    .map(|(plugin, weight, raw, normalized)| PluginScore {
+                        plugin,
+                        raw: raw[i],
+                        normalized: normalized[i],
+                        weight: *weight,
+                        weighted: normalized[i].saturating_mul(*weight),
+                    })
+                    .collect();
                 NodeScoreTrace {
                     node: n.name().to_string(),
                     total: plugins.iter().fold(0i64, |t, p| t.saturating_add(p.weighted)),

@@ -83,11 +83,11 @@ impl ScorePlugin for ImageLocality {
         let mut sum = 0i64;
         for want in images.containers.iter().chain(volumes) {
             // The node's ImageStates map is built entry by entry, so for a name listed by two
-            // entries the later one wins.
-            if let Some((_, size)) = node.node.images.iter().rev().find(|(names, _)| names.contains(want)) {
+            // entries the later one wins (Node::image_size).
+            if let Some(size) = node.node.image_size(want) {
                 let num = cx.snapshot.image_nodes.get(want).copied().unwrap_or(0);
                 let spread = num as f64 / total as f64;
-                sum += (*size as f64 * spread) as i64;
+                sum += (size as f64 * spread) as i64;
             }
         }
         let n = spec.init_containers.as_ref().map_or(0, Vec::len) + spec.containers.len();
@@ -124,6 +124,21 @@ mod tests {
     }
 
     use crate::testkit::builders::*;
+
+    #[test]
+    fn a_node_image_listed_by_two_entries_has_the_later_entrys_size() {
+        let n = crate::model::Node::from_obj(node_with(
+            "n",
+            &[(&["b:1", "a:1"], 10), (&["c:1"], 20), (&["a:1", "d:1", "a:1"], 30)],
+        ))
+        .unwrap();
+        assert_eq!(n.image_size("a:1"), Some(30));
+        assert_eq!(n.image_size("b:1"), Some(10));
+        assert_eq!(n.image_size("c:1"), Some(20));
+        assert_eq!(n.image_size("d:1"), Some(30));
+        assert_eq!(n.image_size("e:1"), None);
+        assert_eq!(n.image_size(""), None);
+    }
 
     fn node_with(name: &str, images: &[(&[&str], i64)]) -> k8s_openapi::api::core::v1::Node {
         images

@@ -23,6 +23,7 @@ use super::names;
 use super::pod_topology_spread::common::PodTableCache;
 use crate::engine::framework::node_info::{AffinityTerm, PodInfo, WeightedAffinityTerm};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, Signing};
+use crate::engine::framework::pod_table::FnvBuild;
 use crate::engine::release::Features;
 use crate::engine::trace::Fact;
 use crate::model::Pod;
@@ -129,7 +130,7 @@ pub(crate) fn matches_all(terms: &[MergedTerm], pod: &Pod) -> bool {
 /// `topologyToMatchedTermCount`: topology key → value → count. Only non-zero counts are kept,
 /// so `is_empty` means "no pair counted" as upstream's `len(map) == 0`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct TopologyCounts(HashMap<String, HashMap<String, i64>>);
+pub(crate) struct TopologyCounts(HashMap<String, HashMap<String, i64, FnvBuild>, FnvBuild>);
 
 impl TopologyCounts {
     /// Adds `delta` to the pair, dropping it when it reaches zero.
@@ -138,7 +139,7 @@ impl TopologyCounts {
             return;
         }
         if !self.0.contains_key(key) {
-            self.0.insert(key.to_string(), HashMap::new());
+            self.0.insert(key.to_string(), HashMap::default());
         }
         let Some(inner) = self.0.get_mut(key) else {
             return;

@@ -11,6 +11,7 @@ use super::{InterPodAffinity, MergedTerm};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, NodeScore, PreScorePlugin, ScorePlugin};
+use crate::engine::framework::pod_table::FnvBuild;
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::helper::MAX_NODE_SCORE;
 use crate::engine::trace::Fact;
@@ -20,7 +21,7 @@ pub(crate) const PRE_SCORE_KEY: &str = "PreScoreInterPodAffinity";
 
 /// `scoreMap`: topology key → value → summed weight. Entries are kept even when the sum is
 /// zero: upstream skips Score only when no term matched at all.
-pub(crate) type ScoreMap = HashMap<String, HashMap<String, i64>>;
+pub(crate) type ScoreMap = HashMap<String, HashMap<String, i64, FnvBuild>, FnvBuild>;
 
 /// `preScoreState`.
 #[derive(Clone, Debug)]
@@ -31,7 +32,7 @@ pub(crate) struct PreScoreState {
 
 fn add(m: &mut ScoreMap, key: &str, value: &str, delta: i64) {
     if !m.contains_key(key) {
-        m.insert(key.to_string(), HashMap::new());
+        m.insert(key.to_string(), HashMap::default());
     }
     if let Some(inner) = m.get_mut(key) {
         match inner.get_mut(value) {
@@ -63,7 +64,7 @@ pub(crate) fn build_score_map(pl: &InterPodAffinity, cx: &Ctx<'_>, pod: &PodInfo
         .collect();
     let ns_labels = snap.namespace_labels(&pod.pod.key.namespace);
     let hard = i64::from(pl.hard_pod_affinity_weight);
-    let mut m = ScoreMap::new();
+    let mut m = ScoreMap::default();
     // Without preferred terms of its own, only nodes holding pods with affinity matter.
     let nodes: Box<dyn Iterator<Item = &NodeInfo>> = if has_constraints {
         Box::new(snap.nodes.iter())
