@@ -945,3 +945,96 @@ fn demo_fixes_are_checked_by_the_engine_and_enter_tries_one() {
         t.wait_for(&["KSCHEDTUI-EXITED=0"]);
     }
 }
+
+impl Tmux {
+    /// As [`Tmux::wait_for`] with its own time limit.
+    pub(crate) fn wait_for_within(&self, texts: &[&str], limit: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if texts.iter().all(|t| s.contains(t)) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < limit,
+                "timed out after {limit:?} waiting for {texts:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// A generated cluster of 1,000 nodes and 20,000 bound pods with 30 pending pods of each
+/// failure kind, in the debug build the tests run: the loading screen comes at once, the list
+/// follows, fills in with the decisive reasons as the explanations arrive, and the keys of the
+/// hard cases (move, sort, pending only, same reason) answer on the whole list. The release
+/// binary's timings at 5,000 nodes / 100,000 pods are the scale benchmark's and the README's;
+/// this one prints its own.
+#[test]
+fn a_big_generated_cluster_lists_at_once_fills_in_and_its_keys_answer() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("kschedtui-e2e-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big.json");
+    let out = Command::new(BIN)
+        .args([
+            "generate",
+            "--nodes",
+            "1000",
+            "--pods",
+            "20000",
+            "--failing",
+            "30",
+            "-o",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let start = Instant::now();
+    let t = Tmux::start(
+        "big",
+        &format!(
+            "{BIN} --snapshot {}; echo KSCHEDTUI-EXITED=$?; sleep 30",
+            file.display()
+        ),
+    );
+    t.wait_for_within(&["loading"], Duration::from_secs(5));
+    let first = start.elapsed();
+    let s = t.wait_for_within(&["Pods 20031 shown, 31 pending"], Duration::from_secs(90));
+    let listed_at = start.elapsed();
+    assert!(s.contains("1000 nodes"), "{s}");
+    // the reasons fill in: the cpu, selector and anti-affinity kinds each get theirs
+    t.wait_for_within(
+        &["Insufficient cpu", "node affinity/selector", "anti-affinity"],
+        Duration::from_secs(90),
+    );
+    let reasons_at = start.elapsed();
+    // move, sort by cpu (largest first), pending only, back
+    t.keys(&["j", "j", "j"]);
+    t.keys(&["C"]);
+    let s = t.wait_for(&["sort cpu↓", "CPU↓"]);
+    let rows = listed(&s);
+    assert!(rows[0].1.starts_with("cpu-"), "the 200-cpu pods lead:\n{s}");
+    t.keys(&["C-z"]);
+    t.wait_for(&["pending only", "31 shown, 31 pending"]);
+    // the same reason as the first pod's (a 200-cpu one): the five cpu pods
+    t.keys(&["g", "r"]);
+    let s = t.wait_for(&["reason = Insufficient cpu", "5 shown"]);
+    assert!(
+        listed(&s).iter().all(|(ns, n)| ns == "bench" && n.starts_with("cpu-")),
+        "{s}"
+    );
+    t.keys(&["q"]);
+    t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+    println!(
+        "tui at 1000 nodes / 20031 pods (debug build): loading screen after {:.2} s, list after {:.2} s, reasons after {:.2} s",
+        first.as_secs_f64(),
+        listed_at.as_secs_f64(),
+        reasons_at.as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
