@@ -419,9 +419,15 @@ impl PodRows {
             self.cluster = Arc::downgrade(&app.cluster);
             self.features = Arc::downgrade(&app.features);
             let mut keys = String::new();
-            let mut schedulers: Vec<&str> = app.cluster.pods.iter().map(|p| p.scheduler_name.as_str()).collect();
-            schedulers.sort_unstable();
-            schedulers.dedup();
+            // the few distinct scheduler names, in order (a set, not a sort of every pod's)
+            let schedulers: Vec<&str> = app
+                .cluster
+                .pods
+                .iter()
+                .map(|p| p.scheduler_name.as_str())
+                .collect::<std::collections::BTreeSet<&str>>()
+                .into_iter()
+                .collect();
             // one unit for the CPU column, over every pod (it does not change as the list is
             // filtered or scrolled)
             self.cpu_unit = format::CpuUnit::of(
@@ -431,6 +437,10 @@ impl PodRows {
                     .map(|p| app.features.requests_of(p).resource.milli_cpu),
             );
             let cpu_unit = self.cpu_unit;
+            // widths of the amounts shown, formatted once per distinct amount (a big cluster
+            // has few distinct requests)
+            let mut cpu_widths: std::collections::HashMap<i64, u16> = std::collections::HashMap::new();
+            let mut mem_widths: std::collections::HashMap<i64, u16> = std::collections::HashMap::new();
             self.meta = app
                 .cluster
                 .pods
@@ -450,8 +460,12 @@ impl PodRows {
                     PodMeta {
                         ns_w: chars_u16(&p.key.namespace),
                         name_w: chars_u16(&p.key.name),
-                        cpu_w: chars_u16(&cpu_unit.show(r.resource.milli_cpu)),
-                        mem_w: chars_u16(&format::bytes(r.resource.memory)),
+                        cpu_w: *cpu_widths
+                            .entry(r.resource.milli_cpu)
+                            .or_insert_with(|| chars_u16(&cpu_unit.show(r.resource.milli_cpu))),
+                        mem_w: *mem_widths
+                            .entry(r.resource.memory)
+                            .or_insert_with(|| chars_u16(&format::bytes(r.resource.memory))),
                         key_at,
                         key_len,
                         ns_len: p.key.namespace.len(),

@@ -2586,3 +2586,40 @@ fn f_on_the_pod_list_explains_a_pod_whose_full_explanation_was_dropped_then_chec
     run(&mut a, [Action::Back, Action::OpenFixes]);
     assert_eq!(a.fix_rows(&key).len(), 3);
 }
+
+/// At 20,000 pods and more the nodes' requests are summed on a second thread beside the pod
+/// list's rows: the same sums as one thread makes, and a node list open when the cluster
+/// arrives shows them (its CPU column in millicores, as the requests need).
+#[test]
+fn a_big_cluster_sums_node_requests_beside_the_rows_and_the_node_list_shows_them() {
+    use crate::source::generate::{GenSpec, generate};
+    let text = serde_json::to_string(&generate(GenSpec::new(40, 20_000, 7))).expect("json");
+    let cluster = crate::source::file::load_str("g.json", &text).expect("generated cluster");
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "g.json".into(),
+        },
+        false,
+    );
+    let expected = analysis::node_usage(&cluster, &a.features);
+    a.screens.push(Screen::Nodes(NodeList {
+        selected: 0,
+        pod: None,
+        query: String::new(),
+        sort: node_list::NodeSortKey::default(),
+        reverse: false,
+    }));
+    load_sync(&mut a, cluster);
+    assert_eq!(a.cluster.pods.len(), 20_001);
+    assert_eq!(a.usage, expected);
+    assert_eq!(a.usage.values().map(|u| u.pods.len()).sum::<usize>(), 20_000);
+    let Some(Screen::Nodes(v)) = a.screen().cloned() else {
+        panic!("node list")
+    };
+    assert_eq!(a.node_rows.cpu_unit(), format::CpuUnit::Milli);
+    let mut fresh = node_list::NodeRows::default();
+    fresh.refresh(&a, &v);
+    assert_eq!(a.node_rows.widths(), fresh.widths());
+    assert_eq!(a.node_rows.len(), 40);
+}
