@@ -63,12 +63,13 @@ impl Resource {
     pub fn add_list(&mut self, rl: &ResourceList) {
         for (name, q) in rl {
             match name.as_str() {
-                "cpu" => self.milli_cpu += q.milli_value(),
-                "memory" => self.memory += q.value(),
-                "pods" => self.allowed_pod_number += q.value(),
-                "ephemeral-storage" => self.ephemeral_storage += q.value(),
+                "cpu" => self.milli_cpu = self.milli_cpu.saturating_add(q.milli_value()),
+                "memory" => self.memory = self.memory.saturating_add(q.value()),
+                "pods" => self.allowed_pod_number = self.allowed_pod_number.saturating_add(q.value()),
+                "ephemeral-storage" => self.ephemeral_storage = self.ephemeral_storage.saturating_add(q.value()),
                 n if is_scalar_resource(n) => {
-                    *self.scalar.entry(n.to_string()).or_insert(0) += q.value();
+                    let v = self.scalar.entry(n.to_string()).or_insert(0);
+                    *v = v.saturating_add(q.value());
                 }
                 _ => {}
             }
@@ -82,14 +83,17 @@ impl Resource {
         r
     }
 
-    /// Adds another resource vector scaled by `sign` (+1 or -1).
+    /// Adds another resource vector scaled by `sign` (+1 or -1). Saturating: quantities are
+    /// clamped to i64 (as [`Quantity::value`] is), so sums of absurd requests (a fuzzed
+    /// `512Ei` of memory beside another container) stay at the bound instead of wrapping.
     pub fn add_scaled(&mut self, o: &Resource, sign: i64) {
-        self.milli_cpu += sign * o.milli_cpu;
-        self.memory += sign * o.memory;
-        self.ephemeral_storage += sign * o.ephemeral_storage;
-        self.allowed_pod_number += sign * o.allowed_pod_number;
+        let add = |a: &mut i64, b: i64| *a = a.saturating_add(sign.saturating_mul(b));
+        add(&mut self.milli_cpu, o.milli_cpu);
+        add(&mut self.memory, o.memory);
+        add(&mut self.ephemeral_storage, o.ephemeral_storage);
+        add(&mut self.allowed_pod_number, o.allowed_pod_number);
         for (k, v) in &o.scalar {
-            *self.scalar.entry(k.clone()).or_insert(0) += sign * v;
+            add(self.scalar.entry(k.clone()).or_insert(0), *v);
         }
     }
 
@@ -385,8 +389,8 @@ pub(crate) fn pod_requests(spec: &PodResourceSpec) -> PodRequests {
     let (mut non0_cpu, mut non0_mem) = (0i64, 0i64);
     for c in &spec.containers {
         let (c0, m0) = non_zero(c);
-        non0_cpu += c0;
-        non0_mem += m0;
+        non0_cpu = non0_cpu.saturating_add(c0);
+        non0_mem = non0_mem.saturating_add(m0);
         add_into(&mut reqs, c);
     }
     let mut restartable = ResourceList::new();
@@ -413,10 +417,10 @@ pub(crate) fn pod_requests(spec: &PodResourceSpec) -> PodRequests {
     if let Some(o) = &spec.overhead {
         add_into(&mut reqs, o);
         if let Some(c) = o.get("cpu") {
-            non0_cpu += c.milli_value();
+            non0_cpu = non0_cpu.saturating_add(c.milli_value());
         }
         if let Some(m) = o.get("memory") {
-            non0_mem += m.value();
+            non0_mem = non0_mem.saturating_add(m.value());
         }
     }
     debug_assert_eq!(reqs, aggregate(spec, Clone::clone));
@@ -767,6 +771,28 @@ mod tests {
 
     /// 1.32+ counts a sidecar's requests in the non-zero sum (`PodRequests` with
     /// `NonMissingContainerRequests`); 1.30's `calculateResource` only through the init maximum.
+    #[test]
+    fn absurd_requests_saturate_instead_of_overflowing() {
+        // found by the snapshot fuzz target: 512Ei of memory (clamped to i64::MAX) beside
+        // another container overflowed the non-zero sum
+        let s = spec(
+            &[&[("memory", "256Mi")], &[("cpu", "500m"), ("memory", "512Ei")]],
+            &[],
+            Some(&[("memory", "8Ei"), ("cpu", "9223372036854775807")]),
+        );
+        let r = pod_requests(&s);
+        assert_eq!(r.non0_mem, i64::MAX);
+        assert_eq!(r.non0_cpu, i64::MAX);
+        assert_eq!(r.resource.memory, i64::MAX);
+        let mut total = r.resource.clone();
+        total.add_scaled(&r.resource, 1);
+        assert_eq!((total.memory, total.milli_cpu), (i64::MAX, i64::MAX));
+        total.add_scaled(&r.resource, -1);
+        total.add_scaled(&r.resource, -1);
+        total.add_scaled(&r.resource, -1);
+        assert_eq!(total.memory, i64::MIN);
+    }
+
     #[test]
     fn non_zero_requests_with_a_sidecar() {
         let spec = PodResourceSpec {

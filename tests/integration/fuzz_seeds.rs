@@ -47,6 +47,12 @@ fn snapshot_seeds() -> Vec<Vec<u8>> {
     for extra in ["", "{", "- - - [", "items: [{kind: Pod, metadata: {name: \u{0}}}]"] {
         v.push(extra.as_bytes().to_vec());
     }
+    // what the coverage-guided runs found, kept as regressions
+    v.extend(
+        files("tests/fuzz/findings/snapshot", |_| true)
+            .iter()
+            .map(|p| std::fs::read(p).unwrap()),
+    );
     v
 }
 
