@@ -2587,11 +2587,11 @@ fn f_on_the_pod_list_explains_a_pod_whose_full_explanation_was_dropped_then_chec
     assert_eq!(a.fix_rows(&key).len(), 3);
 }
 
-/// At 20,000 pods and more the nodes' requests are summed on a second thread beside the pod
-/// list's rows: the same sums as one thread makes, and a node list open when the cluster
-/// arrives shows them (its CPU column in millicores, as the requests need).
+/// A 20,000-pod cluster's nodes' requests (summed through a hash index of node names): every
+/// bound pod counted once, and a node list open when the cluster arrives shows them (its CPU
+/// column in millicores, as the requests need).
 #[test]
-fn a_big_cluster_sums_node_requests_beside_the_rows_and_the_node_list_shows_them() {
+fn a_big_cluster_sums_node_requests_and_the_node_list_shows_them() {
     use crate::source::generate::{GenSpec, generate};
     let text = serde_json::to_string(&generate(GenSpec::new(40, 20_000, 7))).expect("json");
     let cluster = crate::source::file::load_str("g.json", &text).expect("generated cluster");

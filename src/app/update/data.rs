@@ -11,9 +11,6 @@ use crate::model::write::WriteMode;
 use crate::model::{Cluster, ObjectKey};
 use std::sync::Arc;
 
-/// Pods from which [`on_loaded`] sums the nodes' requests on a second thread.
-const PARALLEL_USAGE_FROM: usize = 20_000;
-
 pub(super) fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect> {
     match r {
         Ok(l) => {
@@ -39,30 +36,15 @@ pub(super) fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect>
                     })
                 }
             }
-            let cluster = Arc::new(l.cluster);
-            app.cluster = cluster.clone();
+            app.usage = node_usage(&l.cluster, &l.features);
+            app.cluster = Arc::new(l.cluster);
             app.profiles = Arc::new(l.profiles);
             app.features = l.features.clone();
             app.load = Load::Ready;
             app.generation += 1;
             clear_explanations(app);
             check_start_namespace(app);
-            if cluster.pods.len() < PARALLEL_USAGE_FROM {
-                app.usage = node_usage(&cluster, &l.features);
-                return explain_all(app);
-            }
-            // what each node requests is summed beside the pod list's rows (both walk every
-            // pod: ~40 ms each at 100,000 pods); the node list's rows, which show it, are made
-            // again once it is in
-            std::thread::scope(|s| {
-                let features = l.features.clone();
-                let usage = s.spawn(move || node_usage(&cluster, &features));
-                let effects = explain_all(app);
-                app.usage = usage.join().unwrap_or_else(|_| node_usage(&app.cluster, &app.features));
-                app.node_rows = Default::default();
-                app.refresh_rows();
-                effects
-            })
+            explain_all(app)
         }
         Err(e) => {
             app.load = Load::Failed(e);
