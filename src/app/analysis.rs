@@ -14,7 +14,7 @@ use crate::engine::Features;
 use crate::engine::plugins::names;
 use crate::engine::trace::{Explanation, FilterDetail, NodeFilter, NodeScoreTrace};
 use crate::model::resources::Resource;
-use crate::model::{Cluster, Node, ObjectKey, Pod};
+use crate::model::{Cluster, Node, Pod};
 
 /// Label holding a node's zone.
 pub(crate) const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
@@ -24,8 +24,9 @@ pub(crate) const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
 pub struct NodeUsage {
     /// Sum of the pods' effective requests.
     pub requested: Resource,
-    /// The pods, sorted by key.
-    pub pods: Vec<ObjectKey>,
+    /// The pods, as indices into the cluster's pods the usage was summed from (the app's
+    /// cluster: both are replaced together), in the cluster's order (by key).
+    pub pods: Vec<usize>,
 }
 
 /// Requests and pods per node, counting every bound pod that has not finished (as the
@@ -39,7 +40,7 @@ pub(crate) fn node_usage(cluster: &Cluster, features: &Features) -> BTreeMap<Str
         .map(|(i, n)| (n.name.as_str(), i))
         .collect();
     let mut usage: Vec<NodeUsage> = cluster.nodes.iter().map(|_| NodeUsage::default()).collect();
-    for p in &cluster.pods {
+    for (pi, p) in cluster.pods.iter().enumerate() {
         if p.is_finished() {
             continue;
         }
@@ -47,7 +48,7 @@ pub(crate) fn node_usage(cluster: &Cluster, features: &Features) -> BTreeMap<Str
             && let Some(u) = index.get(n.as_str()).and_then(|&i| usage.get_mut(i))
         {
             u.requested.add_scaled(&features.requests_of(p).resource, 1);
-            u.pods.push(p.key.clone());
+            u.pods.push(pi);
         }
     }
     cluster.nodes.iter().map(|n| n.name.clone()).zip(usage).collect()
@@ -81,14 +82,14 @@ pub(crate) struct Beyond {
 /// the pod itself.
 pub(crate) fn nominated_usage(cluster: &Cluster, pod: &Pod, features: &Features) -> BTreeMap<String, NodeUsage> {
     let mut m: BTreeMap<String, NodeUsage> = BTreeMap::new();
-    for p in &cluster.pods {
+    for (pi, p) in cluster.pods.iter().enumerate() {
         if p.node_name.is_some() || p.is_finished() || p.key == pod.key || p.priority < pod.priority {
             continue;
         }
         if let Some(n) = &p.nominated_node_name {
             let u = m.entry(n.clone()).or_default();
             u.requested.add_scaled(&features.requests_of(p).resource, 1);
-            u.pods.push(p.key.clone());
+            u.pods.push(pi);
         }
     }
     m
@@ -443,7 +444,13 @@ pub(crate) fn score_rank(ex: &Explanation, node: &str) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::engine::Release;
+    use crate::model::ObjectKey;
     use crate::source::file;
+
+    /// The keys of a usage's pods.
+    fn keys(c: &Cluster, u: &NodeUsage) -> Vec<ObjectKey> {
+        u.pods.iter().map(|&i| c.pods[i].key.clone()).collect()
+    }
 
     const FIXTURE: &str = include_str!("../../fixtures/tui-test.yaml");
 
@@ -456,7 +463,7 @@ mod tests {
         let c = cluster();
         let u = node_usage(&c, &Release::OLDEST.into());
         assert_eq!(u["node-a"].requested.milli_cpu, 3000);
-        assert_eq!(u["node-a"].pods, vec![ObjectKey::new("default", "api-1")]);
+        assert_eq!(keys(&c, &u["node-a"]), vec![ObjectKey::new("default", "api-1")]);
         assert_eq!(u["node-b"].requested.milli_cpu, 2750);
         assert!(u["node-c"].pods.is_empty());
     }
@@ -500,7 +507,7 @@ mod tests {
                 memory: 1024 * 1024 * 1024,
                 ..Default::default()
             },
-            pods: vec![ObjectKey::new("x", "y")],
+            pods: vec![0],
         };
         let m: Vec<String> = missing(pod, &node, Some(&u), None, &Release::OLDEST.into())
             .iter()
@@ -572,7 +579,7 @@ mod tests {
         c.pods = vec![std::sync::Arc::new(high), std::sync::Arc::new(low), pod.clone()];
         c.pods.sort_by(|a, b| a.key.cmp(&b.key));
         let nom = nominated_usage(&c, &pod, &Release::OLDEST.into());
-        assert_eq!(nom["node-c"].pods, vec![ObjectKey::new("default", "web-2")]);
+        assert_eq!(keys(&c, &nom["node-c"]), vec![ObjectKey::new("default", "web-2")]);
         assert_eq!(nom["node-c"].requested.milli_cpu, 500);
     }
 }
@@ -581,6 +588,7 @@ mod tests {
 mod version_tests {
     use super::*;
     use crate::engine::Release;
+    use crate::model::ObjectKey;
     use crate::source::file;
 
     /// A bound pod with pod-level requests (PodLevelResources) and a pending one.

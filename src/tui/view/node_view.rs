@@ -294,15 +294,11 @@ pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'
     if usage.pods.is_empty() {
         right.push(Line::from(Span::styled("  none", theme.muted)));
     }
-    let unit = format::CpuUnit::of(
-        usage
-            .pods
-            .iter()
-            .filter_map(|k| app.pod(k))
-            .map(|p| app.features.requests_of(p).resource.milli_cpu),
-    );
-    for k in &usage.pods {
-        if let Some(p) = app.pod(k) {
+    let pods = || usage.pods.iter().filter_map(|&i| app.cluster.pods.get(i)).map(|p| &**p);
+    let unit = format::CpuUnit::of(pods().map(|p| app.features.requests_of(p).resource.milli_cpu));
+    for p in pods() {
+        let k = &p.key;
+        {
             right.push(Line::from(vec![
                 Span::styled(format!("  {k}"), theme.accent),
                 Span::styled(
