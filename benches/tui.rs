@@ -27,19 +27,25 @@ fn size(var: &str, default: usize) -> usize {
     std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// The UI thread's share of the first screen: from the loaded cluster arriving (the load runs
-/// beside the loading screen) to the pod list's first frame, explanations still to come.
-fn first_list_frame(app: &App, text: &str, theme: &kschedtui::tui::theme::Theme, term: &mut Terminal<TestBackend>) {
-    let cluster = kschedtui::source::file::load_str("bench.json", text).expect("fixture");
-    let profiles = kschedtui::engine::build_profiles(None, &*app.features).expect("profiles");
-    let mut fresh = App::new(
+/// An app on the bench file, not loaded yet, its clock set.
+fn new_app() -> App {
+    let mut app = App::new(
         SourceInfo {
             kind: SourceKind::Snapshot,
             name: "bench.json".into(),
         },
         false,
     );
-    update(&mut fresh, Action::Tick { now: 1_714_557_600 });
+    update(&mut app, Action::Tick { now: 1_714_557_600 });
+    app
+}
+
+/// The UI thread's share of the first screen: from the loaded cluster arriving (the load runs
+/// beside the loading screen) to the pod list's first frame, explanations still to come.
+fn first_list_frame(app: &App, text: &str, theme: &kschedtui::tui::theme::Theme, term: &mut Terminal<TestBackend>) {
+    let cluster = kschedtui::source::file::load_str("bench.json", text).expect("fixture");
+    let profiles = kschedtui::engine::build_profiles(None, &*app.features).expect("profiles");
+    let mut fresh = new_app();
     let loaded = Loaded {
         cluster,
         profiles,
@@ -61,14 +67,7 @@ fn first_list_frame(app: &App, text: &str, theme: &kschedtui::tui::theme::Theme,
 fn bench(c: &mut Criterion) {
     let spec = GenSpec::new(size("KSCHED_BENCH_NODES", 5000), size("KSCHED_BENCH_PODS", 100_000), 42);
     let text = serde_json::to_string(&generate(spec)).expect("json");
-    let mut app = App::new(
-        SourceInfo {
-            kind: SourceKind::Snapshot,
-            name: "bench.json".into(),
-        },
-        false,
-    );
-    update(&mut app, Action::Tick { now: 1_714_557_600 });
+    let mut app = new_app();
     let theme = theme::load(None).expect("default theme").0;
     let mut term = Terminal::new(TestBackend::new(SIZE.0, SIZE.1)).expect("terminal");
     first_list_frame(&app, &text, &theme, &mut term);

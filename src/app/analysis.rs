@@ -29,6 +29,13 @@ pub struct NodeUsage {
     pub pods: Vec<usize>,
 }
 
+impl NodeUsage {
+    /// The pods, read from the cluster the usage was summed from.
+    pub fn pods_in<'a>(&'a self, cluster: &'a Cluster) -> impl Iterator<Item = &'a Pod> + Clone + 'a {
+        self.pods.iter().filter_map(|&i| cluster.pods.get(i)).map(|p| &**p)
+    }
+}
+
 /// Requests and pods per node, counting every bound pod that has not finished (as the
 /// scheduler's NodeInfo does).
 pub(crate) fn node_usage(cluster: &Cluster, features: &Features) -> BTreeMap<String, NodeUsage> {
@@ -449,7 +456,7 @@ mod tests {
 
     /// The keys of a usage's pods.
     fn keys(c: &Cluster, u: &NodeUsage) -> Vec<ObjectKey> {
-        u.pods.iter().map(|&i| c.pods[i].key.clone()).collect()
+        u.pods_in(c).map(|p| p.key.clone()).collect()
     }
 
     const FIXTURE: &str = include_str!("../../fixtures/tui-test.yaml");

@@ -308,14 +308,7 @@ pub(crate) fn node(app: &App, name: &str) -> Option<Vec<String>> {
     quantities(&mut l, "", "Capacity", status.and_then(|s| s.capacity.as_ref()));
     quantities(&mut l, "", "Allocatable", status.and_then(|s| s.allocatable.as_ref()));
     let usage = app.usage.get(name);
-    let pods: Vec<_> = usage
-        .map(|u| {
-            u.pods
-                .iter()
-                .filter_map(|&i| app.cluster.pods.get(i).map(|p| &**p))
-                .collect()
-        })
-        .unwrap_or_default();
+    let pods: Vec<_> = usage.map(|u| u.pods_in(&app.cluster).collect()).unwrap_or_default();
     l.push(format!("Non-terminated Pods:\t({} in total)", pods.len()));
     l.push("  Namespace\tName\tCPU Requests\tMemory Requests\tAge".into());
     l.push("  ---------\t----\t------------\t---------------\t---".into());

@@ -294,24 +294,22 @@ pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'
     if usage.pods.is_empty() {
         right.push(Line::from(Span::styled("  none", theme.muted)));
     }
-    let pods = || usage.pods.iter().filter_map(|&i| app.cluster.pods.get(i)).map(|p| &**p);
-    let unit = format::CpuUnit::of(pods().map(|p| app.features.requests_of(p).resource.milli_cpu));
-    for p in pods() {
-        let k = &p.key;
-        {
-            right.push(Line::from(vec![
-                Span::styled(format!("  {k}"), theme.accent),
-                Span::styled(
-                    format!(
-                        "  cpu {} mem {} prio {}",
-                        unit.show(app.features.requests_of(p).resource.milli_cpu),
-                        format::bytes(app.features.requests_of(p).resource.memory),
-                        p.priority
-                    ),
-                    theme.muted,
+    let pods = usage.pods_in(&app.cluster);
+    let unit = format::CpuUnit::of(pods.clone().map(|p| app.features.requests_of(p).resource.milli_cpu));
+    for p in pods {
+        let r = &app.features.requests_of(p).resource;
+        right.push(Line::from(vec![
+            Span::styled(format!("  {}", p.key), theme.accent),
+            Span::styled(
+                format!(
+                    "  cpu {} mem {} prio {}",
+                    unit.show(r.milli_cpu),
+                    format::bytes(r.memory),
+                    p.priority
                 ),
-            ]));
-        }
+                theme.muted,
+            ),
+        ]));
     }
     // never scroll past the end (the app does not know the content height)
     let clamp = |n: usize| {
