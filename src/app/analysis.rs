@@ -556,7 +556,7 @@ mod tests {
             excluded_by_prefilter: false,
             rejected_by_nominated_pods: Vec::new(),
             all_failures: vec![failure],
-            detail: Vec::new(),
+            detail: Default::default(),
             details: Vec::new(),
         };
         let m = missing(pod, &node, None, None, &Release::OLDEST.into());

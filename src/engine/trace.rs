@@ -1,10 +1,87 @@
 //! The explanation: everything one scheduling attempt did, per extension point, per plugin and
 //! per node. Every front end (JSON, text, TUI) only reads this.
 
+use std::sync::{Arc, OnceLock};
+
 use serde::Serialize;
 
 use super::framework::status::{Code, Status};
 use crate::model::ObjectKey;
+
+/// Lines of text a plugin gives about a rejection, written out when first read: an
+/// explanation holds one per rejected node (thousands at scale) and most are never looked at,
+/// since the TUI shows one node at a time. Reads as a `[String]`.
+#[derive(Clone, Default)]
+pub struct Lines {
+    text: OnceLock<Vec<String>>,
+    make: Option<Arc<dyn Fn() -> Vec<String> + Send + Sync>>,
+}
+
+impl Lines {
+    /// Lines written by `make` when first read.
+    pub fn lazy(make: impl Fn() -> Vec<String> + Send + Sync + 'static) -> Self {
+        Lines {
+            text: OnceLock::new(),
+            make: Some(Arc::new(make)),
+        }
+    }
+
+    /// The lines.
+    pub fn get(&self) -> &[String] {
+        self.text
+            .get_or_init(|| self.make.as_ref().map(|m| m()).unwrap_or_default())
+    }
+}
+
+impl From<Vec<String>> for Lines {
+    fn from(v: Vec<String>) -> Self {
+        Lines {
+            text: OnceLock::from(v),
+            make: None,
+        }
+    }
+}
+
+impl std::ops::Deref for Lines {
+    type Target = [String];
+    fn deref(&self) -> &[String] {
+        self.get()
+    }
+}
+
+impl<'a> IntoIterator for &'a Lines {
+    type Item = &'a String;
+    type IntoIter = std::slice::Iter<'a, String>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.get().iter()
+    }
+}
+
+impl PartialEq for Lines {
+    fn eq(&self, o: &Lines) -> bool {
+        self.get() == o.get()
+    }
+}
+
+impl Eq for Lines {}
+
+impl PartialEq<Vec<String>> for Lines {
+    fn eq(&self, o: &Vec<String>) -> bool {
+        self.get() == o.as_slice()
+    }
+}
+
+impl std::fmt::Debug for Lines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.get()).finish()
+    }
+}
+
+impl Serialize for Lines {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(s)
+    }
+}
 
 /// A plugin's status at a point that runs once per cycle.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -69,7 +146,7 @@ pub struct NodeFilter {
     pub all_failures: Vec<FilterFailure>,
     /// Not upstream: what the rejecting plugin knows about why (e.g. the pods whose
     /// anti-affinity matched), without nominated pods. Empty when the plugin says nothing.
-    pub detail: Vec<String>,
+    pub detail: Lines,
     /// Diagnostic numbers a failing filter plugin gave for this node (not upstream output).
     pub details: Vec<FilterDetail>,
 }
@@ -751,7 +828,33 @@ impl Batching {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     use super::*;
+
+    #[test]
+    fn lazy_lines_are_written_once_when_first_read() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = calls.clone();
+        let lines = Lines::lazy(move || {
+            c.fetch_add(1, Ordering::SeqCst);
+            vec!["a".to_string(), "b".to_string()]
+        });
+        let copy = lines.clone();
+        assert_eq!(calls.load(Ordering::SeqCst), 0, "nothing written before a read");
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines.get(), ["a", "b"]);
+        assert_eq!(calls.load(Ordering::SeqCst), 1, "written once");
+        assert_eq!(copy, Lines::from(vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            2,
+            "a copy taken before the read writes its own"
+        );
+        assert_eq!(serde_json::to_string(&lines).expect("json"), r#"["a","b"]"#);
+        assert_eq!(format!("{lines:?}"), r#"["a", "b"]"#);
+        assert!(Lines::default().is_empty());
+    }
 
     #[test]
     fn amounts_are_exact_in_their_natural_unit() {

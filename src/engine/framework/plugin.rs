@@ -8,7 +8,7 @@ use super::cycle_state::CycleState;
 use super::node_info::{NodeInfo, PodInfo};
 use super::snapshot::Snapshot;
 use super::status::Status;
-use crate::engine::trace::Fact;
+use crate::engine::trace::{Fact, Lines};
 
 /// What every plugin call can see besides its arguments.
 pub struct Ctx<'a> {
@@ -100,9 +100,10 @@ pub trait FilterPlugin: Plugin {
     /// Success when the pod may run on the node.
     fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status;
     /// kschedtui extra (not upstream): facts behind this plugin's rejection of `node` (which
-    /// pods, which term), for the trace. Called only for the plugin that rejected the node.
-    fn failure_detail(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo, _node: &NodeInfo) -> Vec<String> {
-        Vec::new()
+    /// pods, which term), for the trace. Called only for the plugin that rejected the node;
+    /// may be written when first read ([`Lines::lazy`]).
+    fn failure_detail(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo, _node: &NodeInfo) -> Lines {
+        Lines::default()
     }
     /// Diagnostic only: the numbers behind the verdict on a node where the plugin failed.
     fn filter_detail(

@@ -15,7 +15,7 @@ use super::snapshot::Snapshot;
 use super::status::{Code, Status};
 use crate::engine::release::Change;
 use crate::engine::trace::{
-    Explanation, FilterFailure, HeldMember, NodeFilter, NodeScoreTrace, PluginScore, PluginStatus,
+    Explanation, FilterFailure, HeldMember, Lines, NodeFilter, NodeScoreTrace, PluginScore, PluginStatus,
 };
 use crate::model::ObjectKey;
 
@@ -183,14 +183,7 @@ impl Framework {
     }
 
     /// The rejecting filter plugin's `failure_detail` for the trace.
-    fn failure_detail(
-        &self,
-        cx: &Ctx<'_>,
-        state: &CycleState,
-        pod: &PodInfo,
-        node: &NodeInfo,
-        plugin: &str,
-    ) -> Vec<String> {
+    fn failure_detail(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo, plugin: &str) -> Lines {
         self.filter
             .iter()
             .find(|pl| pl.name() == plugin)
@@ -704,7 +697,7 @@ fn reject_on_every_node(
             excluded_by_prefilter: false,
             rejected_by_nominated_pods: Vec::new(),
             all_failures: Vec::new(),
-            detail: Vec::new(),
+            detail: Lines::default(),
             details: Vec::new(),
         });
     }
@@ -766,7 +759,7 @@ fn run_filter(
                 excluded_by_prefilter: true,
                 rejected_by_nominated_pods: Vec::new(),
                 all_failures: Vec::new(),
-                detail: Vec::new(),
+                detail: Lines::default(),
                 details: Vec::new(),
             });
             continue;
@@ -800,7 +793,7 @@ fn run_filter(
         }
         let details = fw.filter_details(cx, state, pod, n, &all_failures);
         let detail = if ok || !by_nominated.is_empty() {
-            Vec::new()
+            Lines::default()
         } else {
             fw.failure_detail(cx, state, pod, n, &s.plugin)
         };

@@ -29,6 +29,7 @@ use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, Signing};
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features, Gate};
+use crate::engine::trace::Lines;
 
 const STATE_KEY: &str = "PreFilterNodeDeclaredFeatures";
 
@@ -195,9 +196,9 @@ impl FilterPlugin for NodeDeclaredFeatures {
         Status::new(Code::UnschedulableAndUnresolvable, [reason])
     }
 
-    fn failure_detail(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Vec<String> {
+    fn failure_detail(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Lines {
         let Some(s) = state.read::<State>(STATE_KEY) else {
-            return Vec::new();
+            return Lines::default();
         };
         let have = declared(node, self.v136, self.v137);
         let missing: Vec<&str> = s.reqs.iter().copied().filter(|r| !have.contains(*r)).collect();
@@ -211,6 +212,7 @@ impl FilterPlugin for NodeDeclaredFeatures {
                 list.join(", ")
             }
         )]
+        .into()
     }
 }
 

@@ -55,7 +55,7 @@ use crate::engine::framework::plugin::{
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features, Gate};
-use crate::engine::trace::{DraClaim, DraNode, DraRequestOnNode, DraTrace, Explanation, PostFilterTrace};
+use crate::engine::trace::{DraClaim, DraNode, DraRequestOnNode, DraTrace, Explanation, Lines, PostFilterTrace};
 use crate::model::selector::NodeSelectorMatcher;
 use crate::model::{Cluster, ObjectKey, Pod};
 
@@ -554,8 +554,8 @@ impl PreFilterPlugin for DynamicResources {
 }
 
 impl FilterPlugin for DynamicResources {
-    fn failure_detail(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Vec<String> {
-        self.detail(cx, state, pod, node)
+    fn failure_detail(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Lines {
+        self.detail(cx, state, pod, node).into()
     }
 
     fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {

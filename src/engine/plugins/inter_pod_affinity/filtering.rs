@@ -8,7 +8,7 @@
 //! and never updated by AddPod/RemovePod) so the trace can name the pods behind a rejection.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::{InterPodAffinity, MergedTerm, TopologyCounts, matches_all};
 use crate::engine::framework::cycle_state::CycleState;
@@ -17,7 +17,7 @@ use crate::engine::framework::plugin::{Ctx, FilterPlugin, PreFilterPlugin};
 use crate::engine::framework::pod_table::{CompiledReq, CompiledSelector, PodTable};
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::{Code, Status};
-use crate::engine::trace::Fact;
+use crate::engine::trace::{Fact, Lines};
 use crate::model::Pod;
 use crate::model::selector::Labels;
 
@@ -85,8 +85,12 @@ impl std::fmt::Display for WitnessPod {
 /// What PreFilter saw, for the trace.
 #[derive(Debug, Default)]
 pub(crate) struct Witnesses {
-    /// Per incoming anti-affinity term: topology value → matching pods.
-    pub anti: Vec<HashMap<String, Witness>>,
+    /// Per incoming anti-affinity term: the pods matching it, in node order (the nodes
+    /// without the term's topology label included).
+    pub anti_pods: Vec<Vec<WitnessPod>>,
+    /// Per incoming anti-affinity term: topology value → matching pods, gathered from
+    /// `anti_pods` when a rejection is first explained.
+    anti: OnceLock<Vec<HashMap<String, Witness>>>,
     /// Topology key → value → existing pods whose anti-affinity matches the incoming pod.
     pub existing: HashMap<String, HashMap<String, Witness>>,
     /// Pods anywhere that match all of the incoming pod's affinity terms.
@@ -108,6 +112,27 @@ pub(crate) struct PreFilterState {
     pub namespace_labels: Arc<Labels>,
     /// Example pods for the trace.
     pub witnesses: Arc<Witnesses>,
+}
+
+impl Witnesses {
+    /// Per incoming anti-affinity term (`terms`): topology value → the pods matching it there.
+    pub(crate) fn anti(&self, terms: &[MergedTerm]) -> &[HashMap<String, Witness>] {
+        self.anti.get_or_init(|| {
+            terms
+                .iter()
+                .zip(&self.anti_pods)
+                .map(|(t, pods)| {
+                    let mut m = HashMap::new();
+                    for p in pods {
+                        if let Some(v) = p.node.labels.get(&t.topology_key) {
+                            add_witness(&mut m, v, 1, std::iter::once(p.clone()));
+                        }
+                    }
+                    m
+                })
+                .collect()
+        })
+    }
 }
 
 impl PreFilterState {
@@ -300,10 +325,6 @@ fn incoming_counts_with(
             if anti_matches[i] == 0 {
                 continue;
             }
-            let Some(v) = labels.get(&t.topology_key) else {
-                continue;
-            };
-            anti.add(&t.topology_key, v, anti_matches[i]);
             let m = &anti_m[i];
             let names = node
                 .pods
@@ -311,7 +332,11 @@ fn incoming_counts_with(
                 .enumerate()
                 .filter(|(j, p)| m.matches(t, &p.pod, first_row + j))
                 .map(|(_, p)| witness(p, node));
-            add_witness(&mut w.anti[i], v, anti_matches[i], names);
+            w.anti_pods[i].extend(names);
+            let Some(v) = labels.get(&t.topology_key) else {
+                continue;
+            };
+            anti.add(&t.topology_key, v, anti_matches[i]);
         }
     }
     (affinity, anti)
@@ -410,15 +435,15 @@ fn indexed_counts(
             if range.is_empty() {
                 continue;
             }
-            let Some(v) = labels.get(&t.topology_key) else {
-                continue;
-            };
-            anti.add(&t.topology_key, v, range.len() as i64);
             let names = anti_rows[i][range.clone()].iter().map(|&r| {
                 let (_, j) = row_pod(table, r as usize);
                 witness(&node.pods[j], node)
             });
-            add_witness(&mut w.anti[i], v, range.len() as i64, names);
+            w.anti_pods[i].extend(names);
+            let Some(v) = labels.get(&t.topology_key) else {
+                continue;
+            };
+            anti.add(&t.topology_key, v, range.len() as i64);
         }
     }
     Some((affinity, anti))
@@ -454,7 +479,7 @@ pub(crate) fn build_state_with(snap: &Snapshot, pod: &PodInfo, table: Option<&Po
     };
     let namespace_labels = snap.namespace_labels(&pod.pod.key.namespace).clone();
     let mut w = Witnesses {
-        anti: (0..terms.anti_affinity.len()).map(|_| HashMap::new()).collect(),
+        anti_pods: vec![Vec::new(); terms.anti_affinity.len()],
         ..Default::default()
     };
     let existing = existing_anti_affinity_counts(snap, &pod.pod, &namespace_labels, &mut w);
@@ -584,7 +609,7 @@ pub(crate) fn failure_detail(s: &PreFilterState, labels: &Labels) -> Vec<String>
             if s.anti_affinity.get(tk, v) <= 0 {
                 continue;
             }
-            if let Some(wit) = w.anti.get(i).and_then(|m| m.get(v)) {
+            if let Some(wit) = w.anti(&s.terms.anti_affinity).get(i).and_then(|m| m.get(v)) {
                 out.push(format!(
                     "required pod anti-affinity term {i} matches {} pod(s) in {tk}={v}: {}",
                     wit.count,
@@ -618,7 +643,7 @@ impl PreFilterPlugin for InterPodAffinity {
         match build_state_with(cx.snapshot, pod, table.as_deref()) {
             None => (None, Status::skip()),
             Some(s) => {
-                state.write(PRE_FILTER_KEY, s);
+                state.write(PRE_FILTER_KEY, Arc::new(s));
                 (None, Status::success())
             }
         }
@@ -633,35 +658,38 @@ impl PreFilterPlugin for InterPodAffinity {
     }
 
     fn add_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, add: &PodInfo, node: &NodeInfo) -> Status {
-        let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
+        let Some(s) = state.read_mut::<Arc<PreFilterState>>(PRE_FILTER_KEY) else {
             return missing_state();
         };
-        s.update_with_pod(&pod.pod, add, &node.node.labels, 1);
+        Arc::make_mut(s).update_with_pod(&pod.pod, add, &node.node.labels, 1);
         Status::success()
     }
 
     fn remove_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, rm: &PodInfo, node: &NodeInfo) -> Status {
-        let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
+        let Some(s) = state.read_mut::<Arc<PreFilterState>>(PRE_FILTER_KEY) else {
             return missing_state();
         };
-        s.update_with_pod(&pod.pod, rm, &node.node.labels, -1);
+        Arc::make_mut(s).update_with_pod(&pod.pod, rm, &node.node.labels, -1);
         Status::success()
     }
 }
 
 impl FilterPlugin for InterPodAffinity {
     fn filter(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
-        match state.read::<PreFilterState>(PRE_FILTER_KEY) {
+        match state.read::<Arc<PreFilterState>>(PRE_FILTER_KEY) {
             Some(s) => filter_with_state(s, &node.node.labels),
             None => missing_state(),
         }
     }
 
-    fn failure_detail(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Vec<String> {
-        state
-            .read::<PreFilterState>(PRE_FILTER_KEY)
-            .map(|s| failure_detail(s, &node.node.labels))
-            .unwrap_or_default()
+    /// Written when first read: the state as it is now (shared; AddPod/RemovePod copy it
+    /// before changing it) and the node's labels.
+    fn failure_detail(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Lines {
+        let Some(s) = state.read::<Arc<PreFilterState>>(PRE_FILTER_KEY).cloned() else {
+            return Lines::default();
+        };
+        let node = node.node.clone();
+        Lines::lazy(move || failure_detail(&s, &node.labels))
     }
 }
 

@@ -671,11 +671,14 @@ fn pre_filter_state_add_remove_pod() {
         let mut state = CycleState::default();
         let (_, pre) = pl.pre_filter(&cx, &mut state, &pending);
         assert!(pre.is_success(), "{}", c.name);
-        let original = state.read::<PreFilterState>(PRE_FILTER_KEY).expect("state").clone();
+        let original = state
+            .read::<Arc<PreFilterState>>(PRE_FILTER_KEY)
+            .expect("state")
+            .clone();
         let added = c.added.info(V30);
         let node_b = snap.node(added.pod.node_name.as_deref().expect("bound")).expect("node");
         assert!(pl.add_pod(&cx, &mut state, &pending, &added, node_b).is_success());
-        let s = state.read::<PreFilterState>(PRE_FILTER_KEY).expect("state");
+        let s = state.read::<Arc<PreFilterState>>(PRE_FILTER_KEY).expect("state");
         assert_eq!(
             s.anti_affinity.sorted(),
             c.want_anti,
@@ -687,7 +690,7 @@ fn pre_filter_state_add_remove_pod() {
         assert_eq!(s.affinity, all_state.affinity, "{}", c.name);
         assert_eq!(s.anti_affinity, all_state.anti_affinity, "{}", c.name);
         assert!(pl.remove_pod(&cx, &mut state, &pending, &added, node_b).is_success());
-        let s = state.read::<PreFilterState>(PRE_FILTER_KEY).expect("state");
+        let s = state.read::<Arc<PreFilterState>>(PRE_FILTER_KEY).expect("state");
         assert_eq!(s.existing_anti_affinity, original.existing_anti_affinity, "{}", c.name);
         assert_eq!(s.affinity, original.affinity, "{}", c.name);
         assert_eq!(s.anti_affinity, original.anti_affinity, "{}", c.name);
@@ -798,7 +801,7 @@ fn incoming_affinity_anti_affinity_counts() {
             matches_own_affinity: false,
         };
         let mut w = Witnesses {
-            anti: vec![HashMap::new(); terms.anti_affinity.len()],
+            anti_pods: vec![Vec::new(); terms.anti_affinity.len()],
             ..Default::default()
         };
         let (a, aa) = incoming_counts(&snap, &terms, &mut w);
@@ -807,14 +810,14 @@ fn incoming_affinity_anti_affinity_counts() {
         // The same counts and witnesses from the interned pod table.
         let table = PodTable::build(&snap.nodes);
         let mut wt = Witnesses {
-            anti: vec![HashMap::new(); terms.anti_affinity.len()],
+            anti_pods: vec![Vec::new(); terms.anti_affinity.len()],
             ..Default::default()
         };
         let (ta, taa) = incoming_counts_with(&snap, &terms, &mut wt, Some(&table));
         assert_eq!(ta.sorted(), want_aff, "{name}: affinity from the table");
         assert_eq!(taa.sorted(), want_anti, "{name}: anti-affinity from the table");
         assert_eq!(wt.affinity_matches, w.affinity_matches, "{name}: affinity matches");
-        for (x, y) in wt.anti.iter().zip(&w.anti) {
+        for (x, y) in wt.anti(&terms.anti_affinity).iter().zip(w.anti(&terms.anti_affinity)) {
             let mut x: Vec<_> = x.iter().map(|(k, v)| (k.clone(), v.count, v.names())).collect();
             let mut y: Vec<_> = y.iter().map(|(k, v)| (k.clone(), v.count, v.names())).collect();
             x.sort();
@@ -1053,6 +1056,45 @@ fn failure_detail_names_terms_and_pods() {
     let (_, got, state) = run_filter(&pl, &snap, &p2);
     assert_eq!(got, vec![ok(), ok(), aff(), ok()], "first pod of a group");
     assert!(pl.failure_detail(&cx, &state, &p2, &snap.nodes[0]).is_empty());
+}
+
+#[test]
+fn failure_detail_written_later_tells_the_state_it_was_taken_from() {
+    // The detail is written when first read; a nominated pod added to the cycle state after
+    // it was taken (AddPod copies the shared state) does not change it.
+    let nodes = vec![
+        node("nodeA", &[("zone", "z1"), ("hostname", "nodeA")]),
+        node("nodeB", &[("zone", "z1"), ("hostname", "nodeB")]),
+    ];
+    let pods = vec![
+        pod()
+            .name("web-1")
+            .ns("default")
+            .node("nodeA")
+            .labels(&[("app", "web")]),
+    ];
+    let snap = snapshot(&nodes, &pods, &[], V30);
+    let pl = InterPodAffinity::default();
+    let cx = Ctx { snapshot: &snap };
+    let p = pod()
+        .ns("default")
+        .req_anti(term("zone").values_in("app", &["web"]))
+        .info(V30);
+    let (_, _, mut state) = run_filter(&pl, &snap, &p);
+    let before = pl.failure_detail(&cx, &state, &p, &snap.nodes[1]);
+    let web2 = pod()
+        .name("web-2")
+        .ns("default")
+        .node("nodeB")
+        .labels(&[("app", "web")])
+        .info(V30);
+    assert!(pl.add_pod(&cx, &mut state, &p, &web2, &snap.nodes[1]).is_success());
+    let s = state.read::<Arc<PreFilterState>>(PRE_FILTER_KEY).expect("state");
+    assert_eq!(s.anti_affinity.get("zone", "z1"), 2, "AddPod counted the nominated pod");
+    assert_eq!(
+        before,
+        vec!["required pod anti-affinity term 0 matches 1 pod(s) in zone=z1: default/web-1 (node nodeA)".to_string()]
+    );
 }
 
 #[test]

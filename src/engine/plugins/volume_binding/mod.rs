@@ -26,6 +26,7 @@ use crate::engine::framework::plugin::{
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features, Gate};
+use crate::engine::trace::Lines;
 use crate::model::Pod;
 
 /// PreFilter reason for claims that should be bound already.
@@ -252,9 +253,9 @@ impl FilterPlugin for VolumeBinding {
     }
 
     /// Which claim each reason is about: the same check run on each claim alone.
-    fn failure_detail(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Vec<String> {
+    fn failure_detail(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Lines {
         let Some(s) = state.read::<StateData>(STATE_KEY) else {
-            return Vec::new();
+            return Lines::default();
         };
         let mut out = Vec::new();
         for pvc in &s.claims.bound {
@@ -289,7 +290,7 @@ impl FilterPlugin for VolumeBinding {
                 ));
             }
         }
-        out
+        out.into()
     }
 }
 
