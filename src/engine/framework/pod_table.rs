@@ -4,7 +4,10 @@
 //! [`super::snapshot::Snapshot::new`] and shared by the plugins that count matching pods
 //! (InterPodAffinity, PodTopologySpread), so a cold explanation costs what a warm one does.
 
-use crate::engine::framework::node_info::NodeInfo;
+use std::sync::Arc;
+
+use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+use crate::model::Node;
 use crate::model::selector::{Op, Selector};
 
 /// FNV-1a, for the string interner of [`PodTable`] (short label strings, no untrusted
@@ -74,6 +77,9 @@ pub(crate) struct PodTable {
     postings: std::collections::HashMap<(u32, u32, u32), Vec<u32>, std::hash::BuildHasherDefault<Fnv>>,
     /// The namespace ids that hold at least one pod, ascending.
     namespaces: Vec<u32>,
+    /// The pod of each row, and the node of each node index: what a row names.
+    pods: Vec<Arc<PodInfo>>,
+    nodes: Vec<Arc<Node>>,
 }
 
 impl PodTable {
@@ -93,6 +99,8 @@ impl PodTable {
             node_start: Vec::with_capacity(nodes.len() + 1),
             rows: Vec::with_capacity(pods),
             labels: Vec::with_capacity(pods * 4),
+            pods: Vec::with_capacity(pods),
+            nodes: nodes.iter().map(|n| n.node.clone()).collect(),
             ..Default::default()
         };
         t.node_start.push(0);
@@ -127,6 +135,7 @@ impl PodTable {
                     start,
                     len,
                 });
+                t.pods.push(p.clone());
             }
             t.node_start.push(t.rows.len() as u32);
         }
@@ -169,6 +178,11 @@ impl PodTable {
             out.sort_unstable();
         }
         Some(out)
+    }
+
+    /// The pod of a row and the node it runs on.
+    pub(crate) fn row_pod(&self, row: usize) -> (&Arc<PodInfo>, &Arc<Node>) {
+        (&self.pods[row], &self.nodes[self.row_node[row] as usize])
     }
 
     /// The node index of a row.

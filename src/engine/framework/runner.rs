@@ -732,6 +732,9 @@ fn run_filter(
         statuses: BTreeMap::new(),
     };
     let mut nominated_ok = false;
+    // the failed nodes' statuses, in name order: the map is built from them at once
+    let mut failed: Vec<(String, Status)> = Vec::new();
+    ex.filter.reserve(cx.snapshot.nodes.len());
     // the filter plugins PreFilter skipped, by position: looked up once, not per node
     let skip: Vec<bool> = fw
         .filter
@@ -780,8 +783,6 @@ fn run_filter(
         let ok = s.is_success();
         if ok {
             out.feasible.push(i);
-        } else {
-            out.statuses.insert(name.clone(), s.clone());
         }
         if is_nominated {
             nominated_ok = ok;
@@ -797,14 +798,18 @@ fn run_filter(
         } else {
             fw.failure_detail(cx, state, pod, n, &s.plugin)
         };
+        let failure = (!ok).then(|| FilterFailure {
+            plugin: s.plugin.clone(),
+            code: s.code,
+            reasons: s.reasons.clone(),
+        });
+        if !ok {
+            failed.push((name.clone(), s));
+        }
         ex.filter.push(NodeFilter {
             node: name,
             feasible: ok,
-            failure: (!ok).then(|| FilterFailure {
-                plugin: s.plugin.clone(),
-                code: s.code,
-                reasons: s.reasons.clone(),
-            }),
+            failure,
             excluded_by_prefilter: false,
             detail,
             rejected_by_nominated_pods: by_nominated,
@@ -812,6 +817,7 @@ fn run_filter(
             details,
         });
     }
+    out.statuses = failed.into_iter().collect();
     if let Some(nn) = &pod.pod.nominated_node_name
         && cx.snapshot.node(nn).is_some()
     {

@@ -87,7 +87,7 @@ impl std::fmt::Display for WitnessPod {
 pub(crate) struct Witnesses {
     /// Per incoming anti-affinity term: the pods matching it, in node order (the nodes
     /// without the term's topology label included).
-    pub anti_pods: Vec<Vec<WitnessPod>>,
+    pub anti_pods: Vec<MatchedPods>,
     /// Per incoming anti-affinity term: topology value → matching pods, gathered from
     /// `anti_pods` when a rejection is first explained.
     anti: OnceLock<Vec<HashMap<String, Witness>>>,
@@ -114,6 +114,35 @@ pub(crate) struct PreFilterState {
     pub witnesses: Arc<Witnesses>,
 }
 
+/// Pods matching a term, in node order: listed, or as rows of the pod table they were found in
+/// (kept as found: no pod is touched until a rejection is explained).
+#[derive(Debug)]
+pub(crate) enum MatchedPods {
+    /// The pods with their nodes.
+    Listed(Vec<WitnessPod>),
+    /// Rows of a pod table.
+    Rows(Arc<PodTable>, Vec<u32>),
+}
+
+impl Default for MatchedPods {
+    fn default() -> Self {
+        MatchedPods::Listed(Vec::new())
+    }
+}
+
+impl MatchedPods {
+    /// Calls `f` with each pod and its node, in order.
+    fn for_each(&self, mut f: impl FnMut(&Arc<PodInfo>, &Arc<crate::model::Node>)) {
+        match self {
+            MatchedPods::Listed(v) => v.iter().for_each(|w| f(&w.pod, &w.node)),
+            MatchedPods::Rows(t, rows) => rows.iter().for_each(|&r| {
+                let (p, n) = t.row_pod(r as usize);
+                f(p, n);
+            }),
+        }
+    }
+}
+
 impl Witnesses {
     /// Per incoming anti-affinity term (`terms`): topology value → the pods matching it there.
     pub(crate) fn anti(&self, terms: &[MergedTerm]) -> &[HashMap<String, Witness>] {
@@ -122,12 +151,25 @@ impl Witnesses {
                 .iter()
                 .zip(&self.anti_pods)
                 .map(|(t, pods)| {
-                    let mut m = HashMap::new();
-                    for p in pods {
-                        if let Some(v) = p.node.labels.get(&t.topology_key) {
-                            add_witness(&mut m, v, 1, std::iter::once(p.clone()));
+                    let mut m: HashMap<String, Witness> = HashMap::new();
+                    pods.for_each(|p, node| {
+                        let Some(v) = node.labels.get(&t.topology_key) else {
+                            return;
+                        };
+                        if !m.contains_key(v) {
+                            m.insert(v.clone(), Witness::default());
                         }
-                    }
+                        if let Some(w) = m.get_mut(v) {
+                            w.count += 1;
+                            let n = WitnessPod {
+                                pod: p.clone(),
+                                node: node.clone(),
+                            };
+                            if w.pods.len() < WITNESS_LIMIT && !w.pods.iter().any(|o| o.same(&n)) {
+                                w.pods.push(n);
+                            }
+                        }
+                    });
                     m
                 })
                 .collect()
@@ -275,17 +317,18 @@ fn incoming_counts_with(
     snap: &Snapshot,
     terms: &IncomingTerms,
     w: &mut Witnesses,
-    table: Option<&PodTable>,
+    shared: Option<&Arc<PodTable>>,
 ) -> (TopologyCounts, TopologyCounts) {
     let mut affinity = TopologyCounts::default();
     let mut anti = TopologyCounts::default();
     if terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
         return (affinity, anti);
     }
-    let table = table.filter(|t| t.fits(&snap.nodes));
+    let shared = shared.filter(|t| t.fits(&snap.nodes));
+    let table = shared.map(|t| &**t);
     let aff_m: Vec<TermMatcher<'_>> = terms.affinity.iter().map(|t| TermMatcher::new(table, t)).collect();
     let anti_m: Vec<TermMatcher<'_>> = terms.anti_affinity.iter().map(|t| TermMatcher::new(table, t)).collect();
-    if let Some(out) = indexed_counts(snap, terms, w, &aff_m, &anti_m) {
+    if let Some(out) = indexed_counts(snap, terms, w, shared, &aff_m, &anti_m) {
         return out;
     }
     let mut anti_matches = vec![0i64; terms.anti_affinity.len()];
@@ -332,7 +375,9 @@ fn incoming_counts_with(
                 .enumerate()
                 .filter(|(j, p)| m.matches(t, &p.pod, first_row + j))
                 .map(|(_, p)| witness(p, node));
-            w.anti_pods[i].extend(names);
+            if let MatchedPods::Listed(list) = &mut w.anti_pods[i] {
+                list.extend(names);
+            }
             let Some(v) = labels.get(&t.topology_key) else {
                 continue;
             };
@@ -362,19 +407,18 @@ fn indexed_counts(
     snap: &Snapshot,
     terms: &IncomingTerms,
     w: &mut Witnesses,
+    shared: Option<&Arc<PodTable>>,
     aff_m: &[TermMatcher<'_>],
     anti_m: &[TermMatcher<'_>],
 ) -> Option<(TopologyCounts, TopologyCounts)> {
-    let table = match aff_m.iter().chain(anti_m).find_map(|m| match m {
-        TermMatcher::Table(t, _) => Some(*t),
-        _ => None,
-    }) {
-        Some(t) => t,
-        None if aff_m.iter().chain(anti_m).all(|m| matches!(m, TermMatcher::Nothing)) => {
-            return Some((TopologyCounts::default(), TopologyCounts::default()));
-        }
-        None => return None,
-    };
+    if aff_m.iter().chain(anti_m).all(|m| matches!(m, TermMatcher::Nothing)) {
+        return Some((TopologyCounts::default(), TopologyCounts::default()));
+    }
+    if aff_m.iter().chain(anti_m).all(|m| !matches!(m, TermMatcher::Table(..))) {
+        return None;
+    }
+    let shared = shared?;
+    let table: &PodTable = shared;
     // Affinity: a pod must match every term, so the narrowest term's candidates suffice.
     let aff_rows: Vec<u32> = if terms.affinity.is_empty() {
         Vec::new()
@@ -435,16 +479,14 @@ fn indexed_counts(
             if range.is_empty() {
                 continue;
             }
-            let names = anti_rows[i][range.clone()].iter().map(|&r| {
-                let (_, j) = row_pod(table, r as usize);
-                witness(&node.pods[j], node)
-            });
-            w.anti_pods[i].extend(names);
             let Some(v) = labels.get(&t.topology_key) else {
                 continue;
             };
             anti.add(&t.topology_key, v, range.len() as i64);
         }
+    }
+    for (dst, rows) in w.anti_pods.iter_mut().zip(anti_rows) {
+        *dst = MatchedPods::Rows(shared.clone(), rows);
     }
     Some((affinity, anti))
 }
@@ -463,7 +505,11 @@ pub(crate) fn build_state(snap: &Snapshot, pod: &PodInfo) -> Option<PreFilterSta
 
 /// Builds the PreFilter state (None for Skip), matching the incoming pod's terms on the pod
 /// table when given one.
-pub(crate) fn build_state_with(snap: &Snapshot, pod: &PodInfo, table: Option<&PodTable>) -> Option<PreFilterState> {
+pub(crate) fn build_state_with(
+    snap: &Snapshot,
+    pod: &PodInfo,
+    table: Option<&Arc<PodTable>>,
+) -> Option<PreFilterState> {
     let ns = &snap.cluster.namespaces;
     let affinity: Vec<MergedTerm> = pod.required_affinity.iter().map(|t| MergedTerm::new(t, ns)).collect();
     let anti_affinity: Vec<MergedTerm> = pod
@@ -479,7 +525,7 @@ pub(crate) fn build_state_with(snap: &Snapshot, pod: &PodInfo, table: Option<&Po
     };
     let namespace_labels = snap.namespace_labels(&pod.pod.key.namespace).clone();
     let mut w = Witnesses {
-        anti_pods: vec![Vec::new(); terms.anti_affinity.len()],
+        anti_pods: (0..terms.anti_affinity.len()).map(|_| MatchedPods::default()).collect(),
         ..Default::default()
     };
     let existing = existing_anti_affinity_counts(snap, &pod.pod, &namespace_labels, &mut w);
@@ -640,7 +686,7 @@ pub(crate) fn failure_detail(s: &PreFilterState, labels: &Labels) -> Vec<String>
 impl PreFilterPlugin for InterPodAffinity {
     fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
         let table = self.pods.get(cx.snapshot);
-        match build_state_with(cx.snapshot, pod, table.as_deref()) {
+        match build_state_with(cx.snapshot, pod, table.as_ref()) {
             None => (None, Status::skip()),
             Some(s) => {
                 state.write(PRE_FILTER_KEY, Arc::new(s));

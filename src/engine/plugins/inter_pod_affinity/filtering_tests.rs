@@ -801,16 +801,16 @@ fn incoming_affinity_anti_affinity_counts() {
             matches_own_affinity: false,
         };
         let mut w = Witnesses {
-            anti_pods: vec![Vec::new(); terms.anti_affinity.len()],
+            anti_pods: (0..terms.anti_affinity.len()).map(|_| MatchedPods::default()).collect(),
             ..Default::default()
         };
         let (a, aa) = incoming_counts(&snap, &terms, &mut w);
         assert_eq!(a.sorted(), want_aff, "{name}: affinity");
         assert_eq!(aa.sorted(), want_anti, "{name}: anti-affinity");
         // The same counts and witnesses from the interned pod table.
-        let table = PodTable::build(&snap.nodes);
+        let table = Arc::new(PodTable::build(&snap.nodes));
         let mut wt = Witnesses {
-            anti_pods: vec![Vec::new(); terms.anti_affinity.len()],
+            anti_pods: (0..terms.anti_affinity.len()).map(|_| MatchedPods::default()).collect(),
             ..Default::default()
         };
         let (ta, taa) = incoming_counts_with(&snap, &terms, &mut wt, Some(&table));
