@@ -143,26 +143,46 @@ impl PodTable {
         t
     }
 
+    /// The rows in the namespaces `ns` (None: every namespace) whose labels satisfy `reqs`,
+    /// ascending. None when no `In` requirement narrows the search (every row would have to
+    /// be tried).
+    pub(crate) fn matching_rows(&self, reqs: &[CompiledReq], ns: Option<&[u32]>) -> Option<Vec<u32>> {
+        let (mut rows, chosen) = self.candidates(reqs, ns)?;
+        // The candidates satisfy the chosen requirement and the namespaces already.
+        let rest: Vec<CompiledReq> = reqs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != chosen)
+            .map(|(_, r)| r.clone())
+            .collect();
+        if !rest.is_empty() {
+            rows.retain(|&r| self.row_matches(&self.rows[r as usize], &rest));
+        }
+        Some(rows)
+    }
+
     /// The rows that can satisfy `reqs` in the namespaces `ns` (None: every namespace),
-    /// ascending: the postings of the `In` requirement that names the fewest pods. None when no
-    /// `In` requirement narrows the search (every row is a candidate). The caller still checks
-    /// every requirement on each candidate.
-    pub(crate) fn candidates(&self, reqs: &[CompiledReq], ns: Option<&[u32]>) -> Option<Vec<u32>> {
+    /// ascending: the postings of the `In` requirement that names the fewest pods (its index
+    /// in `reqs`; None when a requirement names a key no pod has, so nothing matches). None
+    /// when no `In` requirement narrows the search (every row is a candidate).
+    fn candidates(&self, reqs: &[CompiledReq], ns: Option<&[u32]>) -> Option<(Vec<u32>, Option<usize>)> {
         let all = self.namespaces.as_slice();
         let ns = ns.unwrap_or(all);
-        let mut best: Option<(usize, &CompiledReq)> = None;
-        for r in reqs.iter().filter(|r| r.op == Op::In) {
-            let Some(k) = r.key else { return Some(Vec::new()) };
+        let mut best: Option<(usize, usize, &CompiledReq)> = None;
+        for (i, r) in reqs.iter().enumerate().filter(|(_, r)| r.op == Op::In) {
+            let Some(k) = r.key else {
+                return Some((Vec::new(), None));
+            };
             let n: usize = ns
                 .iter()
                 .flat_map(|&n| r.values.iter().map(move |&v| (n, k, v)))
                 .filter_map(|key| self.postings.get(&key).map(Vec::len))
                 .sum();
-            if best.is_none_or(|(m, _)| n < m) {
-                best = Some((n, r));
+            if best.is_none_or(|(m, _, _)| n < m) {
+                best = Some((n, i, r));
             }
         }
-        let (n, r) = best?;
+        let (n, i, r) = best?;
         let k = r.key?;
         let mut out = Vec::with_capacity(n);
         let mut lists = 0;
@@ -177,7 +197,7 @@ impl PodTable {
         if lists > 1 {
             out.sort_unstable();
         }
-        Some(out)
+        Some((out, Some(i)))
     }
 
     /// The pod of a row and the node it runs on.
@@ -215,11 +235,10 @@ impl PodTable {
         let Some(&nsid) = self.strings.get(ns) else {
             return Some(vec![0; nodes]);
         };
-        let rows = self.candidates(reqs, Some(&[nsid]))?;
+        let rows = self.matching_rows(reqs, Some(&[nsid]))?;
         let mut counts = vec![0i64; nodes];
         for row in rows {
-            let r = &self.rows[row as usize];
-            if !r.terminating && r.ns == nsid && self.row_matches(r, reqs) {
+            if !self.rows[row as usize].terminating {
                 counts[self.row_node[row as usize] as usize] += 1;
             }
         }

@@ -387,7 +387,7 @@ fn incoming_counts_with(
     (affinity, anti)
 }
 
-/// The rows a term can match, from the table's label index (None: the term cannot be narrowed
+/// The rows a term matches, from the table's label index (None: the term cannot be narrowed
 /// and every pod must be tried).
 fn term_candidates(m: &TermMatcher<'_>) -> Option<Vec<u32>> {
     match m {
@@ -395,7 +395,7 @@ fn term_candidates(m: &TermMatcher<'_>) -> Option<Vec<u32>> {
         TermMatcher::Pod => None,
         TermMatcher::Table(table, c) => {
             let ns = (!c.all_namespaces).then_some(c.namespaces.as_slice());
-            table.candidates(&c.reqs, ns)
+            table.matching_rows(&c.reqs, ns)
         }
     }
 }
@@ -419,32 +419,30 @@ fn indexed_counts(
     }
     let shared = shared?;
     let table: &PodTable = shared;
-    // Affinity: a pod must match every term, so the narrowest term's candidates suffice.
+    // Affinity: a pod must match every term: the narrowest term's rows, checked against the
+    // other terms.
     let aff_rows: Vec<u32> = if terms.affinity.is_empty() {
         Vec::new()
     } else {
         let lists: Vec<Vec<u32>> = aff_m.iter().map(term_candidates).collect::<Option<_>>()?;
-        let mut rows = lists.into_iter().min_by_key(Vec::len).unwrap_or_default();
-        rows.retain(|&r| {
-            let (node, j) = row_pod(table, r as usize);
-            let p = &snap.nodes[node].pods[j].pod;
-            terms
-                .affinity
-                .iter()
-                .zip(aff_m)
-                .all(|(t, m)| m.matches(t, p, r as usize))
-        });
+        let narrowest = (0..lists.len()).min_by_key(|&i| lists[i].len()).unwrap_or(0);
+        let mut lists = lists;
+        let mut rows = std::mem::take(&mut lists[narrowest]);
+        if terms.affinity.len() > 1 {
+            rows.retain(|&r| {
+                let (node, j) = row_pod(table, r as usize);
+                let p = &snap.nodes[node].pods[j].pod;
+                terms
+                    .affinity
+                    .iter()
+                    .zip(aff_m)
+                    .enumerate()
+                    .all(|(i, (t, m))| i == narrowest || m.matches(t, p, r as usize))
+            });
+        }
         rows
     };
-    let mut anti_rows: Vec<Vec<u32>> = Vec::with_capacity(terms.anti_affinity.len());
-    for (t, m) in terms.anti_affinity.iter().zip(anti_m) {
-        let mut rows = term_candidates(m)?;
-        rows.retain(|&r| {
-            let (node, j) = row_pod(table, r as usize);
-            m.matches(t, &snap.nodes[node].pods[j].pod, r as usize)
-        });
-        anti_rows.push(rows);
-    }
+    let anti_rows: Vec<Vec<u32>> = anti_m.iter().map(term_candidates).collect::<Option<_>>()?;
     let mut affinity = TopologyCounts::default();
     let mut anti = TopologyCounts::default();
     // Per node, in node order: the affinity matches, then each anti-affinity term's.

@@ -446,11 +446,26 @@ mod tests {
             json!({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}),
             json!({"matchExpressions": [{"key": "missing", "operator": "DoesNotExist"}]}),
             json!({"matchExpressions": [{"key": "zone", "operator": "In", "values": [""]}]}),
+            // An In requirement narrows; the others are checked on what it found.
+            json!({"matchLabels": {"app": "web"}, "matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}),
+            json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "db"]},
+                {"key": "app", "operator": "NotIn", "values": ["db"]}]}),
+            json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "db"]},
+                {"key": "tier", "operator": "In", "values": ["fe", "be"]}]}),
         ];
         for v in sels {
             let ls: Option<LabelSelector> = serde_json::from_value(v.clone()).expect("selector");
             let sel = label_selector_as_selector(ls.as_ref()).expect("valid");
             let compiled = table.compile(&sel);
+            // Every namespace: the rows the index finds are exactly the rows that match.
+            if let CompiledSelector::Reqs(reqs) = &compiled
+                && let Some(rows) = table.matching_rows(reqs, None)
+            {
+                let all: Vec<u32> = (0..7u32)
+                    .filter(|&r| table.row_labels_match(r as usize, reqs))
+                    .collect();
+                assert_eq!(rows, all, "{v}: rows in every namespace");
+            }
             for ns in ["default", "other", "absent"] {
                 // The label index counts every node at once, when an In requirement narrows it.
                 let per_node = table.counts_per_node(&sel, &compiled, ns);

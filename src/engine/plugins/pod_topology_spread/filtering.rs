@@ -111,8 +111,14 @@ impl PreFilterState {
             }
             for (slot, v) in per_node.iter().enumerate() {
                 if let Some(n) = v {
-                    let value = node.labels.get(&keys[slot]).cloned().unwrap_or_default();
-                    *counts[slot].entry(value).or_insert(0) += n;
+                    // most nodes share a domain: a value is copied only when first seen
+                    let value = node.labels.get(&keys[slot]).map_or("", String::as_str);
+                    match counts[slot].get_mut(value) {
+                        Some(c) => *c += n,
+                        None => {
+                            counts[slot].insert(value.to_string(), *n);
+                        }
+                    }
                 }
             }
         }
