@@ -341,8 +341,10 @@ impl NodeInfo {
         let p = &pi.pod;
         let (non0_cpu, non0_mem) = pi.non0();
         self.requested.add_scaled(&pi.requests().resource, sign);
-        self.non_zero_requested.milli_cpu += sign * non0_cpu;
-        self.non_zero_requested.memory += sign * non0_mem;
+        // saturating, as the requests themselves (model::resources): absurd amounts never panic
+        let nz = &mut self.non_zero_requested;
+        nz.milli_cpu = nz.milli_cpu.saturating_add(sign.saturating_mul(non0_cpu));
+        nz.memory = nz.memory.saturating_add(sign.saturating_mul(non0_mem));
         if pi.has_affinity() {
             self.pods_with_affinity = self.pods_with_affinity.saturating_add_signed(sign as isize);
         }

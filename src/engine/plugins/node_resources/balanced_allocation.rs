@@ -87,7 +87,13 @@ impl ScorePlugin for BalancedAllocation {
             return (balanced(&requested, &allocatable), Status::success());
         }
         let allocated: Vec<i64> = (0..requested.len())
-            .map(|i| if allocatable[i] == 0 { 0 } else { requested[i] - reqs[i] })
+            .map(|i| {
+                if allocatable[i] == 0 {
+                    0
+                } else {
+                    requested[i].wrapping_sub(reqs[i])
+                }
+            })
             .collect();
         (
             balanced_improvement(&requested, &allocated, &allocatable),

@@ -140,7 +140,7 @@ pub(crate) fn fits_request(
     }
     let used = &node.requested;
     let mut check = |name: &str, want: i64, have: i64, in_use: i64| {
-        if want > 0 && want > have - in_use {
+        if want > 0 && want > have.wrapping_sub(in_use) {
             out.push(InsufficientResource {
                 resource: name.into(),
                 reason: format!("Insufficient {name}"),
@@ -174,7 +174,7 @@ pub(crate) fn fits_request(
         }
         let have = alloc.scalar.get(name).copied().unwrap_or(0);
         let in_use = used.scalar.get(name).copied().unwrap_or(0);
-        if *q > have - in_use {
+        if *q > have.wrapping_sub(in_use) {
             out.push(InsufficientResource {
                 resource: name.clone(),
                 reason: format!("Insufficient {name}"),
@@ -444,7 +444,7 @@ fn placement_most_allocated(cx: &Ctx<'_>, resources: &[ResourceSpec], a: &PodGro
             if alloc == 0 {
                 continue;
             }
-            let allocated = with - requested[i];
+            let allocated = with.wrapping_sub(requested[i]);
             allocatable[i] = allocatable[i].saturating_add(alloc);
             requested[i] = requested[i].saturating_add(allocated);
         }

@@ -138,11 +138,23 @@ pub(crate) fn allocatable_and_requested(
     }
     let alloc = node.allocatable();
     match resource {
-        "cpu" => (alloc.milli_cpu, requested.milli_cpu + pod_request),
-        "memory" => (alloc.memory, requested.memory + pod_request),
-        "ephemeral-storage" => (alloc.ephemeral_storage, node.requested.ephemeral_storage + pod_request),
+        // Go's int64 sums wrap: so do these, for amounts past int64 (never in a real cluster)
+        "cpu" => (alloc.milli_cpu, requested.milli_cpu.wrapping_add(pod_request)),
+        "memory" => (alloc.memory, requested.memory.wrapping_add(pod_request)),
+        "ephemeral-storage" => (
+            alloc.ephemeral_storage,
+            node.requested.ephemeral_storage.wrapping_add(pod_request),
+        ),
         other => match alloc.scalar.get(other) {
-            Some(a) => (*a, node.requested.scalar.get(other).copied().unwrap_or(0) + pod_request),
+            Some(a) => (
+                *a,
+                node.requested
+                    .scalar
+                    .get(other)
+                    .copied()
+                    .unwrap_or(0)
+                    .wrapping_add(pod_request),
+            ),
             None => (0, 0),
         },
     }
@@ -172,14 +184,15 @@ fn least_requested_score(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 || requested > capacity {
         return 0;
     }
-    (capacity - requested) * MAX_NODE_SCORE / capacity
+    // int64 arithmetic as Go's: wraps past int64 (capacities near it), never panics
+    capacity.wrapping_sub(requested).wrapping_mul(MAX_NODE_SCORE) / capacity
 }
 
 fn most_requested_score(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 {
         return 0;
     }
-    requested.min(capacity) * MAX_NODE_SCORE / capacity
+    requested.min(capacity).wrapping_mul(MAX_NODE_SCORE) / capacity
 }
 
 fn weighted(resources: &[ResourceSpec], requested: &[i64], allocatable: &[i64], f: impl Fn(i64, i64) -> i64) -> i64 {
@@ -188,10 +201,10 @@ fn weighted(resources: &[ResourceSpec], requested: &[i64], allocatable: &[i64], 
         if allocatable[i] == 0 {
             continue;
         }
-        score += f(requested[i], allocatable[i]) * resources[i].weight;
-        weights += resources[i].weight;
+        score = score.wrapping_add(f(requested[i], allocatable[i]).wrapping_mul(resources[i].weight));
+        weights = weights.wrapping_add(resources[i].weight);
     }
-    if weights == 0 { 0 } else { score / weights }
+    if weights == 0 { 0 } else { score.wrapping_div(weights) }
 }
 
 /// LeastAllocated.
@@ -243,7 +256,7 @@ pub(crate) fn requested_to_capacity_ratio(
         if cap == 0 || req > cap {
             broken_linear(&pts, 100)
         } else {
-            broken_linear(&pts, req * 100 / cap)
+            broken_linear(&pts, req.wrapping_mul(100) / cap)
         }
     };
     let (mut score, mut weights) = (0i64, 0i64);
@@ -253,8 +266,8 @@ pub(crate) fn requested_to_capacity_ratio(
         }
         let s = f(requested[i], allocatable[i]);
         if s > 0 {
-            score += s * resources[i].weight;
-            weights += resources[i].weight;
+            score = score.wrapping_add(s.wrapping_mul(resources[i].weight));
+            weights = weights.wrapping_add(resources[i].weight);
         }
     }
     if weights == 0 {
