@@ -10,7 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelecto
 pub type Labels = BTreeMap<String, String>;
 
 /// A parsed label selector.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Selector {
     /// Matches nothing (a nil selector, or one that failed to parse).
     Nothing,
@@ -19,7 +19,7 @@ pub enum Selector {
 }
 
 /// One label requirement.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Requirement {
     /// Label key.
     pub key: String,
@@ -30,7 +30,7 @@ pub struct Requirement {
 }
 
 /// Requirement operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// In
     In,

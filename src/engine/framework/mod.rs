@@ -2,6 +2,7 @@
 //! plugin traits, the built profile and the runner. It knows no plugin: the plugins depend on
 //! it, and `engine::registry` / `engine::profile` above both put them together.
 
+pub(crate) mod affinity_terms;
 pub mod batching;
 pub mod binding;
 pub mod cycle_state;

@@ -13,7 +13,7 @@ use crate::model::selector::{Labels, Selector};
 use crate::model::{HostPort, Node, Pod};
 
 /// A parsed pod affinity term (`framework.AffinityTerm`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AffinityTerm {
     /// Namespaces listed (or the pod's own when neither list nor selector is given).
     pub namespaces: BTreeSet<String>,

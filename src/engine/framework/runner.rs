@@ -530,7 +530,8 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         return;
     };
     if filtered.feasible.is_empty() {
-        run_post_filter(&cx, fw, &state, pi, &filtered.statuses, absent.as_ref(), None, ex);
+        let statuses = filtered.statuses(ex);
+        run_post_filter(&cx, fw, &state, pi, &statuses, absent.as_ref(), None, ex);
         return;
     }
     let nodes: Vec<&NodeInfo> = filtered.feasible.iter().map(|&i| &snapshot.nodes[i]).collect();
@@ -709,8 +710,30 @@ fn reject_on_every_node(
 struct Filtered {
     /// Indexes (in the snapshot's node order) of the nodes that passed.
     feasible: Vec<usize>,
-    /// The status of every node evaluated that failed.
-    statuses: BTreeMap<String, Status>,
+    /// Where this Filter's node records start in `ex.filter`.
+    first: usize,
+}
+
+impl Filtered {
+    /// The status of every node evaluated that failed (upstream's NodeToStatus map, for
+    /// PostFilter): read back from the node records, only when PostFilter runs.
+    fn statuses(&self, ex: &Explanation) -> BTreeMap<String, Status> {
+        ex.filter[self.first..]
+            .iter()
+            .filter(|f| !f.excluded_by_prefilter)
+            .filter_map(|f| {
+                let fail = f.failure.as_ref()?;
+                Some((
+                    f.node.clone(),
+                    Status {
+                        code: fail.code,
+                        reasons: fail.reasons.clone(),
+                        plugin: fail.plugin.clone(),
+                    },
+                ))
+            })
+            .collect()
+    }
 }
 
 /// Filter over every node in name order (`findNodesThatFitPod`), with the verdict, the
@@ -729,11 +752,9 @@ fn run_filter(
 ) -> Option<Filtered> {
     let mut out = Filtered {
         feasible: Vec::new(),
-        statuses: BTreeMap::new(),
+        first: ex.filter.len(),
     };
     let mut nominated_ok = false;
-    // the failed nodes' statuses, in name order: the map is built from them at once
-    let mut failed: Vec<(String, Status)> = Vec::new();
     ex.filter.reserve(cx.snapshot.nodes.len());
     // the filter plugins PreFilter skipped, by position: looked up once, not per node
     let skip: Vec<bool> = fw
@@ -798,14 +819,11 @@ fn run_filter(
         } else {
             fw.failure_detail(cx, state, pod, n, &s.plugin)
         };
-        let failure = (!ok).then(|| FilterFailure {
-            plugin: s.plugin.clone(),
+        let failure = (!ok).then_some(FilterFailure {
+            plugin: s.plugin,
             code: s.code,
-            reasons: s.reasons.clone(),
+            reasons: s.reasons,
         });
-        if !ok {
-            failed.push((name.clone(), s));
-        }
         ex.filter.push(NodeFilter {
             node: name,
             feasible: ok,
@@ -817,7 +835,6 @@ fn run_filter(
             details,
         });
     }
-    out.statuses = failed.into_iter().collect();
     if let Some(nn) = &pod.pod.nominated_node_name
         && cx.snapshot.node(nn).is_some()
     {

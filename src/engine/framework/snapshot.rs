@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
+use super::affinity_terms::ScoringTerms;
 use super::handle::FrameworkHandle;
 use super::node_info::{NodeInfo, PodInfo};
 use super::pod_table::PodTable;
@@ -38,6 +39,9 @@ pub struct Snapshot {
     /// The bound pods interned, with their label index, as built with the snapshot; None once
     /// the snapshot changed (`snapshot_update`), when the plugins' own cache takes over.
     pub(crate) pod_table: Option<Arc<PodTable>>,
+    /// The existing pods' scoring affinity terms, grouped, as built with the snapshot; None
+    /// once the snapshot changed (InterPodAffinity then walks the pods).
+    pub(crate) scoring_terms: Option<Arc<ScoringTerms>>,
 }
 
 static NO_LABELS: std::sync::LazyLock<Labels> = std::sync::LazyLock::new(Labels::new);
@@ -89,6 +93,7 @@ impl Snapshot {
         }
         let pod_infos: BTreeMap<ObjectKey, Arc<PodInfo>> = infos.into_iter().collect();
         let pod_table = Some(Arc::new(PodTable::build(&nodes)));
+        let scoring_terms = Some(Arc::new(ScoringTerms::build(&nodes)));
         Snapshot {
             cluster,
             nodes,
@@ -100,6 +105,7 @@ impl Snapshot {
             handle: FrameworkHandle::default(),
             placement: None,
             pod_table,
+            scoring_terms,
         }
     }
 

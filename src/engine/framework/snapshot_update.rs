@@ -63,6 +63,7 @@ impl Snapshot {
             .ok_or_else(|| ChangeError::NoPod(key.clone()))?;
         let new = f(Arc::make_mut(&mut self.cluster))?;
         self.pod_table = None;
+        self.scoring_terms = None;
         self.unindex(&old);
         if self.cluster.pod(key).is_some() {
             self.index_pod(&new);

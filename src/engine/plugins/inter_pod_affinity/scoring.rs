@@ -8,13 +8,16 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{InterPodAffinity, MergedTerm};
+use crate::engine::framework::affinity_terms::{ScoringTerms, Weight};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, NodeScore, PreScorePlugin, ScorePlugin};
 use crate::engine::framework::pod_table::FnvBuild;
+use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::helper::MAX_NODE_SCORE;
 use crate::engine::trace::Fact;
+use crate::model::selector::Labels;
 
 /// `preScoreStateKey`.
 pub(crate) const PRE_SCORE_KEY: &str = "PreScoreInterPodAffinity";
@@ -65,6 +68,14 @@ pub(crate) fn build_score_map(pl: &InterPodAffinity, cx: &Ctx<'_>, pod: &PodInfo
     let ns_labels = snap.namespace_labels(&pod.pod.key.namespace);
     let hard = i64::from(pl.hard_pod_affinity_weight);
     let mut m = ScoreMap::default();
+    // The existing pods' terms grouped as built with the snapshot: each matched once.
+    let grouped = snap.scoring_terms.as_deref().filter(|g| g.fits(&snap.nodes));
+    if let Some(g) = grouped {
+        add_grouped(&mut m, g, snap, pod, ns_labels, hard);
+        if !has_constraints {
+            return (!m.is_empty()).then_some(m);
+        }
+    }
     // Without preferred terms of its own, only nodes holding pods with affinity matter.
     let nodes: Box<dyn Iterator<Item = &NodeInfo>> = if has_constraints {
         Box::new(snap.nodes.iter())
@@ -86,7 +97,10 @@ pub(crate) fn build_score_map(pl: &InterPodAffinity, cx: &Ctx<'_>, pod: &PodInfo
                 add(&mut m, &t.topology_key, v, w * n);
             }
         }
-        // Existing pods' terms matched by the incoming pod.
+        // Existing pods' terms matched by the incoming pod (counted above when grouped).
+        if grouped.is_some() {
+            continue;
+        }
         for ep in &node.affinity_pods {
             if hard > 0 {
                 for t in &ep.required_affinity {
@@ -109,6 +123,26 @@ pub(crate) fn build_score_map(pl: &InterPodAffinity, cx: &Ctx<'_>, pod: &PodInfo
         }
     }
     (!m.is_empty()).then_some(m)
+}
+
+/// The existing pods' terms the incoming pod matches, from the snapshot's grouped terms: the
+/// same pairs and sums as matching every pod's terms (sums do not depend on the order).
+fn add_grouped(m: &mut ScoreMap, g: &ScoringTerms, snap: &Snapshot, pod: &PodInfo, ns_labels: &Labels, hard: i64) {
+    let matched: Vec<bool> = g.terms.iter().map(|t| t.matches(&pod.pod, ns_labels)).collect();
+    for u in &g.uses {
+        if !matched[u.term as usize] {
+            continue;
+        }
+        let delta = match u.weight {
+            Weight::Hard if hard > 0 => hard,
+            Weight::Hard => continue,
+            Weight::Preferred(w) => w,
+        };
+        let t = &g.terms[u.term as usize];
+        if let Some(v) = snap.nodes[u.node as usize].node.labels.get(&t.topology_key) {
+            add(m, &t.topology_key, v, delta);
+        }
+    }
 }
 
 /// `Score`: the node's pairs summed.

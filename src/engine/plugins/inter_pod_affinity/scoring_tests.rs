@@ -4,6 +4,7 @@
 
 use super::super::testkit::{PodB, node, pod, snapshot, team_namespaces, term};
 use super::*;
+use crate::engine::framework::affinity_terms::Weight;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Code;
 use crate::engine::release::Release;
@@ -54,7 +55,27 @@ fn anti_affinity_ns_selector(p: PodB) -> PodB {
 
 /// Runs PreScore over every node of the snapshot, then Score and NormalizeScore.
 /// Returns the PreScore status and, when it succeeded, (raw, normalized) per node.
+/// PreScore, Score and NormalizeScore on every node: (raw, normalized) per node. Run twice,
+/// with the snapshot's grouped existing terms and walking every existing pod's terms (what a
+/// changed snapshot does): both must give the same status and scores.
 fn run_score(pl: &InterPodAffinity, snap: &Snapshot, p: &PodInfo) -> (Status, Vec<(i64, i64)>) {
+    assert!(
+        snap.scoring_terms.is_some(),
+        "a snapshot is built with its grouped terms"
+    );
+    let grouped = run_score_once(pl, snap, p);
+    let mut walked = snap.clone();
+    walked.scoring_terms = None;
+    let w = run_score_once(pl, &walked, p);
+    assert_eq!(
+        (grouped.0.code, &grouped.1),
+        (w.0.code, &w.1),
+        "grouped terms score as walked"
+    );
+    grouped
+}
+
+fn run_score_once(pl: &InterPodAffinity, snap: &Snapshot, p: &PodInfo) -> (Status, Vec<(i64, i64)>) {
     let cx = Ctx { snapshot: snap };
     let mut state = CycleState::default();
     let nodes: Vec<&NodeInfo> = snap.nodes.iter().collect();
@@ -543,4 +564,34 @@ fn score_without_pre_score_is_an_error() {
         s,
         Status::error("failed to read \"PreScoreInterPodAffinity\" from cycleState: not found")
     );
+}
+
+#[test]
+fn existing_terms_are_grouped_by_term_with_one_use_per_pod() {
+    // Two pods of one workload carry equal terms: one distinct term, a use per pod; a term
+    // with another weight is another use of the same term, and another selector another term.
+    let nodes = vec![
+        node("n1", &[("az", "az1"), ("region", "r1")]),
+        node("n2", &[("az", "az2"), ("region", "r1")]),
+    ];
+    let pods = vec![
+        away_s1_az(pod().node("n1")),
+        away_s1_az(pod().node("n2")),
+        away_s2_az(pod().node("n2")),
+        stay_s1_region_away_s2_az(pod().node("n1")),
+        pod().node("n1"),
+    ];
+    let snap = snapshot(&nodes, &pods, &team_namespaces(), V30);
+    let g = snap.scoring_terms.as_deref().expect("built with the snapshot");
+    assert_eq!(g.terms.len(), 3, "S1 in az, S2 in az, S1 in region");
+    let uses: Vec<(u32, u32, Weight)> = g.uses.iter().map(|u| (u.node, u.term, u.weight)).collect();
+    let s1_az = g.terms.iter().position(|t| {
+        t.topology_key == "az" && t.selector.matches(&[("security".to_string(), "S1".to_string())].into())
+    });
+    let s1_az = s1_az.expect("S1 in az") as u32;
+    assert_eq!(uses.iter().filter(|u| u.1 == s1_az).count(), 2, "{uses:?}");
+    assert_eq!(uses.len(), 5, "one use per pod's term: {uses:?}");
+    assert!(uses.contains(&(0, s1_az, Weight::Preferred(-5))));
+    assert!(uses.contains(&(1, s1_az, Weight::Preferred(-5))));
+    assert_eq!(uses.iter().filter(|u| u.2 == Weight::Preferred(8)).count(), 1);
 }
