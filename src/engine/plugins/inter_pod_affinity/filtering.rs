@@ -161,12 +161,12 @@ impl Witnesses {
                         }
                         if let Some(w) = m.get_mut(v) {
                             w.count += 1;
-                            let n = WitnessPod {
-                                pod: p.clone(),
-                                node: node.clone(),
-                            };
-                            if w.pods.len() < WITNESS_LIMIT && !w.pods.iter().any(|o| o.same(&n)) {
-                                w.pods.push(n);
+                            let known = |o: &WitnessPod| o.pod.pod.key == p.pod.key && o.node.name == node.name;
+                            if w.pods.len() < WITNESS_LIMIT && !w.pods.iter().any(known) {
+                                w.pods.push(WitnessPod {
+                                    pod: p.clone(),
+                                    node: node.clone(),
+                                });
                             }
                         }
                     });
@@ -430,8 +430,7 @@ fn indexed_counts(
         let mut rows = std::mem::take(&mut lists[narrowest]);
         if terms.affinity.len() > 1 {
             rows.retain(|&r| {
-                let (node, j) = row_pod(table, r as usize);
-                let p = &snap.nodes[node].pods[j].pod;
+                let p = &table.row_pod(r as usize).0.pod;
                 terms
                     .affinity
                     .iter()
@@ -487,12 +486,6 @@ fn indexed_counts(
         *dst = MatchedPods::Rows(shared.clone(), rows);
     }
     Some((affinity, anti))
-}
-
-/// The node index and the position in its `pods` of a table row.
-fn row_pod(table: &PodTable, row: usize) -> (usize, usize) {
-    let node = table.row_node(row);
-    (node, row - table.node_rows(node).start)
 }
 
 /// Builds the PreFilter state (None for Skip).

@@ -1060,20 +1060,19 @@ fn failure_detail_names_terms_and_pods() {
 
 #[test]
 fn failure_detail_written_later_tells_the_state_it_was_taken_from() {
-    // The detail is written when first read; a nominated pod added to the cycle state after
-    // it was taken (AddPod copies the shared state) does not change it.
+    // The detail is written when first read. RemovePod after it was taken (a preemption
+    // candidate without the matching pod) copies the shared state: the detail taken before
+    // still names the pod, while one taken after has nothing to say (the node now passes).
     let nodes = vec![
         node("nodeA", &[("zone", "z1"), ("hostname", "nodeA")]),
         node("nodeB", &[("zone", "z1"), ("hostname", "nodeB")]),
     ];
-    let pods = vec![
-        pod()
-            .name("web-1")
-            .ns("default")
-            .node("nodeA")
-            .labels(&[("app", "web")]),
-    ];
-    let snap = snapshot(&nodes, &pods, &[], V30);
+    let web1 = pod()
+        .name("web-1")
+        .ns("default")
+        .node("nodeA")
+        .labels(&[("app", "web")]);
+    let snap = snapshot(&nodes, std::slice::from_ref(&web1), &[], V30);
     let pl = InterPodAffinity::default();
     let cx = Ctx { snapshot: &snap };
     let p = pod()
@@ -1082,15 +1081,15 @@ fn failure_detail_written_later_tells_the_state_it_was_taken_from() {
         .info(V30);
     let (_, _, mut state) = run_filter(&pl, &snap, &p);
     let before = pl.failure_detail(&cx, &state, &p, &snap.nodes[1]);
-    let web2 = pod()
-        .name("web-2")
-        .ns("default")
-        .node("nodeB")
-        .labels(&[("app", "web")])
-        .info(V30);
-    assert!(pl.add_pod(&cx, &mut state, &p, &web2, &snap.nodes[1]).is_success());
-    let s = state.read::<Arc<PreFilterState>>(PRE_FILTER_KEY).expect("state");
-    assert_eq!(s.anti_affinity.get("zone", "z1"), 2, "AddPod counted the nominated pod");
+    assert!(
+        pl.remove_pod(&cx, &mut state, &p, &web1.info(V30), &snap.nodes[0])
+            .is_success()
+    );
+    assert!(
+        pl.filter(&cx, &state, &p, &snap.nodes[1]).is_success(),
+        "the node passes without web-1"
+    );
+    assert!(pl.failure_detail(&cx, &state, &p, &snap.nodes[1]).is_empty());
     assert_eq!(
         before,
         vec!["required pod anti-affinity term 0 matches 1 pod(s) in zone=z1: default/web-1 (node nodeA)".to_string()]
