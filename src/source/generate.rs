@@ -256,6 +256,34 @@ mod tests {
     use crate::engine::{self, Release, Snapshot};
     use crate::model::ObjectKey;
 
+    /// Filter and Score spread over the cores give, pod for pod, the explanation of a walk in
+    /// order on one thread (a cluster large enough to be split into several pieces of work).
+    #[test]
+    fn nodes_evaluated_in_parallel_explain_as_a_walk_in_order() {
+        let spec = GenSpec {
+            pending: 4,
+            failing: 2 * FAILURE_KINDS.len(),
+            ..GenSpec::new(700, 7000, 11)
+        };
+        let text = serde_json::to_string(&generate(spec)).unwrap();
+        let cluster = Arc::new(crate::source::file::load_str("g.json", &text).unwrap());
+        let parallel = Snapshot::new(cluster.clone(), Release::NEWEST);
+        let mut serial = Snapshot::new(cluster.clone(), Release::NEWEST);
+        serial.serial = true;
+        let profiles = engine::build_profiles(None, Release::NEWEST).unwrap();
+        let (mut compared, mut filtered) = (0, 0);
+        for p in cluster.pods.iter().filter(|p| p.is_pending()) {
+            let a = engine::explain(&parallel, &profiles, &p.key).unwrap();
+            let b = engine::explain(&serial, &profiles, &p.key).unwrap();
+            assert_eq!(serde_json::to_value(&a).unwrap(), serde_json::to_value(&b).unwrap(), "{}", p.key);
+            compared += 1;
+            filtered += usize::from(a.filter.len() == 700);
+        }
+        assert_eq!(compared, 1 + 4 + 2 * FAILURE_KINDS.len());
+        // all but the gated pods and those no profile serves went through Filter
+        assert_eq!(filtered, compared - 4);
+    }
+
     /// Every generated pending pod fails (or fits) for the reason its kind names, at the
     /// newest release.
     #[test]

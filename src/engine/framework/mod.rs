@@ -12,6 +12,7 @@ pub mod names;
 pub mod node_info;
 pub mod placement;
 pub mod plugin;
+pub(crate) mod parallel;
 pub(crate) mod pod_table;
 pub mod runner;
 pub mod runtime;

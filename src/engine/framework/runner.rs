@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::cycle_state::CycleState;
 use super::fit_error::fit_error_message;
 use super::node_info::{NodeInfo, PodInfo};
+use super::parallel;
 use super::plugin::{Ctx, NodeScore, PluginsRunner};
 use super::runtime::Framework;
 use super::snapshot::Snapshot;
@@ -706,6 +707,12 @@ fn reject_on_every_node(
     run_post_filter(cx, fw, state, pi, &statuses, None, Some(&pre_msg), ex);
 }
 
+/// One node's Filter record, or the error that stops Filter.
+enum Evaluated {
+    Record(NodeFilter),
+    Error(String),
+}
+
 /// What Filter leaves for the points after it.
 struct Filtered {
     /// Indexes (in the snapshot's node order) of the nodes that passed.
@@ -762,17 +769,19 @@ fn run_filter(
         .iter()
         .map(|pl| state.skip_filter.contains(pl.name()))
         .collect();
-    for (i, n) in cx.snapshot.nodes.iter().enumerate() {
+    // Every node's verdict is its own (the plugins read the cycle state, never write it), so
+    // the nodes are evaluated in parallel and their records taken back in node order.
+    let eval = |n: &NodeInfo| -> Option<Evaluated> {
         let name = n.name().to_string();
         if !cx.snapshot.in_placement(&name) {
-            continue;
+            return None;
         }
         let is_nominated = pod.pod.nominated_node_name.as_deref() == Some(name.as_str());
         if let Some(set) = prefilter_nodes
             && !set.contains(&name)
             && !is_nominated
         {
-            ex.filter.push(NodeFilter {
+            return Some(Evaluated::Record(NodeFilter {
                 node: name,
                 feasible: false,
                 failure: absent.map(|a| FilterFailure {
@@ -785,8 +794,7 @@ fn run_filter(
                 all_failures: Vec::new(),
                 detail: Lines::default(),
                 details: Vec::new(),
-            });
-            continue;
+            }));
         }
         // Without nominated pods on the node, one walk gives both the verdict and the
         // diagnostic pass; with them the verdict counts them and the diagnostic pass does not.
@@ -798,21 +806,9 @@ fn run_filter(
             (s, by_nominated, fw.all_filter_failures(cx, state, pod, n, &skip))
         };
         if s.code == Code::Error {
-            ex.message = Some(s.message());
-            return None;
+            return Some(Evaluated::Error(s.message()));
         }
         let ok = s.is_success();
-        if ok {
-            out.feasible.push(i);
-        }
-        if is_nominated {
-            nominated_ok = ok;
-            if prefilter_nodes.is_some_and(|set| !set.contains(&name)) {
-                ex.notes.push(format!(
-                    "the nominated node {name} is outside PreFilter's node set; upstream filters it first all the same"
-                ));
-            }
-        }
         let details = fw.filter_details(cx, state, pod, n, &all_failures);
         let detail = if ok || !by_nominated.is_empty() {
             Lines::default()
@@ -824,7 +820,7 @@ fn run_filter(
             code: s.code,
             reasons: s.reasons,
         });
-        ex.filter.push(NodeFilter {
+        Some(Evaluated::Record(NodeFilter {
             node: name,
             feasible: ok,
             failure,
@@ -833,7 +829,33 @@ fn run_filter(
             rejected_by_nominated_pods: by_nominated,
             all_failures,
             details,
-        });
+        }))
+    };
+    let evaluated = parallel::map(cx.snapshot.serial, &cx.snapshot.nodes, eval);
+    for (i, e) in evaluated.into_iter().enumerate() {
+        let rec = match e {
+            None => continue,
+            Some(Evaluated::Error(m)) => {
+                ex.message = Some(m);
+                return None;
+            }
+            Some(Evaluated::Record(rec)) => rec,
+        };
+        if !rec.excluded_by_prefilter {
+            if rec.feasible {
+                out.feasible.push(i);
+            }
+            if pod.pod.nominated_node_name.as_deref() == Some(rec.node.as_str()) {
+                nominated_ok = rec.feasible;
+                if prefilter_nodes.is_some_and(|set| !set.contains(&rec.node)) {
+                    ex.notes.push(format!(
+                        "the nominated node {} is outside PreFilter's node set; upstream filters it first all the same",
+                        rec.node
+                    ));
+                }
+            }
+        }
+        ex.filter.push(rec);
     }
     if let Some(nn) = &pod.pod.nominated_node_name
         && cx.snapshot.node(nn).is_some()
@@ -887,17 +909,25 @@ fn run_score(
         .collect();
     // one column per plugin run: its weight, raw and normalized scores by node
     let mut columns: Vec<(&'static str, i64, Vec<i64>, Vec<i64>)> = Vec::with_capacity(fw.score.len());
-    for (pl, weight) in &fw.score {
-        if state.skip_score.contains(pl.name()) {
-            continue;
-        }
-        for (n, slot) in nodes.iter().zip(scores.iter_mut()) {
-            let (v, s) = pl.score(cx, state, pod, n);
+    let plugins: Vec<_> = fw
+        .score
+        .iter()
+        .filter(|(pl, _)| !state.skip_score.contains(pl.name()))
+        .collect();
+    // Every plugin's Score of a node reads only the cycle state, so the nodes are scored in
+    // parallel, every plugin at once; the plugins' errors and NormalizeScore then go plugin by
+    // plugin, as upstream's do.
+    let raw_scores: Vec<Vec<(i64, Status)>> = parallel::map(cx.snapshot.serial, nodes, |n| {
+        plugins.iter().map(|(pl, _)| pl.score(cx, state, pod, n)).collect()
+    });
+    for (p, (pl, weight)) in plugins.iter().enumerate() {
+        for (node, slot) in raw_scores.iter().zip(scores.iter_mut()) {
+            let (v, s) = &node[p];
             if !s.is_success() {
                 ex.message = Some(format!("running Score plugin {:?}: {}", pl.name(), s.message()));
                 return None;
             }
-            slot.score = v;
+            slot.score = *v;
         }
         let raw: Vec<i64> = scores.iter().map(|s| s.score).collect();
         if pl.has_normalize() {

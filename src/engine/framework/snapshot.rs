@@ -39,9 +39,13 @@ pub struct Snapshot {
     /// The bound pods interned, with their label index, as built with the snapshot; None once
     /// the snapshot changed (`snapshot_update`), when the plugins' own cache takes over.
     pub(crate) pod_table: Option<Arc<PodTable>>,
-    /// The existing pods' scoring affinity terms, grouped, as built with the snapshot; None
-    /// once the snapshot changed (InterPodAffinity then walks the pods).
+    /// The existing pods' scoring affinity terms, grouped, as built with the snapshot and
+    /// rebuilt when a pod with such terms changes (`snapshot_update`); None: InterPodAffinity
+    /// walks the pods.
     pub(crate) scoring_terms: Option<Arc<ScoringTerms>>,
+    /// Filter and Score walk the nodes in order on this thread instead of spreading them over
+    /// the cores: the same answer, for comparing the two and for profiling.
+    pub serial: bool,
 }
 
 static NO_LABELS: std::sync::LazyLock<Labels> = std::sync::LazyLock::new(Labels::new);
@@ -106,6 +110,7 @@ impl Snapshot {
             placement: None,
             pod_table,
             scoring_terms,
+            serial: false,
         }
     }
 

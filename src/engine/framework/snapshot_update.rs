@@ -5,12 +5,24 @@
 
 use std::sync::Arc;
 
+use super::affinity_terms::ScoringTerms;
 use super::node_info::PodInfo;
 use super::snapshot::Snapshot;
 use crate::model::mutate::ChangeError;
 use crate::model::{ObjectKey, Pod};
 
 impl Snapshot {
+    /// Whether the pod is bound or assumed on a node with terms that score other pods
+    /// (what [`ScoringTerms`] gathers).
+    fn scores_by_affinity(&self, key: &ObjectKey) -> bool {
+        self.pod_infos.get(key).is_some_and(|pi| {
+            pi.pod.node_name.is_some()
+                && !(pi.required_affinity.is_empty()
+                    && pi.preferred_affinity.is_empty()
+                    && pi.preferred_anti_affinity.is_empty())
+        })
+    }
+
     fn unindex(&mut self, old: &Arc<Pod>) {
         self.pod_infos.remove(&old.key);
         if let Some(n) = &old.node_name
@@ -63,10 +75,16 @@ impl Snapshot {
             .ok_or_else(|| ChangeError::NoPod(key.clone()))?;
         let new = f(Arc::make_mut(&mut self.cluster))?;
         self.pod_table = None;
-        self.scoring_terms = None;
+        let mut terms_changed = self.scores_by_affinity(&old.key);
         self.unindex(&old);
         if self.cluster.pod(key).is_some() {
             self.index_pod(&new);
+            terms_changed |= self.scores_by_affinity(&new.key);
+        }
+        // The scoring terms follow the bound pods with affinity: a change to a pod without
+        // such terms (most binds of a simulation) leaves them as they are.
+        if terms_changed && self.scoring_terms.is_some() {
+            self.scoring_terms = Some(Arc::new(ScoringTerms::build(&self.nodes)));
         }
         Ok(new)
     }
@@ -161,6 +179,78 @@ items:
             s.pod_infos.keys().collect::<Vec<_>>(),
             rebuilt.pod_infos.keys().collect::<Vec<_>>()
         );
+        assert_eq!(term_uses(s), term_uses(&rebuilt));
+    }
+
+    /// The scoring terms' uses as (node, term, weight), sorted.
+    fn term_uses(s: &Snapshot) -> Vec<(u32, String, String)> {
+        let t = s.scoring_terms.as_ref().expect("scoring terms kept");
+        let mut v: Vec<(u32, String, String)> = t
+            .uses
+            .iter()
+            .map(|u| (u.node, format!("{:?}", t.terms[u.term as usize]), format!("{:?}", u.weight)))
+            .collect();
+        v.sort();
+        v
+    }
+
+    const WITH_TERMS: &str = r"
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+  status: {allocatable: {cpu: '4', memory: 4Gi, pods: '10'}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
+  status: {allocatable: {cpu: '4', memory: 4Gi, pods: '10'}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: plain, namespace: default, labels: {app: web}}
+  spec: {containers: [{name: c}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: spread, namespace: default, labels: {app: web}}
+  spec:
+    containers: [{name: c}]
+    affinity:
+      podAntiAffinity:
+        preferredDuringSchedulingIgnoredDuringExecution:
+        - weight: 50
+          podAffinityTerm: {labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: near, namespace: default, labels: {app: db}}
+  spec:
+    nodeName: n2
+    containers: [{name: c}]
+    affinity:
+      podAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - {labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}
+";
+
+    #[test]
+    fn scoring_terms_follow_binds_and_evictions_of_pods_with_terms_only() {
+        let mut s = fresh(WITH_TERMS);
+        let before = s.scoring_terms.clone().unwrap();
+        assert_eq!(before.uses.len(), 1, "the bound pod's required affinity term");
+        s.bind_pod(&ObjectKey::new("default", "plain"), "n1").unwrap();
+        assert!(
+            Arc::ptr_eq(&before, s.scoring_terms.as_ref().unwrap()),
+            "a pod without terms leaves the terms as they were"
+        );
+        assert_same_accounting(&s);
+        s.bind_pod(&ObjectKey::new("default", "spread"), "n1").unwrap();
+        assert_eq!(s.scoring_terms.as_ref().unwrap().uses.len(), 2);
+        assert_same_accounting(&s);
+        s.evict_pod(&ObjectKey::new("default", "near")).unwrap();
+        assert_eq!(s.scoring_terms.as_ref().unwrap().uses.len(), 1);
+        assert_same_accounting(&s);
+        s.set_nominated_node(&ObjectKey::new("default", "spread"), Some("n2")).unwrap();
+        assert_same_accounting(&s);
     }
 
     #[test]
