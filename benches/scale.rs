@@ -9,7 +9,8 @@
 //! 65k/1M; `KSCHED_BENCH_SIZES=1000x20000,5000x100000` picks sizes, `KSCHED_BENCH_ONLY=explain`
 //! (or all-pending, simulate; comma-separated) picks measurements. `KSCHED_BENCH_SIM=N` sets
 //! the pending pods of the simulate run (default: 2 per node, at most 10,000);
-//! `KSCHED_BENCH_FAILING=N` the failing pods of the all-pending run (default 1,000).
+//! `KSCHED_BENCH_FAILING=N` the failing pods of the all-pending run (default 1,000);
+//! `KSCHED_BENCH_SERIAL=1` has explain and all-pending walk the nodes on one thread.
 //! Generated files are kept in target/bench-data.
 
 use std::path::{Path, PathBuf};
@@ -95,7 +96,8 @@ fn child(mode: &str, path: &Path) {
     let profiles = engine::build_profiles(None, version).expect("profiles");
     match mode {
         "explain" => {
-            let snap = Snapshot::new(Arc::new(cluster), version);
+            let mut snap = Snapshot::new(Arc::new(cluster), version);
+            snap.serial = serial();
             let load = t.elapsed();
             println!(
                 "phases: read_ms={:.0} build_ms={:.0} snapshot_ms={:.0}",
@@ -132,7 +134,8 @@ fn child(mode: &str, path: &Path) {
             );
         }
         "all-pending" => {
-            let snap = Snapshot::new(Arc::new(cluster), version);
+            let mut snap = Snapshot::new(Arc::new(cluster), version);
+            snap.serial = serial();
             let keys: Vec<ObjectKey> = snap
                 .cluster
                 .pods
@@ -173,6 +176,11 @@ fn child(mode: &str, path: &Path) {
         }
         other => panic!("unknown child mode {other}"),
     }
+}
+
+/// `KSCHED_BENCH_SERIAL=1`: Filter and Score walk the nodes on one thread (to compare).
+fn serial() -> bool {
+    std::env::var("KSCHED_BENCH_SERIAL").is_ok_and(|v| v == "1")
 }
 
 fn run_child(mode: &str, path: &Path) -> String {

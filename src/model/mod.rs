@@ -216,9 +216,10 @@ pub struct Node {
     pub allocatable: Resource,
     /// status.images: (names, sizeBytes).
     pub images: Vec<(Vec<String>, i64)>,
-    /// Every image name of `images` as (entry, position in its names), sorted by name, one per
-    /// name: the last entry listing it, as the scheduler's ImageStates map keeps it.
-    image_index: Vec<(u32, u32)>,
+    /// Every image name of `images` as (its [`image_name_hash`], entry, position in its names),
+    /// sorted by hash then name, one per name: the last entry listing it, as the scheduler's
+    /// ImageStates map keeps it. A lookup compares integers, and one name at the end.
+    image_index: Vec<(u64, u32, u32)>,
     /// The object as read.
     pub obj: core::Node,
 }
@@ -768,17 +769,30 @@ fn time_str(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) ->
     t.map(|t| t.0.to_string())
 }
 
+/// FNV-1a (64 bits) of an image name: the key a node's images are searched by
+/// ([`Node::image_size_hashed`]).
+pub fn image_name_hash(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// See [`Node::image_index`].
-fn image_index(images: &[(Vec<String>, i64)]) -> Vec<(u32, u32)> {
-    let mut idx: Vec<(u32, u32)> = images
+fn image_index(images: &[(Vec<String>, i64)]) -> Vec<(u64, u32, u32)> {
+    let mut idx: Vec<(u64, u32, u32)> = images
         .iter()
         .enumerate()
-        .flat_map(|(e, (names, _))| (0..names.len()).map(move |k| (e as u32, k as u32)))
+        .flat_map(|(e, (names, _))| {
+            names
+                .iter()
+                .enumerate()
+                .map(move |(k, n)| (image_name_hash(n), e as u32, k as u32))
+        })
         .collect();
-    let name = |&(e, k): &(u32, u32)| images[e as usize].0[k as usize].as_str();
-    // by name, the later entry first, so dedup keeps the entry that wins
-    idx.sort_by(|a, b| name(a).cmp(name(b)).then(b.cmp(a)));
-    idx.dedup_by(|a, b| name(a) == name(b));
+    let name = |&(_, e, k): &(u64, u32, u32)| images[e as usize].0[k as usize].as_str();
+    // by hash and name, the later entry first, so dedup keeps the entry that wins
+    idx.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| name(a).cmp(name(b))).then(b.1.cmp(&a.1)));
+    idx.dedup_by(|a, b| a.0 == b.0 && name(a) == name(b));
     idx
 }
 
@@ -786,11 +800,19 @@ impl Node {
     /// The size of the image named `name` on the node (the last status.images entry listing
     /// it), as ImageLocality reads the node's ImageStates.
     pub fn image_size(&self, name: &str) -> Option<i64> {
+        self.image_size_hashed(name, image_name_hash(name))
+    }
+
+    /// [`Node::image_size`] of a name whose [`image_name_hash`] is `hash`.
+    pub fn image_size_hashed(&self, name: &str, hash: u64) -> Option<i64> {
         let i = self
             .image_index
-            .binary_search_by(|&(e, k)| self.images[e as usize].0[k as usize].as_str().cmp(name))
+            .binary_search_by(|&(h, e, k)| {
+                h.cmp(&hash)
+                    .then_with(|| self.images[e as usize].0[k as usize].as_str().cmp(name))
+            })
             .ok()?;
-        Some(self.images[self.image_index[i].0 as usize].1)
+        Some(self.images[self.image_index[i].1 as usize].1)
     }
 
     /// Builds the node model.

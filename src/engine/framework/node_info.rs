@@ -159,10 +159,10 @@ pub struct PodInfo {
 /// A pod's image names as ImageLocality normalizes them.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PodImages {
-    /// Init containers' and containers' images.
-    pub(crate) containers: Vec<String>,
-    /// Image volumes' references.
-    pub(crate) volumes: Vec<String>,
+    /// Init containers' and containers' images, with their `model::image_name_hash`.
+    pub(crate) containers: Vec<(String, u64)>,
+    /// Image volumes' references, with their hash.
+    pub(crate) volumes: Vec<(String, u64)>,
 }
 
 impl PodInfo {

@@ -13,6 +13,7 @@ use crate::engine::framework::node_info::{NodeInfo, PodImages, PodInfo};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin, Signing};
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features};
+use crate::model::image_name_hash;
 
 const MB: i64 = 1024 * 1024;
 const MIN_THRESHOLD: i64 = 23 * MB;
@@ -33,6 +34,12 @@ pub(crate) fn normalized_image_name(name: &str) -> String {
     } else {
         name.to_string()
     }
+}
+
+/// A name with its `image_name_hash`.
+fn hashed(name: String) -> (String, u64) {
+    let h = image_name_hash(&name);
+    (name, h)
 }
 
 fn calculate_priority(sum: i64, containers: usize) -> i64 {
@@ -65,14 +72,14 @@ impl ScorePlugin for ImageLocality {
                 .iter()
                 .flatten()
                 .chain(spec.containers.iter())
-                .map(|c| normalized_image_name(c.image.as_deref().unwrap_or_default()))
+                .map(|c| hashed(normalized_image_name(c.image.as_deref().unwrap_or_default())))
                 .collect(),
             volumes: spec
                 .volumes
                 .iter()
                 .flatten()
                 .filter_map(|v| v.image.as_ref())
-                .map(|i| normalized_image_name(i.reference.as_deref().unwrap_or_default()))
+                .map(|i| hashed(normalized_image_name(i.reference.as_deref().unwrap_or_default())))
                 .collect(),
         });
         let volumes = if self.image_volumes {
@@ -81,10 +88,10 @@ impl ScorePlugin for ImageLocality {
             &[]
         };
         let mut sum = 0i64;
-        for want in images.containers.iter().chain(volumes) {
+        for (want, hash) in images.containers.iter().chain(volumes) {
             // The node's ImageStates map is built entry by entry, so for a name listed by two
             // entries the later one wins (Node::image_size).
-            if let Some(size) = node.node.image_size(want) {
+            if let Some(size) = node.node.image_size_hashed(want, *hash) {
                 let num = cx.snapshot.image_nodes.get(want).copied().unwrap_or(0);
                 let spread = num as f64 / total as f64;
                 sum += (size as f64 * spread) as i64;
