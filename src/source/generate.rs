@@ -265,7 +265,13 @@ mod tests {
             failing: 2 * FAILURE_KINDS.len(),
             ..GenSpec::new(700, 7000, 11)
         };
-        let text = serde_json::to_string(&generate(spec)).unwrap();
+        let mut list = generate(spec);
+        // a pod that preempts: victims on every large node, more candidates than wanted, so
+        // the dry run stops part of the way through the nodes
+        let mut urgent = pending_pod("urgent", "web", json!({"cpu": "64", "memory": "1Gi"}), json!({}));
+        urgent["spec"]["priority"] = json!(1000);
+        list["items"].as_array_mut().unwrap().push(urgent);
+        let text = serde_json::to_string(&list).unwrap();
         let cluster = Arc::new(crate::source::file::load_str("g.json", &text).unwrap());
         let parallel = Snapshot::new(cluster.clone(), Release::NEWEST);
         let mut serial = Snapshot::new(cluster.clone(), Release::NEWEST);
@@ -279,9 +285,18 @@ mod tests {
             compared += 1;
             filtered += usize::from(a.filter.len() == 700);
         }
-        assert_eq!(compared, 1 + 4 + 2 * FAILURE_KINDS.len());
+        assert_eq!(compared, 2 + 4 + 2 * FAILURE_KINDS.len());
         // all but the gated pods and those no profile serves went through Filter
         assert_eq!(filtered, compared - 4);
+        let urgent = engine::explain(&parallel, &profiles, &ObjectKey::new("bench", "urgent")).unwrap();
+        let pf = urgent.post_filter.as_ref().expect("preemption ran");
+        assert!(pf.nominated_node.is_some(), "{}", pf.message);
+        assert_eq!(pf.candidates_wanted, Some(100));
+        assert!(
+            pf.node_notes.iter().any(|(_, note)| note.contains("not evaluated")),
+            "the dry run stopped early: {:?}",
+            &pf.node_notes[..pf.node_notes.len().min(3)]
+        );
     }
 
     /// Every generated pending pod fails (or fits) for the reason its kind names, at the

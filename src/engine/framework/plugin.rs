@@ -154,7 +154,7 @@ pub trait ScorePlugin: Plugin {
 /// What the framework runs for a plugin that re-checks the pod on hypothetical nodes
 /// (`PluginsRunner` of framework/interface.go): preemption removes and adds pods on a copy of a
 /// node and asks whether the pod fits there.
-pub trait PluginsRunner {
+pub trait PluginsRunner: Sync {
     /// `RunPreFilterExtensionAddPod`: updates the cycle state as if `add` ran on `node`.
     fn run_pre_filter_extension_add_pod(
         &self,

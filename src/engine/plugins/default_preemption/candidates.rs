@@ -10,6 +10,7 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 
 use super::ERR_NOT_HELPFUL;
 use super::victims::{pod_start_time_nanos, select_victims_on_node};
+use crate::engine::framework::parallel;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, PluginsRunner};
@@ -67,6 +68,9 @@ pub(crate) struct DryRun {
 /// least one PDB-free candidate is known and `wanted` candidates are kept. Each of the two
 /// candidate lists keeps at most `wanted` entries, as upstream's fixed-size lists do.
 #[allow(clippy::too_many_arguments)]
+/// The nodes a dry run tries at once (in parallel when the snapshot allows it).
+const DRY_RUN_PIECE: usize = 512;
+
 pub(crate) fn dry_run_preemption(
     cx: &Ctx<'_>,
     fw: &dyn PluginsRunner,
@@ -81,43 +85,60 @@ pub(crate) fn dry_run_preemption(
     let mut violating: Vec<CandidateNode> = Vec::new();
     let mut out = DryRun::default();
     let mut stopped = false;
-    for node in potential {
-        let name = node.name().to_string();
-        if stopped {
-            out.not_evaluated.push(name);
-            continue;
-        }
+    // Each node's dry run works on its own copies, so a piece of the nodes is tried in
+    // parallel and the results taken in node order, up to where enough candidates were found
+    // (the nodes tried past that point are dropped unread: the answer is the walk's).
+    let try_node = |node: &&NodeInfo| {
         let mut node_copy = (*node).clone();
         let mut state_copy = state.clone();
-        let status = match select_victims_on_node(cx, fw, &mut state_copy, pod, &mut node_copy, pdbs, sort_victims) {
-            Ok(sel) if !sel.victims.is_empty() => {
-                let c = CandidateNode {
-                    name,
-                    victims: sel.victims,
-                    pdb_violations: sel.pdb_violations,
-                };
-                let list = if c.pdb_violations == 0 {
-                    &mut non_violating
-                } else {
-                    &mut violating
-                };
-                if list.len() < wanted {
-                    list.push(c);
-                } else {
-                    out.dropped.push(c);
-                }
-                if !non_violating.is_empty() && non_violating.len() + violating.len() >= wanted {
-                    stopped = true;
-                }
-                continue;
-            }
-            Ok(_) => Status::error(format!("expected at least one victim pod on node {name:?}")),
-            Err(s) => s,
+        select_victims_on_node(cx, fw, &mut state_copy, pod, &mut node_copy, pdbs, sort_victims)
+    };
+    for piece in potential.chunks(DRY_RUN_PIECE) {
+        let tried = if stopped {
+            Vec::new()
+        } else {
+            parallel::map(cx.snapshot.serial, piece, try_node)
         };
-        if status.code == Code::Error {
-            out.errors.push(status.message());
+        let mut tried = tried.into_iter();
+        for node in piece {
+            let name = node.name().to_string();
+            let result = match tried.next() {
+                Some(r) if !stopped => r,
+                _ => {
+                    out.not_evaluated.push(name);
+                    continue;
+                }
+            };
+            let status = match result {
+                Ok(sel) if !sel.victims.is_empty() => {
+                    let c = CandidateNode {
+                        name,
+                        victims: sel.victims,
+                        pdb_violations: sel.pdb_violations,
+                    };
+                    let list = if c.pdb_violations == 0 {
+                        &mut non_violating
+                    } else {
+                        &mut violating
+                    };
+                    if list.len() < wanted {
+                        list.push(c);
+                    } else {
+                        out.dropped.push(c);
+                    }
+                    if !non_violating.is_empty() && non_violating.len() + violating.len() >= wanted {
+                        stopped = true;
+                    }
+                    continue;
+                }
+                Ok(_) => Status::error(format!("expected at least one victim pod on node {name:?}")),
+                Err(s) => s,
+            };
+            if status.code == Code::Error {
+                out.errors.push(status.message());
+            }
+            out.statuses.insert(name, status);
         }
-        out.statuses.insert(name, status);
     }
     non_violating.extend(violating);
     out.candidates = non_violating;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::resource_allocation::{ResourceSpec, balanced, balanced_improvement, defaulted, pod_request_list, vectors};
+use super::resource_allocation::{Amounts, ResourceSpec, balanced, balanced_improvement, defaulted, pod_request_list, vectors};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, Signing};
@@ -72,21 +72,22 @@ impl PreScorePlugin for BalancedAllocation {
 
 impl ScorePlugin for BalancedAllocation {
     fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
-        let reqs = match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
-            Some(r) => r.clone(),
+        let computed;
+        let reqs: &[i64] = match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
+            Some(r) => r,
             None => {
-                let r = pod_request_list(pod, &self.resources, true);
-                if self.skips_best_effort && r.iter().all(|x| *x == 0) {
+                computed = pod_request_list(pod, &self.resources, true);
+                if self.skips_best_effort && computed.iter().all(|x| *x == 0) {
                     return (0, Status::success());
                 }
-                r
+                &computed
             }
         };
-        let (requested, allocatable) = vectors(node, &self.resources, &reqs, true);
+        let (requested, allocatable) = vectors(node, &self.resources, reqs, true);
         if !self.scores_improvement {
             return (balanced(&requested, &allocatable), Status::success());
         }
-        let allocated: Vec<i64> = (0..requested.len())
+        let allocated: Amounts = (0..requested.len())
             .map(|i| {
                 if allocatable[i] == 0 {
                     0

@@ -287,11 +287,15 @@ pub(crate) fn scored_amounts(resources: &[ResourceSpec], reqs: &[i64]) -> Vec<St
 
 impl ScorePlugin for Fit {
     fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
-        let reqs = match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
-            Some(r) => r.clone(),
-            None => pod_request_list(pod, &self.resources, false),
+        let computed;
+        let reqs: &[i64] = match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
+            Some(r) => r,
+            None => {
+                computed = pod_request_list(pod, &self.resources, false);
+                &computed
+            }
         };
-        let (requested, allocatable) = vectors(node, &self.resources, &reqs, false);
+        let (requested, allocatable) = vectors(node, &self.resources, reqs, false);
         let s = match self.strategy {
             StrategyType::LeastAllocated => least_allocated(&self.resources, &requested, &allocatable),
             StrategyType::MostAllocated => most_allocated(&self.resources, &requested, &allocatable),

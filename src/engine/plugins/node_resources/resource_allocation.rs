@@ -160,15 +160,19 @@ pub(crate) fn allocatable_and_requested(
     }
 }
 
+/// Amounts per scored resource (a profile scores a handful: held inline, no allocation per
+/// node).
+pub(crate) type Amounts = smallvec::SmallVec<[i64; 4]>;
+
 /// Requested and allocatable vectors for a node (`resourceAllocationScorer.score` inputs).
 pub(crate) fn vectors(
     node: &NodeInfo,
     resources: &[ResourceSpec],
     pod_requests: &[i64],
     use_requested: bool,
-) -> (Vec<i64>, Vec<i64>) {
-    let mut requested = vec![0; resources.len()];
-    let mut allocatable = vec![0; resources.len()];
+) -> (Amounts, Amounts) {
+    let mut requested: Amounts = smallvec::smallvec![0; resources.len()];
+    let mut allocatable: Amounts = smallvec::smallvec![0; resources.len()];
     for (i, r) in resources.iter().enumerate() {
         let (a, q) = allocatable_and_requested(node, &r.name, pod_requests[i], use_requested);
         if a == 0 {
@@ -279,21 +283,22 @@ pub(crate) fn requested_to_capacity_ratio(
 
 /// BalancedAllocation's scorer: 100 × (1 − standard deviation of the fractions).
 pub(crate) fn balanced(requested: &[i64], allocatable: &[i64]) -> i64 {
-    let mut fractions = Vec::new();
-    let mut total = 0.0f64;
-    for i in 0..requested.len() {
-        if allocatable[i] == 0 {
-            continue;
+    // the fractions of the resources the node has, in order (computed where used, not kept)
+    let fractions = || {
+        (0..requested.len())
+            .filter(|&i| allocatable[i] != 0)
+            .map(|i| (requested[i] as f64 / allocatable[i] as f64).min(1.0))
+    };
+    let (n, total) = fractions().fold((0usize, 0.0f64), |(n, t), f| (n + 1, t + f));
+    let std = match n {
+        2 => {
+            let mut two = fractions();
+            let (a, b) = (two.next().unwrap_or(0.0), two.next().unwrap_or(0.0));
+            ((a - b) / 2.0).abs()
         }
-        let f = (requested[i] as f64 / allocatable[i] as f64).min(1.0);
-        total += f;
-        fractions.push(f);
-    }
-    let std = match fractions.len() {
-        2 => ((fractions[0] - fractions[1]) / 2.0).abs(),
         n if n > 2 => {
             let mean = total / n as f64;
-            (fractions.iter().map(|f| (f - mean) * (f - mean)).sum::<f64>() / n as f64).sqrt()
+            (fractions().map(|f| (f - mean) * (f - mean)).sum::<f64>() / n as f64).sqrt()
         }
         _ => 0.0,
     };
