@@ -281,7 +281,12 @@ mod tests {
         for p in cluster.pods.iter().filter(|p| p.is_pending()) {
             let a = engine::explain(&parallel, &profiles, &p.key).unwrap();
             let b = engine::explain(&serial, &profiles, &p.key).unwrap();
-            assert_eq!(serde_json::to_value(&a).unwrap(), serde_json::to_value(&b).unwrap(), "{}", p.key);
+            assert_eq!(
+                serde_json::to_value(&a).unwrap(),
+                serde_json::to_value(&b).unwrap(),
+                "{}",
+                p.key
+            );
             compared += 1;
             filtered += usize::from(a.filter.len() == 700);
         }

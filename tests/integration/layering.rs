@@ -127,6 +127,13 @@ fn rules() -> Vec<(&'static str, Vec<&'static str>)> {
     ]
 }
 
+/// The one exception: the engine's node-parallel map may start scoped threads (pure work on
+/// borrowed data, results taken back in input order, so the answer is a walk's; no I/O, no
+/// thread outlives the call). Nothing else in the engine names `std::thread`.
+fn allowed(file: &Path, bad: &str) -> bool {
+    bad == "std::thread" && file.ends_with("engine/framework/parallel.rs")
+}
+
 #[test]
 fn every_layer_uses_only_the_layers_below_it() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -142,7 +149,7 @@ fn every_layer_uses_only_the_layers_below_it() {
             for (n, line) in production_lines(&text) {
                 let code = line.split("//").next().unwrap_or_default();
                 for bad in &forbidden {
-                    if code.contains(bad) {
+                    if code.contains(bad) && !allowed(&f, bad) {
                         out.push(format!("{}:{n}: '{bad}' in src/{layer}: {}", f.display(), line.trim()));
                     }
                 }

@@ -188,7 +188,13 @@ items:
         let mut v: Vec<(u32, String, String)> = t
             .uses
             .iter()
-            .map(|u| (u.node, format!("{:?}", t.terms[u.term as usize]), format!("{:?}", u.weight)))
+            .map(|u| {
+                (
+                    u.node,
+                    format!("{:?}", t.terms[u.term as usize]),
+                    format!("{:?}", u.weight),
+                )
+            })
             .collect();
         v.sort();
         v
@@ -249,7 +255,8 @@ items:
         s.evict_pod(&ObjectKey::new("default", "near")).unwrap();
         assert_eq!(s.scoring_terms.as_ref().unwrap().uses.len(), 1);
         assert_same_accounting(&s);
-        s.set_nominated_node(&ObjectKey::new("default", "spread"), Some("n2")).unwrap();
+        s.set_nominated_node(&ObjectKey::new("default", "spread"), Some("n2"))
+            .unwrap();
         assert_same_accounting(&s);
     }
 

@@ -10,9 +10,9 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 
 use super::ERR_NOT_HELPFUL;
 use super::victims::{pod_start_time_nanos, select_victims_on_node};
-use crate::engine::framework::parallel;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+use crate::engine::framework::parallel;
 use crate::engine::framework::plugin::{Ctx, PluginsRunner};
 use crate::engine::framework::status::{Code, Status};
 
@@ -63,14 +63,15 @@ pub(crate) struct DryRun {
     pub dropped: Vec<CandidateNode>,
 }
 
-/// `DryRunPreemption` with offset 0, one node at a time in the given order: each node and the
-/// cycle state are copied, `SelectVictimsOnNode` runs on the copies, and the walk stops once at
-/// least one PDB-free candidate is known and `wanted` candidates are kept. Each of the two
-/// candidate lists keeps at most `wanted` entries, as upstream's fixed-size lists do.
-#[allow(clippy::too_many_arguments)]
 /// The nodes a dry run tries at once (in parallel when the snapshot allows it).
 const DRY_RUN_PIECE: usize = 512;
 
+/// `DryRunPreemption` with offset 0, the nodes taken in the given order: each node and the
+/// cycle state are copied, `SelectVictimsOnNode` runs on the copies, and the walk stops once at
+/// least one PDB-free candidate is known and `wanted` candidates are kept (nodes are tried
+/// [`DRY_RUN_PIECE`] at a time; the results past the stop are not read). Each of the two
+/// candidate lists keeps at most `wanted` entries, as upstream's fixed-size lists do.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn dry_run_preemption(
     cx: &Ctx<'_>,
     fw: &dyn PluginsRunner,

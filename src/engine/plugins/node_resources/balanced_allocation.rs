@@ -8,7 +8,9 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::resource_allocation::{Amounts, ResourceSpec, balanced, balanced_improvement, defaulted, pod_request_list, vectors};
+use super::resource_allocation::{
+    Amounts, ResourceSpec, balanced, balanced_improvement, defaulted, pod_request_list, vectors,
+};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, Signing};
