@@ -769,12 +769,20 @@ fn time_str(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) ->
     t.map(|t| t.0.to_string())
 }
 
-/// FNV-1a (64 bits) of an image name: the key a node's images are searched by
+/// FNV-1a's 64-bit offset basis: the hash of no bytes.
+pub const FNV1A_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a (64 bits) of `bytes` continued from the hash `h` (start from [`FNV1A_OFFSET`]).
+pub fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// FNV-1a of an image name: the key a node's images are searched by
 /// ([`Node::image_size_hashed`]).
 pub fn image_name_hash(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    fnv1a(FNV1A_OFFSET, name.as_bytes())
 }
 
 /// See [`Node::image_index`].

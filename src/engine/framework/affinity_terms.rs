@@ -3,7 +3,8 @@
 //! anti-affinity terms), grouped by term (not upstream: upstream matches every existing pod's
 //! terms against the incoming pod). Pods of one workload carry equal terms, so an incoming pod
 //! is matched once per distinct term instead of once per pod. Built with the snapshot, like
-//! [`super::pod_table::PodTable`], and dropped when the snapshot changes.
+//! [`super::pod_table::PodTable`], and rebuilt when a pod with such terms changes
+//! (`snapshot_update`).
 
 use std::collections::HashMap;
 
@@ -76,8 +77,8 @@ impl ScoringTerms {
         }
     }
 
-    /// Whether these are still the terms of `nodes` (the snapshot drops them when it changes;
-    /// this guards against a snapshot of another size).
+    /// Whether these are still the terms of `nodes` (the snapshot rebuilds them when a pod
+    /// with terms changes; this guards against a snapshot of another size).
     pub(crate) fn fits(&self, nodes: &[NodeInfo]) -> bool {
         self.nodes == nodes.len()
     }

@@ -133,6 +133,14 @@ mod tests {
     use crate::testkit::builders::*;
 
     #[test]
+    fn image_names_hash_as_fnv1a_64() {
+        // the published FNV-1a test vectors
+        assert_eq!(image_name_hash(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(image_name_hash("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(image_name_hash("foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
     fn a_node_image_listed_by_two_entries_has_the_later_entrys_size() {
         let n = crate::model::Node::from_obj(node_with(
             "n",
