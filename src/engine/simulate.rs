@@ -534,6 +534,8 @@ pub fn simulate(
     let mut snap = Snapshot::new(Arc::new(cluster), features);
     snap.handle = FrameworkHandle::persistent();
     snap.placement = opts.placement.clone().map(Arc::new);
+    // a summarized attempt keeps nothing the per-node diagnostics would add
+    snap.decisions_only = opts.detail == Detail::Summary;
     let wanted = |k: &ObjectKey| opts.only.as_ref().is_none_or(|o| o.contains(k));
     let initial: Vec<ObjectKey> = queues(&snap.cluster, profiles)
         .into_iter()

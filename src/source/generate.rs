@@ -304,6 +304,72 @@ mod tests {
         );
     }
 
+    /// Tracing the decisions only gives what a summarized full trace keeps: pod by pod, and
+    /// over a whole simulation (binds, a preemption and its evictions, failures of every kind).
+    #[test]
+    fn decisions_only_keeps_what_a_summary_keeps() {
+        use crate::engine::simulate::{Detail, EventKind, SimOptions, simulate};
+        let spec = GenSpec {
+            pending: 4,
+            failing: FAILURE_KINDS.len(),
+            ..GenSpec::new(300, 3000, 7)
+        };
+        let mut list = generate(spec);
+        let mut urgent = pending_pod("urgent", "web", json!({"cpu": "64", "memory": "1Gi"}), json!({}));
+        urgent["spec"]["priority"] = json!(1000);
+        list["items"].as_array_mut().unwrap().push(urgent);
+        let text = serde_json::to_string(&list).unwrap();
+        let cluster = Arc::new(crate::source::file::load_str("g.json", &text).unwrap());
+        let profiles = engine::build_profiles(None, Release::NEWEST).unwrap();
+        let full = Snapshot::new(cluster.clone(), Release::NEWEST);
+        let mut lean = Snapshot::new(cluster.clone(), Release::NEWEST);
+        lean.decisions_only = true;
+        let (mut diagnosed, mut scored) = (0, 0);
+        for p in cluster.pods.iter().filter(|p| p.is_pending()) {
+            let mut a = engine::explain(&full, &profiles, &p.key).unwrap();
+            let mut b = engine::explain(&lean, &profiles, &p.key).unwrap();
+            assert!(
+                b.filter
+                    .iter()
+                    .all(|f| f.all_failures.is_empty() && f.details.is_empty())
+            );
+            assert!(b.score.iter().all(|s| s.plugins.is_empty()));
+            assert_eq!(
+                a.score.iter().map(|s| (&s.node, s.total)).collect::<Vec<_>>(),
+                b.score.iter().map(|s| (&s.node, s.total)).collect::<Vec<_>>(),
+                "{}",
+                p.key
+            );
+            diagnosed += usize::from(a.filter.iter().any(|f| !f.all_failures.is_empty()));
+            scored += usize::from(!a.score.is_empty());
+            a.summarize();
+            b.summarize();
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "{}", p.key);
+        }
+        assert!(
+            diagnosed >= FAILURE_KINDS.len() - 2 && scored >= 4,
+            "{diagnosed} {scored}"
+        );
+        let run = |detail| {
+            let opts = SimOptions {
+                detail,
+                ..SimOptions::default()
+            };
+            simulate((*cluster).clone(), &profiles, Release::NEWEST, opts)
+        };
+        let mut a = run(Detail::Full);
+        let b = run(Detail::Summary);
+        for e in &mut a.events {
+            if let EventKind::Attempt { explanation, .. } = &mut e.kind {
+                explanation.summarize();
+            }
+        }
+        assert_eq!(format!("{:?}", a.events), format!("{:?}", b.events));
+        assert_eq!(a.pods, b.pods);
+        assert_eq!(a.evicted, b.evicted);
+        assert!(!b.evicted.is_empty(), "the urgent pod preempted");
+    }
+
     /// Every generated pending pod fails (or fits) for the reason its kind names, at the
     /// newest release.
     #[test]

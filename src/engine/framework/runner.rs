@@ -149,6 +149,30 @@ impl Framework {
         (self.run_filters(cx, state, pod, node), Vec::new())
     }
 
+    /// `RunFilterPlugins` with the plugins PreFilter skipped given by position (`skip`, looked
+    /// up once per cycle rather than per node).
+    fn run_filters_skipping(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &NodeInfo,
+        skip: &[bool],
+    ) -> Status {
+        for (pl, _) in self.filter.iter().zip(skip).filter(|(_, s)| !**s) {
+            let s = pl.filter(cx, state, pod, node);
+            if !s.is_success() {
+                let s = if s.is_rejected() {
+                    s
+                } else {
+                    Status::error(format!("running {:?} filter plugin: {}", pl.name(), s.message()))
+                };
+                return s.with_plugin(pl.name());
+            }
+        }
+        Status::success()
+    }
+
     /// `RunFilterPlugins` and the diagnostic pass in one walk: the status `run_filters`
     /// returns, and every filter plugin's failure on the node (as `all_filter_failures`).
     fn run_filters_all(
@@ -798,7 +822,18 @@ fn run_filter(
         }
         // Without nominated pods on the node, one walk gives both the verdict and the
         // diagnostic pass; with them the verdict counts them and the diagnostic pass does not.
-        let (s, by_nominated, all_failures) = if nominated_on(cx, pod, n).is_empty() {
+        // Decisions only: the verdict, nothing else.
+        let no_nominated = nominated_on(cx, pod, n).is_empty();
+        let (s, by_nominated, all_failures) = if cx.snapshot.decisions_only && no_nominated {
+            (
+                fw.run_filters_skipping(cx, state, pod, n, &skip),
+                Vec::new(),
+                Vec::new(),
+            )
+        } else if cx.snapshot.decisions_only {
+            let (s, by_nominated) = fw.run_filters_with_nominated(cx, state, pod, n);
+            (s, by_nominated, Vec::new())
+        } else if no_nominated {
             let (s, all) = fw.run_filters_all(cx, state, pod, n, &skip);
             (s, Vec::new(), all)
         } else {
@@ -810,7 +845,7 @@ fn run_filter(
         }
         let ok = s.is_success();
         let details = fw.filter_details(cx, state, pod, n, &all_failures);
-        let detail = if ok || !by_nominated.is_empty() {
+        let detail = if ok || !by_nominated.is_empty() || cx.snapshot.decisions_only {
             Lines::default()
         } else {
             fw.failure_detail(cx, state, pod, n, &s.plugin)
@@ -946,6 +981,22 @@ fn run_score(
     }
     // each node's plugins sorted by name: the columns once, not every node's list
     columns.sort_by(|a, b| a.0.cmp(b.0));
+    if cx.snapshot.decisions_only {
+        // the totals only, summed in the same order
+        return Some(
+            nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| NodeScoreTrace {
+                    node: n.name().to_string(),
+                    total: columns.iter().fold(0i64, |t, (_, weight, _, normalized)| {
+                        t.saturating_add(normalized[i].saturating_mul(*weight))
+                    }),
+                    plugins: Vec::new(),
+                })
+                .collect(),
+        );
+    }
     Some(
         nodes
             .iter()

@@ -46,6 +46,11 @@ pub struct Snapshot {
     /// Filter and Score walk the nodes in order on this thread instead of spreading them over
     /// the cores: the same answer, for comparing the two and for profiling.
     pub serial: bool,
+    /// Only what decides the cycle is traced: each node's first failing filter plugin (no
+    /// diagnostic pass over the other plugins, no plugin details) and each feasible node's
+    /// total score (not its plugins). What [`crate::engine::trace::Explanation::summarize`]
+    /// keeps is the same either way; the simulator sets it when it summarizes every attempt.
+    pub decisions_only: bool,
 }
 
 static NO_LABELS: std::sync::LazyLock<Labels> = std::sync::LazyLock::new(Labels::new);
@@ -111,6 +116,7 @@ impl Snapshot {
             pod_table,
             scoring_terms,
             serial: false,
+            decisions_only: false,
         }
     }
 
