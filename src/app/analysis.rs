@@ -235,7 +235,7 @@ pub(crate) struct FilterRow<'a> {
 impl FilterRow<'_> {
     /// The first failing plugin ("" when none).
     pub(crate) fn plugin(&self) -> &str {
-        self.entry.failure.as_ref().map_or("", |f| f.plugin.as_str())
+        self.entry.failure.as_ref().map_or("", |f| f.plugin)
     }
 
     /// The first failure's reasons, joined.
@@ -363,7 +363,7 @@ pub(crate) struct DetailLine {
 /// each constraint that fails (domain count, global minimum, skew against maxSkew). The same
 /// lines `explain -o text` prints under the node.
 pub(crate) fn node_detail(entry: &NodeFilter) -> Vec<DetailLine> {
-    let first = entry.failure.as_ref().map_or("", |f| f.plugin.as_str());
+    let first = entry.failure.as_ref().map_or("", |f| f.plugin);
     let mut out: Vec<DetailLine> = entry
         .detail
         .iter()

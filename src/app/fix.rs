@@ -112,9 +112,9 @@ impl Verified {
 /// The failures that count on a node: every plugin's (the diagnostic pass) or upstream's one.
 fn failures(f: &NodeFilter) -> Vec<&str> {
     if f.all_failures.is_empty() {
-        f.failure.iter().map(|x| x.plugin.as_str()).collect()
+        f.failure.iter().map(|x| x.plugin).collect()
     } else {
-        f.all_failures.iter().map(|x| x.plugin.as_str()).collect()
+        f.all_failures.iter().map(|x| x.plugin).collect()
     }
 }
 

@@ -223,9 +223,9 @@ pub fn entry(ex: &Explanation, attempts: Option<u32>) -> QueueEntry {
         if let Some(fl) = &f.failure
             && !fl.plugin.is_empty()
             && matches!(fl.code, Code::Unschedulable | Code::UnschedulableAndUnresolvable)
-            && !plugins.contains(&fl.plugin)
+            && !plugins.iter().any(|p| p == fl.plugin)
         {
-            plugins.push(fl.plugin.clone());
+            plugins.push(fl.plugin.to_string());
         }
     }
     let backoff = attempts.map(|n| format!("{}s after {n} attempt(s)", backoff_seconds(n)));

@@ -120,7 +120,7 @@ impl PluginStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FilterFailure {
     /// Plugin ("" for a PreFilter rejection that no single plugin owns).
-    pub plugin: String,
+    pub plugin: &'static str,
     /// Code.
     pub code: Code,
     /// Reasons.

@@ -72,7 +72,7 @@ pub(crate) fn render(ex: &Explanation) -> String {
                 "(PreFilter)".to_string(),
                 "not in PreFilter's node set".to_string(),
             ),
-            Some(fl) => ("no fit", fl.plugin.clone(), fl.reasons.join(", ")),
+            Some(fl) => ("no fit", fl.plugin.to_string(), fl.reasons.join(", ")),
         };
         let _ = write!(s, "  {:<w$}  {:<10} {:<26} {}", f.node, verdict, plugin, reason);
         if !f.rejected_by_nominated_pods.is_empty() {
@@ -80,7 +80,7 @@ pub(crate) fn render(ex: &Explanation) -> String {
             let _ = write!(s, "  (only with nominated pods: {})", names.join(", "));
         }
         if f.all_failures.len() > 1 {
-            let more: Vec<&str> = f.all_failures.iter().skip(1).map(|a| a.plugin.as_str()).collect();
+            let more: Vec<&str> = f.all_failures.iter().skip(1).map(|a| a.plugin).collect();
             let _ = write!(s, "  (also: {})", more.join(", "));
         }
         let _ = writeln!(s);

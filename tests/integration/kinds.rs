@@ -67,7 +67,7 @@ fn shape(c: Cluster, release: Release) -> Vec<serde_json::Value> {
         .map(|k| {
             let ex = engine::explain(&snap, &profiles, k).unwrap();
             serde_json::json!({
-                "filter": ex.filter.iter().map(|f| f.failure.as_ref().map(|x| (x.plugin.clone(), x.reasons.clone()))).collect::<Vec<_>>(),
+                "filter": ex.filter.iter().map(|f| f.failure.as_ref().map(|x| (x.plugin, x.reasons.clone()))).collect::<Vec<_>>(),
                 "scores": ex.score.iter().map(|s| s.total).collect::<Vec<_>>(),
                 "selected": ex.selected.len(),
                 "dra": ex.dra.as_ref().map(|d| d.nodes.iter().map(|n| (n.verdict.clone(), n.requests.iter().map(|r| (r.devices, r.class_match, r.selector_match, r.free, r.usable)).collect::<Vec<_>>())).collect::<Vec<_>>()),

@@ -73,7 +73,7 @@ impl Framework {
         pod: &PodInfo,
         node: &str,
         trace: &mut Vec<CyclePluginStatus>,
-    ) -> (Status, BTreeMap<String, Duration>) {
+    ) -> (Status, BTreeMap<&'static str, Duration>) {
         let mut waits = BTreeMap::new();
         for pl in &self.permit {
             let mut notes = Vec::new();
@@ -82,7 +82,7 @@ impl Framework {
             if s.code == Code::Wait {
                 let timeout = timeout.min(MAX_PERMIT_TIMEOUT);
                 t.timeout_ms = Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
-                waits.insert(pl.name().to_string(), timeout);
+                waits.insert(pl.name(), timeout);
             }
             trace.push(t);
             if s.is_success() || s.code == Code::Wait {
@@ -282,7 +282,7 @@ pub fn run_binding_cycle(
                 .iter()
                 .map(|(p, d)| {
                     let ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX / 2);
-                    (p.clone(), (*d, now + ms))
+                    (*p, (*d, now + ms))
                 })
                 .collect(),
             state: state.clone(),
@@ -335,7 +335,7 @@ pub fn finish_binding_cycle(
             let s = if w.is_rejected() {
                 w
             } else {
-                Status::error(format!("waiting on permit for pod: {}", w.message())).with_plugin(&w.plugin)
+                Status::error(format!("waiting on permit for pod: {}", w.message())).with_plugin(w.plugin)
             };
             fail(fw, cx, state, pod, t, "Permit", &s);
             return;

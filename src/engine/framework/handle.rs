@@ -25,7 +25,7 @@ pub struct WaitingPod {
     /// When it started waiting (clock ms).
     pub since_ms: u64,
     /// Permit plugins that have not allowed it yet → (timeout, deadline in clock ms).
-    pub pending: BTreeMap<String, (Duration, u64)>,
+    pub pending: BTreeMap<&'static str, (Duration, u64)>,
     /// The cycle state of the attempt that reserved it (for its binding cycle or Unreserve).
     pub state: CycleState,
     /// The signal delivered to it: Success once every pending plugin allowed it, or the first
@@ -198,7 +198,7 @@ impl FrameworkHandle {
     }
 
     /// `WaitingPod.Reject(plugin, msg)`: the first signal wins.
-    pub fn reject(&self, pod: &ObjectKey, plugin: &str, message: &str) {
+    pub fn reject(&self, pod: &ObjectKey, plugin: &'static str, message: &str) {
         let mut s = self.lock();
         if let Some(w) = s.waiting.get_mut(pod)
             && w.verdict.is_none()
@@ -263,7 +263,7 @@ impl FrameworkHandle {
         let mut s = self.lock();
         s.now_ms = s.now_ms.max(ms);
         let now = s.now_ms;
-        let mut fired: Vec<(ObjectKey, String, String)> = Vec::new();
+        let mut fired: Vec<(ObjectKey, &'static str, String)> = Vec::new();
         for (k, w) in &s.waiting {
             if w.verdict.is_some() {
                 continue;
@@ -277,7 +277,7 @@ impl FrameworkHandle {
             if let Some((p, (t, _))) = first {
                 fired.push((
                     k.clone(),
-                    p.clone(),
+                    *p,
                     format!(
                         "rejected due to timeout after waiting {} at plugin {p}",
                         go_duration(*t)
@@ -287,7 +287,7 @@ impl FrameworkHandle {
         }
         drop(s);
         for (k, p, m) in fired {
-            self.reject(&k, &p, &m);
+            self.reject(&k, p, &m);
         }
     }
 

@@ -199,7 +199,7 @@ impl Framework {
                 first = Some(f.with_plugin(pl.name()));
             }
             all.push(FilterFailure {
-                plugin: pl.name().to_string(),
+                plugin: pl.name(),
                 code: s.code,
                 reasons: s.reasons,
             });
@@ -248,7 +248,7 @@ impl Framework {
             .filter_map(|(pl, _)| {
                 let s = pl.filter(cx, state, pod, node);
                 (!s.is_success()).then(|| FilterFailure {
-                    plugin: pl.name().to_string(),
+                    plugin: pl.name(),
                     code: s.code,
                     reasons: s.reasons,
                 })
@@ -716,7 +716,7 @@ fn reject_on_every_node(
             node: n.name().to_string(),
             feasible: false,
             failure: Some(FilterFailure {
-                plugin: rejection.plugin.clone(),
+                plugin: rejection.plugin,
                 code: rejection.code,
                 reasons: rejection.reasons.clone(),
             }),
@@ -759,7 +759,7 @@ impl Filtered {
                     Status {
                         code: fail.code,
                         reasons: fail.reasons.clone(),
-                        plugin: fail.plugin.clone(),
+                        plugin: fail.plugin,
                     },
                 ))
             })
@@ -809,7 +809,7 @@ fn run_filter(
                 node: name,
                 feasible: false,
                 failure: absent.map(|a| FilterFailure {
-                    plugin: String::new(),
+                    plugin: "",
                     code: a.code,
                     reasons: a.reasons.clone(),
                 }),
@@ -1237,7 +1237,7 @@ items:
             assert_eq!(
                 ex.filter[0].failure,
                 Some(FilterFailure {
-                    plugin: String::new(),
+                    plugin: "",
                     code: Code::UnschedulableAndUnresolvable,
                     reasons: vec!["node(s) didn't satisfy plugin(s) [NodeAffinity]".into()],
                 }),
@@ -1299,10 +1299,7 @@ items:
                 "1.{minor}"
             );
             assert!(!ex.filter[0].excluded_by_prefilter);
-            assert_eq!(
-                ex.filter[0].failure.as_ref().map(|f| f.plugin.as_str()),
-                Some("NodeAffinity")
-            );
+            assert_eq!(ex.filter[0].failure.as_ref().map(|f| f.plugin), Some("NodeAffinity"));
             assert_eq!(ex.nominated_node, Some(("node1".to_string(), false)));
         }
     }

@@ -44,7 +44,7 @@ pub struct Status {
     /// Reasons, in the plugin's order.
     pub reasons: Vec<String>,
     /// The plugin that set the status ("" when none did).
-    pub plugin: String,
+    pub plugin: &'static str,
 }
 
 impl Default for Status {
@@ -59,7 +59,7 @@ impl Status {
         Status {
             code: Code::Success,
             reasons: Vec::new(),
-            plugin: String::new(),
+            plugin: "",
         }
     }
 
@@ -68,7 +68,7 @@ impl Status {
         Status {
             code,
             reasons: reasons.into_iter().map(Into::into).collect(),
-            plugin: String::new(),
+            plugin: "",
         }
     }
 
@@ -94,8 +94,8 @@ impl Status {
 
     /// Sets the plugin.
     #[must_use]
-    pub fn with_plugin(mut self, p: &str) -> Self {
-        self.plugin = p.to_string();
+    pub fn with_plugin(mut self, p: &'static str) -> Self {
+        self.plugin = p;
         self
     }
 

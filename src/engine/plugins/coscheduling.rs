@@ -1195,7 +1195,7 @@ mod tests {
                 node: "node".into(),
                 profile: String::new(),
                 since_ms: 0,
-                pending: [(names::COSCHEDULING.to_string(), (Duration::from_secs(10), 10_000))].into(),
+                pending: [(names::COSCHEDULING, (Duration::from_secs(10), 10_000))].into(),
                 state: CycleState::default(),
                 verdict: None,
             });

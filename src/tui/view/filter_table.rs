@@ -60,7 +60,7 @@ fn plugin_text(r: &FilterRow<'_>, all: bool) -> String {
         r.entry
             .all_failures
             .iter()
-            .map(|f| f.plugin.as_str())
+            .map(|f| f.plugin)
             .collect::<Vec<_>>()
             .join(", ")
     } else if r.entry.excluded_by_prefilter {

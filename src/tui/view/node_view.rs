@@ -110,14 +110,14 @@ fn why<'a>(app: &App, node: &Node, pod: &Pod, theme: &Theme) -> Vec<Line<'a>> {
                             if fl.plugin.is_empty() {
                                 "PreFilter".to_string()
                             } else {
-                                fl.plugin.clone()
+                                fl.plugin.to_string()
                             },
                             style,
                         ),
                         Span::styled(format!(": {}", fl.reasons.join(", ")), style),
                     ]));
                 }
-                let first = f.failure.as_ref().map_or("", |x| x.plugin.as_str());
+                let first = f.failure.as_ref().map_or("", |x| x.plugin);
                 for d in analysis::node_detail(f) {
                     let text = if d.plugin == first || d.plugin.is_empty() {
                         format!("  ↳ {}", d.text)

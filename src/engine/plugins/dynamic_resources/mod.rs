@@ -1115,7 +1115,7 @@ impl DynamicResources {
                 .find(|f| f.node == n.name())
                 .and_then(|f| f.failure.as_ref())
                 .filter(|f| f.plugin != names::DYNAMIC_RESOURCES && !f.plugin.is_empty())
-                .map(|f| f.plugin.clone());
+                .map(|f| f.plugin);
             if let Some(mut node) = self.node_trace(cx, &s, pod, n, &users) {
                 if let Some(p) = decided_elsewhere {
                     node.verdict.push_str(&format!(" (the node already failed {p})"));

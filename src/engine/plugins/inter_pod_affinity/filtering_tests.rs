@@ -1132,13 +1132,7 @@ fn nominated_pods_are_counted_through_add_pod() {
     let f: Vec<(&str, bool, Option<&str>)> = ex
         .filter
         .iter()
-        .map(|f| {
-            (
-                f.node.as_str(),
-                f.feasible,
-                f.failure.as_ref().map(|x| x.plugin.as_str()),
-            )
-        })
+        .map(|f| (f.node.as_str(), f.feasible, f.failure.as_ref().map(|x| x.plugin)))
         .collect();
     assert_eq!(
         f,

@@ -1309,10 +1309,7 @@ mod tests {
         let ex = explain(&snap, &[fw], &ObjectKey::new("default", "p")).expect("explain");
         let fx = ex.filter.iter().find(|f| f.node == "node-x").expect("node-x");
         assert!(!fx.feasible);
-        assert_eq!(
-            fx.failure.as_ref().map(|f| f.plugin.as_str()),
-            Some("PodTopologySpread")
-        );
+        assert_eq!(fx.failure.as_ref().map(|f| f.plugin), Some("PodTopologySpread"));
         assert_eq!(fx.rejected_by_nominated_pods, vec![ObjectKey::new("default", "nom")]);
         assert!(ex.filter.iter().find(|f| f.node == "node-a").expect("node-a").feasible);
     }

@@ -576,10 +576,7 @@ mod tests {
         assert!(!ex.schedulable());
         for f in &ex.filter {
             let fl = f.failure.as_ref().expect("failure");
-            assert_eq!(
-                (fl.plugin.as_str(), fl.code),
-                ("PodTopologySpread", Code::Unschedulable)
-            );
+            assert_eq!((fl.plugin, fl.code), ("PodTopologySpread", Code::Unschedulable));
             assert_eq!(fl.reasons, vec![ERR_REASON_CONSTRAINTS_NOT_MATCH.to_string()]);
         }
         let msg = ex.message.clone().unwrap_or_default();
