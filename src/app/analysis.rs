@@ -392,7 +392,7 @@ pub(crate) fn reason_counts(ex: &Explanation) -> Vec<(String, usize)> {
     for f in &ex.filter {
         if let Some(fl) = &f.failure {
             for r in &fl.reasons {
-                *m.entry(r.clone()).or_insert(0) += 1;
+                *m.entry(r.to_string()).or_insert(0) += 1;
             }
         } else if f.excluded_by_prefilter {
             *m.entry("not in PreFilter's node set".into()).or_insert(0) += 1;
@@ -547,7 +547,7 @@ mod tests {
         let failure = crate::engine::trace::FilterFailure {
             plugin: names::NODE_RESOURCES_FIT.into(),
             code: crate::engine::framework::status::Code::Unschedulable,
-            reasons: vec!["Insufficient cpu".into()],
+            reasons: ["Insufficient cpu"].into_iter().collect(),
         };
         let entry = NodeFilter {
             node: "node-c".into(),

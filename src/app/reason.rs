@@ -250,7 +250,7 @@ fn most_excluding(ex: &Explanation) -> Option<(&str, usize)> {
         for f in ex.filter.iter().filter(|f| f.excluded_by_prefilter == prefilter) {
             if let Some(fl) = &f.failure {
                 for r in &fl.reasons {
-                    *m.entry(r.as_str()).or_insert(0) += 1;
+                    *m.entry(r.as_ref()).or_insert(0) += 1;
                 }
             }
         }

@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
-use super::framework::status::{Code, Status};
+use super::framework::status::{Code, Reasons, Status};
 use crate::model::ObjectKey;
 
 /// Lines of text a plugin gives about a rejection, written out when first read: an
@@ -104,7 +104,7 @@ impl PluginStatus {
         PluginStatus {
             plugin: plugin.to_string(),
             code: s.code,
-            reasons: s.reasons.clone(),
+            reasons: s.reasons.to_strings(),
             facts: Vec::new(),
         }
     }
@@ -124,7 +124,7 @@ pub struct FilterFailure {
     /// Code.
     pub code: Code,
     /// Reasons.
-    pub reasons: Vec<String>,
+    pub reasons: Reasons,
 }
 
 /// How a node fared at Filter.
@@ -279,7 +279,7 @@ impl CyclePluginStatus {
         CyclePluginStatus {
             plugin: plugin.to_string(),
             code: s.code,
-            reasons: s.reasons.clone(),
+            reasons: s.reasons.to_strings(),
             timeout_ms: None,
             notes,
         }

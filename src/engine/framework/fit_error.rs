@@ -22,14 +22,14 @@ pub fn fit_error_message(
             let mut hist: BTreeMap<&str, usize> = BTreeMap::new();
             for s in statuses.values() {
                 for r in &s.reasons {
-                    *hist.entry(r.as_str()).or_insert(0) += 1;
+                    *hist.entry(r.as_ref()).or_insert(0) += 1;
                 }
             }
             if let Some(a) = absent
                 && statuses.len() < num_nodes
             {
                 for r in &a.reasons {
-                    *hist.entry(r.as_str()).or_insert(0) += num_nodes - statuses.len();
+                    *hist.entry(r.as_ref()).or_insert(0) += num_nodes - statuses.len();
                 }
             }
             let mut items: Vec<String> = hist.iter().map(|(r, n)| format!("{n} {r}")).collect();
@@ -53,7 +53,7 @@ mod tests {
     #[test]
     fn fit_error_message_counts_absent_nodes() {
         // types_test.go TestFitError_Error shapes, with an absent-nodes status added.
-        let f = |r: &str| Status::unschedulable(r);
+        let f = |r: &str| Status::unschedulable(r.to_string());
         let statuses: BTreeMap<String, Status> = [
             ("node1".to_string(), f("Node(s) failed Filter plugin FalseFilter-1")),
             ("node2".to_string(), f("Node(s) failed Filter plugin FalseFilter-1")),

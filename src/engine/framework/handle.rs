@@ -203,7 +203,7 @@ impl FrameworkHandle {
         if let Some(w) = s.waiting.get_mut(pod)
             && w.verdict.is_none()
         {
-            w.verdict = Some(Status::new(Code::Unschedulable, [message]).with_plugin(plugin));
+            w.verdict = Some(Status::new(Code::Unschedulable, [message.to_string()]).with_plugin(plugin));
         }
     }
 

@@ -981,14 +981,15 @@ fn run_score(
     }
     // each node's plugins sorted by name: the columns once, not every node's list
     columns.sort_by(|a, b| a.0.cmp(b.0));
+    // the node names move from the score list (the plugins are done with it) to the traces
+    let names = scores.into_iter().map(|s| s.name);
     if cx.snapshot.decisions_only {
         // the totals only, summed in the same order
         return Some(
-            nodes
-                .iter()
+            names
                 .enumerate()
-                .map(|(i, n)| NodeScoreTrace {
-                    node: n.name().to_string(),
+                .map(|(i, node)| NodeScoreTrace {
+                    node,
                     total: columns.iter().fold(0i64, |t, (_, weight, _, normalized)| {
                         t.saturating_add(normalized[i].saturating_mul(*weight))
                     }),
@@ -998,10 +999,9 @@ fn run_score(
         );
     }
     Some(
-        nodes
-            .iter()
+        names
             .enumerate()
-            .map(|(i, n)| {
+            .map(|(i, node)| {
                 let plugins: Vec<PluginScore> = columns
                     .iter()
                     .map(|(plugin, weight, raw, normalized)| PluginScore {
@@ -1013,7 +1013,7 @@ fn run_score(
                     })
                     .collect();
                 NodeScoreTrace {
-                    node: n.name().to_string(),
+                    node,
                     total: plugins.iter().fold(0i64, |t, p| t.saturating_add(p.weighted)),
                     plugins,
                 }
@@ -1069,7 +1069,7 @@ fn run_post_filter(
             post_msg = s.message();
             break;
         }
-        reasons.extend(s.reasons.iter().cloned());
+        reasons.extend(s.reasons.iter().map(|r| r.to_string()));
         if rejector.is_empty() {
             rejector = pl.name().to_string();
         }
@@ -1239,7 +1239,9 @@ items:
                 Some(FilterFailure {
                     plugin: "",
                     code: Code::UnschedulableAndUnresolvable,
-                    reasons: vec!["node(s) didn't satisfy plugin(s) [NodeAffinity]".into()],
+                    reasons: ["node(s) didn't satisfy plugin(s) [NodeAffinity]"]
+                        .into_iter()
+                        .collect(),
                 }),
                 "1.{minor}"
             );

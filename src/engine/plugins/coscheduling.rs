@@ -1043,7 +1043,7 @@ mod tests {
                 "node",
                 &mut Vec::new(),
             );
-            assert_eq!((st.code, st.reasons), (code, reasons), "{name}");
+            assert_eq!((st.code, st.reasons.to_strings()), (code, reasons), "{name}");
             let want_wait = if code == Code::Wait {
                 Duration::from_secs(10)
             } else {

@@ -178,7 +178,7 @@ mod tests {
     }
 
     fn unresolvable(r: &str) -> Status {
-        Status::new(Code::UnschedulableAndUnresolvable, [r])
+        Status::new(Code::UnschedulableAndUnresolvable, [r.to_string()])
     }
 
     /// deferred_pod_scheduling_test.go TestPreFilter, TestFilter.

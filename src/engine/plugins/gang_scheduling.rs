@@ -851,7 +851,7 @@ mod tests {
             vec!["minCount (3) is not yet satisfied: 1 scheduled, 2 remaining"]
         );
         let s = placement_feasible(3, 3, 0);
-        assert_eq!((s.code, s.reasons), (Code::Success, vec![]));
+        assert_eq!((s.code, s.reasons.to_strings()), (Code::Success, Vec::<String>::new()));
         // A basic group's quorum is 1.
         let s = placement_feasible(1, 0, 1);
         assert_eq!(

@@ -661,7 +661,7 @@ impl PostFilterPlugin for DynamicResources {
         statuses: &BTreeMap<String, Status>,
     ) -> (PostFilterTrace, Status) {
         let trace = PostFilterTrace::default();
-        let reject = |reason: &str| {
+        let reject = |reason: &'static str| {
             if self.silent_post_filter && reason != DEALLOCATED && reason != DELETED {
                 Status::new(Code::Unschedulable, Vec::<String>::new())
             } else {

@@ -19,7 +19,7 @@ use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, PlacementScorePlugin, Plugin, PluginSlots, PodGroupAssignments, PodGroupView, PreFilterPlugin,
     PreScorePlugin, ScorePlugin, Signing,
 };
-use crate::engine::framework::status::{Code, Status};
+use crate::engine::framework::status::{Code, Reason, Status};
 use crate::engine::plugins::names;
 use crate::engine::release::{Change, Features};
 use crate::engine::trace::{Fact, amounts};
@@ -99,9 +99,9 @@ const PRE_SCORE_KEY: &str = "PreScoreNodeResourcesFit";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct InsufficientResource {
     /// Resource name.
-    pub resource: String,
-    /// Reason text.
-    pub reason: String,
+    pub resource: Reason,
+    /// Reason text (fixed for the pod count, cpu, memory and ephemeral storage).
+    pub reason: Reason,
     /// Requested by the pod.
     pub requested: i64,
     /// Already used on the node.
@@ -139,11 +139,11 @@ pub(crate) fn fits_request(
         return out;
     }
     let used = &node.requested;
-    let mut check = |name: &str, want: i64, have: i64, in_use: i64| {
+    let mut check = |name: &'static str, reason: &'static str, want: i64, have: i64, in_use: i64| {
         if want > 0 && want > have.wrapping_sub(in_use) {
             out.push(InsufficientResource {
                 resource: name.into(),
-                reason: format!("Insufficient {name}"),
+                reason: reason.into(),
                 requested: want,
                 used: in_use,
                 capacity: have,
@@ -151,10 +151,17 @@ pub(crate) fn fits_request(
             });
         }
     };
-    check("cpu", req.milli_cpu, alloc.milli_cpu, used.milli_cpu);
-    check("memory", req.memory, alloc.memory, used.memory);
+    check(
+        "cpu",
+        "Insufficient cpu",
+        req.milli_cpu,
+        alloc.milli_cpu,
+        used.milli_cpu,
+    );
+    check("memory", "Insufficient memory", req.memory, alloc.memory, used.memory);
     check(
         "ephemeral-storage",
+        "Insufficient ephemeral-storage",
         req.ephemeral_storage,
         alloc.ephemeral_storage,
         used.ephemeral_storage,
@@ -176,8 +183,8 @@ pub(crate) fn fits_request(
         let in_use = used.scalar.get(name).copied().unwrap_or(0);
         if *q > have.wrapping_sub(in_use) {
             out.push(InsufficientResource {
-                resource: name.clone(),
-                reason: format!("Insufficient {name}"),
+                resource: name.clone().into(),
+                reason: format!("Insufficient {name}").into(),
                 requested: *q,
                 used: in_use,
                 capacity: have,
@@ -527,8 +534,8 @@ mod tests {
             format!("Insufficient {resource}")
         };
         InsufficientResource {
-            resource: resource.into(),
-            reason,
+            resource: resource.to_string().into(),
+            reason: reason.into(),
             requested,
             used,
             capacity,

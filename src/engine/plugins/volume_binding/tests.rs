@@ -160,7 +160,10 @@ fn run(c: Case) {
 }
 
 fn unresolvable(reasons: &[&str]) -> Status {
-    Status::new(Code::UnschedulableAndUnresolvable, reasons.iter().copied())
+    Status::new(
+        Code::UnschedulableAndUnresolvable,
+        reasons.iter().map(|r| r.to_string()),
+    )
 }
 
 #[test]
