@@ -130,7 +130,7 @@ impl ClusterState {
 
     fn live_origin() -> Origin {
         Origin {
-            file: LIVE_ORIGIN.to_string(),
+            file: LIVE_ORIGIN.into(),
             doc: 0,
         }
     }
@@ -252,7 +252,7 @@ impl ClusterState {
             .enumerate()
             .map(|(i, (origin, o))| {
                 let mut origin = origin.clone();
-                if origin.file == LIVE_ORIGIN {
+                if &*origin.file == LIVE_ORIGIN {
                     origin.doc = i;
                 }
                 (origin, o.clone())

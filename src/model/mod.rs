@@ -69,8 +69,9 @@ impl fmt::Display for ObjectKey {
 /// Where an object came from, for error messages.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Origin {
-    /// File path (or "<live>").
-    pub file: String,
+    /// File path (or "<live>"), shared by every object of the file (a snapshot of a million
+    /// pods holds one copy of its path, not a million).
+    pub file: Arc<str>,
     /// 0-based document index within the file (items of a List count individually).
     pub doc: usize,
 }
@@ -1056,7 +1057,7 @@ impl Cluster {
     /// origins.
     pub fn build_with_pods(
         objects: Vec<(Origin, Object)>,
-        read: Vec<(Origin, ReadPod)>,
+        read: Vec<(Origin, Box<ReadPod>)>,
     ) -> Result<Cluster, ModelError> {
         let mut c = Cluster::default();
         let mut seen: BTreeMap<(String, ObjectKey), Origin> = BTreeMap::new();
@@ -1142,9 +1143,9 @@ impl Cluster {
             .map(|p| p.value.unwrap_or(0))
             .max();
         if merge {
-            raw_pods.extend(read.into_iter().map(|(o, p)| (o, PodToRead::Read(Box::new(p)))));
+            raw_pods.extend(read.into_iter().map(|(o, p)| (o, PodToRead::Read(p))));
             // input order: by file (read in name order), then by document
-            raw_pods.sort_by(|a, b| (a.0.file.as_str(), a.0.doc).cmp(&(b.0.file.as_str(), b.0.doc)));
+            raw_pods.sort_by(|a, b| (&*a.0.file, a.0.doc).cmp(&(&*b.0.file, b.0.doc)));
         }
         // each pod with its position in the input, for the sort by key below
         let mut tagged: Vec<(Arc<Pod>, usize)> = Vec::with_capacity(raw_pods.len());

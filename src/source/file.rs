@@ -155,7 +155,7 @@ pub fn read_objects_keeping(
 pub fn read_objects_and_pods(
     path: &Path,
     warnings: &mut Vec<String>,
-) -> Result<(Vec<(Origin, Object)>, Vec<(Origin, ReadPod)>), LoadError> {
+) -> Result<(Vec<(Origin, Object)>, Vec<(Origin, Box<ReadPod>)>), LoadError> {
     let mut pods = Vec::new();
     let objects = read_all(path, warnings, None, Some(&mut pods))?;
     Ok((objects, pods))
@@ -167,7 +167,7 @@ fn read_all(
     path: &Path,
     warnings: &mut Vec<String>,
     mut raw: Option<&mut Vec<Value>>,
-    mut pods: Option<&mut Vec<(Origin, ReadPod)>>,
+    mut pods: Option<&mut Vec<(Origin, Box<ReadPod>)>>,
 ) -> Result<Vec<(Origin, Object)>, LoadError> {
     let io = |e| LoadError::Io {
         path: path.display().to_string(),
@@ -275,7 +275,7 @@ fn parse_text(
     out: &mut Vec<(Origin, Object)>,
     warnings: &mut Vec<String>,
     mut raw: Option<&mut Vec<Value>>,
-    mut pods: Option<&mut Vec<(Origin, ReadPod)>>,
+    mut pods: Option<&mut Vec<(Origin, Box<ReadPod>)>>,
 ) -> Result<(), LoadError> {
     let trimmed = text.trim_start();
     let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
@@ -404,6 +404,7 @@ fn cluster_scoped(kind: &str) -> bool {
 mod json_fast {
     use std::borrow::Cow;
     use std::fmt;
+    use std::sync::Arc;
 
     use serde::de::{DeserializeOwned, MapAccess, Visitor};
     use serde::{Deserialize, Deserializer};
@@ -475,7 +476,7 @@ mod json_fast {
         text: &str,
         out: &mut Vec<(Origin, Object)>,
         warnings: &mut Vec<String>,
-        mut pods: Option<&mut Vec<(Origin, ReadPod)>>,
+        mut pods: Option<&mut Vec<(Origin, Box<ReadPod>)>>,
     ) -> Option<()> {
         let items: Vec<&RawValue> = if text.trim_start().starts_with('[') {
             serde_json::from_str(text).ok()?
@@ -509,7 +510,7 @@ mod json_fast {
     struct Chunk {
         out: Vec<(Origin, Object)>,
         warnings: Vec<String>,
-        pods: Vec<(Origin, ReadPod)>,
+        pods: Vec<(Origin, Box<ReadPod>)>,
         /// The document number after the chunk's last item.
         end: usize,
     }
@@ -549,19 +550,20 @@ mod json_fast {
     }
 
     fn run(name: &str, start: usize, items: &[&RawValue], read_pods: bool) -> Option<Chunk> {
+        let file: Arc<str> = name.into();
         let mut c = Chunk {
             end: start,
             ..Chunk::default()
         };
         let mut index = start;
         for it in items {
-            item(name, &mut index, it, &mut c, read_pods)?;
+            item(&file, &mut index, it, &mut c, read_pods)?;
         }
         c.end = index;
         Some(c)
     }
 
-    fn item(name: &str, index: &mut usize, raw: &RawValue, c: &mut Chunk, read_pods: bool) -> Option<()> {
+    fn item(name: &Arc<str>, index: &mut usize, raw: &RawValue, c: &mut Chunk, read_pods: bool) -> Option<()> {
         let s = raw.get();
         if s.starts_with('{')
             && let Ok(p) = serde_json::from_str::<Peek<'_>>(s)
@@ -570,7 +572,7 @@ mod json_fast {
             let api_version = p.api_version.as_deref().unwrap_or("");
             if let Some((obj, as_written)) = typed(kind, api_version, s) {
                 let origin = Origin {
-                    file: name.to_string(),
+                    file: name.clone(),
                     doc: *index,
                 };
                 *index += 1;
@@ -578,7 +580,7 @@ mod json_fast {
                     // Read into the model at once: the typed pod is dropped here instead of
                     // waiting, with every other, for the cluster to be built.
                     Object::Pod(pod) if read_pods => match Pod::read(pod, as_written.then_some(s)) {
-                        Ok(r) => c.pods.push((origin, r)),
+                        Ok(r) => c.pods.push((origin, Box::new(r))),
                         // Cluster::build words the error: hand it the typed pod again.
                         Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
                     },
@@ -865,10 +867,7 @@ fn push_object(
     }
     let doc = *index;
     *index += 1;
-    let origin = Origin {
-        file: name.to_string(),
-        doc,
-    };
+    let origin = Origin { file: name.into(), doc };
     let Value::Object(m) = &v else {
         return Err(LoadError::Shape {
             path: name.into(),
