@@ -47,6 +47,41 @@ pub(crate) fn map<T: Sync, R: Send>(serial: bool, items: &[T], f: impl Fn(&T) ->
     })
 }
 
+/// As [`map`], with every result written in place into one list made up front (no piece's
+/// own list to join, so at 65,000 nodes a cycle's records are not copied a second time).
+pub(crate) fn map_in_place<T: Sync, R: Send + Default>(
+    serial: bool,
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let pieces = cores().min(items.len() / MIN_PIECE);
+    if serial || items.len() < MIN_ITEMS || pieces < 2 {
+        return items.iter().map(f).collect();
+    }
+    let size = items.len().div_ceil(pieces);
+    let mut out: Vec<R> = std::iter::repeat_with(R::default).take(items.len()).collect();
+    let f = &f;
+    let fill = move |(slots, piece): (&mut [R], &[T])| {
+        for (slot, item) in slots.iter_mut().zip(piece) {
+            *slot = f(item);
+        }
+    };
+    std::thread::scope(|s| {
+        let mut pieces = out.chunks_mut(size).zip(items.chunks(size));
+        let first = pieces.next();
+        let others: Vec<_> = pieces.map(|p| s.spawn(move || fill(p))).collect();
+        if let Some(p) = first {
+            fill(p);
+        }
+        for h in others {
+            if let Err(p) = h.join() {
+                std::panic::resume_unwind(p);
+            }
+        }
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,6 +93,16 @@ mod tests {
             let expected: Vec<usize> = items.iter().map(|i| i * 3 + 1).collect();
             assert_eq!(map(false, &items, |i| i * 3 + 1), expected, "{n} items");
             assert_eq!(map(true, &items, |i| i * 3 + 1), expected, "{n} items, serial");
+            assert_eq!(
+                map_in_place(false, &items, |i| i * 3 + 1),
+                expected,
+                "{n} items, in place"
+            );
+            assert_eq!(
+                map_in_place(true, &items, |i| i * 3 + 1),
+                expected,
+                "{n} items, in place, serial"
+            );
         }
     }
 }

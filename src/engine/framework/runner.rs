@@ -731,8 +731,12 @@ fn reject_on_every_node(
     run_post_filter(cx, fw, state, pi, &statuses, None, Some(&pre_msg), ex);
 }
 
-/// One node's Filter record, or the error that stops Filter.
+/// One node's Filter record, the error that stops Filter, or nothing (a node outside the
+/// assumed placement).
+#[derive(Default)]
 enum Evaluated {
+    #[default]
+    Skipped,
     Record(NodeFilter),
     Error(String),
 }
@@ -786,7 +790,6 @@ fn run_filter(
         first: ex.filter.len(),
     };
     let mut nominated_ok = false;
-    ex.filter.reserve(cx.snapshot.nodes.len());
     // the filter plugins PreFilter skipped, by position: looked up once, not per node
     let skip: Vec<bool> = fw
         .filter
@@ -795,17 +798,17 @@ fn run_filter(
         .collect();
     // Every node's verdict is its own (the plugins read the cycle state, never write it), so
     // the nodes are evaluated in parallel and their records taken back in node order.
-    let eval = |n: &NodeInfo| -> Option<Evaluated> {
+    let eval = |n: &NodeInfo| -> Evaluated {
         let name = n.name().to_string();
         if !cx.snapshot.in_placement(&name) {
-            return None;
+            return Evaluated::Skipped;
         }
         let is_nominated = pod.pod.nominated_node_name.as_deref() == Some(name.as_str());
         if let Some(set) = prefilter_nodes
             && !set.contains(&name)
             && !is_nominated
         {
-            return Some(Evaluated::Record(NodeFilter {
+            return Evaluated::Record(NodeFilter {
                 node: name,
                 feasible: false,
                 failure: absent.map(|a| FilterFailure {
@@ -818,7 +821,7 @@ fn run_filter(
                 all_failures: Vec::new(),
                 detail: Lines::default(),
                 details: Vec::new(),
-            }));
+            });
         }
         // Without nominated pods on the node, one walk gives both the verdict and the
         // diagnostic pass; with them the verdict counts them and the diagnostic pass does not.
@@ -841,7 +844,7 @@ fn run_filter(
             (s, by_nominated, fw.all_filter_failures(cx, state, pod, n, &skip))
         };
         if s.code == Code::Error {
-            return Some(Evaluated::Error(s.message()));
+            return Evaluated::Error(s.message());
         }
         let ok = s.is_success();
         let details = fw.filter_details(cx, state, pod, n, &all_failures);
@@ -855,7 +858,7 @@ fn run_filter(
             code: s.code,
             reasons: s.reasons,
         });
-        Some(Evaluated::Record(NodeFilter {
+        Evaluated::Record(NodeFilter {
             node: name,
             feasible: ok,
             failure,
@@ -864,18 +867,13 @@ fn run_filter(
             rejected_by_nominated_pods: by_nominated,
             all_failures,
             details,
-        }))
+        })
     };
-    let evaluated = parallel::map(cx.snapshot.serial, &cx.snapshot.nodes, eval);
-    for (i, e) in evaluated.into_iter().enumerate() {
-        let rec = match e {
-            None => continue,
-            Some(Evaluated::Error(m)) => {
-                ex.message = Some(m);
-                return None;
-            }
-            Some(Evaluated::Record(rec)) => rec,
-        };
+    let evaluated = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, eval);
+    // the first error stops Filter: the nodes before it keep their records
+    let stop = evaluated.iter().position(|e| matches!(e, Evaluated::Error(_)));
+    for (i, e) in evaluated.iter().enumerate().take(stop.unwrap_or(usize::MAX)) {
+        let Evaluated::Record(rec) = e else { continue };
         if !rec.excluded_by_prefilter {
             if rec.feasible {
                 out.feasible.push(i);
@@ -890,7 +888,26 @@ fn run_filter(
                 }
             }
         }
-        ex.filter.push(rec);
+    }
+    let mut evaluated = evaluated;
+    let message = stop.and_then(|i| match std::mem::take(&mut evaluated[i]) {
+        Evaluated::Error(m) => Some(m),
+        _ => None,
+    });
+    evaluated.truncate(stop.unwrap_or(evaluated.len()));
+    // the records in node order, in the list they were written to when Filter starts the trace
+    let records = evaluated.into_iter().filter_map(|e| match e {
+        Evaluated::Record(rec) => Some(rec),
+        _ => None,
+    });
+    if ex.filter.is_empty() {
+        ex.filter = records.collect();
+    } else {
+        ex.filter.extend(records);
+    }
+    if let Some(m) = message {
+        ex.message = Some(m);
+        return None;
     }
     if let Some(nn) = &pod.pod.nominated_node_name
         && cx.snapshot.node(nn).is_some()
