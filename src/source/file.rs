@@ -289,17 +289,21 @@ fn parse_text(
         // (and the same error, if any).
         out.truncate(n_out);
         warnings.truncate(n_warn);
-        if let Some(p) = pods {
+        if let Some(p) = pods.as_deref_mut() {
             p.truncate(n_pods);
         }
     }
     if !looks_json && raw.is_none() {
         let (n_out, n_warn) = (out.len(), warnings.len());
-        if yaml_stream::parse(name, text, out, warnings).is_some() {
+        let n_pods = pods.as_ref().map_or(0, |p| p.len());
+        if yaml_stream::parse(name, text, out, warnings, pods.as_deref_mut()).is_some() {
             return Ok(());
         }
         out.truncate(n_out);
         warnings.truncate(n_warn);
+        if let Some(p) = pods.as_deref_mut() {
+            p.truncate(n_pods);
+        }
     }
     let mut docs: Vec<Value> = Vec::new();
     if looks_json {
@@ -658,6 +662,7 @@ mod yaml_stream {
     use serde_json::{Map, Value};
 
     use super::{Object, Origin, push_object};
+    use crate::model::{Pod, ReadPod};
 
     struct State<'s> {
         name: &'s str,
@@ -682,29 +687,28 @@ mod yaml_stream {
         text: &str,
         out: &mut Vec<(Origin, Object)>,
         warnings: &mut Vec<String>,
+        mut pods: Option<&mut Vec<(Origin, Box<ReadPod>)>>,
     ) -> Option<()> {
+        if let Some(items) = split_list(text) {
+            // A List whose items are a block sequence at column 0: each run of items is parsed
+            // on its own, so the YAML parser never holds the events of the whole file (it
+            // reads a document's events in full before handing out the first value), and the
+            // runs are spread over the cores.
+            for part in parse_items(name, text, &items, pods.is_some())? {
+                out.extend(part.out);
+                warnings.extend(part.warnings);
+                if let Some(p) = pods.as_deref_mut() {
+                    p.extend(part.pods);
+                }
+            }
+            return Some(());
+        }
         let mut st = State {
             name,
             index: 0,
             out,
             warnings,
         };
-        if let Some(items) = split_list(text) {
-            // A List whose items are a block sequence at column 0: each run of items is parsed
-            // on its own, so the YAML parser never holds the events of the whole file (it
-            // reads a document's events in full before handing out the first value).
-            for chunk in items.chunks(CHUNK) {
-                let (start, end) = (chunk[0].start, chunk[chunk.len() - 1].end);
-                let vs: Vec<Value> = serde_yaml::from_str(&text[start..end]).ok()?;
-                if vs.len() != chunk.len() {
-                    return None;
-                }
-                for v in vs {
-                    st.push::<serde_yaml::Error>(v).ok()?;
-                }
-            }
-            return Some(());
-        }
         for d in serde_yaml::Deserializer::from_str(text) {
             d.deserialize_any(Doc(&mut st)).ok()?;
         }
@@ -713,6 +717,73 @@ mod yaml_stream {
 
     /// Items parsed per YAML parser run.
     const CHUNK: usize = 512;
+
+    /// What one thread's run over a slice of the items gives.
+    #[derive(Default)]
+    struct Part {
+        out: Vec<(Origin, Object)>,
+        warnings: Vec<String>,
+        pods: Vec<(Origin, Box<ReadPod>)>,
+        /// The document number after the slice's last item.
+        end: usize,
+    }
+
+    /// The items in order, on as many threads as the machine has (at most 8), each taking a
+    /// contiguous slice numbered from its first item's position; the parts are exactly those
+    /// of one run from the first item to the last, or that run itself when an item is not one
+    /// document (a List inside the List) and the numbering cannot be known up front.
+    fn parse_items(name: &str, text: &str, items: &[std::ops::Range<usize>], read_pods: bool) -> Option<Vec<Part>> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+        if threads < 2 || items.len() < 4 * CHUNK {
+            return Some(vec![run(name, text, 0, items, read_pods)?]);
+        }
+        let per = items.len().div_ceil(threads);
+        let parts: Vec<Option<Part>> = std::thread::scope(|s| {
+            let handles: Vec<_> = items
+                .chunks(per)
+                .enumerate()
+                .map(|(i, slice)| s.spawn(move || run(name, text, i * per, slice, read_pods)))
+                .collect();
+            handles.into_iter().map(|h| h.join().ok().flatten()).collect()
+        });
+        let parts: Vec<Part> = parts.into_iter().collect::<Option<_>>()?;
+        let one_each = parts
+            .iter()
+            .enumerate()
+            .all(|(i, p)| p.end == (i * per + per).min(items.len()));
+        if !one_each {
+            return Some(vec![run(name, text, 0, items, read_pods)?]);
+        }
+        Some(parts)
+    }
+
+    /// The items of `slice` read in runs of [`CHUNK`], numbered from `start`; the pods read
+    /// into the model at once when `read_pods` (as the JSON fast path does).
+    fn run(name: &str, text: &str, start: usize, slice: &[std::ops::Range<usize>], read_pods: bool) -> Option<Part> {
+        let mut p = Part::default();
+        let mut index = start;
+        for chunk in slice.chunks(CHUNK) {
+            let (from, to) = (chunk[0].start, chunk[chunk.len() - 1].end);
+            let vs: Vec<Value> = serde_yaml::from_str(&text[from..to]).ok()?;
+            if vs.len() != chunk.len() {
+                return None;
+            }
+            for v in vs {
+                let before = p.out.len();
+                push_object(name, &mut index, v, &mut p.out, &mut p.warnings, None).ok()?;
+                if !read_pods || p.out.len() != before + 1 || !matches!(p.out[before].1, Object::Pod(_)) {
+                    continue;
+                }
+                if let Some((origin, Object::Pod(pod))) = p.out.pop() {
+                    // a pod the model refuses: the general path reads the file again and
+                    // Cluster::build words the error
+                    p.pods.push((origin, Box::new(Pod::read(pod, None).ok()?)));
+                }
+            }
+        }
+        p.end = index;
+        Some(p)
+    }
 
     /// Where each item of a single-document `kind: List` is, when the file has the shape
     /// `kubectl get -o yaml` and kschedtui write: a column-0 `items:` line followed by a
@@ -1145,6 +1216,57 @@ mod tests {
     }
 
     #[test]
+    fn yaml_lists_read_on_several_threads_with_pods_read_at_once_build_the_general_paths_cluster() {
+        use crate::source::generate::{GenSpec, generate};
+        let mut v = generate(GenSpec {
+            pending: 20,
+            failing: 12,
+            ..GenSpec::new(40, 4200, 9)
+        });
+        let items = v["items"].as_array_mut().unwrap();
+        items.insert(
+            3,
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": "high"}, "value": 1000}),
+        );
+        items.push(
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "hi", "namespace": "x"},
+            "spec": {"priorityClassName": "high", "containers": [{"name": "c"}]}}),
+        );
+        items.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "nons"},
+            "spec": {"containers": [{"name": "c"}]}}));
+        let text = serde_yaml::to_string(&v).unwrap();
+        let parts = yaml_stream::split_list(&text).expect("items at column 0");
+        assert!(parts.len() > 4 * 512, "enough items for several threads");
+        let fast = load_str("t", &text).unwrap();
+        let general = general_cluster(&text).unwrap();
+        assert_eq!(fast.pods.len(), 4200 + 20 + 12 + 1 + 2);
+        assert_eq!(summary(&fast), summary(&general));
+        assert_eq!(fast.pod(&ObjectKey::new("x", "hi")).unwrap().priority, 1000);
+        // a List inside the List numbers the documents after it differently: read in one run
+        let mut nested = v.clone();
+        nested["items"].as_array_mut().unwrap().insert(
+            10,
+            json!({"apiVersion": "v1", "kind": "List", "items": [
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n1"}},
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n2"}}]}),
+        );
+        let dup = nested["items"][3000].clone();
+        nested["items"].as_array_mut().unwrap().push(dup);
+        let text = serde_yaml::to_string(&nested).unwrap();
+        let e = load_str("t", &text).unwrap_err().to_string();
+        assert_eq!(e, general_cluster(&text).unwrap_err());
+        assert!(e.contains("duplicate object: Pod"), "{e}");
+        // a pod the model refuses far into the list: the same error as the general path's
+        let mut bad = v;
+        bad["items"][3500]["spec"]["containers"][0]["resources"] = json!({"requests": {"cpu": "1.5.3"}});
+        let text = serde_yaml::to_string(&bad).unwrap();
+        let e = load_str("t", &text).unwrap_err().to_string();
+        assert_eq!(e, general_cluster(&text).unwrap_err());
+        assert!(e.contains("document 3500"), "{e}");
+    }
+
+    #[test]
     fn json_fast_path_reads_clean_lists_as_the_general_path_does() {
         let mut out = Vec::new();
         let mut warnings = Vec::new();
@@ -1233,7 +1355,7 @@ mod tests {
             assert_eq!(general, fast, "case {i}");
         }
         let mut out = Vec::new();
-        assert!(yaml_stream::parse("t", list, &mut out, &mut Vec::new()).is_some());
+        assert!(yaml_stream::parse("t", list, &mut out, &mut Vec::new(), None).is_some());
         assert_eq!(out.len(), 2);
     }
 
@@ -1276,7 +1398,7 @@ mod tests {
         assert_eq!(yaml_stream::split_list(&cases[7]), None);
         let mut out = Vec::new();
         let text = format!("apiVersion: v1\nkind: List\nitems:\n{many}");
-        assert!(yaml_stream::parse("t", &text, &mut out, &mut Vec::new()).is_some());
+        assert!(yaml_stream::parse("t", &text, &mut out, &mut Vec::new(), None).is_some());
         assert_eq!(out.len(), 1100);
         assert_eq!(out[1099].0.doc, 1099);
     }
