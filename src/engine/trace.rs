@@ -14,7 +14,20 @@ use crate::model::ObjectKey;
 #[derive(Clone, Default)]
 pub struct Lines {
     text: OnceLock<Vec<String>>,
-    make: Option<Arc<dyn Fn() -> Vec<String> + Send + Sync>>,
+    make: Option<Make>,
+}
+
+/// What writes a node's lines when they are first read: one for a whole cycle, shared by
+/// every node it rejected, so a rejected node costs two reference counts, not an allocation.
+pub trait NodeLines: Send + Sync {
+    /// The lines about `node`.
+    fn lines(&self, node: &crate::model::Node) -> Vec<String>;
+}
+
+#[derive(Clone)]
+enum Make {
+    Once(Arc<dyn Fn() -> Vec<String> + Send + Sync>),
+    ForNode(Arc<dyn NodeLines>, Arc<crate::model::Node>),
 }
 
 impl Lines {
@@ -22,14 +35,25 @@ impl Lines {
     pub fn lazy(make: impl Fn() -> Vec<String> + Send + Sync + 'static) -> Self {
         Lines {
             text: OnceLock::new(),
-            make: Some(Arc::new(make)),
+            make: Some(Make::Once(Arc::new(make))),
+        }
+    }
+
+    /// Lines about `node` written by `source` when first read.
+    pub fn for_node(source: Arc<dyn NodeLines>, node: Arc<crate::model::Node>) -> Self {
+        Lines {
+            text: OnceLock::new(),
+            make: Some(Make::ForNode(source, node)),
         }
     }
 
     /// The lines.
     pub fn get(&self) -> &[String] {
-        self.text
-            .get_or_init(|| self.make.as_ref().map(|m| m()).unwrap_or_default())
+        self.text.get_or_init(|| match &self.make {
+            None => Vec::new(),
+            Some(Make::Once(m)) => m(),
+            Some(Make::ForNode(source, node)) => source.lines(node),
+        })
     }
 }
 
@@ -831,6 +855,30 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
+
+    #[test]
+    fn node_lines_are_written_by_the_shared_source_once_when_first_read() {
+        struct Count(AtomicUsize);
+        impl NodeLines for Count {
+            fn lines(&self, node: &crate::model::Node) -> Vec<String> {
+                self.0.fetch_add(1, Ordering::SeqCst);
+                vec![format!("about {}", node.name)]
+            }
+        }
+        let source = Arc::new(Count(AtomicUsize::new(0)));
+        let node = |name: &str| {
+            let mut obj = k8s_openapi::api::core::v1::Node::default();
+            obj.metadata.name = Some(name.to_string());
+            Arc::new(crate::model::Node::from_obj(obj).expect("a node"))
+        };
+        let a = Lines::for_node(source.clone(), node("a"));
+        let b = Lines::for_node(source.clone(), node("b"));
+        assert_eq!(source.0.load(Ordering::SeqCst), 0, "nothing written before a read");
+        assert_eq!(b.get(), ["about b"]);
+        assert_eq!(a.get(), ["about a"]);
+        assert_eq!(a.get(), ["about a"]);
+        assert_eq!(source.0.load(Ordering::SeqCst), 2, "once per node read");
+    }
 
     #[test]
     fn lazy_lines_are_written_once_when_first_read() {

@@ -17,7 +17,7 @@ use crate::engine::framework::plugin::{Ctx, FilterPlugin, PreFilterPlugin};
 use crate::engine::framework::pod_table::{CompiledReq, CompiledSelector, PodTable};
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::{Code, Status};
-use crate::engine::trace::{Fact, Lines};
+use crate::engine::trace::{Fact, Lines, NodeLines};
 use crate::model::Pod;
 use crate::model::selector::Labels;
 
@@ -725,8 +725,13 @@ impl FilterPlugin for InterPodAffinity {
         let Some(s) = state.read::<Arc<PreFilterState>>(PRE_FILTER_KEY).cloned() else {
             return Lines::default();
         };
-        let node = node.node.clone();
-        Lines::lazy(move || failure_detail(&s, &node.labels))
+        Lines::for_node(s, node.node.clone())
+    }
+}
+
+impl NodeLines for PreFilterState {
+    fn lines(&self, node: &crate::model::Node) -> Vec<String> {
+        failure_detail(self, &node.labels)
     }
 }
 
