@@ -545,7 +545,7 @@ mod tests {
             ]
         );
         let failure = crate::engine::trace::FilterFailure {
-            plugin: names::NODE_RESOURCES_FIT.into(),
+            plugin: names::NODE_RESOURCES_FIT,
             code: crate::engine::framework::status::Code::Unschedulable,
             reasons: ["Insufficient cpu"].into_iter().collect(),
         };

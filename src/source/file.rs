@@ -301,7 +301,7 @@ fn parse_text(
         }
         out.truncate(n_out);
         warnings.truncate(n_warn);
-        if let Some(p) = pods.as_deref_mut() {
+        if let Some(p) = pods.as_mut() {
             p.truncate(n_pods);
         }
     }

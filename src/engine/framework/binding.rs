@@ -330,7 +330,7 @@ pub fn finish_binding_cycle(
     let node = t.node.clone();
     t.after_wait.clear();
     if let Some(w) = wait_result {
-        t.wait_result = Some(PluginStatus::new(&w.plugin, &w));
+        t.wait_result = Some(PluginStatus::new(w.plugin, &w));
         if !w.is_success() {
             let s = if w.is_rejected() {
                 w

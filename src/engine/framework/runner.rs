@@ -732,8 +732,10 @@ fn reject_on_every_node(
 }
 
 /// One node's Filter record, the error that stops Filter, or nothing (a node outside the
-/// assumed placement).
+/// assumed placement). Almost every node is a record, so records are held inline: boxing
+/// them would allocate once per node.
 #[derive(Default)]
+#[allow(clippy::large_enum_variant)]
 enum Evaluated {
     #[default]
     Skipped,
@@ -851,7 +853,7 @@ fn run_filter(
         let detail = if ok || !by_nominated.is_empty() || cx.snapshot.decisions_only {
             Lines::default()
         } else {
-            fw.failure_detail(cx, state, pod, n, &s.plugin)
+            fw.failure_detail(cx, state, pod, n, s.plugin)
         };
         let failure = (!ok).then_some(FilterFailure {
             plugin: s.plugin,

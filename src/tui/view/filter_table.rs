@@ -85,12 +85,12 @@ fn at_plugin(r: &FilterRow<'_>, plugin: &str, order: &[String], theme: &Theme) -
     let first = r.entry.failure.as_ref();
     match first {
         Some(f) if f.plugin == plugin => ("rejects".into(), theme.fail, f.reasons.join(", ")),
-        Some(f) if idx(&f.plugin).is_none() => (
+        Some(f) if idx(f.plugin).is_none() => (
             "not run".into(),
             theme.muted,
             format!("rejected at PreFilter by {}", f.plugin),
         ),
-        Some(f) if idx(&f.plugin) < idx(plugin) => {
+        Some(f) if idx(f.plugin) < idx(plugin) => {
             let mut d = format!("rejected earlier by {}", f.plugin);
             if let Some(a) = also {
                 d.push_str(&format!("; would also fail: {a}"));
