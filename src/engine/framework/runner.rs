@@ -971,17 +971,33 @@ fn run_score(
     // Every plugin's Score of a node reads only the cycle state, so the nodes are scored in
     // parallel, every plugin at once; the plugins' errors and NormalizeScore then go plugin by
     // plugin, as upstream's do.
-    let raw_scores: Vec<Vec<(i64, Status)>> = parallel::map(cx.snapshot.serial, nodes, |n| {
-        plugins.iter().map(|(pl, _)| pl.score(cx, state, pod, n)).collect()
-    });
-    for (p, (pl, weight)) in plugins.iter().enumerate() {
-        for (node, slot) in raw_scores.iter().zip(scores.iter_mut()) {
-            let (v, s) = &node[p];
-            if !s.is_success() {
-                ex.message = Some(format!("running Score plugin {:?}: {}", pl.name(), s.message()));
-                return None;
+    // Each node keeps its scores inline and only its first failing plugin's status: the first
+    // error upstream reports (the lowest plugin with a failing node, then the first such node)
+    // is the lowest of those, at its first node.
+    let raw_scores: Vec<NodeRaw> = parallel::map_in_place(cx.snapshot.serial, nodes, |n| {
+        let mut raw = NodeRaw::default();
+        for (p, (pl, _)) in plugins.iter().enumerate() {
+            let (v, s) = pl.score(cx, state, pod, n);
+            if !s.is_success() && raw.failed.is_none() {
+                raw.failed = Some((p, s));
             }
-            slot.score = *v;
+            raw.scores.push(v);
+        }
+        raw
+    });
+    let first_error = raw_scores
+        .iter()
+        .filter_map(|r| r.failed.as_ref())
+        .min_by_key(|(p, _)| *p);
+    for (p, (pl, weight)) in plugins.iter().enumerate() {
+        if let Some((q, s)) = first_error
+            && *q == p
+        {
+            ex.message = Some(format!("running Score plugin {:?}: {}", pl.name(), s.message()));
+            return None;
+        }
+        for (node, slot) in raw_scores.iter().zip(scores.iter_mut()) {
+            slot.score = node.scores[p];
         }
         let raw: Vec<i64> = scores.iter().map(|s| s.score).collect();
         if pl.has_normalize() {
@@ -1039,6 +1055,14 @@ fn run_score(
             })
             .collect(),
     )
+}
+
+/// One node's Score: every plugin's score in the profile's order, and the first plugin whose
+/// Score failed on it with its status.
+#[derive(Default)]
+struct NodeRaw {
+    scores: smallvec::SmallVec<[i64; 8]>,
+    failed: Option<(usize, Status)>,
 }
 
 /// The node selection: the nominated node when it passed, else every node with the top
@@ -1125,6 +1149,58 @@ items:
   metadata: {name: p, namespace: a}
   spec: {schedulerName: my-scheduler, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}
 "#;
+
+    /// A Score plugin that fails on the nodes named in `fails` (with the node in the reason).
+    struct Failing(&'static str, &'static [&'static str]);
+
+    impl super::super::plugin::Plugin for Failing {
+        fn name(&self) -> &'static str {
+            self.0
+        }
+    }
+
+    impl super::super::plugin::ScorePlugin for Failing {
+        fn score(&self, _: &Ctx<'_>, _: &CycleState, _: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+            if self.1.contains(&node.name()) {
+                (0, Status::error(format!("{} broke on {}", self.0, node.name())))
+            } else {
+                (1, Status::success())
+            }
+        }
+    }
+
+    /// Score's first error is the first plugin with a failing node, at its first failing node,
+    /// whether the nodes are scored in order or on every core (300 nodes: split).
+    #[test]
+    fn a_score_error_names_the_first_failing_plugin_at_its_first_failing_node() {
+        let v = Release::NEWEST;
+        for (n, serial) in [(3, true), (300, false), (300, true)] {
+            let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+            for i in 0..n {
+                text.push_str(&format!(
+                    "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:03}}}, status: {{allocatable: {{cpu: '2', memory: 4Gi, pods: '10'}}}}}}\n"
+                ));
+            }
+            text.push_str(
+                "- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: c}]}}\n",
+            );
+            let mut snap = Snapshot::new(Arc::new(load_str("t", &text).unwrap()), v);
+            snap.serial = serial;
+            let mut fw = Framework::default_profile(v).unwrap();
+            // the later plugin fails on an earlier node; the earlier plugin on two later ones
+            fw.score = vec![
+                (Arc::new(Failing("ScoreA", &["n200", "n002", "n001"])), 1),
+                (Arc::new(Failing("ScoreB", &["n000"])), 1),
+            ];
+            let ex = explain(&snap, &[fw], &ObjectKey::new("a", "p")).unwrap();
+            assert_eq!(
+                ex.message.as_deref(),
+                Some("running Score plugin \"ScoreA\": ScoreA broke on n001"),
+                "{n} nodes, serial {serial}"
+            );
+            assert!(ex.score.is_empty() && ex.selected.is_empty());
+        }
+    }
 
     fn setup() -> (Snapshot, Vec<Framework>) {
         let v = Release::OLDEST;
