@@ -1,14 +1,14 @@
 //! Work over the nodes of a cycle spread across the machine's cores (upstream's
 //! `parallelize.Until`): the items are cut into one contiguous piece per core, this thread
-//! takes the first, scoped threads the others, and the results come back in the order of the
-//! input, so the answer is the same as a walk in order, only sooner. Threads are started per
-//! call (tens of microseconds against milliseconds of work) rather than kept in a pool: a pool's
-//! idle workers spin for work and, on a machine with few cores, take time from the thread
-//! running the serial parts of a cycle.
+//! takes the first, the threads of one pool the others, and the results come back in the
+//! order of the input, so the answer is the same as a walk in order, only sooner. The pool's
+//! threads (one fewer than the cores: this thread is the other) are started once and parked
+//! between calls; starting threads per call cost a clone, a new stack's page faults and an
+//! exit per Filter and per Score, thousands of times in a simulation.
 
 use std::sync::OnceLock;
 
-/// Below this many items a walk in order is cheaper than starting threads.
+/// Below this many items a walk in order is cheaper than waking the pool.
 const MIN_ITEMS: usize = 256;
 
 /// The fewest items a thread takes (a node's plugins take about a microsecond).
@@ -20,31 +20,51 @@ fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// The pool that takes the pieces after the first; None when it cannot be started (the walk
+/// is then done on this thread).
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(cores().saturating_sub(1).max(1))
+            .thread_name(|i| format!("kschedtui-nodes-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// How many pieces `items` are cut into (1: walked on this thread).
+fn pieces(serial: bool, items: usize) -> usize {
+    if serial || items < MIN_ITEMS {
+        return 1;
+    }
+    cores().min(items / MIN_PIECE).max(1)
+}
+
 /// `f` of every item, in the order of `items`; on this thread when `serial`.
 pub(crate) fn map<T: Sync, R: Send>(serial: bool, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let pieces = cores().min(items.len() / MIN_PIECE);
-    if serial || items.len() < MIN_ITEMS || pieces < 2 {
+    let pieces = pieces(serial, items.len());
+    let Some(pool) = pool().filter(|_| pieces > 1) else {
         return items.iter().map(f).collect();
-    }
+    };
     let size = items.len().div_ceil(pieces);
     let f = &f;
-    std::thread::scope(|s| {
-        let mut chunks = items.chunks(size);
-        let first = chunks.next().unwrap_or_default();
-        let others: Vec<_> = chunks
-            .map(|c| s.spawn(move || c.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        let mut out: Vec<R> = Vec::with_capacity(items.len());
-        out.extend(first.iter().map(f));
-        for h in others {
-            match h.join() {
-                Ok(part) => out.extend(part),
-                // a panic in a piece is the caller's panic, as it would be in a walk
-                Err(p) => std::panic::resume_unwind(p),
-            }
+    let mut chunks = items.chunks(size);
+    let first = chunks.next().unwrap_or_default();
+    let mut parts: Vec<Vec<R>> = chunks.map(|_| Vec::new()).collect();
+    let mut out: Vec<R> = Vec::with_capacity(items.len());
+    // a panic in a piece is the caller's panic, as it would be in a walk
+    pool.in_place_scope(|s| {
+        for (part, chunk) in parts.iter_mut().zip(items.chunks(size).skip(1)) {
+            s.spawn(move |_| *part = chunk.iter().map(f).collect());
         }
-        out
-    })
+        out.extend(first.iter().map(f));
+    });
+    for part in parts {
+        out.extend(part);
+    }
+    out
 }
 
 /// As [`map`], with every result written in place into one list made up front (no piece's
@@ -54,10 +74,10 @@ pub(crate) fn map_in_place<T: Sync, R: Send + Default>(
     items: &[T],
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    let pieces = cores().min(items.len() / MIN_PIECE);
-    if serial || items.len() < MIN_ITEMS || pieces < 2 {
+    let pieces = pieces(serial, items.len());
+    let Some(pool) = pool().filter(|_| pieces > 1) else {
         return items.iter().map(f).collect();
-    }
+    };
     let size = items.len().div_ceil(pieces);
     let mut out: Vec<R> = std::iter::repeat_with(R::default).take(items.len()).collect();
     let f = &f;
@@ -66,17 +86,14 @@ pub(crate) fn map_in_place<T: Sync, R: Send + Default>(
             *slot = f(item);
         }
     };
-    std::thread::scope(|s| {
+    pool.in_place_scope(|s| {
         let mut pieces = out.chunks_mut(size).zip(items.chunks(size));
         let first = pieces.next();
-        let others: Vec<_> = pieces.map(|p| s.spawn(move || fill(p))).collect();
+        for p in pieces {
+            s.spawn(move |_| fill(p));
+        }
         if let Some(p) = first {
             fill(p);
-        }
-        for h in others {
-            if let Err(p) = h.join() {
-                std::panic::resume_unwind(p);
-            }
         }
     });
     out
@@ -103,6 +120,29 @@ mod tests {
                 expected,
                 "{n} items, in place, serial"
             );
+        }
+    }
+
+    #[test]
+    fn a_panic_in_any_piece_is_the_callers_and_the_pool_serves_the_next_call() {
+        let items: Vec<usize> = (0..10 * MIN_PIECE).collect();
+        let last = items.len() - 1;
+        for in_place in [false, true] {
+            let caught = std::panic::catch_unwind(|| {
+                let f = |i: &usize| {
+                    assert!(*i != last, "item {i}");
+                    *i
+                };
+                if in_place {
+                    map_in_place(false, &items, f)
+                } else {
+                    map(false, &items, f)
+                }
+            });
+            let err = caught.expect_err("the last piece panics");
+            let text = err.downcast_ref::<String>().cloned().unwrap_or_default();
+            assert!(text.contains(&format!("item {last}")), "{text}");
+            assert_eq!(map(false, &items, |i| i + 1)[last], last + 1);
         }
     }
 }
