@@ -78,6 +78,9 @@ pub(crate) struct Args {
 #[derive(Clone, Debug)]
 struct StateData {
     claims: Arc<PodVolumeClaims>,
+    /// The pod has no PersistentVolumeClaim: PreFilter skipped, Filter kept no volumes for
+    /// any node, so Score finds no node's volumes and gives 0 without looking.
+    no_claims: bool,
 }
 
 /// VolumeBinding.
@@ -174,6 +177,7 @@ impl PreFilterPlugin for VolumeBinding {
                     STATE_KEY,
                     StateData {
                         claims: Arc::new(PodVolumeClaims::default()),
+                        no_claims: true,
                     },
                 );
                 return (None, Status::skip());
@@ -199,6 +203,7 @@ impl PreFilterPlugin for VolumeBinding {
             STATE_KEY,
             StateData {
                 claims: Arc::new(claims),
+                no_claims: false,
             },
         );
         (eligible, Status::success())
@@ -322,6 +327,9 @@ impl ScorePlugin for VolumeBinding {
         let Some(s) = state.read::<StateData>(STATE_KEY) else {
             return (0, state_error());
         };
+        if s.no_claims {
+            return (0, Status::success());
+        }
         let Ok(r) = self.find(cx, &s.claims, pod, node) else {
             return (0, Status::success());
         };
