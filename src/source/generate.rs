@@ -334,9 +334,34 @@ mod tests {
                     .all(|f| f.all_failures.is_empty() && f.details.is_empty())
             );
             assert!(b.score.iter().all(|s| s.plugins.is_empty()));
+            // decisions only: the nodes with the top total, and the rejected nodes' records
+            let best = a.score.iter().map(|s| s.total).max();
             assert_eq!(
-                a.score.iter().map(|s| (&s.node, s.total)).collect::<Vec<_>>(),
+                a.score
+                    .iter()
+                    .filter(|s| Some(s.total) == best)
+                    .map(|s| (&s.node, s.total))
+                    .collect::<Vec<_>>(),
                 b.score.iter().map(|s| (&s.node, s.total)).collect::<Vec<_>>(),
+                "{}",
+                p.key
+            );
+            assert_eq!(
+                format!(
+                    "{:?}",
+                    a.filter
+                        .iter()
+                        .filter(|f| !f.feasible)
+                        .map(|f| (&f.node, &f.failure, f.excluded_by_prefilter))
+                        .collect::<Vec<_>>()
+                ),
+                format!(
+                    "{:?}",
+                    b.filter
+                        .iter()
+                        .map(|f| (&f.node, &f.failure, f.excluded_by_prefilter))
+                        .collect::<Vec<_>>()
+                ),
                 "{}",
                 p.key
             );

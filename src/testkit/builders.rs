@@ -637,7 +637,7 @@ pub(crate) fn run_score(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, r
             let (v, s) = sp.score(&cx, &state, &pi, n);
             assert!(s.is_success(), "Score on {}: {s:?}", n.name());
             NodeScore {
-                name: n.name().to_string(),
+                name: n.name().into(),
                 score: v,
             }
         })

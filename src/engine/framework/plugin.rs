@@ -130,9 +130,9 @@ pub trait PreScorePlugin: Plugin {
 
 /// A node's score from one plugin.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NodeScore {
-    /// Node name.
-    pub name: String,
+pub struct NodeScore<'a> {
+    /// Node name (the node's own, borrowed, in a cycle).
+    pub name: std::borrow::Cow<'a, str>,
     /// Score.
     pub score: i64,
 }
@@ -146,7 +146,7 @@ pub trait ScorePlugin: Plugin {
         false
     }
     /// NormalizeScore over all feasible nodes.
-    fn normalize(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo, _scores: &mut [NodeScore]) -> Status {
+    fn normalize(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo, _scores: &mut [NodeScore<'_>]) -> Status {
         Status::success()
     }
 }

@@ -567,7 +567,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         return;
     };
     ex.score.extend(scores);
-    select_host(fw, ex);
+    select_host(fw, ex, snapshot.decisions_only);
     ex.later_points = ["Reserve", "Permit", "PreBind", "Bind", "PostBind"]
         .iter()
         .map(|p| {
@@ -739,8 +739,32 @@ fn reject_on_every_node(
 enum Evaluated {
     #[default]
     Skipped,
+    /// Passed, with no record kept (decisions only).
+    Feasible,
     Record(NodeFilter),
     Error(String),
+}
+
+/// [`Evaluated`] in a few words per node, for a Filter that keeps decisions only: the records
+/// (of rejected nodes only) boxed.
+#[derive(Default)]
+enum Decision {
+    #[default]
+    Skipped,
+    Feasible,
+    Record(Box<NodeFilter>),
+    Error(String),
+}
+
+impl From<Evaluated> for Decision {
+    fn from(e: Evaluated) -> Self {
+        match e {
+            Evaluated::Skipped => Decision::Skipped,
+            Evaluated::Feasible => Decision::Feasible,
+            Evaluated::Record(r) => Decision::Record(Box::new(r)),
+            Evaluated::Error(m) => Decision::Error(m),
+        }
+    }
 }
 
 /// What Filter leaves for the points after it.
@@ -787,11 +811,10 @@ fn run_filter(
     absent: Option<&Status>,
     ex: &mut Explanation,
 ) -> Option<Filtered> {
-    let mut out = Filtered {
+    let out = Filtered {
         feasible: Vec::new(),
         first: ex.filter.len(),
     };
-    let mut nominated_ok = false;
     // the filter plugins PreFilter skipped, by position: looked up once, not per node
     let skip: Vec<bool> = fw
         .filter
@@ -801,17 +824,17 @@ fn run_filter(
     // Every node's verdict is its own (the plugins read the cycle state, never write it), so
     // the nodes are evaluated in parallel and their records taken back in node order.
     let eval = |n: &NodeInfo| -> Evaluated {
-        let name = n.name().to_string();
-        if !cx.snapshot.in_placement(&name) {
+        let name = n.name();
+        if !cx.snapshot.in_placement(name) {
             return Evaluated::Skipped;
         }
-        let is_nominated = pod.pod.nominated_node_name.as_deref() == Some(name.as_str());
+        let is_nominated = pod.pod.nominated_node_name.as_deref() == Some(name);
         if let Some(set) = prefilter_nodes
-            && !set.contains(&name)
+            && !set.contains(name)
             && !is_nominated
         {
             return Evaluated::Record(NodeFilter {
-                node: name,
+                node: name.to_string(),
                 feasible: false,
                 failure: absent.map(|a| FilterFailure {
                     plugin: "",
@@ -849,6 +872,10 @@ fn run_filter(
             return Evaluated::Error(s.message());
         }
         let ok = s.is_success();
+        if ok && cx.snapshot.decisions_only {
+            // a decision keeps no record of a node that passed: its index is enough
+            return Evaluated::Feasible;
+        }
         let details = fw.filter_details(cx, state, pod, n, &all_failures);
         let detail = if ok || !by_nominated.is_empty() || cx.snapshot.decisions_only {
             Lines::default()
@@ -861,7 +888,7 @@ fn run_filter(
             reasons: s.reasons,
         });
         Evaluated::Record(NodeFilter {
-            node: name,
+            node: name.to_string(),
             feasible: ok,
             failure,
             excluded_by_prefilter: false,
@@ -871,37 +898,114 @@ fn run_filter(
             details,
         })
     };
-    let evaluated = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, eval);
+    if cx.snapshot.decisions_only {
+        // Decisions only: a slot of a few words per node (the few rejected nodes' records
+        // boxed) instead of a whole record per node.
+        let slots = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, |n| Decision::from(eval(n)));
+        finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
+    } else {
+        let slots = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, eval);
+        finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
+    }
+}
+
+/// What Filter's bookkeeping reads of one node's slot.
+enum SlotView<'a> {
+    Skipped,
+    Feasible,
+    Record(&'a NodeFilter),
+    Error,
+}
+
+/// A node's slot after Filter, its record inline ([`Evaluated`]) or boxed ([`Decision`]).
+trait Slot: Default {
+    fn view(&self) -> SlotView<'_>;
+    fn into_record(self) -> Option<NodeFilter>;
+    fn into_error(self) -> Option<String>;
+}
+
+impl Slot for Evaluated {
+    fn view(&self) -> SlotView<'_> {
+        match self {
+            Evaluated::Skipped => SlotView::Skipped,
+            Evaluated::Feasible => SlotView::Feasible,
+            Evaluated::Record(r) => SlotView::Record(r),
+            Evaluated::Error(_) => SlotView::Error,
+        }
+    }
+    fn into_record(self) -> Option<NodeFilter> {
+        match self {
+            Evaluated::Record(r) => Some(r),
+            _ => None,
+        }
+    }
+    fn into_error(self) -> Option<String> {
+        match self {
+            Evaluated::Error(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+impl Slot for Decision {
+    fn view(&self) -> SlotView<'_> {
+        match self {
+            Decision::Skipped => SlotView::Skipped,
+            Decision::Feasible => SlotView::Feasible,
+            Decision::Record(r) => SlotView::Record(r),
+            Decision::Error(_) => SlotView::Error,
+        }
+    }
+    fn into_record(self) -> Option<NodeFilter> {
+        match self {
+            Decision::Record(r) => Some(*r),
+            _ => None,
+        }
+    }
+    fn into_error(self) -> Option<String> {
+        match self {
+            Decision::Error(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// Filter's bookkeeping over the nodes' slots (in node order): the feasible nodes, the
+/// nominated node's verdict, the records into the trace, the first error.
+fn finish_filter<S: Slot>(
+    cx: &Ctx<'_>,
+    pod: &PodInfo,
+    prefilter_nodes: Option<&BTreeSet<String>>,
+    mut evaluated: Vec<S>,
+    mut out: Filtered,
+    ex: &mut Explanation,
+) -> Option<Filtered> {
+    let mut nominated_ok = false;
     // the first error stops Filter: the nodes before it keep their records
-    let stop = evaluated.iter().position(|e| matches!(e, Evaluated::Error(_)));
+    let stop = evaluated.iter().position(|e| matches!(e.view(), SlotView::Error));
+    let nominated = pod.pod.nominated_node_name.as_deref();
     for (i, e) in evaluated.iter().enumerate().take(stop.unwrap_or(usize::MAX)) {
-        let Evaluated::Record(rec) = e else { continue };
-        if !rec.excluded_by_prefilter {
-            if rec.feasible {
-                out.feasible.push(i);
-            }
-            if pod.pod.nominated_node_name.as_deref() == Some(rec.node.as_str()) {
-                nominated_ok = rec.feasible;
-                if prefilter_nodes.is_some_and(|set| !set.contains(&rec.node)) {
-                    ex.notes.push(format!(
-                        "the nominated node {} is outside PreFilter's node set; upstream filters it first all the same",
-                        rec.node
-                    ));
-                }
+        let (node, feasible) = match e.view() {
+            SlotView::Record(rec) if !rec.excluded_by_prefilter => (rec.node.as_str(), rec.feasible),
+            SlotView::Feasible => (cx.snapshot.nodes[i].name(), true),
+            _ => continue,
+        };
+        if feasible {
+            out.feasible.push(i);
+        }
+        if nominated == Some(node) {
+            nominated_ok = feasible;
+            if prefilter_nodes.is_some_and(|set| !set.contains(node)) {
+                ex.notes.push(format!(
+                    "the nominated node {node} is outside PreFilter's node set; upstream filters it first all the same"
+                ));
             }
         }
     }
-    let mut evaluated = evaluated;
-    let message = stop.and_then(|i| match std::mem::take(&mut evaluated[i]) {
-        Evaluated::Error(m) => Some(m),
-        _ => None,
-    });
+    let message = stop.and_then(|i| std::mem::take(&mut evaluated[i]).into_error());
     evaluated.truncate(stop.unwrap_or(evaluated.len()));
     // the records in node order, in the list they were written to when Filter starts the trace
-    let records = evaluated.into_iter().filter_map(|e| match e {
-        Evaluated::Record(rec) => Some(rec),
-        _ => None,
-    });
+    let records = evaluated.into_iter().filter_map(Slot::into_record);
     if ex.filter.is_empty() {
         ex.filter = records.collect();
     } else {
@@ -957,7 +1061,7 @@ fn run_score(
     let mut scores: Vec<NodeScore> = nodes
         .iter()
         .map(|n| NodeScore {
-            name: n.name().to_string(),
+            name: n.name().into(),
             score: 0,
         })
         .collect();
@@ -1016,27 +1120,36 @@ fn run_score(
     }
     // each node's plugins sorted by name: the columns once, not every node's list
     columns.sort_by(|a, b| a.0.cmp(b.0));
-    // the node names move from the score list (the plugins are done with it) to the traces
-    let names = scores.into_iter().map(|s| s.name);
+    let total = |i: usize| {
+        columns.iter().fold(0i64, |t, (_, weight, _, normalized)| {
+            t.saturating_add(normalized[i].saturating_mul(*weight))
+        })
+    };
     if cx.snapshot.decisions_only {
-        // the totals only, summed in the same order
-        return Some(
-            names
-                .enumerate()
-                .map(|(i, node)| NodeScoreTrace {
-                    node,
-                    total: columns.iter().fold(0i64, |t, (_, weight, _, normalized)| {
-                        t.saturating_add(normalized[i].saturating_mul(*weight))
-                    }),
-                    plugins: Vec::new(),
-                })
-                .collect(),
-        );
+        // The decision only: the nodes with the top total (summed in the same order), and
+        // the heap's pick among them from every node's total, as select_host would make it.
+        let totals: Vec<i64> = (0..nodes.len()).map(total).collect();
+        let best = totals.iter().copied().max().unwrap_or(0);
+        let top: Vec<NodeScoreTrace> = totals
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| **t == best)
+            .map(|(i, t)| NodeScoreTrace {
+                node: nodes[i].name().to_string(),
+                total: *t,
+                plugins: Vec::new(),
+            })
+            .collect();
+        if top.len() > 1 && fw.features.has(crate::engine::release::Change::HostSelectionHeap) {
+            ex.host_pick = heap_root(&totals).map(|i| nodes[i].name().to_string());
+        }
+        return Some(top);
     }
     Some(
-        names
+        scores
+            .into_iter()
             .enumerate()
-            .map(|(i, node)| {
+            .map(|(i, s)| {
                 let plugins: Vec<PluginScore> = columns
                     .iter()
                     .map(|(plugin, weight, raw, normalized)| PluginScore {
@@ -1048,7 +1161,7 @@ fn run_score(
                     })
                     .collect();
                 NodeScoreTrace {
-                    node,
+                    node: s.name.into_owned(),
                     total: plugins.iter().fold(0i64, |t, p| t.saturating_add(p.weighted)),
                     plugins,
                 }
@@ -1067,9 +1180,10 @@ struct NodeRaw {
 
 /// The node selection: the nominated node when it passed, else every node with the top
 /// total (ties are reported, not sampled).
-fn select_host(fw: &Framework, ex: &mut Explanation) {
+fn select_host(fw: &Framework, ex: &mut Explanation, decided: bool) {
     if let Some((nn, true)) = &ex.nominated_node {
         ex.selected = vec![nn.clone()];
+        ex.host_pick = None;
     } else {
         let best = ex.score.iter().map(|s| s.total).max().unwrap_or(0);
         ex.selected = ex
@@ -1078,7 +1192,8 @@ fn select_host(fw: &Framework, ex: &mut Explanation) {
             .filter(|s| s.total == best)
             .map(|s| s.node.clone())
             .collect();
-        if ex.selected.len() > 1 && fw.features.has(crate::engine::release::Change::HostSelectionHeap) {
+        // decisions only: Score kept the top nodes alone and made the heap's pick itself
+        if ex.selected.len() > 1 && fw.features.has(crate::engine::release::Change::HostSelectionHeap) && !decided {
             let totals: Vec<i64> = ex.score.iter().map(|s| s.total).collect();
             ex.host_pick = heap_root(&totals).map(|i| ex.score[i].node.clone());
         }

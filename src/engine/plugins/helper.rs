@@ -7,7 +7,7 @@ use crate::model::{Taint, Toleration};
 pub(crate) const MAX_NODE_SCORE: i64 = 100;
 
 /// `DefaultNormalizeScore`: scales to [0, max] by the highest score; `reverse` flips it.
-pub(crate) fn default_normalize_score(max_priority: i64, reverse: bool, scores: &mut [NodeScore]) {
+pub(crate) fn default_normalize_score(max_priority: i64, reverse: bool, scores: &mut [NodeScore<'_>]) {
     let max_count = scores.iter().map(|s| s.score).max().unwrap_or(0).max(0);
     if max_count == 0 {
         if reverse {
@@ -44,11 +44,11 @@ pub(crate) fn find_untolerated_taint<'a>(
 mod tests {
     use super::*;
 
-    fn ns(v: &[i64]) -> Vec<NodeScore> {
+    fn ns(v: &[i64]) -> Vec<NodeScore<'static>> {
         v.iter()
             .enumerate()
             .map(|(i, s)| NodeScore {
-                name: format!("n{i}"),
+                name: format!("n{i}").into(),
                 score: *s,
             })
             .collect()

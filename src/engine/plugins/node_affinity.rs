@@ -324,7 +324,7 @@ impl ScorePlugin for NodeAffinity {
     fn has_normalize(&self) -> bool {
         true
     }
-    fn normalize(&self, _: &Ctx<'_>, _: &CycleState, _: &PodInfo, scores: &mut [NodeScore]) -> Status {
+    fn normalize(&self, _: &Ctx<'_>, _: &CycleState, _: &PodInfo, scores: &mut [NodeScore<'_>]) -> Status {
         default_normalize_score(MAX_NODE_SCORE, false, scores);
         Status::success()
     }

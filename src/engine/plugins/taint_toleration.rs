@@ -129,7 +129,7 @@ impl ScorePlugin for TaintToleration {
     fn has_normalize(&self) -> bool {
         true
     }
-    fn normalize(&self, _: &Ctx<'_>, _: &CycleState, _: &PodInfo, scores: &mut [NodeScore]) -> Status {
+    fn normalize(&self, _: &Ctx<'_>, _: &CycleState, _: &PodInfo, scores: &mut [NodeScore<'_>]) -> Status {
         default_normalize_score(MAX_NODE_SCORE, true, scores);
         Status::success()
     }

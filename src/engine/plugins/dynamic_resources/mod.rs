@@ -737,7 +737,7 @@ impl ScorePlugin for DynamicResources {
 
     /// `DefaultNormalizeScore(100, false)`: each score × 100 / the highest (unchanged when all
     /// are 0).
-    fn normalize(&self, _: &Ctx<'_>, _: &CycleState, _: &PodInfo, scores: &mut [NodeScore]) -> Status {
+    fn normalize(&self, _: &Ctx<'_>, _: &CycleState, _: &PodInfo, scores: &mut [NodeScore<'_>]) -> Status {
         super::helper::default_normalize_score(super::helper::MAX_NODE_SCORE, false, scores);
         Status::success()
     }

@@ -154,7 +154,7 @@ pub(crate) fn score_node(m: &ScoreMap, node: &NodeInfo) -> i64 {
 }
 
 /// `NormalizeScore`: min-max scaling to [0, 100], truncated as float64 → int64.
-pub(crate) fn normalize(scores: &mut [NodeScore]) {
+pub(crate) fn normalize(scores: &mut [NodeScore<'_>]) {
     let (Some(min), Some(max)) = (
         scores.iter().map(|s| s.score).min(),
         scores.iter().map(|s| s.score).max(),
@@ -212,7 +212,7 @@ impl ScorePlugin for InterPodAffinity {
         true
     }
 
-    fn normalize(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, scores: &mut [NodeScore]) -> Status {
+    fn normalize(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, scores: &mut [NodeScore<'_>]) -> Status {
         let Some(s) = state.read::<PreScoreState>(PRE_SCORE_KEY) else {
             return missing_state();
         };

@@ -89,7 +89,7 @@ fn run_score_once(pl: &InterPodAffinity, snap: &Snapshot, p: &PodInfo) -> (Statu
             let (v, st) = pl.score(&cx, &state, p, n);
             assert!(st.is_success());
             NodeScore {
-                name: n.name().to_string(),
+                name: n.name().into(),
                 score: v,
             }
         })
@@ -455,7 +455,7 @@ fn normalize_min_max_truncates() {
         v.iter()
             .enumerate()
             .map(|(i, s)| NodeScore {
-                name: format!("n{i}"),
+                name: format!("n{i}").into(),
                 score: *s,
             })
             .collect::<Vec<_>>()

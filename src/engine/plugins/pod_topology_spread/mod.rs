@@ -450,7 +450,7 @@ impl ScorePlugin for PodTopologySpread {
         true
     }
 
-    fn normalize(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, scores: &mut [NodeScore]) -> Status {
+    fn normalize(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, scores: &mut [NodeScore<'_>]) -> Status {
         match state.read::<PreScoreState>(PRE_SCORE_KEY) {
             Some(s) => {
                 s.normalize(scores);

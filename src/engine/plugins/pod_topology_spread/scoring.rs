@@ -145,12 +145,12 @@ impl PreScoreState {
     }
 
     /// NormalizeScore: ignored nodes get 0, the others `100 * (max + min - s) / max`.
-    pub(crate) fn normalize(&self, scores: &mut [NodeScore]) {
+    pub(crate) fn normalize(&self, scores: &mut [NodeScore<'_>]) {
         const INVALID: i64 = -1;
         let mut min = i64::MAX;
         let mut max = 0i64;
         for s in scores.iter_mut() {
-            if self.ignored.contains(&s.name) {
+            if self.ignored.contains(s.name.as_ref()) {
                 s.score = INVALID;
                 continue;
             }
@@ -219,13 +219,16 @@ mod tests {
                 let (v, st) = pl.score(&cx, &state, &pi, n);
                 assert!(st.is_success());
                 NodeScore {
-                    name: n.name().to_string(),
+                    name: n.name().into(),
                     score: v,
                 }
             })
             .collect();
         assert!(pl.normalize(&cx, &state, &pi, &mut out).is_success());
-        (Code::Success, out.into_iter().map(|s| (s.name, s.score)).collect())
+        (
+            Code::Success,
+            out.into_iter().map(|s| (s.name.into_owned(), s.score)).collect(),
+        )
     }
 
     fn scores(snap: &Snapshot, feasible: &[&str]) -> Vec<(String, i64)> {
