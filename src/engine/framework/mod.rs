@@ -8,6 +8,7 @@ pub mod binding;
 pub mod cycle_state;
 pub mod fit_error;
 pub mod handle;
+pub(crate) mod image_index;
 pub mod names;
 pub mod node_info;
 pub(crate) mod parallel;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::affinity_terms::ScoringTerms;
 use super::handle::FrameworkHandle;
+use super::image_index::ImageIndex;
 use super::node_info::{NodeInfo, PodInfo};
 use super::pod_table::PodTable;
 use crate::engine::release::{Features, Release};
@@ -20,8 +21,8 @@ pub struct Snapshot {
     /// Nodes sorted by name.
     pub nodes: Vec<NodeInfo>,
     index: HashMap<String, usize>,
-    /// Image name → number of nodes that have it.
-    pub image_nodes: HashMap<String, usize>,
+    /// The nodes' images by name: which nodes list each, with its size there.
+    pub(crate) images: Arc<ImageIndex>,
     /// Pending pods with status.nominatedNodeName, per node (not gated, not bound).
     pub nominated: BTreeMap<String, Vec<Arc<PodInfo>>>,
     /// Parsed pods by key (every non-finished pod).
@@ -48,7 +49,8 @@ pub struct Snapshot {
     pub serial: bool,
     /// Only what decides the cycle is traced: each node's first failing filter plugin (no
     /// diagnostic pass over the other plugins, no plugin details) and each feasible node's
-    /// total score (not its plugins). What [`crate::engine::trace::Explanation::summarize`]
+    /// total score (not its plugins), and of those only the nodes with the top total (the
+    /// heap's pick made in Score); the nodes that pass keep no Filter record. What [`crate::engine::trace::Explanation::summarize`]
     /// keeps is the same either way; the simulator sets it when it summarizes every attempt.
     pub decisions_only: bool,
 }
@@ -65,15 +67,7 @@ impl Snapshot {
             .enumerate()
             .map(|(i, n)| (n.name().to_string(), i))
             .collect();
-        let mut image_nodes: HashMap<String, usize> = HashMap::new();
-        for n in &cluster.nodes {
-            let mut names: Vec<&String> = n.images.iter().flat_map(|(names, _)| names.iter()).collect();
-            names.sort();
-            names.dedup();
-            for name in names {
-                *image_nodes.entry(name.clone()).or_insert(0) += 1;
-            }
-        }
+        let images = Arc::new(ImageIndex::build(cluster.nodes.iter().map(|n| &**n)));
         // cluster.pods is sorted by key: collected at the end, the map is built in bulk
         // instead of by 100,000 searches from its root
         let mut infos: Vec<(ObjectKey, Arc<PodInfo>)> = Vec::with_capacity(cluster.pods.len());
@@ -107,7 +101,7 @@ impl Snapshot {
             cluster,
             nodes,
             index,
-            image_nodes,
+            images,
             nominated,
             pod_infos,
             features,
@@ -141,6 +135,17 @@ impl Snapshot {
     /// Index of a node by name.
     pub fn node_index(&self, name: &str) -> Option<usize> {
         self.index.get(name).copied()
+    }
+
+    /// The position of `node` in [`Snapshot::nodes`] when it is one of them (not a copy, as
+    /// preemption's dry runs make).
+    pub fn position_of(&self, node: &NodeInfo) -> Option<usize> {
+        let size = std::mem::size_of::<NodeInfo>();
+        let base = self.nodes.as_ptr() as usize;
+        let at = std::ptr::from_ref(node) as usize;
+        let offset = at.checked_sub(base)?;
+        let i = offset / size;
+        (offset % size == 0 && i < self.nodes.len() && std::ptr::eq(&self.nodes[i], node)).then_some(i)
     }
 
     /// A node by name.

@@ -88,11 +88,20 @@ impl ScorePlugin for ImageLocality {
             &[]
         };
         let mut sum = 0i64;
+        let index = &cx.snapshot.images;
+        let at = cx.snapshot.position_of(node);
         for (want, hash) in images.containers.iter().chain(volumes) {
             // The node's ImageStates map is built entry by entry, so for a name listed by two
-            // entries the later one wins (Node::image_size).
-            if let Some(size) = node.node.image_size_hashed(want, *hash) {
-                let num = cx.snapshot.image_nodes.get(want).copied().unwrap_or(0);
+            // entries the later one wins (Node::image_size, ImageIndex).
+            let found = match at {
+                Some(i) => index.on_node(want, *hash, i),
+                // a copy of a node: its own list, the snapshot's count
+                None => node
+                    .node
+                    .image_size_hashed(want, *hash)
+                    .map(|size| (size, index.nodes_with(want, *hash))),
+            };
+            if let Some((size, num)) = found {
                 let spread = num as f64 / total as f64;
                 sum += (size as f64 * spread) as i64;
             }
@@ -244,8 +253,23 @@ mod tests {
                 .map(|(i, imgs)| node_with(&format!("node{}", i + 1), imgs))
                 .collect();
             let snap = snapshot(nodes, vec![], V1_30);
-            let got = run_score(&plugin(names::IMAGE_LOCALITY, Value::Null, V1_30), &snap, &p, true);
+            let slots = plugin(names::IMAGE_LOCALITY, Value::Null, V1_30);
+            let got = run_score(&slots, &snap, &p, true);
             assert_eq!(got.raw, want, "{name}");
+            // a copy of a node (as preemption's dry runs make) scores as the node itself
+            let cx = Ctx { snapshot: &snap };
+            let pi = pod_info(&p, &*snap.features);
+            let copies: Vec<i64> = snap
+                .nodes
+                .iter()
+                .map(|n| {
+                    let copy = n.clone();
+                    assert_eq!(snap.position_of(&copy), None);
+                    let sp = slots.score.as_ref().expect("score");
+                    sp.score(&cx, &CycleState::default(), &pi, &copy).0
+                })
+                .collect();
+            assert_eq!(copies, want, "{name}, copies of the nodes");
         }
     }
 
