@@ -985,15 +985,18 @@ fn finish_filter<S: Slot>(
     let stop = evaluated.iter().position(|e| matches!(e.view(), SlotView::Error));
     let nominated = pod.pod.nominated_node_name.as_deref();
     for (i, e) in evaluated.iter().enumerate().take(stop.unwrap_or(usize::MAX)) {
-        let (node, feasible) = match e.view() {
-            SlotView::Record(rec) if !rec.excluded_by_prefilter => (rec.node.as_str(), rec.feasible),
-            SlotView::Feasible => (cx.snapshot.nodes[i].name(), true),
+        let (rec, feasible) = match e.view() {
+            SlotView::Record(rec) if !rec.excluded_by_prefilter => (Some(rec), rec.feasible),
+            SlotView::Feasible => (None, true),
             _ => continue,
         };
         if feasible {
             out.feasible.push(i);
         }
-        if nominated == Some(node) {
+        // the node's name only for a pod with a nominated node (a node read per node otherwise)
+        let Some(nn) = nominated else { continue };
+        let node = rec.map_or_else(|| cx.snapshot.nodes[i].name(), |r| r.node.as_str());
+        if nn == node {
             nominated_ok = feasible;
             if prefilter_nodes.is_some_and(|set| !set.contains(node)) {
                 ex.notes.push(format!(
@@ -1093,6 +1096,8 @@ fn run_score(
         .iter()
         .filter_map(|r| r.failed.as_ref())
         .min_by_key(|(p, _)| *p);
+    // decisions only: no raw column is kept (the totals need the normalized ones alone)
+    let lean = cx.snapshot.decisions_only;
     for (p, (pl, weight)) in plugins.iter().enumerate() {
         if let Some((q, s)) = first_error
             && *q == p
@@ -1100,10 +1105,20 @@ fn run_score(
             ex.message = Some(format!("running Score plugin {:?}: {}", pl.name(), s.message()));
             return None;
         }
+        if lean && !pl.has_normalize() {
+            // decisions only: the raw scores are the normalized ones, read in one pass
+            let normalized = raw_scores.iter().map(|r| r.scores[p]).collect();
+            columns.push((pl.name(), *weight, Vec::new(), normalized));
+            continue;
+        }
         for (node, slot) in raw_scores.iter().zip(scores.iter_mut()) {
             slot.score = node.scores[p];
         }
-        let raw: Vec<i64> = scores.iter().map(|s| s.score).collect();
+        let raw: Vec<i64> = if lean {
+            Vec::new()
+        } else {
+            scores.iter().map(|s| s.score).collect()
+        };
         if pl.has_normalize() {
             let s = pl.normalize(cx, state, pod, &mut scores);
             if !s.is_success() {
