@@ -141,6 +141,11 @@ pub struct NodeScore<'a> {
 pub trait ScorePlugin: Plugin {
     /// Raw score of the node.
     fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status);
+    /// True when, in the cycle whose state is `state`, Score gives (0, Success) on every node
+    /// (a pod with nothing the plugin scores): the runner then does not call it node by node.
+    fn scores_zero_everywhere(&self, _state: &CycleState, _pod: &PodInfo) -> bool {
+        false
+    }
     /// True when `normalize` changes scores.
     fn has_normalize(&self) -> bool {
         false

@@ -1081,12 +1081,21 @@ fn run_score(
     // Each node keeps its scores inline and only its first failing plugin's status: the first
     // error upstream reports (the lowest plugin with a failing node, then the first such node)
     // is the lowest of those, at its first node.
+    // the plugins that score nothing in this cycle give 0 without being called per node
+    let zero: Vec<bool> = plugins
+        .iter()
+        .map(|(pl, _)| pl.scores_zero_everywhere(state, pod))
+        .collect();
     let raw_scores: Vec<NodeRaw> = parallel::map_in_place(cx.snapshot.serial, nodes, |n| {
         let mut raw = NodeRaw::default();
         for (p, (pl, _)) in plugins.iter().enumerate() {
+            if zero[p] {
+                raw.scores.push(0);
+                continue;
+            }
             let (v, s) = pl.score(cx, state, pod, n);
             if !s.is_success() && raw.failed.is_none() {
-                raw.failed = Some((p, s));
+                raw.failed = Some(Box::new((p, s)));
             }
             raw.scores.push(v);
         }
@@ -1094,7 +1103,7 @@ fn run_score(
     });
     let first_error = raw_scores
         .iter()
-        .filter_map(|r| r.failed.as_ref())
+        .filter_map(|r| r.failed.as_deref())
         .min_by_key(|(p, _)| *p);
     // decisions only: no raw column is kept (the totals need the normalized ones alone)
     let lean = cx.snapshot.decisions_only;
@@ -1190,7 +1199,8 @@ fn run_score(
 #[derive(Default)]
 struct NodeRaw {
     scores: smallvec::SmallVec<[i64; 8]>,
-    failed: Option<(usize, Status)>,
+    /// Boxed: almost no node has one, and every node's record is written and moved.
+    failed: Option<Box<(usize, Status)>>,
 }
 
 /// The node selection: the nominated node when it passed, else every node with the top

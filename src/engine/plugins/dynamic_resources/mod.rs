@@ -711,6 +711,10 @@ impl PostFilterPlugin for DynamicResources {
 }
 
 impl ScorePlugin for DynamicResources {
+    fn scores_zero_everywhere(&self, state: &CycleState, _: &PodInfo) -> bool {
+        !self.enabled || !self.scores || state.read::<StateData>(STATE_KEY).is_some_and(|s| s.claims.is_empty())
+    }
+
     fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> (i64, Status) {
         if !self.enabled || !self.scores {
             return (0, Status::success());

@@ -320,6 +320,10 @@ impl PreScorePlugin for VolumeBinding {
 }
 
 impl ScorePlugin for VolumeBinding {
+    fn scores_zero_everywhere(&self, state: &CycleState, _: &PodInfo) -> bool {
+        self.scorer.is_none() || state.read::<StateData>(STATE_KEY).is_some_and(|s| s.no_claims)
+    }
+
     fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
         let Some(scorer) = &self.scorer else {
             return (0, Status::success());

@@ -1040,6 +1040,10 @@ fn storage_capacity_scoring_table() {
             assert_eq!(pl.filter(&cx, &state, &p, n), Status::success(), "filter {}", n.name());
         }
         assert_eq!(pl.pre_score(&cx, &mut state, &p, &ns), Status::success());
+        assert!(
+            !pl.scores_zero_everywhere(&state, &p),
+            "a pod with claims is scored per node"
+        );
         ns.iter().map(|n| pl.score(&cx, &state, &p, n).0).collect::<Vec<i64>>()
     };
     let dynamic = |name: &str, q: &str| with_request(make_pvc(name, "wait-sc-capacity"), q);
@@ -1147,4 +1151,12 @@ fn storage_capacity_scoring_scores_pods_without_claims_zero() {
     let n = node_info(&s, "node-a");
     assert_eq!(pl.pre_score(&cx, &mut state, &p, &[n]), Status::success());
     assert_eq!(pl.score(&cx, &state, &p, n), (0, Status::success()));
+    assert!(
+        pl.scores_zero_everywhere(&state, &p),
+        "the runner need not call it per node"
+    );
+    assert!(
+        !pl.scores_zero_everywhere(&CycleState::default(), &p),
+        "without its state Score errs: it is called"
+    );
 }
