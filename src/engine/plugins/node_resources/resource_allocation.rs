@@ -122,6 +122,7 @@ pub(crate) fn pod_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_re
 }
 
 /// `calculateResourceAllocatableRequest`: (allocatable, requested including the pod).
+#[inline]
 pub(crate) fn allocatable_and_requested(
     node: &NodeInfo,
     resource: &str,
@@ -165,21 +166,26 @@ pub(crate) fn allocatable_and_requested(
 pub(crate) type Amounts = smallvec::SmallVec<[i64; 4]>;
 
 /// Requested and allocatable vectors for a node (`resourceAllocationScorer.score` inputs).
+/// Inlined and filled by pushes: built in the caller's frame, not zeroed by a call and copied
+/// back (which was most of its time, once per node and plugin).
+#[inline]
 pub(crate) fn vectors(
     node: &NodeInfo,
     resources: &[ResourceSpec],
     pod_requests: &[i64],
     use_requested: bool,
 ) -> (Amounts, Amounts) {
-    let mut requested: Amounts = smallvec::smallvec![0; resources.len()];
-    let mut allocatable: Amounts = smallvec::smallvec![0; resources.len()];
-    for (i, r) in resources.iter().enumerate() {
-        let (a, q) = allocatable_and_requested(node, &r.name, pod_requests[i], use_requested);
+    let mut requested = Amounts::new();
+    let mut allocatable = Amounts::new();
+    for (r, req) in resources.iter().zip(pod_requests) {
+        let (a, q) = allocatable_and_requested(node, &r.name, *req, use_requested);
         if a == 0 {
-            continue;
+            requested.push(0);
+            allocatable.push(0);
+        } else {
+            requested.push(q);
+            allocatable.push(a);
         }
-        allocatable[i] = a;
-        requested[i] = q;
     }
     (requested, allocatable)
 }
