@@ -45,7 +45,8 @@ fn pieces(serial: bool, items: usize) -> usize {
 /// `f` of every item, in the order of `items`; on this thread when `serial`.
 pub(crate) fn map<T: Sync, R: Send>(serial: bool, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let pieces = pieces(serial, items.len());
-    let Some(pool) = pool().filter(|_| pieces > 1) else {
+    // the pool is started by the first call that has work for it
+    let Some(pool) = (pieces > 1).then(pool).flatten() else {
         return items.iter().map(f).collect();
     };
     let size = items.len().div_ceil(pieces);
@@ -75,7 +76,8 @@ pub(crate) fn map_in_place<T: Sync, R: Send + Default>(
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
     let pieces = pieces(serial, items.len());
-    let Some(pool) = pool().filter(|_| pieces > 1) else {
+    // the pool is started by the first call that has work for it
+    let Some(pool) = (pieces > 1).then(pool).flatten() else {
         return items.iter().map(f).collect();
     };
     let size = items.len().div_ceil(pieces);
