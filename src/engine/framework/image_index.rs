@@ -6,25 +6,8 @@
 
 use std::collections::HashMap;
 
+use super::pod_table::FnvBuild;
 use crate::model::{Node, image_name_hash};
-
-/// Hashes are FNV-1a already: used as they are.
-#[derive(Default)]
-pub(crate) struct Identity(u64);
-
-impl std::hash::Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 << 8) | u64::from(*b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
 
 /// One image name: the nodes that list it (by index in the snapshot's node order) with the
 /// size of the image on each.
@@ -37,7 +20,7 @@ struct Image {
 /// Every node image of a snapshot, by name.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ImageIndex {
-    by_hash: HashMap<u64, smallvec::SmallVec<[Image; 1]>, std::hash::BuildHasherDefault<Identity>>,
+    by_hash: HashMap<u64, smallvec::SmallVec<[Image; 1]>, FnvBuild>,
 }
 
 impl ImageIndex {

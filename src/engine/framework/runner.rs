@@ -736,34 +736,49 @@ fn reject_on_every_node(
 /// them would allocate once per node.
 #[derive(Default)]
 #[allow(clippy::large_enum_variant)]
-enum Evaluated {
+enum Evaluated<R = NodeFilter> {
     #[default]
     Skipped,
     /// Passed, with no record kept (decisions only).
     Feasible,
-    Record(NodeFilter),
+    Record(R),
     Error(String),
 }
 
-/// [`Evaluated`] in a few words per node, for a Filter that keeps decisions only: the records
-/// (of rejected nodes only) boxed.
-#[derive(Default)]
-enum Decision {
-    #[default]
-    Skipped,
-    Feasible,
-    Record(Box<NodeFilter>),
-    Error(String),
-}
-
-impl From<Evaluated> for Decision {
-    fn from(e: Evaluated) -> Self {
-        match e {
-            Evaluated::Skipped => Decision::Skipped,
-            Evaluated::Feasible => Decision::Feasible,
-            Evaluated::Record(r) => Decision::Record(Box::new(r)),
-            Evaluated::Error(m) => Decision::Error(m),
+impl Evaluated {
+    /// The same with its record boxed: a few words per node, for a Filter that keeps
+    /// decisions only (whose records are the few rejected nodes').
+    fn boxed(self) -> Evaluated<Box<NodeFilter>> {
+        match self {
+            Evaluated::Skipped => Evaluated::Skipped,
+            Evaluated::Feasible => Evaluated::Feasible,
+            Evaluated::Record(r) => Evaluated::Record(Box::new(r)),
+            Evaluated::Error(m) => Evaluated::Error(m),
         }
+    }
+}
+
+/// A Filter record held inline or boxed.
+trait Record {
+    fn get(&self) -> &NodeFilter;
+    fn into_record(self) -> NodeFilter;
+}
+
+impl Record for NodeFilter {
+    fn get(&self) -> &NodeFilter {
+        self
+    }
+    fn into_record(self) -> NodeFilter {
+        self
+    }
+}
+
+impl Record for Box<NodeFilter> {
+    fn get(&self) -> &NodeFilter {
+        self
+    }
+    fn into_record(self) -> NodeFilter {
+        *self
     }
 }
 
@@ -901,7 +916,7 @@ fn run_filter(
     if cx.snapshot.decisions_only {
         // Decisions only: a slot of a few words per node (the few rejected nodes' records
         // boxed) instead of a whole record per node.
-        let slots = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, |n| Decision::from(eval(n)));
+        let slots = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, |n| eval(n).boxed());
         finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
     } else {
         let slots = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, eval);
@@ -909,85 +924,24 @@ fn run_filter(
     }
 }
 
-/// What Filter's bookkeeping reads of one node's slot.
-enum SlotView<'a> {
-    Skipped,
-    Feasible,
-    Record(&'a NodeFilter),
-    Error,
-}
-
-/// A node's slot after Filter, its record inline ([`Evaluated`]) or boxed ([`Decision`]).
-trait Slot: Default {
-    fn view(&self) -> SlotView<'_>;
-    fn into_record(self) -> Option<NodeFilter>;
-    fn into_error(self) -> Option<String>;
-}
-
-impl Slot for Evaluated {
-    fn view(&self) -> SlotView<'_> {
-        match self {
-            Evaluated::Skipped => SlotView::Skipped,
-            Evaluated::Feasible => SlotView::Feasible,
-            Evaluated::Record(r) => SlotView::Record(r),
-            Evaluated::Error(_) => SlotView::Error,
-        }
-    }
-    fn into_record(self) -> Option<NodeFilter> {
-        match self {
-            Evaluated::Record(r) => Some(r),
-            _ => None,
-        }
-    }
-    fn into_error(self) -> Option<String> {
-        match self {
-            Evaluated::Error(m) => Some(m),
-            _ => None,
-        }
-    }
-}
-
-impl Slot for Decision {
-    fn view(&self) -> SlotView<'_> {
-        match self {
-            Decision::Skipped => SlotView::Skipped,
-            Decision::Feasible => SlotView::Feasible,
-            Decision::Record(r) => SlotView::Record(r),
-            Decision::Error(_) => SlotView::Error,
-        }
-    }
-    fn into_record(self) -> Option<NodeFilter> {
-        match self {
-            Decision::Record(r) => Some(*r),
-            _ => None,
-        }
-    }
-    fn into_error(self) -> Option<String> {
-        match self {
-            Decision::Error(m) => Some(m),
-            _ => None,
-        }
-    }
-}
-
 /// Filter's bookkeeping over the nodes' slots (in node order): the feasible nodes, the
 /// nominated node's verdict, the records into the trace, the first error.
-fn finish_filter<S: Slot>(
+fn finish_filter<R: Record>(
     cx: &Ctx<'_>,
     pod: &PodInfo,
     prefilter_nodes: Option<&BTreeSet<String>>,
-    mut evaluated: Vec<S>,
+    mut evaluated: Vec<Evaluated<R>>,
     mut out: Filtered,
     ex: &mut Explanation,
 ) -> Option<Filtered> {
     let mut nominated_ok = false;
     // the first error stops Filter: the nodes before it keep their records
-    let stop = evaluated.iter().position(|e| matches!(e.view(), SlotView::Error));
+    let stop = evaluated.iter().position(|e| matches!(e, Evaluated::Error(_)));
     let nominated = pod.pod.nominated_node_name.as_deref();
     for (i, e) in evaluated.iter().enumerate().take(stop.unwrap_or(usize::MAX)) {
-        let (rec, feasible) = match e.view() {
-            SlotView::Record(rec) if !rec.excluded_by_prefilter => (Some(rec), rec.feasible),
-            SlotView::Feasible => (None, true),
+        let (rec, feasible) = match e {
+            Evaluated::Record(r) if !r.get().excluded_by_prefilter => (Some(r.get()), r.get().feasible),
+            Evaluated::Feasible => (None, true),
             _ => continue,
         };
         if feasible {
@@ -1005,10 +959,16 @@ fn finish_filter<S: Slot>(
             }
         }
     }
-    let message = stop.and_then(|i| std::mem::take(&mut evaluated[i]).into_error());
+    let message = stop.and_then(|i| match std::mem::take(&mut evaluated[i]) {
+        Evaluated::Error(m) => Some(m),
+        _ => None,
+    });
     evaluated.truncate(stop.unwrap_or(evaluated.len()));
     // the records in node order, in the list they were written to when Filter starts the trace
-    let records = evaluated.into_iter().filter_map(Slot::into_record);
+    let records = evaluated.into_iter().filter_map(|e| match e {
+        Evaluated::Record(r) => Some(r.into_record()),
+        _ => None,
+    });
     if ex.filter.is_empty() {
         ex.filter = records.collect();
     } else {
