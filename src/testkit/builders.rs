@@ -634,8 +634,9 @@ pub(crate) fn run_score(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, r
         .nodes
         .iter()
         .map(|n| {
-            let (v, s) = sp.score(&cx, &state, &pi, n);
-            assert!(s.is_success(), "Score on {}: {s:?}", n.name());
+            let v = sp
+                .score(&cx, &state, &pi, n)
+                .unwrap_or_else(|s| panic!("Score on {}: {s:?}", n.name()));
             NodeScore {
                 name: n.name().into(),
                 score: v,

@@ -31,7 +31,8 @@ impl<T: Any + Clone + Send + Sync> StateData for T {
 pub struct CycleState {
     /// A handful of entries (one per plugin with state), read once per node and plugin in
     /// Filter and Score: a list searched by the key's address first (a plugin reads with the
-    /// constant it wrote with), then by its text.
+    /// key it wrote with: plugins keep their keys in `static`s, since a `const` string is a
+    /// separate copy at each use and would never match by address), then by its text.
     data: Vec<(&'static str, Box<dyn StateData>)>,
     /// Plugins whose PreFilter returned Skip: their Filter is not called.
     pub skip_filter: BTreeSet<&'static str>,

@@ -101,6 +101,36 @@ pub(crate) fn map_in_place<T: Sync, R: Send + Default>(
     out
 }
 
+/// `f` of each of the pieces `items` is cut into, in order (one result when the walk is on
+/// this thread): for work that keeps per-piece state, such as a column per plugin.
+pub(crate) fn map_pieces<T: Sync, R: Send + Default>(
+    serial: bool,
+    items: &[T],
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
+    let pieces = pieces(serial, items.len());
+    // the pool is started by the first call that has work for it
+    let Some(pool) = (pieces > 1).then(pool).flatten() else {
+        return vec![f(items)];
+    };
+    let size = items.len().div_ceil(pieces);
+    let mut out: Vec<R> = std::iter::repeat_with(R::default)
+        .take(items.len().div_ceil(size))
+        .collect();
+    let f = &f;
+    pool.in_place_scope(|s| {
+        let mut jobs = out.iter_mut().zip(items.chunks(size));
+        let first = jobs.next();
+        for (slot, piece) in jobs {
+            s.spawn(move |_| *slot = f(piece));
+        }
+        if let Some((slot, piece)) = first {
+            *slot = f(piece);
+        }
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +152,15 @@ mod tests {
                 expected,
                 "{n} items, in place, serial"
             );
+            for serial in [false, true] {
+                let pieces = map_pieces(serial, &items, |piece: &[usize]| piece.to_vec());
+                assert!(
+                    pieces.iter().all(|p| !p.is_empty()) || n == 0,
+                    "{n} items: an empty piece"
+                );
+                assert!(pieces.len() <= cores().max(1), "{n} items: {} pieces", pieces.len());
+                assert_eq!(pieces.concat(), items, "{n} items in pieces, serial {serial}");
+            }
         }
     }
 

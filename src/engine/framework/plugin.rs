@@ -137,10 +137,32 @@ pub struct NodeScore<'a> {
     pub score: i64,
 }
 
+/// What Score gives for a node: its raw score, or the status it failed with. Any status but
+/// Success is an error upstream; boxed, because the success path is then two registers, not a
+/// 72-byte record written by every plugin for every node and read back by the runner.
+pub type ScoreResult = Result<i64, Box<Status>>;
+
 /// Score, with the optional NormalizeScore extension.
 pub trait ScorePlugin: Plugin {
     /// Raw score of the node.
-    fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status);
+    fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult;
+    /// Score of each of `nodes` into `out` (as long as `nodes`), in order, up to the first node
+    /// whose Score fails: then that status. The runner calls this once per piece of the nodes,
+    /// so a plugin's Score is called directly (not through the trait object) node after node,
+    /// and a plugin may read its cycle state once for the piece.
+    fn score_nodes(
+        &self,
+        cx: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        out: &mut [i64],
+    ) -> Result<(), Box<Status>> {
+        for (node, slot) in nodes.iter().zip(out) {
+            *slot = self.score(cx, state, pod, node)?;
+        }
+        Ok(())
+    }
     /// True when, in the cycle whose state is `state`, Score gives (0, Success) on every node
     /// (a pod with nothing the plugin scores): the runner then does not call it node by node.
     fn scores_zero_everywhere(&self, _state: &CycleState, _pod: &PodInfo) -> bool {

@@ -1035,69 +1035,83 @@ fn run_score(
         .iter()
         .filter(|(pl, _)| !state.skip_score.contains(pl.name()))
         .collect();
-    // Every plugin's Score of a node reads only the cycle state, so the nodes are scored in
-    // parallel, every plugin at once; the plugins' errors and NormalizeScore then go plugin by
-    // plugin, as upstream's do.
-    // Each node keeps its scores inline and only its first failing plugin's status: the first
-    // error upstream reports (the lowest plugin with a failing node, then the first such node)
-    // is the lowest of those, at its first node.
-    // the plugins that score nothing in this cycle give 0 without being called per node
+    // Every plugin's Score of a node reads only the cycle state, so the nodes are cut into
+    // pieces scored in parallel, each piece plugin by plugin into a column per plugin; the
+    // plugins' errors and NormalizeScore then go plugin by plugin, as upstream's do.
+    // The first error upstream reports is the lowest plugin with a failing node, then its
+    // first such node: a piece stops at its first failing plugin (no lower one failed in it),
+    // at that plugin's first failing node, and the pieces' answers are compared in order.
+    // The plugins that score nothing in this cycle give 0 without being called per node.
     let zero: Vec<bool> = plugins
         .iter()
         .map(|(pl, _)| pl.scores_zero_everywhere(state, pod))
         .collect();
-    let raw_scores: Vec<NodeRaw> = parallel::map_in_place(cx.snapshot.serial, nodes, |n| {
-        let mut raw = NodeRaw::default();
+    let pieces: Vec<ScoredPiece> = parallel::map_pieces(cx.snapshot.serial, nodes, |piece: &[&NodeInfo]| {
+        let mut out = ScoredPiece::default();
         for (p, (pl, _)) in plugins.iter().enumerate() {
-            if zero[p] {
-                raw.scores.push(0);
-                continue;
+            let mut column = vec![0i64; piece.len()];
+            if !zero[p]
+                && let Err(s) = pl.score_nodes(cx, state, pod, piece, &mut column)
+            {
+                out.failed = Some((p, s));
+                break;
             }
-            let (v, s) = pl.score(cx, state, pod, n);
-            if !s.is_success() && raw.failed.is_none() {
-                raw.failed = Some(Box::new((p, s)));
-            }
-            raw.scores.push(v);
+            out.columns.push(column);
         }
-        raw
+        out
     });
-    let first_error = raw_scores
-        .iter()
-        .filter_map(|r| r.failed.as_deref())
-        .min_by_key(|(p, _)| *p);
+    // the lowest failing plugin; among pieces where it failed, the first piece
+    let mut first_error: Option<(usize, &Status)> = None;
+    for piece in &pieces {
+        if let Some((p, s)) = &piece.failed
+            && first_error.is_none_or(|(q, _)| *p < q)
+        {
+            first_error = Some((*p, s));
+        }
+    }
+    if let Some((p, s)) = first_error {
+        ex.message = Some(format!(
+            "running Score plugin {:?}: {}",
+            plugins[p].0.name(),
+            s.message()
+        ));
+        return None;
+    }
+    // each plugin's column over every node, the pieces' parts joined (one piece: moved)
+    let mut raw_columns: Vec<Vec<i64>> = Vec::with_capacity(plugins.len());
+    if pieces.len() == 1 {
+        raw_columns = pieces.into_iter().next().map(|p| p.columns).unwrap_or_default();
+    } else {
+        for p in 0..plugins.len() {
+            raw_columns.push(
+                pieces
+                    .iter()
+                    .flat_map(|piece| piece.columns[p].iter().copied())
+                    .collect(),
+            );
+        }
+    }
     // decisions only: no raw column is kept (the totals need the normalized ones alone)
     let lean = cx.snapshot.decisions_only;
-    for (p, (pl, weight)) in plugins.iter().enumerate() {
-        if let Some((q, s)) = first_error
-            && *q == p
-        {
-            ex.message = Some(format!("running Score plugin {:?}: {}", pl.name(), s.message()));
-            return None;
-        }
-        if lean && !pl.has_normalize() {
-            // decisions only: the raw scores are the normalized ones, read in one pass
-            let normalized = raw_scores.iter().map(|r| r.scores[p]).collect();
-            columns.push((pl.name(), *weight, Vec::new(), normalized));
+    for ((pl, weight), column) in plugins.iter().zip(raw_columns) {
+        if !pl.has_normalize() {
+            // the raw scores are the normalized ones
+            let raw = if lean { Vec::new() } else { column.clone() };
+            columns.push((pl.name(), *weight, raw, column));
             continue;
         }
-        for (node, slot) in raw_scores.iter().zip(scores.iter_mut()) {
-            slot.score = node.scores[p];
+        for (slot, v) in scores.iter_mut().zip(&column) {
+            slot.score = *v;
         }
-        let raw: Vec<i64> = if lean {
-            Vec::new()
-        } else {
-            scores.iter().map(|s| s.score).collect()
-        };
-        if pl.has_normalize() {
-            let s = pl.normalize(cx, state, pod, &mut scores);
-            if !s.is_success() {
-                ex.message = Some(format!(
-                    "running Normalize on Score plugin {:?}: {}",
-                    pl.name(),
-                    s.message()
-                ));
-                return None;
-            }
+        let raw = if lean { Vec::new() } else { column };
+        let s = pl.normalize(cx, state, pod, &mut scores);
+        if !s.is_success() {
+            ex.message = Some(format!(
+                "running Normalize on Score plugin {:?}: {}",
+                pl.name(),
+                s.message()
+            ));
+            return None;
         }
         let normalized = scores.iter().map(|s| s.score).collect();
         columns.push((pl.name(), *weight, raw, normalized));
@@ -1154,13 +1168,13 @@ fn run_score(
     )
 }
 
-/// One node's Score: every plugin's score in the profile's order, and the first plugin whose
-/// Score failed on it with its status.
+/// A piece of the nodes scored: a column per plugin in the profile's order, up to the first
+/// plugin whose Score failed on a node of the piece, with that plugin and the status of its
+/// first failing node in the piece.
 #[derive(Default)]
-struct NodeRaw {
-    scores: smallvec::SmallVec<[i64; 8]>,
-    /// Boxed: almost no node has one, and every node's record is written and moved.
-    failed: Option<Box<(usize, Status)>>,
+struct ScoredPiece {
+    columns: Vec<Vec<i64>>,
+    failed: Option<(usize, Box<Status>)>,
 }
 
 /// The node selection: the nominated node when it passed, else every node with the top
@@ -1236,6 +1250,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::engine::framework::plugin::ScoreResult;
     use crate::engine::{Release, build_profiles};
     use crate::source::file::load_str;
 
@@ -1260,11 +1275,11 @@ items:
     }
 
     impl super::super::plugin::ScorePlugin for Failing {
-        fn score(&self, _: &Ctx<'_>, _: &CycleState, _: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+        fn score(&self, _: &Ctx<'_>, _: &CycleState, _: &PodInfo, node: &NodeInfo) -> ScoreResult {
             if self.1.contains(&node.name()) {
-                (0, Status::error(format!("{} broke on {}", self.0, node.name())))
+                Err(Box::new(Status::error(format!("{} broke on {}", self.0, node.name()))))
             } else {
-                (1, Status::success())
+                Ok(1)
             }
         }
     }

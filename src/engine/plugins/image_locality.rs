@@ -10,8 +10,7 @@ use super::helper::MAX_NODE_SCORE;
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodImages, PodInfo};
-use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin, Signing};
-use crate::engine::framework::status::Status;
+use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin, ScoreResult, Signing};
 use crate::engine::release::{Change, Features};
 use crate::model::image_name_hash;
 
@@ -63,7 +62,7 @@ impl Plugin for ImageLocality {
 }
 
 impl ScorePlugin for ImageLocality {
-    fn score(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+    fn score(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
         let total = cx.snapshot.nodes.len();
         let spec = pod.pod.spec();
         let images = pod.images.get_or_init(|| PodImages {
@@ -107,7 +106,7 @@ impl ScorePlugin for ImageLocality {
             }
         }
         let n = spec.init_containers.as_ref().map_or(0, Vec::len) + spec.containers.len();
-        (calculate_priority(sum, n), Status::success())
+        Ok(calculate_priority(sum, n))
     }
 }
 
@@ -266,7 +265,7 @@ mod tests {
                     let copy = n.clone();
                     assert_eq!(snap.position_of(&copy), None);
                     let sp = slots.score.as_ref().expect("score");
-                    sp.score(&cx, &CycleState::default(), &pi, &copy).0
+                    sp.score(&cx, &CycleState::default(), &pi, &copy).expect("Score")
                 })
                 .collect();
             assert_eq!(copies, want, "{name}, copies of the nodes");

@@ -14,7 +14,8 @@ use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, Signing,
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, ScoreResult,
+    Signing,
 };
 use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
@@ -116,8 +117,8 @@ pub(crate) struct NodeAffinity {
     added_text: (Option<String>, Option<String>),
 }
 
-const PRE_FILTER_KEY: &str = "PreFilterNodeAffinity";
-const PRE_SCORE_KEY: &str = "PreScoreNodeAffinity";
+static PRE_FILTER_KEY: &str = "PreFilterNodeAffinity";
+static PRE_SCORE_KEY: &str = "PreScoreNodeAffinity";
 
 /// The pod's required node selector and affinity (`GetRequiredNodeAffinity`).
 #[derive(Clone, Debug)]
@@ -312,14 +313,14 @@ impl PreScorePlugin for NodeAffinity {
 }
 
 impl ScorePlugin for NodeAffinity {
-    fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+    fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
         let n = &node.node;
         let mut count = self.added_preferred.as_ref().map_or(0, |p| p.score(&n.labels, &n.name));
         match state.read::<PreferredTerms>(PRE_SCORE_KEY) {
             Some(p) => count += p.score(&n.labels, &n.name),
             None => count += preferred_of(pod).map_or(0, |p| p.score(&n.labels, &n.name)),
         }
-        (count, Status::success())
+        Ok(count)
     }
     fn has_normalize(&self) -> bool {
         true

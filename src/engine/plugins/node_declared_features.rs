@@ -31,7 +31,7 @@ use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features, Gate};
 use crate::engine::trace::Lines;
 
-const STATE_KEY: &str = "PreFilterNodeDeclaredFeatures";
+static STATE_KEY: &str = "PreFilterNodeDeclaredFeatures";
 
 /// The 1.36 reason.
 pub(crate) const ERR_REASON_UNSATISFIED: &str = "node(s) didn't match Pod's required features";

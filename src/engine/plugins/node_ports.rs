@@ -56,7 +56,7 @@ impl Plugin for NodePorts {
     }
 }
 
-const PRE_FILTER_KEY: &str = "PreFilterNodePorts";
+static PRE_FILTER_KEY: &str = "PreFilterNodePorts";
 
 impl PreFilterPlugin for NodePorts {
     fn pre_filter(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {

@@ -10,7 +10,7 @@ use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, Signing,
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, ScoreResult, Signing,
 };
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features, Gate};
@@ -25,7 +25,7 @@ pub(crate) struct TaintToleration {
     comparison_operators: bool,
 }
 
-const PRE_SCORE_KEY: &str = "PreScoreTaintToleration";
+static PRE_SCORE_KEY: &str = "PreScoreTaintToleration";
 
 #[derive(Clone)]
 struct PreScoreState {
@@ -110,12 +110,11 @@ impl PreScorePlugin for TaintToleration {
 }
 
 impl ScorePlugin for TaintToleration {
-    fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+    fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> ScoreResult {
         let Some(s) = state.read::<PreScoreState>(PRE_SCORE_KEY) else {
-            return (
-                0,
-                Status::error("reading \"PreScoreTaintToleration\" from cycleState: not found"),
-            );
+            return Err(Box::new(Status::error(
+                "reading \"PreScoreTaintToleration\" from cycleState: not found",
+            )));
         };
         let count = node
             .node
@@ -124,7 +123,7 @@ impl ScorePlugin for TaintToleration {
             .filter(|t| t.effect == "PreferNoSchedule")
             .filter(|t| !Toleration::any_tolerates(&s.tolerations_prefer_no_schedule, t, self.comparison_operators))
             .count();
-        (count as i64, Status::success())
+        Ok(count as i64)
     }
     fn has_normalize(&self) -> bool {
         true

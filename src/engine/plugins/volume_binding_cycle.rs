@@ -23,7 +23,7 @@ use crate::engine::framework::status::Status;
 use crate::engine::plugins::names;
 use crate::model::{Cluster, ObjectKey, Pod};
 
-const STATE_KEY: &str = "kschedtui/VolumeBindingCycle";
+static STATE_KEY: &str = "kschedtui/VolumeBindingCycle";
 
 /// What VolumeBinding does with one claim at Reserve/PreBind.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -26,7 +26,7 @@ pub(crate) const ERR_REASON_RWOP_CONFLICT: &str =
 pub(crate) const ERR_REASON_RWOP_CONFLICT_1_34: &str =
     "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod";
 
-const PRE_FILTER_KEY: &str = "PreFilterVolumeRestrictions";
+static PRE_FILTER_KEY: &str = "PreFilterVolumeRestrictions";
 
 /// The state PreFilter computes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -22,7 +22,7 @@ use crate::model::Cluster;
 /// Reason when a node's zone or region does not match a PV's.
 pub(crate) const ERR_REASON_CONFLICT: &str = "node(s) had no available volume zone";
 
-const PRE_FILTER_KEY: &str = "PreFilterVolumeZone";
+static PRE_FILTER_KEY: &str = "PreFilterVolumeZone";
 
 /// The topology labels read, in upstream's order.
 const TOPOLOGY_LABELS: [&str; 4] = [

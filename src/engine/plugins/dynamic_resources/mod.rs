@@ -51,7 +51,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PluginsRunner, PostFilterPlugin, PreBindPlugin,
-    PreEnqueuePlugin, PreFilterPlugin, ReservePlugin, ScorePlugin, Signing,
+    PreEnqueuePlugin, PreFilterPlugin, ReservePlugin, ScorePlugin, ScoreResult, Signing,
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features, Gate};
@@ -59,7 +59,7 @@ use crate::engine::trace::{DraClaim, DraNode, DraRequestOnNode, DraTrace, Explan
 use crate::model::selector::NodeSelectorMatcher;
 use crate::model::{Cluster, ObjectKey, Pod};
 
-const STATE_KEY: &str = "PreFilterDynamicResources";
+static STATE_KEY: &str = "PreFilterDynamicResources";
 
 /// PostFilter's answer for a pod without claims.
 pub(crate) const NO_NEW_CLAIMS: &str = "no new claims to deallocate";
@@ -715,24 +715,21 @@ impl ScorePlugin for DynamicResources {
         !self.enabled || !self.scores || state.read::<StateData>(STATE_KEY).is_some_and(|s| s.claims.is_empty())
     }
 
-    fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+    fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> ScoreResult {
         if !self.enabled || !self.scores {
-            return (0, Status::success());
+            return Ok(0);
         }
         let Some(s) = state.read::<StateData>(STATE_KEY) else {
-            return (0, Status::error(STATE_NOT_FOUND));
+            return Err(Box::new(Status::error(STATE_NOT_FOUND)));
         };
         if s.claims.is_empty() {
-            return (0, Status::success());
+            return Ok(0);
         }
         let per_node = s.per_node.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let Some(results) = per_node.get(node.name()).and_then(|r| r.results.as_ref()) else {
-            return (0, Status::success());
+            return Ok(0);
         };
-        match self.compute_score(s, results) {
-            Ok(v) => (v, Status::success()),
-            Err(e) => (0, Status::error(e)),
-        }
+        self.compute_score(s, results).map_err(|e| Box::new(Status::error(e)))
     }
 
     fn has_normalize(&self) -> bool {

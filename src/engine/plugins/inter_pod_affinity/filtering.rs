@@ -30,7 +30,7 @@ pub(super) const ERR_REASON_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't mat
 pub(super) const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod anti-affinity rules";
 
 /// `preFilterStateKey`.
-pub(crate) const PRE_FILTER_KEY: &str = "PreFilterInterPodAffinity";
+pub(crate) static PRE_FILTER_KEY: &str = "PreFilterInterPodAffinity";
 
 /// How many example pods the trace names per topology pair.
 const WITNESS_LIMIT: usize = 3;

@@ -11,7 +11,7 @@ use super::{InterPodAffinity, MergedTerm};
 use crate::engine::framework::affinity_terms::{ScoringTerms, Weight};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, NodeScore, PreScorePlugin, ScorePlugin};
+use crate::engine::framework::plugin::{Ctx, NodeScore, PreScorePlugin, ScorePlugin, ScoreResult};
 use crate::engine::framework::pod_table::FnvBuild;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Status;
@@ -20,7 +20,7 @@ use crate::engine::trace::Fact;
 use crate::model::selector::Labels;
 
 /// `preScoreStateKey`.
-pub(crate) const PRE_SCORE_KEY: &str = "PreScoreInterPodAffinity";
+pub(crate) static PRE_SCORE_KEY: &str = "PreScoreInterPodAffinity";
 
 /// `scoreMap`: topology key → value → summed weight. Entries are kept even when the sum is
 /// zero: upstream skips Score only when no term matched at all.
@@ -201,10 +201,10 @@ fn missing_state() -> Status {
 }
 
 impl ScorePlugin for InterPodAffinity {
-    fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+    fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> ScoreResult {
         match state.read::<PreScoreState>(PRE_SCORE_KEY) {
-            Some(s) => (score_node(&s.topology_score, node), Status::success()),
-            None => (0, missing_state()),
+            Some(s) => Ok(score_node(&s.topology_score, node)),
+            None => Err(Box::new(missing_state())),
         }
     }
 

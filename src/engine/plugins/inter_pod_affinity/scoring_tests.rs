@@ -86,8 +86,7 @@ fn run_score_once(pl: &InterPodAffinity, snap: &Snapshot, p: &PodInfo) -> (Statu
     let mut scores: Vec<NodeScore> = nodes
         .iter()
         .map(|n| {
-            let (v, st) = pl.score(&cx, &state, p, n);
-            assert!(st.is_success());
+            let v = pl.score(&cx, &state, p, n).expect("Score");
             NodeScore {
                 name: n.name().into(),
                 score: v,
@@ -559,10 +558,12 @@ fn preferred_affinity_with_hard_pod_affinity_symmetric_weight() {
 fn score_without_pre_score_is_an_error() {
     let snap = snapshot(&[node("n", &[])], &[], &[], V30);
     let cx = Ctx { snapshot: &snap };
-    let (_, s) = InterPodAffinity::default().score(&cx, &CycleState::default(), &pod().info(V30), &snap.nodes[0]);
+    let s = InterPodAffinity::default().score(&cx, &CycleState::default(), &pod().info(V30), &snap.nodes[0]);
     assert_eq!(
-        s,
-        Status::error("failed to read \"PreScoreInterPodAffinity\" from cycleState: not found")
+        s.map_err(|s| *s),
+        Err(Status::error(
+            "failed to read \"PreScoreInterPodAffinity\" from cycleState: not found"
+        ))
     );
 }
 

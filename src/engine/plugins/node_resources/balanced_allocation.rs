@@ -13,7 +13,7 @@ use super::resource_allocation::{
 };
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, Signing};
+use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, ScoreResult, Signing};
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::names;
 use crate::engine::release::{Change, Features};
@@ -41,7 +41,7 @@ pub(crate) struct BalancedAllocation {
     signature_checks_dra_use: bool,
 }
 
-const PRE_SCORE_KEY: &str = "PreScoreNodeResourcesBalancedAllocation";
+static PRE_SCORE_KEY: &str = "PreScoreNodeResourcesBalancedAllocation";
 
 impl Plugin for BalancedAllocation {
     fn name(&self) -> &'static str {
@@ -73,21 +73,21 @@ impl PreScorePlugin for BalancedAllocation {
 }
 
 impl ScorePlugin for BalancedAllocation {
-    fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+    fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
         let computed;
         let reqs: &[i64] = match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
             Some(r) => r,
             None => {
                 computed = pod_request_list(pod, &self.resources, true);
                 if self.skips_best_effort && computed.iter().all(|x| *x == 0) {
-                    return (0, Status::success());
+                    return Ok(0);
                 }
                 &computed
             }
         };
         let (requested, allocatable) = vectors(node, &self.resources, reqs, true);
         if !self.scores_improvement {
-            return (balanced(&requested, &allocatable), Status::success());
+            return Ok(balanced(&requested, &allocatable));
         }
         let allocated: Amounts = (0..requested.len())
             .map(|i| {
@@ -98,10 +98,7 @@ impl ScorePlugin for BalancedAllocation {
                 }
             })
             .collect();
-        (
-            balanced_improvement(&requested, &allocated, &allocatable),
-            Status::success(),
-        )
+        Ok(balanced_improvement(&requested, &allocated, &allocatable))
     }
 }
 

@@ -17,7 +17,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo, RequestsOf};
 use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, PlacementScorePlugin, Plugin, PluginSlots, PodGroupAssignments, PodGroupView, PreFilterPlugin,
-    PreScorePlugin, ScorePlugin, Signing,
+    PreScorePlugin, ScorePlugin, ScoreResult, Signing,
 };
 use crate::engine::framework::status::{Code, Reason, Status};
 use crate::engine::plugins::names;
@@ -92,8 +92,8 @@ pub(crate) struct Fit {
     signature_checks_dra_use: bool,
 }
 
-const PRE_FILTER_KEY: &str = "PreFilterNodeResourcesFit";
-const PRE_SCORE_KEY: &str = "PreScoreNodeResourcesFit";
+static PRE_FILTER_KEY: &str = "PreFilterNodeResourcesFit";
+static PRE_SCORE_KEY: &str = "PreScoreNodeResourcesFit";
 
 /// One resource the node lacks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -293,7 +293,7 @@ pub(crate) fn scored_amounts(resources: &[ResourceSpec], reqs: &[i64]) -> Vec<St
 }
 
 impl ScorePlugin for Fit {
-    fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+    fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
         let computed;
         let reqs: &[i64] = match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
             Some(r) => r,
@@ -310,7 +310,7 @@ impl ScorePlugin for Fit {
                 requested_to_capacity_ratio(&self.resources, &self.shape, &requested, &allocatable)
             }
         };
-        (s, Status::success())
+        Ok(s)
     }
 }
 

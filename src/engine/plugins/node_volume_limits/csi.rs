@@ -68,7 +68,7 @@ impl Plugin for CsiLimits {
 }
 
 /// CycleState key of the VolumeAttachments grouped by node (1.32+), computed once per cycle.
-const ATTACHMENTS_KEY: &str = "PreFilterNodeVolumeLimitsAttachments";
+static ATTACHMENTS_KEY: &str = "PreFilterNodeVolumeLimitsAttachments";
 
 /// `<attacher>/<volumeHandle>` → limit key, per node.
 type AttachmentsByNode = Arc<BTreeMap<String, BTreeMap<String, String>>>;

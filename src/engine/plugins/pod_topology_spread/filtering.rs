@@ -14,7 +14,7 @@ use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
 use crate::engine::trace::SpreadCheck;
 
 /// Cycle-state key (`"PreFilter" + Name`).
-pub(crate) const PRE_FILTER_KEY: &str = "PreFilterPodTopologySpread";
+pub(crate) static PRE_FILTER_KEY: &str = "PreFilterPodTopologySpread";
 
 /// The two domains with the fewest matching pods (`criticalPaths`). Only the first minimum is
 /// exact after AddPod/RemovePod, as upstream.

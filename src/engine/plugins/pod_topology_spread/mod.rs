@@ -25,7 +25,8 @@ use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, Signing,
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, ScoreResult,
+    Signing,
 };
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features};
@@ -425,7 +426,7 @@ impl PreScorePlugin for PodTopologySpread {
 }
 
 impl ScorePlugin for PodTopologySpread {
-    fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+    fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
         match state.read::<PreScoreState>(PRE_SCORE_KEY) {
             Some(s) => {
                 // Upstream reads the node from the snapshot by name.
@@ -437,12 +438,11 @@ impl ScorePlugin for PodTopologySpread {
                     }
                     _ => s.score(pod, node),
                 };
-                (score, Status::success())
+                Ok(score)
             }
-            None => (
-                0,
-                Status::error(format!("error reading {PRE_SCORE_KEY:?} from cycleState: not found")),
-            ),
+            None => Err(Box::new(Status::error(format!(
+                "error reading {PRE_SCORE_KEY:?} from cycleState: not found"
+            )))),
         }
     }
 

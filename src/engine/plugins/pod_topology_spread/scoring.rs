@@ -13,7 +13,7 @@ use crate::engine::plugins::helper::MAX_NODE_SCORE;
 use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
 
 /// Cycle-state key (`"PreScore" + Name`).
-pub(crate) const PRE_SCORE_KEY: &str = "PreScorePodTopologySpread";
+pub(crate) static PRE_SCORE_KEY: &str = "PreScorePodTopologySpread";
 
 /// What PreScore computed (`preScoreState`).
 #[derive(Clone, Debug)]
@@ -216,8 +216,7 @@ mod tests {
         let mut out: Vec<NodeScore> = nodes
             .iter()
             .map(|n| {
-                let (v, st) = pl.score(&cx, &state, &pi, n);
-                assert!(st.is_success());
+                let v = pl.score(&cx, &state, &pi, n).expect("Score");
                 NodeScore {
                     name: n.name().into(),
                     score: v,

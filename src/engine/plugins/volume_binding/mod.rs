@@ -22,7 +22,7 @@ use super::volume_helpers::{claim_name, claim_volume_name, get_pvc, pvc_not_foun
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, Signing,
+    Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, ScoreResult, Signing,
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features, Gate};
@@ -32,7 +32,7 @@ use crate::model::Pod;
 /// PreFilter reason for claims that should be bound already.
 pub(crate) const ERR_REASON_UNBOUND_IMMEDIATE: &str = "pod has unbound immediate PersistentVolumeClaims";
 
-const STATE_KEY: &str = "VolumeBinding";
+static STATE_KEY: &str = "VolumeBinding";
 
 /// `config.MaxCustomPriorityScore`.
 const MAX_CUSTOM_PRIORITY_SCORE: i64 = 10;
@@ -324,22 +324,22 @@ impl ScorePlugin for VolumeBinding {
         self.scorer.is_none() || state.read::<StateData>(STATE_KEY).is_some_and(|s| s.no_claims)
     }
 
-    fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> (i64, Status) {
+    fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
         let Some(scorer) = &self.scorer else {
-            return (0, Status::success());
+            return Ok(0);
         };
         let Some(s) = state.read::<StateData>(STATE_KEY) else {
-            return (0, state_error());
+            return Err(Box::new(state_error()));
         };
         if s.no_claims {
-            return (0, Status::success());
+            return Ok(0);
         }
         let Ok(r) = self.find(cx, &s.claims, pod, node) else {
-            return (0, Status::success());
+            return Ok(0);
         };
         if !r.reasons.is_empty() {
             // Filter kept no volumes for a node it rejected (not scored upstream either).
-            return (0, Status::success());
+            return Ok(0);
         }
         let mut classes: BTreeMap<String, StorageResource> = BTreeMap::new();
         if !r.volumes.static_bindings.is_empty() || !self.storage_capacity_scoring {
@@ -360,7 +360,7 @@ impl ScorePlugin for VolumeBinding {
                 e.requested += super::volume_helpers::claim_storage_request(&p.pvc).map_or(0, |q| q.value());
             }
         }
-        (scorer.score(&classes), Status::success())
+        Ok(scorer.score(&classes))
     }
 }
 

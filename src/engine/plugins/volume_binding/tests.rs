@@ -153,8 +153,7 @@ fn run(c: Case) {
         );
     }
     for (i, n) in node_names.iter().enumerate() {
-        let (score, st) = pl.score(&cx, &state, &p, node_info(&s, n));
-        assert!(st.is_success());
+        let score = pl.score(&cx, &state, &p, node_info(&s, n)).expect("Score");
         assert_eq!(score, c.want_scores[i], "{}: score {n}", c.name);
     }
 }
@@ -1044,7 +1043,9 @@ fn storage_capacity_scoring_table() {
             !pl.scores_zero_everywhere(&state, &p),
             "a pod with claims is scored per node"
         );
-        ns.iter().map(|n| pl.score(&cx, &state, &p, n).0).collect::<Vec<i64>>()
+        ns.iter()
+            .map(|n| pl.score(&cx, &state, &p, n).expect("Score"))
+            .collect::<Vec<i64>>()
     };
     let dynamic = |name: &str, q: &str| with_request(make_pvc(name, "wait-sc-capacity"), q);
     // "storage capacity score": 10Gi of 100/50/10Gi free.
@@ -1150,7 +1151,7 @@ fn storage_capacity_scoring_scores_pods_without_claims_zero() {
     assert_eq!(pl.pre_filter(&cx, &mut state, &p).1, Status::skip());
     let n = node_info(&s, "node-a");
     assert_eq!(pl.pre_score(&cx, &mut state, &p, &[n]), Status::success());
-    assert_eq!(pl.score(&cx, &state, &p, n), (0, Status::success()));
+    assert_eq!(pl.score(&cx, &state, &p, n), Ok(0));
     assert!(
         pl.scores_zero_everywhere(&state, &p),
         "the runner need not call it per node"
