@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use crate::engine::Framework;
 use crate::engine::framework::cycle_state::CycleState;
-use crate::engine::framework::node_info::PodInfo;
+use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, NodeScore, PluginSlots};
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Status;
@@ -643,7 +643,20 @@ pub(crate) fn run_score(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, r
             }
         })
         .collect();
-    let raw = scores.iter().map(|s| s.score).collect();
+    let raw: Vec<i64> = scores.iter().map(|s| s.score).collect();
+    // the runner's way, a piece at a time (a plugin may read its state once per piece): the
+    // same scores, whatever the cut
+    let nodes: Vec<&NodeInfo> = snap.nodes.iter().collect();
+    for cut in [0, nodes.len() / 2, nodes.len()] {
+        let mut column = vec![-1i64; nodes.len()];
+        let (a, b) = nodes.split_at(cut);
+        let (ca, cb) = column.split_at_mut(cut);
+        let run = sp
+            .score_nodes(&cx, &state, &pi, a, ca)
+            .and_then(|()| sp.score_nodes(&cx, &state, &pi, b, cb));
+        assert!(run.is_ok(), "score_nodes: {run:?}");
+        assert_eq!(column, raw, "score_nodes cut at {cut} against Score node by node");
+    }
     if sp.has_normalize() {
         let s = sp.normalize(&cx, &state, &pi, &mut scores);
         assert!(s.is_success(), "NormalizeScore: {s:?}");

@@ -109,21 +109,50 @@ impl PreScorePlugin for TaintToleration {
     }
 }
 
-impl ScorePlugin for TaintToleration {
-    fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> ScoreResult {
-        let Some(s) = state.read::<PreScoreState>(PRE_SCORE_KEY) else {
-            return Err(Box::new(Status::error(
+impl TaintToleration {
+    /// PreScore's state, or Score's error without it.
+    fn pre_score_state<'a>(&self, state: &'a CycleState) -> Result<&'a PreScoreState, Box<Status>> {
+        state.read::<PreScoreState>(PRE_SCORE_KEY).ok_or_else(|| {
+            Box::new(Status::error(
                 "reading \"PreScoreTaintToleration\" from cycleState: not found",
-            )));
-        };
-        let count = node
-            .node
+            ))
+        })
+    }
+
+    /// The node's PreferNoSchedule taints the pod does not tolerate.
+    #[inline]
+    fn score_with(&self, s: &PreScoreState, node: &NodeInfo) -> i64 {
+        node.node
             .taints
             .iter()
             .filter(|t| t.effect == "PreferNoSchedule")
             .filter(|t| !Toleration::any_tolerates(&s.tolerations_prefer_no_schedule, t, self.comparison_operators))
-            .count();
-        Ok(count as i64)
+            .count() as i64
+    }
+}
+
+impl ScorePlugin for TaintToleration {
+    fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> ScoreResult {
+        Ok(self.score_with(self.pre_score_state(state)?, node))
+    }
+
+    fn score_nodes(
+        &self,
+        _: &Ctx<'_>,
+        state: &CycleState,
+        _: &PodInfo,
+        nodes: &[&NodeInfo],
+        out: &mut [i64],
+    ) -> Result<(), Box<Status>> {
+        if nodes.is_empty() {
+            return Ok(());
+        }
+        // the state read once for the piece
+        let s = self.pre_score_state(state)?;
+        for (node, slot) in nodes.iter().zip(out) {
+            *slot = self.score_with(s, node);
+        }
+        Ok(())
     }
     fn has_normalize(&self) -> bool {
         true

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::resource_allocation::{
-    Amounts, ResourceSpec, balanced, balanced_improvement, defaulted, pod_request_list, vectors,
+    Amounts, Kind, ResourceSpec, balanced, balanced_improvement, defaulted, kinds, pod_request_list, vectors,
 };
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
@@ -31,6 +31,8 @@ pub(crate) struct Args {
 /// NodeResourcesBalancedAllocation.
 pub(crate) struct BalancedAllocation {
     resources: Vec<ResourceSpec>,
+    /// How each of `resources` is read off a node.
+    kinds: Vec<Kind>,
     /// PreScore skips best-effort pods ([`Change::BalancedAllocationSkipsBestEffort`]).
     skips_best_effort: bool,
     /// The 1.36 scorer ([`Change::BalancedAllocationScoresImprovement`]).
@@ -72,22 +74,25 @@ impl PreScorePlugin for BalancedAllocation {
     }
 }
 
-impl ScorePlugin for BalancedAllocation {
-    fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
-        let computed;
-        let reqs: &[i64] = match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
-            Some(r) => r,
+impl BalancedAllocation {
+    /// The pod's requests for scoring: PreScore's, or computed when PreScore did not run; None
+    /// for a best-effort pod the plugin skips (it scores 0).
+    fn scoring_requests<'a>(&self, state: &'a CycleState, pod: &PodInfo) -> Option<std::borrow::Cow<'a, [i64]>> {
+        match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
+            Some(r) => Some(r.as_slice().into()),
             None => {
-                computed = pod_request_list(pod, &self.resources, true);
-                if self.skips_best_effort && computed.iter().all(|x| *x == 0) {
-                    return Ok(0);
-                }
-                &computed
+                let computed = pod_request_list(pod, &self.resources, true);
+                (!(self.skips_best_effort && computed.iter().all(|x| *x == 0))).then_some(computed.into())
             }
-        };
-        let (requested, allocatable) = vectors(node, &self.resources, reqs, true);
+        }
+    }
+
+    /// The node's score for a pod requesting `reqs`.
+    #[inline]
+    fn score_with(&self, reqs: &[i64], node: &NodeInfo) -> i64 {
+        let (requested, allocatable) = vectors(node, &self.resources, &self.kinds, reqs, true);
         if !self.scores_improvement {
-            return Ok(balanced(&requested, &allocatable));
+            return balanced(&requested, &allocatable);
         }
         let allocated: Amounts = (0..requested.len())
             .map(|i| {
@@ -98,7 +103,34 @@ impl ScorePlugin for BalancedAllocation {
                 }
             })
             .collect();
-        Ok(balanced_improvement(&requested, &allocated, &allocatable))
+        balanced_improvement(&requested, &allocated, &allocatable)
+    }
+}
+
+impl ScorePlugin for BalancedAllocation {
+    fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
+        Ok(self
+            .scoring_requests(state, pod)
+            .map_or(0, |reqs| self.score_with(&reqs, node)))
+    }
+
+    fn score_nodes(
+        &self,
+        _: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        out: &mut [i64],
+    ) -> Result<(), Box<Status>> {
+        // the requests read once for the piece
+        let Some(reqs) = self.scoring_requests(state, pod) else {
+            out.fill(0);
+            return Ok(());
+        };
+        for (node, slot) in nodes.iter().zip(out) {
+            *slot = self.score_with(&reqs, node);
+        }
+        Ok(())
     }
 }
 
@@ -122,6 +154,7 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         _ => return Err(format!("[{}]", errs.join(", "))),
     }
     let p = Arc::new(BalancedAllocation {
+        kinds: kinds(&resources),
         resources,
         skips_best_effort: features.has(Change::BalancedAllocationSkipsBestEffort),
         scores_improvement: features.has(Change::BalancedAllocationScoresImprovement),

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::resource_allocation::{
-    ResourceSpec, ShapePoint, defaulted, least_allocated, most_allocated, pod_request_list,
+    Kind, ResourceSpec, ShapePoint, defaulted, kinds, least_allocated, most_allocated, pod_request_list,
     requested_to_capacity_ratio, vectors,
 };
 use crate::engine::framework::cycle_state::CycleState;
@@ -82,6 +82,8 @@ pub(crate) struct Fit {
     ignored_groups: HashSet<String>,
     strategy: StrategyType,
     resources: Vec<ResourceSpec>,
+    /// How each of `resources` is read off a node.
+    kinds: Vec<Kind>,
     shape: Vec<ShapePoint>,
     /// [`Change::FitUnresolvableBeyondAllocatable`].
     unresolvable_beyond_allocatable: bool,
@@ -292,25 +294,48 @@ pub(crate) fn scored_amounts(resources: &[ResourceSpec], reqs: &[i64]) -> Vec<St
     amounts(resources.iter().map(|r| r.name.as_str()).zip(reqs.iter().copied()))
 }
 
-impl ScorePlugin for Fit {
-    fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
-        let computed;
-        let reqs: &[i64] = match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
-            Some(r) => r,
-            None => {
-                computed = pod_request_list(pod, &self.resources, false);
-                &computed
-            }
-        };
-        let (requested, allocatable) = vectors(node, &self.resources, reqs, false);
-        let s = match self.strategy {
+impl Fit {
+    /// The pod's requests for scoring: PreScore's, or computed when PreScore did not run.
+    fn scoring_requests<'a>(&self, state: &'a CycleState, pod: &PodInfo) -> std::borrow::Cow<'a, [i64]> {
+        match state.read::<Vec<i64>>(PRE_SCORE_KEY) {
+            Some(r) => r.as_slice().into(),
+            None => pod_request_list(pod, &self.resources, false).into(),
+        }
+    }
+
+    /// The node's score for a pod requesting `reqs`.
+    #[inline]
+    fn score_with(&self, reqs: &[i64], node: &NodeInfo) -> i64 {
+        let (requested, allocatable) = vectors(node, &self.resources, &self.kinds, reqs, false);
+        match self.strategy {
             StrategyType::LeastAllocated => least_allocated(&self.resources, &requested, &allocatable),
             StrategyType::MostAllocated => most_allocated(&self.resources, &requested, &allocatable),
             StrategyType::RequestedToCapacityRatio => {
                 requested_to_capacity_ratio(&self.resources, &self.shape, &requested, &allocatable)
             }
-        };
-        Ok(s)
+        }
+    }
+}
+
+impl ScorePlugin for Fit {
+    fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
+        Ok(self.score_with(&self.scoring_requests(state, pod), node))
+    }
+
+    fn score_nodes(
+        &self,
+        _: &Ctx<'_>,
+        state: &CycleState,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        out: &mut [i64],
+    ) -> Result<(), Box<Status>> {
+        // the requests read once for the piece
+        let reqs = self.scoring_requests(state, pod);
+        for (node, slot) in nodes.iter().zip(out) {
+            *slot = self.score_with(&reqs, node);
+        }
+        Ok(())
     }
 }
 
@@ -395,6 +420,7 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         ignored_resources: a.ignored_resources.into_iter().collect(),
         ignored_groups: a.ignored_resource_groups.into_iter().collect(),
         strategy: strategy.kind,
+        kinds: kinds(&resources),
         resources,
         shape: strategy
             .requested_to_capacity_ratio
@@ -450,8 +476,13 @@ fn placement_most_allocated(cx: &Ctx<'_>, resources: &[ResourceSpec], a: &PodGro
         for (i, r) in resources.iter().enumerate() {
             // The node's own allocatable and requests (the group's requests only decide
             // whether an extended resource is skipped).
-            let (alloc, with) =
-                super::resource_allocation::allocatable_and_requested(node, &r.name, requested[i], false);
+            let (alloc, with) = super::resource_allocation::allocatable_and_requested(
+                node,
+                Kind::of(&r.name),
+                &r.name,
+                requested[i],
+                false,
+            );
             if alloc == 0 {
                 continue;
             }

@@ -121,10 +121,45 @@ pub(crate) fn pod_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_re
         .collect()
 }
 
-/// `calculateResourceAllocatableRequest`: (allocatable, requested including the pod).
+/// How a scored resource is read off a node: decided once per profile from its name, not by
+/// matching the name for every node and plugin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Cpu,
+    Memory,
+    EphemeralStorage,
+    /// Any other name: from the node's scalar resources; `scalar` when the name is a scalar
+    /// resource's (`IsScalarResourceName`), which is skipped when the pod requests none.
+    Other {
+        scalar: bool,
+    },
+}
+
+impl Kind {
+    /// The kind of the resource `name`.
+    pub(crate) fn of(name: &str) -> Kind {
+        match name {
+            "cpu" => Kind::Cpu,
+            "memory" => Kind::Memory,
+            "ephemeral-storage" => Kind::EphemeralStorage,
+            other => Kind::Other {
+                scalar: is_scalar_resource(other),
+            },
+        }
+    }
+}
+
+/// The kinds of `resources`, in order.
+pub(crate) fn kinds(resources: &[ResourceSpec]) -> Vec<Kind> {
+    resources.iter().map(|r| Kind::of(&r.name)).collect()
+}
+
+/// `calculateResourceAllocatableRequest`: (allocatable, requested including the pod) of the
+/// resource `resource` of kind `kind`.
 #[inline]
 pub(crate) fn allocatable_and_requested(
     node: &NodeInfo,
+    kind: Kind,
     resource: &str,
     pod_request: i64,
     use_requested: bool,
@@ -134,24 +169,22 @@ pub(crate) fn allocatable_and_requested(
     } else {
         &node.non_zero_requested
     };
-    if pod_request == 0 && is_scalar_resource(resource) {
-        return (0, 0);
-    }
     let alloc = node.allocatable();
-    match resource {
+    match kind {
         // Go's int64 sums wrap: so do these, for amounts past int64 (never in a real cluster)
-        "cpu" => (alloc.milli_cpu, requested.milli_cpu.wrapping_add(pod_request)),
-        "memory" => (alloc.memory, requested.memory.wrapping_add(pod_request)),
-        "ephemeral-storage" => (
+        Kind::Cpu => (alloc.milli_cpu, requested.milli_cpu.wrapping_add(pod_request)),
+        Kind::Memory => (alloc.memory, requested.memory.wrapping_add(pod_request)),
+        Kind::EphemeralStorage => (
             alloc.ephemeral_storage,
             node.requested.ephemeral_storage.wrapping_add(pod_request),
         ),
-        other => match alloc.scalar.get(other) {
+        Kind::Other { scalar: true } if pod_request == 0 => (0, 0),
+        Kind::Other { .. } => match alloc.scalar.get(resource) {
             Some(a) => (
                 *a,
                 node.requested
                     .scalar
-                    .get(other)
+                    .get(resource)
                     .copied()
                     .unwrap_or(0)
                     .wrapping_add(pod_request),
@@ -172,13 +205,14 @@ pub(crate) type Amounts = smallvec::SmallVec<[i64; 4]>;
 pub(crate) fn vectors(
     node: &NodeInfo,
     resources: &[ResourceSpec],
+    kinds: &[Kind],
     pod_requests: &[i64],
     use_requested: bool,
 ) -> (Amounts, Amounts) {
     let mut requested = Amounts::new();
     let mut allocatable = Amounts::new();
-    for (r, req) in resources.iter().zip(pod_requests) {
-        let (a, q) = allocatable_and_requested(node, &r.name, *req, use_requested);
+    for ((r, kind), req) in resources.iter().zip(kinds).zip(pod_requests) {
+        let (a, q) = allocatable_and_requested(node, *kind, &r.name, *req, use_requested);
         if a == 0 {
             requested.push(0);
             allocatable.push(0);
