@@ -56,6 +56,18 @@ fn cpu_times() -> (f64, f64) {
     (tick(11), tick(12))
 }
 
+/// Minor page faults of this process so far (/proc/self/stat field minflt).
+fn minor_faults() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    // after the command: state is field 0, minflt field 7
+    after
+        .split_whitespace()
+        .nth(7)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -111,15 +123,18 @@ fn child(mode: &str, path: &Path) {
             );
             let decoded_load = kschedtui::model::stored::decodes();
             let key = ObjectKey::new(PENDING_POD.0, PENDING_POD.1);
+            let faults = minor_faults();
             let t = Instant::now();
             let ex = engine::explain(&snap, &profiles, &key).expect("explain");
             let first = t.elapsed();
+            let first_faults = minor_faults() - faults;
             let decoded_explain = kschedtui::model::stored::decodes() - decoded_load;
             assert!(ex.node_count > 0);
             let peak = status_kib("VmHWM:") / 1024;
             let (user, sys) = cpu_times();
             let wall = load + first;
             let mut warm = Vec::new();
+            let faults = minor_faults();
             let budget = Instant::now();
             while warm.len() < 10 || (warm.len() < 200 && budget.elapsed() < Duration::from_secs(3)) {
                 let t = Instant::now();
@@ -127,9 +142,10 @@ fn child(mode: &str, path: &Path) {
                 warm.push(t.elapsed());
                 drop(ex);
             }
+            let warm_faults = (minor_faults() - faults) / warm.len() as u64;
             warm.sort();
             println!(
-                "load_ms={:.0} first_ms={:.1} warm_ms={:.1} warm_n={} peak_mib={peak} user_s={user:.2} sys_s={sys:.2} wall_s={:.2} decoded_load={decoded_load} decoded_explain={decoded_explain}",
+                "load_ms={:.0} first_ms={:.1} warm_ms={:.1} warm_n={} peak_mib={peak} user_s={user:.2} sys_s={sys:.2} wall_s={:.2} faults_first={first_faults} faults_warm={warm_faults} decoded_load={decoded_load} decoded_explain={decoded_explain}",
                 ms(load),
                 ms(first),
                 ms(warm[warm.len() / 2]),

@@ -101,17 +101,18 @@ pub(crate) fn map_in_place<T: Sync, R: Send + Default>(
     out
 }
 
-/// `f` of each of the pieces `items` is cut into, in order (one result when the walk is on
-/// this thread): for work that keeps per-piece state, such as a column per plugin.
+/// `f(start, piece)` of each of the pieces `items` is cut into (`start`: the position of the
+/// piece's first item), in order; one result when the walk is on this thread. For work that
+/// keeps per-piece state, such as a column per plugin or counts to add up.
 pub(crate) fn map_pieces<T: Sync, R: Send + Default>(
     serial: bool,
     items: &[T],
-    f: impl Fn(&[T]) -> R + Sync,
+    f: impl Fn(usize, &[T]) -> R + Sync,
 ) -> Vec<R> {
     let pieces = pieces(serial, items.len());
     // the pool is started by the first call that has work for it
     let Some(pool) = (pieces > 1).then(pool).flatten() else {
-        return vec![f(items)];
+        return vec![f(0, items)];
     };
     let size = items.len().div_ceil(pieces);
     let mut out: Vec<R> = std::iter::repeat_with(R::default)
@@ -119,13 +120,13 @@ pub(crate) fn map_pieces<T: Sync, R: Send + Default>(
         .collect();
     let f = &f;
     pool.in_place_scope(|s| {
-        let mut jobs = out.iter_mut().zip(items.chunks(size));
+        let mut jobs = out.iter_mut().zip(items.chunks(size)).enumerate();
         let first = jobs.next();
-        for (slot, piece) in jobs {
-            s.spawn(move |_| *slot = f(piece));
+        for (k, (slot, piece)) in jobs {
+            s.spawn(move |_| *slot = f(k * size, piece));
         }
-        if let Some((slot, piece)) = first {
-            *slot = f(piece);
+        if let Some((_, (slot, piece))) = first {
+            *slot = f(0, piece);
         }
     });
     out
@@ -153,7 +154,10 @@ mod tests {
                 "{n} items, in place, serial"
             );
             for serial in [false, true] {
-                let pieces = map_pieces(serial, &items, |piece: &[usize]| piece.to_vec());
+                let pieces = map_pieces(serial, &items, |start, piece: &[usize]| {
+                    assert_eq!(piece.first(), items.get(start), "{n} items: a piece's start");
+                    piece.to_vec()
+                });
                 assert!(
                     pieces.iter().all(|p| !p.is_empty()) || n == 0,
                     "{n} items: an empty piece"

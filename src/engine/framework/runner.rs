@@ -1046,7 +1046,7 @@ fn run_score(
         .iter()
         .map(|(pl, _)| pl.scores_zero_everywhere(state, pod))
         .collect();
-    let pieces: Vec<ScoredPiece> = parallel::map_pieces(cx.snapshot.serial, nodes, |piece: &[&NodeInfo]| {
+    let pieces: Vec<ScoredPiece> = parallel::map_pieces(cx.snapshot.serial, nodes, |_, piece: &[&NodeInfo]| {
         let mut out = ScoredPiece::default();
         for (p, (pl, _)) in plugins.iter().enumerate() {
             let mut column = vec![0i64; piece.len()];

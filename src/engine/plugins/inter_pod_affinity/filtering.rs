@@ -235,25 +235,39 @@ fn existing_anti_affinity_counts(
     ns_labels: &Labels,
     w: &mut Witnesses,
 ) -> TopologyCounts {
-    let mut counts = TopologyCounts::default();
-    for node in snap.nodes_with_required_anti_affinity_pods() {
-        let labels = &node.node.labels;
-        for ep in &node.required_anti_affinity_pods {
-            for t in &ep.required_anti_affinity {
-                if !t.matches(incoming, ns_labels) {
-                    continue;
-                }
-                let Some(v) = labels.get(&t.topology_key) else {
-                    continue;
-                };
-                counts.add(&t.topology_key, v, 1);
-                if !w.existing.contains_key(&t.topology_key) {
-                    w.existing.insert(t.topology_key.clone(), HashMap::new());
-                }
-                if let Some(inner) = w.existing.get_mut(&t.topology_key) {
-                    add_witness(inner, v, 1, std::iter::once_with(|| witness(ep, node)));
+    // The (node, pod, term) triples whose term matches the incoming pod, found over the nodes
+    // in pieces in parallel (the walk reads every node; matches are few), then counted in
+    // node order, so the witnesses kept are the first ones as in a walk in order.
+    let found = crate::engine::framework::parallel::map_pieces(snap.serial, &snap.nodes, |start, piece| {
+        let mut out: Vec<(usize, usize, usize)> = Vec::new();
+        for (ni, node) in (start..).zip(piece) {
+            if node.pods_with_required_anti_affinity == 0 {
+                continue;
+            }
+            for (pi, ep) in node.required_anti_affinity_pods.iter().enumerate() {
+                for (ti, t) in ep.required_anti_affinity.iter().enumerate() {
+                    if t.matches(incoming, ns_labels) {
+                        out.push((ni, pi, ti));
+                    }
                 }
             }
+        }
+        out
+    });
+    let mut counts = TopologyCounts::default();
+    for (ni, pi, ti) in found.into_iter().flatten() {
+        let node = &snap.nodes[ni];
+        let ep = &node.required_anti_affinity_pods[pi];
+        let t = &ep.required_anti_affinity[ti];
+        let Some(v) = node.node.labels.get(&t.topology_key) else {
+            continue;
+        };
+        counts.add(&t.topology_key, v, 1);
+        if !w.existing.contains_key(&t.topology_key) {
+            w.existing.insert(t.topology_key.clone(), HashMap::new());
+        }
+        if let Some(inner) = w.existing.get_mut(&t.topology_key) {
+            add_witness(inner, v, 1, std::iter::once_with(|| witness(ep, node)));
         }
     }
     counts

@@ -83,42 +83,62 @@ pub(crate) struct PreFilterState {
     pub per_constraint: bool,
 }
 
+/// Adds `n` matching pods to the domain `value` (entered with `n` when first seen, even 0).
+/// Most nodes share a domain: the value is copied only when first seen.
+fn add_count(counts: &mut HashMap<String, i64>, value: &str, n: i64) {
+    match counts.get_mut(value) {
+        Some(c) => *c += n,
+        None => {
+            counts.insert(value.to_string(), n);
+        }
+    }
+}
+
 impl PreFilterState {
     /// `calPreFilterState` over every node of the snapshot; `count(node index, constraint
     /// index)` is `countPodsMatchSelector` of that constraint on that node.
+    /// The nodes are counted in pieces in parallel (unless `serial`), each piece into its own
+    /// counts, which are then added up: sums, so the same whatever the cut.
     pub(crate) fn compute(
         pod: &PodInfo,
         constraints: Vec<Constraint>,
         nodes: &[NodeInfo],
         per_constraint: bool,
-        count: &dyn Fn(usize, usize) -> i64,
+        serial: bool,
+        count: &(dyn Fn(usize, usize) -> i64 + Sync),
     ) -> Self {
         let (keys, slots) = key_slots(&constraints, per_constraint);
         let required = RequiredNodeAffinity::of(pod);
-        let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::new(); keys.len()];
-        let mut per_node: Vec<Option<i64>> = vec![None; keys.len()];
-        for (n_idx, ni) in nodes.iter().enumerate() {
-            let node = &ni.node;
-            if !node_has_all_keys(&node.labels, &constraints) {
-                continue;
-            }
-            per_node.iter_mut().for_each(|v| *v = None);
-            for (i, c) in constraints.iter().enumerate() {
-                if !c.includes_node(&pod.pod, node, &required) {
+        let count_piece = |start: usize, piece: &[NodeInfo]| -> Vec<HashMap<String, i64>> {
+            let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::new(); keys.len()];
+            let mut per_node: Vec<Option<i64>> = vec![None; keys.len()];
+            for (n_idx, ni) in (start..).zip(piece) {
+                let node = &ni.node;
+                if !node_has_all_keys(&node.labels, &constraints) {
                     continue;
                 }
-                per_node[slots[i]] = Some(count(n_idx, i));
-            }
-            for (slot, v) in per_node.iter().enumerate() {
-                if let Some(n) = v {
-                    // most nodes share a domain: a value is copied only when first seen
-                    let value = node.labels.get(&keys[slot]).map_or("", String::as_str);
-                    match counts[slot].get_mut(value) {
-                        Some(c) => *c += n,
-                        None => {
-                            counts[slot].insert(value.to_string(), *n);
-                        }
+                per_node.iter_mut().for_each(|v| *v = None);
+                for (i, c) in constraints.iter().enumerate() {
+                    if !c.includes_node(&pod.pod, node, &required) {
+                        continue;
                     }
+                    per_node[slots[i]] = Some(count(n_idx, i));
+                }
+                for (slot, v) in per_node.iter().enumerate() {
+                    if let Some(n) = v {
+                        let value = node.labels.get(&keys[slot]).map_or("", String::as_str);
+                        add_count(&mut counts[slot], value, *n);
+                    }
+                }
+            }
+            counts
+        };
+        let mut pieces = crate::engine::framework::parallel::map_pieces(serial, nodes, count_piece).into_iter();
+        let mut counts = pieces.next().unwrap_or_else(|| vec![HashMap::new(); keys.len()]);
+        for piece in pieces {
+            for (into, from) in counts.iter_mut().zip(piece) {
+                for (value, n) in from {
+                    *into.entry(value).or_insert(0) += n;
                 }
             }
         }

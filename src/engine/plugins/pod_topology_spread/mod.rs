@@ -336,6 +336,7 @@ impl PreFilterPlugin for PodTopologySpread {
                 constraints.clone(),
                 &cx.snapshot.nodes,
                 self.per_constraint_counts,
+                cx.snapshot.serial,
                 &self.counter(cx, pod, &constraints),
             ),
         );
