@@ -132,6 +132,18 @@ pub(crate) fn map_pieces<T: Sync, R: Send + Default>(
     out
 }
 
+/// `a()` and `b()`, on two cores when there are (and not `serial`), else one after the other.
+pub(crate) fn join<A: Send, B: Send>(
+    serial: bool,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    match (!serial && cores() > 1).then(pool).flatten() {
+        Some(pool) => pool.join(a, b),
+        None => (a(), b()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +177,15 @@ mod tests {
                 assert!(pieces.len() <= cores().max(1), "{n} items: {} pieces", pieces.len());
                 assert_eq!(pieces.concat(), items, "{n} items in pieces, serial {serial}");
             }
+        }
+    }
+
+    #[test]
+    fn join_gives_both_results_in_their_places() {
+        for serial in [false, true] {
+            let items: Vec<u64> = (0..1000).collect();
+            let (a, b) = join(serial, || items.iter().sum::<u64>(), || items.len());
+            assert_eq!((a, b), (499_500, 1000), "serial {serial}");
         }
     }
 
