@@ -94,15 +94,11 @@ impl BalancedAllocation {
         if !self.scores_improvement {
             return balanced(&requested, &allocatable);
         }
-        let allocated: Amounts = (0..requested.len())
-            .map(|i| {
-                if allocatable[i] == 0 {
-                    0
-                } else {
-                    requested[i].wrapping_sub(reqs[i])
-                }
-            })
-            .collect();
+        // the node's usage without the pod (0 where `vectors` skipped the resource)
+        let mut allocated: Amounts = requested.clone();
+        for ((used, alloc), req) in allocated.iter_mut().zip(&allocatable).zip(reqs) {
+            *used = if *alloc == 0 { 0 } else { used.wrapping_sub(*req) };
+        }
         balanced_improvement(&requested, &allocated, &allocatable)
     }
 }

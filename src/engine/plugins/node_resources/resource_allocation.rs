@@ -196,7 +196,10 @@ pub(crate) fn allocatable_and_requested(
 
 /// Amounts per scored resource (a profile scores a handful: held inline, no allocation per
 /// node).
-pub(crate) type Amounts = smallvec::SmallVec<[i64; 4]>;
+pub(crate) type Amounts = smallvec::SmallVec<[i64; INLINE]>;
+
+/// How many scored resources [`Amounts`] holds inline.
+const INLINE: usize = 4;
 
 /// Requested and allocatable vectors for a node (`resourceAllocationScorer.score` inputs).
 /// Inlined and filled by pushes: built in the caller's frame, not zeroed by a call and copied
@@ -209,19 +212,27 @@ pub(crate) fn vectors(
     pod_requests: &[i64],
     use_requested: bool,
 ) -> (Amounts, Amounts) {
-    let mut requested = Amounts::new();
-    let mut allocatable = Amounts::new();
-    for ((r, kind), req) in resources.iter().zip(kinds).zip(pod_requests) {
-        let (a, q) = allocatable_and_requested(node, *kind, &r.name, *req, use_requested);
-        if a == 0 {
-            requested.push(0);
-            allocatable.push(0);
-        } else {
-            requested.push(q);
-            allocatable.push(a);
+    let n = resources.len().min(kinds.len()).min(pod_requests.len());
+    let each =
+        (resources.iter().zip(kinds).zip(pod_requests)).map(|((r, kind), req)| {
+            match allocatable_and_requested(node, *kind, &r.name, *req, use_requested) {
+                (0, _) => (0, 0),
+                (a, q) => (q, a),
+            }
+        });
+    if n <= INLINE {
+        // the common case (a profile scores a handful): filled as arrays, no check per push
+        let (mut requested, mut allocatable) = ([0i64; INLINE], [0i64; INLINE]);
+        for (i, (q, a)) in each.enumerate() {
+            requested[i] = q;
+            allocatable[i] = a;
         }
+        return (
+            Amounts::from_buf_and_len(requested, n),
+            Amounts::from_buf_and_len(allocatable, n),
+        );
     }
-    (requested, allocatable)
+    each.unzip()
 }
 
 fn least_requested_score(requested: i64, capacity: i64) -> i64 {
@@ -459,6 +470,66 @@ mod tests {
 
     fn extended_set() -> Value {
         json!([{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": EXT, "weight": 1}])
+    }
+
+    /// More scored resources than `Amounts` holds inline take the general path: the same
+    /// amounts as each resource read on its own (the inline path), in order.
+    #[test]
+    fn vectors_beyond_the_inline_size_match_each_resource_alone() {
+        let names = [
+            "cpu",
+            "memory",
+            "ephemeral-storage",
+            EXT,
+            "hugepages-2Mi",
+            "example.com/none",
+        ];
+        assert!(names.len() > INLINE);
+        let snap = snapshot(
+            vec![n(
+                "node1",
+                &[
+                    ("cpu", "4000"),
+                    ("memory", "10000"),
+                    ("ephemeral-storage", "5000"),
+                    (EXT, "8"),
+                    ("hugepages-2Mi", "4Mi"),
+                ],
+            )],
+            vec![on("node1", &[("cpu", "1000"), (EXT, "2")])],
+            V1_30,
+        );
+        let node = &snap.nodes[0];
+        let resources: Vec<ResourceSpec> = names
+            .iter()
+            .map(|name| ResourceSpec {
+                name: name.to_string(),
+                weight: 1,
+            })
+            .collect();
+        let ks = kinds(&resources);
+        let reqs = [500, 1000, 0, 1, 0, 3];
+        for use_requested in [false, true] {
+            let (requested, allocatable) = vectors(node, &resources, &ks, &reqs, use_requested);
+            assert_eq!(requested.len(), names.len());
+            for i in 0..names.len() {
+                let (q, a) = vectors(node, &resources[i..=i], &ks[i..=i], &reqs[i..=i], use_requested);
+                assert_eq!(
+                    (requested[i], allocatable[i]),
+                    (q[0], a[0]),
+                    "{} (use_requested {use_requested})",
+                    names[i]
+                );
+            }
+            // hugepages requested 0: skipped as a scalar resource; an absent one reads 0
+            assert_eq!((requested[4], allocatable[4]), (0, 0));
+            assert_eq!((requested[5], allocatable[5]), (0, 0));
+            assert_eq!(
+                (requested[3], allocatable[3]),
+                (3, 8),
+                "the bound pod's 2 and the pod's 1"
+            );
+        }
     }
 
     /// Fit's Score (after PreScore) per node, in the order the nodes were given.
