@@ -142,6 +142,15 @@ pub struct NodeScore<'a> {
 /// 72-byte record written by every plugin for every node and read back by the runner.
 pub type ScoreResult = Result<i64, Box<Status>>;
 
+/// `out` filled with `score` of each of `nodes`, in order: the body of a `score_nodes` whose
+/// plugin read what it needs once for the piece and cannot fail past that.
+pub fn score_each(nodes: &[&NodeInfo], out: &mut [i64], score: impl Fn(&NodeInfo) -> i64) -> Result<(), Box<Status>> {
+    for (node, slot) in nodes.iter().zip(out) {
+        *slot = score(node);
+    }
+    Ok(())
+}
+
 /// Score, with the optional NormalizeScore extension.
 pub trait ScorePlugin: Plugin {
     /// Raw score of the node.

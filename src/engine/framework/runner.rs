@@ -1078,19 +1078,18 @@ fn run_score(
         return None;
     }
     // each plugin's column over every node, the pieces' parts joined (one piece: moved)
-    let mut raw_columns: Vec<Vec<i64>> = Vec::with_capacity(plugins.len());
-    if pieces.len() == 1 {
-        raw_columns = pieces.into_iter().next().map(|p| p.columns).unwrap_or_default();
+    let raw_columns: Vec<Vec<i64>> = if pieces.len() == 1 {
+        pieces.into_iter().flat_map(|p| p.columns).collect()
     } else {
-        for p in 0..plugins.len() {
-            raw_columns.push(
+        (0..plugins.len())
+            .map(|p| {
                 pieces
                     .iter()
                     .flat_map(|piece| piece.columns[p].iter().copied())
-                    .collect(),
-            );
-        }
-    }
+                    .collect()
+            })
+            .collect()
+    };
     // decisions only: no raw column is kept (the totals need the normalized ones alone)
     let lean = cx.snapshot.decisions_only;
     for ((pl, weight), column) in plugins.iter().zip(raw_columns) {

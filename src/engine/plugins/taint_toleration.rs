@@ -10,7 +10,7 @@ use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, ScoreResult, Signing,
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, ScoreResult, Signing, score_each,
 };
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features, Gate};
@@ -149,11 +149,9 @@ impl ScorePlugin for TaintToleration {
         }
         // the state read once for the piece
         let s = self.pre_score_state(state)?;
-        for (node, slot) in nodes.iter().zip(out) {
-            *slot = self.score_with(s, node);
-        }
-        Ok(())
+        score_each(nodes, out, |node| self.score_with(s, node))
     }
+
     fn has_normalize(&self) -> bool {
         true
     }

@@ -13,7 +13,9 @@ use super::resource_allocation::{
 };
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, ScoreResult, Signing};
+use crate::engine::framework::plugin::{
+    Ctx, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, ScoreResult, Signing, score_each,
+};
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::names;
 use crate::engine::release::{Change, Features};
@@ -123,10 +125,7 @@ impl ScorePlugin for BalancedAllocation {
             out.fill(0);
             return Ok(());
         };
-        for (node, slot) in nodes.iter().zip(out) {
-            *slot = self.score_with(&reqs, node);
-        }
-        Ok(())
+        score_each(nodes, out, |node| self.score_with(&reqs, node))
     }
 }
 

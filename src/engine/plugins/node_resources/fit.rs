@@ -17,7 +17,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo, RequestsOf};
 use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, PlacementScorePlugin, Plugin, PluginSlots, PodGroupAssignments, PodGroupView, PreFilterPlugin,
-    PreScorePlugin, ScorePlugin, ScoreResult, Signing,
+    PreScorePlugin, ScorePlugin, ScoreResult, Signing, score_each,
 };
 use crate::engine::framework::status::{Code, Reason, Status};
 use crate::engine::plugins::names;
@@ -332,10 +332,7 @@ impl ScorePlugin for Fit {
     ) -> Result<(), Box<Status>> {
         // the requests read once for the piece
         let reqs = self.scoring_requests(state, pod);
-        for (node, slot) in nodes.iter().zip(out) {
-            *slot = self.score_with(&reqs, node);
-        }
-        Ok(())
+        score_each(nodes, out, |node| self.score_with(&reqs, node))
     }
 }
 
