@@ -5,6 +5,7 @@
 pub mod apiserver;
 pub mod event;
 pub mod kinds;
+pub(crate) mod label_columns;
 pub(crate) mod mutate;
 pub(crate) mod quantity;
 pub(crate) mod resources;

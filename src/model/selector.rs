@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::label_columns::{LabelColumns, LabelTest};
 use k8s_openapi::api::core::v1::{NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
@@ -63,7 +64,12 @@ impl Op {
 impl Requirement {
     /// Whether the labels satisfy the requirement.
     pub fn matches(&self, labels: &Labels) -> bool {
-        let v = labels.get(&self.key);
+        self.matches_value(labels.get(&self.key).map(String::as_str))
+    }
+
+    /// Whether an object whose value of the key is `v` (None: no such label) satisfies the
+    /// requirement: the answer depends on nothing else.
+    pub fn matches_value(&self, v: Option<&str>) -> bool {
         match self.op {
             Op::In => v.is_some_and(|v| self.values.iter().any(|x| x == v)),
             Op::NotIn => v.is_none_or(|v| !self.values.iter().any(|x| x == v)),
@@ -353,13 +359,70 @@ impl NodeTerm {
         if !self.exprs.iter().all(|r| r.matches(labels)) {
             return false;
         }
-        if !node_name.is_empty() {
-            let get = |k: &str| if k == "metadata.name" { node_name } else { "" };
-            if !self.fields.iter().all(|f| (get(&f.key) == f.value) == f.equal) {
-                return false;
-            }
+        fields_match(&self.fields, node_name)
+    }
+
+    /// The term compiled against the nodes' label columns.
+    pub(crate) fn compile(&self, cols: &LabelColumns) -> CompiledNodeTerm {
+        CompiledNodeTerm {
+            never: !self.valid || (self.exprs.is_empty() && self.fields.is_empty()),
+            tests: self.exprs.iter().map(|r| LabelTest::new(cols, r)).collect(),
+            fields: self.fields.clone(),
         }
-        true
+    }
+}
+
+/// The field requirements on a node of this name (none checked for a node without a name).
+fn fields_match(fields: &[FieldTerm], node_name: &str) -> bool {
+    if node_name.is_empty() {
+        return true;
+    }
+    let get = |k: &str| if k == "metadata.name" { node_name } else { "" };
+    fields.iter().all(|f| (get(&f.key) == f.value) == f.equal)
+}
+
+/// A [`NodeTerm`] compiled against [`LabelColumns`]: the same answer for the node at a
+/// position of the columns as the term on that node's labels.
+#[derive(Clone, Debug)]
+pub(crate) struct CompiledNodeTerm {
+    never: bool,
+    tests: Vec<LabelTest>,
+    fields: Vec<FieldTerm>,
+}
+
+impl CompiledNodeTerm {
+    /// [`NodeTerm::matches`] for the node at `node` of the columns, named `node_name`.
+    pub(crate) fn matches(&self, cols: &LabelColumns, node: usize, node_name: &str) -> bool {
+        !self.never && self.tests.iter().all(|t| t.matches(cols, node)) && fields_match(&self.fields, node_name)
+    }
+}
+
+/// A label [`Selector`] compiled against [`LabelColumns`].
+#[derive(Clone, Debug)]
+pub(crate) enum CompiledLabels {
+    /// Matches nothing.
+    Nothing,
+    /// Every test must hold.
+    All(Vec<LabelTest>),
+}
+
+impl CompiledLabels {
+    /// [`Selector::matches`] on the labels of the node at `node` of the columns.
+    pub(crate) fn matches(&self, cols: &LabelColumns, node: usize) -> bool {
+        match self {
+            CompiledLabels::Nothing => false,
+            CompiledLabels::All(t) => t.iter().all(|t| t.matches(cols, node)),
+        }
+    }
+}
+
+impl Selector {
+    /// The selector compiled against the nodes' label columns.
+    pub(crate) fn compile(&self, cols: &LabelColumns) -> CompiledLabels {
+        match self {
+            Selector::Nothing => CompiledLabels::Nothing,
+            Selector::Requirements(r) => CompiledLabels::All(r.iter().map(|r| LabelTest::new(cols, r)).collect()),
+        }
     }
 }
 
@@ -381,6 +444,11 @@ impl NodeSelectorMatcher {
     /// Whether any term matches.
     pub(crate) fn matches(&self, labels: &Labels, node_name: &str) -> bool {
         self.terms.iter().any(|t| t.matches(labels, node_name))
+    }
+
+    /// The terms compiled against the nodes' label columns (any must match).
+    pub(crate) fn compile(&self, cols: &LabelColumns) -> Vec<CompiledNodeTerm> {
+        self.terms.iter().map(|t| t.compile(cols)).collect()
     }
 }
 

@@ -593,7 +593,19 @@ pub(crate) fn run_filter(slots: &PluginSlots, snap: &Snapshot, pod: &core::Pod, 
     let filter = snap
         .nodes
         .iter()
-        .map(|n| (n.name().to_string(), f.filter(&cx, &state, &pi, n)))
+        .map(|n| {
+            let got = f.filter(&cx, &state, &pi, n);
+            // A node of the snapshot may be read through the snapshot's indexes (its label
+            // columns); a copy of it, as preemption makes, is read from the node itself: the
+            // same verdict either way.
+            assert_eq!(
+                got,
+                f.filter(&cx, &state, &pi, &n.clone()),
+                "Filter on a copy of {}",
+                n.name()
+            );
+            (n.name().to_string(), got)
+        })
         .collect();
     FilterRun { pre_filter, filter }
 }

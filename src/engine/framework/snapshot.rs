@@ -10,6 +10,7 @@ use super::image_index::ImageIndex;
 use super::node_info::{NodeInfo, PodInfo};
 use super::pod_table::PodTable;
 use crate::engine::release::{Features, Release};
+use crate::model::label_columns::LabelColumns;
 use crate::model::selector::Labels;
 use crate::model::{Cluster, ObjectKey};
 
@@ -44,6 +45,9 @@ pub struct Snapshot {
     /// rebuilt when a pod with such terms changes (`snapshot_update`); None: InterPodAffinity
     /// walks the pods.
     pub(crate) scoring_terms: Option<Arc<ScoringTerms>>,
+    /// The nodes' labels as columns (node affinity and topology lookups by position); the
+    /// nodes of a snapshot never change, so neither do these.
+    pub(crate) node_labels: Arc<LabelColumns>,
     /// Filter and Score walk the nodes in order on this thread instead of spreading them over
     /// the cores: the same answer, for comparing the two and for profiling.
     pub serial: bool,
@@ -104,9 +108,11 @@ impl Snapshot {
             || Some(Arc::new(PodTable::build(&nodes))),
             || {
                 let pod_infos: BTreeMap<ObjectKey, Arc<PodInfo>> = infos.into_iter().collect();
-                (pod_infos, Some(Arc::new(ScoringTerms::build(&nodes))))
+                let labels = Arc::new(LabelColumns::build(nodes.iter().map(|n| &n.node.labels)));
+                (pod_infos, (Some(Arc::new(ScoringTerms::build(&nodes))), labels))
             },
         );
+        let (scoring_terms, node_labels) = scoring_terms;
         Snapshot {
             cluster,
             nodes,
@@ -119,6 +125,7 @@ impl Snapshot {
             placement: None,
             pod_table,
             scoring_terms,
+            node_labels,
             serial: false,
             decisions_only: false,
         }
@@ -156,6 +163,12 @@ impl Snapshot {
         let offset = at.checked_sub(base)?;
         let i = offset / size;
         (offset % size == 0 && i < self.nodes.len() && std::ptr::eq(&self.nodes[i], node)).then_some(i)
+    }
+
+    /// The label columns and the position of `node` in them, when `node` is one of the
+    /// snapshot's nodes (not a copy).
+    pub(crate) fn node_columns(&self, node: &NodeInfo) -> Option<(&LabelColumns, usize)> {
+        Some((&*self.node_labels, self.position_of(node)?))
     }
 
     /// A node by name.

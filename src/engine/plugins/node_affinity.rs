@@ -20,7 +20,8 @@ use crate::engine::framework::plugin::{
 use crate::engine::framework::status::Status;
 use crate::engine::release::Features;
 use crate::engine::trace::Fact;
-use crate::model::selector::{Labels, NodeSelectorMatcher, NodeTerm, Selector};
+use crate::model::label_columns::LabelColumns;
+use crate::model::selector::{CompiledLabels, CompiledNodeTerm, Labels, NodeSelectorMatcher, NodeTerm, Selector};
 
 /// Reason when the pod's own selector or affinity does not match.
 pub(crate) const ERR_REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
@@ -125,6 +126,29 @@ static PRE_SCORE_KEY: &str = "PreScoreNodeAffinity";
 pub(crate) struct RequiredNodeAffinity {
     label_selector: Option<Selector>,
     node_selector: Option<NodeSelectorMatcher>,
+    /// The same compiled against a snapshot's label columns, when it was.
+    compiled: Option<Arc<CompiledRequired>>,
+}
+
+/// [`RequiredNodeAffinity`] compiled against the label columns of one snapshot.
+#[derive(Debug)]
+struct CompiledRequired {
+    stamp: u64,
+    label_selector: Option<CompiledLabels>,
+    node_selector: Option<Vec<CompiledNodeTerm>>,
+}
+
+impl CompiledRequired {
+    fn matches(&self, cols: &LabelColumns, node: usize, name: &str) -> bool {
+        if let Some(s) = &self.label_selector
+            && !s.matches(cols, node)
+        {
+            return false;
+        }
+        self.node_selector
+            .as_ref()
+            .is_none_or(|terms| terms.iter().any(|t| t.matches(cols, node, name)))
+    }
 }
 
 impl RequiredNodeAffinity {
@@ -145,7 +169,31 @@ impl RequiredNodeAffinity {
         RequiredNodeAffinity {
             label_selector,
             node_selector,
+            compiled: None,
         }
+    }
+
+    /// The same, also compiled against `cols`: [`RequiredNodeAffinity::matches_at`] then reads
+    /// the columns for the nodes they hold.
+    pub(crate) fn compiled_for(mut self, cols: &LabelColumns) -> Self {
+        self.compiled = Some(Arc::new(CompiledRequired {
+            stamp: cols.stamp(),
+            label_selector: self.label_selector.as_ref().map(|s| s.compile(cols)),
+            node_selector: self.node_selector.as_ref().map(|n| n.compile(cols)),
+        }));
+        self
+    }
+
+    /// Whether the node matches; `at` is the snapshot's label columns and the node's position
+    /// in them, when the node is one of the snapshot's (the same answer, from the columns
+    /// when this was compiled against them).
+    pub(crate) fn matches_at(&self, at: Option<(&LabelColumns, usize)>, labels: &Labels, name: &str) -> bool {
+        if let (Some(c), Some((cols, i))) = (&self.compiled, at)
+            && c.stamp == cols.stamp()
+        {
+            return c.matches(cols, i, name);
+        }
+        self.matches(labels, name)
     }
 
     /// Whether the node matches.
@@ -180,7 +228,7 @@ impl Plugin for NodeAffinity {
 }
 
 impl PreFilterPlugin for NodeAffinity {
-    fn pre_filter(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
+    fn pre_filter(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
         let spec = pod.pod.spec();
         let required = spec
             .affinity
@@ -190,7 +238,10 @@ impl PreFilterPlugin for NodeAffinity {
         if required.is_none() && self.added_required.is_none() && spec.node_selector.is_none() {
             return (None, Status::skip());
         }
-        state.write(PRE_FILTER_KEY, RequiredNodeAffinity::of(pod));
+        state.write(
+            PRE_FILTER_KEY,
+            RequiredNodeAffinity::of(pod).compiled_for(&cx.snapshot.node_labels),
+        );
         let Some(required) = required else {
             return (None, Status::success());
         };
@@ -259,7 +310,7 @@ impl NodeAffinity {
 }
 
 impl FilterPlugin for NodeAffinity {
-    fn filter(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
+    fn filter(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> Status {
         let n = &node.node;
         if let Some(a) = &self.added_required
             && !a.matches(&n.labels, &n.name)
@@ -267,7 +318,7 @@ impl FilterPlugin for NodeAffinity {
             return Status::unresolvable(ERR_REASON_ENFORCED);
         }
         let ok = match state.read::<RequiredNodeAffinity>(PRE_FILTER_KEY) {
-            Some(r) => r.matches(&n.labels, &n.name),
+            Some(r) => r.matches_at(cx.snapshot.node_columns(node), &n.labels, &n.name),
             None => RequiredNodeAffinity::of(pod).matches(&n.labels, &n.name),
         };
         if ok {

@@ -19,6 +19,7 @@ use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::trace::{Fact, Lines, NodeLines};
 use crate::model::Pod;
+use crate::model::label_columns::LabelColumns;
 use crate::model::selector::Labels;
 
 /// The node's domain holds a pod whose required anti-affinity matches the incoming pod.
@@ -112,6 +113,120 @@ pub(crate) struct PreFilterState {
     pub namespace_labels: Arc<Labels>,
     /// Example pods for the trace.
     pub witnesses: Arc<Witnesses>,
+    /// The three counts as tables on the snapshot's label columns (None once AddPod or
+    /// RemovePod changed the counts, or when built without a snapshot's columns).
+    pub(crate) by_columns: Option<Arc<CountedValues>>,
+}
+
+/// Which values of one topology key are counted above zero, by value id of the key's column.
+#[derive(Debug)]
+struct CountedColumn {
+    /// The key's column; None: no node has the key.
+    column: Option<u32>,
+    positive: Box<[bool]>,
+}
+
+impl CountedColumn {
+    fn new(cols: &LabelColumns, counts: &TopologyCounts, key: &str) -> Self {
+        let Some((column, col)) = cols.column_at(key) else {
+            return CountedColumn {
+                column: None,
+                positive: Box::default(),
+            };
+        };
+        let mut positive = vec![false; col.len_values()].into_boxed_slice();
+        for (value, n) in counts.values_of(key) {
+            if let Some(id) = col.id_of(value) {
+                positive[id as usize] = n > 0;
+            }
+        }
+        CountedColumn {
+            column: Some(column),
+            positive,
+        }
+    }
+
+    /// None: the node lacks the key; else whether its value is counted above zero.
+    #[inline]
+    fn at(&self, cols: &LabelColumns, node: usize) -> Option<bool> {
+        let id = cols.column_by_index(self.column?).id(node)?;
+        Some(self.positive[id as usize])
+    }
+}
+
+/// [`PreFilterState`]'s counts read per node from label columns: what Filter asks of them,
+/// with no label map searched and no string hashed.
+#[derive(Debug)]
+pub(crate) struct CountedValues {
+    stamp: u64,
+    /// Per incoming affinity term.
+    affinity: Vec<CountedColumn>,
+    /// Per incoming anti-affinity term.
+    anti_affinity: Vec<CountedColumn>,
+    /// Per topology key of the existing pods' counts.
+    existing: Vec<CountedColumn>,
+}
+
+impl CountedValues {
+    fn new(s: &PreFilterState, cols: &LabelColumns) -> Self {
+        CountedValues {
+            stamp: cols.stamp(),
+            affinity: s
+                .terms
+                .affinity
+                .iter()
+                .map(|t| CountedColumn::new(cols, &s.affinity, &t.topology_key))
+                .collect(),
+            anti_affinity: s
+                .terms
+                .anti_affinity
+                .iter()
+                .map(|t| CountedColumn::new(cols, &s.anti_affinity, &t.topology_key))
+                .collect(),
+            existing: s
+                .existing_anti_affinity
+                .keys()
+                .map(|k| CountedColumn::new(cols, &s.existing_anti_affinity, k))
+                .collect(),
+        }
+    }
+
+    /// [`filter_with_state`] for the node at `node` of the columns.
+    fn filter(&self, s: &PreFilterState, cols: &LabelColumns, node: usize) -> Status {
+        let mut pods_exist = true;
+        for c in &self.affinity {
+            match c.at(cols, node) {
+                None => return affinity_rules_not_match(),
+                Some(false) => pods_exist = false,
+                Some(true) => {}
+            }
+        }
+        if !(pods_exist || (s.affinity.is_empty() && s.terms.matches_own_affinity)) {
+            return affinity_rules_not_match();
+        }
+        if !s.anti_affinity.is_empty() && self.anti_affinity.iter().any(|c| c.at(cols, node) == Some(true)) {
+            return anti_affinity_rules_not_match();
+        }
+        if !s.existing_anti_affinity.is_empty() && self.existing.iter().any(|c| c.at(cols, node) == Some(true)) {
+            return existing_anti_affinity_rules_not_match();
+        }
+        Status::success()
+    }
+}
+
+fn affinity_rules_not_match() -> Status {
+    Status::new(
+        Code::UnschedulableAndUnresolvable,
+        [ERR_REASON_AFFINITY_RULES_NOT_MATCH],
+    )
+}
+
+fn anti_affinity_rules_not_match() -> Status {
+    Status::new(Code::Unschedulable, [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH])
+}
+
+fn existing_anti_affinity_rules_not_match() -> Status {
+    Status::new(Code::Unschedulable, [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH])
 }
 
 /// Pods matching a term, in node order: listed, or as rows of the pod table they were found in
@@ -180,6 +295,7 @@ impl Witnesses {
 impl PreFilterState {
     /// `updateWithPod`: counts `p` on a node with `node_labels` `multiplier` times.
     fn update_with_pod(&mut self, incoming: &Pod, p: &PodInfo, node_labels: &Labels, multiplier: i64) {
+        self.by_columns = None;
         for t in &p.required_anti_affinity {
             if t.matches(incoming, &self.namespace_labels) {
                 self.existing_anti_affinity
@@ -538,14 +654,17 @@ pub(crate) fn build_state_with(
     if existing.is_empty() && terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
         return None;
     }
-    Some(PreFilterState {
+    let mut s = PreFilterState {
         existing_anti_affinity: existing,
         affinity: aff,
         anti_affinity: anti,
         terms: Arc::new(terms),
         namespace_labels: Arc::new(namespace_labels),
         witnesses: Arc::new(w),
-    })
+        by_columns: None,
+    };
+    s.by_columns = Some(Arc::new(CountedValues::new(&s, &snap.node_labels)));
+    Some(s)
 }
 
 fn missing_state() -> Status {
@@ -596,18 +715,26 @@ fn satisfy_existing_pods_anti_affinity(s: &PreFilterState, labels: &Labels) -> b
 /// The Filter verdict on a node given the state.
 pub(crate) fn filter_with_state(s: &PreFilterState, labels: &Labels) -> Status {
     if !satisfy_pod_affinity(s, labels) {
-        return Status::new(
-            Code::UnschedulableAndUnresolvable,
-            [ERR_REASON_AFFINITY_RULES_NOT_MATCH],
-        );
+        return affinity_rules_not_match();
     }
     if !satisfy_pod_anti_affinity(s, labels) {
-        return Status::new(Code::Unschedulable, [ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH]);
+        return anti_affinity_rules_not_match();
     }
     if !satisfy_existing_pods_anti_affinity(s, labels) {
-        return Status::new(Code::Unschedulable, [ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH]);
+        return existing_anti_affinity_rules_not_match();
     }
     Status::success()
+}
+
+/// [`filter_with_state`]; `at`: the snapshot's label columns and the node's position in them
+/// (the same verdict, read from the columns when the state's counts are tabled on them).
+pub(crate) fn filter_with_state_at(s: &PreFilterState, at: Option<(&LabelColumns, usize)>, labels: &Labels) -> Status {
+    if let (Some(c), Some((cols, i))) = (&s.by_columns, at)
+        && c.stamp == cols.stamp()
+    {
+        return c.filter(s, cols, i);
+    }
+    filter_with_state(s, labels)
 }
 
 fn examples(w: &Witness) -> String {
@@ -726,9 +853,9 @@ impl PreFilterPlugin for InterPodAffinity {
 }
 
 impl FilterPlugin for InterPodAffinity {
-    fn filter(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
+    fn filter(&self, cx: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
         match state.read::<Arc<PreFilterState>>(PRE_FILTER_KEY) {
-            Some(s) => filter_with_state(s, &node.node.labels),
+            Some(s) => filter_with_state_at(s, cx.snapshot.node_columns(node), &node.node.labels),
             None => missing_state(),
         }
     }

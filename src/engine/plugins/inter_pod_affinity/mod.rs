@@ -174,6 +174,11 @@ impl TopologyCounts {
         self.0.get(key).and_then(|m| m.get(value)).copied().unwrap_or(0)
     }
 
+    /// The values counted for a key, with their counts.
+    pub(crate) fn values_of(&self, key: &str) -> impl Iterator<Item = (&str, i64)> {
+        self.0.get(key).into_iter().flatten().map(|(v, n)| (v.as_str(), *n))
+    }
+
     /// No pair counted.
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()

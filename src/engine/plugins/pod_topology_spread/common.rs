@@ -11,6 +11,7 @@ use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 pub(crate) use crate::engine::framework::pod_table::{CompiledSelector, PodTable};
 use crate::engine::plugins::helper::find_untolerated_taint;
 use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
+use crate::model::label_columns::LabelColumns;
 use crate::model::selector::{Labels, Op, Requirement, Selector};
 use crate::model::{Cluster, Node, Pod};
 
@@ -47,7 +48,19 @@ pub(crate) struct Constraint {
 impl Constraint {
     /// `matchNodeInclusionPolicies`: whether the node counts as a domain member for this pod.
     pub(crate) fn includes_node(&self, pod: &Pod, node: &Node, required: &RequiredNodeAffinity) -> bool {
-        if self.honor_node_affinity && !required.matches(&node.labels, &node.name) {
+        self.includes_node_at(pod, node, required, None)
+    }
+
+    /// [`Constraint::includes_node`]; `at`: the snapshot's label columns and the node's
+    /// position in them (the same answer, read from the columns).
+    pub(crate) fn includes_node_at(
+        &self,
+        pod: &Pod,
+        node: &Node,
+        required: &RequiredNodeAffinity,
+        at: Option<(&LabelColumns, usize)>,
+    ) -> bool {
+        if self.honor_node_affinity && !required.matches_at(at, &node.labels, &node.name) {
             return false;
         }
         if self.honor_node_taints

@@ -12,6 +12,7 @@ use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::status::Status;
 use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
 use crate::engine::trace::SpreadCheck;
+use crate::model::label_columns::{Column, LabelColumns};
 
 /// Cycle-state key (`"PreFilter" + Name`).
 pub(crate) static PRE_FILTER_KEY: &str = "PreFilterPodTopologySpread";
@@ -94,6 +95,65 @@ fn add_count(counts: &mut HashMap<String, i64>, value: &str, n: i64) {
     }
 }
 
+/// One piece of [`PreFilterState::compute`] on the snapshot's label columns (`start`: the
+/// position of the piece's first node): the same counts as the walk over the label maps, the
+/// node's topology values read as ids and tallied densely, then named.
+#[allow(clippy::too_many_arguments)]
+fn count_piece_by_columns(
+    pod: &PodInfo,
+    constraints: &[Constraint],
+    keys: &[String],
+    slots: &[usize],
+    required: &RequiredNodeAffinity,
+    cols: &LabelColumns,
+    start: usize,
+    piece: &[NodeInfo],
+    count: &(dyn Fn(usize, usize) -> i64 + Sync),
+) -> Vec<HashMap<String, i64>> {
+    // A key no node has: no node has every key, nothing is counted.
+    let Some(columns) = keys.iter().map(|k| cols.column(k)).collect::<Option<Vec<&Column>>>() else {
+        return vec![HashMap::new(); keys.len()];
+    };
+    let mut sums: Vec<Vec<i64>> = columns.iter().map(|c| vec![0; c.len_values()]).collect();
+    let mut seen: Vec<Vec<bool>> = columns.iter().map(|c| vec![false; c.len_values()]).collect();
+    let mut touched: Vec<Vec<u32>> = vec![Vec::new(); keys.len()];
+    let mut ids: Vec<u32> = vec![0; keys.len()];
+    let mut per_node: Vec<Option<i64>> = vec![None; keys.len()];
+    'nodes: for (n_idx, ni) in (start..).zip(piece) {
+        for (id, col) in ids.iter_mut().zip(&columns) {
+            match col.id(n_idx) {
+                Some(v) => *id = v,
+                None => continue 'nodes,
+            }
+        }
+        per_node.iter_mut().for_each(|v| *v = None);
+        for (i, c) in constraints.iter().enumerate() {
+            if c.includes_node_at(&pod.pod, &ni.node, required, Some((cols, n_idx))) {
+                per_node[slots[i]] = Some(count(n_idx, i));
+            }
+        }
+        for (slot, v) in per_node.iter().enumerate() {
+            if let Some(n) = v {
+                let id = ids[slot] as usize;
+                if !seen[slot][id] {
+                    seen[slot][id] = true;
+                    touched[slot].push(ids[slot]);
+                }
+                sums[slot][id] += n;
+            }
+        }
+    }
+    touched
+        .iter()
+        .enumerate()
+        .map(|(slot, t)| {
+            t.iter()
+                .map(|&id| (columns[slot].value(id).to_string(), sums[slot][id as usize]))
+                .collect()
+        })
+        .collect()
+}
+
 impl PreFilterState {
     /// `calPreFilterState` over every node of the snapshot; `count(node index, constraint
     /// index)` is `countPodsMatchSelector` of that constraint on that node.
@@ -105,11 +165,18 @@ impl PreFilterState {
         nodes: &[NodeInfo],
         per_constraint: bool,
         serial: bool,
+        cols: Option<&LabelColumns>,
         count: &(dyn Fn(usize, usize) -> i64 + Sync),
     ) -> Self {
         let (keys, slots) = key_slots(&constraints, per_constraint);
-        let required = RequiredNodeAffinity::of(pod);
+        let required = match cols {
+            Some(c) => RequiredNodeAffinity::of(pod).compiled_for(c),
+            None => RequiredNodeAffinity::of(pod),
+        };
         let count_piece = |start: usize, piece: &[NodeInfo]| -> Vec<HashMap<String, i64>> {
+            if let Some(cols) = cols {
+                return count_piece_by_columns(pod, &constraints, &keys, &slots, &required, cols, start, piece, count);
+            }
             let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::new(); keys.len()];
             let mut per_node: Vec<Option<i64>> = vec![None; keys.len()];
             for (n_idx, ni) in (start..).zip(piece) {
@@ -316,7 +383,19 @@ mod tests {
     fn state_of(snap: &Snapshot) -> PreFilterState {
         let (state, s) = prefilter(snap);
         assert!(s.is_success(), "prefilter: {s:?}");
-        state.read::<PreFilterState>(PRE_FILTER_KEY).expect("state").clone()
+        let got = state.read::<PreFilterState>(PRE_FILTER_KEY).expect("state").clone();
+        // PreFilter counts on the snapshot's label columns; the walk over the label maps
+        // gives the same counts.
+        let pi = snap.pod_infos[&ObjectKey::new("default", "p")].clone();
+        let (pl, cx) = (plugin(), Ctx { snapshot: snap });
+        let constraints: Vec<Constraint> = got.constraints.to_vec();
+        let counter = pl.counter(&cx, &pi, &constraints);
+        let walk = PreFilterState::compute(&pi, constraints, &snap.nodes, got.per_constraint, true, None, &counter);
+        assert_eq!(
+            (&walk.counts, &walk.paths, &walk.domains),
+            (&got.counts, &got.paths, &got.domains)
+        );
+        got
     }
 
     fn counts(s: &PreFilterState, slot: usize) -> BTreeMap<String, i64> {

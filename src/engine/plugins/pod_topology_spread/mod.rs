@@ -337,6 +337,7 @@ impl PreFilterPlugin for PodTopologySpread {
                 &cx.snapshot.nodes,
                 self.per_constraint_counts,
                 cx.snapshot.serial,
+                Some(&cx.snapshot.node_labels),
                 &self.counter(cx, pod, &constraints),
             ),
         );

@@ -1,0 +1,292 @@
+//! The nodes' labels by key, as columns: for each label key, every node's value of it as a
+//! small id (or none), and the distinct values. A requirement on one key then reads one `u32`
+//! per node instead of searching the node's label map and comparing strings: what makes node
+//! affinity and topology lookups cheap once a cluster's per-node data no longer fits the cache.
+//!
+//! Built once per set of nodes; nodes are identified by their position in that set. Whether a
+//! node matches a requirement depends only on its value of the key (or its absence), so a
+//! requirement compiled here ([`LabelTest`]) answers exactly as [`Requirement::matches`] on
+//! the node's labels.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::selector::{Labels, Op, Requirement};
+
+/// A node without the key.
+const ABSENT: u32 = u32::MAX;
+
+/// Every node's value of one label key.
+#[derive(Debug, Default)]
+pub(crate) struct Column {
+    /// Per node (by position), the id of its value, or [`ABSENT`].
+    ids: Vec<u32>,
+    /// The distinct values, by id (in order of first appearance).
+    values: Vec<Box<str>>,
+    by_value: HashMap<Box<str>, u32>,
+}
+
+impl Column {
+    /// The id of the node's value, None when the node lacks the key.
+    #[inline]
+    pub(crate) fn id(&self, node: usize) -> Option<u32> {
+        self.ids.get(node).copied().filter(|&id| id != ABSENT)
+    }
+
+    /// The value of an id.
+    pub(crate) fn value(&self, id: u32) -> &str {
+        &self.values[id as usize]
+    }
+
+    /// The id of a value, when some node has it.
+    pub(crate) fn id_of(&self, value: &str) -> Option<u32> {
+        self.by_value.get(value).copied()
+    }
+
+    /// How many distinct values.
+    pub(crate) fn len_values(&self) -> usize {
+        self.values.len()
+    }
+}
+
+/// The columns of every label key some node has.
+#[derive(Debug)]
+pub(crate) struct LabelColumns {
+    /// Tells one build from another: what was compiled against one build is used only with it.
+    stamp: u64,
+    columns: Vec<Column>,
+    by_key: HashMap<Box<str>, u32>,
+}
+
+static STAMPS: AtomicU64 = AtomicU64::new(1);
+
+impl LabelColumns {
+    /// The columns of these nodes' labels, the nodes numbered in the order given.
+    pub(crate) fn build<'a>(nodes: impl ExactSizeIterator<Item = &'a Labels>) -> Self {
+        let n = nodes.len();
+        let mut columns: Vec<Column> = Vec::new();
+        let mut by_key: HashMap<Box<str>, u32> = HashMap::new();
+        for (i, labels) in nodes.enumerate() {
+            for (k, v) in labels {
+                let c = match by_key.get(k.as_str()) {
+                    Some(&c) => c as usize,
+                    None => {
+                        by_key.insert(k.as_str().into(), columns.len() as u32);
+                        columns.push(Column {
+                            ids: vec![ABSENT; n],
+                            ..Column::default()
+                        });
+                        columns.len() - 1
+                    }
+                };
+                let col = &mut columns[c];
+                let id = match col.by_value.get(v.as_str()) {
+                    Some(&id) => id,
+                    None => {
+                        let id = col.values.len() as u32;
+                        col.values.push(v.as_str().into());
+                        col.by_value.insert(v.as_str().into(), id);
+                        id
+                    }
+                };
+                col.ids[i] = id;
+            }
+        }
+        LabelColumns {
+            stamp: STAMPS.fetch_add(1, Ordering::Relaxed),
+            columns,
+            by_key,
+        }
+    }
+
+    /// What identifies this build.
+    pub(crate) fn stamp(&self) -> u64 {
+        self.stamp
+    }
+
+    /// The column of a key, when some node has it.
+    pub(crate) fn column(&self, key: &str) -> Option<&Column> {
+        self.by_key.get(key).map(|&c| &self.columns[c as usize])
+    }
+
+    fn column_index(&self, key: &str) -> Option<u32> {
+        self.by_key.get(key).copied()
+    }
+
+    /// The column of a key with its index (for [`LabelColumns::column_by_index`]).
+    pub(crate) fn column_at(&self, key: &str) -> Option<(u32, &Column)> {
+        let c = self.column_index(key)?;
+        Some((c, self.at(c)))
+    }
+
+    /// The column at an index from [`LabelColumns::column_at`].
+    #[inline]
+    pub(crate) fn column_by_index(&self, c: u32) -> &Column {
+        self.at(c)
+    }
+
+    fn at(&self, c: u32) -> &Column {
+        &self.columns[c as usize]
+    }
+}
+
+/// Which present values a [`LabelTest`] accepts.
+#[derive(Clone, Debug)]
+enum Accept {
+    /// These ids.
+    In(Vec<u32>),
+    /// Every id but these.
+    NotIn(Vec<u32>),
+    /// By id.
+    Table(Box<[bool]>),
+}
+
+/// A label requirement compiled against [`LabelColumns`].
+#[derive(Clone, Debug)]
+pub(crate) struct LabelTest {
+    column: Option<u32>,
+    /// The answer for a node without the key.
+    absent: bool,
+    accept: Accept,
+}
+
+impl LabelTest {
+    /// Compiles `r`.
+    pub(crate) fn new(cols: &LabelColumns, r: &Requirement) -> Self {
+        let column = cols.column_index(&r.key);
+        let absent = r.matches_value(None);
+        let ids = |c: u32| -> Vec<u32> { r.values.iter().filter_map(|v| cols.at(c).id_of(v)).collect() };
+        let accept = match (column, r.op) {
+            (None, _) => Accept::In(Vec::new()),
+            (Some(c), Op::In) => Accept::In(ids(c)),
+            (Some(c), Op::NotIn) => Accept::NotIn(ids(c)),
+            (Some(_), Op::Exists) => Accept::NotIn(Vec::new()),
+            (Some(_), Op::DoesNotExist) => Accept::In(Vec::new()),
+            (Some(c), Op::Gt | Op::Lt) => {
+                let col = cols.at(c);
+                Accept::Table(
+                    (0..col.len_values() as u32)
+                        .map(|id| r.matches_value(Some(col.value(id))))
+                        .collect(),
+                )
+            }
+        };
+        LabelTest { column, absent, accept }
+    }
+
+    /// `r.matches` on the labels of the node at `node`.
+    #[inline]
+    pub(crate) fn matches(&self, cols: &LabelColumns, node: usize) -> bool {
+        let Some(c) = self.column else { return self.absent };
+        let Some(id) = cols.at(c).id(node) else {
+            return self.absent;
+        };
+        match &self.accept {
+            Accept::In(ids) => ids.contains(&id),
+            Accept::NotIn(ids) => !ids.contains(&id),
+            Accept::Table(t) => t[id as usize],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::selector::Selector;
+
+    fn labels(items: &[(&str, &str)]) -> Labels {
+        items
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn columns_give_each_node_its_value() {
+        let nodes = [
+            labels(&[("zone", "a"), ("rack", "r1")]),
+            labels(&[("zone", "b")]),
+            labels(&[("zone", "a"), ("gpu", "")]),
+        ];
+        let cols = LabelColumns::build(nodes.iter());
+        let zone = cols.column("zone").unwrap();
+        assert_eq!(zone.len_values(), 2);
+        let values: Vec<Option<&str>> = (0..3).map(|i| zone.id(i).map(|id| zone.value(id))).collect();
+        assert_eq!(values, vec![Some("a"), Some("b"), Some("a")]);
+        assert_eq!(zone.id_of("b"), zone.id(1));
+        assert_eq!(zone.id_of("c"), None);
+        let rack = cols.column("rack").unwrap();
+        assert_eq!((rack.id(0).is_some(), rack.id(1), rack.id(2)), (true, None, None));
+        assert_eq!(
+            cols.column("gpu")
+                .unwrap()
+                .id(2)
+                .map(|id| cols.column("gpu").unwrap().value(id)),
+            Some("")
+        );
+        assert!(cols.column("none").is_none());
+        assert_ne!(cols.stamp(), LabelColumns::build(nodes.iter()).stamp());
+    }
+
+    /// Every operator, on keys present on some nodes, on none, and with values no node has:
+    /// the compiled test answers as the requirement on each node's labels.
+    #[test]
+    fn a_compiled_requirement_answers_as_the_requirement() {
+        let nodes = [
+            labels(&[("zone", "a"), ("kernel", "0206"), ("pool", "x")]),
+            labels(&[("zone", "b"), ("kernel", "12")]),
+            labels(&[("zone", "c"), ("kernel", "not-a-number")]),
+            labels(&[("other", "1")]),
+        ];
+        let cols = LabelColumns::build(nodes.iter());
+        let selectors = [
+            "zone in (a,b)",
+            "zone in (z)",
+            "zone notin (a)",
+            "zone notin (q)",
+            "zone",
+            "!zone",
+            "missing",
+            "!missing",
+            "missing in (a)",
+            "missing notin (a)",
+            "pool=x",
+            "pool!=x",
+        ];
+        for s in selectors {
+            let Selector::Requirements(reqs) = Selector::parse(s).unwrap() else {
+                panic!()
+            };
+            for r in &reqs {
+                let t = LabelTest::new(&cols, r);
+                for (i, l) in nodes.iter().enumerate() {
+                    assert_eq!(t.matches(&cols, i), r.matches(l), "{s} on node {i}");
+                }
+            }
+        }
+        for (op, v) in [(Op::Gt, "100"), (Op::Lt, "100"), (Op::Gt, "0")] {
+            let r = Requirement {
+                key: "kernel".into(),
+                op,
+                values: vec![v.into()],
+            };
+            let t = LabelTest::new(&cols, &r);
+            let got: Vec<bool> = (0..nodes.len()).map(|i| t.matches(&cols, i)).collect();
+            let want: Vec<bool> = nodes.iter().map(|l| r.matches(l)).collect();
+            assert_eq!(got, want, "{op:?} {v}");
+        }
+        // Gt 100 holds on 0206 (206) only; Lt 100 on 12 only.
+        let gt = LabelTest::new(
+            &cols,
+            &Requirement {
+                key: "kernel".into(),
+                op: Op::Gt,
+                values: vec!["100".into()],
+            },
+        );
+        assert_eq!(
+            (0..4).map(|i| gt.matches(&cols, i)).collect::<Vec<_>>(),
+            vec![true, false, false, false]
+        );
+    }
+}
