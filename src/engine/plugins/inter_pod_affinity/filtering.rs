@@ -134,12 +134,15 @@ impl CountedColumn {
                 positive: Box::default(),
             };
         };
-        let mut positive = vec![false; col.len_values()].into_boxed_slice();
-        for (value, n) in counts.values_of(key) {
-            if let Some(id) = col.id_of(value) {
-                positive[id as usize] = n > 0;
+        let positive = counts.positive_by_id(cols, key).unwrap_or_else(|| {
+            let mut positive = vec![false; col.len_values()].into_boxed_slice();
+            for (value, n) in counts.values_of(key) {
+                if let Some(id) = col.id_of(value) {
+                    positive[id as usize] = n > 0;
+                }
             }
-        }
+            positive
+        });
         CountedColumn {
             column: Some(column),
             positive,
@@ -435,6 +438,34 @@ impl<'a> TermMatcher<'a> {
     }
 }
 
+/// The label column of each incoming term's topology key, in the snapshot's label columns:
+/// the terms' counts are kept by value id.
+struct TermKeys<'a> {
+    cols: &'a Arc<LabelColumns>,
+    affinity: Vec<Option<u32>>,
+    anti_affinity: Vec<Option<u32>>,
+}
+
+impl<'a> TermKeys<'a> {
+    fn new(snap: &'a Snapshot, terms: &IncomingTerms) -> Self {
+        let cols = &snap.node_labels;
+        let column = |t: &MergedTerm| cols.column_at(&t.topology_key).map(|(c, _)| c);
+        TermKeys {
+            cols,
+            affinity: terms.affinity.iter().map(column).collect(),
+            anti_affinity: terms.anti_affinity.iter().map(column).collect(),
+        }
+    }
+
+    /// Adds `n` to the pair of the snapshot's node at `node` for `key` (its `column`; None: no
+    /// node has the key), if the node has the key: `counts.update(node labels, key, n)`.
+    fn add(&self, counts: &mut TopologyCounts, column: Option<u32>, key: &str, node: usize, n: i64) {
+        if let Some(c) = column {
+            counts.add_at(self.cols, c, key, node, n);
+        }
+    }
+}
+
 /// `getIncomingAffinityAntiAffinityCounts`, over every node.
 #[cfg(test)]
 fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) -> (TopologyCounts, TopologyCounts) {
@@ -451,6 +482,7 @@ fn incoming_counts_with(
 ) -> (TopologyCounts, TopologyCounts) {
     let mut affinity = TopologyCounts::default();
     let mut anti = TopologyCounts::default();
+    let keys = TermKeys::new(snap, terms);
     if terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
         return (affinity, anti);
     }
@@ -466,7 +498,6 @@ fn incoming_counts_with(
         if node.pods.is_empty() {
             continue;
         }
-        let labels = &node.node.labels;
         let first_row = table.map_or(0, |t| t.node_rows(ni).start);
         let mut aff_matches = 0i64;
         anti_matches.iter_mut().for_each(|n| *n = 0);
@@ -490,8 +521,8 @@ fn incoming_counts_with(
         }
         w.affinity_matches += aff_matches;
         if aff_matches > 0 {
-            for t in &terms.affinity {
-                affinity.update(labels, &t.topology_key, aff_matches);
+            for (t, c) in terms.affinity.iter().zip(&keys.affinity) {
+                keys.add(&mut affinity, *c, &t.topology_key, ni, aff_matches);
             }
         }
         for (i, t) in terms.anti_affinity.iter().enumerate() {
@@ -508,10 +539,7 @@ fn incoming_counts_with(
             if let MatchedPods::Listed(list) = &mut w.anti_pods[i] {
                 list.extend(names);
             }
-            let Some(v) = labels.get(&t.topology_key) else {
-                continue;
-            };
-            anti.add(&t.topology_key, v, anti_matches[i]);
+            keys.add(&mut anti, keys.anti_affinity[i], &t.topology_key, ni, anti_matches[i]);
         }
     }
     (affinity, anti)
@@ -574,6 +602,7 @@ fn indexed_counts(
     let anti_rows: Vec<Vec<u32>> = anti_m.iter().map(term_candidates).collect::<Option<_>>()?;
     let mut affinity = TopologyCounts::default();
     let mut anti = TopologyCounts::default();
+    let keys = TermKeys::new(snap, terms);
     // Per node, in node order: the affinity matches, then each anti-affinity term's.
     let mut i_aff = 0;
     let mut i_anti = vec![0usize; anti_rows.len()];
@@ -585,8 +614,6 @@ fn indexed_counts(
     nodes.sort_unstable();
     nodes.dedup();
     for ni in nodes {
-        let node = &snap.nodes[ni];
-        let labels = &node.node.labels;
         let take = |rows: &[u32], at: &mut usize| -> std::ops::Range<usize> {
             let start = *at;
             while *at < rows.len() && table.row_node(rows[*at] as usize) == ni {
@@ -597,8 +624,8 @@ fn indexed_counts(
         let aff_matches = take(&aff_rows, &mut i_aff).len() as i64;
         w.affinity_matches += aff_matches;
         if aff_matches > 0 {
-            for t in &terms.affinity {
-                affinity.update(labels, &t.topology_key, aff_matches);
+            for (t, c) in terms.affinity.iter().zip(&keys.affinity) {
+                keys.add(&mut affinity, *c, &t.topology_key, ni, aff_matches);
             }
         }
         for (i, t) in terms.anti_affinity.iter().enumerate() {
@@ -606,10 +633,13 @@ fn indexed_counts(
             if range.is_empty() {
                 continue;
             }
-            let Some(v) = labels.get(&t.topology_key) else {
-                continue;
-            };
-            anti.add(&t.topology_key, v, range.len() as i64);
+            keys.add(
+                &mut anti,
+                keys.anti_affinity[i],
+                &t.topology_key,
+                ni,
+                range.len() as i64,
+            );
         }
     }
     for (dst, rows) in w.anti_pods.iter_mut().zip(anti_rows) {

@@ -82,6 +82,41 @@ pub(crate) struct PreFilterState {
     pub domains: Arc<Vec<usize>>,
     /// 1.33+: one slot per constraint, and no skipping for a key without domains.
     pub per_constraint: bool,
+    /// The counts by value id of the snapshot's label columns, per constraint (None once
+    /// AddPod or RemovePod changed the counts, or when counted without the columns).
+    pub(crate) by_columns: Option<Arc<ColumnCounts>>,
+}
+
+/// [`PreFilterState::counts`] per constraint as tables on the snapshot's label columns.
+#[derive(Debug)]
+pub(crate) struct ColumnCounts {
+    stamp: u64,
+    /// Per constraint: its key's column (None: no node has the key) and the count of each
+    /// value id.
+    tables: Vec<Option<(u32, Box<[i64]>)>>,
+}
+
+impl ColumnCounts {
+    fn new(cols: &LabelColumns, constraints: &[Constraint], slots: &[usize], counts: &[HashMap<String, i64>]) -> Self {
+        let tables = constraints
+            .iter()
+            .zip(slots)
+            .map(|(c, &slot)| {
+                let (index, col) = cols.column_at(&c.topology_key)?;
+                let mut t = vec![0i64; col.len_values()].into_boxed_slice();
+                for (value, n) in &counts[slot] {
+                    if let Some(id) = col.id_of(value) {
+                        t[id as usize] = *n;
+                    }
+                }
+                Some((index, t))
+            })
+            .collect();
+        ColumnCounts {
+            stamp: cols.stamp(),
+            tables,
+        }
+    }
 }
 
 /// Adds `n` matching pods to the domain `value` (entered with `n` when first seen, even 0).
@@ -224,6 +259,7 @@ impl PreFilterState {
             .iter()
             .map(|c| c.selector.matches(&pod.pod.labels))
             .collect();
+        let by_columns = cols.map(|c| Arc::new(ColumnCounts::new(c, &constraints, &slots, &counts)));
         PreFilterState {
             constraints: Arc::new(constraints),
             slots: Arc::new(slots),
@@ -232,11 +268,13 @@ impl PreFilterState {
             paths,
             domains: Arc::new(domains),
             per_constraint,
+            by_columns,
         }
     }
 
     /// `updateWithPod`: counts `other` (added with +1, removed with -1) on `node`.
     pub(crate) fn update_with_pod(&mut self, pod: &PodInfo, other: &PodInfo, node: &NodeInfo, delta: i64) {
+        self.by_columns = None;
         if other.pod.key.namespace != pod.pod.key.namespace {
             return;
         }
@@ -275,8 +313,29 @@ impl PreFilterState {
         })
     }
 
-    /// Filter on one node.
-    pub(crate) fn filter(&self, node: &NodeInfo) -> Status {
+    /// Filter on one node; `at`: the snapshot's label columns and the node's position in them
+    /// (the same verdict, the node's values and counts read from the tables).
+    pub(crate) fn filter_at(&self, at: Option<(&LabelColumns, usize)>, node: &NodeInfo) -> Status {
+        if let (Some(t), Some((cols, n))) = (&self.by_columns, at)
+            && t.stamp == cols.stamp()
+        {
+            for (i, c) in self.constraints.iter().enumerate() {
+                let Some((id, table)) = t.tables[i]
+                    .as_ref()
+                    .and_then(|(index, table)| Some((cols.column_by_index(*index).id(n)?, table)))
+                else {
+                    return Status::unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH);
+                };
+                let Some(min) = self.min_match(i) else {
+                    continue;
+                };
+                let num = table[id as usize];
+                if num + i64::from(self.self_match[i]) - min > i64::from(c.max_skew) {
+                    return Status::unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH);
+                }
+            }
+            return Status::success();
+        }
         for (i, c) in self.constraints.iter().enumerate() {
             let Some(value) = node.node.labels.get(&c.topology_key) else {
                 return Status::unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH);
@@ -376,7 +435,17 @@ mod tests {
         let cx = Ctx { snapshot: snap };
         snap.nodes
             .iter()
-            .map(|n| (n.name().to_string(), plugin().filter(&cx, &state, &pi, n).code))
+            .map(|n| {
+                let got = plugin().filter(&cx, &state, &pi, n);
+                // From the label columns; a copy of the node is read from its labels.
+                assert!(
+                    state
+                        .read::<PreFilterState>(PRE_FILTER_KEY)
+                        .is_some_and(|s| s.by_columns.is_some())
+                );
+                assert_eq!(got, plugin().filter(&cx, &state, &pi, &n.clone()), "{}", n.name());
+                (n.name().to_string(), got.code)
+            })
             .collect()
     }
 

@@ -371,9 +371,9 @@ impl PreFilterPlugin for PodTopologySpread {
 }
 
 impl FilterPlugin for PodTopologySpread {
-    fn filter(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
+    fn filter(&self, cx: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
         match state.read::<PreFilterState>(PRE_FILTER_KEY) {
-            Some(s) => s.filter(node),
+            Some(s) => s.filter_at(cx.snapshot.node_columns(node), node),
             None => not_found(PRE_FILTER_KEY),
         }
     }
