@@ -174,7 +174,7 @@ impl TopologyCounts {
                 .and_then(|cols| cols.column_by_index(self.by_id[i].column).id_of(value));
             match column {
                 Some(id) => return self.add_id(i, id, delta),
-                None => self.to_text(i),
+                None => self.move_to_text(i),
             }
         }
         if !self.by_text.contains_key(key) {
@@ -252,7 +252,7 @@ impl TopologyCounts {
     }
 
     /// Moves a key counted by id to the counts by text.
-    fn to_text(&mut self, i: usize) {
+    fn move_to_text(&mut self, i: usize) {
         let c = self.by_id.swap_remove(i);
         let Some(cols) = &self.columns else { return };
         let col = cols.column_by_index(c.column);
