@@ -289,4 +289,69 @@ mod tests {
             vec![true, false, false, false]
         );
     }
+
+    /// A node label map from small alphabets (keys a–c, values that are numbers or words, some
+    /// shared between nodes).
+    fn node_labels() -> impl proptest::strategy::Strategy<Value = Labels> {
+        proptest::collection::btree_map("[a-c]", "(0|7|12|x|y)", 0..4)
+    }
+
+    /// A node selector requirement on those keys and one no node has, any operator, values
+    /// from the same alphabet plus one no node has (malformed ones included).
+    fn requirement() -> impl proptest::strategy::Strategy<Value = k8s_openapi::api::core::v1::NodeSelectorRequirement> {
+        use proptest::prelude::*;
+        let op = prop_oneof![
+            Just("In"),
+            Just("NotIn"),
+            Just("Exists"),
+            Just("DoesNotExist"),
+            Just("Gt"),
+            Just("Lt")
+        ];
+        ("[a-d]", op, proptest::collection::vec("(0|7|12|x|z)", 0..3)).prop_map(|(key, op, values)| {
+            k8s_openapi::api::core::v1::NodeSelectorRequirement {
+                key,
+                operator: op.to_string(),
+                values: Some(values),
+            }
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, .. proptest::prelude::ProptestConfig::default() })]
+
+        /// Any node selector (terms ORed, requirements ANDed, malformed ones included, a field
+        /// requirement on the name) compiled against any nodes' label columns answers as the
+        /// selector on each node's labels.
+        #[test]
+        fn a_compiled_node_selector_answers_as_the_selector_on_any_nodes(
+            nodes in proptest::collection::vec(node_labels(), 1..6),
+            terms in proptest::collection::vec((proptest::collection::vec(requirement(), 0..3), proptest::bool::ANY), 0..3),
+        ) {
+            use k8s_openapi::api::core::v1::{NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
+            use crate::model::selector::NodeSelectorMatcher;
+            let ns = NodeSelector {
+                node_selector_terms: terms
+                    .into_iter()
+                    .map(|(exprs, by_name)| NodeSelectorTerm {
+                        match_expressions: Some(exprs),
+                        match_fields: by_name.then(|| vec![NodeSelectorRequirement {
+                            key: "metadata.name".into(),
+                            operator: "In".into(),
+                            values: Some(vec!["n1".into()]),
+                        }]),
+                    })
+                    .collect(),
+            };
+            let m = NodeSelectorMatcher::new(&ns);
+            let cols = LabelColumns::build(nodes.iter());
+            let compiled = m.compile(&cols);
+            for (i, l) in nodes.iter().enumerate() {
+                let name = format!("n{i}");
+                let want = m.matches(l, &name);
+                let got = compiled.iter().any(|t| t.matches(&cols, i, &name));
+                proptest::prop_assert_eq!(got, want, "node {} {:?}", i, l);
+            }
+        }
+    }
 }
