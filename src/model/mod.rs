@@ -203,34 +203,6 @@ fn container_host_ports(c: &core::Container) -> impl Iterator<Item = HostPort> +
     })
 }
 
-/// Sorts `v` by `cmp`, a total order: the two halves on two threads, then merged. The same
-/// result as one sort; lists under 50,000 items are sorted on this thread.
-fn sort_in_two<T: Send>(v: &mut Vec<T>, cmp: impl Fn(&T, &T) -> std::cmp::Ordering + Sync) {
-    if v.len() < 50_000 || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-        v.sort_unstable_by(&cmp);
-        return;
-    }
-    let mid = v.len() / 2;
-    let (left, right) = v.split_at_mut(mid);
-    std::thread::scope(|s| {
-        s.spawn(|| left.sort_unstable_by(&cmp));
-        right.sort_unstable_by(&cmp);
-    });
-    let mut right = v.split_off(mid);
-    let mut left = std::mem::take(v);
-    v.reserve_exact(left.len() + right.len());
-    let (mut l, mut r) = (left.drain(..).peekable(), right.drain(..).peekable());
-    loop {
-        let take_left = match (l.peek(), r.peek()) {
-            (Some(a), Some(b)) => cmp(a, b) != std::cmp::Ordering::Greater,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => break,
-        };
-        v.extend(if take_left { l.next() } else { r.next() });
-    }
-}
-
 /// A node and the facts the scheduler reads from it.
 ///
 /// Laid out in the order written (`repr(C)`): what every Filter reads of every node (name,
@@ -1232,7 +1204,7 @@ impl Cluster {
             origins.push(origin);
         }
         drop(node_names);
-        sort_in_two(&mut tagged, |a, b| a.0.key.cmp(&b.0.key).then(a.1.cmp(&b.1)));
+        tagged.sort_unstable_by(|a, b| a.0.key.cmp(&b.0.key).then(a.1.cmp(&b.1)));
         // Pods read by the loader skipped the duplicate check above: the first pod (in input
         // order) whose key an earlier pod has is the same error as for any other object.
         if merge
@@ -1307,25 +1279,5 @@ impl Cluster {
                 .then_with(|| a.key.cmp(&b.key))
         });
         v
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::sort_in_two;
-
-    /// Sorted in two halves and merged: the same order as one sort, ties by the second field,
-    /// at sizes on both sides of the threshold.
-    #[test]
-    fn sorting_in_two_gives_the_order_of_one_sort() {
-        for n in [0usize, 1, 7, 49_999, 50_000, 120_001] {
-            let mut rng = fastrand::Rng::with_seed(n as u64);
-            let v: Vec<(u32, usize)> = (0..n).map(|i| (rng.u32(0..1000), i)).collect();
-            let mut want = v.clone();
-            want.sort_unstable();
-            let mut got = v;
-            sort_in_two(&mut got, |a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-            assert_eq!(got, want, "{n} items");
-        }
     }
 }
