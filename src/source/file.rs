@@ -473,17 +473,17 @@ mod json_fast {
             i
         }
 
-        /// The end of the string that starts at `i` (a `"`): memchr finds the next quote or
-        /// backslash many bytes at a time (most of a snapshot's bytes are inside strings).
+        /// The end of the string that starts at `i` (a `"`).
         fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
             i += 1;
-            loop {
-                i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+            while i < b.len() {
                 match b[i] {
                     b'"' => return Some(i + 1),
-                    _ => i += 2,
+                    b'\\' => i += 2,
+                    _ => i += 1,
                 }
             }
+            None
         }
 
         /// The end of the value that starts at `i` (no whitespace before it).
