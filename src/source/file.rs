@@ -407,14 +407,62 @@ fn cluster_scoped(kind: &str) -> bool {
 /// (`None`) to the general path, so error messages and their order stay exactly the same.
 mod json_fast {
     use std::borrow::Cow;
+    use std::fmt;
     use std::sync::Arc;
 
-    use serde::Deserialize;
-    use serde::de::DeserializeOwned;
+    use serde::de::{DeserializeOwned, MapAccess, Visitor};
+    use serde::{Deserialize, Deserializer};
     use serde_json::Value;
+    use serde_json::value::RawValue;
 
     use super::{Kind, Object, Origin, ParseWith, cluster_scoped, field_path, push_object};
     use crate::model::{Pod, ReadPod};
+
+    /// A top-level `{"kind": "...List", "items": [...]}`; other keys are parsed (so numbers
+    /// are range-checked as the general path does) and dropped.
+    struct ListDoc<'a> {
+        kind: Option<Value>,
+        items: Option<Vec<&'a RawValue>>,
+    }
+
+    impl<'de> Deserialize<'de> for ListDoc<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = ListDoc<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a List object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<ListDoc<'de>, A::Error> {
+                    let mut doc = ListDoc {
+                        kind: None,
+                        items: None,
+                    };
+                    let (mut seen_kind, mut seen_items) = (false, false);
+                    while let Some(k) = m.next_key::<Cow<'de, str>>()? {
+                        match k.as_ref() {
+                            // A repeated key: let the general path decide what it means.
+                            "kind" if seen_kind => return Err(serde::de::Error::custom("duplicate key")),
+                            "items" if seen_items => return Err(serde::de::Error::custom("duplicate key")),
+                            "kind" => {
+                                seen_kind = true;
+                                doc.kind = Some(m.next_value()?);
+                            }
+                            "items" => {
+                                seen_items = true;
+                                doc.items = m.next_value()?;
+                            }
+                            _ => {
+                                m.next_value::<Value>()?;
+                            }
+                        }
+                    }
+                    Ok(doc)
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
 
     /// The two fields that choose the type of an item (an apiVersion that is not a string
     /// sends the item to the general path, which words the error).
@@ -434,11 +482,19 @@ mod json_fast {
         warnings: &mut Vec<String>,
         mut pods: Option<&mut Vec<(Origin, Box<ReadPod>)>>,
     ) -> Option<()> {
-        let items: Vec<&str> = if text.trim_start().starts_with('[') {
-            let (items, end) = scan::array(text, scan::blank(text, 0))?;
-            (scan::blank(text, end) == text.len()).then_some(items)?
+        let items: Vec<&RawValue> = if text.trim_start().starts_with('[') {
+            serde_json::from_str(text).ok()?
         } else {
-            scan::list_items(text)?
+            let doc: ListDoc<'_> = serde_json::from_str(text).ok()?;
+            if !doc
+                .kind
+                .as_ref()
+                .and_then(Value::as_str)
+                .is_some_and(|k| k.ends_with("List"))
+            {
+                return None;
+            }
+            doc.items.unwrap_or_default()
         };
         let chunks = parse_chunks(name, &items, pods.is_some())?;
         // One allocation of the right size, not a doubling one.
@@ -451,169 +507,6 @@ mod json_fast {
             }
         }
         Some(())
-    }
-
-    /// Finds a JSON list's items as text in one pass over the bytes (strings skipped, nesting
-    /// counted), so that each item is then parsed on whichever core reads it instead of the
-    /// whole file being parsed once on one core just to find them. Anything unexpected gives
-    /// None (the general path then reads the file, and words the error); each item is parsed
-    /// in full later, which checks its syntax, and everything between items is checked here.
-    pub(super) mod scan {
-        use serde_json::Value;
-
-        /// Deeper nesting goes to the general path (serde_json stops at 128 levels).
-        const MAX_DEPTH: usize = 100;
-
-        /// The position after the whitespace at `i`.
-        pub(crate) fn blank(text: &str, mut i: usize) -> usize {
-            let b = text.as_bytes();
-            while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
-                i += 1;
-            }
-            i
-        }
-
-        /// The end of the string that starts at `i` (a `"`).
-        fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
-            i += 1;
-            while i < b.len() {
-                match b[i] {
-                    b'"' => return Some(i + 1),
-                    b'\\' => i += 2,
-                    _ => i += 1,
-                }
-            }
-            None
-        }
-
-        /// The end of the value that starts at `i` (no whitespace before it).
-        pub(crate) fn value_end(text: &str, i: usize) -> Option<usize> {
-            let b = text.as_bytes();
-            match *b.get(i)? {
-                b'"' => string_end(b, i),
-                b'{' | b'[' => {
-                    let mut depth = 0usize;
-                    let mut j = i;
-                    while j < b.len() {
-                        match b[j] {
-                            b'"' => {
-                                j = string_end(b, j)?;
-                                continue;
-                            }
-                            b'{' | b'[' => {
-                                depth += 1;
-                                if depth > MAX_DEPTH {
-                                    return None;
-                                }
-                            }
-                            b'}' | b']' => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    return Some(j + 1);
-                                }
-                            }
-                            _ => {}
-                        }
-                        j += 1;
-                    }
-                    None
-                }
-                b'}' | b']' | b',' | b':' => None,
-                _ => {
-                    let mut j = i;
-                    while j < b.len() && !matches!(b[j], b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
-                        j += 1;
-                    }
-                    Some(j)
-                }
-            }
-        }
-
-        /// The items of the array that starts at `i` (a `[`), and the position after it.
-        pub(crate) fn array(text: &str, i: usize) -> Option<(Vec<&str>, usize)> {
-            let b = text.as_bytes();
-            if b.get(i) != Some(&b'[') {
-                return None;
-            }
-            let mut items = Vec::new();
-            let mut j = blank(text, i + 1);
-            if b.get(j) == Some(&b']') {
-                return Some((items, j + 1));
-            }
-            loop {
-                let end = value_end(text, j)?;
-                items.push(&text[j..end]);
-                j = blank(text, end);
-                match b.get(j)? {
-                    b',' => j = blank(text, j + 1),
-                    b']' => return Some((items, j + 1)),
-                    _ => return None,
-                }
-            }
-        }
-
-        /// A top-level `{"kind": "...List", "items": [...]}`: its items. The other keys'
-        /// values are parsed (so their syntax and numbers are checked as the general path
-        /// does) and dropped; a repeated `kind` or `items`, or a kind not ending in List, is
-        /// for the general path.
-        pub(crate) fn list_items(text: &str) -> Option<Vec<&str>> {
-            let b = text.as_bytes();
-            let mut j = blank(text, 0);
-            if b.get(j) != Some(&b'{') {
-                return None;
-            }
-            j = blank(text, j + 1);
-            let (mut kind, mut items): (Option<Value>, Option<Option<Vec<&str>>>) = (None, None);
-            if b.get(j) != Some(&b'}') {
-                loop {
-                    if b.get(j) != Some(&b'"') {
-                        return None;
-                    }
-                    let key_end = string_end(b, j)?;
-                    let key: String = serde_json::from_str(&text[j..key_end]).ok()?;
-                    j = blank(text, key_end);
-                    if b.get(j) != Some(&b':') {
-                        return None;
-                    }
-                    j = blank(text, j + 1);
-                    let end = value_end(text, j)?;
-                    let value = &text[j..end];
-                    match key.as_str() {
-                        "kind" if kind.is_some() => return None,
-                        "items" if items.is_some() => return None,
-                        "kind" => kind = Some(serde_json::from_str(value).ok()?),
-                        "items" if value == "null" => items = Some(None),
-                        "items" => {
-                            let (list, after) = array(text, j)?;
-                            if after != end {
-                                return None;
-                            }
-                            items = Some(Some(list));
-                        }
-                        _ => {
-                            serde_json::from_str::<Value>(value).ok()?;
-                        }
-                    }
-                    j = blank(text, end);
-                    match b.get(j)? {
-                        b',' => j = blank(text, j + 1),
-                        b'}' => break,
-                        _ => return None,
-                    }
-                }
-            }
-            if blank(text, j + 1) != text.len() {
-                return None;
-            }
-            if !kind
-                .as_ref()
-                .and_then(Value::as_str)
-                .is_some_and(|k| k.ends_with("List"))
-            {
-                return None;
-            }
-            Some(items.flatten().unwrap_or_default())
-        }
     }
 
     /// What one run over a slice of the items gives.
@@ -632,7 +525,7 @@ mod json_fast {
     /// Reads the items in order, on as many threads as the machine has (at most 8), each
     /// taking a contiguous slice; the results are joined in order, so they are exactly those of
     /// one run from the first item to the last.
-    fn parse_chunks(name: &str, items: &[&str], read_pods: bool) -> Option<Vec<Chunk>> {
+    fn parse_chunks(name: &str, items: &[&RawValue], read_pods: bool) -> Option<Vec<Chunk>> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
         if threads < 2 || items.len() < PARALLEL_FROM {
             return Some(vec![run(name, 0, items, read_pods)?]);
@@ -660,7 +553,7 @@ mod json_fast {
         Some(chunks)
     }
 
-    fn run(name: &str, start: usize, items: &[&str], read_pods: bool) -> Option<Chunk> {
+    fn run(name: &str, start: usize, items: &[&RawValue], read_pods: bool) -> Option<Chunk> {
         let file: Arc<str> = name.into();
         let mut c = Chunk {
             end: start,
@@ -674,7 +567,8 @@ mod json_fast {
         Some(c)
     }
 
-    fn item(name: &Arc<str>, index: &mut usize, s: &str, c: &mut Chunk, read_pods: bool) -> Option<()> {
+    fn item(name: &Arc<str>, index: &mut usize, raw: &RawValue, c: &mut Chunk, read_pods: bool) -> Option<()> {
+        let s = raw.get();
         if s.starts_with('{')
             && let Ok(p) = serde_json::from_str::<Peek<'_>>(s)
             && let Some(kind) = p.kind.as_deref()
@@ -1210,48 +1104,6 @@ fn field_path(p: &serde_ignored::Path<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-
-    /// The list scanner finds the items serde_json finds (strings with escaped quotes,
-    /// brackets and braces inside strings, any whitespace), and gives up on anything that is
-    /// not a well-formed list, which the general path then reads.
-    #[test]
-    fn the_list_scanner_finds_the_items_serde_finds_and_gives_up_on_the_rest() {
-        use super::json_fast::scan;
-        let doc = " {\"apiVersion\": \"v1\",\"k\\u0069nd\":\"List\", \"metadata\": {\"n\": [1, 2.5e3]},\n \"items\" : [ {\"a\": \"x\\\"]}\"} ,\r\n\t[1,[2]] , \"s}\" , 7 , null, {\"b\": {\"c\": \"\\\\\"}} ] }\n";
-        let found = scan::list_items(doc).expect("a list");
-        let want: Vec<String> = serde_json::from_str::<serde_json::Value>(doc).unwrap()["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_string())
-            .collect();
-        let got: Vec<String> = found
-            .iter()
-            .map(|t| serde_json::from_str::<serde_json::Value>(t).unwrap().to_string())
-            .collect();
-        assert_eq!(got, want);
-        assert_eq!(found[0], "{\"a\": \"x\\\"]}\"}");
-        let array = "[ {\"a\": 1} ]";
-        let (items, end) = scan::array(array, 0).unwrap();
-        assert_eq!((items, end), (vec!["{\"a\": 1}"], array.len()));
-        assert_eq!(scan::list_items("{\"kind\": \"List\", \"items\": null}"), Some(vec![]));
-        assert_eq!(scan::list_items("{\"kind\": \"PodList\", \"items\": []}"), Some(vec![]));
-        for bad in [
-            "{\"kind\": \"List\", \"kind\": \"List\", \"items\": []}",
-            "{\"kind\": \"List\", \"items\": [], \"items\": []}",
-            "{\"kind\": \"Pod\", \"items\": []}",
-            "{\"kind\": \"List\", \"items\": [1,]}",
-            "{\"kind\": \"List\", \"items\": [1 2]}",
-            "{\"kind\": \"List\", \"items\": []} x",
-            "{\"kind\": \"List\", \"items\": [], \"n\": 1e999}",
-            "{\"kind\": \"List\" \"items\": []}",
-            "{\"kind\": \"List\", \"items\": [\"open]}",
-            "{\"kind\": \"List\", \"items\": \"no\"}",
-            "{\"kind\": List, \"items\": []}",
-        ] {
-            assert_eq!(scan::list_items(bad), None, "{bad}");
-        }
-    }
 
     use super::*;
 
