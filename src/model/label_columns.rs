@@ -116,16 +116,12 @@ impl LabelColumns {
     /// The column of a key with its index (for [`LabelColumns::column_by_index`]).
     pub(crate) fn column_at(&self, key: &str) -> Option<(u32, &Column)> {
         let c = self.column_index(key)?;
-        Some((c, self.at(c)))
+        Some((c, self.column_by_index(c)))
     }
 
     /// The column at an index from [`LabelColumns::column_at`].
     #[inline]
     pub(crate) fn column_by_index(&self, c: u32) -> &Column {
-        self.at(c)
-    }
-
-    fn at(&self, c: u32) -> &Column {
         &self.columns[c as usize]
     }
 }
@@ -155,7 +151,12 @@ impl LabelTest {
     pub(crate) fn new(cols: &LabelColumns, r: &Requirement) -> Self {
         let column = cols.column_index(&r.key);
         let absent = r.matches_value(None);
-        let ids = |c: u32| -> Vec<u32> { r.values.iter().filter_map(|v| cols.at(c).id_of(v)).collect() };
+        let ids = |c: u32| -> Vec<u32> {
+            r.values
+                .iter()
+                .filter_map(|v| cols.column_by_index(c).id_of(v))
+                .collect()
+        };
         let accept = match (column, r.op) {
             (None, _) => Accept::In(Vec::new()),
             (Some(c), Op::In) => Accept::In(ids(c)),
@@ -163,7 +164,7 @@ impl LabelTest {
             (Some(_), Op::Exists) => Accept::NotIn(Vec::new()),
             (Some(_), Op::DoesNotExist) => Accept::In(Vec::new()),
             (Some(c), Op::Gt | Op::Lt) => {
-                let col = cols.at(c);
+                let col = cols.column_by_index(c);
                 Accept::Table(
                     (0..col.len_values() as u32)
                         .map(|id| r.matches_value(Some(col.value(id))))
@@ -178,7 +179,7 @@ impl LabelTest {
     #[inline]
     pub(crate) fn matches(&self, cols: &LabelColumns, node: usize) -> bool {
         let Some(c) = self.column else { return self.absent };
-        let Some(id) = cols.at(c).id(node) else {
+        let Some(id) = cols.column_by_index(c).id(node) else {
             return self.absent;
         };
         match &self.accept {
@@ -193,13 +194,7 @@ impl LabelTest {
 mod tests {
     use super::*;
     use crate::model::selector::Selector;
-
-    fn labels(items: &[(&str, &str)]) -> Labels {
-        items
-            .iter()
-            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
-            .collect()
-    }
+    use crate::model::selector::tests::labels;
 
     #[test]
     fn columns_give_each_node_its_value() {

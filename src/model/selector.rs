@@ -453,10 +453,11 @@ impl NodeSelectorMatcher {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn labels(items: &[(&str, &str)]) -> Labels {
+    /// Labels from pairs.
+    pub(crate) fn labels(items: &[(&str, &str)]) -> Labels {
         items
             .iter()
             .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
