@@ -184,20 +184,12 @@ impl PodTable {
         }
         let (n, i, r) = best?;
         let k = r.key?;
-        let mut out = Vec::with_capacity(n);
-        let mut lists = 0;
-        for &nsid in ns {
-            for &v in &r.values {
-                if let Some(rows) = self.postings.get(&(nsid, k, v)) {
-                    out.extend_from_slice(rows);
-                    lists += 1;
-                }
-            }
-        }
-        if lists > 1 {
-            out.sort_unstable();
-        }
-        Some((out, Some(i)))
+        let lists: Vec<&[u32]> = ns
+            .iter()
+            .flat_map(|&nsid| r.values.iter().map(move |&v| (nsid, k, v)))
+            .filter_map(|key| self.postings.get(&key).map(Vec::as_slice))
+            .collect();
+        Some((merge_disjoint(lists, n), Some(i)))
     }
 
     /// The pod of a row and the node it runs on.
@@ -309,5 +301,71 @@ impl PodTable {
     /// Whether the labels of a row satisfy every compiled requirement (terminating or not).
     pub(crate) fn row_labels_match(&self, row: usize, reqs: &[CompiledReq]) -> bool {
         self.row_matches(&self.rows[row], reqs)
+    }
+}
+
+/// The union of ascending lists that share no element (posting lists of distinct namespaces,
+/// or of distinct values of one key: a pod has one value per key), ascending, `n` elements in
+/// all: merged two by two, smallest first, so each step is linear.
+fn merge_disjoint(mut lists: Vec<&[u32]>, n: usize) -> Vec<u32> {
+    match lists.len() {
+        0 => return Vec::new(),
+        1 => return lists[0].to_vec(),
+        _ => {}
+    }
+    lists.sort_by_key(|l| l.len());
+    let mut out: Vec<u32> = Vec::with_capacity(n);
+    out.extend_from_slice(lists[0]);
+    let mut next: Vec<u32> = Vec::with_capacity(n);
+    for l in &lists[1..] {
+        next.clear();
+        let (a, b) = (out.as_slice(), *l);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            if a[i] < b[j] {
+                next.push(a[i]);
+                i += 1;
+            } else {
+                next.push(b[j]);
+                j += 1;
+            }
+        }
+        next.extend_from_slice(&a[i..]);
+        next.extend_from_slice(&b[j..]);
+        std::mem::swap(&mut out, &mut next);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge_disjoint;
+    use proptest::prelude::*;
+
+    #[test]
+    fn merge_disjoint_interleaves_ascending_lists() {
+        let (a, b, c) = ([1, 5, 9], [2, 3, 10, 11], [0, 4]);
+        assert_eq!(merge_disjoint(vec![&a, &b, &c], 9), vec![0, 1, 2, 3, 4, 5, 9, 10, 11]);
+        assert_eq!(merge_disjoint(vec![&b], 4), vec![2, 3, 10, 11]);
+        assert_eq!(merge_disjoint(vec![], 0), Vec::<u32>::new());
+        assert_eq!(merge_disjoint(vec![&[], &a], 3), vec![1, 5, 9]);
+    }
+
+    proptest! {
+        /// Splitting a set of rows into ascending lists at random and merging them gives the
+        /// set back, ascending.
+        #[test]
+        fn merge_disjoint_is_the_sorted_union(
+            rows in proptest::collection::btree_set(0u32..5000, 0..300),
+            cuts in proptest::collection::vec(0usize..6, 0..300),
+        ) {
+            let mut lists: Vec<Vec<u32>> = vec![Vec::new(); 6];
+            for (k, r) in rows.iter().enumerate() {
+                lists[cuts.get(k).copied().unwrap_or(0)].push(*r);
+            }
+            let slices: Vec<&[u32]> = lists.iter().map(Vec::as_slice).collect();
+            let want: Vec<u32> = rows.iter().copied().collect();
+            prop_assert_eq!(merge_disjoint(slices, want.len()), want);
+        }
     }
 }

@@ -606,14 +606,15 @@ fn indexed_counts(
     // Per node, in node order: the affinity matches, then each anti-affinity term's.
     let mut i_aff = 0;
     let mut i_anti = vec![0usize; anti_rows.len()];
-    let mut nodes: Vec<usize> = aff_rows
-        .iter()
-        .chain(anti_rows.iter().flatten())
-        .map(|&r| table.row_node(r as usize))
-        .collect();
-    nodes.sort_unstable();
-    nodes.dedup();
-    for ni in nodes {
+    // Rows ascend node by node, so the next node is the least at the lists' cursors.
+    let next_node = |i_aff: usize, i_anti: &[usize]| -> Option<usize> {
+        std::iter::once(aff_rows.get(i_aff))
+            .chain(anti_rows.iter().zip(i_anti).map(|(rows, &i)| rows.get(i)))
+            .flatten()
+            .map(|&r| table.row_node(r as usize))
+            .min()
+    };
+    while let Some(ni) = next_node(i_aff, &i_anti) {
         let take = |rows: &[u32], at: &mut usize| -> std::ops::Range<usize> {
             let start = *at;
             while *at < rows.len() && table.row_node(rows[*at] as usize) == ni {
