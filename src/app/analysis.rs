@@ -311,9 +311,13 @@ pub(crate) fn filter_rows<'a>(
             let zone = node.and_then(|n| n.labels.get(ZONE_LABEL).cloned()).unwrap_or_default();
             let resource_failure = entry.all_failures.iter().any(|f| f.plugin == names::NODE_RESOURCES_FIT);
             let missing = match (pod, node) {
-                (Some(p), Some(n)) if resource_failure => {
-                    missing(p, n, usage.get(&entry.node), nominated.get(&entry.node), features)
-                }
+                (Some(p), Some(n)) if resource_failure => missing(
+                    p,
+                    n,
+                    usage.get(entry.node.as_str()),
+                    nominated.get(entry.node.as_str()),
+                    features,
+                ),
                 _ => Vec::new(),
             };
             let class = class_with(entry, &missing);

@@ -328,7 +328,7 @@ pub fn candidates(
             text: format!("uncordon {}", f.node),
             command: Some(format!("kubectl uncordon {}", f.node)),
             note: None,
-            change: Change::Uncordon(f.node.clone()),
+            change: Change::Uncordon(f.node.to_string()),
         });
     }
     if let Some((f, labels)) = only(ex, "NodeAffinity")
@@ -350,7 +350,7 @@ pub fn candidates(
             note: describes.then(|| {
                 "these labels are set by the kubelet or the cloud provider: add a node (pool) that has them".into()
             }),
-            change: Change::LabelNode(f.node.clone(), labels),
+            change: Change::LabelNode(f.node.to_string(), labels),
         });
     }
     if let Some(fix) = ports_fix(cluster, pod, ex) {
@@ -432,7 +432,13 @@ fn resource_fixes(
     let mut best: Option<(i64, &NodeFilter, Vec<analysis::Missing>)> = None;
     for f in only(ex, "NodeResourcesFit") {
         let Some(node) = cluster.node(&f.node) else { continue };
-        let m = analysis::missing(pod, node, usage.get(&f.node), nominated.get(&f.node), features);
+        let m = analysis::missing(
+            pod,
+            node,
+            usage.get(f.node.as_str()),
+            nominated.get(f.node.as_str()),
+            features,
+        );
         if m.is_empty() {
             continue;
         }
@@ -478,7 +484,7 @@ fn resource_fixes(
                 )
             }),
             note: Some(immutable(pod, "requests")),
-            change: Change::LowerRequests(f.node.clone(), lower),
+            change: Change::LowerRequests(f.node.to_string(), lower),
         });
     }
     let more: Vec<(String, i64)> = missing.iter().map(|m| (m.resource.clone(), m.amount)).collect();
@@ -497,7 +503,7 @@ fn resource_fixes(
         text: format!("a node like {} with {} would fit", f.node, text.join(" and ")),
         command: None,
         note: Some("capacity: a bigger instance type in the node pool, or fewer pods on the node".into()),
-        change: Change::BiggerNode(f.node.clone(), more),
+        change: Change::BiggerNode(f.node.to_string(), more),
     });
 }
 

@@ -140,6 +140,145 @@ impl PluginStatus {
     }
 }
 
+/// A node's name in a Filter record: the snapshot's node itself, shared (one reference count,
+/// on the line of the node every filter reads anyway, instead of a copy of the name per node
+/// and per explanation), or a name alone. Reads, compares, orders, hashes and serializes as
+/// the name.
+#[derive(Clone)]
+pub struct NodeName(NameOf);
+
+#[derive(Clone)]
+enum NameOf {
+    Node(Arc<crate::model::Node>),
+    Text(Arc<str>),
+}
+
+impl NodeName {
+    /// The name of `node`, sharing it.
+    pub fn of(node: &Arc<crate::model::Node>) -> Self {
+        NodeName(NameOf::Node(node.clone()))
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            NameOf::Node(n) => &n.name,
+            NameOf::Text(t) => t,
+        }
+    }
+}
+
+impl From<&str> for NodeName {
+    fn from(s: &str) -> Self {
+        NodeName(NameOf::Text(s.into()))
+    }
+}
+
+impl From<String> for NodeName {
+    fn from(s: String) -> Self {
+        NodeName(NameOf::Text(s.into()))
+    }
+}
+
+impl std::ops::Deref for NodeName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for NodeName {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for NodeName {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for NodeName {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for NodeName {}
+
+impl PartialEq<str> for NodeName {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for NodeName {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for NodeName {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<NodeName> for str {
+    fn eq(&self, other: &NodeName) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<NodeName> for &str {
+    fn eq(&self, other: &NodeName) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<NodeName> for String {
+    fn eq(&self, other: &NodeName) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialOrd for NodeName {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for NodeName {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for NodeName {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h);
+    }
+}
+
+impl std::fmt::Debug for NodeName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for NodeName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for NodeName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// A failing filter status on a node.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FilterFailure {
@@ -155,7 +294,7 @@ pub struct FilterFailure {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NodeFilter {
     /// Node.
-    pub node: String,
+    pub node: NodeName,
     /// Passed every filter (with and without nominated pods).
     pub feasible: bool,
     /// The verdict as upstream records it: the first failing plugin (None when feasible or
@@ -878,6 +1017,28 @@ mod tests {
         assert_eq!(a.get(), ["about a"]);
         assert_eq!(a.get(), ["about a"]);
         assert_eq!(source.0.load(Ordering::SeqCst), 2, "once per node read");
+    }
+
+    #[test]
+    fn a_node_name_shared_with_its_node_is_the_name_in_every_use() {
+        let mut obj = k8s_openapi::api::core::v1::Node::default();
+        obj.metadata.name = Some("node-b".to_string());
+        let node = Arc::new(crate::model::Node::from_obj(obj).expect("a node"));
+        let shared = NodeName::of(&node);
+        assert_eq!(Arc::strong_count(&node), 2, "the node shared, not its name copied");
+        let text = NodeName::from("node-b");
+        assert_eq!(shared, text);
+        assert_eq!(shared.as_str(), "node-b");
+        assert!(shared == "node-b" && "node-b" == shared && shared == "node-b".to_string());
+        assert!(shared != "node-a");
+        assert!(NodeName::from("node-a") < shared && shared < NodeName::from("node-c".to_string()));
+        assert_eq!(format!("{shared} {shared:?}"), r#"node-b "node-b""#);
+        assert_eq!(serde_json::to_string(&shared).expect("json"), r#""node-b""#);
+        let set: std::collections::HashSet<NodeName> = [shared.clone(), text.clone()].into();
+        assert_eq!(set.len(), 1, "the same name hashes and compares equal");
+        assert!(set.contains("node-b"), "looked up by &str");
+        let map: std::collections::BTreeMap<NodeName, u8> = [(shared, 1)].into();
+        assert_eq!(map.get("node-b"), Some(&1));
     }
 
     #[test]

@@ -122,7 +122,7 @@ pub fn pod_view_rows(app: &App, v: &PodView) -> Vec<Option<String>> {
     match step.point {
         Point::Filter => analysis::filter_rows(&app.cluster, &app.usage, &app.features, ex, v.filter_sort, &v.query)
             .iter()
-            .map(|r| Some(r.entry.node.clone()))
+            .map(|r| Some(r.entry.node.to_string()))
             .collect(),
         Point::Score => analysis::score_rows(ex).iter().map(|r| Some(r.node.clone())).collect(),
         Point::PostFilter => ex

@@ -16,7 +16,7 @@ use super::snapshot::Snapshot;
 use super::status::{Code, Status};
 use crate::engine::release::Change;
 use crate::engine::trace::{
-    Explanation, FilterFailure, HeldMember, Lines, NodeFilter, NodeScoreTrace, PluginScore, PluginStatus,
+    Explanation, FilterFailure, HeldMember, Lines, NodeFilter, NodeName, NodeScoreTrace, PluginScore, PluginStatus,
 };
 use crate::model::ObjectKey;
 
@@ -713,7 +713,7 @@ fn reject_on_every_node(
     for n in &cx.snapshot.nodes {
         statuses.insert(n.name().to_string(), rejection.clone());
         ex.filter.push(NodeFilter {
-            node: n.name().to_string(),
+            node: NodeName::of(&n.node),
             feasible: false,
             failure: Some(FilterFailure {
                 plugin: rejection.plugin,
@@ -800,7 +800,7 @@ impl Filtered {
             .filter_map(|f| {
                 let fail = f.failure.as_ref()?;
                 Some((
-                    f.node.clone(),
+                    f.node.to_string(),
                     Status {
                         code: fail.code,
                         reasons: fail.reasons.clone(),
@@ -849,7 +849,7 @@ fn run_filter(
             && !is_nominated
         {
             return Evaluated::Record(NodeFilter {
-                node: name.to_string(),
+                node: NodeName::of(&n.node),
                 feasible: false,
                 failure: absent.map(|a| FilterFailure {
                     plugin: "",
@@ -903,7 +903,7 @@ fn run_filter(
             reasons: s.reasons,
         });
         Evaluated::Record(NodeFilter {
-            node: name.to_string(),
+            node: NodeName::of(&n.node),
             feasible: ok,
             failure,
             excluded_by_prefilter: false,

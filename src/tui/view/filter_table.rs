@@ -217,7 +217,7 @@ pub(super) fn render(
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let mut cells = vec![Cell::from(Span::styled(r.entry.node.clone(), theme.accent))];
+            let mut cells = vec![Cell::from(Span::styled(r.entry.node.to_string(), theme.accent))];
             if show_zone {
                 cells.push(Cell::from(Span::styled(r.zone.clone(), theme.muted)));
             }
