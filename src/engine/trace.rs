@@ -1029,7 +1029,11 @@ mod tests {
         let text = NodeName::from("node-b");
         assert_eq!(shared, text);
         assert_eq!(shared.as_str(), "node-b");
-        assert!(shared == "node-b" && "node-b" == shared && shared == "node-b".to_string());
+        let owned = String::from("node-b");
+        assert_eq!(shared, "node-b");
+        assert_eq!("node-b", shared);
+        assert_eq!(shared, owned);
+        assert_eq!(owned, shared);
         assert!(shared != "node-a");
         assert!(NodeName::from("node-a") < shared && shared < NodeName::from("node-c".to_string()));
         assert_eq!(format!("{shared} {shared:?}"), r#"node-b "node-b""#);
