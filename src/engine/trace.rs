@@ -1035,7 +1035,13 @@ mod tests {
         assert_eq!(shared, owned);
         assert_eq!(owned, shared);
         assert!(shared != "node-a");
-        assert!(NodeName::from("node-a") < shared && shared < NodeName::from("node-c".to_string()));
+        let mut names = [
+            NodeName::from("node-c".to_string()),
+            shared.clone(),
+            NodeName::from("node-a"),
+        ];
+        names.sort();
+        assert_eq!(names.map(|n| n.to_string()), ["node-a", "node-b", "node-c"]);
         assert_eq!(format!("{shared} {shared:?}"), r#"node-b "node-b""#);
         assert_eq!(serde_json::to_string(&shared).expect("json"), r#""node-b""#);
         let set: std::collections::HashSet<NodeName> = [shared.clone(), text.clone()].into();
