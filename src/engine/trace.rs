@@ -151,6 +151,14 @@ pub struct NodeName(NameOf);
 enum NameOf {
     Node(Arc<crate::model::Node>),
     Text(Arc<str>),
+    /// The empty name of an empty record (no allocation).
+    Empty,
+}
+
+impl Default for NodeName {
+    fn default() -> Self {
+        NodeName(NameOf::Empty)
+    }
 }
 
 impl NodeName {
@@ -164,6 +172,7 @@ impl NodeName {
         match &self.0 {
             NameOf::Node(n) => &n.name,
             NameOf::Text(t) => t,
+            NameOf::Empty => "",
         }
     }
 }
@@ -291,7 +300,7 @@ pub struct FilterFailure {
 }
 
 /// How a node fared at Filter.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct NodeFilter {
     /// Node.
     pub node: NodeName,
