@@ -151,14 +151,6 @@ pub struct NodeName(NameOf);
 enum NameOf {
     Node(Arc<crate::model::Node>),
     Text(Arc<str>),
-    /// The empty name of an empty record (no allocation).
-    Empty,
-}
-
-impl Default for NodeName {
-    fn default() -> Self {
-        NodeName(NameOf::Empty)
-    }
 }
 
 impl NodeName {
@@ -172,7 +164,6 @@ impl NodeName {
         match &self.0 {
             NameOf::Node(n) => &n.name,
             NameOf::Text(t) => t,
-            NameOf::Empty => "",
         }
     }
 }
@@ -300,7 +291,7 @@ pub struct FilterFailure {
 }
 
 /// How a node fared at Filter.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NodeFilter {
     /// Node.
     pub node: NodeName,

@@ -101,41 +101,6 @@ pub(crate) fn map_in_place<T: Sync, R: Send + Default>(
     out
 }
 
-/// As [`map_in_place`] for an `f` giving two results per item, written into two lists made up
-/// front: what became of an item in one, its (large) record in the other, so the records can
-/// be kept as they are without a pass that takes them out of their slots.
-pub(crate) fn map_in_place_pair<T: Sync, A: Send + Default, B: Send + Default>(
-    serial: bool,
-    items: &[T],
-    f: impl Fn(&T) -> (A, B) + Sync,
-) -> (Vec<A>, Vec<B>) {
-    let pieces = pieces(serial, items.len());
-    // the pool is started by the first call that has work for it
-    let Some(pool) = (pieces > 1).then(pool).flatten() else {
-        return items.iter().map(f).unzip();
-    };
-    let size = items.len().div_ceil(pieces);
-    let mut a: Vec<A> = std::iter::repeat_with(A::default).take(items.len()).collect();
-    let mut b: Vec<B> = std::iter::repeat_with(B::default).take(items.len()).collect();
-    let f = &f;
-    let fill = move |((sa, sb), piece): ((&mut [A], &mut [B]), &[T])| {
-        for ((x, y), item) in sa.iter_mut().zip(sb.iter_mut()).zip(piece) {
-            (*x, *y) = f(item);
-        }
-    };
-    pool.in_place_scope(|s| {
-        let mut pieces = a.chunks_mut(size).zip(b.chunks_mut(size)).zip(items.chunks(size));
-        let first = pieces.next();
-        for p in pieces {
-            s.spawn(move |_| fill(p));
-        }
-        if let Some(p) = first {
-            fill(p);
-        }
-    });
-    (a, b)
-}
-
 /// `f(start, piece)` of each of the pieces `items` is cut into (`start`: the position of the
 /// piece's first item), in order; one result when the walk is on this thread. For work that
 /// keeps per-piece state, such as a column per plugin or counts to add up.
@@ -200,14 +165,6 @@ mod tests {
                 expected,
                 "{n} items, in place, serial"
             );
-            let halves: Vec<usize> = items.iter().map(|i| i / 2).collect();
-            for serial in [false, true] {
-                assert_eq!(
-                    map_in_place_pair(serial, &items, |i| (i * 3 + 1, i / 2)),
-                    (expected.clone(), halves.clone()),
-                    "{n} items, in place in pairs, serial {serial}"
-                );
-            }
             for serial in [false, true] {
                 let pieces = map_pieces(serial, &items, |start, piece: &[usize]| {
                     assert_eq!(piece.first(), items.get(start), "{n} items: a piece's start");

@@ -732,7 +732,8 @@ fn reject_on_every_node(
 }
 
 /// One node's Filter record, the error that stops Filter, or nothing (a node outside the
-/// assumed placement).
+/// assumed placement). Almost every node is a record, so records are held inline: boxing
+/// them would allocate once per node.
 #[derive(Default)]
 #[allow(clippy::large_enum_variant)]
 enum Evaluated<R = NodeFilter> {
@@ -755,28 +756,30 @@ impl Evaluated {
             Evaluated::Error(m) => Evaluated::Error(m),
         }
     }
+}
 
-    /// What became of the node, and its record (an empty one when it has none): the two are
-    /// written to two lists, so the records land in the list the trace keeps with no second
-    /// copy (at 20,000 nodes a copy of every record was a serial pass over megabytes).
-    fn split(self) -> (Outcome, NodeFilter) {
-        match self {
-            Evaluated::Skipped => (Outcome::Skipped, NodeFilter::default()),
-            Evaluated::Feasible => (Outcome::Feasible, NodeFilter::default()),
-            Evaluated::Record(r) => (Outcome::Record, r),
-            Evaluated::Error(m) => (Outcome::Error(m), NodeFilter::default()),
-        }
+/// A Filter record held inline or boxed.
+trait Record {
+    fn get(&self) -> &NodeFilter;
+    fn into_record(self) -> NodeFilter;
+}
+
+impl Record for NodeFilter {
+    fn get(&self) -> &NodeFilter {
+        self
+    }
+    fn into_record(self) -> NodeFilter {
+        self
     }
 }
 
-/// What became of one node at Filter; its record, if any, is kept apart.
-#[derive(Default)]
-enum Outcome {
-    #[default]
-    Skipped,
-    Feasible,
-    Record,
-    Error(String),
+impl Record for Box<NodeFilter> {
+    fn get(&self) -> &NodeFilter {
+        self
+    }
+    fn into_record(self) -> NodeFilter {
+        *self
+    }
 }
 
 /// What Filter leaves for the points after it.
@@ -914,65 +917,31 @@ fn run_filter(
         // Decisions only: a slot of a few words per node (the few rejected nodes' records
         // boxed) instead of a whole record per node.
         let slots = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, |n| eval(n).boxed());
-        let mut records = Vec::new();
-        let outcomes = slots
-            .into_iter()
-            .map(|e| match e {
-                Evaluated::Skipped => Outcome::Skipped,
-                Evaluated::Feasible => Outcome::Feasible,
-                Evaluated::Record(r) => {
-                    records.push(*r);
-                    Outcome::Record
-                }
-                Evaluated::Error(m) => Outcome::Error(m),
-            })
-            .collect();
-        finish_filter(cx, pod, prefilter_nodes, outcomes, records, out, ex)
+        finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
     } else {
-        let (outcomes, mut records) =
-            parallel::map_in_place_pair(cx.snapshot.serial, &cx.snapshot.nodes, |n| eval(n).split());
-        // a node with no record (outside the placement, an error) leaves an empty one
-        if outcomes.iter().any(|o| !matches!(o, Outcome::Record)) {
-            records = records
-                .into_iter()
-                .zip(&outcomes)
-                .filter(|(_, o)| matches!(o, Outcome::Record))
-                .map(|(r, _)| r)
-                .collect();
-        }
-        finish_filter(cx, pod, prefilter_nodes, outcomes, records, out, ex)
+        let slots = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, eval);
+        finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
     }
 }
 
-/// Filter's bookkeeping over the nodes' outcomes (in node order) and the records of those
-/// that have one (in the same order): the feasible nodes, the nominated node's verdict, the
-/// records into the trace, the first error.
-fn finish_filter(
+/// Filter's bookkeeping over the nodes' slots (in node order): the feasible nodes, the
+/// nominated node's verdict, the records into the trace, the first error.
+fn finish_filter<R: Record>(
     cx: &Ctx<'_>,
     pod: &PodInfo,
     prefilter_nodes: Option<&BTreeSet<String>>,
-    mut outcomes: Vec<Outcome>,
-    mut records: Vec<NodeFilter>,
+    mut evaluated: Vec<Evaluated<R>>,
     mut out: Filtered,
     ex: &mut Explanation,
 ) -> Option<Filtered> {
     let mut nominated_ok = false;
     // the first error stops Filter: the nodes before it keep their records
-    let stop = outcomes.iter().position(|e| matches!(e, Outcome::Error(_)));
+    let stop = evaluated.iter().position(|e| matches!(e, Evaluated::Error(_)));
     let nominated = pod.pod.nominated_node_name.as_deref();
-    // the records of the nodes before `i`
-    let mut kept = 0;
-    for (i, e) in outcomes.iter().enumerate().take(stop.unwrap_or(usize::MAX)) {
+    for (i, e) in evaluated.iter().enumerate().take(stop.unwrap_or(usize::MAX)) {
         let (rec, feasible) = match e {
-            Outcome::Record => {
-                let r = &records[kept];
-                kept += 1;
-                if r.excluded_by_prefilter {
-                    continue;
-                }
-                (Some(r), r.feasible)
-            }
-            Outcome::Feasible => (None, true),
+            Evaluated::Record(r) if !r.get().excluded_by_prefilter => (Some(r.get()), r.get().feasible),
+            Evaluated::Feasible => (None, true),
             _ => continue,
         };
         if feasible {
@@ -990,14 +959,18 @@ fn finish_filter(
             }
         }
     }
-    let message = stop.and_then(|i| match std::mem::take(&mut outcomes[i]) {
-        Outcome::Error(m) => Some(m),
+    let message = stop.and_then(|i| match std::mem::take(&mut evaluated[i]) {
+        Evaluated::Error(m) => Some(m),
         _ => None,
     });
-    records.truncate(kept);
+    evaluated.truncate(stop.unwrap_or(evaluated.len()));
     // the records in node order, in the list they were written to when Filter starts the trace
+    let records = evaluated.into_iter().filter_map(|e| match e {
+        Evaluated::Record(r) => Some(r.into_record()),
+        _ => None,
+    });
     if ex.filter.is_empty() {
-        ex.filter = records;
+        ex.filter = records.collect();
     } else {
         ex.filter.extend(records);
     }
