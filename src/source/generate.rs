@@ -366,6 +366,14 @@ mod tests {
                 p.key
             );
             diagnosed += usize::from(a.filter.iter().any(|f| !f.all_failures.is_empty()));
+            // a node's failures are held in a list of exactly their number, no spare room
+            assert!(
+                a.filter
+                    .iter()
+                    .all(|f| f.all_failures.capacity() == f.all_failures.len()),
+                "{}",
+                p.key
+            );
             scored += usize::from(!a.score.is_empty());
             a.summarize();
             b.summarize();

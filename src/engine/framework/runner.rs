@@ -3,6 +3,7 @@
 //! and the node selection (schedule_one.go, framework/runtime/framework.go), deterministically:
 //! every node is evaluated in name order and ties are reported, not sampled.
 
+use smallvec::SmallVec;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -184,7 +185,8 @@ impl Framework {
         skip: &[bool],
     ) -> (Status, Vec<FilterFailure>) {
         let mut first: Option<Status> = None;
-        let mut all = Vec::new();
+        // gathered inline, then moved to a list of exactly their number (`exactly`)
+        let mut all: SmallVec<[FilterFailure; 4]> = SmallVec::new();
         for (pl, _) in self.filter.iter().zip(skip).filter(|(_, s)| !**s) {
             let s = pl.filter(cx, state, pod, node);
             if s.is_success() {
@@ -204,7 +206,7 @@ impl Framework {
                 reasons: s.reasons,
             });
         }
-        (first.unwrap_or_else(Status::success), all)
+        (first.unwrap_or_else(Status::success), exactly(all))
     }
 
     /// The rejecting filter plugin's `failure_detail` for the trace.
@@ -241,7 +243,8 @@ impl Framework {
         node: &NodeInfo,
         skip: &[bool],
     ) -> Vec<FilterFailure> {
-        self.filter
+        let all: SmallVec<[FilterFailure; 4]> = self
+            .filter
             .iter()
             .zip(skip)
             .filter(|(_, s)| !**s)
@@ -253,8 +256,18 @@ impl Framework {
                     reasons: s.reasons,
                 })
             })
-            .collect()
+            .collect();
+        exactly(all)
     }
+}
+
+/// A node's failures, gathered inline, in a list of exactly their number: a node fails one
+/// or two plugins, and a list grown by pushes (or collected) holds room for four, 256 bytes
+/// per rejected node, thousands per explanation.
+fn exactly(all: SmallVec<[FilterFailure; 4]>) -> Vec<FilterFailure> {
+    let mut out = Vec::with_capacity(all.len());
+    out.extend(all);
+    out
 }
 
 impl PluginsRunner for Framework {
