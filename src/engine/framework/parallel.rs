@@ -101,6 +101,48 @@ pub(crate) fn map_in_place<T: Sync, R: Send + Default>(
     out
 }
 
+/// How many items ahead of the one being mapped [`map_in_place_ahead`] calls `ahead` on.
+const AHEAD: usize = 4;
+
+/// As [`map_in_place`], calling `ahead` on the item [`AHEAD`] places further in the same
+/// piece before mapping each item: for a hint to the memory system (a prefetch of what the
+/// item points to), so the next items' data is on its way while this one is mapped.
+pub(crate) fn map_in_place_ahead<T: Sync, R: Send + Default>(
+    serial: bool,
+    items: &[T],
+    ahead: impl Fn(&T) + Sync,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let walk = |slots: &mut [R], piece: &[T]| {
+        for (j, (slot, item)) in slots.iter_mut().zip(piece).enumerate() {
+            if let Some(next) = piece.get(j + AHEAD) {
+                ahead(next);
+            }
+            *slot = f(item);
+        }
+    };
+    let pieces = pieces(serial, items.len());
+    let mut out: Vec<R> = std::iter::repeat_with(R::default).take(items.len()).collect();
+    // the pool is started by the first call that has work for it
+    let Some(pool) = (pieces > 1).then(pool).flatten() else {
+        walk(&mut out, items);
+        return out;
+    };
+    let size = items.len().div_ceil(pieces);
+    let walk = &walk;
+    pool.in_place_scope(|s| {
+        let mut parts = out.chunks_mut(size).zip(items.chunks(size));
+        let first = parts.next();
+        for (slots, piece) in parts {
+            s.spawn(move |_| walk(slots, piece));
+        }
+        if let Some((slots, piece)) = first {
+            walk(slots, piece);
+        }
+    });
+    out
+}
+
 /// `f(start, piece)` of each of the pieces `items` is cut into (`start`: the position of the
 /// piece's first item), in order; one result when the walk is on this thread. For work that
 /// keeps per-piece state, such as a column per plugin or counts to add up.
@@ -165,6 +207,24 @@ mod tests {
                 expected,
                 "{n} items, in place, serial"
             );
+            for serial in [false, true] {
+                let seen = std::sync::atomic::AtomicUsize::new(0);
+                let out = map_in_place_ahead(
+                    serial,
+                    &items,
+                    |_| {
+                        seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    },
+                    |i| i * 3 + 1,
+                );
+                assert_eq!(out, expected, "{n} items, in place with a look ahead, serial {serial}");
+                // every item but the first AHEAD of each piece is looked at once, ahead
+                let looked = seen.into_inner();
+                assert!(
+                    looked <= n.saturating_sub(AHEAD) && looked + AHEAD * cores() >= n,
+                    "{n}: {looked}"
+                );
+            }
             for serial in [false, true] {
                 let pieces = map_pieces(serial, &items, |start, piece: &[usize]| {
                     assert_eq!(piece.first(), items.get(start), "{n} items: a piece's start");

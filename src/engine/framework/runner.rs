@@ -932,7 +932,10 @@ fn run_filter(
         let slots = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, |n| eval(n).boxed());
         finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
     } else {
-        let slots = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, eval);
+        // the nodes a few places ahead are asked for while this one is filtered: each node's
+        // first line (name, labels, taints) sits in its own allocation, a miss per node at 20k
+        let ahead = |n: &NodeInfo| mem_prefetch::prefetch_read_data::<_, 3>(&*n.node);
+        let slots = parallel::map_in_place_ahead(cx.snapshot.serial, &cx.snapshot.nodes, ahead, eval);
         finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
     }
 }
