@@ -75,30 +75,7 @@ pub(crate) fn map_in_place<T: Sync, R: Send + Default>(
     items: &[T],
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    let pieces = pieces(serial, items.len());
-    // the pool is started by the first call that has work for it
-    let Some(pool) = (pieces > 1).then(pool).flatten() else {
-        return items.iter().map(f).collect();
-    };
-    let size = items.len().div_ceil(pieces);
-    let mut out: Vec<R> = std::iter::repeat_with(R::default).take(items.len()).collect();
-    let f = &f;
-    let fill = move |(slots, piece): (&mut [R], &[T])| {
-        for (slot, item) in slots.iter_mut().zip(piece) {
-            *slot = f(item);
-        }
-    };
-    pool.in_place_scope(|s| {
-        let mut pieces = out.chunks_mut(size).zip(items.chunks(size));
-        let first = pieces.next();
-        for p in pieces {
-            s.spawn(move |_| fill(p));
-        }
-        if let Some(p) = first {
-            fill(p);
-        }
-    });
-    out
+    map_in_place_ahead(serial, items, |_| {}, f)
 }
 
 /// How many items ahead of the one being mapped [`map_in_place_ahead`] calls `ahead` on.
@@ -113,31 +90,34 @@ pub(crate) fn map_in_place_ahead<T: Sync, R: Send + Default>(
     ahead: impl Fn(&T) + Sync,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    let walk = |slots: &mut [R], piece: &[T]| {
-        for (j, (slot, item)) in slots.iter_mut().zip(piece).enumerate() {
-            if let Some(next) = piece.get(j + AHEAD) {
-                ahead(next);
-            }
-            *slot = f(item);
+    // `f` of the item at `j` of `piece`, after `ahead` of the one AHEAD places further
+    let step = |piece: &[T], j: usize, item: &T| -> R {
+        if let Some(next) = piece.get(j + AHEAD) {
+            ahead(next);
         }
+        f(item)
     };
     let pieces = pieces(serial, items.len());
-    let mut out: Vec<R> = std::iter::repeat_with(R::default).take(items.len()).collect();
     // the pool is started by the first call that has work for it
     let Some(pool) = (pieces > 1).then(pool).flatten() else {
-        walk(&mut out, items);
-        return out;
+        return items.iter().enumerate().map(|(j, item)| step(items, j, item)).collect();
     };
     let size = items.len().div_ceil(pieces);
-    let walk = &walk;
+    let mut out: Vec<R> = std::iter::repeat_with(R::default).take(items.len()).collect();
+    let step = &step;
+    let fill = move |(slots, piece): (&mut [R], &[T])| {
+        for (j, (slot, item)) in slots.iter_mut().zip(piece).enumerate() {
+            *slot = step(piece, j, item);
+        }
+    };
     pool.in_place_scope(|s| {
         let mut parts = out.chunks_mut(size).zip(items.chunks(size));
         let first = parts.next();
-        for (slots, piece) in parts {
-            s.spawn(move |_| walk(slots, piece));
+        for p in parts {
+            s.spawn(move |_| fill(p));
         }
-        if let Some((slots, piece)) = first {
-            walk(slots, piece);
+        if let Some(p) = first {
+            fill(p);
         }
     });
     out
