@@ -178,7 +178,7 @@ pub(crate) fn missing(
         if req > free {
             let amount = req - free.max(0);
             out.push(Missing {
-                resource: name.clone(),
+                resource: name.to_string(),
                 amount,
                 per_mille: amount * 1000 / req,
                 beyond: (req > alloc).then_some(Beyond {

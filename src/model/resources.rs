@@ -3,6 +3,7 @@
 //! (pkg/api/v1/resource/helpers.go `PodRequests`), and the non-zero requests used for scoring
 //! (pkg/scheduler/util/pod_resources.go).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::quantity::Quantity;
@@ -148,14 +149,81 @@ pub struct PodRequests {
     /// Effective requests (`PodRequests` with overhead), as a resource vector.
     pub resource: Resource,
     /// Effective requests as an exact list (for reason texts and scoring by name).
-    pub list: BTreeMap<String, i64>,
+    pub list: Amounts,
     /// Non-zero CPU request (milli) used by scoring.
     pub non0_cpu: i64,
     /// Non-zero memory request (bytes) used by scoring.
     pub non0_mem: i64,
     /// `PodRequests` with `NonMissingContainerRequests` (cpu 100m, memory 200Mi filled in per
     /// container), as the resource-allocation scorers compute the pod's request.
-    pub non_missing: BTreeMap<String, i64>,
+    pub non_missing: Amounts,
+}
+
+/// Amounts by resource name, in name order: what a pod requests, read by name.
+///
+/// Every pod holds two of these. A pod names two or three resources, and a `BTreeMap` of
+/// them took a node with room for eleven (368 bytes) plus a heap string per name; this is one
+/// allocation of exactly its entries, the common names not copied at all. At 100,000 pods
+/// the two maps were 74 MB of a 315 MB heap (heaptrack).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Amounts(Box<[(Cow<'static, str>, i64)]>);
+
+impl Amounts {
+    /// The amount of resource `name`.
+    pub fn get(&self, name: &str) -> Option<&i64> {
+        let i = self.0.binary_search_by(|(k, _)| k.as_ref().cmp(name)).ok()?;
+        Some(&self.0[i].1)
+    }
+
+    /// The names, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(k, _)| k.as_ref())
+    }
+
+    /// The entries in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &i64)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+}
+
+/// A resource name, shared when it is one every pod names.
+fn resource_name(name: &str) -> Cow<'static, str> {
+    match name {
+        "cpu" => Cow::Borrowed("cpu"),
+        "memory" => Cow::Borrowed("memory"),
+        "ephemeral-storage" => Cow::Borrowed("ephemeral-storage"),
+        "pods" => Cow::Borrowed("pods"),
+        other => Cow::Owned(other.to_string()),
+    }
+}
+
+impl<'a> FromIterator<(&'a str, i64)> for Amounts {
+    fn from_iter<I: IntoIterator<Item = (&'a str, i64)>>(iter: I) -> Self {
+        let mut v: Vec<(Cow<'static, str>, i64)> = iter.into_iter().map(|(k, a)| (resource_name(k), a)).collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        // A later entry for the same name wins, as inserting into a map would.
+        v.reverse();
+        v.dedup_by(|later, earlier| later.0 == earlier.0);
+        v.reverse();
+        Amounts(v.into_boxed_slice())
+    }
+}
+
+impl<'a> IntoIterator for &'a Amounts {
+    type Item = (&'a str, &'a i64);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (Cow<'static, str>, i64)>,
+        fn(&'a (Cow<'static, str>, i64)) -> (&'a str, &'a i64),
+    >;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+}
+
+impl std::fmt::Debug for Amounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
 }
 
 fn non_zero(rl: &ResourceList) -> (i64, i64) {
@@ -173,11 +241,11 @@ fn with_defaults(rl: &ResourceList) -> ResourceList {
     r
 }
 
-fn to_amounts(reqs: &ResourceList) -> BTreeMap<String, i64> {
+fn to_amounts(reqs: &ResourceList) -> Amounts {
     reqs.iter()
         .map(|(k, v)| {
             let amount = if k == "cpu" { v.milli_value() } else { v.value() };
-            (k.clone(), amount)
+            (k.as_str(), amount)
         })
         .collect()
 }
@@ -509,8 +577,8 @@ mod tests {
         }
     }
 
-    fn amounts(items: &[(&str, i64)]) -> BTreeMap<String, i64> {
-        items.iter().map(|(k, v)| ((*k).to_string(), *v)).collect()
+    fn amounts(items: &[(&str, i64)]) -> Amounts {
+        items.iter().copied().collect()
     }
 
     fn spec(
@@ -530,7 +598,7 @@ mod tests {
     /// 1.30 options: sidecars on, in-place resize off, overhead included).
     #[test]
     fn pod_resource_requests_cases_from_upstream() {
-        let cases: Vec<(&str, PodResourceSpec, BTreeMap<String, i64>)> = vec![
+        let cases: Vec<(&str, PodResourceSpec, Amounts)> = vec![
             (
                 "nil options, larger init container",
                 spec(&[&[("cpu", "1")]], &[(&[("cpu", "4")], false)], None),
@@ -633,6 +701,35 @@ mod tests {
         for (name, spec, want) in cases {
             assert_eq!(pod_requests(&spec).list, want, "{name}");
         }
+    }
+
+    /// Amounts read as the map they replace: in name order, a repeated name keeps its last
+    /// amount, a missing name is None, and Debug prints what a BTreeMap would.
+    #[test]
+    fn amounts_read_like_a_map_of_the_same_entries() {
+        let entries = [
+            ("nvidia.com/gpu", 2),
+            ("memory", 7),
+            ("cpu", 1),
+            ("memory", 9),
+            ("pods", 1),
+        ];
+        let a: Amounts = entries.iter().copied().collect();
+        let m: BTreeMap<String, i64> = entries.iter().map(|(k, v)| ((*k).to_string(), *v)).collect();
+        assert_eq!(
+            a.iter().map(|(k, v)| (k.to_string(), *v)).collect::<Vec<_>>(),
+            m.iter().map(|(k, v)| (k.clone(), *v)).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            a.keys().collect::<Vec<_>>(),
+            ["cpu", "memory", "nvidia.com/gpu", "pods"]
+        );
+        assert_eq!(a.get("memory"), Some(&9));
+        assert_eq!(a.get("nvidia.com/gpu"), Some(&2));
+        assert_eq!(a.get("ephemeral-storage"), None);
+        assert_eq!(format!("{a:?}"), format!("{m:?}"));
+        assert_eq!((&a).into_iter().count(), 4);
+        assert_eq!(Amounts::default().get("cpu"), None);
     }
 
     /// scheduler/util pod_resources_test.go TestGetNonZeroRequest, for a one-container pod.

@@ -15,6 +15,7 @@ use k8s_openapi::jiff::Timestamp;
 use super::pods::{self, EVICT_ANNOTATION, NO_EVICTION_ANNOTATION, owner_refs};
 use super::policy::{EvictorArgs, SYSTEM_CRITICAL_PRIORITY};
 use crate::engine::plugins::helper::find_untolerated_taint;
+use crate::model::resources::Amounts;
 use crate::model::selector::Selector;
 use crate::model::{Cluster, Node, Pod, Taint, Toleration};
 
@@ -392,7 +393,7 @@ pub fn node_fit(by_node: &BTreeMap<String, Vec<Arc<Pod>>>, pod: &Pod, node: &Nod
 
 /// A pod's requests as the descheduler reads them (`PodRequests` with overhead; pod-level
 /// requests when set): cpu in millicores, others in units.
-pub fn requests(pod: &Pod) -> &BTreeMap<String, i64> {
+pub fn requests(pod: &Pod) -> &Amounts {
     match &pod.requests_pod_level {
         Some(r) => &r.list,
         None => &pod.requests.list,
@@ -404,21 +405,21 @@ fn fits_request(on_node: &[&Arc<Pod>], pod: &Pod, node: &Node) -> Result<(), Str
     let want = requests(pod);
     let mut pods_left = 0;
     let mut names: Vec<&str> = vec!["pods"];
-    names.extend(want.keys().map(String::as_str).filter(|n| *n != "pods"));
+    names.extend(want.keys().filter(|n| *n != "pods"));
     for name in &names {
         let used: i64 = if *name == "pods" {
             on_node.len() as i64
         } else {
             on_node
                 .iter()
-                .map(|p| requests(p).get(*name).copied().unwrap_or(0))
+                .map(|p| requests(p).get(name).copied().unwrap_or(0))
                 .sum()
         };
         let basic = matches!(*name, "cpu" | "memory" | "pods");
         let allocatable = node.allocatable.get(name);
         let has = basic || node_has(node, name);
         let available = if has { allocatable - used } else { 0 };
-        let req = want.get(*name).copied().unwrap_or(0);
+        let req = want.get(name).copied().unwrap_or(0);
         if req > available {
             return Err(format!("insufficient {name}"));
         }

@@ -190,7 +190,14 @@ pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'
         ),
     ])];
     let pod_extra = pod
-        .map(|p| app.features.requests_of(p).list.keys().cloned().collect::<Vec<_>>())
+        .map(|p| {
+            app.features
+                .requests_of(p)
+                .list
+                .keys()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default();
     let gauges: Vec<(String, i64, i64, i64)> = format::resource_names(&node.allocatable, pod_extra)
         .into_iter()
