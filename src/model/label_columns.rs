@@ -288,7 +288,10 @@ mod tests {
     /// A node label map from small alphabets (keys a–c, values that are numbers or words, some
     /// shared between nodes).
     fn node_labels() -> impl proptest::strategy::Strategy<Value = Labels> {
-        proptest::collection::btree_map("[a-c]", "(0|7|12|x|y)", 0..4)
+        proptest::strategy::Strategy::prop_map(
+            proptest::collection::btree_map("[a-c]", "(0|7|12|x|y)", 0..4),
+            |m: std::collections::BTreeMap<String, String>| Labels::from(m),
+        )
     }
 
     /// A node selector requirement on those keys and one no node has, any operator, values

@@ -6,6 +6,7 @@ pub mod apiserver;
 pub mod event;
 pub mod kinds;
 pub(crate) mod label_columns;
+pub mod labels;
 pub(crate) mod mutate;
 pub(crate) mod quantity;
 pub(crate) mod resources;
@@ -24,9 +25,9 @@ use k8s_openapi::api::{apps::v1 as apps, events::v1 as events, policy::v1 as pol
 use k8s_openapi::jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
+pub use labels::Labels;
 use quantity::Quantity;
 use resources::{PodRequests, PodResourceSpec, Resource, ResourceList, pod_requests, pod_requests_v132};
-pub use selector::Labels;
 
 /// `namespace/name` of a namespaced object (namespace empty for cluster-scoped ones).
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -863,7 +864,7 @@ impl Node {
         Ok(Node {
             image_index,
             name,
-            labels,
+            labels: labels.into(),
             taints,
             unschedulable,
             allocatable: Resource::from_list(&alloc),
@@ -1004,7 +1005,7 @@ impl Pod {
         let status_resources = status_resources(spec, status, &rspec)?.map(Box::new);
         let pod = Pod {
             uid: obj.metadata.uid.clone().unwrap_or_else(|| key.to_string()),
-            labels: obj.metadata.labels.clone().unwrap_or_default(),
+            labels: obj.metadata.labels.as_ref().map(Labels::from).unwrap_or_default(),
             node_name: spec.node_name.clone().filter(|n| !n.is_empty()),
             nominated_node_name: status.nominated_node_name.clone().filter(|n| !n.is_empty()),
             scheduler_name: spec
@@ -1121,7 +1122,8 @@ impl Cluster {
                 Err(Object::Node(n)) => raw_nodes.push((origin, n)),
                 Err(Object::Pod(p)) => raw_pods.push((origin, PodToRead::Typed(p))),
                 Err(Object::Namespace(n)) => {
-                    c.namespaces.insert(key.name, n.metadata.labels.unwrap_or_default());
+                    c.namespaces
+                        .insert(key.name, n.metadata.labels.map(Labels::from).unwrap_or_default());
                 }
                 Err(_) => {}
             }

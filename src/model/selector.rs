@@ -7,8 +7,7 @@ use super::label_columns::{LabelColumns, LabelTest};
 use k8s_openapi::api::core::v1::{NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
-/// Labels of an object.
-pub type Labels = BTreeMap<String, String>;
+pub(crate) use super::labels::{LabelSet, Labels};
 
 /// A parsed label selector.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -63,8 +62,8 @@ impl Op {
 
 impl Requirement {
     /// Whether the labels satisfy the requirement.
-    pub fn matches(&self, labels: &Labels) -> bool {
-        self.matches_value(labels.get(&self.key).map(String::as_str))
+    pub fn matches<L: LabelSet + ?Sized>(&self, labels: &L) -> bool {
+        self.matches_value(labels.label(&self.key))
     }
 
     /// Whether an object whose value of the key is `v` (None: no such label) satisfies the
@@ -139,7 +138,7 @@ impl Selector {
     }
 
     /// Whether the labels match.
-    pub fn matches(&self, labels: &Labels) -> bool {
+    pub fn matches<L: LabelSet + ?Sized>(&self, labels: &L) -> bool {
         match self {
             Selector::Nothing => false,
             Selector::Requirements(r) => r.iter().all(|r| r.matches(labels)),
@@ -352,7 +351,7 @@ impl NodeTerm {
     /// Whether a node with these labels and name matches the term. Field requirements are
     /// checked against `metadata.name` only, and not at all for a node without a name, as
     /// `nodeSelectorTerm.match` does.
-    pub(crate) fn matches(&self, labels: &Labels, node_name: &str) -> bool {
+    pub(crate) fn matches<L: LabelSet + ?Sized>(&self, labels: &L, node_name: &str) -> bool {
         if !self.valid || (self.exprs.is_empty() && self.fields.is_empty()) {
             return false;
         }
@@ -442,7 +441,7 @@ impl NodeSelectorMatcher {
     }
 
     /// Whether any term matches.
-    pub(crate) fn matches(&self, labels: &Labels, node_name: &str) -> bool {
+    pub(crate) fn matches<L: LabelSet + ?Sized>(&self, labels: &L, node_name: &str) -> bool {
         self.terms.iter().any(|t| t.matches(labels, node_name))
     }
 

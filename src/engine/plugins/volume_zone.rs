@@ -168,7 +168,7 @@ impl FilterPlugin for VolumeZone {
             },
         };
         let labels = &node.node.labels;
-        if !TOPOLOGY_LABELS.iter().any(|l| labels.contains_key(*l)) {
+        if !TOPOLOGY_LABELS.iter().any(|l| labels.contains_key(l)) {
             return Status::success();
         }
         for t in topologies {

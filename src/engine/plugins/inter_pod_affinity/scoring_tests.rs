@@ -587,7 +587,9 @@ fn existing_terms_are_grouped_by_term_with_one_use_per_pod() {
     assert_eq!(g.terms.len(), 3, "S1 in az, S2 in az, S1 in region");
     let uses: Vec<(u32, u32, Weight)> = g.uses.iter().map(|u| (u.node, u.term, u.weight)).collect();
     let s1_az = g.terms.iter().position(|t| {
-        t.topology_key == "az" && t.selector.matches(&[("security".to_string(), "S1".to_string())].into())
+        t.topology_key == "az"
+            && t.selector
+                .matches(&Labels::from([("security".to_string(), "S1".to_string())]))
     });
     let s1_az = s1_az.expect("S1 in az") as u32;
     assert_eq!(uses.iter().filter(|u| u.1 == s1_az).count(), 2, "{uses:?}");

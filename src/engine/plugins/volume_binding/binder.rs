@@ -495,7 +495,7 @@ pub(crate) fn find_matching_volume<'a>(
             continue;
         }
         if let Some(sel) = &selector
-            && !sel.matches(pv.metadata.labels.as_ref().unwrap_or(&Labels::new()))
+            && !sel.matches(pv.metadata.labels.as_ref().unwrap_or(&BTreeMap::new()))
         {
             continue;
         }
