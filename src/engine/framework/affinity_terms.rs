@@ -48,13 +48,13 @@ impl ScoringTerms {
         let mut uses = Vec::new();
         for (ni, node) in nodes.iter().enumerate() {
             for ep in &node.affinity_pods {
-                let required = ep.required_affinity.iter().map(|t| (t, Weight::Hard));
+                let required = ep.required_affinity().iter().map(|t| (t, Weight::Hard));
                 let preferred = ep
-                    .preferred_affinity
+                    .preferred_affinity()
                     .iter()
                     .map(|w| (&w.term, Weight::Preferred(i64::from(w.weight))));
                 let anti = ep
-                    .preferred_anti_affinity
+                    .preferred_anti_affinity()
                     .iter()
                     .map(|w| (&w.term, Weight::Preferred(-i64::from(w.weight))));
                 for (t, weight) in required.chain(preferred).chain(anti) {

@@ -143,17 +143,22 @@ pub struct PodInfo {
     pub host_ports: Vec<HostPort>,
     /// The pod.
     pub pod: Arc<Pod>,
-    /// Required pod affinity terms.
-    pub required_affinity: Vec<AffinityTerm>,
-    /// Required pod anti-affinity terms.
-    pub required_anti_affinity: Vec<AffinityTerm>,
-    /// Preferred pod affinity terms.
-    pub preferred_affinity: Vec<WeightedAffinityTerm>,
-    /// Preferred pod anti-affinity terms.
-    pub preferred_anti_affinity: Vec<WeightedAffinityTerm>,
+    /// The pod's affinity and anti-affinity terms; None when it has none (most pods: a
+    /// PodInfo is kept for every pod of the cluster, and four empty lists cost 96 bytes).
+    terms: Option<Box<PodTerms>>,
     /// The normalized image names ImageLocality looks up (containers' and init containers',
-    /// then image volumes'), computed on the first Score call and kept for every node.
-    pub(crate) images: std::sync::OnceLock<PodImages>,
+    /// then image volumes'), computed on the first Score call and kept for every node; only
+    /// the pod being scheduled ever computes them, hence the box.
+    pub(crate) images: std::sync::OnceLock<Box<PodImages>>,
+}
+
+/// A pod's inter-pod affinity terms.
+#[derive(Clone, Debug, Default)]
+struct PodTerms {
+    required_affinity: Vec<AffinityTerm>,
+    required_anti_affinity: Vec<AffinityTerm>,
+    preferred_affinity: Vec<WeightedAffinityTerm>,
+    preferred_anti_affinity: Vec<WeightedAffinityTerm>,
 }
 
 /// A pod's image names as ImageLocality normalizes them.
@@ -239,18 +244,45 @@ impl PodInfo {
         let preferred_anti_affinity =
             pref(paa.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()));
         let non0 = (pod.requests.non0_cpu, pod.requests.non0_mem);
+        let terms = PodTerms {
+            required_affinity,
+            required_anti_affinity,
+            preferred_affinity,
+            preferred_anti_affinity,
+        };
+        let none = terms.required_affinity.is_empty()
+            && terms.required_anti_affinity.is_empty()
+            && terms.preferred_affinity.is_empty()
+            && terms.preferred_anti_affinity.is_empty();
         PodInfo {
             requests_of: RequestsOf::Spec,
             non0,
             own_requests: None,
             host_ports: pod.host_ports.clone(),
-            required_affinity,
-            required_anti_affinity,
-            preferred_affinity,
-            preferred_anti_affinity,
+            terms: (!none).then(|| Box::new(terms)),
             images: std::sync::OnceLock::new(),
             pod,
         }
+    }
+
+    /// Required pod affinity terms.
+    pub fn required_affinity(&self) -> &[AffinityTerm] {
+        self.terms.as_ref().map_or(&[], |t| &t.required_affinity)
+    }
+
+    /// Required pod anti-affinity terms.
+    pub fn required_anti_affinity(&self) -> &[AffinityTerm] {
+        self.terms.as_ref().map_or(&[], |t| &t.required_anti_affinity)
+    }
+
+    /// Preferred pod affinity terms.
+    pub fn preferred_affinity(&self) -> &[WeightedAffinityTerm] {
+        self.terms.as_ref().map_or(&[], |t| &t.preferred_affinity)
+    }
+
+    /// Preferred pod anti-affinity terms.
+    pub fn preferred_anti_affinity(&self) -> &[WeightedAffinityTerm] {
+        self.terms.as_ref().map_or(&[], |t| &t.preferred_anti_affinity)
     }
 
     /// The pod's requests as its release computes them (`PodRequests`).
@@ -281,7 +313,7 @@ impl PodInfo {
 
     /// True when the pod has required anti-affinity terms.
     pub fn has_required_anti_affinity(&self) -> bool {
-        !self.required_anti_affinity.is_empty()
+        !self.required_anti_affinity().is_empty()
     }
 }
 
@@ -434,6 +466,51 @@ items:
             n.non_zero_requested.milli_cpu,
             n.non_zero_requested.memory,
         )
+    }
+
+    /// A pod without inter-pod terms keeps no box for them; one with terms reads each list
+    /// from it, in spec order.
+    #[test]
+    fn affinity_terms_are_kept_only_for_pods_that_have_some() {
+        let text = node_with(
+            r#"  spec:
+    nodeName: n
+    containers: [{name: c, image: i}]
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - {topologyKey: zone, labelSelector: {matchLabels: {app: a}}}
+        - {topologyKey: rack, labelSelector: {matchLabels: {app: b}}}
+        preferredDuringSchedulingIgnoredDuringExecution:
+        - {weight: 7, podAffinityTerm: {topologyKey: host, labelSelector: {matchLabels: {app: c}}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: plain, namespace: a}
+  spec: {nodeName: n, containers: [{name: c, image: i}]}"#,
+        );
+        let snap = Snapshot::new(
+            Arc::new(load_str("t", &text).expect("load")),
+            crate::testkit::builders::rel(34),
+        );
+        let n = snap.node("n").expect("node");
+        let of = |name: &str| n.pods.iter().find(|p| p.pod.key.name == name).expect("pod");
+        let (p, plain) = (of("p"), of("plain"));
+        assert!(plain.terms.is_none());
+        assert!(plain.required_affinity().is_empty() && plain.preferred_anti_affinity().is_empty());
+        assert!(p.required_affinity().is_empty() && p.preferred_affinity().is_empty());
+        let keys: Vec<&str> = p
+            .required_anti_affinity()
+            .iter()
+            .map(|t| t.topology_key.as_str())
+            .collect();
+        assert_eq!(keys, ["zone", "rack"]);
+        let pref: Vec<(&str, i32)> = p
+            .preferred_anti_affinity()
+            .iter()
+            .map(|w| (w.term.topology_key.as_str(), w.weight))
+            .collect();
+        assert_eq!(pref, [("host", 7)]);
+        assert!(p.has_required_anti_affinity() && !plain.has_required_anti_affinity());
     }
 
     #[test]

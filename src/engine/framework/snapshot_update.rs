@@ -17,9 +17,9 @@ impl Snapshot {
     fn scores_by_affinity(&self, key: &ObjectKey) -> bool {
         self.pod_infos.get(key).is_some_and(|pi| {
             pi.pod.node_name.is_some()
-                && !(pi.required_affinity.is_empty()
-                    && pi.preferred_affinity.is_empty()
-                    && pi.preferred_anti_affinity.is_empty())
+                && !(pi.required_affinity().is_empty()
+                    && pi.preferred_affinity().is_empty()
+                    && pi.preferred_anti_affinity().is_empty())
         })
     }
 

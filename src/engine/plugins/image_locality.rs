@@ -65,21 +65,23 @@ impl ScorePlugin for ImageLocality {
     fn score(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
         let total = cx.snapshot.nodes.len();
         let spec = pod.pod.spec();
-        let images = pod.images.get_or_init(|| PodImages {
-            containers: spec
-                .init_containers
-                .iter()
-                .flatten()
-                .chain(spec.containers.iter())
-                .map(|c| hashed(normalized_image_name(c.image.as_deref().unwrap_or_default())))
-                .collect(),
-            volumes: spec
-                .volumes
-                .iter()
-                .flatten()
-                .filter_map(|v| v.image.as_ref())
-                .map(|i| hashed(normalized_image_name(i.reference.as_deref().unwrap_or_default())))
-                .collect(),
+        let images = pod.images.get_or_init(|| {
+            Box::new(PodImages {
+                containers: spec
+                    .init_containers
+                    .iter()
+                    .flatten()
+                    .chain(spec.containers.iter())
+                    .map(|c| hashed(normalized_image_name(c.image.as_deref().unwrap_or_default())))
+                    .collect(),
+                volumes: spec
+                    .volumes
+                    .iter()
+                    .flatten()
+                    .filter_map(|v| v.image.as_ref())
+                    .map(|i| hashed(normalized_image_name(i.reference.as_deref().unwrap_or_default())))
+                    .collect(),
+            })
         });
         let volumes = if self.image_volumes {
             images.volumes.as_slice()

@@ -299,7 +299,7 @@ impl PreFilterState {
     /// `updateWithPod`: counts `p` on a node with `node_labels` `multiplier` times.
     fn update_with_pod(&mut self, incoming: &Pod, p: &PodInfo, node_labels: &Labels, multiplier: i64) {
         self.by_columns = None;
-        for t in &p.required_anti_affinity {
+        for t in p.required_anti_affinity() {
             if t.matches(incoming, &self.namespace_labels) {
                 self.existing_anti_affinity
                     .update(node_labels, &t.topology_key, multiplier);
@@ -364,7 +364,7 @@ fn existing_anti_affinity_counts(
                 continue;
             }
             for (pi, ep) in node.required_anti_affinity_pods.iter().enumerate() {
-                for (ti, t) in ep.required_anti_affinity.iter().enumerate() {
+                for (ti, t) in ep.required_anti_affinity().iter().enumerate() {
                     if t.matches(incoming, ns_labels) {
                         out.push((ni, pi, ti));
                     }
@@ -377,7 +377,7 @@ fn existing_anti_affinity_counts(
     for (ni, pi, ti) in found.into_iter().flatten() {
         let node = &snap.nodes[ni];
         let ep = &node.required_anti_affinity_pods[pi];
-        let t = &ep.required_anti_affinity[ti];
+        let t = &ep.required_anti_affinity()[ti];
         let Some(v) = node.node.labels.get(&t.topology_key) else {
             continue;
         };
@@ -663,9 +663,9 @@ pub(crate) fn build_state_with(
     table: Option<&Arc<PodTable>>,
 ) -> Option<PreFilterState> {
     let ns = &snap.cluster.namespaces;
-    let affinity: Vec<MergedTerm> = pod.required_affinity.iter().map(|t| MergedTerm::new(t, ns)).collect();
+    let affinity: Vec<MergedTerm> = pod.required_affinity().iter().map(|t| MergedTerm::new(t, ns)).collect();
     let anti_affinity: Vec<MergedTerm> = pod
-        .required_anti_affinity
+        .required_anti_affinity()
         .iter()
         .map(|t| MergedTerm::new(t, ns))
         .collect();

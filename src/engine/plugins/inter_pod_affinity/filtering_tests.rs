@@ -792,9 +792,9 @@ fn incoming_affinity_anti_affinity_counts() {
         let pi = p.info(V30);
         let ns = &snap.cluster.namespaces;
         let terms = IncomingTerms {
-            affinity: pi.required_affinity.iter().map(|t| MergedTerm::new(t, ns)).collect(),
+            affinity: pi.required_affinity().iter().map(|t| MergedTerm::new(t, ns)).collect(),
             anti_affinity: pi
-                .required_anti_affinity
+                .required_anti_affinity()
                 .iter()
                 .map(|t| MergedTerm::new(t, ns))
                 .collect(),

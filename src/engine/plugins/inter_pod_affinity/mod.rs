@@ -372,10 +372,10 @@ fn describe_preferred(terms: &[WeightedAffinityTerm]) -> String {
 /// release merges them).
 pub(crate) fn required_facts(pod: &PodInfo) -> Vec<Fact> {
     vec![
-        Fact::new("required pod affinity", describe_required(&pod.required_affinity)),
+        Fact::new("required pod affinity", describe_required(pod.required_affinity())),
         Fact::new(
             "required pod anti-affinity",
-            describe_required(&pod.required_anti_affinity),
+            describe_required(pod.required_anti_affinity()),
         ),
     ]
 }
@@ -383,10 +383,10 @@ pub(crate) fn required_facts(pod: &PodInfo) -> Vec<Fact> {
 /// What PreScore reads from the pod: its preferred terms.
 pub(crate) fn preferred_facts(pod: &PodInfo) -> Vec<Fact> {
     vec![
-        Fact::new("preferred pod affinity", describe_preferred(&pod.preferred_affinity)),
+        Fact::new("preferred pod affinity", describe_preferred(pod.preferred_affinity())),
         Fact::new(
             "preferred pod anti-affinity",
-            describe_preferred(&pod.preferred_anti_affinity),
+            describe_preferred(pod.preferred_anti_affinity()),
         ),
     ]
 }

@@ -50,17 +50,17 @@ fn add(m: &mut ScoreMap, key: &str, value: &str, delta: i64) {
 /// The PreScore computation: None when there is nothing to score (Skip).
 pub(crate) fn build_score_map(pl: &InterPodAffinity, cx: &Ctx<'_>, pod: &PodInfo) -> Option<ScoreMap> {
     let snap = cx.snapshot;
-    let has_constraints = !pod.preferred_affinity.is_empty() || !pod.preferred_anti_affinity.is_empty();
+    let has_constraints = !pod.preferred_affinity().is_empty() || !pod.preferred_anti_affinity().is_empty();
     if pl.ignore_preferred_terms_of_existing_pods && !has_constraints {
         return None;
     }
     let ns = &snap.cluster.namespaces;
     let incoming: Vec<(MergedTerm, i64)> = pod
-        .preferred_affinity
+        .preferred_affinity()
         .iter()
         .map(|w| (MergedTerm::new(&w.term, ns), i64::from(w.weight)))
         .chain(
-            pod.preferred_anti_affinity
+            pod.preferred_anti_affinity()
                 .iter()
                 .map(|w| (MergedTerm::new(&w.term, ns), -i64::from(w.weight))),
         )
@@ -103,7 +103,7 @@ pub(crate) fn build_score_map(pl: &InterPodAffinity, cx: &Ctx<'_>, pod: &PodInfo
         }
         for ep in &node.affinity_pods {
             if hard > 0 {
-                for t in &ep.required_affinity {
+                for t in ep.required_affinity() {
                     if let Some(v) = labels.get(&t.topology_key)
                         && t.matches(&pod.pod, ns_labels)
                     {
@@ -111,7 +111,7 @@ pub(crate) fn build_score_map(pl: &InterPodAffinity, cx: &Ctx<'_>, pod: &PodInfo
                     }
                 }
             }
-            for (terms, sign) in [(&ep.preferred_affinity, 1), (&ep.preferred_anti_affinity, -1)] {
+            for (terms, sign) in [(ep.preferred_affinity(), 1), (ep.preferred_anti_affinity(), -1)] {
                 for w in terms {
                     if let Some(v) = labels.get(&w.term.topology_key)
                         && w.term.matches(&pod.pod, ns_labels)
