@@ -112,7 +112,7 @@ impl Constraint {
                 .and_then(|n| n.required_during_scheduling_ignored_during_execution.clone())
                 .filter(|_| affinity_honored),
             tolerations: if taints_honored {
-                pod.tolerations.clone()
+                pod.tolerations.to_vec()
             } else {
                 Vec::new()
             },

@@ -140,7 +140,7 @@ pub struct PodInfo {
     pub own_requests: Option<Box<crate::model::resources::PodRequests>>,
     /// The host ports NodePorts checks and the node holds for the pod: the regular
     /// containers' and, from 1.34 (`util.GetHostPorts`), the restartable init containers'.
-    pub host_ports: Vec<HostPort>,
+    pub host_ports: Box<[HostPort]>,
     /// The pod.
     pub pod: Arc<Pod>,
     /// The pod's affinity and anti-affinity terms; None when it has none (most pods: a
@@ -177,9 +177,13 @@ impl PodInfo {
     pub fn with_features(pod: Arc<Pod>, features: &Features) -> Self {
         let mut pi = PodInfo::new(pod, features.on(Gate::MatchLabelKeysInPodAffinity));
         if features.has(Change::SidecarHostPorts) {
-            let mut ports = pi.pod.sidecar_host_ports.clone();
-            ports.extend(pi.pod.host_ports.iter().cloned());
-            pi.host_ports = ports;
+            pi.host_ports = pi
+                .pod
+                .sidecar_host_ports
+                .iter()
+                .chain(pi.pod.host_ports.iter())
+                .cloned()
+                .collect();
         }
         let pod_level = features.on(Gate::PodLevelResources);
         if features.has(Change::PodRequestsMaxOfSums)

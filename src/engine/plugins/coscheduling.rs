@@ -154,7 +154,7 @@ impl Coscheduling {
     fn creation_time(&self, cluster: &Cluster, pod: &Pod) -> Option<String> {
         match get_pod_group(cluster, pod) {
             (_, Some(pg)) => creation(pg),
-            _ => pod.creation.clone(),
+            _ => pod.creation.as_deref().map(String::from),
         }
     }
 

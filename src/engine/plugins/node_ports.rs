@@ -63,7 +63,7 @@ impl PreFilterPlugin for NodePorts {
         if pod.host_ports.is_empty() {
             return (None, Status::skip());
         }
-        state.write(PRE_FILTER_KEY, pod.host_ports.clone());
+        state.write(PRE_FILTER_KEY, pod.host_ports.to_vec());
         (None, Status::success())
     }
 
