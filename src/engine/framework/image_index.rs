@@ -12,9 +12,23 @@ use crate::model::{Node, image_name_hash};
 /// One image name: the nodes that list it (by index in the snapshot's node order) with the
 /// size of the image on each.
 #[derive(Clone, Debug)]
-struct Image {
+pub(crate) struct Image {
     name: String,
     sizes: Vec<(u32, i64)>,
+}
+
+impl Image {
+    /// The image's size on the node at `node` in the snapshot's order, and how many nodes
+    /// list it; None when that node does not list it.
+    pub(crate) fn on_node(&self, node: usize) -> Option<(i64, usize)> {
+        let k = self.sizes.binary_search_by_key(&(node as u32), |&(n, _)| n).ok()?;
+        Some((self.sizes[k].1, self.sizes.len()))
+    }
+
+    /// How many nodes list the image.
+    pub(crate) fn node_count(&self) -> usize {
+        self.sizes.len()
+    }
 }
 
 /// Every node image of a snapshot, by name.
@@ -54,21 +68,9 @@ impl ImageIndex {
         t
     }
 
-    fn image(&self, name: &str, hash: u64) -> Option<&Image> {
+    /// The image `name` (whose `image_name_hash` is `hash`), when some node lists it.
+    pub(crate) fn image(&self, name: &str, hash: u64) -> Option<&Image> {
         self.by_hash.get(&hash)?.iter().find(|im| im.name == name)
-    }
-
-    /// How many nodes list the image `name` (whose `image_name_hash` is `hash`).
-    pub(crate) fn nodes_with(&self, name: &str, hash: u64) -> usize {
-        self.image(name, hash).map_or(0, |im| im.sizes.len())
-    }
-
-    /// The size of the image on the node at `node` in the snapshot's order, and how many
-    /// nodes list it; None when that node does not list it.
-    pub(crate) fn on_node(&self, name: &str, hash: u64, node: usize) -> Option<(i64, usize)> {
-        let im = self.image(name, hash)?;
-        let k = im.sizes.binary_search_by_key(&(node as u32), |&(n, _)| n).ok()?;
-        Some((im.sizes[k].1, im.sizes.len()))
     }
 }
 
@@ -101,13 +103,14 @@ mod tests {
             node("c", json!([{"names": ["db:2", "db:2"], "sizeBytes": 9}])),
         ];
         let idx = ImageIndex::build(&nodes);
+        let on_node = |name: &str, h: u64, i: usize| idx.image(name, h).and_then(|im| im.on_node(i));
         for name in ["web:1", "reg/web:1", "db:2", "cache:3"] {
             let h = image_name_hash(name);
             let count = nodes.iter().filter(|n| n.image_size(name).is_some()).count();
-            assert_eq!(idx.nodes_with(name, h), count, "{name}");
+            assert_eq!(idx.image(name, h).map_or(0, Image::node_count), count, "{name}");
             for (i, n) in nodes.iter().enumerate() {
                 assert_eq!(
-                    idx.on_node(name, h, i).map(|(s, _)| s),
+                    on_node(name, h, i).map(|(s, _)| s),
                     n.image_size(name),
                     "{name} on {}",
                     n.name
@@ -115,7 +118,8 @@ mod tests {
             }
         }
         let h = image_name_hash("web:1");
-        assert_eq!(idx.on_node("web:1", h, 0), Some((300, 1)), "the later entry wins");
-        assert_eq!(idx.on_node("db:2", image_name_hash("db:2"), 2), Some((9, 2)));
+        assert_eq!(on_node("web:1", h, 0), Some((300, 1)), "the later entry wins");
+        assert_eq!(on_node("db:2", image_name_hash("db:2"), 2), Some((9, 2)));
+        assert!(idx.image("cache:3", image_name_hash("cache:3")).is_none());
     }
 }

@@ -10,7 +10,11 @@ use super::helper::MAX_NODE_SCORE;
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodImages, PodInfo};
-use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin, ScoreResult, Signing};
+use smallvec::SmallVec;
+
+use crate::engine::framework::image_index::Image;
+use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin, ScoreResult, Signing, score_each};
+use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features};
 use crate::model::image_name_hash;
 
@@ -61,9 +65,14 @@ impl Plugin for ImageLocality {
     }
 }
 
-impl ScorePlugin for ImageLocality {
-    fn score(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
-        let total = cx.snapshot.nodes.len();
+/// One image the pod wants: its normalized name, hash, and the snapshot's entry for it (None
+/// when no node lists it).
+type Wanted<'a> = (&'a str, u64, Option<&'a Image>);
+
+impl ImageLocality {
+    /// The pod's images (containers', then image volumes' when they count) looked up in the
+    /// snapshot's index once, and how many containers the threshold counts.
+    fn wanted<'a>(&self, cx: &Ctx<'a>, pod: &'a PodInfo) -> (SmallVec<[Wanted<'a>; 2]>, usize) {
         let spec = pod.pod.spec();
         let images = pod.images.get_or_init(|| {
             Box::new(PodImages {
@@ -88,27 +97,59 @@ impl ScorePlugin for ImageLocality {
         } else {
             &[]
         };
-        let mut sum = 0i64;
         let index = &cx.snapshot.images;
+        let wanted = images
+            .containers
+            .iter()
+            .chain(volumes)
+            .map(|(name, hash)| (name.as_str(), *hash, index.image(name, *hash)))
+            .collect();
+        let n = spec.init_containers.as_ref().map_or(0, Vec::len) + spec.containers.len();
+        (wanted, n)
+    }
+
+    /// The node's score for the images `wanted`, `containers` counted by the threshold.
+    fn score_with(cx: &Ctx<'_>, wanted: &[Wanted<'_>], containers: usize, node: &NodeInfo) -> i64 {
+        let total = cx.snapshot.nodes.len();
         let at = cx.snapshot.position_of(node);
-        for (want, hash) in images.containers.iter().chain(volumes) {
+        let mut sum = 0i64;
+        for &(want, hash, image) in wanted {
             // The node's ImageStates map is built entry by entry, so for a name listed by two
             // entries the later one wins (Node::image_size, ImageIndex).
             let found = match at {
-                Some(i) => index.on_node(want, *hash, i),
+                Some(i) => image.and_then(|im| im.on_node(i)),
                 // a copy of a node: its own list, the snapshot's count
                 None => node
                     .node
-                    .image_size_hashed(want, *hash)
-                    .map(|size| (size, index.nodes_with(want, *hash))),
+                    .image_size_hashed(want, hash)
+                    .map(|size| (size, image.map_or(0, Image::node_count))),
             };
             if let Some((size, num)) = found {
                 let spread = num as f64 / total as f64;
                 sum += (size as f64 * spread) as i64;
             }
         }
-        let n = spec.init_containers.as_ref().map_or(0, Vec::len) + spec.containers.len();
-        Ok(calculate_priority(sum, n))
+        calculate_priority(sum, containers)
+    }
+}
+
+impl ScorePlugin for ImageLocality {
+    fn score(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
+        let (wanted, containers) = self.wanted(cx, pod);
+        Ok(Self::score_with(cx, &wanted, containers, node))
+    }
+
+    /// The pod's images are looked up in the index once for the piece, not once per node.
+    fn score_nodes(
+        &self,
+        cx: &Ctx<'_>,
+        _: &CycleState,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        out: &mut [i64],
+    ) -> Result<(), Box<Status>> {
+        let (wanted, containers) = self.wanted(cx, pod);
+        score_each(nodes, out, |node| Self::score_with(cx, &wanted, containers, node))
     }
 }
 
