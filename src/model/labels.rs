@@ -130,13 +130,20 @@ impl IntoIterator for Labels {
 impl FromIterator<(String, String)> for Labels {
     /// In key order; of a repeated key the last value stays, as inserting into a map would.
     fn from_iter<I: IntoIterator<Item = (String, String)>>(iter: I) -> Self {
-        let mut v: Vec<(String, String)> = iter.into_iter().collect();
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v.reverse();
-        v.dedup_by(|later, earlier| later.0 == earlier.0);
-        v.reverse();
-        Labels(v.into_boxed_slice())
+        Labels(sorted_last_wins(iter.into_iter().collect()).into_boxed_slice())
     }
+}
+
+/// The entries sorted by key, one per key: of a repeated key the last one given, as inserting
+/// them into a map one by one would leave.
+pub(crate) fn sorted_last_wins<K: Ord, V>(mut v: Vec<(K, V)>) -> Vec<(K, V)> {
+    // A stable sort keeps repeated keys in the order given; reversed, the last comes first
+    // and dedup keeps it.
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v.reverse();
+    v.dedup_by(|later, earlier| later.0 == earlier.0);
+    v.reverse();
+    v
 }
 
 impl Extend<(String, String)> for Labels {

@@ -213,13 +213,8 @@ fn resource_name(name: &str) -> Cow<'static, str> {
 
 impl<'a> FromIterator<(&'a str, i64)> for Amounts {
     fn from_iter<I: IntoIterator<Item = (&'a str, i64)>>(iter: I) -> Self {
-        let mut v: Vec<(Cow<'static, str>, i64)> = iter.into_iter().map(|(k, a)| (resource_name(k), a)).collect();
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        // A later entry for the same name wins, as inserting into a map would.
-        v.reverse();
-        v.dedup_by(|later, earlier| later.0 == earlier.0);
-        v.reverse();
-        Amounts(v.into())
+        let v: Vec<(Cow<'static, str>, i64)> = iter.into_iter().map(|(k, a)| (resource_name(k), a)).collect();
+        Amounts(super::labels::sorted_last_wins(v).into())
     }
 }
 
