@@ -913,13 +913,17 @@ impl Pod {
         obj: impl Into<Box<core::Pod>>,
         priority_of: impl FnOnce(Option<&str>) -> i32,
     ) -> Result<Self, (String, String)> {
-        Ok(Pod::read(obj.into(), None)?.resolve(priority_of))
+        Ok(Pod::read(obj.into(), None, None)?.resolve(priority_of))
     }
 
     /// Reads the pod's facts, its priority left to [`ReadPod::resolve`]. With `text` (the
     /// object's JSON, which decodes to `obj`), the stored object keeps that text instead of
-    /// serializing `obj` again.
-    pub fn read(obj: Box<core::Pod>, text: Option<&str>) -> Result<ReadPod, (String, String)> {
+    /// serializing `obj` again: as a slice of `file` when the text lies in it and is compact.
+    pub fn read(
+        obj: Box<core::Pod>,
+        text: Option<&str>,
+        file: Option<&bytes::Bytes>,
+    ) -> Result<ReadPod, (String, String)> {
         let key = meta_key(&obj.metadata);
         static EMPTY_SPEC: std::sync::OnceLock<core::PodSpec> = std::sync::OnceLock::new();
         static EMPTY_STATUS: std::sync::OnceLock<core::PodStatus> = std::sync::OnceLock::new();
@@ -1035,9 +1039,10 @@ impl Pod {
                 .filter_map(|v| v.persistent_volume_claim.as_ref().map(|c| c.claim_name.clone()))
                 .collect(),
             key,
-            obj: match text {
-                Some(t) => stored::Stored::from_json(t),
-                None => stored::Stored::new(*obj),
+            obj: match (text, file) {
+                (Some(t), Some(f)) => stored::Stored::from_json_in(t, f),
+                (Some(t), None) => stored::Stored::from_json(t),
+                (None, _) => stored::Stored::new(*obj),
             },
         };
         Ok(ReadPod {
@@ -1167,7 +1172,7 @@ impl Cluster {
                 PodToRead::Read(r) => *r,
                 PodToRead::Typed(p) => {
                     let key = meta_key(&p.metadata);
-                    Pod::read(p, None).map_err(|(field, message)| ModelError {
+                    Pod::read(p, None, None).map_err(|(field, message)| ModelError {
                         origin: origin.clone(),
                         kind: "Pod".into(),
                         key,

@@ -11,19 +11,26 @@
 //! Reading decodes once and keeps the typed object next to the text; changing the object
 //! (`DerefMut`) makes the typed object the only copy (the text is dropped, since it no
 //! longer says the same thing). Clones share the text and leave the decoded copy behind.
+//!
+//! The text is a [`Bytes`]: either a buffer of its own or a slice of the file the object was
+//! read from (when that file's text is already compact), so a snapshot's pods keep the one
+//! buffer the file was read into instead of a second copy of every pod (at 100,000 pods,
+//! 35 MB and its page faults).
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
 
+use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 /// A typed API object held as compact JSON, decoded on first read.
 pub struct Stored<T> {
-    /// The object's compact JSON; None once the object was changed through `DerefMut`.
-    json: Option<Arc<str>>,
+    /// The object's compact JSON (UTF-8: it is only ever made from a `str`); None once the
+    /// object was changed through `DerefMut`.
+    json: Option<Bytes>,
     /// The decoded object, once read (or the only copy once changed).
     typed: OnceLock<Box<T>>,
 }
@@ -33,7 +40,7 @@ impl<T: Serialize + DeserializeOwned + Default> Stored<T> {
     pub fn new(obj: T) -> Self {
         match serde_json::to_string(&obj) {
             Ok(text) => Stored {
-                json: Some(text.into()),
+                json: Some(owned(text)),
                 typed: OnceLock::new(),
             },
             // k8s-openapi objects always serialize; should one not, it stays typed.
@@ -53,14 +60,29 @@ impl<T: Serialize + DeserializeOwned + Default> Stored<T> {
     /// parsed as `T`), keeping it as it is. Whitespace outside strings is removed.
     pub fn from_json(text: &str) -> Self {
         Stored {
-            json: Some(minify(text).into()),
+            json: Some(owned(minify(text))),
             typed: OnceLock::new(),
+        }
+    }
+
+    /// As [`Stored::from_json`] for text that lies in `file` (the buffer a whole file was read
+    /// into): when the text is already compact it is kept as a slice of `file`, not copied.
+    pub fn from_json_in(text: &str, file: &Bytes) -> Self {
+        let (start, end) = (text.as_ptr() as usize, text.as_ptr() as usize + text.len());
+        let (lo, hi) = (file.as_ptr() as usize, file.as_ptr() as usize + file.len());
+        if lo <= start && end <= hi && !has_space(text.as_bytes()) {
+            Stored {
+                json: Some(file.slice(start - lo..end - lo)),
+                typed: OnceLock::new(),
+            }
+        } else {
+            Self::from_json(text)
         }
     }
 
     /// The object's compact JSON text, when it still has one (not changed since it was read).
     pub fn json(&self) -> Option<&str> {
-        self.json.as_deref()
+        self.json.as_deref().map(as_str)
     }
 
     /// Whether the typed object has been decoded (or is the only copy).
@@ -72,7 +94,7 @@ impl<T: Serialize + DeserializeOwned + Default> Stored<T> {
     pub fn into_inner(mut self) -> T {
         match self.typed.take() {
             Some(b) => *b,
-            None => decode(self.json.as_deref().unwrap_or("{}")),
+            None => decode(self.json().unwrap_or("{}")),
         }
     }
 
@@ -80,13 +102,12 @@ impl<T: Serialize + DeserializeOwned + Default> Stored<T> {
     pub fn into_box(mut self) -> Box<T> {
         match self.typed.take() {
             Some(b) => b,
-            None => Box::new(decode(self.json.as_deref().unwrap_or("{}"))),
+            None => Box::new(decode(self.json().unwrap_or("{}"))),
         }
     }
 
     fn get(&self) -> &T {
-        self.typed
-            .get_or_init(|| Box::new(decode(self.json.as_deref().unwrap_or("{}"))))
+        self.typed.get_or_init(|| Box::new(decode(self.json().unwrap_or("{}"))))
     }
 }
 
@@ -107,10 +128,25 @@ fn decode<T: DeserializeOwned + Default>(text: &str) -> T {
     r.unwrap_or_default()
 }
 
+/// Text of its own, without spare capacity (so `Bytes` takes the buffer as it is).
+fn owned(text: String) -> Bytes {
+    Bytes::from(text.into_bytes().into_boxed_slice())
+}
+
+/// The text of a `json` field: always UTF-8, since it is only ever made from a `str` (should
+/// that ever not hold, an empty object reads instead of a panic).
+fn as_str(b: &[u8]) -> &str {
+    std::str::from_utf8(b).unwrap_or("{}")
+}
+
+fn has_space(b: &[u8]) -> bool {
+    b.iter().any(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t'))
+}
+
 /// Removes the whitespace outside strings of valid JSON text.
 fn minify(text: &str) -> String {
     let b = text.as_bytes();
-    if !b.iter().any(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t')) {
+    if !has_space(b) {
         return text.to_string();
     }
     let mut out = Vec::with_capacity(b.len());
@@ -147,7 +183,7 @@ impl<T: Serialize + DeserializeOwned + Default> Deref for Stored<T> {
 impl<T: Serialize + DeserializeOwned + Default> DerefMut for Stored<T> {
     fn deref_mut(&mut self) -> &mut T {
         if self.typed.get().is_none() {
-            let t = decode(self.json.as_deref().unwrap_or("{}"));
+            let t = decode(self.json().unwrap_or("{}"));
             self.typed = OnceLock::from(Box::new(t));
         }
         self.json = None;
@@ -250,6 +286,34 @@ mod tests {
             Some(r#"{"metadata":{"name":"a b","annotations":{"k":"x \" \n y"}}}"#)
         );
         assert_eq!(s.metadata.annotations.as_ref().unwrap()["k"], "x \" \n y");
+    }
+
+    #[test]
+    fn compact_text_inside_a_file_buffer_is_kept_as_a_slice_of_it() {
+        let file = Bytes::from(r#"[{"metadata":{"name":"a"}},{"metadata": {"name":"b"}}]"#.to_string().into_bytes());
+        let whole = std::str::from_utf8(&file).unwrap();
+        let (a, b) = (&whole[1..26], &whole[27..53]);
+        assert_eq!(
+            (a, b),
+            (r#"{"metadata":{"name":"a"}}"#, r#"{"metadata": {"name":"b"}}"#)
+        );
+        let inside = |s: &str| whole.as_bytes().as_ptr_range().contains(&s.as_ptr());
+        let sa: Stored<core::Pod> = Stored::from_json_in(a, &file);
+        assert_eq!(sa.json(), Some(a));
+        assert!(inside(sa.json().unwrap()), "compact text is not copied");
+        // Text with spaces is minified into a buffer of its own.
+        let sb: Stored<core::Pod> = Stored::from_json_in(b, &file);
+        assert_eq!(sb.json(), Some(r#"{"metadata":{"name":"b"}}"#));
+        assert!(!inside(sb.json().unwrap()));
+        // Text that is not in the buffer is copied, not sliced.
+        let elsewhere = a.to_string();
+        let sc: Stored<core::Pod> = Stored::from_json_in(&elsewhere, &file);
+        assert_eq!(sc.json(), Some(a));
+        assert!(!inside(sc.json().unwrap()));
+        drop(file);
+        // The slice keeps the buffer alive and decodes as the object.
+        assert_eq!(sa.metadata.name.as_deref(), Some("a"));
+        assert_eq!(sb.clone().into_inner().metadata.name.as_deref(), Some("b"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use bytes::Bytes;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -87,7 +88,7 @@ pub fn load_str(name: &str, text: &str) -> Result<Cluster, LoadError> {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     let mut pods = Vec::new();
-    parse_text(name, text, &mut out, &mut warnings, None, Some(&mut pods))?;
+    parse_text(name, text, None, &mut out, &mut warnings, None, Some(&mut pods))?;
     let mut c = Cluster::build_with_pods(out, pods)?;
     c.warnings.splice(0..0, warnings);
     Ok(c)
@@ -112,7 +113,7 @@ pub fn load_str_keeping_documents(name: &str, text: &str) -> Result<Cluster, Loa
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     let mut raw = Vec::new();
-    parse_text(name, text, &mut out, &mut warnings, Some(&mut raw), None)?;
+    parse_text(name, text, None, &mut out, &mut warnings, Some(&mut raw), None)?;
     let mut c = Cluster::build(out)?;
     c.warnings.splice(0..0, warnings);
     c.source_documents = raw;
@@ -127,7 +128,7 @@ pub fn read_objects_str(
     warnings: &mut Vec<String>,
 ) -> Result<Vec<(Origin, Object)>, LoadError> {
     let mut out = Vec::new();
-    parse_text(name, text, &mut out, warnings, None, None)?;
+    parse_text(name, text, None, &mut out, warnings, None, None)?;
     Ok(out)
 }
 
@@ -202,14 +203,24 @@ fn read_all(
     let mut out = Vec::new();
     let mut empty_files = Vec::new();
     for f in &files {
-        let text = std::fs::read_to_string(f).map_err(|e| LoadError::Io {
+        let read_err = |e| LoadError::Io {
             path: f.display().to_string(),
             source: e,
+        };
+        // Read as `read_to_string` does (the same error for text that is not UTF-8), into a
+        // buffer the stored pods can share.
+        let file = Bytes::from(std::fs::read(f).map_err(read_err)?);
+        let text = std::str::from_utf8(&file).map_err(|_| {
+            read_err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            ))
         })?;
         let before = out.len() + pods.as_ref().map_or(0, |p| p.len());
         parse_text(
             &f.display().to_string(),
-            &text,
+            text,
+            Some(&file),
             &mut out,
             warnings,
             raw.as_deref_mut(),
@@ -269,9 +280,12 @@ fn read_all(
     Ok(out)
 }
 
+/// Reads the objects of one file's text; `file` is the buffer `text` is (when it was read
+/// from a file), which pods read on the JSON fast path keep slices of instead of copies.
 fn parse_text(
     name: &str,
     text: &str,
+    file: Option<&Bytes>,
     out: &mut Vec<(Origin, Object)>,
     warnings: &mut Vec<String>,
     mut raw: Option<&mut Vec<Value>>,
@@ -282,7 +296,7 @@ fn parse_text(
     if looks_json && raw.is_none() {
         let (n_out, n_warn) = (out.len(), warnings.len());
         let n_pods = pods.as_ref().map_or(0, |p| p.len());
-        if json_fast::parse(name, text, out, warnings, pods.as_deref_mut()).is_some() {
+        if json_fast::parse(name, text, file, out, warnings, pods.as_deref_mut()).is_some() {
             return Ok(());
         }
         // The fast path gave up: start over on the general path, which gives the same result
@@ -415,7 +429,7 @@ mod json_fast {
     use serde_json::Value;
     use serde_json::value::RawValue;
 
-    use super::{Kind, Object, Origin, ParseWith, cluster_scoped, field_path, push_object};
+    use super::{Bytes, Kind, Object, Origin, ParseWith, cluster_scoped, field_path, push_object};
     use crate::model::{Pod, ReadPod};
 
     /// A top-level `{"kind": "...List", "items": [...]}`; other keys are parsed (so numbers
@@ -478,6 +492,7 @@ mod json_fast {
     pub(super) fn parse(
         name: &str,
         text: &str,
+        file: Option<&Bytes>,
         out: &mut Vec<(Origin, Object)>,
         warnings: &mut Vec<String>,
         mut pods: Option<&mut Vec<(Origin, Box<ReadPod>)>>,
@@ -496,7 +511,7 @@ mod json_fast {
             }
             doc.items.unwrap_or_default()
         };
-        let chunks = parse_chunks(name, &items, pods.is_some())?;
+        let chunks = parse_chunks(name, &items, pods.is_some().then_some(file))?;
         // One allocation of the right size, not a doubling one.
         out.reserve(chunks.iter().map(|c| c.out.len()).sum());
         for c in chunks {
@@ -525,7 +540,9 @@ mod json_fast {
     /// Reads the items in order, on as many threads as the machine has (at most 8), each
     /// taking a contiguous slice; the results are joined in order, so they are exactly those of
     /// one run from the first item to the last.
-    fn parse_chunks(name: &str, items: &[&RawValue], read_pods: bool) -> Option<Vec<Chunk>> {
+    /// `read_pods`: pods are read into the model (`Some`), keeping slices of the file's
+    /// buffer when there is one.
+    fn parse_chunks(name: &str, items: &[&RawValue], read_pods: Option<Option<&Bytes>>) -> Option<Vec<Chunk>> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
         if threads < 2 || items.len() < PARALLEL_FROM {
             return Some(vec![run(name, 0, items, read_pods)?]);
@@ -553,7 +570,7 @@ mod json_fast {
         Some(chunks)
     }
 
-    fn run(name: &str, start: usize, items: &[&RawValue], read_pods: bool) -> Option<Chunk> {
+    fn run(name: &str, start: usize, items: &[&RawValue], read_pods: Option<Option<&Bytes>>) -> Option<Chunk> {
         let file: Arc<str> = name.into();
         let mut c = Chunk {
             end: start,
@@ -567,7 +584,13 @@ mod json_fast {
         Some(c)
     }
 
-    fn item(name: &Arc<str>, index: &mut usize, raw: &RawValue, c: &mut Chunk, read_pods: bool) -> Option<()> {
+    fn item(
+        name: &Arc<str>,
+        index: &mut usize,
+        raw: &RawValue,
+        c: &mut Chunk,
+        read_pods: Option<Option<&Bytes>>,
+    ) -> Option<()> {
         let s = raw.get();
         if s.starts_with('{')
             && let Ok(p) = serde_json::from_str::<Peek<'_>>(s)
@@ -583,11 +606,13 @@ mod json_fast {
                 match obj {
                     // Read into the model at once: the typed pod is dropped here instead of
                     // waiting, with every other, for the cluster to be built.
-                    Object::Pod(pod) if read_pods => match Pod::read(pod, as_written.then_some(s)) {
-                        Ok(r) => c.pods.push((origin, Box::new(r))),
-                        // Cluster::build words the error: hand it the typed pod again.
-                        Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
-                    },
+                    Object::Pod(pod) if let Some(file) = read_pods => {
+                        match Pod::read(pod, as_written.then_some(s), file) {
+                            Ok(r) => c.pods.push((origin, Box::new(r))),
+                            // Cluster::build words the error: hand it the typed pod again.
+                            Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
+                        }
+                    }
                     obj => c.out.push((origin, obj)),
                 }
                 return Some(());
@@ -777,7 +802,7 @@ mod yaml_stream {
                 if let Some((origin, Object::Pod(pod))) = p.out.pop() {
                     // a pod the model refuses: the general path reads the file again and
                     // Cluster::build words the error
-                    p.pods.push((origin, Box::new(Pod::read(pod, None).ok()?)));
+                    p.pods.push((origin, Box::new(Pod::read(pod, None, None).ok()?)));
                 }
             }
         }
@@ -1114,7 +1139,7 @@ mod tests {
             let mut out = Vec::new();
             let mut warnings = Vec::new();
             let mut raw = Vec::new();
-            let r = parse_text("t", text, &mut out, &mut warnings, keep.then_some(&mut raw), None);
+            let r = parse_text("t", text, None, &mut out, &mut warnings, keep.then_some(&mut raw), None);
             match r {
                 Ok(()) => format!("{out:?}\n{warnings:?}"),
                 Err(e) => format!("error: {e}"),
@@ -1143,7 +1168,7 @@ mod tests {
     /// The cluster as the general path builds it (typed objects, then `Cluster::build`).
     fn general_cluster(text: &str) -> Result<Cluster, String> {
         let (mut out, mut warnings, mut raw) = (Vec::new(), Vec::new(), Vec::new());
-        parse_text("t", text, &mut out, &mut warnings, Some(&mut raw), None).map_err(|e| e.to_string())?;
+        parse_text("t", text, None, &mut out, &mut warnings, Some(&mut raw), None).map_err(|e| e.to_string())?;
         let mut c = Cluster::build(out).map_err(|e| e.to_string())?;
         c.warnings.splice(0..0, warnings);
         Ok(c)
@@ -1270,7 +1295,7 @@ mod tests {
     fn json_fast_path_reads_clean_lists_as_the_general_path_does() {
         let mut out = Vec::new();
         let mut warnings = Vec::new();
-        assert!(json_fast::parse("t", JSON_LIST, &mut out, &mut warnings, None).is_some());
+        assert!(json_fast::parse("t", JSON_LIST, None, &mut out, &mut warnings, None).is_some());
         assert_eq!(out.len(), 5);
         // Namespaced objects without a namespace land in "default"; nodes stay cluster-scoped.
         let Object::Pod(p2) = &out[2].1 else { panic!("a pod") };
@@ -1288,6 +1313,32 @@ mod tests {
             .unwrap();
         let (general, fast) = both_paths(items);
         assert_eq!(general, fast);
+    }
+
+    #[test]
+    fn pods_of_a_compact_file_keep_slices_of_its_buffer_and_others_a_copy() {
+        let pod = |name: &str, sep: &str| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Pod","metadata":{sep}{{"name":"{name}","namespace":"ns"}},"spec":{{"containers":[{{"name":"c","image":"i"}}]}}}}"#
+            )
+        };
+        let (a, b) = (pod("a", ""), pod("b", " "));
+        let file = Bytes::from(format!(r#"{{"kind":"List","items":[{a},{b}]}}"#).into_bytes());
+        let text = std::str::from_utf8(&file).unwrap();
+        let (mut out, mut warnings, mut pods) = (Vec::new(), Vec::new(), Vec::new());
+        parse_text("t", text, Some(&file), &mut out, &mut warnings, None, Some(&mut pods)).unwrap();
+        assert_eq!(pods.len(), 2);
+        let json = |i: usize| pods[i].1.pod.obj.json().unwrap();
+        let inside = |s: &str| file.as_ptr_range().contains(&s.as_ptr());
+        assert_eq!(json(0), a);
+        assert!(inside(json(0)), "compact text is a slice of the file's buffer");
+        assert_eq!(json(1), pod("b", ""));
+        assert!(!inside(json(1)), "text with spaces is minified into its own buffer");
+        // Without a buffer (text given in memory) every pod's text is its own.
+        let mut pods2 = Vec::new();
+        parse_text("t", text, None, &mut out, &mut warnings, None, Some(&mut pods2)).unwrap();
+        assert_eq!(pods2[0].1.pod.obj.json(), Some(a.as_str()));
+        assert!(!inside(pods2[0].1.pod.obj.json().unwrap()));
     }
 
     #[test]
