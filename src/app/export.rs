@@ -28,7 +28,7 @@ pub fn changed(base: &Cluster, now: &Cluster) -> Vec<Changed> {
             && b.obj != n.obj
         {
             let patch = json_patch::diff(&value(&b.obj), &value(&n.obj));
-            out.push(Changed::Node(n.name.clone(), patch, Box::new(n.obj.clone())));
+            out.push(Changed::Node(n.name.clone(), patch, Box::new((*n.obj).clone())));
         }
     }
     for p in &now.pods {

@@ -709,7 +709,7 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
     let node_obj = |n: &str| -> Result<core::Node, String> {
         cluster
             .node(n)
-            .map(|x| x.obj.clone())
+            .map(|x| (*x.obj).clone())
             .ok_or_else(|| format!("node '{n}' is not in the snapshot"))
     };
     match change {
@@ -760,7 +760,7 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
             let node = cluster
                 .node(n)
                 .ok_or_else(|| format!("node '{n}' is not in the snapshot"))?;
-            let mut obj = node.obj.clone();
+            let mut obj = (*node.obj).clone();
             let status = obj.status.get_or_insert_with(Default::default);
             for (r, by) in more {
                 let v = node.allocatable.get(r) + by;

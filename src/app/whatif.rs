@@ -434,7 +434,7 @@ pub(crate) fn apply_form(cluster: &Cluster, form: &EditForm) -> Result<(Cluster,
             let node = cluster
                 .node(name)
                 .ok_or_else(|| format!("node '{name}' is not in the snapshot"))?;
-            let mut obj = node.obj.clone();
+            let mut obj = (*node.obj).clone();
             for f in &changed {
                 match &f.kind {
                     FieldKind::Taints => {
@@ -466,7 +466,7 @@ pub(crate) fn toggle_cordon(cluster: &Cluster, name: &str) -> Result<(Cluster, S
     let node = cluster
         .node(name)
         .ok_or_else(|| format!("node '{name}' is not in the snapshot"))?;
-    let mut obj = node.obj.clone();
+    let mut obj = (*node.obj).clone();
     let cordon = !node.unschedulable;
     obj.spec.get_or_insert_with(Default::default).unschedulable = cordon.then_some(true);
     let verb = if cordon { "cordoned" } else { "uncordoned" };
@@ -510,7 +510,7 @@ pub(crate) fn apply_yaml(cluster: &Cluster, target: &EditTarget, text: &str) -> 
                     "edited {target}: metadata.name changed to '{got}'; renaming is not supported"
                 ));
             }
-            if cluster.node(n).is_some_and(|x| x.obj == obj) {
+            if cluster.node(n).is_some_and(|x| *x.obj == obj) {
                 return Err(format!("{target}: no change"));
             }
             Ok((replace_node(cluster, obj)?, format!("edited {target} (YAML)")))

@@ -208,8 +208,8 @@ fn container_host_ports(c: &core::Container) -> impl Iterator<Item = HostPort> +
 ///
 /// Laid out in the order written (`repr(C)`): what every Filter reads of every node (name,
 /// labels, taints, unschedulable) sits in the first cache line, beside the `Arc`'s counts,
-/// instead of wherever the compiler puts it after the kilobyte-and-a-half of the object as
-/// read. At 20,000 nodes a cycle's nodes no longer fit the cache, and each line counts
+/// instead of wherever the compiler puts it (the object as read was a kilobyte and a half
+/// inline then; it is kept as text now). At 20,000 nodes a cycle's nodes no longer fit the cache, and each line counts
 /// (explain at 20k, interleaved runs: 9.0-9.9 ms warm before, 6.8-7.4 after).
 #[derive(Clone, Debug)]
 #[repr(C)]
@@ -230,8 +230,9 @@ pub struct Node {
     /// sorted by hash then name, one per name: the last entry listing it, as the scheduler's
     /// ImageStates map keeps it. A lookup compares integers, and one name at the end.
     image_index: Vec<(u64, u32, u32)>,
-    /// The object as read.
-    pub obj: core::Node,
+    /// The object as read, decoded when read (see [`stored::Stored`]): nothing the engine reads
+    /// on every cycle comes from it.
+    pub obj: stored::Stored<core::Node>,
 }
 
 /// A pod and the facts the scheduler reads from it.
@@ -835,6 +836,13 @@ impl Node {
 
     /// Builds the node model.
     pub fn from_obj(obj: core::Node) -> Result<Self, (String, String)> {
+        Self::read(obj, None, None)
+    }
+
+    /// As [`Node::from_obj`]; with `text` (the object's JSON, which decodes to `obj`) the
+    /// stored object keeps that text (a slice of `file` when it lies there and is compact)
+    /// and drops the typed form, as [`Pod::read`] does.
+    pub fn read(obj: core::Node, text: Option<&str>, file: Option<&bytes::Bytes>) -> Result<Self, (String, String)> {
         let name = obj.metadata.name.clone().unwrap_or_default();
         let labels = obj.metadata.labels.clone().unwrap_or_default();
         let spec = obj.spec.as_ref();
@@ -869,9 +877,22 @@ impl Node {
             unschedulable,
             allocatable: Resource::from_list(&alloc),
             images,
-            obj,
+            obj: match (text, file) {
+                (Some(t), Some(f)) => stored::Stored::from_json_in(t, f),
+                (Some(t), None) => stored::Stored::from_json(t),
+                (None, _) => stored::Stored::typed(obj),
+            },
         })
     }
+}
+
+/// An object a loader read into the model as it parsed it (on the thread that parsed it),
+/// for [`Cluster::build_with_pods`].
+pub enum ReadObject {
+    /// A pod, its priority not resolved yet.
+    Pod(Box<ReadPod>),
+    /// A node.
+    Node(Box<Node>),
 }
 
 /// A pod read from a source whose priority is not resolved yet: spec.priority when set, else
@@ -1053,6 +1074,32 @@ impl Pod {
     }
 }
 
+/// Nodes read by the loader skipped `build_with_pods`'s duplicate check: the first node (in
+/// input order) whose name an earlier node has, among those and the typed ones, is the same
+/// error as for any other object.
+fn duplicate_node(typed: &[(Origin, Box<core::Node>)], read: &[(Origin, Box<Node>)]) -> Result<(), ModelError> {
+    let mut all: Vec<(&Origin, &str)> = typed
+        .iter()
+        .map(|(o, n)| (o, n.metadata.name.as_deref().unwrap_or("")))
+        .chain(read.iter().map(|(o, n)| (o, n.name.as_str())))
+        .collect();
+    all.sort_by(|a, b| (&*a.0.file, a.0.doc).cmp(&(&*b.0.file, b.0.doc)));
+    let mut first: std::collections::HashMap<&str, &Origin> = std::collections::HashMap::with_capacity(all.len());
+    for (origin, name) in all {
+        if let Some(earlier) = first.insert(name, origin) {
+            let key = ObjectKey::new(String::new(), name.to_string());
+            return Err(ModelError {
+                origin: origin.clone(),
+                kind: "Node".into(),
+                message: format!("duplicate object: Node {key} was already defined at {earlier}"),
+                key,
+                field: "metadata.name".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// A pod for [`Cluster::build_with_pods`] to add: read by the loader, or still typed.
 enum PodToRead {
     Read(Box<ReadPod>),
@@ -1071,19 +1118,31 @@ impl Cluster {
     /// origins.
     pub fn build_with_pods(
         objects: Vec<(Origin, Object)>,
-        read: Vec<(Origin, Box<ReadPod>)>,
+        read: Vec<(Origin, ReadObject)>,
     ) -> Result<Cluster, ModelError> {
         let mut c = Cluster::default();
         let mut seen: BTreeMap<(String, ObjectKey), Origin> = BTreeMap::new();
+        let mut read_nodes = Vec::new();
+        let read: Vec<(Origin, Box<ReadPod>)> = read
+            .into_iter()
+            .filter_map(|(o, r)| match r {
+                ReadObject::Pod(p) => Some((o, p)),
+                ReadObject::Node(n) => {
+                    read_nodes.push((o, n));
+                    None
+                }
+            })
+            .collect();
         // Sized up front: pods are large, and a doubling Vec of them wastes a third on average.
         let n_pods = objects.iter().filter(|(_, o)| matches!(o, Object::Pod(_))).count() + read.len();
-        let n_nodes = objects.iter().filter(|(_, o)| matches!(o, Object::Node(_))).count();
+        let n_nodes = objects.iter().filter(|(_, o)| matches!(o, Object::Node(_))).count() + read_nodes.len();
         let mut raw_pods: Vec<(Origin, PodToRead)> = Vec::with_capacity(n_pods);
         let mut raw_nodes = Vec::with_capacity(n_nodes);
         let mut events: BTreeMap<ObjectKey, SchedulingEvent> = BTreeMap::new();
         c.pods.reserve_exact(n_pods);
         c.nodes.reserve_exact(n_nodes);
         let merge = !read.is_empty();
+        let merge_nodes = !read_nodes.is_empty();
         for (origin, obj) in objects {
             if let Object::Skipped(kind) = &obj {
                 *c.skipped.entry(kind.clone()).or_insert(0) += 1;
@@ -1114,8 +1173,8 @@ impl Cluster {
             if key.name.is_empty() {
                 return Err(err("metadata.name", "is missing; every object needs a name".into()));
             }
-            if let (true, Object::Pod(_)) = (merge, &obj) {
-                // checked with the pods read already, below
+            if let (true, _, Object::Pod(_)) | (_, true, Object::Node(_)) = (merge, merge_nodes, &obj) {
+                // checked with the pods and nodes read already, below
             } else if let Some(first) = seen.insert((kind.to_string(), key.clone()), origin.clone()) {
                 return Err(err(
                     "metadata.name",
@@ -1139,6 +1198,9 @@ impl Cluster {
         for list in c.scheduling_events.values_mut() {
             list.sort_by(|a, b| b.when().cmp(&a.when()).then_with(|| a.key.cmp(&b.key)));
         }
+        if merge_nodes {
+            duplicate_node(&raw_nodes, &read_nodes)?;
+        }
         for (origin, n) in raw_nodes {
             let key = meta_key(&n.metadata);
             let node = Node::from_obj(*n).map_err(|(field, message)| ModelError {
@@ -1150,6 +1212,7 @@ impl Cluster {
             })?;
             c.nodes.push(Arc::new(node));
         }
+        c.nodes.extend(read_nodes.into_iter().map(|(_, n)| Arc::new(*n)));
         c.nodes.sort_by(|a, b| a.name.cmp(&b.name));
         let global_default = c
             .priority_classes

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::model::kinds::{Kind, ParseWith};
-use crate::model::{Cluster, ModelError, Object, ObjectKey, Origin, ReadPod};
+use crate::model::{Cluster, ModelError, Object, ObjectKey, Origin, ReadObject};
 
 /// Why a snapshot could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -156,7 +156,7 @@ pub fn read_objects_keeping(
 pub fn read_objects_and_pods(
     path: &Path,
     warnings: &mut Vec<String>,
-) -> Result<(Vec<(Origin, Object)>, Vec<(Origin, Box<ReadPod>)>), LoadError> {
+) -> Result<(Vec<(Origin, Object)>, Vec<(Origin, ReadObject)>), LoadError> {
     let mut pods = Vec::new();
     let objects = read_all(path, warnings, None, Some(&mut pods))?;
     Ok((objects, pods))
@@ -168,7 +168,7 @@ fn read_all(
     path: &Path,
     warnings: &mut Vec<String>,
     mut raw: Option<&mut Vec<Value>>,
-    mut pods: Option<&mut Vec<(Origin, Box<ReadPod>)>>,
+    mut pods: Option<&mut Vec<(Origin, ReadObject)>>,
 ) -> Result<Vec<(Origin, Object)>, LoadError> {
     let io = |e| LoadError::Io {
         path: path.display().to_string(),
@@ -289,7 +289,7 @@ fn parse_text(
     out: &mut Vec<(Origin, Object)>,
     warnings: &mut Vec<String>,
     mut raw: Option<&mut Vec<Value>>,
-    mut pods: Option<&mut Vec<(Origin, Box<ReadPod>)>>,
+    mut pods: Option<&mut Vec<(Origin, ReadObject)>>,
 ) -> Result<(), LoadError> {
     let trimmed = text.trim_start();
     let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
@@ -430,7 +430,7 @@ mod json_fast {
     use serde_json::value::RawValue;
 
     use super::{Bytes, Kind, Object, Origin, ParseWith, cluster_scoped, field_path, push_object};
-    use crate::model::{Pod, ReadPod};
+    use crate::model::{Node, Pod, ReadObject};
 
     /// A top-level `{"kind": "...List", "items": [...]}`; other keys are parsed (so numbers
     /// are range-checked as the general path does) and dropped.
@@ -495,7 +495,7 @@ mod json_fast {
         file: Option<&Bytes>,
         out: &mut Vec<(Origin, Object)>,
         warnings: &mut Vec<String>,
-        mut pods: Option<&mut Vec<(Origin, Box<ReadPod>)>>,
+        mut pods: Option<&mut Vec<(Origin, ReadObject)>>,
     ) -> Option<()> {
         let items: Vec<&RawValue> = if text.trim_start().starts_with('[') {
             serde_json::from_str(text).ok()?
@@ -529,7 +529,7 @@ mod json_fast {
     struct Chunk {
         out: Vec<(Origin, Object)>,
         warnings: Vec<String>,
-        pods: Vec<(Origin, Box<ReadPod>)>,
+        pods: Vec<(Origin, ReadObject)>,
         /// The document number after the chunk's last item.
         end: usize,
     }
@@ -603,13 +603,20 @@ mod json_fast {
                     doc: *index,
                 };
                 *index += 1;
+                // Pods and nodes are read into the model at once: the typed object is dropped
+                // here (its memory used again for the next one) instead of waiting, with every
+                // other, for the cluster to be built. Should reading fail, Cluster::build
+                // words the error: it is handed the typed object again.
                 match obj {
-                    // Read into the model at once: the typed pod is dropped here instead of
-                    // waiting, with every other, for the cluster to be built.
                     Object::Pod(pod) if let Some(file) = read_pods => {
                         match Pod::read(pod, as_written.then_some(s), file) {
-                            Ok(r) => c.pods.push((origin, Box::new(r))),
-                            // Cluster::build words the error: hand it the typed pod again.
+                            Ok(r) => c.pods.push((origin, ReadObject::Pod(Box::new(r)))),
+                            Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
+                        }
+                    }
+                    Object::Node(node) if let Some(file) = read_pods => {
+                        match Node::read(*node, as_written.then_some(s), file) {
+                            Ok(n) => c.pods.push((origin, ReadObject::Node(Box::new(n)))),
                             Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
                         }
                     }
@@ -687,7 +694,7 @@ mod yaml_stream {
     use serde_json::{Map, Value};
 
     use super::{Object, Origin, push_object};
-    use crate::model::{Pod, ReadPod};
+    use crate::model::{Pod, ReadObject};
 
     struct State<'s> {
         name: &'s str,
@@ -712,7 +719,7 @@ mod yaml_stream {
         text: &str,
         out: &mut Vec<(Origin, Object)>,
         warnings: &mut Vec<String>,
-        mut pods: Option<&mut Vec<(Origin, Box<ReadPod>)>>,
+        mut pods: Option<&mut Vec<(Origin, ReadObject)>>,
     ) -> Option<()> {
         if let Some(items) = split_list(text) {
             // A List whose items are a block sequence at column 0: each run of items is parsed
@@ -748,7 +755,7 @@ mod yaml_stream {
     struct Part {
         out: Vec<(Origin, Object)>,
         warnings: Vec<String>,
-        pods: Vec<(Origin, Box<ReadPod>)>,
+        pods: Vec<(Origin, ReadObject)>,
         /// The document number after the slice's last item.
         end: usize,
     }
@@ -802,7 +809,8 @@ mod yaml_stream {
                 if let Some((origin, Object::Pod(pod))) = p.out.pop() {
                     // a pod the model refuses: the general path reads the file again and
                     // Cluster::build words the error
-                    p.pods.push((origin, Box::new(Pod::read(pod, None, None).ok()?)));
+                    p.pods
+                        .push((origin, ReadObject::Pod(Box::new(Pod::read(pod, None, None).ok()?))));
                 }
             }
         }
@@ -1238,6 +1246,22 @@ mod tests {
         let e = load_str("t", &text).unwrap_err().to_string();
         assert_eq!(e, general_cluster(&text).unwrap_err());
         assert!(e.contains("duplicate object: Pod"), "{e}");
+        // a duplicate node is the same error on both paths, whether the later one is read at
+        // once or (a field the types do not know) through the general per-object code
+        let items = v["items"].as_array_mut().unwrap();
+        items.pop();
+        let node = items.iter().find(|i| i["kind"] == "Node").unwrap().clone();
+        let mut odd = node.clone();
+        odd["spec"]["notAField"] = json!(1);
+        for again in [node, odd] {
+            let items = v["items"].as_array_mut().unwrap();
+            items.push(again);
+            let text = serde_json::to_string(&v).unwrap();
+            let e = load_str("t", &text).unwrap_err().to_string();
+            assert_eq!(e, general_cluster(&text).unwrap_err());
+            assert!(e.contains("duplicate object: Node node-"), "{e}");
+            v["items"].as_array_mut().unwrap().pop();
+        }
     }
 
     #[test]
@@ -1316,29 +1340,52 @@ mod tests {
     }
 
     #[test]
-    fn pods_of_a_compact_file_keep_slices_of_its_buffer_and_others_a_copy() {
+    fn pods_and_nodes_of_a_compact_file_keep_slices_of_its_buffer_and_others_a_copy() {
         let pod = |name: &str, sep: &str| {
             format!(
                 r#"{{"apiVersion":"v1","kind":"Pod","metadata":{sep}{{"name":"{name}","namespace":"ns"}},"spec":{{"containers":[{{"name":"c","image":"i"}}]}}}}"#
             )
         };
+        let node = r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"zone":"a"}}}"#;
         let (a, b) = (pod("a", ""), pod("b", " "));
-        let file = Bytes::from(format!(r#"{{"kind":"List","items":[{a},{b}]}}"#).into_bytes());
+        let file = Bytes::from(format!(r#"{{"kind":"List","items":[{a},{node},{b}]}}"#).into_bytes());
         let text = std::str::from_utf8(&file).unwrap();
-        let (mut out, mut warnings, mut pods) = (Vec::new(), Vec::new(), Vec::new());
-        parse_text("t", text, Some(&file), &mut out, &mut warnings, None, Some(&mut pods)).unwrap();
-        assert_eq!(pods.len(), 2);
-        let json = |i: usize| pods[i].1.pod.obj.json().unwrap();
-        let inside = |s: &str| file.as_ptr_range().contains(&s.as_ptr());
-        assert_eq!(json(0), a);
-        assert!(inside(json(0)), "compact text is a slice of the file's buffer");
-        assert_eq!(json(1), pod("b", ""));
-        assert!(!inside(json(1)), "text with spaces is minified into its own buffer");
-        // Without a buffer (text given in memory) every pod's text is its own.
-        let mut pods2 = Vec::new();
-        parse_text("t", text, None, &mut out, &mut warnings, None, Some(&mut pods2)).unwrap();
-        assert_eq!(pods2[0].1.pod.obj.json(), Some(a.as_str()));
-        assert!(!inside(pods2[0].1.pod.obj.json().unwrap()));
+        let (mut out, mut warnings, mut read) = (Vec::new(), Vec::new(), Vec::new());
+        parse_text("t", text, Some(&file), &mut out, &mut warnings, None, Some(&mut read)).unwrap();
+        assert!(out.is_empty(), "every object was read into the model");
+        let json = |r: &ReadObject| match r {
+            ReadObject::Pod(p) => p.pod.obj.json().unwrap().to_string(),
+            ReadObject::Node(n) => n.obj.json().unwrap().to_string(),
+        };
+        let inside = |r: &ReadObject| {
+            let p = match r {
+                ReadObject::Pod(p) => p.pod.obj.json().unwrap().as_ptr(),
+                ReadObject::Node(n) => n.obj.json().unwrap().as_ptr(),
+            };
+            file.as_ptr_range().contains(&p)
+        };
+        let docs: Vec<usize> = read.iter().map(|(o, _)| o.doc).collect();
+        assert_eq!(docs, [0, 1, 2]);
+        let ReadObject::Node(n) = &read[1].1 else {
+            panic!("a node")
+        };
+        assert_eq!(
+            (n.name.as_str(), n.labels.get("zone").map(String::as_str)),
+            ("n1", Some("a"))
+        );
+        assert!(!n.obj.is_decoded(), "the node keeps its text, not its typed object");
+        assert_eq!([json(&read[0].1), json(&read[1].1)], [a.clone(), node.to_string()]);
+        assert!(
+            inside(&read[0].1) && inside(&read[1].1),
+            "compact text is a slice of the file's buffer"
+        );
+        assert_eq!(json(&read[2].1), pod("b", ""));
+        assert!(!inside(&read[2].1), "text with spaces is minified into its own buffer");
+        // Without a buffer (text given in memory) every object's text is its own.
+        let mut read2 = Vec::new();
+        parse_text("t", text, None, &mut out, &mut warnings, None, Some(&mut read2)).unwrap();
+        assert_eq!(json(&read2[0].1), a);
+        assert!(!inside(&read2[0].1) && !inside(&read2[1].1));
     }
 
     #[test]
