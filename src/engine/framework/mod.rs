@@ -14,6 +14,7 @@ pub mod node_info;
 pub(crate) mod parallel;
 pub mod placement;
 pub mod plugin;
+pub mod pod_infos;
 pub(crate) mod pod_table;
 pub mod runner;
 pub mod runtime;

@@ -8,11 +8,12 @@ use super::affinity_terms::ScoringTerms;
 use super::handle::FrameworkHandle;
 use super::image_index::ImageIndex;
 use super::node_info::{NodeInfo, PodInfo};
+use super::pod_infos::PodInfos;
 use super::pod_table::PodTable;
 use crate::engine::release::{Features, Release};
+use crate::model::Cluster;
 use crate::model::label_columns::LabelColumns;
 use crate::model::selector::Labels;
-use crate::model::{Cluster, ObjectKey};
 
 /// The snapshot.
 #[derive(Clone, Debug)]
@@ -27,7 +28,7 @@ pub struct Snapshot {
     /// Pending pods with status.nominatedNodeName, per node (not gated, not bound).
     pub nominated: BTreeMap<String, Vec<Arc<PodInfo>>>,
     /// Parsed pods by key (every non-finished pod).
-    pub pod_infos: BTreeMap<ObjectKey, Arc<PodInfo>>,
+    pub pod_infos: PodInfos,
     /// The release and gates the snapshot's pods were read for (one value, shared with the
     /// profiles built for it: [`crate::engine::explain`] refuses a profile of other features).
     pub features: Arc<Features>,
@@ -74,7 +75,7 @@ impl Snapshot {
         let images = Arc::new(ImageIndex::build(cluster.nodes.iter().map(|n| &**n)));
         // cluster.pods is sorted by key: collected at the end, the map is built in bulk
         // instead of by 100,000 searches from its root
-        let mut infos: Vec<(ObjectKey, Arc<PodInfo>)> = Vec::with_capacity(cluster.pods.len());
+        let mut infos: Vec<Arc<PodInfo>> = Vec::with_capacity(cluster.pods.len());
         let mut nominated: BTreeMap<String, Vec<Arc<PodInfo>>> = BTreeMap::new();
         // each pod's facts computed on every core (a million pods at 65k nodes), then placed
         // in order
@@ -85,7 +86,7 @@ impl Snapshot {
             let Some(pi) = pi else {
                 continue;
             };
-            infos.push((p.key.clone(), pi.clone()));
+            infos.push(pi.clone());
             match &p.node_name {
                 Some(n) => {
                     if let Some(&i) = index.get(n) {
@@ -107,7 +108,7 @@ impl Snapshot {
             false,
             || Some(Arc::new(PodTable::build(&nodes))),
             || {
-                let pod_infos: BTreeMap<ObjectKey, Arc<PodInfo>> = infos.into_iter().collect();
+                let pod_infos: PodInfos = infos.into_iter().collect();
                 let labels = Arc::new(LabelColumns::build(nodes.iter().map(|n| &n.node.labels)));
                 (pod_infos, (Some(Arc::new(ScoringTerms::build(&nodes))), labels))
             },

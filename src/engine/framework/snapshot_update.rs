@@ -45,7 +45,7 @@ impl Snapshot {
             return;
         }
         let pi = Arc::new(PodInfo::with_features(new.clone(), &self.features));
-        self.pod_infos.insert(new.key.clone(), pi.clone());
+        self.pod_infos.insert(pi.clone());
         match &new.node_name {
             Some(n) => {
                 if let Some(i) = self.node_index(n) {
