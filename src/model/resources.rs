@@ -165,22 +165,49 @@ pub struct PodRequests {
 /// Every pod holds two of these. A pod names two or three resources, and a `BTreeMap` of
 /// them took a node with room for eleven (368 bytes) plus a heap string per name; this is one
 /// allocation of exactly its entries, the common names not copied at all. At 100,000 pods
-/// the two maps were 74 MB of a 315 MB heap (heaptrack). Clones share the entries: a pod
-/// whose containers all request cpu and memory has the same effective and non-missing
-/// requests, held once ([`Amounts::shared_with`]).
-#[derive(Clone, Default, PartialEq, Eq)]
+/// the two maps were 74 MB of a 315 MB heap (heaptrack). Clones share the entries, and so do
+/// the lists a thread reads lately that say the same ([`interned`]): the pods of one template
+/// request the same, and a pod whose containers all request cpu and memory has the same
+/// effective and non-missing requests.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct Amounts(Arc<[(Cow<'static, str>, i64)]>);
+
+impl std::borrow::Borrow<[(Cow<'static, str>, i64)]> for Amounts {
+    fn borrow(&self) -> &[(Cow<'static, str>, i64)] {
+        &self.0
+    }
+}
+
+/// How many distinct lists a thread keeps to share before it starts afresh.
+const INTERNED_PER_THREAD: usize = 4096;
+
+thread_local! {
+    static INTERNED: std::cell::RefCell<std::collections::HashSet<Amounts>> =
+        std::cell::RefCell::new(std::collections::HashSet::new());
+}
+
+/// The amounts of these entries (in name order, each name once), sharing the list of equal
+/// entries this thread made lately instead of allocating another: at 100,000 pods the pods'
+/// lists were 8 MB, nearly all of them copies of a few dozen.
+fn interned(entries: Vec<(Cow<'static, str>, i64)>) -> Amounts {
+    INTERNED.with_borrow_mut(|set| {
+        if let Some(a) = set.get(entries.as_slice()) {
+            return a.clone();
+        }
+        if set.len() >= INTERNED_PER_THREAD {
+            set.clear();
+        }
+        let a = Amounts(entries.into());
+        set.insert(a.clone());
+        a
+    })
+}
 
 impl Amounts {
     /// The amount of resource `name`.
     pub fn get(&self, name: &str) -> Option<&i64> {
         let i = self.0.binary_search_by(|(k, _)| k.as_ref().cmp(name)).ok()?;
         Some(&self.0[i].1)
-    }
-
-    /// These amounts, sharing `other`'s entries when they are the same.
-    fn shared_with(self, other: &Amounts) -> Amounts {
-        if self == *other { other.clone() } else { self }
     }
 
     /// Whether the two share one list of entries.
@@ -251,12 +278,15 @@ fn with_defaults(rl: &ResourceList) -> ResourceList {
 }
 
 fn to_amounts(reqs: &ResourceList) -> Amounts {
-    reqs.iter()
-        .map(|(k, v)| {
-            let amount = if k == "cpu" { v.milli_value() } else { v.value() };
-            (k.as_str(), amount)
-        })
-        .collect()
+    // A ResourceList is a map: its names come in order, once each.
+    interned(
+        reqs.iter()
+            .map(|(k, v)| {
+                let amount = if k == "cpu" { v.milli_value() } else { v.value() };
+                (resource_name(k), amount)
+            })
+            .collect(),
+    )
 }
 
 /// `PodRequests` (helpers.go) with an optional per-container transform.
@@ -342,7 +372,7 @@ pub(crate) fn pod_requests_v132(spec: &PodResourceSpec, pod_level: bool) -> PodR
         aggregate_pod_level(spec, false, with_defaults)
     };
     let list = to_amounts(&reqs);
-    let non_missing = to_amounts(&aggregate_pod_level(spec, pod_level, with_defaults)).shared_with(&list);
+    let non_missing = to_amounts(&aggregate_pod_level(spec, pod_level, with_defaults));
     PodRequests {
         resource: Resource::from_list(&reqs),
         list,
@@ -452,7 +482,7 @@ pub(crate) fn pod_requests_v137(status: &StatusResources, pod_level: bool, pod_l
         r
     };
     let list = to_amounts(&reqs);
-    let non_missing = to_amounts(&finish(combine(&fill))).shared_with(&list);
+    let non_missing = to_amounts(&finish(combine(&fill)));
     PodRequests {
         resource: Resource::from_list(&reqs),
         list,
@@ -505,7 +535,7 @@ pub(crate) fn pod_requests(spec: &PodResourceSpec) -> PodRequests {
     debug_assert_eq!(reqs, aggregate(spec, Clone::clone));
     let resource = Resource::from_list(&reqs);
     let list = to_amounts(&reqs);
-    let non_missing = to_amounts(&aggregate(spec, with_defaults)).shared_with(&list);
+    let non_missing = to_amounts(&aggregate(spec, with_defaults));
     PodRequests {
         resource,
         list,
@@ -756,6 +786,36 @@ mod tests {
         assert!(!r.non_missing.shares(&r.list));
         assert_eq!(r.list.get("memory"), None);
         assert_eq!(r.non_missing.get("memory"), Some(&DEFAULT_MEMORY_REQUEST));
+        // Another pod of the same requests shares the lists of the first; other requests
+        // do not.
+        let again = pod_requests(&cpu_only);
+        assert!(again.list.shares(&r.list) && again.non_missing.shares(&r.non_missing));
+        let other = pod_requests(&spec(&[&[("cpu", "2")]], &[], None));
+        assert!(!other.list.shares(&r.list));
+        assert_eq!(other.list.get("cpu"), Some(&2000));
+    }
+
+    /// A thread keeps a bounded number of lists to share: past it, it starts afresh (lists
+    /// made before are not shared any more, and still read the same).
+    #[test]
+    fn a_thread_shares_a_bounded_number_of_lists() {
+        let first = to_amounts(&BTreeMap::from([(
+            "example.com/a".to_string(),
+            Quantity::from_units(0),
+        )]));
+        for i in 1..=INTERNED_PER_THREAD as i64 {
+            to_amounts(&BTreeMap::from([(
+                "example.com/a".to_string(),
+                Quantity::from_units(i),
+            )]));
+        }
+        let again = to_amounts(&BTreeMap::from([(
+            "example.com/a".to_string(),
+            Quantity::from_units(0),
+        )]));
+        assert!(!again.shares(&first));
+        assert_eq!(again, first);
+        assert!(INTERNED.with_borrow(|s| s.len()) <= INTERNED_PER_THREAD);
     }
 
     /// scheduler/util pod_resources_test.go TestGetNonZeroRequest, for a one-container pod.
