@@ -209,8 +209,9 @@ fn container_host_ports(c: &core::Container) -> impl Iterator<Item = HostPort> +
 /// Laid out in the order written (`repr(C)`): what every Filter reads of every node (name,
 /// labels, taints, unschedulable) sits in the first cache line, beside the `Arc`'s counts,
 /// instead of wherever the compiler puts it (the object as read was a kilobyte and a half
-/// inline then; it is kept as text now). At 20,000 nodes a cycle's nodes no longer fit the cache, and each line counts
-/// (explain at 20k, interleaved runs: 9.0-9.9 ms warm before, 6.8-7.4 after).
+/// inline then; it is kept as text now). At 20,000 nodes a cycle's nodes no longer fit the
+/// cache, and each line counts (explain at 20k, interleaved runs: 9.0-9.9 ms warm before,
+/// 6.8-7.4 after).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Node {

@@ -514,6 +514,9 @@ mod json_fast {
         let chunks = parse_chunks(name, &items, pods.is_some().then_some(file))?;
         // One allocation of the right size, not a doubling one.
         out.reserve(chunks.iter().map(|c| c.out.len()).sum());
+        if let Some(p) = pods.as_deref_mut() {
+            p.reserve(chunks.iter().map(|c| c.pods.len()).sum());
+        }
         for c in chunks {
             out.extend(c.out);
             warnings.extend(c.warnings);
@@ -574,6 +577,9 @@ mod json_fast {
         let file: Arc<str> = name.into();
         let mut c = Chunk {
             end: start,
+            // Room for every item at once: a doubling list of 50,000 copies itself into fresh
+            // pages at every step (capacity never written costs no page).
+            pods: Vec::with_capacity(if read_pods.is_some() { items.len() } else { 0 }),
             ..Chunk::default()
         };
         let mut index = start;
