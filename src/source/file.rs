@@ -515,13 +515,13 @@ mod json_fast {
         // One allocation of the right size, not a doubling one.
         out.reserve(chunks.iter().map(|c| c.out.len()).sum());
         if let Some(p) = pods.as_deref_mut() {
-            p.reserve(chunks.iter().map(|c| c.pods.len()).sum());
+            p.reserve(chunks.iter().map(|c| c.read.len()).sum());
         }
         for c in chunks {
             out.extend(c.out);
             warnings.extend(c.warnings);
             if let Some(p) = pods.as_deref_mut() {
-                p.extend(c.pods);
+                p.extend(c.read);
             }
         }
         Some(())
@@ -532,7 +532,8 @@ mod json_fast {
     struct Chunk {
         out: Vec<(Origin, Object)>,
         warnings: Vec<String>,
-        pods: Vec<(Origin, ReadObject)>,
+        /// The pods and nodes read into the model.
+        read: Vec<(Origin, ReadObject)>,
         /// The document number after the chunk's last item.
         end: usize,
     }
@@ -542,20 +543,19 @@ mod json_fast {
 
     /// Reads the items in order, on as many threads as the machine has (at most 8), each
     /// taking a contiguous slice; the results are joined in order, so they are exactly those of
-    /// one run from the first item to the last.
-    /// `read_pods`: pods are read into the model (`Some`), keeping slices of the file's
-    /// buffer when there is one.
-    fn parse_chunks(name: &str, items: &[&RawValue], read_pods: Option<Option<&Bytes>>) -> Option<Vec<Chunk>> {
+    /// one run from the first item to the last. With `to_model`, pods and nodes are read into
+    /// the model, keeping slices of the file's buffer when there is one.
+    fn parse_chunks(name: &str, items: &[&RawValue], to_model: Option<Option<&Bytes>>) -> Option<Vec<Chunk>> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
         if threads < 2 || items.len() < PARALLEL_FROM {
-            return Some(vec![run(name, 0, items, read_pods)?]);
+            return Some(vec![run(name, 0, items, to_model)?]);
         }
         let per = items.len().div_ceil(threads);
         let chunks: Vec<Option<Chunk>> = std::thread::scope(|s| {
             let handles: Vec<_> = items
                 .chunks(per)
                 .enumerate()
-                .map(|(i, slice)| s.spawn(move || run(name, i * per, slice, read_pods)))
+                .map(|(i, slice)| s.spawn(move || run(name, i * per, slice, to_model)))
                 .collect();
             handles.into_iter().map(|h| h.join().ok().flatten()).collect()
         });
@@ -566,25 +566,25 @@ mod json_fast {
         let mut next = 0;
         for (i, c) in chunks.iter().enumerate() {
             if c.end != (i * per + per).min(items.len()) || next != i * per {
-                return Some(vec![run(name, 0, items, read_pods)?]);
+                return Some(vec![run(name, 0, items, to_model)?]);
             }
             next = c.end;
         }
         Some(chunks)
     }
 
-    fn run(name: &str, start: usize, items: &[&RawValue], read_pods: Option<Option<&Bytes>>) -> Option<Chunk> {
+    fn run(name: &str, start: usize, items: &[&RawValue], to_model: Option<Option<&Bytes>>) -> Option<Chunk> {
         let file: Arc<str> = name.into();
         let mut c = Chunk {
             end: start,
             // Room for every item at once: a doubling list of 50,000 copies itself into fresh
             // pages at every step (capacity never written costs no page).
-            pods: Vec::with_capacity(if read_pods.is_some() { items.len() } else { 0 }),
+            read: Vec::with_capacity(if to_model.is_some() { items.len() } else { 0 }),
             ..Chunk::default()
         };
         let mut index = start;
         for it in items {
-            item(&file, &mut index, it, &mut c, read_pods)?;
+            item(&file, &mut index, it, &mut c, to_model)?;
         }
         c.end = index;
         Some(c)
@@ -595,7 +595,7 @@ mod json_fast {
         index: &mut usize,
         raw: &RawValue,
         c: &mut Chunk,
-        read_pods: Option<Option<&Bytes>>,
+        to_model: Option<Option<&Bytes>>,
     ) -> Option<()> {
         let s = raw.get();
         if s.starts_with('{')
@@ -614,15 +614,15 @@ mod json_fast {
                 // other, for the cluster to be built. Should reading fail, Cluster::build
                 // words the error: it is handed the typed object again.
                 match obj {
-                    Object::Pod(pod) if let Some(file) = read_pods => {
+                    Object::Pod(pod) if let Some(file) = to_model => {
                         match Pod::read(pod, as_written.then_some(s), file) {
-                            Ok(r) => c.pods.push((origin, ReadObject::Pod(Box::new(r)))),
+                            Ok(r) => c.read.push((origin, ReadObject::Pod(Box::new(r)))),
                             Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
                         }
                     }
-                    Object::Node(node) if let Some(file) = read_pods => {
+                    Object::Node(node) if let Some(file) = to_model => {
                         match Node::read(*node, as_written.then_some(s), file) {
-                            Ok(n) => c.pods.push((origin, ReadObject::Node(Box::new(n)))),
+                            Ok(n) => c.read.push((origin, ReadObject::Node(Box::new(n)))),
                             Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
                         }
                     }
@@ -1359,17 +1359,14 @@ mod tests {
         let (mut out, mut warnings, mut read) = (Vec::new(), Vec::new(), Vec::new());
         parse_text("t", text, Some(&file), &mut out, &mut warnings, None, Some(&mut read)).unwrap();
         assert!(out.is_empty(), "every object was read into the model");
-        let json = |r: &ReadObject| match r {
-            ReadObject::Pod(p) => p.pod.obj.json().unwrap().to_string(),
-            ReadObject::Node(n) => n.obj.json().unwrap().to_string(),
-        };
-        let inside = |r: &ReadObject| {
-            let p = match r {
-                ReadObject::Pod(p) => p.pod.obj.json().unwrap().as_ptr(),
-                ReadObject::Node(n) => n.obj.json().unwrap().as_ptr(),
-            };
-            file.as_ptr_range().contains(&p)
-        };
+        fn json(r: &ReadObject) -> &str {
+            match r {
+                ReadObject::Pod(p) => p.pod.obj.json(),
+                ReadObject::Node(n) => n.obj.json(),
+            }
+            .unwrap()
+        }
+        let inside = |r: &ReadObject| file.as_ptr_range().contains(&json(r).as_ptr());
         let docs: Vec<usize> = read.iter().map(|(o, _)| o.doc).collect();
         assert_eq!(docs, [0, 1, 2]);
         let ReadObject::Node(n) = &read[1].1 else {
@@ -1380,7 +1377,7 @@ mod tests {
             ("n1", Some("a"))
         );
         assert!(!n.obj.is_decoded(), "the node keeps its text, not its typed object");
-        assert_eq!([json(&read[0].1), json(&read[1].1)], [a.clone(), node.to_string()]);
+        assert_eq!([json(&read[0].1), json(&read[1].1)], [a.as_str(), node]);
         assert!(
             inside(&read[0].1) && inside(&read[1].1),
             "compact text is a slice of the file's buffer"
