@@ -878,10 +878,9 @@ impl Node {
             unschedulable,
             allocatable: Resource::from_list(&alloc),
             images,
-            obj: match (text, file) {
-                (Some(t), Some(f)) => stored::Stored::from_json_in(t, f),
-                (Some(t), None) => stored::Stored::from_json(t),
-                (None, _) => stored::Stored::typed(obj),
+            obj: match text {
+                Some(t) => stored::Stored::from_json_in(t, file),
+                None => stored::Stored::typed(obj),
             },
         })
     }
@@ -1061,10 +1060,9 @@ impl Pod {
                 .filter_map(|v| v.persistent_volume_claim.as_ref().map(|c| c.claim_name.clone()))
                 .collect(),
             key,
-            obj: match (text, file) {
-                (Some(t), Some(f)) => stored::Stored::from_json_in(t, f),
-                (Some(t), None) => stored::Stored::from_json(t),
-                (None, _) => stored::Stored::new(*obj),
+            obj: match text {
+                Some(t) => stored::Stored::from_json_in(t, file),
+                None => stored::Stored::new(*obj),
             },
         };
         Ok(ReadPod {

@@ -65,9 +65,13 @@ impl<T: Serialize + DeserializeOwned + Default> Stored<T> {
         }
     }
 
-    /// As [`Stored::from_json`] for text that lies in `file` (the buffer a whole file was read
-    /// into): when the text is already compact it is kept as a slice of `file`, not copied.
-    pub fn from_json_in(text: &str, file: &Bytes) -> Self {
+    /// As [`Stored::from_json`] for text that may lie in `file` (the buffer a whole file was
+    /// read into): when it does and is already compact it is kept as a slice of `file`, not
+    /// copied.
+    pub fn from_json_in(text: &str, file: Option<&Bytes>) -> Self {
+        let Some(file) = file else {
+            return Self::from_json(text);
+        };
         let (start, end) = (text.as_ptr() as usize, text.as_ptr() as usize + text.len());
         let (lo, hi) = (file.as_ptr() as usize, file.as_ptr() as usize + file.len());
         if lo <= start && end <= hi && !has_space(text.as_bytes()) {
@@ -298,18 +302,22 @@ mod tests {
             (r#"{"metadata":{"name":"a"}}"#, r#"{"metadata": {"name":"b"}}"#)
         );
         let inside = |s: &str| whole.as_bytes().as_ptr_range().contains(&s.as_ptr());
-        let sa: Stored<core::Pod> = Stored::from_json_in(a, &file);
+        let sa: Stored<core::Pod> = Stored::from_json_in(a, Some(&file));
         assert_eq!(sa.json(), Some(a));
         assert!(inside(sa.json().unwrap()), "compact text is not copied");
         // Text with spaces is minified into a buffer of its own.
-        let sb: Stored<core::Pod> = Stored::from_json_in(b, &file);
+        let sb: Stored<core::Pod> = Stored::from_json_in(b, Some(&file));
         assert_eq!(sb.json(), Some(r#"{"metadata":{"name":"b"}}"#));
         assert!(!inside(sb.json().unwrap()));
         // Text that is not in the buffer is copied, not sliced.
         let elsewhere = a.to_string();
-        let sc: Stored<core::Pod> = Stored::from_json_in(&elsewhere, &file);
+        let sc: Stored<core::Pod> = Stored::from_json_in(&elsewhere, Some(&file));
         assert_eq!(sc.json(), Some(a));
         assert!(!inside(sc.json().unwrap()));
+        // Without a buffer, the text is minified into its own, as `from_json` does.
+        let sd: Stored<core::Pod> = Stored::from_json_in(b, None);
+        assert_eq!(sd.json(), Some(r#"{"metadata":{"name":"b"}}"#));
+        assert!(!inside(sd.json().unwrap()));
         drop(file);
         // The slice keeps the buffer alive and decodes as the object.
         assert_eq!(sa.metadata.name.as_deref(), Some("a"));
