@@ -6,15 +6,21 @@
 //! entries in key order and reads like the map it replaces: `get`, `iter`, `keys`,
 //! `contains_key`, iteration in key order, Debug and serialization as a map. Changes (`insert`,
 //! `remove`) rebuild the list; they happen on what-if edits, not on every cycle.
+//!
+//! The list is shared: clones share it, and the pods read from a snapshot share the list of an
+//! equal set of labels read lately on the same thread ([`Labels::shared`]). The pods of one
+//! ReplicaSet carry the same labels; at 100,000 pods their lists and strings were 14 MB of a
+//! 150 MB heap (heaptrack, 5k nodes), nearly all of them copies.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 
 /// Labels of an object, in key order.
 #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Labels(Box<[(String, String)]>);
+pub struct Labels(Arc<[(String, String)]>);
 
 impl Labels {
     /// No labels.
@@ -63,24 +69,66 @@ impl Labels {
 
     /// Sets `key` to `value`; the value it had, if any.
     pub fn insert(&mut self, key: String, value: String) -> Option<String> {
-        match self.find(&key) {
-            Ok(i) => Some(std::mem::replace(&mut self.0[i].1, value)),
+        let mut v = self.0.to_vec();
+        let old = match self.find(&key) {
+            Ok(i) => Some(std::mem::replace(&mut v[i].1, value)),
             Err(i) => {
-                let mut v = std::mem::take(&mut self.0).into_vec();
                 v.insert(i, (key, value));
-                self.0 = v.into_boxed_slice();
                 None
             }
-        }
+        };
+        self.0 = v.into();
+        old
     }
 
     /// Removes `key`; the value it had, if any.
     pub fn remove(&mut self, key: &str) -> Option<String> {
         let i = self.find(key).ok()?;
-        let mut v = std::mem::take(&mut self.0).into_vec();
+        let mut v = self.0.to_vec();
         let (_, value) = v.remove(i);
-        self.0 = v.into_boxed_slice();
+        self.0 = v.into();
         Some(value)
+    }
+
+    /// The labels of `m`, sharing the list of an equal set this thread read lately instead of
+    /// allocating another (for the objects of a snapshot, read by the thousand).
+    pub fn shared(m: &BTreeMap<String, String>) -> Labels {
+        if m.is_empty() {
+            return Labels::default();
+        }
+        let entries: Vec<(String, String)> = m.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        SHARED.with_borrow_mut(|set| {
+            if let Some(l) = set.get(entries.as_slice()) {
+                return l.clone();
+            }
+            if set.len() >= SHARED_PER_THREAD {
+                set.clear();
+            }
+            let l = Labels(entries.into());
+            set.insert(l.clone());
+            l
+        })
+    }
+
+    /// Whether the two share one list.
+    #[cfg(test)]
+    fn shares(&self, other: &Labels) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// How many distinct sets of labels a thread keeps to share before it starts afresh.
+const SHARED_PER_THREAD: usize = 4096;
+
+thread_local! {
+    static SHARED: std::cell::RefCell<HashSet<Labels>> = std::cell::RefCell::new(HashSet::new());
+}
+
+/// Lets the set of shared lists be searched with the entries of a list not made yet (the
+/// derived `Hash` of `Labels` is that of its entries).
+impl std::borrow::Borrow<[(String, String)]> for Labels {
+    fn borrow(&self) -> &[(String, String)] {
+        &self.0
     }
 }
 
@@ -117,7 +165,7 @@ impl<'a> IntoIterator for &'a Labels {
 impl FromIterator<(String, String)> for Labels {
     /// In key order; of a repeated key the last value stays, as inserting into a map would.
     fn from_iter<I: IntoIterator<Item = (String, String)>>(iter: I) -> Self {
-        Labels(sorted_last_wins(iter.into_iter().collect()).into_boxed_slice())
+        Labels(sorted_last_wins(iter.into_iter().collect()).into())
     }
 }
 
@@ -241,5 +289,26 @@ mod tests {
         let l = Labels::from(map(&[("b", "2"), ("a", "1")]));
         assert_eq!(serde_json::to_string(&l).expect("json"), r#"{"a":"1","b":"2"}"#);
         assert_eq!(serde_yaml::to_string(&l).expect("yaml"), "a: '1'\nb: '2'\n");
+    }
+
+    /// Equal sets of labels read on one thread share one list; a change to one leaves the
+    /// others as they were.
+    #[test]
+    fn equal_labels_read_on_a_thread_share_one_list_and_changes_stay_apart() {
+        let m = map(&[("app", "web"), ("pod-template-hash", "7c9f")]);
+        let (mut a, b) = (Labels::shared(&m), Labels::shared(&m.clone()));
+        assert!(a.shares(&b));
+        let other = Labels::shared(&map(&[("app", "api")]));
+        assert!(!other.shares(&a));
+        assert_eq!(other.get("app").map(String::as_str), Some("api"));
+        assert_eq!(a.insert("tier".into(), "front".into()), None);
+        assert!(!a.shares(&b));
+        assert_eq!(pairs(&b), pairs(&Labels::from(m.clone())));
+        assert_eq!(a.get("tier").map(String::as_str), Some("front"));
+        assert_eq!(b.get("tier"), None);
+        assert_eq!(Labels::shared(&BTreeMap::new()), Labels::new());
+        // Read on another thread: equal, a list of its own.
+        let c = std::thread::spawn(move || Labels::shared(&m)).join().expect("thread");
+        assert!(c == b && !c.shares(&b));
     }
 }

@@ -1030,7 +1030,7 @@ impl Pod {
         let status_resources = status_resources(spec, status, &rspec)?.map(Box::new);
         let pod = Pod {
             uid: obj.metadata.uid.clone().unwrap_or_else(|| key.to_string()),
-            labels: obj.metadata.labels.as_ref().map(Labels::from).unwrap_or_default(),
+            labels: obj.metadata.labels.as_ref().map(Labels::shared).unwrap_or_default(),
             node_name: spec.node_name.clone().filter(|n| !n.is_empty()),
             nominated_node_name: status.nominated_node_name.clone().filter(|n| !n.is_empty()),
             scheduler_name: spec
