@@ -895,6 +895,16 @@ pub enum ReadObject {
     Node(Box<Node>),
 }
 
+impl ReadObject {
+    /// Where the object's text is, for [`stored::pack`].
+    pub fn slot(&mut self) -> stored::Slot<'_> {
+        match self {
+            ReadObject::Pod(p) => p.pod.obj.slot(),
+            ReadObject::Node(n) => n.obj.slot(),
+        }
+    }
+}
+
 /// A pod read from a source whose priority is not resolved yet: spec.priority when set, else
 /// its priorityClassName, resolved against the cluster's PriorityClasses by
 /// [`ReadPod::resolve`] once every object is read.

@@ -19,6 +19,7 @@ pub mod anonymize;
 pub mod deschedule;
 pub mod file;
 pub mod generate;
+mod json_list;
 pub(crate) mod load;
 pub mod save;
 pub mod snapshot;
