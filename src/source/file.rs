@@ -208,8 +208,10 @@ fn read_all(
             source: e,
         };
         // A JSON List is read a piece at a time; what that does not read is read whole below.
+        // Only a regular file: a pipe (`<(kubectl get ...)`) cannot be read again from the start.
         if raw.is_none()
             && let Some(p) = pods.as_deref_mut()
+            && std::fs::metadata(f).is_ok_and(|m| m.is_file())
         {
             let (n_out, n_warn, n_pods) = (out.len(), warnings.len(), p.len());
             if json_fast::stream(f, &f.display().to_string(), &mut out, warnings, p)
@@ -1740,6 +1742,31 @@ mod tests {
             load_str(&name, &text).map(|c| summary(&c)).map_err(|e| e.to_string())
         );
         let _ = std::fs::remove_file(&path);
+    }
+
+    /// A snapshot given as a pipe (`--snapshot <(kubectl get ... -o yaml)`) is read once,
+    /// whole: YAML and JSON alike.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_snapshot_read_from_a_pipe_loads_as_the_same_text_does() {
+        use std::io::Write;
+        use std::os::fd::AsRawFd;
+        let yaml = serde_yaml::to_string(&serde_json::from_str::<Value>(&streamed_snapshot()).unwrap()).unwrap();
+        for text in [yaml, streamed_snapshot()] {
+            let (reader, mut writer) = std::io::pipe().unwrap();
+            let path = PathBuf::from(format!("/proc/self/fd/{}", reader.as_raw_fd()));
+            let feed = {
+                let text = text.clone();
+                std::thread::spawn(move || writer.write_all(text.as_bytes()))
+            };
+            let got = load_path(&path).map(|c| summary(&c)).map_err(|e| e.to_string());
+            feed.join().unwrap().unwrap();
+            let want = load_str(&path.display().to_string(), &text)
+                .map(|c| summary(&c))
+                .map_err(|e| e.to_string());
+            assert!(got.is_ok(), "{got:?}");
+            assert_eq!(got, want);
+        }
     }
 
     #[test]
