@@ -97,17 +97,7 @@ impl Labels {
             return Labels::default();
         }
         let entries: Vec<(String, String)> = m.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        SHARED.with_borrow_mut(|set| {
-            if let Some(l) = set.get(entries.as_slice()) {
-                return l.clone();
-            }
-            if set.len() >= SHARED_PER_THREAD {
-                set.clear();
-            }
-            let l = Labels(entries.into());
-            set.insert(l.clone());
-            l
-        })
+        super::share::share(&SHARED, entries, |e| Labels(e.into()))
     }
 
     /// Whether the two share one list.
@@ -117,10 +107,8 @@ impl Labels {
     }
 }
 
-/// How many distinct sets of labels a thread keeps to share before it starts afresh.
-const SHARED_PER_THREAD: usize = 4096;
-
 thread_local! {
+    /// The sets of labels this thread read lately ([`Labels::shared`]).
     static SHARED: std::cell::RefCell<HashSet<Labels>> = std::cell::RefCell::new(HashSet::new());
 }
 

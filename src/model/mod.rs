@@ -11,6 +11,7 @@ pub(crate) mod mutate;
 pub(crate) mod quantity;
 pub(crate) mod resources;
 pub(crate) mod selector;
+mod share;
 pub mod stored;
 pub(crate) mod workload;
 pub mod write;

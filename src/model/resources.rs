@@ -178,10 +178,8 @@ impl std::borrow::Borrow<[(Cow<'static, str>, i64)]> for Amounts {
     }
 }
 
-/// How many distinct lists a thread keeps to share before it starts afresh.
-const INTERNED_PER_THREAD: usize = 4096;
-
 thread_local! {
+    /// The request lists this thread made lately ([`interned`]).
     static INTERNED: std::cell::RefCell<std::collections::HashSet<Amounts>> =
         std::cell::RefCell::new(std::collections::HashSet::new());
 }
@@ -190,17 +188,7 @@ thread_local! {
 /// entries this thread made lately instead of allocating another: at 100,000 pods the pods'
 /// lists were 8 MB, nearly all of them copies of a few dozen.
 fn interned(entries: Vec<(Cow<'static, str>, i64)>) -> Amounts {
-    INTERNED.with_borrow_mut(|set| {
-        if let Some(a) = set.get(entries.as_slice()) {
-            return a.clone();
-        }
-        if set.len() >= INTERNED_PER_THREAD {
-            set.clear();
-        }
-        let a = Amounts(entries.into());
-        set.insert(a.clone());
-        a
-    })
+    super::share::share(&INTERNED, entries, |e| Amounts(e.into()))
 }
 
 impl Amounts {
@@ -803,7 +791,7 @@ mod tests {
             "example.com/a".to_string(),
             Quantity::from_units(0),
         )]));
-        for i in 1..=INTERNED_PER_THREAD as i64 {
+        for i in 1..=crate::model::share::PER_THREAD as i64 {
             to_amounts(&BTreeMap::from([(
                 "example.com/a".to_string(),
                 Quantity::from_units(i),
@@ -815,7 +803,7 @@ mod tests {
         )]));
         assert!(!again.shares(&first));
         assert_eq!(again, first);
-        assert!(INTERNED.with_borrow(|s| s.len()) <= INTERNED_PER_THREAD);
+        assert!(INTERNED.with_borrow(|s| s.len()) <= crate::model::share::PER_THREAD);
     }
 
     /// scheduler/util pod_resources_test.go TestGetNonZeroRequest, for a one-container pod.

@@ -169,7 +169,7 @@ pub struct Block {
 }
 
 /// How much text a block holds (it is closed at the first object that reaches this).
-pub const BLOCK_TEXT: usize = 8 * 1024;
+const BLOCK_TEXT: usize = 8 * 1024;
 
 thread_local! {
     /// The block this thread unpacked last, and its text.

@@ -119,6 +119,11 @@ fn value_end(buf: &[u8], start: usize, eof: bool) -> Result<Option<usize>, ()> {
     }
 }
 
+/// A value's text read as a `T` (None when it is not UTF-8 or not a `T`).
+fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Option<T> {
+    serde_json::from_str(std::str::from_utf8(text).ok()?).ok()
+}
+
 /// The end (one past the closing quote) of the string whose opening quote is at `start`, or
 /// None when it runs past the end of `buf`.
 fn string_end(buf: &[u8], start: usize) -> Option<usize> {
@@ -197,10 +202,7 @@ impl ListScanner {
                     Err(()) => return Scan::GiveUp,
                     Ok(None) => return more(items),
                     Ok(Some(e)) => {
-                        let Ok(key) = std::str::from_utf8(&buf[at..e])
-                            .map_err(|_| ())
-                            .and_then(|k| serde_json::from_str::<String>(k).map_err(|_| ()))
-                        else {
+                        let Some(key) = parse::<String>(&buf[at..e]) else {
                             return Scan::GiveUp;
                         };
                         self.pos = e;
@@ -231,10 +233,7 @@ impl ListScanner {
                     Err(()) => return Scan::GiveUp,
                     Ok(None) => return more(items),
                     Ok(Some(e)) => {
-                        let Ok(v) = std::str::from_utf8(&buf[at..e])
-                            .map_err(|_| ())
-                            .and_then(|t| serde_json::from_str::<Value>(t).map_err(|_| ()))
-                        else {
+                        let Some(v) = parse::<Value>(&buf[at..e]) else {
                             return Scan::GiveUp;
                         };
                         if key == Key::Kind {
