@@ -188,7 +188,7 @@ thread_local! {
 /// entries this thread made lately instead of allocating another: at 100,000 pods the pods'
 /// lists were 8 MB, nearly all of them copies of a few dozen.
 fn interned(entries: Vec<(Cow<'static, str>, i64)>) -> Amounts {
-    super::share::share(&INTERNED, entries, |e| Amounts(e.into()))
+    INTERNED.with_borrow_mut(|set| super::share::share(set, entries, |e| Amounts(e.into())))
 }
 
 impl Amounts {

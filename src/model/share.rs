@@ -3,35 +3,27 @@
 //! clones it (a reference count) instead of allocating another.
 
 use std::borrow::Borrow;
-use std::cell::RefCell;
 use std::collections::HashSet;
 use std::hash::Hash;
-use std::thread::LocalKey;
 
 /// How many distinct lists a thread keeps per kind before it starts afresh (so a thread that
 /// reads a long stream of different lists does not keep them all).
 pub(crate) const PER_THREAD: usize = 4096;
 
-/// The list in `set` equal to `entries` if this thread made one lately, else `make(entries)`,
-/// kept in `set` for the next equal one.
-pub(crate) fn share<T, E>(
-    set: &'static LocalKey<RefCell<HashSet<T>>>,
-    entries: Vec<E>,
-    make: impl FnOnce(Vec<E>) -> T,
-) -> T
+/// The list in `set` (a thread's own) equal to `entries` if one was made lately, else
+/// `make(entries)`, kept in `set` for the next equal one.
+pub(crate) fn share<T, E>(set: &mut HashSet<T>, entries: Vec<E>, make: impl FnOnce(Vec<E>) -> T) -> T
 where
     T: Borrow<[E]> + Hash + Eq + Clone,
     E: Hash + Eq,
 {
-    set.with_borrow_mut(|set| {
-        if let Some(t) = set.get(entries.as_slice()) {
-            return t.clone();
-        }
-        if set.len() >= PER_THREAD {
-            set.clear();
-        }
-        let t = make(entries);
-        set.insert(t.clone());
-        t
-    })
+    if let Some(t) = set.get(entries.as_slice()) {
+        return t.clone();
+    }
+    if set.len() >= PER_THREAD {
+        set.clear();
+    }
+    let t = make(entries);
+    set.insert(t.clone());
+    t
 }
