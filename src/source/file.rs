@@ -564,7 +564,7 @@ mod json_fast {
     /// Packs the texts of the objects read since `packed` (see [`stored::pack`]): compressed
     /// together, they no longer hold the buffer of the file they were read from.
     pub(super) fn pack_from(read: &mut [(Origin, ReadObject)], packed: &mut usize) {
-        stored::pack(read[*packed..].iter_mut().map(|(_, r)| r.slot()));
+        stored::pack(read[*packed..].iter_mut().filter_map(|(_, r)| r.slot()));
         *packed = read.len();
     }
 
@@ -856,13 +856,13 @@ mod json_fast {
                 match obj {
                     Object::Pod(pod) if let Some(file) = to_model => {
                         match Pod::read(pod, as_written.then_some(s), file) {
-                            Ok(r) => c.read.push((origin, ReadObject::Pod(Box::new(r)))),
+                            Ok(r) => c.read.push((origin, ReadObject::Pod(r))),
                             Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
                         }
                     }
                     Object::Node(node) if let Some(file) = to_model => {
                         match Node::read(*node, as_written.then_some(s), file) {
-                            Ok(n) => c.read.push((origin, ReadObject::Node(Box::new(n)))),
+                            Ok(n) => c.read.push((origin, ReadObject::Node(std::sync::Arc::new(n)))),
                             Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
                         }
                     }
@@ -1056,8 +1056,7 @@ mod yaml_stream {
                 if let Some((origin, Object::Pod(pod))) = p.out.pop() {
                     // a pod the model refuses: the general path reads the file again and
                     // Cluster::build words the error
-                    p.pods
-                        .push((origin, ReadObject::Pod(Box::new(Pod::read(pod, None, None).ok()?))));
+                    p.pods.push((origin, ReadObject::Pod(Pod::read(pod, None, None).ok()?)));
                 }
             }
             super::json_fast::pack_from(&mut p.pods, &mut packed);
