@@ -93,8 +93,8 @@ pub(crate) fn nominated_usage(cluster: &Cluster, pod: &Pod, features: &Features)
         if p.node_name.is_some() || p.is_finished() || p.key == pod.key || p.priority < pod.priority {
             continue;
         }
-        if let Some(n) = &p.nominated_node_name {
-            let u = m.entry(n.clone()).or_default();
+        if let Some(n) = p.nominated_node_name() {
+            let u = m.entry(n.to_string()).or_default();
             u.requested.add_scaled(&features.requests_of(p).resource, 1);
             u.pods.push(pi);
         }
@@ -583,7 +583,7 @@ mod tests {
         // web-2 (priority 1000) nominated to node-c, not bound; a low-priority one too
         let mut high = (**c.pod(&ObjectKey::new("default", "web-2")).expect("pod")).clone();
         high.node_name = None;
-        high.nominated_node_name = Some("node-c".into());
+        high.set_nominated_node_name(Some("node-c".into()));
         let mut low = high.clone();
         low.key = ObjectKey::new("default", "low");
         low.priority = -1;

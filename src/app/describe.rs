@@ -124,7 +124,7 @@ pub(crate) fn pod(app: &App, key: &ObjectKey) -> Option<Vec<String>> {
         "IP:\t{}",
         status.and_then(|s| s.pod_ip.as_deref()).unwrap_or_default()
     ));
-    if let Some(n) = &p.nominated_node_name {
+    if let Some(n) = p.nominated_node_name() {
         l.push(format!("NominatedNodeName:\t{n}"));
     }
     if let Some(c) = meta

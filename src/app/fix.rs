@@ -510,7 +510,7 @@ fn resource_fixes(
 /// Free the host port on the first node that fails only NodePorts: the bound pods holding it.
 fn ports_fix(cluster: &Cluster, pod: &Pod, ex: &Explanation) -> Option<Fix> {
     let f = only(ex, "NodePorts").into_iter().next()?;
-    let want: Vec<&crate::model::HostPort> = pod.host_ports.iter().chain(&pod.sidecar_host_ports).collect();
+    let want: Vec<&crate::model::HostPort> = pod.host_ports().iter().chain(pod.sidecar_host_ports()).collect();
     let mut holders = Vec::new();
     let mut ports = Vec::new();
     for p in cluster
@@ -518,7 +518,7 @@ fn ports_fix(cluster: &Cluster, pod: &Pod, ex: &Explanation) -> Option<Fix> {
         .iter()
         .filter(|p| p.node_name.as_deref() == Some(&f.node) && !p.is_finished())
     {
-        let used: Vec<crate::model::HostPort> = p.host_ports.iter().chain(&p.sidecar_host_ports).cloned().collect();
+        let used: Vec<crate::model::HostPort> = p.host_ports().iter().chain(p.sidecar_host_ports()).cloned().collect();
         let clash: Vec<String> = want
             .iter()
             .filter(|w| crate::engine::plugins::node_ports::conflicts(&used, w))

@@ -839,7 +839,7 @@ pub fn reason_key<'a>(app: &'a App, pod: &'a Pod) -> (u8, Cow<'a, str>, usize) {
 /// phase of a finished one (ordered as `on NODE`, `finished (PHASE)` are within their group).
 fn sort_key<'a>(app: &'a App, pod: &'a Pod) -> (u8, &'a str, usize) {
     if pod.is_finished() {
-        return (2, pod.phase.as_str(), 0);
+        return (2, &pod.phase, 0);
     }
     if let Some(n) = &pod.node_name {
         return (1, n.as_str(), 0);

@@ -420,7 +420,7 @@ fn preempt_needs_a_postfilter_result_then_evicts_in_memory() {
     );
     run(&mut a, [Action::Confirm]);
     assert!(a.pod(&ObjectKey::new("default", "api-1")).is_none());
-    assert_eq!(a.pod(&k).expect("pod").nominated_node_name.as_deref(), Some("node-a"));
+    assert_eq!(a.pod(&k).expect("pod").nominated_node_name(), Some("node-a"));
     // batch-1 now fits on its nominated node
     let ex = a.explanations[&k].as_ref().expect("explained");
     assert_eq!(ex.selected, vec!["node-a".to_string()]);
@@ -1474,8 +1474,7 @@ fn evict_preemption_in_memory_spends_the_pdb_budget() {
     assert_eq!(
         a.pod(&ObjectKey::new("shop", "payments-api"))
             .expect("pod")
-            .nominated_node_name
-            .as_deref(),
+            .nominated_node_name(),
         Some("pool-general-a3")
     );
     assert_eq!(

@@ -487,10 +487,8 @@ pub fn preempt(
                 .and_then(|g| group_facts(cluster, features, &ObjectKey::new(&p.key.namespace, g)))
                 .map_or(p.priority, |f| f.priority)
         };
-        let nominated: std::collections::BTreeSet<&str> = members
-            .iter()
-            .filter_map(|p| p.nominated_node_name.as_deref())
-            .collect();
+        let nominated: std::collections::BTreeSet<&str> =
+            members.iter().filter_map(|p| p.nominated_node_name()).collect();
         for n in nominated {
             if bound_on(cluster, n).any(|p| effective(p) < priority && terminating_by_preemption(p)) {
                 return refuse(out, Code::Unschedulable, NOT_ELIGIBLE_TERMINATING.to_string());

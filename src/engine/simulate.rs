@@ -226,7 +226,7 @@ fn signature(s: &Snapshot) -> Signature {
         let mut h = DefaultHasher::new();
         seed.hash(&mut h);
         for p in &s.cluster.pods {
-            (&p.key, &p.node_name, &p.nominated_node_name).hash(&mut h);
+            (&p.key, &p.node_name, p.nominated_node_name()).hash(&mut h);
         }
         s.handle.with(|x| x.waiting.keys().for_each(|k| k.hash(&mut h)));
         h.finish()
@@ -304,7 +304,12 @@ impl Sim<'_> {
     }
 
     fn clear_nomination(&mut self, key: &ObjectKey) {
-        let Some(n) = self.snap.cluster.pod(key).and_then(|p| p.nominated_node_name.clone()) else {
+        let Some(n) = self
+            .snap
+            .cluster
+            .pod(key)
+            .and_then(|p| p.nominated_node_name().map(str::to_string))
+        else {
             return;
         };
         if self.snap.set_nominated_node(key, None).is_ok() {
@@ -646,7 +651,7 @@ pub fn simulate(
                 Some(_) if unserved.contains_key(&k) => FinalState::NoProfile(unserved[&k].clone()),
                 Some(p) => FinalState::Pending {
                     message: last_message.get(&k).cloned().unwrap_or_default(),
-                    nominated: p.nominated_node_name.clone(),
+                    nominated: p.nominated_node_name().map(str::to_string),
                 },
             };
             (k, state)

@@ -572,7 +572,7 @@ items:
         send(&mut c, &bind("a/hi", Some("u-hi")), WriteMode::Enabled, &ON).unwrap();
         let p = c.pod(&k("a/hi")).unwrap();
         assert_eq!(p.node_name.as_deref(), Some("n1"));
-        assert_eq!(p.nominated_node_name, None);
+        assert_eq!(p.nominated_node_name(), None);
         assert_eq!(p.priority, 10);
         let conds = p.obj.status.as_ref().unwrap().conditions.as_ref().unwrap();
         assert_eq!(conds.len(), 1);
@@ -585,7 +585,7 @@ items:
             &ServerOptions::default(),
         )
         .unwrap();
-        assert_eq!(c.pod(&k("a/hi")).unwrap().nominated_node_name.as_deref(), Some("n1"));
+        assert_eq!(c.pod(&k("a/hi")).unwrap().nominated_node_name(), Some("n1"));
     }
 
     #[test]
@@ -739,7 +739,7 @@ items:
                 crate::source::save::to_list(&s.to_cluster().unwrap()),
                 "{how:?}"
             );
-            assert_eq!(c.pod(&k("a/hi")).unwrap().nominated_node_name.as_deref(), Some("n1"));
+            assert_eq!(c.pod(&k("a/hi")).unwrap().nominated_node_name(), Some("n1"));
             assert!(c.pod(&k("a/web")).is_none() && c.pod(&k("a/db-0")).is_none());
         }
         // the budget allows one disruption: evicting both db pods stops at the second

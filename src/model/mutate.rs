@@ -65,7 +65,7 @@ impl Cluster {
         let i = self.pod_index(key)?;
         let p = &self.pods[i];
         if p.is_finished() {
-            return Err(ChangeError::Finished(key.clone(), p.phase.clone()));
+            return Err(ChangeError::Finished(key.clone(), p.phase.to_string()));
         }
         if let Some(n) = &p.node_name {
             return Err(ChangeError::AlreadyBound(key.clone(), n.clone()));
@@ -233,9 +233,9 @@ items:
         let p = c.forget_pod(&k).unwrap();
         assert!(p.is_pending());
         let p = c.set_nominated_node(&k, Some("n1")).unwrap();
-        assert_eq!(p.nominated_node_name.as_deref(), Some("n1"));
+        assert_eq!(p.nominated_node_name(), Some("n1"));
         let p = c.set_nominated_node(&k, None).unwrap();
-        assert_eq!(p.nominated_node_name, None);
+        assert_eq!(p.nominated_node_name(), None);
         let v = c.evict_pod(&ObjectKey::new("default", "v")).unwrap();
         assert_eq!(v.key.name, "v");
         assert_eq!(c.pods.len(), 1);

@@ -365,7 +365,7 @@ fn claims_needing_writes(cluster: &Cluster, p: &crate::model::Pod) -> Vec<String
             st.and_then(|s| s.allocation.as_ref()).is_some()
                 && st
                     .and_then(|s| s.reserved_for.as_ref())
-                    .is_some_and(|r| r.iter().any(|r| r.uid == p.uid))
+                    .is_some_and(|r| r.iter().any(|r| *r.uid == *p.uid))
         });
         if !ready {
             out.push(key.to_string());
@@ -450,7 +450,7 @@ pub fn preempt_plan(
     for other in &cluster.pods {
         if other.key != *preemptor
             && other.node_name.is_none()
-            && other.nominated_node_name.as_deref() == Some(node)
+            && other.nominated_node_name() == Some(node)
             && other.priority < p.priority
         {
             requests.push(WriteRequest::Nominate {

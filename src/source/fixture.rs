@@ -240,10 +240,7 @@ items:
         assert!(report.ok(), "{}", report.render(false));
         let after = s.state().to_cluster().unwrap();
         assert!(after.pod(&k("a/v1")).is_none());
-        assert_eq!(
-            after.pod(&k("a/hi")).unwrap().nominated_node_name.as_deref(),
-            Some("n1")
-        );
+        assert_eq!(after.pod(&k("a/hi")).unwrap().nominated_node_name(), Some("n1"));
     }
 
     #[tokio::test]

@@ -719,8 +719,8 @@ mod tests {
         assert_eq!(m.requests.resource.milli_cpu, 1000);
         assert_eq!(m.requests.resource.memory, 1 << 30);
         assert_eq!(m.tolerations.len(), 1);
-        assert_eq!(m.host_ports.len(), 1);
-        assert_eq!(m.host_ports[0].protocol, "TCP");
+        assert_eq!(m.host_ports().len(), 1);
+        assert_eq!(m.host_ports()[0].protocol, "TCP");
 
         let n = Node::from_obj(
             node("n1")

@@ -124,6 +124,6 @@ fn tui_cli_and_simulate_leave_the_same_cluster() {
     assert!(c.pods.iter().all(|p| p.key.name != "low"));
     let hi = c.pods.iter().find(|p| p.key.name == "hi").unwrap();
     assert_eq!(hi.node_name.as_deref(), Some("n1"));
-    assert_eq!(hi.nominated_node_name, None);
+    assert_eq!(hi.nominated_node_name(), None);
     let _ = std::fs::remove_dir_all(&dir);
 }

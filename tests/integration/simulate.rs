@@ -441,7 +441,13 @@ fn the_binding_cycle_nominates_a_pod_with_claims_from_1_35() {
                 other => format!("{other:?}"),
             })
             .collect();
-        let nominated = r.snapshot.cluster.pod(&pod).unwrap().nominated_node_name.clone();
+        let nominated = r
+            .snapshot
+            .cluster
+            .pod(&pod)
+            .unwrap()
+            .nominated_node_name()
+            .map(str::to_string);
         (kinds, nominated)
     };
     let (kinds, nominated) = events_at("1.36");

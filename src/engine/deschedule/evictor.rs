@@ -119,7 +119,7 @@ impl Evictor {
             if owners.is_empty() {
                 errs.push("pod does not have any ownerRefs".into());
             }
-        } else if owners.is_empty() && pod.phase != "Failed" {
+        } else if owners.is_empty() && &*pod.phase != "Failed" {
             errs.push("pod does not have any ownerRefs and is not in failed phase".into());
         }
         if self.on("PodsWithLocalStorage") && pods::has_local_storage(pod) {
@@ -394,7 +394,7 @@ pub fn node_fit(by_node: &BTreeMap<String, Vec<Arc<Pod>>>, pod: &Pod, node: &Nod
 /// A pod's requests as the descheduler reads them (`PodRequests` with overhead; pod-level
 /// requests when set): cpu in millicores, others in units.
 pub fn requests(pod: &Pod) -> &Amounts {
-    match &pod.requests_pod_level {
+    match pod.requests_pod_level() {
         Some(r) => &r.list,
         None => &pod.requests.list,
     }

@@ -53,7 +53,9 @@ pub fn deschedule(ctx: &mut Ctx<'_>, args: &TooManyRestartsArgs, nodes: &[Arc<No
             .map(|p| (restarts(&p, init), p))
             .filter(|(r, _)| *r >= args.pod_restart_threshold)
             .filter(|(_, p)| {
-                args.states.is_empty() || args.states.contains(&p.phase) || waiting_in(p, &args.states, init)
+                args.states.is_empty()
+                    || args.states.iter().any(|s| **s == *p.phase)
+                    || waiting_in(p, &args.states, init)
             })
             .collect();
         pods.sort_by_key(|(r, _)| std::cmp::Reverse(*r));

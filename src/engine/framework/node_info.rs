@@ -179,16 +179,16 @@ impl PodInfo {
         if features.has(Change::SidecarHostPorts) {
             pi.host_ports = pi
                 .pod
-                .sidecar_host_ports
+                .sidecar_host_ports()
                 .iter()
-                .chain(pi.pod.host_ports.iter())
+                .chain(pi.pod.host_ports().iter())
                 .cloned()
                 .collect();
         }
         let pod_level = features.on(Gate::PodLevelResources);
         if features.has(Change::PodRequestsMaxOfSums)
             && features.on(Gate::InPlacePodVerticalScaling)
-            && let Some(sr) = &pi.pod.status_resources
+            && let Some(sr) = pi.pod.status_resources()
         {
             pi.own_requests = Some(Box::new(features.requests_v137(sr)));
         }
@@ -196,12 +196,12 @@ impl PodInfo {
             RequestsOf::Own
         } else if pod_level
             && features.on(Gate::InPlacePodLevelResourcesVerticalScaling)
-            && pi.pod.requests_pod_level_status.is_some()
+            && pi.pod.requests_pod_level_status().is_some()
         {
             RequestsOf::PodLevelStatus
-        } else if pod_level && pi.pod.requests_pod_level.is_some() {
+        } else if pod_level && pi.pod.requests_pod_level().is_some() {
             RequestsOf::PodLevel
-        } else if features.on(Gate::InPlacePodVerticalScaling) && pi.pod.requests_status.is_some() {
+        } else if features.on(Gate::InPlacePodVerticalScaling) && pi.pod.requests_status().is_some() {
             RequestsOf::Status
         } else {
             RequestsOf::Spec
@@ -262,7 +262,7 @@ impl PodInfo {
             requests_of: RequestsOf::Spec,
             non0,
             own_requests: None,
-            host_ports: pod.host_ports.clone(),
+            host_ports: pod.host_ports().into(),
             terms: (!none).then(|| Box::new(terms)),
             images: std::sync::OnceLock::new(),
             pod,
@@ -292,13 +292,9 @@ impl PodInfo {
     /// The pod's requests as its release computes them (`PodRequests`).
     pub fn requests(&self) -> &crate::model::resources::PodRequests {
         match self.requests_of {
-            RequestsOf::PodLevel => self.pod.requests_pod_level.as_deref().unwrap_or(&self.pod.requests),
-            RequestsOf::PodLevelStatus => self
-                .pod
-                .requests_pod_level_status
-                .as_deref()
-                .unwrap_or(&self.pod.requests),
-            RequestsOf::Status => self.pod.requests_status.as_deref().unwrap_or(&self.pod.requests),
+            RequestsOf::PodLevel => self.pod.requests_pod_level().unwrap_or(&self.pod.requests),
+            RequestsOf::PodLevelStatus => self.pod.requests_pod_level_status().unwrap_or(&self.pod.requests),
+            RequestsOf::Status => self.pod.requests_status().unwrap_or(&self.pod.requests),
             RequestsOf::Own => self.own_requests.as_deref().unwrap_or(&self.pod.requests),
             RequestsOf::Spec => &self.pod.requests,
         }
@@ -396,7 +392,7 @@ impl NodeInfo {
                 self.used_ports.remove(i);
             }
         }
-        for claim in &p.pvc_claims {
+        for claim in p.pvc_claims() {
             {
                 let k = format!("{}/{}", p.key.namespace, claim);
                 if sign > 0 {
@@ -425,13 +421,13 @@ impl NodeInfo {
 
     /// `NodeInfo.RemovePod` by uid; false when the pod is not on the node.
     pub fn remove_pod(&mut self, uid: &str) -> bool {
-        let Some(i) = self.pods.iter().position(|p| p.pod.uid == uid) else {
+        let Some(i) = self.pods.iter().position(|p| *p.pod.uid == *uid) else {
             return false;
         };
         let pi = self.pods.remove(i);
         self.update(&pi, -1);
-        self.affinity_pods.retain(|p| p.pod.uid != uid);
-        self.required_anti_affinity_pods.retain(|p| p.pod.uid != uid);
+        self.affinity_pods.retain(|p| *p.pod.uid != *uid);
+        self.required_anti_affinity_pods.retain(|p| *p.pod.uid != *uid);
         true
     }
 }

@@ -352,7 +352,7 @@ pub fn explain_as(
         return Err(EngineError::PodNotFound(key.clone(), hint));
     };
     if pod.is_finished() {
-        return Err(EngineError::Finished(key.clone(), pod.phase.clone()));
+        return Err(EngineError::Finished(key.clone(), pod.phase.to_string()));
     }
     if let Some(n) = &pod.node_name {
         return Err(EngineError::AlreadyBound(key.clone(), n.clone()));
@@ -856,7 +856,7 @@ fn run_filter(
         if !cx.snapshot.in_placement(name) {
             return Evaluated::Skipped;
         }
-        let is_nominated = pod.pod.nominated_node_name.as_deref() == Some(name);
+        let is_nominated = pod.pod.nominated_node_name() == Some(name);
         if let Some(set) = prefilter_nodes
             && !set.contains(name)
             && !is_nominated
@@ -953,7 +953,7 @@ fn finish_filter<R: Record>(
     let mut nominated_ok = false;
     // the first error stops Filter: the nodes before it keep their records
     let stop = evaluated.iter().position(|e| matches!(e, Evaluated::Error(_)));
-    let nominated = pod.pod.nominated_node_name.as_deref();
+    let nominated = pod.pod.nominated_node_name();
     for (i, e) in evaluated.iter().enumerate().take(stop.unwrap_or(usize::MAX)) {
         let (rec, feasible) = match e {
             Evaluated::Record(r) if !r.get().excluded_by_prefilter => (Some(r.get()), r.get().feasible),
@@ -994,10 +994,10 @@ fn finish_filter<R: Record>(
         ex.message = Some(m);
         return None;
     }
-    if let Some(nn) = &pod.pod.nominated_node_name
+    if let Some(nn) = pod.pod.nominated_node_name()
         && cx.snapshot.node(nn).is_some()
     {
-        ex.nominated_node = Some((nn.clone(), nominated_ok));
+        ex.nominated_node = Some((nn.to_string(), nominated_ok));
     }
     Some(out)
 }

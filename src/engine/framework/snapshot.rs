@@ -94,11 +94,11 @@ impl Snapshot {
                     }
                 }
                 None => {
-                    if let Some(nn) = &p.nominated_node_name
+                    if let Some(nn) = p.nominated_node_name()
                         && !p.gated
                         && index.contains_key(nn)
                     {
-                        nominated.entry(nn.clone()).or_default().push(pi);
+                        nominated.entry(nn.to_string()).or_default().push(pi);
                     }
                 }
             }

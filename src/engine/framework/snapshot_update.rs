@@ -30,7 +30,7 @@ impl Snapshot {
         {
             self.nodes[i].remove_pod(&old.uid);
         }
-        if let Some(nn) = &old.nominated_node_name
+        if let Some(nn) = old.nominated_node_name()
             && let Some(list) = self.nominated.get_mut(nn)
         {
             list.retain(|p| p.pod.key != old.key);
@@ -53,11 +53,11 @@ impl Snapshot {
                 }
             }
             None => {
-                if let Some(nn) = &new.nominated_node_name
+                if let Some(nn) = new.nominated_node_name()
                     && !new.gated
                     && self.node_index(nn).is_some()
                 {
-                    self.nominated.entry(nn.clone()).or_default().push(pi);
+                    self.nominated.entry(nn.to_string()).or_default().push(pi);
                 }
             }
         }

@@ -402,7 +402,7 @@ impl Features {
         use std::borrow::Cow;
         if self.has(Change::PodRequestsMaxOfSums)
             && self.on(Gate::InPlacePodVerticalScaling)
-            && let Some(sr) = &pod.status_resources
+            && let Some(sr) = pod.status_resources()
         {
             return Cow::Owned(self.requests_v137(sr));
         }
@@ -412,16 +412,16 @@ impl Features {
     fn requests_of_precomputed<'a>(&self, pod: &'a crate::model::Pod) -> &'a crate::model::resources::PodRequests {
         if self.on(Gate::PodLevelResources) {
             if self.on(Gate::InPlacePodLevelResourcesVerticalScaling)
-                && let Some(r) = &pod.requests_pod_level_status
+                && let Some(r) = pod.requests_pod_level_status()
             {
                 return r;
             }
-            if let Some(r) = &pod.requests_pod_level {
+            if let Some(r) = pod.requests_pod_level() {
                 return r;
             }
         }
         if self.on(Gate::InPlacePodVerticalScaling)
-            && let Some(r) = &pod.requests_status
+            && let Some(r) = pod.requests_status()
         {
             return r;
         }

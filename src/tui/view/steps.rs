@@ -592,7 +592,7 @@ items:
         // The sidecar: its host port counts at 1.34 (the pod's regular containers have none),
         // BalancedAllocation scores the requests as they are (sidecar + app: 3 CPUs), Fit with
         // the 200Mi memory default filled in per container (sidecar and app: 400Mi).
-        assert!(pod(&a, "side").host_ports.is_empty());
+        assert!(pod(&a, "side").host_ports().is_empty());
         let s = screen(&mut a, "side", Point::PreFilter, "NodePorts");
         assert!(s.contains("host ports: 8080/TCP"), "{s}");
         let s = screen(&mut a, "side", Point::PreScore, "NodeResourcesBalancedAllocation");

@@ -153,7 +153,7 @@ impl DefaultPreemption {
         if preemption_never(pod, &cx.snapshot.cluster) {
             return Err(NOT_ELIGIBLE_NEVER);
         }
-        if let Some(nn) = &pod.nominated_node_name {
+        if let Some(nn) = pod.nominated_node_name() {
             if nominated_code == Some(Code::UnschedulableAndUnresolvable) {
                 return Ok(());
             }
@@ -181,7 +181,7 @@ impl DefaultPreemption {
         trace: &mut PostFilterTrace,
     ) -> Status {
         // 1) Eligibility.
-        let nominated_code = pod.pod.nominated_node_name.as_ref().map(|nn| {
+        let nominated_code = pod.pod.nominated_node_name().map(|nn| {
             statuses.get(nn).map_or(
                 if self.absent_nodes_status {
                     Code::UnschedulableAndUnresolvable

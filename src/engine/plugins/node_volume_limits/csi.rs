@@ -579,7 +579,7 @@ mod tests {
             if w.pods.iter().any(|q| q.key == p.key) {
                 p.key.name = format!("existing-{i}");
             }
-            p.uid = format!("existing-{i}");
+            p.uid = format!("existing-{i}").into();
             p.node_name = Some(NODE.into());
             w.pods.push(p);
         }

@@ -381,7 +381,7 @@ mod tests {
         w.classes = vec![class(filter, "Immediate", provisioner)];
         for (i, mut p) in existing.into_iter().enumerate() {
             p.key.name = format!("existing-{i}");
-            p.uid = format!("existing-{i}");
+            p.uid = format!("existing-{i}").into();
             p.node_name = Some(NODE.into());
             w.pods.push(p);
         }
