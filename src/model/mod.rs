@@ -301,8 +301,9 @@ pub struct Pod {
     pub priority: i32,
     /// spec.preemptionPolicy == Never.
     pub preemption_never: bool,
-    /// Effective requests (as 1.30 and 1.31 compute them).
-    pub requests: PodRequests,
+    /// Effective requests (as 1.30 and 1.31 compute them), shared with the pods that request
+    /// the same ([`resources::shared_requests`]).
+    pub requests: Arc<PodRequests>,
     /// What few pods have, boxed together: none for most ([`PodRare`]).
     rare: Option<Box<PodRare>>,
     /// spec.tolerations.
@@ -1137,7 +1138,7 @@ impl Pod {
                 .unwrap_or_else(|| "default-scheduler".into()),
             priority: spec.priority.unwrap_or(0),
             preemption_never: spec.preemption_policy.as_deref() == Some("Never"),
-            requests: pod_requests(&rspec),
+            requests: resources::shared_requests(pod_requests(&rspec)),
             tolerations,
             creation: time_str(obj.metadata.creation_timestamp.as_ref()),
             start_time: time_str(status.start_time.as_ref()),
@@ -1442,13 +1443,13 @@ impl Cluster {
 #[cfg(test)]
 mod size_tests {
     /// A cluster holds one `Arc<Pod>` per pod (a million at 65k nodes), and mimalloc's bins
-    /// above 256 bytes are 320, 384, 448, 512: a field added to `Pod` that crosses 368 costs
+    /// above 256 bytes are 320, 384, 448, 512: a field added to `Pod` that crosses 304 costs
     /// 64 bytes per pod (6.4 MB at 100,000 pods); put it in [`super::PodRare`] if few pods
-    /// have it, or shrink another (heaptrack first).
+    /// have it, share it as `requests` is, or shrink another (heaptrack first).
     #[test]
-    fn an_arc_pod_fits_the_384_byte_bin() {
+    fn an_arc_pod_fits_the_320_byte_bin() {
         let arc = std::mem::size_of::<super::Pod>() + 2 * std::mem::size_of::<usize>();
-        assert!(arc <= 384, "Arc<Pod> is {arc} bytes");
+        assert!(arc <= 320, "Arc<Pod> is {arc} bytes");
     }
 
     fn pod(spec: serde_json::Value) -> super::Pod {
@@ -1479,6 +1480,14 @@ mod size_tests {
         assert_eq!(p.nominated_node_name(), Some("n1"));
         p.set_nominated_node_name(None);
         assert!(p.rare.is_none());
+        // Pods that request the same share one copy of the requests; others have their own.
+        let same = pod(serde_json::json!({"containers": [{"name": "d", "resources": {"requests": {"cpu": "1"}}}]}));
+        assert!(std::sync::Arc::ptr_eq(&plain.requests, &same.requests));
+        assert!(!std::sync::Arc::ptr_eq(&plain.requests, &ports.requests));
+        assert_eq!(
+            (plain.requests.resource.milli_cpu, ports.requests.resource.milli_cpu),
+            (1000, 0)
+        );
         // ... but not the other facts of a pod that has them.
         let mut q = ports.clone();
         q.set_nominated_node_name(Some("n1".into()));

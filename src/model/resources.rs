@@ -18,7 +18,7 @@ pub(crate) const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
 pub(crate) type ResourceList = BTreeMap<String, Quantity>;
 
 /// `framework.Resource`: the scheduler's resource vector.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Resource {
     /// CPU in milli-cores.
     pub milli_cpu: i64,
@@ -145,7 +145,7 @@ pub struct PodResourceSpec {
 }
 
 /// What a pod requests, computed once.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PodRequests {
     /// Effective requests (`PodRequests` with overhead), as a resource vector.
     pub resource: Resource,
@@ -182,6 +182,16 @@ thread_local! {
     /// The request lists this thread made lately ([`interned`]).
     static INTERNED: std::cell::RefCell<std::collections::HashSet<Amounts>> =
         std::cell::RefCell::new(std::collections::HashSet::new());
+    /// The pods' requests this thread computed lately ([`shared_requests`]).
+    static REQUESTS: std::cell::RefCell<std::collections::HashSet<Arc<PodRequests>>> =
+        std::cell::RefCell::new(std::collections::HashSet::new());
+}
+
+/// `requests` in an `Arc` shared with the equal requests this thread computed lately: the pods
+/// of one template request the same, and a pod holds 8 bytes instead of 104 (which, at
+/// 100,000 pods, moved `Arc<Pod>` from mimalloc's 384-byte bin to its 320-byte one).
+pub(crate) fn shared_requests(requests: PodRequests) -> Arc<PodRequests> {
+    REQUESTS.with_borrow_mut(|set| super::share::share_one(set, requests))
 }
 
 /// The amounts of these entries (in name order, each name once), sharing the list of equal

@@ -27,3 +27,17 @@ where
     set.insert(t.clone());
     t
 }
+
+/// The value in `set` (a thread's own) equal to `value` if one was kept lately, else `value`
+/// in a new `Arc`, kept in `set` for the next equal one.
+pub(crate) fn share_one<T: Hash + Eq>(set: &mut HashSet<std::sync::Arc<T>>, value: T) -> std::sync::Arc<T> {
+    if let Some(t) = set.get(&value) {
+        return t.clone();
+    }
+    if set.len() >= PER_THREAD {
+        set.clear();
+    }
+    let t = std::sync::Arc::new(value);
+    set.insert(t.clone());
+    t
+}
