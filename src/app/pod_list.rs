@@ -424,7 +424,7 @@ impl PodRows {
                 .cluster
                 .pods
                 .iter()
-                .map(|p| p.scheduler_name.as_str())
+                .map(|p| &*p.scheduler_name)
                 .collect::<std::collections::BTreeSet<&str>>()
                 .into_iter()
                 .collect();
@@ -474,7 +474,7 @@ impl PodRows {
                         priority: p.priority,
                         created,
                         scheduler: schedulers
-                            .binary_search(&p.scheduler_name.as_str())
+                            .binary_search(&&*p.scheduler_name)
                             .map_or(0, |i| u32::try_from(i).unwrap_or(u32::MAX)),
                         cpu: r.resource.milli_cpu,
                         mem: r.resource.memory,

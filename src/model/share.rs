@@ -41,3 +41,21 @@ pub(crate) fn share_one<T: Hash + Eq>(set: &mut HashSet<std::sync::Arc<T>>, valu
     set.insert(t.clone());
     t
 }
+
+/// How many distinct values of a kind that has no hash a thread keeps ([`share_recent`]): they
+/// are compared one by one.
+pub(crate) const RECENT: usize = 32;
+
+/// The value in `recent` (a thread's own) equal to `value` if one was kept lately, else a copy
+/// of `value` in a new `Arc`, kept in `recent` (the oldest let go past [`RECENT`]).
+pub(crate) fn share_recent<T: PartialEq + Clone>(recent: &mut Vec<std::sync::Arc<T>>, value: &T) -> std::sync::Arc<T> {
+    if let Some(t) = recent.iter().find(|t| ***t == *value) {
+        return t.clone();
+    }
+    if recent.len() >= RECENT {
+        recent.remove(0);
+    }
+    let t = std::sync::Arc::new(value.clone());
+    recent.push(t.clone());
+    t
+}

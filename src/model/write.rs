@@ -365,7 +365,7 @@ fn claims_needing_writes(cluster: &Cluster, p: &crate::model::Pod) -> Vec<String
             st.and_then(|s| s.allocation.as_ref()).is_some()
                 && st
                     .and_then(|s| s.reserved_for.as_ref())
-                    .is_some_and(|r| r.iter().any(|r| *r.uid == *p.uid))
+                    .is_some_and(|r| r.iter().any(|r| p.has_uid(&r.uid)))
         });
         if !ready {
             out.push(key.to_string());
@@ -439,7 +439,7 @@ pub fn preempt_plan(
             Removal::Delete => {
                 requests.push(WriteRequest::MarkDisruptionTarget {
                     pod: v.clone(),
-                    scheduler_name: p.scheduler_name.clone(),
+                    scheduler_name: p.scheduler_name.to_string(),
                 });
                 requests.push(WriteRequest::Delete { pod: v.clone(), uid });
             }

@@ -419,15 +419,16 @@ impl NodeInfo {
         self.pods.push(pi);
     }
 
-    /// `NodeInfo.RemovePod` by uid; false when the pod is not on the node.
-    pub fn remove_pod(&mut self, uid: &str) -> bool {
-        let Some(i) = self.pods.iter().position(|p| *p.pod.uid == *uid) else {
+    /// `NodeInfo.RemovePod` by uid (the pod's, [`Pod::same_uid`]); false when the pod is not
+    /// on the node.
+    pub fn remove_pod(&mut self, pod: &Pod) -> bool {
+        let Some(i) = self.pods.iter().position(|p| p.pod.same_uid(pod)) else {
             return false;
         };
         let pi = self.pods.remove(i);
         self.update(&pi, -1);
-        self.affinity_pods.retain(|p| *p.pod.uid != *uid);
-        self.required_anti_affinity_pods.retain(|p| *p.pod.uid != *uid);
+        self.affinity_pods.retain(|p| !p.pod.same_uid(pod));
+        self.required_anti_affinity_pods.retain(|p| !p.pod.same_uid(pod));
         true
     }
 }

@@ -312,7 +312,7 @@ fn nominated_on<'a>(cx: &Ctx<'a>, pod: &PodInfo, node: &NodeInfo) -> Vec<&'a Arc
         .get(node.name())
         .into_iter()
         .flatten()
-        .filter(|p| p.pod.priority >= pod.pod.priority && p.pod.uid != pod.pod.uid)
+        .filter(|p| p.pod.priority >= pod.pod.priority && !p.pod.same_uid(&pod.pod))
         .collect()
 }
 
@@ -393,7 +393,7 @@ pub fn explain_as(
         ));
     }
     let Some(fw) = profiles.iter().find(|f| f.name == wanted) else {
-        ex.waiting_for_scheduler = Some(pod.scheduler_name.clone());
+        ex.waiting_for_scheduler = Some(pod.scheduler_name.to_string());
         ex.message = Some(format!(
             "no scheduler profile serves schedulerName '{}' (profiles: {}); the pod waits for a scheduler of that name",
             pod.scheduler_name,

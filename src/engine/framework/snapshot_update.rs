@@ -28,7 +28,7 @@ impl Snapshot {
         if let Some(n) = &old.node_name
             && let Some(i) = self.node_index(n)
         {
-            self.nodes[i].remove_pod(&old.uid);
+            self.nodes[i].remove_pod(old);
         }
         if let Some(nn) = old.nominated_node_name()
             && let Some(list) = self.nominated.get_mut(nn)

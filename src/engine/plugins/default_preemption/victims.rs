@@ -119,7 +119,7 @@ fn remove_victim(
     node: &mut NodeInfo,
     victim: &PodInfo,
 ) -> Result<(), Status> {
-    if !node.remove_pod(&victim.pod.uid) {
+    if !node.remove_pod(&victim.pod) {
         return Err(Status::error(format!(
             "no corresponding pod {} in pods of node {}",
             victim.pod.key.name,

@@ -215,7 +215,7 @@ pub(crate) fn pod_claims<'c>(
                 .find(|r| r.controller == Some(true))
                 .map(|r| r.uid.as_str());
             let same_ns = claim.metadata.namespace.as_deref().unwrap_or("") == ns;
-            if !same_ns || owner_uid != Some(&*pod.uid) {
+            if !same_ns || !owner_uid.is_some_and(|u| pod.has_uid(u)) {
                 let (w1, w2) = if owner_text_pod { ("Pod", "Pod") } else { ("pod", "pod") };
                 return Err(format!(
                     "ResourceClaim {} was not created for {w1} {} ({w2} is not owner)",
@@ -301,7 +301,7 @@ impl DynamicResources {
                     .owner_references
                     .iter()
                     .flatten()
-                    .any(|r| r.name == p.key.name && r.controller == Some(true) && *r.uid == *p.uid)
+                    .any(|r| r.name == p.key.name && r.controller == Some(true) && p.has_uid(&r.uid))
         });
         let claim = match existing {
             Some(c) => c.clone(),
@@ -699,7 +699,7 @@ impl PostFilterPlugin for DynamicResources {
                 continue;
             }
             let r = reserved_for(&s.claims[i]);
-            if r.is_empty() || (r.len() == 1 && *r[0].uid == *pod.pod.uid) {
+            if r.is_empty() || (r.len() == 1 && pod.pod.has_uid(&r[0].uid)) {
                 return (trace, reject(DEALLOCATED));
             }
         }
@@ -853,7 +853,7 @@ impl PreBindPlugin for DynamicResources {
         let mut k = 0;
         for c in &s.claims {
             let name = kobj(&c.metadata);
-            let reserved = reserved_for(c).iter().any(|r| *r.uid == *pod.pod.uid);
+            let reserved = reserved_for(c).iter().any(|r| pod.pod.has_uid(&r.uid));
             if allocation(c).is_none() {
                 let devs = results
                     .get(k)

@@ -1242,8 +1242,8 @@ fn node_info_keeps_affinity_pod_lists() {
     assert_eq!(names(&n.affinity_pods), vec!["anti", "pref"]);
     assert_eq!(names(&n.required_anti_affinity_pods), vec!["anti"]);
     assert_eq!((n.pods_with_affinity, n.pods_with_required_anti_affinity), (2, 1));
-    let anti_uid = n.required_anti_affinity_pods[0].pod.uid.clone();
-    assert!(n.remove_pod(&anti_uid));
+    let anti = n.required_anti_affinity_pods[0].pod.clone();
+    assert!(n.remove_pod(&anti));
     assert_eq!(names(&n.affinity_pods), vec!["pref"]);
     assert!(n.required_anti_affinity_pods.is_empty());
     assert_eq!((n.pods_with_affinity, n.pods_with_required_anti_affinity), (1, 0));
