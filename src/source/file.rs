@@ -606,7 +606,7 @@ mod json_fast {
     /// How much of a file [`stream`] reads at a time (a first piece of 64 KiB tells a List
     /// from anything else). Two pieces are in memory: one being read into the model, the
     /// next being read from the file.
-    const PIECE: usize = 2 << 20;
+    const PIECE: usize = 1 << 20;
 
     /// Reads a JSON List file a piece at a time through two buffers used in turn, its pods and
     /// nodes into the model (packed, so no piece is held once read): the objects a whole-file

@@ -60,10 +60,10 @@ static PRE_FILTER_KEY: &str = "PreFilterNodePorts";
 
 impl PreFilterPlugin for NodePorts {
     fn pre_filter(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo) -> (Option<BTreeSet<String>>, Status) {
-        if pod.host_ports.is_empty() {
+        if pod.host_ports().next().is_none() {
             return (None, Status::skip());
         }
-        state.write(PRE_FILTER_KEY, pod.host_ports.to_vec());
+        state.write(PRE_FILTER_KEY, pod.host_ports().cloned().collect::<Vec<_>>());
         (None, Status::success())
     }
 
