@@ -112,7 +112,7 @@ pub(crate) fn pod(app: &App, key: &ObjectKey) -> Option<Vec<String>> {
     map_lines(&mut l, "", "Annotations", meta.annotations.as_ref());
     l.push(format!(
         "Status:\t{}",
-        if p.terminating { "Terminating" } else { &p.phase }
+        if p.terminating { "Terminating" } else { p.phase() }
     ));
     if let Some(r) = status.and_then(|s| s.reason.as_deref()).filter(|s| !s.is_empty()) {
         l.push(format!("Reason:\t{r}"));

@@ -424,7 +424,7 @@ impl PodRows {
                 .cluster
                 .pods
                 .iter()
-                .map(|p| &*p.scheduler_name)
+                .map(|p| p.scheduler_name())
                 .collect::<std::collections::BTreeSet<&str>>()
                 .into_iter()
                 .collect();
@@ -474,7 +474,7 @@ impl PodRows {
                         priority: p.priority,
                         created,
                         scheduler: schedulers
-                            .binary_search(&&*p.scheduler_name)
+                            .binary_search(&p.scheduler_name())
                             .map_or(0, |i| u32::try_from(i).unwrap_or(u32::MAX)),
                         cpu: r.resource.milli_cpu,
                         mem: r.resource.memory,
@@ -797,8 +797,8 @@ fn sorted(app: &App) -> Vec<usize> {
             SortKey::Age => created(b).cmp(created(a)).then_with(|| a.key.cmp(&b.key)),
             SortKey::Priority => b.priority.cmp(&a.priority).then_with(|| a.key.cmp(&b.key)),
             SortKey::Scheduler => a
-                .scheduler_name
-                .cmp(&b.scheduler_name)
+                .scheduler_name()
+                .cmp(b.scheduler_name())
                 .then_with(|| group(a).cmp(&group(b)))
                 .then_with(|| queue_order(a, b)),
             SortKey::Cpu => requests(b).0.cmp(&requests(a).0).then_with(|| a.key.cmp(&b.key)),
@@ -823,7 +823,7 @@ fn sorted(app: &App) -> Vec<usize> {
 /// pod; `on NODE`, `finished (PHASE)` of the others), and how many nodes the reason excludes.
 pub fn reason_key<'a>(app: &'a App, pod: &'a Pod) -> (u8, Cow<'a, str>, usize) {
     if pod.is_finished() {
-        return (2, Cow::Owned(format!("finished ({})", pod.phase)), 0);
+        return (2, Cow::Owned(format!("finished ({})", pod.phase())), 0);
     }
     if let Some(n) = &pod.node_name {
         return (1, Cow::Owned(format!("on {n}")), 0);
@@ -839,7 +839,7 @@ pub fn reason_key<'a>(app: &'a App, pod: &'a Pod) -> (u8, Cow<'a, str>, usize) {
 /// phase of a finished one (ordered as `on NODE`, `finished (PHASE)` are within their group).
 fn sort_key<'a>(app: &'a App, pod: &'a Pod) -> (u8, &'a str, usize) {
     if pod.is_finished() {
-        return (2, &pod.phase, 0);
+        return (2, pod.phase(), 0);
     }
     if let Some(n) = &pod.node_name {
         return (1, n.as_str(), 0);
@@ -898,7 +898,7 @@ pub fn namespaces(app: &App) -> Vec<String> {
 /// The reason column of a pod: bound node, the decisive reason, or progress.
 pub fn column_text<'a>(app: &'a App, pod: &'a Pod) -> Cow<'a, str> {
     if pod.is_finished() {
-        return Cow::Owned(format!("finished ({})", pod.phase));
+        return Cow::Owned(format!("finished ({})", pod.phase()));
     }
     if let Some(n) = &pod.node_name {
         return Cow::Owned(format!("on {n}"));

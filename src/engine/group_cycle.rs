@@ -297,7 +297,7 @@ pub fn group_cycle_of(
         .and_then(|p| p.scheduling_group().map(|g| (p, g.to_string())));
     let mut r = match &native {
         Some((p, group)) if features.on(Gate::TopologyAwareWorkloadScheduling) => {
-            let fw = profiles.iter().find(|f| f.name == p.scheduler_name);
+            let fw = profiles.iter().find(|f| f.name == p.scheduler_name());
             match fw {
                 Some(fw) => placement_cycle(cluster, profiles, features, pod, gang, fw, group),
                 None => pass(cluster, profiles, features, pod, gang, None),
@@ -379,7 +379,7 @@ fn preempt_for_group(
         .pods
         .iter()
         .find(|p| p.key == *pod)
-        .map(|p| p.scheduler_name.clone())
+        .map(|p| p.scheduler_name().to_string())
         .unwrap_or_default();
     let post_filter = profiles
         .iter()

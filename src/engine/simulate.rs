@@ -253,7 +253,7 @@ pub fn queues(cluster: &Cluster, profiles: &[Framework]) -> Vec<Vec<ObjectKey>> 
         let mut pods: Vec<&Arc<crate::model::Pod>> = cluster
             .pods
             .iter()
-            .filter(|p| p.is_pending() && names.contains(&*p.scheduler_name))
+            .filter(|p| p.is_pending() && names.contains(p.scheduler_name()))
             .collect();
         let fw = &profiles[idx[0]];
         match &fw.queue_sorter {
@@ -270,7 +270,7 @@ pub fn queues(cluster: &Cluster, profiles: &[Framework]) -> Vec<Vec<ObjectKey>> 
     let rest: Vec<ObjectKey> = cluster
         .pods
         .iter()
-        .filter(|p| p.is_pending() && !served.contains(&*p.scheduler_name))
+        .filter(|p| p.is_pending() && !served.contains(p.scheduler_name()))
         .map(|p| p.key.clone())
         .collect();
     if !rest.is_empty() {

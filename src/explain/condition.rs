@@ -356,10 +356,11 @@ pub(crate) fn compare<'a>(cluster: &'a Cluster, ex: &Explanation) -> Option<Clus
     if let Some(e) = newest
         && event_msg.is_some()
     {
-        if !e.component.is_empty() && e.component != pod.scheduler_name {
+        if !e.component.is_empty() && e.component != pod.scheduler_name() {
             v.notes.push(format!(
                 "the newest FailedScheduling event was reported by '{}', not by the pod's scheduler '{}'",
-                e.component, pod.scheduler_name
+                e.component,
+                pod.scheduler_name()
             ));
         }
         if let Some(when) = e.when() {

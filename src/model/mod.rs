@@ -269,6 +269,25 @@ pub struct PodRare {
     /// The claim names of the pod's persistentVolumeClaim volumes (the node's PVC reference
     /// counts), in spec order.
     pub pvc_claims: Box<[String]>,
+    /// spec.schedulerName when it is none of [`USUAL_SCHEDULERS`].
+    pub scheduler_name: Option<Box<str>>,
+    /// status.phase when it is none of [`USUAL_PHASES`].
+    pub phase: Option<Box<str>>,
+}
+
+/// The scheduler names a pod holds as a number ([`Pod::scheduler_name`]; absent is the first).
+pub const USUAL_SCHEDULERS: [&str; 1] = ["default-scheduler"];
+/// The phases a pod holds as a number ([`Pod::phase`]; absent is the first, empty).
+pub const USUAL_PHASES: [&str; 6] = ["", "Pending", "Running", "Succeeded", "Failed", "Unknown"];
+/// The number of a scheduler name or phase that is none of the usual ones.
+const UNUSUAL: u8 = u8::MAX;
+
+/// `value`'s place among `usual`, or [`UNUSUAL`] and the value to keep.
+fn usual(value: &str, usual: &[&str]) -> (u8, Option<Box<str>>) {
+    match usual.iter().position(|u| *u == value) {
+        Some(i) => (u8::try_from(i).unwrap_or(UNUSUAL), None),
+        None => (UNUSUAL, Some(value.into())),
+    }
 }
 
 impl PodRare {
@@ -282,6 +301,8 @@ impl PodRare {
             && self.host_ports.is_empty()
             && self.sidecar_host_ports.is_empty()
             && self.pvc_claims.is_empty()
+            && self.scheduler_name.is_none()
+            && self.phase.is_none()
     }
 }
 
@@ -297,8 +318,11 @@ pub struct Pod {
     pub labels: Labels,
     /// spec.nodeName.
     pub node_name: Option<String>,
-    /// spec.schedulerName (default-scheduler when absent; that one not allocated).
-    pub scheduler_name: Cow<'static, str>,
+    /// spec.schedulerName as its place in [`USUAL_SCHEDULERS`], or [`UNUSUAL`] (the name is
+    /// then in [`PodRare`]): [`Pod::scheduler_name`].
+    scheduler: u8,
+    /// status.phase as its place in [`USUAL_PHASES`], or [`UNUSUAL`]: [`Pod::phase`].
+    phase: u8,
     /// Resolved priority.
     pub priority: i32,
     /// spec.preemptionPolicy == Never.
@@ -318,8 +342,6 @@ pub struct Pod {
     pub terminating: bool,
     /// spec.schedulingGates is non-empty.
     pub gated: bool,
-    /// status.phase (the usual ones not allocated).
-    pub phase: Cow<'static, str>,
     /// spec.affinity (InterPodAffinity reads every pod's terms; kept out of the stored object
     /// so reading them does not decode it), shared with the pods read lately on the same
     /// thread that say the same (one template's pods do: 600 bytes of allocations each).
@@ -329,6 +351,26 @@ pub struct Pod {
 }
 
 impl Pod {
+    /// spec.schedulerName (default-scheduler when absent).
+    pub fn scheduler_name(&self) -> &str {
+        match USUAL_SCHEDULERS.get(usize::from(self.scheduler)) {
+            Some(name) => name,
+            None => self
+                .rare
+                .as_ref()
+                .and_then(|r| r.scheduler_name.as_deref())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// status.phase (empty when absent).
+    pub fn phase(&self) -> &str {
+        match USUAL_PHASES.get(usize::from(self.phase)) {
+            Some(phase) => phase,
+            None => self.rare.as_ref().and_then(|r| r.phase.as_deref()).unwrap_or_default(),
+        }
+    }
+
     /// metadata.uid, or the key (as `namespace/name`) when it has none.
     pub fn uid(&self) -> Cow<'_, str> {
         match &*self.uid {
@@ -434,7 +476,7 @@ impl Pod {
     }
 
     pub fn is_finished(&self) -> bool {
-        matches!(&*self.phase, "Succeeded" | "Failed")
+        matches!(self.phase(), "Succeeded" | "Failed")
     }
 
     /// True for a pod waiting for a node.
@@ -1038,15 +1080,6 @@ impl ReadPod {
     }
 }
 
-/// `value` borrowed from `usual` when it is one of them, else a copy: every pod has a phase
-/// and a scheduler name, nearly always one of a few.
-fn known(value: &str, usual: &[&'static str]) -> Cow<'static, str> {
-    match usual.iter().find(|u| **u == value) {
-        Some(u) => Cow::Borrowed(u),
-        None => Cow::Owned(value.to_string()),
-    }
-}
-
 thread_local! {
     /// The pods' affinities this thread read lately ([`Pod::affinity`]).
     static AFFINITIES: std::cell::RefCell<Vec<Arc<core::Affinity>>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -1156,7 +1189,14 @@ impl Pod {
             _ => None,
         };
         let status_resources = status_resources(spec, status, &rspec)?.map(Box::new);
+        let (scheduler, scheduler_name) = usual(
+            spec.scheduler_name.as_deref().unwrap_or(USUAL_SCHEDULERS[0]),
+            &USUAL_SCHEDULERS,
+        );
+        let (phase, phase_text) = usual(status.phase.as_deref().unwrap_or_default(), &USUAL_PHASES);
         let rare = PodRare {
+            scheduler_name,
+            phase: phase_text,
             nominated_node_name: status.nominated_node_name.clone().filter(|n| !n.is_empty()),
             requests_status,
             requests_pod_level,
@@ -1175,10 +1215,7 @@ impl Pod {
             uid: obj.metadata.uid.as_deref().unwrap_or_default().into(),
             labels: obj.metadata.labels.as_ref().map(Labels::shared).unwrap_or_default(),
             node_name: spec.node_name.clone().filter(|n| !n.is_empty()),
-            scheduler_name: known(
-                spec.scheduler_name.as_deref().unwrap_or("default-scheduler"),
-                &["default-scheduler"],
-            ),
+            scheduler,
             priority: spec.priority.unwrap_or(0),
             preemption_never: spec.preemption_policy.as_deref() == Some("Never"),
             requests: resources::shared_requests(pod_requests(&rspec)),
@@ -1187,10 +1224,7 @@ impl Pod {
             start_time: time_str(status.start_time.as_ref()),
             terminating: obj.metadata.deletion_timestamp.is_some(),
             gated: spec.scheduling_gates.as_ref().is_some_and(|g| !g.is_empty()),
-            phase: known(
-                status.phase.as_deref().unwrap_or_default(),
-                &["Running", "Pending", "Succeeded", "Failed", "Unknown"],
-            ),
+            phase,
             affinity: spec
                 .affinity
                 .as_ref()
@@ -1498,13 +1532,13 @@ impl Cluster {
 #[cfg(test)]
 mod size_tests {
     /// A cluster holds one `Arc<Pod>` per pod (a million at 65k nodes), and mimalloc's bins
-    /// above 256 bytes are 320, 384, 448, 512: a field added to `Pod` that crosses 304 costs
-    /// 64 bytes per pod (6.4 MB at 100,000 pods); put it in [`super::PodRare`] if few pods
-    /// have it, share it as `requests` is, or shrink another (heaptrack first).
+    /// from 256 bytes are 256, 320, 384, 448, 512: a field added to `Pod` costs 64 bytes per
+    /// pod (6.4 MB at 100,000 pods); put it in [`super::PodRare`] if few pods have it, share
+    /// it as `requests` is, or shrink another (heaptrack first).
     #[test]
-    fn an_arc_pod_fits_the_320_byte_bin() {
+    fn an_arc_pod_fits_the_256_byte_bin() {
         let arc = std::mem::size_of::<super::Pod>() + 2 * std::mem::size_of::<usize>();
-        assert!(arc <= 320, "Arc<Pod> is {arc} bytes");
+        assert!(arc <= 256, "Arc<Pod> is {arc} bytes");
     }
 
     fn pod(spec: serde_json::Value) -> super::Pod {
@@ -1560,6 +1594,33 @@ mod size_tests {
         let u = named("c", "q", Some("a/p"));
         assert_eq!(u.uid(), "a/p");
         assert!(u.same_uid(&a) && a.same_uid(&u) && u.has_uid("a/p") && !u.has_uid("c/q"));
+    }
+
+    #[test]
+    fn usual_scheduler_names_and_phases_are_numbers_others_are_kept() {
+        let with = |scheduler: Option<&str>, phase: Option<&str>| {
+            let obj: super::core::Pod = serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "p", "namespace": "a"},
+                "spec": {"containers": [], "schedulerName": scheduler},
+                "status": {"phase": phase}}))
+            .expect("pod");
+            super::Pod::from_obj(obj, |_| 0).expect("model")
+        };
+        let usual = with(None, Some("Running"));
+        assert_eq!(
+            (usual.scheduler_name(), usual.phase()),
+            ("default-scheduler", "Running")
+        );
+        assert!(usual.rare.is_none());
+        let none = with(Some("default-scheduler"), None);
+        assert_eq!(
+            (none.scheduler_name(), none.phase(), none.rare.is_none()),
+            ("default-scheduler", "", true)
+        );
+        let other = with(Some("gpu-scheduler"), Some("Evicted"));
+        assert_eq!((other.scheduler_name(), other.phase()), ("gpu-scheduler", "Evicted"));
+        let finished = with(None, Some("Succeeded"));
+        assert!(finished.is_finished() && !usual.is_finished());
     }
 
     #[test]

@@ -439,7 +439,7 @@ pub fn preempt_plan(
             Removal::Delete => {
                 requests.push(WriteRequest::MarkDisruptionTarget {
                     pod: v.clone(),
-                    scheduler_name: p.scheduler_name.to_string(),
+                    scheduler_name: p.scheduler_name().to_string(),
                 });
                 requests.push(WriteRequest::Delete { pod: v.clone(), uid });
             }

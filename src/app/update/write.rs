@@ -257,7 +257,7 @@ pub(super) fn request_bind(app: &mut App) {
         return;
     }
     if !p.is_pending() {
-        app.error(format!("pod {pod} has finished ({})", p.phase));
+        app.error(format!("pod {pod} has finished ({})", p.phase()));
         return;
     }
     let summary = match app.summary(&pod) {

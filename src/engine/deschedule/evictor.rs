@@ -119,7 +119,7 @@ impl Evictor {
             if owners.is_empty() {
                 errs.push("pod does not have any ownerRefs".into());
             }
-        } else if owners.is_empty() && &*pod.phase != "Failed" {
+        } else if owners.is_empty() && pod.phase() != "Failed" {
             errs.push("pod does not have any ownerRefs and is not in failed phase".into());
         }
         if self.on("PodsWithLocalStorage") && pods::has_local_storage(pod) {

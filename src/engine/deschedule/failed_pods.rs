@@ -100,7 +100,7 @@ pub fn deschedule(ctx: &mut Ctx<'_>, args: &FailedPodsArgs, nodes: &[Arc<Node>])
     let filter = PodFilter::new(args.common.namespaces.as_ref(), args.common.label_selector.as_ref());
     'nodes: for n in nodes {
         for p in ctx.all_pods_on(&n.name) {
-            if &*p.phase != "Failed" || filter.rejects(&p).is_some() {
+            if p.phase() != "Failed" || filter.rejects(&p).is_some() {
                 continue;
             }
             let Ok(reason) = can_evict(&p, args, ctx.now) else {

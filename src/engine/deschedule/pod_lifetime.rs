@@ -42,7 +42,7 @@ fn qualifies(p: &Pod, a: &PodLifeTimeArgs, now: Timestamp) -> Option<String> {
     let st = p.obj.status.as_ref();
     if !a.states.is_empty() {
         let reason = st.and_then(|s| s.reason.clone()).unwrap_or_default();
-        let ok = a.states.iter().any(|s| **s == *p.phase)
+        let ok = a.states.iter().any(|s| s == p.phase())
             || a.states.contains(&reason)
             || state_reasons(st.and_then(|s| s.container_statuses.as_ref()), &a.states)
             || (a.including_init_containers

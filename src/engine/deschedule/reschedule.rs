@@ -68,7 +68,8 @@ pub fn replacement_for(p: &Pod, now: Timestamp, taken: &dyn Fn(&ObjectKey) -> bo
     if p.is_finished() {
         return Err(format!(
             "it had finished (phase {}): its {} does not count it and has already replaced it",
-            p.phase, owner.kind
+            p.phase(),
+            owner.kind
         ));
     }
     let mut name = if owner.kind == "StatefulSet" {

@@ -54,7 +54,7 @@ pub fn deschedule(ctx: &mut Ctx<'_>, args: &TooManyRestartsArgs, nodes: &[Arc<No
             .filter(|(r, _)| *r >= args.pod_restart_threshold)
             .filter(|(_, p)| {
                 args.states.is_empty()
-                    || args.states.iter().any(|s| **s == *p.phase)
+                    || args.states.iter().any(|s| s == p.phase())
                     || waiting_in(p, &args.states, init)
             })
             .collect();

@@ -352,7 +352,7 @@ pub fn explain_as(
         return Err(EngineError::PodNotFound(key.clone(), hint));
     };
     if pod.is_finished() {
-        return Err(EngineError::Finished(key.clone(), pod.phase.to_string()));
+        return Err(EngineError::Finished(key.clone(), pod.phase().to_string()));
     }
     if let Some(n) = &pod.node_name {
         return Err(EngineError::AlreadyBound(key.clone(), n.clone()));
@@ -370,7 +370,7 @@ pub fn explain_as(
             profiles.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
         ));
     }
-    let wanted = profile.unwrap_or(&pod.scheduler_name);
+    let wanted = profile.unwrap_or(pod.scheduler_name());
     let mut ex = Explanation::empty(
         key.clone(),
         wanted.to_string(),
@@ -380,10 +380,10 @@ pub fn explain_as(
     if let Some(n) = snapshot.features.note() {
         ex.notes.push(n.to_string());
     }
-    if wanted != pod.scheduler_name {
+    if wanted != pod.scheduler_name() {
         ex.notes.push(format!(
             "explained with profile '{wanted}' (a what-if); the pod's schedulerName is '{}'",
-            pod.scheduler_name
+            pod.scheduler_name()
         ));
     }
     if let Some(fw) = profiles.iter().find(|f| *f.features != *snapshot.features) {
@@ -393,10 +393,10 @@ pub fn explain_as(
         ));
     }
     let Some(fw) = profiles.iter().find(|f| f.name == wanted) else {
-        ex.waiting_for_scheduler = Some(pod.scheduler_name.to_string());
+        ex.waiting_for_scheduler = Some(pod.scheduler_name().to_string());
         ex.message = Some(format!(
             "no scheduler profile serves schedulerName '{}' (profiles: {}); the pod waits for a scheduler of that name",
-            pod.scheduler_name,
+            pod.scheduler_name(),
             profiles.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")
         ));
         return Ok(ex);

@@ -241,7 +241,7 @@ impl GangScheduling {
             .map(|p| &**p)
             .filter(|p| !p.is_finished())
             .filter(|p| self.group_of(p).as_ref() == Some(g))
-            .filter(|p| !self.pod_groups || p.node_name.is_some() || handle.serves(&p.scheduler_name))
+            .filter(|p| !self.pod_groups || p.node_name.is_some() || handle.serves(p.scheduler_name()))
             .collect();
         // A pod waiting at Permit is assumed on its node (nodeName set in the snapshot): it
         // counts once, as waiting.

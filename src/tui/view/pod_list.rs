@@ -165,7 +165,7 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
                 Cell::from(p.priority.to_string()),
             ];
             if wide {
-                cells.push(Cell::from(Span::styled(p.scheduler_name.clone(), theme.muted)));
+                cells.push(Cell::from(Span::styled(p.scheduler_name().to_string(), theme.muted)));
             }
             cells.push(Cell::from(rows.cpu_unit().show(requests.resource.milli_cpu)));
             cells.push(Cell::from(format::bytes(requests.resource.memory)));

@@ -50,7 +50,7 @@ pub(super) fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState
             format!(
                 " · priority {} · {} · cpu {} mem {} ",
                 p.priority,
-                p.scheduler_name,
+                p.scheduler_name(),
                 format::cpu(app.features.requests_of(p).resource.milli_cpu),
                 format::bytes(app.features.requests_of(p).resource.memory)
             ),

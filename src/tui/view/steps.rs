@@ -244,8 +244,8 @@ fn queue(app: &App, ex: &Explanation, theme: &Theme, frame: &mut Frame<'_>, area
         let me = p.key == ex.pod;
         let aside = if p.gated {
             "  (gated: waits outside the active queue)".to_string()
-        } else if app.profile(&p.scheduler_name).is_none() {
-            format!("  (schedulerName {}: another scheduler's queue)", p.scheduler_name)
+        } else if app.profile(p.scheduler_name()).is_none() {
+            format!("  (schedulerName {}: another scheduler's queue)", p.scheduler_name())
         } else {
             String::new()
         };
