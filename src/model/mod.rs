@@ -1071,12 +1071,18 @@ impl ReadPod {
     /// The pod with its priority: spec.priority, else `priority_of(priorityClassName)` (None
     /// when it is empty or absent).
     pub fn resolve(mut self, priority_of: impl FnOnce(Option<&str>) -> i32) -> Arc<Pod> {
-        if let Some(class) = &self.class {
-            let priority = priority_of(Some(&**class).filter(|c| !c.is_empty()));
+        self.resolve_in_place(priority_of);
+        self.pod
+    }
+
+    /// [`ReadPod::resolve`], the pod left here (its priority resolved once).
+    fn resolve_in_place(&mut self, priority_of: impl FnOnce(Option<&str>) -> i32) -> &Pod {
+        if let Some(class) = self.class.take() {
+            let priority = priority_of(Some(&*class).filter(|c| !c.is_empty()));
             // unique until the cluster holds it: set in place, not copied
             Arc::make_mut(&mut self.pod).priority = priority;
         }
-        self.pod
+        &self.pod
     }
 }
 
@@ -1269,14 +1275,6 @@ fn duplicate_node(typed: &[(Origin, Box<core::Node>)], read: &[(Origin, Arc<Node
     Ok(())
 }
 
-/// A pod for [`Cluster::build_with_pods`] to add: read by the loader, or still typed.
-enum PodToRead {
-    Read(ReadPod),
-    Typed(Box<core::Pod>),
-    /// Taken into the cluster (its origin stays, for the duplicate check).
-    Taken,
-}
-
 impl Cluster {
     /// Builds the cluster from typed objects with their origins.
     pub fn build(objects: Vec<(Origin, Object)>) -> Result<Cluster, ModelError> {
@@ -1296,10 +1294,10 @@ impl Cluster {
         let mut read_nodes = Vec::new();
         // The pods read go where the typed ones will join them, in the list's own memory (it
         // is collected in place): a second list of 100,000 pods cost its pages while loading.
-        let mut raw_pods: Vec<(Origin, PodToRead)> = read
+        let mut raw_pods: Vec<(Origin, ReadPod)> = read
             .into_iter()
             .filter_map(|(o, r)| match r {
-                ReadObject::Pod(p) => Some((o, PodToRead::Read(p))),
+                ReadObject::Pod(p) => Some((o, p)),
                 ReadObject::Node(n) => {
                     read_nodes.push((o, n));
                     None
@@ -1315,6 +1313,7 @@ impl Cluster {
         c.pods.reserve_exact(n_pods);
         c.nodes.reserve_exact(n_nodes);
         let merge = n_read > 0;
+        let mut pod_error = None;
         let merge_nodes = !read_nodes.is_empty();
         for (origin, obj) in objects {
             if let Object::Skipped(kind) = &obj {
@@ -1357,7 +1356,24 @@ impl Cluster {
             match kinds::store(&mut c, key.clone(), obj) {
                 Ok(()) => {}
                 Err(Object::Node(n)) => raw_nodes.push((origin, n)),
-                Err(Object::Pod(p)) => raw_pods.push((origin, PodToRead::Typed(p))),
+                // Read here, its error (the first in input order) said where the pods' are
+                Err(Object::Pod(p)) => match Pod::read(p, None, None) {
+                    Ok(r) => raw_pods.push((origin, r)),
+                    Err((field, message)) => {
+                        if pod_error
+                            .as_ref()
+                            .is_none_or(|e: &ModelError| (&*e.origin.file, e.origin.doc) > (&*origin.file, origin.doc))
+                        {
+                            pod_error = Some(ModelError {
+                                origin,
+                                kind: "Pod".into(),
+                                key,
+                                field,
+                                message,
+                            });
+                        }
+                    }
+                },
                 Err(Object::Namespace(n)) => {
                     c.namespaces
                         .insert(key.name, n.metadata.labels.map(Labels::from).unwrap_or_default());
@@ -1399,28 +1415,14 @@ impl Cluster {
         if !raw_pods.is_sorted_by(|a, b| (&*a.0.file, a.0.doc) <= (&*b.0.file, b.0.doc)) {
             raw_pods.sort_by(|a, b| (&*a.0.file, a.0.doc).cmp(&(&*b.0.file, b.0.doc)));
         }
-        // each pod with its position in the input, for the sort by key below
-        let mut tagged: Vec<(Arc<Pod>, usize)> = Vec::with_capacity(raw_pods.len());
+        if let Some(e) = pod_error {
+            return Err(e);
+        }
         // the nodes by name, for each bound pod's check (a hash, not a search of 65,000 names)
         let node_names: std::collections::HashSet<&str> = c.nodes.iter().map(|n| n.name.as_str()).collect();
-        // The origins stay in `raw_pods` (a second list of 100,000 cost its pages).
-        for (i, (origin, p)) in raw_pods.iter_mut().enumerate() {
-            let read = match std::mem::replace(p, PodToRead::Taken) {
-                PodToRead::Taken => continue,
-                PodToRead::Read(r) => r,
-                PodToRead::Typed(p) => {
-                    let key = meta_key(&p.metadata);
-                    Pod::read(p, None, None).map_err(|(field, message)| ModelError {
-                        origin: origin.clone(),
-                        kind: "Pod".into(),
-                        key,
-                        field,
-                        message,
-                    })?
-                }
-            };
+        for (origin, read) in &mut raw_pods {
             let mut missing_class = None;
-            let pod = read.resolve(|class| match class {
+            let pod = read.resolve_in_place(|class| match class {
                 Some(name) if !name.is_empty() => match c.priority_classes.get(name) {
                     Some(pc) => pc.value.unwrap_or(0),
                     None => {
@@ -1445,8 +1447,14 @@ impl Cluster {
                     "{origin}: Pod {key}: spec.nodeName '{n}' names no node in the snapshot; the pod is not counted on any node"
                 ));
             }
-            tagged.push((pod, i));
         }
+        // Each pod with its position in the input, for the sort by key below; the origins stay
+        // in `raw_pods` (a second list of 100,000 cost its pages) until the duplicate check.
+        let mut tagged: Vec<(Arc<Pod>, usize)> = raw_pods
+            .iter()
+            .enumerate()
+            .map(|(i, (_, r))| (r.pod.clone(), i))
+            .collect();
         drop(node_names);
         tagged.sort_unstable_by(|a, b| a.0.key.cmp(&b.0.key).then(a.1.cmp(&b.1)));
         // Pods read by the loader skipped the duplicate check above: the first pod (in input
@@ -1621,6 +1629,51 @@ mod size_tests {
         assert_eq!((other.scheduler_name(), other.phase()), ("gpu-scheduler", "Evicted"));
         let finished = with(None, Some("Succeeded"));
         assert!(finished.is_finished() && !usual.is_finished());
+    }
+
+    #[test]
+    fn the_first_bad_pod_in_input_order_is_the_error_and_a_bad_node_comes_first() {
+        use super::{Cluster, Object, Origin};
+        let at = |doc: usize| Origin {
+            file: "f.yaml".into(),
+            doc,
+        };
+        let bad_pod = |name: &str| {
+            let p: super::core::Pod = serde_json::from_value(serde_json::json!({
+                "metadata": {"name": name, "namespace": "a"},
+                "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "lots"}}}]}}))
+            .expect("pod");
+            Object::Pod(Box::new(p))
+        };
+        let good_pod = || {
+            let p: super::core::Pod = serde_json::from_value(
+                serde_json::json!({"metadata": {"name": "ok", "namespace": "a"}, "spec": {"containers": []}}),
+            )
+            .expect("pod");
+            Object::Pod(Box::new(p))
+        };
+        // given out of input order: the error is still the one at document 1
+        let Err(e) = Cluster::build(vec![
+            (at(3), bad_pod("late")),
+            (at(2), good_pod()),
+            (at(1), bad_pod("early")),
+        ]) else {
+            panic!("an error")
+        };
+        assert_eq!(
+            (e.key.name.as_str(), e.origin.doc, e.field.as_str()),
+            ("early", 1, "spec.containers[0].resources.requests.cpu")
+        );
+        let bad_node: super::core::Node = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "lots"}}}))
+        .expect("node");
+        let Err(e) = Cluster::build(vec![
+            (at(0), bad_pod("first")),
+            (at(1), Object::Node(Box::new(bad_node))),
+        ]) else {
+            panic!("an error")
+        };
+        assert_eq!((e.kind.as_str(), e.key.name.as_str()), ("Node", "n"));
     }
 
     #[test]

@@ -98,6 +98,7 @@ impl PodTable {
         let mut t = PodTable {
             node_start: Vec::with_capacity(nodes.len() + 1),
             rows: Vec::with_capacity(pods),
+            row_node: Vec::with_capacity(pods),
             labels: Vec::with_capacity(pods * 4),
             pods: Vec::with_capacity(pods),
             nodes: nodes.iter().map(|n| n.node.clone()).collect(),
