@@ -97,7 +97,7 @@ impl Labels {
             return Labels::default();
         }
         let entries: Vec<(String, String)> = m.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        SHARED.with_borrow_mut(|set| super::share::share(set, entries, |e| Labels(e.into())))
+        SHARED.with_borrow_mut(|set| super::share::share::<_, _, [_]>(set, entries, |e| Labels(e.into())))
     }
 
     /// Whether the two share one list.

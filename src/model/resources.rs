@@ -191,14 +191,14 @@ thread_local! {
 /// of one template request the same, and a pod holds 8 bytes instead of 104 (which, at
 /// 100,000 pods, moved `Arc<Pod>` from mimalloc's 384-byte bin to its 320-byte one).
 pub(crate) fn shared_requests(requests: PodRequests) -> Arc<PodRequests> {
-    REQUESTS.with_borrow_mut(|set| super::share::share_one(set, requests))
+    REQUESTS.with_borrow_mut(|set| super::share::share::<_, _, PodRequests>(set, requests, Arc::new))
 }
 
 /// The amounts of these entries (in name order, each name once), sharing the list of equal
 /// entries this thread made lately instead of allocating another: at 100,000 pods the pods'
 /// lists were 8 MB, nearly all of them copies of a few dozen.
 fn interned(entries: Vec<(Cow<'static, str>, i64)>) -> Amounts {
-    INTERNED.with_borrow_mut(|set| super::share::share(set, entries, |e| Amounts(e.into())))
+    INTERNED.with_borrow_mut(|set| super::share::share::<_, _, [_]>(set, entries, |e| Amounts(e.into())))
 }
 
 impl Amounts {

@@ -10,34 +10,22 @@ use std::hash::Hash;
 /// reads a long stream of different lists does not keep them all).
 pub(crate) const PER_THREAD: usize = 4096;
 
-/// The list in `set` (a thread's own) equal to `entries` if one was made lately, else
-/// `make(entries)`, kept in `set` for the next equal one.
-pub(crate) fn share<T, E>(set: &mut HashSet<T>, entries: Vec<E>, make: impl FnOnce(Vec<E>) -> T) -> T
+/// The value in `set` (a thread's own) equal to `value` (compared as a `K`: a list as its
+/// entries, a value as itself) if one was made lately, else `make(value)`, kept in `set` for the
+/// next equal one.
+pub(crate) fn share<T, V, K>(set: &mut HashSet<T>, value: V, make: impl FnOnce(V) -> T) -> T
 where
-    T: Borrow<[E]> + Hash + Eq + Clone,
-    E: Hash + Eq,
+    T: Borrow<K> + Hash + Eq + Clone,
+    V: Borrow<K>,
+    K: Hash + Eq + ?Sized,
 {
-    if let Some(t) = set.get(entries.as_slice()) {
+    if let Some(t) = set.get(value.borrow()) {
         return t.clone();
     }
     if set.len() >= PER_THREAD {
         set.clear();
     }
-    let t = make(entries);
-    set.insert(t.clone());
-    t
-}
-
-/// The value in `set` (a thread's own) equal to `value` if one was kept lately, else `value`
-/// in a new `Arc`, kept in `set` for the next equal one.
-pub(crate) fn share_one<T: Hash + Eq>(set: &mut HashSet<std::sync::Arc<T>>, value: T) -> std::sync::Arc<T> {
-    if let Some(t) = set.get(&value) {
-        return t.clone();
-    }
-    if set.len() >= PER_THREAD {
-        set.clear();
-    }
-    let t = std::sync::Arc::new(value);
+    let t = make(value);
     set.insert(t.clone());
     t
 }
