@@ -52,7 +52,7 @@ pub(crate) fn node_usage(cluster: &Cluster, features: &Features) -> BTreeMap<Str
             continue;
         }
         if let Some(n) = &p.node_name
-            && let Some(u) = index.get(n.as_str()).and_then(|&i| usage.get_mut(i))
+            && let Some(u) = index.get(&**n).and_then(|&i| usage.get_mut(i))
         {
             u.requested.add_scaled(&features.requests_of(p).resource, 1);
             u.pods.push(pi);

@@ -105,8 +105,8 @@ pub(crate) fn pod(app: &App, key: &ObjectKey) -> Option<Vec<String>> {
         l.push(format!("Service Account:\t{sa}"));
     }
     l.push(format!("Node:\t{}", p.node_name.as_deref().unwrap_or("<none>")));
-    if let Some(t) = &p.start_time {
-        l.push(format!("Start Time:\t{t}"));
+    if let Some(t) = status.and_then(|s| s.start_time.as_ref()) {
+        l.push(format!("Start Time:\t{}", t.0));
     }
     map_lines(&mut l, "", "Labels", meta.labels.as_ref());
     map_lines(&mut l, "", "Annotations", meta.annotations.as_ref());

@@ -842,7 +842,7 @@ fn sort_key<'a>(app: &'a App, pod: &'a Pod) -> (u8, &'a str, usize) {
         return (2, pod.phase(), 0);
     }
     if let Some(n) = &pod.node_name {
-        return (1, n.as_str(), 0);
+        return (1, &**n, 0);
     }
     match app.summary(&pod.key) {
         Some(Ok(s)) => (0, s.reason_key(), s.nodes),

@@ -421,7 +421,7 @@ fn placement_cycle(
         .pods
         .iter()
         .filter(|m| m.key.namespace == pod.namespace && m.scheduling_group() == Some(group) && !m.is_finished())
-        .filter_map(|m| m.node_name.clone().map(|n| (m.key.clone(), n)))
+        .filter_map(|m| m.node_name.as_deref().map(|n| (m.key.clone(), n.to_string())))
         .collect();
     let view = PodGroupView {
         key: ObjectKey::new(&pod.namespace, group),

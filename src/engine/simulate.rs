@@ -330,7 +330,7 @@ impl Sim<'_> {
                 .snap
                 .cluster
                 .pod(v)
-                .and_then(|p| p.node_name.clone())
+                .and_then(|p| p.node_name.as_deref().map(str::to_string))
                 .unwrap_or_default();
             if self.snap.evict_pod(v).is_ok() {
                 self.evicted.push(v.clone());
@@ -641,7 +641,7 @@ pub fn simulate(
                 None => FinalState::Deleted,
                 Some(_) if waiting.contains_key(&k) => FinalState::Waiting(waiting[&k].clone()),
                 Some(p) if p.node_name.is_some() => FinalState::Bound {
-                    node: p.node_name.clone().unwrap_or_default(),
+                    node: p.node_name.as_deref().unwrap_or_default().to_string(),
                     at_ms: bound_at.get(&k).copied().unwrap_or(0),
                 },
                 Some(_) if held.contains_key(&k) => FinalState::Held {

@@ -14,13 +14,14 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
-use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 
+use super::list::List;
+
 /// Labels of an object, in key order.
 #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Labels(Arc<[(String, String)]>);
+pub struct Labels(List<(String, String)>);
 
 impl Labels {
     /// No labels.
@@ -103,7 +104,7 @@ impl Labels {
     /// Whether the two share one list.
     #[cfg(test)]
     fn shares(&self, other: &Labels) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        self.0.shares(&other.0)
     }
 }
 

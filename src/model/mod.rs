@@ -7,6 +7,7 @@ pub mod event;
 pub mod kinds;
 pub(crate) mod label_columns;
 pub mod labels;
+pub mod list;
 pub(crate) mod mutate;
 pub(crate) mod quantity;
 pub(crate) mod resources;
@@ -113,7 +114,7 @@ pub struct Taint {
 }
 
 /// A toleration.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Toleration {
     /// Key ("" matches every key with operator Exists).
     pub key: String,
@@ -317,7 +318,7 @@ pub struct Pod {
     /// metadata.labels.
     pub labels: Labels,
     /// spec.nodeName.
-    pub node_name: Option<String>,
+    pub node_name: Option<Box<str>>,
     /// spec.schedulerName as its place in [`USUAL_SCHEDULERS`], or [`UNUSUAL`] (the name is
     /// then in [`PodRare`]): [`Pod::scheduler_name`].
     scheduler: u8,
@@ -325,19 +326,15 @@ pub struct Pod {
     phase: u8,
     /// Resolved priority.
     pub priority: i32,
-    /// spec.preemptionPolicy == Never.
-    pub preemption_never: bool,
     /// Effective requests (as 1.30 and 1.31 compute them), shared with the pods that request
     /// the same ([`resources::shared_requests`]).
     pub requests: Arc<PodRequests>,
     /// What few pods have, boxed together: none for most ([`PodRare`]).
     rare: Option<Box<PodRare>>,
     /// spec.tolerations.
-    pub tolerations: Box<[Toleration]>,
+    pub tolerations: list::List<Toleration>,
     /// metadata.creationTimestamp (RFC 3339), if any.
     pub creation: Option<Box<str>>,
-    /// status.startTime (RFC 3339), if any.
-    pub start_time: Option<Box<str>>,
     /// metadata.deletionTimestamp is set.
     pub terminating: bool,
     /// spec.schedulingGates is non-empty.
@@ -1084,6 +1081,10 @@ impl ReadPod {
 thread_local! {
     /// The pods' affinities this thread read lately ([`Pod::affinity`]).
     static AFFINITIES: std::cell::RefCell<Vec<Arc<core::Affinity>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The pods' tolerations this thread read lately (nearly every pod has the two that
+    /// admission adds, and one template's pods have the same).
+    static TOLERATIONS: std::cell::RefCell<std::collections::HashSet<list::List<Toleration>>> =
+        std::cell::RefCell::new(std::collections::HashSet::new());
 }
 
 impl Pod {
@@ -1155,7 +1156,11 @@ impl Pod {
                 value: t.value.clone().unwrap_or_default(),
                 effect: t.effect.clone().unwrap_or_default(),
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let tolerations = match tolerations.is_empty() {
+            true => list::List::new(),
+            false => TOLERATIONS.with_borrow_mut(|set| share::share::<_, _, [_]>(set, tolerations, list::List::from)),
+        };
         let status = obj
             .status
             .as_ref()
@@ -1215,16 +1220,14 @@ impl Pod {
         let pod = Pod {
             uid: obj.metadata.uid.as_deref().unwrap_or_default().into(),
             labels: obj.metadata.labels.as_ref().map(Labels::shared).unwrap_or_default(),
-            node_name: spec.node_name.clone().filter(|n| !n.is_empty()),
+            node_name: spec.node_name.as_deref().filter(|n| !n.is_empty()).map(Into::into),
             scheduler,
             priority: spec.priority.unwrap_or(0),
-            preemption_never: spec.preemption_policy.as_deref() == Some("Never"),
+            terminating: obj.metadata.deletion_timestamp.is_some(),
+            gated: spec.scheduling_gates.as_ref().is_some_and(|g| !g.is_empty()),
             requests: resources::shared_requests(pod_requests(&rspec)),
             tolerations,
             creation: time_str(obj.metadata.creation_timestamp.as_ref()),
-            start_time: time_str(status.start_time.as_ref()),
-            terminating: obj.metadata.deletion_timestamp.is_some(),
-            gated: spec.scheduling_gates.as_ref().is_some_and(|g| !g.is_empty()),
             phase,
             affinity: spec
                 .affinity
@@ -1436,7 +1439,7 @@ impl Cluster {
             }
             if let Some(n) = &pod.node_name
                 && !pod.is_finished()
-                && !node_names.contains(n.as_str())
+                && !node_names.contains(&**n)
             {
                 c.warnings.push(format!(
                     "{origin}: Pod {key}: spec.nodeName '{n}' names no node in the snapshot; the pod is not counted on any node"
@@ -1535,13 +1538,13 @@ impl Cluster {
 #[cfg(test)]
 mod size_tests {
     /// A cluster holds one `Arc<Pod>` per pod (a million at 65k nodes), and mimalloc's bins
-    /// from 256 bytes are 256, 320, 384, 448, 512: a field added to `Pod` costs 64 bytes per
-    /// pod (6.4 MB at 100,000 pods); put it in [`super::PodRare`] if few pods have it, share
-    /// it as `requests` is, or shrink another (heaptrack first).
+    /// from 128 bytes are 128, 160, 192, 224, 256: a field added to `Pod` costs 32 bytes per
+    /// pod (3.2 MB at 100,000 pods); put it in [`super::PodRare`] if few pods have it, share
+    /// it as `requests` and `tolerations` are, or shrink another (heaptrack first).
     #[test]
-    fn an_arc_pod_fits_the_256_byte_bin() {
+    fn an_arc_pod_fits_the_192_byte_bin() {
         let arc = std::mem::size_of::<super::Pod>() + 2 * std::mem::size_of::<usize>();
-        assert!(arc <= 256, "Arc<Pod> is {arc} bytes");
+        assert!(arc <= 192, "Arc<Pod> is {arc} bytes");
     }
 
     fn pod(spec: serde_json::Value) -> super::Pod {
@@ -1549,6 +1552,24 @@ mod size_tests {
             serde_json::from_value(serde_json::json!({"metadata": {"name": "p", "namespace": "a"}, "spec": spec}))
                 .expect("pod");
         super::Pod::from_obj(obj, |_| 0).expect("model")
+    }
+
+    #[test]
+    fn pods_read_on_one_thread_with_equal_tolerations_share_one_list() {
+        let tolerating = |key: &str| {
+            serde_json::json!({"containers": [{"name": "c"}], "tolerations": [
+                {"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+                {"key": "gpu", "operator": "Equal", "value": "a100"}]})
+        };
+        let (a, b, c) = (pod(tolerating("not-ready")), pod(tolerating("not-ready")), pod(tolerating("unreachable")));
+        assert!(a.tolerations.shares(&b.tolerations) && !a.tolerations.shares(&c.tolerations));
+        let t = &c.tolerations[0];
+        assert_eq!(
+            (t.key.as_str(), t.operator.as_str(), t.value.as_str(), t.effect.as_str()),
+            ("unreachable", "Exists", "", "NoExecute")
+        );
+        assert_eq!((c.tolerations.len(), c.tolerations[1].value.as_str()), (2, "a100"));
+        assert!(pod(serde_json::json!({"containers": [{"name": "c"}]})).tolerations.is_empty());
     }
 
     #[test]

@@ -68,7 +68,7 @@ impl Cluster {
             return Err(ChangeError::Finished(key.clone(), p.phase.to_string()));
         }
         if let Some(n) = &p.node_name {
-            return Err(ChangeError::AlreadyBound(key.clone(), n.clone()));
+            return Err(ChangeError::AlreadyBound(key.clone(), n.to_string()));
         }
         if self.node(node).is_none() {
             return Err(ChangeError::NoNode(node.to_string()));

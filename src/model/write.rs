@@ -380,7 +380,7 @@ pub fn bind_plan(cluster: &Cluster, pod: &ObjectKey, node: &str) -> Result<Plan,
     if let Some(n) = &p.node_name {
         return Err(PlanError::AlreadyBound {
             pod: pod.clone(),
-            node: n.clone(),
+            node: n.to_string(),
         });
     }
     if cluster.node(node).is_none() {
@@ -419,7 +419,7 @@ pub fn preempt_plan(
     if let Some(n) = &p.node_name {
         return Err(PlanError::AlreadyBound {
             pod: preemptor.clone(),
-            node: n.clone(),
+            node: n.to_string(),
         });
     }
     if cluster.node(node).is_none() {

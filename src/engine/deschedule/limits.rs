@@ -63,7 +63,7 @@ impl PodEvictor {
         if self.total.is_some_and(|m| self.total_count + 1 > m) {
             return Err(EvictError::Total);
         }
-        let node = pod.node_name.clone().unwrap_or_default();
+        let node = pod.node_name.as_deref().unwrap_or_default().to_string();
         if !node.is_empty()
             && self
                 .per_node

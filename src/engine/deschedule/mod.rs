@@ -210,7 +210,7 @@ pub fn index_by_node(cluster: &Cluster) -> BTreeMap<String, Vec<Arc<Pod>>> {
     let mut m: BTreeMap<String, Vec<Arc<Pod>>> = BTreeMap::new();
     for p in &cluster.pods {
         if let Some(n) = &p.node_name {
-            m.entry(n.clone()).or_default().push(p.clone());
+            m.entry(n.to_string()).or_default().push(p.clone());
         }
     }
     m
@@ -277,7 +277,7 @@ impl Ctx<'_> {
     fn record(&mut self, pod: &Pod, reason: String, outcome: Outcome) {
         self.run.candidates.push(Candidate {
             pod: pod.key.clone(),
-            node: pod.node_name.clone().unwrap_or_default(),
+            node: pod.node_name.as_deref().unwrap_or_default().to_string(),
             reason,
             outcome,
         });
@@ -294,7 +294,7 @@ impl Ctx<'_> {
         let outcome = match &r {
             Ok(()) => {
                 if let Some(n) = &pod.node_name
-                    && let Some(list) = self.by_node.get_mut(n)
+                    && let Some(list) = self.by_node.get_mut(&**n)
                 {
                     list.retain(|p| p.key != pod.key);
                 }

@@ -124,7 +124,7 @@ pub fn reschedule(
             .find(|o| o.controller == Some(true))
             .or_else(|| owner_refs(p).first())
             .map(|o| format!("{}/{}", o.kind, o.name));
-        let from = p.node_name.clone().unwrap_or_default();
+        let from = p.node_name.as_deref().unwrap_or_default().to_string();
         let taken = |k: &ObjectKey| cluster.pod(k).is_some();
         let (replacement, landing) = match replacement_for(p, cycle.now, &taken) {
             Err(why) => (None, Landing::NotRecreated(why)),

@@ -270,7 +270,7 @@ pub fn balance(ctx: &mut Ctx<'_>, args: &TopologySpreadArgs, nodes: &[Arc<Node>]
     }
     let mut node_limited: BTreeSet<String> = BTreeSet::new();
     for (p, reason) in chosen.into_values() {
-        let node = p.node_name.clone().unwrap_or_default();
+        let node = p.node_name.as_deref().unwrap_or_default().to_string();
         if node_limited.contains(&node) {
             continue;
         }

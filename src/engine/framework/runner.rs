@@ -355,7 +355,7 @@ pub fn explain_as(
         return Err(EngineError::Finished(key.clone(), pod.phase().to_string()));
     }
     if let Some(n) = &pod.node_name {
-        return Err(EngineError::AlreadyBound(key.clone(), n.clone()));
+        return Err(EngineError::AlreadyBound(key.clone(), n.to_string()));
     }
     let pi = snapshot
         .pod_infos

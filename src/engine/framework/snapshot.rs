@@ -89,7 +89,7 @@ impl Snapshot {
             infos.push(pi.clone());
             match &p.node_name {
                 Some(n) => {
-                    if let Some(&i) = index.get(n) {
+                    if let Some(&i) = index.get(&**n) {
                         nodes[i].add_pod(pi);
                     }
                 }

@@ -416,7 +416,7 @@ pub(crate) mod testutil {
     /// A pod bound to `node`.
     pub(crate) fn pod_on(ns: &str, name: &str, node: &str, volumes: Vec<core::Volume>) -> Pod {
         let mut p = pod(ns, name, volumes);
-        p.node_name = Some(node.to_string());
+        p.node_name = Some(node.into());
         if let Some(s) = p.obj.spec.as_mut() {
             s.node_name = Some(node.to_string());
         }

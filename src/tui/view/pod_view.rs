@@ -85,7 +85,7 @@ pub(super) fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState
             return;
         }
         None if p.node_name.is_some() => {
-            let n = p.node_name.clone().unwrap_or_default();
+            let n = p.node_name.as_deref().unwrap_or_default().to_string();
             frame.render_widget(
                 Paragraph::new(vec![
                     Line::from(vec![Span::raw("Bound to "), Span::styled(n, theme.ok), Span::raw(".")]),
