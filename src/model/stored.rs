@@ -235,7 +235,9 @@ pub fn pack<'a>(slots: impl IntoIterator<Item = Slot<'a>>) {
     let mut text: Vec<u8> = Vec::with_capacity(2 * BLOCK_TEXT);
     let mut lz4: Vec<u8> = Vec::new();
     for Slot(t) in slots {
-        let Some(Block::Plain(b)) = t.block.as_deref() else { continue };
+        let Some(Block::Plain(b)) = t.block.as_deref() else {
+            continue;
+        };
         let (Ok(start), Ok(len)) = (u32::try_from(text.len()), u32::try_from(b.len())) else {
             continue;
         };
