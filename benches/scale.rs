@@ -104,9 +104,11 @@ fn child(mode: &str, path: &Path) {
     let (objects, pods) = file::read_objects_and_pods(path, &mut warnings).expect("read");
     let read = t.elapsed();
     let hwm_read = status_kib("VmHWM:") / 1024;
+    let faults_read = minor_faults();
     let cluster = kschedtui::model::Cluster::build_with_pods(objects, pods).expect("build");
     let built = t.elapsed();
     let hwm_built = status_kib("VmHWM:") / 1024;
+    let faults_built = minor_faults();
     let profiles = engine::build_profiles(None, version).expect("profiles");
     match mode {
         "explain" => {
@@ -114,12 +116,14 @@ fn child(mode: &str, path: &Path) {
             snap.serial = serial();
             let load = t.elapsed();
             println!(
-                "phases: read_ms={:.0} build_ms={:.0} snapshot_ms={:.0} peak_mib after read={hwm_read} build={hwm_built} snapshot={} (rss {})",
+                "phases: read_ms={:.0} build_ms={:.0} snapshot_ms={:.0} peak_mib after read={hwm_read} build={hwm_built} snapshot={} (rss {}) page faults in read={faults_read} build={} snapshot={}",
                 ms(read),
                 ms(built - read),
                 ms(load - built),
                 status_kib("VmHWM:") / 1024,
                 status_kib("VmRSS:") / 1024,
+                faults_built - faults_read,
+                minor_faults() - faults_built,
             );
             let decoded_load = kschedtui::model::stored::decodes();
             let key = ObjectKey::new(PENDING_POD.0, PENDING_POD.1);
