@@ -193,6 +193,8 @@ impl<T: Serialize + DeserializeOwned + Default> Stored<T> {
 const BLOCK_TEXT: usize = 8 * 1024;
 
 thread_local! {
+    /// [`pack`]'s buffers: the texts of a block, and their compressed form.
+    static SCRATCH: std::cell::Cell<(Vec<u8>, Vec<u8>)> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
     /// The block this thread unpacked last, and its text.
     static UNPACKED: RefCell<(Weak<Block>, Vec<u8>)> = const { RefCell::new((Weak::new(), Vec::new())) };
 }
@@ -231,9 +233,13 @@ pub struct Slot<'a>(&'a mut Text);
 /// [`BLOCK_TEXT`] bytes (objects already packed, changed or typed are left as they are). Each
 /// object then decodes as before; a file's buffer they were slices of is no longer held.
 pub fn pack<'a>(slots: impl IntoIterator<Item = Slot<'a>>) {
+    // The thread's buffers, used again: fresh ones at every call (a loader packs every few
+    // thousand objects) are given back to the system in between and cost a page fault per
+    // page each time.
+    let (mut text, mut lz4) = SCRATCH.take();
+    text.clear();
+    text.reserve(2 * BLOCK_TEXT);
     let mut group: Vec<(&'a mut Text, u32, u32)> = Vec::new();
-    let mut text: Vec<u8> = Vec::with_capacity(2 * BLOCK_TEXT);
-    let mut lz4: Vec<u8> = Vec::new();
     for Slot(t) in slots {
         let Some(Block::Plain(b)) = t.block.as_deref() else {
             continue;
@@ -251,6 +257,7 @@ pub fn pack<'a>(slots: impl IntoIterator<Item = Slot<'a>>) {
         }
     }
     seal(&mut group, &mut text, &mut lz4);
+    SCRATCH.set((text, lz4));
 }
 
 /// Compresses the texts gathered and points their objects at the block.
