@@ -19,10 +19,21 @@ where
     V: Borrow<K>,
     K: Hash + Eq + ?Sized,
 {
+    share_up_to(set, value, make, PER_THREAD)
+}
+
+/// [`share`] keeping up to `cap` values (for a kind with as many values as a cluster has
+/// nodes, each shared by the few pods of one node).
+pub(crate) fn share_up_to<T, V, K>(set: &mut HashSet<T>, value: V, make: impl FnOnce(V) -> T, cap: usize) -> T
+where
+    T: Borrow<K> + Hash + Eq + Clone,
+    V: Borrow<K>,
+    K: Hash + Eq + ?Sized,
+{
     if let Some(t) = set.get(value.borrow()) {
         return t.clone();
     }
-    if set.len() >= PER_THREAD {
+    if set.len() >= cap {
         set.clear();
     }
     let t = make(value);

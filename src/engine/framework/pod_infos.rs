@@ -143,7 +143,7 @@ mod tests {
     }
 
     /// What the map it replaced gives for the same steps: (key, the info's node).
-    fn view(s: &PodInfos) -> Vec<(ObjectKey, Option<Box<str>>)> {
+    fn view(s: &PodInfos) -> Vec<(ObjectKey, Option<Arc<str>>)> {
         s.values()
             .map(|pi| (pi.pod.key.clone(), pi.pod.node_name.clone()))
             .collect()
