@@ -136,20 +136,31 @@ pub struct PodInfo {
     pub requests_of: RequestsOf,
     /// The non-zero CPU (milli) and memory requests the node accounts for the pod.
     pub non0: (i64, i64),
-    /// The requests computed for this release when they are none of the pod's precomputed ones.
-    pub own_requests: Option<Box<crate::model::resources::PodRequests>>,
     /// Whether the node holds the restartable init containers' host ports for the pod too
     /// (from 1.34, `util.GetHostPorts`; [`PodInfo::host_ports`]).
     sidecar_ports: bool,
     /// The pod.
     pub pod: Arc<Pod>,
-    /// The pod's affinity and anti-affinity terms; None when it has none (most pods: a
-    /// PodInfo is kept for every pod of the cluster, and four empty lists cost 96 bytes).
-    terms: Option<Box<PodTerms>>,
+    /// The pod's affinity and anti-affinity terms and its own requests; None when it has
+    /// neither (most pods: a PodInfo is kept for every pod of the cluster, and four empty lists
+    /// cost 96 bytes).
+    extra: Option<Box<Extra>>,
     /// The normalized image names ImageLocality looks up (containers' and init containers',
     /// then image volumes'), computed on the first Score call and kept for every node; only
     /// the pod being scheduled ever computes them, hence the box.
-    pub(crate) images: std::sync::OnceLock<Box<PodImages>>,
+    /// (once_cell's `OnceBox`: 8 bytes where a `OnceLock<Box<_>>` takes 16, which keep
+    /// `Arc<PodInfo>` in mimalloc's 64-byte bin; two threads that compute them at once keep
+    /// one of two equal answers).
+    pub(crate) images: once_cell::race::OnceBox<PodImages>,
+}
+
+/// What few pods' infos have, boxed together.
+#[derive(Clone, Debug, Default)]
+struct Extra {
+    terms: PodTerms,
+    /// The requests computed for this release when they are none of the pod's precomputed
+    /// ones ([`RequestsOf::Own`]).
+    own_requests: Option<crate::model::resources::PodRequests>,
 }
 
 /// A pod's inter-pod affinity terms.
@@ -194,9 +205,9 @@ impl PodInfo {
             && features.on(Gate::InPlacePodVerticalScaling)
             && let Some(sr) = pi.pod.status_resources()
         {
-            pi.own_requests = Some(Box::new(features.requests_v137(sr)));
+            pi.extra.get_or_insert_default().own_requests = Some(features.requests_v137(sr));
         }
-        pi.requests_of = if pi.own_requests.is_some() {
+        pi.requests_of = if pi.extra.as_ref().is_some_and(|e| e.own_requests.is_some()) {
             RequestsOf::Own
         } else if pod_level
             && features.on(Gate::InPlacePodLevelResourcesVerticalScaling)
@@ -265,32 +276,36 @@ impl PodInfo {
         PodInfo {
             requests_of: RequestsOf::Spec,
             non0,
-            own_requests: None,
             sidecar_ports: false,
-            terms: (!none).then(|| Box::new(terms)),
-            images: std::sync::OnceLock::new(),
+            extra: (!none).then(|| {
+                Box::new(Extra {
+                    terms,
+                    own_requests: None,
+                })
+            }),
+            images: once_cell::race::OnceBox::new(),
             pod,
         }
     }
 
     /// Required pod affinity terms.
     pub fn required_affinity(&self) -> &[AffinityTerm] {
-        self.terms.as_ref().map_or(&[], |t| &t.required_affinity)
+        self.extra.as_ref().map_or(&[], |e| &e.terms.required_affinity)
     }
 
     /// Required pod anti-affinity terms.
     pub fn required_anti_affinity(&self) -> &[AffinityTerm] {
-        self.terms.as_ref().map_or(&[], |t| &t.required_anti_affinity)
+        self.extra.as_ref().map_or(&[], |e| &e.terms.required_anti_affinity)
     }
 
     /// Preferred pod affinity terms.
     pub fn preferred_affinity(&self) -> &[WeightedAffinityTerm] {
-        self.terms.as_ref().map_or(&[], |t| &t.preferred_affinity)
+        self.extra.as_ref().map_or(&[], |e| &e.terms.preferred_affinity)
     }
 
     /// Preferred pod anti-affinity terms.
     pub fn preferred_anti_affinity(&self) -> &[WeightedAffinityTerm] {
-        self.terms.as_ref().map_or(&[], |t| &t.preferred_anti_affinity)
+        self.extra.as_ref().map_or(&[], |e| &e.terms.preferred_anti_affinity)
     }
 
     /// The pod's requests as its release computes them (`PodRequests`).
@@ -299,7 +314,11 @@ impl PodInfo {
             RequestsOf::PodLevel => self.pod.requests_pod_level().unwrap_or(&self.pod.requests),
             RequestsOf::PodLevelStatus => self.pod.requests_pod_level_status().unwrap_or(&self.pod.requests),
             RequestsOf::Status => self.pod.requests_status().unwrap_or(&self.pod.requests),
-            RequestsOf::Own => self.own_requests.as_deref().unwrap_or(&self.pod.requests),
+            RequestsOf::Own => self
+                .extra
+                .as_ref()
+                .and_then(|e| e.own_requests.as_ref())
+                .unwrap_or(&self.pod.requests),
             RequestsOf::Spec => &self.pod.requests,
         }
     }
@@ -439,12 +458,13 @@ impl NodeInfo {
 
 #[cfg(test)]
 mod tests {
-    /// A snapshot holds an `Arc<PodInfo>` per pod: 80 bytes fit mimalloc's 80-byte bin (the
-    /// host ports are read from the pod, not copied into every info: 96 before).
+    /// A snapshot holds an `Arc<PodInfo>` per pod: 64 bytes fit mimalloc's 64-byte bin (the
+    /// host ports are read from the pod, not copied into every info: 96 before; own requests
+    /// in the box of affinity terms and a `OnceBox` of images: 80 before).
     #[test]
-    fn an_arc_pod_info_fits_the_80_byte_bin() {
+    fn an_arc_pod_info_fits_the_64_byte_bin() {
         let arc = std::mem::size_of::<super::PodInfo>() + 2 * std::mem::size_of::<usize>();
-        assert!(arc <= 80, "Arc<PodInfo> is {arc} bytes");
+        assert!(arc <= 64, "Arc<PodInfo> is {arc} bytes");
     }
 
     use std::sync::Arc;
@@ -508,7 +528,7 @@ items:
         let n = snap.node("n").expect("node");
         let of = |name: &str| n.pods.iter().find(|p| p.pod.key.name == name).expect("pod");
         let (p, plain) = (of("p"), of("plain"));
-        assert!(plain.terms.is_none());
+        assert!(plain.extra.is_none());
         assert!(plain.required_affinity().is_empty() && plain.preferred_anti_affinity().is_empty());
         assert!(p.required_affinity().is_empty() && p.preferred_affinity().is_empty());
         let keys: Vec<&str> = p
