@@ -842,6 +842,41 @@ fn d_describes_the_pod_and_the_node_as_kubectl_does() {
     }
 }
 
+/// The start time is read from the pod's object (the model keeps no copy of it).
+#[test]
+fn describe_gives_a_bound_pods_start_time_from_its_object() {
+    let yaml = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-1, namespace: shop}
+spec: {nodeName: n1, containers: [{name: web, image: nginx}]}
+status: {phase: Running, startTime: "2026-11-28T09:00:00Z"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-2, namespace: shop}
+spec: {containers: [{name: web, image: nginx}]}
+"#;
+    let mut a = App::new(
+        SourceInfo {
+            kind: SourceKind::Snapshot,
+            name: "t.yaml".into(),
+        },
+        false,
+    );
+    load_sync(&mut a, crate::source::file::load_str("t.yaml", yaml).expect("snapshot"));
+    let bound = super::describe::pod(&a, &ObjectKey::new("shop", "web-1")).expect("pod");
+    let start: Vec<&String> = bound.iter().filter(|l| l.starts_with("Start Time:")).collect();
+    assert_eq!(start, ["Start Time:   2026-11-28T09:00:00Z"], "{bound:?}");
+    let pending = super::describe::pod(&a, &ObjectKey::new("shop", "web-2")).expect("pod");
+    assert!(!pending.iter().any(|l| l.starts_with("Start Time:")), "{pending:?}");
+}
+
 #[test]
 fn ctx_switches_only_to_a_known_context_with_nothing_unsaved() {
     let mut a = app();

@@ -1180,9 +1180,10 @@ impl Pod {
                 effect: t.effect.clone().unwrap_or_default(),
             })
             .collect::<Vec<_>>();
-        let tolerations = match tolerations.is_empty() {
-            true => list::List::new(),
-            false => TOLERATIONS.with_borrow_mut(|set| share::share::<_, _, [_]>(set, tolerations, list::List::from)),
+        let tolerations = if tolerations.is_empty() {
+            list::List::new()
+        } else {
+            TOLERATIONS.with_borrow_mut(|set| share::share::<_, _, [_]>(set, tolerations, list::List::from))
         };
         let status = obj
             .status
