@@ -650,13 +650,7 @@ mod json_fast {
                     let (tx, jobs) = mpsc::channel::<Job>();
                     let done_tx = done_tx.clone();
                     let h = s.spawn(move || {
-                        for Job {
-                            piece,
-                            items,
-                            base,
-                            read,
-                        } in jobs
-                        {
+                        for Job { piece, items, base } in jobs {
                             let mut report = Report {
                                 w,
                                 done: &done_tx,
@@ -666,7 +660,7 @@ mod json_fast {
                                 .iter()
                                 .map(|r| std::str::from_utf8(&piece[r.clone()]).ok())
                                 .collect::<Option<Vec<&str>>>()
-                                .and_then(|t| run_into(name, base, &t, Some(Some(&piece)), read))
+                                .and_then(|t| run(name, base, &t, Some(Some(&piece))))
                                 .filter(|c| c.end == base + items.len());
                             // Dropped before saying so, so the piece's buffer can be used again.
                             drop(piece);
@@ -687,13 +681,11 @@ mod json_fast {
         })
     }
 
-    /// A piece of a file for a worker: its items from `base` on, and the list to read them
-    /// into (the one it read the last piece into, see [`run_into`]).
+    /// A piece of a file for a worker: its items from `base` on.
     struct Job {
         piece: Bytes,
         items: Vec<std::ops::Range<usize>>,
         base: usize,
-        read: Vec<(Origin, ReadObject)>,
     }
 
     /// What a worker read, sent when it is done (or when it panics: then no chunk).
@@ -732,8 +724,6 @@ mod json_fast {
 
         let mut scanner = ListScanner::new();
         let (mut buf, mut spare): (Vec<u8>, Vec<u8>) = (Vec::new(), Vec::new());
-        // Each worker's list of objects read, back from the last piece ([`run_into`]).
-        let mut lists: Vec<Vec<(Origin, ReadObject)>> = workers.iter().map(|_| Vec::new()).collect();
         let mut want = first;
         // Documents are numbered as if each item were one; an item that is itself a List is
         // several, and then the file is read whole.
@@ -757,7 +747,7 @@ mod json_fast {
             scanner.shift(keep_from);
             let piece = Bytes::from(std::mem::replace(&mut buf, next));
             if let Some((prev, parts)) = reading.take() {
-                if !collect(done, parts, out, warnings, pods, &mut lists) {
+                if !collect(done, parts, out, warnings, pods) {
                     return Ok(None);
                 }
                 // Packed, the objects hold no slice of it: its buffer is used again.
@@ -773,7 +763,6 @@ mod json_fast {
                         piece: piece.clone(),
                         items: part.to_vec(),
                         base: next_doc,
-                        read: std::mem::take(&mut lists[w]),
                     };
                     next_doc += part.len();
                     if workers[w].send(job).is_err() {
@@ -785,7 +774,7 @@ mod json_fast {
             }
             if end {
                 let parts = reading.map_or(0, |r| r.1);
-                return Ok(collect(done, parts, out, warnings, pods, &mut lists).then_some(()));
+                return Ok(collect(done, parts, out, warnings, pods).then_some(()));
             }
             if eof {
                 // The scanner ends every scan at the end of the text with Done or GiveUp.
@@ -797,15 +786,13 @@ mod json_fast {
     }
 
     /// Waits for the `parts` workers reading a piece and adds what they read to the lists, in
-    /// order; false when one did not read its part cleanly. Each worker's list of objects read
-    /// is left empty in `lists`, for its next piece.
+    /// order; false when one did not read its part cleanly.
     fn collect(
         done: &mpsc::Receiver<Done>,
         parts: usize,
         out: &mut Vec<(Origin, Object)>,
         warnings: &mut Vec<String>,
         pods: &mut Vec<(Origin, ReadObject)>,
-        lists: &mut [Vec<(Origin, ReadObject)>],
     ) -> bool {
         let mut chunks: Vec<Option<Chunk>> = (0..parts).map(|_| None).collect();
         for _ in 0..parts {
@@ -814,38 +801,21 @@ mod json_fast {
                 _ => return false,
             }
         }
-        for (c, list) in chunks.into_iter().flatten().zip(lists) {
+        for c in chunks.into_iter().flatten() {
             out.extend(c.out);
             warnings.extend(c.warnings);
-            *list = c.read;
-            pods.append(list);
+            pods.extend(c.read);
         }
         true
     }
 
     fn run(name: &str, start: usize, items: &[&str], to_model: Option<Option<&Bytes>>) -> Option<Chunk> {
-        run_into(name, start, items, to_model, Vec::new())
-    }
-
-    /// [`run`], the pods and nodes read into `read` (emptied first): a list a worker read the
-    /// last piece into and got back once its items were moved on, whose pages are then written
-    /// again instead of a fresh list's (the allocator gives freed pages back to the system
-    /// within milliseconds, and writing them again costs a page fault each).
-    fn run_into(
-        name: &str,
-        start: usize,
-        items: &[&str],
-        to_model: Option<Option<&Bytes>>,
-        mut read: Vec<(Origin, ReadObject)>,
-    ) -> Option<Chunk> {
         let file: Arc<str> = name.into();
-        read.clear();
-        // Room for every item at once: a doubling list of 50,000 copies itself into fresh
-        // pages at every step (capacity never written costs no page).
-        read.reserve(if to_model.is_some() { items.len() } else { 0 });
         let mut c = Chunk {
             end: start,
-            read,
+            // Room for every item at once: a doubling list of 50,000 copies itself into fresh
+            // pages at every step (capacity never written costs no page).
+            read: Vec::with_capacity(if to_model.is_some() { items.len() } else { 0 }),
             ..Chunk::default()
         };
         let mut index = start;
