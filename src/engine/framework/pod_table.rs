@@ -51,14 +51,8 @@ pub(crate) struct CompiledReq {
     values: Vec<u32>,
 }
 
-/// One pod of a node, in a [`PodTable`].
-#[derive(Clone, Copy, Debug)]
-struct Row {
-    ns: u32,
-    terminating: bool,
-    start: u32,
-    len: u32,
-}
+/// The top bit of a row's namespace id: the pod is terminating.
+const TERMINATING: u32 = 1 << 31;
 
 /// The labels, namespaces and terminating flags of every pod on every node of a snapshot,
 /// interned and laid out node by node, so counting the pods a selector matches touches
@@ -67,7 +61,10 @@ struct Row {
 pub(crate) struct PodTable {
     strings: std::collections::HashMap<String, u32, std::hash::BuildHasherDefault<Fnv>>,
     node_start: Vec<u32>,
-    rows: Vec<Row>,
+    /// Each row's namespace id, [`TERMINATING`] set when its pod is terminating.
+    row_ns: Vec<u32>,
+    /// Where each row's labels start in `labels` (one more entry than rows: the end).
+    label_start: Vec<u32>,
     labels: Vec<(u32, u32)>,
     /// The node of each row.
     row_node: Vec<u32>,
@@ -92,20 +89,25 @@ impl PodTable {
         id
     }
 
-    /// Builds the table from the snapshot's nodes.
+    /// Builds the table from the snapshot's nodes: the rows and their labels first, then each
+    /// posting list at its final length (lists grown by doubling cost their copies' pages).
     pub(crate) fn build(nodes: &[NodeInfo]) -> Self {
         let pods: usize = nodes.iter().map(|n| n.pods.len()).sum();
+        let labels: usize = nodes.iter().flat_map(|n| &n.pods).map(|p| p.pod.labels.len()).sum();
         let mut t = PodTable {
             node_start: Vec::with_capacity(nodes.len() + 1),
-            rows: Vec::with_capacity(pods),
+            row_ns: Vec::with_capacity(pods),
+            label_start: Vec::with_capacity(pods + 1),
             row_node: Vec::with_capacity(pods),
-            labels: Vec::with_capacity(pods * 4),
+            labels: Vec::with_capacity(labels),
             pods: Vec::with_capacity(pods),
             nodes: nodes.iter().map(|n| n.node.clone()).collect(),
             ..Default::default()
         };
         t.node_start.push(0);
         let mut last_ns: Option<(&str, u32)> = None;
+        // How many rows hold each (namespace, key, value).
+        let mut sizes: std::collections::HashMap<(u32, u32, u32), u32, FnvBuild> = Default::default();
         for n in nodes {
             for p in &n.pods {
                 let name = p.pod.key.namespace.as_str();
@@ -117,28 +119,35 @@ impl PodTable {
                         id
                     }
                 };
-                let start = t.labels.len() as u32;
-                let row = t.rows.len() as u32;
+                let start = t.labels.len();
+                t.label_start.push(start as u32);
                 for (k, v) in &p.pod.labels {
                     let (k, v) = (t.intern(k), t.intern(v));
                     t.labels.push((k, v));
-                    t.postings.entry((ns, k, v)).or_default().push(row);
+                    *sizes.entry((ns, k, v)).or_default() += 1;
                 }
-                t.labels[start as usize..].sort_unstable();
-                let len = t.labels.len() as u32 - start;
+                t.labels[start..].sort_unstable();
                 t.row_node.push(t.node_start.len() as u32 - 1);
                 if !t.namespaces.contains(&ns) {
                     t.namespaces.push(ns);
                 }
-                t.rows.push(Row {
-                    ns,
-                    terminating: p.pod.terminating,
-                    start,
-                    len,
-                });
+                t.row_ns.push(if p.pod.terminating { ns | TERMINATING } else { ns });
                 t.pods.push(p.clone());
             }
-            t.node_start.push(t.rows.len() as u32);
+            t.node_start.push(t.row_ns.len() as u32);
+        }
+        t.label_start.push(t.labels.len() as u32);
+        t.postings.reserve(sizes.len());
+        for (key, n) in sizes {
+            t.postings.insert(key, Vec::with_capacity(n as usize));
+        }
+        for (row, w) in t.label_start.windows(2).enumerate() {
+            let ns = t.row_ns[row] & !TERMINATING;
+            for &(k, v) in &t.labels[w[0] as usize..w[1] as usize] {
+                if let Some(list) = t.postings.get_mut(&(ns, k, v)) {
+                    list.push(row as u32);
+                }
+            }
         }
         t.namespaces.sort_unstable();
         t
@@ -157,7 +166,7 @@ impl PodTable {
             .map(|(_, r)| r.clone())
             .collect();
         if !rest.is_empty() {
-            rows.retain(|&r| self.row_matches(&self.rows[r as usize], &rest));
+            rows.retain(|&r| self.row_matches(r as usize, &rest));
         }
         Some(rows)
     }
@@ -205,7 +214,7 @@ impl PodTable {
 
     /// Whether the pod of a row is terminating.
     pub(crate) fn row_terminating(&self, row: usize) -> bool {
-        self.rows[row].terminating
+        self.row_ns[row] & TERMINATING != 0
     }
 
     /// `countPodsMatchSelector` on every node at once (index = node index), when the compiled
@@ -231,7 +240,7 @@ impl PodTable {
         let rows = self.matching_rows(reqs, Some(&[nsid]))?;
         let mut counts = vec![0i64; nodes];
         for row in rows {
-            if !self.rows[row as usize].terminating {
+            if !self.row_terminating(row as usize) {
                 counts[self.row_node[row as usize] as usize] += 1;
             }
         }
@@ -268,8 +277,8 @@ impl PodTable {
         }
     }
 
-    fn row_matches(&self, row: &Row, reqs: &[CompiledReq]) -> bool {
-        let labels = &self.labels[row.start as usize..(row.start + row.len) as usize];
+    fn row_matches(&self, row: usize, reqs: &[CompiledReq]) -> bool {
+        let labels = &self.labels[self.label_start[row] as usize..self.label_start[row + 1] as usize];
         reqs.iter().all(|r| {
             let v = r
                 .key
@@ -296,12 +305,12 @@ impl PodTable {
 
     /// The namespace id of a row.
     pub(crate) fn row_ns(&self, row: usize) -> u32 {
-        self.rows[row].ns
+        self.row_ns[row] & !TERMINATING
     }
 
     /// Whether the labels of a row satisfy every compiled requirement (terminating or not).
     pub(crate) fn row_labels_match(&self, row: usize, reqs: &[CompiledReq]) -> bool {
-        self.row_matches(&self.rows[row], reqs)
+        self.row_matches(row, reqs)
     }
 }
 
