@@ -485,8 +485,8 @@ impl PodRows {
             self.keys = keys;
             let mut ns: Vec<String> = Vec::new();
             for p in &app.cluster.pods {
-                if ns.last() != Some(&p.key.namespace) {
-                    ns.push(p.key.namespace.clone());
+                if ns.last().map(String::as_str) != Some(p.key.namespace.as_str()) {
+                    ns.push(p.key.namespace.to_string());
                 }
             }
             ns.sort();
@@ -1166,7 +1166,7 @@ mod tests {
 
     fn names(a: &App) -> Vec<String> {
         let r = &a.pod_rows;
-        r.pods(a, 0..r.len()).map(|p| p.key.name.clone()).collect()
+        r.pods(a, 0..r.len()).map(|p| p.key.name.to_string()).collect()
     }
 
     fn select(a: &mut App, name: &str) {

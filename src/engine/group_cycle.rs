@@ -317,7 +317,7 @@ pub fn group_cycle_of(
                 }
         )
     {
-        let key = ObjectKey::new(&p.key.namespace, &group);
+        let key = ObjectKey::new(p.key.namespace.as_str(), &group);
         r.preemption = Some(preempt_for_group(cluster, profiles, features, pod, &key, &r));
     }
     r
@@ -424,7 +424,7 @@ fn placement_cycle(
         .filter_map(|m| m.node_name.as_deref().map(|n| (m.key.clone(), n.to_string())))
         .collect();
     let view = PodGroupView {
-        key: ObjectKey::new(&pod.namespace, group),
+        key: ObjectKey::new(pod.namespace.as_str(), group),
         scheduled,
     };
     let topology_key = cluster

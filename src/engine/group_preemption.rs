@@ -347,7 +347,7 @@ fn violating(victims: &[Candidate<'_>], cluster: &Cluster, every_pod: bool) -> V
                 .status
                 .as_ref()
                 .and_then(|s| s.disrupted_pods.as_ref())
-                .is_some_and(|m| m.contains_key(&pod.key.name));
+                .is_some_and(|m| m.contains_key(pod.key.name.as_str()));
             if disrupted {
                 continue;
             }
@@ -388,7 +388,7 @@ fn domain<'c>(cluster: &'c Cluster, features: &Features) -> Vec<Candidate<'c>> {
         for p in bound_on(cluster, &node.name) {
             let grouped = p
                 .scheduling_group()
-                .map(|g| ObjectKey::new(&p.key.namespace, g))
+                .map(|g| ObjectKey::new(p.key.namespace.as_str(), g))
                 .and_then(|k| group_facts(cluster, features, &k).map(|f| (k, f)))
                 .filter(|(_, f)| f.atomic);
             match grouped {
@@ -484,7 +484,7 @@ pub fn preempt(
         // 1.37 (see the module doc): a pod of a PodGroup counts with its group's priority.
         let effective = |p: &Pod| -> i32 {
             p.scheduling_group()
-                .and_then(|g| group_facts(cluster, features, &ObjectKey::new(&p.key.namespace, g)))
+                .and_then(|g| group_facts(cluster, features, &ObjectKey::new(p.key.namespace.as_str(), g)))
                 .map_or(p.priority, |f| f.priority)
         };
         let nominated: std::collections::BTreeSet<&str> =
@@ -737,7 +737,7 @@ mod tests {
     }
 
     fn victim_names(g: &GroupPreemption) -> Vec<String> {
-        g.victim_pods().into_iter().map(|k| k.name).collect()
+        g.victim_pods().into_iter().map(|k| k.name.into()).collect()
     }
 
     fn member(name: &'static str, priority: i32) -> P<'static> {
@@ -1306,7 +1306,7 @@ mod tests {
         assert_eq!(d.len(), 2);
         assert_eq!(d[0].earliest, 2020 * 1_000_000_000);
         d.sort_by(importance);
-        let order: Vec<String> = d.iter().map(|c| c.pod_group.clone().unwrap().name).collect();
+        let order: Vec<String> = d.iter().map(|c| c.pod_group.clone().unwrap().name.into()).collect();
         assert_eq!(order, ["h", "g"]);
     }
 

@@ -757,7 +757,7 @@ items:
                     EventKind::NominatedForExpectation { node } => format!("nominated {node} for expectation"),
                     EventKind::WaitEnded { .. } => "wait ended".into(),
                 };
-                (e.pod.name.clone(), what)
+                (e.pod.name.to_string(), what)
             })
             .collect();
         let s = |a: &str, b: &str| (a.to_string(), b.to_string());
@@ -820,7 +820,7 @@ items:
         let profiles = crate::engine::build_profiles(None, Release::NEWEST).unwrap();
         let names: Vec<Vec<String>> = queues(&c, &profiles)
             .into_iter()
-            .map(|q| q.into_iter().map(|k| k.name).collect())
+            .map(|q| q.into_iter().map(|k| k.name.into()).collect())
             .collect();
         // PrioritySort: priority, then creation. Coscheduling: the group's creation time for
         // members (07s), the pod's own otherwise (solo: 05s), then namespace/name.

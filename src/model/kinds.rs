@@ -393,7 +393,7 @@ trait Stored<T> {
 
 impl<T> Stored<T> for BTreeMap<String, T> {
     fn put(&mut self, key: ObjectKey, obj: T) {
-        self.insert(key.name, obj);
+        self.insert(key.name.into(), obj);
     }
     fn items(&self) -> Box<dyn Iterator<Item = &T> + '_> {
         Box::new(self.values())

@@ -17,6 +17,7 @@ pub mod stored;
 pub(crate) mod workload;
 pub mod write;
 
+pub use compact_str::CompactString;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -31,18 +32,21 @@ pub use labels::Labels;
 use quantity::Quantity;
 use resources::{PodRequests, PodResourceSpec, Resource, ResourceList, pod_requests, pod_requests_v132};
 
-/// `namespace/name` of a namespaced object (namespace empty for cluster-scoped ones).
+/// `namespace/name` of a namespaced object (namespace empty for cluster-scoped ones). Each
+/// part is a `CompactString` (ordered, hashed and serialized as its text): up to 24 bytes it
+/// is held inline, so the keys of 100,000 pods with short names allocate nothing (2.4 MB of
+/// small strings at 5k nodes before).
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ObjectKey {
     /// Namespace ("" for cluster-scoped objects).
-    pub namespace: String,
+    pub namespace: CompactString,
     /// Name.
-    pub name: String,
+    pub name: CompactString,
 }
 
 impl ObjectKey {
     /// A key.
-    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
+    pub fn new(namespace: impl Into<CompactString>, name: impl Into<CompactString>) -> Self {
         ObjectKey {
             namespace: namespace.into(),
             name: name.into(),
@@ -735,9 +739,10 @@ pub fn unreadable_warning(kind: kinds::Kind, why: &str) -> Option<String> {
 }
 
 fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjectKey {
+    // from the strs: a short namespace or name is held inline (no allocation at all)
     ObjectKey::new(
-        m.namespace.clone().unwrap_or_default(),
-        m.name.clone().unwrap_or_default(),
+        m.namespace.as_deref().unwrap_or_default(),
+        m.name.as_deref().unwrap_or_default(),
     )
 }
 
@@ -1286,7 +1291,7 @@ fn duplicate_node(typed: &[(Origin, Box<core::Node>)], read: &[(Origin, Arc<Node
     let mut first: std::collections::HashMap<&str, &Origin> = std::collections::HashMap::with_capacity(all.len());
     for (origin, name) in all {
         if let Some(earlier) = first.insert(name, origin) {
-            let key = ObjectKey::new(String::new(), name.to_string());
+            let key = ObjectKey::new("", name);
             return Err(ModelError {
                 origin: origin.clone(),
                 kind: "Node".into(),
@@ -1400,7 +1405,7 @@ impl Cluster {
                 },
                 Err(Object::Namespace(n)) => {
                     c.namespaces
-                        .insert(key.name, n.metadata.labels.map(Labels::from).unwrap_or_default());
+                        .insert(key.name.into(), n.metadata.labels.map(Labels::from).unwrap_or_default());
                 }
                 Err(_) => {}
             }
@@ -1571,6 +1576,18 @@ mod size_tests {
     fn an_arc_pod_fits_the_192_byte_bin() {
         let arc = std::mem::size_of::<super::Pod>() + 2 * std::mem::size_of::<usize>();
         assert!(arc <= 192, "Arc<Pod> is {arc} bytes");
+    }
+
+    /// A pod's key holds a short namespace and name inline; a long name (more than 24 bytes)
+    /// on the heap, the same text either way.
+    #[test]
+    fn short_keys_allocate_nothing() {
+        let short = pod(serde_json::json!({})).key;
+        assert_eq!((short.namespace.as_str(), short.name.as_str()), ("a", "p"));
+        assert!(!short.namespace.is_heap_allocated() && !short.name.is_heap_allocated());
+        let long = super::ObjectKey::new("kube-system", "payments-api-7d9f8c6b5d-x2k4q");
+        assert!(!long.namespace.is_heap_allocated() && long.name.is_heap_allocated());
+        assert_eq!(long.to_string(), "kube-system/payments-api-7d9f8c6b5d-x2k4q");
     }
 
     fn pod(spec: serde_json::Value) -> super::Pod {

@@ -243,8 +243,8 @@ impl WriteRequest {
             group: "",
             resource: "pods",
             subresource,
-            namespace: p.namespace.clone(),
-            name: p.name.clone(),
+            namespace: p.namespace.to_string(),
+            name: p.name.to_string(),
         }
     }
 

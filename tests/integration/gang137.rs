@@ -41,7 +41,7 @@ fn explain_all(gates: &str) -> Vec<(String, Value)> {
         .cluster
         .pending_pods()
         .iter()
-        .map(|p| (p.key.namespace.clone(), p.key.name.clone()))
+        .map(|p| (p.key.namespace.to_string(), p.key.name.to_string()))
         .collect();
     let want: Vec<(String, String)> = PENDING.iter().map(|(n, p)| (n.to_string(), p.to_string())).collect();
     assert_eq!(order, want);

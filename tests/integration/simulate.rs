@@ -78,7 +78,7 @@ fn gang_of_four_with_three_free_gpu_nodes_binds_none_and_holds_no_gpu() {
             EventKind::Attempt {
                 outcome: AttemptOutcome::Waiting(n),
                 ..
-            } => Some((e.pod.name.clone(), n.clone())),
+            } => Some((e.pod.name.to_string(), n.clone())),
             _ => None,
         })
         .collect();
@@ -159,7 +159,7 @@ fn gang_of_four_with_four_free_gpu_nodes_binds_all_four() {
         .events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::WaitEnded { trace } if trace.outcome == BindingOutcome::Bound => Some(e.pod.name.clone()),
+            EventKind::WaitEnded { trace } if trace.outcome == BindingOutcome::Bound => Some(e.pod.name.to_string()),
             _ => None,
         })
         .collect();
@@ -254,7 +254,7 @@ fn queue_order_and_a_placement_that_changes_the_next_verdict() {
         vec!["would POST /api/v1/namespaces/default/pods/small-b/binding with target Node 'n1'".to_string()]
     );
     let r = run(c);
-    let order: Vec<String> = r.pods.iter().map(|(k, _)| k.name.clone()).collect();
+    let order: Vec<String> = r.pods.iter().map(|(k, _)| k.name.to_string()).collect();
     assert_eq!(order, vec!["big", "small-a", "small-b", "checkout"]);
     assert_eq!(
         final_state(&r, &k("default", "big")),

@@ -28,7 +28,7 @@ fn violation(
         for ns in &namespaces {
             for other in by_ns.get(ns).into_iter().flatten() {
                 if other.key.name == cand.key.name
-                    || !namespaces.contains(&other.key.namespace)
+                    || !namespaces.contains(other.key.namespace.as_str())
                     || !selector.matches(&other.labels)
                 {
                     continue;
@@ -55,7 +55,7 @@ pub fn deschedule(ctx: &mut Ctx<'_>, args: &Common, nodes: &[Arc<Node>]) {
     for n in nodes {
         for p in ctx.pods_on(&n.name) {
             if filter.rejects(&p).is_none() {
-                by_ns.entry(p.key.namespace.clone()).or_default().push(p.clone());
+                by_ns.entry(p.key.namespace.to_string()).or_default().push(p.clone());
                 by_node.entry(n.name.clone()).or_default().push(p);
             }
         }
@@ -75,7 +75,7 @@ pub fn deschedule(ctx: &mut Ctx<'_>, args: &Common, nodes: &[Arc<Node>]) {
             );
             match ctx.filter_and_evict(&p, reason) {
                 Next::Evicted => {
-                    if let Some(list) = by_ns.get_mut(&p.key.namespace) {
+                    if let Some(list) = by_ns.get_mut(p.key.namespace.as_str()) {
                         list.retain(|x| x.key.name != p.key.name);
                     }
                 }

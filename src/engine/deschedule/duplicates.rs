@@ -130,7 +130,7 @@ pub fn balance(ctx: &mut Ctx<'_>, args: &RemoveDuplicatesArgs, nodes: &[Arc<Node
             let mut keys = Vec::new();
             for o in owners {
                 let owner = Owner {
-                    namespace: p.key.namespace.clone(),
+                    namespace: p.key.namespace.to_string(),
                     kind: o.kind.clone(),
                     name: o.name.clone(),
                     images: hash.clone(),
@@ -146,7 +146,7 @@ pub fn balance(ctx: &mut Ctx<'_>, args: &RemoveDuplicatesArgs, nodes: &[Arc<Node
             if entry.contains(&keys) {
                 for o in owners {
                     let owner = Owner {
-                        namespace: p.key.namespace.clone(),
+                        namespace: p.key.namespace.to_string(),
                         kind: o.kind.clone(),
                         name: o.name.clone(),
                         images: hash.clone(),

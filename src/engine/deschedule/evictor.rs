@@ -232,7 +232,7 @@ impl Evictor {
             }
         }
         if let Some(s) = &self.namespace_selector {
-            let labels = cluster.namespaces.get(&pod.key.namespace);
+            let labels = cluster.namespaces.get(pod.key.namespace.as_str());
             if !labels.is_some_and(|l| s.matches(l)) {
                 return Err(
                     "pod namespace do not match the namespaceLabelSelector filter in the policy parameter".into(),
@@ -284,7 +284,7 @@ fn storage_classes(cluster: &Cluster, pod: &Pod) -> Result<Vec<String>, String> 
     let mut out = BTreeSet::new();
     for v in pod.spec().volumes.iter().flatten() {
         let Some(c) = &v.persistent_volume_claim else { continue };
-        let key = crate::model::ObjectKey::new(&pod.key.namespace, &c.claim_name);
+        let key = crate::model::ObjectKey::new(pod.key.namespace.as_str(), &c.claim_name);
         let Some(pvc) = cluster.pvcs.get(&key) else {
             return Err(format!(
                 "failed to get persistent volume claim \"{}\"/\"{}\": persistentvolumeclaim \"{}\" not found",
@@ -349,7 +349,7 @@ pub fn anti_affinity_terms(pod: &Pod) -> Vec<(BTreeSet<String>, Selector, String
         .map(|t| {
             let ns: BTreeSet<String> = match t.namespaces.as_ref().filter(|n| !n.is_empty()) {
                 Some(n) => n.iter().cloned().collect(),
-                None => std::iter::once(pod.key.namespace.clone()).collect(),
+                None => std::iter::once(pod.key.namespace.to_string()).collect(),
             };
             (
                 ns,
@@ -380,7 +380,7 @@ pub fn node_fit(by_node: &BTreeMap<String, Vec<Arc<Pod>>>, pod: &Pod, node: &Nod
     for (ns, sel, key) in anti_affinity_terms(pod) {
         let hit = on_node
             .iter()
-            .any(|p| p.key.name != pod.key.name && ns.contains(&p.key.namespace) && sel.matches(&p.labels));
+            .any(|p| p.key.name != pod.key.name && ns.contains(p.key.namespace.as_str()) && sel.matches(&p.labels));
         if hit && node.labels.contains_key(&key) {
             return Err("pod matches inter-pod anti-affinity rule of other pod on node".into());
         }
@@ -1042,7 +1042,7 @@ mod tests {
         c.pods
             .iter()
             .filter(|p| ev.pre_eviction_filter(&c, &by_node, p).is_ok())
-            .map(|p| p.key.namespace.clone())
+            .map(|p| p.key.namespace.to_string())
             .collect()
     }
 

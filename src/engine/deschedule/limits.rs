@@ -74,7 +74,7 @@ impl PodEvictor {
         let ns = &pod.key.namespace;
         if self
             .per_namespace
-            .is_some_and(|m| self.namespace_count.get(ns).copied().unwrap_or(0) + 1 > m)
+            .is_some_and(|m| self.namespace_count.get(ns.as_str()).copied().unwrap_or(0) + 1 > m)
         {
             return Err(EvictError::Namespace);
         }
@@ -84,7 +84,7 @@ impl PodEvictor {
         if !node.is_empty() {
             *self.node_count.entry(node).or_insert(0) += 1;
         }
-        *self.namespace_count.entry(ns.clone()).or_insert(0) += 1;
+        *self.namespace_count.entry(ns.to_string()).or_insert(0) += 1;
         self.total_count += 1;
         Ok(())
     }

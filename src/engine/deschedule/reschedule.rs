@@ -73,11 +73,11 @@ pub fn replacement_for(p: &Pod, now: Timestamp, taken: &dyn Fn(&ObjectKey) -> bo
         ));
     }
     let mut name = if owner.kind == "StatefulSet" {
-        p.key.name.clone()
+        p.key.name.to_string()
     } else {
         format!("{}-new", p.key.name)
     };
-    while taken(&ObjectKey::new(&p.key.namespace, &name)) {
+    while taken(&ObjectKey::new(p.key.namespace.as_str(), &name)) {
         name.push_str("-new");
     }
     let old = &p.obj;

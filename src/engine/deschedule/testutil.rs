@@ -197,7 +197,7 @@ pub(crate) fn evicted(c: Cluster, p: &Policy, now_secs: i64) -> (Vec<String>, Cy
         Ok(r) => r,
         Err(e) => panic!("cycle: {e}"),
     };
-    (r.evicted.iter().map(|(p, _)| p.key.name.clone()).collect(), r)
+    (r.evicted.iter().map(|(p, _)| p.key.name.to_string()).collect(), r)
 }
 
 /// Sets the namespace.

@@ -203,7 +203,7 @@ pub fn balance(ctx: &mut Ctx<'_>, args: &TopologySpreadArgs, nodes: &[Arc<Node>]
     for n in nodes {
         for p in ctx.pods_on(&n.name) {
             if filter.rejects(&p).is_none() && ctx.filter(&p).is_ok() {
-                by_ns.entry(p.key.namespace.clone()).or_default().push(p);
+                by_ns.entry(p.key.namespace.to_string()).or_default().push(p);
             }
         }
     }
@@ -1186,7 +1186,7 @@ profiles:
         let r = crate::engine::deschedule::run_cycle(c, &pol, k8s_openapi::jiff::Timestamp::UNIX_EPOCH).unwrap();
         assert_eq!(r.runs.len(), 1);
         assert_eq!(r.runs[0].plugin, TOPOLOGY_SPREAD);
-        let got: Vec<String> = r.evicted.iter().map(|(p, _)| p.key.name.clone()).collect();
+        let got: Vec<String> = r.evicted.iter().map(|(p, _)| p.key.name.to_string()).collect();
         assert_eq!(got, names(&["pod-2", "pod-3"]));
     }
 
@@ -1222,7 +1222,7 @@ profiles:
         };
         sort_domains(map, evictable)
             .into_iter()
-            .map(|d| (d.value, d.pods.iter().map(|p| p.key.name.clone()).collect()))
+            .map(|d| (d.value, d.pods.iter().map(|p| p.key.name.to_string()).collect()))
             .collect()
     }
 

@@ -61,7 +61,7 @@ impl AffinityTerm {
         }
         let listed = t.namespaces.clone().unwrap_or_default();
         let namespaces = if listed.is_empty() && t.namespace_selector.is_none() {
-            [pod.key.namespace.clone()].into()
+            [pod.key.namespace.to_string()].into()
         } else {
             listed.into_iter().collect()
         };
@@ -98,7 +98,7 @@ impl AffinityTerm {
 
     /// `AffinityTerm.Matches`: namespace listed or selected, and labels selected.
     pub fn matches(&self, pod: &Pod, ns_labels: &Labels) -> bool {
-        (self.namespaces.contains(&pod.key.namespace) || self.namespace_selector.matches(ns_labels))
+        (self.namespaces.contains(pod.key.namespace.as_str()) || self.namespace_selector.matches(ns_labels))
             && self.selector.matches(&pod.labels)
     }
 }

@@ -171,7 +171,7 @@ items:
         let nom = |s: &Snapshot| -> Vec<(String, Vec<String>)> {
             s.nominated
                 .iter()
-                .map(|(n, v)| (n.clone(), v.iter().map(|p| p.pod.key.name.clone()).collect()))
+                .map(|(n, v)| (n.clone(), v.iter().map(|p| p.pod.key.name.to_string()).collect()))
                 .collect()
         };
         assert_eq!(nom(s), nom(&rebuilt));

@@ -1218,7 +1218,7 @@ mod tests {
             .handle
             .take_decided()
             .into_iter()
-            .map(|w| (w.pod.key.name.clone(), w.verdict.unwrap().code))
+            .map(|w| (w.pod.key.name.to_string(), w.verdict.unwrap().code))
             .collect();
         assert_eq!(decided, vec![("a".into(), Code::Success), ("b".into(), Code::Success)]);
         // Unreserve of c rejects the waiting members of its group only.
@@ -1236,7 +1236,7 @@ mod tests {
             .handle
             .take_decided()
             .into_iter()
-            .map(|w| (w.pod.key.name.clone(), w.verdict.unwrap()))
+            .map(|w| (w.pod.key.name.to_string(), w.verdict.unwrap()))
             .collect();
         assert_eq!(
             decided,

@@ -189,10 +189,10 @@ impl GangScheduling {
     pub(crate) fn group_of(&self, pod: &Pod) -> Option<Group> {
         if self.pod_groups {
             pod.scheduling_group()
-                .map(|n| Group::PodGroup(pod.key.namespace.clone(), n.to_string()))
+                .map(|n| Group::PodGroup(pod.key.namespace.to_string(), n.to_string()))
         } else {
             pod.workload_ref()
-                .map(|r| Group::Workload(pod.key.namespace.clone(), r))
+                .map(|r| Group::Workload(pod.key.namespace.to_string(), r))
         }
     }
 
@@ -359,7 +359,7 @@ impl GangScheduling {
         }
         for (k, pg) in &cluster.pod_groups_v1beta1 {
             if k.namespace == ns && pg.spec.parent_composite_pod_group_name.as_deref() == Some(name) {
-                out.push(k.name.clone());
+                out.push(k.name.to_string());
             }
         }
         for (k, c) in &cluster.composite_pod_groups {

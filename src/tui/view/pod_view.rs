@@ -242,7 +242,7 @@ fn actions_line(app: &App, pod: &crate::model::ObjectKey, theme: &Theme) -> Opti
                 theme.ok,
             ));
         } else {
-            let names: Vec<String> = left.iter().map(|k| k.name.clone()).collect();
+            let names: Vec<String> = left.iter().map(|k| k.name.to_string()).collect();
             spans.push(Span::styled(
                 format!(
                     "preempted: waiting for {} of {} victim(s) to go ({})",

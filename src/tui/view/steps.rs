@@ -425,7 +425,7 @@ fn permit(ex: &Explanation, plugins: &[String], theme: &Theme, lines: &mut Vec<L
         ]));
     }
     if !g.unplaced.is_empty() {
-        let names: Vec<String> = g.unplaced.iter().map(|k| k.name.clone()).collect();
+        let names: Vec<String> = g.unplaced.iter().map(|k| k.name.to_string()).collect();
         lines.push(Line::from(format!("not scheduled yet: {}", names.join(", "))));
     }
     let quorum = usize::try_from(g.min_member).unwrap_or(0);

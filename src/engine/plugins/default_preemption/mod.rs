@@ -363,7 +363,7 @@ impl DefaultPreemption {
     fn pod_group_refusal(&self, cx: &Ctx<'_>, pod: &PodInfo) -> Option<Status> {
         let group = pod.pod.scheduling_group()?;
         if self.topology_aware_workload {
-            let key = crate::model::ObjectKey::new(&pod.pod.key.namespace, group);
+            let key = crate::model::ObjectKey::new(pod.pod.key.namespace.as_str(), group);
             match cx.snapshot.cluster.scheduling_pod_groups.get(&key) {
                 None => return Some(Status::unschedulable(POD_GROUP_NOT_FOUND)),
                 Some(pg) if pg.spec.scheduling_constraints.is_some() => {

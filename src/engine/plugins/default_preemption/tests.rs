@@ -222,7 +222,7 @@ fn objs(nodes: Vec<Value>, pods: &[PodB]) -> Vec<Value> {
 }
 
 fn names(keys: &[ObjectKey]) -> Vec<String> {
-    keys.iter().map(|k| k.name.clone()).collect()
+    keys.iter().map(|k| k.name.to_string()).collect()
 }
 
 impl World {
@@ -287,7 +287,7 @@ impl World {
             .candidates
             .iter()
             .map(|c| {
-                let mut v: Vec<String> = c.victims.iter().map(|p| p.pod.key.name.clone()).collect();
+                let mut v: Vec<String> = c.victims.iter().map(|p| p.pod.key.name.to_string()).collect();
                 v.sort();
                 (c.name.clone(), v, c.pdb_violations)
             })

@@ -83,7 +83,7 @@ pub(super) fn filter_pods_with_pdb_violation(
                     .status
                     .as_ref()
                     .and_then(|s| s.disrupted_pods.as_ref())
-                    .is_some_and(|m| m.contains_key(&pod.key.name));
+                    .is_some_and(|m| m.contains_key(pod.key.name.as_str()));
                 if disrupted {
                     continue;
                 }

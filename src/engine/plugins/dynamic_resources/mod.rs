@@ -307,7 +307,7 @@ impl DynamicResources {
             Some(c) => c.clone(),
             None => dra::ResourceClaim {
                 metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
-                    namespace: Some(p.key.namespace.clone()),
+                    namespace: Some(p.key.namespace.to_string()),
                     name: Some(extended::SPECIAL_CLAIM_NAME.into()),
                     generate_name: Some(format!("{}-extended-resources-", p.key.name)),
                     annotations: Some([(extended::CLAIM_ANNOTATION.to_string(), "true".to_string())].into()),

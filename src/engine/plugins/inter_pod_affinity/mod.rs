@@ -119,7 +119,8 @@ impl MergedTerm {
     /// `AffinityTerm.Matches(pod, nil)` on the merged term.
     pub(crate) fn matches(&self, pod: &Pod) -> bool {
         // Most pods fail the selector: test it before the namespace.
-        self.selector.matches(&pod.labels) && (self.all_namespaces || self.namespaces.contains(&pod.key.namespace))
+        self.selector.matches(&pod.labels)
+            && (self.all_namespaces || self.namespaces.contains(pod.key.namespace.as_str()))
     }
 }
 

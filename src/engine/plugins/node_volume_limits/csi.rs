@@ -427,7 +427,7 @@ mod tests {
         if owned {
             c.metadata.owner_references = Some(vec![OwnerReference {
                 kind: "Pod".into(),
-                name: pod.key.name.clone(),
+                name: pod.key.name.to_string(),
                 uid: pod.obj.metadata.uid.clone().unwrap_or_default(),
                 controller: Some(true),
                 ..Default::default()
@@ -577,7 +577,7 @@ mod tests {
         for (i, mut p) in c.existing.into_iter().enumerate() {
             // Keep names (ephemeral claims are named after their pod) unless they repeat.
             if w.pods.iter().any(|q| q.key == p.key) {
-                p.key.name = format!("existing-{i}");
+                p.key.name = format!("existing-{i}").into();
             }
             p.uid = format!("existing-{i}").into();
             p.node_name = Some(NODE.into());

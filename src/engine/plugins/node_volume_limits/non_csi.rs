@@ -380,7 +380,7 @@ mod tests {
         w.pvs = vec![ebs_pv, pv(&some_non)];
         w.classes = vec![class(filter, "Immediate", provisioner)];
         for (i, mut p) in existing.into_iter().enumerate() {
-            p.key.name = format!("existing-{i}");
+            p.key.name = format!("existing-{i}").into();
             p.uid = format!("existing-{i}").into();
             p.node_name = Some(NODE.into());
             w.pods.push(p);
