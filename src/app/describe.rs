@@ -330,7 +330,7 @@ pub(crate) fn node(app: &App, name: &str) -> Option<Vec<String>> {
             share(r.milli_cpu, n.allocatable.milli_cpu),
             super::format::bytes(r.memory),
             share(r.memory, n.allocatable.memory),
-            match (p.creation.as_deref().and_then(super::format::unix_seconds), app.now) {
+            match (p.creation().map(|t| t.as_second()), app.now) {
                 (Some(c), Some(now)) => human_duration(now - c),
                 _ => "<unknown>".into(),
             }

@@ -109,6 +109,7 @@ pub(crate) fn resource_names(alloc: &Resource, extra: impl IntoIterator<Item = S
 }
 
 /// Parses an RFC 3339 time to Unix seconds.
+#[cfg(test)]
 pub(crate) fn unix_seconds(rfc3339: &str) -> Option<i64> {
     rfc3339
         .parse::<k8s_openapi::jiff::Timestamp>()
@@ -117,8 +118,8 @@ pub(crate) fn unix_seconds(rfc3339: &str) -> Option<i64> {
 }
 
 /// Age as kubectl prints it: `45s`, `12m`, `5h`, `3d`.
-pub(crate) fn age(created: Option<&str>, now: Option<i64>) -> String {
-    let (Some(c), Some(now)) = (created.and_then(unix_seconds), now) else {
+pub(crate) fn age(created: Option<i64>, now: Option<i64>) -> String {
+    let (Some(c), Some(now)) = (created, now) else {
         return "-".into();
     };
     let s = (now - c).max(0);
@@ -131,8 +132,8 @@ pub(crate) fn age(created: Option<&str>, now: Option<i64>) -> String {
 }
 
 /// When [`age`] of `created` next reads differently (Unix seconds), seen at `now`.
-pub(crate) fn age_changes_at(created: Option<&str>, now: Option<i64>) -> Option<i64> {
-    let (c, now) = (created.and_then(unix_seconds)?, now?);
+pub(crate) fn age_changes_at(created: Option<i64>, now: Option<i64>) -> Option<i64> {
+    let (c, now) = (created?, now?);
     let s = now - c;
     let unit = match s {
         ..60 => 1,
@@ -296,11 +297,11 @@ mod tests {
     #[test]
     fn ages() {
         let now = unix_seconds("2024-05-01T10:00:00Z");
-        assert_eq!(age(Some("2024-05-01T09:59:15Z"), now), "45s");
-        assert_eq!(age(Some("2024-05-01T09:30:00Z"), now), "30m");
-        assert_eq!(age(Some("2024-04-28T10:00:00Z"), now), "3d");
+        assert_eq!(age(unix_seconds("2024-05-01T09:59:15Z"), now), "45s");
+        assert_eq!(age(unix_seconds("2024-05-01T09:30:00Z"), now), "30m");
+        assert_eq!(age(unix_seconds("2024-04-28T10:00:00Z"), now), "3d");
         assert_eq!(age(None, now), "-");
-        assert_eq!(age(Some("2024-05-01T09:30:00Z"), None), "-");
+        assert_eq!(age(unix_seconds("2024-05-01T09:30:00Z"), None), "-");
     }
 
     #[test]
@@ -309,13 +310,13 @@ mod tests {
         let c0 = unix_seconds(c).expect("time");
         for s in [-5_i64, 0, 1, 59, 60, 61, 119, 3599, 3600, 7199, 86_399, 86_400, 200_000] {
             let now = Some(c0 + s);
-            let t = age_changes_at(Some(c), now).expect("a change");
+            let t = age_changes_at(Some(c0), now).expect("a change");
             assert!(t > c0 + s, "{s}: the next change is later");
-            assert_eq!(age(Some(c), Some(t - 1)), age(Some(c), now), "{s}: same until then");
-            assert_ne!(age(Some(c), Some(t)), age(Some(c), now), "{s}: different at {t}");
+            assert_eq!(age(Some(c0), Some(t - 1)), age(Some(c0), now), "{s}: same until then");
+            assert_ne!(age(Some(c0), Some(t)), age(Some(c0), now), "{s}: different at {t}");
         }
         assert_eq!(age_changes_at(None, Some(c0)), None);
-        assert_eq!(age_changes_at(Some(c), None), None);
+        assert_eq!(age_changes_at(Some(c0), None), None);
     }
 
     #[test]

@@ -182,7 +182,7 @@ pub struct PodRow {
 fn queue_order(a: &Pod, b: &Pod) -> Ordering {
     b.priority
         .cmp(&a.priority)
-        .then_with(|| a.creation.cmp(&b.creation))
+        .then_with(|| a.cmp_creation(b))
         .then_with(|| a.key.cmp(&b.key))
 }
 
@@ -301,7 +301,7 @@ struct PodMeta {
     /// Priority.
     priority: i32,
     /// Where the creation timestamp is in [`PodRows::keys`] (None: the pod has none).
-    created: Option<(usize, usize)>,
+    created: Option<k8s_openapi::jiff::Timestamp>,
     /// The scheduler name's place among the cluster's scheduler names, sorted.
     scheduler: u32,
     /// CPU (millicores) and memory (bytes) requests.
@@ -452,11 +452,7 @@ impl PodRows {
                     keys.push('/');
                     keys.push_str(&p.key.name);
                     let key_len = keys.len() - key_at;
-                    let created = p.creation.as_deref().map(|c| {
-                        let at = keys.len();
-                        keys.push_str(c);
-                        (at, c.len())
-                    });
+                    let created = p.creation();
                     PodMeta {
                         ns_w: chars_u16(&p.key.namespace),
                         name_w: chars_u16(&p.key.name),
@@ -606,11 +602,10 @@ impl PodRows {
         let (m, keys) = (&self.meta, &self.keys);
         let pods = &app.cluster.pods;
         let name_of = |x: &PodMeta| keys.get(x.key_at + x.ns_len + 1..x.key_at + x.key_len);
-        let created = |x: &PodMeta| x.created.and_then(|(at, len)| keys.get(at..at + len));
         let queue_order = |a: usize, x: &PodMeta, b: usize, y: &PodMeta| {
             y.priority
                 .cmp(&x.priority)
-                .then_with(|| created(x).cmp(&created(y)))
+                .then_with(|| x.created.cmp(&y.created))
                 .then(a.cmp(&b))
         };
         let meta = |i: usize| m.get(i).copied().unwrap_or_default();
@@ -630,10 +625,7 @@ impl PodRows {
             }),
             SortKey::Age => idx.sort_by(|&a, &b| {
                 let (x, y) = (meta(a), meta(b));
-                created(&y)
-                    .unwrap_or_default()
-                    .cmp(created(&x).unwrap_or_default())
-                    .then(a.cmp(&b))
+                y.created.cmp(&x.created).then(a.cmp(&b))
             }),
             SortKey::Priority => idx.sort_by(|&a, &b| meta(b).priority.cmp(&meta(a).priority).then(a.cmp(&b))),
             SortKey::Scheduler => idx.sort_by(|&a, &b| {
@@ -775,9 +767,6 @@ fn sorted(app: &App) -> Vec<usize> {
         .filter(|(_, p)| !st.pending_only || p.is_pending())
         .filter(|(_, p)| st.reason.as_ref().is_none_or(|f| reason_keeps(app, p, f)))
         .collect();
-    fn created(p: &Pod) -> &str {
-        p.creation.as_deref().unwrap_or_default()
-    }
     let requests = |p: &Pod| {
         let r = app.features.requests_of(p);
         (r.resource.milli_cpu, r.resource.memory)
@@ -794,7 +783,7 @@ fn sorted(app: &App) -> Vec<usize> {
             SortKey::Queue => group(a).cmp(&group(b)).then_with(|| in_queue(a, b)),
             SortKey::Namespace => a.key.cmp(&b.key),
             SortKey::Name => a.key.name.cmp(&b.key.name).then_with(|| a.key.cmp(&b.key)),
-            SortKey::Age => created(b).cmp(created(a)).then_with(|| a.key.cmp(&b.key)),
+            SortKey::Age => b.creation().cmp(&a.creation()).then_with(|| a.key.cmp(&b.key)),
             SortKey::Priority => b.priority.cmp(&a.priority).then_with(|| a.key.cmp(&b.key)),
             SortKey::Scheduler => a
                 .scheduler_name()

@@ -261,7 +261,7 @@ pub fn queues(cluster: &Cluster, profiles: &[Framework]) -> Vec<Vec<ObjectKey>> 
             None => pods.sort_by(|a, b| {
                 b.priority
                     .cmp(&a.priority)
-                    .then_with(|| a.creation.cmp(&b.creation))
+                    .then_with(|| a.cmp_creation(b))
                     .then_with(|| a.key.cmp(&b.key))
             }),
         }

@@ -17,7 +17,7 @@ pub mod stored;
 pub(crate) mod workload;
 pub mod write;
 
-pub use compact_str::CompactString;
+pub use ecow::EcoString;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -33,20 +33,20 @@ use quantity::Quantity;
 use resources::{PodRequests, PodResourceSpec, Resource, ResourceList, pod_requests, pod_requests_v132};
 
 /// `namespace/name` of a namespaced object (namespace empty for cluster-scoped ones). Each
-/// part is a `CompactString` (ordered, hashed and serialized as its text): up to 24 bytes it
-/// is held inline, so the keys of 100,000 pods with short names allocate nothing (2.4 MB of
-/// small strings at 5k nodes before).
+/// part is an `EcoString` (16 bytes; ordered, hashed and serialized as its text): up to 15
+/// bytes it is held inline, so the keys of 100,000 pods with short names allocate nothing
+/// (2.4 MB of small strings at 5k nodes before), and a key is 32 bytes, not 48.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ObjectKey {
     /// Namespace ("" for cluster-scoped objects).
-    pub namespace: CompactString,
+    pub namespace: EcoString,
     /// Name.
-    pub name: CompactString,
+    pub name: EcoString,
 }
 
 impl ObjectKey {
     /// A key.
-    pub fn new(namespace: impl Into<CompactString>, name: impl Into<CompactString>) -> Self {
+    pub fn new(namespace: impl Into<EcoString>, name: impl Into<EcoString>) -> Self {
         ObjectKey {
             namespace: namespace.into(),
             name: name.into(),
@@ -280,6 +280,9 @@ pub struct PodRare {
     pub scheduler_name: Option<Box<str>>,
     /// status.phase when it is none of [`USUAL_PHASES`].
     pub phase: Option<Box<str>>,
+    /// metadata.creationTimestamp when it is before 1677 or after 2262 ([`Created`] holds
+    /// the nearest instant it can).
+    pub creation: Option<Timestamp>,
 }
 
 /// The scheduler names a pod holds as a number ([`Pod::scheduler_name`]; absent is the first).
@@ -310,6 +313,7 @@ impl PodRare {
             && self.pvc_claims.is_empty()
             && self.scheduler_name.is_none()
             && self.phase.is_none()
+            && self.creation.is_none()
     }
 }
 
@@ -326,7 +330,7 @@ pub struct Pod {
     pub labels: Labels,
     /// spec.nodeName, shared with the pods read lately on the same thread that run on the same
     /// node (twenty pods a node: 16 bytes a pod, 16 MB at a million pods).
-    pub node_name: Option<Arc<str>>,
+    pub node_name: Option<NodeName>,
     /// spec.schedulerName as its place in [`USUAL_SCHEDULERS`], or [`UNUSUAL`] (the name is
     /// then in [`PodRare`]): [`Pod::scheduler_name`].
     scheduler: u8,
@@ -341,8 +345,8 @@ pub struct Pod {
     rare: Option<Box<PodRare>>,
     /// spec.tolerations.
     pub tolerations: list::List<Toleration>,
-    /// metadata.creationTimestamp (RFC 3339), if any.
-    pub creation: Option<Box<str>>,
+    /// metadata.creationTimestamp ([`Pod::creation`], [`Pod::cmp_creation`]).
+    created: Created,
     /// metadata.deletionTimestamp is set.
     pub terminating: bool,
     /// spec.schedulingGates is non-empty.
@@ -356,6 +360,24 @@ pub struct Pod {
 }
 
 impl Pod {
+    /// metadata.creationTimestamp, if any.
+    pub fn creation(&self) -> Option<Timestamp> {
+        match self.created {
+            Created::NONE => None,
+            c if c.clamped() => self.rare.as_ref().and_then(|r| r.creation),
+            Created(n) => Timestamp::from_nanosecond(i128::from(n)).ok(),
+        }
+    }
+
+    /// The pods in order of creation time, as upstream compares times (a pod with none
+    /// first).
+    pub fn cmp_creation(&self, other: &Pod) -> std::cmp::Ordering {
+        match (self.created, other.created) {
+            (a, b) if a == b && a.clamped() => self.creation().cmp(&other.creation()),
+            (a, b) => a.cmp(&b),
+        }
+    }
+
     /// spec.schedulerName (default-scheduler when absent).
     pub fn scheduler_name(&self) -> &str {
         match USUAL_SCHEDULERS.get(usize::from(self.scheduler)) {
@@ -925,8 +947,88 @@ fn resize_infeasible(status: &core::PodStatus) -> bool {
         .is_some_and(|c| c.reason.as_deref() == Some("Infeasible"))
 }
 
-fn time_str(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Option<Box<str>> {
-    t.map(|t| t.0.to_string().into_boxed_str())
+/// A pod's spec.nodeName in one pointer (8 bytes in every pod, not the 16 of an `Arc<str>`):
+/// the pods of a node share it ([`Pod::node_name`]). Reads, compares and hashes as its text.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeName(Arc<Box<str>>);
+
+impl NodeName {
+    /// Whether the two are one shared name (not only equal).
+    pub fn shares(&self, other: &NodeName) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::ops::Deref for NodeName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for NodeName {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for NodeName {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for NodeName {
+    fn from(s: &str) -> Self {
+        NodeName(Arc::new(s.into()))
+    }
+}
+
+impl From<String> for NodeName {
+    fn from(s: String) -> Self {
+        NodeName(Arc::new(s.into_boxed_str()))
+    }
+}
+
+impl fmt::Debug for NodeName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self.0, f)
+    }
+}
+
+impl fmt::Display for NodeName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A creation time in 8 bytes (a pod's `metadata.creationTimestamp`): nanoseconds since the
+/// Unix epoch, which reach from 1677 to 2262; an instant outside is held as the nearest end
+/// and the exact one kept aside ([`PodRare::creation`]). Ordered as the times are, absent
+/// first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Created(i64);
+
+impl Created {
+    /// No creation time.
+    const NONE: Created = Created(i64::MIN);
+
+    /// The creation time of `t`, and `t` itself when it is outside what 8 bytes hold.
+    fn of(t: Option<Timestamp>) -> (Created, Option<Timestamp>) {
+        let Some(t) = t else {
+            return (Created::NONE, None);
+        };
+        match i64::try_from(t.as_nanosecond()) {
+            Ok(n) if n > i64::MIN + 1 && n < i64::MAX => (Created(n), None),
+            _ if t.as_nanosecond() < 0 => (Created(i64::MIN + 1), Some(t)),
+            _ => (Created(i64::MAX), Some(t)),
+        }
+    }
+
+    /// Whether this is one of the ends an instant outside the range is held as.
+    fn clamped(self) -> bool {
+        self.0 == i64::MIN + 1 || self.0 == i64::MAX
+    }
 }
 
 /// FNV-1a's 64-bit offset basis: the hash of no bytes.
@@ -1108,7 +1210,7 @@ thread_local! {
     /// The node names of the pods this thread read lately ([`Pod::node_name`]): up to
     /// [`NODES_PER_THREAD`], a name per node of the largest clusters (at 65k nodes each is
     /// shared by fifteen pods; cleared every 4,096 names, a name would be shared by one).
-    static NODE_NAMES: std::cell::RefCell<std::collections::HashSet<Arc<str>>> =
+    static NODE_NAMES: std::cell::RefCell<std::collections::HashSet<NodeName>> =
         std::cell::RefCell::new(std::collections::HashSet::new());
     /// The image names of the nodes this thread read lately ([`Node::images`]).
     static IMAGE_NAMES: std::cell::RefCell<std::collections::HashSet<list::List<String>>> =
@@ -1229,7 +1331,9 @@ impl Pod {
             &USUAL_SCHEDULERS,
         );
         let (phase, phase_text) = usual(status.phase.as_deref().unwrap_or_default(), &USUAL_PHASES);
+        let (created, creation) = Created::of(obj.metadata.creation_timestamp.as_ref().map(|t| t.0));
         let rare = PodRare {
+            creation,
             scheduler_name,
             phase: phase_text,
             nominated_node_name: status.nominated_node_name.clone().filter(|n| !n.is_empty()),
@@ -1250,7 +1354,8 @@ impl Pod {
             uid: obj.metadata.uid.as_deref().unwrap_or_default().into(),
             labels: obj.metadata.labels.as_ref().map(Labels::shared).unwrap_or_default(),
             node_name: spec.node_name.as_deref().filter(|n| !n.is_empty()).map(|n| {
-                NODE_NAMES.with_borrow_mut(|set| share::share_up_to::<_, _, str>(set, n, Arc::from, NODES_PER_THREAD))
+                NODE_NAMES
+                    .with_borrow_mut(|set| share::share_up_to::<_, _, str>(set, n, NodeName::from, NODES_PER_THREAD))
             }),
             scheduler,
             priority: spec.priority.unwrap_or(0),
@@ -1258,7 +1363,7 @@ impl Pod {
             gated: spec.scheduling_gates.as_ref().is_some_and(|g| !g.is_empty()),
             requests: resources::shared_requests(pod_requests(&rspec)),
             tolerations,
-            creation: time_str(obj.metadata.creation_timestamp.as_ref()),
+            created,
             phase,
             affinity: spec
                 .affinity
@@ -1560,7 +1665,7 @@ impl Cluster {
         v.sort_by(|a, b| {
             b.priority
                 .cmp(&a.priority)
-                .then_with(|| a.creation.cmp(&b.creation))
+                .then_with(|| a.cmp_creation(b))
                 .then_with(|| a.key.cmp(&b.key))
         });
         v
@@ -1571,22 +1676,63 @@ mod size_tests {
     /// A cluster holds one `Arc<Pod>` per pod (a million at 65k nodes), and mimalloc's bins
     /// from 128 bytes are 128, 160, 192, 224, 256: a field added to `Pod` costs 32 bytes per
     /// pod (3.2 MB at 100,000 pods); put it in [`super::PodRare`] if few pods have it, share
-    /// it as `requests` and `tolerations` are, or shrink another (heaptrack first).
+    /// it as `requests` and `tolerations` are, or shrink another (heaptrack first). 192 before
+    /// the key's `EcoString`s, the creation time as a number and the one-pointer node name.
     #[test]
-    fn an_arc_pod_fits_the_192_byte_bin() {
+    fn an_arc_pod_fits_the_160_byte_bin() {
         let arc = std::mem::size_of::<super::Pod>() + 2 * std::mem::size_of::<usize>();
-        assert!(arc <= 192, "Arc<Pod> is {arc} bytes");
+        assert!(arc <= 160, "Arc<Pod> is {arc} bytes");
     }
 
-    /// A pod's key holds a short namespace and name inline; a long name (more than 24 bytes)
+    /// Creation times compare as the instants they are: a fraction of a second after a
+    /// whole one is later (as text it sorted before), and times outside 1677-2262, held as
+    /// the nearest end, still compare and read exactly.
+    #[test]
+    fn creation_times_compare_as_instants() {
+        let at = |t: &str| {
+            let obj: super::core::Pod = serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "p", "namespace": "a", "creationTimestamp": t}
+            }))
+            .expect("pod");
+            super::Pod::from_obj(obj, |_| 0).expect("model")
+        };
+        let none = pod(serde_json::json!({}));
+        let (whole, half) = (at("2024-05-01T10:00:00Z"), at("2024-05-01T10:00:00.5Z"));
+        assert_eq!(whole.cmp_creation(&half), std::cmp::Ordering::Less);
+        assert_eq!(
+            half.creation().map(|t| t.to_string()).as_deref(),
+            Some("2024-05-01T10:00:00.5Z")
+        );
+        let (y1500, y1600, y9000) = (
+            at("1500-01-01T00:00:00Z"),
+            at("1600-06-01T00:00:00Z"),
+            at("9000-01-01T00:00:00Z"),
+        );
+        assert_eq!(y1500.cmp_creation(&y1600), std::cmp::Ordering::Less);
+        assert_eq!(y1600.cmp_creation(&y1500), std::cmp::Ordering::Greater);
+        assert_eq!(y1600.cmp_creation(&whole), std::cmp::Ordering::Less);
+        assert_eq!(y9000.cmp_creation(&whole), std::cmp::Ordering::Greater);
+        assert_eq!(none.cmp_creation(&y1500), std::cmp::Ordering::Less);
+        assert_eq!(none.creation(), None);
+        assert_eq!(
+            y1500.creation().map(|t| t.to_string()).as_deref(),
+            Some("1500-01-01T00:00:00Z")
+        );
+        assert_eq!(
+            y9000.creation().map(|t| t.to_string()).as_deref(),
+            Some("9000-01-01T00:00:00Z")
+        );
+    }
+
+    /// A pod's key holds a short namespace and name inline; a long name (more than 15 bytes)
     /// on the heap, the same text either way.
     #[test]
     fn short_keys_allocate_nothing() {
         let short = pod(serde_json::json!({})).key;
         assert_eq!((short.namespace.as_str(), short.name.as_str()), ("a", "p"));
-        assert!(!short.namespace.is_heap_allocated() && !short.name.is_heap_allocated());
+        assert!(short.namespace.is_inline() && short.name.is_inline());
         let long = super::ObjectKey::new("kube-system", "payments-api-7d9f8c6b5d-x2k4q");
-        assert!(!long.namespace.is_heap_allocated() && long.name.is_heap_allocated());
+        assert!(long.namespace.is_inline() && !long.name.is_inline());
         assert_eq!(long.to_string(), "kube-system/payments-api-7d9f8c6b5d-x2k4q");
     }
 
@@ -1624,7 +1770,7 @@ mod size_tests {
         let on = |node: &str| pod(serde_json::json!({"containers": [{"name": "c"}], "nodeName": node}));
         let (a, b, c) = (on("node-1"), on("node-1"), on("node-2"));
         let name = |p: &super::Pod| p.node_name.clone().expect("bound");
-        assert!(std::sync::Arc::ptr_eq(&name(&a), &name(&b)) && !std::sync::Arc::ptr_eq(&name(&a), &name(&c)));
+        assert!(name(&a).shares(&name(&b)) && !name(&a).shares(&name(&c)));
         assert_eq!((&*name(&b), &*name(&c), on("").node_name), ("node-1", "node-2", None));
     }
 

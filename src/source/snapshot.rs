@@ -273,7 +273,10 @@ items:
             let orig = s.to_cluster().unwrap();
             assert_eq!(back.nodes.len(), 1);
             assert_eq!(back.nodes[0].labels, orig.nodes[0].labels);
-            assert_eq!(back.pods[0].creation.as_deref(), Some("2024-05-01T10:00:00Z"));
+            assert_eq!(
+                back.pods[0].creation().map(|t| t.to_string()).as_deref(),
+                Some("2024-05-01T10:00:00Z")
+            );
             assert_eq!(back.pod_groups[0].spec.min_member, 2);
             assert_eq!(
                 format!("{:?}", back.volume_attachments),

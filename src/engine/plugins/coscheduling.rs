@@ -133,8 +133,8 @@ fn pg_namespace(pg: &PodGroup) -> &str {
     pg.metadata.namespace.as_deref().unwrap_or("")
 }
 
-fn creation(pg: &PodGroup) -> Option<String> {
-    pg.metadata.creation_timestamp.as_ref().map(|t| t.0.to_string())
+fn creation(pg: &PodGroup) -> Option<k8s_openapi::jiff::Timestamp> {
+    pg.metadata.creation_timestamp.as_ref().map(|t| t.0)
 }
 
 /// `util.GetWaitTimeDuration`.
@@ -151,10 +151,10 @@ pub(crate) fn wait_time(pg: Option<&PodGroup>, schedule_timeout: Duration) -> Du
 impl Coscheduling {
     /// `GetCreationTimestamp`: the group's creation time, else the pod's (standing in for its
     /// first queue time).
-    fn creation_time(&self, cluster: &Cluster, pod: &Pod) -> Option<String> {
+    fn creation_time(&self, cluster: &Cluster, pod: &Pod) -> Option<k8s_openapi::jiff::Timestamp> {
         match get_pod_group(cluster, pod) {
             (_, Some(pg)) => creation(pg),
-            _ => pod.creation.as_deref().map(String::from),
+            _ => pod.creation(),
         }
     }
 

@@ -26,7 +26,7 @@ impl QueueSortPlugin for PrioritySort {
     fn compare(&self, _: &Cluster, a: &Pod, b: &Pod) -> Ordering {
         b.priority
             .cmp(&a.priority)
-            .then_with(|| a.creation.cmp(&b.creation))
+            .then_with(|| a.cmp_creation(b))
             .then_with(|| a.key.cmp(&b.key))
     }
 }

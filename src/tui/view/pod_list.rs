@@ -155,13 +155,13 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
         .pods(app, start..end)
         .map(|p| {
             let (ns_hits, name_hits) = pod_list::matches(&matcher, p, &app.pods.query).unwrap_or_default();
-            view.clock_until(format::age_changes_at(p.creation.as_deref(), app.now));
+            view.clock_until(format::age_changes_at(p.creation().map(|t| t.as_second()), app.now));
             let requests = app.features.requests_of(p);
             let mut cells = vec![
                 Cell::from(state_glyph(app, p, theme)),
                 Cell::from(highlighted(&p.key.namespace, &ns_hits, theme.muted, theme.search_match)),
                 Cell::from(highlighted(&p.key.name, &name_hits, theme.accent, theme.search_match)),
-                Cell::from(format::age(p.creation.as_deref(), app.now)),
+                Cell::from(format::age(p.creation().map(|t| t.as_second()), app.now)),
                 Cell::from(p.priority.to_string()),
             ];
             if wide {
