@@ -440,7 +440,7 @@ fn cluster_scoped(kind: &str) -> bool {
 mod json_fast {
     use std::borrow::Cow;
     use std::fmt;
-    use std::sync::{Arc, mpsc};
+    use std::sync::mpsc;
 
     use serde::de::{DeserializeOwned, MapAccess, Visitor};
     use serde::{Deserialize, Deserializer};
@@ -810,7 +810,7 @@ mod json_fast {
     }
 
     fn run(name: &str, start: usize, items: &[&str], to_model: Option<Option<&Bytes>>) -> Option<Chunk> {
-        let file: Arc<str> = name.into();
+        let file: crate::model::ThinStr = name.into();
         let mut c = Chunk {
             end: start,
             // Room for every item at once: a doubling list of 50,000 copies itself into fresh
@@ -832,7 +832,7 @@ mod json_fast {
     }
 
     fn item(
-        name: &Arc<str>,
+        name: &crate::model::ThinStr,
         index: &mut usize,
         s: &str,
         c: &mut Chunk,

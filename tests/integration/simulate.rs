@@ -295,7 +295,7 @@ fn write_round_trip_keeps_every_object_and_field() {
     save::save_path(&r.snapshot.cluster, &out).unwrap();
     let back = file::load_path_keeping_documents(&out).unwrap();
     // Same objects: every pod (with its placement), node, and skipped kind.
-    let pods = |c: &Cluster| -> Vec<(ObjectKey, Option<kschedtui::model::NodeName>)> {
+    let pods = |c: &Cluster| -> Vec<(ObjectKey, Option<kschedtui::model::ThinStr>)> {
         c.pods.iter().map(|p| (p.key.clone(), p.node_name.clone())).collect()
     };
     assert_eq!(pods(&back), pods(&r.snapshot.cluster));

@@ -128,7 +128,7 @@ mod tests {
     }
 
     /// What the map it replaced gives for the same steps: (key, the info's node).
-    fn view(s: &PodInfos) -> Vec<(ObjectKey, Option<crate::model::NodeName>)> {
+    fn view(s: &PodInfos) -> Vec<(ObjectKey, Option<crate::model::ThinStr>)> {
         s.values()
             .map(|pi| (pi.pod.key.clone(), pi.pod.node_name.clone()))
             .collect()
