@@ -55,16 +55,20 @@ pub(crate) struct CompiledReq {
 const TERMINATING: u32 = 1 << 31;
 
 /// The labels, namespaces and terminating flags of every pod on every node of a snapshot,
-/// interned and laid out node by node, so counting the pods a selector matches touches
-/// contiguous memory instead of every pod's label map. Built once per cluster.
+/// interned and laid out node by node (each distinct label set once, as the pods of a
+/// template share theirs), so counting the pods a selector matches touches contiguous memory
+/// instead of every pod's label map. Built once per cluster.
 #[derive(Debug, Default)]
 pub(crate) struct PodTable {
     strings: std::collections::HashMap<String, u32, std::hash::BuildHasherDefault<Fnv>>,
     node_start: Vec<u32>,
     /// Each row's namespace id, [`TERMINATING`] set when its pod is terminating.
     row_ns: Vec<u32>,
-    /// Where each row's labels start in `labels` (one more entry than rows: the end).
-    label_start: Vec<u32>,
+    /// Each row's label set: an index into `label_sets`.
+    row_set: Vec<u32>,
+    /// Each distinct label set (the pods of a template have one): where its labels are in
+    /// `labels`, sorted by key.
+    label_sets: Vec<(u32, u32)>,
     labels: Vec<(u32, u32)>,
     /// The node of each row.
     row_node: Vec<u32>,
@@ -80,6 +84,12 @@ pub(crate) struct PodTable {
 }
 
 impl PodTable {
+    /// The labels of a label set, sorted by key.
+    fn set_labels(&self, set: u32) -> &[(u32, u32)] {
+        let (start, end) = self.label_sets[set as usize];
+        &self.labels[start as usize..end as usize]
+    }
+
     fn intern(&mut self, s: &str) -> u32 {
         if let Some(&id) = self.strings.get(s) {
             return id;
@@ -93,13 +103,11 @@ impl PodTable {
     /// posting list at its final length (lists grown by doubling cost their copies' pages).
     pub(crate) fn build(nodes: &[NodeInfo]) -> Self {
         let pods: usize = nodes.iter().map(|n| n.pods.len()).sum();
-        let labels: usize = nodes.iter().flat_map(|n| &n.pods).map(|p| p.pod.labels.len()).sum();
         let mut t = PodTable {
             node_start: Vec::with_capacity(nodes.len() + 1),
             row_ns: Vec::with_capacity(pods),
-            label_start: Vec::with_capacity(pods + 1),
+            row_set: Vec::with_capacity(pods),
             row_node: Vec::with_capacity(pods),
-            labels: Vec::with_capacity(labels),
             pods: Vec::with_capacity(pods),
             nodes: nodes.iter().map(|n| n.node.clone()).collect(),
             ..Default::default()
@@ -108,6 +116,8 @@ impl PodTable {
         let mut last_ns: Option<(&str, u32)> = None;
         // How many rows hold each (namespace, key, value).
         let mut sizes: std::collections::HashMap<(u32, u32, u32), u32, FnvBuild> = Default::default();
+        // The label sets met so far (the pods of a template share theirs), by their text.
+        let mut sets: std::collections::HashMap<&crate::model::Labels, u32, FnvBuild> = Default::default();
         for n in nodes {
             for p in &n.pods {
                 let name = p.pod.key.namespace.as_str();
@@ -119,14 +129,25 @@ impl PodTable {
                         id
                     }
                 };
-                let start = t.labels.len();
-                t.label_start.push(start as u32);
-                for (k, v) in &p.pod.labels {
-                    let (k, v) = (t.intern(k), t.intern(v));
-                    t.labels.push((k, v));
+                let set = match sets.get(&p.pod.labels) {
+                    Some(&set) => set,
+                    None => {
+                        let start = t.labels.len();
+                        for (k, v) in &p.pod.labels {
+                            let (k, v) = (t.intern(k), t.intern(v));
+                            t.labels.push((k, v));
+                        }
+                        t.labels[start..].sort_unstable();
+                        let set = t.label_sets.len() as u32;
+                        t.label_sets.push((start as u32, t.labels.len() as u32));
+                        sets.insert(&p.pod.labels, set);
+                        set
+                    }
+                };
+                t.row_set.push(set);
+                for &(k, v) in t.set_labels(set) {
                     *sizes.entry((ns, k, v)).or_default() += 1;
                 }
-                t.labels[start..].sort_unstable();
                 t.row_node.push(t.node_start.len() as u32 - 1);
                 if !t.namespaces.contains(&ns) {
                     t.namespaces.push(ns);
@@ -136,15 +157,17 @@ impl PodTable {
             }
             t.node_start.push(t.row_ns.len() as u32);
         }
-        t.label_start.push(t.labels.len() as u32);
+        drop(sets);
         t.postings.reserve(sizes.len());
         for (key, n) in sizes {
             t.postings.insert(key, Vec::with_capacity(n as usize));
         }
-        for (row, w) in t.label_start.windows(2).enumerate() {
-            let ns = t.row_ns[row] & !TERMINATING;
-            for &(k, v) in &t.labels[w[0] as usize..w[1] as usize] {
-                if let Some(list) = t.postings.get_mut(&(ns, k, v)) {
+        let (postings, sets, labels) = (&mut t.postings, &t.label_sets, &t.labels);
+        for (row, (&set, &ns)) in t.row_set.iter().zip(&t.row_ns).enumerate() {
+            let ns = ns & !TERMINATING;
+            let (start, end) = sets[set as usize];
+            for &(k, v) in &labels[start as usize..end as usize] {
+                if let Some(list) = postings.get_mut(&(ns, k, v)) {
                     list.push(row as u32);
                 }
             }
@@ -278,7 +301,7 @@ impl PodTable {
     }
 
     fn row_matches(&self, row: usize, reqs: &[CompiledReq]) -> bool {
-        let labels = &self.labels[self.label_start[row] as usize..self.label_start[row + 1] as usize];
+        let labels = self.set_labels(self.row_set[row]);
         reqs.iter().all(|r| {
             let v = r
                 .key
