@@ -300,7 +300,7 @@ struct PodMeta {
     group: u8,
     /// Priority.
     priority: i32,
-    /// Where the creation timestamp is in [`PodRows::keys`] (None: the pod has none).
+    /// The pod's creation time (None: it has none), for the queue and age orders.
     created: Option<k8s_openapi::jiff::Timestamp>,
     /// The scheduler name's place among the cluster's scheduler names, sorted.
     scheduler: u32,
@@ -341,8 +341,8 @@ pub struct PodRows {
     features: Weak<Features>,
     /// Per pod of `cluster.pods`.
     meta: Vec<PodMeta>,
-    /// Every pod's `namespace/name` and creation timestamp, back to back: the search and the
-    /// sort read this one buffer instead of every pod scattered in memory.
+    /// Every pod's `namespace/name`, back to back: the search and the name sort read this one
+    /// buffer instead of every pod scattered in memory.
     keys: String,
     /// `cluster.pods` is in key order (as the model builds it), so a row's index orders it by
     /// key; otherwise the sort compares the pods themselves.
