@@ -1658,13 +1658,14 @@ mod tests {
         serde_json::to_string(&v).unwrap()
     }
 
-    /// A file of this test process holding `text` (one per tag and thread).
-    fn scratch_file(tag: &str, text: &str) -> PathBuf {
-        let path = std::env::temp_dir().join(format!(
-            "kschedtui-file-{}-{tag}-{:?}.json",
-            std::process::id(),
-            std::thread::current().id()
-        ));
+    /// A new file holding `text`, removed when the path drops.
+    fn scratch_file(tag: &str, text: &str) -> tempfile::TempPath {
+        let path = tempfile::Builder::new()
+            .prefix(&format!("kschedtui-file-{tag}-"))
+            .suffix(".json")
+            .tempfile()
+            .unwrap()
+            .into_temp_path();
         std::fs::write(&path, text).unwrap();
         path
     }
@@ -1675,7 +1676,7 @@ mod tests {
         let path = scratch_file("pieces", text);
         let (mut out, mut warnings, mut read) = (Vec::new(), Vec::new(), Vec::new());
         let r = json_fast::stream_in(&path, "t", &mut out, &mut warnings, &mut read, sizes);
-        let _ = std::fs::remove_file(&path);
+        drop(path);
         r.unwrap()?;
         let docs = read.iter().map(|(o, _)| o.doc).collect();
         let built = Cluster::build_with_pods(out, read)
@@ -1725,7 +1726,6 @@ mod tests {
             let name = path.display().to_string();
             let from_file = load_path(&path).map(|c| summary(&c)).map_err(|e| e.to_string());
             let from_text = load_str(&name, &bad).map(|c| summary(&c)).map_err(|e| e.to_string());
-            let _ = std::fs::remove_file(&path);
             assert!(from_file.is_err(), "{from_file:?}");
             assert_eq!(from_file, from_text);
         }
@@ -1740,7 +1740,6 @@ mod tests {
             load_path(&path).map(|c| summary(&c)).map_err(|e| e.to_string()),
             load_str(&name, &text).map(|c| summary(&c)).map_err(|e| e.to_string())
         );
-        let _ = std::fs::remove_file(&path);
     }
 
     /// A snapshot given as a pipe (`--snapshot <(kubectl get ... -o yaml)`) is read once,

@@ -328,9 +328,8 @@ items:
 
     #[test]
     fn save_refuses_to_replace_a_file_unless_asked_and_leaves_no_temporary_file() {
-        let dir = std::env::temp_dir().join(format!("kschedtui-save-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new().prefix("kschedtui-save-").tempdir().unwrap();
+        let dir = tmp.path();
         let path = dir.join("out.yaml");
         let c = load_str("t", SNAP).unwrap();
         save(&c, &path, false).unwrap();
@@ -356,12 +355,11 @@ items:
             err.to_string(),
             format!("cannot write snapshot '{}'", missing.display())
         );
-        let names: Vec<String> = std::fs::read_dir(&dir)
+        let names: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, vec!["out.yaml".to_string()], "no temporary file is left");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -329,8 +329,8 @@ items:
             resource_versions: [("Pod".to_string(), "77".to_string())].into(),
             ..Default::default()
         };
-        let dir = std::env::temp_dir().join(format!("kschedtui-info-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new().prefix("kschedtui-info-").tempdir().unwrap();
+        let dir = tmp.path();
         for (name, anonymize) in [("a.yaml", false), ("b.json", false), ("c.yaml", true)] {
             let f = dir.join(name);
             write_file(
@@ -348,6 +348,6 @@ items:
             assert_eq!(back.context.is_some(), !anonymize);
             assert_eq!(crate::source::file::load_path(&f).unwrap().pods.len(), 1);
         }
-        assert_eq!(SnapshotInfo::read(&dir), None);
+        assert_eq!(SnapshotInfo::read(dir), None);
     }
 }

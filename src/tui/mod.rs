@@ -164,24 +164,27 @@ fn debug_panic_check() {
 
 /// Opens `$VISUAL` / `$EDITOR` (default `vi`) on the text and returns the edited text.
 fn run_editor(text: &str) -> Result<String, String> {
-    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let path = std::env::temp_dir().join(format!("kschedtui-{}-{n}.yaml", std::process::id()));
-    std::fs::write(&path, text).map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+    let file = tempfile::Builder::new()
+        .prefix("kschedtui-")
+        .suffix(".yaml")
+        .tempfile()
+        .map_err(|e| format!("cannot create a file in '{}': {e}", std::env::temp_dir().display()))?;
+    let path = file.path();
+    std::fs::write(path, text).map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
     let editor = std::env::var("VISUAL")
         .or_else(|_| std::env::var("EDITOR"))
         .unwrap_or_else(|_| "vi".into());
     let mut words = editor.split_whitespace();
     let program = words.next().unwrap_or("vi");
-    let status = std::process::Command::new(program).args(words).arg(&path).status();
+    let status = std::process::Command::new(program).args(words).arg(path).status();
     let result = match status {
         Ok(s) if s.success() => {
-            std::fs::read_to_string(&path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
         }
         Ok(s) => Err(format!("editor '{editor}' exited with {s}; nothing changed")),
         Err(e) => Err(format!("cannot start editor '{editor}': {e} (set $EDITOR)")),
     };
-    let _ = std::fs::remove_file(&path);
+    // the file is removed as it drops
     result
 }
 

@@ -278,9 +278,11 @@ mod tests {
         );
         update_sync(&mut a, Action::RequestBind);
         update_sync(&mut a, Action::Confirm);
-        let dir = std::env::temp_dir().join(format!("kschedtui-runtime-save-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
+        let tmp = tempfile::Builder::new()
+            .prefix("kschedtui-runtime-save-")
+            .tempdir()
+            .expect("dir");
+        let dir = tmp.path();
         let path = dir.join("after-bind.yaml");
         let Action::Saved { result, changes, .. } = save(&a.cluster, &path, false, a.changes.len()) else {
             panic!("saved expected")
@@ -325,7 +327,6 @@ mod tests {
         for (k, ex) in &a.explanations {
             assert_eq!(ex, &b.explanations[k], "{k}");
         }
-        std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 
     #[test]

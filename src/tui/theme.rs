@@ -647,8 +647,11 @@ mod tests {
 
     #[test]
     fn bad_colour_and_modifier_are_named() {
-        let dir = std::env::temp_dir().join(format!("kschedtui-theme-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
+        let tmp = tempfile::Builder::new()
+            .prefix("kschedtui-theme-")
+            .tempdir()
+            .expect("dir");
+        let dir = tmp.path();
         let f = dir.join("bad.yaml");
         std::fs::write(&f, "inherits: default\nstyles:\n  fail: {fg: reed}\n").expect("write");
         let e = load(Some(f.to_str().expect("path"))).expect_err("bad colour");
@@ -662,13 +665,15 @@ mod tests {
             format!("{e:#}").contains("at 'styles.fail.modifiers': unknown modifier 'blinky'"),
             "{e:#}"
         );
-        std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 
     #[test]
     fn inherits_palette_and_cycles() {
-        let dir = std::env::temp_dir().join(format!("kschedtui-theme-inh-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
+        let tmp = tempfile::Builder::new()
+            .prefix("kschedtui-theme-inh-")
+            .tempdir()
+            .expect("dir");
+        let dir = tmp.path();
         std::fs::write(
             dir.join("a.yaml"),
             "inherits: b\nstyles:\n  ok: {fg: mint}\npalette: {mint: '#00ff99'}\n",
@@ -689,7 +694,6 @@ mod tests {
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w[0].contains("slots not set"));
         assert!(w[1].ends_with("palette colour 'unused' is never used"));
-        std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 
     #[test]

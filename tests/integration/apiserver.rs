@@ -192,6 +192,9 @@ pub struct ApiServer {
     state: Arc<Mutex<State>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// The test's files (kubeconfigs, HOME, snapshots written): removed with the server, after
+    /// it stops, also when the test fails.
+    files: tempfile::TempDir,
 }
 
 /// The resource name of a kind.
@@ -301,7 +304,21 @@ impl ApiServer {
             state,
             stop: Some(stop),
             thread: Some(thread),
+            files: crate::scratch::temp_dir("server"),
         }
+    }
+
+    /// A fresh directory for the test's files, kept as long as the server (so a TUI in tmux
+    /// or a source still reading the kubeconfig finds it) and removed with it.
+    pub fn scratch(&self, name: &str) -> PathBuf {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let d = self
+            .files
+            .path()
+            .join(format!("{name}-{}", N.fetch_add(1, Ordering::SeqCst)));
+        std::fs::create_dir(&d).unwrap();
+        d
     }
 
     fn st(&self) -> std::sync::MutexGuard<'_, State> {
@@ -479,20 +496,6 @@ pub fn write_kubeconfig(dir: &Path, server: &str, namespace: Option<&str>) -> Pa
     let p = dir.join("kubeconfig");
     std::fs::write(&p, text).unwrap();
     p
-}
-
-/// A fresh directory for one test.
-pub fn temp_dir(name: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "kschedtui-it-{}-{name}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 struct Request {

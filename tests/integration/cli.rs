@@ -1,6 +1,7 @@
 //! The `kschedtui` binary as a user runs it: exit codes and the exact error lines for the
 //! deliberate mistakes under fixtures/invalid.
 
+use crate::scratch::temp_dir;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -544,8 +545,8 @@ fn demo_works_before_or_after_every_command_that_reads_a_cluster() {
 
 #[test]
 fn the_release_recorded_in_a_snapshot_is_the_default_everywhere() {
-    let dir = std::env::temp_dir().join(format!("kschedtui-recorded-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir_guard = temp_dir("recorded");
+    let dir = dir_guard.path();
     let path = dir.join("rec.yaml");
     std::fs::write(
         &path,
@@ -606,8 +607,8 @@ fn bind_to_a_node_that_fails_filter_warns_and_needs_force() {
 
 #[test]
 fn an_input_with_no_objects_is_an_error_and_skipped_files_are_named() {
-    let dir = std::env::temp_dir().join(format!("kschedtui-empty-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir_guard = temp_dir("empty");
+    let dir = dir_guard.path();
     for d in ["none", "other", "mixed/sub"] {
         std::fs::create_dir_all(dir.join(d)).unwrap();
     }
@@ -755,8 +756,8 @@ fn completions_for_every_shell_and_the_binary_works_as_a_kubectl_plugin() {
         );
     }
     // kubectl runs `kubectl-kschedtui ARGS` for `kubectl kschedtui ARGS`.
-    let dir = std::env::temp_dir().join(format!("kschedtui-plugin-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir_guard = temp_dir("plugin");
+    let dir = dir_guard.path();
     let plugin = dir.join("kubectl-kschedtui");
     let _ = std::fs::remove_file(&plugin);
     std::fs::copy(env!("CARGO_BIN_EXE_kschedtui"), &plugin).unwrap();

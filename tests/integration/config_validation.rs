@@ -3,16 +3,11 @@
 
 use std::process::Output;
 
+use crate::scratch::temp_dir;
+
 fn explain_with(config: &str) -> Output {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "kschedtui-config-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("sched.yaml");
+    let dir = temp_dir("config");
+    let path = dir.path().join("sched.yaml");
     std::fs::write(&path, config).unwrap();
     std::process::Command::new(env!("CARGO_BIN_EXE_kschedtui"))
         .args(["explain", "--demo", "--all-pending", "--config"])
@@ -119,8 +114,8 @@ fn an_unknown_plugin_error_names_the_file() {
 
 #[test]
 fn in_tree_volume_limits_are_refused_from_1_31_only() {
-    let dir = std::env::temp_dir().join(format!("kschedtui-ebs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir_guard = temp_dir("ebs");
+    let dir = dir_guard.path();
     let path = dir.join("sched.yaml");
     std::fs::write(
         &path,

@@ -3,6 +3,7 @@
 //! LowNodeUtilization eviction whose replacement stays Pending, the sample policy on the
 //! demo; text and JSON, exact values; the policy's errors name the file and the field.
 
+use crate::scratch::temp_dir;
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -189,8 +190,8 @@ fn pod_lifetime_on_the_demo_refused_by_the_pdb_and_back_on_the_same_node() {
 /// A limit reached: the pod is reported as cut, nothing is evicted.
 #[test]
 fn what_the_limits_cut_is_reported() {
-    let dir = std::env::temp_dir().join(format!("kschedtui-deschedule-limit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir_guard = temp_dir("deschedule-limit");
+    let dir = dir_guard.path();
     let policy = dir.join("limit.yaml");
     let text = std::fs::read_to_string("fixtures/deschedule/low-utilization-policy.yaml")
         .unwrap()
@@ -224,7 +225,6 @@ fn what_the_limits_cut_is_reported() {
         serde_json::json!(["maximum number of evicted pods per a descheduling cycle reached"])
     );
     assert_eq!(v["evictions"], serde_json::json!([]));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -7,7 +7,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::apiserver::{ApiServer, Reply, temp_dir, write_kubeconfig};
+use crate::apiserver::{ApiServer, Reply, write_kubeconfig};
+use crate::scratch::temp_dir;
 
 struct Out {
     code: i32,
@@ -17,11 +18,12 @@ struct Out {
 
 fn run(args: &[&str], stdin: &str) -> Out {
     let home = temp_dir("home");
+    let home = home.path();
     let mut child = Command::new(env!("CARGO_BIN_EXE_kschedtui"))
         .args(args)
         .env_remove("KUBECONFIG")
         .env_remove("KUBERNETES_SERVICE_HOST")
-        .env("HOME", &home)
+        .env("HOME", home)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -37,7 +39,7 @@ fn run(args: &[&str], stdin: &str) -> Out {
 }
 
 fn kc(server: &ApiServer, ns: Option<&str>) -> String {
-    server.kubeconfig(&temp_dir("kc"), ns).display().to_string()
+    server.kubeconfig(&server.scratch("kc"), ns).display().to_string()
 }
 
 fn ok(o: &Out) {
@@ -62,7 +64,7 @@ fn explain_json(args: &[&str]) -> Value {
 fn live_explain_equals_explain_on_the_snapshot_it_writes() {
     let server = ApiServer::start();
     let k = kc(&server, None);
-    let dir = temp_dir("roundtrip");
+    let dir = server.scratch("roundtrip");
     let live = run(&["explain", "--kubeconfig", &k, "--all-pending", "-o", "json"], "");
     ok(&live);
     assert!(
@@ -130,7 +132,7 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
 fn an_anonymized_snapshot_hides_names_but_explains_the_same_way() {
     let server = ApiServer::start();
     let k = kc(&server, None);
-    let f = temp_dir("anon").join("anon.yaml");
+    let f = server.scratch("anon").join("anon.yaml");
     let f = f.to_str().unwrap();
     let o = run(&["snapshot", "--kubeconfig", &k, "-o", f, "--anonymize"], "");
     ok(&o);
@@ -185,7 +187,7 @@ fn an_anonymized_snapshot_hides_names_but_explains_the_same_way() {
 fn a_namespace_snapshot_warns_that_other_pods_are_missing() {
     let server = ApiServer::start();
     let k = kc(&server, None);
-    let f = temp_dir("ns").join("shop.yaml");
+    let f = server.scratch("ns").join("shop.yaml");
     let f = f.to_str().unwrap();
     let o = run(&["snapshot", "--kubeconfig", &k, "-o", f, "-n", "shop"], "");
     ok(&o);
@@ -343,7 +345,7 @@ fn explain_goes_on_when_events_are_forbidden_and_says_so() {
                "eventsUnreadable": "403 Forbidden: events is forbidden: User \"tester\" cannot list resource \"events\" in API group \"\" at the cluster scope"})
     );
     // A snapshot says so too, and still writes.
-    let f = temp_dir("noevents").join("s.yaml");
+    let f = server.scratch("noevents").join("s.yaml");
     let f = f.to_str().unwrap();
     let s = run(&["snapshot", "--kubeconfig", &k, "-o", f], "");
     ok(&s);
@@ -358,7 +360,7 @@ fn explain_goes_on_when_events_are_forbidden_and_says_so() {
     ok(&snap);
     assert_eq!(snap.stdout, o.stdout);
     // Anonymized, only the status is kept (the message names the user).
-    let a = temp_dir("noevents-anon").join("a.yaml");
+    let a = server.scratch("noevents-anon").join("a.yaml");
     let a = a.to_str().unwrap();
     ok(&run(&["snapshot", "--kubeconfig", &k, "-o", a, "--anonymize"], ""));
     assert!(!std::fs::read_to_string(a).unwrap().contains("tester"));
@@ -378,7 +380,7 @@ fn forbidden_volume_attachments_are_warned_about_live_and_in_the_snapshot() {
     let o = run(&["explain", "--kubeconfig", &k, "default/big"], "");
     ok(&o);
     assert!(o.stderr.contains(warning), "{}", o.stderr);
-    let f = temp_dir("novas").join("s.yaml");
+    let f = server.scratch("novas").join("s.yaml");
     let f = f.to_str().unwrap();
     let s = run(&["snapshot", "--kubeconfig", &k, "-o", f], "");
     ok(&s);
@@ -566,7 +568,8 @@ fn connection_failures_are_one_line_naming_the_server() {
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{port}");
-    let k = write_kubeconfig(&temp_dir("down"), &url, None);
+    let down = temp_dir("down");
+    let k = write_kubeconfig(down.path(), &url, None);
     let line = error_line(&run(
         &["explain", "--all-pending", "--kubeconfig", k.to_str().unwrap()],
         "",
@@ -578,7 +581,7 @@ fn connection_failures_are_one_line_naming_the_server() {
 
     let server = ApiServer::start();
     let https = format!("https://{}", server.addr);
-    let k = write_kubeconfig(&temp_dir("tls"), &https, None);
+    let k = write_kubeconfig(&server.scratch("tls"), &https, None);
     let line = error_line(&run(
         &["explain", "--all-pending", "--kubeconfig", k.to_str().unwrap()],
         "",
@@ -718,7 +721,7 @@ fn a_yaml_snapshot_reads_back_as_strings_in_yaml_1_1_readers() {
     nodes[0]["metadata"]["labels"]["rack"] = json!("0777");
     server.set_items("nodes", nodes, "1000");
     let k = kc(&server, None);
-    let f = temp_dir("yaml11").join("snap.yaml");
+    let f = server.scratch("yaml11").join("snap.yaml");
     let f = f.to_str().unwrap();
     ok(&run(&["snapshot", "--kubeconfig", &k, "-o", f], ""));
     let text = std::fs::read_to_string(f).unwrap();
@@ -805,7 +808,7 @@ fn a_snapshot_with_server_merged_match_label_keys_explains_once_and_replays() {
     }));
     server.set_items("pods", pods, "1000");
     let k = kc(&server, None);
-    let dir = temp_dir("merged");
+    let dir = server.scratch("merged");
     let cluster = dir.join("cluster.json");
     let cluster = cluster.to_str().unwrap();
     ok(&run(&["snapshot", "--kubeconfig", &k, "-o", cluster], ""));

@@ -17,7 +17,8 @@ use kschedtui::source::write::{
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::apiserver::{ApiServer, Reply, Step, status_json, temp_dir, write_kubeconfig};
+use crate::apiserver::{ApiServer, Reply, Step, status_json, write_kubeconfig};
+use crate::scratch::temp_dir;
 
 fn fast() -> WatchOptions {
     WatchOptions {
@@ -43,7 +44,7 @@ fn options(kubeconfig: std::path::PathBuf) -> ConnectOptions {
 }
 
 async fn connect(server: &ApiServer, mode: WriteMode) -> LiveSource {
-    let dir = temp_dir("src");
+    let dir = server.scratch("src");
     let mut o = options(server.kubeconfig(&dir, None));
     o.mode = mode;
     LiveSource::connect(&o, &Environment::default()).await.unwrap()
@@ -56,7 +57,7 @@ fn k(s: &str) -> ObjectKey {
 #[tokio::test]
 async fn load_lists_every_kind_page_by_page_and_never_secrets() {
     let server = ApiServer::start();
-    let dir = temp_dir("load");
+    let dir = server.scratch("load");
     let mut o = options(server.kubeconfig(&dir, None));
     o.watch.page_size = 2;
     let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
@@ -187,7 +188,7 @@ fn event_json(name: &str, pod: &str, rv: &str, reason: &str, message: &str, coun
 #[tokio::test]
 async fn failed_scheduling_events_are_listed_and_watched_through_the_field_selector() {
     let server = ApiServer::start();
-    let dir = temp_dir("events");
+    let dir = server.scratch("events");
     let mut o = options(server.kubeconfig(&dir, None));
     o.watch.page_size = 1;
     let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
@@ -497,7 +498,7 @@ async fn forbidden_resource_claims_are_a_warning_not_a_failure() {
 async fn an_expired_continue_token_restarts_the_list() {
     let server = ApiServer::start();
     server.expire_continue_tokens(1);
-    let dir = temp_dir("expire");
+    let dir = server.scratch("expire");
     let mut o = options(server.kubeconfig(&dir, None));
     o.watch.page_size = 3;
     let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
@@ -520,7 +521,7 @@ async fn an_expired_continue_token_restarts_the_list() {
 #[tokio::test]
 async fn a_single_namespace_scope_lists_namespaced_kinds_there_only() {
     let server = ApiServer::start();
-    let dir = temp_dir("scope");
+    let dir = server.scratch("scope");
     let mut o = options(server.kubeconfig(&dir, None));
     o.scope = Scope::Namespace("shop".into());
     let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
@@ -757,7 +758,7 @@ async fn each_failure_to_read_gives_one_line_naming_the_server() {
         .port();
     let dir = temp_dir("unreachable");
     let url = format!("http://127.0.0.1:{port}");
-    let e = load_error(write_kubeconfig(&dir, &url, None)).await;
+    let e = load_error(write_kubeconfig(dir.path(), &url, None)).await;
     assert!(matches!(e, LiveError::Unreachable { .. }), "{e:?}");
     let msg = e.to_string();
     assert!(
@@ -773,7 +774,7 @@ async fn each_failure_to_read_gives_one_line_naming_the_server() {
 
     // TLS: https to a plain-HTTP server.
     let server = ApiServer::start();
-    let dir = temp_dir("tls");
+    let dir = server.scratch("tls");
     let https = format!("https://{}", server.addr);
     let e = load_error(write_kubeconfig(&dir, &https, None)).await;
     assert!(matches!(e, LiveError::Tls { .. }), "{e:?}");
@@ -785,7 +786,7 @@ async fn each_failure_to_read_gives_one_line_naming_the_server() {
 
     // Expired token: 401.
     server.require_token("another-token");
-    let dir = temp_dir("401");
+    let dir = server.scratch("401");
     let e = load_error(server.kubeconfig(&dir, None)).await;
     assert_eq!(
         e.to_string(),
@@ -807,7 +808,7 @@ async fn each_failure_to_read_gives_one_line_naming_the_server() {
             json!({"kind": "pods"}),
         ),
     );
-    let dir = temp_dir("403");
+    let dir = server.scratch("403");
     let e = load_error(server.kubeconfig(&dir, None)).await;
     assert_eq!(
         e.to_string(),
@@ -832,7 +833,7 @@ async fn each_failure_to_read_gives_one_line_naming_the_server() {
 #[tokio::test]
 async fn an_exec_credential_plugin_that_fails_is_a_credential_error() {
     let server = ApiServer::start();
-    let dir = temp_dir("exec");
+    let dir = server.scratch("exec");
     let kc = dir.join("kubeconfig");
     std::fs::write(&kc, format!(
         "apiVersion: v1\nkind: Config\ncurrent-context: mock\nclusters:\n- name: mock\n  cluster:\n    server: {}\nusers:\n- name: sso\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sh\n      args: [\"-c\", \"echo 'error: the SSO session has expired' >&2; exit 1\"]\n      interactiveMode: Never\ncontexts:\n- name: mock\n  context:\n    cluster: mock\n    user: sso\n",
@@ -1151,7 +1152,7 @@ async fn an_access_review_without_an_answer_stops_the_checks_and_claims_nothing_
     let server = ApiServer::start();
     let ssar = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
     server.reply_always("POST", ssar, Reply::new(201, json!({})).delayed(4000));
-    let mut o = options(server.kubeconfig(&temp_dir("src"), None));
+    let mut o = options(server.kubeconfig(&server.scratch("src"), None));
     o.watch.request_timeout = Duration::from_secs(1);
     let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
     let c = src.load_state().await.unwrap().to_cluster().unwrap();

@@ -20,6 +20,7 @@ mod live_cli;
 mod live_source;
 #[cfg(all(feature = "tui", feature = "live"))]
 mod one_write_path;
+mod scratch;
 mod simulate;
 #[cfg(feature = "tui")]
 mod tui_e2e;

@@ -2,6 +2,7 @@
 //! on a snapshot (`preempt --save`, then `bind --save`) and `simulate --write`, leave the same
 //! cluster: all three go through the one in-memory API server.
 
+use crate::scratch::temp_dir;
 use std::path::Path;
 use std::process::Command;
 
@@ -87,8 +88,8 @@ fn tui(input: &Path, out: &Path) {
 
 #[test]
 fn tui_cli_and_simulate_leave_the_same_cluster() {
-    let dir = std::env::temp_dir().join(format!("kschedtui-one-write-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir_guard = temp_dir("one-write");
+    let dir = dir_guard.path();
     let input = dir.join("in.yaml");
     std::fs::write(&input, SNAPSHOT).unwrap();
     let s = |n: &str| dir.join(n).display().to_string();
@@ -125,5 +126,4 @@ fn tui_cli_and_simulate_leave_the_same_cluster() {
     let hi = c.pods.iter().find(|p| p.key.name == "hi").unwrap();
     assert_eq!(hi.node_name.as_deref(), Some("n1"));
     assert_eq!(hi.nominated_node_name(), None);
-    let _ = std::fs::remove_dir_all(&dir);
 }

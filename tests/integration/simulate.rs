@@ -2,6 +2,7 @@
 //! (fixtures/gang.yaml), a small queue (fixtures/queue.yaml), the demo cluster, and the
 //! `simulate --write` round trip.
 
+use crate::scratch::temp_dir;
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
@@ -289,8 +290,8 @@ fn queue_order_and_a_placement_that_changes_the_next_verdict() {
 fn write_round_trip_keeps_every_object_and_field() {
     let c = load("fixtures/queue.yaml");
     let r = run(c.clone());
-    let dir = std::env::temp_dir().join(format!("kschedtui-sim-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir_guard = temp_dir("sim");
+    let dir = dir_guard.path();
     let out = dir.join("out.yaml");
     save::save_path(&r.snapshot.cluster, &out).unwrap();
     let back = file::load_path_keeping_documents(&out).unwrap();
@@ -345,13 +346,12 @@ fn write_round_trip_keeps_every_object_and_field() {
         save::to_text(&r2.snapshot.cluster, false).unwrap(),
         std::fs::read_to_string(&out).unwrap()
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn simulate_command_writes_a_snapshot_that_loads_again() {
-    let dir = std::env::temp_dir().join(format!("kschedtui-cli-sim-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir_guard = temp_dir("cli-sim");
+    let dir = dir_guard.path();
     let out = dir.join("gang-out.yaml");
     let o = Command::new(env!("CARGO_BIN_EXE_kschedtui"))
         .args(["simulate", "--snapshot", "fixtures/gang.yaml", "-o", "json", "--write"])
@@ -380,7 +380,6 @@ fn simulate_command_writes_a_snapshot_that_loads_again() {
     assert_eq!(back.pods.len(), orig.pods.len());
     assert_eq!(back.pod_groups.len(), 1);
     assert_eq!(back.pod_groups[0].spec.min_member, 4);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! and asserts on the captured screen. Only facts that stay true for any demo cluster are
 //! asserted. Skipped (with a message) when tmux is not installed.
 
+use crate::scratch::temp_dir;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -10,7 +11,10 @@ const BIN: &str = env!("CARGO_BIN_EXE_kschedtui");
 const TIMEOUT: Duration = Duration::from_secs(20);
 
 pub(crate) struct Tmux {
+    /// The path of the tmux server's socket (`tmux -S`).
     socket: String,
+    /// Where the socket is: removed after the server is killed (fields drop after `drop`).
+    _dir: tempfile::TempDir,
 }
 
 impl Tmux {
@@ -28,12 +32,15 @@ impl Tmux {
     /// Starts `cmd` in a detached session of `cols`×`rows` cells.
     pub(crate) fn start_sized(name: &str, cmd: &str, cols: u16, rows: u16) -> Tmux {
         let (cols, rows) = (cols.to_string(), rows.to_string());
+        // the server's socket in a directory of the test's own, removed with it
+        let dir = temp_dir(&format!("tmux-{name}"));
         let t = Tmux {
-            socket: format!("kschedtui-e2e-{name}-{}", std::process::id()),
+            socket: dir.path().join("s").display().to_string(),
+            _dir: dir,
         };
         let ok = Command::new("tmux")
             .args([
-                "-L",
+                "-S",
                 &t.socket,
                 "-f",
                 "/dev/null",
@@ -55,7 +62,7 @@ impl Tmux {
     }
 
     pub(crate) fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["-L", &self.socket, "send-keys", "-t", "e2e"];
+        let mut args = vec!["-S", &self.socket, "send-keys", "-t", "e2e"];
         args.extend_from_slice(keys);
         assert!(Command::new("tmux").args(&args).status().unwrap().success());
     }
@@ -63,7 +70,7 @@ impl Tmux {
     pub(crate) fn text(&self, text: &str) {
         assert!(
             Command::new("tmux")
-                .args(["-L", &self.socket, "send-keys", "-t", "e2e", "-l", text])
+                .args(["-S", &self.socket, "send-keys", "-t", "e2e", "-l", text])
                 .status()
                 .unwrap()
                 .success()
@@ -73,7 +80,7 @@ impl Tmux {
     /// Runs a tmux command on this session's server; returns its output.
     pub(crate) fn tmux(&self, args: &[&str]) -> String {
         let o = Command::new("tmux")
-            .arg("-L")
+            .arg("-S")
             .arg(&self.socket)
             .args(args)
             .output()
@@ -83,7 +90,7 @@ impl Tmux {
 
     pub(crate) fn screen(&self) -> String {
         let o = Command::new("tmux")
-            .args(["-L", &self.socket, "capture-pane", "-p", "-t", "e2e"])
+            .args(["-S", &self.socket, "capture-pane", "-p", "-t", "e2e"])
             .output()
             .unwrap();
         String::from_utf8_lossy(&o.stdout).into_owned()
@@ -132,7 +139,7 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
+        let _ = Command::new("tmux").args(["-S", &self.socket, "kill-server"]).status();
     }
 }
 
@@ -240,8 +247,9 @@ fn demo_search_step_open_node_bind_help_quit() {
         "1 in-memory change(s)",
     ]);
     // save the in-memory snapshot; it opens again with the pod bound
-    let saved = std::env::temp_dir().join(format!("kschedtui-e2e-saved-{}.yaml", std::process::id()));
-    let _ = std::fs::remove_file(&saved);
+    // a short path: the header shows it whole
+    let saved_dir = temp_dir("sv");
+    let saved = saved_dir.path().join("s.yaml");
     t.keys(&[":"]);
     t.text(&format!("w {}", saved.display()));
     t.keys(&["Enter"]);
@@ -260,7 +268,6 @@ fn demo_search_step_open_node_bind_help_quit() {
         err.contains(&format!("pod '{ns}/{name}' is not pending: spec.nodeName is '")),
         "{err}"
     );
-    let _ = std::fs::remove_file(&saved);
     // help overlay generated from the key table
     t.keys(&["?"]);
     t.wait_for(&["Help", "Keys for this screen", "Pod list", "Everywhere"]);
@@ -463,12 +470,12 @@ fn a_panic_restores_the_terminal() {
 
 #[test]
 fn live_mode_without_a_kubeconfig_is_a_clear_one_line_error() {
-    let home = std::env::temp_dir().join(format!("kschedtui-e2e-home-{}", std::process::id()));
-    std::fs::create_dir_all(&home).unwrap();
+    let home_guard = temp_dir("e2e-home");
+    let home = home_guard.path();
     let out = Command::new(BIN)
         .env_remove("KUBECONFIG")
         .env_remove("KUBERNETES_SERVICE_HOST")
-        .env("HOME", &home)
+        .env("HOME", home)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -528,8 +535,8 @@ fn quit_restores_the_terminal_after_a_load_error() {
         println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("kschedtui-e2e-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir_guard = temp_dir("e2e-bad");
+    let dir = dir_guard.path();
     let bad = dir.join("bad.yaml");
     std::fs::write(
         &bad,
@@ -547,7 +554,6 @@ fn quit_restores_the_terminal_after_a_load_error() {
         s.contains("error: "),
         "the error is printed after the terminal is restored:\n{s}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -595,6 +601,56 @@ fn demo_deschedule_screen_shows_where_the_evicted_pod_lands_and_opens_it() {
     t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }
 
+/// `e` hands the pod's YAML to $EDITOR in a file of its own: a new name in $TMPDIR, readable
+/// by the user alone, removed once the edit is read back; the edit is applied.
+#[test]
+fn the_editor_gets_a_private_file_that_is_removed_afterwards() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let tmp = temp_dir("editor");
+    let dir = tmp.path();
+    let seen = dir.join("seen");
+    // the editor notes the file's path and mode, keeps a copy, and asks for less CPU
+    let editor = dir.join("ed.sh");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\necho \"$1\" > {seen}\nstat -c %a \"$1\" >> {seen}\ncp \"$1\" {copy}\nsed -i 's/^\\( *\\)cpu: .*/\\1cpu: 1m/' \"$1\"\n",
+            seen = seen.display(),
+            copy = dir.join("copy.yaml").display()
+        ),
+    )
+    .unwrap();
+    let chmod = Command::new("chmod").arg("+x").arg(&editor).status().unwrap();
+    assert!(chmod.success());
+    let t = Tmux::start(
+        "editor",
+        &format!(
+            "TMPDIR={} EDITOR={} {BIN} --demo; sleep 30",
+            dir.display(),
+            editor.display()
+        ),
+    );
+    t.wait_for(&["kschedtui", "demo cluster", "Pods"]);
+    t.keys(&["e"]);
+    let s = t.wait_for(&["edited pod ", "(YAML) (in memory); re-running the scheduler"]);
+    let seen = std::fs::read_to_string(&seen).unwrap_or_else(|e| panic!("the editor did not run ({e}):\n{s}"));
+    let [path, mode] = seen.lines().collect::<Vec<_>>()[..] else {
+        panic!("{seen}")
+    };
+    let name = path
+        .strip_prefix(&format!("{}/", dir.display()))
+        .unwrap_or_else(|| panic!("not in $TMPDIR: {path}"));
+    assert!(name.starts_with("kschedtui-") && name.ends_with(".yaml"), "{name}");
+    assert_eq!(mode, "600");
+    assert!(!std::path::Path::new(path).exists(), "{path} is left behind");
+    let copy = std::fs::read_to_string(dir.join("copy.yaml")).unwrap();
+    assert!(copy.starts_with("apiVersion: v1\nkind: Pod\n"), "{copy}");
+    t.keys(&["q"]);
+}
+
 /// `:w ~/FILE` writes under $HOME, as a shell would read the path.
 #[test]
 fn save_expands_a_leading_tilde_to_the_home_directory() {
@@ -602,9 +658,8 @@ fn save_expands_a_leading_tilde_to_the_home_directory() {
         println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
         return;
     }
-    let home = std::env::temp_dir().join(format!("kschedtui-e2e-home-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&home);
-    std::fs::create_dir_all(&home).expect("home");
+    let home_guard = temp_dir("e2e-home");
+    let home = home_guard.path();
     let t = Tmux::start("tilde", &format!("HOME={} {BIN} --demo; sleep 30", home.display()));
     t.wait_for(&["kschedtui", "demo cluster", "Pods"]);
     t.keys(&[":"]);
@@ -616,7 +671,6 @@ fn save_expands_a_leading_tilde_to_the_home_directory() {
     assert!(text.contains("kind: Node"), "{text}");
     assert!(!std::path::Path::new("~").exists(), "a directory named ~ was created");
     t.keys(&["q"]);
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 /// The rows of the pod list on screen: `(namespace, name)` of each, below the header.
@@ -976,8 +1030,8 @@ fn a_big_generated_cluster_lists_at_once_fills_in_and_its_keys_answer() {
         println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("kschedtui-e2e-big-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir_guard = temp_dir("e2e-big");
+    let dir = dir_guard.path();
     let file = dir.join("big.json");
     let out = Command::new(BIN)
         .args([
@@ -1036,5 +1090,4 @@ fn a_big_generated_cluster_lists_at_once_fills_in_and_its_keys_answer() {
         listed_at.as_secs_f64(),
         reasons_at.as_secs_f64()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

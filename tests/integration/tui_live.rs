@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::apiserver::{ApiServer, Reply, temp_dir};
+use crate::apiserver::{ApiServer, Reply};
 use crate::tui_e2e::Tmux;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kschedtui");
@@ -23,8 +23,8 @@ fn start(server: &ApiServer, name: &str, extra: &str) -> Tmux {
 }
 
 fn start_sized(server: &ApiServer, name: &str, extra: &str, cols: u16, rows: u16) -> Tmux {
-    let kc = server.kubeconfig(&temp_dir("kc"), None);
-    let home = temp_dir("home");
+    let kc = server.kubeconfig(&server.scratch("kc"), None);
+    let home = server.scratch("home");
     Tmux::start_sized(
         name,
         &format!(
@@ -792,14 +792,14 @@ fn a_refused_bind_recorded_by_the_scheduler_is_said_in_the_pod_view() {
 fn ctx_lists_the_contexts_and_attaches_to_another() {
     need_tmux!();
     let server = ApiServer::start();
-    let kc = server.kubeconfig(&temp_dir("kc"), None);
+    let kc = server.kubeconfig(&server.scratch("kc"), None);
     let text = std::fs::read_to_string(&kc).unwrap();
     std::fs::write(
         &kc,
         format!("{text}- name: other\n  context:\n    cluster: mock\n    user: tester\n"),
     )
     .unwrap();
-    let home = temp_dir("home");
+    let home = server.scratch("home");
     let t = Tmux::start_sized(
         "ctx",
         &format!(

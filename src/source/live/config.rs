@@ -330,11 +330,12 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
 mod tests {
     use super::*;
 
-    fn dir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("kschedtui-cfg-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    /// A new directory, removed when the guard drops.
+    fn dir(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("kschedtui-cfg-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     fn kubeconfig(current: Option<&str>, contexts: &[(&str, &str, Option<&str>)]) -> String {
@@ -362,7 +363,8 @@ mod tests {
 
     #[tokio::test]
     async fn kubeconfig_list_merges_first_wins_and_context_overrides() {
-        let d = dir("merge");
+        let tmp = dir("merge");
+        let d = tmp.path();
         let a = d.join("a");
         let b = d.join("b");
         std::fs::write(
@@ -402,7 +404,8 @@ mod tests {
 
     #[tokio::test]
     async fn explicit_file_wins_over_kubeconfig_and_home() {
-        let d = dir("explicit");
+        let tmp = dir("explicit");
+        let d = tmp.path();
         let home = d.join("home");
         std::fs::create_dir_all(home.join(".kube")).unwrap();
         std::fs::write(
@@ -441,7 +444,8 @@ mod tests {
 
     #[tokio::test]
     async fn broken_tls_material_is_named_by_its_field_before_connecting() {
-        let d = dir("tls");
+        let tmp = dir("tls");
+        let d = tmp.path();
         let env = Environment::default();
         let cert = b64("-----BEGIN CERTIFICATE-----\nMIIBAAAA\n-----END CERTIFICATE-----\n");
         let key = b64("-----BEGIN PRIVATE KEY-----\nMIIBAAAA\n-----END PRIVATE KEY-----\n");
@@ -515,7 +519,8 @@ mod tests {
 
     #[tokio::test]
     async fn config_errors_say_what_to_do() {
-        let d = dir("errors");
+        let tmp = dir("errors");
+        let d = tmp.path();
         let env = Environment::default();
         let err = |r: Result<Resolved, LiveError>| match r {
             Err(e) => e.to_string(),
