@@ -236,25 +236,31 @@ pub fn write_text(path: &Path, text: &str, overwrite: bool) -> Result<(), SaveEr
     let name = path
         .file_name()
         .ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name")))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.kschedtui-{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let written = std::fs::write(&tmp, text).and_then(|()| {
-        if overwrite {
-            std::fs::rename(&tmp, path)
-        } else {
-            // hard_link fails if `path` appeared meanwhile: never replace a file not asked to
-            std::fs::hard_link(&tmp, path).and_then(|()| std::fs::remove_file(&tmp))
-        }
-    });
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        if e.kind() == std::io::ErrorKind::AlreadyExists {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // A new file beside the target under a name no one can guess (one planted beforehand, a
+    // link say, is never followed); made with the mode a plain write would give it.
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".kschedtui.tmp");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(io)?;
+    // the temporary file is removed when a step fails (it drops)
+    let placed = if overwrite {
+        tmp.persist(path)
+    } else {
+        // fails if `path` appeared meanwhile: never replace a file not asked to
+        tmp.persist_noclobber(path)
+    };
+    if let Err(e) = placed {
+        if e.error.kind() == std::io::ErrorKind::AlreadyExists {
             return Err(SaveError::Exists(path.display().to_string()));
         }
-        return Err(io(e));
+        return Err(io(e.error));
     }
     Ok(())
 }
@@ -324,6 +330,29 @@ items:
             back.nodes[0].obj.metadata.annotations,
             c.nodes[0].obj.metadata.annotations
         );
+    }
+
+    /// A saved snapshot gets the mode a plain write gives (not the temporary file's private
+    /// one), new or replacing a file, and no temporary file is left.
+    #[cfg(unix)]
+    #[test]
+    fn a_saved_file_has_the_mode_of_a_plain_write() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::Builder::new().prefix("kschedtui-mode-").tempdir().unwrap();
+        let plain = tmp.path().join("plain");
+        std::fs::write(&plain, "x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let path = tmp.path().join("snap.yaml");
+        write_text(&path, "a: 1\n", false).unwrap();
+        assert_eq!(mode(&path), mode(&plain));
+        write_text(&path, "a: 2\n", true).unwrap();
+        assert_eq!(mode(&path), mode(&plain));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a: 2\n");
+        let names: Vec<String> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
     }
 
     #[test]
