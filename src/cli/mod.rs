@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::engine::release::{Recorded, ReleaseChoice};
@@ -293,7 +293,8 @@ pub fn generate(a: &GenerateArgs) -> Result<()> {
     } else {
         serde_yaml::to_string(&v)?
     };
-    std::fs::write(&a.output, text).with_context(|| format!("cannot write '{}'", a.output.display()))?;
+    // whole or not at all, as a snapshot is saved
+    crate::source::save::write_text(&a.output, &text, true)?;
     eprintln!(
         "wrote {} nodes, {} bound pods and {} pending pods to {} (benchmark pod: {}/{})",
         a.nodes,

@@ -222,6 +222,16 @@ pub fn save(c: &Cluster, path: &Path, overwrite: bool) -> Result<(), SaveError> 
     write_text(path, &text, overwrite)
 }
 
+/// The system's error as tempfile reports it, without the temporary file's name it appends
+/// ("… at path \"…\""): the message names the target instead.
+fn plain(e: std::io::Error) -> std::io::Error {
+    let text = e.to_string();
+    match text.split_once(" at path \"") {
+        Some((cause, _)) if e.get_ref().is_some() => std::io::Error::new(e.kind(), cause.to_string()),
+        _ => e,
+    }
+}
+
 /// Writes `text` to `path` as [`save`] writes a snapshot: through a temporary file renamed (or,
 /// without `overwrite`, hard-linked) into place, so a failure leaves nothing half-written and an
 /// existing file is never replaced unless asked.
@@ -247,8 +257,8 @@ pub fn write_text(path: &Path, text: &str, overwrite: bool) -> Result<(), SaveEr
     builder.prefix(&prefix).suffix(".kschedtui.tmp");
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(io)?;
+    let mut tmp = builder.tempfile_in(dir).map_err(|e| io(plain(e)))?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(|e| io(plain(e)))?;
     // the temporary file is removed when a step fails (it drops)
     let placed = if overwrite {
         tmp.persist(path)
@@ -260,7 +270,7 @@ pub fn write_text(path: &Path, text: &str, overwrite: bool) -> Result<(), SaveEr
         if e.error.kind() == std::io::ErrorKind::AlreadyExists {
             return Err(SaveError::Exists(path.display().to_string()));
         }
-        return Err(io(e.error));
+        return Err(io(plain(e.error)));
     }
     Ok(())
 }
@@ -353,6 +363,15 @@ items:
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+        // a directory that is not there: the system's error, naming the target alone
+        let missing = tmp.path().join("no-such-dir").join("x.yaml");
+        let e = write_text(&missing, "a: 1\n", false).unwrap_err();
+        let SaveError::Io { path, source } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(path, &missing.display().to_string());
+        assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+        assert_eq!(source.to_string(), std::io::Error::from_raw_os_error(2).to_string());
     }
 
     #[test]

@@ -198,9 +198,13 @@ pub fn write_file(path: &Path, state: &ClusterState, opts: &SnapshotOptions) -> 
         opts.json = true;
     }
     let text = render(state, &opts)?;
-    std::fs::write(path, text).map_err(|e| SnapshotError::Io {
-        path: path.display().to_string(),
-        source: e,
+    // whole or not at all: a failed write leaves the file as it was
+    super::save::write_text(path, &text, true).map_err(|e| match e {
+        super::save::SaveError::Io { path, source } => SnapshotError::Io { path, source },
+        other => SnapshotError::Io {
+            path: path.display().to_string(),
+            source: std::io::Error::other(other.to_string()),
+        },
     })
 }
 
