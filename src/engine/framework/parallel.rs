@@ -78,6 +78,42 @@ pub(crate) fn map_in_place<T: Sync, R: Send + Default>(
     map_in_place_ahead(serial, items, |_| {}, f)
 }
 
+/// As [`map_in_place`], `f` given a state of the piece's own with each item (`S::default()`
+/// per piece, dropped after it): for what the items of a piece can share, such as the parse
+/// of what many of them hold alike.
+pub(crate) fn map_in_place_with<T: Sync, S: Default, R: Send + Default>(
+    serial: bool,
+    items: &[T],
+    f: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<R> {
+    let pieces = pieces(serial, items.len());
+    // the pool is started by the first call that has work for it
+    let Some(pool) = (pieces > 1).then(pool).flatten() else {
+        let mut state = S::default();
+        return items.iter().map(|item| f(&mut state, item)).collect();
+    };
+    let size = items.len().div_ceil(pieces);
+    let mut out: Vec<R> = std::iter::repeat_with(R::default).take(items.len()).collect();
+    let f = &f;
+    let fill = move |(slots, piece): (&mut [R], &[T])| {
+        let mut state = S::default();
+        for (slot, item) in slots.iter_mut().zip(piece) {
+            *slot = f(&mut state, item);
+        }
+    };
+    pool.in_place_scope(|s| {
+        let mut parts = out.chunks_mut(size).zip(items.chunks(size));
+        let first = parts.next();
+        for p in parts {
+            s.spawn(move |_| fill(p));
+        }
+        if let Some(p) = first {
+            fill(p);
+        }
+    });
+    out
+}
+
 /// How many items ahead of the one being mapped [`map_in_place_ahead`] calls `ahead` on.
 const AHEAD: usize = 4;
 

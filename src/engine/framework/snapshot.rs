@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::affinity_terms::ScoringTerms;
 use super::handle::FrameworkHandle;
 use super::image_index::ImageIndex;
-use super::node_info::{NodeInfo, PodInfo};
+use super::node_info::{NodeInfo, PodInfo, SharedTerms};
 use super::pod_infos::PodInfos;
 use super::pod_table::PodTable;
 use crate::engine::release::{Features, Release};
@@ -75,18 +75,17 @@ impl Snapshot {
         let images = Arc::new(ImageIndex::build(cluster.nodes.iter().map(|n| &**n)));
         // cluster.pods is sorted by key: collected at the end, the map is built in bulk
         // instead of by 100,000 searches from its root
-        let mut infos: Vec<Arc<PodInfo>> = Vec::with_capacity(cluster.pods.len());
         let mut nominated: BTreeMap<String, Vec<Arc<PodInfo>>> = BTreeMap::new();
         // each pod's facts computed on every core (a million pods at 65k nodes) into one list,
-        // then placed in order
-        let built = super::parallel::map_in_place(false, &cluster.pods, |p| {
-            (!p.is_finished()).then(|| Arc::new(PodInfo::with_features(p.clone(), &features)))
+        // then placed in order; the pods of a piece that share their affinity share its terms
+        let built = super::parallel::map_in_place_with(false, &cluster.pods, |shared: &mut SharedTerms, p| {
+            (!p.is_finished()).then(|| Arc::new(PodInfo::with_features_sharing(p.clone(), &features, shared)))
         });
-        for (p, pi) in cluster.pods.iter().zip(built) {
+        for (p, pi) in cluster.pods.iter().zip(&built) {
             let Some(pi) = pi else {
                 continue;
             };
-            infos.push(pi.clone());
+            let pi = pi.clone();
             match &p.node_name {
                 Some(n) => {
                     if let Some(&i) = index.get(&**n) {
@@ -108,7 +107,10 @@ impl Snapshot {
             false,
             || Some(Arc::new(PodTable::build(&nodes))),
             || {
-                let pod_infos: PodInfos = infos.into_iter().collect();
+                // in the list the infos were built in (`filter_map` collects in place;
+                // `flatten` would make a new one)
+                #[allow(clippy::filter_map_identity)]
+                let pod_infos: PodInfos = built.into_iter().filter_map(|pi| pi).collect();
                 let labels = Arc::new(LabelColumns::build(nodes.iter().map(|n| &n.node.labels)));
                 (pod_infos, (Some(Arc::new(ScoringTerms::build(&nodes))), labels))
             },
