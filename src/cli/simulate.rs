@@ -17,7 +17,8 @@ pub struct SimulateArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value = "text")]
     pub output: Output,
-    /// Save the resulting snapshot (a YAML List, JSON for a .json file) to this file.
+    /// Save the resulting snapshot (a YAML List, JSON for a .json file) to this file (an existing
+    /// file is replaced, whole or not at all).
     #[arg(long)]
     pub write: Option<PathBuf>,
     /// The release and feature gates to reproduce (default: the one recorded in the
