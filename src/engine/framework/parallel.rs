@@ -86,32 +86,12 @@ pub(crate) fn map_in_place_with<T: Sync, S: Default, R: Send + Default>(
     items: &[T],
     f: impl Fn(&mut S, &T) -> R + Sync,
 ) -> Vec<R> {
-    let pieces = pieces(serial, items.len());
-    // the pool is started by the first call that has work for it
-    let Some(pool) = (pieces > 1).then(pool).flatten() else {
-        let mut state = S::default();
-        return items.iter().map(|item| f(&mut state, item)).collect();
-    };
-    let size = items.len().div_ceil(pieces);
-    let mut out: Vec<R> = std::iter::repeat_with(R::default).take(items.len()).collect();
-    let f = &f;
-    let fill = move |(slots, piece): (&mut [R], &[T])| {
+    fill_in_place(serial, items, |slots, piece| {
         let mut state = S::default();
         for (slot, item) in slots.iter_mut().zip(piece) {
             *slot = f(&mut state, item);
         }
-    };
-    pool.in_place_scope(|s| {
-        let mut parts = out.chunks_mut(size).zip(items.chunks(size));
-        let first = parts.next();
-        for p in parts {
-            s.spawn(move |_| fill(p));
-        }
-        if let Some(p) = first {
-            fill(p);
-        }
-    });
-    out
+    })
 }
 
 /// How many items ahead of the one being mapped [`map_in_place_ahead`] calls `ahead` on.
@@ -126,34 +106,40 @@ pub(crate) fn map_in_place_ahead<T: Sync, R: Send + Default>(
     ahead: impl Fn(&T) + Sync,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    // `f` of the item at `j` of `piece`, after `ahead` of the one AHEAD places further
-    let step = |piece: &[T], j: usize, item: &T| -> R {
-        if let Some(next) = piece.get(j + AHEAD) {
-            ahead(next);
+    fill_in_place(serial, items, |slots, piece| {
+        for (j, (slot, item)) in slots.iter_mut().zip(piece).enumerate() {
+            if let Some(next) = piece.get(j + AHEAD) {
+                ahead(next);
+            }
+            *slot = f(item);
         }
-        f(item)
-    };
+    })
+}
+
+/// One list of a result per item, made up front and filled piece by piece by `fill(slots,
+/// piece)` (the slots of the piece's results, in order), on every core unless `serial`.
+fn fill_in_place<T: Sync, R: Send + Default>(
+    serial: bool,
+    items: &[T],
+    fill: impl Fn(&mut [R], &[T]) + Sync,
+) -> Vec<R> {
+    let mut out: Vec<R> = std::iter::repeat_with(R::default).take(items.len()).collect();
     let pieces = pieces(serial, items.len());
     // the pool is started by the first call that has work for it
     let Some(pool) = (pieces > 1).then(pool).flatten() else {
-        return items.iter().enumerate().map(|(j, item)| step(items, j, item)).collect();
+        fill(&mut out, items);
+        return out;
     };
     let size = items.len().div_ceil(pieces);
-    let mut out: Vec<R> = std::iter::repeat_with(R::default).take(items.len()).collect();
-    let step = &step;
-    let fill = move |(slots, piece): (&mut [R], &[T])| {
-        for (j, (slot, item)) in slots.iter_mut().zip(piece).enumerate() {
-            *slot = step(piece, j, item);
-        }
-    };
+    let fill = &fill;
     pool.in_place_scope(|s| {
         let mut parts = out.chunks_mut(size).zip(items.chunks(size));
         let first = parts.next();
-        for p in parts {
-            s.spawn(move |_| fill(p));
+        for (slots, piece) in parts {
+            s.spawn(move |_| fill(slots, piece));
         }
-        if let Some(p) = first {
-            fill(p);
+        if let Some((slots, piece)) = first {
+            fill(slots, piece);
         }
     });
     out
@@ -239,6 +225,21 @@ mod tests {
                 assert!(
                     looked <= n.saturating_sub(AHEAD) && looked + AHEAD * cores() >= n,
                     "{n}: {looked}"
+                );
+            }
+            for serial in [false, true] {
+                // the state is the piece's own: a count of the items it mapped before
+                let out = map_in_place_with(serial, &items, |before: &mut usize, i| {
+                    *before += 1;
+                    (i * 3 + 1, *before)
+                });
+                let (values, counts): (Vec<usize>, Vec<usize>) = out.into_iter().unzip();
+                assert_eq!(values, expected, "{n} items, in place with a state, serial {serial}");
+                let starts = counts.iter().filter(|&&c| c == 1).count();
+                assert_eq!(
+                    starts,
+                    if n == 0 { 0 } else { pieces(serial, n) },
+                    "{n}: one state a piece"
                 );
             }
             for serial in [false, true] {
