@@ -235,12 +235,13 @@ mod tests {
                 });
                 let (values, counts): (Vec<usize>, Vec<usize>) = out.into_iter().unzip();
                 assert_eq!(values, expected, "{n} items, in place with a state, serial {serial}");
-                let starts = counts.iter().filter(|&&c| c == 1).count();
-                assert_eq!(
-                    starts,
-                    if n == 0 { 0 } else { pieces(serial, n) },
-                    "{n}: one state a piece"
-                );
+                // a fresh state at each piece's start: the counts run 1..=len piece by piece
+                let lens = map_pieces(serial, &items, |_, piece: &[usize]| piece.len());
+                let runs: Vec<usize> = lens.iter().flat_map(|&len| 1..=len).collect();
+                assert_eq!(counts, runs, "{n} items: one state a piece, serial {serial}");
+                if serial || n < MIN_ITEMS {
+                    assert_eq!(counts, (1..=n).collect::<Vec<_>>(), "{n} items: one state in all");
+                }
             }
             for serial in [false, true] {
                 let pieces = map_pieces(serial, &items, |start, piece: &[usize]| {
