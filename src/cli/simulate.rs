@@ -43,8 +43,9 @@ pub struct SimulateArgs {
 /// Runs `simulate`.
 pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Result<()> {
     let input = input(snapshot, demo, "simulate")?;
-    let features = resolve_features(&args.release, input.recorded())?;
+    // The snapshot is read once, its recorded release with its objects (it may be a pipe).
     let cluster = input.load_keeping_documents()?;
+    let features = resolve_features(&args.release, crate::source::load::recorded_in(&cluster))?;
     for w in &cluster.warnings {
         eprintln!("warning: {w}");
     }

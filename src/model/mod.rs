@@ -733,6 +733,10 @@ pub struct Cluster {
     /// keep them (`source::file::load_path_keeping_documents`): saving the cluster back patches
     /// these instead of re-serializing the typed objects, so nothing is lost.
     pub source_documents: Vec<serde_json::Value>,
+    /// What a snapshot file recorded about where it came from (the value of its top-level
+    /// `kschedtuiSnapshot` key, as read by the loader that read its objects); None for a
+    /// directory, the demo, or a file without one.
+    pub recorded_info: Option<serde_json::Value>,
 }
 
 /// The warning when a source could not read the VolumeAttachments (`why`: "403 Forbidden: ...").

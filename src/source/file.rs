@@ -75,11 +75,16 @@ pub enum LoadError {
 }
 
 /// Reads a snapshot file or directory into a cluster.
+/// A single file's top-level [`crate::source::snapshot::INFO_KEY`] value is kept in
+/// [`Cluster::recorded_info`], found in the same read.
 pub fn load_path(path: &Path) -> Result<Cluster, LoadError> {
     let mut warnings = Vec::new();
-    let (objects, pods) = read_objects_and_pods(path, &mut warnings)?;
+    let mut pods = Vec::new();
+    let mut info = None;
+    let objects = read_all(path, &mut warnings, None, Some(&mut pods), Some(&mut info))?;
     let mut c = Cluster::build_with_pods(objects, pods)?;
     c.warnings.splice(0..0, warnings);
+    c.recorded_info = info;
     Ok(c)
 }
 
@@ -96,14 +101,17 @@ pub fn load_str(name: &str, text: &str) -> Result<Cluster, LoadError> {
 
 #[allow(clippy::result_large_err)]
 /// As `load_path`, keeping every document as read in `Cluster::source_documents` so the
-/// cluster can be saved back without losing objects or fields (`super::save`).
+/// cluster can be saved back without losing objects or fields (`super::save`), and
+/// [`Cluster::recorded_info`] as [`load_path`] does.
 pub fn load_path_keeping_documents(path: &Path) -> Result<Cluster, LoadError> {
     let mut warnings = Vec::new();
     let mut raw = Vec::new();
-    let objects = read_objects_keeping(path, &mut warnings, Some(&mut raw))?;
+    let mut info = None;
+    let objects = read_all(path, &mut warnings, Some(&mut raw), None, Some(&mut info))?;
     let mut c = Cluster::build(objects)?;
     c.warnings.splice(0..0, warnings);
     c.source_documents = raw;
+    c.recorded_info = info;
     Ok(c)
 }
 
@@ -147,7 +155,7 @@ pub fn read_objects_keeping(
     warnings: &mut Vec<String>,
     raw: Option<&mut Vec<Value>>,
 ) -> Result<Vec<(Origin, Object)>, LoadError> {
-    read_all(path, warnings, raw, None)
+    read_all(path, warnings, raw, None, None)
 }
 
 #[allow(clippy::result_large_err, clippy::type_complexity)]
@@ -158,23 +166,29 @@ pub fn read_objects_and_pods(
     warnings: &mut Vec<String>,
 ) -> Result<(Vec<(Origin, Object)>, Vec<(Origin, ReadObject)>), LoadError> {
     let mut pods = Vec::new();
-    let objects = read_all(path, warnings, None, Some(&mut pods))?;
+    let objects = read_all(path, warnings, None, Some(&mut pods), None)?;
     Ok((objects, pods))
 }
 
 /// As `read_objects_keeping`; with `pods`, the pods of JSON lists are read into the model as
-/// they are parsed ([`Cluster::build_with_pods`] takes them) instead of being returned typed.
+/// they are parsed ([`Cluster::build_with_pods`] takes them) instead of being returned typed;
+/// with `info`, a single file's top-level [`crate::source::snapshot::INFO_KEY`] value, from
+/// the same read (a pipe can be read only once).
 fn read_all(
     path: &Path,
     warnings: &mut Vec<String>,
     mut raw: Option<&mut Vec<Value>>,
     mut pods: Option<&mut Vec<(Origin, ReadObject)>>,
+    mut info: Option<&mut Option<Value>>,
 ) -> Result<Vec<(Origin, Object)>, LoadError> {
     let io = |e| LoadError::Io {
         path: path.display().to_string(),
         source: e,
     };
     let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        info = None;
+    }
     let mut files: Vec<PathBuf> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
     if meta.is_dir() {
@@ -214,10 +228,12 @@ fn read_all(
             && std::fs::metadata(f).is_ok_and(|m| m.is_file())
         {
             let (n_out, n_warn, n_pods) = (out.len(), warnings.len(), p.len());
-            if json_fast::stream(f, &f.display().to_string(), &mut out, warnings, p)
-                .map_err(read_err)?
-                .is_some()
+            if let Some(found) =
+                json_fast::stream(f, &f.display().to_string(), &mut out, warnings, p).map_err(read_err)?
             {
+                if let Some(i) = info.as_deref_mut() {
+                    *i = found;
+                }
                 continue;
             }
             out.truncate(n_out);
@@ -233,6 +249,9 @@ fn read_all(
                 "stream did not contain valid UTF-8",
             ))
         })?;
+        if let Some(i) = info.as_deref_mut() {
+            *i = crate::source::snapshot::info_in_text(text);
+        }
         let before = out.len() + pods.as_ref().map_or(0, |p| p.len());
         parse_text(
             &f.display().to_string(),
@@ -620,7 +639,8 @@ mod json_fast {
     /// nodes into the model (packed, so no piece is held once read): the objects a whole-file
     /// read gives, without a buffer the size of the file (at 100,000 pods, 38 MB of fresh
     /// pages). While the piece's items are read into the model on other threads, this one
-    /// reads and splits the next piece.
+    /// reads and splits the next piece. `Ok(Some(info))` with the List's top-level
+    /// [`crate::source::snapshot::INFO_KEY`] value, if any;
     /// `Ok(None)` when the file is not a List the scanner reads or an item is not read
     /// cleanly: the caller then reads it whole on the general path, which gives the same
     /// objects or words the error (what this added to the lists is the caller's to remove).
@@ -630,7 +650,7 @@ mod json_fast {
         out: &mut Vec<(Origin, Object)>,
         warnings: &mut Vec<String>,
         pods: &mut Vec<(Origin, ReadObject)>,
-    ) -> std::io::Result<Option<()>> {
+    ) -> std::io::Result<Option<Option<serde_json::Value>>> {
         stream_in(path, name, out, warnings, pods, |len| (64 << 10, piece_for(len)))
     }
 
@@ -642,7 +662,7 @@ mod json_fast {
         warnings: &mut Vec<String>,
         pods: &mut Vec<(Origin, ReadObject)>,
         sizes: impl FnOnce(u64) -> (usize, usize),
-    ) -> std::io::Result<Option<()>> {
+    ) -> std::io::Result<Option<Option<serde_json::Value>>> {
         let mut file = std::fs::File::open(path)?;
         // Room for an object per 256 bytes of the file, as a doubling list would end up with,
         // without its copies (room never written costs no page).
@@ -726,7 +746,7 @@ mod json_fast {
         out: &mut Vec<(Origin, Object)>,
         warnings: &mut Vec<String>,
         pods: &mut Vec<(Origin, ReadObject)>,
-    ) -> std::io::Result<Option<()>> {
+    ) -> std::io::Result<Option<Option<serde_json::Value>>> {
         use std::io::Read;
 
         use crate::source::json_list::{ListScanner, Scan};
@@ -783,7 +803,7 @@ mod json_fast {
             }
             if end {
                 let parts = reading.map_or(0, |r| r.1);
-                return Ok(collect(done, parts, out, warnings, pods).then_some(()));
+                return Ok(collect(done, parts, out, warnings, pods).then(|| scanner.take_info()));
             }
             if eof {
                 // The scanner ends every scan at the end of the text with Done or GiveUp.

@@ -10,10 +10,16 @@
 //! `items` that is not an array, a top-level object that is not a List, text after the end)
 //! makes it give up, and the caller reads the file whole on the general path, which gives
 //! the same objects or words the error.
+//!
+//! The scanner also keeps the top-level value recorded under
+//! [`super::snapshot::INFO_KEY`] (where a snapshot came from): the loader's one pass gives it,
+//! and [`top_info`] finds it in a file without holding the file.
 
 use std::ops::Range;
 
 use serde_json::Value;
+
+use super::snapshot::INFO_KEY;
 
 /// Where the scan stands between two pieces of the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +47,8 @@ enum State {
 enum Key {
     Items,
     Kind,
+    /// [`INFO_KEY`].
+    Info,
     Other,
 }
 
@@ -66,6 +74,8 @@ pub(crate) struct ListScanner {
     object: bool,
     kind: Option<Value>,
     seen_items: bool,
+    /// The value of the last top-level [`INFO_KEY`], if any.
+    info: Option<Value>,
 }
 
 /// Whitespace as JSON has it.
@@ -149,6 +159,7 @@ impl ListScanner {
             object: false,
             kind: None,
             seen_items: false,
+            info: None,
         }
     }
 
@@ -210,6 +221,7 @@ impl ListScanner {
                             key: match key.as_str() {
                                 "items" => Key::Items,
                                 "kind" => Key::Kind,
+                                INFO_KEY => Key::Info,
                                 _ => Key::Other,
                             },
                         }
@@ -226,7 +238,7 @@ impl ListScanner {
                 }
                 (
                     State::Value {
-                        key: key @ (Key::Kind | Key::Other),
+                        key: key @ (Key::Kind | Key::Info | Key::Other),
                     },
                     _,
                 ) => match end(eof) {
@@ -236,11 +248,12 @@ impl ListScanner {
                         let Some(v) = parse::<Value>(&buf[at..e]) else {
                             return Scan::GiveUp;
                         };
-                        if key == Key::Kind {
-                            if self.kind.is_some() {
-                                return Scan::GiveUp;
-                            }
-                            self.kind = Some(v);
+                        match key {
+                            Key::Kind if self.kind.is_some() => return Scan::GiveUp,
+                            Key::Kind => self.kind = Some(v),
+                            // The last one counts, as where the whole document is read.
+                            Key::Info => self.info = Some(v),
+                            Key::Items | Key::Other => {}
                         }
                         self.pos = e;
                         State::AfterValue
@@ -276,6 +289,11 @@ impl ListScanner {
         }
     }
 
+    /// The value of the top level's [`INFO_KEY`] (the last one), once a scan said `Done`.
+    pub(crate) fn take_info(&mut self) -> Option<Value> {
+        self.info.take()
+    }
+
     /// A top-level array, or an object whose `kind` is a string ending in `List`.
     fn is_list(&self) -> bool {
         !self.object
@@ -284,6 +302,37 @@ impl ListScanner {
                 .as_ref()
                 .and_then(Value::as_str)
                 .is_some_and(|k| k.ends_with("List"))
+    }
+}
+
+/// The top-level value under [`INFO_KEY`] of a JSON List read from `file` a piece at a time
+/// through one buffer (the items delimited, not parsed): `Some(None)` when the List has none,
+/// `None` when the scanner gives up (not a List it reads: the caller reads the file whole).
+pub(crate) fn top_info(mut file: impl std::io::Read) -> std::io::Result<Option<Option<Value>>> {
+    use std::io::Read;
+    const PIECE: usize = 256 << 10;
+    let mut scanner = ListScanner::new();
+    let mut buf = Vec::new();
+    let mut want = PIECE;
+    loop {
+        let room = want.saturating_sub(buf.len());
+        buf.reserve_exact(room);
+        let got = (&mut file).take(room as u64).read_to_end(&mut buf)?;
+        let eof = got < room;
+        match scanner.scan(&buf, eof) {
+            Scan::GiveUp => return Ok(None),
+            Scan::Done { .. } => return Ok(Some(scanner.take_info())),
+            Scan::More { keep_from, .. } => {
+                buf.drain(..keep_from);
+                scanner.shift(keep_from);
+            }
+        }
+        if eof {
+            // Every scan at the end of the text says Done or GiveUp.
+            return Ok(None);
+        }
+        // A value longer than a piece: read on past it.
+        want = PIECE.max(buf.len() + PIECE / 2);
     }
 }
 
@@ -383,5 +432,33 @@ mod tests {
                 assert_eq!(items_in_pieces(t, piece), None, "{t} in pieces of {piece}");
             }
         }
+    }
+
+    #[test]
+    fn the_recorded_info_is_found_without_holding_the_file_and_the_last_one_counts() {
+        let info = |text: &str| top_info(text.as_bytes()).unwrap();
+        let items: String = (0..3000)
+            .map(|i| format!(r#"{{"kind":"Pod","metadata":{{"name":"p{i}","annotations":{{"a":"\"}}\\"}}}}}}"#))
+            .collect::<Vec<_>>()
+            .join(",");
+        // After 150 KB of items, past the first piece; the key spelled with an escape.
+        let text = format!(
+            r#"{{"kind":"List","kschedtuiSnapshot":{{"kubernetesVersion":"v1"}},"items":[{items}],"kschedtui\u0053napshot":{{"kubernetesVersion":"v2","context":"c"}}}}"#
+        );
+        assert!(text.len() > 150_000);
+        assert_eq!(
+            info(&text),
+            Some(Some(serde_json::json!({"kubernetesVersion": "v2", "context": "c"})))
+        );
+        assert_eq!(info(r#"{"kind":"List","items":[{"kind":"Pod"}]}"#), Some(None));
+        assert_eq!(info(r#"[{"kind":"Pod"}]"#), Some(None));
+        // What the scanner does not read: the caller reads the file whole.
+        assert_eq!(
+            info("apiVersion: v1\nkind: List\nkschedtuiSnapshot: {}\nitems: []\n"),
+            None
+        );
+        assert_eq!(info(r#"{"kind":"Pod","kschedtuiSnapshot":{}}"#), None);
+        assert_eq!(info(r#"{"kind":"List","items":[],"items":[]}"#), None);
+        assert_eq!(info(r#"{"kind":"List","items":[]"#), None);
     }
 }

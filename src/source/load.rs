@@ -46,7 +46,7 @@ impl Input {
         }
     }
 
-    /// Reads the cluster.
+    /// Reads the cluster (a snapshot file's recorded info in [`Cluster::recorded_info`]).
     pub fn load(&self) -> Result<Cluster, LoadError> {
         match self {
             Input::Snapshot(p) => file::load_path(p),
@@ -64,16 +64,18 @@ impl Input {
     }
 
     /// The release the snapshot recorded (the cluster's gitVersion, clamped to a known
-    /// release, with a note when it is explained as another one).
+    /// release, with a note when it is explained as another one), read from the file apart
+    /// from its objects (a regular file only). A cluster this loaded has it already:
+    /// [`recorded_in`].
     pub fn recorded(&self) -> Option<Recorded> {
         version_of(&SnapshotInfo::read(self.path()?)?)
     }
 
-    /// Reads the cluster with what the snapshot recorded: its release, and the kinds that
-    /// could not be read (events: the verdict says so; others: a warning).
+    /// Reads the cluster with what the snapshot recorded, in the same read: its release, and
+    /// the kinds that could not be read (events: the verdict says so; others: a warning).
     pub fn load_recorded(&self) -> Result<(Cluster, Option<Recorded>), LoadError> {
-        let info = self.path().and_then(SnapshotInfo::read);
         let mut cluster = self.load()?;
+        let info = cluster.recorded_info.clone().and_then(SnapshotInfo::from_value);
         let version = info.as_ref().and_then(version_of);
         let mut unreadable = info.map(|i| i.unreadable).unwrap_or_default();
         if let Some(why) = unreadable.remove(crate::model::event::Kind::Event.name()) {
@@ -95,6 +97,11 @@ impl Input {
             Input::Demo => super::fixture::FixtureSource::from_str(DEMO_NAME, DEMO_SNAPSHOT),
         }
     }
+}
+
+/// The release a loaded snapshot recorded ([`Input::recorded`] without reading the file again).
+pub(crate) fn recorded_in(cluster: &Cluster) -> Option<Recorded> {
+    version_of(&SnapshotInfo::from_value(cluster.recorded_info.clone()?)?)
 }
 
 fn version_of(info: &SnapshotInfo) -> Option<Recorded> {

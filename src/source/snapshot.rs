@@ -55,28 +55,45 @@ pub struct SnapshotInfo {
 }
 
 impl SnapshotInfo {
-    /// The info as recorded in a snapshot file's top level, if any (a directory has none).
+    /// The info as recorded in a snapshot file's top level, if any (a directory has none, and
+    /// neither has what is not a regular file: a pipe could not be read again for its objects).
+    /// A JSON List is scanned a piece at a time through one buffer; anything else is read
+    /// whole.
     pub fn read(path: &Path) -> Option<SnapshotInfo> {
-        if path.is_dir() {
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
             return None;
         }
-        let text = std::fs::read_to_string(path).ok()?;
-        // A text that never spells the key (and has no escape that could spell it) has no
-        // info: no need to parse a snapshot of 100,000 pods for that.
-        if !text.contains(INFO_KEY) && !text.contains('\\') {
-            return None;
-        }
-        let trimmed = text.trim_start();
-        // Only the key's value is built; the rest of the top level is skipped, not kept.
-        let top: TopInfo = if trimmed.starts_with('{') {
-            serde_json::from_str(&text).ok()?
-        } else {
-            // The first document only: a snapshot written by kschedtui is one List.
-            let first = serde_yaml::Deserializer::from_str(&text).next()?;
-            serde::Deserialize::deserialize(first).ok()?
+        let info = match super::json_list::top_info(std::fs::File::open(path).ok()?).ok()? {
+            Some(info) => info,
+            None => info_in_text(&std::fs::read_to_string(path).ok()?),
         };
-        serde_json::from_value(top.0?).ok()
+        SnapshotInfo::from_value(info?)
     }
+
+    /// The info from the value recorded under [`INFO_KEY`] (None when it is not one).
+    pub fn from_value(v: Value) -> Option<SnapshotInfo> {
+        serde_json::from_value(v).ok()
+    }
+}
+
+/// The value under [`INFO_KEY`] at the top level of a snapshot's text (a JSON document, or
+/// the first YAML document), if any.
+pub fn info_in_text(text: &str) -> Option<Value> {
+    // A text that never spells the key (and has no escape that could spell it) has no
+    // info: no need to parse a snapshot of 100,000 pods for that.
+    if !text.contains(INFO_KEY) && !text.contains('\\') {
+        return None;
+    }
+    let trimmed = text.trim_start();
+    // Only the key's value is built; the rest of the top level is skipped, not kept.
+    let top: TopInfo = if trimmed.starts_with('{') {
+        serde_json::from_str(text).ok()?
+    } else {
+        // The first document only: a snapshot written by kschedtui is one List.
+        let first = serde_yaml::Deserializer::from_str(text).next()?;
+        serde::Deserialize::deserialize(first).ok()?
+    };
+    top.0
 }
 
 /// The value of [`INFO_KEY`] in a top-level mapping (the last one when repeated), if any.
@@ -350,8 +367,22 @@ items:
             let back = SnapshotInfo::read(&f).unwrap();
             assert_eq!(back.kubernetes_version.as_deref(), Some("v1.31.2"));
             assert_eq!(back.context.is_some(), !anonymize);
-            assert_eq!(crate::source::file::load_path(&f).unwrap().pods.len(), 1);
+            let loaded = crate::source::file::load_path(&f).unwrap();
+            assert_eq!(loaded.pods.len(), 1);
+            // The loader's own read finds the same record (JSON: the scanner's one pass; YAML:
+            // the text it read).
+            assert_eq!(
+                loaded.recorded_info.and_then(SnapshotInfo::from_value),
+                Some(back.clone())
+            );
+            let kept = crate::source::file::load_path_keeping_documents(&f).unwrap();
+            assert_eq!(kept.recorded_info.and_then(SnapshotInfo::from_value), Some(back));
         }
         assert_eq!(SnapshotInfo::read(dir), None);
+        // A directory records nothing, whatever its one file does.
+        let sub = dir.join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        std::fs::copy(dir.join("b.json"), sub.join("b.json")).unwrap();
+        assert_eq!(crate::source::file::load_path(&sub).unwrap().recorded_info, None);
     }
 }

@@ -565,6 +565,51 @@ fn the_release_recorded_in_a_snapshot_is_the_default_everywhere() {
     let q = out(&["queue", "--snapshot", p, "-o", "json"]);
     let v: serde_json::Value = serde_json::from_str(&q).unwrap();
     assert_eq!(v["schedulerVersion"], "1.31.4", "{q}");
+    // As `snapshot -o x.json` writes it: the record after the items, read in the same pass as
+    // the objects; a second record wins, as it does in YAML.
+    let json = dir.join("rec.json");
+    std::fs::write(
+        &json,
+        r#"{"apiVersion":"v1","kind":"List","kschedtuiSnapshot":{"kubernetesVersion":"v1.30.2"},"items":[
+ {"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"2","memory":"2Gi","pods":"10"}}},
+ {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default"},"spec":{"containers":[{"name":"c","image":"i"}]}}],
+ "metadata":{},"kschedtuiSnapshot":{"kubernetesVersion":"v1.33.1"}}"#,
+    )
+    .unwrap();
+    let j = json.to_str().unwrap();
+    assert!(out(&["explain", "--snapshot", j, "default/p"]).contains("scheduler 1.33.1"));
+    assert!(out(&["simulate", "--snapshot", j]).contains("scheduler 1.33.1"));
+    // A pipe (`--snapshot <(kubectl ...)`) is read once: the objects and the record both.
+    for file in [&path, &json] {
+        for args in [
+            &["explain", "--snapshot", "/dev/stdin", "default/p"][..],
+            &["simulate", "--snapshot", "/dev/stdin"],
+        ] {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_kschedtui"))
+                .args(args)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let text = std::fs::read(file).unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &text));
+            let o = child.wait_with_output().unwrap();
+            writer.join().unwrap().unwrap();
+            assert!(o.status.success(), "{args:?} < {}: {}", file.display(), stderr(&o));
+            let want = if file == &path {
+                "scheduler 1.31.4"
+            } else {
+                "scheduler 1.33.1"
+            };
+            assert!(
+                String::from_utf8_lossy(&o.stdout).contains(want),
+                "{args:?} < {}",
+                file.display()
+            );
+        }
+    }
 }
 
 #[test]
