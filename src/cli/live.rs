@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::{
-    BindArgs, Cli, ClusterArgs, DryRun, ExplainArgs, PreemptArgs, SnapshotArgs, load_profiles, render_explanations,
+    BindArgs, Cli, ClusterArgs, DryRun, ExplainArgs, PreemptArgs, SnapshotArgs, explain_pods, load_profiles,
     resolve_features, write_stdout,
 };
 use crate::engine::{self, Features, Release, Snapshot};
@@ -114,7 +114,7 @@ fn server_default(sv: &crate::source::live::ServerVersion) -> (Release, Option<S
 
 /// `explain` against the live cluster.
 pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<()> {
-    let text = runtime()?.block_on(async {
+    let explained = runtime()?.block_on(async {
         let (src, sv, state) = connect_and_load(c, args.namespace.clone(), Scope::AllNamespaces).await?;
         let features = resolve_features(&args.release, Some(server_default(&sv)))?;
         if args.release.scheduler_version.is_none() {
@@ -124,7 +124,7 @@ pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<()> {
             );
         }
         let cluster = state.to_cluster()?;
-        render_explanations(args, cluster, &features, &src.info().namespace).map_err(|e| {
+        explain_pods(args, cluster, &features, &src.info().namespace).map_err(|e| {
             // the pod is missing from the cluster itself, not from a snapshot file
             match e.downcast_ref::<crate::engine::EngineError>() {
                 Some(crate::engine::EngineError::PodNotFound(key, hint)) => anyhow::anyhow!(
@@ -136,7 +136,7 @@ pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<()> {
             }
         })
     })?;
-    write_stdout(&text)
+    explained.print()
 }
 
 /// `queue` against the live cluster.

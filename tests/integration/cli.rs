@@ -928,3 +928,32 @@ fn explain_a_gang_that_preempts_as_a_whole() {
     assert!(p.get("nominated").is_none());
     assert!(p.get("conditionKept").is_none());
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_explain_quietly_in_every_format() {
+    use std::io::Read;
+    // The demo's pending pods explained: 120 KB of text, 430 KB of JSON, more than a pipe
+    // holds, so the writer is still writing when the reader closes its end (`| head -c 100`).
+    for format in ["text", "json", "yaml"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kschedtui"))
+            .args(["explain", "--demo", "--all-pending", "-o", format])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut head = [0u8; 100];
+        let mut stdout = child.stdout.take().unwrap();
+        stdout.read_exact(&mut head).unwrap();
+        drop(stdout);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{format}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{format}");
+        let start = String::from_utf8_lossy(&head).to_string();
+        let want = match format {
+            "text" => "Pod ",
+            "json" => "[\n  {\n    \"apiVersion\": \"kschedtui/v1\"",
+            _ => "- apiVersion: kschedtui/v1\n",
+        };
+        assert!(start.starts_with(want), "{format}: {start}");
+    }
+}
