@@ -532,36 +532,31 @@ impl Explained {
             }
             Output::Json | Output::Yaml => {
                 use serde::Serializer;
-                // Each explanation's JSON is made as the list is written and dropped after.
-                let value = |(ex, g): (&engine::trace::Explanation, &Option<engine::group_cycle::GroupCycle>)| {
-                    let mut v = crate::explain::json::to_value(ex);
-                    if let (Some(c), serde_json::Value::Object(m)) =
-                        (crate::explain::condition::cluster_json(&self.snap.cluster, ex), &mut v)
-                    {
-                        m.insert(crate::explain::json::CLUSTER_KEY.into(), c);
+                // Each explanation's JSON is made as the list is written (its per-node lists
+                // a node at a time) and dropped after.
+                let mut items = items.map(|(ex, g)| {
+                    let mut d = crate::explain::json::Document::new(ex);
+                    if let Some(c) = crate::explain::condition::cluster_json(&self.snap.cluster, ex) {
+                        d.insert(crate::explain::json::CLUSTER_KEY, c);
                     }
-                    if let (Some(g), serde_json::Value::Object(m)) = (g, &mut v) {
-                        m.insert("groupCycle".into(), crate::explain::group::to_json(g));
+                    if let Some(g) = g {
+                        d.insert("groupCycle", crate::explain::group::to_json(g));
                     }
-                    v
-                };
-                let mut items = items.map(value);
-                let first = if self.array {
-                    None
-                } else {
-                    Some(items.next().unwrap_or(serde_json::Value::Null))
-                };
+                    d
+                });
+                // One explanation unless a list was asked for (null when there is none).
+                let one = (!self.array).then(|| items.next());
                 if self.output == Output::Json {
                     let mut ser = serde_json::Serializer::pretty(&mut *w);
-                    match first {
-                        Some(v) => serde::Serialize::serialize(&v, &mut ser)?,
+                    match one {
+                        Some(d) => serde::Serialize::serialize(&d, &mut ser)?,
                         None => ser.collect_seq(items)?,
                     }
                     w.write_all(b"\n")?;
                 } else {
                     let mut ser = serde_yaml::Serializer::new(&mut *w);
-                    match first {
-                        Some(v) => serde::Serialize::serialize(&v, &mut ser)?,
+                    match one {
+                        Some(d) => serde::Serialize::serialize(&d, &mut ser)?,
                         None => ser.collect_seq(items)?,
                     }
                 }

@@ -32,7 +32,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::engine::trace::{
-    BindingCycleTrace, CyclePluginStatus, Explanation, FilterDetail, FilterFailure, GangTrace, SpreadCheck,
+    BindingCycleTrace, CyclePluginStatus, Explanation, FilterDetail, FilterFailure, GangTrace, NodeFilter,
+    NodeScoreTrace, SpreadCheck,
 };
 
 /// The optional top-level key with the cluster's own PodScheduled condition and
@@ -240,8 +241,125 @@ fn dra(d: &crate::engine::trace::DraTrace) -> Value {
     })
 }
 
-/// One explanation as a JSON object.
+/// The key of the per-node Filter verdicts.
+const FILTER: &str = "filter";
+/// The key of the per-node scores.
+const SCORE: &str = "score";
+
+/// The explanation as a JSON value.
 pub fn to_value(ex: &Explanation) -> Value {
+    let mut o = top_level(ex);
+    // In their places: a map keeps a key's place when its value is replaced.
+    o.insert(
+        FILTER.into(),
+        Value::Array(ex.filter.iter().map(filter_entry).collect()),
+    );
+    o.insert(SCORE.into(), Value::Array(ex.score.iter().map(score_entry).collect()));
+    Value::Object(o)
+}
+
+/// The explanation's JSON as it is written: what [`to_value`] gives, with the per-node lists
+/// made a node at a time while they are serialized (at 5,000 nodes the tree of the whole
+/// explanation is several times its 3.3 MB of text).
+pub struct Document<'a> {
+    ex: &'a Explanation,
+    top: Map<String, Value>,
+}
+
+impl<'a> Document<'a> {
+    /// The explanation's document.
+    pub fn new(ex: &'a Explanation) -> Self {
+        Document { ex, top: top_level(ex) }
+    }
+
+    /// Adds a top-level key after the others (the cluster's own word, a gang's cycle).
+    pub fn insert(&mut self, key: &str, value: Value) {
+        self.top.insert(key.into(), value);
+    }
+}
+
+impl serde::Serialize for Document<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.top.len()))?;
+        for (k, v) in &self.top {
+            match k.as_str() {
+                FILTER => m.serialize_entry(k, &PerNode(&self.ex.filter, filter_entry))?,
+                SCORE => m.serialize_entry(k, &PerNode(&self.ex.score, score_entry))?,
+                _ => m.serialize_entry(k, v)?,
+            }
+        }
+        m.end()
+    }
+}
+
+/// A per-node list, each entry made as it is written.
+struct PerNode<'a, T>(&'a [T], fn(&T) -> Value);
+
+impl<T> serde::Serialize for PerNode<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(self.1))
+    }
+}
+
+/// A node's Filter verdict, as the `filter` list holds it.
+fn filter_entry(f: &NodeFilter) -> Value {
+    let mut m = Map::new();
+    m.insert("node".into(), json!(f.node));
+    m.insert("feasible".into(), json!(f.feasible));
+    if let Some(fl) = &f.failure {
+        m.insert("plugin".into(), json!(fl.plugin));
+        m.insert("code".into(), json!(fl.code.as_str()));
+        m.insert("reasons".into(), json!(fl.reasons));
+    }
+    if !f.rejected_by_nominated_pods.is_empty() {
+        m.insert(
+            "rejectedByNominatedPods".into(),
+            json!(
+                f.rejected_by_nominated_pods
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+            ),
+        );
+    }
+    if !f.detail.is_empty() {
+        m.insert("detail".into(), json!(f.detail));
+    }
+    if !f.all_failures.is_empty() {
+        m.insert(
+            "allFailures".into(),
+            Value::Array(f.all_failures.iter().map(failure).collect()),
+        );
+    }
+    for d in &f.details {
+        match d {
+            FilterDetail::TopologySpread(checks) => {
+                m.insert(
+                    "topologySpread".into(),
+                    Value::Array(checks.iter().map(spread_check).collect()),
+                );
+            }
+        }
+    }
+    Value::Object(m)
+}
+
+/// A node's scores, as the `score` list holds them.
+fn score_entry(s: &NodeScoreTrace) -> Value {
+    json!({
+        "node": s.node,
+        "total": s.total,
+        "plugins": s.plugins.iter().map(|p| json!({
+            "plugin": p.plugin, "raw": p.raw, "normalized": p.normalized,
+            "weight": p.weight, "weighted": p.weighted,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The top level of an explanation's JSON, its per-node lists ([`FILTER`], [`SCORE`]) left
+/// as null in their places.
+fn top_level(ex: &Explanation) -> Map<String, Value> {
     let mut o = Map::new();
     o.insert("apiVersion".into(), json!("kschedtui/v1"));
     o.insert("kind".into(), json!("Explanation"));
@@ -257,52 +375,7 @@ pub fn to_value(ex: &Explanation) -> Value {
     }
     o.insert("preFilter".into(), plugin_statuses(&ex.pre_filter));
     o.insert("preFilterNodeNames".into(), json!(ex.pre_filter_node_names));
-    let filter: Vec<Value> = ex
-        .filter
-        .iter()
-        .map(|f| {
-            let mut m = Map::new();
-            m.insert("node".into(), json!(f.node));
-            m.insert("feasible".into(), json!(f.feasible));
-            if let Some(fl) = &f.failure {
-                m.insert("plugin".into(), json!(fl.plugin));
-                m.insert("code".into(), json!(fl.code.as_str()));
-                m.insert("reasons".into(), json!(fl.reasons));
-            }
-            if !f.rejected_by_nominated_pods.is_empty() {
-                m.insert(
-                    "rejectedByNominatedPods".into(),
-                    json!(
-                        f.rejected_by_nominated_pods
-                            .iter()
-                            .map(ToString::to_string)
-                            .collect::<Vec<_>>()
-                    ),
-                );
-            }
-            if !f.detail.is_empty() {
-                m.insert("detail".into(), json!(f.detail));
-            }
-            if !f.all_failures.is_empty() {
-                m.insert(
-                    "allFailures".into(),
-                    Value::Array(f.all_failures.iter().map(failure).collect()),
-                );
-            }
-            for d in &f.details {
-                match d {
-                    FilterDetail::TopologySpread(checks) => {
-                        m.insert(
-                            "topologySpread".into(),
-                            Value::Array(checks.iter().map(spread_check).collect()),
-                        );
-                    }
-                }
-            }
-            Value::Object(m)
-        })
-        .collect();
-    o.insert("filter".into(), Value::Array(filter));
+    o.insert(FILTER.into(), Value::Null);
     if !ex.pre_score.is_empty() {
         o.insert(
             "preScore".into(),
@@ -314,21 +387,7 @@ pub fn to_value(ex: &Explanation) -> Value {
             ),
         );
     }
-    let score: Vec<Value> = ex
-        .score
-        .iter()
-        .map(|s| {
-            json!({
-                "node": s.node,
-                "total": s.total,
-                "plugins": s.plugins.iter().map(|p| json!({
-                    "plugin": p.plugin, "raw": p.raw, "normalized": p.normalized,
-                    "weight": p.weight, "weighted": p.weighted,
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    o.insert("score".into(), Value::Array(score));
+    o.insert(SCORE.into(), Value::Null);
     o.insert("selected".into(), json!(ex.selected));
     // Optional key (docs/explain-json.md): 1.35+'s pick among tied nodes.
     if let Some(n) = &ex.host_pick {
@@ -396,5 +455,75 @@ pub fn to_value(ex: &Explanation) -> Value {
             serde_json::to_value(b).unwrap_or(Value::Null),
         );
     }
-    Value::Object(o)
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::engine::{self, Release, Snapshot};
+
+    #[test]
+    fn a_document_writes_the_bytes_of_the_value_in_json_and_yaml() {
+        let cluster = crate::source::load::Input::Demo.load().unwrap();
+        let snap = Snapshot::new(Arc::new(cluster), Release::NEWEST);
+        let profiles = engine::build_profiles(None, Release::NEWEST).unwrap();
+        let explanations: Vec<Explanation> = snap
+            .cluster
+            .pending_pods()
+            .iter()
+            .map(|p| engine::explain(&snap, &profiles, &p.key).unwrap())
+            .collect();
+        // Pods that reach Score and pods that fail Filter on some nodes, so both lists are long.
+        assert!(explanations.iter().any(|e| e.score.len() > 3));
+        assert!(
+            explanations
+                .iter()
+                .any(|e| e.filter.iter().filter(|f| !f.feasible).count() > 3)
+        );
+        let extra = json!({"added": ["after", "the", "others"]});
+        let values: Vec<Value> = explanations
+            .iter()
+            .map(|e| {
+                let mut v = to_value(e);
+                v.as_object_mut().unwrap().insert(CLUSTER_KEY.into(), extra.clone());
+                v
+            })
+            .collect();
+        let documents = || {
+            explanations.iter().map(|e| {
+                let mut d = Document::new(e);
+                d.insert(CLUSTER_KEY, extra.clone());
+                d
+            })
+        };
+        for (v, d) in values.iter().zip(documents()) {
+            assert_eq!(
+                serde_json::to_string_pretty(&d).unwrap(),
+                serde_json::to_string_pretty(v).unwrap()
+            );
+            assert_eq!(serde_yaml::to_string(&d).unwrap(), serde_yaml::to_string(v).unwrap());
+            // The per-node lists in their places, the added key last.
+            let keys: Vec<String> = serde_json::to_value(&d)
+                .unwrap()
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            assert_eq!(keys, v.as_object().unwrap().keys().cloned().collect::<Vec<_>>());
+            assert_eq!(keys.last().map(String::as_str), Some(CLUSTER_KEY));
+        }
+        let list = |ser: &mut serde_json::Serializer<&mut Vec<u8>, serde_json::ser::PrettyFormatter<'_>>| {
+            serde::Serializer::collect_seq(ser, documents()).unwrap();
+        };
+        let mut out = Vec::new();
+        list(&mut serde_json::Serializer::pretty(&mut out));
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string_pretty(&values).unwrap()
+        );
+    }
 }
