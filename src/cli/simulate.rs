@@ -43,8 +43,15 @@ pub struct SimulateArgs {
 /// Runs `simulate`.
 pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Result<()> {
     let input = input(snapshot, demo, "simulate")?;
-    // The snapshot is read once, its recorded release with its objects (it may be a pipe).
-    let cluster = input.load_keeping_documents()?;
+    // The snapshot is read once, its recorded release with its objects (it may be a pipe);
+    // every document kept as read only when the result is saved (`--write` patches them): a
+    // JSON List then goes the general way, every object parsed whole and kept twice (at 5,000
+    // nodes and 110,000 pods 1.3 GB instead of about 100 MB).
+    let cluster = if args.write.is_some() {
+        input.load_keeping_documents()?
+    } else {
+        input.load()?
+    };
     let features = resolve_features(&args.release, crate::source::load::recorded_in(&cluster))?;
     for w in &cluster.warnings {
         eprintln!("warning: {w}");

@@ -957,3 +957,54 @@ fn a_reader_that_goes_away_ends_explain_quietly_in_every_format() {
         assert!(start.starts_with(want), "{format}: {start}");
     }
 }
+
+#[test]
+fn simulate_reports_the_same_whether_or_not_it_keeps_the_documents_to_write_them_back() {
+    let dir_guard = temp_dir("simulate-paths");
+    let dir = dir_guard.path();
+    let list = dir.join("g.json");
+    let o = run(&[
+        "generate",
+        "--nodes",
+        "12",
+        "--pods",
+        "150",
+        "--pending",
+        "20",
+        "--failing",
+        "12",
+        "--output",
+        list.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let l = list.to_str().unwrap();
+    let after = dir.join("after.json");
+    for format in ["text", "json"] {
+        // Without --write a JSON List is read on the fast path; with it, every document is kept.
+        let plain = run(&["simulate", "--snapshot", l, "-o", format]);
+        let kept = run(&[
+            "simulate",
+            "--snapshot",
+            l,
+            "-o",
+            format,
+            "--write",
+            after.to_str().unwrap(),
+        ]);
+        assert!(
+            plain.status.success() && kept.status.success(),
+            "{}{}",
+            stderr(&plain),
+            stderr(&kept)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&plain.stdout),
+            String::from_utf8_lossy(&kept.stdout),
+            "{format}"
+        );
+        assert!(
+            String::from_utf8_lossy(&plain.stdout).contains("bench/fit-000019"),
+            "{format}"
+        );
+    }
+}
