@@ -78,7 +78,7 @@ impl SnapshotInfo {
 
 /// The value under [`INFO_KEY`] at the top level of a snapshot's text (a JSON document, or
 /// the first YAML document), if any.
-pub fn info_in_text(text: &str) -> Option<Value> {
+pub(crate) fn info_in_text(text: &str) -> Option<Value> {
     // A text that never spells the key (and has no escape that could spell it) has no
     // info: no need to parse a snapshot of 100,000 pods for that.
     if !text.contains(INFO_KEY) && !text.contains('\\') {
