@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::{Output, ReleaseArgs, input, load_profiles, resolve_features, write_stdout};
+use super::{Output, ReleaseArgs, input, load_profiles, resolve_features, write_stdout, write_stdout_with};
 use crate::engine::simulate::{Detail, SimOptions, simulate as run};
 use crate::source::save;
 
@@ -96,10 +96,17 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
             .with_context(|| format!("while saving the simulated snapshot to '{}'", path.display()))?;
         eprintln!("wrote the resulting snapshot to {}", path.display());
     }
-    let text = match args.output {
-        Output::Text => crate::explain::simulation::render(&report),
-        Output::Json => serde_json::to_string_pretty(&crate::explain::simulation::to_json(&report))? + "\n",
-        Output::Yaml => serde_yaml::to_string(&crate::explain::simulation::to_json(&report))?,
-    };
-    write_stdout(&text)
+    let json = crate::explain::simulation::Report(&report);
+    // JSON and YAML written as they are made (a long run's report is hundreds of MB).
+    match args.output {
+        Output::Text => write_stdout(&crate::explain::simulation::render(&report)),
+        Output::Json => write_stdout_with(|w| {
+            serde::Serialize::serialize(&json, &mut serde_json::Serializer::pretty(&mut *w))?;
+            Ok(w.write_all(b"\n")?)
+        }),
+        Output::Yaml => write_stdout_with(|w| {
+            serde::Serialize::serialize(&json, &mut serde_yaml::Serializer::new(w))?;
+            Ok(())
+        }),
+    }
 }

@@ -74,102 +74,133 @@ fn node_json(n: &NodeInfo) -> Value {
     })
 }
 
-/// The report as JSON.
-pub(crate) fn to_json(r: &SimReport) -> Value {
-    let events: Vec<Value> = r
-        .events
-        .iter()
-        .map(|e| {
-            let mut m = Map::new();
-            m.insert("pass".into(), json!(e.pass));
-            m.insert("atMs".into(), json!(e.at_ms));
-            m.insert("pod".into(), key(&e.pod));
-            match &e.kind {
-                EventKind::Attempt {
-                    profile,
-                    outcome,
-                    explanation,
-                } => {
-                    m.insert("event".into(), json!("Attempt"));
-                    m.insert("profile".into(), json!(profile));
-                    outcome_fields(outcome, &mut m);
-                    m.insert("explanation".into(), super::json::to_value(explanation));
-                }
-                EventKind::WaitEnded { trace } => {
-                    m.insert("event".into(), json!("WaitEnded"));
-                    m.insert("outcome".into(), json!(trace.outcome.as_str()));
-                    m.insert("node".into(), json!(trace.node));
-                    if let Some(msg) = &trace.message {
-                        m.insert("message".into(), json!(msg));
-                    }
-                    m.insert("bindingCycle".into(), super::json::binding_cycle(trace));
-                }
-                EventKind::Evicted { node, by } => {
-                    m.insert("event".into(), json!("Evicted"));
-                    m.insert("node".into(), json!(node));
-                    m.insert("by".into(), key(by));
-                }
-                EventKind::NominationCleared { node } => {
-                    m.insert("event".into(), json!("NominationCleared"));
-                    m.insert("node".into(), json!(node));
-                }
-                EventKind::NominatedForExpectation { node } => {
-                    m.insert("event".into(), json!("NominatedForExpectation"));
-                    m.insert("node".into(), json!(node));
-                }
+/// The report as JSON (`kind: Simulation`), made as it is serialized: each event, pod and node
+/// when it is written, each attempt's explanation an [`super::json::Document`] (its per-node
+/// lists a node at a time), so a long run's report is never held whole (at 500 nodes and 400
+/// attempts it is 258 MB of text).
+pub(crate) struct Report<'a>(pub &'a SimReport);
+
+impl serde::Serialize for Report<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let r = self.0;
+        let mut m = s.serialize_map(Some(10))?;
+        m.serialize_entry("apiVersion", "kschedtui/v1")?;
+        m.serialize_entry("kind", "Simulation")?;
+        m.serialize_entry("schedulerVersion", &r.snapshot.features.describe())?;
+        m.serialize_entry("passes", &r.passes)?;
+        m.serialize_entry("converged", &r.converged)?;
+        m.serialize_entry("endMs", &r.end_ms)?;
+        m.serialize_entry("events", &Each(&r.events, EventJson))?;
+        m.serialize_entry(
+            "pods",
+            &Each(&r.pods, |p: &(ObjectKey, FinalState)| pod_json(&p.0, &p.1)),
+        )?;
+        m.serialize_entry("evicted", &Each(&r.evicted, key))?;
+        m.serialize_entry("nodes", &Each(&r.snapshot.nodes, node_json))?;
+        m.end()
+    }
+}
+
+/// A list written an entry at a time, each made by the function as it is written.
+struct Each<'a, T, F>(&'a [T], F);
+
+impl<'a, T, R: serde::Serialize, F: Fn(&'a T) -> R> serde::Serialize for Each<'a, T, F> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(&self.1))
+    }
+}
+
+/// One event of the timeline: its fields, then an attempt's explanation.
+struct EventJson<'a>(&'a crate::engine::simulate::SimEvent);
+
+impl serde::Serialize for EventJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let e = self.0;
+        let mut explanation_of = None;
+        let mut m = Map::new();
+        m.insert("pass".into(), json!(e.pass));
+        m.insert("atMs".into(), json!(e.at_ms));
+        m.insert("pod".into(), key(&e.pod));
+        match &e.kind {
+            EventKind::Attempt {
+                profile,
+                outcome,
+                explanation,
+            } => {
+                m.insert("event".into(), json!("Attempt"));
+                m.insert("profile".into(), json!(profile));
+                outcome_fields(outcome, &mut m);
+                explanation_of = Some(explanation);
             }
-            Value::Object(m)
-        })
-        .collect();
-    let pods: Vec<Value> = r
-        .pods
-        .iter()
-        .map(|(k, s)| {
-            let mut m = Map::new();
-            m.insert("pod".into(), key(k));
-            match s {
-                FinalState::Bound { node, at_ms } => {
-                    m.insert("result".into(), json!("Bound"));
-                    m.insert("node".into(), json!(node));
-                    m.insert("atMs".into(), json!(at_ms));
+            EventKind::WaitEnded { trace } => {
+                m.insert("event".into(), json!("WaitEnded"));
+                m.insert("outcome".into(), json!(trace.outcome.as_str()));
+                m.insert("node".into(), json!(trace.node));
+                if let Some(msg) = &trace.message {
+                    m.insert("message".into(), json!(msg));
                 }
-                FinalState::Waiting(n) => {
-                    m.insert("result".into(), json!("Waiting"));
-                    m.insert("node".into(), json!(n));
-                }
-                FinalState::Pending { message, nominated } => {
-                    m.insert("result".into(), json!("Pending"));
-                    m.insert("message".into(), json!(message));
-                    m.insert("nominatedNode".into(), json!(nominated));
-                }
-                FinalState::Held { plugin, message } => {
-                    m.insert("result".into(), json!(held_name(plugin)));
-                    m.insert("plugin".into(), json!(plugin));
-                    m.insert("message".into(), json!(message));
-                }
-                FinalState::NoProfile(s) => {
-                    m.insert("result".into(), json!("NoProfile"));
-                    m.insert("schedulerName".into(), json!(s));
-                }
-                FinalState::Deleted => {
-                    m.insert("result".into(), json!("Deleted"));
-                }
+                m.insert("bindingCycle".into(), super::json::binding_cycle(trace));
             }
-            Value::Object(m)
-        })
-        .collect();
-    json!({
-        "apiVersion": "kschedtui/v1",
-        "kind": "Simulation",
-        "schedulerVersion": r.snapshot.features.describe(),
-        "passes": r.passes,
-        "converged": r.converged,
-        "endMs": r.end_ms,
-        "events": events,
-        "pods": pods,
-        "evicted": r.evicted.iter().map(key).collect::<Vec<_>>(),
-        "nodes": r.snapshot.nodes.iter().map(node_json).collect::<Vec<_>>(),
-    })
+            EventKind::Evicted { node, by } => {
+                m.insert("event".into(), json!("Evicted"));
+                m.insert("node".into(), json!(node));
+                m.insert("by".into(), key(by));
+            }
+            EventKind::NominationCleared { node } => {
+                m.insert("event".into(), json!("NominationCleared"));
+                m.insert("node".into(), json!(node));
+            }
+            EventKind::NominatedForExpectation { node } => {
+                m.insert("event".into(), json!("NominatedForExpectation"));
+                m.insert("node".into(), json!(node));
+            }
+        }
+        let mut out = s.serialize_map(Some(m.len() + usize::from(explanation_of.is_some())))?;
+        for (k, v) in &m {
+            out.serialize_entry(k, v)?;
+        }
+        if let Some(ex) = explanation_of {
+            out.serialize_entry("explanation", &super::json::Document::new(ex))?;
+        }
+        out.end()
+    }
+}
+
+/// A pending pod's result.
+fn pod_json(k: &ObjectKey, s: &FinalState) -> Value {
+    let mut m = Map::new();
+    m.insert("pod".into(), key(k));
+    match s {
+        FinalState::Bound { node, at_ms } => {
+            m.insert("result".into(), json!("Bound"));
+            m.insert("node".into(), json!(node));
+            m.insert("atMs".into(), json!(at_ms));
+        }
+        FinalState::Waiting(n) => {
+            m.insert("result".into(), json!("Waiting"));
+            m.insert("node".into(), json!(n));
+        }
+        FinalState::Pending { message, nominated } => {
+            m.insert("result".into(), json!("Pending"));
+            m.insert("message".into(), json!(message));
+            m.insert("nominatedNode".into(), json!(nominated));
+        }
+        FinalState::Held { plugin, message } => {
+            m.insert("result".into(), json!(held_name(plugin)));
+            m.insert("plugin".into(), json!(plugin));
+            m.insert("message".into(), json!(message));
+        }
+        FinalState::NoProfile(s) => {
+            m.insert("result".into(), json!("NoProfile"));
+            m.insert("schedulerName".into(), json!(s));
+        }
+        FinalState::Deleted => {
+            m.insert("result".into(), json!("Deleted"));
+        }
+    }
+    Value::Object(m)
 }
 
 fn cores(milli: i64) -> String {
@@ -355,5 +386,62 @@ fn held_text(plugin: &str, message: &str) -> String {
         "held back by scheduling gates".into()
     } else {
         format!("held before the queue by {plugin}: {message}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::simulate::{SimOptions, simulate};
+    use crate::engine::{self, Release};
+
+    #[test]
+    fn the_written_report_is_its_value_with_each_attempts_explanation_last() {
+        // The gang fixture: attempts that bind, wait at Permit and time out, and preemption.
+        for fixture in ["gang.yaml", "gang-preemption.yaml", "queue.yaml"] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures")
+                .join(fixture);
+            let cluster = crate::source::file::load_path(&path).unwrap();
+            let profiles = engine::build_profiles(None, Release::NEWEST).unwrap();
+            let report = simulate(cluster, &profiles, Release::NEWEST, SimOptions::default());
+            let written = serde_json::to_string_pretty(&Report(&report)).unwrap();
+            let value: Value = serde_json::from_str(&written).unwrap();
+            // Writing the tree gives the same bytes, in JSON and in YAML.
+            assert_eq!(serde_json::to_string_pretty(&value).unwrap(), written, "{fixture}");
+            assert_eq!(
+                serde_yaml::to_string(&Report(&report)).unwrap(),
+                serde_yaml::to_string(&value).unwrap(),
+                "{fixture}"
+            );
+            let top: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+            assert_eq!(
+                top,
+                [
+                    "apiVersion",
+                    "kind",
+                    "schedulerVersion",
+                    "passes",
+                    "converged",
+                    "endMs",
+                    "events",
+                    "pods",
+                    "evicted",
+                    "nodes"
+                ]
+            );
+            assert_eq!(value["events"].as_array().unwrap().len(), report.events.len());
+            assert_eq!(value["nodes"].as_array().unwrap().len(), report.snapshot.nodes.len());
+            let mut attempts = 0;
+            for (e, v) in report.events.iter().zip(value["events"].as_array().unwrap()) {
+                if let EventKind::Attempt { explanation, .. } = &e.kind {
+                    attempts += 1;
+                    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+                    assert_eq!(keys.last().map(|k| k.as_str()), Some("explanation"));
+                    assert_eq!(v["explanation"], super::super::json::to_value(explanation), "{fixture}");
+                }
+            }
+            assert!(attempts > 1, "{fixture}");
+        }
     }
 }
