@@ -284,8 +284,8 @@ impl serde::Serialize for Document<'_> {
         let mut m = s.serialize_map(Some(self.top.len()))?;
         for (k, v) in &self.top {
             match k.as_str() {
-                FILTER => m.serialize_entry(k, &PerNode(&self.ex.filter, filter_entry))?,
-                SCORE => m.serialize_entry(k, &PerNode(&self.ex.score, score_entry))?,
+                FILTER => m.serialize_entry(k, &Each(&self.ex.filter, filter_entry))?,
+                SCORE => m.serialize_entry(k, &Each(&self.ex.score, score_entry))?,
                 _ => m.serialize_entry(k, v)?,
             }
         }
@@ -293,12 +293,13 @@ impl serde::Serialize for Document<'_> {
     }
 }
 
-/// A per-node list, each entry made as it is written.
-struct PerNode<'a, T>(&'a [T], fn(&T) -> Value);
+/// A list written an entry at a time, each made by the function as it is written (the
+/// per-node lists here, a simulation's events).
+pub(crate) struct Each<'a, T, F>(pub &'a [T], pub F);
 
-impl<T> serde::Serialize for PerNode<'_, T> {
+impl<'a, T, R: serde::Serialize, F: Fn(&'a T) -> R> serde::Serialize for Each<'a, T, F> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(self.1))
+        s.collect_seq(self.0.iter().map(&self.1))
     }
 }
 

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value, json};
 
+use super::json::Each;
 use crate::engine::framework::node_info::NodeInfo;
 use crate::engine::simulate::{AttemptOutcome, EventKind, FinalState, SimReport};
 use crate::engine::trace::BindingOutcome;
@@ -99,15 +100,6 @@ impl serde::Serialize for Report<'_> {
         m.serialize_entry("evicted", &Each(&r.evicted, key))?;
         m.serialize_entry("nodes", &Each(&r.snapshot.nodes, node_json))?;
         m.end()
-    }
-}
-
-/// A list written an entry at a time, each made by the function as it is written.
-struct Each<'a, T, F>(&'a [T], F);
-
-impl<'a, T, R: serde::Serialize, F: Fn(&'a T) -> R> serde::Serialize for Each<'a, T, F> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(&self.1))
     }
 }
 
