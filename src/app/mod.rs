@@ -222,6 +222,11 @@ pub struct Summary {
     pub preemption: Option<(String, Vec<ObjectKey>)>,
     /// PostFilter ran without finding a node (its message).
     pub preemption_failed: Option<String>,
+    /// The node the binding cycle binds the pod to and what it writes first there (the
+    /// nomination and the PreBind requests).
+    pub binding: Option<(String, crate::model::write::BindingWrites)>,
+    /// The pod would wait at Permit for its gang: why it may not be bound alone.
+    pub gang_wait: Option<String>,
 }
 
 impl Summary {
@@ -245,6 +250,16 @@ impl Summary {
             host_pick: ex.host_pick.clone(),
             preemption: pf.and_then(|p| p.nominated_node.clone().map(|n| (n, p.victims.clone()))),
             preemption_failed: pf.filter(|p| p.nominated_node.is_none()).map(|p| p.message.clone()),
+            binding: ex
+                .binding_cycle
+                .as_ref()
+                .filter(|b| b.outcome == crate::engine::trace::BindingOutcome::Bound)
+                .map(|b| (b.node.clone(), b.binding_writes())),
+            gang_wait: ex
+                .binding_cycle
+                .as_ref()
+                .filter(|b| b.outcome == crate::engine::trace::BindingOutcome::Waiting)
+                .map(|b| crate::engine::commit::gang_refusal(&ex.pod, &b.node, ex.gang.as_ref())),
         }
     }
 }
@@ -960,14 +975,48 @@ impl App {
         Some(self.plan(p))
     }
 
+    /// What binding `pod` to `node` writes before the Binding, as kube-scheduler's binding
+    /// cycle there would: the explanation's cycle when it bound the pod on that node, else the
+    /// engine's cycle run on that node (None when the node fails Filter). A pod that would wait
+    /// at Permit for its gang is refused, naming the gang.
+    pub fn binding_writes(
+        &self,
+        pod: &ObjectKey,
+        node: &str,
+    ) -> Result<Option<crate::model::write::BindingWrites>, String> {
+        if let Some(Ok(s)) = self.summary(pod) {
+            if let Some(w) = &s.gang_wait {
+                return Err(w.clone());
+            }
+            if let Some((n, w)) = &s.binding
+                && n == node
+            {
+                return Ok(Some(w.clone()));
+            }
+        }
+        let c = crate::engine::commit::commit_on(&self.cluster, &self.profiles, &self.features, pod, node, false)
+            .map_err(|e| e.to_string())?;
+        if c.waits_for.is_some() {
+            return Err(crate::engine::commit::gang_refusal(pod, node, c.waits_for.as_ref()));
+        }
+        if let Some(f) = c.fails {
+            return Err(format!("the scheduler's binding cycle fails there: {f}"));
+        }
+        Ok(c.writes)
+    }
+
     /// The requests a pending action makes, live or in memory (snapshot mode executes the same
     /// plan on the in-memory API server).
     pub fn plan(&self, p: &Pending) -> Result<Plan, String> {
         match p {
-            Pending::Bind { pod, node, .. } => bind_plan(&self.cluster, pod, node),
-            Pending::Preempt { pod, node, victims } => preempt_plan(&self.cluster, pod, node, victims, self.removal),
+            Pending::Bind { pod, node, .. } => {
+                let writes = self.binding_writes(pod, node)?;
+                bind_plan(&self.cluster, pod, node, writes.as_ref()).map_err(|e| e.to_string())
+            }
+            Pending::Preempt { pod, node, victims } => {
+                preempt_plan(&self.cluster, pod, node, victims, self.removal).map_err(|e| e.to_string())
+            }
         }
-        .map_err(|e| e.to_string())
     }
 
     /// The lines of the confirmation: every request exactly as it will be sent to the live

@@ -293,7 +293,7 @@ fn bind_asks_then_binds_in_memory() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
         lines[0].starts_with("1. POST /api/v1/namespaces/default/pods/web-2/binding {")
-            && lines[0].contains(r#""target":{"apiVersion":"v1","kind":"Node","name":"node-b"}"#),
+            && lines[0].contains(r#""target":{"kind":"Node","name":"node-b"}"#),
         "{lines:?}"
     );
     assert_eq!(
@@ -1205,7 +1205,7 @@ fn live_bind_lists_the_request_and_sends_it_as_an_effect() {
         lines[0]
     );
     assert!(
-        lines[0].contains(r#""target":{"apiVersion":"v1","kind":"Node","name":"node-b"}"#),
+        lines[0].contains(r#""target":{"kind":"Node","name":"node-b"}"#),
         "{}",
         lines[0]
     );
@@ -1757,6 +1757,7 @@ fn live_preemption_reports_name_gone_unanswered_and_dry_run_victims() {
             W::Done(Outcome::Done { code: 200 }),
             W::Failed(WriteError::Timeout {
                 what: "delete data/db-0".into(),
+                kind: "pod",
                 pod: v2,
                 secs: 1,
             }),
@@ -1952,7 +1953,7 @@ fn a_replaced_state_is_explained_at_once_and_bound_with_its_new_uids() {
         a.pod(&web2).expect("pod").obj.metadata.uid.as_deref(),
         Some("7f3e9d21-new")
     );
-    let plan = bind_plan(&a.cluster, &web2, "node-a").expect("plan");
+    let plan = bind_plan(&a.cluster, &web2, "node-a", None).expect("plan");
     let [WriteRequest::Bind { uid, .. }] = plan.requests.as_slice() else {
         panic!("{:?}", plan.requests)
     };

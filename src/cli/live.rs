@@ -94,7 +94,17 @@ async fn connect_and_load(
     let opts = connect_options(c, namespace, scope);
     let src = LiveSource::connect(&opts, &Environment::from_process())
         .await?
-        .with_progress(progress_printer());
+        .with_progress(progress_printer())
+        .with_write_progress(Arc::new(|line: &str| {
+            let tty = std::io::stderr().is_terminal();
+            let mut e = std::io::stderr().lock();
+            let _ = if tty {
+                write!(e, "\r\x1b[2K{line}")
+            } else {
+                writeln!(e, "{line}")
+            };
+            let _ = e.flush();
+        }));
     let sv = src.server_version().await?;
     let state = src.load_state().await?;
     eprintln!(
@@ -239,7 +249,7 @@ pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
 
 /// A source for `bind`/`preempt`: the snapshot or demo in memory, or the live cluster.
 enum Target {
-    Fixture(FixtureSource, Option<(Release, Option<String>)>),
+    Fixture(Box<FixtureSource>, Option<(Release, Option<String>)>),
     Live(Box<LiveSource>, (Release, Option<String>)),
 }
 
@@ -248,7 +258,10 @@ impl Target {
     /// rehearsals only.
     fn for_release(self, features: &Features, save: Option<&std::path::Path>) -> Result<Self> {
         match self {
-            Target::Fixture(s, v) => Ok(Target::Fixture(s.with_server_options(features.server_options()), v)),
+            Target::Fixture(s, v) => Ok(Target::Fixture(
+                Box::new(s.with_server_options(features.server_options())),
+                v,
+            )),
             Target::Live(s, v) => {
                 if let Some(p) = save {
                     bail!(
@@ -267,7 +280,7 @@ impl Target {
         match self {
             Target::Live(s, _) => outcome(&confirm_and_execute(&**s, plan, yes).await?),
             Target::Fixture(s, _) => {
-                let report = confirm_and_execute(s, plan, yes).await?;
+                let report = confirm_and_execute(&**s, plan, yes).await?;
                 if let Some(path) = save {
                     let cluster = s.state().to_cluster()?;
                     crate::source::save::save(&cluster, path, true)
@@ -289,7 +302,7 @@ async fn open_target(cli: &Cli, namespace: Option<String>) -> Result<(Target, Cl
             "kschedtui: rehearsal on {}: changes stay in memory, nothing is written",
             s.describe()
         );
-        return Ok((Target::Fixture(s, input.recorded()), state, "default".into()));
+        return Ok((Target::Fixture(Box::new(s), input.recorded()), state, "default".into()));
     }
     let (src, sv, state) = connect_and_load(&cli.cluster, namespace, Scope::AllNamespaces).await?;
     let ns = src.info().namespace.clone();
@@ -302,7 +315,11 @@ fn explain_one(
     pod: &ObjectKey,
     features: &Features,
     config: Option<&std::path::Path>,
-) -> Result<(crate::model::Cluster, crate::engine::trace::Explanation)> {
+) -> Result<(
+    crate::model::Cluster,
+    crate::engine::trace::Explanation,
+    Vec<engine::Framework>,
+)> {
     let cluster = state.to_cluster()?;
     if cluster.pod(pod).is_none() {
         bail!("pod {pod} is not in the cluster");
@@ -310,7 +327,7 @@ fn explain_one(
     let profiles = load_profiles(config, features)?;
     let snap = Snapshot::new(Arc::new(cluster.clone()), features);
     let ex = engine::explain(&snap, &profiles, pod)?;
-    Ok((cluster, ex))
+    Ok((cluster, ex, profiles))
 }
 
 /// `bind`.
@@ -326,7 +343,12 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
         let features = resolve_features(&args.release, default)?;
         let version = features.describe();
         let target = target.for_release(&features, args.save.as_deref())?;
-        let (cluster, ex) = explain_one(&state, &pod, &features, args.config.as_deref())?;
+        let (cluster, ex, profiles) = explain_one(&state, &pod, &features, args.config.as_deref())?;
+        if args.gang {
+            let mut plan = gang_plan(&cluster, &profiles, &features, &pod)?;
+            set_timeout(&mut plan, args.timeout);
+            return target.run(&plan, args.yes, args.save.as_deref()).await;
+        }
         let node = match &args.node {
             Some(n) => {
                 if !cluster.nodes.iter().any(|x| x.name == *n) {
@@ -372,8 +394,110 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
                 },
             },
         };
-        let plan = bind_plan(&cluster, &pod, &node)?;
+        let commit = engine::commit::commit_on(&Arc::new(cluster.clone()), &profiles, &features, &pod, &node, args.force)?;
+        if commit.waits_for.is_some() {
+            let why = engine::commit::gang_refusal(&pod, &node, commit.waits_for.as_ref());
+            if !args.force {
+                bail!("{why}");
+            }
+            eprintln!(
+                "warning: binding {pod} alone although it would wait at Permit for its gang (--force): the gang's other members may never join it"
+            );
+        }
+        if let Some(f) = &commit.fails {
+            bail!("the scheduler's binding cycle fails for {pod} on node '{node}' ({f}); nothing was sent");
+        }
+        if commit.writes.is_none() && args.force {
+            eprintln!(
+                "warning: no binding cycle runs on a node that fails Filter: only the Binding is sent, without the PreBind writes (volumes, claims) the scheduler would make"
+            );
+        }
+        let mut plan = bind_plan(&cluster, &pod, &node, commit.writes.as_ref())?;
+        set_timeout(&mut plan, args.timeout);
         target.run(&plan, args.yes, args.save.as_deref()).await
+    })
+}
+
+/// `--timeout`: how long VolumeBinding's waits last (instead of bindTimeoutSeconds).
+fn set_timeout(plan: &mut Plan, timeout: Option<u64>) {
+    let Some(t) = timeout else { return };
+    for r in &mut plan.requests {
+        if let crate::source::write::WriteRequest::AwaitVolumes(w) = r {
+            w.timeout_secs = t;
+        }
+    }
+}
+
+/// `bind --gang`: every member of the pod's gang the engine places, once the gang's quorum is
+/// met, each with its binding cycle's writes. The members are planned one after the other on
+/// a copy of the cluster that the earlier members' writes were applied to (so each sees the
+/// devices and volumes the earlier ones took), and any member that no longer fits stops the
+/// plan before anything is sent.
+fn gang_plan(
+    cluster: &crate::model::Cluster,
+    profiles: &[engine::Framework],
+    features: &Features,
+    pod: &ObjectKey,
+) -> Result<Plan> {
+    use crate::engine::group_cycle::{GroupOutcome, MemberResult};
+    let Some(gc) = engine::group_cycle::group_cycle(cluster, profiles, features, pod)? else {
+        bail!("{pod} belongs to no gang (no Permit plugin of its profile groups it); bind it without --gang");
+    };
+    if gc.outcome != GroupOutcome::Completes {
+        bail!("not binding gang {}: {}; nothing was sent", gc.gang.group, gc.verdict());
+    }
+    let mut scratch = cluster.clone();
+    let mut requests = Vec::new();
+    let mut names = Vec::new();
+    for m in &gc.members {
+        let (MemberResult::Bound { node } | MemberResult::Waiting { node }) = &m.result else {
+            continue;
+        };
+        let c = engine::commit::commit_on(&Arc::new(scratch.clone()), profiles, features, &m.pod, node, true)?;
+        if let Some(f) = &c.fails {
+            bail!(
+                "not binding gang {}: the binding cycle of member {} fails on node '{node}' ({f}); nothing was sent",
+                gc.gang.group,
+                m.pod
+            );
+        }
+        let Some(w) = &c.writes else {
+            bail!(
+                "not binding gang {}: member {} no longer fits on node '{node}' once the members before it are placed; nothing was sent",
+                gc.gang.group,
+                m.pod
+            );
+        };
+        let plan = bind_plan(&scratch, &m.pod, node, Some(w))?;
+        let report =
+            crate::model::apiserver::execute(&mut scratch, &plan, WriteMode::Enabled, &features.server_options());
+        if !report.ok() {
+            bail!(
+                "not binding gang {}: planning member {} failed: {}; nothing was sent",
+                gc.gang.group,
+                m.pod,
+                report.render(false).trim()
+            );
+        }
+        names.push(format!("{} → {node}", m.pod));
+        requests.extend(plan.requests);
+    }
+    if names.is_empty() {
+        bail!(
+            "not binding gang {}: no pending member is placed; nothing was sent",
+            gc.gang.group
+        );
+    }
+    Ok(Plan {
+        action: format!(
+            "bind gang {} ({}, quorum {} met): {}",
+            gc.gang.group,
+            gc.gang.plugin,
+            gc.gang.min_member,
+            names.join(", ")
+        ),
+        requests,
+        victims: Vec::new(),
     })
 }
 
@@ -390,7 +514,7 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
         let features = resolve_features(&args.release, default)?;
         let version = features.describe();
         let target = target.for_release(&features, args.save.as_deref())?;
-        let (cluster, ex) = explain_one(&state, &pod, &features, args.config.as_deref())?;
+        let (cluster, ex, _) = explain_one(&state, &pod, &features, args.config.as_deref())?;
         if ex.schedulable() {
             bail!(
                 "{pod} needs no preemption ({}); use `kschedtui bind {pod}`",

@@ -193,9 +193,18 @@ pub struct BindArgs {
     /// Do not ask for confirmation.
     #[arg(short, long)]
     pub yes: bool,
-    /// Bind to a --node that fails Filter (the kubelet may then reject the pod).
-    #[arg(long, requires = "node")]
+    /// Bind to a --node that fails Filter (the kubelet may then reject the pod), or a gang
+    /// member that would wait at Permit for its gang, alone.
+    #[arg(long, conflicts_with = "gang")]
     pub force: bool,
+    /// Bind every member of the pod's gang the engine places, once the gang's quorum is met
+    /// (each with the writes its binding cycle makes); nothing is sent unless all can be.
+    #[arg(long, conflicts_with = "node")]
+    pub gang: bool,
+    /// How long to wait for volumes to be bound before the Binding (default: VolumeBinding's
+    /// bindTimeoutSeconds, 600); Ctrl-C stops waiting and keeps the writes made.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u64>,
     /// The release and feature gates to reproduce (default: the server's, or the snapshot's).
     #[command(flatten)]
     pub release: ReleaseArgs,

@@ -12,6 +12,7 @@
 //!   both, the only modules that put plugins into a framework.
 //! - [`queue`], [`group_cycle`], [`simulate`]: run the framework over many pods.
 
+pub mod commit;
 pub mod deschedule;
 pub mod framework;
 pub mod group_cycle;

@@ -10,7 +10,7 @@ use super::plugins::{
     coscheduling, default_binder, default_preemption, deferred_pod_scheduling, dynamic_resources, gang_scheduling,
     image_locality, inter_pod_affinity, node_affinity, node_declared_features, node_name, node_ports, node_resources,
     node_unschedulable, node_volume_limits, pod_group_pods_count, pod_topology_spread, queue_sort, scheduling_gates,
-    taint_toleration, topology_placement, volume_binding, volume_binding_cycle, volume_restrictions, volume_zone,
+    taint_toleration, topology_placement, volume_binding, volume_restrictions, volume_zone,
 };
 use super::release::{Change, Cond, Features};
 
@@ -25,12 +25,9 @@ pub(crate) enum InstantiateError {
 
 type Factory = fn(&Value, &Features) -> Result<PluginSlots, String>;
 
-/// VolumeBinding: PreFilter/Filter/Score from volume_binding, Reserve/PreBind from
-/// volume_binding_cycle.
+/// VolumeBinding (every extension point it has).
 fn volume_binding(args: &Value, features: &Features) -> Result<PluginSlots, String> {
-    let mut s = volume_binding::register(args, features)?;
-    volume_binding_cycle::extend(&mut s);
-    Ok(s)
+    volume_binding::register(args, features)
 }
 
 /// The in-tree volume limits plugins: registered in 1.30 only (1.31's validation rejects

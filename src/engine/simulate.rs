@@ -498,6 +498,8 @@ impl Sim<'_> {
                     message: None,
                     after_wait: Vec::new(),
                     nominates: false,
+                    writes: Vec::new(),
+                    unplanned: Vec::new(),
                 };
                 let verdict = w.verdict.clone().unwrap_or_else(Status::success);
                 finish_binding_cycle(

@@ -518,6 +518,24 @@ pub struct BindingCycleTrace {
     /// NominatedNodeNameForExpectation (1.35+): the binding cycle sets status.nominatedNodeName
     /// to the node before WaitOnPermit, because the pod waits or a PreBind plugin has work.
     pub nominates: bool,
+    /// What the PreBind plugins send to the API server before the Binding, in order (empty
+    /// until PreBind ran: a pod waiting at Permit has none yet).
+    pub writes: Vec<crate::model::write::WriteRequest>,
+    /// What the PreBind plugins would also write that kschedtui cannot plan (a bind is then
+    /// refused, naming it).
+    pub unplanned: Vec<String>,
+}
+
+impl BindingCycleTrace {
+    /// What binding the pod on this node writes before the Binding (the nomination and the
+    /// PreBind requests), for [`crate::model::write::bind_plan`].
+    pub fn binding_writes(&self) -> crate::model::write::BindingWrites {
+        crate::model::write::BindingWrites {
+            nominate: self.nominates,
+            pre_bind: self.writes.clone(),
+            unplanned: self.unplanned.clone(),
+        }
+    }
 }
 
 /// A member of a gang waiting at Permit.

@@ -38,9 +38,11 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use super::event::{ClusterEvent, ClusterState, Kind};
 use super::selector::Selector;
 use super::write::{
-    Outcome, Plan, PlanRun, REASON_PREEMPTION_BY_SCHEDULER, Report, WriteError, WriteMode, WriteRequest,
+    AwaitVolumes, Outcome, Plan, PlanRun, REASON_PREEMPTION_BY_SCHEDULER, Report, Target, Update, WriteError,
+    WriteMode, WriteRequest,
 };
 use super::{Cluster, Object, ObjectKey, Pod};
+use k8s_openapi::api::resource::v1::ResourceClaim;
 
 /// How the server behaves where releases differ.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,6 +61,12 @@ pub enum Change {
     PodDeleted(Box<core::Pod>),
     /// The budget as it is now.
     Pdb(Box<PodDisruptionBudget>),
+    /// A PersistentVolume as it is now (VolumeBinding's PreBind).
+    Volume(Box<core::PersistentVolume>),
+    /// A PersistentVolumeClaim as it is now (VolumeBinding's PreBind).
+    Claim(Box<core::PersistentVolumeClaim>),
+    /// A ResourceClaim as it is now (DynamicResources' PreBind).
+    ResourceClaim(Box<ResourceClaim>),
 }
 
 impl Change {
@@ -68,16 +76,23 @@ impl Change {
             Change::Pod(p) => ClusterEvent::Applied(Box::new(Object::Pod(p.clone()))),
             Change::PodDeleted(p) => ClusterEvent::Deleted(Box::new(Object::Pod(p.clone()))),
             Change::Pdb(b) => ClusterEvent::Applied(Box::new(Object::PodDisruptionBudget(b.clone()))),
+            Change::Volume(v) => ClusterEvent::Applied(Box::new(Object::PersistentVolume(v.clone()))),
+            Change::Claim(c) => ClusterEvent::Applied(Box::new(Object::PersistentVolumeClaim(c.clone()))),
+            Change::ResourceClaim(c) => ClusterEvent::Applied(Box::new(Object::ResourceClaim(c.clone()))),
         }
     }
 }
 
-/// What the server stores: pods and PodDisruptionBudgets, read and changed.
+/// What the server stores: pods and PodDisruptionBudgets, and the objects PreBind plugins
+/// update (volumes, claims, resource claims), read and changed.
 pub trait Store {
     /// The pod object.
     fn pod_object(&self, key: &ObjectKey) -> Option<&core::Pod>;
     /// The budgets of a namespace.
     fn pdbs_in(&self, namespace: &str) -> Vec<&PodDisruptionBudget>;
+    /// A PersistentVolume, PersistentVolumeClaim or ResourceClaim as JSON (apiVersion and
+    /// kind first).
+    fn target_json(&self, target: Target, key: &ObjectKey) -> Option<serde_json::Value>;
     /// Stores a change.
     fn store(&mut self, change: Change);
 }
@@ -99,6 +114,10 @@ impl Store for ClusterState {
             .collect()
     }
 
+    fn target_json(&self, target: Target, key: &ObjectKey) -> Option<serde_json::Value> {
+        self.get(target.kind(), key).map(Object::to_json)
+    }
+
     fn store(&mut self, change: Change) {
         self.apply(change.to_event());
     }
@@ -107,6 +126,15 @@ impl Store for ClusterState {
 impl Store for Cluster {
     fn pod_object(&self, key: &ObjectKey) -> Option<&core::Pod> {
         self.pod(key).map(|p| &*p.obj)
+    }
+
+    fn target_json(&self, target: Target, key: &ObjectKey) -> Option<serde_json::Value> {
+        let obj = match target {
+            Target::PersistentVolume => Object::PersistentVolume(Box::new(self.pvs.get(key.name.as_str())?.clone())),
+            Target::PersistentVolumeClaim => Object::PersistentVolumeClaim(Box::new(self.pvcs.get(key)?.clone())),
+            Target::ResourceClaim => Object::ResourceClaim(Box::new(self.resource_claims.get(key)?.clone())),
+        };
+        Some(obj.to_json())
     }
 
     fn pdbs_in(&self, namespace: &str) -> Vec<&PodDisruptionBudget> {
@@ -141,6 +169,16 @@ impl Store for Cluster {
                 if let Ok(i) = self.pods.binary_search_by(|p| p.key.cmp(&key)) {
                     self.pods.remove(i);
                 }
+            }
+            Change::Volume(v) => {
+                let name = v.metadata.name.clone().unwrap_or_default();
+                self.pvs.insert(name, *v);
+            }
+            Change::Claim(c) => {
+                self.pvcs.insert(meta_key(&c.metadata), *c);
+            }
+            Change::ResourceClaim(c) => {
+                self.resource_claims.insert(meta_key(&c.metadata), *c);
             }
             Change::Pdb(b) => {
                 let same = |x: &PodDisruptionBudget| {
@@ -451,7 +489,89 @@ pub fn respond(
             }
         },
         WriteRequest::Evict { uid, .. } => evict(store, key, uid.as_ref(), &req.summary()),
+        WriteRequest::Update(u) => update(store, u, &req.summary()),
+        WriteRequest::AwaitVolumes(w) => Ok((Outcome::NotWaited(not_waited(w)), Vec::new())),
     }
+}
+
+/// A PUT of an object a PreBind plugin changed: the edit made on the object as stored (the
+/// store keeps no resourceVersions to conflict on), with the checks of the objects'
+/// strategies that matter here.
+fn update(store: &(impl Store + ?Sized), u: &Update, what: &str) -> Result<(Outcome, Vec<Change>), WriteError> {
+    let name = u.target.kind().name();
+    let mut obj = store
+        .target_json(u.target, &u.key)
+        .ok_or_else(|| WriteError::ObjectNotFound {
+            kind: name,
+            key: u.key.clone(),
+        })?;
+    if u.target == Target::ResourceClaim && u.status {
+        // resource.k8s.io validation: an allocation, once made, cannot change, and no new
+        // reservation is accepted on a claim being deleted
+        if let super::write::Edit::Reserve {
+            allocation: Some(a), ..
+        } = &u.edit
+        {
+            let current = &obj["status"]["allocation"];
+            if !current.is_null() && current != a {
+                return Err(WriteError::Api {
+                    what: what.to_string(),
+                    code: 422,
+                    reason: "Invalid".into(),
+                    message: format!(
+                        "ResourceClaim.resource.k8s.io \"{}\" is invalid: status.allocation: Invalid value: field is immutable",
+                        u.key.name
+                    ),
+                });
+            }
+        }
+        if !obj["metadata"]["deletionTimestamp"].is_null() {
+            return Err(WriteError::Api {
+                what: what.to_string(),
+                code: 422,
+                reason: "Invalid".into(),
+                message: format!(
+                    "ResourceClaim.resource.k8s.io \"{}\" is invalid: status.reservedFor: Forbidden: new entries may not be added while `deallocationRequested` or `deletionTimestamp` are set",
+                    u.key.name
+                ),
+            });
+        }
+    }
+    // no clock in memory: an allocation timestamp is left out, as conditions' times are
+    u.edit.apply(&mut obj, "");
+    let bad = |e: serde_json::Error| WriteError::Api {
+        what: what.to_string(),
+        code: 400,
+        reason: "BadRequest".into(),
+        message: format!("{name} {}: {e}", u.key),
+    };
+    let change = match u.target {
+        Target::PersistentVolume => Change::Volume(Box::new(serde_json::from_value(obj).map_err(bad)?)),
+        Target::PersistentVolumeClaim => Change::Claim(Box::new(serde_json::from_value(obj).map_err(bad)?)),
+        Target::ResourceClaim => Change::ResourceClaim(Box::new(serde_json::from_value(obj).map_err(bad)?)),
+    };
+    Ok((Outcome::Done { code: 200 }, vec![change]))
+}
+
+/// What a real cluster would wait for where the in-memory server does not.
+fn not_waited(w: &AwaitVolumes) -> String {
+    let each: Vec<String> = w
+        .claims
+        .iter()
+        .map(|c| match (&c.volume, c.provisioner.as_str()) {
+            (Some(v), _) => format!("the PersistentVolume controller to bind {} to {v}", c.claim),
+            (None, "") => format!("a provisioner to create a volume for {} on node '{}'", c.claim, w.node),
+            (None, p) => format!(
+                "provisioner {p} to create a volume for {} on node '{}'",
+                c.claim, w.node
+            ),
+        })
+        .collect();
+    format!(
+        "no controller runs in memory; a real cluster waits here (at most {} s) for {}, and binds the pod only then",
+        w.timeout_secs,
+        each.join(", ")
+    )
 }
 
 /// Sends one request: answered by [`respond`], stored unless `mode` is a dry run; `--readonly`

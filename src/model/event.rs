@@ -94,6 +94,12 @@ pub struct ClusterState {
     /// VolumeAttachments a live cluster refuses to list), with why; the others are required,
     /// and a failure to read them fails the load.
     pub unreadable: BTreeMap<Kind, String>,
+    /// The kinds served only with a feature or a CRD ([`Kind::discovered`]) that a live
+    /// server does not serve (API discovery).
+    pub not_served: std::collections::BTreeSet<Kind>,
+    /// The version of resource.k8s.io a live server serves the DRA kinds in, when it serves
+    /// them ("v1", or "v1beta2"/"v1beta1" on 1.32 and 1.33, converted to v1 as read).
+    pub dra_version: Option<String>,
     /// Bumped by every event that changed an object; lets a front end see that the cluster
     /// changed since an explanation was computed.
     pub generation: u64,
@@ -263,6 +269,8 @@ impl ClusterState {
             *c.skipped.entry(k.clone()).or_insert(0) += n;
         }
         c.events_unreadable = self.unreadable.get(&Kind::Event).cloned();
+        c.not_served = self.not_served.clone();
+        c.dra_version = self.dra_version.clone();
         for (kind, why) in &self.unreadable {
             c.warnings.extend(super::unreadable_warning(*kind, why));
         }

@@ -3,6 +3,7 @@
 //! logic and no I/O live here.
 
 pub mod apiserver;
+pub mod dra_versions;
 pub mod event;
 pub mod kinds;
 pub(crate) mod label_columns;
@@ -727,6 +728,13 @@ pub struct Cluster {
     pub events_unreadable: Option<String>,
     /// Kinds read but not used, with counts.
     pub skipped: BTreeMap<String, usize>,
+    /// The kinds a live server does not serve (API discovery; empty for files): what the
+    /// release's scheduler would read of them is missing (see
+    /// `engine::release::Features::unserved_kinds`).
+    pub not_served: std::collections::BTreeSet<kinds::Kind>,
+    /// The version of resource.k8s.io a live server serves the DRA kinds in (None for files
+    /// and servers without DRA).
+    pub dra_version: Option<String>,
     /// Things worth saying that are not errors (a pod bound to a missing node, ...).
     pub warnings: Vec<String>,
     /// The documents as read, in order (every kind, every field), when the loader was asked to

@@ -21,6 +21,9 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
+use serde::Serialize;
+
+use crate::model::kinds::Kind;
 use crate::model::{Cluster, ObjectKey};
 
 /// What happens to writes.
@@ -91,6 +94,372 @@ pub enum WriteRequest {
         /// The node, or None to clear.
         node: Option<String>,
     },
+    /// PUT of a PersistentVolume, a PersistentVolumeClaim or a ResourceClaim (or its status)
+    /// that a PreBind plugin changes before the pod is bound: the object as the cluster holds
+    /// it, with [`Update::edit`] made.
+    Update(Box<Update>),
+    /// VolumeBinding's wait after its updates: the claims are read again until every one is
+    /// bound, for at most `bindTimeoutSeconds`; the pod is bound only then.
+    AwaitVolumes(Box<AwaitVolumes>),
+}
+
+/// In an explanation's JSON a request is `{method, path, summary, body}`: the body as sent
+/// (for an update, the fields it changes on the object as read; null for the wait, which
+/// reads).
+impl Serialize for WriteRequest {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("WriteRequest", 4)?;
+        st.serialize_field("method", self.method())?;
+        st.serialize_field("path", &self.path())?;
+        st.serialize_field("summary", &self.summary())?;
+        st.serialize_field("body", &self.body(false, "<now>"))?;
+        st.end()
+    }
+}
+
+/// The annotation VolumeBinding puts on a WaitForFirstConsumer claim to ask for a volume on the
+/// chosen node (`volume.AnnSelectedNode`).
+pub const ANN_SELECTED_NODE: &str = "volume.kubernetes.io/selected-node";
+/// The annotation on a PersistentVolume bound by a controller (the scheduler counts as one):
+/// `pv.kubernetes.io/bound-by-controller`.
+pub const ANN_BOUND_BY_CONTROLLER: &str = "pv.kubernetes.io/bound-by-controller";
+/// The annotation the PersistentVolume controller sets once it has bound a claim:
+/// `pv.kubernetes.io/bind-completed`.
+pub const ANN_BIND_COMPLETED: &str = "pv.kubernetes.io/bind-completed";
+/// The finalizer DynamicResources adds to a claim before allocating it
+/// (`resourceapi.Finalizer`).
+pub const CLAIM_FINALIZER: &str = "resource.kubernetes.io/delete-protection";
+
+/// An object a PreBind plugin updates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Target {
+    /// A PersistentVolume (cluster-scoped).
+    PersistentVolume,
+    /// A PersistentVolumeClaim.
+    PersistentVolumeClaim,
+    /// A ResourceClaim (resource.k8s.io).
+    ResourceClaim,
+}
+
+impl Target {
+    /// The kind.
+    pub fn kind(self) -> Kind {
+        match self {
+            Target::PersistentVolume => Kind::PersistentVolume,
+            Target::PersistentVolumeClaim => Kind::PersistentVolumeClaim,
+            Target::ResourceClaim => Kind::ResourceClaim,
+        }
+    }
+
+    /// The resource in API paths and access reviews.
+    pub fn resource(self) -> &'static str {
+        self.kind().plural()
+    }
+
+    /// The API group ("" for core).
+    pub fn group(self) -> &'static str {
+        match self {
+            Target::PersistentVolume | Target::PersistentVolumeClaim => "",
+            Target::ResourceClaim => "resource.k8s.io",
+        }
+    }
+
+    /// What `kubectl get` calls it.
+    pub fn kubectl(self) -> &'static str {
+        match self {
+            Target::PersistentVolume => "pv",
+            Target::PersistentVolumeClaim => "pvc",
+            Target::ResourceClaim => "resourceclaim",
+        }
+    }
+
+    /// The path of an object of this kind, at the group version `version` (the one the
+    /// server serves).
+    pub fn path(self, key: &ObjectKey, version: &str) -> String {
+        let prefix = match self.group() {
+            "" => "/api/v1".to_string(),
+            g => format!("/apis/{g}/{version}"),
+        };
+        if key.namespace.is_empty() {
+            format!("{prefix}/{}/{}", self.resource(), key.name)
+        } else {
+            format!("{prefix}/namespaces/{}/{}/{}", key.namespace, self.resource(), key.name)
+        }
+    }
+}
+
+/// What a PreBind plugin changes on an object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "change", rename_all = "camelCase")]
+pub enum Edit {
+    /// VolumeBinding binds a PersistentVolume to an unbound claim (`GetBindVolumeToClaim`):
+    /// `spec.claimRef` names the claim as the scheduler last read it, and the volume gets
+    /// the annotation `pv.kubernetes.io/bound-by-controller: "yes"`.
+    #[serde(rename_all = "camelCase")]
+    ClaimRef {
+        /// The claim.
+        claim: ObjectKey,
+        /// Its uid.
+        uid: String,
+        /// Its resourceVersion.
+        resource_version: String,
+    },
+    /// VolumeBinding asks for a volume on the node: the claim's
+    /// `volume.kubernetes.io/selected-node` annotation.
+    #[serde(rename_all = "camelCase")]
+    SelectedNode {
+        /// The node.
+        node: String,
+    },
+    /// DynamicResources protects a claim it is about to allocate: the finalizer
+    /// `resource.kubernetes.io/delete-protection`.
+    DeleteProtection,
+    /// DynamicResources writes a claim's status: the allocation it found (None when the claim
+    /// was allocated already) and the pod appended to `reservedFor`.
+    #[serde(rename_all = "camelCase")]
+    Reserve {
+        /// `status.allocation` (an AllocationResult), when the claim is allocated now.
+        allocation: Option<Value>,
+        /// The pod's name.
+        pod_name: String,
+        /// The pod's uid.
+        pod_uid: String,
+        /// `status.allocation.allocationTimestamp` is set to the time of sending when it has
+        /// none (DRADeviceBindingConditions and DRAResourceClaimDeviceStatus, 1.36 by default).
+        timestamp: bool,
+    },
+}
+
+impl Edit {
+    /// The fields the edit sets, as a JSON fragment of the object (for the plan).
+    pub fn fragment(&self) -> Value {
+        match self {
+            Edit::ClaimRef {
+                claim,
+                uid,
+                resource_version,
+            } => json!({
+                "metadata": { "annotations": { ANN_BOUND_BY_CONTROLLER: "yes" } },
+                "spec": { "claimRef": claim_ref(claim, uid, resource_version) },
+            }),
+            Edit::SelectedNode { node } => json!({
+                "metadata": { "annotations": { ANN_SELECTED_NODE: node } },
+            }),
+            Edit::DeleteProtection => json!({ "metadata": { "finalizers": [CLAIM_FINALIZER] } }),
+            Edit::Reserve {
+                allocation,
+                pod_name,
+                pod_uid,
+                timestamp,
+            } => {
+                let mut st = json!({});
+                if let Some(a) = allocation {
+                    st["allocation"] = a.clone();
+                }
+                if *timestamp {
+                    st["allocation"]["allocationTimestamp"] = json!("<now>");
+                }
+                st["reservedFor"] = json!([{ "resource": "pods", "name": pod_name, "uid": pod_uid }]);
+                json!({ "status": st })
+            }
+        }
+    }
+
+    /// Makes the change on `obj` (the object's JSON as the server holds it); `now` is the
+    /// RFC 3339 time of sending. False when there was nothing to change (the volume already
+    /// names the claim, the finalizer is there).
+    pub fn apply(&self, obj: &mut Value, now: &str) -> bool {
+        fn annotations(obj: &mut Value) -> &mut serde_json::Map<String, Value> {
+            let meta = ensure_object(obj, "metadata");
+            let a = ensure_object(meta, "annotations");
+            match a {
+                Value::Object(m) => m,
+                _ => unreachable_object(),
+            }
+        }
+        match self {
+            Edit::ClaimRef {
+                claim,
+                uid,
+                resource_version,
+            } => {
+                let spec = ensure_object(obj, "spec");
+                let r = &spec["claimRef"];
+                let same_name =
+                    r.is_object() && r["name"] == json!(claim.name) && r["namespace"] == json!(claim.namespace);
+                // IsVolumeBoundToClaim: a claimRef without a uid (a user's pre-binding) counts
+                let bound = same_name && (r["uid"].as_str().unwrap_or("").is_empty() || r["uid"] == json!(uid));
+                let same_ref = same_name && r["uid"] == json!(uid);
+                let mut changed = false;
+                if !same_ref {
+                    spec["claimRef"] = claim_ref(claim, uid, resource_version);
+                    changed = true;
+                }
+                let a = annotations(obj);
+                if !bound && !a.contains_key(ANN_BOUND_BY_CONTROLLER) {
+                    a.insert(ANN_BOUND_BY_CONTROLLER.into(), json!("yes"));
+                    changed = true;
+                }
+                changed
+            }
+            Edit::SelectedNode { node } => {
+                let a = annotations(obj);
+                let changed = a.get(ANN_SELECTED_NODE) != Some(&json!(node));
+                a.insert(ANN_SELECTED_NODE.into(), json!(node));
+                changed
+            }
+            Edit::DeleteProtection => {
+                let meta = ensure_object(obj, "metadata");
+                if !meta["finalizers"].is_array() {
+                    meta["finalizers"] = json!([]);
+                }
+                let f = meta["finalizers"]
+                    .as_array_mut()
+                    .map(std::mem::take)
+                    .unwrap_or_default();
+                let has = f.iter().any(|x| x == CLAIM_FINALIZER);
+                let mut f = f;
+                if !has {
+                    f.push(json!(CLAIM_FINALIZER));
+                }
+                meta["finalizers"] = Value::Array(f);
+                !has
+            }
+            Edit::Reserve {
+                allocation,
+                pod_name,
+                pod_uid,
+                timestamp,
+            } => {
+                let st = ensure_object(obj, "status");
+                if let Some(a) = allocation {
+                    st["allocation"] = a.clone();
+                }
+                if *timestamp
+                    && !now.is_empty()
+                    && st["allocation"].is_object()
+                    && st["allocation"]["allocationTimestamp"].is_null()
+                {
+                    st["allocation"]["allocationTimestamp"] = json!(now);
+                }
+                if !st["reservedFor"].is_array() {
+                    st["reservedFor"] = json!([]);
+                }
+                if let Some(r) = st["reservedFor"].as_array_mut() {
+                    r.push(json!({ "resource": "pods", "name": pod_name, "uid": pod_uid }));
+                }
+                true
+            }
+        }
+    }
+
+    /// How to undo the change once written, as a command (None when it cannot be undone by
+    /// hand: a claim's allocation is for the scheduler to release).
+    pub fn undo(&self, target: Target, key: &ObjectKey) -> Option<String> {
+        let ns = if key.namespace.is_empty() {
+            String::new()
+        } else {
+            format!(" -n {}", key.namespace)
+        };
+        match self {
+            Edit::ClaimRef { .. } => Some(format!(
+                "kubectl patch {} {}{ns} --type=json -p '[{{\"op\":\"remove\",\"path\":\"/spec/claimRef\"}}]' && kubectl annotate {} {}{ns} {ANN_BOUND_BY_CONTROLLER}-",
+                target.kubectl(),
+                key.name,
+                target.kubectl(),
+                key.name
+            )),
+            Edit::SelectedNode { .. } => Some(format!(
+                "kubectl annotate {} {}{ns} {ANN_SELECTED_NODE}-",
+                target.kubectl(),
+                key.name
+            )),
+            Edit::DeleteProtection => None,
+            Edit::Reserve { allocation, .. } => Some(format!(
+                "kubectl patch {} {}{ns} --subresource=status --type=merge -p '{{\"status\":{{{}\"reservedFor\":null}}}}'",
+                target.kubectl(),
+                key.name,
+                if allocation.is_some() {
+                    "\"allocation\":null,"
+                } else {
+                    ""
+                }
+            )),
+        }
+    }
+}
+
+/// `spec.claimRef` of a volume bound to `claim` (`reference.GetReference` of the claim).
+fn claim_ref(claim: &ObjectKey, uid: &str, resource_version: &str) -> Value {
+    json!({
+        "kind": "PersistentVolumeClaim",
+        "namespace": claim.namespace,
+        "name": claim.name,
+        "uid": uid,
+        "apiVersion": "v1",
+        "resourceVersion": resource_version,
+    })
+}
+
+/// `obj[key]`, made an object when it is missing or not one.
+fn ensure_object<'a>(obj: &'a mut Value, key: &str) -> &'a mut Value {
+    if !obj.is_object() {
+        *obj = json!({});
+    }
+    if !obj[key].is_object() {
+        obj[key] = json!({});
+    }
+    &mut obj[key]
+}
+
+fn unreachable_object() -> &'static mut serde_json::Map<String, Value> {
+    // ensure_object always leaves an object; this is never reached, and hands out a fresh
+    // map rather than panicking
+    Box::leak(Box::default())
+}
+
+/// One object a PreBind plugin updates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Update {
+    /// The plugin (VolumeBinding, DynamicResources).
+    pub plugin: &'static str,
+    /// The pod being bound.
+    pub pod: ObjectKey,
+    /// What is updated.
+    pub target: Target,
+    /// Its namespace/name (namespace empty for a PersistentVolume).
+    pub key: ObjectKey,
+    /// Whether the status subresource is written (a ResourceClaim's allocation).
+    pub status: bool,
+    /// The change.
+    pub edit: Edit,
+}
+
+/// A claim VolumeBinding waits for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AwaitedClaim {
+    /// The claim.
+    pub claim: ObjectKey,
+    /// The volume it is being bound to (a static binding), or None (dynamic provisioning).
+    pub volume: Option<String>,
+    /// The provisioner asked for a volume ("" for a static binding or when unknown).
+    pub provisioner: String,
+}
+
+/// VolumeBinding's wait (`BindPodVolumes` after `bindAPIUpdate`): every claim must become
+/// bound (its `spec.volumeName` set and the `pv.kubernetes.io/bind-completed` annotation
+/// there, the PersistentVolume controller's mark) and stay on the node selected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AwaitVolumes {
+    /// The pod being bound.
+    pub pod: ObjectKey,
+    /// Its node.
+    pub node: String,
+    /// The claims, in the order the plugin updated them.
+    pub claims: Vec<AwaitedClaim>,
+    /// How long to wait (VolumeBindingArgs `bindTimeoutSeconds`, 600 by default).
+    pub timeout_secs: u64,
 }
 
 /// The permission a request needs, as a SelfSubjectAccessReview asks it.
@@ -113,15 +482,22 @@ pub struct AccessCheck {
 impl fmt::Display for AccessCheck {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.verb, self.resource)?;
+        if !self.group.is_empty() {
+            write!(f, ".{}", self.group)?;
+        }
         if !self.subresource.is_empty() {
             write!(f, "/{}", self.subresource)?;
         }
-        write!(f, " in namespace '{}'", self.namespace)
+        if self.namespace.is_empty() {
+            write!(f, " (cluster-scoped)")
+        } else {
+            write!(f, " in namespace '{}'", self.namespace)
+        }
     }
 }
 
 impl WriteRequest {
-    /// The pod the request is about.
+    /// The pod the request is about (for a PreBind update or wait, the pod being bound).
     pub fn pod(&self) -> &ObjectKey {
         match self {
             WriteRequest::Bind { pod, .. }
@@ -129,20 +505,40 @@ impl WriteRequest {
             | WriteRequest::Delete { pod, .. }
             | WriteRequest::Evict { pod, .. }
             | WriteRequest::Nominate { pod, .. } => pod,
+            WriteRequest::Update(u) => &u.pod,
+            WriteRequest::AwaitVolumes(w) => &w.pod,
         }
     }
 
-    /// HTTP method.
+    /// The object the request writes (or, for the wait, reads): its kind as `kubectl get`
+    /// names it, and its key.
+    pub fn object(&self) -> (&'static str, &ObjectKey) {
+        match self {
+            WriteRequest::Update(u) => (u.target.kubectl(), &u.key),
+            WriteRequest::AwaitVolumes(w) => ("pvc", w.claims.first().map_or(&w.pod, |c| &c.claim)),
+            _ => ("pod", self.pod()),
+        }
+    }
+
+    /// HTTP method (GET for the wait, which reads the claims until they are bound).
     pub fn method(&self) -> &'static str {
         match self {
             WriteRequest::Bind { .. } | WriteRequest::Evict { .. } => "POST",
             WriteRequest::MarkDisruptionTarget { .. } | WriteRequest::Nominate { .. } => "PATCH",
             WriteRequest::Delete { .. } => "DELETE",
+            WriteRequest::Update(_) => "PUT",
+            WriteRequest::AwaitVolumes(_) => "GET",
         }
     }
 
-    /// Path, without the query.
+    /// Path, without the query; a ResourceClaim's at resource.k8s.io/v1 (a live source sends
+    /// it at the version its server serves: [`WriteRequest::path_at`]).
     pub fn path(&self) -> String {
+        self.path_at("v1")
+    }
+
+    /// Path, with `version` for the resource.k8s.io group.
+    pub fn path_at(&self, version: &str) -> String {
         let p = self.pod();
         let base = format!("/api/v1/namespaces/{}/pods/{}", p.namespace, p.name);
         match self {
@@ -150,12 +546,20 @@ impl WriteRequest {
             WriteRequest::Evict { .. } => base + "/eviction",
             WriteRequest::MarkDisruptionTarget { .. } | WriteRequest::Nominate { .. } => base + "/status",
             WriteRequest::Delete { .. } => base,
+            WriteRequest::Update(u) => {
+                let path = u.target.path(&u.key, version);
+                if u.status { path + "/status" } else { path }
+            }
+            WriteRequest::AwaitVolumes(w) => match w.claims.first() {
+                Some(c) => Target::PersistentVolumeClaim.path(&c.claim, "v1"),
+                None => base,
+            },
         }
     }
 
     /// Path with the query (`?dryRun=All` in dry-run mode).
     pub fn path_and_query(&self, dry_run: bool) -> String {
-        if dry_run {
+        if dry_run && !matches!(self, WriteRequest::AwaitVolumes(_)) {
             self.path() + "?dryRun=All"
         } else {
             self.path()
@@ -173,6 +577,8 @@ impl WriteRequest {
     }
 
     /// The body. `now` is the RFC 3339 time written as the condition's lastTransitionTime.
+    /// For an update it is the part of the object the plugin changes (the whole object, as
+    /// read when sent, goes with it); the wait has none.
     pub fn body(&self, dry_run: bool, now: &str) -> Value {
         let p = self.pod();
         let preconditions = |uid: &Option<String>| uid.as_ref().map(|u| json!({ "uid": u }));
@@ -182,11 +588,12 @@ impl WriteRequest {
                 if let Some(u) = uid {
                     meta["uid"] = json!(u);
                 }
+                // DefaultBinder's v1.Binding: the target names the node only
                 json!({
                     "apiVersion": "v1",
                     "kind": "Binding",
                     "metadata": meta,
-                    "target": { "apiVersion": "v1", "kind": "Node", "name": node },
+                    "target": { "kind": "Node", "name": node },
                 })
             }
             WriteRequest::MarkDisruptionTarget { scheduler_name, .. } => json!({
@@ -226,29 +633,50 @@ impl WriteRequest {
             WriteRequest::Nominate { node, .. } => {
                 json!({ "status": { "nominatedNodeName": node } })
             }
+            WriteRequest::Update(u) => u.edit.fragment(),
+            WriteRequest::AwaitVolumes(_) => Value::Null,
         }
     }
 
-    /// What the request needs to be allowed.
+    /// The permission the request needs.
     pub fn access(&self) -> AccessCheck {
         let p = self.pod();
-        let (verb, subresource) = match self {
-            WriteRequest::Bind { .. } => ("create", "binding"),
-            WriteRequest::Evict { .. } => ("create", "eviction"),
-            WriteRequest::MarkDisruptionTarget { .. } | WriteRequest::Nominate { .. } => ("patch", "status"),
-            WriteRequest::Delete { .. } => ("delete", ""),
-        };
-        AccessCheck {
+        let pod = |verb, subresource| AccessCheck {
             verb,
             group: "",
             resource: "pods",
             subresource,
             namespace: p.namespace.to_string(),
             name: p.name.to_string(),
+        };
+        match self {
+            WriteRequest::Bind { .. } => pod("create", "binding"),
+            WriteRequest::Evict { .. } => pod("create", "eviction"),
+            WriteRequest::MarkDisruptionTarget { .. } | WriteRequest::Nominate { .. } => pod("patch", "status"),
+            WriteRequest::Delete { .. } => pod("delete", ""),
+            WriteRequest::Update(u) => AccessCheck {
+                verb: "update",
+                group: u.target.group(),
+                resource: u.target.resource(),
+                subresource: if u.status { "status" } else { "" },
+                namespace: u.key.namespace.to_string(),
+                name: u.key.name.to_string(),
+            },
+            WriteRequest::AwaitVolumes(w) => {
+                let c = w.claims.first().map_or(p, |c| &c.claim);
+                AccessCheck {
+                    verb: "get",
+                    group: "",
+                    resource: "persistentvolumeclaims",
+                    subresource: "",
+                    namespace: c.namespace.to_string(),
+                    name: c.name.to_string(),
+                }
+            }
         }
     }
 
-    /// What the request does, in words.
+    /// One line saying what the request does.
     pub fn summary(&self) -> String {
         match self {
             WriteRequest::Bind { pod, node, .. } => format!("bind {pod} to node '{node}'"),
@@ -263,24 +691,92 @@ impl WriteRequest {
             WriteRequest::Nominate { pod, node: None } => {
                 format!("clear {pod} status.nominatedNodeName")
             }
+            WriteRequest::Update(u) => {
+                let what = match &u.edit {
+                    Edit::ClaimRef { claim, .. } => {
+                        format!("bind PersistentVolume {} to claim {claim}", u.key.name)
+                    }
+                    Edit::SelectedNode { node } => format!(
+                        "annotate claim {} {ANN_SELECTED_NODE}={node} (provision a volume there)",
+                        u.key
+                    ),
+                    Edit::DeleteProtection => {
+                        format!("add finalizer {CLAIM_FINALIZER} to ResourceClaim {}", u.key)
+                    }
+                    Edit::Reserve {
+                        allocation: Some(_), ..
+                    } => format!("allocate ResourceClaim {} and reserve it for {}", u.key, u.pod),
+                    Edit::Reserve { allocation: None, .. } => {
+                        format!("reserve ResourceClaim {} for {}", u.key, u.pod)
+                    }
+                };
+                format!("{} PreBind: {what}", u.plugin)
+            }
+            WriteRequest::AwaitVolumes(w) => {
+                let names: Vec<String> = w.claims.iter().map(|c| c.claim.to_string()).collect();
+                format!(
+                    "VolumeBinding PreBind: wait until claim(s) {} are bound (at most {} s)",
+                    names.join(", "),
+                    w.timeout_secs
+                )
+            }
         }
     }
 
-    /// The request exactly as it will be sent: method, path and query, body (with
-    /// `<now>` in place of the time).
+    /// The request as it will be sent: method, path and body. An update sends the whole
+    /// object as the server holds it when sent, with the fields shown changed.
     pub fn describe(&self, dry_run: bool) -> String {
-        format!(
-            "{} {} {}",
-            self.method(),
-            self.path_and_query(dry_run),
-            self.body(dry_run, "<now>")
-        )
+        match self {
+            WriteRequest::Update(_) => format!(
+                "{} {} {} (the object as read when sent, with these fields changed)",
+                self.method(),
+                self.path_and_query(dry_run),
+                self.body(dry_run, "<now>")
+            ),
+            WriteRequest::AwaitVolumes(w) => {
+                let each: Vec<String> = w
+                    .claims
+                    .iter()
+                    .map(|c| {
+                        let by = match (&c.volume, c.provisioner.as_str()) {
+                            (Some(v), _) => format!("the PersistentVolume controller binds it to {v}"),
+                            (None, "") => "a provisioner creates its volume".to_string(),
+                            (None, p) => format!("provisioner {p} creates its volume"),
+                        };
+                        format!("{} ({by})", Target::PersistentVolumeClaim.path(&c.claim, "v1"))
+                    })
+                    .collect();
+                format!(
+                    "GET every second, for at most {} s, until bound (spec.volumeName set, annotation {ANN_BIND_COMPLETED}): {}",
+                    w.timeout_secs,
+                    each.join(", ")
+                )
+            }
+            _ => format!(
+                "{} {} {}",
+                self.method(),
+                self.path_and_query(dry_run),
+                self.body(dry_run, "<now>")
+            ),
+        }
     }
 
-    /// True when a failure must stop the plan (every request but clearing another pod's
-    /// nomination, which upstream also treats as not critical).
+    /// Whether a failure stops the plan (clearing another pod's nomination does not).
     pub fn critical(&self) -> bool {
         !matches!(self, WriteRequest::Nominate { node: None, .. })
+    }
+
+    /// How to undo the request once it succeeded, when it changed something a failure later
+    /// in the plan would leave behind (the PreBind updates); None otherwise.
+    pub fn undo(&self) -> Option<String> {
+        match self {
+            WriteRequest::Update(u) => u.edit.undo(u.target, &u.key),
+            WriteRequest::Nominate { pod, node: Some(_) } => Some(format!(
+                "kubectl patch pod {} -n {} --subresource=status --type=merge -p '{{\"status\":{{\"nominatedNodeName\":null}}}}'",
+                pod.name, pod.namespace
+            )),
+            _ => None,
+        }
     }
 }
 
@@ -298,6 +794,16 @@ pub struct Plan {
 /// Why an action cannot be planned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
+    /// The scheduler would write something before binding that kschedtui cannot plan.
+    #[error(
+        "binding {pod} as the scheduler does needs writes kschedtui cannot make: {what}; nothing was sent (let the cluster's scheduler bind it)"
+    )]
+    Unplanned {
+        /// The pod.
+        pod: ObjectKey,
+        /// What cannot be planned.
+        what: String,
+    },
     /// The pod is not in the cluster.
     #[error("pod {0} is not in the cluster")]
     NoPod(ObjectKey),
@@ -321,9 +827,10 @@ pub enum PlanError {
         node: String,
     },
     /// The pod's resource claims need writes before a binding (DynamicResources' PreBind:
-    /// the allocation and the pod in reservedFor), which kschedtui does not make.
+    /// the allocation and the pod in reservedFor) and the node chosen fails Filter, so the
+    /// engine planned none.
     #[error(
-        "pod {pod} uses ResourceClaim(s) {} that the scheduler allocates and reserves for it before binding; kschedtui does not write claim allocations, so binding it here would start the pod without its devices (let the scheduler bind it, or allocate the claims first)",
+        "pod {pod} uses ResourceClaim(s) {} that the scheduler allocates and reserves for it before binding, and the node fails Filter, so no allocation can be planned there; binding it would start the pod without its devices (bind it to a node that passes Filter, or allocate the claims first)",
         claims.join(", ")
     )]
     ClaimsNeedWrites {
@@ -374,8 +881,32 @@ fn claims_needing_writes(cluster: &Cluster, p: &crate::model::Pod) -> Vec<String
     out
 }
 
-/// Plans binding `pod` to `node`.
-pub fn bind_plan(cluster: &Cluster, pod: &ObjectKey, node: &str) -> Result<Plan, PlanError> {
+/// What the engine's binding cycle writes for a pod on a node before the Binding: whether it
+/// sets `status.nominatedNodeName` first (NominatedNodeNameForExpectation, 1.35+ by default:
+/// the pod waits at Permit or a PreBind plugin has work), and the PreBind plugins' requests in
+/// profile order (VolumeBinding's volume and claim updates and its wait, DynamicResources'
+/// claim updates).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BindingWrites {
+    /// Nominate the node first.
+    pub nominate: bool,
+    /// The PreBind requests.
+    pub pre_bind: Vec<WriteRequest>,
+    /// What PreBind would also write that kschedtui cannot plan: the bind is refused.
+    pub unplanned: Vec<String>,
+}
+
+/// Plans binding `pod` to `node` as kube-scheduler's binding cycle does: the nomination, the
+/// PreBind writes `writes` gives (from the engine's binding cycle on that node), then the
+/// Binding. Without `writes` (the engine did not run the cycle there: a node that fails
+/// Filter, bound with `--force`), only the Binding is sent, and a pod whose claims still need
+/// the scheduler's writes is refused.
+pub fn bind_plan(
+    cluster: &Cluster,
+    pod: &ObjectKey,
+    node: &str,
+    writes: Option<&BindingWrites>,
+) -> Result<Plan, PlanError> {
     let p = cluster.pod(pod).ok_or_else(|| PlanError::NoPod(pod.clone()))?;
     if let Some(n) = &p.node_name {
         return Err(PlanError::AlreadyBound {
@@ -386,21 +917,47 @@ pub fn bind_plan(cluster: &Cluster, pod: &ObjectKey, node: &str) -> Result<Plan,
     if cluster.node(node).is_none() {
         return Err(PlanError::NoNode(node.to_string()));
     }
-    let claims = claims_needing_writes(cluster, p);
-    if !claims.is_empty() {
-        return Err(PlanError::ClaimsNeedWrites {
-            pod: pod.clone(),
-            claims,
-        });
+    let mut requests = Vec::new();
+    match writes {
+        Some(w) if !w.unplanned.is_empty() => {
+            return Err(PlanError::Unplanned {
+                pod: pod.clone(),
+                what: w.unplanned.join("; "),
+            });
+        }
+        Some(w) => {
+            if w.nominate && p.nominated_node_name() != Some(node) {
+                requests.push(WriteRequest::Nominate {
+                    pod: pod.clone(),
+                    node: Some(node.to_string()),
+                });
+            }
+            requests.extend(w.pre_bind.iter().cloned());
+        }
+        None => {
+            let claims = claims_needing_writes(cluster, p);
+            if !claims.is_empty() {
+                return Err(PlanError::ClaimsNeedWrites {
+                    pod: pod.clone(),
+                    claims,
+                });
+            }
+        }
     }
     let uid = p.obj.metadata.uid.clone();
+    requests.push(WriteRequest::Bind {
+        pod: pod.clone(),
+        uid,
+        node: node.to_string(),
+    });
+    let extra = requests.len() - 1;
     Ok(Plan {
-        action: format!("bind {pod} to node '{node}'"),
-        requests: vec![WriteRequest::Bind {
-            pod: pod.clone(),
-            uid,
-            node: node.to_string(),
-        }],
+        action: if extra == 0 {
+            format!("bind {pod} to node '{node}'")
+        } else {
+            format!("bind {pod} to node '{node}' after the scheduler's {extra} earlier write(s)")
+        },
+        requests,
         victims: Vec::new(),
     })
 }
@@ -487,6 +1044,14 @@ pub enum Outcome {
     },
     /// A delete or eviction found the pod already gone (404): the goal is reached.
     AlreadyGone,
+    /// VolumeBinding's wait ended with every claim bound, after this many seconds.
+    Waited {
+        /// Seconds.
+        secs: u64,
+    },
+    /// Not waited for: in memory no controller binds claims (what a real cluster would do
+    /// there).
+    NotWaited(String),
 }
 
 /// Why a request failed. Each message is one line naming what to do.
@@ -557,16 +1122,43 @@ pub enum WriteError {
     },
     /// No answer in time.
     #[error(
-        "no answer within {secs}s to '{what}'; it may or may not have been applied: check with `kubectl get pod -n {} {}`",
-        .pod.namespace, .pod.name
+        "no answer within {secs}s to '{what}'; it may or may not have been applied: check with `kubectl get {kind}{} {}`",
+        if .pod.namespace.is_empty() { String::new() } else { format!(" -n {}", .pod.namespace) },
+        .pod.name
     )]
     Timeout {
         /// The request.
         what: String,
-        /// Pod.
+        /// The object written, as `kubectl get` names its kind (pod, pv, pvc, resourceclaim).
+        kind: &'static str,
+        /// The object written (a pod for the pod requests).
         pod: ObjectKey,
         /// Seconds waited.
         secs: u64,
+    },
+    /// 404 on a PreBind update: the object is gone.
+    #[error("{kind} {key} no longer exists (404 Not Found); refresh and try again")]
+    ObjectNotFound {
+        /// Its kind (PersistentVolume, ...).
+        kind: &'static str,
+        /// Its key.
+        key: ObjectKey,
+    },
+    /// VolumeBinding's wait ended without every claim bound: upstream's PreBind error
+    /// (`binding volumes: context deadline exceeded`, `binding volumes: provisioning failed
+    /// for PVC "C"`), with what kschedtui saw of the claims.
+    #[error("running PreBind plugin \"VolumeBinding\": binding volumes: {message}{}", detail(.state))]
+    VolumesNotBound {
+        /// Upstream's reason after `binding volumes: `.
+        message: String,
+        /// The claims' state and their last events, as kschedtui saw them.
+        state: String,
+    },
+    /// The user interrupted a wait (Ctrl-C).
+    #[error("interrupted while {what}; the writes already made stay")]
+    Interrupted {
+        /// What was being waited for.
+        what: String,
     },
     /// The server could not be reached, TLS failed, credentials were refused...
     #[error("{0}")]
@@ -731,7 +1323,7 @@ impl Report {
         self.plan.requests.iter().zip(&self.steps).any(|(r, s)| {
             r.pod() == v
                 && matches!(r, WriteRequest::Delete { .. } | WriteRequest::Evict { .. })
-                && matches!(s, Step::Failed(WriteError::Timeout { .. }))
+                && matches!(s, Step::Failed(WriteError::Timeout { kind: "pod", .. }))
         })
     }
 
@@ -740,6 +1332,7 @@ impl Report {
             r.pod() == v
                 && match s {
                     Step::Done(Outcome::AlreadyGone) | Step::SkippedGone => true,
+                    Step::Done(Outcome::Waited { .. } | Outcome::NotWaited(_)) => false,
                     Step::Done(Outcome::Done { .. }) => {
                         matches!(r, WriteRequest::Delete { .. } | WriteRequest::Evict { .. })
                     }
@@ -755,6 +1348,8 @@ impl Report {
             let line = match s {
                 Step::Done(Outcome::Done { code }) => format!("ok ({code})"),
                 Step::Done(Outcome::AlreadyGone) => "already gone (404)".to_string(),
+                Step::Done(Outcome::Waited { secs }) => format!("every claim bound after {secs} s"),
+                Step::Done(Outcome::NotWaited(why)) => format!("not waited for: {why}"),
                 Step::Failed(e) if !r.critical() => format!("failed, not critical: {e}"),
                 Step::Failed(e) => format!("FAILED: {e}"),
                 Step::SkippedGone => "not sent: the pod is already gone".to_string(),
@@ -787,7 +1382,29 @@ impl Report {
                 );
             }
         }
+        let undo = self.undo();
+        if !dry_run && !self.ok() && !undo.is_empty() {
+            out += "written before the failure, and how to undo it (the cluster's scheduler may also retry the pod and undo or reuse them):\n";
+            for (summary, cmd) in undo {
+                out += &format!("  {summary}: {cmd}\n");
+            }
+        }
         out
+    }
+
+    /// The requests that succeeded and changed something a later failure leaves behind, with
+    /// the command that undoes each, in reverse order (undo the last first).
+    pub fn undo(&self) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = self
+            .plan
+            .requests
+            .iter()
+            .zip(&self.steps)
+            .filter(|(_, s)| matches!(s, Step::Done(Outcome::Done { .. })))
+            .filter_map(|(r, _)| r.undo().map(|u| (r.summary(), u)))
+            .collect();
+        v.reverse();
+        v
     }
 }
 
@@ -926,7 +1543,7 @@ items:
     resourceClaims: [{name: g, resourceClaimName: gpu}, {name: r, resourceClaimName: ready}]
 "#;
         let c = load_str("t", text).unwrap();
-        let e = bind_plan(&c, &k("a/p"), "n1").unwrap_err();
+        let e = bind_plan(&c, &k("a/p"), "n1", None).unwrap_err();
         assert!(matches!(&e, PlanError::ClaimsNeedWrites { claims, .. } if claims == &["a/gpu".to_string()]));
         assert!(
             e.to_string()
@@ -938,13 +1555,13 @@ items:
             &text.replace("resourceClaimName: gpu}, ", "resourceClaimName: ready}, "),
         )
         .unwrap();
-        assert!(bind_plan(&c, &k("a/p"), "n1").is_ok());
+        assert!(bind_plan(&c, &k("a/p"), "n1", None).is_ok());
     }
 
     #[test]
     fn bind_plan_posts_a_binding_with_the_pod_uid() {
         let c = load_str("t", CLUSTER).unwrap();
-        let p = bind_plan(&c, &k("a/high"), "n1").unwrap();
+        let p = bind_plan(&c, &k("a/high"), "n1", None).unwrap();
         assert_eq!(p.requests.len(), 1);
         let r = &p.requests[0];
         assert_eq!(r.method(), "POST");
@@ -956,21 +1573,24 @@ items:
             r.body(false, "t"),
             json!({"apiVersion": "v1", "kind": "Binding",
                    "metadata": {"name": "high", "namespace": "a", "uid": "u-high"},
-                   "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"}})
+                   "target": {"kind": "Node", "name": "n1"}})
         );
         assert_eq!(r.access().to_string(), "create pods/binding in namespace 'a'");
         assert_eq!(
-            bind_plan(&c, &k("a/low"), "n1"),
+            bind_plan(&c, &k("a/low"), "n1", None),
             Err(PlanError::AlreadyBound {
                 pod: k("a/low"),
                 node: "n1".into()
             })
         );
         assert_eq!(
-            bind_plan(&c, &k("a/high"), "nope"),
+            bind_plan(&c, &k("a/high"), "nope", None),
             Err(PlanError::NoNode("nope".into()))
         );
-        assert_eq!(bind_plan(&c, &k("a/none"), "n1"), Err(PlanError::NoPod(k("a/none"))));
+        assert_eq!(
+            bind_plan(&c, &k("a/none"), "n1", None),
+            Err(PlanError::NoPod(k("a/none")))
+        );
     }
 
     #[test]
@@ -1066,6 +1686,7 @@ items:
         let c = load_str("t", CLUSTER).unwrap();
         let plan = preempt_plan(&c, &k("a/high"), "n1", &[k("a/low"), k("a/low2")], Removal::Delete).unwrap();
         let timeout = WriteError::Timeout {
+            kind: "pod",
             what: "delete a/low2".into(),
             pod: k("a/low2"),
             secs: 1,
@@ -1103,6 +1724,7 @@ items:
             plan,
             steps: vec![
                 Step::Failed(WriteError::Timeout {
+                    kind: "pod",
                     what: "mark a/low".into(),
                     pod: k("a/low"),
                     secs: 1,
@@ -1162,6 +1784,7 @@ items:
         );
         assert_eq!(
             WriteError::Timeout {
+                kind: "pod",
                 what: "bind a/p to node 'n'".into(),
                 pod: k("a/p"),
                 secs: 5
@@ -1178,6 +1801,181 @@ items:
             }
             .to_string(),
             "'delete a/p' failed (500 InternalError): boom"
+        );
+    }
+
+    fn pv_update(edit: Edit) -> WriteRequest {
+        WriteRequest::Update(Box::new(Update {
+            plugin: "VolumeBinding",
+            pod: k("shop/db-0"),
+            target: Target::PersistentVolume,
+            key: ObjectKey::new("", "pv-1"),
+            status: false,
+            edit,
+        }))
+    }
+
+    fn claim_ref_edit() -> Edit {
+        Edit::ClaimRef {
+            claim: k("shop/data"),
+            uid: "u-data".into(),
+            resource_version: "41".into(),
+        }
+    }
+
+    #[test]
+    fn a_volume_gets_the_claim_ref_and_the_bound_by_controller_annotation() {
+        // GetBindVolumeToClaim: an available volume gets the full claimRef and the annotation
+        let mut pv =
+            json!({"metadata": {"name": "pv-1", "resourceVersion": "7"}, "spec": {"capacity": {"storage": "10Gi"}}});
+        assert!(claim_ref_edit().apply(&mut pv, "t"));
+        assert_eq!(
+            pv,
+            json!({
+                "metadata": {"name": "pv-1", "resourceVersion": "7",
+                             "annotations": {"pv.kubernetes.io/bound-by-controller": "yes"}},
+                "spec": {"capacity": {"storage": "10Gi"},
+                         "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "shop", "name": "data",
+                                      "uid": "u-data", "apiVersion": "v1", "resourceVersion": "41"}},
+            })
+        );
+        // a volume the user pre-bound to the claim (no uid) gets the full ref, no annotation
+        let mut pv = json!({"metadata": {"name": "pv-1"},
+                            "spec": {"claimRef": {"namespace": "shop", "name": "data"}}});
+        assert!(claim_ref_edit().apply(&mut pv, "t"));
+        assert_eq!(pv["metadata"]["annotations"], json!({}));
+        assert_eq!(pv["spec"]["claimRef"]["uid"], "u-data");
+        // already bound to this very claim: nothing changes (the PUT is still sent)
+        let before = pv.clone();
+        assert!(!claim_ref_edit().apply(&mut pv, "t"));
+        assert_eq!(pv, before);
+    }
+
+    #[test]
+    fn claims_get_the_selected_node_and_resource_claims_the_finalizer_and_reservation() {
+        let mut pvc = json!({"metadata": {"name": "data", "annotations": {"x": "y"}}});
+        assert!(Edit::SelectedNode { node: "n1".into() }.apply(&mut pvc, "t"));
+        assert_eq!(
+            pvc["metadata"]["annotations"],
+            json!({"x": "y", "volume.kubernetes.io/selected-node": "n1"})
+        );
+        let mut rc = json!({"metadata": {"name": "gpu", "finalizers": ["other"]}, "spec": {}});
+        assert!(Edit::DeleteProtection.apply(&mut rc, "t"));
+        assert!(!Edit::DeleteProtection.apply(&mut rc, "t"));
+        assert_eq!(
+            rc["metadata"]["finalizers"],
+            json!(["other", "resource.kubernetes.io/delete-protection"])
+        );
+        let alloc = json!({"devices": {"results": [{"request": "gpu", "driver": "d", "pool": "p", "device": "g0"}]}});
+        let reserve = Edit::Reserve {
+            allocation: Some(alloc.clone()),
+            pod_name: "infer".into(),
+            pod_uid: "u-infer".into(),
+            timestamp: true,
+        };
+        assert!(reserve.apply(&mut rc, "2026-12-07T12:00:00Z"));
+        let mut want = alloc;
+        want["allocationTimestamp"] = json!("2026-12-07T12:00:00Z");
+        assert_eq!(
+            rc["status"],
+            json!({"allocation": want, "reservedFor": [{"resource": "pods", "name": "infer", "uid": "u-infer"}]})
+        );
+        // without a clock (in memory) no timestamp is written
+        let mut rc2 = json!({});
+        reserve.apply(&mut rc2, "");
+        assert!(rc2["status"]["allocation"]["allocationTimestamp"].is_null());
+    }
+
+    #[test]
+    fn a_bind_plan_nominates_then_sends_the_pre_bind_writes_then_the_binding() {
+        let c = load_str("t", CLUSTER).unwrap();
+        let writes = BindingWrites {
+            nominate: true,
+            pre_bind: vec![pv_update(claim_ref_edit())],
+            unplanned: Vec::new(),
+        };
+        let plan = bind_plan(&c, &k("a/high"), "n1", Some(&writes)).unwrap();
+        let lines: Vec<String> = plan.requests.iter().map(|r| r.describe(false)).collect();
+        assert_eq!(
+            lines,
+            vec![
+                r#"PATCH /api/v1/namespaces/a/pods/high/status {"status":{"nominatedNodeName":"n1"}}"#.to_string(),
+                r#"PUT /api/v1/persistentvolumes/pv-1 {"metadata":{"annotations":{"pv.kubernetes.io/bound-by-controller":"yes"}},"spec":{"claimRef":{"kind":"PersistentVolumeClaim","namespace":"shop","name":"data","uid":"u-data","apiVersion":"v1","resourceVersion":"41"}}} (the object as read when sent, with these fields changed)"#.to_string(),
+                r#"POST /api/v1/namespaces/a/pods/high/binding {"apiVersion":"v1","kind":"Binding","metadata":{"name":"high","namespace":"a","uid":"u-high"},"target":{"kind":"Node","name":"n1"}}"#.to_string(),
+            ]
+        );
+        assert_eq!(
+            plan.action,
+            "bind a/high to node 'n1' after the scheduler's 2 earlier write(s)"
+        );
+        assert_eq!(
+            plan.requests[1].access().to_string(),
+            "update persistentvolumes (cluster-scoped)"
+        );
+        // what cannot be planned refuses the bind
+        let refused = BindingWrites {
+            unplanned: vec!["claim x gets a share".into()],
+            ..writes
+        };
+        assert_eq!(
+            bind_plan(&c, &k("a/high"), "n1", Some(&refused))
+                .unwrap_err()
+                .to_string(),
+            "binding a/high as the scheduler does needs writes kschedtui cannot make: claim x gets a share; nothing was sent (let the cluster's scheduler bind it)"
+        );
+    }
+
+    #[test]
+    fn a_failure_part_way_says_what_was_written_and_how_to_undo_it() {
+        let c = load_str("t", CLUSTER).unwrap();
+        let writes = BindingWrites {
+            nominate: false,
+            pre_bind: vec![
+                pv_update(claim_ref_edit()),
+                WriteRequest::Update(Box::new(Update {
+                    plugin: "VolumeBinding",
+                    pod: k("a/high"),
+                    target: Target::PersistentVolumeClaim,
+                    key: k("a/scratch"),
+                    status: false,
+                    edit: Edit::SelectedNode { node: "n1".into() },
+                })),
+                WriteRequest::AwaitVolumes(Box::new(AwaitVolumes {
+                    pod: k("a/high"),
+                    node: "n1".into(),
+                    claims: vec![AwaitedClaim {
+                        claim: k("a/scratch"),
+                        volume: None,
+                        provisioner: "ebs.csi.aws.com".into(),
+                    }],
+                    timeout_secs: 600,
+                })),
+            ],
+            unplanned: Vec::new(),
+        };
+        let plan = bind_plan(&c, &k("a/high"), "n1", Some(&writes)).unwrap();
+        let report = Report {
+            plan,
+            steps: vec![
+                Step::Done(Outcome::Done { code: 200 }),
+                Step::Done(Outcome::Done { code: 200 }),
+                Step::Failed(WriteError::VolumesNotBound {
+                    message: "context deadline exceeded".into(),
+                    state: "still unbound: a/scratch Pending".into(),
+                }),
+                Step::NotSent,
+            ],
+        };
+        assert!(!report.ok());
+        assert_eq!(
+            report.render(false),
+            "  1. VolumeBinding PreBind: bind PersistentVolume pv-1 to claim shop/data: ok (200)\n\
+             \x20 2. VolumeBinding PreBind: annotate claim a/scratch volume.kubernetes.io/selected-node=n1 (provision a volume there): ok (200)\n\
+             \x20 3. VolumeBinding PreBind: wait until claim(s) a/scratch are bound (at most 600 s): FAILED: running PreBind plugin \"VolumeBinding\": binding volumes: context deadline exceeded: still unbound: a/scratch Pending\n\
+             \x20 4. bind a/high to node 'n1': not sent: an earlier request failed\n\
+             written before the failure, and how to undo it (the cluster's scheduler may also retry the pod and undo or reuse them):\n\
+             \x20 VolumeBinding PreBind: annotate claim a/scratch volume.kubernetes.io/selected-node=n1 (provision a volume there): kubectl annotate pvc scratch -n a volume.kubernetes.io/selected-node-\n\
+             \x20 VolumeBinding PreBind: bind PersistentVolume pv-1 to claim shop/data: kubectl patch pv pv-1 --type=json -p '[{\"op\":\"remove\",\"path\":\"/spec/claimRef\"}]' && kubectl annotate pv pv-1 pv.kubernetes.io/bound-by-controller-\n"
         );
     }
 }

@@ -254,7 +254,7 @@ mod tests {
         let src = FixtureSource::from_str("t", FIXTURE).expect("fixture");
         let cluster = src.state().to_cluster().expect("cluster");
         let pod = ObjectKey::new("default", "web-2");
-        let plan = bind_plan(&cluster, &pod, "node-b").expect("plan");
+        let plan = bind_plan(&cluster, &pod, "node-b", None).expect("plan");
         let report = block(send_plan(&src, &plan)).expect("sent");
         assert!(report.ok());
         assert!(matches!(report.steps[..], [Step::Done(Outcome::Done { .. })]));
@@ -359,7 +359,7 @@ mod tests {
     fn check_access_answers_one_action_per_request() {
         let src = FixtureSource::from_str("t", FIXTURE).expect("fixture");
         let cluster = src.state().to_cluster().expect("cluster");
-        let plan = bind_plan(&cluster, &ObjectKey::new("default", "web-2"), "node-b").expect("plan");
+        let plan = bind_plan(&cluster, &ObjectKey::new("default", "web-2"), "node-b", None).expect("plan");
         let answers = block(check_access(&src, &plan.requests));
         let [Action::AccessChecked { key, result }] = answers.as_slice() else {
             panic!("one answer expected")
@@ -388,7 +388,7 @@ mod tests {
             .with_write_mode(WriteMode::ReadOnly);
         let cluster = src.state().to_cluster().expect("cluster");
         let pod = ObjectKey::new("default", "web-2");
-        let plan = bind_plan(&cluster, &pod, "node-b").expect("plan");
+        let plan = bind_plan(&cluster, &pod, "node-b", None).expect("plan");
         assert_eq!(
             block(send_plan(&src, &plan)).expect_err("refused"),
             "writes are disabled (--readonly); nothing was sent"

@@ -172,6 +172,10 @@ struct State {
     pod_groups_served: bool,
     /// Whether resource.k8s.io (DRA) is served.
     dra_served: bool,
+    /// The versions of resource.k8s.io discovery lists the DRA kinds at (default: v1).
+    dra_versions: Vec<String>,
+    /// `/version`'s gitVersion and minor (default: v1.30.6).
+    version: Option<(String, String)>,
     token: Option<String>,
     expire_continue: usize,
     /// (method, path) → replies, used once each, in order.
@@ -217,6 +221,7 @@ impl ApiServer {
         let mut st = State {
             pod_groups_served: true,
             dra_served: true,
+            dra_versions: vec!["v1".into()],
             ..Default::default()
         };
         for kind in [
@@ -338,6 +343,17 @@ impl ApiServer {
     /// Serves the resource.k8s.io API (DRA) or not.
     pub fn serve_dra(&self, on: bool) {
         self.st().dra_served = on;
+    }
+
+    /// Serves the DRA kinds at these versions of resource.k8s.io (a 1.33 server: v1beta1 and
+    /// v1beta2), instead of v1.
+    pub fn serve_dra_versions(&self, versions: &[&str]) {
+        self.st().dra_versions = versions.iter().map(|v| (*v).to_string()).collect();
+    }
+
+    /// Answers `/version` as `git_version` (minor `minor`).
+    pub fn set_version(&self, git_version: &str, minor: &str) {
+        self.st().version = Some((git_version.into(), minor.into()));
     }
 
     /// Serves the PodGroup CRD or not.
@@ -766,10 +782,11 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
         return Answer::Json(r.clone());
     }
     if req.method == "GET" && req.path == "/version" {
+        let (git, minor) = st.version.clone().unwrap_or_else(|| ("v1.30.6".into(), "30".into()));
         return Answer::Json(Reply::new(
             200,
             json!({
-                "major": "1", "minor": "30", "gitVersion": "v1.30.6",
+                "major": "1", "minor": minor, "gitVersion": git,
                 "gitCommit": "00f20d443ba0cee7cd2f4a7bd6bd1b8e2a5bac3a", "gitTreeState": "clean",
                 "buildDate": "2024-10-22T20:27:41Z", "goVersion": "go1.22.8", "compiler": "gc",
                 "platform": "linux/amd64"
@@ -781,9 +798,18 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
         && gv.starts_with("resource.k8s.io/")
         && gv.matches('/').count() == 1
     {
+        let version = gv.trim_start_matches("resource.k8s.io/");
+        let dra_v1 = |k: &kschedtui::model::kinds::Kind| k.api_version() == "resource.k8s.io/v1";
         let resources: Vec<Value> = kschedtui::model::kinds::Kind::ALL
             .iter()
-            .filter(|k| st.dra_served && k.api_version() == gv)
+            .filter(|k| {
+                st.dra_served
+                    && if dra_v1(k) {
+                        st.dra_versions.iter().any(|v| v == version)
+                    } else {
+                        k.api_version() == gv
+                    }
+            })
             .map(|k| json!({"name": k.plural(), "namespaced": k.namespaced(), "kind": k.name(), "verbs": ["get", "list", "watch"]}))
             .collect();
         if !resources.is_empty() {
@@ -941,6 +967,49 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                 }
                 None => Answer::Json(not_found(&plural, &name)),
             }
+        }
+        ("PUT", Some(name), sub) if plural != "pods" => {
+            // an update of the whole object (or its status): stored as sent, with the next
+            // resourceVersion; 409 when the resourceVersion sent is not the stored one
+            let Some(items) = st.items.get_mut(&plural) else {
+                return Answer::Json(not_found(&plural, &name));
+            };
+            let Some(i) = items.iter().position(|o| {
+                o["metadata"]["name"] == name.as_str() && ns.as_deref().is_none_or(|n| o["metadata"]["namespace"] == n)
+            }) else {
+                return Answer::Json(not_found(&plural, &name));
+            };
+            let mut sent = rec.json();
+            let stored_rv = items[i]["metadata"]["resourceVersion"].clone();
+            if !sent["metadata"]["resourceVersion"].is_null() && sent["metadata"]["resourceVersion"] != stored_rv {
+                return Answer::Json(Reply::status(
+                    409,
+                    "Conflict",
+                    &format!(
+                        "Operation cannot be fulfilled on {plural} \"{name}\": the object has been modified; please apply your changes to the latest version and try again"
+                    ),
+                ));
+            }
+            if rec.param("dryRun").as_deref() == Some("All") {
+                return Answer::Json(Reply::new(200, sent));
+            }
+            let next = stored_rv.as_str().and_then(|r| r.parse::<u64>().ok()).unwrap_or(1000) + 1;
+            sent["metadata"]["resourceVersion"] = json!(next.to_string());
+            let answer = sent.clone();
+            if let Some(m) = sent.as_object_mut() {
+                m.remove("apiVersion");
+                m.remove("kind");
+            }
+            if sub == Some("status") {
+                items[i]["status"] = sent["status"].clone();
+                items[i]["metadata"]["resourceVersion"] = sent["metadata"]["resourceVersion"].clone();
+            } else {
+                // the main resource ignores a changed status, as the real server does
+                let status = items[i]["status"].clone();
+                items[i] = sent;
+                items[i]["status"] = status;
+            }
+            Answer::Json(Reply::new(200, answer))
         }
         (method, Some(name), sub) if plural == "pods" => {
             let ns = ns.unwrap_or_default();

@@ -645,8 +645,8 @@ fn bind_to_a_node_that_fails_filter_warns_and_needs_force() {
         stderr(&o).lines().last(),
         Some("error: node 'nope' is not in the cluster")
     );
-    // --force only means something with --node.
-    let o = run(&["bind", "--demo", "shop/payments-api", "-y", "--force"]);
+    // --force binds alone what --gang would bind as a group: not both.
+    let o = run(&["bind", "--demo", "ml/ddp-worker-0", "-y", "--force", "--gang"]);
     assert_eq!(o.status.code(), Some(2));
 }
 

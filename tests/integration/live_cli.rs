@@ -405,7 +405,7 @@ fn bind_prints_the_request_checks_access_and_sends_it() {
         "{}",
         o.stdout
     );
-    assert!(o.stdout.contains(r#"  1. POST /api/v1/namespaces/shop/pods/web-7d4b9-pend/binding {"apiVersion":"v1","kind":"Binding","metadata":{"name":"web-7d4b9-pend","namespace":"shop","uid":"0b1a3c8e-0010-4000-8000-000000000007"},"target":{"apiVersion":"v1","kind":"Node","name":"node-a"}}"#), "{}", o.stdout);
+    assert!(o.stdout.contains(r#"  1. POST /api/v1/namespaces/shop/pods/web-7d4b9-pend/binding {"apiVersion":"v1","kind":"Binding","metadata":{"name":"web-7d4b9-pend","namespace":"shop","uid":"0b1a3c8e-0010-4000-8000-000000000007"},"target":{"kind":"Node","name":"node-a"}}"#), "{}", o.stdout);
     assert!(
         o.stdout
             .contains("  1. bind shop/web-7d4b9-pend to node 'node-a': ok (201)"),

@@ -856,7 +856,7 @@ async fn bind_posts_a_binding_and_reads_201() {
     let server = ApiServer::start();
     let src = connect(&server, WriteMode::Enabled).await;
     let c = src.load_state().await.unwrap().to_cluster().unwrap();
-    let plan = bind_plan(&c, &k("shop/web-7d4b9-pend"), "node-a").unwrap();
+    let plan = bind_plan(&c, &k("shop/web-7d4b9-pend"), "node-a", None).unwrap();
     assert_eq!(check_plan(&src, &plan).await, Ok(()));
     let report = execute(&src, &plan).await;
     assert_eq!(report.steps, [ReportStep::Done(Outcome::Done { code: 201 })]);
@@ -876,7 +876,7 @@ async fn bind_posts_a_binding_and_reads_201() {
         w[1].json(),
         json!({"apiVersion": "v1", "kind": "Binding",
                "metadata": {"name": "web-7d4b9-pend", "namespace": "shop", "uid": "0b1a3c8e-0010-4000-8000-000000000007"},
-               "target": {"apiVersion": "v1", "kind": "Node", "name": "node-a"}})
+               "target": {"kind": "Node", "name": "node-a"}})
     );
 }
 
@@ -1095,7 +1095,7 @@ async fn dry_run_sends_dry_run_all_and_readonly_sends_nothing() {
     let server = ApiServer::start();
     let src = connect(&server, WriteMode::ReadOnly).await;
     let c = src.load_state().await.unwrap().to_cluster().unwrap();
-    let plan = bind_plan(&c, &k("shop/web-7d4b9-pend"), "node-a").unwrap();
+    let plan = bind_plan(&c, &k("shop/web-7d4b9-pend"), "node-a", None).unwrap();
     assert_eq!(check_plan(&src, &plan).await, Err(vec![WriteError::ReadOnly]));
     let report = execute(&src, &plan).await;
     assert_eq!(report.steps, [ReportStep::Failed(WriteError::ReadOnly)]);
@@ -1250,7 +1250,7 @@ async fn a_cluster_recreated_under_the_same_url_is_found_by_its_kube_system_uid_
     assert_eq!(pod_lists(&server), 2);
     // and a bind now carries the new uid
     let c = state.to_cluster().unwrap();
-    let plan = bind_plan(&c, &k("shop/web-7d4b9-pend"), "node-a").unwrap();
+    let plan = bind_plan(&c, &k("shop/web-7d4b9-pend"), "node-a", None).unwrap();
     let [WriteRequest::Bind { uid, .. }] = plan.requests.as_slice() else {
         panic!("{:?}", plan.requests)
     };

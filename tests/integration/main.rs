@@ -4,6 +4,8 @@
 
 #[cfg(feature = "live")]
 mod apiserver;
+#[cfg(feature = "live")]
+mod binding_cycle;
 mod cli;
 mod config_validation;
 mod conformance;

@@ -284,7 +284,7 @@ fn demo_search_step_open_node_bind_help_quit() {
 }
 
 #[test]
-fn demo_dra_pod_shows_its_claims_node_devices_and_refuses_a_bind_without_them() {
+fn demo_dra_pod_shows_its_claims_node_devices_and_binds_with_the_claim_writes() {
     if !Tmux::available() {
         println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
         return;
@@ -319,7 +319,9 @@ fn demo_dra_pod_shows_its_claims_node_devices_and_refuses_a_bind_without_them() 
         "nccl-pair-gpus/gpus wants 2: 4 device(s)",
         "gpu-1: in use by ml/pretrain-gpus",
     ]);
-    // A schedulable DRA pod: bind is refused, naming the claim it would leave unallocated.
+    // A schedulable DRA pod: bind lists DynamicResources' PreBind writes of its claim (the
+    // finalizer, then the allocation and reservation), then the binding; `y` makes them in
+    // memory.
     t.keys(&["Escape"]);
     t.wait_for(&["Pod ml/nccl-pair", "step "]);
     t.keys(&["Escape"]);
@@ -336,7 +338,14 @@ fn demo_dra_pod_shows_its_claims_node_devices_and_refuses_a_bind_without_them() 
     t.keys(&["Enter"]);
     t.wait_for(&["Pod ml/infer-l4", "would bind to pool-dra-b1"]);
     t.keys(&["b"]);
-    t.wait_for(&["uses ResourceClaim(s) ml/infer-l4-gpu"]);
+    t.wait_for(&[
+        "Bind ml/infer-l4 to pool-dra-b1?",
+        "PUT /apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/infer-l4-gpu",
+        "resourceclaims/infer-l4-gpu/status",
+        "POST /api/v1/namespaces/ml/pods/infer-l4/binding",
+    ]);
+    t.keys(&["y"]);
+    t.wait_for(&["bind ml/infer-l4 to node 'pool-dra-b1'"]);
     t.keys(&["q"]);
     t.wait_for(&["Pods 1 shown"]);
     t.keys(&["q"]);

@@ -136,13 +136,25 @@ pub fn offered_requests(app: &App) -> Vec<(&'static str, crate::model::write::Wr
         return Vec::new();
     };
     let mut out = Vec::new();
-    let node = match app.screen() {
-        Some(Screen::Node(v)) if v.pod.as_ref() == Some(&pod) => Some(v.node.clone()),
-        _ => summary.selected.first().cloned(),
+    // the node view's node, or the node the binding cycle binds the pod to (its writes known
+    // without running the engine again)
+    let planned = match app.screen() {
+        Some(Screen::Node(v)) if v.pod.as_ref() == Some(&pod) => None,
+        _ => summary
+            .binding
+            .as_ref()
+            .map(|(n, w)| crate::model::write::bind_plan(&app.cluster, &pod, n, Some(w))),
     };
-    if let Some(n) = node
-        && let Ok(plan) = crate::model::write::bind_plan(&app.cluster, &pod, &n)
-    {
+    let planned = planned.or_else(|| match app.screen() {
+        Some(Screen::Node(v)) if v.pod.as_ref() == Some(&pod) => Some(
+            app.binding_writes(&pod, &v.node)
+                .map_err(|_| ())
+                .and_then(|w| crate::model::write::bind_plan(&app.cluster, &pod, &v.node, w.as_ref()).map_err(|_| ()))
+                .map_err(|()| crate::model::write::PlanError::NoNode(v.node.clone())),
+        ),
+        _ => None,
+    });
+    if let Some(Ok(plan)) = planned {
         out.extend(plan.requests.into_iter().map(|r| ("bind", r)));
     }
     if let Some((n, victims)) = &summary.preemption
@@ -302,9 +314,16 @@ pub(super) fn request_bind(app: &mut App) {
         app.error(format!("cannot bind {pod}: {why}"));
         return;
     }
-    // What the API server would refuse, or what a binding alone would get wrong (claims the
-    // scheduler allocates first), is refused here, in snapshot mode too.
-    if let Err(e) = crate::model::write::bind_plan(&app.cluster, &pod, &node) {
+    // What the API server would refuse, a gang member binding alone, or what the scheduler
+    // would write first that kschedtui cannot plan, is refused here, in snapshot mode too.
+    let writes = match app.binding_writes(&pod, &node) {
+        Ok(w) => w,
+        Err(e) => {
+            app.error(format!("cannot bind: {e}"));
+            return;
+        }
+    };
+    if let Err(e) = crate::model::write::bind_plan(&app.cluster, &pod, &node, writes.as_ref()) {
         app.error(format!("cannot bind: {e}"));
         return;
     }

@@ -19,7 +19,7 @@ use super::cycle_state::CycleState;
 use super::fit_error::fit_error_message;
 use super::handle::{MAX_PERMIT_TIMEOUT, WaitingPod};
 use super::node_info::PodInfo;
-use super::plugin::Ctx;
+use super::plugin::{Ctx, PreBindOut};
 use super::runtime::Framework;
 use super::status::{Code, Status};
 use crate::engine::trace::{BindingCycleTrace, BindingOutcome, CyclePluginStatus, Explanation, PluginStatus};
@@ -111,7 +111,9 @@ impl Framework {
         (Status::success(), waits)
     }
 
-    /// `RunPreBindPlugins`: stops at the first failure.
+    /// `RunPreBindPlugins`: stops at the first failure. The requests the plugins send (and what
+    /// they would send that kschedtui cannot plan) go to `writes`, in order; their notes to
+    /// the trace.
     pub fn run_pre_bind(
         &self,
         cx: &Ctx<'_>,
@@ -119,13 +121,16 @@ impl Framework {
         pod: &PodInfo,
         node: &str,
         trace: &mut Vec<CyclePluginStatus>,
+        writes: &mut PreBindOut,
     ) -> Status {
         stop_at_first_failure(
             "PreBind",
             self.pre_bind.iter().map(|pl| {
-                let mut notes = Vec::new();
-                let s = pl.pre_bind(cx, state, pod, node, &mut notes);
-                (pl.name(), s, notes)
+                let mut out = PreBindOut::default();
+                let s = pl.pre_bind(cx, state, pod, node, &mut out);
+                writes.writes.append(&mut out.writes);
+                writes.unplanned.append(&mut out.unplanned);
+                (pl.name(), s, out.notes)
             }),
             trace,
         )
@@ -256,6 +261,8 @@ pub fn run_binding_cycle(
         message: None,
         after_wait: Vec::new(),
         nominates: false,
+        writes: Vec::new(),
+        unplanned: Vec::new(),
     };
     let s = fw.run_reserve(cx, state, pod, &node, &mut t.reserve);
     if !s.is_success() {
@@ -341,7 +348,10 @@ pub fn finish_binding_cycle(
             return;
         }
     }
-    let s = fw.run_pre_bind(cx, state, pod, &node, &mut t.pre_bind);
+    let mut out = PreBindOut::default();
+    let s = fw.run_pre_bind(cx, state, pod, &node, &mut t.pre_bind, &mut out);
+    t.writes = out.writes;
+    t.unplanned = out.unplanned;
     if !s.is_success() {
         fail(fw, cx, state, pod, t, "PreBind", &s);
         return;
@@ -420,7 +430,7 @@ mod tests {
     }
 
     impl PreBindPlugin for Fake {
-        fn pre_bind(&self, _: &Ctx<'_>, _: &mut CycleState, _: &PodInfo, _: &str, _: &mut Vec<String>) -> Status {
+        fn pre_bind(&self, _: &Ctx<'_>, _: &mut CycleState, _: &PodInfo, _: &str, _: &mut PreBindOut) -> Status {
             self.status.clone()
         }
     }

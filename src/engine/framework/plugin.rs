@@ -285,20 +285,27 @@ pub trait PermitPlugin: Plugin {
 
 /// PreBind.
 pub trait PreBindPlugin: Plugin {
-    /// Runs before the binding; a failure aborts it.
-    fn pre_bind(
-        &self,
-        cx: &Ctx<'_>,
-        state: &mut CycleState,
-        pod: &PodInfo,
-        node: &str,
-        notes: &mut Vec<String>,
-    ) -> Status;
+    /// Runs before the binding; a failure aborts it. What upstream's plugin would send to the
+    /// API server goes into `out.writes` (kschedtui sends them only when a user binds).
+    fn pre_bind(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, node: &str, out: &mut PreBindOut)
+    -> Status;
 
     /// `PreBindPreFlight` (1.35+): whether PreBind has work for the pod (false: Skip).
     fn pre_bind_pre_flight(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo) -> bool {
         true
     }
+}
+
+/// What a PreBind plugin records.
+#[derive(Debug, Default)]
+pub struct PreBindOut {
+    /// kschedtui's remarks on what the plugin does (not upstream text).
+    pub notes: Vec<String>,
+    /// The requests the plugin sends before the binding, in order.
+    pub writes: Vec<crate::model::write::WriteRequest>,
+    /// What the plugin would write that kschedtui cannot plan (named, so a bind is refused
+    /// rather than sent without it).
+    pub unplanned: Vec<String>,
 }
 
 /// Bind: the first plugin that does not return Skip binds the pod.

@@ -28,7 +28,6 @@ pub(crate) mod scheduling_gates;
 pub(crate) mod taint_toleration;
 pub(crate) mod topology_placement;
 pub(crate) mod volume_binding;
-pub(crate) mod volume_binding_cycle;
 pub(crate) mod volume_restrictions;
 pub(crate) mod volume_zone;
 

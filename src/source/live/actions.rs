@@ -11,7 +11,26 @@ use serde_json::{Value, json};
 
 use super::error::{ErrorContext, classify};
 use crate::model::ObjectKey;
-use crate::source::write::{Outcome, WriteError, WriteMode, WriteRequest, node_from_conflict, pdb_from_message};
+use crate::source::write::{
+    ANN_BIND_COMPLETED, ANN_SELECTED_NODE, AwaitVolumes, Edit, Outcome, Target, Update, WriteError, WriteMode,
+    WriteRequest, node_from_conflict, pdb_from_message,
+};
+
+/// A cluster's text made safe for a terminal: control characters shown escaped.
+fn visible(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if (c.is_control() && c != ' ') || ('\u{80}'..='\u{9f}').contains(&c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Reports how a long request (VolumeBinding's wait) is going, one line at a time.
+pub type WriteProgress = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
 
 /// What an action needs from the source.
 pub struct ActionContext<'a> {
@@ -25,6 +44,11 @@ pub struct ActionContext<'a> {
     pub mode: WriteMode,
     /// Time allowed for an answer.
     pub timeout: Duration,
+    /// The version of resource.k8s.io the server serves ("v1" unless discovery found an
+    /// older one).
+    pub resource_version: String,
+    /// Where a wait reports its progress.
+    pub progress: Option<WriteProgress>,
 }
 
 impl ActionContext<'_> {
@@ -47,7 +71,7 @@ impl ActionContext<'_> {
         content_type: &str,
         body: Vec<u8>,
         what: &str,
-        pod: &ObjectKey,
+        object: (&'static str, &ObjectKey),
     ) -> Result<(u16, Vec<u8>), WriteError> {
         let req = http::Request::builder()
             .method(method)
@@ -57,7 +81,8 @@ impl ActionContext<'_> {
             .map_err(|e| WriteError::Transport(format!("cannot build the request: {e}")))?;
         let timeout = |_| WriteError::Timeout {
             what: what.to_string(),
-            pod: pod.clone(),
+            kind: object.0,
+            pod: object.1.clone(),
             secs: self.timeout.as_secs(),
         };
         let call = async {
@@ -78,6 +103,11 @@ impl ActionContext<'_> {
         if self.mode == WriteMode::ReadOnly {
             return Err(WriteError::ReadOnly);
         }
+        match req {
+            WriteRequest::Update(u) => return self.update(req, u).await,
+            WriteRequest::AwaitVolumes(w) => return self.await_volumes(w).await,
+            _ => {}
+        }
         let dry = self.mode == WriteMode::DryRun;
         let now = k8s_openapi::jiff::Timestamp::now().to_string();
         let body = serde_json::to_vec(&req.body(dry, &now))
@@ -90,7 +120,7 @@ impl ActionContext<'_> {
                 req.content_type(),
                 body,
                 &what,
-                req.pod(),
+                ("pod", req.pod()),
             )
             .await?;
         if (200..300).contains(&code) {
@@ -153,11 +183,244 @@ impl ActionContext<'_> {
         })
     }
 
+    /// A PreBind update: the object read, the plugin's edit made on it, and the whole object
+    /// put back. A DynamicResources update is retried on 409 Conflict, reading the claim again
+    /// each time, as `bindClaim`'s `RetryOnConflict` does (5 tries); VolumeBinding's is not.
+    async fn update(&self, req: &WriteRequest, u: &Update) -> Result<Outcome, WriteError> {
+        let dry = self.mode == WriteMode::DryRun;
+        let what = req.summary();
+        let path = req.path_at(&self.resource_version);
+        let get_path = if u.status {
+            path.trim_end_matches("/status").to_string()
+        } else {
+            path.clone()
+        };
+        let object = req.object();
+        let kind = u.target.kind().name();
+        let tries = if u.target == Target::ResourceClaim { 5 } else { 1 };
+        let mut last = None;
+        for _ in 0..tries {
+            let (code, bytes) = self
+                .call("GET", &get_path, "application/json", Vec::new(), &what, object)
+                .await?;
+            if code == 404 {
+                return Err(WriteError::ObjectNotFound {
+                    kind,
+                    key: u.key.clone(),
+                });
+            }
+            if !(200..300).contains(&code) {
+                return Err(self.api_error(req, code, &bytes));
+            }
+            let mut obj: Value = serde_json::from_slice(&bytes).map_err(|e| {
+                WriteError::Transport(format!(
+                    "the server's answer to reading {kind} {} is not JSON: {e}",
+                    u.key
+                ))
+            })?;
+            if u.target == Target::ResourceClaim {
+                if !obj["metadata"]["deletionTimestamp"].is_null() {
+                    return Err(WriteError::Conflict {
+                        message: format!("claim {} got deleted in the meantime", u.key),
+                    });
+                }
+                if matches!(
+                    &u.edit,
+                    Edit::Reserve {
+                        allocation: Some(_),
+                        ..
+                    }
+                ) && !obj["status"]["allocation"].is_null()
+                {
+                    return Err(WriteError::Conflict {
+                        message: format!("claim {} got allocated elsewhere in the meantime", u.key),
+                    });
+                }
+            }
+            let now = k8s_openapi::jiff::Timestamp::now().to_string();
+            u.edit.apply(&mut obj, &now);
+            let body = serde_json::to_vec(&obj)
+                .map_err(|e| WriteError::Transport(format!("cannot encode the request: {e}")))?;
+            let put = if dry {
+                format!("{path}?dryRun=All")
+            } else {
+                path.clone()
+            };
+            let (code, bytes) = self.call("PUT", &put, "application/json", body, &what, object).await?;
+            if (200..300).contains(&code) {
+                return Ok(Outcome::Done { code });
+            }
+            let err = self.api_error(req, code, &bytes);
+            if code != 409 {
+                return Err(err);
+            }
+            last = Some(err);
+        }
+        Err(last.unwrap_or_else(|| WriteError::Conflict { message: what }))
+    }
+
+    /// A refusal of a PreBind update, by code.
+    fn api_error(&self, req: &WriteRequest, code: u16, bytes: &[u8]) -> WriteError {
+        let status: Status = serde_json::from_slice(bytes).unwrap_or_else(|_| Status {
+            code,
+            message: String::from_utf8_lossy(bytes).trim().chars().take(300).collect(),
+            ..Default::default()
+        });
+        match code {
+            409 => WriteError::Conflict {
+                message: status.message,
+            },
+            403 => WriteError::Forbidden {
+                access: req.access().to_string(),
+                message: status.message,
+            },
+            401 => WriteError::Transport(format!(
+                "{} rejected the credentials of context '{}' (401 Unauthorized); log in again and retry",
+                self.server, self.context
+            )),
+            _ => WriteError::Api {
+                what: req.summary(),
+                code,
+                reason: status.reason,
+                message: status.message,
+            },
+        }
+    }
+
+    /// VolumeBinding's wait (`BindPodVolumes` after its updates): every second, from one
+    /// second after the updates, each claim is read until all are bound (`spec.volumeName`
+    /// set and `pv.kubernetes.io/bind-completed` there), for at most `timeout_secs`; a claim to
+    /// provision whose selected-node annotation is gone or changed is a failed provisioning,
+    /// a volume whose claimRef was reset a failed binding (`checkBindings`). Ctrl-C stops the
+    /// wait; the writes made stay.
+    async fn await_volumes(&self, w: &AwaitVolumes) -> Result<Outcome, WriteError> {
+        let dry = self.mode == WriteMode::DryRun;
+        if dry {
+            return Ok(Outcome::NotWaited(
+                "a server-side dry run changes nothing, so no claim gets bound".to_string(),
+            ));
+        }
+        let start = std::time::Instant::now();
+        let deadline = start + Duration::from_secs(w.timeout_secs);
+        let mut state = String::new();
+        loop {
+            let tick = tokio::time::sleep(Duration::from_secs(1));
+            tokio::select! {
+                () = tick => {}
+                r = tokio::signal::ctrl_c() => {
+                    if r.is_ok() {
+                        return Err(WriteError::Interrupted {
+                            what: format!("waiting for the claims of {} to be bound", w.pod),
+                        });
+                    }
+                }
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(WriteError::VolumesNotBound {
+                    message: "context deadline exceeded".into(),
+                    state,
+                });
+            }
+            let mut waiting = Vec::new();
+            for c in &w.claims {
+                let path = Target::PersistentVolumeClaim.path(&c.claim, "v1");
+                let what = format!("read claim {}", c.claim);
+                let (code, bytes) = self
+                    .call("GET", &path, "application/json", Vec::new(), &what, ("pvc", &c.claim))
+                    .await?;
+                if code == 404 {
+                    return Err(WriteError::VolumesNotBound {
+                        message: format!(
+                            "failed to check provisioning pvc: persistentvolumeclaims {:?} not found",
+                            c.claim.name.as_str()
+                        ),
+                        state,
+                    });
+                }
+                let pvc: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+                let ann = &pvc["metadata"]["annotations"];
+                if c.volume.is_none() && ann[ANN_SELECTED_NODE].as_str() != Some(w.node.as_str()) {
+                    return Err(WriteError::VolumesNotBound {
+                        message: format!("provisioning failed for PVC {:?}", c.claim.name.as_str()),
+                        state: self.claim_events(&c.claim).await,
+                    });
+                }
+                let bound = pvc["spec"]["volumeName"].as_str().is_some_and(|v| !v.is_empty())
+                    && !ann[ANN_BIND_COMPLETED].is_null();
+                if !bound {
+                    let phase = pvc["status"]["phase"].as_str().unwrap_or("Pending").to_string();
+                    waiting.push(format!("{} {phase}{}", c.claim, self.claim_events(&c.claim).await));
+                }
+            }
+            if waiting.is_empty() {
+                return Ok(Outcome::Waited {
+                    secs: start.elapsed().as_secs(),
+                });
+            }
+            state = format!("still unbound: {}", waiting.join("; "));
+            if let Some(p) = &self.progress {
+                p(&format!(
+                    "waiting {} s of at most {} s for claims to be bound: {}",
+                    start.elapsed().as_secs(),
+                    w.timeout_secs,
+                    waiting.join("; ")
+                ));
+            }
+        }
+    }
+
+    /// The newest event about a claim (`ExternalProvisioning`, `ProvisioningFailed`, ...), as
+    /// ` (reason: message)`; "" when there is none or it cannot be read.
+    async fn claim_events(&self, claim: &ObjectKey) -> String {
+        let path = format!(
+            "/api/v1/namespaces/{}/events?fieldSelector=involvedObject.kind%3DPersistentVolumeClaim,involvedObject.name%3D{}",
+            claim.namespace, claim.name
+        );
+        let Ok((200, bytes)) = self
+            .call(
+                "GET",
+                &path,
+                "application/json",
+                Vec::new(),
+                "read the claim's events",
+                ("pvc", claim),
+            )
+            .await
+        else {
+            return String::new();
+        };
+        let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        let newest = v["items"].as_array().and_then(|items| {
+            items.iter().max_by_key(|e| {
+                e["lastTimestamp"]
+                    .as_str()
+                    .or(e["eventTime"].as_str())
+                    .unwrap_or("")
+                    .to_string()
+            })
+        });
+        match newest {
+            Some(e) => format!(
+                " ({}: {})",
+                e["reason"].as_str().unwrap_or(""),
+                visible(e["message"].as_str().unwrap_or(""))
+            ),
+            None => String::new(),
+        }
+    }
+
     /// Where a pod is bound, read back after a 409 whose message did not say.
     async fn bound_node(&self, pod: &ObjectKey) -> Option<String> {
         let path = format!("/api/v1/namespaces/{}/pods/{}", pod.namespace, pod.name);
         let (code, bytes) = self
-            .call("GET", &path, "application/json", Vec::new(), "read the pod", pod)
+            .call(
+                "GET",
+                &path,
+                "application/json",
+                Vec::new(),
+                "read the pod",
+                ("pod", pod),
+            )
             .await
             .ok()?;
         if code != 200 {
@@ -199,7 +462,7 @@ impl ActionContext<'_> {
                 "application/json",
                 serde_json::to_vec(&body).unwrap_or_default(),
                 &what,
-                req.pod(),
+                req.object(),
             )
             .await
         {

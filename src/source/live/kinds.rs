@@ -159,6 +159,107 @@ own_resource!(
     "compositepodgroups"
 );
 
+/// The versions of resource.k8s.io a server may serve the DRA kinds in, newest first: v1
+/// (1.34+), v1beta2 (1.33+, same shape as v1), v1beta1 (1.32+, converted).
+pub const DRA_VERSIONS: [&str; 3] = ["v1", "v1beta2", "v1beta1"];
+
+/// The DRA kinds read at resource.k8s.io/v1 (DeviceTaintRule has its own versions).
+pub fn is_dra_v1_kind(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::DeviceClass | Kind::ResourceSlice | Kind::ResourceClaim | Kind::ResourceClaimTemplate
+    )
+}
+
+/// A resource.k8s.io version older than v1 (the marker of [`Older`]).
+pub trait OlderVersion: Clone + Debug + Send + Sync + 'static {
+    /// The version.
+    const VERSION: &'static str;
+}
+
+/// resource.k8s.io/v1beta2.
+#[derive(Clone, Debug)]
+pub struct V1Beta2;
+impl OlderVersion for V1Beta2 {
+    const VERSION: &'static str = "v1beta2";
+}
+
+/// resource.k8s.io/v1beta1.
+#[derive(Clone, Debug)]
+pub struct V1Beta1;
+impl OlderVersion for V1Beta1 {
+    const VERSION: &'static str = "v1beta1";
+}
+
+/// An object of kind `T` (read by the engine at v1) listed and watched at an older version
+/// `V` of its group, and converted to v1 as it is decoded ([`crate::model::dra_versions`]).
+#[derive(Clone, Debug)]
+pub struct Older<T, V>(pub T, std::marker::PhantomData<V>);
+
+impl<'de, T: LiveKind, V: OlderVersion> serde::Deserialize<'de> for Older<T, V> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut v = serde_json::Value::deserialize(d)?;
+        crate::model::dra_versions::to_v1(T::KIND, V::VERSION, &mut v);
+        let t = T::deserialize(v).map_err(serde::de::Error::custom)?;
+        Ok(Older(t, std::marker::PhantomData))
+    }
+}
+
+impl<T: LiveKind, V: OlderVersion> kube::Resource for Older<T, V> {
+    type DynamicType = ();
+    type Scope = T::Scope;
+
+    fn kind(dt: &()) -> Cow<'_, str> {
+        T::kind(dt)
+    }
+    fn group(dt: &()) -> Cow<'_, str> {
+        T::group(dt)
+    }
+    fn version(_: &()) -> Cow<'_, str> {
+        V::VERSION.into()
+    }
+    fn plural(dt: &()) -> Cow<'_, str> {
+        T::plural(dt)
+    }
+    fn meta(&self) -> &ObjectMeta {
+        self.0.meta()
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        self.0.meta_mut()
+    }
+}
+
+impl<T: LiveKind, V: OlderVersion> LiveKind for Older<T, V> {
+    const KIND: Kind = T::KIND;
+    const FIELD_SELECTOR: Option<&'static str> = T::FIELD_SELECTOR;
+    fn into_object(self) -> Object {
+        self.0.into_object()
+    }
+}
+
+/// Runs `$body` with `$K` bound to the type that reads `$kind` at resource.k8s.io version
+/// `$version` (the kind's own type at v1, or for the DRA kinds [`Older`] at v1beta2/v1beta1).
+macro_rules! with_served_kind {
+    ($kind:expr, $version:expr, $K:ident => $body:expr) => {{
+        use $crate::model::event::Kind as SK;
+        use $crate::source::live::kinds::{Older, V1Beta1, V1Beta2};
+        use k8s_openapi::api::resource::v1 as rv1;
+        let kind = $kind;
+        match ($version, kind) {
+            ("v1beta2", SK::DeviceClass) => { type $K = Older<rv1::DeviceClass, V1Beta2>; $body }
+            ("v1beta2", SK::ResourceSlice) => { type $K = Older<rv1::ResourceSlice, V1Beta2>; $body }
+            ("v1beta2", SK::ResourceClaim) => { type $K = Older<rv1::ResourceClaim, V1Beta2>; $body }
+            ("v1beta2", SK::ResourceClaimTemplate) => { type $K = Older<rv1::ResourceClaimTemplate, V1Beta2>; $body }
+            ("v1beta1", SK::DeviceClass) => { type $K = Older<rv1::DeviceClass, V1Beta1>; $body }
+            ("v1beta1", SK::ResourceSlice) => { type $K = Older<rv1::ResourceSlice, V1Beta1>; $body }
+            ("v1beta1", SK::ResourceClaim) => { type $K = Older<rv1::ResourceClaim, V1Beta1>; $body }
+            ("v1beta1", SK::ResourceClaimTemplate) => { type $K = Older<rv1::ResourceClaimTemplate, V1Beta1>; $body }
+            _ => $crate::model::kinds::kind_rows!(crate::source::live::kinds::with_kind_match!(kind, $K => $body)),
+        }
+    }};
+}
+pub(crate) use with_served_kind;
+
 /// The `match` of [`with_kind!`], over every row of the kinds table.
 macro_rules! with_kind_match {
     (($kind:expr, $K:ident => $body:expr) $( $V:ident { ty: $ty:ty, kind: $k:literal, api: $api:literal,
@@ -175,11 +276,14 @@ macro_rules! with_kind_match {
 pub(crate) use with_kind_match;
 
 /// Runs `$body` with `$K` bound to the Rust type of `$kind`.
+#[cfg(test)]
 macro_rules! with_kind {
     ($kind:expr, $K:ident => $body:expr) => {
         $crate::model::kinds::kind_rows!(crate::source::live::kinds::with_kind_match!($kind, $K => $body))
     };
 }
+#[cfg(test)]
+#[allow(unused_imports)]
 pub(crate) use with_kind;
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use tokio::sync::mpsc;
 use self::actions::ActionContext;
 use self::config::{ConfigOptions, ConnectionInfo, Environment};
 use self::error::{ErrorContext, LiveError, classify};
-use self::kinds::{LiveKind, with_kind};
+use self::kinds::{LiveKind, with_served_kind};
 use self::watch::{KindTarget, Progress, WatchOptions};
 use super::ClusterSource;
 use super::write::{Outcome, WriteError, WriteMode, WriteRequest};
@@ -69,6 +69,9 @@ pub struct ServerVersion {
     pub git_version: String,
 }
 
+/// The User-Agent of every request: `kschedtui/VERSION`.
+pub const USER_AGENT: &str = concat!("kschedtui/", env!("CARGO_PKG_VERSION"));
+
 /// A live cluster.
 pub struct LiveSource {
     client: kube::Client,
@@ -87,6 +90,11 @@ pub struct LiveSource {
     /// The optional kinds ([`Kind::optional`]) that could not be listed at the last load (then
     /// they are not watched either).
     unreadable: Mutex<std::collections::BTreeSet<Kind>>,
+    /// The version of resource.k8s.io the DRA kinds are read in (discovery's newest of v1,
+    /// v1beta2, v1beta1; "v1" until discovery ran).
+    dra_version: Mutex<String>,
+    /// Where the writes' waits report their progress.
+    write_progress: Option<actions::WriteProgress>,
 }
 
 impl std::fmt::Debug for LiveSource {
@@ -105,7 +113,12 @@ impl LiveSource {
         if copts.timeout.is_none() {
             copts.timeout = Some(opts.watch.request_timeout);
         }
-        let resolved = config::resolve(&copts, env).await?;
+        let mut resolved = config::resolve(&copts, env).await?;
+        // every request names kschedtui in the cluster's audit log
+        resolved
+            .config
+            .headers
+            .push((http::header::USER_AGENT, http::HeaderValue::from_static(USER_AGENT)));
         let info = resolved.info;
         let client = kube::Client::try_from(resolved.config).map_err(|e| {
             classify(
@@ -130,6 +143,8 @@ impl LiveSource {
             identity: Mutex::new(None),
             served: Mutex::new(None),
             unreadable: Mutex::new(std::collections::BTreeSet::new()),
+            dra_version: Mutex::new("v1".to_string()),
+            write_progress: None,
         })
     }
 
@@ -138,6 +153,21 @@ impl LiveSource {
     pub fn with_progress(mut self, f: ProgressFn) -> Self {
         self.progress = Some(f);
         self
+    }
+
+    /// Reports the progress of long writes (VolumeBinding's wait) to `f`.
+    #[must_use]
+    pub fn with_write_progress(mut self, f: actions::WriteProgress) -> Self {
+        self.write_progress = Some(f);
+        self
+    }
+
+    /// The version of resource.k8s.io the DRA kinds are read and written in.
+    pub fn resource_version(&self) -> String {
+        self.dra_version
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Where the source points.
@@ -186,6 +216,8 @@ impl LiveSource {
             context: &self.info.context,
             mode: self.mode,
             timeout: self.opts.request_timeout,
+            resource_version: self.resource_version(),
+            progress: self.write_progress.clone(),
         }
     }
 
@@ -194,7 +226,8 @@ impl LiveSource {
             (Scope::Namespace(ns), true) => Some(ns.as_str()),
             _ => None,
         };
-        with_kind!(kind, K => <K as kube::Resource>::url_path(&(), ns))
+        let version = self.resource_version();
+        with_served_kind!(kind, version.as_str(), K => <K as kube::Resource>::url_path(&(), ns))
     }
 
     fn resource_text(&self, kind: Kind) -> String {
@@ -218,7 +251,10 @@ impl LiveSource {
             None => {
                 let mut s = std::collections::BTreeSet::new();
                 let mut by_gv: BTreeMap<&str, Vec<Kind>> = BTreeMap::new();
-                for k in Kind::ALL.into_iter().filter(|k| k.discovered()) {
+                for k in Kind::ALL
+                    .into_iter()
+                    .filter(|k| k.discovered() && !kinds::is_dra_v1_kind(*k))
+                {
                     by_gv.entry(k.api_version()).or_default().push(k);
                 }
                 for (gv, kinds) in by_gv {
@@ -226,6 +262,28 @@ impl LiveSource {
                     let cx = self.cx(&doing, "get", "API discovery");
                     let names = actions::served_resources(&self.client, gv, &cx).await?;
                     s.extend(kinds.into_iter().filter(|k| names.iter().any(|n| n == k.plural())));
+                }
+                // DRA: the newest version of resource.k8s.io the server serves (v1 from 1.34;
+                // v1beta1 and v1beta2 on 1.32 and 1.33, converted as they are read)
+                let dra: Vec<Kind> = Kind::ALL.into_iter().filter(|k| kinds::is_dra_v1_kind(*k)).collect();
+                for version in kinds::DRA_VERSIONS {
+                    let gv = format!("resource.k8s.io/{version}");
+                    let doing = format!("discovering the {gv} API");
+                    let cx = self.cx(&doing, "get", "API discovery");
+                    let names = actions::served_resources(&self.client, &gv, &cx).await?;
+                    let here: Vec<Kind> = dra
+                        .iter()
+                        .copied()
+                        .filter(|k| names.iter().any(|n| n == k.plural()))
+                        .collect();
+                    if !here.is_empty() {
+                        s.extend(here);
+                        *self
+                            .dra_version
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner) = version.to_string();
+                        break;
+                    }
                 }
                 *self.served.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(s.clone());
                 s
@@ -246,7 +304,15 @@ impl LiveSource {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clear();
         let kinds = self.kinds().await?;
+        let dra_version = self.resource_version();
         let mut state = ClusterState::new();
+        state.not_served = Kind::ALL
+            .into_iter()
+            .filter(|k| k.discovered() && !kinds.contains(k))
+            .collect();
+        if kinds.iter().any(|k| self::kinds::is_dra_v1_kind(*k)) {
+            state.dra_version = Some(dra_version.clone());
+        }
         let mut listed = BTreeMap::new();
         let noop: ProgressFn = Arc::new(|_: &Progress| {});
         let progress = self.progress.clone().unwrap_or(noop);
@@ -257,7 +323,7 @@ impl LiveSource {
                 url: self.url_of(kind),
                 cx: self.cx(&doing, "list", &resource),
             };
-            let answer = with_kind!(kind, K => {
+            let answer = with_served_kind!(kind, dra_version.as_str(), K => {
                 watch::list_kind::<K>(&self.client, &target, &self.opts, progress.as_ref()).await
             });
             let (objects, rv) = match answer {
@@ -344,6 +410,7 @@ impl LiveSource {
             .clone();
         let mut kinds = self.kinds().await?;
         kinds.retain(|k| !unreadable.contains(k));
+        let dra_version = self.resource_version();
         let listed = self
             .listed
             .lock()
@@ -377,9 +444,11 @@ impl LiveSource {
             };
             let client = &self.client;
             let opts = &self.opts;
-            tasks.push(with_kind!(*kind, K => Box::pin(async move {
-                watch_one::<K>(client, target, start, opts, tx).await
-            })));
+            tasks.push(
+                with_served_kind!(*kind, dra_version.as_str(), K => Box::pin(async move {
+                    watch_one::<K>(client, target, start, opts, tx).await
+                })),
+            );
         }
         while let Some(r) = tasks.next().await {
             if r.is_some() {

@@ -172,6 +172,45 @@ pub(crate) struct DeviceResult {
     pub admin_access: bool,
     /// A share of a device allowing multiple allocations (consumable capacity).
     pub shared: bool,
+    /// Where the device can be used (its slice's node fields, or with
+    /// `perDeviceNodeSelection` its own): what the allocation's node selector is made of.
+    pub placement: Placement,
+    /// The device's `bindsToNode`.
+    pub binds_to_node: bool,
+    /// The device's `bindingConditions`.
+    pub binding_conditions: Vec<String>,
+    /// The device's `bindingFailureConditions`.
+    pub binding_failure_conditions: Vec<String>,
+    /// The request's (or subrequest's) tolerations, as JSON.
+    pub tolerations: Vec<serde_json::Value>,
+}
+
+/// The node fields of a device or its slice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Placement {
+    /// `nodeName`: that node only.
+    Node(String),
+    /// `nodeSelector` (a NodeSelector, as JSON).
+    Selector(serde_json::Value),
+    /// `allNodes` (or nothing set).
+    AllNodes,
+}
+
+impl Placement {
+    /// The placement of device `d` of `slice`.
+    pub(crate) fn of(slice: &dra::ResourceSlice, d: &dra::Device) -> Placement {
+        let per_device = slice.spec.per_device_node_selection == Some(true);
+        let (name, selector) = if per_device {
+            (d.node_name.as_deref(), d.node_selector.as_ref())
+        } else {
+            (slice.spec.node_name.as_deref(), slice.spec.node_selector.as_ref())
+        };
+        match (name.filter(|n| !n.is_empty()), selector) {
+            (Some(n), _) => Placement::Node(n.to_string()),
+            (None, Some(sel)) => Placement::Selector(serde_json::to_value(sel).unwrap_or_default()),
+            (None, None) => Placement::AllNodes,
+        }
+    }
 }
 
 /// A device: (driver, pool, device name).
@@ -1316,6 +1355,11 @@ impl<'a> Search<'a, '_> {
                 }
             }
         }
+        let tolerations = self.requests[&key]
+            .tolerations
+            .iter()
+            .map(|t| serde_json::to_value(t).unwrap_or_default())
+            .collect();
         self.results[ci].push(DeviceResult {
             request: full,
             driver: id.0,
@@ -1323,6 +1367,11 @@ impl<'a> Search<'a, '_> {
             device: id.2,
             admin_access: admin,
             shared: multi,
+            placement: Placement::of(slice, d),
+            binds_to_node: d.binds_to_node == Some(true),
+            binding_conditions: d.binding_conditions.clone().unwrap_or_default(),
+            binding_failure_conditions: d.binding_failure_conditions.clone().unwrap_or_default(),
+            tolerations,
         });
         Ok(true)
     }

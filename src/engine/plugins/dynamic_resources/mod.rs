@@ -30,6 +30,7 @@
 //! how each request's candidate devices narrow down and why a node failed.
 
 pub(crate) mod allocator;
+mod bind;
 pub(crate) mod cel;
 pub(crate) mod extended;
 #[cfg(test)]
@@ -50,13 +51,14 @@ use super::names;
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
-    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PluginsRunner, PostFilterPlugin, PreBindPlugin,
+    Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PluginsRunner, PostFilterPlugin, PreBindOut, PreBindPlugin,
     PreEnqueuePlugin, PreFilterPlugin, ReservePlugin, ScorePlugin, ScoreResult, Signing,
 };
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::release::{Change, Features, Gate};
 use crate::engine::trace::{DraClaim, DraNode, DraRequestOnNode, DraTrace, Explanation, Lines, PostFilterTrace};
 use crate::model::selector::NodeSelectorMatcher;
+use crate::model::write::{Edit, Target, Update, WriteRequest};
 use crate::model::{Cluster, ObjectKey, Pod};
 
 static STATE_KEY: &str = "PreFilterDynamicResources";
@@ -143,6 +145,9 @@ pub(crate) struct DynamicResources {
     /// DRAResourceClaimDeviceStatus).
     binding: bool,
     rules: Rules,
+    /// The allocator generation and implementation (the allocation result's shape).
+    generation: Generation,
+    implementation: Implementation,
     features: AllocFeatures,
     cel: cel::Compiler,
 }
@@ -835,11 +840,11 @@ impl PreBindPlugin for DynamicResources {
 
     fn pre_bind(
         &self,
-        _: &Ctx<'_>,
+        cx: &Ctx<'_>,
         state: &mut CycleState,
         pod: &PodInfo,
         node: &str,
-        notes: &mut Vec<String>,
+        out: &mut PreBindOut,
     ) -> Status {
         // Nothing to write for a pod without claims (upstream's PreBindPreFlight skips it).
         let Some(s) = state.read::<StateData>(STATE_KEY) else {
@@ -850,31 +855,110 @@ impl PreBindPlugin for DynamicResources {
         }
         let per_node = s.per_node.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let results = per_node.get(node).and_then(|r| r.results.clone()).unwrap_or_default();
+        let shape = bind::ResultShape {
+            generation: self.generation,
+            implementation: self.implementation,
+            binding_conditions: self.features.binding_conditions,
+            device_status: self.features.device_status,
+        };
         let mut k = 0;
-        for c in &s.claims {
+        for (i, c) in s.claims.iter().enumerate() {
             let name = kobj(&c.metadata);
+            let key = ObjectKey::new(
+                c.metadata.namespace.clone().unwrap_or_default(),
+                c.metadata.name.clone().unwrap_or_default(),
+            );
             let reserved = reserved_for(c).iter().any(|r| pod.pod.has_uid(&r.uid));
-            if allocation(c).is_none() {
-                let devs = results
-                    .get(k)
-                    .map(|r| {
-                        r.iter()
-                            .map(|d| format!("{}: {}/{}/{}", d.request, d.driver, d.pool, d.device))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    })
-                    .unwrap_or_default();
+            let allocate = allocation(c).is_none();
+            let devices = if allocate {
+                let d = results.get(k).cloned().unwrap_or_default();
                 k += 1;
-                notes.push(format!(
-                    "DynamicResources would write ResourceClaim {name} status: allocation [{devs}], reservedFor += pod {}",
-                    pod.pod.key
-                ));
-            } else if !reserved {
-                notes.push(format!(
-                    "DynamicResources would add pod {} to ResourceClaim {name} status.reservedFor",
-                    pod.pod.key
-                ));
+                Some(d)
+            } else {
+                None
+            };
+            if s.ext == Some(i) {
+                if devices.as_ref().is_some_and(|d| !d.is_empty()) {
+                    out.unplanned.push(
+                        "the claim for the pod's extended resources served by DRA (DynamicResources creates it, allocates it and records it in the pod's status.extendedResourceClaimStatus; kschedtui does not plan that creation)".to_string(),
+                    );
+                }
+                continue;
             }
+            if reserved {
+                continue;
+            }
+            let pod_name = pod.pod.key.name.to_string();
+            let pod_uid = pod.pod.obj.metadata.uid.clone().unwrap_or_default();
+            let update = |status: bool, edit: Edit| {
+                WriteRequest::Update(Box::new(Update {
+                    plugin: names::DYNAMIC_RESOURCES,
+                    pod: pod.pod.key.clone(),
+                    target: Target::ResourceClaim,
+                    key: key.clone(),
+                    status,
+                    edit,
+                }))
+            };
+            let allocation_value = match &devices {
+                Some(d) => {
+                    if d.iter().any(|r| r.shared) {
+                        out.unplanned.push(format!(
+                            "claim {name} gets a share of a device that allows multiple allocations (consumable capacity): its shareID and consumedCapacity are not planned by kschedtui"
+                        ));
+                        continue;
+                    }
+                    if shape.generation >= allocator::Generation::G134
+                        && self.binding
+                        && d.iter().any(|r| !r.binding_conditions.is_empty())
+                    {
+                        out.unplanned.push(format!(
+                            "claim {name} gets a device with binding conditions, which PreBind waits for (up to the plugin's bindingTimeout); kschedtui does not wait for device binding conditions"
+                        ));
+                        continue;
+                    }
+                    match bind::allocation_result(&cx.snapshot.cluster, c, d, node, shape) {
+                        Ok(a) => Some(a),
+                        Err(e) => return Status::error(e),
+                    }
+                }
+                None => None,
+            };
+            let devs = devices
+                .as_ref()
+                .map(|d| {
+                    d.iter()
+                        .map(|r| format!("{}: {}/{}/{}", r.request, r.driver, r.pool, r.device))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            let has_finalizer = c
+                .metadata
+                .finalizers
+                .iter()
+                .flatten()
+                .any(|f| f == crate::model::write::CLAIM_FINALIZER);
+            if allocation_value.is_some() && !has_finalizer {
+                out.writes.push(update(false, Edit::DeleteProtection));
+            }
+            out.notes.push(if allocation_value.is_some() {
+                format!(
+                    "writes ResourceClaim {name}: the finalizer {}, then status.allocation [{devs}] and the pod in status.reservedFor",
+                    crate::model::write::CLAIM_FINALIZER
+                )
+            } else {
+                format!("writes ResourceClaim {name}: the pod {} in status.reservedFor", pod.pod.key)
+            });
+            out.writes.push(update(
+                true,
+                Edit::Reserve {
+                    allocation: allocation_value,
+                    pod_name,
+                    pod_uid,
+                    timestamp: self.binding,
+                },
+            ));
         }
         Status::success()
     }
@@ -1452,7 +1536,7 @@ fn diagnose(
 }
 
 /// The allocator's code generation and features of a release.
-fn allocator_of(features: &Features) -> (Rules, Implementation, AllocFeatures) {
+fn allocator_of(features: &Features) -> (Rules, Implementation, AllocFeatures, Generation) {
     let f = AllocFeatures {
         admin_access: features.on(Gate::DRAAdminAccess),
         prioritized_list: features.on(Gate::DRAPrioritizedList),
@@ -1470,7 +1554,7 @@ fn allocator_of(features: &Features) -> (Rules, Implementation, AllocFeatures) {
         Generation::G134
     };
     let implementation = Implementation::select(g, &f);
-    (Rules::of(g, implementation), implementation, f)
+    (Rules::of(g, implementation), implementation, f, g)
 }
 
 /// Registers DynamicResources.
@@ -1482,7 +1566,7 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
     // 1.36 returns 0 without DRAPrioritizedList; 1.35 does not check, and without the gate
     // no claim can get a subrequest allocated, so the score is 0 either way.
     let scores = has_score && prioritized_list;
-    let (rules, _, alloc) = allocator_of(features);
+    let (rules, implementation, alloc, generation) = allocator_of(features);
     let p = Arc::new(DynamicResources {
         enabled,
         scores,
@@ -1493,6 +1577,8 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         prioritized_list,
         binding: features.on(Gate::DRADeviceBindingConditions) && features.on(Gate::DRAResourceClaimDeviceStatus),
         rules,
+        generation,
+        implementation,
         features: alloc,
         cel: cel::Compiler::default(),
     });

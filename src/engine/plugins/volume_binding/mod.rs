@@ -3,10 +3,10 @@
 //! claims and (1.30, 1.31 only) narrows the nodes to those the bound local PVs allow; Filter checks bound PVs'
 //! node affinity and, for WaitForFirstConsumer claims, that a PV can be bound or provisioned on
 //! the node. Score exists only with the VolumeCapacityPriority gate, which is off in every
-//! supported release, so PreScore returns Skip. Reserve and PreBind write to the cluster and are
-//! only named.
+//! supported release, so PreScore returns Skip. Reserve and PreBind are in [`cycle`].
 
 pub(crate) mod binder;
+mod cycle;
 pub(crate) mod scorer;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -93,6 +93,8 @@ pub(crate) struct VolumeBinding {
     /// [`Change::VolumeBindingEligibleNodesRemoved`]).
     eligible_nodes: bool,
     scorer: Option<Scorer>,
+    /// `bindTimeoutSeconds`: how long PreBind waits for the claims to be bound.
+    bind_timeout_secs: u64,
 }
 
 impl Plugin for VolumeBinding {
@@ -443,6 +445,7 @@ fn build(a: Args, features: &Features, capacity_priority: bool) -> Result<Volume
         gates: binder::BinderGates::of(features),
         eligible_nodes: !features.has(Change::VolumeBindingEligibleNodesRemoved),
         scorer,
+        bind_timeout_secs: u64::try_from(timeout).unwrap_or(0),
     })
 }
 
@@ -454,8 +457,9 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         pre_filter: Some(p.clone()),
         filter: Some(p.clone()),
         pre_score: Some(p.clone()),
-        score: Some(p),
-        later: vec!["Reserve", "PreBind"],
+        score: Some(p.clone()),
+        reserve: Some(p.clone()),
+        pre_bind: Some(p),
         ..Default::default()
     })
 }
