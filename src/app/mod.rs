@@ -1034,6 +1034,27 @@ impl App {
         }
     }
 
+    /// The kinds the release's scheduler reads that the live server does not serve
+    /// (resource names), for the header; each explanation's notes say what that means.
+    pub fn unserved_kinds(&self) -> Vec<String> {
+        if self.cluster.not_served.is_empty() {
+            return Vec::new();
+        }
+        // the CRD of Coscheduling matters when a pending pod's profile runs it
+        let coscheduling = self.cluster.pending_pods().iter().any(|p| {
+            self.profiles.iter().any(|f| {
+                f.name == p.scheduler_name()
+                    && f.plugins_at("Permit")
+                        .contains(&crate::engine::release::served::COSCHEDULING)
+            })
+        });
+        crate::engine::release::served::read_kinds(&self.features, coscheduling)
+            .into_iter()
+            .filter(|(k, _)| self.cluster.not_served.contains(k))
+            .map(|(k, _)| k.plural().to_string())
+            .collect()
+    }
+
     /// Kinds whose watch is broken, with why (the view of them may be out of date).
     pub fn stale_kinds(&self) -> Vec<(String, String)> {
         self.live.as_ref().map_or_else(Vec::new, |l| {

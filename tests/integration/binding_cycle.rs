@@ -497,3 +497,33 @@ fn rehearsals_save_the_annotated_claim_and_the_allocated_claim_beside_the_bound_
         Some("error: pod 'ml/infer-l4' is not pending: spec.nodeName is 'pool-dra-b1'")
     );
 }
+
+#[test]
+fn a_kind_the_release_reads_that_the_server_does_not_serve_is_said_on_every_answer() {
+    // a 1.36 server with resource.k8s.io turned off: its scheduler reads the DRA kinds
+    let server = ApiServer::with_cluster(VOLUMES);
+    server.set_version("v1.36.3", "36");
+    server.serve_dra(false);
+    let k = kubeconfig(&server);
+    let warning = "the server does not serve deviceclasses (resource.k8s.io/v1), resourceslices (resource.k8s.io/v1), resourceclaims (resource.k8s.io/v1), resourceclaimtemplates (resource.k8s.io/v1), which kube-scheduler 1.36 reads in DynamicResources (DynamicResourceAllocation)";
+    let o = run(&["explain", "shop/db-0", "--kubeconfig", &k, "-o", "json"]);
+    ok(&o);
+    let ex: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert!(
+        ex["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with(warning)),
+        "{}",
+        ex["notes"]
+    );
+    let o = run(&["explain", "shop/db-0", "--kubeconfig", &k]);
+    ok(&o);
+    assert!(o.stdout.contains(&format!("Note: {warning}")), "{}", o.stdout);
+    // served at v1: no warning
+    server.serve_dra(true);
+    let o = run(&["explain", "shop/db-0", "--kubeconfig", &k, "-o", "json"]);
+    ok(&o);
+    assert!(!o.stdout.contains("does not serve"), "{}", o.stdout);
+}

@@ -345,10 +345,11 @@ fn demo_dra_pod_shows_its_claims_node_devices_and_binds_with_the_claim_writes() 
         "POST /api/v1/namespaces/ml/pods/infer-l4/binding",
     ]);
     t.keys(&["y"]);
-    t.wait_for(&["bind ml/infer-l4 to node 'pool-dra-b1'"]);
+    t.wait_for(&["1 in-memory change(s)", "on pool-dra-b1"]);
+    // the bind is an in-memory change: quitting asks first
     t.keys(&["q"]);
-    t.wait_for(&["Pods 1 shown"]);
-    t.keys(&["q"]);
+    t.wait_for(&["Quit without saving?", "bound ml/infer-l4 to pool-dra-b1"]);
+    t.keys(&["y"]);
     t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }
 

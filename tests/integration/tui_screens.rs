@@ -969,3 +969,51 @@ fn deschedule_dry_run() {
     run(&mut a, [done, Action::Down, Action::Down]);
     snap("deschedule_dry_run", &a);
 }
+
+#[test]
+fn header_names_the_kinds_the_server_does_not_serve() {
+    // a 1.36 cluster whose server serves no resource.k8s.io: the release's DynamicResources
+    // reads four kinds there, and the header keeps saying so even when narrow
+    let mut c = kschedtui::source::file::load_str("tui-test.yaml", FIXTURE).expect("fixture");
+    c.not_served = kschedtui::model::kinds::Kind::ALL
+        .into_iter()
+        .filter(|k| k.discovered())
+        .collect();
+    let mut a = new_app();
+    a.features = Arc::new(kschedtui::engine::Features::new("1.36".parse().expect("version")));
+    load_sync(&mut a, c);
+    assert_eq!(
+        a.unserved_kinds(),
+        vec![
+            "deviceclasses",
+            "resourceslices",
+            "resourceclaims",
+            "resourceclaimtemplates"
+        ]
+    );
+    let th = theme();
+    for (w, h) in SIZES {
+        let t = draw(&a, &th, w, h);
+        let top: String = (0..w)
+            .map(|x| t.backend().buffer()[(x, 0)].symbol().to_string())
+            .collect();
+        let want = if w < 120 {
+            "NOT SERVED: 4 kind(s)"
+        } else {
+            "NOT SERVED: deviceclasses, resourceslices, resourceclaims, resourceclaimtemplates"
+        };
+        assert!(top.contains(want), "{w}x{h}: {top}");
+    }
+    // the pod's explanation says what it means
+    let notes = a
+        .explanation(&ObjectKey::new("default", "web-2"))
+        .and_then(|e| e.as_ref().ok())
+        .map(|e| e.notes.clone())
+        .unwrap_or_default();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("the server does not serve deviceclasses (resource.k8s.io/v1)")),
+        "{notes:?}"
+    );
+}

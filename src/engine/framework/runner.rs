@@ -392,6 +392,20 @@ pub fn explain_as(
             snapshot.features.describe(),
         ));
     }
+    if !snapshot.cluster.not_served.is_empty() {
+        // what the release reads that the server does not serve (the CRD of Coscheduling
+        // only when the pod's own profile runs it)
+        let permit = profiles
+            .iter()
+            .find(|f| f.name == wanted)
+            .map(|f| f.plugins_at("Permit"))
+            .unwrap_or_default();
+        ex.notes.extend(crate::engine::release::served::unserved_warnings(
+            &snapshot.features,
+            &snapshot.cluster.not_served,
+            &permit,
+        ));
+    }
     let Some(fw) = profiles.iter().find(|f| f.name == wanted) else {
         ex.waiting_for_scheduler = Some(pod.scheduler_name().to_string());
         ex.message = Some(format!(

@@ -15,6 +15,7 @@ pub mod features;
 mod gate_table;
 pub mod gates;
 pub mod profile;
+pub mod served;
 
 use std::fmt;
 use std::str::FromStr;

@@ -256,6 +256,19 @@ fn header(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>,
                 items.push(vec![Span::styled("dry-run=server", theme.muted)]);
             }
         }
+        let unserved = app.unserved_kinds();
+        if !unserved.is_empty() {
+            // kinds the release's scheduler reads that the server does not serve: the
+            // answers lack them (each explanation's notes say which and why)
+            items.push(vec![Span::styled(
+                if narrow {
+                    format!("NOT SERVED: {} kind(s)", unserved.len())
+                } else {
+                    format!("NOT SERVED: {}", unserved.join(", "))
+                },
+                theme.fail,
+            )]);
+        }
         if app.readonly {
             items.push(vec![Span::styled("read-only", theme.muted)]);
         }
@@ -297,7 +310,7 @@ fn header(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>,
     let kept = |i: &Vec<Span<'_>>| {
         i.first().is_some_and(|s| {
             let c = s.content.as_ref();
-            ["STALE", "FROZEN", "live", "cluster changed"]
+            ["STALE", "FROZEN", "live", "cluster changed", "NOT SERVED"]
                 .iter()
                 .any(|p| c.starts_with(p))
                 || c == "dry-run=server"
