@@ -346,10 +346,7 @@ impl Sim<'_> {
         let prio = self.snap.cluster.pod(key).map_or(i32::MIN, |p| p.priority);
         let lower: Vec<ObjectKey> = self
             .snap
-            .nominated
-            .get(node)
-            .into_iter()
-            .flatten()
+            .nominated_on(node)
             .filter(|p| p.pod.priority < prio && p.pod.key != *key)
             .map(|p| p.pod.key.clone())
             .collect();

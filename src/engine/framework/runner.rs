@@ -308,10 +308,7 @@ impl PluginsRunner for Framework {
 /// higher priority than the pod, other than the pod itself.
 fn nominated_on<'a>(cx: &Ctx<'a>, pod: &PodInfo, node: &NodeInfo) -> Vec<&'a Arc<PodInfo>> {
     cx.snapshot
-        .nominated
-        .get(node.name())
-        .into_iter()
-        .flatten()
+        .nominated_on(node.name())
         .filter(|p| p.pod.priority >= pod.pod.priority && !p.pod.same_uid(&pod.pod))
         .collect()
 }
@@ -380,6 +377,7 @@ pub fn explain_as(
     if let Some(n) = snapshot.features.note() {
         ex.notes.push(n.to_string());
     }
+    snapshot.admit_nominated(profiles);
     if wanted != pod.scheduler_name() {
         ex.notes.push(format!(
             "explained with profile '{wanted}' (a what-if); the pod's schedulerName is '{}'",

@@ -25,8 +25,15 @@ pub struct Snapshot {
     index: HashMap<String, usize>,
     /// The nodes' images by name: which nodes list each, with its size there.
     pub(crate) images: Arc<ImageIndex>,
-    /// Pending pods with status.nominatedNodeName, per node (not gated, not bound).
+    /// Pending pods with status.nominatedNodeName, per node (not gated, not bound): the
+    /// candidates of the nominator. Only those that reached the active queue are nominated
+    /// pods for others ([`Snapshot::nominated_on`]).
     pub nominated: BTreeMap<String, Vec<Arc<PodInfo>>>,
+    /// The candidates the scheduling queue never moves to activeQ, so never adds to its
+    /// nominator (`moveToActiveQ` calls `AddNominatedPod` only for a pod that passed its
+    /// profile's PreEnqueue plugins; a pod no profile serves is not in the queue at all). Set
+    /// once, by the first explanation with the profiles ([`Snapshot::admit_nominated`]).
+    pub(crate) not_in_queue: std::sync::OnceLock<Arc<std::collections::BTreeSet<crate::model::ObjectKey>>>,
     /// Parsed pods by key (every non-finished pod).
     pub pod_infos: PodInfos,
     /// The release and gates the snapshot's pods were read for (one value, shared with the
@@ -125,6 +132,7 @@ impl Snapshot {
             pod_infos,
             features,
             handle: FrameworkHandle::default(),
+            not_in_queue: std::sync::OnceLock::new(),
             placement: None,
             pod_table,
             scoring_terms,
@@ -132,6 +140,38 @@ impl Snapshot {
             serial: false,
             decisions_only: false,
         }
+    }
+
+    /// Works out, once, which nominated pods the queue holds: a candidate whose schedulerName
+    /// no profile serves, or that its profile's PreEnqueue plugins reject (scheduling gates, a
+    /// DRA claim missing or not owned, a gang short of members), never enters activeQ and is
+    /// not a nominated pod for anyone else.
+    pub fn admit_nominated(&self, profiles: &[super::runtime::Framework]) {
+        self.not_in_queue.get_or_init(|| {
+            let cx = super::plugin::Ctx { snapshot: self };
+            let mut out = std::collections::BTreeSet::new();
+            for pi in self.nominated.values().flatten() {
+                let admitted = profiles
+                    .iter()
+                    .find(|f| f.name == pi.pod.scheduler_name())
+                    .is_some_and(|fw| fw.pre_enqueue.iter().all(|pl| pl.pre_enqueue(&cx, pi).is_success()));
+                if !admitted {
+                    out.insert(pi.pod.key.clone());
+                }
+            }
+            Arc::new(out)
+        });
+    }
+
+    /// The nominated pods on a node, as the scheduler's nominator holds them (the candidates
+    /// [`Snapshot::admit_nominated`] found outside the queue left out).
+    pub fn nominated_on(&self, node: &str) -> impl Iterator<Item = &Arc<PodInfo>> {
+        let out = self.not_in_queue.get();
+        self.nominated
+            .get(node)
+            .into_iter()
+            .flatten()
+            .filter(move |p| out.is_none_or(|o| !o.contains(&p.pod.key)))
     }
 
     /// Whether a node is a candidate under the assumed placement (`GetNodeInPlacement`).
@@ -192,5 +232,132 @@ impl Snapshot {
     /// Nodes with at least one pod that has required anti-affinity.
     pub fn nodes_with_required_anti_affinity_pods(&self) -> impl Iterator<Item = &NodeInfo> {
         self.nodes.iter().filter(|n| n.pods_with_required_anti_affinity > 0)
+    }
+}
+
+#[cfg(test)]
+mod nominator_tests {
+    //! The nominator holds only pods that reached the active queue (scheduling_queue.go
+    //! `moveToActiveQ` → `AddNominatedPod`, every release 1.30–1.37): a pending pod with
+    //! status.nominatedNodeName that its profile's PreEnqueue rejects, or that no profile
+    //! serves, takes no room on its nominated node for anyone else.
+
+    use std::sync::Arc;
+
+    use super::Snapshot;
+    use crate::engine::framework::runner::explain;
+    use crate::engine::{Release, build_profiles};
+    use crate::model::ObjectKey;
+    use crate::source::file::load_str;
+
+    /// One 2-cpu node; `p` asks for 1 cpu; `extra` pods are nominated to n1 with 2 cpus and
+    /// a higher priority.
+    fn cluster(extra: &str) -> String {
+        format!(
+            r"
+apiVersion: v1
+kind: List
+items:
+- {{apiVersion: v1, kind: Node, metadata: {{name: n1}}, status: {{allocatable: {{cpu: '2', memory: 4Gi, pods: '10'}}}}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: p, namespace: a, uid: u-p}}
+  spec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: '1'}}}}}}]}}
+{extra}"
+        )
+    }
+
+    fn nominated(name: &str, spec: &str, labels: &str) -> String {
+        format!(
+            r"- apiVersion: v1
+  kind: Pod
+  metadata: {{name: {name}, namespace: a, uid: u-{name}{labels}}}
+  spec: {{priority: 100, containers: [{{name: c, image: i, resources: {{requests: {{cpu: '2'}}}}}}]{spec}}}
+  status: {{nominatedNodeName: n1}}
+"
+        )
+    }
+
+    /// p's verdict at `minor`: the node it binds to, or its message.
+    fn verdict(text: &str, minor: u32) -> String {
+        let v = Release::at(minor);
+        let snap = Snapshot::new(Arc::new(load_str("t", text).unwrap()), v);
+        let ex = explain(&snap, &build_profiles(None, v).unwrap(), &ObjectKey::new("a", "p")).unwrap();
+        match ex.selected.first() {
+            Some(n) => format!("binds to {n}"),
+            None => ex.message.unwrap_or_default(),
+        }
+    }
+
+    const INSUFFICIENT: &str = "0/1 nodes are available: 1 Insufficient cpu.";
+
+    #[test]
+    fn a_pod_in_the_queue_keeps_its_room() {
+        let text = cluster(&nominated("held", "", ""));
+        for minor in [30, 32, 33, 34, 35, 36, 37] {
+            assert!(verdict(&text, minor).starts_with(INSUFFICIENT), "1.{minor}");
+        }
+    }
+
+    #[test]
+    fn a_pod_held_by_dynamic_resources_pre_enqueue_is_no_nominated_pod() {
+        // its claim does not exist: DynamicResources' PreEnqueue (1.34+, the plugin is in the
+        // default profile once DRA is GA) keeps it out of activeQ; before that the claims are
+        // ignored, the pod is queued and keeps its room
+        let text = cluster(&nominated(
+            "held",
+            ", resourceClaims: [{name: gpu, resourceClaimName: missing}]",
+            "",
+        ));
+        for minor in [30, 32, 33] {
+            assert!(verdict(&text, minor).starts_with(INSUFFICIENT), "1.{minor}");
+        }
+        for minor in [34, 35, 36, 37] {
+            assert_eq!(verdict(&text, minor), "binds to n1", "1.{minor}");
+        }
+    }
+
+    #[test]
+    fn a_gated_pod_and_a_pod_no_profile_serves_are_no_nominated_pods() {
+        let gated = cluster(&nominated("held", ", schedulingGates: [{name: example.com/wait}]", ""));
+        let elsewhere = cluster(&nominated("held", ", schedulerName: another-scheduler", ""));
+        for minor in [30, 32, 33, 34, 35, 36, 37] {
+            assert_eq!(verdict(&gated, minor), "binds to n1", "gated, 1.{minor}");
+            assert_eq!(
+                verdict(&elsewhere, minor),
+                "binds to n1",
+                "another scheduler, 1.{minor}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_gang_member_held_below_its_quorum_is_no_nominated_pod() {
+        // GangScheduling's PreEnqueue (1.36 GenericWorkload+GangScheduling, 1.37
+        // GenericWorkload): fewer pods than the group's minCount exist. (Coscheduling checks its
+        // quorum at PreFilter, so its members are queued.)
+        use crate::engine::release::{FeatureGates, Features};
+        let pod = |api: &str, min: u32| {
+            cluster(&format!(
+                "- {{apiVersion: scheduling.k8s.io/{api}, kind: PodGroup, metadata: {{name: pg, namespace: a}}, spec: {{schedulingPolicy: {{gang: {{minCount: {min}}}}}}}}}\n{}",
+                nominated("held", ", schedulingGroup: {podGroupName: pg}", "")
+            ))
+        };
+        for (minor, api, gates) in [
+            (36, "v1alpha2", "GenericWorkload=true,GangScheduling=true"),
+            (37, "v1beta1", "GenericWorkload=true"),
+        ] {
+            let f = Features::with_gates(Release::at(minor), &FeatureGates::parse(gates).unwrap()).unwrap();
+            let run = |text: &str| {
+                let snap = Snapshot::new(Arc::new(load_str("t", text).unwrap()), f.clone());
+                let ex = explain(&snap, &build_profiles(None, &f).unwrap(), &ObjectKey::new("a", "p")).unwrap();
+                ex.selected
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| ex.message.unwrap_or_default())
+            };
+            assert_eq!(run(&pod(api, 3)), "n1", "1.{minor}, below its quorum");
+            assert!(run(&pod(api, 1)).starts_with(INSUFFICIENT), "1.{minor}, quorum met");
+        }
     }
 }
