@@ -1017,3 +1017,22 @@ fn header_names_the_kinds_the_server_does_not_serve() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn b_refuses_a_gang_member_that_would_wait_at_permit() {
+    // fixtures/gang.yaml: four workers, minMember 4, one GPU taken: worker-0 fits and would
+    // wait at Permit for the others; binding it alone is refused, naming the gang
+    let mut a = new_app();
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("gang.yaml", include_str!("../../fixtures/gang.yaml")).expect("fixture"),
+    );
+    open_pod(&mut a, "worker-0");
+    run(&mut a, [Action::RequestBind]);
+    assert!(!matches!(a.mode, kschedtui::app::Mode::Confirm(_)), "no confirmation");
+    let last = a.messages.back().map(|m| m.text.clone()).unwrap_or_default();
+    assert!(
+        last.starts_with("cannot bind: ml/worker-0 is a member of gang ml/training-job (Coscheduling): it would wait at Permit on node 'gpu-1' until 4 member(s) are placed, and 1 are (this pod included); not placed: ml/worker-1, ml/worker-2, ml/worker-3;"),
+        "{last}"
+    );
+}
