@@ -120,6 +120,12 @@ pub fn binding_cycle(b: &BindingCycleTrace) -> Value {
     if b.nominates {
         m.insert("setsNominatedNodeName".into(), json!(true));
     }
+    if !b.writes.is_empty() {
+        m.insert("writes".into(), json!(b.writes));
+    }
+    if !b.unplanned.is_empty() {
+        m.insert("unplannedWrites".into(), json!(b.unplanned));
+    }
     if let Some(p) = &b.stopped_at {
         m.insert("stoppedAt".into(), json!(p));
     }

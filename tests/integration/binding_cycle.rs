@@ -527,3 +527,43 @@ fn a_kind_the_release_reads_that_the_server_does_not_serve_is_said_on_every_answ
     ok(&o);
     assert!(!o.stdout.contains("does not serve"), "{}", o.stdout);
 }
+
+#[test]
+fn explain_json_lists_the_writes_binding_makes() {
+    let o = run(&["explain", "--demo", "ml/infer-l4", "-o", "json"]);
+    ok(&o);
+    let ex: Value = serde_json::from_str(&o.stdout).unwrap();
+    let b = &ex["bindingCycle"];
+    assert_eq!(b["setsNominatedNodeName"], true);
+    let paths: Vec<(&str, &str)> = b["writes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["method"].as_str().unwrap(), w["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        paths,
+        vec![
+            (
+                "PUT",
+                "/apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/infer-l4-gpu"
+            ),
+            (
+                "PUT",
+                "/apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/infer-l4-gpu/status"
+            ),
+        ]
+    );
+    assert_eq!(
+        b["writes"][1]["body"]["status"]["reservedFor"],
+        json!([{"resource": "pods", "name": "infer-l4", "uid": ""}])
+    );
+    assert!(b.get("unplannedWrites").is_none());
+    // a pod without claims or unbound volumes writes nothing before its Binding
+    let o = run(&["explain", "--demo", "shop/ledger-writer", "-o", "json"]);
+    ok(&o);
+    let ex: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(ex["bindingCycle"]["outcome"], "Bound");
+    assert!(ex["bindingCycle"].get("writes").is_none(), "{}", ex["bindingCycle"]);
+    assert!(ex["bindingCycle"].get("setsNominatedNodeName").is_none());
+}
