@@ -1036,3 +1036,53 @@ fn b_refuses_a_gang_member_that_would_wait_at_permit() {
         "{last}"
     );
 }
+
+#[test]
+fn a_rehearsed_bind_annotates_the_claim_and_says_what_a_cluster_would_wait_for() {
+    const WFFC: &str = r"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}}
+- {apiVersion: storage.k8s.io/v1, kind: StorageClass, metadata: {name: gp3}, provisioner: ebs.csi.aws.com, volumeBindingMode: WaitForFirstConsumer}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: data, namespace: shop}
+  spec: {storageClassName: gp3, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: db-0, namespace: shop, creationTimestamp: '2024-05-01T09:00:00Z'}
+  spec:
+    containers: [{name: c, image: i}]
+    volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]
+";
+    let mut a = new_app();
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("wffc.yaml", WFFC).expect("fixture"),
+    );
+    open_pod(&mut a, "db-0");
+    run(&mut a, [Action::RequestBind]);
+    let kschedtui::app::Mode::Confirm(p) = a.mode.clone() else {
+        panic!("confirmation expected")
+    };
+    let lines = a.confirm_writes(&p);
+    assert_eq!(
+        lines[0],
+        r#"1. PUT /api/v1/namespaces/shop/persistentvolumeclaims/data {"metadata":{"annotations":{"volume.kubernetes.io/selected-node":"n1"}}} (the object as read when sent, with these fields changed)"#
+    );
+    run(&mut a, [Action::Confirm]);
+    let last = a.messages.back().map(|m| m.text.clone()).unwrap_or_default();
+    assert!(
+        last.starts_with("bound shop/db-0 to n1; no controller runs in memory; a real cluster waits here (at most 600 s) for provisioner ebs.csi.aws.com to create a volume for shop/data on node 'n1', and binds the pod only then — snapshot mode"),
+        "{last}"
+    );
+    let pvc = &a.cluster.pvcs[&ObjectKey::new("shop", "data")];
+    assert_eq!(
+        pvc.metadata
+            .annotations
+            .as_ref()
+            .and_then(|m| m.get("volume.kubernetes.io/selected-node")),
+        Some(&"n1".to_string())
+    );
+}

@@ -39,10 +39,19 @@ pub(super) fn rehearse(app: &mut App, pending: &Pending, plan: &Plan) -> Vec<Eff
     match (pending, failure) {
         (Pending::Bind { pod, node, .. }, None) => {
             let what = format!("bound {pod} to {node}");
+            // where a real cluster would wait for a controller (a provisioner), say so
+            let waits: String = report
+                .steps
+                .iter()
+                .filter_map(|s| match s {
+                    Step::Done(crate::model::write::Outcome::NotWaited(why)) => Some(format!("; {why}")),
+                    _ => None,
+                })
+                .collect();
             let effects = set_cluster(app, cluster, what.clone());
             app.diff_base = None;
             app.screens.clear();
-            app.info(format!("{what} — {SNAPSHOT_NOTE}"));
+            app.info(format!("{what}{waits} — {SNAPSHOT_NOTE}"));
             effects
         }
         (Pending::Bind { pod, node, .. }, Some(e)) => {
