@@ -800,6 +800,11 @@ pub fn main() -> std::process::ExitCode {
     });
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // the TUI gave the terminal back; the shell reports the signal by the exit code
+        #[cfg(feature = "tui")]
+        Err(ref e) if let Some(sig) = e.downcast_ref::<crate::tui::Signalled>() => {
+            std::process::ExitCode::from(sig.exit_code())
+        }
         Err(e) => {
             // the error may quote the cluster or the server (a name, a refusal's message)
             eprintln!("error: {}", crate::explain::terminal::escape(&format!("{e:#}")));
