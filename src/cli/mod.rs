@@ -354,9 +354,17 @@ pub fn input(snapshot: Option<&Path>, demo: bool, what: &str) -> Result<Input> {
         .ok_or_else(|| anyhow::anyhow!("no cluster to {what}: pass --snapshot FILE or --demo"))
 }
 
-/// Reads the profiles of a release, from a config file when given.
+/// Reads the profiles of a release, from a config file when given. What the configuration
+/// has that kschedtui does not run (its extenders) is a warning here, and a note in every
+/// explanation made with it.
 pub fn load_profiles(config: Option<&Path>, features: &Features) -> Result<Vec<Framework>> {
-    Ok(crate::source::load::profiles(config, features)?)
+    let profiles = crate::source::load::profiles(config, features)?;
+    if let Some(fw) = profiles.first() {
+        for n in &fw.config_notes {
+            warn(n);
+        }
+    }
+    Ok(profiles)
 }
 
 /// The features to explain with: `--scheduler-version` / `--feature-gates`, else the recorded

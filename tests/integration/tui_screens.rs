@@ -934,6 +934,35 @@ fn every_watch_broken_keeps_stale_in_the_header_as_a_count() {
 }
 
 #[test]
+fn extenders_the_engine_does_not_call_are_in_the_header_and_the_messages() {
+    let cfg = kschedtui::engine::SchedulerConfig::parse(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nextenders:\n- urlPrefix: http://gpu-extender:8888/scheduler\n  filterVerb: filter\n",
+    )
+    .expect("config");
+    let mut a = new_app();
+    let features = a.features.clone();
+    let profiles = kschedtui::engine::build_profiles(Some(&cfg), &*features).expect("profiles");
+    let cluster = kschedtui::source::file::load_str("tui-test.yaml", FIXTURE).expect("fixture");
+    update_sync(
+        &mut a,
+        Action::Loaded(Box::new(Ok(kschedtui::app::Loaded {
+            cluster,
+            profiles,
+            features,
+        }))),
+    );
+    let note = "the configuration's extender extenders[0] (http://gpu-extender:8888/scheduler) is not called by kschedtui: its Filter is missing from this answer";
+    assert_eq!(a.messages.back().map(|m| m.text.as_str()), Some(note));
+    let th = theme();
+    let header = |w: u16| rows(&draw(&a, &th, w, 24))[0].trim_end().to_string();
+    assert_eq!(
+        header(80),
+        " kschedtui │ tui-test.yaml │ 4 nodes │ 1 extender(s) not called │ …"
+    );
+    snap("extenders_not_called", &a);
+}
+
+#[test]
 fn memory_keeps_its_binary_unit() {
     const ONE_G: &str = r#"
 apiVersion: v1

@@ -273,6 +273,14 @@ fn header(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>,
         if app.readonly {
             items.push(vec![Span::styled("read-only", theme.muted)]);
         }
+        // a configuration's extenders are not called: every answer lacks their part
+        let extenders = app.profiles.first().map_or(0, |p| p.config_notes.len());
+        if extenders > 0 {
+            items.push(vec![Span::styled(
+                format!("{extenders} extender(s) not called"),
+                theme.warn,
+            )]);
+        }
         if let Some(ns) = &app.pods.namespace {
             items.push(vec![Span::styled(format!("ns {ns}"), theme.accent)]);
         } else if !narrow {
@@ -316,6 +324,7 @@ fn header(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>,
                 .any(|p| c.starts_with(p))
                 || c == "dry-run=server"
                 || c == "read-only"
+                || c.ends_with("extender(s) not called")
                 || c.ends_with("(nearest known release)")
         })
     };
