@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use k8s_openapi::jiff::Timestamp;
 
-use super::{ClusterArgs, Output, ReleaseArgs, load_cluster_recorded, load_profiles, resolve_features, write_stdout};
+use super::{ClusterArgs, Output, ReleaseArgs, load_cluster_recorded, load_profiles, resolve_features, write_report};
 use crate::engine::Features;
 use crate::model::Cluster;
 use crate::source::deschedule::PolicyFile;
@@ -83,7 +83,7 @@ pub fn render(
     features: &Features,
 ) -> Result<String> {
     for w in &cluster.warnings {
-        eprintln!("warning: {w}");
+        super::warn(w);
     }
     if let Some(n) = features.note() {
         eprintln!("note: {n}");
@@ -123,11 +123,11 @@ pub fn deschedule(args: &DescheduleArgs, snapshot: Option<&Path>, demo: bool, cl
             // read only: the evictions are applied in memory
             let (cluster, recorded) = super::live::read_cluster(cluster)?;
             let features = resolve_features(&args.release, Some(recorded))?;
-            return write_stdout(&render(args, &policy, now, cluster, &features)?);
+            return write_report(args.output, &render(args, &policy, now, cluster, &features)?);
         }
     }
     let _ = cluster;
     let (cluster, recorded) = load_cluster_recorded(snapshot, demo)?;
     let features = resolve_features(&args.release, recorded)?;
-    write_stdout(&render(args, &policy, now, cluster, &features)?)
+    write_report(args.output, &render(args, &policy, now, cluster, &features)?)
 }

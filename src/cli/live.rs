@@ -13,7 +13,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use super::{
     BindArgs, Cli, ClusterArgs, DryRun, ExplainArgs, PreemptArgs, SnapshotArgs, explain_pods, load_profiles,
-    resolve_features, write_stdout,
+    resolve_features, write_report,
 };
 use crate::engine::{self, Features, Release, Snapshot};
 use crate::model::ObjectKey;
@@ -26,6 +26,14 @@ use crate::source::live::{ConnectOptions, LiveSource, Scope};
 use crate::source::load::Input;
 use crate::source::snapshot::{SnapshotInfo, SnapshotOptions, write_file};
 use crate::source::write::{Plan, Removal, Report, WriteMode, bind_plan, check_plan, execute, preempt_plan};
+
+/// `println!` for the lines that quote the cluster (pod and node names, the server's answers):
+/// their control characters escaped, as every text report's ([`crate::explain::terminal`]).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        println!("{}", crate::explain::terminal::escape(&format!($($arg)*)))
+    };
+}
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
@@ -157,7 +165,7 @@ pub fn queue(args: &super::QueueArgs, c: &ClusterArgs) -> Result<()> {
         let cluster = state.to_cluster()?;
         super::render_queue(args, cluster, &features)
     })?;
-    write_stdout(&text)
+    write_report(args.output, &text)
 }
 
 /// Lists the live cluster once for a read-only command (`deschedule`): the cluster, and the
@@ -231,11 +239,13 @@ pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
             );
         }
         if let Some(why) = state.unreadable.get(&crate::model::event::Kind::Event) {
-            eprintln!("warning: events could not be read ({why}): the snapshot has no FailedScheduling events");
+            super::warn(&format!(
+                "events could not be read ({why}): the snapshot has no FailedScheduling events"
+            ));
         }
         for (kind, why) in &state.unreadable {
             if let Some(w) = crate::model::unreadable_warning(*kind, why) {
-                eprintln!("warning: {w}");
+                super::warn(&w);
             }
         }
         if let Scope::Namespace(ns) = &scope {
@@ -285,7 +295,7 @@ impl Target {
                     let cluster = s.state().to_cluster()?;
                     crate::source::save::save(&cluster, path, true)
                         .map_err(|e| anyhow!("{e}; the rehearsal's result was not saved"))?;
-                    println!("Saved the cluster after the writes to {}.", path.display());
+                    say!("Saved the cluster after the writes to {}.", path.display());
                 }
                 outcome(&report)
             }
@@ -355,7 +365,7 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
                     bail!("node '{n}' is not in the cluster");
                 }
                 if let Some(why) = ex.why_not(n) {
-                    eprintln!("warning: {why}");
+                    super::warn(&why);
                     if !args.force {
                         bail!(
                             "refusing to bind {pod} to {n}, which fails Filter: the kubelet would likely reject the pod; pass --force to bind it anyway"
@@ -371,12 +381,12 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
                     ex.verdict()
                 ),
                 [one] => {
-                    println!("The engine selects node '{one}' for {pod} (kube-scheduler {version}).");
+                    say!("The engine selects node '{one}' for {pod} (kube-scheduler {version}).");
                     one.clone()
                 }
                 [first, ..] => match &ex.host_pick {
                     Some(pick) => {
-                        println!(
+                        say!(
                             "{} nodes tie for {pod} ({}); kube-scheduler {version} takes '{pick}' when they pass Filter in name order (on a real cluster the order can differ; pass --node to choose).",
                             ex.selected.len(),
                             ex.selected.join(", ")
@@ -384,7 +394,7 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
                         pick.clone()
                     }
                     None => {
-                        println!(
+                        say!(
                             "{} nodes tie for {pod} ({}); kube-scheduler picks one at random, kschedtui takes '{first}' (pass --node to choose).",
                             ex.selected.len(),
                             ex.selected.join(", ")
@@ -536,7 +546,7 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
             bail!("preemption would not help {pod}: {why}");
         };
         let how = if args.evict { Removal::Evict } else { Removal::Delete };
-        println!(
+        say!(
             "The engine (kube-scheduler {version}) nominates node '{node}' for {pod}, with {} victim(s): {}",
             pf.victims.len(),
             pf.victims
@@ -555,8 +565,8 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
 async fn confirm_and_execute<S: ClusterSource>(src: &S, plan: &Plan, yes: bool) -> Result<Report> {
     let mode = src.write_mode();
     let dry = mode == WriteMode::DryRun;
-    println!("Plan: {}", plan.action);
-    println!(
+    say!("Plan: {}", plan.action);
+    say!(
         "Requests to {}{}:",
         src.describe(),
         if dry {
@@ -566,7 +576,7 @@ async fn confirm_and_execute<S: ClusterSource>(src: &S, plan: &Plan, yes: bool) 
         }
     );
     for (i, r) in plan.requests.iter().enumerate() {
-        println!("{:>3}. {}", i + 1, r.describe(dry));
+        say!("{:>3}. {}", i + 1, r.describe(dry));
     }
     if mode == WriteMode::ReadOnly {
         bail!("writes are disabled (--readonly); nothing was sent");
@@ -575,12 +585,12 @@ async fn confirm_and_execute<S: ClusterSource>(src: &S, plan: &Plan, yes: bool) 
         let msgs: Vec<String> = refused.iter().map(ToString::to_string).collect();
         bail!("{}; nothing was sent", msgs.join("; "));
     }
-    println!("Permission check: allowed.");
+    say!("Permission check: allowed.");
     if !yes && !ask(&format!("Send {} request(s)? [y/N] ", plan.requests.len()))? {
         bail!("cancelled; nothing was sent");
     }
     let report = execute(src, plan).await;
-    print!("{}", report.render(dry));
+    print!("{}", crate::explain::terminal::escape(&report.render(dry)));
     Ok(report)
 }
 

@@ -363,9 +363,17 @@ pub fn input(snapshot: Option<&Path>, demo: bool, what: &str) -> Result<Input> {
         .ok_or_else(|| anyhow::anyhow!("no cluster to {what}: pass --snapshot FILE or --demo"))
 }
 
-/// Reads the profiles of a release, from a config file when given.
+/// Reads the profiles of a release, from a config file when given. What the configuration
+/// has that kschedtui does not run (its extenders) is a warning here, and a note in every
+/// explanation made with it.
 pub fn load_profiles(config: Option<&Path>, features: &Features) -> Result<Vec<Framework>> {
-    Ok(crate::source::load::profiles(config, features)?)
+    let profiles = crate::source::load::profiles(config, features)?;
+    if let Some(fw) = profiles.first() {
+        for n in &fw.config_notes {
+            warn(n);
+        }
+    }
+    Ok(profiles)
 }
 
 /// The features to explain with: `--scheduler-version` / `--feature-gates`, else the recorded
@@ -405,13 +413,13 @@ pub fn queue(args: &QueueArgs, snapshot: Option<&Path>, demo: bool, cluster: &Cl
     let _ = cluster;
     let (cluster, recorded) = load_cluster_recorded(snapshot, demo)?;
     let features = resolve_features(&args.release, recorded)?;
-    write_stdout(&render_queue(args, cluster, &features)?)
+    write_report(args.output, &render_queue(args, cluster, &features)?)
 }
 
 /// The queue report of every pending pod of `cluster`.
 pub fn render_queue(args: &QueueArgs, cluster: Cluster, features: &Features) -> Result<String> {
     for w in &cluster.warnings {
-        eprintln!("warning: {w}");
+        warn(w);
     }
     let profiles = load_profiles(args.config.as_deref(), features)?;
     let snap = Snapshot::new(Arc::new(cluster), features);
@@ -447,7 +455,7 @@ pub fn check_all_namespaces_pod(pod: &str, all_namespaces: bool) -> Result<()> {
 /// (an error leaves no half-written output).
 pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, default_ns: &str) -> Result<Explained> {
     for w in &cluster.warnings {
-        eprintln!("warning: {w}");
+        warn(w);
     }
     if let Some(n) = features.note() {
         eprintln!("note: {n}");
@@ -515,7 +523,7 @@ impl Explained {
     /// cluster's snapshot takes a tenth of a second at 100,000 pods (the process may exit
     /// first, which frees it all at once).
     pub fn print(self) -> Result<()> {
-        let r = write_stdout_with(|w| self.write_to(w));
+        let r = write_report_with(self.output, |w| self.write_to(w));
         std::thread::spawn(move || drop(self));
         r
     }
@@ -619,6 +627,38 @@ fn completions(shell: clap_complete::Shell) -> Result<()> {
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
 pub fn write_stdout(text: &str) -> Result<()> {
     write_stdout_with(|w| Ok(w.write_all(text.as_bytes())?))
+}
+
+/// Writes a report to stdout in its format through [`crate::explain::terminal::Escaping`], so
+/// none of the cluster's strings reaches the terminal as a control sequence: the text report
+/// with Rust's escapes, JSON with JSON's for the DEL and C1 controls serde_json writes raw
+/// (YAML's emitter escapes them itself). Every report of every command goes this way.
+pub fn write_report_with(output: Output, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    use crate::explain::terminal::Escaping;
+    if output == Output::Yaml {
+        return write_stdout_with(write);
+    }
+    write_stdout_with(|w| {
+        let mut safe = if output == Output::Json {
+            Escaping::json(w)
+        } else {
+            Escaping::new(w)
+        };
+        write(&mut safe)?;
+        safe.into_inner()?;
+        Ok(())
+    })
+}
+
+/// [`write_report_with`] of a report made whole.
+pub fn write_report(output: Output, text: &str) -> Result<()> {
+    write_report_with(output, |w| Ok(w.write_all(text.as_bytes())?))
+}
+
+/// Prints `warning: MSG` on stderr, its control characters escaped (warnings name the
+/// cluster's objects).
+pub fn warn(msg: &str) {
+    eprintln!("warning: {}", crate::explain::terminal::escape(msg));
 }
 
 /// Writes to stdout through a buffer what `write` writes; a closed pipe (`| head`) is not an
@@ -777,8 +817,14 @@ pub fn main() -> std::process::ExitCode {
     });
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // the TUI gave the terminal back; the shell reports the signal by the exit code
+        #[cfg(feature = "tui")]
+        Err(ref e) if let Some(sig) = e.downcast_ref::<crate::tui::Signalled>() => {
+            std::process::ExitCode::from(sig.exit_code())
+        }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // the error may quote the cluster or the server (a name, a refusal's message)
+            eprintln!("error: {}", crate::explain::terminal::escape(&format!("{e:#}")));
             std::process::ExitCode::from(1)
         }
     }

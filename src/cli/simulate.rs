@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::{Output, ReleaseArgs, input, load_profiles, resolve_features, write_stdout, write_stdout_with};
+use super::{Output, ReleaseArgs, input, load_profiles, resolve_features, write_report, write_report_with};
 use crate::engine::simulate::{Detail, SimOptions, simulate as run};
 use crate::source::save;
 
@@ -54,7 +54,7 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
     };
     let features = resolve_features(&args.release, crate::source::load::recorded_in(&cluster))?;
     for w in &cluster.warnings {
-        eprintln!("warning: {w}");
+        super::warn(w);
     }
     if let Some(n) = features.note() {
         eprintln!("note: {n}");
@@ -99,12 +99,12 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
     let json = crate::explain::simulation::Report(&report);
     // JSON and YAML written as they are made (a long run's report is hundreds of MB).
     match args.output {
-        Output::Text => write_stdout(&crate::explain::simulation::render(&report)),
-        Output::Json => write_stdout_with(|w| {
+        Output::Text => write_report(Output::Text, &crate::explain::simulation::render(&report)),
+        Output::Json => write_report_with(Output::Json, |w| {
             serde::Serialize::serialize(&json, &mut serde_json::Serializer::pretty(&mut *w))?;
             Ok(w.write_all(b"\n")?)
         }),
-        Output::Yaml => write_stdout_with(|w| {
+        Output::Yaml => write_report_with(Output::Yaml, |w| {
             serde::Serialize::serialize(&json, &mut serde_yaml::Serializer::new(w))?;
             Ok(())
         }),

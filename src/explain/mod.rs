@@ -1,6 +1,7 @@
 //! Renders explanations: the JSON contract (shared/spec/explain-json-v1.md), the text report,
 //! the reconciliation with what the cluster itself recorded ([`condition`]), and the
-//! descheduler dry run ([`deschedule`]).
+//! descheduler dry run ([`deschedule`]); what a text report may send to a terminal
+//! ([`terminal`]: no control characters from the cluster).
 
 pub(crate) mod condition;
 pub mod deschedule;
@@ -8,4 +9,5 @@ pub(crate) mod group;
 pub mod json;
 pub(crate) mod queue;
 pub(crate) mod simulation;
+pub(crate) mod terminal;
 pub(crate) mod text;

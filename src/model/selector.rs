@@ -238,7 +238,7 @@ fn is_dns1123_subdomain(s: &str) -> bool {
 }
 
 /// The `qualifiedNameFmt` regex: `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
-fn matches_qualified_name_fmt(s: &str) -> bool {
+pub(crate) fn matches_qualified_name_fmt(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b[0].is_ascii_alphanumeric()

@@ -33,7 +33,7 @@ pub(crate) fn run(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result
 
 /// One attachment: the context to attach to next, if `:ctx` asked for one.
 fn attach_once(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<Option<String>> {
-    super::runtime()?.block_on(async {
+    super::block_on(super::runtime()?, async {
         let env = Environment::from_process();
         let src = LiveSource::connect(&opts.connect, &env).await?;
         let contexts = crate::app::Contexts {

@@ -66,6 +66,79 @@ pub enum LiveJob {
 /// Runs [`LiveJob`]s against the live cluster in the background.
 pub type Writer = Arc<dyn Fn(LiveJob) + Send + Sync>;
 
+/// The TUI was ended by a signal (SIGTERM, SIGHUP, SIGINT), after it gave the terminal back
+/// (raw mode off, the main screen, mouse capture off), as a panic or `q` does. The process
+/// then exits with 128 + the signal's number, as a shell reports a process a signal ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("terminated by {name}")]
+pub struct Signalled {
+    /// SIGTERM, SIGHUP or SIGINT.
+    pub name: &'static str,
+    /// Its number (15, 1, 2).
+    pub number: u8,
+}
+
+impl Signalled {
+    /// The exit code: 128 + the signal's number.
+    pub fn exit_code(self) -> u8 {
+        128 + self.number
+    }
+}
+
+/// The signals that end the TUI, listened to from before the terminal is taken (a signal that
+/// comes while the terminal is set up is seen at the event loop's first turn). Without them
+/// SIGTERM and SIGHUP end the process on the spot and leave the terminal in raw mode on the
+/// alternate screen; SIGINT too (in raw mode Ctrl-C is a key, so it comes from `kill -INT`).
+struct Signals {
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    hup: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn new() -> std::io::Result<Self> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(Signals {
+                term: signal(SignalKind::terminate())?,
+                hup: signal(SignalKind::hangup())?,
+                int: signal(SignalKind::interrupt())?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Signals {})
+    }
+
+    /// The next signal.
+    async fn recv(&mut self) -> Signalled {
+        #[cfg(unix)]
+        {
+            let (name, number) = tokio::select! {
+                _ = self.term.recv() => ("SIGTERM", 15),
+                _ = self.hup.recv() => ("SIGHUP", 1),
+                _ = self.int.recv() => ("SIGINT", 2),
+            };
+            Signalled { name, number }
+        }
+        #[cfg(not(unix))]
+        std::future::pending().await
+    }
+}
+
+/// Runs the TUI's future on its runtime. After a signal the runtime is not waited for (a
+/// blocked load, an explanation still running): the terminal is back, the process ends.
+fn block_on<T>(rt: tokio::runtime::Runtime, f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    let r = rt.block_on(f);
+    if r.as_ref().is_err_and(|e| e.downcast_ref::<Signalled>().is_some()) {
+        rt.shutdown_background();
+    }
+    r
+}
+
 fn runtime() -> Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -99,7 +172,7 @@ pub fn run(opts: &Options) -> Result<()> {
         #[cfg(not(feature = "live"))]
         None => return Err(anyhow!("no snapshot to open")),
     };
-    runtime()?.block_on(async {
+    block_on(runtime()?, async {
         let (tx, rx) = mpsc::unbounded_channel::<Action>();
         {
             let tx = tx.clone();
@@ -237,6 +310,7 @@ async fn event_loop(
         app.info(warnings.join("; "));
     }
     let runtime = runtime::Runtime::new(tx.clone());
+    let mut signals = Signals::new()?;
     let mut guard = terminal::init()?;
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(200));
@@ -262,6 +336,10 @@ async fn event_loop(
             },
             Some(a) = rx.recv() => batch.push(a),
             _ = tick.tick() => batch.push(Action::Tick { now: now() }),
+            sig = signals.recv() => {
+                drop(guard);
+                return Err(sig.into());
+            }
         }
         while let Ok(a) = rx.try_recv() {
             batch.push(a);

@@ -42,6 +42,8 @@ pub struct Recorded {
     pub headers: Vec<(String, String)>,
     /// Body.
     pub body: String,
+    /// When it arrived.
+    pub at: std::time::Instant,
 }
 
 impl Recorded {
@@ -144,6 +146,16 @@ impl Reply {
     }
 }
 
+/// What every watch request is answered, whatever its resource (see
+/// [`ApiServer::answer_every_watch`]).
+#[derive(Clone, Debug)]
+pub enum EveryWatch {
+    /// This reply instead of a stream (`410 Gone` as an HTTP status).
+    Reply(Reply),
+    /// A stream of this one event, then its end (`{"type": "ERROR", "object": Status 410}`).
+    Event(&'static str, Value),
+}
+
 /// A `Status` object.
 pub fn status_json(code: u16, reason: &str, message: &str, details: Option<Value>) -> Value {
     let mut s = json!({
@@ -184,6 +196,10 @@ struct State {
     always: Vec<((String, String), Reply)>,
     /// plural → scripted watch answers, one per watch request.
     watches: BTreeMap<String, VecDeque<Vec<Step>>>,
+    /// The answer to every watch request, before the scripted ones.
+    every_watch: Option<EveryWatch>,
+    /// Resources whose list pages all carry the same continue token (and the first page).
+    stuck_continue: Vec<String>,
     /// SelfSubjectAccessReviews to deny: (verb, subresource).
     deny: Vec<(String, String)>,
     requests: Vec<Recorded>,
@@ -384,6 +400,18 @@ impl ApiServer {
     /// Scripts the next watch of `plural`.
     pub fn script_watch(&self, plural: &str, steps: Vec<Step>) {
         self.st().watches.entry(plural.into()).or_default().push_back(steps);
+    }
+
+    /// Answers every watch request of every resource with `answer` (a server that expired
+    /// every resourceVersion, or that is another cluster).
+    pub fn answer_every_watch(&self, answer: EveryWatch) {
+        self.st().every_watch = Some(answer);
+    }
+
+    /// Every list page of `plural` is its first page with the same continue token, however
+    /// it is asked for: a server whose paging never ends.
+    pub fn repeat_continue_token(&self, plural: &str) {
+        self.st().stuck_continue.push(plural.into());
     }
 
     /// Replaces the objects of a resource and its list resourceVersion (what a re-list sees).
@@ -762,6 +790,7 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
         query: req.query.clone(),
         headers: req.headers.clone(),
         body: String::from_utf8_lossy(&req.body).to_string(),
+        at: std::time::Instant::now(),
     };
     st.requests.push(rec.clone());
     if let Some(t) = &st.token {
@@ -896,6 +925,11 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                 .filter(|it| fields_match(it, &terms))
                 .collect();
             if watch {
+                match &st.every_watch {
+                    Some(EveryWatch::Reply(r)) => return Answer::Json(r.clone()),
+                    Some(EveryWatch::Event(t, o)) => return Answer::Watch(vec![Step::Event(t, o.clone())]),
+                    None => {}
+                }
                 return match st.watches.get_mut(&plural).and_then(VecDeque::pop_front) {
                     // Changes to objects the selector does not select are not sent.
                     Some(steps) => Answer::Watch(
@@ -934,6 +968,14 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                 .cloned()
                 .unwrap_or_else(|| ("Unknown".into(), "v1".into()));
             let mut meta = json!({"resourceVersion": rv});
+            if st.stuck_continue.contains(&plural) {
+                let first = items[..limit.min(items.len())].to_vec();
+                meta["continue"] = json!(format!("{plural}:{rv}:stuck"));
+                return Answer::Json(Reply::new(
+                    200,
+                    json!({"kind": "List", "apiVersion": "v1", "metadata": meta, "items": first}),
+                ));
+            }
             if end < items.len() {
                 meta["continue"] = json!(format!("{plural}:{rv}:{end}"));
                 meta["remainingItemCount"] = json!(items.len() - end);

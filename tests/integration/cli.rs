@@ -1008,3 +1008,101 @@ fn simulate_reports_the_same_whether_or_not_it_keeps_the_documents_to_write_them
         );
     }
 }
+
+/// True for what must never reach a terminal from a text report: a C0 control other than the
+/// newline, DEL, a C1 control.
+fn hostile(c: char) -> bool {
+    (c < ' ' && c != '\n') || ('\u{7f}'..='\u{9f}').contains(&c)
+}
+
+#[test]
+fn text_reports_show_the_clusters_control_characters_escaped() {
+    let f = "tests/integration/data/hostile-strings.yaml";
+    let runs: [&[&str]; 5] = [
+        &["explain", "--snapshot", f, "--all-pending"],
+        &["explain", "--snapshot", f, "-A"],
+        &["queue", "--snapshot", f],
+        &["simulate", "--snapshot", f],
+        &[
+            "deschedule",
+            "--snapshot",
+            f,
+            "--policy",
+            "fixtures/deschedule/pod-lifetime-policy.yaml",
+            "--now",
+            "2026-12-01T12:00:00Z",
+        ],
+    ];
+    let pod = r"default/web\x1b]52;c;aGk=\x07\x1b[2J\u{9b}31m\x0dx\x7f";
+    let mut texts = Vec::new();
+    for args in runs {
+        let o = run(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let out = String::from_utf8(o.stdout).unwrap();
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            !out.chars().any(hostile),
+            "{args:?} printed a control character: {out:?}"
+        );
+        assert!(
+            !err.chars().any(hostile),
+            "{args:?} printed a control character on stderr: {err:?}"
+        );
+        texts.push(out);
+    }
+    let explain = &texts[0];
+    let lines: Vec<&str> = explain.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("Pod {pod}  (profile default-scheduler, scheduler 1.37.0, 2 nodes)")
+    );
+    let cluster: Vec<&str> = lines.iter().copied().filter(|l| l.starts_with("Cluster: ")).collect();
+    assert_eq!(
+        cluster,
+        [
+            r"Cluster: PodScheduled=False (Unschedulable): 0/2 nodes are available: \x1b]52;c;ZXZpbA==\x072 Insufficient cpu.\x1b[2J\u{9b}0m",
+            r"Cluster: FailedScheduling (x3, last 2024-05-01T10:00:05Z, default-scheduler\x1b[2J\u{9b}1;1H): 0/2 nodes are available: 2 Insufficient cpu.\x1b]52;c;c3VkbyBybQ==\x07\x1b[2J\u{9b}?1049h",
+        ]
+    );
+    assert!(
+        explain.contains(r"Note: the newest FailedScheduling event was reported by 'default-scheduler\x1b[2J\u{9b}1;1H', not by the pod's scheduler 'default-scheduler'"),
+        "{explain}"
+    );
+    assert_eq!(&texts[1], explain, "-A is --all-pending");
+    assert!(
+        texts[2].contains(&format!("\n{pod} (unschedulable):\n")),
+        "{}",
+        texts[2]
+    );
+    assert!(
+        texts[3].contains(&format!(
+            "\n  [pass 1, t=0s] {pod} (default-scheduler): unschedulable: "
+        )),
+        "{}",
+        texts[3]
+    );
+    assert!(
+        texts[4].contains(r"  Protected  batch/old\x1b]52;c;cm0gLXJmIH4=\x07job\u{9b}2J on n1: age "),
+        "{}",
+        texts[4]
+    );
+    // JSON and YAML keep the strings as they are, in their own escapes (serde_json writes DEL
+    // and the C1 controls raw: `\u007f`, `\u009b`)
+    for format in ["json", "yaml"] {
+        let o = run(&["explain", "--snapshot", f, "--all-pending", "-o", format]);
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert!(!out.chars().any(hostile), "{format}: {out:?}");
+        let v: serde_json::Value = serde_yaml::from_str(&out).unwrap();
+        assert_eq!(
+            v[0]["pod"]["name"], "web\u{1b}]52;c;aGk=\u{7}\u{1b}[2J\u{9b}31m\rx\u{7f}",
+            "{format}"
+        );
+    }
+    assert!(
+        String::from_utf8(run(&["explain", "--snapshot", f, "--all-pending", "-o", "json"]).stdout)
+            .unwrap()
+            .contains(r#""name": "web\u001b]52;c;aGk=\u0007\u001b[2J\u009b31m\rx\u007f""#)
+    );
+    let o = run(&["simulate", "--snapshot", f, "-o", "json"]);
+    assert!(!String::from_utf8(o.stdout).unwrap().chars().any(hostile));
+}

@@ -17,7 +17,7 @@ use kschedtui::source::write::{
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::apiserver::{ApiServer, Reply, Step, status_json, write_kubeconfig};
+use crate::apiserver::{ApiServer, EveryWatch, Reply, Step, status_json, write_kubeconfig};
 use crate::scratch::temp_dir;
 
 fn fast() -> WatchOptions {
@@ -28,6 +28,7 @@ fn fast() -> WatchOptions {
         idle_timeout: Duration::from_secs(30),
         backoff_initial: Duration::from_millis(20),
         backoff_max: Duration::from_millis(100),
+        backoff_reset: Duration::from_secs(120),
     }
 }
 
@@ -1369,4 +1370,149 @@ async fn a_watch_from_a_resource_version_the_server_has_not_reached_lists_everyt
         "the server has not reached the nodes resourceVersion 1000 (Too large resource version: 1000, current: 40): the cluster was recreated (or restored) under the same URL"
     );
     assert_eq!(state.resource_versions[&Kind::Node], "40");
+}
+
+/// Watches for `window` with the reflector's backoff (0.8 s doubling to 30 s, jitter), then
+/// stops; the requests the server received meanwhile.
+async fn requests_while_watching(server: &ApiServer, window: Duration) -> Vec<crate::apiserver::Recorded> {
+    let dir = server.scratch("flood");
+    let mut o = options(server.kubeconfig(&dir, None));
+    o.watch = WatchOptions {
+        request_timeout: Duration::from_secs(5),
+        ..WatchOptions::default()
+    };
+    let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
+    src.load_state().await.unwrap();
+    let loaded = server.requests().len();
+    let started = std::time::Instant::now();
+    let (tx, mut rx) = mpsc::channel(4096);
+    let run = src.watch(tx);
+    let drain = async {
+        let deadline = tokio::time::Instant::now() + window;
+        while let Ok(Some(_)) = tokio::time::timeout_at(deadline, rx.recv()).await {}
+        drop(rx);
+    };
+    let (r, ()) = tokio::join!(run, drain);
+    r.unwrap();
+    server.requests()[loaded..]
+        .iter()
+        .filter(|r| r.at.duration_since(started) < window)
+        .cloned()
+        .collect()
+}
+
+/// The delays between a kind's watch answered 410 and its next request: each at least the
+/// backoff's step (0.8 s, 1.6 s, 3.2 s) and less than twice it (the jitter), with 300 ms for
+/// the requests themselves.
+fn assert_backed_off(reqs: &[crate::apiserver::Recorded], path: &str, what: &str) {
+    let times: Vec<std::time::Instant> = reqs
+        .iter()
+        .filter(|r| r.path == path && r.is_watch())
+        .map(|r| r.at)
+        .collect();
+    assert!(times.len() >= 3, "{what}: {} watches of {path}", times.len());
+    for (i, pair) in times.windows(2).enumerate() {
+        let gap = pair[1].duration_since(pair[0]);
+        let step = Duration::from_millis(800) * 2u32.pow(u32::try_from(i).unwrap());
+        assert!(
+            gap >= step && gap < 2 * step + Duration::from_millis(300),
+            "{what}: watch {} of {path} came {gap:?} after the one before (step {step:?})",
+            i + 1
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watches_answered_410_gone_are_listed_again_with_backoff_not_in_a_loop() {
+    // Every watch answered 410 Gone: as the HTTP status, and as a watch ERROR event with code 410.
+    // Before, each kind was listed and watched again at once: about 3,000 requests in 10 s.
+    let gone = status_json(410, "Expired", "too old resource version: 1000 (2000)", None);
+    let by_status = ApiServer::start();
+    by_status.answer_every_watch(EveryWatch::Reply(Reply::new(410, gone.clone())));
+    let by_event = ApiServer::start();
+    by_event.answer_every_watch(EveryWatch::Event("ERROR", gone));
+    // Every watch answered "Too large resource version": another cluster, so every kind is
+    // listed again (the whole relist), backed off the same way.
+    let other = ApiServer::start();
+    other.answer_every_watch(EveryWatch::Reply(Reply::status(
+        504,
+        "Timeout",
+        "Too large resource version: 1000, current: 900",
+    )));
+    let window = Duration::from_secs(6);
+    let (status_reqs, event_reqs, other_reqs) = tokio::join!(
+        requests_while_watching(&by_status, window),
+        requests_while_watching(&by_event, window),
+        requests_while_watching(&other, window),
+    );
+    for (reqs, what) in [(&status_reqs, "HTTP 410"), (&event_reqs, "ERROR event 410")] {
+        let kinds: std::collections::BTreeSet<&str> =
+            reqs.iter().filter(|r| r.is_watch()).map(|r| r.path.as_str()).collect();
+        assert!(kinds.len() >= 20, "{what}: {} kinds watched", kinds.len());
+        println!(
+            "{what}: {} requests for {} kinds in {window:?}",
+            reqs.len(),
+            kinds.len()
+        );
+        // per kind in 6 s: the first watch, then at most 3 rounds (0.8 + 1.6 + 3.2 s at the
+        // least) of the kube-system check, the list and the watch
+        assert!(
+            reqs.len() <= kinds.len() * 10,
+            "{what}: {} requests for {} kinds in {window:?}",
+            reqs.len(),
+            kinds.len()
+        );
+        assert_backed_off(reqs, "/api/v1/pods", what);
+        assert_backed_off(reqs, "/api/v1/nodes", what);
+        // each watch that got 410 is followed by a list of the kind, not by another watch
+        let pods: Vec<bool> = reqs
+            .iter()
+            .filter(|r| r.path == "/api/v1/pods")
+            .map(|r| r.is_watch())
+            .collect();
+        assert!(pods.windows(2).all(|w| w != [true, true]), "{what}: {pods:?}");
+    }
+    // the whole relist: every kind listed again after 0.8 to 1.6 s, then 1.6 to 3.2 s: two or
+    // three times in 6 s
+    let node_lists: Vec<std::time::Instant> = other_reqs
+        .iter()
+        .filter(|r| r.path == "/api/v1/nodes" && !r.is_watch())
+        .map(|r| r.at)
+        .collect();
+    assert!(
+        (2..=3).contains(&node_lists.len()),
+        "{} relists of every kind in {window:?}",
+        node_lists.len()
+    );
+    let gap = node_lists[1].duration_since(node_lists[0]);
+    assert!(
+        gap >= Duration::from_millis(1600) && gap < Duration::from_millis(3200 + 500),
+        "the second relist came {gap:?} after the first"
+    );
+}
+
+#[tokio::test]
+async fn a_continue_token_sent_again_fails_the_list_naming_the_kind_and_server() {
+    let server = ApiServer::start();
+    server.repeat_continue_token("pods");
+    let dir = server.scratch("stuck");
+    let mut o = options(server.kubeconfig(&dir, None));
+    o.watch.page_size = 3;
+    let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
+    let err = src.load_state().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{} sent a continue token it had already sent while listing pods in all namespaces (page 2, 6 object(s) so far): the list does not progress, so kschedtui stopped it; the API server, or a proxy in front of it, does not page pods in all namespaces correctly",
+            server.url()
+        )
+    );
+    // the token was sent back once, and the page that repeated it was the last request
+    let pods: Vec<Option<String>> = server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/api/v1/pods")
+        .map(|r| r.param("continue"))
+        .collect();
+    assert_eq!(pods, [None, Some("pods:1000:stuck".to_string())]);
 }

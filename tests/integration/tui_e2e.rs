@@ -478,6 +478,72 @@ fn a_panic_restores_the_terminal() {
     assert!(!s.contains("Pods "), "alternate screen left behind:\n{s}");
 }
 
+/// Starts `args` in tmux through a shell that writes its pid (the TUI's, after `exec`) to a
+/// file, then prints the exit code and the terminal mode; returns the session and the pid.
+fn start_with_pid(name: &str, args: &str, dir: &std::path::Path) -> (Tmux, String) {
+    let pidfile = dir.join("pid");
+    let t = Tmux::start(
+        name,
+        &format!(
+            "sh -c 'echo $$ > {}; exec {BIN} {args}'; echo KSCHEDTUI-EXITED=$?; {TTY_MODE}; sleep 30",
+            pidfile.display()
+        ),
+    );
+    let start = Instant::now();
+    let pid = loop {
+        if let Ok(p) = std::fs::read_to_string(&pidfile)
+            && !p.trim().is_empty()
+        {
+            break p.trim().to_string();
+        }
+        assert!(start.elapsed() < TIMEOUT, "no pid in {}", pidfile.display());
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    (t, pid)
+}
+
+#[test]
+fn a_signal_restores_the_terminal_when_idle_or_loading() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    // idle on the demo: SIGTERM, SIGHUP and SIGINT (in raw mode Ctrl-C is a key: `kill -INT`)
+    for (signal, code) in [("TERM", 143), ("HUP", 129), ("INT", 130)] {
+        let dir = temp_dir(&format!("e2e-sig-{signal}"));
+        let (t, pid) = start_with_pid(&format!("sig-{signal}"), "--demo", dir.path());
+        t.wait_for(&["Pods ", "pending"]);
+        assert!(
+            Command::new("kill")
+                .args([&format!("-{signal}"), &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let s = t.wait_for(&[&format!("KSCHEDTUI-EXITED={code}"), "TTY-"]);
+        assert!(s.contains("TTY-COOKED"), "SIG{signal}: raw mode left on:\n{s}");
+        assert!(!s.contains("Pods "), "SIG{signal}: alternate screen left behind:\n{s}");
+        assert_eq!(
+            t.tmux(&["display", "-p", "-t", "e2e", "#{alternate_on}"]).trim(),
+            "0",
+            "SIG{signal}"
+        );
+    }
+    // while loading: a snapshot that is a pipe nobody writes (the load never ends)
+    let dir = temp_dir("e2e-sig-load");
+    let fifo = dir.path().join("never.yaml");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (t, pid) = start_with_pid("sig-load", &format!("--snapshot {}", fifo.display()), dir.path());
+    t.wait_for(&["loading ", "never.yaml"]);
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let s = t.wait_for(&["KSCHEDTUI-EXITED=143", "TTY-"]);
+    assert!(
+        s.contains("TTY-COOKED"),
+        "raw mode left on after SIGTERM while loading:\n{s}"
+    );
+    assert!(!s.contains("loading "), "alternate screen left behind:\n{s}");
+}
+
 #[test]
 fn live_mode_without_a_kubeconfig_is_a_clear_one_line_error() {
     let home_guard = temp_dir("e2e-home");

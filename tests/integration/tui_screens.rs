@@ -858,6 +858,111 @@ fn a_header_that_does_not_fit_leaves_out_whole_fields_with_an_ellipsis() {
 }
 
 #[test]
+fn every_watch_broken_keeps_stale_in_the_header_as_a_count() {
+    use kschedtui::model::event::{ClusterEvent, Kind};
+    use kschedtui::source::write::WriteMode;
+    let th = theme();
+    let mut a = live_app(WriteMode::Enabled);
+    let kinds = Kind::ALL.len();
+    for kind in Kind::ALL {
+        update(
+            &mut a,
+            Action::Cluster(Box::new(ClusterEvent::Stale {
+                kind,
+                reason: "connection refused".into(),
+            })),
+        );
+    }
+    let header = |a: &App, w: u16| rows(&draw(a, &th, w, 24))[0].trim_end().to_string();
+    // every kind (29 with the versions of the gang kinds): their number, even at 250 columns
+    assert_eq!(
+        header(&a, 80),
+        format!(" kschedtui │ context 'kind-kschedtui-conformance-cluster' │ STALE ({kinds} kinds) │ …")
+    );
+    assert_eq!(
+        header(&a, 160),
+        format!(
+            " kschedtui │ context 'kind-kschedtui-conformance-cluster' │ 4 nodes │ 6 pods, 4 pending │ STALE ({kinds} kinds) │ all namespaces │ scheduler 1.30.6"
+        )
+    );
+    assert!(
+        header(&a, 250).contains(&format!(" │ STALE ({kinds} kinds) │ ")),
+        "{}",
+        header(&a, 250)
+    );
+    snap("header_every_watch_stale", &a);
+    // `:messages` says which kinds and why
+    let said: Vec<String> = a.messages.iter().map(|m| m.text.clone()).collect();
+    assert_eq!(said.len(), kinds);
+    for kind in Kind::ALL {
+        let resource = match kind.api_version() {
+            "v1" => kind.plural().to_string(),
+            api => format!("{} ({api})", kind.plural()),
+        };
+        let line =
+            format!("the watch of {resource} is broken (connection refused): the view is STALE for them, retrying");
+        assert!(said.contains(&line), "{line} not in {said:#?}");
+    }
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("messages"));
+    run(&mut a, [Action::Submit]);
+    snap("messages_every_watch_stale", &a);
+    // one kind: named at 80 columns too; its resumption is kept as well
+    let mut a = live_app(WriteMode::Enabled);
+    update(
+        &mut a,
+        Action::Cluster(Box::new(ClusterEvent::Stale {
+            kind: Kind::Pod,
+            reason: "connection refused".into(),
+        })),
+    );
+    assert_eq!(
+        header(&a, 80),
+        " kschedtui │ context 'kind-kschedtui-co… │ STALE: Pod watch broken, retrying │ …"
+    );
+    update(
+        &mut a,
+        Action::Cluster(Box::new(ClusterEvent::Resumed {
+            kind: Kind::Pod,
+            resource_version: "2000".into(),
+        })),
+    );
+    assert_eq!(
+        a.messages.back().map(|m| m.text.as_str()),
+        Some("the watch of pods resumed at resourceVersion 2000")
+    );
+}
+
+#[test]
+fn extenders_the_engine_does_not_call_are_in_the_header_and_the_messages() {
+    let cfg = kschedtui::engine::SchedulerConfig::parse(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nextenders:\n- urlPrefix: http://gpu-extender:8888/scheduler\n  filterVerb: filter\n",
+    )
+    .expect("config");
+    let mut a = new_app();
+    let features = a.features.clone();
+    let profiles = kschedtui::engine::build_profiles(Some(&cfg), &*features).expect("profiles");
+    let cluster = kschedtui::source::file::load_str("tui-test.yaml", FIXTURE).expect("fixture");
+    update_sync(
+        &mut a,
+        Action::Loaded(Box::new(Ok(kschedtui::app::Loaded {
+            cluster,
+            profiles,
+            features,
+        }))),
+    );
+    let note = "the configuration's extender extenders[0] (http://gpu-extender:8888/scheduler) is not called by kschedtui: its Filter is missing from this answer";
+    assert_eq!(a.messages.back().map(|m| m.text.as_str()), Some(note));
+    let th = theme();
+    let header = |w: u16| rows(&draw(&a, &th, w, 24))[0].trim_end().to_string();
+    assert_eq!(
+        header(80),
+        " kschedtui │ tui-test.yaml │ 4 nodes │ 1 extender(s) not called │ …"
+    );
+    snap("extenders_not_called", &a);
+}
+
+#[test]
 fn memory_keeps_its_binary_unit() {
     const ONE_G: &str = r#"
 apiVersion: v1

@@ -14,25 +14,28 @@ use std::sync::Arc;
 pub(super) fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect> {
     match r {
         Ok(l) => {
-            for w in &l.cluster.warnings {
+            // the cluster's, then what the configuration has that is not run (its extenders,
+            // the same for every profile)
+            let mut warnings = l.cluster.warnings.clone();
+            if let Some(fw) = l.profiles.first() {
+                warnings.extend(fw.config_notes.iter().cloned());
+            }
+            for w in &warnings {
                 app.log(crate::app::StatusKind::Warning, w.clone());
             }
             // the status line names the first; :messages keeps them all
-            match l.cluster.warnings.len() {
+            match warnings.len() {
                 0 => {}
                 1 => {
                     app.status = Some(crate::app::StatusMsg {
                         kind: crate::app::StatusKind::Warning,
-                        text: format!("warning: {}", l.cluster.warnings[0]),
+                        text: format!("warning: {}", warnings[0]),
                     })
                 }
                 n => {
                     app.status = Some(crate::app::StatusMsg {
                         kind: crate::app::StatusKind::Warning,
-                        text: format!(
-                            "{n} warnings (:messages lists them); the first: {}",
-                            l.cluster.warnings[0]
-                        ),
+                        text: format!("{n} warnings (:messages lists them); the first: {}", warnings[0]),
                     })
                 }
             }

@@ -18,7 +18,7 @@ mod rehearsal;
 mod write;
 
 use super::whatif;
-use super::{Action, App, Effect, Mode};
+use super::{Action, App, Effect, Mode, StatusKind};
 
 pub use command::COMMANDS;
 pub use data::remaining_victims;
@@ -47,6 +47,43 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     effects
 }
 
+/// A kind as its watch's resource: `pods`, `podgroups (scheduling.x-k8s.io/v1alpha1)` (the
+/// group and version beside the plural when it is not the core API: several kinds share one).
+fn resource(kind: crate::model::event::Kind) -> String {
+    match kind.api_version() {
+        "v1" => kind.plural().to_string(),
+        api => format!("{} ({api})", kind.plural()),
+    }
+}
+
+/// What `:messages` keeps about the watches that broke or resumed with an event: which kind
+/// and why.
+fn stale_changes(
+    was: &[crate::model::event::Kind],
+    state: &crate::model::event::ClusterState,
+) -> Vec<(StatusKind, String)> {
+    let mut said = Vec::new();
+    for (kind, why) in &state.stale {
+        if !was.contains(kind) {
+            said.push((
+                StatusKind::Error,
+                format!(
+                    "the watch of {} is broken ({why}): the view is STALE for them, retrying",
+                    resource(*kind)
+                ),
+            ));
+        }
+    }
+    for kind in was.iter().filter(|k| !state.stale.contains_key(k)) {
+        let rv = state.resource_versions.get(kind).map_or("", String::as_str);
+        said.push((
+            StatusKind::Info,
+            format!("the watch of {} resumed at resourceVersion {rv}", resource(*kind)),
+        ));
+    }
+    said
+}
+
 fn apply(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
         Action::Tick { now } => {
@@ -70,9 +107,11 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
                 }
                 return on_replaced(app, &reason);
             }
+            let mut said = Vec::new();
             if let Some(l) = &mut app.live {
                 l.events += 1;
                 let events_only = ev.kind() == Some(crate::model::event::Kind::Event);
+                let was_stale: Vec<crate::model::event::Kind> = l.state.stale.keys().copied().collect();
                 if l.state.apply(*ev) {
                     l.changes_since += 1;
                     if events_only {
@@ -81,6 +120,12 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
                         l.dirty = true;
                     }
                 }
+                said = stale_changes(&was_stale, &l.state);
+            }
+            // the header names the broken watches while they fit (else `STALE (N kinds)`):
+            // `:messages` keeps which kinds and why
+            for (kind, text) in said {
+                app.log(kind, text);
             }
             Vec::new()
         }

@@ -561,6 +561,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
             "plugin {n} is in the profile but not implemented yet: it was not run"
         ));
     }
+    ex.notes.extend(fw.config_notes.iter().cloned());
     if !run_pre_enqueue(&cx, fw, pod, ex) {
         return;
     }

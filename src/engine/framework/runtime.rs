@@ -53,6 +53,9 @@ pub struct Framework {
     pub placement_score: Vec<(Arc<dyn PlacementScorePlugin>, i64)>,
     /// Plugins of the profile that the engine does not reproduce yet.
     pub not_implemented: Vec<String>,
+    /// What the configuration has that the engine does not run (its extenders), said in every
+    /// explanation's notes.
+    pub config_notes: Vec<String>,
 }
 
 /// The extension points, in cycle order.

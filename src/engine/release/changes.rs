@@ -64,6 +64,19 @@ changes! {
         pr: "#124500, #124003", since: 31, backports: &[],
         what: "EBSLimits, GCEPDLimits and AzureDiskLimits are gone from the profile and refused in a configuration",
     },
+    /// Validation messages stop repeating the field's name in their detail (component-base's
+    /// leaderElection: "must be greater than `RenewDeadline`", was "LeaseDuration must be
+    /// greater than RenewDeadline").
+    FieldDetailsWithoutFieldName {
+        pr: "#132513", since: 34, backports: &[],
+        what: "configuration validation details no longer repeat the field's name",
+    },
+    /// The configuration's plugin sets gain `placementGenerate` and `placementScore` (the
+    /// pod-group cycle's placements); older decoders refuse them as unknown fields.
+    PlacementExtensionPoints {
+        pr: "#137083, #137201", since: 36, backports: &[],
+        what: "a configuration may set placementGenerate and placementScore plugins",
+    },
     /// TaintToleration's reason stops naming the first untolerated taint.
     TaintReasonWithoutTaint {
         pr: "#134740 (1.34: #135023)", since: 35, backports: &[(34, 2)],

@@ -91,6 +91,23 @@ pub enum LiveError {
         /// Server message.
         message: String,
     },
+    /// A paginated list whose server sent a continue token it had sent before: paging on would
+    /// never end.
+    #[error(
+        "{server} sent a continue token it had already sent while {doing} (page {page}, {items} object(s) so far): the list does not progress, so kschedtui stopped it; the API server, or a proxy in front of it, does not page {resource} correctly"
+    )]
+    ListNoProgress {
+        /// Server URL.
+        server: String,
+        /// What was being done ("listing pods in all namespaces").
+        doing: String,
+        /// The resource (and scope).
+        resource: String,
+        /// The page that repeated a token (from 1).
+        page: usize,
+        /// Objects received until then.
+        items: usize,
+    },
     /// Anything else.
     #[error("error talking to {server} while {doing}: {cause}")]
     Other {

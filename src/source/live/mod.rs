@@ -360,14 +360,23 @@ impl LiveSource {
     /// listed (recreated under the same URL: an object back with another uid, a resourceVersion
     /// going backwards, another kube-system namespace), every watch stops, every kind is listed
     /// again and sent as one [`ClusterEvent::Replaced`], and the watches start over from there.
+    ///
+    /// Listing every kind again is backed off as a kind's watch is ([`watch::Backoff`]): a
+    /// server that keeps showing another cluster (answering every watch `Too large resource
+    /// version`) is listed again after 0.8 s, then 1.6 s, ... up to 30 s (plus jitter), not in a
+    /// loop.
     pub async fn watch_events(&self, tx: mpsc::Sender<ClusterEvent>) -> Result<(), LiveError> {
+        let mut backoff = watch::Backoff::of(&self.opts);
         loop {
             let Some(reason) = self.watch_all(&tx).await? else {
                 return Ok(());
             };
-            let mut backoff = watch::Backoff::new(self.opts.backoff_initial, self.opts.backoff_max);
             let mut told = false;
             loop {
+                tokio::select! {
+                    () = tx.closed() => return Ok(()),
+                    () = tokio::time::sleep(backoff.next_delay()) => {}
+                }
                 match self.load_state().await {
                     Ok(state) => {
                         let ev = ClusterEvent::Replaced {
@@ -392,7 +401,6 @@ impl LiveSource {
                         if tx.is_closed() {
                             return Ok(());
                         }
-                        tokio::time::sleep(backoff.next_delay()).await;
                     }
                 }
             }

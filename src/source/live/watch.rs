@@ -35,21 +35,28 @@ pub struct WatchOptions {
     pub watch_timeout_secs: u32,
     /// A watch that sends nothing (no event, no bookmark) for this long is restarted.
     pub idle_timeout: Duration,
-    /// First reconnect delay.
+    /// First delay before a kind is watched or listed again after a failure, a 410 Gone or a
+    /// watch that ended at once (and before every kind is listed again).
     pub backoff_initial: Duration,
-    /// Longest reconnect delay.
+    /// The cap of the doubling delay (before its jitter: the delay itself is up to twice this).
     pub backoff_max: Duration,
+    /// A kind that needed no delay for this long starts again from `backoff_initial`.
+    pub backoff_reset: Duration,
 }
 
 impl Default for WatchOptions {
+    /// The reflector's of client-go: 800 ms doubling to a 30 s cap, jitter 1.0, reset after two
+    /// minutes without a delay (`wait.NewExponentialBackoffManager(800*time.Millisecond,
+    /// 30*time.Second, 2*time.Minute, 2.0, 1.0, ...)` in tools/cache/reflector.go).
     fn default() -> Self {
         WatchOptions {
             page_size: 500,
             request_timeout: Duration::from_secs(30),
             watch_timeout_secs: 290,
             idle_timeout: Duration::from_secs(330),
-            backoff_initial: Duration::from_millis(500),
+            backoff_initial: Duration::from_millis(800),
             backoff_max: Duration::from_secs(30),
+            backoff_reset: Duration::from_secs(120),
         }
     }
 }
@@ -303,34 +310,61 @@ impl WatchMapper {
     }
 }
 
-/// Exponential backoff without jitter (one client, a handful of watches).
+/// client-go's reflector backoff (`wait.ExponentialBackoffManager` with factor 2 and jitter
+/// 1.0): each delay is the current step plus up to as much again at random, the step doubles
+/// up to the cap, and a delay asked for more than `reset` after the previous one starts again
+/// from the first step (the server was healthy meanwhile). 29 kinds reconnecting at once are
+/// spread by the jitter instead of arriving together.
 #[derive(Clone, Debug)]
 pub struct Backoff {
-    next: Duration,
+    step: Duration,
     initial: Duration,
     max: Duration,
+    reset: Duration,
+    /// When the previous delay was asked for.
+    last: Option<std::time::Instant>,
+    rng: fastrand::Rng,
 }
 
 impl Backoff {
-    /// Starts at `initial`, doubles up to `max`.
-    pub fn new(initial: Duration, max: Duration) -> Self {
+    /// Starts at `initial`, doubles up to `max`, starts again after `reset` without a delay.
+    pub fn new(initial: Duration, max: Duration, reset: Duration) -> Self {
         Backoff {
-            next: initial,
+            step: initial,
             initial,
             max,
+            reset,
+            last: None,
+            rng: fastrand::Rng::new(),
         }
     }
 
-    /// The next delay.
-    pub fn next_delay(&mut self) -> Duration {
-        let d = self.next;
-        self.next = (self.next * 2).min(self.max);
-        d
+    /// The options' backoff.
+    pub fn of(opts: &WatchOptions) -> Self {
+        Backoff::new(opts.backoff_initial, opts.backoff_max, opts.backoff_reset)
     }
 
-    /// After a success.
-    pub fn reset(&mut self) {
-        self.next = self.initial;
+    /// The same jitter every run (tests).
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.rng = fastrand::Rng::with_seed(seed);
+        self
+    }
+
+    /// The next delay, asked for at `now`: in [step, 2 × step).
+    pub fn next_delay_at(&mut self, now: std::time::Instant) -> Duration {
+        if self.last.is_some_and(|l| now.saturating_duration_since(l) > self.reset) {
+            self.step = self.initial;
+        }
+        self.last = Some(now);
+        let step = self.step;
+        self.step = (self.step * 2).min(self.max);
+        step + step.mul_f64(self.rng.f64())
+    }
+
+    /// The next delay, asked for now.
+    pub fn next_delay(&mut self) -> Duration {
+        self.next_delay_at(std::time::Instant::now())
     }
 }
 
@@ -344,7 +378,9 @@ pub struct KindTarget<'a> {
 }
 
 /// Lists every object of a kind, page by page. A continue token that expired (410) restarts
-/// the list, at most three times.
+/// the list, at most three times. A continue token the server already sent in this list (the
+/// same one again, or a cycle) fails it with [`LiveError::ListNoProgress`]: paging on would
+/// never end.
 pub async fn list_kind<K: LiveKind>(
     client: &kube::Client,
     target: &KindTarget<'_>,
@@ -356,6 +392,7 @@ pub async fn list_kind<K: LiveKind>(
     let mut token: Option<String> = None;
     let mut pages = 0usize;
     let mut restarts = 0;
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     loop {
         let mut lp = ListParams::default().limit(opts.page_size);
         if let Some(f) = K::FIELD_SELECTOR {
@@ -383,6 +420,7 @@ pub async fn list_kind<K: LiveKind>(
                 items.clear();
                 token = None;
                 pages = 0;
+                seen.clear();
                 continue;
             }
             Ok(Err(e)) => return Err(classify(&e, &target.cx)),
@@ -391,6 +429,17 @@ pub async fn list_kind<K: LiveKind>(
         pages += 1;
         items.extend(list.items.into_iter().map(LiveKind::into_object));
         token = list.metadata.continue_.filter(|c| !c.is_empty());
+        if let Some(t) = &token
+            && !seen.insert(t.clone())
+        {
+            return Err(LiveError::ListNoProgress {
+                server: target.cx.server.to_string(),
+                doing: target.cx.doing.to_string(),
+                resource: target.cx.resource.to_string(),
+                page: pages,
+                items: items.len(),
+            });
+        }
         progress(&Progress {
             kind: K::KIND,
             items: items.len(),
@@ -437,12 +486,17 @@ pub async fn watch_kind<K: LiveKind>(
     }
 }
 
+/// A watch that ends sooner than this after it was accepted is retried after the backoff
+/// (client-go's "very short watch" is one second without events; a server that sends one
+/// bookmark and closes would otherwise be watched in a loop).
+const SHORT_WATCH: Duration = Duration::from_secs(1);
+
 /// How one watch request ended.
 enum Round {
     /// The stream ended (timeoutSeconds, or the connection dropped): resume.
     Ended {
-        /// At least one event arrived.
-        received: bool,
+        /// How long the watch ran after it was accepted.
+        lasted: Duration,
     },
     /// 410 Gone: list again.
     Relist,
@@ -487,7 +541,7 @@ async fn watch_loop<K: LiveKind>(
     tx: &mpsc::Sender<ClusterEvent>,
 ) -> Option<String> {
     let mut mapper = WatchMapper::new(K::KIND, start.resource_version.as_str()).with_uids(start.uids.clone());
-    let mut backoff = Backoff::new(opts.backoff_initial, opts.backoff_max);
+    let mut backoff = Backoff::of(opts);
     let mut need_list = start.resource_version.is_empty();
     let mut first = true;
     let no_progress = |_: &Progress| {};
@@ -504,7 +558,6 @@ async fn watch_loop<K: LiveKind>(
                 Ok((objects, rv)) => match mapper.on_relisted(objects, rv) {
                     Ok(ev) => {
                         need_list = false;
-                        backoff.reset();
                         if tx.send(ev).await.is_err() {
                             return None;
                         }
@@ -516,15 +569,21 @@ async fn watch_loop<K: LiveKind>(
                 Err(e) => Round::Failed(e.to_string()),
             }
         } else {
-            watch_once::<K>(client, target, opts, &mut mapper, &mut backoff, tx).await
+            watch_once::<K>(client, target, opts, &mut mapper, tx).await
         };
         match round {
             Round::Closed => return None,
             Round::Recreated(r) => return Some(r),
-            Round::Relist => need_list = true,
-            Round::Ended { received: true } => {}
-            Round::Ended { received: false } => {
-                // A watch that ends at once is retried after a delay, not in a tight loop.
+            Round::Relist => {
+                // 410 Gone: listed again after the delay, as the reflector does (a server that
+                // answers every watch with 410 would otherwise be listed and watched in a loop)
+                need_list = true;
+                tokio::time::sleep(backoff.next_delay()).await;
+            }
+            Round::Ended { lasted } if lasted >= SHORT_WATCH => {}
+            Round::Ended { .. } => {
+                // A watch that ends at once (with events or not) is retried after a delay,
+                // not in a tight loop.
                 tokio::time::sleep(backoff.next_delay()).await;
             }
             Round::Failed(reason) => {
@@ -544,7 +603,6 @@ async fn watch_once<K: LiveKind>(
     target: &KindTarget<'_>,
     opts: &WatchOptions,
     mapper: &mut WatchMapper,
-    backoff: &mut Backoff,
     tx: &mpsc::Sender<ClusterEvent>,
 ) -> Round {
     let mut wp = WatchParams::default().timeout(opts.watch_timeout_secs);
@@ -581,19 +639,21 @@ async fn watch_once<K: LiveKind>(
         return Round::Closed;
     }
     let mut stream = pin!(stream);
-    let mut received = false;
+    let started = tokio::time::Instant::now();
     loop {
         let next = match tokio::time::timeout(opts.idle_timeout, stream.next()).await {
             Err(_) => {
                 return Round::Failed(format!("the watch sent nothing for {}s", opts.idle_timeout.as_secs()));
             }
-            Ok(None) => return Round::Ended { received },
+            Ok(None) => {
+                return Round::Ended {
+                    lasted: started.elapsed(),
+                };
+            }
             Ok(Some(Err(e))) if is_gone(&e) => return Round::Relist,
             Ok(Some(Err(e))) => return Round::Failed(classify(&e, &target.cx).to_string()),
             Ok(Some(Ok(ev))) => ev,
         };
-        received = true;
-        backoff.reset();
         match mapper.on_event(next) {
             Decision::Emit(e) => {
                 if tx.send(e).await.is_err() {
@@ -800,11 +860,31 @@ mod tests {
     }
 
     #[test]
-    fn backoff_doubles_up_to_the_max_and_resets() {
-        let mut b = Backoff::new(Duration::from_millis(100), Duration::from_millis(350));
-        let d: Vec<u128> = (0..4).map(|_| b.next_delay().as_millis()).collect();
-        assert_eq!(d, [100, 200, 350, 350]);
-        b.reset();
-        assert_eq!(b.next_delay().as_millis(), 100);
+    fn backoff_doubles_with_jitter_up_to_the_cap_and_resets_after_a_healthy_period() {
+        let opts = WatchOptions::default();
+        let mut b = Backoff::of(&opts).with_seed(7);
+        let t0 = std::time::Instant::now();
+        // asked one second apart: never a reset; each delay in [step, 2 × step)
+        let steps_ms = [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000];
+        let mut delays = Vec::new();
+        for (i, step) in steps_ms.iter().enumerate() {
+            let d = b.next_delay_at(t0 + Duration::from_secs(i as u64)).as_millis();
+            assert!((*step..2 * step).contains(&d), "delay {i}: {d} ms, step {step} ms");
+            delays.push(d);
+        }
+        // the jitter spreads them: not every delay is its step
+        assert!(delays.iter().zip(steps_ms).any(|(d, s)| *d != s));
+        // two minutes without a delay: the server was healthy, back to the first step
+        let later = t0 + Duration::from_secs(7) + opts.backoff_reset + Duration::from_millis(1);
+        assert!((800..1600).contains(&b.next_delay_at(later).as_millis()));
+        // just under two minutes: still backing off
+        let mut b = Backoff::of(&opts).with_seed(7);
+        b.next_delay_at(t0);
+        let d = b.next_delay_at(t0 + opts.backoff_reset).as_millis();
+        assert!((1600..3200).contains(&d), "{d}");
+        // the same seed, the same delays
+        let mut a = Backoff::of(&opts).with_seed(3);
+        let mut c = Backoff::of(&opts).with_seed(3);
+        assert_eq!(a.next_delay_at(t0), c.next_delay_at(t0));
     }
 }

@@ -191,6 +191,8 @@ fn header(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>,
     };
     // most important first: what runs out of room on a narrow terminal is the least useful
     let mut items: Vec<Vec<Span<'_>>> = vec![vec![Span::styled(source, theme.header)]];
+    // the STALE item's place and its short form
+    let mut stale_short: Option<(usize, Vec<Span<'_>>)> = None;
     if app.load == Load::Ready {
         let pending = app.pending_count();
         items.push(vec![Span::raw(format!("{} nodes", app.cluster.nodes.len()))]);
@@ -233,6 +235,18 @@ fn header(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>,
                     format!("STALE: {} watch broken, retrying", kinds.join(", ")),
                     theme.fail,
                 )]);
+                // when the kinds do not fit, their number (`:messages` names them and says why)
+                stale_short = Some((
+                    items.len() - 1,
+                    vec![Span::styled(
+                        format!(
+                            "STALE ({} kind{})",
+                            stale.len(),
+                            if stale.len() == 1 { "" } else { "s" }
+                        ),
+                        theme.fail,
+                    )],
+                ));
             } else if !l.follow {
                 items.push(vec![Span::styled(
                     if narrow {
@@ -271,6 +285,14 @@ fn header(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>,
         }
         if app.readonly {
             items.push(vec![Span::styled("read-only", theme.muted)]);
+        }
+        // a configuration's extenders are not called: every answer lacks their part
+        let extenders = app.profiles.first().map_or(0, |p| p.config_notes.len());
+        if extenders > 0 {
+            items.push(vec![Span::styled(
+                format!("{extenders} extender(s) not called"),
+                theme.warn,
+            )]);
         }
         if let Some(ns) = &app.pods.namespace {
             items.push(vec![Span::styled(format!("ns {ns}"), theme.accent)]);
@@ -315,9 +337,30 @@ fn header(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>,
                 .any(|p| c.starts_with(p))
                 || c == "dry-run=server"
                 || c == "read-only"
+                || c.ends_with("extender(s) not called")
                 || c.ends_with("(nearest known release)")
         })
     };
+    // 0. the broken watches' kinds are named only when they fit beside the fields that stay
+    // longest (the source's name cut to 12 characters); else `STALE (N kinds)`, never dropped
+    if let Some((at, short)) = stale_short
+        && width(&items, false) > avail
+    {
+        let source_min = items[0].iter().map(Span::width).sum::<usize>().min(13);
+        let kept_width = width(
+            &items
+                .iter()
+                .enumerate()
+                .filter(|(i, it)| *i > 0 && kept(it))
+                .map(|(_, it)| it.clone())
+                .collect::<Vec<_>>(),
+            true,
+        ) + 3
+            + source_min;
+        if kept_width > avail {
+            items[at] = short;
+        }
+    }
     // 1. the other fields, from the end
     while width(&items, more) > avail
         && let Some(at) = (1..items.len()).rev().find(|&i| !kept(&items[i]))
