@@ -210,9 +210,13 @@ pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
             0
         };
         eprintln!(
-            "kschedtui: wrote {} objects to '{}'{}",
+            "kschedtui: wrote {} objects to {}{}",
             state.len() - left_out,
-            args.output.display(),
+            if args.output == std::path::Path::new("-") {
+                "the standard output".to_string()
+            } else {
+                format!("'{}'", args.output.display())
+            },
             if args.anonymize { " (anonymized)" } else { "" }
         );
         if left_out > 0 {

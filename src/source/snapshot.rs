@@ -130,12 +130,12 @@ pub enum SnapshotError {
     #[error("cannot encode the snapshot: {0}")]
     Encode(String),
     /// Writing failed.
-    #[error("cannot write snapshot '{path}': {source}")]
+    #[error("cannot write snapshot '{path}': {cause}")]
     Io {
-        /// Path.
+        /// Path (`standard output` for `-`).
         path: String,
-        /// Cause.
-        source: std::io::Error,
+        /// Cause (in the message, not a chained source: the message already says it).
+        cause: std::io::Error,
     },
 }
 
@@ -208,7 +208,8 @@ pub fn render(state: &ClusterState, opts: &SnapshotOptions) -> Result<String, Sn
     Ok(out)
 }
 
-/// Writes the snapshot to `path` (JSON when it ends in `.json`, whatever `opts.json` says).
+/// Writes the snapshot to `path` (JSON when it ends in `.json`, whatever `opts.json` says; `-`
+/// is the standard output), as [`super::save::write_text`] writes.
 pub fn write_file(path: &Path, state: &ClusterState, opts: &SnapshotOptions) -> Result<(), SnapshotError> {
     let mut opts = opts.clone();
     if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
@@ -217,10 +218,10 @@ pub fn write_file(path: &Path, state: &ClusterState, opts: &SnapshotOptions) -> 
     let text = render(state, &opts)?;
     // whole or not at all: a failed write leaves the file as it was
     super::save::write_text(path, &text, true).map_err(|e| match e {
-        super::save::SaveError::Io { path, source } => SnapshotError::Io { path, source },
+        super::save::SaveError::Io { path, cause } => SnapshotError::Io { path, cause },
         other => SnapshotError::Io {
             path: path.display().to_string(),
-            source: std::io::Error::other(other.to_string()),
+            cause: std::io::Error::other(other.to_string()),
         },
     })
 }

@@ -12,6 +12,7 @@ mod determinism;
 mod fixtures;
 mod fuzz_seeds;
 mod gang137;
+mod hostile;
 mod kinds;
 mod layering;
 #[cfg(feature = "live")]

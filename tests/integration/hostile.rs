@@ -1,0 +1,223 @@
+//! Issue 46, hostile input: what the writers do with links, devices, pipes, `-` and signals,
+//! and what the readers do with input kubectl reads or that never ends. The real binary, its
+//! exit codes and its one-line errors.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use crate::scratch::temp_dir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kschedtui");
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run kschedtui")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// The one error line of a run that failed with exit code 1.
+fn error_line(o: &Output) -> String {
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(o));
+    let e = stderr(o);
+    let last = e.lines().last().unwrap_or("").to_string();
+    assert!(last.starts_with("error: "), "{e}");
+    last
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `generate -o`: `-` is the standard output (no file named `-`), a device is written in
+/// place (/dev/full stays a device and its error is the cause), a FIFO is written in place, a
+/// link is written through to its target, which keeps its mode.
+#[cfg(target_os = "linux")]
+#[test]
+fn generate_writes_to_stdout_devices_fifos_and_through_links() {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt, symlink};
+    let guard = temp_dir("writers");
+    let dir = guard.path();
+    let small = ["generate", "--nodes", "2", "--pods", "3"];
+    let with = |out: &'static str| [&small[..], &["-o", out]].concat();
+
+    let o = run_in(dir, &with("-"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout.clone()).unwrap();
+    let c = kschedtui::source::file::load_str("stdout", &text).unwrap();
+    assert_eq!((c.nodes.len(), c.pods.len()), (2, 4));
+    assert!(
+        stderr(&o).contains("pods to standard output (benchmark pod"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(names_in(dir), Vec::<String>::new(), "no file named '-'");
+
+    // /dev/full through a link: should writing in place ever break, the link is replaced,
+    // not the system's device (the tests may run as root)
+    symlink("/dev/full", dir.join("full.yaml")).unwrap();
+    let o = run_in(dir, &with("full.yaml"));
+    assert_eq!(
+        error_line(&o),
+        "error: cannot write 'full.yaml': No space left on device (os error 28)"
+    );
+    assert!(
+        std::fs::metadata(dir.join("full.yaml"))
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    std::fs::remove_file(dir.join("full.yaml")).unwrap();
+
+    let fifo = dir.join("fifo.yaml");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = run_in(dir, &with("fifo.yaml"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(reader.join().unwrap(), text, "the same text through the FIFO");
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+
+    std::fs::create_dir(dir.join("keep")).unwrap();
+    let real = dir.join("keep").join("cluster.yaml");
+    std::fs::write(&real, "old").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+    symlink("keep/cluster.yaml", dir.join("current.yaml")).unwrap();
+    let o = run_in(dir, &with("current.yaml"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&real).unwrap(),
+        text,
+        "the target has the new text"
+    );
+    assert!(
+        std::fs::symlink_metadata(dir.join("current.yaml"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+    assert_eq!(format!("{mode:o}"), "600");
+    assert_eq!(names_in(dir), ["current.yaml", "fifo.yaml", "keep"]);
+    assert_eq!(names_in(&dir.join("keep")), ["cluster.yaml"]);
+}
+
+/// `--save` onto a full disk says why; `-` where the standard output carries a report or a
+/// plan is a usage error.
+#[cfg(target_os = "linux")]
+#[test]
+fn save_onto_a_full_disk_names_the_cause_and_dash_is_refused_where_stdout_is_taken() {
+    let guard = temp_dir("save-full");
+    let dir = guard.path();
+    // /dev/full through a link (see above)
+    std::os::unix::fs::symlink("/dev/full", dir.join("full.yaml")).unwrap();
+    let o = run_in(dir, &["--demo", "bind", "ml/sweep-0", "--yes", "--save", "full.yaml"]);
+    assert_eq!(
+        error_line(&o),
+        "error: cannot write 'full.yaml': No space left on device (os error 28); the rehearsal's result was not saved"
+    );
+    let o = run_in(dir, &["--demo", "simulate", "--write", "full.yaml"]);
+    assert_eq!(
+        error_line(&o),
+        "error: while saving the simulated snapshot to 'full.yaml': cannot write 'full.yaml': No space left on device (os error 28)"
+    );
+    for (args, flag) in [
+        (
+            &["--demo", "simulate", "--write", "-"][..],
+            "--write -: the standard output carries simulate's report",
+        ),
+        (
+            &["--demo", "bind", "ml/sweep-0", "--yes", "--save", "-"][..],
+            "--save -: the standard output carries the plan and its outcome",
+        ),
+        (
+            &["--demo", "preempt", "ml/sweep-0", "--yes", "--save", "-"][..],
+            "--save -: the standard output carries the plan and its outcome",
+        ),
+    ] {
+        let o = run_in(dir, args);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with(&format!("error: {flag}; give a file name (./- for a file named -)\n")),
+            "{}",
+            stderr(&o)
+        );
+        assert!(o.stdout.is_empty());
+    }
+    assert_eq!(names_in(dir), ["full.yaml"]);
+}
+
+/// A large `generate -o FILE` stopped by SIGTERM or SIGINT while it writes leaves no
+/// temporary file; the file is there whole or not at all.
+#[cfg(unix)]
+#[test]
+fn a_write_stopped_by_a_signal_leaves_no_temporary_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let guard = temp_dir("stopped");
+    let dir = guard.path();
+    let args = ["generate", "--nodes", "5000", "--pods", "100000", "-o", "big.yaml"];
+    let whole = run_in(dir, &args);
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    let whole_len = std::fs::metadata(dir.join("big.yaml")).unwrap().len();
+    std::fs::remove_file(dir.join("big.yaml")).unwrap();
+    for (name, number) in [("TERM", 15), ("INT", 2)] {
+        let mut stopped = false;
+        // the signal must land while the temporary file is being written: tried again when
+        // the write ended first
+        for _ in 0..8 {
+            let mut child = Command::new(BIN)
+                .args(args)
+                .current_dir(dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let writing = loop {
+                if child.try_wait().unwrap().is_some() {
+                    break false;
+                }
+                if names_in(dir).iter().any(|n| n.ends_with(".kschedtui.tmp")) {
+                    break true;
+                }
+                std::thread::sleep(std::time::Duration::from_micros(500));
+            };
+            if writing {
+                let kill = Command::new("kill")
+                    .args([format!("-{name}"), child.id().to_string()])
+                    .status()
+                    .unwrap();
+                assert!(kill.success());
+            }
+            let status = child.wait().unwrap();
+            let left = names_in(dir);
+            assert!(
+                left.iter().all(|n| !n.ends_with(".kschedtui.tmp")),
+                "SIG{name}: {left:?}"
+            );
+            if let Ok(m) = std::fs::metadata(dir.join("big.yaml")) {
+                assert_eq!(m.len(), whole_len, "SIG{name}: whole or not at all");
+                std::fs::remove_file(dir.join("big.yaml")).unwrap();
+            }
+            if writing && status.signal() == Some(number) {
+                stopped = true;
+                break;
+            }
+        }
+        assert!(stopped, "SIG{name} never landed during a write");
+    }
+}
