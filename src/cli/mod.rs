@@ -764,6 +764,10 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
 fn check_usage(cli: &Cli) -> Result<(), String> {
     let dash = |p: &Option<PathBuf>| p.as_deref() == Some(Path::new("-"));
     match &cli.command {
+        Some(Command::Generate(a)) if a.nodes == 0 && a.pods > 0 => Err(format!(
+            "--nodes 0 with --pods {}: bound pods need a node; give --nodes N (at least 1), or --pods 0 for a cluster of pending pods alone",
+            a.pods
+        )),
         Some(Command::Simulate(a)) if dash(&a.write) => Err(
             "--write -: the standard output carries simulate's report; give a file name (./- for a file named -)"
                 .into(),

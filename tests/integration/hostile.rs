@@ -221,3 +221,45 @@ fn a_write_stopped_by_a_signal_leaves_no_temporary_file() {
         assert!(stopped, "SIG{name} never landed during a write");
     }
 }
+
+/// `generate --nodes 0`: with bound pods a usage error; with `--pods 0` a cluster of the
+/// pending pod alone, which explains.
+#[test]
+fn generate_without_nodes_is_a_usage_error_unless_it_binds_nothing() {
+    let guard = temp_dir("no-nodes");
+    let dir = guard.path();
+    let o = run_in(dir, &["generate", "--nodes", "0", "-o", "g.yaml"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with(
+            "error: --nodes 0 with --pods 100000: bound pods need a node; give --nodes N (at least 1), or --pods 0 for a cluster of pending pods alone\n"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(names_in(dir), Vec::<String>::new());
+    let o = run_in(
+        dir,
+        &[
+            "generate",
+            "--nodes",
+            "0",
+            "--pods",
+            "0",
+            "--failing",
+            "2",
+            "-o",
+            "g.yaml",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = kschedtui::source::file::load_path(&dir.join("g.yaml")).unwrap();
+    assert_eq!((c.nodes.len(), c.pods.len()), (0, 3));
+    let o = run_in(dir, &["explain", "--snapshot", "g.yaml", "bench/pending-0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("Verdict: Unschedulable: no nodes available to schedule pods"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
