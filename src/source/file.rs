@@ -241,14 +241,15 @@ fn read_all(
             p.truncate(n_pods);
         }
         // Read as `read_to_string` does (the same error for text that is not UTF-8), into a
-        // buffer the stored pods can share.
-        let file = Bytes::from(std::fs::read(f).map_err(read_err)?);
+        // buffer the stored pods can share; a pipe or a device only up to a limit.
+        let file = Bytes::from(super::input::read_limited(f, super::input::SNAPSHOT_LIMIT).map_err(read_err)?);
         let text = std::str::from_utf8(&file).map_err(|_| {
             read_err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 "stream did not contain valid UTF-8",
             ))
         })?;
+        let text = super::input::strip_bom(text);
         if let Some(i) = info.as_deref_mut() {
             *i = crate::source::snapshot::info_in_text(text);
         }
@@ -328,8 +329,19 @@ fn parse_text(
     mut raw: Option<&mut Vec<Value>>,
     mut pods: Option<&mut Vec<(Origin, ReadObject)>>,
 ) -> Result<(), LoadError> {
+    let text = super::input::strip_bom(text);
     let trimmed = text.trim_start();
     let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
+    // JSON's parser limits its depth itself, in linear time; YAML's takes time quadratic in
+    // the depth of flow collections, so the depth is checked first
+    if !looks_json && let Err(deep) = super::input::check_nesting(text) {
+        return Err(LoadError::Syntax {
+            path: name.into(),
+            doc: deep.doc,
+            format: "YAML",
+            message: deep.to_string(),
+        });
+    }
     if looks_json && raw.is_none() {
         let (n_out, n_warn) = (out.len(), warnings.len());
         let n_pods = pods.as_ref().map_or(0, |p| p.len());
@@ -2123,5 +2135,49 @@ items:
 "#;
         let c = load_str("t.yaml", text).expect("no duplicate error for events");
         assert_eq!(c.scheduling_events[&ObjectKey::new("a", "p")].len(), 1);
+    }
+
+    /// The objects read, as names with their kind and document, for comparing paths.
+    fn read_names(c: &Cluster) -> Vec<String> {
+        let mut v: Vec<String> = c
+            .nodes
+            .iter()
+            .map(|n| format!("Node {}", n.name))
+            .chain(c.pods.iter().map(|p| format!("Pod {}", p.key)))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// A UTF-8 byte order mark at the start of a file is skipped (kubectl skips it), on every
+    /// path: YAML, JSON from text, a JSON file.
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let yaml = "\u{feff}apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c}]}\n";
+        assert_eq!(
+            read_names(&load_str("t.yaml", yaml).unwrap()),
+            ["Node n1", "Pod default/p"]
+        );
+        assert_eq!(
+            read_names(&load_str_keeping_documents("t.yaml", yaml).unwrap()),
+            ["Node n1", "Pod default/p"]
+        );
+        let json = format!("\u{feff}{JSON_LIST}");
+        assert_eq!(read_names(&load_str("t.json", &json).unwrap()).len(), 3);
+        let f = scratch_file("bom", &json);
+        let c = load_path(&f).unwrap();
+        assert_eq!(read_names(&c), ["Node n1", "Pod default/p1", "Pod default/p2"]);
+    }
+
+    /// Deep nesting is refused before the YAML parser sees it, in a moment, naming the line.
+    #[test]
+    fn deep_yaml_nesting_is_refused_before_parsing() {
+        let text = format!("apiVersion: v1\nkind: Pod\nmetadata: {}\n", "[".repeat(200_000));
+        let t = std::time::Instant::now();
+        assert_eq!(
+            load_str("deep.yaml", &text).unwrap_err().to_string(),
+            "deep.yaml: document 0: not valid YAML: nested deeper than 512 levels at line 3 (kschedtui reads at most 512 levels of sequences and mappings inside each other; real manifests use a few dozen)"
+        );
+        assert!(t.elapsed() < std::time::Duration::from_secs(2), "{:?}", t.elapsed());
     }
 }

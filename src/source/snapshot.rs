@@ -79,6 +79,7 @@ impl SnapshotInfo {
 /// The value under [`INFO_KEY`] at the top level of a snapshot's text (a JSON document, or
 /// the first YAML document), if any.
 pub(crate) fn info_in_text(text: &str) -> Option<Value> {
+    let text = super::input::strip_bom(text);
     // A text that never spells the key (and has no escape that could spell it) has no
     // info: no need to parse a snapshot of 100,000 pods for that.
     if !text.contains(INFO_KEY) && !text.contains('\\') {
@@ -89,6 +90,8 @@ pub(crate) fn info_in_text(text: &str) -> Option<Value> {
     let top: TopInfo = if trimmed.starts_with('{') {
         serde_json::from_str(text).ok()?
     } else {
+        // too deep for the YAML parser to read in time: the loader says why
+        super::input::check_nesting(text).ok()?;
         // The first document only: a snapshot written by kschedtui is one List.
         let first = serde_yaml::Deserializer::from_str(text).next()?;
         serde::Deserialize::deserialize(first).ok()?

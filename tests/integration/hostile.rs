@@ -263,3 +263,57 @@ fn generate_without_nodes_is_a_usage_error_unless_it_binds_nothing() {
         String::from_utf8_lossy(&o.stdout)
     );
 }
+
+/// Input that never ends or nests without end ends quickly with an error naming the file and
+/// the limit: a snapshot, a scheduler config, a descheduler policy, a kubeconfig.
+#[cfg(target_os = "linux")]
+#[test]
+fn endless_or_deep_input_ends_quickly_naming_the_file_and_the_limit() {
+    let guard = temp_dir("endless");
+    let dir = guard.path();
+    // (a backslash: the loader then looks for what `kschedtui snapshot` records in the text)
+    let deep = format!(
+        "apiVersion: v1\nkind: List\nmetadata: {{note: \"a\\\\b\"}}\nitems: {}\n",
+        "[".repeat(200_000)
+    );
+    std::fs::write(dir.join("deep.yaml"), &deep).unwrap();
+    let nesting = "nested deeper than 512 levels at line 4 (kschedtui reads at most 512 levels of sequences and mappings inside each other; real manifests use a few dozen)";
+    let limit = |what: &str, size: &str| {
+        format!(
+            "error: cannot read {what} '/dev/zero': not a regular file, and it gave more than {size} without ending (kschedtui reads at most {size} from a pipe or a device)"
+        )
+    };
+    let t = std::time::Instant::now();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["explain", "--snapshot", "deep.yaml", "--all-pending"],
+            format!("error: deep.yaml: document 0: not valid YAML: {nesting}"),
+        ),
+        (
+            vec!["explain", "--demo", "--config", "deep.yaml", "--all-pending"],
+            format!("error: in 'deep.yaml': {nesting}"),
+        ),
+        (
+            vec!["deschedule", "--demo", "--policy", "deep.yaml"],
+            format!("error: deep.yaml: not valid YAML: {nesting}"),
+        ),
+        (
+            vec!["explain", "--snapshot", "/dev/zero", "--all-pending"],
+            limit("snapshot", "2 GiB"),
+        ),
+        (
+            vec!["explain", "--demo", "--config", "/dev/zero", "--all-pending"],
+            limit("scheduler config", "8 MiB"),
+        ),
+        (
+            vec!["deschedule", "--demo", "--policy", "/dev/zero"],
+            limit("descheduler policy", "8 MiB"),
+        ),
+    ];
+    for (args, want) in cases {
+        let o = run_in(dir, &args);
+        assert_eq!(error_line(&o), want, "{args:?}");
+    }
+    // minutes before (158 s for the deep file alone)
+    assert!(t.elapsed() < std::time::Duration::from_secs(60), "{:?}", t.elapsed());
+}

@@ -13,6 +13,8 @@ mod fixtures;
 mod fuzz_seeds;
 mod gang137;
 mod hostile;
+#[cfg(feature = "live")]
+mod hostile_live;
 mod kinds;
 mod layering;
 #[cfg(feature = "live")]
