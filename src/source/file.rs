@@ -342,6 +342,8 @@ fn parse_text(
             message: deep.to_string(),
         });
     }
+    // merge keys (`<<: *anchor`) are resolved on the general path only
+    let merges = !looks_json && super::input::may_merge(text);
     if looks_json && raw.is_none() {
         let (n_out, n_warn) = (out.len(), warnings.len());
         let n_pods = pods.as_ref().map_or(0, |p| p.len());
@@ -356,7 +358,7 @@ fn parse_text(
             p.truncate(n_pods);
         }
     }
-    if !looks_json && raw.is_none() {
+    if !looks_json && !merges && raw.is_none() {
         let (n_out, n_warn) = (out.len(), warnings.len());
         let n_pods = pods.as_ref().map_or(0, |p| p.len());
         if yaml_stream::parse(name, text, out, warnings, pods.as_deref_mut()).is_some() {
@@ -379,12 +381,19 @@ fn parse_text(
         docs.push(v);
     } else {
         for (i, d) in serde_yaml::Deserializer::from_str(text).enumerate() {
-            let v = Value::deserialize(d).map_err(|e| LoadError::Syntax {
+            let mut v = Value::deserialize(d).map_err(|e| LoadError::Syntax {
                 path: name.into(),
                 doc: i,
                 format: "YAML",
                 message: e.to_string(),
             })?;
+            if merges {
+                super::input::resolve_merge_keys(&mut v).map_err(|message| LoadError::Shape {
+                    path: name.into(),
+                    doc: i,
+                    message,
+                })?;
+            }
             docs.push(v);
         }
     }
@@ -920,6 +929,10 @@ mod json_fast {
     /// string; and whether the text says all of it (false when the namespace was defaulted).
     /// A kind the engine does not use is parsed (as the general path does) and skipped.
     fn typed(kind: &str, api_version: &str, s: &str) -> Option<(Object, bool)> {
+        // a List inside the List (flattened) and an apiVersion refused: the general path
+        if super::is_list_kind(kind) || Kind::unread_api_version(kind, api_version).is_some() {
+            return None;
+        }
         let mut obj = match Kind::of_document(kind, api_version) {
             // Events take the general path (two API versions, most of them skipped).
             Some(Kind::Event) => return None,
@@ -1246,14 +1259,43 @@ mod yaml_stream {
     }
 }
 
+/// True for a `List` object (`kind: List`, `PodList`, ...): its items are objects of their own.
+fn is_list(v: &Value) -> bool {
+    v.get("kind").and_then(Value::as_str).is_some_and(is_list_kind)
+}
+
+/// True for the kind of a `List`.
+fn is_list_kind(kind: &str) -> bool {
+    kind.ends_with("List")
+}
+
+/// Reads one object; a `List` inside a List is flattened, as kubectl does, into its items.
 fn push_object(
     name: &str,
     index: &mut usize,
     mut v: Value,
     out: &mut Vec<(Origin, Object)>,
     warnings: &mut Vec<String>,
-    raw: Option<&mut Vec<Value>>,
+    mut raw: Option<&mut Vec<Value>>,
 ) -> Result<(), LoadError> {
+    if is_list(&v)
+        && let Value::Object(m) = &mut v
+    {
+        return match m.remove("items") {
+            Some(Value::Array(items)) => {
+                for it in items {
+                    push_object(name, index, it, out, warnings, raw.as_deref_mut())?;
+                }
+                Ok(())
+            }
+            Some(Value::Null) | None => Ok(()),
+            Some(_) => Err(LoadError::Shape {
+                path: name.into(),
+                doc: *index,
+                message: "a List's 'items' must be a sequence".into(),
+            }),
+        };
+    }
     if let Some(r) = raw {
         r.push(v.clone());
     }
@@ -1378,6 +1420,18 @@ fn push_object(
             unknown: &mut unknown,
         })?,
         None => {
+            if let Some(accepted) = Kind::unread_api_version(&kind, &api_version) {
+                return Err(LoadError::Field {
+                    origin,
+                    kind,
+                    key,
+                    field: "apiVersion".into(),
+                    message: format!(
+                        "'{api_version}' is not an apiVersion kschedtui reads for this kind (it reads {})",
+                        accepted.join(", ")
+                    ),
+                });
+            }
             out.push((origin, Object::Skipped(kind)));
             return Ok(());
         }
@@ -2149,6 +2203,67 @@ items:
         v
     }
 
+    /// kubectl flattens a List inside a List; so does every path of the loader: YAML as
+    /// kubectl writes it (read item by item), YAML streamed, the YAML general path, JSON's fast
+    /// path (from text and from a file read a piece at a time) and its general path, and the
+    /// documents kept for saving back.
+    #[test]
+    fn a_list_inside_a_list_is_flattened() {
+        let want = ["Node n1", "Node n2", "Pod default/p", "Pod default/q"];
+        let inner = serde_json::json!({"apiVersion": "v1", "kind": "NodeList", "items": [
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "2", "pods": "10"}}},
+            {"apiVersion": "v1", "kind": "List", "items": [
+                {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"}, "status": {"allocatable": {"cpu": "2", "pods": "10"}}}]}]});
+        let pod = |n: &str| serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": n, "namespace": "default"}, "spec": {"containers": [{"name": "c"}]}});
+        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [pod("p"), inner, pod("q")]});
+        let json = serde_json::to_string(&list).unwrap();
+        let yaml = crate::source::yaml::to_string(&list);
+        assert!(yaml_stream::split_list(&yaml).is_some(), "kubectl's layout:\n{yaml}");
+        let several = format!("---\n{yaml}---\n");
+        let array = serde_json::to_string(&list["items"]).unwrap();
+        for (what, text) in [
+            ("yaml", &yaml),
+            ("yaml, several documents", &several),
+            ("json", &json),
+            ("json array", &array),
+        ] {
+            let c = load_str(what, text).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(read_names(&c), want, "{what}");
+            let kept = load_str_keeping_documents(what, text).unwrap();
+            assert_eq!(read_names(&kept), want, "{what}, documents kept");
+            let kinds: Vec<&str> = kept
+                .source_documents
+                .iter()
+                .map(|d| d["kind"].as_str().unwrap())
+                .collect();
+            assert_eq!(
+                kinds,
+                ["Pod", "Node", "Node", "Pod"],
+                "{what}: the items, not the Lists"
+            );
+        }
+        // a file read a piece at a time: the nested List sends it to the general path
+        let f = scratch_file("nested", &json);
+        assert_eq!(read_names(&load_path(&f).unwrap()), want);
+        // the pod after the nested List is numbered after the List's items
+        let e = load_str(
+            "t.json",
+            &json.replace("\"name\":\"q\"", "\"name\":\"q\",\"labels\":{\"a\":1}"),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("t.json (document 3): Pod default/q: field 'metadata.labels.a'"),
+            "{e}"
+        );
+        // a nested List whose items are not a sequence
+        let bad = serde_json::json!({"kind": "List", "items": [{"kind": "List", "items": "x"}]});
+        assert_eq!(
+            load_str("b.json", &bad.to_string()).unwrap_err().to_string(),
+            "b.json: document 0: a List's 'items' must be a sequence"
+        );
+    }
+
     /// A UTF-8 byte order mark at the start of a file is skipped (kubectl skips it), on every
     /// path: YAML, JSON from text, a JSON file.
     #[test]
@@ -2167,6 +2282,45 @@ items:
         let f = scratch_file("bom", &json);
         let c = load_path(&f).unwrap();
         assert_eq!(read_names(&c), ["Node n1", "Pod default/p1", "Pod default/p2"]);
+    }
+
+    /// YAML merge keys are resolved as kubectl's YAML decoder resolves them (on the general
+    /// path, whatever the layout), a bad one named with its path.
+    #[test]
+    fn merge_keys_are_resolved() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- &node\n  apiVersion: v1\n  kind: Node\n  metadata: {name: n1, labels: {zone: a}}\n  status: {allocatable: {cpu: 2, pods: 10}}\n- <<: *node\n  metadata: {name: n2}\n- apiVersion: v1\n  kind: Pod\n  metadata: &meta {name: p, namespace: default}\n  spec: {containers: [{name: c}]}\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    <<: *meta\n    name: q\n  spec: {containers: [{name: c}]}\n";
+        let c = load_str("t.yaml", text).unwrap();
+        assert_eq!(read_names(&c), ["Node n1", "Node n2", "Pod default/p", "Pod default/q"]);
+        let n2 = c.nodes.iter().find(|n| n.name == "n2").unwrap();
+        assert_eq!(n2.allocatable.milli_cpu, 2000);
+        assert_eq!(n2.obj.metadata.labels, None, "metadata is n2's own, not merged into");
+        let bad = text.replace("- <<: *node", "- <<: node");
+        assert_eq!(
+            load_str("t.yaml", &bad).unwrap_err().to_string(),
+            "t.yaml: document 0: items[1].<<: a merge key takes a mapping or a list of mappings, not a string"
+        );
+    }
+
+    /// An apiVersion kschedtui does not read for a kind it reads is named, with the ones it
+    /// reads, on the YAML and JSON paths; another API's kind of the same name is skipped.
+    #[test]
+    fn an_api_version_not_read_is_named() {
+        let yaml = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n- apiVersion: v99\n  kind: Pod\n  metadata: {name: p, namespace: default}\n  spec: {containers: [{name: c}]}\n";
+        let want = "t (document 1): Pod default/p: field 'apiVersion': 'v99' is not an apiVersion kschedtui reads for this kind (it reads v1)";
+        assert_eq!(load_str("t", yaml).unwrap_err().to_string(), want);
+        let v: Value = serde_yaml::from_str(yaml).unwrap();
+        assert_eq!(load_str("t", &v.to_string()).unwrap_err().to_string(), want);
+        let f = scratch_file("v99", &v.to_string());
+        let e = load_path(&f).unwrap_err().to_string();
+        assert!(e.ends_with("Pod default/p: field 'apiVersion': 'v99' is not an apiVersion kschedtui reads for this kind (it reads v1)"), "{e}");
+        let pdb = yaml.replace("v99\n  kind: Pod", "policy/v1beta1\n  kind: PodDisruptionBudget");
+        assert_eq!(
+            load_str("t", &pdb).unwrap_err().to_string(),
+            "t (document 1): PodDisruptionBudget default/p: field 'apiVersion': 'policy/v1beta1' is not an apiVersion kschedtui reads for this kind (it reads policy/v1)"
+        );
+        let knative = yaml.replace("v99\n  kind: Pod", "serving.knative.dev/v1\n  kind: Service");
+        let c = load_str("t", &knative).unwrap();
+        assert_eq!(c.skipped.get("Service"), Some(&1));
     }
 
     /// Deep nesting is refused before the YAML parser sees it, in a moment, naming the line.

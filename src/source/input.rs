@@ -3,10 +3,12 @@
 //! a device such as /dev/zero never ends), the UTF-8 byte order mark kubectl skips, a limit on
 //! how deeply the text nests (checked by a scan of the bytes: the YAML parser takes time
 //! quadratic in the depth of flow collections, and 200 KB of `[` took minutes before its
-//! error).
+//! error), and the YAML merge keys (`<<: *anchor`) kubectl's YAML decoder resolves.
 
 use std::io::Read;
 use std::path::Path;
+
+use serde_json::Value;
 
 /// How much of a snapshot given as a pipe or a device is read at most.
 pub(crate) const SNAPSHOT_LIMIT: u64 = 2 << 30;
@@ -222,6 +224,81 @@ impl Scan {
     }
 }
 
+/// Resolves YAML merge keys as kubectl's YAML decoder does: the keys of the mapping under
+/// `<<` (or of each mapping of a list under it, the first one's winning) that the mapping does
+/// not set itself are added to it, after its own keys; inside out, so a merged mapping's own
+/// merge keys count. An error (the path of the merge key and what is under it) when what is
+/// under `<<` is not a mapping or a list of mappings.
+pub(crate) fn resolve_merge_keys(v: &mut Value) -> Result<(), String> {
+    match v {
+        Value::Array(items) => {
+            for (i, it) in items.iter_mut().enumerate() {
+                resolve_merge_keys(it).map_err(|e| format!("[{i}]{}", dotted(&e)))?;
+            }
+        }
+        Value::Object(m) => {
+            for (k, child) in m.iter_mut() {
+                resolve_merge_keys(child).map_err(|e| format!("{k}{}", dotted(&e)))?;
+            }
+            if let Some(merged) = m.shift_remove("<<") {
+                let sources = match merged {
+                    Value::Object(one) => vec![one],
+                    Value::Array(list) => list
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, x)| match x {
+                            Value::Object(one) => Ok(one),
+                            other => Err(format!(
+                                "<<[{i}]: a merge key takes a mapping or a list of mappings, not {}",
+                                what(&other)
+                            )),
+                        })
+                        .collect::<Result<_, _>>()?,
+                    other => {
+                        return Err(format!(
+                            "<<: a merge key takes a mapping or a list of mappings, not {}",
+                            what(&other)
+                        ));
+                    }
+                };
+                for one in sources {
+                    for (k, x) in one {
+                        m.entry(k).or_insert(x);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A path's next segment after a key: `.key` or `[i]`.
+fn dotted(rest: &str) -> String {
+    if rest.starts_with('[') {
+        rest.to_string()
+    } else {
+        format!(".{rest}")
+    }
+}
+
+fn what(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+/// True when YAML text may hold a merge key (then the readers that stream a file take the
+/// general path, which resolves them).
+pub(crate) fn may_merge(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), b"<<").is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,6 +339,32 @@ mod tests {
         // and a real document's depth is counted, not its brackets in text
         let json = serde_json::to_string_pretty(&serde_json::json!({"a": [[[{"b": "[[[["}]]]})).unwrap();
         assert_eq!(check_nesting(&json), Ok(()));
+    }
+
+    #[test]
+    fn merge_keys_add_what_the_mapping_does_not_set() {
+        let mut v: Value = serde_yaml::from_str(
+            "base: &b {apiVersion: v1, kind: Node, metadata: {name: base}}\nmore: &m {status: {phase: x}, kind: Pod}\none:\n  <<: *b\n  metadata: {name: n1}\ntwo:\n  metadata: {name: n2}\n  <<: [*m, *b]\nthree:\n  <<: {<<: *b, kind: Namespace}\n",
+        )
+        .unwrap();
+        resolve_merge_keys(&mut v).unwrap();
+        assert_eq!(
+            v["one"],
+            serde_json::json!({"metadata": {"name": "n1"}, "apiVersion": "v1", "kind": "Node"})
+        );
+        // explicit keys win wherever `<<` is; the first merged mapping wins over the later
+        assert_eq!(v["two"]["metadata"]["name"], "n2");
+        assert_eq!(v["two"]["kind"], "Pod");
+        assert_eq!(v["two"]["apiVersion"], "v1");
+        assert_eq!(
+            v["three"],
+            serde_json::json!({"kind": "Namespace", "apiVersion": "v1", "metadata": {"name": "base"}})
+        );
+        let mut bad: Value = serde_yaml::from_str("items:\n- metadata:\n    <<: [{a: 1}, 2]\n").unwrap();
+        assert_eq!(
+            resolve_merge_keys(&mut bad),
+            Err("items[0].metadata.<<[1]: a merge key takes a mapping or a list of mappings, not a number".into())
+        );
     }
 
     #[test]

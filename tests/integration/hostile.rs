@@ -317,3 +317,32 @@ fn endless_or_deep_input_ends_quickly_naming_the_file_and_the_limit() {
     // minutes before (158 s for the deep file alone)
     assert!(t.elapsed() < std::time::Duration::from_secs(60), "{:?}", t.elapsed());
 }
+
+/// What kubectl reads, read: a byte order mark, a List inside a List, merge keys; and an
+/// apiVersion kschedtui does not read named with the ones it reads.
+#[test]
+fn input_kubectl_reads_is_read_and_an_unread_api_version_is_named() {
+    let guard = temp_dir("kubectl-input");
+    let dir = guard.path();
+    let text = "\u{feff}apiVersion: v1\nkind: List\nitems:\n- &node\n  apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status: {allocatable: {cpu: 2, memory: 2Gi, pods: 10}}\n- apiVersion: v1\n  kind: NodeList\n  items:\n  - <<: *node\n    metadata: {name: n2}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p, namespace: default}\n  spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}\n";
+    std::fs::write(dir.join("in.yaml"), text).unwrap();
+    let o = run_in(dir, &["explain", "--snapshot", "in.yaml", "default/p"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(out.contains("(profile default-scheduler, scheduler "), "{out}");
+    assert!(out.contains(", 2 nodes)"), "{out}");
+    assert!(
+        out.contains("Verdict: Schedulable: 2 nodes tie at the top (n1, n2)"),
+        "{out}"
+    );
+    std::fs::write(
+        dir.join("v99.yaml"),
+        text.replace("- apiVersion: v1\n  kind: Pod", "- apiVersion: v99\n  kind: Pod"),
+    )
+    .unwrap();
+    let o = run_in(dir, &["explain", "--snapshot", "v99.yaml", "default/p"]);
+    assert_eq!(
+        error_line(&o),
+        "error: v99.yaml (document 2): Pod default/p: field 'apiVersion': 'v99' is not an apiVersion kschedtui reads for this kind (it reads v1)"
+    );
+}
