@@ -213,6 +213,44 @@ fn check_tls_material(k: &Kubeconfig, context: &str, files: &str) -> Result<(), 
     Ok(())
 }
 
+/// The bearer token file the client would read (a user's `tokenFile`, or the in-cluster
+/// service account's token), read first: a missing or unreadable file is named as such (kube's
+/// error reached the user as credentials that "probably expired"), and a token with
+/// surrounding whitespace (a file written by `echo` ends in a newline) is trimmed, as client-go
+/// trims it (kube sends it as it is, and a newline cannot go in a header). A trimmed token
+/// replaces the file (kube would read the file again each minute, untrimmed); a clean file is
+/// left to kube, which then follows its rotation. `who` names the user for messages, `hint`
+/// says what to do. Nothing to
+/// do when the client uses other credentials first (an auth provider, a username and password,
+/// a token).
+pub(crate) fn check_token_file(auth: &mut kube::config::AuthInfo, who: &str, hint: &str) -> Result<(), LiveError> {
+    if auth.auth_provider.is_some() || (auth.username.is_some() && auth.password.is_some()) || auth.token.is_some() {
+        return Ok(());
+    }
+    let Some(file) = auth.token_file.clone() else {
+        return Ok(());
+    };
+    let text =
+        crate::source::input::read_text_limited(Path::new(&file), crate::source::input::CONFIG_LIMIT).map_err(|e| {
+            let what = if e.kind() == std::io::ErrorKind::NotFound {
+                "does not exist".to_string()
+            } else {
+                format!("cannot be read ({e})")
+            };
+            LiveError::Config(format!("{who}: the token file '{file}' {what}; {hint}"))
+        })?;
+    let token = text.trim();
+    if token.is_empty() {
+        return Err(LiveError::Config(format!(
+            "{who}: the token file '{file}' is empty; {hint}"
+        )));
+    }
+    if token.len() != text.len() {
+        auth.token = Some(secrecy::SecretString::from(token.to_string()));
+    }
+    Ok(())
+}
+
 /// Reads a kubeconfig text as `resolve` reads a file and checks the TLS material of every
 /// context (the fuzz target's body; errors are returned, never panics).
 pub fn check_kubeconfig_text(text: &str) -> Vec<String> {
@@ -309,6 +347,8 @@ pub fn context_names(opts: &ConfigOptions, env: &Environment) -> Result<Vec<Stri
 /// Resolves the configuration.
 pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved, LiveError> {
     let files = kubeconfig_files(opts.kubeconfig.as_deref(), env)?;
+    // where the credentials come from, for messages
+    let who: String;
     let (mut config, context, origin) = if files.is_empty() {
         if !env.in_cluster || opts.context.is_some() {
             let why = match (&env.kubeconfig, &opts.context) {
@@ -327,6 +367,7 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
                 "cannot use the in-cluster service account: {e}; pass --kubeconfig FILE"
             ))
         })?;
+        who = "the in-cluster service account".to_string();
         (c, "in-cluster".to_string(), "in-cluster service account".to_string())
     } else {
         let merged = read_merged(&files)?;
@@ -352,6 +393,16 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
             )));
         }
         check_tls_material(&merged, &context, &show_files(&files))?;
+        who = match merged
+            .contexts
+            .iter()
+            .find(|c| c.name == context)
+            .and_then(|c| c.context.as_ref())
+            .and_then(|c| c.user.as_deref())
+        {
+            Some(user) => format!("kubeconfig {}: user '{user}'", show_files(&files)),
+            None => format!("kubeconfig {}: context '{context}'", show_files(&files)),
+        };
         let kopts = KubeConfigOptions {
             context: Some(context.clone()),
             ..Default::default()
@@ -366,6 +417,12 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
             })?;
         (c, context, format!("kubeconfig {}", show_files(&files)))
     };
+    let hint = if files.is_empty() {
+        "check that the pod mounts its service account token (automountServiceAccountToken)"
+    } else {
+        "fix the user's tokenFile, or pass --kubeconfig with another"
+    };
+    check_token_file(&mut config.auth_info, &who, hint)?;
     if let Some(ns) = &opts.namespace {
         config.default_namespace.clone_from(ns);
     }
@@ -662,5 +719,51 @@ mod tests {
             read_kubeconfig(Path::new("/dev/zero")).unwrap_err(),
             "not a regular file, and it gave more than 8 MiB without ending (kschedtui reads at most 8 MiB from a pipe or a device)"
         );
+    }
+
+    /// A token file is read before the client: trimmed as client-go trims it (kube would
+    /// send the newline), named when missing or empty, left to kube when clean, not read when
+    /// other credentials come first.
+    #[test]
+    fn a_token_file_is_trimmed_and_a_missing_one_is_named() {
+        use secrecy::ExposeSecret;
+        let d = dir("token");
+        let file = |name: &str, text: &str| {
+            let p = d.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p.display().to_string()
+        };
+        let auth = |f: &str| kube::config::AuthInfo {
+            token_file: Some(f.to_string()),
+            ..Default::default()
+        };
+        let mut a = auth(&file("nl", "  abc.def\n"));
+        check_token_file(&mut a, "who", "hint").unwrap();
+        assert_eq!(
+            a.token.as_ref().map(|t| t.expose_secret().to_string()).as_deref(),
+            Some("abc.def")
+        );
+        let mut a = auth(&file("clean", "abc.def"));
+        check_token_file(&mut a, "who", "hint").unwrap();
+        assert!(a.token.is_none(), "a clean file stays kube's to read (and reread)");
+        let missing = d.path().join("gone").display().to_string();
+        let mut a = auth(&missing);
+        assert_eq!(
+            check_token_file(&mut a, "kubeconfig 'k': user 'u'", "fix it")
+                .unwrap_err()
+                .to_string(),
+            format!("kubeconfig 'k': user 'u': the token file '{missing}' does not exist; fix it")
+        );
+        let mut a = auth(&file("empty", "\n"));
+        assert_eq!(
+            check_token_file(&mut a, "who", "hint").unwrap_err().to_string(),
+            format!(
+                "who: the token file '{}' is empty; hint",
+                d.path().join("empty").display()
+            )
+        );
+        let mut a = auth(&missing);
+        a.token = Some(secrecy::SecretString::from("inline".to_string()));
+        check_token_file(&mut a, "who", "hint").unwrap();
     }
 }
