@@ -302,8 +302,13 @@ pub fn generate(a: &GenerateArgs) -> Result<()> {
     } else {
         serde_yaml::to_string(&v)?
     };
-    // whole or not at all, as a snapshot is saved
-    crate::source::save::write_text(&a.output, &text, true)?;
+    if a.output == Path::new("-") {
+        // a reader that goes away (`| head`) is not an error
+        write_stdout(&text)?;
+    } else {
+        // whole or not at all, as a snapshot is saved
+        crate::source::save::write_text(&a.output, &text, true)?;
+    }
     eprintln!(
         "wrote {} nodes, {} bound pods and {} pending pods to {} (benchmark pod: {}/{})",
         a.nodes,

@@ -117,6 +117,29 @@ fn generate_writes_to_stdout_devices_fifos_and_through_links() {
     assert_eq!(names_in(&dir.join("keep")), ["cluster.yaml"]);
 }
 
+/// `-o -` into a pipe whose reader goes away (`| head -1`) ends quietly, as every other output
+/// to the standard output does.
+#[cfg(unix)]
+#[test]
+fn generate_to_stdout_ends_quietly_when_the_reader_goes_away() {
+    use std::io::BufRead;
+    let mut child = Command::new(BIN)
+        .args(["generate", "--nodes", "50", "--pods", "2000", "-o", "-"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first, "apiVersion: v1\n");
+    // the reader is gone
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("error"), "{}", stderr(&o));
+}
+
 /// `--save` onto a full disk says why; `-` where the standard output carries a report or a
 /// plan is a usage error.
 #[cfg(target_os = "linux")]

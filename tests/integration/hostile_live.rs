@@ -138,3 +138,29 @@ fn a_kubeconfig_that_never_ends_is_refused_at_its_limit() {
         "error: cannot read kubeconfig '/dev/zero': not a regular file, and it gave more than 8 MiB without ending (kschedtui reads at most 8 MiB from a pipe or a device)"
     );
 }
+
+/// `snapshot -o -` writes the snapshot to the standard output (no file named `-`), which reads
+/// back as the cluster.
+#[test]
+fn snapshot_to_stdout() {
+    let server = ApiServer::start();
+    let dir = server.scratch("snapshot-stdout");
+    let k = server.kubeconfig(&dir, None).display().to_string();
+    let o = Command::new(env!("CARGO_BIN_EXE_kschedtui"))
+        .args(["snapshot", "--kubeconfig", &k, "-o", "-"])
+        .current_dir(&dir)
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("kschedtui: wrote 31 objects to the standard output"),
+        "{}",
+        stderr(&o)
+    );
+    let c = kschedtui::source::file::load_str("stdout", &String::from_utf8(o.stdout).unwrap()).unwrap();
+    assert!(!c.nodes.is_empty() && !c.pods.is_empty());
+    assert!(!dir.join("-").exists());
+}
