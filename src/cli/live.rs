@@ -221,16 +221,25 @@ pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
                     .collect(),
             },
         };
-        write_file(&args.output, &state, &opts)?;
+        if args.output == std::path::Path::new("-") {
+            // a reader that goes away (`| head`) is not an error
+            super::write_stdout(&crate::source::snapshot::render(&state, &opts)?)?;
+        } else {
+            write_file(&args.output, &state, &opts)?;
+        }
         let left_out = if args.anonymize {
             crate::source::snapshot::left_out_by_anonymize(&state)
         } else {
             0
         };
         eprintln!(
-            "kschedtui: wrote {} objects to '{}'{}",
+            "kschedtui: wrote {} objects to {}{}",
             state.len() - left_out,
-            args.output.display(),
+            if args.output == std::path::Path::new("-") {
+                "the standard output".to_string()
+            } else {
+                format!("'{}'", args.output.display())
+            },
             if args.anonymize { " (anonymized)" } else { "" }
         );
         if left_out > 0 {

@@ -250,7 +250,7 @@ pub struct PreemptArgs {
 /// `snapshot` arguments.
 #[derive(Args, Debug)]
 pub struct SnapshotArgs {
-    /// The file to write (JSON when it ends in .json, YAML otherwise).
+    /// The file to write (JSON when it ends in .json, YAML otherwise; - is the standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
     /// Read namespaced objects of this namespace only (pods elsewhere are then missing).
@@ -283,9 +283,18 @@ pub struct GenerateArgs {
     /// Seed (the same seed gives the same cluster).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Output file; .json writes JSON, anything else YAML.
+    /// Output file; .json writes JSON, anything else YAML; - is the standard output.
     #[arg(short, long)]
     pub output: PathBuf,
+}
+
+/// An output path as messages name it (`-` is the standard output).
+fn shown(path: &Path) -> String {
+    if path == Path::new("-") {
+        "standard output".into()
+    } else {
+        path.display().to_string()
+    }
 }
 
 /// Runs `generate`.
@@ -302,14 +311,19 @@ pub fn generate(a: &GenerateArgs) -> Result<()> {
     } else {
         serde_yaml::to_string(&v)?
     };
-    // whole or not at all, as a snapshot is saved
-    crate::source::save::write_text(&a.output, &text, true)?;
+    if a.output == Path::new("-") {
+        // a reader that goes away (`| head`) is not an error
+        write_stdout(&text)?;
+    } else {
+        // whole or not at all, as a snapshot is saved
+        crate::source::save::write_text(&a.output, &text, true)?;
+    }
     eprintln!(
         "wrote {} nodes, {} bound pods and {} pending pods to {} (benchmark pod: {}/{})",
         a.nodes,
         a.pods,
         1 + a.pending + a.failing,
-        a.output.display(),
+        shown(&a.output),
         crate::source::generate::PENDING_POD.0,
         crate::source::generate::PENDING_POD.1
     );
@@ -800,9 +814,35 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
     )
 }
 
+/// The combinations of arguments clap cannot check: each a usage error (exit code 2).
+fn check_usage(cli: &Cli) -> Result<(), String> {
+    let dash = |p: &Option<PathBuf>| p.as_deref() == Some(Path::new("-"));
+    match &cli.command {
+        Some(Command::Generate(a)) if a.nodes == 0 && a.pods > 0 => Err(format!(
+            "--nodes 0 with --pods {}: bound pods need a node; give --nodes N (at least 1), or --pods 0 for a cluster of pending pods alone",
+            a.pods
+        )),
+        Some(Command::Simulate(a)) if dash(&a.write) => Err(
+            "--write -: the standard output carries simulate's report; give a file name (./- for a file named -)"
+                .into(),
+        ),
+        Some(Command::Bind(BindArgs { save, .. }) | Command::Preempt(PreemptArgs { save, .. })) if dash(save) => Err(
+            "--save -: the standard output carries the plan and its outcome; give a file name (./- for a file named -)"
+                .into(),
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// The program: parses arguments and runs a command; returns the exit code.
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    if let Err(message) = check_usage(&cli) {
+        use clap::CommandFactory;
+        Cli::command()
+            .error(clap::error::ErrorKind::ArgumentConflict, message)
+            .exit();
+    }
     let r = check_tui_only_flags(&cli).and_then(|()| match &cli.command {
         Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
         Some(Command::Bind(a)) => bind(a, &cli),

@@ -186,4 +186,43 @@ mod tests {
         to_v1(Kind::Pod, "v1beta1", &mut p);
         assert_eq!(p, pod);
     }
+
+    #[test]
+    fn a_snapshot_of_a_1_32_cluster_reads_its_v1beta1_objects_as_v1() {
+        let c = crate::source::file::load_str(
+            "t",
+            r"
+apiVersion: v1
+kind: List
+items:
+- apiVersion: resource.k8s.io/v1beta1
+  kind: ResourceClaim
+  metadata: {name: gpu, namespace: ml}
+  spec: {devices: {requests: [{name: r, deviceClassName: gpu.example.com, count: 2}]}}
+- apiVersion: resource.k8s.io/v1beta1
+  kind: ResourceSlice
+  metadata: {name: s}
+  spec: {driver: d, nodeName: n1, pool: {name: p, generation: 1, resourceSliceCount: 1}, devices: [{name: g0, basic: {attributes: {model: {string: L4}}}}]}
+",
+        )
+        .unwrap();
+        let claim = &c.resource_claims[&crate::model::ObjectKey::new("ml", "gpu")];
+        let r = &claim
+            .spec
+            .as_ref()
+            .unwrap()
+            .devices
+            .as_ref()
+            .unwrap()
+            .requests
+            .as_ref()
+            .unwrap()[0];
+        assert_eq!(
+            r.exactly.as_ref().map(|e| e.device_class_name.as_str()),
+            Some("gpu.example.com")
+        );
+        assert_eq!(r.exactly.as_ref().and_then(|e| e.count), Some(2));
+        let d = &c.resource_slices["s"].spec.devices.as_ref().unwrap()[0];
+        assert!(d.attributes.as_ref().is_some_and(|a| a.contains_key("model")));
+    }
 }

@@ -73,12 +73,12 @@ macro_rules! kind_rows {
                 store: [volume_attachments],
                 doc: "VolumeAttachment (optional: NodeVolumeLimits counts them from 1.32)." }
             DeviceClass { ty: k8s_openapi::api::resource::v1::DeviceClass, kind: "DeviceClass",
-                api: "resource.k8s.io/v1", accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2"],
+                api: "resource.k8s.io/v1", accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"],
                 plural: "deviceclasses", namespaced: false, optional: true, discover: true, anon: "dc",
                 store: [device_classes],
                 doc: "DeviceClass (optional: a cluster without DRA serves none)." }
             ResourceSlice { ty: k8s_openapi::api::resource::v1::ResourceSlice, kind: "ResourceSlice",
-                api: "resource.k8s.io/v1", accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2"],
+                api: "resource.k8s.io/v1", accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"],
                 plural: "resourceslices", namespaced: false, optional: true, discover: true, anon: "slice",
                 store: [resource_slices], doc: "ResourceSlice (optional, as DeviceClass)." }
             DeviceTaintRule { ty: k8s_openapi::api::resource::v1alpha3::DeviceTaintRule,
@@ -87,12 +87,12 @@ macro_rules! kind_rows {
                 namespaced: false, optional: true, discover: true, anon: "dtr", store: [device_taint_rules],
                 doc: "DeviceTaintRule (alpha; optional)." }
             ResourceClaim { ty: k8s_openapi::api::resource::v1::ResourceClaim, kind: "ResourceClaim",
-                api: "resource.k8s.io/v1", accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2"],
+                api: "resource.k8s.io/v1", accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"],
                 plural: "resourceclaims", namespaced: true, optional: true, discover: true, anon: "claim",
                 store: [resource_claims], doc: "ResourceClaim (optional, as DeviceClass)." }
             ResourceClaimTemplate { ty: k8s_openapi::api::resource::v1::ResourceClaimTemplate,
                 kind: "ResourceClaimTemplate", api: "resource.k8s.io/v1",
-                accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2"],
+                accepts: ["resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"],
                 plural: "resourceclaimtemplates", namespaced: true, optional: true, discover: true, anon: "rct",
                 store: [resource_claim_templates],
                 doc: "ResourceClaimTemplate (optional, as DeviceClass)." }
@@ -330,21 +330,59 @@ pub trait ParseWith {
 }
 
 impl Kind {
-    /// The kind of a document with this `kind` and `apiVersion`, if the engine reads it.
+    /// The kind of a document with this `kind` and `apiVersion`, if the engine reads it. A row
+    /// with no `accepts` (the k8s-openapi types, which check the apiVersion themselves) takes
+    /// its own apiVersion or none.
     pub fn of_document(kind: &str, api_version: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| {
             k.name() == kind && {
                 let acc = k.accepts();
-                acc.is_empty()
-                    || acc.iter().any(|a| {
+                if acc.is_empty() {
+                    api_version.is_empty() || api_version == k.api_version()
+                } else {
+                    acc.iter().any(|a| {
                         if a.ends_with('/') {
                             api_version.starts_with(a)
                         } else {
                             api_version == *a
                         }
                     })
+                }
             }
         })
+    }
+
+    /// The apiVersions kschedtui reads `kind` in (`group/*` for any version of a group), when
+    /// a document's `api_version` is not one of them but is of the same API group as one of them
+    /// (`v99` for a Pod, `policy/v1beta1` for a PodDisruptionBudget): such a document is
+    /// refused, saying so, rather than skipped or misread. None when the document is read
+    /// ([`Kind::of_document`]), and when its group is another API's (another CRD's `PodGroup`,
+    /// a Knative `Service`): that is a kind the engine does not use, skipped as any other.
+    pub fn unread_api_version(kind: &str, api_version: &str) -> Option<Vec<String>> {
+        if Kind::of_document(kind, api_version).is_some() {
+            return None;
+        }
+        fn group(v: &str) -> &str {
+            v.rsplit_once('/').map_or("", |(g, _)| g)
+        }
+        let mut accepted: Vec<String> = Vec::new();
+        let mut same_group = false;
+        for k in Kind::ALL.into_iter().filter(|k| k.name() == kind) {
+            let own = [k.api_version()];
+            let acc = if k.accepts().is_empty() { &own[..] } else { k.accepts() };
+            for a in acc.iter().filter(|a| !a.is_empty()) {
+                same_group |= group(a) == group(api_version);
+                let shown = if a.ends_with('/') {
+                    format!("{a}*")
+                } else {
+                    (*a).to_string()
+                };
+                if !accepted.contains(&shown) {
+                    accepted.push(shown);
+                }
+            }
+        }
+        (same_group && !api_version.is_empty()).then_some(accepted)
     }
 
     /// The kind named `kind` (its `kind` field), whatever its API version.
@@ -440,8 +478,54 @@ mod tests {
             Kind::of_document("ResourceClaim", "resource.k8s.io/v1"),
             Some(Kind::ResourceClaim)
         );
-        assert_eq!(Kind::of_document("ResourceClaim", "resource.k8s.io/v1beta1"), None);
+        // 1.32's version, converted as it is read (model::dra_versions); 1.31's alpha is not read
+        assert_eq!(
+            Kind::of_document("ResourceClaim", "resource.k8s.io/v1beta1"),
+            Some(Kind::ResourceClaim)
+        );
+        assert_eq!(Kind::of_document("ResourceClaim", "resource.k8s.io/v1alpha3"), None);
         assert_eq!(Kind::of_document("ConfigMap", "v1"), None);
+        // a k8s-openapi type is read in its own apiVersion only
+        assert_eq!(Kind::of_document("Pod", "v99"), None);
+        assert_eq!(Kind::of_document("Service", "serving.knative.dev/v1"), None);
+    }
+
+    #[test]
+    fn a_version_kschedtui_does_not_read_of_a_group_it_reads_is_named() {
+        let unread = |k, v| Kind::unread_api_version(k, v);
+        assert_eq!(unread("Pod", "v99"), Some(vec!["v1".to_string()]));
+        assert_eq!(unread("Pod", "v1"), None);
+        assert_eq!(unread("Pod", ""), None);
+        assert_eq!(unread("ReplicaSet", "apps/v1beta2"), Some(vec!["apps/v1".to_string()]));
+        assert_eq!(
+            unread("PodDisruptionBudget", "policy/v1beta1"),
+            Some(vec!["policy/v1".to_string()])
+        );
+        assert_eq!(
+            unread("ResourceSlice", "resource.k8s.io/v1alpha3"),
+            Some(vec![
+                "resource.k8s.io/v1".to_string(),
+                "resource.k8s.io/v1beta2".to_string(),
+                "resource.k8s.io/v1beta1".to_string()
+            ])
+        );
+        assert_eq!(
+            unread("PodGroup", "scheduling.k8s.io/v1alpha1"),
+            Some(
+                [
+                    "scheduling.x-k8s.io/*",
+                    "scheduling.sigs.k8s.io/*",
+                    "scheduling.k8s.io/v1alpha2",
+                    "scheduling.k8s.io/v1beta1"
+                ]
+                .map(String::from)
+                .to_vec()
+            )
+        );
+        // another API's kind of the same name, and kinds the engine does not use: skipped
+        assert_eq!(unread("Service", "serving.knative.dev/v1"), None);
+        assert_eq!(unread("PodGroup", "scheduling.volcano.sh/v1beta1"), None);
+        assert_eq!(unread("ConfigMap", "v99"), None);
     }
 
     #[test]

@@ -67,10 +67,11 @@ pub enum PolicyFileError {
 /// Reads a policy file.
 pub fn read(path: &Path) -> Result<PolicyFile, PolicyFileError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|cause| PolicyFileError::Read {
-        path: name.clone(),
-        cause,
-    })?;
+    let text =
+        super::input::read_text_limited(path, super::input::CONFIG_LIMIT).map_err(|cause| PolicyFileError::Read {
+            path: name.clone(),
+            cause,
+        })?;
     parse(&name, &text)
 }
 
@@ -82,7 +83,10 @@ pub fn parse(name: &str, text: &str) -> Result<PolicyFile, PolicyFileError> {
         format,
         message,
     };
-    let doc: Value = if text.trim_start().starts_with('{') {
+    let text = super::input::strip_bom(text);
+    let json = text.trim_start().starts_with('{');
+    super::input::check_nesting(text).map_err(|deep| syntax(if json { "JSON" } else { "YAML" }, deep.to_string()))?;
+    let doc: Value = if json {
         serde_json::from_str(text).map_err(|e| syntax("JSON", e.to_string()))?
     } else {
         serde_yaml::from_str(text).map_err(|e| syntax("YAML", e.to_string()))?

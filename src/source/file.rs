@@ -241,14 +241,15 @@ fn read_all(
             p.truncate(n_pods);
         }
         // Read as `read_to_string` does (the same error for text that is not UTF-8), into a
-        // buffer the stored pods can share.
-        let file = Bytes::from(std::fs::read(f).map_err(read_err)?);
+        // buffer the stored pods can share; a pipe or a device only up to a limit.
+        let file = Bytes::from(super::input::read_limited(f, super::input::SNAPSHOT_LIMIT).map_err(read_err)?);
         let text = std::str::from_utf8(&file).map_err(|_| {
             read_err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 "stream did not contain valid UTF-8",
             ))
         })?;
+        let text = super::input::strip_bom(text);
         if let Some(i) = info.as_deref_mut() {
             *i = crate::source::snapshot::info_in_text(text);
         }
@@ -328,8 +329,21 @@ fn parse_text(
     mut raw: Option<&mut Vec<Value>>,
     mut pods: Option<&mut Vec<(Origin, ReadObject)>>,
 ) -> Result<(), LoadError> {
+    let text = super::input::strip_bom(text);
     let trimmed = text.trim_start();
     let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
+    // JSON's parser limits its depth itself, in linear time; YAML's takes time quadratic in
+    // the depth of flow collections, so the depth is checked first
+    if !looks_json && let Err(deep) = super::input::check_nesting(text) {
+        return Err(LoadError::Syntax {
+            path: name.into(),
+            doc: deep.doc,
+            format: "YAML",
+            message: deep.to_string(),
+        });
+    }
+    // merge keys (`<<: *anchor`) are resolved on the general path only
+    let merges = !looks_json && super::input::may_merge(text);
     if looks_json && raw.is_none() {
         let (n_out, n_warn) = (out.len(), warnings.len());
         let n_pods = pods.as_ref().map_or(0, |p| p.len());
@@ -344,7 +358,7 @@ fn parse_text(
             p.truncate(n_pods);
         }
     }
-    if !looks_json && raw.is_none() {
+    if !looks_json && !merges && raw.is_none() {
         let (n_out, n_warn) = (out.len(), warnings.len());
         let n_pods = pods.as_ref().map_or(0, |p| p.len());
         if yaml_stream::parse(name, text, out, warnings, pods.as_deref_mut()).is_some() {
@@ -367,12 +381,19 @@ fn parse_text(
         docs.push(v);
     } else {
         for (i, d) in serde_yaml::Deserializer::from_str(text).enumerate() {
-            let v = Value::deserialize(d).map_err(|e| LoadError::Syntax {
+            let mut v = Value::deserialize(d).map_err(|e| LoadError::Syntax {
                 path: name.into(),
                 doc: i,
                 format: "YAML",
                 message: e.to_string(),
             })?;
+            if merges {
+                super::input::resolve_merge_keys(&mut v).map_err(|message| LoadError::Shape {
+                    path: name.into(),
+                    doc: i,
+                    message,
+                })?;
+            }
             docs.push(v);
         }
     }
@@ -908,6 +929,13 @@ mod json_fast {
     /// string; and whether the text says all of it (false when the namespace was defaulted).
     /// A kind the engine does not use is parsed (as the general path does) and skipped.
     fn typed(kind: &str, api_version: &str, s: &str) -> Option<(Object, bool)> {
+        // a List inside the List (flattened) and an apiVersion refused: the general path
+        if super::is_list_kind(kind)
+            || Kind::unread_api_version(kind, api_version).is_some()
+            || api_version.starts_with("resource.k8s.io/v1beta")
+        {
+            return None;
+        }
         let mut obj = match Kind::of_document(kind, api_version) {
             // Events take the general path (two API versions, most of them skipped).
             Some(Kind::Event) => return None,
@@ -1234,14 +1262,43 @@ mod yaml_stream {
     }
 }
 
+/// True for a `List` object (`kind: List`, `PodList`, ...): its items are objects of their own.
+fn is_list(v: &Value) -> bool {
+    v.get("kind").and_then(Value::as_str).is_some_and(is_list_kind)
+}
+
+/// True for the kind of a `List`.
+fn is_list_kind(kind: &str) -> bool {
+    kind.ends_with("List")
+}
+
+/// Reads one object; a `List` inside a List is flattened, as kubectl does, into its items.
 fn push_object(
     name: &str,
     index: &mut usize,
     mut v: Value,
     out: &mut Vec<(Origin, Object)>,
     warnings: &mut Vec<String>,
-    raw: Option<&mut Vec<Value>>,
+    mut raw: Option<&mut Vec<Value>>,
 ) -> Result<(), LoadError> {
+    if is_list(&v)
+        && let Value::Object(m) = &mut v
+    {
+        return match m.remove("items") {
+            Some(Value::Array(items)) => {
+                for it in items {
+                    push_object(name, index, it, out, warnings, raw.as_deref_mut())?;
+                }
+                Ok(())
+            }
+            Some(Value::Null) | None => Ok(()),
+            Some(_) => Err(LoadError::Shape {
+                path: name.into(),
+                doc: *index,
+                message: "a List's 'items' must be a sequence".into(),
+            }),
+        };
+    }
     if let Some(r) = raw {
         r.push(v.clone());
     }
@@ -1262,7 +1319,16 @@ fn push_object(
             message: "object has no 'kind'".into(),
         });
     };
-    let api_version = m.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
+    let mut api_version = m.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
+    // DRA objects written at resource.k8s.io/v1beta1 or v1beta2 (a 1.32 or 1.33 cluster) are
+    // read in v1's shape, as a live source reads them
+    if let Some(version) = api_version.strip_prefix("resource.k8s.io/")
+        && matches!(version, "v1beta1" | "v1beta2")
+        && let Some(k) = Kind::of_document(&kind, "resource.k8s.io/v1")
+    {
+        crate::model::dra_versions::to_v1(k, version, &mut v);
+        api_version = "resource.k8s.io/v1".into();
+    }
     // A namespaced object without a namespace lands in "default", as `kubectl apply` puts it.
     if !cluster_scoped(&kind)
         && let Value::Object(m) = &mut v
@@ -1366,6 +1432,18 @@ fn push_object(
             unknown: &mut unknown,
         })?,
         None => {
+            if let Some(accepted) = Kind::unread_api_version(&kind, &api_version) {
+                return Err(LoadError::Field {
+                    origin,
+                    kind,
+                    key,
+                    field: "apiVersion".into(),
+                    message: format!(
+                        "'{api_version}' is not an apiVersion kschedtui reads for this kind (it reads {})",
+                        accepted.join(", ")
+                    ),
+                });
+            }
             out.push((origin, Object::Skipped(kind)));
             return Ok(());
         }
@@ -2123,5 +2201,149 @@ items:
 "#;
         let c = load_str("t.yaml", text).expect("no duplicate error for events");
         assert_eq!(c.scheduling_events[&ObjectKey::new("a", "p")].len(), 1);
+    }
+
+    /// The objects read, as names with their kind and document, for comparing paths.
+    fn read_names(c: &Cluster) -> Vec<String> {
+        let mut v: Vec<String> = c
+            .nodes
+            .iter()
+            .map(|n| format!("Node {}", n.name))
+            .chain(c.pods.iter().map(|p| format!("Pod {}", p.key)))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// kubectl flattens a List inside a List; so does every path of the loader: YAML as
+    /// kubectl writes it (read item by item), YAML streamed, the YAML general path, JSON's fast
+    /// path (from text and from a file read a piece at a time) and its general path, and the
+    /// documents kept for saving back.
+    #[test]
+    fn a_list_inside_a_list_is_flattened() {
+        let want = ["Node n1", "Node n2", "Pod default/p", "Pod default/q"];
+        let inner = serde_json::json!({"apiVersion": "v1", "kind": "NodeList", "items": [
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "2", "pods": "10"}}},
+            {"apiVersion": "v1", "kind": "List", "items": [
+                {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"}, "status": {"allocatable": {"cpu": "2", "pods": "10"}}}]}]});
+        let pod = |n: &str| serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": n, "namespace": "default"}, "spec": {"containers": [{"name": "c"}]}});
+        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [pod("p"), inner, pod("q")]});
+        let json = serde_json::to_string(&list).unwrap();
+        let yaml = crate::source::yaml::to_string(&list);
+        assert!(yaml_stream::split_list(&yaml).is_some(), "kubectl's layout:\n{yaml}");
+        let several = format!("---\n{yaml}---\n");
+        let array = serde_json::to_string(&list["items"]).unwrap();
+        for (what, text) in [
+            ("yaml", &yaml),
+            ("yaml, several documents", &several),
+            ("json", &json),
+            ("json array", &array),
+        ] {
+            let c = load_str(what, text).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(read_names(&c), want, "{what}");
+            let kept = load_str_keeping_documents(what, text).unwrap();
+            assert_eq!(read_names(&kept), want, "{what}, documents kept");
+            let kinds: Vec<&str> = kept
+                .source_documents
+                .iter()
+                .map(|d| d["kind"].as_str().unwrap())
+                .collect();
+            assert_eq!(
+                kinds,
+                ["Pod", "Node", "Node", "Pod"],
+                "{what}: the items, not the Lists"
+            );
+        }
+        // a file read a piece at a time: the nested List sends it to the general path
+        let f = scratch_file("nested", &json);
+        assert_eq!(read_names(&load_path(&f).unwrap()), want);
+        // the pod after the nested List is numbered after the List's items
+        let e = load_str(
+            "t.json",
+            &json.replace("\"name\":\"q\"", "\"name\":\"q\",\"labels\":{\"a\":1}"),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("t.json (document 3): Pod default/q: field 'metadata.labels.a'"),
+            "{e}"
+        );
+        // a nested List whose items are not a sequence
+        let bad = serde_json::json!({"kind": "List", "items": [{"kind": "List", "items": "x"}]});
+        assert_eq!(
+            load_str("b.json", &bad.to_string()).unwrap_err().to_string(),
+            "b.json: document 0: a List's 'items' must be a sequence"
+        );
+    }
+
+    /// A UTF-8 byte order mark at the start of a file is skipped (kubectl skips it), on every
+    /// path: YAML, JSON from text, a JSON file.
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let yaml = "\u{feff}apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c}]}\n";
+        assert_eq!(
+            read_names(&load_str("t.yaml", yaml).unwrap()),
+            ["Node n1", "Pod default/p"]
+        );
+        assert_eq!(
+            read_names(&load_str_keeping_documents("t.yaml", yaml).unwrap()),
+            ["Node n1", "Pod default/p"]
+        );
+        let json = format!("\u{feff}{JSON_LIST}");
+        assert_eq!(read_names(&load_str("t.json", &json).unwrap()).len(), 3);
+        let f = scratch_file("bom", &json);
+        let c = load_path(&f).unwrap();
+        assert_eq!(read_names(&c), ["Node n1", "Pod default/p1", "Pod default/p2"]);
+    }
+
+    /// YAML merge keys are resolved as kubectl's YAML decoder resolves them (on the general
+    /// path, whatever the layout), a bad one named with its path.
+    #[test]
+    fn merge_keys_are_resolved() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- &node\n  apiVersion: v1\n  kind: Node\n  metadata: {name: n1, labels: {zone: a}}\n  status: {allocatable: {cpu: 2, pods: 10}}\n- <<: *node\n  metadata: {name: n2}\n- apiVersion: v1\n  kind: Pod\n  metadata: &meta {name: p, namespace: default}\n  spec: {containers: [{name: c}]}\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    <<: *meta\n    name: q\n  spec: {containers: [{name: c}]}\n";
+        let c = load_str("t.yaml", text).unwrap();
+        assert_eq!(read_names(&c), ["Node n1", "Node n2", "Pod default/p", "Pod default/q"]);
+        let n2 = c.nodes.iter().find(|n| n.name == "n2").unwrap();
+        assert_eq!(n2.allocatable.milli_cpu, 2000);
+        assert_eq!(n2.obj.metadata.labels, None, "metadata is n2's own, not merged into");
+        let bad = text.replace("- <<: *node", "- <<: node");
+        assert_eq!(
+            load_str("t.yaml", &bad).unwrap_err().to_string(),
+            "t.yaml: document 0: items[1].<<: a merge key takes a mapping or a list of mappings, not a string"
+        );
+    }
+
+    /// An apiVersion kschedtui does not read for a kind it reads is named, with the ones it
+    /// reads, on the YAML and JSON paths; another API's kind of the same name is skipped.
+    #[test]
+    fn an_api_version_not_read_is_named() {
+        let yaml = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n- apiVersion: v99\n  kind: Pod\n  metadata: {name: p, namespace: default}\n  spec: {containers: [{name: c}]}\n";
+        let want = "t (document 1): Pod default/p: field 'apiVersion': 'v99' is not an apiVersion kschedtui reads for this kind (it reads v1)";
+        assert_eq!(load_str("t", yaml).unwrap_err().to_string(), want);
+        let v: Value = serde_yaml::from_str(yaml).unwrap();
+        assert_eq!(load_str("t", &v.to_string()).unwrap_err().to_string(), want);
+        let f = scratch_file("v99", &v.to_string());
+        let e = load_path(&f).unwrap_err().to_string();
+        assert!(e.ends_with("Pod default/p: field 'apiVersion': 'v99' is not an apiVersion kschedtui reads for this kind (it reads v1)"), "{e}");
+        let pdb = yaml.replace("v99\n  kind: Pod", "policy/v1beta1\n  kind: PodDisruptionBudget");
+        assert_eq!(
+            load_str("t", &pdb).unwrap_err().to_string(),
+            "t (document 1): PodDisruptionBudget default/p: field 'apiVersion': 'policy/v1beta1' is not an apiVersion kschedtui reads for this kind (it reads policy/v1)"
+        );
+        let knative = yaml.replace("v99\n  kind: Pod", "serving.knative.dev/v1\n  kind: Service");
+        let c = load_str("t", &knative).unwrap();
+        assert_eq!(c.skipped.get("Service"), Some(&1));
+    }
+
+    /// Deep nesting is refused before the YAML parser sees it, in a moment, naming the line.
+    #[test]
+    fn deep_yaml_nesting_is_refused_before_parsing() {
+        let text = format!("apiVersion: v1\nkind: Pod\nmetadata: {}\n", "[".repeat(200_000));
+        let t = std::time::Instant::now();
+        assert_eq!(
+            load_str("deep.yaml", &text).unwrap_err().to_string(),
+            "deep.yaml: document 0: not valid YAML: nested deeper than 512 levels at line 3 (kschedtui reads at most 512 levels of sequences and mappings inside each other; real manifests use a few dozen)"
+        );
+        assert!(t.elapsed() < std::time::Duration::from_secs(2), "{:?}", t.elapsed());
     }
 }

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 pub struct GenSpec {
     /// Nodes.
     pub nodes: usize,
-    /// Bound pods.
+    /// Bound pods (none without a node to bind them to).
     pub pods: usize,
     /// Extra pending pods that fit (`bench/fit-NNNNNN`).
     pub pending: usize,
@@ -123,10 +123,12 @@ pub fn generate(spec: GenSpec) -> Value {
         items.push(v);
         node_names.push(name);
     }
-    for i in 0..spec.pods {
+    // bound pods need a node (`generate` refuses --nodes 0 with --pods N)
+    let bound = if node_names.is_empty() { 0 } else { spec.pods };
+    for i in 0..bound {
         let app = apps[rng.usize(0..apps.len())];
         let ns = if i % 2 == 0 { "team-a" } else { "team-b" };
-        let node = &node_names[rng.usize(0..node_names.len().max(1))];
+        let node = &node_names[rng.usize(0..node_names.len())];
         let mut affinity = None;
         if rng.u32(0..100) < 5 {
             affinity = Some(core::Affinity {

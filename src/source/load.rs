@@ -127,6 +127,14 @@ pub(crate) enum ConfigFileError {
         /// What is wrong (in the message).
         cause: ProfileError,
     },
+    /// It nests deeper than kschedtui reads.
+    #[error("in '{path}': {deep}")]
+    Nesting {
+        /// Path.
+        path: String,
+        /// Where.
+        deep: super::input::TooDeep,
+    },
     /// The release's default profile cannot be built with the gates given.
     #[error(transparent)]
     Default(ProfileError),
@@ -139,11 +147,17 @@ pub(crate) fn scheduler_config(path: &Path, features: &Features) -> Result<Sched
         path: path.display().to_string(),
         cause,
     };
-    let text = std::fs::read_to_string(path).map_err(|cause| ConfigFileError::Read {
+    let text =
+        super::input::read_text_limited(path, super::input::CONFIG_LIMIT).map_err(|cause| ConfigFileError::Read {
+            path: path.display().to_string(),
+            cause,
+        })?;
+    let text = super::input::strip_bom(&text);
+    super::input::check_nesting(text).map_err(|deep| ConfigFileError::Nesting {
         path: path.display().to_string(),
-        cause,
+        deep,
     })?;
-    let cfg = SchedulerConfig::parse(&text).map_err(invalid)?;
+    let cfg = SchedulerConfig::parse(text).map_err(invalid)?;
     build_profiles(Some(&cfg), features).map_err(invalid)?;
     Ok(cfg)
 }

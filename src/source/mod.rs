@@ -19,6 +19,7 @@ pub mod anonymize;
 pub mod deschedule;
 pub mod file;
 pub mod generate;
+pub(crate) mod input;
 mod json_list;
 pub(crate) mod load;
 pub mod save;

@@ -22,12 +22,12 @@ use crate::model::{Cluster, ObjectKey, Pod};
 #[derive(Debug, thiserror::Error)]
 pub enum SaveError {
     /// The file could not be written.
-    #[error("cannot write snapshot '{path}'")]
+    #[error("cannot write '{path}': {cause}")]
     Io {
-        /// Path.
+        /// Path (`standard output` for `-`).
         path: String,
-        /// Cause.
-        source: std::io::Error,
+        /// Cause (in the message, not a chained source: the message already says it).
+        cause: std::io::Error,
     },
     /// The cluster could not be serialized.
     #[error("cannot serialize the snapshot: {0}")]
@@ -209,10 +209,9 @@ pub fn save_path(c: &Cluster, path: &Path) -> Result<(), SaveError> {
     save(c, path, true)
 }
 
-/// Writes the cluster to `path` (JSON for a `.json` file, YAML otherwise). The text goes to a
-/// temporary file next to it that is then renamed over `path`, so a failure leaves no
-/// half-written snapshot; without `overwrite`, an existing `path` is an error
-/// ([`SaveError::Exists`]) and nothing is written.
+/// Writes the cluster to `path` (JSON for a `.json` file, YAML otherwise) as [`write_text`]
+/// writes (whole or not at all when it is a regular file); without `overwrite`, an existing
+/// `path` is an error ([`SaveError::Exists`]) and nothing is written.
 pub fn save(c: &Cluster, path: &Path, overwrite: bool) -> Result<(), SaveError> {
     if !overwrite && path.exists() {
         return Err(SaveError::Exists(path.display().to_string()));
@@ -222,57 +221,268 @@ pub fn save(c: &Cluster, path: &Path, overwrite: bool) -> Result<(), SaveError> 
     write_text(path, &text, overwrite)
 }
 
-/// The system's error as tempfile reports it, without the temporary file's name it appends
-/// ("… at path \"…\""): the message names the target instead.
-fn plain(e: std::io::Error) -> std::io::Error {
-    let text = e.to_string();
-    match text.split_once(" at path \"") {
-        Some((cause, _)) if e.get_ref().is_some() => std::io::Error::new(e.kind(), cause.to_string()),
-        _ => e,
-    }
-}
-
-/// Writes `text` to `path` as [`save`] writes a snapshot: through a temporary file renamed (or,
-/// without `overwrite`, hard-linked) into place, so a failure leaves nothing half-written and an
-/// existing file is never replaced unless asked.
+/// Writes `text` to `path` as [`save`] writes a snapshot. `-` is the standard output. A regular
+/// file (new, or replaced when `overwrite`) is written whole or not at all: through a temporary
+/// file beside it that is renamed (or, without `overwrite`, hard-linked) into place, so a
+/// failure, or the process being stopped by SIGTERM, SIGINT or SIGHUP, leaves nothing
+/// half-written and no temporary file. A symbolic link is written through (the temporary file
+/// goes beside the file the chain of links ends at, and replaces that file, the link staying a
+/// link); a file replaced keeps its mode (and its owner and group, where the system allows).
+/// Anything else (a FIFO, a character device, `/dev/stdout`, a `/proc/self/fd` link) is
+/// opened and written in place: renaming over it would put a regular file where the device or
+/// pipe was.
 pub fn write_text(path: &Path, text: &str, overwrite: bool) -> Result<(), SaveError> {
     let io = |e: std::io::Error| SaveError::Io {
         path: path.display().to_string(),
-        source: e,
+        cause: e,
     };
+    if path == Path::new("-") {
+        let mut out = std::io::stdout().lock();
+        return std::io::Write::write_all(&mut out, text.as_bytes())
+            .and_then(|()| std::io::Write::flush(&mut out))
+            .map_err(|cause| SaveError::Io {
+                path: "standard output".into(),
+                cause,
+            });
+    }
     if !overwrite && path.exists() {
         return Err(SaveError::Exists(path.display().to_string()));
     }
-    let name = path
+    match destination(path).map_err(io)? {
+        Destination::InPlace => write_in_place(path, text.as_bytes()).map_err(io),
+        Destination::Replace(target, meta) => replace(&target, Some(&meta), text.as_bytes(), overwrite, path),
+        Destination::New(target) => replace(&target, None, text.as_bytes(), overwrite, path),
+    }
+}
+
+/// Where a write goes.
+#[derive(Debug)]
+enum Destination {
+    /// Opened and written as it is (a FIFO, a device, a link into `/proc`).
+    InPlace,
+    /// A regular file (the end of the chain of links), replaced whole.
+    Replace(std::path::PathBuf, std::fs::Metadata),
+    /// No file yet (at the end of the chain of links): created whole.
+    New(std::path::PathBuf),
+}
+
+/// How many links a chain may have (Linux's limit for a path lookup).
+const MAX_LINKS: usize = 40;
+
+/// Where `path` leads: the system follows the links to say what is there; a regular file's
+/// chain of links is then followed by hand to find the file itself (the directory its
+/// temporary file goes in). A link into `/proc` (`/dev/stdout`, `/dev/fd/N`) names an open
+/// file of a process, not a place in a directory: it is written in place.
+fn destination(path: &Path) -> std::io::Result<Destination> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Ok(Destination::InPlace),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut p = path.to_path_buf();
+    for _ in 0..=MAX_LINKS {
+        if p.starts_with("/proc") {
+            return Ok(Destination::InPlace);
+        }
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&p)?;
+                p = match p.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            Ok(m) if m.is_file() => return Ok(Destination::Replace(p, m)),
+            Ok(_) => return Ok(Destination::InPlace),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Destination::New(p)),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "more than {MAX_LINKS} symbolic links in a chain"
+    )))
+}
+
+/// Opens `path` for writing as a shell's `>` does and writes `bytes` to it.
+fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)?;
+    std::io::Write::write_all(&mut f, bytes)?;
+    std::io::Write::flush(&mut f)
+}
+
+/// Writes `target` (a regular file, `existing` its metadata, or a new one) whole: a temporary
+/// file in its directory, given the existing file's mode, owner and group, then renamed over it
+/// (without `overwrite`, linked to its name, which fails if a file appeared there meanwhile).
+/// `named` is the path as given, for messages.
+fn replace(
+    target: &Path,
+    existing: Option<&std::fs::Metadata>,
+    bytes: &[u8],
+    overwrite: bool,
+    named: &Path,
+) -> Result<(), SaveError> {
+    let io = |e: std::io::Error| SaveError::Io {
+        path: named.display().to_string(),
+        cause: e,
+    };
+    let name = target
         .file_name()
         .ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name")))?;
-    let dir = match path.parent() {
+    let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    // A new file beside the target under a name no one can guess (one planted beforehand, a
-    // link say, is never followed); made with the mode a plain write would give it.
-    let prefix = format!(".{}.", name.to_string_lossy());
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".kschedtui.tmp");
+    let (tmp, mut file) = temporary::create(dir, &name.to_string_lossy()).map_err(io)?;
     #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut tmp = builder.tempfile_in(dir).map_err(|e| io(plain(e)))?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(|e| io(plain(e)))?;
-    // the temporary file is removed when a step fails (it drops)
-    let placed = if overwrite {
-        tmp.persist(path)
-    } else {
-        // fails if `path` appeared meanwhile: never replace a file not asked to
-        tmp.persist_noclobber(path)
-    };
-    if let Err(e) = placed {
-        if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-            return Err(SaveError::Exists(path.display().to_string()));
-        }
-        return Err(io(plain(e.error)));
+    if let Some(m) = existing {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        // the owner first (changing it may clear the set-id bits), then the mode; refused
+        // unless root (or the same owner): the file is then the writer's, as any new file
+        let _ = std::os::unix::fs::fchown(&file, Some(m.uid()), Some(m.gid()));
+        file.set_permissions(std::fs::Permissions::from_mode(m.mode() & 0o7777))
+            .map_err(io)?;
     }
-    Ok(())
+    #[cfg(not(unix))]
+    if let Some(m) = existing {
+        file.set_permissions(m.permissions()).map_err(io)?;
+    }
+    std::io::Write::write_all(&mut file, bytes).map_err(io)?;
+    std::io::Write::flush(&mut file).map_err(io)?;
+    drop(file);
+    // the temporary file is removed when a step fails (`tmp` drops)
+    tmp.place(target, overwrite).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            SaveError::Exists(named.display().to_string())
+        } else {
+            io(e)
+        }
+    })
+}
+
+/// The temporary files being written: made under names no one can guess (one planted
+/// beforehand, a link say, is never followed: they are created new), removed when a write
+/// fails, and removed too when the process is told to stop (SIGTERM, SIGINT, SIGHUP) before
+/// they are in place: a thread started with the first write waits for those signals, removes
+/// the files of the writes under way and then ends the process as the signal's default action
+/// does. Creating a file and recording it, and placing it and forgetting it, are each done
+/// under one lock that thread takes too, so no file is left between the two.
+mod temporary {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, MutexGuard, PoisonError};
+
+    /// The temporary files of the writes under way.
+    static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+    fn pending() -> MutexGuard<'static, Vec<PathBuf>> {
+        PENDING.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Starts, once, the thread that removes the pending files when a stop signal comes.
+    #[cfg(unix)]
+    fn watch_signals() {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        static STARTED: std::sync::Once = std::sync::Once::new();
+        STARTED.call_once(|| {
+            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) else {
+                return;
+            };
+            let _ = std::thread::Builder::new()
+                .name("kschedtui-stop".into())
+                .spawn(move || {
+                    if let Some(sig) = signals.forever().next() {
+                        // held until the process ends: no file is made after these are removed
+                        let files = pending();
+                        for f in files.iter() {
+                            let _ = std::fs::remove_file(f);
+                        }
+                        let _ = signal_hook::low_level::emulate_default_handler(sig);
+                        // a signal whose default action does not end the process (none of
+                        // these): end it as the signal would have
+                        std::process::exit(128 + sig);
+                    }
+                });
+        });
+    }
+
+    #[cfg(not(unix))]
+    fn watch_signals() {}
+
+    /// A temporary file being written; removed when dropped unless placed.
+    #[derive(Debug)]
+    pub(super) struct Temporary {
+        path: PathBuf,
+        /// In place: nothing to remove.
+        placed: bool,
+    }
+
+    /// Creates `.NAME.XXXXXX.kschedtui.tmp` in `dir`, new (never an existing file or link),
+    /// readable and writable by its owner only until its mode is set.
+    pub(super) fn create(dir: &Path, name: &str) -> std::io::Result<(Temporary, std::fs::File)> {
+        watch_signals();
+        let mut rng = fastrand::Rng::new();
+        let mut last = None;
+        for _ in 0..64 {
+            let tag: String = (0..6).map(|_| rng.alphanumeric()).collect();
+            let path = dir.join(format!(".{name}.{tag}.kschedtui.tmp"));
+            let mut open = std::fs::OpenOptions::new();
+            open.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o666);
+            let mut files = pending();
+            match open.open(&path) {
+                Ok(f) => {
+                    files.push(path.clone());
+                    return Ok((Temporary { path, placed: false }, f));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
+    }
+
+    impl Temporary {
+        /// Puts the file at `target`: renamed over it, or (without `overwrite`) linked to
+        /// it, which fails with `AlreadyExists` if a file is there.
+        pub(super) fn place(mut self, target: &Path, overwrite: bool) -> std::io::Result<()> {
+            let mut files = pending();
+            let placed = if overwrite {
+                std::fs::rename(&self.path, target)
+            } else {
+                match std::fs::hard_link(&self.path, target) {
+                    Ok(()) => std::fs::remove_file(&self.path),
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+                    // a file system without hard links: checked, then renamed
+                    Err(_) if std::fs::symlink_metadata(target).is_ok() => {
+                        Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists))
+                    }
+                    Err(_) => std::fs::rename(&self.path, target),
+                }
+            };
+            if placed.is_ok() {
+                files.retain(|f| f != &self.path);
+                self.placed = true;
+            }
+            drop(files);
+            placed
+        }
+    }
+
+    impl Drop for Temporary {
+        fn drop(&mut self) {
+            if self.placed {
+                return;
+            }
+            let mut files = pending();
+            let _ = std::fs::remove_file(&self.path);
+            files.retain(|f| f != &self.path);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -366,12 +576,12 @@ items:
         // a directory that is not there: the system's error, naming the target alone
         let missing = tmp.path().join("no-such-dir").join("x.yaml");
         let e = write_text(&missing, "a: 1\n", false).unwrap_err();
-        let SaveError::Io { path, source } = &e else {
+        let SaveError::Io { path, cause } = &e else {
             panic!("{e:?}")
         };
         assert_eq!(path, &missing.display().to_string());
-        assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
-        assert_eq!(source.to_string(), std::io::Error::from_raw_os_error(2).to_string());
+        assert_eq!(cause.kind(), std::io::ErrorKind::NotFound);
+        assert_eq!(cause.to_string(), std::io::Error::from_raw_os_error(2).to_string());
     }
 
     #[test]
@@ -401,13 +611,113 @@ items:
         let err = save(&c, &missing, true).unwrap_err();
         assert_eq!(
             err.to_string(),
-            format!("cannot write snapshot '{}'", missing.display())
+            format!(
+                "cannot write '{}': {}",
+                missing.display(),
+                std::io::Error::from_raw_os_error(2)
+            )
         );
         let names: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, vec!["out.yaml".to_string()], "no temporary file is left");
+    }
+
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// A link (a chain of two, relative, across directories) is written through: the file it
+    /// ends at is replaced, keeping its mode, the links stay links, and the temporary file was
+    /// made beside the target, none left anywhere. A dangling link creates its target.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through_and_a_replaced_file_keeps_its_mode() {
+        use std::os::unix::fs::{PermissionsExt, symlink};
+        let tmp = tempfile::Builder::new().prefix("kschedtui-link-").tempdir().unwrap();
+        let (work, store) = (tmp.path().join("work"), tmp.path().join("store"));
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::create_dir_all(&store).unwrap();
+        let real = store.join("cluster-v2.yaml");
+        std::fs::write(&real, "old: 1\n").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+        symlink("../store/cluster-v2.yaml", work.join("v2.yaml")).unwrap();
+        symlink("v2.yaml", work.join("current.yaml")).unwrap();
+        let current = work.join("current.yaml");
+        write_text(&current, "new: 2\n", true).unwrap();
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new: 2\n");
+        assert_eq!(
+            std::fs::read_link(&current).unwrap(),
+            Path::new("v2.yaml"),
+            "still a link"
+        );
+        assert_eq!(
+            std::fs::read_link(work.join("v2.yaml")).unwrap(),
+            Path::new("../store/cluster-v2.yaml")
+        );
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(format!("{mode:o}"), "600");
+        assert_eq!(names_in(&work), ["current.yaml", "v2.yaml"]);
+        assert_eq!(names_in(&store), ["cluster-v2.yaml"]);
+        // without overwrite, an existing target behind the link is refused
+        let e = write_text(&current, "x\n", false).unwrap_err();
+        assert!(matches!(e, SaveError::Exists(_)), "{e}");
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new: 2\n");
+        // a link to a file not there yet: the file is made where the link points
+        symlink("../store/next.yaml", work.join("next.yaml")).unwrap();
+        write_text(&work.join("next.yaml"), "next: 3\n", false).unwrap();
+        assert_eq!(std::fs::read_to_string(store.join("next.yaml")).unwrap(), "next: 3\n");
+        assert!(
+            std::fs::symlink_metadata(work.join("next.yaml"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(names_in(&store), ["cluster-v2.yaml", "next.yaml"]);
+    }
+
+    /// A FIFO is written in place (a reader gets the text; it stays a FIFO), as is a device:
+    /// /dev/full's "No space left on device" is the error's cause and it stays a device.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fifo_or_a_device_is_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let tmp = tempfile::Builder::new().prefix("kschedtui-fifo-").tempdir().unwrap();
+        let fifo = tmp.path().join("pipe.yaml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        };
+        write_text(&fifo, "through: the pipe\n", true).unwrap();
+        assert_eq!(reader.join().unwrap(), "through: the pipe\n");
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(names_in(tmp.path()), ["pipe.yaml"]);
+        // /dev/full through a link: should writing in place ever break, the link is
+        // replaced, not the system's device (the tests may run as root)
+        let link = tmp.path().join("full.yaml");
+        std::os::unix::fs::symlink("/dev/full", &link).unwrap();
+        let e = write_text(&link, "a: 1\n", true).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot write '{}': {}",
+                link.display(),
+                std::io::Error::from_raw_os_error(28)
+            )
+        );
+        assert!(e.to_string().ends_with("No space left on device (os error 28)"), "{e}");
+        let e = save(&load_str("t", SNAP).unwrap(), &link, true).unwrap_err();
+        assert!(e.to_string().ends_with("No space left on device (os error 28)"), "{e}");
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(std::fs::metadata(&link).unwrap().file_type().is_char_device());
     }
 
     #[test]

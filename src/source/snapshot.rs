@@ -79,6 +79,7 @@ impl SnapshotInfo {
 /// The value under [`INFO_KEY`] at the top level of a snapshot's text (a JSON document, or
 /// the first YAML document), if any.
 pub(crate) fn info_in_text(text: &str) -> Option<Value> {
+    let text = super::input::strip_bom(text);
     // A text that never spells the key (and has no escape that could spell it) has no
     // info: no need to parse a snapshot of 100,000 pods for that.
     if !text.contains(INFO_KEY) && !text.contains('\\') {
@@ -89,6 +90,8 @@ pub(crate) fn info_in_text(text: &str) -> Option<Value> {
     let top: TopInfo = if trimmed.starts_with('{') {
         serde_json::from_str(text).ok()?
     } else {
+        // too deep for the YAML parser to read in time: the loader says why
+        super::input::check_nesting(text).ok()?;
         // The first document only: a snapshot written by kschedtui is one List.
         let first = serde_yaml::Deserializer::from_str(text).next()?;
         serde::Deserialize::deserialize(first).ok()?
@@ -130,12 +133,12 @@ pub enum SnapshotError {
     #[error("cannot encode the snapshot: {0}")]
     Encode(String),
     /// Writing failed.
-    #[error("cannot write snapshot '{path}': {source}")]
+    #[error("cannot write snapshot '{path}': {cause}")]
     Io {
-        /// Path.
+        /// Path (`standard output` for `-`).
         path: String,
-        /// Cause.
-        source: std::io::Error,
+        /// Cause (in the message, not a chained source: the message already says it).
+        cause: std::io::Error,
     },
 }
 
@@ -208,7 +211,8 @@ pub fn render(state: &ClusterState, opts: &SnapshotOptions) -> Result<String, Sn
     Ok(out)
 }
 
-/// Writes the snapshot to `path` (JSON when it ends in `.json`, whatever `opts.json` says).
+/// Writes the snapshot to `path` (JSON when it ends in `.json`, whatever `opts.json` says; `-`
+/// is the standard output), as [`super::save::write_text`] writes.
 pub fn write_file(path: &Path, state: &ClusterState, opts: &SnapshotOptions) -> Result<(), SnapshotError> {
     let mut opts = opts.clone();
     if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
@@ -217,10 +221,10 @@ pub fn write_file(path: &Path, state: &ClusterState, opts: &SnapshotOptions) -> 
     let text = render(state, &opts)?;
     // whole or not at all: a failed write leaves the file as it was
     super::save::write_text(path, &text, true).map_err(|e| match e {
-        super::save::SaveError::Io { path, source } => SnapshotError::Io { path, source },
+        super::save::SaveError::Io { path, cause } => SnapshotError::Io { path, cause },
         other => SnapshotError::Io {
             path: path.display().to_string(),
-            source: std::io::Error::other(other.to_string()),
+            cause: std::io::Error::other(other.to_string()),
         },
     })
 }

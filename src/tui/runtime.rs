@@ -155,15 +155,27 @@ pub fn deschedule(job: &crate::app::DescheduleJob) -> Action {
     }
 }
 
+/// `-` is the standard output elsewhere; here it is the screen the TUI draws on.
+fn not_the_screen(path: &std::path::Path, command: &str) -> Result<(), String> {
+    if path == std::path::Path::new("-") {
+        return Err(format!(
+            "{command} -: the standard output is the terminal the TUI draws on; give a file name (./- for a file named -)"
+        ));
+    }
+    Ok(())
+}
+
 /// Writes the cluster to a snapshot file (`:w`), never leaving a half-written file; the
 /// answer for the app.
 pub fn save(cluster: &crate::model::Cluster, path: &std::path::Path, overwrite: bool, changes: usize) -> Action {
-    let result = crate::source::save::save(cluster, path, overwrite).map_err(|e| match e {
-        crate::source::save::SaveError::Exists(p) => format!("'{p}' already exists: :w! {p} replaces it"),
-        crate::source::save::SaveError::Io { path, source } => {
-            format!("cannot write '{path}': {source}; nothing was written")
-        }
-        other => format!("{other}; nothing was written"),
+    let result = not_the_screen(path, ":w").and_then(|()| {
+        crate::source::save::save(cluster, path, overwrite).map_err(|e| match e {
+            crate::source::save::SaveError::Exists(p) => format!("'{p}' already exists: :w! {p} replaces it"),
+            crate::source::save::SaveError::Io { path, cause } => {
+                format!("cannot write '{path}': {cause}; nothing was written")
+            }
+            other => format!("{other}; nothing was written"),
+        })
     });
     Action::Saved {
         path: path.display().to_string(),
@@ -174,12 +186,14 @@ pub fn save(cluster: &crate::model::Cluster, path: &std::path::Path, overwrite: 
 
 /// Writes the `:export` text (never half-written; an existing file only with `:export!`).
 pub fn export(text: &str, path: &std::path::Path, overwrite: bool) -> Action {
-    let result = crate::source::save::write_text(path, text, overwrite).map_err(|e| match e {
-        crate::source::save::SaveError::Exists(p) => format!("'{p}' already exists: :export! {p} replaces it"),
-        crate::source::save::SaveError::Io { path, source } => {
-            format!("cannot write '{path}': {source}; nothing was written")
-        }
-        other => format!("{other}; nothing was written"),
+    let result = not_the_screen(path, ":export").and_then(|()| {
+        crate::source::save::write_text(path, text, overwrite).map_err(|e| match e {
+            crate::source::save::SaveError::Exists(p) => format!("'{p}' already exists: :export! {p} replaces it"),
+            crate::source::save::SaveError::Io { path, cause } => {
+                format!("cannot write '{path}': {cause}; nothing was written")
+            }
+            other => format!("{other}; nothing was written"),
+        })
     });
     Action::Exported {
         path: path.display().to_string(),

@@ -14,6 +14,9 @@ mod determinism;
 mod fixtures;
 mod fuzz_seeds;
 mod gang137;
+mod hostile;
+#[cfg(feature = "live")]
+mod hostile_live;
 mod kinds;
 mod layering;
 #[cfg(feature = "live")]

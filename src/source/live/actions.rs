@@ -515,9 +515,17 @@ pub async fn served_resources(
     group_version: &str,
     cx: &ErrorContext<'_>,
 ) -> Result<Vec<String>, super::error::LiveError> {
-    match client.list_api_group_resources(group_version).await {
+    use super::answer::{Failure, get_json};
+    let req = http::Request::get(format!("/apis/{group_version}"))
+        .body(Vec::new())
+        .map_err(|e| super::error::LiveError::Other {
+            server: cx.server.to_string(),
+            doing: cx.doing.to_string(),
+            cause: e.to_string(),
+        })?;
+    match get_json::<k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList>(client, req).await {
         Ok(list) => Ok(list.resources.into_iter().map(|r| r.name).collect()),
-        Err(kube::Error::Api(s)) if s.code == 404 || s.code == 403 => Ok(Vec::new()),
-        Err(e) => Err(classify(&e, cx)),
+        Err(Failure::Kube(kube::Error::Api(s))) if s.code == 404 || s.code == 403 => Ok(Vec::new()),
+        Err(e) => Err(e.error(cx)),
     }
 }

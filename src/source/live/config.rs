@@ -213,6 +213,44 @@ fn check_tls_material(k: &Kubeconfig, context: &str, files: &str) -> Result<(), 
     Ok(())
 }
 
+/// The bearer token file the client would read (a user's `tokenFile`, or the in-cluster
+/// service account's token), read first: a missing or unreadable file is named as such (kube's
+/// error reached the user as credentials that "probably expired"), and a token with
+/// surrounding whitespace (a file written by `echo` ends in a newline) is trimmed, as client-go
+/// trims it (kube sends it as it is, and a newline cannot go in a header). A trimmed token
+/// replaces the file (kube would read the file again each minute, untrimmed); a clean file is
+/// left to kube, which then follows its rotation. `who` names the user for messages, `hint`
+/// says what to do. Nothing to
+/// do when the client uses other credentials first (an auth provider, a username and password,
+/// a token).
+pub(crate) fn check_token_file(auth: &mut kube::config::AuthInfo, who: &str, hint: &str) -> Result<(), LiveError> {
+    if auth.auth_provider.is_some() || (auth.username.is_some() && auth.password.is_some()) || auth.token.is_some() {
+        return Ok(());
+    }
+    let Some(file) = auth.token_file.clone() else {
+        return Ok(());
+    };
+    let text =
+        crate::source::input::read_text_limited(Path::new(&file), crate::source::input::CONFIG_LIMIT).map_err(|e| {
+            let what = if e.kind() == std::io::ErrorKind::NotFound {
+                "does not exist".to_string()
+            } else {
+                format!("cannot be read ({e})")
+            };
+            LiveError::Config(format!("{who}: the token file '{file}' {what}; {hint}"))
+        })?;
+    let token = text.trim();
+    if token.is_empty() {
+        return Err(LiveError::Config(format!(
+            "{who}: the token file '{file}' is empty; {hint}"
+        )));
+    }
+    if token.len() != text.len() {
+        auth.token = Some(secrecy::SecretString::from(token.to_string()));
+    }
+    Ok(())
+}
+
 /// Reads a kubeconfig text as `resolve` reads a file and checks the TLS material of every
 /// context (the fuzz target's body; errors are returned, never panics).
 pub fn check_kubeconfig_text(text: &str) -> Vec<String> {
@@ -226,11 +264,68 @@ pub fn check_kubeconfig_text(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// A kubeconfig's text: UTF-8, or UTF-16 after its byte order mark, as kube reads it; a UTF-8
+/// byte order mark skipped.
+fn kubeconfig_text(bytes: Vec<u8>) -> Result<String, String> {
+    let utf16 = |rest: &[u8], from: fn([u8; 2]) -> u16, what: &str| {
+        let units: Vec<u16> = rest.chunks_exact(2).map(|c| from([c[0], c[1]])).collect();
+        if !rest.len().is_multiple_of(2) {
+            return Err(format!("not valid {what} (an odd number of bytes)"));
+        }
+        String::from_utf16(&units).map_err(|_| format!("not valid {what}"))
+    };
+    match bytes.as_slice() {
+        [0xFF, 0xFE, rest @ ..] => utf16(rest, u16::from_le_bytes, "UTF-16 LE"),
+        [0xFE, 0xFF, rest @ ..] => utf16(rest, u16::from_be_bytes, "UTF-16 BE"),
+        _ => String::from_utf8(bytes)
+            .map(|t| crate::source::input::strip_bom(&t).to_string())
+            .map_err(|_| "not valid UTF-8".to_string()),
+    }
+}
+
+/// Reads one kubeconfig file as kube's `Kubeconfig::read_from` does (its documents merged, the
+/// files it names relative to its directory made absolute, an exec command only when it holds
+/// a path separator, as client-go does), through the checks of every input: a pipe or a device
+/// (`--kubeconfig <(...)`, /dev/zero) read only up to a limit, the nesting depth checked before
+/// the YAML parser sees the text.
+fn read_kubeconfig(f: &Path) -> Result<Kubeconfig, String> {
+    use crate::source::input;
+    let bytes = input::read_limited(f, input::CONFIG_LIMIT).map_err(|e| e.to_string())?;
+    let text = kubeconfig_text(bytes)?;
+    input::check_nesting(&text).map_err(|deep| deep.to_string())?;
+    let mut k = Kubeconfig::from_yaml(&text).map_err(|e| e.to_string())?;
+    let Some(dir) = f.parent() else { return Ok(k) };
+    let absolute = |p: &mut Option<String>| {
+        if let Some(rel) = p.as_deref().filter(|r| Path::new(r).is_relative())
+            && let Some(abs) = dir.join(rel).to_str()
+        {
+            *p = Some(abs.to_string());
+        }
+    };
+    for c in k.clusters.iter_mut().filter_map(|c| c.cluster.as_mut()) {
+        absolute(&mut c.certificate_authority);
+    }
+    for a in k.auth_infos.iter_mut().filter_map(|a| a.auth_info.as_mut()) {
+        absolute(&mut a.client_certificate);
+        absolute(&mut a.client_key);
+        absolute(&mut a.token_file);
+        if let Some(exec) = a.exec.as_mut()
+            && exec
+                .command
+                .as_deref()
+                .is_some_and(|c| c.contains(std::path::MAIN_SEPARATOR))
+        {
+            absolute(&mut exec.command);
+        }
+    }
+    Ok(k)
+}
+
 /// The kubeconfig files merged as kubectl merges them (the first file's value wins).
 fn read_merged(files: &[PathBuf]) -> Result<Kubeconfig, LiveError> {
     let mut merged = Kubeconfig::default();
     for f in files {
-        let k = Kubeconfig::read_from(f)
+        let k = read_kubeconfig(f)
             .map_err(|e| LiveError::Config(format!("cannot read kubeconfig '{}': {e}", f.display())))?;
         merged = merged
             .merge(k)
@@ -252,6 +347,8 @@ pub fn context_names(opts: &ConfigOptions, env: &Environment) -> Result<Vec<Stri
 /// Resolves the configuration.
 pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved, LiveError> {
     let files = kubeconfig_files(opts.kubeconfig.as_deref(), env)?;
+    // where the credentials come from, for messages
+    let who: String;
     let (mut config, context, origin) = if files.is_empty() {
         if !env.in_cluster || opts.context.is_some() {
             let why = match (&env.kubeconfig, &opts.context) {
@@ -270,6 +367,7 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
                 "cannot use the in-cluster service account: {e}; pass --kubeconfig FILE"
             ))
         })?;
+        who = "the in-cluster service account".to_string();
         (c, "in-cluster".to_string(), "in-cluster service account".to_string())
     } else {
         let merged = read_merged(&files)?;
@@ -295,6 +393,16 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
             )));
         }
         check_tls_material(&merged, &context, &show_files(&files))?;
+        who = match merged
+            .contexts
+            .iter()
+            .find(|c| c.name == context)
+            .and_then(|c| c.context.as_ref())
+            .and_then(|c| c.user.as_deref())
+        {
+            Some(user) => format!("kubeconfig {}: user '{user}'", show_files(&files)),
+            None => format!("kubeconfig {}: context '{context}'", show_files(&files)),
+        };
         let kopts = KubeConfigOptions {
             context: Some(context.clone()),
             ..Default::default()
@@ -309,6 +417,12 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
             })?;
         (c, context, format!("kubeconfig {}", show_files(&files)))
     };
+    let hint = if files.is_empty() {
+        "check that the pod mounts its service account token (automountServiceAccountToken)"
+    } else {
+        "fix the user's tokenFile, or pass --kubeconfig with another"
+    };
+    check_token_file(&mut config.auth_info, &who, hint)?;
     if let Some(ns) = &opts.namespace {
         config.default_namespace.clone_from(ns);
     }
@@ -570,5 +684,86 @@ mod tests {
                 d.join("nope").display()
             )
         );
+    }
+
+    /// A kubeconfig is read as kube's `Kubeconfig::read_from` reads it (documents merged,
+    /// relative files made absolute, a UTF-8 or UTF-16 byte order mark), and a deep one is
+    /// refused before the parser sees it.
+    #[test]
+    fn a_kubeconfig_reads_as_kube_reads_it_and_a_deep_one_is_refused() {
+        let d = dir("read");
+        let text = "apiVersion: v1\nkind: Config\ncurrent-context: a\nclusters:\n- name: a\n  cluster: {server: 'https://a:6443', certificate-authority: ca.crt}\nusers:\n- name: u\n  user: {client-certificate: certs/u.crt, client-key: /abs/u.key, tokenFile: tok, exec: {command: ./bin/login, args: [x], apiVersion: client.authentication.k8s.io/v1}}\n- name: v\n  user: {exec: {command: aws, apiVersion: client.authentication.k8s.io/v1}}\ncontexts:\n- name: a\n  context: {cluster: a, user: u}\n---\ncontexts:\n- name: b\n  context: {cluster: a, user: v}\n";
+        let f = d.path().join("config");
+        std::fs::write(&f, text).unwrap();
+        let ours = serde_json::to_value(read_kubeconfig(&f).unwrap()).unwrap();
+        let kubes = serde_json::to_value(Kubeconfig::read_from(&f).unwrap()).unwrap();
+        assert_eq!(ours, kubes);
+        assert_eq!(
+            ours["users"][0]["user"]["tokenFile"],
+            d.path().join("tok").display().to_string()
+        );
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        std::fs::write(&f, utf16).unwrap();
+        assert_eq!(serde_json::to_value(read_kubeconfig(&f).unwrap()).unwrap(), kubes);
+        std::fs::write(&f, format!("\u{feff}{text}")).unwrap();
+        assert_eq!(serde_json::to_value(read_kubeconfig(&f).unwrap()).unwrap(), kubes);
+        std::fs::write(&f, format!("{text}x: {}\n", "{".repeat(100_000))).unwrap();
+        assert_eq!(
+            read_kubeconfig(&f).unwrap_err(),
+            "nested deeper than 512 levels at line 19 (kschedtui reads at most 512 levels of sequences and mappings inside each other; real manifests use a few dozen)"
+        );
+        assert_eq!(
+            read_kubeconfig(Path::new("/dev/zero")).unwrap_err(),
+            "not a regular file, and it gave more than 8 MiB without ending (kschedtui reads at most 8 MiB from a pipe or a device)"
+        );
+    }
+
+    /// A token file is read before the client: trimmed as client-go trims it (kube would
+    /// send the newline), named when missing or empty, left to kube when clean, not read when
+    /// other credentials come first.
+    #[test]
+    fn a_token_file_is_trimmed_and_a_missing_one_is_named() {
+        use secrecy::ExposeSecret;
+        let d = dir("token");
+        let file = |name: &str, text: &str| {
+            let p = d.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p.display().to_string()
+        };
+        let auth = |f: &str| kube::config::AuthInfo {
+            token_file: Some(f.to_string()),
+            ..Default::default()
+        };
+        let mut a = auth(&file("nl", "  abc.def\n"));
+        check_token_file(&mut a, "who", "hint").unwrap();
+        assert_eq!(
+            a.token.as_ref().map(|t| t.expose_secret().to_string()).as_deref(),
+            Some("abc.def")
+        );
+        let mut a = auth(&file("clean", "abc.def"));
+        check_token_file(&mut a, "who", "hint").unwrap();
+        assert!(a.token.is_none(), "a clean file stays kube's to read (and reread)");
+        let missing = d.path().join("gone").display().to_string();
+        let mut a = auth(&missing);
+        assert_eq!(
+            check_token_file(&mut a, "kubeconfig 'k': user 'u'", "fix it")
+                .unwrap_err()
+                .to_string(),
+            format!("kubeconfig 'k': user 'u': the token file '{missing}' does not exist; fix it")
+        );
+        let mut a = auth(&file("empty", "\n"));
+        assert_eq!(
+            check_token_file(&mut a, "who", "hint").unwrap_err().to_string(),
+            format!(
+                "who: the token file '{}' is empty; hint",
+                d.path().join("empty").display()
+            )
+        );
+        let mut a = auth(&missing);
+        a.token = Some(secrecy::SecretString::from("inline".to_string()));
+        check_token_file(&mut a, "who", "hint").unwrap();
     }
 }

@@ -108,6 +108,25 @@ pub enum LiveError {
         /// Objects received until then.
         items: usize,
     },
+    /// The answer is not JSON: something other than the API server answered (a proxy's login
+    /// page).
+    #[error(
+        "{server} answered {what}, not the API's JSON, while {doing} (HTTP {code}, Content-Type: {content_type}, first line: {first_line}): something other than the API server answered, a proxy's login page say; check the server URL and the proxy settings (proxy-url, HTTPS_PROXY) of the kubeconfig"
+    )]
+    NotJson {
+        /// Server URL.
+        server: String,
+        /// What was being done.
+        doing: String,
+        /// "an HTML page", or "text that is not JSON".
+        what: String,
+        /// HTTP code.
+        code: u16,
+        /// The Content-Type header ("none" without one).
+        content_type: String,
+        /// The body's first line.
+        first_line: String,
+    },
     /// Anything else.
     #[error("error talking to {server} while {doing}: {cause}")]
     Other {

@@ -9,6 +9,7 @@
 //! be read, the load goes on without it and says why). Never Secrets or ConfigMaps.
 
 pub mod actions;
+pub(crate) mod answer;
 pub mod config;
 pub mod error;
 pub mod kinds;
@@ -120,18 +121,8 @@ impl LiveSource {
             .headers
             .push((http::header::USER_AGENT, http::HeaderValue::from_static(USER_AGENT)));
         let info = resolved.info;
-        let client = kube::Client::try_from(resolved.config).map_err(|e| {
-            classify(
-                &e,
-                &ErrorContext {
-                    server: &info.server,
-                    context: &info.context,
-                    doing: "setting up the client",
-                    verb: "",
-                    resource: "",
-                },
-            )
-        })?;
+        let timeout = copts.timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let client = build_client(resolved.config, &info, timeout).await?;
         Ok(LiveSource {
             client,
             info,
@@ -193,14 +184,22 @@ impl LiveSource {
     /// GET /version.
     pub async fn server_version(&self) -> Result<ServerVersion, LiveError> {
         let cx = self.cx("reading the server version", "get", "/version");
-        let info = tokio::time::timeout(self.opts.request_timeout, self.client.apiserver_version())
+        let req = http::Request::get("/version")
+            .body(Vec::new())
+            .map_err(|e| LiveError::Other {
+                server: self.info.server.clone(),
+                doing: cx.doing.to_string(),
+                cause: e.to_string(),
+            })?;
+        let version = answer::get_json::<k8s_openapi::apimachinery::pkg::version::Info>(&self.client, req);
+        let info = tokio::time::timeout(self.opts.request_timeout, version)
             .await
             .map_err(|_| LiveError::Timeout {
                 server: self.info.server.clone(),
                 doing: cx.doing.to_string(),
                 secs: self.opts.request_timeout.as_secs(),
             })?
-            .map_err(|e| classify(&e, &cx))?;
+            .map_err(|e| e.error(&cx))?;
         let minor: String = info.minor.chars().take_while(char::is_ascii_digit).collect();
         Ok(ServerVersion {
             major: info.major,
@@ -510,6 +509,83 @@ impl ClusterSource for LiveSource {
 
     async fn send(&self, req: &WriteRequest) -> Result<Outcome, WriteError> {
         self.actions().send(req).await
+    }
+}
+
+/// Builds the client. kube runs an exec credential plugin (a kubeconfig's `user.exec`, or an
+/// auth provider's `cmd-path`) while building it, synchronously and without a time limit: a
+/// plugin waiting for a login that never comes would hang kschedtui. So the client is built on
+/// a thread of its own and waited for at most `timeout` (`--request-timeout`); past it the
+/// error names the command and the context. (The plugin's process is kube's: it is left to
+/// end on its own.)
+async fn build_client(
+    config: kube::Config,
+    info: &ConnectionInfo,
+    timeout: Duration,
+) -> Result<kube::Client, LiveError> {
+    let command = config
+        .auth_info
+        .exec
+        .as_ref()
+        .and_then(|e| {
+            let cmd = e.command.clone()?;
+            Some(
+                std::iter::once(cmd)
+                    .chain(e.args.clone().unwrap_or_default())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        })
+        .or_else(|| {
+            let p = config.auth_info.auth_provider.as_ref()?;
+            let cmd = p.config.get("cmd-path")?;
+            Some(match p.config.get("cmd-args") {
+                Some(args) => format!("{cmd} {args}"),
+                None => cmd.clone(),
+            })
+        });
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let runtime = tokio::runtime::Handle::current();
+    let built = std::thread::Builder::new()
+        .name("kschedtui-credentials".into())
+        .spawn(move || {
+            // the client's buffer spawns its worker on the runtime
+            let _in = runtime.enter();
+            let _ = tx.send(kube::Client::try_from(config));
+        });
+    let cx = ErrorContext {
+        server: &info.server,
+        context: &info.context,
+        doing: "setting up the client",
+        verb: "",
+        resource: "",
+    };
+    if let Err(e) = built {
+        return Err(LiveError::Other {
+            server: info.server.clone(),
+            doing: cx.doing.to_string(),
+            cause: format!("cannot start a thread: {e}"),
+        });
+    }
+    match tokio::time::timeout(timeout, rx).await {
+        Ok(Ok(client)) => client.map_err(|e| classify(&e, &cx)),
+        Ok(Err(_)) => Err(LiveError::Other {
+            server: info.server.clone(),
+            doing: cx.doing.to_string(),
+            cause: "the client could not be built (its thread ended without one)".into(),
+        }),
+        Err(_) => Err(LiveError::Config(match command {
+            Some(command) => format!(
+                "the exec credential plugin of context '{}' ({command}) gave no credentials within {}s; run it by hand to see what it waits for (a login in a browser, a prompt), or retry with a longer --request-timeout",
+                info.context,
+                timeout.as_secs()
+            ),
+            None => format!(
+                "the client for context '{}' was not ready within {}s; retry with a longer --request-timeout",
+                info.context,
+                timeout.as_secs()
+            ),
+        })),
     }
 }
 

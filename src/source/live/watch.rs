@@ -19,6 +19,7 @@ use kube::api::{ListParams, WatchEvent, WatchParams};
 use kube::core::{ObjectList, Request};
 use tokio::sync::mpsc;
 
+use super::answer::Failure;
 use super::error::{ErrorContext, LiveError, classify};
 use super::kinds::LiveKind;
 use crate::model::Object;
@@ -406,7 +407,11 @@ pub async fn list_kind<K: LiveKind>(
             doing: target.cx.doing.to_string(),
             cause: e.to_string(),
         })?;
-        let answer = tokio::time::timeout(opts.request_timeout, client.request::<ObjectList<K>>(http)).await;
+        let answer = tokio::time::timeout(
+            opts.request_timeout,
+            super::answer::get_json::<ObjectList<K>>(client, http),
+        )
+        .await;
         let list = match answer {
             Err(_) => {
                 return Err(LiveError::Timeout {
@@ -415,7 +420,7 @@ pub async fn list_kind<K: LiveKind>(
                     secs: opts.request_timeout.as_secs(),
                 });
             }
-            Ok(Err(kube::Error::Api(s))) if s.code == 410 && token.is_some() && restarts < 3 => {
+            Ok(Err(Failure::Kube(kube::Error::Api(s)))) if s.code == 410 && token.is_some() && restarts < 3 => {
                 restarts += 1;
                 items.clear();
                 token = None;
@@ -423,7 +428,7 @@ pub async fn list_kind<K: LiveKind>(
                 seen.clear();
                 continue;
             }
-            Ok(Err(e)) => return Err(classify(&e, &target.cx)),
+            Ok(Err(e)) => return Err(e.error(&target.cx)),
             Ok(Ok(list)) => list,
         };
         pages += 1;
