@@ -567,3 +567,33 @@ fn explain_json_lists_the_writes_binding_makes() {
     assert!(ex["bindingCycle"].get("writes").is_none(), "{}", ex["bindingCycle"]);
     assert!(ex["bindingCycle"].get("setsNominatedNodeName").is_none());
 }
+
+#[test]
+fn a_1_37_preemptor_says_where_preemption_found_room() {
+    // #140180: from 1.37 the FitError ends with DefaultPreemption's success
+    let message = |release: &str| {
+        let o = run(&[
+            "explain",
+            "--demo",
+            "shop/payments-api",
+            "-o",
+            "json",
+            "--scheduler-version",
+            release,
+        ]);
+        ok(&o);
+        let ex: Value = serde_json::from_str(&o.stdout).unwrap();
+        (
+            ex["message"].as_str().unwrap().to_string(),
+            ex["postFilter"]["code"].clone(),
+        )
+    };
+    let (m, code) = message("1.37");
+    assert!(
+        m.ends_with(". preemption: found a potential placement for pod on node pool-general-a3, preempting 1 victims"),
+        "{m}"
+    );
+    assert_eq!(code, "Success");
+    let (m, _) = message("1.36");
+    assert!(m.ends_with(" 8 Insufficient cpu."), "{m}");
+}

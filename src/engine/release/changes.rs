@@ -268,6 +268,12 @@ changes! {
         pr: "#134722 (1.35 plugin; the 1.36 PodGroup API PR was not identified)", since: 36, backports: &[],
         what: "gang pods name a PodGroup (spec.schedulingGroup); \"waiting for minCount pods from a gang to be scheduled\"",
     },
+    /// When DefaultPreemption finds a node, its PostFilter status says so, and the FitError
+    /// (the FailedScheduling event and the PodScheduled message) ends with it.
+    PreemptionSuccessMessage {
+        pr: "#140180", since: 37, backports: &[],
+        what: "a preemptor's message ends with \"preemption: found a potential placement for pod on node N, preempting K victims\"",
+    },
     /// GangScheduling reads 1.37's PodGroup objects in scheduling.k8s.io/v1beta1 (v1alpha2 is no
     /// longer served; a group may name a parent CompositePodGroup).
     GangSchedulingReadsV1Beta1PodGroups {

@@ -118,6 +118,8 @@ pub(crate) struct DefaultPreemption {
     /// any pod of a pod group (the group's cycle preempts instead, see
     /// [`crate::engine::group_preemption`]).
     pub workload_aware_preemption: bool,
+    /// [`Change::PreemptionSuccessMessage`] (1.37): a found candidate is a Success with a message.
+    pub success_message: bool,
 }
 
 impl DefaultPreemption {
@@ -130,6 +132,7 @@ impl DefaultPreemption {
             sort_victims: features.has(Change::PreemptionVictimsResorted),
             topology_aware_workload: features.on(Gate::TopologyAwareWorkloadScheduling),
             workload_aware_preemption: crate::engine::group_preemption::enabled(features),
+            success_message: features.has(Change::PreemptionSuccessMessage),
         }
     }
 
@@ -272,6 +275,17 @@ impl DefaultPreemption {
         let best = &candidates[pick.index];
         trace.nominated_node = Some(best.name.clone());
         trace.victims = best.victims.iter().map(|v| v.pod.key.clone()).collect();
+        if self.success_message {
+            // 1.37 (#140180): Preempt's success says where and how many pods go
+            return Status::new(
+                Code::Success,
+                [format!(
+                    "found a potential placement for pod on node {}, preempting {} victims",
+                    best.name,
+                    best.victims.len()
+                )],
+            );
+        }
         Status::success()
     }
 }

@@ -326,6 +326,41 @@ fn post_filter_higher_priority_pod_can_be_made_schedulable() {
 }
 
 #[test]
+fn post_filter_success_names_the_placement_from_1_37() {
+    // #140180 (1.37.0): "pod can be made schedulable" now carries Preempt's success message,
+    // which the FitError appends after the histogram, as 1.37 clusters print it:
+    // "0/3 nodes are available: 3 Insufficient cpu. preemption: found a potential placement
+    // for pod on node X, preempting 1 victims"
+    let objects = objs(
+        vec![one_pod_node("node1")],
+        &[pod("p").prio(HIGH), pod("p1").node("node1")],
+    );
+    let w = world_v(objects.clone(), Release::at(37));
+    let (t, s) = w.post_filter("p", &[("node1", Code::Unschedulable)]);
+    assert_eq!(
+        s,
+        Status::new(
+            Code::Success,
+            ["preemption: found a potential placement for pod on node node1, preempting 1 victims"]
+        )
+    );
+    assert_eq!(t.nominated_node.as_deref(), Some("node1"));
+    let ex = w.explain("p");
+    assert_eq!(
+        ex.message.as_deref(),
+        Some(
+            "0/1 nodes are available: 1 Too many pods. preemption: found a potential placement for pod on node node1, preempting 1 victims"
+        )
+    );
+    // 1.36 wrote nothing after the histogram
+    let w = world_v(objects, Release::at(36));
+    assert_eq!(
+        w.explain("p").message.as_deref(),
+        Some("0/1 nodes are available: 1 Too many pods.")
+    );
+}
+
+#[test]
 fn post_filter_pod_with_tied_priority_is_still_unschedulable() {
     let w = world(objs(vec![one_pod_node("node1")], &[pod("p"), pod("p1").node("node1")]));
     let (t, s) = w.post_filter("p", &[("node1", Code::Unschedulable)]);
