@@ -26,6 +26,8 @@ const MAX_CONTAINER_THRESHOLD: i64 = 1000 * MB;
 pub(crate) struct ImageLocality {
     /// Image volumes count ([`Change::ImageLocalityCountsImageVolumes`]).
     image_volumes: bool,
+    /// ...in the threshold too ([`Change::ImageLocalityThresholdCountsImageVolumes`]).
+    volumes_in_threshold: bool,
 }
 
 /// Appends `:latest` to an image without a tag.
@@ -104,7 +106,11 @@ impl ImageLocality {
             .chain(volumes)
             .map(|(name, hash)| (name.as_str(), *hash, index.image(name, *hash)))
             .collect();
-        let n = spec.init_containers.as_ref().map_or(0, Vec::len) + spec.containers.len();
+        let mut n = spec.init_containers.as_ref().map_or(0, Vec::len) + spec.containers.len();
+        if self.volumes_in_threshold {
+            // 1.37 (#138951): `sumImageScores` counts every image source
+            n += images.volumes.len();
+        }
         (wanted, n)
     }
 
@@ -158,6 +164,7 @@ pub(crate) fn register(_: &Value, features: &Features) -> Result<PluginSlots, St
     Ok(PluginSlots {
         score: Some(Arc::new(ImageLocality {
             image_volumes: features.has(Change::ImageLocalityCountsImageVolumes),
+            volumes_in_threshold: features.has(Change::ImageLocalityThresholdCountsImageVolumes),
         })),
         ..Default::default()
     })
@@ -318,7 +325,7 @@ mod tests {
     /// 1.36 (#130231): an image volume's image adds to the sum, the threshold stays at one
     /// container's: 40 MB alone → 1; 40 + 300 MB → 100 × (340 − 23) / (1000 − 23) = 32.
     #[test]
-    fn image_volumes_count_from_1_36() {
+    fn image_volumes_count_from_1_36_and_in_the_threshold_from_1_37() {
         let mut p = pod("p").image("gcr.io/40").obj();
         p.spec.as_mut().unwrap().volumes = Some(vec![k8s_openapi::api::core::v1::Volume {
             name: "models".into(),
@@ -332,7 +339,31 @@ mod tests {
             .image(&["gcr.io/40:latest"], 40 * MB)
             .image(&["gcr.io/300:latest"], 300 * MB)
             .obj();
-        for (minor, want) in [(35, 1), (36, 32)] {
+        // 1.37 (#138951): the threshold is two images' (1000 MB each): 100 × (340 − 23) /
+        // (2000 − 23) = 16
+        for (minor, want) in [(35, 1), (36, 32), (37, 16)] {
+            let v = crate::engine::release::Release::at(minor);
+            let snap = snapshot(vec![n.clone()], vec![], v);
+            let got = run_score(&plugin(names::IMAGE_LOCALITY, Value::Null, v), &snap, &p, true);
+            assert_eq!(got.raw, vec![want], "1.{minor}");
+        }
+    }
+
+    /// #138951's worked example: one container whose image is not on the node and a 500 MiB
+    /// image volume on every node: 1.36 → 100 × 477 / 977 = 48; 1.37 → 100 × 477 / 1977 = 24.
+    #[test]
+    fn an_image_volume_no_longer_scores_above_a_container_image_at_1_37() {
+        let mut p = pod("p").image("gcr.io/absent").obj();
+        p.spec.as_mut().unwrap().volumes = Some(vec![k8s_openapi::api::core::v1::Volume {
+            name: "weights".into(),
+            image: Some(k8s_openapi::api::core::v1::ImageVolumeSource {
+                reference: Some("gcr.io/weights".into()),
+                pull_policy: None,
+            }),
+            ..Default::default()
+        }]);
+        let n = node("n").image(&["gcr.io/weights:latest"], 500 * MB).obj();
+        for (minor, want) in [(36, 48), (37, 24)] {
             let v = crate::engine::release::Release::at(minor);
             let snap = snapshot(vec![n.clone()], vec![], v);
             let got = run_score(&plugin(names::IMAGE_LOCALITY, Value::Null, v), &snap, &p, true);

@@ -268,6 +268,12 @@ changes! {
         pr: "#134722 (1.35 plugin; the 1.36 PodGroup API PR was not identified)", since: 36, backports: &[],
         what: "gang pods name a PodGroup (spec.schedulingGroup); \"waiting for minCount pods from a gang to be scheduled\"",
     },
+    /// ImageLocality's threshold counts the pod's image volumes with its containers (an image
+    /// volume no longer scores above the same image in a container).
+    ImageLocalityThresholdCountsImageVolumes {
+        pr: "#138951", since: 37, backports: &[],
+        what: "ImageLocality's threshold counts image volumes as containers",
+    },
     /// When DefaultPreemption finds a node, its PostFilter status says so, and the FitError
     /// (the FailedScheduling event and the PodScheduled message) ends with it.
     PreemptionSuccessMessage {
