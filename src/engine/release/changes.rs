@@ -268,6 +268,12 @@ changes! {
         pr: "#134722 (1.35 plugin; the 1.36 PodGroup API PR was not identified)", since: 36, backports: &[],
         what: "gang pods name a PodGroup (spec.schedulingGroup); \"waiting for minCount pods from a gang to be scheduled\"",
     },
+    /// A DRA selector's CEL runtime error names the device it was evaluated on, and a missing
+    /// key gets the hint to use optional chaining or has().
+    DraCelErrorNamesDevice {
+        pr: "#136709", since: 37, backports: &[],
+        what: "DRA: \"selector #i on device D: CEL runtime error: ...\", with a hint for a missing key",
+    },
     /// ImageLocality's threshold counts the pod's image volumes with its containers (an image
     /// volume no longer scores above the same image in a container).
     ImageLocalityThresholdCountsImageVolumes {

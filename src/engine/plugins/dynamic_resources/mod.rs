@@ -145,6 +145,8 @@ pub(crate) struct DynamicResources {
     /// DRAResourceClaimDeviceStatus).
     binding: bool,
     rules: Rules,
+    /// [`Change::DraCelErrorNamesDevice`].
+    cel_error_names_device: bool,
     /// The allocator generation and implementation (the allocation result's shape).
     generation: Generation,
     implementation: Implementation,
@@ -260,6 +262,7 @@ impl DynamicResources {
             classes: &cluster.device_classes,
             slices,
             cel: &self.cel,
+            cel_error_names_device: self.cel_error_names_device,
         }
     }
 
@@ -1577,6 +1580,7 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         prioritized_list,
         binding: features.on(Gate::DRADeviceBindingConditions) && features.on(Gate::DRAResourceClaimDeviceStatus),
         rules,
+        cel_error_names_device: features.has(Change::DraCelErrorNamesDevice),
         generation,
         implementation,
         features: alloc,
@@ -2003,6 +2007,14 @@ items:
             Some(
                 "running \"DynamicResources\" filter plugin: claim a/c: selector #0: CEL runtime error: no such key: migCapable"
             )
+        );
+        // 1.37 (#136709): the device is named and a missing key gets the hint
+        let ex = explain_text(&text, 37);
+        let m = ex.message.unwrap();
+        assert!(
+            m.starts_with("running \"DynamicResources\" filter plugin: claim a/c: selector #0 on device gpu.example.com/")
+                && m.ends_with(": CEL runtime error: no such key: migCapable. consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for optional fields"),
+            "{m}"
         );
     }
 
