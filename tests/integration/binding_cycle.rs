@@ -597,3 +597,23 @@ fn a_1_37_preemptor_says_where_preemption_found_room() {
     let (m, _) = message("1.36");
     assert!(m.ends_with(" 8 Insufficient cpu."), "{m}");
 }
+
+#[test]
+fn a_server_newer_than_every_known_release_is_answered_as_the_newest_and_says_so() {
+    let server = ApiServer::with_cluster(VOLUMES);
+    server.set_version("v1.39.0", "39");
+    let k = kubeconfig(&server);
+    let o = run(&["explain", "shop/db-0", "--kubeconfig", &k, "-o", "json"]);
+    ok(&o);
+    let ex: Value = serde_json::from_str(&o.stdout).unwrap();
+    let note = "the server is v1.39.0, newer than the newest release kschedtui knows: explained as 1.37.0";
+    assert_eq!(ex["schedulerVersion"], "1.37.0");
+    assert!(
+        ex["notes"].as_array().unwrap().iter().any(|n| n == note),
+        "{}",
+        ex["notes"]
+    );
+    let o = run(&["explain", "shop/db-0", "--kubeconfig", &k]);
+    ok(&o);
+    assert!(o.stdout.contains(&format!("Note: {note}")), "{}", o.stdout);
+}
