@@ -273,8 +273,10 @@ impl std::fmt::Debug for NodeName {
 }
 
 impl std::fmt::Display for NodeName {
+    /// The name, with the width, fill and alignment a format asks for (`{:<w$}` in a table),
+    /// as a `str` would be.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 

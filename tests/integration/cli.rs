@@ -1106,3 +1106,41 @@ fn text_reports_show_the_clusters_control_characters_escaped() {
     let o = run(&["simulate", "--snapshot", f, "-o", "json"]);
     assert!(!String::from_utf8(o.stdout).unwrap().chars().any(hostile));
 }
+
+#[test]
+fn the_filter_table_is_aligned_whatever_the_node_names_lengths() {
+    // node names of different lengths: every row's VERDICT and PLUGIN start in the same column
+    let dir = temp_dir("align");
+    let f = dir.path().join("c.yaml");
+    std::fs::write(
+        &f,
+        r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: a}, status: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: a-much-longer-node-name}, spec: {taints: [{key: k, value: v, effect: NoSchedule}]}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: mid-size-node}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: default}
+  spec: {containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]}
+"#,
+    )
+    .unwrap();
+    let o = run(&["explain", "--snapshot", f.to_str().unwrap(), "default/p"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let rows: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("NODE "))
+        .take(4)
+        .collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    let col = |l: &str, word: &str| l.find(word).unwrap_or_else(|| panic!("{word} in {l:?}\n{out}"));
+    let verdict = col(rows[0], "VERDICT");
+    for r in &rows[1..] {
+        let v = ["no fit", "fit"].iter().filter_map(|w| r.find(w)).min().unwrap();
+        assert_eq!(v, verdict, "{out}");
+    }
+}
