@@ -123,7 +123,7 @@ fn server_default(sv: &crate::source::live::ServerVersion) -> (Release, Option<S
 }
 
 /// `explain` against the live cluster.
-pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<()> {
+pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<bool> {
     let explained = runtime()?.block_on(async {
         let (src, sv, state) = connect_and_load(c, args.namespace.clone(), Scope::AllNamespaces).await?;
         let features = resolve_features(&args.release, Some(server_default(&sv)))?;

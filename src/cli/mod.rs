@@ -355,7 +355,18 @@ pub struct ExplainArgs {
     /// Explain with this profile instead of the one the pod's schedulerName picks (a what-if).
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Exit 3 unless every explained pod is schedulable (outcome Schedulable); 0 when all
+    /// are; 1 on an error, 2 on a usage error. For pipelines that gate on it.
+    #[arg(long)]
+    pub exit_status: bool,
+    /// Leave out the fix hints (each runs the engine again on a changed copy of the cluster;
+    /// worth leaving out for --all-pending on a large cluster).
+    #[arg(long)]
+    pub no_fixes: bool,
 }
+
+/// The exit code of `explain --exit-status` when a pod is not schedulable.
+pub const EXIT_NOT_SCHEDULABLE: u8 = 3;
 
 /// Where `--snapshot` / `--demo` read from, or an error naming the missing flag.
 pub fn input(snapshot: Option<&Path>, demo: bool, what: &str) -> Result<Input> {
@@ -384,8 +395,8 @@ pub fn load_cluster_recorded(snapshot: Option<&Path>, demo: bool) -> Result<(Clu
     Ok(input.load_recorded()?)
 }
 
-/// Runs `explain`.
-pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, demo: bool, cluster: &ClusterArgs) -> Result<()> {
+/// Runs `explain`; true when every explained pod is schedulable (outcome Schedulable).
+pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, demo: bool, cluster: &ClusterArgs) -> Result<bool> {
     if snapshot.is_none() && !demo {
         #[cfg(feature = "live")]
         return live::explain(args, cluster);
@@ -472,6 +483,8 @@ pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, d
     };
     let mut out = Vec::new();
     let mut groups = Vec::new();
+    let mut fixes = Vec::new();
+    let hints = (!args.no_fixes).then(|| crate::explain::fix::Hints::new(&snap.cluster, features, &profiles));
     // A gang is understood as a whole: its members' pass, once per group, for gang pods only.
     let mut passes: std::collections::BTreeMap<String, engine::group_cycle::GroupCycle> =
         std::collections::BTreeMap::new();
@@ -488,13 +501,21 @@ pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, d
             ),
             _ => None,
         };
+        fixes.push(
+            hints
+                .as_ref()
+                .filter(|_| !ex.schedulable())
+                .map(|h| h.of(&ex, args.profile.as_deref())),
+        );
         out.push(ex);
         groups.push(group);
     }
+    drop(hints);
     Ok(Explained {
         snap,
         out,
         groups,
+        fixes,
         output: args.output,
         array: args.all_pending,
     })
@@ -505,6 +526,8 @@ pub struct Explained {
     snap: Snapshot,
     out: Vec<engine::trace::Explanation>,
     groups: Vec<Option<engine::group_cycle::GroupCycle>>,
+    /// Each pod's checked fix hints (None: schedulable, or --no-fixes).
+    fixes: Vec<Option<Vec<crate::explain::fix::Verified>>>,
     output: Output,
     /// A JSON or YAML list of them all (`--all-pending`), else the first one.
     array: bool,
@@ -514,27 +537,68 @@ impl Explained {
     /// Writes them to stdout, then frees them beside the process's exit: freeing a big
     /// cluster's snapshot takes a tenth of a second at 100,000 pods (the process may exit
     /// first, which frees it all at once).
-    pub fn print(self) -> Result<()> {
+    /// True when every explanation's outcome is Schedulable (for `--exit-status`).
+    pub fn print(self) -> Result<bool> {
+        let all = self.all_schedulable();
         let r = write_stdout_with(|w| self.write_to(w));
         std::thread::spawn(move || drop(self));
-        r
+        r.map(|()| all)
+    }
+
+    /// True when every explanation's outcome is Schedulable.
+    pub fn all_schedulable(&self) -> bool {
+        self.out
+            .iter()
+            .all(|ex| ex.outcome() == engine::trace::Outcome::Schedulable)
+    }
+
+    /// The explanations' JSON values, as `-o json` writes them.
+    pub fn to_values(&self) -> Vec<serde_json::Value> {
+        self.documents()
+            .map(|d| serde_json::to_value(&d).unwrap_or(serde_json::Value::Null))
+            .collect()
+    }
+
+    /// The explanations' documents, each with its added top-level keys (fixes, the cluster's
+    /// own word, a gang's cycle).
+    fn documents(&self) -> impl Iterator<Item = crate::explain::json::Document<'_>> {
+        self.out
+            .iter()
+            .zip(&self.groups)
+            .zip(&self.fixes)
+            .map(|((ex, g), fixes)| {
+                let mut d = crate::explain::json::Document::new(ex);
+                if let Some(f) = fixes {
+                    d.insert("fixes", crate::explain::fix::to_json(f));
+                }
+                if let Some(c) = crate::explain::condition::cluster_json(&self.snap.cluster, ex) {
+                    d.insert(crate::explain::json::CLUSTER_KEY, c);
+                }
+                if let Some(g) = g {
+                    d.insert("groupCycle", crate::explain::group::to_json(g));
+                }
+                d
+            })
     }
 
     /// Writes them in their format, each one rendered as it is written: the text of them all
     /// is never held at once (`--all-pending -o json` on 1,000 nodes with 1,000 failing pods
     /// is 438 MB).
     pub fn write_to(&self, w: &mut dyn Write) -> Result<()> {
-        let items = self.out.iter().zip(&self.groups);
+        let items = self.out.iter().zip(&self.groups).zip(&self.fixes);
         match self.output {
             Output::Text if self.out.is_empty() => w.write_all(b"no pending pods in the snapshot\n")?,
             Output::Text => {
-                for (i, (ex, g)) in items.enumerate() {
+                for (i, ((ex, g), fixes)) in items.enumerate() {
                     if i > 0 {
                         w.write_all(b"\n")?;
                     }
                     w.write_all(crate::explain::text::render(ex).as_bytes())?;
                     if let Some(g) = g {
                         w.write_all(crate::explain::group::render(g).as_bytes())?;
+                    }
+                    if let Some(f) = fixes {
+                        w.write_all(crate::explain::fix::render(f).as_bytes())?;
                     }
                     w.write_all(crate::explain::condition::cluster_verdict(&self.snap.cluster, ex).as_bytes())?;
                 }
@@ -543,16 +607,7 @@ impl Explained {
                 use serde::Serializer;
                 // Each explanation's JSON is made as the list is written (its per-node lists
                 // a node at a time) and dropped after.
-                let mut items = items.map(|(ex, g)| {
-                    let mut d = crate::explain::json::Document::new(ex);
-                    if let Some(c) = crate::explain::condition::cluster_json(&self.snap.cluster, ex) {
-                        d.insert(crate::explain::json::CLUSTER_KEY, c);
-                    }
-                    if let Some(g) = g {
-                        d.insert("groupCycle", crate::explain::group::to_json(g));
-                    }
-                    d
-                });
+                let mut items = self.documents();
                 // One explanation unless a list was asked for (null when there is none).
                 let one = (!self.array).then(|| items.next());
                 if self.output == Output::Json {
@@ -763,8 +818,13 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
 /// The program: parses arguments and runs a command; returns the exit code.
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    let mut code = std::process::ExitCode::SUCCESS;
     let r = check_tui_only_flags(&cli).and_then(|()| match &cli.command {
-        Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
+        Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster).map(|all| {
+            if a.exit_status && !all {
+                code = std::process::ExitCode::from(EXIT_NOT_SCHEDULABLE);
+            }
+        }),
         Some(Command::Bind(a)) => bind(a, &cli),
         Some(Command::Preempt(a)) => preempt(a, &cli),
         Some(Command::Snapshot(a)) => snapshot(a, &cli),
@@ -776,7 +836,7 @@ pub fn main() -> std::process::ExitCode {
         None => run_tui(&cli),
     });
     match r {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(()) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             std::process::ExitCode::from(1)

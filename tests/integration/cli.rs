@@ -385,7 +385,10 @@ fn queue_says_where_each_pending_pod_waits_and_what_moves_it() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["kind"], "Queue");
     let pods = v["pods"].as_array().unwrap();
-    let held = pods.iter().find(|p| p["pod"] == "ml/rollout-1").unwrap();
+    let held = pods
+        .iter()
+        .find(|p| p["pod"] == serde_json::json!({"namespace": "ml", "name": "rollout-1"}))
+        .unwrap();
     assert_eq!(held["pool"], "heldBeforeQueue");
     assert_eq!(held["writesEvent"], false);
     assert_eq!(held["plugins"], serde_json::json!(["GangScheduling"]));
@@ -836,7 +839,13 @@ fn queue_takes_a_namespace_or_all_of_them() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|p| p["pod"].as_str().unwrap().to_string())
+            .map(|p| {
+                format!(
+                    "{}/{}",
+                    p["pod"]["namespace"].as_str().unwrap(),
+                    p["pod"]["name"].as_str().unwrap()
+                )
+            })
             .collect()
     };
     let all = names(&["queue", "--demo", "-o", "json"]);
