@@ -21,6 +21,8 @@ use crate::source::load::Input;
 
 #[cfg(feature = "live")]
 pub mod live;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 
 pub use crate::source::load::DEMO_SNAPSHOT;
 
@@ -148,12 +150,34 @@ pub enum Command {
     /// The evictions are applied in memory only and the replacements scheduled by the engine:
     /// nothing is ever written to the cluster, so --readonly and --dry-run change nothing here.
     Deschedule(deschedule::DescheduleArgs),
+    /// Serve the engine to agents: a Model Context Protocol server on stdio over --snapshot,
+    /// --demo or the live cluster (kept current by a watch).
+    ///
+    /// Read-only tools (list_pods, explain_pod, why_not_node, queue, fix_hints, simulate,
+    /// deschedule, cluster_summary) and the prompt why-pending; with --allow-writes also bind
+    /// and preempt, each in two calls (the first returns the exact requests and a token, the
+    /// second sends them after the permission check).
+    Mcp(McpArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// `mcp` arguments.
+#[derive(Args, Debug, Clone)]
+pub struct McpArgs {
+    /// The release and feature gates to reproduce (default: the server's, or the snapshot's).
+    #[command(flatten)]
+    pub release: ReleaseArgs,
+    /// A KubeSchedulerConfiguration file with the profiles to use.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// List the write tools (bind, preempt); without it no write tool is listed at all.
+    #[arg(long)]
+    pub allow_writes: bool,
 }
 
 /// `queue` arguments.
@@ -652,6 +676,17 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
     }
 }
 
+/// Runs `mcp`.
+pub fn mcp(args: &McpArgs, cli: &Cli) -> Result<()> {
+    #[cfg(feature = "mcp")]
+    return mcp::run(args, cli);
+    #[cfg(not(feature = "mcp"))]
+    {
+        let _ = (args, cli);
+        bail!("this build has no MCP server (built without the 'mcp' feature)")
+    }
+}
+
 /// Runs `snapshot`.
 pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
     #[cfg(feature = "live")]
@@ -775,6 +810,7 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
         Command::Simulate(_) => "simulate",
         Command::Queue(_) => "queue",
         Command::Deschedule(_) => "deschedule",
+        Command::Mcp(_) => "mcp",
         Command::Completions { .. } => "completions",
     };
     if matches!(cmd, Command::Snapshot(_) | Command::Generate(_)) {
@@ -832,6 +868,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref(), cli.demo),
         Some(Command::Queue(a)) => queue(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
         Some(Command::Deschedule(a)) => deschedule::deschedule(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
+        Some(Command::Mcp(a)) => mcp(a, &cli),
         Some(Command::Completions { shell }) => completions(*shell),
         None => run_tui(&cli),
     });
