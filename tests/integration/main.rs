@@ -20,6 +20,8 @@ mod layering;
 mod live_cli;
 #[cfg(feature = "live")]
 mod live_source;
+#[cfg(feature = "mcp")]
+mod mcp;
 #[cfg(all(feature = "tui", feature = "live"))]
 mod one_write_path;
 mod scratch;
