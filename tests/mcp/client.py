@@ -31,6 +31,7 @@ READ_TOOLS = [
     "deschedule",
     "cluster_summary",
 ]
+GATES = "GenericWorkload=true,GangScheduling=true"
 POLICY = open("fixtures/deschedule/policy.yaml", encoding="utf-8").read()
 
 
@@ -236,10 +237,24 @@ async def dry_run(s):
     ok("--dry-run=server: the requests are sent as dry runs and the pod stays pending")
 
 
+async def release(s):
+    listed = await s.list_tools()
+    schemas = {t.name: t.output_schema for t in listed.tools}
+    v, _ = await call(s, schemas, "cluster_summary", {})
+    check(v["schedulerVersion"].startswith("1.36.") and GATES in v["schedulerVersion"], "the release and gates", v["schedulerVersion"])
+    for pod in ["batch/report-huge", "ml/train-3gpu", "ml/ddp-worker-0", "ml/rollout-1"]:
+        v, _ = await call(s, schemas, "explain_pod", {"pod": pod})
+        code, out, err = cli("explain", "--demo", pod, "--scheduler-version", "1.36", "--feature-gates", GATES, "-o", "json")
+        check(code == 0 and v == json.loads(out), f"explain_pod {pod} equals `explain` at the same release and gates", err)
+    check(v["outcome"] == "HeldBeforeQueue", "a gang member held before the queue", v["outcome"])
+    ok(f"mcp --scheduler-version 1.36 --feature-gates {GATES}: explain_pod as `explain` with them")
+
+
 async def main():
     await session_of(server(), read_only)
     await session_of(server("--allow-writes"), writes)
     await session_of(server("--allow-writes", "--dry-run=server"), dry_run)
+    await session_of(server("--scheduler-version", "1.36", "--feature-gates", GATES), release)
     print("mcp client: all checks passed", flush=True)
 
 

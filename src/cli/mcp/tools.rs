@@ -55,7 +55,7 @@ pub fn list(allow_writes: bool) -> Vec<Def> {
         Def {
             name: "list_pods",
             title: "List pods",
-            description: "The cluster's pods (by default only the pending ones, in scheduling-queue order of the cluster's pod list), each with its outcome and the engine's one-line verdict. Filter by namespace and by a piece of the verdict (reason, case-insensitive: 'Insufficient cpu', 'taint', 'gate').",
+            description: "The cluster's pods by namespace and name (by default only the pending ones), each with its outcome and the engine's one-line verdict. Filter by namespace and by a piece of the verdict (reason, case-insensitive: 'Insufficient cpu', 'taint', 'gate').",
             input: object(
                 json!({
                     "namespace": {"type": "string", "description": "Only this namespace's pods."},
