@@ -11,6 +11,7 @@ mod config_validation;
 mod conformance;
 mod deschedule;
 mod determinism;
+mod docs_json;
 mod fixtures;
 mod fuzz_seeds;
 mod gang137;
@@ -24,6 +25,7 @@ mod live_source;
 mod mcp;
 #[cfg(all(feature = "tui", feature = "live"))]
 mod one_write_path;
+mod readme;
 mod scratch;
 mod simulate;
 #[cfg(feature = "tui")]
