@@ -374,6 +374,8 @@ fn top_level(ex: &Explanation) -> Map<String, Value> {
         "pod".into(),
         json!({"namespace": ex.pod.namespace, "name": ex.pod.name}),
     );
+    // Optional key (docs/explain-json.md): where the attempt ends, in one word.
+    o.insert("outcome".into(), json!(ex.outcome().as_str()));
     o.insert("profile".into(), json!(ex.profile));
     o.insert("nodeCount".into(), json!(ex.node_count));
     // Optional key: every PreEnqueue plugin of the profile up to the first rejection.
