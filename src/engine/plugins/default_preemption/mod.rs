@@ -26,6 +26,7 @@
 //!   preemption in flight, so it always lets the pod in.
 
 mod candidates;
+mod group_victims;
 mod victims;
 
 #[cfg(test)]
@@ -120,6 +121,9 @@ pub(crate) struct DefaultPreemption {
     pub workload_aware_preemption: bool,
     /// [`Change::PreemptionSuccessMessage`] (1.37): a found candidate is a Success with a message.
     pub success_message: bool,
+    /// [`Change::PodGroupVictims`] with GenericWorkload (1.37): PodGroup members are victims with
+    /// their group's priority, an `all`-mode group one victim ([`group_victims`]).
+    pub group_victims: bool,
 }
 
 impl DefaultPreemption {
@@ -133,6 +137,7 @@ impl DefaultPreemption {
             topology_aware_workload: features.on(Gate::TopologyAwareWorkloadScheduling),
             workload_aware_preemption: crate::engine::group_preemption::enabled(features),
             success_message: features.has(Change::PreemptionSuccessMessage),
+            group_victims: features.has(Change::PodGroupVictims) && features.on(Gate::GenericWorkload),
         }
     }
 
@@ -160,11 +165,26 @@ impl DefaultPreemption {
             if nominated_code == Some(Code::UnschedulableAndUnresolvable) {
                 return Ok(());
             }
+            // the priority of a pod on the node as a victim: its PodGroup's with PodGroup
+            // victims (1.37), else its own
+            let victim_priority = |p: &Pod| -> i32 {
+                if !self.group_victims {
+                    return p.priority;
+                }
+                p.scheduling_group()
+                    .and_then(|g| {
+                        cx.snapshot
+                            .cluster
+                            .pod_groups_v1beta1
+                            .get(&crate::model::ObjectKey::new(p.key.namespace.as_str(), g))
+                    })
+                    .map_or(p.priority, |pg| pg.priority(&cx.snapshot.cluster.priority_classes))
+            };
             if let Some(ni) = cx.snapshot.node(nn)
                 && ni
                     .pods
                     .iter()
-                    .any(|p| p.pod.priority < pod.priority && terminating_by_preemption(&p.pod))
+                    .any(|p| victim_priority(&p.pod) < pod.priority && terminating_by_preemption(&p.pod))
             {
                 return Err(NOT_ELIGIBLE_TERMINATING);
             }
@@ -221,6 +241,7 @@ impl DefaultPreemption {
                 &cx.snapshot.cluster.pdbs,
                 wanted,
                 sort_victims,
+                self.group_victims,
             );
             for n in &dry.not_evaluated {
                 trace.node_notes.push((
