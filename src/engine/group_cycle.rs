@@ -307,7 +307,7 @@ pub fn group_cycle_of(
     };
     // `podGroupCycle`: workload-aware preemption runs when the group's status is Unschedulable.
     if let Some((p, group)) = native
-        && group_preemption::enabled(features)
+        && features.workload_aware_preemption()
         && matches!(
             r.outcome,
             GroupOutcome::Short { .. }
@@ -1418,8 +1418,8 @@ mod tests {
             );
             let f =
                 Features::with_gates(Release::at(37), &FeatureGates::parse("GenericWorkload=true").unwrap()).unwrap();
-            assert!(wap::enabled(&f));
-            assert!(!wap::enabled(&Release::at(37).into()));
+            assert!(f.workload_aware_preemption());
+            assert!(!crate::engine::release::Features::from(Release::at(37)).workload_aware_preemption());
             let g = cycle(&cluster("4", &objects), &f, "w0");
             let p = g.preemption.as_ref().unwrap();
             assert_eq!(p.code, Code::Success);

@@ -452,7 +452,7 @@ pub fn explain_as(
                 "TopologyAwareWorkloadScheduling is on: this pod is explained against every node, as upstream's framework answers for one pod; its pod group's cycle tries the members in each placement (topology domain) and picks the best one, shown with the group as a whole".to_string(),
             );
         }
-        if crate::engine::group_preemption::enabled(f) {
+        if f.workload_aware_preemption() {
             ex.notes.push(
                 "workload-aware preemption is on: pod-by-pod preemption is off for this pod (DefaultPreemption's PostFilter refuses it); when its pod group does not fit, the group's cycle preempts for the whole group, shown with the group as a whole".to_string(),
             );

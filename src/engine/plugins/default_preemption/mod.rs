@@ -129,7 +129,7 @@ impl DefaultPreemption {
             absent_nodes_status: features.has(Change::AbsentNodesStatus),
             sort_victims: features.has(Change::PreemptionVictimsResorted),
             topology_aware_workload: features.on(Gate::TopologyAwareWorkloadScheduling),
-            workload_aware_preemption: crate::engine::group_preemption::enabled(features),
+            workload_aware_preemption: features.workload_aware_preemption(),
         }
     }
 
