@@ -377,7 +377,7 @@ pub fn explain_as(
     if let Some(n) = snapshot.features.note() {
         ex.notes.push(n.to_string());
     }
-    snapshot.admit_nominated(profiles);
+    admit_nominated(snapshot, profiles);
     if wanted != pod.scheduler_name() {
         ex.notes.push(format!(
             "explained with profile '{wanted}' (a what-if); the pod's schedulerName is '{}'",
@@ -501,6 +501,27 @@ pub fn explain_as(
         pl.trace(&cx, &pi, &mut ex);
     }
     Ok(ex)
+}
+
+/// Works out, once per snapshot, which nominated pods the queue holds: a candidate whose
+/// schedulerName no profile serves, or that its profile's PreEnqueue plugins reject
+/// (scheduling gates, a DRA claim missing or not owned, a gang short of members), never enters
+/// activeQ and is not a nominated pod for anyone else.
+fn admit_nominated(snapshot: &Snapshot, profiles: &[Framework]) {
+    snapshot.not_in_queue.get_or_init(|| {
+        let cx = Ctx { snapshot };
+        let mut out = BTreeSet::new();
+        for pi in snapshot.nominated.values().flatten() {
+            let admitted = profiles
+                .iter()
+                .find(|f| f.name == pi.pod.scheduler_name())
+                .is_some_and(|fw| fw.pre_enqueue.iter().all(|pl| pl.pre_enqueue(&cx, pi).is_success()));
+            if !admitted {
+                out.insert(pi.pod.key.clone());
+            }
+        }
+        Arc::new(out)
+    });
 }
 
 /// The first of `members` (a 1.37 pod group's other pending members) a PreEnqueue plugin

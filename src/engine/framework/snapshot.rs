@@ -32,7 +32,7 @@ pub struct Snapshot {
     /// The candidates the scheduling queue never moves to activeQ, so never adds to its
     /// nominator (`moveToActiveQ` calls `AddNominatedPod` only for a pod that passed its
     /// profile's PreEnqueue plugins; a pod no profile serves is not in the queue at all). Set
-    /// once, by the first explanation with the profiles ([`Snapshot::admit_nominated`]).
+    /// once, by the first explanation with the profiles (`runner::admit_nominated`).
     pub(crate) not_in_queue: std::sync::OnceLock<Arc<std::collections::BTreeSet<crate::model::ObjectKey>>>,
     /// Parsed pods by key (every non-finished pod).
     pub pod_infos: PodInfos,
@@ -142,29 +142,8 @@ impl Snapshot {
         }
     }
 
-    /// Works out, once, which nominated pods the queue holds: a candidate whose schedulerName
-    /// no profile serves, or that its profile's PreEnqueue plugins reject (scheduling gates, a
-    /// DRA claim missing or not owned, a gang short of members), never enters activeQ and is
-    /// not a nominated pod for anyone else.
-    pub fn admit_nominated(&self, profiles: &[super::runtime::Framework]) {
-        self.not_in_queue.get_or_init(|| {
-            let cx = super::plugin::Ctx { snapshot: self };
-            let mut out = std::collections::BTreeSet::new();
-            for pi in self.nominated.values().flatten() {
-                let admitted = profiles
-                    .iter()
-                    .find(|f| f.name == pi.pod.scheduler_name())
-                    .is_some_and(|fw| fw.pre_enqueue.iter().all(|pl| pl.pre_enqueue(&cx, pi).is_success()));
-                if !admitted {
-                    out.insert(pi.pod.key.clone());
-                }
-            }
-            Arc::new(out)
-        });
-    }
-
     /// The nominated pods on a node, as the scheduler's nominator holds them (the candidates
-    /// [`Snapshot::admit_nominated`] found outside the queue left out).
+    /// `runner::admit_nominated` found outside the queue left out).
     pub fn nominated_on(&self, node: &str) -> impl Iterator<Item = &Arc<PodInfo>> {
         let out = self.not_in_queue.get();
         self.nominated
