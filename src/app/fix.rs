@@ -17,7 +17,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use super::analysis::{self, NodeUsage};
 use super::format;
 use super::whatif::{replace_node, replace_pod};
-use crate::engine::trace::{Explanation, FilterDetail, NodeFilter};
+use crate::engine::framework::trace::{Explanation, FilterDetail, NodeFilter};
 use crate::engine::{self, Features, Framework, Snapshot};
 use crate::model::{Cluster, Node, ObjectKey, Pod, Taint};
 

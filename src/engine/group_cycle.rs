@@ -27,10 +27,10 @@ use super::framework::runner::{self, EngineError};
 use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
 use super::framework::status::Code;
+use super::framework::trace::GangTrace;
 use super::group_preemption::{self, GroupAttempt, GroupPreemption, MemberNode};
 use super::release::{Features, Gate};
 use super::simulate::{AttemptOutcome, Detail, EventKind, FinalState, SimOptions, simulate};
-use super::trace::GangTrace;
 use crate::model::{Cluster, ObjectKey};
 
 /// What became of one pending member in the group's pass.

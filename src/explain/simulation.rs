@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 
 use super::json::Each;
 use crate::engine::framework::node_info::NodeInfo;
+use crate::engine::framework::trace::BindingOutcome;
 use crate::engine::simulate::{AttemptOutcome, EventKind, FinalState, SimReport};
-use crate::engine::trace::BindingOutcome;
 use crate::model::ObjectKey;
 
 fn secs(ms: u64) -> String {

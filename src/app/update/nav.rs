@@ -27,7 +27,7 @@ pub(super) fn open_fixes(app: &mut App) -> Vec<Effect> {
                 && !ex
                     .binding_cycle
                     .as_ref()
-                    .is_none_or(|b| b.outcome == crate::engine::trace::BindingOutcome::Bound) =>
+                    .is_none_or(|b| b.outcome == crate::engine::framework::trace::BindingOutcome::Bound) =>
         {
             app.info(format!(
                 "{pod}: {}; its gang decides: m shows the group, its quorum and who blocks it",

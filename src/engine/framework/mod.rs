@@ -1,6 +1,7 @@
 //! The scheduling framework: statuses, cycle state, node and pod infos, the snapshot, the
-//! plugin traits, the built profile and the runner. It knows no plugin: the plugins depend on
-//! it, and `engine::registry` / `engine::profile` above both put them together.
+//! plugin traits, the built profile, the runner and what it records (`trace`). It knows no
+//! plugin: the plugins depend on it, and `engine::registry` / `engine::profile` above both
+//! put them together.
 
 pub(crate) mod affinity_terms;
 pub mod batching;
@@ -21,3 +22,4 @@ pub mod runtime;
 pub mod snapshot;
 pub mod snapshot_update;
 pub mod status;
+pub mod trace;

@@ -15,10 +15,10 @@ use super::plugin::{Ctx, NodeScore, PluginsRunner};
 use super::runtime::Framework;
 use super::snapshot::Snapshot;
 use super::status::{Code, Status};
-use crate::engine::release::Change;
-use crate::engine::trace::{
+use crate::engine::framework::trace::{
     Explanation, FilterFailure, HeldMember, Lines, NodeFilter, NodeName, NodeScoreTrace, PluginScore, PluginStatus,
 };
+use crate::engine::release::Change;
 use crate::model::ObjectKey;
 
 /// Message of a pod held back by scheduling gates (scheduling_queue.go).
@@ -226,7 +226,7 @@ impl Framework {
         pod: &PodInfo,
         node: &NodeInfo,
         failures: &[FilterFailure],
-    ) -> Vec<crate::engine::trace::FilterDetail> {
+    ) -> Vec<crate::engine::framework::trace::FilterDetail> {
         self.filter
             .iter()
             .filter(|pl| failures.iter().any(|f| f.plugin == pl.name()))

@@ -62,7 +62,7 @@ pub struct Snapshot {
     /// Only what decides the cycle is traced: each node's first failing filter plugin (no
     /// diagnostic pass over the other plugins, no plugin details) and each feasible node's
     /// total score (not its plugins), and of those only the nodes with the top total (the
-    /// heap's pick made in Score); the nodes that pass keep no Filter record. What [`crate::engine::trace::Explanation::summarize`]
+    /// heap's pick made in Score); the nodes that pass keep no Filter record. What [`crate::engine::framework::trace::Explanation::summarize`]
     /// keeps is the same either way; the simulator sets it when it summarizes every attempt.
     pub decisions_only: bool,
 }

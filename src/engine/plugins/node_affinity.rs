@@ -18,8 +18,8 @@ use crate::engine::framework::plugin::{
     Signing,
 };
 use crate::engine::framework::status::Status;
+use crate::engine::framework::trace::Fact;
 use crate::engine::release::Features;
-use crate::engine::trace::Fact;
 use crate::model::label_columns::LabelColumns;
 use crate::model::selector::{CompiledLabels, CompiledNodeTerm, Labels, NodeSelectorMatcher, NodeTerm, Selector};
 

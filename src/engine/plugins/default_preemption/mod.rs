@@ -43,8 +43,8 @@ use crate::engine::framework::fit_error::fit_error_message;
 use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PluginsRunner, PostFilterPlugin, PreEnqueuePlugin};
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::framework::trace::PostFilterTrace;
 use crate::engine::release::{Change, Features, Gate};
-use crate::engine::trace::PostFilterTrace;
 use crate::model::{Cluster, Pod};
 
 pub(crate) use candidates::{dry_run_preemption, nodes_where_preemption_might_help, pick_one_node_for_preemption};
@@ -258,7 +258,7 @@ impl DefaultPreemption {
         // 4) The best candidate.
         let pick = pick_one_node_for_preemption(&candidates);
         for (i, c) in candidates.iter().enumerate() {
-            trace.candidates.push(crate::engine::trace::Candidate {
+            trace.candidates.push(crate::engine::framework::trace::Candidate {
                 node: c.name.clone(),
                 victims: c.victims.iter().map(|v| v.pod.key.clone()).collect(),
                 pdb_violations: c.pdb_violations,

@@ -17,7 +17,7 @@ use crate::engine::framework::plugin::{Ctx, FilterPlugin, PreFilterPlugin};
 use crate::engine::framework::pod_table::{CompiledReq, CompiledSelector, PodTable};
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::{Code, Status};
-use crate::engine::trace::{Fact, Lines, NodeLines};
+use crate::engine::framework::trace::{Fact, Lines, NodeLines};
 use crate::model::Pod;
 use crate::model::label_columns::LabelColumns;
 use crate::model::selector::Labels;

@@ -15,8 +15,8 @@ use crate::engine::framework::plugin::{Ctx, NodeScore, PreScorePlugin, ScorePlug
 use crate::engine::framework::pod_table::FnvBuild;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Status;
+use crate::engine::framework::trace::Fact;
 use crate::engine::plugins::helper::MAX_NODE_SCORE;
-use crate::engine::trace::Fact;
 use crate::model::selector::Labels;
 
 /// `preScoreStateKey`.

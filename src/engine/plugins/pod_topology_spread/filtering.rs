@@ -10,8 +10,8 @@ use super::common::{Constraint, key_slots, node_has_all_keys};
 use super::{ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::status::Status;
+use crate::engine::framework::trace::SpreadCheck;
 use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
-use crate::engine::trace::SpreadCheck;
 use crate::model::label_columns::{Column, LabelColumns};
 
 /// Cycle-state key (`"PreFilter" + Name`).

@@ -29,8 +29,8 @@ use crate::engine::framework::plugin::{
     Signing,
 };
 use crate::engine::framework::status::Status;
+use crate::engine::framework::trace::{Fact, FilterDetail};
 use crate::engine::release::{Change, Features};
-use crate::engine::trace::{Fact, FilterDetail};
 use crate::model::Cluster;
 use common::{
     Constraint, Counter, DO_NOT_SCHEDULE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, PodTableCache, SCHEDULE_ANYWAY,
@@ -498,7 +498,7 @@ mod tests {
     use crate::engine::Framework;
     use crate::engine::framework::runner::explain;
     use crate::engine::framework::status::Code;
-    use crate::engine::trace::Explanation;
+    use crate::engine::framework::trace::Explanation;
     use crate::model::ObjectKey;
 
     const ZONE: &str = "topology.kubernetes.io/zone";

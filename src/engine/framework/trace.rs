@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::framework::status::{Code, Reasons, Status};
+use super::status::{Code, Reasons, Status};
 use crate::model::ObjectKey;
 
 /// Lines of text a plugin gives about a rejection, written out when first read: an
