@@ -6,7 +6,6 @@ pub mod apiserver;
 pub mod dra_versions;
 pub mod event;
 pub mod kinds;
-pub(crate) mod label_columns;
 pub mod labels;
 pub mod list;
 pub(crate) mod mutate;

@@ -4,15 +4,15 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use super::affinity_terms::ScoringTerms;
 use super::handle::FrameworkHandle;
-use super::image_index::ImageIndex;
+use super::index::images::ImageIndex;
+use super::index::pods::PodTable;
+use super::index::terms::ScoringTerms;
 use super::node_info::{NodeInfo, PodInfo, SharedTerms};
 use super::pod_infos::PodInfos;
-use super::pod_table::PodTable;
+use crate::engine::framework::index::labels::LabelColumns;
 use crate::engine::release::{Features, Release};
 use crate::model::Cluster;
-use crate::model::label_columns::LabelColumns;
 use crate::model::selector::Labels;
 
 /// The snapshot.

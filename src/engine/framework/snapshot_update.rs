@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::affinity_terms::ScoringTerms;
+use super::index::terms::ScoringTerms;
 use super::node_info::PodInfo;
 use super::snapshot::Snapshot;
 use crate::model::mutate::ChangeError;

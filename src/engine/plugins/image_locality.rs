@@ -12,7 +12,7 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodImages, PodInfo};
 use smallvec::SmallVec;
 
-use crate::engine::framework::image_index::Image;
+use crate::engine::framework::index::images::Image;
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin, ScoreResult, Signing, score_each};
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features};

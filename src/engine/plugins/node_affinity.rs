@@ -12,6 +12,9 @@ use serde_json::Value;
 use super::helper::{MAX_NODE_SCORE, default_normalize_score};
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::index::labels::{
+    CompiledLabels, CompiledNodeTerm, LabelColumns, compile_node_selector, compile_selector,
+};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, ScoreResult,
@@ -20,8 +23,7 @@ use crate::engine::framework::plugin::{
 use crate::engine::framework::status::Status;
 use crate::engine::framework::trace::Fact;
 use crate::engine::release::Features;
-use crate::model::label_columns::LabelColumns;
-use crate::model::selector::{CompiledLabels, CompiledNodeTerm, Labels, NodeSelectorMatcher, NodeTerm, Selector};
+use crate::model::selector::{Labels, NodeSelectorMatcher, NodeTerm, Selector};
 
 /// Reason when the pod's own selector or affinity does not match.
 pub(crate) const ERR_REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
@@ -178,8 +180,8 @@ impl RequiredNodeAffinity {
     pub(crate) fn compiled_for(mut self, cols: &LabelColumns) -> Self {
         self.compiled = Some(Arc::new(CompiledRequired {
             stamp: cols.stamp(),
-            label_selector: self.label_selector.as_ref().map(|s| s.compile(cols)),
-            node_selector: self.node_selector.as_ref().map(|n| n.compile(cols)),
+            label_selector: self.label_selector.as_ref().map(|s| compile_selector(cols, s)),
+            node_selector: self.node_selector.as_ref().map(|n| compile_node_selector(cols, n)),
         }));
         self
     }

@@ -12,14 +12,14 @@ use std::sync::{Arc, OnceLock};
 
 use super::{InterPodAffinity, MergedTerm, TopologyCounts, matches_all};
 use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::index::labels::LabelColumns;
+use crate::engine::framework::index::pods::{CompiledReq, CompiledSelector, PodTable};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, PreFilterPlugin};
-use crate::engine::framework::pod_table::{CompiledReq, CompiledSelector, PodTable};
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::{Code, Status};
 use crate::engine::framework::trace::{Fact, Lines, NodeLines};
 use crate::model::Pod;
-use crate::model::label_columns::LabelColumns;
 use crate::model::selector::Labels;
 
 /// The node's domain holds a pod whose required anti-affinity matches the incoming pod.

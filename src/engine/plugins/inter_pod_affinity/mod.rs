@@ -21,13 +21,13 @@ use serde_json::Value;
 
 use super::names;
 use super::pod_topology_spread::common::PodTableCache;
+use crate::engine::framework::index::labels::LabelColumns;
+use crate::engine::framework::index::pods::FnvBuild;
 use crate::engine::framework::node_info::{AffinityTerm, PodInfo, WeightedAffinityTerm};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, Signing};
-use crate::engine::framework::pod_table::FnvBuild;
 use crate::engine::framework::trace::Fact;
 use crate::engine::release::Features;
 use crate::model::Pod;
-use crate::model::label_columns::LabelColumns;
 use crate::model::selector::{Labels, Selector};
 
 /// Default of `hardPodAffinityWeight` (v1 defaults).

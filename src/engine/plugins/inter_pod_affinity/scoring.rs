@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{InterPodAffinity, MergedTerm};
-use crate::engine::framework::affinity_terms::{ScoringTerms, Weight};
 use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::index::pods::FnvBuild;
+use crate::engine::framework::index::terms::{ScoringTerms, Weight};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, NodeScore, PreScorePlugin, ScorePlugin, ScoreResult};
-use crate::engine::framework::pod_table::FnvBuild;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Status;
 use crate::engine::framework::trace::Fact;

@@ -4,7 +4,7 @@
 
 use super::super::testkit::{PodB, node, pod, snapshot, team_namespaces, term};
 use super::*;
-use crate::engine::framework::affinity_terms::Weight;
+use crate::engine::framework::index::terms::Weight;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Code;
 use crate::engine::release::Release;

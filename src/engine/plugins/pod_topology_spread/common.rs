@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
+use crate::engine::framework::index::labels::LabelColumns;
+pub(crate) use crate::engine::framework::index::pods::{CompiledSelector, PodTable};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-pub(crate) use crate::engine::framework::pod_table::{CompiledSelector, PodTable};
 use crate::engine::plugins::helper::find_untolerated_taint;
 use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
-use crate::model::label_columns::LabelColumns;
 use crate::model::selector::{Labels, Op, Requirement, Selector};
 use crate::model::{Cluster, Node, Pod};
 

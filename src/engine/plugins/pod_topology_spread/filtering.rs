@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use super::common::{Constraint, key_slots, node_has_all_keys};
 use super::{ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};
+use crate::engine::framework::index::labels::{Column, LabelColumns};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::status::Status;
 use crate::engine::framework::trace::SpreadCheck;
 use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
-use crate::model::label_columns::{Column, LabelColumns};
 
 /// Cycle-state key (`"PreFilter" + Name`).
 pub(crate) static PRE_FILTER_KEY: &str = "PreFilterPodTopologySpread";

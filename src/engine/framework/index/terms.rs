@@ -3,12 +3,12 @@
 //! anti-affinity terms), grouped by term (not upstream: upstream matches every existing pod's
 //! terms against the incoming pod). Pods of one workload carry equal terms, so an incoming pod
 //! is matched once per distinct term instead of once per pod. Built with the snapshot, like
-//! [`super::pod_table::PodTable`], and rebuilt when a pod with such terms changes
+//! [`super::pods::PodTable`], and rebuilt when a pod with such terms changes
 //! (`snapshot_update`).
 
 use std::collections::HashMap;
 
-use super::node_info::{AffinityTerm, NodeInfo};
+use crate::engine::framework::node_info::{AffinityTerm, NodeInfo};
 
 /// What one use of a term adds to its topology pair when the incoming pod matches it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::selector::{Labels, Op, Requirement};
+use crate::model::selector::{Labels, NodeSelectorMatcher, NodeTerm, Op, Requirement, Selector};
 
 /// A node without the key.
 const ABSENT: u32 = u32::MAX;
@@ -190,10 +190,64 @@ impl LabelTest {
     }
 }
 
+/// A [`NodeTerm`] compiled against [`LabelColumns`]: the same answer for the node at a
+/// position of the columns as the term on that node's labels.
+#[derive(Clone, Debug)]
+pub(crate) struct CompiledNodeTerm {
+    never: bool,
+    tests: Vec<LabelTest>,
+    term: NodeTerm,
+}
+
+impl CompiledNodeTerm {
+    /// [`NodeTerm::matches`] for the node at `node` of the columns, named `node_name`.
+    pub(crate) fn matches(&self, cols: &LabelColumns, node: usize, node_name: &str) -> bool {
+        !self.never && self.tests.iter().all(|t| t.matches(cols, node)) && self.term.matches_fields(node_name)
+    }
+}
+
+/// A label [`Selector`] compiled against [`LabelColumns`].
+#[derive(Clone, Debug)]
+pub(crate) enum CompiledLabels {
+    /// Matches nothing.
+    Nothing,
+    /// Every test must hold.
+    All(Vec<LabelTest>),
+}
+
+impl CompiledLabels {
+    /// [`Selector::matches`] on the labels of the node at `node` of the columns.
+    pub(crate) fn matches(&self, cols: &LabelColumns, node: usize) -> bool {
+        match self {
+            CompiledLabels::Nothing => false,
+            CompiledLabels::All(t) => t.iter().all(|t| t.matches(cols, node)),
+        }
+    }
+}
+
+/// A label selector compiled against the nodes' label columns.
+pub(crate) fn compile_selector(cols: &LabelColumns, s: &Selector) -> CompiledLabels {
+    match s {
+        Selector::Nothing => CompiledLabels::Nothing,
+        Selector::Requirements(r) => CompiledLabels::All(r.iter().map(|r| LabelTest::new(cols, r)).collect()),
+    }
+}
+
+/// A node selector's terms compiled against the nodes' label columns (any must match).
+pub(crate) fn compile_node_selector(cols: &LabelColumns, n: &NodeSelectorMatcher) -> Vec<CompiledNodeTerm> {
+    n.terms
+        .iter()
+        .map(|t| CompiledNodeTerm {
+            never: t.never(),
+            tests: t.requirements().iter().map(|r| LabelTest::new(cols, r)).collect(),
+            term: t.clone(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::selector::Selector;
     use crate::model::selector::tests::labels;
 
     #[test]
@@ -343,7 +397,7 @@ mod tests {
             };
             let m = NodeSelectorMatcher::new(&ns);
             let cols = LabelColumns::build(nodes.iter());
-            let compiled = m.compile(&cols);
+            let compiled = compile_node_selector(&cols, &m);
             for (i, l) in nodes.iter().enumerate() {
                 let name = format!("n{i}");
                 let want = m.matches(l, &name);
