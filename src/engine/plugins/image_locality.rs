@@ -97,7 +97,7 @@ impl ImageLocality {
         } else {
             &[]
         };
-        let index = &cx.snapshot.images;
+        let index = &cx.snapshot.index.images;
         let wanted = images
             .containers
             .iter()
@@ -111,20 +111,12 @@ impl ImageLocality {
     /// The node's score for the images `wanted`, `containers` counted by the threshold.
     fn score_with(cx: &Ctx<'_>, wanted: &[Wanted<'_>], containers: usize, node: &NodeInfo) -> i64 {
         let total = cx.snapshot.nodes.len();
-        let at = cx.snapshot.position_of(node);
+        let at = cx.snapshot.indexed(node);
         let mut sum = 0i64;
         for &(want, hash, image) in wanted {
             // The node's ImageStates map is built entry by entry, so for a name listed by two
             // entries the later one wins (Node::image_size, ImageIndex).
-            let found = match at {
-                Some(i) => image.and_then(|im| im.on_node(i)),
-                // a copy of a node: its own list, the snapshot's count
-                None => node
-                    .node
-                    .image_size_hashed(want, hash)
-                    .map(|size| (size, image.map_or(0, Image::node_count))),
-            };
-            if let Some((size, num)) = found {
+            if let Some((size, num)) = at.image(want, hash, image) {
                 let spread = num as f64 / total as f64;
                 sum += (size as f64 * spread) as i64;
             }

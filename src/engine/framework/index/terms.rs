@@ -37,7 +37,6 @@ pub(crate) struct ScoringTerms {
     pub terms: Vec<AffinityTerm>,
     /// Every use, in node order.
     pub uses: Vec<TermUse>,
-    nodes: usize,
 }
 
 impl ScoringTerms {
@@ -73,13 +72,6 @@ impl ScoringTerms {
         ScoringTerms {
             terms: terms.into_iter().cloned().collect(),
             uses,
-            nodes: nodes.len(),
         }
-    }
-
-    /// Whether these are still the terms of `nodes` (the snapshot rebuilds them when a pod
-    /// with terms changes; this guards against a snapshot of another size).
-    pub(crate) fn fits(&self, nodes: &[NodeInfo]) -> bool {
-        self.nodes == nodes.len()
     }
 }
