@@ -963,13 +963,10 @@ fn run_filter(
     if cx.snapshot.decisions_only {
         // Decisions only: a slot of a few words per node (the few rejected nodes' records
         // boxed) instead of a whole record per node.
-        let slots = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, |n| eval(n).boxed());
+        let slots = parallel::map(cx.snapshot.serial, &cx.snapshot.nodes, |n| eval(n).boxed());
         finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
     } else {
-        // the nodes a few places ahead are asked for while this one is filtered: each node's
-        // first line (name, labels, taints) sits in its own allocation, a miss per node at 20k
-        let ahead = |n: &NodeInfo| mem_prefetch::prefetch_read_data::<_, 3>(&*n.node);
-        let slots = parallel::map_in_place_ahead(cx.snapshot.serial, &cx.snapshot.nodes, ahead, eval);
+        let slots = parallel::map(cx.snapshot.serial, &cx.snapshot.nodes, eval);
         finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
     }
 }

@@ -74,11 +74,16 @@ impl Snapshot {
         // cluster.pods is sorted by key: collected at the end, the map is built in bulk
         // instead of by 100,000 searches from its root
         let mut nominated: BTreeMap<String, Vec<Arc<PodInfo>>> = BTreeMap::new();
-        // each pod's facts computed on every core (a million pods at 65k nodes) into one list,
-        // then placed in order; the pods of a piece that share their affinity share its terms
-        let built = super::parallel::map_in_place_with(false, &cluster.pods, |shared: &mut SharedTerms, p| {
-            (!p.is_finished()).then(|| Arc::new(PodInfo::with_features_sharing(p.clone(), &features, shared)))
+        // each pod's facts computed on every core (a million pods at 65k nodes), then placed in
+        // order; the pods of a piece that share their affinity share its terms
+        let pieces = super::parallel::map_pieces(false, &cluster.pods, |_, piece| {
+            let mut shared = SharedTerms::default();
+            let info = |p: &Arc<crate::model::Pod>| {
+                (!p.is_finished()).then(|| Arc::new(PodInfo::with_features_sharing(p.clone(), &features, &mut shared)))
+            };
+            piece.iter().map(info).collect::<Vec<_>>()
         });
+        let built: Vec<Option<Arc<PodInfo>>> = pieces.into_iter().flatten().collect();
         for (p, pi) in cluster.pods.iter().zip(&built) {
             let Some(pi) = pi else {
                 continue;
