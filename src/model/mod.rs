@@ -13,6 +13,7 @@ pub(crate) mod quantity;
 pub(crate) mod resources;
 pub(crate) mod selector;
 mod share;
+pub use share::Interner;
 pub mod stored;
 pub(crate) mod workload;
 pub mod write;
@@ -1098,15 +1099,21 @@ impl Node {
         Some(self.images[self.image_index[i].1 as usize].1)
     }
 
-    /// Builds the node model.
+    /// Builds the node model (sharing nothing with other nodes).
     pub fn from_obj(obj: core::Node) -> Result<Self, (String, String)> {
-        Self::read(obj, None, None)
+        Self::read(obj, None, None, &mut Interner::default())
     }
 
     /// As [`Node::from_obj`]; with `text` (the object's JSON, which decodes to `obj`) the
     /// stored object keeps that text (a slice of `file` when it lies there and is compact)
-    /// and drops the typed form, as [`Pod::read`] does.
-    pub fn read(obj: core::Node, text: Option<&str>, file: Option<&bytes::Bytes>) -> Result<Self, (String, String)> {
+    /// and drops the typed form, as [`Pod::read`] does; its image name lists are shared with
+    /// the equal lists of the nodes `intern` read before.
+    pub fn read(
+        obj: core::Node,
+        text: Option<&str>,
+        file: Option<&bytes::Bytes>,
+        intern: &mut Interner,
+    ) -> Result<Self, (String, String)> {
         let name = obj.metadata.name.clone().unwrap_or_default();
         let labels = obj.metadata.labels.clone().unwrap_or_default();
         let spec = obj.spec.as_ref();
@@ -1133,9 +1140,7 @@ impl Node {
             .map(|i| {
                 let names = match i.names.as_deref() {
                     None | Some([]) => list::List::new(),
-                    Some(names) => {
-                        IMAGE_NAMES.with_borrow_mut(|set| share::share::<_, _, [_]>(set, names, |n| n.to_vec().into()))
-                    }
+                    Some(names) => share::share::<_, _, [_]>(&mut intern.image_names, names, |n| n.to_vec().into()),
                 };
                 (names, i.size_bytes.unwrap_or(0))
             })
@@ -1187,7 +1192,7 @@ pub struct ReadPod {
     /// cost a second 512-byte allocation per pod while loading).
     pub pod: Arc<Pod>,
     /// None when spec.priority is set (it is the pod's priority); else spec.priorityClassName,
-    /// empty when it names none, shared by the pods a thread reads ([`CLASSES`]). A loader
+    /// empty when it names none, shared by the pods a loader reads ([`Interner`]). A loader
     /// holds one of these per pod: 16 bytes (40, then 24, before).
     class: Option<ThinStr>,
 }
@@ -1211,50 +1216,36 @@ impl ReadPod {
     }
 }
 
-/// How many priority class names a thread keeps to share ([`ReadPod`]).
-const CLASSES_PER_THREAD: usize = 1024;
+/// How many priority class names an interner keeps to share ([`ReadPod`]).
+const CLASSES_PER_INTERNER: usize = 1024;
 
-/// How many node names a thread keeps to share ([`Pod::node_name`]).
-const NODES_PER_THREAD: usize = 1 << 17;
-
-thread_local! {
-    /// The pods' affinities this thread read lately ([`Pod::affinity`]).
-    static AFFINITIES: std::cell::RefCell<Vec<Arc<core::Affinity>>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// The pods' tolerations this thread read lately (nearly every pod has the two that
-    /// admission adds, and one template's pods have the same).
-    static TOLERATIONS: std::cell::RefCell<std::collections::HashSet<list::List<Toleration>>> =
-        std::cell::RefCell::new(std::collections::HashSet::new());
-    /// The priority class names of the pods this thread read lately ([`ReadPod`]).
-    static CLASSES: std::cell::RefCell<std::collections::HashSet<ThinStr>> =
-        std::cell::RefCell::new(std::collections::HashSet::new());
-    /// The node names of the pods this thread read lately ([`Pod::node_name`]): up to
-    /// [`NODES_PER_THREAD`], a name per node of the largest clusters (at 65k nodes each is
-    /// shared by fifteen pods; cleared every 4,096 names, a name would be shared by one).
-    static NODE_NAMES: std::cell::RefCell<std::collections::HashSet<ThinStr>> =
-        std::cell::RefCell::new(std::collections::HashSet::new());
-    /// The image names of the nodes this thread read lately ([`Node::images`]).
-    static IMAGE_NAMES: std::cell::RefCell<std::collections::HashSet<list::List<String>>> =
-        std::cell::RefCell::new(std::collections::HashSet::new());
-}
+/// How many node names an interner keeps to share ([`Pod::node_name`]): a name per node of the
+/// largest clusters (at 65k nodes each is shared by fifteen pods; cleared every 4,096 names, a
+/// name would be shared by one).
+const NODES_PER_INTERNER: usize = 1 << 17;
 
 impl Pod {
-    /// Builds the pod model; `priority` resolves priorityClassName when spec.priority is absent.
+    /// Builds the pod model (sharing nothing with other pods); `priority` resolves
+    /// priorityClassName when spec.priority is absent.
     pub fn from_obj(
         obj: impl Into<Box<core::Pod>>,
         priority_of: impl FnOnce(Option<&str>) -> i32,
     ) -> Result<Self, (String, String)> {
         Ok(Arc::unwrap_or_clone(
-            Pod::read(obj.into(), None, None)?.resolve(priority_of),
+            Pod::read(obj.into(), None, None, &mut Interner::default())?.resolve(priority_of),
         ))
     }
 
     /// Reads the pod's facts, its priority left to [`ReadPod::resolve`]. With `text` (the
     /// object's JSON, which decodes to `obj`), the stored object keeps that text instead of
     /// serializing `obj` again: as a slice of `file` when the text lies in it and is compact.
+    /// Its labels, requests, tolerations, affinity, node name and priority class name are
+    /// shared with the equal ones of the pods `intern` read before.
     pub fn read(
         obj: Box<core::Pod>,
         text: Option<&str>,
         file: Option<&bytes::Bytes>,
+        intern: &mut Interner,
     ) -> Result<ReadPod, (String, String)> {
         let key = meta_key(&obj.metadata);
         static EMPTY_SPEC: std::sync::OnceLock<core::PodSpec> = std::sync::OnceLock::new();
@@ -1294,10 +1285,15 @@ impl Pod {
         }
         let class = match spec.priority {
             Some(_) => None,
-            None => Some(CLASSES.with_borrow_mut(|set| {
+            None => {
                 let name = spec.priority_class_name.as_deref().unwrap_or("");
-                share::share_up_to::<_, _, str>(set, name, ThinStr::from, CLASSES_PER_THREAD)
-            })),
+                Some(share::share_up_to::<_, _, str>(
+                    &mut intern.classes,
+                    name,
+                    ThinStr::from,
+                    CLASSES_PER_INTERNER,
+                ))
+            }
         };
         let tolerations = spec
             .tolerations
@@ -1313,18 +1309,20 @@ impl Pod {
         let tolerations = if tolerations.is_empty() {
             list::List::new()
         } else {
-            TOLERATIONS.with_borrow_mut(|set| share::share::<_, _, [_]>(set, tolerations, list::List::from))
+            share::share::<_, _, [_]>(&mut intern.tolerations, tolerations, list::List::from)
         };
         let status = obj
             .status
             .as_ref()
             .unwrap_or_else(|| EMPTY_STATUS.get_or_init(core::PodStatus::default));
         let status_spec = status_adjusted_spec(spec, status, &rspec)?;
-        let requests_status = status_spec.as_ref().map(|s| Box::new(pod_requests_v132(s, false)));
+        let requests_status = status_spec
+            .as_ref()
+            .map(|s| Box::new(pod_requests_v132(s, false, intern)));
         let requests_pod_level = rspec
             .pod_level
             .is_some()
-            .then(|| Box::new(pod_requests_v132(status_spec.as_ref().unwrap_or(&rspec), true)));
+            .then(|| Box::new(pod_requests_v132(status_spec.as_ref().unwrap_or(&rspec), true, intern)));
         let requests_pod_level_status = match (&rspec.pod_level, &status.resources) {
             (Some(pod_level), Some(res)) => {
                 let actuated = resource_list(res.requests.as_ref(), "status.resources.requests")?;
@@ -1344,7 +1342,7 @@ impl Pod {
                     .collect();
                 let mut adjusted = status_spec.clone().unwrap_or_else(|| rspec.clone());
                 adjusted.pod_level = Some(effective);
-                Some(Box::new(pod_requests_v132(&adjusted, true)))
+                Some(Box::new(pod_requests_v132(&adjusted, true, intern)))
             }
             _ => None,
         };
@@ -1373,32 +1371,37 @@ impl Pod {
                 .filter_map(|v| v.persistent_volume_claim.as_ref().map(|c| c.claim_name.clone()))
                 .collect(),
         };
-        let pod = Pod {
-            uid: obj.metadata.uid.as_deref().unwrap_or_default().into(),
-            labels: obj.metadata.labels.as_ref().map(Labels::shared).unwrap_or_default(),
-            node_name: spec.node_name.as_deref().filter(|n| !n.is_empty()).map(|n| {
-                NODE_NAMES
-                    .with_borrow_mut(|set| share::share_up_to::<_, _, str>(set, n, ThinStr::from, NODES_PER_THREAD))
-            }),
-            scheduler,
-            priority: spec.priority.unwrap_or(0),
-            terminating: obj.metadata.deletion_timestamp.is_some(),
-            gated: spec.scheduling_gates.as_ref().is_some_and(|g| !g.is_empty()),
-            requests: resources::shared_requests(pod_requests(&rspec)),
-            tolerations,
-            created,
-            phase,
-            affinity: spec
-                .affinity
-                .as_ref()
-                .map(|a| AFFINITIES.with_borrow_mut(|recent| share::share_recent(recent, a))),
-            rare: (!rare.is_empty()).then(|| Box::new(rare)),
-            key,
-            obj: match text {
-                Some(t) => stored::Stored::from_json_in(t, file),
-                None => stored::Stored::new(*obj),
-            },
-        };
+        let pod =
+            Pod {
+                uid: obj.metadata.uid.as_deref().unwrap_or_default().into(),
+                labels: obj
+                    .metadata
+                    .labels
+                    .as_ref()
+                    .map(|m| Labels::shared(m, intern))
+                    .unwrap_or_default(),
+                node_name: spec.node_name.as_deref().filter(|n| !n.is_empty()).map(|n| {
+                    share::share_up_to::<_, _, str>(&mut intern.node_names, n, ThinStr::from, NODES_PER_INTERNER)
+                }),
+                scheduler,
+                priority: spec.priority.unwrap_or(0),
+                terminating: obj.metadata.deletion_timestamp.is_some(),
+                gated: spec.scheduling_gates.as_ref().is_some_and(|g| !g.is_empty()),
+                requests: resources::shared_requests(pod_requests(&rspec, intern), intern),
+                tolerations,
+                created,
+                phase,
+                affinity: spec
+                    .affinity
+                    .as_ref()
+                    .map(|a| share::share_recent(&mut intern.affinities, a)),
+                rare: (!rare.is_empty()).then(|| Box::new(rare)),
+                key,
+                obj: match text {
+                    Some(t) => stored::Stored::from_json_in(t, file),
+                    None => stored::Stored::new(*obj),
+                },
+            };
         Ok(ReadPod {
             pod: Arc::new(pod),
             class,
@@ -1447,6 +1450,8 @@ impl Cluster {
         read: Vec<(Origin, ReadObject)>,
     ) -> Result<Cluster, ModelError> {
         let mut c = Cluster::default();
+        // what the pods and nodes read here share, dropped with the build
+        let mut intern = Interner::default();
         let mut seen: BTreeMap<(String, ObjectKey), Origin> = BTreeMap::new();
         let mut read_nodes = Vec::new();
         // The pods read go where the typed ones will join them, in the list's own memory (it
@@ -1514,7 +1519,7 @@ impl Cluster {
                 Ok(()) => {}
                 Err(Object::Node(n)) => raw_nodes.push((origin, n)),
                 // Read here, its error (the first in input order) said where the pods' are
-                Err(Object::Pod(p)) => match Pod::read(p, None, None) {
+                Err(Object::Pod(p)) => match Pod::read(p, None, None, &mut intern) {
                     Ok(r) => raw_pods.push((origin, r)),
                     Err((field, message)) => {
                         if pod_error
@@ -1549,7 +1554,7 @@ impl Cluster {
         }
         for (origin, n) in raw_nodes {
             let key = meta_key(&n.metadata);
-            let node = Node::from_obj(*n).map_err(|(field, message)| ModelError {
+            let node = Node::read(*n, None, None, &mut intern).map_err(|(field, message)| ModelError {
                 origin,
                 kind: "Node".into(),
                 key,
@@ -1768,15 +1773,22 @@ mod size_tests {
     }
 
     fn pod(spec: serde_json::Value) -> super::Pod {
+        pod_in(spec, &mut super::Interner::default())
+    }
+
+    /// A pod read by the loader that holds `intern`.
+    fn pod_in(spec: serde_json::Value, intern: &mut super::Interner) -> super::Pod {
         let obj: super::core::Pod =
             serde_json::from_value(serde_json::json!({"metadata": {"name": "p", "namespace": "a"}, "spec": spec}))
                 .expect("pod");
-        super::Pod::from_obj(obj, |_| 0).expect("model")
+        let read = super::Pod::read(Box::new(obj), None, None, intern).expect("model");
+        std::sync::Arc::unwrap_or_clone(read.resolve(|_| 0))
     }
 
     #[test]
-    fn nodes_read_on_one_thread_share_equal_image_name_lists() {
-        let node = |name: &str| {
+    fn nodes_read_by_one_loader_share_equal_image_name_lists() {
+        let mut intern = super::Interner::default();
+        let mut node = |name: &str| {
             let obj: super::core::Node = serde_json::from_value(serde_json::json!({
                 "metadata": {"name": name},
                 "status": {"images": [
@@ -1785,7 +1797,7 @@ mod size_tests {
                     {"sizeBytes": 9}]}
             }))
             .expect("node");
-            super::Node::from_obj(obj).expect("model")
+            super::Node::read(obj, None, None, &mut intern).expect("model")
         };
         let (x, y) = (node("x"), node("y"));
         assert!(x.images[0].0.shares(&y.images[0].0) && x.images[1].0.shares(&y.images[1].0));
@@ -1797,8 +1809,14 @@ mod size_tests {
     }
 
     #[test]
-    fn pods_read_on_one_thread_on_one_node_share_its_name() {
-        let on = |node: &str| pod(serde_json::json!({"containers": [{"name": "c"}], "nodeName": node}));
+    fn pods_read_by_one_loader_on_one_node_share_its_name() {
+        let mut intern = super::Interner::default();
+        let mut on = |node: &str| {
+            pod_in(
+                serde_json::json!({"containers": [{"name": "c"}], "nodeName": node}),
+                &mut intern,
+            )
+        };
         let (a, b, c) = (on("node-1"), on("node-1"), on("node-2"));
         let name = |p: &super::Pod| p.node_name.clone().expect("bound");
         assert!(name(&a).shares(&name(&b)) && !name(&a).shares(&name(&c)));
@@ -1806,16 +1824,17 @@ mod size_tests {
     }
 
     #[test]
-    fn pods_read_on_one_thread_with_equal_tolerations_share_one_list() {
+    fn pods_read_by_one_loader_with_equal_tolerations_share_one_list() {
+        let mut intern = super::Interner::default();
         let tolerating = |key: &str| {
             serde_json::json!({"containers": [{"name": "c"}], "tolerations": [
                 {"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
                 {"key": "gpu", "operator": "Equal", "value": "a100"}]})
         };
         let (a, b, c) = (
-            pod(tolerating("not-ready")),
-            pod(tolerating("not-ready")),
-            pod(tolerating("unreachable")),
+            pod_in(tolerating("not-ready"), &mut intern),
+            pod_in(tolerating("not-ready"), &mut intern),
+            pod_in(tolerating("unreachable"), &mut intern),
         );
         assert!(a.tolerations.shares(&b.tolerations) && !a.tolerations.shares(&c.tolerations));
         let t = &c.tolerations[0];
@@ -1832,13 +1851,18 @@ mod size_tests {
     }
 
     #[test]
-    fn pods_read_on_one_thread_with_equal_affinities_share_one() {
+    fn pods_read_by_one_loader_with_equal_affinities_share_one() {
+        let mut intern = super::Interner::default();
         let anti = |app: &str| {
             serde_json::json!({"containers": [{"name": "c"}], "affinity": {"podAntiAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": [
                     {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}]}}})
         };
-        let (a, b, c) = (pod(anti("web")), pod(anti("web")), pod(anti("db")));
+        let (a, b, c) = (
+            pod_in(anti("web"), &mut intern),
+            pod_in(anti("web"), &mut intern),
+            pod_in(anti("db"), &mut intern),
+        );
         let (a, b, c) = (a.affinity.unwrap(), b.affinity.unwrap(), c.affinity.unwrap());
         assert!(std::sync::Arc::ptr_eq(&a, &b));
         assert!(!std::sync::Arc::ptr_eq(&a, &c));
@@ -1951,17 +1975,24 @@ mod size_tests {
 
     #[test]
     fn only_a_pod_with_a_rare_fact_holds_the_rare_box() {
-        let plain = pod(serde_json::json!({"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}));
+        let mut intern = super::Interner::default();
+        let plain = pod_in(
+            serde_json::json!({"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}),
+            &mut intern,
+        );
         assert!(plain.rare.is_none());
         assert!(plain.host_ports().is_empty() && plain.pvc_claims().is_empty());
         assert_eq!(
             (plain.nominated_node_name(), plain.requests_pod_level().is_none()),
             (None, true)
         );
-        let ports = pod(serde_json::json!({
-            "containers": [{"name": "c", "ports": [{"containerPort": 80, "hostPort": 8080}]}],
-            "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}]
-        }));
+        let ports = pod_in(
+            serde_json::json!({
+                "containers": [{"name": "c", "ports": [{"containerPort": 80, "hostPort": 8080}]}],
+                "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}]
+            }),
+            &mut intern,
+        );
         assert_eq!(ports.host_ports().iter().map(|h| h.port).collect::<Vec<_>>(), [8080]);
         assert_eq!(ports.pvc_claims(), ["data"]);
         // Nominating a plain pod gives it the box; clearing the nomination takes it away.
@@ -1971,7 +2002,10 @@ mod size_tests {
         p.set_nominated_node_name(None);
         assert!(p.rare.is_none());
         // Pods that request the same share one copy of the requests; others have their own.
-        let same = pod(serde_json::json!({"containers": [{"name": "d", "resources": {"requests": {"cpu": "1"}}}]}));
+        let same = pod_in(
+            serde_json::json!({"containers": [{"name": "d", "resources": {"requests": {"cpu": "1"}}}]}),
+            &mut intern,
+        );
         assert!(std::sync::Arc::ptr_eq(&plain.requests, &same.requests));
         assert!(!std::sync::Arc::ptr_eq(&plain.requests, &ports.requests));
         assert_eq!(

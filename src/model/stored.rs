@@ -27,11 +27,10 @@
 //! in the order they were read unpacks each block once.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use bytes::Bytes;
 use serde::Serialize;
@@ -194,37 +193,45 @@ impl<T: Serialize + DeserializeOwned + Default> Stored<T> {
 /// How much text a block holds (it is closed at the first object that reaches this).
 const BLOCK_TEXT: usize = 32 * 1024;
 
-thread_local! {
-    /// [`pack`]'s buffers: the texts of a block, and their compressed form.
-    static SCRATCH: std::cell::Cell<(Vec<u8>, Vec<u8>)> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
-    /// The block this thread unpacked last, and its text.
-    static UNPACKED: RefCell<(Weak<Block>, Vec<u8>)> = const { RefCell::new((Weak::new(), Vec::new())) };
+/// [`pack`]'s buffers, owned by the loader (in its `Interner`) and used again at every call:
+/// fresh ones at every call (a loader packs every few thousand objects) are given back to the
+/// system in between and cost a page fault per page each time.
+#[derive(Debug, Default)]
+pub struct PackBuffers {
+    /// The texts of a block.
+    text: Vec<u8>,
+    /// Their compressed form.
+    lz4: Vec<u8>,
 }
+
+/// The block unpacked last, and its text: objects are read back in order (a save, a YAML
+/// view), so the next one is most often in the same block.
+static UNPACKED: Mutex<(Weak<Block>, Vec<u8>)> = Mutex::new((Weak::new(), Vec::new()));
 
 impl Block {
     /// `len` bytes from `start` of a packed block's text.
     fn span(self: &Arc<Self>, start: u32, len: u32) -> String {
-        UNPACKED.with_borrow_mut(|(which, text)| {
-            // A `Weak` keeps its block's allocation, so no other block can be at its address.
-            if !std::ptr::eq(which.as_ptr(), Arc::as_ptr(self)) {
-                let Block::Packed { lz4, size } = &**self else {
-                    return "{}".to_string();
-                };
+        let mut unpacked = UNPACKED.lock().unwrap_or_else(PoisonError::into_inner);
+        let (which, text) = &mut *unpacked;
+        // A `Weak` keeps its block's allocation, so no other block can be at its address.
+        if !std::ptr::eq(which.as_ptr(), Arc::as_ptr(self)) {
+            let Block::Packed { lz4, size } = &**self else {
+                return "{}".to_string();
+            };
+            text.clear();
+            text.resize(*size as usize, 0);
+            let n = lz4_flex::block::decompress_into(lz4, text);
+            debug_assert!(
+                matches!(n, Ok(n) if n == text.len()),
+                "a packed block no longer unpacks: {n:?}"
+            );
+            if !matches!(n, Ok(n) if n == text.len()) {
                 text.clear();
-                text.resize(*size as usize, 0);
-                let n = lz4_flex::block::decompress_into(lz4, text);
-                debug_assert!(
-                    matches!(n, Ok(n) if n == text.len()),
-                    "a packed block no longer unpacks: {n:?}"
-                );
-                if !matches!(n, Ok(n) if n == text.len()) {
-                    text.clear();
-                }
-                *which = Arc::downgrade(self);
             }
-            let (start, len) = (start as usize, len as usize);
-            text.get(start..start + len).map_or("{}", as_str).to_string()
-        })
+            *which = Arc::downgrade(self);
+        }
+        let (start, len) = (start as usize, len as usize);
+        text.get(start..start + len).map_or("{}", as_str).to_string()
     }
 }
 
@@ -234,11 +241,8 @@ pub struct Slot<'a>(&'a mut Text);
 /// Packs the texts of these objects, in the order given, into blocks of about
 /// [`BLOCK_TEXT`] bytes (objects already packed, changed or typed are left as they are). Each
 /// object then decodes as before; a file's buffer they were slices of is no longer held.
-pub fn pack<'a>(slots: impl IntoIterator<Item = Slot<'a>>) {
-    // The thread's buffers, used again: fresh ones at every call (a loader packs every few
-    // thousand objects) are given back to the system in between and cost a page fault per
-    // page each time.
-    let (mut text, mut lz4) = SCRATCH.take();
+pub fn pack<'a>(slots: impl IntoIterator<Item = Slot<'a>>, buffers: &mut PackBuffers) {
+    let PackBuffers { text, lz4 } = buffers;
     text.clear();
     text.reserve(2 * BLOCK_TEXT);
     let mut group: Vec<(&'a mut Text, u32, u32)> = Vec::new();
@@ -255,11 +259,10 @@ pub fn pack<'a>(slots: impl IntoIterator<Item = Slot<'a>>) {
         text.extend_from_slice(b);
         group.push((t, start, len));
         if text.len() >= BLOCK_TEXT {
-            seal(&mut group, &mut text, &mut lz4);
+            seal(&mut group, text, lz4);
         }
     }
-    seal(&mut group, &mut text, &mut lz4);
-    SCRATCH.set((text, lz4));
+    seal(&mut group, text, lz4);
 }
 
 /// Compresses the texts gathered and points their objects at the block.
@@ -523,7 +526,7 @@ mod tests {
         // One changed, one typed: left as they are.
         objs[1].metadata.name = Some("changed".into());
         objs[2] = Stored::typed(pod());
-        pack(objs.iter_mut().map(Stored::slot));
+        pack(objs.iter_mut().map(Stored::slot), &mut PackBuffers::default());
         // Blocks in the order given, each closed at the first text that brings it to
         // BLOCK_TEXT bytes.
         let mut sizes: Vec<(*const Block, u32)> = Vec::new();
@@ -563,7 +566,7 @@ mod tests {
         assert_eq!(objs[0].clone().into_inner().metadata.name.as_deref(), Some("web-0"));
         // Packing again changes nothing.
         let before: Vec<_> = objs.iter().map(|o| o.json().map(Cow::into_owned)).collect();
-        pack(objs.iter_mut().map(Stored::slot));
+        pack(objs.iter_mut().map(Stored::slot), &mut PackBuffers::default());
         assert_eq!(
             objs.iter().map(|o| o.json().map(Cow::into_owned)).collect::<Vec<_>>(),
             before
@@ -576,7 +579,7 @@ mod tests {
         let whole = std::str::from_utf8(&file).unwrap();
         let mut s: Stored<core::Pod> = Stored::from_json_in(&whole[1..whole.len() - 1], Some(&file));
         assert!(!file.is_unique(), "a slice of the file's buffer");
-        pack([s.slot()]);
+        pack([s.slot()], &mut PackBuffers::default());
         assert!(file.is_unique(), "packed: the buffer is let go");
         assert_eq!(s.json().as_deref(), Some(named(7).as_str()));
     }

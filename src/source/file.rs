@@ -488,7 +488,7 @@ mod json_fast {
     use serde_json::value::RawValue;
 
     use super::{Bytes, Kind, Object, Origin, ParseWith, cluster_scoped, field_path, push_object};
-    use crate::model::{Node, Pod, ReadObject, stored};
+    use crate::model::{Interner, Node, Pod, ReadObject, stored};
 
     /// A top-level `{"kind": "...List", "items": [...]}`; other keys are parsed (so numbers
     /// are range-checked as the general path does) and dropped.
@@ -603,8 +603,11 @@ mod json_fast {
 
     /// Packs the texts of the objects read since `packed` (see [`stored::pack`]): compressed
     /// together, they no longer hold the buffer of the file they were read from.
-    pub(super) fn pack_from(read: &mut [(Origin, ReadObject)], packed: &mut usize) {
-        stored::pack(read[*packed..].iter_mut().filter_map(|(_, r)| r.slot()));
+    pub(super) fn pack_from(read: &mut [(Origin, ReadObject)], packed: &mut usize, intern: &mut Interner) {
+        stored::pack(
+            read[*packed..].iter_mut().filter_map(|(_, r)| r.slot()),
+            &mut intern.pack,
+        );
         *packed = read.len();
     }
 
@@ -618,14 +621,14 @@ mod json_fast {
     fn parse_chunks(name: &str, base: usize, items: &[&str], to_model: Option<Option<&Bytes>>) -> Option<Vec<Chunk>> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
         if threads < 2 || items.len() < PARALLEL_FROM {
-            return Some(vec![run(name, base, items, to_model)?]);
+            return Some(vec![run(name, base, items, to_model, &mut Interner::default())?]);
         }
         let per = items.len().div_ceil(threads);
         let chunks: Vec<Option<Chunk>> = std::thread::scope(|s| {
             let handles: Vec<_> = items
                 .chunks(per)
                 .enumerate()
-                .map(|(i, slice)| s.spawn(move || run(name, base + i * per, slice, to_model)))
+                .map(|(i, slice)| s.spawn(move || run(name, base + i * per, slice, to_model, &mut Interner::default())))
                 .collect();
             handles.into_iter().map(|h| h.join().ok().flatten()).collect()
         });
@@ -636,7 +639,7 @@ mod json_fast {
         let mut next = base;
         for (i, c) in chunks.iter().enumerate() {
             if c.end != base + (i * per + per).min(items.len()) || next != base + i * per {
-                return Some(vec![run(name, base, items, to_model)?]);
+                return Some(vec![run(name, base, items, to_model, &mut Interner::default())?]);
             }
             next = c.end;
         }
@@ -693,13 +696,15 @@ mod json_fast {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
         std::thread::scope(|s| {
             // The same threads read every piece: their allocator heaps and the label and
-            // request lists they share ([`crate::model::Labels::shared`]) last the whole file.
+            // request lists each shares (its own `Interner`, dropped at the end) last the whole
+            // file.
             let (done_tx, done) = mpsc::channel();
             let (workers, handles): (Vec<_>, Vec<_>) = (0..threads)
                 .map(|w| {
                     let (tx, jobs) = mpsc::channel::<Job>();
                     let done_tx = done_tx.clone();
                     let h = s.spawn(move || {
+                        let mut intern = Interner::default();
                         for Job { piece, items, base } in jobs {
                             let mut report = Report {
                                 w,
@@ -710,7 +715,7 @@ mod json_fast {
                                 .iter()
                                 .map(|r| std::str::from_utf8(&piece[r.clone()]).ok())
                                 .collect::<Option<Vec<&str>>>()
-                                .and_then(|t| run(name, base, &t, Some(Some(&piece))))
+                                .and_then(|t| run(name, base, &t, Some(Some(&piece)), &mut intern))
                                 .filter(|c| c.end == base + items.len());
                             // Dropped before saying so, so the piece's buffer can be used again.
                             drop(piece);
@@ -859,7 +864,15 @@ mod json_fast {
         true
     }
 
-    fn run(name: &str, start: usize, items: &[&str], to_model: Option<Option<&Bytes>>) -> Option<Chunk> {
+    /// The chunk of `items`, numbered from `start`; the pods and nodes read share what
+    /// `intern` holds.
+    fn run(
+        name: &str,
+        start: usize,
+        items: &[&str],
+        to_model: Option<Option<&Bytes>>,
+        intern: &mut Interner,
+    ) -> Option<Chunk> {
         let file: crate::model::ThinStr = name.into();
         let mut c = Chunk {
             end: start,
@@ -871,12 +884,12 @@ mod json_fast {
         let mut index = start;
         let mut packed = 0;
         for (i, it) in items.iter().enumerate() {
-            item(&file, &mut index, it, &mut c, to_model)?;
+            item(&file, &mut index, it, &mut c, to_model, intern)?;
             if i % PACK_EVERY == PACK_EVERY - 1 {
-                pack_from(&mut c.read, &mut packed);
+                pack_from(&mut c.read, &mut packed, intern);
             }
         }
-        pack_from(&mut c.read, &mut packed);
+        pack_from(&mut c.read, &mut packed, intern);
         c.end = index;
         Some(c)
     }
@@ -887,6 +900,7 @@ mod json_fast {
         s: &str,
         c: &mut Chunk,
         to_model: Option<Option<&Bytes>>,
+        intern: &mut Interner,
     ) -> Option<()> {
         if s.starts_with('{')
             && let Ok(p) = serde_json::from_str::<Peek<'_>>(s)
@@ -905,13 +919,13 @@ mod json_fast {
                 // words the error: it is handed the typed object again.
                 match obj {
                     Object::Pod(pod) if let Some(file) = to_model => {
-                        match Pod::read(pod, as_written.then_some(s), file) {
+                        match Pod::read(pod, as_written.then_some(s), file, intern) {
                             Ok(r) => c.read.push((origin, ReadObject::Pod(r))),
                             Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
                         }
                     }
                     Object::Node(node) if let Some(file) = to_model => {
-                        match Node::read(*node, as_written.then_some(s), file) {
+                        match Node::read(*node, as_written.then_some(s), file, intern) {
                             Ok(n) => c.read.push((origin, ReadObject::Node(std::sync::Arc::new(n)))),
                             Err(_) => c.out.push((origin, typed(kind, api_version, s)?.0)),
                         }
@@ -1096,6 +1110,8 @@ mod yaml_stream {
     /// into the model at once when `read_pods` (as the JSON fast path does).
     fn run(name: &str, text: &str, start: usize, slice: &[std::ops::Range<usize>], read_pods: bool) -> Option<Part> {
         let mut p = Part::default();
+        // what the part's pods share, dropped with this call
+        let mut intern = crate::model::Interner::default();
         let mut index = start;
         let mut packed = 0;
         for chunk in slice.chunks(CHUNK) {
@@ -1113,10 +1129,11 @@ mod yaml_stream {
                 if let Some((origin, Object::Pod(pod))) = p.out.pop() {
                     // a pod the model refuses: the general path reads the file again and
                     // Cluster::build words the error
-                    p.pods.push((origin, ReadObject::Pod(Pod::read(pod, None, None).ok()?)));
+                    p.pods
+                        .push((origin, ReadObject::Pod(Pod::read(pod, None, None, &mut intern).ok()?)));
                 }
             }
-            super::json_fast::pack_from(&mut p.pods, &mut packed);
+            super::json_fast::pack_from(&mut p.pods, &mut packed, &mut intern);
         }
         p.end = index;
         Some(p)

@@ -540,6 +540,36 @@ fn use_trees_and_written_paths_are_read() {
     assert_eq!(named_paths("pub(crate) use child::{X, Y};"), ["child::X", "child::Y"]);
 }
 
+/// The model and the engine keep no state per thread: what a load or a cycle makes depends
+/// on its input alone, not on which thread ran last, and nothing outlives the call on a
+/// thread (the loader owns what it shares and drops it).
+#[test]
+fn no_thread_local_state_in_model_or_engine() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out = Vec::new();
+    let mut checked = 0;
+    for layer in ["model", "engine"] {
+        let mut files = Vec::new();
+        rust_files(&src.join(layer), &mut files);
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for (n, line) in production_lines(&text) {
+                let code = line.split("//").next().unwrap_or_default();
+                if code.contains("thread_local!") || code.contains("LocalKey") {
+                    out.push(format!("{}:{n}: {}", f.display(), line.trim()));
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10_000, "only {checked} lines checked");
+    assert!(
+        out.is_empty(),
+        "state per thread in the model or the engine:\n{}",
+        out.join("\n")
+    );
+}
+
 /// Releases are data: no code outside the release module compares minors or patches (it asks
 /// `Features::on(Gate)` / `Features::has(Change)` instead).
 #[test]

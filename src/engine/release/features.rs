@@ -395,6 +395,7 @@ impl Features {
             status,
             self.on(Gate::PodLevelResources),
             self.on(Gate::InPlacePodLevelResourcesVerticalScaling),
+            &mut crate::model::Interner::default(),
         )
     }
 
