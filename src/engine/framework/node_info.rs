@@ -147,13 +147,6 @@ pub struct PodInfo {
     /// neither (most pods: a PodInfo is kept for every pod of the cluster, and four empty lists
     /// cost 96 bytes). Shared by the pods whose terms are the same ([`SharedTerms`]).
     extra: Option<Arc<Extra>>,
-    /// The normalized image names ImageLocality looks up (containers' and init containers',
-    /// then image volumes'), computed on the first Score call and kept for every node; only
-    /// the pod being scheduled ever computes them, hence the box.
-    /// (once_cell's `OnceBox`: 8 bytes where a `OnceLock<Box<_>>` takes 16, which keep
-    /// `Arc<PodInfo>` in mimalloc's 64-byte bin; two threads that compute them at once keep
-    /// one of two equal answers).
-    pub(crate) images: once_cell::race::OnceBox<PodImages>,
 }
 
 /// What few pods' infos have, boxed together.
@@ -282,15 +275,6 @@ struct PodTerms {
     preferred_anti_affinity: Vec<WeightedAffinityTerm>,
 }
 
-/// A pod's image names as ImageLocality normalizes them.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct PodImages {
-    /// Init containers' and containers' images, with their `model::image_name_hash`.
-    pub(crate) containers: Vec<(String, u64)>,
-    /// Image volumes' references, with their hash.
-    pub(crate) volumes: Vec<(String, u64)>,
-}
-
 impl PodInfo {
     /// The host ports NodePorts checks and the node holds for the pod: the regular
     /// containers' and, from 1.34, first the restartable init containers'. Read from the pod,
@@ -357,7 +341,6 @@ impl PodInfo {
             non0_from_missing: false,
             sidecar_ports: false,
             extra,
-            images: once_cell::race::OnceBox::new(),
             pod,
         }
     }
