@@ -6,6 +6,7 @@
 /// `no_thp` (Cargo.toml): with transparent huge pages on `madvise`, mimalloc's huge-page
 /// requests made the kernel compact and clear 2 MiB pages on first touch, and loading 5k nodes /
 /// 100k pods spent 2 of its 3.3 s in the kernel.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
