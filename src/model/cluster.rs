@@ -285,6 +285,45 @@ impl ReadObject {
     }
 }
 
+/// The pods in key order (ties in input order). Pods read by the loader (`merge`) skipped the
+/// duplicate check of the typed objects: the first pod (in input order) whose key an earlier
+/// pod has is the same error as for any other object.
+fn pods_by_key(raw_pods: Vec<(Origin, ReadPod)>, merge: bool) -> Result<Vec<Arc<Pod>>, ModelError> {
+    // Each pod with its position in the input, for the sort by key; the origins stay in
+    // `raw_pods` (a second list of 100,000 cost its pages) until the duplicate check.
+    let mut tagged: Vec<(Arc<Pod>, usize)> = raw_pods
+        .iter()
+        .enumerate()
+        .map(|(i, (_, r))| (r.pod.clone(), i))
+        .collect();
+    tagged.sort_unstable_by(|a, b| a.0.key.cmp(&b.0.key).then(a.1.cmp(&b.1)));
+    if merge
+        && let Some((second, first)) = tagged
+            .windows(2)
+            .filter(|w| w[0].0.key == w[1].0.key)
+            .map(|w| (w[1].1, w[0].1))
+            .min()
+    {
+        let key = tagged
+            .iter()
+            .find(|t| t.1 == second)
+            .map(|t| t.0.key.clone())
+            .unwrap_or_default();
+        return Err(ModelError {
+            origin: raw_pods[second].0.clone(),
+            kind: "Pod".into(),
+            key: key.clone(),
+            field: "metadata.name".into(),
+            message: format!(
+                "duplicate object: Pod {key} was already defined at {}",
+                raw_pods[first].0
+            ),
+        });
+    }
+    drop(raw_pods);
+    Ok(tagged.into_iter().map(|(p, _)| p).collect())
+}
+
 /// Nodes read by the loader skipped `build_with_pods`'s duplicate check: the first node (in
 /// input order) whose name an earlier node has, among those and the typed ones, is the same
 /// error as for any other object.
@@ -328,7 +367,6 @@ impl Cluster {
         let mut c = Cluster::default();
         // what the pods and nodes read here share, dropped with the build
         let mut intern = Interner::default();
-        let mut seen: BTreeMap<(String, ObjectKey), Origin> = BTreeMap::new();
         let mut read_nodes = Vec::new();
         // The pods read go where the typed ones will join them, in the list's own memory (it
         // is collected in place): a second list of 100,000 pods cost its pages while loading.
@@ -347,12 +385,55 @@ impl Cluster {
         let n_nodes = objects.iter().filter(|(_, o)| matches!(o, Object::Node(_))).count() + read_nodes.len();
         raw_pods.reserve_exact(n_pods - n_read);
         let mut raw_nodes = Vec::with_capacity(n_nodes);
-        let mut events: BTreeMap<ObjectKey, SchedulingEvent> = BTreeMap::new();
         c.pods.reserve_exact(n_pods);
         c.nodes.reserve_exact(n_nodes);
         let merge = n_read > 0;
-        let mut pod_error = None;
         let merge_nodes = !read_nodes.is_empty();
+        let read_already = (merge, merge_nodes);
+        let pod_error = c.store_objects(objects, read_already, &mut raw_pods, &mut raw_nodes, &mut intern)?;
+        if merge_nodes {
+            duplicate_node(&raw_nodes, &read_nodes)?;
+        }
+        c.add_nodes(raw_nodes, read_nodes, &mut intern)?;
+        // Input order: by file (read in name order), then by document. The pods read come
+        // first, in input order, and a stable sort of 100,000 would take a copy of them as
+        // scratch: sorted only when typed pods came too.
+        if !raw_pods.is_sorted_by(|a, b| (&*a.0.file, a.0.doc) <= (&*b.0.file, b.0.doc)) {
+            raw_pods.sort_by(|a, b| (&*a.0.file, a.0.doc).cmp(&(&*b.0.file, b.0.doc)));
+        }
+        if let Some(e) = pod_error {
+            return Err(e);
+        }
+        c.resolve_priorities(&mut raw_pods);
+        c.pods = pods_by_key(raw_pods, merge)?;
+        c.pdbs.sort_by_key(|p| meta_key(&p.metadata));
+        for s in c.storage_classes.values_mut() {
+            if s.volume_binding_mode.is_none() {
+                s.volume_binding_mode = Some("Immediate".into());
+            }
+        }
+        c.csi_storage_capacities.sort_by_key(|s| meta_key(&s.metadata));
+        Ok(c)
+    }
+
+    /// Stores the typed objects (events as scheduling events, namespaces' labels), and puts
+    /// the pods, read here, and the nodes aside in `raw_pods` and `raw_nodes`. `read_already`:
+    /// whether pods and nodes were read by the loader too (their duplicates are checked with
+    /// those later). The first pod the model refuses (in input order) is returned, to be
+    /// reported after the nodes' errors; any other error ends the build.
+    fn store_objects(
+        &mut self,
+        objects: Vec<(Origin, Object)>,
+        read_already: (bool, bool),
+        raw_pods: &mut Vec<(Origin, ReadPod)>,
+        raw_nodes: &mut Vec<(Origin, Box<core::Node>)>,
+        intern: &mut Interner,
+    ) -> Result<Option<ModelError>, ModelError> {
+        let c = self;
+        let (merge, merge_nodes) = read_already;
+        let mut seen: BTreeMap<(String, ObjectKey), Origin> = BTreeMap::new();
+        let mut events: BTreeMap<ObjectKey, SchedulingEvent> = BTreeMap::new();
+        let mut pod_error = None;
         for (origin, obj) in objects {
             if let Object::Skipped(kind) = &obj {
                 *c.skipped.entry(kind.clone()).or_insert(0) += 1;
@@ -391,11 +472,11 @@ impl Cluster {
                     format!("duplicate object: {kind} {key} was already defined at {first}"),
                 ));
             }
-            match kinds::store(&mut c, key.clone(), obj) {
+            match kinds::store(c, key.clone(), obj) {
                 Ok(()) => {}
                 Err(Object::Node(n)) => raw_nodes.push((origin, n)),
                 // Read here, its error (the first in input order) said where the pods' are
-                Err(Object::Pod(p)) => match Pod::read(p, None, None, &mut intern) {
+                Err(Object::Pod(p)) => match Pod::read(p, None, None, intern) {
                     Ok(r) => raw_pods.push((origin, r)),
                     Err((field, message)) => {
                         if pod_error
@@ -425,40 +506,46 @@ impl Cluster {
         for list in c.scheduling_events.values_mut() {
             list.sort_by(|a, b| b.when().cmp(&a.when()).then_with(|| a.key.cmp(&b.key)));
         }
-        if merge_nodes {
-            duplicate_node(&raw_nodes, &read_nodes)?;
-        }
+        Ok(pod_error)
+    }
+
+    /// Reads the typed nodes and adds them with the nodes the loader read, sorted by name.
+    fn add_nodes(
+        &mut self,
+        raw_nodes: Vec<(Origin, Box<core::Node>)>,
+        read_nodes: Vec<(Origin, Arc<Node>)>,
+        intern: &mut Interner,
+    ) -> Result<(), ModelError> {
         for (origin, n) in raw_nodes {
             let key = meta_key(&n.metadata);
-            let node = Node::read(*n, None, None, &mut intern).map_err(|(field, message)| ModelError {
+            let node = Node::read(*n, None, None, intern).map_err(|(field, message)| ModelError {
                 origin,
                 kind: "Node".into(),
                 key,
                 field,
                 message,
             })?;
-            c.nodes.push(Arc::new(node));
+            self.nodes.push(Arc::new(node));
         }
-        c.nodes.extend(read_nodes.into_iter().map(|(_, n)| n));
-        c.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        self.nodes.extend(read_nodes.into_iter().map(|(_, n)| n));
+        self.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(())
+    }
+
+    /// Resolves each pod's priority (its priorityClassName against the cluster's
+    /// PriorityClasses, the global default otherwise) and warns of a class or a node the
+    /// snapshot lacks.
+    fn resolve_priorities(&mut self, raw_pods: &mut [(Origin, ReadPod)]) {
+        let c = self;
         let global_default = c
             .priority_classes
             .values()
             .filter(|p| p.global_default == Some(true))
             .map(|p| p.value.unwrap_or(0))
             .max();
-        // Input order: by file (read in name order), then by document. The pods read come
-        // first, in input order, and a stable sort of 100,000 would take a copy of them as
-        // scratch: sorted only when typed pods came too.
-        if !raw_pods.is_sorted_by(|a, b| (&*a.0.file, a.0.doc) <= (&*b.0.file, b.0.doc)) {
-            raw_pods.sort_by(|a, b| (&*a.0.file, a.0.doc).cmp(&(&*b.0.file, b.0.doc)));
-        }
-        if let Some(e) = pod_error {
-            return Err(e);
-        }
         // the nodes by name, for each bound pod's check (a hash, not a search of 65,000 names)
         let node_names: std::collections::HashSet<&str> = c.nodes.iter().map(|n| n.name.as_str()).collect();
-        for (origin, read) in &mut raw_pods {
+        for (origin, read) in raw_pods {
             let mut missing_class = None;
             let pod = read.resolve_in_place(|class| match class {
                 Some(name) if !name.is_empty() => match c.priority_classes.get(name) {
@@ -486,50 +573,6 @@ impl Cluster {
                 ));
             }
         }
-        // Each pod with its position in the input, for the sort by key below; the origins stay
-        // in `raw_pods` (a second list of 100,000 cost its pages) until the duplicate check.
-        let mut tagged: Vec<(Arc<Pod>, usize)> = raw_pods
-            .iter()
-            .enumerate()
-            .map(|(i, (_, r))| (r.pod.clone(), i))
-            .collect();
-        drop(node_names);
-        tagged.sort_unstable_by(|a, b| a.0.key.cmp(&b.0.key).then(a.1.cmp(&b.1)));
-        // Pods read by the loader skipped the duplicate check above: the first pod (in input
-        // order) whose key an earlier pod has is the same error as for any other object.
-        if merge
-            && let Some((second, first)) = tagged
-                .windows(2)
-                .filter(|w| w[0].0.key == w[1].0.key)
-                .map(|w| (w[1].1, w[0].1))
-                .min()
-        {
-            let key = tagged
-                .iter()
-                .find(|t| t.1 == second)
-                .map(|t| t.0.key.clone())
-                .unwrap_or_default();
-            return Err(ModelError {
-                origin: raw_pods[second].0.clone(),
-                kind: "Pod".into(),
-                key: key.clone(),
-                field: "metadata.name".into(),
-                message: format!(
-                    "duplicate object: Pod {key} was already defined at {}",
-                    raw_pods[first].0
-                ),
-            });
-        }
-        drop(raw_pods);
-        c.pods = tagged.into_iter().map(|(p, _)| p).collect();
-        c.pdbs.sort_by_key(|p| meta_key(&p.metadata));
-        for s in c.storage_classes.values_mut() {
-            if s.volume_binding_mode.is_none() {
-                s.volume_binding_mode = Some("Immediate".into());
-            }
-        }
-        c.csi_storage_capacities.sort_by_key(|s| meta_key(&s.metadata));
-        Ok(c)
     }
 
     /// Finds a node by name.
