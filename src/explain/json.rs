@@ -265,8 +265,8 @@ pub fn to_value(ex: &Explanation) -> Value {
 }
 
 /// The explanation's JSON as it is written: what [`to_value`] gives, with the per-node lists
-/// made a node at a time while they are serialized (at 5,000 nodes the tree of the whole
-/// explanation is several times its 3.3 MB of text).
+/// made a node at a time while they are serialized (at thousands of nodes the tree of the
+/// whole explanation is several times its text).
 pub struct Document<'a> {
     ex: &'a Explanation,
     top: Map<String, Value>,

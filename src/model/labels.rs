@@ -1,16 +1,15 @@
 //! An object's labels: a map from key to value, held as one sorted allocation.
 //!
 //! Every pod carries its labels, and a pod has two or three. A `BTreeMap<String, String>`
-//! puts even one label in a node with room for eleven (544 bytes); at 100,000 pods those
-//! nodes were 54 MB of a 315 MB heap (heaptrack, 5k nodes). `Labels` keeps exactly its
+//! puts even one label in a node with room for eleven (544 bytes), a sixth of a large
+//! snapshot's heap. `Labels` keeps exactly its
 //! entries in key order and reads like the map it replaces: `get`, `iter`, `keys`,
 //! `contains_key`, iteration in key order, Debug and serialization as a map. Changes (`insert`,
 //! `remove`) rebuild the list; they happen on what-if edits, not on every cycle.
 //!
 //! The list is shared: clones share it, and the pods read from a snapshot share the list of an
-//! equal set of labels read lately on the same thread ([`Labels::shared`]). The pods of one
-//! ReplicaSet carry the same labels; at 100,000 pods their lists and strings were 14 MB of a
-//! 150 MB heap (heaptrack, 5k nodes), nearly all of them copies.
+//! equal set of labels the loader read lately ([`Labels::shared`]). The pods of one
+//! ReplicaSet carry the same labels: their own lists would be nearly all copies.
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -38,8 +38,8 @@ use resources::{PodRequests, PodResourceSpec, Resource, ResourceList, pod_reques
 
 /// `namespace/name` of a namespaced object (namespace empty for cluster-scoped ones). Each
 /// part is an `EcoString` (16 bytes; ordered, hashed and serialized as its text): up to 15
-/// bytes it is held inline, so the keys of 100,000 pods with short names allocate nothing
-/// (2.4 MB of small strings at 5k nodes before), and a key is 32 bytes, not 48.
+/// bytes it is held inline, so the keys of pods with short names allocate nothing, and a key is
+/// 32 bytes, not 48.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ObjectKey {
     /// Namespace ("" for cluster-scoped objects).

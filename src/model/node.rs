@@ -18,9 +18,8 @@ pub struct Taint {
 /// Laid out in the order written (`repr(C)`): what every Filter reads of every node (name,
 /// labels, taints, unschedulable) sits in the first cache line, beside the `Arc`'s counts,
 /// instead of wherever the compiler puts it (the object as read was a kilobyte and a half
-/// inline then; it is kept as text now). At 20,000 nodes a cycle's nodes no longer fit the
-/// cache, and each line counts (explain at 20k, interleaved runs: 9.0-9.9 ms warm before,
-/// 6.8-7.4 after).
+/// inline then; it is kept as text now). At tens of thousands of nodes a cycle's nodes no
+/// longer fit the cache, and each line read counts (docs/performance.md).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Node {
@@ -35,9 +34,8 @@ pub struct Node {
     /// status.allocatable (defaulted from capacity).
     pub allocatable: Resource,
     /// status.images: (names, sizeBytes).
-    /// Each entry's names are shared with the nodes read lately on the same thread that list
-    /// the same (a cluster's nodes pull the same few images: at 5k nodes with ten images
-    /// each, their own copies were 4 MB).
+    /// Each entry's names are shared with the nodes the loader read lately that list the same
+    /// (a cluster's nodes pull the same few images: their own copies would repeat them all).
     pub images: Box<[(list::List<String>, i64)]>,
     /// Every image name of `images` as (its [`image_name_hash`], entry, position in its names),
     /// sorted by hash then name, one per name: the last entry listing it, as the scheduler's

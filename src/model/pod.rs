@@ -179,8 +179,8 @@ pub struct Pod {
     pub uid: Box<str>,
     /// metadata.labels.
     pub labels: Labels,
-    /// spec.nodeName, shared with the pods read lately on the same thread that run on the same
-    /// node (twenty pods a node: 16 bytes a pod, 16 MB at a million pods).
+    /// spec.nodeName, shared with the pods the loader read lately that run on the same node
+    /// (a node holds tens of pods: one name for them all instead of a copy each).
     pub node_name: Option<ThinStr>,
     /// spec.schedulerName as its place in [`USUAL_SCHEDULERS`], or [`UNUSUAL`] (the name is
     /// then in [`PodRare`]): [`Pod::scheduler_name`].

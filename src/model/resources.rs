@@ -164,9 +164,9 @@ pub struct PodRequests {
 ///
 /// Every pod holds two of these. A pod names two or three resources, and a `BTreeMap` of
 /// them took a node with room for eleven (368 bytes) plus a heap string per name; this is one
-/// allocation of exactly its entries, the common names not copied at all. At 100,000 pods
-/// the two maps were 74 MB of a 315 MB heap (heaptrack). Clones share the entries, and so do
-/// the lists a thread reads lately that say the same ([`interned`]): the pods of one template
+/// allocation of exactly its entries, the common names not copied at all (the maps were a
+/// quarter of a large snapshot's heap). Clones share the entries, and so do the lists the
+/// loader read lately that say the same ([`interned`]): the pods of one template
 /// request the same, and a pod whose containers all request cpu and memory has the same
 /// effective and non-missing requests.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
@@ -186,8 +186,8 @@ pub(crate) fn shared_requests(requests: PodRequests, intern: &mut super::Interne
 }
 
 /// The amounts of these entries (in name order, each name once), sharing the list of equal
-/// entries the loader made lately instead of allocating another: at 100,000 pods the pods'
-/// lists were 8 MB, nearly all of them copies of a few dozen.
+/// entries the loader made lately instead of allocating another: a snapshot's pods' lists are
+/// nearly all copies of a few dozen.
 fn interned(entries: Vec<(Cow<'static, str>, i64)>, intern: &mut super::Interner) -> Amounts {
     super::share::share::<_, _, [_]>(&mut intern.amounts, entries, |e| Amounts(e.into()))
 }

@@ -18,13 +18,11 @@
 //! together into blocks of about 32 KiB (LZ4), so they hold no part of the file's buffer, and
 //! the loader reads a file a piece at a time through two buffers used in turn
 //! (`source::file`) instead of into a buffer its size. A snapshot's JSON says the same keys
-//! and values over and over: LZ4 keeps a generated one in a fifth of its size in blocks of
-//! 8 KiB, a seventh in blocks of 32 KiB (the `lz4` tool on the texts of 5k / 100k's pods: 5.3
-//! and 7.1 times smaller; 64 KiB, 7.6, LZ4's window). With
-//! both, the peak of 5k nodes / 100k pods fell from 166 to 139 MiB, of 20k / 400k from 652 to
-//! 465 MiB, of 65k / 1M from 1,616 to 1,145 MiB. Decoding a packed object unpacks its block
-//! (about ten microseconds); each thread keeps the block it unpacked last, so reading objects
-//! in the order they were read unpacks each block once.
+//! and values over and over, so LZ4 keeps it several times smaller, more so in larger blocks
+//! up to LZ4's window; 32 KiB blocks keep unpacking one object cheap (docs/performance.md has
+//! the sizes and peaks measured). Decoding a packed object unpacks its block; the block
+//! unpacked last is kept, so reading objects in the order they were read unpacks each block
+//! once.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -179,10 +179,9 @@ fn parse_chunks(name: &str, base: usize, items: &[&str], to_model: Option<Option
 /// How much of a file [`stream`] reads at a time after a first piece of 64 KiB (which
 /// tells a List from anything else): a thirty-second of the file, from 256 KiB to 1 MiB.
 /// Two pieces are in memory, one being read into the model and the next being read from
-/// the file, and each of their pages costs a fault when first written: at 1,000 nodes
-/// (a 7.5 MB file) 1 MiB pieces were 700 of the load's 4,000 faults more than 256 KiB
-/// ones. A large file keeps 1 MiB: smaller pieces there took faults away but not kernel
-/// time (the workers wake twice as often).
+/// the file, and each of their pages costs a fault when first written: a small file's
+/// load is mostly those faults, so its pieces are small. A large file keeps 1 MiB: smaller
+/// pieces there took faults away but not kernel time (the workers wake twice as often).
 pub(super) fn piece_for(file_len: u64) -> usize {
     const MIN: usize = 256 << 10;
     const MAX: usize = 1 << 20;
@@ -191,8 +190,8 @@ pub(super) fn piece_for(file_len: u64) -> usize {
 
 /// Reads a JSON List file a piece at a time through two buffers used in turn, its pods and
 /// nodes into the model (packed, so no piece is held once read): the objects a whole-file
-/// read gives, without a buffer the size of the file (at 100,000 pods, 38 MB of fresh
-/// pages). While the piece's items are read into the model on other threads, this one
+/// read gives, without a buffer the size of the file (its fresh pages were a large share of
+/// a load). While the piece's items are read into the model on other threads, this one
 /// reads and splits the next piece. `Ok(Some(info))` with the List's top-level
 /// [`crate::source::snapshot::INFO_KEY`] value, if any;
 /// `Ok(None)` when the file is not a List the scanner reads or an item is not read
