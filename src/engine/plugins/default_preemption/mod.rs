@@ -44,8 +44,8 @@ use crate::engine::framework::fit_error::fit_error_message;
 use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PluginsRunner, PostFilterPlugin, PreEnqueuePlugin};
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::framework::trace::PostFilterTrace;
 use crate::engine::release::{Change, Features, Gate};
-use crate::engine::trace::PostFilterTrace;
 use crate::model::{Cluster, Pod};
 
 pub(crate) use candidates::{dry_run_preemption, nodes_where_preemption_might_help, pick_one_node_for_preemption};
@@ -135,7 +135,7 @@ impl DefaultPreemption {
             absent_nodes_status: features.has(Change::AbsentNodesStatus),
             sort_victims: features.has(Change::PreemptionVictimsResorted),
             topology_aware_workload: features.on(Gate::TopologyAwareWorkloadScheduling),
-            workload_aware_preemption: crate::engine::group_preemption::enabled(features),
+            workload_aware_preemption: features.workload_aware_preemption(),
             success_message: features.has(Change::PreemptionSuccessMessage),
             group_victims: features.has(Change::PodGroupVictims) && features.on(Gate::GenericWorkload),
         }
@@ -282,7 +282,7 @@ impl DefaultPreemption {
         // 4) The best candidate.
         let pick = pick_one_node_for_preemption(&candidates);
         for (i, c) in candidates.iter().enumerate() {
-            trace.candidates.push(crate::engine::trace::Candidate {
+            trace.candidates.push(crate::engine::framework::trace::Candidate {
                 node: c.name.clone(),
                 victims: c.victims.iter().map(|v| v.pod.key.clone()).collect(),
                 pdb_violations: c.pdb_violations,

@@ -17,8 +17,8 @@ use crate::engine::Framework;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::PreFilterPlugin;
 use crate::engine::framework::snapshot::Snapshot;
+use crate::engine::framework::trace::Explanation;
 use crate::engine::release::{Change, Features, Release};
-use crate::engine::trace::Explanation;
 use crate::model::{Object, ObjectKey, Origin};
 
 const SMALL: (&str, &str) = ("100m", "100");
