@@ -128,6 +128,22 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
     assert!(server.writes().is_empty());
 }
 
+/// A snapshot never holds an environment variable's value, anonymized or not (the live source
+/// drops them as it reads: the scheduler never reads them); the variable's name stays.
+#[test]
+fn a_snapshot_never_writes_environment_values() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    for file in ["plain.yaml", "plain.json"] {
+        let f = server.scratch("env").join(file);
+        let f = f.to_str().unwrap();
+        ok(&run(&["snapshot", "--kubeconfig", &k, "-o", f], ""));
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(!text.contains("s3cr3t"), "{file}: an env value was written");
+        assert!(text.contains("DB_PASSWORD"), "{file}: the variable's name was dropped");
+    }
+}
+
 #[test]
 fn an_anonymized_snapshot_hides_names_but_explains_the_same_way() {
     let server = ApiServer::start();
