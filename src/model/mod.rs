@@ -15,6 +15,7 @@ pub(crate) mod resources;
 pub(crate) mod selector;
 mod share;
 pub mod stored;
+pub(crate) mod validation;
 pub(crate) mod workload;
 pub mod write;
 
@@ -244,6 +245,8 @@ pub struct Node {
     /// The object as read, decoded when read (see [`stored::Stored`]): nothing the engine reads
     /// on every cycle comes from it.
     pub obj: stored::Stored<core::Node>,
+    /// What the API server would refuse in the node ([`validation::node`]), as it words it.
+    pub refused: Box<[String]>,
 }
 
 /// The facts of a pod that most pods lack, in one box that most pods do not have: a cluster
@@ -284,6 +287,8 @@ pub struct PodRare {
     /// metadata.creationTimestamp when it is before 1677 or after 2262 ([`Created`] holds
     /// the nearest instant it can).
     pub creation: Option<Timestamp>,
+    /// What the API server would refuse in the pod ([`validation::pod`]), as it words it.
+    pub refused: Box<[String]>,
 }
 
 /// The scheduler names a pod holds as a number ([`Pod::scheduler_name`]; absent is the first).
@@ -315,6 +320,7 @@ impl PodRare {
             && self.scheduler_name.is_none()
             && self.phase.is_none()
             && self.creation.is_none()
+            && self.refused.is_empty()
     }
 }
 
@@ -491,6 +497,13 @@ impl Pod {
             .as_ref()?
             .get(workload::WORKLOAD_REF_ANNOTATION)?;
         serde_json::from_str(a).ok()
+    }
+
+    /// What the API server would refuse in the pod, in its words (`spec.containers: Required
+    /// value`, ...): empty for a pod it would accept. Checked for every release kschedtui
+    /// reproduces (tolerations may use `Lt` / `Gt`).
+    pub fn refused(&self) -> &[String] {
+        self.rare.as_ref().map_or(&[], |r| &r.refused)
     }
 
     /// 1.36's `spec.schedulingGroup.podGroupName`.
@@ -1142,7 +1155,9 @@ impl Node {
             })
             .collect();
         let image_index = image_index(&images);
+        let refused = validation::node(&obj).into();
         Ok(Node {
+            refused,
             image_index,
             name,
             labels: labels.into(),
@@ -1373,6 +1388,7 @@ impl Pod {
                 .flatten()
                 .filter_map(|v| v.persistent_volume_claim.as_ref().map(|c| c.claim_name.clone()))
                 .collect(),
+            refused: validation::pod(&obj, validation::Accept::ANY_RELEASE).into(),
         };
         let pod = Pod {
             uid: obj.metadata.uid.as_deref().unwrap_or_default().into(),
@@ -1404,6 +1420,46 @@ impl Pod {
             pod: Arc::new(pod),
             class,
         })
+    }
+}
+
+/// How many of the API server's refusals a load lists one by one: a snapshot of 100,000 pods
+/// made from one bad template would otherwise print 100,000 lines.
+const REFUSED_LISTED: usize = 20;
+
+/// The warnings for objects the API server would refuse ([`validation`]): one line per error,
+/// naming the object and the field, the first [`REFUSED_LISTED`] of them; then how many more.
+#[derive(Default)]
+struct Refused {
+    lines: Vec<String>,
+    more_errors: usize,
+    more_objects: usize,
+}
+
+impl Refused {
+    fn note(&mut self, origin: &Origin, kind: &str, name: &str, errors: &[String]) {
+        if errors.is_empty() {
+            return;
+        }
+        let room = REFUSED_LISTED.saturating_sub(self.lines.len());
+        for e in &errors[..room.min(errors.len())] {
+            self.lines
+                .push(format!("{origin}: {kind} {name}: the API server would refuse it: {e}"));
+        }
+        if errors.len() > room {
+            self.more_errors += errors.len() - room;
+            self.more_objects += 1;
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        if self.more_errors > 0 {
+            self.lines.push(format!(
+                "{} more error(s), in {} object(s), that the API server would refuse (only the first {REFUSED_LISTED} are listed)",
+                self.more_errors, self.more_objects
+            ));
+        }
+        self.lines
     }
 }
 
@@ -1548,16 +1604,21 @@ impl Cluster {
         if merge_nodes {
             duplicate_node(&raw_nodes, &read_nodes)?;
         }
+        let mut refused = Refused::default();
         for (origin, n) in raw_nodes {
             let key = meta_key(&n.metadata);
             let node = Node::from_obj(*n).map_err(|(field, message)| ModelError {
-                origin,
+                origin: origin.clone(),
                 kind: "Node".into(),
                 key,
                 field,
                 message,
             })?;
+            refused.note(&origin, "Node", &node.name, &node.refused);
             c.nodes.push(Arc::new(node));
+        }
+        for (origin, n) in &read_nodes {
+            refused.note(origin, "Node", &n.name, &n.refused);
         }
         c.nodes.extend(read_nodes.into_iter().map(|(_, n)| n));
         c.nodes.sort_by(|a, b| a.name.cmp(&b.name));
@@ -1605,7 +1666,9 @@ impl Cluster {
                     "{origin}: Pod {key}: spec.nodeName '{n}' names no node in the snapshot; the pod is not counted on any node"
                 ));
             }
+            refused.note(origin, "Pod", &key.to_string(), pod.refused());
         }
+        c.warnings.extend(refused.finish());
         // Each pod with its position in the input, for the sort by key below; the origins stay
         // in `raw_pods` (a second list of 100,000 cost its pages) until the duplicate check.
         let mut tagged: Vec<(Arc<Pod>, usize)> = raw_pods
@@ -1883,7 +1946,7 @@ mod size_tests {
         let with = |scheduler: Option<&str>, phase: Option<&str>| {
             let obj: super::core::Pod = serde_json::from_value(serde_json::json!({
                 "metadata": {"name": "p", "namespace": "a"},
-                "spec": {"containers": [], "schedulerName": scheduler},
+                "spec": {"containers": [{"name": "c"}], "schedulerName": scheduler},
                 "status": {"phase": phase}}))
             .expect("pod");
             super::Pod::from_obj(obj, |_| 0).expect("model")
