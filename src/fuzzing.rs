@@ -254,10 +254,20 @@ pub fn whatif_yaml(data: &[u8]) {
     let Some(t) = text(data) else { return };
     let cluster = &template().cluster;
     if let Some(pod) = cluster.pending_pods().first() {
-        let _ = apply_yaml(cluster, &EditTarget::Pod(pod.key.clone()), &t);
+        let _ = apply_yaml(
+            cluster,
+            &EditTarget::Pod(pod.key.clone()),
+            &t,
+            crate::app::whatif::accept(&template().features),
+        );
     }
     if let Some(n) = cluster.nodes.first() {
-        let _ = apply_yaml(cluster, &EditTarget::Node(n.name.clone()), &t);
+        let _ = apply_yaml(
+            cluster,
+            &EditTarget::Node(n.name.clone()),
+            &t,
+            crate::app::whatif::accept(&template().features),
+        );
     }
 }
 
