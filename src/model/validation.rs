@@ -47,7 +47,7 @@ impl Accept {
 /// the pod's scheduling fields).
 pub(crate) fn pod(pod: &core::Pod, accept: Accept) -> Vec<String> {
     let mut e = Errors::default();
-    labels(&mut e, pod.metadata.labels.as_ref(), "metadata.labels");
+    labels_at(&mut e, pod.metadata.labels.as_ref(), &|| "metadata.labels".into());
     let Some(spec) = pod.spec.as_ref() else {
         e.required("spec.containers", "");
         return e.0;
@@ -56,16 +56,16 @@ pub(crate) fn pod(pod: &core::Pod, accept: Accept) -> Vec<String> {
         e.required("spec.containers", "");
     }
     for (i, c) in spec.containers.iter().enumerate() {
-        container_resources(&mut e, c, &format!("spec.containers[{i}].resources"));
+        container_resources(&mut e, c, &|| format!("spec.containers[{i}].resources"));
     }
     for (i, c) in spec.init_containers.iter().flatten().enumerate() {
-        container_resources(&mut e, c, &format!("spec.initContainers[{i}].resources"));
+        container_resources(&mut e, c, &|| format!("spec.initContainers[{i}].resources"));
     }
     if let Some(r) = spec.resources.as_ref() {
-        quantities(&mut e, r.limits.as_ref(), "spec.resources.limits");
-        quantities(&mut e, r.requests.as_ref(), "spec.resources.requests");
+        quantities(&mut e, r.limits.as_ref(), &|| "spec.resources.limits".into());
+        quantities(&mut e, r.requests.as_ref(), &|| "spec.resources.requests".into());
     }
-    labels(&mut e, spec.node_selector.as_ref(), "spec.nodeSelector");
+    labels_at(&mut e, spec.node_selector.as_ref(), &|| "spec.nodeSelector".into());
     if let Some(a) = spec.affinity.as_ref() {
         affinity(&mut e, a);
     }
@@ -90,7 +90,7 @@ pub(crate) fn node(node: &core::Node) -> Vec<String> {
                 e.invalid_str(&format!("{path}.value"), v, &errs.join(";"));
             }
         }
-        effect(&mut e, &t.effect, false, &format!("{path}.effect"));
+        effect(&mut e, &t.effect, false, &|| format!("{path}.effect"));
         if seen.contains(&(t.effect.as_str(), t.key.as_str())) {
             e.0.push(format!(
                 "{path}: Duplicate value: {{key: {:?}, value: {:?}, effect: {:?}}}: taints must be unique by key and effect pair",
@@ -108,7 +108,9 @@ pub(crate) fn node(node: &core::Node) -> Vec<String> {
             ("allocatable", s.allocatable.as_ref()),
         ] {
             for (k, q) in list.into_iter().flatten() {
-                negative(&mut e, q, &format!("status.{field}.{k}"));
+                if is_negative(q) {
+                    e.invalid_str(&format!("status.{field}.{k}"), &q.0, NEGATIVE);
+                }
             }
         }
     }
@@ -176,24 +178,27 @@ fn go_quote(s: &str) -> String {
 const NEGATIVE: &str = "must be greater than or equal to 0";
 const NOT_POSITIVE: &str = "must be greater than zero";
 
-/// `ValidateNonnegativeQuantity`: the value as written (upstream prints its canonical form,
-/// which for the usual `-1`, `-500m` is the same).
-fn negative(e: &mut Errors, q: &ApiQuantity, path: &str) {
-    if Quantity::parse(&q.0).is_ok_and(|v| v.nanos() < 0) {
-        e.invalid_str(path, &q.0, NEGATIVE);
-    }
+/// `ValidateNonnegativeQuantity`'s test (a negative quantity is written with a `-`: the
+/// quantities of a valid object are not parsed again).
+fn is_negative(q: &ApiQuantity) -> bool {
+    q.0.starts_with('-') && Quantity::parse(&q.0).is_ok_and(|v| v.nanos() < 0)
 }
 
-fn quantities(e: &mut Errors, list: Option<&BTreeMap<String, ApiQuantity>>, path: &str) {
+/// `ValidateNonnegativeQuantity` of each quantity of a resource list, named `path[name]`; the
+/// value as written (upstream prints its canonical form, which for the usual `-1`, `-500m` is
+/// the same).
+fn quantities(e: &mut Errors, list: Option<&BTreeMap<String, ApiQuantity>>, path: &dyn Fn() -> String) {
     for (k, q) in list.into_iter().flatten() {
-        negative(e, q, &format!("{path}[{k}]"));
+        if is_negative(q) {
+            e.invalid_str(&format!("{}[{k}]", path()), &q.0, NEGATIVE);
+        }
     }
 }
 
-fn container_resources(e: &mut Errors, c: &core::Container, path: &str) {
+fn container_resources(e: &mut Errors, c: &core::Container, path: &dyn Fn() -> String) {
     if let Some(r) = c.resources.as_ref() {
-        quantities(e, r.limits.as_ref(), &format!("{path}.limits"));
-        quantities(e, r.requests.as_ref(), &format!("{path}.requests"));
+        quantities(e, r.limits.as_ref(), &|| format!("{}.limits", path()));
+        quantities(e, r.requests.as_ref(), &|| format!("{}.requests", path()));
     }
 }
 
@@ -201,17 +206,38 @@ fn container_resources(e: &mut Errors, c: &core::Container, path: &str) {
 fn labels(e: &mut Errors, labels: Option<&BTreeMap<String, String>>, path: &str) {
     for (k, v) in labels.into_iter().flatten() {
         label_name(e, k, path);
-        for msg in label_value_errors(v) {
-            e.invalid_str(path, v, &msg);
+        if !is_label_value(v) {
+            for msg in label_value_errors(v) {
+                e.invalid_str(path, v, &msg);
+            }
         }
     }
 }
 
 /// `ValidateLabelName`: one error per failed rule of `content.IsLabelKey`.
 fn label_name(e: &mut Errors, key: &str, path: &str) {
+    if is_label_key(key) {
+        return;
+    }
     for msg in label_key_errors(key) {
         e.invalid_str(path, key, &msg);
     }
+}
+
+/// A valid label key (`content.IsLabelKey` finds nothing), without allocating.
+fn is_label_key(key: &str) -> bool {
+    let (prefix, name) = match key.split_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    name.len() <= 63
+        && is_label_name_part(name)
+        && prefix.is_none_or(|p| !p.is_empty() && p.len() <= 253 && is_dns1123_subdomain(p))
+}
+
+/// A valid label value (`content.IsLabelValue` finds nothing).
+fn is_label_value(v: &str) -> bool {
+    v.is_empty() || (v.len() <= 63 && is_label_name_part(v))
 }
 
 const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
@@ -266,7 +292,7 @@ pub(crate) fn label_key_errors(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = value.split('/').collect();
     let name = match parts.as_slice() {
-        [name] => *name,
+        [name] => name,
         [prefix, name] => {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_string());
@@ -281,7 +307,7 @@ pub(crate) fn label_key_errors(value: &str) -> Vec<String> {
                     ));
                 }
             }
-            *name
+            name
         }
         _ => {
             errs.push(format!(
@@ -321,18 +347,39 @@ pub(crate) fn label_value_errors(value: &str) -> Vec<String> {
     errs
 }
 
+/// A path built only when an error names it (most objects have none).
+type Path<'a> = &'a dyn Fn() -> String;
+
+/// `ValidateLabels` of a map under a path built on demand.
+fn labels_at(e: &mut Errors, labels: Option<&BTreeMap<String, String>>, path: Path<'_>) {
+    if labels
+        .into_iter()
+        .flatten()
+        .any(|(k, v)| !is_label_key(k) || !is_label_value(v))
+    {
+        self::labels(e, labels, &path());
+    }
+}
+
+/// `ValidateLabelName` under a path built on demand.
+fn label_name_at(e: &mut Errors, key: &str, path: Path<'_>) {
+    if !is_label_key(key) {
+        label_name(e, key, &path());
+    }
+}
+
 /// `ValidateLabelSelector` (apimachinery): matchLabels and each requirement.
-fn label_selector(e: &mut Errors, s: Option<&LabelSelector>, path: &str) {
+fn label_selector(e: &mut Errors, s: Option<&LabelSelector>, path: Path<'_>) {
     let Some(s) = s else { return };
-    labels(e, s.match_labels.as_ref(), &format!("{path}.matchLabels"));
+    labels_at(e, s.match_labels.as_ref(), &|| format!("{}.matchLabels", path()));
     for (i, r) in s.match_expressions.iter().flatten().enumerate() {
-        let p = format!("{path}.matchExpressions[{i}]");
+        let p = || format!("{}.matchExpressions[{i}]", path());
         let values = r.values.as_deref().unwrap_or_default();
         match r.operator.as_str() {
             "In" | "NotIn" => {
                 if values.is_empty() {
                     e.required(
-                        &format!("{p}.values"),
+                        &format!("{}.values", p()),
                         "must be specified when `operator` is 'In' or 'NotIn'",
                     );
                 }
@@ -340,27 +387,27 @@ fn label_selector(e: &mut Errors, s: Option<&LabelSelector>, path: &str) {
             "Exists" | "DoesNotExist" => {
                 if !values.is_empty() {
                     e.forbidden(
-                        &format!("{p}.values"),
+                        &format!("{}.values", p()),
                         "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
                     );
                 }
             }
-            op => e.invalid_str(&format!("{p}.operator"), op, "not a valid selector operator"),
+            op => e.invalid_str(&format!("{}.operator", p()), op, "not a valid selector operator"),
         }
-        label_name(e, &r.key, &format!("{p}.key"));
+        label_name_at(e, &r.key, &|| format!("{}.key", p()));
     }
 }
 
 /// `ValidateNodeSelectorRequirement` and `ValidateNodeFieldSelectorRequirement`.
-fn node_selector_term(e: &mut Errors, t: &core::NodeSelectorTerm, path: &str, check_values: bool) {
+fn node_selector_term(e: &mut Errors, t: &core::NodeSelectorTerm, path: Path<'_>, check_values: bool) {
     for (j, r) in t.match_expressions.iter().flatten().enumerate() {
-        let p = format!("{path}.matchExpressions[{j}]");
+        let p = || format!("{}.matchExpressions[{j}]", path());
         let values = r.values.as_deref().unwrap_or_default();
         match r.operator.as_str() {
             "In" | "NotIn" => {
                 if values.is_empty() {
                     e.required(
-                        &format!("{p}.values"),
+                        &format!("{}.values", p()),
                         "must be specified when `operator` is 'In' or 'NotIn'",
                     );
                 }
@@ -368,7 +415,7 @@ fn node_selector_term(e: &mut Errors, t: &core::NodeSelectorTerm, path: &str, ch
             "Exists" | "DoesNotExist" => {
                 if !values.is_empty() {
                     e.forbidden(
-                        &format!("{p}.values"),
+                        &format!("{}.values", p()),
                         "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
                     );
                 }
@@ -376,69 +423,73 @@ fn node_selector_term(e: &mut Errors, t: &core::NodeSelectorTerm, path: &str, ch
             "Gt" | "Lt" => {
                 if values.len() != 1 {
                     e.required(
-                        &format!("{p}.values"),
+                        &format!("{}.values", p()),
                         "must be specified single value when `operator` is 'Lt' or 'Gt'",
                     );
                 }
             }
-            op => e.invalid_str(&format!("{p}.operator"), op, "not a valid selector operator"),
+            op => e.invalid_str(&format!("{}.operator", p()), op, "not a valid selector operator"),
         }
-        label_name(e, &r.key, &format!("{p}.key"));
+        label_name_at(e, &r.key, &|| format!("{}.key", p()));
         if check_values {
             for (k, v) in values.iter().enumerate() {
-                for msg in label_value_errors(v) {
-                    e.invalid_str(&format!("{p}.values[{k}]"), v, &msg);
+                if !is_label_value(v) {
+                    for msg in label_value_errors(v) {
+                        e.invalid_str(&format!("{}.values[{k}]", p()), v, &msg);
+                    }
                 }
             }
         }
     }
     for (j, r) in t.match_fields.iter().flatten().enumerate() {
-        let p = format!("{path}.matchFields[{j}]");
+        let p = || format!("{}.matchFields[{j}]", path());
         match r.operator.as_str() {
             "In" | "NotIn" => {
                 if r.values.as_deref().unwrap_or_default().len() != 1 {
                     e.required(
-                        &format!("{p}.values"),
+                        &format!("{}.values", p()),
                         "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
                     );
                 }
             }
-            op => e.invalid_str(&format!("{p}.operator"), op, "not a valid selector operator"),
+            op => e.invalid_str(&format!("{}.operator", p()), op, "not a valid selector operator"),
         }
         if r.key != "metadata.name" {
-            e.invalid_str(&format!("{p}.key"), &r.key, "not a valid field selector key");
+            e.invalid_str(&format!("{}.key", p()), &r.key, "not a valid field selector key");
         }
     }
 }
 
-fn weight(e: &mut Errors, w: i32, path: &str) {
+fn weight(e: &mut Errors, w: i32, path: Path<'_>) {
     if !(1..=100).contains(&w) {
-        e.invalid_num(path, i64::from(w), "must be in the range 1-100");
+        e.invalid_num(&path(), i64::from(w), "must be in the range 1-100");
     }
 }
 
 /// `validatePodAffinityTerm`: the selectors, then the topology key.
-fn pod_affinity_term(e: &mut Errors, t: &core::PodAffinityTerm, path: &str) {
-    label_selector(e, t.label_selector.as_ref(), &format!("{path}.labelSelector"));
-    label_selector(e, t.namespace_selector.as_ref(), &format!("{path}.namespaceSelector"));
-    let p = format!("{path}.topologyKey");
+fn pod_affinity_term(e: &mut Errors, t: &core::PodAffinityTerm, path: Path<'_>) {
+    label_selector(e, t.label_selector.as_ref(), &|| format!("{}.labelSelector", path()));
+    label_selector(e, t.namespace_selector.as_ref(), &|| {
+        format!("{}.namespaceSelector", path())
+    });
     if t.topology_key.is_empty() {
-        e.required(&p, "can not be empty");
+        e.required(&format!("{}.topologyKey", path()), "can not be empty");
     }
-    label_name(e, &t.topology_key, &p);
+    label_name_at(e, &t.topology_key, &|| format!("{}.topologyKey", path()));
 }
 
 /// `validateAffinity`.
 fn affinity(e: &mut Errors, a: &core::Affinity) {
     if let Some(na) = a.node_affinity.as_ref() {
-        let base = "spec.affinity.nodeAffinity";
+        const BASE: &str = "spec.affinity.nodeAffinity";
         if let Some(req) = na.required_during_scheduling_ignored_during_execution.as_ref() {
-            let path = format!("{base}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+            const TERMS: &str =
+                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
             if req.node_selector_terms.is_empty() {
-                e.required(&path, "must have at least one node selector term");
+                e.required(TERMS, "must have at least one node selector term");
             }
             for (i, t) in req.node_selector_terms.iter().enumerate() {
-                node_selector_term(e, t, &format!("{path}[{i}]"), true);
+                node_selector_term(e, t, &|| format!("{TERMS}[{i}]"), true);
             }
         }
         for (i, t) in na
@@ -447,10 +498,10 @@ fn affinity(e: &mut Errors, a: &core::Affinity) {
             .flatten()
             .enumerate()
         {
-            let path = format!("{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}]");
-            weight(e, t.weight, &format!("{path}.weight"));
+            let path = || format!("{BASE}.preferredDuringSchedulingIgnoredDuringExecution[{i}]");
+            weight(e, t.weight, &|| format!("{}.weight", path()));
             // upstream allows invalid label values in preferred terms
-            node_selector_term(e, &t.preference, &format!("{path}.preference"), false);
+            node_selector_term(e, &t.preference, &|| format!("{}.preference", path()), false);
         }
     }
     let pod_terms = [
@@ -475,67 +526,63 @@ fn affinity(e: &mut Errors, a: &core::Affinity) {
     ];
     for (name, terms) in pod_terms {
         let Some((required, preferred)) = terms else { continue };
-        let base = format!("spec.affinity.{name}");
         for (i, t) in required.iter().flatten().enumerate() {
-            pod_affinity_term(
-                e,
-                t,
-                &format!("{base}.requiredDuringSchedulingIgnoredDuringExecution[{i}]"),
-            );
+            pod_affinity_term(e, t, &|| {
+                format!("spec.affinity.{name}.requiredDuringSchedulingIgnoredDuringExecution[{i}]")
+            });
         }
         for (i, t) in preferred.iter().flatten().enumerate() {
-            let path = format!("{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}]");
-            weight(e, t.weight, &format!("{path}.weight"));
-            pod_affinity_term(e, &t.pod_affinity_term, &format!("{path}.podAffinityTerm"));
+            let path = || format!("spec.affinity.{name}.preferredDuringSchedulingIgnoredDuringExecution[{i}]");
+            weight(e, t.weight, &|| format!("{}.weight", path()));
+            pod_affinity_term(e, &t.pod_affinity_term, &|| format!("{}.podAffinityTerm", path()));
         }
     }
 }
 
 /// `validateTaintEffect`.
-fn effect(e: &mut Errors, effect: &str, allow_empty: bool, path: &str) {
+fn effect(e: &mut Errors, effect: &str, allow_empty: bool, path: Path<'_>) {
     match effect {
-        "" if !allow_empty => e.required(path, ""),
+        "" if !allow_empty => e.required(&path(), ""),
         "" | "NoSchedule" | "PreferNoSchedule" | "NoExecute" => {}
-        other => e.not_supported(path, other, &["NoSchedule", "PreferNoSchedule", "NoExecute"]),
+        other => e.not_supported(&path(), other, &["NoSchedule", "PreferNoSchedule", "NoExecute"]),
     }
 }
 
 /// `ValidateTolerations`.
 fn tolerations(e: &mut Errors, tolerations: &[core::Toleration], accept: Accept) {
     for (i, t) in tolerations.iter().enumerate() {
-        let path = format!("spec.tolerations[{i}]");
+        let path = |field: &str| format!("spec.tolerations[{i}].{field}");
         let key = t.key.as_deref().unwrap_or("");
         let op = t.operator.as_deref().unwrap_or("");
         let value = t.value.as_deref().unwrap_or("");
         let eff = t.effect.as_deref().unwrap_or("");
         if !key.is_empty() {
-            label_name(e, key, &format!("{path}.key"));
+            label_name_at(e, key, &|| path("key"));
         }
         if key.is_empty() && op != "Exists" {
             e.invalid_str(
-                &format!("{path}.operator"),
+                &path("operator"),
                 op,
                 "operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
             );
         }
         if t.toleration_seconds.is_some() && eff != "NoExecute" {
             e.invalid_str(
-                &format!("{path}.effect"),
+                &path("effect"),
                 eff,
                 "effect must be 'NoExecute' when `tolerationSeconds` is set",
             );
         }
         match op {
             "Equal" | "" => {
-                let errs = label_value_errors(value);
-                if !errs.is_empty() {
-                    e.invalid_str(&format!("{path}.operator"), value, &errs.join(";"));
+                if !is_label_value(value) {
+                    e.invalid_str(&path("operator"), value, &label_value_errors(value).join(";"));
                 }
             }
             "Exists" => {
                 if !value.is_empty() {
                     e.invalid_str(
-                        &format!("{path}.operator"),
+                        &path("operator"),
                         value,
                         "value must be empty when `operator` is 'Exists'",
                     );
@@ -543,38 +590,38 @@ fn tolerations(e: &mut Errors, tolerations: &[core::Toleration], accept: Accept)
             }
             "Lt" | "Gt" if accept.toleration_comparison => {}
             other if accept.toleration_comparison => {
-                e.not_supported(&format!("{path}.operator"), other, &["Equal", "Exists", "Gt", "Lt"]);
+                e.not_supported(&path("operator"), other, &["Equal", "Exists", "Gt", "Lt"]);
             }
-            other => e.not_supported(&format!("{path}.operator"), other, &["Equal", "Exists"]),
+            other => e.not_supported(&path("operator"), other, &["Equal", "Exists"]),
         }
-        effect(e, eff, true, &format!("{path}.effect"));
+        effect(e, eff, true, &|| path("effect"));
     }
 }
 
 /// `validateTopologySpreadConstraints`.
 fn spread(e: &mut Errors, constraints: &[core::TopologySpreadConstraint]) {
     for (i, c) in constraints.iter().enumerate() {
-        let path = format!("spec.topologySpreadConstraints[{i}]");
+        let path = |field: &str| format!("spec.topologySpreadConstraints[{i}].{field}");
         if c.max_skew <= 0 {
-            e.invalid_num(&format!("{path}.maxSkew"), i64::from(c.max_skew), NOT_POSITIVE);
+            e.invalid_num(&path("maxSkew"), i64::from(c.max_skew), NOT_POSITIVE);
         }
         if c.topology_key.is_empty() {
-            e.required(&format!("{path}.topologyKey"), "can not be empty");
+            e.required(&path("topologyKey"), "can not be empty");
         }
         if !matches!(c.when_unsatisfiable.as_str(), "DoNotSchedule" | "ScheduleAnyway") {
             e.not_supported(
-                &format!("{path}.whenUnsatisfiable"),
+                &path("whenUnsatisfiable"),
                 &c.when_unsatisfiable,
                 &["DoNotSchedule", "ScheduleAnyway"],
             );
         }
         if let Some(m) = c.min_domains {
             if m <= 0 {
-                e.invalid_num(&format!("{path}.minDomains"), i64::from(m), NOT_POSITIVE);
+                e.invalid_num(&path("minDomains"), i64::from(m), NOT_POSITIVE);
             }
             if c.when_unsatisfiable != "DoNotSchedule" {
                 e.invalid_num(
-                    &format!("{path}.minDomains"),
+                    &path("minDomains"),
                     i64::from(m),
                     &format!(
                         "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {}",
@@ -590,10 +637,10 @@ fn spread(e: &mut Errors, constraints: &[core::TopologySpreadConstraint]) {
             if let Some(p) = policy
                 && !matches!(p, "Honor" | "Ignore")
             {
-                e.not_supported(&format!("{path}.{field}"), p, &["Honor", "Ignore"]);
+                e.not_supported(&path(field), p, &["Honor", "Ignore"]);
             }
         }
-        label_selector(e, c.label_selector.as_ref(), &format!("{path}.labelSelector"));
+        label_selector(e, c.label_selector.as_ref(), &|| path("labelSelector"));
     }
 }
 
