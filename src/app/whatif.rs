@@ -4,12 +4,12 @@
 //! through the model's own constructors, so a bad quantity is reported naming its field.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
 use crate::engine::{Features, Gate};
+pub(crate) use crate::explain::fix::{meta_key, replace_node, replace_pod_as};
 use crate::model::quantity::Quantity;
 use crate::model::validation;
 use crate::model::{Cluster, Node, ObjectKey, Pod};
@@ -311,96 +311,12 @@ pub(crate) fn node_form(node: &Node) -> EditForm {
     }
 }
 
-/// The priority the model would resolve for a pod without spec.priority.
-fn priority_resolver(cluster: &Cluster) -> impl FnMut(Option<&str>) -> i32 + '_ {
-    let global_default = cluster
-        .priority_classes
-        .values()
-        .filter(|p| p.global_default == Some(true))
-        .map(|p| p.value.unwrap_or(0))
-        .max()
-        .unwrap_or(0);
-    move |class| match class {
-        Some(name) if !name.is_empty() => cluster
-            .priority_classes
-            .get(name)
-            .map_or(global_default, |pc| pc.value.unwrap_or(0)),
-        _ => global_default,
-    }
-}
-
-fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjectKey {
-    ObjectKey::new(
-        m.namespace.clone().unwrap_or_default(),
-        m.name.clone().unwrap_or_default(),
-    )
-}
-
 /// What the API server accepts at the release and gates explained (tolerations with `Lt` /
 /// `Gt` only with TaintTolerationComparisonOperators).
 pub(crate) fn accept(features: &Features) -> validation::Accept {
     validation::Accept {
         toleration_comparison: features.on(Gate::TaintTolerationComparisonOperators),
     }
-}
-
-/// Refuses an edit that makes the object one the API server would refuse: the errors the
-/// edited object has and the object as it was did not, in the API server's words. (An object
-/// loaded that way was a load warning; an edit of another of its fields goes through.)
-fn refuse(what: &str, before: &[String], after: Vec<String>) -> Result<(), String> {
-    let new: Vec<String> = after.into_iter().filter(|e| !before.contains(e)).collect();
-    if new.is_empty() {
-        return Ok(());
-    }
-    Err(format!("{what}: the API server would refuse it: {}", new.join("; ")))
-}
-
-/// The cluster with a pod object replaced (rebuilt through the model), for any release.
-pub(crate) fn replace_pod(cluster: &Cluster, obj: impl Into<Box<core::Pod>>) -> Result<Cluster, String> {
-    replace_pod_as(cluster, obj, validation::Accept::ANY_RELEASE)
-}
-
-/// The cluster with a pod object replaced (rebuilt through the model), unless the API server
-/// would refuse the pod as changed (with what `accept` allows).
-pub(crate) fn replace_pod_as(
-    cluster: &Cluster,
-    obj: impl Into<Box<core::Pod>>,
-    accept: validation::Accept,
-) -> Result<Cluster, String> {
-    let obj: Box<core::Pod> = obj.into();
-    let key = meta_key(&obj.metadata);
-    let i = cluster
-        .pods
-        .binary_search_by(|p| p.key.cmp(&key))
-        .map_err(|_| format!("pod '{key}' is not in the snapshot"))?;
-    refuse(
-        &format!("pod {key}"),
-        &validation::pod(&cluster.pods[i].obj, accept),
-        validation::pod(&obj, accept),
-    )?;
-    let pod =
-        Pod::from_obj(obj, priority_resolver(cluster)).map_err(|(f, m)| format!("pod {key}: field '{f}': {m}"))?;
-    let mut c = cluster.clone();
-    c.pods[i] = Arc::new(pod);
-    Ok(c)
-}
-
-/// The cluster with a node object replaced (rebuilt through the model).
-pub(crate) fn replace_node(cluster: &Cluster, obj: core::Node) -> Result<Cluster, String> {
-    let name = obj.metadata.name.clone().unwrap_or_default();
-    let i = cluster
-        .nodes
-        .binary_search_by(|n| n.name.as_str().cmp(&name))
-        .map_err(|_| format!("node '{name}' is not in the snapshot"))?;
-    refuse(
-        &format!("node {name}"),
-        &cluster.nodes[i].refused,
-        validation::node(&obj),
-    )?;
-    let node = Node::from_obj(obj).map_err(|(f, m)| format!("node {name}: field '{f}': {m}"))?;
-    let mut c = cluster.clone();
-    c.nodes[i] = Arc::new(node);
-    Ok(c)
 }
 
 /// Applies the inline form: the new cluster and a description of the change.

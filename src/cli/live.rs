@@ -35,7 +35,7 @@ macro_rules! say {
     };
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -43,7 +43,7 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-fn write_mode(c: &ClusterArgs) -> WriteMode {
+pub(crate) fn write_mode(c: &ClusterArgs) -> WriteMode {
     if c.readonly {
         WriteMode::ReadOnly
     } else if c.dry_run == DryRun::Server {
@@ -131,7 +131,7 @@ fn server_default(sv: &crate::source::live::ServerVersion) -> (Release, Option<S
 }
 
 /// `explain` against the live cluster.
-pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<()> {
+pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<bool> {
     let explained = runtime()?.block_on(async {
         let (src, sv, state) = connect_and_load(c, args.namespace.clone(), Scope::AllNamespaces).await?;
         let features = resolve_features(&args.release, Some(server_default(&sv)))?;
@@ -336,7 +336,7 @@ fn explain_one(
     config: Option<&std::path::Path>,
 ) -> Result<(
     crate::model::Cluster,
-    crate::engine::trace::Explanation,
+    crate::engine::framework::trace::Explanation,
     Vec<engine::Framework>,
 )> {
     let cluster = state.to_cluster()?;
@@ -360,81 +360,130 @@ pub fn bind(args: &BindArgs, cli: &Cli) -> Result<()> {
             Target::Live(_, v) => Some(v.clone()),
         };
         let features = resolve_features(&args.release, default)?;
-        let version = features.describe();
         let target = target.for_release(&features, args.save.as_deref())?;
         let (cluster, ex, profiles) = explain_one(&state, &pod, &features, args.config.as_deref())?;
-        if args.gang {
-            let mut plan = gang_plan(&cluster, &profiles, &features, &pod)?;
-            set_timeout(&mut plan, args.timeout);
-            return target.run(&plan, args.yes, args.save.as_deref()).await;
-        }
-        let node = match &args.node {
-            Some(n) => {
-                if !cluster.nodes.iter().any(|x| x.name == *n) {
-                    bail!("node '{n}' is not in the cluster");
-                }
-                if let Some(why) = ex.why_not(n) {
-                    super::warn(&why);
-                    if !args.force {
-                        bail!(
-                            "refusing to bind {pod} to {n}, which fails Filter: the kubelet would likely reject the pod; pass --force to bind it anyway"
-                        );
-                    }
-                    eprintln!("warning: binding anyway (--force): the kubelet may reject the pod");
-                }
-                n.clone()
-            }
-            None => match ex.selected.as_slice() {
-                [] => bail!(
-                    "the engine finds no node for {pod} ({}); pass --node NODE to bind it anyway",
-                    ex.verdict()
-                ),
-                [one] => {
-                    say!("The engine selects node '{one}' for {pod} (kube-scheduler {version}).");
-                    one.clone()
-                }
-                [first, ..] => match &ex.host_pick {
-                    Some(pick) => {
-                        say!(
-                            "{} nodes tie for {pod} ({}); kube-scheduler {version} takes '{pick}' when they pass Filter in name order (on a real cluster the order can differ; pass --node to choose).",
-                            ex.selected.len(),
-                            ex.selected.join(", ")
-                        );
-                        pick.clone()
-                    }
-                    None => {
-                        say!(
-                            "{} nodes tie for {pod} ({}); kube-scheduler picks one at random, kschedtui takes '{first}' (pass --node to choose).",
-                            ex.selected.len(),
-                            ex.selected.join(", ")
-                        );
-                        first.clone()
-                    }
-                },
-            },
+        let choice = BindChoice {
+            node: args.node.as_deref(),
+            force: args.force,
+            gang: args.gang,
+            timeout: args.timeout,
         };
-        let commit = engine::commit::commit_on(&Arc::new(cluster.clone()), &profiles, &features, &pod, &node, args.force)?;
-        if commit.waits_for.is_some() {
-            let why = engine::commit::gang_refusal(&pod, &node, commit.waits_for.as_ref());
-            if !args.force {
-                bail!("{why}");
-            }
-            eprintln!(
-                "warning: binding {pod} alone although it would wait at Permit for its gang (--force): the gang's other members may never join it"
-            );
-        }
-        if let Some(f) = &commit.fails {
-            bail!("the scheduler's binding cycle fails for {pod} on node '{node}' ({f}); nothing was sent");
-        }
-        if commit.writes.is_none() && args.force {
-            eprintln!(
-                "warning: no binding cycle runs on a node that fails Filter: only the Binding is sent, without the PreBind writes (volumes, claims) the scheduler would make"
-            );
-        }
-        let mut plan = bind_plan(&cluster, &pod, &node, commit.writes.as_ref())?;
-        set_timeout(&mut plan, args.timeout);
+        let plan = plan_bind(&cluster, &ex, &profiles, &features, &pod, &choice, &mut |s| match s {
+            Say::Out(line) => say!("{line}"),
+            Say::Warn(line) => super::warn(&line),
+        })?;
         target.run(&plan, args.yes, args.save.as_deref()).await
     })
+}
+
+/// What a plan's maker says along the way: a line for stdout, or a warning.
+pub(crate) enum Say {
+    /// A line of the report.
+    Out(String),
+    /// A warning (`warning: ` is added where it is printed).
+    Warn(String),
+}
+
+/// How to bind: `bind`'s flags (and the MCP `bind` tool's arguments).
+pub(crate) struct BindChoice<'a> {
+    /// `--node`: this node instead of the engine's.
+    pub node: Option<&'a str>,
+    /// `--force`: bind to a node that fails Filter, or a gang member alone.
+    pub force: bool,
+    /// `--gang`: every member of the pod's gang the engine places.
+    pub gang: bool,
+    /// `--timeout`: how long VolumeBinding's waits last.
+    pub timeout: Option<u64>,
+}
+
+/// The requests `bind` sends for `pod` (explained as `ex` on `cluster`): the engine's binding
+/// cycle on the chosen node (nomination, PreBind writes, a gang member's refusal to bind
+/// alone), or the gang's plan; an error when nothing may be sent.
+pub(crate) fn plan_bind(
+    cluster: &crate::model::Cluster,
+    ex: &crate::engine::trace::Explanation,
+    profiles: &[engine::Framework],
+    features: &Features,
+    pod: &ObjectKey,
+    choice: &BindChoice<'_>,
+    say: &mut dyn FnMut(Say),
+) -> Result<Plan> {
+    let version = features.describe();
+    if choice.gang {
+        let mut plan = gang_plan(cluster, profiles, features, pod)?;
+        set_timeout(&mut plan, choice.timeout);
+        return Ok(plan);
+    }
+    let node = match choice.node {
+        Some(n) => {
+            if !cluster.nodes.iter().any(|x| x.name == *n) {
+                bail!("node '{n}' is not in the cluster");
+            }
+            if let Some(why) = ex.why_not(n) {
+                say(Say::Warn(why));
+                if !choice.force {
+                    bail!(
+                        "refusing to bind {pod} to {n}, which fails Filter: the kubelet would likely reject the pod; pass --force to bind it anyway"
+                    );
+                }
+                say(Say::Warn(
+                    "binding anyway (--force): the kubelet may reject the pod".to_string(),
+                ));
+            }
+            n.to_string()
+        }
+        None => match ex.selected.as_slice() {
+            [] => bail!(
+                "the engine finds no node for {pod} ({}); pass --node NODE to bind it anyway",
+                ex.verdict()
+            ),
+            [one] => {
+                say(Say::Out(format!(
+                    "The engine selects node '{one}' for {pod} (kube-scheduler {version})."
+                )));
+                one.clone()
+            }
+            [first, ..] => match &ex.host_pick {
+                Some(pick) => {
+                    say(Say::Out(format!(
+                        "{} nodes tie for {pod} ({}); kube-scheduler {version} takes '{pick}' when they pass Filter in name order (on a real cluster the order can differ; pass --node to choose).",
+                        ex.selected.len(),
+                        ex.selected.join(", ")
+                    )));
+                    pick.clone()
+                }
+                None => {
+                    say(Say::Out(format!(
+                        "{} nodes tie for {pod} ({}); kube-scheduler picks one at random, kschedtui takes '{first}' (pass --node to choose).",
+                        ex.selected.len(),
+                        ex.selected.join(", ")
+                    )));
+                    first.clone()
+                }
+            },
+        },
+    };
+    let commit = engine::commit::commit_on(&Arc::new(cluster.clone()), profiles, features, pod, &node, choice.force)?;
+    if commit.waits_for.is_some() {
+        let why = engine::commit::gang_refusal(pod, &node, commit.waits_for.as_ref());
+        if !choice.force {
+            bail!("{why}");
+        }
+        say(Say::Warn(format!(
+            "binding {pod} alone although it would wait at Permit for its gang (--force): the gang's other members may never join it"
+        )));
+    }
+    if let Some(f) = &commit.fails {
+        bail!("the scheduler's binding cycle fails for {pod} on node '{node}' ({f}); nothing was sent");
+    }
+    if commit.writes.is_none() && choice.force {
+        say(Say::Warn(
+            "no binding cycle runs on a node that fails Filter: only the Binding is sent, without the PreBind writes (volumes, claims) the scheduler would make".to_string(),
+        ));
+    }
+    let mut plan = bind_plan(cluster, pod, &node, commit.writes.as_ref())?;
+    set_timeout(&mut plan, choice.timeout);
+    Ok(plan)
 }
 
 /// `--timeout`: how long VolumeBinding's waits last (instead of bindTimeoutSeconds).
@@ -531,42 +580,55 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
             Target::Live(_, v) => Some(v.clone()),
         };
         let features = resolve_features(&args.release, default)?;
-        let version = features.describe();
         let target = target.for_release(&features, args.save.as_deref())?;
         let (cluster, ex, _) = explain_one(&state, &pod, &features, args.config.as_deref())?;
-        if ex.schedulable() {
-            bail!(
-                "{pod} needs no preemption ({}); use `kschedtui bind {pod}`",
-                ex.verdict()
-            );
-        }
-        let Some(pf) = &ex.post_filter else {
-            bail!(
-                "the engine did not run preemption for {pod} ({}); nothing to preempt",
-                ex.verdict()
-            );
-        };
-        let Some(node) = &pf.nominated_node else {
-            let why = if pf.message.is_empty() {
-                ex.verdict()
-            } else {
-                pf.message.clone()
-            };
-            bail!("preemption would not help {pod}: {why}");
-        };
         let how = if args.evict { Removal::Evict } else { Removal::Delete };
-        say!(
-            "The engine (kube-scheduler {version}) nominates node '{node}' for {pod}, with {} victim(s): {}",
-            pf.victims.len(),
-            pf.victims
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        let plan = preempt_plan(&cluster, &pod, node, &pf.victims, how)?;
+        let plan = plan_preempt(&cluster, &ex, &pod, &features, how, &mut |line| say!("{line}"))?;
         target.run(&plan, args.yes, args.save.as_deref()).await
     })
+}
+
+/// The requests `preempt` sends for `pod` (explained as `ex` on `cluster`): the engine's
+/// victims removed, then the nomination; an error when preemption does not apply.
+pub(crate) fn plan_preempt(
+    cluster: &crate::model::Cluster,
+    ex: &crate::engine::trace::Explanation,
+    pod: &ObjectKey,
+    features: &Features,
+    how: Removal,
+    say: &mut dyn FnMut(String),
+) -> Result<Plan> {
+    let version = features.describe();
+    if ex.schedulable() {
+        bail!(
+            "{pod} needs no preemption ({}); use `kschedtui bind {pod}`",
+            ex.verdict()
+        );
+    }
+    let Some(pf) = &ex.post_filter else {
+        bail!(
+            "the engine did not run preemption for {pod} ({}); nothing to preempt",
+            ex.verdict()
+        );
+    };
+    let Some(node) = &pf.nominated_node else {
+        let why = if pf.message.is_empty() {
+            ex.verdict()
+        } else {
+            pf.message.clone()
+        };
+        bail!("preemption would not help {pod}: {why}");
+    };
+    say(format!(
+        "The engine (kube-scheduler {version}) nominates node '{node}' for {pod}, with {} victim(s): {}",
+        pf.victims.len(),
+        pf.victims
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    Ok(preempt_plan(cluster, pod, node, &pf.victims, how)?)
 }
 
 /// Prints the plan, checks permissions, asks, sends and prints the report; an error when
@@ -604,7 +666,7 @@ async fn confirm_and_execute<S: ClusterSource>(src: &S, plan: &Plan, yes: bool) 
 }
 
 /// A report that is not ok is an error naming the first critical failure.
-fn outcome(report: &Report) -> Result<()> {
+pub(crate) fn outcome(report: &Report) -> Result<()> {
     let plan = &report.plan;
     if report.ok() {
         return Ok(());

@@ -21,6 +21,8 @@ use crate::source::load::Input;
 
 #[cfg(feature = "live")]
 pub mod live;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 
 pub use crate::source::load::DEMO_SNAPSHOT;
 
@@ -148,12 +150,34 @@ pub enum Command {
     /// The evictions are applied in memory only and the replacements scheduled by the engine:
     /// nothing is ever written to the cluster, so --readonly and --dry-run change nothing here.
     Deschedule(deschedule::DescheduleArgs),
+    /// Serve the engine to agents: a Model Context Protocol server on stdio over --snapshot,
+    /// --demo or the live cluster (kept current by a watch).
+    ///
+    /// Read-only tools (list_pods, explain_pod, why_not_node, queue, fix_hints, simulate,
+    /// deschedule, cluster_summary) and the prompt why-pending; with --allow-writes also bind
+    /// and preempt, each in two calls (the first returns the exact requests and a token, the
+    /// second sends them after the permission check).
+    Mcp(McpArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// `mcp` arguments.
+#[derive(Args, Debug, Clone)]
+pub struct McpArgs {
+    /// The release and feature gates to reproduce (default: the server's, or the snapshot's).
+    #[command(flatten)]
+    pub release: ReleaseArgs,
+    /// A KubeSchedulerConfiguration file with the profiles to use.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// List the write tools (bind, preempt); without it no write tool is listed at all.
+    #[arg(long)]
+    pub allow_writes: bool,
 }
 
 /// `queue` arguments.
@@ -369,7 +393,18 @@ pub struct ExplainArgs {
     /// Explain with this profile instead of the one the pod's schedulerName picks (a what-if).
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Exit 3 unless every explained pod is schedulable (outcome Schedulable); 0 when all
+    /// are; 1 on an error, 2 on a usage error. For pipelines that gate on it.
+    #[arg(long)]
+    pub exit_status: bool,
+    /// Leave out the fix hints (each runs the engine again on a changed copy of the cluster;
+    /// worth leaving out for --all-pending on a large cluster).
+    #[arg(long)]
+    pub no_fixes: bool,
 }
+
+/// The exit code of `explain --exit-status` when a pod is not schedulable.
+pub const EXIT_NOT_SCHEDULABLE: u8 = 3;
 
 /// Where `--snapshot` / `--demo` read from, or an error naming the missing flag.
 pub fn input(snapshot: Option<&Path>, demo: bool, what: &str) -> Result<Input> {
@@ -406,8 +441,8 @@ pub fn load_cluster_recorded(snapshot: Option<&Path>, demo: bool) -> Result<(Clu
     Ok(input.load_recorded()?)
 }
 
-/// Runs `explain`.
-pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, demo: bool, cluster: &ClusterArgs) -> Result<()> {
+/// Runs `explain`; true when every explained pod is schedulable (outcome Schedulable).
+pub fn explain(args: &ExplainArgs, snapshot: Option<&Path>, demo: bool, cluster: &ClusterArgs) -> Result<bool> {
     if snapshot.is_none() && !demo {
         #[cfg(feature = "live")]
         return live::explain(args, cluster);
@@ -494,6 +529,8 @@ pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, d
     };
     let mut out = Vec::new();
     let mut groups = Vec::new();
+    let mut fixes = Vec::new();
+    let hints = (!args.no_fixes).then(|| crate::explain::fix::Hints::new(&snap.cluster, features, &profiles));
     // A gang is understood as a whole: its members' pass, once per group, for gang pods only.
     let mut passes: std::collections::BTreeMap<String, engine::group_cycle::GroupCycle> =
         std::collections::BTreeMap::new();
@@ -510,13 +547,21 @@ pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, d
             ),
             _ => None,
         };
+        fixes.push(
+            hints
+                .as_ref()
+                .filter(|_| !ex.schedulable())
+                .map(|h| h.of(&ex, args.profile.as_deref())),
+        );
         out.push(ex);
         groups.push(group);
     }
+    drop(hints);
     Ok(Explained {
         snap,
         out,
         groups,
+        fixes,
         output: args.output,
         array: args.all_pending,
     })
@@ -527,6 +572,8 @@ pub struct Explained {
     snap: Snapshot,
     out: Vec<engine::trace::Explanation>,
     groups: Vec<Option<engine::group_cycle::GroupCycle>>,
+    /// Each pod's checked fix hints (None: schedulable, or --no-fixes).
+    fixes: Vec<Option<Vec<crate::explain::fix::Verified>>>,
     output: Output,
     /// A JSON or YAML list of them all (`--all-pending`), else the first one.
     array: bool,
@@ -534,29 +581,70 @@ pub struct Explained {
 
 impl Explained {
     /// Writes them to stdout, then frees them beside the process's exit: freeing a big
-    /// cluster's snapshot takes a tenth of a second at 100,000 pods (the process may exit
-    /// first, which frees it all at once).
-    pub fn print(self) -> Result<()> {
+    /// cluster's snapshot takes a noticeable while (the process may exit first, which frees
+    /// it all at once).
+    /// True when every explanation's outcome is Schedulable (for `--exit-status`).
+    pub fn print(self) -> Result<bool> {
+        let all = self.all_schedulable();
         let r = write_report_with(self.output, |w| self.write_to(w));
         std::thread::spawn(move || drop(self));
-        r
+        r.map(|()| all)
+    }
+
+    /// True when every explanation's outcome is Schedulable.
+    pub fn all_schedulable(&self) -> bool {
+        self.out
+            .iter()
+            .all(|ex| ex.outcome() == engine::trace::Outcome::Schedulable)
+    }
+
+    /// The explanations' JSON values, as `-o json` writes them.
+    pub fn to_values(&self) -> Vec<serde_json::Value> {
+        self.documents()
+            .map(|d| serde_json::to_value(&d).unwrap_or(serde_json::Value::Null))
+            .collect()
+    }
+
+    /// The explanations' documents, each with its added top-level keys (fixes, the cluster's
+    /// own word, a gang's cycle).
+    fn documents(&self) -> impl Iterator<Item = crate::explain::json::Document<'_>> {
+        self.out
+            .iter()
+            .zip(&self.groups)
+            .zip(&self.fixes)
+            .map(|((ex, g), fixes)| {
+                let mut d = crate::explain::json::Document::new(ex);
+                if let Some(f) = fixes {
+                    d.insert("fixes", crate::explain::fix::to_json(f));
+                }
+                if let Some(c) = crate::explain::condition::cluster_json(&self.snap.cluster, ex) {
+                    d.insert(crate::explain::json::CLUSTER_KEY, c);
+                }
+                if let Some(g) = g {
+                    d.insert("groupCycle", crate::explain::group::to_json(g));
+                }
+                d
+            })
     }
 
     /// Writes them in their format, each one rendered as it is written: the text of them all
-    /// is never held at once (`--all-pending -o json` on 1,000 nodes with 1,000 failing pods
-    /// is 438 MB).
+    /// is never held at once (`--all-pending -o json` of a large cluster's failing pods is
+    /// hundreds of megabytes).
     pub fn write_to(&self, w: &mut dyn Write) -> Result<()> {
-        let items = self.out.iter().zip(&self.groups);
+        let items = self.out.iter().zip(&self.groups).zip(&self.fixes);
         match self.output {
             Output::Text if self.out.is_empty() => w.write_all(b"no pending pods in the snapshot\n")?,
             Output::Text => {
-                for (i, (ex, g)) in items.enumerate() {
+                for (i, ((ex, g), fixes)) in items.enumerate() {
                     if i > 0 {
                         w.write_all(b"\n")?;
                     }
                     w.write_all(crate::explain::text::render(ex).as_bytes())?;
                     if let Some(g) = g {
                         w.write_all(crate::explain::group::render(g).as_bytes())?;
+                    }
+                    if let Some(f) = fixes {
+                        w.write_all(crate::explain::fix::render(f).as_bytes())?;
                     }
                     w.write_all(crate::explain::condition::cluster_verdict(&self.snap.cluster, ex).as_bytes())?;
                 }
@@ -565,16 +653,7 @@ impl Explained {
                 use serde::Serializer;
                 // Each explanation's JSON is made as the list is written (its per-node lists
                 // a node at a time) and dropped after.
-                let mut items = items.map(|(ex, g)| {
-                    let mut d = crate::explain::json::Document::new(ex);
-                    if let Some(c) = crate::explain::condition::cluster_json(&self.snap.cluster, ex) {
-                        d.insert(crate::explain::json::CLUSTER_KEY, c);
-                    }
-                    if let Some(g) = g {
-                        d.insert("groupCycle", crate::explain::group::to_json(g));
-                    }
-                    d
-                });
+                let mut items = self.documents();
                 // One explanation unless a list was asked for (null when there is none).
                 let one = (!self.array).then(|| items.next());
                 if self.output == Output::Json {
@@ -616,6 +695,17 @@ pub fn preempt(args: &PreemptArgs, cli: &Cli) -> Result<()> {
     {
         let _ = (args, cli);
         bail!("this build has no live cluster support (built without the 'live' feature)")
+    }
+}
+
+/// Runs `mcp`.
+pub fn mcp(args: &McpArgs, cli: &Cli) -> Result<()> {
+    #[cfg(feature = "mcp")]
+    return mcp::run(args, cli);
+    #[cfg(not(feature = "mcp"))]
+    {
+        let _ = (args, cli);
+        bail!("this build has no MCP server (built without the 'mcp' feature)")
     }
 }
 
@@ -774,6 +864,7 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
         Command::Simulate(_) => "simulate",
         Command::Queue(_) => "queue",
         Command::Deschedule(_) => "deschedule",
+        Command::Mcp(_) => "mcp",
         Command::Completions { .. } => "completions",
     };
     if matches!(cmd, Command::Snapshot(_) | Command::Generate(_)) {
@@ -843,8 +934,13 @@ pub fn main() -> std::process::ExitCode {
             .error(clap::error::ErrorKind::ArgumentConflict, message)
             .exit();
     }
+    let mut code = std::process::ExitCode::SUCCESS;
     let r = check_tui_only_flags(&cli).and_then(|()| match &cli.command {
-        Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
+        Some(Command::Explain(a)) => explain(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster).map(|all| {
+            if a.exit_status && !all {
+                code = std::process::ExitCode::from(EXIT_NOT_SCHEDULABLE);
+            }
+        }),
         Some(Command::Bind(a)) => bind(a, &cli),
         Some(Command::Preempt(a)) => preempt(a, &cli),
         Some(Command::Snapshot(a)) => snapshot(a, &cli),
@@ -852,11 +948,12 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref(), cli.demo),
         Some(Command::Queue(a)) => queue(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
         Some(Command::Deschedule(a)) => deschedule::deschedule(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
+        Some(Command::Mcp(a)) => mcp(a, &cli),
         Some(Command::Completions { shell }) => completions(*shell),
         None => run_tui(&cli),
     });
     match r {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(()) => code,
         // the TUI gave the terminal back; the shell reports the signal by the exit code
         #[cfg(feature = "tui")]
         Err(ref e) if let Some(sig) = e.downcast_ref::<crate::tui::Signalled>() => {

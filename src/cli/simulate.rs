@@ -45,8 +45,8 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
     let input = input(snapshot, demo, "simulate")?;
     // The snapshot is read once, its recorded release with its objects (it may be a pipe);
     // every document kept as read only when the result is saved (`--write` patches them): a
-    // JSON List then goes the general way, every object parsed whole and kept twice (10,000
-    // pending pods onto 5,000 nodes and 100,000 pods: a peak of 1.3 GB instead of 264 MB).
+    // JSON List then goes the general way, every object parsed whole and kept twice (a peak
+    // several times as high).
     let cluster = if args.write.is_some() {
         input.load_keeping_documents()?
     } else {
@@ -60,22 +60,7 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
         eprintln!("note: {n}");
     }
     let profiles = load_profiles(args.config.as_deref(), &features)?;
-    let only = match &args.namespace {
-        None => None,
-        Some(ns) => {
-            if !cluster.namespaces.contains_key(ns) && !cluster.pods.iter().any(|p| p.key.namespace == *ns) {
-                anyhow::bail!("namespace '{ns}' has no pods in this cluster (and no Namespace object)");
-            }
-            Some(
-                cluster
-                    .pods
-                    .iter()
-                    .filter(|p| p.key.namespace == *ns && p.is_pending())
-                    .map(|p| p.key.clone())
-                    .collect(),
-            )
-        }
-    };
+    let only = only_namespace(&cluster, args.namespace.as_deref())?;
     let report = run(
         cluster,
         &profiles,
@@ -109,4 +94,24 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
             Ok(())
         }),
     }
+}
+
+/// `-n NS`: the pending pods of that namespace (an error naming it when the cluster has no pod
+/// and no Namespace object of that name); None for every namespace.
+pub(crate) fn only_namespace(
+    cluster: &crate::model::Cluster,
+    namespace: Option<&str>,
+) -> Result<Option<std::collections::BTreeSet<crate::model::ObjectKey>>> {
+    let Some(ns) = namespace else { return Ok(None) };
+    if !cluster.namespaces.contains_key(ns) && !cluster.pods.iter().any(|p| p.key.namespace == *ns) {
+        anyhow::bail!("namespace '{ns}' has no pods in this cluster (and no Namespace object)");
+    }
+    Ok(Some(
+        cluster
+            .pods
+            .iter()
+            .filter(|p| p.key.namespace == *ns && p.is_pending())
+            .map(|p| p.key.clone())
+            .collect(),
+    ))
 }

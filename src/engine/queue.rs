@@ -19,8 +19,8 @@
 use serde::Serialize;
 
 use crate::engine::framework::status::Code;
+use crate::engine::framework::trace::Explanation;
 use crate::engine::plugins::names;
-use crate::engine::trace::Explanation;
 
 /// Where a pod waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -58,8 +58,8 @@ impl Pool {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QueueEntry {
-    /// `namespace/name`.
-    pub pod: String,
+    /// The pod (`{namespace, name}` in the JSON, as everywhere).
+    pub pod: crate::model::ObjectKey,
     /// Where it waits.
     pub pool: Pool,
     /// The gating (PreEnqueue) plugin, or the plugins that rejected it in its cycle.
@@ -156,7 +156,7 @@ pub fn requeue_events(plugin: &str) -> &'static [&'static str] {
 /// Where the explained pod waits; `attempts` is how many failed attempts its FailedScheduling
 /// events count (None without events).
 pub fn entry(ex: &Explanation, attempts: Option<u32>) -> QueueEntry {
-    let pod = ex.pod.to_string();
+    let pod = ex.pod.clone();
     let message = ex.message.clone().unwrap_or_default();
     if ex.waiting_for_scheduler.is_some() {
         return QueueEntry {

@@ -5,9 +5,12 @@
 
 pub(crate) mod condition;
 pub mod deschedule;
+pub mod fix;
+pub(crate) mod format;
 pub(crate) mod group;
 pub mod json;
 pub(crate) mod queue;
 pub(crate) mod simulation;
 pub(crate) mod terminal;
 pub(crate) mod text;
+pub mod usage;

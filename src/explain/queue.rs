@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
+use crate::engine::framework::trace::Explanation;
 use crate::engine::queue::{QueueEntry, entry};
-use crate::engine::trace::Explanation;
 use crate::model::Cluster;
 
 /// The entries of the explained pods, in their order, with the attempts their
@@ -31,7 +31,12 @@ pub(crate) fn render(entries: &[QueueEntry]) -> String {
     if entries.is_empty() {
         return "no pending pods\n".into();
     }
-    let w = entries.iter().map(|e| e.pod.len()).max().unwrap_or(3).max(3);
+    let w = entries
+        .iter()
+        .map(|e| e.pod.to_string().len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
     let pw = entries
         .iter()
         .map(|e| e.plugins.join(",").len())
@@ -47,7 +52,7 @@ pub(crate) fn render(entries: &[QueueEntry]) -> String {
         let _ = writeln!(
             s,
             "{:<w$}  {:<22} {:<pw$}  {}",
-            e.pod,
+            e.pod.to_string(),
             e.pool.describe(),
             plugins,
             short(&e.reason, 110)

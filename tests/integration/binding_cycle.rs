@@ -567,3 +567,103 @@ fn explain_json_lists_the_writes_binding_makes() {
     assert!(ex["bindingCycle"].get("writes").is_none(), "{}", ex["bindingCycle"]);
     assert!(ex["bindingCycle"].get("setsNominatedNodeName").is_none());
 }
+
+#[test]
+fn a_1_37_preemptor_says_where_preemption_found_room() {
+    // #140180: from 1.37 the FitError ends with DefaultPreemption's success
+    let message = |release: &str| {
+        let o = run(&[
+            "explain",
+            "--demo",
+            "shop/payments-api",
+            "-o",
+            "json",
+            "--scheduler-version",
+            release,
+        ]);
+        ok(&o);
+        let ex: Value = serde_json::from_str(&o.stdout).unwrap();
+        (
+            ex["message"].as_str().unwrap().to_string(),
+            ex["postFilter"]["code"].clone(),
+        )
+    };
+    let (m, code) = message("1.37");
+    assert!(
+        m.ends_with(". preemption: found a potential placement for pod on node pool-general-a3, preempting 1 victims"),
+        "{m}"
+    );
+    assert_eq!(code, "Success");
+    let (m, _) = message("1.36");
+    assert!(m.ends_with(" 8 Insufficient cpu."), "{m}");
+}
+
+#[test]
+fn a_server_newer_than_every_known_release_is_answered_as_the_newest_and_says_so() {
+    let server = ApiServer::with_cluster(VOLUMES);
+    server.set_version("v1.39.0", "39");
+    let k = kubeconfig(&server);
+    let o = run(&["explain", "shop/db-0", "--kubeconfig", &k, "-o", "json"]);
+    ok(&o);
+    let ex: Value = serde_json::from_str(&o.stdout).unwrap();
+    let note = "the server is v1.39.0, newer than the newest release kschedtui knows: explained as 1.37.0";
+    assert_eq!(ex["schedulerVersion"], "1.37.0");
+    assert!(
+        ex["notes"].as_array().unwrap().iter().any(|n| n == note),
+        "{}",
+        ex["notes"]
+    );
+    let o = run(&["explain", "shop/db-0", "--kubeconfig", &k]);
+    ok(&o);
+    assert!(o.stdout.contains(&format!("Note: {note}")), "{}", o.stdout);
+}
+
+#[test]
+fn preempt_evicts_a_disruption_mode_all_group_whole() {
+    // 1.37 with GenericWorkload: the victim PodGroup pg has disruptionMode all, so its member
+    // on the other node is deleted too (the plan names it; the rehearsal removes it)
+    let text = r"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '2', memory: 4Gi, pods: '10'}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: '1', memory: 4Gi, pods: '10'}}}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: pg, namespace: a, uid: u-pg}, spec: {priority: 10, disruptionMode: {all: {}}, schedulingPolicy: {basic: {}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: g0, namespace: a, uid: u-g0}, spec: {nodeName: n1, priority: 10, schedulingGroup: {podGroupName: pg}, containers: [{name: c, image: i, resources: {requests: {cpu: '1'}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: g1, namespace: a, uid: u-g1}, spec: {nodeName: n2, priority: 10, schedulingGroup: {podGroupName: pg}, containers: [{name: c, image: i, resources: {requests: {cpu: '1'}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a, uid: u-p}, spec: {priority: 100, containers: [{name: c, image: i, resources: {requests: {cpu: '2'}}}]}}
+";
+    let dir = temp_dir("groupvictims");
+    let f = dir.path().join("c.yaml");
+    std::fs::write(&f, text).unwrap();
+    let saved = dir.path().join("after.json");
+    let o = run(&[
+        "preempt",
+        "--snapshot",
+        f.to_str().unwrap(),
+        "a/p",
+        "-y",
+        "--scheduler-version",
+        "1.37",
+        "--feature-gates",
+        "GenericWorkload=true",
+        "--save",
+        saved.to_str().unwrap(),
+    ]);
+    ok(&o);
+    let sent: Vec<&str> = o.stdout.lines().filter(|l| l.contains(": ok (")).collect();
+    assert_eq!(
+        sent,
+        vec![
+            "  1. mark a/g0 with condition DisruptionTarget (PreemptionByScheduler): ok (200)",
+            "  2. delete a/g0: ok (200)",
+            "  3. mark a/g1 with condition DisruptionTarget (PreemptionByScheduler): ok (200)",
+            "  4. delete a/g1: ok (200)",
+            "  5. set a/p status.nominatedNodeName to 'n1': ok (200)",
+        ],
+        "{}",
+        o.stdout
+    );
+    let after = std::fs::read_to_string(&saved).unwrap();
+    assert!(!after.contains("\"g1\""), "g1 on n2 is gone too");
+}

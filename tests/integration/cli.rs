@@ -385,7 +385,10 @@ fn queue_says_where_each_pending_pod_waits_and_what_moves_it() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["kind"], "Queue");
     let pods = v["pods"].as_array().unwrap();
-    let held = pods.iter().find(|p| p["pod"] == "ml/rollout-1").unwrap();
+    let held = pods
+        .iter()
+        .find(|p| p["pod"] == serde_json::json!({"namespace": "ml", "name": "rollout-1"}))
+        .unwrap();
     assert_eq!(held["pool"], "heldBeforeQueue");
     assert_eq!(held["writesEvent"], false);
     assert_eq!(held["plugins"], serde_json::json!(["GangScheduling"]));
@@ -836,7 +839,13 @@ fn queue_takes_a_namespace_or_all_of_them() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|p| p["pod"].as_str().unwrap().to_string())
+            .map(|p| {
+                format!(
+                    "{}/{}",
+                    p["pod"]["namespace"].as_str().unwrap(),
+                    p["pod"]["name"].as_str().unwrap()
+                )
+            })
             .collect()
     };
     let all = names(&["queue", "--demo", "-o", "json"]);
@@ -1105,4 +1114,165 @@ fn text_reports_show_the_clusters_control_characters_escaped() {
     );
     let o = run(&["simulate", "--snapshot", f, "-o", "json"]);
     assert!(!String::from_utf8(o.stdout).unwrap().chars().any(hostile));
+}
+
+#[test]
+fn the_filter_table_is_aligned_whatever_the_node_names_lengths() {
+    // node names of different lengths: every row's VERDICT and PLUGIN start in the same column
+    let dir = temp_dir("align");
+    let f = dir.path().join("c.yaml");
+    std::fs::write(
+        &f,
+        r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: a}, status: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: a-much-longer-node-name}, spec: {taints: [{key: k, value: v, effect: NoSchedule}]}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: mid-size-node}, status: {allocatable: {cpu: "8", memory: 8Gi, pods: "10"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: default}
+  spec: {containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]}
+"#,
+    )
+    .unwrap();
+    let o = run(&["explain", "--snapshot", f.to_str().unwrap(), "default/p"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let rows: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("NODE "))
+        .take(4)
+        .collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    let col = |l: &str, word: &str| l.find(word).unwrap_or_else(|| panic!("{word} in {l:?}\n{out}"));
+    let verdict = col(rows[0], "VERDICT");
+    for r in &rows[1..] {
+        let v = ["no fit", "fit"].iter().filter_map(|w| r.find(w)).min().unwrap();
+        assert_eq!(v, verdict, "{out}");
+    }
+}
+
+/// `outcome` on every explanation: one word per pending pod of the demo, each of the kinds the
+/// demo has (newest release).
+#[test]
+fn every_explanation_says_its_outcome() {
+    let o = run(&["explain", "--demo", "--all-pending", "-o", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let outcome = |pod: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|e| {
+                format!(
+                    "{}/{}",
+                    e["pod"]["namespace"].as_str().unwrap(),
+                    e["pod"]["name"].as_str().unwrap()
+                ) == pod
+            })
+            .map(|e| e["outcome"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("{pod} not explained"))
+    };
+    for (pod, want) in [
+        ("shop/search-indexer", "Schedulable"),
+        ("batch/report-huge", "Unschedulable"),
+        ("shop/payments-api", "PreemptionNominates"),
+        ("ml/ddp-worker-0", "WaitingAtPermit"),
+        ("shop/checkout-canary", "HeldBeforeQueue"),
+        ("ml/eval-batch", "HeldBeforeQueue"),
+        ("batch/spark-driver", "OtherScheduler"),
+    ] {
+        assert_eq!(outcome(pod), want, "{pod}");
+    }
+    // right after `pod`, on every explanation
+    for e in v.as_array().unwrap() {
+        let keys: Vec<&String> = e.as_object().unwrap().keys().take(4).collect();
+        assert_eq!(keys, ["apiVersion", "kind", "pod", "outcome"]);
+    }
+}
+
+/// `--exit-status`: 0 when every explained pod is schedulable, 3 when one is not; errors and
+/// usage errors keep 1 and 2; without the flag a verdict is never an exit code.
+#[test]
+fn explain_exit_status_gates_on_schedulability() {
+    let code = |args: &[&str]| run(args).status.code();
+    assert_eq!(
+        code(&["explain", "--demo", "shop/search-indexer", "--exit-status"]),
+        Some(0)
+    );
+    assert_eq!(
+        code(&["explain", "--demo", "batch/report-huge", "--exit-status"]),
+        Some(3)
+    );
+    assert_eq!(
+        code(&["explain", "--demo", "ml/ddp-worker-0", "--exit-status", "-o", "json"]),
+        Some(3)
+    );
+    assert_eq!(code(&["explain", "--demo", "--all-pending", "--exit-status"]), Some(3));
+    assert_eq!(
+        code(&["explain", "--demo", "-n", "ml", "--all-pending", "--exit-status"]),
+        Some(3)
+    );
+    assert_eq!(code(&["explain", "--demo", "batch/report-huge"]), Some(0));
+    assert_eq!(
+        code(&["explain", "--demo", "shop/no-such-pod", "--exit-status"]),
+        Some(1)
+    );
+    assert_eq!(
+        code(&["explain", "--demo", "batch/report-huge", "--exit-status=yes"]),
+        Some(2)
+    );
+    // the report is written either way
+    let o = run(&["explain", "--demo", "batch/report-huge", "--exit-status", "-o", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["outcome"], "Unschedulable");
+}
+
+/// The fix hints in explain's JSON: each change with its command and the engine's answer after
+/// it; none for a schedulable pod; `--no-fixes` leaves the key out.
+#[test]
+fn explain_json_carries_the_checked_fix_hints() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let o = run(args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let v = json(&["explain", "--demo", "batch/report-huge", "-o", "json"]);
+    assert_eq!(
+        v["fixes"][0],
+        serde_json::json!({
+            "reason": "node(s) had untolerated taint(s)",
+            "kind": "Tolerate",
+            "change": "tolerate dra=present:NoSchedule (pool-dra-a1, pool-dra-b1)",
+            "command": r#"kubectl patch pod report-huge -n batch --type=json -p '[{"op":"add","path":"/spec/tolerations","value":[{"key":"dra","operator":"Equal","value":"present","effect":"NoSchedule"}]}]'"#,
+            "note": "tolerations can only be added to an existing pod; add them to its template too",
+            "after": {"result": "Binds", "nodes": ["pool-dra-b1"]}
+        })
+    );
+    let kinds: Vec<&str> = v["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["Tolerate", "LowerRequests", "BiggerNode"]);
+    assert_eq!(v["fixes"][1]["command"], serde_json::Value::Null);
+    // a pod with no fix found: the key says so with []
+    let v = json(&["explain", "--demo", "ml/llm-serve-h200", "-o", "json"]);
+    assert_eq!(v["fixes"], serde_json::json!([]));
+    // schedulable: no key
+    let v = json(&["explain", "--demo", "shop/search-indexer", "-o", "json"]);
+    assert!(v.get("fixes").is_none(), "{v}");
+    // --no-fixes: no key, and no "To fix" in the text
+    let v = json(&["explain", "--demo", "batch/report-huge", "-o", "json", "--no-fixes"]);
+    assert!(v.get("fixes").is_none());
+    let o = run(&["explain", "--demo", "batch/report-huge", "--no-fixes"]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("To fix"));
+    let o = run(&["explain", "--demo", "batch/report-huge"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let fix = text.find("To fix (each change made on a copy").expect("the fix block");
+    let cluster = text.find("Cluster: PodScheduled=False").expect("the cluster lines");
+    assert!(fix < cluster, "the fixes come before the Cluster lines");
 }

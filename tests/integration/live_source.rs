@@ -1415,7 +1415,8 @@ fn assert_backed_off(reqs: &[crate::apiserver::Recorded], path: &str, what: &str
         let gap = pair[1].duration_since(pair[0]);
         let step = Duration::from_millis(800) * 2u32.pow(u32::try_from(i).unwrap());
         assert!(
-            gap >= step && gap < 2 * step + Duration::from_millis(300),
+            // the lower bound is the backoff; the upper one leaves room for a loaded machine
+            gap >= step && gap < 2 * step + Duration::from_millis(1500),
             "{what}: watch {} of {path} came {gap:?} after the one before (step {step:?})",
             i + 1
         );
@@ -1486,7 +1487,7 @@ async fn watches_answered_410_gone_are_listed_again_with_backoff_not_in_a_loop()
     );
     let gap = node_lists[1].duration_since(node_lists[0]);
     assert!(
-        gap >= Duration::from_millis(1600) && gap < Duration::from_millis(3200 + 500),
+        gap >= Duration::from_millis(1600) && gap < Duration::from_millis(3200 + 1500),
         "the second relist came {gap:?} after the first"
     );
 }

@@ -12,6 +12,7 @@ mod config_validation;
 mod conformance;
 mod deschedule;
 mod determinism;
+mod docs_json;
 mod fixtures;
 mod fuzz_seeds;
 mod gang137;
@@ -24,8 +25,11 @@ mod layering;
 mod live_cli;
 #[cfg(feature = "live")]
 mod live_source;
+#[cfg(feature = "mcp")]
+mod mcp;
 #[cfg(all(feature = "tui", feature = "live"))]
 mod one_write_path;
+mod readme;
 mod scratch;
 mod simulate;
 #[cfg(feature = "tui")]

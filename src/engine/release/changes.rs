@@ -268,6 +268,31 @@ changes! {
         pr: "#134722 (1.35 plugin; the 1.36 PodGroup API PR was not identified)", since: 36, backports: &[],
         what: "gang pods name a PodGroup (spec.schedulingGroup); \"waiting for minCount pods from a gang to be scheduled\"",
     },
+    /// A DRA selector's CEL runtime error names the device it was evaluated on, and a missing
+    /// key gets the hint to use optional chaining or has().
+    DraCelErrorNamesDevice {
+        pr: "#136709", since: 37, backports: &[],
+        what: "DRA: \"selector #i on device D: CEL runtime error: ...\", with a hint for a missing key",
+    },
+    /// ImageLocality's threshold counts the pod's image volumes with its containers (an image
+    /// volume no longer scores above the same image in a container).
+    ImageLocalityThresholdCountsImageVolumes {
+        pr: "#138951", since: 37, backports: &[],
+        what: "ImageLocality's threshold counts image volumes as containers",
+    },
+    /// With GenericWorkload, pod-by-pod DefaultPreemption takes PodGroup victims: a member is
+    /// a victim with its group's priority, and a group whose `disruptionMode` is `all` is one
+    /// victim made of every scheduled member, on any node.
+    PodGroupVictims {
+        pr: "#137981", since: 37, backports: &[],
+        what: "preemption (GenericWorkload): PodGroup victims with the group's priority; disruptionMode all evicts the whole group",
+    },
+    /// When DefaultPreemption finds a node, its PostFilter status says so, and the FitError
+    /// (the FailedScheduling event and the PodScheduled message) ends with it.
+    PreemptionSuccessMessage {
+        pr: "#140180", since: 37, backports: &[],
+        what: "a preemptor's message ends with \"preemption: found a potential placement for pod on node N, preempting K victims\"",
+    },
     /// GangScheduling reads 1.37's PodGroup objects in scheduling.k8s.io/v1beta1 (v1alpha2 is no
     /// longer served; a group may name a parent CompositePodGroup).
     GangSchedulingReadsV1Beta1PodGroups {

@@ -17,8 +17,8 @@ use crate::engine::Framework;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::PreFilterPlugin;
 use crate::engine::framework::snapshot::Snapshot;
+use crate::engine::framework::trace::Explanation;
 use crate::engine::release::{Change, Features, Release};
-use crate::engine::trace::Explanation;
 use crate::model::{Object, ObjectKey, Origin};
 
 const SMALL: (&str, &str) = ("100m", "100");
@@ -282,6 +282,7 @@ impl World {
             &self.snap.cluster.pdbs,
             wanted,
             Features::new(self.version).has(Change::PreemptionVictimsResorted),
+            pl.group_victims,
         );
         let mut out: Vec<(String, Vec<String>, usize)> = dry
             .candidates
@@ -323,6 +324,41 @@ fn post_filter_higher_priority_pod_can_be_made_schedulable() {
     assert_eq!(s, Status::success());
     assert_eq!(t.nominated_node.as_deref(), Some("node1"));
     assert_eq!(names(&t.victims), vec!["p1"]);
+}
+
+#[test]
+fn post_filter_success_names_the_placement_from_1_37() {
+    // #140180 (1.37.0): "pod can be made schedulable" now carries Preempt's success message,
+    // which the FitError appends after the histogram, as 1.37 clusters print it:
+    // "0/3 nodes are available: 3 Insufficient cpu. preemption: found a potential placement
+    // for pod on node X, preempting 1 victims"
+    let objects = objs(
+        vec![one_pod_node("node1")],
+        &[pod("p").prio(HIGH), pod("p1").node("node1")],
+    );
+    let w = world_v(objects.clone(), Release::at(37));
+    let (t, s) = w.post_filter("p", &[("node1", Code::Unschedulable)]);
+    assert_eq!(
+        s,
+        Status::new(
+            Code::Success,
+            ["preemption: found a potential placement for pod on node node1, preempting 1 victims"]
+        )
+    );
+    assert_eq!(t.nominated_node.as_deref(), Some("node1"));
+    let ex = w.explain("p");
+    assert_eq!(
+        ex.message.as_deref(),
+        Some(
+            "0/1 nodes are available: 1 Too many pods. preemption: found a potential placement for pod on node node1, preempting 1 victims"
+        )
+    );
+    // 1.36 wrote nothing after the histogram
+    let w = world_v(objects, Release::at(36));
+    assert_eq!(
+        w.explain("p").message.as_deref(),
+        Some("0/1 nodes are available: 1 Too many pods.")
+    );
 }
 
 #[test]
@@ -747,6 +783,7 @@ fn dry_run_looks_past_num_candidates_until_a_pdb_free_node() {
         &nodes,
         &w.snap.cluster.pdbs,
         2,
+        false,
         false,
     );
     let order: Vec<&str> = dry.candidates.iter().map(|c| c.name.as_str()).collect();

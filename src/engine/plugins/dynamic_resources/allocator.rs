@@ -688,6 +688,8 @@ pub(crate) struct Inputs<'a> {
     pub slices: &'a [&'a dra::ResourceSlice],
     /// Compiled selectors.
     pub cel: &'a Compiler,
+    /// [`crate::engine::release::Change::DraCelErrorNamesDevice`] (1.37).
+    pub cel_error_names_device: bool,
 }
 
 /// A claim to allocate: its `namespace/name` (for messages) and spec.
@@ -1016,6 +1018,22 @@ impl<'a> Search<'a, '_> {
         (p.driver.to_string(), p.name.to_string(), d.name.clone())
     }
 
+    /// A selector's error as `selectorsMatch` words it: `<whose>: selector #i: CEL ... error:
+    /// ...`; from 1.37 (#136709) a runtime error names the device (`selector #i on device
+    /// driver/pool/device`) and a missing key gets `EnhanceRuntimeError`'s hint.
+    fn selector_error(&self, whose: &str, i: usize, id: &DeviceId, e: &str) -> String {
+        match e.strip_prefix("CEL runtime error: ") {
+            Some(inner) if self.inp.cel_error_names_device => format!(
+                "{whose}: selector #{i} on device {}/{}/{}: CEL runtime error: {}",
+                id.0,
+                id.1,
+                id.2,
+                super::cel::enhance_runtime_error(inner)
+            ),
+            _ => format!("{whose}: selector #{i}: {e}"),
+        }
+    }
+
     /// `isSelectable`: binding conditions, the class's selectors, the request's, and
     /// per-device node selection.
     fn selectable(&mut self, ci: usize, rd: &RequestData<'a>, at: (usize, usize, usize)) -> Result<bool, String> {
@@ -1031,16 +1049,15 @@ impl<'a> Search<'a, '_> {
             .entry(at)
             .or_insert_with(|| DeviceValue::new(&slice.spec.driver, d, domains, consumable))
             .clone();
+        let id = self.id(at);
         for (i, s) in class_selectors(rd.class).enumerate() {
             let Some(cel) = &s.cel else { continue };
             match self.inp.cel.matches(&cel.expression, &value) {
                 Ok(true) => {}
                 Ok(false) => return Ok(false),
                 Err(e) => {
-                    return Err(format!(
-                        "class {}: selector #{i}: {e}",
-                        rd.class.metadata.name.as_deref().unwrap_or("")
-                    ));
+                    let class = rd.class.metadata.name.as_deref().unwrap_or("");
+                    return Err(self.selector_error(&format!("class {class}"), i, &id, &e));
                 }
             }
         }
@@ -1048,7 +1065,9 @@ impl<'a> Search<'a, '_> {
             match self.inp.cel.matches(expr, &value) {
                 Ok(true) => {}
                 Ok(false) => return Ok(false),
-                Err(e) => return Err(format!("claim {}: selector #{i}: {e}", self.claims[ci].key)),
+                Err(e) => {
+                    return Err(self.selector_error(&format!("claim {}", self.claims[ci].key), i, &id, &e));
+                }
             }
         }
         if slice.spec.per_device_node_selection == Some(true)

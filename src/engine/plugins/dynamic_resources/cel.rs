@@ -103,6 +103,18 @@ impl Compiler {
     }
 }
 
+/// `EnhanceRuntimeError` (dynamic-resource-allocation cel/errors.go, 1.37): a runtime error
+/// about a missing key gets the hint to use optional chaining or has(); any other is kept.
+pub(crate) fn enhance_runtime_error(e: &str) -> String {
+    if e.contains("no such key:") {
+        format!(
+            "{e}. consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for optional fields"
+        )
+    } else {
+        e.to_string()
+    }
+}
+
 fn type_name(v: &Value) -> &'static str {
     match v {
         Value::List(_) => "list",
@@ -374,5 +386,37 @@ mod tests {
             &mut s,
         );
         assert_eq!(s.into_iter().collect::<Vec<_>>(), vec!["a.com", "b.com"]);
+    }
+
+    /// cel/errors_test.go TestEnhanceRuntimeError (1.37), the rows on texts (the nil error and
+    /// the error-type idempotence have no counterpart in kschedtui's strings, which are
+    /// enhanced once where they are worded).
+    #[test]
+    fn enhance_runtime_error_cases_from_upstream() {
+        let hint = ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for optional fields";
+        for (name, err, want) in [
+            (
+                "no such key error gets enhanced with usage hint",
+                "no such key: sharingStrategy",
+                format!("no such key: sharingStrategy{hint}"),
+            ),
+            (
+                "other error is returned unchanged",
+                "some other error",
+                "some other error".to_string(),
+            ),
+            (
+                "wrapped no such key error gets enhanced",
+                "context: no such key: fieldY",
+                format!("context: no such key: fieldY{hint}"),
+            ),
+            (
+                "error with hint text but not enhancedError type still gets enhanced",
+                "no such key: fieldZ. consider using CEL optional chaining",
+                format!("no such key: fieldZ. consider using CEL optional chaining{hint}"),
+            ),
+        ] {
+            assert_eq!(enhance_runtime_error(err), want, "{name}");
+        }
     }
 }

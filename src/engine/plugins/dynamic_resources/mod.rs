@@ -26,7 +26,7 @@
 //! - 1.36 (DRAExtendedResource): container requests of extended resources a node lacks that a
 //!   DeviceClass maps ([`extended`]) become one more claim, allocated with the others.
 //!
-//! The explanation also gets the pod's claims node by node ([`crate::engine::trace::DraTrace`]):
+//! The explanation also gets the pod's claims node by node ([`crate::engine::framework::trace::DraTrace`]):
 //! how each request's candidate devices narrow down and why a node failed.
 
 pub(crate) mod allocator;
@@ -55,8 +55,10 @@ use crate::engine::framework::plugin::{
     PreEnqueuePlugin, PreFilterPlugin, ReservePlugin, ScorePlugin, ScoreResult, Signing,
 };
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::framework::trace::{
+    DraClaim, DraNode, DraRequestOnNode, DraTrace, Explanation, Lines, PostFilterTrace,
+};
 use crate::engine::release::{Change, Features, Gate};
-use crate::engine::trace::{DraClaim, DraNode, DraRequestOnNode, DraTrace, Explanation, Lines, PostFilterTrace};
 use crate::model::selector::NodeSelectorMatcher;
 use crate::model::write::{Edit, Target, Update, WriteRequest};
 use crate::model::{Cluster, ObjectKey, Pod};
@@ -145,6 +147,8 @@ pub(crate) struct DynamicResources {
     /// DRAResourceClaimDeviceStatus).
     binding: bool,
     rules: Rules,
+    /// [`Change::DraCelErrorNamesDevice`].
+    cel_error_names_device: bool,
     /// The allocator generation and implementation (the allocation result's shape).
     generation: Generation,
     implementation: Implementation,
@@ -260,6 +264,7 @@ impl DynamicResources {
             classes: &cluster.device_classes,
             slices,
             cel: &self.cel,
+            cel_error_names_device: self.cel_error_names_device,
         }
     }
 
@@ -1577,6 +1582,7 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         prioritized_list,
         binding: features.on(Gate::DRADeviceBindingConditions) && features.on(Gate::DRAResourceClaimDeviceStatus),
         rules,
+        cel_error_names_device: features.has(Change::DraCelErrorNamesDevice),
         generation,
         implementation,
         features: alloc,
@@ -1608,7 +1614,7 @@ mod tests {
     use crate::engine::Framework;
     use crate::engine::framework::runner::explain;
     use crate::engine::framework::snapshot::Snapshot;
-    use crate::engine::trace::Explanation;
+    use crate::engine::framework::trace::Explanation;
     use crate::engine::{Release, build_profiles};
     use crate::model::ObjectKey;
     use crate::source::file::load_str;
@@ -2003,6 +2009,14 @@ items:
             Some(
                 "running \"DynamicResources\" filter plugin: claim a/c: selector #0: CEL runtime error: no such key: migCapable"
             )
+        );
+        // 1.37 (#136709): the device is named and a missing key gets the hint
+        let ex = explain_text(&text, 37);
+        let m = ex.message.unwrap();
+        assert!(
+            m.starts_with("running \"DynamicResources\" filter plugin: claim a/c: selector #0 on device gpu.example.com/")
+                && m.ends_with(": CEL runtime error: no such key: migCapable. consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for optional fields"),
+            "{m}"
         );
     }
 

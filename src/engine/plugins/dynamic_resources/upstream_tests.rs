@@ -627,6 +627,7 @@ fn run(name: &str, rules: &[Rules], case: Case, want: Want) {
             classes: &classes,
             slices: &slice_refs,
             cel: &cel,
+            cel_error_names_device: false,
         };
         let got = allocate(&inp, &node, &claims);
         let ok = match (&want, &got) {

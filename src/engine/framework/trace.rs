@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::framework::status::{Code, Reasons, Status};
+use super::status::{Code, Reasons, Status};
 use crate::model::ObjectKey;
 
 /// Lines of text a plugin gives about a rejection, written out when first read: an
@@ -13,10 +13,10 @@ use crate::model::ObjectKey;
 /// since the TUI shows one node at a time. Reads as a `[String]`.
 #[derive(Clone, Default)]
 pub struct Lines {
-    /// (once_cell's `OnceBox`: 8 bytes where a `OnceLock` of the list takes 32, and a Filter
-    /// record per node holds one; two threads reading the lines at once keep one of two equal
-    /// answers.)
-    text: once_cell::race::OnceBox<Vec<String>>,
+    /// (Boxed: 16 bytes where a `OnceLock` of the list takes 32, and a Filter record per
+    /// node holds one.)
+    #[allow(clippy::box_collection)]
+    text: std::sync::OnceLock<Box<Vec<String>>>,
     make: Option<Make>,
 }
 
@@ -37,7 +37,7 @@ impl Lines {
     /// Lines written by `make` when first read.
     pub fn lazy(make: impl Fn() -> Vec<String> + Send + Sync + 'static) -> Self {
         Lines {
-            text: once_cell::race::OnceBox::new(),
+            text: std::sync::OnceLock::new(),
             make: Some(Make::Once(Arc::new(make))),
         }
     }
@@ -45,7 +45,7 @@ impl Lines {
     /// Lines about `node` written by `source` when first read.
     pub fn for_node(source: Arc<dyn NodeLines>, node: Arc<crate::model::Node>) -> Self {
         Lines {
-            text: once_cell::race::OnceBox::new(),
+            text: std::sync::OnceLock::new(),
             make: Some(Make::ForNode(source, node)),
         }
     }
@@ -65,7 +65,7 @@ impl Lines {
 impl From<Vec<String>> for Lines {
     fn from(v: Vec<String>) -> Self {
         Lines {
-            text: once_cell::race::OnceBox::with_value(Box::new(v)),
+            text: std::sync::OnceLock::from(Box::new(v)),
             make: None,
         }
     }
@@ -273,8 +273,10 @@ impl std::fmt::Debug for NodeName {
 }
 
 impl std::fmt::Display for NodeName {
+    /// The name, with the width, fill and alignment a format asks for (`{:<w$}` in a table),
+    /// as a `str` would be.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -915,6 +917,39 @@ impl Explanation {
         Some(format!("the scheduler would not choose {node}: {}", text.join("; ")))
     }
 
+    /// Where the attempt ends, in one word (the top-level `outcome` of the explain JSON).
+    pub fn outcome(&self) -> Outcome {
+        if self.waiting_for_scheduler.is_some() {
+            return Outcome::OtherScheduler;
+        }
+        if self.pre_enqueue.iter().any(|s| s.code != Code::Success)
+            || self.gang.as_ref().is_some_and(|g| g.held_with.is_some())
+        {
+            return Outcome::HeldBeforeQueue;
+        }
+        if self.schedulable() {
+            return match self.binding_cycle.as_ref().map(|b| b.outcome) {
+                None | Some(BindingOutcome::Bound) => Outcome::Schedulable,
+                Some(BindingOutcome::Waiting) => Outcome::WaitingAtPermit,
+                Some(BindingOutcome::Rejected) => Outcome::RejectedInBindingCycle,
+                Some(BindingOutcome::Error) => Outcome::SchedulerError,
+            };
+        }
+        if self.post_filter.as_ref().is_some_and(|p| p.nominated_node.is_some()) {
+            return Outcome::PreemptionNominates;
+        }
+        let error = self.pre_filter.iter().any(|s| s.code == Code::Error)
+            || self
+                .filter
+                .iter()
+                .any(|f| f.failure.as_ref().is_some_and(|x| x.code == Code::Error));
+        if error {
+            Outcome::SchedulerError
+        } else {
+            Outcome::Unschedulable
+        }
+    }
+
     /// True when a node was selected.
     pub fn schedulable(&self) -> bool {
         !self.selected.is_empty()
@@ -962,6 +997,60 @@ impl Explanation {
                 pf.victims.len()
             ),
             _ => format!("Unschedulable: {}", self.message.clone().unwrap_or_default()),
+        }
+    }
+}
+
+/// Where a pod's scheduling attempt ends: the one word a pipeline or an agent reads instead of
+/// inferring it from `selected`, `postFilter`, `preEnqueue` and `bindingCycle`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Outcome {
+    /// A node was selected and the binding cycle would bind it there.
+    Schedulable,
+    /// No node fits; preemption finds no victims that would help (or is not configured).
+    Unschedulable,
+    /// No node fits now; preemption would evict victims and nominate a node
+    /// (`postFilter.nominatedNode`); the pod is retried there once they are gone.
+    PreemptionNominates,
+    /// A node was selected and the pod is assumed there, waiting at Permit (a gang's quorum).
+    WaitingAtPermit,
+    /// A node was selected, then a plugin of the binding cycle (Reserve, Permit, PreBind,
+    /// Bind) rejected the pod: it goes back to the queue.
+    RejectedInBindingCycle,
+    /// A plugin returned an error (PreFilter, Filter or the binding cycle): upstream writes
+    /// the condition reason SchedulerError and retries after a backoff.
+    SchedulerError,
+    /// A PreEnqueue plugin holds the pod (or, 1.37, its pod group) before the scheduling
+    /// queue: no cycle runs, no event is written.
+    HeldBeforeQueue,
+    /// No profile of this scheduler serves the pod's schedulerName.
+    OtherScheduler,
+}
+
+impl Outcome {
+    /// Every outcome, in the order of the documentation.
+    pub const ALL: [Outcome; 8] = [
+        Outcome::Schedulable,
+        Outcome::Unschedulable,
+        Outcome::PreemptionNominates,
+        Outcome::WaitingAtPermit,
+        Outcome::RejectedInBindingCycle,
+        Outcome::SchedulerError,
+        Outcome::HeldBeforeQueue,
+        Outcome::OtherScheduler,
+    ];
+
+    /// The name, as the JSON writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Schedulable => "Schedulable",
+            Outcome::Unschedulable => "Unschedulable",
+            Outcome::PreemptionNominates => "PreemptionNominates",
+            Outcome::WaitingAtPermit => "WaitingAtPermit",
+            Outcome::RejectedInBindingCycle => "RejectedInBindingCycle",
+            Outcome::SchedulerError => "SchedulerError",
+            Outcome::HeldBeforeQueue => "HeldBeforeQueue",
+            Outcome::OtherScheduler => "OtherScheduler",
         }
     }
 }

@@ -1,0 +1,1324 @@
+//! "To fix" lines: for each reason that keeps a pod from a node, one change that would remove
+//! it (drop the scheduling gates, tolerate a taint, uncordon a node, label a node for the
+//! selector, lower a request, a node with more of a resource, relax a spread constraint, a
+//! schedulerName a profile serves), made on a copy of the cluster and checked by running the
+//! engine again on it. Each comes with the `kubectl` command that makes it where one exists,
+//! and what to do where the field cannot change on a pod.
+//!
+//! Candidates come from the explanation alone (cheap, on the TUI's UI thread); [`verify`] runs
+//! the engine once per candidate (in the TUI a background job, `Effect::Fixes`). `explain`
+//! writes them in its text and JSON (`fixes`, [`to_json`]), the TUI on its fixes screen: one
+//! implementation for both.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+
+use super::format;
+use super::usage::{self as analysis, NodeUsage};
+use crate::engine::trace::{Explanation, FilterDetail, NodeFilter};
+use crate::engine::{self, Features, Framework, Snapshot};
+use crate::model::validation;
+use crate::model::{Cluster, Node, ObjectKey, Pod, Taint};
+
+/// One change to the pod or to a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Remove every scheduling gate of the pod.
+    RemoveGates(Vec<String>),
+    /// Append tolerations for these taints to the pod.
+    Tolerate(Vec<Taint>),
+    /// Uncordon the node.
+    Uncordon(String),
+    /// Set these labels on the node.
+    LabelNode(String, Vec<(String, String)>),
+    /// Lower the pod's requests so that it fits the node: (resource, the new effective
+    /// request, by how much).
+    LowerRequests(String, Vec<(String, i64, i64)>),
+    /// The node with this much more allocatable of each resource.
+    BiggerNode(String, Vec<(String, i64)>),
+    /// Set maxSkew of the pod's topology spread constraint (index, topologyKey) to this value.
+    MaxSkew(usize, String, i32),
+    /// Set the pod's schedulerName.
+    SchedulerName(String),
+    /// Delete these bound pods (they hold a host port the pod asks for).
+    DeletePods(Vec<ObjectKey>),
+    /// Make the pod's required (anti-)affinity term at this index a preferred one of weight 100.
+    PreferTerm {
+        /// The anti-affinity terms (else the affinity terms).
+        anti: bool,
+        /// Index in requiredDuringSchedulingIgnoredDuringExecution.
+        index: usize,
+    },
+}
+
+/// A change, what it is for, and how to make it on a real cluster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// The blocking reason it answers (upstream's words).
+    pub reason: String,
+    /// What to do, in a few words ("tolerate nvidia.com/gpu=present:NoSchedule").
+    pub text: String,
+    /// The change made on the copy.
+    pub change: Change,
+    /// The command that makes the change, when one exists.
+    pub command: Option<String>,
+    /// What the command cannot say (immutable pod fields, capacity).
+    pub note: Option<String>,
+}
+
+/// What the engine says once the change is made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The pod would bind (the nodes it would go to; several on a tie).
+    Binds(Vec<String>),
+    /// Still not scheduled: the new verdict.
+    NotEnough(String),
+    /// The change could not be made or run.
+    Failed(String),
+}
+
+/// A fix with the engine's answer on the changed cluster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    /// The fix.
+    pub fix: Fix,
+    /// The engine's answer.
+    pub outcome: Outcome,
+}
+
+impl Verified {
+    /// The line shown: "to fix: … → would bind to X ✓" or "… → not enough: …".
+    pub fn line(&self) -> String {
+        match &self.outcome {
+            Outcome::Binds(n) if n.len() == 1 => format!("{} → would bind to {} ✓", self.fix.text, n[0]),
+            Outcome::Binds(n) => format!(
+                "{} → would bind ({} nodes tie: {}) ✓",
+                self.fix.text,
+                n.len(),
+                n.join(", ")
+            ),
+            Outcome::NotEnough(v) => format!("{} → not enough: {v}", self.fix.text),
+            Outcome::Failed(e) => format!("{} → could not check: {e}", self.fix.text),
+        }
+    }
+
+    /// True when the engine binds the pod after the change.
+    pub fn works(&self) -> bool {
+        matches!(self.outcome, Outcome::Binds(_))
+    }
+}
+
+/// The failures that count on a node: every plugin's (the diagnostic pass) or upstream's one.
+fn failures(f: &NodeFilter) -> Vec<&str> {
+    if f.all_failures.is_empty() {
+        f.failure.iter().map(|x| x.plugin).collect()
+    } else {
+        f.all_failures.iter().map(|x| x.plugin).collect()
+    }
+}
+
+/// Nodes that fail Filter only because of `plugin`, by name.
+fn only<'a>(ex: &'a Explanation, plugin: &str) -> Vec<&'a NodeFilter> {
+    ex.filter
+        .iter()
+        .filter(|f| !f.feasible && !f.excluded_by_prefilter)
+        .filter(|f| {
+            let p = failures(f);
+            !p.is_empty() && p.iter().all(|x| *x == plugin)
+        })
+        .collect()
+}
+
+/// Reasons of `plugin` on the node.
+fn reason_of(f: &NodeFilter, plugin: &str) -> String {
+    f.all_failures
+        .iter()
+        .chain(f.failure.iter())
+        .find(|x| x.plugin == plugin)
+        .map(|x| x.reasons.join(", "))
+        .unwrap_or_default()
+}
+
+/// How many nodes, said briefly.
+fn nodes_phrase(nodes: &[&str]) -> String {
+    match nodes {
+        [one] => (*one).to_string(),
+        [a, b] => format!("{a}, {b}"),
+        [a, b, rest @ ..] => format!("{} nodes: {a}, {b}, …", rest.len() + 2),
+        [] => String::new(),
+    }
+}
+
+/// An exact Kubernetes quantity for an amount (never rounded up: a lowered request must fit).
+pub(crate) fn quantity(resource: &str, v: i64) -> String {
+    match resource {
+        "cpu" => format::cpu(v),
+        "memory" | "ephemeral-storage" => bytes_exact(v),
+        r if r.starts_with("hugepages-") => bytes_exact(v),
+        _ => v.to_string(),
+    }
+}
+
+fn bytes_exact(v: i64) -> String {
+    for (suffix, unit) in [("Gi", 1i64 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)] {
+        if v != 0 && v % unit == 0 {
+            return format!("{}{suffix}", v / unit);
+        }
+    }
+    v.to_string()
+}
+
+fn taint_text(t: &Taint) -> String {
+    if t.value.is_empty() {
+        format!("{}:{}", t.key, t.effect)
+    } else {
+        format!("{}={}:{}", t.key, t.value, t.effect)
+    }
+}
+
+/// The pod's controller, as `kind/name` for kubectl (None for a bare pod).
+fn owner(pod: &Pod) -> Option<(String, String)> {
+    let refs = pod.obj.metadata.owner_references.as_ref()?;
+    let r = refs.iter().find(|r| r.controller == Some(true)).or(refs.first())?;
+    Some((r.kind.to_lowercase(), r.name.clone()))
+}
+
+fn json(v: &serde_json::Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// The note for a change of a pod field that cannot change on an existing pod.
+fn immutable(pod: &Pod, field: &str) -> String {
+    match owner(pod) {
+        Some((kind, name)) => format!(
+            "{field} cannot change on an existing pod: change it in the pod template of its {kind} {name} (or the object that owns that), which replaces the pod"
+        ),
+        None => format!("{field} cannot change on an existing pod: recreate the pod with it"),
+    }
+}
+
+/// Every fix the explanation suggests, at most one per blocking reason, in pipeline order.
+pub fn candidates(
+    cluster: &Cluster,
+    usage: &BTreeMap<String, NodeUsage>,
+    features: &Features,
+    profiles: &[Framework],
+    ex: &Explanation,
+) -> Vec<Fix> {
+    let Some(pod) = cluster.pod(&ex.pod) else {
+        return Vec::new();
+    };
+    if ex.schedulable() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let ns = &pod.key.namespace;
+    let name = &pod.key.name;
+    if let Some(s) = &ex.waiting_for_scheduler
+        && let Some(p) = profiles.first()
+    {
+        let to = p.name.clone();
+        out.push(Fix {
+            reason: format!("no profile serves schedulerName '{s}'"),
+            text: format!("set schedulerName to {to} (or run the scheduler '{s}')"),
+            command: owner(pod).map(|(kind, o)| {
+                let patch =
+                    serde_json::json!([{"op": "replace", "path": "/spec/template/spec/schedulerName", "value": to}]);
+                format!("kubectl patch {kind} {o} -n {ns} --type=json -p '{}'", json(&patch))
+            }),
+            note: Some(immutable(pod, "schedulerName")),
+            change: Change::SchedulerName(to),
+        });
+        return out;
+    }
+    if ex
+        .pre_enqueue
+        .iter()
+        .any(|s| s.plugin == "SchedulingGates" && !s.reasons.is_empty())
+    {
+        let gates: Vec<String> = pod
+            .spec()
+            .scheduling_gates
+            .iter()
+            .flatten()
+            .map(|g| g.name.clone())
+            .collect();
+        if !gates.is_empty() {
+            let patch = serde_json::json!([{"op": "remove", "path": "/spec/schedulingGates"}]);
+            out.push(Fix {
+                reason: "Scheduling is blocked due to non-empty scheduling gates".into(),
+                text: format!(
+                    "remove gate{} {}",
+                    if gates.len() == 1 { "" } else { "s" },
+                    gates.join(", ")
+                ),
+                command: Some(format!(
+                    "kubectl patch pod {name} -n {ns} --type=json -p '{}'",
+                    json(&patch)
+                )),
+                note: Some("the controller that added a gate normally removes it when its condition holds".into()),
+                change: Change::RemoveGates(gates),
+            });
+        }
+        return out;
+    }
+    // Taints: the set of untolerated taints shared by the most nodes failing only on them.
+    let tainted = only(ex, "TaintToleration");
+    let mut by_set: BTreeMap<Vec<Taint>, Vec<&str>> = BTreeMap::new();
+    for f in &tainted {
+        let Some(node) = cluster.node(&f.node) else { continue };
+        let set: Vec<Taint> = node
+            .taints
+            .iter()
+            .filter(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
+            .filter(|t| !pod.tolerations.iter().any(|tol| tol.tolerates(t)))
+            .cloned()
+            .collect();
+        if !set.is_empty() {
+            by_set.entry(set).or_default().push(&f.node);
+        }
+    }
+    if let Some((set, nodes)) = by_set
+        .into_iter()
+        .max_by(|a, b| a.1.len().cmp(&b.1.len()).then(b.1.cmp(&a.1)))
+    {
+        let values: Vec<serde_json::Value> = set
+            .iter()
+            .map(|t| {
+                let mut v =
+                    serde_json::json!({"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect});
+                if t.value.is_empty() {
+                    v = serde_json::json!({"key": t.key, "operator": "Exists", "effect": t.effect});
+                }
+                v
+            })
+            .collect();
+        let has = pod.spec().tolerations.as_ref().is_some_and(|t| !t.is_empty());
+        let patch: Vec<serde_json::Value> = if has {
+            values
+                .iter()
+                .map(|v| serde_json::json!({"op": "add", "path": "/spec/tolerations/-", "value": v}))
+                .collect()
+        } else {
+            vec![serde_json::json!({"op": "add", "path": "/spec/tolerations", "value": values})]
+        };
+        let first = tainted
+            .iter()
+            .find(|f| f.node == nodes[0])
+            .map(|f| reason_of(f, "TaintToleration"));
+        out.push(Fix {
+            reason: first.unwrap_or_default(),
+            text: format!(
+                "tolerate {} ({})",
+                set.iter().map(taint_text).collect::<Vec<_>>().join(", "),
+                nodes_phrase(&nodes)
+            ),
+            command: Some(format!(
+                "kubectl patch pod {name} -n {ns} --type=json -p '{}'",
+                json(&serde_json::Value::Array(patch))
+            )),
+            note: Some("tolerations can only be added to an existing pod; add them to its template too".into()),
+            change: Change::Tolerate(set),
+        });
+    }
+    if let Some(f) = only(ex, "NodeUnschedulable").first() {
+        out.push(Fix {
+            reason: reason_of(f, "NodeUnschedulable"),
+            text: format!("uncordon {}", f.node),
+            command: Some(format!("kubectl uncordon {}", f.node)),
+            note: None,
+            change: Change::Uncordon(f.node.to_string()),
+        });
+    }
+    if let Some((f, labels)) = only(ex, "NodeAffinity")
+        .into_iter()
+        .filter_map(|f| Some((f, labels_for(pod, cluster.node(&f.node)?)?)))
+        .next()
+    {
+        let pairs: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        // a label the kubelet or the cloud sets says what the node is: the fix is another node
+        let describes = labels.iter().any(|(k, _)| DESCRIPTIVE.contains(&k.as_str()));
+        out.push(Fix {
+            reason: reason_of(f, "NodeAffinity"),
+            text: if describes {
+                format!("a node like {} with {} would fit", f.node, pairs.join(" "))
+            } else {
+                format!("label {} {}", f.node, pairs.join(" "))
+            },
+            command: (!describes).then(|| format!("kubectl label node {} {} --overwrite", f.node, pairs.join(" "))),
+            note: describes.then(|| {
+                "these labels are set by the kubelet or the cloud provider: add a node (pool) that has them".into()
+            }),
+            change: Change::LabelNode(f.node.to_string(), labels),
+        });
+    }
+    if let Some(fix) = ports_fix(cluster, pod, ex) {
+        out.push(fix);
+    }
+    out.extend(affinity_fixes(pod, ex));
+    resource_fixes(cluster, usage, features, pod, ex, &mut out);
+    if let Some(fix) = spread_fix(pod, ex) {
+        out.push(fix);
+    }
+    out
+}
+
+/// Labels the kubelet or the cloud provider sets from what the node is.
+const DESCRIPTIVE: &[&str] = &[
+    "topology.kubernetes.io/zone",
+    "topology.kubernetes.io/region",
+    "failure-domain.beta.kubernetes.io/zone",
+    "failure-domain.beta.kubernetes.io/region",
+    "node.kubernetes.io/instance-type",
+    "beta.kubernetes.io/instance-type",
+    "kubernetes.io/arch",
+    "kubernetes.io/os",
+];
+
+/// Labels that make `node` match the pod's nodeSelector and the first required node affinity
+/// term made only of `In` expressions (None when something else is needed).
+fn labels_for(pod: &Pod, node: &Node) -> Option<Vec<(String, String)>> {
+    let spec = pod.spec();
+    let mut want: BTreeMap<String, String> = spec.node_selector.clone().unwrap_or_default();
+    if let Some(terms) = spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
+        .map(|r| &r.node_selector_terms)
+        && let Some(term) = terms.first()
+    {
+        if term.match_fields.as_ref().is_some_and(|f| !f.is_empty()) {
+            return None;
+        }
+        for e in term.match_expressions.iter().flatten() {
+            let values = e.values.clone().unwrap_or_default();
+            match e.operator.as_str() {
+                "In" => {
+                    let have = node.labels.get(&e.key);
+                    if !have.is_some_and(|h| values.iter().any(|v| v == h)) {
+                        want.insert(e.key.clone(), values.first()?.clone());
+                    }
+                }
+                _ => {
+                    // NotIn, Exists, DoesNotExist, Gt, Lt: not made true by one label here
+                    return None;
+                }
+            }
+        }
+    }
+    let missing: Vec<(String, String)> = want
+        .into_iter()
+        .filter(|(k, v)| node.labels.get(k) != Some(v))
+        .collect();
+    // the pod asks for one node by name: another node is no answer
+    if missing.iter().any(|(k, _)| k == "kubernetes.io/hostname") {
+        return None;
+    }
+    (!missing.is_empty()).then_some(missing)
+}
+
+/// Lower the pod's requests to fit the node that needs least, and a node like it with more.
+fn resource_fixes(
+    cluster: &Cluster,
+    usage: &BTreeMap<String, NodeUsage>,
+    features: &Features,
+    pod: &Pod,
+    ex: &Explanation,
+    out: &mut Vec<Fix>,
+) {
+    let nominated = analysis::nominated_usage(cluster, pod, features);
+    let mut best: Option<(i64, &NodeFilter, Vec<analysis::Missing>)> = None;
+    for f in only(ex, "NodeResourcesFit") {
+        let Some(node) = cluster.node(&f.node) else { continue };
+        let m = analysis::missing(
+            pod,
+            node,
+            usage.get(f.node.as_str()),
+            nominated.get(f.node.as_str()),
+            features,
+        );
+        if m.is_empty() {
+            continue;
+        }
+        let worst = m.iter().map(|x| x.per_mille).max().unwrap_or(0);
+        if best.as_ref().is_none_or(|(w, _, _)| worst < *w) {
+            best = Some((worst, f, m));
+        }
+    }
+    let Some((_, f, missing)) = best else { return };
+    let reason = reason_of(f, "NodeResourcesFit");
+    let requests = features.requests_of(pod);
+    let lower: Vec<(String, i64, i64)> = missing
+        .iter()
+        .filter(|m| m.resource != "pods")
+        .map(|m| {
+            let have = requests.list.get(&m.resource).copied().unwrap_or(0);
+            (m.resource.clone(), have - m.amount, m.amount)
+        })
+        .collect();
+    if lower.len() == missing.len() && lower.iter().all(|(_, v, _)| *v > 0) {
+        let text: Vec<String> = lower
+            .iter()
+            .map(|(r, v, _)| format!("{r} to ≤ {}", quantity(r, *v)))
+            .collect();
+        let container = pod
+            .spec()
+            .containers
+            .first()
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        let reqs: Vec<String> = lower
+            .iter()
+            .map(|(r, v, _)| format!("{r}={}", quantity(r, *v)))
+            .collect();
+        out.push(Fix {
+            reason: reason.clone(),
+            text: format!("lower {} to fit {}", text.join(", "), f.node),
+            command: owner(pod).map(|(kind, o)| {
+                format!(
+                    "kubectl set resources {kind} {o} -n {} -c {container} --requests={}",
+                    pod.key.namespace,
+                    reqs.join(",")
+                )
+            }),
+            note: Some(immutable(pod, "requests")),
+            change: Change::LowerRequests(f.node.to_string(), lower),
+        });
+    }
+    let more: Vec<(String, i64)> = missing.iter().map(|m| (m.resource.clone(), m.amount)).collect();
+    let text: Vec<String> = more
+        .iter()
+        .map(|(r, v)| {
+            if r == "pods" {
+                format!("{v} more pod slot{}", if *v == 1 { "" } else { "s" })
+            } else {
+                format!("{} more {r}", quantity(r, *v))
+            }
+        })
+        .collect();
+    out.push(Fix {
+        reason,
+        text: format!("a node like {} with {} would fit", f.node, text.join(" and ")),
+        command: None,
+        note: Some("capacity: a bigger instance type in the node pool, or fewer pods on the node".into()),
+        change: Change::BiggerNode(f.node.to_string(), more),
+    });
+}
+
+/// Free the host port on the first node that fails only NodePorts: the bound pods holding it.
+fn ports_fix(cluster: &Cluster, pod: &Pod, ex: &Explanation) -> Option<Fix> {
+    let f = only(ex, "NodePorts").into_iter().next()?;
+    let want: Vec<&crate::model::HostPort> = pod.host_ports().iter().chain(pod.sidecar_host_ports()).collect();
+    let mut holders = Vec::new();
+    let mut ports = Vec::new();
+    for p in cluster
+        .pods
+        .iter()
+        .filter(|p| p.node_name.as_deref() == Some(&f.node) && !p.is_finished())
+    {
+        let used: Vec<crate::model::HostPort> = p.host_ports().iter().chain(p.sidecar_host_ports()).cloned().collect();
+        let clash: Vec<String> = want
+            .iter()
+            .filter(|w| crate::engine::plugins::node_ports::conflicts(&used, w))
+            .map(|w| format!("{}/{}", w.protocol, w.port))
+            .collect();
+        if !clash.is_empty() {
+            holders.push(p.key.clone());
+            ports.extend(clash);
+        }
+    }
+    if holders.is_empty() {
+        return None;
+    }
+    ports.sort();
+    ports.dedup();
+    let names: Vec<String> = holders.iter().map(ToString::to_string).collect();
+    let commands: Vec<String> = holders
+        .iter()
+        .map(|k| format!("kubectl delete pod {} -n {}", k.name, k.namespace))
+        .collect();
+    Some(Fix {
+        reason: reason_of(f, "NodePorts"),
+        text: format!(
+            "free host port {} on {}: delete {} (holds it)",
+            ports.join(", "),
+            f.node,
+            names.join(", ")
+        ),
+        command: Some(commands.join(" && ")),
+        note: Some("the pod holding the port is usually an older copy of this one (a DaemonSet rollout): its owner recreates it unless it is gone from the owner too".into()),
+        change: Change::DeletePods(holders),
+    })
+}
+
+/// The pod's own required (anti-)affinity terms, each made preferred, when some node fails only
+/// InterPodAffinity because of them (the existing pods' anti-affinity is theirs to change).
+fn affinity_fixes(pod: &Pod, ex: &Explanation) -> Vec<Fix> {
+    let nodes = only(ex, "InterPodAffinity");
+    let reasons: Vec<String> = nodes.iter().map(|f| reason_of(f, "InterPodAffinity")).collect();
+    let aff = pod.spec().affinity.as_ref();
+    let mut out = Vec::new();
+    for (anti, marker) in [
+        (true, "didn't match pod anti-affinity rules"),
+        (false, "didn't match pod affinity rules"),
+    ] {
+        let Some(reason) = reasons.iter().find(|r| r.contains(marker)) else {
+            continue;
+        };
+        let terms = if anti {
+            aff.and_then(|a| a.pod_anti_affinity.as_ref())
+                .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+        } else {
+            aff.and_then(|a| a.pod_affinity.as_ref())
+                .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+        };
+        for (index, t) in terms.into_iter().flatten().enumerate().take(4) {
+            let selector = t
+                .label_selector
+                .as_ref()
+                .and_then(|s| s.match_labels.as_ref())
+                .map(|m| m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
+                .filter(|s| !s.is_empty())
+                .map(|s| format!(", {s}"))
+                .unwrap_or_default();
+            let kind = if anti { "anti-affinity" } else { "affinity" };
+            out.push(Fix {
+                reason: reason.clone(),
+                text: format!(
+                    "make the pod's required {kind} term ({}{selector}) preferred",
+                    t.topology_key
+                ),
+                command: None,
+                note: Some(immutable(pod, "affinity")),
+                change: Change::PreferTerm { anti, index },
+            });
+        }
+    }
+    out
+}
+
+/// Relax the first failing DoNotSchedule spread constraint to the smallest skew a node needs.
+fn spread_fix(pod: &Pod, ex: &Explanation) -> Option<Fix> {
+    let nodes = only(ex, "PodTopologySpread");
+    let mut best: Option<(i64, String, &str)> = None;
+    for f in &nodes {
+        for d in &f.details {
+            let FilterDetail::TopologySpread(checks) = d;
+            if let Some(c) = checks.iter().find(|c| !c.satisfied)
+                && let Some(skew) = c.skew
+                && best.as_ref().is_none_or(|(s, _, _)| skew < *s)
+            {
+                best = Some((skew, c.topology_key.clone(), &f.node));
+            }
+        }
+    }
+    let (skew, key, node) = best?;
+    let constraints = pod.spec().topology_spread_constraints.as_ref()?;
+    let (i, c) = constraints
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.topology_key == key && c.when_unsatisfiable == "DoNotSchedule")?;
+    let to = i32::try_from(skew).ok()?;
+    let reason = nodes
+        .iter()
+        .find(|f| f.node == node)
+        .map(|f| reason_of(f, "PodTopologySpread"))?;
+    Some(Fix {
+        reason,
+        text: format!("relax the spread constraint on {key}: maxSkew {} → {to}", c.max_skew),
+        command: owner(pod).map(|(kind, o)| {
+            let patch = serde_json::json!([{"op": "replace", "path": format!("/spec/template/spec/topologySpreadConstraints/{i}/maxSkew"), "value": to}]);
+            format!("kubectl patch {kind} {o} -n {} --type=json -p '{}'", pod.key.namespace, json(&patch))
+        }),
+        note: Some(immutable(pod, "topologySpreadConstraints")),
+        change: Change::MaxSkew(i, key, to),
+    })
+}
+
+fn set_request(reqs: &mut Option<BTreeMap<String, K8sQuantity>>, resource: &str, v: i64) {
+    reqs.get_or_insert_with(Default::default)
+        .insert(resource.to_string(), K8sQuantity(quantity(resource, v)));
+}
+
+/// Lowers the pod object's effective request of `resource` by `by`: on the pod-level
+/// resources when set, else on the regular containers, largest request first.
+fn lower_request(pod: &Pod, obj: &mut core::Pod, resource: &str, by: i64) -> Result<(), String> {
+    let spec = obj.spec.get_or_insert_with(Default::default);
+    let read = |r: Option<&BTreeMap<String, K8sQuantity>>| -> i64 {
+        r.and_then(|m| m.get(resource))
+            .and_then(|q| crate::model::quantity::Quantity::parse(&q.0).ok())
+            .map(|q| if resource == "cpu" { q.milli_value() } else { q.value() })
+            .unwrap_or(0)
+    };
+    if let Some(res) = spec.resources.as_mut()
+        && res.requests.as_ref().is_some_and(|r| r.contains_key(resource))
+    {
+        let have = read(res.requests.as_ref());
+        set_request(&mut res.requests, resource, (have - by).max(0));
+        return Ok(());
+    }
+    let mut left = by;
+    let mut order: Vec<(usize, i64)> = spec
+        .containers
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let r = c.resources.as_ref();
+            let req = read(r.and_then(|r| r.requests.as_ref()));
+            (
+                i,
+                if req > 0 {
+                    req
+                } else {
+                    read(r.and_then(|r| r.limits.as_ref()))
+                },
+            )
+        })
+        .collect();
+    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (i, have) in order {
+        if left <= 0 {
+            break;
+        }
+        let take = left.min(have);
+        if take <= 0 {
+            continue;
+        }
+        let c = &mut spec.containers[i];
+        let res = c.resources.get_or_insert_with(Default::default);
+        set_request(&mut res.requests, resource, have - take);
+        left -= take;
+    }
+    if left > 0 {
+        return Err(format!(
+            "pod {}: its containers request too little {resource} to lower it by {}",
+            pod.key,
+            quantity(resource, by)
+        ));
+    }
+    Ok(())
+}
+
+/// The cluster with the change made.
+pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Cluster, String> {
+    let pod = cluster
+        .pod(key)
+        .ok_or_else(|| format!("pod '{key}' is not in the snapshot"))?;
+    let node_obj = |n: &str| -> Result<core::Node, String> {
+        cluster
+            .node(n)
+            .map(|x| (*x.obj).clone())
+            .ok_or_else(|| format!("node '{n}' is not in the snapshot"))
+    };
+    match change {
+        Change::RemoveGates(_) => {
+            let mut obj = pod.obj.clone();
+            obj.spec.get_or_insert_with(Default::default).scheduling_gates = None;
+            replace_pod(cluster, obj.into_box())
+        }
+        Change::Tolerate(taints) => {
+            let mut obj = pod.obj.clone();
+            let tols = obj
+                .spec
+                .get_or_insert_with(Default::default)
+                .tolerations
+                .get_or_insert_with(Vec::new);
+            for t in taints {
+                tols.push(core::Toleration {
+                    key: Some(t.key.clone()),
+                    operator: Some(if t.value.is_empty() { "Exists" } else { "Equal" }.into()),
+                    value: (!t.value.is_empty()).then(|| t.value.clone()),
+                    effect: Some(t.effect.clone()),
+                    toleration_seconds: None,
+                });
+            }
+            replace_pod(cluster, obj.into_box())
+        }
+        Change::Uncordon(n) => {
+            let mut obj = node_obj(n)?;
+            obj.spec.get_or_insert_with(Default::default).unschedulable = None;
+            replace_node(cluster, obj)
+        }
+        Change::LabelNode(n, labels) => {
+            let mut obj = node_obj(n)?;
+            let l = obj.metadata.labels.get_or_insert_with(Default::default);
+            for (k, v) in labels {
+                l.insert(k.clone(), v.clone());
+            }
+            replace_node(cluster, obj)
+        }
+        Change::LowerRequests(_, to) => {
+            let mut obj = pod.obj.clone();
+            for (r, _, by) in to {
+                lower_request(pod, &mut obj, r, *by)?;
+            }
+            replace_pod(cluster, obj.into_box())
+        }
+        Change::BiggerNode(n, more) => {
+            let node = cluster
+                .node(n)
+                .ok_or_else(|| format!("node '{n}' is not in the snapshot"))?;
+            let mut obj = (*node.obj).clone();
+            let status = obj.status.get_or_insert_with(Default::default);
+            for (r, by) in more {
+                let v = node.allocatable.get(r) + by;
+                for list in [&mut status.allocatable, &mut status.capacity] {
+                    let m = list.get_or_insert_with(Default::default);
+                    let cap = if r == "pods" { v.to_string() } else { quantity(r, v) };
+                    m.insert(r.clone(), K8sQuantity(cap));
+                }
+            }
+            replace_node(cluster, obj)
+        }
+        Change::MaxSkew(i, topology, to) => {
+            let mut obj = pod.obj.clone();
+            let c = obj
+                .spec
+                .as_mut()
+                .and_then(|s| s.topology_spread_constraints.as_mut())
+                .and_then(|c| c.get_mut(*i))
+                .filter(|c| c.topology_key == *topology)
+                .ok_or_else(|| format!("pod {key}: spec.topologySpreadConstraints[{i}] is not on {topology}"))?;
+            c.max_skew = *to;
+            replace_pod(cluster, obj.into_box())
+        }
+        Change::DeletePods(keys) => {
+            let mut c = cluster.clone();
+            c.pods.retain(|p| !keys.contains(&p.key));
+            Ok(c)
+        }
+        Change::PreferTerm { anti, index } => {
+            let mut obj = pod.obj.clone();
+            let missing = || format!("pod {key}: no required pod (anti-)affinity term {index}");
+            let a = obj
+                .spec
+                .as_mut()
+                .and_then(|s| s.affinity.as_mut())
+                .ok_or_else(missing)?;
+            let (required, preferred) = if *anti {
+                let x = a.pod_anti_affinity.as_mut().ok_or_else(missing)?;
+                (
+                    &mut x.required_during_scheduling_ignored_during_execution,
+                    &mut x.preferred_during_scheduling_ignored_during_execution,
+                )
+            } else {
+                let x = a.pod_affinity.as_mut().ok_or_else(missing)?;
+                (
+                    &mut x.required_during_scheduling_ignored_during_execution,
+                    &mut x.preferred_during_scheduling_ignored_during_execution,
+                )
+            };
+            let terms = required.as_mut().filter(|t| *index < t.len()).ok_or_else(missing)?;
+            let term = terms.remove(*index);
+            preferred
+                .get_or_insert_with(Vec::new)
+                .push(core::WeightedPodAffinityTerm {
+                    pod_affinity_term: term,
+                    weight: 100,
+                });
+            replace_pod(cluster, obj.into_box())
+        }
+        Change::SchedulerName(s) => {
+            let mut obj = pod.obj.clone();
+            obj.spec.get_or_insert_with(Default::default).scheduler_name = Some(s.clone());
+            replace_pod(cluster, obj.into_box())
+        }
+    }
+}
+
+/// The fix hints of the explanations of one cluster: the nodes' usage is summed once for them
+/// all.
+pub struct Hints<'a> {
+    cluster: &'a Cluster,
+    features: &'a Features,
+    profiles: &'a [Framework],
+    usage: BTreeMap<String, NodeUsage>,
+}
+
+impl<'a> Hints<'a> {
+    /// Hints on `cluster` with these profiles.
+    pub fn new(cluster: &'a Cluster, features: &'a Features, profiles: &'a [Framework]) -> Self {
+        Hints {
+            cluster,
+            features,
+            profiles,
+            usage: analysis::node_usage(cluster, features),
+        }
+    }
+
+    /// The checked fixes of an explanation made with `profile` (None: the pod's own); none
+    /// for a pod that is schedulable.
+    pub fn of(&self, ex: &Explanation, profile: Option<&str>) -> Vec<Verified> {
+        let fixes = candidates(self.cluster, &self.usage, self.features, self.profiles, ex);
+        verify(self.cluster, self.profiles, self.features, profile, &ex.pod, fixes)
+    }
+}
+
+impl Change {
+    /// The kind of change, as the JSON names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Change::RemoveGates(_) => "RemoveSchedulingGates",
+            Change::Tolerate(_) => "Tolerate",
+            Change::Uncordon(_) => "Uncordon",
+            Change::LabelNode(..) => "LabelNode",
+            Change::LowerRequests(..) => "LowerRequests",
+            Change::BiggerNode(..) => "BiggerNode",
+            Change::MaxSkew(..) => "RelaxMaxSkew",
+            Change::SchedulerName(_) => "SchedulerName",
+            Change::DeletePods(_) => "DeletePods",
+            Change::PreferTerm { .. } => "PreferAffinityTerm",
+        }
+    }
+}
+
+/// The `fixes` key of an explanation: each fix with the change, the command and the engine's
+/// answer after it (docs/explain-json.md).
+pub fn to_json(fixes: &[Verified]) -> serde_json::Value {
+    use serde_json::json;
+    serde_json::Value::Array(
+        fixes
+            .iter()
+            .map(|v| {
+                let after = match &v.outcome {
+                    Outcome::Binds(nodes) => json!({"result": "Binds", "nodes": nodes}),
+                    Outcome::NotEnough(verdict) => json!({"result": "NotEnough", "verdict": verdict}),
+                    Outcome::Failed(error) => json!({"result": "Failed", "error": error}),
+                };
+                json!({
+                    "reason": v.fix.reason,
+                    "kind": v.fix.change.kind(),
+                    "change": v.fix.text,
+                    "command": v.fix.command,
+                    "note": v.fix.note,
+                    "after": after,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The fixes as the text report ends with them ("" when there are none).
+pub fn render(fixes: &[Verified]) -> String {
+    use std::fmt::Write;
+    if fixes.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("To fix (each change made on a copy and checked by running the engine again):\n");
+    for v in fixes {
+        let _ = writeln!(s, "  {}", v.line());
+        if !v.fix.reason.is_empty() {
+            let _ = writeln!(s, "    for: {}", v.fix.reason);
+        }
+        if let Some(c) = &v.fix.command {
+            let _ = writeln!(s, "    $ {c}");
+        }
+        if let Some(n) = &v.fix.note {
+            let _ = writeln!(s, "    note: {n}");
+        }
+    }
+    s
+}
+
+/// Makes each fix on a copy of the cluster and runs the engine on the pod again.
+pub fn verify(
+    cluster: &Cluster,
+    profiles: &[Framework],
+    features: &Features,
+    profile: Option<&str>,
+    pod: &ObjectKey,
+    fixes: Vec<Fix>,
+) -> Vec<Verified> {
+    fixes
+        .into_iter()
+        .map(|fix| {
+            let outcome = match apply(cluster, pod, &fix.change) {
+                Err(e) => Outcome::Failed(e),
+                Ok(changed) => {
+                    let snap = Snapshot::new(Arc::new(changed), features);
+                    match engine::explain_as(&snap, profiles, pod, profile) {
+                        Err(e) => Outcome::Failed(e.to_string()),
+                        Ok(ex)
+                            if ex.schedulable()
+                                && ex
+                                    .binding_cycle
+                                    .as_ref()
+                                    .is_none_or(|b| b.outcome == engine::trace::BindingOutcome::Bound) =>
+                        {
+                            Outcome::Binds(ex.selected.clone())
+                        }
+                        Ok(ex) => Outcome::NotEnough(ex.verdict()),
+                    }
+                }
+            };
+            Verified { fix, outcome }
+        })
+        .collect()
+}
+
+/// The priority the model would resolve for a pod without spec.priority.
+fn priority_resolver(cluster: &Cluster) -> impl FnMut(Option<&str>) -> i32 + '_ {
+    let global_default = cluster
+        .priority_classes
+        .values()
+        .filter(|p| p.global_default == Some(true))
+        .map(|p| p.value.unwrap_or(0))
+        .max()
+        .unwrap_or(0);
+    move |class| match class {
+        Some(name) if !name.is_empty() => cluster
+            .priority_classes
+            .get(name)
+            .map_or(global_default, |pc| pc.value.unwrap_or(0)),
+        _ => global_default,
+    }
+}
+
+pub(crate) fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjectKey {
+    ObjectKey::new(
+        m.namespace.clone().unwrap_or_default(),
+        m.name.clone().unwrap_or_default(),
+    )
+}
+
+/// Refuses an edit that makes the object one the API server would refuse: the errors the
+/// edited object has and the object as it was did not, in the API server's words. (An object
+/// loaded that way was a load warning; an edit of another of its fields goes through.)
+fn refuse(what: &str, before: &[String], after: Vec<String>) -> Result<(), String> {
+    let new: Vec<String> = after.into_iter().filter(|e| !before.contains(e)).collect();
+    if new.is_empty() {
+        return Ok(());
+    }
+    Err(format!("{what}: the API server would refuse it: {}", new.join("; ")))
+}
+
+/// The cluster with a pod object replaced (rebuilt through the model), for any release.
+pub(crate) fn replace_pod(cluster: &Cluster, obj: impl Into<Box<core::Pod>>) -> Result<Cluster, String> {
+    replace_pod_as(cluster, obj, validation::Accept::ANY_RELEASE)
+}
+
+/// The cluster with a pod object replaced (rebuilt through the model), unless the API server
+/// would refuse the pod as changed (with what `accept` allows).
+pub(crate) fn replace_pod_as(
+    cluster: &Cluster,
+    obj: impl Into<Box<core::Pod>>,
+    accept: validation::Accept,
+) -> Result<Cluster, String> {
+    let obj: Box<core::Pod> = obj.into();
+    let key = meta_key(&obj.metadata);
+    let i = cluster
+        .pods
+        .binary_search_by(|p| p.key.cmp(&key))
+        .map_err(|_| format!("pod '{key}' is not in the snapshot"))?;
+    refuse(
+        &format!("pod {key}"),
+        &validation::pod(&cluster.pods[i].obj, accept),
+        validation::pod(&obj, accept),
+    )?;
+    let pod =
+        Pod::from_obj(obj, priority_resolver(cluster)).map_err(|(f, m)| format!("pod {key}: field '{f}': {m}"))?;
+    let mut c = cluster.clone();
+    c.pods[i] = Arc::new(pod);
+    Ok(c)
+}
+
+/// The cluster with a node object replaced (rebuilt through the model), unless the API server
+/// would refuse the node as changed.
+pub(crate) fn replace_node(cluster: &Cluster, obj: core::Node) -> Result<Cluster, String> {
+    let name = obj.metadata.name.clone().unwrap_or_default();
+    let i = cluster
+        .nodes
+        .binary_search_by(|n| n.name.as_str().cmp(&name))
+        .map_err(|_| format!("node '{name}' is not in the snapshot"))?;
+    refuse(
+        &format!("node {name}"),
+        &cluster.nodes[i].refused,
+        validation::node(&obj),
+    )?;
+    let node = Node::from_obj(obj).map_err(|(f, m)| format!("node {name}: field '{f}': {m}"))?;
+    let mut c = cluster.clone();
+    c.nodes[i] = Arc::new(node);
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> (Cluster, Features, Vec<Framework>) {
+        let c = crate::source::file::load_str("demo.yaml", include_str!("../../fixtures/demo.yaml")).expect("demo");
+        let f = Features::new(crate::engine::Release::NEWEST);
+        let p = engine::build_profiles(None, &f).expect("profiles");
+        (c, f, p)
+    }
+
+    fn fixes_of(ns: &str, name: &str) -> Vec<Verified> {
+        let (c, f, p) = demo();
+        let key = ObjectKey::new(ns, name);
+        let snap = Snapshot::new(Arc::new(c.clone()), &f);
+        let ex = engine::explain(&snap, &p, &key).expect("explains");
+        let usage = analysis::node_usage(&c, &f);
+        verify(&c, &p, &f, None, &key, candidates(&c, &usage, &f, &p, &ex))
+    }
+
+    fn texts(v: &[Verified]) -> Vec<String> {
+        v.iter().map(Verified::line).collect()
+    }
+
+    #[test]
+    fn gates_fix_removes_them_and_the_pod_then_binds() {
+        let v = fixes_of("shop", "checkout-canary");
+        assert_eq!(
+            texts(&v),
+            [
+                "remove gate acme.io/canary-approval → would bind (3 nodes tie: pool-general-a1, pool-general-a2, pool-general-c1) ✓"
+            ]
+        );
+        assert_eq!(
+            v[0].fix.command.as_deref(),
+            Some(
+                r#"kubectl patch pod checkout-canary -n shop --type=json -p '[{"op":"remove","path":"/spec/schedulingGates"}]'"#
+            )
+        );
+        assert_eq!(
+            v[0].fix.reason,
+            "Scheduling is blocked due to non-empty scheduling gates"
+        );
+    }
+
+    #[test]
+    fn taints_and_resources_each_get_a_checked_fix() {
+        let v = fixes_of("batch", "report-huge");
+        assert_eq!(
+            texts(&v),
+            [
+                "tolerate dra=present:NoSchedule (pool-dra-a1, pool-dra-b1) → would bind to pool-dra-b1 ✓",
+                "lower cpu to ≤ 6800m, memory to ≤ 29498Mi to fit pool-general-a1 → would bind to pool-general-a1 ✓",
+                "a node like pool-general-a1 with 5200m more cpu and 19654Mi more memory would fit → would bind to pool-general-a1 ✓",
+            ]
+        );
+        assert_eq!(
+            v[0].fix.command.as_deref(),
+            Some(
+                r#"kubectl patch pod report-huge -n batch --type=json -p '[{"op":"add","path":"/spec/tolerations","value":[{"key":"dra","operator":"Equal","value":"present","effect":"NoSchedule"}]}]'"#
+            )
+        );
+        assert_eq!(v[1].fix.reason, "Insufficient cpu, Insufficient memory");
+        // requests cannot change on a pod: no command for a bare pod, and the note says so
+        assert_eq!(v[1].fix.command, None);
+        assert_eq!(
+            v[1].fix.note.as_deref(),
+            Some("requests cannot change on an existing pod: recreate the pod with it")
+        );
+        // the lowered requests are exactly the shortfall: one millicore more no longer fits
+        let (c, f, p) = demo();
+        let key = ObjectKey::new("batch", "report-huge");
+        let Change::LowerRequests(_, to) = &v[1].fix.change else {
+            panic!("{:?}", v[1].fix.change)
+        };
+        let tighter = Change::LowerRequests(
+            "pool-general-a1".into(),
+            to.iter()
+                .map(|(r, v, by)| {
+                    if r == "cpu" {
+                        (r.clone(), v + 1, by - 1)
+                    } else {
+                        (r.clone(), *v, *by)
+                    }
+                })
+                .collect(),
+        );
+        let fix = Fix {
+            change: tighter,
+            ..v[1].fix.clone()
+        };
+        let out = verify(&c, &p, &f, None, &key, vec![fix]);
+        assert!(matches!(&out[0].outcome, Outcome::NotEnough(_)), "{:?}", out[0].outcome);
+    }
+
+    #[test]
+    fn a_change_that_does_not_help_says_not_enough_with_the_new_verdict() {
+        let (c, f, p) = demo();
+        let key = ObjectKey::new("batch", "report-huge");
+        let fix = Fix {
+            reason: String::new(),
+            text: "uncordon pool-general-c3".into(),
+            change: Change::Uncordon("pool-general-c3".into()),
+            command: None,
+            note: None,
+        };
+        let out = verify(&c, &p, &f, None, &key, vec![fix]);
+        let Outcome::NotEnough(v) = &out[0].outcome else {
+            panic!("{:?}", out[0].outcome)
+        };
+        assert!(v.starts_with("Unschedulable: 0/14 nodes are available:"), "{v}");
+        assert!(!out[0].works());
+        let bad = Fix {
+            reason: String::new(),
+            text: "uncordon nosuch".into(),
+            change: Change::Uncordon("nosuch".into()),
+            command: None,
+            note: None,
+        };
+        let out = verify(&c, &p, &f, None, &key, vec![bad]);
+        assert_eq!(
+            out[0].line(),
+            "uncordon nosuch → could not check: node 'nosuch' is not in the snapshot"
+        );
+        let skew = Change::MaxSkew(5, "zone".into(), 2);
+        assert_eq!(
+            apply(&c, &key, &skew).expect_err("no such constraint"),
+            "pod batch/report-huge: spec.topologySpreadConstraints[5] is not on zone"
+        );
+    }
+
+    #[test]
+    fn node_affinity_fix_labels_only_what_a_label_can_change() {
+        // a zone label says where the node is: the fix is a node there, with no command
+        let v = fixes_of("shop", "cache-eu-north");
+        assert_eq!(
+            texts(&v),
+            [
+                "a node like pool-general-a1 with topology.kubernetes.io/zone=europe-north1-a would fit → would bind to pool-general-a1 ✓"
+            ]
+        );
+        assert_eq!(v[0].fix.command, None);
+        // a pod pinned to one node by hostname gets no "relabel another node", only the resources
+        let v = fixes_of("shop", "ledger-audit");
+        assert_eq!(
+            texts(&v),
+            [
+                "lower cpu to ≤ 1800m to fit pool-general-c1 → would bind to pool-general-c1 ✓",
+                "a node like pool-general-c1 with 200m more cpu would fit → would bind to pool-general-c1 ✓",
+            ]
+        );
+    }
+
+    #[test]
+    fn uncordon_spread_scheduler_name_and_extended_resources() {
+        let v = fixes_of("shop", "payments-api");
+        assert_eq!(
+            v[1].line(),
+            "uncordon pool-general-c3 → would bind to pool-general-c3 ✓"
+        );
+        assert_eq!(v[1].fix.command.as_deref(), Some("kubectl uncordon pool-general-c3"));
+        let v = fixes_of("batch", "dedup-job");
+        assert_eq!(
+            texts(&v),
+            [
+                "relax the spread constraint on topology.kubernetes.io/zone: maxSkew 1 → 2 → would bind to pool-general-a2 ✓"
+            ]
+        );
+        let v = fixes_of("batch", "spark-driver");
+        assert_eq!(
+            texts(&v),
+            [
+                "set schedulerName to default-scheduler (or run the scheduler 'volcano') → would bind (2 nodes tie: pool-general-a1, pool-general-c1) ✓"
+            ]
+        );
+        let v = fixes_of("ml", "train-vit-gpu");
+        assert_eq!(
+            v[0].line(),
+            "lower nvidia.com/gpu to ≤ 2 to fit pool-gpu-b1 → would bind to pool-gpu-b1 ✓"
+        );
+        // schedulable pods and pods failing several plugins everywhere get none
+        assert!(fixes_of("shop", "search-indexer").is_empty());
+        assert!(fixes_of("ml", "llm-serve-h200").is_empty());
+    }
+
+    #[test]
+    fn host_ports_and_the_pods_own_affinity_terms() {
+        let v = fixes_of("monitoring", "node-exporter-new");
+        assert_eq!(
+            texts(&v),
+            [
+                "free host port TCP/9100 on pool-general-a2: delete monitoring/node-exporter-agent (holds it) → would bind to pool-general-a2 ✓"
+            ]
+        );
+        assert_eq!(
+            v[0].fix.command.as_deref(),
+            Some("kubectl delete pod node-exporter-agent -n monitoring")
+        );
+        assert_eq!(
+            texts(&fixes_of("shop", "frontend-spread")),
+            [
+                "make the pod's required anti-affinity term (topology.kubernetes.io/zone, app=shop-web) preferred → would bind (2 nodes tie: pool-general-b1, pool-general-c1) ✓"
+            ]
+        );
+        let v = fixes_of("shop", "sidecar-cache");
+        assert_eq!(
+            texts(&v),
+            [
+                "make the pod's required affinity term (kubernetes.io/hostname, app=redis-primary) preferred → would bind to pool-general-a2 ✓"
+            ]
+        );
+        // the term moved: no required term left, one preferred of weight 100
+        let (c, _, _) = demo();
+        let key = ObjectKey::new("shop", "sidecar-cache");
+        let changed = apply(&c, &key, &v[0].fix.change).expect("applies");
+        let pa = changed
+            .pod(&key)
+            .expect("pod")
+            .spec()
+            .affinity
+            .clone()
+            .and_then(|a| a.pod_affinity)
+            .expect("affinity");
+        assert!(
+            pa.required_during_scheduling_ignored_during_execution
+                .unwrap_or_default()
+                .is_empty()
+        );
+        assert_eq!(
+            pa.preferred_during_scheduling_ignored_during_execution
+                .expect("preferred")[0]
+                .weight,
+            100
+        );
+    }
+
+    #[test]
+    fn quantities_are_exact_and_never_rounded_up() {
+        assert_eq!(quantity("memory", 29498 << 20), "29498Mi");
+        assert_eq!(quantity("memory", (1 << 30) + 1), "1073741825");
+        assert_eq!(quantity("cpu", 6800), "6800m");
+        assert_eq!(quantity("cpu", 7000), "7");
+        assert_eq!(quantity("nvidia.com/gpu", 2), "2");
+    }
+
+    #[test]
+    fn owner_commands_target_the_pod_template() {
+        let (mut c, f, p) = demo();
+        let key = ObjectKey::new("batch", "dedup-job");
+        let mut obj = c.pod(&key).expect("pod").obj.clone();
+        obj.metadata.owner_references = Some(vec![k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+            api_version: "batch/v1".into(),
+            kind: "Job".into(),
+            name: "dedup".into(),
+            uid: "u".into(),
+            controller: Some(true),
+            block_owner_deletion: None,
+        }]);
+        c = replace_pod(&c, obj.into_box()).expect("replaced");
+        let snap = Snapshot::new(Arc::new(c.clone()), &f);
+        let ex = engine::explain(&snap, &p, &key).expect("explains");
+        let usage = analysis::node_usage(&c, &f);
+        let fixes = candidates(&c, &usage, &f, &p, &ex);
+        assert_eq!(
+            fixes[0].command.as_deref(),
+            Some(
+                r#"kubectl patch job dedup -n batch --type=json -p '[{"op":"replace","path":"/spec/template/spec/topologySpreadConstraints/0/maxSkew","value":2}]'"#
+            )
+        );
+        assert!(
+            fixes[0]
+                .note
+                .as_deref()
+                .is_some_and(|n| n.contains("pod template of its job dedup"))
+        );
+    }
+}
