@@ -44,8 +44,9 @@ fn load_and_save(data: &[u8]) -> Option<crate::model::Cluster> {
 }
 
 /// A snapshot as [`snapshot`] reads it, then its first pending pods explained with the JSON and
-/// text reports (the test suite runs it over the seed corpus; as a coverage-guided target each
-/// input would cost the engine's run).
+/// text reports, for snapshots up to 200 nodes and 2,000 pods (the test suite runs it over the
+/// seed corpus; the coverage-guided [`engine`] target explains every pending pod of smaller
+/// ones).
 pub fn snapshot_explain(data: &[u8]) {
     let Some(cluster) = load_and_save(data) else {
         return;
@@ -70,6 +71,80 @@ pub fn snapshot_explain(data: &[u8]) {
             let _ = crate::explain::text::render(&ex);
         }
     }
+}
+
+/// Largest snapshot [`engine`] explains: an execution explains every pending pod on every node,
+/// so the work is bounded by nodes × pending pods (the fuzzer's inputs of a few KB stay far
+/// below; a seed bigger than this is only loaded and saved).
+const ENGINE_MAX_NODES: usize = 32;
+const ENGINE_MAX_PODS: usize = 128;
+const ENGINE_MAX_PENDING: usize = 32;
+
+/// A snapshot as [`snapshot`] reads it, then every pending pod explained at the release the
+/// snapshot recorded (`kschedtuiSnapshot.kubernetesVersion`, else the newest), with the gates
+/// of `kschedtuiSnapshot.featureGates` (`"A=true,B=false"`, a key only this target reads, so
+/// the fuzzer reaches alpha-gated plugins), as `explain --all-pending` does: each pod's
+/// explanation, its gang's group cycle once per gang, the JSON (with the cluster's verdict
+/// and the group cycle), the text report and the queue. The snapshot is bounded in size
+/// ([`ENGINE_MAX_NODES`], [`ENGINE_MAX_PODS`], [`ENGINE_MAX_PENDING`]) so an execution stays
+/// fast.
+pub fn engine(data: &[u8]) {
+    let Some(cluster) = load_and_save(data) else {
+        return;
+    };
+    if cluster.nodes.len() > ENGINE_MAX_NODES
+        || cluster.pods.len() > ENGINE_MAX_PODS
+        || cluster.pending_pods().len() > ENGINE_MAX_PENDING
+    {
+        return;
+    }
+    let info = crate::source::snapshot::info_in_text(&String::from_utf8_lossy(data));
+    let release = info
+        .as_ref()
+        .and_then(|i| i.get("kubernetesVersion"))
+        .and_then(serde_json::Value::as_str)
+        .map_or(Release::NEWEST, |v| Release::from_server(v).0);
+    let gates = info
+        .as_ref()
+        .and_then(|i| i.get("featureGates"))
+        .and_then(serde_json::Value::as_str)
+        .and_then(|g| engine::FeatureGates::parse(g).ok())
+        .unwrap_or_else(engine::FeatureGates::none);
+    let Ok(features) = engine::Features::with_gates(release, &gates) else {
+        return;
+    };
+    let Ok(profiles) = engine::build_profiles(None, &features) else {
+        return;
+    };
+    let snap = Snapshot::new(Arc::new(cluster), &features);
+    let keys: Vec<ObjectKey> = snap.cluster.pending_pods().iter().map(|p| p.key.clone()).collect();
+    let mut explained = Vec::new();
+    let mut groups: BTreeMap<String, engine::group_cycle::GroupCycle> = BTreeMap::new();
+    for key in &keys {
+        let Ok(ex) = engine::explain(&snap, &profiles, key) else {
+            continue;
+        };
+        let mut doc = crate::explain::json::Document::new(&ex);
+        if let Some(c) = crate::explain::condition::cluster_json(&snap.cluster, &ex) {
+            doc.insert(crate::explain::json::CLUSTER_KEY, c);
+        }
+        let mut text = crate::explain::text::render(&ex);
+        if let Some(g) = &ex.gang {
+            let cycle = groups.entry(g.group.clone()).or_insert_with(|| {
+                engine::group_cycle::group_cycle_of(&snap.cluster, &profiles, &features, key, g.clone())
+            });
+            doc.insert("groupCycle", crate::explain::group::to_json(cycle));
+            text += &crate::explain::group::render(cycle);
+        }
+        text += &crate::explain::condition::cluster_verdict(&snap.cluster, &ex);
+        let _ = (serde_json::to_vec(&doc), text);
+        explained.push(ex);
+    }
+    let entries = crate::explain::queue::entries(&snap.cluster, &explained);
+    let _ = (
+        crate::explain::queue::render(&entries),
+        crate::explain::queue::to_json(&entries, &release.to_string()),
+    );
 }
 
 /// The newest release's features and default profiles, built once per process.
@@ -254,10 +329,20 @@ pub fn whatif_yaml(data: &[u8]) {
     let Some(t) = text(data) else { return };
     let cluster = &template().cluster;
     if let Some(pod) = cluster.pending_pods().first() {
-        let _ = apply_yaml(cluster, &EditTarget::Pod(pod.key.clone()), &t);
+        let _ = apply_yaml(
+            cluster,
+            &EditTarget::Pod(pod.key.clone()),
+            &t,
+            crate::app::whatif::accept(&template().features),
+        );
     }
     if let Some(n) = cluster.nodes.first() {
-        let _ = apply_yaml(cluster, &EditTarget::Node(n.name.clone()), &t);
+        let _ = apply_yaml(
+            cluster,
+            &EditTarget::Node(n.name.clone()),
+            &t,
+            crate::app::whatif::accept(&template().features),
+        );
     }
 }
 

@@ -143,7 +143,7 @@ mod tests {
             .find(|f| f.kind == whatif::FieldKind::Tolerations)
             .expect("field");
         tol.value = "dedicated=gpu:NoSchedule".into();
-        let (c2, what) = whatif::apply_form(&c, &form).expect("applies");
+        let (c2, what) = whatif::apply_form(&c, &form, crate::model::validation::Accept::ANY_RELEASE).expect("applies");
         let after = explain(&Snapshot::new(Arc::new(c2), Release::NEWEST), &profiles, &key).expect("explains");
         let d = diff(&what, &before, &after);
         assert_eq!(

@@ -510,6 +510,43 @@ fn external_edit_round_trip() {
     assert_eq!(a.status.clone().expect("status").text, "editor exited with status 1");
 }
 
+/// An edit in $EDITOR the API server would refuse: the status says so in its words, nothing
+/// is explained again and `:w` has nothing new to save.
+#[test]
+fn an_external_edit_the_api_server_would_refuse_changes_nothing() {
+    let mut a = app();
+    let fx = update_sync(&mut a, Action::EditExternal);
+    let [Effect::OpenEditor { target, text }] = fx.as_slice() else {
+        panic!("editor effect expected")
+    };
+    let generation = a.generation;
+    let edited = text.replace("containers:", "containers: []\n  initContainers:");
+    run(
+        &mut a,
+        [Action::Edited {
+            target: target.clone(),
+            result: Ok(edited),
+        }],
+    );
+    assert_eq!(a.generation, generation);
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "pod default/web-2: the API server would refuse it: spec.containers: Required value"
+    );
+    assert_eq!(
+        a.cluster
+            .pod(&ObjectKey::new("default", "web-2"))
+            .expect("pod")
+            .obj
+            .spec
+            .as_ref()
+            .expect("spec")
+            .containers
+            .len(),
+        1
+    );
+}
+
 #[test]
 fn cordon_from_the_node_view() {
     let mut a = app();

@@ -8,8 +8,10 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
-pub(crate) use crate::explain::fix::{meta_key, replace_node, replace_pod};
+use crate::engine::{Features, Gate};
+pub(crate) use crate::explain::fix::{meta_key, replace_node, replace_pod_as};
 use crate::model::quantity::Quantity;
+use crate::model::validation;
 use crate::model::{Cluster, Node, ObjectKey, Pod};
 
 /// What is being edited.
@@ -309,8 +311,20 @@ pub(crate) fn node_form(node: &Node) -> EditForm {
     }
 }
 
+/// What the API server accepts at the release and gates explained (tolerations with `Lt` /
+/// `Gt` only with TaintTolerationComparisonOperators).
+pub(crate) fn accept(features: &Features) -> validation::Accept {
+    validation::Accept {
+        toleration_comparison: features.on(Gate::TaintTolerationComparisonOperators),
+    }
+}
+
 /// Applies the inline form: the new cluster and a description of the change.
-pub(crate) fn apply_form(cluster: &Cluster, form: &EditForm) -> Result<(Cluster, String), String> {
+pub(crate) fn apply_form(
+    cluster: &Cluster,
+    form: &EditForm,
+    accept: validation::Accept,
+) -> Result<(Cluster, String), String> {
     let changed: Vec<&FormField> = form
         .fields
         .iter()
@@ -373,7 +387,7 @@ pub(crate) fn apply_form(cluster: &Cluster, form: &EditForm) -> Result<(Cluster,
                 }
             }
             Ok((
-                replace_pod(cluster, obj.into_box())?,
+                replace_pod_as(cluster, obj.into_box(), accept)?,
                 format!("edited pod {key}: {}", what.join("; ")),
             ))
         }
@@ -432,7 +446,12 @@ pub(crate) fn to_yaml(cluster: &Cluster, target: &EditTarget) -> Result<String, 
 }
 
 /// Applies an edited YAML object: the new cluster and a description of the change.
-pub(crate) fn apply_yaml(cluster: &Cluster, target: &EditTarget, text: &str) -> Result<(Cluster, String), String> {
+pub(crate) fn apply_yaml(
+    cluster: &Cluster,
+    target: &EditTarget,
+    text: &str,
+    accept: validation::Accept,
+) -> Result<(Cluster, String), String> {
     match target {
         EditTarget::Pod(k) => {
             let obj: core::Pod =
@@ -446,7 +465,7 @@ pub(crate) fn apply_yaml(cluster: &Cluster, target: &EditTarget, text: &str) -> 
             if cluster.pod(k).is_some_and(|p| *p.obj == obj) {
                 return Err(format!("{target}: no change"));
             }
-            Ok((replace_pod(cluster, obj)?, format!("edited {target} (YAML)")))
+            Ok((replace_pod_as(cluster, obj, accept)?, format!("edited {target} (YAML)")))
         }
         EditTarget::Node(n) => {
             let obj: core::Node =
@@ -510,7 +529,7 @@ mod tests {
             .find(|f| f.kind == FieldKind::Tolerations)
             .expect("field");
         tol.value = "dedicated=gpu:NoSchedule".into();
-        let (c2, what) = apply_form(&c, &form).expect("applies");
+        let (c2, what) = apply_form(&c, &form, validation::Accept::ANY_RELEASE).expect("applies");
         let p = c2.pod(&key).expect("pod");
         assert_eq!(p.requests.resource.milli_cpu, 1000);
         assert_eq!(p.tolerations.len(), 1);
@@ -527,7 +546,7 @@ mod tests {
         let c = cluster();
         let mut form = pod_form(c.pod(&ObjectKey::new("default", "batch-1")).expect("pod"));
         form.fields[0].value = "cpu=lots".into();
-        let e = apply_form(&c, &form).expect_err("bad quantity");
+        let e = apply_form(&c, &form, validation::Accept::ANY_RELEASE).expect_err("bad quantity");
         assert!(e.starts_with("requests (job): 'cpu=lots': "), "{e}");
     }
 
@@ -537,7 +556,7 @@ mod tests {
         let mut form = node_form(c.node("node-c").expect("node"));
         assert_eq!(form.fields[0].value, "dedicated=gpu:NoSchedule");
         form.fields[0].value = String::new();
-        let (c2, _) = apply_form(&c, &form).expect("applies");
+        let (c2, _) = apply_form(&c, &form, validation::Accept::ANY_RELEASE).expect("applies");
         assert!(c2.node("node-c").expect("node").taints.is_empty());
         let (c3, what) = toggle_cordon(&c2, "node-c").expect("cordons");
         assert!(c3.node("node-c").expect("node").unschedulable);
@@ -549,9 +568,13 @@ mod tests {
         let c = cluster();
         let t = EditTarget::Pod(ObjectKey::new("default", "web-2"));
         let y = to_yaml(&c, &t).expect("yaml");
-        assert!(apply_yaml(&c, &t, &y).expect_err("unchanged").ends_with("no change"));
+        assert!(
+            apply_yaml(&c, &t, &y, validation::Accept::ANY_RELEASE)
+                .expect_err("unchanged")
+                .ends_with("no change")
+        );
         let y2 = y.replace("cpu: 500m", "cpu: 700m");
-        let (c2, _) = apply_yaml(&c, &t, &y2).expect("applies");
+        let (c2, _) = apply_yaml(&c, &t, &y2, validation::Accept::ANY_RELEASE).expect("applies");
         assert_eq!(
             c2.pod(&ObjectKey::new("default", "web-2"))
                 .expect("pod")
@@ -562,9 +585,62 @@ mod tests {
         );
         let y3 = y.replace("name: web-2", "name: web-3");
         assert!(
-            apply_yaml(&c, &t, &y3)
+            apply_yaml(&c, &t, &y3, validation::Accept::ANY_RELEASE)
                 .expect_err("renamed")
                 .contains("renaming is not supported")
+        );
+    }
+
+    /// A what-if the API server would refuse is refused before it is explained or saved, with
+    /// the API server's message; the cluster is left as it was.
+    #[test]
+    fn an_edit_the_api_server_would_refuse_is_refused_with_its_message() {
+        let c = cluster();
+        let t = EditTarget::Pod(ObjectKey::new("default", "web-2"));
+        let y = to_yaml(&c, &t).expect("yaml");
+        let any = validation::Accept::ANY_RELEASE;
+        let spread = y.replace(
+            "containers:",
+            "topologySpreadConstraints:\n  - {maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}\n  containers:",
+        );
+        assert_eq!(
+            apply_yaml(&c, &t, &spread, any).expect_err("maxSkew 0"),
+            "pod default/web-2: the API server would refuse it: spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero"
+        );
+        let negative = y.replace("cpu: 500m", "cpu: '-1'");
+        assert_eq!(
+            apply_yaml(&c, &t, &negative, any).expect_err("negative"),
+            "pod default/web-2: the API server would refuse it: spec.containers[0].resources.requests[cpu]: Invalid value: \"-1\": must be greater than or equal to 0"
+        );
+        // the comparison operators need their gate
+        let gt = y.replace(
+            "containers:",
+            "tolerations: [{key: gpu-count, operator: Gt, value: '2', effect: NoSchedule}]\n  containers:",
+        );
+        assert_eq!(
+            apply_yaml(&c, &t, &gt, validation::Accept::default()).expect_err("Gt"),
+            "pod default/web-2: the API server would refuse it: spec.tolerations[0].operator: Unsupported value: \"Gt\": supported values: \"Equal\", \"Exists\""
+        );
+        assert!(apply_yaml(&c, &t, &gt, any).is_ok());
+        // the inline form: a label key the API server refuses
+        let mut form = node_form(c.node("node-c").expect("node"));
+        let labels = form
+            .fields
+            .iter_mut()
+            .find(|f| f.kind == FieldKind::Labels)
+            .expect("labels field");
+        labels.value = "gpu=true, bad key=x".into();
+        assert_eq!(
+            apply_form(&c, &form, any).expect_err("bad key"),
+            "node node-c: the API server would refuse it: metadata.labels: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+        );
+        let n = EditTarget::Node("node-c".into());
+        let ny = to_yaml(&c, &n).expect("yaml");
+        let taint = ny.replace("effect: NoSchedule", "effect: NoScheduleEver");
+        assert_ne!(taint, ny);
+        assert_eq!(
+            apply_yaml(&c, &n, &taint, any).expect_err("bad effect"),
+            "node node-c: the API server would refuse it: spec.taints[0].effect: Unsupported value: \"NoScheduleEver\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""
         );
     }
 }

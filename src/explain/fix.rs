@@ -20,6 +20,7 @@ use super::format;
 use super::usage::{self as analysis, NodeUsage};
 use crate::engine::trace::{Explanation, FilterDetail, NodeFilter};
 use crate::engine::{self, Features, Framework, Snapshot};
+use crate::model::validation;
 use crate::model::{Cluster, Node, ObjectKey, Pod, Taint};
 
 /// One change to the pod or to a node.
@@ -984,14 +985,40 @@ pub(crate) fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Objec
     )
 }
 
-/// The cluster with a pod object replaced (rebuilt through the model).
+/// Refuses an edit that makes the object one the API server would refuse: the errors the
+/// edited object has and the object as it was did not, in the API server's words. (An object
+/// loaded that way was a load warning; an edit of another of its fields goes through.)
+fn refuse(what: &str, before: &[String], after: Vec<String>) -> Result<(), String> {
+    let new: Vec<String> = after.into_iter().filter(|e| !before.contains(e)).collect();
+    if new.is_empty() {
+        return Ok(());
+    }
+    Err(format!("{what}: the API server would refuse it: {}", new.join("; ")))
+}
+
+/// The cluster with a pod object replaced (rebuilt through the model), for any release.
 pub(crate) fn replace_pod(cluster: &Cluster, obj: impl Into<Box<core::Pod>>) -> Result<Cluster, String> {
+    replace_pod_as(cluster, obj, validation::Accept::ANY_RELEASE)
+}
+
+/// The cluster with a pod object replaced (rebuilt through the model), unless the API server
+/// would refuse the pod as changed (with what `accept` allows).
+pub(crate) fn replace_pod_as(
+    cluster: &Cluster,
+    obj: impl Into<Box<core::Pod>>,
+    accept: validation::Accept,
+) -> Result<Cluster, String> {
     let obj: Box<core::Pod> = obj.into();
     let key = meta_key(&obj.metadata);
     let i = cluster
         .pods
         .binary_search_by(|p| p.key.cmp(&key))
         .map_err(|_| format!("pod '{key}' is not in the snapshot"))?;
+    refuse(
+        &format!("pod {key}"),
+        &validation::pod(&cluster.pods[i].obj, accept),
+        validation::pod(&obj, accept),
+    )?;
     let pod =
         Pod::from_obj(obj, priority_resolver(cluster)).map_err(|(f, m)| format!("pod {key}: field '{f}': {m}"))?;
     let mut c = cluster.clone();
@@ -999,13 +1026,19 @@ pub(crate) fn replace_pod(cluster: &Cluster, obj: impl Into<Box<core::Pod>>) -> 
     Ok(c)
 }
 
-/// The cluster with a node object replaced (rebuilt through the model).
+/// The cluster with a node object replaced (rebuilt through the model), unless the API server
+/// would refuse the node as changed.
 pub(crate) fn replace_node(cluster: &Cluster, obj: core::Node) -> Result<Cluster, String> {
     let name = obj.metadata.name.clone().unwrap_or_default();
     let i = cluster
         .nodes
         .binary_search_by(|n| n.name.as_str().cmp(&name))
         .map_err(|_| format!("node '{name}' is not in the snapshot"))?;
+    refuse(
+        &format!("node {name}"),
+        &cluster.nodes[i].refused,
+        validation::node(&obj),
+    )?;
     let node = Node::from_obj(obj).map_err(|(f, m)| format!("node {name}: field '{f}': {m}"))?;
     let mut c = cluster.clone();
     c.nodes[i] = Arc::new(node);

@@ -324,6 +324,46 @@ fn pods_by_key(raw_pods: Vec<(Origin, ReadPod)>, merge: bool) -> Result<Vec<Arc<
     Ok(tagged.into_iter().map(|(p, _)| p).collect())
 }
 
+/// How many of the API server's refusals a load lists one by one: a snapshot of 100,000 pods
+/// made from one bad template would otherwise print 100,000 lines.
+const REFUSED_LISTED: usize = 20;
+
+/// The warnings for objects the API server would refuse ([`validation`]): one line per error,
+/// naming the object and the field, the first [`REFUSED_LISTED`] of them; then how many more.
+#[derive(Default)]
+struct Refused {
+    lines: Vec<String>,
+    more_errors: usize,
+    more_objects: usize,
+}
+
+impl Refused {
+    fn note(&mut self, origin: &Origin, kind: &str, name: &str, errors: &[String]) {
+        if errors.is_empty() {
+            return;
+        }
+        let room = REFUSED_LISTED.saturating_sub(self.lines.len());
+        for e in &errors[..room.min(errors.len())] {
+            self.lines
+                .push(format!("{origin}: {kind} {name}: the API server would refuse it: {e}"));
+        }
+        if errors.len() > room {
+            self.more_errors += errors.len() - room;
+            self.more_objects += 1;
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        if self.more_errors > 0 {
+            self.lines.push(format!(
+                "{} more error(s), in {} object(s), that the API server would refuse (only the first {REFUSED_LISTED} are listed)",
+                self.more_errors, self.more_objects
+            ));
+        }
+        self.lines
+    }
+}
+
 /// Nodes read by the loader skipped `build_with_pods`'s duplicate check: the first node (in
 /// input order) whose name an earlier node has, among those and the typed ones, is the same
 /// error as for any other object.
@@ -394,7 +434,8 @@ impl Cluster {
         if merge_nodes {
             duplicate_node(&raw_nodes, &read_nodes)?;
         }
-        c.add_nodes(raw_nodes, read_nodes, &mut intern)?;
+        let mut refused = Refused::default();
+        c.add_nodes(raw_nodes, read_nodes, &mut intern, &mut refused)?;
         // Input order: by file (read in name order), then by document. The pods read come
         // first, in input order, and a stable sort of 100,000 would take a copy of them as
         // scratch: sorted only when typed pods came too.
@@ -404,7 +445,8 @@ impl Cluster {
         if let Some(e) = pod_error {
             return Err(e);
         }
-        c.resolve_priorities(&mut raw_pods);
+        c.resolve_priorities(&mut raw_pods, &mut refused);
+        c.warnings.extend(refused.finish());
         c.pods = pods_by_key(raw_pods, merge)?;
         c.pdbs.sort_by_key(|p| meta_key(&p.metadata));
         for s in c.storage_classes.values_mut() {
@@ -515,17 +557,22 @@ impl Cluster {
         raw_nodes: Vec<(Origin, Box<core::Node>)>,
         read_nodes: Vec<(Origin, Arc<Node>)>,
         intern: &mut Interner,
+        refused: &mut Refused,
     ) -> Result<(), ModelError> {
         for (origin, n) in raw_nodes {
             let key = meta_key(&n.metadata);
             let node = Node::read(*n, None, None, intern).map_err(|(field, message)| ModelError {
-                origin,
+                origin: origin.clone(),
                 kind: "Node".into(),
                 key,
                 field,
                 message,
             })?;
+            refused.note(&origin, "Node", &node.name, &node.refused);
             self.nodes.push(Arc::new(node));
+        }
+        for (origin, n) in &read_nodes {
+            refused.note(origin, "Node", &n.name, &n.refused);
         }
         self.nodes.extend(read_nodes.into_iter().map(|(_, n)| n));
         self.nodes.sort_by(|a, b| a.name.cmp(&b.name));
@@ -535,7 +582,7 @@ impl Cluster {
     /// Resolves each pod's priority (its priorityClassName against the cluster's
     /// PriorityClasses, the global default otherwise) and warns of a class or a node the
     /// snapshot lacks.
-    fn resolve_priorities(&mut self, raw_pods: &mut [(Origin, ReadPod)]) {
+    fn resolve_priorities(&mut self, raw_pods: &mut [(Origin, ReadPod)], refused: &mut Refused) {
         let c = self;
         let global_default = c
             .priority_classes
@@ -572,6 +619,7 @@ impl Cluster {
                     "{origin}: Pod {key}: spec.nodeName '{n}' names no node in the snapshot; the pod is not counted on any node"
                 ));
             }
+            refused.note(origin, "Pod", &key.to_string(), pod.refused());
         }
     }
 

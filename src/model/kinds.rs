@@ -422,6 +422,42 @@ impl Object {
     }
 }
 
+impl Object {
+    /// Removes the values of the containers' environment variables (`env[].value` and
+    /// `env[].valueFrom`; the names stay) of a pod and of the pod templates of ReplicaSets,
+    /// StatefulSets and ReplicationControllers. The scheduler never reads them, and they hold
+    /// passwords and tokens: a live source drops them as it reads, so no snapshot, saved file
+    /// or screen shows them. `envFrom` names ConfigMaps and Secrets, not values: kept.
+    pub fn drop_env_values(&mut self) {
+        use k8s_openapi::api::core::v1::PodSpec;
+        fn spec(s: &mut PodSpec) {
+            let containers = s.containers.iter_mut().chain(s.init_containers.iter_mut().flatten());
+            let envs = containers.filter_map(|c| c.env.as_mut()).chain(
+                s.ephemeral_containers
+                    .iter_mut()
+                    .flatten()
+                    .filter_map(|c| c.env.as_mut()),
+            );
+            for env in envs {
+                for e in env.iter_mut() {
+                    e.value = None;
+                    e.value_from = None;
+                }
+            }
+        }
+        let template = match self {
+            Object::Pod(p) => p.spec.as_mut(),
+            Object::ReplicaSet(r) => r.spec.template.as_mut().and_then(|t| t.spec.as_mut()),
+            Object::StatefulSet(s) => s.spec.template.spec.as_mut(),
+            Object::ReplicationController(r) => r.spec.as_mut().and_then(|s| s.template.as_mut()?.spec.as_mut()),
+            _ => None,
+        };
+        if let Some(s) = template {
+            spec(s);
+        }
+    }
+}
+
 /// A [`Cluster`] field objects are kept in as they are: by name, by `namespace/name`, or in
 /// a list (sorted by `Cluster::build`).
 trait Stored<T> {

@@ -19,6 +19,7 @@ pub(crate) mod selector;
 mod share;
 pub use interner::Interner;
 pub mod stored;
+pub(crate) mod validation;
 pub(crate) mod workload;
 pub mod write;
 

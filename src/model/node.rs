@@ -44,6 +44,8 @@ pub struct Node {
     /// The object as read, decoded when read (see [`stored::Stored`]): nothing the engine reads
     /// on every cycle comes from it.
     pub obj: stored::Stored<core::Node>,
+    /// What the API server would refuse in the node ([`validation::node`]), as it words it.
+    pub refused: Box<[String]>,
 }
 
 /// See [`Node::image_index`].
@@ -131,7 +133,9 @@ impl Node {
             })
             .collect();
         let image_index = image_index(&images);
+        let refused = validation::node(&obj).into();
         Ok(Node {
+            refused,
             image_index,
             name,
             labels: labels.into(),

@@ -134,6 +134,8 @@ pub struct PodRare {
     /// metadata.creationTimestamp when it is before 1677 or after 2262 ([`Created`] holds
     /// the nearest instant it can).
     pub creation: Option<Timestamp>,
+    /// What the API server would refuse in the pod ([`validation::pod`]), as it words it.
+    pub refused: Box<[String]>,
 }
 
 /// The scheduler names a pod holds as a number ([`Pod::scheduler_name`]; absent is the first).
@@ -165,6 +167,7 @@ impl PodRare {
             && self.scheduler_name.is_none()
             && self.phase.is_none()
             && self.creation.is_none()
+            && self.refused.is_empty()
     }
 }
 
@@ -341,6 +344,13 @@ impl Pod {
             .as_ref()?
             .get(workload::WORKLOAD_REF_ANNOTATION)?;
         serde_json::from_str(a).ok()
+    }
+
+    /// What the API server would refuse in the pod, in its words (`spec.containers: Required
+    /// value`, ...): empty for a pod it would accept. Checked for every release kschedtui
+    /// reproduces (tolerations may use `Lt` / `Gt`).
+    pub fn refused(&self) -> &[String] {
+        self.rare.as_ref().map_or(&[], |r| &r.refused)
     }
 
     /// 1.36's `spec.schedulingGroup.podGroupName`.
@@ -744,6 +754,7 @@ impl Pod {
                 .flatten()
                 .filter_map(|v| v.persistent_volume_claim.as_ref().map(|c| c.claim_name.clone()))
                 .collect(),
+            refused: validation::pod(&obj, validation::Accept::ANY_RELEASE).into(),
         };
         let pod = Pod {
             uid: obj.metadata.uid.as_deref().unwrap_or_default().into(),

@@ -203,7 +203,7 @@ fn usual_scheduler_names_and_phases_are_numbers_others_are_kept() {
     let with = |scheduler: Option<&str>, phase: Option<&str>| {
         let obj: super::core::Pod = serde_json::from_value(serde_json::json!({
                 "metadata": {"name": "p", "namespace": "a"},
-                "spec": {"containers": [], "schedulerName": scheduler},
+                "spec": {"containers": [{"name": "c"}], "schedulerName": scheduler},
                 "status": {"phase": phase}}))
         .expect("pod");
         super::Pod::from_obj(obj, |_| 0).expect("model")

@@ -5,16 +5,27 @@
 //! so everything that matched still matches: a node's name and its `kubernetes.io/hostname`
 //! label, a PodGroup and the pods' group label, a selector and the labels it selects, a taint
 //! and the tolerations of it, a pod's image and the node's image list, a PVC and the volume
-//! that claims it. Object names get placeholders numbered in their original order (per kind),
-//! so nodes and pods keep their relative order and the engine visits them in the same order.
+//! that claims it, a native gang's pods and their PodGroup (`spec.schedulingGroup.podGroupName`,
+//! 1.35's `spec.workloadRef`), a PodGroup and its Workload template
+//! (`podGroupTemplateRef.workload`, `workloadRef.{workloadName,templateName}`) and its parent
+//! CompositePodGroup (`parentCompositePodGroupName`). A string in a field this module does not
+//! know that equals an object's name or namespace is that object's placeholder too, so a
+//! newer API's reference keeps naming its object. Object names get placeholders numbered in
+//! their original order (per kind, with as many digits as the kind's count needs), so nodes
+//! and pods keep their relative order and the engine visits them in the same order.
 //!
 //! Kept as they are: label and taint keys, numbers (Gt/Lt selectors compare them),
 //! `kubernetes.io/os` / `kubernetes.io/arch` values, well-known namespaces and priority
-//! classes, CSI driver names, scheduler names, resource quantities, times, ports. Dropped: annotations,
-//! managedFields, environment, commands, probes, mounts, addresses, IPs, condition messages,
-//! container statuses and node system info. Events are not anonymized: the snapshot writer
-//! leaves them out of an anonymized snapshot (`super::snapshot::items`), because their
-//! messages are free text naming PVCs, nodes and taint values.
+//! classes, CSI driver names, scheduler names, API groups and kinds, the finalizers Kubernetes
+//! sets, DRA request names and the literals of DRA selectors, resource quantities, times,
+//! ports. Dropped: annotations, managedFields, environment, commands, probes, mounts,
+//! addresses, IPs, condition messages, container statuses, node system info, CSI
+//! `volumeAttributes` and the finalizers of other controllers. Events are not anonymized: the
+//! snapshot writer leaves them out of an anonymized snapshot (`super::snapshot::items`),
+//! because their messages are free text naming PVCs, nodes and taint values.
+//! `tests/integration/anonymize.rs` checks every snapshot under `fixtures/` and the gang
+//! corpus: the same explanations once the placeholders are mapped back, and no other string
+//! of the original left.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -83,6 +94,8 @@ const DROP_FIELDS: &[&str] = &[
     "volumesInUse",
     "nodeID",
     "attachmentMetadata",
+    "volumeAttributes",
+    "terminationMessagePath",
 ];
 
 /// String fields replaced through the dictionary wherever they appear (references to other
@@ -118,6 +131,16 @@ const NAME_FIELDS: &[&str] = &[
     "resourceClaimTemplateName",
     "user",
     "uid",
+    // native gangs: a pod's group (1.36+) and Workload (1.35), a PodGroup's template and
+    // parent, a CompositePodGroup's
+    "podGroupName",
+    "podGroup",
+    "podGroupReplicaKey",
+    "workloadName",
+    "podGroupTemplateName",
+    "templateName",
+    "parentCompositePodGroupName",
+    "runtimeClassName",
 ];
 
 /// Priority classes built into Kubernetes.
@@ -135,6 +158,12 @@ pub struct Dictionary {
     drivers: BTreeSet<String>,
     /// The string literals of the DRA CEL selectors: attribute values they mention are kept.
     cel_literals: Vec<String>,
+    /// Digits of the placeholders per prefix: enough for every object name of the prefix, so
+    /// `pod-10000` never sorts before `pod-09999`.
+    widths: BTreeMap<&'static str, usize>,
+    /// The object names (and namespaces) replaced: any string equal to one is a reference to
+    /// it, whatever field holds it.
+    objects: BTreeSet<String>,
 }
 
 impl Dictionary {
@@ -159,9 +188,10 @@ impl Dictionary {
     }
 
     fn next(&mut self, prefix: &'static str) -> String {
+        let width = self.widths.get(prefix).copied().unwrap_or(4);
         let n = self.counters.entry(prefix).or_insert(0);
         *n += 1;
-        format!("{prefix}-{n:04}")
+        format!("{prefix}-{n:0width$}")
     }
 
     fn replace(&mut self, original: &str, prefix: &'static str) -> String {
@@ -379,9 +409,14 @@ pub fn anonymize(items: &mut [Value]) -> Dictionary {
             names.entry((1, "ns")).or_default().insert(ns.to_string());
         }
     }
+    for ((_, prefix), set) in &names {
+        let w = d.widths.entry(prefix).or_insert(4);
+        *w = (*w).max(set.len().to_string().len());
+    }
     for ((_, prefix), set) in names {
         for n in set {
             d.replace(&n, prefix);
+            d.objects.insert(n);
         }
     }
     for it in items.iter_mut() {
@@ -390,12 +425,50 @@ pub fn anonymize(items: &mut [Value]) -> Dictionary {
     d
 }
 
+/// Fields whose values are never object names, whatever they spell: the scheduler compares
+/// them with its configuration or with constants.
+const NOT_REFERENCES: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "schedulerName",
+    "key",
+    "topologyKey",
+    "operator",
+    "resourceVersion",
+];
+
+/// Finalizers Kubernetes itself sets (`kubernetes`, `orphan`, `foregroundDeletion`, and the
+/// `kubernetes.io` / `k8s.io` domains': `kubernetes.io/pvc-protection`,
+/// `resource.kubernetes.io/delete-protection`): kept. Any other names a user's controller.
+fn well_known_finalizer(f: &str) -> bool {
+    if matches!(f, "kubernetes" | "orphan" | "foregroundDeletion") {
+        return true;
+    }
+    let Some((domain, _)) = f.split_once('/') else {
+        return false;
+    };
+    ["kubernetes.io", "k8s.io"]
+        .iter()
+        .any(|k| domain == *k || domain.strip_suffix(k).is_some_and(|sub| sub.ends_with('.')))
+}
+
 fn is_string_map(m: &Map<String, Value>) -> bool {
     !m.is_empty() && m.values().all(Value::is_string)
 }
 
 fn walk(v: &mut Value, d: &mut Dictionary, parent_key: &str) {
     match v {
+        // A string in a field this module does not know (a newer API's reference) that spells
+        // an object name or namespace replaced names that object: it gets its placeholder, so
+        // it keeps naming the object and the name does not leak.
+        Value::String(s) => {
+            if !NOT_REFERENCES.contains(&parent_key)
+                && d.objects.contains(s.as_str())
+                && let Some(p) = d.map.get(s.as_str())
+            {
+                *s = p.clone();
+            }
+        }
         Value::Array(a) => {
             for x in a {
                 walk(x, d, parent_key);
@@ -458,6 +531,11 @@ fn walk_object(m: &mut Map<String, Value>, d: &mut Dictionary, parent_key: &str)
                 }
             }
             ("image", Value::String(s)) => *s = d.image(s),
+            // A controller's finalizer names it (and the company); the scheduler reads only
+            // DRA's delete-protection one.
+            ("finalizers", Value::Array(list)) => {
+                list.retain(|f| f.as_str().is_some_and(well_known_finalizer));
+            }
             ("images", Value::Array(list)) => {
                 for img in list.iter_mut() {
                     if let Some(Value::Array(names)) = img.get_mut("names") {
@@ -499,6 +577,9 @@ fn walk_object(m: &mut Map<String, Value>, d: &mut Dictionary, parent_key: &str)
             (f, Value::String(s)) if NAME_FIELDS.contains(&f) => {
                 let prefix = match f {
                     "nodeName" | "nominatedNodeName" => "node",
+                    "podGroupName" => "pg",
+                    "workloadName" => "wl",
+                    "parentCompositePodGroupName" => "cpg",
                     "namespace" => "ns",
                     "claimName" => "pvc",
                     "volumeName" | "persistentVolumeName" => "pv",

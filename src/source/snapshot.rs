@@ -150,21 +150,63 @@ pub enum SnapshotError {
 /// what kschedtui computes on the anonymized cluster. (Condition messages are dropped for the
 /// same reason.)
 pub fn items(state: &ClusterState, anonymize: bool) -> Vec<Value> {
-    let mut items: Vec<Value> = state
+    if anonymize {
+        return anonymized_items(state).0;
+    }
+    plain_items(state, false)
+}
+
+/// The anonymized snapshot's objects ([`items`] with `anonymize`), with the dictionary that
+/// replaced their names.
+pub fn anonymized_items(state: &ClusterState) -> (Vec<Value>, super::anonymize::Dictionary) {
+    let mut items = plain_items(state, true);
+    let d = super::anonymize::anonymize(&mut items);
+    (items, d)
+}
+
+/// The objects as JSON, managedFields dropped, the events left out when `no_events`.
+fn plain_items(state: &ClusterState, no_events: bool) -> Vec<Value> {
+    state
         .objects()
-        .filter(|o| !(anonymize && o.kind() == Some(Kind::Event)))
+        .filter(|o| !(no_events && o.kind() == Some(Kind::Event)))
         .map(|o| {
             let mut v = o.to_json();
             if let Some(Value::Object(meta)) = v.get_mut("metadata") {
                 meta.remove("managedFields");
             }
+            if o.kind() == Some(Kind::Pod) {
+                restore_workload_ref(&mut v);
+            }
             v
         })
-        .collect();
-    if anonymize {
-        super::anonymize::anonymize(&mut items);
+        .collect()
+}
+
+/// A 1.35 pod's `spec.workloadRef`, which the loader keeps in an annotation
+/// ([`crate::model::workload::WORKLOAD_REF_ANNOTATION`]), written back where upstream has it:
+/// the snapshot is upstream's object, and the anonymizer (which drops annotations) replaces
+/// the Workload's and pod group's names in it.
+fn restore_workload_ref(pod: &mut Value) {
+    let Some(Value::Object(meta)) = pod.get_mut("metadata") else {
+        return;
+    };
+    let Some(Value::Object(ann)) = meta.get_mut("annotations") else {
+        return;
+    };
+    let Some(r) = ann
+        .get(crate::model::workload::WORKLOAD_REF_ANNOTATION)
+        .and_then(Value::as_str)
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+    else {
+        return;
+    };
+    ann.remove(crate::model::workload::WORKLOAD_REF_ANNOTATION);
+    if ann.is_empty() {
+        meta.remove("annotations");
     }
-    items
+    if let Some(Value::Object(spec)) = pod.get_mut("spec") {
+        spec.insert("workloadRef".into(), r);
+    }
 }
 
 /// How many objects an anonymized snapshot leaves out (the events, see [`items`]).

@@ -63,12 +63,78 @@ fn snapshot_target_survives_the_seed_corpus() {
     }
 }
 
-/// Not a coverage-guided target (each input would run the engine, too slow for the fuzzer's
-/// executions): the engine over every loadable seed.
+/// The engine over every loadable seed, the first pending pods of the bigger ones too.
 #[test]
 fn snapshot_explain_survives_the_seed_corpus() {
     for seed in snapshot_seeds() {
         fuzzing::snapshot_explain(&seed);
+    }
+}
+
+/// The gates each release's gang and DRA paths need, for the engine target's seeds.
+const RELEASE_GATES: &[(&str, &str)] = &[
+    ("v1.30.6", ""),
+    ("v1.32.5", "DynamicResourceAllocation=true"),
+    ("v1.34.7", ""),
+    (
+        "v1.35.7",
+        "GenericWorkload=true,GangScheduling=true,TaintTolerationComparisonOperators=true",
+    ),
+    (
+        "v1.36.2",
+        "GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true,WorkloadAwarePreemption=true",
+    ),
+    ("v1.37.0", "GenericWorkload=true,CompositePodGroup=true"),
+];
+
+/// The `engine` target's seeds: the snapshot seeds (whole and cut), and the small YAML ones
+/// again at each release with the gates that reach its gang, DRA and preemption paths (the
+/// `kschedtuiSnapshot` key the target reads), and what the coverage-guided runs found.
+fn engine_seeds() -> Vec<Vec<u8>> {
+    let mut v = snapshot_seeds();
+    let yaml = |p: &Path| p.extension().is_some_and(|e| e == "yaml");
+    let mut small: Vec<PathBuf> = files("fixtures", yaml);
+    small.extend(files("tests/integration/data", |p| {
+        yaml(p)
+            && p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("anonymize-gangs") || n == "refused.yaml")
+    }));
+    small.extend(files("tests/conformance/gang", yaml).into_iter().take(4));
+    for p in small {
+        let text = std::fs::read_to_string(&p).unwrap();
+        if text.len() > 16 << 10 || !text.contains("\nitems:") {
+            continue;
+        }
+        for (version, gates) in RELEASE_GATES {
+            // first, where a fuzzer that cuts inputs short keeps it
+            v.push(
+                format!("kschedtuiSnapshot: {{kubernetesVersion: {version}, featureGates: '{gates}'}}\n{text}")
+                    .into_bytes(),
+            );
+        }
+    }
+    // what the coverage-guided runs found (none kept yet is no directory)
+    if Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz/findings/engine")
+        .is_dir()
+    {
+        v.extend(
+            files("tests/fuzz/findings/engine", |_| true)
+                .iter()
+                .map(|p| std::fs::read(p).unwrap()),
+        );
+    }
+    v
+}
+
+/// The coverage-guided `engine` target (every pending pod of a small snapshot explained at the
+/// release it records) over its seeds.
+#[test]
+fn engine_target_survives_the_seed_corpus() {
+    let seeds = engine_seeds();
+    assert!(seeds.len() > 100, "{} seeds", seeds.len());
+    for seed in seeds {
+        fuzzing::engine(&seed);
     }
 }
 
@@ -202,6 +268,7 @@ fn corpora() -> Vec<(&'static str, Vec<Vec<u8>>)> {
     whatif.extend(yaml_seeds().into_iter().filter(|s| s.len() < 4096));
     vec![
         ("snapshot", snapshot),
+        ("engine", engine_seeds()),
         ("quantity", of(QUANTITIES)),
         ("selectors", of(SELECTORS)),
         ("scheduler_config", scheduler_config_seeds()),

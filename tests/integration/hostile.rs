@@ -369,3 +369,50 @@ fn input_kubectl_reads_is_read_and_an_unread_api_version_is_named() {
         "error: v99.yaml (document 2): Pod default/p: field 'apiVersion': 'v99' is not an apiVersion kschedtui reads for this kind (it reads v1)"
     );
 }
+
+/// Objects the API server would refuse (tests/integration/data/refused.yaml: negative
+/// allocatable and requests, a bad label key, unknown taint effect and operators, maxSkew 0,
+/// a required anti-affinity term without topologyKey, a pod without containers) are still
+/// explained, and each is a warning naming the object and the field in the API server's words
+/// (tests/integration/data/refused.warnings); a snapshot full of them lists the first 20.
+#[test]
+fn what_the_api_server_would_refuse_is_a_warning_naming_object_and_field() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = run_in(
+        root,
+        &[
+            "explain",
+            "--snapshot",
+            "tests/integration/data/refused.yaml",
+            "--all-pending",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = std::fs::read_to_string(root.join("tests/integration/data/refused.warnings")).unwrap();
+    assert_eq!(stderr(&o), want);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("Pod default/skew"));
+
+    let guard = temp_dir("refused");
+    let mut text = String::from(
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n}, status: {allocatable: {cpu: '1', pods: '9'}}}\n",
+    );
+    for i in 0..30 {
+        text += &format!(
+            "- {{apiVersion: v1, kind: Pod, metadata: {{name: p{i:02}, namespace: a}}, spec: {{containers: []}}}}\n"
+        );
+    }
+    std::fs::write(guard.path().join("many.yaml"), text).unwrap();
+    let o = run_in(guard.path(), &["explain", "--snapshot", "many.yaml", "a/p00"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines.len(), 21, "{e}");
+    assert_eq!(
+        lines[19],
+        "warning: many.yaml (document 20): Pod a/p19: the API server would refuse it: spec.containers: Required value"
+    );
+    assert_eq!(
+        lines[20],
+        "warning: 10 more error(s), in 10 object(s), that the API server would refuse (only the first 20 are listed)"
+    );
+}

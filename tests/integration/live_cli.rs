@@ -128,6 +128,63 @@ fn live_explain_equals_explain_on_the_snapshot_it_writes() {
     assert!(server.writes().is_empty());
 }
 
+/// A snapshot never holds an environment variable's value, anonymized or not (the live source
+/// drops them as it reads: the scheduler never reads them); the variable's name stays.
+#[test]
+fn a_snapshot_never_writes_environment_values() {
+    let server = ApiServer::start();
+    let k = kc(&server, None);
+    for file in ["plain.yaml", "plain.json"] {
+        let f = server.scratch("env").join(file);
+        let f = f.to_str().unwrap();
+        ok(&run(&["snapshot", "--kubeconfig", &k, "-o", f], ""));
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(!text.contains("s3cr3t"), "{file}: an env value was written");
+        assert!(text.contains("DB_PASSWORD"), "{file}: the variable's name was dropped");
+    }
+}
+
+/// A server URL with a user and password (`http://admin:pw@host`) is never printed nor saved:
+/// not in the snapshot's header, its recorded info, the messages, nor an error.
+#[test]
+fn a_servers_credentials_are_never_printed_or_saved() {
+    let server = ApiServer::start();
+    let url = server.url().replacen("http://", "http://admin:hunter2pw@", 1);
+    let k = write_kubeconfig(&server.scratch("userinfo"), &url, None);
+    let k = k.to_str().unwrap();
+    let f = server.scratch("userinfo").join("snap.yaml");
+    let f = f.to_str().unwrap();
+    let snap = run(&["snapshot", "--kubeconfig", k, "-o", f], "");
+    ok(&snap);
+    let text = std::fs::read_to_string(f).unwrap();
+    assert!(text.contains(&format!("server: \"{}\"", server.url())), "{text}");
+    let explain = run(&["explain", "--kubeconfig", k, "--all-pending"], "");
+    ok(&explain);
+    assert!(
+        explain.stderr.contains(&format!("({})", server.url())),
+        "{}",
+        explain.stderr
+    );
+    // a server that is not there: the error names it, without the password
+    let dead = write_kubeconfig(&server.scratch("dead"), "http://admin:hunter2pw@127.0.0.1:9", None);
+    let err = run(
+        &["explain", "--kubeconfig", dead.to_str().unwrap(), "--all-pending"],
+        "",
+    );
+    assert_eq!(err.code, 1, "{}", err.stderr);
+    assert!(err.stderr.contains("http://127.0.0.1:9"), "{}", err.stderr);
+    for (what, out) in [
+        ("snapshot file", text.as_str()),
+        ("snapshot stdout", &snap.stdout),
+        ("snapshot stderr", &snap.stderr),
+        ("explain stdout", &explain.stdout),
+        ("explain stderr", &explain.stderr),
+        ("error", &err.stderr),
+    ] {
+        assert!(!out.contains("hunter2pw") && !out.contains("admin:"), "{what}: {out}");
+    }
+}
+
 #[test]
 fn an_anonymized_snapshot_hides_names_but_explains_the_same_way() {
     let server = ApiServer::start();

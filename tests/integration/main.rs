@@ -2,6 +2,7 @@
 //! again); one module per area.
 #![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
 
+mod anonymize;
 #[cfg(feature = "live")]
 mod apiserver;
 #[cfg(feature = "live")]

@@ -48,7 +48,7 @@ pub(super) fn edit(app: &mut App, mut form: whatif::EditForm, action: Action) ->
         Action::FieldNext if n > 0 => form.focus = (form.focus + 1) % n,
         Action::FieldPrev if n > 0 => form.focus = (form.focus + n - 1) % n,
         Action::Cancel => return Vec::new(),
-        Action::Submit => match whatif::apply_form(&app.cluster, &form) {
+        Action::Submit => match whatif::apply_form(&app.cluster, &form, whatif::accept(&app.features)) {
             Ok((c, what)) => return set_cluster(app, c, what),
             Err(e) => form.error = Some(e),
         },

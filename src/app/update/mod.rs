@@ -224,13 +224,15 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             command::on_descheduled(app, generation, &path, result);
             Vec::new()
         }
-        Action::Edited { target, result } => match result.and_then(|t| whatif::apply_yaml(&app.cluster, &target, &t)) {
-            Ok((c, what)) => set_cluster(app, c, what),
-            Err(e) => {
-                app.error(e);
-                Vec::new()
+        Action::Edited { target, result } => {
+            match result.and_then(|t| whatif::apply_yaml(&app.cluster, &target, &t, whatif::accept(&app.features))) {
+                Ok((c, what)) => set_cluster(app, c, what),
+                Err(e) => {
+                    app.error(e);
+                    Vec::new()
+                }
             }
-        },
+        }
         Action::Quit => {
             app.should_quit = true;
             Vec::new()

@@ -84,6 +84,27 @@ pub struct Resolved {
     pub info: ConnectionInfo,
 }
 
+/// `text` with the user information of every URL in it left out (`https://user:pass@host/x` →
+/// `https://host/x`): a server or proxy URL may carry a password, which no message, header or
+/// snapshot repeats.
+pub fn without_credentials(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        // the authority ends at the path, the query, the fragment or the end of the URL
+        let end = tail
+            .find(|c: char| matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '`') || c.is_whitespace())
+            .unwrap_or(tail.len());
+        let authority = &tail[..end];
+        out.push_str(authority.rfind('@').map_or(authority, |at| &authority[at + 1..]));
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The kubeconfig files to read, in precedence order (empty: none found).
 pub fn kubeconfig_files(explicit: Option<&Path>, env: &Environment) -> Result<Vec<PathBuf>, LiveError> {
     if let Some(p) = explicit {
@@ -411,8 +432,9 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
             .await
             .map_err(|e| {
                 LiveError::Config(format!(
-                    "cannot use context '{context}' of kubeconfig {}: {e}",
-                    show_files(&files)
+                    "cannot use context '{context}' of kubeconfig {}: {}",
+                    show_files(&files),
+                    without_credentials(&e.to_string())
                 ))
             })?;
         (c, context, format!("kubeconfig {}", show_files(&files)))
@@ -430,7 +452,9 @@ pub async fn resolve(opts: &ConfigOptions, env: &Environment) -> Result<Resolved
     if let Some(t) = opts.timeout {
         config.connect_timeout = Some(t);
     }
-    let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
+    // a `https://user:password@host` server keeps its credentials out of every message,
+    // header and snapshot
+    let server = without_credentials(config.cluster_url.to_string().trim_end_matches('/'));
     let info = ConnectionInfo {
         server,
         context,
@@ -542,6 +566,42 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(resolve(&opts, &env).await.unwrap().info.server, "http://explicit:1");
+    }
+
+    /// A server URL's user and password (`https://user:pass@host`) are in no message, header
+    /// or snapshot: every one of them names the server by `info.server`.
+    #[tokio::test]
+    async fn a_servers_credentials_are_left_out_of_its_url() {
+        let tmp = dir("userinfo");
+        let f = tmp.path().join("k");
+        std::fs::write(
+            &f,
+            kubeconfig(Some("c"), &[("c", "https://admin:s3cr3t@api.example.com:6443/", None)]),
+        )
+        .unwrap();
+        let opts = ConfigOptions {
+            kubeconfig: Some(f),
+            ..Default::default()
+        };
+        let r = resolve(&opts, &Environment::default()).await.unwrap();
+        assert_eq!(r.info.server, "https://api.example.com:6443");
+    }
+
+    #[test]
+    fn credentials_are_cut_from_every_url_in_a_text() {
+        for (text, want) in [
+            ("https://user:pass@host:6443/api", "https://host:6443/api"),
+            ("https://host:6443", "https://host:6443"),
+            (
+                "error sending request for url (http://u:p@proxy:3128/x): refused; see https://a@b/c",
+                "error sending request for url (http://proxy:3128/x): refused; see https://b/c",
+            ),
+            ("no url here: user@host", "no url here: user@host"),
+            ("http://p:w@h?q=a@b", "http://h?q=a@b"),
+            ("", ""),
+        ] {
+            assert_eq!(without_credentials(text), want, "{text}");
+        }
     }
 
     /// A kubeconfig of one context `a` whose cluster and user carry the given extra lines.

@@ -238,9 +238,10 @@ pub fn classify(e: &kube::Error, cx: &ErrorContext<'_>) -> LiveError {
             },
         };
     }
-    let text = chain(e);
+    // a proxy's or server's URL in the client's error keeps its credentials out
+    let text = super::config::without_credentials(&chain(e));
     let lower = text.to_lowercase();
-    let cause = root_cause(e);
+    let cause = super::config::without_credentials(&root_cause(e));
     if matches!(e, kube::Error::Auth(_)) {
         let cause = match exec_stderr(&text) {
             Some(err) => format!("the exec credential plugin failed: {err}"),

@@ -37,7 +37,10 @@ macro_rules! live_kinds {
         impl LiveKind for $ty {
             const KIND: Kind = Kind::$V;
             fn into_object(self) -> Object {
-                Object::$V(Box::new(self))
+                let mut o = Object::$V(Box::new(self));
+                // environment values (passwords, tokens) never enter the model
+                o.drop_env_values();
+                o
             }
         }
     };
