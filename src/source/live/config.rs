@@ -84,26 +84,7 @@ pub struct Resolved {
     pub info: ConnectionInfo,
 }
 
-/// `text` with the user information of every URL in it left out (`https://user:pass@host/x` →
-/// `https://host/x`): a server or proxy URL may carry a password, which no message, header or
-/// snapshot repeats.
-pub fn without_credentials(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("://") {
-        let (head, tail) = rest.split_at(i + 3);
-        out.push_str(head);
-        // the authority ends at the path, the query, the fragment or the end of the URL
-        let end = tail
-            .find(|c: char| matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '`') || c.is_whitespace())
-            .unwrap_or(tail.len());
-        let authority = &tail[..end];
-        out.push_str(authority.rfind('@').map_or(authority, |at| &authority[at + 1..]));
-        rest = &tail[end..];
-    }
-    out.push_str(rest);
-    out
-}
+pub use super::error::without_credentials;
 
 /// The kubeconfig files to read, in precedence order (empty: none found).
 pub fn kubeconfig_files(explicit: Option<&Path>, env: &Environment) -> Result<Vec<PathBuf>, LiveError> {

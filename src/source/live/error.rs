@@ -239,9 +239,9 @@ pub fn classify(e: &kube::Error, cx: &ErrorContext<'_>) -> LiveError {
         };
     }
     // a proxy's or server's URL in the client's error keeps its credentials out
-    let text = super::config::without_credentials(&chain(e));
+    let text = without_credentials(&chain(e));
     let lower = text.to_lowercase();
-    let cause = super::config::without_credentials(&root_cause(e));
+    let cause = without_credentials(&root_cause(e));
     if matches!(e, kube::Error::Auth(_)) {
         let cause = match exec_stderr(&text) {
             Some(err) => format!("the exec credential plugin failed: {err}"),
@@ -299,6 +299,27 @@ pub fn classify(e: &kube::Error, cx: &ErrorContext<'_>) -> LiveError {
         doing: cx.doing.to_string(),
         cause: text,
     }
+}
+
+/// `text` with the user information of every URL in it left out (`https://user:pass@host/x` →
+/// `https://host/x`): a server or proxy URL may carry a password, which no message, header or
+/// snapshot repeats.
+pub fn without_credentials(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        // the authority ends at the path, the query, the fragment or the end of the URL
+        let end = tail
+            .find(|c: char| matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '`') || c.is_whitespace())
+            .unwrap_or(tail.len());
+        let authority = &tail[..end];
+        out.push_str(authority.rfind('@').map_or(authority, |at| &authority[at + 1..]));
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]

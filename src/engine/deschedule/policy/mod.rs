@@ -442,8 +442,8 @@ mod decode;
 mod validate;
 
 pub use decode::parse_go_duration;
-pub use validate::POD_LIFE_TIME_STATES;
 use decode::*;
+pub use validate::POD_LIFE_TIME_STATES;
 use validate::*;
 
 /// Why a profile cannot be built (`NewProfile`), with upstream's message prefixed by the
