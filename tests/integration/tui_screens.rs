@@ -874,7 +874,7 @@ fn every_watch_broken_keeps_stale_in_the_header_as_a_count() {
         );
     }
     let header = |a: &App, w: u16| rows(&draw(a, &th, w, 24))[0].trim_end().to_string();
-    // every kind (29 with the versions of the gang kinds): their number, even at 250 columns
+    // every kind (32 with the versions of the gang kinds): their number, even at 250 columns
     assert_eq!(
         header(&a, 80),
         format!(" kschedtui │ context 'kind-kschedtui-conformance-cluster' │ STALE ({kinds} kinds) │ …")
