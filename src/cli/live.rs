@@ -177,6 +177,19 @@ pub fn read_cluster(c: &ClusterArgs) -> Result<(crate::model::Cluster, (Release,
     })
 }
 
+/// Reads the whole live cluster once, with the context's namespace and the source's
+/// description (`fit`: manifests without a namespace land in the context's, as `kubectl apply`
+/// puts them).
+pub fn read_cluster_described(
+    c: &ClusterArgs,
+) -> Result<(crate::model::Cluster, (Release, Option<String>), String, String)> {
+    runtime()?.block_on(async {
+        let (src, sv, state) = connect_and_load(c, None, Scope::AllNamespaces).await?;
+        let ns = src.info().namespace.clone();
+        Ok((state.to_cluster()?, server_default(&sv), ns, src.describe()))
+    })
+}
+
 /// `snapshot`.
 pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
     let c = &cli.cluster;

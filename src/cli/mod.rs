@@ -1,10 +1,11 @@
 //! Headless commands on the same engine: `explain`, `bind`, `preempt`, `snapshot`,
-//! `simulate`, `queue`, `deschedule` (and the
+//! `simulate`, `queue`, `deschedule`, `fit` (and the
 //! entry point that dispatches to the TUI). Errors are printed as one line and give a non-zero
 //! exit code. The live-cluster side of the commands is in [`live`].
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod deschedule;
+pub mod fit;
 pub mod simulate;
 
 use std::io::Write;
@@ -150,6 +151,13 @@ pub enum Command {
     /// The evictions are applied in memory only and the replacements scheduled by the engine:
     /// nothing is ever written to the cluster, so --readonly and --dry-run change nothing here.
     Deschedule(deschedule::DescheduleArgs),
+    /// Will these workloads fit? Place a Deployment's, StatefulSet's, DaemonSet's, Job's … pods
+    /// as their controllers and admission would make them, on a copy of the cluster.
+    ///
+    /// Per workload: replicas scheduled, the nodes, and for the first replica that does not
+    /// fit the exact message, the decisive reason, whom preemption would evict and the fix
+    /// hints. Exit status 0 when every replica fits, 3 when one does not.
+    Fit(fit::FitArgs),
     /// Serve the engine to agents: a Model Context Protocol server on stdio over --snapshot,
     /// --demo or the live cluster (kept current by a watch).
     ///
@@ -864,6 +872,7 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
         Command::Simulate(_) => "simulate",
         Command::Queue(_) => "queue",
         Command::Deschedule(_) => "deschedule",
+        Command::Fit(_) => "fit",
         Command::Mcp(_) => "mcp",
         Command::Completions { .. } => "completions",
     };
@@ -917,6 +926,9 @@ fn check_usage(cli: &Cli) -> Result<(), String> {
             "--write -: the standard output carries simulate's report; give a file name (./- for a file named -)"
                 .into(),
         ),
+        Some(Command::Fit(a)) if a.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 => {
+            Err("-f - given twice: the standard input can be read once".into())
+        }
         Some(Command::Bind(BindArgs { save, .. }) | Command::Preempt(PreemptArgs { save, .. })) if dash(save) => Err(
             "--save -: the standard output carries the plan and its outcome; give a file name (./- for a file named -)"
                 .into(),
@@ -948,6 +960,11 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref(), cli.demo),
         Some(Command::Queue(a)) => queue(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
         Some(Command::Deschedule(a)) => deschedule::deschedule(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
+        Some(Command::Fit(a)) => fit::fit(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster).map(|all| {
+            if !all {
+                code = std::process::ExitCode::from(EXIT_NOT_SCHEDULABLE);
+            }
+        }),
         Some(Command::Mcp(a)) => mcp(a, &cli),
         Some(Command::Completions { shell }) => completions(*shell),
         None => run_tui(&cli),

@@ -163,6 +163,42 @@ impl Workload {
         }
     }
 
+    /// The pod template's spec and the path of the template in the object.
+    fn template(&self) -> (&'static str, Option<&core::PodSpec>) {
+        match &self.spec {
+            Spec::Pod(p) => ("", p.spec.as_ref()),
+            Spec::Deployment(d) => ("spec.template.", d.spec.template.spec.as_ref()),
+            Spec::ReplicaSet(r) => ("spec.template.", r.spec.template.as_ref().and_then(|t| t.spec.as_ref())),
+            Spec::StatefulSet(s) => ("spec.template.", s.spec.template.spec.as_ref()),
+            Spec::DaemonSet(d) => ("spec.template.", d.spec.template.spec.as_ref()),
+            Spec::Job(j) => ("spec.template.", j.spec.as_ref().and_then(|s| s.template.spec.as_ref())),
+            Spec::CronJob(c) => (
+                "spec.jobTemplate.spec.template.",
+                c.spec.job_template.spec.as_ref().and_then(|s| s.template.spec.as_ref()),
+            ),
+        }
+    }
+
+    /// The template's quantities read as the model reads a pod's (the API server would refuse
+    /// the object otherwise): an error names the field.
+    fn check(&self) -> Result<(), String> {
+        let (prefix, spec) = self.template();
+        let pod = core::Pod {
+            spec: spec.cloned(),
+            ..Default::default()
+        };
+        super::Pod::from_obj(pod, |_| 0)
+            .map(|_| ())
+            .map_err(|(field, message)| {
+                format!(
+                    "{} {}/{}: field '{prefix}{field}': {message}",
+                    self.kind(),
+                    self.namespace,
+                    self.name
+                )
+            })
+    }
+
     /// `Kind namespace/name`.
     pub fn describe(&self) -> String {
         format!("{} {}/{}", self.kind(), self.namespace, self.name)
@@ -275,12 +311,14 @@ pub fn read(docs: Vec<(Origin, Value)>, namespace: &str) -> Result<Manifests, Ma
                 WorkloadKind::Job => Spec::Job(typed(v).map_err(bad)?),
                 WorkloadKind::CronJob => Spec::CronJob(typed(v).map_err(bad)?),
             };
-            out.workloads.push(Workload {
-                origin,
+            let w = Workload {
+                origin: origin.clone(),
                 namespace: ns,
                 name,
                 spec,
-            });
+            };
+            w.check().map_err(&err)?;
+            out.workloads.push(w);
             continue;
         }
         if ["Deployment", "DaemonSet", "Job", "CronJob"].contains(&kind.as_str()) {
@@ -1172,8 +1210,9 @@ pub enum ClaimBinding {
     WaitForFirstConsumer(String),
     /// Immediate: bound at once to an existing PersistentVolume (the smallest that matches).
     BoundTo(String),
-    /// Immediate: provisioned at once (the volume made here, named `pvc-<uid>`).
-    Provisioned(String),
+    /// Immediate: provisioned at once (the volume made here, named `pvc-<uid>`); true when
+    /// the class has allowedTopologies (given to the volume as its node affinity).
+    Provisioned(String, bool),
     /// Immediate, and no volume matches and the class provisions none: it stays unbound.
     Unbound(String),
     /// Already exists (a StatefulSet's claims outlive its pods).
@@ -1352,7 +1391,8 @@ pub fn bind_immediate(
         status: None,
     };
     bind(claim, &mut pv);
-    (ClaimBinding::Provisioned(pvname), Some(pv))
+    let topology = class.is_some_and(|c| c.allowed_topologies.as_ref().is_some_and(|t| !t.is_empty()));
+    (ClaimBinding::Provisioned(pvname, topology), Some(pv))
 }
 
 #[cfg(test)]
