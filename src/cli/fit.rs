@@ -59,6 +59,11 @@ pub struct FitArgs {
     /// Passes over the queue at most.
     #[arg(long, default_value_t = FitOptions::default().max_passes)]
     pub max_passes: usize,
+    /// Save the cluster as the placement left it (the workloads' pods bound or pending, their
+    /// claims, the manifests' objects) to this file: a snapshot `--snapshot` reads again, for
+    /// `explain deploy/NAME` or the TUI.
+    #[arg(long, value_name = "FILE")]
+    pub write: Option<PathBuf>,
     /// --max: the most replicas the search places.
     #[arg(long, default_value_t = FitOptions::default().max_limit, value_name = "N")]
     pub max_limit: usize,
@@ -114,6 +119,15 @@ pub fn answer(
         args.preempt,
     );
     let all = a.all_fit();
+    if let Some(path) = &args.write {
+        crate::source::save::save_path(&report.snapshot.cluster, path).map_err(|e| {
+            anyhow::anyhow!(
+                "while saving the cluster after the placement to '{}': {e}",
+                path.display()
+            )
+        })?;
+        eprintln!("wrote the cluster after the placement to {}", path.display());
+    }
     let text = match args.output {
         Output::Text => crate::explain::fit::render(&a),
         Output::Json => serde_json::to_string_pretty(&crate::explain::fit::to_json(&a))? + "\n",

@@ -376,7 +376,8 @@ pub enum Output {
 /// `explain` arguments.
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
-    /// The pod: NAMESPACE/NAME, or NAME with -n.
+    /// The pod: NAMESPACE/NAME, or NAME with -n; or a workload's pods as a whole:
+    /// deploy/NAME, rs/NAME, sts/NAME, ds/NAME, job/NAME (in -n's namespace).
     pub pod: Option<String>,
     /// Namespace of a pod given by name (default: the context's namespace, or "default");
     /// with --all-pending, the pending pods of this namespace only.
@@ -519,6 +520,34 @@ pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, d
     }
     let profiles = load_profiles(args.config.as_deref(), features)?;
     let snap = Snapshot::new(Arc::new(cluster), features);
+    if let Some((kind, name)) = args.pod.as_deref().and_then(crate::explain::owners::parse) {
+        let ns = args.namespace.as_deref().unwrap_or(default_ns);
+        let pods = crate::explain::owners::pods_of(&snap.cluster, kind, ns, name);
+        if pods.is_empty() {
+            bail!(
+                "{} {ns}/{name} has no pods in this cluster (a pod in a namespace named '{}' is named with -n)",
+                kind.name(),
+                args.pod
+                    .as_deref()
+                    .and_then(|p| p.split_once('/'))
+                    .map_or("", |(t, _)| t)
+            );
+        }
+        let mut out = Vec::new();
+        for p in pods.iter().filter(|p| p.is_pending()) {
+            out.push(engine::explain_as(&snap, &profiles, &p.key, args.profile.as_deref())?);
+        }
+        let owner = crate::explain::owners::OwnerReport::new(kind, ns, name, &pods, &out);
+        return Ok(Explained {
+            snap,
+            out: Vec::new(),
+            groups: Vec::new(),
+            fixes: Vec::new(),
+            output: args.output,
+            array: false,
+            owner: Some(owner),
+        });
+    }
     let keys: Vec<ObjectKey> = if args.all_pending || (args.all_namespaces && args.pod.is_none()) {
         snap.cluster
             .pending_pods()
@@ -572,6 +601,7 @@ pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, d
         fixes,
         output: args.output,
         array: args.all_pending,
+        owner: None,
     })
 }
 
@@ -585,6 +615,8 @@ pub struct Explained {
     output: Output,
     /// A JSON or YAML list of them all (`--all-pending`), else the first one.
     array: bool,
+    /// `explain deploy/NAME`: the owner's pods as a whole (written instead of explanations).
+    owner: Option<crate::explain::owners::OwnerReport>,
 }
 
 impl Explained {
@@ -601,6 +633,9 @@ impl Explained {
 
     /// True when every explanation's outcome is Schedulable.
     pub fn all_schedulable(&self) -> bool {
+        if let Some(o) = &self.owner {
+            return o.all_schedulable();
+        }
         self.out
             .iter()
             .all(|ex| ex.outcome() == engine::trace::Outcome::Schedulable)
@@ -639,6 +674,17 @@ impl Explained {
     /// is never held at once (`--all-pending -o json` on 1,000 nodes with 1,000 failing pods
     /// is 438 MB).
     pub fn write_to(&self, w: &mut dyn Write) -> Result<()> {
+        if let Some(o) = &self.owner {
+            match self.output {
+                Output::Text => w.write_all(crate::explain::owners::render(o).as_bytes())?,
+                Output::Json => {
+                    serde_json::to_writer_pretty(&mut *w, &crate::explain::owners::to_json(o))?;
+                    w.write_all(b"\n")?;
+                }
+                Output::Yaml => serde_yaml::to_writer(&mut *w, &crate::explain::owners::to_json(o))?,
+            }
+            return Ok(());
+        }
         let items = self.out.iter().zip(&self.groups).zip(&self.fixes);
         match self.output {
             Output::Text if self.out.is_empty() => w.write_all(b"no pending pods in the snapshot\n")?,

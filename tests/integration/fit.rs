@@ -294,3 +294,111 @@ fn yaml_output_is_the_same_document() {
         (Some(2), 3)
     );
 }
+
+/// `fit --write` keeps the placement as a snapshot; `explain deploy/NAME` reads its pods as a
+/// whole: N of M pending, grouped by reason (docs/explain-json.md, "Owners").
+#[test]
+fn explain_an_owner_after_fit_writes_the_placement() {
+    let dir = tempfile::tempdir().unwrap();
+    let after = dir.path().join("after.yaml");
+    let after = after.to_str().unwrap();
+    let (code, _, err) = kschedtui(
+        &[
+            "fit",
+            "--demo",
+            "-f",
+            "fixtures/fit/storefront.yaml",
+            "-f",
+            HELDOUT,
+            "--no-fixes",
+            "--write",
+            after,
+        ],
+        None,
+    );
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains("wrote the cluster after the placement to"), "{err}");
+    let (code, out, err) = kschedtui(
+        &["explain", "--snapshot", after, "deploy/reports-api", "-n", "shop"],
+        None,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    // with the storefront placed first (created first), pool-general-b1 keeps room for one
+    assert!(
+        out.starts_with("Deployment shop/reports-api: 4 pod(s), 3 of 4 pending\n"),
+        "{out}"
+    );
+    let (code, out, err) = kschedtui(
+        &[
+            "explain",
+            "--snapshot",
+            after,
+            "job/render-gpu",
+            "-n",
+            "ml",
+            "-o",
+            "json",
+            "--exit-status",
+        ],
+        None,
+    );
+    assert_eq!(code, Some(3), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((v["pods"].as_u64(), v["pending"].as_u64()), (Some(4), Some(1)));
+    assert_eq!(
+        v["groups"][0]["reason"].as_str(),
+        Some("10× Insufficient nvidia.com/gpu")
+    );
+    assert_eq!(v["owner"]["kind"], "Job");
+    let mut all = BTreeSet::new();
+    for args in [
+        vec![
+            "explain",
+            "--snapshot",
+            after,
+            "sts/ledger-replica",
+            "-n",
+            "shop",
+            "-o",
+            "json",
+        ],
+        vec![
+            "explain",
+            "--snapshot",
+            after,
+            "rs/coredns-5d78c9869d",
+            "-n",
+            "kube-system",
+            "-o",
+            "json",
+        ],
+        vec!["explain", "--demo", "ds/kube-proxy", "-n", "kube-system", "-o", "json"],
+    ] {
+        let (code, out, err) = kschedtui(&args, None);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        fn keys(v: &Value, out: &mut BTreeSet<String>) {
+            if let Value::Object(m) = v {
+                for (k, x) in m {
+                    out.insert(k.clone());
+                    if k != "bound" {
+                        keys(x, out);
+                    }
+                }
+            } else if let Value::Array(a) = v {
+                a.iter().for_each(|x| keys(x, out));
+            }
+        }
+        keys(&v, &mut all);
+    }
+    let doc = include_str!("../../docs/explain-json.md");
+    let section = &doc[doc.find("## Owners").unwrap()..];
+    let missing: Vec<&String> = all.iter().filter(|k| !section.contains(&format!("`{k}`"))).collect();
+    assert!(missing.is_empty(), "not in docs/explain-json.md's Owners: {missing:?}");
+    let (code, _, err) = kschedtui(&["explain", "--demo", "deploy/nothing", "-n", "shop"], None);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        err,
+        "error: Deployment shop/nothing has no pods in this cluster (a pod in a namespace named 'deploy' is named with -n)\n"
+    );
+}
