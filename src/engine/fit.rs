@@ -352,17 +352,25 @@ struct Made {
 }
 
 /// Creates replica `i`: its StatefulSet claims (DefaultStorageClass, quota, Immediate binding),
-/// the pod (admission), its ResourceClaims from templates, created at `at` (Unix seconds).
+/// the pod (admission), its ResourceClaims from templates, created at `at` (Unix seconds). A
+/// `mark` annotates the pod [`WHAT_IF_ANNOTATION`]`: mark` (the TUI's `:fit`).
 fn make_replica(
     cluster: &mut Cluster,
     admission: &mut Admission,
     exp: &Expander,
     i: usize,
     at: i64,
+    mark: Option<&str>,
 ) -> Result<Made, (ObjectKey, ReplicaResult)> {
     let ns = exp.namespace.clone();
     let created = exp.replica(i, &|n| cluster.pod(&ObjectKey::new(ns.as_str(), n)).is_some());
     let mut pod = created.pod;
+    if let Some(m) = mark {
+        pod.metadata
+            .annotations
+            .get_or_insert_with(Default::default)
+            .insert(WHAT_IF_ANNOTATION.into(), m.into());
+    }
     let pod_name = pod.metadata.name.clone().unwrap_or_default();
     let key = ObjectKey::new(ns.as_str(), pod_name.as_str());
     let refused = |plugin: &str, message: String| {
@@ -465,6 +473,7 @@ fn create_all(
     workloads: &[(&Workload, Option<usize>)],
     features: &Features,
     start: i64,
+    mark: Option<&str>,
 ) -> Created {
     let cmp = features.on(Gate::TaintTolerationComparisonOperators);
     let mut at = start;
@@ -482,7 +491,7 @@ fn create_all(
         }
         let mut made = Vec::new();
         for i in 0..exp.count() {
-            made.push(make_replica(cluster, admission, &exp, i, at));
+            made.push(make_replica(cluster, admission, &exp, i, at, mark));
             at += 1;
         }
         out.expanders.push(exp);
@@ -554,7 +563,7 @@ fn place(
 ) -> Placed {
     let mut admission = Admission::new(&cluster);
     let start = first_creation(&cluster);
-    let created = create_all(&mut cluster, &mut admission, workloads, features, start);
+    let created = create_all(&mut cluster, &mut admission, workloads, features, start, None);
     let mut only = BTreeSet::new();
     let mut after = BTreeMap::new();
     for m in created.per_workload.iter().flatten().flatten() {
@@ -612,6 +621,121 @@ fn place(
         snapshot: report.snapshot,
         attempts,
     }
+}
+
+/// The annotation on the what-if pods the TUI's `:fit FILE` adds (its value: `fit FILE`).
+pub const WHAT_IF_ANNOTATION: &str = "kschedtui.io/what-if";
+
+/// In [`WhatIf::made`]: an existing PersistentVolume an Immediate claim was bound to (clearing
+/// makes it Available again).
+pub const BOUND_VOLUME: &str = "BoundPersistentVolume";
+
+/// What `:fit FILE` adds to the TUI's cluster: the manifests' objects and every workload's
+/// pods, made and admitted as [`fit`] makes them, left pending (not placed: the TUI explains
+/// each one where the cluster is).
+pub struct WhatIf {
+    /// The cluster with them.
+    pub cluster: Cluster,
+    /// The pods added (marked with [`WHAT_IF_ANNOTATION`]), in creation order.
+    pub pods: Vec<ObjectKey>,
+    /// The claims, volumes and ResourceClaims made for them, and the owners (a Deployment's
+    /// ReplicaSet, a StatefulSet): `(kind, key)`.
+    pub made: Vec<(&'static str, ObjectKey)>,
+    /// Replicas refused at admission, with the API server's message.
+    pub refused: Vec<(ObjectKey, String)>,
+}
+
+/// Adds the manifests' objects and workloads to `cluster`, the pods pending and marked
+/// [`WHAT_IF_ANNOTATION`]`: mark`, made as [`fit`] makes them (same names, admission, claims).
+pub fn what_if(cluster: &Cluster, manifests: &Manifests, features: &Features, mark: &str) -> WhatIf {
+    let mut cluster = cluster.clone();
+    apply_objects(&mut cluster, &manifests.objects);
+    let mut admission = Admission::new(&cluster);
+    let start = first_creation(&cluster);
+    let workloads: Vec<(&Workload, Option<usize>)> = manifests.workloads.iter().map(|w| (w, None)).collect();
+    let created = create_all(&mut cluster, &mut admission, &workloads, features, start, Some(mark));
+    let mut out = WhatIf {
+        cluster: Cluster::default(),
+        pods: Vec::new(),
+        made: Vec::new(),
+        refused: Vec::new(),
+    };
+    for (exp, made) in created.expanders.iter().zip(created.per_workload) {
+        for o in &exp.owners {
+            let kind = if matches!(o, Object::StatefulSet(_)) {
+                "StatefulSet"
+            } else {
+                "ReplicaSet"
+            };
+            out.made.push((kind, o.key()));
+        }
+        for m in made {
+            match m {
+                Ok(m) => {
+                    for (k, b) in m.claims {
+                        if matches!(b, ClaimBinding::Existing) {
+                            continue;
+                        }
+                        match &b {
+                            ClaimBinding::Provisioned(pv, _) => {
+                                out.made.push(("PersistentVolume", ObjectKey::new("", pv.as_str())));
+                            }
+                            ClaimBinding::BoundTo(pv) => {
+                                out.made.push((BOUND_VOLUME, ObjectKey::new("", pv.as_str())));
+                            }
+                            _ => {}
+                        }
+                        out.made.push(("PersistentVolumeClaim", k));
+                    }
+                    out.made
+                        .extend(m.resource_claims.into_iter().map(|k| ("ResourceClaim", k)));
+                    out.pods.push(m.key);
+                }
+                Err((k, r)) => out.refused.push((k, r.message().unwrap_or_default())),
+            }
+        }
+    }
+    out.cluster = cluster;
+    out
+}
+
+/// The cluster without what [`what_if`] added: its pods, their claims, the volumes provisioned
+/// for them (a volume an Immediate claim was bound to is Available again), their
+/// ResourceClaims and the workloads' owners (a Deployment's ReplicaSet, a StatefulSet). The
+/// manifests' other objects (a PriorityClass, a quota, a template) stay.
+pub fn clear_what_if(cluster: &Cluster, pods: &[ObjectKey], made: &[(&'static str, ObjectKey)]) -> Cluster {
+    let mut c = cluster.clone();
+    let gone: BTreeSet<&ObjectKey> = pods.iter().collect();
+    c.pods.retain(|p| !gone.contains(&p.key));
+    for (kind, k) in made {
+        let same = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| crate::model::meta_key(m) == *k;
+        match *kind {
+            "PersistentVolumeClaim" => {
+                c.pvcs.remove(k);
+            }
+            "PersistentVolume" => {
+                c.pvs.remove(k.name.as_str());
+            }
+            BOUND_VOLUME => {
+                if let Some(pv) = c.pvs.get_mut(k.name.as_str()) {
+                    if let Some(s) = pv.spec.as_mut() {
+                        s.claim_ref = None;
+                    }
+                    pv.status = Some(k8s_openapi::api::core::v1::PersistentVolumeStatus {
+                        phase: Some("Available".into()),
+                        ..Default::default()
+                    });
+                }
+            }
+            "ResourceClaim" => {
+                c.resource_claims.remove(k);
+            }
+            "ReplicaSet" => c.replica_sets.retain(|x| !same(&x.metadata)),
+            "StatefulSet" => c.stateful_sets.retain(|x| !same(&x.metadata)),
+            _ => {}
+        }
+    }
+    c
 }
 
 /// Places the manifests' workloads on `cluster`.
@@ -790,16 +914,15 @@ fn max_replicas(
     let mut next = String::new();
     let mut limited = true;
     for i in 0..opts.max_limit {
-        let made =
-            placer.create(
-                |c| match make_replica(c, &mut admission, &exp, i, start + i64::try_from(i).unwrap_or(0)) {
-                    Ok(m) => {
-                        let k = m.key.clone();
-                        (Ok(m), vec![k])
-                    }
-                    Err(e) => (Err(e), Vec::new()),
-                },
-            );
+        let made = placer.create(|c| {
+            match make_replica(c, &mut admission, &exp, i, start + i64::try_from(i).unwrap_or(0), None) {
+                Ok(m) => {
+                    let k = m.key.clone();
+                    (Ok(m), vec![k])
+                }
+                Err(e) => (Err(e), Vec::new()),
+            }
+        });
         let m = match made {
             Ok(m) => m,
             Err((_, r)) => {
