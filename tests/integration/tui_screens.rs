@@ -1075,6 +1075,33 @@ fn deschedule_dry_run() {
     snap("deschedule_dry_run", &a);
 }
 
+/// `:fit FILE` on the demo with fixtures/fit/storefront.yaml: the header counts the what-if
+/// pods, the list marks them (each explained where the cluster is, without the others), and
+/// the pod view of one says it is a what-if.
+#[test]
+fn fit_what_if_pods() {
+    let mut a = new_app();
+    a.source.name = "demo".into();
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("demo.yaml", include_str!("../../fixtures/demo.yaml")).expect("demo"),
+    );
+    a.mode = kschedtui::app::Mode::Command("ns shop".into());
+    update(&mut a, Action::Submit);
+    a.mode = kschedtui::app::Mode::Command("fit fixtures/fit/storefront.yaml".into());
+    let fx = update(&mut a, Action::Submit);
+    let [kschedtui::app::Effect::Fit(job)] = fx.as_slice() else {
+        panic!("one Fit effect expected")
+    };
+    let done = kschedtui::tui::runtime::fit(job);
+    run(&mut a, [done, Action::TogglePendingOnly]);
+    assert_eq!(a.fit.as_ref().map(|f| f.pods.len()), Some(8));
+    snap("fit_what_if_pods", &a);
+    let first = a.fit.as_ref().expect("fit").pods[0].name.clone();
+    open_pod(&mut a, &first);
+    snap("fit_what_if_pod_view", &a);
+}
+
 #[test]
 fn header_names_the_kinds_the_server_does_not_serve() {
     // a 1.36 cluster whose server serves no resource.k8s.io: the release's DynamicResources
