@@ -4,8 +4,9 @@
 /// short-lived objects, and with the system allocator the small pieces of the pods that stay
 /// land in the holes they leave, scattered, which made explaining markedly slower. Built with
 /// `no_thp` (Cargo.toml): with transparent huge pages on `madvise`, mimalloc's huge-page
-/// requests made the kernel compact and clear 2 MiB pages on first touch, and loading 5k nodes /
-/// 100k pods spent 2 of its 3.3 s in the kernel.
+/// requests made the kernel compact and clear 2 MiB pages on first touch, and loading a large
+/// snapshot spent most of its time in the kernel.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

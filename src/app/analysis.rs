@@ -9,8 +9,8 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 
 use super::FilterSort;
 use crate::engine::Features;
+use crate::engine::framework::trace::{Explanation, FilterDetail, NodeFilter, NodeScoreTrace};
 use crate::engine::plugins::names;
-use crate::engine::trace::{Explanation, FilterDetail, NodeFilter, NodeScoreTrace};
 pub(crate) use crate::explain::usage::NodeUsage;
 pub(crate) use crate::explain::usage::{Missing, missing, node_usage, nominated_usage};
 use crate::model::{Cluster, Node, Pod};
@@ -376,7 +376,7 @@ mod tests {
                 "asks 1Gi memory; the node has none"
             ]
         );
-        let failure = crate::engine::trace::FilterFailure {
+        let failure = crate::engine::framework::trace::FilterFailure {
             plugin: names::NODE_RESOURCES_FIT,
             code: crate::engine::framework::status::Code::Unschedulable,
             reasons: ["Insufficient cpu"].into_iter().collect(),

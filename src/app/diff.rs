@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::trace::{Explanation, NodeFilter};
+use crate::engine::framework::trace::{Explanation, NodeFilter};
 
 /// How a line changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::whatif::EditTarget;
-use crate::engine::trace::Explanation;
+use crate::engine::framework::trace::Explanation;
 use crate::engine::{self, Features, Framework, Snapshot};
 use crate::model::write::Plan;
 use crate::model::{Cluster, ObjectKey};

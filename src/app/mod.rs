@@ -36,7 +36,7 @@ pub use action::Action;
 pub use effect::{DescheduleJob, Effect, ExplainJob, FitJob, FixJob, GroupJob};
 pub use update::update;
 
-use crate::engine::trace::Explanation;
+use crate::engine::framework::trace::Explanation;
 use crate::engine::{Features, Framework};
 use crate::model::write::{Plan, Removal, WriteMode, bind_plan, preempt_plan};
 use crate::model::{Cluster, ObjectKey, Pod};
@@ -253,12 +253,12 @@ impl Summary {
             binding: ex
                 .binding_cycle
                 .as_ref()
-                .filter(|b| b.outcome == crate::engine::trace::BindingOutcome::Bound)
+                .filter(|b| b.outcome == crate::engine::framework::trace::BindingOutcome::Bound)
                 .map(|b| (b.node.clone(), b.binding_writes())),
             gang_wait: ex
                 .binding_cycle
                 .as_ref()
-                .filter(|b| b.outcome == crate::engine::trace::BindingOutcome::Waiting)
+                .filter(|b| b.outcome == crate::engine::framework::trace::BindingOutcome::Waiting)
                 .map(|b| crate::engine::commit::gang_refusal(&ex.pod, &b.node, ex.gang.as_ref())),
         }
     }

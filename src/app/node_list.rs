@@ -234,7 +234,7 @@ fn sorted(app: &App, v: &NodeList) -> Vec<usize> {
     });
     // with a pod in focus: the fit class of each node (nodes the trace does not name last),
     // looked up once per node, not once per comparison
-    let by_node: std::collections::HashMap<&str, &crate::engine::trace::NodeFilter> = ex
+    let by_node: std::collections::HashMap<&str, &crate::engine::framework::trace::NodeFilter> = ex
         .map(|e| e.filter.iter().map(|f| (f.node.as_str(), f)).collect())
         .unwrap_or_default();
     let focus = v.pod.as_ref().and_then(|k| app.pod(k));

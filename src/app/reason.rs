@@ -7,7 +7,7 @@ pub use crate::explain::reason::*;
 mod tests {
     use super::*;
     use crate::app::{App, SourceInfo, SourceKind, load_sync};
-    use crate::engine::trace::Explanation;
+    use crate::engine::framework::trace::Explanation;
     use crate::model::ObjectKey;
 
     fn app_on(name: &str, text: &str) -> App {

@@ -4,7 +4,7 @@
 
 use crate::engine::Framework;
 use crate::engine::framework::status::Code;
-use crate::engine::trace::Explanation;
+use crate::engine::framework::trace::Explanation;
 
 /// The extension points, in cycle order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

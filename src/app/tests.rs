@@ -388,7 +388,7 @@ fn preempt_needs_a_postfilter_result_then_evicts_in_memory() {
     assert_eq!(a.mode, Mode::Normal);
     // with a PostFilter result (as DefaultPreemption reports it), x asks and then evicts
     let mut ex = (**a.explanations[&k].as_ref().expect("explained")).clone();
-    ex.post_filter = Some(crate::engine::trace::PostFilterTrace {
+    ex.post_filter = Some(crate::engine::framework::trace::PostFilterTrace {
         plugin: "DefaultPreemption".into(),
         nominated_node: Some("node-a".into()),
         victims: vec![ObjectKey::new("default", "api-1")],

@@ -349,7 +349,7 @@ fn explain_one(
     config: Option<&std::path::Path>,
 ) -> Result<(
     crate::model::Cluster,
-    crate::engine::trace::Explanation,
+    crate::engine::framework::trace::Explanation,
     Vec<engine::Framework>,
 )> {
     let cluster = state.to_cluster()?;

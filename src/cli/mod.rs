@@ -621,8 +621,8 @@ pub struct Explained {
 
 impl Explained {
     /// Writes them to stdout, then frees them beside the process's exit: freeing a big
-    /// cluster's snapshot takes a tenth of a second at 100,000 pods (the process may exit
-    /// first, which frees it all at once).
+    /// cluster's snapshot takes a noticeable while (the process may exit first, which frees
+    /// it all at once).
     /// True when every explanation's outcome is Schedulable (for `--exit-status`).
     pub fn print(self) -> Result<bool> {
         let all = self.all_schedulable();
@@ -671,8 +671,8 @@ impl Explained {
     }
 
     /// Writes them in their format, each one rendered as it is written: the text of them all
-    /// is never held at once (`--all-pending -o json` on 1,000 nodes with 1,000 failing pods
-    /// is 438 MB).
+    /// is never held at once (`--all-pending -o json` of a large cluster's failing pods is
+    /// hundreds of megabytes).
     pub fn write_to(&self, w: &mut dyn Write) -> Result<()> {
         if let Some(o) = &self.owner {
             match self.output {

@@ -45,8 +45,8 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
     let input = input(snapshot, demo, "simulate")?;
     // The snapshot is read once, its recorded release with its objects (it may be a pipe);
     // every document kept as read only when the result is saved (`--write` patches them): a
-    // JSON List then goes the general way, every object parsed whole and kept twice (10,000
-    // pending pods onto 5,000 nodes and 100,000 pods: a peak of 1.3 GB instead of 264 MB).
+    // JSON List then goes the general way, every object parsed whole and kept twice (a peak
+    // several times as high).
     let cluster = if args.write.is_some() {
         input.load_keeping_documents()?
     } else {

@@ -20,8 +20,8 @@ use super::framework::runner::{self, EngineError};
 use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
 use super::framework::status::Status;
+use super::framework::trace::{BindingOutcome, Explanation, GangTrace};
 use super::release::Features;
-use super::trace::{BindingOutcome, Explanation, GangTrace};
 use crate::model::write::BindingWrites;
 use crate::model::{Cluster, ObjectKey};
 

@@ -32,9 +32,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use super::framework::runner;
 use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
+use super::framework::trace::Explanation;
 use super::release::{Features, Gate};
 use super::simulate::{AttemptOutcome, Detail, FinalState, Placer, SimOptions, simulate};
-use super::trace::Explanation;
 use crate::model::admission::{Admission, Refusal};
 use crate::model::controllers::{
     ClaimBinding, Expander, Manifests, Workload, WorkloadKind, bind_immediate, claims_from_templates,

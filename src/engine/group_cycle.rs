@@ -27,10 +27,10 @@ use super::framework::runner::{self, EngineError};
 use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
 use super::framework::status::Code;
+use super::framework::trace::GangTrace;
 use super::group_preemption::{self, GroupAttempt, GroupPreemption, MemberNode};
 use super::release::{Features, Gate};
 use super::simulate::{AttemptOutcome, Detail, EventKind, FinalState, SimOptions, simulate};
-use super::trace::GangTrace;
 use crate::model::{Cluster, ObjectKey};
 
 /// What became of one pending member in the group's pass.
@@ -307,7 +307,7 @@ pub fn group_cycle_of(
     };
     // `podGroupCycle`: workload-aware preemption runs when the group's status is Unschedulable.
     if let Some((p, group)) = native
-        && group_preemption::enabled(features)
+        && features.workload_aware_preemption()
         && matches!(
             r.outcome,
             GroupOutcome::Short { .. }
@@ -1419,8 +1419,8 @@ mod tests {
             );
             let f =
                 Features::with_gates(Release::at(37), &FeatureGates::parse("GenericWorkload=true").unwrap()).unwrap();
-            assert!(wap::enabled(&f));
-            assert!(!wap::enabled(&Release::at(37).into()));
+            assert!(f.workload_aware_preemption());
+            assert!(!crate::engine::release::Features::from(Release::at(37)).workload_aware_preemption());
             let g = cycle(&cluster("4", &objects), &f, "w0");
             let p = g.preemption.as_ref().unwrap();
             assert_eq!(p.code, Code::Success);

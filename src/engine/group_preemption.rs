@@ -77,7 +77,7 @@ use super::framework::runtime::{Framework, POINTS};
 use super::framework::status::Code;
 use super::plugins::default_preemption::{pod_start_time_nanos, preemption_never, terminating_by_preemption};
 use super::plugins::names;
-use super::release::{Change, Features, Gate};
+use super::release::{Change, Features};
 use crate::model::selector::Selector;
 use crate::model::{Cluster, ObjectKey, Pod};
 
@@ -95,13 +95,6 @@ pub const NOT_ELIGIBLE_NEVER: &str = "not eligible due to preemptionPolicy=Never
 pub const NOT_ELIGIBLE_TERMINATING: &str = "not eligible due to a terminating pod on the nominated node.";
 /// The pod-group algorithm's own status when the group does not fit (`errPodGroupUnschedulable`).
 pub const POD_GROUP_UNSCHEDULABLE: &str = "pod group is unschedulable";
-
-/// Whether workload-aware preemption is on: the WorkloadAwarePreemption gate (1.36), or
-/// GenericWorkload once the gang gates merged into it (1.37, #139520).
-pub fn enabled(features: &Features) -> bool {
-    features.on(Gate::WorkloadAwarePreemption)
-        || (features.has(Change::GangGatesMergedIntoGenericWorkload) && features.on(Gate::GenericWorkload))
-}
 
 /// Whether `profile` has DefaultPreemption at any extension point, which makes it the pod-group
 /// PostFilter (`frameworkImpl` registers it from the plugins it built).

@@ -4,9 +4,10 @@
 //! Nodes are visited in name order; ties are reported, never sampled.
 //!
 //! Modules and their dependency rule (as upstream's packages):
-//! - [`release`], [`trace`]: release data and the explanation, used by all below.
+//! - [`release`]: release data, used by all below.
 //! - [`framework`]: plugin traits, cycle state, statuses, node and pod infos, the built
-//!   profile and the runner. It knows no plugin.
+//!   profile, the runner and what it records (the explanation, [`trace`], re-exported here).
+//!   It knows no plugin.
 //! - [`plugins`]: one module per upstream plugin; each uses the framework only.
 //! - [`registry`] (name → plugin) and [`profile`] (configuration → built profiles): above
 //!   both, the only modules that put plugins into a framework.
@@ -25,10 +26,10 @@ pub mod queue;
 pub(crate) mod registry;
 pub mod release;
 pub mod simulate;
-pub mod trace;
 
 pub use framework::runner::{EngineError, explain, explain_as};
 pub use framework::runtime::Framework;
 pub use framework::snapshot::Snapshot;
+pub use framework::trace;
 pub use profile::{SchedulerConfig, build_profiles};
 pub use release::{Change, FeatureGates, Features, Gate, Release};

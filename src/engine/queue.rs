@@ -19,8 +19,8 @@
 use serde::Serialize;
 
 use crate::engine::framework::status::Code;
+use crate::engine::framework::trace::Explanation;
 use crate::engine::plugins::names;
-use crate::engine::trace::Explanation;
 
 /// Where a pod waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -27,8 +27,8 @@ use super::framework::runner::{self, NO_NODES_MESSAGE};
 use super::framework::runtime::Framework;
 use super::framework::snapshot::Snapshot;
 use super::framework::status::Status;
+use super::framework::trace::{BindingCycleTrace, BindingOutcome, Explanation};
 use super::release::{Change, Features};
-use super::trace::{BindingCycleTrace, BindingOutcome, Explanation};
 use crate::model::{Cluster, ObjectKey};
 
 /// Nominal time between two passes over the queue (`podInitialBackoffDuration`).
@@ -745,7 +745,7 @@ mod tests {
     use crate::engine::Release;
     use crate::engine::framework::cycle_state::CycleState;
     use crate::engine::framework::plugin::{Plugin, PluginsRunner, PostFilterPlugin};
-    use crate::engine::trace::PostFilterTrace;
+    use crate::engine::framework::trace::PostFilterTrace;
     use crate::source::file::load_str;
 
     /// A PostFilter that preempts `low` on n1 for `high`, to test how the simulator applies a

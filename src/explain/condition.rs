@@ -20,7 +20,7 @@ use k8s_openapi::api::core::v1::PodCondition;
 use k8s_openapi::jiff::Timestamp;
 use serde_json::{Map, Value, json};
 
-use crate::engine::trace::{BindingOutcome, Explanation};
+use crate::engine::framework::trace::{BindingOutcome, Explanation};
 use crate::model::{Cluster, Pod, SchedulingEvent};
 
 /// The longest event message the API server accepts (`NoteLengthLimit`, in bytes).

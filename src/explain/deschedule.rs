@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 use crate::engine::deschedule::policy::Policy;
 use crate::engine::deschedule::reschedule::{Landing, Replacement, reschedule};
 use crate::engine::deschedule::{Candidate, CycleError, CycleReport, Outcome, PluginRun, run_cycle};
+use crate::engine::framework::trace::Explanation;
 use crate::engine::simulate::{EventKind, SimOptions, SimReport};
-use crate::engine::trace::Explanation;
 use crate::engine::{Features, Framework};
 use crate::model::{Cluster, ObjectKey};
 

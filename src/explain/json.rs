@@ -31,7 +31,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::trace::{
+use crate::engine::framework::trace::{
     BindingCycleTrace, CyclePluginStatus, Explanation, FilterDetail, FilterFailure, GangTrace, NodeFilter,
     NodeScoreTrace, SpreadCheck,
 };
@@ -44,7 +44,7 @@ fn failure(f: &FilterFailure) -> Value {
     json!({"plugin": f.plugin, "code": f.code.as_str(), "reasons": f.reasons})
 }
 
-fn plugin_statuses(v: &[crate::engine::trace::PluginStatus]) -> Value {
+fn plugin_statuses(v: &[crate::engine::framework::trace::PluginStatus]) -> Value {
     Value::Array(
         v.iter()
             .map(|p| {
@@ -162,7 +162,7 @@ pub fn gang(g: &GangTrace) -> Value {
         "unplaced": g.unplaced.iter().map(|k| json!({"namespace": k.namespace, "name": k.name})).collect::<Vec<_>>(),
     });
     if let (Some(pf), Value::Object(m)) = (&g.placement_feasible, &mut v) {
-        let check = |c: &crate::engine::trace::PlacementCheck| {
+        let check = |c: &crate::engine::framework::trace::PlacementCheck| {
             let mut o = Map::new();
             o.insert("scheduled".into(), json!(c.scheduled));
             o.insert("remaining".into(), json!(c.remaining));
@@ -206,7 +206,7 @@ fn spread_check(c: &SpreadCheck) -> Value {
     })
 }
 
-fn dra(d: &crate::engine::trace::DraTrace) -> Value {
+fn dra(d: &crate::engine::framework::trace::DraTrace) -> Value {
     json!({
         "claims": d.claims.iter().map(|c| {
             let mut m = Map::new();
@@ -265,8 +265,8 @@ pub fn to_value(ex: &Explanation) -> Value {
 }
 
 /// The explanation's JSON as it is written: what [`to_value`] gives, with the per-node lists
-/// made a node at a time while they are serialized (at 5,000 nodes the tree of the whole
-/// explanation is several times its 3.3 MB of text).
+/// made a node at a time while they are serialized (at thousands of nodes the tree of the
+/// whole explanation is several times its text).
 pub struct Document<'a> {
     ex: &'a Explanation,
     top: Map<String, Value>,

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use crate::engine::trace::{Explanation, Outcome};
+use crate::engine::framework::trace::{Explanation, Outcome};
 use crate::model::{Cluster, ObjectKey, Pod};
 
 /// The owner kinds `explain` takes.

@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
+use crate::engine::framework::trace::Explanation;
 use crate::engine::queue::{QueueEntry, entry};
-use crate::engine::trace::Explanation;
 use crate::model::Cluster;
 
 /// The entries of the explained pods, in their order, with the attempts their

@@ -38,8 +38,8 @@
 use std::ops::Range;
 
 use crate::engine::framework::status::Code;
+use crate::engine::framework::trace::{BindingOutcome, Explanation};
 use crate::engine::plugins::names;
-use crate::engine::trace::{BindingOutcome, Explanation};
 
 /// A decisive reason: the column's text, and where in it the reason itself is.
 #[derive(Clone, Debug, PartialEq, Eq)]

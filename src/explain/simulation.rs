@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 
 use super::json::Each;
 use crate::engine::framework::node_info::NodeInfo;
+use crate::engine::framework::trace::BindingOutcome;
 use crate::engine::simulate::{AttemptOutcome, EventKind, FinalState, SimReport};
-use crate::engine::trace::BindingOutcome;
 use crate::model::ObjectKey;
 
 fn secs(ms: u64) -> String {
@@ -77,8 +77,8 @@ fn node_json(n: &NodeInfo) -> Value {
 
 /// The report as JSON (`kind: Simulation`), made as it is serialized: each event, pod and node
 /// when it is written, each attempt's explanation an [`super::json::Document`] (its per-node
-/// lists a node at a time), so a long run's report is never held whole (at 500 nodes and 400
-/// attempts it is 258 MB of text).
+/// lists a node at a time), so a long run's report, hundreds of megabytes of text, is never
+/// held whole.
 pub(crate) struct Report<'a>(pub &'a SimReport);
 
 impl serde::Serialize for Report<'_> {

@@ -5,7 +5,7 @@ use crate::engine::framework::batching::Batching;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::engine::trace::{Explanation, FilterDetail, SpreadCheck};
+use crate::engine::framework::trace::{Explanation, FilterDetail, SpreadCheck};
 
 /// How many nodes the score table shows.
 pub(crate) const TOP_NODES: usize = 10;
@@ -200,7 +200,7 @@ fn render_dra(s: &mut String, ex: &Explanation) {
         }
     }
     // Nodes another plugin rejected and that have no devices at all are counted, not listed.
-    let quiet = |n: &crate::engine::trace::DraNode| {
+    let quiet = |n: &crate::engine::framework::trace::DraNode| {
         n.verdict.contains("(the node already failed") && n.requests.iter().all(|r| r.devices == 0)
     };
     let hidden = d.nodes.iter().filter(|n| quiet(n)).count();

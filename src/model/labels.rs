@@ -1,18 +1,17 @@
 //! An object's labels: a map from key to value, held as one sorted allocation.
 //!
 //! Every pod carries its labels, and a pod has two or three. A `BTreeMap<String, String>`
-//! puts even one label in a node with room for eleven (544 bytes); at 100,000 pods those
-//! nodes were 54 MB of a 315 MB heap (heaptrack, 5k nodes). `Labels` keeps exactly its
+//! puts even one label in a node with room for eleven (544 bytes), a sixth of a large
+//! snapshot's heap. `Labels` keeps exactly its
 //! entries in key order and reads like the map it replaces: `get`, `iter`, `keys`,
 //! `contains_key`, iteration in key order, Debug and serialization as a map. Changes (`insert`,
 //! `remove`) rebuild the list; they happen on what-if edits, not on every cycle.
 //!
 //! The list is shared: clones share it, and the pods read from a snapshot share the list of an
-//! equal set of labels read lately on the same thread ([`Labels::shared`]). The pods of one
-//! ReplicaSet carry the same labels; at 100,000 pods their lists and strings were 14 MB of a
-//! 150 MB heap (heaptrack, 5k nodes), nearly all of them copies.
+//! equal set of labels the loader read lately ([`Labels::shared`]). The pods of one
+//! ReplicaSet carry the same labels: their own lists would be nearly all copies.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Serialize, Serializer};
@@ -91,14 +90,14 @@ impl Labels {
         Some(value)
     }
 
-    /// The labels of `m`, sharing the list of an equal set this thread read lately instead of
-    /// allocating another (for the objects of a snapshot, read by the thousand).
-    pub fn shared(m: &BTreeMap<String, String>) -> Labels {
+    /// The labels of `m`, sharing the list of an equal set the loader (`intern`) read lately
+    /// instead of allocating another (for the objects of a snapshot, read by the thousand).
+    pub fn shared(m: &BTreeMap<String, String>, intern: &mut super::Interner) -> Labels {
         if m.is_empty() {
             return Labels::default();
         }
         let entries: Vec<(String, String)> = m.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        SHARED.with_borrow_mut(|set| super::share::share::<_, _, [_]>(set, entries, |e| Labels(e.into())))
+        super::share::share::<_, _, [_]>(&mut intern.labels, entries, |e| Labels(e.into()))
     }
 
     /// Whether the two share one list.
@@ -106,11 +105,6 @@ impl Labels {
     fn shares(&self, other: &Labels) -> bool {
         self.0.shares(&other.0)
     }
-}
-
-thread_local! {
-    /// The sets of labels this thread read lately ([`Labels::shared`]).
-    static SHARED: std::cell::RefCell<HashSet<Labels>> = std::cell::RefCell::new(HashSet::new());
 }
 
 /// Lets the set of shared lists be searched with the entries of a list not made yet (the
@@ -280,14 +274,15 @@ mod tests {
         assert_eq!(serde_yaml::to_string(&l).expect("yaml"), "a: '1'\nb: '2'\n");
     }
 
-    /// Equal sets of labels read on one thread share one list; a change to one leaves the
+    /// Equal sets of labels read by one loader share one list; a change to one leaves the
     /// others as they were.
     #[test]
-    fn equal_labels_read_on_a_thread_share_one_list_and_changes_stay_apart() {
+    fn equal_labels_read_by_a_loader_share_one_list_and_changes_stay_apart() {
+        let mut intern = crate::model::Interner::default();
         let m = map(&[("app", "web"), ("pod-template-hash", "7c9f")]);
-        let (mut a, b) = (Labels::shared(&m), Labels::shared(&m.clone()));
+        let (mut a, b) = (Labels::shared(&m, &mut intern), Labels::shared(&m.clone(), &mut intern));
         assert!(a.shares(&b));
-        let other = Labels::shared(&map(&[("app", "api")]));
+        let other = Labels::shared(&map(&[("app", "api")]), &mut intern);
         assert!(!other.shares(&a));
         assert_eq!(other.get("app").map(String::as_str), Some("api"));
         assert_eq!(a.insert("tier".into(), "front".into()), None);
@@ -295,9 +290,9 @@ mod tests {
         assert_eq!(pairs(&b), pairs(&Labels::from(m.clone())));
         assert_eq!(a.get("tier").map(String::as_str), Some("front"));
         assert_eq!(b.get("tier"), None);
-        assert_eq!(Labels::shared(&BTreeMap::new()), Labels::new());
-        // Read on another thread: equal, a list of its own.
-        let c = std::thread::spawn(move || Labels::shared(&m)).join().expect("thread");
+        assert_eq!(Labels::shared(&BTreeMap::new(), &mut intern), Labels::new());
+        // Read by another loader (on this thread or any other): equal, a list of its own.
+        let c = Labels::shared(&m, &mut crate::model::Interner::default());
         assert!(c == b && !c.shares(&b));
     }
 }

@@ -164,9 +164,9 @@ pub struct PodRequests {
 ///
 /// Every pod holds two of these. A pod names two or three resources, and a `BTreeMap` of
 /// them took a node with room for eleven (368 bytes) plus a heap string per name; this is one
-/// allocation of exactly its entries, the common names not copied at all. At 100,000 pods
-/// the two maps were 74 MB of a 315 MB heap (heaptrack). Clones share the entries, and so do
-/// the lists a thread reads lately that say the same ([`interned`]): the pods of one template
+/// allocation of exactly its entries, the common names not copied at all (the maps were a
+/// quarter of a large snapshot's heap). Clones share the entries, and so do the lists the
+/// loader read lately that say the same ([`interned`]): the pods of one template
 /// request the same, and a pod whose containers all request cpu and memory has the same
 /// effective and non-missing requests.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
@@ -178,27 +178,18 @@ impl std::borrow::Borrow<[(Cow<'static, str>, i64)]> for Amounts {
     }
 }
 
-thread_local! {
-    /// The request lists this thread made lately ([`interned`]).
-    static INTERNED: std::cell::RefCell<std::collections::HashSet<Amounts>> =
-        std::cell::RefCell::new(std::collections::HashSet::new());
-    /// The pods' requests this thread computed lately ([`shared_requests`]).
-    static REQUESTS: std::cell::RefCell<std::collections::HashSet<Arc<PodRequests>>> =
-        std::cell::RefCell::new(std::collections::HashSet::new());
-}
-
-/// `requests` in an `Arc` shared with the equal requests this thread computed lately: the pods
+/// `requests` in an `Arc` shared with the equal requests the loader computed lately: the pods
 /// of one template request the same, and a pod holds 8 bytes instead of 104 (which, at
 /// 100,000 pods, moved `Arc<Pod>` from mimalloc's 384-byte bin to its 320-byte one).
-pub(crate) fn shared_requests(requests: PodRequests) -> Arc<PodRequests> {
-    REQUESTS.with_borrow_mut(|set| super::share::share::<_, _, PodRequests>(set, requests, Arc::new))
+pub(crate) fn shared_requests(requests: PodRequests, intern: &mut super::Interner) -> Arc<PodRequests> {
+    super::share::share::<_, _, PodRequests>(&mut intern.requests, requests, Arc::new)
 }
 
 /// The amounts of these entries (in name order, each name once), sharing the list of equal
-/// entries this thread made lately instead of allocating another: at 100,000 pods the pods'
-/// lists were 8 MB, nearly all of them copies of a few dozen.
-fn interned(entries: Vec<(Cow<'static, str>, i64)>) -> Amounts {
-    INTERNED.with_borrow_mut(|set| super::share::share::<_, _, [_]>(set, entries, |e| Amounts(e.into())))
+/// entries the loader made lately instead of allocating another: a snapshot's pods' lists are
+/// nearly all copies of a few dozen.
+fn interned(entries: Vec<(Cow<'static, str>, i64)>, intern: &mut super::Interner) -> Amounts {
+    super::share::share::<_, _, [_]>(&mut intern.amounts, entries, |e| Amounts(e.into()))
 }
 
 impl Amounts {
@@ -275,7 +266,7 @@ fn with_defaults(rl: &ResourceList) -> ResourceList {
     r
 }
 
-fn to_amounts(reqs: &ResourceList) -> Amounts {
+fn to_amounts(reqs: &ResourceList, intern: &mut super::Interner) -> Amounts {
     // A ResourceList is a map: its names come in order, once each.
     interned(
         reqs.iter()
@@ -284,6 +275,7 @@ fn to_amounts(reqs: &ResourceList) -> Amounts {
                 (resource_name(k), amount)
             })
             .collect(),
+        intern,
     )
 }
 
@@ -344,7 +336,7 @@ fn aggregate_pod_level(
 /// PodLevelResources gate, on from 1.34); the non-zero CPU and memory from `PodRequests` with
 /// `NonMissingContainerRequests` (`getNonMissingContainerRequests`: 100m/200Mi for every
 /// container, or, with pod-level requests, only for a resource set at neither level).
-pub(crate) fn pod_requests_v132(spec: &PodResourceSpec, pod_level: bool) -> PodRequests {
+pub(crate) fn pod_requests_v132(spec: &PodResourceSpec, pod_level: bool, intern: &mut super::Interner) -> PodRequests {
     let pod_level = pod_level && spec.pod_level.is_some();
     let reqs = aggregate_pod_level(spec, pod_level, Clone::clone);
     let non0 = if pod_level {
@@ -369,8 +361,8 @@ pub(crate) fn pod_requests_v132(spec: &PodResourceSpec, pod_level: bool) -> PodR
     } else {
         aggregate_pod_level(spec, false, with_defaults)
     };
-    let list = to_amounts(&reqs);
-    let non_missing = to_amounts(&aggregate_pod_level(spec, pod_level, with_defaults));
+    let list = to_amounts(&reqs, intern);
+    let non_missing = to_amounts(&aggregate_pod_level(spec, pod_level, with_defaults), intern);
     PodRequests {
         resource: Resource::from_list(&reqs),
         list,
@@ -409,7 +401,12 @@ pub struct StatusResources {
 /// for the containers' when it has both. Then the pod-level requests (`pod_level`): every
 /// resource of the larger of spec (not while infeasible), status.resources.requests and
 /// status.allocatedResources that can be set at pod level.
-pub(crate) fn pod_requests_v137(status: &StatusResources, pod_level: bool, pod_level_status: bool) -> PodRequests {
+pub(crate) fn pod_requests_v137(
+    status: &StatusResources,
+    pod_level: bool,
+    pod_level_status: bool,
+    intern: &mut super::Interner,
+) -> PodRequests {
     let spec = &status.spec;
     let pod_status_requests = status.pod_requests.as_ref();
     let pod_status_allocated = status.pod_allocated.as_ref();
@@ -479,8 +476,8 @@ pub(crate) fn pod_requests_v137(status: &StatusResources, pod_level: bool, pod_l
         }
         r
     };
-    let list = to_amounts(&reqs);
-    let non_missing = to_amounts(&finish(combine(&fill)));
+    let list = to_amounts(&reqs, intern);
+    let non_missing = to_amounts(&finish(combine(&fill)), intern);
     PodRequests {
         resource: Resource::from_list(&reqs),
         list,
@@ -491,7 +488,7 @@ pub(crate) fn pod_requests_v137(status: &StatusResources, pod_level: bool, pod_l
 }
 
 /// Computes a pod's requests as `calculateResource` in framework/types.go does.
-pub(crate) fn pod_requests(spec: &PodResourceSpec) -> PodRequests {
+pub(crate) fn pod_requests(spec: &PodResourceSpec, intern: &mut super::Interner) -> PodRequests {
     let mut reqs = ResourceList::new();
     let (mut non0_cpu, mut non0_mem) = (0i64, 0i64);
     for c in &spec.containers {
@@ -532,8 +529,8 @@ pub(crate) fn pod_requests(spec: &PodResourceSpec) -> PodRequests {
     }
     debug_assert_eq!(reqs, aggregate(spec, Clone::clone));
     let resource = Resource::from_list(&reqs);
-    let list = to_amounts(&reqs);
-    let non_missing = to_amounts(&aggregate(spec, with_defaults));
+    let list = to_amounts(&reqs, intern);
+    let non_missing = to_amounts(&aggregate(spec, with_defaults), intern);
     PodRequests {
         resource,
         list,
@@ -564,7 +561,7 @@ mod tests {
             overhead: None,
             pod_level: None,
         };
-        let r = pod_requests(&spec);
+        let r = pod_requests(&spec, &mut crate::model::Interner::default());
         assert_eq!(r.resource.milli_cpu, 3000);
         assert_eq!(r.non0_cpu, 3000);
         // memory not set anywhere: non-zero default from both containers and init containers
@@ -579,7 +576,7 @@ mod tests {
             overhead: Some(rl(&[("cpu", "250m"), ("memory", "120Mi")])),
             pod_level: None,
         };
-        let r = pod_requests(&spec);
+        let r = pod_requests(&spec, &mut crate::model::Interner::default());
         assert_eq!(r.resource.milli_cpu, 350);
         assert_eq!(r.resource.memory, (1024 + 120) * 1024 * 1024);
         assert_eq!(r.non0_cpu, 350);
@@ -591,7 +588,7 @@ mod tests {
             containers: vec![ResourceList::new()],
             ..Default::default()
         };
-        let r = pod_requests(&spec);
+        let r = pod_requests(&spec, &mut crate::model::Interner::default());
         assert_eq!(r.resource, Resource::default());
         assert_eq!((r.non0_cpu, r.non0_mem), (100, 200 * 1024 * 1024));
     }
@@ -709,7 +706,11 @@ mod tests {
             ),
         ];
         for (name, spec, want) in cases {
-            assert_eq!(pod_requests(&spec).list, want, "{name}");
+            assert_eq!(
+                pod_requests(&spec, &mut crate::model::Interner::default()).list,
+                want,
+                "{name}"
+            );
         }
     }
 
@@ -738,7 +739,11 @@ mod tests {
             ),
         ];
         for (name, spec, want) in cases {
-            assert_eq!(pod_requests(&spec).list, want, "{name}");
+            assert_eq!(
+                pod_requests(&spec, &mut crate::model::Interner::default()).list,
+                want,
+                "{name}"
+            );
         }
     }
 
@@ -775,45 +780,43 @@ mod tests {
     /// container requests cpu and memory), two when defaults fill a missing one in.
     #[test]
     fn equal_request_lists_are_held_once() {
+        let mut intern = crate::model::Interner::default();
         let both = spec(&[&[("cpu", "1"), ("memory", "1Gi")]], &[], None);
-        let r = pod_requests(&both);
+        let r = pod_requests(&both, &mut intern);
         assert!(r.non_missing.shares(&r.list));
         assert_eq!(r.list.get("memory"), Some(&(1 << 30)));
         let cpu_only = spec(&[&[("cpu", "1")]], &[], None);
-        let r = pod_requests(&cpu_only);
+        let r = pod_requests(&cpu_only, &mut intern);
         assert!(!r.non_missing.shares(&r.list));
         assert_eq!(r.list.get("memory"), None);
         assert_eq!(r.non_missing.get("memory"), Some(&DEFAULT_MEMORY_REQUEST));
         // Another pod of the same requests shares the lists of the first; other requests
         // do not.
-        let again = pod_requests(&cpu_only);
+        let again = pod_requests(&cpu_only, &mut intern);
         assert!(again.list.shares(&r.list) && again.non_missing.shares(&r.non_missing));
-        let other = pod_requests(&spec(&[&[("cpu", "2")]], &[], None));
+        // Another loader's interner shares nothing with this one's.
+        let apart = pod_requests(&cpu_only, &mut crate::model::Interner::default());
+        assert!(!apart.list.shares(&r.list) && apart.list == r.list);
+        let other = pod_requests(&spec(&[&[("cpu", "2")]], &[], None), &mut intern);
         assert!(!other.list.shares(&r.list));
         assert_eq!(other.list.get("cpu"), Some(&2000));
     }
 
-    /// A thread keeps a bounded number of lists to share: past it, it starts afresh (lists
+    /// An interner keeps a bounded number of lists to share: past it, it starts afresh (lists
     /// made before are not shared any more, and still read the same).
     #[test]
-    fn a_thread_shares_a_bounded_number_of_lists() {
-        let first = to_amounts(&BTreeMap::from([(
-            "example.com/a".to_string(),
-            Quantity::from_units(0),
-        )]));
-        for i in 1..=crate::model::share::PER_THREAD as i64 {
-            to_amounts(&BTreeMap::from([(
-                "example.com/a".to_string(),
-                Quantity::from_units(i),
-            )]));
+    fn an_interner_shares_a_bounded_number_of_lists() {
+        let mut intern = crate::model::Interner::default();
+        let list = |i: i64| BTreeMap::from([("example.com/a".to_string(), Quantity::from_units(i))]);
+        let first = to_amounts(&list(0), &mut intern);
+        assert!(to_amounts(&list(0), &mut intern).shares(&first));
+        for i in 1..=crate::model::share::PER_KIND as i64 {
+            to_amounts(&list(i), &mut intern);
         }
-        let again = to_amounts(&BTreeMap::from([(
-            "example.com/a".to_string(),
-            Quantity::from_units(0),
-        )]));
+        let again = to_amounts(&list(0), &mut intern);
         assert!(!again.shares(&first));
         assert_eq!(again, first);
-        assert!(INTERNED.with_borrow(|s| s.len()) <= crate::model::share::PER_THREAD);
+        assert!(intern.amounts.len() <= crate::model::share::PER_KIND);
     }
 
     /// scheduler/util pod_resources_test.go TestGetNonZeroRequest, for a one-container pod.
@@ -840,11 +843,14 @@ mod tests {
                 400 * 1024 * 1024,
             ),
         ] {
-            let r = pod_requests(&spec(&[reqs], &[], None));
+            let r = pod_requests(&spec(&[reqs], &[], None), &mut crate::model::Interner::default());
             assert_eq!((r.non0_cpu, r.non0_mem), (cpu, mem), "{name}");
         }
         // explicitly zero is not missing
-        let r = pod_requests(&spec(&[&[("cpu", "0"), ("memory", "0")]], &[], None));
+        let r = pod_requests(
+            &spec(&[&[("cpu", "0"), ("memory", "0")]], &[], None),
+            &mut crate::model::Interner::default(),
+        );
         assert_eq!((r.non0_cpu, r.non0_mem), (0, 0));
     }
 
@@ -858,7 +864,7 @@ mod tests {
             &[(&[("cpu", "3")], false), (&[("memory", "1Gi")], true)],
             Some(&[("cpu", "100m"), ("memory", "10Mi")]),
         );
-        let r = pod_requests(&s);
+        let r = pod_requests(&s, &mut crate::model::Interner::default());
         // containers: 1000 + 100 (default) = 1100 cpu; 2 × 200Mi memory
         // init: max(3000 (cpu of the first), 100 (default cpu of the sidecar)) = 3000 cpu;
         //       max(200Mi (default), 1Gi) memory
@@ -940,7 +946,7 @@ mod tests {
             ),
         ];
         for (name, spec, (cpu, mem, eph), non0) in cases {
-            let r = pod_requests_v132(&spec, true);
+            let r = pod_requests_v132(&spec, true, &mut crate::model::Interner::default());
             assert_eq!(
                 (r.resource.milli_cpu, r.resource.memory, r.resource.ephemeral_storage),
                 (cpu, mem, eph),
@@ -961,7 +967,7 @@ mod tests {
             &[],
             Some(&[("memory", "8Ei"), ("cpu", "9223372036854775807")]),
         );
-        let r = pod_requests(&s);
+        let r = pod_requests(&s, &mut crate::model::Interner::default());
         assert_eq!(r.non0_mem, i64::MAX);
         assert_eq!(r.non0_cpu, i64::MAX);
         assert_eq!(r.resource.memory, i64::MAX);
@@ -981,10 +987,10 @@ mod tests {
             init_containers: vec![(rl(&[("cpu", "1"), ("memory", "1Gi")]), true)],
             ..Default::default()
         };
-        let old = pod_requests(&spec);
+        let old = pod_requests(&spec, &mut crate::model::Interner::default());
         assert_eq!(old.resource.milli_cpu, 2000);
         assert_eq!((old.non0_cpu, old.non0_mem), (1000, 1 << 30));
-        let new = pod_requests_v132(&spec, false);
+        let new = pod_requests_v132(&spec, false, &mut crate::model::Interner::default());
         assert_eq!((new.non0_cpu, new.non0_mem), (2000, 2 << 30));
         assert_eq!(new.resource, old.resource);
         // Without pod-level requests the 1.32 non-zero requests are `non_missing`.

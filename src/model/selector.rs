@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use super::label_columns::{LabelColumns, LabelTest};
 use k8s_openapi::api::core::v1::{NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
@@ -361,13 +360,19 @@ impl NodeTerm {
         fields_match(&self.fields, node_name)
     }
 
-    /// The term compiled against the nodes' label columns.
-    pub(crate) fn compile(&self, cols: &LabelColumns) -> CompiledNodeTerm {
-        CompiledNodeTerm {
-            never: !self.valid || (self.exprs.is_empty() && self.fields.is_empty()),
-            tests: self.exprs.iter().map(|r| LabelTest::new(cols, r)).collect(),
-            fields: self.fields.clone(),
-        }
+    /// The term's label requirements.
+    pub(crate) fn requirements(&self) -> &[Requirement] {
+        &self.exprs
+    }
+
+    /// True for a term that never matches: malformed, or with no requirement at all.
+    pub(crate) fn never(&self) -> bool {
+        !self.valid || (self.exprs.is_empty() && self.fields.is_empty())
+    }
+
+    /// Whether a node of this name meets the term's field requirements.
+    pub(crate) fn matches_fields(&self, node_name: &str) -> bool {
+        fields_match(&self.fields, node_name)
     }
 }
 
@@ -378,51 +383,6 @@ fn fields_match(fields: &[FieldTerm], node_name: &str) -> bool {
     }
     let get = |k: &str| if k == "metadata.name" { node_name } else { "" };
     fields.iter().all(|f| (get(&f.key) == f.value) == f.equal)
-}
-
-/// A [`NodeTerm`] compiled against [`LabelColumns`]: the same answer for the node at a
-/// position of the columns as the term on that node's labels.
-#[derive(Clone, Debug)]
-pub(crate) struct CompiledNodeTerm {
-    never: bool,
-    tests: Vec<LabelTest>,
-    fields: Vec<FieldTerm>,
-}
-
-impl CompiledNodeTerm {
-    /// [`NodeTerm::matches`] for the node at `node` of the columns, named `node_name`.
-    pub(crate) fn matches(&self, cols: &LabelColumns, node: usize, node_name: &str) -> bool {
-        !self.never && self.tests.iter().all(|t| t.matches(cols, node)) && fields_match(&self.fields, node_name)
-    }
-}
-
-/// A label [`Selector`] compiled against [`LabelColumns`].
-#[derive(Clone, Debug)]
-pub(crate) enum CompiledLabels {
-    /// Matches nothing.
-    Nothing,
-    /// Every test must hold.
-    All(Vec<LabelTest>),
-}
-
-impl CompiledLabels {
-    /// [`Selector::matches`] on the labels of the node at `node` of the columns.
-    pub(crate) fn matches(&self, cols: &LabelColumns, node: usize) -> bool {
-        match self {
-            CompiledLabels::Nothing => false,
-            CompiledLabels::All(t) => t.iter().all(|t| t.matches(cols, node)),
-        }
-    }
-}
-
-impl Selector {
-    /// The selector compiled against the nodes' label columns.
-    pub(crate) fn compile(&self, cols: &LabelColumns) -> CompiledLabels {
-        match self {
-            Selector::Nothing => CompiledLabels::Nothing,
-            Selector::Requirements(r) => CompiledLabels::All(r.iter().map(|r| LabelTest::new(cols, r)).collect()),
-        }
-    }
 }
 
 /// A parsed NodeSelector: terms are ORed.
@@ -443,11 +403,6 @@ impl NodeSelectorMatcher {
     /// Whether any term matches.
     pub(crate) fn matches<L: LabelSet + ?Sized>(&self, labels: &L, node_name: &str) -> bool {
         self.terms.iter().any(|t| t.matches(labels, node_name))
-    }
-
-    /// The terms compiled against the nodes' label columns (any must match).
-    pub(crate) fn compile(&self, cols: &LabelColumns) -> Vec<CompiledNodeTerm> {
-        self.terms.iter().map(|t| t.compile(cols)).collect()
     }
 }
 

@@ -1,16 +1,52 @@
-//! Sharing equal lists made on one thread: a pod's labels and requests are nearly always those
+//! Sharing equal lists made by one loader: a pod's labels and requests are nearly always those
 //! of many other pods (one ReplicaSet, one template), so the loader keeps one list of each and
-//! clones it (a reference count) instead of allocating another.
+//! clones it (a reference count) instead of allocating another. The loader owns the
+//! [`Interner`] (one per piece of a parallel read) and drops it with the load: what a read
+//! makes depends only on what that loader read before it, never on which thread ran last, and
+//! nothing is kept once the load is done.
 
 use std::borrow::Borrow;
 use std::collections::HashSet;
 use std::hash::Hash;
+use std::sync::Arc;
 
-/// How many distinct lists a thread keeps per kind before it starts afresh (so a thread that
-/// reads a long stream of different lists does not keep them all).
-pub(crate) const PER_THREAD: usize = 4096;
+use k8s_openapi::api::core::v1 as core;
 
-/// The value in `set` (a thread's own) equal to `value` (compared as a `K`: a list as its
+use super::labels::Labels;
+use super::list::List;
+use super::resources::{Amounts, PodRequests};
+use super::{ThinStr, Toleration};
+
+/// How many distinct lists an interner keeps per kind before it starts afresh (so a loader
+/// that reads a long stream of different lists does not keep them all).
+pub(crate) const PER_KIND: usize = 4096;
+
+/// What a loader keeps between the objects it reads: the lists it shares, kind by kind, and
+/// the buffers it packs their texts with.
+#[derive(Default)]
+pub struct Interner {
+    pub(crate) labels: HashSet<Labels>,
+    pub(crate) amounts: HashSet<Amounts>,
+    pub(crate) requests: HashSet<Arc<PodRequests>>,
+    pub(crate) affinities: Vec<Arc<core::Affinity>>,
+    pub(crate) tolerations: HashSet<List<Toleration>>,
+    pub(crate) classes: HashSet<ThinStr>,
+    pub(crate) node_names: HashSet<ThinStr>,
+    pub(crate) image_names: HashSet<List<String>>,
+    /// The buffers the loader packs the objects' texts with ([`super::stored::pack`]).
+    pub(crate) pack: super::stored::PackBuffers,
+}
+
+impl std::fmt::Debug for Interner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interner")
+            .field("labels", &self.labels.len())
+            .field("node_names", &self.node_names.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The value in `set` (an interner's) equal to `value` (compared as a `K`: a list as its
 /// entries, a value as itself) if one was made lately, else `make(value)`, kept in `set` for the
 /// next equal one.
 pub(crate) fn share<T, V, K>(set: &mut HashSet<T>, value: V, make: impl FnOnce(V) -> T) -> T
@@ -19,7 +55,7 @@ where
     V: Borrow<K>,
     K: Hash + Eq + ?Sized,
 {
-    share_up_to(set, value, make, PER_THREAD)
+    share_up_to(set, value, make, PER_KIND)
 }
 
 /// [`share`] keeping up to `cap` values (for a kind with as many values as a cluster has
@@ -41,11 +77,11 @@ where
     t
 }
 
-/// How many distinct values of a kind that has no hash a thread keeps ([`share_recent`]): they
-/// are compared one by one.
+/// How many distinct values of a kind that has no hash an interner keeps ([`share_recent`]):
+/// they are compared one by one.
 pub(crate) const RECENT: usize = 32;
 
-/// The value in `recent` (a thread's own) equal to `value` if one was kept lately, else a copy
+/// The value in `recent` (an interner's) equal to `value` if one was kept lately, else a copy
 /// of `value` in a new `Arc`, kept in `recent` (the oldest let go past [`RECENT`]).
 pub(crate) fn share_recent<T: PartialEq + Clone>(recent: &mut Vec<std::sync::Arc<T>>, value: &T) -> std::sync::Arc<T> {
     if let Some(t) = recent.iter().find(|t| ***t == *value) {

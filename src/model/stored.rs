@@ -18,20 +18,17 @@
 //! together into blocks of about 32 KiB (LZ4), so they hold no part of the file's buffer, and
 //! the loader reads a file a piece at a time through two buffers used in turn
 //! (`source::file`) instead of into a buffer its size. A snapshot's JSON says the same keys
-//! and values over and over: LZ4 keeps a generated one in a fifth of its size in blocks of
-//! 8 KiB, a seventh in blocks of 32 KiB (the `lz4` tool on the texts of 5k / 100k's pods: 5.3
-//! and 7.1 times smaller; 64 KiB, 7.6, LZ4's window). With
-//! both, the peak of 5k nodes / 100k pods fell from 166 to 139 MiB, of 20k / 400k from 652 to
-//! 465 MiB, of 65k / 1M from 1,616 to 1,145 MiB. Decoding a packed object unpacks its block
-//! (about ten microseconds); each thread keeps the block it unpacked last, so reading objects
-//! in the order they were read unpacks each block once.
+//! and values over and over, so LZ4 keeps it several times smaller, more so in larger blocks
+//! up to LZ4's window; 32 KiB blocks keep unpacking one object cheap (docs/performance.md has
+//! the sizes and peaks measured). Decoding a packed object unpacks its block; the block
+//! unpacked last is kept, so reading objects in the order they were read unpacks each block
+//! once.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use bytes::Bytes;
 use serde::Serialize;
@@ -194,37 +191,45 @@ impl<T: Serialize + DeserializeOwned + Default> Stored<T> {
 /// How much text a block holds (it is closed at the first object that reaches this).
 const BLOCK_TEXT: usize = 32 * 1024;
 
-thread_local! {
-    /// [`pack`]'s buffers: the texts of a block, and their compressed form.
-    static SCRATCH: std::cell::Cell<(Vec<u8>, Vec<u8>)> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
-    /// The block this thread unpacked last, and its text.
-    static UNPACKED: RefCell<(Weak<Block>, Vec<u8>)> = const { RefCell::new((Weak::new(), Vec::new())) };
+/// [`pack`]'s buffers, owned by the loader (in its `Interner`) and used again at every call:
+/// fresh ones at every call (a loader packs every few thousand objects) are given back to the
+/// system in between and cost a page fault per page each time.
+#[derive(Debug, Default)]
+pub struct PackBuffers {
+    /// The texts of a block.
+    text: Vec<u8>,
+    /// Their compressed form.
+    lz4: Vec<u8>,
 }
+
+/// The block unpacked last, and its text: objects are read back in order (a save, a YAML
+/// view), so the next one is most often in the same block.
+static UNPACKED: Mutex<(Weak<Block>, Vec<u8>)> = Mutex::new((Weak::new(), Vec::new()));
 
 impl Block {
     /// `len` bytes from `start` of a packed block's text.
     fn span(self: &Arc<Self>, start: u32, len: u32) -> String {
-        UNPACKED.with_borrow_mut(|(which, text)| {
-            // A `Weak` keeps its block's allocation, so no other block can be at its address.
-            if !std::ptr::eq(which.as_ptr(), Arc::as_ptr(self)) {
-                let Block::Packed { lz4, size } = &**self else {
-                    return "{}".to_string();
-                };
+        let mut unpacked = UNPACKED.lock().unwrap_or_else(PoisonError::into_inner);
+        let (which, text) = &mut *unpacked;
+        // A `Weak` keeps its block's allocation, so no other block can be at its address.
+        if !std::ptr::eq(which.as_ptr(), Arc::as_ptr(self)) {
+            let Block::Packed { lz4, size } = &**self else {
+                return "{}".to_string();
+            };
+            text.clear();
+            text.resize(*size as usize, 0);
+            let n = lz4_flex::block::decompress_into(lz4, text);
+            debug_assert!(
+                matches!(n, Ok(n) if n == text.len()),
+                "a packed block no longer unpacks: {n:?}"
+            );
+            if !matches!(n, Ok(n) if n == text.len()) {
                 text.clear();
-                text.resize(*size as usize, 0);
-                let n = lz4_flex::block::decompress_into(lz4, text);
-                debug_assert!(
-                    matches!(n, Ok(n) if n == text.len()),
-                    "a packed block no longer unpacks: {n:?}"
-                );
-                if !matches!(n, Ok(n) if n == text.len()) {
-                    text.clear();
-                }
-                *which = Arc::downgrade(self);
             }
-            let (start, len) = (start as usize, len as usize);
-            text.get(start..start + len).map_or("{}", as_str).to_string()
-        })
+            *which = Arc::downgrade(self);
+        }
+        let (start, len) = (start as usize, len as usize);
+        text.get(start..start + len).map_or("{}", as_str).to_string()
     }
 }
 
@@ -234,11 +239,8 @@ pub struct Slot<'a>(&'a mut Text);
 /// Packs the texts of these objects, in the order given, into blocks of about
 /// [`BLOCK_TEXT`] bytes (objects already packed, changed or typed are left as they are). Each
 /// object then decodes as before; a file's buffer they were slices of is no longer held.
-pub fn pack<'a>(slots: impl IntoIterator<Item = Slot<'a>>) {
-    // The thread's buffers, used again: fresh ones at every call (a loader packs every few
-    // thousand objects) are given back to the system in between and cost a page fault per
-    // page each time.
-    let (mut text, mut lz4) = SCRATCH.take();
+pub fn pack<'a>(slots: impl IntoIterator<Item = Slot<'a>>, buffers: &mut PackBuffers) {
+    let PackBuffers { text, lz4 } = buffers;
     text.clear();
     text.reserve(2 * BLOCK_TEXT);
     let mut group: Vec<(&'a mut Text, u32, u32)> = Vec::new();
@@ -255,11 +257,10 @@ pub fn pack<'a>(slots: impl IntoIterator<Item = Slot<'a>>) {
         text.extend_from_slice(b);
         group.push((t, start, len));
         if text.len() >= BLOCK_TEXT {
-            seal(&mut group, &mut text, &mut lz4);
+            seal(&mut group, text, lz4);
         }
     }
-    seal(&mut group, &mut text, &mut lz4);
-    SCRATCH.set((text, lz4));
+    seal(&mut group, text, lz4);
 }
 
 /// Compresses the texts gathered and points their objects at the block.
@@ -523,7 +524,7 @@ mod tests {
         // One changed, one typed: left as they are.
         objs[1].metadata.name = Some("changed".into());
         objs[2] = Stored::typed(pod());
-        pack(objs.iter_mut().map(Stored::slot));
+        pack(objs.iter_mut().map(Stored::slot), &mut PackBuffers::default());
         // Blocks in the order given, each closed at the first text that brings it to
         // BLOCK_TEXT bytes.
         let mut sizes: Vec<(*const Block, u32)> = Vec::new();
@@ -563,7 +564,7 @@ mod tests {
         assert_eq!(objs[0].clone().into_inner().metadata.name.as_deref(), Some("web-0"));
         // Packing again changes nothing.
         let before: Vec<_> = objs.iter().map(|o| o.json().map(Cow::into_owned)).collect();
-        pack(objs.iter_mut().map(Stored::slot));
+        pack(objs.iter_mut().map(Stored::slot), &mut PackBuffers::default());
         assert_eq!(
             objs.iter().map(|o| o.json().map(Cow::into_owned)).collect::<Vec<_>>(),
             before
@@ -576,7 +577,7 @@ mod tests {
         let whole = std::str::from_utf8(&file).unwrap();
         let mut s: Stored<core::Pod> = Stored::from_json_in(&whole[1..whole.len() - 1], Some(&file));
         assert!(!file.is_unique(), "a slice of the file's buffer");
-        pack([s.slot()]);
+        pack([s.slot()], &mut PackBuffers::default());
         assert!(file.is_unique(), "packed: the buffer is let go");
         assert_eq!(s.json().as_deref(), Some(named(7).as_str()));
     }

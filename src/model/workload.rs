@@ -199,6 +199,43 @@ pub struct PodGroupV1Beta1 {
     pub status: Option<Value>,
 }
 
+impl PodGroupV1Beta1 {
+    /// `disruptionMode: {all: {}}`: the group's pods are disrupted together (1.37; the default
+    /// is `single`).
+    pub fn disruption_all(&self) -> bool {
+        self.spec
+            .rest
+            .get("disruptionMode")
+            .and_then(|m| m.get("all"))
+            .is_some_and(|a| !a.is_null())
+    }
+
+    /// `util.PodGroupPriority`: `spec.priority`; unset, what the Priority admission writes from
+    /// `priorityClassName` (an unknown or empty class: the global default, else 0).
+    pub fn priority(&self, classes: &BTreeMap<String, k8s_openapi::api::scheduling::v1::PriorityClass>) -> i32 {
+        let rest = &self.spec.rest;
+        if let Some(p) = rest.get("priority").and_then(Value::as_i64) {
+            return i32::try_from(p).unwrap_or(0);
+        }
+        let global_default = || {
+            classes
+                .values()
+                .filter(|p| p.global_default == Some(true))
+                .map(|p| p.value.unwrap_or(0))
+                .max()
+                .unwrap_or(0)
+        };
+        match rest
+            .get("priorityClassName")
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty())
+        {
+            Some(c) => classes.get(c).map_or_else(global_default, |pc| pc.value.unwrap_or(0)),
+            None => global_default(),
+        }
+    }
+}
+
 /// A CompositePodGroup's policy: `basic` or `gang` with a quorum of child groups.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -818,8 +818,8 @@ pub enum PlanError {
     /// The node is not in the cluster.
     #[error("node '{0}' is not in the cluster")]
     NoNode(String),
-    /// A victim is not on the node.
-    #[error("victim {victim} is not running on node '{node}'")]
+    /// A victim is not bound to any node.
+    #[error("victim {victim} is not running on a node (preempting on '{node}')")]
     VictimNotOnNode {
         /// Victim.
         victim: ObjectKey,
@@ -985,7 +985,9 @@ pub fn preempt_plan(
     let mut requests = Vec::new();
     for v in victims {
         let vp = cluster.pod(v).ok_or_else(|| PlanError::NoPod(v.clone()))?;
-        if vp.node_name.as_deref() != Some(node) {
+        // a victim is on the node, or (1.37, a PodGroup with disruptionMode all) a member of
+        // the same group on another node
+        if vp.node_name.is_none() {
             return Err(PlanError::VictimNotOnNode {
                 victim: v.clone(),
                 node: node.to_string(),

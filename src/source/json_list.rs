@@ -11,15 +11,17 @@
 //! makes it give up, and the caller reads the file whole on the general path, which gives
 //! the same objects or words the error.
 //!
-//! The scanner also keeps the top-level value recorded under
-//! [`super::snapshot::INFO_KEY`] (where a snapshot came from): the loader's one pass gives it,
-//! and [`top_info`] finds it in a file without holding the file.
+//! The scanner also keeps the top-level value recorded under [`INFO_KEY`] (where a snapshot
+//! came from): the loader's one pass gives it, and [`top_info`] finds it in a file without
+//! holding the file.
 
 use std::ops::Range;
 
 use serde_json::Value;
 
-use super::snapshot::INFO_KEY;
+/// The top-level key of a snapshot List that records where it came from (written by
+/// `source::snapshot`, which re-exports it; found here in the loader's one pass).
+pub const INFO_KEY: &str = "kschedtuiSnapshot";
 
 /// Where the scan stands between two pieces of the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

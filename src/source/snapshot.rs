@@ -26,7 +26,7 @@ pub struct SnapshotOptions {
 }
 
 /// The top-level key of a snapshot List that records where it came from.
-pub const INFO_KEY: &str = "kschedtuiSnapshot";
+pub use super::json_list::INFO_KEY;
 
 /// Where a snapshot came from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -617,3 +617,53 @@ fn a_server_newer_than_every_known_release_is_answered_as_the_newest_and_says_so
     ok(&o);
     assert!(o.stdout.contains(&format!("Note: {note}")), "{}", o.stdout);
 }
+
+#[test]
+fn preempt_evicts_a_disruption_mode_all_group_whole() {
+    // 1.37 with GenericWorkload: the victim PodGroup pg has disruptionMode all, so its member
+    // on the other node is deleted too (the plan names it; the rehearsal removes it)
+    let text = r"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '2', memory: 4Gi, pods: '10'}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: '1', memory: 4Gi, pods: '10'}}}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: pg, namespace: a, uid: u-pg}, spec: {priority: 10, disruptionMode: {all: {}}, schedulingPolicy: {basic: {}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: g0, namespace: a, uid: u-g0}, spec: {nodeName: n1, priority: 10, schedulingGroup: {podGroupName: pg}, containers: [{name: c, image: i, resources: {requests: {cpu: '1'}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: g1, namespace: a, uid: u-g1}, spec: {nodeName: n2, priority: 10, schedulingGroup: {podGroupName: pg}, containers: [{name: c, image: i, resources: {requests: {cpu: '1'}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a, uid: u-p}, spec: {priority: 100, containers: [{name: c, image: i, resources: {requests: {cpu: '2'}}}]}}
+";
+    let dir = temp_dir("groupvictims");
+    let f = dir.path().join("c.yaml");
+    std::fs::write(&f, text).unwrap();
+    let saved = dir.path().join("after.json");
+    let o = run(&[
+        "preempt",
+        "--snapshot",
+        f.to_str().unwrap(),
+        "a/p",
+        "-y",
+        "--scheduler-version",
+        "1.37",
+        "--feature-gates",
+        "GenericWorkload=true",
+        "--save",
+        saved.to_str().unwrap(),
+    ]);
+    ok(&o);
+    let sent: Vec<&str> = o.stdout.lines().filter(|l| l.contains(": ok (")).collect();
+    assert_eq!(
+        sent,
+        vec![
+            "  1. mark a/g0 with condition DisruptionTarget (PreemptionByScheduler): ok (200)",
+            "  2. delete a/g0: ok (200)",
+            "  3. mark a/g1 with condition DisruptionTarget (PreemptionByScheduler): ok (200)",
+            "  4. delete a/g1: ok (200)",
+            "  5. set a/p status.nominatedNodeName to 'n1': ok (200)",
+        ],
+        "{}",
+        o.stdout
+    );
+    let after = std::fs::read_to_string(&saved).unwrap();
+    assert!(!after.contains("\"g1\""), "g1 on n2 is gone too");
+}

@@ -168,6 +168,408 @@ fn test_blocks_are_skipped_and_code_after_them_is_checked() {
     assert_eq!(lines, ["use a;", "fn f() {}", "use b;", "use crate::tui::late;"]);
 }
 
+/// The files under `src` that are test code throughout: those declared `#[cfg(test)] mod
+/// name;` (or with a `#[path]`), with the files of their own child modules.
+fn test_only_files(src: &Path) -> std::collections::BTreeSet<std::path::PathBuf> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut out = std::collections::BTreeSet::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for (i, l) in lines.iter().enumerate() {
+            if !l.starts_with("#[cfg(test)]") {
+                continue;
+            }
+            let (mut j, mut item, mut path) = (i, l.trim_start_matches("#[cfg(test)]").trim(), None);
+            while item.is_empty() || item.starts_with("#[") {
+                if let Some(p) = item.strip_prefix("#[path = \"") {
+                    path = p.split('"').next().map(str::to_string);
+                }
+                j += 1;
+                match lines.get(j) {
+                    Some(next) => item = next,
+                    None => break,
+                }
+            }
+            let decl = item.trim_start_matches("pub(crate) ").trim_start_matches("pub ");
+            let Some(name) = decl.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) else {
+                continue;
+            };
+            let dir = module_dir(f);
+            let file = match path {
+                Some(p) => f.parent().unwrap().join(p),
+                None if dir.join(format!("{name}.rs")).exists() => dir.join(format!("{name}.rs")),
+                None => dir.join(name).join("mod.rs"),
+            };
+            out.insert(module_dir(&file));
+            out.insert(file);
+        }
+    }
+    out
+}
+
+/// The directory holding the files of `file`'s child modules.
+fn module_dir(file: &Path) -> std::path::PathBuf {
+    let dir = file.parent().unwrap().to_path_buf();
+    match file.file_name().and_then(|n| n.to_str()) {
+        Some("mod.rs" | "lib.rs") => dir,
+        _ => dir.join(file.file_stem().unwrap()),
+    }
+}
+
+/// `a::{b, c::{d, e as f}}` as (path, name bound): (`a::b`, `b`), (`a::c::d`, `d`),
+/// (`a::c::e`, `f`).
+fn expand_use(tree: &str) -> Vec<(String, String)> {
+    fn go(prefix: &str, s: &str, out: &mut Vec<(String, String)>) {
+        let Some(open) = s.find('{') else {
+            let (path, alias) = match s.split_once(" as ") {
+                Some((p, a)) => (p.trim(), Some(a.trim())),
+                None => (s.trim(), None),
+            };
+            let path = format!("{prefix}{path}");
+            let path = path.trim_end_matches("::self").to_string();
+            let name = alias.map_or_else(|| path.rsplit("::").next().unwrap_or("").to_string(), str::to_string);
+            out.push((path, name));
+            return;
+        };
+        let head = s[..open].trim();
+        let inner = &s[open + 1..s.rfind('}').unwrap_or(s.len())];
+        let (mut depth, mut part) = (0, String::new());
+        for c in inner.chars().chain([',']) {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    if !part.trim().is_empty() {
+                        go(&format!("{prefix}{head}"), part.trim(), out);
+                    }
+                    part.clear();
+                    continue;
+                }
+                _ => {}
+            }
+            part.push(c);
+        }
+    }
+    let s: String = tree.split_whitespace().collect::<Vec<_>>().join(" ");
+    let s = s
+        .replace(":: ", "::")
+        .replace(" ::", "::")
+        .replace("{ ", "{")
+        .replace(" }", "}");
+    let mut out = Vec::new();
+    go("", &s, &mut out);
+    out
+}
+
+/// A statement's `use` tree (after `use` and its visibility), if it is one.
+fn use_tree(stmt: &str) -> Option<&str> {
+    let t = stmt.trim_start();
+    let t = t
+        .strip_prefix("pub(crate) ")
+        .or_else(|| t.strip_prefix("pub(super) "))
+        .or_else(|| t.strip_prefix("pub "))
+        .unwrap_or(t);
+    Some(t.strip_prefix("use ")?.trim_end().trim_end_matches(';'))
+}
+
+/// Every path a production statement names: its `use` tree expanded, or each `a::b::c` written
+/// in its code.
+fn named_paths(stmt: &str) -> Vec<String> {
+    if let Some(tree) = use_tree(stmt) {
+        return expand_use(tree).into_iter().map(|(p, _)| p).collect();
+    }
+    let b = stmt.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        // a path starts at a word not preceded by `::`, a word or a quote
+        if word(b[i]) && (i == 0 || !(word(b[i - 1]) || b[i - 1] == b':' || b[i - 1] == b'"')) {
+            let mut end = i;
+            while end < b.len() && (word(b[end]) || (b[end] == b':' && b.get(end + 1) == Some(&b':'))) {
+                end += if b[end] == b':' { 2 } else { 1 };
+            }
+            let p = stmt[i..end].trim_end_matches(':');
+            if p.contains("::") {
+                out.push(p.to_string());
+            }
+            i = end.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// No two production files of src import each other, directly or through others: each file's
+/// `use` statements and the paths written in its code are resolved to the file of the module
+/// named (through re-exports, `pub use`), and the graph of files must be acyclic. A module's
+/// file naming its own child modules (a `mod.rs` dispatching to its parts) is not an import.
+#[test]
+fn no_import_cycle_between_files() {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::PathBuf;
+
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let tests = test_only_files(&src);
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files
+        .retain(|f| !tests.iter().any(|t| f.starts_with(t)) && !f.ends_with("tests.rs") && !f.ends_with("src/main.rs"));
+    let module_of = |f: &Path| -> String {
+        let rel = f.strip_prefix(&src).unwrap().with_extension("");
+        let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+            parts.pop();
+        }
+        parts.join("::")
+    };
+    let by_module: BTreeMap<String, PathBuf> = files.iter().map(|f| (module_of(f), f.clone())).collect();
+    let statements = |text: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        let mut open: Option<String> = None;
+        for (_, line) in production_lines(text) {
+            let code = line.split("//").next().unwrap_or_default().trim();
+            if let Some(mut s) = open.take() {
+                s.push(' ');
+                s.push_str(code);
+                if code.ends_with(';') {
+                    out.push(s);
+                } else {
+                    open = Some(s);
+                }
+            } else if use_tree(code).is_some() && !code.ends_with(';') {
+                open = Some(code.to_string());
+            } else {
+                out.push(code.to_string());
+            }
+        }
+        out
+    };
+    // `p` as written in module `m`, made absolute; None for std and other crates.
+    let absolute = |m: &str, p: &str| -> Option<String> {
+        let mut base: Vec<&str> = if m.is_empty() {
+            Vec::new()
+        } else {
+            m.split("::").collect()
+        };
+        let mut rest = p;
+        if let Some(r) = rest.strip_prefix("crate::") {
+            base.clear();
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("self::") {
+            rest = r;
+        } else if rest.starts_with("super::") {
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop()?;
+                rest = r;
+            }
+        } else {
+            // a child module of `m`, or another crate
+            let first = rest.split("::").next()?;
+            let child = if m.is_empty() {
+                first.to_string()
+            } else {
+                format!("{m}::{first}")
+            };
+            by_module.get(&child)?;
+        }
+        let mut v = base;
+        v.extend(rest.split("::").filter(|s| !s.is_empty()));
+        Some(v.join("::"))
+    };
+    let texts: BTreeMap<&PathBuf, String> = files.iter().map(|f| (f, std::fs::read_to_string(f).unwrap())).collect();
+    // re-exports: module → name bound → absolute path
+    let mut reexports: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for f in &files {
+        let m = module_of(f);
+        for s in statements(&texts[f]) {
+            if !s.starts_with("pub") {
+                continue;
+            }
+            for (p, name) in use_tree(&s).map(expand_use).unwrap_or_default() {
+                if let Some(target) = absolute(&m, &p) {
+                    reexports.entry(m.clone()).or_default().insert(name, target);
+                }
+            }
+        }
+    }
+    fn resolve(
+        path: &str,
+        by_module: &BTreeMap<String, PathBuf>,
+        reexports: &BTreeMap<String, BTreeMap<String, String>>,
+        depth: usize,
+    ) -> Option<PathBuf> {
+        let segs: Vec<&str> = path.split("::").collect();
+        for n in (0..=segs.len()).rev() {
+            let m = segs[..n].join("::");
+            let Some(f) = by_module.get(&m) else { continue };
+            if depth < 8
+                && let Some(next) = segs.get(n)
+                && let Some(target) = reexports.get(&m).and_then(|r| r.get(*next))
+            {
+                let t = std::iter::once(target.as_str())
+                    .chain(segs[n + 1..].iter().copied())
+                    .collect::<Vec<_>>()
+                    .join("::");
+                if t != path {
+                    return resolve(&t, by_module, reexports, depth + 1);
+                }
+            }
+            return Some(f.clone());
+        }
+        None
+    }
+    let mut edges: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for f in &files {
+        let m = module_of(f);
+        let mut to = BTreeSet::new();
+        for s in statements(&texts[f]) {
+            for p in named_paths(&s) {
+                // A module's file naming its own child modules uses its parts (as the
+                // module tree says), not an import: only the arrows between modules count.
+                if let Some(abs) = absolute(&m, &p)
+                    && let Some(g) = resolve(&abs, &by_module, &reexports, 0)
+                    && g != *f
+                    && !g.starts_with(module_dir(f))
+                {
+                    to.insert(g);
+                }
+            }
+        }
+        edges.insert(f.clone(), to);
+    }
+    // Tarjan's strongly connected components.
+    struct Walk<'a> {
+        edges: &'a BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+        index: BTreeMap<&'a PathBuf, usize>,
+        low: BTreeMap<&'a PathBuf, usize>,
+        stack: Vec<&'a PathBuf>,
+        on: BTreeSet<&'a PathBuf>,
+        out: Vec<Vec<&'a PathBuf>>,
+    }
+    fn visit<'a>(w: &mut Walk<'a>, v: &'a PathBuf) {
+        let i = w.index.len();
+        w.index.insert(v, i);
+        w.low.insert(v, i);
+        w.stack.push(v);
+        w.on.insert(v);
+        for u in w.edges.get(v).into_iter().flatten() {
+            let Some((u, _)) = w.edges.get_key_value(u) else {
+                continue;
+            };
+            if !w.index.contains_key(u) {
+                visit(w, u);
+                let l = w.low[u].min(w.low[v]);
+                w.low.insert(v, l);
+            } else if w.on.contains(u) {
+                let l = w.index[u].min(w.low[v]);
+                w.low.insert(v, l);
+            }
+        }
+        if w.low[v] == w.index[v] {
+            let mut c = Vec::new();
+            while let Some(u) = w.stack.pop() {
+                w.on.remove(u);
+                c.push(u);
+                if u == v {
+                    break;
+                }
+            }
+            if c.len() > 1 {
+                w.out.push(c);
+            }
+        }
+    }
+    let mut w = Walk {
+        edges: &edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on: BTreeSet::new(),
+        out: Vec::new(),
+    };
+    for f in edges.keys() {
+        if !w.index.contains_key(f) {
+            visit(&mut w, f);
+        }
+    }
+    let rel = |f: &Path| f.strip_prefix(&src).unwrap().display().to_string();
+    let cycles: Vec<String> = w
+        .out
+        .iter()
+        .map(|c| {
+            c.iter()
+                .map(|f| {
+                    let to: Vec<String> = edges[*f].iter().filter(|g| c.contains(g)).map(|g| rel(g)).collect();
+                    format!("{} -> {}", rel(f), to.join(", "))
+                })
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        })
+        .collect();
+    let imports: usize = edges.values().map(BTreeSet::len).sum();
+    assert!(
+        files.len() > 150 && imports > 1000,
+        "only {} files, {imports} imports read",
+        files.len()
+    );
+    assert!(
+        cycles.is_empty(),
+        "import cycles between files:\n  {}",
+        cycles.join("\n\n  ")
+    );
+}
+
+#[test]
+fn use_trees_and_written_paths_are_read() {
+    let got = expand_use("super::{a, b::{c, d as e}, f::self}");
+    let want = [
+        ("super::a", "a"),
+        ("super::b::c", "c"),
+        ("super::b::d", "e"),
+        ("super::f", "f"),
+    ];
+    assert_eq!(got, want.map(|(p, n)| (p.to_string(), n.to_string())));
+    assert_eq!(
+        named_paths("let x = crate::engine::framework::parallel::map(a, \"s::t\", super::b::C::new());"),
+        ["crate::engine::framework::parallel::map", "super::b::C::new"]
+    );
+    assert_eq!(named_paths("pub(crate) use child::{X, Y};"), ["child::X", "child::Y"]);
+}
+
+/// The model and the engine keep no state per thread: what a load or a cycle makes depends
+/// on its input alone, not on which thread ran last, and nothing outlives the call on a
+/// thread (the loader owns what it shares and drops it).
+#[test]
+fn no_thread_local_state_in_model_or_engine() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out = Vec::new();
+    let mut checked = 0;
+    for layer in ["model", "engine"] {
+        let mut files = Vec::new();
+        rust_files(&src.join(layer), &mut files);
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for (n, line) in production_lines(&text) {
+                let code = line.split("//").next().unwrap_or_default();
+                if code.contains("thread_local!") || code.contains("LocalKey") {
+                    out.push(format!("{}:{n}: {}", f.display(), line.trim()));
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10_000, "only {checked} lines checked");
+    assert!(
+        out.is_empty(),
+        "state per thread in the model or the engine:\n{}",
+        out.join("\n")
+    );
+}
+
 /// Releases are data: no code outside the release module compares minors or patches (it asks
 /// `Features::on(Gate)` / `Features::has(Change)` instead).
 #[test]

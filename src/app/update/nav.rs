@@ -27,7 +27,7 @@ pub(super) fn open_fixes(app: &mut App) -> Vec<Effect> {
                 && !ex
                     .binding_cycle
                     .as_ref()
-                    .is_none_or(|b| b.outcome == crate::engine::trace::BindingOutcome::Bound) =>
+                    .is_none_or(|b| b.outcome == crate::engine::framework::trace::BindingOutcome::Bound) =>
         {
             app.info(format!(
                 "{pod}: {}; its gang decides: m shows the group, its quorum and who blocks it",
@@ -315,19 +315,7 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         Action::PageDown => move_by(app, PAGE as isize),
         Action::Top => move_to(app, true),
         Action::Bottom => move_to(app, false),
-        Action::ClickRow(i) => {
-            if matches!(app.screen(), Some(Screen::Node(_))) {
-                return Vec::new();
-            }
-            if i < row_count(app)
-                && let Some(sel) = selected_mut(app)
-            {
-                if *sel == i {
-                    return open(app);
-                }
-                *sel = i;
-            }
-        }
+        Action::ClickRow(i) => return click_row(app, i),
         Action::ClickPoint(i) => {
             step(app, |p, cur| {
                 p.stages.get(i).map_or_else(|| cur.clone(), |s| Step::at(s.point))
@@ -343,27 +331,10 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
         // back one screen (the guard pops it); at the pod list, quit
         Action::Back if app.screens.pop().is_none() => app.request_quit(),
         Action::Back => {}
-        Action::Cancel => {
-            // back one screen; at the pod list, clear the search and the reason filter (never quit)
-            let popped = app.screens.pop().is_some();
-            if !popped {
-                app.pods.query.clear();
-                app.pods.reason = None;
-                app.pods.selected = 0;
-            }
-        }
+        Action::Cancel => cancel(app),
         Action::Help => app.mode = Mode::Help { scroll: 0 },
         Action::CommandStart => app.mode = Mode::Command(String::new()),
-        Action::SearchStart => {
-            let ok = match app.screen() {
-                None => true,
-                Some(Screen::Pod(v)) => v.step.as_ref().is_some_and(|s| s.point == Point::Filter),
-                Some(s) => s.query().is_some(),
-            };
-            if ok {
-                app.mode = Mode::Search;
-            }
-        }
+        Action::SearchStart => search_start(app),
         Action::StepNext => step(app, Pipeline::next),
         Action::StepPrev => step(app, Pipeline::prev),
         Action::PointNext => step(app, Pipeline::next_point),
@@ -380,17 +351,7 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
                 v.all_failures = !v.all_failures;
             }
         }
-        Action::CycleSort => match app.screens.last_mut() {
-            None => {
-                app.pods.sort = app.pods.sort.next();
-                app.pods.selected = 0;
-            }
-            Some(Screen::Pod(v)) => {
-                v.filter_sort = v.filter_sort.next();
-                v.selected = 0;
-            }
-            _ => {}
-        },
+        Action::CycleSort => cycle_sort(app),
         Action::ReverseSort if app.screen().is_none() => app.pods.reverse = !app.pods.reverse,
         Action::SortPods(key) if app.screen().is_none() => {
             let p = &mut app.pods;
@@ -417,74 +378,151 @@ pub(super) fn normal(app: &mut App, action: Action) -> Vec<Effect> {
                 v.score_mode = v.score_mode.next();
             }
         }
-        Action::ToggleDiff => {
-            if app.diff.is_none() {
-                app.info("no diff yet: make a what-if edit (i or e) and the new trace is compared with the old");
-            } else if let Some(Screen::Pod(v)) = app.screens.last_mut() {
-                v.show_diff = !v.show_diff;
-            }
-        }
-        Action::NextNamespace => {
-            let all = pod_list::namespaces(app);
-            app.pods.namespace = match &app.pods.namespace {
-                None => all.first().cloned(),
-                Some(cur) => all.iter().position(|n| n == cur).and_then(|i| all.get(i + 1)).cloned(),
-            };
-            app.pods.selected = 0;
-        }
+        Action::ToggleDiff => toggle_diff(app),
+        Action::NextNamespace => next_namespace(app),
         Action::AllNamespaces => {
             app.pods.namespace = None;
             app.pods.selected = 0;
         }
         Action::Rerun => return rerun(app),
-        Action::ToggleFollow => match &mut app.live {
-            Some(l) => {
-                l.follow = !l.follow;
-                let (follow, n) = (l.follow, l.changes_since);
-                app.info(if follow {
-                    "following the cluster: changes are applied as they arrive".to_string()
-                } else {
-                    format!(
-                        "view frozen: the explanations stay on this state ({n} change(s) not applied yet); Ctrl-r re-runs on the cluster as it is, F follows it again"
-                    )
-                });
-                if follow {
-                    return refresh_live(app);
-                }
-            }
-            None => app.error("a snapshot does not change on its own: there is nothing to follow"),
-        },
+        Action::ToggleFollow => return toggle_follow(app),
         Action::RequestBind => request_bind(app),
         Action::RequestPreempt => request_preempt(app),
-        Action::EditInline => {
-            if let Some(t) = edit_target(app) {
-                let form = match &t {
-                    EditTarget::Pod(k) => app.pod(k).map(|p| whatif::pod_form(p)),
-                    EditTarget::Node(n) => app.cluster.node(n).map(|n| whatif::node_form(n)),
-                };
-                if let Some(f) = form {
-                    app.mode = Mode::Edit(f);
-                }
-            }
+        Action::EditInline => edit_inline(app),
+        Action::EditExternal => return edit_external(app),
+        Action::ToggleCordon => return toggle_cordon(app),
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// A click on row `i`: selects it, or opens it when it is selected already (not on a node's
+/// screen, whose rows are not objects).
+fn click_row(app: &mut App, i: usize) -> Vec<Effect> {
+    if matches!(app.screen(), Some(Screen::Node(_))) {
+        return Vec::new();
+    }
+    if i < row_count(app)
+        && let Some(sel) = selected_mut(app)
+    {
+        if *sel == i {
+            return open(app);
         }
-        Action::EditExternal => {
-            if let Some(t) = edit_target(app) {
-                match whatif::to_yaml(&app.cluster, &t) {
-                    Ok(text) => return vec![Effect::OpenEditor { target: t, text }],
-                    Err(e) => app.error(e),
-                }
-            }
+        *sel = i;
+    }
+    Vec::new()
+}
+
+/// Esc: back one screen; at the pod list, clear the search and the reason filter (never quit).
+fn cancel(app: &mut App) {
+    let popped = app.screens.pop().is_some();
+    if !popped {
+        app.pods.query.clear();
+        app.pods.reason = None;
+        app.pods.selected = 0;
+    }
+}
+
+/// `/`: searching, where the screen has something to search.
+fn search_start(app: &mut App) {
+    let ok = match app.screen() {
+        None => true,
+        Some(Screen::Pod(v)) => v.step.as_ref().is_some_and(|s| s.point == Point::Filter),
+        Some(s) => s.query().is_some(),
+    };
+    if ok {
+        app.mode = Mode::Search;
+    }
+}
+
+/// `s`: the pod list's or the Filter table's next sort order.
+fn cycle_sort(app: &mut App) {
+    match app.screens.last_mut() {
+        None => {
+            app.pods.sort = app.pods.sort.next();
+            app.pods.selected = 0;
         }
-        Action::ToggleCordon => {
-            if let Some(Screen::Node(v)) = app.screen() {
-                let n = v.node.clone();
-                match whatif::toggle_cordon(&app.cluster, &n) {
-                    Ok((c, what)) => return set_cluster(app, c, what),
-                    Err(e) => app.error(e),
-                }
-            }
+        Some(Screen::Pod(v)) => {
+            v.filter_sort = v.filter_sort.next();
+            v.selected = 0;
         }
         _ => {}
+    }
+}
+
+/// The diff of the trace before and after the last what-if, shown or hidden.
+fn toggle_diff(app: &mut App) {
+    if app.diff.is_none() {
+        app.info("no diff yet: make a what-if edit (i or e) and the new trace is compared with the old");
+    } else if let Some(Screen::Pod(v)) = app.screens.last_mut() {
+        v.show_diff = !v.show_diff;
+    }
+}
+
+/// The pod list's next namespace (after the last, every namespace).
+fn next_namespace(app: &mut App) {
+    let all = pod_list::namespaces(app);
+    app.pods.namespace = match &app.pods.namespace {
+        None => all.first().cloned(),
+        Some(cur) => all.iter().position(|n| n == cur).and_then(|i| all.get(i + 1)).cloned(),
+    };
+    app.pods.selected = 0;
+}
+
+/// `F`: following a live cluster's changes, or freezing the view.
+fn toggle_follow(app: &mut App) -> Vec<Effect> {
+    match &mut app.live {
+        Some(l) => {
+            l.follow = !l.follow;
+            let (follow, n) = (l.follow, l.changes_since);
+            app.info(if follow {
+                "following the cluster: changes are applied as they arrive".to_string()
+            } else {
+                format!(
+                    "view frozen: the explanations stay on this state ({n} change(s) not applied yet); Ctrl-r re-runs on the cluster as it is, F follows it again"
+                )
+            });
+            if follow {
+                return refresh_live(app);
+            }
+        }
+        None => app.error("a snapshot does not change on its own: there is nothing to follow"),
+    }
+    Vec::new()
+}
+
+/// `i`: the selected pod's or node's what-if form.
+fn edit_inline(app: &mut App) {
+    if let Some(t) = edit_target(app) {
+        let form = match &t {
+            EditTarget::Pod(k) => app.pod(k).map(|p| whatif::pod_form(p)),
+            EditTarget::Node(n) => app.cluster.node(n).map(|n| whatif::node_form(n)),
+        };
+        if let Some(f) = form {
+            app.mode = Mode::Edit(f);
+        }
+    }
+}
+
+/// `e`: the selected pod's or node's YAML in $EDITOR.
+fn edit_external(app: &mut App) -> Vec<Effect> {
+    if let Some(t) = edit_target(app) {
+        match whatif::to_yaml(&app.cluster, &t) {
+            Ok(text) => return vec![Effect::OpenEditor { target: t, text }],
+            Err(e) => app.error(e),
+        }
+    }
+    Vec::new()
+}
+
+/// `c` on a node's screen: the node cordoned or uncordoned, in memory.
+fn toggle_cordon(app: &mut App) -> Vec<Effect> {
+    if let Some(Screen::Node(v)) = app.screen() {
+        let n = v.node.clone();
+        match whatif::toggle_cordon(&app.cluster, &n) {
+            Ok((c, what)) => return set_cluster(app, c, what),
+            Err(e) => app.error(e),
+        }
     }
     Vec::new()
 }

@@ -782,205 +782,235 @@ fn common(o: &Obj<'_>) -> R<Common> {
 }
 
 fn plugin_args(name: &str, v: &Value, p: &str) -> R<PluginArgs> {
-    Ok(match name {
-        DEFAULT_EVICTOR => PluginArgs::DefaultEvictor(evictor_args(v, p)?),
-        LOW_NODE_UTILIZATION => {
-            let o = Obj::new(
-                v,
-                p,
-                &with_type_meta(&[
-                    "useDeviationThresholds",
-                    "thresholds",
-                    "targetThresholds",
-                    "numberOfNodes",
-                    "metricsUtilization",
-                    "evictableNamespaces",
-                    "evictionLimits",
-                ]),
-            )?;
-            let eviction_limit_node = match o.get("evictionLimits") {
-                None => None,
-                Some((v, p)) => Obj::new(v, p, &["node"])?.uint("node")?,
-            };
-            PluginArgs::LowNodeUtilization(LowNodeUtilizationArgs {
-                use_deviation_thresholds: o.boolean("useDeviationThresholds")?,
-                thresholds: o.thresholds("thresholds")?,
-                target_thresholds: o.thresholds("targetThresholds")?,
-                number_of_nodes: o.int("numberOfNodes")?.unwrap_or(0),
-                metrics_utilization: o.get("metricsUtilization").map(|(v, _)| v.clone()),
-                evictable_namespaces: o.namespaces("evictableNamespaces")?,
-                eviction_limit_node,
-            })
-        }
-        HIGH_NODE_UTILIZATION => {
-            let o = Obj::new(
-                v,
-                p,
-                &with_type_meta(&["thresholds", "numberOfNodes", "evictionModes", "evictableNamespaces"]),
-            )?;
-            PluginArgs::HighNodeUtilization(HighNodeUtilizationArgs {
-                thresholds: o.thresholds("thresholds")?,
-                number_of_nodes: o.int("numberOfNodes")?.unwrap_or(0),
-                eviction_modes: o.strings("evictionModes")?.unwrap_or_default(),
-                evictable_namespaces: o.namespaces("evictableNamespaces")?,
-            })
-        }
-        REMOVE_DUPLICATES => {
-            let o = Obj::new(v, p, &with_type_meta(&["namespaces", "excludeOwnerKinds"]))?;
-            PluginArgs::RemoveDuplicates(RemoveDuplicatesArgs {
-                namespaces: o.namespaces("namespaces")?,
-                exclude_owner_kinds: o.strings("excludeOwnerKinds")?.unwrap_or_default(),
-            })
-        }
-        INTER_POD_ANTI_AFFINITY => {
-            let o = Obj::new(v, p, &with_type_meta(&["namespaces", "labelSelector"]))?;
-            PluginArgs::InterPodAntiAffinity(common(&o)?)
-        }
-        NODE_AFFINITY => {
-            let o = Obj::new(
-                v,
-                p,
-                &with_type_meta(&["namespaces", "labelSelector", "nodeAffinityType"]),
-            )?;
-            PluginArgs::NodeAffinity(NodeAffinityArgs {
-                common: common(&o)?,
-                node_affinity_type: o.strings("nodeAffinityType")?.unwrap_or_default(),
-            })
-        }
-        NODE_TAINTS => {
-            let o = Obj::new(
-                v,
-                p,
-                &with_type_meta(&[
-                    "namespaces",
-                    "labelSelector",
-                    "includePreferNoSchedule",
-                    "excludedTaints",
-                    "includedTaints",
-                ]),
-            )?;
-            PluginArgs::NodeTaints(NodeTaintsArgs {
-                common: common(&o)?,
-                include_prefer_no_schedule: o.boolean("includePreferNoSchedule")?,
-                excluded_taints: o.strings("excludedTaints")?,
-                included_taints: o.strings("includedTaints")?,
-            })
-        }
-        REMOVE_FAILED_PODS => {
-            let o = Obj::new(
-                v,
-                p,
-                &with_type_meta(&[
-                    "namespaces",
-                    "labelSelector",
-                    "excludeOwnerKinds",
-                    "minPodLifetimeSeconds",
-                    "reasons",
-                    "exitCodes",
-                    "includingInitContainers",
-                ]),
-            )?;
-            PluginArgs::FailedPods(FailedPodsArgs {
-                common: common(&o)?,
-                exclude_owner_kinds: o.strings("excludeOwnerKinds")?.unwrap_or_default(),
-                min_pod_lifetime_seconds: o.uint("minPodLifetimeSeconds")?,
-                reasons: o.strings("reasons")?.unwrap_or_default(),
-                exit_codes: o.int32s("exitCodes")?,
-                including_init_containers: o.boolean("includingInitContainers")?,
-            })
-        }
-        TOO_MANY_RESTARTS => {
-            let o = Obj::new(
-                v,
-                p,
-                &with_type_meta(&[
-                    "namespaces",
-                    "labelSelector",
-                    "podRestartThreshold",
-                    "includingInitContainers",
-                    "states",
-                ]),
-            )?;
-            let t = o.int("podRestartThreshold")?.unwrap_or(0);
-            PluginArgs::TooManyRestarts(TooManyRestartsArgs {
-                common: common(&o)?,
-                pod_restart_threshold: i32::try_from(t)
-                    .map_err(|_| derr(&o.path_of("podRestartThreshold"), format!("{t} does not fit in int32")))?,
-                including_init_containers: o.boolean("includingInitContainers")?,
-                states: o.strings("states")?.unwrap_or_default(),
-            })
-        }
-        POD_LIFE_TIME => {
-            let o = Obj::new(
-                v,
-                p,
-                &with_type_meta(&[
-                    "namespaces",
-                    "labelSelector",
-                    "ownerKinds",
-                    "maxPodLifeTimeSeconds",
-                    "states",
-                    "conditions",
-                    "exitCodes",
-                    "includingInitContainers",
-                    "includingEphemeralContainers",
-                ]),
-            )?;
-            let mut conditions = Vec::new();
-            match o.get("conditions") {
-                None => {}
-                Some((Value::Array(a), p)) => {
-                    for (i, c) in a.iter().enumerate() {
-                        let cp = format!("{p}[{i}]");
-                        let co = Obj::new(
-                            c,
-                            &cp,
-                            &["type", "status", "reason", "minTimeSinceLastTransitionSeconds"],
-                        )?;
-                        conditions.push(ConditionFilter {
-                            type_: co.string("type")?.unwrap_or_default(),
-                            status: co.string("status")?.unwrap_or_default(),
-                            reason: co.string("reason")?.unwrap_or_default(),
-                            min_time_since_last_transition_seconds: co.uint("minTimeSinceLastTransitionSeconds")?,
-                        });
-                    }
-                }
-                Some((v, p)) => return Err(derr(p, format!("expected a list, got {}", kind_of(v)))),
+    match name {
+        DEFAULT_EVICTOR => Ok(PluginArgs::DefaultEvictor(evictor_args(v, p)?)),
+        LOW_NODE_UTILIZATION => low_node_utilization_args(v, p),
+        HIGH_NODE_UTILIZATION => high_node_utilization_args(v, p),
+        REMOVE_DUPLICATES => remove_duplicates_args(v, p),
+        INTER_POD_ANTI_AFFINITY => inter_pod_anti_affinity_args(v, p),
+        NODE_AFFINITY => node_affinity_args(v, p),
+        NODE_TAINTS => node_taints_args(v, p),
+        REMOVE_FAILED_PODS => remove_failed_pods_args(v, p),
+        TOO_MANY_RESTARTS => too_many_restarts_args(v, p),
+        POD_LIFE_TIME => pod_life_time_args(v, p),
+        TOPOLOGY_SPREAD => topology_spread_args(v, p),
+        _ => Err(derr(p, format!("no plugin \"{name}\""))),
+    }
+}
+
+/// LowNodeUtilization's args.
+fn low_node_utilization_args(v: &Value, p: &str) -> R<PluginArgs> {
+    let o = Obj::new(
+        v,
+        p,
+        &with_type_meta(&[
+            "useDeviationThresholds",
+            "thresholds",
+            "targetThresholds",
+            "numberOfNodes",
+            "metricsUtilization",
+            "evictableNamespaces",
+            "evictionLimits",
+        ]),
+    )?;
+    let eviction_limit_node = match o.get("evictionLimits") {
+        None => None,
+        Some((v, p)) => Obj::new(v, p, &["node"])?.uint("node")?,
+    };
+    Ok(PluginArgs::LowNodeUtilization(LowNodeUtilizationArgs {
+        use_deviation_thresholds: o.boolean("useDeviationThresholds")?,
+        thresholds: o.thresholds("thresholds")?,
+        target_thresholds: o.thresholds("targetThresholds")?,
+        number_of_nodes: o.int("numberOfNodes")?.unwrap_or(0),
+        metrics_utilization: o.get("metricsUtilization").map(|(v, _)| v.clone()),
+        evictable_namespaces: o.namespaces("evictableNamespaces")?,
+        eviction_limit_node,
+    }))
+}
+
+/// HighNodeUtilization's args.
+fn high_node_utilization_args(v: &Value, p: &str) -> R<PluginArgs> {
+    let o = Obj::new(
+        v,
+        p,
+        &with_type_meta(&["thresholds", "numberOfNodes", "evictionModes", "evictableNamespaces"]),
+    )?;
+    Ok(PluginArgs::HighNodeUtilization(HighNodeUtilizationArgs {
+        thresholds: o.thresholds("thresholds")?,
+        number_of_nodes: o.int("numberOfNodes")?.unwrap_or(0),
+        eviction_modes: o.strings("evictionModes")?.unwrap_or_default(),
+        evictable_namespaces: o.namespaces("evictableNamespaces")?,
+    }))
+}
+
+/// RemoveDuplicates's args.
+fn remove_duplicates_args(v: &Value, p: &str) -> R<PluginArgs> {
+    let o = Obj::new(v, p, &with_type_meta(&["namespaces", "excludeOwnerKinds"]))?;
+    Ok(PluginArgs::RemoveDuplicates(RemoveDuplicatesArgs {
+        namespaces: o.namespaces("namespaces")?,
+        exclude_owner_kinds: o.strings("excludeOwnerKinds")?.unwrap_or_default(),
+    }))
+}
+
+/// RemovePodsViolatingInterPodAntiAffinity's args.
+fn inter_pod_anti_affinity_args(v: &Value, p: &str) -> R<PluginArgs> {
+    let o = Obj::new(v, p, &with_type_meta(&["namespaces", "labelSelector"]))?;
+    Ok(PluginArgs::InterPodAntiAffinity(common(&o)?))
+}
+
+/// RemovePodsViolatingNodeAffinity's args.
+fn node_affinity_args(v: &Value, p: &str) -> R<PluginArgs> {
+    let o = Obj::new(
+        v,
+        p,
+        &with_type_meta(&["namespaces", "labelSelector", "nodeAffinityType"]),
+    )?;
+    Ok(PluginArgs::NodeAffinity(NodeAffinityArgs {
+        common: common(&o)?,
+        node_affinity_type: o.strings("nodeAffinityType")?.unwrap_or_default(),
+    }))
+}
+
+/// RemovePodsViolatingNodeTaints's args.
+fn node_taints_args(v: &Value, p: &str) -> R<PluginArgs> {
+    let o = Obj::new(
+        v,
+        p,
+        &with_type_meta(&[
+            "namespaces",
+            "labelSelector",
+            "includePreferNoSchedule",
+            "excludedTaints",
+            "includedTaints",
+        ]),
+    )?;
+    Ok(PluginArgs::NodeTaints(NodeTaintsArgs {
+        common: common(&o)?,
+        include_prefer_no_schedule: o.boolean("includePreferNoSchedule")?,
+        excluded_taints: o.strings("excludedTaints")?,
+        included_taints: o.strings("includedTaints")?,
+    }))
+}
+
+/// RemoveFailedPods's args.
+fn remove_failed_pods_args(v: &Value, p: &str) -> R<PluginArgs> {
+    let o = Obj::new(
+        v,
+        p,
+        &with_type_meta(&[
+            "namespaces",
+            "labelSelector",
+            "excludeOwnerKinds",
+            "minPodLifetimeSeconds",
+            "reasons",
+            "exitCodes",
+            "includingInitContainers",
+        ]),
+    )?;
+    Ok(PluginArgs::FailedPods(FailedPodsArgs {
+        common: common(&o)?,
+        exclude_owner_kinds: o.strings("excludeOwnerKinds")?.unwrap_or_default(),
+        min_pod_lifetime_seconds: o.uint("minPodLifetimeSeconds")?,
+        reasons: o.strings("reasons")?.unwrap_or_default(),
+        exit_codes: o.int32s("exitCodes")?,
+        including_init_containers: o.boolean("includingInitContainers")?,
+    }))
+}
+
+/// RemovePodsHavingTooManyRestarts's args.
+fn too_many_restarts_args(v: &Value, p: &str) -> R<PluginArgs> {
+    let o = Obj::new(
+        v,
+        p,
+        &with_type_meta(&[
+            "namespaces",
+            "labelSelector",
+            "podRestartThreshold",
+            "includingInitContainers",
+            "states",
+        ]),
+    )?;
+    let t = o.int("podRestartThreshold")?.unwrap_or(0);
+    Ok(PluginArgs::TooManyRestarts(TooManyRestartsArgs {
+        common: common(&o)?,
+        pod_restart_threshold: i32::try_from(t)
+            .map_err(|_| derr(&o.path_of("podRestartThreshold"), format!("{t} does not fit in int32")))?,
+        including_init_containers: o.boolean("includingInitContainers")?,
+        states: o.strings("states")?.unwrap_or_default(),
+    }))
+}
+
+/// PodLifeTime's args.
+fn pod_life_time_args(v: &Value, p: &str) -> R<PluginArgs> {
+    let o = Obj::new(
+        v,
+        p,
+        &with_type_meta(&[
+            "namespaces",
+            "labelSelector",
+            "ownerKinds",
+            "maxPodLifeTimeSeconds",
+            "states",
+            "conditions",
+            "exitCodes",
+            "includingInitContainers",
+            "includingEphemeralContainers",
+        ]),
+    )?;
+    let mut conditions = Vec::new();
+    match o.get("conditions") {
+        None => {}
+        Some((Value::Array(a), p)) => {
+            for (i, c) in a.iter().enumerate() {
+                let cp = format!("{p}[{i}]");
+                let co = Obj::new(
+                    c,
+                    &cp,
+                    &["type", "status", "reason", "minTimeSinceLastTransitionSeconds"],
+                )?;
+                conditions.push(ConditionFilter {
+                    type_: co.string("type")?.unwrap_or_default(),
+                    status: co.string("status")?.unwrap_or_default(),
+                    reason: co.string("reason")?.unwrap_or_default(),
+                    min_time_since_last_transition_seconds: co.uint("minTimeSinceLastTransitionSeconds")?,
+                });
             }
-            PluginArgs::PodLifeTime(PodLifeTimeArgs {
-                common: common(&o)?,
-                owner_kinds: o.namespaces("ownerKinds")?,
-                max_pod_life_time_seconds: o.uint("maxPodLifeTimeSeconds")?,
-                states: o.strings("states")?.unwrap_or_default(),
-                conditions,
-                exit_codes: o.int32s("exitCodes")?,
-                including_init_containers: o.boolean("includingInitContainers")?,
-                including_ephemeral_containers: o.boolean("includingEphemeralContainers")?,
-            })
         }
-        TOPOLOGY_SPREAD => {
-            let o = Obj::new(
-                v,
-                p,
-                &with_type_meta(&["namespaces", "labelSelector", "constraints", "topologyBalanceNodeFit"]),
-            )?;
-            let constraints = o.strings("constraints")?.unwrap_or_default();
-            let node_fit = match o.get("topologyBalanceNodeFit") {
-                None => true,
-                Some(_) => o.boolean("topologyBalanceNodeFit")?,
-            };
-            PluginArgs::TopologySpread(TopologySpreadArgs {
-                common: common(&o)?,
-                constraints: if constraints.is_empty() {
-                    vec!["DoNotSchedule".into()]
-                } else {
-                    constraints
-                },
-                topology_balance_node_fit: node_fit,
-            })
-        }
-        _ => return Err(derr(p, format!("no plugin \"{name}\""))),
-    })
+        Some((v, p)) => return Err(derr(p, format!("expected a list, got {}", kind_of(v)))),
+    }
+    Ok(PluginArgs::PodLifeTime(PodLifeTimeArgs {
+        common: common(&o)?,
+        owner_kinds: o.namespaces("ownerKinds")?,
+        max_pod_life_time_seconds: o.uint("maxPodLifeTimeSeconds")?,
+        states: o.strings("states")?.unwrap_or_default(),
+        conditions,
+        exit_codes: o.int32s("exitCodes")?,
+        including_init_containers: o.boolean("includingInitContainers")?,
+        including_ephemeral_containers: o.boolean("includingEphemeralContainers")?,
+    }))
+}
+
+/// RemovePodsViolatingTopologySpreadConstraint's args.
+fn topology_spread_args(v: &Value, p: &str) -> R<PluginArgs> {
+    let o = Obj::new(
+        v,
+        p,
+        &with_type_meta(&["namespaces", "labelSelector", "constraints", "topologyBalanceNodeFit"]),
+    )?;
+    let constraints = o.strings("constraints")?.unwrap_or_default();
+    let node_fit = match o.get("topologyBalanceNodeFit") {
+        None => true,
+        Some(_) => o.boolean("topologyBalanceNodeFit")?,
+    };
+    Ok(PluginArgs::TopologySpread(TopologySpreadArgs {
+        common: common(&o)?,
+        constraints: if constraints.is_empty() {
+            vec!["DoNotSchedule".into()]
+        } else {
+            constraints
+        },
+        topology_balance_node_fit: node_fit,
+    }))
 }
 
 fn plugin_set(o: &Obj<'_>, name: &str) -> R<PluginSet> {
@@ -1188,106 +1218,9 @@ fn validate_thresholds(t: &Thresholds) -> Option<String> {
 fn plugin_errors(args: &PluginArgs) -> Vec<String> {
     let mut errs = Vec::new();
     match args {
-        PluginArgs::DefaultEvictor(a) => {
-            if let Some(t) = &a.priority_threshold
-                && t.value.is_some()
-                && !t.name.is_empty()
-            {
-                errs.push("priority threshold misconfigured, only one of priorityThreshold fields can be set".into());
-            }
-            if !a.no_eviction_policy.is_empty()
-                && a.no_eviction_policy != "Preferred"
-                && a.no_eviction_policy != "Mandatory"
-            {
-                errs.push("noEvictionPolicy accepts only [\"Preferred\" \"Mandatory\"] values".into());
-            }
-            let deprecated = a.evict_local_storage_pods
-                || a.evict_daemon_set_pods
-                || a.evict_system_critical_pods
-                || a.ignore_pvc_pods
-                || a.evict_failed_bare_pods
-                || a.ignore_pods_without_pdb;
-            let pp = &a.pod_protections;
-            let new_style = !pp.extra_enabled.is_empty() || !pp.default_disabled.is_empty();
-            if deprecated && new_style {
-                errs.push(
-                    "cannot use Deprecated fields alongside PodProtections.ExtraEnabled or PodProtections.DefaultDisabled"
-                        .into(),
-                );
-            }
-            if new_style {
-                for p in &pp.extra_enabled {
-                    if !EXTRA_PROTECTIONS.contains(&p.as_str()) {
-                        errs.push(format!(
-                            "invalid pod protection policy in ExtraEnabled: \"{p}\". Valid options are: {}",
-                            go_list(&EXTRA_PROTECTIONS)
-                        ));
-                    }
-                }
-                for p in &pp.default_disabled {
-                    if !DEFAULT_PROTECTIONS.contains(&p.as_str()) {
-                        errs.push(format!(
-                            "invalid pod protection policy in DefaultDisabled: \"{p}\". Valid options are: {}",
-                            go_list(&DEFAULT_PROTECTIONS)
-                        ));
-                    }
-                }
-                if has_duplicates(&pp.default_disabled) {
-                    errs.push("PodProtections.DefaultDisabled contains duplicate entries".into());
-                }
-                if has_duplicates(&pp.extra_enabled) {
-                    errs.push("PodProtections.ExtraEnabled contains duplicate entries".into());
-                }
-                if pp.extra_enabled.iter().any(|p| p == "PodsWithPVC")
-                    && let Some(scs) = &pp.protected_storage_classes
-                {
-                    for (i, sc) in scs.iter().enumerate() {
-                        if sc.is_empty() {
-                            errs.push(format!(
-                                "PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[{i}] name cannot be empty"
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        PluginArgs::LowNodeUtilization(a) => {
-            // Returns at the first error, as upstream.
-            if a.evictable_namespaces.as_ref().is_some_and(|n| !n.include.is_empty()) {
-                return vec!["only Exclude namespaces can be set, inclusion is not supported".into()];
-            }
-            if let Some(e) = validate_thresholds(&a.thresholds) {
-                return vec![format!("thresholds config is not valid: {e}")];
-            }
-            if let Some(e) = validate_thresholds(&a.target_thresholds) {
-                return vec![format!("targetThresholds config is not valid: {e}")];
-            }
-            if a.thresholds.len() != a.target_thresholds.len() {
-                return vec!["thresholds and targetThresholds configured different resources".into()];
-            }
-            for (name, v) in &a.thresholds {
-                match a.target_thresholds.get(name) {
-                    None => return vec!["thresholds and targetThresholds configured different resources".into()],
-                    Some(t) if v > t && !a.use_deviation_thresholds => {
-                        return vec![format!(
-                            "thresholds' {name} percentage is greater than targetThresholds'"
-                        )];
-                    }
-                    _ => {}
-                }
-            }
-        }
-        PluginArgs::HighNodeUtilization(a) => {
-            if a.evictable_namespaces.as_ref().is_some_and(|n| !n.include.is_empty()) {
-                return vec!["only Exclude namespaces can be set, inclusion is not supported".into()];
-            }
-            if let Some(e) = validate_thresholds(&a.thresholds) {
-                return vec![e];
-            }
-            if let Some(m) = a.eviction_modes.iter().find(|m| *m != "OnlyThresholdingResources") {
-                return vec![format!("invalid eviction mode {m}")];
-            }
-        }
+        PluginArgs::DefaultEvictor(a) => evictor_errors(a, &mut errs),
+        PluginArgs::LowNodeUtilization(a) => return low_node_utilization_errors(a),
+        PluginArgs::HighNodeUtilization(a) => return high_node_utilization_errors(a),
         PluginArgs::RemoveDuplicates(a) => {
             if let Some(n) = &a.namespaces
                 && !n.include.is_empty()
@@ -1321,46 +1254,7 @@ fn plugin_errors(args: &PluginArgs) -> Vec<String> {
                 errs.push("states must be one of [CrashLoopBackOff Running]".into());
             }
         }
-        PluginArgs::PodLifeTime(a) => {
-            if let Some(n) = &a.common.namespaces
-                && !n.include.is_empty()
-                && !n.exclude.is_empty()
-            {
-                errs.push("only one of Include/Exclude namespaces can be set".into());
-            }
-            if let Some(n) = &a.owner_kinds
-                && !n.include.is_empty()
-                && !n.exclude.is_empty()
-            {
-                errs.push("only one of Include/Exclude ownerKinds can be set".into());
-            }
-            if !selector_ok(a.common.label_selector.as_ref()) {
-                errs.push("failed to get label selectors from strategy's params: invalid label selector".into());
-            }
-            if !a.states.is_empty() && a.states.iter().any(|s| !POD_LIFE_TIME_STATES.contains(&s.as_str())) {
-                let mut allowed = POD_LIFE_TIME_STATES.to_vec();
-                allowed.sort_unstable();
-                errs.push(format!("states must be one of {}", go_list(&allowed)));
-            }
-            for (i, c) in a.conditions.iter().enumerate() {
-                if c.type_.is_empty()
-                    && c.status.is_empty()
-                    && c.reason.is_empty()
-                    && c.min_time_since_last_transition_seconds.is_none()
-                {
-                    errs.push(format!(
-                        "conditions[{i}]: at least one of type, status, reason, or minTimeSinceLastTransitionSeconds must be set"
-                    ));
-                }
-            }
-            if a.max_pod_life_time_seconds.is_none()
-                && a.states.is_empty()
-                && a.conditions.is_empty()
-                && a.exit_codes.is_empty()
-            {
-                errs.push("at least one filtering criterion must be specified (maxPodLifeTimeSeconds, states, conditions, or exitCodes)".into());
-            }
-        }
+        PluginArgs::PodLifeTime(a) => pod_life_time_errors(a, &mut errs),
         PluginArgs::TopologySpread(a) => {
             common_errors(&a.common, &mut errs);
             for c in &a.constraints {
@@ -1373,6 +1267,153 @@ fn plugin_errors(args: &PluginArgs) -> Vec<String> {
         }
     }
     errs
+}
+
+/// DefaultEvictor's validation errors, added to `errs`.
+fn evictor_errors(a: &EvictorArgs, errs: &mut Vec<String>) {
+    if let Some(t) = &a.priority_threshold
+        && t.value.is_some()
+        && !t.name.is_empty()
+    {
+        errs.push("priority threshold misconfigured, only one of priorityThreshold fields can be set".into());
+    }
+    if !a.no_eviction_policy.is_empty() && a.no_eviction_policy != "Preferred" && a.no_eviction_policy != "Mandatory" {
+        errs.push("noEvictionPolicy accepts only [\"Preferred\" \"Mandatory\"] values".into());
+    }
+    let deprecated = a.evict_local_storage_pods
+        || a.evict_daemon_set_pods
+        || a.evict_system_critical_pods
+        || a.ignore_pvc_pods
+        || a.evict_failed_bare_pods
+        || a.ignore_pods_without_pdb;
+    let pp = &a.pod_protections;
+    let new_style = !pp.extra_enabled.is_empty() || !pp.default_disabled.is_empty();
+    if deprecated && new_style {
+        errs.push(
+            "cannot use Deprecated fields alongside PodProtections.ExtraEnabled or PodProtections.DefaultDisabled"
+                .into(),
+        );
+    }
+    if new_style {
+        for p in &pp.extra_enabled {
+            if !EXTRA_PROTECTIONS.contains(&p.as_str()) {
+                errs.push(format!(
+                    "invalid pod protection policy in ExtraEnabled: \"{p}\". Valid options are: {}",
+                    go_list(&EXTRA_PROTECTIONS)
+                ));
+            }
+        }
+        for p in &pp.default_disabled {
+            if !DEFAULT_PROTECTIONS.contains(&p.as_str()) {
+                errs.push(format!(
+                    "invalid pod protection policy in DefaultDisabled: \"{p}\". Valid options are: {}",
+                    go_list(&DEFAULT_PROTECTIONS)
+                ));
+            }
+        }
+        if has_duplicates(&pp.default_disabled) {
+            errs.push("PodProtections.DefaultDisabled contains duplicate entries".into());
+        }
+        if has_duplicates(&pp.extra_enabled) {
+            errs.push("PodProtections.ExtraEnabled contains duplicate entries".into());
+        }
+        if pp.extra_enabled.iter().any(|p| p == "PodsWithPVC")
+            && let Some(scs) = &pp.protected_storage_classes
+        {
+            for (i, sc) in scs.iter().enumerate() {
+                if sc.is_empty() {
+                    errs.push(format!(
+                        "PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[{i}] name cannot be empty"
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// LowNodeUtilization's validation error, if any (upstream returns at the first).
+fn low_node_utilization_errors(a: &LowNodeUtilizationArgs) -> Vec<String> {
+    // Returns at the first error, as upstream.
+    if a.evictable_namespaces.as_ref().is_some_and(|n| !n.include.is_empty()) {
+        return vec!["only Exclude namespaces can be set, inclusion is not supported".into()];
+    }
+    if let Some(e) = validate_thresholds(&a.thresholds) {
+        return vec![format!("thresholds config is not valid: {e}")];
+    }
+    if let Some(e) = validate_thresholds(&a.target_thresholds) {
+        return vec![format!("targetThresholds config is not valid: {e}")];
+    }
+    if a.thresholds.len() != a.target_thresholds.len() {
+        return vec!["thresholds and targetThresholds configured different resources".into()];
+    }
+    for (name, v) in &a.thresholds {
+        match a.target_thresholds.get(name) {
+            None => return vec!["thresholds and targetThresholds configured different resources".into()],
+            Some(t) if v > t && !a.use_deviation_thresholds => {
+                return vec![format!(
+                    "thresholds' {name} percentage is greater than targetThresholds'"
+                )];
+            }
+            _ => {}
+        }
+    }
+    Vec::new()
+}
+
+/// HighNodeUtilization's validation error, if any (upstream returns at the first).
+fn high_node_utilization_errors(a: &HighNodeUtilizationArgs) -> Vec<String> {
+    if a.evictable_namespaces.as_ref().is_some_and(|n| !n.include.is_empty()) {
+        return vec!["only Exclude namespaces can be set, inclusion is not supported".into()];
+    }
+    if let Some(e) = validate_thresholds(&a.thresholds) {
+        return vec![e];
+    }
+    if let Some(m) = a.eviction_modes.iter().find(|m| *m != "OnlyThresholdingResources") {
+        return vec![format!("invalid eviction mode {m}")];
+    }
+    Vec::new()
+}
+
+/// PodLifeTime's validation errors, added to `errs`.
+fn pod_life_time_errors(a: &PodLifeTimeArgs, errs: &mut Vec<String>) {
+    if let Some(n) = &a.common.namespaces
+        && !n.include.is_empty()
+        && !n.exclude.is_empty()
+    {
+        errs.push("only one of Include/Exclude namespaces can be set".into());
+    }
+    if let Some(n) = &a.owner_kinds
+        && !n.include.is_empty()
+        && !n.exclude.is_empty()
+    {
+        errs.push("only one of Include/Exclude ownerKinds can be set".into());
+    }
+    if !selector_ok(a.common.label_selector.as_ref()) {
+        errs.push("failed to get label selectors from strategy's params: invalid label selector".into());
+    }
+    if !a.states.is_empty() && a.states.iter().any(|s| !POD_LIFE_TIME_STATES.contains(&s.as_str())) {
+        let mut allowed = POD_LIFE_TIME_STATES.to_vec();
+        allowed.sort_unstable();
+        errs.push(format!("states must be one of {}", go_list(&allowed)));
+    }
+    for (i, c) in a.conditions.iter().enumerate() {
+        if c.type_.is_empty()
+            && c.status.is_empty()
+            && c.reason.is_empty()
+            && c.min_time_since_last_transition_seconds.is_none()
+        {
+            errs.push(format!(
+                "conditions[{i}]: at least one of type, status, reason, or minTimeSinceLastTransitionSeconds must be set"
+            ));
+        }
+    }
+    if a.max_pod_life_time_seconds.is_none()
+        && a.states.is_empty()
+        && a.conditions.is_empty()
+        && a.exit_codes.is_empty()
+    {
+        errs.push("at least one filtering criterion must be specified (maxPodLifeTimeSeconds, states, conditions, or exitCodes)".into());
+    }
 }
 
 /// The states PodLifeTime accepts.

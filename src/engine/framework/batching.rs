@@ -14,8 +14,8 @@
 use super::plugin::{Ctx, Plugin, Signing};
 use super::runtime::Framework;
 use crate::engine::framework::node_info::PodInfo;
+pub use crate::engine::framework::trace::Batching;
 use crate::engine::release::Gate;
-pub use crate::engine::trace::Batching;
 
 /// The profile's PreFilter, Filter, PreScore and Score plugins, each once, in that order (the
 /// order `computeBatchablePlugins` collects them, which is the order they sign in).

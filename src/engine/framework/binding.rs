@@ -22,7 +22,9 @@ use super::node_info::PodInfo;
 use super::plugin::{Ctx, PreBindOut};
 use super::runtime::Framework;
 use super::status::{Code, Status};
-use crate::engine::trace::{BindingCycleTrace, BindingOutcome, CyclePluginStatus, Explanation, PluginStatus};
+use crate::engine::framework::trace::{
+    BindingCycleTrace, BindingOutcome, CyclePluginStatus, Explanation, PluginStatus,
+};
 
 impl Framework {
     /// `RunReservePluginsReserve`: stops at the first failure.

@@ -35,8 +35,8 @@ pub struct WaitingPod {
 
 impl WaitingPod {
     /// The member as a gang trace reports it at `now_ms`: how long it has waited, how long is left.
-    pub fn member(&self, now_ms: u64) -> crate::engine::trace::WaitingMember {
-        crate::engine::trace::WaitingMember {
+    pub fn member(&self, now_ms: u64) -> crate::engine::framework::trace::WaitingMember {
+        crate::engine::framework::trace::WaitingMember {
             pod: self.pod.key.clone(),
             node: self.node.clone(),
             waited_ms: now_ms.saturating_sub(self.since_ms),

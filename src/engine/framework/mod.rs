@@ -1,23 +1,23 @@
 //! The scheduling framework: statuses, cycle state, node and pod infos, the snapshot, the
-//! plugin traits, the built profile and the runner. It knows no plugin: the plugins depend on
-//! it, and `engine::registry` / `engine::profile` above both put them together.
+//! plugin traits, the built profile, the runner and what it records (`trace`). It knows no
+//! plugin: the plugins depend on it, and `engine::registry` / `engine::profile` above both
+//! put them together.
 
-pub(crate) mod affinity_terms;
 pub mod batching;
 pub mod binding;
 pub mod cycle_state;
 pub mod fit_error;
 pub mod handle;
-pub(crate) mod image_index;
+pub(crate) mod index;
 pub mod names;
 pub mod node_info;
 pub(crate) mod parallel;
 pub mod placement;
 pub mod plugin;
 pub mod pod_infos;
-pub(crate) mod pod_table;
 pub mod runner;
 pub mod runtime;
 pub mod snapshot;
 pub mod snapshot_update;
 pub mod status;
+pub mod trace;

@@ -147,13 +147,6 @@ pub struct PodInfo {
     /// neither (most pods: a PodInfo is kept for every pod of the cluster, and four empty lists
     /// cost 96 bytes). Shared by the pods whose terms are the same ([`SharedTerms`]).
     extra: Option<Arc<Extra>>,
-    /// The normalized image names ImageLocality looks up (containers' and init containers',
-    /// then image volumes'), computed on the first Score call and kept for every node; only
-    /// the pod being scheduled ever computes them, hence the box.
-    /// (once_cell's `OnceBox`: 8 bytes where a `OnceLock<Box<_>>` takes 16, which keep
-    /// `Arc<PodInfo>` in mimalloc's 64-byte bin; two threads that compute them at once keep
-    /// one of two equal answers).
-    pub(crate) images: once_cell::race::OnceBox<PodImages>,
 }
 
 /// What few pods' infos have, boxed together.
@@ -213,9 +206,8 @@ impl Extra {
 /// The affinity terms of the pods a walk met lately, for the pods after them that have the
 /// same: one template's pods share one `Arc` of their affinity ([`Pod::affinity`]), and in a
 /// namespace their terms are the same unless matchLabelKeys / mismatchLabelKeys take values
-/// from each pod's labels (then each pod's are its own). Parsed once, held once (with the
-/// infos' list built in place, 1,800 of the 15,700 page faults and 4 MiB of the 67 of loading
-/// the benchmark's 5k nodes / 100k pods went).
+/// from each pod's labels (then each pod's are its own). Parsed once, held once: a tenth of
+/// the page faults of loading a large snapshot went with it.
 #[derive(Default)]
 pub(crate) struct SharedTerms {
     recent: Vec<Shared>,
@@ -280,15 +272,6 @@ struct PodTerms {
     required_anti_affinity: Vec<AffinityTerm>,
     preferred_affinity: Vec<WeightedAffinityTerm>,
     preferred_anti_affinity: Vec<WeightedAffinityTerm>,
-}
-
-/// A pod's image names as ImageLocality normalizes them.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct PodImages {
-    /// Init containers' and containers' images, with their `model::image_name_hash`.
-    pub(crate) containers: Vec<(String, u64)>,
-    /// Image volumes' references, with their hash.
-    pub(crate) volumes: Vec<(String, u64)>,
 }
 
 impl PodInfo {
@@ -357,7 +340,6 @@ impl PodInfo {
             non0_from_missing: false,
             sidecar_ports: false,
             extra,
-            images: once_cell::race::OnceBox::new(),
             pod,
         }
     }

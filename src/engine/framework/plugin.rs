@@ -8,7 +8,7 @@ use super::cycle_state::CycleState;
 use super::node_info::{NodeInfo, PodInfo};
 use super::snapshot::Snapshot;
 use super::status::Status;
-use crate::engine::trace::{Fact, Lines};
+use crate::engine::framework::trace::{Fact, Lines};
 
 /// What every plugin call can see besides its arguments.
 pub struct Ctx<'a> {
@@ -70,7 +70,7 @@ pub trait PreFilterPlugin: Plugin {
     }
     /// kschedtui extra (not upstream): adds this plugin's own account of the pod to the
     /// explanation once the cycle ran (DynamicResources: the claims, node by node).
-    fn trace(&self, _cx: &Ctx<'_>, _pod: &PodInfo, _ex: &mut crate::engine::trace::Explanation) {}
+    fn trace(&self, _cx: &Ctx<'_>, _pod: &PodInfo, _ex: &mut crate::engine::framework::trace::Explanation) {}
     /// Updates the state as if `add` ran on `node`.
     fn add_pod(
         &self,
@@ -112,7 +112,7 @@ pub trait FilterPlugin: Plugin {
         _state: &CycleState,
         _pod: &PodInfo,
         _node: &NodeInfo,
-    ) -> Option<crate::engine::trace::FilterDetail> {
+    ) -> Option<crate::engine::framework::trace::FilterDetail> {
         None
     }
 }
@@ -230,7 +230,7 @@ pub trait PostFilterPlugin: Plugin {
         state: &CycleState,
         pod: &PodInfo,
         statuses: &BTreeMap<String, Status>,
-    ) -> (crate::engine::trace::PostFilterTrace, Status);
+    ) -> (crate::engine::framework::trace::PostFilterTrace, Status);
 }
 
 /// QueueSort: the order of the scheduling queue (`Less`).
@@ -272,13 +272,18 @@ pub trait PermitPlugin: Plugin {
     ) -> (Status, std::time::Duration);
     /// A description of the pod's gang (group, quorum, waiting members) for the trace, when the
     /// plugin groups pods.
-    fn gang(&self, _cx: &Ctx<'_>, _pod: &PodInfo) -> Option<crate::engine::trace::GangTrace> {
+    fn gang(&self, _cx: &Ctx<'_>, _pod: &PodInfo) -> Option<crate::engine::framework::trace::GangTrace> {
         None
     }
     /// Completes the gang trace this plugin gave ([`Self::gang`]) once the pod's own attempt
     /// is known: `queued` when PreEnqueue let the pod into the queue, `placed` when it found a
     /// node and got past Reserve. Returns a note for the explanation, if any.
-    fn finish_gang(&self, _gang: &mut crate::engine::trace::GangTrace, _queued: bool, _placed: bool) -> Option<String> {
+    fn finish_gang(
+        &self,
+        _gang: &mut crate::engine::framework::trace::GangTrace,
+        _queued: bool,
+        _placed: bool,
+    ) -> Option<String> {
         None
     }
 }

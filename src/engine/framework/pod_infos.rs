@@ -1,13 +1,12 @@
 //! The snapshot's pods by key, keyed by the pod's own key.
 //!
 //! A `BTreeMap<ObjectKey, Arc<PodInfo>>` held a copy of every pod's namespace and name beside
-//! the pointer (two strings and a 56-byte entry per pod: about 11 MB at 100,000 pods, and
-//! 200,000 string copies while the snapshot is built). Here the infos themselves are kept in
+//! the pointer (two strings and a 56-byte entry per pod, and two string copies per pod while
+//! the snapshot is built). Here the infos themselves are kept in
 //! one list sorted by their pods' keys and searched by halving: 8 bytes a pod, where a
 //! `BTreeSet` of them took about 14 in its nodes and a list of them again while it was built.
 //! Inserting a pod that is not in yet or removing one moves the entries after it (a what-if or
-//! a watched change, not once per pod of a snapshot: 100,000 pointers move in tens of
-//! microseconds); replacing a pod's info, as binding and assuming do, is a search.
+//! a watched change, not once per pod of a snapshot, and moving pointers is cheap); replacing a pod's info, as binding and assuming do, is a search.
 
 use std::fmt;
 use std::sync::Arc;

@@ -15,10 +15,10 @@ use super::plugin::{Ctx, NodeScore, PluginsRunner};
 use super::runtime::Framework;
 use super::snapshot::Snapshot;
 use super::status::{Code, Status};
-use crate::engine::release::Change;
-use crate::engine::trace::{
+use crate::engine::framework::trace::{
     Explanation, FilterFailure, HeldMember, Lines, NodeFilter, NodeName, NodeScoreTrace, PluginScore, PluginStatus,
 };
+use crate::engine::release::Change;
 use crate::model::ObjectKey;
 
 /// Message of a pod held back by scheduling gates (scheduling_queue.go).
@@ -226,7 +226,7 @@ impl Framework {
         pod: &PodInfo,
         node: &NodeInfo,
         failures: &[FilterFailure],
-    ) -> Vec<crate::engine::trace::FilterDetail> {
+    ) -> Vec<crate::engine::framework::trace::FilterDetail> {
         self.filter
             .iter()
             .filter(|pl| failures.iter().any(|f| f.plugin == pl.name()))
@@ -377,7 +377,7 @@ pub fn explain_as(
     if let Some(n) = snapshot.features.note() {
         ex.notes.push(n.to_string());
     }
-    snapshot.admit_nominated(profiles);
+    admit_nominated(snapshot, profiles);
     if wanted != pod.scheduler_name() {
         ex.notes.push(format!(
             "explained with profile '{wanted}' (a what-if); the pod's schedulerName is '{}'",
@@ -452,7 +452,7 @@ pub fn explain_as(
                 "TopologyAwareWorkloadScheduling is on: this pod is explained against every node, as upstream's framework answers for one pod; its pod group's cycle tries the members in each placement (topology domain) and picks the best one, shown with the group as a whole".to_string(),
             );
         }
-        if crate::engine::group_preemption::enabled(f) {
+        if f.workload_aware_preemption() {
             ex.notes.push(
                 "workload-aware preemption is on: pod-by-pod preemption is off for this pod (DefaultPreemption's PostFilter refuses it); when its pod group does not fit, the group's cycle preempts for the whole group, shown with the group as a whole".to_string(),
             );
@@ -501,6 +501,27 @@ pub fn explain_as(
         pl.trace(&cx, &pi, &mut ex);
     }
     Ok(ex)
+}
+
+/// Works out, once per snapshot, which nominated pods the queue holds: a candidate whose
+/// schedulerName no profile serves, or that its profile's PreEnqueue plugins reject
+/// (scheduling gates, a DRA claim missing or not owned, a gang short of members), never enters
+/// activeQ and is not a nominated pod for anyone else.
+fn admit_nominated(snapshot: &Snapshot, profiles: &[Framework]) {
+    snapshot.not_in_queue.get_or_init(|| {
+        let cx = Ctx { snapshot };
+        let mut out = BTreeSet::new();
+        for pi in snapshot.nominated.values().flatten() {
+            let admitted = profiles
+                .iter()
+                .find(|f| f.name == pi.pod.scheduler_name())
+                .is_some_and(|fw| fw.pre_enqueue.iter().all(|pl| pl.pre_enqueue(&cx, pi).is_success()));
+            if !admitted {
+                out.insert(pi.pod.key.clone());
+            }
+        }
+        Arc::new(out)
+    });
 }
 
 /// The first of `members` (a 1.37 pod group's other pending members) a PreEnqueue plugin
@@ -942,13 +963,10 @@ fn run_filter(
     if cx.snapshot.decisions_only {
         // Decisions only: a slot of a few words per node (the few rejected nodes' records
         // boxed) instead of a whole record per node.
-        let slots = parallel::map_in_place(cx.snapshot.serial, &cx.snapshot.nodes, |n| eval(n).boxed());
+        let slots = parallel::map(cx.snapshot.serial, &cx.snapshot.nodes, |n| eval(n).boxed());
         finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
     } else {
-        // the nodes a few places ahead are asked for while this one is filtered: each node's
-        // first line (name, labels, taints) sits in its own allocation, a miss per node at 20k
-        let ahead = |n: &NodeInfo| mem_prefetch::prefetch_read_data::<_, 3>(&*n.node);
-        let slots = parallel::map_in_place_ahead(cx.snapshot.serial, &cx.snapshot.nodes, ahead, eval);
+        let slots = parallel::map(cx.snapshot.serial, &cx.snapshot.nodes, eval);
         finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
     }
 }

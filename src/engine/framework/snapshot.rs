@@ -4,15 +4,15 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use super::affinity_terms::ScoringTerms;
 use super::handle::FrameworkHandle;
-use super::image_index::ImageIndex;
+use super::index::images::ImageIndex;
+use super::index::pods::{PodTable, PodTables};
+use super::index::terms::ScoringTerms;
+use super::index::{Index, IndexedNode, LabelColumns, NodeMatcher};
 use super::node_info::{NodeInfo, PodInfo, SharedTerms};
 use super::pod_infos::PodInfos;
-use super::pod_table::PodTable;
 use crate::engine::release::{Features, Release};
 use crate::model::Cluster;
-use crate::model::label_columns::LabelColumns;
 use crate::model::selector::Labels;
 
 /// The snapshot.
@@ -22,9 +22,7 @@ pub struct Snapshot {
     pub cluster: Arc<Cluster>,
     /// Nodes sorted by name.
     pub nodes: Vec<NodeInfo>,
-    index: HashMap<String, usize>,
-    /// The nodes' images by name: which nodes list each, with its size there.
-    pub(crate) images: Arc<ImageIndex>,
+    by_name: HashMap<String, usize>,
     /// Pending pods with status.nominatedNodeName, per node (not gated, not bound): the
     /// candidates of the nominator. Only those that reached the active queue are nominated
     /// pods for others ([`Snapshot::nominated_on`]).
@@ -32,7 +30,7 @@ pub struct Snapshot {
     /// The candidates the scheduling queue never moves to activeQ, so never adds to its
     /// nominator (`moveToActiveQ` calls `AddNominatedPod` only for a pod that passed its
     /// profile's PreEnqueue plugins; a pod no profile serves is not in the queue at all). Set
-    /// once, by the first explanation with the profiles ([`Snapshot::admit_nominated`]).
+    /// once, by the first explanation with the profiles (`runner::admit_nominated`).
     pub(crate) not_in_queue: std::sync::OnceLock<Arc<std::collections::BTreeSet<crate::model::ObjectKey>>>,
     /// Parsed pods by key (every non-finished pod).
     pub pod_infos: PodInfos,
@@ -46,23 +44,16 @@ pub struct Snapshot {
     /// `Snapshot.AssumePlacement`): the only nodes a pod is filtered and scored on. Plugins
     /// still see every node (spread and affinity count the whole cluster). None: every node.
     pub placement: Option<Arc<BTreeSet<String>>>,
-    /// The bound pods interned, with their label index, as built with the snapshot; None once
-    /// the snapshot changed (`snapshot_update`), when the plugins' own cache takes over.
-    pub(crate) pod_table: Option<Arc<PodTable>>,
-    /// The existing pods' scoring affinity terms, grouped, as built with the snapshot and
-    /// rebuilt when a pod with such terms changes (`snapshot_update`); None: InterPodAffinity
-    /// walks the pods.
-    pub(crate) scoring_terms: Option<Arc<ScoringTerms>>,
-    /// The nodes' labels as columns (node affinity and topology lookups by position); the
-    /// nodes of a snapshot never change, so neither do these.
-    pub(crate) node_labels: Arc<LabelColumns>,
+    /// What the plugins ask instead of walking every node and pod: the nodes' labels and
+    /// images, the pods interned, the scoring terms grouped ([`Index`]).
+    pub(crate) index: Index,
     /// Filter and Score walk the nodes in order on this thread instead of spreading them over
     /// the cores: the same answer, for comparing the two and for profiling.
     pub serial: bool,
     /// Only what decides the cycle is traced: each node's first failing filter plugin (no
     /// diagnostic pass over the other plugins, no plugin details) and each feasible node's
     /// total score (not its plugins), and of those only the nodes with the top total (the
-    /// heap's pick made in Score); the nodes that pass keep no Filter record. What [`crate::engine::trace::Explanation::summarize`]
+    /// heap's pick made in Score); the nodes that pass keep no Filter record. What [`crate::engine::framework::trace::Explanation::summarize`]
     /// keeps is the same either way; the simulator sets it when it summarizes every attempt.
     pub decisions_only: bool,
 }
@@ -74,7 +65,7 @@ impl Snapshot {
     pub fn new(cluster: Arc<Cluster>, features: impl Into<Features>) -> Self {
         let features = Arc::new(features.into());
         let mut nodes: Vec<NodeInfo> = cluster.nodes.iter().map(|n| NodeInfo::new(n.clone())).collect();
-        let index: HashMap<String, usize> = nodes
+        let by_name: HashMap<String, usize> = nodes
             .iter()
             .enumerate()
             .map(|(i, n)| (n.name().to_string(), i))
@@ -83,11 +74,16 @@ impl Snapshot {
         // cluster.pods is sorted by key: collected at the end, the map is built in bulk
         // instead of by 100,000 searches from its root
         let mut nominated: BTreeMap<String, Vec<Arc<PodInfo>>> = BTreeMap::new();
-        // each pod's facts computed on every core (a million pods at 65k nodes) into one list,
-        // then placed in order; the pods of a piece that share their affinity share its terms
-        let built = super::parallel::map_in_place_with(false, &cluster.pods, |shared: &mut SharedTerms, p| {
-            (!p.is_finished()).then(|| Arc::new(PodInfo::with_features_sharing(p.clone(), &features, shared)))
+        // each pod's facts computed on every core (a million pods at 65k nodes), then placed in
+        // order; the pods of a piece that share their affinity share its terms
+        let pieces = super::parallel::map_pieces(false, &cluster.pods, |_, piece| {
+            let mut shared = SharedTerms::default();
+            let info = |p: &Arc<crate::model::Pod>| {
+                (!p.is_finished()).then(|| Arc::new(PodInfo::with_features_sharing(p.clone(), &features, &mut shared)))
+            };
+            piece.iter().map(info).collect::<Vec<_>>()
         });
+        let built: Vec<Option<Arc<PodInfo>>> = pieces.into_iter().flatten().collect();
         for (p, pi) in cluster.pods.iter().zip(&built) {
             let Some(pi) = pi else {
                 continue;
@@ -95,14 +91,14 @@ impl Snapshot {
             let pi = pi.clone();
             match &p.node_name {
                 Some(n) => {
-                    if let Some(&i) = index.get(&**n) {
+                    if let Some(&i) = by_name.get(&**n) {
                         nodes[i].add_pod(pi);
                     }
                 }
                 None => {
                     if let Some(nn) = p.nominated_node_name()
                         && !p.gated
-                        && index.contains_key(nn)
+                        && by_name.contains_key(nn)
                     {
                         nominated.entry(nn.to_string()).or_default().push(pi);
                     }
@@ -112,59 +108,40 @@ impl Snapshot {
         // the pod table (the longest) beside the rest
         let (pod_table, (pod_infos, scoring_terms)) = super::parallel::join(
             false,
-            || Some(Arc::new(PodTable::build(&nodes))),
+            || PodTable::build(&nodes),
             || {
                 // in the list the infos were built in (`filter_map` collects in place;
                 // `flatten` would make a new one)
                 #[allow(clippy::filter_map_identity)]
                 let pod_infos: PodInfos = built.into_iter().filter_map(|pi| pi).collect();
                 let labels = Arc::new(LabelColumns::build(nodes.iter().map(|n| &n.node.labels)));
-                (pod_infos, (Some(Arc::new(ScoringTerms::build(&nodes))), labels))
+                (pod_infos, (Arc::new(ScoringTerms::build(&nodes)), labels))
             },
         );
-        let (scoring_terms, node_labels) = scoring_terms;
+        let (terms, labels) = scoring_terms;
         Snapshot {
             cluster,
             nodes,
-            index,
-            images,
+            by_name,
             nominated,
             pod_infos,
             features,
             handle: FrameworkHandle::default(),
             not_in_queue: std::sync::OnceLock::new(),
             placement: None,
-            pod_table,
-            scoring_terms,
-            node_labels,
+            index: Index {
+                labels,
+                images,
+                pods: Arc::new(PodTables::new(pod_table)),
+                terms,
+            },
             serial: false,
             decisions_only: false,
         }
     }
 
-    /// Works out, once, which nominated pods the queue holds: a candidate whose schedulerName
-    /// no profile serves, or that its profile's PreEnqueue plugins reject (scheduling gates, a
-    /// DRA claim missing or not owned, a gang short of members), never enters activeQ and is
-    /// not a nominated pod for anyone else.
-    pub fn admit_nominated(&self, profiles: &[super::runtime::Framework]) {
-        self.not_in_queue.get_or_init(|| {
-            let cx = super::plugin::Ctx { snapshot: self };
-            let mut out = std::collections::BTreeSet::new();
-            for pi in self.nominated.values().flatten() {
-                let admitted = profiles
-                    .iter()
-                    .find(|f| f.name == pi.pod.scheduler_name())
-                    .is_some_and(|fw| fw.pre_enqueue.iter().all(|pl| pl.pre_enqueue(&cx, pi).is_success()));
-                if !admitted {
-                    out.insert(pi.pod.key.clone());
-                }
-            }
-            Arc::new(out)
-        });
-    }
-
     /// The nominated pods on a node, as the scheduler's nominator holds them (the candidates
-    /// [`Snapshot::admit_nominated`] found outside the queue left out).
+    /// `runner::admit_nominated` found outside the queue left out).
     pub fn nominated_on(&self, node: &str) -> impl Iterator<Item = &Arc<PodInfo>> {
         let out = self.not_in_queue.get();
         self.nominated
@@ -194,7 +171,7 @@ impl Snapshot {
 
     /// Index of a node by name.
     pub fn node_index(&self, name: &str) -> Option<usize> {
-        self.index.get(name).copied()
+        self.by_name.get(name).copied()
     }
 
     /// The position of `node` in [`Snapshot::nodes`] when it is one of them (not a copy, as
@@ -208,10 +185,33 @@ impl Snapshot {
         (offset % size == 0 && i < self.nodes.len() && std::ptr::eq(&self.nodes[i], node)).then_some(i)
     }
 
-    /// The label columns and the position of `node` in them, when `node` is one of the
-    /// snapshot's nodes (not a copy).
-    pub(crate) fn node_columns(&self, node: &NodeInfo) -> Option<(&LabelColumns, usize)> {
-        Some((&*self.node_labels, self.position_of(node)?))
+    /// A node as the index reads it (by position when it is one of the snapshot's nodes, not
+    /// a copy).
+    pub(crate) fn indexed<'a>(&'a self, node: &'a NodeInfo) -> IndexedNode<'a> {
+        match self.position_of(node) {
+            Some(i) => IndexedNode::at(&self.index.labels, &node.node, i),
+            None => IndexedNode::copy(&self.index.labels, &node.node),
+        }
+    }
+
+    /// The snapshot's node at position `i`, as the index reads it.
+    pub(crate) fn indexed_at(&self, i: usize) -> IndexedNode<'_> {
+        IndexedNode::at(&self.index.labels, &self.nodes[i].node, i)
+    }
+
+    /// The pod table, when the index has one for the pods as they are now.
+    pub(crate) fn pod_table(&self) -> Option<Arc<PodTable>> {
+        self.index.pods.get(&self.cluster, &self.nodes)
+    }
+
+    /// The pod's required node selector and node affinity, compiled for the snapshot's nodes.
+    pub(crate) fn node_matcher(&self, pod: &PodInfo) -> NodeMatcher {
+        NodeMatcher::required(&self.index.labels, &pod.pod)
+    }
+
+    /// The snapshot's label columns.
+    pub(crate) fn labels(&self) -> &Arc<LabelColumns> {
+        &self.index.labels
     }
 
     /// A node by name.

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::affinity_terms::ScoringTerms;
+use super::index::terms::ScoringTerms;
 use super::node_info::PodInfo;
 use super::snapshot::Snapshot;
 use crate::model::mutate::ChangeError;
@@ -74,7 +74,7 @@ impl Snapshot {
             .cloned()
             .ok_or_else(|| ChangeError::NoPod(key.clone()))?;
         let new = f(Arc::make_mut(&mut self.cluster))?;
-        self.pod_table = None;
+        self.index.pods = Arc::new(self.index.pods.changed());
         let mut terms_changed = self.scores_by_affinity(&old.key);
         self.unindex(&old);
         if self.cluster.pod(key).is_some() {
@@ -83,8 +83,8 @@ impl Snapshot {
         }
         // The scoring terms follow the bound pods with affinity: a change to a pod without
         // such terms (most binds of a simulation) leaves them as they are.
-        if terms_changed && self.scoring_terms.is_some() {
-            self.scoring_terms = Some(Arc::new(ScoringTerms::build(&self.nodes)));
+        if terms_changed {
+            self.index.terms = Arc::new(ScoringTerms::build(&self.nodes));
         }
         Ok(new)
     }
@@ -132,7 +132,7 @@ impl Snapshot {
     pub fn create_with<R>(&mut self, create: impl FnOnce(&mut crate::model::Cluster) -> (R, Vec<ObjectKey>)) -> R {
         let (r, keys) = create(Arc::make_mut(&mut self.cluster));
         if !keys.is_empty() {
-            self.pod_table = None;
+            self.index.pods = Arc::new(self.index.pods.changed());
         }
         let mut terms_changed = false;
         for k in &keys {
@@ -142,8 +142,8 @@ impl Snapshot {
             self.index_pod(&p);
             terms_changed |= self.scores_by_affinity(k);
         }
-        if terms_changed && self.scoring_terms.is_some() {
-            self.scoring_terms = Some(Arc::new(ScoringTerms::build(&self.nodes)));
+        if terms_changed {
+            self.index.terms = Arc::new(ScoringTerms::build(&self.nodes));
         }
         r
     }
@@ -222,7 +222,7 @@ items:
 
     /// The scoring terms' uses as (node, term, weight), sorted.
     fn term_uses(s: &Snapshot) -> Vec<(u32, String, String)> {
-        let t = s.scoring_terms.as_ref().expect("scoring terms kept");
+        let t = &s.index.terms;
         let mut v: Vec<(u32, String, String)> = t
             .uses
             .iter()
@@ -279,19 +279,19 @@ items:
     #[test]
     fn scoring_terms_follow_binds_and_evictions_of_pods_with_terms_only() {
         let mut s = fresh(WITH_TERMS);
-        let before = s.scoring_terms.clone().unwrap();
+        let before = s.index.terms.clone();
         assert_eq!(before.uses.len(), 1, "the bound pod's required affinity term");
         s.bind_pod(&ObjectKey::new("default", "plain"), "n1").unwrap();
         assert!(
-            Arc::ptr_eq(&before, s.scoring_terms.as_ref().unwrap()),
+            Arc::ptr_eq(&before, &s.index.terms),
             "a pod without terms leaves the terms as they were"
         );
         assert_same_accounting(&s);
         s.bind_pod(&ObjectKey::new("default", "spread"), "n1").unwrap();
-        assert_eq!(s.scoring_terms.as_ref().unwrap().uses.len(), 2);
+        assert_eq!(s.index.terms.uses.len(), 2);
         assert_same_accounting(&s);
         s.evict_pod(&ObjectKey::new("default", "near")).unwrap();
-        assert_eq!(s.scoring_terms.as_ref().unwrap().uses.len(), 1);
+        assert_eq!(s.index.terms.uses.len(), 1);
         assert_same_accounting(&s);
         s.set_nominated_node(&ObjectKey::new("default", "spread"), Some("n2"))
             .unwrap();

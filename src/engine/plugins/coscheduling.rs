@@ -36,8 +36,8 @@ use crate::engine::framework::plugin::{
 };
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::framework::trace::{GangTrace, PostFilterTrace, WaitingMember};
 use crate::engine::release::Features;
-use crate::engine::trace::{GangTrace, PostFilterTrace, WaitingMember};
 use crate::model::{Cluster, Pod, PodGroup};
 
 /// The pod-group label (`v1alpha1.PodGroupLabel`).

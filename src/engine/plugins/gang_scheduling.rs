@@ -58,8 +58,8 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, PermitPlugin, Plugin, PluginSlots, PreEnqueuePlugin, ReservePlugin};
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::framework::trace::{GangTrace, PlacementCheck, PlacementFeasibleTrace};
 use crate::engine::release::{Change, Features};
-use crate::engine::trace::{GangTrace, PlacementCheck, PlacementFeasibleTrace};
 use crate::model::workload::{SchedulingPolicy, WorkloadRef};
 use crate::model::{Cluster, ObjectKey, Pod};
 
@@ -666,8 +666,8 @@ mod tests {
     use crate::engine::build_profiles;
     use crate::engine::framework::runner::explain;
     use crate::engine::framework::snapshot::Snapshot;
+    use crate::engine::framework::trace::Explanation;
     use crate::engine::release::{FeatureGates, Release};
-    use crate::engine::trace::Explanation;
     use crate::source::file::load_str;
 
     fn features(minor: u32) -> Features {
@@ -1031,7 +1031,7 @@ mod tests {
         assert_eq!(placement(&ex), None);
         assert_eq!(
             ex.gang.as_ref().and_then(|g| g.held_with.clone()),
-            Some(crate::engine::trace::HeldMember {
+            Some(crate::engine::framework::trace::HeldMember {
                 pod: ObjectKey::new("ml", "w1"),
                 plugin: names::SCHEDULING_GATES.to_string(),
                 reason: "waiting for scheduling gates: [quota]".to_string(),

@@ -9,10 +9,10 @@ use serde_json::Value;
 use super::helper::MAX_NODE_SCORE;
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
-use crate::engine::framework::node_info::{NodeInfo, PodImages, PodInfo};
+use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use smallvec::SmallVec;
 
-use crate::engine::framework::image_index::Image;
+use crate::engine::framework::index::images::Image;
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, ScorePlugin, ScoreResult, Signing, score_each};
 use crate::engine::framework::status::Status;
 use crate::engine::release::{Change, Features};
@@ -69,47 +69,40 @@ impl Plugin for ImageLocality {
 
 /// One image the pod wants: its normalized name, hash, and the snapshot's entry for it (None
 /// when no node lists it).
-type Wanted<'a> = (&'a str, u64, Option<&'a Image>);
+type Wanted<'a> = (String, u64, Option<&'a Image>);
 
 impl ImageLocality {
     /// The pod's images (containers', then image volumes' when they count) looked up in the
-    /// snapshot's index once, and how many containers the threshold counts.
-    fn wanted<'a>(&self, cx: &Ctx<'a>, pod: &'a PodInfo) -> (SmallVec<[Wanted<'a>; 2]>, usize) {
+    /// snapshot's index once (for a piece of nodes), and how many containers the threshold
+    /// counts.
+    fn wanted<'a>(&self, cx: &Ctx<'a>, pod: &PodInfo) -> (SmallVec<[Wanted<'a>; 2]>, usize) {
         let spec = pod.pod.spec();
-        let images = pod.images.get_or_init(|| {
-            Box::new(PodImages {
-                containers: spec
-                    .init_containers
-                    .iter()
-                    .flatten()
-                    .chain(spec.containers.iter())
-                    .map(|c| hashed(normalized_image_name(c.image.as_deref().unwrap_or_default())))
-                    .collect(),
-                volumes: spec
-                    .volumes
-                    .iter()
-                    .flatten()
-                    .filter_map(|v| v.image.as_ref())
-                    .map(|i| hashed(normalized_image_name(i.reference.as_deref().unwrap_or_default())))
-                    .collect(),
-            })
-        });
-        let volumes = if self.image_volumes {
-            images.volumes.as_slice()
-        } else {
-            &[]
-        };
-        let index = &cx.snapshot.images;
-        let wanted = images
-            .containers
+        let containers = spec
+            .init_containers
             .iter()
+            .flatten()
+            .chain(spec.containers.iter())
+            .map(|c| c.image.as_deref().unwrap_or_default());
+        let volumes = spec
+            .volumes
+            .iter()
+            .flatten()
+            .filter(|_| self.image_volumes)
+            .filter_map(|v| v.image.as_ref())
+            .map(|i| i.reference.as_deref().unwrap_or_default());
+        let index = &cx.snapshot.index.images;
+        let wanted = containers
             .chain(volumes)
-            .map(|(name, hash)| (name.as_str(), *hash, index.image(name, *hash)))
+            .map(|name| {
+                let (name, hash) = hashed(normalized_image_name(name));
+                let image = index.image(&name, hash);
+                (name, hash, image)
+            })
             .collect();
         let mut n = spec.init_containers.as_ref().map_or(0, Vec::len) + spec.containers.len();
         if self.volumes_in_threshold {
             // 1.37 (#138951): `sumImageScores` counts every image source
-            n += images.volumes.len();
+            n += spec.volumes.iter().flatten().filter(|v| v.image.is_some()).count();
         }
         (wanted, n)
     }
@@ -117,20 +110,12 @@ impl ImageLocality {
     /// The node's score for the images `wanted`, `containers` counted by the threshold.
     fn score_with(cx: &Ctx<'_>, wanted: &[Wanted<'_>], containers: usize, node: &NodeInfo) -> i64 {
         let total = cx.snapshot.nodes.len();
-        let at = cx.snapshot.position_of(node);
+        let at = cx.snapshot.indexed(node);
         let mut sum = 0i64;
-        for &(want, hash, image) in wanted {
+        for (want, hash, image) in wanted {
             // The node's ImageStates map is built entry by entry, so for a name listed by two
             // entries the later one wins (Node::image_size, ImageIndex).
-            let found = match at {
-                Some(i) => image.and_then(|im| im.on_node(i)),
-                // a copy of a node: its own list, the snapshot's count
-                None => node
-                    .node
-                    .image_size_hashed(want, hash)
-                    .map(|size| (size, image.map_or(0, Image::node_count))),
-            };
-            if let Some((size, num)) = found {
+            if let Some((size, num)) = at.image(want, *hash, *image) {
                 let spread = num as f64 / total as f64;
                 sum += (size as f64 * spread) as i64;
             }

@@ -12,16 +12,16 @@ use serde_json::Value;
 use super::helper::{MAX_NODE_SCORE, default_normalize_score};
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::index::NodeMatcher;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, ScoreResult,
     Signing,
 };
 use crate::engine::framework::status::Status;
+use crate::engine::framework::trace::Fact;
 use crate::engine::release::Features;
-use crate::engine::trace::Fact;
-use crate::model::label_columns::LabelColumns;
-use crate::model::selector::{CompiledLabels, CompiledNodeTerm, Labels, NodeSelectorMatcher, NodeTerm, Selector};
+use crate::model::selector::{Labels, NodeSelectorMatcher, NodeTerm};
 
 /// Reason when the pod's own selector or affinity does not match.
 pub(crate) const ERR_REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
@@ -121,92 +121,6 @@ pub(crate) struct NodeAffinity {
 static PRE_FILTER_KEY: &str = "PreFilterNodeAffinity";
 static PRE_SCORE_KEY: &str = "PreScoreNodeAffinity";
 
-/// The pod's required node selector and affinity (`GetRequiredNodeAffinity`).
-#[derive(Clone, Debug)]
-pub(crate) struct RequiredNodeAffinity {
-    label_selector: Option<Selector>,
-    node_selector: Option<NodeSelectorMatcher>,
-    /// The same compiled against a snapshot's label columns, when it was.
-    compiled: Option<Arc<CompiledRequired>>,
-}
-
-/// [`RequiredNodeAffinity`] compiled against the label columns of one snapshot.
-#[derive(Debug)]
-struct CompiledRequired {
-    stamp: u64,
-    label_selector: Option<CompiledLabels>,
-    node_selector: Option<Vec<CompiledNodeTerm>>,
-}
-
-impl CompiledRequired {
-    fn matches(&self, cols: &LabelColumns, node: usize, name: &str) -> bool {
-        if let Some(s) = &self.label_selector
-            && !s.matches(cols, node)
-        {
-            return false;
-        }
-        self.node_selector
-            .as_ref()
-            .is_none_or(|terms| terms.iter().any(|t| t.matches(cols, node, name)))
-    }
-}
-
-impl RequiredNodeAffinity {
-    /// From the pod.
-    pub(crate) fn of(pod: &PodInfo) -> Self {
-        let spec = pod.pod.spec();
-        let label_selector = spec
-            .node_selector
-            .as_ref()
-            .filter(|m| !m.is_empty())
-            .map(Selector::from_map);
-        let node_selector = spec
-            .affinity
-            .as_ref()
-            .and_then(|a| a.node_affinity.as_ref())
-            .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-            .map(NodeSelectorMatcher::new);
-        RequiredNodeAffinity {
-            label_selector,
-            node_selector,
-            compiled: None,
-        }
-    }
-
-    /// The same, also compiled against `cols`: [`RequiredNodeAffinity::matches_at`] then reads
-    /// the columns for the nodes they hold.
-    pub(crate) fn compiled_for(mut self, cols: &LabelColumns) -> Self {
-        self.compiled = Some(Arc::new(CompiledRequired {
-            stamp: cols.stamp(),
-            label_selector: self.label_selector.as_ref().map(|s| s.compile(cols)),
-            node_selector: self.node_selector.as_ref().map(|n| n.compile(cols)),
-        }));
-        self
-    }
-
-    /// Whether the node matches; `at` is the snapshot's label columns and the node's position
-    /// in them, when the node is one of the snapshot's (the same answer, from the columns
-    /// when this was compiled against them).
-    pub(crate) fn matches_at(&self, at: Option<(&LabelColumns, usize)>, labels: &Labels, name: &str) -> bool {
-        if let (Some(c), Some((cols, i))) = (&self.compiled, at)
-            && c.stamp == cols.stamp()
-        {
-            return c.matches(cols, i, name);
-        }
-        self.matches(labels, name)
-    }
-
-    /// Whether the node matches.
-    pub(crate) fn matches(&self, labels: &Labels, name: &str) -> bool {
-        if let Some(s) = &self.label_selector
-            && !s.matches(labels)
-        {
-            return false;
-        }
-        self.node_selector.as_ref().is_none_or(|ns| ns.matches(labels, name))
-    }
-}
-
 fn preferred_of(pod: &PodInfo) -> Option<PreferredTerms> {
     pod.pod
         .spec()
@@ -238,10 +152,7 @@ impl PreFilterPlugin for NodeAffinity {
         if required.is_none() && self.added_required.is_none() && spec.node_selector.is_none() {
             return (None, Status::skip());
         }
-        state.write(
-            PRE_FILTER_KEY,
-            RequiredNodeAffinity::of(pod).compiled_for(&cx.snapshot.node_labels),
-        );
+        state.write(PRE_FILTER_KEY, cx.snapshot.node_matcher(pod));
         let Some(required) = required else {
             return (None, Status::success());
         };
@@ -317,9 +228,10 @@ impl FilterPlugin for NodeAffinity {
         {
             return Status::unresolvable(ERR_REASON_ENFORCED);
         }
-        let ok = match state.read::<RequiredNodeAffinity>(PRE_FILTER_KEY) {
-            Some(r) => r.matches_at(cx.snapshot.node_columns(node), &n.labels, &n.name),
-            None => RequiredNodeAffinity::of(pod).matches(&n.labels, &n.name),
+        let at = cx.snapshot.indexed(node);
+        let ok = match state.read::<NodeMatcher>(PRE_FILTER_KEY) {
+            Some(r) => r.matches(at),
+            None => cx.snapshot.node_matcher(pod).matches(at),
         };
         if ok {
             Status::success()
@@ -892,7 +804,7 @@ mod tests {
     }
 
     /// component-helpers nodeaffinity_test.go TestPodMatchesNodeSelectorAndAffinityTerms, on
-    /// `RequiredNodeAffinity` (nodeSelector and required node affinity together).
+    /// the snapshot index's `NodeMatcher` (nodeSelector and required node affinity together).
     #[test]
     fn required_node_affinity_cases_from_component_helpers() {
         type L = &'static [(&'static str, &'static str)];
@@ -1100,12 +1012,13 @@ mod tests {
             ),
         ];
         for (name, p, labels, node_name, want) in cases {
-            let r = RequiredNodeAffinity::of(&pod_info(&p, V1_30));
+            let cols = crate::engine::framework::index::LabelColumns::default();
+            let r = NodeMatcher::required(&cols, &pod_info(&p, V1_30).pod);
             let labels: Labels = labels
                 .iter()
                 .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
                 .collect();
-            assert_eq!(r.matches(&labels, node_name), want, "{name}");
+            assert_eq!(r.matches_labels(&labels, node_name), want, "{name}");
         }
     }
 

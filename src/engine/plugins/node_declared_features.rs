@@ -28,8 +28,8 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, Signing};
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::framework::trace::Lines;
 use crate::engine::release::{Change, Features, Gate};
-use crate::engine::trace::Lines;
 
 static STATE_KEY: &str = "PreFilterNodeDeclaredFeatures";
 

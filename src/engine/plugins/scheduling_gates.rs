@@ -8,8 +8,8 @@ use super::names;
 use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PreEnqueuePlugin};
 use crate::engine::framework::status::Status;
+use crate::engine::framework::trace::Fact;
 use crate::engine::release::Features;
-use crate::engine::trace::Fact;
 
 /// SchedulingGates.
 pub(crate) struct SchedulingGates;

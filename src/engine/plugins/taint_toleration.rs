@@ -13,8 +13,8 @@ use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, ScoreResult, Signing, score_each,
 };
 use crate::engine::framework::status::Status;
+use crate::engine::framework::trace::Fact;
 use crate::engine::release::{Change, Features, Gate};
-use crate::engine::trace::Fact;
 use crate::model::Toleration;
 
 /// TaintToleration.

@@ -149,7 +149,7 @@ pub(crate) fn ephemeral_claim_name(pod: &Pod, vol: &core::Volume) -> String {
 /// The claims of the pod's volumes as a volume plugin reads them, for the trace: the
 /// PersistentVolumeClaim volumes' and, with `ephemeral`, the generic ephemeral volumes'
 /// (`<pod>-<volume>`).
-pub(crate) fn claims_fact(pod: &Pod, ephemeral: bool) -> crate::engine::trace::Fact {
+pub(crate) fn claims_fact(pod: &Pod, ephemeral: bool) -> crate::engine::framework::trace::Fact {
     let names: Vec<String> = pod
         .spec()
         .volumes
@@ -161,7 +161,7 @@ pub(crate) fn claims_fact(pod: &Pod, ephemeral: bool) -> crate::engine::trace::F
             _ => None,
         })
         .collect();
-    crate::engine::trace::Fact::list("PersistentVolumeClaims", &names, "")
+    crate::engine::framework::trace::Fact::list("PersistentVolumeClaims", &names, "")
 }
 
 /// `ephemeral.VolumeIsForPod`: the claim is in the pod's namespace and controlled by the pod.

@@ -135,7 +135,12 @@ impl Plugin for VolumeZone {
 }
 
 impl PreFilterPlugin for VolumeZone {
-    fn pre_filter_facts(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<crate::engine::trace::Fact> {
+    fn pre_filter_facts(
+        &self,
+        _: &Ctx<'_>,
+        _: &CycleState,
+        pod: &PodInfo,
+    ) -> Vec<crate::engine::framework::trace::Fact> {
         vec![crate::engine::plugins::volume_helpers::claims_fact(&pod.pod, false)]
     }
 

@@ -280,6 +280,13 @@ changes! {
         pr: "#138951", since: 37, backports: &[],
         what: "ImageLocality's threshold counts image volumes as containers",
     },
+    /// With GenericWorkload, pod-by-pod DefaultPreemption takes PodGroup victims: a member is
+    /// a victim with its group's priority, and a group whose `disruptionMode` is `all` is one
+    /// victim made of every scheduled member, on any node.
+    PodGroupVictims {
+        pr: "#137981", since: 37, backports: &[],
+        what: "preemption (GenericWorkload): PodGroup victims with the group's priority; disruptionMode all evicts the whole group",
+    },
     /// When DefaultPreemption finds a node, its PostFilter status says so, and the FitError
     /// (the FailedScheduling event and the PodScheduled message) ends with it.
     PreemptionSuccessMessage {

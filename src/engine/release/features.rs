@@ -359,6 +359,13 @@ impl Features {
         }
     }
 
+    /// Whether workload-aware preemption is on: the WorkloadAwarePreemption gate (1.36), or
+    /// GenericWorkload once the gang gates merged into it (1.37, #139520).
+    pub fn workload_aware_preemption(&self) -> bool {
+        self.on(Gate::WorkloadAwarePreemption)
+            || (self.has(Change::GangGatesMergedIntoGenericWorkload) && self.on(Gate::GenericWorkload))
+    }
+
     /// Whether the release has an ungated change.
     pub fn has(&self, change: Change) -> bool {
         change.spec().in_release(self.release)
@@ -388,6 +395,7 @@ impl Features {
             status,
             self.on(Gate::PodLevelResources),
             self.on(Gate::InPlacePodLevelResourcesVerticalScaling),
+            &mut crate::model::Interner::default(),
         )
     }
 

@@ -4,7 +4,7 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::engine::trace::{DraTrace, Explanation};
+use crate::engine::framework::trace::{DraTrace, Explanation};
 use crate::tui::theme::Theme;
 
 /// The panel's lines (none for a pod without claims).

@@ -12,7 +12,7 @@ use super::{ViewState, block, record_rows, wrap};
 use crate::app::analysis::{self, FilterClass, FilterRow};
 use crate::app::stepper::{Pipeline, Point};
 use crate::app::{App, PodView};
-use crate::engine::trace::Explanation;
+use crate::engine::framework::trace::Explanation;
 use crate::tui::theme::Theme;
 
 fn class_style(theme: &Theme, c: FilterClass) -> Style {

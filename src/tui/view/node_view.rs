@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::block;
-use crate::app::analysis::{self, ZONE_LABEL};
+use crate::app::analysis::{self, NodeUsage, ZONE_LABEL};
 use crate::app::{App, NodeView, format};
 use crate::model::{Node, Pod};
 use crate::tui::theme::Theme;
@@ -150,7 +150,8 @@ fn why<'a>(app: &App, node: &Node, pod: &Pod, theme: &Theme) -> Vec<Line<'a>> {
     lines
 }
 
-/// Draws the node view.
+/// Draws the node view: a title, then the resources, devices and verdict (left) beside the
+/// taints, labels and pods (right), or one under the other on a narrow terminal.
 pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
     let Some(node) = app.cluster.node(&v.node) else {
         let b = block(theme, format!(" Node {} ", v.node));
@@ -158,6 +159,48 @@ pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'
         return;
     };
     let usage = app.usage.get(&node.name).cloned().unwrap_or_default();
+    let b = block(theme, title(node, &usage, theme));
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let pod = v.pod.as_ref().and_then(|k| app.pod(k)).filter(|p| p.is_pending());
+    let wide = inner.width >= 120;
+    let [left_area, right_area] = if wide {
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner)
+    } else {
+        [inner, Rect::default()]
+    };
+    let mut left = resources(app, node, &usage, pod.map(|p| &**p), left_area.width, theme);
+    left.extend(devices(app, node, theme));
+    if let Some(p) = pod {
+        left.push(Line::from(""));
+        left.extend(why(app, node, p, theme));
+    }
+    let right = taints_labels_pods(app, node, &usage, pod.map(|p| &**p), theme);
+    // never scroll past the end (the app does not know the content height)
+    let clamp = |n: usize| {
+        v.scroll
+            .min(u16::try_from(n.saturating_sub(usize::from(inner.height))).unwrap_or(u16::MAX))
+    };
+    if wide {
+        let s = clamp(left.len().max(right.len()));
+        frame.render_widget(
+            Paragraph::new(left).wrap(Wrap { trim: false }).scroll((s, 0)),
+            left_area,
+        );
+        frame.render_widget(
+            Paragraph::new(right).wrap(Wrap { trim: false }).scroll((s, 0)),
+            right_area,
+        );
+    } else {
+        left.push(Line::from(""));
+        left.extend(right);
+        let s = clamp(left.len());
+        frame.render_widget(Paragraph::new(left).wrap(Wrap { trim: false }).scroll((s, 0)), inner);
+    }
+}
+
+/// The view's title: the node, its zone, its pods, whether it is cordoned.
+fn title(node: &Node, usage: &NodeUsage, theme: &Theme) -> Line<'static> {
     let zone = node.labels.get(ZONE_LABEL).cloned().unwrap_or_else(|| "no zone".into());
     let mut title = vec![
         Span::raw(" Node "),
@@ -168,17 +211,19 @@ pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'
         title.push(Span::styled(" · cordoned", theme.fail));
     }
     title.push(Span::raw(" "));
-    let b = block(theme, Line::from(title));
-    let inner = b.inner(area);
-    frame.render_widget(b, area);
-    let pod = v.pod.as_ref().and_then(|k| app.pod(k)).filter(|p| p.is_pending());
-    let wide = inner.width >= 120;
-    let [left_area, right_area] = if wide {
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner)
-    } else {
-        [inner, Rect::default()]
-    };
-    // left: resources and why
+    Line::from(title)
+}
+
+/// Allocatable against requested, a gauge per resource (the pod's request shown on it), in a
+/// column `width` wide.
+fn resources(
+    app: &App,
+    node: &Node,
+    usage: &NodeUsage,
+    pod: Option<&Pod>,
+    width: u16,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let mut left = vec![Line::from(vec![
         Span::styled("Allocatable vs requested", theme.header),
         Span::styled(
@@ -221,12 +266,16 @@ pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'
         .map(|(n, a, u, d)| gauge_text(n, *a, *u, *d).chars().count())
         .max()
         .unwrap_or(0);
-    let bar_w = usize::from(left_area.width)
-        .saturating_sub(18 + text_w + 3)
-        .clamp(4, 40);
+    let bar_w = usize::from(width).saturating_sub(18 + text_w + 3).clamp(4, 40);
     for (name, alloc, used, add) in &gauges {
         left.push(gauge(name, *alloc, *used, *add, bar_w, theme));
     }
+    left
+}
+
+/// The node's DRA devices, free or used by a claim, and their taints.
+fn devices(app: &App, node: &Node, theme: &Theme) -> Vec<Line<'static>> {
+    let mut left = Vec::new();
     let devices = crate::engine::plugins::dynamic_resources::node_devices(&app.cluster, &node.name, &node.labels);
     if !devices.is_empty() {
         let free = devices.iter().filter(|d| d.used_by.is_none()).count();
@@ -251,11 +300,17 @@ pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'
             left.push(Line::from(spans));
         }
     }
-    if let Some(p) = pod {
-        left.push(Line::from(""));
-        left.extend(why(app, node, p, theme));
-    }
-    // right: taints, labels, pods
+    left
+}
+
+/// The node's taints (tolerated or not by the pod), labels and pods.
+fn taints_labels_pods(
+    app: &App,
+    node: &Node,
+    usage: &NodeUsage,
+    pod: Option<&Pod>,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let mut right = vec![Line::from(Span::styled("Taints", theme.header))];
     if node.taints.is_empty() {
         right.push(Line::from(Span::styled("  none", theme.muted)));
@@ -318,25 +373,5 @@ pub(super) fn render(app: &App, v: &NodeView, theme: &Theme, frame: &mut Frame<'
             ),
         ]));
     }
-    // never scroll past the end (the app does not know the content height)
-    let clamp = |n: usize| {
-        v.scroll
-            .min(u16::try_from(n.saturating_sub(usize::from(inner.height))).unwrap_or(u16::MAX))
-    };
-    if wide {
-        let s = clamp(left.len().max(right.len()));
-        frame.render_widget(
-            Paragraph::new(left).wrap(Wrap { trim: false }).scroll((s, 0)),
-            left_area,
-        );
-        frame.render_widget(
-            Paragraph::new(right).wrap(Wrap { trim: false }).scroll((s, 0)),
-            right_area,
-        );
-    } else {
-        left.push(Line::from(""));
-        left.extend(right);
-        let s = clamp(left.len());
-        frame.render_widget(Paragraph::new(left).wrap(Wrap { trim: false }).scroll((s, 0)), inner);
-    }
+    right
 }

@@ -10,7 +10,7 @@ use super::{ViewState, block, filter_table, pipeline, postfilter, score_matrix, 
 use crate::app::diff::Sign;
 use crate::app::stepper::{Pipeline, Point, Step};
 use crate::app::{Access, App, PodView, format};
-use crate::engine::trace::Explanation;
+use crate::engine::framework::trace::Explanation;
 use crate::tui::theme::Theme;
 
 /// What an extension point does, in one sentence.

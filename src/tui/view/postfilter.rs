@@ -9,7 +9,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 use super::{ViewState, block, record_rows};
 use crate::app::App;
 use crate::app::stepper::{Pipeline, Point, PointState};
-use crate::engine::trace::Explanation;
+use crate::engine::framework::trace::Explanation;
 use crate::tui::theme::Theme;
 
 /// Draws the PostFilter panel.

@@ -11,7 +11,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 use super::{ViewState, block, record_rows};
 use crate::app::analysis::{abbreviate, score_plugins, score_rows};
 use crate::app::{App, PodView, ScoreMode};
-use crate::engine::trace::{Explanation, NodeScoreTrace, PluginScore};
+use crate::engine::framework::trace::{Explanation, NodeScoreTrace, PluginScore};
 use crate::tui::theme::{Theme, marked};
 
 fn heat(theme: &Theme, normalized: i64) -> Style {

@@ -12,8 +12,8 @@ use super::{ViewState, block, record_rows};
 use crate::app::App;
 use crate::app::stepper::{Pipeline, Point, PointState, Step};
 use crate::engine::framework::status::Code;
+use crate::engine::framework::trace::{BindingOutcome, Explanation, PluginStatus};
 use crate::engine::plugins::names;
-use crate::engine::trace::{BindingOutcome, Explanation, PluginStatus};
 use crate::tui::theme::{Theme, marked};
 
 fn code_style(theme: &Theme, c: Code) -> Style {

@@ -81,6 +81,7 @@ pub(crate) fn dry_run_preemption(
     pdbs: &[PodDisruptionBudget],
     wanted: usize,
     sort_victims: bool,
+    group_victims: bool,
 ) -> DryRun {
     let mut non_violating: Vec<CandidateNode> = Vec::new();
     let mut violating: Vec<CandidateNode> = Vec::new();
@@ -92,7 +93,19 @@ pub(crate) fn dry_run_preemption(
     let try_node = |node: &&NodeInfo| {
         let mut node_copy = (*node).clone();
         let mut state_copy = state.clone();
-        select_victims_on_node(cx, fw, &mut state_copy, pod, &mut node_copy, pdbs, sort_victims)
+        if group_victims {
+            super::group_victims::select_group_victims_on_node(
+                cx,
+                fw,
+                &mut state_copy,
+                pod,
+                &mut node_copy,
+                pdbs,
+                sort_victims,
+            )
+        } else {
+            select_victims_on_node(cx, fw, &mut state_copy, pod, &mut node_copy, pdbs, sort_victims)
+        }
     };
     for piece in potential.chunks(DRY_RUN_PIECE) {
         let tried = if stopped {

@@ -26,6 +26,7 @@
 //!   preemption in flight, so it always lets the pod in.
 
 mod candidates;
+mod group_victims;
 mod victims;
 
 #[cfg(test)]
@@ -43,8 +44,8 @@ use crate::engine::framework::fit_error::fit_error_message;
 use crate::engine::framework::node_info::PodInfo;
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, PluginsRunner, PostFilterPlugin, PreEnqueuePlugin};
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::framework::trace::PostFilterTrace;
 use crate::engine::release::{Change, Features, Gate};
-use crate::engine::trace::PostFilterTrace;
 use crate::model::{Cluster, Pod};
 
 pub(crate) use candidates::{dry_run_preemption, nodes_where_preemption_might_help, pick_one_node_for_preemption};
@@ -120,6 +121,9 @@ pub(crate) struct DefaultPreemption {
     pub workload_aware_preemption: bool,
     /// [`Change::PreemptionSuccessMessage`] (1.37): a found candidate is a Success with a message.
     pub success_message: bool,
+    /// [`Change::PodGroupVictims`] with GenericWorkload (1.37): PodGroup members are victims with
+    /// their group's priority, an `all`-mode group one victim ([`group_victims`]).
+    pub group_victims: bool,
 }
 
 impl DefaultPreemption {
@@ -131,8 +135,9 @@ impl DefaultPreemption {
             absent_nodes_status: features.has(Change::AbsentNodesStatus),
             sort_victims: features.has(Change::PreemptionVictimsResorted),
             topology_aware_workload: features.on(Gate::TopologyAwareWorkloadScheduling),
-            workload_aware_preemption: crate::engine::group_preemption::enabled(features),
+            workload_aware_preemption: features.workload_aware_preemption(),
             success_message: features.has(Change::PreemptionSuccessMessage),
+            group_victims: features.has(Change::PodGroupVictims) && features.on(Gate::GenericWorkload),
         }
     }
 
@@ -160,11 +165,26 @@ impl DefaultPreemption {
             if nominated_code == Some(Code::UnschedulableAndUnresolvable) {
                 return Ok(());
             }
+            // the priority of a pod on the node as a victim: its PodGroup's with PodGroup
+            // victims (1.37), else its own
+            let victim_priority = |p: &Pod| -> i32 {
+                if !self.group_victims {
+                    return p.priority;
+                }
+                p.scheduling_group()
+                    .and_then(|g| {
+                        cx.snapshot
+                            .cluster
+                            .pod_groups_v1beta1
+                            .get(&crate::model::ObjectKey::new(p.key.namespace.as_str(), g))
+                    })
+                    .map_or(p.priority, |pg| pg.priority(&cx.snapshot.cluster.priority_classes))
+            };
             if let Some(ni) = cx.snapshot.node(nn)
                 && ni
                     .pods
                     .iter()
-                    .any(|p| p.pod.priority < pod.priority && terminating_by_preemption(&p.pod))
+                    .any(|p| victim_priority(&p.pod) < pod.priority && terminating_by_preemption(&p.pod))
             {
                 return Err(NOT_ELIGIBLE_TERMINATING);
             }
@@ -221,6 +241,7 @@ impl DefaultPreemption {
                 &cx.snapshot.cluster.pdbs,
                 wanted,
                 sort_victims,
+                self.group_victims,
             );
             for n in &dry.not_evaluated {
                 trace.node_notes.push((
@@ -261,7 +282,7 @@ impl DefaultPreemption {
         // 4) The best candidate.
         let pick = pick_one_node_for_preemption(&candidates);
         for (i, c) in candidates.iter().enumerate() {
-            trace.candidates.push(crate::engine::trace::Candidate {
+            trace.candidates.push(crate::engine::framework::trace::Candidate {
                 node: c.name.clone(),
                 victims: c.victims.iter().map(|v| v.pod.key.clone()).collect(),
                 pdb_violations: c.pdb_violations,

@@ -17,8 +17,8 @@ use crate::engine::Framework;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::PreFilterPlugin;
 use crate::engine::framework::snapshot::Snapshot;
+use crate::engine::framework::trace::Explanation;
 use crate::engine::release::{Change, Features, Release};
-use crate::engine::trace::Explanation;
 use crate::model::{Object, ObjectKey, Origin};
 
 const SMALL: (&str, &str) = ("100m", "100");
@@ -282,6 +282,7 @@ impl World {
             &self.snap.cluster.pdbs,
             wanted,
             Features::new(self.version).has(Change::PreemptionVictimsResorted),
+            pl.group_victims,
         );
         let mut out: Vec<(String, Vec<String>, usize)> = dry
             .candidates
@@ -782,6 +783,7 @@ fn dry_run_looks_past_num_candidates_until_a_pdb_free_node() {
         &nodes,
         &w.snap.cluster.pdbs,
         2,
+        false,
         false,
     );
     let order: Vec<&str> = dry.candidates.iter().map(|c| c.name.as_str()).collect();

@@ -257,7 +257,7 @@ mod tests {
 
     use crate::engine::framework::runner::explain;
     use crate::engine::framework::snapshot::Snapshot;
-    use crate::engine::trace::BindingOutcome;
+    use crate::engine::framework::trace::BindingOutcome;
     use crate::engine::{Release, build_profiles};
     use crate::model::ObjectKey;
     use crate::model::write::{Edit, WriteRequest};

@@ -26,7 +26,7 @@
 //! - 1.36 (DRAExtendedResource): container requests of extended resources a node lacks that a
 //!   DeviceClass maps ([`extended`]) become one more claim, allocated with the others.
 //!
-//! The explanation also gets the pod's claims node by node ([`crate::engine::trace::DraTrace`]):
+//! The explanation also gets the pod's claims node by node ([`crate::engine::framework::trace::DraTrace`]):
 //! how each request's candidate devices narrow down and why a node failed.
 
 pub(crate) mod allocator;
@@ -55,8 +55,10 @@ use crate::engine::framework::plugin::{
     PreEnqueuePlugin, PreFilterPlugin, ReservePlugin, ScorePlugin, ScoreResult, Signing,
 };
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::framework::trace::{
+    DraClaim, DraNode, DraRequestOnNode, DraTrace, Explanation, Lines, PostFilterTrace,
+};
 use crate::engine::release::{Change, Features, Gate};
-use crate::engine::trace::{DraClaim, DraNode, DraRequestOnNode, DraTrace, Explanation, Lines, PostFilterTrace};
 use crate::model::selector::NodeSelectorMatcher;
 use crate::model::write::{Edit, Target, Update, WriteRequest};
 use crate::model::{Cluster, ObjectKey, Pod};
@@ -1612,7 +1614,7 @@ mod tests {
     use crate::engine::Framework;
     use crate::engine::framework::runner::explain;
     use crate::engine::framework::snapshot::Snapshot;
-    use crate::engine::trace::Explanation;
+    use crate::engine::framework::trace::Explanation;
     use crate::engine::{Release, build_profiles};
     use crate::model::ObjectKey;
     use crate::source::file::load_str;

@@ -791,15 +791,15 @@ fn incoming_affinity_anti_affinity_counts() {
         let snap = snapshot(&nodes, &existing_pods, &[], V30);
         let pi = p.info(V30);
         let ns = &snap.cluster.namespaces;
-        let terms = IncomingTerms {
-            affinity: pi.required_affinity().iter().map(|t| MergedTerm::new(t, ns)).collect(),
-            anti_affinity: pi
-                .required_anti_affinity()
+        let terms = IncomingTerms::new(
+            snap.labels(),
+            pi.required_affinity().iter().map(|t| MergedTerm::new(t, ns)).collect(),
+            pi.required_anti_affinity()
                 .iter()
                 .map(|t| MergedTerm::new(t, ns))
                 .collect(),
-            matches_own_affinity: false,
-        };
+            false,
+        );
         let mut w = Witnesses {
             anti_pods: (0..terms.anti_affinity.len()).map(|_| MatchedPods::default()).collect(),
             ..Default::default()
@@ -807,23 +807,6 @@ fn incoming_affinity_anti_affinity_counts() {
         let (a, aa) = incoming_counts(&snap, &terms, &mut w);
         assert_eq!(a.sorted(), want_aff, "{name}: affinity");
         assert_eq!(aa.sorted(), want_anti, "{name}: anti-affinity");
-        // The same counts and witnesses from the interned pod table.
-        let table = Arc::new(PodTable::build(&snap.nodes));
-        let mut wt = Witnesses {
-            anti_pods: (0..terms.anti_affinity.len()).map(|_| MatchedPods::default()).collect(),
-            ..Default::default()
-        };
-        let (ta, taa) = incoming_counts_with(&snap, &terms, &mut wt, Some(&table));
-        assert_eq!(ta.sorted(), want_aff, "{name}: affinity from the table");
-        assert_eq!(taa.sorted(), want_anti, "{name}: anti-affinity from the table");
-        assert_eq!(wt.affinity_matches, w.affinity_matches, "{name}: affinity matches");
-        for (x, y) in wt.anti(&terms.anti_affinity).iter().zip(w.anti(&terms.anti_affinity)) {
-            let mut x: Vec<_> = x.iter().map(|(k, v)| (k.clone(), v.count, v.names())).collect();
-            let mut y: Vec<_> = y.iter().map(|(k, v)| (k.clone(), v.count, v.names())).collect();
-            x.sort();
-            y.sort();
-            assert_eq!(x, y, "{name}: witnesses from the table");
-        }
     }
 }
 

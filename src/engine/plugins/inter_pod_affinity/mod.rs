@@ -13,21 +13,19 @@
 mod filtering;
 mod scoring;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::names;
-use super::pod_topology_spread::common::PodTableCache;
+use crate::engine::framework::index::pods::PodTerm;
 use crate::engine::framework::node_info::{AffinityTerm, PodInfo, WeightedAffinityTerm};
 use crate::engine::framework::plugin::{Ctx, Plugin, PluginSlots, Signing};
-use crate::engine::framework::pod_table::FnvBuild;
+use crate::engine::framework::trace::Fact;
 use crate::engine::release::Features;
-use crate::engine::trace::Fact;
 use crate::model::Pod;
-use crate::model::label_columns::LabelColumns;
 use crate::model::selector::{Labels, Selector};
 
 /// Default of `hardPodAffinityWeight` (v1 defaults).
@@ -52,9 +50,6 @@ pub(crate) struct InterPodAffinity {
     pub hard_pod_affinity_weight: i32,
     /// ignorePreferredTermsOfExistingPods.
     pub ignore_preferred_terms_of_existing_pods: bool,
-    /// The snapshot's pods, interned for fast term matching at PreFilter (built once per
-    /// cluster, shared by the clones of the plugin).
-    pub(crate) pods: Arc<PodTableCache>,
 }
 
 impl Default for InterPodAffinity {
@@ -62,7 +57,6 @@ impl Default for InterPodAffinity {
         InterPodAffinity {
             hard_pod_affinity_weight: DEFAULT_HARD_POD_AFFINITY_WEIGHT,
             ignore_preferred_terms_of_existing_pods: false,
-            pods: Arc::default(),
         }
     }
 }
@@ -118,234 +112,21 @@ impl MergedTerm {
 
     /// `AffinityTerm.Matches(pod, nil)` on the merged term.
     pub(crate) fn matches(&self, pod: &Pod) -> bool {
-        // Most pods fail the selector: test it before the namespace.
-        self.selector.matches(&pod.labels)
-            && (self.all_namespaces || self.namespaces.contains(pod.key.namespace.as_str()))
+        self.pod_term().matches(pod)
+    }
+
+    /// The term as the snapshot's index matches pods against it.
+    pub(crate) fn pod_term(&self) -> PodTerm<'_> {
+        PodTerm {
+            selector: &self.selector,
+            namespaces: (!self.all_namespaces).then_some(&self.namespaces),
+        }
     }
 }
 
 /// `podMatchesAllAffinityTerms`: false for no terms.
 pub(crate) fn matches_all(terms: &[MergedTerm], pod: &Pod) -> bool {
     !terms.is_empty() && terms.iter().all(|t| t.matches(pod))
-}
-
-/// `topologyToMatchedTermCount`: topology key → value → count. Only non-zero counts are kept,
-/// so `is_empty` means "no pair counted" as upstream's `len(map) == 0`.
-///
-/// Counted from a snapshot's nodes, a key's values are kept by id of the snapshot's label
-/// columns ([`TopologyCounts::add_at`]: no string hashed or copied per node); counted from a
-/// node's labels (or once a value the columns do not hold comes), by text. Either way the
-/// same pairs and counts.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct TopologyCounts {
-    by_text: HashMap<String, HashMap<String, i64, FnvBuild>, FnvBuild>,
-    /// Keys counted by value id (none of them also in `by_text`).
-    by_id: Vec<IdCounts>,
-    /// The columns the ids are of.
-    columns: Option<Arc<LabelColumns>>,
-}
-
-/// One key's counts by value id.
-#[derive(Clone, Debug)]
-struct IdCounts {
-    key: String,
-    column: u32,
-    counts: Vec<i64>,
-    nonzero: usize,
-}
-
-impl PartialEq for TopologyCounts {
-    fn eq(&self, other: &Self) -> bool {
-        self.pairs() == other.pairs()
-    }
-}
-
-impl Eq for TopologyCounts {}
-
-impl TopologyCounts {
-    /// Adds `delta` to the pair, dropping it when it reaches zero.
-    pub(crate) fn add(&mut self, key: &str, value: &str, delta: i64) {
-        if delta == 0 {
-            return;
-        }
-        if let Some(i) = self.by_id.iter().position(|c| c.key == key) {
-            let column = self
-                .columns
-                .as_ref()
-                .and_then(|cols| cols.column_by_index(self.by_id[i].column).id_of(value));
-            match column {
-                Some(id) => return self.add_id(i, id, delta),
-                None => self.move_to_text(i),
-            }
-        }
-        if !self.by_text.contains_key(key) {
-            self.by_text.insert(key.to_string(), HashMap::default());
-        }
-        let Some(inner) = self.by_text.get_mut(key) else {
-            return;
-        };
-        let n = match inner.get_mut(value) {
-            Some(n) => {
-                *n += delta;
-                *n
-            }
-            None => {
-                inner.insert(value.to_string(), delta);
-                delta
-            }
-        };
-        if n == 0 {
-            inner.remove(value);
-            if inner.is_empty() {
-                self.by_text.remove(key);
-            }
-        }
-    }
-
-    /// [`TopologyCounts::add`] for the value the node at `node` of `cols` has for the key of
-    /// `column` (`key`; a column from [`LabelColumns::column_at`]); nothing when the node
-    /// lacks the key.
-    pub(crate) fn add_at(&mut self, cols: &Arc<LabelColumns>, column: u32, key: &str, node: usize, delta: i64) {
-        let Some(id) = cols.column_by_index(column).id(node) else {
-            return;
-        };
-        if delta == 0 {
-            return;
-        }
-        let same = match &self.columns {
-            Some(c) => c.stamp() == cols.stamp(),
-            None => {
-                self.columns = Some(cols.clone());
-                true
-            }
-        };
-        if !same || (!self.by_text.is_empty() && self.by_text.contains_key(key)) {
-            return self.add(key, cols.column_by_index(column).value(id), delta);
-        }
-        let i = match self.by_id.iter().position(|c| c.column == column) {
-            Some(i) => i,
-            None => {
-                self.by_id.push(IdCounts {
-                    key: key.to_string(),
-                    column,
-                    counts: vec![0; cols.column_by_index(column).len_values()],
-                    nonzero: 0,
-                });
-                self.by_id.len() - 1
-            }
-        };
-        self.add_id(i, id, delta);
-    }
-
-    fn add_id(&mut self, i: usize, id: u32, delta: i64) {
-        let c = &mut self.by_id[i];
-        let n = &mut c.counts[id as usize];
-        let was = *n;
-        *n += delta;
-        match (was == 0, *n == 0) {
-            (true, false) => c.nonzero += 1,
-            (false, true) => c.nonzero -= 1,
-            _ => {}
-        }
-        if c.nonzero == 0 {
-            self.by_id.swap_remove(i);
-        }
-    }
-
-    /// Moves a key counted by id to the counts by text.
-    fn move_to_text(&mut self, i: usize) {
-        let c = self.by_id.swap_remove(i);
-        let Some(cols) = &self.columns else { return };
-        let col = cols.column_by_index(c.column);
-        let inner: HashMap<String, i64, FnvBuild> = (0..c.counts.len() as u32)
-            .filter(|&id| c.counts[id as usize] != 0)
-            .map(|id| (col.value(id).to_string(), c.counts[id as usize]))
-            .collect();
-        self.by_text.insert(c.key, inner);
-    }
-
-    /// `update`: adds `delta` to the node's pair for `key`, if the node has that label.
-    pub(crate) fn update(&mut self, node_labels: &Labels, key: &str, delta: i64) {
-        if let Some(v) = node_labels.get(key) {
-            self.add(key, v, delta);
-        }
-    }
-
-    /// The count of a pair (0 when absent).
-    pub(crate) fn get(&self, key: &str, value: &str) -> i64 {
-        if let Some(c) = self.by_id.iter().find(|c| c.key == key) {
-            let cols = self.columns.as_ref().map(|cols| cols.column_by_index(c.column));
-            return cols
-                .and_then(|col| col.id_of(value))
-                .map_or(0, |id| c.counts[id as usize]);
-        }
-        self.by_text.get(key).and_then(|m| m.get(value)).copied().unwrap_or(0)
-    }
-
-    /// Per value id of `cols`' column for `key`, whether the count is above zero, when the key
-    /// is counted by id on these columns.
-    pub(crate) fn positive_by_id(&self, cols: &LabelColumns, key: &str) -> Option<Box<[bool]>> {
-        let same = self.columns.as_ref().is_some_and(|c| c.stamp() == cols.stamp());
-        let c = self.by_id.iter().find(|c| c.key == key).filter(|_| same)?;
-        Some(c.counts.iter().map(|&n| n > 0).collect())
-    }
-
-    /// No pair counted.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.by_text.is_empty() && self.by_id.is_empty()
-    }
-
-    /// Topology keys with counts, in no particular order.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
-        self.by_text
-            .keys()
-            .map(String::as_str)
-            .chain(self.by_id.iter().map(|c| c.key.as_str()))
-    }
-
-    /// Topology keys with counts, sorted.
-    pub(crate) fn keys_sorted(&self) -> Vec<&str> {
-        let mut v: Vec<&str> = self.keys().collect();
-        v.sort_unstable();
-        v
-    }
-
-    /// The values counted for a key, with their counts (non-zero), in no particular order.
-    pub(crate) fn values_of(&self, key: &str) -> Vec<(&str, i64)> {
-        if let Some(c) = self.by_id.iter().find(|c| c.key == key) {
-            let Some(cols) = &self.columns else { return Vec::new() };
-            let col = cols.column_by_index(c.column);
-            return (0..c.counts.len() as u32)
-                .filter(|&id| c.counts[id as usize] != 0)
-                .map(|id| (col.value(id), c.counts[id as usize]))
-                .collect();
-        }
-        self.by_text
-            .get(key)
-            .into_iter()
-            .flatten()
-            .map(|(v, n)| (v.as_str(), *n))
-            .collect()
-    }
-
-    /// Every pair, sorted.
-    fn pairs(&self) -> Vec<(&str, &str, i64)> {
-        let mut v: Vec<(&str, &str, i64)> = self
-            .keys()
-            .flat_map(|k| self.values_of(k).into_iter().map(move |(v, n)| (k, v, n)))
-            .collect();
-        v.sort_unstable();
-        v
-    }
-
-    /// Every pair, sorted (tests and traces).
-    #[cfg(test)]
-    pub(crate) fn sorted(&self) -> Vec<(String, String, i64)> {
-        self.pairs()
-            .into_iter()
-            .map(|(k, v, n)| (k.to_string(), v.to_string(), n))
-            .collect()
-    }
 }
 
 /// Required terms in words: `none`, or how many with their topology keys.
@@ -404,7 +185,6 @@ pub(crate) fn register(args: &Value, _: &Features) -> Result<PluginSlots, String
     let p = Arc::new(InterPodAffinity {
         hard_pod_affinity_weight: w,
         ignore_preferred_terms_of_existing_pods: a.ignore_preferred_terms_of_existing_pods,
-        pods: Arc::default(),
     });
     Ok(PluginSlots {
         pre_filter: Some(p.clone()),
@@ -466,66 +246,5 @@ mod tests {
             )
             .is_ok()
         );
-    }
-
-    #[test]
-    fn counts_drop_zero_pairs() {
-        let mut c = TopologyCounts::default();
-        c.add("zone", "z1", 2);
-        c.add("zone", "z2", 1);
-        c.add("zone", "z1", -2);
-        assert_eq!(c.sorted(), vec![("zone".into(), "z2".into(), 1)]);
-        c.add("zone", "z2", -1);
-        assert!(c.is_empty());
-        c.add("zone", "z1", 0);
-        assert!(c.is_empty());
-    }
-
-    /// Counted by value id of label columns, by text, or both for one key: the same pairs.
-    #[test]
-    fn counts_by_column_id_are_the_counts_by_text() {
-        let labels = |z: &str, h: &str| -> Labels {
-            [("zone", z), ("host", h)]
-                .iter()
-                .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
-                .collect()
-        };
-        let nodes = [labels("z1", "h1"), labels("z2", "h2"), labels("z1", "h3")];
-        let cols = Arc::new(LabelColumns::build(nodes.iter()));
-        let zone = cols.column_at("zone").unwrap().0;
-        let (mut by_id, mut by_text) = (TopologyCounts::default(), TopologyCounts::default());
-        for (node, n) in [(0, 2), (1, 1), (2, 3), (1, -1)] {
-            by_id.add_at(&cols, zone, "zone", node, n);
-            by_text.update(&nodes[node], "zone", n);
-        }
-        assert_eq!(by_id.sorted(), vec![("zone".into(), "z1".into(), 5)]);
-        assert_eq!(by_id, by_text);
-        assert_eq!(
-            (
-                by_id.get("zone", "z1"),
-                by_id.get("zone", "z2"),
-                by_id.get("zone", "z9")
-            ),
-            (5, 0, 0)
-        );
-        assert_eq!(&*by_id.positive_by_id(&cols, "zone").unwrap(), &[true, false]);
-        assert!(by_text.positive_by_id(&cols, "zone").is_none());
-        // A value no node has moves the key to text, with what it had.
-        by_id.add("zone", "z9", 4);
-        by_text.add("zone", "z9", 4);
-        assert_eq!(by_id, by_text);
-        assert!(by_id.positive_by_id(&cols, "zone").is_none());
-        by_id.add_at(&cols, zone, "zone", 1, 2);
-        assert_eq!(by_id.get("zone", "z2"), 2);
-        // Dropped at zero: empty again.
-        for (v, n) in [("z1", -5), ("z9", -4), ("z2", -2)] {
-            by_id.add("zone", v, n);
-        }
-        assert!(by_id.is_empty());
-        let host = cols.column_at("host").unwrap().0;
-        by_id.add_at(&cols, host, "host", 2, 1);
-        assert_eq!(by_id.keys_sorted(), vec!["host"]);
-        by_id.add("host", "h3", -1);
-        assert!(by_id.is_empty());
     }
 }

@@ -8,15 +8,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{InterPodAffinity, MergedTerm};
-use crate::engine::framework::affinity_terms::{ScoringTerms, Weight};
 use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::index::pods::FnvBuild;
+use crate::engine::framework::index::terms::{ScoringTerms, Weight};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, NodeScore, PreScorePlugin, ScorePlugin, ScoreResult};
-use crate::engine::framework::pod_table::FnvBuild;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Status;
+use crate::engine::framework::trace::Fact;
 use crate::engine::plugins::helper::MAX_NODE_SCORE;
-use crate::engine::trace::Fact;
 use crate::model::selector::Labels;
 
 /// `preScoreStateKey`.
@@ -68,26 +68,18 @@ pub(crate) fn build_score_map(pl: &InterPodAffinity, cx: &Ctx<'_>, pod: &PodInfo
     let ns_labels = snap.namespace_labels(&pod.pod.key.namespace);
     let hard = i64::from(pl.hard_pod_affinity_weight);
     let mut m = ScoreMap::default();
-    // The existing pods' terms grouped as built with the snapshot: each matched once.
-    let grouped = snap.scoring_terms.as_deref().filter(|g| g.fits(&snap.nodes));
-    if let Some(g) = grouped {
-        add_grouped(&mut m, g, snap, pod, ns_labels, hard);
-        if !has_constraints {
-            return (!m.is_empty()).then_some(m);
-        }
+    // The existing pods' terms matched by the incoming pod: each distinct term once, from
+    // the snapshot's index.
+    add_existing(&mut m, &snap.index.terms, snap, pod, ns_labels, hard);
+    if !has_constraints {
+        return (!m.is_empty()).then_some(m);
     }
-    // Without preferred terms of its own, only nodes holding pods with affinity matter.
-    let nodes: Box<dyn Iterator<Item = &NodeInfo>> = if has_constraints {
-        Box::new(snap.nodes.iter())
-    } else {
-        Box::new(snap.nodes_with_affinity_pods())
-    };
-    for node in nodes {
+    // The incoming pod's preferred terms, matched by every pod on each node.
+    for node in &snap.nodes {
         let labels = &node.node.labels;
         if labels.is_empty() || node.pods.is_empty() {
             continue;
         }
-        // The incoming pod's preferred terms, matched by every pod on the node.
         for (t, w) in &incoming {
             let Some(v) = labels.get(&t.topology_key) else {
                 continue;
@@ -97,37 +89,14 @@ pub(crate) fn build_score_map(pl: &InterPodAffinity, cx: &Ctx<'_>, pod: &PodInfo
                 add(&mut m, &t.topology_key, v, w * n);
             }
         }
-        // Existing pods' terms matched by the incoming pod (counted above when grouped).
-        if grouped.is_some() {
-            continue;
-        }
-        for ep in &node.affinity_pods {
-            if hard > 0 {
-                for t in ep.required_affinity() {
-                    if let Some(v) = labels.get(&t.topology_key)
-                        && t.matches(&pod.pod, ns_labels)
-                    {
-                        add(&mut m, &t.topology_key, v, hard);
-                    }
-                }
-            }
-            for (terms, sign) in [(ep.preferred_affinity(), 1), (ep.preferred_anti_affinity(), -1)] {
-                for w in terms {
-                    if let Some(v) = labels.get(&w.term.topology_key)
-                        && w.term.matches(&pod.pod, ns_labels)
-                    {
-                        add(&mut m, &w.term.topology_key, v, sign * i64::from(w.weight));
-                    }
-                }
-            }
-        }
     }
     (!m.is_empty()).then_some(m)
 }
 
-/// The existing pods' terms the incoming pod matches, from the snapshot's grouped terms: the
+/// The existing pods' required affinity terms (weighted `hardPodAffinityWeight`) and
+/// preferred terms that the incoming pod matches, grouped by term in the snapshot's index: the
 /// same pairs and sums as matching every pod's terms (sums do not depend on the order).
-fn add_grouped(m: &mut ScoreMap, g: &ScoringTerms, snap: &Snapshot, pod: &PodInfo, ns_labels: &Labels, hard: i64) {
+fn add_existing(m: &mut ScoreMap, g: &ScoringTerms, snap: &Snapshot, pod: &PodInfo, ns_labels: &Labels, hard: i64) {
     let matched: Vec<bool> = g.terms.iter().map(|t| t.matches(&pod.pod, ns_labels)).collect();
     for u in &g.uses {
         if !matched[u.term as usize] {

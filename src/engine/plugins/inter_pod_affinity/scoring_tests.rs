@@ -4,7 +4,7 @@
 
 use super::super::testkit::{PodB, node, pod, snapshot, team_namespaces, term};
 use super::*;
-use crate::engine::framework::affinity_terms::Weight;
+use crate::engine::framework::index::terms::Weight;
 use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Code;
 use crate::engine::release::Release;
@@ -53,26 +53,82 @@ fn anti_affinity_ns_selector(p: PodB) -> PodB {
     p.pref_anti(5, ns_selector_term())
 }
 
-/// Runs PreScore over every node of the snapshot, then Score and NormalizeScore.
-/// Returns the PreScore status and, when it succeeded, (raw, normalized) per node.
-/// PreScore, Score and NormalizeScore on every node: (raw, normalized) per node. Run twice,
-/// with the snapshot's grouped existing terms and walking every existing pod's terms (what a
-/// changed snapshot does): both must give the same status and scores.
+/// PreScore, Score and NormalizeScore on every node: (raw, normalized) per node. The score
+/// map PreScore builds from the snapshot index's grouped terms must be the one upstream's
+/// walk over every existing pod's terms builds ([`walked_score_map`]).
 fn run_score(pl: &InterPodAffinity, snap: &Snapshot, p: &PodInfo) -> (Status, Vec<(i64, i64)>) {
-    assert!(
-        snap.scoring_terms.is_some(),
-        "a snapshot is built with its grouped terms"
-    );
-    let grouped = run_score_once(pl, snap, p);
-    let mut walked = snap.clone();
-    walked.scoring_terms = None;
-    let w = run_score_once(pl, &walked, p);
+    let cx = Ctx { snapshot: snap };
     assert_eq!(
-        (grouped.0.code, &grouped.1),
-        (w.0.code, &w.1),
+        build_score_map(pl, &cx, p),
+        walked_score_map(pl, snap, p),
         "grouped terms score as walked"
     );
-    grouped
+    run_score_once(pl, snap, p)
+}
+
+/// Upstream's PreScore: every existing pod's terms matched against the incoming pod, node by
+/// node, and the incoming pod's preferred terms against every existing pod.
+fn walked_score_map(pl: &InterPodAffinity, snap: &Snapshot, pod: &PodInfo) -> Option<ScoreMap> {
+    let has_constraints = !pod.preferred_affinity().is_empty() || !pod.preferred_anti_affinity().is_empty();
+    if pl.ignore_preferred_terms_of_existing_pods && !has_constraints {
+        return None;
+    }
+    let ns = &snap.cluster.namespaces;
+    let incoming: Vec<(MergedTerm, i64)> = pod
+        .preferred_affinity()
+        .iter()
+        .map(|w| (MergedTerm::new(&w.term, ns), i64::from(w.weight)))
+        .chain(
+            pod.preferred_anti_affinity()
+                .iter()
+                .map(|w| (MergedTerm::new(&w.term, ns), -i64::from(w.weight))),
+        )
+        .collect();
+    let ns_labels = snap.namespace_labels(&pod.pod.key.namespace);
+    let hard = i64::from(pl.hard_pod_affinity_weight);
+    let mut m = ScoreMap::default();
+    let mut add = |key: &str, value: &str, delta: i64| {
+        *m.entry(key.to_string())
+            .or_default()
+            .entry(value.to_string())
+            .or_insert(0) += delta;
+    };
+    for node in &snap.nodes {
+        let labels = &node.node.labels;
+        if labels.is_empty() || node.pods.is_empty() {
+            continue;
+        }
+        if has_constraints {
+            for (t, w) in &incoming {
+                let Some(v) = labels.get(&t.topology_key) else { continue };
+                let n = node.pods.iter().filter(|p| t.matches(&p.pod)).count() as i64;
+                if n > 0 {
+                    add(&t.topology_key, v, w * n);
+                }
+            }
+        }
+        for ep in &node.affinity_pods {
+            if hard > 0 {
+                for t in ep.required_affinity() {
+                    if let Some(v) = labels.get(&t.topology_key)
+                        && t.matches(&pod.pod, ns_labels)
+                    {
+                        add(&t.topology_key, v, hard);
+                    }
+                }
+            }
+            for (terms, sign) in [(ep.preferred_affinity(), 1), (ep.preferred_anti_affinity(), -1)] {
+                for w in terms {
+                    if let Some(v) = labels.get(&w.term.topology_key)
+                        && w.term.matches(&pod.pod, ns_labels)
+                    {
+                        add(&w.term.topology_key, v, sign * i64::from(w.weight));
+                    }
+                }
+            }
+        }
+    }
+    (!m.is_empty()).then_some(m)
 }
 
 fn run_score_once(pl: &InterPodAffinity, snap: &Snapshot, p: &PodInfo) -> (Status, Vec<(i64, i64)>) {
@@ -376,7 +432,6 @@ fn preferred_affinity() {
         let pl = InterPodAffinity {
             hard_pod_affinity_weight: 1,
             ignore_preferred_terms_of_existing_pods: c.ignore,
-            ..Default::default()
         };
         let snap = snapshot(&c.nodes, &c.pods, &team_namespaces(), V30);
         let (s, got) = run_score(&pl, &snap, &c.pod.info(V30));
@@ -536,7 +591,6 @@ fn preferred_affinity_with_hard_pod_affinity_symmetric_weight() {
         let pl = InterPodAffinity {
             hard_pod_affinity_weight: w,
             ignore_preferred_terms_of_existing_pods: false,
-            ..Default::default()
         };
         let (s, got) = run_score(&pl, &snap, &p.info(V30));
         match want {
@@ -548,7 +602,6 @@ fn preferred_affinity_with_hard_pod_affinity_symmetric_weight() {
     let pl = InterPodAffinity {
         hard_pod_affinity_weight: 7,
         ignore_preferred_terms_of_existing_pods: false,
-        ..Default::default()
     };
     let (_, got) = run_score(&pl, &snap, &pod().labels(&svc).info(V30));
     assert_eq!(got, vec![(7, 100), (7, 100), (0, 0)]);
@@ -583,7 +636,7 @@ fn existing_terms_are_grouped_by_term_with_one_use_per_pod() {
         pod().node("n1"),
     ];
     let snap = snapshot(&nodes, &pods, &team_namespaces(), V30);
-    let g = snap.scoring_terms.as_deref().expect("built with the snapshot");
+    let g = &snap.index.terms;
     assert_eq!(g.terms.len(), 3, "S1 in az, S2 in az, S1 in region");
     let uses: Vec<(u32, u32, Weight)> = g.uses.iter().map(|u| (u.node, u.term, u.weight)).collect();
     let s1_az = g.terms.iter().position(|t| {

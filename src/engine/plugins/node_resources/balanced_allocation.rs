@@ -17,9 +17,9 @@ use crate::engine::framework::plugin::{
     Ctx, Plugin, PluginSlots, PreScorePlugin, ScorePlugin, ScoreResult, Signing, score_each,
 };
 use crate::engine::framework::status::Status;
+use crate::engine::framework::trace::Fact;
 use crate::engine::plugins::names;
 use crate::engine::release::{Change, Features};
-use crate::engine::trace::Fact;
 
 /// NodeResourcesBalancedAllocationArgs.
 #[derive(Clone, Debug, Default, Deserialize)]

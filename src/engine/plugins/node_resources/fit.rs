@@ -20,9 +20,9 @@ use crate::engine::framework::plugin::{
     PreScorePlugin, ScorePlugin, ScoreResult, Signing, score_each,
 };
 use crate::engine::framework::status::{Code, Reason, Status};
+use crate::engine::framework::trace::{Fact, amounts};
 use crate::engine::plugins::names;
 use crate::engine::release::{Change, Features};
-use crate::engine::trace::{Fact, amounts};
 use crate::model::resources::{Resource, is_extended_resource};
 
 /// Scoring strategy types.

@@ -74,7 +74,12 @@ static ATTACHMENTS_KEY: &str = "PreFilterNodeVolumeLimitsAttachments";
 type AttachmentsByNode = Arc<BTreeMap<String, BTreeMap<String, String>>>;
 
 impl PreFilterPlugin for CsiLimits {
-    fn pre_filter_facts(&self, _: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<crate::engine::trace::Fact> {
+    fn pre_filter_facts(
+        &self,
+        _: &Ctx<'_>,
+        _: &CycleState,
+        pod: &PodInfo,
+    ) -> Vec<crate::engine::framework::trace::Fact> {
         vec![crate::engine::plugins::volume_helpers::claims_fact(&pod.pod, true)]
     }
 

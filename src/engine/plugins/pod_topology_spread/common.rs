@@ -1,19 +1,17 @@
 //! Port of framework/plugins/podtopologyspread/common.go and helper/spread.go (v1.30.6): the
-//! parsed constraint, node inclusion policies, the selector merge of matchLabelKeys, the
-//! system-default selector built from the pod's Services and controllers, and pod counting.
+//! parsed constraint, node inclusion policies, the selector merge of matchLabelKeys and the
+//! system-default selector built from the pod's Services and controllers. Pods are counted
+//! (`countPodsMatchSelector`) by the snapshot's index (`index::pods::PodCounter`).
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
-use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-pub(crate) use crate::engine::framework::pod_table::{CompiledSelector, PodTable};
+use crate::engine::framework::index::{IndexedNode, NodeMatcher};
 use crate::engine::plugins::helper::find_untolerated_taint;
-use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
-use crate::model::label_columns::LabelColumns;
 use crate::model::selector::{Labels, Op, Requirement, Selector};
-use crate::model::{Cluster, Node, Pod};
+use crate::model::{Cluster, Pod};
 
 /// `v1.LabelHostname`.
 pub(crate) const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
@@ -46,23 +44,13 @@ pub(crate) struct Constraint {
 }
 
 impl Constraint {
-    /// `matchNodeInclusionPolicies`: whether the node counts as a domain member for this pod.
-    pub(crate) fn includes_node(&self, pod: &Pod, node: &Node, required: &RequiredNodeAffinity) -> bool {
-        self.includes_node_at(pod, node, required, None)
-    }
-
-    /// [`Constraint::includes_node`]; `at`: the snapshot's label columns and the node's
-    /// position in them (the same answer, read from the columns).
-    pub(crate) fn includes_node_at(
-        &self,
-        pod: &Pod,
-        node: &Node,
-        required: &RequiredNodeAffinity,
-        at: Option<(&LabelColumns, usize)>,
-    ) -> bool {
-        if self.honor_node_affinity && !required.matches_at(at, &node.labels, &node.name) {
+    /// `matchNodeInclusionPolicies`: whether the node counts as a domain member for this pod;
+    /// `required` is the pod's required node affinity.
+    pub(crate) fn includes_node(&self, pod: &Pod, at: IndexedNode<'_>, required: &NodeMatcher) -> bool {
+        if self.honor_node_affinity && !required.matches(at) {
             return false;
         }
+        let node = at.node();
         if self.honor_node_taints
             && find_untolerated_taint(&node.taints, &pod.tolerations, self.taint_comparison_operators, |t| {
                 t.effect == "NoSchedule" || t.effect == "NoExecute"
@@ -250,22 +238,6 @@ pub(crate) fn node_has_all_keys(labels: &Labels, constraints: &[Constraint]) -> 
     constraints.iter().all(|c| labels.contains_key(&c.topology_key))
 }
 
-/// `countPodsMatchSelector`: pods of the namespace, not terminating, that the selector
-/// matches; an empty selector counts nothing.
-pub(crate) fn count_matching(pods: &[std::sync::Arc<PodInfo>], selector: &Selector, ns: &str) -> i64 {
-    if selector.is_empty() {
-        return 0;
-    }
-    pods.iter()
-        .filter(|p| !p.pod.terminating && p.pod.key.namespace == ns && selector.matches(&p.pod.labels))
-        .count() as i64
-}
-
-/// Counts on one node.
-pub(crate) fn count_on_node(node: &NodeInfo, selector: &Selector, ns: &str) -> i64 {
-    count_matching(&node.pods, selector, ns)
-}
-
 /// The count slots and each constraint's slot. Up to 1.32 upstream keys its counts by topology
 /// key, so constraints that share a key share their counts; from 1.33 (kubernetes#129119) every
 /// constraint has its own. Only pods the API server rejects (two constraints with the same key
@@ -290,149 +262,22 @@ pub(crate) fn key_slots(constraints: &[Constraint], per_constraint: bool) -> (Ve
     (keys, slots)
 }
 
-/// `countPodsMatchSelector` on the node at `node_idx` of the snapshot the table was built
-/// from. `selector` is the uncompiled form (for the empty check and the fallback).
-pub(crate) fn table_count(
-    table: &PodTable,
-    node: &NodeInfo,
-    node_idx: usize,
-    selector: &Selector,
-    compiled: &CompiledSelector,
-    ns: &str,
-) -> i64 {
-    if selector.is_empty() {
-        return 0;
-    }
-    let reqs = match compiled {
-        CompiledSelector::Nothing => return 0,
-        CompiledSelector::Fallback => return count_on_node(node, selector, ns),
-        CompiledSelector::Reqs(r) => r,
-    };
-    let Some(ns) = table.id(ns) else {
-        return 0;
-    };
-    table
-        .node_rows(node_idx)
-        .filter(|&r| !table.row_terminating(r) && table.row_ns(r) == ns && table.row_labels_match(r, reqs))
-        .count() as i64
-}
-
-/// Counts the matching pods of each constraint of a cycle on a snapshot node: from the pod
-/// table with the selectors compiled once, or pod by pod when there is no table.
-#[derive(Debug)]
-pub(crate) struct Counter {
-    table: Option<std::sync::Arc<PodTable>>,
-    selectors: Vec<(Selector, CompiledSelector)>,
-    /// The namespace counted in, and per constraint the counts of every node when the table
-    /// could compute them at once.
-    ns: String,
-    per_node: Vec<Option<Vec<i64>>>,
-}
-
-impl Counter {
-    /// A counter for these constraints.
-    pub(crate) fn new(table: Option<std::sync::Arc<PodTable>>, constraints: &[Constraint], ns: &str) -> Self {
-        let selectors: Vec<(Selector, CompiledSelector)> = constraints
-            .iter()
-            .map(|c| {
-                let compiled = table
-                    .as_ref()
-                    .map_or(CompiledSelector::Fallback, |t| t.compile(&c.selector));
-                (c.selector.clone(), compiled)
-            })
-            .collect();
-        let per_node = selectors
-            .iter()
-            .map(|(sel, compiled)| table.as_ref().and_then(|t| t.counts_per_node(sel, compiled, ns)))
-            .collect();
-        Counter {
-            table,
-            selectors,
-            ns: ns.to_string(),
-            per_node,
-        }
-    }
-
-    /// Matching pods of constraint `i` on `node`, the snapshot's node at `node_idx`, in
-    /// namespace `ns`.
-    pub(crate) fn count(&self, node: &NodeInfo, node_idx: usize, i: usize, ns: &str) -> i64 {
-        if ns == self.ns
-            && let Some(Some(counts)) = self.per_node.get(i)
-            && let Some(&n) = counts.get(node_idx)
-        {
-            return n;
-        }
-        let (sel, compiled) = &self.selectors[i];
-        match &self.table {
-            Some(t) => table_count(t, node, node_idx, sel, compiled, ns),
-            None => count_on_node(node, sel, ns),
-        }
-    }
-}
-
-/// A [`PodTable`] cached for the cluster it was built from. The `Weak` keeps the cluster's
-/// allocation, so no other cluster can take its address while it is cached.
-#[derive(Debug, Default)]
-pub(crate) struct PodTableCache {
-    slot: std::sync::Mutex<CacheSlot>,
-}
-
-type CacheSlot = Option<(std::sync::Weak<Cluster>, u32, Option<std::sync::Arc<PodTable>>)>;
-
-/// Counting passes over a cluster made pod by pod before the table is built: building it
-/// costs about two such passes, and one explanation makes one or two.
-const PASSES_BEFORE_TABLE: u32 = 2;
-
-impl PodTableCache {
-    /// The table of this snapshot. The first counting passes over a cluster get None and count
-    /// pod by pod; the next builds the table, which is then reused while the snapshot's cluster
-    /// and its pods per node are the same.
-    pub(crate) fn get(
-        &self,
-        snapshot: &crate::engine::framework::snapshot::Snapshot,
-    ) -> Option<std::sync::Arc<PodTable>> {
-        if let Some(t) = &snapshot.pod_table {
-            return Some(t.clone());
-        }
-        let mut slot = self.slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let same = slot
-            .as_ref()
-            .is_some_and(|(w, _, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(&snapshot.cluster)));
-        if !same {
-            *slot = Some((std::sync::Arc::downgrade(&snapshot.cluster), 1, None));
-            return None;
-        }
-        if let Some((_, passes, table)) = slot.as_mut() {
-            if let Some(t) = table
-                && t.fits(&snapshot.nodes)
-            {
-                return Some(t.clone());
-            }
-            if *passes < PASSES_BEFORE_TABLE {
-                *passes += 1;
-                return None;
-            }
-        }
-        let t = std::sync::Arc::new(PodTable::build(&snapshot.nodes));
-        *slot = Some((
-            std::sync::Arc::downgrade(&snapshot.cluster),
-            PASSES_BEFORE_TABLE,
-            Some(t.clone()),
-        ));
-        Some(t)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
+    use std::sync::Arc;
+
     use super::super::testkit::{node, pod, snapshot};
     use super::*;
+    use crate::engine::framework::index::pods::{
+        PodCounter, PodMatches, PodTable, PodTerm, count_matching, pods_matching_all,
+    };
 
-    // The pod table counts exactly what countPodsMatchSelector counts, selector by selector.
+    // The index counts exactly what countPodsMatchSelector counts, selector by selector, and
+    // finds the pods a term matches as the walk over every pod does.
     #[test]
-    fn pod_table_counts_like_count_pods_match_selector() {
+    fn the_index_counts_and_matches_pods_as_the_walk() {
         let snap = snapshot(
             vec![node("n1"), node("n2"), node("n3")],
             vec![
@@ -446,7 +291,7 @@ mod tests {
             ],
             vec![],
         );
-        let table = PodTable::build(&snap.nodes);
+        let table = Arc::new(PodTable::build(&snap.nodes));
         assert!(table.fits(&snap.nodes));
         let sels = [
             json!(null),
@@ -466,71 +311,71 @@ mod tests {
             json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "db"]},
                 {"key": "tier", "operator": "In", "values": ["fe", "be"]}]}),
         ];
+        let names = |m: &PodMatches| {
+            let mut v = Vec::new();
+            m.pods.for_each(|p, n| v.push(format!("{} {}", p.pod.key, n.name)));
+            v
+        };
         for v in sels {
             let ls: Option<LabelSelector> = serde_json::from_value(v.clone()).expect("selector");
             let sel = label_selector_as_selector(ls.as_ref()).expect("valid");
-            let compiled = table.compile(&sel);
-            // Every namespace: the rows the index finds are exactly the rows that match.
-            if let CompiledSelector::Reqs(reqs) = &compiled
-                && let Some(rows) = table.matching_rows(reqs, None)
-            {
-                let all: Vec<u32> = (0..7u32)
-                    .filter(|&r| table.row_labels_match(r as usize, reqs))
-                    .collect();
-                assert_eq!(rows, all, "{v}: rows in every namespace");
-            }
             for ns in ["default", "other", "absent"] {
-                // The label index counts every node at once, when an In requirement narrows it.
-                let per_node = table.counts_per_node(&sel, &compiled, ns);
+                let counter = PodCounter::new(Some(table.clone()), [&sel].into_iter(), ns);
+                let walk = PodCounter::new(None, [&sel].into_iter(), ns);
                 for (i, n) in snap.nodes.iter().enumerate() {
-                    assert_eq!(
-                        table_count(&table, n, i, &sel, &compiled, ns),
-                        count_on_node(n, &sel, ns),
-                        "{v} {ns} {}",
-                        n.name()
-                    );
-                    if let Some(c) = &per_node {
-                        assert_eq!(c[i], count_on_node(n, &sel, ns), "index: {v} {ns} {}", n.name());
-                    }
+                    let want = count_matching(&n.pods, &sel, ns);
+                    assert_eq!(counter.count(n, Some(i), 0), want, "{v} {ns} {}", n.name());
+                    assert_eq!(walk.count(n, Some(i), 0), want, "walk: {v} {ns} {}", n.name());
+                    assert_eq!(counter.count(&n.clone(), None, 0), want, "a copy: {v} {ns}");
                 }
+            }
+            let one: std::collections::BTreeSet<String> = ["other".to_string()].into();
+            for namespaces in [None, Some(&one)] {
+                let terms = [PodTerm {
+                    selector: &sel,
+                    namespaces,
+                }];
+                let indexed = pods_matching_all(&snap.nodes, Some(&table), &terms, true);
+                let walked = pods_matching_all(&snap.nodes, None, &terms, true);
+                assert_eq!(indexed.per_node, walked.per_node, "{v} {namespaces:?}");
+                assert_eq!(names(&indexed), names(&walked), "{v} {namespaces:?}");
             }
         }
         // Counting example: app=web in default on n1 is a and b (c is terminating, d elsewhere).
         let sel = Selector::from_map(&[("app".to_string(), "web".to_string())].into());
+        let counter = PodCounter::new(Some(table.clone()), [&sel].into_iter(), "default");
+        assert_eq!(counter.count(&snap.nodes[0], Some(0), 0), 2);
+        // Two terms: pods that match both, in node order.
+        let tier = Selector::from_map(&[("tier".to_string(), "fe".to_string())].into());
+        let both = [&sel, &tier].map(|s| PodTerm {
+            selector: s,
+            namespaces: None,
+        });
+        let m = pods_matching_all(&snap.nodes, Some(&table), &both, true);
         assert_eq!(
-            table_count(&table, &snap.nodes[0], 0, &sel, &table.compile(&sel), "default"),
-            2
-        );
-        assert_eq!(
-            table
-                .counts_per_node(&sel, &table.compile(&sel), "default")
-                .map(|c| c[0]),
-            Some(2)
+            (names(&m), m.per_node),
+            (vec!["default/a n1".to_string()], vec![(0, 1)])
         );
     }
 
     #[test]
-    fn pod_table_cache_builds_on_third_use_and_follows_the_cluster() {
+    fn the_pod_table_is_built_again_on_third_use_after_a_change() {
         let mut snap = snapshot(vec![node("n1")], vec![pod("a").node("n1").label("app", "web")], vec![]);
-        let cache = PodTableCache::default();
         // A snapshot as built carries its table: the first use already has it.
-        let built = snap.pod_table.clone().expect("built with the snapshot");
-        assert!(std::sync::Arc::ptr_eq(
-            &cache.get(&snap).expect("the snapshot's"),
-            &built
-        ));
-        // A changed snapshot has none: the cache counts passes, then builds one.
-        snap.pod_table = None;
-        assert!(cache.get(&snap).is_none());
-        assert!(cache.get(&snap).is_none());
-        let t1 = cache.get(&snap).expect("built on third use");
-        let t2 = cache.get(&snap).expect("reused");
-        assert!(std::sync::Arc::ptr_eq(&t1, &t2));
+        let built = snap.pod_table().expect("built with the snapshot");
+        assert!(Arc::ptr_eq(&snap.pod_table().expect("the snapshot's"), &built));
+        // A changed snapshot has none: the index counts passes, then builds one.
+        snap.index.pods = Arc::new(snap.index.pods.changed());
+        assert!(snap.pod_table().is_none());
+        assert!(snap.pod_table().is_none());
+        let t1 = snap.pod_table().expect("built on third use");
+        let t2 = snap.pod_table().expect("reused");
+        assert!(Arc::ptr_eq(&t1, &t2));
         let mut other = snapshot(vec![node("n1")], vec![], vec![]);
-        other.pod_table = None;
-        assert!(cache.get(&other).is_none());
-        assert!(cache.get(&other).is_none());
-        let t3 = cache.get(&other).expect("rebuilt for the other cluster");
+        other.index.pods = Arc::new(snap.index.pods.changed());
+        assert!(other.pod_table().is_none());
+        assert!(other.pod_table().is_none());
+        let t3 = other.pod_table().expect("rebuilt for the other cluster");
         assert!(t3.fits(&other.nodes) && !t3.fits(&snap.nodes));
     }
 }

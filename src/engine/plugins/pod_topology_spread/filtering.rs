@@ -2,17 +2,19 @@
 //! matching pods per topology domain once over all nodes, AddPod/RemovePod update those
 //! counts for nominated pods and preemption, and Filter checks
 //! `matchNum + selfMatch - globalMin <= maxSkew` for every DoNotSchedule constraint.
+//!
+//! Domains are the snapshot index's pairs ([`IndexedNode::pair`]), counted by value id
+//! ([`ValueCounts`]); the critical paths name them, as upstream's do.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::common::{Constraint, key_slots, node_has_all_keys};
+use super::common::{Constraint, key_slots};
 use super::{ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};
+use crate::engine::framework::index::{IndexedNode, Key, LabelColumns, NodeMatcher, ValueCounts};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
+use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::framework::status::Status;
-use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
-use crate::engine::trace::SpreadCheck;
-use crate::model::label_columns::{Column, LabelColumns};
+use crate::engine::framework::trace::SpreadCheck;
 
 /// Cycle-state key (`"PreFilter" + Name`).
 pub(crate) static PRE_FILTER_KEY: &str = "PreFilterPodTopologySpread";
@@ -69,12 +71,14 @@ impl CriticalPaths {
 pub(crate) struct PreFilterState {
     /// The DoNotSchedule constraints (shared: they never change during the cycle).
     pub constraints: Arc<Vec<Constraint>>,
+    /// Each constraint's topology key, as the snapshot's index reads it.
+    keys: Arc<Vec<Key>>,
     /// Each constraint's topology-key slot.
     pub slots: Arc<Vec<usize>>,
     /// Whether the incoming pod matches each constraint's selector.
     pub self_match: Arc<Vec<bool>>,
-    /// Per key slot: topology value → matching pods (`TpPairToMatchNum`).
-    pub counts: Vec<HashMap<String, i64>>,
+    /// Per key slot: topology value → matching pods (`TpPairToMatchNum`), by value id.
+    pub counts: Vec<ValueCounts>,
     /// Per key slot: the critical paths.
     pub paths: Vec<CriticalPaths>,
     /// Per key slot: the number of domains found at PreFilter (`TpKeyToDomainsNum`); 0 means
@@ -82,111 +86,22 @@ pub(crate) struct PreFilterState {
     pub domains: Arc<Vec<usize>>,
     /// 1.33+: one slot per constraint, and no skipping for a key without domains.
     pub per_constraint: bool,
-    /// The counts by value id of the snapshot's label columns, per constraint (None once
-    /// AddPod or RemovePod changed the counts, or when counted without the columns).
-    pub(crate) by_columns: Option<Arc<ColumnCounts>>,
+    /// The pod's required node affinity, for nodeAffinityPolicy Honor.
+    required: Arc<NodeMatcher>,
+    /// The snapshot's label columns the value ids are of.
+    labels: Arc<LabelColumns>,
 }
 
-/// [`PreFilterState::counts`] per constraint as tables on the snapshot's label columns.
-#[derive(Debug)]
-pub(crate) struct ColumnCounts {
-    stamp: u64,
-    /// Per constraint: its key's column (None: no node has the key) and the count of each
-    /// value id.
-    tables: Vec<Option<(u32, Box<[i64]>)>>,
-}
-
-impl ColumnCounts {
-    fn new(cols: &LabelColumns, constraints: &[Constraint], slots: &[usize], counts: &[HashMap<String, i64>]) -> Self {
-        let tables = constraints
-            .iter()
-            .zip(slots)
-            .map(|(c, &slot)| {
-                let (index, col) = cols.column_at(&c.topology_key)?;
-                let mut t = vec![0i64; col.len_values()].into_boxed_slice();
-                for (value, n) in &counts[slot] {
-                    if let Some(id) = col.id_of(value) {
-                        t[id as usize] = *n;
-                    }
-                }
-                Some((index, t))
-            })
-            .collect();
-        ColumnCounts {
-            stamp: cols.stamp(),
-            tables,
+/// `nodeLabelsMatchSpreadConstraints` on the keys of the constraints: the node's pair of each
+/// (None: it lacks one).
+fn pairs_of_all(node: IndexedNode<'_>, keys: &[Key], out: &mut [u32]) -> bool {
+    for (v, k) in out.iter_mut().zip(keys) {
+        match node.pair(k) {
+            Some(p) => *v = p.value,
+            None => return false,
         }
     }
-}
-
-/// Adds `n` matching pods to the domain `value` (entered with `n` when first seen, even 0).
-/// Most nodes share a domain: the value is copied only when first seen.
-fn add_count(counts: &mut HashMap<String, i64>, value: &str, n: i64) {
-    match counts.get_mut(value) {
-        Some(c) => *c += n,
-        None => {
-            counts.insert(value.to_string(), n);
-        }
-    }
-}
-
-/// One piece of [`PreFilterState::compute`] on the snapshot's label columns (`start`: the
-/// position of the piece's first node): the same counts as the walk over the label maps, the
-/// node's topology values read as ids and tallied densely, then named.
-#[allow(clippy::too_many_arguments)]
-fn count_piece_by_columns(
-    pod: &PodInfo,
-    constraints: &[Constraint],
-    keys: &[String],
-    slots: &[usize],
-    required: &RequiredNodeAffinity,
-    cols: &LabelColumns,
-    start: usize,
-    piece: &[NodeInfo],
-    count: &(dyn Fn(usize, usize) -> i64 + Sync),
-) -> Vec<HashMap<String, i64>> {
-    // A key no node has: no node has every key, nothing is counted.
-    let Some(columns) = keys.iter().map(|k| cols.column(k)).collect::<Option<Vec<&Column>>>() else {
-        return vec![HashMap::new(); keys.len()];
-    };
-    let mut sums: Vec<Vec<i64>> = columns.iter().map(|c| vec![0; c.len_values()]).collect();
-    let mut seen: Vec<Vec<bool>> = columns.iter().map(|c| vec![false; c.len_values()]).collect();
-    let mut touched: Vec<Vec<u32>> = vec![Vec::new(); keys.len()];
-    let mut ids: Vec<u32> = vec![0; keys.len()];
-    let mut per_node: Vec<Option<i64>> = vec![None; keys.len()];
-    'nodes: for (n_idx, ni) in (start..).zip(piece) {
-        for (id, col) in ids.iter_mut().zip(&columns) {
-            match col.id(n_idx) {
-                Some(v) => *id = v,
-                None => continue 'nodes,
-            }
-        }
-        per_node.iter_mut().for_each(|v| *v = None);
-        for (i, c) in constraints.iter().enumerate() {
-            if c.includes_node_at(&pod.pod, &ni.node, required, Some((cols, n_idx))) {
-                per_node[slots[i]] = Some(count(n_idx, i));
-            }
-        }
-        for (slot, v) in per_node.iter().enumerate() {
-            if let Some(n) = v {
-                let id = ids[slot] as usize;
-                if !seen[slot][id] {
-                    seen[slot][id] = true;
-                    touched[slot].push(ids[slot]);
-                }
-                sums[slot][id] += n;
-            }
-        }
-    }
-    touched
-        .iter()
-        .enumerate()
-        .map(|(slot, t)| {
-            t.iter()
-                .map(|&id| (columns[slot].value(id).to_string(), sums[slot][id as usize]))
-                .collect()
-        })
-        .collect()
+    true
 }
 
 impl PreFilterState {
@@ -195,106 +110,114 @@ impl PreFilterState {
     /// The nodes are counted in pieces in parallel (unless `serial`), each piece into its own
     /// counts, which are then added up: sums, so the same whatever the cut.
     pub(crate) fn compute(
+        snap: &Snapshot,
         pod: &PodInfo,
         constraints: Vec<Constraint>,
-        nodes: &[NodeInfo],
         per_constraint: bool,
         serial: bool,
-        cols: Option<&LabelColumns>,
         count: &(dyn Fn(usize, usize) -> i64 + Sync),
     ) -> Self {
-        let (keys, slots) = key_slots(&constraints, per_constraint);
-        let required = match cols {
-            Some(c) => RequiredNodeAffinity::of(pod).compiled_for(c),
-            None => RequiredNodeAffinity::of(pod),
+        let labels = &snap.index.labels;
+        let (slot_keys, slots) = key_slots(&constraints, per_constraint);
+        let slot_keys: Vec<Key> = slot_keys.iter().map(|k| labels.key(k)).collect();
+        let keys: Vec<Key> = constraints.iter().map(|c| labels.key(&c.topology_key)).collect();
+        let required = snap.node_matcher(pod);
+        let empty = || -> Vec<ValueCounts> {
+            slot_keys
+                .iter()
+                .map(|k| ValueCounts::new(k.column().map_or(0, |c| labels.column_by_index(c).len_values())))
+                .collect()
         };
-        let count_piece = |start: usize, piece: &[NodeInfo]| -> Vec<HashMap<String, i64>> {
-            if let Some(cols) = cols {
-                return count_piece_by_columns(pod, &constraints, &keys, &slots, &required, cols, start, piece, count);
-            }
-            let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::new(); keys.len()];
-            let mut per_node: Vec<Option<i64>> = vec![None; keys.len()];
-            for (n_idx, ni) in (start..).zip(piece) {
-                let node = &ni.node;
-                if !node_has_all_keys(&node.labels, &constraints) {
+        let count_piece = |start: usize, piece: &[NodeInfo]| -> Vec<ValueCounts> {
+            let mut counts = empty();
+            let mut values = vec![0u32; slot_keys.len()];
+            let mut per_node: Vec<Option<i64>> = vec![None; slot_keys.len()];
+            for n_idx in start..start + piece.len() {
+                let node = snap.indexed_at(n_idx);
+                if !pairs_of_all(node, &slot_keys, &mut values) {
                     continue;
                 }
                 per_node.iter_mut().for_each(|v| *v = None);
                 for (i, c) in constraints.iter().enumerate() {
-                    if !c.includes_node(&pod.pod, node, &required) {
-                        continue;
+                    if c.includes_node(&pod.pod, node, &required) {
+                        per_node[slots[i]] = Some(count(n_idx, i));
                     }
-                    per_node[slots[i]] = Some(count(n_idx, i));
                 }
                 for (slot, v) in per_node.iter().enumerate() {
                     if let Some(n) = v {
-                        let value = node.labels.get(&keys[slot]).map_or("", String::as_str);
-                        add_count(&mut counts[slot], value, *n);
+                        counts[slot].add(values[slot], *n);
                     }
                 }
             }
             counts
         };
-        let mut pieces = crate::engine::framework::parallel::map_pieces(serial, nodes, count_piece).into_iter();
-        let mut counts = pieces.next().unwrap_or_else(|| vec![HashMap::new(); keys.len()]);
+        let mut pieces = crate::engine::framework::parallel::map_pieces(serial, &snap.nodes, count_piece).into_iter();
+        let mut counts = pieces.next().unwrap_or_else(empty);
         for piece in pieces {
-            for (into, from) in counts.iter_mut().zip(piece) {
-                for (value, n) in from {
-                    *into.entry(value).or_insert(0) += n;
-                }
+            for (into, from) in counts.iter_mut().zip(&piece) {
+                into.merge(from);
             }
         }
-        let domains: Vec<usize> = counts.iter().map(HashMap::len).collect();
-        let mut paths = vec![CriticalPaths::new(); keys.len()];
+        let domains: Vec<usize> = counts.iter().map(ValueCounts::len).collect();
+        let mut paths = vec![CriticalPaths::new(); slot_keys.len()];
         for (slot, m) in counts.iter().enumerate() {
+            let Some(col) = slot_keys[slot].column().map(|c| labels.column_by_index(c)) else {
+                continue;
+            };
             // Upstream walks a Go map (random order); walk values sorted so ties resolve the same
             // way every run. The minimum itself does not depend on the order.
-            let mut vals: Vec<(&String, &i64)> = m.iter().collect();
-            vals.sort();
+            let mut vals: Vec<(&str, i64)> = m.iter().map(|(id, n)| (col.value(id), n)).collect();
+            vals.sort_unstable();
             for (v, n) in vals {
-                paths[slot].update(v, *n);
+                paths[slot].update(v, n);
             }
         }
         let self_match = constraints
             .iter()
             .map(|c| c.selector.matches(&pod.pod.labels))
             .collect();
-        let by_columns = cols.map(|c| Arc::new(ColumnCounts::new(c, &constraints, &slots, &counts)));
         PreFilterState {
             constraints: Arc::new(constraints),
+            keys: Arc::new(keys),
             slots: Arc::new(slots),
             self_match: Arc::new(self_match),
             counts,
             paths,
             domains: Arc::new(domains),
             per_constraint,
-            by_columns,
+            required: Arc::new(required),
+            labels: labels.clone(),
         }
     }
 
     /// `updateWithPod`: counts `other` (added with +1, removed with -1) on `node`.
-    pub(crate) fn update_with_pod(&mut self, pod: &PodInfo, other: &PodInfo, node: &NodeInfo, delta: i64) {
-        self.by_columns = None;
+    pub(crate) fn update_with_pod(&mut self, pod: &PodInfo, other: &PodInfo, node: IndexedNode<'_>, delta: i64) {
         if other.pod.key.namespace != pod.pod.key.namespace {
             return;
         }
-        let n = &node.node;
-        if !node_has_all_keys(&n.labels, &self.constraints) {
+        let mut values = vec![0u32; self.keys.len()];
+        if !pairs_of_all(node, &self.keys, &mut values) {
             return;
         }
-        let required = RequiredNodeAffinity::of(pod);
         let constraints = self.constraints.clone();
         for (i, c) in constraints.iter().enumerate() {
-            if !c.selector.matches(&other.pod.labels) || !c.includes_node(&pod.pod, n, &required) {
+            if !c.selector.matches(&other.pod.labels) || !c.includes_node(&pod.pod, node, &self.required) {
                 continue;
             }
             let slot = self.slots[i];
-            let value = n.labels.get(&c.topology_key).cloned().unwrap_or_default();
-            let e = self.counts[slot].entry(value.clone()).or_insert(0);
-            *e += delta;
-            let num = *e;
+            let num = self.counts[slot].add(values[i], delta);
+            let value = self.value_name(i, values[i]);
             self.paths[slot].update(&value, num);
         }
+    }
+
+    /// The name of a value id of constraint `i`'s key.
+    fn value_name(&self, i: usize, id: u32) -> String {
+        self.keys[i]
+            .column()
+            .map(|c| self.labels.column_by_index(c))
+            .filter(|col| (id as usize) < col.len_values())
+            .map_or_else(String::new, |col| col.value(id).to_string())
     }
 
     /// `minMatchNum`: the global minimum, 0 when fewer domains than minDomains exist; None when
@@ -313,38 +236,17 @@ impl PreFilterState {
         })
     }
 
-    /// Filter on one node; `at`: the snapshot's label columns and the node's position in them
-    /// (the same verdict, the node's values and counts read from the tables).
-    pub(crate) fn filter_at(&self, at: Option<(&LabelColumns, usize)>, node: &NodeInfo) -> Status {
-        if let (Some(t), Some((cols, n))) = (&self.by_columns, at)
-            && t.stamp == cols.stamp()
-        {
-            for (i, c) in self.constraints.iter().enumerate() {
-                let Some((id, table)) = t.tables[i]
-                    .as_ref()
-                    .and_then(|(index, table)| Some((cols.column_by_index(*index).id(n)?, table)))
-                else {
-                    return Status::unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH);
-                };
-                let Some(min) = self.min_match(i) else {
-                    continue;
-                };
-                let num = table[id as usize];
-                if num + i64::from(self.self_match[i]) - min > i64::from(c.max_skew) {
-                    return Status::unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH);
-                }
-            }
-            return Status::success();
-        }
+    /// Filter on one node.
+    pub(crate) fn filter(&self, node: IndexedNode<'_>) -> Status {
         for (i, c) in self.constraints.iter().enumerate() {
-            let Some(value) = node.node.labels.get(&c.topology_key) else {
+            let Some(pair) = node.pair(&self.keys[i]) else {
                 return Status::unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH);
             };
             let Some(min) = self.min_match(i) else {
                 continue;
             };
             let self_num = i64::from(self.self_match[i]);
-            let num = self.counts[self.slots[i]].get(value).copied().unwrap_or(0);
+            let num = self.counts[self.slots[i]].get(pair.value);
             if num + self_num - min > i64::from(c.max_skew) {
                 return Status::unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH);
             }
@@ -355,6 +257,7 @@ impl PreFilterState {
     /// The numbers behind Filter's verdict on one node, for every constraint, up to the first
     /// that fails (Filter stops there).
     pub(crate) fn explain(&self, node: &NodeInfo) -> Vec<SpreadCheck> {
+        let at = IndexedNode::copy(&self.labels, &node.node);
         let mut out = Vec::new();
         for (i, c) in self.constraints.iter().enumerate() {
             let slot = self.slots[i];
@@ -367,7 +270,7 @@ impl PreFilterState {
                 min_domains: c.min_domains,
                 domains: self.domains[slot],
                 domain: value.cloned(),
-                match_num: value.map_or(0, |v| self.counts[slot].get(v).copied().unwrap_or(0)),
+                match_num: at.pair(&self.keys[i]).map_or(0, |p| self.counts[slot].get(p.value)),
                 self_match,
                 global_min: self.min_match(i),
                 global_min_domain: (self.domains[slot] >= c.min_domains.max(0) as usize && self.domains[slot] > 0)
@@ -394,6 +297,20 @@ impl PreFilterState {
             }
         }
         out
+    }
+
+    /// The counts of a slot by value name.
+    #[cfg(test)]
+    pub(crate) fn counts_named(&self, slot: usize) -> std::collections::BTreeMap<String, i64> {
+        let i = self
+            .slots
+            .iter()
+            .position(|&s| s == slot)
+            .expect("a constraint of the slot");
+        self.counts[slot]
+            .iter()
+            .map(|(id, n)| (self.value_name(i, id), n))
+            .collect()
     }
 }
 
@@ -437,12 +354,7 @@ mod tests {
             .iter()
             .map(|n| {
                 let got = plugin().filter(&cx, &state, &pi, n);
-                // From the label columns; a copy of the node is read from its labels.
-                assert!(
-                    state
-                        .read::<PreFilterState>(PRE_FILTER_KEY)
-                        .is_some_and(|s| s.by_columns.is_some())
-                );
+                // By position in the index; a copy of the node is read from its labels.
                 assert_eq!(got, plugin().filter(&cx, &state, &pi, &n.clone()), "{}", n.name());
                 (n.name().to_string(), got.code)
             })
@@ -453,22 +365,55 @@ mod tests {
         let (state, s) = prefilter(snap);
         assert!(s.is_success(), "prefilter: {s:?}");
         let got = state.read::<PreFilterState>(PRE_FILTER_KEY).expect("state").clone();
-        // PreFilter counts on the snapshot's label columns; the walk over the label maps
+        // PreFilter counts on the snapshot's index; upstream's walk over the nodes' label maps
         // gives the same counts.
         let pi = snap.pod_infos[&ObjectKey::new("default", "p")].clone();
-        let (pl, cx) = (plugin(), Ctx { snapshot: snap });
-        let constraints: Vec<Constraint> = got.constraints.to_vec();
-        let counter = pl.counter(&cx, &pi, &constraints);
-        let walk = PreFilterState::compute(&pi, constraints, &snap.nodes, got.per_constraint, true, None, &counter);
-        assert_eq!(
-            (&walk.counts, &walk.paths, &walk.domains),
-            (&got.counts, &got.paths, &got.domains)
-        );
+        let walk = walked_counts(snap, &pi, &got);
+        let counts: Vec<BTreeMap<String, i64>> = (0..got.counts.len()).map(|slot| got.counts_named(slot)).collect();
+        assert_eq!(walk, counts);
         got
     }
 
+    /// `calPreFilterState`'s counts as upstream walks them: each node with every key, each
+    /// constraint that includes it, its pods counted with `countPodsMatchSelector`.
+    fn walked_counts(snap: &Snapshot, pi: &PodInfo, s: &PreFilterState) -> Vec<BTreeMap<String, i64>> {
+        let ns = pi.pod.key.namespace.as_str();
+        let required = snap.node_matcher(pi);
+        let mut out = vec![BTreeMap::new(); s.counts.len()];
+        for (i, n) in snap.nodes.iter().enumerate() {
+            if !s
+                .constraints
+                .iter()
+                .all(|c| n.node.labels.contains_key(&c.topology_key))
+            {
+                continue;
+            }
+            let mut per_slot: Vec<Option<i64>> = vec![None; s.counts.len()];
+            for (ci, c) in s.constraints.iter().enumerate() {
+                if c.includes_node(&pi.pod, snap.indexed_at(i), &required) {
+                    per_slot[s.slots[ci]] = Some(crate::engine::framework::index::pods::count_matching(
+                        &n.pods,
+                        &c.selector,
+                        ns,
+                    ));
+                }
+            }
+            for (slot, v) in per_slot.into_iter().enumerate() {
+                if let Some(v) = v {
+                    let c = s.constraints[s.slots.iter().position(|&x| x == slot).expect("slot")]
+                        .topology_key
+                        .clone();
+                    *out[slot]
+                        .entry(n.node.labels.get(&c).cloned().unwrap_or_default())
+                        .or_insert(0) += v;
+                }
+            }
+        }
+        out
+    }
+
     fn counts(s: &PreFilterState, slot: usize) -> BTreeMap<String, i64> {
-        s.counts[slot].iter().map(|(k, v)| (k.clone(), *v)).collect()
+        s.counts_named(slot)
     }
 
     use Code::{Success as OK, Unschedulable as U, UnschedulableAndUnresolvable as UU};

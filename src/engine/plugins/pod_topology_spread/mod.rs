@@ -23,18 +23,19 @@ use serde_json::Value;
 
 use super::names;
 use crate::engine::framework::cycle_state::CycleState;
+use crate::engine::framework::index::pods::PodCounter;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, NodeScore, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, ScoreResult,
     Signing,
 };
 use crate::engine::framework::status::Status;
+use crate::engine::framework::trace::{Fact, FilterDetail};
 use crate::engine::release::{Change, Features};
-use crate::engine::trace::{Fact, FilterDetail};
 use crate::model::Cluster;
 use common::{
-    Constraint, Counter, DO_NOT_SCHEDULE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, PodTableCache, SCHEDULE_ANYWAY,
-    default_selector, filter_constraints,
+    Constraint, DO_NOT_SCHEDULE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, SCHEDULE_ANYWAY, default_selector,
+    filter_constraints,
 };
 use filtering::{PRE_FILTER_KEY, PreFilterState};
 use scoring::{PRE_SCORE_KEY, PreScoreState};
@@ -170,8 +171,6 @@ pub(crate) struct PodTopologySpread {
     per_constraint_counts: bool,
     /// nodeTaintsPolicy Honor reads Lt and Gt tolerations (TaintTolerationComparisonOperators).
     taint_comparison_operators: bool,
-    /// The snapshot's pods, interned for fast counting (built once per cluster).
-    pods: PodTableCache,
 }
 
 impl PodTopologySpread {
@@ -182,7 +181,6 @@ impl PodTopologySpread {
             system_defaulted,
             per_constraint_counts: false,
             taint_comparison_operators: false,
-            pods: PodTableCache::default(),
         }
     }
 
@@ -216,18 +214,11 @@ impl PodTopologySpread {
         Ok(cs)
     }
 
-    /// `count(node index, constraint index)`: matching pods of the constraint on the snapshot's
-    /// node, from the cached pod table when there is one.
-    fn counter<'a>(
-        &self,
-        cx: &'a Ctx<'_>,
-        pod: &'a PodInfo,
-        constraints: &[Constraint],
-    ) -> impl Fn(usize, usize) -> i64 + 'a {
-        let ns = pod.pod.key.namespace.as_str();
-        let counter = Counter::new(self.pods.get(cx.snapshot), constraints, ns);
-        let nodes = &cx.snapshot.nodes;
-        move |n, i| counter.count(&nodes[n], n, i, ns)
+    /// `countPodsMatchSelector` of each constraint in the pod's namespace, on the snapshot's
+    /// nodes, by the snapshot's index.
+    fn counter(cx: &Ctx<'_>, pod: &PodInfo, constraints: &[Constraint]) -> PodCounter {
+        let selectors = constraints.iter().map(|c| &c.selector);
+        PodCounter::new(cx.snapshot.pod_table(), selectors, &pod.pod.key.namespace)
     }
 
     /// The pod's constraints of one action, or the default ones when it has none.
@@ -329,16 +320,17 @@ impl PreFilterPlugin for PodTopologySpread {
         if constraints.is_empty() {
             return (None, Status::skip());
         }
+        let counter = Self::counter(cx, pod, &constraints);
+        let nodes = &cx.snapshot.nodes;
         state.write(
             PRE_FILTER_KEY,
             PreFilterState::compute(
+                cx.snapshot,
                 pod,
-                constraints.clone(),
-                &cx.snapshot.nodes,
+                constraints,
                 self.per_constraint_counts,
                 cx.snapshot.serial,
-                Some(&cx.snapshot.node_labels),
-                &self.counter(cx, pod, &constraints),
+                &|n, i| counter.count(&nodes[n], Some(n), i),
             ),
         );
         (None, Status::success())
@@ -353,19 +345,19 @@ impl PreFilterPlugin for PodTopologySpread {
         true
     }
 
-    fn add_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, add: &PodInfo, node: &NodeInfo) -> Status {
+    fn add_pod(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, add: &PodInfo, node: &NodeInfo) -> Status {
         let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
             return not_found(PRE_FILTER_KEY);
         };
-        s.update_with_pod(pod, add, node, 1);
+        s.update_with_pod(pod, add, cx.snapshot.indexed(node), 1);
         Status::success()
     }
 
-    fn remove_pod(&self, _: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, rm: &PodInfo, node: &NodeInfo) -> Status {
+    fn remove_pod(&self, cx: &Ctx<'_>, state: &mut CycleState, pod: &PodInfo, rm: &PodInfo, node: &NodeInfo) -> Status {
         let Some(s) = state.read_mut::<PreFilterState>(PRE_FILTER_KEY) else {
             return not_found(PRE_FILTER_KEY);
         };
-        s.update_with_pod(pod, rm, node, -1);
+        s.update_with_pod(pod, rm, cx.snapshot.indexed(node), -1);
         Status::success()
     }
 }
@@ -373,7 +365,7 @@ impl PreFilterPlugin for PodTopologySpread {
 impl FilterPlugin for PodTopologySpread {
     fn filter(&self, cx: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> Status {
         match state.read::<PreFilterState>(PRE_FILTER_KEY) {
-            Some(s) => s.filter_at(cx.snapshot.node_columns(node), node),
+            Some(s) => s.filter(cx.snapshot.indexed(node)),
             None => not_found(PRE_FILTER_KEY),
         }
     }
@@ -405,18 +397,16 @@ impl PreScorePlugin for PodTopologySpread {
         if constraints.is_empty() {
             return Status::skip();
         }
-        let ns = pod.pod.key.namespace.as_str();
-        let counter = Counter::new(self.pods.get(cx.snapshot), &constraints, ns);
-        let mut s = PreScoreState::compute(
+        let counter = Self::counter(cx, pod, &constraints);
+        let s = PreScoreState::compute(
+            cx.snapshot,
             pod,
             constraints,
             nodes,
-            all,
             require_all,
             self.per_constraint_counts,
-            &|n, i| counter.count(&all[n], n, i, ns),
+            counter,
         );
-        s.counter = Some(Arc::new(counter));
         state.write(PRE_SCORE_KEY, s);
         Status::success()
     }
@@ -428,19 +418,13 @@ impl PreScorePlugin for PodTopologySpread {
 }
 
 impl ScorePlugin for PodTopologySpread {
-    fn score(&self, cx: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
+    fn score(&self, cx: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> ScoreResult {
         match state.read::<PreScoreState>(PRE_SCORE_KEY) {
             Some(s) => {
                 // Upstream reads the node from the snapshot by name.
-                let score = match (&s.counter, cx.snapshot.node_index(node.name())) {
-                    (Some(counter), Some(idx)) => {
-                        let ns = pod.pod.key.namespace.as_str();
-                        let n = &cx.snapshot.nodes[idx];
-                        s.score_with(node, &|i| counter.count(n, idx, i, ns))
-                    }
-                    _ => s.score(pod, node),
-                };
-                Ok(score)
+                let at = cx.snapshot.node_index(node.name());
+                let n = at.map_or(node, |i| &cx.snapshot.nodes[i]);
+                Ok(s.score(node, &|i| s.counter.count(n, at, i)))
             }
             None => Err(Box::new(Status::error(format!(
                 "error reading {PRE_SCORE_KEY:?} from cycleState: not found"
@@ -498,7 +482,7 @@ mod tests {
     use crate::engine::Framework;
     use crate::engine::framework::runner::explain;
     use crate::engine::framework::status::Code;
-    use crate::engine::trace::Explanation;
+    use crate::engine::framework::trace::Explanation;
     use crate::model::ObjectKey;
 
     const ZONE: &str = "topology.kubernetes.io/zone";

@@ -6,11 +6,12 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::common::{Constraint, Counter, LABEL_HOSTNAME, count_on_node, key_slots, node_has_all_keys};
+use super::common::{Constraint, LABEL_HOSTNAME, key_slots, node_has_all_keys};
+use crate::engine::framework::index::pods::PodCounter;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::NodeScore;
+use crate::engine::framework::snapshot::Snapshot;
 use crate::engine::plugins::helper::MAX_NODE_SCORE;
-use crate::engine::plugins::node_affinity::RequiredNodeAffinity;
 
 /// Cycle-state key (`"PreScore" + Name`).
 pub(crate) static PRE_SCORE_KEY: &str = "PreScorePodTopologySpread";
@@ -28,8 +29,9 @@ pub(crate) struct PreScoreState {
     pub counts: Arc<Vec<HashMap<String, i64>>>,
     /// Per constraint: `log(domains + 2)`.
     pub weights: Arc<Vec<f64>>,
-    /// Counts the constraints' matching pods on a snapshot node (hostname constraints in Score).
-    pub counter: Option<Arc<Counter>>,
+    /// Counts the constraints' matching pods on a node (PreScore, and hostname constraints in
+    /// Score).
+    pub counter: Arc<PodCounter>,
 }
 
 /// `topologyNormalizingWeight`.
@@ -43,16 +45,18 @@ pub(crate) fn score_for_count(cnt: i64, max_skew: i32, weight: f64) -> f64 {
 }
 
 impl PreScoreState {
-    /// `initPreScoreState` over the feasible nodes, then the counting pass over all nodes.
+    /// `initPreScoreState` over the feasible nodes, then the counting pass over all the
+    /// snapshot's nodes; `counter` counts each constraint's matching pods on a node.
     pub(crate) fn compute(
+        snap: &Snapshot,
         pod: &PodInfo,
         constraints: Vec<Constraint>,
         feasible: &[&NodeInfo],
-        all: &[NodeInfo],
         require_all_topologies: bool,
         per_constraint: bool,
-        count: &dyn Fn(usize, usize) -> i64,
+        counter: PodCounter,
     ) -> Self {
+        let all = &snap.nodes;
         let (keys, slots) = key_slots(&constraints, per_constraint);
         let mut ignored: HashSet<String> = HashSet::new();
         let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::new(); keys.len()];
@@ -86,21 +90,21 @@ impl PreScoreState {
                 topology_normalizing_weight(size)
             })
             .collect();
-        let required = RequiredNodeAffinity::of(pod);
+        let required = snap.node_matcher(pod);
         for (n_idx, ni) in all.iter().enumerate() {
             let node = &ni.node;
             if require_all_topologies && !node_has_all_keys(&node.labels, &constraints) {
                 continue;
             }
             for (i, c) in constraints.iter().enumerate() {
-                if !c.includes_node(&pod.pod, node, &required) {
+                if !c.includes_node(&pod.pod, snap.indexed_at(n_idx), &required) {
                     continue;
                 }
                 let value = node.labels.get(&c.topology_key).map_or("", String::as_str);
                 if !counts[slots[i]].contains_key(value) {
                     continue;
                 }
-                let n = count(n_idx, i);
+                let n = counter.count(ni, Some(n_idx), i);
                 if let Some(e) = counts[slots[i]].get_mut(value) {
                     *e += n;
                 }
@@ -112,19 +116,13 @@ impl PreScoreState {
             ignored: Arc::new(ignored),
             counts: Arc::new(counts),
             weights: Arc::new(weights),
-            counter: None,
+            counter: Arc::new(counter),
         }
-    }
-
-    /// Score of one feasible node, counting its pods directly.
-    pub(crate) fn score(&self, pod: &PodInfo, node: &NodeInfo) -> i64 {
-        let ns = pod.pod.key.namespace.as_str();
-        self.score_with(node, &|i| count_on_node(node, &self.constraints[i].selector, ns))
     }
 
     /// Score of one feasible node; `count_here(constraint index)` is the number of matching
     /// pods on the node, used for hostname constraints.
-    pub(crate) fn score_with(&self, node: &NodeInfo, count_here: &dyn Fn(usize) -> i64) -> i64 {
+    pub(crate) fn score(&self, node: &NodeInfo, count_here: &dyn Fn(usize) -> i64) -> i64 {
         if self.ignored.contains(node.name()) {
             return 0;
         }
@@ -528,10 +526,11 @@ mod tests {
         assert!((s.weights[0] - topology_normalizing_weight(4)).abs() < 1e-12);
         assert!((s.weights[1] - topology_normalizing_weight(2)).abs() < 1e-12);
         // node-a: 1 on the node * ln6 + (3 - 1), plus 1 in zone mars * ln4 + (5 - 1).
-        assert_eq!(s.score(&pi, &snap.nodes[0]), 9);
+        let score = |i: usize| s.score(&snap.nodes[i], &|c| s.counter.count(&snap.nodes[i], Some(i), c));
+        assert_eq!(score(0), 9);
         // node-c lacks the zone label: Score skips that constraint (its "" zone only widened the
         // zone count): 2 * ln6 + 2.
-        assert_eq!(s.score(&pi, &snap.nodes[2]), 6);
+        assert_eq!(score(2), 6);
     }
 
     #[test]

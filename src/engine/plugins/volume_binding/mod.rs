@@ -25,8 +25,8 @@ use crate::engine::framework::plugin::{
     Ctx, FilterPlugin, Plugin, PluginSlots, PreFilterPlugin, PreScorePlugin, ScorePlugin, ScoreResult, Signing,
 };
 use crate::engine::framework::status::{Code, Status};
+use crate::engine::framework::trace::Lines;
 use crate::engine::release::{Change, Features, Gate};
-use crate::engine::trace::Lines;
 use crate::model::Pod;
 
 /// PreFilter reason for claims that should be bound already.
@@ -142,7 +142,12 @@ fn pod_has_pvcs(cluster: &crate::model::Cluster, pod: &Pod) -> Result<bool, Stri
 }
 
 impl PreFilterPlugin for VolumeBinding {
-    fn pre_filter_facts(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo) -> Vec<crate::engine::trace::Fact> {
+    fn pre_filter_facts(
+        &self,
+        cx: &Ctx<'_>,
+        _: &CycleState,
+        pod: &PodInfo,
+    ) -> Vec<crate::engine::framework::trace::Fact> {
         let mut facts = vec![crate::engine::plugins::volume_helpers::claims_fact(&pod.pod, true)];
         // the claims that should be bound already, with their class (what the reason is about)
         if let Ok(c) = get_pod_volume_claims(&cx.snapshot.cluster, &pod.pod)
@@ -160,7 +165,7 @@ impl PreFilterPlugin for VolumeBinding {
                     format!("{}, phase {phase}", claim_label(pvc))
                 })
                 .collect();
-            facts.push(crate::engine::trace::Fact::list(
+            facts.push(crate::engine::framework::trace::Fact::list(
                 "unbound claims of Immediate classes (the provisioner or the PV controller should have bound them)",
                 &items,
                 "",

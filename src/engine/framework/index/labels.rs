@@ -6,12 +6,15 @@
 //! Built once per set of nodes; nodes are identified by their position in that set. Whether a
 //! node matches a requirement depends only on its value of the key (or its absence), so a
 //! requirement compiled here ([`LabelTest`]) answers exactly as [`Requirement::matches`] on
-//! the node's labels.
+//! the node's labels; a node selector compiled here ([`NodeMatcher`]) answers for every node
+//! as the selector on the node's labels.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::selector::{Labels, Op, Requirement};
+use super::IndexedNode;
+
+use crate::model::Pod;
+use crate::model::selector::{Labels, NodeSelectorMatcher, NodeTerm, Op, Requirement, Selector};
 
 /// A node without the key.
 const ABSENT: u32 = u32::MAX;
@@ -50,21 +53,20 @@ impl Column {
 }
 
 /// The columns of every label key some node has.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct LabelColumns {
-    /// Tells one build from another: what was compiled against one build is used only with it.
-    stamp: u64,
     columns: Vec<Column>,
+    /// The key of each column.
+    keys: Vec<Box<str>>,
     by_key: HashMap<Box<str>, u32>,
 }
-
-static STAMPS: AtomicU64 = AtomicU64::new(1);
 
 impl LabelColumns {
     /// The columns of these nodes' labels, the nodes numbered in the order given.
     pub(crate) fn build<'a>(nodes: impl ExactSizeIterator<Item = &'a Labels>) -> Self {
         let n = nodes.len();
         let mut columns: Vec<Column> = Vec::new();
+        let mut keys: Vec<Box<str>> = Vec::new();
         let mut by_key: HashMap<Box<str>, u32> = HashMap::new();
         for (i, labels) in nodes.enumerate() {
             for (k, v) in labels {
@@ -72,6 +74,7 @@ impl LabelColumns {
                     Some(&c) => c as usize,
                     None => {
                         by_key.insert(k.as_str().into(), columns.len() as u32);
+                        keys.push(k.as_str().into());
                         columns.push(Column {
                             ids: vec![ABSENT; n],
                             ..Column::default()
@@ -92,19 +95,24 @@ impl LabelColumns {
                 col.ids[i] = id;
             }
         }
-        LabelColumns {
-            stamp: STAMPS.fetch_add(1, Ordering::Relaxed),
-            columns,
-            by_key,
+        LabelColumns { columns, keys, by_key }
+    }
+
+    /// A key as the index reads it.
+    pub(crate) fn key(&self, name: &str) -> Key {
+        Key {
+            name: name.to_string(),
+            column: self.column_index(name),
         }
     }
 
-    /// What identifies this build.
-    pub(crate) fn stamp(&self) -> u64 {
-        self.stamp
+    /// The key of a column.
+    pub(crate) fn key_name(&self, c: u32) -> &str {
+        &self.keys[c as usize]
     }
 
     /// The column of a key, when some node has it.
+    #[cfg(test)]
     pub(crate) fn column(&self, key: &str) -> Option<&Column> {
         self.by_key.get(key).map(|&c| &self.columns[c as usize])
     }
@@ -190,10 +198,147 @@ impl LabelTest {
     }
 }
 
+/// A [`NodeTerm`] compiled against [`LabelColumns`]: the same answer for the node at a
+/// position of the columns as the term on that node's labels.
+#[derive(Clone, Debug)]
+pub(crate) struct CompiledNodeTerm {
+    never: bool,
+    tests: Vec<LabelTest>,
+    term: NodeTerm,
+}
+
+impl CompiledNodeTerm {
+    /// [`NodeTerm::matches`] for the node at `node` of the columns, named `node_name`.
+    pub(crate) fn matches(&self, cols: &LabelColumns, node: usize, node_name: &str) -> bool {
+        !self.never && self.tests.iter().all(|t| t.matches(cols, node)) && self.term.matches_fields(node_name)
+    }
+}
+
+/// A label [`Selector`] compiled against [`LabelColumns`].
+#[derive(Clone, Debug)]
+pub(crate) enum CompiledLabels {
+    /// Matches nothing.
+    Nothing,
+    /// Every test must hold.
+    All(Vec<LabelTest>),
+}
+
+impl CompiledLabels {
+    /// [`Selector::matches`] on the labels of the node at `node` of the columns.
+    pub(crate) fn matches(&self, cols: &LabelColumns, node: usize) -> bool {
+        match self {
+            CompiledLabels::Nothing => false,
+            CompiledLabels::All(t) => t.iter().all(|t| t.matches(cols, node)),
+        }
+    }
+}
+
+/// A label selector compiled against the nodes' label columns.
+pub(crate) fn compile_selector(cols: &LabelColumns, s: &Selector) -> CompiledLabels {
+    match s {
+        Selector::Nothing => CompiledLabels::Nothing,
+        Selector::Requirements(r) => CompiledLabels::All(r.iter().map(|r| LabelTest::new(cols, r)).collect()),
+    }
+}
+
+/// A node selector's terms compiled against the nodes' label columns (any must match).
+pub(crate) fn compile_node_selector(cols: &LabelColumns, n: &NodeSelectorMatcher) -> Vec<CompiledNodeTerm> {
+    n.terms
+        .iter()
+        .map(|t| CompiledNodeTerm {
+            never: t.never(),
+            tests: t.requirements().iter().map(|r| LabelTest::new(cols, r)).collect(),
+            term: t.clone(),
+        })
+        .collect()
+}
+
+/// A label key as the index reads it: its column, when some node has it.
+#[derive(Clone, Debug)]
+pub(crate) struct Key {
+    name: String,
+    column: Option<u32>,
+}
+
+impl Key {
+    /// The key's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its column (None: no node of the snapshot has the key).
+    pub(crate) fn column(&self) -> Option<u32> {
+        self.column
+    }
+}
+
+/// A pod's required node selector and required node affinity terms (`GetRequiredNodeAffinity`)
+/// compiled against the snapshot's label columns: the same answer for every node as the
+/// selector and the terms on its labels.
+#[derive(Clone, Debug)]
+pub(crate) struct NodeMatcher {
+    label_selector: Option<(Selector, CompiledLabels)>,
+    node_selector: Option<(NodeSelectorMatcher, Vec<CompiledNodeTerm>)>,
+}
+
+impl NodeMatcher {
+    /// The pod's `spec.nodeSelector` (when not empty) and its required node affinity terms
+    /// (`GetRequiredNodeAffinity`), compiled.
+    pub(crate) fn required(cols: &LabelColumns, pod: &Pod) -> Self {
+        let spec = pod.spec();
+        let label_selector = spec
+            .node_selector
+            .as_ref()
+            .filter(|m| !m.is_empty())
+            .map(Selector::from_map);
+        let node_selector = spec
+            .affinity
+            .as_ref()
+            .and_then(|a| a.node_affinity.as_ref())
+            .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
+            .map(NodeSelectorMatcher::new);
+        NodeMatcher {
+            label_selector: label_selector.map(|s| {
+                let c = compile_selector(cols, &s);
+                (s, c)
+            }),
+            node_selector: node_selector.map(|n| {
+                let c = compile_node_selector(cols, &n);
+                (n, c)
+            }),
+        }
+    }
+
+    /// Whether a node with these labels and name matches (the plain answer, as on a node that
+    /// is not the snapshot's).
+    pub(crate) fn matches_labels(&self, labels: &Labels, name: &str) -> bool {
+        self.label_selector.as_ref().is_none_or(|(s, _)| s.matches(labels))
+            && self
+                .node_selector
+                .as_ref()
+                .is_none_or(|(ns, _)| ns.matches(labels, name))
+    }
+
+    /// Whether the node matches both.
+    pub(crate) fn matches(&self, node: IndexedNode<'_>) -> bool {
+        let n = node.node();
+        match node.position() {
+            Some(i) => {
+                let cols = node.labels;
+                self.label_selector.as_ref().is_none_or(|(_, c)| c.matches(cols, i))
+                    && self
+                        .node_selector
+                        .as_ref()
+                        .is_none_or(|(_, terms)| terms.iter().any(|t| t.matches(cols, i, &n.name)))
+            }
+            None => self.matches_labels(&n.labels, &n.name),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::selector::Selector;
     use crate::model::selector::tests::labels;
 
     #[test]
@@ -220,7 +365,6 @@ mod tests {
             Some("")
         );
         assert!(cols.column("none").is_none());
-        assert_ne!(cols.stamp(), LabelColumns::build(nodes.iter()).stamp());
     }
 
     /// Every operator, on keys present on some nodes, on none, and with values no node has:
@@ -343,7 +487,7 @@ mod tests {
             };
             let m = NodeSelectorMatcher::new(&ns);
             let cols = LabelColumns::build(nodes.iter());
-            let compiled = m.compile(&cols);
+            let compiled = compile_node_selector(&cols, &m);
             for (i, l) in nodes.iter().enumerate() {
                 let name = format!("n{i}");
                 let want = m.matches(l, &name);

@@ -1,14 +1,17 @@
 //! The pods of a snapshot as one interned table (not upstream: upstream walks every pod's
 //! label map): labels, namespaces and terminating flags laid out node by node, and an
-//! inverted index from (namespace, label) to the pods holding it. Built once per snapshot in
-//! [`super::snapshot::Snapshot::new`] and shared by the plugins that count matching pods
-//! (InterPodAffinity, PodTopologySpread), so a cold explanation costs what a warm one does.
+//! inverted index from (namespace, label) to the pods holding it. Built once per snapshot
+//! (`Snapshot::new`), so a cold explanation costs what a warm one does, and asked through
+//! two questions: the pods matching a pod affinity term, node by node
+//! ([`pods_matching_all`], InterPodAffinity), and `countPodsMatchSelector` on a node
+//! ([`PodCounter`], PodTopologySpread). Each answers as the walk over every pod does (the
+//! walk is what they do without a table).
 
 use std::sync::Arc;
 
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
-use crate::model::Node;
 use crate::model::selector::{Op, Selector};
+use crate::model::{Cluster, Node, Pod};
 
 /// FNV-1a, for the string interner of [`PodTable`] (short label strings, no untrusted
 /// adversary: the snapshot is the user's own).
@@ -225,6 +228,11 @@ impl PodTable {
         Some((merge_disjoint(lists, n), Some(i)))
     }
 
+    /// How many rows (pods) the table holds.
+    pub(crate) fn rows(&self) -> usize {
+        self.row_ns.len()
+    }
+
     /// The pod of a row and the node it runs on.
     pub(crate) fn row_pod(&self, row: usize) -> (&Arc<PodInfo>, &Arc<Node>) {
         (&self.pods[row], &self.nodes[self.row_node[row] as usize])
@@ -334,6 +342,338 @@ impl PodTable {
     /// Whether the labels of a row satisfy every compiled requirement (terminating or not).
     pub(crate) fn row_labels_match(&self, row: usize, reqs: &[CompiledReq]) -> bool {
         self.row_matches(row, reqs)
+    }
+}
+
+/// The snapshot's pod table: the one built with the snapshot, or after its pods changed
+/// (`snapshot_update`) one built again, once counting passes keep asking for it.
+#[derive(Debug, Default)]
+pub(crate) struct PodTables {
+    /// Built with the snapshot; None once its pods changed.
+    built: Option<Arc<PodTable>>,
+    /// Built after a change, for the cluster it was built from.
+    cache: Arc<PodTableCache>,
+}
+
+impl PodTables {
+    /// The table built with a snapshot.
+    pub(crate) fn new(table: PodTable) -> Self {
+        PodTables {
+            built: Some(Arc::new(table)),
+            cache: Arc::default(),
+        }
+    }
+
+    /// The same after the snapshot's pods changed: the table is built again when needed.
+    pub(crate) fn changed(&self) -> Self {
+        PodTables {
+            built: None,
+            cache: self.cache.clone(),
+        }
+    }
+
+    /// The table of the snapshot (`cluster`, `nodes`): the one built with it; after a change,
+    /// None for the first counting passes (which count pod by pod), then one built again and
+    /// reused while the cluster and its pods per node are the same.
+    pub(crate) fn get(&self, cluster: &Arc<Cluster>, nodes: &[NodeInfo]) -> Option<Arc<PodTable>> {
+        match &self.built {
+            Some(t) => Some(t.clone()),
+            None => self.cache.get(cluster, nodes),
+        }
+    }
+}
+
+/// A [`PodTable`] cached for the cluster it was built from. The `Weak` keeps the cluster's
+/// allocation, so no other cluster can take its address while it is cached.
+#[derive(Debug, Default)]
+struct PodTableCache {
+    slot: std::sync::Mutex<CacheSlot>,
+}
+
+type CacheSlot = Option<(std::sync::Weak<Cluster>, u32, Option<Arc<PodTable>>)>;
+
+/// Counting passes over a cluster made pod by pod before the table is built: building it
+/// costs about two such passes, and one explanation makes one or two.
+const PASSES_BEFORE_TABLE: u32 = 2;
+
+impl PodTableCache {
+    fn get(&self, cluster: &Arc<Cluster>, nodes: &[NodeInfo]) -> Option<Arc<PodTable>> {
+        let mut slot = self.slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let same = slot
+            .as_ref()
+            .is_some_and(|(w, _, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(cluster)));
+        if !same {
+            *slot = Some((Arc::downgrade(cluster), 1, None));
+            return None;
+        }
+        if let Some((_, passes, table)) = slot.as_mut() {
+            if let Some(t) = table
+                && t.fits(nodes)
+            {
+                return Some(t.clone());
+            }
+            if *passes < PASSES_BEFORE_TABLE {
+                *passes += 1;
+                return None;
+            }
+        }
+        let t = Arc::new(PodTable::build(nodes));
+        *slot = Some((Arc::downgrade(cluster), PASSES_BEFORE_TABLE, Some(t.clone())));
+        Some(t)
+    }
+}
+
+/// A pod (anti-)affinity term as the index matches pods against it: its label selector and
+/// the namespaces it looks in (None: every namespace).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PodTerm<'a> {
+    pub(crate) selector: &'a Selector,
+    pub(crate) namespaces: Option<&'a std::collections::BTreeSet<String>>,
+}
+
+impl PodTerm<'_> {
+    /// Whether the pod is in one of the term's namespaces and its labels match the selector.
+    pub(crate) fn matches(&self, pod: &Pod) -> bool {
+        // Most pods fail the selector: test it before the namespace.
+        self.selector.matches(&pod.labels) && self.namespaces.is_none_or(|n| n.contains(pod.key.namespace.as_str()))
+    }
+}
+
+/// A [`PodTerm`] compiled against a [`PodTable`].
+enum TermMatcher {
+    /// Evaluated on the pod itself (the table cannot evaluate the selector).
+    Pod,
+    /// Matches no pod.
+    Nothing,
+    /// Evaluated on the interned row.
+    Table {
+        reqs: Vec<CompiledReq>,
+        namespaces: Option<Vec<u32>>,
+    },
+}
+
+impl TermMatcher {
+    fn new(table: &PodTable, t: &PodTerm<'_>) -> Self {
+        match table.compile(t.selector) {
+            CompiledSelector::Fallback => TermMatcher::Pod,
+            CompiledSelector::Nothing => TermMatcher::Nothing,
+            CompiledSelector::Reqs(reqs) => TermMatcher::Table {
+                reqs,
+                namespaces: t.namespaces.map(|ns| ns.iter().filter_map(|n| table.id(n)).collect()),
+            },
+        }
+    }
+
+    /// `t.matches` for the pod at `row` of the table.
+    fn matches(&self, table: &PodTable, t: &PodTerm<'_>, row: usize) -> bool {
+        match self {
+            TermMatcher::Pod => t.matches(&table.row_pod(row).0.pod),
+            TermMatcher::Nothing => false,
+            TermMatcher::Table { reqs, namespaces } => {
+                table.row_labels_match(row, reqs)
+                    && namespaces.as_ref().is_none_or(|ns| ns.contains(&table.row_ns(row)))
+            }
+        }
+    }
+
+    /// The rows the term matches, from the table's label index (None: the term cannot be
+    /// narrowed and every row must be tried).
+    fn candidates(&self, table: &PodTable) -> Option<Vec<u32>> {
+        match self {
+            TermMatcher::Nothing => Some(Vec::new()),
+            TermMatcher::Pod => None,
+            TermMatcher::Table { reqs, namespaces } => table.matching_rows(reqs, namespaces.as_deref()),
+        }
+    }
+}
+
+/// Pods found by the index, in node order, each with its node: listed, or as rows of the pod
+/// table they were found in (kept as found: no pod is touched until one is named).
+#[derive(Debug)]
+pub(crate) enum MatchedPods {
+    /// The pods with their nodes.
+    Listed(Vec<(Arc<PodInfo>, Arc<Node>)>),
+    /// Rows of a pod table.
+    Rows(Arc<PodTable>, Vec<u32>),
+}
+
+impl Default for MatchedPods {
+    fn default() -> Self {
+        MatchedPods::Listed(Vec::new())
+    }
+}
+
+impl MatchedPods {
+    /// Calls `f` with each pod and its node, in order.
+    pub(crate) fn for_each(&self, mut f: impl FnMut(&Arc<PodInfo>, &Arc<Node>)) {
+        match self {
+            MatchedPods::Listed(v) => v.iter().for_each(|(p, n)| f(p, n)),
+            MatchedPods::Rows(t, rows) => rows.iter().for_each(|&r| {
+                let (p, n) = t.row_pod(r as usize);
+                f(p, n);
+            }),
+        }
+    }
+}
+
+/// The pods of the snapshot's nodes that match every one of some terms.
+#[derive(Debug, Default)]
+pub(crate) struct PodMatches {
+    /// Per node holding any, in node order: the node's index and how many.
+    pub(crate) per_node: Vec<(usize, i64)>,
+    /// The pods, in node order (when asked for).
+    pub(crate) pods: MatchedPods,
+}
+
+/// The pods on `nodes` (the snapshot's, `table` its pod table if any) that match all of
+/// `terms` (none when there are no terms), node by node; `keep` keeps the pods themselves.
+pub(crate) fn pods_matching_all(
+    nodes: &[NodeInfo],
+    table: Option<&Arc<PodTable>>,
+    terms: &[PodTerm<'_>],
+    keep: bool,
+) -> PodMatches {
+    if terms.is_empty() {
+        return PodMatches::default();
+    }
+    let Some(table) = table.filter(|t| t.fits(nodes)) else {
+        return walk(nodes, terms, keep);
+    };
+    let m: Vec<TermMatcher> = terms.iter().map(|t| TermMatcher::new(table, t)).collect();
+    if m.iter().any(|m| matches!(m, TermMatcher::Nothing)) {
+        return PodMatches::default();
+    }
+    // The narrowest term's candidate rows, checked against the other terms; every row when no
+    // term narrows the search.
+    let lists: Vec<(usize, Vec<u32>)> = m
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| m.candidates(table).map(|rows| (i, rows)))
+        .collect();
+    let narrowest = lists.into_iter().min_by_key(|(_, rows)| rows.len());
+    let (chosen, mut rows) = match narrowest {
+        Some((i, rows)) => (Some(i), rows),
+        None => (None, (0..table.rows() as u32).collect()),
+    };
+    rows.retain(|&r| {
+        m.iter()
+            .zip(terms)
+            .enumerate()
+            .all(|(i, (m, t))| Some(i) == chosen || m.matches(table, t, r as usize))
+    });
+    let mut per_node: Vec<(usize, i64)> = Vec::new();
+    for &r in &rows {
+        let n = table.row_node(r as usize);
+        match per_node.last_mut() {
+            Some((last, count)) if *last == n => *count += 1,
+            _ => per_node.push((n, 1)),
+        }
+    }
+    let pods = if keep {
+        MatchedPods::Rows(table.clone(), rows)
+    } else {
+        MatchedPods::default()
+    };
+    PodMatches { per_node, pods }
+}
+
+/// [`pods_matching_all`] pod by pod.
+fn walk(nodes: &[NodeInfo], terms: &[PodTerm<'_>], keep: bool) -> PodMatches {
+    let mut out = PodMatches::default();
+    let mut listed = Vec::new();
+    for (ni, node) in nodes.iter().enumerate() {
+        let mut n = 0;
+        for p in &node.pods {
+            if terms.iter().all(|t| t.matches(&p.pod)) {
+                n += 1;
+                if keep {
+                    listed.push((p.clone(), node.node.clone()));
+                }
+            }
+        }
+        if n > 0 {
+            out.per_node.push((ni, n));
+        }
+    }
+    out.pods = MatchedPods::Listed(listed);
+    out
+}
+
+/// `countPodsMatchSelector`: the pods of the namespace, not terminating, that the selector
+/// matches; an empty selector counts nothing.
+pub(crate) fn count_matching(pods: &[Arc<PodInfo>], selector: &Selector, ns: &str) -> i64 {
+    if selector.is_empty() {
+        return 0;
+    }
+    pods.iter()
+        .filter(|p| !p.pod.terminating && p.pod.key.namespace == ns && selector.matches(&p.pod.labels))
+        .count() as i64
+}
+
+/// `countPodsMatchSelector` of some selectors in one namespace on the snapshot's nodes: from
+/// the pod table with the selectors compiled once (every node at once when a selector can be
+/// narrowed), or pod by pod.
+#[derive(Debug)]
+pub(crate) struct PodCounter {
+    table: Option<Arc<PodTable>>,
+    selectors: Vec<(Selector, CompiledSelector)>,
+    ns: String,
+    /// Per selector, the count of every node when the table computed them at once.
+    per_node: Vec<Option<Vec<i64>>>,
+}
+
+impl PodCounter {
+    /// A counter of `selectors` in the namespace `ns`; `table`: the snapshot's pod table.
+    pub(crate) fn new<'a>(
+        table: Option<Arc<PodTable>>,
+        selectors: impl Iterator<Item = &'a Selector>,
+        ns: &str,
+    ) -> Self {
+        let selectors: Vec<(Selector, CompiledSelector)> = selectors
+            .map(|s| {
+                let compiled = table.as_ref().map_or(CompiledSelector::Fallback, |t| t.compile(s));
+                (s.clone(), compiled)
+            })
+            .collect();
+        let per_node = selectors
+            .iter()
+            .map(|(sel, compiled)| table.as_ref().and_then(|t| t.counts_per_node(sel, compiled, ns)))
+            .collect();
+        PodCounter {
+            table,
+            selectors,
+            ns: ns.to_string(),
+            per_node,
+        }
+    }
+
+    /// The matching pods of selector `i` on `node`, the snapshot's node at `at` (None: a node
+    /// that is not the snapshot's, counted pod by pod).
+    pub(crate) fn count(&self, node: &NodeInfo, at: Option<usize>, i: usize) -> i64 {
+        let (sel, compiled) = &self.selectors[i];
+        let (Some(at), Some(table)) = (at, &self.table) else {
+            return count_matching(&node.pods, sel, &self.ns);
+        };
+        if let Some(Some(counts)) = self.per_node.get(i)
+            && let Some(&n) = counts.get(at)
+        {
+            return n;
+        }
+        if sel.is_empty() {
+            return 0;
+        }
+        let reqs = match compiled {
+            CompiledSelector::Nothing => return 0,
+            CompiledSelector::Fallback => return count_matching(&node.pods, sel, &self.ns),
+            CompiledSelector::Reqs(r) => r,
+        };
+        let Some(ns) = table.id(&self.ns) else {
+            return 0;
+        };
+        table
+            .node_rows(at)
+            .filter(|&r| !table.row_terminating(r) && table.row_ns(r) == ns && table.row_labels_match(r, reqs))
+            .count() as i64
     }
 }
 

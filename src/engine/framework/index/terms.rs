@@ -3,12 +3,12 @@
 //! anti-affinity terms), grouped by term (not upstream: upstream matches every existing pod's
 //! terms against the incoming pod). Pods of one workload carry equal terms, so an incoming pod
 //! is matched once per distinct term instead of once per pod. Built with the snapshot, like
-//! [`super::pod_table::PodTable`], and rebuilt when a pod with such terms changes
+//! [`super::pods::PodTable`], and rebuilt when a pod with such terms changes
 //! (`snapshot_update`).
 
 use std::collections::HashMap;
 
-use super::node_info::{AffinityTerm, NodeInfo};
+use crate::engine::framework::node_info::{AffinityTerm, NodeInfo};
 
 /// What one use of a term adds to its topology pair when the incoming pod matches it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +37,6 @@ pub(crate) struct ScoringTerms {
     pub terms: Vec<AffinityTerm>,
     /// Every use, in node order.
     pub uses: Vec<TermUse>,
-    nodes: usize,
 }
 
 impl ScoringTerms {
@@ -73,13 +72,6 @@ impl ScoringTerms {
         ScoringTerms {
             terms: terms.into_iter().cloned().collect(),
             uses,
-            nodes: nodes.len(),
         }
-    }
-
-    /// Whether these are still the terms of `nodes` (the snapshot rebuilds them when a pod
-    /// with terms changes; this guards against a snapshot of another size).
-    pub(crate) fn fits(&self, nodes: &[NodeInfo]) -> bool {
-        self.nodes == nodes.len()
     }
 }

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use super::pod_table::FnvBuild;
+use super::pods::FnvBuild;
 use crate::model::{Node, image_name_hash};
 
 /// One image name: the nodes that list it (by index in the snapshot's node order) with the
