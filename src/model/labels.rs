@@ -11,7 +11,7 @@
 //! equal set of labels the loader read lately ([`Labels::shared`]). The pods of one
 //! ReplicaSet carry the same labels: their own lists would be nearly all copies.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 
 use serde::{Serialize, Serializer};
@@ -92,12 +92,12 @@ impl Labels {
 
     /// The labels of `m`, sharing the list of an equal set the loader (`intern`) read lately
     /// instead of allocating another (for the objects of a snapshot, read by the thousand).
-    pub fn shared(m: &BTreeMap<String, String>, intern: &mut super::Interner) -> Labels {
+    pub fn shared(m: &BTreeMap<String, String>, pool: &mut HashSet<Labels>) -> Labels {
         if m.is_empty() {
             return Labels::default();
         }
         let entries: Vec<(String, String)> = m.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        super::share::share::<_, _, [_]>(&mut intern.labels, entries, |e| Labels(e.into()))
+        super::share::share::<_, _, [_]>(pool, entries, |e| Labels(e.into()))
     }
 
     /// Whether the two share one list.
@@ -278,7 +278,7 @@ mod tests {
     /// others as they were.
     #[test]
     fn equal_labels_read_by_a_loader_share_one_list_and_changes_stay_apart() {
-        let mut intern = crate::model::Interner::default();
+        let mut intern = HashSet::new();
         let m = map(&[("app", "web"), ("pod-template-hash", "7c9f")]);
         let (mut a, b) = (Labels::shared(&m, &mut intern), Labels::shared(&m.clone(), &mut intern));
         assert!(a.shares(&b));
@@ -292,7 +292,7 @@ mod tests {
         assert_eq!(b.get("tier"), None);
         assert_eq!(Labels::shared(&BTreeMap::new(), &mut intern), Labels::new());
         // Read by another loader (on this thread or any other): equal, a list of its own.
-        let c = Labels::shared(&m, &mut crate::model::Interner::default());
+        let c = Labels::shared(&m, &mut HashSet::new());
         assert!(c == b && !c.shares(&b));
     }
 }

@@ -689,11 +689,14 @@ impl Pod {
         let status_spec = status_adjusted_spec(spec, status, &rspec)?;
         let requests_status = status_spec
             .as_ref()
-            .map(|s| Box::new(pod_requests_v132(s, false, intern)));
-        let requests_pod_level = rspec
-            .pod_level
-            .is_some()
-            .then(|| Box::new(pod_requests_v132(status_spec.as_ref().unwrap_or(&rspec), true, intern)));
+            .map(|s| Box::new(pod_requests_v132(s, false, &mut intern.resources)));
+        let requests_pod_level = rspec.pod_level.is_some().then(|| {
+            Box::new(pod_requests_v132(
+                status_spec.as_ref().unwrap_or(&rspec),
+                true,
+                &mut intern.resources,
+            ))
+        });
         let requests_pod_level_status = match (&rspec.pod_level, &status.resources) {
             (Some(pod_level), Some(res)) => {
                 let actuated = resource_list(res.requests.as_ref(), "status.resources.requests")?;
@@ -713,7 +716,7 @@ impl Pod {
                     .collect();
                 let mut adjusted = status_spec.clone().unwrap_or_else(|| rspec.clone());
                 adjusted.pod_level = Some(effective);
-                Some(Box::new(pod_requests_v132(&adjusted, true, intern)))
+                Some(Box::new(pod_requests_v132(&adjusted, true, &mut intern.resources)))
             }
             _ => None,
         };
@@ -742,37 +745,38 @@ impl Pod {
                 .filter_map(|v| v.persistent_volume_claim.as_ref().map(|c| c.claim_name.clone()))
                 .collect(),
         };
-        let pod =
-            Pod {
-                uid: obj.metadata.uid.as_deref().unwrap_or_default().into(),
-                labels: obj
-                    .metadata
-                    .labels
-                    .as_ref()
-                    .map(|m| Labels::shared(m, intern))
-                    .unwrap_or_default(),
-                node_name: spec.node_name.as_deref().filter(|n| !n.is_empty()).map(|n| {
-                    share::share_up_to::<_, _, str>(&mut intern.node_names, n, ThinStr::from, NODES_PER_INTERNER)
-                }),
-                scheduler,
-                priority: spec.priority.unwrap_or(0),
-                terminating: obj.metadata.deletion_timestamp.is_some(),
-                gated: spec.scheduling_gates.as_ref().is_some_and(|g| !g.is_empty()),
-                requests: resources::shared_requests(pod_requests(&rspec, intern), intern),
-                tolerations,
-                created,
-                phase,
-                affinity: spec
-                    .affinity
-                    .as_ref()
-                    .map(|a| share::share_recent(&mut intern.affinities, a)),
-                rare: (!rare.is_empty()).then(|| Box::new(rare)),
-                key,
-                obj: match text {
-                    Some(t) => stored::Stored::from_json_in(t, file),
-                    None => stored::Stored::new(*obj),
-                },
-            };
+        let pod = Pod {
+            uid: obj.metadata.uid.as_deref().unwrap_or_default().into(),
+            labels: obj
+                .metadata
+                .labels
+                .as_ref()
+                .map(|m| Labels::shared(m, &mut intern.labels))
+                .unwrap_or_default(),
+            node_name: spec
+                .node_name
+                .as_deref()
+                .filter(|n| !n.is_empty())
+                .map(|n| share::share_up_to::<_, _, str>(&mut intern.node_names, n, ThinStr::from, NODES_PER_INTERNER)),
+            scheduler,
+            priority: spec.priority.unwrap_or(0),
+            terminating: obj.metadata.deletion_timestamp.is_some(),
+            gated: spec.scheduling_gates.as_ref().is_some_and(|g| !g.is_empty()),
+            requests: resources::shared_requests(pod_requests(&rspec, &mut intern.resources), &mut intern.resources),
+            tolerations,
+            created,
+            phase,
+            affinity: spec
+                .affinity
+                .as_ref()
+                .map(|a| share::share_recent(&mut intern.affinities, a)),
+            rare: (!rare.is_empty()).then(|| Box::new(rare)),
+            key,
+            obj: match text {
+                Some(t) => stored::Stored::from_json_in(t, file),
+                None => stored::Stored::new(*obj),
+            },
+        };
         Ok(ReadPod {
             pod: Arc::new(pod),
             class,

@@ -4,7 +4,7 @@
 //! (pkg/scheduler/util/pod_resources.go).
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use super::quantity::Quantity;
@@ -181,14 +181,22 @@ impl std::borrow::Borrow<[(Cow<'static, str>, i64)]> for Amounts {
 /// `requests` in an `Arc` shared with the equal requests the loader computed lately: the pods
 /// of one template request the same, and a pod holds 8 bytes instead of 104 (which, at
 /// 100,000 pods, moved `Arc<Pod>` from mimalloc's 384-byte bin to its 320-byte one).
-pub(crate) fn shared_requests(requests: PodRequests, intern: &mut super::Interner) -> Arc<PodRequests> {
+/// The request lists and amounts a loader shares between the pods it reads (part of its
+/// [`super::Interner`]).
+#[derive(Default)]
+pub(crate) struct RequestPool {
+    pub(crate) amounts: HashSet<Amounts>,
+    pub(crate) requests: HashSet<Arc<PodRequests>>,
+}
+
+pub(crate) fn shared_requests(requests: PodRequests, intern: &mut RequestPool) -> Arc<PodRequests> {
     super::share::share::<_, _, PodRequests>(&mut intern.requests, requests, Arc::new)
 }
 
 /// The amounts of these entries (in name order, each name once), sharing the list of equal
 /// entries the loader made lately instead of allocating another: a snapshot's pods' lists are
 /// nearly all copies of a few dozen.
-fn interned(entries: Vec<(Cow<'static, str>, i64)>, intern: &mut super::Interner) -> Amounts {
+fn interned(entries: Vec<(Cow<'static, str>, i64)>, intern: &mut RequestPool) -> Amounts {
     super::share::share::<_, _, [_]>(&mut intern.amounts, entries, |e| Amounts(e.into()))
 }
 
@@ -266,7 +274,7 @@ fn with_defaults(rl: &ResourceList) -> ResourceList {
     r
 }
 
-fn to_amounts(reqs: &ResourceList, intern: &mut super::Interner) -> Amounts {
+fn to_amounts(reqs: &ResourceList, intern: &mut RequestPool) -> Amounts {
     // A ResourceList is a map: its names come in order, once each.
     interned(
         reqs.iter()
@@ -336,7 +344,7 @@ fn aggregate_pod_level(
 /// PodLevelResources gate, on from 1.34); the non-zero CPU and memory from `PodRequests` with
 /// `NonMissingContainerRequests` (`getNonMissingContainerRequests`: 100m/200Mi for every
 /// container, or, with pod-level requests, only for a resource set at neither level).
-pub(crate) fn pod_requests_v132(spec: &PodResourceSpec, pod_level: bool, intern: &mut super::Interner) -> PodRequests {
+pub(crate) fn pod_requests_v132(spec: &PodResourceSpec, pod_level: bool, intern: &mut RequestPool) -> PodRequests {
     let pod_level = pod_level && spec.pod_level.is_some();
     let reqs = aggregate_pod_level(spec, pod_level, Clone::clone);
     let non0 = if pod_level {
@@ -405,7 +413,7 @@ pub(crate) fn pod_requests_v137(
     status: &StatusResources,
     pod_level: bool,
     pod_level_status: bool,
-    intern: &mut super::Interner,
+    intern: &mut RequestPool,
 ) -> PodRequests {
     let spec = &status.spec;
     let pod_status_requests = status.pod_requests.as_ref();
@@ -488,7 +496,7 @@ pub(crate) fn pod_requests_v137(
 }
 
 /// Computes a pod's requests as `calculateResource` in framework/types.go does.
-pub(crate) fn pod_requests(spec: &PodResourceSpec, intern: &mut super::Interner) -> PodRequests {
+pub(crate) fn pod_requests(spec: &PodResourceSpec, intern: &mut RequestPool) -> PodRequests {
     let mut reqs = ResourceList::new();
     let (mut non0_cpu, mut non0_mem) = (0i64, 0i64);
     for c in &spec.containers {
@@ -561,7 +569,7 @@ mod tests {
             overhead: None,
             pod_level: None,
         };
-        let r = pod_requests(&spec, &mut crate::model::Interner::default());
+        let r = pod_requests(&spec, &mut RequestPool::default());
         assert_eq!(r.resource.milli_cpu, 3000);
         assert_eq!(r.non0_cpu, 3000);
         // memory not set anywhere: non-zero default from both containers and init containers
@@ -576,7 +584,7 @@ mod tests {
             overhead: Some(rl(&[("cpu", "250m"), ("memory", "120Mi")])),
             pod_level: None,
         };
-        let r = pod_requests(&spec, &mut crate::model::Interner::default());
+        let r = pod_requests(&spec, &mut RequestPool::default());
         assert_eq!(r.resource.milli_cpu, 350);
         assert_eq!(r.resource.memory, (1024 + 120) * 1024 * 1024);
         assert_eq!(r.non0_cpu, 350);
@@ -588,7 +596,7 @@ mod tests {
             containers: vec![ResourceList::new()],
             ..Default::default()
         };
-        let r = pod_requests(&spec, &mut crate::model::Interner::default());
+        let r = pod_requests(&spec, &mut RequestPool::default());
         assert_eq!(r.resource, Resource::default());
         assert_eq!((r.non0_cpu, r.non0_mem), (100, 200 * 1024 * 1024));
     }
@@ -706,11 +714,7 @@ mod tests {
             ),
         ];
         for (name, spec, want) in cases {
-            assert_eq!(
-                pod_requests(&spec, &mut crate::model::Interner::default()).list,
-                want,
-                "{name}"
-            );
+            assert_eq!(pod_requests(&spec, &mut RequestPool::default()).list, want, "{name}");
         }
     }
 
@@ -739,11 +743,7 @@ mod tests {
             ),
         ];
         for (name, spec, want) in cases {
-            assert_eq!(
-                pod_requests(&spec, &mut crate::model::Interner::default()).list,
-                want,
-                "{name}"
-            );
+            assert_eq!(pod_requests(&spec, &mut RequestPool::default()).list, want, "{name}");
         }
     }
 
@@ -780,7 +780,7 @@ mod tests {
     /// container requests cpu and memory), two when defaults fill a missing one in.
     #[test]
     fn equal_request_lists_are_held_once() {
-        let mut intern = crate::model::Interner::default();
+        let mut intern = RequestPool::default();
         let both = spec(&[&[("cpu", "1"), ("memory", "1Gi")]], &[], None);
         let r = pod_requests(&both, &mut intern);
         assert!(r.non_missing.shares(&r.list));
@@ -795,7 +795,7 @@ mod tests {
         let again = pod_requests(&cpu_only, &mut intern);
         assert!(again.list.shares(&r.list) && again.non_missing.shares(&r.non_missing));
         // Another loader's interner shares nothing with this one's.
-        let apart = pod_requests(&cpu_only, &mut crate::model::Interner::default());
+        let apart = pod_requests(&cpu_only, &mut RequestPool::default());
         assert!(!apart.list.shares(&r.list) && apart.list == r.list);
         let other = pod_requests(&spec(&[&[("cpu", "2")]], &[], None), &mut intern);
         assert!(!other.list.shares(&r.list));
@@ -806,7 +806,7 @@ mod tests {
     /// made before are not shared any more, and still read the same).
     #[test]
     fn an_interner_shares_a_bounded_number_of_lists() {
-        let mut intern = crate::model::Interner::default();
+        let mut intern = RequestPool::default();
         let list = |i: i64| BTreeMap::from([("example.com/a".to_string(), Quantity::from_units(i))]);
         let first = to_amounts(&list(0), &mut intern);
         assert!(to_amounts(&list(0), &mut intern).shares(&first));
@@ -843,13 +843,13 @@ mod tests {
                 400 * 1024 * 1024,
             ),
         ] {
-            let r = pod_requests(&spec(&[reqs], &[], None), &mut crate::model::Interner::default());
+            let r = pod_requests(&spec(&[reqs], &[], None), &mut RequestPool::default());
             assert_eq!((r.non0_cpu, r.non0_mem), (cpu, mem), "{name}");
         }
         // explicitly zero is not missing
         let r = pod_requests(
             &spec(&[&[("cpu", "0"), ("memory", "0")]], &[], None),
-            &mut crate::model::Interner::default(),
+            &mut RequestPool::default(),
         );
         assert_eq!((r.non0_cpu, r.non0_mem), (0, 0));
     }
@@ -864,7 +864,7 @@ mod tests {
             &[(&[("cpu", "3")], false), (&[("memory", "1Gi")], true)],
             Some(&[("cpu", "100m"), ("memory", "10Mi")]),
         );
-        let r = pod_requests(&s, &mut crate::model::Interner::default());
+        let r = pod_requests(&s, &mut RequestPool::default());
         // containers: 1000 + 100 (default) = 1100 cpu; 2 × 200Mi memory
         // init: max(3000 (cpu of the first), 100 (default cpu of the sidecar)) = 3000 cpu;
         //       max(200Mi (default), 1Gi) memory
@@ -946,7 +946,7 @@ mod tests {
             ),
         ];
         for (name, spec, (cpu, mem, eph), non0) in cases {
-            let r = pod_requests_v132(&spec, true, &mut crate::model::Interner::default());
+            let r = pod_requests_v132(&spec, true, &mut RequestPool::default());
             assert_eq!(
                 (r.resource.milli_cpu, r.resource.memory, r.resource.ephemeral_storage),
                 (cpu, mem, eph),
@@ -967,7 +967,7 @@ mod tests {
             &[],
             Some(&[("memory", "8Ei"), ("cpu", "9223372036854775807")]),
         );
-        let r = pod_requests(&s, &mut crate::model::Interner::default());
+        let r = pod_requests(&s, &mut RequestPool::default());
         assert_eq!(r.non0_mem, i64::MAX);
         assert_eq!(r.non0_cpu, i64::MAX);
         assert_eq!(r.resource.memory, i64::MAX);
@@ -987,10 +987,10 @@ mod tests {
             init_containers: vec![(rl(&[("cpu", "1"), ("memory", "1Gi")]), true)],
             ..Default::default()
         };
-        let old = pod_requests(&spec, &mut crate::model::Interner::default());
+        let old = pod_requests(&spec, &mut RequestPool::default());
         assert_eq!(old.resource.milli_cpu, 2000);
         assert_eq!((old.non0_cpu, old.non0_mem), (1000, 1 << 30));
-        let new = pod_requests_v132(&spec, false, &mut crate::model::Interner::default());
+        let new = pod_requests_v132(&spec, false, &mut RequestPool::default());
         assert_eq!((new.non0_cpu, new.non0_mem), (2000, 2 << 30));
         assert_eq!(new.resource, old.resource);
         // Without pod-level requests the 1.32 non-zero requests are `non_missing`.

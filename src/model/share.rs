@@ -1,50 +1,17 @@
 //! Sharing equal lists made by one loader: a pod's labels and requests are nearly always those
 //! of many other pods (one ReplicaSet, one template), so the loader keeps one list of each and
 //! clones it (a reference count) instead of allocating another. The loader owns the
-//! [`Interner`] (one per piece of a parallel read) and drops it with the load: what a read
+//! [`super::Interner`] (one per piece of a parallel read) and drops it with the load: what a read
 //! makes depends only on what that loader read before it, never on which thread ran last, and
 //! nothing is kept once the load is done.
 
 use std::borrow::Borrow;
 use std::collections::HashSet;
 use std::hash::Hash;
-use std::sync::Arc;
-
-use k8s_openapi::api::core::v1 as core;
-
-use super::labels::Labels;
-use super::list::List;
-use super::resources::{Amounts, PodRequests};
-use super::{ThinStr, Toleration};
 
 /// How many distinct lists an interner keeps per kind before it starts afresh (so a loader
 /// that reads a long stream of different lists does not keep them all).
 pub(crate) const PER_KIND: usize = 4096;
-
-/// What a loader keeps between the objects it reads: the lists it shares, kind by kind, and
-/// the buffers it packs their texts with.
-#[derive(Default)]
-pub struct Interner {
-    pub(crate) labels: HashSet<Labels>,
-    pub(crate) amounts: HashSet<Amounts>,
-    pub(crate) requests: HashSet<Arc<PodRequests>>,
-    pub(crate) affinities: Vec<Arc<core::Affinity>>,
-    pub(crate) tolerations: HashSet<List<Toleration>>,
-    pub(crate) classes: HashSet<ThinStr>,
-    pub(crate) node_names: HashSet<ThinStr>,
-    pub(crate) image_names: HashSet<List<String>>,
-    /// The buffers the loader packs the objects' texts with ([`super::stored::pack`]).
-    pub(crate) pack: super::stored::PackBuffers,
-}
-
-impl std::fmt::Debug for Interner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Interner")
-            .field("labels", &self.labels.len())
-            .field("node_names", &self.node_names.len())
-            .finish_non_exhaustive()
-    }
-}
 
 /// The value in `set` (an interner's) equal to `value` (compared as a `K`: a list as its
 /// entries, a value as itself) if one was made lately, else `make(value)`, kept in `set` for the

@@ -395,7 +395,7 @@ impl Features {
             status,
             self.on(Gate::PodLevelResources),
             self.on(Gate::InPlacePodLevelResourcesVerticalScaling),
-            &mut crate::model::Interner::default(),
+            &mut crate::model::resources::RequestPool::default(),
         )
     }
 
