@@ -12,9 +12,11 @@
 //!    `default`, then from `min`). Its validation (min, max, maxLimitRequestRatio) is not
 //!    reproduced: a pod it would refuse is admitted here (the output says so);
 //! 3. Priority (plugin/pkg/admission/priority): spec.priority and spec.preemptionPolicy from
-//!    the PriorityClass, or from the global default class (the highest-valued one with
-//!    globalDefault), 0 without one; upstream's refusals for a class that does not exist and
-//!    for a spec.priority that differs;
+//!    the PriorityClass (PreemptLowerPriority when the class names none, as the API server
+//!    stores it), or from the global default class (the lowest-valued one when several have
+//!    globalDefault, as upstream picks), 0 and PreemptLowerPriority without one; upstream's
+//!    refusals for a class that does not exist and for a spec.priority or preemptionPolicy that
+//!    differs;
 //! 4. DefaultTolerationSeconds: the `not-ready` and `unreachable` NoExecute tolerations for
 //!    300 s unless the pod tolerates those taints already;
 //! 5. RuntimeClass (plugin/pkg/admission/runtimeclass): spec.overhead from the class's
@@ -52,6 +54,10 @@ pub const SYSTEM_PRIORITY_CLASSES: [(&str, i32); 2] = [
     ("system-node-critical", 2_000_001_000),
     ("system-cluster-critical", 2_000_000_000),
 ];
+
+/// The preemption policy of a class that names none, and of pods without a class when the
+/// cluster has no global default.
+const PREEMPT_LOWER_PRIORITY: &str = "PreemptLowerPriority";
 
 /// A refusal by an admission plugin.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -270,7 +276,7 @@ impl Admission {
                 }
                 for (k, v) in pod_usage(pod, p.is_finished()) {
                     if spec_hard.contains_key(&k) {
-                        let e = used.entry(k).or_insert_with(GoQuantity::default);
+                        let e = used.entry(k).or_default();
                         *e = e.add(v);
                     }
                 }
@@ -282,7 +288,7 @@ impl Admission {
             {
                 for (k, v) in claim_usage(c) {
                     if spec_hard.contains_key(&k) {
-                        let e = used.entry(k).or_insert_with(GoQuantity::default);
+                        let e = used.entry(k).or_default();
                         *e = e.add(v);
                     }
                 }
@@ -352,30 +358,35 @@ impl Admission {
             out.limit_ranger = Some(val);
         }
         let spec = pod.spec.get_or_insert_with(Default::default);
-        // Priority
+        // Priority. A class's preemptionPolicy is PreemptLowerPriority unless it says otherwise
+        // (the API server defaults it when it stores the class; a manifest may leave it out).
+        let policy_of = |pc: &PriorityClass| {
+            Some(
+                pc.preemption_policy
+                    .clone()
+                    .unwrap_or_else(|| PREEMPT_LOWER_PRIORITY.to_string()),
+            )
+        };
         let (class, priority, policy) = match spec.priority_class_name.as_deref().filter(|c| !c.is_empty()) {
             None => {
+                // several global defaults (a race when they were made): the lowest value wins
                 let default = self
                     .priority_classes
                     .values()
                     .filter(|pc| pc.global_default == Some(true))
                     .fold(None::<&PriorityClass>, |best, pc| match best {
-                        Some(b) if b.value.unwrap_or(0) >= pc.value.unwrap_or(0) => Some(b),
+                        Some(b) if b.value.unwrap_or(0) <= pc.value.unwrap_or(0) => Some(b),
                         _ => Some(pc),
                     });
                 match default {
-                    Some(pc) => (
-                        pc.metadata.name.clone(),
-                        pc.value.unwrap_or(0),
-                        pc.preemption_policy.clone(),
-                    ),
-                    None => (None, 0, None),
+                    Some(pc) => (pc.metadata.name.clone(), pc.value.unwrap_or(0), policy_of(pc)),
+                    None => (None, 0, Some(PREEMPT_LOWER_PRIORITY.to_string())),
                 }
             }
             Some(c) => match self.priority_classes.get(c) {
-                Some(pc) => (Some(c.to_string()), pc.value.unwrap_or(0), pc.preemption_policy.clone()),
+                Some(pc) => (Some(c.to_string()), pc.value.unwrap_or(0), policy_of(pc)),
                 None => match SYSTEM_PRIORITY_CLASSES.iter().find(|(n, _)| *n == c) {
-                    Some((_, v)) => (Some(c.to_string()), *v, Some("PreemptLowerPriority".to_string())),
+                    Some((_, v)) => (Some(c.to_string()), *v, Some(PREEMPT_LOWER_PRIORITY.to_string())),
                     None => {
                         return Err(forbidden(
                             "Priority",
@@ -746,13 +757,13 @@ pub(crate) fn pod_usage(pod: &core::Pod, finished: bool) -> Usage {
     };
     let sum = |a: &mut Usage, b: &Usage| {
         for (k, v) in b {
-            let e = a.entry(k.clone()).or_insert_with(GoQuantity::default);
+            let e = a.entry(k.clone()).or_default();
             *e = e.add(*v);
         }
     };
     let max = |a: &mut Usage, b: &Usage| {
         for (k, v) in b {
-            let e = a.entry(k.clone()).or_insert_with(GoQuantity::default);
+            let e = a.entry(k.clone()).or_default();
             if v.q > e.q {
                 *e = *v;
             }
@@ -1080,10 +1091,35 @@ mod tests {
             a.admit_pod(&mut p).unwrap_err().message,
             "pods \"web-1\" is forbidden: the integer value of priority (7) must not be provided in pod spec; priority admission controller computed 10 from the given PriorityClass name"
         );
-        // no class at all: 0
+        // a class without preemptionPolicy: PreemptLowerPriority, as the API server stores it
+        let mut p =
+            pod("{metadata: {name: p, namespace: ns}, spec: {priorityClassName: low, containers: [{name: c}]}}");
+        a.admit_pod(&mut p).unwrap();
+        assert_eq!(
+            p.spec.unwrap().preemption_policy.as_deref(),
+            Some("PreemptLowerPriority")
+        );
+        // two global defaults: the lowest value
+        let two = format!(
+            "{CLASSES}- {{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {{name: also}}, value: 500, globalDefault: true}}\n"
+        );
+        let mut a = Admission::new(&cluster(&two));
+        let mut p = pod("{metadata: {name: p, namespace: ns}, spec: {containers: [{name: c}]}}");
+        assert_eq!(a.admit_pod(&mut p).unwrap().priority, 500);
+        let s = p.spec.unwrap();
+        assert_eq!(
+            (s.priority_class_name.as_deref(), s.preemption_policy.as_deref()),
+            (Some("also"), Some("PreemptLowerPriority"))
+        );
+        // no class at all: 0, PreemptLowerPriority, no class name
         let mut a = Admission::new(&cluster(""));
         let mut p = pod("{metadata: {name: p, namespace: ns}, spec: {containers: [{name: c}]}}");
         assert_eq!(a.admit_pod(&mut p).unwrap().priority, 0);
+        let s = p.spec.unwrap();
+        assert_eq!(
+            (s.priority_class_name, s.preemption_policy.as_deref()),
+            (None, Some("PreemptLowerPriority"))
+        );
     }
 
     #[test]
