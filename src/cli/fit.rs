@@ -143,8 +143,8 @@ pub fn fit(args: &FitArgs, snapshot: Option<&Path>, demo: bool, cluster: &Cluste
     let (cluster, recorded, ns, name) = if snapshot.is_none() && !demo {
         #[cfg(feature = "live")]
         {
-            let (c, recorded, ns, name) = super::live::read_cluster_described(cluster)?;
-            (c, Some(recorded), ns, name)
+            let d = super::live::read_cluster_described(cluster)?;
+            (d.cluster, Some(d.release), d.namespace, d.describe)
         }
         #[cfg(not(feature = "live"))]
         {
