@@ -248,6 +248,9 @@ pub struct WorkloadFit {
     pub resource_claims: Vec<ObjectKey>,
     /// How its pods were made (approximations named).
     pub notes: Vec<String>,
+    /// The pod template its replicas were made from (with the controllers' labels; a
+    /// DaemonSet's with the tolerations its controller adds).
+    pub template: Box<k8s_openapi::api::core::v1::PodTemplateSpec>,
     /// The first replica not scheduled.
     pub unschedulable: Option<Unschedulable>,
     /// `max`.
@@ -801,6 +804,7 @@ pub fn fit(
             claims: Vec::new(),
             resource_claims: Vec::new(),
             notes: exp.notes.clone(),
+            template: Box::new(exp.template().clone()),
             unschedulable: None,
             max: None,
         };

@@ -12,7 +12,7 @@ use super::fix::{Hints, Verified};
 use crate::engine::fit::{FitReport, ReplicaResult, WorkloadFit};
 use crate::engine::{Features, Framework};
 use crate::model::ObjectKey;
-use crate::model::controllers::ClaimBinding;
+use crate::model::controllers::{ClaimBinding, WorkloadKind};
 
 /// The answer with what is derived from it for the reports: each workload's decisive reason
 /// and fix hints.
@@ -56,7 +56,15 @@ impl<'a> Answer<'a> {
                 (None, _) => None,
             });
             all.push(match (&hints, ex) {
-                (Some(h), Some(ex)) if !ex.schedulable() => Some(h.of(ex, None)),
+                (Some(h), Some(ex)) if !ex.schedulable() => {
+                    let owner = report.snapshot.cluster.pod(&ex.pod).and_then(|p| controller(p));
+                    Some(
+                        h.of(ex, None)
+                            .into_iter()
+                            .map(|v| for_workload(v, w, &ex.pod, owner.as_ref()))
+                            .collect(),
+                    )
+                }
                 _ => None,
             });
         }
@@ -75,6 +83,118 @@ impl<'a> Answer<'a> {
     pub fn all_fit(&self) -> bool {
         self.report.workloads.iter().all(|w| w.unscheduled() == 0)
     }
+}
+
+/// A pod's controller as kubectl names it (`replicaset`, its name).
+fn controller(p: &crate::model::Pod) -> Option<(String, String)> {
+    let refs = p.obj.metadata.owner_references.as_ref()?;
+    let r = refs.iter().find(|r| r.controller == Some(true))?;
+    Some((r.kind.to_lowercase(), r.name.clone()))
+}
+
+/// The workload's pod template for kubectl: its resource and the JSON pointer of the
+/// template's pod spec in it.
+fn template_of(w: &WorkloadFit) -> (String, &'static str) {
+    let resource = w.kind.name().to_lowercase();
+    let spec = match w.kind {
+        WorkloadKind::Pod => "/spec",
+        WorkloadKind::CronJob => "/spec/jobTemplate/spec/template/spec",
+        _ => "/spec/template/spec",
+    };
+    (resource, spec)
+}
+
+/// A fix hint of a replica made for the workload: the replica and the object its controller
+/// would make (a Deployment's ReplicaSet, a CronJob's Job) do not exist, so a command that
+/// changes the pod or that owner changes the workload's pod template instead (the JSON
+/// pointers moved there), and the note says to make the change in the manifest. Commands on
+/// nodes and other pods stay as they are.
+fn for_workload(mut v: Verified, w: &WorkloadFit, replica: &ObjectKey, owner: Option<&(String, String)>) -> Verified {
+    let (resource, spec) = template_of(w);
+    let ns = &w.namespace;
+    let targets = |res: &str, name: &str| {
+        (res == "pod" && name == replica.name.as_str()) || owner.is_some_and(|(k, n)| k == res && n == name)
+    };
+    let Some(command) = v.fix.command.clone() else {
+        v.fix.note = v.fix.note.map(|n| manifest_note(&n, w, spec, false));
+        return v;
+    };
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let retargeted = match words.as_slice() {
+        ["kubectl", "patch", res, name, "-n", _, "--type=json", "-p", ..] if targets(res, name) => {
+            let patch = command
+                .find(" -p '")
+                .and_then(|i| command.get(i + 5..command.len().saturating_sub(1)))
+                .and_then(|text| serde_json::from_str::<Value>(&text.replace("'\\''", "'")).ok());
+            patch.map(|patch| {
+                let from = if *res == "pod" { "/spec" } else { "/spec/template/spec" };
+                let template = w.template.spec.as_ref();
+                let tolerations = template
+                    .and_then(|s| s.tolerations.as_ref())
+                    .is_some_and(|t| !t.is_empty());
+                let mut ops = Vec::new();
+                let mut appended = Vec::new();
+                for mut op in patch.as_array().cloned().unwrap_or_default() {
+                    if let Some(path) = op.get("path").and_then(Value::as_str).map(str::to_string)
+                        && let Some(rest) = path.strip_prefix(from)
+                    {
+                        // the replica has the tolerations admission added; the template may
+                        // have none to append to
+                        if rest == "/tolerations/-" && !tolerations {
+                            appended.push(op["value"].clone());
+                            continue;
+                        }
+                        op["path"] = json!(format!("{spec}{rest}"));
+                    }
+                    ops.push(op);
+                }
+                if !appended.is_empty() {
+                    ops.push(json!({"op": "add", "path": format!("{spec}/tolerations"), "value": appended}));
+                }
+                let patch = Value::Array(ops);
+                let text = serde_json::to_string(&patch).unwrap_or_default().replace('\'', "'\\''");
+                format!("kubectl patch {resource} {} -n {ns} --type=json -p '{text}'", w.name)
+            })
+        }
+        ["kubectl", "set", "resources", res, name, rest @ ..] if targets(res, name) && w.kind != WorkloadKind::Pod => {
+            let rest: Vec<&str> = rest.to_vec();
+            Some(format!(
+                "kubectl set resources {resource} {} {}",
+                w.name,
+                rest.join(" ")
+            ))
+        }
+        ["kubectl", "set", "resources", res, name, ..] if targets(res, name) => None,
+        _ => return v,
+    };
+    v.fix.note = Some(manifest_note(
+        v.fix.note.as_deref().unwrap_or_default(),
+        w,
+        spec,
+        retargeted.is_some(),
+    ));
+    v.fix.command = retargeted;
+    v
+}
+
+/// The note of a change to the pod template: where to make it.
+fn manifest_note(note: &str, w: &WorkloadFit, spec: &str, command: bool) -> String {
+    let pod_field = note.contains("on an existing pod") || note.contains("can only be added to an existing pod");
+    if !pod_field && !note.is_empty() {
+        return note.to_string();
+    }
+    let path = spec.trim_start_matches('/').replace('/', ".");
+    let mut text = format!(
+        "a change to {} {}/{}'s pod template ({path}): make it in the manifest before applying it",
+        w.kind, w.namespace, w.name
+    );
+    if command {
+        text.push_str(&format!(
+            " (the command makes it on a {} already in the cluster)",
+            w.kind
+        ));
+    }
+    text
 }
 
 /// A refusal's reason in a few words.
@@ -126,8 +246,26 @@ fn binding_text(b: &ClaimBinding) -> String {
     }
 }
 
+/// Where a claim was bound or provisioned at the end: for a WaitForFirstConsumer claim the node
+/// VolumeBinding's PreBind selected (its pod's node; the provisioner makes the volume there).
+fn claim_node(report: &FitReport, claim: &ObjectKey, b: &ClaimBinding) -> Option<String> {
+    if !matches!(b, ClaimBinding::WaitForFirstConsumer(_)) {
+        return None;
+    }
+    report
+        .snapshot
+        .cluster
+        .pvcs
+        .get(claim)?
+        .metadata
+        .annotations
+        .as_ref()?
+        .get(crate::model::write::ANN_SELECTED_NODE)
+        .cloned()
+}
+
 /// One workload as JSON.
-fn workload_json(w: &WorkloadFit, reason: Option<&String>, fixes: Option<&Vec<Verified>>) -> Value {
+fn workload_json(report: &FitReport, w: &WorkloadFit, reason: Option<&String>, fixes: Option<&Vec<Verified>>) -> Value {
     let u = w.unschedulable.as_ref();
     let mut m = serde_json::Map::new();
     m.insert("kind".into(), json!(w.kind.name()));
@@ -203,7 +341,7 @@ fn workload_json(w: &WorkloadFit, reason: Option<&String>, fixes: Option<&Vec<Ve
                 .iter()
                 .map(|(k, b)| {
                     let (binding, detail) = binding_json(b);
-                    json!({"claim": pod(k), "binding": binding, "detail": detail})
+                    json!({"claim": pod(k), "binding": binding, "detail": detail, "node": claim_node(report, k, b)})
                 })
                 .collect(),
         ),
@@ -232,7 +370,7 @@ pub fn to_json(a: &Answer<'_>) -> Value {
             .iter()
             .zip(&a.reasons)
             .zip(&a.fixes)
-            .map(|((w, reason), fixes)| workload_json(w, reason.as_ref(), fixes.as_ref()))
+            .map(|((w, reason), fixes)| workload_json(r, w, reason.as_ref(), fixes.as_ref()))
             .collect::<Vec<_>>(),
         "evicted": r.evicted.iter().map(pod).collect::<Vec<_>>(),
     })
@@ -277,7 +415,7 @@ pub fn render(a: &Answer<'_>) -> String {
     }
     for (i, w) in r.workloads.iter().enumerate() {
         let _ = writeln!(s);
-        let what = if w.kind == crate::model::controllers::WorkloadKind::DaemonSet {
+        let what = if w.kind == WorkloadKind::DaemonSet {
             "pods (one per eligible node)"
         } else {
             "replicas"
@@ -301,7 +439,11 @@ pub fn render(a: &Answer<'_>) -> String {
             let _ = writeln!(s, "  nodes: {}", list.join(", "));
         }
         for (k, b) in &w.claims {
-            let _ = writeln!(s, "  claim {}: {}", k.name, binding_text(b));
+            let _ = write!(s, "  claim {}: {}", k.name, binding_text(b));
+            if let Some(n) = claim_node(r, k, b) {
+                let _ = write!(s, "; its pod landed on {n}: provisioned there");
+            }
+            s.push('\n');
         }
         if !w.resource_claims.is_empty() {
             let names: Vec<&str> = w.resource_claims.iter().map(|k| k.name.as_str()).collect();
@@ -341,7 +483,6 @@ pub fn render(a: &Answer<'_>) -> String {
             }
             if let Some(f) = a.fixes[i].as_ref().filter(|f| !f.is_empty()) {
                 s.push_str(&indent(&super::fix::render(f), "  "));
-                let _ = writeln!(s, "    (a change to a replica is made in the workload's pod template)");
             }
         }
         if let Some(x) = &w.max {

@@ -942,6 +942,11 @@ impl Expander {
         }
     }
 
+    /// The pod template its pods are made from (the controllers' labels added).
+    pub fn template(&self) -> &core::PodTemplateSpec {
+        &self.template
+    }
+
     /// True for a DaemonSet (its pods are per node, not a count).
     pub fn per_node(&self) -> bool {
         matches!(self.how, How::DaemonSet { .. })
