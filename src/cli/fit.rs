@@ -98,6 +98,38 @@ pub fn source_text(files: &[PathBuf]) -> String {
         .join(", ")
 }
 
+/// The document of `fit -o json` (docs/fit-json.md) for the MCP tool `fit`, with its two-line
+/// summary: placed as `fit` places (its options from `args`; `--write` is not read).
+pub fn document(
+    args: &FitArgs,
+    manifests: &Manifests,
+    cluster: Cluster,
+    features: &Features,
+    profiles: &[Framework],
+    cluster_name: String,
+) -> (serde_json::Value, String) {
+    let report = run(cluster, manifests, profiles, features, &args.options());
+    let a = crate::explain::fit::Answer::new(
+        &report,
+        features,
+        profiles,
+        !args.no_fixes,
+        "manifests".into(),
+        cluster_name,
+        args.preempt,
+    );
+    let total: usize = report.workloads.iter().map(|w| w.replicas).sum();
+    let scheduled: usize = report.workloads.iter().map(|w| w.scheduled()).sum();
+    let summary = format!(
+        "fit: {} workload(s), {scheduled} of {total} replica(s) scheduled{}\nnothing was changed: the pods were placed on a copy of the cluster",
+        report.workloads.len(),
+        if a.all_fit() { "" } else { " (fit -f exits 3)" }
+    );
+    let v = crate::explain::fit::to_json(&a);
+    std::thread::spawn(move || drop(report));
+    (v, summary)
+}
+
 /// The answer as the output format writes it; true when every replica fits.
 pub fn answer(
     args: &FitArgs,
