@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::source::file::load_str;
 
