@@ -169,6 +169,15 @@ pub enum Action {
     Contexts(super::Contexts),
     /// The terminal could not be given the copied text (why).
     CopyFailed(String),
+    /// `:fit FILE`'s pods were made (or the manifests could not be read).
+    FitMade {
+        /// Cluster generation it was asked at.
+        generation: u64,
+        /// The manifests, as typed.
+        path: String,
+        /// The cluster with the what-if pods, or why there is none.
+        result: Result<Box<crate::engine::fit::WhatIf>, String>,
+    },
     /// A `:deschedule` dry run finished.
     Descheduled {
         /// Cluster generation it ran on.

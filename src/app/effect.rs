@@ -116,8 +116,27 @@ pub struct DescheduleJob {
     pub now: i64,
 }
 
+/// What-if pods from manifests (`:fit FILE`): the runtime reads the manifests and makes their
+/// workloads' pods on this cluster (left pending); the result comes back as `Action::FitMade`.
+#[derive(Clone)]
+pub struct FitJob {
+    /// Cluster generation it was asked at.
+    pub generation: u64,
+    /// The manifests, as typed.
+    pub path: String,
+    /// The cluster (without the previous `:fit`'s pods).
+    pub cluster: Arc<Cluster>,
+    /// The release and gates.
+    pub features: Arc<Features>,
+    /// The namespace of manifests that name none.
+    pub namespace: String,
+}
+
 /// Something for the runtime to do.
 pub enum Effect {
+    /// Make what-if pods from manifests in the background; the result comes back as
+    /// `Action::FitMade`.
+    Fit(FitJob),
     /// Run a descheduler dry run in the background; the result comes back as
     /// `Action::Descheduled`.
     Deschedule(DescheduleJob),

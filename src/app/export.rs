@@ -111,8 +111,23 @@ pub fn text(base: &Cluster, now: &Cluster, changes: &[String]) -> Vec<String> {
                 out.push(format!("kubectl delete pod {} -n {}", key.name, key.namespace));
             }
             Changed::PodNew(key, obj) => {
-                out.push(format!("# pod {key} is new"));
-                yaml.push(serde_yaml::to_string(&**obj).unwrap_or_default());
+                let what_if = obj
+                    .metadata
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get(crate::engine::fit::WHAT_IF_ANNOTATION));
+                match what_if.and_then(|m| m.strip_prefix("fit ")) {
+                    // its controller makes it: the manifests are what to apply, not the pod
+                    Some(file) => {
+                        out.push(format!(
+                            "# pod {key} is a what-if of :fit {file}: `kubectl apply -f {file}` makes its workload, whose controller creates it"
+                        ));
+                    }
+                    None => {
+                        out.push(format!("# pod {key} is new"));
+                        yaml.push(serde_yaml::to_string(&**obj).unwrap_or_default());
+                    }
+                }
             }
         }
     }

@@ -33,7 +33,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use action::Action;
-pub use effect::{DescheduleJob, Effect, ExplainJob, FixJob, GroupJob};
+pub use effect::{DescheduleJob, Effect, ExplainJob, FitJob, FixJob, GroupJob};
 pub use update::update;
 
 use crate::engine::framework::trace::Explanation;
@@ -603,6 +603,21 @@ pub struct Contexts {
 /// Messages kept for `:messages`; older ones are dropped (and counted).
 pub const MESSAGES_KEEP: usize = 1000;
 
+/// The what-if pods of the last `:fit FILE`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FitState {
+    /// The manifests, as typed.
+    pub path: String,
+    /// The generation `:fit` was asked at (None once its pods are in).
+    pub asked: Option<u64>,
+    /// The pods added (pending, marked with the annotation `kschedtui.io/what-if`).
+    pub pods: Vec<ObjectKey>,
+    /// What was made for them (claims, volumes, ResourceClaims, owners): removed with them.
+    pub made: Vec<(&'static str, ObjectKey)>,
+    /// Replicas refused at admission, with the API server's message.
+    pub refused: Vec<(ObjectKey, String)>,
+}
+
 /// A status-line message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StatusMsg {
@@ -688,6 +703,8 @@ pub struct App {
     pub saved: Option<(String, usize)>,
     /// The last `:deschedule FILE` (shown by [`Screen::Deschedule`]).
     pub deschedule: Option<deschedule::DescheduleState>,
+    /// The what-if pods of `:fit FILE` (`:fit` alone removes them).
+    pub fit: Option<FitState>,
     /// The explanation before the last what-if edit, for the diff.
     pub diff_base: Option<Arc<Explanation>>,
     /// The diff between `diff_base` and the new trace, once it arrived.
@@ -742,6 +759,7 @@ impl App {
             baseline: None,
             saved: None,
             deschedule: None,
+            fit: None,
             diff_base: None,
             diff: None,
             live: None,

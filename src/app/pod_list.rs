@@ -899,9 +899,22 @@ pub fn column_text<'a>(app: &'a App, pod: &'a Pod) -> Cow<'a, str> {
     }
 }
 
-/// The reason column of a pod, owned.
+/// The reason column of a pod, owned; a what-if pod of `:fit` is marked `what-if ·`.
 pub fn status_line(app: &App, pod: &Pod) -> String {
-    column_text(app, pod).into_owned()
+    let text = column_text(app, pod);
+    if is_what_if(app, pod) {
+        return format!("what-if · {text}");
+    }
+    text.into_owned()
+}
+
+/// True for a pod the last `:fit FILE` added (its object is annotated
+/// `kschedtui.io/what-if` too, so a saved snapshot still says so; the app's list is asked here,
+/// which does not decode the pod's object for every row drawn).
+pub fn is_what_if(app: &App, pod: &Pod) -> bool {
+    app.fit
+        .as_ref()
+        .is_some_and(|f| f.asked.is_none() && f.pods.contains(&pod.key))
 }
 
 #[cfg(test)]

@@ -2141,6 +2141,7 @@ fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
                 "ns" => " data",
                 "w" | "w!" => " out.yaml",
                 "deschedule" => " policy.yaml",
+                "fit" => " manifests.yaml",
                 "reason" => " insufficient",
                 _ => "",
             };
@@ -2181,6 +2182,20 @@ fn every_command_of_the_table_and_every_alias_dispatches_to_its_own_handler() {
                         [Effect::Deschedule(job)] => {
                             assert_eq!(job.path, "policy.yaml", ":{word}");
                             assert_eq!(job.now, 1_796_126_400, ":{word}");
+                            assert_eq!(job.generation, a.generation, ":{word}");
+                        }
+                        other => panic!(":{word}: {} effect(s)", other.len()),
+                    }
+                }
+                "fit" => {
+                    assert_eq!(
+                        status, "making the pods of manifests.yaml's workloads as their controllers would…",
+                        ":{word}"
+                    );
+                    match fx.as_slice() {
+                        [Effect::Fit(job)] => {
+                            assert_eq!(job.path, "manifests.yaml", ":{word}");
+                            assert_eq!(job.namespace, "default", ":{word}");
                             assert_eq!(job.generation, a.generation, ":{word}");
                         }
                         other => panic!(":{word}: {} effect(s)", other.len()),
@@ -2234,7 +2249,7 @@ fn an_unknown_command_lists_the_table() {
         a.status,
         Some(StatusMsg {
             kind: StatusKind::Error,
-            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :events [all], :ctx [NAME], :fix, :messages, :deschedule FILE, :ns NAME|all, :reason [TEXT], :profile [NAME|auto], :w FILE, :w! FILE, :export [FILE], :export! FILE, :help, :q, :q!)".into(),
+            text: "unknown command ':frobnicate' (commands: :pods, :nodes, :queue, :gang, :events [all], :ctx [NAME], :fix, :messages, :deschedule FILE, :fit [FILE], :ns NAME|all, :reason [TEXT], :profile [NAME|auto], :w FILE, :w! FILE, :export [FILE], :export! FILE, :help, :q, :q!)".into(),
         })
     );
 }
@@ -2255,7 +2270,7 @@ fn the_command_hint_follows_what_is_typed() {
     use super::update::command::hint;
     assert_eq!(
         hint(""),
-        ":pods :nodes :queue :gang :events :ctx :fix :messages :deschedule :ns :reason :profile :w :w! :export :export! :help :q :q!"
+        ":pods :nodes :queue :gang :events :ctx :fix :messages :deschedule :fit :ns :reason :profile :w :w! :export :export! :help :q :q!"
     );
     assert_eq!(
         hint("des"),
@@ -2348,6 +2363,178 @@ fn node_detail_states_the_trace_facts_of_the_demo_pods() {
         f.value,
         "PersistentVolumeClaim shop/orders-db-data (StorageClass standard-rwo), phase Pending"
     );
+}
+
+/// The manifests of the `:fit` tests: a quota of 2 pods in namespace `next` and a Deployment
+/// of 3 replicas there (2 cpu each), so one replica is refused at admission.
+const FIT_MANIFESTS: &str = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: pods, namespace: next}\nspec: {hard: {pods: '2'}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: next}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec: {containers: [{name: c, image: api, resources: {requests: {cpu: '2'}}}]}\n";
+
+/// What the runtime answers to a `:fit` job (reading `FIT_MANIFESTS` instead of the file).
+fn fit_made(job: &FitJob) -> Action {
+    let m = crate::source::manifests::read_str(&job.path, FIT_MANIFESTS, &job.namespace).expect("manifests");
+    let mark = format!("fit {}", job.path);
+    Action::FitMade {
+        generation: job.generation,
+        path: job.path.clone(),
+        result: Ok(Box::new(crate::engine::fit::what_if(
+            &job.cluster,
+            &m,
+            &job.features,
+            &mark,
+        ))),
+    }
+}
+
+/// `:fit FILE` adds the workload's pods as what-if pending pods: made as `kschedtui fit`
+/// makes them (the quota refuses the third, said in :messages), marked in the list and the pod
+/// view's title, explained like any pending pod; `:fit` alone removes them and what was made
+/// for them, and the objects the manifests brought stay.
+#[test]
+fn fit_command_adds_what_if_pending_pods_and_fit_alone_removes_them() {
+    let mut a = app();
+    let pods_before = a.cluster.pods.len();
+    let fx = command_line(&mut a, "fit next.yaml");
+    let [Effect::Fit(job)] = fx.as_slice() else {
+        panic!("one Fit effect expected")
+    };
+    assert_eq!((job.path.as_str(), job.generation), ("next.yaml", 1));
+    let job = job.clone();
+    // a result for an older cluster is made again on the cluster as it is now
+    let mut stale = job.clone();
+    stale.generation = 0;
+    let fx = update_sync(&mut a, fit_made(&stale));
+    assert!(matches!(fx.as_slice(), [Effect::Fit(j)] if j.generation == 1));
+    update_sync(&mut a, fit_made(&job));
+    let f = a.fit.clone().expect("fit state");
+    assert_eq!(f.asked, None);
+    let rs = "api-5d67577c87";
+    let names: Vec<String> = f.pods.iter().map(ToString::to_string).collect();
+    assert_eq!(names, ["next/api-5d67577c87-zfk4x", "next/api-5d67577c87-xnql4"]);
+    assert_eq!(f.refused.len(), 1);
+    assert_eq!(
+        f.refused[0].1,
+        format!(
+            "pods \"{}\" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=2, limited: pods=2",
+            f.refused[0].0.name
+        )
+    );
+    assert_eq!(a.cluster.pods.len(), pods_before + 2);
+    assert_eq!(a.generation, 2);
+    assert_eq!(
+        a.changes,
+        vec!["added 2 what-if pod(s) from next.yaml; 1 refused at admission (:messages)".to_string()]
+    );
+    assert!(
+        a.messages
+            .iter()
+            .any(|m| m.text == format!(":fit next.yaml: {} refused: {}", f.refused[0].0, f.refused[0].1)),
+        "the refusal is in :messages"
+    );
+    // pending, explained, marked
+    for k in &f.pods {
+        let p = a.pod(k).expect("added");
+        assert!(p.is_pending());
+        assert_eq!(
+            p.obj
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|x| x.get("kschedtui.io/what-if"))
+                .map(String::as_str),
+            Some("fit next.yaml")
+        );
+        assert!(
+            pod_list::status_line(&a, p).starts_with("what-if · "),
+            "{}",
+            pod_list::status_line(&a, p)
+        );
+        assert!(matches!(a.explanation(k), Some(Ok(_))), "{k} explained");
+    }
+    assert!(
+        a.cluster
+            .replica_sets
+            .iter()
+            .any(|r| r.metadata.name.as_deref() == Some(rs))
+    );
+    assert_eq!(a.cluster.resource_quotas.len(), 1);
+    // :fit alone removes them, and the ReplicaSet made for them; the quota stays
+    command_line(&mut a, "fit");
+    assert_eq!(a.fit, None);
+    assert_eq!(a.cluster.pods.len(), pods_before);
+    assert!(
+        !a.cluster
+            .replica_sets
+            .iter()
+            .any(|r| r.metadata.name.as_deref() == Some(rs))
+    );
+    assert_eq!(a.cluster.resource_quotas.len(), 1);
+    assert_eq!(a.changes.len(), 2);
+    assert_eq!(a.changes[1], "removed the 2 what-if pod(s) of :fit next.yaml");
+    command_line(&mut a, "fit");
+    assert_eq!(
+        a.status.as_ref().map(|s| s.text.as_str()),
+        Some("no what-if pods to remove: :fit FILE adds a manifest's workloads as pending pods")
+    );
+    // a manifest that cannot be read is the command's error
+    let fx = command_line(&mut a, "fit nothing.yaml");
+    let [Effect::Fit(job)] = fx.as_slice() else {
+        panic!("one Fit effect expected")
+    };
+    let job = job.clone();
+    update_sync(
+        &mut a,
+        Action::FitMade {
+            generation: job.generation,
+            path: job.path.clone(),
+            result: Err("cannot read 'nothing.yaml': No such file or directory (os error 2)".into()),
+        },
+    );
+    assert_eq!(a.fit, None);
+    assert_eq!(
+        a.status.as_ref().map(|s| s.text.as_str()),
+        Some(":fit nothing.yaml: cannot read 'nothing.yaml': No such file or directory (os error 2)")
+    );
+}
+
+/// On a live cluster a what-if pod is not on the server: b and p send nothing for it; Ctrl-r
+/// lists the cluster again and the what-if pods are gone with the other what-ifs.
+#[test]
+fn fit_pods_on_a_live_cluster_are_not_bound_or_preempted_for() {
+    let mut a = live_app(crate::model::write::WriteMode::Enabled);
+    let fx = command_line(&mut a, "fit next.yaml");
+    let [Effect::Fit(job)] = fx.as_slice() else {
+        panic!("one Fit effect expected")
+    };
+    let job = job.clone();
+    update_sync(&mut a, fit_made(&job));
+    let pod = a.fit.as_ref().expect("fit").pods[0].clone();
+    assert!(
+        !a.live.as_ref().expect("live").follow,
+        "the view is frozen on the what-if"
+    );
+    a.mode = Mode::Normal;
+    a.screens.clear();
+    a.pods.namespace = Some("next".into());
+    a.pods.selected = 0;
+    assert_eq!(a.focused_pod(), Some(pod.clone()));
+    let want = format!(
+        "cannot bind {pod}: it is a what-if pod of :fit next.yaml, not on the cluster (kubectl apply -f next.yaml creates its workload)"
+    );
+    run(&mut a, [Action::RequestBind]);
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(a.status.as_ref().map(|s| s.text.clone()), Some(want));
+    run(&mut a, [Action::RequestPreempt]);
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(
+        a.status.as_ref().map(|s| s.text.clone()),
+        Some(format!(
+            "cannot preempt for {pod}: it is a what-if pod of :fit next.yaml, not on the cluster (kubectl apply -f next.yaml creates its workload)"
+        ))
+    );
+    let fx = update_sync(&mut a, Action::Rerun);
+    assert!(fx.iter().any(|e| matches!(e, Effect::Relist)));
+    assert_eq!(a.fit, None);
+    assert!(a.pod(&pod).is_none());
 }
 
 /// `:deschedule FILE` on fixtures/deschedule/anti-affinity.yaml: the effect, the result as

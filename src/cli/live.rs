@@ -177,6 +177,33 @@ pub fn read_cluster(c: &ClusterArgs) -> Result<(crate::model::Cluster, (Release,
     })
 }
 
+/// A live cluster read once for `fit`.
+pub struct Described {
+    /// The cluster.
+    pub cluster: crate::model::Cluster,
+    /// The release its server reports (the default for `--scheduler-version`).
+    pub release: (Release, Option<String>),
+    /// The context's namespace.
+    pub namespace: String,
+    /// The source as the report names it.
+    pub describe: String,
+}
+
+/// Reads the whole live cluster once, with the context's namespace and the source's
+/// description (`fit`: manifests without a namespace land in the context's, as `kubectl apply`
+/// puts them).
+pub fn read_cluster_described(c: &ClusterArgs) -> Result<Described> {
+    runtime()?.block_on(async {
+        let (src, sv, state) = connect_and_load(c, None, Scope::AllNamespaces).await?;
+        Ok(Described {
+            cluster: state.to_cluster()?,
+            release: server_default(&sv),
+            namespace: src.info().namespace.clone(),
+            describe: src.describe(),
+        })
+    })
+}
+
 /// `snapshot`.
 pub fn snapshot(args: &SnapshotArgs, cli: &Cli) -> Result<()> {
     let c = &cli.cluster;

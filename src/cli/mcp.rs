@@ -254,6 +254,7 @@ impl<S: ClusterSource> Shared<S> {
             "fix_hints" => self.fix_hints(a),
             "simulate" => self.simulate(a),
             "deschedule" => self.deschedule(a),
+            "fit" => self.fit(a),
             "cluster_summary" => self.cluster_summary(),
             "bind" | "preempt" if self.args.allow_writes => self.write(name, a).await,
             _ => bail!(
@@ -471,6 +472,40 @@ impl<S: ClusterSource> Shared<S> {
                 "descheduler dry run: {} evicted, {} move(s), {} return(s) to the same node, {} Pending, {} not recreated\nnothing was sent: the evictions were applied in memory",
                 s["evicted"], s["moved"], s["sameNode"], s["pending"], s["notRecreated"]
             ),
+        ))
+    }
+
+    /// `fit`: the manifests' workloads placed on a copy of the cluster, `fit -o json`'s
+    /// document (docs/fit-json.md).
+    fn fit(&self, a: &Args) -> Result<(Value, String)> {
+        let text = a.required("manifests")?;
+        let namespace = a.string("namespace")?.unwrap_or_else(|| self.default_ns.clone());
+        let manifests = crate::source::manifests::read_str("manifests", &text, &namespace)?;
+        let args = super::fit::FitArgs {
+            files: Vec::new(),
+            namespace: None,
+            output: Output::Json,
+            release: self.args.release.clone(),
+            config: self.args.config.clone(),
+            max: a.boolean("max")?.unwrap_or(false),
+            replicas: a.count("replicas")?,
+            preempt: a.boolean("preempt")?.unwrap_or(false),
+            after_pending: a.boolean("afterPending")?.unwrap_or(false),
+            no_fixes: a.boolean("noFixes")?.unwrap_or(false),
+            max_passes: crate::engine::fit::FitOptions::default().max_passes,
+            write: None,
+            max_limit: a
+                .count("maxLimit")?
+                .unwrap_or(crate::engine::fit::FitOptions::default().max_limit),
+        };
+        let cluster = (*self.cluster()?).clone();
+        Ok(super::fit::document(
+            &args,
+            &manifests,
+            cluster,
+            &self.features,
+            &self.profiles,
+            self.describe.clone(),
         ))
     }
 
@@ -727,6 +762,15 @@ impl Args {
         self.string(name)?
             .filter(|s| !s.is_empty())
             .ok_or_else(|| anyhow!("argument '{name}' is required"))
+    }
+
+    /// A count (a non-negative integer).
+    fn count(&self, name: &str) -> Result<Option<usize>> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64().and_then(|n| usize::try_from(n).ok())),
+            Some(other) => bail!("argument '{name}' must be a non-negative integer, not {other}"),
+        }
     }
 
     fn boolean(&self, name: &str) -> Result<Option<bool>> {

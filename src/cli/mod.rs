@@ -1,10 +1,11 @@
 //! Headless commands on the same engine: `explain`, `bind`, `preempt`, `snapshot`,
-//! `simulate`, `queue`, `deschedule` (and the
+//! `simulate`, `queue`, `deschedule`, `fit` (and the
 //! entry point that dispatches to the TUI). Errors are printed as one line and give a non-zero
 //! exit code. The live-cluster side of the commands is in [`live`].
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod deschedule;
+pub mod fit;
 pub mod simulate;
 
 use std::io::Write;
@@ -150,6 +151,13 @@ pub enum Command {
     /// The evictions are applied in memory only and the replacements scheduled by the engine:
     /// nothing is ever written to the cluster, so --readonly and --dry-run change nothing here.
     Deschedule(deschedule::DescheduleArgs),
+    /// Will these workloads fit? Place a Deployment's, StatefulSet's, DaemonSet's, Job's … pods
+    /// as their controllers and admission would make them, on a copy of the cluster.
+    ///
+    /// Per workload: replicas scheduled, the nodes, and for the first replica that does not
+    /// fit the exact message, the decisive reason, whom preemption would evict and the fix
+    /// hints. Exit status 0 when every replica fits, 3 when one does not.
+    Fit(fit::FitArgs),
     /// Serve the engine to agents: a Model Context Protocol server on stdio over --snapshot,
     /// --demo or the live cluster (kept current by a watch).
     ///
@@ -368,7 +376,8 @@ pub enum Output {
 /// `explain` arguments.
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
-    /// The pod: NAMESPACE/NAME, or NAME with -n.
+    /// The pod: NAMESPACE/NAME, or NAME with -n; or a workload's pods as a whole:
+    /// deploy/NAME, rs/NAME, sts/NAME, ds/NAME, job/NAME (in -n's namespace).
     pub pod: Option<String>,
     /// Namespace of a pod given by name (default: the context's namespace, or "default");
     /// with --all-pending, the pending pods of this namespace only.
@@ -511,6 +520,34 @@ pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, d
     }
     let profiles = load_profiles(args.config.as_deref(), features)?;
     let snap = Snapshot::new(Arc::new(cluster), features);
+    if let Some((kind, name)) = args.pod.as_deref().and_then(crate::explain::owners::parse) {
+        let ns = args.namespace.as_deref().unwrap_or(default_ns);
+        let pods = crate::explain::owners::pods_of(&snap.cluster, kind, ns, name);
+        if pods.is_empty() {
+            bail!(
+                "{} {ns}/{name} has no pods in this cluster (a pod in a namespace named '{}' is named with -n)",
+                kind.name(),
+                args.pod
+                    .as_deref()
+                    .and_then(|p| p.split_once('/'))
+                    .map_or("", |(t, _)| t)
+            );
+        }
+        let mut out = Vec::new();
+        for p in pods.iter().filter(|p| p.is_pending()) {
+            out.push(engine::explain_as(&snap, &profiles, &p.key, args.profile.as_deref())?);
+        }
+        let owner = crate::explain::owners::OwnerReport::new(kind, ns, name, &pods, &out);
+        return Ok(Explained {
+            snap,
+            out: Vec::new(),
+            groups: Vec::new(),
+            fixes: Vec::new(),
+            output: args.output,
+            array: false,
+            owner: Some(owner),
+        });
+    }
     let keys: Vec<ObjectKey> = if args.all_pending || (args.all_namespaces && args.pod.is_none()) {
         snap.cluster
             .pending_pods()
@@ -564,6 +601,7 @@ pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, d
         fixes,
         output: args.output,
         array: args.all_pending,
+        owner: None,
     })
 }
 
@@ -577,6 +615,8 @@ pub struct Explained {
     output: Output,
     /// A JSON or YAML list of them all (`--all-pending`), else the first one.
     array: bool,
+    /// `explain deploy/NAME`: the owner's pods as a whole (written instead of explanations).
+    owner: Option<crate::explain::owners::OwnerReport>,
 }
 
 impl Explained {
@@ -593,6 +633,9 @@ impl Explained {
 
     /// True when every explanation's outcome is Schedulable.
     pub fn all_schedulable(&self) -> bool {
+        if let Some(o) = &self.owner {
+            return o.all_schedulable();
+        }
         self.out
             .iter()
             .all(|ex| ex.outcome() == engine::trace::Outcome::Schedulable)
@@ -631,6 +674,17 @@ impl Explained {
     /// is never held at once (`--all-pending -o json` of a large cluster's failing pods is
     /// hundreds of megabytes).
     pub fn write_to(&self, w: &mut dyn Write) -> Result<()> {
+        if let Some(o) = &self.owner {
+            match self.output {
+                Output::Text => w.write_all(crate::explain::owners::render(o).as_bytes())?,
+                Output::Json => {
+                    serde_json::to_writer_pretty(&mut *w, &crate::explain::owners::to_json(o))?;
+                    w.write_all(b"\n")?;
+                }
+                Output::Yaml => serde_yaml::to_writer(&mut *w, &crate::explain::owners::to_json(o))?,
+            }
+            return Ok(());
+        }
         let items = self.out.iter().zip(&self.groups).zip(&self.fixes);
         match self.output {
             Output::Text if self.out.is_empty() => w.write_all(b"no pending pods in the snapshot\n")?,
@@ -864,6 +918,7 @@ fn check_tui_only_flags(cli: &Cli) -> Result<()> {
         Command::Simulate(_) => "simulate",
         Command::Queue(_) => "queue",
         Command::Deschedule(_) => "deschedule",
+        Command::Fit(_) => "fit",
         Command::Mcp(_) => "mcp",
         Command::Completions { .. } => "completions",
     };
@@ -917,6 +972,9 @@ fn check_usage(cli: &Cli) -> Result<(), String> {
             "--write -: the standard output carries simulate's report; give a file name (./- for a file named -)"
                 .into(),
         ),
+        Some(Command::Fit(a)) if a.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 => {
+            Err("-f - given twice: the standard input can be read once".into())
+        }
         Some(Command::Bind(BindArgs { save, .. }) | Command::Preempt(PreemptArgs { save, .. })) if dash(save) => Err(
             "--save -: the standard output carries the plan and its outcome; give a file name (./- for a file named -)"
                 .into(),
@@ -948,6 +1006,11 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Simulate(a)) => simulate::simulate(a, cli.snapshot.as_deref(), cli.demo),
         Some(Command::Queue(a)) => queue(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
         Some(Command::Deschedule(a)) => deschedule::deschedule(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster),
+        Some(Command::Fit(a)) => fit::fit(a, cli.snapshot.as_deref(), cli.demo, &cli.cluster).map(|all| {
+            if !all {
+                code = std::process::ExitCode::from(EXIT_NOT_SCHEDULABLE);
+            }
+        }),
         Some(Command::Mcp(a)) => mcp(a, &cli),
         Some(Command::Completions { shell }) => completions(*shell),
         None => run_tui(&cli),

@@ -74,6 +74,7 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
                 Output::Text => Detail::Summary,
                 Output::Json | Output::Yaml => Detail::Full,
             },
+            ..Default::default()
         },
     );
     if let Some(path) = &args.write {

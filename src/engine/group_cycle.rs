@@ -569,6 +569,7 @@ fn pass(
             only: Some(only),
             placement,
             detail: Detail::Summary,
+            ..Default::default()
         },
     );
     let first_wait = |k: &ObjectKey| {

@@ -11,10 +11,12 @@
 //! - [`plugins`]: one module per upstream plugin; each uses the framework only.
 //! - [`registry`] (name → plugin) and [`profile`] (configuration → built profiles): above
 //!   both, the only modules that put plugins into a framework.
-//! - [`queue`], [`group_cycle`], [`simulate`]: run the framework over many pods.
+//! - [`queue`], [`group_cycle`], [`simulate`]: run the framework over many pods; [`fit`]:
+//!   workloads before they exist, placed by the simulation.
 
 pub mod commit;
 pub mod deschedule;
+pub mod fit;
 pub mod framework;
 pub mod group_cycle;
 pub mod group_preemption;

@@ -46,6 +46,12 @@ pub struct SimOptions {
     pub placement: Option<BTreeSet<String>>,
     /// How much of each attempt's explanation the report keeps.
     pub detail: Detail,
+    /// Apply preemptions (victims deleted, the preemptor nominated). When false a preemption
+    /// is reported by its attempt's outcome and nothing changes (`fit` without `--preempt`).
+    pub preempt: bool,
+    /// A pod is attempted only once another one is bound (a StatefulSet's OrderedReady: the
+    /// next pod is not created before): pod → the pod it waits for.
+    pub after: BTreeMap<ObjectKey, ObjectKey>,
 }
 
 /// How much of each attempt's explanation a [`SimReport`] keeps.
@@ -67,6 +73,8 @@ impl Default for SimOptions {
             only: None,
             placement: None,
             detail: Detail::Full,
+            preempt: true,
+            after: BTreeMap::new(),
         }
     }
 }
@@ -287,6 +295,7 @@ struct Sim<'a> {
     pass: usize,
     reported_once: BTreeSet<ObjectKey>,
     detail: Detail,
+    apply_preemption: bool,
 }
 
 impl Sim<'_> {
@@ -391,6 +400,9 @@ impl Sim<'_> {
             }
             match b.outcome {
                 BindingOutcome::Bound => {
+                    // PreBind's writes (claims allocated and reserved, volumes bound) are
+                    // what the next pods see
+                    self.snap.apply_writes(&b.writes);
                     let _ = self.snap.bind_pod(key, &b.node);
                     AttemptOutcome::Bound(b.node.clone())
                 }
@@ -457,7 +469,7 @@ impl Sim<'_> {
         if let Some(node) = nominated {
             self.push(key, EventKind::NominatedForExpectation { node });
         }
-        if let Some((node, victims)) = preempt {
+        if let Some((node, victims)) = preempt.filter(|_| self.apply_preemption) {
             self.preempt(key, &node, &victims);
         }
         if clears {
@@ -510,6 +522,7 @@ impl Sim<'_> {
                 let key = w.pod.key.clone();
                 let _ = self.snap.forget_pod(&key);
                 if t.outcome == BindingOutcome::Bound {
+                    self.snap.apply_writes(&t.writes);
                     let _ = self.snap.bind_pod(&key, &w.node);
                 } else {
                     self.clear_nomination(&key);
@@ -561,6 +574,7 @@ pub fn simulate(
         pass: 0,
         reported_once: BTreeSet::new(),
         detail: opts.detail,
+        apply_preemption: opts.preempt,
     };
     let mut seen: BTreeSet<Signature> = BTreeSet::new();
     let mut converged = false;
@@ -577,7 +591,11 @@ pub fn simulate(
         for q in queues(&sim.snap.cluster, profiles) {
             for key in q.into_iter().filter(|k| wanted(k)) {
                 let still_pending = sim.snap.cluster.pod(&key).is_some_and(|p| p.is_pending());
-                if still_pending {
+                let created = opts
+                    .after
+                    .get(&key)
+                    .is_none_or(|before| sim.snap.cluster.pod(before).is_some_and(|p| p.node_name.is_some()));
+                if still_pending && created {
                     sim.attempt(&key);
                 }
             }
@@ -665,6 +683,59 @@ pub fn simulate(
         converged,
         end_ms,
         snapshot: sim.snap,
+    }
+}
+
+/// Pods created and scheduled one at a time, each attempt applied before the next pod is
+/// created (`fit --max`'s linear search): the queue of one pod at a time, with its waits at
+/// Permit settled after each attempt.
+pub struct Placer<'a> {
+    sim: Sim<'a>,
+}
+
+impl<'a> Placer<'a> {
+    /// A placer on `cluster` (nothing attempted yet).
+    pub fn new(cluster: Cluster, profiles: &'a [Framework], features: impl Into<Features>, preempt: bool) -> Self {
+        let mut snap = Snapshot::new(Arc::new(cluster), features);
+        snap.handle = FrameworkHandle::persistent();
+        snap.decisions_only = true;
+        Placer {
+            sim: Sim {
+                snap,
+                profiles,
+                events: Vec::new(),
+                evicted: Vec::new(),
+                pass: 1,
+                reported_once: BTreeSet::new(),
+                detail: Detail::Summary,
+                apply_preemption: preempt,
+            },
+        }
+    }
+
+    /// The cluster as the attempts left it.
+    pub fn cluster(&self) -> &Cluster {
+        &self.sim.snap.cluster
+    }
+
+    /// Changes the cluster with `create` (new pods, claims, volumes); the pods it returns are
+    /// counted as pending pods of the snapshot.
+    pub fn create<R>(&mut self, create: impl FnOnce(&mut Cluster) -> (R, Vec<ObjectKey>)) -> R {
+        self.sim.snap.create_with(create)
+    }
+
+    /// Schedules one pending pod (one attempt, then the waits that ended); its outcome.
+    pub fn attempt(&mut self, key: &ObjectKey) -> Option<AttemptOutcome> {
+        let from = self.sim.events.len();
+        self.sim.attempt(key);
+        self.sim.settle_waits();
+        let outcome = self.sim.events[from..].iter().find_map(|e| match &e.kind {
+            EventKind::Attempt { outcome, .. } if e.pod == *key => Some(outcome.clone()),
+            _ => None,
+        });
+        // one pod at a time: the timeline is not kept
+        self.sim.events.clear();
+        outcome
     }
 }
 

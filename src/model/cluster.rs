@@ -191,6 +191,12 @@ pub struct Cluster {
     pub resource_claim_templates: BTreeMap<ObjectKey, k8s_openapi::api::resource::v1::ResourceClaimTemplate>,
     /// CSIStorageCapacities sorted by namespace/name.
     pub csi_storage_capacities: Vec<storage::CSIStorageCapacity>,
+    /// LimitRanges (read by `fit`'s admission: LimitRanger's defaults).
+    pub limit_ranges: Vec<core::LimitRange>,
+    /// ResourceQuotas (read by `fit`'s admission).
+    pub resource_quotas: Vec<core::ResourceQuota>,
+    /// RuntimeClasses by name (read by `fit`'s admission: overhead and scheduling).
+    pub runtime_classes: BTreeMap<String, k8s_openapi::api::node::v1::RuntimeClass>,
     /// Services.
     pub services: Vec<core::Service>,
     /// ReplicaSets.

@@ -100,6 +100,18 @@ macro_rules! kind_rows {
                 kind: "PodDisruptionBudget", api: "policy/v1", accepts: ["policy/v1", ""],
                 plural: "poddisruptionbudgets", namespaced: true, optional: false, discover: false, anon: "pdb",
                 store: [pdbs], doc: "PodDisruptionBudget (policy/v1 only)." }
+            LimitRange { ty: k8s_openapi::api::core::v1::LimitRange, kind: "LimitRange", api: "v1",
+                accepts: [], plural: "limitranges", namespaced: true, optional: true, discover: false,
+                anon: "lr", store: [limit_ranges],
+                doc: "LimitRange (optional: read by `fit`'s admission, LimitRanger's defaults)." }
+            ResourceQuota { ty: k8s_openapi::api::core::v1::ResourceQuota, kind: "ResourceQuota",
+                api: "v1", accepts: [], plural: "resourcequotas", namespaced: true, optional: true,
+                discover: false, anon: "quota", store: [resource_quotas],
+                doc: "ResourceQuota (optional: read by `fit`'s admission)." }
+            RuntimeClass { ty: k8s_openapi::api::node::v1::RuntimeClass, kind: "RuntimeClass",
+                api: "node.k8s.io/v1", accepts: [], plural: "runtimeclasses", namespaced: false,
+                optional: true, discover: false, anon: "runtimeclass", store: [runtime_classes],
+                doc: "RuntimeClass (optional: read by `fit`'s admission, its overhead and scheduling)." }
             Service { ty: k8s_openapi::api::core::v1::Service, kind: "Service", api: "v1",
                 accepts: [], plural: "services", namespaced: true, optional: false, discover: false, anon: "svc",
                 store: [services], doc: "Service." }

@@ -1,9 +1,12 @@
 //! Cluster data built once from a snapshot: objects, quantities, selectors and the per-object
 //! facts the scheduler reads on every cycle (requests, priority, ports, images). No scheduling
-//! logic and no I/O live here.
+//! logic and no I/O live here; what the API server's admission ([`admission`]) and the workload
+//! controllers ([`controllers`]) make of a manifest is data too.
 
+pub mod admission;
 pub mod apiserver;
 mod cluster;
+pub mod controllers;
 pub mod dra_versions;
 pub mod event;
 mod interner;
@@ -114,7 +117,7 @@ pub struct ModelError {
 
 pub use kinds::Object;
 
-fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjectKey {
+pub(crate) fn meta_key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> ObjectKey {
     // from the strs: a short namespace or name is held inline (no allocation at all)
     ObjectKey::new(
         m.namespace.as_deref().unwrap_or_default(),

@@ -41,6 +41,11 @@ impl Quantity {
         }
     }
 
+    /// A quantity of `v` nano-units.
+    pub fn from_nanos(v: i128) -> Self {
+        Quantity { nanos: v }
+    }
+
     /// Parses a quantity string (`500m`, `1.5Gi`, `1e3`, `+2`, `.5`).
     pub fn parse(s: &str) -> Result<Self, QuantityError> {
         let err = |why| QuantityError {

@@ -4,6 +4,7 @@
 //! - [`file`]: snapshot files (`--snapshot`), read into a [`Cluster`](crate::model::Cluster).
 //! - [`load`]: the cluster of `--snapshot` or `--demo` and the `--config` file, for every
 //!   front end.
+//! - [`manifests`]: the workload manifests of `fit -f` (files, directories, standard input).
 //! - [`save`]: writes a [`Cluster`](crate::model::Cluster) back, keeping the documents as read
 //!   (`simulate --write`).
 //! - [`snapshot`]: writes a [`ClusterState`] back as a snapshot file (`kschedtui snapshot`),
@@ -22,6 +23,7 @@ pub mod generate;
 pub(crate) mod input;
 mod json_list;
 pub(crate) mod load;
+pub mod manifests;
 pub mod save;
 pub mod snapshot;
 pub mod write;

@@ -367,6 +367,12 @@ async fn event_loop(
                             let _ = tx.send(runtime::deschedule(&job));
                         });
                     }
+                    Effect::Fit(job) => {
+                        let tx = tx.clone();
+                        tokio::task::spawn_blocking(move || {
+                            let _ = tx.send(runtime::fit(&job));
+                        });
+                    }
                     Effect::Relist => {
                         if let Some(w) = &writer {
                             w(LiveJob::Relist);

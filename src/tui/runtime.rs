@@ -155,6 +155,36 @@ pub fn deschedule(job: &crate::app::DescheduleJob) -> Action {
     }
 }
 
+/// Makes `:fit FILE`'s what-if pods: reads the manifests (a file or a directory, as `kschedtui
+/// fit -f` reads them) and makes their workloads' pods on the job's cluster, pending and
+/// marked; the answer for the app. An engine panic is reported as the command's error.
+pub fn fit(job: &crate::app::FitJob) -> Action {
+    let run = || -> Result<Box<crate::engine::fit::WhatIf>, String> {
+        if job.path == "-" {
+            return Err(
+                "-: the standard input is the terminal the TUI reads; give a file name (./- for a file named -)".into(),
+            );
+        }
+        // `~/…` as a shell reads it
+        let path = crate::source::expand_home(std::path::Path::new(&job.path), std::env::var("HOME").ok().as_deref());
+        let manifests = crate::source::manifests::read(&[path], &job.namespace).map_err(|e| e.to_string())?;
+        let mark = format!("fit {}", job.path);
+        Ok(Box::new(crate::engine::fit::what_if(
+            &job.cluster,
+            &manifests,
+            &job.features,
+            &mark,
+        )))
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+        .unwrap_or_else(|_| Err(format!("the engine panicked while making the pods of {}", job.path)));
+    Action::FitMade {
+        generation: job.generation,
+        path: job.path.clone(),
+        result,
+    }
+}
+
 /// `-` is the standard output elsewhere; here it is the screen the TUI draws on.
 fn not_the_screen(path: &std::path::Path, command: &str) -> Result<(), String> {
     if path == std::path::Path::new("-") {

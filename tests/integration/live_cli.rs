@@ -907,3 +907,28 @@ fn a_snapshot_with_server_merged_match_label_keys_explains_once_and_replays() {
     std::fs::write(&replay, &out.stdout).unwrap();
     assert_eq!(explain(replay.to_str().unwrap()), stored);
 }
+
+/// `fit` on a live cluster reads it once, places on a copy (nothing is sent), names the
+/// context's namespace for manifests without one, and answers as on the snapshot of it.
+#[test]
+fn fit_on_a_live_cluster_answers_as_on_its_snapshot_and_sends_nothing() {
+    let server = ApiServer::start();
+    let k = kc(&server, Some("shop"));
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web-next}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web-next}}\n  template:\n    metadata: {labels: {app: web-next}}\n    spec: {containers: [{name: c, image: web, resources: {requests: {cpu: 100m}}}]}\n";
+    let live = run(&["fit", "--kubeconfig", &k, "-f", "-", "-o", "json"], deploy);
+    assert!(matches!(live.code, 0 | 3), "{}", live.stderr);
+    let live_json: Value = serde_json::from_str(&live.stdout).unwrap();
+    let w = &live_json["workloads"][0];
+    assert_eq!(
+        (w["namespace"].as_str(), w["replicas"].as_u64()),
+        (Some("shop"), Some(3))
+    );
+    assert_eq!(live_json["schedulerVersion"], "1.30.6");
+    let f = server.scratch("fit").join("snap.yaml");
+    let f = f.to_str().unwrap();
+    ok(&run(&["snapshot", "--kubeconfig", &k, "-o", f], ""));
+    let snap = run(&["fit", "--snapshot", f, "-f", "-", "-n", "shop", "-o", "json"], deploy);
+    assert_eq!(snap.code, live.code, "{}", snap.stderr);
+    assert_eq!(serde_json::from_str::<Value>(&snap.stdout).unwrap(), live_json);
+    assert!(server.writes().is_empty());
+}

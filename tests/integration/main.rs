@@ -13,6 +13,7 @@ mod conformance;
 mod deschedule;
 mod determinism;
 mod docs_json;
+mod fit;
 mod fixtures;
 mod fuzz_seeds;
 mod gang137;

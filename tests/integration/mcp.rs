@@ -58,7 +58,7 @@ fn the_python_sdk_drives_the_demo_server_over_stdio() {
     assert!(out.status.success(), "the MCP client failed:\n{stdout}\n{stderr}");
     assert!(stdout.ends_with("mcp client: all checks passed\n"), "{stdout}");
     let checks = stdout.lines().filter(|l| l.starts_with("ok: ")).count();
-    assert_eq!(checks, 20, "{stdout}");
+    assert_eq!(checks, 21, "{stdout}");
 }
 
 #[test]

@@ -677,6 +677,38 @@ fn demo_deschedule_screen_shows_where_the_evicted_pod_lands_and_opens_it() {
     t.wait_for(&["KSCHEDTUI-EXITED=0"]);
 }
 
+/// `:fit FILE` in the real binary: the storefront's 8 replicas come in as what-if pending
+/// pods, marked in the list and in the header; `:fit` alone removes them.
+#[test]
+fn demo_fit_adds_what_if_pods_and_fit_alone_removes_them() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let t = Tmux::start_sized(
+        "fit",
+        &format!("{BIN} --demo -n shop; echo KSCHEDTUI-EXITED=$?; sleep 30"),
+        160,
+        48,
+    );
+    t.wait_for(&["shop/shop-web-7c9f-new"]);
+    t.keys(&[":"]);
+    t.text(&format!(
+        "fit {}/fixtures/fit/storefront.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for(&["what-if: 8 pod(s) of", "storefront-", "what-if · "]);
+    t.keys(&[":"]);
+    t.text("fit");
+    t.keys(&["Enter"]);
+    t.wait_for(&["removed the 8 what-if pod(s) of :fit"]);
+    t.keys(&[":"]);
+    t.text("q!");
+    t.keys(&["Enter"]);
+    t.wait_for(&["KSCHEDTUI-EXITED=0"]);
+}
+
 /// `e` hands the pod's YAML to $EDITOR in a file of its own: a new name in $TMPDIR, readable
 /// by the user alone, removed once the edit is read back; the edit is applied.
 #[test]

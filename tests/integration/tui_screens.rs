@@ -874,7 +874,7 @@ fn every_watch_broken_keeps_stale_in_the_header_as_a_count() {
         );
     }
     let header = |a: &App, w: u16| rows(&draw(a, &th, w, 24))[0].trim_end().to_string();
-    // every kind (29 with the versions of the gang kinds): their number, even at 250 columns
+    // every kind (32 with the versions of the gang kinds): their number, even at 250 columns
     assert_eq!(
         header(&a, 80),
         format!(" kschedtui │ context 'kind-kschedtui-conformance-cluster' │ STALE ({kinds} kinds) │ …")
@@ -1073,6 +1073,33 @@ fn deschedule_dry_run() {
     let done = kschedtui::tui::runtime::deschedule(job);
     run(&mut a, [done, Action::Down, Action::Down]);
     snap("deschedule_dry_run", &a);
+}
+
+/// `:fit FILE` on the demo with fixtures/fit/storefront.yaml: the header counts the what-if
+/// pods, the list marks them (each explained where the cluster is, without the others), and
+/// the pod view of one says it is a what-if.
+#[test]
+fn fit_what_if_pods() {
+    let mut a = new_app();
+    a.source.name = "demo".into();
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("demo.yaml", include_str!("../../fixtures/demo.yaml")).expect("demo"),
+    );
+    a.mode = kschedtui::app::Mode::Command("ns shop".into());
+    update(&mut a, Action::Submit);
+    a.mode = kschedtui::app::Mode::Command("fit fixtures/fit/storefront.yaml".into());
+    let fx = update(&mut a, Action::Submit);
+    let [kschedtui::app::Effect::Fit(job)] = fx.as_slice() else {
+        panic!("one Fit effect expected")
+    };
+    let done = kschedtui::tui::runtime::fit(job);
+    run(&mut a, [done, Action::TogglePendingOnly]);
+    assert_eq!(a.fit.as_ref().map(|f| f.pods.len()), Some(8));
+    snap("fit_what_if_pods", &a);
+    let first = a.fit.as_ref().expect("fit").pods[0].name.clone();
+    open_pod(&mut a, &first);
+    snap("fit_what_if_pod_view", &a);
 }
 
 #[test]

@@ -6,7 +6,7 @@ Run by tests/integration/mcp.rs: python client.py KSCHEDTUI_BINARY. Every check 
 Checks: the tool list (and that no write tool is listed without --allow-writes), every tool's
 structured content against its output schema (the SDK validates on each call; checked here
 again with jsonschema), the two-line text summaries, explain_pod equal to `kschedtui explain
--o json` for every pending pod of the demo, errors as tool errors with the CLI's message, the
+-o json` for every pending pod of the demo, fit equal to `kschedtui fit -o json`, errors as tool errors with the CLI's message, the
 why-pending prompt, and the two-step writes with --allow-writes (plan, token, permission
 check, send; --dry-run=server sends dry runs that change nothing).
 """
@@ -29,10 +29,12 @@ READ_TOOLS = [
     "fix_hints",
     "simulate",
     "deschedule",
+    "fit",
     "cluster_summary",
 ]
 GATES = "GenericWorkload=true,GangScheduling=true"
 POLICY = open("fixtures/deschedule/policy.yaml", encoding="utf-8").read()
+STOREFRONT = open("fixtures/fit/storefront.yaml", encoding="utf-8").read()
 
 
 def ok(what):
@@ -44,8 +46,8 @@ def check(cond, what, detail=""):
         raise AssertionError(f"{what}: {detail}")
 
 
-def cli(*args):
-    p = subprocess.run([BIN, *args], capture_output=True, text=True)
+def cli(*args, input=None):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, input=input)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -85,8 +87,6 @@ async def read_only(s):
     names = [t.name for t in listed.tools]
     check(names == READ_TOOLS, "the read-only tool list", names)
     ok(f"tools listed without --allow-writes: {', '.join(names)} (no bind, no preempt)")
-    check("fit" not in names, "fit is not served", names)
-    ok("fit is not served (issue 49: missing)")
     schemas = {}
     for t in listed.tools:
         check(t.input_schema.get("type") == "object", f"{t.name} has an input schema", t.input_schema)
@@ -155,6 +155,24 @@ async def read_only(s):
     want["policy"] = "policy"
     check(v == want, "deschedule equals `deschedule -o json` (the policy named 'policy')", "")
     ok("deschedule equals `kschedtui deschedule --demo -o json`")
+
+    v, text = await call(s, schemas, "fit", {"manifests": STOREFRONT, "max": True})
+    code, out, err = cli("fit", "--demo", "-f", "fixtures/fit/storefront.yaml", "--max", "-o", "json")
+    check(code == 3, "fit -f storefront.yaml exits 3 (7 of 8 fit)", err)
+    check(v == json.loads(out), "fit equals `fit -o json`", text)
+    w = v["workloads"][0]
+    check(
+        (w["replicas"], w["scheduled"], w["maxReplicas"]) == (8, 7, 7),
+        "fit: 7 of the storefront's 8 replicas, and at most 7",
+        (w["replicas"], w["scheduled"], w.get("maxReplicas")),
+    )
+    check(text.split("\n")[0] == "fit: 1 workload(s), 7 of 8 replica(s) scheduled (fit -f exits 3)", "fit's summary", text)
+    ok(f"fit equals `kschedtui fit --demo -f fixtures/fit/storefront.yaml --max -o json`: {text.splitlines()[0]}")
+    _, _, err = cli("fit", "--demo", "-f", "-", input="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    got = await failing(s, "fit", {"manifests": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+    want = err.strip().removeprefix("error: ").replace("standard input", "manifests", 1)
+    check(got == want, "fit without a workload: the CLI's message (the manifests named 'manifests')", f"{got!r} vs {want!r}")
+    ok(f"fit errors are the CLI's: {got}")
 
     v, text = await call(s, schemas, "cluster_summary", {})
     check(v["pendingPods"] == pods["count"] and v["writes"] == "notListed", "cluster_summary counts", v)

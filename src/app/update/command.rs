@@ -1,10 +1,11 @@
 //! The `:` command line.
 
-use super::data::clear_explanations;
+use super::data::{clear_explanations, set_cluster};
 use super::jobs::explain_all;
 use super::nav::open_gang;
 use crate::app::pod_list;
-use crate::app::{Action, App, Effect, Load, Mode, NodeList, Screen};
+use crate::app::{Action, App, Effect, FitJob, FitState, Load, Mode, NodeList, Screen, StatusKind};
+use crate::engine::fit::{WhatIf, clear_what_if};
 
 /// One `:` command: what dispatch, the `?` help overlay and the status-bar hint and
 /// completion all read.
@@ -139,6 +140,13 @@ pub static COMMANDS: &[Command] = &[
         args: "FILE",
         help: "descheduler dry run of a policy: where every evicted pod would land",
         run: deschedule_command,
+    },
+    Command {
+        name: "fit",
+        aliases: &["what-if"],
+        args: "[FILE]",
+        help: "a manifest's workload pods as what-if pending pods (no FILE: remove them)",
+        run: fit_command,
     },
     Command {
         name: "ns",
@@ -404,6 +412,109 @@ fn deschedule_command(app: &mut App, inv: &Invocation<'_>) -> Vec<Effect> {
         features: app.features.clone(),
         now,
     })]
+}
+
+/// `:fit FILE`: the workloads of the manifests (a file or a directory) made as their
+/// controllers and admission would make them (as `kschedtui fit` makes them) and added as
+/// pending pods marked as what-if; every view works on them. A second `:fit FILE` replaces the
+/// first one's pods; `:fit` alone removes them and what was made for them.
+fn fit_command(app: &mut App, inv: &Invocation<'_>) -> Vec<Effect> {
+    if app.load != Load::Ready {
+        app.error("nothing to fit on yet: the cluster is still loading");
+        return Vec::new();
+    }
+    let path = inv.rest;
+    if path.is_empty() {
+        return match app.fit.take() {
+            Some(f) if f.asked.is_none() => {
+                let cluster = clear_what_if(&app.cluster, &f.pods, &f.made);
+                let change = format!("removed the {} what-if pod(s) of :fit {}", f.pods.len(), f.path);
+                set_cluster(app, cluster, change)
+            }
+            Some(f) => {
+                app.info(format!("stopped :fit {} before its pods came in", f.path));
+                Vec::new()
+            }
+            None => {
+                app.error(format!(
+                    "no what-if pods to remove: :{} FILE adds a manifest's workloads as pending pods",
+                    inv.word
+                ));
+                Vec::new()
+            }
+        };
+    }
+    // a second :fit replaces the first one's pods
+    let mut fx = Vec::new();
+    if let Some(f) = app.fit.take().filter(|f| f.asked.is_none()) {
+        let cluster = clear_what_if(&app.cluster, &f.pods, &f.made);
+        let change = format!("removed the {} what-if pod(s) of :fit {}", f.pods.len(), f.path);
+        fx = set_cluster(app, cluster, change);
+    }
+    fx.extend(ask_fit(app, path));
+    fx
+}
+
+/// Asks the runtime for `:fit PATH`'s pods on the cluster as it is now.
+fn ask_fit(app: &mut App, path: &str) -> Vec<Effect> {
+    app.fit = Some(FitState {
+        path: path.to_string(),
+        asked: Some(app.generation),
+        pods: Vec::new(),
+        made: Vec::new(),
+        refused: Vec::new(),
+    });
+    app.info(format!(
+        "making the pods of {path}'s workloads as their controllers would…"
+    ));
+    vec![Effect::Fit(FitJob {
+        generation: app.generation,
+        path: path.to_string(),
+        cluster: app.cluster.clone(),
+        features: app.features.clone(),
+        namespace: app.pods.namespace.clone().unwrap_or_else(|| "default".into()),
+    })]
+}
+
+/// `:fit FILE`'s pods came in: the cluster with them replaces the app's (a what-if change).
+/// Made on a cluster that changed since (a what-if edit meanwhile), they are made again on
+/// the cluster as it is.
+pub(super) fn on_fit_made(
+    app: &mut App,
+    generation: u64,
+    path: &str,
+    result: Result<Box<WhatIf>, String>,
+) -> Vec<Effect> {
+    let Some(f) = &app.fit else { return Vec::new() };
+    if f.path != path || f.asked.is_none() {
+        return Vec::new();
+    }
+    if f.asked != Some(generation) || app.generation != generation {
+        return ask_fit(app, path);
+    }
+    let w = match result {
+        Ok(w) => *w,
+        Err(e) => {
+            app.fit = None;
+            app.error(format!(":fit {path}: {e}"));
+            return Vec::new();
+        }
+    };
+    let mut change = format!("added {} what-if pod(s) from {path}", w.pods.len());
+    if !w.refused.is_empty() {
+        change.push_str(&format!("; {} refused at admission (:messages)", w.refused.len()));
+    }
+    for (k, m) in &w.refused {
+        app.log(StatusKind::Warning, format!(":fit {path}: {k} refused: {m}"));
+    }
+    app.fit = Some(FitState {
+        path: path.to_string(),
+        asked: None,
+        pods: w.pods,
+        made: w.made,
+        refused: w.refused,
+    });
+    set_cluster(app, w.cluster, change)
 }
 
 /// A `:deschedule` result: kept when it answers the run asked for last.

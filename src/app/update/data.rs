@@ -126,6 +126,10 @@ pub(super) fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
             return Vec::new();
         }
     };
+    // the what-if pods of :fit were in the cluster replaced now
+    if app.fit.as_ref().is_some_and(|f| f.asked.is_none()) {
+        app.fit = None;
+    }
     if events_only {
         // The explanations stand: only what the pod view shows beside them changed.
         app.cluster = Arc::new(cluster);

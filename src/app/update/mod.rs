@@ -216,6 +216,11 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Action::FitMade {
+            generation,
+            path,
+            result,
+        } => command::on_fit_made(app, generation, &path, result),
         Action::Descheduled {
             generation,
             path,

@@ -241,6 +241,19 @@ pub(super) fn access_checks(app: &mut App) -> Vec<Effect> {
     }
 }
 
+/// On a live cluster, a what-if pod of `:fit` does not exist on the server: nothing is sent
+/// for it (binding it would be refused; evicting real pods for it would not be a what-if).
+fn what_if_on_live(app: &App, pod: &ObjectKey, what: &str) -> Option<String> {
+    let p = app.pod(pod)?;
+    if app.live.is_none() || !crate::app::pod_list::is_what_if(app, p) {
+        return None;
+    }
+    let path = app.fit.as_ref().map_or("FILE", |f| f.path.as_str());
+    Some(format!(
+        "cannot {what} {pod}: it is a what-if pod of :fit {path}, not on the cluster (kubectl apply -f {path} creates its workload)"
+    ))
+}
+
 pub(super) fn request_bind(app: &mut App) {
     if app.readonly {
         app.error("read-only mode (--readonly): binding is disabled");
@@ -266,6 +279,10 @@ pub(super) fn request_bind(app: &mut App) {
     let Some(p) = app.pod(&pod) else { return };
     if let Some(n) = &p.node_name {
         app.error(format!("pod {pod} is already on node {n}"));
+        return;
+    }
+    if let Some(e) = what_if_on_live(app, &pod, "bind") {
+        app.error(e);
         return;
     }
     if !p.is_pending() {
@@ -360,6 +377,10 @@ pub(super) fn request_preempt(app: &mut App) {
         return;
     }
     let Some(pod) = app.focused_pod() else { return };
+    if let Some(e) = what_if_on_live(app, &pod, "preempt for") {
+        app.error(e);
+        return;
+    }
     let summary = match app.summary(&pod) {
         Some(Ok(s)) => s.clone(),
         Some(Err(e)) => {

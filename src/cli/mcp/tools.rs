@@ -1,6 +1,6 @@
 //! The MCP server's tools as data: name, description, input schema, output schema (JSON
 //! Schema, the shapes of docs/explain-json.md, docs/queue-json.md, docs/simulate-json.md,
-//! docs/deschedule-json.md and docs/mcp.md), and whether the tool writes. The output schemas
+//! docs/deschedule-json.md, docs/fit-json.md and docs/mcp.md), and whether the tool writes. The output schemas
 //! name the keys every answer has and their types; they allow keys beyond those (the
 //! contract's readers ignore keys they do not know).
 
@@ -162,6 +162,26 @@ pub fn list(allow_writes: bool) -> Vec<Def> {
                 &["policy"],
             ),
             output: deschedule(),
+            write: false,
+        },
+        Def {
+            name: "fit",
+            title: "Will it fit",
+            description: "Places workloads before they exist: the manifests (YAML text, several documents: Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob and what they bring: ResourceClaimTemplates, PVCs, PriorityClasses, quotas, LimitRanges, PodGroups, Workloads, Namespaces) are made into pods as their controllers and the API server's admission would make them, and placed in queue order on a copy of the cluster, each placement applied before the next, gangs all or nothing: `kschedtui fit -f FILE -o json` (docs/fit-json.md). Per workload the replicas scheduled, the nodes with their counts, and for the first replica that does not fit the exact message, its decisive reason, whom preemption would evict and the fix hints. `max` finds the largest number of replicas that fit, by placing them. Nothing is written.",
+            input: object(
+                json!({
+                    "manifests": {"type": "string", "description": "The manifests as YAML text (documents separated by ---, or a List)."},
+                    "max": {"type": "boolean", "description": "Also find the largest number of replicas of each workload that fit (each workload alone), by placing them."},
+                    "replicas": {"type": "integer", "minimum": 0, "description": "Place this many replicas of every workload instead of their spec's (a DaemonSet keeps one per eligible node)."},
+                    "namespace": {"type": "string", "description": "The namespace of manifests that name none (default: the server's default namespace)."},
+                    "preempt": {"type": "boolean", "description": "Apply preemptions as simulate does (default: only say what preemption would do)."},
+                    "afterPending": {"type": "boolean", "description": "Schedule the cluster's pending pods first."},
+                    "noFixes": {"type": "boolean", "description": "Leave out the fix hints."},
+                    "maxLimit": {"type": "integer", "minimum": 0, "description": "With max: the most replicas the search places (default 100000)."}
+                }),
+                &["manifests"],
+            ),
+            output: fit(),
             write: false,
         },
         Def {
@@ -481,6 +501,106 @@ pub fn deschedule() -> Value {
             "evictions",
             "preempted",
             "summary",
+        ],
+    )
+}
+
+/// Will it fit (docs/fit-json.md).
+pub fn fit() -> Value {
+    let nullable_string = json!({"type": ["string", "null"]});
+    let replica = object(
+        json!({
+            "pod": pod_ref(),
+            "result": {"enum": ["Bound", "Waiting", "Pending", "Held", "NoProfile", "Refused", "NotCreated"]},
+            "node": {"type": "string"},
+            "nominatedNode": nullable_string,
+            "plugin": {"type": "string"},
+            "message": {"type": "string"}
+        }),
+        &["pod", "result"],
+    );
+    let claim = object(
+        json!({
+            "claim": pod_ref(),
+            "binding": {"enum": ["WaitForFirstConsumer", "BoundToExisting", "ProvisionedImmediately", "Unbound", "Existing"]},
+            "detail": nullable_string,
+            "node": nullable_string
+        }),
+        &["claim", "binding", "detail", "node"],
+    );
+    let workload = object(
+        json!({
+            "kind": {"enum": ["Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob"]},
+            "namespace": {"type": "string"},
+            "name": {"type": "string"},
+            "replicas": {"type": "integer", "minimum": 0},
+            "scheduled": {"type": "integer", "minimum": 0},
+            "unschedulable": {"type": "integer", "minimum": 0},
+            "nodes": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
+            "message": nullable_string,
+            "reason": nullable_string,
+            "pod": {"anyOf": [pod_ref(), {"type": "null"}]},
+            "preemption": {"anyOf": [{"type": "null"}, object(json!({
+                "node": nullable_string,
+                "victims": {"type": "array", "items": pod_ref()},
+                "message": {"type": "string"}
+            }), &["node", "victims", "message"])]},
+            "fixes": {"type": "array", "items": fix()},
+            "maxReplicas": {"type": "integer", "minimum": 0},
+            "maxSearch": object(json!({
+                "method": {"enum": ["linear", "linearConfirmed", "linearThenBinary"]},
+                "placements": {"type": "integer", "minimum": 0},
+                "next": {"type": "string"},
+                "limited": {"type": "boolean"}
+            }), &["method", "placements", "next", "limited"]),
+            "pods": {"type": "array", "items": replica},
+            "claims": {"type": "array", "items": claim},
+            "resourceClaims": {"type": "array", "items": pod_ref()},
+            "notes": strings()
+        }),
+        &[
+            "kind",
+            "namespace",
+            "name",
+            "replicas",
+            "scheduled",
+            "unschedulable",
+            "nodes",
+            "message",
+            "reason",
+            "pod",
+            "preemption",
+            "pods",
+            "claims",
+            "resourceClaims",
+            "notes",
+        ],
+    );
+    object(
+        json!({
+            "apiVersion": {"const": "kschedtui/v1"},
+            "kind": {"const": "Fit"},
+            "schedulerVersion": {"type": "string"},
+            "preempt": {"type": "boolean"},
+            "afterPending": {"anyOf": [{"type": "null"}, object(json!({
+                "bound": {"type": "integer", "minimum": 0},
+                "pending": {"type": "integer", "minimum": 0}
+            }), &["bound", "pending"])]},
+            "notes": strings(),
+            "skipped": strings(),
+            "workloads": {"type": "array", "items": workload},
+            "evicted": {"type": "array", "items": pod_ref()}
+        }),
+        &[
+            "apiVersion",
+            "kind",
+            "schedulerVersion",
+            "preempt",
+            "afterPending",
+            "notes",
+            "skipped",
+            "workloads",
+            "evicted",
         ],
     )
 }

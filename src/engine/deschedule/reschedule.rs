@@ -160,6 +160,7 @@ pub fn reschedule(
             only: Some(created),
             placement: None,
             detail: Detail::Full,
+            ..Default::default()
         },
     );
     for r in &mut out {

@@ -110,6 +110,44 @@ impl Snapshot {
         self.change(key, |c| c.evict_pod(key))
     }
 
+    /// Applies the writes a binding cycle's PreBind made (PUTs of claims, volumes and
+    /// ResourceClaims) to the cluster through the in-memory API server, so the next cycles see
+    /// the volumes bound and the devices allocated; the other requests are left to the
+    /// callers that make them (bind, nominate).
+    pub fn apply_writes(&mut self, writes: &[crate::model::write::WriteRequest]) {
+        use crate::model::write::{WriteMode, WriteRequest};
+        if !writes.iter().any(|w| matches!(w, WriteRequest::Update(_))) {
+            return;
+        }
+        let opts = self.features.server_options();
+        let cluster = Arc::make_mut(&mut self.cluster);
+        for w in writes.iter().filter(|w| matches!(w, WriteRequest::Update(_))) {
+            let _ = crate::model::apiserver::send(cluster, w, WriteMode::Enabled, &opts);
+        }
+    }
+
+    /// Changes the cluster with `create` (pods, claims and volumes created in memory), which
+    /// returns the pods it added, and counts them as [`Snapshot::new`] would: pending ones
+    /// among the parsed pods (and nominated ones on their node), bound ones on their node.
+    pub fn create_with<R>(&mut self, create: impl FnOnce(&mut crate::model::Cluster) -> (R, Vec<ObjectKey>)) -> R {
+        let (r, keys) = create(Arc::make_mut(&mut self.cluster));
+        if !keys.is_empty() {
+            self.index.pods = Arc::new(self.index.pods.changed());
+        }
+        let mut terms_changed = false;
+        for k in &keys {
+            let Some(p) = self.cluster.pod(k).cloned() else {
+                continue;
+            };
+            self.index_pod(&p);
+            terms_changed |= self.scores_by_affinity(k);
+        }
+        if terms_changed {
+            self.index.terms = Arc::new(ScoringTerms::build(&self.nodes));
+        }
+        r
+    }
+
     /// Sets or clears a pod's nominated node (see `Cluster::set_nominated_node`).
     pub fn set_nominated_node(&mut self, key: &ObjectKey, node: Option<&str>) -> Result<Arc<Pod>, ChangeError> {
         self.change(key, |c| c.set_nominated_node(key, node))

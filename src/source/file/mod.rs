@@ -434,18 +434,30 @@ fn parse_text(
     Ok(())
 }
 
-/// Resource-list keys whose numbers YAML may have left unquoted (`cpu: 2`).
+/// Resource-list keys whose numbers YAML may have left unquoted (`cpu: 2`): a container's
+/// requests and limits, a node's capacity, overheads (a pod's, a RuntimeClass's `podFixed`),
+/// a ResourceQuota's `hard` and `used`, a LimitRange item's `default`, `defaultRequest`, `max`,
+/// `min` and `maxLimitRequestRatio`.
 const QUANTITY_MAPS: &[&str] = &[
     "requests",
     "limits",
     "capacity",
     "allocatable",
     "overhead",
+    "podFixed",
     "minResources",
     "storage",
+    "hard",
+    "used",
+    "default",
+    "defaultRequest",
+    "max",
+    "min",
+    "maxLimitRequestRatio",
 ];
 
-fn quote_quantities(v: &mut Value, in_list: bool) {
+/// Quotes the numbers of the resource lists of an object (see [`QUANTITY_MAPS`]).
+pub(crate) fn quote_quantities(v: &mut Value, in_list: bool) {
     match v {
         Value::Object(m) => {
             for (k, child) in m.iter_mut() {

@@ -213,6 +213,12 @@ fn header(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>,
         if let Some(p) = &app.profile_override {
             items.push(vec![Span::styled(format!("profile {p} (what-if)"), theme.warn)]);
         }
+        if let Some(f) = app.fit.as_ref().filter(|f| f.asked.is_none()) {
+            items.push(vec![Span::styled(
+                format!("what-if: {} pod(s) of {}", f.pods.len(), f.path),
+                theme.warn,
+            )]);
+        }
         if !app.changes.is_empty() {
             let n = app.changes.len();
             items.push(match &app.saved {

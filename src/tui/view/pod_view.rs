@@ -56,6 +56,9 @@ pub(super) fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState
             ),
             theme.muted,
         ));
+        if crate::app::pod_list::is_what_if(app, p) {
+            title.push(Span::styled("(what-if: :fit) ", theme.warn));
+        }
     }
     let b = block(theme, Line::from(title));
     let inner = b.inner(area);
