@@ -817,7 +817,7 @@ fn d_describes_the_pod_and_the_node_as_kubectl_does() {
         "Name:         batch-1\nNamespace:    default\nPriority:     0\nNode:         <none>",
         "Labels:       app=batch\nAnnotations:  <none>\nStatus:       Pending",
         // one run of tab-aligned lines from cpu: to Events: (as kubectl's wide gaps)
-        "Containers:\n  job:\n    Image:  batch:1.0\n    Requests:\n      cpu:       1500m\n      memory:    1Gi\nQoS Class:       <none>",
+        "Containers:\n  job:\n    Image:  batch:1.0\n    Requests:\n      cpu:       1500m\n      memory:    1Gi\nQoS Class:       Burstable",
         "Tolerations:     <none>\nEvents:          <none>",
     ] {
         assert!(text.contains(want), "{want:?} in\n{text}");
