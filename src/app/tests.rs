@@ -2665,3 +2665,61 @@ fn a_big_cluster_sums_node_requests_and_the_node_list_shows_them() {
     assert_eq!(a.node_rows.widths(), fresh.widths());
     assert_eq!(a.node_rows.len(), 40);
 }
+
+/// `:export` of a bind made in memory is the Binding the scheduler creates: the API server
+/// refuses a patch of a pod's spec.nodeName, and the status the bind wrote is the server's.
+#[test]
+fn export_of_a_bind_is_a_binding_not_a_patch() {
+    let mut a = app();
+    run(&mut a, [Action::RequestBind, Action::Confirm]);
+    assert_eq!(a.changes, ["bound default/web-2 to node-b".to_string()]);
+    command_line(&mut a, "export");
+    let Some(Screen::Text(v)) = a.screen() else {
+        panic!("a text screen: {:?}", a.status)
+    };
+    assert_eq!(
+        v.lines,
+        [
+            "# 1 in-memory change(s), 1 object(s) differ from the cluster as loaded:",
+            "#   bound default/web-2 to node-b",
+            "",
+            "# pod default/web-2",
+            "#   bound to node-b in memory: the Binding the scheduler creates (the API server sets spec.nodeName and PodScheduled=True)",
+            "kubectl create -f - <<'EOF'",
+            "apiVersion: v1",
+            "kind: Binding",
+            "metadata:",
+            "  name: web-2",
+            "  namespace: default",
+            "target:",
+            "  apiVersion: v1",
+            "  kind: Node",
+            "  name: node-b",
+            "EOF",
+        ]
+    );
+}
+
+/// The exported YAML is what `kubectl apply -f` sends: no status, so no PodScheduled message
+/// of the cluster as it was loaded (report-huge's says it fits nowhere).
+#[test]
+fn exported_yaml_has_no_status_and_no_old_pod_scheduled_message() {
+    use crate::model::write::Removal;
+    let mut a = demo_app(Removal::Delete, str::to_string);
+    open_pod(&mut a, "batch/report-huge");
+    run(&mut a, [Action::OpenFixes, Action::Open]);
+    command_line(&mut a, "export");
+    let Some(Screen::Text(v)) = a.screen() else {
+        panic!("a text screen: {:?}", a.status)
+    };
+    let yaml_at = v
+        .lines
+        .iter()
+        .position(|l| l == "# the changed objects as they are now, without their status (kubectl apply -f / replace -f write none):")
+        .expect("the YAML part");
+    let yaml = &v.lines[yaml_at + 1..];
+    assert_eq!(yaml[..3], ["---", "apiVersion: v1", "kind: Pod"]);
+    assert!(!yaml.iter().any(|l| l.starts_with("status:")), "{yaml:#?}");
+    assert!(!yaml.iter().any(|l| l.contains("nodes are available")), "{yaml:#?}");
+    assert!(yaml.iter().any(|l| l == "  - effect: NoSchedule"), "{yaml:#?}");
+}
