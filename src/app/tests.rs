@@ -2723,3 +2723,82 @@ fn exported_yaml_has_no_status_and_no_old_pod_scheduled_message() {
     assert!(!yaml.iter().any(|l| l.contains("nodes are available")), "{yaml:#?}");
     assert!(yaml.iter().any(|l| l == "  - effect: NoSchedule"), "{yaml:#?}");
 }
+
+/// `e`: a YAML mistake opens the editor again on the text as it was saved, the error above it
+/// as comments (as `kubectl edit` does); saved unchanged, the edit is given up; corrected, it
+/// is applied.
+#[test]
+fn a_yaml_mistake_reopens_the_editor_with_the_text_and_the_error() {
+    let mut a = app();
+    let fx = update_sync(&mut a, Action::EditExternal);
+    let [Effect::OpenEditor { target, text }] = fx.as_slice() else {
+        panic!("editor effect expected")
+    };
+    let target = target.clone();
+    let broken = text.replace("cpu: 500m", "cpu: [500m");
+    let err = whatif::apply_yaml(&a.cluster, &target, &broken).expect_err("a mistake");
+    assert!(err.starts_with("edited pod default/web-2: not a valid Pod: "), "{err}");
+    let fx = update_sync(
+        &mut a,
+        Action::Edited {
+            target: target.clone(),
+            result: Ok(broken.clone()),
+        },
+    );
+    let [
+        Effect::OpenEditor {
+            target: again_for,
+            text: again,
+        },
+    ] = fx.as_slice()
+    else {
+        panic!("the editor opens again: {:?}", a.status)
+    };
+    assert_eq!(again_for, &target);
+    assert_eq!(
+        *again,
+        format!(
+            "# kschedtui could not apply this edit:\n#   {err}\n# Correct it and save to apply it; save it unchanged, or empty, to give up.\n#\n{broken}"
+        )
+    );
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        format!("{err}: the editor opens again with the error")
+    );
+    assert_eq!(a.generation, 1, "nothing applied");
+    // saved unchanged: given up, nothing applied
+    let fx = update_sync(
+        &mut a,
+        Action::Edited {
+            target: target.clone(),
+            result: Ok(again.clone()),
+        },
+    );
+    assert!(fx.is_empty());
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        format!("{err} (saved unchanged: the edit is given up)")
+    );
+    // corrected under the comments: applied
+    run(
+        &mut a,
+        [Action::Edited {
+            target: target.clone(),
+            result: Ok(again.replace("cpu: [500m", "cpu: 600m")),
+        }],
+    );
+    assert_eq!(a.generation, 2);
+    assert_eq!(a.changes, ["edited pod default/web-2 (YAML)".to_string()]);
+    // saved empty: cancelled
+    run(
+        &mut a,
+        [Action::Edited {
+            target,
+            result: Ok("# nothing\n\n".into()),
+        }],
+    );
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "edit of pod default/web-2 cancelled: the file was saved empty"
+    );
+}

@@ -727,6 +727,55 @@ fn the_editor_gets_a_private_file_that_is_removed_afterwards() {
     t.keys(&["q"]);
 }
 
+/// `e` with a YAML mistake: the editor opens again on the text with the error above it, and
+/// the corrected edit is applied (as `kubectl edit` does); nothing is lost.
+#[test]
+fn a_yaml_mistake_opens_the_editor_again_with_the_error() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let tmp = temp_dir("editor-again");
+    let dir = tmp.path();
+    let second = dir.join("second.yaml");
+    // first time: a broken cpu request; second time (the error above the text): corrected
+    let editor = dir.join("ed.sh");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\nif head -1 \"$1\" | grep -q '^# kschedtui could not apply this edit:'; then\n  cp \"$1\" {second}\n  sed -i 's/cpu: \\[1m/cpu: 1m/' \"$1\"\nelse\n  sed -i 's/^\\( *\\)cpu: .*/\\1cpu: [1m/' \"$1\"\nfi\n",
+            second = second.display()
+        ),
+    )
+    .unwrap();
+    let chmod = Command::new("chmod").arg("+x").arg(&editor).status().unwrap();
+    assert!(chmod.success());
+    let t = Tmux::start(
+        "editor-again",
+        &format!("EDITOR={} {BIN} --demo; sleep 30", editor.display()),
+    );
+    t.wait_for(&["kschedtui", "demo cluster", "Pods"]);
+    t.keys(&["e"]);
+    t.wait_for(&["edited pod ", "(YAML) (in memory); re-running the scheduler"]);
+    let again = std::fs::read_to_string(&second).expect("the editor was opened a second time");
+    let lines: Vec<&str> = again.lines().collect();
+    assert_eq!(lines[0], "# kschedtui could not apply this edit:");
+    assert!(
+        lines[1].starts_with("#   edited pod ") && lines[1].contains(": not a valid Pod: "),
+        "{again}"
+    );
+    assert_eq!(
+        lines[2],
+        "# Correct it and save to apply it; save it unchanged, or empty, to give up."
+    );
+    assert_eq!(lines[3..5], ["#", "apiVersion: v1"]);
+    assert!(
+        lines.iter().any(|l| l.trim() == "cpu: [1m"),
+        "the text as saved:\n{again}"
+    );
+    t.keys(&["q"]);
+}
+
 /// `:w ~/FILE` writes under $HOME, as a shell would read the path.
 #[test]
 fn save_expands_a_leading_tilde_to_the_home_directory() {
