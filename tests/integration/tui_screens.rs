@@ -1191,3 +1191,31 @@ items:
         Some(&"n1".to_string())
     );
 }
+
+/// The demo cluster as `--demo` loads it, at 1.37 (the default release), time injected.
+fn demo_app() -> App {
+    let mut a = new_app();
+    a.features = Arc::new(kschedtui::engine::Features::new("1.37".parse().expect("version")));
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("demo.yaml", include_str!("../../fixtures/demo.yaml")).expect("demo"),
+    );
+    a
+}
+
+/// The fixes screen of a pod no single change places names the reasons kschedtui has no
+/// change for; host ports and the pod's own affinity terms have theirs, so they are not
+/// among them.
+#[test]
+fn demo_fixes_screen_without_a_single_change_names_what_has_no_fix() {
+    let mut a = demo_app();
+    open_pod(&mut a, "train-3gpu");
+    run(&mut a, [Action::OpenFixes]);
+    let screen = rows(&draw(&a, &theme(), 220, 48)).join("\n");
+    assert!(
+        screen.contains(
+            "No single change found: every node fails for more than one reason, or for a reason kschedtui proposes no change for (existing pods' anti-affinity, volumes, DRA claims). The Filter step shows each node's reasons."
+        ),
+        "{screen}"
+    );
+}
