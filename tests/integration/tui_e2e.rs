@@ -839,13 +839,14 @@ fn demo_pod_list_sorts_by_a_column_keeps_pending_pods_and_filters_by_reason() {
     t.keys(&["C-z"]);
     let s = t.wait_for(&["pending only", "31 shown, 31 pending"]);
     assert!(!s.lines().any(|l| l.starts_with("│●")), "a bound pod is listed:\n{s}");
-    // Shift-R: by reason; r on report-huge keeps the pods short of cpu, whatever the count
+    // Shift-R: by reason; r on payments-api keeps the pods short of cpu, whatever the count
+    // (notebook-shared fits on one node but for its cpu)
     t.keys(&["R"]);
     let s = t.wait_for(&["sort reason↑", "NODE / WHY PENDING↑"]);
-    for _ in 0..row_of(&s, "batch", "report-huge") {
+    for _ in 0..row_of(&s, "shop", "payments-api") {
         t.keys(&["j"]);
     }
-    t.wait_for(&["batch/report-huge: 8× Insufficient cpu · upstream: 0/14 nodes:"]);
+    t.wait_for(&["shop/payments-api: 8× Insufficient cpu; preempt 1 on pool-general-a3 · upstream: 0/14 nodes:"]);
     t.keys(&["r"]);
     let s = t.wait_for(&["reason = Insufficient cpu", "2 shown"]);
     let mut rows = listed(&s);
@@ -853,7 +854,7 @@ fn demo_pod_list_sorts_by_a_column_keeps_pending_pods_and_filters_by_reason() {
     assert_eq!(
         rows,
         [
-            ("batch".to_string(), "report-huge".to_string()),
+            ("ml".to_string(), "notebook-shared".to_string()),
             ("shop".to_string(), "payments-api".to_string())
         ],
         "{s}"
@@ -999,7 +1000,7 @@ fn c_copies_the_pod_name_and_the_verdict_to_the_clipboard() {
     t.keys(&["/"]);
     t.text("report-huge");
     t.keys(&["Enter"]);
-    t.wait_for(&["/report-huge", "8× Insufficient cpu"]);
+    t.wait_for(&["/report-huge", "5× untolerated taint(s)"]);
     t.keys(&["c"]);
     t.wait_for(&["copied 'batch/report-huge' to the clipboard"]);
     let start = Instant::now();
