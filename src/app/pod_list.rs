@@ -884,13 +884,20 @@ pub fn namespaces(app: &App) -> Vec<String> {
     current(app).namespaces().to_vec()
 }
 
-/// The reason column of a pod: bound node, the decisive reason, or progress.
+/// The reason column of a pod: bound node, its gang's story, the decisive reason, or progress.
 pub fn column_text<'a>(app: &'a App, pod: &'a Pod) -> Cow<'a, str> {
     if pod.is_finished() {
         return Cow::Owned(format!("finished ({})", pod.phase()));
     }
     if let Some(n) = &pod.node_name {
         return Cow::Owned(format!("on {n}"));
+    }
+    // a gang member: its group's story once the group's pass is known (alone, every member
+    // of a gang that fits would wait at Permit); a member held before the queue says so
+    if let Some(g) = app.gang_pass(&pod.key)
+        && !matches!(app.summary(&pod.key), Some(Ok(s)) if s.held)
+    {
+        return Cow::Owned(g.headline());
     }
     match app.summary(&pod.key) {
         Some(Ok(s)) => Cow::Borrowed(s.line.as_str()),

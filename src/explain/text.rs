@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use crate::engine::framework::status::Code;
 use crate::engine::framework::trace::{Explanation, FilterDetail, SpreadCheck};
+use crate::engine::group_cycle::GroupCycle;
 use crate::engine::plugins::names;
 
 /// How many nodes the score table shows.
@@ -20,6 +21,21 @@ fn held_without_condition(ex: &Explanation) -> bool {
         .find(|p| p.code != Code::Success)
         .is_some_and(|p| p.plugin != names::SCHEDULING_GATES)
         || ex.gang.as_ref().is_some_and(|g| g.held_with.is_some())
+}
+
+/// Renders one explanation of a pod whose gang's pass is `group`: the group's story right
+/// under the pod's own verdict (alone, a member that fits waits at Permit; what becomes of it
+/// is the group's), the same line the TUI's list, pod view and gang screen show.
+pub(crate) fn render_in_group(ex: &Explanation, group: Option<&GroupCycle>) -> String {
+    let s = render(ex);
+    let Some(g) = group else { return s };
+    let Some(at) = s
+        .find("\nVerdict: ")
+        .and_then(|i| s[i + 1..].find('\n').map(|j| i + 1 + j + 1))
+    else {
+        return s;
+    };
+    format!("{}Gang: {}\n{}", &s[..at], g.headline(), &s[at..])
 }
 
 /// Renders one explanation.

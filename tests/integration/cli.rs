@@ -1337,3 +1337,21 @@ fn a_pod_held_before_the_queue_has_no_message_and_no_plugin_after_the_rejection(
         assert_eq!(v["outcome"], "HeldBeforeQueue", "{pod}");
     }
 }
+
+/// A gang's member says the group's story right under its own verdict, in the same words as
+/// the TUI's list, pod view and gang screen.
+#[test]
+fn a_gang_member_says_the_groups_story_under_its_verdict() {
+    let o = run(&["explain", "--demo", "ml/ddp-worker-0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let head: Vec<&str> = text.lines().take(3).collect();
+    assert_eq!(
+        head,
+        [
+            "Pod ml/ddp-worker-0  (profile scheduler-plugins-scheduler, scheduler 1.37.0, 14 nodes)",
+            "Verdict: Waiting at Permit on pool-gpu-a1: one or more plugins asked to wait and no plugin rejected pod \"ddp-worker-0\"",
+            "Gang: gang ml/ddp-job: 3/4 fit, blocked by ml/ddp-worker-3",
+        ]
+    );
+}

@@ -368,7 +368,10 @@ fn demo_queue_screen_says_why_a_gang_gets_no_event() {
         48,
     );
     // The pod list already says it: held before the queue, and the gang waiting at Permit.
-    t.wait_for(&["held before the queue: gang 2/4", "gang 1/2"]);
+    t.wait_for(&[
+        "held before the queue: gang 2/4",
+        "gang PodGroup ml/eval-sweep: 2/2 placed, completes",
+    ]);
     t.keys(&[":"]);
     t.text("queue");
     t.keys(&["Enter"]);
@@ -411,14 +414,26 @@ fn demo_gang_screen_names_the_member_that_blocks_the_group() {
         48,
     );
     t.wait_for(&["ddp-worker-0"]);
-    // A Coscheduling gang: three members fit and wait at Permit, the fourth fits nowhere.
+    // A Coscheduling gang: three members fit and wait at Permit, the fourth fits nowhere. The
+    // list, the member's view and the gang screen tell that one story.
+    let story = "gang ml/ddp-job: 3/4 fit, blocked by ml/ddp-worker-3";
+    let s = t.wait_for(&[story]);
+    let rows: Vec<&str> = s.lines().filter(|l| l.contains("ddp-worker-")).collect();
+    assert_eq!(rows.len(), 4, "{s}");
+    assert!(rows.iter().all(|l| l.starts_with("│✗") && l.contains(story)), "{s}");
     t.keys(&["/"]);
     t.text("ddp-worker-0");
     t.keys(&["Enter", "Enter"]);
-    t.wait_for(&["Pod ml/ddp-worker-0", "Coscheduling    Wait", "the gang as a whole"]);
+    t.wait_for(&[
+        "Pod ml/ddp-worker-0",
+        &format!("{story}; this pod alone: Waiting at Permit on"),
+        "Coscheduling    Wait",
+        "the gang as a whole",
+    ]);
     t.keys(&["m"]);
     let s = t.wait_for(&[
         "Gang ml/ddp-job · Coscheduling",
+        story,
         "3 of minMember 4 fit; blocked by ml/ddp-worker-3",
         "blocks the group",
         "fits, released",

@@ -182,8 +182,11 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             pod,
             result,
         } => {
-            on_explained(app, generation, pod, result);
-            Vec::new()
+            on_explained(app, generation, pod.clone(), result);
+            if generation != app.generation {
+                return Vec::new();
+            }
+            jobs::gang_pass_job(app, &pod).into_iter().collect()
         }
         Action::Exported { path, result } => {
             match result {

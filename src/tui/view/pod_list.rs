@@ -34,6 +34,9 @@ fn state_glyph(app: &App, pod: &Pod, theme: &Theme) -> Span<'static> {
     if pod.node_name.is_some() {
         return Span::styled("●", theme.ok);
     }
+    if app.gang_pass(&pod.key).is_some_and(|g| !g.completes()) {
+        return Span::styled("✗", theme.fail);
+    }
     match app.summary(&pod.key) {
         Some(Ok(s)) if s.schedulable => Span::styled("◐", theme.warn),
         Some(Ok(s)) if s.waiting => Span::styled("…", theme.muted),
@@ -45,6 +48,9 @@ fn state_glyph(app: &App, pod: &Pod, theme: &Theme) -> Span<'static> {
 fn reason_style(app: &App, pod: &Pod, theme: &Theme) -> Style {
     if pod.node_name.is_some() || pod.is_finished() {
         return theme.muted;
+    }
+    if app.gang_pass(&pod.key).is_some_and(|g| !g.completes()) {
+        return theme.fail;
     }
     match app.summary(&pod.key) {
         Some(Ok(s)) if s.schedulable => theme.warn,
