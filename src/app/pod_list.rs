@@ -324,6 +324,8 @@ pub struct PodWidths {
     pub cpu: usize,
     /// Memory requests.
     pub mem: usize,
+    /// Scheduler name.
+    pub scheduler: usize,
 }
 
 /// What the list's base rows are computed for: namespace, sort, direction, pending-only and
@@ -368,6 +370,8 @@ pub struct PodRows {
     widths: PodWidths,
     /// The CPU column's unit, over every pod of the cluster.
     cpu_unit: format::CpuUnit,
+    /// Characters of each scheduler name, by its place among the cluster's (as `PodMeta::scheduler`).
+    scheduler_w: Vec<u16>,
     /// Every pod in the last sort's order (unfiltered, not reversed), with the sort and, for
     /// the reason sort, the [`App::reasons`](super::App) it is for: the same key again
     /// (reverse), Ctrl-z, `r` and the namespace filter or reverse it instead of sorting
@@ -437,6 +441,7 @@ impl PodRows {
                     .map(|p| app.features.requests_of(p).resource.milli_cpu),
             );
             let cpu_unit = self.cpu_unit;
+            self.scheduler_w = schedulers.iter().map(|s| chars_u16(s)).collect();
             // widths of the amounts shown, formatted once per distinct amount (a big cluster
             // has few distinct requests)
             let mut cpu_widths: std::collections::HashMap<i64, u16> = std::collections::HashMap::new();
@@ -537,6 +542,8 @@ impl PodRows {
                 w.name = w.name.max(usize::from(m.name_w));
                 w.cpu = w.cpu.max(usize::from(m.cpu_w));
                 w.mem = w.mem.max(usize::from(m.mem_w));
+                let sw = self.scheduler_w.get(m.scheduler as usize).copied().unwrap_or(0);
+                w.scheduler = w.scheduler.max(usize::from(sw));
                 pending += usize::from(m.pending);
             }
             self.widths = w;

@@ -172,7 +172,7 @@ fn row_of(screen: &str, ns: &str, name: &str) -> usize {
     let lines: Vec<&str> = screen.lines().collect();
     let header = lines
         .iter()
-        .position(|l| l.contains("NAMESPACE") && l.contains("NAME"))
+        .position(|l| (l.contains("NAMESPACE") || l.contains(" NS ")) && l.contains("NAME"))
         .expect("pod table header");
     lines[header + 1..]
         .iter()
@@ -817,7 +817,7 @@ fn save_expands_a_leading_tilde_to_the_home_directory() {
 fn listed(screen: &str) -> Vec<(String, String)> {
     screen
         .lines()
-        .skip_while(|l| !(l.contains("NAMESPACE") && l.contains("NAME")))
+        .skip_while(|l| !((l.contains("NAMESPACE") || l.contains(" NS ")) && l.contains("NAME")))
         .skip(1)
         .take_while(|l| !l.contains('─'))
         .filter_map(|l| {
@@ -919,7 +919,7 @@ fn quitting_with_an_unsaved_change_asks_and_q_bang_quits() {
         t.keys(&["q"]);
         t.wait_for(&["Nodes ("]);
         t.keys(&["q"]);
-        t.wait_for(&["NAMESPACE"]);
+        t.wait_for(&["NODE / WHY PENDING"]);
         t.keys(&["q"]);
         t.wait_for(&[
             "Quit without saving?",
@@ -968,7 +968,7 @@ fn demo_events_and_messages_views() {
         t.keys(&["q"]);
         t.wait_for(&["Events: FailedScheduling of every pod"]);
         t.keys(&["q"]);
-        t.wait_for(&["NAMESPACE"]);
+        t.wait_for(&["NODE / WHY PENDING"]);
         // E in the pod view: that pod's events only
         t.keys(&["/"]);
         t.text("finetune-llm");

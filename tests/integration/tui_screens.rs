@@ -1203,6 +1203,67 @@ fn demo_app() -> App {
     a
 }
 
+/// The pod list never cuts a number (system-cluster-critical's 2000000000 was drawn `200000`),
+/// cuts text with `…` (the scheduler name), and at 80 columns gives the reason column the room
+/// (it had 17 cells).
+#[test]
+fn demo_pod_list_keeps_numbers_whole_and_gives_the_reason_its_room() {
+    let mut a = demo_app();
+    run(&mut a, [Action::Bottom]);
+    snap("demo_pod_list_bottom", &a);
+    let th = theme();
+    let wide = rows(&draw(&a, &th, 160, 48));
+    let critical = wide
+        .iter()
+        .find(|r| r.contains("kube-proxy-cp-1"))
+        .expect("kube-proxy row");
+    assert!(critical.contains(" 2000000000 "), "{critical}");
+    run(&mut a, [Action::Top]);
+    snap("demo_pod_list_top", &a);
+    let wide = rows(&draw(&a, &th, 160, 48));
+    let gang = wide.iter().find(|r| r.contains("ddp-worker-0")).expect("gang row");
+    assert!(gang.contains(" scheduler-plugins-scheduler "), "{gang}");
+    let narrow = rows(&draw(&a, &th, 80, 24));
+    let header = narrow.iter().find(|r| r.contains("WHY PENDING")).expect("header");
+    let reason_at = header.find("NODE / WHY PENDING").expect("reason column");
+    let reason_w = header.chars().count() - header[..reason_at].chars().count() - 1;
+    assert!(reason_w >= 30, "the reason column has {reason_w} cells:\n{header}");
+}
+
+/// `:nodes` shows every node's zone whole; at 80 columns the fit of the pod in focus keeps the
+/// room its verdict needs.
+#[test]
+fn demo_node_list_shows_zones_whole_and_the_fit_of_the_pod() {
+    let mut a = demo_app();
+    open_pod(&mut a, "payments-api");
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("nodes"));
+    run(&mut a, [Action::Submit]);
+    snap("demo_node_list", &a);
+    let th = theme();
+    for (w, h) in SIZES {
+        let screen = rows(&draw(&a, &th, w, h));
+        let a1 = screen.iter().find(|r| r.contains("pool-general-a1")).expect("row");
+        assert!(a1.contains(" europe-west1-a "), "{w}x{h}: {a1}");
+        assert!(a1.contains("nearly (NodeResourcesFit)"), "{w}x{h}: {a1}");
+    }
+}
+
+/// `:queue` gives WHY the room at 80 columns; what does not fit ends in `…`.
+#[test]
+fn demo_queue_gives_why_its_room() {
+    let mut a = demo_app();
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("queue"));
+    run(&mut a, [Action::Submit]);
+    snap("demo_queue", &a);
+    let th = theme();
+    let narrow = rows(&draw(&a, &th, 80, 24));
+    let header = narrow.iter().find(|r| r.contains("WHY")).expect("header");
+    let why_w = header.chars().count() - header[..header.find("WHY").expect("WHY")].chars().count() - 1;
+    assert!(why_w >= 30, "WHY has {why_w} cells:\n{header}");
+}
+
 /// The fixes screen of a pod no single change places names the reasons kschedtui has no
 /// change for; host ports and the pod's own affinity terms have theirs, so they are not
 /// among them.
