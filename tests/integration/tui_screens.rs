@@ -1264,6 +1264,23 @@ fn demo_queue_gives_why_its_room() {
     assert!(why_w >= 30, "WHY has {why_w} cells:\n{header}");
 }
 
+/// At 80×24 the pod view's Filter table draws the selected row with its detail lines (a DRA
+/// node's claims), cut to the room there is; it drew nothing of the row when they did not fit.
+#[test]
+fn demo_filter_table_draws_the_selected_row_with_its_detail_at_80x24() {
+    let mut a = demo_app();
+    // pool-dra-a1, the first row, is selected: its claims' detail wraps to more lines than
+    // the table has below its header
+    open_pod(&mut a, "train-3gpu");
+    snap("demo_pod_filter_dra_detail", &a);
+    let screen = rows(&draw(&a, &theme(), 80, 24));
+    let at = screen
+        .iter()
+        .position(|r| r.contains("pool-dra-a1"))
+        .unwrap_or_else(|| panic!("the selected row is drawn:\n{}", screen.join("\n")));
+    assert!(screen[at + 1].contains("↳"), "{}", screen.join("\n"));
+}
+
 /// The fixes screen of a pod no single change places names the reasons kschedtui has no
 /// change for; host ports and the pod's own affinity terms have theirs, so they are not
 /// among them.
