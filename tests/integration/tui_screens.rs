@@ -1281,6 +1281,25 @@ fn demo_filter_table_draws_the_selected_row_with_its_detail_at_80x24() {
     assert!(screen[at + 1].contains("↳"), "{}", screen.join("\n"));
 }
 
+/// The pod list's help says what each mark of its first column means.
+#[test]
+fn help_says_what_the_pod_list_marks_mean() {
+    let mut a = app();
+    run(&mut a, [Action::Help]);
+    let screen = rows(&draw(&a, &theme(), 160, 100)).join("\n");
+    for line in [
+        "│Pod list marks ",
+        "│  ✗             not scheduled: no node fits, it is held, or its gang fails",
+        "│  ◐             pending, a node fits: the scheduler would bind it there",
+        "│  …             waits for another scheduler: no profile serves its schedulerName",
+        "│  ●             bound to a node",
+        "│  ·             finished (Succeeded or Failed)",
+        "│  ?             not explained yet",
+    ] {
+        assert!(screen.contains(line), "{line:?} not in the help:\n{screen}");
+    }
+}
+
 /// The fixes screen of a pod no single change places names the reasons kschedtui has no
 /// change for; host ports and the pod's own affinity terms have theirs, so they are not
 /// among them.
