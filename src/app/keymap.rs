@@ -101,7 +101,7 @@ macro_rules! keys {
 /// The key table (help order = table order).
 pub(crate) static KEYMAP: &[Binding] = keys! {
     PodList "<Enter>" => Action::Open, "open the pod: its trip through the scheduler", "open";
-    PodList "/" => Action::SearchStart, "fuzzy search pods (ns/name with a /)", "search";
+    PodList "/" => Action::SearchStart, "search: part of a name (ns/name with /), -f fuzzy, -l labels", "search";
     PodList "N" => Action::NextNamespace, "next namespace", "namespace";
     PodList "0" => Action::AllNamespaces, "all namespaces", "";
     PodList "s" => Action::CycleSort, "cycle the sorts: queue, then each column", "sort";

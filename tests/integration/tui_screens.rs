@@ -141,8 +141,41 @@ fn pod_list() {
 fn pod_list_search() {
     let mut a = app();
     run(&mut a, [Action::SearchStart]);
-    run(&mut a, typed("bt"));
+    run(&mut a, typed("-f bt"));
     snap("pod_list_search", &a);
+}
+
+/// `/` finds a part of the name as k9s' filter does (`bt` is no part of any name: `-f bt` is
+/// the fuzzy match); `/-l SELECTOR` keeps the pods a label selector selects, and says why a
+/// selector that does not parse selects none.
+#[test]
+fn pod_list_search_for_a_part_of_the_name_and_by_labels() {
+    let mut a = app();
+    run(&mut a, [Action::SearchStart]);
+    run(&mut a, typed("bt"));
+    assert_eq!(a.pod_rows().len(), 0);
+    run(&mut a, [Action::ClearInput]);
+    run(&mut a, typed("tch"));
+    let names = |a: &App| -> Vec<String> {
+        kschedtui::app::pod_list::rows(a)
+            .iter()
+            .map(|r| r.pod.key.to_string())
+            .collect()
+    };
+    assert_eq!(names(&a), ["default/batch-1"]);
+    snap("pod_list_search_part", &a);
+    run(&mut a, [Action::ClearInput]);
+    run(&mut a, typed("-l app=web"));
+    assert_eq!(names(&a), ["default/web-2"]);
+    snap("pod_list_search_labels", &a);
+    run(&mut a, [Action::ClearInput]);
+    run(&mut a, typed("-l app in (web"));
+    assert!(names(&a).is_empty());
+    let top = rows(&draw(&a, &theme(), 160, 48))[1].clone();
+    assert!(
+        top.contains("· /-l app in (web (cannot parse 'app in (web' in selector \"app in (web\")"),
+        "{top}"
+    );
 }
 
 #[test]

@@ -115,6 +115,9 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
     }
     if !app.pods.query.is_empty() {
         title.push(Span::styled(format!(" · /{}", app.pods.query), theme.search_match));
+        if let pod_list::Search::Labels(Err(e)) = pod_list::Search::of(&app.pods.query) {
+            title.push(Span::styled(format!(" ({e})"), theme.fail));
+        }
     }
     if let Some(ns) = &app.pods.namespace {
         title.push(Span::styled(format!(" · ns {ns}"), theme.accent));
