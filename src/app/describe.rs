@@ -187,10 +187,17 @@ pub(crate) fn pod(app: &App, key: &ObjectKey) -> Option<Vec<String>> {
             }
         }
     }
-    l.push(format!(
-        "QoS Class:\t{}",
-        status.and_then(|s| s.qos_class.as_deref()).unwrap_or("<none>")
-    ));
+    // as kubectl: status.qosClass, else the class computed from the containers' requests and
+    // limits (a pending pod has no status.qosClass until the API server sets it)
+    let qos = match status.and_then(|s| s.qos_class.as_deref()) {
+        Some(q) if !q.is_empty() => q,
+        _ => match crate::engine::deschedule::pods::qos(p) {
+            crate::engine::deschedule::pods::Qos::BestEffort => "BestEffort",
+            crate::engine::deschedule::pods::Qos::Burstable => "Burstable",
+            crate::engine::deschedule::pods::Qos::Guaranteed => "Guaranteed",
+        },
+    };
+    l.push(format!("QoS Class:\t{qos}"));
     let sel = spec.node_selector.as_ref().filter(|m| !m.is_empty());
     match sel {
         None => l.push("Node-Selectors:\t<none>".into()),

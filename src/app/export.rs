@@ -1,7 +1,9 @@
 //! `:export`: the in-memory what-if changes as what would make them on the cluster — per
 //! changed object the `kubectl` command (a JSON patch computed by the json-patch crate between
-//! the object as loaded and as it is now, `kubectl delete` for a removed pod) and, after them,
-//! the changed objects' YAML as they are now (for `kubectl apply -f` / `replace -f`).
+//! the object as loaded and as it is now; a pod bound in memory as the Binding the scheduler
+//! creates, since the API server refuses a patch of spec.nodeName; changes of a status through
+//! its subresource; `kubectl delete` for a removed pod) and, after them, the changed objects'
+//! YAML as they are now, without their status (for `kubectl apply -f` / `replace -f`).
 
 use k8s_openapi::api::core::v1 as core;
 
@@ -60,7 +62,67 @@ fn quoted(patch: &json_patch::Patch) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// The text of `:export`: a header, one command per changed object, then their YAML.
+/// Where an operation of a patch writes.
+fn path_of(op: &json_patch::PatchOperation) -> &str {
+    use json_patch::PatchOperation as Op;
+    match op {
+        Op::Add(o) => o.path.as_str(),
+        Op::Remove(o) => o.path.as_str(),
+        Op::Replace(o) => o.path.as_str(),
+        Op::Move(o) => o.path.as_str(),
+        Op::Copy(o) => o.path.as_str(),
+        Op::Test(o) => o.path.as_str(),
+    }
+}
+
+fn is_under(path: &str, prefix: &str) -> bool {
+    path == prefix || path.strip_prefix(prefix).is_some_and(|r| r.starts_with('/'))
+}
+
+/// A patch's operations on the object (metadata, spec) and on its status, which only the
+/// status subresource takes.
+fn split_status(patch: &json_patch::Patch) -> (json_patch::Patch, json_patch::Patch) {
+    let (status, object): (Vec<_>, Vec<_>) = patch.0.iter().cloned().partition(|op| is_under(path_of(op), "/status"));
+    (json_patch::Patch(object), json_patch::Patch(status))
+}
+
+/// The Binding the scheduler creates to put a pod on a node (the pods/binding subresource, as
+/// kube-scheduler's DefaultBinder sends it: the pod's name, namespace and uid, the node as
+/// target), as `kubectl create -f -` reads it.
+fn binding(key: &ObjectKey, uid: Option<&str>, node: &str) -> Vec<String> {
+    let mut out = vec![
+        "kubectl create -f - <<'EOF'".to_string(),
+        "apiVersion: v1".into(),
+        "kind: Binding".into(),
+        "metadata:".into(),
+        format!("  name: {}", key.name),
+        format!("  namespace: {}", key.namespace),
+    ];
+    if let Some(uid) = uid {
+        out.push(format!("  uid: {uid}"));
+    }
+    out.extend([
+        "target:".into(),
+        "  apiVersion: v1".into(),
+        "  kind: Node".into(),
+        format!("  name: {node}"),
+        "EOF".into(),
+    ]);
+    out
+}
+
+/// An object as `kubectl apply -f` / `replace -f` would send it: without its status, which
+/// neither writes (the status it had as loaded, a PodScheduled message among it, is stale once
+/// the what-ifs changed the object).
+fn yaml_without_status<T: serde::Serialize>(obj: &T) -> String {
+    let mut v = value(obj);
+    if let Some(o) = v.as_object_mut() {
+        o.remove("status");
+    }
+    serde_yaml::to_string(&v).unwrap_or_default()
+}
+
+/// The text of `:export`: a header, the commands per changed object, then their YAML.
 pub fn text(base: &Cluster, now: &Cluster, changes: &[String]) -> Vec<String> {
     let objects = changed(base, now);
     let mut out = vec![format!(
@@ -78,33 +140,84 @@ pub fn text(base: &Cluster, now: &Cluster, changes: &[String]) -> Vec<String> {
     for c in &objects {
         match c {
             Changed::Node(name, patch, obj) => {
+                let (object, status) = split_status(patch);
                 out.push(format!("# node {name}"));
-                out.push(format!("kubectl patch node {name} --type=json -p {}", quoted(patch)));
-                yaml.push(serde_yaml::to_string(&**obj).unwrap_or_default());
+                if !object.0.is_empty() {
+                    out.push(format!("kubectl patch node {name} --type=json -p {}", quoted(&object)));
+                    yaml.push(yaml_without_status(&**obj));
+                }
+                if !status.0.is_empty() {
+                    out.push("#   its status (the kubelet owns it and writes it back):".into());
+                    out.push(format!(
+                        "kubectl patch node {name} --subresource=status --type=json -p {}",
+                        quoted(&status)
+                    ));
+                }
             }
             Changed::Pod(key, patch, obj) => {
-                let bound = obj.spec.as_ref().and_then(|s| s.node_name.clone());
-                out.push(format!(
-                    "# pod {key}: a pod's spec takes only new tolerations, fewer scheduling gates and image changes; for other fields change its owner's template"
-                ));
-                let only_binding = patch
-                    .0
-                    .iter()
-                    .all(|op| matches!(op, json_patch::PatchOperation::Add(a) if a.path.as_str() == "/spec/nodeName"));
-                match bound {
-                    Some(node) if only_binding => {
-                        out.push(format!(
-                            "#   bound to {node} in memory: the scheduler binds (b on a live cluster sends the Binding)"
-                        ));
-                    }
-                    _ => out.push(format!(
+                let was = base
+                    .pod(key)
+                    .and_then(|p| p.obj.spec.as_ref())
+                    .and_then(|s| s.node_name.clone());
+                let node = obj.spec.as_ref().and_then(|s| s.node_name.clone());
+                let bound = was.is_none().then_some(node).flatten();
+                let (object, status) = split_status(patch);
+                // the node is the Binding's to write: the API server refuses a pod update
+                // that sets spec.nodeName
+                let object = json_patch::Patch(
+                    object
+                        .0
+                        .into_iter()
+                        .filter(|op| !(bound.is_some() && path_of(op) == "/spec/nodeName"))
+                        .collect(),
+                );
+                out.push(format!("# pod {key}"));
+                if !object.0.is_empty() {
+                    out.push(
+                        "#   a pod's spec takes only new tolerations, fewer scheduling gates and image changes; for other fields change its owner's template"
+                            .into(),
+                    );
+                    out.push(format!(
                         "kubectl patch pod {} -n {} --type=json -p {}",
                         key.name,
                         key.namespace,
-                        quoted(patch)
-                    )),
+                        quoted(&object)
+                    ));
+                    let mut as_sent = (**obj).clone();
+                    if bound.is_some()
+                        && let Some(spec) = as_sent.spec.as_mut()
+                    {
+                        spec.node_name = None;
+                    }
+                    yaml.push(yaml_without_status(&as_sent));
                 }
-                yaml.push(serde_yaml::to_string(&**obj).unwrap_or_default());
+                if let Some(node) = &bound {
+                    out.push(format!(
+                        "#   bound to {node} in memory: the Binding the scheduler creates (the API server sets spec.nodeName and PodScheduled=True)"
+                    ));
+                    out.extend(binding(key, obj.metadata.uid.as_deref(), node));
+                }
+                // what the binding writes into the status is the API server's; anything else
+                // goes through the status subresource
+                let status = json_patch::Patch(
+                    status
+                        .0
+                        .into_iter()
+                        .filter(|op| {
+                            bound.is_none()
+                                || !(is_under(path_of(op), "/status/conditions")
+                                    || is_under(path_of(op), "/status/nominatedNodeName"))
+                        })
+                        .collect(),
+                );
+                if !status.0.is_empty() {
+                    out.push(format!(
+                        "kubectl patch pod {} -n {} --subresource=status --type=json -p {}",
+                        key.name,
+                        key.namespace,
+                        quoted(&status)
+                    ));
+                }
             }
             Changed::PodGone(key) => {
                 out.push(format!("# pod {key} is gone"));
@@ -125,7 +238,7 @@ pub fn text(base: &Cluster, now: &Cluster, changes: &[String]) -> Vec<String> {
                     }
                     None => {
                         out.push(format!("# pod {key} is new"));
-                        yaml.push(serde_yaml::to_string(&**obj).unwrap_or_default());
+                        yaml.push(yaml_without_status(&**obj));
                     }
                 }
             }
@@ -133,7 +246,10 @@ pub fn text(base: &Cluster, now: &Cluster, changes: &[String]) -> Vec<String> {
     }
     if !yaml.is_empty() {
         out.push(String::new());
-        out.push("# the changed objects as they are now (kubectl apply -f / replace -f):".into());
+        out.push(
+            "# the changed objects as they are now, without their status (kubectl apply -f / replace -f write none):"
+                .into(),
+        );
         for y in yaml {
             out.push("---".into());
             out.extend(y.lines().map(str::to_string));

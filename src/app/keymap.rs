@@ -101,7 +101,7 @@ macro_rules! keys {
 /// The key table (help order = table order).
 pub(crate) static KEYMAP: &[Binding] = keys! {
     PodList "<Enter>" => Action::Open, "open the pod: its trip through the scheduler", "open";
-    PodList "/" => Action::SearchStart, "fuzzy search pods (ns/name with a /)", "search";
+    PodList "/" => Action::SearchStart, "search: part of a name (ns/name with /), -f fuzzy, -l labels", "search";
     PodList "N" => Action::NextNamespace, "next namespace", "namespace";
     PodList "0" => Action::AllNamespaces, "all namespaces", "";
     PodList "s" => Action::CycleSort, "cycle the sorts: queue, then each column", "sort";
@@ -132,7 +132,7 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     PodView "r" => Action::RunToEnd, "run to the end (the last point reached)", "end";
     PodView "R" => Action::Restart, "back to the first step", "";
     PodView "<Enter>" => Action::Open, "open the selected node", "node";
-    PodView "d" => Action::ToggleDiff, "diff with the trace before the last what-if", "";
+    PodView "d" => Action::Describe, "describe the pod (as kubectl describe)", "";
     PodView "b" => Action::RequestBind, "bind to the node the scheduler picks", "bind";
     PodView "x" => Action::RequestPreempt, "preempt: evict the victims PostFilter chose", "";
     PodView "i" => Action::EditInline, "what-if: edit the pod inline", "edit";
@@ -141,7 +141,7 @@ pub(crate) static KEYMAP: &[Binding] = keys! {
     PodView "w" => Action::ToggleWhole, "the verdict and cluster lines whole / in two lines each", "";
     PodView "c" => Action::Copy, "copy the verdict (OSC 52)", "";
     PodView "y" => Action::ShowYaml, "the pod's YAML", "";
-    PodView "D" => Action::Describe, "describe the pod (as kubectl describe; d is the what-if diff here)", "";
+    PodView "D" => Action::ToggleDiff, "the what-if diff: the trace before and after the last what-if", "";
     FilterStep "a" => Action::ToggleAllFailures, "all failing plugins per node / first only", "all";
     FilterStep "s" => Action::CycleSort, "sort: fit, name, plugin, zone", "sort";
     FilterStep "/" => Action::SearchStart, "filter nodes", "filter";
@@ -446,6 +446,22 @@ mod tests {
         for b in KEYMAP {
             assert!(parse_key(b.key).is_some(), "key '{}' does not parse", b.key);
         }
+    }
+
+    /// `d` describes on every screen that has it (the pod view's `d` was its what-if diff,
+    /// now `D`).
+    #[test]
+    fn d_describes_on_every_screen() {
+        let d: Vec<&Binding> = KEYMAP.iter().filter(|b| b.key == "d").collect();
+        assert!(d.iter().any(|b| b.scope == Scope::PodView));
+        for b in d {
+            assert!(matches!((b.action)(), Action::Describe), "{:?}", b.scope);
+        }
+        let diff = KEYMAP
+            .iter()
+            .find(|b| b.scope == Scope::PodView && b.key == "D")
+            .expect("D in the pod view");
+        assert!(matches!((diff.action)(), Action::ToggleDiff));
     }
 
     #[test]

@@ -214,6 +214,8 @@ pub struct Summary {
     pub schedulable: bool,
     /// No profile serves the pod's schedulerName.
     pub waiting: bool,
+    /// Held before the queue (a PreEnqueue plugin, or 1.37 its pod group, holds it).
+    pub held: bool,
     /// The selected node(s), ties included.
     pub selected: Vec<String>,
     /// 1.35+: kube-scheduler's pick among tied nodes for name order.
@@ -227,6 +229,9 @@ pub struct Summary {
     pub binding: Option<(String, crate::model::write::BindingWrites)>,
     /// The pod would wait at Permit for its gang: why it may not be bound alone.
     pub gang_wait: Option<String>,
+    /// The gang the pod belongs to (its group's name), if any: its pass tells the group's
+    /// story ([`App::gang_pass`]).
+    pub gang: Option<String>,
 }
 
 impl Summary {
@@ -246,6 +251,7 @@ impl Summary {
             upstream: reason::upstream_line(ex),
             schedulable: ex.schedulable(),
             waiting: ex.waiting_for_scheduler.is_some(),
+            held: ex.outcome() == crate::engine::framework::trace::Outcome::HeldBeforeQueue,
             selected: ex.selected.clone(),
             host_pick: ex.host_pick.clone(),
             preemption: pf.and_then(|p| p.nominated_node.clone().map(|n| (n, p.victims.clone()))),
@@ -260,6 +266,7 @@ impl Summary {
                 .as_ref()
                 .filter(|b| b.outcome == crate::engine::framework::trace::BindingOutcome::Waiting)
                 .map(|b| crate::engine::commit::gang_refusal(&ex.pod, &b.node, ex.gang.as_ref())),
+            gang: ex.gang.as_ref().map(|g| g.group.clone()),
         }
     }
 }
@@ -655,6 +662,9 @@ pub struct App {
     /// Gang passes of the current generation, by the member they were asked for (the
     /// `:gang` screen); a pod present with no value is being computed.
     pub groups: BTreeMap<ObjectKey, Option<GroupResult>>,
+    /// For each gang with an explained member, the member its pass was asked for (one pass per
+    /// group: every member's row and view tell the group's story from it).
+    pub gang_asked: BTreeMap<String, ObjectKey>,
     /// "To fix" lines of the current generation, by pod, checked by the engine (a pod
     /// present with no value is being checked).
     pub fixes: BTreeMap<ObjectKey, Option<Arc<Vec<fix::Verified>>>>,
@@ -741,6 +751,7 @@ impl App {
             fixes: BTreeMap::new(),
             reasons: 0,
             groups: BTreeMap::new(),
+            gang_asked: BTreeMap::new(),
             recent: std::collections::VecDeque::new(),
             queued: 0,
             usage: BTreeMap::new(),
@@ -863,6 +874,16 @@ impl App {
                 (p.key.clone(), e)
             })
             .collect()
+    }
+
+    /// The pass of the gang `pod` belongs to, once computed (None: in no gang, or not yet).
+    pub fn gang_pass(&self, pod: &ObjectKey) -> Option<&Arc<crate::engine::group_cycle::GroupCycle>> {
+        let group = self.summary(pod)?.as_ref().ok()?.gang.as_ref()?;
+        let asked = self.gang_asked.get(group)?;
+        match self.groups.get(asked) {
+            Some(Some(Ok(Some(g)))) => Some(g),
+            _ => None,
+        }
     }
 
     /// The gang screen's member rows (the pending members in the order they were tried).

@@ -121,6 +121,12 @@ pub struct NodeWidths {
     pub cpu: usize,
     /// Memory requests (at least the header's width).
     pub mem: usize,
+    /// Zone label.
+    pub zone: usize,
+    /// Pods on the node and allowed (`3/110`).
+    pub pods: usize,
+    /// Taints as the list shows them (`key:Effect, …`).
+    pub taints: usize,
 }
 
 /// The node list's rows, kept in the app and refreshed by `update` when the cluster or the
@@ -170,12 +176,18 @@ impl NodeRows {
             node: 0,
             cpu: "CPU REQ".len(),
             mem: "MEM REQ".len(),
+            zone: 0,
+            pods: 0,
+            taints: 0,
         };
         for n in order.iter().filter_map(|&i| nodes.get(i)) {
             let u = app.usage.get(&n.name);
             w.node = w.node.max(n.name.chars().count());
             w.cpu = w.cpu.max(cpu_text(n, u, unit).chars().count());
             w.mem = w.mem.max(mem_text(n, u).chars().count());
+            w.zone = w.zone.max(zone_of(n).chars().count());
+            w.pods = w.pods.max(pods_text(n, u).chars().count());
+            w.taints = w.taints.max(taints_text(n).chars().count());
         }
         self.cluster = Arc::downgrade(&app.cluster);
         self.key = Some(key);
@@ -221,6 +233,22 @@ impl NodeRows {
     pub fn widths(&self) -> NodeWidths {
         self.widths
     }
+}
+
+/// The node's zone (its `topology.kubernetes.io/zone` label; "" without one).
+pub(crate) fn zone_of(n: &Node) -> &str {
+    n.labels.get(ZONE_LABEL).map_or("", String::as_str)
+}
+
+/// The pods column: pods on the node and how many it allows.
+pub(crate) fn pods_text(n: &Node, u: Option<&NodeUsage>) -> String {
+    format!("{}/{}", u.map_or(0, |u| u.pods.len()), n.allocatable.allowed_pod_number)
+}
+
+/// The taints column: `key:Effect` of each taint.
+pub(crate) fn taints_text(n: &Node) -> String {
+    let t: Vec<String> = n.taints.iter().map(|t| format!("{}:{}", t.key, t.effect)).collect();
+    t.join(", ")
 }
 
 /// Indices into `cluster.nodes` in the list's order (ties: the cluster's order, by name).

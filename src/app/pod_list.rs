@@ -197,11 +197,88 @@ fn group(p: &Pod) -> u8 {
     }
 }
 
-/// Fuzzy match of `query` against a pod: `(ns_hits, name_hits)`, or None when it does not match.
-pub fn matches(matcher: &SkimMatcherV2, pod: &Pod, query: &str) -> Option<(Vec<usize>, Vec<usize>)> {
-    if query.is_empty() {
-        return Some((Vec::new(), Vec::new()));
+/// What the pod list's `/` looks for, as k9s' filter does: a part of the pod's name (of
+/// `namespace/name` when the text has a `/`), ASCII case ignored unless the text has a
+/// capital; `-f TEXT` a fuzzy match (the letters in order, skim's rules); `-l SELECTOR` the
+/// pods whose labels a label selector (`app=web,tier!=db`, `env in (a,b)`) selects.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Search<'a> {
+    /// Every pod.
+    All,
+    /// A part of the name.
+    Part(&'a str),
+    /// A fuzzy match.
+    Fuzzy(&'a str),
+    /// A label selector (or why it does not parse: it selects nothing).
+    Labels(Result<crate::model::selector::Selector, String>),
+}
+
+impl<'a> Search<'a> {
+    /// The search a query asks for.
+    pub(crate) fn of(query: &'a str) -> Search<'a> {
+        if let Some(sel) = query.strip_prefix("-l ") {
+            return Search::Labels(crate::model::selector::Selector::parse(sel.trim()));
+        }
+        if let Some(q) = query.strip_prefix("-f ") {
+            return if q.is_empty() { Search::All } else { Search::Fuzzy(q) };
+        }
+        if query.is_empty() {
+            Search::All
+        } else {
+            Search::Part(query)
+        }
     }
+}
+
+/// Where `part` first occurs in `text` (ASCII case ignored unless `case_sensitive`), as a byte
+/// offset.
+fn find_part(text: &str, part: &str, case_sensitive: bool) -> Option<usize> {
+    if case_sensitive {
+        return text.find(part);
+    }
+    let (t, p) = (text.as_bytes(), part.as_bytes());
+    if p.is_empty() {
+        return Some(0);
+    }
+    // a byte of a multi-byte character is never ASCII: it only ever equals itself
+    t.windows(p.len())
+        .position(|w| w.eq_ignore_ascii_case(p))
+        .filter(|&i| text.is_char_boundary(i))
+}
+
+/// The characters of `text` a part of it found at byte `at`, `len` bytes long, covers.
+fn part_hits(text: &str, at: usize, len: usize) -> Vec<usize> {
+    let first = text[..at].chars().count();
+    (first..first + text[at..at + len].chars().count()).collect()
+}
+
+/// Whether the search matches a pod, and where: `(ns_hits, name_hits)` (character positions
+/// to highlight), or None when it does not match.
+pub fn matches(matcher: &SkimMatcherV2, pod: &Pod, query: &str) -> Option<(Vec<usize>, Vec<usize>)> {
+    let query = match Search::of(query) {
+        Search::All => return Some((Vec::new(), Vec::new())),
+        Search::Labels(sel) => {
+            return sel
+                .ok()
+                .filter(|s| s.matches(&pod.labels))
+                .map(|_| (Vec::new(), Vec::new()));
+        }
+        Search::Part(q) => {
+            let case_sensitive = q.chars().any(|c| c.is_ascii_uppercase());
+            if q.contains('/') {
+                let full = format!("{}/{}", pod.key.namespace, pod.key.name);
+                let at = find_part(&full, q, case_sensitive)?;
+                let idx = part_hits(&full, at, q.len());
+                let ns_len = pod.key.namespace.chars().count();
+                let ns = idx.iter().copied().filter(|&i| i < ns_len).collect();
+                let name = idx.iter().filter(|&&i| i > ns_len).map(|&i| i - ns_len - 1).collect();
+                return Some((ns, name));
+            }
+            let at = find_part(&pod.key.name, q, case_sensitive)?;
+            return Some((Vec::new(), part_hits(&pod.key.name, at, q.len())));
+        }
+        Search::Fuzzy(q) => q,
+    };
     if query.contains('/') {
         let full = format!("{}/{}", pod.key.namespace, pod.key.name);
         let (_, idx) = matcher.fuzzy_indices(&full, query)?;
@@ -261,11 +338,21 @@ pub fn fuzzy_hit(text: &str, query: &str) -> bool {
 }
 
 /// Whether the pod list's search matches a pod: on its name, or on `namespace/name` when the
-/// query holds a `/` (what [`matches`] says, without the positions).
+/// query holds a `/`, or on its labels (what [`matches`] says, without the positions).
 pub fn is_match(pod: &Pod, query: &str) -> bool {
-    if query.is_empty() {
-        return true;
-    }
+    let query = match Search::of(query) {
+        Search::All => return true,
+        Search::Labels(sel) => return sel.is_ok_and(|s| s.matches(&pod.labels)),
+        Search::Part(q) => {
+            let case_sensitive = q.chars().any(|c| c.is_ascii_uppercase());
+            return if q.contains('/') {
+                find_part(&format!("{}/{}", pod.key.namespace, pod.key.name), q, case_sensitive).is_some()
+            } else {
+                find_part(&pod.key.name, q, case_sensitive).is_some()
+            };
+        }
+        Search::Fuzzy(q) => q,
+    };
     let case_sensitive = query.chars().any(|c| c.is_ascii_uppercase());
     if query.contains('/') {
         let full = pod
@@ -324,6 +411,8 @@ pub struct PodWidths {
     pub cpu: usize,
     /// Memory requests.
     pub mem: usize,
+    /// Scheduler name.
+    pub scheduler: usize,
 }
 
 /// What the list's base rows are computed for: namespace, sort, direction, pending-only and
@@ -368,6 +457,8 @@ pub struct PodRows {
     widths: PodWidths,
     /// The CPU column's unit, over every pod of the cluster.
     cpu_unit: format::CpuUnit,
+    /// Characters of each scheduler name, by its place among the cluster's (as `PodMeta::scheduler`).
+    scheduler_w: Vec<u16>,
     /// Every pod in the last sort's order (unfiltered, not reversed), with the sort and, for
     /// the reason sort, the [`App::reasons`](super::App) it is for: the same key again
     /// (reverse), Ctrl-z, `r` and the namespace filter or reverse it instead of sorting
@@ -437,6 +528,7 @@ impl PodRows {
                     .map(|p| app.features.requests_of(p).resource.milli_cpu),
             );
             let cpu_unit = self.cpu_unit;
+            self.scheduler_w = schedulers.iter().map(|s| chars_u16(s)).collect();
             // widths of the amounts shown, formatted once per distinct amount (a big cluster
             // has few distinct requests)
             let mut cpu_widths: std::collections::HashMap<i64, u16> = std::collections::HashMap::new();
@@ -505,27 +597,52 @@ impl PodRows {
         }
         if changed || self.query != app.pods.query {
             let q = app.pods.query.as_str();
-            // a longer search matches a subset of what the shorter one matched, in the same
-            // order (on the same text: the name, or namespace/name once there is a '/')
-            let narrowing =
-                !changed && q.starts_with(self.query.as_str()) && q.contains('/') == self.query.contains('/');
+            let search = Search::of(q);
+            // a longer text matches a subset of what the shorter one matched, in the same
+            // order (on the same text: the name, or namespace/name once there is a '/'; in the
+            // same mode); a label selector is matched anew
+            let same_mode = |a: &Search<'_>, b: &Search<'_>| {
+                matches!(
+                    (a, b),
+                    (Search::Part(_) | Search::All, Search::Part(_)) | (Search::Fuzzy(_), Search::Fuzzy(_))
+                )
+            };
+            let narrowing = !changed
+                && q.starts_with(self.query.as_str())
+                && q.contains('/') == self.query.contains('/')
+                && same_mode(&Search::of(&self.query), &search);
             let from = if narrowing {
                 std::mem::take(&mut self.order)
             } else {
                 self.base.clone()
             };
             let mut order = from;
-            if !q.is_empty() {
-                let case_sensitive = q.chars().any(|c| c.is_ascii_uppercase());
-                let whole_key = q.contains('/');
-                let (keys, meta) = (&self.keys, &self.meta);
-                order.retain(|&i| {
-                    meta.get(i).is_some_and(|m| {
-                        let from = if whole_key { m.key_at } else { m.key_at + m.ns_len + 1 };
-                        keys.get(from..m.key_at + m.key_len)
-                            .is_some_and(|text| text_subsequence(text, q, case_sensitive))
-                    })
-                });
+            let (keys, meta) = (&self.keys, &self.meta);
+            let text_of = |i: usize, whole_key: bool| {
+                meta.get(i).and_then(|m| {
+                    let from = if whole_key { m.key_at } else { m.key_at + m.ns_len + 1 };
+                    keys.get(from..m.key_at + m.key_len)
+                })
+            };
+            match &search {
+                Search::All => {}
+                Search::Part(q) => {
+                    let case_sensitive = q.chars().any(|c| c.is_ascii_uppercase());
+                    let whole_key = q.contains('/');
+                    order.retain(|&i| text_of(i, whole_key).is_some_and(|t| find_part(t, q, case_sensitive).is_some()));
+                }
+                Search::Fuzzy(q) => {
+                    let case_sensitive = q.chars().any(|c| c.is_ascii_uppercase());
+                    let whole_key = q.contains('/');
+                    order.retain(|&i| text_of(i, whole_key).is_some_and(|t| text_subsequence(t, q, case_sensitive)));
+                }
+                Search::Labels(sel) => {
+                    let pods = &app.cluster.pods;
+                    order.retain(|&i| {
+                        sel.as_ref()
+                            .is_ok_and(|s| pods.get(i).is_some_and(|p| s.matches(&p.labels)))
+                    });
+                }
             }
             self.order = order;
             self.query = q.to_string();
@@ -537,6 +654,8 @@ impl PodRows {
                 w.name = w.name.max(usize::from(m.name_w));
                 w.cpu = w.cpu.max(usize::from(m.cpu_w));
                 w.mem = w.mem.max(usize::from(m.mem_w));
+                let sw = self.scheduler_w.get(m.scheduler as usize).copied().unwrap_or(0);
+                w.scheduler = w.scheduler.max(usize::from(sw));
                 pending += usize::from(m.pending);
             }
             self.widths = w;
@@ -884,13 +1003,20 @@ pub fn namespaces(app: &App) -> Vec<String> {
     current(app).namespaces().to_vec()
 }
 
-/// The reason column of a pod: bound node, the decisive reason, or progress.
+/// The reason column of a pod: bound node, its gang's story, the decisive reason, or progress.
 pub fn column_text<'a>(app: &'a App, pod: &'a Pod) -> Cow<'a, str> {
     if pod.is_finished() {
         return Cow::Owned(format!("finished ({})", pod.phase()));
     }
     if let Some(n) = &pod.node_name {
         return Cow::Owned(format!("on {n}"));
+    }
+    // a gang member: its group's story once the group's pass is known (alone, every member
+    // of a gang that fits would wait at Permit); a member held before the queue says so
+    if let Some(g) = app.gang_pass(&pod.key)
+        && !matches!(app.summary(&pod.key), Some(Ok(s)) if s.held)
+    {
+        return Cow::Owned(g.headline());
     }
     match app.summary(&pod.key) {
         Some(Ok(s)) => Cow::Borrowed(s.line.as_str()),
@@ -934,10 +1060,11 @@ mod tests {
     fn fuzzy_match_on_name_and_full_key() {
         let m = SkimMatcherV2::default();
         let p = pod("default", "web-2");
-        assert_eq!(matches(&m, &p, "wb"), Some((vec![], vec![0, 2])));
-        assert_eq!(matches(&m, &p, "zz"), None);
-        assert_eq!(matches(&m, &p, "def/w"), Some((vec![0, 1, 2], vec![0])));
+        assert_eq!(matches(&m, &p, "-f wb"), Some((vec![], vec![0, 2])));
+        assert_eq!(matches(&m, &p, "-f zz"), None);
+        assert_eq!(matches(&m, &p, "-f def/w"), Some((vec![0, 1, 2], vec![0])));
         assert_eq!(matches(&m, &p, ""), Some((vec![], vec![])));
+        assert_eq!(matches(&m, &p, "-f "), Some((vec![], vec![])));
     }
 
     proptest::proptest! {
@@ -980,17 +1107,18 @@ mod tests {
         /// Whatever is typed, erased and re-sorted, the kept rows are the rows the matcher and
         /// the sort order give.
         #[test]
-        fn kept_rows_follow_any_search(keys in proptest::collection::vec(0usize..12, 1..24)) {
+        fn kept_rows_follow_any_search(keys in proptest::collection::vec(0usize..15, 1..24)) {
             use crate::app::{Action, update};
             let mut a = generated();
             update(&mut a, Action::SearchStart);
             let m = SkimMatcherV2::default();
             for k in keys {
                 let x = match k {
-                    0..=6 => Action::Input(['w', 'e', 'b', '/', '1', 'T', '-'][k]),
-                    7 | 8 => Action::Backspace,
-                    9 => Action::ClearInput,
-                    10 => Action::CycleSort,
+                    // `-f `, `-l ` switch the mode (a fuzzy match, a label selector)
+                    0..=9 => Action::Input(['w', 'e', 'b', '/', '1', 'T', '-', 'f', 'l', ' '][k]),
+                    10 | 11 => Action::Backspace,
+                    12 => Action::ClearInput,
+                    13 => Action::CycleSort,
                     _ => Action::ReverseSort,
                 };
                 update(&mut a, x);
@@ -1028,11 +1156,54 @@ mod tests {
         }
     }
 
+    /// `/` finds a part of the name, as k9s' filter does (a fuzzy match is `-f`): the letters
+    /// found are highlighted; a capital makes it case-sensitive; with a `/` it is found in
+    /// `namespace/name`.
+    #[test]
+    fn a_search_finds_a_part_of_the_name() {
+        let m = SkimMatcherV2::default();
+        let p = pod("default", "web-2");
+        assert_eq!(matches(&m, &p, "eb-"), Some((vec![], vec![1, 2, 3])));
+        assert_eq!(matches(&m, &p, "EB"), None);
+        assert_eq!(matches(&m, &p, "wb"), None, "not fuzzy");
+        assert_eq!(matches(&m, &p, "lt/we"), Some((vec![5, 6], vec![0, 1])));
+        assert_eq!(matches(&m, &p, "def/w"), None);
+        let p = pod("shop", "Web-Frontend");
+        assert_eq!(matches(&m, &p, "front"), Some((vec![], vec![4, 5, 6, 7, 8])));
+        assert_eq!(matches(&m, &p, "Front"), Some((vec![], vec![4, 5, 6, 7, 8])));
+        assert_eq!(matches(&m, &p, "FRONT"), None);
+    }
+
+    /// `/-l SELECTOR` keeps the pods the label selector selects; a selector that does not
+    /// parse selects nothing.
+    #[test]
+    fn a_search_with_l_is_a_label_selector() {
+        let m = SkimMatcherV2::default();
+        let yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: shop, labels: {app: web, tier: front}}\nspec: {containers: []}\n";
+        let c = file::load_str("t", yaml).expect("pod loads");
+        let p = (*c.pods[0]).clone();
+        for (q, hit) in [
+            ("-l app=web", true),
+            ("-l app=web,tier!=db", true),
+            ("-l app in (web,api)", true),
+            ("-l app=api", false),
+            ("-l !tier", false),
+            ("-l app in (web", false),
+        ] {
+            assert_eq!(matches(&m, &p, q).is_some(), hit, "{q}");
+            assert_eq!(is_match(&p, q), hit, "{q}");
+        }
+        assert!(matches!(Search::of("-l app in (web"), Search::Labels(Err(_))));
+    }
+
     #[test]
     fn is_match_agrees_with_the_positions() {
         let m = SkimMatcherV2::default();
         let p = pod("default", "web-2");
-        for q in ["", "wb", "zz", "def/w", "DEF/w", "t/w", "/", "w/", "W", "eb-2"] {
+        for q in [
+            "", "wb", "zz", "def/w", "DEF/w", "t/w", "/", "w/", "W", "eb-2", "-f wb", "-f def/w", "-f DEF/w", "-l app",
+            "-l !app",
+        ] {
             assert_eq!(is_match(&p, q), matches(&m, &p, q).is_some(), "{q:?}");
         }
     }

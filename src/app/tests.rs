@@ -854,7 +854,7 @@ fn d_describes_the_pod_and_the_node_as_kubectl_does() {
         "Name:         batch-1\nNamespace:    default\nPriority:     0\nNode:         <none>",
         "Labels:       app=batch\nAnnotations:  <none>\nStatus:       Pending",
         // one run of tab-aligned lines from cpu: to Events: (as kubectl's wide gaps)
-        "Containers:\n  job:\n    Image:  batch:1.0\n    Requests:\n      cpu:       1500m\n      memory:    1Gi\nQoS Class:       <none>",
+        "Containers:\n  job:\n    Image:  batch:1.0\n    Requests:\n      cpu:       1500m\n      memory:    1Gi\nQoS Class:       Burstable",
         "Tolerations:     <none>\nEvents:          <none>",
     ] {
         assert!(text.contains(want), "{want:?} in\n{text}");
@@ -2888,4 +2888,141 @@ fn a_big_cluster_sums_node_requests_and_the_node_list_shows_them() {
     fresh.refresh(&a, &v);
     assert_eq!(a.node_rows.widths(), fresh.widths());
     assert_eq!(a.node_rows.len(), 40);
+}
+
+/// `:export` of a bind made in memory is the Binding the scheduler creates: the API server
+/// refuses a patch of a pod's spec.nodeName, and the status the bind wrote is the server's.
+#[test]
+fn export_of_a_bind_is_a_binding_not_a_patch() {
+    let mut a = app();
+    run(&mut a, [Action::RequestBind, Action::Confirm]);
+    assert_eq!(a.changes, ["bound default/web-2 to node-b".to_string()]);
+    command_line(&mut a, "export");
+    let Some(Screen::Text(v)) = a.screen() else {
+        panic!("a text screen: {:?}", a.status)
+    };
+    assert_eq!(
+        v.lines,
+        [
+            "# 1 in-memory change(s), 1 object(s) differ from the cluster as loaded:",
+            "#   bound default/web-2 to node-b",
+            "",
+            "# pod default/web-2",
+            "#   bound to node-b in memory: the Binding the scheduler creates (the API server sets spec.nodeName and PodScheduled=True)",
+            "kubectl create -f - <<'EOF'",
+            "apiVersion: v1",
+            "kind: Binding",
+            "metadata:",
+            "  name: web-2",
+            "  namespace: default",
+            "target:",
+            "  apiVersion: v1",
+            "  kind: Node",
+            "  name: node-b",
+            "EOF",
+        ]
+    );
+}
+
+/// The exported YAML is what `kubectl apply -f` sends: no status, so no PodScheduled message
+/// of the cluster as it was loaded (report-huge's says it fits nowhere).
+#[test]
+fn exported_yaml_has_no_status_and_no_old_pod_scheduled_message() {
+    use crate::model::write::Removal;
+    let mut a = demo_app(Removal::Delete, str::to_string);
+    open_pod(&mut a, "batch/report-huge");
+    run(&mut a, [Action::OpenFixes, Action::Open]);
+    command_line(&mut a, "export");
+    let Some(Screen::Text(v)) = a.screen() else {
+        panic!("a text screen: {:?}", a.status)
+    };
+    let yaml_at = v
+        .lines
+        .iter()
+        .position(|l| l == "# the changed objects as they are now, without their status (kubectl apply -f / replace -f write none):")
+        .expect("the YAML part");
+    let yaml = &v.lines[yaml_at + 1..];
+    assert_eq!(yaml[..3], ["---", "apiVersion: v1", "kind: Pod"]);
+    assert!(!yaml.iter().any(|l| l.starts_with("status:")), "{yaml:#?}");
+    assert!(!yaml.iter().any(|l| l.contains("nodes are available")), "{yaml:#?}");
+    assert!(yaml.iter().any(|l| l == "  - effect: NoSchedule"), "{yaml:#?}");
+}
+
+/// `e`: a YAML mistake opens the editor again on the text as it was saved, the error above it
+/// as comments (as `kubectl edit` does); saved unchanged, the edit is given up; corrected, it
+/// is applied.
+#[test]
+fn a_yaml_mistake_reopens_the_editor_with_the_text_and_the_error() {
+    let mut a = app();
+    let fx = update_sync(&mut a, Action::EditExternal);
+    let [Effect::OpenEditor { target, text }] = fx.as_slice() else {
+        panic!("editor effect expected")
+    };
+    let target = target.clone();
+    let broken = text.replace("cpu: 500m", "cpu: [500m");
+    let err = whatif::apply_yaml(&a.cluster, &target, &broken, whatif::accept(&a.features)).expect_err("a mistake");
+    assert!(err.starts_with("edited pod default/web-2: not a valid Pod: "), "{err}");
+    let fx = update_sync(
+        &mut a,
+        Action::Edited {
+            target: target.clone(),
+            result: Ok(broken.clone()),
+        },
+    );
+    let [
+        Effect::OpenEditor {
+            target: again_for,
+            text: again,
+        },
+    ] = fx.as_slice()
+    else {
+        panic!("the editor opens again: {:?}", a.status)
+    };
+    assert_eq!(again_for, &target);
+    assert_eq!(
+        *again,
+        format!(
+            "# kschedtui could not apply this edit:\n#   {err}\n# Correct it and save to apply it; save it unchanged, or empty, to give up.\n#\n{broken}"
+        )
+    );
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        format!("{err}: the editor opens again with the error")
+    );
+    assert_eq!(a.generation, 1, "nothing applied");
+    // saved unchanged: given up, nothing applied
+    let fx = update_sync(
+        &mut a,
+        Action::Edited {
+            target: target.clone(),
+            result: Ok(again.clone()),
+        },
+    );
+    assert!(fx.is_empty());
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        format!("{err} (saved unchanged: the edit is given up)")
+    );
+    // corrected under the comments: applied
+    run(
+        &mut a,
+        [Action::Edited {
+            target: target.clone(),
+            result: Ok(again.replace("cpu: [500m", "cpu: 600m")),
+        }],
+    );
+    assert_eq!(a.generation, 2);
+    assert_eq!(a.changes, ["edited pod default/web-2 (YAML)".to_string()]);
+    // saved empty: cancelled
+    run(
+        &mut a,
+        [Action::Edited {
+            target,
+            result: Ok("# nothing\n\n".into()),
+        }],
+    );
+    assert_eq!(
+        a.status.clone().expect("status").text,
+        "edit of pod default/web-2 cancelled: the file was saved empty"
+    );
 }

@@ -445,6 +445,43 @@ pub(crate) fn to_yaml(cluster: &Cluster, target: &EditTarget) -> Result<String, 
     r.map_err(|e| format!("cannot write {target} as YAML: {e}"))
 }
 
+/// The end of [`apply_yaml`]'s error for an object saved as it was (not a mistake to correct).
+pub(crate) const NO_CHANGE: &str = "no change";
+
+/// The first line of the comment put above an edit that could not be applied when the editor
+/// is opened on it again (as `kubectl edit` does).
+const EDIT_ERROR_HEADER: &str = "# kschedtui could not apply this edit:";
+
+/// An edit that could not be applied, to open in the editor again: the error as comments
+/// above the text (any such comment of an earlier attempt replaced).
+pub(crate) fn with_edit_error(text: &str, error: &str) -> String {
+    let mut out = String::from(EDIT_ERROR_HEADER);
+    out.push('\n');
+    for l in error.lines() {
+        out.push_str("#   ");
+        out.push_str(l);
+        out.push('\n');
+    }
+    out.push_str("# Correct it and save to apply it; save it unchanged, or empty, to give up.\n#\n");
+    out.push_str(without_edit_error(text));
+    out
+}
+
+/// The text without the comment [`with_edit_error`] put above it.
+pub(crate) fn without_edit_error(text: &str) -> &str {
+    if !text.starts_with(EDIT_ERROR_HEADER) {
+        return text;
+    }
+    let mut at = 0;
+    for l in text.split_inclusive('\n') {
+        at += l.len();
+        if l.trim_end() == "#" {
+            return &text[at..];
+        }
+    }
+    text
+}
+
 /// Applies an edited YAML object: the new cluster and a description of the change.
 pub(crate) fn apply_yaml(
     cluster: &Cluster,
@@ -463,7 +500,7 @@ pub(crate) fn apply_yaml(
                 ));
             }
             if cluster.pod(k).is_some_and(|p| *p.obj == obj) {
-                return Err(format!("{target}: no change"));
+                return Err(format!("{target}: {NO_CHANGE}"));
             }
             Ok((replace_pod_as(cluster, obj, accept)?, format!("edited {target} (YAML)")))
         }
@@ -477,7 +514,7 @@ pub(crate) fn apply_yaml(
                 ));
             }
             if cluster.node(n).is_some_and(|x| *x.obj == obj) {
-                return Err(format!("{target}: no change"));
+                return Err(format!("{target}: {NO_CHANGE}"));
             }
             Ok((replace_node(cluster, obj)?, format!("edited {target} (YAML)")))
         }

@@ -693,7 +693,7 @@ impl Explained {
                     if i > 0 {
                         w.write_all(b"\n")?;
                     }
-                    w.write_all(crate::explain::text::render(ex).as_bytes())?;
+                    w.write_all(crate::explain::text::render_in_group(ex, g.as_ref()).as_bytes())?;
                     if let Some(g) = g {
                         w.write_all(crate::explain::group::render(g).as_bytes())?;
                     }

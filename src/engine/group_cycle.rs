@@ -225,6 +225,39 @@ pub struct PlacementTry {
 }
 
 impl GroupCycle {
+    /// The group's story in a few words, the same wherever a member is shown (the pod list's
+    /// column, the head of a member's view, its text report): `gang NAME: 3/4 fit, blocked by
+    /// POD` (members placed or fitting of the quorum).
+    pub fn headline(&self) -> String {
+        let g = &self.gang;
+        let name = g.group.split(" (").next().unwrap_or(&g.group);
+        let what = match &self.outcome {
+            GroupOutcome::Completes => format!(
+                "{}/{} placed, completes",
+                self.bound_before + self.members.iter().filter(|m| m.result.placed()).count(),
+                g.min_member
+            ),
+            GroupOutcome::NoGroupObject => "no group object, no member is scheduled".into(),
+            GroupOutcome::NoPlacement { message, .. } => format!("no placement: {message}"),
+            GroupOutcome::TooFewMembers { have, need } => format!("{have}/{need} members exist"),
+            GroupOutcome::Short { placed, need, .. }
+                if placed >= need && !self.members.iter().any(|m| m.result.fits()) =>
+            {
+                "no pending member finds a node".into()
+            }
+            GroupOutcome::Short { placed, need, blockers } => {
+                let b: Vec<String> = blockers.iter().map(ToString::to_string).collect();
+                format!("{placed}/{need} fit, blocked by {}", b.join(", "))
+            }
+        };
+        format!("gang {name}: {what}")
+    }
+
+    /// The group completes: its members bind.
+    pub fn completes(&self) -> bool {
+        matches!(self.outcome, GroupOutcome::Completes)
+    }
+
     /// One line for the outcome.
     pub fn verdict(&self) -> String {
         let g = &self.gang;

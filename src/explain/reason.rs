@@ -21,7 +21,9 @@
 //!    M: minMember).
 //! 6. A PreFilter plugin rejected the pod before any node was tried: its first reason
 //!    shortened by [`short`] (`unbound immediate PVC`), without a node count.
-//! 7. Filter rejected every node: the reason that excludes the most nodes, counting each node's
+//! 7. Filter rejected every node: the reason whose removal alone would make the pod fit
+//!    ([`sole_blocker`](crate::explain::blocking::sole_blocker)), else the reason that
+//!    excludes the most nodes, counting each node's
 //!    reasons as upstream's message counts them (the first failing plugin's reasons), as
 //!    `COUNT× SHORT`. Nodes that PreFilter's node set left out (a DaemonSet pod names its node)
 //!    are counted only when no other node was rejected: the pod chose them away, they are not
@@ -229,7 +231,7 @@ pub fn decisive(ex: &Explanation) -> Decisive {
         // the nodes' (upstream's message carries no count either)
         return Decisive::plain(short(p.reasons.first().map_or(p.plugin.as_str(), String::as_str)));
     }
-    if let Some((reason, n)) = most_excluding(ex) {
+    if let Some((reason, n)) = crate::explain::blocking::sole_blocker(ex).or_else(|| most_excluding(ex)) {
         let short = short(reason);
         let lead = format!("{n}× ");
         let key = lead.len()..lead.len() + short.len();

@@ -5,10 +5,38 @@ use crate::engine::framework::batching::Batching;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use crate::engine::framework::status::Code;
 use crate::engine::framework::trace::{Explanation, FilterDetail, SpreadCheck};
+use crate::engine::group_cycle::GroupCycle;
+use crate::engine::plugins::names;
 
 /// How many nodes the score table shows.
 pub(crate) const TOP_NODES: usize = 10;
+
+/// A pod a PreEnqueue plugin other than SchedulingGates holds (or, 1.37, whose pod group a
+/// member holds): kube-scheduler writes no PodScheduled condition and no event for it.
+fn held_without_condition(ex: &Explanation) -> bool {
+    ex.pre_enqueue
+        .iter()
+        .find(|p| p.code != Code::Success)
+        .is_some_and(|p| p.plugin != names::SCHEDULING_GATES)
+        || ex.gang.as_ref().is_some_and(|g| g.held_with.is_some())
+}
+
+/// Renders one explanation of a pod whose gang's pass is `group`: the group's story right
+/// under the pod's own verdict (alone, a member that fits waits at Permit; what becomes of it
+/// is the group's), the same line the TUI's list, pod view and gang screen show.
+pub(crate) fn render_in_group(ex: &Explanation, group: Option<&GroupCycle>) -> String {
+    let s = render(ex);
+    let Some(g) = group else { return s };
+    let Some(at) = s
+        .find("\nVerdict: ")
+        .and_then(|i| s[i + 1..].find('\n').map(|j| i + 1 + j + 1))
+    else {
+        return s;
+    };
+    format!("{}Gang: {}\n{}", &s[..at], g.headline(), &s[at..])
+}
 
 /// Renders one explanation.
 pub(crate) fn render(ex: &Explanation) -> String {
@@ -27,7 +55,11 @@ pub(crate) fn render(ex: &Explanation) -> String {
         ex.node_count
     );
     let _ = writeln!(s, "Verdict: {}", ex.verdict());
-    if let Some(m) = &ex.message {
+    // the PodScheduled message upstream writes; a pod held before the queue gets none (the
+    // scheduling gates' is the API server's), its verdict says why it is held
+    if let Some(m) = &ex.message
+        && !held_without_condition(ex)
+    {
         let _ = writeln!(s, "Message: {m}");
     }
     for n in &ex.notes {

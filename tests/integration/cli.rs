@@ -1276,3 +1276,82 @@ fn explain_json_carries_the_checked_fix_hints() {
     let cluster = text.find("Cluster: PodScheduled=False").expect("the cluster lines");
     assert!(fix < cluster, "the fixes come before the Cluster lines");
 }
+
+/// A pod held before the queue never gets a PodScheduled condition or an event from the
+/// scheduler: its verdict says who holds it and why, and no `Message:` line pretends upstream
+/// wrote one (the scheduling gates' message is the API server's condition, so it stays). The
+/// JSON lists the PreEnqueue plugins up to the one that rejects: the queue runs none after it.
+#[test]
+fn a_pod_held_before_the_queue_has_no_message_and_no_plugin_after_the_rejection() {
+    let o = run(&["explain", "--demo", "ml/eval-batch"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "Pod ml/eval-batch  (profile default-scheduler, scheduler 1.37.0, 14 nodes)\n\
+         Verdict: Held before the queue by DynamicResources: could not find ResourceClaim \"ml/eval-gpu\"\n"
+    );
+    let o = run(&["explain", "--demo", "shop/checkout-canary"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let head: Vec<&str> = text.lines().take(3).collect();
+    assert_eq!(
+        head,
+        [
+            "Pod shop/checkout-canary  (profile default-scheduler, scheduler 1.37.0, 14 nodes)",
+            "Verdict: Held before the queue by SchedulingGates: waiting for scheduling gates: [acme.io/canary-approval]",
+            "Message: Scheduling is blocked due to non-empty scheduling gates",
+        ]
+    );
+    for (pod, statuses) in [
+        (
+            "ml/eval-batch",
+            serde_json::json!([
+                {"plugin": "SchedulingGates", "code": "Success"},
+                {"plugin": "DynamicResources", "code": "UnschedulableAndUnresolvable",
+                 "reasons": ["could not find ResourceClaim \"ml/eval-gpu\""]},
+            ]),
+        ),
+        // DynamicResources, after SchedulingGates in the profile, never runs for a gated pod
+        (
+            "shop/checkout-canary",
+            serde_json::json!([
+                {"plugin": "SchedulingGates", "code": "UnschedulableAndUnresolvable",
+                 "reasons": ["waiting for scheduling gates: [acme.io/canary-approval]"]},
+            ]),
+        ),
+    ] {
+        let o = run(&["explain", "--demo", pod, "-o", "json"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let got: Vec<serde_json::Value> = v["preEnqueue"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let mut s = s.clone();
+                s.as_object_mut()
+                    .unwrap()
+                    .retain(|k, _| ["plugin", "code", "reasons"].contains(&k.as_str()));
+                s
+            })
+            .collect();
+        assert_eq!(serde_json::Value::Array(got), statuses, "{pod}");
+        assert_eq!(v["outcome"], "HeldBeforeQueue", "{pod}");
+    }
+}
+
+/// A gang's member says the group's story right under its own verdict, in the same words as
+/// the TUI's list, pod view and gang screen.
+#[test]
+fn a_gang_member_says_the_groups_story_under_its_verdict() {
+    let o = run(&["explain", "--demo", "ml/ddp-worker-0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let head: Vec<&str> = text.lines().take(3).collect();
+    assert_eq!(
+        head,
+        [
+            "Pod ml/ddp-worker-0  (profile scheduler-plugins-scheduler, scheduler 1.37.0, 14 nodes)",
+            "Verdict: Waiting at Permit on pool-gpu-a1: one or more plugins asked to wait and no plugin rejected pod \"ddp-worker-0\"",
+            "Gang: gang ml/ddp-job: 3/4 fit, blocked by ml/ddp-worker-3",
+        ]
+    );
+}

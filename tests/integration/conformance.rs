@@ -69,7 +69,17 @@ fn canonical(v: &Value) -> Value {
     o.insert("postFilter".into(), pf.unwrap_or(Value::Null));
     for (k, with_timeout) in [("preEnqueue", false), ("permit", true)] {
         if let Some(list) = v.get(k).and_then(Value::as_array) {
-            let items: Vec<Value> = list
+            // The oracle asked every PreEnqueue plugin for its verdict; the queue stops at
+            // the first rejection (`runPreEnqueuePlugins`), so the plugins after it never run
+            // and kschedtui lists none of them. No pod of the corpus is rejected by two.
+            let upto = if k == "preEnqueue" {
+                list.iter()
+                    .position(|e| e["code"] != "Success")
+                    .map_or(list.len(), |i| i + 1)
+            } else {
+                list.len()
+            };
+            let items: Vec<Value> = list[..upto]
                 .iter()
                 .map(|e| {
                     let mut reasons: Vec<String> = e["reasons"]

@@ -172,7 +172,7 @@ fn row_of(screen: &str, ns: &str, name: &str) -> usize {
     let lines: Vec<&str> = screen.lines().collect();
     let header = lines
         .iter()
-        .position(|l| l.contains("NAMESPACE") && l.contains("NAME"))
+        .position(|l| (l.contains("NAMESPACE") || l.contains(" NS ")) && l.contains("NAME"))
         .expect("pod table header");
     lines[header + 1..]
         .iter()
@@ -368,7 +368,10 @@ fn demo_queue_screen_says_why_a_gang_gets_no_event() {
         48,
     );
     // The pod list already says it: held before the queue, and the gang waiting at Permit.
-    t.wait_for(&["held before the queue: gang 2/4", "gang 1/2"]);
+    t.wait_for(&[
+        "held before the queue: gang 2/4",
+        "gang PodGroup ml/eval-sweep: 2/2 placed, completes",
+    ]);
     t.keys(&[":"]);
     t.text("queue");
     t.keys(&["Enter"]);
@@ -411,14 +414,26 @@ fn demo_gang_screen_names_the_member_that_blocks_the_group() {
         48,
     );
     t.wait_for(&["ddp-worker-0"]);
-    // A Coscheduling gang: three members fit and wait at Permit, the fourth fits nowhere.
+    // A Coscheduling gang: three members fit and wait at Permit, the fourth fits nowhere. The
+    // list, the member's view and the gang screen tell that one story.
+    let story = "gang ml/ddp-job: 3/4 fit, blocked by ml/ddp-worker-3";
+    let s = t.wait_for(&[story]);
+    let rows: Vec<&str> = s.lines().filter(|l| l.contains("ddp-worker-")).collect();
+    assert_eq!(rows.len(), 4, "{s}");
+    assert!(rows.iter().all(|l| l.starts_with("│✗") && l.contains(story)), "{s}");
     t.keys(&["/"]);
     t.text("ddp-worker-0");
     t.keys(&["Enter", "Enter"]);
-    t.wait_for(&["Pod ml/ddp-worker-0", "Coscheduling    Wait", "the gang as a whole"]);
+    t.wait_for(&[
+        "Pod ml/ddp-worker-0",
+        &format!("{story}; this pod alone: Waiting at Permit on"),
+        "Coscheduling    Wait",
+        "the gang as a whole",
+    ]);
     t.keys(&["m"]);
     let s = t.wait_for(&[
         "Gang ml/ddp-job · Coscheduling",
+        story,
         "3 of minMember 4 fit; blocked by ml/ddp-worker-3",
         "blocks the group",
         "fits, released",
@@ -759,6 +774,55 @@ fn the_editor_gets_a_private_file_that_is_removed_afterwards() {
     t.keys(&["q"]);
 }
 
+/// `e` with a YAML mistake: the editor opens again on the text with the error above it, and
+/// the corrected edit is applied (as `kubectl edit` does); nothing is lost.
+#[test]
+fn a_yaml_mistake_opens_the_editor_again_with_the_error() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let tmp = temp_dir("editor-again");
+    let dir = tmp.path();
+    let second = dir.join("second.yaml");
+    // first time: a broken cpu request; second time (the error above the text): corrected
+    let editor = dir.join("ed.sh");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\nif head -1 \"$1\" | grep -q '^# kschedtui could not apply this edit:'; then\n  cp \"$1\" {second}\n  sed -i 's/cpu: \\[1m/cpu: 1m/' \"$1\"\nelse\n  sed -i 's/^\\( *\\)cpu: .*/\\1cpu: [1m/' \"$1\"\nfi\n",
+            second = second.display()
+        ),
+    )
+    .unwrap();
+    let chmod = Command::new("chmod").arg("+x").arg(&editor).status().unwrap();
+    assert!(chmod.success());
+    let t = Tmux::start(
+        "editor-again",
+        &format!("EDITOR={} {BIN} --demo; sleep 30", editor.display()),
+    );
+    t.wait_for(&["kschedtui", "demo cluster", "Pods"]);
+    t.keys(&["e"]);
+    t.wait_for(&["edited pod ", "(YAML) (in memory); re-running the scheduler"]);
+    let again = std::fs::read_to_string(&second).expect("the editor was opened a second time");
+    let lines: Vec<&str> = again.lines().collect();
+    assert_eq!(lines[0], "# kschedtui could not apply this edit:");
+    assert!(
+        lines[1].starts_with("#   edited pod ") && lines[1].contains(": not a valid Pod: "),
+        "{again}"
+    );
+    assert_eq!(
+        lines[2],
+        "# Correct it and save to apply it; save it unchanged, or empty, to give up."
+    );
+    assert_eq!(lines[3..5], ["#", "apiVersion: v1"]);
+    assert!(
+        lines.iter().any(|l| l.trim() == "cpu: [1m"),
+        "the text as saved:\n{again}"
+    );
+    t.keys(&["q"]);
+}
+
 /// `:w ~/FILE` writes under $HOME, as a shell would read the path.
 #[test]
 fn save_expands_a_leading_tilde_to_the_home_directory() {
@@ -785,7 +849,7 @@ fn save_expands_a_leading_tilde_to_the_home_directory() {
 fn listed(screen: &str) -> Vec<(String, String)> {
     screen
         .lines()
-        .skip_while(|l| !(l.contains("NAMESPACE") && l.contains("NAME")))
+        .skip_while(|l| !((l.contains("NAMESPACE") || l.contains(" NS ")) && l.contains("NAME")))
         .skip(1)
         .take_while(|l| !l.contains('─'))
         .filter_map(|l| {
@@ -822,13 +886,14 @@ fn demo_pod_list_sorts_by_a_column_keeps_pending_pods_and_filters_by_reason() {
     t.keys(&["C-z"]);
     let s = t.wait_for(&["pending only", "31 shown, 31 pending"]);
     assert!(!s.lines().any(|l| l.starts_with("│●")), "a bound pod is listed:\n{s}");
-    // Shift-R: by reason; r on report-huge keeps the pods short of cpu, whatever the count
+    // Shift-R: by reason; r on payments-api keeps the pods short of cpu, whatever the count
+    // (notebook-shared fits on one node but for its cpu)
     t.keys(&["R"]);
     let s = t.wait_for(&["sort reason↑", "NODE / WHY PENDING↑"]);
-    for _ in 0..row_of(&s, "batch", "report-huge") {
+    for _ in 0..row_of(&s, "shop", "payments-api") {
         t.keys(&["j"]);
     }
-    t.wait_for(&["batch/report-huge: 8× Insufficient cpu · upstream: 0/14 nodes:"]);
+    t.wait_for(&["shop/payments-api: 8× Insufficient cpu; preempt 1 on pool-general-a3 · upstream: 0/14 nodes:"]);
     t.keys(&["r"]);
     let s = t.wait_for(&["reason = Insufficient cpu", "2 shown"]);
     let mut rows = listed(&s);
@@ -836,7 +901,7 @@ fn demo_pod_list_sorts_by_a_column_keeps_pending_pods_and_filters_by_reason() {
     assert_eq!(
         rows,
         [
-            ("batch".to_string(), "report-huge".to_string()),
+            ("ml".to_string(), "notebook-shared".to_string()),
             ("shop".to_string(), "payments-api".to_string())
         ],
         "{s}"
@@ -886,7 +951,7 @@ fn quitting_with_an_unsaved_change_asks_and_q_bang_quits() {
         t.keys(&["q"]);
         t.wait_for(&["Nodes ("]);
         t.keys(&["q"]);
-        t.wait_for(&["NAMESPACE"]);
+        t.wait_for(&["NODE / WHY PENDING"]);
         t.keys(&["q"]);
         t.wait_for(&[
             "Quit without saving?",
@@ -935,7 +1000,7 @@ fn demo_events_and_messages_views() {
         t.keys(&["q"]);
         t.wait_for(&["Events: FailedScheduling of every pod"]);
         t.keys(&["q"]);
-        t.wait_for(&["NAMESPACE"]);
+        t.wait_for(&["NODE / WHY PENDING"]);
         // E in the pod view: that pod's events only
         t.keys(&["/"]);
         t.text("finetune-llm");
@@ -982,7 +1047,7 @@ fn c_copies_the_pod_name_and_the_verdict_to_the_clipboard() {
     t.keys(&["/"]);
     t.text("report-huge");
     t.keys(&["Enter"]);
-    t.wait_for(&["/report-huge", "8× Insufficient cpu"]);
+    t.wait_for(&["/report-huge", "5× untolerated taint(s)"]);
     t.keys(&["c"]);
     t.wait_for(&["copied 'batch/report-huge' to the clipboard"]);
     let start = Instant::now();

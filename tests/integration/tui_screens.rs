@@ -141,8 +141,41 @@ fn pod_list() {
 fn pod_list_search() {
     let mut a = app();
     run(&mut a, [Action::SearchStart]);
-    run(&mut a, typed("bt"));
+    run(&mut a, typed("-f bt"));
     snap("pod_list_search", &a);
+}
+
+/// `/` finds a part of the name as k9s' filter does (`bt` is no part of any name: `-f bt` is
+/// the fuzzy match); `/-l SELECTOR` keeps the pods a label selector selects, and says why a
+/// selector that does not parse selects none.
+#[test]
+fn pod_list_search_for_a_part_of_the_name_and_by_labels() {
+    let mut a = app();
+    run(&mut a, [Action::SearchStart]);
+    run(&mut a, typed("bt"));
+    assert_eq!(a.pod_rows().len(), 0);
+    run(&mut a, [Action::ClearInput]);
+    run(&mut a, typed("tch"));
+    let names = |a: &App| -> Vec<String> {
+        kschedtui::app::pod_list::rows(a)
+            .iter()
+            .map(|r| r.pod.key.to_string())
+            .collect()
+    };
+    assert_eq!(names(&a), ["default/batch-1"]);
+    snap("pod_list_search_part", &a);
+    run(&mut a, [Action::ClearInput]);
+    run(&mut a, typed("-l app=web"));
+    assert_eq!(names(&a), ["default/web-2"]);
+    snap("pod_list_search_labels", &a);
+    run(&mut a, [Action::ClearInput]);
+    run(&mut a, typed("-l app in (web"));
+    assert!(names(&a).is_empty());
+    let top = rows(&draw(&a, &theme(), 160, 48))[1].clone();
+    assert!(
+        top.contains("· /-l app in (web (cannot parse 'app in (web' in selector \"app in (web\")"),
+        "{top}"
+    );
 }
 
 #[test]
@@ -1216,5 +1249,130 @@ items:
             .as_ref()
             .and_then(|m| m.get("volume.kubernetes.io/selected-node")),
         Some(&"n1".to_string())
+    );
+}
+
+/// The demo cluster as `--demo` loads it, at 1.37 (the default release), time injected.
+fn demo_app() -> App {
+    let mut a = new_app();
+    a.features = Arc::new(kschedtui::engine::Features::new("1.37".parse().expect("version")));
+    load_sync(
+        &mut a,
+        kschedtui::source::file::load_str("demo.yaml", include_str!("../../fixtures/demo.yaml")).expect("demo"),
+    );
+    a
+}
+
+/// The pod list never cuts a number (system-cluster-critical's 2000000000 was drawn `200000`),
+/// cuts text with `…` (the scheduler name), and at 80 columns gives the reason column the room
+/// (it had 17 cells).
+#[test]
+fn demo_pod_list_keeps_numbers_whole_and_gives_the_reason_its_room() {
+    let mut a = demo_app();
+    run(&mut a, [Action::Bottom]);
+    snap("demo_pod_list_bottom", &a);
+    let th = theme();
+    let wide = rows(&draw(&a, &th, 160, 48));
+    let critical = wide
+        .iter()
+        .find(|r| r.contains("kube-proxy-cp-1"))
+        .expect("kube-proxy row");
+    assert!(critical.contains(" 2000000000 "), "{critical}");
+    run(&mut a, [Action::Top]);
+    snap("demo_pod_list_top", &a);
+    let wide = rows(&draw(&a, &th, 160, 48));
+    let gang = wide.iter().find(|r| r.contains("ddp-worker-0")).expect("gang row");
+    assert!(gang.contains(" scheduler-plugins-scheduler "), "{gang}");
+    let narrow = rows(&draw(&a, &th, 80, 24));
+    let header = narrow.iter().find(|r| r.contains("WHY PENDING")).expect("header");
+    let reason_at = header.find("NODE / WHY PENDING").expect("reason column");
+    let reason_w = header.chars().count() - header[..reason_at].chars().count() - 1;
+    assert!(reason_w >= 30, "the reason column has {reason_w} cells:\n{header}");
+}
+
+/// `:nodes` shows every node's zone whole; at 80 columns the fit of the pod in focus keeps the
+/// room its verdict needs.
+#[test]
+fn demo_node_list_shows_zones_whole_and_the_fit_of_the_pod() {
+    let mut a = demo_app();
+    open_pod(&mut a, "payments-api");
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("nodes"));
+    run(&mut a, [Action::Submit]);
+    snap("demo_node_list", &a);
+    let th = theme();
+    for (w, h) in SIZES {
+        let screen = rows(&draw(&a, &th, w, h));
+        let a1 = screen.iter().find(|r| r.contains("pool-general-a1")).expect("row");
+        assert!(a1.contains(" europe-west1-a "), "{w}x{h}: {a1}");
+        assert!(a1.contains("nearly (NodeResourcesFit)"), "{w}x{h}: {a1}");
+    }
+}
+
+/// `:queue` gives WHY the room at 80 columns; what does not fit ends in `…`.
+#[test]
+fn demo_queue_gives_why_its_room() {
+    let mut a = demo_app();
+    run(&mut a, [Action::CommandStart]);
+    run(&mut a, typed("queue"));
+    run(&mut a, [Action::Submit]);
+    snap("demo_queue", &a);
+    let th = theme();
+    let narrow = rows(&draw(&a, &th, 80, 24));
+    let header = narrow.iter().find(|r| r.contains("WHY")).expect("header");
+    let why_w = header.chars().count() - header[..header.find("WHY").expect("WHY")].chars().count() - 1;
+    assert!(why_w >= 30, "WHY has {why_w} cells:\n{header}");
+}
+
+/// At 80×24 the pod view's Filter table draws the selected row with its detail lines (a DRA
+/// node's claims), cut to the room there is; it drew nothing of the row when they did not fit.
+#[test]
+fn demo_filter_table_draws_the_selected_row_with_its_detail_at_80x24() {
+    let mut a = demo_app();
+    // pool-dra-a1, the first row, is selected: its claims' detail wraps to more lines than
+    // the table has below its header
+    open_pod(&mut a, "train-3gpu");
+    snap("demo_pod_filter_dra_detail", &a);
+    let screen = rows(&draw(&a, &theme(), 80, 24));
+    let at = screen
+        .iter()
+        .position(|r| r.contains("pool-dra-a1"))
+        .unwrap_or_else(|| panic!("the selected row is drawn:\n{}", screen.join("\n")));
+    assert!(screen[at + 1].contains("↳"), "{}", screen.join("\n"));
+}
+
+/// The pod list's help says what each mark of its first column means.
+#[test]
+fn help_says_what_the_pod_list_marks_mean() {
+    let mut a = app();
+    run(&mut a, [Action::Help]);
+    let screen = rows(&draw(&a, &theme(), 160, 100)).join("\n");
+    for line in [
+        "│Pod list marks ",
+        "│  ✗             not scheduled: no node fits, it is held, or its gang fails",
+        "│  ◐             pending, a node fits: the scheduler would bind it there",
+        "│  …             waits for another scheduler: no profile serves its schedulerName",
+        "│  ●             bound to a node",
+        "│  ·             finished (Succeeded or Failed)",
+        "│  ?             not explained yet",
+    ] {
+        assert!(screen.contains(line), "{line:?} not in the help:\n{screen}");
+    }
+}
+
+/// The fixes screen of a pod no single change places names the reasons kschedtui has no
+/// change for; host ports and the pod's own affinity terms have theirs, so they are not
+/// among them.
+#[test]
+fn demo_fixes_screen_without_a_single_change_names_what_has_no_fix() {
+    let mut a = demo_app();
+    open_pod(&mut a, "train-3gpu");
+    run(&mut a, [Action::OpenFixes]);
+    let screen = rows(&draw(&a, &theme(), 220, 48)).join("\n");
+    assert!(
+        screen.contains(
+            "No single change found: every node fails for more than one reason, or for a reason kschedtui proposes no change for (existing pods' anti-affinity, volumes, DRA claims). The Filter step shows each node's reasons."
+        ),
+        "{screen}"
     );
 }

@@ -143,6 +143,9 @@ pub(super) fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
     app.explanations.retain(|k, _| pending.contains(k));
     app.recent.retain(|k| pending.contains(k));
     app.summaries.clear();
+    // the gangs' passes were made on the cluster as it was
+    app.groups.clear();
+    app.gang_asked.clear();
     app.reasons += 1;
     explain_all(app)
 }
@@ -224,6 +227,7 @@ fn check_start_namespace(app: &mut App) {
 pub(super) fn clear_explanations(app: &mut App) {
     app.explanations.clear();
     app.groups.clear();
+    app.gang_asked.clear();
     app.fixes.clear();
     app.summaries.clear();
     app.reasons += 1;

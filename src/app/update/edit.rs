@@ -27,6 +27,43 @@ pub(super) fn edit_target(app: &App) -> Option<EditTarget> {
     }
 }
 
+/// The editor closed on `target`: the edit applied, or, when the YAML has a mistake, the
+/// editor opened again on the text with the error above it (as `kubectl edit` does); saved
+/// unchanged or empty, the edit is given up.
+pub(super) fn edited(app: &mut App, target: EditTarget, result: Result<String, String>) -> Vec<Effect> {
+    let text = match result {
+        Ok(t) => t,
+        Err(e) => {
+            app.error(e);
+            return Vec::new();
+        }
+    };
+    let body = whatif::without_edit_error(&text);
+    if body.lines().all(|l| {
+        let l = l.trim();
+        l.is_empty() || l.starts_with('#')
+    }) {
+        app.info(format!("edit of {target} cancelled: the file was saved empty"));
+        return Vec::new();
+    }
+    match whatif::apply_yaml(&app.cluster, &target, body, whatif::accept(&app.features)) {
+        Ok((c, what)) => set_cluster(app, c, what),
+        Err(e) if e.ends_with(whatif::NO_CHANGE) => {
+            app.error(e);
+            Vec::new()
+        }
+        Err(e) => {
+            let again = whatif::with_edit_error(body, &e);
+            if again == text {
+                app.error(format!("{e} (saved unchanged: the edit is given up)"));
+                return Vec::new();
+            }
+            app.error(format!("{e}: the editor opens again with the error"));
+            vec![Effect::OpenEditor { target, text: again }]
+        }
+    }
+}
+
 pub(super) fn edit(app: &mut App, mut form: whatif::EditForm, action: Action) -> Vec<Effect> {
     let n = form.fields.len();
     match action {

@@ -48,6 +48,21 @@ pub(super) fn explain_all(app: &mut App) -> Vec<Effect> {
     effects
 }
 
+/// A pod of a gang was explained: its group's pass is asked for, once per group (the pod
+/// list, the member's view and the gang screen tell the group's story from it). Not with a
+/// `:profile` override, which explains every pod with a profile its group was not made for.
+pub(super) fn gang_pass_job(app: &mut App, pod: &ObjectKey) -> Option<Effect> {
+    if app.profile_override.is_some() {
+        return None;
+    }
+    let group = app.summary(pod)?.as_ref().ok()?.gang.clone()?;
+    if app.gang_asked.contains_key(&group) {
+        return None;
+    }
+    app.gang_asked.insert(group, pod.clone());
+    group_job(app, pod.clone())
+}
+
 /// Asks for the gang's pass of `pod` unless it is known or being computed.
 pub(super) fn group_job(app: &mut App, pod: ObjectKey) -> Option<Effect> {
     if app.groups.contains_key(&pod) {

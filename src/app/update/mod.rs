@@ -17,7 +17,6 @@ mod nav;
 mod rehearsal;
 mod write;
 
-use super::whatif;
 use super::{Action, App, Effect, Mode, StatusKind};
 
 pub use command::COMMANDS;
@@ -26,7 +25,7 @@ pub use nav::pod_view_rows;
 pub use write::{action_access, offered_requests};
 
 use command::command;
-use data::{on_attached, on_explained, on_loaded, on_replaced, refresh_live, set_cluster};
+use data::{on_attached, on_explained, on_loaded, on_replaced, refresh_live};
 use edit::edit;
 use nav::{normal, search};
 use write::{access_checks, confirm, on_written};
@@ -183,8 +182,11 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             pod,
             result,
         } => {
-            on_explained(app, generation, pod, result);
-            Vec::new()
+            on_explained(app, generation, pod.clone(), result);
+            if generation != app.generation {
+                return Vec::new();
+            }
+            jobs::gang_pass_job(app, &pod).into_iter().collect()
         }
         Action::Exported { path, result } => {
             match result {
@@ -229,15 +231,7 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
             command::on_descheduled(app, generation, &path, result);
             Vec::new()
         }
-        Action::Edited { target, result } => {
-            match result.and_then(|t| whatif::apply_yaml(&app.cluster, &target, &t, whatif::accept(&app.features))) {
-                Ok((c, what)) => set_cluster(app, c, what),
-                Err(e) => {
-                    app.error(e);
-                    Vec::new()
-                }
-            }
-        }
+        Action::Edited { target, result } => edit::edited(app, target, result),
         Action::Quit => {
             app.should_quit = true;
             Vec::new()
@@ -306,6 +300,6 @@ pub(crate) mod tests_support {
 
     /// `set_cluster` for tests.
     pub(crate) fn set_cluster(app: &mut App, c: Cluster) -> Vec<Effect> {
-        super::set_cluster(app, c, "test change".into())
+        super::data::set_cluster(app, c, "test change".into())
     }
 }

@@ -628,30 +628,27 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     super::binding::run_binding_cycle(&cx, fw, &mut state, pi, ex);
 }
 
-/// PreEnqueue: upstream stops at the first rejection but iterates the plugins in map order,
-/// so every plugin's verdict is recorded and the first rejection in profile order decides.
-/// False when the pod stays out of the queue.
+/// PreEnqueue: the profile's plugins in order, up to and including the first that rejects
+/// the pod (the queue's `runPreEnqueuePlugins` returns there: the plugins after it never run,
+/// so the trace has no verdict of theirs). False when the pod stays out of the queue.
 fn run_pre_enqueue(cx: &Ctx<'_>, fw: &Framework, pod: &PodInfo, ex: &mut Explanation) -> bool {
-    let mut rejected: Option<(&'static str, Status)> = None;
     for pl in &fw.pre_enqueue {
         let s = pl.pre_enqueue(cx, pod);
         ex.pre_enqueue
             .push(PluginStatus::new(pl.name(), &s).with_facts(pl.pre_enqueue_facts(cx, pod)));
-        if !s.is_success() && rejected.is_none() {
-            rejected = Some((pl.name(), s));
+        if s.is_success() {
+            continue;
         }
+        // The API server writes the gated message; other plugins' rejections leave no
+        // condition upstream, their own message is what explains the pod.
+        ex.message = Some(if pl.name() == super::names::SCHEDULING_GATES {
+            GATED_MESSAGE.to_string()
+        } else {
+            s.message()
+        });
+        return false;
     }
-    let Some((name, s)) = rejected else {
-        return true;
-    };
-    // The API server writes the gated message; other plugins' rejections leave no
-    // condition upstream, their own message is what explains the pod.
-    ex.message = Some(if name == super::names::SCHEDULING_GATES {
-        GATED_MESSAGE.to_string()
-    } else {
-        s.message()
-    });
-    false
+    true
 }
 
 /// What PreFilter leaves for the points after it.

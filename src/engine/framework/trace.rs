@@ -960,6 +960,17 @@ impl Explanation {
         if let Some(s) = &self.waiting_for_scheduler {
             return format!("Pending: no profile serves schedulerName '{s}'; the pod waits for that scheduler");
         }
+        // held before the queue: never Unschedulable (no cycle ran, and the scheduler writes
+        // no condition for it)
+        if let Some(p) = self.pre_enqueue.iter().find(|s| s.code != Code::Success) {
+            return format!("Held before the queue by {}: {}", p.plugin, p.reasons.join(", "));
+        }
+        if let Some(h) = self.gang.as_ref().and_then(|g| g.held_with.as_ref()) {
+            return format!(
+                "Held before the queue with its pod group: {} is held by {}: {}",
+                h.pod, h.plugin, h.reason
+            );
+        }
         if let Some(b) = &self.binding_cycle {
             match b.outcome {
                 BindingOutcome::Bound => {}

@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{ViewState, block, record_rows, wrap};
+use super::{ViewState, block, columns, record_rows, wrap};
 use crate::app::analysis::{self, FilterClass, FilterRow};
 use crate::app::stepper::{Pipeline, Point};
 use crate::app::{App, PodView};
@@ -204,28 +204,41 @@ pub(super) fn render(
     // the last column's width: what the fixed columns and the spacing leave
     let fixed = node_w
         + if show_zone { zone_w + 1 } else { 0 }
-        + 9
+        + 1
         + match plugin {
-            None if v.all_failures => 35,
-            None => 19,
-            Some(_) => 0,
-        }
-        + 1;
+            // verdict, plugin(s), and the spaces between the columns
+            None if v.all_failures => 9 + 1 + 34 + 1,
+            None => 9 + 1 + 18 + 1,
+            Some(_) => 8 + 1,
+        };
     let last_w = usize::from(table_area.width).saturating_sub(fixed).max(10);
+    // the selected row with its detail must fit below the header, or the table draws nothing
+    // of it (80×24 leaves a few lines): its detail lines are cut to the room there is
+    let room = usize::from(table_area.height).saturating_sub(2).min(DETAIL_MAX);
     let mut expanded = None;
     let table_rows: Vec<Row<'_>> = rows
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let mut cells = vec![Cell::from(Span::styled(r.entry.node.to_string(), theme.accent))];
+            // what does not fit its column ends in `…`
+            let mut cells = vec![Cell::from(Span::styled(
+                columns::cut(r.entry.node.as_str(), node_w).into_owned(),
+                theme.accent,
+            ))];
             if show_zone {
-                cells.push(Cell::from(Span::styled(r.zone.clone(), theme.muted)));
+                cells.push(Cell::from(Span::styled(
+                    columns::cut(&r.zone, zone_w).into_owned(),
+                    theme.muted,
+                )));
             }
             let (last, style) = match plugin {
                 None => {
                     let style = class_style(theme, r.class);
                     cells.push(Cell::from(Span::styled(r.class.label(), style)));
-                    cells.push(Cell::from(plugin_text(r, v.all_failures)));
+                    let plugin_w = if v.all_failures { 34 } else { 18 };
+                    cells.push(Cell::from(
+                        columns::cut(&plugin_text(r, v.all_failures), plugin_w).into_owned(),
+                    ));
                     (reason_text(r, v.all_failures), style)
                 }
                 Some(p) => {
@@ -236,15 +249,21 @@ pub(super) fn render(
             };
             // the selected row opens up: the node's detail from the trace, wrapped
             let extra = if i == sel {
-                detail_lines(r, plugin, last_w)
+                detail_lines(r, plugin, last_w, room)
             } else {
                 Vec::new()
             };
             if extra.is_empty() {
-                cells.push(Cell::from(Span::styled(last, style)));
+                cells.push(Cell::from(Span::styled(
+                    columns::cut(&last, last_w).into_owned(),
+                    style,
+                )));
                 return Row::new(cells);
             }
-            let mut lines = vec![Line::from(Span::styled(last, style))];
+            let mut lines = vec![Line::from(Span::styled(
+                columns::cut(&last, last_w).into_owned(),
+                style,
+            ))];
             lines.extend(extra.into_iter().map(|l| Line::from(Span::styled(l, theme.muted))));
             let h = lines.len();
             expanded = Some((i, h - 1));
@@ -298,9 +317,10 @@ pub(super) fn render(
 /// Most lines the selected row opens up to (the node view shows everything).
 const DETAIL_MAX: usize = 8;
 
-/// The selected row's detail lines, wrapped to the column: at the Filter summary every line
-/// the trace holds for the node, at a plugin step that plugin's lines.
-fn detail_lines(r: &FilterRow<'_>, plugin: Option<&str>, width: usize) -> Vec<String> {
+/// The selected row's detail lines, wrapped to the column, `room` of them at most: at the
+/// Filter summary every line the trace holds for the node, at a plugin step that plugin's
+/// lines.
+fn detail_lines(r: &FilterRow<'_>, plugin: Option<&str>, width: usize, room: usize) -> Vec<String> {
     let first = r.plugin();
     let mut out = Vec::new();
     for d in analysis::node_detail(r.entry) {
@@ -314,9 +334,11 @@ fn detail_lines(r: &FilterRow<'_>, plugin: Option<&str>, width: usize) -> Vec<St
         };
         out.extend(wrap(&format!("↳ {text}"), width, DETAIL_MAX));
     }
-    if out.len() > DETAIL_MAX {
-        out.truncate(DETAIL_MAX - 1);
-        out.push("… (Enter: the node view shows it all)".into());
+    if out.len() > room {
+        out.truncate(room.saturating_sub(1));
+        if room > 0 {
+            out.extend(wrap("… (Enter: the node view shows it all)", width, 1));
+        }
     }
     out
 }

@@ -52,6 +52,8 @@ pub(super) fn render(app: &App, v: &GangView, theme: &Theme, view: &mut ViewStat
     frame.render_widget(b, area);
     let complete = matches!(g.outcome, GroupOutcome::Completes);
     let mut head = vec![
+        // the story the pod list and every member's view tell
+        Line::from(Span::styled(g.headline(), if complete { theme.ok } else { theme.fail })),
         Line::from(vec![
             Span::styled("quorum ", theme.muted),
             Span::raw(format!("minMember {}", t.min_member)),

@@ -29,6 +29,36 @@ pub(super) fn render(app: &App, scroll: u16, theme: &Theme, frame: &mut Frame<'_
             ]));
         }
     }
+    if app.screen().is_none() {
+        // what the pod list's first column says
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled("Pod list marks", theme.header)));
+        for (glyph, style, what) in [
+            (
+                "✗",
+                theme.fail,
+                "not scheduled: no node fits, it is held, or its gang fails",
+            ),
+            (
+                "◐",
+                theme.warn,
+                "pending, a node fits: the scheduler would bind it there",
+            ),
+            (
+                "…",
+                theme.muted,
+                "waits for another scheduler: no profile serves its schedulerName",
+            ),
+            ("●", theme.ok, "bound to a node"),
+            ("·", theme.muted, "finished (Succeeded or Failed)"),
+            ("?", theme.muted, "not explained yet"),
+        ] {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {glyph:<key_w$}"), style),
+                Span::raw(what),
+            ]));
+        }
+    }
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled("Commands", theme.header)));
     let cmd_w = COMMANDS

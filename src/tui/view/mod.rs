@@ -2,6 +2,7 @@
 //! only ratatui widget state and where things were drawn (for mouse hit-testing), nothing of the
 //! domain. One file per panel.
 
+mod columns;
 mod deschedule;
 mod dialogs;
 mod dra;

@@ -8,6 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState, Wrap};
 
+use super::columns::{self, Col, Give};
 use super::{ViewState, block, record_rows, window};
 use crate::app::pod_list;
 use crate::app::{App, format};
@@ -34,6 +35,9 @@ fn state_glyph(app: &App, pod: &Pod, theme: &Theme) -> Span<'static> {
     if pod.node_name.is_some() {
         return Span::styled("●", theme.ok);
     }
+    if app.gang_pass(&pod.key).is_some_and(|g| !g.completes()) {
+        return Span::styled("✗", theme.fail);
+    }
     match app.summary(&pod.key) {
         Some(Ok(s)) if s.schedulable => Span::styled("◐", theme.warn),
         Some(Ok(s)) if s.waiting => Span::styled("…", theme.muted),
@@ -46,11 +50,46 @@ fn reason_style(app: &App, pod: &Pod, theme: &Theme) -> Style {
     if pod.node_name.is_some() || pod.is_finished() {
         return theme.muted;
     }
+    if app.gang_pass(&pod.key).is_some_and(|g| !g.completes()) {
+        return theme.fail;
+    }
     match app.summary(&pod.key) {
         Some(Ok(s)) if s.schedulable => theme.warn,
         Some(Ok(s)) if s.waiting => theme.muted,
         Some(_) => theme.fail,
         None => theme.muted,
+    }
+}
+
+/// The list's columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Column {
+    Glyph,
+    Namespace,
+    Name,
+    Age,
+    Prio,
+    Scheduler,
+    Cpu,
+    Mem,
+    Reason,
+}
+
+impl Column {
+    /// The header in `w` cells (the namespace's is `NS` when `NAMESPACE` does not fit).
+    fn header(self, w: usize) -> &'static str {
+        match self {
+            Column::Glyph => "",
+            Column::Namespace if w < "NAMESPACE".len() => "NS",
+            Column::Namespace => "NAMESPACE",
+            Column::Name => "NAME",
+            Column::Age => "AGE",
+            Column::Prio => "PRIO",
+            Column::Scheduler => "SCHEDULER",
+            Column::Cpu => "CPU",
+            Column::Mem => "MEM",
+            Column::Reason => pod_list::REASON_HEADER,
+        }
     }
 }
 
@@ -76,6 +115,9 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
     }
     if !app.pods.query.is_empty() {
         title.push(Span::styled(format!(" · /{}", app.pods.query), theme.search_match));
+        if let pod_list::Search::Labels(Err(e)) = pod_list::Search::of(&app.pods.query) {
+            title.push(Span::styled(format!(" ({e})"), theme.fail));
+        }
     }
     if let Some(ns) = &app.pods.namespace {
         title.push(Span::styled(format!(" · ns {ns}"), theme.accent));
@@ -93,26 +135,6 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
         frame.render_widget(ratatui::widgets::Paragraph::new(Span::styled(msg, theme.muted)), inner);
         return;
     }
-    let mut columns = vec!["", "NAMESPACE", "NAME", "AGE", "PRIO"];
-    if wide {
-        columns.push("SCHEDULER");
-    }
-    columns.extend(["CPU", "MEM", pod_list::REASON_HEADER]);
-    // the sorted column carries the direction, as in k9s: NAME↑, CPU↓
-    let sorted = app.pods.sort.column();
-    let header: Vec<String> = columns
-        .iter()
-        .map(|c| match sorted {
-            Some(s) if s == *c => format!("{c}{}", app.pods.sort.arrow(app.pods.reverse)),
-            _ => (*c).to_string(),
-        })
-        .collect();
-    let w = rows.widths();
-    let ns_w = w.namespace.clamp(9, 16);
-    let name_w = w.name.clamp(4, if wide { 36 } else { 20 });
-    // the request columns are as wide as their widest value, so no unit is cut ("953.7Mi")
-    let cpu_w = w.cpu.max(6);
-    let mem_w = w.mem.max(6);
     let sel = app.pods.selected.min(rows.len().saturating_sub(1));
     // the selected pending pod's decisive reason whole (the column cuts it on narrow
     // terminals) and upstream's message; `w` shows all of it, otherwise three lines at most
@@ -150,6 +172,95 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
         rows.len(),
         usize::from(table_area.height.saturating_sub(1)),
     );
+    // the columns as wide as their widest value; the reason column answers the list's question
+    // and keeps the room its values on screen need, up to a third of the width (30 cells at
+    // least): the scheduler's name is cut, then left out, then the age, then the namespace is
+    // cut, then the name (cut text ends in `…`). Priorities and requests are never cut.
+    let w = rows.widths();
+    let age_w = rows
+        .pods(app, start..end)
+        .map(|p| {
+            format::age(p.creation().map(|t| t.as_second()), app.now)
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    // priorities as the rows on screen have them (a system-cluster-critical 2000000000 takes
+    // its ten cells where it is shown)
+    let prio_w = rows
+        .pods(app, start..end)
+        .map(|p| p.priority.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let reason_w = rows
+        .pods(app, start..end)
+        .map(|p| columns::width(&pod_list::column_text(app, p)))
+        .max()
+        .unwrap_or(0)
+        .max(pod_list::REASON_HEADER.chars().count() + 1);
+    // the sorted column carries the direction, as in k9s: NAME↑, CPU↓
+    let sorted = app.pods.sort.column();
+    let head_w = |c: Column| {
+        let h = c.header(usize::MAX);
+        h.len() + usize::from(sorted == Some(h))
+    };
+    // (column, its width and how far it may be cut)
+    let mut cols = vec![
+        (Column::Glyph, Col::number(1)),
+        (
+            Column::Namespace,
+            Col::text(w.namespace.clamp(9, 16).max(head_w(Column::Namespace)), 6),
+        ),
+        (
+            Column::Name,
+            Col::text(w.name.clamp(4, 36).max(head_w(Column::Name)), 16),
+        ),
+        (Column::Age, Col::number(age_w.max(head_w(Column::Age)))),
+        (Column::Prio, Col::number(prio_w.max(head_w(Column::Prio)))),
+    ];
+    if wide {
+        cols.push((
+            Column::Scheduler,
+            Col::text(w.scheduler.clamp(9, 28).max(head_w(Column::Scheduler)), 12),
+        ));
+    }
+    cols.extend([
+        (Column::Cpu, Col::number(w.cpu.max(head_w(Column::Cpu)))),
+        (Column::Mem, Col::number(w.mem.max(head_w(Column::Mem)))),
+        (Column::Reason, Col::text(0, 0)),
+    ]);
+    let at = |c: Column| cols.iter().position(|x| x.0 == c);
+    let steps: Vec<Give> = [
+        (Column::Scheduler, false),
+        (Column::Scheduler, true),
+        (Column::Age, true),
+        (Column::Namespace, false),
+        (Column::Name, false),
+    ]
+    .into_iter()
+    .filter_map(|(c, drop)| at(c).map(|i| if drop { Give::Drop(i) } else { Give::Cut(i) }))
+    .collect();
+    let total = usize::from(table_area.width);
+    let specs: Vec<Col> = cols.iter().map(|c| c.1).collect();
+    let answer_min = reason_w.min((total / 3).max(30));
+    let shown: Vec<(Column, usize)> = columns::fit(total, 1, &specs, cols.len() - 1, answer_min, &steps)
+        .into_iter()
+        .zip(&cols)
+        .filter_map(|(x, c)| x.map(|x| (c.0, x)))
+        .collect();
+    let header: Vec<String> = shown
+        .iter()
+        .map(|&(c, cw)| {
+            let name = c.header(cw);
+            let text = match sorted {
+                Some(s) if s == c.header(usize::MAX) => format!("{name}{}", app.pods.sort.arrow(app.pods.reverse)),
+                _ => name.to_string(),
+            };
+            columns::cut(&text, cw).into_owned()
+        })
+        .collect();
     let matcher = SkimMatcherV2::default();
     let table_rows: Vec<Row<'_>> = rows
         .pods(app, start..end)
@@ -157,46 +268,35 @@ pub(super) fn render(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut
             let (ns_hits, name_hits) = pod_list::matches(&matcher, p, &app.pods.query).unwrap_or_default();
             view.clock_until(format::age_changes_at(p.creation().map(|t| t.as_second()), app.now));
             let requests = app.features.requests_of(p);
-            let mut cells = vec![
-                Cell::from(state_glyph(app, p, theme)),
-                Cell::from(highlighted(&p.key.namespace, &ns_hits, theme.muted, theme.search_match)),
-                Cell::from(highlighted(&p.key.name, &name_hits, theme.accent, theme.search_match)),
-                Cell::from(format::age(p.creation().map(|t| t.as_second()), app.now)),
-                Cell::from(p.priority.to_string()),
-            ];
-            if wide {
-                cells.push(Cell::from(Span::styled(p.scheduler_name().to_string(), theme.muted)));
-            }
-            cells.push(Cell::from(rows.cpu_unit().show(requests.resource.milli_cpu)));
-            cells.push(Cell::from(format::bytes(requests.resource.memory)));
-            cells.push(Cell::from(Span::styled(
-                pod_list::status_line(app, p),
-                reason_style(app, p, theme),
-            )));
-            Row::new(cells)
+            let cell = |&(c, cw): &(Column, usize)| {
+                let line = match c {
+                    Column::Glyph => Line::from(state_glyph(app, p, theme)),
+                    Column::Namespace => highlighted(&p.key.namespace, &ns_hits, theme.muted, theme.search_match),
+                    Column::Name => highlighted(&p.key.name, &name_hits, theme.accent, theme.search_match),
+                    Column::Age => Line::from(format::age(p.creation().map(|t| t.as_second()), app.now)),
+                    Column::Prio => Line::from(p.priority.to_string()),
+                    Column::Scheduler => Line::from(Span::styled(p.scheduler_name().to_string(), theme.muted)),
+                    Column::Cpu => Line::from(rows.cpu_unit().show(requests.resource.milli_cpu)),
+                    Column::Mem => Line::from(format::bytes(requests.resource.memory)),
+                    Column::Reason => {
+                        Line::from(Span::styled(pod_list::status_line(app, p), reason_style(app, p, theme)))
+                    }
+                };
+                Cell::from(columns::cut_line(line, cw))
+            };
+            Row::new(shown.iter().map(cell))
         })
         .collect();
-    let mut widths = vec![
-        Constraint::Length(1),
-        Constraint::Length(u16::try_from(ns_w).unwrap_or(16)),
-        Constraint::Length(u16::try_from(name_w).unwrap_or(20)),
-        Constraint::Length(4),
-        Constraint::Length(6),
-    ];
-    if wide {
-        widths.push(Constraint::Length(18));
-    }
-    widths.extend([
-        Constraint::Length(u16::try_from(cpu_w).unwrap_or(6)),
-        Constraint::Length(u16::try_from(mem_w).unwrap_or(6)),
-        Constraint::Min(10),
-    ]);
+    let widths: Vec<Constraint> = shown
+        .iter()
+        .map(|&(_, cw)| Constraint::Length(u16::try_from(cw).unwrap_or(u16::MAX)))
+        .collect();
     let table = Table::new(table_rows, widths)
         .header(Row::new(header).style(theme.header))
         .row_highlight_style(theme.selected)
         .column_spacing(1);
-    let mut shown = TableState::default().with_selected(Some(sel - start));
-    frame.render_stateful_widget(table, table_area, &mut shown);
+    let mut state = TableState::default().with_selected(Some(sel - start));
+    frame.render_stateful_widget(table, table_area, &mut state);
     view.pods.select(Some(sel));
     *view.pods.offset_mut() = start;
     record_rows(view, table_area, start);

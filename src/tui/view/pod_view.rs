@@ -115,7 +115,12 @@ pub(super) fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState
     let pl = Pipeline::new(ex, app.profile(&ex.profile));
     let step = v.step.clone().unwrap_or_else(|| pl.decisive());
     let bar_h = pipeline::height(&pl, inner.width);
-    let verdict = ex.verdict();
+    // a gang member: the group's story first (alone, a member that fits waits at Permit)
+    let gang = app.gang_pass(&v.pod);
+    let verdict = match gang {
+        Some(g) => format!("{}; this pod alone: {}", g.headline(), ex.verdict()),
+        None => ex.verdict(),
+    };
     // beside kschedtui's verdict, one line on what the cluster's scheduler wrote (its
     // PodScheduled condition and FailedScheduling events) and whether they agree
     let cluster = crate::explain::condition::cluster_brief(&app.cluster, ex);
@@ -160,7 +165,15 @@ pub(super) fn render(app: &App, v: &PodView, theme: &Theme, view: &mut ViewState
     ])
     .areas(inner);
     frame.render_widget(
-        Paragraph::new(Line::from(Span::styled(verdict, verdict_style(ex, theme)))).wrap(Wrap { trim: false }),
+        Paragraph::new(Line::from(Span::styled(
+            verdict,
+            if gang.is_some_and(|g| !g.completes()) {
+                theme.fail
+            } else {
+                verdict_style(ex, theme)
+            },
+        )))
+        .wrap(Wrap { trim: false }),
         verdict_area,
     );
     if verdict_n > usize::from(verdict_h) {
