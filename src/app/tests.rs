@@ -510,7 +510,8 @@ fn external_edit_round_trip() {
     assert_eq!(a.status.clone().expect("status").text, "editor exited with status 1");
 }
 
-/// An edit in $EDITOR the API server would refuse: the status says so in its words, nothing
+/// An edit in $EDITOR the API server would refuse: the status says so in its words (and that the
+/// editor opens again with the error, as for a YAML mistake), nothing
 /// is explained again and `:w` has nothing new to save.
 #[test]
 fn an_external_edit_the_api_server_would_refuse_changes_nothing() {
@@ -531,7 +532,7 @@ fn an_external_edit_the_api_server_would_refuse_changes_nothing() {
     assert_eq!(a.generation, generation);
     assert_eq!(
         a.status.clone().expect("status").text,
-        "pod default/web-2: the API server would refuse it: spec.containers: Required value"
+        "pod default/web-2: the API server would refuse it: spec.containers: Required value: the editor opens again with the error"
     );
     assert_eq!(
         a.cluster

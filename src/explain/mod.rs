@@ -4,8 +4,7 @@
 //! whole ([`owners`]), the decisive reason of a pending pod ([`reason`]); what a text report may send to a terminal
 //! ([`terminal`]: no control characters from the cluster).
 
-// the pod list's decisive reason (app::reason) is its one reader
-#[cfg(feature = "tui")]
+// the decisive reason (explain::reason: the pod list, fit) is its one reader
 pub(crate) mod blocking;
 pub(crate) mod condition;
 pub mod deschedule;
