@@ -1063,7 +1063,7 @@ fn text_reports_show_the_clusters_control_characters_escaped() {
     let lines: Vec<&str> = explain.lines().collect();
     assert_eq!(
         lines[0],
-        format!("Pod {pod}  (profile default-scheduler, scheduler 1.37.0, 2 nodes)")
+        format!("Pod {pod}  (profile default-scheduler, scheduler 1.38.0, 2 nodes)")
     );
     let cluster: Vec<&str> = lines.iter().copied().filter(|l| l.starts_with("Cluster: ")).collect();
     assert_eq!(
