@@ -327,6 +327,13 @@ changes! {
         pr: "#139017 (1.35: #139362, 1.36: #139363)", since: 37, backports: &[(35, 6), (36, 2)],
         what: "DRA: a pod with allocated and new claims scores instead of failing",
     },
+    /// PodTopologySpread's `countPodsMatchSelector` stops returning 0 for a selector without
+    /// requirements: `labelSelector: {}` counts every pod of the namespace (a nil selector
+    /// still counts none), in Filter and in Score.
+    SpreadCountsEmptySelector {
+        pr: "#141340", since: 38, backports: &[],
+        what: "PodTopologySpread: `labelSelector: {}` counts every pod of the namespace (it counted none)",
+    },
 }
 
 #[cfg(test)]
