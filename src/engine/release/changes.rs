@@ -334,6 +334,13 @@ changes! {
         pr: "#141340", since: 38, backports: &[],
         what: "PodTopologySpread: `labelSelector: {}` counts every pod of the namespace (it counted none)",
     },
+    /// GangScheduling has no Permit: no member waits for the others (no "waiting for minCount
+    /// pods from a gang to be scheduled", no 5-minute timeout); PreEnqueue and PlacementFeasible
+    /// remain.
+    GangSchedulingWithoutPermit {
+        pr: "#141182", since: 38, backports: &[],
+        what: "GangScheduling has no Permit: no member waits for the quorum, the pod-group cycle's PlacementFeasible decides",
+    },
 }
 
 #[cfg(test)]

@@ -105,6 +105,11 @@ impl Release {
         u32::from(self.patch)
     }
 
+    /// "1.38": the minor, as explanations name a release's behaviour.
+    pub fn short(self) -> String {
+        format!("1.{}", self.minor)
+    }
+
     /// The release each minor stands for (its newest patch known), oldest first.
     pub fn known() -> &'static [Release] {
         KNOWN
