@@ -341,6 +341,13 @@ changes! {
         pr: "#141182", since: 38, backports: &[],
         what: "GangScheduling has no Permit: no member waits for the quorum, the pod-group cycle's PlacementFeasible decides",
     },
+    /// Preemption's PDB check matches a PDB's selector as the API defines it: `{}` covers every
+    /// pod of the namespace, unlabeled ones too (up to 1.37 a selector without requirements and
+    /// a pod without labels were never matched), in pod-by-pod and pod-group preemption.
+    PdbSelectorAsDefined {
+        pr: "#141785", since: 38, backports: &[],
+        what: "preemption counts a PDB with an empty selector (it covers every pod of its namespace, unlabeled ones too)",
+    },
 }
 
 #[cfg(test)]
