@@ -348,6 +348,13 @@ changes! {
         pr: "#141785", since: 38, backports: &[],
         what: "preemption counts a PDB with an empty selector (it covers every pod of its namespace, unlabeled ones too)",
     },
+    /// The DRA allocator's `All` request over an incomplete or invalid pool fails that node
+    /// (the error wraps `ErrFailedAllocationOnNode`: UnschedulableAndUnresolvable with its text)
+    /// instead of the scheduling attempt (Error).
+    DraAllModePoolFailsNode {
+        pr: "#141898", since: 38, backports: &[],
+        what: "DRA: an `All` request over an incomplete or invalid pool fails that node, not the attempt",
+    },
 }
 
 #[cfg(test)]

@@ -153,6 +153,10 @@ pub(crate) enum Outcome {
     /// 1.35+: no allocation, and an invalid pool was seen (`invalid resource pools were
     /// encountered`, UnschedulableAndUnresolvable).
     InvalidPools,
+    /// An error wrapping `ErrFailedAllocationOnNode` (1.38: `All` over an incomplete or invalid
+    /// pool, #141898): the node is UnschedulableAndUnresolvable with the error's text, and the
+    /// other nodes are still tried.
+    FailedOnNode(String),
     /// An error (Filter returns Error, which aborts the scheduling attempt).
     Error(String),
 }
@@ -690,6 +694,8 @@ pub(crate) struct Inputs<'a> {
     pub cel: &'a Compiler,
     /// [`crate::engine::release::Change::DraCelErrorNamesDevice`] (1.37).
     pub cel_error_names_device: bool,
+    /// [`crate::engine::release::Change::DraAllModePoolFailsNode`] (1.38).
+    pub all_mode_pool_fails_node: bool,
 }
 
 /// A claim to allocate: its `namespace/name` (for messages) and spec.
@@ -724,6 +730,8 @@ struct Search<'a, 'p> {
     values: HashMap<(usize, usize, usize), DeviceValue>,
     results: Vec<Vec<DeviceResult>>,
     domains: BTreeSet<String>,
+    /// The error [`Search::setup`] returned fails this node only.
+    failed_on_node: bool,
 }
 
 /// Allocates `claims` on `node` (`Allocator.Allocate`).
@@ -766,9 +774,14 @@ pub(crate) fn allocate<'a>(inp: &Inputs<'a>, node: &NodeView<'_>, claims: &[Clai
         values: HashMap::new(),
         results: vec![Vec::new(); claims.len()],
         domains,
+        failed_on_node: false,
     };
     if let Err(e) = s.setup() {
-        return Outcome::Error(e);
+        return if s.failed_on_node {
+            Outcome::FailedOnNode(e)
+        } else {
+            Outcome::Error(e)
+        };
     }
     match s.one((0, 0, 0, 0), false) {
         Err(Stop::Err(e)) => Outcome::Error(e),
@@ -874,6 +887,8 @@ impl<'a> Search<'a, '_> {
                     })
                     .collect();
                 for (pi, (incomplete, invalid, id, slices)) in shape.into_iter().enumerate() {
+                    // 1.38 wraps these two errors in ErrFailedAllocationOnNode (#141898).
+                    self.failed_on_node = (incomplete || invalid) && self.inp.all_mode_pool_fails_node;
                     if incomplete {
                         return Err(format!(
                             "claim {claim}, request {shown}: asks for all devices, but resource pool {id} is currently being updated"

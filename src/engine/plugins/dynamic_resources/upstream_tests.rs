@@ -554,6 +554,9 @@ enum Want {
     InvalidPools,
     /// An error containing this text.
     Error(&'static str),
+    /// An error containing this text that fails the node only from 1.38
+    /// (`ErrFailedAllocationOnNode`, kubernetes#141898): an [`Outcome::Error`] before.
+    ErrorOnNode(&'static str),
 }
 
 /// Claims' results as a multiset of sets.
@@ -619,26 +622,34 @@ fn run(name: &str, rules: &[Rules], case: Case, want: Want) {
         labels: &labels,
     };
     for &rules in rules {
-        let cel = Compiler::default();
-        let inp = Inputs {
-            rules,
-            features: case.features,
-            allocated: &allocated,
-            classes: &classes,
-            slices: &slice_refs,
-            cel: &cel,
-            cel_error_names_device: false,
-        };
-        let got = allocate(&inp, &node, &claims);
-        let ok = match (&want, &got) {
-            (Want::Picks(w), Outcome::Allocated(g)) => {
-                sorted(w.iter().cloned()) == sorted(g.iter().map(|c| c.iter().map(Pick::from).collect()))
-            }
-            (Want::Unsatisfiable, Outcome::Unsatisfiable) | (Want::InvalidPools, Outcome::InvalidPools) => true,
-            (Want::Error(w), Outcome::Error(g)) => g.contains(w),
-            _ => false,
-        };
-        assert!(ok, "{name} at {rules:?}:\n want {want:?}\n  got {got:?}");
+        for all_mode_pool_fails_node in [false, true] {
+            let cel = Compiler::default();
+            let inp = Inputs {
+                rules,
+                features: case.features,
+                allocated: &allocated,
+                classes: &classes,
+                slices: &slice_refs,
+                cel: &cel,
+                cel_error_names_device: false,
+                all_mode_pool_fails_node,
+            };
+            let got = allocate(&inp, &node, &claims);
+            let ok = match (&want, &got) {
+                (Want::Picks(w), Outcome::Allocated(g)) => {
+                    sorted(w.iter().cloned()) == sorted(g.iter().map(|c| c.iter().map(Pick::from).collect()))
+                }
+                (Want::Unsatisfiable, Outcome::Unsatisfiable) | (Want::InvalidPools, Outcome::InvalidPools) => true,
+                (Want::Error(w), Outcome::Error(g)) => g.contains(w),
+                (Want::ErrorOnNode(w), Outcome::Error(g)) => !all_mode_pool_fails_node && g.contains(w),
+                (Want::ErrorOnNode(w), Outcome::FailedOnNode(g)) => all_mode_pool_fails_node && g.contains(w),
+                _ => false,
+            };
+            assert!(
+                ok,
+                "{name} at {rules:?} (1.38's per-node failure {all_mode_pool_fails_node}):\n want {want:?}\n  got {got:?}"
+            );
+        }
     }
 }
 

@@ -195,11 +195,26 @@ cases! {
         )
         => Want::Picks(vec![vec![p(R0, A, P1, D1), p(R0, A, P2, D1)]]);
 
-    /// allocatortesting "all-devices-of-the-incomplete-pool"
+    /// allocatortesting "all-devices-of-the-incomplete-pool" (1.38: the error fails the node
+    /// only, kubernetes#141898)
     all_devices_of_the_incomplete_pool: [V134, V135, V136]
         basic(claim(C0, vec![all(R0, CLASS_A)]), vec![one_device(S1, At::Node(NODE1), P1, A).count(2)])
-        => Want::Error(
+        => Want::ErrorOnNode(
             "claim claim-0, request req-0: asks for all devices, but resource pool driver-a/pool-1 is currently being updated",
+        );
+
+    /// kubernetes#141898's invalid-pool case (its name was not read): all devices of a pool with
+    /// a duplicate device name (1.35+, which keep the invalid pool to name it)
+    all_devices_of_an_invalid_pool: [V135, V136]
+        basic(
+            claim(C0, vec![all(R0, CLASS_A)]),
+            vec![
+                one_device(S1, At::Node(NODE1), P1, A).count(2),
+                one_device("slice-1-2", At::Node(NODE1), P1, A).count(2),
+            ],
+        )
+        => Want::ErrorOnNode(
+            "claim claim-0, request req-0: asks for all devices, but resource pool driver-a/pool-1 is currently invalid",
         );
 
     /// allocatortesting "all-devices-plus-another"
