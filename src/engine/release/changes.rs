@@ -355,6 +355,12 @@ changes! {
         pr: "#141898", since: 38, backports: &[],
         what: "DRA: an `All` request over an incomplete or invalid pool fails that node, not the attempt",
     },
+    /// The DRA allocator refuses a dedicated allocation of a device that does not allow
+    /// multiple allocations while a share of it is live (a slice that stopped allowing them).
+    DraLiveShareBlocksDedicated {
+        pr: "#140798", since: 38, backports: &[],
+        what: "DRA: a device still shared by a claim is in use, even once its slice stops allowing multiple allocations",
+    },
 }
 
 #[cfg(test)]

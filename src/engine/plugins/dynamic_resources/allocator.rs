@@ -696,6 +696,8 @@ pub(crate) struct Inputs<'a> {
     pub cel_error_names_device: bool,
     /// [`crate::engine::release::Change::DraAllModePoolFailsNode`] (1.38).
     pub all_mode_pool_fails_node: bool,
+    /// [`crate::engine::release::Change::DraLiveShareBlocksDedicated`] (1.38).
+    pub live_share_blocks_dedicated: bool,
 }
 
 /// A claim to allocate: its `namespace/name` (for messages) and spec.
@@ -1320,6 +1322,15 @@ impl<'a> Search<'a, '_> {
         if !admin
             && !multi
             && (self.inp.allocated.devices.contains(&id) || self.allocating.get(&id).is_some_and(|s| !s.is_empty()))
+        {
+            return Ok(false);
+        }
+        // 1.38 (#140798): a device that no longer allows multiple allocations but still has a
+        // live share (its slice changed) is in use for a dedicated allocation.
+        if !admin
+            && !multi
+            && self.inp.live_share_blocks_dedicated
+            && (self.inp.allocated.shared.contains(&id) || self.allocating_capacity.contains_key(&id))
         {
             return Ok(false);
         }

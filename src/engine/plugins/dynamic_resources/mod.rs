@@ -151,6 +151,8 @@ pub(crate) struct DynamicResources {
     cel_error_names_device: bool,
     /// [`Change::DraAllModePoolFailsNode`].
     all_mode_pool_fails_node: bool,
+    /// [`Change::DraLiveShareBlocksDedicated`].
+    live_share_blocks_dedicated: bool,
     /// The allocator generation and implementation (the allocation result's shape).
     generation: Generation,
     implementation: Implementation,
@@ -268,6 +270,7 @@ impl DynamicResources {
             cel: &self.cel,
             cel_error_names_device: self.cel_error_names_device,
             all_mode_pool_fails_node: self.all_mode_pool_fails_node,
+            live_share_blocks_dedicated: self.live_share_blocks_dedicated,
         }
     }
 
@@ -1589,6 +1592,7 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         rules,
         cel_error_names_device: features.has(Change::DraCelErrorNamesDevice),
         all_mode_pool_fails_node: features.has(Change::DraAllModePoolFailsNode),
+        live_share_blocks_dedicated: features.has(Change::DraLiveShareBlocksDedicated),
         generation,
         implementation,
         features: alloc,

@@ -557,6 +557,8 @@ enum Want {
     /// An error containing this text that fails the node only from 1.38
     /// (`ErrFailedAllocationOnNode`, kubernetes#141898): an [`Outcome::Error`] before.
     ErrorOnNode(&'static str),
+    /// These results up to 1.37, none from 1.38 (kubernetes#140798).
+    PicksUntil138(Vec<Vec<Pick>>),
 }
 
 /// Claims' results as a multiset of sets.
@@ -622,7 +624,7 @@ fn run(name: &str, rules: &[Rules], case: Case, want: Want) {
         labels: &labels,
     };
     for &rules in rules {
-        for all_mode_pool_fails_node in [false, true] {
+        for at_1_38 in [false, true] {
             let cel = Compiler::default();
             let inp = Inputs {
                 rules,
@@ -632,7 +634,8 @@ fn run(name: &str, rules: &[Rules], case: Case, want: Want) {
                 slices: &slice_refs,
                 cel: &cel,
                 cel_error_names_device: false,
-                all_mode_pool_fails_node,
+                all_mode_pool_fails_node: at_1_38,
+                live_share_blocks_dedicated: at_1_38,
             };
             let got = allocate(&inp, &node, &claims);
             let ok = match (&want, &got) {
@@ -641,13 +644,18 @@ fn run(name: &str, rules: &[Rules], case: Case, want: Want) {
                 }
                 (Want::Unsatisfiable, Outcome::Unsatisfiable) | (Want::InvalidPools, Outcome::InvalidPools) => true,
                 (Want::Error(w), Outcome::Error(g)) => g.contains(w),
-                (Want::ErrorOnNode(w), Outcome::Error(g)) => !all_mode_pool_fails_node && g.contains(w),
-                (Want::ErrorOnNode(w), Outcome::FailedOnNode(g)) => all_mode_pool_fails_node && g.contains(w),
+                (Want::ErrorOnNode(w), Outcome::Error(g)) => !at_1_38 && g.contains(w),
+                (Want::ErrorOnNode(w), Outcome::FailedOnNode(g)) => at_1_38 && g.contains(w),
+                (Want::PicksUntil138(w), Outcome::Allocated(g)) => {
+                    !at_1_38
+                        && sorted(w.iter().cloned()) == sorted(g.iter().map(|c| c.iter().map(Pick::from).collect()))
+                }
+                (Want::PicksUntil138(_), Outcome::Unsatisfiable) => at_1_38,
                 _ => false,
             };
             assert!(
                 ok,
-                "{name} at {rules:?} (1.38's per-node failure {all_mode_pool_fails_node}):\n want {want:?}\n  got {got:?}"
+                "{name} at {rules:?} (1.38's rules {at_1_38}):\n want {want:?}\n  got {got:?}"
             );
         }
     }

@@ -2686,6 +2686,18 @@ cases! {
         }
         => Want::Unsatisfiable;
 
+    /// kubernetes#140798's case (its name was not read): device-1 has a live share but its slice
+    /// no longer allows multiple allocations; up to 1.37 a dedicated request still gets it,
+    /// from 1.38 it is in use
+    dedicated_allocation_over_a_live_share: [V136]
+        Case {
+            features: features!(consumable_capacity),
+            shared: vec![(A, P1, D1)],
+            consumed: vec![((A, P1, D1), &[(CAP0, "1")])],
+            ..basic(claim1(C0, R0, CLASS_A), vec![one_device(S1, At::Node(NODE1), P1, A)])
+        }
+        => Want::PicksUntil138(vec![vec![p(R0, A, P1, D1)]]);
+
     /// allocatortesting "consumable-capacity-with-partitionable-device-multiple-capacity-pools"
     consumable_capacity_with_partitionable_device_multiple_capacity_pools: [V136]
         Case {
