@@ -361,6 +361,13 @@ changes! {
         pr: "#140798", since: 38, backports: &[],
         what: "DRA: a device still shared by a claim is in use, even once its slice stops allowing multiple allocations",
     },
+    /// DRA consumable capacity: a requested capacity name matches the device's with or without
+    /// the driver's domain (the fully-qualified one winning when both are published), and so do
+    /// the names recorded in earlier allocations.
+    DraCapacityNamesQualified {
+        pr: "#142202", since: 38, backports: &[],
+        what: "DRA: a capacity request may name the capacity with or without the driver's domain",
+    },
 }
 
 #[cfg(test)]

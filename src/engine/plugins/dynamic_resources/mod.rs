@@ -153,6 +153,8 @@ pub(crate) struct DynamicResources {
     all_mode_pool_fails_node: bool,
     /// [`Change::DraLiveShareBlocksDedicated`].
     live_share_blocks_dedicated: bool,
+    /// [`Change::DraCapacityNamesQualified`].
+    qualified_capacity_names: bool,
     /// The allocator generation and implementation (the allocation result's shape).
     generation: Generation,
     implementation: Implementation,
@@ -271,6 +273,7 @@ impl DynamicResources {
             cel_error_names_device: self.cel_error_names_device,
             all_mode_pool_fails_node: self.all_mode_pool_fails_node,
             live_share_blocks_dedicated: self.live_share_blocks_dedicated,
+            qualified_capacity_names: self.qualified_capacity_names,
         }
     }
 
@@ -1593,6 +1596,7 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         cel_error_names_device: features.has(Change::DraCelErrorNamesDevice),
         all_mode_pool_fails_node: features.has(Change::DraAllModePoolFailsNode),
         live_share_blocks_dedicated: features.has(Change::DraLiveShareBlocksDedicated),
+        qualified_capacity_names: features.has(Change::DraCapacityNamesQualified),
         generation,
         implementation,
         features: alloc,

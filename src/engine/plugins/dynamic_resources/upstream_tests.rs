@@ -384,6 +384,11 @@ impl R {
         self.body()["capacity"] = json!({"requests": {CAP0: q}});
         self
     }
+    /// Requests `q` of capacity `name`.
+    fn capacity_named(mut self, name: &str, q: &str) -> Self {
+        self.body()["capacity"] = json!({"requests": {name: q}});
+        self
+    }
 }
 
 /// A claim: its name and spec.
@@ -559,6 +564,8 @@ enum Want {
     ErrorOnNode(&'static str),
     /// These results up to 1.37, none from 1.38 (kubernetes#140798).
     PicksUntil138(Vec<Vec<Pick>>),
+    /// No allocation up to 1.37, these results from 1.38 (kubernetes#142202).
+    PicksFrom138(Vec<Vec<Pick>>),
 }
 
 /// Claims' results as a multiset of sets.
@@ -636,6 +643,7 @@ fn run(name: &str, rules: &[Rules], case: Case, want: Want) {
                 cel_error_names_device: false,
                 all_mode_pool_fails_node: at_1_38,
                 live_share_blocks_dedicated: at_1_38,
+                qualified_capacity_names: at_1_38,
             };
             let got = allocate(&inp, &node, &claims);
             let ok = match (&want, &got) {
@@ -651,6 +659,10 @@ fn run(name: &str, rules: &[Rules], case: Case, want: Want) {
                         && sorted(w.iter().cloned()) == sorted(g.iter().map(|c| c.iter().map(Pick::from).collect()))
                 }
                 (Want::PicksUntil138(_), Outcome::Unsatisfiable) => at_1_38,
+                (Want::PicksFrom138(w), Outcome::Allocated(g)) => {
+                    at_1_38 && sorted(w.iter().cloned()) == sorted(g.iter().map(|c| c.iter().map(Pick::from).collect()))
+                }
+                (Want::PicksFrom138(_), Outcome::Unsatisfiable) => !at_1_38,
                 _ => false,
             };
             assert!(

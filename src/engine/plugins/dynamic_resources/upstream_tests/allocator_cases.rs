@@ -2698,6 +2698,47 @@ cases! {
         }
         => Want::PicksUntil138(vec![vec![p(R0, A, P1, D1)]]);
 
+    /// kubernetes#142202 (its cases were not read): a request naming the capacity
+    /// fully-qualified ("driver-a/capacity-0") of a device publishing it short ("capacity-0")
+    /// got nothing up to 1.37
+    consumable_capacity_requested_fully_qualified: [V136]
+        Case {
+            features: features!(consumable_capacity),
+            classes: multi_class(),
+            ..basic(
+                claim(C0, vec![req(R0, CLASS_A, 1).capacity_named("driver-a/capacity-0", "1")]),
+                vec![s1(vec![dev(D1).cap(CAP0, "4").multi()])],
+            )
+        }
+        => Want::PicksFrom138(vec![vec![p(R0, A, P1, D1).shared()]]);
+
+    /// kubernetes#142202, the inverse: the device publishes "driver-a/capacity-0", the request
+    /// says "capacity-0"
+    consumable_capacity_published_fully_qualified: [V136]
+        Case {
+            features: features!(consumable_capacity),
+            classes: multi_class(),
+            ..basic(
+                claim(C0, vec![req(R0, CLASS_A, 1).capacity("1")]),
+                vec![s1(vec![dev(D1).cap("driver-a/capacity-0", "4").multi()])],
+            )
+        }
+        => Want::PicksFrom138(vec![vec![p(R0, A, P1, D1).shared()]]);
+
+    /// kubernetes#142202: published both ways, the fully-qualified capacity (1) is the one the
+    /// request (2) is checked against, so nothing fits from 1.38; up to 1.37 the request named
+    /// the short one (4) alone
+    consumable_capacity_fully_qualified_wins: [V136]
+        Case {
+            features: features!(consumable_capacity),
+            classes: multi_class(),
+            ..basic(
+                claim(C0, vec![req(R0, CLASS_A, 1).capacity("2")]),
+                vec![s1(vec![dev(D1).cap(CAP0, "4").cap("driver-a/capacity-0", "1").multi()])],
+            )
+        }
+        => Want::PicksUntil138(vec![vec![p(R0, A, P1, D1).shared()]]);
+
     /// allocatortesting "consumable-capacity-with-partitionable-device-multiple-capacity-pools"
     consumable_capacity_with_partitionable_device_multiple_capacity_pools: [V136]
         Case {
