@@ -29,7 +29,8 @@ use super::framework::snapshot::Snapshot;
 use super::framework::status::Code;
 use super::framework::trace::GangTrace;
 use super::group_preemption::{self, GroupAttempt, GroupPreemption, MemberNode};
-use super::release::{Features, Gate};
+use super::plugins::gang_scheduling::placement_feasible;
+use super::release::{Change, Features, Gate};
 use super::simulate::{AttemptOutcome, Detail, EventKind, FinalState, SimOptions, simulate};
 use crate::model::{Cluster, ObjectKey};
 
@@ -71,6 +72,14 @@ pub enum MemberResult {
         /// The rejection.
         message: String,
     },
+    /// 1.38 (no Permit): it fit, and the pod-group cycle rejected it with the group when
+    /// PlacementFeasible found the quorum out of reach: the group's status.
+    Rejected {
+        /// The node it fit on.
+        node: String,
+        /// PlacementFeasible's status.
+        message: String,
+    },
     /// No node fits (or Reserve/Permit rejected it): the PodScheduled message.
     Unschedulable {
         /// Message.
@@ -91,7 +100,7 @@ impl MemberResult {
 
     /// True when the member found a node (even if the group's failure released it).
     pub fn fits(&self) -> bool {
-        self.placed() || matches!(self, MemberResult::Released { .. })
+        self.placed() || matches!(self, MemberResult::Released { .. } | MemberResult::Rejected { .. })
     }
 
     /// One line.
@@ -109,6 +118,9 @@ impl MemberResult {
             }
             MemberResult::Released { node, message } => {
                 format!("fits on {node} and waited at Permit, then was rejected: {message}")
+            }
+            MemberResult::Rejected { node, message } => {
+                format!("fits on {node}, then the pod-group cycle rejected it with the group: {message}")
             }
             MemberResult::Unschedulable { message } => format!("unschedulable: {message}"),
             MemberResult::NotScheduled { message } => message.clone(),
@@ -185,6 +197,9 @@ pub struct GroupCycle {
     /// the native pod group does not fit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preemption: Option<GroupPreemption>,
+    /// 1.38: GangScheduling has no Permit, so nothing waits for the quorum (#141182).
+    #[serde(skip)]
+    pub without_permit: bool,
 }
 
 /// The placements of a pod-group cycle.
@@ -262,6 +277,11 @@ impl GroupCycle {
     pub fn verdict(&self) -> String {
         let g = &self.gang;
         match &self.outcome {
+            GroupOutcome::Completes if self.without_permit => format!(
+                "the group completes: {} of minMember {} placed, PlacementFeasible is satisfied",
+                self.bound_before + self.members.iter().filter(|m| m.result.placed()).count(),
+                g.min_member
+            ),
             GroupOutcome::Completes => format!(
                 "the group completes: {} of minMember {} placed, Permit allows them all",
                 self.bound_before + self.members.iter().filter(|m| m.result.placed()).count(),
@@ -282,6 +302,13 @@ impl GroupCycle {
                 let b: Vec<String> = blockers.iter().map(ToString::to_string).collect();
                 format!(
                     "the group's cycle fails: none of its pending members finds a node ({}), and the pod-group algorithm needs one through Permit (pod group is unschedulable)",
+                    b.join(", ")
+                )
+            }
+            GroupOutcome::Short { placed, need, blockers } if self.without_permit => {
+                let b: Vec<String> = blockers.iter().map(ToString::to_string).collect();
+                format!(
+                    "the group does not complete: {placed} of minMember {need} fit; blocked by {}; the pod-group cycle ends when PlacementFeasible finds minCount out of reach and binds none of its members (no Permit wait since 1.38)",
                     b.join(", ")
                 )
             }
@@ -380,12 +407,13 @@ fn preempt_for_group(
         .members
         .iter()
         .filter_map(|m| match &m.result {
-            MemberResult::Bound { node } | MemberResult::Waiting { node } | MemberResult::Released { node, .. } => {
-                Some(MemberNode {
-                    pod: m.pod.clone(),
-                    node: node.clone(),
-                })
-            }
+            MemberResult::Bound { node }
+            | MemberResult::Waiting { node }
+            | MemberResult::Released { node, .. }
+            | MemberResult::Rejected { node, .. } => Some(MemberNode {
+                pod: m.pod.clone(),
+                node: node.clone(),
+            }),
             _ => None,
         })
         .collect();
@@ -489,6 +517,7 @@ fn placement_cycle(
                 members: Vec::new(),
                 placements: Some(trace),
                 preemption: None,
+                without_permit: features.has(Change::GangSchedulingWithoutPermit),
             };
         }
     };
@@ -564,6 +593,7 @@ fn placement_cycle(
                         members: Vec::new(),
                         placements: Some(trace),
                         preemption: None,
+                        without_permit: features.has(Change::GangSchedulingWithoutPermit),
                     };
                 }
             }
@@ -690,6 +720,23 @@ fn pass(
                 .collect(),
         }
     };
+    // Coscheduling keeps its Permit: only a native PodGroup's members go without one.
+    let without_permit = native && features.has(Change::GangSchedulingWithoutPermit);
+    let mut members = members;
+    if without_permit && matches!(outcome, GroupOutcome::Short { .. }) {
+        // No Permit holds the members that fit: the pod-group cycle's PlacementFeasible,
+        // with every member tried and the quorum short, fails the group, and none binds.
+        let min = i32::try_from(need).unwrap_or(i32::MAX);
+        let message = placement_feasible(min, placed, 0).reasons.join(", ");
+        for m in &mut members {
+            if let MemberResult::Bound { node } = &m.result {
+                m.result = MemberResult::Rejected {
+                    node: node.clone(),
+                    message: message.clone(),
+                };
+            }
+        }
+    }
     GroupCycle {
         gang,
         bound_before,
@@ -697,6 +744,7 @@ fn pass(
         outcome,
         placements: None,
         preemption: None,
+        without_permit,
     }
 }
 
@@ -757,6 +805,57 @@ mod tests {
         assert_eq!(
             g.verdict(),
             "the group completes: 3 of minMember 3 placed, Permit allows them all"
+        );
+    }
+
+    /// A v1beta1 PodGroup of minCount 3 on one 4-cpu node, members w0 (2 cpu), w1 (1), w2 (2).
+    fn short_pod_group(minor: u32) -> GroupCycle {
+        let mut text = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}}\n- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: g, namespace: ml}, spec: {schedulingPolicy: {gang: {minCount: 3}}}}\n".to_string();
+        for (name, cpu) in [("w0", "2"), ("w1", "1"), ("w2", "2")] {
+            text.push_str(&format!(
+                "- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ml, uid: u-{name}}}, spec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: '{cpu}'}}}}}}], schedulingGroup: {{podGroupName: g}}}}}}\n"
+            ));
+        }
+        let c = load_str("t", &text).unwrap();
+        let f = Features::with_gates(
+            Release::at(minor),
+            &FeatureGates::parse("GenericWorkload=true").unwrap(),
+        )
+        .unwrap();
+        let profiles = build_profiles(None, f.clone()).unwrap();
+        group_cycle(&c, &profiles, &f, &ObjectKey::new("ml", "w1"))
+            .unwrap()
+            .unwrap()
+    }
+
+    // kubernetes#141182 (1.38): without GangScheduling's Permit nothing waits for the quorum;
+    // the members that fit are rejected with the group (PlacementFeasible: every member tried,
+    // 2 of 3 scheduled), where 1.37 holds them at Permit.
+    #[test]
+    fn release_1_38_rejects_the_members_of_a_short_group_instead_of_holding_them() {
+        let g = short_pod_group(37);
+        let results: Vec<&MemberResult> = g.members.iter().map(|m| &m.result).collect();
+        assert_eq!(results[0], &MemberResult::Waiting { node: "n1".into() });
+        assert!(g.verdict().contains("wait at Permit"), "{}", g.verdict());
+        let g = short_pod_group(38);
+        let results: Vec<&MemberResult> = g.members.iter().map(|m| &m.result).collect();
+        let rejected = MemberResult::Rejected {
+            node: "n1".into(),
+            message: "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining".into(),
+        };
+        assert_eq!(results[..2], [&rejected, &rejected]);
+        assert!(matches!(results[2], MemberResult::Unschedulable { .. }), "{results:?}");
+        assert_eq!(
+            g.outcome,
+            GroupOutcome::Short {
+                placed: 2,
+                need: 3,
+                blockers: vec![ObjectKey::new("ml", "w2")]
+            }
+        );
+        assert_eq!(
+            g.verdict(),
+            "the group does not complete: 2 of minMember 3 fit; blocked by ml/w2; the pod-group cycle ends when PlacementFeasible finds minCount out of reach and binds none of its members (no Permit wait since 1.38)"
         );
     }
 

@@ -75,7 +75,9 @@ use serde_json::Value;
 
 use super::framework::runtime::{Framework, POINTS};
 use super::framework::status::Code;
-use super::plugins::default_preemption::{pod_start_time_nanos, preemption_never, terminating_by_preemption};
+use super::plugins::default_preemption::{
+    pdb_covers, pod_start_time_nanos, preemption_never, terminating_by_preemption,
+};
 use super::plugins::names;
 use super::release::{Change, Features};
 use crate::model::selector::Selector;
@@ -310,11 +312,12 @@ fn importance(a: &Candidate<'_>, b: &Candidate<'_>) -> Ordering {
 }
 
 /// `filterVictimsWithPDBViolation`: whether each victim violates a PDB, the budgets spent across
-/// the victims in order. A pod without labels, a nil, empty or unparsable selector and a pod in
+/// the victims in order. A pod the PDB does not cover (`pdb_covers`, `as_defined` from 1.38:
+/// up to 1.37 a pod without labels and an empty selector never match) and a pod in
 /// `disruptedPods` do not count; a pod's walk over the PDBs stops at the first one it violates and
 /// a victim's walk over its pods stops at its first violating pod (`every_pod`, 1.37: every pod
 /// spends the budgets).
-fn violating(victims: &[Candidate<'_>], cluster: &Cluster, every_pod: bool) -> Vec<bool> {
+fn violating(victims: &[Candidate<'_>], cluster: &Cluster, every_pod: bool, as_defined: bool) -> Vec<bool> {
     let pdbs = &cluster.pdbs;
     let mut allowed: Vec<i32> = pdbs
         .iter()
@@ -325,15 +328,11 @@ fn violating(victims: &[Candidate<'_>], cluster: &Cluster, every_pod: bool) -> V
         .map(|p| Selector::from_label_selector(p.spec.as_ref().and_then(|s| s.selector.as_ref())))
         .collect();
     let mut pod_violates = |pod: &Pod| {
-        if pod.labels.is_empty() {
-            return false;
-        }
         for (i, pdb) in pdbs.iter().enumerate() {
             if pdb.metadata.namespace.as_deref().unwrap_or_default() != pod.key.namespace {
                 continue;
             }
-            let empty = matches!(&selectors[i], Selector::Requirements(r) if r.is_empty());
-            if empty || !selectors[i].matches(&pod.labels) {
+            if !pdb_covers(&selectors[i], pod, as_defined) {
                 continue;
             }
             let disrupted = pdb
@@ -506,7 +505,12 @@ pub fn preempt(
         return refuse(out, Code::Unschedulable, attempt.unschedulable.to_string());
     }
     potential.sort_by(importance);
-    let flags = violating(&potential, cluster, v1beta1(features));
+    let flags = violating(
+        &potential,
+        cluster,
+        v1beta1(features),
+        features.has(Change::PdbSelectorAsDefined),
+    );
     let order: Vec<usize> = (0..potential.len())
         .filter(|&i| flags[i])
         .chain((0..potential.len()).filter(|&i| !flags[i]))
@@ -1314,10 +1318,11 @@ mod tests {
             p("pm", "n", 0).labels("app: foo, tier: backend"),
             p("a1", "n", 0).labels("x: 'y'"),
             p("a2", "n", 0).labels("app: foo"),
+            p("u1", "n", 0),
         ];
         let objects: String = pods.iter().map(P::yaml).collect();
         let objects = objects.replacen("namespace: default", "namespace: other", 1);
-        let check = |pdbs: &str, victims: &[&[&str]], want: &[bool], every_pod: bool| {
+        let check_at = |pdbs: &str, victims: &[&[&str]], want: &[bool], every_pod: bool, as_defined: bool| {
             let cluster = load(&["n"], &format!("{objects}{pdbs}"));
             let find = |n: &str| &**cluster.pods.iter().find(|q| q.key.name == n).unwrap();
             let cands: Vec<Candidate<'_>> = victims
@@ -1330,7 +1335,14 @@ mod tests {
                     earliest: 0,
                 })
                 .collect();
-            assert_eq!(violating(&cands, &cluster, every_pod), want, "{pdbs} {victims:?}");
+            assert_eq!(
+                violating(&cands, &cluster, every_pod, as_defined),
+                want,
+                "{pdbs} {victims:?}"
+            );
+        };
+        let check = |pdbs: &str, victims: &[&[&str]], want: &[bool], every_pod: bool| {
+            check_at(pdbs, victims, want, every_pod, false);
         };
         let foo = |allowed: i32| pdb("foo", "{matchLabels: {app: foo}}", allowed, "");
         // no victims, no PDBs
@@ -1371,5 +1383,24 @@ mod tests {
         let two = pdb("xy", "{matchLabels: {x: 'y'}}", 0, "") + &foo(1);
         check(&two, &[&["a1", "a2"], &["p1"]], &[true, false], false);
         check(&two, &[&["a1", "a2"], &["p1"]], &[true, true], true);
+        // kubernetes#141785 (1.38): an empty selector covers every pod of the namespace, an
+        // unlabeled one too; a nil selector still covers none.
+        check_at(&pdb("foo", "{}", 0, ""), &[&["p1"]], &[true], true, true);
+        check_at(&pdb("foo", "{}", 0, ""), &[&["u1"]], &[true], true, true);
+        check_at(&pdb("foo", "{}", 0, ""), &[&["u1"]], &[false], true, false);
+        check_at(
+            &pdb("foo", "{}", 1, ""),
+            &[&["p1"], &["u1"]],
+            &[false, true],
+            true,
+            true,
+        );
+        check_at(
+            &pdb("foo", "null", 0, ""),
+            &[&["p1"], &["u1"]],
+            &[false, false],
+            true,
+            true,
+        );
     }
 }

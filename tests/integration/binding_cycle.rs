@@ -606,8 +606,8 @@ fn a_server_newer_than_every_known_release_is_answered_as_the_newest_and_says_so
     let o = run(&["explain", "shop/db-0", "--kubeconfig", &k, "-o", "json"]);
     ok(&o);
     let ex: Value = serde_json::from_str(&o.stdout).unwrap();
-    let note = "the server is v1.39.0, newer than the newest release kschedtui knows: explained as 1.37.0";
-    assert_eq!(ex["schedulerVersion"], "1.37.0");
+    let note = "the server is v1.39.0, newer than the newest release kschedtui knows: explained as 1.38.0";
+    assert_eq!(ex["schedulerVersion"], "1.38.0");
     assert!(
         ex["notes"].as_array().unwrap().iter().any(|n| n == note),
         "{}",

@@ -509,7 +509,7 @@ fn a_deployments_pods_are_named_labelled_and_owned_as_its_controllers_make_them(
         (p.priority, p.spec().preemption_policy.as_deref()),
         (100_000, Some("PreemptLowerPriority"))
     );
-    assert_eq!(w["reason"], "5× Insufficient cpu; preempt 1 on pool-general-b2");
+    assert_eq!(w["reason"], "5× untolerated taint(s); preempt 1 on pool-general-b2");
     assert_eq!(
         w["preemption"],
         serde_json::json!({"node": "pool-general-b2", "victims": [{"namespace": "batch", "name": "etl-nightly-3"}], "message": "preemption: found a potential placement for pod on node pool-general-b2, preempting 1 victims"})

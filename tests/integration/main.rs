@@ -31,6 +31,7 @@ mod mcp;
 #[cfg(all(feature = "tui", feature = "live"))]
 mod one_write_path;
 mod readme;
+mod release138;
 mod scratch;
 mod simulate;
 #[cfg(feature = "tui")]

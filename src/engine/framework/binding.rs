@@ -374,9 +374,14 @@ pub fn finish_binding_cycle(
     t.message = None;
 }
 
-/// Asks the profile's Permit plugins to describe the pod's gang, for the trace.
+/// Asks the profile's Permit plugins, then its PreEnqueue plugins, to describe the pod's gang,
+/// for the trace.
 pub fn gang_trace(cx: &Ctx<'_>, fw: &Framework, pi: &PodInfo, ex: &mut Explanation) {
-    ex.gang = fw.permit.iter().find_map(|p| p.gang(cx, pi));
+    ex.gang = fw
+        .permit
+        .iter()
+        .find_map(|p| p.gang(cx, pi))
+        .or_else(|| fw.pre_enqueue.iter().find_map(|p| p.gang(cx, pi)));
 }
 
 #[cfg(test)]

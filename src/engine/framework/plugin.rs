@@ -48,6 +48,20 @@ pub trait PreEnqueuePlugin: Plugin {
     fn pre_enqueue_facts(&self, _cx: &Ctx<'_>, _pod: &PodInfo) -> Vec<Fact> {
         Vec::new()
     }
+    /// As [`PermitPlugin::gang`], for a plugin that groups pods without a Permit (GangScheduling,
+    /// whose Permit 1.38 removed).
+    fn gang(&self, _cx: &Ctx<'_>, _pod: &PodInfo) -> Option<crate::engine::framework::trace::GangTrace> {
+        None
+    }
+    /// As [`PermitPlugin::finish_gang`].
+    fn finish_gang(
+        &self,
+        _gang: &mut crate::engine::framework::trace::GangTrace,
+        _queued: bool,
+        _placed: bool,
+    ) -> Option<String> {
+        None
+    }
 }
 
 /// PreFilter, with its optional AddPod/RemovePod extensions.

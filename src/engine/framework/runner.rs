@@ -443,8 +443,14 @@ pub fn explain_as(
             && let Some(parent) = parent
         {
             ex.notes.push(format!(
-                "PodGroup {}/{group} belongs to CompositePodGroup {}/{parent}: PreEnqueue and Permit check the tree's quorum; the tree's own pod-group cycle (PlacementFeasible over its child groups) is not reproduced, so PlacementFeasible is shown for the pod's PodGroup alone",
-                pod.key.namespace, pod.key.namespace
+                "PodGroup {}/{group} belongs to CompositePodGroup {}/{parent}: {} the tree's quorum; the tree's own pod-group cycle (PlacementFeasible over its child groups) is not reproduced, so PlacementFeasible is shown for the pod's PodGroup alone",
+                pod.key.namespace,
+                pod.key.namespace,
+                if f.has(crate::engine::release::Change::GangSchedulingWithoutPermit) {
+                    "PreEnqueue checks"
+                } else {
+                    "PreEnqueue and Permit check"
+                }
             ));
         }
         if f.on(Gate::TopologyAwareWorkloadScheduling) {
@@ -457,9 +463,10 @@ pub fn explain_as(
                 "workload-aware preemption is on: pod-by-pod preemption is off for this pod (DefaultPreemption's PostFilter refuses it); when its pod group does not fit, the group's cycle preempts for the whole group, shown with the group as a whole".to_string(),
             );
             if f.has(crate::engine::release::Change::GangSchedulingReadsV1Beta1PodGroups) {
-                ex.notes.push(
-                    "not exact at 1.37: the group's preemption is 1.36.2's algorithm applied to v1beta1 PodGroups; 1.37's own evaluator (it also runs Filter on each member's node, nominates the members there and can take CompositePodGroups as victims) is not in the sources kschedtui was built from, so its victims may differ".to_string(),
-                );
+                let r = f.release().short();
+                ex.notes.push(format!(
+                    "not exact at {r}: the group's preemption is 1.36.2's algorithm applied to v1beta1 PodGroups; {r}'s own evaluator (it also runs Filter on each member's node, nominates the members there and can take CompositePodGroups as victims) is not in the sources kschedtui was built from, so its victims may differ"
+                ));
             }
         }
     }
@@ -482,18 +489,29 @@ pub fn explain_as(
             if let Some(h) = held_sibling(snapshot, fw, &g.unplaced) {
                 let group = g.group.split(" (").next().unwrap_or(&g.group);
                 ex.notes.push(format!(
-                    "1.37 queues {group} as one entity and holds it before the queue while any member is held: {} is held by {} ({}), so no member of the group is tried",
-                    h.pod, h.plugin, h.reason
+                    "{} queues {group} as one entity and holds it before the queue while any member is held: {} is held by {} ({}), so no member of the group is tried",
+                    snapshot.features.release().short(),
+                    h.pod,
+                    h.plugin,
+                    h.reason
                 ));
                 g.held_with = Some(h);
                 queued = false;
             }
         }
+        // The plugin that gave the trace: at PreEnqueue (GangScheduling) or at Permit
+        // (Coscheduling); the other's default adds nothing.
         let note = fw
-            .permit
+            .pre_enqueue
             .iter()
             .find(|p| p.name() == g.plugin)
-            .and_then(|p| p.finish_gang(g, queued, placed));
+            .and_then(|p| p.finish_gang(g, queued, placed))
+            .or_else(|| {
+                fw.permit
+                    .iter()
+                    .find(|p| p.name() == g.plugin)
+                    .and_then(|p| p.finish_gang(g, queued, placed))
+            });
         ex.notes.extend(note);
     }
     let cx = Ctx { snapshot };

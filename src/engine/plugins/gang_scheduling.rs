@@ -15,8 +15,9 @@
 //!   minCount pods from a gang to be waiting on permit" for 5 minutes from the group's first
 //!   wait at 1.35; "... to be scheduled", 5 minutes, at 1.36 and 1.37: upstream removed Permit
 //!   only after 1.37), and then allows the waiting ones.
+//!   1.38 has no Permit (#141182): nothing waits, the pod goes on to bind.
 //! - Reserve (1.35 only) moves the pod to the group's assumed members; Unreserve back.
-//! - PlacementFeasible (1.37): in the pod-group cycle, before any member is tried and after
+//! - PlacementFeasible (1.37, 1.38): in the pod-group cycle, before any member is tried and after
 //!   each, the group needs `minCount` (1 for a basic group) scheduled members: fewer scheduled
 //!   and remaining than that is Unschedulable ("minCount (N) cannot be satisfied: S scheduled,
 //!   R remaining"), which ends the cycle; fewer scheduled is Wait ("... is not yet satisfied:
@@ -111,7 +112,12 @@ pub(crate) fn placement_check(min_count: i32, scheduled: usize, remaining: usize
 /// PreEnqueue let it into the queue (else no pod-group cycle runs and the check is dropped),
 /// `placed` when it found a node and was assumed and reserved there. Returns the note to add
 /// when the pod-group cycle would not try any member.
-pub(crate) fn finish_placement_feasible(gang: &mut GangTrace, queued: bool, placed: bool) -> Option<String> {
+pub(crate) fn finish_placement_feasible(
+    gang: &mut GangTrace,
+    queued: bool,
+    placed: bool,
+    release: &str,
+) -> Option<String> {
     if !queued {
         gang.placement_feasible = None;
     }
@@ -119,7 +125,7 @@ pub(crate) fn finish_placement_feasible(gang: &mut GangTrace, queued: bool, plac
     if pf.before.code == Code::Unschedulable {
         pf.after_this_pod = None;
         return Some(format!(
-            "1.37's pod-group cycle tries no member of {}: PlacementFeasible returns Unschedulable before the first (\"{}\"), and every member fails with that status",
+            "{release}'s pod-group cycle tries no member of {}: PlacementFeasible returns Unschedulable before the first (\"{}\"), and every member fails with that status",
             gang.group, pf.before.reason
         ));
     }
@@ -162,6 +168,8 @@ pub(crate) struct GangScheduling {
     v1beta1: bool,
     /// 1.37's PlacementFeasible ([`Change::GangSchedulingPlacementFeasible`]).
     placement_feasible: bool,
+    /// "1.37": the release, as the explanation names it.
+    release: String,
     /// 1.37's CompositePodGroup hierarchies (the alpha CompositePodGroup gate).
     composite: bool,
 }
@@ -474,6 +482,83 @@ impl PreEnqueuePlugin for GangScheduling {
         }
         Status::success()
     }
+
+    fn finish_gang(&self, gang: &mut GangTrace, queued: bool, placed: bool) -> Option<String> {
+        finish_placement_feasible(gang, queued, placed, &self.release)
+    }
+
+    fn gang(&self, cx: &Ctx<'_>, pi: &PodInfo) -> Option<GangTrace> {
+        let g = self.group_of(&pi.pod)?;
+        let policy = self.policy(&cx.snapshot.cluster, &g).ok();
+        let (all, bound) = self.members(cx, &g);
+        let handle = &cx.snapshot.handle;
+        let now = handle.now_ms();
+        let waiting: Vec<_> = handle
+            .waiting_pods()
+            .into_iter()
+            .filter(|w| w.pod.key != pi.pod.key && self.group_of(&w.pod).as_ref() == Some(&g))
+            .collect();
+        let group = if self.placement_feasible {
+            format!(
+                "{} ({} schedules the members together in a pod-group cycle; each is explained alone, with PlacementFeasible's verdict before any member and after this one)",
+                g.describe(),
+                self.release
+            )
+        } else if self.pod_groups {
+            format!(
+                "{} (1.36 schedules the members together in a pod-group cycle; each is explained alone, as upstream answers for one pod)",
+                g.describe()
+            )
+        } else {
+            g.describe()
+        };
+        let group = match (self.parent_of(&cx.snapshot.cluster, &g), &g) {
+            (Some(parent), Group::PodGroup(ns, _)) => {
+                let root = Self::composite_root(&cx.snapshot.cluster, ns, &parent);
+                format!(
+                    "{group}; under CompositePodGroup {ns}/{parent} (root: {}): PreEnqueue and Permit check the root's tree quorum (minGroupCount ready child groups)",
+                    root.map_or_else(|| "not found".to_string(), |r| format!("{ns}/{r}"))
+                )
+            }
+            _ => group,
+        };
+        let placement_feasible = match policy {
+            Some(pol) if self.placement_feasible => {
+                // The cycle tries the group's pending members this scheduler serves that are not
+                // already assumed (waiting at Permit), this pod among them.
+                let pending = all
+                    .iter()
+                    .filter(|p| p.node_name.is_none() && !waiting.iter().any(|w| w.pod.key == p.key))
+                    .count();
+                let remaining = pending + usize::from(!all.iter().any(|p| p.key == pi.pod.key));
+                let min_count = pol.gang.as_ref().map_or(1, |gp| gp.min_count);
+                Some(PlacementFeasibleTrace {
+                    min_count,
+                    before: placement_check(min_count, bound.len() + waiting.len(), remaining),
+                    after_this_pod: None,
+                })
+            }
+            _ => None,
+        };
+        Some(GangTrace {
+            plugin: names::GANG_SCHEDULING.to_string(),
+            group,
+            found: policy.is_some(),
+            min_member: policy.and_then(|p| p.gang.as_ref()).map_or(0, |gp| gp.min_count),
+            members: all.len(),
+            assigned: bound.len() + waiting.len(),
+            timeout_ms: PERMIT_TIMEOUT.as_millis() as u64,
+            waiting: waiting.iter().map(|w| w.member(now)).collect(),
+            unplaced: all
+                .iter()
+                .filter(|p| p.node_name.is_none() && p.key != pi.pod.key)
+                .filter(|p| !waiting.iter().any(|w| w.pod.key == p.key))
+                .map(|p| p.key.clone())
+                .collect(),
+            placement_feasible,
+            held_with: None,
+        })
+    }
 }
 
 impl ReservePlugin for GangScheduling {
@@ -559,82 +644,6 @@ impl PermitPlugin for GangScheduling {
         ));
         (Status::success(), Duration::ZERO)
     }
-
-    fn finish_gang(&self, gang: &mut GangTrace, queued: bool, placed: bool) -> Option<String> {
-        finish_placement_feasible(gang, queued, placed)
-    }
-
-    fn gang(&self, cx: &Ctx<'_>, pi: &PodInfo) -> Option<GangTrace> {
-        let g = self.group_of(&pi.pod)?;
-        let policy = self.policy(&cx.snapshot.cluster, &g).ok();
-        let (all, bound) = self.members(cx, &g);
-        let handle = &cx.snapshot.handle;
-        let now = handle.now_ms();
-        let waiting: Vec<_> = handle
-            .waiting_pods()
-            .into_iter()
-            .filter(|w| w.pod.key != pi.pod.key && self.group_of(&w.pod).as_ref() == Some(&g))
-            .collect();
-        let group = if self.placement_feasible {
-            format!(
-                "{} (1.37 schedules the members together in a pod-group cycle; each is explained alone, with PlacementFeasible's verdict before any member and after this one)",
-                g.describe()
-            )
-        } else if self.pod_groups {
-            format!(
-                "{} (1.36 schedules the members together in a pod-group cycle; each is explained alone, as upstream answers for one pod)",
-                g.describe()
-            )
-        } else {
-            g.describe()
-        };
-        let group = match (self.parent_of(&cx.snapshot.cluster, &g), &g) {
-            (Some(parent), Group::PodGroup(ns, _)) => {
-                let root = Self::composite_root(&cx.snapshot.cluster, ns, &parent);
-                format!(
-                    "{group}; under CompositePodGroup {ns}/{parent} (root: {}): PreEnqueue and Permit check the root's tree quorum (minGroupCount ready child groups)",
-                    root.map_or_else(|| "not found".to_string(), |r| format!("{ns}/{r}"))
-                )
-            }
-            _ => group,
-        };
-        let placement_feasible = match policy {
-            Some(pol) if self.placement_feasible => {
-                // The cycle tries the group's pending members this scheduler serves that are not
-                // already assumed (waiting at Permit), this pod among them.
-                let pending = all
-                    .iter()
-                    .filter(|p| p.node_name.is_none() && !waiting.iter().any(|w| w.pod.key == p.key))
-                    .count();
-                let remaining = pending + usize::from(!all.iter().any(|p| p.key == pi.pod.key));
-                let min_count = pol.gang.as_ref().map_or(1, |gp| gp.min_count);
-                Some(PlacementFeasibleTrace {
-                    min_count,
-                    before: placement_check(min_count, bound.len() + waiting.len(), remaining),
-                    after_this_pod: None,
-                })
-            }
-            _ => None,
-        };
-        Some(GangTrace {
-            plugin: names::GANG_SCHEDULING.to_string(),
-            group,
-            found: policy.is_some(),
-            min_member: policy.and_then(|p| p.gang.as_ref()).map_or(0, |gp| gp.min_count),
-            members: all.len(),
-            assigned: bound.len() + waiting.len(),
-            timeout_ms: PERMIT_TIMEOUT.as_millis() as u64,
-            waiting: waiting.iter().map(|w| w.member(now)).collect(),
-            unplaced: all
-                .iter()
-                .filter(|p| p.node_name.is_none() && p.key != pi.pod.key)
-                .filter(|p| !waiting.iter().any(|w| w.pod.key == p.key))
-                .map(|p| p.key.clone())
-                .collect(),
-            placement_feasible,
-            held_with: None,
-        })
-    }
 }
 
 /// Registers GangScheduling.
@@ -647,13 +656,17 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         pod_groups,
         v1beta1: features.has(Change::GangSchedulingReadsV1Beta1PodGroups),
         placement_feasible: features.has(Change::GangSchedulingPlacementFeasible),
+        release: features.release().short(),
         composite: features.has(Change::GangSchedulingReadsV1Beta1PodGroups)
             && features.on(crate::engine::release::Gate::CompositePodGroup),
     });
+    // 1.38 (#141182) drops Permit: PlacementFeasible already checks the quorum in the pod-group
+    // cycle.
+    let permit = !features.has(Change::GangSchedulingWithoutPermit);
     Ok(PluginSlots {
         pre_enqueue: Some(p.clone()),
         reserve: (!pod_groups).then(|| p.clone() as Arc<dyn ReservePlugin>),
-        permit: Some(p),
+        permit: permit.then_some(p),
         ..Default::default()
     })
 }
@@ -957,6 +970,50 @@ mod tests {
                 Some(check(3, 0, Code::Success, "")),
             ))
         );
+    }
+
+    // kubernetes#141182 (1.38): the case of release_1_37_permit_waits_... without Permit: the
+    // member that 1.37 holds at Permit ("... to be scheduled", 5 minutes) goes on to bind, and
+    // PlacementFeasible counts as at 1.37.
+    #[test]
+    fn release_1_38_has_no_permit_and_keeps_placement_feasible() {
+        let pods = format!(
+            "{}{}{}{}",
+            pod_group_137("gang: {minCount: 3}"),
+            member("w0", LINK, None),
+            member("w1", LINK, None),
+            member("w2", LINK, Some("n1"))
+        );
+        let ex = run(&pods, "w0", 38);
+        assert_eq!(gang_verdict(&ex, "PreEnqueue"), Some((Code::Success, vec![])));
+        assert_eq!(gang_verdict(&ex, "Permit"), None);
+        let b = ex.binding_cycle.as_ref().expect("binding cycle");
+        assert!(b.permit.iter().all(|p| p.plugin != "GangScheduling"), "{:?}", b.permit);
+        assert_eq!(
+            placement(&ex),
+            Some((
+                3,
+                check(
+                    1,
+                    2,
+                    Code::Wait,
+                    "minCount (3) is not yet satisfied: 1 scheduled, 2 remaining"
+                ),
+                Some(check(
+                    2,
+                    1,
+                    Code::Wait,
+                    "minCount (3) is not yet satisfied: 2 scheduled, 1 remaining"
+                )),
+            ))
+        );
+        // The profile's Permit plugins: GangScheduling at 1.37, none at 1.38.
+        let permit_plugins = |minor| {
+            let profiles = build_profiles(None, features(minor)).unwrap();
+            profiles[0].permit.iter().map(|p| p.name()).collect::<Vec<_>>()
+        };
+        assert_eq!(permit_plugins(37), vec!["GangScheduling"]);
+        assert!(permit_plugins(38).is_empty());
     }
 
     #[test]

@@ -327,6 +327,47 @@ changes! {
         pr: "#139017 (1.35: #139362, 1.36: #139363)", since: 37, backports: &[(35, 6), (36, 2)],
         what: "DRA: a pod with allocated and new claims scores instead of failing",
     },
+    /// PodTopologySpread's `countPodsMatchSelector` stops returning 0 for a selector without
+    /// requirements: `labelSelector: {}` counts every pod of the namespace (a nil selector
+    /// still counts none), in Filter and in Score.
+    SpreadCountsEmptySelector {
+        pr: "#141340", since: 38, backports: &[],
+        what: "PodTopologySpread: `labelSelector: {}` counts every pod of the namespace (it counted none)",
+    },
+    /// GangScheduling has no Permit: no member waits for the others (no "waiting for minCount
+    /// pods from a gang to be scheduled", no 5-minute timeout); PreEnqueue and PlacementFeasible
+    /// remain.
+    GangSchedulingWithoutPermit {
+        pr: "#141182", since: 38, backports: &[],
+        what: "GangScheduling has no Permit: no member waits for the quorum, the pod-group cycle's PlacementFeasible decides",
+    },
+    /// Preemption's PDB check matches a PDB's selector as the API defines it: `{}` covers every
+    /// pod of the namespace, unlabeled ones too (up to 1.37 a selector without requirements and
+    /// a pod without labels were never matched), in pod-by-pod and pod-group preemption.
+    PdbSelectorAsDefined {
+        pr: "#141785", since: 38, backports: &[],
+        what: "preemption counts a PDB with an empty selector (it covers every pod of its namespace, unlabeled ones too)",
+    },
+    /// The DRA allocator's `All` request over an incomplete or invalid pool fails that node
+    /// (the error wraps `ErrFailedAllocationOnNode`: UnschedulableAndUnresolvable with its text)
+    /// instead of the scheduling attempt (Error).
+    DraAllModePoolFailsNode {
+        pr: "#141898", since: 38, backports: &[],
+        what: "DRA: an `All` request over an incomplete or invalid pool fails that node, not the attempt",
+    },
+    /// The DRA allocator refuses a dedicated allocation of a device that does not allow
+    /// multiple allocations while a share of it is live (a slice that stopped allowing them).
+    DraLiveShareBlocksDedicated {
+        pr: "#140798", since: 38, backports: &[],
+        what: "DRA: a device still shared by a claim is in use, even once its slice stops allowing multiple allocations",
+    },
+    /// DRA consumable capacity: a requested capacity name matches the device's with or without
+    /// the driver's domain (the fully-qualified one winning when both are published), and so do
+    /// the names recorded in earlier allocations.
+    DraCapacityNamesQualified {
+        pr: "#142202", since: 38, backports: &[],
+        what: "DRA: a capacity request may name the capacity with or without the driver's domain",
+    },
 }
 
 #[cfg(test)]

@@ -52,9 +52,9 @@ impl ReleaseChoice {
     }
 
     /// The features to explain with: the version given, else the recorded release (with its
-    /// note), else the newest; with the gates given.
+    /// note), else [`Release::DEFAULT`]; with the gates given.
     pub fn features(&self, recorded: Option<Recorded>) -> Result<Features, ChoiceError> {
-        let (default, note) = recorded.unwrap_or((Release::NEWEST, None));
+        let (default, note) = recorded.unwrap_or((Release::DEFAULT, None));
         let mut f = self.resolve(default)?;
         if self.scheduler_version.is_none()
             && let Some(n) = note

@@ -247,7 +247,7 @@ impl Features {
             Gate::ALL
                 .iter()
                 .copied()
-                .filter(|g| gates::spec(g.name(), release).is_some_and(|s| s.default)),
+                .filter(|g| gates::spec(g.name(), release).is_some_and(|s| s.default) || gates::gone_on(*g, release)),
         );
         Features {
             release,
@@ -321,7 +321,7 @@ impl Features {
             Gate::ALL
                 .iter()
                 .copied()
-                .filter(|g| values.get(g.name()).copied().unwrap_or(false)),
+                .filter(|g| values.get(g.name()).copied().unwrap_or(false) || gates::gone_on(*g, release)),
         );
         Ok(Features {
             release,
@@ -347,7 +347,8 @@ impl Features {
         self.release
     }
 
-    /// Whether a gate is on.
+    /// Whether a gate is on (a gate upstream removed after locking it on stays on: its
+    /// behaviour is the release's).
     pub fn on(&self, gate: Gate) -> bool {
         self.enabled & (1 << gate as u64) != 0
     }
@@ -468,6 +469,26 @@ mod tests {
         assert!(f.on(Gate::DRAPartitionableDevices) && f.on(Gate::DRADeviceTaints));
         let f = with("1.33", "AllAlpha=true,DRADeviceTaints=false").unwrap();
         assert!(f.on(Gate::DRAPartitionableDevices) && !f.on(Gate::DRADeviceTaints));
+    }
+
+    #[test]
+    fn gates_removed_after_ga_are_refused_and_stay_on() {
+        // 1.38 removed DynamicResourceAllocation (#141946), MatchLabelKeysInPodAffinity and
+        // PodSchedulingReadiness, and locked DRADeviceTaints and DRADeviceTaintRules (#140256).
+        assert_eq!(
+            with("1.38", "DynamicResourceAllocation=true").unwrap_err(),
+            "--feature-gates: unrecognized feature gate: DynamicResourceAllocation (kube-scheduler 1.38.0 does not know it)"
+        );
+        assert_eq!(
+            with("1.38", "DRADeviceTaints=false").unwrap_err(),
+            "--feature-gates: cannot set feature gate DRADeviceTaints to false, feature is locked to true (kube-scheduler 1.38.0)"
+        );
+        assert!(with("1.37", "DRADeviceTaints=false,DRADeviceTaintRules=false").is_ok());
+        let f = with("1.38", "DRAConsumableCapacity=false").unwrap();
+        assert!(f.on(Gate::DynamicResourceAllocation) && f.on(Gate::MatchLabelKeysInPodAffinity));
+        assert!(f.on(Gate::DRADeviceTaints) && f.on(Gate::DRADeviceTaintRules));
+        // a gate removed before GA stays off
+        assert!(!Features::new(r("1.37")).on(Gate::GangScheduling));
     }
 
     #[test]

@@ -50,6 +50,21 @@ pub fn spec(name: &str, release: Release) -> Option<GateSpec> {
     parse_cell(GATE_TABLE[i].1, release.column())
 }
 
+/// Whether `release` no longer knows a gate that an earlier release had GA and locked on:
+/// upstream removes a gate only after locking it, and its behaviour stays (1.38's
+/// DynamicResourceAllocation, MatchLabelKeysInPodAffinity, PodSchedulingReadiness).
+pub fn gone_on(gate: Gate, release: Release) -> bool {
+    if spec(gate.name(), release).is_some() {
+        return false;
+    }
+    Release::known()
+        .iter()
+        .rev()
+        .filter(|r| r.minor() < release.minor())
+        .find_map(|r| spec(gate.name(), *r))
+        .is_some_and(|s| s.stage == Stage::Ga && s.default && s.locked)
+}
+
 /// Every gate `release` knows, sorted by name.
 pub fn known_at(release: Release) -> impl Iterator<Item = (&'static str, GateSpec)> {
     GATE_TABLE

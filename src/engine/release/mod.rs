@@ -35,7 +35,9 @@ pub struct Release {
 
 /// The newest patch of each minor whose behaviour kschedtui reproduces, oldest first: the
 /// patch each minor stands for when no patch is given. Where upstream answers exist
-/// (tests/conformance), it is the patch they were produced with.
+/// (tests/conformance), it is the patch they were produced with. 1.38.0 (2026-12-16) rests on
+/// what could be read of v1.38.0-alpha.1 and alpha.2 (their release notes and the PR threads
+/// they list; see [`provenance`]) until the v1.38.0 tag is readable.
 const KNOWN: &[Release] = &[
     Release::new(30, 6),
     Release::new(31, 8),
@@ -45,7 +47,19 @@ const KNOWN: &[Release] = &[
     Release::new(35, 7),
     Release::new(36, 2),
     Release::new(37, 0),
+    Release::new(38, 0),
 ];
+
+/// Where a known release's tables were read when that is not its own tag, said under its
+/// heading in docs/releases.md.
+pub fn provenance(release: Release) -> Option<&'static str> {
+    match (release.minor, release.patch) {
+        (38, 0) => Some(
+            "rests on v1.38.0-alpha.2 (its release notes and those of alpha.1, and the PR threads they list) until the v1.38.0 tag is readable: the gate table is 1.37's with the gate changes those notes list",
+        ),
+        _ => None,
+    }
+}
 
 /// Why a release string was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -65,8 +79,13 @@ impl Release {
 
     /// The oldest release reproduced.
     pub const OLDEST: Release = KNOWN[0];
-    /// The newest release reproduced (the default where none is recorded).
+    /// The newest release reproduced (what a live server newer than every known release is
+    /// explained as).
     pub const NEWEST: Release = KNOWN[KNOWN.len() - 1];
+    /// The release explained where none is recorded (the demo, a snapshot without one): the
+    /// newest one released. 1.38.0 ships on 2026-12-16 and rests on its alpha code until its
+    /// tag can be read; it becomes the default then.
+    pub const DEFAULT: Release = Release::at(37);
 
     /// The release 1.`minor` stands for (its newest known patch); panics for a minor
     /// kschedtui does not reproduce (for tables and tests; parse user input with `FromStr`).
@@ -89,6 +108,11 @@ impl Release {
     /// The patch (1.x.`patch`).
     pub fn patch(self) -> u32 {
         u32::from(self.patch)
+    }
+
+    /// "1.38": the minor, as explanations name a release's behaviour.
+    pub fn short(self) -> String {
+        format!("1.{}", self.minor)
     }
 
     /// The release each minor stands for (its newest patch known), oldest first.
@@ -170,7 +194,7 @@ impl Release {
 
 impl Default for Release {
     fn default() -> Self {
-        Release::NEWEST
+        Release::DEFAULT
     }
 }
 
@@ -225,14 +249,24 @@ mod tests {
         assert_eq!("1.34".parse::<Release>().unwrap().to_string(), "1.34.7");
         assert_eq!("v1.30".parse::<Release>().unwrap().to_string(), "1.30.6");
         assert_eq!("1.34.1".parse::<Release>().unwrap().to_string(), "1.34.1");
-        assert_eq!(Release::NEWEST.to_string(), "1.37.0");
+        assert_eq!(Release::NEWEST.to_string(), "1.38.0");
+    }
+
+    /// Until 1.38.0's tag can be read, what is explained without a recorded release is the
+    /// newest release shipped, 1.37.0; 1.38 is there when asked for or served.
+    #[test]
+    fn the_default_is_the_newest_release_shipped() {
+        assert_eq!(Release::DEFAULT.to_string(), "1.37.0");
+        assert_eq!(Release::default(), Release::DEFAULT);
+        let f = super::choice::ReleaseChoice::default().features(None).unwrap();
+        assert_eq!(f.release(), Release::DEFAULT);
     }
 
     #[test]
     fn bad_versions_are_refused_with_what_is_wrong() {
         assert_eq!(
             "1.29".parse::<Release>().unwrap_err().to_string(),
-            "'1.29' is not a supported scheduler version (supported: 1.30 to 1.37, with any patch)"
+            "'1.29' is not a supported scheduler version (supported: 1.30 to 1.38, with any patch)"
         );
         for bad in ["2.30", "1", "1.x", "1.34.", "1.34.1.2", ""] {
             assert!(matches!(bad.parse::<Release>(), Err(ReleaseError::Syntax(_))), "{bad}");
@@ -247,7 +281,18 @@ mod tests {
         assert_eq!(r, Release::NEWEST);
         assert_eq!(
             note.as_deref(),
-            Some("the server is v1.40.1, newer than the newest release kschedtui knows: explained as 1.37.0")
+            Some("the server is v1.40.1, newer than the newest release kschedtui knows: explained as 1.38.0")
+        );
+        // the next minor is answered as the newest known, and says so
+        let (r, note) = Release::from_server("v1.39.0");
+        assert_eq!(r, Release::new(38, 0));
+        assert_eq!(
+            note.as_deref(),
+            Some("the server is v1.39.0, newer than the newest release kschedtui knows: explained as 1.38.0")
+        );
+        assert_eq!(
+            Release::from_server("v1.38.2"),
+            (Release::new(38, 2), Release::new(38, 2).patch_note())
         );
         let (r, note) = Release::from_server("v1.34.9");
         assert_eq!(r, Release::new(34, 9));
@@ -329,6 +374,9 @@ pub fn release_notes_markdown() -> String {
         let _ = writeln!(s, "\n## {r}\n");
         let f = Features::new(*r);
         let mut lines = Vec::new();
+        if let Some(p) = provenance(*r) {
+            lines.push(format!("- {p}"));
+        }
         for c in changes::CHANGES {
             if let Some((m, p)) = c.backports.iter().find(|(m, _)| *m == r.minor()) {
                 lines.push(format!("- from 1.{m}.{p}: {} ({})", c.what, c.pr));
@@ -344,7 +392,8 @@ pub fn release_notes_markdown() -> String {
             for g in Gate::ALL {
                 let (a, b) = (pf.on(*g), f.on(*g));
                 let known = gates::spec(g.name(), *r).is_some();
-                if a && !known {
+                let known_before = gates::spec(g.name(), p).is_some();
+                if known_before && a && !known {
                     lines.push(format!("- feature gate {} is gone (its behaviour stays)", g.name()));
                 } else if a != b {
                     lines.push(format!(

@@ -118,6 +118,27 @@ mod tests {
         assert_eq!(gang(35), vec!["scheduling.k8s.io/v1alpha1"]);
         assert_eq!(gang(36), vec!["scheduling.k8s.io/v1alpha2"]);
         assert_eq!(gang(37), vec!["scheduling.k8s.io/v1beta1"]);
+        // 1.38 keeps v1beta1 PodGroups, and CompositePodGroup v1alpha3 behind its gate
+        assert_eq!(gang(38), vec!["scheduling.k8s.io/v1beta1"]);
+        let f = Features::with_gates(
+            Release::at(38),
+            &FeatureGates::parse("GenericWorkload=true,CompositePodGroup=true").unwrap(),
+        )
+        .unwrap();
+        let kinds: Vec<&str> = read_kinds(&f, false).iter().map(|(k, _)| k.api_version()).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                "resource.k8s.io/v1",
+                "resource.k8s.io/v1",
+                "resource.k8s.io/v1",
+                "resource.k8s.io/v1",
+                "scheduling.k8s.io/v1beta1",
+                "scheduling.k8s.io/v1alpha3"
+            ]
+        );
+        // DynamicResourceAllocation is gone at 1.38 and DRA stays on
+        assert!(Features::new(Release::at(38)).on(Gate::DynamicResourceAllocation));
         // served kinds give no warning; Coscheduling reads the CRD
         assert!(unserved_warnings(&Release::at(36).into(), &BTreeSet::new(), &[COSCHEDULING]).is_empty());
         let w = unserved_warnings(

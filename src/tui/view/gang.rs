@@ -126,13 +126,17 @@ pub(super) fn render(app: &App, v: &GangView, theme: &Theme, view: &mut ViewStat
     };
     let style_of = |r: &MemberResult| match r {
         MemberResult::Bound { .. } => theme.ok,
-        MemberResult::Waiting { .. } | MemberResult::Released { .. } | MemberResult::Preempting { .. } => theme.warn,
+        MemberResult::Waiting { .. }
+        | MemberResult::Released { .. }
+        | MemberResult::Rejected { .. }
+        | MemberResult::Preempting { .. } => theme.warn,
         _ => theme.fail,
     };
     let state_of = |r: &MemberResult| match r {
         MemberResult::Bound { .. } => "binds",
         MemberResult::Waiting { .. } => "waits at Permit",
         MemberResult::Released { .. } => "fits, released",
+        MemberResult::Rejected { .. } => "fits, rejected with the group",
         MemberResult::Held { .. } => "held",
         MemberResult::Preempting { .. } => "preempts",
         MemberResult::Unschedulable { .. } => "fits nowhere",

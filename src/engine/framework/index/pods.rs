@@ -250,16 +250,8 @@ impl PodTable {
 
     /// `countPodsMatchSelector` on every node at once (index = node index), when the compiled
     /// selector has an `In` requirement to narrow the search; None otherwise.
-    pub(crate) fn counts_per_node(
-        &self,
-        selector: &Selector,
-        compiled: &CompiledSelector,
-        ns: &str,
-    ) -> Option<Vec<i64>> {
+    pub(crate) fn counts_per_node(&self, compiled: &CompiledSelector, ns: &str) -> Option<Vec<i64>> {
         let nodes = self.node_start.len() - 1;
-        if selector.is_empty() {
-            return Some(vec![0; nodes]);
-        }
         let reqs = match compiled {
             CompiledSelector::Nothing => return Some(vec![0; nodes]),
             CompiledSelector::Fallback => return None,
@@ -600,11 +592,9 @@ fn walk(nodes: &[NodeInfo], terms: &[PodTerm<'_>], keep: bool) -> PodMatches {
 }
 
 /// `countPodsMatchSelector`: the pods of the namespace, not terminating, that the selector
-/// matches; an empty selector counts nothing.
+/// matches (a selector that matches nothing counts nothing; the release's own rule for an
+/// empty selector is the caller's, PodTopologySpread's `counting_selector`).
 pub(crate) fn count_matching(pods: &[Arc<PodInfo>], selector: &Selector, ns: &str) -> i64 {
-    if selector.is_empty() {
-        return 0;
-    }
     pods.iter()
         .filter(|p| !p.pod.terminating && p.pod.key.namespace == ns && selector.matches(&p.pod.labels))
         .count() as i64
@@ -637,7 +627,7 @@ impl PodCounter {
             .collect();
         let per_node = selectors
             .iter()
-            .map(|(sel, compiled)| table.as_ref().and_then(|t| t.counts_per_node(sel, compiled, ns)))
+            .map(|(_, compiled)| table.as_ref().and_then(|t| t.counts_per_node(compiled, ns)))
             .collect();
         PodCounter {
             table,
@@ -658,9 +648,6 @@ impl PodCounter {
             && let Some(&n) = counts.get(at)
         {
             return n;
-        }
-        if sel.is_empty() {
-            return 0;
         }
         let reqs = match compiled {
             CompiledSelector::Nothing => return 0,

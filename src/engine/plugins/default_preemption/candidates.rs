@@ -9,7 +9,7 @@ use std::sync::Arc;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 
 use super::ERR_NOT_HELPFUL;
-use super::victims::{pod_start_time_nanos, select_victims_on_node};
+use super::victims::{VictimRules, pod_start_time_nanos, select_victims_on_node};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::parallel;
@@ -80,7 +80,7 @@ pub(crate) fn dry_run_preemption(
     potential: &[&NodeInfo],
     pdbs: &[PodDisruptionBudget],
     wanted: usize,
-    sort_victims: bool,
+    rules: VictimRules,
     group_victims: bool,
 ) -> DryRun {
     let mut non_violating: Vec<CandidateNode> = Vec::new();
@@ -101,10 +101,10 @@ pub(crate) fn dry_run_preemption(
                 pod,
                 &mut node_copy,
                 pdbs,
-                sort_victims,
+                rules,
             )
         } else {
-            select_victims_on_node(cx, fw, &mut state_copy, pod, &mut node_copy, pdbs, sort_victims)
+            select_victims_on_node(cx, fw, &mut state_copy, pod, &mut node_copy, pdbs, rules)
         }
     };
     for piece in potential.chunks(DRY_RUN_PIECE) {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 
 use super::ERR_NO_VICTIMS;
-use super::victims::{Selection, pod_start_time_nanos};
+use super::victims::{Selection, VictimRules, pdb_covers, pod_start_time_nanos};
 use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, PluginsRunner};
@@ -115,10 +115,11 @@ pub(super) fn victims_on(cx: &Ctx<'_>, node: &NodeInfo) -> Vec<Victim> {
 }
 
 /// `FilterVictimsWithPDBViolation`: the victims (order kept) with how many of their pods would
-/// exceed a PDB's `status.disruptionsAllowed`, and the others.
+/// exceed a PDB's `status.disruptionsAllowed`, and the others. `as_defined`: [`pdb_covers`].
 fn filter_victims_with_pdb_violation(
     victims: &[Victim],
     pdbs: &[PodDisruptionBudget],
+    as_defined: bool,
 ) -> (Vec<(Victim, usize)>, Vec<Victim>) {
     let mut allowed: Vec<i32> = pdbs
         .iter()
@@ -134,16 +135,12 @@ fn filter_victims_with_pdb_violation(
         let mut count = 0;
         for pi in &v.pods {
             let pod = &pi.pod;
-            if pod.labels.is_empty() {
-                continue;
-            }
             let mut violated = false;
             for (i, pdb) in pdbs.iter().enumerate() {
                 if pdb.metadata.namespace.as_deref().unwrap_or_default() != pod.key.namespace {
                     continue;
                 }
-                let empty = matches!(&selectors[i], Selector::Requirements(r) if r.is_empty());
-                if empty || !selectors[i].matches(&pod.labels) {
+                if !pdb_covers(&selectors[i], pod, as_defined) {
                     continue;
                 }
                 let disrupted = pdb
@@ -243,7 +240,7 @@ fn add_back(
     Ok(())
 }
 
-/// `SelectVictimsOnNode` with PodGroup victims; see the module's comment. `sort_victims` as in
+/// `SelectVictimsOnNode` with PodGroup victims; see the module's comment. `rules` as in
 /// the pod-only walk (re-sort when both PDB groups had victims).
 pub(super) fn select_group_victims_on_node(
     cx: &Ctx<'_>,
@@ -252,7 +249,7 @@ pub(super) fn select_group_victims_on_node(
     pod: &PodInfo,
     node: &mut NodeInfo,
     pdbs: &[PodDisruptionBudget],
-    sort_victims: bool,
+    rules: VictimRules,
 ) -> Result<Selection, Status> {
     let prio = pod.pod.priority;
     // isPreemptionAllowedAcrossAllVictimNodes: the default IsEligiblePod allows every node
@@ -268,7 +265,7 @@ pub(super) fn select_group_victims_on_node(
         return Err(s);
     }
     potential.sort_by(importance);
-    let (violating, non_violating) = filter_victims_with_pdb_violation(&potential, pdbs);
+    let (violating, non_violating) = filter_victims_with_pdb_violation(&potential, pdbs, rules.pdb_selector_as_defined);
     let mut chosen: Vec<Victim> = Vec::new();
     let mut pdb_violations = 0;
     let mut reprieve = |v: &Victim, chosen: &mut Vec<Victim>| -> Result<bool, Status> {
@@ -290,7 +287,7 @@ pub(super) fn select_group_victims_on_node(
     for v in &non_violating {
         reprieve(v, &mut chosen)?;
     }
-    if sort_victims && !violating.is_empty() && !non_violating.is_empty() {
+    if rules.sort_victims && !violating.is_empty() && !non_violating.is_empty() {
         chosen.sort_by(importance);
     }
     Ok(Selection {

@@ -49,7 +49,7 @@ use crate::engine::release::{Change, Features, Gate};
 use crate::model::{Cluster, Pod};
 
 pub(crate) use candidates::{dry_run_preemption, nodes_where_preemption_might_help, pick_one_node_for_preemption};
-pub(crate) use victims::pod_start_time_nanos;
+pub(crate) use victims::{pdb_covers, pod_start_time_nanos};
 
 /// Status of a node whose dry run found no lower-priority pod.
 pub(crate) const ERR_NO_VICTIMS: &str = "No preemption victims found for incoming pod";
@@ -112,6 +112,8 @@ pub(crate) struct DefaultPreemption {
     pub absent_nodes_status: bool,
     /// Victims re-sorted after the reprieve ([`Change::PreemptionVictimsResorted`]).
     pub sort_victims: bool,
+    /// PDBs cover the pods their selector selects ([`Change::PdbSelectorAsDefined`]).
+    pub pdb_selector_as_defined: bool,
     /// TopologyAwareWorkloadScheduling (1.36): no pod-by-pod preemption for a pod whose
     /// PodGroup has schedulingConstraints.
     pub topology_aware_workload: bool,
@@ -134,6 +136,7 @@ impl DefaultPreemption {
             min_candidate_nodes_absolute: 100,
             absent_nodes_status: features.has(Change::AbsentNodesStatus),
             sort_victims: features.has(Change::PreemptionVictimsResorted),
+            pdb_selector_as_defined: features.has(Change::PdbSelectorAsDefined),
             topology_aware_workload: features.on(Gate::TopologyAwareWorkloadScheduling),
             workload_aware_preemption: features.workload_aware_preemption(),
             success_message: features.has(Change::PreemptionSuccessMessage),
@@ -231,7 +234,10 @@ impl DefaultPreemption {
         if !potential.is_empty() {
             let wanted = self.calculate_num_candidates(potential.len());
             trace.candidates_wanted = Some(wanted);
-            let sort_victims = self.sort_victims;
+            let rules = victims::VictimRules {
+                sort_victims: self.sort_victims,
+                pdb_selector_as_defined: self.pdb_selector_as_defined,
+            };
             let dry = dry_run_preemption(
                 cx,
                 fw,
@@ -240,7 +246,7 @@ impl DefaultPreemption {
                 &potential,
                 &cx.snapshot.cluster.pdbs,
                 wanted,
-                sort_victims,
+                rules,
                 self.group_victims,
             );
             for n in &dry.not_evaluated {

@@ -281,7 +281,10 @@ impl World {
             &nodes,
             &self.snap.cluster.pdbs,
             wanted,
-            Features::new(self.version).has(Change::PreemptionVictimsResorted),
+            super::victims::VictimRules {
+                sort_victims: Features::new(self.version).has(Change::PreemptionVictimsResorted),
+                pdb_selector_as_defined: pl.pdb_selector_as_defined,
+            },
             pl.group_victims,
         );
         let mut out: Vec<(String, Vec<String>, usize)> = dry
@@ -407,6 +410,35 @@ fn post_filter_pod_can_be_made_schedulable_on_one_node() {
     let (t, s) = w.post_filter("p", &[("node1", Code::Unschedulable), ("node2", Code::Unschedulable)]);
     assert!(s.is_success());
     assert_eq!(t.nominated_node.as_deref(), Some("node2"));
+}
+
+/// kubernetes#141785 (1.38): an empty-selector PDB with no disruption left covers node1's
+/// unlabeled victim. Up to 1.37 preemption ignored it and took node1 (the lower highest victim
+/// priority); 1.38 counts the violation and takes node2, whose victim no PDB covers.
+#[test]
+fn post_filter_counts_a_pdb_with_an_empty_selector_from_1_38() {
+    let mk = |minor| {
+        let mut all = pdb("all", ("x", "y"), Some(pdb_status(0, &[])));
+        all["spec"]["selector"] = json!({});
+        let mut o = objs(
+            vec![one_pod_node("node1"), one_pod_node("node2"), all],
+            &[pod("p").prio(HIGH), pod("v1").prio(LOW).node("node1")],
+        );
+        let mut v2 = pod("v2").prio(MID).node("node2").obj();
+        v2["metadata"]["namespace"] = json!("other");
+        o.push(v2);
+        world_v(o, Release::at(minor))
+    };
+    let statuses = [("node1", Code::Unschedulable), ("node2", Code::Unschedulable)];
+    for (minor, node, violations) in [(37, "node1", 0), (38, "node2", 1)] {
+        let w = mk(minor);
+        let (t, s) = w.post_filter("p", &statuses);
+        assert!(s.is_success(), "1.{minor}: {s:?}");
+        assert_eq!(t.nominated_node.as_deref(), Some(node), "1.{minor}");
+        let dry = w.dry_run(&w.plugin(), "p");
+        let v1 = dry.iter().find(|(n, ..)| n == "node1").expect("node1");
+        assert_eq!(v1.2, violations, "1.{minor}: {dry:?}");
+    }
 }
 
 /// "pod can be made schedulable on minHighestPriority node": upstream's case was written for the
@@ -783,7 +815,7 @@ fn dry_run_looks_past_num_candidates_until_a_pdb_free_node() {
         &nodes,
         &w.snap.cluster.pdbs,
         2,
-        false,
+        super::victims::VictimRules::default(),
         false,
     );
     let order: Vec<&str> = dry.candidates.iter().map(|c| c.name.as_str()).collect();
@@ -1376,10 +1408,15 @@ fn filter_pods_with_pdb_violation_keeps_order_and_skips_other_namespaces_and_emp
         ],
     ));
     let pods: Vec<Arc<PodInfo>> = ["d", "c", "b", "a"].iter().map(|n| w.pi(n)).collect();
-    let (v, nv) = filter_pods_with_pdb_violation(&pods, &w.snap.cluster.pdbs);
+    let (v, nv) = filter_pods_with_pdb_violation(&pods, &w.snap.cluster.pdbs, false);
     let n = |x: &[Arc<PodInfo>]| x.iter().map(|p| p.pod.key.name.clone()).collect::<Vec<_>>();
     assert_eq!(n(&v), vec!["a"]);
     assert_eq!(n(&nv), vec!["d", "c", "b"]);
+    // kubernetes#141785 (1.38): the empty selector covers the four pods, unlabeled b too, and
+    // none of its budget of 0 is left for them.
+    let (v, nv) = filter_pods_with_pdb_violation(&pods, &w.snap.cluster.pdbs, true);
+    assert_eq!(n(&v), vec!["d", "c", "b", "a"]);
+    assert!(nv.is_empty());
 }
 
 #[test]

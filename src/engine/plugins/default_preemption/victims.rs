@@ -12,6 +12,8 @@ use crate::engine::framework::cycle_state::CycleState;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::{Ctx, PluginsRunner};
 use crate::engine::framework::status::Status;
+#[cfg(doc)]
+use crate::engine::release::Change;
 use crate::model::Pod;
 use crate::model::selector::Selector;
 
@@ -49,12 +51,36 @@ fn sort_by_importance(v: &mut [Arc<PodInfo>]) {
     });
 }
 
+/// How a release picks victims where releases differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct VictimRules {
+    /// Victims sorted again after the reprieve ([`Change::PreemptionVictimsResorted`], 1.31+).
+    pub sort_victims: bool,
+    /// A PDB covers the pods its selector selects ([`Change::PdbSelectorAsDefined`], 1.38):
+    /// `{}` every pod of the namespace, unlabeled ones too.
+    pub pdb_selector_as_defined: bool,
+}
+
+/// Whether a PDB whose spec.selector parsed to `selector` covers `pod` when preemption counts
+/// violations. Up to 1.37 a pod without labels and a selector without requirements (`{}`, which
+/// selects every pod) were never matched; from 1.38 (kubernetes#141785) the selector decides
+/// (a nil one matches nothing).
+pub(crate) fn pdb_covers(selector: &Selector, pod: &Pod, as_defined: bool) -> bool {
+    if as_defined {
+        selector.matches(&pod.labels)
+    } else {
+        !pod.labels.is_empty() && !selector.is_empty() && selector.matches(&pod.labels)
+    }
+}
+
 /// `filterPodsWithPDBViolation`: splits the pods (order kept) into those whose eviction would
 /// exceed a PDB's `status.disruptionsAllowed` and the others. A pod listed in a PDB's
 /// `status.disruptedPods` does not count against it; a PDB without status allows nothing.
+/// `as_defined`: [`pdb_covers`].
 pub(super) fn filter_pods_with_pdb_violation(
     pods: &[Arc<PodInfo>],
     pdbs: &[PodDisruptionBudget],
+    as_defined: bool,
 ) -> (Vec<Arc<PodInfo>>, Vec<Arc<PodInfo>>) {
     let mut allowed: Vec<i32> = pdbs
         .iter()
@@ -69,14 +95,12 @@ pub(super) fn filter_pods_with_pdb_violation(
     for pi in pods {
         let pod = &pi.pod;
         let mut violated = false;
-        if !pod.labels.is_empty() {
+        {
             for (i, pdb) in pdbs.iter().enumerate() {
                 if pdb.metadata.namespace.as_deref().unwrap_or_default() != pod.key.namespace {
                     continue;
                 }
-                // A nil, empty or unparsable selector matches nothing here.
-                let empty = matches!(&selectors[i], Selector::Requirements(r) if r.is_empty());
-                if empty || !selectors[i].matches(&pod.labels) {
+                if !pdb_covers(&selectors[i], pod, as_defined) {
                     continue;
                 }
                 let disrupted = pdb
@@ -154,8 +178,8 @@ fn add_back(
 /// `SelectVictimsOnNode` on a copy of the node and of the cycle state: removes every
 /// lower-priority pod, checks that the pod then fits (Filter with nominated pods), and adds
 /// back as many as possible — PDB-violating ones first, most important first in each group.
-/// `Err` carries the status that makes the node unsuitable. With `sort_victims` (1.31+) the
-/// victims are sorted again when both groups were non-empty.
+/// `Err` carries the status that makes the node unsuitable. With `rules.sort_victims` (1.31+)
+/// the victims are sorted again when both groups were non-empty.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn select_victims_on_node(
     cx: &Ctx<'_>,
@@ -164,7 +188,7 @@ pub(super) fn select_victims_on_node(
     pod: &PodInfo,
     node: &mut NodeInfo,
     pdbs: &[PodDisruptionBudget],
-    sort_victims: bool,
+    rules: VictimRules,
 ) -> Result<Selection, Status> {
     let prio = pod.pod.priority;
     let mut potential: Vec<Arc<PodInfo>> = node.pods.iter().filter(|p| p.pod.priority < prio).cloned().collect();
@@ -179,7 +203,7 @@ pub(super) fn select_victims_on_node(
         return Err(s);
     }
     sort_by_importance(&mut potential);
-    let (violating, non_violating) = filter_pods_with_pdb_violation(&potential, pdbs);
+    let (violating, non_violating) = filter_pods_with_pdb_violation(&potential, pdbs, rules.pdb_selector_as_defined);
     let mut victims: Vec<Arc<PodInfo>> = Vec::new();
     let mut pdb_violations = 0;
     for (group, counts) in [(&violating, true), (&non_violating, false)] {
@@ -197,7 +221,7 @@ pub(super) fn select_victims_on_node(
             }
         }
     }
-    if sort_victims && !violating.is_empty() && !non_violating.is_empty() {
+    if rules.sort_victims && !violating.is_empty() && !non_violating.is_empty() {
         sort_by_importance(&mut victims);
     }
     Ok(Selection {

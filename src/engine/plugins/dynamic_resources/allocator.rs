@@ -153,6 +153,10 @@ pub(crate) enum Outcome {
     /// 1.35+: no allocation, and an invalid pool was seen (`invalid resource pools were
     /// encountered`, UnschedulableAndUnresolvable).
     InvalidPools,
+    /// An error wrapping `ErrFailedAllocationOnNode` (1.38: `All` over an incomplete or invalid
+    /// pool, #141898): the node is UnschedulableAndUnresolvable with the error's text, and the
+    /// other nodes are still tried.
+    FailedOnNode(String),
     /// An error (Filter returns Error, which aborts the scheduling attempt).
     Error(String),
 }
@@ -690,6 +694,12 @@ pub(crate) struct Inputs<'a> {
     pub cel: &'a Compiler,
     /// [`crate::engine::release::Change::DraCelErrorNamesDevice`] (1.37).
     pub cel_error_names_device: bool,
+    /// [`crate::engine::release::Change::DraAllModePoolFailsNode`] (1.38).
+    pub all_mode_pool_fails_node: bool,
+    /// [`crate::engine::release::Change::DraLiveShareBlocksDedicated`] (1.38).
+    pub live_share_blocks_dedicated: bool,
+    /// [`crate::engine::release::Change::DraCapacityNamesQualified`] (1.38).
+    pub qualified_capacity_names: bool,
 }
 
 /// A claim to allocate: its `namespace/name` (for messages) and spec.
@@ -724,6 +734,8 @@ struct Search<'a, 'p> {
     values: HashMap<(usize, usize, usize), DeviceValue>,
     results: Vec<Vec<DeviceResult>>,
     domains: BTreeSet<String>,
+    /// The error [`Search::setup`] returned fails this node only.
+    failed_on_node: bool,
 }
 
 /// Allocates `claims` on `node` (`Allocator.Allocate`).
@@ -766,9 +778,14 @@ pub(crate) fn allocate<'a>(inp: &Inputs<'a>, node: &NodeView<'_>, claims: &[Clai
         values: HashMap::new(),
         results: vec![Vec::new(); claims.len()],
         domains,
+        failed_on_node: false,
     };
     if let Err(e) = s.setup() {
-        return Outcome::Error(e);
+        return if s.failed_on_node {
+            Outcome::FailedOnNode(e)
+        } else {
+            Outcome::Error(e)
+        };
     }
     match s.one((0, 0, 0, 0), false) {
         Err(Stop::Err(e)) => Outcome::Error(e),
@@ -874,6 +891,8 @@ impl<'a> Search<'a, '_> {
                     })
                     .collect();
                 for (pi, (incomplete, invalid, id, slices)) in shape.into_iter().enumerate() {
+                    // 1.38 wraps these two errors in ErrFailedAllocationOnNode (#141898).
+                    self.failed_on_node = (incomplete || invalid) && self.inp.all_mode_pool_fails_node;
                     if incomplete {
                         return Err(format!(
                             "claim {claim}, request {shown}: asks for all devices, but resource pool {id} is currently being updated"
@@ -1090,19 +1109,20 @@ impl<'a> Search<'a, '_> {
     /// The capacity a request consumes of a device, or None when the device cannot serve it
     /// (`CmpRequestOverCapacity`); devices without capacity requests consume their whole
     /// capacity, which only matters for shared devices.
-    fn consumption(&self, rd: &RequestData<'a>, d: &dra::Device) -> Option<BTreeMap<String, i128>> {
+    fn consumption(&self, rd: &RequestData<'a>, d: &dra::Device, driver: &str) -> Option<BTreeMap<String, i128>> {
         let caps = d.capacity.as_ref();
         let mut out = BTreeMap::new();
+        // The device capacity each requested name names.
+        let mut requested_of: BTreeMap<&str, i128> = BTreeMap::new();
         if let Some(req) = rd.capacity {
-            for k in req.keys() {
-                if !caps.is_some_and(|c| c.contains_key(k)) {
-                    return None;
-                }
+            for (k, q) in req {
+                let name = caps.and_then(|c| self.capacity_name(c.keys(), k, driver))?;
+                requested_of.insert(name, quantity(&q.0));
             }
         }
         for (name, cap) in caps.into_iter().flatten() {
             let value = quantity(&cap.value.0);
-            let requested = rd.capacity.and_then(|r| r.get(name)).map(|q| quantity(&q.0));
+            let requested = requested_of.get(name.as_str()).copied();
             let consumed = match (&cap.request_policy, requested) {
                 (Some(p), Some(r)) => policy_round(p, r)?,
                 (Some(p), None) => p.default.as_ref().map_or(value, |q| quantity(&q.0)),
@@ -1112,6 +1132,49 @@ impl<'a> Search<'a, '_> {
             out.insert(name.clone(), consumed);
         }
         Some(out)
+    }
+
+    /// The name among a device's capacity `names` that a request's capacity name `k` names:
+    /// `k` itself; from 1.38 (#142202) also `k` with or without the device's driver as domain,
+    /// the fully-qualified name winning when the device publishes both.
+    fn capacity_name<'c>(
+        &self,
+        names: impl Iterator<Item = &'c String> + Clone,
+        k: &str,
+        driver: &str,
+    ) -> Option<&'c str> {
+        if !self.inp.qualified_capacity_names {
+            return names.clone().find(|n| n.as_str() == k).map(String::as_str);
+        }
+        let short = match k.split_once('/') {
+            Some((domain, s)) if domain == driver => s,
+            Some(_) => return names.clone().find(|n| n.as_str() == k).map(String::as_str),
+            None => k,
+        };
+        let qualified = format!("{driver}/{short}");
+        names
+            .clone()
+            .find(|n| **n == qualified)
+            .or_else(|| names.clone().find(|n| n.as_str() == short))
+            .map(String::as_str)
+    }
+
+    /// Capacity already consumed of device capacity `name` (allocation results keep the name the
+    /// slice had then): from 1.38 also under the other form of the name (#142202).
+    fn consumed_of(&self, m: Option<&BTreeMap<String, i128>>, name: &str, driver: &str) -> i128 {
+        let Some(m) = m else {
+            return 0;
+        };
+        let exact = m.get(name).copied().unwrap_or(0);
+        if !self.inp.qualified_capacity_names {
+            return exact;
+        }
+        let other = match name.split_once('/') {
+            Some((domain, s)) if domain == driver => s.to_string(),
+            Some(_) => return exact,
+            None => format!("{driver}/{name}"),
+        };
+        exact + m.get(&other).copied().unwrap_or(0)
     }
 
     fn capacity_fits(&self, rd: &RequestData<'a>, at: (usize, usize, usize)) -> bool {
@@ -1124,7 +1187,7 @@ impl<'a> Search<'a, '_> {
         if !self.consumable() {
             return true;
         }
-        let Some(consumed) = self.consumption(rd, d) else {
+        let Some(consumed) = self.consumption(rd, d, &id.0) else {
             return false;
         };
         let current = self.inp.allocated.consumed.get(id);
@@ -1132,7 +1195,7 @@ impl<'a> Search<'a, '_> {
         for (name, cap) in d.capacity.iter().flatten() {
             let value = quantity(&cap.value.0);
             let c = consumed.get(name).copied().unwrap_or(0)
-                + current.and_then(|m| m.get(name)).copied().unwrap_or(0)
+                + self.consumed_of(current, name, &id.0)
                 + pending.and_then(|m| m.get(name)).copied().unwrap_or(0);
             if c > value {
                 return false;
@@ -1283,7 +1346,7 @@ impl<'a> Search<'a, '_> {
         let (admin, base, full, sub, tolerations_ok, consumption) = {
             let rd = &self.requests[&key];
             let consumption = if self.consumable() {
-                self.consumption(rd, d)
+                self.consumption(rd, d, &id.0)
             } else {
                 Some(BTreeMap::new())
             };
@@ -1305,6 +1368,15 @@ impl<'a> Search<'a, '_> {
         if !admin
             && !multi
             && (self.inp.allocated.devices.contains(&id) || self.allocating.get(&id).is_some_and(|s| !s.is_empty()))
+        {
+            return Ok(false);
+        }
+        // 1.38 (#140798): a device that no longer allows multiple allocations but still has a
+        // live share (its slice changed) is in use for a dedicated allocation.
+        if !admin
+            && !multi
+            && self.inp.live_share_blocks_dedicated
+            && (self.inp.allocated.shared.contains(&id) || self.allocating_capacity.contains_key(&id))
         {
             return Ok(false);
         }
@@ -1413,7 +1485,7 @@ impl<'a> Search<'a, '_> {
             }
         }
         if multi {
-            if let Some(consumed) = self.consumption(&self.requests[&key], d)
+            if let Some(consumed) = self.consumption(&self.requests[&key], d, &id.0)
                 && let Some(e) = self.allocating_capacity.get_mut(&id)
             {
                 for (k, v) in consumed {

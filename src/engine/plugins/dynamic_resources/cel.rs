@@ -218,7 +218,12 @@ impl DeviceValue {
                 .insert(id.to_string(), attribute_value(name, a)?);
         }
         let mut caps: BTreeMap<String, HashMap<String, Value>> = BTreeMap::new();
-        for (name, c) in device.capacity.iter().flatten() {
+        // A capacity published both with and without the driver's domain: the fully-qualified
+        // one wins (1.38, #142202; upstream took either before, by map iteration), so the
+        // unqualified names go in first.
+        let mut named: Vec<(&String, &dra::DeviceCapacity)> = device.capacity.iter().flatten().collect();
+        named.sort_by_key(|(name, _)| name.contains('/'));
+        for (name, c) in named {
             let (dom, id) = split_name(name, driver);
             caps.entry(dom.to_string())
                 .or_default()

@@ -149,6 +149,12 @@ pub(crate) struct DynamicResources {
     rules: Rules,
     /// [`Change::DraCelErrorNamesDevice`].
     cel_error_names_device: bool,
+    /// [`Change::DraAllModePoolFailsNode`].
+    all_mode_pool_fails_node: bool,
+    /// [`Change::DraLiveShareBlocksDedicated`].
+    live_share_blocks_dedicated: bool,
+    /// [`Change::DraCapacityNamesQualified`].
+    qualified_capacity_names: bool,
     /// The allocator generation and implementation (the allocation result's shape).
     generation: Generation,
     implementation: Implementation,
@@ -265,6 +271,9 @@ impl DynamicResources {
             slices,
             cel: &self.cel,
             cel_error_names_device: self.cel_error_names_device,
+            all_mode_pool_fails_node: self.all_mode_pool_fails_node,
+            live_share_blocks_dedicated: self.live_share_blocks_dedicated,
+            qualified_capacity_names: self.qualified_capacity_names,
         }
     }
 
@@ -605,6 +614,7 @@ impl FilterPlugin for DynamicResources {
                 Outcome::Allocated(r) => results = Some(r),
                 Outcome::Unsatisfiable => return Status::unresolvable(CANNOT_ALLOCATE),
                 Outcome::InvalidPools => return Status::unresolvable(INVALID_POOLS),
+                Outcome::FailedOnNode(e) => return Status::unresolvable(e),
                 Outcome::Error(e) => return Status::error(e),
             }
         }
@@ -1262,6 +1272,7 @@ impl DynamicResources {
                 }
                 Outcome::Unsatisfiable => CANNOT_ALLOCATE.to_string(),
                 Outcome::InvalidPools => INVALID_POOLS.to_string(),
+                Outcome::FailedOnNode(e) => e.clone(),
                 Outcome::Error(e) => format!("error: {e}"),
             };
             let view = NodeView {
@@ -1583,6 +1594,9 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         binding: features.on(Gate::DRADeviceBindingConditions) && features.on(Gate::DRAResourceClaimDeviceStatus),
         rules,
         cel_error_names_device: features.has(Change::DraCelErrorNamesDevice),
+        all_mode_pool_fails_node: features.has(Change::DraAllModePoolFailsNode),
+        live_share_blocks_dedicated: features.has(Change::DraLiveShareBlocksDedicated),
+        qualified_capacity_names: features.has(Change::DraCapacityNamesQualified),
         generation,
         implementation,
         features: alloc,
@@ -1792,6 +1806,41 @@ items:
 
     const ONE_GPU: &str =
         "{name: gpu, exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}}";
+
+    // kubernetes#141898 (1.38): `All` over n1's pool, incomplete (it announces 2 slices and has
+    // 1), fails node n1 only (UnschedulableAndUnresolvable with the allocator's text), and the
+    // pod goes to n2; up to 1.37 the error ended the attempt.
+    #[test]
+    fn release_1_38_an_all_request_over_an_incomplete_pool_fails_that_node_only() {
+        let all = "{name: gpu, exactly: {deviceClassName: gpu.example.com, allocationMode: All}}";
+        let text = gpus(&claim("gpus", all, ""), "{name: gpus, resourceClaimName: gpus}", "").replace(
+            "pool: {name: n1, generation: 1, resourceSliceCount: 1}",
+            "pool: {name: n1, generation: 1, resourceSliceCount: 2}",
+        );
+        let why = "claim a/gpus, request gpu: asks for all devices, but resource pool gpu.example.com/n1 is currently being updated";
+        let ex = explain_text(&text, 37);
+        assert!(ex.selected.is_empty());
+        assert_eq!(
+            ex.message,
+            Some(format!("running \"DynamicResources\" filter plugin: {why}"))
+        );
+        let ex = explain_text(&text, 38);
+        assert_eq!(ex.selected, vec!["n2".to_string()]);
+        let n1 = ex.filter.iter().find(|f| f.node == "n1").expect("n1");
+        let f = n1.failure.as_ref().expect("n1 fails");
+        assert_eq!(
+            (
+                f.plugin,
+                f.code,
+                f.reasons.iter().map(|r| r.to_string()).collect::<Vec<_>>()
+            ),
+            (
+                names::DYNAMIC_RESOURCES,
+                Code::UnschedulableAndUnresolvable,
+                vec![why.to_string()]
+            )
+        );
+    }
 
     #[test]
     fn pre_enqueue_names_the_claim_that_cannot_be_used() {

@@ -384,6 +384,11 @@ impl R {
         self.body()["capacity"] = json!({"requests": {CAP0: q}});
         self
     }
+    /// Requests `q` of capacity `name`.
+    fn capacity_named(mut self, name: &str, q: &str) -> Self {
+        self.body()["capacity"] = json!({"requests": {name: q}});
+        self
+    }
 }
 
 /// A claim: its name and spec.
@@ -554,6 +559,13 @@ enum Want {
     InvalidPools,
     /// An error containing this text.
     Error(&'static str),
+    /// An error containing this text that fails the node only from 1.38
+    /// (`ErrFailedAllocationOnNode`, kubernetes#141898): an [`Outcome::Error`] before.
+    ErrorOnNode(&'static str),
+    /// These results up to 1.37, none from 1.38 (kubernetes#140798).
+    PicksUntil138(Vec<Vec<Pick>>),
+    /// No allocation up to 1.37, these results from 1.38 (kubernetes#142202).
+    PicksFrom138(Vec<Vec<Pick>>),
 }
 
 /// Claims' results as a multiset of sets.
@@ -619,26 +631,45 @@ fn run(name: &str, rules: &[Rules], case: Case, want: Want) {
         labels: &labels,
     };
     for &rules in rules {
-        let cel = Compiler::default();
-        let inp = Inputs {
-            rules,
-            features: case.features,
-            allocated: &allocated,
-            classes: &classes,
-            slices: &slice_refs,
-            cel: &cel,
-            cel_error_names_device: false,
-        };
-        let got = allocate(&inp, &node, &claims);
-        let ok = match (&want, &got) {
-            (Want::Picks(w), Outcome::Allocated(g)) => {
-                sorted(w.iter().cloned()) == sorted(g.iter().map(|c| c.iter().map(Pick::from).collect()))
-            }
-            (Want::Unsatisfiable, Outcome::Unsatisfiable) | (Want::InvalidPools, Outcome::InvalidPools) => true,
-            (Want::Error(w), Outcome::Error(g)) => g.contains(w),
-            _ => false,
-        };
-        assert!(ok, "{name} at {rules:?}:\n want {want:?}\n  got {got:?}");
+        for at_1_38 in [false, true] {
+            let cel = Compiler::default();
+            let inp = Inputs {
+                rules,
+                features: case.features,
+                allocated: &allocated,
+                classes: &classes,
+                slices: &slice_refs,
+                cel: &cel,
+                cel_error_names_device: false,
+                all_mode_pool_fails_node: at_1_38,
+                live_share_blocks_dedicated: at_1_38,
+                qualified_capacity_names: at_1_38,
+            };
+            let got = allocate(&inp, &node, &claims);
+            let ok = match (&want, &got) {
+                (Want::Picks(w), Outcome::Allocated(g)) => {
+                    sorted(w.iter().cloned()) == sorted(g.iter().map(|c| c.iter().map(Pick::from).collect()))
+                }
+                (Want::Unsatisfiable, Outcome::Unsatisfiable) | (Want::InvalidPools, Outcome::InvalidPools) => true,
+                (Want::Error(w), Outcome::Error(g)) => g.contains(w),
+                (Want::ErrorOnNode(w), Outcome::Error(g)) => !at_1_38 && g.contains(w),
+                (Want::ErrorOnNode(w), Outcome::FailedOnNode(g)) => at_1_38 && g.contains(w),
+                (Want::PicksUntil138(w), Outcome::Allocated(g)) => {
+                    !at_1_38
+                        && sorted(w.iter().cloned()) == sorted(g.iter().map(|c| c.iter().map(Pick::from).collect()))
+                }
+                (Want::PicksUntil138(_), Outcome::Unsatisfiable) => at_1_38,
+                (Want::PicksFrom138(w), Outcome::Allocated(g)) => {
+                    at_1_38 && sorted(w.iter().cloned()) == sorted(g.iter().map(|c| c.iter().map(Pick::from).collect()))
+                }
+                (Want::PicksFrom138(_), Outcome::Unsatisfiable) => !at_1_38,
+                _ => false,
+            };
+            assert!(
+                ok,
+                "{name} at {rules:?} (1.38's rules {at_1_38}):\n want {want:?}\n  got {got:?}"
+            );
+        }
     }
 }
 

@@ -1426,4 +1426,54 @@ mod tests {
         assert_eq!(fx.rejected_by_nominated_pods, vec![ObjectKey::new("default", "nom")]);
         assert!(ex.filter.iter().find(|f| f.node == "node-a").expect("node-a").feasible);
     }
+
+    // kubernetes#141340 (1.38): `labelSelector: {}` counts every pod of the pod's namespace,
+    // unlabeled ones too; up to 1.37 countPodsMatchSelector counted none for it, so such a
+    // constraint never rejected a node (issue #141339). A nil selector counts none at both.
+    #[test]
+    fn release_1_38_an_empty_label_selector_counts_every_pod_of_the_namespace() {
+        let pods = |sel: serde_json::Value| {
+            let mut v = vec![pod("p").label("foo", "").spread(1, "zone", DNS, sel)];
+            v.extend(foo_pods("p-a", "node-a", 2));
+            v.push(pod("plain").node("node-b"));
+            v.extend(foo_pods("p-y", "node-y", 2));
+            v.push(pod("q").ns("other").node("node-x").label("foo", ""));
+            v
+        };
+        let run = |sel: serde_json::Value, minor: u32| {
+            let snap = super::super::testkit::snapshot_at(four_nodes(), pods(sel), vec![], minor);
+            let pl = PodTopologySpread::new(Vec::new(), false)
+                .with_features(&crate::engine::release::Release::at(minor).into());
+            let pi = snap.pod_infos[&ObjectKey::new("default", "p")].clone();
+            let mut state = CycleState::default();
+            let cx = Ctx { snapshot: &snap };
+            assert!(pl.pre_filter(&cx, &mut state, &pi).1.is_success());
+            let s = state.read::<PreFilterState>(PRE_FILTER_KEY).expect("state").clone();
+            let codes: BTreeMap<String, Code> = snap
+                .nodes
+                .iter()
+                .map(|n| (n.name().to_string(), pl.filter(&cx, &state, &pi, n).code))
+                .collect();
+            (counts(&s, 0), codes)
+        };
+        let (ok, u) = (Code::Success, Code::Unschedulable);
+        let all_ok = || {
+            [("node-a", ok), ("node-b", ok), ("node-x", ok), ("node-y", ok)]
+                .map(|(n, c)| (n.to_string(), c))
+                .into()
+        };
+        assert_eq!(run(json!({}), 37), (want(&[("zone1", 0), ("zone2", 0)]), all_ok()));
+        assert_eq!(
+            run(json!({}), 38),
+            (
+                want(&[("zone1", 3), ("zone2", 2)]),
+                [("node-a", u), ("node-b", u), ("node-x", ok), ("node-y", ok)]
+                    .map(|(n, c)| (n.to_string(), c))
+                    .into()
+            )
+        );
+        for minor in [37, 38] {
+            assert_eq!(run(json!(null), minor), (want(&[("zone1", 0), ("zone2", 0)]), all_ok()));
+        }
+    }
 }

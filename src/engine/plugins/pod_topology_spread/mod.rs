@@ -7,8 +7,8 @@
 //! merges them into the stored labelSelector, which changes nothing for matching), the node
 //! inclusion policies keep their defaults (Honor affinity, Ignore taints; GA in 1.33), and the
 //! counts are kept per constraint instead of per topology key, which only matters for two
-//! constraints with the same key and action, which the API server rejects. So no difference is
-//! keyed by version here.
+//! constraints with the same key and action, which the API server rejects. 1.38 (#141340)
+//! counts every pod of the namespace for `labelSelector: {}`, which up to 1.37 counted none.
 
 pub(crate) mod common;
 pub(crate) mod filtering;
@@ -33,6 +33,7 @@ use crate::engine::framework::status::Status;
 use crate::engine::framework::trace::{Fact, FilterDetail};
 use crate::engine::release::{Change, Features};
 use crate::model::Cluster;
+use crate::model::selector::Selector;
 use common::{
     Constraint, DO_NOT_SCHEDULE, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, SCHEDULE_ANYWAY, default_selector,
     filter_constraints,
@@ -171,6 +172,9 @@ pub(crate) struct PodTopologySpread {
     per_constraint_counts: bool,
     /// nodeTaintsPolicy Honor reads Lt and Gt tolerations (TaintTolerationComparisonOperators).
     taint_comparison_operators: bool,
+    /// `labelSelector: {}` counts every pod of the namespace ([`Change::SpreadCountsEmptySelector`]);
+    /// before, `countPodsMatchSelector` counted nothing for it.
+    empty_selector_counts: bool,
 }
 
 impl PodTopologySpread {
@@ -181,14 +185,17 @@ impl PodTopologySpread {
             system_defaulted,
             per_constraint_counts: false,
             taint_comparison_operators: false,
+            empty_selector_counts: false,
         }
     }
 
     /// The same plugin as a release behaves: counts per constraint, not per topology key,
-    /// with [`Change::SpreadCountsPerConstraint`].
+    /// with [`Change::SpreadCountsPerConstraint`]; an empty selector counts every pod with
+    /// [`Change::SpreadCountsEmptySelector`].
     #[must_use]
     pub(crate) fn with_features(mut self, f: &Features) -> Self {
         self.per_constraint_counts = f.has(Change::SpreadCountsPerConstraint);
+        self.empty_selector_counts = f.has(Change::SpreadCountsEmptySelector);
         self.taint_comparison_operators = f.on(crate::engine::release::Gate::TaintTolerationComparisonOperators);
         self
     }
@@ -215,10 +222,24 @@ impl PodTopologySpread {
     }
 
     /// `countPodsMatchSelector` of each constraint in the pod's namespace, on the snapshot's
-    /// nodes, by the snapshot's index.
-    fn counter(cx: &Ctx<'_>, pod: &PodInfo, constraints: &[Constraint]) -> PodCounter {
-        let selectors = constraints.iter().map(|c| &c.selector);
-        PodCounter::new(cx.snapshot.pod_table(), selectors, &pod.pod.key.namespace)
+    /// nodes, by the snapshot's index. Up to 1.37 it returned 0 for a selector without
+    /// requirements (`selector.Empty()`), so `labelSelector: {}` counted nothing; from 1.38
+    /// (kubernetes#141340) only a selector that matches nothing (nil) does.
+    fn counter(&self, cx: &Ctx<'_>, pod: &PodInfo, constraints: &[Constraint]) -> PodCounter {
+        let selectors: Vec<Selector> = constraints
+            .iter()
+            .map(|c| self.counting_selector(&c.selector))
+            .collect();
+        PodCounter::new(cx.snapshot.pod_table(), selectors.iter(), &pod.pod.key.namespace)
+    }
+
+    /// The selector `countPodsMatchSelector` counts with at this release.
+    pub(crate) fn counting_selector(&self, selector: &Selector) -> Selector {
+        if !self.empty_selector_counts && selector.is_empty() {
+            Selector::Nothing
+        } else {
+            selector.clone()
+        }
     }
 
     /// The pod's constraints of one action, or the default ones when it has none.
@@ -320,7 +341,7 @@ impl PreFilterPlugin for PodTopologySpread {
         if constraints.is_empty() {
             return (None, Status::skip());
         }
-        let counter = Self::counter(cx, pod, &constraints);
+        let counter = self.counter(cx, pod, &constraints);
         let nodes = &cx.snapshot.nodes;
         state.write(
             PRE_FILTER_KEY,
@@ -397,7 +418,7 @@ impl PreScorePlugin for PodTopologySpread {
         if constraints.is_empty() {
             return Status::skip();
         }
-        let counter = Self::counter(cx, pod, &constraints);
+        let counter = self.counter(cx, pod, &constraints);
         let s = PreScoreState::compute(
             cx.snapshot,
             pod,

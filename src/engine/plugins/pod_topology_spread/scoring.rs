@@ -672,4 +672,40 @@ mod tests {
                 .collect()
         );
     }
+
+    // kubernetes#141340 (1.38): Score counts with `labelSelector: {}` too (zone1 2 pods, zone2
+    // 1: raw scores round(2 ln 4) = 3 and round(ln 4) = 1, normalized 33 and 100); up to 1.37
+    // every node counted 0 and scored 100.
+    #[test]
+    fn release_1_38_scores_with_an_empty_label_selector() {
+        let mk = |minor| {
+            snapshot_at(
+                vec![
+                    node("node-a").label("zone", "zone1"),
+                    node("node-b").label("zone", "zone1"),
+                    node("node-x").label("zone", "zone2"),
+                    node("node-y").label("zone", "zone2"),
+                ],
+                vec![
+                    pod("p").spread(1, "zone", SA, json!({})),
+                    pod("a1").node("node-a").label("foo", ""),
+                    pod("b1").node("node-b"),
+                    pod("y1").node("node-y").label("bar", ""),
+                ],
+                vec![],
+                minor,
+            )
+        };
+        let all = ["node-a", "node-b", "node-x", "node-y"];
+        for minor in [37, 38] {
+            let pl = PodTopologySpread::new(Vec::new(), false).with_features(&Release::at(minor).into());
+            let got = scores_with(&pl, &mk(minor), &all).1;
+            let want_ = if minor == 37 {
+                want(&[("node-a", 100), ("node-b", 100), ("node-x", 100), ("node-y", 100)])
+            } else {
+                want(&[("node-a", 33), ("node-b", 33), ("node-x", 100), ("node-y", 100)])
+            };
+            assert_eq!(got, want_, "1.{minor}");
+        }
+    }
 }

@@ -195,11 +195,26 @@ cases! {
         )
         => Want::Picks(vec![vec![p(R0, A, P1, D1), p(R0, A, P2, D1)]]);
 
-    /// allocatortesting "all-devices-of-the-incomplete-pool"
+    /// allocatortesting "all-devices-of-the-incomplete-pool" (1.38: the error fails the node
+    /// only, kubernetes#141898)
     all_devices_of_the_incomplete_pool: [V134, V135, V136]
         basic(claim(C0, vec![all(R0, CLASS_A)]), vec![one_device(S1, At::Node(NODE1), P1, A).count(2)])
-        => Want::Error(
+        => Want::ErrorOnNode(
             "claim claim-0, request req-0: asks for all devices, but resource pool driver-a/pool-1 is currently being updated",
+        );
+
+    /// kubernetes#141898's invalid-pool case (its name was not read): all devices of a pool with
+    /// a duplicate device name (1.35+, which keep the invalid pool to name it)
+    all_devices_of_an_invalid_pool: [V135, V136]
+        basic(
+            claim(C0, vec![all(R0, CLASS_A)]),
+            vec![
+                one_device(S1, At::Node(NODE1), P1, A).count(2),
+                one_device("slice-1-2", At::Node(NODE1), P1, A).count(2),
+            ],
+        )
+        => Want::ErrorOnNode(
+            "claim claim-0, request req-0: asks for all devices, but resource pool driver-a/pool-1 is currently invalid",
         );
 
     /// allocatortesting "all-devices-plus-another"
@@ -2670,6 +2685,59 @@ cases! {
             )
         }
         => Want::Unsatisfiable;
+
+    /// kubernetes#140798's case (its name was not read): device-1 has a live share but its slice
+    /// no longer allows multiple allocations; up to 1.37 a dedicated request still gets it,
+    /// from 1.38 it is in use
+    dedicated_allocation_over_a_live_share: [V136]
+        Case {
+            features: features!(consumable_capacity),
+            shared: vec![(A, P1, D1)],
+            consumed: vec![((A, P1, D1), &[(CAP0, "1")])],
+            ..basic(claim1(C0, R0, CLASS_A), vec![one_device(S1, At::Node(NODE1), P1, A)])
+        }
+        => Want::PicksUntil138(vec![vec![p(R0, A, P1, D1)]]);
+
+    /// kubernetes#142202 (its cases were not read): a request naming the capacity
+    /// fully-qualified ("driver-a/capacity-0") of a device publishing it short ("capacity-0")
+    /// got nothing up to 1.37
+    consumable_capacity_requested_fully_qualified: [V136]
+        Case {
+            features: features!(consumable_capacity),
+            classes: multi_class(),
+            ..basic(
+                claim(C0, vec![req(R0, CLASS_A, 1).capacity_named("driver-a/capacity-0", "1")]),
+                vec![s1(vec![dev(D1).cap(CAP0, "4").multi()])],
+            )
+        }
+        => Want::PicksFrom138(vec![vec![p(R0, A, P1, D1).shared()]]);
+
+    /// kubernetes#142202, the inverse: the device publishes "driver-a/capacity-0", the request
+    /// says "capacity-0"
+    consumable_capacity_published_fully_qualified: [V136]
+        Case {
+            features: features!(consumable_capacity),
+            classes: multi_class(),
+            ..basic(
+                claim(C0, vec![req(R0, CLASS_A, 1).capacity("1")]),
+                vec![s1(vec![dev(D1).cap("driver-a/capacity-0", "4").multi()])],
+            )
+        }
+        => Want::PicksFrom138(vec![vec![p(R0, A, P1, D1).shared()]]);
+
+    /// kubernetes#142202: published both ways, the fully-qualified capacity (1) is the one the
+    /// request (2) is checked against, so nothing fits from 1.38; up to 1.37 the request named
+    /// the short one (4) alone
+    consumable_capacity_fully_qualified_wins: [V136]
+        Case {
+            features: features!(consumable_capacity),
+            classes: multi_class(),
+            ..basic(
+                claim(C0, vec![req(R0, CLASS_A, 1).capacity("2")]),
+                vec![s1(vec![dev(D1).cap(CAP0, "4").cap("driver-a/capacity-0", "1").multi()])],
+            )
+        }
+        => Want::PicksUntil138(vec![vec![p(R0, A, P1, D1).shared()]]);
 
     /// allocatortesting "consumable-capacity-with-partitionable-device-multiple-capacity-pools"
     consumable_capacity_with_partitionable_device_multiple_capacity_pools: [V136]
