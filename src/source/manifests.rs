@@ -8,7 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::file::LoadError;
@@ -140,22 +139,7 @@ fn parse(name: &str, text: &str, docs: &mut Vec<(Origin, Value)>) -> Result<(), 
             });
         }
         let merges = super::input::may_merge(text);
-        for (i, d) in serde_yaml::Deserializer::from_str(text).enumerate() {
-            let mut v = Value::deserialize(d).map_err(|e| LoadError::Syntax {
-                path: name.into(),
-                doc: i,
-                format: "YAML",
-                message: e.to_string(),
-            })?;
-            if merges {
-                super::input::resolve_merge_keys(&mut v).map_err(|message| LoadError::Shape {
-                    path: name.into(),
-                    doc: i,
-                    message,
-                })?;
-            }
-            values.push(v);
-        }
+        super::file::yaml_values(name, text, merges, &mut values)?;
     }
     let mut index = 0;
     for v in values {

@@ -380,22 +380,7 @@ fn parse_text(
         })?;
         docs.push(v);
     } else {
-        for (i, d) in serde_yaml::Deserializer::from_str(text).enumerate() {
-            let mut v = Value::deserialize(d).map_err(|e| LoadError::Syntax {
-                path: name.into(),
-                doc: i,
-                format: "YAML",
-                message: e.to_string(),
-            })?;
-            if merges {
-                super::input::resolve_merge_keys(&mut v).map_err(|message| LoadError::Shape {
-                    path: name.into(),
-                    doc: i,
-                    message,
-                })?;
-            }
-            docs.push(v);
-        }
+        yaml_values(name, text, merges, &mut docs)?;
     }
     let mut index = 0usize;
     for d in docs {
@@ -708,6 +693,28 @@ fn field_path(p: &serde_ignored::Path<'_>) -> String {
         }
         Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => field_path(parent),
     }
+}
+
+/// Every YAML document of `text` as a value, in order, appended to `out`; with `merges`, `<<`
+/// merge keys resolved as kubectl's YAML reader does. The error names the file and document.
+pub(crate) fn yaml_values(name: &str, text: &str, merges: bool, out: &mut Vec<Value>) -> Result<(), LoadError> {
+    for (i, d) in serde_yaml::Deserializer::from_str(text).enumerate() {
+        let mut v = Value::deserialize(d).map_err(|e| LoadError::Syntax {
+            path: name.into(),
+            doc: i,
+            format: "YAML",
+            message: e.to_string(),
+        })?;
+        if merges {
+            super::input::resolve_merge_keys(&mut v).map_err(|message| LoadError::Shape {
+                path: name.into(),
+                doc: i,
+                message,
+            })?;
+        }
+        out.push(v);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
