@@ -83,12 +83,23 @@ fn binaries() -> Vec<(String, PathBuf)> {
 
 /// A deterministic uid for object `i` of kind number `k`.
 fn uid(k: usize, i: usize) -> String {
-    format!("{k:08x}-{:04x}-4{:03x}-8{:03x}-{i:012x}", i >> 16, (i >> 4) & 0xfff, i & 0xfff)
+    format!(
+        "{k:08x}-{:04x}-4{:03x}-8{:03x}-{i:012x}",
+        i >> 16,
+        (i >> 4) & 0xfff,
+        i & 0xfff
+    )
 }
 
 fn timestamp(i: usize) -> String {
     let s = i % 86_400;
-    format!("2026-03-{:02}T{:02}:{:02}:{:02}Z", 1 + (i / 86_400) % 28, s / 3600, (s / 60) % 60, s % 60)
+    format!(
+        "2026-03-{:02}T{:02}:{:02}:{:02}Z",
+        1 + (i / 86_400) % 28,
+        s / 3600,
+        (s / 60) % 60,
+        s % 60
+    )
 }
 
 /// The fieldsV1 of a manager that set `v`: every field as `f:name`, list items with a name as
@@ -142,7 +153,10 @@ fn realize(v: &mut Value, k: usize, i: usize, rv: usize, managed_fields: bool) {
     md.insert("creationTimestamp".into(), json!(time));
     if kind == "Pod" && v["spec"]["nodeName"].is_string() {
         let app = v["metadata"]["labels"]["app"].as_str().unwrap_or("app").to_string();
-        let hash = v["metadata"]["labels"]["pod-template-hash"].as_str().unwrap_or("0").to_string();
+        let hash = v["metadata"]["labels"]["pod-template-hash"]
+            .as_str()
+            .unwrap_or("0")
+            .to_string();
         let rs = format!("{app}-{hash}");
         v["metadata"]["generateName"] = json!(format!("{rs}-"));
         v["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs,
@@ -184,7 +198,8 @@ fn realize(v: &mut Value, k: usize, i: usize, rv: usize, managed_fields: bool) {
         c["terminationMessagePolicy"] = json!("File");
         c["ports"] = json!([{"containerPort": 8080, "name": "http", "protocol": "TCP"}]);
         c["env"] = json!([{"name": "APP", "value": app}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}}]);
-        c["volumeMounts"] = json!([{"name": vol, "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}]);
+        c["volumeMounts"] =
+            json!([{"name": vol, "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}]);
         let image = c["image"].clone();
         let ip = format!("10.{}.{}.{}", (i >> 16) & 255, (i >> 8) & 255, i & 255);
         let host = format!("192.168.{}.{}", (i >> 8) & 255, i & 255);
@@ -233,15 +248,19 @@ fn realize(v: &mut Value, k: usize, i: usize, rv: usize, managed_fields: bool) {
         v["spec"]["podCIDR"] = json!(format!("10.{}.{}.0/24", (i >> 8) & 255, i & 255));
         v["spec"]["podCIDRs"] = json!([format!("10.{}.{}.0/24", (i >> 8) & 255, i & 255)]);
         v["spec"]["providerID"] = json!(format!("aws:///zone/i-{:017x}", i));
-        let cond = |t: &str, s: &str, r: &str| json!({"type": t, "status": s, "lastHeartbeatTime": time,
-            "lastTransitionTime": time, "reason": r, "message": format!("kubelet has {r}")});
+        let cond = |t: &str, s: &str, r: &str| {
+            json!({"type": t, "status": s, "lastHeartbeatTime": time,
+            "lastTransitionTime": time, "reason": r, "message": format!("kubelet has {r}")})
+        };
         let st = v["status"].as_object_mut().unwrap();
         st.insert(
             "conditions".into(),
-            json!([cond("MemoryPressure", "False", "KubeletHasSufficientMemory"),
-                   cond("DiskPressure", "False", "KubeletHasNoDiskPressure"),
-                   cond("PIDPressure", "False", "KubeletHasSufficientPID"),
-                   cond("Ready", "True", "KubeletReady")]),
+            json!([
+                cond("MemoryPressure", "False", "KubeletHasSufficientMemory"),
+                cond("DiskPressure", "False", "KubeletHasNoDiskPressure"),
+                cond("PIDPressure", "False", "KubeletHasSufficientPID"),
+                cond("Ready", "True", "KubeletReady")
+            ]),
         );
         st.insert(
             "addresses".into(),
@@ -256,9 +275,16 @@ fn realize(v: &mut Value, k: usize, i: usize, rv: usize, managed_fields: bool) {
                 "kubeletVersion": "v1.36.3", "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"}),
         );
         if managed_fields {
-            let status = json!({"status": v["status"].clone(), "metadata": {"labels": v["metadata"]["labels"].clone()}});
+            let status =
+                json!({"status": v["status"].clone(), "metadata": {"labels": v["metadata"]["labels"].clone()}});
             v["metadata"]["managedFields"] = json!([
-                managed("kubelet", "Update", None, &time, fields_v1(&json!({"metadata": {"annotations": v["metadata"]["annotations"].clone()}}))),
+                managed(
+                    "kubelet",
+                    "Update",
+                    None,
+                    &time,
+                    fields_v1(&json!({"metadata": {"annotations": v["metadata"]["annotations"].clone()}}))
+                ),
                 managed("kubelet", "Update", Some("status"), &time, fields_v1(&status)),
             ]);
         }
@@ -474,7 +500,12 @@ fn range(v: &[f64], digits: usize) -> String {
     match s.as_slice() {
         [] => "n/a".into(),
         [one] => format!("{one:.digits$}"),
-        _ => format!("{:.digits$} ({:.digits$}–{:.digits$})", s[s.len() / 2], s[0], s[s.len() - 1]),
+        _ => format!(
+            "{:.digits$} ({:.digits$}–{:.digits$})",
+            s[s.len() / 2],
+            s[0],
+            s[s.len() - 1]
+        ),
     }
 }
 
@@ -639,9 +670,9 @@ fn main() {
             "--scheduler-version",
             &release,
         ]
-            .iter()
-            .map(|s| (*s).to_string())
-            .collect();
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
         for round in 0..runs {
             let (t, b, p) = raw_lists(server.addr);
             raw.push(t.as_secs_f64());

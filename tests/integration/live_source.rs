@@ -1577,7 +1577,10 @@ async fn a_cluster_read_live_explains_as_its_file() {
     let task = tokio::spawn(async move { w.watch_events(tx).await });
     let mut state = state;
     let ev = loop {
-        let ev = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await.unwrap().unwrap();
+        let ev = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
         if matches!(ev, ClusterEvent::Applied(_)) {
             break ev;
         }
@@ -1597,4 +1600,3 @@ async fn a_cluster_read_live_explains_as_its_file() {
     drop(rx);
     let _ = task.await;
 }
-
