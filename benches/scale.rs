@@ -2,12 +2,14 @@
 //! child process (so peak memory is that size's alone): load of a generated JSON file with
 //! the snapshot built, the first explain of bench/pending-0, the warm explain (median), peak
 //! memory (VmHWM) after load + explain, user and system CPU time, `explain` of every pending
-//! pod of a cluster with failing pods of every kind (pods/s), and `simulate` of pending pods
-//! that fit (pods/s, all nodes scored).
+//! pod of a cluster with failing pods of every kind (pods/s), `simulate` of pending pods
+//! that fit (pods/s, all nodes scored), and `fit` of a 1,000-replica Deployment (one replica
+//! a node by required anti-affinity) with its answer, then with `--max` (issue 49's targets at
+//! 5k nodes / 100k pods: 2 s and 5 s).
 //!
 //! `cargo bench --bench scale` runs 1k/20k, 5k/100k and 20k/400k; `KSCHED_BENCH_65K=1` adds
 //! 65k/1M; `KSCHED_BENCH_SIZES=1000x20000,5000x100000` picks sizes, `KSCHED_BENCH_ONLY=explain`
-//! (or all-pending, simulate; comma-separated) picks measurements. `KSCHED_BENCH_SIM=N` sets
+//! (or all-pending, simulate, fit; comma-separated) picks measurements. `KSCHED_BENCH_SIM=N` sets
 //! the pending pods of the simulate run (default: 2 per node, at most 10,000);
 //! `KSCHED_BENCH_FAILING=N` the failing pods of the all-pending run (default 1,000);
 //! `KSCHED_BENCH_SERIAL=1` has explain and all-pending walk the nodes on one thread.
@@ -198,9 +200,78 @@ fn child(mode: &str, path: &Path) {
                 bound as f64 / secs
             );
         }
+        "fit" => {
+            let manifests = kschedtui::source::manifests::read_str("bench-deployment.yaml", FIT_DEPLOYMENT, "bench")
+                .expect("manifests");
+            let features = kschedtui::engine::Features::from(version);
+            let load = t.elapsed();
+            let run = |max: bool| {
+                let opts = kschedtui::engine::fit::FitOptions {
+                    max,
+                    ..Default::default()
+                };
+                let t = Instant::now();
+                let report = kschedtui::engine::fit::fit(cluster.clone(), &manifests, &profiles, &features, &opts);
+                let placed = t.elapsed();
+                let answer = kschedtui::explain::fit::Answer::new(
+                    &report,
+                    &features,
+                    &profiles,
+                    true,
+                    "bench".into(),
+                    "bench".into(),
+                    false,
+                );
+                let json = kschedtui::explain::fit::to_json(&answer);
+                let total = t.elapsed();
+                (report, json, placed, total)
+            };
+            let (report, json, placed, total) = run(false);
+            let w = &report.workloads[0];
+            println!(
+                "load_ms={:.0} scheduled={} of {} place_s={:.2} with_answer_s={:.2} fixes={}",
+                ms(load),
+                w.scheduled(),
+                w.replicas,
+                placed.as_secs_f64(),
+                total.as_secs_f64(),
+                json["workloads"][0]["fixes"].as_array().map_or(0, Vec::len)
+            );
+            drop((report, json));
+            let (report, _, placed, total) = run(true);
+            let m = report.workloads[0].max.clone().expect("max");
+            println!(
+                "  --max: max={} method={} placements={} place_s={:.2} with_answer_s={:.2} peak_mib={}",
+                m.max,
+                m.method.name(),
+                m.placements,
+                placed.as_secs_f64(),
+                total.as_secs_f64(),
+                status_kib("VmHWM:") / 1024
+            );
+        }
         other => panic!("unknown child mode {other}"),
     }
 }
+
+/// The `fit` measurement's workload: 1,000 replicas of a web server, one a node (required
+/// anti-affinity on the hostname), so `--max` is bounded by the nodes with room.
+const FIT_DEPLOYMENT: &str = r"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web-next, namespace: bench}
+spec:
+  replicas: 1000
+  selector: {matchLabels: {app: web-next}}
+  template:
+    metadata: {labels: {app: web-next}}
+    spec:
+      containers: [{name: web, image: web:2, resources: {requests: {cpu: 500m, memory: 512Mi}}}]
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: web-next}}, topologyKey: kubernetes.io/hostname}
+";
 
 /// `KSCHED_BENCH_SERIAL=1`: Filter and Score walk the nodes on one thread (to compare).
 fn serial() -> bool {
@@ -251,7 +322,7 @@ fn main() {
         return;
     }
     println!("scheduler version {}", release());
-    // KSCHED_BENCH_ONLY=explain|all-pending|simulate: one measurement per size.
+    // KSCHED_BENCH_ONLY=explain|all-pending|simulate|fit: one measurement per size.
     let only = std::env::var("KSCHED_BENCH_ONLY").unwrap_or_default();
     let wanted = |m: &str| only.is_empty() || only.split(',').any(|o| o == m);
     for (nodes, pods) in sizes() {
@@ -260,6 +331,12 @@ fn main() {
             println!(
                 "{nodes} nodes / {pods} pods, explain bench/pending-0: {}",
                 run_child("explain", &base)
+            );
+        }
+        if wanted("fit") {
+            println!(
+                "{nodes} nodes / {pods} pods, fit of a 1000-replica Deployment: {}",
+                run_child("fit", &base)
             );
         }
         if !wanted("all-pending") && !wanted("simulate") {

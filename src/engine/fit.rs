@@ -319,6 +319,25 @@ fn apply_objects(cluster: &mut Cluster, objects: &[(crate::model::Origin, Object
                 }
                 cluster.storage_classes.insert(key.name.to_string(), *s);
             }
+            // a claim of the manifests: DefaultStorageClass, then an Immediate class binds or
+            // provisions it at once, as the StatefulSet's claims are; a claim the cluster has
+            // stays as it is (its spec cannot change once bound)
+            Object::PersistentVolumeClaim(_) if cluster.pvcs.contains_key(&key) => {}
+            Object::PersistentVolumeClaim(mut c) => {
+                if c.metadata.uid.is_none() {
+                    c.metadata.uid = Some(crate::model::controllers::derived_uid(
+                        "PersistentVolumeClaim",
+                        &key.namespace,
+                        &key.name,
+                    ));
+                }
+                default_storage_class(&mut c, cluster);
+                let (_, pv) = bind_immediate(&mut c, cluster, &BTreeSet::new());
+                if let Some(pv) = pv {
+                    cluster.pvs.insert(pv.metadata.name.clone().unwrap_or_default(), pv);
+                }
+                cluster.pvcs.insert(key.clone(), *c);
+            }
             other => {
                 cluster
                     .pdbs
@@ -1011,6 +1030,7 @@ fn max_replicas(
 mod tests {
     use super::*;
     use crate::engine::{Release, build_profiles};
+    use crate::model::controllers::derived_uid;
     use crate::source::file::load_str;
     use crate::source::manifests::read_str;
 
@@ -1248,6 +1268,58 @@ spec:
         );
         assert_eq!(r.pending_first, Some((1, 1)));
         assert_eq!(r.workloads[0].scheduled(), 0);
+    }
+
+    /// A claim of the manifests is bound as the volume controllers would: an Immediate class
+    /// provisions it at once (its pod then schedules), a WaitForFirstConsumer one where its pod
+    /// lands; a claim the cluster has already stays as it is.
+    #[test]
+    fn a_claim_of_the_manifests_is_provisioned_by_its_class() {
+        let manifests = |mode: &str| {
+            format!(
+                "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {{name: fast, annotations: {{storageclass.kubernetes.io/is-default-class: 'true'}}}}\nprovisioner: csi.example.com\nvolumeBindingMode: {mode}\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: data, namespace: default}}\nspec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {{name: db, namespace: default}}\nspec:\n  containers: [{{name: c, image: db}}]\n  volumes: [{{name: d, persistentVolumeClaim: {{claimName: data}}}}]\n"
+            )
+        };
+        let key = ObjectKey::new("default", "data");
+        let r = run(&nodes(1, "1", &["a"]), &manifests("Immediate"), FitOptions::default());
+        assert_eq!(r.workloads[0].scheduled(), 1);
+        let c = &r.snapshot.cluster.pvcs[&key];
+        // DefaultStorageClass gave it the default class; the provisioner made its volume
+        let spec = c.spec.clone().unwrap();
+        assert_eq!(spec.storage_class_name.as_deref(), Some("fast"));
+        let pv = spec.volume_name.expect("bound at once");
+        assert_eq!(
+            pv,
+            format!("pvc-{}", derived_uid("PersistentVolumeClaim", "default", "data"))
+        );
+        assert_eq!(
+            r.snapshot.cluster.pvs[&pv]
+                .spec
+                .as_ref()
+                .unwrap()
+                .claim_ref
+                .as_ref()
+                .unwrap()
+                .name
+                .as_deref(),
+            Some("data")
+        );
+        let r = run(
+            &nodes(1, "1", &["a"]),
+            &manifests("WaitForFirstConsumer"),
+            FitOptions::default(),
+        );
+        assert_eq!(r.workloads[0].scheduled(), 1);
+        let c = &r.snapshot.cluster.pvcs[&key];
+        assert_eq!(
+            c.metadata
+                .annotations
+                .as_ref()
+                .unwrap()
+                .get(crate::model::write::ANN_SELECTED_NODE)
+                .map(String::as_str),
+            Some("n0")
+        );
     }
 
     #[test]

@@ -184,8 +184,13 @@ fn manifest_note(note: &str, w: &WorkloadFit, spec: &str, command: bool) -> Stri
         return note.to_string();
     }
     let path = spec.trim_start_matches('/').replace('/', ".");
+    let what = if w.kind == WorkloadKind::Pod {
+        "spec"
+    } else {
+        "pod template"
+    };
     let mut text = format!(
-        "a change to {} {}/{}'s pod template ({path}): make it in the manifest before applying it",
+        "a change to {} {}/{}'s {what} ({path}): make it in the manifest before applying it",
         w.kind, w.namespace, w.name
     );
     if command {

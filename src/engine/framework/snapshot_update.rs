@@ -74,7 +74,12 @@ impl Snapshot {
             .cloned()
             .ok_or_else(|| ChangeError::NoPod(key.clone()))?;
         let new = f(Arc::make_mut(&mut self.cluster))?;
-        self.index.pods = Arc::new(self.index.pods.changed());
+        // a pod that was on no node only adds to a node (bound or assumed): the table stays
+        self.index.pods = Arc::new(if old.node_name.is_none() {
+            self.index.pods.appended()
+        } else {
+            self.index.pods.changed()
+        });
         let mut terms_changed = self.scores_by_affinity(&old.key);
         self.unindex(&old);
         if self.cluster.pod(key).is_some() {
@@ -132,7 +137,8 @@ impl Snapshot {
     pub fn create_with<R>(&mut self, create: impl FnOnce(&mut crate::model::Cluster) -> (R, Vec<ObjectKey>)) -> R {
         let (r, keys) = create(Arc::make_mut(&mut self.cluster));
         if !keys.is_empty() {
-            self.index.pods = Arc::new(self.index.pods.changed());
+            // new pods only add to nodes: the table stays
+            self.index.pods = Arc::new(self.index.pods.appended());
         }
         let mut terms_changed = false;
         for k in &keys {

@@ -6,6 +6,11 @@
 //! ([`pods_matching_all`], InterPodAffinity), and `countPodsMatchSelector` on a node
 //! ([`PodCounter`], PodTopologySpread). Each answers as the walk over every pod does (the
 //! walk is what they do without a table).
+//!
+//! Pods bound after the table was built (a simulation's or `fit`'s placements, which only add
+//! pods to nodes) leave it valid for the pods it holds: each node's first pods are its rows,
+//! and the pods after them are matched one by one ([`PodTable::added`]), so a placement does
+//! not cost a table built again or a walk over every pod. A pod leaving a node drops it.
 
 use std::sync::Arc;
 
@@ -270,6 +275,34 @@ impl PodTable {
         Some(counts)
     }
 
+    /// Whether the table holds the first pods of each of these nodes, the pods added since
+    /// coming after them (see [`PodTables::appended`]: the snapshot keeps a table only while
+    /// pods are only added to its nodes).
+    pub(crate) fn covers(&self, nodes: &[NodeInfo]) -> bool {
+        self.node_start.len() == nodes.len() + 1
+            && nodes
+                .iter()
+                .enumerate()
+                .all(|(i, n)| (self.node_start[i + 1] - self.node_start[i]) as usize <= n.pods.len())
+    }
+
+    /// The pods of `nodes` added after the table was built, node by node in node order (the
+    /// node's index and its pods after its rows); empty when there are none.
+    pub(crate) fn added<'a>(&self, nodes: &'a [NodeInfo]) -> Vec<(usize, &'a [Arc<PodInfo>])> {
+        let total: usize = nodes.iter().map(|n| n.pods.len()).sum();
+        if total == self.rows() {
+            return Vec::new();
+        }
+        nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| {
+                let held = self.node_rows(i).len();
+                (n.pods.len() > held).then(|| (i, &n.pods[held..]))
+            })
+            .collect()
+    }
+
     /// Whether the table still describes these nodes (same number of nodes and of pods on each).
     pub(crate) fn fits(&self, nodes: &[NodeInfo]) -> bool {
         self.node_start.len() == nodes.len() + 1
@@ -364,9 +397,20 @@ impl PodTables {
         }
     }
 
-    /// The table of the snapshot (`cluster`, `nodes`): the one built with it; after a change,
-    /// None for the first counting passes (which count pod by pod), then one built again and
-    /// reused while the cluster and its pods per node are the same.
+    /// The same after pods were only added to nodes (bound or assumed, none removed): the
+    /// table built with the snapshot still holds each node's first pods, the added ones come
+    /// after them ([`PodTable::added`]).
+    pub(crate) fn appended(&self) -> Self {
+        PodTables {
+            built: self.built.clone(),
+            cache: self.cache.clone(),
+        }
+    }
+
+    /// The table of the snapshot (`cluster`, `nodes`): the one built with it (which may hold
+    /// only each node's first pods, see [`PodTables::appended`]); after a change, None for the
+    /// first counting passes (which count pod by pod), then one built again and reused while
+    /// the cluster and its pods per node are the same.
     pub(crate) fn get(&self, cluster: &Arc<Cluster>, nodes: &[NodeInfo]) -> Option<Arc<PodTable>> {
         match &self.built {
             Some(t) => Some(t.clone()),
@@ -496,6 +540,17 @@ impl Default for MatchedPods {
 }
 
 impl MatchedPods {
+    /// Calls `f` with each row's node index, pod and node, in order (rows of a table only:
+    /// what [`table_matching_all`] finds).
+    fn for_each_row(&self, mut f: impl FnMut(usize, &Arc<PodInfo>, &Arc<Node>)) {
+        if let MatchedPods::Rows(t, rows) = self {
+            for &r in rows {
+                let (p, n) = t.row_pod(r as usize);
+                f(t.row_node(r as usize), p, n);
+            }
+        }
+    }
+
     /// Calls `f` with each pod and its node, in order.
     pub(crate) fn for_each(&self, mut f: impl FnMut(&Arc<PodInfo>, &Arc<Node>)) {
         match self {
@@ -528,9 +583,83 @@ pub(crate) fn pods_matching_all(
     if terms.is_empty() {
         return PodMatches::default();
     }
-    let Some(table) = table.filter(|t| t.fits(nodes)) else {
+    let Some(table) = table.filter(|t| t.covers(nodes)) else {
         return walk(nodes, terms, keep);
     };
+    let held = table_matching_all(table, terms, keep);
+    // the pods added after the table was built, matched one by one
+    let added: Vec<(usize, Vec<&Arc<PodInfo>>)> = table
+        .added(nodes)
+        .into_iter()
+        .map(|(i, pods)| {
+            (
+                i,
+                pods.iter()
+                    .filter(|p| terms.iter().all(|t| t.matches(&p.pod)))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .filter(|(_, found)| !found.is_empty())
+        .collect();
+    if added.is_empty() {
+        return held;
+    }
+    // both in node order: each node's rows, then its added pods
+    let mut per_node: Vec<(usize, i64)> = Vec::new();
+    let (mut a, mut b) = (held.per_node.iter().peekable(), added.iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(&&(i, n)), Some((j, found))) if i == *j => {
+                a.next();
+                b.next();
+                (i, n + found.len() as i64)
+            }
+            (Some(&&(i, n)), Some((j, _))) if i < *j => {
+                a.next();
+                (i, n)
+            }
+            (Some(&&(i, n)), None) => {
+                a.next();
+                (i, n)
+            }
+            (_, Some((j, found))) => {
+                let x = (*j, found.len() as i64);
+                b.next();
+                x
+            }
+            (None, None) => break,
+        };
+        per_node.push(next);
+    }
+    let pods = if keep {
+        let mut listed: Vec<(Arc<PodInfo>, Arc<Node>)> = Vec::new();
+        let mut rest = added.iter().peekable();
+        let mut push_added = |upto: Option<usize>, listed: &mut Vec<(Arc<PodInfo>, Arc<Node>)>| {
+            while let Some((j, found)) = rest.next_if(|(j, _)| upto.is_none_or(|u| *j < u)) {
+                listed.extend(found.iter().map(|p| ((*p).clone(), nodes[*j].node.clone())));
+            }
+        };
+        let mut last: Option<usize> = None;
+        held.pods.for_each_row(|row_node, p, n| {
+            if last != Some(row_node) {
+                if let Some(l) = last {
+                    push_added(Some(l + 1), &mut listed);
+                }
+                push_added(Some(row_node), &mut listed);
+                last = Some(row_node);
+            }
+            listed.push((p.clone(), n.clone()));
+        });
+        push_added(None, &mut listed);
+        MatchedPods::Listed(listed)
+    } else {
+        MatchedPods::default()
+    };
+    PodMatches { per_node, pods }
+}
+
+/// [`pods_matching_all`] on the pods the table holds.
+fn table_matching_all(table: &Arc<PodTable>, terms: &[PodTerm<'_>], keep: bool) -> PodMatches {
     let m: Vec<TermMatcher> = terms.iter().map(|t| TermMatcher::new(table, t)).collect();
     if m.iter().any(|m| matches!(m, TermMatcher::Nothing)) {
         return PodMatches::default();
@@ -640,10 +769,19 @@ impl PodCounter {
     /// The matching pods of selector `i` on `node`, the snapshot's node at `at` (None: a node
     /// that is not the snapshot's, counted pod by pod).
     pub(crate) fn count(&self, node: &NodeInfo, at: Option<usize>, i: usize) -> i64 {
-        let (sel, compiled) = &self.selectors[i];
+        let (sel, _) = &self.selectors[i];
         let (Some(at), Some(table)) = (at, &self.table) else {
             return count_matching(&node.pods, sel, &self.ns);
         };
+        // the node's pods added after the table was built, counted one by one
+        let held = table.node_rows(at).len();
+        let added = node.pods.get(held..).map_or(0, |p| count_matching(p, sel, &self.ns));
+        added + self.held_count(table, at, i)
+    }
+
+    /// [`PodCounter::count`] of the pods the table holds on the node at `at`.
+    fn held_count(&self, table: &PodTable, at: usize, i: usize) -> i64 {
+        let (sel, compiled) = &self.selectors[i];
         if let Some(Some(counts)) = self.per_node.get(i)
             && let Some(&n) = counts.get(at)
         {
@@ -651,7 +789,15 @@ impl PodCounter {
         }
         let reqs = match compiled {
             CompiledSelector::Nothing => return 0,
-            CompiledSelector::Fallback => return count_matching(&node.pods, sel, &self.ns),
+            CompiledSelector::Fallback => {
+                let rows = table.node_rows(at);
+                return rows
+                    .filter(|&r| {
+                        let p = &table.row_pod(r).0.pod;
+                        !p.terminating && p.key.namespace == self.ns && sel.matches(&p.labels)
+                    })
+                    .count() as i64;
+            }
             CompiledSelector::Reqs(r) => r,
         };
         let Some(ns) = table.id(&self.ns) else {

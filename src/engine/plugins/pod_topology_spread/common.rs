@@ -291,56 +291,76 @@ mod tests {
             ],
             vec![],
         );
-        let table = Arc::new(PodTable::build(&snap.nodes));
-        assert!(table.fits(&snap.nodes));
-        let sels = [
-            json!(null),
-            json!({}),
-            json!({"matchLabels": {"app": "web"}}),
-            json!({"matchLabels": {"app": "web", "tier": "fe"}}),
-            json!({"matchLabels": {"app": "unknown"}}),
-            json!({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["db", "nope"]}]}),
-            json!({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}),
-            json!({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}),
-            json!({"matchExpressions": [{"key": "missing", "operator": "DoesNotExist"}]}),
-            json!({"matchExpressions": [{"key": "zone", "operator": "In", "values": [""]}]}),
-            // An In requirement narrows; the others are checked on what it found.
-            json!({"matchLabels": {"app": "web"}, "matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}),
-            json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "db"]},
-                {"key": "app", "operator": "NotIn", "values": ["db"]}]}),
-            json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "db"]},
-                {"key": "tier", "operator": "In", "values": ["fe", "be"]}]}),
-        ];
         let names = |m: &PodMatches| {
             let mut v = Vec::new();
             m.pods.for_each(|p, n| v.push(format!("{} {}", p.pod.key, n.name)));
             v
         };
-        for v in sels {
-            let ls: Option<LabelSelector> = serde_json::from_value(v.clone()).expect("selector");
-            let sel = label_selector_as_selector(ls.as_ref()).expect("valid");
-            for ns in ["default", "other", "absent"] {
-                let counter = PodCounter::new(Some(table.clone()), [&sel].into_iter(), ns);
-                let walk = PodCounter::new(None, [&sel].into_iter(), ns);
-                for (i, n) in snap.nodes.iter().enumerate() {
-                    let want = count_matching(&n.pods, &sel, ns);
-                    assert_eq!(counter.count(n, Some(i), 0), want, "{v} {ns} {}", n.name());
-                    assert_eq!(walk.count(n, Some(i), 0), want, "walk: {v} {ns} {}", n.name());
-                    assert_eq!(counter.count(&n.clone(), None, 0), want, "a copy: {v} {ns}");
+        let full = Arc::new(PodTable::build(&snap.nodes));
+        assert!(full.fits(&snap.nodes));
+        // A table built before the last pod of n1 and n3 and both pods of n2 were added (what
+        // a simulation's binds do): it holds each node's first pods, the others come after.
+        let mut before = snap.nodes.clone();
+        before[0].pods.truncate(3);
+        before[1].pods.clear();
+        before[2].pods.clear();
+        let prefix = Arc::new(PodTable::build(&before));
+        assert!(prefix.covers(&snap.nodes) && !prefix.fits(&snap.nodes));
+        assert_eq!(
+            prefix
+                .added(&snap.nodes)
+                .iter()
+                .map(|(i, p)| (*i, p.len()))
+                .collect::<Vec<_>>(),
+            vec![(0, 1), (1, 2), (2, 1)]
+        );
+        assert!(full.added(&snap.nodes).is_empty());
+        for table in [full, prefix] {
+            let sels = [
+                json!(null),
+                json!({}),
+                json!({"matchLabels": {"app": "web"}}),
+                json!({"matchLabels": {"app": "web", "tier": "fe"}}),
+                json!({"matchLabels": {"app": "unknown"}}),
+                json!({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["db", "nope"]}]}),
+                json!({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}),
+                json!({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}),
+                json!({"matchExpressions": [{"key": "missing", "operator": "DoesNotExist"}]}),
+                json!({"matchExpressions": [{"key": "zone", "operator": "In", "values": [""]}]}),
+                // An In requirement narrows; the others are checked on what it found.
+                json!({"matchLabels": {"app": "web"}, "matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}),
+                json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "db"]},
+                {"key": "app", "operator": "NotIn", "values": ["db"]}]}),
+                json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "db"]},
+                {"key": "tier", "operator": "In", "values": ["fe", "be"]}]}),
+            ];
+            for v in sels {
+                let ls: Option<LabelSelector> = serde_json::from_value(v.clone()).expect("selector");
+                let sel = label_selector_as_selector(ls.as_ref()).expect("valid");
+                for ns in ["default", "other", "absent"] {
+                    let counter = PodCounter::new(Some(table.clone()), [&sel].into_iter(), ns);
+                    let walk = PodCounter::new(None, [&sel].into_iter(), ns);
+                    for (i, n) in snap.nodes.iter().enumerate() {
+                        let want = count_matching(&n.pods, &sel, ns);
+                        assert_eq!(counter.count(n, Some(i), 0), want, "{v} {ns} {}", n.name());
+                        assert_eq!(walk.count(n, Some(i), 0), want, "walk: {v} {ns} {}", n.name());
+                        assert_eq!(counter.count(&n.clone(), None, 0), want, "a copy: {v} {ns}");
+                    }
+                }
+                let one: std::collections::BTreeSet<String> = ["other".to_string()].into();
+                for namespaces in [None, Some(&one)] {
+                    let terms = [PodTerm {
+                        selector: &sel,
+                        namespaces,
+                    }];
+                    let indexed = pods_matching_all(&snap.nodes, Some(&table), &terms, true);
+                    let walked = pods_matching_all(&snap.nodes, None, &terms, true);
+                    assert_eq!(indexed.per_node, walked.per_node, "{v} {namespaces:?}");
+                    assert_eq!(names(&indexed), names(&walked), "{v} {namespaces:?}");
                 }
             }
-            let one: std::collections::BTreeSet<String> = ["other".to_string()].into();
-            for namespaces in [None, Some(&one)] {
-                let terms = [PodTerm {
-                    selector: &sel,
-                    namespaces,
-                }];
-                let indexed = pods_matching_all(&snap.nodes, Some(&table), &terms, true);
-                let walked = pods_matching_all(&snap.nodes, None, &terms, true);
-                assert_eq!(indexed.per_node, walked.per_node, "{v} {namespaces:?}");
-                assert_eq!(names(&indexed), names(&walked), "{v} {namespaces:?}");
-            }
         }
+        let table = Arc::new(PodTable::build(&snap.nodes));
         // Counting example: app=web in default on n1 is a and b (c is terminating, d elsewhere).
         let sel = Selector::from_map(&[("app".to_string(), "web".to_string())].into());
         let counter = PodCounter::new(Some(table.clone()), [&sel].into_iter(), "default");
@@ -356,6 +376,28 @@ mod tests {
             (names(&m), m.per_node),
             (vec!["default/a n1".to_string()], vec![(0, 1)])
         );
+    }
+
+    /// A bind only adds a pod to a node: the snapshot keeps its table (the pod counted after
+    /// the node's rows); a pod leaving a node drops it.
+    #[test]
+    fn a_bind_keeps_the_table_and_a_pod_leaving_a_node_drops_it() {
+        let mut snap = snapshot(
+            vec![node("n1")],
+            vec![pod("a").node("n1").label("app", "web"), pod("p").label("app", "web")],
+            vec![],
+        );
+        let built = snap.pod_table().expect("built with the snapshot");
+        let key = |n: &str| crate::model::ObjectKey::new("default", n);
+        snap.bind_pod(&key("p"), "n1").expect("binds");
+        let kept = snap.pod_table().expect("kept");
+        assert!(Arc::ptr_eq(&kept, &built));
+        assert!(kept.covers(&snap.nodes) && !kept.fits(&snap.nodes));
+        let sel = Selector::from_map(&[("app".to_string(), "web".to_string())].into());
+        let counter = PodCounter::new(Some(kept), [&sel].into_iter(), "default");
+        assert_eq!(counter.count(&snap.nodes[0], Some(0), 0), 2);
+        snap.evict_pod(&key("a")).expect("deletes");
+        assert!(snap.pod_table().is_none());
     }
 
     #[test]
