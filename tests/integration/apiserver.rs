@@ -233,7 +233,11 @@ impl ApiServer {
 
     /// Serves the objects of a YAML List.
     pub fn with_cluster(yaml: &str) -> Self {
-        let list: Value = serde_yaml::from_str(yaml).unwrap();
+        Self::with_list(serde_yaml::from_str(yaml).unwrap())
+    }
+
+    /// Serves the objects of a List (`{"items": [...]}`, each with apiVersion and kind).
+    pub fn with_list(list: Value) -> Self {
         let mut st = State {
             pod_groups_served: true,
             dra_served: true,
@@ -270,8 +274,13 @@ impl ApiServer {
             st.items.entry(plural(kind)).or_default();
         }
         st.kinds.insert("events".into(), ("Event".into(), "v1".into()));
-        for it in list["items"].as_array().unwrap() {
-            let mut it = it.clone();
+        let Value::Object(mut list) = list else {
+            panic!("not a List")
+        };
+        let Some(Value::Array(items)) = list.remove("items") else {
+            panic!("a List without items")
+        };
+        for mut it in items {
             let m = it.as_object_mut().unwrap();
             let kind = m.remove("kind").unwrap().as_str().unwrap().to_string();
             let api_version = m.remove("apiVersion").unwrap().as_str().unwrap().to_string();
@@ -419,6 +428,14 @@ impl ApiServer {
         let mut st = self.st();
         st.items.insert(plural.into(), items);
         st.list_rv.insert(plural.into(), rv.into());
+    }
+
+    /// Sets the resourceVersion every list answers with (what a watch from the lists starts
+    /// from).
+    pub fn set_list_resource_version(&self, rv: &str) {
+        for v in self.st().list_rv.values_mut() {
+            *v = rv.to_string();
+        }
     }
 
     /// Serves the cluster as a kind/minikube delete and create, or an etcd restore, leaves it
@@ -918,11 +935,18 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                 Ok(t) => t,
                 Err(msg) => return Answer::Json(Reply::status(400, "BadRequest", &msg)),
             };
-            let all = st.items.get(&plural).cloned().unwrap_or_default();
-            let items: Vec<Value> = all
-                .into_iter()
-                .filter(|it| ns.as_deref().is_none_or(|n| it["metadata"]["namespace"] == n))
-                .filter(|it| fields_match(it, &terms))
+            // the selected objects by reference: a page clones only its own (a list of 100,000
+            // pods in pages of 500 cloned every pod for every page)
+            let selected: Vec<usize> = st
+                .items
+                .get(&plural)
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .filter(|(_, it)| ns.as_deref().is_none_or(|n| it["metadata"]["namespace"] == n))
+                .filter(|(_, it)| fields_match(it, &terms))
+                .map(|(i, _)| i)
                 .collect();
             if watch {
                 match &st.every_watch {
@@ -960,8 +984,10 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                 }
                 None => 0,
             };
-            let end = start.saturating_add(limit).min(items.len());
-            let page = items[start.min(items.len())..end].to_vec();
+            let all = st.items.get(&plural).map(Vec::as_slice).unwrap_or_default();
+            let take = |range: &[usize]| -> Vec<Value> { range.iter().map(|i| all[*i].clone()).collect() };
+            let end = start.saturating_add(limit).min(selected.len());
+            let page = take(&selected[start.min(selected.len())..end]);
             let (kind, api_version) = st
                 .kinds
                 .get(&plural)
@@ -969,16 +995,16 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                 .unwrap_or_else(|| ("Unknown".into(), "v1".into()));
             let mut meta = json!({"resourceVersion": rv});
             if st.stuck_continue.contains(&plural) {
-                let first = items[..limit.min(items.len())].to_vec();
+                let first = take(&selected[..limit.min(selected.len())]);
                 meta["continue"] = json!(format!("{plural}:{rv}:stuck"));
                 return Answer::Json(Reply::new(
                     200,
                     json!({"kind": "List", "apiVersion": "v1", "metadata": meta, "items": first}),
                 ));
             }
-            if end < items.len() {
+            if end < selected.len() {
                 meta["continue"] = json!(format!("{plural}:{rv}:{end}"));
-                meta["remainingItemCount"] = json!(items.len() - end);
+                meta["remainingItemCount"] = json!(selected.len() - end);
             }
             Answer::Json(Reply::new(
                 200,

@@ -1517,3 +1517,84 @@ async fn a_continue_token_sent_again_fails_the_list_naming_the_kind_and_server()
         .collect();
     assert_eq!(pods, [None, Some("pods:1000:stuck".to_string())]);
 }
+
+/// The generated cluster as a server holds it: every object with a uid, a resourceVersion and
+/// managedFields (one entry naming every top-level field it set).
+fn served_cluster(nodes: usize, pods: usize) -> (Value, Value) {
+    use kschedtui::source::generate::{GenSpec, generate};
+    let file = generate(GenSpec::new(nodes, pods, 7));
+    let mut served = file.clone();
+    for (i, it) in served["items"].as_array_mut().unwrap().iter_mut().enumerate() {
+        let fields: serde_json::Map<String, Value> = it
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| (format!("f:{k}"), json!({})))
+            .collect();
+        let m = &mut it["metadata"];
+        m["uid"] = json!(format!("uid-{i}"));
+        m["resourceVersion"] = json!((10 + i).to_string());
+        m["managedFields"] = json!([{"manager": "kubectl", "operation": "Update", "apiVersion": "v1",
+            "fieldsType": "FieldsV1", "fieldsV1": fields}]);
+    }
+    (file, served)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_read_live_explains_as_its_file() {
+    use kschedtui::engine::{self, Release, Snapshot};
+    let (file, served) = served_cluster(60, 1200);
+    let server = ApiServer::with_list(served);
+    server.set_list_resource_version("5000");
+    let dir = server.scratch("generated");
+    let mut o = options(server.kubeconfig(&dir, None));
+    o.watch.page_size = 100;
+    let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
+    let state = src.load_state().await.unwrap();
+    let o = state.get(Kind::Pod, &k("bench/pending-0")).unwrap();
+    assert!(o.meta().uid.is_some());
+    let live = state.to_cluster().unwrap();
+    let from_file = kschedtui::source::file::load_str("g.json", &serde_json::to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        (live.nodes.len(), live.pods.len()),
+        (from_file.nodes.len(), from_file.pods.len())
+    );
+    let explain = |c: kschedtui::model::Cluster| {
+        let snap = Snapshot::new(Arc::new(c), Release::NEWEST);
+        let profiles = engine::build_profiles(None, Release::NEWEST).unwrap();
+        let ex = engine::explain(&snap, &profiles, &k("bench/pending-0")).unwrap();
+        kschedtui::explain::json::to_value(&ex)
+    };
+    assert_eq!(explain(live), explain(from_file));
+    // a watch event of a pod
+    let mut changed = server.items("pods")[3].clone();
+    changed["metadata"]["resourceVersion"] = json!("5001");
+    changed["metadata"]["labels"]["new"] = json!("yes");
+    server.script_watch("pods", vec![Step::Event("MODIFIED", changed), Step::Sleep(60_000)]);
+    let (tx, mut rx) = mpsc::channel(64);
+    let watching = Arc::new(src);
+    let w = watching.clone();
+    let task = tokio::spawn(async move { w.watch_events(tx).await });
+    let mut state = state;
+    let ev = loop {
+        let ev = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await.unwrap().unwrap();
+        if matches!(ev, ClusterEvent::Applied(_)) {
+            break ev;
+        }
+    };
+    state.apply(ev);
+    assert_eq!(state.resource_versions[&Kind::Pod], "5001");
+    let c = state.to_cluster().unwrap();
+    let key = ObjectKey::parse(
+        &format!(
+            "{}/{}",
+            server.items("pods")[3]["metadata"]["namespace"].as_str().unwrap(),
+            server.items("pods")[3]["metadata"]["name"].as_str().unwrap()
+        ),
+        "",
+    );
+    assert_eq!(c.pod(&key).unwrap().labels.get("new").map(String::as_str), Some("yes"));
+    drop(rx);
+    let _ = task.await;
+}
+
