@@ -1115,7 +1115,7 @@ fn watch_events_mark_dirty_and_the_next_tick_rebuilds_once() {
         .state
         .get(crate::model::event::Kind::Pod, &web2)
         .expect("web-2")
-        .clone()
+        .into_owned()
     else {
         panic!("a pod")
     };
@@ -1124,7 +1124,7 @@ fn watch_events_mark_dirty_and_the_next_tick_rebuilds_once() {
     let effects = update(
         &mut a,
         Action::Cluster(Box::new(crate::model::event::ClusterEvent::Applied(Box::new(
-            crate::model::Object::Pod(pod),
+            crate::model::Object::Pod(pod).into(),
         )))),
     );
     assert!(effects.is_empty(), "nothing runs before the tick");
@@ -1178,9 +1178,9 @@ fn a_failed_scheduling_event_refreshes_the_cluster_without_explaining_again() {
     };
     let effects = update(
         &mut a,
-        Action::Cluster(Box::new(ClusterEvent::Applied(Box::new(crate::model::Object::Event(
-            Box::new(event),
-        ))))),
+        Action::Cluster(Box::new(ClusterEvent::Applied(Box::new(
+            crate::model::Object::Event(Box::new(event)).into(),
+        )))),
     );
     assert!(effects.is_empty());
     let l = a.live.as_ref().expect("live");
@@ -1701,13 +1701,13 @@ fn after_a_live_preemption_bind_is_offered_once_the_victims_are_gone() {
         .state
         .get(Kind::Pod, &victim)
         .expect("victim")
-        .clone()
+        .into_owned()
     else {
         panic!("a pod")
     };
     update(
         &mut a,
-        Action::Cluster(Box::new(ClusterEvent::Deleted(Box::new(Object::Pod(gone))))),
+        Action::Cluster(Box::new(ClusterEvent::Deleted(Box::new(Object::Pod(gone).into())))),
     );
     update_sync(&mut a, Action::Tick { now: 2 });
     assert!(a.live.as_ref().expect("live").awaiting[0].gone);
@@ -1873,14 +1873,14 @@ fn a_frozen_live_view_keeps_its_explanations_until_ctrl_r() {
         .state
         .get(Kind::Pod, &web2)
         .expect("web-2")
-        .clone()
+        .into_owned()
     else {
         panic!("a pod")
     };
     pod.spec.as_mut().expect("spec").node_name = Some("node-b".into());
     update(
         &mut a,
-        Action::Cluster(Box::new(ClusterEvent::Applied(Box::new(Object::Pod(pod))))),
+        Action::Cluster(Box::new(ClusterEvent::Applied(Box::new(Object::Pod(pod).into())))),
     );
     assert!(
         update(&mut a, Action::Tick { now: 1 }).is_empty(),
@@ -1966,12 +1966,12 @@ fn a_replaced_state_is_explained_at_once_and_bound_with_its_new_uids() {
     run(&mut a, [Action::ToggleFollow]);
     // the cluster recreated under the same URL: every object has a new uid
     let mut state = a.live.as_ref().expect("live").state.clone();
-    let Object::Pod(mut pod) = state.get(Kind::Pod, &web2).expect("web-2").clone() else {
+    let Object::Pod(mut pod) = state.get(Kind::Pod, &web2).expect("web-2").into_owned() else {
         panic!("a pod")
     };
     pod.metadata.uid = Some("7f3e9d21-new".into());
     pod.metadata.resource_version = Some("57".into());
-    state.apply(ClusterEvent::Applied(Box::new(Object::Pod(pod))));
+    state.apply(ClusterEvent::Applied(Box::new(Object::Pod(pod).into())));
     let generation = a.generation;
     let fx = update(
         &mut a,

@@ -142,6 +142,8 @@ pub fn explain(args: &ExplainArgs, c: &ClusterArgs) -> Result<bool> {
             );
         }
         let cluster = state.to_cluster()?;
+        // the cluster shares the pods and nodes: what the store holds besides them goes
+        drop(state);
         explain_pods(args, cluster, &features, &src.info().namespace).map_err(|e| {
             // the pod is missing from the cluster itself, not from a snapshot file
             match e.downcast_ref::<crate::engine::EngineError>() {

@@ -35,7 +35,7 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 
-use super::event::{ClusterEvent, ClusterState, Kind};
+use super::event::{ClusterEvent, ClusterState, Item, Kind};
 use super::selector::Selector;
 use super::write::{
     AwaitVolumes, Outcome, Plan, PlanRun, REASON_PREEMPTION_BY_SCHEDULER, Report, Target, Update, WriteError,
@@ -73,12 +73,12 @@ impl Change {
     /// The watch event a client of the server sees for the change.
     pub fn to_event(&self) -> ClusterEvent {
         match self {
-            Change::Pod(p) => ClusterEvent::Applied(Box::new(Object::Pod(p.clone()))),
-            Change::PodDeleted(p) => ClusterEvent::Deleted(Box::new(Object::Pod(p.clone()))),
-            Change::Pdb(b) => ClusterEvent::Applied(Box::new(Object::PodDisruptionBudget(b.clone()))),
-            Change::Volume(v) => ClusterEvent::Applied(Box::new(Object::PersistentVolume(v.clone()))),
-            Change::Claim(c) => ClusterEvent::Applied(Box::new(Object::PersistentVolumeClaim(c.clone()))),
-            Change::ResourceClaim(c) => ClusterEvent::Applied(Box::new(Object::ResourceClaim(c.clone()))),
+            Change::Pod(p) => ClusterEvent::Applied(Box::new(Object::Pod(p.clone()).into())),
+            Change::PodDeleted(p) => ClusterEvent::Deleted(Box::new(Object::Pod(p.clone()).into())),
+            Change::Pdb(b) => ClusterEvent::Applied(Box::new(Object::PodDisruptionBudget(b.clone()).into())),
+            Change::Volume(v) => ClusterEvent::Applied(Box::new(Object::PersistentVolume(v.clone()).into())),
+            Change::Claim(c) => ClusterEvent::Applied(Box::new(Object::PersistentVolumeClaim(c.clone()).into())),
+            Change::ResourceClaim(c) => ClusterEvent::Applied(Box::new(Object::ResourceClaim(c.clone()).into())),
         }
     }
 }
@@ -99,23 +99,22 @@ pub trait Store {
 
 impl Store for ClusterState {
     fn pod_object(&self, key: &ObjectKey) -> Option<&core::Pod> {
-        match self.get(Kind::Pod, key) {
-            Some(Object::Pod(p)) => Some(p),
-            _ => None,
-        }
+        self.item(Kind::Pod, key)?.pod_object()
     }
 
     fn pdbs_in(&self, namespace: &str) -> Vec<&PodDisruptionBudget> {
-        self.objects_of(Kind::PodDisruptionBudget)
+        self.items_of(Kind::PodDisruptionBudget)
             .filter_map(|o| match o {
-                Object::PodDisruptionBudget(b) if b.metadata.namespace.as_deref() == Some(namespace) => Some(&**b),
+                Item::Object(Object::PodDisruptionBudget(b)) if b.metadata.namespace.as_deref() == Some(namespace) => {
+                    Some(&**b)
+                }
                 _ => None,
             })
             .collect()
     }
 
     fn target_json(&self, target: Target, key: &ObjectKey) -> Option<serde_json::Value> {
-        self.get(target.kind(), key).map(Object::to_json)
+        self.get(target.kind(), key).map(|o| o.to_json())
     }
 
     fn store(&mut self, change: Change) {

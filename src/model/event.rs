@@ -3,12 +3,22 @@
 //! with the resourceVersion last seen per kind. A [`Cluster`] is built from the store on demand,
 //! so each explanation runs on a frozen copy while the store keeps changing.
 //!
+//! A live source sends its pods and nodes already read into the model ([`Item::Pod`],
+//! [`Item::Node`]: the facts the engine reads, the object kept as compact text and decoded
+//! only when asked), so the store holds them as the file loader's cluster does and building a
+//! cluster from it shares them instead of reading every object again; every other object is
+//! kept typed ([`Item::Object`]).
+//!
 //! Pure data: no I/O, no clock, no async. Sources (files, live clusters) produce the events;
 //! front ends apply them.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use super::{Cluster, ModelError, Object, ObjectKey, Origin};
+use ecow::EcoString;
+
+use super::{Cluster, Interner, ModelError, Node, Object, ObjectKey, Origin, Pod, ReadObject, ReadPod};
 
 /// The `Origin` file name of objects read from a live cluster.
 pub const LIVE_ORIGIN: &str = "<live>";
@@ -19,19 +29,153 @@ pub use super::kinds::Kind;
 /// a source sends when it finds the cluster is another one.
 pub const RELIST_ASKED: &str = "Ctrl-r";
 
+/// An object as a store keeps it.
+#[derive(Clone, Debug)]
+pub enum Item {
+    /// Typed, as read: every kind but the pods and nodes a live source reads, and a pod or
+    /// node the model refused (building the cluster then words the error).
+    Object(Object),
+    /// A pod read into the model, its priority resolved when a cluster is built.
+    Pod {
+        /// The pod.
+        pod: ReadPod,
+        /// metadata.resourceVersion (held inline: a resourceVersion is a number).
+        resource_version: EcoString,
+    },
+    /// A node read into the model.
+    Node {
+        /// The node.
+        node: Arc<Node>,
+        /// metadata.uid (the model's node has none).
+        uid: Box<str>,
+        /// metadata.resourceVersion.
+        resource_version: EcoString,
+    },
+}
+
+impl From<Object> for Item {
+    fn from(o: Object) -> Self {
+        Item::Object(o)
+    }
+}
+
+impl Item {
+    /// Reads a pod or a node into the model (the other kinds stay typed). `text` is the
+    /// object's compact JSON, kept as the stored object's text (a slice of `file` when it lies
+    /// there); `again` gives the typed object once more when the model refuses it (reading
+    /// consumed it), to be kept typed so that building a cluster words the error.
+    pub fn read(
+        obj: Object,
+        text: Option<&str>,
+        file: Option<&bytes::Bytes>,
+        intern: &mut Interner,
+        again: impl FnOnce() -> Object,
+    ) -> Item {
+        match obj {
+            Object::Pod(p) => {
+                let resource_version = p.metadata.resource_version.as_deref().unwrap_or_default().into();
+                match Pod::read(p, text, file, intern) {
+                    Ok(pod) => Item::Pod { pod, resource_version },
+                    Err(_) => Item::Object(again()),
+                }
+            }
+            Object::Node(n) => {
+                let resource_version = n.metadata.resource_version.as_deref().unwrap_or_default().into();
+                let uid = n.metadata.uid.as_deref().unwrap_or_default().into();
+                match Node::read(*n, text, file, intern) {
+                    Ok(node) => Item::Node {
+                        node: Arc::new(node),
+                        uid,
+                        resource_version,
+                    },
+                    Err(_) => Item::Object(again()),
+                }
+            }
+            other => Item::Object(other),
+        }
+    }
+
+    /// The kind (None for a skipped object).
+    pub fn kind(&self) -> Option<Kind> {
+        match self {
+            Item::Object(o) => o.kind(),
+            Item::Pod { .. } => Some(Kind::Pod),
+            Item::Node { .. } => Some(Kind::Node),
+        }
+    }
+
+    /// `namespace/name`.
+    pub fn key(&self) -> ObjectKey {
+        match self {
+            Item::Object(o) => o.key(),
+            Item::Pod { pod, .. } => pod.pod.key.clone(),
+            Item::Node { node, .. } => ObjectKey::new("", node.name.as_str()),
+        }
+    }
+
+    /// metadata.uid, when it has one.
+    pub fn uid(&self) -> Option<&str> {
+        match self {
+            Item::Object(o) => o.meta().uid.as_deref(),
+            Item::Pod { pod, .. } => Some(&*pod.pod.uid),
+            Item::Node { uid, .. } => Some(&**uid),
+        }
+        .filter(|u| !u.is_empty())
+    }
+
+    /// metadata.resourceVersion, when it has one.
+    pub fn resource_version(&self) -> Option<&str> {
+        match self {
+            Item::Object(o) => o.meta().resource_version.as_deref(),
+            Item::Pod { resource_version, .. } | Item::Node { resource_version, .. } => Some(resource_version.as_str()),
+        }
+        .filter(|r| !r.is_empty())
+    }
+
+    /// The typed object: borrowed when it is kept typed, decoded (a copy) for a pod or a node
+    /// read into the model.
+    pub fn object(&self) -> Cow<'_, Object> {
+        match self {
+            Item::Object(o) => Cow::Borrowed(o),
+            Item::Pod { pod, .. } => Cow::Owned(Object::Pod(pod.pod.obj.clone().into_box())),
+            Item::Node { node, .. } => Cow::Owned(Object::Node(node.obj.clone().into_box())),
+        }
+    }
+
+    /// The pod's object, when this is a pod: decoded once and kept (for the few pods a write
+    /// reads).
+    pub fn pod_object(&self) -> Option<&k8s_openapi::api::core::v1::Pod> {
+        match self {
+            Item::Object(Object::Pod(p)) => Some(p),
+            Item::Pod { pod, .. } => Some(&pod.pod.obj),
+            _ => None,
+        }
+    }
+
+    /// Where the text of a pod or node read into the model is, for [`super::stored::pack`];
+    /// None for a typed object or once the object is shared.
+    pub fn slot(&mut self) -> Option<super::stored::Slot<'_>> {
+        match self {
+            Item::Object(_) => None,
+            Item::Pod { pod, .. } => Arc::get_mut(&mut pod.pod).map(|p| p.obj.slot()),
+            Item::Node { node, .. } => Arc::get_mut(node).map(|n| n.obj.slot()),
+        }
+    }
+}
+
 /// One change reported by a source.
 #[derive(Clone, Debug)]
 pub enum ClusterEvent {
     /// An object was added or modified (watch ADDED / MODIFIED).
-    Applied(Box<Object>),
+    Applied(Box<Item>),
     /// An object was deleted (watch DELETED); the last known state.
-    Deleted(Box<Object>),
+    Deleted(Box<Item>),
     /// Every object of a kind was listed again (after 410 Gone): replaces them all.
     Resynced {
         /// Kind.
         kind: Kind,
         /// The complete new set.
-        objects: Vec<Object>,
+        objects: Vec<Item>,
         /// The list's resourceVersion.
         resource_version: String,
     },
@@ -83,7 +227,7 @@ impl ClusterEvent {
 /// Every object of a cluster, as a source last reported it.
 #[derive(Clone, Debug, Default)]
 pub struct ClusterState {
-    objects: BTreeMap<(Kind, ObjectKey), (Origin, Object)>,
+    objects: BTreeMap<(Kind, ObjectKey), (Origin, Item)>,
     /// The last resourceVersion seen per kind (list, object, bookmark).
     pub resource_versions: BTreeMap<Kind, String>,
     /// Kinds whose watch is broken, with the reason.
@@ -124,7 +268,7 @@ impl ClusterState {
     fn insert(&mut self, origin: Origin, obj: Object) {
         match obj.kind() {
             Some(kind) => {
-                self.objects.insert((kind, obj.key()), (origin, obj));
+                self.objects.insert((kind, obj.key()), (origin, Item::Object(obj)));
             }
             None => {
                 if let Object::Skipped(k) = obj {
@@ -141,9 +285,9 @@ impl ClusterState {
         }
     }
 
-    fn note_version(&mut self, kind: Kind, obj: &Object) {
-        if let Some(rv) = obj.meta().resource_version.as_ref().filter(|r| !r.is_empty()) {
-            self.resource_versions.insert(kind, rv.clone());
+    fn note_version(&mut self, kind: Kind, obj: &Item) {
+        if let Some(rv) = obj.resource_version() {
+            self.resource_versions.insert(kind, rv.to_string());
         }
     }
 
@@ -207,22 +351,33 @@ impl ClusterState {
         changed
     }
 
-    /// Objects in snapshot order (kind, then namespace/name).
-    pub fn objects(&self) -> impl Iterator<Item = &Object> {
-        self.objects.values().map(|(_, o)| o)
+    /// Objects in snapshot order (kind, then namespace/name), typed: pods and nodes read
+    /// into the model are decoded, one at a time.
+    pub fn objects(&self) -> impl Iterator<Item = Cow<'_, Object>> {
+        self.objects.values().map(|(_, o)| o.object())
     }
 
-    /// Objects of one kind.
-    pub fn objects_of(&self, kind: Kind) -> impl Iterator<Item = &Object> {
+    /// Objects of one kind, as they are kept.
+    pub fn items_of(&self, kind: Kind) -> impl Iterator<Item = &Item> {
         self.objects
-            .iter()
-            .filter(move |((k, _), _)| *k == kind)
+            .range((kind, ObjectKey::default())..)
+            .take_while(move |((k, _), _)| *k == kind)
             .map(|(_, (_, o))| o)
     }
 
-    /// One object.
-    pub fn get(&self, kind: Kind, key: &ObjectKey) -> Option<&Object> {
+    /// Objects of one kind, typed (see [`ClusterState::objects`]).
+    pub fn objects_of(&self, kind: Kind) -> impl Iterator<Item = Cow<'_, Object>> {
+        self.items_of(kind).map(Item::object)
+    }
+
+    /// One object, as it is kept.
+    pub fn item(&self, kind: Kind, key: &ObjectKey) -> Option<&Item> {
         self.objects.get(&(kind, key.clone())).map(|(_, o)| o)
+    }
+
+    /// One object, typed (see [`ClusterState::objects`]).
+    pub fn get(&self, kind: Kind, key: &ObjectKey) -> Option<Cow<'_, Object>> {
+        self.item(kind, key).map(Item::object)
     }
 
     /// Number of objects.
@@ -252,19 +407,21 @@ impl ClusterState {
     /// Builds the cluster the engine reads. Objects from a live cluster are numbered by their
     /// position, so a message names "<live> (document N)" as it would name a snapshot item.
     pub fn to_cluster(&self) -> Result<Cluster, ModelError> {
-        let objects = self
-            .objects
-            .values()
-            .enumerate()
-            .map(|(i, (origin, o))| {
-                let mut origin = origin.clone();
-                if &*origin.file == LIVE_ORIGIN {
-                    origin.doc = i;
-                }
-                (origin, o.clone())
-            })
-            .collect();
-        let mut c = Cluster::build(objects)?;
+        // the pods and nodes read into the model are shared with the cluster, not read again
+        let mut objects = Vec::new();
+        let mut read = Vec::new();
+        for (i, (origin, o)) in self.objects.values().enumerate() {
+            let mut origin = origin.clone();
+            if &*origin.file == LIVE_ORIGIN {
+                origin.doc = i;
+            }
+            match o {
+                Item::Object(o) => objects.push((origin, o.clone())),
+                Item::Pod { pod, .. } => read.push((origin, ReadObject::Pod(pod.clone()))),
+                Item::Node { node, .. } => read.push((origin, ReadObject::Node(node.clone()))),
+            }
+        }
+        let mut c = Cluster::build_with_pods(objects, read)?;
         for (k, n) in &self.skipped {
             *c.skipped.entry(k.clone()).or_insert(0) += n;
         }
@@ -314,29 +471,39 @@ mod tests {
     #[test]
     fn applied_then_deleted_tracks_objects_versions_and_generation() {
         let mut s = ClusterState::new();
-        assert!(s.apply(ClusterEvent::Applied(Box::new(pod("a", "p", "10", None)))));
-        assert!(s.apply(ClusterEvent::Applied(Box::new(pod("a", "p", "11", Some("n1"))))));
+        assert!(s.apply(ClusterEvent::Applied(Box::new(Item::from(pod("a", "p", "10", None))))));
+        assert!(s.apply(ClusterEvent::Applied(Box::new(Item::from(pod(
+            "a",
+            "p",
+            "11",
+            Some("n1")
+        ))))));
         assert_eq!(s.len(), 1);
         assert_eq!(s.resource_versions[&Kind::Pod], "11");
         let c = s.to_cluster().unwrap();
         assert_eq!(c.pods[0].node_name.as_deref(), Some("n1"));
-        assert!(s.apply(ClusterEvent::Deleted(Box::new(pod("a", "p", "12", Some("n1"))))));
+        assert!(s.apply(ClusterEvent::Deleted(Box::new(Item::from(pod(
+            "a",
+            "p",
+            "12",
+            Some("n1")
+        ))))));
         assert!(s.is_empty());
         assert_eq!(s.resource_versions[&Kind::Pod], "12");
         assert_eq!(s.generation, 3);
         // Deleting an object that is not there changes nothing.
-        assert!(!s.apply(ClusterEvent::Deleted(Box::new(pod("a", "p", "13", None)))));
+        assert!(!s.apply(ClusterEvent::Deleted(Box::new(Item::from(pod("a", "p", "13", None))))));
         assert_eq!(s.generation, 3);
     }
 
     #[test]
     fn resynced_replaces_only_its_kind() {
         let mut s = ClusterState::new();
-        s.apply(ClusterEvent::Applied(Box::new(node("n1", "5"))));
-        s.apply(ClusterEvent::Applied(Box::new(pod("a", "old", "6", None))));
+        s.apply(ClusterEvent::Applied(Box::new(Item::from(node("n1", "5")))));
+        s.apply(ClusterEvent::Applied(Box::new(Item::from(pod("a", "old", "6", None)))));
         s.apply(ClusterEvent::Resynced {
             kind: Kind::Pod,
-            objects: vec![pod("a", "new", "9", None), pod("b", "x", "9", None)],
+            objects: vec![pod("a", "new", "9", None).into(), pod("b", "x", "9", None).into()],
             resource_version: "20".into(),
         });
         let keys: Vec<String> = s.objects_of(Kind::Pod).map(|o| o.key().to_string()).collect();
@@ -375,7 +542,7 @@ mod tests {
     #[test]
     fn live_objects_are_numbered_in_messages() {
         let mut s = ClusterState::new();
-        s.apply(ClusterEvent::Applied(Box::new(node("n1", "1"))));
+        s.apply(ClusterEvent::Applied(Box::new(Item::from(node("n1", "1")))));
         let mut bad = core::Node {
             metadata: ObjectMeta {
                 name: Some("n2".into()),
@@ -393,7 +560,7 @@ mod tests {
             ),
             ..Default::default()
         });
-        s.apply(ClusterEvent::Applied(Box::new(Object::Node(Box::new(bad)))));
+        s.apply(ClusterEvent::Applied(Box::new(Item::from(Object::Node(Box::new(bad))))));
         let e = s.to_cluster().unwrap_err();
         assert_eq!(
             e.origin,
@@ -429,7 +596,7 @@ mod tests {
     #[test]
     fn events_are_held_and_carried_to_the_cluster_with_why_they_were_unreadable() {
         let mut s = ClusterState::new();
-        s.apply(ClusterEvent::Applied(Box::new(pod("a", "p", "1", None))));
+        s.apply(ClusterEvent::Applied(Box::new(Item::from(pod("a", "p", "1", None)))));
         s.unreadable.insert(Kind::Event, "403 Forbidden".into());
         assert_eq!(
             s.to_cluster().unwrap().events_unreadable.as_deref(),
@@ -438,12 +605,12 @@ mod tests {
         // A list of events that succeeds (a later resync) makes them readable again.
         s.apply(ClusterEvent::Resynced {
             kind: Kind::Event,
-            objects: vec![failed_scheduling("p.1", "p", "5", "first")],
+            objects: vec![failed_scheduling("p.1", "p", "5", "first").into()],
             resource_version: "5".into(),
         });
-        s.apply(ClusterEvent::Applied(Box::new(failed_scheduling(
+        s.apply(ClusterEvent::Applied(Box::new(Item::from(failed_scheduling(
             "p.2", "p", "6", "second",
-        ))));
+        )))));
         assert_eq!(s.objects_of(Kind::Event).count(), 2);
         assert_eq!(s.resource_versions[&Kind::Event], "6");
         let c = s.to_cluster().unwrap();
@@ -455,9 +622,9 @@ mod tests {
         // Neither has a time: ordered by name.
         assert_eq!(msgs, ["first", "second"]);
         assert_eq!(failed_scheduling("p.1", "p", "5", "m").to_json()["apiVersion"], "v1");
-        assert!(s.apply(ClusterEvent::Deleted(Box::new(failed_scheduling(
+        assert!(s.apply(ClusterEvent::Deleted(Box::new(Item::from(failed_scheduling(
             "p.1", "p", "7", "first"
-        )))));
+        ))))));
         assert_eq!(
             s.to_cluster().unwrap().scheduling_events[&ObjectKey::new("a", "p")].len(),
             1

@@ -590,8 +590,11 @@ impl ReadPod {
     pub(super) fn resolve_in_place(&mut self, priority_of: impl FnOnce(Option<&str>) -> i32) -> &Pod {
         if let Some(class) = self.class.take() {
             let priority = priority_of(Some(&*class).filter(|c| !c.is_empty()));
-            // unique until the cluster holds it: set in place, not copied
-            Arc::make_mut(&mut self.pod).priority = priority;
+            // unique until the cluster holds it: set in place, not copied; a pod a live store
+            // shares with the cluster is copied only when its priority changed
+            if self.pod.priority != priority {
+                Arc::make_mut(&mut self.pod).priority = priority;
+            }
         }
         &self.pod
     }

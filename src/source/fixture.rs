@@ -190,7 +190,9 @@ items:
             assert_eq!(s.bind(&k("a/hi"), "n1").await, Ok(Outcome::Done { code: 201 }));
             let ev = rx.recv().await.unwrap();
             let ClusterEvent::Applied(o) = ev else { panic!("{ev:?}") };
-            let Object::Pod(p) = *o else { panic!() };
+            let crate::model::event::Item::Object(Object::Pod(p)) = *o else {
+                panic!()
+            };
             assert_eq!(p.spec.unwrap().node_name.as_deref(), Some("n1"));
             assert_eq!(
                 s.bind(&k("a/hi"), "n1").await,

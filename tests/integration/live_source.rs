@@ -1541,8 +1541,9 @@ fn served_cluster(nodes: usize, pods: usize) -> (Value, Value) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cluster_read_live_explains_as_its_file() {
+async fn a_cluster_read_live_explains_as_its_file_and_keeps_pods_as_the_file_loader_does() {
     use kschedtui::engine::{self, Release, Snapshot};
+    use kschedtui::model::event::Item;
     let (file, served) = served_cluster(60, 1200);
     let server = ApiServer::with_list(served);
     server.set_list_resource_version("5000");
@@ -1551,7 +1552,21 @@ async fn a_cluster_read_live_explains_as_its_file() {
     o.watch.page_size = 100;
     let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
     let state = src.load_state().await.unwrap();
+    // pods and nodes read into the model, their text without managedFields
+    let pods: Vec<&Item> = state.items_of(Kind::Pod).collect();
+    assert_eq!(pods.len(), 1201);
+    for it in pods.iter().chain(state.items_of(Kind::Node).collect::<Vec<_>>().iter()) {
+        let text = match it {
+            Item::Pod { pod, .. } => pod.pod.obj.json().unwrap().into_owned(),
+            Item::Node { node, .. } => node.obj.json().unwrap().into_owned(),
+            other => panic!("not read into the model: {other:?}"),
+        };
+        assert!(!text.contains("managedFields"), "{text}");
+        assert!(it.uid().is_some_and(|u| u.starts_with("uid-")));
+    }
+    // typed, they are the objects served but for managedFields
     let o = state.get(Kind::Pod, &k("bench/pending-0")).unwrap();
+    assert_eq!(o.meta().managed_fields, None);
     assert!(o.meta().uid.is_some());
     let live = state.to_cluster().unwrap();
     let from_file = kschedtui::source::file::load_str("g.json", &serde_json::to_string(&file).unwrap()).unwrap();
@@ -1559,6 +1574,14 @@ async fn a_cluster_read_live_explains_as_its_file() {
         (live.nodes.len(), live.pods.len()),
         (from_file.nodes.len(), from_file.pods.len())
     );
+    // the cluster shares the store's pods
+    let Item::Pod { pod, .. } = state.item(Kind::Pod, &k("bench/pending-0")).unwrap() else {
+        panic!()
+    };
+    assert!(std::sync::Arc::ptr_eq(
+        &pod.pod,
+        live.pod(&k("bench/pending-0")).unwrap()
+    ));
     let explain = |c: kschedtui::model::Cluster| {
         let snap = Snapshot::new(Arc::new(c), Release::NEWEST);
         let profiles = engine::build_profiles(None, Release::NEWEST).unwrap();
@@ -1566,7 +1589,7 @@ async fn a_cluster_read_live_explains_as_its_file() {
         kschedtui::explain::json::to_value(&ex)
     };
     assert_eq!(explain(live), explain(from_file));
-    // a watch event of a pod
+    // a watch event of a pod: read into the model too
     let mut changed = server.items("pods")[3].clone();
     changed["metadata"]["resourceVersion"] = json!("5001");
     changed["metadata"]["labels"]["new"] = json!("yes");
@@ -1585,6 +1608,8 @@ async fn a_cluster_read_live_explains_as_its_file() {
             break ev;
         }
     };
+    let ClusterEvent::Applied(item) = &ev else { panic!() };
+    assert!(matches!(**item, Item::Pod { .. }), "{item:?}");
     state.apply(ev);
     assert_eq!(state.resource_versions[&Kind::Pod], "5001");
     let c = state.to_cluster().unwrap();

@@ -14,6 +14,8 @@ pub(crate) enum Failure {
     Kube(kube::Error),
     /// The body is not JSON.
     NotJson(NotJson),
+    /// No answer within the request timeout (seconds).
+    TimedOut(u64),
 }
 
 /// An answer that is not JSON.
@@ -73,6 +75,11 @@ impl Failure {
         match self {
             Failure::Kube(e) => super::error::classify(e, cx),
             Failure::NotJson(n) => n.error(cx),
+            Failure::TimedOut(secs) => LiveError::Timeout {
+                server: cx.server.to_string(),
+                doing: cx.doing.to_string(),
+                secs: *secs,
+            },
         }
     }
 }
@@ -100,22 +107,87 @@ pub(crate) async fn get_json<T: DeserializeOwned>(
     read(code, &content_type, &body)
 }
 
+/// Sends a request and returns its body unless the server answered with an error code (the
+/// failure [`get_json`] makes of that). The body is read frame by frame into `buf` (cleared
+/// first), a buffer the caller uses again for its next request: a list page read whole each time
+/// cost a fresh buffer of its size per page, and its frames held meanwhile. The caller parses the
+/// body anyway (a list page): on a parse error it asks [`Answer::not_read`] what came.
+pub(crate) async fn get_body(
+    client: &kube::Client,
+    req: http::Request<Vec<u8>>,
+    mut buf: Vec<u8>,
+) -> Result<Answer, Failure> {
+    use http_body::Body as _;
+    let res = client
+        .send(req.map(kube::client::Body::from))
+        .await
+        .map_err(Failure::Kube)?;
+    let code = res.status().as_u16();
+    let content_type = res
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let mut body = res.into_body();
+    buf.clear();
+    while let Some(frame) = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await {
+        if let Ok(data) = frame.map_err(Failure::Kube)?.into_data() {
+            buf.extend_from_slice(&data);
+        }
+    }
+    if code >= 400 {
+        return Err(failure(code, &content_type, &buf));
+    }
+    Ok(Answer {
+        code,
+        content_type,
+        body: buf,
+    })
+}
+
+/// A successful answer's body, with what names it if it is not JSON.
+pub(crate) struct Answer {
+    code: u16,
+    content_type: String,
+    /// The body.
+    pub(crate) body: Vec<u8>,
+}
+
+impl Answer {
+    /// Why the body could not be read as `T` (`e`, the parser's error): what came when it is
+    /// not JSON, the parser's error when it is JSON of another shape.
+    pub(crate) fn not_read(&self, e: serde_json::Error) -> Failure {
+        if serde_json::from_slice::<IgnoredAny>(&self.body).is_ok() {
+            Failure::Kube(kube::Error::SerdeError(e))
+        } else {
+            Failure::NotJson(NotJson::of(self.code, &self.content_type, &self.body))
+        }
+    }
+}
+
+/// The failure of an answer with an error code (see [`get_json`]).
+fn failure(code: u16, content_type: &str, body: &[u8]) -> Failure {
+    let is_json = serde_json::from_slice::<IgnoredAny>(body).is_ok();
+    if let Ok(status) = serde_json::from_slice::<kube::core::Status>(body)
+        && is_json
+    {
+        return Failure::Kube(kube::Error::Api(Box::new(status)));
+    }
+    if code == 401 || code == 403 || is_json {
+        let text = String::from_utf8_lossy(body).trim().to_string();
+        let status = kube::core::Status::failure(&text, "Failed to parse error data").with_code(code);
+        return Failure::Kube(kube::Error::Api(Box::new(status)));
+    }
+    Failure::NotJson(NotJson::of(code, content_type, body))
+}
+
 /// Reads an answer's body (see [`get_json`]).
 fn read<T: DeserializeOwned>(code: u16, content_type: &str, body: &[u8]) -> Result<T, Failure> {
-    let is_json = serde_json::from_slice::<IgnoredAny>(body).is_ok();
     if code >= 400 {
-        if let Ok(status) = serde_json::from_slice::<kube::core::Status>(body)
-            && is_json
-        {
-            return Err(Failure::Kube(kube::Error::Api(Box::new(status))));
-        }
-        if code == 401 || code == 403 || is_json {
-            let text = String::from_utf8_lossy(body).trim().to_string();
-            let status = kube::core::Status::failure(&text, "Failed to parse error data").with_code(code);
-            return Err(Failure::Kube(kube::Error::Api(Box::new(status))));
-        }
-        return Err(Failure::NotJson(NotJson::of(code, content_type, body)));
+        return Err(failure(code, content_type, body));
     }
+    let is_json = serde_json::from_slice::<IgnoredAny>(body).is_ok();
     if !is_json {
         return Err(Failure::NotJson(NotJson::of(code, content_type, body)));
     }

@@ -11,6 +11,7 @@
 pub mod actions;
 pub(crate) mod answer;
 pub mod config;
+pub(crate) mod decode;
 pub mod error;
 pub mod kinds;
 pub mod watch;
@@ -418,11 +419,9 @@ impl LiveSource {
         let mut kinds = self.kinds().await?;
         kinds.retain(|k| !unreadable.contains(k));
         let dra_version = self.resource_version();
-        let listed = self
-            .listed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
+        // taken, not copied: each kind's watch keeps its uids (a kind never listed since is
+        // listed first)
+        let mut listed = std::mem::take(&mut *self.listed.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
         let identity = self
             .identity
             .lock()
@@ -438,7 +437,7 @@ impl LiveSource {
         let mut tasks: futures::stream::FuturesUnordered<Pin<Box<dyn Future<Output = Option<String>> + Send + '_>>> =
             futures::stream::FuturesUnordered::new();
         for (kind, doing, resource, url) in &texts {
-            let (resource_version, uids) = listed.get(kind).cloned().unwrap_or_default();
+            let (resource_version, uids) = listed.remove(kind).unwrap_or_default();
             let start = watch::WatchStart {
                 resource_version,
                 uids,
@@ -483,7 +482,7 @@ async fn watch_one<K: LiveKind>(
     opts: &WatchOptions,
     tx: mpsc::Sender<ClusterEvent>,
 ) -> Option<String> {
-    watch::watch_kind::<K>(client, &target, &start, opts, &tx).await
+    watch::watch_kind::<K>(client, &target, start, opts, &tx).await
 }
 
 impl ClusterSource for LiveSource {
