@@ -45,6 +45,14 @@ pub enum Change {
     SchedulerName(String),
     /// Delete these bound pods (they hold a host port the pod asks for).
     DeletePods(Vec<ObjectKey>),
+    /// Nothing to change: preemption already nominates `node` once `victims` are gone (made
+    /// on the copy by deleting them and setting the pod's status.nominatedNodeName).
+    Preempt {
+        /// The nominated node.
+        node: String,
+        /// The victims, in upstream's order.
+        victims: Vec<ObjectKey>,
+    },
     /// Make the pod's required (anti-)affinity term at this index a preferred one of weight 100.
     PreferTerm {
         /// The anti-affinity terms (else the affinity terms).
@@ -200,8 +208,44 @@ fn immutable(pod: &Pod, field: &str) -> String {
     }
 }
 
-/// Every fix the explanation suggests, at most one per blocking reason, in pipeline order.
+/// Where a change ranks among the fixes, smallest first: the change that keeps what the
+/// cluster's owners meant. The pod's own gates and schedulerName come alone. Preemption that
+/// already places the pod needs no change. Then the pod asks for less, a cordoned node comes
+/// back, the node pool grows by a node like one it has, the pod's spread is relaxed, a stale
+/// holder of a host port goes, the pod's own required (anti-)affinity term becomes preferred;
+/// last the changes that undo a decision someone took on purpose: tolerating a taint that keeps
+/// pods away, relabelling a node for the pod's selector.
+pub fn rank(change: &Change) -> u8 {
+    match change {
+        Change::RemoveGates(_) | Change::SchedulerName(_) => 0,
+        Change::Preempt { .. } => 1,
+        Change::LowerRequests(..) => 2,
+        Change::Uncordon(_) => 3,
+        Change::BiggerNode(..) => 4,
+        Change::MaxSkew(..) => 5,
+        Change::DeletePods(_) => 6,
+        Change::PreferTerm { .. } => 7,
+        Change::Tolerate(_) => 8,
+        Change::LabelNode(..) => 9,
+    }
+}
+
+/// Every fix the explanation suggests, at most one per blocking reason, smallest change first
+/// ([`rank`]; the same rank keeps pipeline order).
 pub fn candidates(
+    cluster: &Cluster,
+    usage: &BTreeMap<String, NodeUsage>,
+    features: &Features,
+    profiles: &[Framework],
+    ex: &Explanation,
+) -> Vec<Fix> {
+    let mut out = unranked(cluster, usage, features, profiles, ex);
+    out.sort_by_key(|f| rank(&f.change));
+    out
+}
+
+/// The fixes in pipeline order.
+fn unranked(
     cluster: &Cluster,
     usage: &BTreeMap<String, NodeUsage>,
     features: &Features,
@@ -264,6 +308,9 @@ pub fn candidates(
             });
         }
         return out;
+    }
+    if let Some(fix) = preemption_fix(pod, ex) {
+        out.push(fix);
     }
     // Taints: the set of untolerated taints shared by the most nodes failing only on them.
     let tainted = only(ex, "TaintToleration");
@@ -364,6 +411,43 @@ pub fn candidates(
         out.push(fix);
     }
     out
+}
+
+/// "The pod will fit by preempting N victims on X": PostFilter nominated a node.
+fn preemption_fix(pod: &Pod, ex: &Explanation) -> Option<Fix> {
+    let pf = ex.post_filter.as_ref()?;
+    let node = pf.nominated_node.clone()?;
+    let n = pf.victims.len();
+    let mut names: Vec<String> = pf.victims.iter().take(3).map(ToString::to_string).collect();
+    if n > 3 {
+        names.push(format!("{} more", n - 3));
+    }
+    // upstream's words for it: the PostFilter part of the condition message
+    let reason = ex
+        .message
+        .as_deref()
+        .and_then(|m| m.split_once(". preemption: "))
+        .map_or_else(
+            || format!("{} nominates {node}", pf.plugin),
+            |(_, p)| format!("preemption: {p}"),
+        );
+    Some(Fix {
+        reason,
+        text: format!(
+            "the pod will fit by preempting {n} victim{} on {node} ({})",
+            if n == 1 { "" } else { "s" },
+            names.join(", ")
+        ),
+        command: None,
+        note: Some(format!(
+            "nothing to change: kube-scheduler deletes the victims itself and binds the pod there once they are gone (`kschedtui preempt -n {} {}` does it now); the changes below avoid the evictions",
+            pod.key.namespace, pod.key.name
+        )),
+        change: Change::Preempt {
+            node,
+            victims: pf.victims.clone(),
+        },
+    })
 }
 
 /// Labels the kubelet or the cloud provider sets from what the node is.
@@ -791,6 +875,12 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
             c.pods.retain(|p| !keys.contains(&p.key));
             Ok(c)
         }
+        Change::Preempt { node, victims } => {
+            let mut c = cluster.clone();
+            c.pods.retain(|p| !victims.contains(&p.key));
+            c.set_nominated_node(key, Some(node)).map_err(|e| e.to_string())?;
+            Ok(c)
+        }
         Change::PreferTerm { anti, index } => {
             let mut obj = pod.obj.clone();
             let missing = || format!("pod {key}: no required pod (anti-)affinity term {index}");
@@ -871,6 +961,7 @@ impl Change {
             Change::MaxSkew(..) => "RelaxMaxSkew",
             Change::SchedulerName(_) => "SchedulerName",
             Change::DeletePods(_) => "DeletePods",
+            Change::Preempt { .. } => "Preempt",
             Change::PreferTerm { .. } => "PreferAffinityTerm",
         }
     }
@@ -924,7 +1015,9 @@ pub fn render(fixes: &[Verified]) -> String {
     s
 }
 
-/// Makes each fix on a copy of the cluster and runs the engine on the pod again.
+/// Makes each fix on a copy of the cluster and runs the engine on the pod again. The answer
+/// ranks the fixes the engine says bind the pod before the others, each part smallest change
+/// first ([`rank`]).
 pub fn verify(
     cluster: &Cluster,
     profiles: &[Framework],
@@ -933,7 +1026,7 @@ pub fn verify(
     pod: &ObjectKey,
     fixes: Vec<Fix>,
 ) -> Vec<Verified> {
-    fixes
+    let mut out = fixes
         .into_iter()
         .map(|fix| {
             let outcome = match apply(cluster, pod, &fix.change) {
@@ -957,7 +1050,9 @@ pub fn verify(
             };
             Verified { fix, outcome }
         })
-        .collect()
+        .collect::<Vec<_>>();
+    out.sort_by_key(|v| (!v.works(), rank(&v.fix.change)));
+    out
 }
 
 /// The priority the model would resolve for a pod without spec.priority.
@@ -1091,34 +1186,34 @@ mod tests {
     }
 
     #[test]
-    fn taints_and_resources_each_get_a_checked_fix() {
+    fn taints_and_resources_each_get_a_checked_fix_smallest_change_first() {
         let v = fixes_of("batch", "report-huge");
         assert_eq!(
             texts(&v),
             [
-                "tolerate dra=present:NoSchedule (pool-dra-a1, pool-dra-b1) → would bind to pool-dra-b1 ✓",
                 "lower cpu to ≤ 6800m, memory to ≤ 29498Mi to fit pool-general-a1 → would bind to pool-general-a1 ✓",
                 "a node like pool-general-a1 with 5200m more cpu and 19654Mi more memory would fit → would bind to pool-general-a1 ✓",
+                "tolerate dra=present:NoSchedule (pool-dra-a1, pool-dra-b1) → would bind to pool-dra-b1 ✓",
             ]
         );
         assert_eq!(
-            v[0].fix.command.as_deref(),
+            v[2].fix.command.as_deref(),
             Some(
                 r#"kubectl patch pod report-huge -n batch --type=json -p '[{"op":"add","path":"/spec/tolerations","value":[{"key":"dra","operator":"Equal","value":"present","effect":"NoSchedule"}]}]'"#
             )
         );
-        assert_eq!(v[1].fix.reason, "Insufficient cpu, Insufficient memory");
+        assert_eq!(v[0].fix.reason, "Insufficient cpu, Insufficient memory");
         // requests cannot change on a pod: no command for a bare pod, and the note says so
-        assert_eq!(v[1].fix.command, None);
+        assert_eq!(v[0].fix.command, None);
         assert_eq!(
-            v[1].fix.note.as_deref(),
+            v[0].fix.note.as_deref(),
             Some("requests cannot change on an existing pod: recreate the pod with it")
         );
         // the lowered requests are exactly the shortfall: one millicore more no longer fits
         let (c, f, p) = demo();
         let key = ObjectKey::new("batch", "report-huge");
-        let Change::LowerRequests(_, to) = &v[1].fix.change else {
-            panic!("{:?}", v[1].fix.change)
+        let Change::LowerRequests(_, to) = &v[0].fix.change else {
+            panic!("{:?}", v[0].fix.change)
         };
         let tighter = Change::LowerRequests(
             "pool-general-a1".into(),
@@ -1134,7 +1229,7 @@ mod tests {
         );
         let fix = Fix {
             change: tighter,
-            ..v[1].fix.clone()
+            ..v[0].fix.clone()
         };
         let out = verify(&c, &p, &f, None, &key, vec![fix]);
         assert!(matches!(&out[0].outcome, Outcome::NotEnough(_)), "{:?}", out[0].outcome);
@@ -1199,13 +1294,128 @@ mod tests {
     }
 
     #[test]
-    fn uncordon_spread_scheduler_name_and_extended_resources() {
+    fn preemption_that_places_the_pod_comes_first_then_the_smallest_change() {
         let v = fixes_of("shop", "payments-api");
         assert_eq!(
-            v[1].line(),
-            "uncordon pool-general-c3 → would bind to pool-general-c3 ✓"
+            texts(&v),
+            [
+                "the pod will fit by preempting 1 victim on pool-general-a3 (batch/etl-nightly-0) → would bind to pool-general-a3 ✓",
+                "lower cpu to ≤ 6800m to fit pool-general-a1 → would bind to pool-general-a1 ✓",
+                "uncordon pool-general-c3 → would bind to pool-general-c3 ✓",
+                "a node like pool-general-a1 with 200m more cpu would fit → would bind to pool-general-a1 ✓",
+                "tolerate dra=present:NoSchedule (pool-dra-a1, pool-dra-b1) → would bind to pool-dra-b1 ✓",
+            ]
         );
-        assert_eq!(v[1].fix.command.as_deref(), Some("kubectl uncordon pool-general-c3"));
+        let kinds: Vec<&str> = v.iter().map(|f| f.fix.change.kind()).collect();
+        assert_eq!(
+            kinds,
+            ["Preempt", "LowerRequests", "Uncordon", "BiggerNode", "Tolerate"]
+        );
+        assert_eq!(
+            v[0].fix.reason,
+            "preemption: found a potential placement for pod on node pool-general-a3, preempting 1 victims"
+        );
+        assert_eq!(v[0].fix.command, None);
+        assert_eq!(
+            v[0].fix.note.as_deref(),
+            Some(
+                "nothing to change: kube-scheduler deletes the victims itself and binds the pod there once they are gone (`kschedtui preempt -n shop payments-api` does it now); the changes below avoid the evictions"
+            )
+        );
+        // made on the copy: the victim gone, the pod nominated to the node
+        let (c, _, _) = demo();
+        let key = ObjectKey::new("shop", "payments-api");
+        let changed = apply(&c, &key, &v[0].fix.change).expect("applies");
+        assert!(changed.pod(&ObjectKey::new("batch", "etl-nightly-0")).is_none());
+        assert_eq!(
+            changed.pod(&key).expect("pod").nominated_node_name(),
+            Some("pool-general-a3")
+        );
+        assert_eq!(v[2].fix.command.as_deref(), Some("kubectl uncordon pool-general-c3"));
+        // no preemption fix for a pod preemption does not help
+        assert!(
+            fixes_of("batch", "report-huge")
+                .iter()
+                .all(|f| !matches!(f.fix.change, Change::Preempt { .. }))
+        );
+    }
+
+    #[test]
+    fn every_kind_of_change_has_its_rank_and_working_fixes_come_first() {
+        let t = || Taint {
+            key: "k".into(),
+            value: String::new(),
+            effect: "NoSchedule".into(),
+        };
+        let order = [
+            Change::RemoveGates(vec!["g".into()]),
+            Change::SchedulerName("s".into()),
+            Change::Preempt {
+                node: "n".into(),
+                victims: Vec::new(),
+            },
+            Change::LowerRequests("n".into(), Vec::new()),
+            Change::Uncordon("n".into()),
+            Change::BiggerNode("n".into(), Vec::new()),
+            Change::MaxSkew(0, "zone".into(), 2),
+            Change::DeletePods(Vec::new()),
+            Change::PreferTerm { anti: true, index: 0 },
+            Change::Tolerate(vec![t()]),
+            Change::LabelNode("n".into(), Vec::new()),
+        ];
+        let ranks: Vec<u8> = order.iter().map(rank).collect();
+        assert_eq!(ranks, [0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        // candidates come ranked: a taint fix found first in the pipeline goes last
+        let (c, f, p) = demo();
+        let key = ObjectKey::new("shop", "payments-api");
+        let snap = Snapshot::new(Arc::new(c.clone()), &f);
+        let ex = engine::explain(&snap, &p, &key).expect("explains");
+        let usage = analysis::node_usage(&c, &f);
+        let kinds: Vec<&str> = candidates(&c, &usage, &f, &p, &ex)
+            .iter()
+            .map(|x| x.change.kind())
+            .collect();
+        assert_eq!(
+            kinds,
+            ["Preempt", "LowerRequests", "Uncordon", "BiggerNode", "Tolerate"]
+        );
+        // a change the engine says does not bind goes after the ones that do, whatever its rank
+        let fix = |text: &str, change: Change| Fix {
+            reason: String::new(),
+            text: text.into(),
+            change,
+            command: None,
+            note: None,
+        };
+        let out = verify(
+            &c,
+            &p,
+            &f,
+            None,
+            &key,
+            vec![
+                fix("uncordon pool-general-c3", Change::Uncordon("pool-general-c3".into())),
+                fix(
+                    "tolerate",
+                    Change::Tolerate(vec![Taint {
+                        key: "dra".into(),
+                        value: "present".into(),
+                        effect: "NoSchedule".into(),
+                    }]),
+                ),
+                fix("uncordon pool-general-a1", Change::Uncordon("pool-general-a1".into())),
+            ],
+        );
+        let lines: Vec<&str> = out.iter().map(|v| v.fix.text.as_str()).collect();
+        assert_eq!(
+            lines,
+            ["uncordon pool-general-c3", "tolerate", "uncordon pool-general-a1"]
+        );
+        assert!(out[1].works() && !out[2].works());
+    }
+
+    #[test]
+    fn uncordon_spread_scheduler_name_and_extended_resources() {
         let v = fixes_of("batch", "dedup-job");
         assert_eq!(
             texts(&v),

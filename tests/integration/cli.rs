@@ -1241,7 +1241,7 @@ fn explain_json_carries_the_checked_fix_hints() {
     };
     let v = json(&["explain", "--demo", "batch/report-huge", "-o", "json"]);
     assert_eq!(
-        v["fixes"][0],
+        v["fixes"][2],
         serde_json::json!({
             "reason": "node(s) had untolerated taint(s)",
             "kind": "Tolerate",
@@ -1251,14 +1251,31 @@ fn explain_json_carries_the_checked_fix_hints() {
             "after": {"result": "Binds", "nodes": ["pool-dra-b1"]}
         })
     );
-    let kinds: Vec<&str> = v["fixes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["kind"].as_str().unwrap())
-        .collect();
-    assert_eq!(kinds, ["Tolerate", "LowerRequests", "BiggerNode"]);
-    assert_eq!(v["fixes"][1]["command"], serde_json::Value::Null);
+    let kinds = |v: &serde_json::Value| -> Vec<String> {
+        v["fixes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // the smallest change first: the taint that keeps pods off the DRA pool is the last resort
+    assert_eq!(kinds(&v), ["LowerRequests", "BiggerNode", "Tolerate"]);
+    assert_eq!(v["fixes"][0]["command"], serde_json::Value::Null);
+    // preemption already places the pod: the first entry says so, checked like the others
+    let v = json(&["explain", "--demo", "shop/payments-api", "-o", "json"]);
+    assert_eq!(
+        kinds(&v),
+        ["Preempt", "LowerRequests", "Uncordon", "BiggerNode", "Tolerate"]
+    );
+    assert_eq!(
+        v["fixes"][0]["change"],
+        "the pod will fit by preempting 1 victim on pool-general-a3 (batch/etl-nightly-0)"
+    );
+    assert_eq!(
+        v["fixes"][0]["after"],
+        serde_json::json!({"result": "Binds", "nodes": ["pool-general-a3"]})
+    );
     // a pod with no fix found: the key says so with []
     let v = json(&["explain", "--demo", "ml/llm-serve-h200", "-o", "json"]);
     assert_eq!(v["fixes"], serde_json::json!([]));

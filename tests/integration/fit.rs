@@ -1010,13 +1010,14 @@ fn fix_hints_change_the_workloads_template() {
     assert_eq!(
         commands,
         [
-            r#"kubectl patch deployment storefront -n shop --type=json -p '[{"op":"add","path":"/spec/template/spec/tolerations","value":[{"key":"dra","operator":"Equal","value":"present","effect":"NoSchedule"}]}]'"#,
-            "kubectl uncordon pool-general-c3",
             "kubectl set resources deployment storefront -n shop -c web --requests=cpu=850m,memory=2880Mi",
+            "kubectl uncordon pool-general-c3",
+            r#"kubectl patch deployment storefront -n shop --type=json -p '[{"op":"add","path":"/spec/template/spec/tolerations","value":[{"key":"dra","operator":"Equal","value":"present","effect":"NoSchedule"}]}]'"#,
         ]
     );
+    let tolerate = fixes.iter().find(|f| f["kind"] == "Tolerate").unwrap();
     assert_eq!(
-        fixes[0]["note"],
+        tolerate["note"],
         "a change to Deployment shop/storefront's pod template (spec.template.spec): make it in the manifest before applying it (the command makes it on a Deployment already in the cluster)"
     );
 }

@@ -1139,24 +1139,19 @@ fn demo_fixes_are_checked_by_the_engine_and_enter_tries_one() {
             t.keys(&["j"]);
         }
         t.keys(&["Enter"]);
-        t.wait_for(&[
-            "Pod batch/report-huge",
-            "to fix (f: 3 of 3 work): tolerate dra=present:NoSchedule",
-        ]);
+        t.wait_for(&["Pod batch/report-huge", "to fix (f: 3 of 3 work): lower cpu to ≤ 6800m"]);
         t.keys(&["f"]);
         t.wait_for(&[
             "To fix batch/report-huge",
             "tolerate dra=present:NoSchedule (pool-dra-a1, pool-dra-b1) → would bind to",
-            "blocked by: node(s) had untolerated taint(s)",
-            "$ kubectl patch pod report-huge -n batch --type=json",
-        ]);
-        t.keys(&["j"]);
-        t.wait_for(&[
             "blocked by: Insufficient cpu, Insufficient memory",
             "no kubectl command makes this change",
         ]);
-        t.keys(&["k"]);
-        t.wait_for(&["blocked by: node(s) had untolerated taint(s)"]);
+        t.keys(&["j", "j"]);
+        t.wait_for(&[
+            "blocked by: node(s) had untolerated taint(s)",
+            "$ kubectl patch pod report-huge -n batch --type=json",
+        ]);
         t.keys(&["c"]);
         t.wait_for(&["copied 'kubectl patch pod report-huge -n batch"]);
         t.keys(&["Enter"]);
