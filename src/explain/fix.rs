@@ -18,7 +18,8 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
 use super::format;
 use super::usage::{self as analysis, NodeUsage};
-use crate::engine::trace::{Explanation, FilterDetail, NodeFilter};
+use crate::engine::framework::status::Code;
+use crate::engine::trace::{DraNode, DraRequestOnNode, Explanation, FilterDetail, NodeFilter};
 use crate::engine::{self, Features, Framework, Snapshot};
 use crate::model::validation;
 use crate::model::{Cluster, Node, ObjectKey, Pod, Taint};
@@ -53,6 +54,36 @@ pub enum Change {
         /// The victims, in upstream's order.
         victims: Vec<ObjectKey>,
     },
+    /// Create the ResourceClaim the pod names (what it asks for is the user's to say: not
+    /// checked).
+    CreateClaim {
+        /// The claim, named as the pod references it.
+        claim: ObjectKey,
+        /// The pod's name for it (`spec.resourceClaims[].name`).
+        pod_claim: String,
+    },
+    /// Change one request of a ResourceClaim: drop its selectors, or ask for fewer devices.
+    ClaimRequest {
+        /// The claim.
+        claim: ObjectKey,
+        /// The request's name.
+        request: String,
+        /// Drop the request's selectors.
+        drop_selectors: bool,
+        /// The new exact count.
+        count: Option<i64>,
+    },
+    /// No device of the DeviceClass exists on the nodes checked: nothing to change on a copy
+    /// (not checked).
+    NoDeviceOfClass(String),
+    /// The existing pods whose required anti-affinity rejects the pod on the node, gone from
+    /// it (made on the copy by removing them).
+    ExistingAntiAffinity {
+        /// The node.
+        node: String,
+        /// The pods.
+        pods: Vec<ObjectKey>,
+    },
     /// Make the pod's required (anti-)affinity term at this index a preferred one of weight 100.
     PreferTerm {
         /// The anti-affinity terms (else the affinity terms).
@@ -86,6 +117,9 @@ pub enum Outcome {
     NotEnough(String),
     /// The change could not be made or run.
     Failed(String),
+    /// The change is the user's to describe (a claim's device requests) or there is none to
+    /// make: not checked, and why.
+    Unchecked(String),
 }
 
 /// A fix with the engine's answer on the changed cluster.
@@ -110,6 +144,7 @@ impl Verified {
             ),
             Outcome::NotEnough(v) => format!("{} → not enough: {v}", self.fix.text),
             Outcome::Failed(e) => format!("{} → could not check: {e}", self.fix.text),
+            Outcome::Unchecked(why) => format!("{} → not checked: {why}", self.fix.text),
         }
     }
 
@@ -212,21 +247,27 @@ fn immutable(pod: &Pod, field: &str) -> String {
 /// cluster's owners meant. The pod's own gates and schedulerName come alone. Preemption that
 /// already places the pod needs no change. Then the pod asks for less, a cordoned node comes
 /// back, the node pool grows by a node like one it has, the pod's spread is relaxed, a stale
-/// holder of a host port goes, the pod's own required (anti-)affinity term becomes preferred;
-/// last the changes that undo a decision someone took on purpose: tolerating a taint that keeps
-/// pods away, relabelling a node for the pod's selector.
+/// holder of a host port goes, the pod's own required (anti-)affinity term becomes preferred or
+/// its claim's device selectors go; last the changes that undo a decision someone took on
+/// purpose: tolerating a taint that keeps pods away, moving the existing pods whose
+/// anti-affinity rejects the pod, relabelling a node for the pod's selector. A DeviceClass
+/// without devices has no change to make and comes after all. A missing claim comes alone.
 pub fn rank(change: &Change) -> u8 {
     match change {
-        Change::RemoveGates(_) | Change::SchedulerName(_) => 0,
+        Change::RemoveGates(_) | Change::SchedulerName(_) | Change::CreateClaim { .. } => 0,
         Change::Preempt { .. } => 1,
-        Change::LowerRequests(..) => 2,
+        Change::LowerRequests(..)
+        | Change::ClaimRequest {
+            drop_selectors: false, ..
+        } => 2,
         Change::Uncordon(_) => 3,
         Change::BiggerNode(..) => 4,
         Change::MaxSkew(..) => 5,
         Change::DeletePods(_) => 6,
-        Change::PreferTerm { .. } => 7,
-        Change::Tolerate(_) => 8,
+        Change::PreferTerm { .. } | Change::ClaimRequest { .. } => 7,
+        Change::Tolerate(_) | Change::ExistingAntiAffinity { .. } => 8,
         Change::LabelNode(..) => 9,
+        Change::NoDeviceOfClass(_) => 10,
     }
 }
 
@@ -308,6 +349,10 @@ fn unranked(
             });
         }
         return out;
+    }
+    let claims = missing_claims(cluster, pod, ex);
+    if !claims.is_empty() {
+        return claims;
     }
     if let Some(fix) = preemption_fix(pod, ex) {
         out.push(fix);
@@ -406,6 +451,8 @@ fn unranked(
         out.push(fix);
     }
     out.extend(affinity_fixes(pod, ex));
+    out.extend(existing_anti_affinity_fix(cluster, ex));
+    out.extend(dra_fixes(pod, ex));
     resource_fixes(cluster, usage, features, pod, ex, &mut out);
     if let Some(fix) = spread_fix(pod, ex) {
         out.push(fix);
@@ -446,6 +493,234 @@ fn preemption_fix(pod: &Pod, ex: &Explanation) -> Option<Fix> {
         change: Change::Preempt {
             node,
             victims: pf.victims.clone(),
+        },
+    })
+}
+
+/// The claims the pod names that do not exist, when DynamicResources holds or rejects the pod
+/// for it: one "create it" each.
+fn missing_claims(cluster: &Cluster, pod: &Pod, ex: &Explanation) -> Vec<Fix> {
+    let blocked = ex
+        .pre_enqueue
+        .iter()
+        .chain(ex.pre_filter.iter())
+        .find(|s| s.plugin == "DynamicResources" && !matches!(s.code, Code::Success | Code::Skip));
+    let Some(status) = blocked else {
+        return Vec::new();
+    };
+    let ns = &pod.key.namespace;
+    pod.spec()
+        .resource_claims
+        .iter()
+        .flatten()
+        .filter_map(|pc| {
+            let name = pc.resource_claim_name.as_ref()?;
+            let claim = ObjectKey::new(ns.clone(), name.clone());
+            if cluster.resource_claims.contains_key(&claim) {
+                return None;
+            }
+            Some(Fix {
+                reason: status.reasons.join(", "),
+                text: format!(
+                    "create ResourceClaim {claim} (the pod's claim {} names it)",
+                    pc.name
+                ),
+                command: None,
+                note: Some(format!(
+                    "its device requests are yours to say: a ResourceClaim named {name} in namespace {ns} (kubectl create -f), or a resourceClaimTemplateName on the pod's claim {} instead",
+                    pc.name
+                )),
+                change: Change::CreateClaim {
+                    claim,
+                    pod_claim: pc.name.clone(),
+                },
+            })
+        })
+        .collect()
+}
+
+/// Devices as `a, b (ResourceSlice s)`, grouped by slice, the first four named.
+fn devices_phrase(devices: &[(String, String)]) -> String {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for (slice, d) in devices.iter().take(4) {
+        match groups.iter_mut().find(|(s, _)| s == slice) {
+            Some((_, v)) => v.push(d),
+            None => groups.push((slice.clone(), vec![d])),
+        }
+    }
+    let mut s = groups
+        .iter()
+        .map(|(slice, d)| format!("{} (ResourceSlice {slice})", d.join(", ")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if devices.len() > 4 {
+        s.push_str(&format!(" and {} more", devices.len() - 4));
+    }
+    s
+}
+
+/// DRA claims that cannot be allocated on the nodes failing only DynamicResources: for each
+/// request short of devices, the devices a node would give if the request's selectors went
+/// (none match them but some of the class do) or if it asked for fewer (the node's usable
+/// ones); or, when no node checked has a device of the request's DeviceClass, that.
+fn dra_fixes(pod: &Pod, ex: &Explanation) -> Vec<Fix> {
+    let Some(dra) = &ex.dra else { return Vec::new() };
+    let failing = only(ex, "DynamicResources");
+    let mut out = Vec::new();
+    let mut labels: Vec<&str> = Vec::new();
+    for n in dra.nodes.iter().filter(|n| failing.iter().any(|f| f.node == n.node)) {
+        for r in &n.requests {
+            if !labels.contains(&r.request.as_str()) {
+                labels.push(&r.request);
+            }
+        }
+    }
+    let note = |claim: &ObjectKey| {
+        format!(
+            "a ResourceClaim's spec cannot change once created: create {claim} again with the change (for a claim made from a ResourceClaimTemplate, change the template and recreate the pod)"
+        )
+    };
+    let mut no_class: Vec<String> = Vec::new();
+    for label in labels {
+        // claim/request only: a firstAvailable subrequest is left as it is
+        let Some((claim_name, request)) = label.split_once('/').filter(|(_, r)| !r.contains('/')) else {
+            continue;
+        };
+        let claim = ObjectKey::new(pod.key.namespace.clone(), claim_name);
+        let on = |n: &'_ DraNode| n.requests.iter().find(|r| r.request == label).cloned();
+        let everywhere: Vec<(&str, DraRequestOnNode)> = dra
+            .nodes
+            .iter()
+            .filter_map(|n| Some((n.node.as_str(), on(n)?)))
+            .collect();
+        let Some(class) = everywhere.first().map(|(_, r)| r.class.clone()) else {
+            continue;
+        };
+        if everywhere.iter().any(|(_, r)| r.error.is_some()) {
+            continue;
+        }
+        if everywhere.iter().all(|(_, r)| r.class_match == 0) {
+            if !no_class.contains(&class) {
+                let devices: usize = everywhere.iter().map(|(_, r)| r.devices).sum();
+                out.push(Fix {
+                    reason: DRA_CANNOT_ALLOCATE.into(),
+                    text: format!(
+                        "no device of DeviceClass {class} exists ({devices} device(s) on the {} node(s) checked, none of the class; claim {claim} request {request})",
+                        everywhere.len()
+                    ),
+                    command: None,
+                    note: Some(format!(
+                        "a node with such devices and their driver's ResourceSlices, or a request for another DeviceClass (kubectl get deviceclass {class} -o yaml shows its selectors)"
+                    )),
+                    change: Change::NoDeviceOfClass(class.clone()),
+                });
+                no_class.push(class.clone());
+            }
+            continue;
+        }
+        let short: Vec<(&str, &DraRequestOnNode)> = everywhere
+            .iter()
+            .filter(|(n, _)| failing.iter().any(|f| f.node == *n))
+            .filter(|(_, r)| r.wanted.parse::<usize>().is_ok_and(|w| r.usable < w))
+            .map(|(n, r)| (*n, r))
+            .collect();
+        // the selectors leave out every device of the class on a node that has some
+        if let Some((node, r)) = short.iter().find(|(_, r)| r.selector_match == 0 && r.class_match > 0) {
+            out.push(Fix {
+                reason: DRA_CANNOT_ALLOCATE.into(),
+                text: format!(
+                    "drop the selectors of request {request} of claim {claim}: {} of class {class} on {node} would match",
+                    devices_phrase(&r.unselected)
+                ),
+                command: None,
+                note: Some(note(&claim)),
+                change: Change::ClaimRequest {
+                    claim: claim.clone(),
+                    request: request.to_string(),
+                    drop_selectors: true,
+                    count: None,
+                },
+            });
+            continue;
+        }
+        // fewer devices: the node with the most usable ones
+        if let Some((node, r)) = short
+            .iter()
+            .filter(|(_, r)| r.usable > 0)
+            .max_by(|a, b| a.1.usable.cmp(&b.1.usable).then(b.0.cmp(a.0)))
+        {
+            let to = i64::try_from(r.usable).unwrap_or(i64::MAX);
+            out.push(Fix {
+                reason: DRA_CANNOT_ALLOCATE.into(),
+                text: format!(
+                    "ask for {to} device{} instead of {} in request {request} of claim {claim}: {} usable on {node}",
+                    if to == 1 { "" } else { "s" },
+                    r.wanted,
+                    devices_phrase(&r.usable_devices)
+                ),
+                command: None,
+                note: Some(note(&claim)),
+                change: Change::ClaimRequest {
+                    claim: claim.clone(),
+                    request: request.to_string(),
+                    drop_selectors: false,
+                    count: Some(to),
+                },
+            });
+        }
+    }
+    out
+}
+
+/// DynamicResources' Filter reason.
+const DRA_CANNOT_ALLOCATE: &str = "cannot allocate all claims";
+
+/// The existing pods whose required anti-affinity matches the pod, read from the rejecting
+/// plugin's detail lines on a node: (pod, the node it runs on).
+fn anti_affinity_holders(f: &NodeFilter) -> Vec<(ObjectKey, String)> {
+    let mut out = Vec::new();
+    for line in f.detail.get() {
+        let Some(rest) = line.strip_prefix("existing pods in ") else {
+            continue;
+        };
+        let Some((_, rest)) = rest.split_once(" whose required anti-affinity matches this pod: ") else {
+            continue;
+        };
+        let names = rest.rsplit_once(" (").map_or(rest, |(n, _)| n);
+        for item in names.split(", ") {
+            if let Some((pod, node)) = item.strip_suffix(')').and_then(|i| i.split_once(" (node ")) {
+                let key = ObjectKey::parse(pod, "");
+                if !out.iter().any(|(k, _)| *k == key) {
+                    out.push((key, node.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Existing pods' required anti-affinity: on the node failing only InterPodAffinity for it
+/// with the fewest such pods, name them and where they run; checked with them gone.
+fn existing_anti_affinity_fix(cluster: &Cluster, ex: &Explanation) -> Option<Fix> {
+    let (f, holders) = only(ex, "InterPodAffinity")
+        .into_iter()
+        .filter(|f| reason_of(f, "InterPodAffinity").contains("existing pods anti-affinity"))
+        .map(|f| (f, anti_affinity_holders(f)))
+        .filter(|(_, h)| !h.is_empty() && h.iter().all(|(k, _)| cluster.pod(k).is_some()))
+        .min_by_key(|(_, h)| h.len())?;
+    let names: Vec<String> = holders.iter().map(|(k, n)| format!("{k} on {n}")).collect();
+    Some(Fix {
+        reason: reason_of(f, "InterPodAffinity"),
+        text: format!(
+            "the required anti-affinity of {} keeps the pod off {}",
+            names.join(", "),
+            f.node
+        ),
+        command: None,
+        note: Some("their terms match this pod's labels, on purpose or not: change this pod's labels, or make their owners' term preferred; the check moves them off (removes them from the copy)".into()),
+        change: Change::ExistingAntiAffinity {
+            node: f.node.to_string(),
+            pods: holders.into_iter().map(|(k, _)| k).collect(),
         },
     })
 }
@@ -875,6 +1150,44 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
             c.pods.retain(|p| !keys.contains(&p.key));
             Ok(c)
         }
+        Change::CreateClaim { claim, .. } => {
+            Err(format!("ResourceClaim {claim}: its device requests are yours to say"))
+        }
+        Change::NoDeviceOfClass(class) => Err(format!("DeviceClass {class}: no change to make")),
+        Change::ClaimRequest {
+            claim,
+            request,
+            drop_selectors,
+            count,
+        } => {
+            let mut c = cluster.clone();
+            let missing = || format!("ResourceClaim {claim} has no request {request}");
+            let obj = c
+                .resource_claims
+                .get_mut(claim)
+                .ok_or_else(|| format!("ResourceClaim '{claim}' is not in the snapshot"))?;
+            let exactly = obj
+                .spec
+                .as_mut()
+                .and_then(|s| s.devices.as_mut())
+                .and_then(|d| d.requests.as_mut())
+                .and_then(|r| r.iter_mut().find(|r| r.name == *request))
+                .and_then(|r| r.exactly.as_mut())
+                .ok_or_else(missing)?;
+            if *drop_selectors {
+                exactly.selectors = None;
+            }
+            if let Some(n) = count {
+                exactly.count = Some(*n);
+                exactly.allocation_mode = Some("ExactCount".into());
+            }
+            Ok(c)
+        }
+        Change::ExistingAntiAffinity { pods, .. } => {
+            let mut c = cluster.clone();
+            c.pods.retain(|p| !pods.contains(&p.key));
+            Ok(c)
+        }
         Change::Preempt { node, victims } => {
             let mut c = cluster.clone();
             c.pods.retain(|p| !victims.contains(&p.key));
@@ -962,6 +1275,10 @@ impl Change {
             Change::SchedulerName(_) => "SchedulerName",
             Change::DeletePods(_) => "DeletePods",
             Change::Preempt { .. } => "Preempt",
+            Change::CreateClaim { .. } => "CreateClaim",
+            Change::ClaimRequest { .. } => "ChangeClaimRequest",
+            Change::NoDeviceOfClass(_) => "NoDeviceOfClass",
+            Change::ExistingAntiAffinity { .. } => "ExistingPodsAntiAffinity",
             Change::PreferTerm { .. } => "PreferAffinityTerm",
         }
     }
@@ -979,6 +1296,7 @@ pub fn to_json(fixes: &[Verified]) -> serde_json::Value {
                     Outcome::Binds(nodes) => json!({"result": "Binds", "nodes": nodes}),
                     Outcome::NotEnough(verdict) => json!({"result": "NotEnough", "verdict": verdict}),
                     Outcome::Failed(error) => json!({"result": "Failed", "error": error}),
+                    Outcome::Unchecked(why) => json!({"result": "Unchecked", "why": why}),
                 };
                 json!({
                     "reason": v.fix.reason,
@@ -1029,6 +1347,17 @@ pub fn verify(
     let mut out = fixes
         .into_iter()
         .map(|fix| {
+            let unchecked = match &fix.change {
+                Change::CreateClaim { .. } => Some("its device requests are yours to say"),
+                Change::NoDeviceOfClass(_) => Some("no change of this cluster to make"),
+                _ => None,
+            };
+            if let Some(why) = unchecked {
+                return Verified {
+                    fix,
+                    outcome: Outcome::Unchecked(why.into()),
+                };
+            }
             let outcome = match apply(cluster, pod, &fix.change) {
                 Err(e) => Outcome::Failed(e),
                 Ok(changed) => {
@@ -1437,7 +1766,7 @@ mod tests {
         );
         // schedulable pods and pods failing several plugins everywhere get none
         assert!(fixes_of("shop", "search-indexer").is_empty());
-        assert!(fixes_of("ml", "llm-serve-h200").is_empty());
+        assert!(fixes_of("shop", "orders-db-0").is_empty());
     }
 
     #[test]
@@ -1489,6 +1818,174 @@ mod tests {
                 .weight,
             100
         );
+    }
+
+    /// A fixture: db-0 on node-a, db-1 and db-2 on node-b, each with a required hostname
+    /// anti-affinity against app=web; web-1 (app=web) is pending.
+    const ANTI: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: node-a, labels: {kubernetes.io/hostname: node-a}}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: node-b, labels: {kubernetes.io/hostname: node-b}}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: db-0, namespace: data, labels: {app: db}}
+  spec:
+    nodeName: node-a
+    containers: [{name: c, image: db}]
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - labelSelector: {matchLabels: {app: web}}
+          namespaces: [shop]
+          topologyKey: kubernetes.io/hostname
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: db-1, namespace: data, labels: {app: db}}
+  spec:
+    nodeName: node-b
+    containers: [{name: c, image: db}]
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - labelSelector: {matchLabels: {app: web}}
+          namespaces: [shop]
+          topologyKey: kubernetes.io/hostname
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: db-2, namespace: data, labels: {app: db}}
+  spec:
+    nodeName: node-b
+    containers: [{name: c, image: db}]
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - labelSelector: {matchLabels: {app: web}}
+          namespaces: [shop]
+          topologyKey: kubernetes.io/hostname
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-1, namespace: shop, labels: {app: web}}
+  spec:
+    containers: [{name: c, image: web}]
+"#;
+
+    fn fixes_in(c: &Cluster, ns: &str, name: &str) -> Vec<Verified> {
+        let f = Features::new(crate::engine::Release::NEWEST);
+        let p = engine::build_profiles(None, &f).expect("profiles");
+        let key = ObjectKey::new(ns, name);
+        let snap = Snapshot::new(Arc::new(c.clone()), &f);
+        let ex = engine::explain(&snap, &p, &key).expect("explains");
+        let usage = analysis::node_usage(c, &f);
+        verify(c, &p, &f, None, &key, candidates(c, &usage, &f, &p, &ex))
+    }
+
+    #[test]
+    fn existing_pods_anti_affinity_names_the_pods_and_their_nodes() {
+        let c = crate::source::file::load_str("anti.yaml", ANTI).expect("fixture");
+        let v = fixes_in(&c, "shop", "web-1");
+        assert_eq!(
+            texts(&v),
+            ["the required anti-affinity of data/db-0 on node-a keeps the pod off node-a → would bind to node-a ✓"]
+        );
+        assert_eq!(v[0].fix.change.kind(), "ExistingPodsAntiAffinity");
+        assert_eq!(
+            v[0].fix.reason,
+            "node(s) didn't satisfy existing pods anti-affinity rules"
+        );
+        assert_eq!(
+            v[0].fix.change,
+            Change::ExistingAntiAffinity {
+                node: "node-a".into(),
+                pods: vec![ObjectKey::new("data", "db-0")],
+            }
+        );
+        assert_eq!(v[0].fix.command, None);
+    }
+
+    #[test]
+    fn dra_hints_name_the_claim_to_create_and_the_devices_that_would_match() {
+        // a claim the pod names that does not exist: the one to create, not checked
+        let v = fixes_of("ml", "eval-batch");
+        assert_eq!(
+            texts(&v),
+            [
+                "create ResourceClaim ml/eval-gpu (the pod's claim gpu names it) → not checked: its device requests are yours to say"
+            ]
+        );
+        assert_eq!(v[0].fix.reason, r#"could not find ResourceClaim "ml/eval-gpu""#);
+        assert_eq!(v[0].fix.change.kind(), "CreateClaim");
+        assert_eq!(
+            to_json(&v)[0]["after"],
+            serde_json::json!({"result": "Unchecked", "why": "its device requests are yours to say"})
+        );
+        // no device matches the selector (model H200): the class's devices that would
+        assert_eq!(
+            texts(&fixes_of("ml", "llm-serve-h200")),
+            [
+                "drop the selectors of request gpu of claim ml/llm-serve-h200-gpu: gpu-0, gpu-1, gpu-2, gpu-3 (ResourceSlice pool-dra-a1-gpu.nvidia.com-x7k2p) of class gpu.nvidia.com on pool-dra-a1 would match → would bind to pool-dra-b1 ✓"
+            ]
+        );
+        // too few usable devices: the count a node gives, and which
+        let v = fixes_of("ml", "train-3gpu");
+        assert_eq!(
+            texts(&v),
+            [
+                "ask for 1 device instead of 3 in request gpus of claim ml/train-3gpu-gpus: gpu-2 (ResourceSlice pool-dra-a1-gpu.nvidia.com-x7k2p) usable on pool-dra-a1 → would bind to pool-dra-b1 ✓"
+            ]
+        );
+        assert_eq!(
+            v[0].fix.change,
+            Change::ClaimRequest {
+                claim: ObjectKey::new("ml", "train-3gpu-gpus"),
+                request: "gpus".into(),
+                drop_selectors: false,
+                count: Some(1),
+            }
+        );
+        assert_eq!(
+            texts(&fixes_of("ml", "nccl-pair")),
+            [
+                "ask for 1 device instead of 2 in request gpus of claim ml/nccl-pair-gpus: gpu-2 (ResourceSlice pool-dra-a1-gpu.nvidia.com-x7k2p) usable on pool-dra-a1 → would bind to pool-dra-b1 ✓"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_device_class_without_devices_is_said_and_not_checked() {
+        let (mut c, _, _) = demo();
+        let class: k8s_openapi::api::resource::v1::DeviceClass = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "a100.nvidia.com"},
+            "spec": {"selectors": [{"cel": {"expression": "device.attributes[\"gpu.nvidia.com\"].model == \"A100\""}}]}
+        }))
+        .expect("class");
+        c.device_classes.insert("a100.nvidia.com".into(), class);
+        let key = ObjectKey::new("ml", "train-3gpu-gpus");
+        let claim = c.resource_claims.get_mut(&key).expect("claim");
+        claim
+            .spec
+            .as_mut()
+            .and_then(|s| s.devices.as_mut())
+            .and_then(|d| d.requests.as_mut())
+            .and_then(|r| r[0].exactly.as_mut())
+            .expect("exactly")
+            .device_class_name = "a100.nvidia.com".into();
+        let v = fixes_in(&c, "ml", "train-3gpu");
+        assert_eq!(
+            texts(&v),
+            [
+                "no device of DeviceClass a100.nvidia.com exists (6 device(s) on the 14 node(s) checked, none of the class; claim ml/train-3gpu-gpus request gpus) → not checked: no change of this cluster to make"
+            ]
+        );
+        assert_eq!(v[0].fix.change, Change::NoDeviceOfClass("a100.nvidia.com".into()));
+        assert_eq!(rank(&v[0].fix.change), 10);
     }
 
     #[test]

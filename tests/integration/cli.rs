@@ -1277,7 +1277,7 @@ fn explain_json_carries_the_checked_fix_hints() {
         serde_json::json!({"result": "Binds", "nodes": ["pool-general-a3"]})
     );
     // a pod with no fix found: the key says so with []
-    let v = json(&["explain", "--demo", "ml/llm-serve-h200", "-o", "json"]);
+    let v = json(&["explain", "--demo", "shop/orders-db-0", "-o", "json"]);
     assert_eq!(v["fixes"], serde_json::json!([]));
     // schedulable: no key
     let v = json(&["explain", "--demo", "shop/search-indexer", "-o", "json"]);
@@ -1305,7 +1305,11 @@ fn a_pod_held_before_the_queue_has_no_message_and_no_plugin_after_the_rejection(
     assert_eq!(
         String::from_utf8_lossy(&o.stdout),
         "Pod ml/eval-batch  (profile default-scheduler, scheduler 1.37.0, 14 nodes)\n\
-         Verdict: Held before the queue by DynamicResources: could not find ResourceClaim \"ml/eval-gpu\"\n"
+         Verdict: Held before the queue by DynamicResources: could not find ResourceClaim \"ml/eval-gpu\"\n\
+         To fix (each change made on a copy and checked by running the engine again):\n  \
+         create ResourceClaim ml/eval-gpu (the pod's claim gpu names it) → not checked: its device requests are yours to say\n    \
+         for: could not find ResourceClaim \"ml/eval-gpu\"\n    \
+         note: its device requests are yours to say: a ResourceClaim named eval-gpu in namespace ml (kubectl create -f), or a resourceClaimTemplateName on the pod's claim gpu instead\n"
     );
     let o = run(&["explain", "--demo", "shop/checkout-canary"]);
     let text = String::from_utf8_lossy(&o.stdout);

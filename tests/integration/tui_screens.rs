@@ -1362,17 +1362,17 @@ fn help_says_what_the_pod_list_marks_mean() {
 }
 
 /// The fixes screen of a pod no single change places names the reasons kschedtui has no
-/// change for; host ports and the pod's own affinity terms have theirs, so they are not
-/// among them.
+/// change for; host ports, the pod's own affinity terms, existing pods' anti-affinity and DRA
+/// claims that cannot be allocated have theirs, so they are not among them.
 #[test]
 fn demo_fixes_screen_without_a_single_change_names_what_has_no_fix() {
     let mut a = demo_app();
-    open_pod(&mut a, "train-3gpu");
+    open_pod(&mut a, "orders-db-0");
     run(&mut a, [Action::OpenFixes]);
     let screen = rows(&draw(&a, &theme(), 220, 48)).join("\n");
     assert!(
         screen.contains(
-            "No single change found: every node fails for more than one reason, or for a reason kschedtui proposes no change for (existing pods' anti-affinity, volumes, DRA claims). The Filter step shows each node's reasons."
+            "No single change found: every node fails for more than one reason, or for a reason kschedtui proposes no change for (volumes, a DRA claim's constraints). The Filter step shows each node's reasons."
         ),
         "{screen}"
     );

@@ -122,7 +122,7 @@ pub fn list(allow_writes: bool) -> Vec<Def> {
         Def {
             name: "fix_hints",
             title: "Fix hints",
-            description: "For a pod that is not schedulable: one change per blocking reason (remove gates, tolerate a taint, uncordon, label a node, lower a request, a bigger node, relax maxSkew, a schedulerName, free a host port, prefer an affinity term; first, when preemption already places the pod, `Preempt`), smallest change first, each with the kubectl command that makes it and the engine's answer after the change (`after`: Binds with the node, NotEnough with the new verdict). The `fixes` of explain_pod.",
+            description: "For a pod that is not schedulable: one change per blocking reason (remove gates, tolerate a taint, uncordon, label a node, lower a request, a bigger node, relax maxSkew, a schedulerName, free a host port, prefer an affinity term, create a missing ResourceClaim, change a claim's request to the devices a node has, name the existing pods whose anti-affinity rejects it; first, when preemption already places the pod, `Preempt`), smallest change first, each with the kubectl command that makes it and the engine's answer after the change (`after`: Binds with the node, NotEnough with the new verdict). The `fixes` of explain_pod.",
             input: object(
                 json!({"pod": {"type": "string", "description": "NAMESPACE/NAME."}}),
                 &["pod"],
@@ -268,15 +268,16 @@ fn fix() -> Value {
     object(
         json!({
             "reason": {"type": "string"},
-            "kind": {"enum": ["RemoveSchedulingGates", "Tolerate", "Uncordon", "LabelNode", "LowerRequests", "BiggerNode", "RelaxMaxSkew", "SchedulerName", "DeletePods", "PreferAffinityTerm", "Preempt"]},
+            "kind": {"enum": ["RemoveSchedulingGates", "Tolerate", "Uncordon", "LabelNode", "LowerRequests", "BiggerNode", "RelaxMaxSkew", "SchedulerName", "DeletePods", "PreferAffinityTerm", "Preempt", "CreateClaim", "ChangeClaimRequest", "NoDeviceOfClass", "ExistingPodsAntiAffinity"]},
             "change": {"type": "string"},
             "command": {"type": ["string", "null"]},
             "note": {"type": ["string", "null"]},
             "after": object(json!({
-                "result": {"enum": ["Binds", "NotEnough", "Failed"]},
+                "result": {"enum": ["Binds", "NotEnough", "Failed", "Unchecked"]},
                 "nodes": strings(),
                 "verdict": {"type": "string"},
-                "error": {"type": "string"}
+                "error": {"type": "string"},
+                "why": {"type": "string"}
             }), &["result"])
         }),
         &["reason", "kind", "change", "command", "note", "after"],

@@ -50,7 +50,7 @@ pub(super) fn render(app: &App, v: &FixesView, theme: &Theme, view: &mut ViewSta
         Some(Some(_)) if rows.is_empty() => {
             frame.render_widget(
                 Paragraph::new(Span::styled(
-                    "No single change found: every node fails for more than one reason, or for a reason kschedtui proposes no change for (existing pods' anti-affinity, volumes, DRA claims). The Filter step shows each node's reasons.",
+                    "No single change found: every node fails for more than one reason, or for a reason kschedtui proposes no change for (volumes, a DRA claim's constraints). The Filter step shows each node's reasons.",
                     theme.muted,
                 ))
                 .wrap(Wrap { trim: false }),
@@ -69,6 +69,7 @@ pub(super) fn render(app: &App, v: &FixesView, theme: &Theme, view: &mut ViewSta
                 Outcome::Binds(_) => ("✓", theme.ok),
                 Outcome::NotEnough(_) => ("✗", theme.warn),
                 Outcome::Failed(_) => ("!", theme.fail),
+                Outcome::Unchecked(_) => ("?", theme.muted),
             };
             let mut cells = vec![Cell::from(Span::styled(mark, style))];
             if wide {

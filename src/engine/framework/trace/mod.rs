@@ -407,6 +407,14 @@ pub struct DraRequestOnNode {
     /// Devices that matched the selectors but cannot be used, with why (`gpu-1: in use by
     /// ml/train-gpu`).
     pub near: Vec<String>,
+    /// The request's DeviceClass (not in the JSON; read by the fix hints).
+    pub class: String,
+    /// Devices of the class the request's selectors leave out, as (ResourceSlice, device),
+    /// up to 16 (not in the JSON; read by the fix hints).
+    pub unselected: Vec<(String, String)>,
+    /// The usable devices, as (ResourceSlice, device), up to 16 (not in the JSON; read by the
+    /// fix hints).
+    pub usable_devices: Vec<(String, String)>,
 }
 
 impl DraRequestOnNode {

@@ -1382,6 +1382,9 @@ fn selected_values(sels: Option<&Vec<dra::DeviceSelector>>, driver: &str, d: &dr
     out.join(", ")
 }
 
+/// How many devices a request's diagnosis names per list (for the fix hints).
+const DEVICES_LISTED: usize = 16;
+
 /// How a node's devices narrow down for each request of a claim, one request at a time
 /// (constraints between requests and devices taken by the pod's other requests aside).
 fn diagnose(
@@ -1419,8 +1422,11 @@ fn diagnose(
         let mut r = DraRequestOnNode {
             request: label,
             wanted,
+            class: class.to_string(),
             ..Default::default()
         };
+        let slice_device =
+            |slice: &dra::ResourceSlice, d: &str| (slice.metadata.name.clone().unwrap_or_default(), d.to_string());
         let Some(class) = inp.classes.get(class) else {
             r.error = Some(format!("device class {class} does not exist"));
             out.push(r);
@@ -1470,6 +1476,9 @@ fn diagnose(
                     }
                 }
                 if !ok {
+                    if r.unselected.len() < DEVICES_LISTED {
+                        r.unselected.push(slice_device(slice, &d.name));
+                    }
                     // Nearly: of the class, but the request's selectors leave it out; show
                     // the values they read.
                     if r.near.len() < NEAR_LIMIT {
@@ -1514,6 +1523,9 @@ fn diagnose(
                     continue;
                 }
                 r.usable += 1;
+                if r.usable_devices.len() < DEVICES_LISTED {
+                    r.usable_devices.push(slice_device(slice, &d.name));
+                }
             }
         }
         out.push(r);
