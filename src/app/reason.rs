@@ -274,6 +274,7 @@ mod tests {
             gang: None,
             dra: None,
             batching: None,
+            topology_spread: None,
         };
         assert_eq!(upstream_line(&ex), "0/4 nodes: 2 Insufficient cpu");
         assert_eq!(

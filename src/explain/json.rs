@@ -252,6 +252,64 @@ const FILTER: &str = "filter";
 /// The key of the per-node scores.
 const SCORE: &str = "score";
 
+/// A weight in millionths as a number.
+fn micros(v: i64) -> Value {
+    json!(v as f64 / 1e6)
+}
+
+/// The `topologySpread` key: each constraint's domains, then Score per node.
+fn spread(t: &crate::engine::framework::trace::SpreadTrace) -> Value {
+    let constraints: Vec<Value> = t
+        .constraints
+        .iter()
+        .map(|c| {
+            let mut m = Map::new();
+            m.insert("whenUnsatisfiable".into(), json!(c.when_unsatisfiable));
+            m.insert("topologyKey".into(), json!(c.topology_key));
+            m.insert("maxSkew".into(), json!(c.max_skew));
+            m.insert("minDomains".into(), json!(c.min_domains));
+            m.insert("selfMatch".into(), json!(c.self_match));
+            m.insert(
+                "domains".into(),
+                Value::Array(
+                    c.domains
+                        .iter()
+                        .map(|(d, n)| json!({"domain": d, "matchingPods": n}))
+                        .collect(),
+                ),
+            );
+            if let Some(g) = c.global_min {
+                m.insert("globalMin".into(), json!(g));
+            }
+            if let Some(w) = c.weight_micros {
+                m.insert("weight".into(), micros(w));
+            }
+            Value::Object(m)
+        })
+        .collect();
+    let scores: Vec<Value> = t
+        .scores
+        .iter()
+        .map(|x| {
+            json!({
+                "node": x.node,
+                "ignored": x.ignored,
+                "counts": x.counts,
+                "sum": micros(x.sum_micros),
+                "raw": x.raw,
+                "normalized": x.normalized,
+            })
+        })
+        .collect();
+    let mut o = Map::new();
+    o.insert("constraints".into(), Value::Array(constraints));
+    o.insert("scores".into(), Value::Array(scores));
+    if let Some((min, max)) = t.normalize {
+        o.insert("normalize".into(), json!({"min": min, "max": max}));
+    }
+    Value::Object(o)
+}
+
 /// The explanation as a JSON value.
 pub fn to_value(ex: &Explanation) -> Value {
     let mut o = top_level(ex);
@@ -456,6 +514,11 @@ fn top_level(ex: &Explanation) -> Map<String, Value> {
     // node by node.
     if let Some(d) = &ex.dra {
         o.insert("dra".into(), dra(d));
+    }
+    // Optional key (kschedtui extension, docs/explain-json.md): PodTopologySpread's domains
+    // and Score arithmetic for a pod with its own constraints.
+    if let Some(t) = &ex.topology_spread {
+        o.insert("topologySpread".into(), spread(t));
     }
     // Optional key (docs/explain-json.md): whether 1.35+'s opportunistic batching can apply.
     if let Some(b) = &ex.batching {

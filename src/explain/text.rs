@@ -158,6 +158,7 @@ pub(crate) fn render(ex: &Explanation) -> String {
         }
     }
     render_dra(&mut s, ex);
+    render_spread(&mut s, ex);
     render_cycle(&mut s, ex);
     if !ex.score.is_empty() {
         let mut plugins: Vec<&str> = Vec::new();
@@ -252,6 +253,104 @@ fn render_dra(s: &mut String, ex: &Explanation) {
         let _ = writeln!(
             s,
             "  ({hidden} more node(s) without devices, rejected by other plugins)"
+        );
+    }
+}
+
+/// A weight in millionths with four decimals (`1.3863`).
+fn weight(micros: i64) -> String {
+    format!("{:.4}", micros as f64 / 1e6)
+}
+
+/// PodTopologySpread for a pod with its own constraints: each constraint's domains with their
+/// matching pods, then Score's arithmetic per scored node, raw then normalized.
+fn render_spread(s: &mut String, ex: &Explanation) {
+    let Some(t) = &ex.topology_spread else { return };
+    let _ = writeln!(s, "\nTopology spread (PodTopologySpread, the pod's own constraints):");
+    let mut soft = Vec::new();
+    for c in &t.constraints {
+        let mut head = format!(
+            "  {} on {}, maxSkew {}",
+            c.when_unsatisfiable, c.topology_key, c.max_skew
+        );
+        match c.weight_micros {
+            None => {
+                head.push_str(&format!(", minDomains {}", c.min_domains));
+                if c.self_match {
+                    head.push_str(" (the pod matches its selector: +1 where it goes)");
+                }
+                match c.global_min {
+                    Some(m) => head.push_str(&format!("; global minimum {m}")),
+                    None => head.push_str("; no domain found: upstream skips it"),
+                }
+            }
+            Some(w) => {
+                head.push_str(&format!(
+                    "; Score weight ln({} domain(s) + 2) = {}",
+                    c.domains.len(),
+                    weight(w)
+                ));
+                soft.push(c);
+            }
+        }
+        let _ = writeln!(s, "{head}:");
+        let width = c
+            .domains
+            .iter()
+            .map(|(d, _)| d.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        let _ = writeln!(s, "    {:<width$}  MATCHING PODS", "DOMAIN");
+        for (d, n) in &c.domains {
+            let _ = writeln!(s, "    {d:<width$}  {n}");
+        }
+    }
+    if t.scores.is_empty() {
+        return;
+    }
+    match t.normalize {
+        Some((min, max)) if max > 0 => {
+            let _ = writeln!(
+                s,
+                "  Score: raw = round(Σ count × weight + maxSkew - 1); normalized = 100 × (max {max} + min {min} - raw) / max {max}:"
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                s,
+                "  Score: raw = round(Σ count × weight + maxSkew - 1); every raw score is 0, so each node gets 100:"
+            );
+        }
+    }
+    let width = t.scores.iter().map(|x| x.node.chars().count()).max().unwrap_or(0);
+    for x in &t.scores {
+        if x.ignored {
+            let _ = writeln!(s, "    {:<width$}  lacks a topology key: 0", x.node);
+            continue;
+        }
+        let terms: Vec<String> = soft
+            .iter()
+            .zip(&x.counts)
+            .filter_map(|(c, n)| {
+                n.map(|n| format!("{n} × {} + {}", weight(c.weight_micros.unwrap_or(0)), c.max_skew - 1))
+            })
+            .collect();
+        let sum = if terms.is_empty() {
+            "0".to_string()
+        } else {
+            terms.join(" + ")
+        };
+        let norm = match t.normalize {
+            Some((min, max)) if max > 0 => format!("100 × ({max} + {min} - {}) / {max} = {}", x.raw, x.normalized),
+            _ => format!("{}", x.normalized),
+        };
+        let _ = writeln!(
+            s,
+            "    {:<width$}  {sum} = {} → raw {} → normalized {norm}",
+            x.node,
+            weight(x.sum_micros),
+            x.raw
         );
     }
 }

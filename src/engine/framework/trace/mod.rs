@@ -86,6 +86,61 @@ pub struct SpreadCheck {
     pub satisfied: bool,
 }
 
+/// PodTopologySpread's numbers for the pod's own constraints (kschedtui extra, recomputed
+/// after the cycle as the plugin computes them): every domain's matching pods per constraint,
+/// and Score's arithmetic per scored node.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SpreadTrace {
+    /// The DoNotSchedule constraints (PreFilter's counts), then the ScheduleAnyway ones
+    /// (PreScore's counts, over the scored nodes' domains), each in spec order.
+    pub constraints: Vec<SpreadDomains>,
+    /// Score per scored node, by node name (empty when PreScore did not run or skipped).
+    pub scores: Vec<SpreadScore>,
+    /// NormalizeScore's smallest and largest raw score over the nodes not ignored.
+    pub normalize: Option<(i64, i64)>,
+}
+
+/// One constraint and the matching pods in each of its domains.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SpreadDomains {
+    /// whenUnsatisfiable.
+    pub when_unsatisfiable: String,
+    /// topologyKey.
+    pub topology_key: String,
+    /// maxSkew.
+    pub max_skew: i32,
+    /// minDomains (1 when unset).
+    pub min_domains: i32,
+    /// The incoming pod matches the selector (adds 1 to its domain's count at Filter).
+    pub self_match: bool,
+    /// Every domain with its matching pods, by value (a hostname constraint's Score domains
+    /// are the scored nodes).
+    pub domains: Vec<(String, i64)>,
+    /// DoNotSchedule: the global minimum Filter uses (0 when fewer than minDomains domains);
+    /// None when upstream skips the constraint.
+    pub global_min: Option<i64>,
+    /// ScheduleAnyway: `ln(domains + 2)`, in millionths (Score multiplies each count by it).
+    pub weight_micros: Option<i64>,
+}
+
+/// PodTopologySpread's Score on one node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SpreadScore {
+    /// The node.
+    pub node: String,
+    /// The node lacks a topology key: NormalizeScore gives it 0.
+    pub ignored: bool,
+    /// Per ScheduleAnyway constraint: the matching pods counted for the node's domain (None
+    /// when the node lacks the key: the constraint adds nothing).
+    pub counts: Vec<Option<i64>>,
+    /// `Σ count × weight + maxSkew - 1`, in millionths, before rounding.
+    pub sum_micros: i64,
+    /// Score(): the sum rounded.
+    pub raw: i64,
+    /// After NormalizeScore: `100 × (max + min - raw) / max` (100 when max is 0).
+    pub normalized: i64,
+}
+
 /// One plugin's score on one node.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PluginScore {
@@ -570,6 +625,8 @@ pub struct Explanation {
     pub dra: Option<DraTrace>,
     /// Whether opportunistic batching (1.35+) can apply to the pod.
     pub batching: Option<Batching>,
+    /// PodTopologySpread's domains and Score arithmetic, for a pod with its own constraints.
+    pub topology_spread: Option<SpreadTrace>,
 }
 
 impl Explanation {
@@ -604,6 +661,7 @@ impl Explanation {
             gang: None,
             dra: None,
             batching: None,
+            topology_spread: None,
         }
     }
 
@@ -620,6 +678,7 @@ impl Explanation {
             pf.node_notes = Vec::new();
         }
         self.dra = None;
+        self.topology_spread = None;
     }
 
     /// Why the scheduler would not put the pod on `node` (every failing filter plugin with its

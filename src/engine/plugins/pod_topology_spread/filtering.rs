@@ -299,6 +299,16 @@ impl PreFilterState {
         out
     }
 
+    /// Every domain of constraint `i` with its matching pods, by value name.
+    pub(crate) fn domain_counts(&self, i: usize) -> Vec<(String, i64)> {
+        let mut v: Vec<(String, i64)> = self.counts[self.slots[i]]
+            .iter()
+            .map(|(id, n)| (self.value_name(i, id), n))
+            .collect();
+        v.sort();
+        v
+    }
+
     /// The counts of a slot by value name.
     #[cfg(test)]
     pub(crate) fn counts_named(&self, slot: usize) -> std::collections::BTreeMap<String, i64> {

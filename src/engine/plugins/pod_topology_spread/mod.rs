@@ -30,7 +30,7 @@ use crate::engine::framework::plugin::{
     Signing,
 };
 use crate::engine::framework::status::Status;
-use crate::engine::framework::trace::{Fact, FilterDetail};
+use crate::engine::framework::trace::{Explanation, Fact, FilterDetail, SpreadDomains, SpreadScore, SpreadTrace};
 use crate::engine::release::{Change, Features};
 use crate::model::Cluster;
 use crate::model::selector::Selector;
@@ -362,6 +362,131 @@ impl PreFilterPlugin for PodTopologySpread {
         constraint_facts("DoNotSchedule constraints", pod, s.map(|s| s.constraints.as_slice()))
     }
 
+    /// For a pod with its own constraints: every domain's matching pods per constraint and
+    /// Score's arithmetic on the scored nodes, recomputed as PreFilter and PreScore compute
+    /// them (system default constraints are left out: they would double the plugin's work on
+    /// nearly every pod).
+    fn trace(&self, cx: &Ctx<'_>, pod: &PodInfo, ex: &mut Explanation) {
+        let own = pod
+            .pod
+            .spec()
+            .topology_spread_constraints
+            .as_ref()
+            .is_some_and(|v| !v.is_empty());
+        if !own {
+            return;
+        }
+        let mut t = SpreadTrace::default();
+        let nodes = &cx.snapshot.nodes;
+        if let Ok(constraints) = self.constraints(&cx.snapshot.cluster, pod, DO_NOT_SCHEDULE)
+            && !constraints.is_empty()
+        {
+            let counter = self.counter(cx, pod, &constraints);
+            let s = PreFilterState::compute(
+                cx.snapshot,
+                pod,
+                constraints,
+                self.per_constraint_counts,
+                true,
+                &|n, i| counter.count(&nodes[n], Some(n), i),
+            );
+            for (i, c) in s.constraints.iter().enumerate() {
+                t.constraints.push(SpreadDomains {
+                    when_unsatisfiable: DO_NOT_SCHEDULE.to_string(),
+                    topology_key: c.topology_key.clone(),
+                    max_skew: c.max_skew,
+                    min_domains: c.min_domains,
+                    self_match: s.self_match[i],
+                    domains: s.domain_counts(i),
+                    global_min: s.min_match(i),
+                    weight_micros: None,
+                });
+            }
+        }
+        let scored = ex.pre_score.iter().any(|p| {
+            p.plugin == names::POD_TOPOLOGY_SPREAD && p.code == crate::engine::framework::status::Code::Success
+        });
+        if scored && let Ok(constraints) = self.constraints(&cx.snapshot.cluster, pod, SCHEDULE_ANYWAY) {
+            let feasible: Vec<&NodeInfo> = ex.score.iter().filter_map(|n| cx.snapshot.node(&n.node)).collect();
+            let counter = self.counter(cx, pod, &constraints);
+            let s = PreScoreState::compute(
+                cx.snapshot,
+                pod,
+                constraints,
+                &feasible,
+                true,
+                self.per_constraint_counts,
+                counter,
+            );
+            let here = |n: &NodeInfo, i: usize| {
+                let at = cx.snapshot.node_index(n.name());
+                s.counter.count(at.map_or(n, |x| &nodes[x]), at, i)
+            };
+            for (i, c) in s.constraints.iter().enumerate() {
+                let domains = if c.topology_key == common::LABEL_HOSTNAME {
+                    let mut v: Vec<(String, i64)> = feasible
+                        .iter()
+                        .filter(|n| !s.ignored.contains(n.name()))
+                        .map(|n| (n.name().to_string(), here(n, i)))
+                        .collect();
+                    v.sort();
+                    v
+                } else {
+                    let mut v: Vec<(String, i64)> = s.counts[s.slots[i]].iter().map(|(k, n)| (k.clone(), *n)).collect();
+                    v.sort();
+                    v
+                };
+                t.constraints.push(SpreadDomains {
+                    when_unsatisfiable: SCHEDULE_ANYWAY.to_string(),
+                    topology_key: c.topology_key.clone(),
+                    max_skew: c.max_skew,
+                    min_domains: c.min_domains,
+                    self_match: false,
+                    domains,
+                    global_min: None,
+                    weight_micros: Some(micros(s.weights[i])),
+                });
+            }
+            for n in &feasible {
+                let ignored = s.ignored.contains(n.name());
+                let mut counts = Vec::new();
+                let mut sum = 0.0;
+                for (i, c) in s.constraints.iter().enumerate() {
+                    let cnt = n.node.labels.get(&c.topology_key).map(|v| {
+                        if c.topology_key == common::LABEL_HOSTNAME {
+                            here(n, i)
+                        } else {
+                            s.counts[s.slots[i]].get(v).copied().unwrap_or(0)
+                        }
+                    });
+                    if let Some(cnt) = cnt {
+                        sum += scoring::score_for_count(cnt, c.max_skew, s.weights[i]);
+                    }
+                    counts.push(cnt);
+                }
+                let normalized = ex
+                    .score
+                    .iter()
+                    .find(|x| x.node == n.name())
+                    .and_then(|x| x.plugins.iter().find(|p| p.plugin == names::POD_TOPOLOGY_SPREAD))
+                    .map_or(0, |p| p.normalized);
+                t.scores.push(SpreadScore {
+                    node: n.name().to_string(),
+                    ignored,
+                    counts,
+                    sum_micros: if ignored { 0 } else { micros(sum) },
+                    raw: s.score(n, &|i| here(n, i)),
+                    normalized,
+                });
+            }
+            let raws = t.scores.iter().filter(|x| !x.ignored).map(|x| x.raw);
+            t.normalize = raws.clone().min().zip(raws.max()).map(|(min, max)| (min, max.max(0)));
+        }
+        if !t.constraints.is_empty() {
+            ex.topology_spread = Some(t);
+        }
+    }
+
     fn has_extensions(&self) -> bool {
         true
     }
@@ -381,6 +506,11 @@ impl PreFilterPlugin for PodTopologySpread {
         s.update_with_pod(pod, rm, cx.snapshot.indexed(node), -1);
         Status::success()
     }
+}
+
+/// A weight in millionths, rounded.
+fn micros(v: f64) -> i64 {
+    (v * 1e6).round() as i64
 }
 
 impl FilterPlugin for PodTopologySpread {
@@ -616,6 +746,100 @@ mod tests {
         let v = crate::explain::json::to_value(&ex);
         assert_eq!(v["filter"][1]["topologySpread"][0]["globalMin"], json!(0));
         assert_eq!(v["filter"][1]["topologySpread"][0]["matchNum"], json!(1));
+    }
+
+    // Every domain of each constraint with its matching pods, and Score's arithmetic per
+    // node: zone-a holds 2 replicas, zone-b 1 (and a node with no zone label, ignored).
+    #[test]
+    fn the_trace_counts_every_domain_and_shows_the_score_arithmetic() {
+        let hard = json!({"maxSkew": 2, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
+                          "labelSelector": {"matchLabels": {"app": "web"}}});
+        let soft = json!({"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway",
+                          "labelSelector": {"matchLabels": {"app": "web"}}});
+        let both = |name: &str| replica(name, hard.clone()).constraint(soft.clone());
+        let mut nodes = zone_nodes(&["zone-a", "zone-b", "zone-c"], 1);
+        nodes.push(node("bare").label(LABEL_HOSTNAME, "bare"));
+        let pods = vec![
+            both("web-0").node("zone-a-node-1"),
+            both("web-1").node("zone-a-node-1"),
+            both("web-2").node("zone-b-node-1"),
+            both("web-3"),
+        ];
+        let ex = run(nodes, pods, "web-3");
+        let t = ex.topology_spread.clone().expect("trace");
+        let d = |v: &[(&str, i64)]| v.iter().map(|(k, n)| ((*k).to_string(), *n)).collect::<Vec<_>>();
+        assert_eq!(t.constraints.len(), 2);
+        let h = &t.constraints[0];
+        assert_eq!(
+            (
+                h.when_unsatisfiable.as_str(),
+                h.max_skew,
+                h.min_domains,
+                h.self_match,
+                h.global_min,
+                h.weight_micros
+            ),
+            ("DoNotSchedule", 2, 1, true, Some(0), None)
+        );
+        assert_eq!(h.domains, d(&[("zone-a", 2), ("zone-b", 1), ("zone-c", 0)]));
+        // zone-a: 2 + 1 - 0 = 3 > 2, so the feasible nodes are zone-b's and zone-c's (the bare
+        // node lacks the key and fails Filter)
+        let scored: Vec<&str> = t.scores.iter().map(|x| x.node.as_str()).collect();
+        assert_eq!(scored, ["zone-b-node-1", "zone-c-node-1"]);
+        let s = &t.constraints[1];
+        assert_eq!(s.when_unsatisfiable, "ScheduleAnyway");
+        // only the scored nodes' domains are counted, weight ln(2 + 2)
+        assert_eq!(s.domains, d(&[("zone-b", 1), ("zone-c", 0)]));
+        assert_eq!(s.weight_micros, Some(1_386_294));
+        let rows: Vec<(Vec<Option<i64>>, i64, i64, i64)> = t
+            .scores
+            .iter()
+            .map(|x| (x.counts.clone(), x.sum_micros, x.raw, x.normalized))
+            .collect();
+        // zone-b: 1 × 1.386294 + 0 = 1.386294 → 1; zone-c: 0 → 0; normalized 100 × (1 + 0 - s) / 1
+        assert_eq!(rows, [(vec![Some(1)], 1_386_294, 1, 0), (vec![Some(0)], 0, 0, 100)]);
+        assert_eq!(t.normalize, Some((0, 1)));
+        // the raw and normalized scores are the ones Score recorded
+        for x in &t.scores {
+            let p = ex
+                .score
+                .iter()
+                .find(|n| n.node == x.node)
+                .and_then(|n| n.plugins.iter().find(|p| p.plugin == "PodTopologySpread"))
+                .expect("score");
+            assert_eq!((p.raw, p.normalized), (x.raw, x.normalized), "{}", x.node);
+        }
+        let text = crate::explain::text::render(&ex);
+        let want = "Topology spread (PodTopologySpread, the pod's own constraints):
+  DoNotSchedule on topology.kubernetes.io/zone, maxSkew 2, minDomains 1 (the pod matches its selector: +1 where it goes); global minimum 0:
+    DOMAIN  MATCHING PODS
+    zone-a  2
+    zone-b  1
+    zone-c  0
+  ScheduleAnyway on topology.kubernetes.io/zone, maxSkew 1; Score weight ln(2 domain(s) + 2) = 1.3863:
+    DOMAIN  MATCHING PODS
+    zone-b  1
+    zone-c  0
+  Score: raw = round(Σ count × weight + maxSkew - 1); normalized = 100 × (max 1 + min 0 - raw) / max 1:
+    zone-b-node-1  1 × 1.3863 + 0 = 1.3863 → raw 1 → normalized 100 × (1 + 0 - 1) / 1 = 0
+    zone-c-node-1  0 × 1.3863 + 0 = 0.0000 → raw 0 → normalized 100 × (1 + 0 - 0) / 1 = 100
+";
+        assert!(text.contains(want), "{text}");
+        let v = crate::explain::json::to_value(&ex);
+        assert_eq!(
+            v["topologySpread"]["constraints"][0]["domains"],
+            json!([{"domain": "zone-a", "matchingPods": 2}, {"domain": "zone-b", "matchingPods": 1},
+                   {"domain": "zone-c", "matchingPods": 0}])
+        );
+        assert_eq!(v["topologySpread"]["constraints"][1]["weight"], json!(1.386294));
+        assert_eq!(
+            v["topologySpread"]["scores"][0],
+            json!({"node": "zone-b-node-1", "ignored": false, "counts": [1], "sum": 1.386294, "raw": 1, "normalized": 0})
+        );
+        assert_eq!(v["topologySpread"]["normalize"], json!({"min": 0, "max": 1}));
+        // a pod without constraints of its own gets no trace
+        let plain = run(zone_nodes(&["zone-a"], 1), vec![pod("solo").req_cpu("100m")], "solo");
+        assert_eq!(plain.topology_spread, None);
     }
 
     // Seed: the same with ScheduleAnyway schedules, and prefers the emptier zone.
