@@ -2775,7 +2775,8 @@ fn export_lists_the_what_ifs_as_kubectl_commands_and_writes_them_to_a_file() {
     use crate::model::write::Removal;
     let mut a = demo_app(Removal::Delete, str::to_string);
     open_pod(&mut a, "batch/report-huge");
-    run(&mut a, [Action::OpenFixes, Action::Open]);
+    // the toleration is the third fix (smallest change first)
+    run(&mut a, [Action::OpenFixes, Action::Down, Action::Down, Action::Open]);
     assert_eq!(a.changes.len(), 1);
     let fx = command_line(&mut a, "export");
     assert!(fx.is_empty());
@@ -2933,7 +2934,8 @@ fn exported_yaml_has_no_status_and_no_old_pod_scheduled_message() {
     use crate::model::write::Removal;
     let mut a = demo_app(Removal::Delete, str::to_string);
     open_pod(&mut a, "batch/report-huge");
-    run(&mut a, [Action::OpenFixes, Action::Open]);
+    // the toleration is the third fix (smallest change first)
+    run(&mut a, [Action::OpenFixes, Action::Down, Action::Down, Action::Open]);
     command_line(&mut a, "export");
     let Some(Screen::Text(v)) = a.screen() else {
         panic!("a text screen: {:?}", a.status)
