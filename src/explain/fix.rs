@@ -478,6 +478,22 @@ fn preemption_fix(pod: &Pod, ex: &Explanation) -> Option<Fix> {
             || format!("{} nominates {node}", pf.plugin),
             |(_, p)| format!("preemption: {p}"),
         );
+    let mut note = format!(
+        "nothing to change: kube-scheduler deletes the victims itself and binds the pod there once they are gone (`kschedtui preempt -n {} {}` does it now); the changes below avoid the evictions",
+        pod.key.namespace, pod.key.name
+    );
+    if let Some(c) = pf.candidates.iter().find(|c| c.selected)
+        && !c.violated_pdbs.is_empty()
+    {
+        let p: Vec<String> = c.violated_pdbs.iter().map(ToString::to_string).collect();
+        note.push_str(&format!("; the evictions violate PDB {}", p.join(", ")));
+    }
+    if pf.random_tie.len() > 1 {
+        note.push_str(&format!(
+            "; upstream picks among {} at random (they tie on every criterion)",
+            pf.random_tie.join(", ")
+        ));
+    }
     Some(Fix {
         reason,
         text: format!(
@@ -486,10 +502,7 @@ fn preemption_fix(pod: &Pod, ex: &Explanation) -> Option<Fix> {
             names.join(", ")
         ),
         command: None,
-        note: Some(format!(
-            "nothing to change: kube-scheduler deletes the victims itself and binds the pod there once they are gone (`kschedtui preempt -n {} {}` does it now); the changes below avoid the evictions",
-            pod.key.namespace, pod.key.name
-        )),
+        note: Some(note),
         change: Change::Preempt {
             node,
             victims: pf.victims.clone(),
@@ -1648,7 +1661,7 @@ mod tests {
         assert_eq!(
             v[0].fix.note.as_deref(),
             Some(
-                "nothing to change: kube-scheduler deletes the victims itself and binds the pod there once they are gone (`kschedtui preempt -n shop payments-api` does it now); the changes below avoid the evictions"
+                "nothing to change: kube-scheduler deletes the victims itself and binds the pod there once they are gone (`kschedtui preempt -n shop payments-api` does it now); the changes below avoid the evictions; upstream picks among pool-general-a3, pool-general-b3, pool-general-c2 at random (they tie on every criterion)"
             )
         );
         // made on the copy: the victim gone, the pod nominated to the node

@@ -480,12 +480,14 @@ fn top_level(ex: &Explanation) -> Map<String, Value> {
                     "victims": c.victims.iter().map(|v| json!({"namespace": v.namespace, "name": v.name})).collect::<Vec<_>>(),
                     "victimPriorities": c.victim_priorities,
                     "pdbViolations": c.pdb_violations,
+                    "violatedPdbs": c.violated_pdbs.iter().map(|v| json!({"namespace": v.namespace, "name": v.name})).collect::<Vec<_>>(),
                     "selected": c.selected,
                     "criterion": c.criterion,
                     "note": c.note,
                 })).collect::<Vec<_>>(),
                 "dryRun": pf.node_notes.iter().map(|(n, m)| json!({"node": n, "status": m})).collect::<Vec<_>>(),
                 "candidatesWanted": pf.candidates_wanted,
+                "randomTie": pf.random_tie,
             }),
         );
     }

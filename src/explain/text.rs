@@ -144,13 +144,26 @@ pub(crate) fn render(ex: &Explanation) -> String {
         }
         for c in &pf.candidates {
             let v: Vec<String> = c.victims.iter().map(ToString::to_string).collect();
+            let pdbs = if c.violated_pdbs.is_empty() {
+                String::new()
+            } else {
+                let p: Vec<String> = c.violated_pdbs.iter().map(ToString::to_string).collect();
+                format!(" (violates PDB {})", p.join(", "))
+            };
             let _ = writeln!(
                 s,
-                "  candidate {}: victims [{}], PDB violations {}; {}",
+                "  candidate {}: victims [{}], PDB violations {}{pdbs}; {}",
                 c.node,
                 v.join(", "),
                 c.pdb_violations,
                 c.note
+            );
+        }
+        if let [first, ..] = pf.random_tie.as_slice() {
+            let _ = writeln!(
+                s,
+                "  {} tie on every criterion of pickOneNodeForPreemption: upstream takes one of them at random (the first of a Go map's iteration); kschedtui shows {first}, the smallest name",
+                pf.random_tie.join(", ")
             );
         }
         for (node, status) in &pf.node_notes {

@@ -185,6 +185,9 @@ pub struct Candidate {
     /// The node-picking criterion that decided for or against this node ("" when it was the
     /// only candidate).
     pub criterion: String,
+    /// The PodDisruptionBudgets evicting the victims would violate (more of the pods they
+    /// cover evicted than status.disruptionsAllowed), by key.
+    pub violated_pdbs: Vec<ObjectKey>,
 }
 
 /// What PostFilter (preemption) did.
@@ -207,6 +210,10 @@ pub struct PostFilterTrace {
     pub node_notes: Vec<(String, String)>,
     /// How many candidates the dry run looked for (DefaultPreemptionArgs), when it ran.
     pub candidates_wanted: Option<usize>,
+    /// The candidates that tie on every criterion of pickOneNodeForPreemption, by name, when
+    /// more than one does and they are the best: upstream takes the first of its map's
+    /// iteration order, at random (kschedtui takes the smallest name).
+    pub random_tie: Vec<String>,
 }
 
 /// A plugin's status at Reserve, Permit, PreBind, Bind, PostBind or Unreserve.

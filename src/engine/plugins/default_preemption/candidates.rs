@@ -236,6 +236,9 @@ fn shown(c: &CandidateNode, i: usize) -> String {
     }
 }
 
+/// The criterion of candidates tied after every rule of `pickOneNodeForPreemption`.
+pub(crate) const TIE_ON_EVERY_CRITERION: &str = "tie on every criterion: smallest node name";
+
 /// `SelectCandidate` + `pickOneNodeForPreemption`. One candidate is taken as is; otherwise the
 /// candidates are ranked in node-name order by upstream's criteria, and a tie after all of them
 /// goes to the smallest node name.
@@ -276,7 +279,7 @@ pub(crate) fn pick_one_node_for_preemption(candidates: &[CandidateNode]) -> Pick
         }
         remaining = keep;
     }
-    let tie = "tie on every criterion: smallest node name";
+    let tie = TIE_ON_EVERY_CRITERION;
     for (k, &i) in remaining.iter().enumerate() {
         criteria[i] = tie.to_string();
         notes[i] = if k == 0 {

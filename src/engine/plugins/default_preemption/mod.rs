@@ -296,9 +296,23 @@ impl DefaultPreemption {
                 victim_priorities: c.victims.iter().map(|v| v.pod.priority).collect(),
                 selected: i == pick.index,
                 criterion: pick.criteria[i].clone(),
+                violated_pdbs: victims::violated_pdbs(
+                    c.victims.iter().map(|v| &*v.pod),
+                    &cx.snapshot.cluster.pdbs,
+                    self.pdb_selector_as_defined,
+                ),
             });
         }
         trace.candidates.sort_by(|a, b| a.node.cmp(&b.node));
+        trace.random_tie = trace
+            .candidates
+            .iter()
+            .filter(|c| c.criterion == candidates::TIE_ON_EVERY_CRITERION)
+            .map(|c| c.node.clone())
+            .collect();
+        if trace.random_tie.len() < 2 {
+            trace.random_tie.clear();
+        }
         let best = &candidates[pick.index];
         trace.nominated_node = Some(best.name.clone());
         trace.victims = best.victims.iter().map(|v| v.pod.key.clone()).collect();

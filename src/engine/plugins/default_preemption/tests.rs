@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::candidates::{CRITERIA, CandidateNode};
-use super::victims::{filter_pods_with_pdb_violation, more_important_pod, pod_start_time_nanos};
+use super::victims::{filter_pods_with_pdb_violation, more_important_pod, pod_start_time_nanos, violated_pdbs};
 use super::*;
 use crate::engine::Framework;
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
@@ -849,6 +849,40 @@ fn select_best_candidate_tie_goes_to_the_smallest_node_name() {
     assert_eq!(n, "node1");
     assert_eq!(t.candidates[1].criterion, "tie on every criterion: smallest node name");
     assert!(!t.candidates[1].selected);
+    // upstream takes one of the fully tied candidates at random
+    assert_eq!(t.random_tie, ["node1", "node2"]);
+    let pods = [
+        pod("p").prio(HIGH).req(LARGE),
+        pod("p1").node("node1").prio(MID).req(LARGE).start(0),
+        pod("p2").node("node2").prio(MID).req(LARGE).start(0),
+    ];
+    let w = world(objs(vec![node("node1", VERY_LARGE), node("node2", VERY_LARGE)], &pods));
+    let ex = w.explain("p");
+    let text = crate::explain::text::render(&ex);
+    assert!(
+        text.contains("  node1, node2 tie on every criterion of pickOneNodeForPreemption: upstream takes one of them at random (the first of a Go map's iteration); kschedtui shows node1, the smallest name\n"),
+        "{text}"
+    );
+    assert_eq!(
+        crate::explain::json::to_value(&ex)["postFilter"]["randomTie"],
+        json!(["node1", "node2"])
+    );
+}
+
+/// A tie broken by a criterion is not random: no `random_tie`.
+#[test]
+fn select_best_candidate_decided_by_a_criterion_has_no_random_tie() {
+    let (n, t) = best(
+        &["node1", "node2", "node3"],
+        pod("p").prio(HIGH).req(LARGE),
+        &[
+            pod("p1").node("node1").prio(MID).req(LARGE).start(0),
+            pod("p2").node("node2").prio(LOW).req(LARGE).start(0),
+            pod("p3").node("node3").prio(MID).req(LARGE).start(0),
+        ],
+    );
+    assert_eq!(n, "node2");
+    assert!(t.random_tie.is_empty(), "{:?}", t.random_tie);
 }
 
 #[test]
@@ -1046,6 +1080,45 @@ fn select_best_candidate_fewest_pdb_violations_first() {
         t.candidates[0].note,
         "lost on fewest PDB violations: 1 where the best is 0"
     );
+    // the PDB the victim set violates, by name; none for node2's
+    assert_eq!(
+        t.candidates[0].violated_pdbs,
+        [crate::model::ObjectKey::new("default", "pdb")]
+    );
+    assert!(t.candidates[1].violated_pdbs.is_empty());
+}
+
+/// A victim set violates a PDB when it evicts more of the pods the PDB covers (not already
+/// disrupted) than the PDB allows; other namespaces' PDBs and PDBs with room are not named.
+#[test]
+fn violated_pdbs_count_the_covered_victims_against_disruptions_allowed() {
+    let w = world(objs(
+        vec![
+            node("node1", VERY_LARGE),
+            pdb("one-left", ("app", "foo"), Some(pdb_status(1, &[]))),
+            pdb("room", ("app", "bar"), Some(pdb_status(2, &[]))),
+            pdb("disrupted", ("app", "baz"), Some(pdb_status(0, &["b1"]))),
+        ],
+        &[
+            pod("f1").node("node1").label("app", "foo"),
+            pod("f2").node("node1").label("app", "foo"),
+            pod("b1").node("node1").label("app", "baz"),
+            pod("r1").node("node1").label("app", "bar"),
+        ],
+    ));
+    let c = &w.snap.cluster;
+    let pods = |names: &[&str]| -> Vec<crate::model::Pod> {
+        names
+            .iter()
+            .map(|n| (**c.pod(&crate::model::ObjectKey::new("default", *n)).expect("pod")).clone())
+            .collect()
+    };
+    let key = |n: &str| crate::model::ObjectKey::new("default", n);
+    let v = pods(&["f1", "f2", "b1", "r1"]);
+    assert_eq!(violated_pdbs(v.iter(), &c.pdbs, false), [key("one-left")]);
+    // one foo pod alone is within the budget
+    let v = pods(&["f1", "b1"]);
+    assert!(violated_pdbs(v.iter(), &c.pdbs, false).is_empty());
 }
 
 // ---------------------------------------------------------------------------------------------

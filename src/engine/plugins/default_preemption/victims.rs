@@ -126,6 +126,39 @@ pub(super) fn filter_pods_with_pdb_violation(
     (violating, non_violating)
 }
 
+/// The PDBs evicting exactly `victims` violates: those of a victim's namespace covering more
+/// of the victims (not already in their status.disruptedPods) than their
+/// status.disruptionsAllowed (a PDB without status allows none), by key.
+pub(crate) fn violated_pdbs<'a>(
+    victims: impl Iterator<Item = &'a Pod> + Clone,
+    pdbs: &[PodDisruptionBudget],
+    as_defined: bool,
+) -> Vec<crate::model::ObjectKey> {
+    let mut out: Vec<crate::model::ObjectKey> = pdbs
+        .iter()
+        .filter(|pdb| {
+            let selector = Selector::from_label_selector(pdb.spec.as_ref().and_then(|s| s.selector.as_ref()));
+            let ns = pdb.metadata.namespace.as_deref().unwrap_or_default();
+            let disrupted = pdb.status.as_ref().and_then(|s| s.disrupted_pods.as_ref());
+            let covered = victims
+                .clone()
+                .filter(|p| p.key.namespace == ns && pdb_covers(&selector, p, as_defined))
+                .filter(|p| !disrupted.is_some_and(|m| m.contains_key(p.key.name.as_str())))
+                .count();
+            let allowed = pdb.status.as_ref().and_then(|s| s.disruptions_allowed).unwrap_or(0);
+            covered > 0 && i64::try_from(covered).unwrap_or(i64::MAX) > i64::from(allowed)
+        })
+        .map(|pdb| {
+            crate::model::ObjectKey::new(
+                pdb.metadata.namespace.clone().unwrap_or_default(),
+                pdb.metadata.name.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// What the dry run found on a node.
 #[derive(Clone, Debug)]
 pub(super) struct Selection {
