@@ -280,12 +280,18 @@ fn weight(micros: i64) -> String {
 fn render_spread(s: &mut String, ex: &Explanation) {
     let Some(t) = &ex.topology_spread else { return };
     let _ = writeln!(s, "\nTopology spread (PodTopologySpread, the pod's own constraints):");
+    for l in spread_lines(t) {
+        let _ = writeln!(s, "  {l}");
+    }
+}
+
+/// The spread section's lines, without the heading or the indent (the TUI's PodTopologySpread
+/// steps show the same).
+pub(crate) fn spread_lines(t: &crate::engine::framework::trace::SpreadTrace) -> Vec<String> {
+    let mut s = String::new();
     let mut soft = Vec::new();
     for c in &t.constraints {
-        let mut head = format!(
-            "  {} on {}, maxSkew {}",
-            c.when_unsatisfiable, c.topology_key, c.max_skew
-        );
+        let mut head = format!("{} on {}, maxSkew {}", c.when_unsatisfiable, c.topology_key, c.max_skew);
         match c.weight_micros {
             None => {
                 head.push_str(&format!(", minDomains {}", c.min_domains));
@@ -314,32 +320,32 @@ fn render_spread(s: &mut String, ex: &Explanation) {
             .max()
             .unwrap_or(0)
             .max(6);
-        let _ = writeln!(s, "    {:<width$}  MATCHING PODS", "DOMAIN");
+        let _ = writeln!(s, "  {:<width$}  MATCHING PODS", "DOMAIN");
         for (d, n) in &c.domains {
-            let _ = writeln!(s, "    {d:<width$}  {n}");
+            let _ = writeln!(s, "  {d:<width$}  {n}");
         }
     }
     if t.scores.is_empty() {
-        return;
+        return s.lines().map(str::to_string).collect();
     }
     match t.normalize {
         Some((min, max)) if max > 0 => {
             let _ = writeln!(
                 s,
-                "  Score: raw = round(Σ count × weight + maxSkew - 1); normalized = 100 × (max {max} + min {min} - raw) / max {max}:"
+                "Score: raw = round(Σ count × weight + maxSkew - 1); normalized = 100 × (max {max} + min {min} - raw) / max {max}:"
             );
         }
         _ => {
             let _ = writeln!(
                 s,
-                "  Score: raw = round(Σ count × weight + maxSkew - 1); every raw score is 0, so each node gets 100:"
+                "Score: raw = round(Σ count × weight + maxSkew - 1); every raw score is 0, so each node gets 100:"
             );
         }
     }
     let width = t.scores.iter().map(|x| x.node.chars().count()).max().unwrap_or(0);
     for x in &t.scores {
         if x.ignored {
-            let _ = writeln!(s, "    {:<width$}  lacks a topology key: 0", x.node);
+            let _ = writeln!(s, "  {:<width$}  lacks a topology key: 0", x.node);
             continue;
         }
         let terms: Vec<String> = soft
@@ -360,12 +366,13 @@ fn render_spread(s: &mut String, ex: &Explanation) {
         };
         let _ = writeln!(
             s,
-            "    {:<width$}  {sum} = {} → raw {} → normalized {norm}",
+            "  {:<width$}  {sum} = {} → raw {} → normalized {norm}",
             x.node,
             weight(x.sum_micros),
             x.raw
         );
     }
+    s.lines().map(str::to_string).collect()
 }
 
 /// The gang and the binding cycle.

@@ -116,6 +116,21 @@ pub(super) fn render(
                             lines.extend(d);
                         }
                     }
+                    // the pod's own spread constraints: every domain, and Score's arithmetic
+                    if p == names::POD_TOPOLOGY_SPREAD
+                        && let Some(t) = &ex.topology_spread
+                    {
+                        lines.push(Line::from(""));
+                        lines.push(Line::from(Span::styled(
+                            "Every domain's matching pods, and Score's arithmetic:",
+                            theme.header,
+                        )));
+                        lines.extend(
+                            crate::explain::text::spread_lines(t)
+                                .into_iter()
+                                .map(|l| Line::from(format!("  {l}"))),
+                        );
+                    }
                     // What the plugin stated it read, from the values it computed with.
                     let facts = sts.iter().find(|s| s.plugin == p).map_or(&[][..], |s| &s.facts[..]);
                     if !facts.is_empty() {
@@ -555,6 +570,56 @@ items:
             .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>())
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// The PodTopologySpread steps of a pod with its own constraints show every domain with
+    /// its matching pods, and at PreScore Score's arithmetic, as `explain` writes them.
+    #[test]
+    fn spread_steps_show_every_domain_and_the_score_arithmetic() {
+        const SPREAD: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: a1, labels: {kubernetes.io/hostname: a1, zone: a}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: b1, labels: {kubernetes.io/hostname: b1, zone: b}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w0, namespace: a, labels: {app: w}}, spec: {nodeName: a1, containers: [{name: c, image: i}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w1, namespace: a, labels: {app: w}}, spec: {nodeName: a1, containers: [{name: c, image: i}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: new, namespace: a, labels: {app: w}}
+  spec:
+    containers: [{name: c, image: i}]
+    topologySpreadConstraints:
+    - {maxSkew: 3, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: w}}}
+    - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: w}}}
+"#;
+        let mut a = App::new(
+            SourceInfo {
+                kind: SourceKind::Snapshot,
+                name: "spread.yaml".into(),
+            },
+            false,
+        );
+        a.features = Arc::new(Features::new(Release::at(34)));
+        update(&mut a, Action::Tick { now: 1_714_557_600 });
+        load_sync(
+            &mut a,
+            crate::source::file::load_str("spread.yaml", SPREAD).expect("fixture"),
+        );
+        let s = screen(&mut a, "new", Point::PreFilter, "PodTopologySpread");
+        for line in [
+            "Every domain's matching pods, and Score's arithmetic:",
+            "  DoNotSchedule on zone, maxSkew 3, minDomains 1 (the pod matches its selector: +1 where it goes); global minimum 0:",
+            "    DOMAIN  MATCHING PODS",
+            "    a       2",
+            "    b       0",
+            // a: 2 × ln(4) = 2.7726 → 3; b: 0 → 0; normalized 100 × (3 + 0 - s) / 3
+            "  ScheduleAnyway on zone, maxSkew 1; Score weight ln(2 domain(s) + 2) = 1.3863:",
+            "    a1  2 × 1.3863 + 0 = 2.7726 → raw 3 → normalized 100 × (3 + 0 - 3) / 3 = 0",
+            "    b1  0 × 1.3863 + 0 = 0.0000 → raw 0 → normalized 100 × (3 + 0 - 0) / 3 = 100",
+        ] {
+            assert!(s.contains(line), "{line:?} not in:\n{s}");
+        }
     }
 
     fn pod<'a>(a: &'a App, name: &str) -> &'a crate::model::Pod {
