@@ -373,7 +373,9 @@ impl PreFilterPlugin for PodTopologySpread {
             .topology_spread_constraints
             .as_ref()
             .is_some_and(|v| !v.is_empty());
-        if !own {
+        // no cycle ran (held before the queue, another scheduler): nothing to recompute
+        let ran = ex.pre_filter.iter().any(|p| p.plugin == names::POD_TOPOLOGY_SPREAD);
+        if !own || !ran {
             return;
         }
         let mut t = SpreadTrace::default();
@@ -837,6 +839,12 @@ mod tests {
             json!({"node": "zone-b-node-1", "ignored": false, "counts": [1], "sum": 1.386294, "raw": 1, "normalized": 0})
         );
         assert_eq!(v["topologySpread"]["normalize"], json!({"min": 0, "max": 1}));
+        // a pod held before the queue (no cycle ran) gets none either
+        let mut gated = both("web-9");
+        gated.0["spec"]["schedulingGates"] = json!([{"name": "example.com/hold"}]);
+        let held = run(zone_nodes(&["zone-a"], 1), vec![gated], "web-9");
+        assert!(held.pre_filter.is_empty(), "{:?}", held.pre_filter);
+        assert_eq!(held.topology_spread, None);
         // a pod without constraints of its own gets no trace
         let plain = run(zone_nodes(&["zone-a"], 1), vec![pod("solo").req_cpu("100m")], "solo");
         assert_eq!(plain.topology_spread, None);
