@@ -18,6 +18,8 @@
 //! `KSCHED_LIVE_SIZES=1000x20000,20000x400000` picks sizes, `KSCHED_LIVE_RUNS=N` rounds,
 //! `KSCHED_LIVE_BINS=before=/path/a,after=/path/b` compares binaries run interleaved (round
 //! by round, live then file), `KSCHED_LIVE_MANAGED=0` serves no managedFields,
+//! `KSCHED_LIVE_STREAM=1` serves as a 1.34 server that streams lists (kschedtui then reads each
+//! kind with one watch, `sendInitialEvents=true`; the raw client still reads pages),
 //! `KSCHED_LIVE_WATCH=N` sends N pod events (default 2,000; 0: none), `KSCHED_LIVE_SERVE=S`
 //! only serves each size for S seconds (its kubeconfig printed), for profiling by hand. Files
 //! are kept in target/bench-data. Needs Linux and GNU time (`/usr/bin/time`) for the peaks.
@@ -42,6 +44,11 @@ use kschedtui::source::generate::{GenSpec, PENDING_POD, generate};
 use serde_json::{Map, Value, json};
 
 use apiserver::{ApiServer, Step, TOKEN};
+
+/// `KSCHED_LIVE_STREAM=1`: the server streams lists.
+fn streaming() -> bool {
+    std::env::var("KSCHED_LIVE_STREAM").is_ok_and(|v| v == "1")
+}
 
 /// The allocator the binary uses, so the in-process figures are the binary's.
 #[global_allocator]
@@ -608,8 +615,13 @@ fn main() {
     let pod = format!("{}/{}", PENDING_POD.0, PENDING_POD.1);
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "live against file: {runs} round(s), page size {PAGE}, managedFields {}, load average {}",
+        "live against file: {runs} round(s), page size {PAGE}, managedFields {}, {}, load average {}",
         if managed_fields { "served" } else { "not served" },
+        if streaming() {
+            "lists streamed (a 1.34 server)"
+        } else {
+            "lists paged"
+        },
         load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
     );
     for (nodes, pods) in sizes() {
@@ -622,6 +634,11 @@ fn main() {
         };
         let server = ApiServer::with_list(list);
         server.set_list_resource_version(&rv.to_string());
+        if streaming() {
+            // a 1.34 server with its WatchList gate on: each kind read with one streaming watch
+            server.set_version("v1.34.2", "34");
+            server.serve_watch_list(true);
+        }
         let dir = server.scratch("live-bench");
         let kubeconfig = server.kubeconfig(&dir, None);
         if let Some(secs) = env_usize("KSCHED_LIVE_SERVE") {

@@ -187,8 +187,8 @@ pub enum Action {
         /// The report, or why there is none (the policy's error, naming file and field).
         result: Result<Box<crate::explain::deschedule::DryRun>, String>,
     },
-    /// The live source reports progress while it lists the cluster.
-    LoadProgress(String),
+    /// The live source reports progress while it lists the cluster (one kind's count).
+    LoadProgress(ListProgress),
     /// The live cluster was listed (or could not be).
     Attached(Box<Result<Attached, String>>),
     /// A watch event from the live cluster.
@@ -223,4 +223,17 @@ pub enum Action {
         /// The text.
         result: Result<String, String>,
     },
+}
+
+/// How far the listing of one kind went (the loading screen's line for it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListProgress {
+    /// The kind's resource ("pods").
+    pub kind: String,
+    /// Objects read so far.
+    pub items: usize,
+    /// Pages read so far.
+    pub pages: usize,
+    /// The last page arrived.
+    pub done: bool,
 }

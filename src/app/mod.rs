@@ -32,7 +32,7 @@ pub(crate) mod whatif;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use action::Action;
+pub use action::{Action, ListProgress};
 pub use effect::{DescheduleJob, Effect, ExplainJob, FitJob, FixJob, GroupJob};
 pub use update::update;
 
@@ -721,8 +721,9 @@ pub struct App {
     pub diff: Option<TraceDiff>,
     /// The live cluster (None for snapshots and the demo).
     pub live: Option<LiveView>,
-    /// What the source reports while the cluster loads ("listing pods: 500 (1 page(s))").
-    pub progress: Option<String>,
+    /// What the source reported while the cluster loads: one line per kind, in the order
+    /// they were listed.
+    pub progress: Vec<ListProgress>,
     /// The kubeconfig's contexts and the one attached to (live only; `:ctx`).
     pub contexts: Option<Contexts>,
     /// `:ctx NAME`: quit this attachment and attach to that context.
@@ -774,7 +775,7 @@ impl App {
             diff_base: None,
             diff: None,
             live: None,
-            progress: None,
+            progress: Vec::new(),
             contexts: None,
             switch_context: None,
             should_quit: false,

@@ -1093,11 +1093,23 @@ fn attaching_loads_the_live_state_and_explains_it() {
         },
         false,
     );
-    update(&mut a, Action::LoadProgress("listing pods: 500 (1 page(s))".into()));
-    assert_eq!(a.progress.as_deref(), Some("listing pods: 500 (1 page(s))"));
+    let progress = |kind: &str, items, pages, done| crate::app::ListProgress {
+        kind: kind.into(),
+        items,
+        pages,
+        done,
+    };
+    update(&mut a, Action::LoadProgress(progress("nodes", 3, 1, true)));
+    update(&mut a, Action::LoadProgress(progress("pods", 500, 1, false)));
+    update(&mut a, Action::LoadProgress(progress("pods", 1000, 2, false)));
+    // one line per kind, in the order listed, the newest count of each
+    assert_eq!(
+        a.progress,
+        vec![progress("nodes", 3, 1, true), progress("pods", 1000, 2, false)]
+    );
     let a = live_app(crate::model::write::WriteMode::Enabled);
     assert_eq!(a.load, Load::Ready);
-    assert_eq!(a.progress, None);
+    assert!(a.progress.is_empty());
     assert_eq!(a.queued, 4);
     assert_eq!(a.explanations.len(), 4);
     assert!(!a.readonly);

@@ -122,6 +122,9 @@ async fn connect_and_load(
         sv.git_version,
         state.resource_version_summary()
     );
+    if let Some(why) = src.not_streamed_reason() {
+        eprintln!("kschedtui: {why}");
+    }
     Ok((src, sv, state))
 }
 

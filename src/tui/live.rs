@@ -11,7 +11,7 @@ use tokio::sync::mpsc::{self, UnboundedSender};
 
 use super::theme::Theme;
 use super::{LiveJob, Options, Writer, event_loop, runtime};
-use crate::app::{Action, Attached, SourceInfo, SourceKind};
+use crate::app::{Action, Attached, ListProgress, SourceInfo, SourceKind};
 use crate::engine::{Features, Release, SchedulerConfig, build_profiles};
 use crate::source::ClusterSource;
 use crate::source::live::LiveSource;
@@ -48,7 +48,7 @@ fn attach_once(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<Op
         let _ = tx.send(Action::Contexts(contexts));
         let ptx = tx.clone();
         let src = Arc::new(src.with_progress(Arc::new(move |p: &Progress| {
-            let _ = ptx.send(Action::LoadProgress(progress_text(p)));
+            let _ = ptx.send(Action::LoadProgress(list_progress(p)));
         })));
         let pinned = opts.release.clone();
         let version = {
@@ -97,15 +97,14 @@ fn attach_once(opts: &Options, theme: Theme, warnings: Vec<String>) -> Result<Op
     })
 }
 
-/// One line of list progress.
-pub(crate) fn progress_text(p: &Progress) -> String {
-    format!(
-        "listing {}: {} ({} page(s)){}",
-        p.kind.plural(),
-        p.items,
-        p.pages,
-        if p.done { ", done" } else { "" }
-    )
+/// The source's list progress as the app keeps it.
+pub(crate) fn list_progress(p: &Progress) -> ListProgress {
+    ListProgress {
+        kind: p.kind.plural().to_string(),
+        items: p.items,
+        pages: p.pages,
+        done: p.done,
+    }
 }
 
 /// Lists the cluster (the server's release picks the scheduler version reproduced), sends

@@ -200,6 +200,9 @@ struct State {
     every_watch: Option<EveryWatch>,
     /// Resources whose list pages all carry the same continue token (and the first page).
     stuck_continue: Vec<String>,
+    /// Streaming lists (`sendInitialEvents=true`) are served, as by kube-apiserver with the
+    /// WatchList gate on; off, they are refused as it refuses them (422).
+    watch_list: bool,
     /// SelfSubjectAccessReviews to deny: (verb, subresource).
     deny: Vec<(String, String)>,
     requests: Vec<Recorded>,
@@ -377,6 +380,14 @@ impl ApiServer {
     /// v1beta2), instead of v1.
     pub fn serve_dra_versions(&self, versions: &[&str]) {
         self.st().dra_versions = versions.iter().map(|v| (*v).to_string()).collect();
+    }
+
+    /// Serves streaming lists (the WatchList gate on): a watch with `sendInitialEvents=true`
+    /// sends every selected object as ADDED, then the bookmark that ends the initial events
+    /// with the list's resourceVersion. Off (the default), such a watch is answered 422, as
+    /// kube-apiserver answers it with the gate off.
+    pub fn serve_watch_list(&self, on: bool) {
+        self.st().watch_list = on;
     }
 
     /// Answers `/version` as `git_version` (minor `minor`).
@@ -568,6 +579,47 @@ struct Request {
     query: String,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
+}
+
+/// A streaming list's answer (`sendInitialEvents=true`): every selected object as ADDED (with
+/// its kind), then the bookmark that ends them; 422 when the server does not serve them.
+fn stream_list(st: &State, plural: &str, selected: &[usize]) -> Answer {
+    if !st.watch_list {
+        return Answer::Json(Reply::status_with(
+            422,
+            "Invalid",
+            "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+            json!({"group": "meta.k8s.io", "kind": "ListOptions", "causes": [{
+                "reason": "FieldValueForbidden",
+                "message": "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+                "field": "sendInitialEvents"
+            }]}),
+        ));
+    }
+    let (kind, api_version) = st
+        .kinds
+        .get(plural)
+        .cloned()
+        .unwrap_or_else(|| ("Unknown".into(), "v1".into()));
+    let all = st.items.get(plural).map(Vec::as_slice).unwrap_or_default();
+    let mut steps: Vec<Step> = selected
+        .iter()
+        .map(|i| {
+            let mut o = all[*i].clone();
+            o["kind"] = json!(kind);
+            o["apiVersion"] = json!(api_version);
+            Step::Event("ADDED", o)
+        })
+        .collect();
+    let rv = st.list_rv.get(plural).cloned().unwrap_or_else(|| "1000".into());
+    steps.push(Step::Event(
+        "BOOKMARK",
+        json!({"kind": kind, "apiVersion": api_version, "metadata": {
+            "resourceVersion": rv,
+            "annotations": {"k8s.io/initial-events-end": "true"}
+        }}),
+    ));
+    Answer::Watch(steps)
 }
 
 enum Answer {
@@ -956,6 +1008,9 @@ fn route(st: &Mutex<State>, req: &Request) -> Answer {
                     Some(EveryWatch::Reply(r)) => return Answer::Json(r.clone()),
                     Some(EveryWatch::Event(t, o)) => return Answer::Watch(vec![Step::Event(t, o.clone())]),
                     None => {}
+                }
+                if rec.param("sendInitialEvents").as_deref() == Some("true") {
+                    return stream_list(&st, &plural, &selected);
                 }
                 return match st.watches.get_mut(&plural).and_then(VecDeque::pop_front) {
                     // Changes to objects the selector does not select are not sent.

@@ -29,6 +29,7 @@ fn fast() -> WatchOptions {
         backoff_initial: Duration::from_millis(20),
         backoff_max: Duration::from_millis(100),
         backoff_reset: Duration::from_secs(120),
+        streaming_lists: true,
     }
 }
 
@@ -1624,4 +1625,125 @@ async fn a_cluster_read_live_explains_as_its_file_and_keeps_pods_as_the_file_loa
     assert_eq!(c.pod(&key).unwrap().labels.get("new").map(String::as_str), Some("yes"));
     drop(rx);
     let _ = task.await;
+}
+
+/// The explanation of bench/pending-0 on a live state.
+fn explain_pending(state: &kschedtui::model::event::ClusterState) -> Value {
+    use kschedtui::engine::{self, Release, Snapshot};
+    let c = state.to_cluster().unwrap();
+    let snap = Snapshot::new(Arc::new(c), Release::NEWEST);
+    let profiles = engine::build_profiles(None, Release::NEWEST).unwrap();
+    let ex = engine::explain(&snap, &profiles, &k("bench/pending-0")).unwrap();
+    kschedtui::explain::json::to_value(&ex)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_streams_lists_is_read_with_one_watch_a_kind_and_gives_the_paged_answer() {
+    let (_, served) = served_cluster(30, 600);
+    // the same cluster, listed page by page by a 1.33 server (streaming off by default there)
+    let paged = ApiServer::with_list(served.clone());
+    paged.set_version("v1.33.3", "33");
+    paged.set_list_resource_version("5000");
+    paged.serve_watch_list(true);
+    let dir = paged.scratch("paged");
+    let mut o = options(paged.kubeconfig(&dir, None));
+    o.watch.page_size = 100;
+    let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
+    let by_pages = src.load_state().await.unwrap();
+    assert!(!paged.requests().iter().any(|r| r.param("sendInitialEvents").is_some()));
+    assert_eq!(src.not_streamed_reason(), None);
+    // a 1.34 server streams them
+    let server = ApiServer::with_list(served);
+    server.set_version("v1.34.2", "34");
+    server.set_list_resource_version("5000");
+    server.serve_watch_list(true);
+    let dir = server.scratch("streamed");
+    let mut o = options(server.kubeconfig(&dir, None));
+    o.watch.page_size = 100;
+    let progress = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = progress.clone();
+    let src = LiveSource::connect(&o, &Environment::default())
+        .await
+        .unwrap()
+        .with_progress(Arc::new(move |p: &kschedtui::source::live::watch::Progress| {
+            seen.lock().unwrap().push((p.kind, p.items, p.done));
+        }));
+    let streamed = src.load_state().await.unwrap();
+    assert_eq!(src.not_streamed_reason(), None);
+    let reqs = server.requests();
+    let pods: Vec<_> = reqs.iter().filter(|r| r.path == "/api/v1/pods").collect();
+    assert_eq!(pods.len(), 1, "{pods:#?}");
+    for (p, want) in [
+        ("watch", "true"),
+        ("sendInitialEvents", "true"),
+        ("resourceVersionMatch", "NotOlderThan"),
+        ("allowWatchBookmarks", "true"),
+        ("resourceVersion", ""),
+    ] {
+        assert_eq!(pods[0].param(p).as_deref(), Some(want), "{p} in {}", pods[0].query);
+    }
+    assert!(!reqs.iter().any(|r| r.param("limit").is_some()), "no list pages");
+    // the resourceVersion of the bookmark is where the watch goes on from
+    assert_eq!(streamed.resource_versions[&Kind::Pod], "5000");
+    assert_eq!(streamed.len(), by_pages.len());
+    assert_eq!(
+        streamed.items_of(Kind::Pod).count(),
+        by_pages.items_of(Kind::Pod).count()
+    );
+    assert_eq!(explain_pending(&streamed), explain_pending(&by_pages));
+    // progress: the pods in batches of 500, then the end
+    let pods: Vec<(usize, bool)> = progress
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(k, _, _)| *k == Kind::Pod)
+        .map(|(_, n, d)| (*n, *d))
+        .collect();
+    assert_eq!(pods, vec![(500, false), (601, true)]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_refuses_a_streaming_list_is_listed_page_by_page_and_says_why() {
+    let (_, served) = served_cluster(10, 100);
+    let server = ApiServer::with_list(served);
+    server.set_version("v1.35.1", "35");
+    server.set_list_resource_version("5000");
+    // the WatchList gate turned off on a release that has it on by default
+    server.serve_watch_list(false);
+    let dir = server.scratch("refused");
+    let o = options(server.kubeconfig(&dir, None));
+    let src = LiveSource::connect(&o, &Environment::default()).await.unwrap();
+    let state = src.load_state().await.unwrap();
+    assert_eq!(state.items_of(Kind::Pod).count(), 101);
+    let why = src.not_streamed_reason().expect("a reason");
+    assert!(
+        why.starts_with("the server did not stream the list of namespaces (422 Invalid: ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled): listed page by page"),
+        "{why}"
+    );
+    // one refusal, then every kind page by page
+    let reqs = server.requests();
+    assert_eq!(
+        reqs.iter().filter(|r| r.param("sendInitialEvents").is_some()).count(),
+        1
+    );
+    assert!(
+        reqs.iter()
+            .any(|r| r.path == "/api/v1/pods" && r.param("limit").as_deref() == Some("500"))
+    );
+    // and the CLI says so
+    let home = temp_dir("home");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kschedtui"))
+        .args(["explain", "-A", "bench/pending-0", "--kubeconfig"])
+        .arg(server.kubeconfig(&dir, None))
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("bench/pending-0"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("kschedtui: the server did not stream the list of namespaces (422 Invalid: "),
+        "{err}"
+    );
 }

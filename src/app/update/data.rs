@@ -87,7 +87,7 @@ pub(super) fn on_attached(app: &mut App, r: Result<Attached, String>) -> Vec<Eff
         access: std::collections::BTreeMap::new(),
         awaiting: Vec::new(),
     });
-    app.progress = None;
+    app.progress.clear();
     on_loaded(
         app,
         Ok(Loaded {

@@ -93,7 +93,10 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Loaded(r) => on_loaded(app, *r),
         Action::LoadProgress(p) => {
-            app.progress = Some(p);
+            match app.progress.iter_mut().find(|q| q.kind == p.kind) {
+                Some(q) => *q = p,
+                None => app.progress.push(p),
+            }
             Vec::new()
         }
         Action::Attached(r) => on_attached(app, *r),

@@ -11,6 +11,13 @@ use super::{Change, Features, Gate};
 pub const COSCHEDULING: &str = "Coscheduling";
 use crate::model::kinds::Kind;
 
+/// Whether kube-apiserver 1.`minor` streams lists by default (`watch` with
+/// `sendInitialEvents=true`, its WatchList gate): beta and on in 1.32, off again in 1.33, on
+/// from 1.34 (staging/src/k8s.io/apiserver/pkg/features/kube_features.go).
+pub fn api_server_streams_lists(minor: u32) -> bool {
+    minor == 32 || minor >= 34
+}
+
 /// The kinds `features`' scheduler reads that are served only with a feature or a CRD, each
 /// with what reads it; `coscheduling`: a profile runs Coscheduling.
 pub fn read_kinds(features: &Features, coscheduling: bool) -> Vec<(Kind, &'static str)> {

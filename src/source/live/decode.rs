@@ -259,8 +259,10 @@ impl Decoder {
             None => text,
         };
         let obj = serde_json::from_str::<K>(compact)?.into_object();
-        Ok(read(obj, compact, None, &mut self.intern, || {
-            serde_json::from_str::<K>(compact).map(LiveKind::into_object)
+        let own = without_env_values(compact, &obj);
+        let text = own.as_deref().unwrap_or(compact);
+        Ok(read(obj, text, None, &mut self.intern, || {
+            serde_json::from_str::<K>(text).map(LiveKind::into_object)
         }))
     }
 
@@ -289,15 +291,28 @@ impl Decoder {
         for r in ranges {
             let t = std::str::from_utf8(&buf[r]).map_err(serde::de::Error::custom)?;
             let obj = serde_json::from_str::<K>(t)?.into_object();
-            out.push(read(obj, t, Some(&buf), &mut self.intern, || {
-                serde_json::from_str::<K>(t).map(LiveKind::into_object)
-            }));
+            out.push(match without_env_values(t, &obj) {
+                Some(own) => read(obj, &own, None, &mut self.intern, || {
+                    serde_json::from_str::<K>(&own).map(LiveKind::into_object)
+                }),
+                None => read(obj, t, Some(&buf), &mut self.intern, || {
+                    serde_json::from_str::<K>(t).map(LiveKind::into_object)
+                }),
+            });
         }
         // packed, the objects hold no slice of the buffer: it is used again for the next page
         stored::pack(out[first..].iter_mut().filter_map(Item::slot), &mut self.intern.pack);
         self.text = buf.try_into_mut().map(Vec::from).unwrap_or_default();
         Ok(())
     }
+}
+
+/// The text to keep for an object read from `text` when that text has environment variables:
+/// the object's own, whose values [`LiveKind::into_object`] dropped (the scheduler never reads
+/// them, and they hold passwords and tokens: no snapshot, saved file or screen may show them).
+fn without_env_values(text: &str, obj: &Object) -> Option<String> {
+    memchr::memmem::find(text.as_bytes(), b"\"env\":")?;
+    Some(obj.to_json().to_string())
 }
 
 /// [`Item::read`] of an object parsed from `text`.
@@ -409,5 +424,41 @@ mod tests {
             ("n1", Some("u9"), Some("8"))
         );
         assert!(!node.obj.json().unwrap().contains("managedFields"));
+    }
+
+    #[test]
+    fn environment_values_are_left_out_of_what_is_kept_and_the_names_stay() {
+        let pod = |name: &str| {
+            format!(
+                r#"{{"metadata":{{"name":"{name}","namespace":"x","resourceVersion":"5"}},"spec":{{"containers":[{{"name":"c","env":[{{"name":"DB_PASSWORD","value":"s3cr3t"}},{{"name":"TOKEN","valueFrom":{{"secretKeyRef":{{"name":"t","key":"k"}}}}}}]}}]}}}}"#
+            )
+        };
+        let body = format!(
+            r#"{{"items":[{},{}]}}"#,
+            pod("a"),
+            r#"{"metadata":{"name":"b","namespace":"x"},"spec":{"containers":[{"name":"c"}]}}"#
+        );
+        let page: Page<'_> = serde_json::from_str(&body).unwrap();
+        let mut d = Decoder::default();
+        let mut items = Vec::new();
+        d.page::<core::Pod>(&page.items.unwrap(), &mut items).unwrap();
+        let ev = format!(r#"{{"type":"ADDED","object":{}}}"#, pod("w"));
+        let line: WatchLine<'_> = serde_json::from_str(&ev).unwrap();
+        items.push(d.object::<core::Pod>(line.object.get()).unwrap());
+        for it in &items {
+            let Item::Pod { pod, .. } = it else { panic!("{it:?}") };
+            let text = pod.pod.obj.json().unwrap();
+            assert!(!text.contains("s3cr3t") && !text.contains("secretKeyRef"), "{text}");
+            let o = it.object();
+            let crate::model::Object::Pod(p) = &*o else { panic!() };
+            for e in p.spec.as_ref().unwrap().containers[0].env.iter().flatten() {
+                assert_eq!((e.value.as_ref(), e.value_from.as_ref()), (None, None));
+            }
+        }
+        for i in [0, 2] {
+            let Item::Pod { pod, .. } = &items[i] else { panic!() };
+            let text = pod.pod.obj.json().unwrap();
+            assert!(text.contains("DB_PASSWORD") && text.contains("TOKEN"), "{text}");
+        }
     }
 }

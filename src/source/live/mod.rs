@@ -14,6 +14,7 @@ pub mod config;
 pub(crate) mod decode;
 pub mod error;
 pub mod kinds;
+pub mod stream;
 pub mod watch;
 
 use std::collections::BTreeMap;
@@ -97,6 +98,8 @@ pub struct LiveSource {
     dra_version: Mutex<String>,
     /// Where the writes' waits report their progress.
     write_progress: Option<actions::WriteProgress>,
+    /// Why the last load listed page by page after the server refused a streaming list.
+    not_streamed: Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for LiveSource {
@@ -137,6 +140,7 @@ impl LiveSource {
             unreadable: Mutex::new(std::collections::BTreeSet::new()),
             dra_version: Mutex::new("v1".to_string()),
             write_progress: None,
+            not_streamed: Mutex::new(None),
         })
     }
 
@@ -207,6 +211,28 @@ impl LiveSource {
             minor: minor.parse().unwrap_or(0),
             git_version: info.git_version,
         })
+    }
+
+    /// Notes why a kind's streaming list was given up.
+    fn not_streamed(&self, kind: Kind, why: stream::NotStreamed) {
+        *self
+            .not_streamed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(format!(
+            "the server did not stream the list of {} ({}): listed page by page",
+            kind.plural(),
+            why.0
+        ));
+    }
+
+    /// Why the last load listed page by page although the server's release streams lists
+    /// (the WatchList gate turned off, a role without `watch`, a proxy); None when it did not
+    /// need to.
+    pub fn not_streamed_reason(&self) -> Option<String> {
+        self.not_streamed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     fn actions(&self) -> ActionContext<'_> {
@@ -316,6 +342,17 @@ impl LiveSource {
         let mut listed = BTreeMap::new();
         let noop: ProgressFn = Arc::new(|_: &Progress| {});
         let progress = self.progress.clone().unwrap_or(noop);
+        // streamed where the server streams lists by default; the first refusal lists the
+        // rest page by page
+        *self
+            .not_streamed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        let mut streaming = self.opts.streaming_lists
+            && self
+                .server_version()
+                .await
+                .is_ok_and(|v| stream::streams_by_default(&v.major, v.minor));
         for kind in kinds {
             let doing = format!("listing {}", self.resource_text(kind));
             let resource = self.resource_text(kind);
@@ -324,7 +361,19 @@ impl LiveSource {
                 cx: self.cx(&doing, "list", &resource),
             };
             let answer = with_served_kind!(kind, dra_version.as_str(), K => {
-                watch::list_kind::<K>(&self.client, &target, &self.opts, progress.as_ref()).await
+                let streamed = if streaming {
+                    stream::stream_kind::<K>(&self.client, &target, &self.opts, progress.as_ref())
+                        .await
+                        .map_err(|why| self.not_streamed(kind, why))
+                        .ok()
+                } else {
+                    None
+                };
+                streaming &= streamed.is_some();
+                match streamed {
+                    Some(answer) => Ok(answer),
+                    None => watch::list_kind::<K>(&self.client, &target, &self.opts, progress.as_ref()).await,
+                }
             });
             let (objects, rv) = match answer {
                 Ok(x) => x,

@@ -46,6 +46,9 @@ pub struct WatchOptions {
     pub backoff_max: Duration,
     /// A kind that needed no delay for this long starts again from `backoff_initial`.
     pub backoff_reset: Duration,
+    /// Read each kind with one streaming watch where the server streams lists by default
+    /// ([`super::stream`]), page by page otherwise.
+    pub streaming_lists: bool,
 }
 
 impl Default for WatchOptions {
@@ -61,6 +64,7 @@ impl Default for WatchOptions {
             backoff_initial: Duration::from_millis(800),
             backoff_max: Duration::from_secs(30),
             backoff_reset: Duration::from_secs(120),
+            streaming_lists: true,
         }
     }
 }

@@ -11,18 +11,51 @@ use crate::app::whatif::EditForm;
 use crate::app::{App, Pending, SourceKind};
 use crate::tui::theme::Theme;
 
-/// The body while the cluster loads.
+/// The body while the cluster loads: the source, then a line per kind listed so far (the
+/// newest last; the oldest left out when the screen is short).
 pub(super) fn loading(app: &App, theme: &Theme, view: &mut ViewState, frame: &mut Frame<'_>, area: Rect) {
     let spin = spinner(app, view);
-    let text = match &app.progress {
-        Some(p) => format!("{spin} loading {}: {p}", app.source.name),
-        None => format!("{spin} loading {}…", app.source.name),
+    let mut lines = vec![Line::from(Span::styled(
+        format!("{spin} loading {}…", app.source.name),
+        theme.warn,
+    ))];
+    // the box's border and the first line leave this many lines for the kinds
+    let room = usize::from(area.height.saturating_sub(3)).max(1);
+    let hidden = if app.progress.len() > room {
+        app.progress.len() + 1 - room
+    } else {
+        0
     };
-    let r = centered(area, u16::try_from(text.chars().count() + 4).unwrap_or(40), 3);
-    frame.render_widget(
-        Paragraph::new(Span::styled(text, theme.warn)).block(block(theme, "")),
-        r,
+    if hidden > 0 {
+        lines.push(Line::from(Span::styled(
+            format!("  ✓ {hidden} kind(s) listed before"),
+            theme.muted,
+        )));
+    }
+    let shown = &app.progress[hidden..];
+    let name_w = shown.iter().map(|p| p.kind.chars().count()).max().unwrap_or(0);
+    let count_w = shown.iter().map(|p| p.items.to_string().len()).max().unwrap_or(0);
+    for p in shown {
+        let (mark, style, pages) = if p.done {
+            ("✓", theme.ok, format!("{} page(s)", p.pages))
+        } else {
+            (spin, theme.warn, format!("{} page(s) so far", p.pages))
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {mark} "), style),
+            Span::raw(format!("{:<name_w$}  {:>count_w$}  ", p.kind, p.items)),
+            Span::styled(pages, theme.muted),
+        ]));
+    }
+    let w = lines.iter().map(Line::width).max().unwrap_or(20) + 4;
+    let h = lines.len() + 2;
+    let r = centered(
+        area,
+        u16::try_from(w).unwrap_or(u16::MAX),
+        u16::try_from(h).unwrap_or(u16::MAX),
     );
+    frame.render_widget(Clear, r);
+    frame.render_widget(Paragraph::new(lines).block(block(theme, "")), r);
 }
 
 /// The body when loading failed.

@@ -660,6 +660,78 @@ mod tests {
     }
 
     #[test]
+    fn the_loading_screen_shows_a_line_per_kind_listed_and_keeps_the_newest_when_short() {
+        let mut a = app();
+        let kinds = [
+            "namespaces",
+            "priorityclasses",
+            "nodes",
+            "storageclasses",
+            "csinodes",
+            "csidrivers",
+            "csistoragecapacities",
+            "persistentvolumes",
+            "persistentvolumeclaims",
+            "volumeattachments",
+            "deviceclasses",
+            "resourceslices",
+            "devicetaintrules",
+            "resourceclaims",
+            "resourceclaimtemplates",
+            "poddisruptionbudgets",
+            "services",
+            "replicasets",
+            "statefulsets",
+            "replicationcontrollers",
+            "podgroups",
+            "pods",
+        ];
+        for (i, kind) in kinds.iter().enumerate() {
+            let last = i + 1 == kinds.len();
+            crate::app::update_sync(
+                &mut a,
+                crate::app::Action::LoadProgress(crate::app::ListProgress {
+                    kind: (*kind).into(),
+                    items: if last { 12_500 } else { i * 10 },
+                    pages: if last { 25 } else { 1 },
+                    done: !last,
+                }),
+            );
+        }
+        let text = |w, h| {
+            rows(&a, w, h)
+                .iter()
+                .map(|r| r.trim().to_string())
+                .filter(|r| !r.is_empty())
+                .collect::<Vec<_>>()
+        };
+        // 160x48: every kind, the last one still being listed
+        let tall = text(160, 48);
+        let at = |rows: &[String], what: &str| {
+            rows.iter()
+                .find(|r| r.contains(what))
+                .unwrap_or_else(|| panic!("no {what} in {rows:#?}"))
+                .clone()
+        };
+        assert!(at(&tall, "namespaces").starts_with("│  ✓ namespaces"), "{tall:#?}");
+        // names in one column, counts right-aligned in the next
+        let nodes = format!("✓ nodes{}20  1 page(s)", " ".repeat(22));
+        assert!(at(&tall, "nodes ").contains(&nodes), "{tall:#?}");
+        let pods = format!(" pods{}12500  25 page(s) so far", " ".repeat(20));
+        assert!(at(&tall, "pods").contains(&pods), "{tall:#?}");
+        assert!(!tall.iter().any(|r| r.contains("listed before")));
+        // 80x24: the newest kinds, the first ones counted in one line
+        let short = text(80, 24);
+        assert!(at(&short, "loading context 'mock'").contains("loading context 'mock'…"));
+        let before = at(&short, "listed before");
+        let shown = short.iter().filter(|r| r.contains(" page(s)")).count();
+        let hidden: usize = before.split_whitespace().find_map(|w| w.parse().ok()).expect("a count");
+        assert_eq!(hidden + shown, kinds.len(), "{short:#?}");
+        assert!(at(&short, "pods").contains("12500  25 page(s) so far"), "{short:#?}");
+        assert!(!short.iter().any(|r| r.contains("namespaces")));
+    }
+
+    #[test]
     fn a_narrow_live_header_names_the_context_without_the_server_and_keeps_the_indicators() {
         let state =
             crate::source::fixture::FixtureSource::from_str("t", include_str!("../../../fixtures/tui-test.yaml"))
