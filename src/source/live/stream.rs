@@ -12,7 +12,6 @@
 //! by page instead, as client-go's reflector falls back to a list.
 
 use kube::api::WatchParams;
-use kube::core::Request;
 
 use super::decode::{Decoder, WatchLine};
 use super::kinds::LiveKind;
@@ -48,14 +47,7 @@ pub async fn stream_kind<K: LiveKind>(
         wp = wp.fields(f);
     }
     // no resourceVersion: the state as the request arrives (a consistent read)
-    let mut http = Request::new(target.url.clone())
-        .watch(&wp, "")
-        .map_err(|e| NotStreamed(e.to_string()))?;
-    http.extensions_mut().insert("watch");
-    http.headers_mut().insert(
-        http::header::ACCEPT_ENCODING,
-        http::HeaderValue::from_static("identity"),
-    );
+    let http = super::watch::watch_request(&target.url, &wp, "").map_err(|e| NotStreamed(e.to_string()))?;
     let stream = match tokio::time::timeout(opts.request_timeout, client.request_stream(http)).await {
         Err(_) => {
             return Err(NotStreamed(format!(

@@ -811,17 +811,10 @@ async fn watch_once<K: LiveKind>(
     if let Some(f) = K::FIELD_SELECTOR {
         wp = wp.fields(f);
     }
-    let mut http = match Request::new(target.url.clone()).watch(&wp, mapper.resource_version()) {
+    let http = match watch_request(&target.url, &wp, mapper.resource_version()) {
         Ok(h) => h,
         Err(e) => return Round::Failed(e.to_string()),
     };
-    http.extensions_mut().insert("watch");
-    // as kube asks for its watches: a gzipped watch is one member per event, which its
-    // decompression does not read
-    http.headers_mut().insert(
-        http::header::ACCEPT_ENCODING,
-        http::HeaderValue::from_static("identity"),
-    );
     let stream = match tokio::time::timeout(opts.request_timeout, client.request_stream(http)).await {
         Err(_) => {
             return Round::Failed(format!(
@@ -885,6 +878,23 @@ async fn watch_once<K: LiveKind>(
             Decision::Recreated(r) => return Round::Recreated(r),
         }
     }
+}
+
+/// A watch request of `url` from `resource_version`, as kube asks for its watches: marked as a
+/// watch, and not gzipped (a gzipped watch is one member per event, which kube's decompression
+/// does not read).
+pub(super) fn watch_request(
+    url: &str,
+    wp: &WatchParams,
+    resource_version: &str,
+) -> Result<http::Request<Vec<u8>>, kube::core::request::Error> {
+    let mut http = Request::new(url).watch(wp, resource_version)?;
+    http.extensions_mut().insert("watch");
+    http.headers_mut().insert(
+        http::header::ACCEPT_ENCODING,
+        http::HeaderValue::from_static("identity"),
+    );
+    Ok(http)
 }
 
 /// One line of a watch, its object read into the store's form; None for a blank line. What
