@@ -289,13 +289,7 @@ fn constraint_facts(label: &str, pod: &PodInfo, constraints: Option<&[Constraint
         })
         .collect();
     let mut facts = vec![Fact::list(label, &items, "")];
-    let own = pod
-        .pod
-        .spec()
-        .topology_spread_constraints
-        .as_ref()
-        .is_some_and(|v| !v.is_empty());
-    if !own {
+    if !has_own_constraints(pod) {
         facts.push(Fact::new(
             "constraints from",
             "the profile's default constraints (the pod has none)",
@@ -367,12 +361,7 @@ impl PreFilterPlugin for PodTopologySpread {
     /// them (system default constraints are left out: they would double the plugin's work on
     /// nearly every pod).
     fn trace(&self, cx: &Ctx<'_>, pod: &PodInfo, ex: &mut Explanation) {
-        let own = pod
-            .pod
-            .spec()
-            .topology_spread_constraints
-            .as_ref()
-            .is_some_and(|v| !v.is_empty());
+        let own = has_own_constraints(pod);
         // no cycle ran (held before the queue, another scheduler): nothing to recompute
         let ran = ex.pre_filter.iter().any(|p| p.plugin == names::POD_TOPOLOGY_SPREAD);
         if !own || !ran {
@@ -621,6 +610,15 @@ pub(crate) fn register(args: &Value, features: &Features) -> Result<PluginSlots,
         score: Some(p),
         ..Default::default()
     })
+}
+
+/// The pod sets topologySpreadConstraints itself (else the system defaults apply).
+fn has_own_constraints(pod: &PodInfo) -> bool {
+    pod.pod
+        .spec()
+        .topology_spread_constraints
+        .as_ref()
+        .is_some_and(|v| !v.is_empty())
 }
 
 #[cfg(test)]
