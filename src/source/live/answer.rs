@@ -96,15 +96,20 @@ pub(crate) async fn get_json<T: DeserializeOwned>(
         .send(req.map(kube::client::Body::from))
         .await
         .map_err(Failure::Kube)?;
-    let code = res.status().as_u16();
+    let (code, content_type) = status_of(&res);
+    let body = res.into_body().collect_bytes().await.map_err(Failure::Kube)?;
+    read(code, &content_type, &body)
+}
+
+/// An answer's status code and Content-Type (empty when absent or not text).
+fn status_of<B>(res: &http::Response<B>) -> (u16, String) {
     let content_type = res
         .headers()
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_string();
-    let body = res.into_body().collect_bytes().await.map_err(Failure::Kube)?;
-    read(code, &content_type, &body)
+    (res.status().as_u16(), content_type)
 }
 
 /// Sends a request and returns its body unless the server answered with an error code (the
@@ -122,13 +127,7 @@ pub(crate) async fn get_body(
         .send(req.map(kube::client::Body::from))
         .await
         .map_err(Failure::Kube)?;
-    let code = res.status().as_u16();
-    let content_type = res
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
+    let (code, content_type) = status_of(&res);
     let mut body = res.into_body();
     buf.clear();
     while let Some(frame) = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await {
