@@ -275,6 +275,7 @@ mod tests {
             dra: None,
             batching: None,
             topology_spread: None,
+            sampling: None,
         };
         assert_eq!(upstream_line(&ex), "0/4 nodes: 2 Insufficient cpu");
         assert_eq!(

@@ -213,6 +213,7 @@ impl<S: ClusterSource> Shared<S> {
             profile: None,
             exit_status: false,
             no_fixes: false,
+            start_node: None,
         };
         let cluster = (*self.cluster()?).clone();
         let explained = explain_pods(&args, cluster, &self.features, &self.default_ns)?;

@@ -38,6 +38,11 @@ pub struct SimulateArgs {
     /// Every namespace (the default).
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
+    /// Reproduce percentageOfNodesToScore: the first cycle searches kube-scheduler's node
+    /// list (zones interleaved) from this index, each next one from where the last stopped
+    /// (nextStartNodeIndex), and scores only the feasible nodes found.
+    #[arg(long, value_name = "INDEX")]
+    pub start_node: Option<usize>,
 }
 
 /// Runs `simulate`.
@@ -74,6 +79,7 @@ pub fn simulate(args: &SimulateArgs, snapshot: Option<&Path>, demo: bool) -> Res
                 Output::Text => Detail::Summary,
                 Output::Json | Output::Yaml => Detail::Full,
             },
+            start_node: args.start_node,
             ..Default::default()
         },
     );

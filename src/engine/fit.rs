@@ -605,6 +605,7 @@ fn place(
             detail: Detail::Summary,
             preempt: opts.preempt,
             after: after.clone(),
+            start_node: None,
         },
     );
     let attempts = report

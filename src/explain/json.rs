@@ -522,6 +522,10 @@ fn top_level(ex: &Explanation) -> Map<String, Value> {
     if let Some(t) = &ex.topology_spread {
         o.insert("topologySpread".into(), spread(t));
     }
+    // Optional key (docs/explain-json.md): what percentageOfNodesToScore does to the cycle.
+    if let Some(t) = &ex.sampling {
+        o.insert("sampling".into(), sampling(t));
+    }
     // Optional key (docs/explain-json.md): whether 1.35+'s opportunistic batching can apply.
     if let Some(b) = &ex.batching {
         o.insert(
@@ -530,6 +534,31 @@ fn top_level(ex: &Explanation) -> Map<String, Value> {
         );
     }
     o
+}
+
+/// `sampling`: the percentage, the counts, and from a start index what the search found.
+fn sampling(t: &crate::engine::framework::sampling::SamplingTrace) -> Value {
+    let mut m = Map::new();
+    m.insert("percentageOfNodesToScore".into(), json!(t.configured));
+    m.insert("percentage".into(), json!(t.percentage));
+    m.insert("nodesSearched".into(), json!(t.searched));
+    m.insert("nodesToFind".into(), json!(t.nodes_to_find));
+    m.insert("feasibleNodes".into(), json!(t.feasible));
+    m.insert("applies".into(), json!(t.applies()));
+    m.insert("noScorePlugins".into(), json!(t.no_scoring));
+    if let Some(s) = t.start {
+        m.insert("startNodeIndex".into(), json!(s));
+    }
+    if let Some(f) = &t.found {
+        m.insert("found".into(), json!(f));
+    }
+    if let Some(p) = t.processed {
+        m.insert("processedNodes".into(), json!(p));
+    }
+    if let Some(n) = t.next_start {
+        m.insert("nextStartNodeIndex".into(), json!(n));
+    }
+    Value::Object(m)
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ pub mod plugin;
 pub mod pod_infos;
 pub mod runner;
 pub mod runtime;
+pub mod sampling;
 pub mod snapshot;
 pub mod snapshot_update;
 pub mod status;

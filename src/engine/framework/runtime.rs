@@ -56,6 +56,8 @@ pub struct Framework {
     /// What the configuration has that the engine does not run (its extenders), said in every
     /// explanation's notes.
     pub config_notes: Vec<String>,
+    /// percentageOfNodesToScore: the profile's and the configuration's.
+    pub percentage: super::sampling::Percentage,
 }
 
 /// The extension points, in cycle order.

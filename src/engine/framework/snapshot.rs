@@ -56,11 +56,25 @@ pub struct Snapshot {
     /// heap's pick made in Score); the nodes that pass keep no Filter record. What [`crate::engine::framework::trace::Explanation::summarize`]
     /// keeps is the same either way; the simulator sets it when it summarizes every attempt.
     pub decisions_only: bool,
+    /// kube-scheduler's `nextStartNodeIndex` for the cycle: when set, Filter's search stops
+    /// where percentageOfNodesToScore makes upstream's stop, walking the node tree from this
+    /// index, and only the nodes it found are scored ([`super::sampling`]). None: every
+    /// feasible node is scored, and the explanation says what sampling would do.
+    pub start_node: Option<usize>,
+    /// The node tree's order of `nodes` (zones interleaved), made when a cycle first needs it
+    /// (the nodes of a snapshot never change).
+    tree: std::sync::OnceLock<Arc<Vec<usize>>>,
 }
 
 static NO_LABELS: std::sync::LazyLock<Labels> = std::sync::LazyLock::new(Labels::new);
 
 impl Snapshot {
+    /// The nodes (indexes into `nodes`) in the order of kube-scheduler's node tree.
+    pub fn tree_order(&self) -> &[usize] {
+        self.tree
+            .get_or_init(|| Arc::new(super::sampling::tree_order(&self.nodes)))
+    }
+
     /// Builds the snapshot.
     pub fn new(cluster: Arc<Cluster>, features: impl Into<Features>) -> Self {
         let features = Arc::new(features.into());
@@ -137,6 +151,8 @@ impl Snapshot {
             },
             serial: false,
             decisions_only: false,
+            start_node: None,
+            tree: std::sync::OnceLock::new(),
         }
     }
 

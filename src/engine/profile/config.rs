@@ -219,7 +219,8 @@ pub struct SchedulerConfig {
     /// parallelism (validated; the engine is sequential).
     #[serde(default)]
     pub parallelism: Option<i64>,
-    /// percentageOfNodesToScore (validated; the engine scores every node).
+    /// percentageOfNodesToScore (every profile's unless it sets its own; see
+    /// [`crate::engine::framework::sampling`]).
     #[serde(default)]
     pub percentage_of_nodes_to_score: Option<i64>,
     /// podInitialBackoffSeconds.

@@ -126,7 +126,7 @@ pub struct ProfileConfig {
     /// Plugin args.
     #[serde(default)]
     pub plugin_config: Vec<PluginConfig>,
-    /// percentageOfNodesToScore (read, not used: the engine scores every node).
+    /// percentageOfNodesToScore (the profile's; see [`crate::engine::framework::sampling`]).
     #[serde(default)]
     pub percentage_of_nodes_to_score: Option<i64>,
 }
@@ -491,6 +491,7 @@ fn assemble(
             .map(|(n, _)| n.clone())
             .collect(),
         config_notes: Vec::new(),
+        percentage: crate::engine::framework::sampling::Percentage::default(),
     }
 }
 
@@ -531,7 +532,8 @@ impl Framework {
             |n| instances.get(n).is_some_and(|s| s.placement_score.is_some()),
             "placement score plugins: ",
         )?;
-        let fw = assemble(profile, features, &order, &instances, &weights, &placement_weights);
+        let mut fw = assemble(profile, features, &order, &instances, &weights, &placement_weights);
+        fw.percentage.profile = cfg.percentage_of_nodes_to_score;
         if fw.placement_generate.len() > 1 {
             return Err(ProfileError::Config(format!(
                 "at most one placement generate plugin is allowed for profile with scheduler name {:?}",
@@ -621,8 +623,10 @@ pub fn build_profiles(
     };
     // the extenders are shared by every profile: each answer says what of them is missing
     let notes = config.map(SchedulerConfig::extender_notes).unwrap_or_default();
+    let global = config.and_then(|c| c.percentage_of_nodes_to_score).unwrap_or(0);
     for fw in &mut profiles {
         fw.config_notes.clone_from(&notes);
+        fw.percentage.global = global;
     }
     Ok(profiles)
 }

@@ -624,7 +624,8 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         run_post_filter(&cx, fw, &state, pi, &statuses, absent.as_ref(), None, ex);
         return;
     }
-    let nodes: Vec<&NodeInfo> = filtered.feasible.iter().map(|&i| &snapshot.nodes[i]).collect();
+    let feasible = sample(&cx, fw, pre.nodes.as_ref(), filtered.feasible, ex);
+    let nodes: Vec<&NodeInfo> = feasible.iter().map(|&i| &snapshot.nodes[i]).collect();
     if !run_pre_score(&cx, fw, &mut state, pod, &nodes, ex) {
         return;
     }
@@ -633,6 +634,9 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     };
     ex.score.extend(scores);
     select_host(fw, ex, snapshot.decisions_only);
+    if let Some(note) = ex.sampling.as_ref().and_then(|s| s.note(&ex.selected)) {
+        ex.notes.push(note);
+    }
     ex.later_points = ["Reserve", "Permit", "PreBind", "Bind", "PostBind"]
         .iter()
         .map(|p| {
@@ -644,6 +648,86 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
         .collect();
     // Reserve, Permit, PreBind, Bind and PostBind, one function per point in binding.rs.
     super::binding::run_binding_cycle(&cx, fw, &mut state, pi, ex);
+}
+
+/// percentageOfNodesToScore (`findNodesThatPassFilters`): the nodes searched are those in
+/// the placement and in PreFilter's set, in the node tree's order; the search stops after
+/// `numFeasibleNodesToFind` feasible nodes (one for a profile without Score plugins). From a
+/// start index (`Snapshot::start_node`) only the nodes found go on to Score, as upstream's;
+/// without one every feasible node does, and the trace says what sampling would do. Nothing
+/// is sampled when the nominated node passed (upstream returns it alone).
+fn sample(
+    cx: &Ctx<'_>,
+    fw: &Framework,
+    prefilter: Option<&BTreeSet<String>>,
+    feasible: Vec<usize>,
+    ex: &mut Explanation,
+) -> Vec<usize> {
+    use super::sampling::{SamplingTrace, search};
+    let snapshot = cx.snapshot;
+    if matches!(ex.nominated_node, Some((_, true))) {
+        return feasible;
+    }
+    let searched_node = |i: usize| {
+        let name = snapshot.nodes[i].name();
+        snapshot.in_placement(name) && prefilter.is_none_or(|s| s.contains(name))
+    };
+    let searched = match prefilter {
+        None if snapshot.placement.is_none() => snapshot.nodes.len(),
+        _ => (0..snapshot.nodes.len()).filter(|&i| searched_node(i)).count(),
+    };
+    let no_scoring = fw.score.is_empty();
+    let nodes_to_find = if no_scoring {
+        1
+    } else {
+        fw.percentage.nodes_to_find(searched)
+    };
+    if nodes_to_find >= searched && snapshot.start_node.is_none() {
+        return feasible;
+    }
+    let mut trace = SamplingTrace {
+        configured: fw.percentage.configured(),
+        percentage: fw.percentage.effective(searched),
+        searched,
+        nodes_to_find,
+        feasible: feasible.len(),
+        no_scoring,
+        start: snapshot.start_node,
+        found: None,
+        processed: None,
+        next_start: None,
+    };
+    let Some(start) = snapshot.start_node else {
+        ex.sampling = Some(trace);
+        return feasible;
+    };
+    // `feasible` is in node order, ascending
+    let order: Vec<usize> = snapshot
+        .tree_order()
+        .iter()
+        .copied()
+        .filter(|&i| searched_node(i))
+        .collect();
+    let all = snapshot.num_nodes_in_placement();
+    if prefilter.is_some() {
+        ex.notes.push(
+            "PreFilter narrowed the nodes: kube-scheduler walks its set in Go's map order, which is random, so the feasible nodes it finds from the start index can differ from these".into(),
+        );
+    }
+    let found = search(&order, start, nodes_to_find, |i| feasible.binary_search(&i).is_ok());
+    trace.found = Some(
+        found
+            .found
+            .iter()
+            .map(|&i| snapshot.nodes[i].name().to_string())
+            .collect(),
+    );
+    trace.processed = Some(found.processed);
+    trace.next_start = Some((start + found.processed) % all.max(1));
+    ex.sampling = Some(trace);
+    let mut kept = found.found;
+    kept.sort_unstable();
+    kept
 }
 
 /// PreEnqueue: the profile's plugins in order, up to and including the first that rejects
@@ -1109,5 +1193,156 @@ items:
                 "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
             )
         );
+    }
+
+    /// `n` nodes named n000… in three zones (a, b, c by index modulo 3), the ones in `cordoned`
+    /// unschedulable, and pending pods p0… asking for 100m each.
+    fn zoned(n: usize, cordoned: &[usize], pods: usize) -> Snapshot {
+        let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+        for i in 0..n {
+            let zone = ["a", "b", "c"][i % 3];
+            let cordon = if cordoned.contains(&i) {
+                ", spec: {unschedulable: true}"
+            } else {
+                ""
+            };
+            text.push_str(&format!(
+                "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:03}, labels: {{topology.kubernetes.io/zone: {zone}}}}}{cordon}, status: {{allocatable: {{cpu: '2', memory: 4Gi, pods: '10'}}}}}}\n"
+            ));
+        }
+        for i in 0..pods {
+            text.push_str(&format!(
+                "- {{apiVersion: v1, kind: Pod, metadata: {{name: p{i}, namespace: a}}, spec: {{containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]}}}}\n"
+            ));
+        }
+        Snapshot::new(Arc::new(load_str("t", &text).unwrap()), Release::NEWEST)
+    }
+
+    /// 150 nodes, every one feasible: upstream stops at 100 (adaptive 49 % of 150 is 73, at
+    /// least 100). Without a start index every node is scored and the trace says so; from
+    /// index 5 the first 100 nodes of the node tree (zones a, b, c in turn) are the ones
+    /// scored, the 101st feasible node is checked but not counted, and the next cycle starts at
+    /// 105.
+    #[test]
+    fn percentage_of_nodes_to_score_stops_the_search_from_a_start_index() {
+        let profiles = build_profiles(None, Release::NEWEST).unwrap();
+        let pod = ObjectKey::new("a", "p0");
+        let mut snap = zoned(150, &[], 1);
+        let ex = explain(&snap, &profiles, &pod).unwrap();
+        let t = ex.sampling.clone().expect("sampled");
+        assert_eq!(
+            (t.configured, t.percentage, t.searched, t.nodes_to_find, t.feasible),
+            (0, 49, 150, 100, 150)
+        );
+        assert!(t.applies() && t.found.is_none() && t.next_start.is_none());
+        assert_eq!(ex.score.len(), 150);
+        assert!(
+            ex.notes.iter().any(|n| n.starts_with(
+                "kube-scheduler stops filtering after 100 feasible nodes (adaptive percentageOfNodesToScore: 49 % of 150 nodes)"
+            )),
+            "{:?}",
+            ex.notes
+        );
+        snap.start_node = Some(5);
+        let ex = explain(&snap, &profiles, &pod).unwrap();
+        let t = ex.sampling.clone().expect("sampled");
+        let found = t.found.clone().unwrap();
+        // the tree: n000 (a), n001 (b), n002 (c), n003 (a), ...: name order here
+        assert_eq!(found.len(), 100);
+        assert_eq!(found[0], "n005");
+        assert_eq!(found[99], "n104");
+        assert_eq!((t.processed, t.next_start), (Some(100), Some(105)));
+        assert_eq!(ex.score.len(), 100);
+        let mut scored: Vec<String> = ex.score.iter().map(|s| s.node.to_string()).collect();
+        scored.sort();
+        let mut want = found;
+        want.sort();
+        assert_eq!(scored, want);
+        assert!(ex.selected.iter().all(|n| want.contains(n)));
+    }
+
+    /// Failed nodes checked before the search stops count as processed; a search that wraps
+    /// past the end of the node list goes on from its start; a cordoned start node fails.
+    #[test]
+    fn processed_nodes_count_the_failures_before_the_stop() {
+        let profiles = build_profiles(None, Release::NEWEST).unwrap();
+        let pod = ObjectKey::new("a", "p0");
+        // n140..n149 cordoned: a search from 140 finds nothing there, then wraps to n000
+        let cordoned: Vec<usize> = (140..150).collect();
+        let mut snap = zoned(150, &cordoned, 1);
+        snap.start_node = Some(140);
+        let ex = explain(&snap, &profiles, &pod).unwrap();
+        let t = ex.sampling.clone().expect("sampled");
+        assert_eq!(t.feasible, 140);
+        let found = t.found.unwrap();
+        assert_eq!((found[0].as_str(), found[99].as_str()), ("n000", "n099"));
+        // 10 failures and 100 found: the next cycle starts at (140 + 110) % 150
+        assert_eq!((t.processed, t.next_start), (Some(110), Some(100)));
+    }
+
+    /// Under 100 nodes every node is searched: no trace without a start index; with one the
+    /// search covers them all and the next cycle starts where this one did.
+    #[test]
+    fn small_clusters_search_every_node() {
+        let profiles = build_profiles(None, Release::NEWEST).unwrap();
+        let pod = ObjectKey::new("a", "p0");
+        let mut snap = zoned(30, &[], 1);
+        assert!(explain(&snap, &profiles, &pod).unwrap().sampling.is_none());
+        snap.start_node = Some(7);
+        let ex = explain(&snap, &profiles, &pod).unwrap();
+        let t = ex.sampling.unwrap();
+        assert!(!t.applies());
+        assert_eq!((t.nodes_to_find, t.processed, t.next_start), (30, Some(30), Some(7)));
+        assert_eq!(ex.score.len(), 30);
+    }
+
+    /// A profile without Score plugins (`hasScoring` false): upstream stops at the first
+    /// feasible node, whatever the cluster's size.
+    #[test]
+    fn without_score_plugins_the_first_feasible_node_is_taken() {
+        let v = Release::NEWEST;
+        let mut fw = Framework::default_profile(v).unwrap();
+        fw.score.clear();
+        let pod = ObjectKey::new("a", "p0");
+        let mut snap = zoned(9, &[4], 1);
+        let ex = explain(&snap, std::slice::from_ref(&fw), &pod).unwrap();
+        let t = ex.sampling.clone().unwrap();
+        assert!(t.no_scoring && t.applies() && t.nodes_to_find == 1 && t.feasible == 8);
+        assert_eq!(ex.selected.len(), 8, "every feasible node ties without a start index");
+        assert!(
+            ex.notes
+                .iter()
+                .any(|n| n.starts_with("the profile has no Score plugin"))
+        );
+        snap.start_node = Some(4);
+        let ex = explain(&snap, std::slice::from_ref(&fw), &pod).unwrap();
+        // n004 is cordoned; the node tree of 9 nodes in zones a, b, c is n000, n001, …
+        assert_eq!(ex.selected, vec!["n005".to_string()]);
+        let t = ex.sampling.unwrap();
+        assert_eq!((t.processed, t.next_start), (Some(2), Some(6)));
+    }
+
+    /// The node tree puts zones in turn: with zones given by index modulo 3 but names that
+    /// sort the zones apart, the search from 0 alternates zones.
+    #[test]
+    fn the_search_walks_the_node_tree_not_the_names() {
+        let profiles = build_profiles(None, Release::NEWEST).unwrap();
+        let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+        for z in ["a", "b"] {
+            for i in 0..60 {
+                text.push_str(&format!(
+                    "- {{apiVersion: v1, kind: Node, metadata: {{name: {z}{i:02}, labels: {{topology.kubernetes.io/zone: {z}}}}}, status: {{allocatable: {{cpu: '2', memory: 4Gi, pods: '10'}}}}}}\n"
+                ));
+            }
+        }
+        text.push_str(
+            "- {apiVersion: v1, kind: Pod, metadata: {name: p0, namespace: a}, spec: {containers: [{name: c}]}}\n",
+        );
+        let mut snap = Snapshot::new(Arc::new(load_str("t", &text).unwrap()), Release::NEWEST);
+        snap.start_node = Some(0);
+        let ex = explain(&snap, &profiles, &ObjectKey::new("a", "p0")).unwrap();
+        let found = ex.sampling.unwrap().found.unwrap();
+        assert_eq!(&found[..4], ["a00", "b00", "a01", "b01"]);
+        assert_eq!(found[99], "b49");
     }
 }

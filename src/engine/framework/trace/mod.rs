@@ -634,6 +634,9 @@ pub struct Explanation {
     pub batching: Option<Batching>,
     /// PodTopologySpread's domains and Score arithmetic, for a pod with its own constraints.
     pub topology_spread: Option<SpreadTrace>,
+    /// What percentageOfNodesToScore does to the cycle (clusters of 100 nodes and more, a
+    /// profile without Score plugins, or a cycle run from a start index).
+    pub sampling: Option<crate::engine::framework::sampling::SamplingTrace>,
 }
 
 impl Explanation {
@@ -669,6 +672,7 @@ impl Explanation {
             dra: None,
             batching: None,
             topology_spread: None,
+            sampling: None,
         }
     }
 
@@ -686,6 +690,9 @@ impl Explanation {
         }
         self.dra = None;
         self.topology_spread = None;
+        if let Some(s) = &mut self.sampling {
+            s.found = None;
+        }
     }
 
     /// Why the scheduler would not put the pod on `node` (every failing filter plugin with its
