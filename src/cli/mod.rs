@@ -552,6 +552,7 @@ pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, d
             output: args.output,
             array: false,
             owner: Some(owner),
+            reproduced: Vec::new(),
         });
     }
     let keys: Vec<ObjectKey> = if args.all_pending || (args.all_namespaces && args.pod.is_none()) {
@@ -600,6 +601,14 @@ pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, d
         groups.push(group);
     }
     drop(hints);
+    // where the cluster recorded another message: which release or profile writes it
+    let config = args
+        .config
+        .as_deref()
+        .map(|p| crate::source::load::scheduler_config(p, features))
+        .transpose()?;
+    let refs: Vec<&engine::trace::Explanation> = out.iter().collect();
+    let reproduced = crate::explain::reproduce::reproduce_all(&snap, &profiles, features, config.as_ref(), &refs);
     Ok(Explained {
         snap,
         out,
@@ -608,6 +617,7 @@ pub fn explain_pods(args: &ExplainArgs, cluster: Cluster, features: &Features, d
         output: args.output,
         array: args.all_pending,
         owner: None,
+        reproduced,
     })
 }
 
@@ -623,6 +633,9 @@ pub struct Explained {
     array: bool,
     /// `explain deploy/NAME`: the owner's pods as a whole (written instead of explanations).
     owner: Option<crate::explain::owners::OwnerReport>,
+    /// Each pod's other releases and profiles tried when the cluster recorded another
+    /// message than kschedtui's (None: nothing differs).
+    reproduced: Vec<Option<crate::explain::reproduce::Reproduction>>,
 }
 
 impl Explained {
@@ -661,12 +674,16 @@ impl Explained {
             .iter()
             .zip(&self.groups)
             .zip(&self.fixes)
-            .map(|((ex, g), fixes)| {
+            .enumerate()
+            .map(|(i, ((ex, g), fixes))| {
                 let mut d = crate::explain::json::Document::new(ex);
                 if let Some(f) = fixes {
                     d.insert("fixes", crate::explain::fix::to_json(f));
                 }
-                if let Some(c) = crate::explain::condition::cluster_json(&self.snap.cluster, ex) {
+                if let Some(mut c) = crate::explain::condition::cluster_json(&self.snap.cluster, ex) {
+                    if let (Some(r), Some(o)) = (self.reproduced.get(i).and_then(Option::as_ref), c.as_object_mut()) {
+                        o.insert("reproducedBy".into(), r.to_json());
+                    }
                     d.insert(crate::explain::json::CLUSTER_KEY, c);
                 }
                 if let Some(g) = g {
@@ -696,6 +713,7 @@ impl Explained {
             Output::Text if self.out.is_empty() => w.write_all(b"no pending pods in the snapshot\n")?,
             Output::Text => {
                 for (i, ((ex, g), fixes)) in items.enumerate() {
+                    let reproduced = self.reproduced.get(i).and_then(Option::as_ref);
                     if i > 0 {
                         w.write_all(b"\n")?;
                     }
@@ -707,6 +725,9 @@ impl Explained {
                         w.write_all(crate::explain::fix::render(f).as_bytes())?;
                     }
                     w.write_all(crate::explain::condition::cluster_verdict(&self.snap.cluster, ex).as_bytes())?;
+                    if let Some(r) = reproduced {
+                        writeln!(w, "Note: {}", r.note())?;
+                    }
                 }
             }
             Output::Json | Output::Yaml => {

@@ -157,7 +157,7 @@ fn scheduler_error_brief(message: &str, ex: &Explanation) -> String {
 
 /// What kschedtui says the cluster's scheduler would record for the pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Expected<'a> {
+pub(super) enum Expected<'a> {
     /// This failure message (condition; the event carries it truncated).
     Message(&'a str),
     /// A node: the scheduler would bind the pod and record no failure.
@@ -166,7 +166,7 @@ enum Expected<'a> {
     Nothing(&'static str),
 }
 
-fn expected(ex: &Explanation) -> Expected<'_> {
+pub(super) fn expected(ex: &Explanation) -> Expected<'_> {
     if ex.waiting_for_scheduler.is_some() {
         return Expected::Nothing("kschedtui has no profile for the pod's schedulerName");
     }

@@ -16,6 +16,7 @@ pub mod json;
 pub mod owners;
 pub(crate) mod queue;
 pub mod reason;
+pub mod reproduce;
 pub(crate) mod simulation;
 pub(crate) mod terminal;
 pub(crate) mod text;

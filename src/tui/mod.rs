@@ -309,7 +309,7 @@ async fn event_loop(
     if !warnings.is_empty() {
         app.info(warnings.join("; "));
     }
-    let runtime = runtime::Runtime::new(tx.clone());
+    let runtime = runtime::Runtime::new(tx.clone()).with_config(opts.config.clone());
     let mut signals = Signals::new()?;
     let mut guard = terminal::init()?;
     let mut events = EventStream::new();

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::{Action, ExplainJob};
-use crate::engine::Snapshot;
+use crate::engine::{SchedulerConfig, Snapshot};
+use crate::explain::reproduce::{differs, reproduce_all};
 
 /// The engine snapshot of the latest generation, shared by that generation's jobs.
 type SnapshotCache = Arc<Mutex<Option<(u64, Arc<Snapshot>)>>>;
@@ -18,6 +19,9 @@ pub struct Runtime {
     tx: UnboundedSender<Action>,
     latest: Arc<AtomicU64>,
     cache: SnapshotCache,
+    /// The configuration the profiles came from, for the other releases tried when the
+    /// cluster recorded another message than kschedtui's.
+    config: Option<Arc<SchedulerConfig>>,
 }
 
 impl Runtime {
@@ -27,13 +31,21 @@ impl Runtime {
             tx,
             latest: Arc::new(AtomicU64::new(0)),
             cache: Arc::new(Mutex::new(None)),
+            config: None,
         }
+    }
+
+    /// The same, with the KubeSchedulerConfiguration in use.
+    pub fn with_config(mut self, config: Option<SchedulerConfig>) -> Self {
+        self.config = config.map(Arc::new);
+        self
     }
 
     /// Explains the job's pods in the background, one `Action::Explained` per pod.
     pub fn explain(&self, job: ExplainJob) {
         self.latest.fetch_max(job.generation, Ordering::SeqCst);
         let (tx, latest, cache) = (self.tx.clone(), self.latest.clone(), self.cache.clone());
+        let config = self.config.clone();
         tokio::task::spawn_blocking(move || {
             let snapshot = {
                 let mut c = cache.lock().unwrap_or_else(PoisonError::into_inner);
@@ -46,6 +58,7 @@ impl Runtime {
                     }
                 }
             };
+            let mut done: Vec<Arc<crate::engine::trace::Explanation>> = Vec::new();
             for pod in &job.pods {
                 if latest.load(Ordering::SeqCst) != job.generation {
                     return;
@@ -58,6 +71,12 @@ impl Runtime {
                             return;
                         }
                     };
+                // kept only where the cluster recorded another message (a few pods, not all)
+                if let Ok(ex) = &result
+                    && differs(&job.cluster, ex)
+                {
+                    done.push(ex.clone());
+                }
                 if tx
                     .send(Action::Explained {
                         generation: job.generation,
@@ -68,6 +87,28 @@ impl Runtime {
                 {
                     return;
                 }
+            }
+            // Where the cluster recorded another message than kschedtui's: the other profiles
+            // and releases that write it, said with the explanation's notes (the pod view lists
+            // them), sent again once known. Other releases are tried after every pod was
+            // explained, one snapshot at a time.
+            let refs: Vec<&crate::engine::trace::Explanation> = done.iter().map(|e| &**e).collect();
+            let reproduced = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                reproduce_all(&snapshot, &job.profiles, &job.features, config.as_deref(), &refs)
+            }))
+            .unwrap_or_default();
+            for (ex, rep) in done.iter().zip(reproduced) {
+                let Some(rep) = rep else { continue };
+                if latest.load(Ordering::SeqCst) != job.generation {
+                    return;
+                }
+                let mut ex = (**ex).clone();
+                ex.notes.push(format!("cluster: {}", rep.note()));
+                let _ = tx.send(Action::Explained {
+                    generation: job.generation,
+                    pod: ex.pod.clone(),
+                    result: Ok(Arc::new(ex)),
+                });
             }
         });
     }

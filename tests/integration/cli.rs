@@ -1376,3 +1376,150 @@ fn a_gang_member_says_the_groups_story_under_its_verdict() {
         ]
     );
 }
+
+/// A pod whose PodScheduled condition carries the message 1.30 and 1.31 write (they count no
+/// status for a node PreFilter left out): explain at 1.36 names the releases that write it,
+/// in the text and in the JSON's `cluster.reproducedBy`; the same pod with 1.36's own
+/// message tries nothing.
+#[test]
+fn a_differing_recorded_message_names_the_releases_that_write_it() {
+    let dir = temp_dir("reproduce");
+    let preempt = "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.";
+    let write = |message: &str| {
+        let path = dir.path().join(format!("c{}.yaml", message.len()));
+        std::fs::write(
+            &path,
+            format!(
+                r#"apiVersion: v1
+kind: List
+items:
+- {{apiVersion: v1, kind: Node, metadata: {{name: node1}}, status: {{allocatable: {{cpu: "4", memory: 4Gi, pods: "10"}}}}}}
+- {{apiVersion: v1, kind: Node, metadata: {{name: node2}}, status: {{allocatable: {{cpu: "4", memory: 4Gi, pods: "10"}}}}}}
+- {{apiVersion: v1, kind: Pod, metadata: {{name: busy1, namespace: a}}, spec: {{nodeName: node1, containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3"}}}}}}]}}}}
+- {{apiVersion: v1, kind: Pod, metadata: {{name: busy2, namespace: a}}, spec: {{nodeName: node2, containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3"}}}}}}]}}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: p, namespace: a}}
+  spec:
+    containers: [{{name: c, image: i, resources: {{requests: {{cpu: "2"}}}}}}]
+    affinity:
+      nodeAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchFields: [{{key: metadata.name, operator: In, values: [node2]}}]
+  status:
+    phase: Pending
+    conditions:
+    - {{type: PodScheduled, status: "False", reason: Unschedulable, message: {message:?}}}
+"#
+            ),
+        )
+        .expect("write");
+        path
+    };
+    let old = write(&format!("0/2 nodes are available: 1 Insufficient cpu. {preempt}"));
+    let old = old.to_str().expect("utf-8");
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        old,
+        "a/p",
+        "--scheduler-version",
+        "1.36",
+        "--no-fixes",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains(
+            "Note: the cluster's message is what 1.31 (default-scheduler), 1.30 (default-scheduler) writes: the cluster's scheduler may run one of those releases\n"
+        ),
+        "{text}"
+    );
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        old,
+        "a/p",
+        "--scheduler-version",
+        "1.36",
+        "-o",
+        "json",
+        "--no-fixes",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let rep = &v["cluster"]["reproducedBy"];
+    let versions: Vec<&str> = rep["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .map(|c| c["schedulerVersion"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(versions.len(), 2, "{rep}");
+    assert!(
+        versions[0].starts_with("1.31.") && versions[1].starts_with("1.30."),
+        "{rep}"
+    );
+    assert_eq!(rep["profilesTried"], serde_json::json!(["scheduler-plugins-scheduler"]));
+    assert!(
+        rep["releasesTried"][0]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("1.36.")
+    );
+    // 1.36's own wording: agrees, nothing tried
+    let own = write(&format!(
+        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, {preempt}"
+    ));
+    let o = run(&[
+        "explain",
+        "--snapshot",
+        own.to_str().expect("utf-8"),
+        "a/p",
+        "--scheduler-version",
+        "1.36",
+        "-o",
+        "json",
+        "--no-fixes",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["cluster"]["agrees"], serde_json::json!(true));
+    assert!(v["cluster"].get("reproducedBy").is_none());
+}
+
+/// `explain --start-node`: on 150 generated nodes every one fits; upstream stops after 100
+/// feasible nodes, and from index 20 the JSON names what it found and where the next cycle
+/// starts; without it the note says sampling applies.
+#[test]
+fn explain_start_node_reproduces_the_sampled_search() {
+    let dir = temp_dir("sampling");
+    let path = dir.path().join("c.yaml");
+    let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..150 {
+        text.push_str(&format!(
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:03}}}, status: {{allocatable: {{cpu: '2', memory: 4Gi, pods: '10'}}}}}}\n"
+        ));
+    }
+    text.push_str(
+        "- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: c}]}}\n",
+    );
+    std::fs::write(&path, text).expect("write");
+    let path = path.to_str().expect("utf-8");
+    let o = run(&["explain", "--snapshot", path, "a/p", "--start-node", "20", "-o", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let s = &v["sampling"];
+    assert_eq!(s["nodesToFind"], 100);
+    assert_eq!(s["startNodeIndex"], 20);
+    assert_eq!(s["processedNodes"], 100);
+    assert_eq!(s["nextStartNodeIndex"], 120);
+    assert_eq!(s["found"][0], "n020");
+    assert_eq!(s["found"][99], "n119");
+    assert_eq!(v["score"].as_array().map(Vec::len), Some(100));
+    let o = run(&["explain", "--snapshot", path, "a/p"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("kube-scheduler stops filtering after 100 feasible nodes (adaptive percentageOfNodesToScore: 49 % of 150 nodes)"),
+        "{text}"
+    );
+}
