@@ -523,9 +523,18 @@ fn postfilter_candidates() {
                 victims: vec![ObjectKey::new("data", "db-0")],
                 pdb_violations: 1,
                 note: "1 PDB violation".into(),
+                violated_pdbs: vec![ObjectKey::new("data", "db-pdb")],
+                ..Default::default()
+            },
+            Candidate {
+                node: "node-e".into(),
+                victims: vec![ObjectKey::new("default", "api-2")],
+                pdb_violations: 0,
+                note: "tied with node-a on every criterion".into(),
                 ..Default::default()
             },
         ],
+        random_tie: vec!["node-a".into(), "node-e".into()],
         node_notes: vec![
             (
                 "node-c".into(),

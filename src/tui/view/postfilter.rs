@@ -80,6 +80,14 @@ pub(super) fn render(
         None if !pf.message.is_empty() => lines.push(Line::from(Span::styled(pf.message.clone(), theme.fail))),
         None => {}
     }
+    if !pf.random_tie.is_empty() {
+        // tied on every criterion of pickOneNodeForPreemption: kschedtui shows the first
+        lines.push(Line::from(vec![
+            Span::styled("random tie: ", theme.muted),
+            Span::styled(pf.random_tie.join(", "), theme.warn),
+            Span::styled(" (upstream picks one at random)", theme.muted),
+        ]));
+    }
     let head_h = u16::try_from(lines.len()).unwrap_or(2);
     let notes: Vec<Line<'_>> = pf
         .node_notes
@@ -117,7 +125,7 @@ pub(super) fn render(
                 )),
                 Cell::from(v.join(", ")),
                 Cell::from(Span::styled(
-                    c.pdb_violations.to_string(),
+                    pdb_cell(c),
                     if c.pdb_violations > 0 { theme.fail } else { theme.muted },
                 )),
                 Cell::from(Span::styled(c.note.clone(), theme.muted)),
@@ -131,12 +139,19 @@ pub(super) fn render(
         .max()
         .unwrap_or(9)
         .clamp(9, 28);
+    let pdb_w = pf
+        .candidates
+        .iter()
+        .map(|c| pdb_cell(c).chars().count())
+        .max()
+        .unwrap_or(3)
+        .clamp(3, 32);
     let table = Table::new(
         rows,
         [
             Constraint::Length(u16::try_from(node_w).unwrap_or(28)),
             Constraint::Percentage(35),
-            Constraint::Length(4),
+            Constraint::Length(u16::try_from(pdb_w).unwrap_or(32)),
             Constraint::Min(10),
         ],
     )
@@ -146,4 +161,14 @@ pub(super) fn render(
     view.panel.select(Some(selected.min(pf.candidates.len() - 1)));
     frame.render_stateful_widget(table, t_area, &mut view.panel);
     record_rows(view, t_area, view.panel.offset());
+}
+
+/// A candidate's PDB column: how many of its victims' PodDisruptionBudgets it would violate,
+/// and which ("1 shop/payments-pdb").
+fn pdb_cell(c: &crate::engine::framework::trace::Candidate) -> String {
+    if c.violated_pdbs.is_empty() {
+        return c.pdb_violations.to_string();
+    }
+    let names: Vec<String> = c.violated_pdbs.iter().map(ToString::to_string).collect();
+    format!("{} {}", c.pdb_violations, names.join(", "))
 }
