@@ -38,6 +38,14 @@ pub enum Change {
     /// Lower the pod's requests so that it fits the node: (resource, the new effective
     /// request, by how much).
     LowerRequests(String, Vec<(String, i64, i64)>),
+    /// A new node like this one (its labels, taints and allocatable, a name of its own) with
+    /// only the DaemonSet pods it runs: the node pool scaled up by one.
+    FreshNode {
+        /// The node it is made like.
+        like: String,
+        /// The new node's name.
+        name: String,
+    },
     /// The node with this much more allocatable of each resource.
     BiggerNode(String, Vec<(String, i64)>),
     /// Set maxSkew of the pod's topology spread constraint (index, topologyKey) to this value.
@@ -261,7 +269,7 @@ pub fn rank(change: &Change) -> u8 {
             drop_selectors: false, ..
         } => 2,
         Change::Uncordon(_) => 3,
-        Change::BiggerNode(..) => 4,
+        Change::FreshNode { .. } | Change::BiggerNode(..) => 4,
         Change::MaxSkew(..) => 5,
         Change::DeletePods(_) => 6,
         Change::PreferTerm { .. } | Change::ClaimRequest { .. } => 7,
@@ -861,6 +869,9 @@ fn resource_fixes(
             change: Change::LowerRequests(f.node.to_string(), lower),
         });
     }
+    if let Some(fresh) = fresh_node_fix(cluster, features, pod, f, &reason) {
+        out.push(fresh);
+    }
     let more: Vec<(String, i64)> = missing.iter().map(|m| (m.resource.clone(), m.amount)).collect();
     let text: Vec<String> = more
         .iter()
@@ -879,6 +890,116 @@ fn resource_fixes(
         note: Some("capacity: a bigger instance type in the node pool, or fewer pods on the node".into()),
         change: Change::BiggerNode(f.node.to_string(), more),
     });
+}
+
+/// The DaemonSet pods bound to `node` (a fresh node of its pool runs them too).
+fn daemon_pods<'a>(cluster: &'a Cluster, node: &str) -> impl Iterator<Item = &'a Arc<Pod>> {
+    cluster.pods.iter().filter(move |p| {
+        p.node_name.as_deref() == Some(node)
+            && !p.is_finished()
+            && p.obj
+                .metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|r| r.kind == "DaemonSet" && r.controller == Some(true))
+    })
+}
+
+/// Whether the pod asks for one node by name (its hostname label or `metadata.name`): a new
+/// node is no answer then.
+fn pinned_to_a_node(pod: &Pod) -> bool {
+    let Some(spec) = pod.obj.spec.as_ref() else {
+        return false;
+    };
+    if spec
+        .node_selector
+        .as_ref()
+        .is_some_and(|s| s.contains_key("kubernetes.io/hostname"))
+    {
+        return true;
+    }
+    let terms = spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref());
+    terms.is_some_and(|r| {
+        !r.node_selector_terms.is_empty()
+            && r.node_selector_terms.iter().all(|t| {
+                t.match_fields.iter().flatten().any(|m| m.key == "metadata.name")
+                    || t.match_expressions
+                        .iter()
+                        .flatten()
+                        .any(|m| m.key == "kubernetes.io/hostname" && m.operator == "In")
+            })
+    })
+}
+
+/// A fresh node like the one the pod needs least on, when the pod and that node's DaemonSet
+/// pods fit its allocatable, the pod is not pinned to a node by name, and the node runs pods
+/// other than its DaemonSet's (else a fresh one is the same node): named `<node>-fresh` (a
+/// number added while taken).
+fn fresh_node_fix(cluster: &Cluster, features: &Features, pod: &Pod, f: &NodeFilter, reason: &str) -> Option<Fix> {
+    let like = f.node.as_str();
+    let node = cluster.node(like)?;
+    if pinned_to_a_node(pod) {
+        return None;
+    }
+    let mut need = features.requests_of(pod).resource.clone();
+    let mut daemons: usize = 0;
+    for d in daemon_pods(cluster, like) {
+        daemons += 1;
+        let r = &features.requests_of(d).resource;
+        need.milli_cpu += r.milli_cpu;
+        need.memory += r.memory;
+        need.ephemeral_storage += r.ephemeral_storage;
+        for (k, v) in &r.scalar {
+            *need.scalar.entry(k.clone()).or_default() += v;
+        }
+    }
+    let have = &node.allocatable;
+    let fits = need.milli_cpu <= have.milli_cpu
+        && need.memory <= have.memory
+        && need.ephemeral_storage <= have.ephemeral_storage
+        && i64::try_from(daemons).unwrap_or(i64::MAX) < have.allowed_pod_number
+        && need
+            .scalar
+            .iter()
+            .all(|(k, v)| *v <= have.scalar.get(k).copied().unwrap_or(0));
+    if !fits {
+        return None;
+    }
+    let others = cluster
+        .pods
+        .iter()
+        .filter(|p| p.node_name.as_deref() == Some(like) && !p.is_finished())
+        .count()
+        - daemons;
+    if others == 0 {
+        return None;
+    }
+    let name = std::iter::once(format!("{like}-fresh"))
+        .chain((2..).map(|i| format!("{like}-fresh-{i}")))
+        .find(|n| cluster.node(n).is_none())?;
+    Some(Fix {
+        reason: reason.to_string(),
+        text: match daemons {
+            0 => format!("a fresh node like {like} (its labels, taints and allocatable) would fit"),
+            n => format!(
+                "a fresh node like {like} (its labels, taints and allocatable, with its {n} DaemonSet pod{}) would fit",
+                if n == 1 { "" } else { "s" }
+            ),
+        },
+        command: None,
+        note: Some(format!(
+            "capacity: scale the node pool of {like} up by one node (as the cluster autoscaler would)"
+        )),
+        change: Change::FreshNode {
+            like: like.to_string(),
+            name,
+        },
+    })
 }
 
 /// Free the host port on the first node that fails only NodePorts: the bound pods holding it.
@@ -1130,6 +1251,7 @@ pub fn apply(cluster: &Cluster, key: &ObjectKey, change: &Change) -> Result<Clus
             }
             replace_pod(cluster, obj.into_box())
         }
+        Change::FreshNode { like, name } => add_fresh_node(cluster, like, name),
         Change::BiggerNode(n, more) => {
             let node = cluster
                 .node(n)
@@ -1283,6 +1405,7 @@ impl Change {
             Change::Uncordon(_) => "Uncordon",
             Change::LabelNode(..) => "LabelNode",
             Change::LowerRequests(..) => "LowerRequests",
+            Change::FreshNode { .. } => "FreshNode",
             Change::BiggerNode(..) => "BiggerNode",
             Change::MaxSkew(..) => "RelaxMaxSkew",
             Change::SchedulerName(_) => "SchedulerName",
@@ -1463,6 +1586,93 @@ pub(crate) fn replace_pod_as(
     Ok(c)
 }
 
+/// The cluster with a node `name` made like `like`: its object with the new name (and
+/// hostname label), its CSINode and node-local ResourceSlices copied, and its DaemonSet pods
+/// copied onto it (their node affinity naming `like` renamed, as the DaemonSet controller
+/// writes it for each node).
+fn add_fresh_node(cluster: &Cluster, like: &str, name: &str) -> Result<Cluster, String> {
+    let node = cluster
+        .node(like)
+        .ok_or_else(|| format!("node '{like}' is not in the snapshot"))?;
+    let mut obj = (*node.obj).clone();
+    obj.metadata.name = Some(name.to_string());
+    obj.metadata.uid = None;
+    obj.metadata.resource_version = None;
+    obj.metadata.creation_timestamp = None;
+    if let Some(l) = obj.metadata.labels.as_mut()
+        && l.contains_key("kubernetes.io/hostname")
+    {
+        l.insert("kubernetes.io/hostname".into(), name.to_string());
+    }
+    if let Some(spec) = obj.spec.as_mut() {
+        spec.provider_id = None;
+        spec.unschedulable = None;
+    }
+    let fresh = Node::from_obj(obj).map_err(|(f, m)| format!("node {name}: field '{f}': {m}"))?;
+    let mut c = cluster.clone();
+    let at = c
+        .nodes
+        .binary_search_by(|n| n.name.as_str().cmp(name))
+        .err()
+        .ok_or_else(|| format!("node '{name}' is already in the snapshot"))?;
+    c.nodes.insert(at, Arc::new(fresh));
+    if let Some(mut csi) = cluster.csi_nodes.get(like).cloned() {
+        csi.metadata.name = Some(name.to_string());
+        csi.metadata.uid = None;
+        c.csi_nodes.insert(name.to_string(), csi);
+    }
+    for (slice_name, slice) in &cluster.resource_slices {
+        if slice.spec.node_name.as_deref() == Some(like) {
+            let mut s = slice.clone();
+            let new_name = format!("{name}-{slice_name}");
+            s.metadata.name = Some(new_name.clone());
+            s.metadata.uid = None;
+            s.spec.node_name = Some(name.to_string());
+            s.spec.pool.name = format!("{name}-{}", s.spec.pool.name);
+            c.resource_slices.insert(new_name, s);
+        }
+    }
+    for p in daemon_pods(cluster, like) {
+        let mut o = p.obj.clone();
+        // named after its DaemonSet and the node, as "<daemonset>-<suffix>" names it
+        let ds = o
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .find(|r| r.kind == "DaemonSet")
+            .map_or_else(|| p.key.name.to_string(), |r| r.name.clone());
+        let pod_name = format!("{ds}-{name}");
+        o.metadata.name = Some(pod_name.clone());
+        o.metadata.uid = None;
+        let spec = o.spec.get_or_insert_with(Default::default);
+        spec.node_name = Some(name.to_string());
+        let terms = spec
+            .affinity
+            .as_mut()
+            .and_then(|a| a.node_affinity.as_mut())
+            .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_mut());
+        for t in terms.into_iter().flat_map(|r| r.node_selector_terms.iter_mut()) {
+            for m in t.match_fields.iter_mut().flatten() {
+                for v in m.values.iter_mut().flatten() {
+                    if v == like {
+                        *v = name.to_string();
+                    }
+                }
+            }
+        }
+        let pod = Pod::from_obj(o.into_box(), priority_resolver(cluster))
+            .map_err(|(f, m)| format!("pod {}/{pod_name}: field '{f}': {m}", p.key.namespace))?;
+        let at = c
+            .pods
+            .binary_search_by(|q| q.key.cmp(&pod.key))
+            .err()
+            .ok_or_else(|| format!("pod {} is already in the snapshot", pod.key))?;
+        c.pods.insert(at, Arc::new(pod));
+    }
+    Ok(c)
+}
+
 /// The cluster with a node object replaced (rebuilt through the model), unless the API server
 /// would refuse the node as changed.
 pub(crate) fn replace_node(cluster: &Cluster, obj: core::Node) -> Result<Cluster, String> {
@@ -1635,6 +1845,50 @@ mod tests {
         );
     }
 
+    /// A fresh node of the pool: the node's object under a new name and hostname, its
+    /// DaemonSet pods (kube-proxy) copied onto it, its other pods not; the pod then binds
+    /// there. A pod pinned to a node by hostname gets no fresh node.
+    #[test]
+    fn a_fresh_node_of_the_pool_carries_its_daemonset_pods_only() {
+        let (c, f, p) = demo();
+        let key = ObjectKey::new("shop", "payments-api");
+        let change = Change::FreshNode {
+            like: "pool-general-a1".into(),
+            name: "pool-general-a1-fresh".into(),
+        };
+        let changed = apply(&c, &key, &change).expect("applies");
+        let n = changed.node("pool-general-a1-fresh").expect("the new node");
+        let old = c.node("pool-general-a1").expect("node");
+        assert_eq!(n.allocatable, old.allocatable);
+        assert_eq!(n.taints, old.taints);
+        assert_eq!(
+            n.labels.get("kubernetes.io/hostname").map(String::as_str),
+            Some("pool-general-a1-fresh")
+        );
+        let on_it: Vec<String> = changed
+            .pods
+            .iter()
+            .filter(|q| q.node_name.as_deref() == Some("pool-general-a1-fresh"))
+            .map(|q| q.key.to_string())
+            .collect();
+        assert_eq!(on_it, ["kube-system/kube-proxy-pool-general-a1-fresh"]);
+        assert_eq!(changed.nodes.len(), c.nodes.len() + 1);
+        let snap = Snapshot::new(Arc::new(changed), &f);
+        let ex = engine::explain(&snap, &p, &key).expect("explains");
+        assert!(ex.schedulable());
+        assert!(
+            ex.filter
+                .iter()
+                .any(|x| x.node == "pool-general-a1-fresh" && x.feasible)
+        );
+        // ledger-audit asks for pool-general-c1 by hostname: no fresh node for it
+        assert!(
+            fixes_of("shop", "ledger-audit")
+                .iter()
+                .all(|v| !matches!(v.fix.change, Change::FreshNode { .. }))
+        );
+    }
+
     #[test]
     fn preemption_that_places_the_pod_comes_first_then_the_smallest_change() {
         let v = fixes_of("shop", "payments-api");
@@ -1644,6 +1898,7 @@ mod tests {
                 "the pod will fit by preempting 1 victim on pool-general-a3 (batch/etl-nightly-0) → would bind to pool-general-a3 ✓",
                 "lower cpu to ≤ 6800m to fit pool-general-a1 → would bind to pool-general-a1 ✓",
                 "uncordon pool-general-c3 → would bind to pool-general-c3 ✓",
+                "a fresh node like pool-general-a1 (its labels, taints and allocatable, with its 1 DaemonSet pod) would fit → would bind to pool-general-a1-fresh ✓",
                 "a node like pool-general-a1 with 200m more cpu would fit → would bind to pool-general-a1 ✓",
                 "tolerate dra=present:NoSchedule (pool-dra-a1, pool-dra-b1) → would bind to pool-dra-b1 ✓",
             ]
@@ -1651,7 +1906,14 @@ mod tests {
         let kinds: Vec<&str> = v.iter().map(|f| f.fix.change.kind()).collect();
         assert_eq!(
             kinds,
-            ["Preempt", "LowerRequests", "Uncordon", "BiggerNode", "Tolerate"]
+            [
+                "Preempt",
+                "LowerRequests",
+                "Uncordon",
+                "FreshNode",
+                "BiggerNode",
+                "Tolerate"
+            ]
         );
         assert_eq!(
             v[0].fix.reason,
@@ -1698,6 +1960,10 @@ mod tests {
             },
             Change::LowerRequests("n".into(), Vec::new()),
             Change::Uncordon("n".into()),
+            Change::FreshNode {
+                like: "n".into(),
+                name: "n-fresh".into(),
+            },
             Change::BiggerNode("n".into(), Vec::new()),
             Change::MaxSkew(0, "zone".into(), 2),
             Change::DeletePods(Vec::new()),
@@ -1706,7 +1972,7 @@ mod tests {
             Change::LabelNode("n".into(), Vec::new()),
         ];
         let ranks: Vec<u8> = order.iter().map(rank).collect();
-        assert_eq!(ranks, [0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(ranks, [0, 0, 1, 2, 3, 4, 4, 5, 6, 7, 8, 9]);
         // candidates come ranked: a taint fix found first in the pipeline goes last
         let (c, f, p) = demo();
         let key = ObjectKey::new("shop", "payments-api");
@@ -1719,7 +1985,14 @@ mod tests {
             .collect();
         assert_eq!(
             kinds,
-            ["Preempt", "LowerRequests", "Uncordon", "BiggerNode", "Tolerate"]
+            [
+                "Preempt",
+                "LowerRequests",
+                "Uncordon",
+                "FreshNode",
+                "BiggerNode",
+                "Tolerate"
+            ]
         );
         // a change the engine says does not bind goes after the ones that do, whatever its rank
         let fix = |text: &str, change: Change| Fix {

@@ -160,8 +160,8 @@ pub fn reproduce_all(
     if recorded.iter().all(Option::is_none) {
         return out;
     }
-    let current = features.release().minor();
-    for r in Release::known().iter().rev().filter(|r| r.minor() != current) {
+    let current = features.release().newest_of_minor();
+    for r in Release::known().iter().rev().filter(|r| **r != current) {
         let f = Features::new(*r);
         let built = build_profiles(config, &f)
             .ok()

@@ -1266,7 +1266,14 @@ fn explain_json_carries_the_checked_fix_hints() {
     let v = json(&["explain", "--demo", "shop/payments-api", "-o", "json"]);
     assert_eq!(
         kinds(&v),
-        ["Preempt", "LowerRequests", "Uncordon", "BiggerNode", "Tolerate"]
+        [
+            "Preempt",
+            "LowerRequests",
+            "Uncordon",
+            "FreshNode",
+            "BiggerNode",
+            "Tolerate"
+        ]
     );
     assert_eq!(
         v["fixes"][0]["change"],

@@ -269,7 +269,8 @@ fn explain_a_pod_by_name_uses_the_context_namespace() {
             "Cluster: PodScheduled=False (Unschedulable): 0/3 nodes are available: 3 Insufficient cpu.\n\
              Cluster: FailedScheduling (x3, last 2024-05-01T10:04:30Z, default-scheduler): same message as the condition\n\
              Note: the cluster's scheduler did not schedule the pod (the condition and the newest FailedScheduling event) but kschedtui finds a node: the cluster changed since, or the scheduler runs another profile or release\n\
-             Note: the newest FailedScheduling event (2024-05-01T10:04:30Z) is older than the last change kschedtui can date (pod default/big created at 2024-05-01T10:05:00Z): it may describe the cluster before that change\n"
+             Note: the newest FailedScheduling event (2024-05-01T10:04:30Z) is older than the last change kschedtui can date (pod default/big created at 2024-05-01T10:05:00Z): it may describe the cluster before that change\n\
+             Note: no other profile (scheduler-plugins-scheduler) nor release (1.30 to 1.38) writes the cluster's message either: the cluster changed since it was written, or it is a kschedtui bug to report\n"
         ),
         "{}",
         o.stdout
@@ -337,7 +338,19 @@ fn a_pod_missing_from_the_cluster_is_said_to_be_missing_from_the_cluster() {
 fn explain_json_carries_the_clusters_condition_events_and_agreement() {
     let server = ApiServer::start();
     let k = kc(&server, None);
-    let v = explain_json(&["explain", "--kubeconfig", &k, "--all-pending", "-o", "json"]);
+    let mut v = explain_json(&["explain", "--kubeconfig", &k, "--all-pending", "-o", "json"]);
+    // no other profile nor release writes the recorded message (the cluster changed since)
+    let tried = v[0]["cluster"]
+        .as_object_mut()
+        .and_then(|o| o.remove("reproducedBy"))
+        .expect("reproducedBy");
+    assert_eq!(tried["candidates"], json!([]));
+    assert_eq!(tried["releasesTried"][0], "1.30.6");
+    assert_eq!(
+        tried["releasesTried"].as_array().map(Vec::len),
+        Some(kschedtui::engine::Release::known().len())
+    );
+    assert_eq!(tried["profilesTried"], json!(["scheduler-plugins-scheduler"]));
     assert_eq!(
         v[0]["cluster"],
         json!({

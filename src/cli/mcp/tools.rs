@@ -268,7 +268,7 @@ fn fix() -> Value {
     object(
         json!({
             "reason": {"type": "string"},
-            "kind": {"enum": ["RemoveSchedulingGates", "Tolerate", "Uncordon", "LabelNode", "LowerRequests", "BiggerNode", "RelaxMaxSkew", "SchedulerName", "DeletePods", "PreferAffinityTerm", "Preempt", "CreateClaim", "ChangeClaimRequest", "NoDeviceOfClass", "ExistingPodsAntiAffinity"]},
+            "kind": {"enum": ["RemoveSchedulingGates", "Tolerate", "Uncordon", "LabelNode", "LowerRequests", "FreshNode", "BiggerNode", "RelaxMaxSkew", "SchedulerName", "DeletePods", "PreferAffinityTerm", "Preempt", "CreateClaim", "ChangeClaimRequest", "NoDeviceOfClass", "ExistingPodsAntiAffinity"]},
             "change": {"type": "string"},
             "command": {"type": ["string", "null"]},
             "note": {"type": ["string", "null"]},
