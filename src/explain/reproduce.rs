@@ -189,36 +189,13 @@ mod tests {
     use crate::model::ObjectKey;
     use crate::source::file::load_str;
 
-    /// Two nodes with 1 cpu free, a pod asking for 2 and PreFilter narrowing it to node2
-    /// (schedule_one_test.go's "some nodes are filtered out by prefilter plugin"), with the
-    /// PodScheduled condition the cluster recorded.
+    /// fixtures/recorded-message.yaml (two nodes with 1 cpu free, a pod asking for 2 and
+    /// PreFilter narrowing it to node2) with `message` as the recorded PodScheduled condition.
     fn cluster(message: &str) -> Arc<Cluster> {
-        let text = format!(
-            r#"
-apiVersion: v1
-kind: List
-items:
-- {{apiVersion: v1, kind: Node, metadata: {{name: node1}}, status: {{allocatable: {{cpu: "4", memory: 4Gi, pods: "10"}}}}}}
-- {{apiVersion: v1, kind: Node, metadata: {{name: node2}}, status: {{allocatable: {{cpu: "4", memory: 4Gi, pods: "10"}}}}}}
-- {{apiVersion: v1, kind: Pod, metadata: {{name: busy1, namespace: a}}, spec: {{nodeName: node1, containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3"}}}}}}]}}}}
-- {{apiVersion: v1, kind: Pod, metadata: {{name: busy2, namespace: a}}, spec: {{nodeName: node2, containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3"}}}}}}]}}}}
-- apiVersion: v1
-  kind: Pod
-  metadata: {{name: p, namespace: a}}
-  spec:
-    containers: [{{name: c, image: i, resources: {{requests: {{cpu: "2"}}}}}}]
-    affinity:
-      nodeAffinity:
-        requiredDuringSchedulingIgnoredDuringExecution:
-          nodeSelectorTerms:
-          - matchFields: [{{key: metadata.name, operator: In, values: [node2]}}]
-  status:
-    phase: Pending
-    conditions:
-    - {{type: PodScheduled, status: "False", reason: Unschedulable, message: {message:?}}}
-"#
-        );
-        Arc::new(load_str("t", &text).unwrap())
+        let text = include_str!("../../fixtures/recorded-message.yaml");
+        let at_1_30 = format!("\"0/2 nodes are available: 1 Insufficient cpu. {PREEMPT}\"");
+        assert!(text.contains(&at_1_30));
+        Arc::new(load_str("t", &text.replace(&at_1_30, &format!("{message:?}"))).unwrap())
     }
 
     const PREEMPT: &str = "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.";

@@ -1392,40 +1392,16 @@ fn a_gang_member_says_the_groups_story_under_its_verdict() {
 fn a_differing_recorded_message_names_the_releases_that_write_it() {
     let dir = temp_dir("reproduce");
     let preempt = "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.";
+    let fixture = "fixtures/recorded-message.yaml";
+    let text = std::fs::read_to_string(fixture).expect("fixture");
+    let at_1_30 = format!("0/2 nodes are available: 1 Insufficient cpu. {preempt}");
+    assert!(text.contains(&at_1_30));
     let write = |message: &str| {
-        let path = dir.path().join(format!("c{}.yaml", message.len()));
-        std::fs::write(
-            &path,
-            format!(
-                r#"apiVersion: v1
-kind: List
-items:
-- {{apiVersion: v1, kind: Node, metadata: {{name: node1}}, status: {{allocatable: {{cpu: "4", memory: 4Gi, pods: "10"}}}}}}
-- {{apiVersion: v1, kind: Node, metadata: {{name: node2}}, status: {{allocatable: {{cpu: "4", memory: 4Gi, pods: "10"}}}}}}
-- {{apiVersion: v1, kind: Pod, metadata: {{name: busy1, namespace: a}}, spec: {{nodeName: node1, containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3"}}}}}}]}}}}
-- {{apiVersion: v1, kind: Pod, metadata: {{name: busy2, namespace: a}}, spec: {{nodeName: node2, containers: [{{name: c, image: i, resources: {{requests: {{cpu: "3"}}}}}}]}}}}
-- apiVersion: v1
-  kind: Pod
-  metadata: {{name: p, namespace: a}}
-  spec:
-    containers: [{{name: c, image: i, resources: {{requests: {{cpu: "2"}}}}}}]
-    affinity:
-      nodeAffinity:
-        requiredDuringSchedulingIgnoredDuringExecution:
-          nodeSelectorTerms:
-          - matchFields: [{{key: metadata.name, operator: In, values: [node2]}}]
-  status:
-    phase: Pending
-    conditions:
-    - {{type: PodScheduled, status: "False", reason: Unschedulable, message: {message:?}}}
-"#
-            ),
-        )
-        .expect("write");
+        let path = dir.path().join("recorded.yaml");
+        std::fs::write(&path, text.replace(&at_1_30, message)).expect("write");
         path
     };
-    let old = write(&format!("0/2 nodes are available: 1 Insufficient cpu. {preempt}"));
-    let old = old.to_str().expect("utf-8");
+    let old = fixture;
     let o = run(&[
         "explain",
         "--snapshot",
