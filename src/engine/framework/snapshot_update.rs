@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use super::index::pods::{PodTable, PodTables};
 use super::index::terms::ScoringTerms;
 use super::node_info::PodInfo;
 use super::snapshot::Snapshot;
@@ -76,7 +77,7 @@ impl Snapshot {
         let new = f(Arc::make_mut(&mut self.cluster))?;
         // a pod that was on no node only adds to a node (bound or assumed): the table stays
         self.index.pods = Arc::new(if old.node_name.is_none() {
-            self.index.pods.appended()
+            self.index.pods.appended(usize::from(new.node_name.is_some()))
         } else {
             self.index.pods.changed()
         });
@@ -91,6 +92,7 @@ impl Snapshot {
         if terms_changed {
             self.index.terms = Arc::new(ScoringTerms::build(&self.nodes));
         }
+        self.rebuild_pod_table_if_worth_it();
         Ok(new)
     }
 
@@ -138,7 +140,11 @@ impl Snapshot {
         let (r, keys) = create(Arc::make_mut(&mut self.cluster));
         if !keys.is_empty() {
             // new pods only add to nodes: the table stays
-            self.index.pods = Arc::new(self.index.pods.appended());
+            let bound = keys
+                .iter()
+                .filter(|k| self.cluster.pod(k).is_some_and(|p| p.node_name.is_some()))
+                .count();
+            self.index.pods = Arc::new(self.index.pods.appended(bound));
         }
         let mut terms_changed = false;
         for k in &keys {
@@ -151,7 +157,16 @@ impl Snapshot {
         if terms_changed {
             self.index.terms = Arc::new(ScoringTerms::build(&self.nodes));
         }
+        self.rebuild_pod_table_if_worth_it();
         r
+    }
+
+    /// Builds the pod table again once many pods were added since it was built (a long run
+    /// of binds, `fit --max`'s replicas), so counting passes stop walking them one by one.
+    fn rebuild_pod_table_if_worth_it(&mut self) {
+        if self.index.pods.worth_rebuilding() {
+            self.index.pods = Arc::new(PodTables::new(PodTable::build(&self.nodes)));
+        }
     }
 
     /// Sets or clears a pod's nominated node (see `Cluster::set_nominated_node`).
