@@ -413,6 +413,15 @@ impl PodTables {
         }
     }
 
+    /// Whether both hold the same table (or none).
+    #[cfg(test)]
+    pub(crate) fn same_table(&self, other: &PodTables) -> bool {
+        match (&self.built, &other.built) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+
     /// Whether the table should be built again: more pods were added since it was built than
     /// are worth walking one by one at each counting pass (a placement's passes walk them
     /// several times; building a table costs about two walks of all its rows). A table
