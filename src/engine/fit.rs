@@ -1347,4 +1347,115 @@ spec:
         );
         assert!(u.explanation.is_none());
     }
+
+    /// A Deployment of the namespace `bench` with `replicas` of `spec` (the pod spec's lines
+    /// after its containers, indented for `spec:`) and `container` (the container's extra
+    /// fields).
+    fn bench_deployment(replicas: usize, container: &str, spec: &str) -> String {
+        format!(
+            r"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web-next, namespace: bench}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: web-next}}}}
+  template:
+    metadata: {{labels: {{app: web-next}}}}
+    spec:
+      containers: [{{name: web, image: web:2, resources: {{requests: {{cpu: 500m, memory: 512Mi}}}}{container}}}]
+{spec}"
+        )
+    }
+
+    /// Placements carry the snapshot's index from one to the next (the pod table built again
+    /// after many binds, the required anti-affinity terms added bind by bind) and
+    /// PodTopologySpread scores on the index's value ids: each replica's whole explanation
+    /// (every node's Filter verdicts, every score, the message) on the snapshot as the
+    /// placements left it equals its explanation on a snapshot built afresh from the same
+    /// cluster, on generated clusters (zones, racks, taints, images, pods with preferred
+    /// anti-affinity) with anti-affinity, spread, resources, ports and tolerations; and `fit`
+    /// and `fit --max` place the replicas on those nodes.
+    #[test]
+    fn placements_on_the_kept_index_equal_placements_on_a_fresh_snapshot() {
+        use crate::engine::framework::snapshot::Snapshot;
+        use crate::engine::framework::trace::BindingOutcome;
+        use crate::source::generate::{GenSpec, generate};
+        let anti_host = "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - {labelSelector: {matchLabels: {app: web-next}}, topologyKey: kubernetes.io/hostname}\n";
+        let anti_rack = "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - {labelSelector: {matchLabels: {app: web-next}}, topologyKey: rack}\n          preferredDuringSchedulingIgnoredDuringExecution:\n          - {weight: 40, podAffinityTerm: {labelSelector: {matchLabels: {app: web}}, topologyKey: topology.kubernetes.io/zone}}\n";
+        let spread = "      topologySpreadConstraints:\n      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web-next}}}\n      - {maxSkew: 2, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: web-next}}}\n";
+        let tolerate = "      tolerations: [{key: dedicated, operator: Equal, value: infra, effect: NoSchedule}]\n";
+        let cases: Vec<(u64, String)> = vec![
+            (1, bench_deployment(40, "", anti_host)),
+            (2, bench_deployment(40, "", &format!("{spread}{tolerate}"))),
+            (
+                3,
+                bench_deployment(30, ", ports: [{containerPort: 80, hostPort: 8080}]", tolerate),
+            ),
+            (4, bench_deployment(30, "", &format!("{anti_rack}{tolerate}"))),
+            (5, bench_deployment(60, "", "")),
+        ];
+        let v = Release::NEWEST;
+        let profiles = build_profiles(None, v).unwrap();
+        let features = Features::from(v);
+        let cmp = features.on(Gate::TaintTolerationComparisonOperators);
+        for (seed, manifest) in &cases {
+            let text = generate(GenSpec::new(24, 240, *seed)).to_string();
+            let cluster = load_str("g.json", &text).expect("cluster");
+            let m = read_str("m.yaml", manifest, "bench").expect("manifests");
+            let w = &m.workloads[0];
+            let start = first_creation(&cluster);
+            let exp = Expander::new(w, &cluster, cmp, start);
+            let mut admission = Admission::new(&cluster);
+            let mut snap = Snapshot::new(Arc::new(cluster.clone()), features.clone());
+            snap.create_with(|c| {
+                for o in &exp.owners {
+                    let _ = crate::model::kinds::store(c, o.key(), o.clone());
+                }
+                ((), Vec::new())
+            });
+            let mut nodes = Vec::new();
+            let mut rebuilt = 0;
+            for i in 0..exp.count() {
+                let at = start + i64::try_from(i).unwrap();
+                let key = snap.create_with(|c| {
+                    let m = make_replica(c, &mut admission, &exp, i, at, None).expect("replica");
+                    (m.key.clone(), vec![m.key])
+                });
+                let kept = runner::explain(&snap, &profiles, &key).expect("explain");
+                let fresh = Snapshot::new(snap.cluster.clone(), features.clone());
+                let plain = runner::explain(&fresh, &profiles, &key).expect("explain");
+                assert_eq!(kept, plain, "seed {seed}, replica {i}");
+                let Some(b) = kept.binding_cycle.filter(|b| b.outcome == BindingOutcome::Bound) else {
+                    break;
+                };
+                let table = snap.index.pods.clone();
+                snap.bind_pod(&key, &b.node).expect("bind");
+                rebuilt += usize::from(!table.same_table(&snap.index.pods));
+                nodes.push(b.node);
+            }
+            assert!(!nodes.is_empty(), "seed {seed}: some replicas fit");
+            assert!(rebuilt > 0, "seed {seed}: the pod table was built again");
+            let r = fit(cluster.clone(), &m, &profiles, &features, &FitOptions::default());
+            let placed: Vec<String> = r.workloads[0]
+                .pods
+                .iter()
+                .filter_map(|p| match &p.result {
+                    ReplicaResult::Bound { node } => Some(node.clone()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(placed, nodes, "seed {seed}: fit");
+            let opts = FitOptions {
+                max: true,
+                max_limit: nodes.len() + 5,
+                ..Default::default()
+            };
+            let r = fit(cluster, &m, &profiles, &features, &opts);
+            let max = r.workloads[0].max.as_ref().expect("max");
+            if nodes.len() < exp.count() {
+                assert_eq!(max.max, nodes.len(), "seed {seed}: fit --max");
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::handle::FrameworkHandle;
 use super::index::images::ImageIndex;
 use super::index::pods::{PodTable, PodTables};
-use super::index::terms::ScoringTerms;
+use super::index::terms::{AntiAffinityTerms, ScoringTerms};
 use super::index::{Index, IndexedNode, LabelColumns, NodeMatcher};
 use super::node_info::{NodeInfo, PodInfo, SharedTerms};
 use super::pod_infos::PodInfos;
@@ -129,10 +129,11 @@ impl Snapshot {
                 #[allow(clippy::filter_map_identity)]
                 let pod_infos: PodInfos = built.into_iter().filter_map(|pi| pi).collect();
                 let labels = Arc::new(LabelColumns::build(nodes.iter().map(|n| &n.node.labels)));
-                (pod_infos, (Arc::new(ScoringTerms::build(&nodes)), labels))
+                let anti_terms = Arc::new(AntiAffinityTerms::build(&nodes));
+                (pod_infos, (Arc::new(ScoringTerms::build(&nodes)), anti_terms, labels))
             },
         );
-        let (terms, labels) = scoring_terms;
+        let (terms, anti_terms, labels) = scoring_terms;
         Snapshot {
             cluster,
             nodes,
@@ -148,6 +149,7 @@ impl Snapshot {
                 images,
                 pods: Arc::new(PodTables::new(pod_table)),
                 terms,
+                anti_terms,
             },
             serial: false,
             decisions_only: false,

@@ -5,7 +5,8 @@
 
 use std::sync::Arc;
 
-use super::index::terms::ScoringTerms;
+use super::index::pods::{PodTable, PodTables};
+use super::index::terms::{AntiAffinityTerms, ScoringTerms};
 use super::node_info::PodInfo;
 use super::snapshot::Snapshot;
 use crate::model::mutate::ChangeError;
@@ -21,6 +22,33 @@ impl Snapshot {
                     && pi.preferred_affinity().is_empty()
                     && pi.preferred_anti_affinity().is_empty())
         })
+    }
+
+    /// Whether the pod is bound or assumed on a node and has required anti-affinity terms
+    /// (what [`AntiAffinityTerms`] gathers).
+    fn has_required_anti_affinity_on_node(&self, key: &ObjectKey) -> bool {
+        self.pod_infos
+            .get(key)
+            .is_some_and(|pi| pi.pod.node_name.is_some() && !pi.required_anti_affinity().is_empty())
+    }
+
+    /// The required anti-affinity terms after `key` was added to its node (bound or assumed):
+    /// its uses added after its node's others.
+    fn add_anti_affinity_terms(&mut self, key: &ObjectKey) {
+        let at = self
+            .pod_infos
+            .get(key)
+            .and_then(|pi| pi.pod.node_name.as_deref())
+            .and_then(|n| self.node_index(n));
+        let Some(ni) = at else { return };
+        let list = &self.nodes[ni].required_anti_affinity_pods;
+        match list.last() {
+            Some(ep) if ep.pod.key == *key => {
+                let (pos, ep) = (list.len() - 1, ep.clone());
+                Arc::make_mut(&mut self.index.anti_terms).add(ni, pos, &ep);
+            }
+            _ => self.index.anti_terms = Arc::new(AntiAffinityTerms::build(&self.nodes)),
+        }
     }
 
     fn unindex(&mut self, old: &Arc<Pod>) {
@@ -76,21 +104,32 @@ impl Snapshot {
         let new = f(Arc::make_mut(&mut self.cluster))?;
         // a pod that was on no node only adds to a node (bound or assumed): the table stays
         self.index.pods = Arc::new(if old.node_name.is_none() {
-            self.index.pods.appended()
+            self.index.pods.appended(usize::from(new.node_name.is_some()))
         } else {
             self.index.pods.changed()
         });
         let mut terms_changed = self.scores_by_affinity(&old.key);
+        let old_anti = self.has_required_anti_affinity_on_node(&old.key);
         self.unindex(&old);
+        let mut new_anti = false;
         if self.cluster.pod(key).is_some() {
             self.index_pod(&new);
             terms_changed |= self.scores_by_affinity(&new.key);
+            new_anti = self.has_required_anti_affinity_on_node(&new.key);
+        }
+        // The required anti-affinity terms follow the pods with such terms on nodes: one
+        // bound or assumed adds its own, any other change of one builds them again.
+        if old_anti {
+            self.index.anti_terms = Arc::new(AntiAffinityTerms::build(&self.nodes));
+        } else if new_anti {
+            self.add_anti_affinity_terms(&new.key);
         }
         // The scoring terms follow the bound pods with affinity: a change to a pod without
         // such terms (most binds of a simulation) leaves them as they are.
         if terms_changed {
             self.index.terms = Arc::new(ScoringTerms::build(&self.nodes));
         }
+        self.rebuild_pod_table_if_worth_it();
         Ok(new)
     }
 
@@ -138,20 +177,38 @@ impl Snapshot {
         let (r, keys) = create(Arc::make_mut(&mut self.cluster));
         if !keys.is_empty() {
             // new pods only add to nodes: the table stays
-            self.index.pods = Arc::new(self.index.pods.appended());
+            let bound = keys
+                .iter()
+                .filter(|k| self.cluster.pod(k).is_some_and(|p| p.node_name.is_some()))
+                .count();
+            self.index.pods = Arc::new(self.index.pods.appended(bound));
         }
         let mut terms_changed = false;
+        let mut anti_changed = false;
         for k in &keys {
             let Some(p) = self.cluster.pod(k).cloned() else {
                 continue;
             };
             self.index_pod(&p);
             terms_changed |= self.scores_by_affinity(k);
+            anti_changed |= self.has_required_anti_affinity_on_node(k);
         }
         if terms_changed {
             self.index.terms = Arc::new(ScoringTerms::build(&self.nodes));
         }
+        if anti_changed {
+            self.index.anti_terms = Arc::new(AntiAffinityTerms::build(&self.nodes));
+        }
+        self.rebuild_pod_table_if_worth_it();
         r
+    }
+
+    /// Builds the pod table again once many pods were added since it was built (a long run
+    /// of binds, `fit --max`'s replicas), so counting passes stop walking them one by one.
+    fn rebuild_pod_table_if_worth_it(&mut self) {
+        if self.index.pods.worth_rebuilding() {
+            self.index.pods = Arc::new(PodTables::new(PodTable::build(&self.nodes)));
+        }
     }
 
     /// Sets or clears a pod's nominated node (see `Cluster::set_nominated_node`).

@@ -43,7 +43,7 @@ impl ValueCounts {
     }
 
     /// Whether the value is entered.
-    #[cfg(test)]
+    #[inline]
     pub(crate) fn has(&self, value: u32) -> bool {
         self.counts.get(value as usize).is_some_and(Option::is_some)
     }
@@ -75,6 +75,11 @@ impl ValueCounts {
             self.counts[value as usize] = None;
             self.entered -= 1;
         }
+    }
+
+    /// How many values the counts hold room for (the column's values).
+    pub(crate) fn capacity(&self) -> usize {
+        self.counts.len()
     }
 
     /// How many values are entered.

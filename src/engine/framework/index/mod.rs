@@ -7,7 +7,8 @@
 //!   [`PairCounts`], [`ValueCounts`]), and its images ([`IndexedNode::image`]);
 //! - whether a node matches a node selector compiled once per pod ([`NodeMatcher`]);
 //! - the pods that match a term or a selector, node by node ([`pods`]);
-//! - the existing pods' scoring affinity terms, grouped ([`terms`]).
+//! - the existing pods' scoring affinity terms and required anti-affinity terms, grouped
+//!   ([`terms`]).
 //!
 //! Each answer equals the walk's; the tests of each module hold it against the walk. A node is
 //! read by its position among the snapshot's nodes; a copy of a node (preemption's dry runs)
@@ -38,6 +39,8 @@ pub(crate) struct Index {
     pub(crate) pods: Arc<pods::PodTables>,
     /// The existing pods' scoring affinity terms, rebuilt when a pod with such terms changes.
     pub(crate) terms: Arc<terms::ScoringTerms>,
+    /// The existing pods' required anti-affinity terms, grouped.
+    pub(crate) anti_terms: Arc<terms::AntiAffinityTerms>,
 }
 
 /// A node as the index reads it: by its position among the snapshot's nodes, or, for a copy,

@@ -376,6 +376,9 @@ impl PodTable {
 pub(crate) struct PodTables {
     /// Built with the snapshot; None once its pods changed.
     built: Option<Arc<PodTable>>,
+    /// Pods added since `built` was built ([`PodTables::appended`]), which counting passes
+    /// walk one by one.
+    added: usize,
     /// Built after a change, for the cluster it was built from.
     cache: Arc<PodTableCache>,
 }
@@ -385,6 +388,7 @@ impl PodTables {
     pub(crate) fn new(table: PodTable) -> Self {
         PodTables {
             built: Some(Arc::new(table)),
+            added: 0,
             cache: Arc::default(),
         }
     }
@@ -393,18 +397,40 @@ impl PodTables {
     pub(crate) fn changed(&self) -> Self {
         PodTables {
             built: None,
+            added: 0,
             cache: self.cache.clone(),
         }
     }
 
-    /// The same after pods were only added to nodes (bound or assumed, none removed): the
-    /// table built with the snapshot still holds each node's first pods, the added ones come
-    /// after them ([`PodTable::added`]).
-    pub(crate) fn appended(&self) -> Self {
+    /// The same after `n` pods were only added (bound or assumed, or created pending; none
+    /// removed): the table built with the snapshot still holds each node's first pods, the
+    /// added ones come after them ([`PodTable::added`]).
+    pub(crate) fn appended(&self, n: usize) -> Self {
         PodTables {
             built: self.built.clone(),
+            added: self.added + n,
             cache: self.cache.clone(),
         }
+    }
+
+    /// Whether both hold the same table (or none).
+    #[cfg(test)]
+    pub(crate) fn same_table(&self, other: &PodTables) -> bool {
+        match (&self.built, &other.built) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+
+    /// Whether the table should be built again: more pods were added since it was built than
+    /// are worth walking one by one at each counting pass (a placement's passes walk them
+    /// several times; building a table costs about two walks of all its rows). A table
+    /// built again holds each node's pods in the same order as the old one followed by the
+    /// added ones, so every count and every list of pods is the same either way.
+    pub(crate) fn worth_rebuilding(&self) -> bool {
+        self.built
+            .as_ref()
+            .is_some_and(|t| self.added > t.rows() / REBUILD_AFTER_ONE_IN + REBUILD_AFTER_AT_LEAST)
     }
 
     /// The table of the snapshot (`cluster`, `nodes`): the one built with it (which may hold
@@ -418,6 +444,12 @@ impl PodTables {
         }
     }
 }
+
+/// The table is built again once the pods added since it was built exceed one in this many
+/// of its rows ...
+const REBUILD_AFTER_ONE_IN: usize = 128;
+/// ... plus this many (a small cluster's table is rebuilt after a few binds).
+const REBUILD_AFTER_AT_LEAST: usize = 8;
 
 /// A [`PodTable`] cached for the cluster it was built from. The `Weak` keeps the cluster's
 /// allocation, so no other cluster can take its address while it is cached.

@@ -247,37 +247,38 @@ fn add_witness(m: &mut HashMap<String, Witness>, value: &str, count: i64, names:
 }
 
 /// `getExistingAntiAffinityCounts`, over the nodes holding pods with required anti-affinity.
+/// Each distinct term of those pods is matched once against the incoming pod (the snapshot's
+/// index groups them: the replicas of a workload carry equal terms), then the uses of the
+/// matching ones are counted in node order, so the witnesses kept are the first ones as in a
+/// walk over the nodes in order.
 fn existing_anti_affinity_counts(snap: &Snapshot, incoming: &Pod, ns_labels: &Labels, w: &mut Witnesses) -> PairCounts {
-    // The (node, pod, term) triples whose term matches the incoming pod, found over the nodes
-    // in pieces in parallel (the walk reads every node; matches are few), then counted in
-    // node order, so the witnesses kept are the first ones as in a walk in order.
-    let found = crate::engine::framework::parallel::map_pieces(snap.serial, &snap.nodes, |start, piece| {
-        let mut out: Vec<(usize, usize, usize)> = Vec::new();
-        for (ni, node) in (start..).zip(piece) {
-            if node.pods_with_required_anti_affinity == 0 {
-                continue;
-            }
-            for (pi, ep) in node.required_anti_affinity_pods.iter().enumerate() {
-                for (ti, t) in ep.required_anti_affinity().iter().enumerate() {
-                    if t.matches(incoming, ns_labels) {
-                        out.push((ni, pi, ti));
-                    }
-                }
-            }
-        }
-        out
-    });
-    let mut counts = PairCounts::new(snap.labels());
-    for (ni, pi, ti) in found.into_iter().flatten() {
-        let node = &snap.nodes[ni];
-        let ep = &node.required_anti_affinity_pods[pi];
-        let t = &ep.required_anti_affinity()[ti];
-        let Some(v) = node.node.labels.get(&t.topology_key) else {
+    let anti = &snap.index.anti_terms;
+    let labels = snap.labels();
+    // per distinct term: None when it does not match, else its topology key's column (None:
+    // no node has the key)
+    let matched: Vec<Option<Option<u32>>> = anti
+        .terms
+        .iter()
+        .map(|t| {
+            t.matches(incoming, ns_labels)
+                .then(|| labels.column_at(&t.topology_key).map(|(c, _)| c))
+        })
+        .collect();
+    let mut counts = PairCounts::new(labels);
+    for u in &anti.uses {
+        let Some(column) = matched[u.term as usize] else {
             continue;
         };
-        if let Some(pair) = snap.indexed_at(ni).pair_named(&t.topology_key) {
-            counts.add(pair, 1);
-        }
+        let ni = u.node as usize;
+        // the node's value of the term's topology key (none: the node lacks it)
+        let Some(pair) = column.and_then(|c| snap.indexed_at(ni).pair_at(c)) else {
+            continue;
+        };
+        let v = labels.column_by_index(pair.column).value(pair.value);
+        counts.add(pair, 1);
+        let node = &snap.nodes[ni];
+        let ep = &node.required_anti_affinity_pods[u.pod as usize];
+        let t = &ep.required_anti_affinity()[u.at as usize];
         if !w.existing.contains_key(&t.topology_key) {
             w.existing.insert(t.topology_key.clone(), HashMap::new());
         }

@@ -233,11 +233,6 @@ pub(crate) fn default_selector(cluster: &Cluster, pod: &Pod) -> Selector {
     Selector::Requirements(reqs)
 }
 
-/// `nodeLabelsMatchSpreadConstraints`: the node has every constraint's topology key.
-pub(crate) fn node_has_all_keys(labels: &Labels, constraints: &[Constraint]) -> bool {
-    constraints.iter().all(|c| labels.contains_key(&c.topology_key))
-}
-
 /// The count slots and each constraint's slot. Up to 1.32 upstream keys its counts by topology
 /// key, so constraints that share a key share their counts; from 1.33 (kubernetes#129119) every
 /// constraint has its own. Only pods the API server rejects (two constraints with the same key

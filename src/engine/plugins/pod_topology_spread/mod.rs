@@ -423,9 +423,7 @@ impl PreFilterPlugin for PodTopologySpread {
                     v.sort();
                     v
                 } else {
-                    let mut v: Vec<(String, i64)> = s.counts[s.slots[i]].iter().map(|(k, n)| (k.clone(), *n)).collect();
-                    v.sort();
-                    v
+                    s.domain_counts(i)
                 };
                 t.constraints.push(SpreadDomains {
                     when_unsatisfiable: SCHEDULE_ANYWAY.to_string(),
@@ -442,14 +440,9 @@ impl PreFilterPlugin for PodTopologySpread {
                 let ignored = s.ignored.contains(n.name());
                 let mut counts = Vec::new();
                 let mut sum = 0.0;
+                let at = cx.snapshot.indexed(n);
                 for (i, c) in s.constraints.iter().enumerate() {
-                    let cnt = n.node.labels.get(&c.topology_key).map(|v| {
-                        if c.topology_key == common::LABEL_HOSTNAME {
-                            here(n, i)
-                        } else {
-                            s.counts[s.slots[i]].get(v).copied().unwrap_or(0)
-                        }
-                    });
+                    let cnt = s.count_of(at, i, &|i| here(n, i));
                     if let Some(cnt) = cnt {
                         sum += scoring::score_for_count(cnt, c.max_skew, s.weights[i]);
                     }
@@ -466,7 +459,7 @@ impl PreFilterPlugin for PodTopologySpread {
                     ignored,
                     counts,
                     sum_micros: if ignored { 0 } else { micros(sum) },
-                    raw: s.score(n, &|i| here(n, i)),
+                    raw: s.score(at, &|i| here(n, i)),
                     normalized,
                 });
             }
@@ -564,9 +557,12 @@ impl ScorePlugin for PodTopologySpread {
         match state.read::<PreScoreState>(PRE_SCORE_KEY) {
             Some(s) => {
                 // Upstream reads the node from the snapshot by name.
-                let at = cx.snapshot.node_index(node.name());
+                let at = cx
+                    .snapshot
+                    .position_of(node)
+                    .or_else(|| cx.snapshot.node_index(node.name()));
                 let n = at.map_or(node, |i| &cx.snapshot.nodes[i]);
-                Ok(s.score(node, &|i| s.counter.count(n, at, i)))
+                Ok(s.score(cx.snapshot.indexed(node), &|i| s.counter.count(n, at, i)))
             }
             None => Err(Box::new(Status::error(format!(
                 "error reading {PRE_SCORE_KEY:?} from cycleState: not found"

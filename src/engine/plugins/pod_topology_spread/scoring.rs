@@ -2,12 +2,19 @@
 //! pods per topology domain of the ScheduleAnyway constraints over all nodes (hostname
 //! constraints are counted per node in Score), Score sums `count * log(domains + 2) +
 //! maxSkew - 1` per constraint, and NormalizeScore maps fewer matches to higher scores.
+//!
+//! Domains are the snapshot index's value ids of the key ([`IndexedNode::pair`]), counted by id
+//! ([`ValueCounts`]), as the Filter side's are: upstream's `map[topologyPair]*int64`, read
+//! per node with no string compared or hashed. The counting pass over all nodes is cut into
+//! pieces counted in parallel (unless the snapshot is serial) and added up: sums, the same
+//! whatever the cut.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::common::{Constraint, LABEL_HOSTNAME, key_slots, node_has_all_keys};
+use super::common::{Constraint, LABEL_HOSTNAME, key_slots};
 use crate::engine::framework::index::pods::PodCounter;
+use crate::engine::framework::index::{IndexedNode, Key, LabelColumns, ValueCounts};
 use crate::engine::framework::node_info::{NodeInfo, PodInfo};
 use crate::engine::framework::plugin::NodeScore;
 use crate::engine::framework::snapshot::Snapshot;
@@ -23,15 +30,20 @@ pub(crate) struct PreScoreState {
     pub constraints: Arc<Vec<Constraint>>,
     /// Each constraint's topology-key slot (1.30 keys counts by topology pair).
     pub slots: Arc<Vec<usize>>,
+    /// Each slot's topology key, as the snapshot's index reads it.
+    keys: Arc<Vec<Key>>,
     /// Feasible nodes missing a required topology key: scored 0.
     pub ignored: Arc<HashSet<String>>,
-    /// Per key slot: topology value → matching pods, for the domains of feasible nodes.
-    pub counts: Arc<Vec<HashMap<String, i64>>>,
+    /// Per key slot: domain → matching pods, for the domains of feasible nodes, by the
+    /// domain's id ([`domain`]).
+    counts: Arc<Vec<ValueCounts>>,
     /// Per constraint: `log(domains + 2)`.
     pub weights: Arc<Vec<f64>>,
     /// Counts the constraints' matching pods on a node (PreScore, and hostname constraints in
     /// Score).
     pub counter: Arc<PodCounter>,
+    /// The snapshot's label columns the ids are of.
+    labels: Arc<LabelColumns>,
 }
 
 /// `topologyNormalizingWeight`.
@@ -42,6 +54,35 @@ pub(crate) fn topology_normalizing_weight(size: usize) -> f64 {
 /// `scoreForCount`.
 pub(crate) fn score_for_count(cnt: i64, max_skew: i32, weight: f64) -> f64 {
     cnt as f64 * weight + f64::from(max_skew - 1)
+}
+
+/// The ids a key's domains take: its column's values, and one more for the nodes without the
+/// key when no node has the value "" (see [`domain`]).
+fn domain_ids(labels: &LabelColumns, key: &Key) -> usize {
+    key.column().map_or(1, |c| labels.column_by_index(c).len_values() + 1)
+}
+
+/// The domain of a node for `key` as upstream keys its pair (`node.Labels[key]`: a node without
+/// the key is in the domain ""): the id of the node's value; for a node without the key, the
+/// id of "" when some node has that value, else the id after the column's values. A copy's
+/// value that no node of the snapshot has is in no domain (copies are not scored).
+fn domain(labels: &LabelColumns, node: IndexedNode<'_>, key: &Key) -> u32 {
+    let Some(c) = key.column() else { return 0 };
+    match node.pair(key) {
+        Some(p) => p.value,
+        None => {
+            let col = labels.column_by_index(c);
+            col.id_of("").unwrap_or(col.len_values() as u32)
+        }
+    }
+}
+
+/// The value of a domain id of `key` (for the trace).
+fn domain_name<'a>(labels: &'a LabelColumns, key: &Key, id: u32) -> &'a str {
+    key.column()
+        .map(|c| labels.column_by_index(c))
+        .filter(|col| (id as usize) < col.len_values())
+        .map_or("", |col| col.value(id))
 }
 
 impl PreScoreState {
@@ -56,14 +97,17 @@ impl PreScoreState {
         per_constraint: bool,
         counter: PodCounter,
     ) -> Self {
-        let all = &snap.nodes;
-        let (keys, slots) = key_slots(&constraints, per_constraint);
+        let labels = snap.labels();
+        let (slot_names, slots) = key_slots(&constraints, per_constraint);
+        let keys: Vec<Key> = slot_names.iter().map(|k| labels.key(k)).collect();
+        // `nodeLabelsMatchSpreadConstraints`: the node has every constraint's topology key
+        let has_all_keys = |node: IndexedNode<'_>| keys.iter().all(|k| node.pair(k).is_some());
         let mut ignored: HashSet<String> = HashSet::new();
-        let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::new(); keys.len()];
+        let mut counts: Vec<ValueCounts> = keys.iter().map(|k| ValueCounts::new(domain_ids(labels, k))).collect();
         let mut topo_size = vec![0usize; constraints.len()];
         for n in feasible {
-            let labels = &n.node.labels;
-            if require_all_topologies && !node_has_all_keys(labels, &constraints) {
+            let at = snap.indexed(n);
+            if require_all_topologies && !has_all_keys(at) {
                 ignored.insert(n.name().to_string());
                 continue;
             }
@@ -71,9 +115,10 @@ impl PreScoreState {
                 if c.topology_key == LABEL_HOSTNAME {
                     continue;
                 }
-                let value = labels.get(&c.topology_key).cloned().unwrap_or_default();
-                if let std::collections::hash_map::Entry::Vacant(e) = counts[slots[i]].entry(value) {
-                    e.insert(0);
+                let slot = &mut counts[slots[i]];
+                let d = domain(labels, at, &keys[slots[i]]);
+                if !slot.has(d) {
+                    slot.add(d, 0);
                     topo_size[i] += 1;
                 }
             }
@@ -91,55 +136,94 @@ impl PreScoreState {
             })
             .collect();
         let required = snap.node_matcher(pod);
-        for (n_idx, ni) in all.iter().enumerate() {
-            let node = &ni.node;
-            if require_all_topologies && !node_has_all_keys(&node.labels, &constraints) {
-                continue;
+        let entered = &counts;
+        let count_piece = |start: usize, piece: &[NodeInfo]| -> Vec<Vec<i64>> {
+            let mut add: Vec<Vec<i64>> = entered.iter().map(|c| vec![0; c.capacity()]).collect();
+            for n_idx in start..start + piece.len() {
+                let at = snap.indexed_at(n_idx);
+                if require_all_topologies && !has_all_keys(at) {
+                    continue;
+                }
+                for (i, c) in constraints.iter().enumerate() {
+                    if !c.includes_node(&pod.pod, at, &required) {
+                        continue;
+                    }
+                    let slot = slots[i];
+                    let d = domain(labels, at, &keys[slot]);
+                    if !entered[slot].has(d) {
+                        continue;
+                    }
+                    add[slot][d as usize] += counter.count(&snap.nodes[n_idx], Some(n_idx), i);
+                }
             }
-            for (i, c) in constraints.iter().enumerate() {
-                if !c.includes_node(&pod.pod, snap.indexed_at(n_idx), &required) {
-                    continue;
-                }
-                let value = node.labels.get(&c.topology_key).map_or("", String::as_str);
-                if !counts[slots[i]].contains_key(value) {
-                    continue;
-                }
-                let n = counter.count(ni, Some(n_idx), i);
-                if let Some(e) = counts[slots[i]].get_mut(value) {
-                    *e += n;
+            add
+        };
+        let pieces = crate::engine::framework::parallel::map_pieces(snap.serial, &snap.nodes, count_piece);
+        for piece in pieces {
+            for (slot, add) in piece.iter().enumerate() {
+                for (d, n) in add.iter().enumerate() {
+                    if *n != 0 {
+                        counts[slot].add(d as u32, *n);
+                    }
                 }
             }
         }
         PreScoreState {
             constraints: Arc::new(constraints),
             slots: Arc::new(slots),
+            keys: Arc::new(keys),
             ignored: Arc::new(ignored),
             counts: Arc::new(counts),
             weights: Arc::new(weights),
             counter: Arc::new(counter),
+            labels: labels.clone(),
         }
     }
 
     /// Score of one feasible node; `count_here(constraint index)` is the number of matching
     /// pods on the node, used for hostname constraints.
-    pub(crate) fn score(&self, node: &NodeInfo, count_here: &dyn Fn(usize) -> i64) -> i64 {
-        if self.ignored.contains(node.name()) {
+    pub(crate) fn score(&self, node: IndexedNode<'_>, count_here: &dyn Fn(usize) -> i64) -> i64 {
+        if !self.ignored.is_empty() && self.ignored.contains(node.node().name.as_str()) {
             return 0;
         }
         let mut score = 0.0;
         for (i, c) in self.constraints.iter().enumerate() {
-            let Some(value) = node.node.labels.get(&c.topology_key) else {
+            let slot = self.slots[i];
+            let Some(pair) = node.pair(&self.keys[slot]) else {
                 continue;
             };
             let cnt = if c.topology_key == LABEL_HOSTNAME {
                 count_here(i)
             } else {
-                self.counts[self.slots[i]].get(value).copied().unwrap_or(0)
+                self.counts[slot].get(pair.value)
             };
             score += score_for_count(cnt, c.max_skew, self.weights[i]);
         }
         // Go's math.Round rounds half away from zero, as f64::round does.
         score.round() as i64
+    }
+
+    /// The count of constraint `i`'s domain of `node` (None: the node lacks the key), as
+    /// Score reads it; hostname constraints are counted on the node by `count_here`.
+    pub(crate) fn count_of(&self, node: IndexedNode<'_>, i: usize, count_here: &dyn Fn(usize) -> i64) -> Option<i64> {
+        let slot = self.slots[i];
+        let pair = node.pair(&self.keys[slot])?;
+        Some(if self.constraints[i].topology_key == LABEL_HOSTNAME {
+            count_here(i)
+        } else {
+            self.counts[slot].get(pair.value)
+        })
+    }
+
+    /// Constraint `i`'s domains with their counts, by value, sorted (for the trace).
+    pub(crate) fn domain_counts(&self, i: usize) -> Vec<(String, i64)> {
+        let key = &self.keys[self.slots[i]];
+        let mut v: Vec<(String, i64)> = self.counts[self.slots[i]]
+            .iter()
+            .map(|(id, n)| (domain_name(&self.labels, key, id).to_string(), n))
+            .collect();
+        v.sort();
+        v
     }
 
     /// NormalizeScore: ignored nodes get 0, the others `100 * (max + min - s) / max`.
@@ -521,12 +605,11 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![(HOST, 3), ("topology.kubernetes.io/zone", 5)]
         );
-        let zone: std::collections::BTreeMap<&str, i64> = s.counts[1].iter().map(|(k, v)| (k.as_str(), *v)).collect();
-        assert_eq!(zone, [("", 2), ("mars", 1)].into_iter().collect());
+        assert_eq!(s.domain_counts(1), vec![(String::new(), 2), ("mars".to_string(), 1)]);
         assert!((s.weights[0] - topology_normalizing_weight(4)).abs() < 1e-12);
         assert!((s.weights[1] - topology_normalizing_weight(2)).abs() < 1e-12);
         // node-a: 1 on the node * ln6 + (3 - 1), plus 1 in zone mars * ln4 + (5 - 1).
-        let score = |i: usize| s.score(&snap.nodes[i], &|c| s.counter.count(&snap.nodes[i], Some(i), c));
+        let score = |i: usize| s.score(snap.indexed_at(i), &|c| s.counter.count(&snap.nodes[i], Some(i), c));
         assert_eq!(score(0), 9);
         // node-c lacks the zone label: Score skips that constraint (its "" zone only widened the
         // zone count): 2 * ln6 + 2.
@@ -656,7 +739,7 @@ mod tests {
                     .is_success()
             );
             let s = state.read::<PreScoreState>(PRE_SCORE_KEY).expect("state");
-            let m: std::collections::BTreeMap<String, i64> = s.counts[0].iter().map(|(k, v)| (k.clone(), *v)).collect();
+            let m: std::collections::BTreeMap<String, i64> = s.domain_counts(0).into_iter().collect();
             m
         };
         assert_eq!(
