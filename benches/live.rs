@@ -20,7 +20,9 @@
 //! by round, live then file), `KSCHED_LIVE_MANAGED=0` serves no managedFields,
 //! `KSCHED_LIVE_STREAM=1` serves as a 1.34 server that streams lists (kschedtui then reads each
 //! kind with one watch, `sendInitialEvents=true`; the raw client still reads pages),
-//! `KSCHED_LIVE_WATCH=N` sends N pod events (default 2,000; 0: none), `KSCHED_LIVE_SERVE=S`
+//! `KSCHED_LIVE_WATCH=N` sends N pod events (default 2,000; 0: none), `KSCHED_LIVE_TICKS=N`
+//! measures N ticks of the TUI after one of them each (default 60, a third each way),
+//! `KSCHED_LIVE_ONLY_WATCH=1` measures the watch alone (no binary run), `KSCHED_LIVE_SERVE=S`
 //! only serves each size for S seconds (its kubeconfig printed), for profiling by hand. Files
 //! are kept in target/bench-data. Needs Linux and GNU time (`/usr/bin/time`) for the peaks.
 
@@ -546,10 +548,122 @@ fn pod_events(list: &Value, n: usize, from_rv: usize) -> Vec<Step> {
     steps
 }
 
+/// What an event costs the TUI's cluster, measured on the events received.
+struct EventCost {
+    /// ms each tick after one pod event: the whole cluster built again from the store (the
+    /// TUI before issue 52's change), the event applied to the cluster shown (after), and the
+    /// same while an explanation still reads the cluster shown (so the tick copies it first).
+    tick_whole: Vec<f64>,
+    tick_applied: Vec<f64>,
+    tick_shared: Vec<f64>,
+    /// µs the cluster alone takes in the model: one pod event applied to it (a modification),
+    /// a pod deleted, the pod added again; and ms for the whole build.
+    modified: Vec<f64>,
+    deleted: Vec<f64>,
+    added: Vec<f64>,
+    whole: Vec<f64>,
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// `ticks` ticks of an app attached to `listed`, each after one of `events`, interleaved:
+/// the whole build, the event applied, the event applied to a shared cluster; then the model
+/// alone: each event applied to a cluster built from the store, and a pod deleted and added
+/// again, against the whole build.
+fn event_cost(
+    listed: &kschedtui::model::event::ClusterState,
+    events: &[kschedtui::model::event::ClusterEvent],
+    ticks: usize,
+) -> EventCost {
+    use kschedtui::app::{Action, App, Attached, SourceInfo, SourceKind, update};
+    use kschedtui::model::event::ClusterEvent;
+    use kschedtui::model::live_update::Unapplied;
+    let mut app = App::new(
+        SourceInfo {
+            kind: SourceKind::Live,
+            name: "bench".into(),
+        },
+        false,
+    );
+    let profiles = kschedtui::engine::build_profiles(None, &*app.features).unwrap();
+    let features = app.features.clone();
+    drop(update(
+        &mut app,
+        Action::Attached(Box::new(Ok(Attached {
+            state: listed.clone(),
+            profiles,
+            features,
+            write_mode: kschedtui::model::write::WriteMode::ReadOnly,
+        }))),
+    ));
+    let mut cost = EventCost {
+        tick_whole: Vec::new(),
+        tick_applied: Vec::new(),
+        tick_shared: Vec::new(),
+        modified: Vec::new(),
+        deleted: Vec::new(),
+        added: Vec::new(),
+        whole: Vec::new(),
+    };
+    let mut held = Vec::new();
+    for (i, ev) in events.iter().take(ticks).enumerate() {
+        drop(update(&mut app, Action::Cluster(Box::new(ev.clone()))));
+        let mode = i % 3;
+        if mode != 2 {
+            // the explanations of the last tick are done (mode 2 keeps them running)
+            held.clear();
+        }
+        if mode == 0 {
+            app.live.as_mut().unwrap().unapplied.set_whole();
+        }
+        let t = Instant::now();
+        let fx = update(
+            &mut app,
+            Action::Tick {
+                now: 1_800_000_000 + i as i64,
+            },
+        );
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        [&mut cost.tick_whole, &mut cost.tick_applied, &mut cost.tick_shared][mode].push(ms);
+        held = fx;
+    }
+    drop(held);
+    drop(app);
+    // the model alone
+    let mut state = listed.clone();
+    let mut c = state.to_cluster().unwrap();
+    let mut apply = |state: &mut kschedtui::model::event::ClusterState, ev: ClusterEvent| {
+        let mut u = Unapplied::default();
+        u.note(state, &ev);
+        state.apply(ev);
+        let t = Instant::now();
+        state.update_cluster(&mut c, &u).unwrap();
+        t.elapsed().as_secs_f64() * 1e6
+    };
+    for (i, ev) in events.iter().enumerate() {
+        cost.modified.push(apply(&mut state, ev.clone()));
+        if i < ticks
+            && let ClusterEvent::Applied(item) = ev
+        {
+            cost.deleted
+                .push(apply(&mut state, ClusterEvent::Deleted(item.clone())));
+            cost.added.push(apply(&mut state, ClusterEvent::Applied(item.clone())));
+            let t = Instant::now();
+            drop(state.to_cluster().unwrap());
+            cost.whole.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    cost
+}
+
 /// Lists the served cluster in this process, then receives `n` pod events: (load s, events
 /// per second decoded and applied, µs an event applied to the store, ms to rebuild the
-/// cluster from the store afterwards).
-fn watch_in_process(kubeconfig: &Path, n: usize) -> (f64, f64, f64, f64) {
+/// cluster from the store afterwards, what an event costs the TUI's cluster).
+fn watch_in_process(kubeconfig: &Path, n: usize, ticks: usize) -> (f64, f64, f64, f64, EventCost) {
     use kschedtui::model::event::ClusterEvent;
     use kschedtui::source::live::config::{ConfigOptions, Environment};
     use kschedtui::source::live::{ConnectOptions, LiveSource};
@@ -570,6 +684,8 @@ fn watch_in_process(kubeconfig: &Path, n: usize) -> (f64, f64, f64, f64) {
         let t = Instant::now();
         let mut state = src.load_state().await.unwrap();
         let load = t.elapsed().as_secs_f64();
+        let listed = state.clone();
+        let mut received = Vec::new();
         let (tx, mut rx) = tokio::sync::mpsc::channel(1024);
         let watching = src.clone();
         let task = tokio::spawn(async move { watching.watch_events(tx).await });
@@ -581,6 +697,7 @@ fn watch_in_process(kubeconfig: &Path, n: usize) -> (f64, f64, f64, f64) {
                 continue;
             }
             started.get_or_insert_with(Instant::now);
+            received.push(ev.clone());
             let t = Instant::now();
             state.apply(ev);
             applying += t.elapsed();
@@ -594,13 +711,40 @@ fn watch_in_process(kubeconfig: &Path, n: usize) -> (f64, f64, f64, f64) {
         let c = state.to_cluster().unwrap();
         let rebuild = t.elapsed().as_secs_f64() * 1000.0;
         drop(c);
+        drop(state);
         (
             load,
             n as f64 / secs.max(1e-9),
             applying.as_secs_f64() * 1e6 / n as f64,
             rebuild,
+            event_cost(&listed, &received, ticks),
         )
     })
+}
+
+/// The watch, in this process: `n` pod events received and applied, and what they cost the
+/// TUI's cluster.
+fn watch(server: &ApiServer, events: Vec<Step>, kubeconfig: &Path, n: usize) {
+    let ticks = env_usize("KSCHED_LIVE_TICKS").unwrap_or(60).min(n);
+    server.script_watch("pods", events);
+    let (load, per_s, apply_us, rebuild_ms, cost) = watch_in_process(kubeconfig, n, ticks);
+    println!(
+        "  in this process: load {load:.2} s; watch: {n} pod events at {per_s:.0}/s, {apply_us:.1} µs each to apply to the store; cluster rebuilt from the store {rebuild_ms:.0} ms"
+    );
+    println!(
+        "  a tick after one pod event ({ticks} ticks, medians): whole build {:.2} ms, event applied {:.2} ms, applied while an explanation reads the cluster {:.2} ms",
+        median(&cost.tick_whole),
+        median(&cost.tick_applied),
+        median(&cost.tick_shared)
+    );
+    println!(
+        "  the cluster alone: a pod modified {:.1} µs ({} events), deleted {:.1} µs, added {:.1} µs; whole build {:.1} ms (medians)",
+        median(&cost.modified),
+        cost.modified.len(),
+        median(&cost.deleted),
+        median(&cost.added),
+        median(&cost.whole)
+    );
 }
 
 fn main() {
@@ -653,6 +797,10 @@ fn main() {
         }
         let file_mib = std::fs::metadata(&file).map_or(0.0, |m| m.len() as f64 / (1 << 20) as f64);
         println!("\n{nodes} nodes / {pods} pods (file {file_mib:.0} MiB)");
+        if std::env::var("KSCHED_LIVE_ONLY_WATCH").is_ok_and(|v| v == "1") {
+            watch(&server, events, &kubeconfig, watch_events.max(1));
+            continue;
+        }
         let mut raw = Vec::new();
         let (mut bytes, mut pages) = (0, 0);
         let mut results: Vec<(String, &str, Vec<Run>)> = Vec::new();
@@ -751,11 +899,7 @@ fn main() {
             );
         }
         if watch_events > 0 {
-            server.script_watch("pods", events);
-            let (load, per_s, apply_us, rebuild_ms) = watch_in_process(&kubeconfig, watch_events);
-            println!(
-                "  in this process: load {load:.2} s; watch: {watch_events} pod events at {per_s:.0}/s, {apply_us:.1} µs each to apply to the store; cluster rebuilt from the store {rebuild_ms:.0} ms"
-            );
+            watch(&server, events, &kubeconfig, watch_events);
         }
     }
 }

@@ -2,7 +2,8 @@
 //! node that nearly fits is missing ("needs 250m more cpu"), reason counts, and the rows of the
 //! Filter and Score tables in display order. Pure functions of the cluster and the explanation.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
@@ -12,8 +13,12 @@ use crate::engine::Features;
 use crate::engine::framework::trace::{Explanation, FilterDetail, NodeFilter, NodeScoreTrace};
 use crate::engine::plugins::names;
 pub(crate) use crate::explain::usage::NodeUsage;
-pub(crate) use crate::explain::usage::{Missing, missing, node_usage, nominated_usage};
-use crate::model::{Cluster, Node, Pod};
+pub(crate) use crate::explain::usage::{
+    Missing, Unplaced, missing, node_usage, node_usage_and_unplaced, nominated_usage,
+};
+use crate::model::live_update::Updated;
+use crate::model::resources::Resource;
+use crate::model::{Cluster, Node, ObjectKey, Pod};
 
 /// Label holding a node's zone.
 pub(crate) const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
@@ -278,6 +283,97 @@ pub(crate) fn score_rank(ex: &Explanation, node: &str) -> Option<usize> {
     Some(1 + ex.score.iter().filter(|s| s.total > total).count())
 }
 
+/// Applies to `usage` and `unplaced` (of the cluster before `updated`) what `updated` changed in
+/// the cluster's pods and nodes: each pod changed is taken from its node's pods and put in its
+/// new node's, and the requests of each node whose pods changed are summed again (in the
+/// order a whole [`node_usage`] sums them, so that the sums are the same).
+pub(crate) fn update_usage(
+    usage: &mut BTreeMap<String, NodeUsage>,
+    unplaced: &mut Unplaced,
+    updated: &Updated,
+    features: &Features,
+) {
+    let mut touched: BTreeSet<String> = BTreeSet::new();
+    for (name, before, after) in &updated.nodes {
+        match (before, after) {
+            (false, true) => {
+                let pods = unplaced.remove(name).unwrap_or_default();
+                usage.insert(
+                    name.clone(),
+                    NodeUsage {
+                        requested: Resource::default(),
+                        pods,
+                    },
+                );
+                touched.insert(name.clone());
+            }
+            (true, false) => {
+                if let Some(u) = usage.remove(name)
+                    && !u.pods.is_empty()
+                {
+                    unplaced.insert(name.clone(), u.pods);
+                }
+            }
+            _ => {}
+        }
+    }
+    let counted = |p: &Option<Arc<Pod>>| {
+        p.as_ref()
+            .filter(|p| !p.is_finished())
+            .and_then(|p| Some((p.node_name.as_deref()?.to_string(), p.clone())))
+    };
+    for (before, after) in &updated.pods {
+        if let Some((node, p)) = counted(before) {
+            if let Some(u) = usage.get_mut(&node) {
+                remove_pod(&mut u.pods, &p.key);
+                touched.insert(node);
+            } else if let Some(v) = unplaced.get_mut(&node) {
+                remove_pod(v, &p.key);
+                if v.is_empty() {
+                    unplaced.remove(&node);
+                }
+            }
+        }
+        if let Some((node, p)) = counted(after) {
+            if let Some(u) = usage.get_mut(&node) {
+                insert_pod(&mut u.pods, p);
+                touched.insert(node);
+            } else {
+                insert_pod(unplaced.entry(node).or_default(), p);
+            }
+        }
+    }
+    for name in &touched {
+        if let Some(u) = usage.get_mut(name) {
+            sum(u, features);
+        }
+    }
+}
+
+/// Takes the pod of `key` out of `pods` (sorted by key).
+fn remove_pod(pods: &mut Vec<Arc<Pod>>, key: &ObjectKey) {
+    if let Ok(i) = pods.binary_search_by(|p| p.key.cmp(key)) {
+        pods.remove(i);
+    }
+}
+
+/// Puts `pod` in `pods` (sorted by key), in place of the pod of its key.
+fn insert_pod(pods: &mut Vec<Arc<Pod>>, pod: Arc<Pod>) {
+    match pods.binary_search_by(|p| p.key.cmp(&pod.key)) {
+        Ok(i) => pods[i] = pod,
+        Err(i) => pods.insert(i, pod),
+    }
+}
+
+/// Sums the requests of `u`'s pods again.
+fn sum(u: &mut NodeUsage, features: &Features) {
+    let mut requested = Resource::default();
+    for p in &u.pods {
+        requested.add_scaled(&features.requests_of(p).resource, 1);
+    }
+    u.requested = requested;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,8 +383,8 @@ mod tests {
     use crate::source::file;
 
     /// The keys of a usage's pods.
-    fn keys(c: &Cluster, u: &NodeUsage) -> Vec<ObjectKey> {
-        u.pods_in(c).map(|p| p.key.clone()).collect()
+    fn keys(u: &NodeUsage) -> Vec<ObjectKey> {
+        u.pods_iter().map(|p| p.key.clone()).collect()
     }
 
     const FIXTURE: &str = include_str!("../../fixtures/tui-test.yaml");
@@ -302,7 +398,7 @@ mod tests {
         let c = cluster();
         let u = node_usage(&c, &Release::OLDEST.into());
         assert_eq!(u["node-a"].requested.milli_cpu, 3000);
-        assert_eq!(keys(&c, &u["node-a"]), vec![ObjectKey::new("default", "api-1")]);
+        assert_eq!(keys(&u["node-a"]), vec![ObjectKey::new("default", "api-1")]);
         assert_eq!(u["node-b"].requested.milli_cpu, 2750);
         assert!(u["node-c"].pods.is_empty());
     }
@@ -346,7 +442,7 @@ mod tests {
                 memory: 1024 * 1024 * 1024,
                 ..Default::default()
             },
-            pods: vec![0],
+            pods: vec![c.pods[0].clone()],
         };
         let m: Vec<String> = missing(pod, &node, Some(&u), None, &Release::OLDEST.into())
             .iter()
@@ -418,7 +514,7 @@ mod tests {
         c.pods = vec![std::sync::Arc::new(high), std::sync::Arc::new(low), pod.clone()];
         c.pods.sort_by(|a, b| a.key.cmp(&b.key));
         let nom = nominated_usage(&c, &pod, &Release::OLDEST.into());
-        assert_eq!(keys(&c, &nom["node-c"]), vec![ObjectKey::new("default", "web-2")]);
+        assert_eq!(keys(&nom["node-c"]), vec![ObjectKey::new("default", "web-2")]);
         assert_eq!(nom["node-c"].requested.milli_cpu, 500);
     }
 }

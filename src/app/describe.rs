@@ -315,7 +315,7 @@ pub(crate) fn node(app: &App, name: &str) -> Option<Vec<String>> {
     quantities(&mut l, "", "Capacity", status.and_then(|s| s.capacity.as_ref()));
     quantities(&mut l, "", "Allocatable", status.and_then(|s| s.allocatable.as_ref()));
     let usage = app.usage.get(name);
-    let pods: Vec<_> = usage.map(|u| u.pods_in(&app.cluster).collect()).unwrap_or_default();
+    let pods: Vec<_> = usage.map(|u| u.pods_iter().collect()).unwrap_or_default();
     l.push(format!("Non-terminated Pods:\t({} in total)", pods.len()));
     l.push("  Namespace\tName\tCPU Requests\tMemory Requests\tAge".into());
     l.push("  ---------\t----\t------------\t---------------\t---".into());

@@ -117,6 +117,12 @@ pub struct LiveView {
     pub access: BTreeMap<String, (Access, i64)>,
     /// Preemptions sent whose victims are not all gone yet, or gone and not bound yet.
     pub awaiting: Vec<AwaitingVictims>,
+    /// What the watch events changed in the store since the cluster shown was built from
+    /// it: applied to that cluster object by object at the next rebuild.
+    pub unapplied: crate::model::live_update::Unapplied,
+    /// The pods bound to a node the cluster shown does not have, by that node's name (the
+    /// usage per node takes them when the node comes).
+    pub unplaced: BTreeMap<String, Vec<Arc<Pod>>>,
 }
 
 /// The newest resourceVersion of a store (they share one counter on a real API server), or

@@ -2889,7 +2889,7 @@ fn a_big_cluster_sums_node_requests_and_the_node_list_shows_them() {
     assert_eq!(a.usage.values().map(|u| u.pods.len()).sum::<usize>(), 20_000);
     for (node, u) in &a.usage {
         let mut cpu = 0;
-        for p in u.pods_in(&a.cluster) {
+        for p in u.pods_iter() {
             assert_eq!(p.node_name.as_deref(), Some(node.as_str()), "{}", p.key);
             cpu += a.features.requests_of(p).resource.milli_cpu;
         }
@@ -3042,3 +3042,5 @@ fn a_yaml_mistake_reopens_the_editor_with_the_text_and_the_error() {
         "edit of pod default/web-2 cancelled: the file was saved empty"
     );
 }
+
+mod live_events;

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use super::format;
 use crate::engine::Features;
@@ -11,25 +12,47 @@ use crate::model::resources::Resource;
 use crate::model::{Cluster, Node, Pod};
 
 /// What the pods bound to a node request.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct NodeUsage {
     /// Sum of the pods' effective requests.
     pub requested: Resource,
-    /// The pods, as indices into the cluster's pods the usage was summed from (the app's
-    /// cluster: both are replaced together), in the cluster's order (by key).
-    pub pods: Vec<usize>,
+    /// The pods, in the cluster's order (by key). Shared with the cluster they were summed
+    /// from (the app's: both are replaced, or updated, together), so that a pod added or
+    /// removed elsewhere in the cluster leaves them as they are.
+    pub pods: Vec<Arc<Pod>>,
 }
 
+/// The same sums of the same pods (by key).
+impl PartialEq for NodeUsage {
+    fn eq(&self, other: &Self) -> bool {
+        self.requested == other.requested && self.pods.iter().map(|p| &p.key).eq(other.pods.iter().map(|p| &p.key))
+    }
+}
+
+impl Eq for NodeUsage {}
+
 impl NodeUsage {
-    /// The pods, read from the cluster the usage was summed from.
-    pub fn pods_in<'a>(&'a self, cluster: &'a Cluster) -> impl Iterator<Item = &'a Pod> + Clone + 'a {
-        self.pods.iter().filter_map(|&i| cluster.pods.get(i)).map(|p| &**p)
+    /// The pods.
+    pub fn pods_iter(&self) -> impl Iterator<Item = &Pod> + Clone + '_ {
+        self.pods.iter().map(|p| &**p)
     }
 }
 
 /// Requests and pods per node, counting every bound pod that has not finished (as the
 /// scheduler's NodeInfo does).
 pub(crate) fn node_usage(cluster: &Cluster, features: &Features) -> BTreeMap<String, NodeUsage> {
+    node_usage_and_unplaced(cluster, features).0
+}
+
+/// The pods bound to a name no node of the cluster has, by that name (in the cluster's order):
+/// not counted on any node until the node comes.
+pub(crate) type Unplaced = BTreeMap<String, Vec<Arc<Pod>>>;
+
+/// [`node_usage`], and the pods bound to a node the cluster does not have.
+pub(crate) fn node_usage_and_unplaced(
+    cluster: &Cluster,
+    features: &Features,
+) -> (BTreeMap<String, NodeUsage>, Unplaced) {
     // nodes found by name through a hash index (a 100,000-pod cluster looks a node up per pod)
     let index: std::collections::HashMap<&str, usize> = cluster
         .nodes
@@ -38,18 +61,25 @@ pub(crate) fn node_usage(cluster: &Cluster, features: &Features) -> BTreeMap<Str
         .map(|(i, n)| (n.name.as_str(), i))
         .collect();
     let mut usage: Vec<NodeUsage> = cluster.nodes.iter().map(|_| NodeUsage::default()).collect();
-    for (pi, p) in cluster.pods.iter().enumerate() {
+    let mut unplaced = Unplaced::new();
+    for p in &cluster.pods {
         if p.is_finished() {
             continue;
         }
-        if let Some(n) = &p.node_name
-            && let Some(u) = index.get(&**n).and_then(|&i| usage.get_mut(i))
-        {
-            u.requested.add_scaled(&features.requests_of(p).resource, 1);
-            u.pods.push(pi);
+        if let Some(n) = &p.node_name {
+            match index.get(&**n).and_then(|&i| usage.get_mut(i)) {
+                Some(u) => {
+                    u.requested.add_scaled(&features.requests_of(p).resource, 1);
+                    u.pods.push(p.clone());
+                }
+                None => unplaced.entry(n.to_string()).or_default().push(p.clone()),
+            }
         }
     }
-    cluster.nodes.iter().map(|n| n.name.clone()).zip(usage).collect()
+    (
+        cluster.nodes.iter().map(|n| n.name.clone()).zip(usage).collect(),
+        unplaced,
+    )
 }
 
 /// One resource a node lacks for a pod.
@@ -80,14 +110,14 @@ pub(crate) struct Beyond {
 /// the pod itself.
 pub(crate) fn nominated_usage(cluster: &Cluster, pod: &Pod, features: &Features) -> BTreeMap<String, NodeUsage> {
     let mut m: BTreeMap<String, NodeUsage> = BTreeMap::new();
-    for (pi, p) in cluster.pods.iter().enumerate() {
+    for p in &cluster.pods {
         if p.node_name.is_some() || p.is_finished() || p.key == pod.key || p.priority < pod.priority {
             continue;
         }
         if let Some(n) = p.nominated_node_name() {
             let u = m.entry(n.to_string()).or_default();
             u.requested.add_scaled(&features.requests_of(p).resource, 1);
-            u.pods.push(pi);
+            u.pods.push(p.clone());
         }
     }
     m

@@ -1,7 +1,8 @@
 //! Changes to a cluster as a source reports them ([`ClusterEvent`]), and the store they apply
 //! to ([`ClusterState`]): every object the engine uses, keyed by kind and `namespace/name`,
 //! with the resourceVersion last seen per kind. A [`Cluster`] is built from the store on demand,
-//! so each explanation runs on a frozen copy while the store keeps changing.
+//! so each explanation runs on a frozen copy while the store keeps changing; a cluster built
+//! from it is brought up to date object by object by `super::live_update`.
 //!
 //! A live source sends its pods and nodes already read into the model ([`Item::Pod`],
 //! [`Item::Node`]: the facts the engine reads, the object kept as compact text and decoded

@@ -296,6 +296,42 @@ macro_rules! define_kinds {
             }
         }
 
+        /// Puts `obj` in its [`Cluster`] field in place of the object of the same key (a list
+        /// stays sorted by key, as `Cluster::build` leaves it); hands it back when its kind has
+        /// its own shape there (store `[]`).
+        pub(crate) fn replace(c: &mut Cluster, key: ObjectKey, obj: Object) -> Result<(), Object> {
+            match obj {
+                $( $( Object::$V(x) => {
+                    Stored::replace(&mut c.$field, key, *x, |o: &$ty| super::meta_key(&o.metadata));
+                    Ok(())
+                } )? )*
+                other => Err(other),
+            }
+        }
+
+        /// True when the objects of `kind` are kept as they are in a [`Cluster`] field (store
+        /// `[field]`).
+        pub(crate) fn kept_as_is(kind: Kind) -> bool {
+            match kind {
+                $( $( Kind::$V => !stringify!($field).is_empty(), )? )*
+                #[allow(unreachable_patterns)]
+                _ => false,
+            }
+        }
+
+        /// Takes the object of `kind` and `key` out of its [`Cluster`] field. False when its
+        /// kind has its own shape there (store `[]`): nothing was done.
+        pub(crate) fn unstore(c: &mut Cluster, kind: Kind, key: &ObjectKey) -> bool {
+            match kind {
+                $( $( Kind::$V => {
+                    Stored::remove(&mut c.$field, key, |o: &$ty| super::meta_key(&o.metadata));
+                    true
+                } )? )*
+                #[allow(unreachable_patterns)]
+                _ => false,
+            }
+        }
+
         /// The stored objects of `kind` as typed documents (apiVersion and kind first), or
         /// None when its kind has its own shape in the cluster (store `[]`).
         pub(crate) fn stored_documents(c: &Cluster, kind: Kind) -> Option<Vec<serde_json::Value>> {
@@ -475,6 +511,10 @@ impl Object {
 trait Stored<T> {
     fn put(&mut self, key: ObjectKey, obj: T);
     fn items(&self) -> Box<dyn Iterator<Item = &T> + '_>;
+    /// Puts `obj` in place of the object of `key`, a list kept sorted by `key_of`.
+    fn replace(&mut self, key: ObjectKey, obj: T, key_of: fn(&T) -> ObjectKey);
+    /// Removes the object of `key`, if there.
+    fn remove(&mut self, key: &ObjectKey, key_of: fn(&T) -> ObjectKey);
 }
 
 impl<T> Stored<T> for BTreeMap<String, T> {
@@ -483,6 +523,12 @@ impl<T> Stored<T> for BTreeMap<String, T> {
     }
     fn items(&self) -> Box<dyn Iterator<Item = &T> + '_> {
         Box::new(self.values())
+    }
+    fn replace(&mut self, key: ObjectKey, obj: T, _: fn(&T) -> ObjectKey) {
+        self.put(key, obj);
+    }
+    fn remove(&mut self, key: &ObjectKey, _: fn(&T) -> ObjectKey) {
+        BTreeMap::remove(self, key.name.as_str());
     }
 }
 
@@ -493,6 +539,12 @@ impl<T> Stored<T> for BTreeMap<ObjectKey, T> {
     fn items(&self) -> Box<dyn Iterator<Item = &T> + '_> {
         Box::new(self.values())
     }
+    fn replace(&mut self, key: ObjectKey, obj: T, _: fn(&T) -> ObjectKey) {
+        self.insert(key, obj);
+    }
+    fn remove(&mut self, key: &ObjectKey, _: fn(&T) -> ObjectKey) {
+        BTreeMap::remove(self, key);
+    }
 }
 
 impl<T> Stored<T> for Vec<T> {
@@ -501,6 +553,17 @@ impl<T> Stored<T> for Vec<T> {
     }
     fn items(&self) -> Box<dyn Iterator<Item = &T> + '_> {
         Box::new(self.iter())
+    }
+    fn replace(&mut self, key: ObjectKey, obj: T, key_of: fn(&T) -> ObjectKey) {
+        match self.binary_search_by(|o| key_of(o).cmp(&key)) {
+            Ok(i) => self[i] = obj,
+            Err(i) => self.insert(i, obj),
+        }
+    }
+    fn remove(&mut self, key: &ObjectKey, key_of: fn(&T) -> ObjectKey) {
+        if let Ok(i) = self.binary_search_by(|o| key_of(o).cmp(key)) {
+            Vec::remove(self, i);
+        }
     }
 }
 

@@ -13,6 +13,7 @@ mod interner;
 pub mod kinds;
 pub mod labels;
 pub mod list;
+pub mod live_update;
 pub(crate) mod mutate;
 mod node;
 mod pod;

@@ -265,7 +265,9 @@ fn run_editor(text: &str) -> Result<String, String> {
 /// generation of the explanations, the status line and the loading state.
 struct TickView {
     generation: u64,
-    cluster: Arc<crate::model::Cluster>,
+    /// Held weakly: a strong reference would make the tick's update copy the cluster to
+    /// apply the watch events to it (the weak one keeps the address from being reused).
+    cluster: std::sync::Weak<crate::model::Cluster>,
     status: Option<crate::app::StatusMsg>,
     load: Load,
     /// The explanations the pod list's rows were sorted or filtered by (a tick applies the
@@ -277,7 +279,7 @@ impl TickView {
     fn of(app: &App) -> Self {
         TickView {
             generation: app.generation,
-            cluster: app.cluster.clone(),
+            cluster: Arc::downgrade(&app.cluster),
             status: app.status.clone(),
             load: app.load.clone(),
             reasons_at: app.pod_rows.reasons_at(),
@@ -286,7 +288,7 @@ impl TickView {
 
     fn same(&self, other: &TickView) -> bool {
         self.generation == other.generation
-            && Arc::ptr_eq(&self.cluster, &other.cluster)
+            && std::sync::Weak::ptr_eq(&self.cluster, &other.cluster)
             && self.status == other.status
             && self.load == other.load
             && self.reasons_at == other.reasons_at

@@ -3,10 +3,11 @@
 //! preemptors whose victims are gone after a rebuild.
 
 use super::jobs::explain_all;
-use crate::app::analysis::node_usage;
+use crate::app::analysis::{node_usage, node_usage_and_unplaced, update_usage};
 use crate::app::diff::diff;
 use crate::app::stepper::{Pipeline, PointState};
 use crate::app::{App, Attached, AwaitingVictims, Effect, Explained, LiveView, Load, Loaded, Screen, Summary};
+use crate::model::live_update::Unapplied;
 use crate::model::write::WriteMode;
 use crate::model::{Cluster, ObjectKey};
 use std::sync::Arc;
@@ -39,7 +40,11 @@ pub(super) fn on_loaded(app: &mut App, r: Result<Loaded, String>) -> Vec<Effect>
                     })
                 }
             }
-            app.usage = node_usage(&l.cluster, &l.features);
+            let (usage, unplaced) = node_usage_and_unplaced(&l.cluster, &l.features);
+            app.usage = usage;
+            if let Some(live) = &mut app.live {
+                live.unplaced = unplaced;
+            }
             app.cluster = Arc::new(l.cluster);
             app.profiles = Arc::new(l.profiles);
             app.features = l.features.clone();
@@ -86,6 +91,8 @@ pub(super) fn on_attached(app: &mut App, r: Result<Attached, String>) -> Vec<Eff
         seen_rv,
         access: std::collections::BTreeMap::new(),
         awaiting: Vec::new(),
+        unapplied: Unapplied::default(),
+        unplaced: std::collections::BTreeMap::new(),
     });
     app.progress.clear();
     on_loaded(
@@ -106,7 +113,9 @@ pub(super) fn refresh_live(app: &mut App) -> Vec<Effect> {
 
 /// Rebuilds the cluster from the live store: at a tick when it changed and the view follows
 /// the cluster, or at once when `force` (Ctrl-r: every pending pod is explained again, and
-/// what-if edits are dropped).
+/// what-if edits are dropped). The changes the watch events made are applied to the cluster
+/// shown object by object (and to the usage per node), unless forced or they cannot be (see
+/// `model::live_update`): then the whole cluster is built again from the store.
 pub(super) fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
     let Some(l) = &mut app.live else {
         return Vec::new();
@@ -119,24 +128,40 @@ pub(super) fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
     l.events_dirty = false;
     l.changes_since = 0;
     l.seen_rv = crate::app::newest_rv(&l.state);
-    let cluster = match l.state.to_cluster() {
-        Ok(c) => c,
-        Err(e) => {
-            app.error(format!("the cluster changed into something kschedtui cannot read: {e}"));
-            return Vec::new();
+    let unapplied = std::mem::take(&mut l.unapplied);
+    let mut updated = None;
+    if !force && !unapplied.is_whole() {
+        // the cluster shown is taken, not copied, unless an explanation still reads it
+        let mut cluster = Arc::try_unwrap(std::mem::take(&mut app.cluster)).unwrap_or_else(|c| (*c).clone());
+        updated = l.state.update_cluster(&mut cluster, &unapplied);
+        app.cluster = Arc::new(cluster);
+    }
+    match updated {
+        Some(u) => update_usage(&mut app.usage, &mut l.unplaced, &u, &app.features),
+        None => {
+            let cluster = match l.state.to_cluster() {
+                Ok(c) => c,
+                Err(e) => {
+                    // the changes are not in the cluster shown: the next rebuild is whole
+                    l.unapplied.set_whole();
+                    app.error(format!("the cluster changed into something kschedtui cannot read: {e}"));
+                    return Vec::new();
+                }
+            };
+            let (usage, unplaced) = node_usage_and_unplaced(&cluster, &app.features);
+            app.usage = usage;
+            l.unplaced = unplaced;
+            app.cluster = Arc::new(cluster);
         }
-    };
+    }
     // the what-if pods of :fit were in the cluster replaced now
     if app.fit.as_ref().is_some_and(|f| f.asked.is_none()) {
         app.fit = None;
     }
     if events_only {
         // The explanations stand: only what the pod view shows beside them changed.
-        app.cluster = Arc::new(cluster);
         return Vec::new();
     }
-    app.usage = node_usage(&cluster, &app.features);
-    app.cluster = Arc::new(cluster);
     app.generation += 1;
     check_awaiting(app);
     let pending: Vec<ObjectKey> = app.cluster.pending_pods().iter().map(|p| p.key.clone()).collect();
@@ -272,6 +297,10 @@ pub(crate) fn set_cluster(app: &mut App, cluster: Cluster, change: String) -> Ve
     });
     app.diff = None;
     app.usage = node_usage(&cluster, &app.features);
+    if let Some(l) = &mut app.live {
+        // the cluster shown is no longer the store's
+        l.unapplied.set_whole();
+    }
     if app.baseline.is_none() {
         app.baseline = Some(app.cluster.clone());
     }

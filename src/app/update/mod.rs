@@ -114,6 +114,7 @@ fn apply(app: &mut App, action: Action) -> Vec<Effect> {
                 l.events += 1;
                 let events_only = ev.kind() == Some(crate::model::event::Kind::Event);
                 let was_stale: Vec<crate::model::event::Kind> = l.state.stale.keys().copied().collect();
+                l.unapplied.note(&l.state, &ev);
                 if l.state.apply(*ev) {
                     l.changes_since += 1;
                     if events_only {

@@ -356,7 +356,7 @@ fn taints_labels_pods(
     if usage.pods.is_empty() {
         right.push(Line::from(Span::styled("  none", theme.muted)));
     }
-    let pods = usage.pods_in(&app.cluster);
+    let pods = usage.pods_iter();
     let unit = format::CpuUnit::of(pods.clone().map(|p| app.features.requests_of(p).resource.milli_cpu));
     for p in pods {
         let r = &app.features.requests_of(p).resource;
