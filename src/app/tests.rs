@@ -1063,6 +1063,11 @@ fn live_app(mode: crate::model::write::WriteMode) -> App {
     let state = crate::source::fixture::FixtureSource::from_str("tui-test.yaml", FIXTURE)
         .expect("fixture")
         .state();
+    live_app_with(state, mode)
+}
+
+/// The app attached to `state` as a live cluster.
+fn live_app_with(state: crate::model::event::ClusterState, mode: crate::model::write::WriteMode) -> App {
     let mut a = App::new(
         SourceInfo {
             kind: SourceKind::Live,

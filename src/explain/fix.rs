@@ -1522,13 +1522,7 @@ pub fn verify(
 
 /// The priority the model would resolve for a pod without spec.priority.
 fn priority_resolver(cluster: &Cluster) -> impl FnMut(Option<&str>) -> i32 + '_ {
-    let global_default = cluster
-        .priority_classes
-        .values()
-        .filter(|p| p.global_default == Some(true))
-        .map(|p| p.value.unwrap_or(0))
-        .max()
-        .unwrap_or(0);
+    let global_default = cluster.global_default_priority().unwrap_or(0);
     move |class| match class {
         Some(name) if !name.is_empty() => cluster
             .priority_classes

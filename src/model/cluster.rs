@@ -590,12 +590,7 @@ impl Cluster {
     /// snapshot lacks.
     fn resolve_priorities(&mut self, raw_pods: &mut [(Origin, ReadPod)], refused: &mut Refused) {
         let c = self;
-        let global_default = c
-            .priority_classes
-            .values()
-            .filter(|p| p.global_default == Some(true))
-            .map(|p| p.value.unwrap_or(0))
-            .max();
+        let global_default = c.global_default_priority();
         // the nodes by name, for each bound pod's check (a hash, not a search of 65,000 names)
         let node_names: std::collections::HashSet<&str> = c.nodes.iter().map(|n| n.name.as_str()).collect();
         for (origin, read) in raw_pods {
@@ -658,6 +653,16 @@ impl Cluster {
                 _ => true,
             })
             .collect()
+    }
+
+    /// The value of the PriorityClass marked globalDefault (the highest if several are), the
+    /// priority of a pod without a priorityClassName; None when no class is.
+    pub fn global_default_priority(&self) -> Option<i32> {
+        self.priority_classes
+            .values()
+            .filter(|p| p.global_default == Some(true))
+            .map(|p| p.value.unwrap_or(0))
+            .max()
     }
 
     /// Pending pods in PrioritySort order: higher priority first, then earlier creation, then key.

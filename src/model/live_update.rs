@@ -121,13 +121,7 @@ impl ClusterState {
         if changes.whole {
             return None;
         }
-        let global_default = c
-            .priority_classes
-            .values()
-            .filter(|p| p.global_default == Some(true))
-            .map(|p| p.value.unwrap_or(0))
-            .max()
-            .unwrap_or(0);
+        let global_default = c.global_default_priority().unwrap_or(0);
         // what each change makes of the cluster, found before any is made: a change that
         // cannot be made one object at a time leaves the cluster as it was
         let mut pods = Vec::new();

@@ -24,25 +24,7 @@ const PODS: [(&str, &str); 6] = [
 
 /// The app attached to the fixture's objects as a live cluster.
 fn attached(state: ClusterState) -> App {
-    let mut a = App::new(
-        SourceInfo {
-            kind: SourceKind::Live,
-            name: "mock".into(),
-        },
-        false,
-    );
-    let profiles = crate::engine::build_profiles(None, &*a.features).expect("profiles");
-    let features = a.features.clone();
-    update_sync(
-        &mut a,
-        Action::Attached(Box::new(Ok(Attached {
-            state,
-            profiles,
-            features,
-            write_mode: crate::model::write::WriteMode::Enabled,
-        }))),
-    );
-    a
+    super::live_app_with(state, crate::model::write::WriteMode::Enabled)
 }
 
 /// The fixture's objects, as the live store the tests' app attached to holds them.
