@@ -122,6 +122,19 @@ pub fn reproduce_all(
     config: Option<&SchedulerConfig>,
     explained: &[&Explanation],
 ) -> Vec<Option<Reproduction>> {
+    reproduce_all_while(snapshot, profiles, features, config, explained, || true)
+}
+
+/// The same, asking `go` before each other release's snapshot is built (a TUI job whose
+/// cluster changed meanwhile stops there); None for every pod when it stopped.
+pub fn reproduce_all_while(
+    snapshot: &Snapshot,
+    profiles: &[Framework],
+    features: &Features,
+    config: Option<&SchedulerConfig>,
+    explained: &[&Explanation],
+    go: impl Fn() -> bool,
+) -> Vec<Option<Reproduction>> {
     let cluster: &Arc<Cluster> = &snapshot.cluster;
     let mut recorded: Vec<Option<Recorded>> = Vec::with_capacity(explained.len());
     let mut out: Vec<Option<Reproduction>> = Vec::with_capacity(explained.len());
@@ -162,6 +175,9 @@ pub fn reproduce_all(
     }
     let current = features.release().newest_of_minor();
     for r in Release::known().iter().rev().filter(|r| **r != current) {
+        if !go() {
+            return explained.iter().map(|_| None).collect();
+        }
         let f = Features::new(*r);
         let built = build_profiles(config, &f)
             .ok()
@@ -247,6 +263,24 @@ mod tests {
             "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't satisfy plugin(s) [NodeAffinity]. {PREEMPT}"
         );
         assert_eq!(reproduce(&now, None), None);
+    }
+
+    /// A job whose cluster changed meanwhile stops before building another release's
+    /// snapshot, and says nothing rather than half an answer.
+    #[test]
+    fn a_stopped_reproduction_says_nothing() {
+        let f = Features::new(Release::DEFAULT);
+        let snap = Snapshot::new(
+            cluster(&format!("0/2 nodes are available: 1 Insufficient cpu. {PREEMPT}")),
+            f.clone(),
+        );
+        let profiles = build_profiles(None, &f).unwrap();
+        let ex = explain_as(&snap, &profiles, &ObjectKey::new("a", "p"), None).unwrap();
+        assert_eq!(
+            reproduce_all_while(&snap, &profiles, &f, None, &[&ex], || false),
+            vec![None]
+        );
+        assert!(reproduce_all_while(&snap, &profiles, &f, None, &[&ex], || true)[0].is_some());
     }
 
     /// A message nobody writes is said to be nobody's; a message another profile of the

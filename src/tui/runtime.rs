@@ -9,7 +9,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::{Action, ExplainJob};
 use crate::engine::{SchedulerConfig, Snapshot};
-use crate::explain::reproduce::{differs, reproduce_all};
+use crate::explain::reproduce::{differs, reproduce_all_while};
 
 /// The engine snapshot of the latest generation, shared by that generation's jobs.
 type SnapshotCache = Arc<Mutex<Option<(u64, Arc<Snapshot>)>>>;
@@ -94,7 +94,14 @@ impl Runtime {
             // explained, one snapshot at a time.
             let refs: Vec<&crate::engine::trace::Explanation> = done.iter().map(|e| &**e).collect();
             let reproduced = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                reproduce_all(&snapshot, &job.profiles, &job.features, config.as_deref(), &refs)
+                reproduce_all_while(
+                    &snapshot,
+                    &job.profiles,
+                    &job.features,
+                    config.as_deref(),
+                    &refs,
+                    || latest.load(Ordering::SeqCst) == job.generation,
+                )
             }))
             .unwrap_or_default();
             for (ex, rep) in done.iter().zip(reproduced) {
