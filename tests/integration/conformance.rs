@@ -7,14 +7,15 @@
 //! postFilter, and preEnqueue / permit where the answer carries them. One test per release;
 //! each prints its agreement per folder.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
 use kschedtui::engine::{self, Release, Snapshot};
 use kschedtui::explain::json::to_value;
+use kschedtui::model::Cluster;
 use kschedtui::source::file;
 
 fn corpus() -> PathBuf {
@@ -178,6 +179,21 @@ fn scenarios(folder: &Path, release: &str) -> Vec<Scenario> {
         .collect()
 }
 
+/// A snapshot file loaded once for all the releases' tests: loading (YAML decoding in the
+/// unoptimized test build) was two thirds of the corpus' CPU time, and what is loaded does not
+/// depend on the release (the release comes in with `Snapshot::new`). One cell per file, so
+/// two releases' tests wanting the same file load it once.
+fn cached_cluster(path: &Path) -> Result<Arc<Cluster>, String> {
+    type Cells = Mutex<HashMap<PathBuf, Arc<OnceLock<Result<Arc<Cluster>, String>>>>>;
+    static CELLS: OnceLock<Cells> = OnceLock::new();
+    let cell = {
+        let mut cells = CELLS.get_or_init(Default::default).lock().unwrap();
+        Arc::clone(cells.entry(path.to_path_buf()).or_default())
+    };
+    cell.get_or_init(|| file::load_path(path).map(Arc::new).map_err(|e| e.to_string()))
+        .clone()
+}
+
 /// Runs one scenario; returns (pods, pods agreeing, first disagreement).
 fn run_scenario(s: &Scenario, release: Release) -> Result<(usize, usize, Option<String>), String> {
     let want: Value = serde_json::from_str(&std::fs::read_to_string(&s.answers).map_err(|e| e.to_string())?)
@@ -195,8 +211,7 @@ fn run_scenario(s: &Scenario, release: Release) -> Result<(usize, usize, Option<
         None => None,
     };
     let profiles = engine::build_profiles(cfg.as_ref(), &features).map_err(|e| e.to_string())?;
-    let cluster = file::load_path(&s.snapshot).map_err(|e| e.to_string())?;
-    let snap = Snapshot::new(Arc::new(cluster), &features);
+    let snap = Snapshot::new(cached_cluster(&s.snapshot)?, &features);
     let order: Vec<String> = snap.cluster.pending_pods().iter().map(|p| p.key.to_string()).collect();
     let mut got: BTreeMap<String, Value> = BTreeMap::new();
     for p in snap.cluster.pending_pods() {
