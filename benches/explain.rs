@@ -1,7 +1,7 @@
 //! The performance targets of the engine issue, on a generated cluster (5,000 nodes, 100,000
 //! bound pods, one pending pod with node affinity, pod anti-affinity and a spread constraint):
 //! load from JSON (≤ 2 s) and YAML (≤ 6 s), explain with the full trace (≤ 25 ms), peak memory
-//! (≤ 1 GiB). Run with `cargo bench --bench explain`; `KSCHED_BENCH_NODES` / `KSCHED_BENCH_PODS`
+//! (≤ 1 GiB). Run with `cargo bench --features bench --bench explain`; `KSCHED_BENCH_NODES` / `KSCHED_BENCH_PODS`
 //! change the size.
 
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! plus the next frame: `j` (target ≤ 16 ms) and typing a character of the pod search (target
 //! ≤ 16 ms); and, for the record, a change of the sort order (every pod sorted again: `s`, the
 //! column sorts `C`, `O`, `R`), Ctrl-z (pending only) and `r` (the same reason). Run with
-//! `cargo bench --bench tui`; `KSCHED_BENCH_NODES` / `KSCHED_BENCH_PODS` change the size.
+//! `cargo bench --features bench --bench tui`; `KSCHED_BENCH_NODES` / `KSCHED_BENCH_PODS` change the size.
 
 use std::time::{Duration, Instant};
 
