@@ -201,7 +201,7 @@ impl<S: ClusterSource> Shared<S> {
     }
 
     /// `explain POD -o json`'s document, made by the CLI's own function.
-    fn explain_document(&self, pod: &str) -> Result<Value> {
+    fn explain_document(&self, pod: &str, start_node: Option<usize>) -> Result<Value> {
         let args = ExplainArgs {
             pod: Some(pod.to_string()),
             namespace: None,
@@ -213,7 +213,7 @@ impl<S: ClusterSource> Shared<S> {
             profile: None,
             exit_status: false,
             no_fixes: false,
-            start_node: None,
+            start_node,
         };
         let cluster = (*self.cluster()?).clone();
         let explained = explain_pods(&args, cluster, &self.features, &self.default_ns)?;
@@ -324,7 +324,7 @@ impl<S: ClusterSource> Shared<S> {
 
     fn explain_pod(&self, a: &Args) -> Result<(Value, String)> {
         let pod = a.required("pod")?;
-        let mut doc = self.explain_document(&pod)?;
+        let mut doc = self.explain_document(&pod, a.count("startNode")?)?;
         if let Some(node) = a.string("node")? {
             let cluster = self.cluster()?;
             if !cluster.nodes.iter().any(|n| n.name == node) {
@@ -389,7 +389,7 @@ impl<S: ClusterSource> Shared<S> {
 
     fn fix_hints(&self, a: &Args) -> Result<(Value, String)> {
         let pod = a.required("pod")?;
-        let doc = self.explain_document(&pod)?;
+        let doc = self.explain_document(&pod, None)?;
         let fixes = doc.get("fixes").cloned().unwrap_or_else(|| json!([]));
         let v = json!({
             "pod": doc["pod"],

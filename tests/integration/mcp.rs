@@ -216,3 +216,47 @@ fn on_a_live_cluster_the_answers_follow_the_watch() {
         .count();
     assert_eq!(relisted, 1, "no second list: the watch brought the pod");
 }
+
+/// explain_pod's `startNode` is `explain --start-node`: on 150 nodes that all fit, the search
+/// from index 20 scores the 100 nodes it finds, and the document equals the CLI's; a negative
+/// index is a tool error naming the argument.
+#[test]
+fn explain_pod_start_node_is_explain_start_node() {
+    let home = crate::scratch::temp_dir("mcp-start-node");
+    let path = home.path().join("c.yaml");
+    let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..150 {
+        text.push_str(&format!(
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:03}}}, status: {{allocatable: {{cpu: '2', memory: 4Gi, pods: '10'}}}}}}\n"
+        ));
+    }
+    text.push_str(
+        "- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: c}]}}\n",
+    );
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_str().unwrap();
+    let mut s = Session::start(&["--snapshot", path, "mcp"], home.path());
+    let v = s.tool("explain_pod", serde_json::json!({"pod": "a/p", "startNode": 20}));
+    assert_eq!(v["sampling"]["startNodeIndex"], 20, "{}", v["sampling"]);
+    assert_eq!(v["sampling"]["nextStartNodeIndex"], 120);
+    assert_eq!(v["score"].as_array().map(Vec::len), Some(100));
+    let out = Command::new(env!("CARGO_BIN_EXE_kschedtui"))
+        .args(["explain", "--snapshot", path, "a/p", "--start-node", "20", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let cli: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v, cli);
+    let unsampled = s.tool("explain_pod", serde_json::json!({"pod": "a/p"}));
+    assert_eq!(unsampled["score"].as_array().map(Vec::len), Some(150));
+    let r = s.request(
+        "tools/call",
+        serde_json::json!({"name": "explain_pod", "arguments": {"pod": "a/p", "startNode": -1}}),
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let msg = r["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("argument 'startNode' must be a non-negative integer, not -1"),
+        "{r}"
+    );
+}

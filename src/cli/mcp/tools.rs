@@ -87,7 +87,8 @@ pub fn list(allow_writes: bool) -> Vec<Def> {
             input: object(
                 json!({
                     "pod": {"type": "string", "description": "NAMESPACE/NAME (NAME alone: the default namespace)."},
-                    "node": {"type": "string", "description": "Keep only this node in filter and score."}
+                    "node": {"type": "string", "description": "Keep only this node in filter and score."},
+                    "startNode": {"type": "integer", "minimum": 0, "description": "kube-scheduler's start index in its node list (nextStartNodeIndex; zones interleaved): on 100 nodes and more only the feasible nodes percentageOfNodesToScore's search finds from there are scored, as `explain --start-node`; `sampling` says what was found and the next index."}
                 }),
                 &["pod"],
             ),
