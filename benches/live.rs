@@ -21,7 +21,7 @@
 //! `KSCHED_LIVE_STREAM=1` serves as a 1.34 server that streams lists (kschedtui then reads each
 //! kind with one watch, `sendInitialEvents=true`; the raw client still reads pages),
 //! `KSCHED_LIVE_WATCH=N` sends N pod events (default 2,000; 0: none), `KSCHED_LIVE_TICKS=N`
-//! measures N ticks of the TUI after one of them each (default 60, a third each way),
+//! measures N ticks of the TUI after one of them each (default 60, a quarter each way),
 //! `KSCHED_LIVE_ONLY_WATCH=1` measures the watch alone (no binary run), `KSCHED_LIVE_SERVE=S`
 //! only serves each size for S seconds (its kubeconfig printed), for profiling by hand. Files
 //! are kept in target/bench-data. Needs Linux and GNU time (`/usr/bin/time`) for the peaks.
@@ -551,11 +551,14 @@ fn pod_events(list: &Value, n: usize, from_rv: usize) -> Vec<Step> {
 /// What an event costs the TUI's cluster, measured on the events received.
 struct EventCost {
     /// ms each tick after one pod event: the whole cluster built again from the store (the
-    /// TUI before issue 52's change), the event applied to the cluster shown (after), and the
-    /// same while an explanation still reads the cluster shown (so the tick copies it first).
+    /// TUI before issue 52's change), the event applied to the cluster shown (after), the same
+    /// while an explanation still reads the cluster shown (so the tick copies it first), and
+    /// the event applied to the cluster but the pod list's rows and the pending pods computed
+    /// from every pod (the TUI before they were changed pod by pod).
     tick_whole: Vec<f64>,
     tick_applied: Vec<f64>,
     tick_shared: Vec<f64>,
+    tick_rows_whole: Vec<f64>,
     /// µs the cluster alone takes in the model: one pod event applied to it (a modification),
     /// a pod deleted, the pod added again; and ms for the whole build.
     modified: Vec<f64>,
@@ -604,6 +607,7 @@ fn event_cost(
         tick_whole: Vec::new(),
         tick_applied: Vec::new(),
         tick_shared: Vec::new(),
+        tick_rows_whole: Vec::new(),
         modified: Vec::new(),
         deleted: Vec::new(),
         added: Vec::new(),
@@ -612,13 +616,17 @@ fn event_cost(
     let mut held = Vec::new();
     for (i, ev) in events.iter().take(ticks).enumerate() {
         drop(update(&mut app, Action::Cluster(Box::new(ev.clone()))));
-        let mode = i % 3;
+        let mode = i % 4;
         if mode != 2 {
             // the explanations of the last tick are done (mode 2 keeps them running)
             held.clear();
         }
         if mode == 0 {
             app.live.as_mut().unwrap().unapplied.set_whole();
+        }
+        if mode == 3 {
+            app.pod_rows = Default::default();
+            app.pending = Default::default();
         }
         let t = Instant::now();
         let fx = update(
@@ -628,7 +636,13 @@ fn event_cost(
             },
         );
         let ms = t.elapsed().as_secs_f64() * 1000.0;
-        [&mut cost.tick_whole, &mut cost.tick_applied, &mut cost.tick_shared][mode].push(ms);
+        [
+            &mut cost.tick_whole,
+            &mut cost.tick_applied,
+            &mut cost.tick_shared,
+            &mut cost.tick_rows_whole,
+        ][mode]
+            .push(ms);
         held = fx;
     }
     drop(held);
@@ -732,10 +746,11 @@ fn watch(server: &ApiServer, events: Vec<Step>, kubeconfig: &Path, n: usize) {
         "  in this process: load {load:.2} s; watch: {n} pod events at {per_s:.0}/s, {apply_us:.1} µs each to apply to the store; cluster rebuilt from the store {rebuild_ms:.0} ms"
     );
     println!(
-        "  a tick after one pod event ({ticks} ticks, medians): whole build {:.2} ms, event applied {:.2} ms, applied while an explanation reads the cluster {:.2} ms",
+        "  a tick after one pod event ({ticks} ticks, medians): whole build {:.2} ms, event applied {:.2} ms, applied while an explanation reads the cluster {:.2} ms, applied but the pod list's rows and pending pods computed whole {:.2} ms",
         median(&cost.tick_whole),
         median(&cost.tick_applied),
-        median(&cost.tick_shared)
+        median(&cost.tick_shared),
+        median(&cost.tick_rows_whole)
     );
     println!(
         "  the cluster alone: a pod modified {:.1} µs ({} events), deleted {:.1} µs, added {:.1} µs; whole build {:.1} ms (medians)",

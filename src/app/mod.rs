@@ -697,6 +697,9 @@ pub struct App {
     /// The pod list's rows, refreshed by [`update`] when the cluster, the namespace, the sort
     /// or the search change (read with [`App::pod_rows`]).
     pub pod_rows: pod_list::PodRows,
+    /// The cluster's pending pods in queue order, refreshed with the pod list's rows (read with
+    /// [`App::pending_pods`]).
+    pub pending: pod_list::PendingPods,
     /// The node list's rows, refreshed by [`update`] when the cluster or its search change
     /// (read with [`App::node_rows`]).
     pub node_rows: node_list::NodeRows,
@@ -767,6 +770,7 @@ impl App {
             pods: PodListState::default(),
             whole: false,
             pod_rows: pod_list::PodRows::default(),
+            pending: pod_list::PendingPods::default(),
             node_rows: node_list::NodeRows::default(),
             screens: Vec::new(),
             mode: Mode::Normal,
@@ -859,12 +863,21 @@ impl App {
         }
     }
 
+    /// The cluster's pending pods in queue order (kept by [`update`]; computed when the app was
+    /// changed outside it).
+    pub fn pending_pods(&self) -> std::borrow::Cow<'_, [Arc<Pod>]> {
+        if self.pending.is_current(&self.cluster) {
+            std::borrow::Cow::Borrowed(self.pending.pods())
+        } else {
+            std::borrow::Cow::Owned(self.cluster.pending_pods().into_iter().cloned().collect())
+        }
+    }
+
     /// The queue screen's rows: every pending pod in queue order, with where it waits once it
     /// is explained.
     pub fn queue_rows(&self) -> Vec<(ObjectKey, Option<crate::engine::queue::QueueEntry>)> {
-        self.cluster
-            .pending_pods()
-            .into_iter()
+        self.pending_pods()
+            .iter()
             .map(|p| {
                 let e = match self.explanation(&p.key) {
                     Some(Ok(ex)) => {
@@ -944,6 +957,7 @@ impl App {
     /// re-filtered by the reasons that arrived (after an explanation, so a burst of them is
     /// applied once, at the next tick).
     pub(crate) fn refresh_rows_after(&mut self, reasons: bool) {
+        self.pending.refresh(&self.cluster);
         pod_list::refresh(self, reasons);
         node_list::refresh(self);
     }
@@ -1087,7 +1101,7 @@ impl App {
             return Vec::new();
         }
         // the CRD of Coscheduling matters when a pending pod's profile runs it
-        let coscheduling = self.cluster.pending_pods().iter().any(|p| {
+        let coscheduling = self.pending_pods().iter().any(|p| {
             self.profiles.iter().any(|f| {
                 f.name == p.scheduler_name()
                     && f.plugins_at("Permit")

@@ -178,13 +178,7 @@ pub struct PodRow {
     pub name_hits: Vec<usize>,
 }
 
-/// Scheduling-queue order (PrioritySort): higher priority, then earlier creation, then key.
-fn queue_order(a: &Pod, b: &Pod) -> Ordering {
-    b.priority
-        .cmp(&a.priority)
-        .then_with(|| a.cmp_creation(b))
-        .then_with(|| a.key.cmp(&b.key))
-}
+use crate::model::queue_order;
 
 /// Pending first, then bound, then finished.
 fn group(p: &Pod) -> u8 {
@@ -367,6 +361,125 @@ pub fn is_match(pod: &Pod, query: &str) -> bool {
     }
 }
 
+/// Pods coming or going in one refresh up to which the rows are changed one pod at a time
+/// (each shifts the later indices); more, and the rows are computed whole.
+const ONE_BY_ONE: usize = 16;
+
+/// Pods changed in one refresh up to which the rows are changed one pod at a time.
+const CHANGED_AT_MOST: usize = 1024;
+
+/// True when a CPU amount is whole cores.
+fn whole_cores(milli: i64) -> bool {
+    milli % 1000 == 0
+}
+
+/// The CPU column's unit when `milli_pods` pods request a CPU amount that is not whole cores
+/// (what [`format::CpuUnit::of`] says of every pod's).
+fn unit_of(milli_pods: usize) -> format::CpuUnit {
+    if milli_pods == 0 {
+        format::CpuUnit::Cores
+    } else {
+        format::CpuUnit::Milli
+    }
+}
+
+/// What the list needs of a pod; its `namespace/name` appended to `keys`, the widths of its
+/// amounts from `cpu_w` and `mem_w`.
+fn meta_of(
+    p: &Pod,
+    features: &Features,
+    schedulers: &[(String, usize)],
+    keys: &mut String,
+    cpu_w: impl FnOnce(i64) -> u16,
+    mem_w: impl FnOnce(i64) -> u16,
+) -> PodMeta {
+    let r = features.requests_of(p);
+    let key_at = keys.len();
+    keys.push_str(&p.key.namespace);
+    keys.push('/');
+    keys.push_str(&p.key.name);
+    PodMeta {
+        ns_w: chars_u16(&p.key.namespace),
+        name_w: chars_u16(&p.key.name),
+        cpu_w: cpu_w(r.resource.milli_cpu),
+        mem_w: mem_w(r.resource.memory),
+        key_at,
+        key_len: keys.len() - key_at,
+        ns_len: p.key.namespace.len(),
+        pending: p.is_pending(),
+        group: group(p),
+        priority: p.priority,
+        created: p.creation(),
+        scheduler: schedulers
+            .binary_search_by(|(s, _)| s.as_str().cmp(p.scheduler_name()))
+            .map_or(0, |i| u32::try_from(i).unwrap_or(u32::MAX)),
+        cpu: r.resource.milli_cpu,
+        mem: r.resource.memory,
+    }
+}
+
+/// True when the row `m` is at least as wide as `old` in every column.
+fn covers(m: &PodMeta, old: &PodMeta) -> bool {
+    m.ns_w >= old.ns_w
+        && m.name_w >= old.name_w
+        && m.cpu_w >= old.cpu_w
+        && m.mem_w >= old.mem_w
+        && m.scheduler == old.scheduler
+}
+
+/// The order of the rows `a` and `b` (indices into `meta`) under `sort` (not reversed), for
+/// every sort but the reason's (which reads the explanations: see [`PodRows::sort_indices`]);
+/// ties broken by index, which is the key's order: a total order.
+fn compare(meta: &[PodMeta], keys: &str, sort: SortKey, a: usize, b: usize) -> Ordering {
+    let m = |i: usize| meta.get(i).copied().unwrap_or_default();
+    let name_of = |x: &PodMeta| keys.get(x.key_at + x.ns_len + 1..x.key_at + x.key_len);
+    let queue_order = |x: &PodMeta, y: &PodMeta| {
+        y.priority
+            .cmp(&x.priority)
+            .then_with(|| x.created.cmp(&y.created))
+            .then(a.cmp(&b))
+    };
+    let (x, y) = (m(a), m(b));
+    match sort {
+        SortKey::Namespace | SortKey::Reason => a.cmp(&b),
+        SortKey::Name => name_of(&x).cmp(&name_of(&y)).then(a.cmp(&b)),
+        SortKey::Queue => x
+            .group
+            .cmp(&y.group)
+            .then_with(|| if x.pending { queue_order(&x, &y) } else { a.cmp(&b) }),
+        SortKey::Age => y.created.cmp(&x.created).then(a.cmp(&b)),
+        SortKey::Priority => y.priority.cmp(&x.priority).then(a.cmp(&b)),
+        SortKey::Scheduler => x
+            .scheduler
+            .cmp(&y.scheduler)
+            .then(x.group.cmp(&y.group))
+            .then_with(|| queue_order(&x, &y)),
+        SortKey::Cpu => y.cpu.cmp(&x.cpu).then(a.cmp(&b)),
+        SortKey::Memory => y.mem.cmp(&x.mem).then(a.cmp(&b)),
+    }
+}
+
+/// Whether the search keeps a pod (`m` its row's data in `keys`): what
+/// [`PodRows::refresh`] keeps of the rows, for one pod.
+fn search_keeps(search: &Search<'_>, keys: &str, m: &PodMeta, p: &Pod) -> bool {
+    let text_of = |whole_key: bool| {
+        let from = if whole_key { m.key_at } else { m.key_at + m.ns_len + 1 };
+        keys.get(from..m.key_at + m.key_len)
+    };
+    match search {
+        Search::All => true,
+        Search::Part(q) => {
+            let case_sensitive = q.chars().any(|c| c.is_ascii_uppercase());
+            text_of(q.contains('/')).is_some_and(|t| find_part(t, q, case_sensitive).is_some())
+        }
+        Search::Fuzzy(q) => {
+            let case_sensitive = q.chars().any(|c| c.is_ascii_uppercase());
+            text_of(q.contains('/')).is_some_and(|t| text_subsequence(t, q, case_sensitive))
+        }
+        Search::Labels(sel) => sel.as_ref().is_ok_and(|s| s.matches(&p.labels)),
+    }
+}
+
 /// What the list needs of one pod, computed once per cluster.
 #[derive(Clone, Copy, Debug, Default)]
 struct PodMeta {
@@ -464,12 +577,27 @@ pub struct PodRows {
     /// (reverse), Ctrl-z, `r` and the namespace filter or reverse it instead of sorting
     /// 100,000 pods again.
     full_order: Option<(SortKey, u64, Vec<usize>)>,
+    /// Pods per namespace (`namespaces` are its keys), kept as pods come and go.
+    ns_pods: std::collections::BTreeMap<String, usize>,
+    /// Pods per scheduler name, the names sorted (`PodMeta::scheduler` is a place here).
+    schedulers: Vec<(String, usize)>,
+    /// Pods whose CPU request is not whole cores (the CPU unit is millicores while any is).
+    milli_pods: usize,
+    /// Bytes of `keys` no row reads (the keys of pods gone since the last whole refresh).
+    keys_unused: usize,
+    /// How many times the rows were computed from every pod of a cluster.
+    whole: u64,
 }
 
 impl PodRows {
     fn same_cluster(&self, app: &App) -> bool {
-        std::ptr::eq(self.cluster.as_ptr(), Arc::as_ptr(&app.cluster))
-            && std::ptr::eq(self.features.as_ptr(), Arc::as_ptr(&app.features))
+        self.is_of(&app.cluster, &app.features)
+    }
+
+    /// True when the rows were computed for this cluster and release.
+    pub fn is_of(&self, cluster: &Arc<Cluster>, features: &Arc<Features>) -> bool {
+        std::ptr::eq(self.cluster.as_ptr(), Arc::as_ptr(cluster))
+            && std::ptr::eq(self.features.as_ptr(), Arc::as_ptr(features))
     }
 
     fn base_key_of(app: &App) -> BaseKey {
@@ -510,78 +638,67 @@ impl PodRows {
             self.cluster = Arc::downgrade(&app.cluster);
             self.features = Arc::downgrade(&app.features);
             let mut keys = String::new();
-            // the few distinct scheduler names, in order (a set, not a sort of every pod's)
-            let schedulers: Vec<&str> = app
+            // the few distinct scheduler names, in order (a map, not a sort of every pod's)
+            let mut schedulers: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+            for p in &app.cluster.pods {
+                *schedulers.entry(p.scheduler_name()).or_default() += 1;
+            }
+            self.schedulers = schedulers.into_iter().map(|(s, n)| (s.to_string(), n)).collect();
+            // one unit for the CPU column, over every pod (it does not change as the list is
+            // filtered or scrolled)
+            self.milli_pods = app
                 .cluster
                 .pods
                 .iter()
-                .map(|p| p.scheduler_name())
-                .collect::<std::collections::BTreeSet<&str>>()
-                .into_iter()
-                .collect();
-            // one unit for the CPU column, over every pod (it does not change as the list is
-            // filtered or scrolled)
-            self.cpu_unit = format::CpuUnit::of(
-                app.cluster
-                    .pods
-                    .iter()
-                    .map(|p| app.features.requests_of(p).resource.milli_cpu),
-            );
+                .filter(|p| !whole_cores(app.features.requests_of(p).resource.milli_cpu))
+                .count();
+            self.cpu_unit = unit_of(self.milli_pods);
             let cpu_unit = self.cpu_unit;
-            self.scheduler_w = schedulers.iter().map(|s| chars_u16(s)).collect();
+            self.scheduler_w = self.schedulers.iter().map(|(s, _)| chars_u16(s)).collect();
             // widths of the amounts shown, formatted once per distinct amount (a big cluster
             // has few distinct requests)
             let mut cpu_widths: std::collections::HashMap<i64, u16> = std::collections::HashMap::new();
             let mut mem_widths: std::collections::HashMap<i64, u16> = std::collections::HashMap::new();
+            let schedulers = &self.schedulers;
             self.meta = app
                 .cluster
                 .pods
                 .iter()
                 .map(|p| {
-                    let r = app.features.requests_of(p);
-                    let key_at = keys.len();
-                    keys.push_str(&p.key.namespace);
-                    keys.push('/');
-                    keys.push_str(&p.key.name);
-                    let key_len = keys.len() - key_at;
-                    let created = p.creation();
-                    PodMeta {
-                        ns_w: chars_u16(&p.key.namespace),
-                        name_w: chars_u16(&p.key.name),
-                        cpu_w: *cpu_widths
-                            .entry(r.resource.milli_cpu)
-                            .or_insert_with(|| chars_u16(&cpu_unit.show(r.resource.milli_cpu))),
-                        mem_w: *mem_widths
-                            .entry(r.resource.memory)
-                            .or_insert_with(|| chars_u16(&format::bytes(r.resource.memory))),
-                        key_at,
-                        key_len,
-                        ns_len: p.key.namespace.len(),
-                        pending: p.is_pending(),
-                        group: group(p),
-                        priority: p.priority,
-                        created,
-                        scheduler: schedulers
-                            .binary_search(&p.scheduler_name())
-                            .map_or(0, |i| u32::try_from(i).unwrap_or(u32::MAX)),
-                        cpu: r.resource.milli_cpu,
-                        mem: r.resource.memory,
-                    }
+                    meta_of(
+                        p,
+                        &app.features,
+                        schedulers,
+                        &mut keys,
+                        |cpu| *cpu_widths.entry(cpu).or_insert_with(|| chars_u16(&cpu_unit.show(cpu))),
+                        |mem| *mem_widths.entry(mem).or_insert_with(|| chars_u16(&format::bytes(mem))),
+                    )
                 })
                 .collect();
             self.key_sorted = app.cluster.pods.windows(2).all(|w| w[0].key < w[1].key);
             self.keys = keys;
-            let mut ns: Vec<String> = Vec::new();
+            self.keys_unused = 0;
+            // the pods of a namespace are together when they are in key order: counted by runs
+            let mut ns_pods: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+            let mut run: Option<(&str, usize)> = None;
             for p in &app.cluster.pods {
-                if ns.last().map(String::as_str) != Some(p.key.namespace.as_str()) {
-                    ns.push(p.key.namespace.to_string());
+                match &mut run {
+                    Some((ns, n)) if *ns == p.key.namespace.as_str() => *n += 1,
+                    _ => {
+                        if let Some((ns, n)) = run.replace((p.key.namespace.as_str(), 1)) {
+                            *ns_pods.entry(ns.to_string()).or_default() += n;
+                        }
+                    }
                 }
             }
-            ns.sort();
-            ns.dedup();
-            self.namespaces = ns;
+            if let Some((ns, n)) = run {
+                *ns_pods.entry(ns.to_string()).or_default() += n;
+            }
+            self.namespaces = ns_pods.keys().cloned().collect();
+            self.ns_pods = ns_pods;
             self.cluster_pending = self.meta.iter().filter(|m| m.pending).count();
             self.full_order = None;
+            self.whole += 1;
             changed = true;
         }
         let stale_reasons = app.pods.by_reason() && reasons && self.reasons_at != Some(app.reasons);
@@ -646,20 +763,324 @@ impl PodRows {
             }
             self.order = order;
             self.query = q.to_string();
-            let mut w = PodWidths::default();
-            let mut pending = 0;
-            for &i in &self.order {
-                let m = self.meta.get(i).copied().unwrap_or_default();
-                w.namespace = w.namespace.max(usize::from(m.ns_w));
-                w.name = w.name.max(usize::from(m.name_w));
-                w.cpu = w.cpu.max(usize::from(m.cpu_w));
-                w.mem = w.mem.max(usize::from(m.mem_w));
-                let sw = self.scheduler_w.get(m.scheduler as usize).copied().unwrap_or(0);
-                w.scheduler = w.scheduler.max(usize::from(sw));
-                pending += usize::from(m.pending);
+            self.measure();
+        }
+    }
+
+    /// The column widths and the pending pods over the rows shown.
+    fn measure(&mut self) {
+        self.widths = PodWidths::default();
+        self.pending = 0;
+        for at in 0..self.order.len() {
+            let m = self
+                .order
+                .get(at)
+                .and_then(|&i| self.meta.get(i))
+                .copied()
+                .unwrap_or_default();
+            self.widen(&m);
+            self.pending += usize::from(m.pending);
+        }
+    }
+
+    /// Widens the columns to a row's.
+    fn widen(&mut self, m: &PodMeta) {
+        let w = &mut self.widths;
+        w.namespace = w.namespace.max(usize::from(m.ns_w));
+        w.name = w.name.max(usize::from(m.name_w));
+        w.cpu = w.cpu.max(usize::from(m.cpu_w));
+        w.mem = w.mem.max(usize::from(m.mem_w));
+        let sw = self.scheduler_w.get(m.scheduler as usize).copied().unwrap_or(0);
+        w.scheduler = w.scheduler.max(usize::from(sw));
+    }
+
+    /// True when a row's column is as wide as the widest: the widths may narrow without it.
+    fn sets_a_width(&self, m: &PodMeta) -> bool {
+        let w = &self.widths;
+        let sw = self.scheduler_w.get(m.scheduler as usize).copied().unwrap_or(0);
+        usize::from(m.ns_w) == w.namespace
+            || usize::from(m.name_w) == w.name
+            || usize::from(m.cpu_w) == w.cpu
+            || usize::from(m.mem_w) == w.mem
+            || usize::from(sw) == w.scheduler
+    }
+
+    /// Applies the pods a watch changed (each the cluster's version before and after, in key
+    /// order, as [`ClusterState::update_cluster`](crate::model::event::ClusterState) reports
+    /// them) to rows computed for the cluster before them, now `app`'s: each pod's row taken
+    /// out and put back where the whole [`refresh`](Self::refresh) would put it (a search of
+    /// the sorted rows; a pod that comes or goes shifts the later indices), without walking or
+    /// sorting every pod. False when they cannot be (the rows then stay those of the old
+    /// cluster, partly changed, and the next refresh computes them whole): pods not in key
+    /// order, many pods come or gone, a scheduler name or CPU unit that appears or goes.
+    /// Rows sorted or filtered by reason are sorted again by the refresh (the reasons change
+    /// with the cluster).
+    pub fn apply(&mut self, app: &App, changes: &[crate::model::live_update::Change<Pod>]) -> bool {
+        let moves = changes.iter().filter(|(b, a)| b.is_some() != a.is_some()).count();
+        if !std::ptr::eq(self.features.as_ptr(), Arc::as_ptr(&app.features))
+            || !self.key_sorted
+            || moves > ONE_BY_ONE
+            || changes.len() > CHANGED_AT_MOST
+        {
+            return false;
+        }
+        if app.pods.by_reason() || !self.base_is(app) {
+            // the refresh computes them from every pod's order
+            self.base_key = None;
+        }
+        if self
+            .full_order
+            .as_ref()
+            .is_some_and(|(sort, _, _)| *sort == SortKey::Reason)
+        {
+            self.full_order = None;
+        }
+        let query = self.query.clone();
+        let search = Search::of(&query);
+        // the widths only narrow when a row as wide as the widest goes or narrows
+        let mut narrower = false;
+        for (before, after) in changes {
+            let mut widest = None;
+            let Some(key) = after.as_ref().or(before.as_ref()).map(|p| &p.key) else {
+                continue;
+            };
+            let at = self.meta.binary_search_by(|m| {
+                let ns = self.keys.get(m.key_at..m.key_at + m.ns_len).unwrap_or("");
+                let name = self
+                    .keys
+                    .get(m.key_at + m.ns_len + 1..m.key_at + m.key_len)
+                    .unwrap_or("");
+                ns.cmp(key.namespace.as_str()).then_with(|| name.cmp(key.name.as_str()))
+            });
+            let i = match (at, before) {
+                (Ok(i), Some(b)) => {
+                    let Some(old) = self.meta.get(i).copied() else {
+                        return false;
+                    };
+                    if !self.take_out(app, i, &old, b, &search) {
+                        return false;
+                    }
+                    if self.sets_a_width(&old) && self.order_has(app, &old, b, &search) {
+                        widest = Some(old);
+                    }
+                    if !self.count(b, &old, false) {
+                        return false;
+                    }
+                    if after.is_none() {
+                        // its key stays in `keys` until the next whole refresh
+                        self.keys_unused += old.key_len;
+                        self.meta.remove(i);
+                        self.shift(i, false);
+                        if !self.count_ns(&key.namespace, false) {
+                            return false;
+                        }
+                    }
+                    i
+                }
+                (Err(i), None) => {
+                    if after.is_some() {
+                        self.shift(i, true);
+                        self.count_ns(&key.namespace, true);
+                    }
+                    i
+                }
+                // the rows are not those of the cluster before
+                _ => return false,
+            };
+            if let Some(a) = after {
+                if self
+                    .schedulers
+                    .binary_search_by(|(s, _)| s.as_str().cmp(a.scheduler_name()))
+                    .is_err()
+                {
+                    // a scheduler name the cluster had no pod of
+                    return false;
+                }
+                let unit = self.cpu_unit;
+                let kept = self.keys.len();
+                let mut m = meta_of(
+                    a,
+                    &app.features,
+                    &self.schedulers,
+                    &mut self.keys,
+                    |cpu| chars_u16(&unit.show(cpu)),
+                    |mem| chars_u16(&format::bytes(mem)),
+                );
+                if before.is_some() {
+                    // the same key: its text is in `keys` already
+                    self.keys.truncate(kept);
+                    let Some(slot) = self.meta.get_mut(i) else { return false };
+                    m.key_at = slot.key_at;
+                    *slot = m;
+                } else {
+                    self.meta.insert(i, m);
+                }
+                if !self.count(a, &m, true) {
+                    return false;
+                }
+                self.put_in(app, i, &m, a, &search);
+                if widest.is_some_and(|old| self.order_has(app, &m, a, &search) && covers(&m, &old)) {
+                    // still shown, as wide as it was in every column
+                    widest = None;
+                }
             }
-            self.widths = w;
-            self.pending = pending;
+            narrower |= widest.is_some();
+        }
+        if self.schedulers.iter().any(|(_, n)| *n == 0)
+            || unit_of(self.milli_pods) != self.cpu_unit
+            || self.keys_unused > self.keys.len() / 2
+        {
+            // the whole refresh numbers the names or formats the amounts otherwise, or
+            // compacts the keys of the pods gone
+            return false;
+        }
+        if narrower {
+            self.measure();
+        }
+        self.cluster = Arc::downgrade(&app.cluster);
+        true
+    }
+
+    /// Counts a pod's version in (`add`) or out of the cluster's totals; false when a total
+    /// would go below zero (the rows were not the cluster's).
+    fn count(&mut self, p: &Pod, m: &PodMeta, add: bool) -> bool {
+        let step = |n: &mut usize, by: bool| {
+            if !by {
+                return true;
+            }
+            if add {
+                *n += 1;
+                true
+            } else if let Some(less) = n.checked_sub(1) {
+                *n = less;
+                true
+            } else {
+                false
+            }
+        };
+        let milli = !whole_cores(m.cpu);
+        let mut ok = step(&mut self.cluster_pending, m.pending) && step(&mut self.milli_pods, milli);
+        match self
+            .schedulers
+            .binary_search_by(|(s, _)| s.as_str().cmp(p.scheduler_name()))
+        {
+            Ok(at) => ok &= self.schedulers.get_mut(at).is_some_and(|(_, n)| step(n, true)),
+            Err(_) => ok = false,
+        }
+        ok
+    }
+
+    /// Counts a pod in (`add`) or out of its namespace, the namespace listed while it has pods.
+    fn count_ns(&mut self, ns: &str, add: bool) -> bool {
+        if add {
+            let n = self.ns_pods.entry(ns.to_string()).or_default();
+            *n += 1;
+            if *n == 1
+                && let Err(at) = self.namespaces.binary_search_by(|x| x.as_str().cmp(ns))
+            {
+                self.namespaces.insert(at, ns.to_string());
+            }
+            return true;
+        }
+        let Some(n) = self.ns_pods.get_mut(ns) else {
+            return false;
+        };
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            self.ns_pods.remove(ns);
+            if let Ok(at) = self.namespaces.binary_search_by(|x| x.as_str().cmp(ns)) {
+                self.namespaces.remove(at);
+            }
+        }
+        true
+    }
+
+    /// Shifts the indices after a pod removed at `i` down, or from a pod inserted at `i` up.
+    fn shift(&mut self, i: usize, inserted: bool) {
+        let fix = |v: &mut Vec<usize>| {
+            for x in v.iter_mut() {
+                if inserted && *x >= i {
+                    *x += 1;
+                } else if !inserted && *x > i {
+                    *x -= 1;
+                }
+            }
+        };
+        if let Some((_, _, v)) = &mut self.full_order {
+            fix(v);
+        }
+        fix(&mut self.base);
+        fix(&mut self.order);
+    }
+
+    /// True when the base rows keep the pod at `i` (the namespace and pending-only filters;
+    /// the reason filter's rows are computed by the refresh).
+    fn base_keeps(&self, app: &App, m: &PodMeta) -> bool {
+        let st = &app.pods;
+        let ns = self.keys.get(m.key_at..m.key_at + m.ns_len);
+        st.namespace.as_deref().is_none_or(|n| ns == Some(n)) && (!st.pending_only || m.pending)
+    }
+
+    /// True when the rows shown have the pod (`m` its row's data, `p` the pod).
+    fn order_has(&self, app: &App, m: &PodMeta, p: &Pod, search: &Search<'_>) -> bool {
+        self.base_key.is_some() && self.base_keeps(app, m) && search_keeps(search, &self.keys, m, p)
+    }
+
+    /// Takes the pod at `i` (`m` its row's data, `p` the pod) out of the sorted rows; false
+    /// when a list that must hold it does not.
+    fn take_out(&mut self, app: &App, i: usize, m: &PodMeta, p: &Pod, search: &Search<'_>) -> bool {
+        let in_base = self.base_key.is_some() && self.base_keeps(app, m);
+        let in_order = self.order_has(app, m, p, search);
+        let (meta, keys) = (&self.meta, &self.keys);
+        let mut ok = true;
+        if let Some((sort, _, v)) = &mut self.full_order {
+            match v.binary_search_by(|&x| compare(meta, keys, *sort, x, i)) {
+                Ok(at) => {
+                    v.remove(at);
+                }
+                Err(_) => ok = false,
+            }
+        }
+        let (sort, reverse) = (app.pods.sort, app.pods.reverse);
+        let dir = |o: Ordering| if reverse { o.reverse() } else { o };
+        for (v, has) in [(&mut self.base, in_base), (&mut self.order, in_order)] {
+            if !has {
+                continue;
+            }
+            match v.binary_search_by(|&x| dir(compare(meta, keys, sort, x, i))) {
+                Ok(at) => {
+                    v.remove(at);
+                }
+                Err(_) => ok = false,
+            }
+        }
+        if in_order {
+            self.pending = self.pending.saturating_sub(usize::from(m.pending));
+        }
+        ok
+    }
+
+    /// Puts the pod at `i` (its row's data `m`, already at `i`; `p` the pod) where it goes in
+    /// the sorted rows.
+    fn put_in(&mut self, app: &App, i: usize, m: &PodMeta, p: &Pod, search: &Search<'_>) {
+        let in_base = self.base_key.is_some() && self.base_keeps(app, m);
+        let in_order = self.order_has(app, m, p, search);
+        let (meta, keys) = (&self.meta, &self.keys);
+        if let Some((sort, _, v)) = &mut self.full_order {
+            let at = v.partition_point(|&x| compare(meta, keys, *sort, x, i) == Ordering::Less);
+            v.insert(at, i);
+        }
+        let (sort, reverse) = (app.pods.sort, app.pods.reverse);
+        let dir = |o: Ordering| if reverse { o.reverse() } else { o };
+        for (v, has) in [(&mut self.base, in_base), (&mut self.order, in_order)] {
+            if has {
+                let at = v.partition_point(|&x| dir(compare(meta, keys, sort, x, i)) == Ordering::Less);
+                v.insert(at, i);
+            }
+        }
+        if in_order {
+            self.pending += usize::from(m.pending);
+            self.widen(m);
         }
     }
 
@@ -720,7 +1141,6 @@ impl PodRows {
     fn sort_indices(&self, app: &App, mut idx: Vec<usize>, sort: SortKey, reverse: bool) -> Vec<usize> {
         let (m, keys) = (&self.meta, &self.keys);
         let pods = &app.cluster.pods;
-        let name_of = |x: &PodMeta| keys.get(x.key_at + x.ns_len + 1..x.key_at + x.key_len);
         let queue_order = |a: usize, x: &PodMeta, b: usize, y: &PodMeta| {
             y.priority
                 .cmp(&x.priority)
@@ -731,31 +1151,13 @@ impl PodRows {
         match sort {
             // the rows are in key order already
             SortKey::Namespace => {}
-            SortKey::Name => idx.sort_by(|&a, &b| name_of(&meta(a)).cmp(&name_of(&meta(b))).then(a.cmp(&b))),
-            SortKey::Queue => idx.sort_by(|&a, &b| {
-                let (x, y) = (meta(a), meta(b));
-                x.group.cmp(&y.group).then_with(|| {
-                    if x.pending {
-                        queue_order(a, &x, b, &y)
-                    } else {
-                        a.cmp(&b)
-                    }
-                })
-            }),
-            SortKey::Age => idx.sort_by(|&a, &b| {
-                let (x, y) = (meta(a), meta(b));
-                y.created.cmp(&x.created).then(a.cmp(&b))
-            }),
-            SortKey::Priority => idx.sort_by(|&a, &b| meta(b).priority.cmp(&meta(a).priority).then(a.cmp(&b))),
-            SortKey::Scheduler => idx.sort_by(|&a, &b| {
-                let (x, y) = (meta(a), meta(b));
-                x.scheduler
-                    .cmp(&y.scheduler)
-                    .then(x.group.cmp(&y.group))
-                    .then_with(|| queue_order(a, &x, b, &y))
-            }),
-            SortKey::Cpu => idx.sort_by(|&a, &b| meta(b).cpu.cmp(&meta(a).cpu).then(a.cmp(&b))),
-            SortKey::Memory => idx.sort_by(|&a, &b| meta(b).mem.cmp(&meta(a).mem).then(a.cmp(&b))),
+            SortKey::Name
+            | SortKey::Queue
+            | SortKey::Age
+            | SortKey::Priority
+            | SortKey::Scheduler
+            | SortKey::Cpu
+            | SortKey::Memory => idx.sort_by(|&a, &b| compare(m, keys, sort, a, b)),
             SortKey::Reason => {
                 // the sort keys, computed once per sort
                 let mut rk: Vec<(u8, &str, usize)> = vec![(0, "", 0); m.len()];
@@ -805,6 +1207,48 @@ impl PodRows {
         idx
     }
 
+    /// How many times the rows were computed from every pod of a cluster (not changed pod by
+    /// pod).
+    pub fn whole_builds(&self) -> u64 {
+        self.whole
+    }
+
+    /// The rows, what is kept of every pod and the orders, as text (the tests compare rows kept
+    /// pod by pod with rows computed afresh).
+    #[cfg(test)]
+    pub(crate) fn digest(&self, app: &App) -> String {
+        let key = |i: usize| app.cluster.pods.get(i).map(|p| p.key.to_string()).unwrap_or_default();
+        let keys = |v: &[usize]| v.iter().map(|&i| key(i)).collect::<Vec<_>>();
+        let meta: Vec<String> = self
+            .meta
+            .iter()
+            .map(|m| {
+                let text = self.keys.get(m.key_at..m.key_at + m.key_len).unwrap_or("?");
+                format!("{text} {:?}", PodMeta { key_at: 0, ..*m })
+            })
+            .collect();
+        format!(
+            "order {:#?}\nbase {:#?}\nfull {:#?}\nwidths {:?} pending {} of {} unit {:?}\nnamespaces {:?} {:?}\nschedulers {:?} {:?} milli {}\nkey sorted {} base key {:?} reasons {:?} query {:?}\nmeta {:#?}",
+            keys(&self.order),
+            keys(&self.base),
+            self.full_order.as_ref().map(|(s, a, v)| (s, a, keys(v))),
+            self.widths,
+            self.pending,
+            self.cluster_pending,
+            self.cpu_unit,
+            self.namespaces,
+            self.ns_pods,
+            self.schedulers,
+            self.scheduler_w,
+            self.milli_pods,
+            self.key_sorted,
+            self.base_key,
+            self.reasons_at,
+            self.query,
+            meta
+        )
+    }
+
     /// How many rows are shown.
     pub fn len(&self) -> usize {
         self.order.len()
@@ -850,6 +1294,74 @@ impl PodRows {
     /// The namespaces that have pods, sorted.
     pub fn namespaces(&self) -> &[String] {
         &self.namespaces
+    }
+}
+
+/// The pending pods in the scheduling queue's order ([`queue_order`]), kept with the cluster
+/// they are of: built from every pod when the cluster is replaced, changed pod by pod when a
+/// watch's events are applied to it ([`PendingPods::apply`]).
+#[derive(Clone, Debug, Default)]
+pub struct PendingPods {
+    /// The cluster they are of (a `Weak` keeps the address from being reused while compared).
+    cluster: Weak<Cluster>,
+    /// The pods.
+    pods: Vec<Arc<Pod>>,
+    /// How many times they were found among every pod of a cluster and sorted.
+    whole: u64,
+}
+
+impl PendingPods {
+    /// True when they are the pending pods of `cluster`.
+    pub fn is_current(&self, cluster: &Arc<Cluster>) -> bool {
+        std::ptr::eq(self.cluster.as_ptr(), Arc::as_ptr(cluster))
+    }
+
+    /// Brings them up to date with `cluster`: every pod walked and the pending ones sorted,
+    /// unless they are current.
+    pub fn refresh(&mut self, cluster: &Arc<Cluster>) {
+        if self.is_current(cluster) {
+            return;
+        }
+        self.pods = cluster.pending_pods().into_iter().cloned().collect();
+        self.cluster = Arc::downgrade(cluster);
+        self.whole += 1;
+    }
+
+    /// How many times they were found among every pod of a cluster and sorted (not changed pod
+    /// by pod).
+    pub fn whole_builds(&self) -> u64 {
+        self.whole
+    }
+
+    /// Applies the pods a watch changed (each the cluster's version before and after, as
+    /// [`ClusterState::update_cluster`](crate::model::event::ClusterState) reports them) to
+    /// the pending pods of the cluster before them, now `cluster`: a pending version taken out
+    /// and a pending one put in where the queue's order puts it. When one is not found (they
+    /// were not that cluster's), they are left to be built whole at the next refresh.
+    pub fn apply(&mut self, cluster: &Arc<Cluster>, changes: &[crate::model::live_update::Change<Pod>]) {
+        for (before, after) in changes {
+            if let Some(b) = before.as_ref().filter(|p| p.is_pending()) {
+                match self.pods.binary_search_by(|x| queue_order(x, b)) {
+                    Ok(at) => {
+                        self.pods.remove(at);
+                    }
+                    Err(_) => {
+                        self.cluster = Weak::new();
+                        return;
+                    }
+                }
+            }
+            if let Some(a) = after.as_ref().filter(|p| p.is_pending()) {
+                let at = self.pods.partition_point(|x| queue_order(x, a) == Ordering::Less);
+                self.pods.insert(at, a.clone());
+            }
+        }
+        self.cluster = Arc::downgrade(cluster);
+    }
+
+    /// The pods, in queue order.
+    pub fn pods(&self) -> &[Arc<Pod>] {
+        &self.pods
     }
 }
 

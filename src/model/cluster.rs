@@ -665,15 +665,19 @@ impl Cluster {
             .max()
     }
 
-    /// Pending pods in PrioritySort order: higher priority first, then earlier creation, then key.
+    /// Pending pods in PrioritySort order ([`queue_order`]).
     pub fn pending_pods(&self) -> Vec<&Arc<Pod>> {
         let mut v: Vec<&Arc<Pod>> = self.pods.iter().filter(|p| p.is_pending()).collect();
-        v.sort_by(|a, b| {
-            b.priority
-                .cmp(&a.priority)
-                .then_with(|| a.cmp_creation(b))
-                .then_with(|| a.key.cmp(&b.key))
-        });
+        v.sort_by(|a, b| queue_order(a, b));
         v
     }
+}
+
+/// PrioritySort's order of pending pods: higher priority first, then earlier creation, then
+/// key (a total order: no two pods share a key).
+pub fn queue_order(a: &Pod, b: &Pod) -> std::cmp::Ordering {
+    b.priority
+        .cmp(&a.priority)
+        .then_with(|| a.cmp_creation(b))
+        .then_with(|| a.key.cmp(&b.key))
 }

@@ -91,6 +91,51 @@ enum Op {
     Tick,
     /// `F`: the view frozen, or following again.
     Follow,
+    /// The pod list's order, filters or search changed.
+    List(ListOp),
+}
+
+/// A change of the pod list's state.
+#[derive(Clone, Debug)]
+enum ListOp {
+    /// Sorted by `SortKey::ALL[i]`.
+    Sort(usize),
+    Reverse,
+    Namespace(Option<&'static str>),
+    PendingOnly,
+    Query(&'static str),
+    /// Kept: the pods whose reason column says `on node` (or every pod again).
+    Reason,
+}
+
+fn list_op() -> impl Strategy<Value = ListOp> {
+    prop_oneof![
+        3 => (0..pod_list::SortKey::ALL.len()).prop_map(ListOp::Sort),
+        1 => Just(ListOp::Reverse),
+        1 => proptest::sample::select(vec![None, Some("default"), Some("data")]).prop_map(ListOp::Namespace),
+        1 => Just(ListOp::PendingOnly),
+        2 => proptest::sample::select(vec!["", "1", "p", "-f dfl/b", "data/", "-l app=p1", "B"]).prop_map(ListOp::Query),
+        1 => Just(ListOp::Reason),
+    ]
+}
+
+/// Changes the pod list's state as its keys would, and refreshes the rows.
+fn list(a: &mut App, op: &ListOp) {
+    let p = &mut a.pods;
+    match *op {
+        ListOp::Sort(i) => p.sort = pod_list::SortKey::ALL[i],
+        ListOp::Reverse => p.reverse = !p.reverse,
+        ListOp::Namespace(ns) => p.namespace = ns.map(String::from),
+        ListOp::PendingOnly => p.pending_only = !p.pending_only,
+        ListOp::Query(q) => p.query = q.to_string(),
+        ListOp::Reason => {
+            p.reason = match p.reason {
+                Some(_) => None,
+                None => Some(pod_list::ReasonFilter::Text("on node".into())),
+            }
+        }
+    }
+    a.refresh_rows();
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -106,6 +151,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<bool>().prop_map(Op::Namespace),
         3 => Just(Op::Tick),
         1 => Just(Op::Follow),
+        3 => list_op().prop_map(Op::List),
     ]
 }
 
@@ -238,7 +284,7 @@ fn watch_event(op: &Op, rv: u64) -> Option<ClusterEvent> {
             },
             ..Default::default()
         })))),
-        Op::Tick | Op::Follow => None,
+        Op::Tick | Op::Follow | Op::List(_) => None,
     }
 }
 
@@ -272,6 +318,11 @@ fn run_ops(ops: &[Op]) -> App {
             None if matches!(op, Op::Tick) => {
                 update_sync(&mut a, Action::Tick { now });
             }
+            None if matches!(op, Op::List(_)) => {
+                if let Op::List(l) = op {
+                    list(&mut a, l);
+                }
+            }
             None => {
                 update_sync(&mut a, Action::ToggleFollow);
             }
@@ -281,6 +332,8 @@ fn run_ops(ops: &[Op]) -> App {
         update_sync(&mut a, Action::ToggleFollow);
     }
     update_sync(&mut a, Action::Tick { now: 1_714_700_000 });
+    // the reasons that arrived since are applied to the rows, as the next tick does
+    a.refresh_rows();
     a
 }
 
@@ -300,9 +353,24 @@ fn same(what: &str, shown: &str, whole: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The pod list's rows kept by `a` are those computed afresh from its cluster, and its
+/// pending pods those of `whole` (a whole build of its store), in queue order.
+fn same_rows(a: &App, whole: &Cluster) -> Result<(), TestCaseError> {
+    prop_assert!(a.pod_rows.is_current(a));
+    let mut fresh = pod_list::PodRows::default();
+    fresh.refresh(a, true);
+    same("pod rows", &a.pod_rows.digest(a), &fresh.digest(a))?;
+    prop_assert!(a.pending.is_current(&a.cluster));
+    let kept: Vec<String> = a.pending.pods().iter().map(|p| p.key.to_string()).collect();
+    let want: Vec<String> = whole.pending_pods().iter().map(|p| p.key.to_string()).collect();
+    prop_assert_eq!(kept, want);
+    Ok(())
+}
+
 /// What `a` shows equals what a whole build of its store gives: the cluster (its warnings
 /// aside: they stay those of the last whole build), the usage per node, the pods bound to
-/// nodes the cluster lacks, and the explanations of the pending pods.
+/// nodes the cluster lacks, the pod list's rows and pending pods, and the explanations of the
+/// pending pods.
 fn same_as_whole(a: &App) -> Result<(), TestCaseError> {
     let l = a.live.as_ref().expect("live");
     let Ok(mut whole) = l.state.to_cluster() else {
@@ -316,6 +384,7 @@ fn same_as_whole(a: &App) -> Result<(), TestCaseError> {
     let (usage, unplaced) = analysis::node_usage_and_unplaced(&whole, &a.features);
     same("usage", &format!("{:#?}", a.usage), &format!("{usage:#?}"))?;
     same("unplaced", &format!("{:#?}", l.unplaced), &format!("{unplaced:#?}"))?;
+    same_rows(a, &whole)?;
     let fresh = attached(l.state.clone());
     prop_assert_eq!(explained(a), explained(&fresh));
     Ok(())
@@ -430,5 +499,150 @@ fn a_priority_class_makes_the_next_rebuild_whole_then_events_are_noted_one_by_on
             .collect::<Vec<_>>(),
         ["data/db-0"]
     );
+    same_as_whole(&a).expect("same as a whole build");
+}
+
+/// The pod list's rows as shown (keys) and the pending pods in queue order.
+fn rows_and_queue(a: &App) -> (Vec<String>, Vec<String>) {
+    (
+        pod_list::rows(a).iter().map(|r| r.pod.key.to_string()).collect(),
+        a.pending_pods().iter().map(|p| p.key.to_string()).collect(),
+    )
+}
+
+#[test]
+fn pod_events_move_their_rows_and_queue_places_without_a_whole_build() {
+    let mut a = attached(fixture());
+    let builds = |a: &App| (a.pod_rows.whole_builds(), a.pending.whole_builds());
+    let at_start = builds(&a);
+    let tick = |a: &mut App, op: Op, now: i64| {
+        let ev = watch_event(&op, 3000 + u64::try_from(now).unwrap_or(0)).expect("event");
+        update_sync(a, Action::Cluster(Box::new(ev)));
+        update_sync(a, Action::Tick { now });
+    };
+    assert_eq!(
+        rows_and_queue(&a),
+        (
+            vec![
+                "default/web-2",
+                "data/etl-1",
+                "default/batch-1",
+                "default/gated-1",
+                "data/db-0",
+                "default/api-1"
+            ]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+            vec!["default/web-2", "data/etl-1", "default/batch-1", "default/gated-1"]
+                .into_iter()
+                .map(String::from)
+                .collect()
+        )
+    );
+    // batch-1 given the class `high` (1000) and created at 08:00:01: first in the queue,
+    // before web-2 (1000, 09:50)
+    tick(
+        &mut a,
+        Op::Pod {
+            which: 1,
+            node: None,
+            cpu: 100,
+            finished: false,
+            class: 1,
+            typed: false,
+        },
+        1,
+    );
+    let (rows, queue) = rows_and_queue(&a);
+    assert_eq!(
+        queue,
+        ["default/batch-1", "default/web-2", "data/etl-1", "default/gated-1"]
+    );
+    assert_eq!(rows[..4], queue[..]);
+    // web-2 bound: a bound row, after db-0 and api-1 (bound pods in key order)
+    tick(
+        &mut a,
+        Op::Pod {
+            which: 5,
+            node: Some(0),
+            cpu: 100,
+            finished: false,
+            class: 1,
+            typed: false,
+        },
+        2,
+    );
+    assert_eq!(
+        rows_and_queue(&a),
+        (
+            vec![
+                "default/batch-1",
+                "data/etl-1",
+                "default/gated-1",
+                "data/db-0",
+                "default/api-1",
+                "default/web-2"
+            ]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+            vec!["default/batch-1", "data/etl-1", "default/gated-1"]
+                .into_iter()
+                .map(String::from)
+                .collect()
+        )
+    );
+    // a new pending pod p1 (priority 0, created 08:00:02: before etl-1, 09:00), and api-1 gone
+    tick(
+        &mut a,
+        Op::Pod {
+            which: 2,
+            node: None,
+            cpu: 100,
+            finished: false,
+            class: 0,
+            typed: false,
+        },
+        3,
+    );
+    tick(&mut a, Op::DeletePod(0), 4);
+    assert_eq!(
+        rows_and_queue(&a),
+        (
+            vec![
+                "default/batch-1",
+                "default/p1",
+                "data/etl-1",
+                "default/gated-1",
+                "data/db-0",
+                "default/web-2"
+            ]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+            vec!["default/batch-1", "default/p1", "data/etl-1", "default/gated-1"]
+                .into_iter()
+                .map(String::from)
+                .collect()
+        )
+    );
+    // reversed, sorted by name, then a pod changed: still changed pod by pod
+    a.pods.sort = pod_list::SortKey::Name;
+    a.pods.reverse = true;
+    a.refresh_rows();
+    tick(&mut a, Op::DeletePod(1), 5);
+    assert_eq!(
+        rows_and_queue(&a).0,
+        [
+            "default/web-2",
+            "default/p1",
+            "default/gated-1",
+            "data/etl-1",
+            "data/db-0"
+        ]
+    );
+    // every change above was applied pod by pod: neither was computed from every pod again
+    assert_eq!(builds(&a), at_start);
     same_as_whole(&a).expect("same as a whole build");
 }

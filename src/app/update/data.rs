@@ -129,6 +129,10 @@ pub(super) fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
     l.changes_since = 0;
     l.seen_rv = crate::app::newest_rv(&l.state);
     let unapplied = std::mem::take(&mut l.unapplied);
+    // the pod list's rows and the pending pods follow the cluster changed pod by pod when they
+    // are of the cluster before the changes
+    let rows_current = app.pod_rows.is_of(&app.cluster, &app.features);
+    let pending_current = app.pending.is_current(&app.cluster);
     let mut updated = None;
     if !force && !unapplied.is_whole() {
         // the cluster shown is taken, not copied, unless an explanation still reads it
@@ -136,8 +140,8 @@ pub(super) fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
         updated = l.state.update_cluster(&mut cluster, &unapplied);
         app.cluster = Arc::new(cluster);
     }
-    match updated {
-        Some(u) => update_usage(&mut app.usage, &mut l.unplaced, &u, &app.features),
+    match &updated {
+        Some(u) => update_usage(&mut app.usage, &mut l.unplaced, u, &app.features),
         None => {
             let cluster = match l.state.to_cluster() {
                 Ok(c) => c,
@@ -154,6 +158,18 @@ pub(super) fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
             app.cluster = Arc::new(cluster);
         }
     }
+    if let Some(u) = &updated {
+        if pending_current {
+            app.pending.apply(&app.cluster, &u.pods);
+        }
+        if rows_current {
+            let mut rows = std::mem::take(&mut app.pod_rows);
+            // when they cannot be, the refresh computes them whole
+            let _applied = rows.apply(app, &u.pods);
+            app.pod_rows = rows;
+        }
+    }
+    app.pending.refresh(&app.cluster);
     // the what-if pods of :fit were in the cluster replaced now
     if app.fit.as_ref().is_some_and(|f| f.asked.is_none()) {
         app.fit = None;
@@ -164,9 +180,10 @@ pub(super) fn rebuild_live(app: &mut App, force: bool) -> Vec<Effect> {
     }
     app.generation += 1;
     check_awaiting(app);
-    let pending: Vec<ObjectKey> = app.cluster.pending_pods().iter().map(|p| p.key.clone()).collect();
-    app.explanations.retain(|k, _| pending.contains(k));
-    app.recent.retain(|k| pending.contains(k));
+    let cluster = app.cluster.clone();
+    let pending = |k: &ObjectKey| cluster.pod(k).is_some_and(|p| p.is_pending());
+    app.explanations.retain(|k, _| pending(k));
+    app.recent.retain(|k| pending(k));
     app.summaries.clear();
     // the gangs' passes were made on the cluster as it was
     app.groups.clear();

@@ -20,7 +20,7 @@ pub(super) fn job(app: &App, pods: Vec<ObjectKey>) -> Effect {
 pub(super) fn explain_all(app: &mut App) -> Vec<Effect> {
     // the focused pod is read from the rows of the cluster as it is now
     app.refresh_rows();
-    let mut pods: Vec<ObjectKey> = app.cluster.pending_pods().iter().map(|p| p.key.clone()).collect();
+    let mut pods: Vec<ObjectKey> = app.pending_pods().iter().map(|p| p.key.clone()).collect();
     if let Some(f) = app.focused_pod()
         && let Some(i) = pods.iter().position(|k| *k == f)
     {

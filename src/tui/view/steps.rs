@@ -240,7 +240,7 @@ fn status_table(
 }
 
 fn queue(app: &App, ex: &Explanation, theme: &Theme, frame: &mut Frame<'_>, area: Rect) {
-    let q = app.cluster.pending_pods();
+    let q = app.pending_pods();
     let pos = q.iter().position(|p| p.key == ex.pod);
     let mut lines = vec![
         Line::from(Span::styled(
