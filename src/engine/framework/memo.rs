@@ -245,6 +245,7 @@ impl Framework {
     /// `RunFilterPlugins` with the node-local plugins' verdict `kept` when there is one (they
     /// are then not run), else run; the status and the node-local verdict made when none was
     /// kept (None when a plugin erred or nothing was made).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_filters_kept(
         &self,
         cx: &Ctx<'_>,
