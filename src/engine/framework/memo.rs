@@ -23,8 +23,6 @@
 
 use std::sync::Mutex;
 
-use super::plugin::Ctx;
-use super::runtime::Framework;
 use super::status::Status;
 use crate::engine::framework::node_info::PodInfo;
 
@@ -47,12 +45,13 @@ pub(crate) struct PodShape {
 }
 
 impl PodShape {
-    /// The shape of `pod` in profile `fw` with the filter plugins in `skip` skipped.
-    pub(crate) fn of(fw: &Framework, pod: &PodInfo, skip: &[bool]) -> Self {
+    /// The shape of `pod` in the profile named `profile` at address `profile_at` with the
+    /// plugins in `skip` skipped.
+    pub(crate) fn of(profile: &str, profile_at: usize, pod: &PodInfo, skip: &[bool]) -> Self {
         let p = &pod.pod;
         PodShape {
-            profile: fw.name.clone(),
-            profile_at: std::ptr::from_ref(fw) as usize,
+            profile: profile.to_string(),
+            profile_at,
             namespace: p.key.namespace.to_string(),
             labels: p.labels.clone(),
             priority: p.priority,
@@ -238,78 +237,5 @@ impl ScoreMemo {
                 (m.columns.iter().flatten().filter(|v| v.is_some()).count(), m.cycles)
             })
         })
-    }
-}
-
-impl Framework {
-    /// `RunFilterPlugins` with the node-local plugins' verdict `kept` when there is one (they
-    /// are then not run), else run; the status and the node-local verdict made when none was
-    /// kept (None when a plugin erred or nothing was made).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn run_filters_kept(
-        &self,
-        cx: &Ctx<'_>,
-        state: &crate::engine::framework::cycle_state::CycleState,
-        pod: &PodInfo,
-        node: &crate::engine::framework::node_info::NodeInfo,
-        skip: &[bool],
-        local: &[bool],
-        kept: Option<&LocalVerdict>,
-    ) -> (Status, Option<LocalVerdict>) {
-        let stamp = |pl: &dyn crate::engine::framework::plugin::FilterPlugin, s: Status| {
-            let s = if s.is_rejected() {
-                s
-            } else {
-                Status::error(format!("running {:?} filter plugin: {}", pl.name(), s.message()))
-            };
-            s.with_plugin(pl.name())
-        };
-        match kept {
-            Some(v) => {
-                for (at, pl) in self.filter.iter().enumerate() {
-                    if skip[at] {
-                        continue;
-                    }
-                    if local[at] {
-                        if let LocalVerdict::Reject(r, s) = v
-                            && *r == at
-                        {
-                            return (s.clone(), None);
-                        }
-                        continue;
-                    }
-                    let s = pl.filter(cx, state, pod, node);
-                    if !s.is_success() {
-                        return (stamp(pl.as_ref(), s), None);
-                    }
-                }
-                (Status::success(), None)
-            }
-            None => {
-                // the walk, and the node-local plugins' verdict: those after the first
-                // failing plugin are run too when it is not node-local, so the verdict is
-                // whole
-                let mut first: Option<Status> = None;
-                for (at, pl) in self.filter.iter().enumerate() {
-                    if skip[at] || (first.is_some() && !local[at]) {
-                        continue;
-                    }
-                    let s = pl.filter(cx, state, pod, node);
-                    if s.is_success() {
-                        continue;
-                    }
-                    let s = stamp(pl.as_ref(), s);
-                    if s.code == crate::engine::framework::status::Code::Error {
-                        return (first.unwrap_or(s), None);
-                    }
-                    if local[at] {
-                        let verdict = LocalVerdict::Reject(at, s.clone());
-                        return (first.unwrap_or(s), Some(verdict));
-                    }
-                    first = Some(s);
-                }
-                (first.unwrap_or_else(Status::success), Some(LocalVerdict::Pass))
-            }
-        }
     }
 }

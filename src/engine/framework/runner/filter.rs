@@ -117,7 +117,7 @@ pub(super) fn run_filter(
         let skipped: Vec<bool> = skip.iter().zip(&local).map(|(s, l)| *s && *l).collect();
         FilterMemo::take(
             &cx.snapshot.filter_memo,
-            PodShape::of(fw, pod, &skipped),
+            PodShape::of(&fw.name, std::ptr::from_ref(fw) as usize, pod, &skipped),
             cx.snapshot.nodes.len(),
         )
     });
@@ -304,4 +304,78 @@ pub(super) fn finish_filter<R: Record>(
         ex.nominated_node = Some((nn.to_string(), nominated_ok));
     }
     Some(out)
+}
+
+/// `RunFilterPlugins` with kept node-local verdicts ([`crate::engine::framework::memo`]).
+impl Framework {
+    /// `RunFilterPlugins` with the node-local plugins' verdict `kept` when there is one (they
+    /// are then not run), else run; the status and the node-local verdict made when none was
+    /// kept (None when a plugin erred or nothing was made).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn run_filters_kept(
+        &self,
+        cx: &Ctx<'_>,
+        state: &crate::engine::framework::cycle_state::CycleState,
+        pod: &PodInfo,
+        node: &crate::engine::framework::node_info::NodeInfo,
+        skip: &[bool],
+        local: &[bool],
+        kept: Option<&LocalVerdict>,
+    ) -> (Status, Option<LocalVerdict>) {
+        let stamp = |pl: &dyn crate::engine::framework::plugin::FilterPlugin, s: Status| {
+            let s = if s.is_rejected() {
+                s
+            } else {
+                Status::error(format!("running {:?} filter plugin: {}", pl.name(), s.message()))
+            };
+            s.with_plugin(pl.name())
+        };
+        match kept {
+            Some(v) => {
+                for (at, pl) in self.filter.iter().enumerate() {
+                    if skip[at] {
+                        continue;
+                    }
+                    if local[at] {
+                        if let LocalVerdict::Reject(r, s) = v
+                            && *r == at
+                        {
+                            return (s.clone(), None);
+                        }
+                        continue;
+                    }
+                    let s = pl.filter(cx, state, pod, node);
+                    if !s.is_success() {
+                        return (stamp(pl.as_ref(), s), None);
+                    }
+                }
+                (Status::success(), None)
+            }
+            None => {
+                // the walk, and the node-local plugins' verdict: those after the first
+                // failing plugin are run too when it is not node-local, so the verdict is
+                // whole
+                let mut first: Option<Status> = None;
+                for (at, pl) in self.filter.iter().enumerate() {
+                    if skip[at] || (first.is_some() && !local[at]) {
+                        continue;
+                    }
+                    let s = pl.filter(cx, state, pod, node);
+                    if s.is_success() {
+                        continue;
+                    }
+                    let s = stamp(pl.as_ref(), s);
+                    if s.code == crate::engine::framework::status::Code::Error {
+                        return (first.unwrap_or(s), None);
+                    }
+                    if local[at] {
+                        let verdict = LocalVerdict::Reject(at, s.clone());
+                        return (first.unwrap_or(s), Some(verdict));
+                    }
+                    first = Some(s);
+                }
+                (first.unwrap_or_else(Status::success), Some(LocalVerdict::Pass))
+            }
+        }
+    }
 }

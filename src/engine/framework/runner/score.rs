@@ -70,7 +70,7 @@ pub(super) fn run_score(
             .collect();
         ScoreMemo::take(
             &cx.snapshot.score_memo,
-            PodShape::of(fw, pod, &[]),
+            PodShape::of(&fw.name, std::ptr::from_ref(fw) as usize, pod, &[]),
             skipped,
             fw.score.len(),
             cx.snapshot.nodes.len(),
