@@ -1,7 +1,7 @@
 //! Filter verdicts kept from one cycle to the next (not upstream: kube-scheduler runs every
 //! Filter plugin on every node at every cycle). `fit` places the replicas of a workload one by
 //! one, and the replicas of a Deployment are the same pod but for their names: a plugin whose
-//! verdict reads only the pod and the node's own NodeInfo ([`FilterPlugin::node_local`])
+//! verdict reads only the pod and the node's own NodeInfo ([`crate::engine::framework::plugin::FilterPlugin::node_local`])
 //! gives the next replica the verdict it gave this one on every node the bind did not change.
 //!
 //! What makes a kept verdict the one the plugin would give:
@@ -184,7 +184,7 @@ impl FilterMemo {
     }
 }
 
-/// The raw scores of the node-local Score plugins ([`ScorePlugin::node_local`]) for one pod
+/// The raw scores of the node-local Score plugins ([`crate::engine::framework::plugin::ScorePlugin::node_local`]) for one pod
 /// shape (with the Score plugins PreScore skipped), per plugin (by position among the
 /// profile's Score plugins) and node: the generation of the node they were made at. Only raw
 /// scores are kept: NormalizeScore runs over every feasible node at every cycle.
