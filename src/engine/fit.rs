@@ -1374,10 +1374,13 @@ spec:
     /// (every node's Filter verdicts, every score, the message) on the snapshot as the
     /// placements left it equals its explanation on a snapshot built afresh from the same
     /// cluster, on generated clusters (zones, racks, taints, images, pods with preferred
-    /// anti-affinity) with anti-affinity, spread, resources, ports and tolerations; and `fit`
-    /// and `fit --max` place the replicas on those nodes.
+    /// anti-affinity) with anti-affinity, spread, resources, ports and tolerations; so does its
+    /// explanation that keeps decisions only, with the node-local Filter verdicts kept from the
+    /// last replica's (`framework::memo`); and `fit` and `fit --max` place the replicas on
+    /// those nodes.
     #[test]
     fn placements_on_the_kept_index_equal_placements_on_a_fresh_snapshot() {
+        use crate::engine::framework::memo::{FilterMemo, ScoreMemo};
         use crate::engine::framework::snapshot::Snapshot;
         use crate::engine::framework::trace::BindingOutcome;
         use crate::source::generate::{GenSpec, generate};
@@ -1426,6 +1429,27 @@ spec:
                 let fresh = Snapshot::new(snap.cluster.clone(), features.clone());
                 let plain = runner::explain(&fresh, &profiles, &key).expect("explain");
                 assert_eq!(kept, plain, "seed {seed}, replica {i}");
+                // decisions only (the simulator's and fit's cycles): the node-local Filter
+                // verdicts kept from the last replica's cycle on the nodes no bind changed
+                snap.decisions_only = true;
+                let lean = runner::explain(&snap, &profiles, &key).expect("explain");
+                snap.decisions_only = false;
+                let mut fresh = Snapshot::new(snap.cluster.clone(), features.clone());
+                fresh.decisions_only = true;
+                let lean_plain = runner::explain(&fresh, &profiles, &key).expect("explain");
+                assert_eq!(lean, lean_plain, "seed {seed}, replica {i}: decisions only");
+                let (verdicts, cycles) = FilterMemo::kept(&snap.filter_memo);
+                assert!(verdicts > 0, "seed {seed}: verdicts kept");
+                assert_eq!(
+                    cycles,
+                    i + 1,
+                    "seed {seed}: one pod shape, kept from replica to replica"
+                );
+                if !lean.score.is_empty() {
+                    let (scores, cycles) = ScoreMemo::kept(&snap.score_memo);
+                    assert!(scores > 0, "seed {seed}: raw scores kept");
+                    assert_eq!(cycles, i + 1, "seed {seed}: scores kept from replica to replica");
+                }
                 let Some(b) = kept.binding_cycle.filter(|b| b.outcome == BindingOutcome::Bound) else {
                     break;
                 };

@@ -9,6 +9,7 @@ pub mod cycle_state;
 pub mod fit_error;
 pub mod handle;
 pub(crate) mod index;
+pub(crate) mod memo;
 pub mod names;
 pub mod node_info;
 pub(crate) mod parallel;

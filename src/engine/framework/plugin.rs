@@ -119,6 +119,12 @@ pub trait FilterPlugin: Plugin {
     fn failure_detail(&self, _cx: &Ctx<'_>, _state: &CycleState, _pod: &PodInfo, _node: &NodeInfo) -> Lines {
         Lines::default()
     }
+    /// kschedtui extra (not upstream): the verdict reads only the pod, the cycle state
+    /// PreFilter wrote from the pod, and the node's own NodeInfo, so a cycle of the same pod
+    /// may keep it for the nodes no bind changed ([`crate::engine::framework::memo`]).
+    fn node_local(&self) -> bool {
+        false
+    }
     /// Diagnostic only: the numbers behind the verdict on a node where the plugin failed.
     fn filter_detail(
         &self,
@@ -189,6 +195,13 @@ pub trait ScorePlugin: Plugin {
     /// True when, in the cycle whose state is `state`, Score gives (0, Success) on every node
     /// (a pod with nothing the plugin scores): the runner then does not call it node by node.
     fn scores_zero_everywhere(&self, _state: &CycleState, _pod: &PodInfo) -> bool {
+        false
+    }
+    /// kschedtui extra (not upstream): the raw score reads only the pod, the cycle state
+    /// PreScore wrote from the pod (not from the feasible nodes), and the node's own NodeInfo,
+    /// so a cycle of the same pod may keep it for the nodes no bind changed
+    /// ([`crate::engine::framework::memo`]).
+    fn node_local(&self) -> bool {
         false
     }
     /// True when `normalize` changes scores.

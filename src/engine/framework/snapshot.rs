@@ -61,6 +61,13 @@ pub struct Snapshot {
     /// index, and only the nodes it found are scored ([`super::sampling`]). None: every
     /// feasible node is scored, and the explanation says what sampling would do.
     pub start_node: Option<usize>,
+    /// Each node's generation, bumped by every change of its NodeInfo (`snapshot_update`).
+    pub(crate) generations: super::memo::NodeGenerations,
+    /// The node-local Filter verdicts kept by the last cycle that kept decisions only
+    /// ([`super::memo`]); a clone starts with none.
+    pub(crate) filter_memo: super::memo::MemoCell<super::memo::FilterMemo>,
+    /// The same for the node-local Score plugins' raw scores.
+    pub(crate) score_memo: super::memo::MemoCell<super::memo::ScoreMemo>,
     /// The node tree's order of `nodes` (zones interleaved), made when a cycle first needs it
     /// (the nodes of a snapshot never change).
     tree: std::sync::OnceLock<Arc<Vec<usize>>>,
@@ -134,6 +141,7 @@ impl Snapshot {
             },
         );
         let (terms, anti_terms, labels) = scoring_terms;
+        let node_count = nodes.len();
         Snapshot {
             cluster,
             nodes,
@@ -154,6 +162,9 @@ impl Snapshot {
             serial: false,
             decisions_only: false,
             start_node: None,
+            generations: super::memo::NodeGenerations::new(node_count),
+            filter_memo: super::memo::MemoCell::default(),
+            score_memo: super::memo::MemoCell::default(),
             tree: std::sync::OnceLock::new(),
         }
     }

@@ -57,6 +57,7 @@ impl Snapshot {
             && let Some(i) = self.node_index(n)
         {
             self.nodes[i].remove_pod(old);
+            self.generations.bump(i);
         }
         if let Some(nn) = old.nominated_node_name()
             && let Some(list) = self.nominated.get_mut(nn)
@@ -78,6 +79,7 @@ impl Snapshot {
             Some(n) => {
                 if let Some(i) = self.node_index(n) {
                     self.nodes[i].add_pod(pi);
+                    self.generations.bump(i);
                 }
             }
             None => {

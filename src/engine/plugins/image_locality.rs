@@ -125,6 +125,11 @@ impl ImageLocality {
 }
 
 impl ScorePlugin for ImageLocality {
+    /// Reads only the node's images and how many of the snapshot's (unchanging) nodes list each.
+    fn node_local(&self) -> bool {
+        true
+    }
+
     fn score(&self, cx: &Ctx<'_>, _: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
         let (wanted, containers) = self.wanted(cx, pod);
         Ok(Self::score_with(cx, &wanted, containers, node))

@@ -239,6 +239,11 @@ impl FilterPlugin for NodeAffinity {
             Status::unresolvable(ERR_REASON_POD)
         }
     }
+
+    /// Reads only the node's labels and name (a snapshot's nodes never change) and the pod's terms.
+    fn node_local(&self) -> bool {
+        true
+    }
 }
 
 impl PreScorePlugin for NodeAffinity {
@@ -276,6 +281,11 @@ impl PreScorePlugin for NodeAffinity {
 }
 
 impl ScorePlugin for NodeAffinity {
+    /// Reads only the node's labels and name and the pod's preferred terms.
+    fn node_local(&self) -> bool {
+        true
+    }
+
     fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
         let n = &node.node;
         let mut count = self.added_preferred.as_ref().map_or(0, |p| p.score(&n.labels, &n.name));

@@ -34,6 +34,11 @@ impl FilterPlugin for NodeName {
             _ => Status::success(),
         }
     }
+
+    /// Reads only the pod's spec.nodeName and the node's name.
+    fn node_local(&self) -> bool {
+        true
+    }
 }
 
 /// Registers NodeName.

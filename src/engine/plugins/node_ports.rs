@@ -91,6 +91,11 @@ impl FilterPlugin for NodePorts {
         }
         Status::success()
     }
+
+    /// Reads only the node's ports in use and the pod's host ports.
+    fn node_local(&self) -> bool {
+        true
+    }
 }
 
 /// Registers NodePorts.

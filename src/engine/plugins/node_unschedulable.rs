@@ -46,6 +46,11 @@ impl FilterPlugin for NodeUnschedulable {
         }
         Status::unresolvable(ERR_REASON_UNSCHEDULABLE)
     }
+
+    /// Reads only the node's spec and the pod's tolerations.
+    fn node_local(&self) -> bool {
+        true
+    }
 }
 
 /// Registers NodeUnschedulable.

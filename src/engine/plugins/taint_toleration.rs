@@ -74,6 +74,11 @@ impl FilterPlugin for TaintToleration {
             Some(_) => Status::unresolvable("node(s) had untolerated taint(s)"),
         }
     }
+
+    /// Reads only the node's taints and the pod's tolerations.
+    fn node_local(&self) -> bool {
+        true
+    }
 }
 
 impl PreScorePlugin for TaintToleration {
@@ -132,6 +137,11 @@ impl TaintToleration {
 }
 
 impl ScorePlugin for TaintToleration {
+    /// Reads only the node's taints and the pod's tolerations.
+    fn node_local(&self) -> bool {
+        true
+    }
+
     fn score(&self, _: &Ctx<'_>, state: &CycleState, _: &PodInfo, node: &NodeInfo) -> ScoreResult {
         Ok(self.score_with(self.pre_score_state(state)?, node))
     }

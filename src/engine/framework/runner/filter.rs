@@ -2,6 +2,7 @@
 //! that stops it, and the diagnosis upstream's message counts.
 
 use super::*;
+use crate::engine::framework::memo::{FilterMemo, LocalVerdict, PodShape};
 
 /// One node's Filter record, the error that stops Filter, or nothing (a node outside the
 /// assumed placement). Almost every node is a record, so records are held inline: boxing
@@ -108,38 +109,59 @@ pub(super) fn run_filter(
         .iter()
         .map(|pl| state.skip_filter.contains(pl.name()))
         .collect();
+    // Decisions only: the node-local plugins' verdicts kept from the last cycle of a pod of
+    // the same shape, on the nodes no bind changed since (`super::super::memo`).
+    let local: Vec<bool> = fw.filter.iter().map(|pl| pl.node_local()).collect();
+    let memo = (cx.snapshot.decisions_only && local.iter().any(|l| *l)).then(|| {
+        // which node-local plugins PreFilter skipped (from the pod alone)
+        let skipped: Vec<bool> = skip.iter().zip(&local).map(|(s, l)| *s && *l).collect();
+        FilterMemo::take(
+            &cx.snapshot.filter_memo,
+            PodShape::of(&fw.name, std::ptr::from_ref(fw) as usize, pod, &skipped),
+            cx.snapshot.nodes.len(),
+        )
+    });
     // Every node's verdict is its own (the plugins read the cycle state, never write it), so
     // the nodes are evaluated in parallel and their records taken back in node order.
-    let eval = |n: &NodeInfo| -> Evaluated {
+    let eval = |i: usize, n: &NodeInfo| -> (Evaluated, Option<LocalVerdict>) {
         let name = n.name();
         if !cx.snapshot.in_placement(name) {
-            return Evaluated::Skipped;
+            return (Evaluated::Skipped, None);
         }
+        let mut made = None;
         let is_nominated = pod.pod.nominated_node_name() == Some(name);
         if let Some(set) = prefilter_nodes
             && !set.contains(name)
             && !is_nominated
         {
-            return Evaluated::Record(NodeFilter {
-                node: NodeName::of(&n.node),
-                feasible: false,
-                failure: absent.map(|a| FilterFailure {
-                    plugin: "",
-                    code: a.code,
-                    reasons: a.reasons.clone(),
+            return (
+                Evaluated::Record(NodeFilter {
+                    node: NodeName::of(&n.node),
+                    feasible: false,
+                    failure: absent.map(|a| FilterFailure {
+                        plugin: "",
+                        code: a.code,
+                        reasons: a.reasons.clone(),
+                    }),
+                    excluded_by_prefilter: true,
+                    rejected_by_nominated_pods: Vec::new(),
+                    all_failures: Vec::new(),
+                    detail: Lines::default(),
+                    details: Vec::new(),
                 }),
-                excluded_by_prefilter: true,
-                rejected_by_nominated_pods: Vec::new(),
-                all_failures: Vec::new(),
-                detail: Lines::default(),
-                details: Vec::new(),
-            });
+                None,
+            );
         }
         // Without nominated pods on the node, one walk gives both the verdict and the
         // diagnostic pass; with them the verdict counts them and the diagnostic pass does not.
         // Decisions only: the verdict, nothing else.
         let no_nominated = nominated_on(cx, pod, n).is_empty();
-        let (s, by_nominated, all_failures) = if cx.snapshot.decisions_only && no_nominated {
+        let (s, by_nominated, all_failures) = if let Some(m) = memo.as_ref().filter(|_| no_nominated) {
+            let kept = m.get(i, cx.snapshot.generations.get(i));
+            let (s, verdict) = fw.run_filters_kept(cx, state, pod, n, &skip, &local, kept);
+            made = verdict;
+            (s, Vec::new(), Vec::new())
+        } else if cx.snapshot.decisions_only && no_nominated {
             (
                 fw.run_filters_skipping(cx, state, pod, n, &skip),
                 Vec::new(),
@@ -156,12 +178,12 @@ pub(super) fn run_filter(
             (s, by_nominated, fw.all_filter_failures(cx, state, pod, n, &skip))
         };
         if s.code == Code::Error {
-            return Evaluated::Error(s.message());
+            return (Evaluated::Error(s.message()), made);
         }
         let ok = s.is_success();
         if ok && cx.snapshot.decisions_only {
             // a decision keeps no record of a node that passed: its index is enough
-            return Evaluated::Feasible;
+            return (Evaluated::Feasible, made);
         }
         let details = fw.filter_details(cx, state, pod, n, &all_failures);
         let detail = if ok || !by_nominated.is_empty() || cx.snapshot.decisions_only {
@@ -174,24 +196,50 @@ pub(super) fn run_filter(
             code: s.code,
             reasons: s.reasons,
         });
-        Evaluated::Record(NodeFilter {
-            node: NodeName::of(&n.node),
-            feasible: ok,
-            failure,
-            excluded_by_prefilter: false,
-            detail,
-            rejected_by_nominated_pods: by_nominated,
-            all_failures,
-            details,
-        })
+        (
+            Evaluated::Record(NodeFilter {
+                node: NodeName::of(&n.node),
+                feasible: ok,
+                failure,
+                excluded_by_prefilter: false,
+                detail,
+                rejected_by_nominated_pods: by_nominated,
+                all_failures,
+                details,
+            }),
+            made,
+        )
     };
+    let nodes = &cx.snapshot.nodes;
     if cx.snapshot.decisions_only {
         // Decisions only: a slot of a few words per node (the few rejected nodes' records
-        // boxed) instead of a whole record per node.
-        let slots = parallel::map(cx.snapshot.serial, &cx.snapshot.nodes, |n| eval(n).boxed());
+        // boxed) instead of a whole record per node; the verdicts made are kept for the next
+        // cycle.
+        let pieces = parallel::map_pieces(cx.snapshot.serial, nodes, |start, piece| {
+            piece
+                .iter()
+                .enumerate()
+                .map(|(k, n)| {
+                    let (e, made) = eval(start + k, n);
+                    (e.boxed(), made)
+                })
+                .collect::<Vec<_>>()
+        });
+        let mut memo = memo;
+        let mut slots = Vec::with_capacity(nodes.len());
+        for (i, (e, made)) in pieces.into_iter().flatten().enumerate() {
+            if let (Some(slot), Some(v)) = (memo.as_mut().and_then(|m| m.verdicts.get_mut(i)), made) {
+                *slot = Some((cx.snapshot.generations.get(i), v));
+            }
+            slots.push(e);
+        }
+        if let Some(m) = memo {
+            cx.snapshot.filter_memo.keep(m);
+        }
         finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
     } else {
-        let slots = parallel::map(cx.snapshot.serial, &cx.snapshot.nodes, eval);
+        // no verdict kept: the node's position is not read
+        let slots = parallel::map(cx.snapshot.serial, nodes, |n| eval(usize::MAX, n).0);
         finish_filter(cx, pod, prefilter_nodes, slots, out, ex)
     }
 }
@@ -256,4 +304,78 @@ pub(super) fn finish_filter<R: Record>(
         ex.nominated_node = Some((nn.to_string(), nominated_ok));
     }
     Some(out)
+}
+
+/// `RunFilterPlugins` with kept node-local verdicts ([`crate::engine::framework::memo`]).
+impl Framework {
+    /// `RunFilterPlugins` with the node-local plugins' verdict `kept` when there is one (they
+    /// are then not run), else run; the status and the node-local verdict made when none was
+    /// kept (None when a plugin erred or nothing was made).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn run_filters_kept(
+        &self,
+        cx: &Ctx<'_>,
+        state: &crate::engine::framework::cycle_state::CycleState,
+        pod: &PodInfo,
+        node: &crate::engine::framework::node_info::NodeInfo,
+        skip: &[bool],
+        local: &[bool],
+        kept: Option<&LocalVerdict>,
+    ) -> (Status, Option<LocalVerdict>) {
+        let stamp = |pl: &dyn crate::engine::framework::plugin::FilterPlugin, s: Status| {
+            let s = if s.is_rejected() {
+                s
+            } else {
+                Status::error(format!("running {:?} filter plugin: {}", pl.name(), s.message()))
+            };
+            s.with_plugin(pl.name())
+        };
+        match kept {
+            Some(v) => {
+                for (at, pl) in self.filter.iter().enumerate() {
+                    if skip[at] {
+                        continue;
+                    }
+                    if local[at] {
+                        if let LocalVerdict::Reject(r, s) = v
+                            && *r == at
+                        {
+                            return (s.clone(), None);
+                        }
+                        continue;
+                    }
+                    let s = pl.filter(cx, state, pod, node);
+                    if !s.is_success() {
+                        return (stamp(pl.as_ref(), s), None);
+                    }
+                }
+                (Status::success(), None)
+            }
+            None => {
+                // the walk, and the node-local plugins' verdict: those after the first
+                // failing plugin are run too when it is not node-local, so the verdict is
+                // whole
+                let mut first: Option<Status> = None;
+                for (at, pl) in self.filter.iter().enumerate() {
+                    if skip[at] || (first.is_some() && !local[at]) {
+                        continue;
+                    }
+                    let s = pl.filter(cx, state, pod, node);
+                    if s.is_success() {
+                        continue;
+                    }
+                    let s = stamp(pl.as_ref(), s);
+                    if s.code == crate::engine::framework::status::Code::Error {
+                        return (first.unwrap_or(s), None);
+                    }
+                    if local[at] {
+                        let verdict = LocalVerdict::Reject(at, s.clone());
+                        return (first.unwrap_or(s), Some(verdict));
+                    }
+                    first = Some(s);
+                }
+                (first.unwrap_or_else(Status::success), Some(LocalVerdict::Pass))
+            }
+        }
+    }
 }

@@ -629,7 +629,7 @@ fn run_cycle(snapshot: &Snapshot, fw: &Framework, pi: &Arc<PodInfo>, ex: &mut Ex
     if !run_pre_score(&cx, fw, &mut state, pod, &nodes, ex) {
         return;
     }
-    let Some(scores) = run_score(&cx, fw, &state, pod, &nodes, ex) else {
+    let Some(scores) = run_score(&cx, fw, &state, pod, &nodes, &feasible, ex) else {
         return;
     };
     ex.score.extend(scores);

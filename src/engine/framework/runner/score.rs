@@ -1,6 +1,7 @@
 //! PreScore, Score (raw, normalized, weighted), the host selection and PostFilter.
 
 use super::*;
+use crate::engine::framework::memo::{PodShape, ScoreMemo};
 
 /// PreScore over the feasible nodes: a Skip skips the plugin's Score. False when a plugin
 /// errs (the message is set).
@@ -28,12 +29,17 @@ pub(super) fn run_pre_score(
 
 /// Score and NormalizeScore over the feasible nodes, weighted (`RunScorePlugins`): one trace
 /// per node, its plugins sorted by name. None when a plugin errs (the message is set).
+///
+/// `at`: each node's position among the snapshot's nodes. Decisions only, the node-local
+/// plugins' raw scores kept from the last cycle of a pod of the same shape are read on the
+/// nodes no bind changed since, and the scores made are kept ([`crate::engine::framework::memo`]).
 pub(super) fn run_score(
     cx: &Ctx<'_>,
     fw: &Framework,
     state: &CycleState,
     pod: &PodInfo,
     nodes: &[&NodeInfo],
+    at: &[usize],
     ex: &mut Explanation,
 ) -> Option<Vec<NodeScoreTrace>> {
     // one list of node names for every plugin: each plugin overwrites the scores
@@ -46,11 +52,31 @@ pub(super) fn run_score(
         .collect();
     // one column per plugin run: its weight, raw and normalized scores by node
     let mut columns: Vec<(&'static str, i64, Vec<i64>, Vec<i64>)> = Vec::with_capacity(fw.score.len());
-    let plugins: Vec<_> = fw
+    let skipped: Vec<bool> = fw
         .score
         .iter()
-        .filter(|(pl, _)| !state.skip_score.contains(pl.name()))
+        .map(|(pl, _)| state.skip_score.contains(pl.name()))
         .collect();
+    // each plugin run with its position among the profile's Score plugins
+    let (positions, plugins): (Vec<usize>, Vec<_>) = fw.score.iter().enumerate().filter(|(p, _)| !skipped[*p]).unzip();
+    let local: Vec<bool> = plugins.iter().map(|(pl, _)| pl.node_local()).collect();
+    let memo = (cx.snapshot.decisions_only && local.iter().any(|l| *l)).then(|| {
+        // which node-local plugins PreScore skipped (from the pod alone)
+        let skipped: Vec<bool> = fw
+            .score
+            .iter()
+            .zip(&skipped)
+            .map(|((pl, _), s)| *s && pl.node_local())
+            .collect();
+        ScoreMemo::take(
+            &cx.snapshot.score_memo,
+            PodShape::of(&fw.name, std::ptr::from_ref(fw) as usize, pod, &[]),
+            skipped,
+            fw.score.len(),
+            cx.snapshot.nodes.len(),
+        )
+    });
+    let generations = &cx.snapshot.generations;
     // Every plugin's Score of a node reads only the cycle state, so the nodes are cut into
     // pieces scored in parallel, each piece plugin by plugin into a column per plugin; the
     // plugins' errors and NormalizeScore then go plugin by plugin, as upstream's do.
@@ -62,13 +88,40 @@ pub(super) fn run_score(
         .iter()
         .map(|(pl, _)| pl.scores_zero_everywhere(state, pod))
         .collect();
-    let pieces: Vec<ScoredPiece> = parallel::map_pieces(cx.snapshot.serial, nodes, |_, piece: &[&NodeInfo]| {
+    let pieces: Vec<ScoredPiece> = parallel::map_pieces(cx.snapshot.serial, nodes, |start, piece: &[&NodeInfo]| {
         let mut out = ScoredPiece::default();
         for (p, (pl, _)) in plugins.iter().enumerate() {
             let mut column = vec![0i64; piece.len()];
-            if !zero[p]
-                && let Err(s) = pl.score_nodes(cx, state, pod, piece, &mut column)
-            {
+            let scored = match memo.as_ref().filter(|_| local[p] && !zero[p]) {
+                Some(m) => {
+                    // the kept scores, and the nodes without one scored as a piece of their own
+                    let mut missing: Vec<usize> = Vec::new();
+                    for (k, slot) in column.iter_mut().enumerate() {
+                        let i = at[start + k];
+                        match m.get(positions[p], i, generations.get(i)) {
+                            Some(v) => *slot = v,
+                            None => missing.push(k),
+                        }
+                    }
+                    if missing.is_empty() {
+                        Ok(())
+                    } else {
+                        let sub: Vec<&NodeInfo> = missing.iter().map(|&k| piece[k]).collect();
+                        let mut got = vec![0i64; sub.len()];
+                        let r = pl.score_nodes(cx, state, pod, &sub, &mut got);
+                        if r.is_ok() {
+                            for (&k, v) in missing.iter().zip(got) {
+                                column[k] = v;
+                                out.made.push((positions[p], at[start + k], v));
+                            }
+                        }
+                        r
+                    }
+                }
+                None if !zero[p] => pl.score_nodes(cx, state, pod, piece, &mut column),
+                None => Ok(()),
+            };
+            if let Err(s) = scored {
                 out.failed = Some((p, s));
                 break;
             }
@@ -76,6 +129,16 @@ pub(super) fn run_score(
         }
         out
     });
+    if let Some(mut m) = memo {
+        for piece in &pieces {
+            for &(p, i, v) in &piece.made {
+                if let Some(slot) = m.columns.get_mut(p).and_then(|c| c.get_mut(i)) {
+                    *slot = Some((generations.get(i), v));
+                }
+            }
+        }
+        cx.snapshot.score_memo.keep(m);
+    }
     // the lowest failing plugin; among pieces where it failed, the first piece
     let mut first_error: Option<(usize, &Status)> = None;
     for piece in &pieces {
@@ -190,6 +253,9 @@ pub(super) fn run_score(
 pub(super) struct ScoredPiece {
     columns: Vec<Vec<i64>>,
     failed: Option<(usize, Box<Status>)>,
+    /// The raw scores made for the memo: (plugin's position among the profile's, node's
+    /// position among the snapshot's, score).
+    made: Vec<(usize, usize, i64)>,
 }
 
 /// The node selection: the nominated node when it passed, else every node with the top

@@ -7,7 +7,8 @@
 //! The pairs are the snapshot index's ([`IndexedNode::pair`], [`PairCounts`]), and the pods
 //! matching a term are found through it ([`pods_matching_all`]). Besides upstream's counts,
 //! PreFilter keeps a few example pods per pair (`Witnesses`, shared and never updated by
-//! AddPod/RemovePod) so the trace can name the pods behind a rejection.
+//! AddPod/RemovePod) so the trace can name the pods behind a rejection; a snapshot that keeps
+//! decisions only (the simulator, `fit`) explains no rejection, so PreFilter only counts.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
@@ -251,7 +252,15 @@ fn add_witness(m: &mut HashMap<String, Witness>, value: &str, count: i64, names:
 /// index groups them: the replicas of a workload carry equal terms), then the uses of the
 /// matching ones are counted in node order, so the witnesses kept are the first ones as in a
 /// walk over the nodes in order.
-fn existing_anti_affinity_counts(snap: &Snapshot, incoming: &Pod, ns_labels: &Labels, w: &mut Witnesses) -> PairCounts {
+///
+/// `w` None: no witness kept (a cycle that keeps decisions only never explains a rejection),
+/// so the walk over the uses only counts.
+fn existing_anti_affinity_counts(
+    snap: &Snapshot,
+    incoming: &Pod,
+    ns_labels: &Labels,
+    w: Option<&mut Witnesses>,
+) -> PairCounts {
     let anti = &snap.index.anti_terms;
     let labels = snap.labels();
     // per distinct term: None when it does not match, else its topology key's column (None:
@@ -265,6 +274,17 @@ fn existing_anti_affinity_counts(snap: &Snapshot, incoming: &Pod, ns_labels: &La
         })
         .collect();
     let mut counts = PairCounts::new(labels);
+    let Some(w) = w else {
+        for u in &anti.uses {
+            let Some(column) = matched[u.term as usize] else {
+                continue;
+            };
+            if let Some(pair) = column.and_then(|c| snap.indexed_at(u.node as usize).pair_at(c)) {
+                counts.add(pair, 1);
+            }
+        }
+        return counts;
+    };
     for u in &anti.uses {
         let Some(column) = matched[u.term as usize] else {
             continue;
@@ -290,7 +310,8 @@ fn existing_anti_affinity_counts(snap: &Snapshot, incoming: &Pod, ns_labels: &La
 }
 
 /// `getIncomingAffinityAntiAffinityCounts`, over every node.
-fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) -> (PairCounts, PairCounts) {
+/// `keep`: the pods matching each anti-affinity term kept in `w` for the trace.
+fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses, keep: bool) -> (PairCounts, PairCounts) {
     let mut affinity = PairCounts::new(snap.labels());
     let mut anti = PairCounts::new(snap.labels());
     if terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
@@ -309,7 +330,7 @@ fn incoming_counts(snap: &Snapshot, terms: &IncomingTerms, w: &mut Witnesses) ->
         }
     }
     for (i, (t, k)) in terms.anti_affinity.iter().zip(&terms.anti_affinity_keys).enumerate() {
-        let found = pods_matching_all(&snap.nodes, table.as_ref(), &[t.pod_term()], true);
+        let found = pods_matching_all(&snap.nodes, table.as_ref(), &[t.pod_term()], keep);
         for (ni, n) in found.per_node {
             if let Some(pair) = snap.indexed_at(ni).pair(k) {
                 anti.add(pair, n);
@@ -337,8 +358,10 @@ pub(crate) fn build_state(snap: &Snapshot, pod: &PodInfo) -> Option<PreFilterSta
         anti_pods: (0..terms.anti_affinity.len()).map(|_| MatchedPods::default()).collect(),
         ..Default::default()
     };
-    let existing = existing_anti_affinity_counts(snap, &pod.pod, &namespace_labels, &mut w);
-    let (aff, anti) = incoming_counts(snap, &terms, &mut w);
+    // a cycle that keeps decisions only explains no rejection: no example pod is kept
+    let keep = !snap.decisions_only;
+    let existing = existing_anti_affinity_counts(snap, &pod.pod, &namespace_labels, keep.then_some(&mut w));
+    let (aff, anti) = incoming_counts(snap, &terms, &mut w, keep);
     if existing.is_empty() && terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
         return None;
     }

@@ -804,7 +804,7 @@ fn incoming_affinity_anti_affinity_counts() {
             anti_pods: (0..terms.anti_affinity.len()).map(|_| MatchedPods::default()).collect(),
             ..Default::default()
         };
-        let (a, aa) = incoming_counts(&snap, &terms, &mut w);
+        let (a, aa) = incoming_counts(&snap, &terms, &mut w, true);
         assert_eq!(a.sorted(), want_aff, "{name}: affinity");
         assert_eq!(aa.sorted(), want_anti, "{name}: anti-affinity");
     }
@@ -1039,6 +1039,70 @@ fn failure_detail_names_terms_and_pods() {
     let (_, got, state) = run_filter(&pl, &snap, &p2);
     assert_eq!(got, vec![ok(), ok(), aff(), ok()], "first pod of a group");
     assert!(pl.failure_detail(&cx, &state, &p2, &snap.nodes[0]).is_empty());
+}
+
+/// A snapshot that keeps decisions only (the simulator's, `fit`'s) explains no rejection:
+/// PreFilter counts the same pairs and keeps no example pod, and Filter's verdicts are the
+/// same.
+#[test]
+fn decisions_only_counts_the_same_and_keeps_no_witness() {
+    let nodes = vec![
+        node("nodeA", &[("zone", "z1"), ("hostname", "nodeA")]),
+        node("nodeB", &[("zone", "z1"), ("hostname", "nodeB")]),
+        node("nodeC", &[("zone", "z2"), ("hostname", "nodeC")]),
+    ];
+    let pods = vec![
+        pod()
+            .name("web-1")
+            .ns("default")
+            .node("nodeA")
+            .labels(&[("app", "web")]),
+        pod()
+            .name("web-2")
+            .ns("default")
+            .node("nodeC")
+            .labels(&[("app", "web")])
+            .req_anti(term("hostname").exists("app")),
+        pod()
+            .name("db-0")
+            .ns("default")
+            .node("nodeB")
+            .labels(&[("app", "db")])
+            .req_anti(term("zone").exists("app")),
+    ];
+    let p = pod()
+        .ns("default")
+        .labels(&[("app", "web")])
+        .req_affinity(term("zone").exists("app"))
+        .req_anti(term("hostname").values_in("app", &["web"]))
+        .info(V30);
+    let full = snapshot(&nodes, &pods, &[], V30);
+    let mut lean = snapshot(&nodes, &pods, &[], V30);
+    lean.decisions_only = true;
+    let a = build_state(&full, &p).expect("state");
+    let b = build_state(&lean, &p).expect("state");
+    assert_eq!(
+        a.existing_anti_affinity.sorted(),
+        counts(&[("hostname", "nodeC", 1), ("zone", "z1", 1)])
+    );
+    assert_eq!(b.existing_anti_affinity, a.existing_anti_affinity);
+    assert_eq!(b.affinity, a.affinity);
+    assert_eq!(b.anti_affinity, a.anti_affinity);
+    assert_eq!(b.witnesses.affinity_matches, a.witnesses.affinity_matches);
+    assert_eq!(a.witnesses.existing.len(), 2, "the full snapshot names the pods");
+    assert!(b.witnesses.existing.is_empty(), "no witness of the existing pods");
+    let kept = |m: &MatchedPods| {
+        let mut n = 0;
+        m.for_each(|_, _| n += 1);
+        n
+    };
+    assert_eq!(kept(&a.witnesses.anti_pods[0]), 2);
+    assert_eq!(kept(&b.witnesses.anti_pods[0]), 0, "no pod kept for the incoming terms");
+    let pl = InterPodAffinity::default();
+    let (_, got_full, _) = run_filter(&pl, &full, &p);
+    let (_, got_lean, _) = run_filter(&pl, &lean, &p);
+    assert_eq!(got_full, vec![anti(), existing(), anti()]);
+    assert_eq!(got_lean, got_full);
 }
 
 #[test]

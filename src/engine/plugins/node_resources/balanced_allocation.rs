@@ -106,6 +106,11 @@ impl BalancedAllocation {
 }
 
 impl ScorePlugin for BalancedAllocation {
+    /// Reads only the node's requested and allocatable resources and the pod's requests.
+    fn node_local(&self) -> bool {
+        true
+    }
+
     fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
         Ok(self
             .scoring_requests(state, pod)

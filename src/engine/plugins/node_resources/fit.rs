@@ -266,6 +266,12 @@ impl FilterPlugin for Fit {
         };
         Status::new(code, insufficient.into_iter().map(|i| i.reason))
     }
+
+    /// Reads only the node's requested and allocatable resources and the pod's requests,
+    /// unless extended resources may be delegated to DRA (the cluster's DeviceClasses).
+    fn node_local(&self) -> bool {
+        !self.dra_extended_resources
+    }
 }
 
 impl PreScorePlugin for Fit {
@@ -318,6 +324,11 @@ impl Fit {
 }
 
 impl ScorePlugin for Fit {
+    /// Reads only the node's requested and allocatable resources and the pod's requests.
+    fn node_local(&self) -> bool {
+        true
+    }
+
     fn score(&self, _: &Ctx<'_>, state: &CycleState, pod: &PodInfo, node: &NodeInfo) -> ScoreResult {
         Ok(self.score_with(&self.scoring_requests(state, pod), node))
     }
