@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
 use crate::engine::{Features, Gate};
-pub(crate) use crate::explain::fix::{meta_key, replace_node, replace_pod_as};
+pub(crate) use crate::explain::fix::apply::{meta_key, replace_node, replace_pod_as};
 use crate::model::quantity::Quantity;
 use crate::model::validation;
 use crate::model::{Cluster, Node, ObjectKey, Pod};

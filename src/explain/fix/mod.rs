@@ -24,13 +24,12 @@ use crate::engine::trace::{Explanation, NodeFilter};
 use crate::engine::{self, Features, Framework, Snapshot};
 use crate::model::{Cluster, ObjectKey, Pod, Taint};
 
-mod apply;
+pub(crate) mod apply;
 mod dra;
 mod placement;
 mod resources;
 
 pub use apply::apply;
-pub(crate) use apply::{meta_key, replace_node, replace_pod_as};
 use dra::{dra_fixes, missing_claims};
 use placement::{
     DESCRIPTIVE, affinity_fixes, existing_anti_affinity_fix, labels_for, ports_fix, preemption_fix, spread_fix,
