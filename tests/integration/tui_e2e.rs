@@ -559,6 +559,59 @@ fn a_signal_restores_the_terminal_when_idle_or_loading() {
     assert!(!s.contains("loading "), "alternate screen left behind:\n{s}");
 }
 
+/// The terminal going away under the UI (tmux killed, as a dropped ssh session): the process
+/// ends within seconds instead of spinning on a hung-up terminal's end of file (crossterm's
+/// reader loops on it inside the event loop, where the SIGHUP handler is never reached).
+#[test]
+fn the_ui_ends_when_its_terminal_hangs_up() {
+    if !Tmux::available() {
+        println!("SKIPPED tui_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    if !Command::new("sh")
+        .args(["-c", "command -v setsid"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        println!("SKIPPED tui_e2e hangup: setsid (util-linux) is not installed");
+        return;
+    }
+    // Round 0 as a shell starts it (the terminal's SIGHUP reaches it); rounds 1 and 2 in a
+    // session of its own, as under nohup or a supervisor: no SIGHUP, only the hung-up terminal
+    // (before the fix these spun at 44 % of a core until killed).
+    for round in 0..3 {
+        let dir = temp_dir(&format!("e2e-hangup-{round}"));
+        let pidfile = dir.path().join("pid");
+        let inner = format!("echo $$ > {}; exec {BIN} --demo", pidfile.display());
+        let cmd = if round == 0 {
+            format!("sh -c '{inner}'")
+        } else {
+            format!("setsid -w sh -c '{inner}'")
+        };
+        let t = Tmux::start(&format!("hangup-{round}"), &cmd);
+        t.wait_for(&["Pods ", "pending"]);
+        let pid = std::fs::read_to_string(&pidfile).unwrap().trim().to_string();
+        drop(t); // kill-server: the pane's terminal closes
+        // running, not a zombie nobody reaps (its parent, the tmux server, is gone)
+        let running = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+        };
+        let start = Instant::now();
+        while running() && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let alive = running();
+        if alive {
+            let _ = Command::new("kill").args(["-KILL", &pid]).status();
+        }
+        assert!(
+            !alive,
+            "round {round}: kschedtui (pid {pid}) still runs 5 s after its terminal hung up"
+        );
+    }
+}
+
 #[test]
 fn live_mode_without_a_kubeconfig_is_a_clear_one_line_error() {
     let home_guard = temp_dir("e2e-home");
