@@ -1476,17 +1476,7 @@ fn a_differing_recorded_message_names_the_releases_that_write_it() {
 #[test]
 fn explain_start_node_reproduces_the_sampled_search() {
     let dir = temp_dir("sampling");
-    let path = dir.path().join("c.yaml");
-    let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
-    for i in 0..150 {
-        text.push_str(&format!(
-            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:03}}}, status: {{allocatable: {{cpu: '2', memory: 4Gi, pods: '10'}}}}}}\n"
-        ));
-    }
-    text.push_str(
-        "- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: c}]}}\n",
-    );
-    std::fs::write(&path, text).expect("write");
+    let path = crate::scratch::uniform_nodes_snapshot(dir.path(), 150);
     let path = path.to_str().expect("utf-8");
     let o = run(&["explain", "--snapshot", path, "a/p", "--start-node", "20", "-o", "json"]);
     assert!(o.status.success(), "{}", stderr(&o));

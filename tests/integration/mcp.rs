@@ -223,17 +223,7 @@ fn on_a_live_cluster_the_answers_follow_the_watch() {
 #[test]
 fn explain_pod_start_node_is_explain_start_node() {
     let home = crate::scratch::temp_dir("mcp-start-node");
-    let path = home.path().join("c.yaml");
-    let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
-    for i in 0..150 {
-        text.push_str(&format!(
-            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:03}}}, status: {{allocatable: {{cpu: '2', memory: 4Gi, pods: '10'}}}}}}\n"
-        ));
-    }
-    text.push_str(
-        "- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: c}]}}\n",
-    );
-    std::fs::write(&path, text).unwrap();
+    let path = crate::scratch::uniform_nodes_snapshot(home.path(), 150);
     let path = path.to_str().unwrap();
     let mut s = Session::start(&["--snapshot", path, "mcp"], home.path());
     let v = s.tool("explain_pod", serde_json::json!({"pod": "a/p", "startNode": 20}));

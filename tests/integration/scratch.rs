@@ -8,3 +8,20 @@ pub fn temp_dir(name: &str) -> tempfile::TempDir {
         .tempdir()
         .unwrap()
 }
+
+/// `c.yaml` in `dir`: `nodes` identical nodes `n000`, `n001`, … (2 CPUs, 4Gi, 10 pods) and one
+/// pending pod `a/p` without requests, which fits them all (sampling's tests: 150 nodes).
+pub fn uniform_nodes_snapshot(dir: &std::path::Path, nodes: usize) -> std::path::PathBuf {
+    let path = dir.join("c.yaml");
+    let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..nodes {
+        text.push_str(&format!(
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:03}}}, status: {{allocatable: {{cpu: '2', memory: 4Gi, pods: '10'}}}}}}\n"
+        ));
+    }
+    text.push_str(
+        "- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: c}]}}\n",
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
