@@ -16,6 +16,18 @@ pub struct Toleration {
     pub effect: String,
 }
 
+impl From<&k8s_openapi::api::core::v1::Toleration> for Toleration {
+    /// The API's toleration with its absent fields empty, as the scheduler reads them.
+    fn from(t: &k8s_openapi::api::core::v1::Toleration) -> Self {
+        Toleration {
+            key: t.key.clone().unwrap_or_default(),
+            operator: t.operator.clone().unwrap_or_default(),
+            value: t.value.clone().unwrap_or_default(),
+            effect: t.effect.clone().unwrap_or_default(),
+        }
+    }
+}
+
 impl Toleration {
     /// `Toleration.ToleratesTaint` (core/v1/toleration.go) without the comparison operators
     /// (their gate, TaintTolerationComparisonOperators, is off by default).
@@ -683,12 +695,7 @@ impl Pod {
             .tolerations
             .iter()
             .flatten()
-            .map(|t| Toleration {
-                key: t.key.clone().unwrap_or_default(),
-                operator: t.operator.clone().unwrap_or_default(),
-                value: t.value.clone().unwrap_or_default(),
-                effect: t.effect.clone().unwrap_or_default(),
-            })
+            .map(Toleration::from)
             .collect::<Vec<_>>();
         let tolerations = if tolerations.is_empty() {
             list::List::new()

@@ -96,17 +96,7 @@ pub(super) fn daemon_runs_on(spec: &core::PodSpec, node: &crate::model::Node, co
     {
         return false;
     }
-    let tolerations: Vec<Toleration> = spec
-        .tolerations
-        .iter()
-        .flatten()
-        .map(|t| Toleration {
-            key: t.key.clone().unwrap_or_default(),
-            operator: t.operator.clone().unwrap_or_default(),
-            value: t.value.clone().unwrap_or_default(),
-            effect: t.effect.clone().unwrap_or_default(),
-        })
-        .collect();
+    let tolerations: Vec<Toleration> = spec.tolerations.iter().flatten().map(Toleration::from).collect();
     node.taints
         .iter()
         .filter(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
